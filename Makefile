@@ -1,0 +1,36 @@
+# Thin wrapper over CMake: the README's two commands.
+#   make demo   install what is missing, build (release), run the sample as 4 ranks
+#   make test   install what is missing, build, run every test (ctest)
+BUILD ?= build
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all deps deps-test build demo test test-sanitize clean
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh build
+
+deps-test:
+	@sh scripts/install-deps.sh test
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@sh samples/collector/run-demo.sh $(BUILD)
+
+test: deps-test
+	cmake -S . -B $(BUILD)-test -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-test -j $(JOBS)
+	cd $(BUILD)-test && ctest --output-on-failure -j $(JOBS)
+
+test-sanitize: deps-test
+	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DTALLY_SANITIZE=ON -DTALLY_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE nosan
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan

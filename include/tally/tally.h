@@ -1,0 +1,293 @@
+/*
+ * tally.h - the collector library (libtally).
+ *
+ * libtally times sections of a C or C++ program, per thread and per rank, and
+ * writes two files when the program ends:
+ *
+ *   {dir}/{name}-rank{N}.report.json     statistics (schema/tally-report.schema.json)
+ *   {dir}/{name}-rank{N}.trace.json.gz   a Chrome trace (Trace Event Format) that
+ *                                        tally, Perfetto and chrome://tracing read
+ *
+ * The one idea a reader needs: the hot path (tally_begin/tally_end and the
+ * iteration and counter calls) touches only the calling thread's own buffer.
+ * It never takes a shared lock, never allocates in the common case and never
+ * formats text. Names are interned once; statistics are kept per thread and
+ * merged when the report is written. Statistics are always complete; only the
+ * trace events are bounded (TALLY_MAX_EVENTS) and dropped events are counted.
+ *
+ * Configuration comes from the environment unless a struct is given to
+ * tally_init():
+ *
+ *   TALLY_ENABLE=0|1        record at all (default 1). Disabled calls cost ~1 ns.
+ *   TALLY_OUTPUT_DIR=dir    where to write (default ".")
+ *   TALLY_NAME=name         file name prefix (default: the program's name)
+ *   TALLY_TRACE=0|1         keep trace events (default 1); statistics are always kept
+ *   TALLY_TRACE_GZIP=0|1    gzip the trace (default 1)
+ *   TALLY_MAX_EVENTS=N      trace events kept per process (default 1000000)
+ *   TALLY_MAX_SAMPLES=N     per-name duration samples kept for compare (default 10000)
+ *   TALLY_SAMPLE_MS=N       background sampler period in ms (default 0 = off)
+ *   TALLY_SCHEDULE=wait=1,warmup=1,active=3,repeat=1   record only active steps
+ *   TALLY_SUMMARY=0|1       print console tables at exit (default 0)
+ *   TALLY_REPORT_PATH, TALLY_TRACE_PATH   exact output paths (override dir/name);
+ *                           a path that is not a regular file (/dev/stdout) is
+ *                           written in place, not through a temporary file
+ *   TALLY_CLOCK=auto|tsc|monotonic        time source (default auto)
+ *   TALLY_NVML_LIBRARY=path NVML library to dlopen (default libnvidia-ml.so.1)
+ *
+ * Rank and world size come from tally_set_rank(), else the first of RANK/WORLD_SIZE,
+ * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK/PMI_SIZE,
+ * MV2_COMM_WORLD_RANK/MV2_COMM_WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS that is set.
+ * The report names the variable used ("rank_source").
+ *
+ * Errors: the library never aborts or blocks the host program. A failure to
+ * write (unwritable directory, full disk) is reported once on stderr and the
+ * program goes on. Functions that can fail return 0 on success and a negative
+ * TALLY_E* code otherwise.
+ *
+ * Thread safety: every function may be called from any thread at any time,
+ * including threads that start and end while recording. After fork() the child
+ * starts with empty statistics; it writes its own files (named
+ * {name}-rank{N}-pid{PID}) only if it records something, and never touches the
+ * parent's.
+ */
+#ifndef TALLY_TALLY_H
+#define TALLY_TALLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(TALLY_STATIC_DEFINE) || !defined(__GNUC__)
+#define TALLY_API
+#else
+#define TALLY_API __attribute__((visibility("default")))
+#endif
+
+#define TALLY_VERSION_MAJOR 0
+#define TALLY_VERSION_MINOR 1
+#define TALLY_VERSION_PATCH 0
+#define TALLY_VERSION_STRING "0.1.0"
+
+/* The version of the report document this library writes ("version" field). */
+#define TALLY_REPORT_VERSION 1
+
+/* Error codes (negative). */
+#define TALLY_EINVAL  (-1) /* a bad argument */
+#define TALLY_ENOMEM  (-2) /* out of memory */
+#define TALLY_EIO     (-3) /* an output could not be written */
+#define TALLY_ESTATE  (-4) /* called in the wrong state (e.g. after shutdown) */
+#define TALLY_EFULL   (-5) /* a fixed table is full (providers, tags) */
+
+/*
+ * Configuration for tally_init(). Fill it with tally_config_init() (which sets
+ * the defaults, without reading the environment) or tally_config_from_env()
+ * (defaults overridden by TALLY_* variables), then change what you need.
+ * String fields are borrowed: they must stay valid until tally_init() returns;
+ * the library copies them.
+ */
+typedef struct tally_config {
+    int enable;              /* 0: every call is a no-op */
+    const char *output_dir;  /* directory of the output files */
+    const char *name;        /* file name prefix; NULL: program name */
+    const char *report_path; /* exact report path; NULL: {dir}/{name}-rank{N}.report.json */
+    const char *trace_path;  /* exact trace path; NULL: derived like the report */
+    int trace;               /* keep trace events */
+    int trace_gzip;          /* gzip the trace */
+    long max_events;         /* trace events kept per process (>= 0) */
+    long max_samples;        /* duration samples kept per name (>= 0) */
+    long sample_ms;          /* background sampler period, 0 = off */
+    const char *schedule;    /* "wait=W,warmup=U,active=A,repeat=R" or NULL */
+    int summary;             /* print console tables at shutdown */
+    const char *clock;       /* "auto", "tsc" or "monotonic" */
+} tally_config;
+
+/* Fill *cfg with the built-in defaults. Does not read the environment. */
+TALLY_API void tally_config_init(tally_config *cfg);
+
+/*
+ * Fill *cfg with the defaults overridden by the TALLY_* environment variables.
+ * The string fields point into the environment (valid until it changes).
+ * Returns 0, or TALLY_EINVAL when a variable could not be parsed (the default
+ * is kept for it and a line naming the variable is printed on stderr).
+ */
+TALLY_API int tally_config_from_env(tally_config *cfg);
+
+/*
+ * Start the library. cfg may be NULL: the configuration is read from the
+ * environment. Calling it is optional; the first call of any other function
+ * initializes from the environment. A second call returns TALLY_ESTATE and
+ * changes nothing. Registers an atexit handler that calls tally_shutdown().
+ * Thread-safe. Cost: microseconds (reads /proc, may start the sampler thread).
+ */
+TALLY_API int tally_init(const tally_config *cfg);
+
+/*
+ * Stop recording, stop the sampler, write the report and the trace, and print
+ * the console summary if configured. Later calls of the recording functions
+ * are no-ops. Idempotent; also run at exit. Returns 0 or TALLY_EIO when an
+ * output could not be written (already reported on stderr). Sections still
+ * open are closed at the shutdown time and counted in the report as
+ * "unclosed". Cost: proportional to the recorded data (writing files).
+ */
+TALLY_API int tally_shutdown(void);
+
+/*
+ * Write the report and the trace with everything recorded so far, and keep
+ * recording. The next flush or the shutdown overwrites them with more.
+ * Returns 0 or TALLY_EIO. Thread-safe; briefly pauses each recording thread
+ * while its buffer is read.
+ */
+TALLY_API int tally_flush(void);
+
+/* Nonzero when the library is initialized and recording is enabled. */
+TALLY_API int tally_enabled(void);
+
+/*
+ * Open a timed section named name on the calling thread. Sections nest; each
+ * tally_end() closes the innermost open one. name is interned on first use
+ * (the string is copied), so it may be a temporary buffer, but a string
+ * literal is fastest. Cost: ~30 ns enabled, ~1 ns disabled. Lock-free.
+ */
+TALLY_API void tally_begin(const char *name);
+
+/* Close the innermost section of the calling thread. A call with no open
+ * section is counted ("unmatched_ends" in the report) and otherwise ignored. */
+TALLY_API void tally_end(void);
+
+/*
+ * Time one iteration of the loop named name (e.g. "diffusion_step"). Iterations
+ * get their own statistics (with it/s) and keep their duration samples for
+ * tally compare. At most one iteration of a given name is open per thread;
+ * tally_iteration_end(name) closes it. Cost like tally_begin/tally_end.
+ */
+TALLY_API void tally_iteration_begin(const char *name);
+TALLY_API void tally_iteration_end(const char *name);
+
+/*
+ * Record a value of the counter name (tokens, batch size, loss). Keeps count,
+ * sum, min, max, mean, std and the last value, and writes a counter ("C")
+ * event to the trace. Cost: ~20 ns. Lock-free.
+ */
+TALLY_API void tally_counter(const char *name, double value);
+
+/*
+ * Record an instant event named name with arguments args_json, a JSON object
+ * such as "{\"epoch\":3}" (NULL for none). The text is copied; text that is
+ * not a JSON object is kept as {"text": "..."}. Not for the hot path: it
+ * allocates. Thread-safe.
+ */
+TALLY_API void tally_event(const char *name, const char *args_json);
+
+/*
+ * Take a memory snapshot labelled label: the process RSS and peak RSS (from
+ * /proc and getrusage), system total and available memory, NVML device memory
+ * when NVML is present, and every registered provider's readings. Written to
+ * the report's memory_snapshots and as an instant and counters in the trace.
+ * Thread-safe; takes a lock and reads /proc (microseconds).
+ */
+TALLY_API void tally_memory_snapshot(const char *label);
+
+/* An opaque sink that a memory provider writes its readings into. */
+typedef struct tally_provider_sink tally_provider_sink;
+
+/*
+ * A memory provider, called by tally_memory_snapshot() (and the sampler) with
+ * the user pointer given at registration. It reports readings with
+ * tally_provider_put(). It must not call other tally functions.
+ */
+typedef void (*tally_memory_provider_fn)(tally_provider_sink *sink, void *user);
+
+/*
+ * Report one reading from a provider: key (e.g. "allocated", "reserved") and
+ * its value in bytes. The report stores it as "{provider}.{key}". At most 16
+ * readings per provider and call; more are ignored.
+ */
+TALLY_API void tally_provider_put(tally_provider_sink *sink, const char *key,
+                                  double bytes);
+
+/*
+ * Register a memory provider named name (e.g. "cuda" for a program that can
+ * ask its allocator). name is copied. At most 8 providers; returns 0,
+ * TALLY_EFULL or TALLY_EINVAL. Thread-safe.
+ */
+TALLY_API int tally_register_memory_provider(const char *name,
+                                             tally_memory_provider_fn fn,
+                                             void *user);
+
+/*
+ * Set this process's rank and the world size (world_size <= 0: unknown). Takes
+ * precedence over the environment; may be called at any time before the
+ * report is written (the file names use the rank at write time).
+ */
+TALLY_API void tally_set_rank(int rank, int world_size);
+
+/*
+ * Attach a tag to the report (model name, batch size, git commit). key and
+ * value are copied; setting a key again replaces its value. At most 64 tags.
+ * Returns 0, TALLY_EFULL or TALLY_EINVAL. Thread-safe.
+ */
+TALLY_API int tally_tag(const char *key, const char *value);
+
+/*
+ * Advance the profiling schedule by one step (call it once per training or
+ * inference step). With TALLY_SCHEDULE=wait=W,warmup=U,active=A,repeat=R the
+ * library records nothing during the W wait steps and the U warmup steps,
+ * records the A active steps, and repeats the cycle R times (0 = forever);
+ * after the last cycle it stops recording. As with torch.profiler's schedule,
+ * recording starts in the first cycle's wait phase, so with a schedule set
+ * nothing before the first steps is recorded. Without a schedule this only
+ * counts steps. Memory snapshots, tags and events are always recorded.
+ * Cost: ~5 ns. Thread-safe.
+ */
+TALLY_API void tally_step(void);
+
+/*
+ * A section that ends when the enclosing scope exits (GCC/Clang cleanup
+ * attribute), e.g. { TALLY_SCOPE("vae_decode"); decode(); }.
+ * Compiled out entirely when TALLY_DISABLE is defined.
+ */
+#if defined(TALLY_DISABLE)
+#define TALLY_SCOPE(name) ((void)0)
+#elif defined(__GNUC__)
+TALLY_API void tally__scope_end(int *unused);
+#define TALLY__CAT2(a, b) a##b
+#define TALLY__CAT(a, b) TALLY__CAT2(a, b)
+#define TALLY_SCOPE(name)                                                       \
+    int TALLY__CAT(tally__scope_, __LINE__)                                     \
+        __attribute__((cleanup(tally__scope_end), unused)) =                    \
+            (tally_begin(name), 0)
+#else
+#error "TALLY_SCOPE needs GCC or Clang (the cleanup attribute)"
+#endif
+
+/*
+ * With TALLY_DISABLE defined before including this header, every call compiles
+ * to nothing (zero cost); the program need not link libtally.
+ */
+#if defined(TALLY_DISABLE)
+#define tally_init(cfg) (0)
+#define tally_shutdown() (0)
+#define tally_flush() (0)
+#define tally_enabled() (0)
+#define tally_begin(name) ((void)0)
+#define tally_end() ((void)0)
+#define tally_iteration_begin(name) ((void)0)
+#define tally_iteration_end(name) ((void)0)
+#define tally_counter(name, value) ((void)0)
+#define tally_event(name, args) ((void)0)
+#define tally_memory_snapshot(label) ((void)0)
+#define tally_provider_put(sink, key, bytes) ((void)0)
+#define tally_register_memory_provider(name, fn, user) (0)
+#define tally_set_rank(rank, world) ((void)0)
+#define tally_tag(key, value) (0)
+#define tally_step() ((void)0)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TALLY_TALLY_H */

@@ -1,0 +1,569 @@
+/*
+ * collector.c - the public API: initialization, the recording calls, flush,
+ * shutdown and fork handling.
+ *
+ * The recording calls follow one pattern: check the global state (one relaxed
+ * load, the only cost when disabled), find the calling thread's buffer, read
+ * the clock, and update that buffer under its own uncontended flag.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+tl_global tl_g = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .write_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+static void at_exit(void) { tally_shutdown(); }
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&tl_g.write_lock);
+    pthread_mutex_lock(&tl_g.lock);
+    tl_intern_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+    tl_intern_atfork_parent();
+    pthread_mutex_unlock(&tl_g.lock);
+    pthread_mutex_unlock(&tl_g.write_lock);
+}
+
+/* In the child only the forking thread exists. Everything recorded so far
+ * belongs to the parent, who will write it: the child drops its copies
+ * (without freeing: another thread's buffer may have been mid-update) and
+ * starts empty, writing files of its own under a pid-suffixed name. */
+static void atfork_child(void)
+{
+    tl_intern_atfork_child();
+    pthread_mutex_unlock(&tl_g.lock);
+    pthread_mutex_unlock(&tl_g.write_lock);
+    tl_g.threads = NULL;
+    tl_self_ptr = NULL;
+    tl_g.snapshots = NULL;
+    tl_g.nsnapshots = tl_g.snapshots_cap = 0;
+    tl_g.instants = NULL;
+    tl_g.ninstants = tl_g.instants_cap = 0;
+    tl_g.instants_dropped = 0;
+    atomic_store(&tl_g.events_budget, tl_g.max_events);
+    tl_sampler_atfork_child();
+    tl_nvml_atfork_child();
+    tl_g.is_fork_child = 1;
+    tl_g.pid = (int)getpid();
+    tl_g.io_error_reported = 0;
+}
+
+static const char *program_name(void)
+{
+    extern char *program_invocation_short_name;
+    const char *n = program_invocation_short_name;
+    return n && *n ? n : "tally";
+}
+
+int tally_init(const tally_config *cfg_in)
+{
+    tally_config env_cfg;
+    const tally_config *cfg = cfg_in;
+    int rc = 0;
+
+    pthread_mutex_lock(&init_lock);
+    if (atomic_load(&tl_g.state) != TL_UNINIT) {
+        rc = TALLY_ESTATE;
+        goto out;
+    }
+    if (cfg == NULL) {
+        tally_config_from_env(&env_cfg);
+        cfg = &env_cfg;
+    }
+    copy_str(tl_g.output_dir, sizeof tl_g.output_dir, cfg->output_dir ? cfg->output_dir : ".");
+    copy_str(tl_g.name, sizeof tl_g.name, cfg->name ? cfg->name : program_name());
+    copy_str(tl_g.report_path, sizeof tl_g.report_path, cfg->report_path);
+    copy_str(tl_g.trace_path, sizeof tl_g.trace_path, cfg->trace_path);
+    tl_g.trace = cfg->trace;
+    tl_g.trace_gzip = cfg->trace_gzip;
+    tl_g.summary = cfg->summary;
+    tl_g.max_events = cfg->max_events < 0 ? 0 : cfg->max_events;
+    tl_g.max_samples = cfg->max_samples < 0 ? 0 : cfg->max_samples;
+    tl_g.sample_ms = cfg->sample_ms < 0 ? 0 : cfg->sample_ms;
+    copy_str(tl_g.clock_mode, sizeof tl_g.clock_mode, cfg->clock ? cfg->clock : "auto");
+    memset(&tl_g.schedule, 0, sizeof tl_g.schedule);
+    tl_g.schedule_text[0] = '\0';
+    if (cfg->schedule != NULL) {
+        if (tl_schedule_parse(cfg->schedule, &tl_g.schedule) == 0)
+            copy_str(tl_g.schedule_text, sizeof tl_g.schedule_text, cfg->schedule);
+        else
+            fprintf(stderr, "tally: ignoring schedule \"%s\": expected "
+                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule);
+    }
+    if (!tl_g.rank_explicit)
+        tl_rank_detect(&tl_g.rank);
+    tl_g.pid = (int)getpid();
+    atomic_store(&tl_g.events_budget, tl_g.trace ? tl_g.max_events : 0);
+    atomic_store(&tl_g.steps, 0);
+    atomic_store(&tl_g.recording, tl_schedule_records(&tl_g.schedule, 0));
+
+    if (!cfg->enable) {
+        atomic_store(&tl_g.state, TL_OFF);
+        goto out;
+    }
+    tl_clock_setup(tl_g.clock_mode);
+    tl_g.start_ticks = tl_clock_start_ticks();
+    tl_g.start_realtime_ns = tl_clock_start_realtime_ns();
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    if (!tl_g.atexit_registered) {
+        atexit(at_exit);
+        tl_g.atexit_registered = 1;
+    }
+    atomic_store(&tl_g.state, TL_RUNNING);
+    if (tl_g.sample_ms > 0 && tl_sampler_start(tl_g.sample_ms) != 0)
+        fprintf(stderr, "tally: could not start the sampler thread; going on without it\n");
+out:
+    pthread_mutex_unlock(&init_lock);
+    return rc;
+}
+
+int tl_ensure_running(void)
+{
+    if (atomic_load_explicit(&tl_g.state, memory_order_acquire) == TL_UNINIT)
+        tally_init(NULL);
+    return atomic_load_explicit(&tl_g.state, memory_order_acquire) == TL_RUNNING;
+}
+
+int tally_enabled(void)
+{
+    return atomic_load(&tl_g.state) == TL_RUNNING;
+}
+
+/* The check every recording call starts with. */
+#define TL_GATE()                                                                      \
+    do {                                                                               \
+        if (TL_UNLIKELY(atomic_load_explicit(&tl_g.state, memory_order_relaxed) != TL_RUNNING) \
+            && !tl_ensure_running())                                                   \
+            return;                                                                    \
+    } while (0)
+
+void tally_begin(const char *name)
+{
+    TL_GATE();
+    tl_thread *t = tl_thread_self();
+    if (TL_UNLIKELY(t == NULL))
+        return;
+    if (TL_UNLIKELY(t->depth >= TL_MAX_DEPTH)) {
+        t->depth_overflow++;
+        return;
+    }
+    uint32_t id = tl_thread_lookup_name(t, name);
+    tl_open *o = &t->stack[t->depth++];
+    o->name = id;
+    o->recorded = (uint32_t)atomic_load_explicit(&tl_g.recording, memory_order_relaxed);
+    o->t0 = tl_now();
+}
+
+void tally_end(void)
+{
+    TL_GATE();
+    uint64_t now = tl_now();
+    tl_thread *t = tl_self_ptr;
+    if (TL_UNLIKELY(t == NULL || t->depth == 0 || t->depth_overflow)) {
+        if (t != NULL && t->depth_overflow)
+            t->depth_overflow--;
+        else if (t != NULL)
+            t->unmatched_ends++;
+        return;
+    }
+    tl_open o = t->stack[--t->depth];
+    if (!o.recorded)
+        return;
+    uint64_t dur = now > o.t0 ? now - o.t0 : 0;
+    tl_thread_lock(t);
+    tl_dur_stat *s = tl_thread_dur_stat(t, TL_SECTION, o.name);
+    if (TL_LIKELY(s != NULL))
+        tl_dur_stat_add(s, dur, tl_g.max_samples);
+    tl_thread_append(t, TL_EV_SECTION, o.name, o.t0, dur);
+    tl_thread_unlock(t);
+}
+
+void tally__scope_end(int *unused)
+{
+    (void)unused;
+    tally_end();
+}
+
+void tally_iteration_begin(const char *name)
+{
+    TL_GATE();
+    tl_thread *t = tl_thread_self();
+    if (TL_UNLIKELY(t == NULL))
+        return;
+    uint32_t id = tl_thread_lookup_name(t, name);
+    int i;
+    for (i = 0; i < t->niters && t->iters[i].name != id; i++)
+        ;
+    if (i == t->niters) {
+        if (t->niters == TL_MAX_OPEN_ITERATIONS)
+            return;
+        t->niters++;
+    }
+    /* Beginning an open iteration again restarts it: the earlier begin had
+     * no end, so no duration can be attributed to it. */
+    t->iters[i].name = id;
+    t->iters[i].recorded = (uint32_t)atomic_load_explicit(&tl_g.recording, memory_order_relaxed);
+    t->iters[i].t0 = tl_now();
+}
+
+void tally_iteration_end(const char *name)
+{
+    TL_GATE();
+    uint64_t now = tl_now();
+    tl_thread *t = tl_self_ptr;
+    if (TL_UNLIKELY(t == NULL))
+        return;
+    uint32_t id = tl_thread_lookup_name(t, name);
+    int i;
+    for (i = 0; i < t->niters && t->iters[i].name != id; i++)
+        ;
+    if (i == t->niters) {
+        t->unmatched_ends++;
+        return;
+    }
+    tl_open o = t->iters[i];
+    t->iters[i] = t->iters[--t->niters];
+    if (!o.recorded)
+        return;
+    uint64_t dur = now > o.t0 ? now - o.t0 : 0;
+    tl_thread_lock(t);
+    tl_dur_stat *s = tl_thread_dur_stat(t, TL_ITERATION, id);
+    if (TL_LIKELY(s != NULL))
+        tl_dur_stat_add(s, dur, tl_g.max_samples);
+    tl_thread_append(t, TL_EV_ITERATION, id, o.t0, dur);
+    tl_thread_unlock(t);
+}
+
+void tally_counter(const char *name, double value)
+{
+    TL_GATE();
+    if (!atomic_load_explicit(&tl_g.recording, memory_order_relaxed))
+        return;
+    tl_thread *t = tl_thread_self();
+    if (TL_UNLIKELY(t == NULL))
+        return;
+    uint32_t id = tl_thread_lookup_name(t, name);
+    uint64_t now = tl_now();
+    uint64_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    tl_thread_lock(t);
+    tl_value_stat *s = tl_thread_counter(t, id);
+    if (TL_LIKELY(s != NULL))
+        tl_value_stat_add(s, value, now);
+    tl_thread_append(t, TL_EV_COUNTER, id, now, bits);
+    tl_thread_unlock(t);
+}
+
+static int current_tid(void)
+{
+    tl_thread *t = tl_thread_self();
+    return t ? t->tid : 0;
+}
+
+void tally_event(const char *name, const char *args_json)
+{
+    TL_GATE();
+    uint64_t now = tl_now();
+    int tid = current_tid();
+    char *n = strdup(name ? name : "(null)");
+    char *a = tl_json_object_or_text(args_json);
+    if (n == NULL || a == NULL)
+        goto fail;
+    pthread_mutex_lock(&tl_g.lock);
+    if (tl_g.ninstants >= TL_MAX_INSTANTS) {
+        tl_g.instants_dropped++;
+        pthread_mutex_unlock(&tl_g.lock);
+        goto fail;
+    }
+    if (tl_g.ninstants == tl_g.instants_cap) {
+        size_t cap = tl_g.instants_cap ? tl_g.instants_cap * 2 : 32;
+        tl_instant *p = realloc(tl_g.instants, cap * sizeof *p);
+        if (p == NULL) {
+            tl_g.instants_dropped++;
+            pthread_mutex_unlock(&tl_g.lock);
+            goto fail;
+        }
+        tl_g.instants = p;
+        tl_g.instants_cap = cap;
+    }
+    tl_g.instants[tl_g.ninstants++] = (tl_instant){ n, a, now, tid };
+    pthread_mutex_unlock(&tl_g.lock);
+    return;
+fail:
+    free(n);
+    free(a);
+}
+
+void tally_memory_snapshot(const char *label)
+{
+    TL_GATE();
+    tl_snapshot snap = { 0 };
+    snap.ticks = tl_now();
+    snap.tid = current_tid();
+    snap.label = strdup(label ? label : "(null)");
+    if (snap.label == NULL)
+        return;
+    tl_memory_read(&snap.mem, 1);
+    pthread_mutex_lock(&tl_g.lock);
+    if (tl_g.nsnapshots == tl_g.snapshots_cap) {
+        size_t cap = tl_g.snapshots_cap ? tl_g.snapshots_cap * 2 : 16;
+        tl_snapshot *p = realloc(tl_g.snapshots, cap * sizeof *p);
+        if (p == NULL) {
+            pthread_mutex_unlock(&tl_g.lock);
+            free(snap.label);
+            return;
+        }
+        tl_g.snapshots = p;
+        tl_g.snapshots_cap = cap;
+    }
+    tl_g.snapshots[tl_g.nsnapshots++] = snap;
+    pthread_mutex_unlock(&tl_g.lock);
+}
+
+int tally_register_memory_provider(const char *name, tally_memory_provider_fn fn, void *user)
+{
+    int rc = 0;
+    if (name == NULL || *name == '\0' || fn == NULL)
+        return TALLY_EINVAL;
+    pthread_mutex_lock(&tl_g.lock);
+    if (tl_g.nproviders == TL_MAX_PROVIDERS) {
+        rc = TALLY_EFULL;
+    } else {
+        tl_provider *p = &tl_g.providers[tl_g.nproviders++];
+        copy_str(p->name, sizeof p->name, name);
+        p->fn = fn;
+        p->user = user;
+    }
+    pthread_mutex_unlock(&tl_g.lock);
+    return rc;
+}
+
+void tally_set_rank(int rank, int world_size)
+{
+    pthread_mutex_lock(&tl_g.lock);
+    tl_g.rank.rank = rank < 0 ? 0 : rank;
+    tl_g.rank.world_size = world_size > 0 ? world_size : 0;
+    copy_str(tl_g.rank.source, sizeof tl_g.rank.source, "tally_set_rank");
+    tl_g.rank_explicit = 1;
+    pthread_mutex_unlock(&tl_g.lock);
+}
+
+int tally_tag(const char *key, const char *value)
+{
+    int rc = 0;
+    if (key == NULL || *key == '\0' || value == NULL)
+        return TALLY_EINVAL;
+    char *v = strdup(value);
+    if (v == NULL)
+        return TALLY_ENOMEM;
+    pthread_mutex_lock(&tl_g.lock);
+    for (int i = 0; i < tl_g.ntags; i++) {
+        if (strcmp(tl_g.tags[i].key, key) == 0) {
+            free(tl_g.tags[i].value);
+            tl_g.tags[i].value = v;
+            goto out;
+        }
+    }
+    if (tl_g.ntags == TL_MAX_TAGS) {
+        free(v);
+        rc = TALLY_EFULL;
+        goto out;
+    }
+    char *k = strdup(key);
+    if (k == NULL) {
+        free(v);
+        rc = TALLY_ENOMEM;
+        goto out;
+    }
+    tl_g.tags[tl_g.ntags++] = (tl_tag){ k, v };
+out:
+    pthread_mutex_unlock(&tl_g.lock);
+    return rc;
+}
+
+void tally_step(void)
+{
+    if (atomic_load_explicit(&tl_g.state, memory_order_relaxed) != TL_RUNNING && !tl_ensure_running())
+        return;
+    long done = atomic_fetch_add(&tl_g.steps, 1); /* step `done` just ended */
+    if (tl_schedule_records(&tl_g.schedule, done))
+        atomic_fetch_add(&tl_g.recorded_steps, 1);
+    atomic_store_explicit(&tl_g.recording, tl_schedule_records(&tl_g.schedule, done + 1),
+                          memory_order_relaxed);
+}
+
+/* ---- merging and writing ------------------------------------------------ */
+
+int tl_merged_build(tl_merged *m)
+{
+    memset(m, 0, sizeof *m);
+    m->ns_per_tick = tl_clock_ns_per_tick();
+    m->nnames = tl_name_count();
+    for (int k = 0; k < TL_NKINDS; k++) {
+        m->stats[k] = calloc(m->nnames, sizeof(tl_dur_stat));
+        if (m->stats[k] == NULL)
+            goto fail;
+    }
+    m->counters = calloc(m->nnames, sizeof(tl_value_stat));
+    if (m->counters == NULL)
+        goto fail;
+    pthread_mutex_lock(&tl_g.lock);
+    for (tl_thread *t = tl_g.threads; t != NULL; t = t->next) {
+        tl_thread_lock(t);
+        for (int k = 0; k < TL_NKINDS; k++) {
+            for (uint32_t id = 0; id < t->stats_cap[k] && id < m->nnames; id++)
+                if (t->stats[k][id])
+                    tl_dur_stat_merge(&m->stats[k][id], t->stats[k][id], tl_g.max_samples);
+        }
+        for (uint32_t id = 0; id < t->counters_cap && id < m->nnames; id++)
+            if (t->counters[id])
+                tl_value_stat_merge(&m->counters[id], t->counters[id]);
+        m->events += t->events;
+        m->dropped += t->dropped;
+        m->unmatched_ends += t->unmatched_ends;
+        m->unclosed += (uint64_t)t->depth + (uint64_t)t->niters;
+        m->nthreads++;
+        tl_thread_unlock(t);
+    }
+    pthread_mutex_unlock(&tl_g.lock);
+    return 0;
+fail:
+    tl_merged_release(m);
+    return TALLY_ENOMEM;
+}
+
+void tl_merged_release(tl_merged *m)
+{
+    for (int k = 0; k < TL_NKINDS; k++) {
+        if (m->stats[k] != NULL)
+            for (uint32_t i = 0; i < m->nnames; i++)
+                tl_dur_stat_release(&m->stats[k][i]);
+        free(m->stats[k]);
+    }
+    free(m->counters);
+    memset(m, 0, sizeof *m);
+}
+
+void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen)
+{
+    char base[1400];
+    if (tl_g.is_fork_child)
+        snprintf(base, sizeof base, "%s/%s-rank%d-pid%d", tl_g.output_dir, tl_g.name,
+                 tl_g.rank.rank, tl_g.pid);
+    else
+        snprintf(base, sizeof base, "%s/%s-rank%d", tl_g.output_dir, tl_g.name, tl_g.rank.rank);
+    if (tl_g.report_path[0] && !tl_g.is_fork_child)
+        snprintf(report, rlen, "%s", tl_g.report_path);
+    else
+        snprintf(report, rlen, "%s.report.json", base);
+    if (tl_g.trace_path[0] && !tl_g.is_fork_child)
+        snprintf(trace, tlen, "%s", tl_g.trace_path);
+    else
+        snprintf(trace, tlen, "%s.trace.json%s", base, tl_g.trace_gzip ? ".gz" : "");
+}
+
+/* An output failure is reported once per process, not at every flush. */
+static void report_io_error(const char *what)
+{
+    if (tl_g.io_error_reported)
+        return;
+    tl_g.io_error_reported = 1;
+    fprintf(stderr, "tally: %s; the program goes on without this output\n", what);
+}
+
+static int write_one(const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
+                     const tl_merged *m)
+{
+    char err[1600];
+    tl_outfile *f = tl_outfile_open(path, gzip, err, sizeof err);
+    if (f == NULL) {
+        report_io_error(err);
+        return TALLY_EIO;
+    }
+    tl_json j;
+    tl_json_init(&j, (tl_json_sink)tl_outfile_write, f);
+    int rc = fn(&j, m);
+    if (tl_json_finish(&j) != 0 || rc != 0) {
+        snprintf(err, sizeof err, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
+        tl_outfile_abort(f);
+        report_io_error(err);
+        return TALLY_EIO;
+    }
+    if (tl_outfile_close(f, err, sizeof err) != 0) {
+        report_io_error(err);
+        return TALLY_EIO;
+    }
+    return 0;
+}
+
+static int anything_recorded(const tl_merged *m)
+{
+    for (uint32_t i = 0; i < m->nnames; i++)
+        if (m->stats[TL_SECTION][i].count || m->stats[TL_ITERATION][i].count || m->counters[i].count)
+            return 1;
+    return tl_g.nsnapshots > 0 || tl_g.ninstants > 0;
+}
+
+static int write_outputs(int final)
+{
+    int rc = 0;
+    tl_merged m;
+    char report[1600], trace[1600];
+    pthread_mutex_lock(&tl_g.write_lock);
+    if (tl_merged_build(&m) != 0) {
+        report_io_error("out of memory while merging statistics");
+        rc = TALLY_ENOMEM;
+        goto out;
+    }
+    /* A fork child that recorded nothing writes nothing. */
+    if (tl_g.is_fork_child && !anything_recorded(&m))
+        goto out_release;
+    tl_output_paths(report, sizeof report, trace, sizeof trace);
+    if (tl_g.trace && write_one(trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
+        rc = TALLY_EIO;
+    if (write_one(report, 0, tl_report_write, &m) != 0)
+        rc = TALLY_EIO;
+    if (final && tl_g.summary)
+        tl_summary_print(stderr, &m);
+out_release:
+    tl_merged_release(&m);
+out:
+    pthread_mutex_unlock(&tl_g.write_lock);
+    return rc;
+}
+
+int tally_flush(void)
+{
+    if (atomic_load(&tl_g.state) != TL_RUNNING)
+        return TALLY_ESTATE;
+    return write_outputs(0);
+}
+
+int tally_shutdown(void)
+{
+    int expected = TL_RUNNING;
+    if (!atomic_compare_exchange_strong(&tl_g.state, &expected, TL_OFF))
+        return 0;
+    tl_sampler_stop();
+    int rc = write_outputs(1);
+    tl_nvml_close();
+    return rc;
+}

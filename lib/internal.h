@@ -1,0 +1,361 @@
+/*
+ * internal.h - the collector's internal state, shared by the modules in lib/.
+ *
+ * The recording path works on a tl_thread (one per recording thread, reached
+ * through a __thread pointer). Each tl_thread holds its own statistics tables,
+ * indexed by interned name id, and its own chunks of trace events. A tl_thread
+ * is guarded by a one-word flag that only its owner takes on the hot path, so
+ * the flag is never contended except while a flush reads that thread. Nothing
+ * is ever freed while the process runs: a thread that ends leaves its buffer
+ * "retired" in the registry, so a report written later still counts its work.
+ *
+ * Times on the hot path are clock ticks (TSC or ns, see clock.c); they become
+ * ns only when written, with a calibration measured over the whole run.
+ */
+#ifndef TALLY_INTERNAL_H
+#define TALLY_INTERNAL_H
+
+#include "tally/tally.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "histogram.h"
+
+#define TL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* ---- clock.c ------------------------------------------------------------ */
+
+void tl_clock_setup(const char *mode);        /* "auto", "tsc", "monotonic" */
+const char *tl_clock_source(void);            /* "tsc" or "CLOCK_MONOTONIC" */
+uint64_t tl_clock_ns_monotonic(void);
+int64_t tl_clock_ns_realtime(void);
+/* Current time in ticks. Inline because it is the hot path's main cost. */
+extern int tl_clock_use_tsc;
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t tl_now(void)
+{
+    if (TL_LIKELY(tl_clock_use_tsc))
+        return __rdtsc();
+    return tl_clock_ns_monotonic();
+}
+#else
+static inline uint64_t tl_now(void) { return tl_clock_ns_monotonic(); }
+#endif
+/* Calibrate (waits until at least 20 ms have passed since setup) and return ns per tick. */
+double tl_clock_ns_per_tick(void);
+uint64_t tl_clock_start_ticks(void);
+int64_t tl_clock_start_realtime_ns(void);
+/* ticks -> ns since the start of recording, using the latest calibration. */
+double tl_clock_ticks_to_ns_since_start(uint64_t ticks, double ns_per_tick);
+
+/* ---- config.c ----------------------------------------------------------- */
+
+typedef struct tl_schedule {
+    int set;
+    long wait, warmup, active, repeat;
+} tl_schedule;
+
+int tl_schedule_parse(const char *text, tl_schedule *out); /* 0 or TALLY_EINVAL */
+/* Is step number `step` (0-based) recorded under the schedule? */
+int tl_schedule_records(const tl_schedule *s, long step);
+
+typedef struct tl_rank_info {
+    int rank, world_size;
+    char source[40]; /* the variable used, "tally_set_rank" or "default" */
+} tl_rank_info;
+
+void tl_rank_detect(tl_rank_info *out);
+
+/* ---- intern.c: the global name table ------------------------------------ */
+
+#define TL_MAX_NAMES 65536     /* distinct names; more map to TL_NAME_OVERFLOW */
+#define TL_NAME_OVERFLOW 0     /* id 0 is "(other names)" */
+#define TL_MAX_NAME_LEN 1024   /* longer names are cut */
+
+uint32_t tl_intern(const char *name); /* thread-safe; copies */
+const char *tl_name(uint32_t id);     /* the interned string */
+uint32_t tl_name_count(void);
+uint64_t tl_intern_overflowed(void);
+void tl_intern_atfork_prepare(void);
+void tl_intern_atfork_parent(void);
+void tl_intern_atfork_child(void);
+
+/* ---- stats.c: per-name statistics -------------------------------------- */
+
+/* Durations in ticks: count, total, min, max, Welford mean/M2, histogram, samples. */
+typedef struct tl_dur_stat {
+    uint64_t count, total, min, max;
+    double mean, m2;
+    tl_hist hist;
+    uint64_t *samples;
+    uint32_t nsamples, samples_cap;
+    uint64_t samples_dropped;
+} tl_dur_stat;
+
+void tl_dur_stat_add(tl_dur_stat *s, uint64_t ticks, long max_samples);
+/* Merge src into dst (Chan et al.'s parallel variance). Samples are appended up to max_samples. */
+void tl_dur_stat_merge(tl_dur_stat *dst, const tl_dur_stat *src, long max_samples);
+void tl_dur_stat_release(tl_dur_stat *s);
+
+typedef struct tl_value_stat {
+    uint64_t count;
+    double sum, min, max, mean, m2, last;
+    uint64_t last_ticks;
+} tl_value_stat;
+
+void tl_value_stat_add(tl_value_stat *s, double v, uint64_t ticks);
+void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src);
+
+/* ---- threads ------------------------------------------------------------ */
+
+enum tl_event_kind { TL_EV_SECTION = 1, TL_EV_ITERATION = 2, TL_EV_COUNTER = 3 };
+
+typedef struct tl_event {
+    uint64_t t0;     /* ticks */
+    uint64_t value;  /* duration ticks, or the bits of a double for counters */
+    uint32_t name;
+    uint32_t kind;
+} tl_event;
+
+typedef struct tl_event_chunk {
+    struct tl_event_chunk *next;
+    uint32_t used, cap;
+    tl_event ev[];
+} tl_event_chunk;
+
+#define TL_MAX_DEPTH 256
+#define TL_NAME_CACHE 256
+#define TL_MAX_OPEN_ITERATIONS 16
+
+typedef struct tl_open {
+    uint64_t t0;
+    uint32_t name;
+    uint32_t recorded;
+} tl_open;
+
+typedef struct tl_cache_slot {
+    const char *key;      /* the caller's pointer */
+    const char *interned; /* its interned copy, for the strcmp check */
+    uint32_t id;
+} tl_cache_slot;
+
+enum tl_stat_kind { TL_SECTION = 0, TL_ITERATION = 1, TL_NKINDS = 2 };
+
+typedef struct tl_thread {
+    struct tl_thread *next;       /* registry list, under tl_g.lock */
+    atomic_int busy;              /* the per-thread flag (see file comment) */
+    int tid;
+    int retired;                  /* the thread has ended */
+    char name[32];                /* captured when the thread ended */
+
+    tl_cache_slot cache[TL_NAME_CACHE];
+
+    tl_open stack[TL_MAX_DEPTH];
+    int depth;
+    uint64_t depth_overflow;      /* begins beyond TL_MAX_DEPTH, still to be ended */
+    uint64_t unmatched_ends;
+
+    tl_open iters[TL_MAX_OPEN_ITERATIONS];
+    int niters;
+
+    /* stats[kind][id], grown on the owning thread under `busy`. */
+    tl_dur_stat **stats[TL_NKINDS];
+    uint32_t stats_cap[TL_NKINDS];
+    tl_value_stat **counters;
+    uint32_t counters_cap;
+
+    tl_event_chunk *chunks_head, *chunks_tail;
+    uint32_t budget;              /* events this thread may still append without asking */
+    uint64_t events, dropped;
+} tl_thread;
+
+tl_thread *tl_thread_self_slow(void);
+extern __thread tl_thread *tl_self_ptr;
+static inline tl_thread *tl_thread_self(void)
+{
+    tl_thread *t = tl_self_ptr;
+    return TL_LIKELY(t != NULL) ? t : tl_thread_self_slow();
+}
+uint32_t tl_thread_lookup_name(tl_thread *t, const char *name);
+static inline void tl_thread_lock(tl_thread *t)
+{
+    while (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+        ;
+}
+static inline void tl_thread_unlock(tl_thread *t)
+{
+    atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id);
+tl_value_stat *tl_thread_counter(tl_thread *t, uint32_t id);
+void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value);
+
+/* ---- memory.c / nvml.c -------------------------------------------------- */
+
+#define TL_MAX_PROVIDERS 8
+#define TL_MAX_READINGS 16
+#define TL_MAX_GPUS 8
+
+typedef struct tl_reading {
+    char key[64];
+    double value;
+} tl_reading;
+
+typedef struct tl_gpu_reading {
+    int index;
+    char name[64];
+    double mem_used, mem_total;      /* bytes */
+    double util_gpu, util_mem;       /* % */
+    double temperature_c, power_w;
+    int has_util, has_temp, has_power;
+} tl_gpu_reading;
+
+typedef struct tl_mem_reading {
+    double rss, peak_rss, sys_total, sys_available; /* bytes */
+    tl_reading readings[TL_MAX_PROVIDERS * TL_MAX_READINGS];
+    int nreadings;
+    tl_gpu_reading gpus[TL_MAX_GPUS];
+    int ngpus;
+} tl_mem_reading;
+
+void tl_memory_read(tl_mem_reading *out, int with_providers);
+double tl_memory_rss(void);
+double tl_memory_peak_rss(void);
+void tl_memory_system(double *total, double *available);
+
+int tl_nvml_open(const char *path); /* 0 when NVML answered; idempotent */
+int tl_nvml_read(tl_gpu_reading *out, int max); /* number of devices read */
+const char *tl_nvml_status(void);   /* "absent", "loaded", "init failed: ..." */
+void tl_nvml_close(void);
+void tl_nvml_atfork_child(void);
+
+/* ---- sampler.c ---------------------------------------------------------- */
+
+typedef struct tl_sample_point {
+    uint64_t ticks;
+    double cpu_pct, rss, sys_available, load1;
+    int ngpus;
+    tl_gpu_reading gpus[TL_MAX_GPUS];
+} tl_sample_point;
+
+#define TL_MAX_SAMPLER_POINTS 100000
+
+int tl_sampler_start(long period_ms);
+void tl_sampler_stop(void);
+void tl_sampler_atfork_child(void);
+/* Copy out the series (caller frees *out). */
+size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped);
+
+/* ---- the global state (collector.c) ------------------------------------ */
+
+enum tl_state { TL_UNINIT = 0, TL_RUNNING = 1, TL_OFF = 2 };
+
+typedef struct tl_snapshot {
+    char *label;
+    uint64_t ticks;
+    int tid;
+    tl_mem_reading mem;
+} tl_snapshot;
+
+typedef struct tl_instant {
+    char *name;
+    char *args;      /* a JSON object */
+    uint64_t ticks;
+    int tid;
+} tl_instant;
+
+typedef struct tl_tag {
+    char *key, *value;
+} tl_tag;
+
+typedef struct tl_provider {
+    char name[32];
+    tally_memory_provider_fn fn;
+    void *user;
+} tl_provider;
+
+#define TL_MAX_TAGS 64
+#define TL_MAX_INSTANTS 100000
+
+typedef struct tl_global {
+    atomic_int state;          /* tl_state */
+    atomic_int recording;      /* schedule gate */
+    pthread_mutex_t lock;      /* registry, snapshots, instants, tags, providers */
+    pthread_mutex_t write_lock;/* one writer at a time (flush/shutdown) */
+
+    /* configuration (copied) */
+    char output_dir[1024];
+    char name[256];
+    char report_path[1024];
+    char trace_path[1024];
+    int trace, trace_gzip, summary;
+    long max_events, max_samples, sample_ms;
+    char schedule_text[128];
+    tl_schedule schedule;
+    char clock_mode[16];
+
+    tl_rank_info rank;
+    int rank_explicit;
+    int pid;
+    int is_fork_child;
+    uint64_t start_ticks;
+    int64_t start_realtime_ns;
+
+    atomic_long steps;
+    atomic_long recorded_steps;
+    atomic_long events_budget; /* trace events not yet handed to threads */
+
+    tl_thread *threads;
+    tl_snapshot *snapshots; size_t nsnapshots, snapshots_cap;
+    tl_instant *instants;   size_t ninstants, instants_cap; uint64_t instants_dropped;
+    tl_tag tags[TL_MAX_TAGS]; int ntags;
+    tl_provider providers[TL_MAX_PROVIDERS]; int nproviders;
+
+    int io_error_reported;
+    int atexit_registered;
+} tl_global;
+
+extern tl_global tl_g;
+
+int tl_ensure_running(void); /* initialize if needed; nonzero when recording */
+
+/* The merged view of all threads, built when writing (writer.c uses it). */
+typedef struct tl_merged {
+    uint32_t nnames;
+    tl_dur_stat *stats[TL_NKINDS];  /* [nnames] each */
+    tl_value_stat *counters;        /* [nnames] */
+    uint64_t events, dropped, unmatched_ends, unclosed;
+    int nthreads;
+    double ns_per_tick;
+} tl_merged;
+
+int tl_merged_build(tl_merged *m);
+void tl_merged_release(tl_merged *m);
+
+/* ---- output (json_writer.c, outfile.c, report.c, trace.c, summary.c) --- */
+
+typedef struct tl_outfile tl_outfile;
+tl_outfile *tl_outfile_open(const char *path, int gzip, char *err, size_t errlen);
+int tl_outfile_write(tl_outfile *f, const void *buf, size_t len);
+/* Finish: flush, check errors, rename into place. 0 or -1 with err filled. Frees f. */
+int tl_outfile_close(tl_outfile *f, char *err, size_t errlen);
+void tl_outfile_abort(tl_outfile *f);
+
+#include "json_writer.h"
+
+int tl_report_write(tl_json *j, const tl_merged *m);
+int tl_trace_write(tl_json *j, const tl_merged *m);
+void tl_summary_print(FILE *out, const tl_merged *m);
+/* Ids of names with data in stats[nnames], by total time descending (malloc'd). */
+uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n);
+void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
+
+/* Paths of the outputs for the current rank. */
+void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen);
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * report.c - the report document ({name}-rank{N}.report.json), the contract
+ * that tally's ingest reads. Its shape is schema/tally-report.schema.json;
+ * bump TALLY_REPORT_VERSION when a field changes meaning.
+ *
+ * All durations are integer or fractional nanoseconds with the unit in the
+ * key ("_ns"); sizes are bytes ("_bytes"). Standard deviations are sample
+ * standard deviations (n - 1), as pandas and HTA compute them.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static double std_of(double m2, uint64_t n)
+{
+    return n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
+}
+
+static int by_total_desc(const void *a, const void *b, void *ctx)
+{
+    const tl_dur_stat *s = ctx;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (s[x].total != s[y].total)
+        return s[x].total < s[y].total ? 1 : -1;
+    return strcmp(tl_name(x), tl_name(y)); /* deterministic order for ties */
+}
+
+/* Ids of the names with data in stats, sorted by total time, descending. */
+uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n)
+{
+    uint32_t *ids = malloc((nnames ? nnames : 1) * sizeof *ids);
+    *n = 0;
+    if (ids == NULL)
+        return NULL;
+    for (uint32_t i = 0; i < nnames; i++)
+        if (stats[i].count > 0)
+            ids[(*n)++] = i;
+    qsort_r(ids, *n, sizeof *ids, by_total_desc, (void *)stats);
+    return ids;
+}
+
+static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nnames, double k,
+                            int iterations)
+{
+    uint32_t n;
+    uint32_t *ids = tl_sorted_ids(stats, nnames, &n);
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; ids && i < n; i++) {
+        const tl_dur_stat *s = &stats[ids[i]];
+        double mean = s->mean * k;
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", tl_name(ids[i]));
+        tl_json_kv_uint(j, "count", s->count);
+        tl_json_kv_int(j, "total_ns", llround((double)s->total * k));
+        tl_json_kv_double(j, "mean_ns", round(mean * 10) / 10);
+        tl_json_kv_int(j, "min_ns", llround((double)s->min * k));
+        tl_json_kv_int(j, "max_ns", llround((double)s->max * k));
+        tl_json_kv_double(j, "std_ns", round(std_of(s->m2, s->count) * k * 10) / 10);
+        /* Histogram quantiles, clamped to the exact extremes. */
+        double med = tl_hist_quantile(&s->hist, s->count, 0.5);
+        double p95 = tl_hist_quantile(&s->hist, s->count, 0.95);
+        med = fmin(fmax(med, (double)s->min), (double)s->max);
+        p95 = fmin(fmax(p95, (double)s->min), (double)s->max);
+        tl_json_kv_double(j, "median_ns", round(med * k));
+        tl_json_kv_double(j, "p95_ns", round(p95 * k));
+        if (iterations)
+            tl_json_kv_double(j, "it_per_s", mean > 0 ? 1e9 / mean : 0);
+        tl_json_key(j, "samples_ns");
+        tl_json_array_begin(j);
+        for (uint32_t x = 0; x < s->nsamples; x++)
+            tl_json_int(j, llround((double)s->samples[x] * k));
+        tl_json_array_end(j);
+        tl_json_kv_uint(j, "samples_dropped", s->samples_dropped);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    free(ids);
+}
+
+static void write_counters(tl_json *j, const tl_merged *m)
+{
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < m->nnames; i++) {
+        const tl_value_stat *c = &m->counters[i];
+        if (c->count == 0)
+            continue;
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", tl_name(i));
+        tl_json_kv_uint(j, "count", c->count);
+        tl_json_kv_double(j, "sum", c->sum);
+        tl_json_kv_double(j, "mean", c->mean);
+        tl_json_kv_double(j, "min", c->min);
+        tl_json_kv_double(j, "max", c->max);
+        tl_json_kv_double(j, "std", std_of(c->m2, c->count));
+        tl_json_kv_double(j, "last", c->last);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static int64_t ns_since_start(uint64_t ticks, const tl_merged *m)
+{
+    return llround(tl_clock_ticks_to_ns_since_start(ticks, m->ns_per_tick));
+}
+
+void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "index", g->index);
+    if (with_name)
+        tl_json_kv_string(j, "name", g->name);
+    tl_json_kv_double(j, "used_bytes", g->mem_used);
+    tl_json_kv_double(j, "total_bytes", g->mem_total);
+    if (g->has_util) {
+        tl_json_kv_double(j, "utilization_pct", g->util_gpu);
+        tl_json_kv_double(j, "memory_utilization_pct", g->util_mem);
+    }
+    if (g->has_temp)
+        tl_json_kv_double(j, "temperature_c", g->temperature_c);
+    if (g->has_power)
+        tl_json_kv_double(j, "power_w", g->power_w);
+    tl_json_object_end(j);
+}
+
+static void write_snapshots(tl_json *j, const tl_merged *m)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < tl_g.nsnapshots; i++) {
+        const tl_snapshot *s = &tl_g.snapshots[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "label", s->label);
+        tl_json_kv_int(j, "time_ns", ns_since_start(s->ticks, m));
+        tl_json_kv_int(j, "tid", s->tid);
+        tl_json_kv_double(j, "rss_bytes", s->mem.rss);
+        tl_json_kv_double(j, "peak_rss_bytes", s->mem.peak_rss);
+        tl_json_kv_double(j, "system_total_bytes", s->mem.sys_total);
+        tl_json_kv_double(j, "system_available_bytes", s->mem.sys_available);
+        tl_json_key(j, "providers");
+        tl_json_object_begin(j);
+        for (int r = 0; r < s->mem.nreadings; r++)
+            tl_json_kv_double(j, s->mem.readings[r].key, s->mem.readings[r].value);
+        tl_json_object_end(j);
+        tl_json_key(j, "gpus");
+        tl_json_array_begin(j);
+        for (int g = 0; g < s->mem.ngpus; g++)
+            tl_write_gpu(j, &s->mem.gpus[g], 0);
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void write_events(tl_json *j, const tl_merged *m)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < tl_g.ninstants; i++) {
+        const tl_instant *e = &tl_g.instants[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", e->name);
+        tl_json_kv_int(j, "time_ns", ns_since_start(e->ticks, m));
+        tl_json_kv_int(j, "tid", e->tid);
+        tl_json_key(j, "args");
+        tl_json_raw(j, e->args);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void write_sampler(tl_json *j, const tl_merged *m)
+{
+    tl_sample_point *pts;
+    uint64_t dropped;
+    size_t n = tl_sampler_points(&pts, &dropped);
+    if (tl_g.sample_ms <= 0 && n == 0) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "interval_ms", tl_g.sample_ms);
+    tl_json_kv_uint(j, "points_dropped", dropped);
+    tl_json_key(j, "series");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < n; i++) {
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "time_ns", ns_since_start(pts[i].ticks, m));
+        tl_json_kv_double(j, "cpu_pct", round(pts[i].cpu_pct * 100) / 100);
+        tl_json_kv_double(j, "rss_bytes", pts[i].rss);
+        tl_json_kv_double(j, "system_available_bytes", pts[i].sys_available);
+        tl_json_kv_double(j, "load1", pts[i].load1);
+        tl_json_key(j, "gpus");
+        tl_json_array_begin(j);
+        for (int g = 0; g < pts[i].ngpus; g++)
+            tl_write_gpu(j, &pts[i].gpus[g], 0);
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    free(pts);
+}
+
+static void write_system(tl_json *j)
+{
+    char host[256] = "";
+    struct utsname u;
+    double total, avail;
+    gethostname(host, sizeof host - 1);
+    tl_memory_system(&total, &avail);
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "hostname", host);
+    if (uname(&u) == 0) {
+        char os[400];
+        snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+        tl_json_kv_string(j, "os", os);
+    }
+    tl_json_kv_int(j, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
+    tl_json_kv_double(j, "memory_bytes", total);
+    tl_json_kv_string(j, "nvml", tl_nvml_status());
+    tl_json_key(j, "gpus");
+    tl_json_array_begin(j);
+    tl_gpu_reading gpus[TL_MAX_GPUS];
+    int n = tl_nvml_open(NULL) == 0 ? tl_nvml_read(gpus, TL_MAX_GPUS) : 0;
+    for (int i = 0; i < n; i++)
+        tl_write_gpu(j, &gpus[i], 1);
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
+int tl_report_write(tl_json *j, const tl_merged *m)
+{
+    char report_path[1600], trace_path[1600];
+    tl_output_paths(report_path, sizeof report_path, trace_path, sizeof trace_path);
+    pthread_mutex_lock(&tl_g.lock);
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "format", "tally-report");
+    tl_json_kv_int(j, "version", TALLY_REPORT_VERSION);
+    tl_json_key(j, "producer");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "name", "libtally");
+    tl_json_kv_string(j, "version", TALLY_VERSION_STRING);
+    tl_json_object_end(j);
+    tl_json_kv_string(j, "name", tl_g.name);
+    tl_json_kv_int(j, "rank", tl_g.rank.rank);
+    tl_json_key(j, "world_size");
+    if (tl_g.rank.world_size > 0)
+        tl_json_int(j, tl_g.rank.world_size);
+    else
+        tl_json_null(j);
+    tl_json_kv_string(j, "rank_source", tl_g.rank.source);
+    tl_json_kv_int(j, "pid", tl_g.pid);
+    tl_json_kv_bool(j, "fork_child", tl_g.is_fork_child);
+    tl_json_kv_int(j, "start_time_unix_ns", tl_g.start_realtime_ns);
+    tl_json_kv_int(j, "duration_ns", ns_since_start(tl_now(), m));
+    tl_json_key(j, "clock");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "source", tl_clock_source());
+    tl_json_kv_double(j, "ns_per_tick", m->ns_per_tick);
+    tl_json_object_end(j);
+
+    tl_json_key(j, "tags");
+    tl_json_object_begin(j);
+    for (int i = 0; i < tl_g.ntags; i++)
+        tl_json_kv_string(j, tl_g.tags[i].key, tl_g.tags[i].value);
+    tl_json_object_end(j);
+
+    tl_json_key(j, "config");
+    tl_json_object_begin(j);
+    tl_json_kv_bool(j, "trace", tl_g.trace);
+    tl_json_kv_bool(j, "trace_gzip", tl_g.trace_gzip);
+    tl_json_kv_int(j, "max_events", tl_g.max_events);
+    tl_json_kv_int(j, "max_samples", tl_g.max_samples);
+    tl_json_kv_int(j, "sample_ms", tl_g.sample_ms);
+    tl_json_key(j, "schedule");
+    if (tl_g.schedule.set)
+        tl_json_string(j, tl_g.schedule_text);
+    else
+        tl_json_null(j);
+    tl_json_kv_bool(j, "summary", tl_g.summary);
+    tl_json_object_end(j);
+
+    tl_json_kv_int(j, "steps", atomic_load(&tl_g.steps));
+    tl_json_key(j, "schedule");
+    if (tl_g.schedule.set) {
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "wait", tl_g.schedule.wait);
+        tl_json_kv_int(j, "warmup", tl_g.schedule.warmup);
+        tl_json_kv_int(j, "active", tl_g.schedule.active);
+        tl_json_kv_int(j, "repeat", tl_g.schedule.repeat);
+        tl_json_kv_int(j, "recorded_steps", atomic_load(&tl_g.recorded_steps));
+        tl_json_object_end(j);
+    } else {
+        tl_json_null(j);
+    }
+
+    tl_json_key(j, "sections");
+    write_dur_stats(j, m->stats[TL_SECTION], m->nnames, m->ns_per_tick, 0);
+    tl_json_key(j, "iterations");
+    write_dur_stats(j, m->stats[TL_ITERATION], m->nnames, m->ns_per_tick, 1);
+    tl_json_key(j, "counters");
+    write_counters(j, m);
+    tl_json_key(j, "memory_snapshots");
+    write_snapshots(j, m);
+    tl_json_key(j, "events");
+    write_events(j, m);
+    tl_json_kv_uint(j, "events_dropped", tl_g.instants_dropped);
+    tl_json_key(j, "sampler");
+    write_sampler(j, m);
+
+    tl_json_key(j, "trace");
+    tl_json_object_begin(j);
+    tl_json_kv_bool(j, "enabled", tl_g.trace);
+    tl_json_key(j, "path");
+    if (tl_g.trace)
+        tl_json_string(j, trace_path);
+    else
+        tl_json_null(j);
+    tl_json_kv_uint(j, "events_recorded", m->events);
+    tl_json_kv_uint(j, "events_dropped", m->dropped);
+    tl_json_kv_int(j, "max_events", tl_g.max_events);
+    tl_json_object_end(j);
+
+    tl_json_key(j, "problems");
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "unmatched_ends", m->unmatched_ends);
+    tl_json_kv_uint(j, "unclosed", m->unclosed);
+    tl_json_kv_uint(j, "names_overflowed", tl_intern_overflowed());
+    tl_json_object_end(j);
+
+    tl_json_kv_int(j, "threads", m->nthreads);
+    tl_json_key(j, "system");
+    write_system(j);
+    tl_json_object_end(j);
+    pthread_mutex_unlock(&tl_g.lock);
+    tl_json_write(j, "\n", 1);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * sampler.c - the background sampler thread (TALLY_SAMPLE_MS).
+ *
+ * Every period it records the process CPU use since the last point (user +
+ * system time over wall time, in % of one core, so 4 busy threads read 400),
+ * RSS, available system memory, the 1-minute load average and NVML readings.
+ * The series is bounded (TL_MAX_SAMPLER_POINTS); further points are counted
+ * as dropped. The thread sleeps on a condition variable so shutdown does not
+ * wait out a long period.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    int running, stop;
+    long period_ms;
+    tl_sample_point *points;
+    size_t n, cap;
+    uint64_t dropped;
+} sp = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static double cpu_seconds(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+static double load1(void)
+{
+    double l = 0;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL)
+        return 0;
+    if (fscanf(f, "%lf", &l) != 1)
+        l = 0;
+    fclose(f);
+    return l;
+}
+
+static void record(double cpu_pct)
+{
+    tl_sample_point p;
+    memset(&p, 0, sizeof p);
+    p.ticks = tl_now();
+    p.cpu_pct = cpu_pct;
+    p.rss = tl_memory_rss();
+    double total;
+    tl_memory_system(&total, &p.sys_available);
+    p.load1 = load1();
+    if (tl_nvml_open(NULL) == 0)
+        p.ngpus = tl_nvml_read(p.gpus, TL_MAX_GPUS);
+    pthread_mutex_lock(&sp.lock);
+    if (sp.n >= TL_MAX_SAMPLER_POINTS) {
+        sp.dropped++;
+    } else {
+        if (sp.n == sp.cap) {
+            size_t cap = sp.cap ? sp.cap * 2 : 64;
+            tl_sample_point *q = realloc(sp.points, cap * sizeof *q);
+            if (q != NULL) {
+                sp.points = q;
+                sp.cap = cap;
+            }
+        }
+        if (sp.n < sp.cap)
+            sp.points[sp.n++] = p;
+        else
+            sp.dropped++;
+    }
+    pthread_mutex_unlock(&sp.lock);
+}
+
+static void *sampler_main(void *arg)
+{
+    (void)arg;
+    double last_cpu = cpu_seconds();
+    uint64_t last_wall = tl_clock_ns_monotonic();
+    pthread_mutex_lock(&sp.lock);
+    while (!sp.stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        long ns = until.tv_nsec + (sp.period_ms % 1000) * 1000000L;
+        until.tv_sec += sp.period_ms / 1000 + ns / 1000000000L;
+        until.tv_nsec = ns % 1000000000L;
+        while (!sp.stop && pthread_cond_timedwait(&sp.wake, &sp.lock, &until) != ETIMEDOUT)
+            ;
+        if (sp.stop)
+            break;
+        pthread_mutex_unlock(&sp.lock);
+        double cpu = cpu_seconds();
+        uint64_t wall = tl_clock_ns_monotonic();
+        double pct = wall > last_wall ? (cpu - last_cpu) / ((double)(wall - last_wall) / 1e9) * 100.0 : 0;
+        last_cpu = cpu;
+        last_wall = wall;
+        record(pct);
+        pthread_mutex_lock(&sp.lock);
+    }
+    pthread_mutex_unlock(&sp.lock);
+    return NULL;
+}
+
+int tl_sampler_start(long period_ms)
+{
+    int rc = 0;
+    pthread_mutex_lock(&sp.lock);
+    if (sp.running)
+        goto out;
+    sp.period_ms = period_ms;
+    sp.stop = 0;
+    if (pthread_create(&sp.thread, NULL, sampler_main, NULL) != 0) {
+        rc = -1;
+        goto out;
+    }
+    sp.running = 1;
+out:
+    pthread_mutex_unlock(&sp.lock);
+    return rc;
+}
+
+void tl_sampler_stop(void)
+{
+    pthread_mutex_lock(&sp.lock);
+    if (!sp.running) {
+        pthread_mutex_unlock(&sp.lock);
+        return;
+    }
+    sp.stop = 1;
+    pthread_cond_signal(&sp.wake);
+    pthread_mutex_unlock(&sp.lock);
+    pthread_join(sp.thread, NULL);
+    pthread_mutex_lock(&sp.lock);
+    sp.running = 0;
+    pthread_mutex_unlock(&sp.lock);
+}
+
+size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped)
+{
+    pthread_mutex_lock(&sp.lock);
+    size_t n = sp.n;
+    *out = NULL;
+    if (n > 0) {
+        *out = malloc(n * sizeof **out);
+        if (*out != NULL)
+            memcpy(*out, sp.points, n * sizeof **out);
+        else
+            n = 0;
+    }
+    *dropped = sp.dropped;
+    pthread_mutex_unlock(&sp.lock);
+    return n;
+}
+
+/* In a fork child the sampler thread does not exist and its lock may have
+ * been held at the fork: start over, unlocked, with an empty series. */
+void tl_sampler_atfork_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t fresh_cond = PTHREAD_COND_INITIALIZER;
+    sp.lock = fresh;
+    sp.wake = fresh_cond;
+    sp.running = 0;
+    sp.stop = 0;
+    sp.points = NULL;
+    sp.n = sp.cap = 0;
+    sp.dropped = 0;
+}

@@ -1,0 +1,186 @@
+/*
+ * thread.c - per-thread recording buffers.
+ *
+ * A thread gets its tl_thread on its first recording call. The buffer is
+ * linked into the registry (under tl_g.lock) and never freed: when the thread
+ * ends, a pthread key destructor only marks it retired, so its statistics and
+ * events are still in the report written at exit.
+ *
+ * Trace events go into chunks whose size doubles (256 ... 16384 events). The
+ * process-wide TALLY_MAX_EVENTS budget is handed out to threads a chunk at a
+ * time, so the hot path checks a thread-local counter, not a shared atomic.
+ */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+__thread tl_thread *tl_self_ptr;
+static pthread_key_t retire_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void thread_comm(int tid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (f == NULL)
+        return;
+    if (fgets(buf, (int)len, f) != NULL)
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+static void retire(void *arg)
+{
+    tl_thread *t = arg;
+    char name[sizeof t->name];
+    thread_comm(t->tid, name, sizeof name);
+    tl_thread_lock(t);
+    memcpy(t->name, name, sizeof name);
+    t->retired = 1;
+    tl_thread_unlock(t);
+    tl_self_ptr = NULL;
+}
+
+static void make_key(void)
+{
+    pthread_key_create(&retire_key, retire);
+}
+
+tl_thread *tl_thread_self_slow(void)
+{
+    tl_thread *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->tid = (int)syscall(SYS_gettid);
+    pthread_once(&key_once, make_key);
+    pthread_setspecific(retire_key, t);
+    pthread_mutex_lock(&tl_g.lock);
+    t->next = tl_g.threads;
+    tl_g.threads = t;
+    pthread_mutex_unlock(&tl_g.lock);
+    tl_self_ptr = t;
+    return t;
+}
+
+uint32_t tl_thread_lookup_name(tl_thread *t, const char *name)
+{
+    if (TL_UNLIKELY(name == NULL))
+        name = "(null)";
+    uintptr_t p = (uintptr_t)name;
+    tl_cache_slot *slot = &t->cache[((p >> 3) ^ (p >> 11)) & (TL_NAME_CACHE - 1)];
+    /* The pointer alone is not proof: a caller may reuse a buffer for another
+     * name, so the cached entry is confirmed by comparing the text. */
+    if (TL_LIKELY(slot->key == name) && strcmp(slot->interned, name) == 0)
+        return slot->id;
+    uint32_t id = tl_intern(name);
+    slot->key = name;
+    slot->interned = tl_name(id);
+    slot->id = id;
+    if (id == TL_NAME_OVERFLOW)
+        slot->key = NULL; /* do not cache: the text differs from "(other names)" */
+    return id;
+}
+
+/* Grow an array of pointers to at least id+1 entries (doubling). */
+static int grow(void ***arr, uint32_t *cap, uint32_t id)
+{
+    uint32_t n = *cap ? *cap : 64;
+    while (n <= id)
+        n *= 2;
+    void **p = realloc(*arr, n * sizeof *p);
+    if (p == NULL)
+        return -1;
+    memset(p + *cap, 0, (n - *cap) * sizeof *p);
+    *arr = p;
+    *cap = n;
+    return 0;
+}
+
+tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id)
+{
+    if (TL_UNLIKELY(id >= t->stats_cap[kind])) {
+        if (grow((void ***)&t->stats[kind], &t->stats_cap[kind], id) != 0)
+            return NULL;
+    }
+    tl_dur_stat *s = t->stats[kind][id];
+    if (TL_UNLIKELY(s == NULL)) {
+        s = calloc(1, sizeof *s);
+        t->stats[kind][id] = s;
+    }
+    return s;
+}
+
+tl_value_stat *tl_thread_counter(tl_thread *t, uint32_t id)
+{
+    if (TL_UNLIKELY(id >= t->counters_cap)) {
+        if (grow((void ***)&t->counters, &t->counters_cap, id) != 0)
+            return NULL;
+    }
+    tl_value_stat *s = t->counters[id];
+    if (TL_UNLIKELY(s == NULL)) {
+        s = calloc(1, sizeof *s);
+        t->counters[id] = s;
+    }
+    return s;
+}
+
+/* Ask the process-wide budget for up to `want` events. */
+static uint32_t take_budget(uint32_t want)
+{
+    long left = atomic_load(&tl_g.events_budget);
+    while (left > 0) {
+        long take = left < (long)want ? left : (long)want;
+        if (atomic_compare_exchange_weak(&tl_g.events_budget, &left, left - take))
+            return (uint32_t)take;
+    }
+    return 0;
+}
+
+static tl_event_chunk *new_chunk(tl_thread *t)
+{
+    uint32_t cap = t->chunks_tail ? t->chunks_tail->cap * 2 : 256;
+    if (cap > 16384)
+        cap = 16384;
+    uint32_t budget = take_budget(cap);
+    if (budget == 0)
+        return NULL;
+    tl_event_chunk *c = malloc(sizeof *c + budget * sizeof(tl_event));
+    if (c == NULL) {
+        atomic_fetch_add(&tl_g.events_budget, (long)budget);
+        return NULL;
+    }
+    c->next = NULL;
+    c->used = 0;
+    c->cap = budget;
+    if (t->chunks_tail)
+        t->chunks_tail->next = c;
+    else
+        t->chunks_head = c;
+    t->chunks_tail = c;
+    return c;
+}
+
+void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
+{
+    tl_event_chunk *c = t->chunks_tail;
+    if (TL_UNLIKELY(c == NULL || c->used == c->cap)) {
+        c = new_chunk(t);
+        if (c == NULL) {
+            t->dropped++;
+            return;
+        }
+    }
+    tl_event *e = &c->ev[c->used++];
+    e->t0 = t0;
+    e->value = value;
+    e->name = name;
+    e->kind = kind;
+    t->events++;
+}

@@ -1,0 +1,269 @@
+/*
+ * trace.c - the Chrome trace ({name}-rank{N}.trace.json.gz), in the object
+ * form of the Trace Event Format: sections and iterations as complete ("X")
+ * events, counters and sampler series as "C" events, tally_event() and memory
+ * snapshots as instants, process and thread names as metadata ("M"). Like a
+ * PyTorch profiler trace it carries "distributedInfo" (rank, world_size) and
+ * "baseTimeNanoseconds" at top level, so tools that look for them find them.
+ * "ts" is µs since the start of recording with ns precision (3 decimals).
+ *
+ * Events are read from the per-thread chunks without holding the thread's
+ * flag: chunks are append-only and never freed, so the entries below the
+ * count read under the flag cannot change while we read them.
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double us(uint64_t ticks, const tl_merged *m)
+{
+    return tl_clock_ticks_to_ns_since_start(ticks, m->ns_per_tick) / 1000.0;
+}
+
+static void event_head(tl_json *j, const char *ph, const char *cat, const char *name, int tid,
+                       double ts_us)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "ph", ph);
+    if (cat)
+        tl_json_kv_string(j, "cat", cat);
+    tl_json_kv_string(j, "name", name);
+    tl_json_kv_int(j, "pid", tl_g.pid);
+    tl_json_kv_int(j, "tid", tid);
+    tl_json_key(j, "ts");
+    tl_json_fixed(j, ts_us, 3);
+}
+
+static void metadata(tl_json *j, const char *what, int tid, const char *key, const char *sval,
+                     long ival)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "ph", "M");
+    tl_json_kv_string(j, "name", what);
+    tl_json_kv_int(j, "pid", tl_g.pid);
+    tl_json_kv_int(j, "tid", tid);
+    tl_json_key(j, "args");
+    tl_json_object_begin(j);
+    if (sval)
+        tl_json_kv_string(j, key, sval);
+    else
+        tl_json_kv_int(j, key, ival);
+    tl_json_object_end(j);
+    tl_json_object_end(j);
+}
+
+typedef struct thread_view {
+    int tid;
+    char name[32];
+    tl_event_chunk *head, *tail;
+    uint32_t tail_used;
+} thread_view;
+
+static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m)
+{
+    for (tl_event_chunk *c = v->head; c != NULL; c = c->next) {
+        uint32_t used = c == v->tail ? v->tail_used : c->used;
+        for (uint32_t i = 0; i < used; i++) {
+            const tl_event *e = &c->ev[i];
+            if (e->kind == TL_EV_COUNTER) {
+                double value;
+                memcpy(&value, &e->value, sizeof value);
+                event_head(j, "C", "counter", tl_name(e->name), v->tid, us(e->t0, m));
+                tl_json_key(j, "args");
+                tl_json_object_begin(j);
+                tl_json_kv_double(j, "value", value);
+                tl_json_object_end(j);
+            } else {
+                event_head(j, "X", e->kind == TL_EV_ITERATION ? "iteration" : "section",
+                           tl_name(e->name), v->tid, us(e->t0, m));
+                tl_json_key(j, "dur");
+                tl_json_fixed(j, (double)e->value * m->ns_per_tick / 1000.0, 3);
+            }
+            tl_json_object_end(j);
+        }
+        if (c == v->tail)
+            break;
+    }
+}
+
+static void write_snapshots(tl_json *j, const tl_merged *m)
+{
+    for (size_t i = 0; i < tl_g.nsnapshots; i++) {
+        const tl_snapshot *s = &tl_g.snapshots[i];
+        double ts = us(s->ticks, m);
+        event_head(j, "i", "memory", s->label, s->tid, ts);
+        tl_json_kv_string(j, "s", "p");
+        tl_json_key(j, "args");
+        tl_json_object_begin(j);
+        tl_json_kv_double(j, "rss_bytes", s->mem.rss);
+        tl_json_kv_double(j, "peak_rss_bytes", s->mem.peak_rss);
+        for (int r = 0; r < s->mem.nreadings; r++)
+            tl_json_kv_double(j, s->mem.readings[r].key, s->mem.readings[r].value);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+
+        event_head(j, "C", "memory", "memory", s->tid, ts);
+        tl_json_key(j, "args");
+        tl_json_object_begin(j);
+        tl_json_kv_double(j, "rss_bytes", s->mem.rss);
+        tl_json_kv_double(j, "peak_rss_bytes", s->mem.peak_rss);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+    }
+}
+
+static void write_instants(tl_json *j, const tl_merged *m)
+{
+    for (size_t i = 0; i < tl_g.ninstants; i++) {
+        const tl_instant *e = &tl_g.instants[i];
+        event_head(j, "i", "event", e->name, e->tid, us(e->ticks, m));
+        tl_json_kv_string(j, "s", "t");
+        tl_json_key(j, "args");
+        tl_json_raw(j, e->args);
+        tl_json_object_end(j);
+    }
+}
+
+static void write_sampler(tl_json *j, const tl_merged *m)
+{
+    tl_sample_point *pts;
+    uint64_t dropped;
+    size_t n = tl_sampler_points(&pts, &dropped);
+    for (size_t i = 0; i < n; i++) {
+        const tl_sample_point *p = &pts[i];
+        double ts = us(p->ticks, m);
+        event_head(j, "C", "sampler", "cpu_pct", 0, ts);
+        tl_json_key(j, "args");
+        tl_json_object_begin(j);
+        tl_json_kv_double(j, "cpu_pct", round(p->cpu_pct * 100) / 100);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+        event_head(j, "C", "sampler", "memory_bytes", 0, ts);
+        tl_json_key(j, "args");
+        tl_json_object_begin(j);
+        tl_json_kv_double(j, "rss", p->rss);
+        tl_json_kv_double(j, "system_available", p->sys_available);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+        event_head(j, "C", "sampler", "load1", 0, ts);
+        tl_json_key(j, "args");
+        tl_json_object_begin(j);
+        tl_json_kv_double(j, "load1", p->load1);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+        for (int g = 0; g < p->ngpus; g++) {
+            char name[32];
+            snprintf(name, sizeof name, "gpu%d", p->gpus[g].index);
+            event_head(j, "C", "sampler", name, 0, ts);
+            tl_json_key(j, "args");
+            tl_json_object_begin(j);
+            tl_json_kv_double(j, "memory_used_bytes", p->gpus[g].mem_used);
+            if (p->gpus[g].has_util)
+                tl_json_kv_double(j, "utilization_pct", p->gpus[g].util_gpu);
+            if (p->gpus[g].has_temp)
+                tl_json_kv_double(j, "temperature_c", p->gpus[g].temperature_c);
+            if (p->gpus[g].has_power)
+                tl_json_kv_double(j, "power_w", p->gpus[g].power_w);
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
+    }
+    free(pts);
+}
+
+static void read_comm(int tid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return;
+    if (fgets(buf, (int)len, f) != NULL)
+        buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+/* Take a consistent view of every thread's chunk list. */
+static thread_view *snapshot_threads(int *n)
+{
+    int cap = 0;
+    *n = 0;
+    pthread_mutex_lock(&tl_g.lock);
+    for (tl_thread *t = tl_g.threads; t; t = t->next)
+        cap++;
+    thread_view *v = calloc(cap ? (size_t)cap : 1, sizeof *v);
+    for (tl_thread *t = tl_g.threads; v && t; t = t->next) {
+        thread_view *x = &v[(*n)++];
+        tl_thread_lock(t);
+        x->tid = t->tid;
+        x->head = t->chunks_head;
+        x->tail = t->chunks_tail;
+        x->tail_used = t->chunks_tail ? t->chunks_tail->used : 0;
+        if (t->retired)
+            memcpy(x->name, t->name, sizeof x->name);
+        tl_thread_unlock(t);
+        if (!x->name[0])
+            read_comm(x->tid, x->name, sizeof x->name);
+    }
+    pthread_mutex_unlock(&tl_g.lock);
+    return v;
+}
+
+int tl_trace_write(tl_json *j, const tl_merged *m)
+{
+    int n;
+    thread_view *threads = snapshot_threads(&n);
+    if (threads == NULL)
+        return -1;
+    char label[300];
+    snprintf(label, sizeof label, "rank %d (%s)", tl_g.rank.rank, tl_g.name);
+
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "schemaVersion", 1);
+    tl_json_kv_string(j, "displayTimeUnit", "ms");
+    tl_json_key(j, "distributedInfo");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "backend", "tally");
+    tl_json_kv_int(j, "rank", tl_g.rank.rank);
+    tl_json_kv_int(j, "world_size", tl_g.rank.world_size > 0 ? tl_g.rank.world_size : 1);
+    tl_json_object_end(j);
+    tl_json_kv_int(j, "baseTimeNanoseconds", tl_g.start_realtime_ns);
+    tl_json_key(j, "otherData");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "producer", "libtally " TALLY_VERSION_STRING);
+    tl_json_kv_string(j, "name", tl_g.name);
+    tl_json_kv_string(j, "rank_source", tl_g.rank.source);
+    tl_json_kv_string(j, "clock", tl_clock_source());
+    tl_json_kv_uint(j, "events_dropped", m->dropped);
+    tl_json_object_end(j);
+
+    tl_json_key(j, "traceEvents");
+    tl_json_array_begin(j);
+    metadata(j, "process_name", 0, "name", label, 0);
+    metadata(j, "process_labels", 0, "labels", label, 0);
+    metadata(j, "process_sort_index", 0, "sort_index", NULL, tl_g.rank.rank);
+    for (int i = 0; i < n; i++) {
+        metadata(j, "thread_name", threads[i].tid, "name",
+                 threads[i].name[0] ? threads[i].name : "thread", 0);
+        /* The first thread to record (usually the main one) sorts first. */
+        metadata(j, "thread_sort_index", threads[i].tid, "sort_index", NULL, n - i);
+    }
+    /* Sampler counters use tid 0; name it so every tid has a name. */
+    metadata(j, "thread_name", 0, "name", "process", 0);
+    pthread_mutex_lock(&tl_g.lock);
+    write_snapshots(j, m);
+    write_instants(j, m);
+    pthread_mutex_unlock(&tl_g.lock);
+    write_sampler(j, m);
+    for (int i = n - 1; i >= 0; i--)
+        write_thread_events(j, &threads[i], m);
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    tl_json_write(j, "\n", 1);
+    free(threads);
+    return 0;
+}

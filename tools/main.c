@@ -1,0 +1,61 @@
+/*
+ * main.c - the `tally` command: a table of subcommands, each in its own
+ * tools/cmd_<name>.c (git's builtin/, perf's builtin-*.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#ifndef TALLY_VERSION
+#define TALLY_VERSION "unknown"
+#endif
+
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+};
+
+static const struct command commands[] = {
+    { "report", NULL, "render the HTML report of a run (coming)" },
+    { "aggregate", NULL, "write the aggregate JSON of a run (coming)" },
+    { "merge", NULL, "merge partial aggregates (coming)" },
+    { "compare", NULL, "compare a baseline run with a candidate (coming)" },
+    { "summary", NULL, "console tables of a run (coming)" },
+    { "validate", NULL, "check inputs against their format (coming)" },
+    { "inspect", NULL, "what each input file is (coming)" },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tally <command> [options] INPUT...\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
+    fprintf(out, "\ncommon options: --help, --version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("tally %s\n", TALLY_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) != 0)
+            continue;
+        if (commands[i].fn == NULL) {
+            fprintf(stderr, "tally: %s: not implemented yet\n", argv[1]);
+            return 2;
+        }
+        return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "tally: '%s' is not a tally command; see 'tally --help'\n", argv[1]);
+    return 2;
+}
