@@ -85,31 +85,9 @@ void tl_intern_atfork_prepare(void);
 void tl_intern_atfork_parent(void);
 void tl_intern_atfork_child(void);
 
-/* ---- stats.c: per-name statistics -------------------------------------- */
+/* ---- stats.c: per-name statistics (stats.h) ---------------------------- */
 
-/* Durations in ticks: count, total, min, max, Welford mean/M2, histogram, samples. */
-typedef struct tl_dur_stat {
-    uint64_t count, total, min, max;
-    double mean, m2;
-    tl_hist hist;
-    uint64_t *samples;
-    uint32_t nsamples, samples_cap;
-    uint64_t samples_dropped;
-} tl_dur_stat;
-
-void tl_dur_stat_add(tl_dur_stat *s, uint64_t ticks, long max_samples);
-/* Merge src into dst (Chan et al.'s parallel variance). Samples are appended up to max_samples. */
-void tl_dur_stat_merge(tl_dur_stat *dst, const tl_dur_stat *src, long max_samples);
-void tl_dur_stat_release(tl_dur_stat *s);
-
-typedef struct tl_value_stat {
-    uint64_t count;
-    double sum, min, max, mean, m2, last;
-    uint64_t last_ticks;
-} tl_value_stat;
-
-void tl_value_stat_add(tl_value_stat *s, double v, uint64_t ticks);
-void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src);
+#include "stats.h"
 
 /* ---- threads ------------------------------------------------------------ */
 

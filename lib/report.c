@@ -18,7 +18,7 @@
 
 static double std_of(double m2, uint64_t n)
 {
-    return n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
+    return n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0; /* counters: tl_value_stat */
 }
 
 static int by_total_desc(const void *a, const void *b, void *ctx)
@@ -60,14 +60,9 @@ static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nname
         tl_json_kv_double(j, "mean_ns", round(mean * 10) / 10);
         tl_json_kv_int(j, "min_ns", llround((double)s->min * k));
         tl_json_kv_int(j, "max_ns", llround((double)s->max * k));
-        tl_json_kv_double(j, "std_ns", round(std_of(s->m2, s->count) * k * 10) / 10);
-        /* Histogram quantiles, clamped to the exact extremes. */
-        double med = tl_hist_quantile(&s->hist, s->count, 0.5);
-        double p95 = tl_hist_quantile(&s->hist, s->count, 0.95);
-        med = fmin(fmax(med, (double)s->min), (double)s->max);
-        p95 = fmin(fmax(p95, (double)s->min), (double)s->max);
-        tl_json_kv_double(j, "median_ns", round(med * k));
-        tl_json_kv_double(j, "p95_ns", round(p95 * k));
+        tl_json_kv_double(j, "std_ns", round(tl_dur_stat_std(s) * k * 10) / 10);
+        tl_json_kv_double(j, "median_ns", round(tl_dur_stat_quantile(s, 0.5) * k));
+        tl_json_kv_double(j, "p95_ns", round(tl_dur_stat_quantile(s, 0.95) * k));
         if (iterations)
             tl_json_kv_double(j, "it_per_s", mean > 0 ? 1e9 / mean : 0);
         tl_json_key(j, "samples_ns");

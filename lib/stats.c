@@ -8,6 +8,7 @@
  */
 #include "internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,4 +120,15 @@ void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src)
         dst->last = src->last;
         dst->last_ticks = src->last_ticks;
     }
+}
+
+double tl_dur_stat_std(const tl_dur_stat *s)
+{
+    return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
+}
+
+double tl_dur_stat_quantile(const tl_dur_stat *s, double q)
+{
+    double v = tl_hist_quantile(&s->hist, s->count, q);
+    return fmin(fmax(v, (double)s->min), (double)s->max);
 }

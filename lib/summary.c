@@ -85,7 +85,7 @@ static void iterations_table(FILE *out, const tl_merged *m, double k)
     }
     for (uint32_t i = 0; ids && i < n; i++) {
         const tl_dur_stat *s = &m->stats[TL_ITERATION][ids[i]];
-        double med = fmin(fmax(tl_hist_quantile(&s->hist, s->count, 0.5), (double)s->min), (double)s->max);
+        double med = tl_dur_stat_quantile(s, 0.5);
         double mean = s->mean * k;
         fprintf(out, "%-24.24s %7llu %10s %10s %10s %10s %10s %8.2f\n", tl_name(ids[i]),
                 (unsigned long long)s->count, fmt_dur(a, sizeof a, (double)s->total * k),

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
+
 #ifndef TALLY_VERSION
 #define TALLY_VERSION "unknown"
 #endif
@@ -20,9 +22,9 @@ static const struct command commands[] = {
     { "aggregate", NULL, "write the aggregate JSON of a run (coming)" },
     { "merge", NULL, "merge partial aggregates (coming)" },
     { "compare", NULL, "compare a baseline run with a candidate (coming)" },
-    { "summary", NULL, "console tables of a run (coming)" },
-    { "validate", NULL, "check inputs against their format (coming)" },
-    { "inspect", NULL, "what each input file is (coming)" },
+    { "summary", tl_cmd_summary, "console tables: top names by total time, per rank and across ranks" },
+    { "validate", tl_cmd_validate, "check inputs against their format; report every problem" },
+    { "inspect", tl_cmd_inspect, "what each file is: format, rank, session, events, time span" },
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,238 @@
+/*
+ * names.c - per-name statistics across ranks (see names.h).
+ */
+#define _GNU_SOURCE
+#include "names.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tl_group_name(int g)
+{
+    static const char *names[TL_GROUP_COUNT] = {
+        "sections", "iterations", "ops", "kernels", "runtime", "python", "gpu annotations", "other",
+    };
+    return g >= 0 && g < TL_GROUP_COUNT ? names[g] : "other";
+}
+
+int tl_group_of(int cc)
+{
+    switch (cc) {
+    case TL_CC_SECTION:
+    case TL_CC_USER_ANNOTATION: return TL_GROUP_SECTIONS;
+    case TL_CC_ITERATION: return TL_GROUP_ITERATIONS;
+    case TL_CC_CPU_OP: return TL_GROUP_OPS;
+    case TL_CC_KERNEL:
+    case TL_CC_MEMCPY:
+    case TL_CC_MEMSET:
+    case TL_CC_SYNC: return TL_GROUP_KERNELS;
+    case TL_CC_RUNTIME:
+    case TL_CC_DRIVER: return TL_GROUP_RUNTIME;
+    case TL_CC_PYTHON: return TL_GROUP_PYTHON;
+    case TL_CC_GPU_ANNOTATION: return TL_GROUP_GPU_ANNOTATIONS;
+    default: return TL_GROUP_OTHER;
+    }
+}
+
+static uint64_t row_hash(int group, const char *name)
+{
+    uint64_t h = 1469598103934665603ull ^ (uint64_t)group;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int rehash(tl_name_table *t)
+{
+    size_t n = t->nslots ? t->nslots * 2 : 1024;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (size_t r = 0; r < t->n; r++) {
+        size_t i = row_hash(t->rows[r].group, t->rows[r].name) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = (uint32_t)r + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = n;
+    return 0;
+}
+
+static tl_name_row *row_for(tl_name_table *t, int group, const char *name)
+{
+    if ((t->n + 1) * 2 > t->nslots && rehash(t) != 0)
+        return NULL;
+    size_t i = row_hash(group, name) & (t->nslots - 1);
+    while (t->slots[i]) {
+        tl_name_row *r = &t->rows[t->slots[i] - 1];
+        if (r->group == group && strcmp(r->name, name) == 0)
+            return r;
+        i = (i + 1) & (t->nslots - 1);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        tl_name_row *x = realloc(t->rows, cap * sizeof *x);
+        if (x == NULL)
+            return NULL;
+        t->rows = x;
+        t->cap = cap;
+    }
+    tl_name_row *r = &t->rows[t->n];
+    memset(r, 0, sizeof *r);
+    r->group = group;
+    r->name = strdup(name);
+    r->exact = 1;
+    r->rank_total = calloc((size_t)t->nranks, sizeof *r->rank_total);
+    r->rank_count = calloc((size_t)t->nranks, sizeof *r->rank_count);
+    if (r->name == NULL || r->rank_total == NULL || r->rank_count == NULL) {
+        free(r->name);
+        free(r->rank_total);
+        free(r->rank_count);
+        return NULL;
+    }
+    t->slots[i] = (uint32_t)++t->n;
+    return r;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+int tl_name_table_rank_index(const tl_name_table *t, int rank)
+{
+    int *hit = bsearch(&rank, t->ranks, (size_t)t->nranks, sizeof *t->ranks, cmp_int);
+    return hit ? (int)(hit - t->ranks) : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* min, max, mean, median, std (sample), imbalance over the ranks that have the row. */
+static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
+{
+    int k = 0;
+    double sum = 0;
+    r->rank_min = INFINITY;
+    r->rank_max = -INFINITY;
+    for (int i = 0; i < t->nranks; i++) {
+        if (r->rank_count[i] == 0)
+            continue;
+        double v = r->rank_total[i];
+        scratch[k++] = v;
+        sum += v;
+        if (v < r->rank_min) {
+            r->rank_min = v;
+            r->rank_of_min = t->ranks[i];
+        }
+        if (v > r->rank_max) {
+            r->rank_max = v;
+            r->rank_of_max = t->ranks[i];
+        }
+    }
+    r->nranks_with = k;
+    if (k == 0)
+        return;
+    r->rank_mean = sum / k;
+    double ss = 0;
+    for (int i = 0; i < k; i++)
+        ss += (scratch[i] - r->rank_mean) * (scratch[i] - r->rank_mean);
+    r->rank_std = k > 1 ? sqrt(ss / (k - 1)) : 0;
+    qsort(scratch, (size_t)k, sizeof *scratch, cmp_double);
+    r->rank_median = k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+    r->imbalance = r->rank_mean > 0 ? r->rank_max / r->rank_mean : 1.0;
+}
+
+int tl_name_table_build(tl_name_table *t, tl_profile *const *profiles, size_t n)
+{
+    memset(t, 0, sizeof *t);
+    t->ranks = malloc((n ? n : 1) * sizeof *t->ranks);
+    if (t->ranks == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!tl_profile_usable(profiles[i]))
+            continue;
+        int r = profiles[i]->rank;
+        int seen = 0;
+        for (int k = 0; k < t->nranks && !seen; k++)
+            seen = t->ranks[k] == r;
+        if (!seen)
+            t->ranks[t->nranks++] = r;
+    }
+    qsort(t->ranks, (size_t)t->nranks, sizeof *t->ranks, cmp_int);
+    for (size_t i = 0; i < n; i++) {
+        const tl_profile *p = profiles[i];
+        if (!tl_profile_usable(p))
+            continue;
+        int ri = tl_name_table_rank_index(t, p->rank);
+        for (uint32_t s = 0; s < p->nstats; s++) {
+            const tl_name_stat *st = &p->stats[s];
+            const char *name = tl_strtab_get(&p->strs, st->name);
+            int group = tl_group_of(st->cat_class);
+            /* ProfilerStep#N are the steps, not sections: see the step table. */
+            if (strncmp(name, "ProfilerStep#", 13) == 0)
+                continue;
+            tl_name_row *r = row_for(t, group, name);
+            if (r == NULL)
+                return -1;
+            tl_dur_stat_merge(&r->all, &st->d, TL_PROFILE_MAX_SAMPLES);
+            if (st->from_summary)
+                r->exact = 0;
+            r->rank_total[ri] += (double)st->d.total;
+            r->rank_count[ri] += st->d.count;
+        }
+    }
+    double *scratch = malloc(((size_t)t->nranks + 1) * sizeof *scratch);
+    if (scratch == NULL)
+        return -1;
+    for (size_t i = 0; i < t->n; i++)
+        across_ranks(t, &t->rows[i], scratch);
+    free(scratch);
+    return 0;
+}
+
+void tl_name_table_release(tl_name_table *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->rows[i].name);
+        free(t->rows[i].rank_total);
+        free(t->rows[i].rank_count);
+        tl_dur_stat_release(&t->rows[i].all);
+    }
+    free(t->rows);
+    free(t->slots);
+    free(t->ranks);
+    memset(t, 0, sizeof *t);
+}
+
+static int by_total_desc(const void *a, const void *b, void *ctx)
+{
+    const tl_name_table *t = ctx;
+    const tl_name_row *x = &t->rows[*(const size_t *)a];
+    const tl_name_row *y = &t->rows[*(const size_t *)b];
+    if (x->all.total != y->all.total)
+        return x->all.total < y->all.total ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count)
+{
+    size_t *idx = malloc((t->n ? t->n : 1) * sizeof *idx);
+    *count = 0;
+    if (idx == NULL)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->rows[i].group == group)
+            idx[(*count)++] = i;
+    qsort_r(idx, *count, sizeof *idx, by_total_desc, (void *)t);
+    return idx;
+}

@@ -1,0 +1,59 @@
+/*
+ * names.h - statistics per name across ranks: the table users come for.
+ *
+ * Rows are (group, name): a group gathers categories that mean the same thing
+ * across producers (cpu_op and Operator are "ops"; kernel, gpu_memcpy, Memcpy
+ * are "kernels"; a report's sections and stages and user annotations are
+ * "sections"). Each row merges the statistics of every rank and keeps each
+ * rank's total, so it can say which rank spent least and most and how
+ * unbalanced the ranks are (imbalance = max / mean of the per-rank totals).
+ */
+#ifndef TALLY_NAMES_H
+#define TALLY_NAMES_H
+
+#include "profile.h"
+
+enum tl_group {
+    TL_GROUP_SECTIONS = 0,
+    TL_GROUP_ITERATIONS,
+    TL_GROUP_OPS,
+    TL_GROUP_KERNELS,
+    TL_GROUP_RUNTIME,
+    TL_GROUP_PYTHON,
+    TL_GROUP_GPU_ANNOTATIONS,
+    TL_GROUP_OTHER,
+    TL_GROUP_COUNT
+};
+const char *tl_group_name(int group);
+int tl_group_of(int cat_class);
+
+typedef struct tl_name_row {
+    int group;
+    char *name;
+    tl_dur_stat all;          /* every rank merged, ns */
+    int exact;                /* every part came from events (std, median valid) */
+    double *rank_total;       /* [nranks] ns, by rank index */
+    uint64_t *rank_count;     /* [nranks] */
+    /* across ranks, over the ranks that have the name */
+    int nranks_with;
+    double rank_min, rank_max, rank_mean, rank_median, rank_std, imbalance;
+    int rank_of_min, rank_of_max; /* rank numbers */
+} tl_name_row;
+
+typedef struct tl_name_table {
+    tl_name_row *rows;
+    size_t n, cap;
+    uint32_t *slots;
+    size_t nslots;
+    int nranks;
+    int *ranks;               /* rank index -> rank number, ascending */
+} tl_name_table;
+
+/* Build from the usable profiles (sessions of one rank add up). */
+int tl_name_table_build(tl_name_table *t, tl_profile *const *profiles, size_t n);
+void tl_name_table_release(tl_name_table *t);
+/* Indices of the rows of group, by total time descending (malloc'd). */
+size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count);
+int tl_name_table_rank_index(const tl_name_table *t, int rank);
+
+#endif

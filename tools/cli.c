@@ -1,0 +1,134 @@
+/*
+ * cli.c - common options, exit codes and input reading for the subcommands.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char common_help[] =
+    "common options:\n"
+    "  -j, --jobs N        read N files at once (default: the number of cores)\n"
+    "  --strict            treat every warning as an error\n"
+    "  -q, --quiet         print no warnings\n"
+    "  --progress, --no-progress   progress on stderr (default: only on a terminal)\n"
+    "  -h, --help          this help\n";
+
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage)
+{
+    memset(cli, 0, sizeof *cli);
+    cli->cmd = argv[0];
+    cli->jobs = default_jobs();
+    cli->progress = -1;
+    cli->inputs = calloc((size_t)argc + 1, sizeof *cli->inputs);
+    if (cli->inputs == NULL)
+        return -1;
+    int only_inputs = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_inputs || a[0] != '-' || a[1] == '\0') {
+            cli->inputs[cli->ninputs++] = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_inputs = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            printf("%s\n%s", usage, common_help);
+            return 1;
+        } else if (!strcmp(a, "--strict")) {
+            cli->strict = 1;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            cli->quiet = 1;
+        } else if (!strcmp(a, "--progress")) {
+            cli->progress = 1;
+        } else if (!strcmp(a, "--no-progress")) {
+            cli->progress = 0;
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "--jobs=", 7)) {
+            const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
+                            : a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
+            char *end;
+            long n = v ? strtol(v, &end, 10) : 0;
+            if (v == NULL || *end != '\0' || n < 1 || n > 1024) {
+                fprintf(stderr, "tally %s: --jobs needs a number from 1 to 1024\n", cli->cmd);
+                return -1;
+            }
+            cli->jobs = (int)n;
+        } else {
+            const tl_cli_opt *o = opts;
+            for (; o && o->name; o++) {
+                size_t nl = strlen(o->name);
+                if (!strcmp(a, o->name) || (o->alias && !strcmp(a, o->alias)))
+                    break;
+                if (o->takes_value && !strncmp(a, o->name, nl) && a[nl] == '=')
+                    break;
+            }
+            if (o == NULL || o->name == NULL) {
+                fprintf(stderr, "tally %s: unknown option '%s'\n%s\n", cli->cmd, a, usage);
+                return -1;
+            }
+            if (!o->takes_value) {
+                *o->flag = 1;
+                continue;
+            }
+            const char *eq = strchr(a, '=');
+            if (eq && !strncmp(a, o->name, strlen(o->name)))
+                *o->value = eq + 1;
+            else if (i + 1 < argc)
+                *o->value = argv[++i];
+            else {
+                fprintf(stderr, "tally %s: %s needs a value\n", cli->cmd, o->name);
+                return -1;
+            }
+        }
+    }
+    if (cli->progress < 0)
+        cli->progress = isatty(STDERR_FILENO);
+    return 0;
+}
+
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run)
+{
+    tl_ingest_options opt;
+    tl_ingest_options_init(&opt);
+    opt.jobs = cli->jobs;
+    opt.progress = cli->progress;
+    tl_run_init(run);
+    size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
+    if (!cli->quiet)
+        for (size_t i = 0; i < run->nproblems; i++)
+            fprintf(stderr, "tally: %s\n", run->problems[i]);
+    return usable;
+}
+
+const char *tl_rank_source_name(int source)
+{
+    switch (source) {
+    case TL_RANK_CONTENT: return "content";
+    case TL_RANK_NAME: return "name";
+    case TL_RANK_ORDER: return "order";
+    default: return "unknown";
+    }
+}
+
+int tl_cli_close_output(FILE *f, const char *name)
+{
+    int bad = fflush(f) != 0 || ferror(f);
+    int err = errno;
+    if (f != stdout && fclose(f) != 0 && !bad) {
+        bad = 1;
+        err = errno;
+    }
+    if (bad) {
+        fprintf(stderr, "tally: %s: write failed: %s\n", name, strerror(err ? err : EIO));
+        return -1;
+    }
+    return 0;
+}

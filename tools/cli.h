@@ -1,0 +1,54 @@
+/*
+ * cli.h - what every subcommand shares: the common options (--jobs, --strict,
+ * --quiet, --progress/--no-progress, --help), the exit codes of DESIGN.md, and
+ * reading the inputs into a run.
+ */
+#ifndef TALLY_CLI_H
+#define TALLY_CLI_H
+
+#include <stdio.h>
+
+#include "ingest.h"
+
+enum tl_exit {
+    TL_EXIT_OK = 0,
+    TL_EXIT_GATE = 1,      /* a gate failed: compare regression, validate problems, --strict */
+    TL_EXIT_USAGE = 2,
+    TL_EXIT_NO_INPUT = 3,  /* no usable input */
+    TL_EXIT_OUTPUT = 4,    /* an output could not be written */
+};
+
+typedef struct tl_cli {
+    const char *cmd;
+    const char **inputs;
+    int ninputs;
+    int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
+    int json;
+    const char *output;                /* -o */
+} tl_cli;
+
+/* A command-specific option: `name` ("--json"), whether it takes a value, and
+ * where to store it (int flag set to 1, or const char * value). */
+typedef struct tl_cli_opt {
+    const char *name;
+    const char *alias;  /* e.g. "-o", or NULL */
+    int takes_value;
+    int *flag;
+    const char **value;
+} tl_cli_opt;
+
+/* Parse argv (argv[0] is the subcommand). Returns 0, 1 when --help was
+ * printed, or -1 after printing a usage error. */
+int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
+
+/* Read the inputs into run with the parsed options. Prints discovery problems
+ * unless --quiet. */
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run);
+
+/* "rank source" words for output: content, name, order. */
+const char *tl_rank_source_name(int source);
+
+/* Close an output stream, reporting write errors (full disk) as DESIGN.md asks. */
+int tl_cli_close_output(FILE *f, const char *name);
+
+#endif

@@ -1,0 +1,54 @@
+/*
+ * cmd_validate.c - `tally validate INPUT...`: every problem of every input,
+ * one line each ("tally: file: offset N: what was expected"); exit 1 when
+ * there is any problem, 0 when every input is a clean profile.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "commands.h"
+
+int tl_cmd_validate(int argc, char **argv)
+{
+    static const char usage[] = "usage: tally validate INPUT...";
+    tl_cli cli;
+    int rc = tl_cli_parse(&cli, argc, argv, NULL, usage);
+    if (rc != 0) {
+        free(cli.inputs);
+        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
+    }
+    if (cli.ninputs == 0) {
+        fprintf(stderr, "%s\n", usage);
+        free(cli.inputs);
+        return TL_EXIT_USAGE;
+    }
+    tl_run run;
+    int quiet = cli.quiet;
+    cli.quiet = 1; /* printed below, in one place */
+    tl_cli_ingest(&cli, &run);
+    uint64_t problems = run.nproblems, clean = 0;
+    for (size_t i = 0; i < run.nproblems; i++)
+        printf("%s\n", run.problems[i]);
+    for (size_t i = 0; i < run.n; i++) {
+        const tl_profile *p = run.profiles[i];
+        uint64_t n = (uint64_t)p->nwarnings + p->warnings_dropped;
+        for (int w = 0; w < p->nwarnings; w++)
+            printf("%s: %s\n", p->path, p->warnings[w]);
+        if (p->warnings_dropped)
+            printf("%s: %" PRIu64 " more problems\n", p->path, p->warnings_dropped);
+        problems += n;
+        clean += n == 0 && !p->skipped;
+    }
+    if (!quiet)
+        fprintf(stderr, "tally validate: %zu inputs, %" PRIu64 " clean, %" PRIu64 " problems\n",
+                run.n + run.nproblems, clean, problems);
+    rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+         : run.n + run.nproblems == 0           ? TL_EXIT_NO_INPUT
+         : problems                             ? TL_EXIT_GATE
+                                                : TL_EXIT_OK;
+    tl_run_release(&run);
+    free(cli.inputs);
+    return rc;
+}

@@ -1,0 +1,81 @@
+/*
+ * discover.h - find the inputs: files, directories (walked recursively in
+ * sorted order) and archives (.zip, .tar, .tar.gz/.tgz, .tar.zst, ... read
+ * through libarchive as streams, never extracted to disk).
+ *
+ * Discovery is two steps so that --jobs can spread work across files:
+ * tl_inputs_collect() lists the items (a plain file or a whole archive) in a
+ * deterministic order, and tl_item_each() opens one item and hands every
+ * input in it (the file itself, or each archive member in archive order) to a
+ * callback as a byte stream. Whether a file is an archive is decided from its
+ * bytes, not its name. Archives are treated as hostile: member count, member
+ * size and total size are limited, and member paths are only ever displayed.
+ */
+#ifndef TALLY_DISCOVER_H
+#define TALLY_DISCOVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace_stream.h" /* tl_read_fn */
+
+enum tl_item_kind { TL_ITEM_FILE = 1, TL_ITEM_ARCHIVE = 2 };
+
+typedef struct tl_item {
+    char *path;
+    int kind;
+    int from_walk;        /* found by walking a directory, not named by the user */
+} tl_item;
+
+typedef struct tl_item_list {
+    tl_item *items;
+    size_t n, cap;
+    char **errors;        /* paths that could not be read, with the reason */
+    size_t nerrors, errors_cap;
+} tl_item_list;
+
+typedef struct tl_limits {
+    uint64_t max_members;        /* archive members considered (default 100000) */
+    uint64_t max_input_bytes;    /* decompressed bytes of one input (default 64 GiB) */
+    uint64_t max_archive_bytes;  /* decompressed bytes of one archive (default 256 GiB) */
+    int max_depth;               /* directory depth (default 64) */
+} tl_limits;
+
+void tl_limits_init(tl_limits *l);
+
+void tl_item_list_init(tl_item_list *l);
+void tl_item_list_release(tl_item_list *l);
+
+/* List the items of the given paths. Errors (a path that does not exist or
+ * cannot be read) are recorded in list->errors; returns the number of items. */
+size_t tl_inputs_collect(tl_item_list *list, const char *const *paths, size_t npaths,
+                         const tl_limits *limits);
+
+/* One input as a byte stream. name is what messages and reports show: the
+ * file path, or "archive.zip:member/path". */
+typedef struct tl_input {
+    const char *name;
+    const char *path;     /* the file on disk (the archive for a member) */
+    const char *member;   /* NULL, or the member path inside the archive */
+    int from_walk;
+    int64_t size;         /* bytes as stored (compressed size unknown: -1) */
+    tl_read_fn read;
+    void *ctx;
+} tl_input;
+
+/* Called for each input of an item. Return 0 to go on, nonzero to stop. */
+typedef int (*tl_input_fn)(const tl_input *in, void *user);
+
+/* A problem with the item itself (an archive that cannot be opened, a
+ * member over the limits): reported through this callback, the walk goes on. */
+typedef void (*tl_item_problem_fn)(const char *name, const char *what, void *user);
+
+/* Open the item and call fn for each input in it. Returns 0, or -1 when the
+ * item could not be opened at all (problem was called). */
+int tl_item_each(const tl_item *item, const tl_limits *limits, tl_input_fn fn,
+                 tl_item_problem_fn problem, void *user);
+
+/* Sniff the first bytes of a file: is it an archive libarchive should read? */
+int tl_bytes_look_like_archive(const unsigned char *buf, size_t len);
+
+#endif

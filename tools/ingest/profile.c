@@ -1,0 +1,467 @@
+/*
+ * profile.c - building a per-rank profile (see profile.h): interned strings,
+ * the (category, name) statistics table, GPU events, steps, memory, counters,
+ * and the classification of categories and kernel names.
+ */
+#include "profile.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- names -------------------------------------------------------------- */
+
+const char *tl_format_name(int format)
+{
+    switch (format) {
+    case TL_FMT_TALLY_REPORT: return "tally-report";
+    case TL_FMT_CHROME_TRACE: return "chrome-trace";
+    case TL_FMT_KINETO: return "pytorch-profiler";
+    case TL_FMT_TALLY_TRACE: return "tally-trace";
+    case TL_FMT_FRAMEPACK: return "framepack-report";
+    case TL_FMT_INFERIX: return "inferix-report";
+    default: return "unknown";
+    }
+}
+
+const char *tl_kernel_type_name(int type)
+{
+    static const char *names[] = { "compute", "communication", "memory", "other" };
+    return type >= 0 && type < TL_KT_COUNT ? names[type] : "other";
+}
+
+static int has_prefix_ci(const char *s, size_t len, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && strncasecmp(s, prefix, n) == 0;
+}
+
+static int contains(const char *s, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; i + n <= len; i++)
+        if (memcmp(s + i, needle, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* DESIGN.md's kernel types. Unlike HTA, a "hip" prefix alone does not make a
+ * kernel communication (ROCm names every runtime call and many compute
+ * kernels hip*); RCCL kernels are named rccl* or ncclKernel* / ncclDevKernel*. */
+int tl_kernel_type_of(const char *name, size_t len, int cat_class)
+{
+    if (cat_class == TL_CC_SYNC)
+        return TL_KT_OTHER;
+    if (has_prefix_ci(name, len, "nccl") || has_prefix_ci(name, len, "hccl") ||
+        has_prefix_ci(name, len, "rccl") || contains(name, len, "ncclKernel") ||
+        contains(name, len, "ncclDevKernel"))
+        return TL_KT_COMM;
+    if (cat_class == TL_CC_MEMCPY || cat_class == TL_CC_MEMSET || has_prefix_ci(name, len, "memcpy") ||
+        has_prefix_ci(name, len, "memset") || has_prefix_ci(name, len, "dma"))
+        return TL_KT_MEMORY;
+    return TL_KT_COMPUTE;
+}
+
+static const struct {
+    const char *cat;
+    int cc;
+} cat_table[] = {
+    { "cpu_op", TL_CC_CPU_OP },
+    { "Operator", TL_CC_CPU_OP },
+    { "user_annotation", TL_CC_USER_ANNOTATION },
+    { "gpu_user_annotation", TL_CC_GPU_ANNOTATION },
+    { "cuda_runtime", TL_CC_RUNTIME },
+    { "Runtime", TL_CC_RUNTIME },
+    { "cuda_driver", TL_CC_DRIVER },
+    { "kernel", TL_CC_KERNEL },
+    { "Kernel", TL_CC_KERNEL },
+    { "gpu_memcpy", TL_CC_MEMCPY },
+    { "Memcpy", TL_CC_MEMCPY },
+    { "gpu_memset", TL_CC_MEMSET },
+    { "Memset", TL_CC_MEMSET },
+    { "cuda_sync", TL_CC_SYNC },
+    { "python_function", TL_CC_PYTHON },
+    { "section", TL_CC_SECTION },
+    { "stage", TL_CC_SECTION },
+    { "iteration", TL_CC_ITERATION },
+};
+
+int tl_cat_class_of(const char *cat, size_t len)
+{
+    for (size_t i = 0; i < sizeof cat_table / sizeof cat_table[0]; i++)
+        if (strlen(cat_table[i].cat) == len && memcmp(cat_table[i].cat, cat, len) == 0)
+            return cat_table[i].cc;
+    return TL_CC_OTHER;
+}
+
+const char *tl_cat_class_name(int cc)
+{
+    static const char *names[TL_CC_COUNT] = {
+        "other", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_runtime",
+        "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "python_function",
+        "section", "iteration",
+    };
+    return cc >= 0 && cc < TL_CC_COUNT ? names[cc] : "other";
+}
+
+/* ---- string table ------------------------------------------------------- */
+
+static uint64_t hash_bytes(const char *s, size_t n, uint64_t h)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+#define FNV_BASIS 1469598103934665603ull
+
+void tl_strtab_init(tl_strtab *t) { memset(t, 0, sizeof *t); }
+
+void tl_strtab_release(tl_strtab *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->strs[i]);
+    free(t->strs);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static int strtab_rehash(tl_strtab *t)
+{
+    uint32_t n = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (uint32_t id = 0; id < t->n; id++) {
+        uint32_t i = (uint32_t)hash_bytes(t->strs[id], strlen(t->strs[id]), FNV_BASIS) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = n;
+    return 0;
+}
+
+uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len)
+{
+    if (t->nslots == 0)
+        return UINT32_MAX;
+    uint32_t i = (uint32_t)hash_bytes(s, len, FNV_BASIS) & (t->nslots - 1);
+    while (t->slots[i]) {
+        const char *x = t->strs[t->slots[i] - 1];
+        if (strncmp(x, s, len) == 0 && x[len] == '\0')
+            return t->slots[i] - 1;
+        i = (i + 1) & (t->nslots - 1);
+    }
+    return UINT32_MAX;
+}
+
+uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
+{
+    uint32_t id = tl_strtab_find(t, s, len);
+    if (id != UINT32_MAX)
+        return id;
+    if ((t->n + 1) * 2 > t->nslots && strtab_rehash(t) != 0)
+        return UINT32_MAX;
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 64;
+        char **p = realloc(t->strs, cap * sizeof *p);
+        if (p == NULL)
+            return UINT32_MAX;
+        t->strs = p;
+        t->cap = cap;
+    }
+    char *copy = malloc(len + 1);
+    if (copy == NULL)
+        return UINT32_MAX;
+    memcpy(copy, s, len);
+    copy[len] = '\0';
+    id = t->n++;
+    t->strs[id] = copy;
+    t->bytes += len + 1;
+    uint32_t i = (uint32_t)hash_bytes(s, len, FNV_BASIS) & (t->nslots - 1);
+    while (t->slots[i])
+        i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = id + 1;
+    return id;
+}
+
+/* ---- the profile -------------------------------------------------------- */
+
+void tl_profile_init(tl_profile *p, const char *path)
+{
+    memset(p, 0, sizeof *p);
+    p->path = strdup(path ? path : "");
+    p->rank = -1;
+    p->base_time_ns = INT64_MIN;
+    p->start_ns = INT64_MAX;
+    p->end_ns = INT64_MIN;
+    tl_strtab_init(&p->strs);
+    tl_strtab_init(&p->cats);
+}
+
+void tl_profile_release(tl_profile *p)
+{
+    free(p->path);
+    for (uint32_t i = 0; i < p->nstats; i++)
+        tl_dur_stat_release(&p->stats[i].d);
+    free(p->stats);
+    free(p->stat_slots);
+    free(p->streams);
+    free(p->gpu);
+    free(p->steps);
+    free(p->mem);
+    free(p->snapshots);
+    free(p->counters);
+    free(p->gpu_samples);
+    free(p->devices);
+    free(p->cat_counts);
+    for (int i = 0; i < p->nwarnings; i++)
+        free(p->warnings[i]);
+    tl_strtab_release(&p->strs);
+    tl_strtab_release(&p->cats);
+    memset(p, 0, sizeof *p);
+}
+
+void tl_profile_free(tl_profile *p)
+{
+    if (p == NULL)
+        return;
+    tl_profile_release(p);
+    free(p);
+}
+
+void tl_profile_warn(tl_profile *p, const char *fmt, ...)
+{
+    if (p->nwarnings == TL_PROFILE_MAX_WARNINGS) {
+        p->warnings_dropped++;
+        return;
+    }
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *w = strdup(buf);
+    if (w != NULL)
+        p->warnings[p->nwarnings++] = w;
+}
+
+/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one more. */
+static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 64;
+    void *x = realloc(*arr, c * elem);
+    if (x == NULL)
+        return -1;
+    *arr = x;
+    *cap = c;
+    return 0;
+}
+#define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
+
+static uint32_t pair_hash(uint32_t cat, uint32_t name)
+{
+    uint64_t h = ((uint64_t)cat << 32 | name) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static int stat_rehash(tl_profile *p)
+{
+    uint32_t n = p->nstat_slots ? p->nstat_slots * 2 : 256;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (uint32_t k = 0; k < p->nstats; k++) {
+        uint32_t i = pair_hash(p->stats[k].cat, p->stats[k].name) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = k + 1;
+    }
+    free(p->stat_slots);
+    p->stat_slots = slots;
+    p->nstat_slots = n;
+    return 0;
+}
+
+tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,
+                              size_t name_len)
+{
+    uint32_t c = tl_strtab_intern(&p->strs, cat, cat_len);
+    uint32_t n = tl_strtab_intern(&p->strs, name, name_len);
+    if (c == UINT32_MAX || n == UINT32_MAX)
+        return NULL;
+    if ((p->nstats + 1) * 2 > p->nstat_slots && stat_rehash(p) != 0)
+        return NULL;
+    uint32_t i = pair_hash(c, n) & (p->nstat_slots - 1);
+    while (p->stat_slots[i]) {
+        tl_name_stat *s = &p->stats[p->stat_slots[i] - 1];
+        if (s->cat == c && s->name == n)
+            return s;
+        i = (i + 1) & (p->nstat_slots - 1);
+    }
+    size_t cap = p->stats_cap;
+    if (GROW(p->stats, p->nstats, cap) != 0)
+        return NULL;
+    p->stats_cap = (uint32_t)cap;
+    tl_name_stat *s = &p->stats[p->nstats];
+    memset(s, 0, sizeof *s);
+    s->cat = c;
+    s->name = n;
+    s->cat_class = (uint8_t)tl_cat_class_of(cat, cat_len);
+    s->median_ns = s->p95_ns = s->std_ns = NAN;
+    p->stat_slots[i] = ++p->nstats;
+    return s;
+}
+
+int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name,
+                            size_t name_len, int64_t dur_ns)
+{
+    tl_name_stat *s = tl_profile_stat(p, cat, cat_len, name, name_len);
+    if (s == NULL)
+        return -1;
+    tl_dur_stat_add(&s->d, dur_ns > 0 ? (uint64_t)dur_ns : 0, TL_PROFILE_MAX_SAMPLES);
+    return 0;
+}
+
+uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream)
+{
+    for (uint32_t i = 0; i < p->nstreams; i++)
+        if (p->streams[i].device == device && p->streams[i].stream == stream)
+            return (uint16_t)i;
+    size_t cap = p->streams_cap;
+    if (p->nstreams >= UINT16_MAX || GROW(p->streams, p->nstreams, cap) != 0)
+        return UINT16_MAX;
+    p->streams_cap = (uint32_t)cap;
+    p->streams[p->nstreams] = (tl_gpu_stream){ device, stream };
+    return (uint16_t)p->nstreams++;
+}
+
+int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev)
+{
+    if (GROW(p->gpu, p->ngpu, p->gpu_cap) != 0)
+        return -1;
+    p->gpu[p->ngpu++] = *ev;
+    return 0;
+}
+
+int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns)
+{
+    if (GROW(p->steps, p->nsteps, p->steps_cap) != 0)
+        return -1;
+    p->steps[p->nsteps++] = (tl_step){ number, ts_ns, dur_ns };
+    return 0;
+}
+
+int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt)
+{
+    if (GROW(p->mem, p->nmem, p->mem_cap) != 0)
+        return -1;
+    p->mem[p->nmem++] = *pt;
+    return 0;
+}
+
+int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s)
+{
+    if (GROW(p->snapshots, p->nsnapshots, p->snapshots_cap) != 0)
+        return -1;
+    p->snapshots[p->nsnapshots++] = *s;
+    return 0;
+}
+
+int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s)
+{
+    if (GROW(p->gpu_samples, p->ngpu_samples, p->gpu_samples_cap) != 0)
+        return -1;
+    p->gpu_samples[p->ngpu_samples++] = *s;
+    return 0;
+}
+
+tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len)
+{
+    uint32_t id = tl_strtab_intern(&p->strs, name, len);
+    if (id == UINT32_MAX)
+        return NULL;
+    for (uint32_t i = 0; i < p->ncounters; i++)
+        if (p->counters[i].name == id)
+            return &p->counters[i];
+    size_t cap = p->counters_cap;
+    if (GROW(p->counters, p->ncounters, cap) != 0)
+        return NULL;
+    p->counters_cap = (uint32_t)cap;
+    tl_counter *c = &p->counters[p->ncounters++];
+    memset(c, 0, sizeof *c);
+    c->name = id;
+    return c;
+}
+
+void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)
+{
+    uint32_t id = tl_strtab_intern(&p->cats, cat, len);
+    if (id == UINT32_MAX)
+        return;
+    if (id >= p->cat_counts_cap) {
+        uint32_t cap = p->cat_counts_cap ? p->cat_counts_cap * 2 : 32;
+        while (cap <= id)
+            cap *= 2;
+        uint64_t *x = realloc(p->cat_counts, cap * sizeof *x);
+        if (x == NULL)
+            return;
+        memset(x + p->cat_counts_cap, 0, (cap - p->cat_counts_cap) * sizeof *x);
+        p->cat_counts = x;
+        p->cat_counts_cap = cap;
+    }
+    p->cat_counts[id]++;
+}
+
+void tl_profile_span(tl_profile *p, int64_t start_ns, int64_t end_ns)
+{
+    if (start_ns < p->start_ns)
+        p->start_ns = start_ns;
+    if (end_ns > p->end_ns)
+        p->end_ns = end_ns;
+}
+
+static int by_step(const void *a, const void *b)
+{
+    const tl_step *x = a, *y = b;
+    if (x->number != y->number)
+        return x->number < y->number ? -1 : 1;
+    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+static int by_gpu_start(const void *a, const void *b)
+{
+    const tl_gpu_event *x = a, *y = b;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    if (x->dur_ns != y->dur_ns)
+        return x->dur_ns < y->dur_ns ? -1 : 1;
+    if (x->stream != y->stream)
+        return x->stream < y->stream ? -1 : 1;
+    return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static int by_mem_ts(const void *a, const void *b)
+{
+    const tl_mem_point *x = a, *y = b;
+    return x->ts_ns < y->ts_ns ? -1 : x->ts_ns > y->ts_ns;
+}
+
+void tl_profile_finish(tl_profile *p)
+{
+    if (p->nsteps > 1)
+        qsort(p->steps, p->nsteps, sizeof *p->steps, by_step);
+    if (p->ngpu > 1)
+        qsort(p->gpu, p->ngpu, sizeof *p->gpu, by_gpu_start);
+    if (p->nmem > 1)
+        qsort(p->mem, p->nmem, sizeof *p->mem, by_mem_ts);
+}

@@ -1,0 +1,246 @@
+/*
+ * profile.h - the per-rank profile: what ingest makes of one input file (one
+ * session of one rank) and what the analysis reads.
+ *
+ * A profile is a compact summary, never the raw event list: interned names,
+ * statistics per (category, name), the GPU events (kernels, copies, sets,
+ * syncs with a stream) as intervals with their kernel type and launch time,
+ * the ProfilerStep table, memory series and snapshots, counters, and what was
+ * seen (events by phase and category, warnings). Its memory grows with the
+ * number of distinct names and GPU events, not with the number of CPU events.
+ *
+ * All times are int64 nanoseconds. Trace times are relative to the trace's
+ * own zero; base_time_ns (Kineto's baseTimeNanoseconds, or a report's start
+ * time) places them on the wall clock when known.
+ */
+#ifndef TALLY_PROFILE_H
+#define TALLY_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+enum tl_format {
+    TL_FMT_UNKNOWN = 0,
+    TL_FMT_TALLY_REPORT,  /* libtally's report.json */
+    TL_FMT_CHROME_TRACE,  /* Trace Event Format, no PyTorch markers */
+    TL_FMT_KINETO,        /* PyTorch profiler trace */
+    TL_FMT_TALLY_TRACE,   /* libtally's trace.json(.gz) */
+    TL_FMT_FRAMEPACK,     /* FramePack profiling_report.json */
+    TL_FMT_INFERIX,       /* Inferix per-rank profiling report */
+};
+const char *tl_format_name(int format);
+
+/* How the rank was found, in DESIGN.md's order of preference. */
+enum tl_rank_source { TL_RANK_UNKNOWN = 0, TL_RANK_CONTENT, TL_RANK_NAME, TL_RANK_ORDER };
+
+/* Kinds of GPU events (HTA's kernel types, plus sync events as "other"). */
+enum tl_kernel_type { TL_KT_COMPUTE = 0, TL_KT_COMM, TL_KT_MEMORY, TL_KT_OTHER, TL_KT_COUNT };
+const char *tl_kernel_type_name(int type);
+/* Classify a GPU event by name and category (see DESIGN.md, GPU temporal breakdown). */
+int tl_kernel_type_of(const char *name, size_t len, int cat_class);
+
+/* Normalized categories: current and legacy Kineto names map to one class. */
+enum tl_cat_class {
+    TL_CC_OTHER = 0,
+    TL_CC_CPU_OP,           /* cpu_op, Operator */
+    TL_CC_USER_ANNOTATION,  /* user_annotation */
+    TL_CC_GPU_ANNOTATION,   /* gpu_user_annotation */
+    TL_CC_RUNTIME,          /* cuda_runtime, Runtime */
+    TL_CC_DRIVER,           /* cuda_driver */
+    TL_CC_KERNEL,           /* kernel, Kernel */
+    TL_CC_MEMCPY,           /* gpu_memcpy, Memcpy */
+    TL_CC_MEMSET,           /* gpu_memset, Memset */
+    TL_CC_SYNC,             /* cuda_sync */
+    TL_CC_PYTHON,           /* python_function */
+    TL_CC_SECTION,          /* a report's or the collector's section / stage */
+    TL_CC_ITERATION,        /* a report's or the collector's iteration loop */
+    TL_CC_COUNT
+};
+int tl_cat_class_of(const char *cat, size_t len);
+const char *tl_cat_class_name(int cc);
+
+/* ---- interned strings, per profile ------------------------------------- */
+
+typedef struct tl_strtab {
+    char **strs;        /* id -> NUL-terminated copy */
+    uint32_t n, cap;
+    uint32_t *slots;    /* open addressing: id + 1, or 0 */
+    uint32_t nslots;
+    size_t bytes;
+} tl_strtab;
+
+void tl_strtab_init(tl_strtab *t);
+void tl_strtab_release(tl_strtab *t);
+/* Id of the string s[0..len), added if new. UINT32_MAX when out of memory. */
+uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len);
+/* Id of s if present, else UINT32_MAX. */
+uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len);
+static inline const char *tl_strtab_get(const tl_strtab *t, uint32_t id)
+{
+    return id < t->n ? t->strs[id] : "";
+}
+
+/* ---- statistics per (category, name) ------------------------------------ */
+
+typedef struct tl_name_stat {
+    uint32_t cat;        /* strtab id of the category as written */
+    uint32_t name;       /* strtab id */
+    uint8_t cat_class;   /* tl_cat_class */
+    uint8_t from_summary;/* built from a report's summary numbers, not from events:
+                          * d.m2/d.hist are empty; median/p95/std below if known */
+    double median_ns, p95_ns, std_ns; /* from_summary only; NaN when unknown */
+    tl_dur_stat d;       /* durations in ns */
+} tl_name_stat;
+
+/* ---- GPU ---------------------------------------------------------------- */
+
+typedef struct tl_gpu_stream {
+    int64_t device, stream;
+} tl_gpu_stream;
+
+typedef struct tl_gpu_event {
+    int64_t ts_ns, dur_ns;
+    int64_t launch_ns;     /* ts of the launching runtime call; INT64_MIN if unknown */
+    int64_t correlation;   /* -1 if none */
+    uint32_t name;         /* strtab id */
+    uint16_t stream;       /* index into tl_profile.streams */
+    uint8_t type;          /* tl_kernel_type */
+    uint8_t cat_class;     /* tl_cat_class */
+} tl_gpu_event;
+
+/* ---- steps, memory, counters -------------------------------------------- */
+
+typedef struct tl_step {
+    int64_t number;        /* N of ProfilerStep#N, or the iteration index */
+    int64_t ts_ns, dur_ns;
+} tl_step;
+
+/* A point of a memory time series: Kineto [memory] instants, sampler points. */
+typedef struct tl_mem_point {
+    int64_t ts_ns;
+    int64_t device;        /* -1 host */
+    double allocated, reserved; /* bytes; NaN when not given */
+} tl_mem_point;
+
+/* A labelled memory snapshot from a report. NaN when a field is not given. */
+typedef struct tl_mem_snapshot {
+    uint32_t label;        /* strtab id */
+    int64_t ts_ns;         /* INT64_MIN when unknown */
+    double allocated, reserved, peak_allocated; /* device memory, bytes */
+    double rss, peak_rss;  /* host memory, bytes */
+} tl_mem_snapshot;
+
+typedef struct tl_counter {
+    uint32_t name;         /* strtab id (for C events: "name.key") */
+    tl_value_stat v;
+} tl_counter;
+
+/* A GPU metrics sample from a report's monitor (Inferix, libtally's sampler). */
+typedef struct tl_gpu_sample {
+    int64_t ts_ns;
+    int64_t device;
+    double mem_used, mem_total, util_pct, temperature_c, power_w; /* NaN when unknown */
+} tl_gpu_sample;
+
+typedef struct tl_device_info {
+    int64_t id;
+    char name[64];
+    double total_memory;   /* bytes; 0 when unknown */
+} tl_device_info;
+
+/* ---- the profile -------------------------------------------------------- */
+
+#define TL_PROFILE_MAX_WARNINGS 32
+
+typedef struct tl_profile {
+    char *path;            /* display name: a file path or "archive.zip:member/path" */
+    int format;            /* tl_format */
+    char format_detail[64];/* e.g. "object form", "array form, unterminated" */
+
+    int rank;              /* -1 until known */
+    int world_size;        /* 0 when unknown */
+    int rank_source;       /* tl_rank_source */
+    char rank_detail[96];  /* e.g. "distributedInfo.rank", "file name: rank3" */
+    int session;           /* 0-based session index within the rank (set when grouped) */
+
+    int64_t base_time_ns;  /* wall-clock time of ts 0; INT64_MIN when unknown */
+    int64_t start_ns, end_ns; /* span of the events seen; start > end when none */
+
+    tl_strtab strs;
+
+    tl_name_stat *stats;   /* per (category, name) */
+    uint32_t nstats, stats_cap;
+    uint32_t *stat_slots;  /* hash (cat, name) -> index + 1 */
+    uint32_t nstat_slots;
+
+    tl_gpu_stream *streams;
+    uint32_t nstreams, streams_cap;
+    tl_gpu_event *gpu;
+    size_t ngpu, gpu_cap;
+
+    tl_step *steps;
+    size_t nsteps, steps_cap;
+    tl_mem_point *mem;
+    size_t nmem, mem_cap;
+    tl_mem_snapshot *snapshots;
+    size_t nsnapshots, snapshots_cap;
+    tl_counter *counters;
+    uint32_t ncounters, counters_cap;
+    tl_gpu_sample *gpu_samples;
+    size_t ngpu_samples, gpu_samples_cap;
+    tl_device_info *devices;
+    uint32_t ndevices;
+
+    /* What was seen */
+    uint64_t events;       /* events read (every phase) */
+    uint64_t by_phase[128];/* by the first byte of "ph" */
+    uint64_t malformed;    /* events skipped as malformed */
+    uint64_t unknown_phase;/* events with a phase the format does not define */
+    tl_strtab cats;        /* categories seen, with counts in cat_counts */
+    uint64_t *cat_counts;
+    uint32_t cat_counts_cap;
+    int truncated;         /* cut in the middle: read up to the last complete event */
+    int unterminated;      /* array form without its closing ']' (valid per the format) */
+    uint64_t bytes;        /* decompressed bytes read */
+
+    char *warnings[TL_PROFILE_MAX_WARNINGS];
+    int nwarnings;
+    uint64_t warnings_dropped;
+    int skipped;           /* not a profile: skip_reason says why */
+    int error;             /* a fatal read error: the profile holds what came before */
+} tl_profile;
+
+/* Usable: read as a profile (not skipped as something else). */
+static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped; }
+
+void tl_profile_init(tl_profile *p, const char *path);
+void tl_profile_release(tl_profile *p);
+void tl_profile_free(tl_profile *p);
+
+/* Add a warning (printf-style). Beyond TL_PROFILE_MAX_WARNINGS they are counted. */
+void tl_profile_warn(tl_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The stat of (category, name), created if new; NULL when out of memory. */
+tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,
+                              size_t name_len);
+/* Record one duration for (cat, name). */
+int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name,
+                            size_t name_len, int64_t dur_ns);
+/* Samples kept per name for comparisons. */
+#define TL_PROFILE_MAX_SAMPLES 1000
+
+uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
+int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
+int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
+int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);
+int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);
+int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
+tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len);
+void tl_profile_count_category(tl_profile *p, const char *cat, size_t len);
+void tl_profile_span(tl_profile *p, int64_t start_ns, int64_t end_ns);
+/* Sort steps by number and GPU events by start (after reading). */
+void tl_profile_finish(tl_profile *p);
+
+#endif

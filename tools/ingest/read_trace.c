@@ -1,0 +1,470 @@
+/*
+ * read_trace.c - a Chrome / PyTorch profiler (Kineto) / libtally trace into a
+ * per-rank profile, one event at a time from trace_stream.
+ *
+ * What each phase becomes:
+ *   X        statistics per (category, name); GPU events (kernel, memcpy,
+ *            memset, and sync events that carry a stream) also become GPU
+ *            intervals; ProfilerStep#N on the CPU side becomes a step.
+ *   B/E      matched per (pid, tid) into durations, then as X.
+ *   i/I      Kineto's "[memory]" instants become memory points
+ *            ("Total Allocated", "Total Reserved", "Device Id").
+ *   C        every numeric arg becomes a counter "name.key".
+ *   others   counted by phase; unknown phases are counted as such.
+ * Runtime launches (cuda_runtime / cuda_driver / Runtime with a "correlation")
+ * are kept in a map so each GPU event learns when it was launched (the idle
+ * breakdown's host_wait needs it).
+ */
+#include "read_trace.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- correlation id -> launch ts ---------------------------------------- */
+
+typedef struct launch_map {
+    int64_t *keys, *ts; /* key INT64_MIN = empty */
+    size_t n, cap;
+} launch_map;
+
+static size_t slot_of(int64_t key, size_t cap)
+{
+    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int launch_put(launch_map *m, int64_t key, int64_t ts)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        int64_t *k = malloc(cap * sizeof *k), *t = malloc(cap * sizeof *t);
+        if (k == NULL || t == NULL) {
+            free(k);
+            free(t);
+            return -1;
+        }
+        for (size_t i = 0; i < cap; i++)
+            k[i] = INT64_MIN;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->keys[i] == INT64_MIN)
+                continue;
+            size_t j = slot_of(m->keys[i], cap);
+            while (k[j] != INT64_MIN)
+                j = (j + 1) & (cap - 1);
+            k[j] = m->keys[i];
+            t[j] = m->ts[i];
+        }
+        free(m->keys);
+        free(m->ts);
+        m->keys = k;
+        m->ts = t;
+        m->cap = cap;
+    }
+    size_t j = slot_of(key, m->cap);
+    while (m->keys[j] != INT64_MIN && m->keys[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    if (m->keys[j] == INT64_MIN)
+        m->n++;
+    m->keys[j] = key;
+    m->ts[j] = ts;
+    return 0;
+}
+
+static int launch_get(const launch_map *m, int64_t key, int64_t *ts)
+{
+    if (m->cap == 0)
+        return 0;
+    size_t j = slot_of(key, m->cap);
+    while (m->keys[j] != INT64_MIN) {
+        if (m->keys[j] == key) {
+            *ts = m->ts[j];
+            return 1;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    return 0;
+}
+
+/* ---- B/E matching -------------------------------------------------------- */
+
+typedef struct open_slice {
+    int64_t pid, tid, ts;
+    uint32_t cat, name; /* strtab ids */
+} open_slice;
+
+typedef struct be_stack {
+    open_slice *v;
+    size_t n, cap;
+    uint64_t unmatched_ends;
+} be_stack;
+
+/* ---- the reader --------------------------------------------------------- */
+
+typedef struct reader {
+    tl_profile *p;
+    launch_map launches;
+    be_stack be;
+    char *scratch;          /* unescaped strings */
+    size_t scratch_cap;
+    int kineto_hint;
+} reader;
+
+/* A string view as plain text: the bytes themselves when there is no escape,
+ * else decoded into the scratch buffer (valid until the next call). */
+static const char *text_of(reader *r, tl_view v, size_t *len)
+{
+    if (v.ptr == NULL) {
+        *len = 0;
+        return "";
+    }
+    if (memchr(v.ptr, '\\', v.len) == NULL) {
+        *len = v.len;
+        return v.ptr;
+    }
+    size_t need = tl_view_unescape(v, r->scratch, r->scratch_cap);
+    if (need + 1 > r->scratch_cap) {
+        char *s = realloc(r->scratch, need + 1);
+        if (s == NULL) {
+            *len = v.len;
+            return v.ptr;
+        }
+        r->scratch = s;
+        r->scratch_cap = need + 1;
+        need = tl_view_unescape(v, r->scratch, r->scratch_cap);
+    }
+    *len = need;
+    return r->scratch;
+}
+
+static int is_gpu_class(int cc)
+{
+    return cc == TL_CC_KERNEL || cc == TL_CC_MEMCPY || cc == TL_CC_MEMSET || cc == TL_CC_SYNC;
+}
+
+/* "ProfilerStep#12" -> 12 */
+static int profiler_step(const char *name, size_t len, int64_t *n)
+{
+    static const char prefix[] = "ProfilerStep#";
+    size_t pl = sizeof prefix - 1;
+    if (len <= pl || memcmp(name, prefix, pl) != 0)
+        return 0;
+    int64_t v = 0;
+    for (size_t i = pl; i < len; i++) {
+        if (name[i] < '0' || name[i] > '9' || v > (INT64_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (name[i] - '0');
+    }
+    *n = v;
+    return 1;
+}
+
+static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
+                           size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
+{
+    tl_profile *p = r->p;
+    tl_name_stat *s = tl_profile_stat(p, cat, cat_len, name, name_len);
+    if (s == NULL)
+        return;
+    if (dur < 0) {
+        tl_profile_warn(p, "offset %" PRIu64 ": event \"%.*s\" has a negative duration; counted as 0",
+                        ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+        dur = 0;
+    }
+    tl_dur_stat_add(&s->d, (uint64_t)dur, TL_PROFILE_MAX_SAMPLES);
+    tl_profile_span(p, ts, ts + dur);
+    int cc = s->cat_class;
+    if (cc != TL_CC_OTHER)
+        r->kineto_hint = 1;
+
+    if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
+        if (ev->has_correlation)
+            launch_put(&r->launches, ev->correlation, ts);
+        return;
+    }
+    int64_t step;
+    if (cc != TL_CC_GPU_ANNOTATION && profiler_step(name, name_len, &step)) {
+        tl_profile_add_step(p, step, ts, dur);
+        r->kineto_hint = 1;
+        return;
+    }
+    /* GPU events are the events with a stream (HTA); sync events only count when
+     * they carry one. Legacy traces without args fall back to pid/tid. */
+    if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream))
+        return;
+    int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
+    int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
+    tl_gpu_event g = {
+        .ts_ns = ts,
+        .dur_ns = dur,
+        .launch_ns = INT64_MIN,
+        .correlation = ev->has_correlation ? ev->correlation : -1,
+        .name = s->name,
+        .stream = tl_profile_stream(p, device, stream),
+        .type = (uint8_t)tl_kernel_type_of(name, name_len, cc),
+        .cat_class = (uint8_t)cc,
+    };
+    tl_profile_add_gpu(p, &g);
+}
+
+static void begin_event(reader *r, const char *cat, size_t cat_len, const char *name,
+                        size_t name_len, const tl_trace_event *ev)
+{
+    be_stack *b = &r->be;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        open_slice *v = realloc(b->v, cap * sizeof *v);
+        if (v == NULL)
+            return;
+        b->v = v;
+        b->cap = cap;
+    }
+    open_slice *o = &b->v[b->n++];
+    o->pid = ev->pid;
+    o->tid = ev->tid;
+    o->ts = ev->ts_ns;
+    o->cat = tl_strtab_intern(&r->p->strs, cat, cat_len);
+    o->name = tl_strtab_intern(&r->p->strs, name, name_len);
+}
+
+/* E closes the innermost open B of the same (pid, tid). */
+static void end_event(reader *r, const tl_trace_event *ev)
+{
+    be_stack *b = &r->be;
+    for (size_t i = b->n; i-- > 0;) {
+        if (b->v[i].pid != ev->pid || b->v[i].tid != ev->tid)
+            continue;
+        open_slice o = b->v[i];
+        memmove(&b->v[i], &b->v[i + 1], (b->n - i - 1) * sizeof *b->v);
+        b->n--;
+        const char *cat = tl_strtab_get(&r->p->strs, o.cat);
+        const char *name = tl_strtab_get(&r->p->strs, o.name);
+        complete_event(r, cat, strlen(cat), name, strlen(name), ev, o.ts, ev->ts_ns - o.ts);
+        return;
+    }
+    b->unmatched_ends++;
+}
+
+static double number_arg(tl_view args, const char *key, int *found)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    *found = 0;
+    tl_args_iter_init(&it, args);
+    while (tl_args_next(&it, &k, &v)) {
+        if (tl_view_eq(k, key) && v.is_number) {
+            *found = 1;
+            return v.number;
+        }
+    }
+    return 0;
+}
+
+static void memory_instant(reader *r, const tl_trace_event *ev)
+{
+    int fa, fr, fd;
+    tl_mem_point pt;
+    pt.ts_ns = ev->ts_ns;
+    pt.allocated = number_arg(ev->args, "Total Allocated", &fa);
+    pt.reserved = number_arg(ev->args, "Total Reserved", &fr);
+    double dev = number_arg(ev->args, "Device Id", &fd);
+    pt.device = fd ? (int64_t)dev : -1;
+    if (!fa && !fr)
+        return;
+    if (!fa)
+        pt.allocated = 0.0 / 0.0;
+    if (!fr)
+        pt.reserved = 0.0 / 0.0;
+    tl_profile_add_mem(r->p, &pt);
+}
+
+static void counter_event(reader *r, const char *name, size_t name_len, const tl_trace_event *ev)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    char full[512];
+    tl_args_iter_init(&it, ev->args);
+    while (tl_args_next(&it, &k, &v)) {
+        if (!v.is_number)
+            continue;
+        int n = snprintf(full, sizeof full, "%.*s.%.*s", (int)(name_len > 200 ? 200 : name_len), name,
+                         (int)(k.len > 200 ? 200 : k.len), k.ptr);
+        tl_counter *c = tl_profile_counter(r->p, full, (size_t)n < sizeof full ? (size_t)n : sizeof full - 1);
+        if (c != NULL)
+            tl_value_stat_add(&c->v, v.number, (uint64_t)(ev->ts_ns > 0 ? ev->ts_ns : 0));
+    }
+}
+
+/* Phases the Trace Event Format defines. */
+static int known_phase(char ph)
+{
+    return ph && strchr("BEXiIbenstfPCOMNDRvVacS TpF(", ph) != NULL && ph != ' ';
+}
+
+static void one_event(reader *r, const tl_trace_event *ev)
+{
+    tl_profile *p = r->p;
+    size_t name_len, cat_len;
+    const char *name = text_of(r, ev->name, &name_len);
+    /* name may live in the scratch buffer: copy before decoding the category. */
+    char name_copy[1024];
+    if (name == r->scratch) {
+        if (name_len >= sizeof name_copy)
+            name_len = sizeof name_copy - 1;
+        memcpy(name_copy, name, name_len);
+        name = name_copy;
+    }
+    const char *cat = text_of(r, ev->cat, &cat_len);
+    if (ev->cat.ptr != NULL)
+        tl_profile_count_category(p, cat, cat_len);
+    if (!known_phase(ev->phase)) {
+        p->unknown_phase++;
+        return;
+    }
+    switch (ev->phase) {
+    case 'X':
+        if (!ev->has_ts) {
+            p->malformed++;
+            return;
+        }
+        if (!ev->has_dur) {
+            tl_profile_warn(p, "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0",
+                            ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+        }
+        complete_event(r, cat, cat_len, name, name_len, ev, ev->ts_ns, ev->has_dur ? ev->dur_ns : 0);
+        break;
+    case 'B':
+        if (ev->has_ts)
+            begin_event(r, cat, cat_len, name, name_len, ev);
+        break;
+    case 'E':
+        if (ev->has_ts)
+            end_event(r, ev);
+        break;
+    case 'i':
+    case 'I':
+        if (ev->has_ts)
+            tl_profile_span(p, ev->ts_ns, ev->ts_ns);
+        if (name_len == 8 && memcmp(name, "[memory]", 8) == 0) {
+            memory_instant(r, ev);
+            r->kineto_hint = 1;
+        }
+        break;
+    case 'C':
+        if (ev->has_ts)
+            counter_event(r, name, name_len, ev);
+        break;
+    default:
+        break;
+    }
+}
+
+static void resolve_launches(reader *r)
+{
+    tl_profile *p = r->p;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        int64_t ts;
+        if (p->gpu[i].correlation >= 0 && launch_get(&r->launches, p->gpu[i].correlation, &ts))
+            p->gpu[i].launch_ns = ts;
+    }
+}
+
+static void take_meta(tl_profile *p, const tl_trace_stream *s, int kineto_hint)
+{
+    const tl_trace_meta *m = &s->meta;
+    if (m->form == TL_TRACE_FORM_OBJECT && !m->has_trace_events && s->stats.events == 0) {
+        tl_profile_warn(p, "a JSON object without a \"traceEvents\" array: not a trace");
+        p->skipped = 1;
+    }
+    int tally = strcmp(m->backend, "tally") == 0 ||
+                (m->other_data != NULL && strstr(m->other_data, "\"producer\":\"libtally") != NULL);
+    if (tally)
+        p->format = TL_FMT_TALLY_TRACE;
+    else if (kineto_hint || m->has_schema_version || m->device_count > 0 || m->has_rank || m->has_base_time)
+        p->format = TL_FMT_KINETO;
+    else
+        p->format = TL_FMT_CHROME_TRACE;
+    snprintf(p->format_detail, sizeof p->format_detail, "%s form%s",
+             m->form == TL_TRACE_FORM_OBJECT ? "object" : "array",
+             s->stats.unterminated ? ", unterminated" : "");
+    if (m->has_rank && m->rank >= 0 && m->rank <= INT32_MAX) {
+        p->rank = (int)m->rank;
+        p->rank_source = TL_RANK_CONTENT;
+        snprintf(p->rank_detail, sizeof p->rank_detail, "distributedInfo.rank");
+    }
+    if (m->has_world_size && m->world_size > 0 && m->world_size <= INT32_MAX)
+        p->world_size = (int)m->world_size;
+    if (m->has_base_time)
+        p->base_time_ns = m->base_time_ns;
+    int nd = m->device_count < TL_TRACE_MAX_DEVICES ? m->device_count : TL_TRACE_MAX_DEVICES;
+    if (nd > 0) {
+        p->devices = calloc((size_t)nd, sizeof *p->devices);
+        if (p->devices != NULL) {
+            p->ndevices = (uint32_t)nd;
+            for (int i = 0; i < nd; i++) {
+                p->devices[i].id = m->devices[i].id;
+                snprintf(p->devices[i].name, sizeof p->devices[i].name, "%s", m->devices[i].name);
+                p->devices[i].total_memory = (double)m->devices[i].total_global_mem;
+            }
+        }
+    }
+}
+
+/* Turn the stream's counters into the profile's counts and warnings. */
+static void take_stats(tl_profile *p, const tl_trace_stream *s, uint64_t unmatched_ends, size_t unclosed)
+{
+    const tl_trace_stats *st = &s->stats;
+    p->events = st->events;
+    for (int i = 0; i < 128; i++)
+        p->by_phase[i] = st->by_phase[i];
+    p->malformed += st->malformed + st->oversized + st->non_objects;
+    p->truncated = st->truncated;
+    p->unterminated = st->unterminated;
+    p->bytes = st->bytes_read;
+    for (unsigned i = 0; i < s->problem_count; i++)
+        tl_profile_warn(p, "offset %" PRIu64 ": %s", s->problems[i].offset, s->problems[i].text);
+    if (st->warnings > s->problem_count)
+        tl_profile_warn(p, "%" PRIu64 " more problems of the kinds above", st->warnings - s->problem_count);
+    /* The stream's final error is usually also its last problem: say it once. */
+    const tl_parse_error *last = s->problem_count ? &s->problems[s->problem_count - 1] : NULL;
+    if (s->has_error && !(last && last->offset == s->error.offset && !strcmp(last->text, s->error.text)))
+        tl_profile_warn(p, "offset %" PRIu64 ": %s", s->error.offset, s->error.text);
+    if (unmatched_ends)
+        tl_profile_warn(p, "%" PRIu64 " end (E) events without a begin", unmatched_ends);
+    if (unclosed)
+        tl_profile_warn(p, "%zu begin (B) events never ended (not counted)", unclosed);
+    if (p->unknown_phase)
+        tl_profile_warn(p, "%" PRIu64 " events with an unknown phase skipped", p->unknown_phase);
+}
+
+int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_options *opt)
+{
+    tl_trace_stream s;
+    tl_trace_event ev;
+    reader r;
+    int rc;
+    memset(&r, 0, sizeof r);
+    r.p = p;
+    if (tl_trace_stream_open(&s, read, ctx, p->path, opt) != 0) {
+        tl_trace_stream_release(&s);
+        tl_profile_warn(p, "out of memory");
+        p->error = 1;
+        return -1;
+    }
+    while ((rc = tl_trace_stream_next(&s, &ev)) == 1)
+        one_event(&r, &ev);
+    take_meta(p, &s, r.kineto_hint);
+    take_stats(p, &s, r.be.unmatched_ends, r.be.n);
+    if (rc < 0)
+        p->error = 1;
+    resolve_launches(&r);
+    tl_profile_finish(p);
+    tl_trace_stream_release(&s);
+    free(r.launches.keys);
+    free(r.launches.ts);
+    free(r.be.v);
+    free(r.scratch);
+    return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,333 @@
+/*
+ * run.c - every input of a run into profiles, --jobs wide, then ranks and
+ * sessions (see ingest.h).
+ *
+ * Items (files, whole archives) are handed to worker threads in order; each
+ * item's profiles are kept with the item and flattened in item order at the
+ * end, so the result does not depend on the number of jobs.
+ */
+#define _GNU_SOURCE
+#include "ingest.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void tl_run_init(tl_run *run) { memset(run, 0, sizeof *run); }
+
+void tl_run_release(tl_run *run)
+{
+    for (size_t i = 0; i < run->n; i++)
+        tl_profile_free(run->profiles[i]);
+    for (size_t i = 0; i < run->nproblems; i++)
+        free(run->problems[i]);
+    free(run->profiles);
+    free(run->problems);
+    memset(run, 0, sizeof *run);
+}
+
+static void push_profile(tl_profile ***arr, size_t *n, size_t *cap, tl_profile *p)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 16;
+        tl_profile **x = realloc(*arr, c * sizeof *x);
+        if (x == NULL) {
+            tl_profile_free(p);
+            return;
+        }
+        *arr = x;
+        *cap = c;
+    }
+    (*arr)[(*n)++] = p;
+}
+
+/* Take ownership of msg ("name: what"). */
+static void push_problem(tl_run *run, char *msg)
+{
+    if (msg == NULL)
+        return;
+    if (run->nproblems == run->problems_cap) {
+        size_t c = run->problems_cap ? run->problems_cap * 2 : 8;
+        char **x = realloc(run->problems, c * sizeof *x);
+        if (x == NULL) {
+            free(msg);
+            return;
+        }
+        run->problems = x;
+        run->problems_cap = c;
+    }
+    run->problems[run->nproblems++] = msg;
+}
+
+/* ---- rank from a path ----------------------------------------------------- */
+
+/* Find "<word><sep><digits>" in s[0..len) where the word starts at the
+ * beginning or after a non-letter, and the digits end at a non-digit. */
+static int find_numbered(const char *s, size_t len, const char *word, int *out, size_t *at)
+{
+    size_t wl = strlen(word);
+    for (size_t i = 0; i + wl < len; i++) {
+        if (i > 0 && isalpha((unsigned char)s[i - 1]))
+            continue;
+        if (strncasecmp(s + i, word, wl) != 0)
+            continue;
+        size_t j = i + wl;
+        if (j < len && (s[j] == '-' || s[j] == '_'))
+            j++;
+        if (j >= len || !isdigit((unsigned char)s[j]))
+            continue;
+        long v = 0;
+        size_t k = j;
+        while (k < len && isdigit((unsigned char)s[k]) && v < 10000000)
+            v = v * 10 + (s[k++] - '0');
+        if (k < len && isdigit((unsigned char)s[k]))
+            continue;
+        *out = (int)v;
+        *at = i;
+        return 1;
+    }
+    return 0;
+}
+
+int tl_rank_from_path(const char *path, int *rank, char *detail, size_t dlen)
+{
+    /* For archive members the member path counts, not the archive's. */
+    const char *colon = strrchr(path, ':');
+    const char *s = colon && colon[1] ? colon + 1 : path;
+    const char *base = strrchr(s, '/');
+    base = base ? base + 1 : s;
+    size_t at;
+    if (find_numbered(base, strlen(base), "rank", rank, &at)) {
+        snprintf(detail, dlen, "file name: %.40s", base + at);
+        return 1;
+    }
+    /* Folders, innermost first: .../rank_3/trace.json */
+    for (const char *end = base; end > s;) {
+        const char *e = end - 1; /* the '/' */
+        const char *b = e;
+        while (b > s && b[-1] != '/')
+            b--;
+        if (find_numbered(b, (size_t)(e - b), "rank", rank, &at)) {
+            snprintf(detail, dlen, "folder name: %.*s", (int)(e - b > 40 ? 40 : e - b), b);
+            return 1;
+        }
+        end = b;
+    }
+    if (find_numbered(base, strlen(base), "worker", rank, &at)) {
+        snprintf(detail, dlen, "file name: %.40s", base + at);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+typedef struct item_result {
+    tl_profile **profiles;
+    size_t n, cap;
+    char **problems;
+    size_t nproblems;
+} item_result;
+
+typedef struct shared {
+    const tl_item_list *items;
+    const tl_ingest_options *opt;
+    item_result *results;
+    atomic_size_t next;
+    atomic_size_t done;
+    atomic_ullong bytes;
+    pthread_mutex_t progress_lock;
+    struct timespec last_progress;
+} shared;
+
+typedef struct item_ctx {
+    shared *sh;
+    item_result *res;
+} item_ctx;
+
+static int on_input(const tl_input *in, void *user)
+{
+    item_ctx *c = user;
+    tl_profile *p = tl_ingest_one(in, c->sh->opt);
+    if (p == NULL)
+        return 1;
+    /* Files a directory walk found that are not JSON at all (HTML reports,
+     * logs, images next to the traces) are noise, not problems. */
+    if (p->skipped && in->from_walk && p->nwarnings > 0 &&
+        (strncmp(p->warnings[0], "not JSON", 8) == 0 || strncmp(p->warnings[0], "empty file", 10) == 0)) {
+        tl_profile_free(p);
+        return 0;
+    }
+    atomic_fetch_add(&c->sh->bytes, p->bytes);
+    push_profile(&c->res->profiles, &c->res->n, &c->res->cap, p);
+    return 0;
+}
+
+static void on_problem(const char *name, const char *what, void *user)
+{
+    item_ctx *c = user;
+    item_result *r = c->res;
+    char **x = realloc(r->problems, (r->nproblems + 1) * sizeof *x);
+    if (x == NULL)
+        return;
+    r->problems = x;
+    size_t len = strlen(name) + strlen(what) + 3;
+    char *m = malloc(len);
+    if (m == NULL)
+        return;
+    snprintf(m, len, "%s: %s", name, what);
+    r->problems[r->nproblems++] = m;
+}
+
+static void progress(shared *sh, int final)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&sh->progress_lock);
+    double since = (double)(now.tv_sec - sh->last_progress.tv_sec) +
+                   (double)(now.tv_nsec - sh->last_progress.tv_nsec) / 1e9;
+    if (final || since >= 0.2) {
+        sh->last_progress = now;
+        fprintf(stderr, "\rtally: read %zu/%zu inputs, %.1f MB%s", atomic_load(&sh->done), sh->items->n,
+                (double)atomic_load(&sh->bytes) / 1e6, final ? "\n" : "");
+        fflush(stderr);
+    }
+    pthread_mutex_unlock(&sh->progress_lock);
+}
+
+static void *worker(void *arg)
+{
+    shared *sh = arg;
+    for (;;) {
+        size_t i = atomic_fetch_add(&sh->next, 1);
+        if (i >= sh->items->n)
+            break;
+        item_ctx c = { sh, &sh->results[i] };
+        tl_item_each(&sh->items->items[i], &sh->opt->limits, on_input, on_problem, &c);
+        atomic_fetch_add(&sh->done, 1);
+        if (sh->opt->progress)
+            progress(sh, 0);
+    }
+    return NULL;
+}
+
+/* ---- ranks and sessions -------------------------------------------------- */
+
+static int64_t abs_start(const tl_profile *p)
+{
+    int64_t s = p->start_ns <= p->end_ns ? p->start_ns : 0;
+    return p->base_time_ns != INT64_MIN ? p->base_time_ns + s : s;
+}
+
+static int by_rank_then_start(const void *a, const void *b)
+{
+    const tl_profile *x = *(tl_profile *const *)a, *y = *(tl_profile *const *)b;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    int64_t sx = abs_start(x), sy = abs_start(y);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+static void assign_ranks(tl_run *run)
+{
+    size_t n = 0;
+    tl_profile **usable = malloc((run->n ? run->n : 1) * sizeof *usable);
+    if (usable == NULL)
+        return;
+    for (size_t i = 0; i < run->n; i++) {
+        tl_profile *p = run->profiles[i];
+        if (!tl_profile_usable(p))
+            continue;
+        usable[n++] = p;
+        if (p->rank < 0 && tl_rank_from_path(p->path, &p->rank, p->rank_detail, sizeof p->rank_detail))
+            p->rank_source = TL_RANK_NAME;
+    }
+    /* The rest get the lowest ranks nobody has, in input (sorted) order. */
+    int next = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (usable[i]->rank >= 0)
+            continue;
+        for (;;) {
+            int taken = 0;
+            for (size_t j = 0; j < n && !taken; j++)
+                taken = usable[j]->rank == next;
+            if (!taken)
+                break;
+            next++;
+        }
+        usable[i]->rank = next;
+        usable[i]->rank_source = TL_RANK_ORDER;
+        snprintf(usable[i]->rank_detail, sizeof usable[i]->rank_detail, "input order");
+        tl_profile_warn(usable[i], "no rank in the content or the name; rank %d assigned by input order", next);
+        next++;
+    }
+    qsort(usable, n, sizeof *usable, by_rank_then_start);
+    int ranks = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && usable[i]->rank == usable[i - 1]->rank) {
+            usable[i]->session = usable[i - 1]->session + 1;
+        } else {
+            usable[i]->session = 0;
+            ranks++;
+        }
+    }
+    run->nranks = ranks;
+    free(usable);
+}
+
+size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt)
+{
+    tl_item_list items;
+    tl_item_list_init(&items);
+    tl_inputs_collect(&items, paths, npaths, &opt->limits);
+    for (size_t i = 0; i < items.nerrors; i++)
+        push_problem(run, strdup(items.errors[i]));
+    shared sh;
+    memset(&sh, 0, sizeof sh);
+    sh.items = &items;
+    sh.opt = opt;
+    sh.results = calloc(items.n ? items.n : 1, sizeof *sh.results);
+    pthread_mutex_init(&sh.progress_lock, NULL);
+    if (sh.results == NULL)
+        goto out;
+    int jobs = opt->jobs < 1 ? 1 : opt->jobs;
+    if ((size_t)jobs > items.n)
+        jobs = items.n ? (int)items.n : 1;
+    pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
+    int started = 0;
+    for (int j = 1; threads && j < jobs; j++)
+        if (pthread_create(&threads[j], NULL, worker, &sh) == 0)
+            started++;
+    worker(&sh); /* this thread works too */
+    for (int j = 1; threads && j <= started; j++)
+        pthread_join(threads[j], NULL);
+    free(threads);
+    if (opt->progress && items.n)
+        progress(&sh, 1);
+    for (size_t i = 0; i < items.n; i++) {
+        item_result *r = &sh.results[i];
+        for (size_t k = 0; k < r->n; k++)
+            push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
+        for (size_t k = 0; k < r->nproblems; k++)
+            push_problem(run, r->problems[k]);
+        free(r->profiles);
+        free(r->problems);
+    }
+    run->bytes = atomic_load(&sh.bytes);
+    assign_ranks(run);
+out:
+    free(sh.results);
+    pthread_mutex_destroy(&sh.progress_lock);
+    tl_item_list_release(&items);
+    size_t usable = 0;
+    for (size_t i = 0; i < run->n; i++)
+        usable += tl_profile_usable(run->profiles[i]);
+    return usable;
+}
