@@ -21,6 +21,15 @@ tl_global tl_g = {
 };
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Mirrors tl_g.state for the header's inline gate: 0 uninit, 1 running, 2 off. */
+int tally__gate;
+
+void tl_set_state(int state)
+{
+    atomic_store(&tl_g.state, state);
+    __atomic_store_n(&tally__gate, state, __ATOMIC_RELAXED);
+}
+
 static void copy_str(char *dst, size_t len, const char *src)
 {
     snprintf(dst, len, "%s", src ? src : "");
@@ -58,7 +67,7 @@ static void atfork_child(void)
     tl_g.instants = NULL;
     tl_g.ninstants = tl_g.instants_cap = 0;
     tl_g.instants_dropped = 0;
-    atomic_store(&tl_g.events_budget, tl_g.max_events);
+    atomic_store(&tl_g.events_budget, tl_g.trace ? tl_g.max_events : 0);
     tl_sampler_atfork_child();
     tl_nvml_atfork_child();
     tl_g.is_fork_child = 1;
@@ -116,7 +125,7 @@ int tally_init(const tally_config *cfg_in)
     atomic_store(&tl_g.recording, tl_schedule_records(&tl_g.schedule, 0));
 
     if (!cfg->enable) {
-        atomic_store(&tl_g.state, TL_OFF);
+        tl_set_state(TL_OFF);
         goto out;
     }
     tl_clock_setup(tl_g.clock_mode);
@@ -127,7 +136,7 @@ int tally_init(const tally_config *cfg_in)
         atexit(at_exit);
         tl_g.atexit_registered = 1;
     }
-    atomic_store(&tl_g.state, TL_RUNNING);
+    tl_set_state(TL_RUNNING);
     if (tl_g.sample_ms > 0 && tl_sampler_start(tl_g.sample_ms) != 0)
         fprintf(stderr, "tally: could not start the sampler thread; going on without it\n");
 out:
@@ -192,7 +201,8 @@ void tally_end(void)
     tl_dur_stat *s = tl_thread_dur_stat(t, TL_SECTION, o.name);
     if (TL_LIKELY(s != NULL))
         tl_dur_stat_add(s, dur, tl_g.max_samples);
-    tl_thread_append(t, TL_EV_SECTION, o.name, o.t0, dur);
+    if (tl_g.trace)
+        tl_thread_append(t, TL_EV_SECTION, o.name, o.t0, dur);
     tl_thread_unlock(t);
 }
 
@@ -248,7 +258,8 @@ void tally_iteration_end(const char *name)
     tl_dur_stat *s = tl_thread_dur_stat(t, TL_ITERATION, id);
     if (TL_LIKELY(s != NULL))
         tl_dur_stat_add(s, dur, tl_g.max_samples);
-    tl_thread_append(t, TL_EV_ITERATION, id, o.t0, dur);
+    if (tl_g.trace)
+        tl_thread_append(t, TL_EV_ITERATION, id, o.t0, dur);
     tl_thread_unlock(t);
 }
 
@@ -268,7 +279,8 @@ void tally_counter(const char *name, double value)
     tl_value_stat *s = tl_thread_counter(t, id);
     if (TL_LIKELY(s != NULL))
         tl_value_stat_add(s, value, now);
-    tl_thread_append(t, TL_EV_COUNTER, id, now, bits);
+    if (tl_g.trace)
+        tl_thread_append(t, TL_EV_COUNTER, id, now, bits);
     tl_thread_unlock(t);
 }
 
@@ -562,6 +574,7 @@ int tally_shutdown(void)
     int expected = TL_RUNNING;
     if (!atomic_compare_exchange_strong(&tl_g.state, &expected, TL_OFF))
         return 0;
+    __atomic_store_n(&tally__gate, TL_OFF, __ATOMIC_RELAXED);
     tl_sampler_stop();
     int rc = write_outputs(1);
     tl_nvml_close();

@@ -15,6 +15,8 @@
 #ifndef TALLY_INTERNAL_H
 #define TALLY_INTERNAL_H
 
+/* The library defines the functions the header wraps with inline gates. */
+#define TALLY_NO_INLINE_GATE
 #include "tally/tally.h"
 
 #include <pthread.h>
@@ -301,6 +303,7 @@ typedef struct tl_global {
 extern tl_global tl_g;
 
 int tl_ensure_running(void); /* initialize if needed; nonzero when recording */
+void tl_set_state(int state);  /* tl_g.state and the header's inline gate together */
 
 /* The merged view of all threads, built when writing (writer.c uses it). */
 typedef struct tl_merged {

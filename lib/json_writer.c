@@ -237,6 +237,12 @@ void tl_json_null(tl_json *j)
     tl_json_write(j, "null", 4);
 }
 
+void tl_json_raw_element(tl_json *j, const char *text, size_t n)
+{
+    sep(j);
+    tl_json_write(j, text, n);
+}
+
 void tl_json_raw(tl_json *j, const char *text)
 {
     sep(j);

@@ -46,7 +46,10 @@ void tl_json_bool(tl_json *j, int v);
 void tl_json_null(tl_json *j);
 /* Insert already-valid JSON text as a value (e.g. an event's args). */
 void tl_json_raw(tl_json *j, const char *text);
-/* Write raw bytes with no separator logic (for hand-formatted hot loops). */
+/* Insert an already-formatted element of n bytes (a value) with its separator:
+ * for hand-formatted hot loops. */
+void tl_json_raw_element(tl_json *j, const char *text, size_t n);
+/* Write raw bytes with no separator logic. */
 void tl_json_write(tl_json *j, const void *p, size_t n);
 
 /* key + value shorthands */

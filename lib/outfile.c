@@ -34,7 +34,11 @@ tl_outfile *tl_outfile_open(const char *path, int gzip, char *err, size_t errlen
         return NULL;
     }
     snprintf(f->path, sizeof f->path, "%s", path);
-    f->atomic = !(stat(path, &st) == 0 && !S_ISREG(st.st_mode));
+    /* lstat, not stat: a symlink is written through in place. With stat,
+     * /dev/stdout -> /proc/self/fd/1 -> a regular file (`prog > log`) looked
+     * regular, and the temporary file was renamed over the /dev/stdout link
+     * itself (as root) or could not be created in /dev (as a user). */
+    f->atomic = lstat(path, &st) != 0 || S_ISREG(st.st_mode);
     if (f->atomic)
         snprintf(f->tmp, sizeof f->tmp, "%s.tmp.%d", path, (int)getpid());
     else

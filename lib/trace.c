@@ -62,27 +62,121 @@ typedef struct thread_view {
     uint32_t tail_used;
 } thread_view;
 
-static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m)
+/* Names as JSON string literals, escaped once per name rather than per event. */
+typedef struct name_cache {
+    char **lit;
+    uint32_t n;
+} name_cache;
+
+static int lit_sink(void *ctx, const void *buf, size_t len)
 {
+    char **s = ctx;
+    size_t have = *s ? strlen(*s) : 0;
+    char *x = realloc(*s, have + len + 1);
+    if (x == NULL)
+        return -1;
+    memcpy(x + have, buf, len);
+    x[have + len] = '\0';
+    *s = x;
+    return 0;
+}
+
+static const char *name_literal(name_cache *c, uint32_t id)
+{
+    if (id >= c->n)
+        return "\"(other names)\"";
+    if (c->lit[id] == NULL) {
+        tl_json *j = malloc(sizeof *j);
+        if (j == NULL)
+            return "\"\"";
+        tl_json_init(j, lit_sink, &c->lit[id]);
+        tl_json_string(j, tl_name(id));
+        tl_json_finish(j);
+        free(j);
+        if (c->lit[id] == NULL)
+            return "\"\"";
+    }
+    return c->lit[id];
+}
+
+/* Decimal digits of v at the end of buf; returns the first digit. */
+static char *put_u64(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
+/* ns as microseconds with exactly three decimals ("12.345"). */
+static size_t put_us(char *out, int64_t ns)
+{
+    char tmp[32], *end = tmp + sizeof tmp, *p;
+    uint64_t u = ns < 0 ? (uint64_t)(-ns) : (uint64_t)ns;
+    p = end;
+    uint64_t frac = u % 1000;
+    *--p = (char)('0' + frac % 10);
+    *--p = (char)('0' + frac / 10 % 10);
+    *--p = (char)('0' + frac / 100);
+    *--p = '.';
+    p = put_u64(p, u / 1000);
+    if (ns < 0)
+        *--p = '-';
+    size_t n = (size_t)(end - p);
+    memcpy(out, p, n);
+    return n;
+}
+
+static size_t put_str(char *out, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(out, s, n);
+    return n;
+}
+
+/* The hot loop of a big trace: complete events formatted by hand. Counters
+ * (rare) go through the generic writer. */
+static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m, name_cache *names)
+{
+    char head[64];
+    int hn = snprintf(head, sizeof head, ",\"pid\":%d,\"tid\":%d,\"ts\":", tl_g.pid, v->tid);
     for (tl_event_chunk *c = v->head; c != NULL; c = c->next) {
         uint32_t used = c == v->tail ? v->tail_used : c->used;
         for (uint32_t i = 0; i < used; i++) {
             const tl_event *e = &c->ev[i];
+            int64_t ts = llround(tl_clock_ticks_to_ns_since_start(e->t0, m->ns_per_tick));
             if (e->kind == TL_EV_COUNTER) {
                 double value;
                 memcpy(&value, &e->value, sizeof value);
-                event_head(j, "C", "counter", tl_name(e->name), v->tid, us(e->t0, m));
+                event_head(j, "C", "counter", tl_name(e->name), v->tid, (double)ts / 1000.0);
                 tl_json_key(j, "args");
                 tl_json_object_begin(j);
                 tl_json_kv_double(j, "value", value);
                 tl_json_object_end(j);
-            } else {
-                event_head(j, "X", e->kind == TL_EV_ITERATION ? "iteration" : "section",
-                           tl_name(e->name), v->tid, us(e->t0, m));
-                tl_json_key(j, "dur");
-                tl_json_fixed(j, (double)e->value * m->ns_per_tick / 1000.0, 3);
+                tl_json_object_end(j);
+                continue;
             }
-            tl_json_object_end(j);
+            const char *lit = name_literal(names, e->name);
+            size_t llen = strlen(lit);
+            char small[512];
+            char *buf = llen + 160 <= sizeof small ? small : malloc(llen + 160);
+            if (buf == NULL)
+                continue;
+            size_t n = 0;
+            n += put_str(buf + n, e->kind == TL_EV_ITERATION ? "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":"
+                                                             : "{\"ph\":\"X\",\"cat\":\"section\",\"name\":");
+            memcpy(buf + n, lit, llen);
+            n += llen;
+            memcpy(buf + n, head, (size_t)hn);
+            n += (size_t)hn;
+            n += put_us(buf + n, ts);
+            n += put_str(buf + n, ",\"dur\":");
+            n += put_us(buf + n, llround((double)e->value * m->ns_per_tick));
+            buf[n++] = '}';
+            tl_json_raw_element(j, buf, n);
+            if (buf != small)
+                free(buf);
         }
         if (c == v->tail)
             break;
@@ -259,8 +353,14 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
     write_instants(j, m);
     pthread_mutex_unlock(&tl_g.lock);
     write_sampler(j, m);
+    name_cache names = { calloc(m->nnames ? m->nnames : 1, sizeof(char *)), m->nnames };
+    if (names.lit == NULL)
+        names.n = 0;
     for (int i = n - 1; i >= 0; i--)
-        write_thread_events(j, &threads[i], m);
+        write_thread_events(j, &threads[i], m, &names);
+    for (uint32_t i = 0; i < names.n; i++)
+        free(names.lit[i]);
+    free(names.lit);
     tl_json_array_end(j);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);

@@ -108,6 +108,25 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run)
     return usable;
 }
 
+size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
+{
+    size_t n = run->nproblems;
+    for (size_t i = 0; i < run->n; i++) {
+        const tl_profile *p = run->profiles[i];
+        n += (size_t)p->nwarnings + (size_t)p->warnings_dropped;
+        if (!cli->quiet)
+            for (int w = 0; w < p->nwarnings; w++)
+                fprintf(stderr, "tally: %s: %s\n", p->path, p->warnings[w]);
+        if (tl_profile_usable(p) && p->rank_source == TL_RANK_ORDER) {
+            n++;
+            if (!cli->quiet)
+                fprintf(stderr, "tally: %s: no rank in the content or the name; rank %d assigned by input order\n",
+                        p->path, p->rank);
+        }
+    }
+    return n;
+}
+
 const char *tl_rank_source_name(int source)
 {
     switch (source) {

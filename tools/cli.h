@@ -45,6 +45,11 @@ int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, con
  * unless --quiet. */
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run);
 
+/* Print every warning of the run (unless --quiet), including ranks that were
+ * only guessed from the input order; returns how many there are (what
+ * --strict turns into an error). */
+size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
+
 /* "rank source" words for output: content, name, order. */
 const char *tl_rank_source_name(int source);
 

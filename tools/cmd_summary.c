@@ -157,14 +157,7 @@ int tl_cmd_summary(int argc, char **argv)
     }
     tl_run run;
     size_t usable = tl_cli_ingest(&cli, &run);
-    size_t warnings = run.nproblems;
-    for (size_t i = 0; i < run.n; i++) {
-        const tl_profile *p = run.profiles[i];
-        warnings += (size_t)p->nwarnings;
-        if (!cli.quiet)
-            for (int w = 0; w < p->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", p->path, p->warnings[w]);
-    }
+    size_t warnings = tl_cli_warnings(&cli, &run);
     if (usable == 0) {
         fprintf(stderr, "tally: no usable input among %zu\n", run.n + run.nproblems);
         tl_run_release(&run);

@@ -314,7 +314,9 @@ static int each_member(const tl_item *item, const tl_limits *lim, tl_input_fn fn
             break;
         snprintf(name, len, "%s:%s", item->path, member);
         member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0 };
-        tl_input in = { name, item->path, member, item->from_walk,
+        /* Members are found, not named: like a directory walk's files, the ones
+         * that are not JSON at all (READMEs, licences) are not worth a warning. */
+        tl_input in = { name, item->path, member, 1,
                         archive_entry_size_is_set(e) ? archive_entry_size(e) : -1, member_read, &src };
         int stop = fn(&in, user);
         free(name);

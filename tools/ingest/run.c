@@ -264,8 +264,8 @@ static void assign_ranks(tl_run *run)
         }
         usable[i]->rank = next;
         usable[i]->rank_source = TL_RANK_ORDER;
-        snprintf(usable[i]->rank_detail, sizeof usable[i]->rank_detail, "input order");
-        tl_profile_warn(usable[i], "no rank in the content or the name; rank %d assigned by input order", next);
+        snprintf(usable[i]->rank_detail, sizeof usable[i]->rank_detail,
+                 "no rank in the content or the name; assigned by input order");
         next++;
     }
     qsort(usable, n, sizeof *usable, by_rank_then_start);

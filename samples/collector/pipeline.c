@@ -1,0 +1,497 @@
+/*
+ * pipeline.c - an example program instrumented with libtally, shaped like the
+ * video-diffusion inference pipelines tally's users profile (FramePack,
+ * HunyuanVideo): load the models, encode the prompt and the input image,
+ * encode the image into latents, run N diffusion steps through a stack of
+ * transformer blocks, then decode the latents in chunks.
+ *
+ * Copy it as a starting point: every libtally call a real pipeline needs is
+ * here (sections, a timed loop, nested sections, memory snapshots with a
+ * provider for the program's own allocator, a counter, an event, tags, the
+ * schedule step). The "GPU" is simulated: each stage does real CPU work (small
+ * matrix products) for a cost in milliseconds set per variant, so timings are
+ * realistic and noisy, and a bookkeeping allocator stands in for a caching GPU
+ * allocator (what torch.cuda.memory_allocated/memory_reserved report).
+ *
+ *   tally_sample_pipeline [--steps N] [--blocks N] [--variant baseline|optimized]
+ *                         [--slow-rank R --slow-factor F] [--seed S]
+ *
+ * The rank comes from RANK (libtally reads it too); launch.sh starts N ranks.
+ */
+#define _GNU_SOURCE
+#include <tally/tally.h>
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- options ------------------------------------------------------------ */
+
+struct options {
+    long steps;
+    long blocks;
+    const char *variant;
+    double slow_factor;
+    long slow_rank;
+    unsigned long seed;
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tally_sample_pipeline [options]\n"
+            "  --steps N             diffusion steps (default 10)\n"
+            "  --blocks N            transformer blocks per step (default 4)\n"
+            "  --variant V           baseline or optimized (default baseline)\n"
+            "  --slow-rank R         the rank that runs slower (default: none)\n"
+            "  --slow-factor F       how much slower that rank is (default 1.5)\n"
+            "  --seed S              seed of the timing noise (default 1)\n"
+            "The rank and world size are read from RANK and WORLD_SIZE; libtally\n"
+            "is configured by the TALLY_* variables (see tally.h).\n");
+}
+
+static int parse_long(const char *opt, const char *text, long min, long max, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
+        fprintf(stderr, "tally_sample_pipeline: %s: expected an integer in [%ld, %ld], got \"%s\"\n",
+                opt, min, max, text);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+    o->steps = 10;
+    o->blocks = 4;
+    o->variant = "baseline";
+    o->slow_factor = 1.5;
+    o->slow_rank = -1;
+    o->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long x;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (v == NULL) {
+            fprintf(stderr, "tally_sample_pipeline: %s: unknown option or missing value\n", a);
+            return -1;
+        }
+        i++;
+        if (!strcmp(a, "--steps")) {
+            if (parse_long(a, v, 1, 100000, &o->steps))
+                return -1;
+        } else if (!strcmp(a, "--blocks")) {
+            if (parse_long(a, v, 1, 1000, &o->blocks))
+                return -1;
+        } else if (!strcmp(a, "--variant")) {
+            if (strcmp(v, "baseline") && strcmp(v, "optimized")) {
+                fprintf(stderr, "tally_sample_pipeline: --variant: expected baseline or optimized\n");
+                return -1;
+            }
+            o->variant = v;
+        } else if (!strcmp(a, "--slow-rank")) {
+            if (parse_long(a, v, -1, 1 << 20, &o->slow_rank))
+                return -1;
+        } else if (!strcmp(a, "--slow-factor")) {
+            char *end;
+            errno = 0;
+            o->slow_factor = strtod(v, &end);
+            if (errno || end == v || *end || !(o->slow_factor >= 0.1 && o->slow_factor <= 100)) {
+                fprintf(stderr, "tally_sample_pipeline: --slow-factor: expected a number in [0.1, 100]\n");
+                return -1;
+            }
+        } else if (!strcmp(a, "--seed")) {
+            if (parse_long(a, v, 0, 1L << 30, &x))
+                return -1;
+            o->seed = (unsigned long)x;
+        } else {
+            fprintf(stderr, "tally_sample_pipeline: %s: unknown option\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static long env_int(const char *name, long fallback)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (v == NULL || *v == '\0')
+        return fallback;
+    long x = strtol(v, &end, 10);
+    return *end == '\0' && x >= 0 ? x : fallback;
+}
+
+/* ---- stage costs -------------------------------------------------------- */
+
+/* Milliseconds of work per call, at this machine's calibrated speed. The
+ * optimized variant has a fused attention (about half the cost, a small
+ * workspace) but decodes in more, smaller tiles, which is slower overall:
+ * comparing the two shows a win in one stage and a loss in another. */
+struct costs {
+    double load, tokenize, text_encoder, image_encoder, vae_encode;
+    double norm, attention, mlp, scheduler;
+    double decode_chunk;
+    int decode_chunks;
+    size_t attention_workspace, decode_chunk_bytes;
+};
+
+#define MiB ((size_t)1 << 20)
+
+static const struct costs baseline_costs = {
+    .load = 30, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
+    .norm = 0.5, .attention = 6, .mlp = 4, .scheduler = 1,
+    .decode_chunk = 30, .decode_chunks = 4,
+    .attention_workspace = 6 * MiB, .decode_chunk_bytes = 3 * MiB,
+};
+
+static const struct costs optimized_costs = {
+    .load = 30, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
+    .norm = 0.5, .attention = 3.2, .mlp = 4, .scheduler = 1,
+    .decode_chunk = 24, .decode_chunks = 6,
+    .attention_workspace = 1 * MiB, .decode_chunk_bytes = 2 * MiB,
+};
+
+/* ---- a simulated caching GPU allocator ---------------------------------- */
+
+/* Like PyTorch's caching allocator: "allocated" is what live tensors use,
+ * "reserved" what the allocator holds from the device, grown in 2 MiB segments
+ * and kept after frees until empty_cache. The buffers are real (malloc'd and
+ * touched) so the process RSS moves too. The provider runs on whichever
+ * thread takes the snapshot, and tally.h allows the sampler thread to call
+ * it as well, hence the lock. */
+struct sim_allocator {
+    pthread_mutex_t lock;
+    size_t allocated, reserved, peak_allocated;
+};
+
+#define SEGMENT (2 * MiB)
+
+static struct sim_allocator gpu = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+static void *sim_alloc(size_t bytes)
+{
+    /* The size lives in a header so sim_free can give it back. */
+    size_t *p = malloc(sizeof(size_t) * 2 + bytes);
+    if (p == NULL) {
+        fprintf(stderr, "tally_sample_pipeline: out of memory\n");
+        exit(1);
+    }
+    p[0] = bytes;
+    memset(p + 2, 0x3c, bytes);
+    pthread_mutex_lock(&gpu.lock);
+    gpu.allocated += bytes;
+    if (gpu.allocated > gpu.peak_allocated)
+        gpu.peak_allocated = gpu.allocated;
+    if (gpu.allocated > gpu.reserved)
+        gpu.reserved = round_up(gpu.allocated, SEGMENT);
+    pthread_mutex_unlock(&gpu.lock);
+    return p + 2;
+}
+
+static void sim_free(void *ptr)
+{
+    if (ptr == NULL)
+        return;
+    size_t *p = (size_t *)ptr - 2;
+    pthread_mutex_lock(&gpu.lock);
+    gpu.allocated -= p[0];
+    pthread_mutex_unlock(&gpu.lock);
+    free(p);
+}
+
+static void sim_empty_cache(void)
+{
+    pthread_mutex_lock(&gpu.lock);
+    gpu.reserved = round_up(gpu.allocated, SEGMENT);
+    pthread_mutex_unlock(&gpu.lock);
+}
+
+/* Registered with tally_register_memory_provider: called at every
+ * tally_memory_snapshot. It must not call other tally functions. */
+static void gpu_provider(tally_provider_sink *sink, void *user)
+{
+    struct sim_allocator *a = user;
+    pthread_mutex_lock(&a->lock);
+    double allocated = (double)a->allocated, reserved = (double)a->reserved;
+    double peak = (double)a->peak_allocated;
+    pthread_mutex_unlock(&a->lock);
+    tally_provider_put(sink, "allocated", allocated);
+    tally_provider_put(sink, "reserved", reserved);
+    tally_provider_put(sink, "peak_allocated", peak);
+}
+
+/* ---- the work ----------------------------------------------------------- */
+
+#define DIM 48
+
+struct worker {
+    float a[DIM * DIM], b[DIM * DIM], c[DIM * DIM];
+    double products_per_ms; /* calibrated */
+    double speed;           /* > 1: this rank is slower */
+    double rms;             /* of the last product, before rescaling */
+    uint64_t rng;
+};
+
+static uint64_t next_random(uint64_t *s)
+{
+    /* splitmix64: small, and the same sequence everywhere for a given seed. */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double uniform(uint64_t *s) { return (double)(next_random(s) >> 11) / 9007199254740992.0; }
+
+static void matmul(struct worker *w)
+{
+    for (int i = 0; i < DIM; i++) {
+        float *ci = &w->c[i * DIM];
+        for (int j = 0; j < DIM; j++)
+            ci[j] = 0;
+        for (int k = 0; k < DIM; k++) {
+            float aik = w->a[i * DIM + k];
+            const float *bk = &w->b[k * DIM];
+            for (int j = 0; j < DIM; j++)
+                ci[j] += aik * bk[j];
+        }
+    }
+    /* Feed the result back so the products depend on each other and cannot
+     * be skipped, rescaled to unit RMS: left alone the values would shrink
+     * into denormals (slow) and then to zero (fast), and the cost would drift. */
+    double sum = 0;
+    for (int i = 0; i < DIM * DIM; i++)
+        sum += (double)w->c[i] * w->c[i];
+    w->rms = sqrt(sum / (DIM * DIM));
+    float scale = w->rms > 0 ? (float)(1.0 / w->rms) : 1.0f;
+    for (int i = 0; i < DIM * DIM; i++)
+        w->a[i] = w->c[i] * scale;
+}
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void worker_init(struct worker *w, uint64_t seed, double speed)
+{
+    w->rng = seed;
+    w->speed = speed;
+    for (int i = 0; i < DIM * DIM; i++) {
+        w->a[i] = (float)(uniform(&w->rng) - 0.5);
+        w->b[i] = (float)(uniform(&w->rng) - 0.5) * 2.0f;
+    }
+    /* Calibrate on CPU time, not wall time: with more ranks than cores the
+     * costs stay what the tables say and the contention shows as longer
+     * wall-clock sections, as it would on shared hardware. The fastest of
+     * several windows is kept, so that a slow first window (cold caches, a
+     * clock ramping up) does not scale a whole run and blur the comparison
+     * of two runs. */
+    w->products_per_ms = 0;
+    for (int window = 0; window < 8; window++) {
+        long n = 0;
+        double t0 = thread_cpu_ms(), t;
+        do {
+            matmul(w);
+            n++;
+        } while ((t = thread_cpu_ms()) - t0 < 2.5);
+        if (window > 0 && (double)n / (t - t0) > w->products_per_ms)
+            w->products_per_ms = (double)n / (t - t0);
+    }
+}
+
+/* Run about `ms` milliseconds of work, with noise: +-8% usually and now and
+ * then a 1.5x outlier, as on a shared device. Returns the RMS of the last
+ * product (data-dependent, so it varies a little from call to call). */
+static double work(struct worker *w, double ms)
+{
+    double jitter = 0.92 + 0.16 * uniform(&w->rng);
+    if (uniform(&w->rng) < 0.02)
+        jitter *= 1.5;
+    long n = lround(ms * w->speed * jitter * w->products_per_ms);
+    for (long i = 0; i < n; i++)
+        matmul(w);
+    return w->rms;
+}
+
+/* ---- the pipeline ------------------------------------------------------- */
+
+struct models {
+    void *text_encoder, *image_encoder, *transformer, *vae;
+};
+
+static void load_models(struct worker *w, const struct costs *c, struct models *m)
+{
+    TALLY_SCOPE("load_models");
+    m->text_encoder = sim_alloc(16 * MiB);
+    m->image_encoder = sim_alloc(6 * MiB);
+    m->transformer = sim_alloc(32 * MiB);
+    m->vae = sim_alloc(8 * MiB);
+    work(w, c->load);
+}
+
+static void text_encoding(struct worker *w, const struct costs *c, struct models *m)
+{
+    tally_begin("text_encoding");
+    tally_begin("tokenize");
+    work(w, c->tokenize);
+    /* Prompt lengths vary; a counter keeps their count, mean and range. */
+    double tokens = 77 + (double)(next_random(&w->rng) % 436);
+    tally_counter("tokens", tokens);
+    tally_end();
+    void *hidden = sim_alloc(2 * MiB);
+    tally_begin("text_encoder_forward");
+    work(w, c->text_encoder);
+    tally_end();
+    sim_free(hidden);
+    tally_end();
+    /* Offload the text encoder, as FramePack does on small GPUs. */
+    sim_free(m->text_encoder);
+    m->text_encoder = NULL;
+}
+
+static void transformer_block(struct worker *w, const struct costs *c)
+{
+    tally_begin("transformer_block");
+    tally_begin("norm");
+    work(w, c->norm);
+    tally_end();
+    tally_begin("attention");
+    void *workspace = sim_alloc(c->attention_workspace);
+    work(w, c->attention);
+    sim_free(workspace);
+    tally_end();
+    tally_begin("mlp");
+    work(w, c->mlp);
+    tally_end();
+    tally_end();
+}
+
+static void sample(struct worker *w, const struct costs *c, const struct options *o)
+{
+    char args[96];
+    tally_begin("sampling");
+    for (long step = 0; step < o->steps; step++) {
+        tally_iteration_begin("diffusion_step");
+        for (long b = 0; b < o->blocks; b++)
+            transformer_block(w, c);
+        tally_begin("scheduler_step");
+        /* The latent's norm falls as the noise is removed step by step. */
+        double sigma = 1.0 - 0.8 * (double)(step + 1) / (double)o->steps;
+        double norm = work(w, c->scheduler) * (0.2 + sigma);
+        tally_end();
+        tally_iteration_end("diffusion_step");
+        tally_counter("latent_norm", norm);
+        if ((step + 1) % 5 == 0 || step + 1 == o->steps) {
+            snprintf(args, sizeof args, "{\"step\":%ld,\"latent_norm\":%.4f}", step + 1, norm);
+            tally_event("checkpoint", args);
+        }
+        /* One step of the profiling schedule (TALLY_SCHEDULE) per diffusion step. */
+        tally_step();
+    }
+    tally_end();
+}
+
+static void vae_decode(struct worker *w, const struct costs *c, void **frames)
+{
+    TALLY_SCOPE("vae_decode");
+    for (int i = 0; i < c->decode_chunks; i++) {
+        TALLY_SCOPE("vae_decode_chunk");
+        frames[i] = sim_alloc(c->decode_chunk_bytes);
+        work(w, c->decode_chunk);
+    }
+}
+
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o;
+    struct models m = { 0 };
+    void *frames[16] = { 0 };
+    char text[32];
+
+    if (parse_options(argc, argv, &o) != 0) {
+        usage(stderr);
+        return 2;
+    }
+    const struct costs *c = strcmp(o.variant, "optimized") ? &baseline_costs : &optimized_costs;
+    long rank = env_int("RANK", 0), world = env_int("WORLD_SIZE", 1);
+    double t0 = wall_ms();
+
+    /* Optional (the first tally call would do it); configured from TALLY_*. */
+    tally_init(NULL);
+    tally_tag("model", "framepack-sim");
+    tally_tag("variant", o.variant);
+    snprintf(text, sizeof text, "%ld", o.steps);
+    tally_tag("steps", text);
+    snprintf(text, sizeof text, "%lu", o.seed);
+    tally_tag("seed", text);
+    tally_register_memory_provider("gpu", gpu_provider, &gpu);
+
+    static struct worker w;
+    worker_init(&w, (uint64_t)o.seed * 1000003u + (uint64_t)rank,
+                rank == o.slow_rank ? o.slow_factor : 1.0);
+
+    load_models(&w, c, &m);
+    tally_memory_snapshot("after_load");
+
+    text_encoding(&w, c, &m);
+    tally_memory_snapshot("after_text_encoding");
+
+    tally_begin("image_encoder");
+    void *image_embeds = sim_alloc(1 * MiB);
+    work(&w, c->image_encoder);
+    tally_end();
+
+    tally_begin("vae_encode");
+    void *latents = sim_alloc(4 * MiB);
+    work(&w, c->vae_encode);
+    tally_end();
+
+    sample(&w, c, &o);
+    tally_memory_snapshot("after_sampling");
+
+    vae_decode(&w, c, frames);
+    tally_memory_snapshot("after_vae_decode");
+
+    for (int i = 0; i < c->decode_chunks; i++)
+        sim_free(frames[i]);
+    sim_free(latents);
+    sim_free(image_embeds);
+    sim_free(m.transformer);
+    sim_free(m.image_encoder);
+    sim_free(m.vae);
+    sim_empty_cache();
+
+    printf("rank %ld/%ld: %s, %ld steps x %ld blocks, %.0f ms%s\n", rank, world, o.variant,
+           o.steps, o.blocks, wall_ms() - t0, rank == o.slow_rank ? " (slow rank)" : "");
+    fflush(stdout);
+    /* Also run at exit; calling it here writes the files before we return.
+     * A write failure was already reported on stderr; the run itself is fine. */
+    tally_shutdown();
+    return 0;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# run-demo.sh - what `make demo` runs once the build is done: the sample
+# pipeline as 4 ranks, rank 3 a straggler (1.5x slower), once per variant:
+#
+#   BUILD_DIR/demo/baseline/    the baseline variant
+#   BUILD_DIR/demo/optimized/   the optimized variant (faster attention, slower decode)
+#
+# It prints rank 0's console summary of each run, then the files written.
+# Usage: run-demo.sh BUILD_DIR   (from any directory)
+set -eu
+
+if [ $# -ne 1 ]; then
+    echo "usage: run-demo.sh BUILD_DIR" >&2
+    exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+if ! build=$(cd "$1" 2>/dev/null && pwd); then
+    echo "run-demo.sh: $1: no such build directory (run 'make build' first)" >&2
+    exit 1
+fi
+prog=$build/samples/tally_sample_pipeline
+if [ ! -x "$prog" ]; then
+    echo "run-demo.sh: $prog: not built (cmake --build $1 --target tally_sample_pipeline)" >&2
+    exit 1
+fi
+
+for variant in baseline optimized; do
+    out=$build/demo/$variant
+    # Only the demo's own directories are cleared, so that ranks of an earlier
+    # run cannot be mistaken for this one's.
+    rm -rf "$out"
+    echo "== $variant: 4 ranks, rank 3 slower by 1.5x, into $out"
+    sh "$here/launch.sh" -n 4 -o "$out" --name pipeline -- \
+        "$prog" --variant "$variant" --steps 10 --slow-rank 3 --slow-factor 1.5 --seed 1
+    echo
+done
+
+echo "== outputs (bytes)"
+find "$build/demo" -type f | sort | while IFS= read -r f; do
+    printf '%10s  %s\n' "$(wc -c <"$f" | tr -d ' ')" "$f"
+done
+echo
+echo "Each rank wrote {name}-rank{N}.report.json (statistics) and {name}-rank{N}.trace.json.gz"
+echo "(a Chrome trace: open it in https://ui.perfetto.dev or chrome://tracing);"
+echo "logs/rank{N}.log holds each rank's console output."

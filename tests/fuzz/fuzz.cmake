@@ -1,0 +1,27 @@
+# Fuzzing of the ingest readers. Included from tests/CMakeLists.txt (CMAKE_CURRENT_SOURCE_DIR
+# is tests/).
+#
+# Always: fuzz_trace_stream_regress, the fuzz target's input function behind a small main(),
+# built with the normal compiler and run by ctest over every file of the corpus, so the fuzz
+# code path (and its "same result however the bytes arrive" check) runs in every build.
+# With -DTALLY_FUZZ=ON and clang: fuzz_trace_stream, the libFuzzer binary, with the ingest
+# sources compiled into it so that they carry the fuzzer's coverage instrumentation.
+if(TARGET tally_ingest)
+  add_executable(fuzz_trace_stream_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_trace_stream.c)
+  target_compile_definitions(fuzz_trace_stream_regress PRIVATE TALLY_FUZZ_DRIVER)
+  target_link_libraries(fuzz_trace_stream_regress PRIVATE tally_ingest tally_warnings)
+  add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS})
+
+  if(TALLY_FUZZ)
+    if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+      message(FATAL_ERROR "TALLY_FUZZ needs clang (configure with -DCMAKE_C_COMPILER=clang)")
+    endif()
+    get_target_property(_tally_ingest_sources tally_ingest SOURCES)
+    add_executable(fuzz_trace_stream ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_trace_stream.c
+      ${_tally_ingest_sources})
+    target_include_directories(fuzz_trace_stream PRIVATE ${PROJECT_SOURCE_DIR}/tools)
+    target_compile_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined -g)
+    target_link_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_trace_stream PRIVATE ZLIB::ZLIB tally_warnings)
+  endif()
+endif()

@@ -1,0 +1,43 @@
+# The collector's tests (libtally), label "collector": `ctest -L collector`.
+#
+#   module tests    test_histogram, test_stats, test_json_writer, test_config:
+#                   the library's internals, linked statically with lib/ on the
+#                   include path
+#   end to end      test_collector, test_threads, test_fork, test_nvml,
+#                   test_outputs: scenarios run in forked children through the
+#                   public API of the shared library, their files checked with
+#                   jansson/zlib and tests/collector/check_outputs.py (schema
+#                   validation with Debian's python3 + jsonschema)
+#   compiled out    test_disabled: -DTALLY_DISABLE, not linked with libtally
+pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
+
+foreach(name histogram stats json_writer config)
+  tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
+    LIBS tally_static PkgConfig::JANSSON m LABELS collector)
+  target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)
+endforeach()
+
+# Helpers of the end-to-end tests: fork a scenario, read its files, run the checker.
+add_library(tally_collector_test_util STATIC unit/collector_test_util.c)
+target_link_libraries(tally_collector_test_util
+  PUBLIC PkgConfig::CMOCKA PkgConfig::JANSSON ZLIB::ZLIB PRIVATE tally_warnings)
+target_compile_definitions(tally_collector_test_util PRIVATE
+  TALLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TALLY_BINARY_DIR="${PROJECT_BINARY_DIR}"
+  TALLY_PYTHON_EXE="${TALLY_PYTHON}")
+
+# A fake libnvidia-ml with fixed readings, dlopen'ed through TALLY_NVML_LIBRARY.
+add_library(tally_fake_nvml SHARED unit/fake_nvml.c)
+target_link_libraries(tally_fake_nvml PRIVATE tally_warnings)
+
+foreach(name collector threads fork nvml outputs)
+  tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
+    LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
+  set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
+endforeach()
+target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
+add_dependencies(test_nvml tally_fake_nvml)
+
+# Every API macro with TALLY_DISABLE: compiles, and links without libtally.
+tally_add_unit_test(test_disabled SOURCES unit/test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
+target_include_directories(test_disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_compile_definitions(test_disabled PRIVATE TALLY_DISABLE)

@@ -1,0 +1,400 @@
+/*
+ * collector_test_util.c - forked scenarios and file inspection for the
+ * collector's end-to-end tests (see collector_test_util.h).
+ */
+#define _GNU_SOURCE
+#include "collector_test_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <zlib.h>
+
+#ifndef TALLY_PYTHON_EXE
+#define TALLY_PYTHON_EXE "/usr/bin/python3"
+#endif
+#define CHECKER TALLY_SOURCE_DIR "/tests/collector/check_outputs.py"
+
+extern char **environ;
+
+/* Launcher variables that tally_init() reads for the rank (config.c). */
+static const char *const rank_vars[] = {
+    "RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+    "PMIX_SIZE", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",
+    "SLURM_PROCID", "SLURM_NTASKS",
+};
+
+void tt_begin(tt_scenario *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->base, sizeof s->base, "%s/tally-test-XXXXXX", TALLY_BINARY_DIR);
+    if (mkdtemp(s->base) == NULL) {
+        snprintf(s->base, sizeof s->base, "/tmp/tally-test-XXXXXX");
+        assert_non_null(mkdtemp(s->base));
+    }
+    snprintf(s->dir, sizeof s->dir, "%s/out", s->base);
+    assert_int_equal(mkdir(s->dir, 0755), 0);
+}
+
+void tt_end(tt_scenario *s)
+{
+    if (s->base[0])
+        tt_rmtree(s->base);
+    free(s->out);
+    free(s->err);
+    memset(s, 0, sizeof *s);
+}
+
+static void clean_environment(void)
+{
+    for (;;) {
+        char name[256] = "";
+        for (char **e = environ; *e != NULL; e++) {
+            size_t n = strcspn(*e, "=");
+            if (n < sizeof name && strncmp(*e, "TALLY_", 6) == 0) {
+                memcpy(name, *e, n);
+                name[n] = '\0';
+                break;
+            }
+        }
+        if (!name[0])
+            break;
+        unsetenv(name);
+    }
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0]; i++)
+        unsetenv(rank_vars[i]);
+}
+
+static void apply_env(const char *const *env)
+{
+    for (size_t i = 0; env != NULL && env[i] != NULL; i++) {
+        const char *eq = strchr(env[i], '=');
+        char name[256];
+        if (eq == NULL || (size_t)(eq - env[i]) >= sizeof name)
+            _exit(120);
+        memcpy(name, env[i], (size_t)(eq - env[i]));
+        name[eq - env[i]] = '\0';
+        setenv(name, eq + 1, 1);
+    }
+}
+
+/* Append what is readable on fd to *buf; 0 at EOF. */
+static int drain(int fd, char **buf, size_t *len)
+{
+    char tmp[65536];
+    ssize_t n = read(fd, tmp, sizeof tmp);
+    if (n < 0 && errno == EINTR)
+        return 1;
+    if (n <= 0)
+        return 0;
+    char *p = realloc(*buf, *len + (size_t)n + 1);
+    if (p == NULL)
+        abort();
+    memcpy(p + *len, tmp, (size_t)n);
+    *len += (size_t)n;
+    p[*len] = '\0';
+    *buf = p;
+    return 1;
+}
+
+/* Fork; the child runs fn(arg) with stdout/stderr on pipes that the parent
+ * drains into *out and *err until EOF. Returns the exit status (128+signal). */
+static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **out, char **err)
+{
+    int po[2], pe[2];
+    assert_int_equal(pipe(po), 0);
+    assert_int_equal(pipe(pe), 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(po[0]);
+        close(pe[0]);
+        dup2(po[1], 1);
+        dup2(pe[1], 2);
+        close(po[1]);
+        close(pe[1]);
+        alarm(60); /* a hung scenario dies instead of hanging ctest */
+        fn(arg);
+        _exit(121); /* fn does not return */
+    }
+    close(po[1]);
+    close(pe[1]);
+    size_t olen = 0, elen = 0;
+    *out = calloc(1, 1);
+    *err = calloc(1, 1);
+    struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+    int open_fds = 2;
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd >= 0 && fds[i].revents) {
+                if (!drain(fds[i].fd, i == 0 ? out : err, i == 0 ? &olen : &elen)) {
+                    close(fds[i].fd);
+                    fds[i].fd = -1;
+                    open_fds--;
+                }
+            }
+        }
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (pid_out)
+        *pid_out = pid;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;
+}
+
+struct scenario_call {
+    tt_scenario *s;
+    const char *const *env;
+    tt_body body;
+    void *arg;
+};
+
+static void scenario_child(void *p)
+{
+    struct scenario_call *c = p;
+    clean_environment();
+    setenv("TALLY_OUTPUT_DIR", c->s->dir, 1);
+    setenv("TALLY_NAME", "t", 1);
+    setenv("TALLY_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+    apply_env(c->env);
+    exit(c->body(c->arg)); /* exit(), not _exit(): libtally writes at exit */
+}
+
+int tt_run(tt_scenario *s, const char *const *env, tt_body body, void *arg)
+{
+    struct scenario_call c = { s, env, body, arg };
+    free(s->out);
+    free(s->err);
+    s->status = run_captured(scenario_child, &c, &s->pid, &s->out, &s->err);
+    if ((s->status == 99 || s->status >= 120) && s->err[0]) /* TT_REQUIRE, crash, timeout */
+        print_message("scenario exited %d; its stderr:\n%s\n", s->status, s->err);
+    return s->status;
+}
+
+const char *tt_out(const tt_scenario *s, const char *fmt, ...)
+{
+    static char bufs[8][1200];
+    static int next;
+    char *b = bufs[next++ & 7];
+    char name[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    snprintf(b, sizeof bufs[0], "%s/%s", s->dir, name);
+    return b;
+}
+
+int tt_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+int tt_count_files(const char *dir, const char *needle)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, needle))
+            n++;
+    closedir(d);
+    return n;
+}
+
+int tt_count_lines(const char *text, const char *prefix)
+{
+    int n = 0;
+    size_t plen = strlen(prefix);
+    for (const char *p = text; p && *p;) {
+        if (strncmp(p, prefix, plen) == 0)
+            n++;
+        const char *nl = strchr(p, '\n');
+        p = nl ? nl + 1 : NULL;
+    }
+    return n;
+}
+
+char *tt_read_file(const char *path, size_t *len)
+{
+    gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
+    if (f == NULL)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap + 1);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+        }
+        int got = gzread(f, buf + n, (unsigned)(cap - n));
+        if (got < 0) {
+            gzclose(f);
+            free(buf);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    gzclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+void tt_write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void tt_rmtree(const char *path)
+{
+    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+json_t *tt_load_json(const char *path)
+{
+    size_t len;
+    char *text = tt_read_file(path, &len);
+    if (text == NULL)
+        fail_msg("cannot read %s", path);
+    json_error_t e;
+    json_t *j = json_loadb(text, len, 0, &e);
+    free(text);
+    if (j == NULL)
+        fail_msg("%s: invalid JSON at line %d: %s", path, e.line, e.text);
+    return j;
+}
+
+json_t *tt_find(json_t *array, const char *key, const char *value)
+{
+    size_t i;
+    json_t *x;
+    if (!json_is_array(array))
+        return NULL;
+    json_array_foreach(array, i, x) {
+        const char *v = json_string_value(json_object_get(x, key));
+        if (v != NULL && strcmp(v, value) == 0)
+            return x;
+    }
+    return NULL;
+}
+
+long long tt_int(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_integer(v))
+        fail_msg("member %s is not an integer", key);
+    return json_integer_value(v);
+}
+
+double tt_num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_number(v))
+        fail_msg("member %s is not a number", key);
+    return json_number_value(v);
+}
+
+const char *tt_str(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_string(v))
+        fail_msg("member %s is not a string", key);
+    return json_string_value(v);
+}
+
+size_t tt_len(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (!json_is_array(v))
+        fail_msg("member %s is not an array", key);
+    return json_array_size(v);
+}
+
+static void exec_checker(void *arg)
+{
+    const char *const *args = arg;
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = TALLY_PYTHON_EXE;
+    argv[n++] = CHECKER;
+    for (size_t i = 0; args[i] != NULL && n < 63; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    execv(argv[0], (char *const *)argv);
+    _exit(127);
+}
+
+static int checker(const char *const *args, char **out, char **err)
+{
+    return run_captured(exec_checker, (void *)args, NULL, out, err);
+}
+
+int tt_check_status(const char *const *args)
+{
+    char *out, *err;
+    int st = checker(args, &out, &err);
+    free(out);
+    free(err);
+    return st;
+}
+
+json_t *tt_check(const char *const *args)
+{
+    char *out, *err;
+    int st = checker(args, &out, &err);
+    if (st != 0) {
+        print_error("check_outputs.py exited %d:\n%s\n", st, err);
+        free(out);
+        free(err);
+        fail_msg("the outputs do not pass check_outputs.py");
+    }
+    json_error_t e;
+    json_t *j = json_loads(out, 0, &e);
+    free(out);
+    free(err);
+    if (j == NULL)
+        fail_msg("check_outputs.py printed no JSON summary: %s", e.text);
+    return j;
+}
+
+json_t *tt_summary_of(json_t *summary, const char *basename)
+{
+    json_t *r = json_object_get(json_object_get(summary, "reports"), basename);
+    if (r == NULL)
+        fail_msg("the checker did not see %s", basename);
+    return r;
+}

@@ -1,0 +1,130 @@
+/*
+ * fake_nvml.c - a stand-in for libnvidia-ml.so.1 with fixed readings.
+ *
+ * test_nvml points TALLY_NVML_LIBRARY at this library and expects exactly
+ * these numbers in the report: 2 devices named "Fake GPU 0" and "Fake GPU 1",
+ * 80 GiB of memory each with 10 GiB (device 0) and 20 GiB (device 1) used,
+ * 75 % GPU and 40 % memory utilization, 60 C, 300000 mW (300 W). Like the real
+ * library it answers NVML_ERROR_UNINITIALIZED before nvmlInit_v2 and after the
+ * matching nvmlShutdown, so a caller that skips nvmlInit gets no numbers.
+ * Signatures follow NVML's stable ABI (nvml.h).
+ */
+#include <stdio.h>
+
+#define FAKE_API __attribute__((visibility("default")))
+
+enum { NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2,
+       NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+
+typedef struct fake_device { unsigned int index; } *nvmlDevice_t;
+typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
+typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+
+#define FAKE_COUNT 2u
+#define GIB (1024ull * 1024 * 1024)
+
+static struct fake_device devices[FAKE_COUNT] = { { 0 }, { 1 } };
+static int initialized; /* nvmlInit_v2 calls not yet shut down */
+
+FAKE_API int nvmlInit_v2(void);
+FAKE_API int nvmlShutdown(void);
+FAKE_API int nvmlDeviceGetCount_v2(unsigned int *count);
+FAKE_API int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
+FAKE_API int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
+FAKE_API int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
+FAKE_API int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization);
+FAKE_API int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp);
+FAKE_API int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
+
+static int check(nvmlDevice_t device, const void *out)
+{
+    if (!initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    if (device == NULL || device->index >= FAKE_COUNT || device != &devices[device->index] || !out)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    return NVML_SUCCESS;
+}
+
+int nvmlInit_v2(void)
+{
+    initialized++;
+    return NVML_SUCCESS;
+}
+
+int nvmlShutdown(void)
+{
+    if (!initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    initialized--;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetCount_v2(unsigned int *count)
+{
+    if (!initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    if (count == NULL)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *count = FAKE_COUNT;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+    if (!initialized)
+        return NVML_ERROR_UNINITIALIZED;
+    if (index >= FAKE_COUNT || device == NULL)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *device = &devices[index];
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+    int rc = check(device, name);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    int n = snprintf(name, length, "Fake GPU %u", device->index);
+    return n < 0 || (unsigned int)n >= length ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+    int rc = check(device, memory);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    memory->total = 80 * GIB;
+    memory->used = (device->index + 1) * 10 * GIB;
+    memory->free = memory->total - memory->used;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
+{
+    int rc = check(device, utilization);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    utilization->gpu = 75;
+    utilization->memory = 40;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
+{
+    int rc = check(device, temp);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (sensor != 0) /* NVML_TEMPERATURE_GPU */
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *temp = 60;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
+{
+    int rc = check(device, power);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *power = 300000; /* milliwatts */
+    return NVML_SUCCESS;
+}

@@ -1,0 +1,349 @@
+/*
+ * test_outputs.c - the files libtally writes, and what happens when it cannot.
+ *
+ * The trace is gzip by default, plain with TALLY_TRACE_GZIP=0, absent with
+ * TALLY_TRACE=0. Files are written to a temporary name and renamed, so after
+ * a run no temporary file is left and an existing report is replaced only by
+ * a complete one; a full disk (RLIMIT_FSIZE here) leaves the old files as they
+ * were. An unwritable directory or /dev/full is reported on stderr exactly
+ * once, however many flushes fail, and the program goes on to exit with its
+ * own status. Paths that are not regular files (/dev/stdout, a symlink) are
+ * written in place. Last, check_outputs.py itself must reject broken files,
+ * or the other tests would prove nothing.
+ */
+#include "collector_test_util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tally/tally.h"
+
+static int body_record(void *arg)
+{
+    int n = arg ? *(const int *)arg : 100;
+    for (int i = 0; i < n; i++) {
+        tally_begin("w");
+        tally_end();
+        tally_counter("wc", i);
+    }
+    return 0;
+}
+
+/* Record, fail to write at a flush, go on recording, fail again at shutdown,
+ * and leave with the program's own status. */
+static int body_write_fails(void *arg)
+{
+    (void)arg;
+    body_record(NULL);
+    TT_REQUIRE(tally_flush() == TALLY_EIO);
+    TT_REQUIRE(tally_flush() == TALLY_EIO);
+    body_record(NULL);
+    TT_REQUIRE(tally_shutdown() == TALLY_EIO);
+    return 7;
+}
+
+static json_t *check_dir(tt_scenario *s)
+{
+    const char *args[] = { s->dir, NULL };
+    return tt_check(args);
+}
+
+static int starts_with_gzip_magic(const char *path)
+{
+    unsigned char m[2] = { 0, 0 };
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    size_t n = fread(m, 1, 2, f);
+    fclose(f);
+    return n == 2 && m[0] == 0x1f && m[1] == 0x8b;
+}
+
+static void test_trace_variants(void **state)
+{
+    (void)state;
+    tt_scenario s;
+
+    tt_begin(&s); /* default: gzip */
+    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    assert_int_equal(starts_with_gzip_magic(tt_out(&s, "t-rank0.trace.json.gz")), 1);
+    assert_false(tt_exists(tt_out(&s, "t-rank0.trace.json")));
+    assert_int_equal(tt_count_files(s.dir, ""), 2);
+    json_decref(check_dir(&s));
+    tt_end(&s);
+
+    const char *plain[] = { "TALLY_TRACE_GZIP=0", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, plain, body_record, NULL), 0);
+    assert_int_equal(starts_with_gzip_magic(tt_out(&s, "t-rank0.trace.json")), 0);
+    assert_false(tt_exists(tt_out(&s, "t-rank0.trace.json.gz")));
+    char *text = tt_read_file(tt_out(&s, "t-rank0.trace.json"), NULL);
+    assert_true(text[0] == '{');
+    free(text);
+    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    assert_string_equal(tt_str(json_object_get(r, "trace"), "path"), tt_out(&s, "t-rank0.trace.json"));
+    assert_true(json_is_false(json_object_get(json_object_get(r, "config"), "trace_gzip")));
+    json_decref(r);
+    json_decref(check_dir(&s));
+    tt_end(&s);
+
+    const char *off[] = { "TALLY_TRACE=0", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, off, body_record, NULL), 0);
+    assert_int_equal(tt_count_files(s.dir, ""), 1);
+    assert_int_equal(tt_count_files(s.dir, "trace"), 0);
+    r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    json_t *trace = json_object_get(r, "trace");
+    assert_true(json_is_false(json_object_get(trace, "enabled")));
+    assert_true(json_is_null(json_object_get(trace, "path")));
+    /* No events were kept, and none was "dropped" either: there was no trace. */
+    assert_int_equal(tt_int(trace, "events_recorded"), 0);
+    assert_int_equal(tt_int(trace, "events_dropped"), 0);
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 100);
+    json_decref(r);
+    json_decref(check_dir(&s));
+    tt_end(&s);
+}
+
+/* The program's status and exactly one "tally:" line on stderr, which names path. */
+static void expect_one_complaint(tt_scenario *s, const char *path)
+{
+    assert_int_equal(s->status, 7);
+    if (tt_count_lines(s->err, "tally:") != 1 || tt_count_lines(s->err, "") != 1)
+        fail_msg("expected one line on stderr, got:\n%s", s->err);
+    if (path && strstr(s->err, path) == NULL)
+        fail_msg("the complaint does not name %s: %s", path, s->err);
+    assert_string_equal(s->out, "");
+}
+
+static void test_unwritable_directory(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    char var[1024], path[800];
+
+    /* A directory that does not exist. */
+    tt_begin(&s);
+    snprintf(path, sizeof path, "%s/no/such/dir", s.base);
+    snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
+    const char *env[] = { var, NULL };
+    tt_run(&s, env, body_write_fails, NULL);
+    expect_one_complaint(&s, path);
+    assert_int_equal(tt_count_files(s.base, ""), 1); /* only out/ */
+    tt_end(&s);
+
+    /* A path whose parent is a regular file (root ignores permission bits, not this). */
+    tt_begin(&s);
+    snprintf(path, sizeof path, "%s/file", s.base);
+    tt_write_file(path, "not a directory\n");
+    snprintf(path, sizeof path, "%s/file/sub", s.base);
+    snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
+    tt_run(&s, env, body_write_fails, NULL);
+    expect_one_complaint(&s, path);
+    tt_end(&s);
+}
+
+static void test_dev_full(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    struct stat st;
+
+    /* Both outputs to /dev/full: written in place, fail at flush, reported once. */
+    const char *both[] = { "TALLY_REPORT_PATH=/dev/full", "TALLY_TRACE_PATH=/dev/full", NULL };
+    tt_begin(&s);
+    tt_run(&s, both, body_write_fails, NULL);
+    expect_one_complaint(&s, "/dev/full");
+    assert_int_equal(tt_count_files(s.dir, ""), 0);
+    tt_end(&s);
+    /* Still the device: never replaced by a renamed temporary file. */
+    assert_int_equal(stat("/dev/full", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_false(tt_exists("/dev/full.tmp"));
+
+    /* Only the report fails; the trace is written (plain) beside it. */
+    tt_begin(&s);
+    char var[1024];
+    snprintf(var, sizeof var, "TALLY_TRACE_PATH=%s", tt_out(&s, "x.trace.json"));
+    const char *report_only[] = { "TALLY_REPORT_PATH=/dev/full", var, "TALLY_TRACE_GZIP=0", NULL };
+    tt_run(&s, report_only, body_write_fails, NULL);
+    expect_one_complaint(&s, "/dev/full");
+    json_t *t = tt_load_json(tt_out(&s, "x.trace.json"));
+    assert_true(json_array_size(json_object_get(t, "traceEvents")) > 200);
+    json_decref(t);
+    tt_end(&s);
+}
+
+static void test_atomic_replace(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
+    tt_write_file(tt_out(&s, "t-rank0.trace.json.gz"), "OLD TRACE\n");
+    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
+    assert_int_equal(tt_count_files(s.dir, ""), 2);
+    json_decref(check_dir(&s)); /* replaced by complete, valid files */
+    tt_end(&s);
+}
+
+/* A disk that fills up during the write: files may not grow past 4 KiB. */
+static int body_disk_full(void *arg)
+{
+    signal(SIGXFSZ, SIG_IGN); /* then write() fails with EFBIG instead */
+    struct rlimit rl = { 4096, 4096 };
+    TT_REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+    int n = 3000; /* the report's samples alone take more than 4 KiB */
+    body_record(&n);
+    (void)arg;
+    return 7;
+}
+
+static void test_disk_full_keeps_old_files(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
+    tt_write_file(tt_out(&s, "t-rank0.trace.json.gz"), "OLD TRACE\n");
+    tt_run(&s, NULL, body_disk_full, NULL);
+    expect_one_complaint(&s, NULL);
+    char *r = tt_read_file(tt_out(&s, "t-rank0.report.json"), NULL);
+    char *t = tt_read_file(tt_out(&s, "t-rank0.trace.json.gz"), NULL);
+    assert_string_equal(r, "OLD REPORT\n");
+    assert_string_equal(t, "OLD TRACE\n");
+    free(r);
+    free(t);
+    assert_int_equal(tt_count_files(s.dir, ".tmp"), 0); /* partial files removed */
+    assert_int_equal(tt_count_files(s.dir, ""), 2);
+    tt_end(&s);
+}
+
+static void test_in_place_paths(void **state)
+{
+    (void)state;
+    tt_scenario s;
+
+    /* /dev/stdout (a pipe here): the report arrives on stdout. */
+    const char *to_stdout[] = { "TALLY_REPORT_PATH=/dev/stdout", "TALLY_TRACE=0", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, to_stdout, body_record, NULL), 0);
+    json_error_t e;
+    json_t *r = json_loads(s.out, 0, &e);
+    if (r == NULL)
+        fail_msg("stdout is not the report: %s\n%s", e.text, s.out);
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 100);
+    json_decref(r);
+    assert_int_equal(tt_count_files(s.dir, ""), 0);
+    tt_end(&s);
+
+    /* A symlink to a regular file: written through, the link stays a link
+     * (not replaced by a renamed temporary file, as /dev/stdout -> a file
+     * would be). */
+    tt_begin(&s);
+    char target[1024], var[1200];
+    snprintf(target, sizeof target, "%s", tt_out(&s, "target.json"));
+    tt_write_file(target, "OLD\n");
+    assert_int_equal(symlink(target, tt_out(&s, "link.json")), 0);
+    snprintf(var, sizeof var, "TALLY_REPORT_PATH=%s", tt_out(&s, "link.json"));
+    const char *via_link[] = { var, "TALLY_TRACE=0", NULL };
+    assert_int_equal(tt_run(&s, via_link, body_record, NULL), 0);
+    struct stat st;
+    assert_int_equal(lstat(tt_out(&s, "link.json"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    json_decref(tt_check((const char *const[]){ target, NULL }));
+    assert_int_equal(tt_count_files(s.dir, ""), 2);
+    tt_end(&s);
+}
+
+/* ---- the checker rejects what it should ---------------------------------- */
+
+static void expect_rejected(tt_scenario *s, void (*corrupt)(json_t *report), const char *why)
+{
+    json_t *r = tt_load_json(tt_out(s, "t-rank0.report.json"));
+    corrupt(r);
+    assert_int_equal(json_dump_file(r, tt_out(s, "bad.report.json"), 0), 0);
+    json_decref(r);
+    const char *args[] = { "--trace", tt_out(s, "t-rank0.trace.json.gz"), tt_out(s, "bad.report.json"), NULL };
+    if (tt_check_status(args) != 1)
+        fail_msg("check_outputs.py accepted a report with %s", why);
+    unlink(tt_out(s, "bad.report.json"));
+}
+
+static void drop_sections(json_t *r) { json_object_del(r, "sections"); }
+static void bad_rank_source(json_t *r) { json_object_set_new(r, "rank_source", json_string("MY_RANK")); }
+static void negative_total(json_t *r)
+{
+    json_object_set_new(json_array_get(json_object_get(r, "sections"), 0), "total_ns", json_integer(-1));
+}
+static void count_plus_one(json_t *r)
+{
+    json_t *w = tt_find(json_object_get(r, "sections"), "name", "w");
+    json_object_set_new(w, "count", json_integer(json_integer_value(json_object_get(w, "count")) + 1));
+}
+static void total_doubled(json_t *r)
+{
+    json_t *w = tt_find(json_object_get(r, "sections"), "name", "w");
+    json_object_set_new(w, "total_ns", json_integer(2 * json_integer_value(json_object_get(w, "total_ns")) + 1000));
+}
+static void other_rank(json_t *r) { json_object_set_new(r, "rank", json_integer(1)); }
+static void other_pid(json_t *r) { json_object_set_new(r, "pid", json_integer(1)); }
+static void counter_count(json_t *r)
+{
+    json_object_set_new(json_array_get(json_object_get(r, "counters"), 0), "count", json_integer(1));
+}
+static void recorded_off(json_t *r)
+{
+    json_object_set_new(json_object_get(r, "trace"), "events_recorded", json_integer(5));
+}
+
+static void test_checker_rejects(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    json_decref(check_dir(&s));
+    expect_rejected(&s, drop_sections, "no sections (schema)");
+    expect_rejected(&s, bad_rank_source, "an unknown rank_source (schema)");
+    expect_rejected(&s, negative_total, "a negative total_ns (schema)");
+    expect_rejected(&s, count_plus_one, "a count that the trace does not have");
+    expect_rejected(&s, total_doubled, "a total_ns that the X durations do not sum to");
+    expect_rejected(&s, other_rank, "a rank that the trace's distributedInfo does not have");
+    expect_rejected(&s, other_pid, "a pid that the trace's events do not have");
+    expect_rejected(&s, counter_count, "a counter count that the C events do not have");
+    expect_rejected(&s, recorded_off, "events_recorded that the trace does not have");
+
+    /* A trace event without thread_name metadata for its tid. */
+    json_t *t = tt_load_json(tt_out(&s, "t-rank0.trace.json.gz"));
+    json_t *evs = json_object_get(t, "traceEvents");
+    for (size_t i = json_array_size(evs); i-- > 0;) {
+        json_t *e = json_array_get(evs, i);
+        if (strcmp(tt_str(e, "ph"), "M") == 0 && strcmp(tt_str(e, "name"), "thread_name") == 0)
+            json_array_remove(evs, i);
+    }
+    assert_int_equal(json_dump_file(t, tt_out(&s, "bad.trace.json"), 0), 0);
+    json_decref(t);
+    const char *args[] = { "--trace", tt_out(&s, "bad.trace.json"), tt_out(&s, "t-rank0.report.json"), NULL };
+    assert_int_equal(tt_check_status(args), 1);
+    tt_end(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trace_variants),
+        cmocka_unit_test(test_unwritable_directory),
+        cmocka_unit_test(test_dev_full),
+        cmocka_unit_test(test_atomic_replace),
+        cmocka_unit_test(test_disk_full_keeps_old_files),
+        cmocka_unit_test(test_in_place_paths),
+        cmocka_unit_test(test_checker_rejects),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

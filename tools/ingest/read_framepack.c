@@ -1,0 +1,170 @@
+/*
+ * read_framepack.c - FramePack's profiling_report.json, as written by
+ * diffusers_helper/profiling.py (export_profiling_report):
+ *
+ *   { "timestamp": <export time, s since epoch>,
+ *     "timing_stats": { "<name>": {count, total, mean, min, max, last} },   seconds
+ *     "memory_snapshots": [ {label, timestamp, allocated_mb, reserved_mb, max_allocated_mb} ],
+ *     "iteration_stats": {count, total, mean, min, max, median} or {} }     seconds
+ *
+ * The "_mb" values are torch byte counts / 1024**2, so they are MiB. Times in
+ * the profile are relative to the earliest timestamp of the report, which
+ * becomes base_time_ns. The file says nothing about the rank: it stays -1 and
+ * the caller finds it from the path.
+ */
+#include "report_readers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIB 1048576.0
+
+/* A wall-clock time in seconds since the epoch that fits int64 ns. */
+static int epoch_seconds(tl_profile *p, const json_t *obj, const char *path, const char *key,
+                         int flags, double *t)
+{
+    int rc = tl_readers_number(p, obj, path, key, flags, t);
+    if (rc == 0 && !(*t * 1e9 < 9.2e18)) {
+        char full[256];
+        tl_profile_warn(p, "%s: %g is not a time in seconds since the epoch",
+                        tl_readers_path(full, sizeof full, path, key), *t);
+        *t = NAN;
+        return -1;
+    }
+    return rc;
+}
+
+/* timing_stats: one "section" statistic per name, from its summary numbers
+ * ("last" has nowhere to go in a statistic and is not read). */
+static void read_timing_stats(tl_profile *p, const json_t *root)
+{
+    const json_t *ts = tl_readers_object(p, root, "", "timing_stats", TL_RD_OPTIONAL);
+    const char *name;
+    const json_t *e;
+    json_object_foreach((json_t *)ts, name, e) {
+        char path[160];
+        int64_t count, total, min, max;
+        double mean;
+        tl_readers_path(path, sizeof path, "timing_stats", name);
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_int(p, e, path, "count", 0, 1, INT64_MAX, &count) != 0 ||
+            tl_readers_ns(p, e, path, "total", 0, 1e9, &total) != 0 ||
+            tl_readers_number(p, e, path, "mean", 0, &mean) != 0 ||
+            tl_readers_ns(p, e, path, "min", 0, 1e9, &min) != 0 ||
+            tl_readers_ns(p, e, path, "max", 0, 1e9, &max) != 0)
+            continue;
+        tl_readers_summary_stat(p, path, "section", name, strlen(name), (uint64_t)count, total,
+                                min, max, mean * 1e9, NAN, NAN, NAN);
+    }
+}
+
+/* iteration_stats: FramePack's IterationProfiler, one loop per report. Its
+ * console summary calls the loop by the name it was created with
+ * ("diffusion_step" in demo_gradio.py), but the JSON does not carry that
+ * name, so the statistic is named "iteration". An empty object means no
+ * iteration was recorded (demo_gradio.py never calls start/end_iteration). */
+static void read_iteration_stats(tl_profile *p, const json_t *root)
+{
+    const json_t *it = tl_readers_object(p, root, "", "iteration_stats", TL_RD_OPTIONAL);
+    const char *path = "iteration_stats";
+    int64_t count, total, min, max, median;
+    double mean;
+    if (it == NULL || json_object_size(it) == 0)
+        return;
+    if (tl_readers_int(p, it, path, "count", 0, 1, INT64_MAX, &count) != 0 ||
+        tl_readers_ns(p, it, path, "total", 0, 1e9, &total) != 0 ||
+        tl_readers_number(p, it, path, "mean", 0, &mean) != 0 ||
+        tl_readers_ns(p, it, path, "min", 0, 1e9, &min) != 0 ||
+        tl_readers_ns(p, it, path, "max", 0, 1e9, &max) != 0 ||
+        tl_readers_ns(p, it, path, "median", 0, 1e9, &median) != 0)
+        return;
+    tl_readers_summary_stat(p, path, "iteration", "iteration", strlen("iteration"),
+                            (uint64_t)count, total, min, max, mean * 1e9, (double)median, NAN,
+                            NAN);
+}
+
+/* memory_snapshots: device memory (torch's allocator) per label. */
+static void read_snapshots(tl_profile *p, const json_t *root, double t0)
+{
+    const json_t *arr = tl_readers_array(p, root, "", "memory_snapshots", TL_RD_OPTIONAL);
+    size_t i;
+    const json_t *e;
+    json_array_foreach(arr, i, e) {
+        char path[160];
+        const char *label;
+        size_t label_len;
+        double t, alloc, reserved, peak;
+        tl_readers_index(path, sizeof path, "memory_snapshots", i);
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_string(p, e, path, "label", 0, &label, &label_len) != 0 ||
+            epoch_seconds(p, e, path, "timestamp", 0, &t) != 0 ||
+            tl_readers_number(p, e, path, "allocated_mb", 0, &alloc) != 0 ||
+            tl_readers_number(p, e, path, "reserved_mb", 0, &reserved) != 0 ||
+            tl_readers_number(p, e, path, "max_allocated_mb", 0, &peak) != 0)
+            continue;
+        tl_mem_snapshot s = {
+            .label = tl_strtab_intern(&p->strs, label, label_len),
+            .ts_ns = llround((t - t0) * 1e9),
+            .allocated = alloc * MIB,
+            .reserved = reserved * MIB,
+            .peak_allocated = peak * MIB,
+            .rss = NAN,
+            .peak_rss = NAN,
+        };
+        if (s.label == UINT32_MAX || tl_profile_add_snapshot(p, &s) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
+    }
+}
+
+int tl_read_framepack_json(tl_profile *p, const json_t *root)
+{
+    if (tl_readers_expect(p, root, TL_FMT_FRAMEPACK, "a FramePack profiling report") != 0)
+        return -1;
+
+    /* The clock: the earliest of the export time and the snapshot times
+     * (checked quietly here; read_snapshots warns about bad ones). */
+    double t0 = INFINITY, t1 = -INFINITY, t;
+    if (epoch_seconds(p, root, "", "timestamp", TL_RD_OPTIONAL, &t) == 0) {
+        t0 = t1 = t;
+    }
+    const json_t *snaps = json_object_get(root, "memory_snapshots");
+    size_t i;
+    const json_t *e;
+    json_array_foreach(snaps, i, e) {
+        const json_t *v = json_object_get(e, "timestamp");
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        if (x >= 0 && x * 1e9 < 9.2e18) {
+            t0 = fmin(t0, x);
+            t1 = fmax(t1, x);
+        }
+    }
+    if (isfinite(t0)) {
+        p->base_time_ns = llround(t0 * 1e9);
+        tl_profile_span(p, 0, llround((t1 - t0) * 1e9));
+    } else {
+        t0 = 0;
+    }
+
+    read_timing_stats(p, root);
+    read_snapshots(p, root, t0);
+    read_iteration_stats(p, root);
+    tl_profile_finish(p);
+    return 0;
+}
+
+int tl_read_framepack(tl_profile *p, const char *buf, size_t len)
+{
+    json_t *root;
+    if (tl_readers_load(p, buf, len, &root) != 0)
+        return -1;
+    int ret = tl_read_framepack_json(p, root);
+    json_decref(root);
+    return ret;
+}

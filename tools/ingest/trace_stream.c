@@ -1,0 +1,1990 @@
+/*
+ * trace_stream: the streaming reader of Chrome / Kineto trace events (see trace_stream.h).
+ *
+ * Two layers. The lower one is a set of small scanners over contiguous memory (scan_string,
+ * scan_token, skip_container, parse_object) that return P_OK, P_MORE ("the data ended first")
+ * or P_BAD (a syntax error, with where and what was expected). They never suspend: the upper
+ * layer, a state machine over the top level of the document, calls them only on an event (or
+ * a top-level key or small value) and, on P_MORE, reads more input and calls them again from
+ * the start of that item. Warnings found during an attempt are collected in `struct pending`
+ * and counted only when the attempt completes, so a retry never counts anything twice.
+ *
+ * Values the reader does not need at all (unknown top-level keys such as "stackFrames", or the
+ * rest of a malformed or oversized event) are passed over by a resumable bracket counter
+ * (skip_step) that consumes the buffer as it goes, so their size is not limited by the buffer.
+ *
+ * Speed comes from not decoding: strings are scanned 8 bytes at a time for the four bytes that
+ * matter (quote, backslash, control, non-ASCII), numbers are only delimited unless the field is
+ * one we decode, and there are no per-byte function calls on the hot paths.
+ */
+#include "ingest/trace_stream.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { P_OK = 0, P_MORE = 1, P_BAD = 2 };
+
+/* Warning kinds found while scanning; each maps to a counter in tl_trace_stats. */
+enum {
+	W_TRAILING_COMMA,
+	W_EXTRA_COMMA,
+	W_MISSING_COMMA,
+	W_NONFINITE,
+	W_BAD_NUMBER,
+	W_BAD_UTF8,
+	W_CONTROL,
+	W_BAD_ESCAPE,
+	W_DUP_KEY,
+	W_OTHER,
+	W_COUNT
+};
+
+static const char *const warn_text[W_COUNT] = {
+	[W_TRAILING_COMMA] = "trailing comma before a closing bracket (accepted)",
+	[W_EXTRA_COMMA] = "extra comma (accepted)",
+	[W_MISSING_COMMA] = "missing comma between two values (accepted)",
+	[W_NONFINITE] = "NaN or Infinity is not JSON (the value is treated as missing)",
+	[W_BAD_NUMBER] = "\"ts\" or \"dur\" is not a usable number (treated as missing)",
+	[W_BAD_UTF8] = "invalid UTF-8 in a string (accepted as bytes)",
+	[W_CONTROL] = "raw control character in a string (accepted)",
+	[W_BAD_ESCAPE] = "escape that JSON does not define in a string (kept as written)",
+	[W_DUP_KEY] = "key given twice in one event (the last one wins)",
+	[W_OTHER] = "unexpected content (ignored)",
+};
+
+/* Warnings of one parse attempt: how many of each kind, and where each kind first occurred. */
+struct pending {
+	uint32_t n[W_COUNT];
+	const char *first[W_COUNT];
+};
+
+/* One parse attempt over the contiguous bytes [buf, end). */
+struct pctx {
+	const char *buf; /* the buffer start, for turning pointers into input offsets */
+	uint64_t base;   /* input offset of buf[0] */
+	const char *end;
+	int max_depth;
+	struct pending w;
+	const char *err_at;   /* P_BAD: where */
+	const char *err_what; /* P_BAD: what was expected (a static string) */
+	int err_depth;        /* P_BAD because of the nesting limit */
+};
+
+/* Top-level state machine of the stream. */
+enum {
+	ST_START,     /* before the first value: BOM, '[' or '{' */
+	ST_OBJ_KEY,   /* object form: expecting a key or '}' */
+	ST_OBJ_VALUE, /* object form: after "key": */
+	ST_OBJ_AFTER, /* object form: after a value, expecting ',' or '}' */
+	ST_EVENTS,    /* inside the traceEvents array, between elements */
+	ST_SKIP,      /* passing over a value with skip_step(); then after_state */
+	ST_JUNK,      /* inside traceEvents after garbage: looking for the next '{' */
+	ST_TAIL,      /* after the document: only whitespace expected */
+	ST_END,
+};
+
+/* Why a value is being skipped, for the message when the input ends inside it. */
+enum { SKIP_VALUE, SKIP_MALFORMED, SKIP_OVERSIZED };
+
+/* Top-level keys of the object form that the reader looks at. */
+enum {
+	TOP_OTHER,
+	TOP_TRACE_EVENTS,
+	TOP_DISTRIBUTED_INFO,
+	TOP_DEVICE_PROPERTIES,
+	TOP_BASE_TIME,
+	TOP_SCHEMA_VERSION,
+	TOP_DISPLAY_TIME_UNIT,
+	TOP_TRACE_NAME,
+	TOP_OTHER_DATA,
+	TOP_METADATA,
+};
+
+#define META_COPY_MAX (64u * 1024u)
+
+/* Bytes of a bare token: numbers and the literals true/false/null/NaN/Infinity. */
+static const unsigned char tok_char[256] = {
+	['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
+};
+
+/* ---------------------------------------------------------------------------------------- */
+/* Scanners over contiguous memory                                                            */
+
+static inline void warn(struct pctx *c, int kind, const char *at)
+{
+	if (c->w.n[kind]++ == 0)
+		c->w.first[kind] = at;
+}
+
+static int bad(struct pctx *c, const char *at, const char *what)
+{
+	c->err_at = at;
+	c->err_what = what;
+	return P_BAD;
+}
+
+static int bad_depth(struct pctx *c, const char *at)
+{
+	c->err_depth = 1;
+	return bad(c, at, "nesting too deep");
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define SCAN_SSE2 1
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SCAN_SWAR 1
+/* High bit set in each byte of `w` that is '"', '\\', < 0x20 or >= 0x80. The classic
+ * "has zero byte" trick may flag bytes above a true hit, never below one, so the lowest flagged
+ * byte is exact. */
+static inline uint64_t special_mask(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+	uint64_t m = ((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w) | w;
+	return m & high;
+}
+#endif
+
+/* The first byte in [p, end) that ends a plain run of string content: '"', '\\', a control
+ * byte or a non-ASCII byte. 16 bytes a step with SSE2 (every x86-64 has it), 8 with SWAR. */
+static inline const char *find_special(const char *p, const char *end)
+{
+#if defined(SCAN_SSE2)
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+	while (end - p >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		/* signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches them */
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bslash)),
+		                         _mm_cmplt_epi8(x, space));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return p + __builtin_ctz(bits);
+		p += 16;
+	}
+#elif defined(SCAN_SWAR)
+	while (end - p >= 8) {
+		uint64_t w, m;
+		memcpy(&w, p, 8);
+		m = special_mask(w);
+		if (m)
+			return p + (__builtin_ctzll(m) >> 3);
+		p += 8;
+	}
+#endif
+	while (p < end) {
+		unsigned char ch = (unsigned char)*p;
+		if (ch == '"' || ch == '\\' || ch < 0x20 || ch >= 0x80)
+			break;
+		p++;
+	}
+	return p;
+}
+
+static inline const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/* Length of the valid UTF-8 sequence at p (RFC 3629: no overlongs, surrogates or values past
+ * U+10FFFF), -1 when invalid, 0 when the data ends inside it. */
+static int utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char b = p[0], lo = 0x80, hi = 0xBF;
+	int n;
+
+	if (b >= 0xC2 && b <= 0xDF) {
+		n = 2;
+	} else if (b >= 0xE0 && b <= 0xEF) {
+		n = 3;
+		if (b == 0xE0)
+			lo = 0xA0;
+		else if (b == 0xED)
+			hi = 0x9F;
+	} else if (b >= 0xF0 && b <= 0xF4) {
+		n = 4;
+		if (b == 0xF0)
+			lo = 0x90;
+		else if (b == 0xF4)
+			hi = 0x8F;
+	} else {
+		return -1;
+	}
+	for (int i = 1; i < n; i++) {
+		if (p + i >= end)
+			return 0;
+		if (p[i] < lo || p[i] > hi)
+			return -1;
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	return n;
+}
+
+static inline int hexval(unsigned char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* *pp is at an opening quote; on P_OK it is just past the closing quote. */
+static int scan_string(struct pctx *c, const char **pp)
+{
+	const char *p = *pp + 1, *end = c->end;
+
+	for (;;) {
+		unsigned char ch;
+
+		p = find_special(p, end);
+		if (p == end)
+			return P_MORE;
+		ch = (unsigned char)*p;
+		if (ch == '"') {
+			*pp = p + 1;
+			return P_OK;
+		}
+		if (ch == '\\') {
+			if (end - p < 2)
+				return P_MORE;
+			if (p[1] == 'u') {
+				if (end - p < 6)
+					return P_MORE;
+				if (hexval((unsigned char)p[2]) < 0 || hexval((unsigned char)p[3]) < 0 ||
+				    hexval((unsigned char)p[4]) < 0 || hexval((unsigned char)p[5]) < 0) {
+					warn(c, W_BAD_ESCAPE, p);
+					p += 2;
+				} else {
+					p += 6;
+				}
+			} else {
+				if (!strchr("\"\\/bfnrt", p[1]) || p[1] == '\0')
+					warn(c, W_BAD_ESCAPE, p);
+				p += 2; /* even a bad escape covers the next byte: "\"" stays inside */
+			}
+		} else if (ch < 0x20) {
+			warn(c, W_CONTROL, p);
+			p++;
+		} else {
+			int n = utf8_len((const unsigned char *)p, (const unsigned char *)end);
+			if (n == 0)
+				return P_MORE;
+			if (n < 0) {
+				warn(c, W_BAD_UTF8, p);
+				n = 1;
+			}
+			p += n;
+		}
+	}
+}
+
+/* A JSON number, leniently: leading zeros and a bare '.' fraction are let through. */
+static int is_number_text(const char *p, size_t n)
+{
+	const char *end = p + n;
+	int digits = 0;
+
+	if (p < end && *p == '-')
+		p++;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++, digits++;
+	if (p < end && *p == '.') {
+		p++;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++, digits++;
+	}
+	if (!digits)
+		return 0;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		int edigits = 0;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			p++;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++, edigits++;
+		if (!edigits)
+			return 0;
+	}
+	return p == end;
+}
+
+static int text_is(const char *p, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(p, lit, n) == 0;
+}
+
+/* A bare token at *pp: a number or a literal. */
+static int scan_token(struct pctx *c, const char **pp, enum tl_json_kind *kind)
+{
+	const char *s = *pp, *p = s, *end = c->end;
+	size_t n;
+
+	while (p < end && tok_char[(unsigned char)*p])
+		p++;
+	if (p == end)
+		return P_MORE; /* the token may go on in the next read */
+	n = (size_t)(p - s);
+	if (n == 0)
+		return bad(c, s, "expected a value");
+	if ((*s >= '0' && *s <= '9') || *s == '-') {
+		if (is_number_text(s, n))
+			*kind = TL_JSON_NUMBER;
+		else if (text_is(s, n, "-Infinity") || text_is(s, n, "-NaN"))
+			*kind = TL_JSON_NONFINITE;
+		else
+			return bad(c, s, "expected a number");
+	} else if (text_is(s, n, "true")) {
+		*kind = TL_JSON_TRUE;
+	} else if (text_is(s, n, "false")) {
+		*kind = TL_JSON_FALSE;
+	} else if (text_is(s, n, "null")) {
+		*kind = TL_JSON_NULL;
+	} else if (text_is(s, n, "NaN") || text_is(s, n, "Infinity")) {
+		*kind = TL_JSON_NONFINITE;
+	} else {
+		return bad(c, s, "expected a value (string, number, object, array, true, false, null)");
+	}
+	if (*kind == TL_JSON_NONFINITE)
+		warn(c, W_NONFINITE, s);
+	*pp = p;
+	return P_OK;
+}
+
+/*
+ * Pass over the object or array at *pp, checking its syntax without decoding it. `depth` is
+ * the nesting level of that container (the event object is 1). Iterative: one bit per open
+ * container says object or array, so a hostile input cannot exhaust the C stack.
+ */
+static int skip_container(struct pctx *c, const char **pp, int depth)
+{
+	enum { S_VALUE, S_MEMBER_VALUE, S_KEY, S_AFTER } st;
+	uint64_t is_obj[TL_TRACE_DEPTH_LIMIT / 64];
+	const char *p = *pp, *end = c->end;
+	int top = 0, comma = 0, rc;
+
+	goto open;
+	for (;;) {
+		unsigned char ch;
+		int in_obj;
+
+		p = skip_ws(p, end);
+		if (p == end)
+			return P_MORE;
+		ch = (unsigned char)*p;
+		in_obj = (int)(is_obj[(top - 1) / 64] >> ((top - 1) % 64)) & 1;
+
+		if (st == S_AFTER) {
+			if (ch == ',') {
+				p++;
+				comma = 1;
+				st = in_obj ? S_KEY : S_VALUE;
+				continue;
+			}
+			if (ch == (in_obj ? '}' : ']'))
+				goto close;
+			if (ch == '"' || ch == '{' || ch == '[' || tok_char[ch]) {
+				warn(c, W_MISSING_COMMA, p);
+				comma = 0;
+				st = in_obj ? S_KEY : S_VALUE;
+				continue;
+			}
+			return bad(c, p, in_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+		}
+		if (st == S_KEY) {
+			if (ch == '}') {
+				if (comma)
+					warn(c, W_TRAILING_COMMA, p);
+				goto close;
+			}
+			if (ch == ',') {
+				warn(c, W_EXTRA_COMMA, p);
+				p++;
+				continue;
+			}
+			if (ch != '"')
+				return bad(c, p, "expected '\"' (a key) or '}'");
+			if ((rc = scan_string(c, &p)) != P_OK)
+				return rc;
+			p = skip_ws(p, end);
+			if (p == end)
+				return P_MORE;
+			if (*p != ':')
+				return bad(c, p, "expected ':' after key");
+			p++;
+			st = S_MEMBER_VALUE;
+			continue;
+		}
+		if (st == S_VALUE) { /* an array element, or the array's end */
+			if (ch == ']') {
+				if (comma)
+					warn(c, W_TRAILING_COMMA, p);
+				goto close;
+			}
+			if (ch == ',') {
+				warn(c, W_EXTRA_COMMA, p);
+				p++;
+				continue;
+			}
+		}
+		/* a value */
+		if (ch == '"') {
+			if ((rc = scan_string(c, &p)) != P_OK)
+				return rc;
+		} else if (ch == '{' || ch == '[') {
+			goto open;
+		} else {
+			enum tl_json_kind kind;
+			if ((rc = scan_token(c, &p, &kind)) != P_OK)
+				return rc;
+		}
+		st = S_AFTER;
+		comma = 0;
+		continue;
+
+	open:
+		if (depth + top > c->max_depth)
+			return bad_depth(c, p);
+		if (*p == '{') {
+			is_obj[top / 64] |= 1ull << (top % 64);
+			st = S_KEY;
+		} else {
+			is_obj[top / 64] &= ~(1ull << (top % 64));
+			st = S_VALUE;
+		}
+		top++;
+		p++;
+		comma = 0;
+		continue;
+
+	close:
+		p++;
+		if (--top == 0) {
+			*pp = p;
+			return P_OK;
+		}
+		st = S_AFTER;
+		comma = 0;
+	}
+}
+
+/* A value as read by read_value(): its kind and text (string content without the quotes). */
+struct jval {
+	enum tl_json_kind kind;
+	tl_view text;
+};
+
+/* Read (and check) the value at *pp, which is not whitespace; `depth` as for skip_container. */
+static int read_value(struct pctx *c, const char **pp, int depth, struct jval *v)
+{
+	const char *p = *pp;
+	int rc;
+
+	if (*p == '"') {
+		if ((rc = scan_string(c, pp)) != P_OK)
+			return rc;
+		v->kind = TL_JSON_STRING;
+		v->text.ptr = p + 1;
+		v->text.len = (size_t)(*pp - p) - 2;
+		return P_OK;
+	}
+	if (*p == '{' || *p == '[') {
+		if ((rc = skip_container(c, pp, depth)) != P_OK)
+			return rc;
+		v->kind = *p == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+	} else if ((rc = scan_token(c, pp, &v->kind)) != P_OK) {
+		return rc;
+	}
+	v->text.ptr = p;
+	v->text.len = (size_t)(*pp - p);
+	return P_OK;
+}
+
+/* Called for each member of an object by parse_object(), with *pp at the value. It must read
+ * the value (read_value() or a nested parse) and leave *pp after it. */
+typedef int (*member_fn)(struct pctx *c, void *obj, tl_view key, const char **pp, int depth);
+
+/* Walk the object at *pp (depth as for skip_container), handing each member to `fn`.
+ * Tolerates extra, trailing and missing commas (counted). */
+static int parse_object(struct pctx *c, const char **pp, int depth, member_fn fn, void *obj)
+{
+	const char *p = *pp, *end = c->end;
+	int comma = 0, after = 0, rc;
+
+	if (depth > c->max_depth)
+		return bad_depth(c, p);
+	p++;
+	for (;;) {
+		const char *k;
+		tl_view key;
+
+		p = skip_ws(p, end);
+		if (p == end)
+			return P_MORE;
+		if (*p == '}') {
+			if (comma)
+				warn(c, W_TRAILING_COMMA, p);
+			*pp = p + 1;
+			return P_OK;
+		}
+		if (*p == ',') {
+			if (!after)
+				warn(c, W_EXTRA_COMMA, p);
+			p++;
+			comma = 1;
+			after = 0;
+			continue;
+		}
+		if (*p != '"')
+			return bad(c, p, after ? "expected ',' or '}'" : "expected '\"' (a key) or '}'");
+		if (after)
+			warn(c, W_MISSING_COMMA, p);
+		k = p;
+		if ((rc = scan_string(c, &p)) != P_OK)
+			return rc;
+		key.ptr = k + 1;
+		key.len = (size_t)(p - k) - 2;
+		p = skip_ws(p, end);
+		if (p == end)
+			return P_MORE;
+		if (*p != ':')
+			return bad(c, p, "expected ':' after key");
+		p = skip_ws(p + 1, end);
+		if (p == end)
+			return P_MORE;
+		if ((rc = fn(c, obj, key, &p, depth + 1)) != P_OK)
+			return rc;
+		after = 1;
+		comma = 0;
+	}
+}
+
+/* Walk the array at *pp, handing each element (at its first byte) to `fn`. */
+typedef int (*element_fn)(struct pctx *c, void *obj, const char **pp, int depth);
+
+static int parse_array(struct pctx *c, const char **pp, int depth, element_fn fn, void *obj)
+{
+	const char *p = *pp, *end = c->end;
+	int comma = 0, after = 0, rc;
+
+	if (depth > c->max_depth)
+		return bad_depth(c, p);
+	p++;
+	for (;;) {
+		p = skip_ws(p, end);
+		if (p == end)
+			return P_MORE;
+		if (*p == ']') {
+			if (comma)
+				warn(c, W_TRAILING_COMMA, p);
+			*pp = p + 1;
+			return P_OK;
+		}
+		if (*p == ',') {
+			if (!after)
+				warn(c, W_EXTRA_COMMA, p);
+			p++;
+			comma = 1;
+			after = 0;
+			continue;
+		}
+		if (after)
+			warn(c, W_MISSING_COMMA, p);
+		if ((rc = fn(c, obj, &p, depth + 1)) != P_OK)
+			return rc;
+		after = 1;
+		comma = 0;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Numbers                                                                                    */
+
+int tl_view_to_int64(tl_view v, int64_t *out)
+{
+	const char *p = v.ptr, *end;
+	uint64_t acc = 0, limit;
+	int neg = 0;
+
+	if (!p || v.len == 0)
+		return -1;
+	end = p + v.len;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (p == end)
+		return -1;
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; p < end; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d > 9)
+			return -1;
+		if (acc > (limit - d) / 10)
+			return -1;
+		acc = acc * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+	return 0;
+}
+
+static const uint64_t pow10_u64[20] = {
+	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+	1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+	100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+	1000000000000000000ull, 10000000000000000000ull,
+};
+
+/*
+ * Decimal µs text to integer ns, exactly: the digits are read as an integer mantissa m (up to
+ * 19 significant digits, which cover every double and every int64) and a power of ten e, and
+ * ns = m * 10^(e + 3) is computed in integers, rounding half away from zero when e + 3 < 0.
+ * Going through a double would turn 1740461679470692.999 µs into ...693000 ns.
+ */
+int tl_trace_us_to_ns(tl_view v, int64_t *out)
+{
+	const char *p = v.ptr, *end;
+	uint64_t m = 0, q;
+	int neg = 0, nd = 0, any = 0, e = 0;
+	long exp10 = 0;
+
+	if (!p)
+		return -1;
+	end = p + v.len;
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		any = 1;
+		if (m == 0 && *p == '0')
+			continue; /* leading zero */
+		if (nd < 19) {
+			m = m * 10 + (uint64_t)(*p - '0');
+			nd++;
+		} else {
+			e++; /* a digit we cannot keep; only magnitude matters (it overflows anyway) */
+		}
+	}
+	if (p < end && *p == '.') {
+		for (p++; p < end && *p >= '0' && *p <= '9'; p++) {
+			any = 1;
+			if (m == 0 && *p == '0') {
+				e--;
+			} else if (nd < 19) {
+				m = m * 10 + (uint64_t)(*p - '0');
+				nd++;
+				e--;
+			}
+			/* further fraction digits are below the 19th significant one: ignored */
+		}
+	}
+	if (!any)
+		return -1;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		int eneg = 0, edigits = 0;
+		p++;
+		if (p < end && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		for (; p < end && *p >= '0' && *p <= '9'; p++, edigits++)
+			if (exp10 < 100000)
+				exp10 = exp10 * 10 + (*p - '0');
+		if (!edigits)
+			return -1;
+		if (eneg)
+			exp10 = -exp10;
+	}
+	if (p != end)
+		return -1;
+	exp10 += e + 3; /* µs -> ns */
+	if (m == 0) {
+		q = 0;
+	} else if (exp10 >= 0) {
+		if (exp10 > 19 || m > UINT64_MAX / pow10_u64[exp10])
+			return -2;
+		q = m * pow10_u64[exp10];
+	} else if (exp10 < -19) {
+		q = 0;
+	} else {
+		uint64_t d = pow10_u64[-exp10], r = m % d;
+		q = m / d;
+		if (r >= d - r) /* r >= d/2 without overflow: half rounds away from zero */
+			q++;
+	}
+	if (q > (uint64_t)INT64_MAX)
+		return -2;
+	*out = neg ? -(int64_t)q : (int64_t)q;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Events                                                                                     */
+
+enum {
+	K_NAME = 1 << 0,
+	K_CAT = 1 << 1,
+	K_PH = 1 << 2,
+	K_TS = 1 << 3,
+	K_DUR = 1 << 4,
+	K_PID = 1 << 5,
+	K_TID = 1 << 6,
+	K_ID = 1 << 7,
+	K_ID2 = 1 << 8,
+	K_BP = 1 << 9,
+	K_S = 1 << 10,
+	K_SCOPE = 1 << 11,
+	K_ARGS = 1 << 12,
+};
+
+static int event_key(tl_view k)
+{
+	const char *s = k.ptr;
+
+	switch (k.len) {
+	case 1:
+		return s[0] == 's' ? K_S : 0;
+	case 2:
+		if (s[0] == 'p' && s[1] == 'h')
+			return K_PH;
+		if (s[0] == 't' && s[1] == 's')
+			return K_TS;
+		if (s[0] == 'i' && s[1] == 'd')
+			return K_ID;
+		if (s[0] == 'b' && s[1] == 'p')
+			return K_BP;
+		return 0;
+	case 3:
+		if (!memcmp(s, "pid", 3))
+			return K_PID;
+		if (!memcmp(s, "tid", 3))
+			return K_TID;
+		if (!memcmp(s, "dur", 3))
+			return K_DUR;
+		if (!memcmp(s, "cat", 3))
+			return K_CAT;
+		if (!memcmp(s, "id2", 3))
+			return K_ID2;
+		return 0;
+	case 4:
+		if (!memcmp(s, "name", 4))
+			return K_NAME;
+		if (!memcmp(s, "args", 4))
+			return K_ARGS;
+		return 0;
+	case 5:
+		return memcmp(s, "scope", 5) ? 0 : K_SCOPE;
+	}
+	return 0;
+}
+
+/* A string field: the string's content, or the raw text of a number; absent otherwise. */
+static tl_view text_field(const struct jval *v)
+{
+	tl_view none = { NULL, 0 };
+	return v->kind == TL_JSON_STRING || v->kind == TL_JSON_NUMBER ? v->text : none;
+}
+
+static void set_time(struct pctx *c, const struct jval *v, int64_t *ns, unsigned char *has)
+{
+	*has = 0;
+	if (v->kind == TL_JSON_NUMBER || v->kind == TL_JSON_STRING) {
+		if (tl_trace_us_to_ns(v->text, ns) == 0)
+			*has = 1;
+		else
+			warn(c, W_BAD_NUMBER, v->text.ptr);
+	} else if (v->kind != TL_JSON_NULL && v->kind != TL_JSON_NONFINITE) {
+		warn(c, W_BAD_NUMBER, v->text.ptr); /* nonfinite was counted as such already */
+	}
+}
+
+static void set_pid(const struct jval *v, int64_t *val, tl_view *str, unsigned char *is_int,
+                    unsigned char *quoted)
+{
+	*str = text_field(v);
+	*quoted = v->kind == TL_JSON_STRING;
+	*is_int = str->ptr && tl_view_to_int64(*str, val) == 0;
+	if (!*is_int)
+		*val = 0;
+}
+
+static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	tl_trace_event *ev = obj;
+	struct jval v;
+	int64_t *dst = NULL;
+	unsigned char *has = NULL;
+	int rc;
+
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	if (key.len == 6 && !memcmp(key.ptr, "stream", 6)) {
+		dst = &ev->stream;
+		has = &ev->has_stream;
+	} else if (key.len == 6 && !memcmp(key.ptr, "device", 6)) {
+		dst = &ev->device;
+		has = &ev->has_device;
+	} else if (key.len == 11 && !memcmp(key.ptr, "correlation", 11)) {
+		dst = &ev->correlation;
+		has = &ev->has_correlation;
+	} else if (key.len == 11 && !memcmp(key.ptr, "External id", 11)) {
+		dst = &ev->external_id;
+		has = &ev->has_external_id;
+	}
+	if (dst)
+		*has = tl_view_to_int64(text_field(&v), dst) == 0;
+	return P_OK;
+}
+
+struct event_parse {
+	tl_trace_event *ev;
+	unsigned seen;
+};
+
+static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct event_parse *ep = obj;
+	tl_trace_event *ev = ep->ev;
+	int k = event_key(key), rc;
+	struct jval v;
+
+	if (k & ep->seen)
+		warn(c, W_DUP_KEY, key.ptr);
+	ep->seen |= (unsigned)k;
+	if (k == K_ARGS && **pp == '{') {
+		const char *start = *pp;
+		ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+		if ((rc = parse_object(c, pp, depth, on_arg_member, ev)) != P_OK)
+			return rc;
+		ev->args.ptr = start;
+		ev->args.len = (size_t)(*pp - start);
+		return P_OK;
+	}
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	switch (k) {
+	case K_NAME: ev->name = text_field(&v); break;
+	case K_CAT: ev->cat = text_field(&v); break;
+	case K_PH: ev->ph = text_field(&v); break;
+	case K_BP: ev->bp = text_field(&v); break;
+	case K_S: ev->s = text_field(&v); break;
+	case K_SCOPE: ev->scope = text_field(&v); break;
+	case K_TS: set_time(c, &v, &ev->ts_ns, &ev->has_ts); break;
+	case K_DUR: set_time(c, &v, &ev->dur_ns, &ev->has_dur); break;
+	case K_PID: set_pid(&v, &ev->pid, &ev->pid_str, &ev->pid_int, &ev->pid_quoted); break;
+	case K_TID: set_pid(&v, &ev->tid, &ev->tid_str, &ev->tid_int, &ev->tid_quoted); break;
+	case K_ID:
+		ev->id = text_field(&v);
+		ev->id_quoted = v.kind == TL_JSON_STRING;
+		break;
+	case K_ID2:
+		if (v.kind == TL_JSON_OBJECT) {
+			tl_args_iter it;
+			tl_view k2;
+			tl_json_value v2;
+			tl_args_iter_init(&it, v.text);
+			while (tl_args_next(&it, &k2, &v2)) {
+				tl_view t = v2.kind == TL_JSON_STRING || v2.kind == TL_JSON_NUMBER
+				                ? v2.text : (tl_view){ NULL, 0 };
+				if (tl_view_eq(k2, "local"))
+					ev->id2_local = t;
+				else if (tl_view_eq(k2, "global"))
+					ev->id2_global = t;
+			}
+		}
+		break;
+	case K_ARGS: /* not an object: keep no args */
+		ev->args = (tl_view){ NULL, 0 };
+		break;
+	}
+	return P_OK;
+}
+
+/* Parse the event object at *pp into `ev`. */
+static int parse_event(struct pctx *c, const char **pp, tl_trace_event *ev)
+{
+	struct event_parse ep = { ev, 0 };
+	const char *start = *pp;
+	int rc;
+
+	memset(ev, 0, sizeof *ev);
+	rc = parse_object(c, pp, 1, on_event_member, &ep);
+	if (rc != P_OK)
+		return rc;
+	ev->offset = c->base + (uint64_t)(start - c->buf);
+	ev->size = (size_t)(*pp - start);
+	ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;
+	return P_OK;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Top-level metadata (object form)                                                           */
+
+struct meta_parse {
+	tl_trace_meta *m;
+	int ndev; /* devices seen so far in this attempt; committed to m->device_count on success */
+	tl_trace_device *dev;
+};
+
+static void copy_text(char *dst, size_t cap, tl_view t)
+{
+	size_t n = t.ptr ? t.len : 0;
+	if (n >= cap)
+		n = cap - 1;
+	if (n)
+		memcpy(dst, t.ptr, n);
+	dst[n] = '\0';
+}
+
+static int on_dist_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct meta_parse *mp = obj;
+	struct jval v;
+	int rc;
+
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	if (tl_view_eq(key, "rank"))
+		mp->m->has_rank = tl_view_to_int64(text_field(&v), &mp->m->rank) == 0;
+	else if (tl_view_eq(key, "world_size"))
+		mp->m->has_world_size = tl_view_to_int64(text_field(&v), &mp->m->world_size) == 0;
+	else if (tl_view_eq(key, "backend"))
+		copy_text(mp->m->backend, sizeof mp->m->backend, text_field(&v));
+	return P_OK;
+}
+
+static int on_device_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	tl_trace_device *d = obj;
+	struct jval v;
+	int rc;
+
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	if (tl_view_eq(key, "id"))
+		tl_view_to_int64(text_field(&v), &d->id);
+	else if (tl_view_eq(key, "name"))
+		copy_text(d->name, sizeof d->name, text_field(&v));
+	else if (tl_view_eq(key, "totalGlobalMem"))
+		tl_view_to_int64(text_field(&v), &d->total_global_mem);
+	else if (tl_view_eq(key, "computeMajor"))
+		tl_view_to_int64(text_field(&v), &d->compute_major);
+	else if (tl_view_eq(key, "computeMinor"))
+		tl_view_to_int64(text_field(&v), &d->compute_minor);
+	else if (tl_view_eq(key, "numSms"))
+		tl_view_to_int64(text_field(&v), &d->num_sms);
+	return P_OK;
+}
+
+static int on_device(struct pctx *c, void *obj, const char **pp, int depth)
+{
+	struct meta_parse *mp = obj;
+	struct jval v;
+
+	if (**pp == '{' && mp->ndev < TL_TRACE_MAX_DEVICES) {
+		tl_trace_device *d = &mp->m->devices[mp->ndev++];
+		memset(d, 0, sizeof *d);
+		return parse_object(c, pp, depth, on_device_member, d);
+	}
+	if (**pp == '{')
+		mp->ndev++;
+	return read_value(c, pp, depth, &v);
+}
+
+static char *dup_text(tl_view t)
+{
+	char *p = malloc(t.len + 1);
+	if (p) {
+		memcpy(p, t.ptr, t.len);
+		p[t.len] = '\0';
+	}
+	return p;
+}
+
+/* Parse the value at *pp of the top-level key `key` into `m`. */
+static int parse_meta_value(struct pctx *c, const char **pp, int key, tl_trace_meta *m)
+{
+	struct meta_parse mp = { m, 0, NULL };
+	struct jval v;
+	int rc;
+
+	if (key == TOP_DISTRIBUTED_INFO && **pp == '{')
+		return parse_object(c, pp, 1, on_dist_member, &mp);
+	if (key == TOP_DEVICE_PROPERTIES && **pp == '[') {
+		if ((rc = parse_array(c, pp, 1, on_device, &mp)) == P_OK)
+			m->device_count = mp.ndev;
+		return rc;
+	}
+	if ((rc = read_value(c, pp, 1, &v)) != P_OK)
+		return rc;
+	switch (key) {
+	case TOP_BASE_TIME:
+		m->has_base_time = tl_view_to_int64(text_field(&v), &m->base_time_ns) == 0;
+		break;
+	case TOP_SCHEMA_VERSION:
+		m->has_schema_version = tl_view_to_int64(text_field(&v), &m->schema_version) == 0;
+		break;
+	case TOP_DISPLAY_TIME_UNIT:
+		copy_text(m->display_time_unit, sizeof m->display_time_unit, text_field(&v));
+		break;
+	case TOP_TRACE_NAME:
+		copy_text(m->trace_name, sizeof m->trace_name, text_field(&v));
+		break;
+	case TOP_OTHER_DATA:
+	case TOP_METADATA: {
+		char **dst = key == TOP_OTHER_DATA ? &m->other_data : &m->metadata;
+		size_t *len = key == TOP_OTHER_DATA ? &m->other_data_len : &m->metadata_len;
+		free(*dst);
+		*dst = NULL;
+		*len = 0;
+		if (v.text.len <= META_COPY_MAX && (*dst = dup_text(v.text)) != NULL)
+			*len = v.text.len;
+		break;
+	}
+	}
+	return P_OK;
+}
+
+static int top_key(tl_view k)
+{
+	static const struct {
+		const char *name;
+		int key;
+	} keys[] = {
+		{ "traceEvents", TOP_TRACE_EVENTS },
+		{ "distributedInfo", TOP_DISTRIBUTED_INFO },
+		{ "deviceProperties", TOP_DEVICE_PROPERTIES },
+		{ "baseTimeNanoseconds", TOP_BASE_TIME },
+		{ "schemaVersion", TOP_SCHEMA_VERSION },
+		{ "displayTimeUnit", TOP_DISPLAY_TIME_UNIT },
+		{ "traceName", TOP_TRACE_NAME },
+		{ "otherData", TOP_OTHER_DATA },
+		{ "metadata", TOP_METADATA },
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (tl_view_eq(k, keys[i].name))
+			return keys[i].key;
+	return TOP_OTHER;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The stream                                                                                 */
+
+static uint64_t *warn_counter(tl_trace_stats *st, int kind)
+{
+	switch (kind) {
+	case W_TRAILING_COMMA: return &st->trailing_commas;
+	case W_EXTRA_COMMA: return &st->extra_commas;
+	case W_MISSING_COMMA: return &st->missing_commas;
+	case W_NONFINITE: return &st->nonfinite;
+	case W_BAD_NUMBER: return &st->bad_numbers;
+	case W_BAD_UTF8: return &st->invalid_utf8;
+	case W_CONTROL: return &st->control_chars;
+	case W_BAD_ESCAPE: return &st->bad_escapes;
+	case W_DUP_KEY: return &st->duplicate_keys;
+	default: return &st->other;
+	}
+}
+
+__attribute__((format(printf, 4, 0)))
+static void fill_report(tl_trace_stream *s, tl_parse_error *e, uint64_t offset, const char *fmt,
+                        va_list ap)
+{
+	memcpy(e->source, s->source, sizeof e->source);
+	e->offset = offset;
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
+}
+
+/* Keep a problem report, if there is room. */
+__attribute__((format(printf, 3, 4)))
+static void problem(tl_trace_stream *s, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->problem_count >= TL_TRACE_MAX_PROBLEMS)
+		return;
+	va_start(ap, fmt);
+	fill_report(s, &s->problems[s->problem_count++], offset, fmt, ap);
+	va_end(ap);
+}
+
+/* Say why the stream ended early, once: in `error` and among the problems. */
+__attribute__((format(printf, 3, 4)))
+static void end_error(tl_trace_stream *s, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->has_error)
+		return;
+	va_start(ap, fmt);
+	fill_report(s, &s->error, offset, fmt, ap);
+	va_end(ap);
+	s->has_error = 1;
+	if (s->problem_count < TL_TRACE_MAX_PROBLEMS)
+		s->problems[s->problem_count++] = s->error;
+}
+
+/* Count a warning; the first of each kind gets a problem report. */
+static void stream_warn(tl_trace_stream *s, int kind, uint64_t n, uint64_t offset)
+{
+	*warn_counter(&s->stats, kind) += n;
+	s->stats.warnings += n;
+	if (!(s->reported & (1u << kind))) {
+		s->reported |= 1u << kind;
+		problem(s, offset, "%s", warn_text[kind]);
+	}
+}
+
+static uint64_t offset_of(const tl_trace_stream *s, const char *p)
+{
+	return s->base + (uint64_t)(p - s->buf);
+}
+
+static void pctx_init(struct pctx *c, const tl_trace_stream *s)
+{
+	memset(c, 0, sizeof *c);
+	c->buf = s->buf;
+	c->base = s->base;
+	c->end = s->buf + s->len;
+	c->max_depth = s->opt.max_depth;
+}
+
+/* Count what an attempt that ran to completion (P_OK or P_BAD) found. */
+static void commit_pending(tl_trace_stream *s, const struct pctx *c)
+{
+	for (int k = 0; k < W_COUNT; k++)
+		if (c->w.n[k])
+			stream_warn(s, k, c->w.n[k], offset_of(s, c->w.first[k]));
+}
+
+static void fatal(tl_trace_stream *s, int code, uint64_t offset, const char *what)
+{
+	end_error(s, offset, "%s", what);
+	s->fatal = code;
+	s->state = ST_END;
+}
+
+/*
+ * Read more input behind the unread bytes buf[pos..len), which move to the front. Reads until
+ * the buffer is full or the input ends, so that a source returning one byte at a time costs
+ * calls, not re-parses. Returns 1 when bytes were added, 0 at the end of input, -1 when the
+ * unread bytes fill the buffer and it may not grow, or TL_TRACE_ERR_NOMEM.
+ */
+static int fill(tl_trace_stream *s)
+{
+	size_t before;
+
+	if (s->eof)
+		return 0;
+	if (s->pos > 0) {
+		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
+		s->base += s->pos;
+		s->len -= s->pos;
+		s->pos = 0;
+	}
+	if (s->len == s->cap) {
+		size_t limit = s->opt.max_event_size > s->opt.buffer_size ? s->opt.max_event_size
+		                                                        : s->opt.buffer_size;
+		size_t ncap = s->cap * 2 < limit ? s->cap * 2 : limit;
+		char *nbuf;
+		if (s->cap >= limit)
+			return -1;
+		if (!(nbuf = realloc(s->buf, ncap)))
+			return TL_TRACE_ERR_NOMEM;
+		s->buf = nbuf;
+		s->cap = ncap;
+	}
+	before = s->len;
+	while (s->len < s->cap) {
+		ssize_t n = s->read(s->ctx, s->buf + s->len, s->cap - s->len);
+		if (n <= 0) {
+			s->eof = 1;
+			if (n < 0) {
+				s->read_failed = 1;
+				end_error(s, s->base + s->len, "read error after %llu bytes%s%s",
+				          (unsigned long long)(s->base + s->len), errno ? ": " : "",
+				          errno ? strerror(errno) : "");
+			}
+			break;
+		}
+		s->len += (size_t)n;
+		s->stats.bytes_read += (uint64_t)n;
+	}
+	return s->len > before;
+}
+
+static void skip_begin(tl_trace_stream *s, int reason, int after_state)
+{
+	memset(&s->skip, 0, sizeof s->skip);
+	s->skip.reason = reason;
+	s->skip.start = s->base + s->pos;
+	s->after_state = after_state;
+	s->state = ST_SKIP;
+}
+
+/*
+ * Pass over one value leniently, resumably: only strings and bracket depth are tracked, so it
+ * also carries reading past a malformed event to the bracket that closes it. Returns 1 when
+ * the value ended (pos is after it), 0 when the buffer was used up first.
+ */
+static int skip_step(tl_trace_stream *s)
+{
+	struct tl_trace_skip *k = &s->skip;
+	const char *p = s->buf + s->pos, *end = s->buf + s->len;
+
+	while (p < end) {
+		if (k->in_string) {
+			if (k->escape) {
+				k->escape = 0;
+				p++;
+				continue;
+			}
+			while (p < end && *p != '"' && *p != '\\')
+				p++;
+			if (p == end)
+				break;
+			if (*p++ == '\\') {
+				k->escape = 1;
+				continue;
+			}
+			k->in_string = 0;
+			if (k->depth == 0)
+				goto done; /* the value was a string */
+			continue;
+		}
+		if (!k->started) {
+			p = skip_ws(p, end);
+			if (p == end)
+				break;
+			k->started = 1;
+			if (*p != '"' && *p != '{' && *p != '[')
+				k->scalar = 1;
+		}
+		if (k->scalar) {
+			while (p < end && tok_char[(unsigned char)*p])
+				p++;
+			if (p == end)
+				break;
+			goto done;
+		}
+		switch (*p++) {
+		case '"':
+			k->in_string = 1;
+			break;
+		case '{':
+		case '[':
+			k->depth++;
+			break;
+		case '}':
+		case ']':
+			if (--k->depth <= 0)
+				goto done;
+			break;
+		}
+	}
+	s->pos = (size_t)(p - s->buf);
+	return 0;
+done:
+	s->pos = (size_t)(p - s->buf);
+	return 1;
+}
+
+static int is_value_start(unsigned char ch)
+{
+	return ch == '"' || ch == '{' || ch == '[' || tok_char[ch];
+}
+
+/* Get past whitespace; when the buffer runs out, read more. Returns 1 at a byte, 0 at the end
+ * of input, or a negative error. */
+static int next_byte(tl_trace_stream *s)
+{
+	for (;;) {
+		const char *p = skip_ws(s->buf + s->pos, s->buf + s->len);
+		int r;
+		s->pos = (size_t)(p - s->buf);
+		if (s->pos < s->len)
+			return 1;
+		r = fill(s);
+		if (r == TL_TRACE_ERR_NOMEM)
+			return r;
+		if (r <= 0)
+			return 0; /* -1 cannot happen: nothing unread was kept */
+	}
+}
+
+static void count_event(tl_trace_stream *s, const tl_trace_event *ev)
+{
+	s->stats.events++;
+	if (!ev->ph.ptr || ev->ph.len == 0)
+		s->stats.phase_missing++;
+	else if (ev->ph.len == 1)
+		s->stats.by_phase[(unsigned char)ev->ph.ptr[0]]++;
+	else
+		s->stats.phase_long++;
+}
+
+/* The input ended at the current position in state `state`: set the flags and say why. */
+static void end_of_input(tl_trace_stream *s)
+{
+	uint64_t at = s->base + s->len;
+
+	switch (s->state) {
+	case ST_EVENTS:
+		if (s->meta.form == TL_TRACE_FORM_ARRAY) {
+			/* The format allows an array without ']' (catapult writes one): not a warning. */
+			s->stats.unterminated = 1;
+			problem(s, at, "the trace array has no closing ']' (accepted)");
+			break;
+		}
+		s->stats.truncated = 1;
+		end_error(s, at, "input ends inside \"traceEvents\": expected ']' and '}'");
+		break;
+	case ST_OBJ_KEY:
+	case ST_OBJ_VALUE:
+	case ST_OBJ_AFTER:
+		s->stats.truncated = 1;
+		end_error(s, at, "input ends inside the top-level object: expected '}'");
+		break;
+	case ST_SKIP:
+		s->stats.truncated = 1;
+		end_error(s, at, "input ends inside the %s that starts at offset %llu",
+		          s->skip.reason == SKIP_VALUE ? "value" : "skipped event",
+		          (unsigned long long)s->skip.start);
+		break;
+	case ST_JUNK:
+		s->stats.truncated = 1;
+		end_error(s, at, "input ends while looking for the next event");
+		break;
+	case ST_START:
+		if (!s->read_failed) /* else the read error says it all */
+			fatal(s, TL_TRACE_ERR_FORMAT, at, "empty input: expected '[' or '{'");
+		break;
+	}
+	s->state = ST_END;
+}
+
+/* The first value: a UTF-8 BOM, then '[' (array form) or '{' (object form). */
+static int step_start(tl_trace_stream *s)
+{
+	int r;
+
+	while (s->len - s->pos < 3 && !s->eof)
+		if ((r = fill(s)) < 0)
+			return r;
+	if (s->len - s->pos >= 3 && !memcmp(s->buf + s->pos, "\xEF\xBB\xBF", 3)) {
+		s->stats.bom = 1;
+		s->pos += 3;
+	}
+	if ((r = next_byte(s)) <= 0)
+		return r ? r : (end_of_input(s), 0);
+	switch (s->buf[s->pos]) {
+	case '[':
+		s->meta.form = TL_TRACE_FORM_ARRAY;
+		s->state = ST_EVENTS;
+		break;
+	case '{':
+		s->meta.form = TL_TRACE_FORM_OBJECT;
+		s->state = ST_OBJ_KEY;
+		break;
+	default:
+		if (s->len - s->pos >= 2 && !memcmp(s->buf + s->pos, "\x1f\x8b", 2))
+			fatal(s, TL_TRACE_ERR_FORMAT, offset_of(s, s->buf + s->pos),
+			      "gzip-compressed data: expected a trace ('[' or '{')");
+		else
+			fatal(s, TL_TRACE_ERR_FORMAT, offset_of(s, s->buf + s->pos),
+			      "not a trace: expected '[' or '{'");
+		return 0;
+	}
+	s->pos++;
+	s->after_value = s->after_comma = 0;
+	return 0;
+}
+
+/* Object form: a key (or the end of the object). */
+static int step_obj_key(tl_trace_stream *s)
+{
+	struct pctx c;
+	const char *p, *colon = NULL;
+	tl_view key = { NULL, 0 };
+	int r;
+
+	if ((r = next_byte(s)) <= 0)
+		return r ? r : (end_of_input(s), 0);
+	p = s->buf + s->pos;
+	if (*p == '}') {
+		if (s->after_comma)
+			stream_warn(s, W_TRAILING_COMMA, 1, offset_of(s, p));
+		s->pos++;
+		s->state = ST_TAIL;
+		return 0;
+	}
+	if (*p == ',') {
+		stream_warn(s, W_EXTRA_COMMA, 1, offset_of(s, p));
+		s->pos++;
+		return 0;
+	}
+	if (*p != '"') {
+		fatal(s, TL_TRACE_ERR_FORMAT, offset_of(s, p),
+		      "expected '\"' (a key) or '}' in the top-level object");
+		return 0;
+	}
+	for (;;) {
+		const char *q;
+		pctx_init(&c, s);
+		p = q = s->buf + s->pos;
+		r = scan_string(&c, &q);
+		if (r == P_OK) {
+			key.ptr = p + 1;
+			key.len = (size_t)(q - p) - 2;
+			q = skip_ws(q, c.end);
+			if (q == c.end)
+				r = P_MORE;
+			else if (*q != ':')
+				r = bad(&c, q, "expected ':' after key");
+			else
+				colon = q;
+		}
+		if (r != P_MORE)
+			break;
+		if ((r = fill(s)) <= 0) {
+			if (r == TL_TRACE_ERR_NOMEM)
+				return r;
+			if (r == 0)
+				end_of_input(s);
+			else /* a key larger than the whole buffer */
+				fatal(s, TL_TRACE_ERR_FORMAT, s->base + s->pos, "top-level key too long");
+			return 0;
+		}
+	}
+	commit_pending(s, &c);
+	if (r == P_BAD) {
+		fatal(s, TL_TRACE_ERR_FORMAT, offset_of(s, c.err_at), c.err_what);
+		return 0;
+	}
+	s->key = top_key(key);
+	s->pos = (size_t)(colon + 1 - s->buf);
+	s->state = ST_OBJ_VALUE;
+	return 0;
+}
+
+/* Object form: the value of s->key. */
+static int step_obj_value(tl_trace_stream *s)
+{
+	unsigned char ch;
+	int r;
+
+	if ((r = next_byte(s)) <= 0)
+		return r ? r : (end_of_input(s), 0);
+	ch = (unsigned char)s->buf[s->pos];
+	if (!is_value_start(ch)) {
+		fatal(s, TL_TRACE_ERR_FORMAT, s->base + s->pos, "expected a value after ':'");
+		return 0;
+	}
+	if (s->key == TOP_TRACE_EVENTS) {
+		if (ch == '[') {
+			s->meta.has_trace_events = 1;
+			s->pos++;
+			s->state = ST_EVENTS;
+			s->after_value = s->after_comma = 0;
+			return 0;
+		}
+		problem(s, s->base + s->pos, "\"traceEvents\" is not an array (ignored)");
+		s->stats.other++;
+		s->stats.warnings++;
+		skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
+		return 0;
+	}
+	if (s->key == TOP_OTHER) {
+		skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
+		return 0;
+	}
+	for (;;) { /* a metadata value: parsed whole, like an event */
+		struct pctx c;
+		const char *p = s->buf + s->pos;
+		pctx_init(&c, s);
+		r = parse_meta_value(&c, &p, s->key, &s->meta);
+		if (r == P_OK) {
+			commit_pending(s, &c);
+			s->pos = (size_t)(p - s->buf);
+			s->state = ST_OBJ_AFTER;
+			return 0;
+		}
+		if (r == P_BAD) {
+			commit_pending(s, &c);
+			problem(s, offset_of(s, c.err_at), "%s in a top-level value (skipped)",
+			        c.err_what);
+			s->stats.other++;
+			s->stats.warnings++;
+			skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
+			return 0;
+		}
+		if ((r = fill(s)) == TL_TRACE_ERR_NOMEM)
+			return r;
+		if (r == 0) {
+			end_of_input(s);
+			return 0;
+		}
+		if (r < 0) { /* too big to parse whole: pass over it */
+			skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
+			return 0;
+		}
+	}
+}
+
+/* Object form: after a value, ',' or '}'. */
+static int step_obj_after(tl_trace_stream *s)
+{
+	const char *p;
+	int r;
+
+	if ((r = next_byte(s)) <= 0)
+		return r ? r : (end_of_input(s), 0);
+	p = s->buf + s->pos;
+	s->after_comma = 0;
+	if (*p == ',') {
+		s->pos++;
+		s->after_comma = 1;
+		s->state = ST_OBJ_KEY;
+	} else if (*p == '}') {
+		s->pos++;
+		s->state = ST_TAIL;
+	} else if (*p == '"') {
+		stream_warn(s, W_MISSING_COMMA, 1, offset_of(s, p));
+		s->state = ST_OBJ_KEY;
+	} else {
+		fatal(s, TL_TRACE_ERR_FORMAT, offset_of(s, p),
+		      "expected ',' or '}' in the top-level object");
+	}
+	return 0;
+}
+
+static void oversized(tl_trace_stream *s, uint64_t offset)
+{
+	s->stats.oversized++;
+	s->stats.warnings++;
+	problem(s, offset, "event larger than %zu bytes (skipped)", s->opt.max_event_size);
+}
+
+/* The event at pos: 1 when `ev` holds it, 0 when it was skipped or the input ended. */
+static int read_event(tl_trace_stream *s, tl_trace_event *ev)
+{
+	for (;;) {
+		struct pctx c;
+		const char *p = s->buf + s->pos;
+		int r;
+
+		pctx_init(&c, s);
+		r = parse_event(&c, &p, ev);
+		if (r == P_OK && ev->size > s->opt.max_event_size) {
+			/* It fit in the buffer this time; it must not matter whether it did. */
+			s->pos = (size_t)(p - s->buf);
+			s->after_value = 1;
+			s->after_comma = 0;
+			oversized(s, ev->offset);
+			return 0;
+		}
+		if (r == P_OK) {
+			commit_pending(s, &c);
+			s->pos = (size_t)(p - s->buf);
+			s->after_value = 1;
+			s->after_comma = 0;
+			count_event(s, ev);
+			return 1;
+		}
+		if (r == P_BAD) {
+			commit_pending(s, &c);
+			s->stats.malformed++;
+			s->stats.warnings++;
+			if (c.err_depth)
+				problem(s, offset_of(s, c.err_at),
+				        "nesting deeper than %d levels (event at offset %llu skipped)",
+				        s->opt.max_depth, (unsigned long long)(s->base + s->pos));
+			else
+				problem(s, offset_of(s, c.err_at), "%s (event at offset %llu skipped)",
+				        c.err_what, (unsigned long long)(s->base + s->pos));
+			skip_begin(s, SKIP_MALFORMED, ST_EVENTS);
+			return 0;
+		}
+		if (s->len - s->pos >= s->opt.max_event_size) {
+			r = -1;
+		} else if ((r = fill(s)) == TL_TRACE_ERR_NOMEM) {
+			return r;
+		} else if (r == 0) {
+			s->stats.truncated = 1;
+			end_error(s, s->base + s->pos,
+			          "input ends inside the event that starts at offset %llu",
+			          (unsigned long long)(s->base + s->pos));
+			s->state = ST_END;
+			return 0;
+		}
+		if (r < 0) {
+			oversized(s, s->base + s->pos);
+			skip_begin(s, SKIP_OVERSIZED, ST_EVENTS);
+			return 0;
+		}
+	}
+}
+
+/* Inside traceEvents: the next element, separator or the end of the array. */
+static int step_events(tl_trace_stream *s, tl_trace_event *ev)
+{
+	const char *p;
+	unsigned char ch;
+	int r;
+
+	if ((r = next_byte(s)) <= 0)
+		return r ? r : (end_of_input(s), 0);
+	p = s->buf + s->pos;
+	ch = (unsigned char)*p;
+	if (ch == '{') {
+		if (s->after_value) {
+			stream_warn(s, W_MISSING_COMMA, 1, offset_of(s, p));
+			s->after_value = 0; /* once, even if the event is read again */
+		}
+		return read_event(s, ev);
+	}
+	if (ch == ',') {
+		if (!s->after_value)
+			stream_warn(s, W_EXTRA_COMMA, 1, offset_of(s, p));
+		s->pos++;
+		s->after_value = 0;
+		s->after_comma = 1;
+		return 0;
+	}
+	if (ch == ']') {
+		if (s->after_comma)
+			stream_warn(s, W_TRAILING_COMMA, 1, offset_of(s, p));
+		s->pos++;
+		s->after_comma = 0;
+		s->state = s->meta.form == TL_TRACE_FORM_ARRAY ? ST_TAIL : ST_OBJ_AFTER;
+		return 0;
+	}
+	if (is_value_start(ch)) {
+		s->stats.non_objects++;
+		s->stats.warnings++;
+		problem(s, offset_of(s, p), "element of traceEvents is not an object (skipped)");
+		skip_begin(s, SKIP_VALUE, ST_EVENTS);
+		return 0;
+	}
+	s->stats.malformed++;
+	s->stats.warnings++;
+	problem(s, offset_of(s, p), "expected '{', ',' or ']' in traceEvents (skipping to next '{')");
+	s->state = ST_JUNK;
+	return 0;
+}
+
+/* After garbage in traceEvents: find the next '{' (an event) or ']'. */
+static int step_junk(tl_trace_stream *s)
+{
+	for (;;) {
+		const char *p = s->buf + s->pos, *end = s->buf + s->len;
+		int r;
+		while (p < end && *p != '{' && *p != ']')
+			p++;
+		s->pos = (size_t)(p - s->buf);
+		if (p < end) {
+			s->state = ST_EVENTS;
+			s->after_value = s->after_comma = 0;
+			return 0;
+		}
+		if ((r = fill(s)) < 0)
+			return r;
+		if (r == 0) {
+			end_of_input(s);
+			return 0;
+		}
+	}
+}
+
+static int step_skip(tl_trace_stream *s)
+{
+	int r;
+
+	while (!skip_step(s)) {
+		if ((r = fill(s)) < 0)
+			return r; /* -1 cannot happen: the buffer was used up */
+		if (r == 0) {
+			end_of_input(s);
+			return 0;
+		}
+	}
+	s->state = s->after_state;
+	s->after_value = 1;
+	s->after_comma = 0;
+	return 0;
+}
+
+/* After the document: whitespace only. Anything else is reported and ignored. */
+static int step_tail(tl_trace_stream *s)
+{
+	int r = next_byte(s);
+
+	if (r < 0)
+		return r;
+	if (r > 0)
+		stream_warn(s, W_OTHER, 1, s->base + s->pos);
+	s->state = ST_END;
+	return 0;
+}
+
+int tl_trace_stream_next(tl_trace_stream *s, tl_trace_event *ev)
+{
+	for (;;) {
+		int r = 0;
+
+		switch (s->state) {
+		case ST_START: r = step_start(s); break;
+		case ST_OBJ_KEY: r = step_obj_key(s); break;
+		case ST_OBJ_VALUE: r = step_obj_value(s); break;
+		case ST_OBJ_AFTER: r = step_obj_after(s); break;
+		case ST_EVENTS: r = step_events(s, ev); break;
+		case ST_SKIP: r = step_skip(s); break;
+		case ST_JUNK: r = step_junk(s); break;
+		case ST_TAIL: r = step_tail(s); break;
+		default:
+			if (s->fatal)
+				return s->fatal;
+			return s->read_failed ? TL_TRACE_ERR_READ : 0;
+		}
+		if (r == 1)
+			return 1;
+		if (r < 0) {
+			fatal(s, r, s->base + s->pos, "out of memory");
+			return r;
+		}
+	}
+}
+
+void tl_trace_options_init(tl_trace_options *opt)
+{
+	opt->buffer_size = 1u << 20;
+	opt->max_event_size = 64u << 20;
+	opt->max_depth = 256;
+}
+
+int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const char *source_name,
+                         const tl_trace_options *opt)
+{
+	memset(s, 0, sizeof *s);
+	s->read = read;
+	s->ctx = ctx;
+	if (opt)
+		s->opt = *opt;
+	else
+		tl_trace_options_init(&s->opt);
+	if (s->opt.buffer_size < 16)
+		s->opt.buffer_size = 16;
+	if (s->opt.max_event_size < 16)
+		s->opt.max_event_size = 16;
+	if (s->opt.max_depth < 1 || s->opt.max_depth > TL_TRACE_DEPTH_LIMIT)
+		s->opt.max_depth = TL_TRACE_DEPTH_LIMIT;
+	snprintf(s->source, sizeof s->source, "%s", source_name ? source_name : "");
+	s->state = ST_START;
+	s->cap = s->opt.buffer_size;
+	s->buf = malloc(s->cap);
+	return s->buf ? 0 : TL_TRACE_ERR_NOMEM;
+}
+
+void tl_trace_stream_release(tl_trace_stream *s)
+{
+	free(s->buf);
+	free(s->meta.other_data);
+	free(s->meta.metadata);
+	s->buf = NULL;
+	s->meta.other_data = s->meta.metadata = NULL;
+	s->cap = s->len = s->pos = 0;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Helpers on views                                                                           */
+
+ssize_t tl_fd_read(void *ctx, void *buf, size_t cap)
+{
+	int fd = *(const int *)ctx;
+	for (;;) {
+		ssize_t n = read(fd, buf, cap);
+		if (n >= 0 || errno != EINTR)
+			return n;
+	}
+}
+
+int tl_view_eq(tl_view v, const char *lit)
+{
+	size_t n = strlen(lit);
+	return v.ptr && v.len == n && memcmp(v.ptr, lit, n) == 0;
+}
+
+static size_t put_utf8(char *buf, size_t cap, size_t at, uint32_t cp)
+{
+	unsigned char u[4];
+	size_t n;
+
+	if (cp < 0x80) {
+		u[0] = (unsigned char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		u[0] = (unsigned char)(0xC0 | cp >> 6);
+		u[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		n = 2;
+	} else if (cp < 0x10000) {
+		u[0] = (unsigned char)(0xE0 | cp >> 12);
+		u[1] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		u[2] = (unsigned char)(0x80 | (cp & 0x3F));
+		n = 3;
+	} else {
+		u[0] = (unsigned char)(0xF0 | cp >> 18);
+		u[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3F));
+		u[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3F));
+		u[3] = (unsigned char)(0x80 | (cp & 0x3F));
+		n = 4;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (at + i + 1 < cap)
+			buf[at + i] = (char)u[i];
+	return n;
+}
+
+static int read_hex4(const char *p, const char *end, uint32_t *out)
+{
+	uint32_t v = 0;
+
+	if (end - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval((unsigned char)p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | (uint32_t)h;
+	}
+	*out = v;
+	return 0;
+}
+
+size_t tl_view_unescape(tl_view v, char *buf, size_t cap)
+{
+	const char *p = v.ptr ? v.ptr : "", *end = p + (v.ptr ? v.len : 0);
+	size_t n = 0;
+
+	while (p < end) {
+		uint32_t cp, lo;
+		char ch = *p;
+
+		if (ch != '\\' || end - p < 2) {
+			if (n + 1 < cap)
+				buf[n] = ch;
+			n++;
+			p++;
+			continue;
+		}
+		switch (p[1]) {
+		case '"': case '\\': case '/': ch = p[1]; break;
+		case 'b': ch = '\b'; break;
+		case 'f': ch = '\f'; break;
+		case 'n': ch = '\n'; break;
+		case 'r': ch = '\r'; break;
+		case 't': ch = '\t'; break;
+		case 'u':
+			if (read_hex4(p + 2, end, &cp) < 0)
+				goto verbatim;
+			p += 6;
+			if (cp >= 0xD800 && cp < 0xDC00 && end - p >= 6 && p[0] == '\\' && p[1] == 'u' &&
+			    read_hex4(p + 2, end, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				p += 6;
+			} else if (cp >= 0xD800 && cp < 0xE000) {
+				cp = 0xFFFD; /* a lone surrogate has no UTF-8 form */
+			}
+			n += put_utf8(buf, cap, n, cp);
+			continue;
+		default:
+			goto verbatim;
+		}
+		if (n + 1 < cap)
+			buf[n] = ch;
+		n++;
+		p += 2;
+		continue;
+	verbatim: /* an escape JSON does not define: keep the backslash and go on after it */
+		if (n + 1 < cap)
+			buf[n] = '\\';
+		n++;
+		p++;
+	}
+	if (cap)
+		buf[n < cap ? n : cap - 1] = '\0';
+	return n;
+}
+
+void tl_args_iter_init(tl_args_iter *it, tl_view args)
+{
+	it->p = it->end = NULL;
+	if (args.ptr && args.len >= 2 && args.ptr[0] == '{') {
+		it->p = args.ptr + 1;
+		it->end = args.ptr + args.len;
+	}
+}
+
+/* A whole-string number for counter values such as "1.5": digits, sign, '.', exponent only
+ * (strtod alone would also take "inf", "nan" and hex). */
+static int text_to_double(tl_view t, double *out)
+{
+	char tmp[64], *end;
+
+	if (!t.ptr || t.len == 0 || t.len >= sizeof tmp)
+		return 0;
+	for (size_t i = 0; i < t.len; i++) {
+		char ch = t.ptr[i];
+		if (!(ch >= '0' && ch <= '9') && ch != '+' && ch != '-' && ch != '.' && ch != 'e' &&
+		    ch != 'E')
+			return 0;
+	}
+	memcpy(tmp, t.ptr, t.len);
+	tmp[t.len] = '\0';
+	*out = strtod(tmp, &end); /* tally never calls setlocale, so '.' is the decimal point */
+	return end == tmp + t.len;
+}
+
+int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
+{
+	struct pctx c;
+	struct jval v;
+	const char *p = it->p, *q;
+
+	if (!p)
+		return 0;
+	memset(&c, 0, sizeof c);
+	c.buf = p;
+	c.end = it->end;
+	c.max_depth = TL_TRACE_DEPTH_LIMIT;
+	p = skip_ws(p, c.end);
+	while (p < c.end && *p == ',')
+		p = skip_ws(p + 1, c.end);
+	if (p >= c.end || *p != '"')
+		goto stop;
+	q = p;
+	if (scan_string(&c, &q) != P_OK)
+		goto stop;
+	key->ptr = p + 1;
+	key->len = (size_t)(q - p) - 2;
+	q = skip_ws(q, c.end);
+	if (q >= c.end || *q != ':')
+		goto stop;
+	q = skip_ws(q + 1, c.end);
+	if (q >= c.end || read_value(&c, &q, 2, &v) != P_OK)
+		goto stop;
+	val->kind = v.kind;
+	val->text = v.text;
+	val->number = 0;
+	val->is_number = (v.kind == TL_JSON_NUMBER || v.kind == TL_JSON_STRING) &&
+	                 text_to_double(v.text, &val->number);
+	it->p = q;
+	return 1;
+stop:
+	it->p = it->end = NULL;
+	return 0;
+}
