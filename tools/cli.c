@@ -1,6 +1,7 @@
 /*
  * cli.c - common options, exit codes and input reading for the subcommands.
  */
+#define _GNU_SOURCE
 #include "cli.h"
 
 #include <errno.h>
@@ -150,4 +151,46 @@ int tl_cli_close_output(FILE *f, const char *name)
         return -1;
     }
     return 0;
+}
+
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+{
+    tl_run run;
+    tl_aggregate_init(agg, opt);
+    size_t usable = tl_cli_ingest(cli, &run);
+    *warnings = tl_cli_warnings(cli, &run);
+    int rc = TL_EXIT_OK;
+    for (size_t i = 0; i < run.n; i++) {
+        tl_session s;
+        const tl_profile *p = run.profiles[i];
+        int r = tl_profile_usable(p) ? tl_session_analyze(&s, p, opt) : tl_session_from_skipped(&s, p);
+        if (r != 0 || tl_aggregate_add_session(agg, &s) != 0) {
+            tl_session_release(&s);
+            fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->path);
+            rc = TL_EXIT_NO_INPUT;
+        }
+    }
+    /* Inputs that could not be read at all are listed too. */
+    for (size_t i = 0; i < run.nproblems; i++) {
+        tl_profile p;
+        const char *sep = strstr(run.problems[i], ": ");
+        char *path = sep ? strndup(run.problems[i], (size_t)(sep - run.problems[i])) : strdup(run.problems[i]);
+        tl_profile_init(&p, path ? path : "");
+        tl_profile_warn(&p, "%s", sep ? sep + 2 : "cannot be read");
+        tl_session s;
+        if (tl_session_from_skipped(&s, &p) == 0 && tl_aggregate_add_session(agg, &s) != 0)
+            tl_session_release(&s);
+        tl_profile_release(&p);
+        free(path);
+    }
+    tl_run_release(&run);
+    if (usable == 0) {
+        fprintf(stderr, "tally: no usable input\n");
+        return TL_EXIT_NO_INPUT;
+    }
+    if (tl_aggregate_finish(agg) != 0) {
+        fprintf(stderr, "tally: out of memory\n");
+        return TL_EXIT_NO_INPUT;
+    }
+    return rc;
 }

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "aggregate.h"
 #include "ingest.h"
 
 enum tl_exit {
@@ -49,6 +50,11 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run);
  * only guessed from the input order; returns how many there are (what
  * --strict turns into an error). */
 size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
+
+/* Read the inputs and analyze them into a finished aggregate (initialized
+ * here; release it either way). Prints warnings unless --quiet and counts them
+ * in *warnings. Returns TL_EXIT_OK or TL_EXIT_NO_INPUT (nothing usable). */
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
 /* "rank source" words for output: content, name, order. */
 const char *tl_rank_source_name(int source);

@@ -1,9 +1,10 @@
 /*
- * cmd_summary.c - `tally summary INPUT...`: console tables in the spirit of
- * the seed profilers. Top names by total time for each group (sections, ops,
- * kernels, ...) with the across-rank columns (min and max of the per-rank
- * totals and the ranks they belong to, mean, imbalance); then per rank: the
- * inputs, steps and memory.
+ * cmd_summary.c - `tally summary INPUT...`: the aggregate as console tables,
+ * in the spirit of the seed profilers. Stragglers and recommendations first,
+ * then the top names by total time for each group with the across-rank
+ * columns (the per-rank totals' min and max with their ranks, imbalance),
+ * then per rank: steps, GPU breakdown, memory; the across-rank metrics; and
+ * memory snapshots.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -13,11 +14,24 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "names.h"
 #include "text_table.h"
 
 #define TOP_N 15
 #define RULE "----------------------------------------------------------------------------------------------------------------------------"
+
+double tl_pct(int64_t part, int64_t whole);
+
+static void findings(FILE *out, const tl_aggregate *a)
+{
+    if (a->nstragglers == 0 && a->nrecs == 0)
+        return;
+    fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
+    for (int i = 0; i < a->nstragglers; i++)
+        fprintf(out, "straggler  %s\n", a->stragglers[i].summary);
+    for (int i = 0; i < a->nrecs; i++)
+        fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
+                a->recs[i].message, a->recs[i].evidence);
+}
 
 static void group_table(FILE *out, const tl_name_table *t, int group)
 {
@@ -47,94 +61,87 @@ static void group_table(FILE *out, const tl_name_table *t, int group)
     free(idx);
 }
 
-static double step_median(const tl_step *s, size_t n)
+static void rank_table(FILE *out, const tl_aggregate *agg)
 {
-    double *v = malloc(n * sizeof *v);
-    if (v == NULL || n == 0) {
-        free(v);
-        return NAN;
-    }
-    for (size_t i = 0; i < n; i++)
-        v[i] = (double)s[i].dur_ns;
-    for (size_t i = 1; i < n; i++) /* n is small: insertion sort */
-        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double x = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = x;
-        }
-    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    free(v);
-    return m;
-}
-
-static void peak_memory(const tl_profile *p, double *alloc, double *reserved)
-{
-    *alloc = *reserved = NAN;
-    for (size_t i = 0; i < p->nmem; i++) {
-        if (isfinite(p->mem[i].allocated) && !(p->mem[i].allocated <= *alloc))
-            *alloc = p->mem[i].allocated;
-        if (isfinite(p->mem[i].reserved) && !(p->mem[i].reserved <= *reserved))
-            *reserved = p->mem[i].reserved;
-    }
-    for (size_t i = 0; i < p->nsnapshots; i++) {
-        double a = isfinite(p->snapshots[i].peak_allocated) ? p->snapshots[i].peak_allocated
-                                                             : p->snapshots[i].allocated;
-        if (isfinite(a) && !(a <= *alloc))
-            *alloc = a;
-        if (isfinite(p->snapshots[i].reserved) && !(p->snapshots[i].reserved <= *reserved))
-            *reserved = p->snapshots[i].reserved;
-    }
-}
-
-static void rank_table(FILE *out, const tl_run *run)
-{
-    char a[24], b[24], c[24], d[24], e[24], f[24], g[24], name[48];
+    char a[24], b[24], c[24], d[24], e[24], f[24];
     fprintf(out, "\nPER RANK\n%.124s\n", RULE);
-    fprintf(out, "%4s %3s %-34s %-16s %10s %11s %6s %11s %11s %11s %10s %10s\n", "Rank", "Ses", "Input",
-            "Format", "Events", "Span", "Steps", "Step mean", "Step med", "Step max", "Peak alloc",
-            "Peak resv");
-    for (size_t i = 0; i < run->n; i++) {
-        const tl_profile *p = run->profiles[i];
-        if (!tl_profile_usable(p))
-            continue;
-        double sum = 0, max = NAN;
-        for (size_t s = 0; s < p->nsteps; s++) {
-            sum += (double)p->steps[s].dur_ns;
-            if (!(p->steps[s].dur_ns <= max))
-                max = (double)p->steps[s].dur_ns;
+    fprintf(out, "%6s %4s %6s %11s %11s %11s %11s %8s | %7s %8s %8s %8s | %10s %10s\n", "Rank", "Ses", "Steps",
+            "Step mean", "Step med", "Step min", "Step max", "it/s", "Idle%", "Compute%", "NonComp%", "Overlap%",
+            "Peak alloc", "Peak resv");
+    for (size_t i = 0; i < agg->nranks; i++) {
+        const tl_rank_result *r = &agg->ranks[i];
+        const tl_gpu_breakdown *g = &r->gpu;
+        char rank[16];
+        snprintf(rank, sizeof rank, "%d%s", r->rank, r->straggler ? " *" : "");
+        fprintf(out, "%6s %4zu %6zu %11s %11s %11s %11s %8.2f | ", rank, r->nsessions, r->nsteps,
+                tl_fmt_duration(a, sizeof a, r->step_mean), tl_fmt_duration(b, sizeof b, r->step_median),
+                tl_fmt_duration(c, sizeof c, r->step_min), tl_fmt_duration(d, sizeof d, r->step_max),
+                isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : 0.0);
+        if (g->present)
+            fprintf(out, "%7.2f %8.2f %8.2f %8.2f | ", tl_pct(g->idle, g->kernel_time),
+                    tl_pct(g->compute, g->kernel_time), tl_pct(g->non_compute, g->kernel_time),
+                    g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : 0.0);
+        else
+            fprintf(out, "%7s %8s %8s %8s | ", "-", "-", "-", "-");
+        fprintf(out, "%10s %10s\n", tl_fmt_bytes(e, sizeof e, r->peak_allocated),
+                tl_fmt_bytes(f, sizeof f, r->peak_reserved));
+    }
+    int any = 0;
+    for (size_t i = 0; i < agg->nranks; i++)
+        any |= agg->ranks[i].straggler;
+    if (any)
+        fprintf(out, "* straggler (see FINDINGS)\n");
+}
+
+static void across_table(FILE *out, const tl_aggregate *a)
+{
+    if (a->nranks < 2 || a->nacross == 0)
+        return;
+    fprintf(out, "\nACROSS RANKS\n%.124s\n", RULE);
+    fprintf(out, "%-30s %5s %14s %5s %14s %5s %14s %14s %6s\n", "Metric", "Ranks", "Min", "(rank)", "Max", "(rank)",
+            "Mean", "Median", "imbal");
+    for (int i = 0; i < a->nacross; i++) {
+        const tl_across *x = &a->across[i];
+        char mn[24], mx[24], me[24], md[24];
+        int is_time = strstr(x->metric, "_ns") != NULL, is_bytes = strstr(x->metric, "bytes") != NULL;
+        if (is_time) {
+            tl_fmt_duration(mn, sizeof mn, x->min);
+            tl_fmt_duration(mx, sizeof mx, x->max);
+            tl_fmt_duration(me, sizeof me, x->mean);
+            tl_fmt_duration(md, sizeof md, x->median);
+        } else if (is_bytes) {
+            tl_fmt_bytes(mn, sizeof mn, x->min);
+            tl_fmt_bytes(mx, sizeof mx, x->max);
+            tl_fmt_bytes(me, sizeof me, x->mean);
+            tl_fmt_bytes(md, sizeof md, x->median);
+        } else {
+            snprintf(mn, sizeof mn, "%.2f", x->min);
+            snprintf(mx, sizeof mx, "%.2f", x->max);
+            snprintf(me, sizeof me, "%.2f", x->mean);
+            snprintf(md, sizeof md, "%.2f", x->median);
         }
-        double alloc, resv;
-        peak_memory(p, &alloc, &resv);
-        const char *base = strrchr(p->path, '/');
-        fprintf(out, "%4d %3d %-34s %-16s %10" PRIu64 " %11s %6zu %11s %11s %11s %10s %10s\n", p->rank,
-                p->session, tl_fmt_cut(name, sizeof name, base ? base + 1 : p->path, 34),
-                tl_format_name(p->format), p->events,
-                p->start_ns <= p->end_ns ? tl_fmt_duration(a, sizeof a, (double)(p->end_ns - p->start_ns)) : "-",
-                p->nsteps, tl_fmt_duration(b, sizeof b, p->nsteps ? sum / (double)p->nsteps : NAN),
-                tl_fmt_duration(c, sizeof c, step_median(p->steps, p->nsteps)), tl_fmt_duration(d, sizeof d, max),
-                tl_fmt_bytes(e, sizeof e, alloc), tl_fmt_bytes(f, sizeof f, resv));
-        (void)g;
+        fprintf(out, "%-30s %5d %14s %5d %14s %5d %14s %14s %6.2f\n", x->metric, x->n, mn, x->min_rank, mx,
+                x->max_rank, me, md, x->imbalance);
     }
 }
 
-static void snapshot_table(FILE *out, const tl_run *run)
+static void snapshot_table(FILE *out, const tl_aggregate *agg)
 {
     int any = 0;
     char a[24], b[24], c[24], d[24], name[40];
-    for (size_t i = 0; i < run->n; i++) {
-        const tl_profile *p = run->profiles[i];
-        if (!tl_profile_usable(p) || p->nsnapshots == 0)
+    for (size_t i = 0; i < agg->nsessions; i++) {
+        const tl_session *s = &agg->sessions[i];
+        if (s->rank < 0)
             continue;
-        if (!any) {
-            fprintf(out, "\nMEMORY SNAPSHOTS\n%.124s\n", RULE);
-            fprintf(out, "%4s %-32s %12s %12s %12s %12s\n", "Rank", "Label", "Allocated", "Reserved",
-                    "Max alloc", "RSS");
-            any = 1;
-        }
-        for (size_t s = 0; s < p->nsnapshots; s++) {
-            const tl_mem_snapshot *m = &p->snapshots[s];
-            fprintf(out, "%4d %-32s %12s %12s %12s %12s\n", p->rank,
-                    tl_fmt_cut(name, sizeof name, tl_strtab_get(&p->strs, m->label), 32),
+        for (size_t k = 0; k < s->nsnaps; k++) {
+            const tl_ssnap *m = &s->snaps[k];
+            if (!any) {
+                fprintf(out, "\nMEMORY SNAPSHOTS\n%.124s\n", RULE);
+                fprintf(out, "%4s %-32s %12s %12s %12s %12s\n", "Rank", "Label", "Allocated", "Reserved",
+                        "Max alloc", "RSS");
+                any = 1;
+            }
+            fprintf(out, "%4d %-32s %12s %12s %12s %12s\n", s->rank, tl_fmt_cut(name, sizeof name, m->label, 32),
                     tl_fmt_bytes(a, sizeof a, m->allocated), tl_fmt_bytes(b, sizeof b, m->reserved),
                     tl_fmt_bytes(c, sizeof c, m->peak_allocated), tl_fmt_bytes(d, sizeof d, m->rss));
         }
@@ -143,47 +150,41 @@ static void snapshot_table(FILE *out, const tl_run *run)
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally summary INPUT...";
+    static const char usage[] = "usage: tally summary INPUT... [--whole-trace]";
     tl_cli cli;
-    int rc = tl_cli_parse(&cli, argc, argv, NULL, usage);
-    if (rc != 0) {
+    int whole = 0;
+    const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL }, { NULL, NULL, 0, NULL, NULL } };
+    int rc = tl_cli_parse(&cli, argc, argv, opts, usage);
+    if (rc != 0 || cli.ninputs == 0) {
+        if (rc == 0)
+            fprintf(stderr, "%s\n", usage);
         free(cli.inputs);
         return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
     }
-    if (cli.ninputs == 0) {
-        fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return TL_EXIT_USAGE;
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    opt.whole_trace = whole;
+    tl_aggregate agg;
+    size_t warnings = 0;
+    rc = tl_cli_analyze(&cli, &opt, &agg, &warnings);
+    if (rc == TL_EXIT_OK) {
+        size_t usable = 0;
+        for (size_t i = 0; i < agg.nsessions; i++)
+            usable += agg.sessions[i].rank >= 0;
+        printf("tally summary: %zu inputs, %zu ranks, %zu warnings\n", usable, agg.nranks, warnings);
+        findings(stdout, &agg);
+        static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
+                                     TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
+        for (size_t g = 0; g < sizeof order / sizeof order[0]; g++)
+            group_table(stdout, &agg.names, order[g]);
+        rank_table(stdout, &agg);
+        across_table(stdout, &agg);
+        snapshot_table(stdout, &agg);
+        rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+             : cli.strict && warnings                ? TL_EXIT_GATE
+                                                     : TL_EXIT_OK;
     }
-    tl_run run;
-    size_t usable = tl_cli_ingest(&cli, &run);
-    size_t warnings = tl_cli_warnings(&cli, &run);
-    if (usable == 0) {
-        fprintf(stderr, "tally: no usable input among %zu\n", run.n + run.nproblems);
-        tl_run_release(&run);
-        free(cli.inputs);
-        return TL_EXIT_NO_INPUT;
-    }
-    tl_name_table t;
-    if (tl_name_table_build(&t, run.profiles, run.n) != 0) {
-        fprintf(stderr, "tally: out of memory\n");
-        tl_name_table_release(&t);
-        tl_run_release(&run);
-        free(cli.inputs);
-        return TL_EXIT_NO_INPUT;
-    }
-    printf("tally summary: %zu inputs, %d ranks, %zu warnings\n", usable, t.nranks, warnings);
-    static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
-                                 TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
-    for (size_t g = 0; g < sizeof order / sizeof order[0]; g++)
-        group_table(stdout, &t, order[g]);
-    rank_table(stdout, &run);
-    snapshot_table(stdout, &run);
-    tl_name_table_release(&t);
-    rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
-         : cli.strict && warnings                ? TL_EXIT_GATE
-                                                 : TL_EXIT_OK;
-    tl_run_release(&run);
+    tl_aggregate_release(&agg);
     free(cli.inputs);
     return rc;
 }

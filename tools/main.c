@@ -19,8 +19,8 @@ struct command {
 
 static const struct command commands[] = {
     { "report", NULL, "render the HTML report of a run (coming)" },
-    { "aggregate", NULL, "write the aggregate JSON of a run (coming)" },
-    { "merge", NULL, "merge partial aggregates (coming)" },
+    { "aggregate", tl_cmd_aggregate, "every analysis as JSON: per rank, across ranks, stragglers, recommendations" },
+    { "merge", tl_cmd_merge, "merge partial aggregates (tally aggregate --partial) into one" },
     { "compare", NULL, "compare a baseline run with a candidate (coming)" },
     { "summary", tl_cmd_summary, "console tables: top names by total time, per rank and across ranks" },
     { "validate", tl_cmd_validate, "check inputs against their format; report every problem" },

@@ -152,45 +152,42 @@ static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
     r->imbalance = r->rank_mean > 0 ? r->rank_max / r->rank_mean : 1.0;
 }
 
-int tl_name_table_build(tl_name_table *t, tl_profile *const *profiles, size_t n)
+int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks)
 {
     memset(t, 0, sizeof *t);
-    t->ranks = malloc((n ? n : 1) * sizeof *t->ranks);
+    t->ranks = malloc(((size_t)nranks + 1) * sizeof *t->ranks);
     if (t->ranks == NULL)
         return -1;
-    for (size_t i = 0; i < n; i++) {
-        if (!tl_profile_usable(profiles[i]))
-            continue;
-        int r = profiles[i]->rank;
+    for (int i = 0; i < nranks; i++) {
         int seen = 0;
         for (int k = 0; k < t->nranks && !seen; k++)
-            seen = t->ranks[k] == r;
+            seen = t->ranks[k] == ranks[i];
         if (!seen)
-            t->ranks[t->nranks++] = r;
+            t->ranks[t->nranks++] = ranks[i];
     }
     qsort(t->ranks, (size_t)t->nranks, sizeof *t->ranks, cmp_int);
-    for (size_t i = 0; i < n; i++) {
-        const tl_profile *p = profiles[i];
-        if (!tl_profile_usable(p))
-            continue;
-        int ri = tl_name_table_rank_index(t, p->rank);
-        for (uint32_t s = 0; s < p->nstats; s++) {
-            const tl_name_stat *st = &p->stats[s];
-            const char *name = tl_strtab_get(&p->strs, st->name);
-            int group = tl_group_of(st->cat_class);
-            /* ProfilerStep#N are the steps, not sections: see the step table. */
-            if (strncmp(name, "ProfilerStep#", 13) == 0)
-                continue;
-            tl_name_row *r = row_for(t, group, name);
-            if (r == NULL)
-                return -1;
-            tl_dur_stat_merge(&r->all, &st->d, TL_PROFILE_MAX_SAMPLES);
-            if (st->from_summary)
-                r->exact = 0;
-            r->rank_total[ri] += (double)st->d.total;
-            r->rank_count[ri] += st->d.count;
-        }
-    }
+    return 0;
+}
+
+int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
+                      int exact)
+{
+    int ri = tl_name_table_rank_index(t, rank);
+    if (ri < 0)
+        return -1;
+    tl_name_row *r = row_for(t, group, name);
+    if (r == NULL)
+        return -1;
+    tl_dur_stat_merge(&r->all, d, TL_PROFILE_MAX_SAMPLES);
+    if (!exact)
+        r->exact = 0;
+    r->rank_total[ri] += (double)d->total;
+    r->rank_count[ri] += d->count;
+    return 0;
+}
+
+int tl_name_table_end(tl_name_table *t)
+{
     double *scratch = malloc(((size_t)t->nranks + 1) * sizeof *scratch);
     if (scratch == NULL)
         return -1;

@@ -49,8 +49,14 @@ typedef struct tl_name_table {
     int *ranks;               /* rank index -> rank number, ascending */
 } tl_name_table;
 
-/* Build from the usable profiles (sessions of one rank add up). */
-int tl_name_table_build(tl_name_table *t, tl_profile *const *profiles, size_t n);
+/* Start a table over these ranks (rank numbers, any order; copied). */
+int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks);
+/* Add one rank's statistics of (group, name); sessions of a rank add up.
+ * exact: d came from events (its histogram and M2 are valid). */
+int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
+                      int exact);
+/* Compute the across-rank columns. */
+int tl_name_table_end(tl_name_table *t);
 void tl_name_table_release(tl_name_table *t);
 /* Indices of the rows of group, by total time descending (malloc'd). */
 size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count);

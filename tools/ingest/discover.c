@@ -161,7 +161,11 @@ static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *l
         char *path = malloc(len);
         if (path != NULL) {
             int slash = dir[0] && dir[strlen(dir) - 1] == '/';
-            snprintf(path, len, "%s%s%s", dir, slash ? "" : "/", names[i]);
+            /* "./x" is just "x": the same file gets the same name however it was reached. */
+            if (strcmp(dir, ".") == 0 || strcmp(dir, "./") == 0)
+                snprintf(path, len, "%s", names[i]);
+            else
+                snprintf(path, len, "%s%s%s", dir, slash ? "" : "/", names[i]);
             struct stat st, lst;
             if (lstat(path, &lst) != 0 || stat(path, &st) != 0) {
                 add_error(l, path, strerror(errno));

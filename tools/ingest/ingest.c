@@ -7,7 +7,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,32 +186,19 @@ static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
         p->skipped = 1;
         goto out;
     }
-    json_error_t err;
-    json_t *root = json_loadb(doc, len, 0, &err);
-    if (root == NULL) {
-        tl_profile_warn(p, "not valid JSON at line %d, column %d (byte %d): %s", err.line, err.column,
-                        err.position, err.text);
-        p->skipped = 1;
-        goto out;
+    /* tl_read_report parses once, recognizes the format (or says what the
+     * document is instead: p->skipped with a warning) and reads it. */
+    if (tl_read_report(p, doc, len) != 0) {
+        /* Not JSON, or not a report: nothing usable. A report whose reader
+         * failed half way keeps what it read. */
+        if (p->format == TL_FMT_UNKNOWN)
+            p->skipped = 1;
+        else
+            p->error = 1;
     }
-    char why[256] = "";
-    int kind = tl_report_kind(root, why, sizeof why);
-    json_decref(root);
-    int rc = 0;
-    switch (kind) {
-    case TL_FMT_TALLY_REPORT: rc = tl_read_tally_report(p, doc, len); break;
-    case TL_FMT_FRAMEPACK: rc = tl_read_framepack(p, doc, len); break;
-    case TL_FMT_INFERIX: rc = tl_read_inferix(p, doc, len); break;
-    default:
-        tl_profile_warn(p, "not a profile: %s", why[0] ? why : "unrecognized JSON");
-        p->skipped = 1;
-        goto out;
-    }
-    p->format = kind;
     p->bytes = len;
-    if (rc != 0)
-        p->error = 1;
-    tl_profile_finish(p);
+    if (!p->skipped)
+        tl_profile_finish(p);
 out:
     free(doc);
 }

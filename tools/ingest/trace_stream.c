@@ -106,6 +106,9 @@ enum {
 
 #define META_COPY_MAX (64u * 1024u)
 
+/* What fill() did (TL_TRACE_ERR_NOMEM aside). */
+enum { FILL_EOF = 0, FILL_OK = 1, FILL_FULL = 2 };
+
 /* Bytes of a bare token: numbers and the literals true/false/null/NaN/Infinity. */
 static const unsigned char tok_char[256] = {
 	['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
@@ -1172,15 +1175,28 @@ static void fatal(tl_trace_stream *s, int code, uint64_t offset, const char *wha
 /*
  * Read more input behind the unread bytes buf[pos..len), which move to the front. Reads until
  * the buffer is full or the input ends, so that a source returning one byte at a time costs
- * calls, not re-parses. Returns 1 when bytes were added, 0 at the end of input, -1 when the
- * unread bytes fill the buffer and it may not grow, or TL_TRACE_ERR_NOMEM.
+ * calls, not re-parses. Returns FILL_OK when bytes were added, FILL_EOF at the end of input,
+ * FILL_FULL when the unread bytes fill the buffer and it may not grow, or TL_TRACE_ERR_NOMEM.
  */
+/* The parser needs bytes past the end of input. If the input ended by a read error, that error
+ * now matters (one past the point where parsing stopped would not): report it. */
+static int eof_reached(tl_trace_stream *s)
+{
+	if (s->read_error && !s->read_failed) {
+		s->read_failed = 1;
+		end_error(s, s->base + s->len, "read error after %llu bytes%s%s",
+		          (unsigned long long)(s->base + s->len), s->read_errno ? ": " : "",
+		          s->read_errno ? strerror(s->read_errno) : "");
+	}
+	return FILL_EOF;
+}
+
 static int fill(tl_trace_stream *s)
 {
 	size_t before;
 
 	if (s->eof)
-		return 0;
+		return eof_reached(s);
 	if (s->pos > 0) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->base += s->pos;
@@ -1193,7 +1209,7 @@ static int fill(tl_trace_stream *s)
 		size_t ncap = s->cap * 2 < limit ? s->cap * 2 : limit;
 		char *nbuf;
 		if (s->cap >= limit)
-			return -1;
+			return FILL_FULL;
 		if (!(nbuf = realloc(s->buf, ncap)))
 			return TL_TRACE_ERR_NOMEM;
 		s->buf = nbuf;
@@ -1201,21 +1217,21 @@ static int fill(tl_trace_stream *s)
 	}
 	before = s->len;
 	while (s->len < s->cap) {
-		ssize_t n = s->read(s->ctx, s->buf + s->len, s->cap - s->len);
+		ssize_t n;
+		errno = 0;
+		n = s->read(s->ctx, s->buf + s->len, s->cap - s->len);
 		if (n <= 0) {
 			s->eof = 1;
 			if (n < 0) {
-				s->read_failed = 1;
-				end_error(s, s->base + s->len, "read error after %llu bytes%s%s",
-				          (unsigned long long)(s->base + s->len), errno ? ": " : "",
-				          errno ? strerror(errno) : "");
+				s->read_error = 1;
+				s->read_errno = errno;
 			}
 			break;
 		}
 		s->len += (size_t)n;
 		s->stats.bytes_read += (uint64_t)n;
 	}
-	return s->len > before;
+	return s->len > before ? FILL_OK : eof_reached(s);
 }
 
 static void skip_begin(tl_trace_stream *s, int reason, int after_state)
@@ -1310,10 +1326,10 @@ static int next_byte(tl_trace_stream *s)
 		if (s->pos < s->len)
 			return 1;
 		r = fill(s);
-		if (r == TL_TRACE_ERR_NOMEM)
+		if (r < 0)
 			return r;
-		if (r <= 0)
-			return 0; /* -1 cannot happen: nothing unread was kept */
+		if (r != FILL_OK)
+			return 0; /* FILL_FULL cannot happen: nothing unread was kept */
 	}
 }
 
@@ -1333,6 +1349,12 @@ static void end_of_input(tl_trace_stream *s)
 {
 	uint64_t at = s->base + s->len;
 
+	if (s->read_failed && s->state != ST_START) {
+		/* The input did not end, it broke off: whatever the state, data is missing. */
+		s->stats.truncated = 1;
+		s->state = ST_END;
+		return;
+	}
 	switch (s->state) {
 	case ST_EVENTS:
 		if (s->meta.form == TL_TRACE_FORM_ARRAY) {
@@ -1451,10 +1473,10 @@ static int step_obj_key(tl_trace_stream *s)
 		}
 		if (r != P_MORE)
 			break;
-		if ((r = fill(s)) <= 0) {
-			if (r == TL_TRACE_ERR_NOMEM)
+		if ((r = fill(s)) != FILL_OK) {
+			if (r < 0)
 				return r;
-			if (r == 0)
+			if (r == FILL_EOF)
 				end_of_input(s);
 			else /* a key larger than the whole buffer */
 				fatal(s, TL_TRACE_ERR_FORMAT, s->base + s->pos, "top-level key too long");
@@ -1523,13 +1545,13 @@ static int step_obj_value(tl_trace_stream *s)
 			skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
 			return 0;
 		}
-		if ((r = fill(s)) == TL_TRACE_ERR_NOMEM)
+		if ((r = fill(s)) < 0)
 			return r;
-		if (r == 0) {
+		if (r == FILL_EOF) {
 			end_of_input(s);
 			return 0;
 		}
-		if (r < 0) { /* too big to parse whole: pass over it */
+		if (r == FILL_FULL) { /* too big to parse whole: pass over it */
 			skip_begin(s, SKIP_VALUE, ST_OBJ_AFTER);
 			return 0;
 		}
@@ -1611,10 +1633,10 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 			return 0;
 		}
 		if (s->len - s->pos >= s->opt.max_event_size) {
-			r = -1;
-		} else if ((r = fill(s)) == TL_TRACE_ERR_NOMEM) {
+			r = FILL_FULL;
+		} else if ((r = fill(s)) < 0) {
 			return r;
-		} else if (r == 0) {
+		} else if (r == FILL_EOF) {
 			s->stats.truncated = 1;
 			end_error(s, s->base + s->pos,
 			          "input ends inside the event that starts at offset %llu",
@@ -1622,7 +1644,7 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 			s->state = ST_END;
 			return 0;
 		}
-		if (r < 0) {
+		if (r == FILL_FULL) {
 			oversized(s, s->base + s->pos);
 			skip_begin(s, SKIP_OVERSIZED, ST_EVENTS);
 			return 0;
@@ -1694,7 +1716,7 @@ static int step_junk(tl_trace_stream *s)
 		}
 		if ((r = fill(s)) < 0)
 			return r;
-		if (r == 0) {
+		if (r == FILL_EOF) {
 			end_of_input(s);
 			return 0;
 		}
@@ -1707,8 +1729,8 @@ static int step_skip(tl_trace_stream *s)
 
 	while (!skip_step(s)) {
 		if ((r = fill(s)) < 0)
-			return r; /* -1 cannot happen: the buffer was used up */
-		if (r == 0) {
+			return r; /* FILL_FULL cannot happen: the buffer was used up */
+		if (r == FILL_EOF) {
 			end_of_input(s);
 			return 0;
 		}

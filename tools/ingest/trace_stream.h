@@ -15,6 +15,12 @@
  * byte offset, and skipped; reading resumes at the next event. A cut in the middle of an event
  * ends the stream with `truncated` set, after every complete event before the cut.
  *
+ * Choices a reader must know: a key given twice in an event counts the last one (as Python's
+ * json, jansson and JavaScript do); "args" objects and other skipped values are checked for
+ * syntax but decoded only on request (tl_args_next); nesting deeper than max_depth makes the
+ * event malformed; numbers are never converted through a double where precision matters (ts,
+ * dur, ids). In the object form every "traceEvents" array is read, should there be several.
+ *
  * Thread-safety: a stream is used by one thread at a time; distinct streams are independent.
  */
 #ifndef TALLY_INGEST_TRACE_STREAM_H
@@ -181,7 +187,9 @@ typedef struct tl_trace_options {
 typedef struct tl_trace_stream {
 	tl_trace_stats stats;
 	tl_trace_meta meta;
-	tl_parse_error problems[TL_TRACE_MAX_PROBLEMS]; /* the first problems, in input order */
+	/* The first problems, in input order: each malformed or skipped event, and the first
+	 * occurrence of each kind of accepted quirk (the counters in stats have them all). */
+	tl_parse_error problems[TL_TRACE_MAX_PROBLEMS];
 	unsigned problem_count;                         /* how many are stored in problems[] */
 	tl_parse_error error; /* why the stream ended early: truncation, read or format error */
 	int has_error;
@@ -195,10 +203,12 @@ typedef struct tl_trace_stream {
 	char *buf;
 	size_t cap, pos, len; /* buf[pos..len) is unread */
 	uint64_t base;        /* input offset of buf[0] */
-	int eof, read_failed, fatal;
+	int eof, fatal;
+	int read_error, read_errno; /* the input ended with a read error ... */
+	int read_failed;            /* ... and parsing got that far: the stream reports it */
 	int state, after_state; /* where the top-level state machine is, and where skipping returns */
 	int key;                /* the top-level key whose value is being read */
-	int after_value, after_comma, any_element;
+	int after_value, after_comma; /* the last thing read was a value, a comma */
 	struct tl_trace_skip {
 		int64_t depth;
 		int started, in_string, escape, scalar;

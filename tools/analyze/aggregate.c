@@ -1,0 +1,381 @@
+/*
+ * aggregate.c - session results into per-rank results and the across-rank
+ * view (see aggregate.h). Everything here is a function of the set of
+ * sessions: they are sorted first, so the order they arrived in (one run,
+ * or partials merged in any order) does not matter.
+ */
+#define _GNU_SOURCE
+#include "aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt)
+{
+    memset(a, 0, sizeof *a);
+    if (opt)
+        a->opt = *opt;
+    else
+        tl_analyze_options_init(&a->opt);
+}
+
+static void release_derived(tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nranks; i++) {
+        free(a->ranks[i].sessions);
+        free(a->ranks[i].steps);
+        free(a->ranks[i].gpu.streams);
+    }
+    free(a->ranks);
+    a->ranks = NULL;
+    a->nranks = 0;
+    tl_name_table_release(&a->names);
+    for (int i = 0; i < a->nstragglers; i++) {
+        free(a->stragglers[i].kind);
+        free(a->stragglers[i].summary);
+        for (int k = 0; k < a->stragglers[i].nitems; k++)
+            free(a->stragglers[i].items[k].name);
+    }
+    a->nstragglers = 0;
+    for (int i = 0; i < a->nrecs; i++) {
+        free(a->recs[i].message);
+        free(a->recs[i].evidence);
+    }
+    a->nrecs = 0;
+    a->nacross = 0;
+}
+
+void tl_aggregate_release(tl_aggregate *a)
+{
+    release_derived(a);
+    for (size_t i = 0; i < a->nsessions; i++)
+        tl_session_release(&a->sessions[i]);
+    free(a->sessions);
+    memset(a, 0, sizeof *a);
+}
+
+int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
+{
+    if (a->nsessions == a->sessions_cap) {
+        size_t cap = a->sessions_cap ? a->sessions_cap * 2 : 16;
+        tl_session *x = realloc(a->sessions, cap * sizeof *x);
+        if (x == NULL)
+            return -1;
+        a->sessions = x;
+        a->sessions_cap = cap;
+    }
+    a->sessions[a->nsessions++] = *s;
+    memset(s, 0, sizeof *s);
+    return 0;
+}
+
+/* Usable sessions by rank then start then path; inputs that were skipped last, by path. */
+static int by_rank_start_path(const void *x, const void *y)
+{
+    const tl_session *a = x, *b = y;
+    int ua = a->rank >= 0, ub = b->rank >= 0;
+    if (ua != ub)
+        return ua ? -1 : 1;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return strcmp(a->path, b->path);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void take_max(double *acc, double v)
+{
+    if (isfinite(v) && !(v <= *acc))
+        *acc = v;
+}
+
+static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
+{
+    if (!src->present)
+        return;
+    if (!dst->present) {
+        dst->whole_trace = src->whole_trace;
+        dst->window_start = src->window_start;
+        dst->window_end = src->window_end;
+    }
+    dst->present = 1;
+    dst->whole_trace = dst->whole_trace && src->whole_trace;
+    dst->steps_in_window += src->steps_in_window;
+    dst->events += src->events;
+    dst->kernel_time += src->kernel_time;
+    dst->busy += src->busy;
+    dst->idle += src->idle;
+    dst->compute += src->compute;
+    dst->non_compute += src->non_compute;
+    dst->comm += src->comm;
+    dst->comm_compute += src->comm_compute;
+    for (int m = 0; m < 8; m++)
+        dst->by_mask[m] += src->by_mask[m];
+    for (size_t i = 0; i < src->nstreams; i++) {
+        const tl_stream_idle *si = &src->streams[i];
+        size_t k;
+        for (k = 0; k < dst->nstreams; k++)
+            if (dst->streams[k].device == si->device && dst->streams[k].stream == si->stream)
+                break;
+        if (k == dst->nstreams) {
+            tl_stream_idle *x = realloc(dst->streams, (dst->nstreams + 1) * sizeof *x);
+            if (x == NULL)
+                continue;
+            dst->streams = x;
+            memset(&dst->streams[k], 0, sizeof *x);
+            dst->streams[k].device = si->device;
+            dst->streams[k].stream = si->stream;
+            dst->nstreams++;
+        }
+        dst->streams[k].host_wait += si->host_wait;
+        dst->streams[k].kernel_wait += si->kernel_wait;
+        dst->streams[k].other += si->other;
+        dst->streams[k].gaps += si->gaps;
+    }
+}
+
+static int by_stream(const void *x, const void *y)
+{
+    const tl_stream_idle *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+/* Step statistics of a rank: its steps, else its main loop's summary. */
+static void rank_steps(tl_aggregate *a, tl_rank_result *r)
+{
+    r->step_mean = r->step_median = r->step_min = r->step_max = r->step_std = r->step_spread = NAN;
+    r->compute_per_step = NAN;
+    if (r->nsteps > 0) {
+        double *v = malloc(r->nsteps * sizeof *v);
+        double *c = malloc(r->nsteps * sizeof *c);
+        if (v == NULL || c == NULL) {
+            free(v);
+            free(c);
+            return;
+        }
+        double sum = 0;
+        size_t nc = 0;
+        for (size_t i = 0; i < r->nsteps; i++) {
+            v[i] = (double)r->steps[i].dur_ns;
+            sum += v[i];
+            if (r->steps[i].compute_ns >= 0)
+                c[nc++] = (double)r->steps[i].compute_ns;
+        }
+        r->step_mean = sum / (double)r->nsteps;
+        double ss = 0;
+        for (size_t i = 0; i < r->nsteps; i++)
+            ss += (v[i] - r->step_mean) * (v[i] - r->step_mean);
+        r->step_std = r->nsteps > 1 ? sqrt(ss / (double)(r->nsteps - 1)) : 0;
+        r->step_median = median_of(v, r->nsteps);
+        r->step_min = v[0];
+        r->step_max = v[r->nsteps - 1];
+        if (nc)
+            r->compute_per_step = median_of(c, nc);
+        free(v);
+        free(c);
+    } else {
+        /* A report with a loop summary but no samples (FramePack). */
+        const tl_sname *loop = NULL;
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_session *s = &a->sessions[r->sessions[k]];
+            for (size_t i = 0; i < s->nnames; i++)
+                if (s->names[i].group == TL_GROUP_ITERATIONS &&
+                    (loop == NULL || s->names[i].d.total > loop->d.total))
+                    loop = &s->names[i];
+        }
+        if (loop == NULL || loop->d.count == 0)
+            return;
+        r->step_mean = loop->d.mean;
+        r->step_min = (double)loop->d.min;
+        r->step_max = (double)loop->d.max;
+        r->step_median = loop->exact ? tl_dur_stat_quantile(&loop->d, 0.5) : loop->median_ns;
+        r->step_std = loop->exact ? tl_dur_stat_std(&loop->d) : loop->std_ns;
+    }
+    if (isfinite(r->step_median) && r->step_median > 0)
+        r->step_spread = (r->step_max - r->step_min) / r->step_median;
+}
+
+static int build_ranks(tl_aggregate *a)
+{
+    size_t usable = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        usable += a->sessions[i].rank >= 0;
+    a->ranks = calloc(usable ? usable : 1, sizeof *a->ranks);
+    if (a->ranks == NULL)
+        return -1;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *s = &a->sessions[i];
+        if (s->rank < 0)
+            continue;
+        if (a->nranks == 0 || a->ranks[a->nranks - 1].rank != s->rank) {
+            tl_rank_result *r = &a->ranks[a->nranks++];
+            r->rank = s->rank;
+            r->peak_allocated = r->peak_reserved = r->device_total = r->peak_rss = r->gpu_util_mean = NAN;
+            r->span_ns = 0;
+        }
+        tl_rank_result *r = &a->ranks[a->nranks - 1];
+        s->session = (int)r->nsessions;
+        size_t *x = realloc(r->sessions, (r->nsessions + 1) * sizeof *x);
+        tl_sstep *st = realloc(r->steps, (r->nsteps + s->nsteps + 1) * sizeof *st);
+        if (x == NULL || st == NULL) {
+            free(x == r->sessions ? NULL : x);
+            return -1;
+        }
+        r->sessions = x;
+        r->steps = st;
+        r->sessions[r->nsessions++] = i;
+        memcpy(r->steps + r->nsteps, s->steps, s->nsteps * sizeof *st);
+        r->nsteps += s->nsteps;
+        if (s->world_size > r->world_size)
+            r->world_size = s->world_size;
+        add_gpu(&r->gpu, &s->gpu);
+        take_max(&r->peak_allocated, s->peak_allocated);
+        take_max(&r->peak_reserved, s->peak_reserved);
+        take_max(&r->device_total, s->device_total);
+        take_max(&r->peak_rss, s->peak_rss);
+        take_max(&r->gpu_util_mean, s->gpu_util_mean);
+        if (s->span_ns > 0)
+            r->span_ns += s->span_ns;
+    }
+    for (size_t i = 0; i < a->nranks; i++) {
+        tl_rank_result *r = &a->ranks[i];
+        if (r->gpu.nstreams > 1)
+            qsort(r->gpu.streams, r->gpu.nstreams, sizeof *r->gpu.streams, by_stream);
+        rank_steps(a, r);
+    }
+    return 0;
+}
+
+static int build_names(tl_aggregate *a)
+{
+    int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
+    if (ranks == NULL)
+        return -1;
+    for (size_t i = 0; i < a->nranks; i++)
+        ranks[i] = a->ranks[i].rank;
+    int rc = tl_name_table_begin(&a->names, ranks, (int)a->nranks);
+    free(ranks);
+    for (size_t i = 0; rc == 0 && i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (s->rank < 0)
+            continue;
+        /* Kernels come from the GPU window, so they add up to the breakdown;
+         * the whole-trace kernel statistics are used only without GPU analysis. */
+        int windowed = s->gpu.present;
+        for (size_t k = 0; rc == 0 && k < s->nnames; k++)
+            if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
+                rc = tl_name_table_add(&a->names, s->rank, s->names[k].group, s->names[k].name, &s->names[k].d,
+                                       s->names[k].exact);
+        for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
+            rc = tl_name_table_add(&a->names, s->rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
+    }
+    return rc == 0 ? tl_name_table_end(&a->names) : rc;
+}
+
+double tl_pct(int64_t part, int64_t whole);
+double tl_pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* Add the across-rank summary of one metric (NaN values are skipped). */
+static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_rank_result *))
+{
+    if (a->nacross == TL_MAX_ACROSS)
+        return;
+    double *v = malloc((a->nranks + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    tl_across *x = &a->across[a->nacross];
+    memset(x, 0, sizeof *x);
+    x->metric = metric;
+    double sum = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        double val = get(&a->ranks[i]);
+        if (!isfinite(val))
+            continue;
+        if (x->n == 0 || val < x->min) {
+            x->min = val;
+            x->min_rank = a->ranks[i].rank;
+        }
+        if (x->n == 0 || val > x->max) {
+            x->max = val;
+            x->max_rank = a->ranks[i].rank;
+        }
+        v[x->n++] = val;
+        sum += val;
+    }
+    if (x->n > 0) {
+        x->mean = sum / x->n;
+        double ss = 0;
+        for (int i = 0; i < x->n; i++)
+            ss += (v[i] - x->mean) * (v[i] - x->mean);
+        x->std = x->n > 1 ? sqrt(ss / (x->n - 1)) : 0;
+        x->median = median_of(v, (size_t)x->n);
+        x->imbalance = x->mean > 0 ? x->max / x->mean : 1.0;
+        a->nacross++;
+    }
+    free(v);
+}
+
+static double m_step_mean(const tl_rank_result *r) { return r->step_mean; }
+static double m_step_median(const tl_rank_result *r) { return r->step_median; }
+static double m_compute_step(const tl_rank_result *r) { return r->compute_per_step; }
+static double m_span(const tl_rank_result *r) { return r->span_ns > 0 ? (double)r->span_ns : NAN; }
+static double m_kernel_time(const tl_rank_result *r) { return r->gpu.present ? (double)r->gpu.kernel_time : NAN; }
+static double m_idle_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.idle, r->gpu.kernel_time) : NAN; }
+static double m_compute_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.compute, r->gpu.kernel_time) : NAN; }
+static double m_noncompute_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.non_compute, r->gpu.kernel_time) : NAN; }
+static double m_overlap_pct(const tl_rank_result *r) { return r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN; }
+static double m_comm_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.comm, r->gpu.kernel_time) : NAN; }
+static double m_peak_alloc(const tl_rank_result *r) { return r->peak_allocated; }
+static double m_peak_resv(const tl_rank_result *r) { return r->peak_reserved; }
+
+const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
+{
+    for (int i = 0; i < a->nacross; i++)
+        if (strcmp(a->across[i].metric, metric) == 0)
+            return &a->across[i];
+    return NULL;
+}
+
+int tl_aggregate_finish(tl_aggregate *a)
+{
+    release_derived(a);
+    if (a->nsessions > 1)
+        qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
+    if (build_ranks(a) != 0 || build_names(a) != 0)
+        return -1;
+    across(a, "step_time_ns", m_step_mean);
+    across(a, "step_median_ns", m_step_median);
+    across(a, "compute_per_step_ns", m_compute_step);
+    across(a, "span_ns", m_span);
+    across(a, "gpu.kernel_time_ns", m_kernel_time);
+    across(a, "gpu.idle_pct", m_idle_pct);
+    across(a, "gpu.compute_pct", m_compute_pct);
+    across(a, "gpu.non_compute_pct", m_noncompute_pct);
+    across(a, "gpu.comm_pct", m_comm_pct);
+    across(a, "gpu.comm_comp_overlap_pct", m_overlap_pct);
+    across(a, "memory.peak_allocated_bytes", m_peak_alloc);
+    across(a, "memory.peak_reserved_bytes", m_peak_resv);
+    tl_find_stragglers(a);
+    tl_apply_rules(a);
+    return 0;
+}

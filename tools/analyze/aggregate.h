@@ -1,0 +1,216 @@
+/*
+ * aggregate.h - the analysis stage: per-session results, per-rank results
+ * and the aggregate across ranks (what `tally aggregate` writes).
+ *
+ * The one idea: everything that crosses ranks is computed from a list of
+ * session results, and a session result is small and serializable. A partial
+ * aggregate (`tally aggregate --partial`) is that list; `tally merge`
+ * concatenates lists and runs the same finalization, so the aggregate of any
+ * split of the inputs equals the aggregate of all of them.
+ *
+ * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
+ */
+#ifndef TALLY_AGGREGATE_H
+#define TALLY_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "intervals.h"
+#include "names.h"
+#include "profile.h"
+
+/* Idle time of one stream, in HTA's three categories. */
+typedef struct tl_stream_idle {
+    int64_t device, stream;
+    int64_t host_wait, kernel_wait, other; /* ns */
+    uint64_t gaps;
+} tl_stream_idle;
+
+/* Kernel-type masks of the union sweep. */
+enum { TL_MASK_COMPUTE = 1, TL_MASK_COMM = 2, TL_MASK_MEMORY = 4 };
+
+/* The GPU temporal breakdown of one session or rank (HTA's definitions). */
+typedef struct tl_gpu_breakdown {
+    int present;               /* there were GPU events in the window */
+    int whole_trace;           /* the window is the whole trace */
+    int steps_in_window;       /* ProfilerSteps inside the window */
+    int64_t window_start, window_end;
+    uint64_t events;           /* GPU events in the window */
+    int64_t kernel_time, busy, idle, compute, non_compute;
+    int64_t comm, comm_compute; /* |union of comm|, |comm ∩ compute| */
+    int64_t by_mask[8];        /* time with exactly this set of kernel types running */
+    tl_stream_idle *streams;
+    size_t nstreams;
+} tl_gpu_breakdown;
+
+/* Statistics of one (group, name) in a session. */
+typedef struct tl_sname {
+    int group;                 /* tl_group */
+    char *name;
+    int exact;                 /* from events: std/median/p95 come from d */
+    double median_ns, p95_ns, std_ns; /* from a report's summary when !exact (NaN unknown) */
+    tl_dur_stat d;             /* ns */
+} tl_sname;
+
+/* A GPU kernel (by name) inside the window. */
+typedef struct tl_skernel {
+    char *name;
+    int type;                  /* tl_kernel_type */
+    tl_dur_stat d;             /* ns */
+} tl_skernel;
+
+typedef struct tl_sstep {
+    int64_t number;
+    int64_t dur_ns;
+    int64_t compute_ns;        /* |union of compute kernels launched in the step|; -1 unknown */
+} tl_sstep;
+
+/* One collective: the i-th communication kernel of a name, in launch order. */
+typedef struct tl_collective {
+    uint32_t kernel;           /* index into the session's kernels */
+    int64_t dur_ns;
+} tl_collective;
+
+#define TL_MAX_COLLECTIVES 100000
+
+/* A labelled memory snapshot from a report (bytes; NaN unknown). */
+typedef struct tl_ssnap {
+    char *label;
+    double allocated, reserved, peak_allocated, rss;
+} tl_ssnap;
+
+typedef struct tl_session {
+    char *path;
+    int format;                /* tl_format */
+    int rank, world_size, rank_source, session;
+    char *rank_detail;
+    int64_t start_ns;          /* absolute when base time known, else as in the file */
+    int64_t span_ns;           /* end - start of the events; -1 unknown */
+    int truncated;
+    char **warnings;
+    size_t nwarnings;
+
+    tl_sname *names;
+    size_t nnames;
+    tl_skernel *kernels;
+    size_t nkernels;
+    tl_sstep *steps;
+    size_t nsteps;
+    tl_gpu_breakdown gpu;
+    tl_collective *colls;
+    size_t ncolls;
+    tl_ssnap *snaps;
+    size_t nsnaps;
+
+    double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
+    double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
+} tl_session;
+
+/* Analysis options. */
+typedef struct tl_analyze_options {
+    int whole_trace;           /* use every GPU event, not the ProfilerStep window */
+    int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+} tl_analyze_options;
+
+void tl_analyze_options_init(tl_analyze_options *o);
+
+/* Analyze one usable profile into a session result (allocated inside s). */
+int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
+/* An input that is not a profile still appears in "inputs": a session with
+ * no data and its warnings. */
+int tl_session_from_skipped(tl_session *s, const tl_profile *p);
+void tl_session_release(tl_session *s);
+
+/* ---- per rank ------------------------------------------------------------ */
+
+typedef struct tl_rank_result {
+    int rank;
+    int world_size;
+    size_t nsessions;
+    size_t *sessions;          /* indices into the aggregate's sessions, in order */
+    /* steps of every session, in session order */
+    tl_sstep *steps;
+    size_t nsteps;
+    double step_mean, step_median, step_min, step_max, step_std, step_spread; /* ns; spread = (max-min)/median */
+    double compute_per_step;   /* median of the per-step compute; NaN unknown */
+    tl_gpu_breakdown gpu;      /* sessions added up */
+    double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
+    int64_t span_ns;           /* sum of the sessions' spans */
+    int straggler;             /* marked by the straggler analysis */
+} tl_rank_result;
+
+/* ---- across ranks --------------------------------------------------------- */
+
+/* A per-rank metric summarized across ranks. */
+typedef struct tl_across {
+    const char *metric;        /* e.g. "step_time_ns", "gpu.idle_pct" */
+    int n;                     /* ranks that have it */
+    double min, max, mean, median, std, imbalance; /* imbalance = max / mean */
+    int min_rank, max_rank;
+} tl_across;
+
+typedef struct tl_evidence_item {
+    char *name;                /* a kernel, op or section */
+    double delta_ns;           /* how much more the straggler spends on it per step */
+} tl_evidence_item;
+
+typedef struct tl_straggler {
+    int rank;
+    char *kind;                /* "compute" or "last_arrival" */
+    char *summary;             /* one sentence with the numbers */
+    double value, others_median; /* the metric on this rank and the median of the others */
+    double delta_pct;
+    tl_evidence_item items[5];
+    int nitems;
+} tl_straggler;
+
+typedef struct tl_recommendation {
+    const char *id;
+    const char *severity;      /* "info", "warning", "critical" */
+    char *message;
+    char *evidence;            /* the numbers that made it fire */
+    int rank;                  /* -1 for the whole run */
+} tl_recommendation;
+
+#define TL_MAX_ACROSS 32
+#define TL_MAX_STRAGGLERS 16
+#define TL_MAX_RECOMMENDATIONS 32
+
+typedef struct tl_aggregate {
+    tl_session *sessions;      /* every input (skipped ones too), sorted by rank, start, path */
+    size_t nsessions, sessions_cap;
+    tl_rank_result *ranks;
+    size_t nranks;
+    tl_name_table names;       /* per (group, name) across ranks */
+    tl_across across[TL_MAX_ACROSS];
+    int nacross;
+    tl_straggler stragglers[TL_MAX_STRAGGLERS];
+    int nstragglers;
+    tl_recommendation recs[TL_MAX_RECOMMENDATIONS];
+    int nrecs;
+    tl_analyze_options opt;
+} tl_aggregate;
+
+void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt);
+void tl_aggregate_release(tl_aggregate *a);
+/* Take ownership of a session result. */
+int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
+/* Sort sessions, build ranks, across-rank metrics, stragglers and
+ * recommendations. Deterministic in the set of sessions. */
+int tl_aggregate_finish(tl_aggregate *a);
+
+/* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
+void tl_find_stragglers(tl_aggregate *a);
+void tl_apply_rules(tl_aggregate *a);
+
+/* One rule of the recommendation table, for documentation and tests. */
+typedef struct tl_rule_info {
+    const char *id, *severity, *condition, *advice;
+} tl_rule_info;
+const tl_rule_info *tl_rules(size_t *n);
+
+/* The across-rank entry of a metric, or NULL. */
+const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * intervals.c - unions, intersections and the kind sweep (see intervals.h).
+ */
+#include "intervals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tl_ivset_init(tl_ivset *s) { memset(s, 0, sizeof *s); }
+
+void tl_ivset_release(tl_ivset *s)
+{
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
+int tl_ivset_add(tl_ivset *s, int64_t start, int64_t end)
+{
+    if (end < start)
+        end = start;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        tl_interval *v = realloc(s->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = (tl_interval){ start, end };
+    return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const tl_interval *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+void tl_ivset_union(tl_ivset *s)
+{
+    if (s->n < 2)
+        return;
+    qsort(s->v, s->n, sizeof *s->v, by_start);
+    size_t k = 0;
+    for (size_t i = 1; i < s->n; i++) {
+        if (s->v[i].start <= s->v[k].end) {
+            if (s->v[i].end > s->v[k].end)
+                s->v[k].end = s->v[i].end;
+        } else {
+            s->v[++k] = s->v[i];
+        }
+    }
+    s->n = k + 1;
+}
+
+int64_t tl_ivset_length(const tl_ivset *s)
+{
+    int64_t len = 0;
+    for (size_t i = 0; i < s->n; i++)
+        len += s->v[i].end - s->v[i].start;
+    return len;
+}
+
+int64_t tl_ivset_intersection(const tl_ivset *a, const tl_ivset *b)
+{
+    int64_t len = 0;
+    size_t i = 0, j = 0;
+    while (i < a->n && j < b->n) {
+        int64_t lo = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+        int64_t hi = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+        if (hi > lo)
+            len += hi - lo;
+        if (a->v[i].end < b->v[j].end)
+            i++;
+        else
+            j++;
+    }
+    return len;
+}
+
+typedef struct point {
+    int64_t t;
+    int kind;
+    int delta; /* +1 start, -1 end */
+} point;
+
+static int by_time(const void *a, const void *b)
+{
+    const point *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return x->delta - y->delta; /* ends before starts at the same instant */
+}
+
+int tl_sweep_kinds(const tl_kinded *v, size_t n, int64_t out[8])
+{
+    memset(out, 0, 8 * sizeof *out);
+    if (n == 0)
+        return 0;
+    point *p = malloc(2 * n * sizeof *p);
+    if (p == NULL)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i].end <= v[i].start || v[i].kind < 0 || v[i].kind > 2)
+            continue;
+        p[m++] = (point){ v[i].start, v[i].kind, +1 };
+        p[m++] = (point){ v[i].end, v[i].kind, -1 };
+    }
+    qsort(p, m, sizeof *p, by_time);
+    int64_t active[3] = { 0, 0, 0 };
+    for (size_t i = 0; i < m; i++) {
+        if (i > 0 && p[i].t > p[i - 1].t) {
+            int mask = (active[0] > 0) | (active[1] > 0) << 1 | (active[2] > 0) << 2;
+            out[mask] += p[i].t - p[i - 1].t;
+        }
+        active[p[i].kind] += p[i].delta;
+    }
+    out[0] = 0; /* gaps are not a combination */
+    free(p);
+    return 0;
+}

@@ -1,0 +1,469 @@
+/*
+ * session.c - one profile into one session result (see aggregate.h).
+ *
+ * The GPU numbers follow Holistic Trace Analysis' temporal breakdown (see
+ * docs/analysis.md): over the GPU events of the window, kernel_time is the
+ * span from the first start to the last end, idle is kernel_time minus the
+ * union of all GPU events, compute is the union of compute kernels and
+ * non-compute the rest of the union. The default window drops the last
+ * ProfilerStep when there are two or more (it is usually cut short) and keeps
+ * the GPU events launched inside the remaining steps.
+ */
+#define _GNU_SOURCE
+#include "aggregate.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_analyze_options_init(tl_analyze_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->kernel_wait_ns = 30000; /* HTA's consecutive_kernel_delay default */
+}
+
+static char *dupstr(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+/* ---- names ---------------------------------------------------------------- */
+
+/* Merge the profile's (category, name) statistics into (group, name) rows. */
+static int take_names(tl_session *s, const tl_profile *p)
+{
+    tl_strtab keys;
+    tl_strtab_init(&keys);
+    s->names = calloc(p->nstats ? p->nstats : 1, sizeof *s->names);
+    if (s->names == NULL)
+        return -1;
+    for (uint32_t i = 0; i < p->nstats; i++) {
+        const tl_name_stat *st = &p->stats[i];
+        const char *name = tl_strtab_get(&p->strs, st->name);
+        if (strncmp(name, "ProfilerStep#", 13) == 0)
+            continue; /* the steps, not a section */
+        int group = tl_group_of(st->cat_class);
+        char key[1100];
+        int klen = snprintf(key, sizeof key, "%d\x1f%s", group, name);
+        if (klen < 0 || (size_t)klen >= sizeof key)
+            klen = (int)sizeof key - 1;
+        uint32_t before = keys.n;
+        uint32_t id = tl_strtab_intern(&keys, key, (size_t)klen);
+        if (id == UINT32_MAX)
+            goto fail;
+        tl_sname *n = &s->names[id];
+        if (id == before) {
+            n->group = group;
+            n->name = dupstr(name);
+            n->exact = 1;
+            n->median_ns = n->p95_ns = n->std_ns = NAN;
+            s->nnames++;
+        }
+        tl_dur_stat_merge(&n->d, &st->d, TL_PROFILE_MAX_SAMPLES);
+        if (st->from_summary) {
+            n->exact = 0;
+            n->median_ns = st->median_ns;
+            n->p95_ns = st->p95_ns;
+            n->std_ns = st->std_ns;
+        }
+    }
+    tl_strtab_release(&keys);
+    return 0;
+fail:
+    tl_strtab_release(&keys);
+    return -1;
+}
+
+/* ---- the GPU window -------------------------------------------------------- */
+
+static int in_window(const tl_gpu_event *e, int64_t ws, int64_t we)
+{
+    int64_t t = e->launch_ns != INT64_MIN ? e->launch_ns : e->ts_ns;
+    return t >= ws && t <= we;
+}
+
+static void choose_window(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+{
+    tl_gpu_breakdown *g = &s->gpu;
+    g->whole_trace = 1;
+    g->window_start = INT64_MIN;
+    g->window_end = INT64_MAX;
+    if (opt->whole_trace || p->nsteps < 2)
+        return;
+    /* Steps are sorted by number: the last one is dropped. */
+    int64_t ws = INT64_MAX, we = INT64_MIN;
+    for (size_t i = 0; i + 1 < p->nsteps; i++) {
+        if (p->steps[i].ts_ns < ws)
+            ws = p->steps[i].ts_ns;
+        if (p->steps[i].ts_ns + p->steps[i].dur_ns > we)
+            we = p->steps[i].ts_ns + p->steps[i].dur_ns;
+    }
+    g->whole_trace = 0;
+    g->steps_in_window = (int)(p->nsteps - 1);
+    g->window_start = ws;
+    g->window_end = we;
+}
+
+static int kind_of(int type)
+{
+    return type == TL_KT_COMPUTE ? 0 : type == TL_KT_COMM ? 1 : type == TL_KT_MEMORY ? 2 : -1;
+}
+
+/* Idle gaps per stream, in HTA's categories. Events are sorted by start. */
+static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in, const tl_analyze_options *opt)
+{
+    tl_gpu_breakdown *g = &s->gpu;
+    g->streams = calloc(p->nstreams ? p->nstreams : 1, sizeof *g->streams);
+    int64_t *prev_end = malloc((p->nstreams ? p->nstreams : 1) * sizeof *prev_end);
+    if (g->streams == NULL || prev_end == NULL) {
+        free(prev_end);
+        return -1;
+    }
+    for (uint32_t k = 0; k < p->nstreams; k++) {
+        g->streams[k].device = p->streams[k].device;
+        g->streams[k].stream = p->streams[k].stream;
+        prev_end[k] = INT64_MIN;
+    }
+    g->nstreams = p->nstreams;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        if (!in[i] || p->gpu[i].stream >= p->nstreams)
+            continue;
+        const tl_gpu_event *e = &p->gpu[i];
+        tl_stream_idle *st = &g->streams[e->stream];
+        int64_t end = e->ts_ns + e->dur_ns;
+        if (prev_end[e->stream] != INT64_MIN) {
+            int64_t gap = e->ts_ns - prev_end[e->stream];
+            if (gap > 0) {
+                st->gaps++;
+                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream])
+                    st->host_wait += gap;  /* the CPU launched after the stream drained */
+                else if (gap < opt->kernel_wait_ns)
+                    st->kernel_wait += gap; /* launch overhead between back-to-back kernels */
+                else
+                    st->other += gap;
+            }
+        }
+        if (end > prev_end[e->stream])
+            prev_end[e->stream] = end;
+    }
+    free(prev_end);
+    return 0;
+}
+
+static int by_kernel_name(const void *a, const void *b, void *ctx)
+{
+    const tl_skernel *k = ctx;
+    return strcmp(k[*(const uint32_t *)a].name, k[*(const uint32_t *)b].name);
+}
+
+/* Kernels in name order (deterministic output); collectives refer to kernels
+ * by index, so they are renumbered through the same permutation. */
+static int sort_kernels(tl_session *s)
+{
+    size_t n = s->nkernels;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    uint32_t *new_index = malloc((n ? n : 1) * sizeof *new_index);
+    tl_skernel *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    if (order == NULL || new_index == NULL || sorted == NULL) {
+        free(order);
+        free(new_index);
+        free(sorted);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++)
+        order[k] = (uint32_t)k;
+    qsort_r(order, n, sizeof *order, by_kernel_name, s->kernels);
+    for (size_t k = 0; k < n; k++) {
+        sorted[k] = s->kernels[order[k]];
+        new_index[order[k]] = (uint32_t)k;
+    }
+    for (size_t c = 0; c < s->ncolls; c++)
+        s->colls[c].kernel = new_index[s->colls[c].kernel];
+    memcpy(s->kernels, sorted, n * sizeof *sorted);
+    free(order);
+    free(new_index);
+    free(sorted);
+    return 0;
+}
+
+/* Per-step compute: the union of the compute kernels launched in each step. */
+static int step_compute(tl_session *s, const tl_profile *p, const uint8_t *in)
+{
+    if (s->nsteps == 0 || p->nsteps == 0)
+        return 0;
+    tl_ivset *per = calloc(s->nsteps, sizeof *per);
+    if (per == NULL)
+        return -1;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        const tl_gpu_event *e = &p->gpu[i];
+        if (e->type != TL_KT_COMPUTE)
+            continue;
+        int64_t t = e->launch_ns != INT64_MIN ? e->launch_ns : e->ts_ns;
+        for (size_t k = 0; k < p->nsteps; k++) { /* few steps: a scan is fine */
+            if (t >= p->steps[k].ts_ns && t <= p->steps[k].ts_ns + p->steps[k].dur_ns) {
+                tl_ivset_add(&per[k], e->ts_ns, e->ts_ns + e->dur_ns);
+                break;
+            }
+        }
+    }
+    (void)in;
+    for (size_t k = 0; k < s->nsteps; k++) {
+        tl_ivset_union(&per[k]);
+        s->steps[k].compute_ns = p->ngpu ? tl_ivset_length(&per[k]) : -1;
+        tl_ivset_release(&per[k]);
+    }
+    free(per);
+    return 0;
+}
+
+static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+{
+    tl_gpu_breakdown *g = &s->gpu;
+    int rc = -1;
+    choose_window(s, p, opt);
+    if (p->ngpu == 0)
+        return 0;
+    uint8_t *in = calloc(p->ngpu, 1);
+    tl_kinded *kinded = malloc(p->ngpu * sizeof *kinded);
+    tl_ivset all, comp, comm;
+    tl_strtab knames;
+    tl_ivset_init(&all);
+    tl_ivset_init(&comp);
+    tl_ivset_init(&comm);
+    tl_strtab_init(&knames);
+    size_t kernels_cap = 0;
+    if (in == NULL || kinded == NULL)
+        goto out;
+    size_t nk = 0;
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    for (size_t i = 0; i < p->ngpu; i++) {
+        const tl_gpu_event *e = &p->gpu[i];
+        if (!g->whole_trace && !in_window(e, g->window_start, g->window_end))
+            continue;
+        in[i] = 1;
+        int64_t end = e->ts_ns + (e->dur_ns > 0 ? e->dur_ns : 0);
+        g->events++;
+        if (e->ts_ns < first)
+            first = e->ts_ns;
+        if (end > last)
+            last = end;
+        tl_ivset_add(&all, e->ts_ns, end);
+        if (e->type == TL_KT_COMPUTE)
+            tl_ivset_add(&comp, e->ts_ns, end);
+        else if (e->type == TL_KT_COMM)
+            tl_ivset_add(&comm, e->ts_ns, end);
+        int kind = kind_of(e->type);
+        if (kind >= 0)
+            kinded[nk++] = (tl_kinded){ e->ts_ns, end, kind };
+
+        /* the kernel's own statistics */
+        const char *name = tl_strtab_get(&p->strs, e->name);
+        uint32_t before = knames.n;
+        uint32_t id = tl_strtab_intern(&knames, name, strlen(name));
+        if (id == UINT32_MAX)
+            goto out;
+        if (id == before) {
+            if (s->nkernels == kernels_cap) {
+                size_t cap = kernels_cap ? kernels_cap * 2 : 64;
+                tl_skernel *x = realloc(s->kernels, cap * sizeof *x);
+                if (x == NULL)
+                    goto out;
+                memset(x + kernels_cap, 0, (cap - kernels_cap) * sizeof *x);
+                s->kernels = x;
+                kernels_cap = cap;
+            }
+            s->kernels[id].name = dupstr(name);
+            s->kernels[id].type = e->type;
+            s->nkernels++;
+        }
+        tl_dur_stat_add(&s->kernels[id].d, (uint64_t)(e->dur_ns > 0 ? e->dur_ns : 0), TL_PROFILE_MAX_SAMPLES);
+        if (e->type == TL_KT_COMM && s->ncolls < TL_MAX_COLLECTIVES) {
+            if (s->colls == NULL)
+                s->colls = malloc(TL_MAX_COLLECTIVES * sizeof *s->colls);
+            if (s->colls != NULL)
+                s->colls[s->ncolls++] = (tl_collective){ id, e->dur_ns };
+        }
+    }
+    if (g->events == 0) {
+        rc = 0;
+        goto out;
+    }
+    g->present = 1;
+    tl_ivset_union(&all);
+    tl_ivset_union(&comp);
+    tl_ivset_union(&comm);
+    g->kernel_time = last - first;
+    g->busy = tl_ivset_length(&all);
+    g->idle = g->kernel_time - g->busy;
+    g->compute = tl_ivset_length(&comp);
+    g->non_compute = g->busy - g->compute;
+    g->comm = tl_ivset_length(&comm);
+    g->comm_compute = tl_ivset_intersection(&comm, &comp);
+    if (tl_sweep_kinds(kinded, nk, g->by_mask) != 0 || idle_by_stream(s, p, in, opt) != 0)
+        goto out;
+    if (sort_kernels(s) != 0)
+        goto out;
+    if (step_compute(s, p, in) != 0)
+        goto out;
+    rc = 0;
+out:
+    free(in);
+    free(kinded);
+    tl_ivset_release(&all);
+    tl_ivset_release(&comp);
+    tl_ivset_release(&comm);
+    tl_strtab_release(&knames);
+    return rc;
+}
+
+/* ---- memory ----------------------------------------------------------------- */
+
+static void take_max(double *acc, double v)
+{
+    if (isfinite(v) && !(v <= *acc))
+        *acc = v;
+}
+
+static void memory(tl_session *s, const tl_profile *p)
+{
+    s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    for (size_t i = 0; i < p->nmem; i++) {
+        take_max(&s->peak_allocated, p->mem[i].allocated);
+        take_max(&s->peak_reserved, p->mem[i].reserved);
+    }
+    for (size_t i = 0; i < p->nsnapshots; i++) {
+        const tl_mem_snapshot *m = &p->snapshots[i];
+        take_max(&s->peak_allocated, isfinite(m->peak_allocated) ? m->peak_allocated : m->allocated);
+        take_max(&s->peak_reserved, m->reserved);
+        take_max(&s->peak_rss, isfinite(m->peak_rss) ? m->peak_rss : m->rss);
+    }
+    for (uint32_t i = 0; i < p->ndevices; i++)
+        take_max(&s->device_total, p->devices[i].total_memory > 0 ? p->devices[i].total_memory : NAN);
+    double sum = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < p->ngpu_samples; i++) {
+        const tl_gpu_sample *g = &p->gpu_samples[i];
+        take_max(&s->peak_allocated, g->mem_used);
+        take_max(&s->device_total, g->mem_total);
+        if (isfinite(g->util_pct)) {
+            sum += g->util_pct;
+            n++;
+        }
+    }
+    if (n)
+        s->gpu_util_mean = sum / (double)n;
+    s->snaps = calloc(p->nsnapshots + 1, sizeof *s->snaps);
+    for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
+        const tl_mem_snapshot *m = &p->snapshots[i];
+        s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
+                                           m->peak_allocated, m->rss };
+    }
+}
+
+/* ---- steps ------------------------------------------------------------------ */
+
+/* ProfilerStep#N, else the samples of the loop with the most time (reports). */
+static int take_steps(tl_session *s, const tl_profile *p)
+{
+    if (p->nsteps > 0) {
+        s->steps = calloc(p->nsteps, sizeof *s->steps);
+        if (s->steps == NULL)
+            return -1;
+        for (size_t i = 0; i < p->nsteps; i++)
+            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1 };
+        s->nsteps = p->nsteps;
+        return 0;
+    }
+    const tl_sname *loop = NULL;
+    for (size_t i = 0; i < s->nnames; i++)
+        if (s->names[i].group == TL_GROUP_ITERATIONS && s->names[i].d.nsamples > 0 &&
+            (loop == NULL || s->names[i].d.total > loop->d.total))
+            loop = &s->names[i];
+    if (loop == NULL)
+        return 0;
+    s->steps = calloc(loop->d.nsamples, sizeof *s->steps);
+    if (s->steps == NULL)
+        return -1;
+    for (uint32_t i = 0; i < loop->d.nsamples; i++)
+        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1 };
+    s->nsteps = loop->d.nsamples;
+    return 0;
+}
+
+int tl_session_from_skipped(tl_session *s, const tl_profile *p)
+{
+    memset(s, 0, sizeof *s);
+    s->path = dupstr(p->path);
+    s->format = TL_FMT_UNKNOWN;
+    s->rank = -1;
+    s->rank_detail = dupstr("");
+    s->span_ns = -1;
+    s->start_ns = INT64_MIN;
+    s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
+    if (s->path == NULL || s->warnings == NULL)
+        return -1;
+    for (int i = 0; i < p->nwarnings; i++)
+        s->warnings[s->nwarnings++] = dupstr(p->warnings[i]);
+    return 0;
+}
+
+int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+{
+    if (tl_session_from_skipped(s, p) != 0)
+        return -1;
+    s->format = p->format;
+    s->rank = p->rank;
+    s->world_size = p->world_size;
+    s->rank_source = p->rank_source;
+    s->session = p->session;
+    free(s->rank_detail);
+    s->rank_detail = dupstr(p->rank_detail);
+    s->truncated = p->truncated;
+    if (p->start_ns <= p->end_ns) {
+        s->span_ns = p->end_ns - p->start_ns;
+        s->start_ns = p->base_time_ns != INT64_MIN ? p->base_time_ns + p->start_ns : p->start_ns;
+    } else if (p->base_time_ns != INT64_MIN) {
+        s->start_ns = p->base_time_ns;
+    }
+    if (p->rank_source == TL_RANK_ORDER) {
+        char **w = realloc(s->warnings, (s->nwarnings + 2) * sizeof *w);
+        if (w == NULL)
+            return -1;
+        s->warnings = w;
+        char msg[128];
+        snprintf(msg, sizeof msg, "no rank in the content or the name; rank %d assigned by input order", p->rank);
+        s->warnings[s->nwarnings++] = dupstr(msg);
+    }
+    memory(s, p);
+    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0)
+        return -1;
+    return 0;
+}
+
+void tl_session_release(tl_session *s)
+{
+    free(s->path);
+    free(s->rank_detail);
+    for (size_t i = 0; i < s->nwarnings; i++)
+        free(s->warnings[i]);
+    free(s->warnings);
+    for (size_t i = 0; i < s->nnames; i++) {
+        free(s->names[i].name);
+        tl_dur_stat_release(&s->names[i].d);
+    }
+    free(s->names);
+    for (size_t i = 0; i < s->nkernels; i++) {
+        free(s->kernels[i].name);
+        tl_dur_stat_release(&s->kernels[i].d);
+    }
+    free(s->kernels);
+    free(s->steps);
+    free(s->gpu.streams);
+    free(s->colls);
+    for (size_t i = 0; i < s->nsnaps; i++)
+        free(s->snaps[i].label);
+    free(s->snaps);
+    memset(s, 0, sizeof *s);
+}
