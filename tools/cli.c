@@ -95,10 +95,12 @@ int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, con
     return 0;
 }
 
-size_t tl_cli_ingest(const tl_cli *cli, tl_run *run)
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
 {
     tl_ingest_options opt;
     tl_ingest_options_init(&opt);
+    opt.on_profile = on_profile;
+    opt.user = user;
     opt.jobs = cli->jobs;
     opt.progress = cli->progress;
     tl_run_init(run);
@@ -153,22 +155,47 @@ int tl_cli_close_output(FILE *f, const char *name)
     return 0;
 }
 
+/* On the worker thread: analyze the profile into a session and let go of its data. */
+static void analyze_profile(tl_profile *p, void *user)
+{
+    const tl_analyze_options *opt = user;
+    tl_session *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return;
+    int rc = tl_profile_usable(p) ? tl_session_analyze(s, p, opt) : tl_session_from_skipped(s, p);
+    if (rc != 0) {
+        tl_session_release(s);
+        free(s);
+        return;
+    }
+    p->result = s;
+    tl_profile_shrink(p);
+}
+
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
 {
     tl_run run;
     tl_aggregate_init(agg, opt);
-    size_t usable = tl_cli_ingest(cli, &run);
+    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
     *warnings = tl_cli_warnings(cli, &run);
     int rc = TL_EXIT_OK;
     for (size_t i = 0; i < run.n; i++) {
-        tl_session s;
-        const tl_profile *p = run.profiles[i];
-        int r = tl_profile_usable(p) ? tl_session_analyze(&s, p, opt) : tl_session_from_skipped(&s, p);
-        if (r != 0 || tl_aggregate_add_session(agg, &s) != 0) {
-            tl_session_release(&s);
+        tl_profile *p = run.profiles[i];
+        tl_session *s = p->result;
+        if (s == NULL) {
             fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->path);
             rc = TL_EXIT_NO_INPUT;
+            continue;
         }
+        /* Ranks were assigned after the analysis: take them now. */
+        if (tl_profile_usable(p) && tl_session_set_rank(s, p) != 0)
+            rc = TL_EXIT_NO_INPUT;
+        if (tl_aggregate_add_session(agg, s) != 0) {
+            tl_session_release(s);
+            rc = TL_EXIT_NO_INPUT;
+        }
+        free(s);
+        p->result = NULL;
     }
     /* Inputs that could not be read at all are listed too. */
     for (size_t i = 0; i < run.nproblems; i++) {

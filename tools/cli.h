@@ -42,9 +42,9 @@ typedef struct tl_cli_opt {
  * printed, or -1 after printing a usage error. */
 int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
 
-/* Read the inputs into run with the parsed options. Prints discovery problems
- * unless --quiet. */
-size_t tl_cli_ingest(const tl_cli *cli, tl_run *run);
+/* Read the inputs into run with the parsed options (on_profile and user as in
+ * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet. */
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
 
 /* Print every warning of the run (unless --quiet), including ranks that were
  * only guessed from the input order; returns how many there are (what

@@ -189,7 +189,7 @@ int tl_cmd_inspect(int argc, char **argv)
     }
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
-    size_t usable = tl_cli_ingest(&cli, &run);
+    size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
     int warnings = (int)run.nproblems;
     if (json) {
         tl_json *j = malloc(sizeof *j);

@@ -27,7 +27,7 @@ int tl_cmd_validate(int argc, char **argv)
     tl_run run;
     int quiet = cli.quiet;
     cli.quiet = 1; /* printed below, in one place */
-    tl_cli_ingest(&cli, &run);
+    tl_cli_ingest(&cli, &run, NULL, NULL);
     uint64_t problems = run.nproblems, clean = 0;
     for (size_t i = 0; i < run.nproblems; i++)
         printf("%s\n", run.problems[i]);

@@ -120,6 +120,9 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
 /* An input that is not a profile still appears in "inputs": a session with
  * no data and its warnings. */
 int tl_session_from_skipped(tl_session *s, const tl_profile *p);
+/* Take the rank fields of p (after rank assignment), with a warning when the
+ * rank was only guessed from the input order. */
+int tl_session_set_rank(tl_session *s, const tl_profile *p);
 void tl_session_release(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */

@@ -409,24 +409,16 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p)
     return 0;
 }
 
-int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+int tl_session_set_rank(tl_session *s, const tl_profile *p)
 {
-    if (tl_session_from_skipped(s, p) != 0)
-        return -1;
-    s->format = p->format;
     s->rank = p->rank;
     s->world_size = p->world_size;
     s->rank_source = p->rank_source;
     s->session = p->session;
     free(s->rank_detail);
     s->rank_detail = dupstr(p->rank_detail);
-    s->truncated = p->truncated;
-    if (p->start_ns <= p->end_ns) {
-        s->span_ns = p->end_ns - p->start_ns;
-        s->start_ns = p->base_time_ns != INT64_MIN ? p->base_time_ns + p->start_ns : p->start_ns;
-    } else if (p->base_time_ns != INT64_MIN) {
-        s->start_ns = p->base_time_ns;
-    }
+    if (s->rank_detail == NULL)
+        return -1;
     if (p->rank_source == TL_RANK_ORDER) {
         char **w = realloc(s->warnings, (s->nwarnings + 2) * sizeof *w);
         if (w == NULL)
@@ -436,6 +428,23 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         snprintf(msg, sizeof msg, "no rank in the content or the name; rank %d assigned by input order", p->rank);
         s->warnings[s->nwarnings++] = dupstr(msg);
     }
+    return 0;
+}
+
+int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+{
+    if (tl_session_from_skipped(s, p) != 0)
+        return -1;
+    s->format = p->format;
+    s->truncated = p->truncated;
+    if (p->start_ns <= p->end_ns) {
+        s->span_ns = p->end_ns - p->start_ns;
+        s->start_ns = p->base_time_ns != INT64_MIN ? p->base_time_ns + p->start_ns : p->start_ns;
+    } else if (p->base_time_ns != INT64_MIN) {
+        s->start_ns = p->base_time_ns;
+    }
+    if (tl_session_set_rank(s, p) != 0)
+        return -1;
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0)
         return -1;

@@ -20,6 +20,13 @@ typedef struct tl_ingest_options {
     size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
     int jobs;                  /* worker threads across files (>= 1) */
     int progress;              /* progress lines on stderr (callers check isatty) */
+    /* Called on the worker thread for every profile as soon as it is read
+     * (before ranks are assigned, so p->rank may still be -1). A consumer
+     * that analyzes it there can store its result in p->result and call
+     * tl_profile_shrink(p): memory then stays bounded by the inputs being
+     * read at once, not by all of them. May be NULL. */
+    void (*on_profile)(tl_profile *p, void *user);
+    void *user;
 } tl_ingest_options;
 
 void tl_ingest_options_init(tl_ingest_options *o);

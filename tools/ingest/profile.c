@@ -87,6 +87,8 @@ static const struct {
     { "section", TL_CC_SECTION },
     { "stage", TL_CC_SECTION },
     { "iteration", TL_CC_ITERATION },
+    { "diffusion", TL_CC_ITERATION }, /* Inferix diffusion_analysis: one record per denoising step */
+    { "block", TL_CC_SECTION },       /* Inferix block_analysis: one record per block */
 };
 
 int tl_cat_class_of(const char *cat, size_t len)
@@ -227,6 +229,38 @@ void tl_profile_release(tl_profile *p)
     tl_strtab_release(&p->strs);
     tl_strtab_release(&p->cats);
     memset(p, 0, sizeof *p);
+}
+
+void tl_profile_shrink(tl_profile *p)
+{
+    for (uint32_t i = 0; i < p->nstats; i++)
+        tl_dur_stat_release(&p->stats[i].d);
+    free(p->stats);
+    free(p->stat_slots);
+    free(p->streams);
+    free(p->gpu);
+    free(p->steps);
+    free(p->mem);
+    free(p->snapshots);
+    free(p->counters);
+    free(p->gpu_samples);
+    free(p->devices);
+    p->stats = NULL;
+    p->stat_slots = NULL;
+    p->streams = NULL;
+    p->gpu = NULL;
+    p->steps = NULL;
+    p->mem = NULL;
+    p->snapshots = NULL;
+    p->counters = NULL;
+    p->gpu_samples = NULL;
+    p->devices = NULL;
+    p->nstats = p->stats_cap = p->nstat_slots = 0;
+    p->nstreams = p->streams_cap = 0;
+    p->ngpu = p->gpu_cap = p->nsteps = p->steps_cap = p->nmem = p->mem_cap = 0;
+    p->nsnapshots = p->snapshots_cap = p->ngpu_samples = p->gpu_samples_cap = 0;
+    p->ncounters = p->counters_cap = p->ndevices = 0;
+    tl_strtab_release(&p->strs);
 }
 
 void tl_profile_free(tl_profile *p)

@@ -210,6 +210,8 @@ typedef struct tl_profile {
     uint64_t warnings_dropped;
     int skipped;           /* not a profile: skip_reason says why */
     int error;             /* a fatal read error: the profile holds what came before */
+
+    void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
 } tl_profile;
 
 /* Usable: read as a profile (not skipped as something else). */
@@ -217,6 +219,11 @@ static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped; }
 
 void tl_profile_init(tl_profile *p, const char *path);
 void tl_profile_release(tl_profile *p);
+/* Free the data (statistics, GPU events, steps, memory, counters, names) and
+ * keep the identity: path, format, rank fields, span, counts and warnings.
+ * For a consumer that has analyzed the profile and only needs it for rank
+ * assignment, so memory does not grow with the number of inputs. */
+void tl_profile_shrink(tl_profile *p);
 void tl_profile_free(tl_profile *p);
 
 /* Add a warning (printf-style). Beyond TL_PROFILE_MAX_WARNINGS they are counted. */

@@ -164,6 +164,8 @@ static int on_input(const tl_input *in, void *user)
         return 0;
     }
     atomic_fetch_add(&c->sh->bytes, p->bytes);
+    if (c->sh->opt->on_profile != NULL)
+        c->sh->opt->on_profile(p, c->sh->opt->user);
     push_profile(&c->res->profiles, &c->res->n, &c->res->cap, p);
     return 0;
 }
