@@ -162,7 +162,7 @@ static void analyze_profile(tl_profile *p, void *user)
     tl_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return;
-    int rc = tl_profile_usable(p) ? tl_session_analyze(s, p, opt) : tl_session_from_skipped(s, p);
+    int rc = !p->skipped ? tl_session_analyze(s, p, opt) : tl_session_from_skipped(s, p);
     if (rc != 0) {
         tl_session_release(s);
         free(s);
@@ -188,8 +188,10 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
             continue;
         }
         /* Ranks were assigned after the analysis: take them now. */
-        if (tl_profile_usable(p) && tl_session_set_rank(s, p) != 0)
+        if (!p->skipped && tl_session_set_rank(s, p) != 0)
             rc = TL_EXIT_NO_INPUT;
+        if (p->companion && s->companion_of == NULL)
+            s->companion_of = strdup(p->companion_of);
         if (tl_aggregate_add_session(agg, s) != 0) {
             tl_session_release(s);
             rc = TL_EXIT_NO_INPUT;

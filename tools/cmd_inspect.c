@@ -45,6 +45,8 @@ static void json_profile(tl_json *j, const tl_profile *p)
         tl_json_string(j, tl_rank_source_name(p->rank_source));
     tl_json_kv_string(j, "rank_detail", p->rank_detail);
     tl_json_kv_int(j, "session", p->session);
+    tl_json_key(j, "companion_of");
+    p->companion ? tl_json_string(j, p->companion_of) : tl_json_null(j);
     tl_json_key(j, "world_size");
     if (p->world_size > 0)
         tl_json_int(j, p->world_size);
@@ -138,6 +140,8 @@ static void text_profile(FILE *out, const tl_profile *p)
     if (p->world_size > 0)
         fprintf(out, ", world size %d", p->world_size);
     fputc('\n', out);
+    if (p->companion)
+        fprintf(out, "  companion    the trace of %s (its statistics come from the report)\n", p->companion_of);
     fprintf(out, "  events       %" PRIu64, p->events);
     const char *sep = " (";
     for (int ph = 1; ph < 128; ph++)

@@ -168,10 +168,15 @@ int tl_cmd_summary(int argc, char **argv)
     size_t warnings = 0;
     rc = tl_cli_analyze(&cli, &opt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
-        size_t usable = 0;
-        for (size_t i = 0; i < agg.nsessions; i++)
-            usable += agg.sessions[i].rank >= 0;
-        printf("tally summary: %zu inputs, %zu ranks, %zu warnings\n", usable, agg.nranks, warnings);
+        size_t sessions = 0, companions = 0;
+        for (size_t i = 0; i < agg.nsessions; i++) {
+            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL;
+            companions += agg.sessions[i].companion_of != NULL;
+        }
+        printf("tally summary: %zu sessions of %zu ranks", sessions, agg.nranks);
+        if (companions)
+            printf(" (%zu traces counted with their reports)", companions);
+        printf(", %zu warnings\n", warnings);
         findings(stdout, &agg);
         static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
                                      TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };

@@ -35,6 +35,13 @@ for variant in baseline optimized; do
     echo
 done
 
+tally=$build/tools/tally
+if [ -x "$tally" ]; then
+    echo "== tally summary of the baseline run (rank 3 was made 1.5x slower)"
+    "$tally" summary --quiet "$build/demo/baseline"
+    echo
+fi
+
 echo "== outputs (bytes)"
 find "$build/demo" -type f | sort | while IFS= read -r f; do
     printf '%10s  %s\n' "$(wc -c <"$f" | tr -d ' ')" "$f"

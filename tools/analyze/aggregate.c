@@ -70,13 +70,21 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
-/* Usable sessions by rank then start then path; inputs that were skipped last, by path. */
+/* A session that counts: read as a profile, not a companion of another input. */
+static int counts(const tl_session *s)
+{
+    return s->rank >= 0 && s->companion_of == NULL;
+}
+
+/* Usable sessions by rank then start then path; the others last, by path. */
 static int by_rank_start_path(const void *x, const void *y)
 {
     const tl_session *a = x, *b = y;
-    int ua = a->rank >= 0, ub = b->rank >= 0;
+    int ua = counts(a), ub = counts(b);
     if (ua != ub)
         return ua ? -1 : 1;
+    if (!ua)
+        return strcmp(a->path, b->path);
     if (a->rank != b->rank)
         return a->rank < b->rank ? -1 : 1;
     if (a->start_ns != b->start_ns)
@@ -216,13 +224,13 @@ static int build_ranks(tl_aggregate *a)
 {
     size_t usable = 0;
     for (size_t i = 0; i < a->nsessions; i++)
-        usable += a->sessions[i].rank >= 0;
+        usable += counts(&a->sessions[i]);
     a->ranks = calloc(usable ? usable : 1, sizeof *a->ranks);
     if (a->ranks == NULL)
         return -1;
     for (size_t i = 0; i < a->nsessions; i++) {
         tl_session *s = &a->sessions[i];
-        if (s->rank < 0)
+        if (!counts(s))
             continue;
         if (a->nranks == 0 || a->ranks[a->nranks - 1].rank != s->rank) {
             tl_rank_result *r = &a->ranks[a->nranks++];
@@ -274,7 +282,7 @@ static int build_names(tl_aggregate *a)
     free(ranks);
     for (size_t i = 0; rc == 0 && i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (s->rank < 0)
+        if (!counts(s))
             continue;
         /* Kernels come from the GPU window, so they add up to the breakdown;
          * the whole-trace kernel statistics are used only without GPU analysis. */

@@ -90,6 +90,7 @@ typedef struct tl_session {
     int truncated;
     char **warnings;
     size_t nwarnings;
+    char *companion_of;        /* a libtally trace whose report is an input: not counted */
 
     tl_sname *names;
     size_t nnames;

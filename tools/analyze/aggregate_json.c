@@ -325,7 +325,7 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
         const tl_session *s = &a->sessions[i];
         tl_json_object_begin(j);
         tl_json_kv_string(j, "path", s->path);
-        tl_json_kv_string(j, "format", s->rank >= 0 ? tl_format_name(s->format) : "not-a-profile");
+        tl_json_kv_string(j, "format", s->format != TL_FMT_UNKNOWN ? tl_format_name(s->format) : "not-a-profile");
         tl_json_key(j, "rank");
         s->rank >= 0 ? tl_json_int(j, s->rank) : tl_json_null(j);
         tl_json_key(j, "rank_source");
@@ -333,6 +333,8 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
         tl_json_kv_string(j, "rank_detail", s->rank_detail);
         tl_json_kv_int(j, "session", s->session);
         tl_json_kv_bool(j, "truncated", s->truncated);
+        tl_json_key(j, "companion_of");
+        s->companion_of ? tl_json_string(j, s->companion_of) : tl_json_null(j);
         tl_json_key(j, "warnings");
         tl_json_array_begin(j);
         for (size_t w = 0; w < s->nwarnings; w++)
@@ -423,6 +425,8 @@ static void write_session(tl_json *j, const tl_session *s)
     tl_json_kv_int(j, "start_ns", s->start_ns);
     tl_json_kv_int(j, "span_ns", s->span_ns);
     tl_json_kv_int(j, "truncated", s->truncated);
+    tl_json_key(j, "companion_of");
+    s->companion_of ? tl_json_string(j, s->companion_of) : tl_json_null(j);
     tl_json_key(j, "warnings");
     tl_json_array_begin(j);
     for (size_t i = 0; i < s->nwarnings; i++)
@@ -677,6 +681,9 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     s->start_ns = get_int(r, o, "start_ns");
     s->span_ns = get_int(r, o, "span_ns");
     s->truncated = (int)get_int(r, o, "truncated");
+    json_t *comp = json_object_get(o, "companion_of");
+    if (json_is_string(comp))
+        s->companion_of = strdup(json_string_value(comp));
     s->peak_allocated = get_num(r, o, "peak_allocated");
     s->peak_reserved = get_num(r, o, "peak_reserved");
     s->device_total = get_num(r, o, "device_total");

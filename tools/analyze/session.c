@@ -144,8 +144,10 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
                     st->other += gap;
             }
         }
-        if (end > prev_end[e->stream])
-            prev_end[e->stream] = end;
+        /* HTA measures from the previous event's end (not the latest end so
+         * far); within one stream events do not overlap, so the two agree
+         * except around sync events. */
+        prev_end[e->stream] = end;
     }
     free(prev_end);
     return 0;
@@ -454,6 +456,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
 void tl_session_release(tl_session *s)
 {
     free(s->path);
+    free(s->companion_of);
     free(s->rank_detail);
     for (size_t i = 0; i < s->nwarnings; i++)
         free(s->warnings[i]);

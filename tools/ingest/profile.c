@@ -211,6 +211,7 @@ void tl_profile_init(tl_profile *p, const char *path)
 void tl_profile_release(tl_profile *p)
 {
     free(p->path);
+    free(p->companion_of);
     for (uint32_t i = 0; i < p->nstats; i++)
         tl_dur_stat_release(&p->stats[i].d);
     free(p->stats);

@@ -212,10 +212,15 @@ typedef struct tl_profile {
     int error;             /* a fatal read error: the profile holds what came before */
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
+    /* A libtally trace whose report (same rank, same start) is also an
+     * input: the same session, so its statistics are not counted twice.
+     * companion_of is the report's path. */
+    int companion;
+    char *companion_of;
 } tl_profile;
 
 /* Usable: read as a profile (not skipped as something else). */
-static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped; }
+static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && !p->companion; }
 
 void tl_profile_init(tl_profile *p, const char *path);
 void tl_profile_release(tl_profile *p);

@@ -64,10 +64,13 @@ static int launch_put(launch_map *m, int64_t key, int64_t ts)
     size_t j = slot_of(key, m->cap);
     while (m->keys[j] != INT64_MIN && m->keys[j] != key)
         j = (j + 1) & (m->cap - 1);
-    if (m->keys[j] == INT64_MIN)
+    if (m->keys[j] == INT64_MIN) {
         m->n++;
-    m->keys[j] = key;
-    m->ts[j] = ts;
+        m->keys[j] = key;
+        m->ts[j] = ts;
+    } else if (ts < m->ts[j]) {
+        m->ts[j] = ts; /* several launches with one id: the earliest launched it */
+    }
     return 0;
 }
 

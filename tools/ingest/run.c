@@ -237,8 +237,30 @@ static int by_rank_then_start(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+/* libtally writes a report and a trace per process: when both are inputs,
+ * the trace is the report's companion (the report's statistics are complete
+ * even when trace events were dropped). They match on rank and start time. */
+static void pair_companions(tl_run *run)
+{
+    for (size_t i = 0; i < run->n; i++) {
+        tl_profile *t = run->profiles[i];
+        if (!tl_profile_usable(t) || t->format != TL_FMT_TALLY_TRACE || t->rank < 0 || t->base_time_ns == INT64_MIN)
+            continue;
+        for (size_t k = 0; k < run->n; k++) {
+            const tl_profile *r = run->profiles[k];
+            if (tl_profile_usable(r) && r->format == TL_FMT_TALLY_REPORT && r->rank == t->rank &&
+                r->base_time_ns == t->base_time_ns) {
+                t->companion = 1;
+                t->companion_of = strdup(r->path);
+                break;
+            }
+        }
+    }
+}
+
 static void assign_ranks(tl_run *run)
 {
+    pair_companions(run);
     size_t n = 0;
     tl_profile **usable = malloc((run->n ? run->n : 1) * sizeof *usable);
     if (usable == NULL)
