@@ -30,7 +30,10 @@ import json
 import os
 import sys
 
-import jsonschema
+try:
+    import jsonschema
+except ImportError:
+    sys.exit("check_outputs.py needs jsonschema (Debian: python3-jsonschema); run it with /usr/bin/python3")
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_SCHEMA = os.path.join(HERE, "..", "..", "schema", "tally-report.schema.json")

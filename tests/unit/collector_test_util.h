@@ -34,6 +34,7 @@ typedef struct tt_scenario {
     int status;     /* its exit status, or 128 + the signal that killed it */
     char *out;      /* its stdout and stderr (NUL-terminated) */
     char *err;
+    int slot;       /* (internal: for tt_teardown) */
 } tt_scenario;
 
 /* A child body: records, returns the exit status (the child calls exit() with it). */
@@ -53,14 +54,18 @@ typedef int (*tt_body)(void *arg);
 void tt_begin(tt_scenario *s);
 /* Remove the directories and free the captured output. */
 void tt_end(tt_scenario *s);
+/* A cmocka teardown: what tt_end() would have released for the scenarios a
+ * failed test left without reaching it. Register the end-to-end tests with
+ * cmocka_unit_test_teardown(test, tt_teardown). */
+int tt_teardown(void **state);
 
 /*
  * Run body in a forked child with every TALLY_* and launcher rank variable
  * removed, then TALLY_OUTPUT_DIR=s->dir, TALLY_NAME=t,
  * TALLY_NVML_LIBRARY=/nonexistent (the host's GPUs stay out of the tests), then
- * env ("K=V" strings, NULL-terminated; NULL for none; "K=" unsets K). Waits for
- * it (killed after 60 s) and fills s->pid, s->status, s->out, s->err. Returns
- * s->status.
+ * env ("K=V" strings, NULL-terminated; NULL for none). Waits for it (killed
+ * after 60 s) and fills s->pid, s->status, s->out, s->err; prints the child's
+ * stderr when it failed a TT_REQUIRE or crashed. Returns s->status.
  */
 int tt_run(tt_scenario *s, const char *const *env, tt_body body, void *arg);
 

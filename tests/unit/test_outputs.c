@@ -337,13 +337,13 @@ static void test_checker_rejects(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trace_variants),
-        cmocka_unit_test(test_unwritable_directory),
-        cmocka_unit_test(test_dev_full),
-        cmocka_unit_test(test_atomic_replace),
-        cmocka_unit_test(test_disk_full_keeps_old_files),
-        cmocka_unit_test(test_in_place_paths),
-        cmocka_unit_test(test_checker_rejects),
+        cmocka_unit_test_teardown(test_trace_variants, tt_teardown),
+        cmocka_unit_test_teardown(test_unwritable_directory, tt_teardown),
+        cmocka_unit_test_teardown(test_dev_full, tt_teardown),
+        cmocka_unit_test_teardown(test_atomic_replace, tt_teardown),
+        cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
+        cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),
+        cmocka_unit_test_teardown(test_checker_rejects, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -221,8 +221,8 @@ static void test_flush_while_threads_come_and_go(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_many_threads),
-        cmocka_unit_test(test_flush_while_threads_come_and_go),
+        cmocka_unit_test_teardown(test_many_threads, tt_teardown),
+        cmocka_unit_test_teardown(test_flush_while_threads_come_and_go, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

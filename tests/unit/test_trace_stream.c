@@ -16,10 +16,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ingest/gzip_source.h"
 #include "ingest/trace_stream.h"
@@ -66,6 +69,7 @@ static struct blob load_corpus(const char *rel)
 struct mem_src {
 	const char *d;
 	size_t n, pos, chunk;
+	int fail_at_end; /* return -1 instead of 0 at the end: a read error */
 };
 
 static ssize_t mem_read(void *ctx, void *buf, size_t cap)
@@ -77,6 +81,10 @@ static ssize_t mem_read(void *ctx, void *buf, size_t cap)
 		k = cap;
 	if (m->chunk && k > m->chunk)
 		k = m->chunk;
+	if (k == 0 && m->fail_at_end) {
+		errno = EIO;
+		return -1;
+	}
 	memcpy(buf, m->d + m->pos, k);
 	m->pos += k;
 	return (ssize_t)k;
@@ -203,7 +211,7 @@ static struct run *run_bytes(const char *data, size_t len, size_t chunk,
                              const tl_trace_options *opt, int use_gzip)
 {
 	struct run *r = calloc(1, sizeof *r);
-	struct mem_src m = { data, len, 0, chunk };
+	struct mem_src m = { data, len, 0, chunk, 0 };
 	tl_gzip_source g;
 	tl_trace_stream s;
 	tl_trace_event e;
@@ -1240,7 +1248,7 @@ static void test_gzip_source_plain_and_garbage(void **state)
 		ssize_t n, total = 0;
 		memcpy(d, b.data, b.len);
 		memcpy(d + b.len, "\0\0\0\0", 4);
-		m = (struct mem_src){ d, b.len + 4, 0, 0 };
+		m = (struct mem_src){ d, b.len + 4, 0, 0, 0 };
 		assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
 		while ((n = tl_gzip_source_read(&g, out, sizeof out)) > 0)
 			total += n;
@@ -1397,6 +1405,21 @@ static void test_big_skipped_top_level_value(void **state)
 	assert_false(r->has_error);
 	run_free(r);
 
+	/* a metadata value the reader would parse, but larger than the limit: passed over */
+	n = (size_t)snprintf(t, 100, "{\"otherData\":{\"k\":\"");
+	memset(t + n, 'b', 2000);
+	n += 2000;
+	n += (size_t)snprintf(t + n, 100, "\"},\"traceEvents\":[{\"ph\":\"i\"}],\"schemaVersion\":3}");
+	o.max_event_size = 256;
+	r = run_bytes(t, n, 0, &o, 1);
+	assert_int_equal(r->n, 1);
+	assert_string_equal(r->other_data, "");
+	assert_int_equal(r->meta.schema_version, 3);
+	assert_false(r->has_error);
+	run_free(r);
+	n = (size_t)snprintf(t, 100, "{\"systemTraceEvents\":\"");
+	memset(t + n, 'a', big);
+
 	/* the same value cut off: truncated, naming where the value started */
 	r = run_bytes(t, 1000, 0, &o, 1);
 	assert_int_equal(r->n, 0);
@@ -1404,6 +1427,72 @@ static void test_big_skipped_top_level_value(void **state)
 	assert_non_null(strstr(r->error.text, "offset 21"));
 	run_free(r);
 	free(t);
+}
+
+static void test_fd_read(void **state)
+{
+	char path[1024];
+	int fd;
+	tl_trace_stream s;
+	tl_trace_event e;
+	int rc;
+	(void)state;
+
+	snprintf(path, sizeof path, "%s/%s", CORPUS,
+	         "param-dlrm_kineto-8rank/worker1_step_12.1694128201556.pt.trace.json");
+	fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(tl_trace_stream_open(&s, tl_fd_read, &fd, path, NULL), 0);
+	while ((rc = tl_trace_stream_next(&s, &e)) == 1)
+		;
+	assert_int_equal(rc, 0);
+	assert_int_equal(s.stats.events, 3424);
+	assert_int_equal(s.meta.rank, 1);
+	assert_int_equal(s.stats.bytes_read, 969531);
+	tl_trace_stream_release(&s);
+	close(fd);
+}
+
+/* Read `text` directly, with a read error where the input would end. */
+static void read_failing(const char *text, size_t chunk, int *rc, tl_trace_stats *st, int *events)
+{
+	struct mem_src m = { text, strlen(text), 0, chunk, 1 };
+	tl_trace_options o;
+	tl_trace_stream s;
+	tl_trace_event e;
+
+	tl_trace_options_init(&o);
+	o.buffer_size = 16;
+	assert_int_equal(tl_trace_stream_open(&s, mem_read, &m, "failing", &o), 0);
+	*events = 0;
+	while ((*rc = tl_trace_stream_next(&s, &e)) == 1)
+		(*events)++;
+	*st = s.stats;
+	assert_true(s.has_error);
+	assert_non_null(strstr(s.error.text, "read error"));
+	assert_non_null(strstr(s.error.text, strerror(EIO)));
+	tl_trace_stream_release(&s);
+}
+
+static void test_read_error(void **state)
+{
+	tl_trace_stats st;
+	int rc, events;
+	(void)state;
+
+	for (size_t chunk = 0; chunk < 3; chunk++) {
+		/* broken off between events of the array form: truncated, not "unterminated" */
+		read_failing("[{\"ph\":\"i\"},{\"ph\":\"i\"},", chunk, &rc, &st, &events);
+		assert_int_equal(rc, TL_TRACE_ERR_READ);
+		assert_int_equal(events, 2);
+		assert_true(st.truncated);
+		assert_false(st.unterminated);
+		/* after a complete trace the error is still reported, but nothing is missing */
+		read_failing("[{\"ph\":\"i\"}]  ", chunk, &rc, &st, &events);
+		assert_int_equal(rc, TL_TRACE_ERR_READ);
+		assert_int_equal(events, 1);
+		assert_false(st.truncated);
+	}
 }
 
 int main(void)
@@ -1443,6 +1532,8 @@ int main(void)
 		cmocka_unit_test(test_not_a_trace),
 		cmocka_unit_test(test_oversized_event),
 		cmocka_unit_test(test_big_skipped_top_level_value),
+		cmocka_unit_test(test_fd_read),
+		cmocka_unit_test(test_read_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

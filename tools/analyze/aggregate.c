@@ -240,16 +240,20 @@ static int build_ranks(tl_aggregate *a)
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
         s->session = (int)r->nsessions;
+        /* Keep each block as soon as its realloc succeeds: when one failed after
+         * the other had moved its block, the old pointer was left in r and
+         * release_derived freed it a second time. */
         size_t *x = realloc(r->sessions, (r->nsessions + 1) * sizeof *x);
-        tl_sstep *st = realloc(r->steps, (r->nsteps + s->nsteps + 1) * sizeof *st);
-        if (x == NULL || st == NULL) {
-            free(x == r->sessions ? NULL : x);
+        if (x == NULL)
             return -1;
-        }
         r->sessions = x;
+        tl_sstep *st = realloc(r->steps, (r->nsteps + s->nsteps + 1) * sizeof *st);
+        if (st == NULL)
+            return -1;
         r->steps = st;
         r->sessions[r->nsessions++] = i;
-        memcpy(r->steps + r->nsteps, s->steps, s->nsteps * sizeof *st);
+        if (s->nsteps > 0) /* s->steps is NULL without steps: memcpy from NULL is undefined (UBSan) */
+            memcpy(r->steps + r->nsteps, s->steps, s->nsteps * sizeof *st);
         r->nsteps += s->nsteps;
         if (s->world_size > r->world_size)
             r->world_size = s->world_size;

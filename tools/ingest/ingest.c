@@ -255,7 +255,12 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         tl_profile_warn(p, n == 0 ? "empty file" : "only whitespace");
         p->skipped = 1;
     } else if (prefix[i] == '[' || (prefix[i] == '{' && has_trace_events(prefix, i, n) != 0)) {
-        tl_read_trace(p, replay_read, &r, NULL);
+        /* The skipper is iterative, so the deepest nesting it supports costs
+         * nothing; real args (300 levels in the corpus) stay readable. */
+        tl_trace_options topt;
+        tl_trace_options_init(&topt);
+        topt.max_depth = TL_TRACE_DEPTH_LIMIT;
+        tl_read_trace(p, replay_read, &r, &topt);
         note_gzip(p, &g);
     } else if (prefix[i] == '{') {
         read_report(p, &r, opt);

@@ -1,0 +1,652 @@
+/*
+ * test_rules.c - the recommendation table (tools/analyze/rules.c).
+ *
+ * For every rule of tl_rules() there is a case that makes it fire (its id,
+ * severity, rank, and the numbers that made it fire in its evidence or
+ * message) and a case just on the other side of its threshold that does not.
+ * The aggregate is built from synthetic session results (struct fields filled
+ * directly) through tl_aggregate_add_session and tl_aggregate_finish, as
+ * `tally merge` does. A healthy run fires no rule at all, and a rule added to
+ * the table without a case here fails test_every_rule_is_tested.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MAX_NAMES 8
+#define NSTEPS 5
+
+/* ---- synthetic sessions ----------------------------------------------------- */
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    assert_non_null(d);
+    return d;
+}
+
+static void add_name(tl_session *s, int group, const char *name, int64_t total_ns, int count)
+{
+    assert_true(s->nnames < MAX_NAMES);
+    tl_sname *n = &s->names[s->nnames++];
+    memset(n, 0, sizeof *n);
+    n->group = group;
+    n->name = xstrdup(name);
+    n->exact = 1;
+    n->median_ns = n->p95_ns = n->std_ns = NAN;
+    for (int i = 0; i < count; i++)
+        tl_dur_stat_add(&n->d, (uint64_t)(total_ns / count), TL_PROFILE_MAX_SAMPLES);
+}
+
+static void set_steps(tl_session *s, const double *ms, double compute_ms)
+{
+    for (size_t i = 0; i < s->nsteps; i++) {
+        s->steps[i].dur_ns = MS(ms[i]);
+        s->steps[i].compute_ns = MS(compute_ms);
+    }
+}
+
+static void set_step_time(tl_session *s, double ms)
+{
+    for (size_t i = 0; i < s->nsteps; i++)
+        s->steps[i].dur_ns = MS(ms);
+}
+
+static void set_compute(tl_session *s, double ms)
+{
+    for (size_t i = 0; i < s->nsteps; i++)
+        s->steps[i].compute_ns = MS(ms);
+}
+
+/* GPU numbers over a 100 ms kernel time, in ms. */
+static void set_gpu(tl_session *s, double busy, double compute, double comm, double comm_compute)
+{
+    tl_gpu_breakdown *g = &s->gpu;
+    g->kernel_time = MS(100);
+    g->busy = MS(busy);
+    g->idle = g->kernel_time - g->busy;
+    g->compute = MS(compute);
+    g->non_compute = g->busy - g->compute;
+    g->comm = MS(comm);
+    g->comm_compute = MS(comm_compute);
+    g->by_mask[TL_MASK_COMPUTE] = g->compute - g->comm_compute;
+    g->by_mask[TL_MASK_COMM] = g->comm - g->comm_compute;
+    g->by_mask[TL_MASK_COMPUTE | TL_MASK_COMM] = g->comm_compute;
+}
+
+static void set_idle(tl_session *s, double host_wait, double kernel_wait, double other)
+{
+    s->gpu.streams[0].host_wait = MS(host_wait);
+    s->gpu.streams[0].kernel_wait = MS(kernel_wait);
+    s->gpu.streams[0].other = MS(other);
+}
+
+/*
+ * A healthy rank: 100 ms span, 5 steps of 20 ms with 15 ms of compute each,
+ * GPU busy 92 % of a 100 ms kernel time (idle 8 %: under the launch-bound
+ * gate), compute 80 ms, communication 6 ms of which 5 ms under compute,
+ * idle gaps mostly kernel_wait, memory at 52.5 % of the device with little
+ * fragmentation, sections at 25 % and 28 % of the span.
+ */
+static void healthy(tl_session *s, int rank, int world)
+{
+    memset(s, 0, sizeof *s);
+    char path[64];
+    snprintf(path, sizeof path, "rank%d.pt.trace.json", rank);
+    s->path = xstrdup(path);
+    s->format = TL_FMT_KINETO;
+    s->rank = rank;
+    s->world_size = world;
+    s->rank_source = TL_RANK_CONTENT;
+    s->rank_detail = xstrdup("distributedInfo.rank");
+    s->start_ns = 1700000000000000000LL;
+    s->span_ns = MS(100);
+    s->names = calloc(MAX_NAMES, sizeof *s->names);
+    assert_non_null(s->names);
+    add_name(s, TL_GROUP_SECTIONS, "forward", MS(25), 5);
+    add_name(s, TL_GROUP_SECTIONS, "backward", MS(28), 5);
+    add_name(s, TL_GROUP_OPS, "aten::mm", MS(10), 50);
+    s->steps = calloc(NSTEPS, sizeof *s->steps);
+    assert_non_null(s->steps);
+    s->nsteps = NSTEPS;
+    for (size_t i = 0; i < NSTEPS; i++)
+        s->steps[i].number = (int64_t)i + 1;
+    set_step_time(s, 20);
+    set_compute(s, 15);
+    s->gpu.present = 1;
+    s->gpu.steps_in_window = NSTEPS - 1;
+    s->gpu.events = 1000;
+    set_gpu(s, 92, 80, 6, 5);
+    s->gpu.streams = calloc(1, sizeof *s->gpu.streams);
+    assert_non_null(s->gpu.streams);
+    s->gpu.nstreams = 1;
+    s->gpu.streams[0].stream = 7;
+    s->gpu.streams[0].gaps = 100;
+    set_idle(s, 2, 6, 0);
+    s->peak_allocated = 40e9;
+    s->peak_reserved = 42e9;
+    s->device_total = 80e9;
+    s->peak_rss = NAN;
+    s->gpu_util_mean = NAN;
+}
+
+#define NRANKS 4
+
+/* A healthy run of NRANKS ranks in s[]; tests change one thing and call finish(). */
+static void healthy_run(tl_session *s)
+{
+    for (int r = 0; r < NRANKS; r++)
+        healthy(&s[r], r, NRANKS);
+}
+
+static tl_aggregate *finish(tl_session *s, int n)
+{
+    tl_aggregate *a = malloc(sizeof *a);
+    assert_non_null(a);
+    tl_aggregate_init(a, NULL);
+    /* added in reverse: the aggregate sorts them */
+    for (int r = n - 1; r >= 0; r--)
+        assert_int_equal(tl_aggregate_add_session(a, &s[r]), 0);
+    assert_int_equal(tl_aggregate_finish(a), 0);
+    return a;
+}
+
+static void done(tl_aggregate *a)
+{
+    tl_aggregate_release(a);
+    free(a);
+}
+
+static const tl_recommendation *find(const tl_aggregate *a, const char *id)
+{
+    const tl_recommendation *hit = NULL;
+    for (int i = 0; i < a->nrecs; i++)
+        if (strcmp(a->recs[i].id, id) == 0) {
+            if (hit != NULL)
+                fail_msg("rule %s fired twice", id);
+            hit = &a->recs[i];
+        }
+    return hit;
+}
+
+static const tl_rule_info *info(const char *id)
+{
+    size_t n;
+    const tl_rule_info *r = tl_rules(&n);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(r[i].id, id) == 0)
+            return &r[i];
+    fail_msg("no rule %s in tl_rules()", id);
+    return NULL;
+}
+
+static void assert_contains(const char *hay, const char *needle, const char *what)
+{
+    if (hay == NULL || strstr(hay, needle) == NULL)
+        fail_msg("%s \"%s\" does not contain \"%s\"", what, hay ? hay : "(null)", needle);
+}
+
+/* The rule fired once, only it (with `also` allowed besides), on this rank, with the
+ * table's severity and these strings in its evidence (ev) and message (msg). */
+static void assert_fires(const tl_aggregate *a, const char *id, int rank, const char *also, const char *const *ev,
+                         const char *const *msg)
+{
+    const tl_recommendation *r = find(a, id);
+    if (r == NULL) {
+        for (int i = 0; i < a->nrecs; i++)
+            print_message("fired: %s: %s\n", a->recs[i].id, a->recs[i].evidence);
+        fail_msg("rule %s did not fire", id);
+    }
+    assert_string_equal(r->severity, info(id)->severity);
+    assert_int_equal(r->rank, rank);
+    for (; ev && *ev; ev++)
+        assert_contains(r->evidence, *ev, "evidence");
+    for (; msg && *msg; msg++)
+        assert_contains(r->message, *msg, "message");
+    /* the message ends with the rule's advice */
+    assert_contains(r->message, info(id)->advice, "message");
+    for (int i = 0; i < a->nrecs; i++)
+        if (strcmp(a->recs[i].id, id) != 0 && (also == NULL || strcmp(a->recs[i].id, also) != 0))
+            fail_msg("rule %s fired too: %s", a->recs[i].id, a->recs[i].evidence);
+}
+
+static void assert_silent(const tl_aggregate *a)
+{
+    for (int i = 0; i < a->nrecs; i++)
+        print_message("fired: %s (rank %d): %s\n", a->recs[i].id, a->recs[i].rank, a->recs[i].evidence);
+    assert_int_equal(a->nrecs, 0);
+}
+
+#define STRS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* ---- the table ------------------------------------------------------------------- */
+
+static const char *const tested[] = {
+    "dominant-stage", "memory-near-capacity", "low-gpu-utilization", "communication-heavy",
+    "low-overlap", "launch-bound", "data-loading", "step-time-variance",
+    "memory-fragmentation", "straggler", "rank-imbalance",
+};
+
+static void test_every_rule_is_tested(void **state)
+{
+    (void)state;
+    size_t n;
+    const tl_rule_info *r = tl_rules(&n);
+    assert_int_equal(n, sizeof tested / sizeof tested[0]);
+    for (size_t i = 0; i < n; i++) {
+        int found = 0;
+        for (size_t k = 0; k < n; k++)
+            found += strcmp(r[i].id, tested[k]) == 0;
+        if (found != 1)
+            fail_msg("rule %s has no case in test_rules.c", r[i].id);
+        assert_true(strcmp(r[i].severity, "info") == 0 || strcmp(r[i].severity, "warning") == 0 ||
+                    strcmp(r[i].severity, "critical") == 0);
+        assert_true(strlen(r[i].condition) > 10);
+        assert_true(strlen(r[i].advice) > 10);
+    }
+}
+
+static void test_healthy_fires_nothing(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    healthy_run(s);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_int_equal(a->nranks, NRANKS);
+    assert_int_equal(a->nstragglers, 0);
+    assert_silent(a);
+    done(a);
+}
+
+/* A realistic healthy run: 8 ranks, each a little different (±2 %), no rule fires. */
+static void test_healthy_jittered_fires_nothing(void **state)
+{
+    (void)state;
+    enum { N = 8 };
+    static const double jitter[N] = { 0.0, 0.012, -0.015, 0.004, -0.02, 0.018, -0.006, 0.009 };
+    tl_session s[N];
+    for (int r = 0; r < N; r++) {
+        healthy(&s[r], r, N);
+        double f = 1 + jitter[r];
+        double steps[NSTEPS] = { 20 * f, 20.3 * f, 19.8 * f, 20.1 * f, 20.2 * f };
+        set_steps(&s[r], steps, 15 * f);
+        set_gpu(&s[r], 92 - 3 * jitter[r] * 100, 80 * f, 6 * f, 5 * f);
+        s[r].peak_allocated = 40e9 * f;
+    }
+    tl_aggregate *a = finish(s, N);
+    assert_int_equal(a->nstragglers, 0);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_dominant_stage(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 31 % of rank 2's 100 ms span */
+    healthy_run(s);
+    s[2].names[1].d.total = (uint64_t)MS(31);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "dominant-stage", 2, NULL, STRS("backward", "31.0%", "rank 2", "threshold 30%", "115.000 ms"),
+                 STRS("\"backward\" takes 31.0% of rank 2's time"));
+    done(a);
+
+    /* 29.9 %: no */
+    healthy_run(s);
+    s[2].names[1].d.total = (uint64_t)MS(29.9);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* a wrapper around the whole run (99.5 %) says nothing */
+    healthy_run(s);
+    add_name(&s[0], TL_GROUP_SECTIONS, "main", MS(99.5), 1);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_memory_near_capacity(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 72.8 GB of an 80 GB device: 91 % */
+    healthy_run(s);
+    s[1].peak_allocated = 72.8e9;
+    s[1].peak_reserved = 72.8e9;
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "memory-near-capacity", 1, NULL, STRS("above on 1 of 4 ranks", "threshold 90%", "rank 1"),
+                 STRS("On rank 1", "peak device memory at 91.0% of the device"));
+    done(a);
+
+    /* the reserved memory counts too */
+    healthy_run(s);
+    s[3].peak_allocated = 60e9;
+    s[3].peak_reserved = 74e9; /* 92.5 % */
+    a = finish(s, NRANKS);
+    assert_fires(a, "memory-near-capacity", 3, NULL, STRS("above on 1 of 4 ranks", "threshold 90%"),
+                 STRS("92.5%"));
+    done(a);
+
+    /* 89.9 %: no */
+    healthy_run(s);
+    s[1].peak_allocated = 71.92e9;
+    s[1].peak_reserved = 71.92e9;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_low_gpu_utilization(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* busy 49 % of the kernel time (idle 51 %, but the gaps are kernel_wait: not launch-bound) */
+    healthy_run(s);
+    set_gpu(&s[3], 49, 45, 4, 3.5);
+    set_idle(&s[3], 10, 41, 0);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "low-gpu-utilization", 3, NULL,
+                 STRS("below on 1 of 4 ranks", "threshold 50%", "rank 3", "kernel time 100.000 ms", "idle 51.0%"),
+                 STRS("busy only 49.0%"));
+    done(a);
+
+    /* 50 %: no */
+    healthy_run(s);
+    set_gpu(&s[3], 50, 45, 4, 3.5);
+    set_idle(&s[3], 10, 40, 0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* without a GPU breakdown, a monitor's mean utilization decides */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        s[r].gpu.present = 0;
+        s[r].gpu_util_mean = r == 2 ? 45.0 : 90.0;
+    }
+    a = finish(s, NRANKS);
+    assert_fires(a, "low-gpu-utilization", 2, NULL, STRS("below on 1 of 4 ranks", "threshold 50%"), STRS("45.0%"));
+    done(a);
+
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        s[r].gpu.present = 0;
+        s[r].gpu_util_mean = r == 2 ? 50.5 : 90.0;
+    }
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_communication_heavy(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 10.5 ms of communication in 100 ms of kernel time */
+    healthy_run(s);
+    set_gpu(&s[0], 92, 80, 10.5, 8);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "communication-heavy", 0, NULL,
+                 STRS("above on 1 of 4 ranks", "threshold 10%", "rank 0", "communication 10.500 ms"),
+                 STRS("communication takes 10.5%"));
+    done(a);
+
+    /* 10 %: no */
+    healthy_run(s);
+    set_gpu(&s[0], 92, 80, 10, 8);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_low_overlap(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 1.7 of 6 ms of communication under compute: 28.3 % */
+    healthy_run(s);
+    set_gpu(&s[1], 92, 80, 6, 1.7);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "low-overlap", 1, NULL,
+                 STRS("below on 1 of 4 ranks", "threshold 30%", "rank 1", "communication 6.000 ms"),
+                 STRS("only 28.3% of the communication overlaps compute"));
+    done(a);
+
+    /* 30.2 %: no */
+    healthy_run(s);
+    set_gpu(&s[1], 92, 80, 6, 1.81);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* no overlap at all, but communication is only 5 % of the kernel time: no */
+    healthy_run(s);
+    set_gpu(&s[1], 92, 80, 5, 0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_launch_bound(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* idle 12 %, of which host_wait 7 of 12 ms: 58.3 % (the other ranks, idle 8 %, are
+     * not counted: the share is only measured where idle is over 10 %) */
+    healthy_run(s);
+    set_gpu(&s[2], 88, 78, 6, 5);
+    set_idle(&s[2], 7, 5, 0);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "launch-bound", 2, NULL,
+                 STRS("above on 1 of 1 ranks", "threshold 50%", "rank 2", "idle 12.0%"),
+                 STRS("host_wait is 58.3% of the GPU idle gaps"));
+    done(a);
+
+    /* host_wait exactly half: no */
+    healthy_run(s);
+    set_gpu(&s[2], 88, 78, 6, 5);
+    set_idle(&s[2], 6, 6, 0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* all of the idle time is host_wait, but idle is only 10 %: no */
+    healthy_run(s);
+    set_gpu(&s[2], 90, 80, 6, 5);
+    set_idle(&s[2], 10, 0, 0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_data_loading(void **state)
+{
+    (void)state;
+    static const char dl[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+    tl_session s[NRANKS];
+    /* 5.5 ms of data loading over 5 steps of 20 ms */
+    healthy_run(s);
+    add_name(&s[3], TL_GROUP_OPS, dl, MS(5.5), 5);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "data-loading", 3, NULL,
+                 STRS(dl, "5.500 ms over 5 steps of 100.000 ms total (5.5%)", "threshold 5%"),
+                 STRS("5.5% of rank 3's step time"));
+    done(a);
+
+    /* a section named like a data loader counts too */
+    healthy_run(s);
+    add_name(&s[0], TL_GROUP_SECTIONS, "data_loading", MS(8), 5);
+    a = finish(s, NRANKS);
+    assert_fires(a, "data-loading", 0, NULL, STRS("data_loading", "(8.0%)"), NULL);
+    done(a);
+
+    /* 5 %: no */
+    healthy_run(s);
+    add_name(&s[3], TL_GROUP_OPS, dl, MS(5), 5);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_step_time_variance(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* (24.2 - 20) / 20 = 21 % */
+    healthy_run(s);
+    static const double spread[NSTEPS] = { 20, 20, 24.2, 20, 20 };
+    set_steps(&s[1], spread, 15);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "step-time-variance", 1, NULL,
+                 STRS("min 20.000 ms", "median 20.000 ms", "max 24.200 ms", "over 5 steps", "threshold 20%"),
+                 STRS("vary by 21% of the median"));
+    done(a);
+
+    /* 19.5 %: no */
+    healthy_run(s);
+    static const double calm[NSTEPS] = { 20, 20, 23.9, 20, 20 };
+    set_steps(&s[1], calm, 15);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* two steps are not enough to speak of variance */
+    healthy_run(s);
+    s[1].nsteps = 2;
+    s[1].steps[1].dur_ns = MS(30);
+    a = finish(s, NRANKS);
+    assert_null(find(a, "step-time-variance"));
+    done(a);
+}
+
+static void test_memory_fragmentation(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* reserved 15.1 GB for 10 GB allocated: 1.51x and 5.1 GB apart */
+    healthy_run(s);
+    s[2].peak_allocated = 10e9;
+    s[2].peak_reserved = 15.1e9;
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "memory-fragmentation", 2, NULL,
+                 STRS("peak reserved 14.06 GiB", "allocated 9.31 GiB", "thresholds 1.5x and 1 GiB"),
+                 STRS("Rank 2 reserves 1.5x"));
+    done(a);
+
+    /* 1.49x: no */
+    healthy_run(s);
+    s[2].peak_allocated = 10e9;
+    s[2].peak_reserved = 14.9e9;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* 2x but only 1 GB (under 1 GiB) apart: no */
+    healthy_run(s);
+    s[2].peak_allocated = 1e9;
+    s[2].peak_reserved = 2e9;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_straggler(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* rank 3's compute per step 16.65 ms vs 15 ms: +11 % */
+    healthy_run(s);
+    set_compute(&s[3], 16.65);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_int_equal(a->nstragglers, 1);
+    assert_fires(a, "straggler", 3, NULL,
+                 STRS("rank 3: compute per step 16.650 ms vs 15.000 ms median of the other ranks (+11.0%)"),
+                 STRS("Rank 3 is a straggler (slow compute)"));
+    assert_true(a->ranks[3].straggler);
+    done(a);
+
+    /* +9.3 %: no */
+    healthy_run(s);
+    set_compute(&s[3], 16.4);
+    a = finish(s, NRANKS);
+    assert_int_equal(a->nstragglers, 0);
+    assert_silent(a);
+    done(a);
+}
+
+static void test_rank_imbalance(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* rank 1 at 26 ms, the others at 20: mean 21.5, 26 / 21.5 = 1.209 */
+    healthy_run(s);
+    set_step_time(&s[1], 26);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "rank-imbalance", 1, NULL,
+                 STRS("step time max 26.000 ms (rank 1)", "mean 21.500 ms", "min 20.000 ms (rank 0)",
+                      "threshold 1.20x"),
+                 STRS("1.21x the mean step time"));
+    done(a);
+
+    /* 25.6 / 21.4 = 1.196: no */
+    healthy_run(s);
+    set_step_time(&s[1], 25.6);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* one rank: nothing to be imbalanced against */
+    healthy(&s[0], 0, 1);
+    set_step_time(&s[0], 26);
+    a = finish(s, 1);
+    assert_silent(a);
+    done(a);
+}
+
+/* A rule over ranks fires once, on the worst rank, and counts the others. */
+static void test_rank_rule_counts_ranks(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    healthy_run(s);
+    set_gpu(&s[0], 92, 80, 12, 10);
+    set_gpu(&s[2], 92, 80, 15, 12);
+    set_gpu(&s[3], 92, 80, 11, 9);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "communication-heavy", 2, NULL, STRS("above on 3 of 4 ranks", "rank 2", "communication 15.000 ms"),
+                 STRS("On rank 2, communication takes 15.0%"));
+    done(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_rule_is_tested),
+        cmocka_unit_test(test_healthy_fires_nothing),
+        cmocka_unit_test(test_healthy_jittered_fires_nothing),
+        cmocka_unit_test(test_dominant_stage),
+        cmocka_unit_test(test_memory_near_capacity),
+        cmocka_unit_test(test_low_gpu_utilization),
+        cmocka_unit_test(test_communication_heavy),
+        cmocka_unit_test(test_low_overlap),
+        cmocka_unit_test(test_launch_bound),
+        cmocka_unit_test(test_data_loading),
+        cmocka_unit_test(test_step_time_variance),
+        cmocka_unit_test(test_memory_fragmentation),
+        cmocka_unit_test(test_straggler),
+        cmocka_unit_test(test_rank_imbalance),
+        cmocka_unit_test(test_rank_rule_counts_ranks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

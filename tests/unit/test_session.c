@@ -1,0 +1,444 @@
+/*
+ * test_session.c - one profile into one session result
+ * (tools/analyze/session.c: tl_session_analyze).
+ *
+ * Small profiles are built by hand (tl_profile_add_gpu/add_step/stream) and
+ * every number of the GPU temporal breakdown is compared with values worked
+ * out on paper in the comments: the ProfilerStep window (the last step is
+ * dropped, GPU events launched inside the window are kept even when they run
+ * past its end), kernel_time, busy, idle, compute, non-compute,
+ * communication and its overlap with compute, the kernel-type sweep, the
+ * per-stream idle categories (host_wait, kernel_wait, other), the per-step
+ * compute, the kernel and name statistics, the whole-trace option and memory.
+ * Times below are in µs; US() turns them into ns.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+#define US(x) ((int64_t)(x) * 1000)
+#define NO_LAUNCH INT64_MIN
+
+/* Add one GPU event; its kernel type comes from its name and category, as in ingest. */
+static void gpu(tl_profile *p, uint16_t stream, const char *name, int cat_class, int64_t ts_us, int64_t dur_us,
+                int64_t launch_us)
+{
+    tl_gpu_event e;
+    memset(&e, 0, sizeof e);
+    e.ts_ns = US(ts_us);
+    e.dur_ns = US(dur_us);
+    e.launch_ns = launch_us == NO_LAUNCH ? NO_LAUNCH : US(launch_us);
+    e.correlation = -1;
+    e.name = tl_strtab_intern(&p->strs, name, strlen(name));
+    e.stream = stream;
+    e.cat_class = (uint8_t)cat_class;
+    e.type = (uint8_t)tl_kernel_type_of(name, strlen(name), cat_class);
+    assert_int_equal(tl_profile_add_gpu(p, &e), 0);
+    tl_profile_span(p, e.ts_ns, e.ts_ns + e.dur_ns);
+}
+
+static void name_dur(tl_profile *p, const char *cat, const char *name, int64_t dur_us)
+{
+    assert_int_equal(tl_profile_add_duration(p, cat, strlen(cat), name, strlen(name), US(dur_us)), 0);
+}
+
+static void base(tl_profile *p, const char *path)
+{
+    tl_profile_init(p, path);
+    p->format = TL_FMT_KINETO;
+    p->rank = 0;
+    p->world_size = 1;
+    p->rank_source = TL_RANK_CONTENT;
+}
+
+/*
+ * Three ProfilerSteps of 1000 µs (added out of order: the profile sorts them),
+ * the window is steps 1 and 2: [0, 2000].
+ *
+ * stream 7 (compute)
+ *   C1 gemm_a       [100,300)   launched   50
+ *   C2 elementwise  [310,400)   launched  200  (before C1 ended; gap 10 < 30: kernel_wait)
+ *   C3 gemm_a       [600,800)   launched  350  (before C2 ended; gap 200: other)
+ *   C4 gemm_b       [1900,2200) launched 1800  (after C3 ended: host_wait 1100; in step 2,
+ *                                              kept although it ends after the window)
+ *   C5 gemm_b       [2300,2400) launched 2050  (in step 3: outside the window)
+ * stream 20 (communication)
+ *   N1 ncclKernel_AllReduce [250,650)   launched 240
+ *   N2 ncclKernel_AllReduce [1000,1200) launched 900 (after N1 ended: host_wait 350)
+ * stream 24 (memory, sync)
+ *   M1 Memcpy HtoD  [280,320)   launched 270
+ *   S1 Stream Sync  [1500,1510) launched 1490 (after M1 ended: host_wait 1180); type other
+ *
+ * In the window (8 events): first start 100, last end 2200: kernel_time 2100.
+ * union of all: [100,800) 700 + [1000,1200) 200 + [1500,1510) 10 + [1900,2200) 300 = 1210
+ * idle 2100 - 1210 = 890; compute C1+C2+C3+C4 = 200+90+200+300 = 790; non-compute 420;
+ * comm 400+200 = 600; comm ∩ compute = [250,300) 50 + [310,400) 90 + [600,650) 50 = 190.
+ * Sweep: [100,250) c 150 | [250,280) c+n 30 | [280,300) c+n+m 20 | [300,310) n+m 10 |
+ * [310,320) c+n+m 10 | [320,400) c+n 80 | [400,600) n 200 | [600,650) c+n 50 |
+ * [650,800) c 150 | [1000,1200) n 200 | [1900,2200) c 300 (the sync event is in no kind)
+ * -> compute 600, comm 400, compute+comm 160, comm+memory 10, all three 30.
+ * Per step compute (kernels launched in the step): step 1 C1+C2+C3 = 490, step 2 C4 = 300,
+ * step 3 C5 = 100.
+ */
+static void build_window_profile(tl_profile *p)
+{
+    base(p, "window.json");
+    uint16_t s7 = tl_profile_stream(p, 0, 7);
+    uint16_t s20 = tl_profile_stream(p, 0, 20);
+    uint16_t s24 = tl_profile_stream(p, 0, 24);
+    assert_int_equal(tl_profile_add_step(p, 3, US(2000), US(1000)), 0);
+    assert_int_equal(tl_profile_add_step(p, 1, US(0), US(1000)), 0);
+    assert_int_equal(tl_profile_add_step(p, 2, US(1000), US(1000)), 0);
+    gpu(p, s7, "gemm_b", TL_CC_KERNEL, 2300, 100, 2050);
+    gpu(p, s7, "gemm_a", TL_CC_KERNEL, 100, 200, 50);
+    gpu(p, s7, "elementwise", TL_CC_KERNEL, 310, 90, 200);
+    gpu(p, s7, "gemm_a", TL_CC_KERNEL, 600, 200, 350);
+    gpu(p, s7, "gemm_b", TL_CC_KERNEL, 1900, 300, 1800);
+    gpu(p, s20, "ncclKernel_AllReduce", TL_CC_KERNEL, 250, 400, 240);
+    gpu(p, s20, "ncclKernel_AllReduce", TL_CC_KERNEL, 1000, 200, 900);
+    gpu(p, s24, "Memcpy HtoD (Pinned -> Device)", TL_CC_MEMCPY, 280, 40, 270);
+    gpu(p, s24, "Stream Sync", TL_CC_SYNC, 1500, 10, 1490);
+    name_dur(p, "cpu_op", "aten::mm", 10);
+    name_dur(p, "cpu_op", "aten::mm", 30);
+    name_dur(p, "user_annotation", "ProfilerStep#1", 1000);
+    name_dur(p, "user_annotation", "ProfilerStep#2", 1000);
+    name_dur(p, "user_annotation", "forward", 300);
+    tl_profile_span(p, US(0), US(3000));
+    tl_profile_finish(p);
+}
+
+static const tl_skernel *kernel(const tl_session *s, const char *name)
+{
+    for (size_t i = 0; i < s->nkernels; i++)
+        if (strcmp(s->kernels[i].name, name) == 0)
+            return &s->kernels[i];
+    fail_msg("no kernel %s", name);
+    return NULL;
+}
+
+static const tl_sname *sname(const tl_session *s, int group, const char *name)
+{
+    for (size_t i = 0; i < s->nnames; i++)
+        if (s->names[i].group == group && strcmp(s->names[i].name, name) == 0)
+            return &s->names[i];
+    return NULL;
+}
+
+static const tl_stream_idle *stream_idle(const tl_gpu_breakdown *g, int64_t stream)
+{
+    for (size_t i = 0; i < g->nstreams; i++)
+        if (g->streams[i].stream == stream)
+            return &g->streams[i];
+    fail_msg("no stream %lld", (long long)stream);
+    return NULL;
+}
+
+static void test_window_and_breakdown(void **state)
+{
+    (void)state;
+    tl_profile p;
+    build_window_profile(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    assert_int_equal(opt.kernel_wait_ns, 30000);
+    assert_int_equal(opt.whole_trace, 0);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+
+    assert_string_equal(s.path, "window.json");
+    assert_int_equal(s.rank, 0);
+    assert_int_equal(s.span_ns, US(3000));
+
+    const tl_gpu_breakdown *g = &s.gpu;
+    assert_true(g->present);
+    assert_false(g->whole_trace);
+    assert_int_equal(g->steps_in_window, 2);
+    assert_int_equal(g->window_start, US(0));
+    assert_int_equal(g->window_end, US(2000));
+    assert_int_equal(g->events, 8);
+    assert_int_equal(g->kernel_time, US(2100));
+    assert_int_equal(g->busy, US(1210));
+    assert_int_equal(g->idle, US(890));
+    assert_int_equal(g->compute, US(790));
+    assert_int_equal(g->non_compute, US(420));
+    assert_int_equal(g->comm, US(600));
+    assert_int_equal(g->comm_compute, US(190));
+    assert_int_equal(g->by_mask[0], 0);
+    assert_int_equal(g->by_mask[TL_MASK_COMPUTE], US(600));
+    assert_int_equal(g->by_mask[TL_MASK_COMM], US(400));
+    assert_int_equal(g->by_mask[TL_MASK_COMPUTE | TL_MASK_COMM], US(160));
+    assert_int_equal(g->by_mask[TL_MASK_MEMORY], 0);
+    assert_int_equal(g->by_mask[TL_MASK_COMPUTE | TL_MASK_MEMORY], 0);
+    assert_int_equal(g->by_mask[TL_MASK_COMM | TL_MASK_MEMORY], US(10));
+    assert_int_equal(g->by_mask[TL_MASK_COMPUTE | TL_MASK_COMM | TL_MASK_MEMORY], US(30));
+
+    /* idle per stream */
+    assert_int_equal(g->nstreams, 3);
+    const tl_stream_idle *st = stream_idle(g, 7);
+    assert_int_equal(st->device, 0);
+    assert_int_equal(st->kernel_wait, US(10));
+    assert_int_equal(st->other, US(200));
+    assert_int_equal(st->host_wait, US(1100));
+    assert_int_equal(st->gaps, 3);
+    st = stream_idle(g, 20);
+    assert_int_equal(st->host_wait, US(350));
+    assert_int_equal(st->kernel_wait + st->other, 0);
+    assert_int_equal(st->gaps, 1);
+    st = stream_idle(g, 24);
+    assert_int_equal(st->host_wait, US(1180));
+    assert_int_equal(st->kernel_wait + st->other, 0);
+    assert_int_equal(st->gaps, 1);
+
+    /* kernels of the window only, sorted by name */
+    assert_int_equal(s.nkernels, 6);
+    for (size_t i = 0; i + 1 < s.nkernels; i++)
+        assert_true(strcmp(s.kernels[i].name, s.kernels[i + 1].name) < 0);
+    assert_int_equal(kernel(&s, "gemm_a")->d.count, 2);
+    assert_int_equal(kernel(&s, "gemm_a")->d.total, (uint64_t)US(400));
+    assert_int_equal(kernel(&s, "gemm_b")->d.count, 1); /* C5 is outside the window */
+    assert_int_equal(kernel(&s, "gemm_b")->d.total, (uint64_t)US(300));
+    assert_int_equal(kernel(&s, "gemm_b")->type, TL_KT_COMPUTE);
+    assert_int_equal(kernel(&s, "ncclKernel_AllReduce")->type, TL_KT_COMM);
+    assert_int_equal(kernel(&s, "Memcpy HtoD (Pinned -> Device)")->type, TL_KT_MEMORY);
+    assert_int_equal(kernel(&s, "Stream Sync")->type, TL_KT_OTHER);
+
+    /* collectives in launch order, pointing at the (sorted) kernel of their name */
+    assert_int_equal(s.ncolls, 2);
+    assert_string_equal(s.kernels[s.colls[0].kernel].name, "ncclKernel_AllReduce");
+    assert_string_equal(s.kernels[s.colls[1].kernel].name, "ncclKernel_AllReduce");
+    assert_int_equal(s.colls[0].dur_ns, US(400));
+    assert_int_equal(s.colls[1].dur_ns, US(200));
+
+    /* steps, sorted by number, with the compute of the kernels launched in each */
+    assert_int_equal(s.nsteps, 3);
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(s.steps[i].number, (int64_t)i + 1);
+        assert_int_equal(s.steps[i].dur_ns, US(1000));
+    }
+    assert_int_equal(s.steps[0].compute_ns, US(490));
+    assert_int_equal(s.steps[1].compute_ns, US(300));
+    assert_int_equal(s.steps[2].compute_ns, US(100));
+
+    /* names: ProfilerStep#N are the steps, not sections */
+    assert_null(sname(&s, TL_GROUP_SECTIONS, "ProfilerStep#1"));
+    assert_null(sname(&s, TL_GROUP_SECTIONS, "ProfilerStep#2"));
+    const tl_sname *mm = sname(&s, TL_GROUP_OPS, "aten::mm");
+    assert_non_null(mm);
+    assert_true(mm->exact);
+    assert_int_equal(mm->d.count, 2);
+    assert_int_equal(mm->d.total, (uint64_t)US(40));
+    const tl_sname *fw = sname(&s, TL_GROUP_SECTIONS, "forward");
+    assert_non_null(fw);
+    assert_int_equal(fw->d.total, (uint64_t)US(300));
+
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/* --whole-trace: C5 is in too. first 100, last end 2400: kernel_time 2300; union 1210 + 100;
+ * compute 790 + 100; stream 7 gets one more gap of 100 (C5 launched at 2050, before C4
+ * ended at 2200: other). */
+static void test_whole_trace_option(void **state)
+{
+    (void)state;
+    tl_profile p;
+    build_window_profile(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    opt.whole_trace = 1;
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    const tl_gpu_breakdown *g = &s.gpu;
+    assert_true(g->present);
+    assert_true(g->whole_trace);
+    assert_int_equal(g->steps_in_window, 0);
+    assert_int_equal(g->events, 9);
+    assert_int_equal(g->kernel_time, US(2300));
+    assert_int_equal(g->busy, US(1310));
+    assert_int_equal(g->idle, US(990));
+    assert_int_equal(g->compute, US(890));
+    assert_int_equal(g->non_compute, US(420));
+    assert_int_equal(g->comm, US(600));
+    assert_int_equal(g->comm_compute, US(190));
+    assert_int_equal(g->by_mask[TL_MASK_COMPUTE], US(700));
+    const tl_stream_idle *st = stream_idle(g, 7);
+    assert_int_equal(st->other, US(300));
+    assert_int_equal(st->gaps, 4);
+    assert_int_equal(kernel(&s, "gemm_b")->d.count, 2);
+    /* the per-step compute does not depend on the window */
+    assert_int_equal(s.steps[0].compute_ns, US(490));
+    assert_int_equal(s.steps[2].compute_ns, US(100));
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/* One ProfilerStep only: nothing to drop, the window is the whole trace. */
+static void test_single_step_is_whole_trace(void **state)
+{
+    (void)state;
+    tl_profile p;
+    base(&p, "one-step.json");
+    uint16_t s1 = tl_profile_stream(&p, 0, 7);
+    assert_int_equal(tl_profile_add_step(&p, 5, US(0), US(100)), 0);
+    gpu(&p, s1, "k", TL_CC_KERNEL, 10, 20, 5);
+    gpu(&p, s1, "k", TL_CC_KERNEL, 150, 50, 120); /* after the step: still counted */
+    tl_profile_finish(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_true(s.gpu.whole_trace);
+    assert_int_equal(s.gpu.events, 2);
+    assert_int_equal(s.gpu.kernel_time, US(190));
+    assert_int_equal(s.gpu.idle, US(120));
+    assert_int_equal(s.gpu.compute, US(70));
+    assert_int_equal(s.nsteps, 1);
+    assert_int_equal(s.steps[0].number, 5);
+    assert_int_equal(s.steps[0].compute_ns, US(20));
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/*
+ * Idle categories on one stream, no steps (whole trace):
+ *   E1 [0,10)                launched  -5
+ *   E2 [20,30)   gap 10      launched  15 > 10 (previous end)  host_wait
+ *   E3 [35,40)   gap  5      launched  25 < 30                 kernel_wait (< 30 µs)
+ *   E4 [100,110) gap 60      launched  30 < 40                 other
+ *   E5 [150,160) gap 40      launched 110 = 110 (not after)    other
+ *   E6 [170,180) gap 10      launch unknown                    kernel_wait
+ *   E7 [300,310) gap 120     launch unknown                    other
+ *   E8 [310,320) no gap      launched 305
+ * host_wait 10, kernel_wait 15, other 220, 6 gaps; with one stream they add up to idle.
+ */
+static void build_idle_profile(tl_profile *p)
+{
+    base(p, "idle.json");
+    uint16_t s = tl_profile_stream(p, 1, 3);
+    gpu(p, s, "k", TL_CC_KERNEL, 0, 10, -5);
+    gpu(p, s, "k", TL_CC_KERNEL, 20, 10, 15);
+    gpu(p, s, "k", TL_CC_KERNEL, 35, 5, 25);
+    gpu(p, s, "k", TL_CC_KERNEL, 100, 10, 30);
+    gpu(p, s, "k", TL_CC_KERNEL, 150, 10, 110);
+    gpu(p, s, "k", TL_CC_KERNEL, 170, 10, NO_LAUNCH);
+    gpu(p, s, "k", TL_CC_KERNEL, 300, 10, NO_LAUNCH);
+    gpu(p, s, "k", TL_CC_KERNEL, 310, 10, 305);
+    tl_profile_finish(p);
+}
+
+static void test_idle_categories(void **state)
+{
+    (void)state;
+    tl_profile p;
+    build_idle_profile(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    const tl_gpu_breakdown *g = &s.gpu;
+    assert_int_equal(g->kernel_time, US(320));
+    assert_int_equal(g->busy, US(75));
+    assert_int_equal(g->idle, US(245));
+    assert_int_equal(g->nstreams, 1);
+    const tl_stream_idle *st = &g->streams[0];
+    assert_int_equal(st->device, 1);
+    assert_int_equal(st->stream, 3);
+    assert_int_equal(st->host_wait, US(10));
+    assert_int_equal(st->kernel_wait, US(15));
+    assert_int_equal(st->other, US(220));
+    assert_int_equal(st->gaps, 6);
+    assert_int_equal(st->host_wait + st->kernel_wait + st->other, g->idle);
+    /* steps are absent: no per-step compute */
+    assert_int_equal(s.nsteps, 0);
+    tl_session_release(&s);
+
+    /* the kernel_wait threshold is an option: at 7 µs, E6's 10 µs gap becomes other */
+    opt.kernel_wait_ns = 7000;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    st = &s.gpu.streams[0];
+    assert_int_equal(st->host_wait, US(10));
+    assert_int_equal(st->kernel_wait, US(5));
+    assert_int_equal(st->other, US(230));
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/* No GPU events in the window: no breakdown (not a breakdown of zeros). */
+static void test_no_gpu(void **state)
+{
+    (void)state;
+    tl_profile p;
+    base(&p, "cpu-only.json");
+    assert_int_equal(tl_profile_add_step(&p, 1, US(0), US(10)), 0);
+    assert_int_equal(tl_profile_add_step(&p, 2, US(10), US(12)), 0);
+    name_dur(&p, "cpu_op", "aten::add", 4);
+    tl_profile_span(&p, 0, US(22));
+    tl_profile_finish(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_false(s.gpu.present);
+    assert_int_equal(s.gpu.events, 0);
+    assert_int_equal(s.nkernels, 0);
+    assert_int_equal(s.nsteps, 2);
+    assert_int_equal(s.steps[0].compute_ns, -1);
+    assert_int_equal(s.steps[1].dur_ns, US(12));
+    assert_int_equal(s.span_ns, US(22));
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/* Memory: peaks over the series, snapshots and monitor samples; the device's capacity;
+ * the mean utilization of the samples. */
+static void test_memory(void **state)
+{
+    (void)state;
+    tl_profile p;
+    base(&p, "mem.json");
+    tl_mem_point m1 = { 0, 0, 1e9, 2e9 }, m2 = { 10, 0, 3e9, 2.5e9 };
+    assert_int_equal(tl_profile_add_mem(&p, &m1), 0);
+    assert_int_equal(tl_profile_add_mem(&p, &m2), 0);
+    tl_mem_snapshot snap = { tl_strtab_intern(&p.strs, "after_load", 10), 5, 2e9, 4e9, 3.5e9, 1e8, 2e8 };
+    assert_int_equal(tl_profile_add_snapshot(&p, &snap), 0);
+    tl_gpu_sample g1 = { 0, 0, 1e9, 80e9, 40.0, NAN, NAN }, g2 = { 1, 0, 2e9, 80e9, 60.0, NAN, NAN };
+    tl_gpu_sample g3 = { 2, 0, NAN, NAN, NAN, NAN, NAN };
+    assert_int_equal(tl_profile_add_gpu_sample(&p, &g1), 0);
+    assert_int_equal(tl_profile_add_gpu_sample(&p, &g2), 0);
+    assert_int_equal(tl_profile_add_gpu_sample(&p, &g3), 0);
+    tl_profile_finish(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_true(s.peak_allocated == 3.5e9); /* the snapshot's peak beats the series' 3e9 */
+    assert_true(s.peak_reserved == 4e9);
+    assert_true(s.peak_rss == 2e8);
+    assert_true(s.device_total == 80e9);
+    assert_true(fabs(s.gpu_util_mean - 50.0) < 1e-9); /* NaN samples are not counted */
+    assert_int_equal(s.nsnaps, 1);
+    assert_string_equal(s.snaps[0].label, "after_load");
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_window_and_breakdown),
+        cmocka_unit_test(test_whole_trace_option),
+        cmocka_unit_test(test_single_step_is_whole_trace),
+        cmocka_unit_test(test_idle_categories),
+        cmocka_unit_test(test_no_gpu),
+        cmocka_unit_test(test_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
