@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-test build demo test test-sanitize clean
+.PHONY: all deps deps-test build demo test test-sanitize fuzz clean
 
 all: build
 
@@ -33,5 +33,12 @@ test-sanitize: deps-test
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE nosan
 
+# A short libFuzzer run of every parser (clang), seeded with the corpus.
+FUZZ_SECONDS ?= 60
+fuzz: deps-test
+	CC=clang cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=Debug -DTALLY_FUZZ=ON -DTALLY_BUILD_BENCH=OFF -DTALLY_BUILD_SAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest
+	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz ../shared/corpus . $(FUZZ_SECONDS)
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan
+	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan $(BUILD)-fuzz

@@ -25,3 +25,24 @@ if(TARGET tally_ingest)
     target_link_libraries(fuzz_trace_stream PRIVATE ZLIB::ZLIB tally_warnings)
   endif()
 endif()
+
+# The report readers and one input end to end (ingest + analysis): the same
+# pattern, a corpus regression run in every build and libFuzzer binaries with
+# TALLY_FUZZ. The fuzzers link the libraries as built; with TALLY_FUZZ the
+# whole tree is built with -fsanitize=fuzzer-no-link (see the top level), so
+# the libraries carry coverage instrumentation too.
+if(TARGET tally_analyze)
+  foreach(target report_readers ingest)
+    add_executable(fuzz_${target}_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${target}.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/driver.c)
+    target_link_libraries(fuzz_${target}_regress PRIVATE tally_analyze tally_warnings)
+    add_test(NAME fuzz_${target}_regress COMMAND fuzz_${target}_regress ${TALLY_CORPUS}
+      ${PROJECT_SOURCE_DIR}/tests/fixtures)
+    if(TALLY_FUZZ)
+      add_executable(fuzz_${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${target}.c)
+      target_compile_options(fuzz_${target} PRIVATE -fsanitize=fuzzer,address,undefined -g)
+      target_link_options(fuzz_${target} PRIVATE -fsanitize=fuzzer,address,undefined)
+      target_link_libraries(fuzz_${target} PRIVATE tally_analyze tally_warnings)
+    endif()
+  endforeach()
+endif()

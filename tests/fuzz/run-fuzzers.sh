@@ -1,0 +1,27 @@
+#!/bin/sh
+# A short fuzzing run of every libFuzzer target, seeded with the corpus and
+# the test fixtures: what CI runs. New inputs go to a scratch directory; a
+# crash leaves its reproducer (crash-*) in the build directory and fails.
+# usage: run-fuzzers.sh FUZZ_BUILD_DIR CORPUS_DIR SOURCE_DIR [SECONDS]
+set -eu
+build=$(cd "$1" && pwd) corpus=$(cd "$2" && pwd) src=$(cd "$3" && pwd) secs=${4:-60}
+status=0
+for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest; do
+    bin=$build/tests/$f
+    [ -x "$bin" ] || { echo "$bin: not built"; exit 1; }
+    work=$(mktemp -d)
+    log=$work.log
+    echo "== $f for ${secs}s"
+    # -max_len keeps the big seeds from slowing every iteration: their first
+    # 256 KiB still reach every parser state of interest.
+    if (cd "$build" && "$bin" -max_total_time="$secs" -max_len=262144 -timeout=20 -rss_limit_mb=4096 \
+            "$work" "$corpus" "$src/tests/fixtures" >"$log" 2>&1); then
+        grep -E "^Done|DONE" "$log" | tail -2
+    else
+        echo "FAILED: $f (reproducer in $build/crash-* or the log below)"
+        tail -60 "$log"
+        status=1
+    fi
+    rm -rf "$work" "$log"
+done
+exit $status
