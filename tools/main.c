@@ -18,7 +18,7 @@ struct command {
 };
 
 static const struct command commands[] = {
-    { "report", NULL, "render the HTML report of a run (coming)" },
+    { "report", tl_cmd_report, "one self-contained HTML report (and optionally JSON and Markdown) of a run" },
     { "aggregate", tl_cmd_aggregate, "every analysis as JSON: per rank, across ranks, stragglers, recommendations" },
     { "merge", tl_cmd_merge, "merge partial aggregates (tally aggregate --partial) into one" },
     { "compare", NULL, "compare a baseline run with a candidate (coming)" },

@@ -64,7 +64,43 @@ typedef struct tl_sstep {
     int64_t number;
     int64_t dur_ns;
     int64_t compute_ns;        /* |union of compute kernels launched in the step|; -1 unknown */
+    int64_t ts_ns;             /* start on the session's timeline axis (see tl_timeline); INT64_MIN unknown */
 } tl_sstep;
+
+/* ---- timelines --------------------------------------------------------------
+ * A session's activity at a fixed resolution: lanes (one per GPU stream, or
+ * per CPU thread when the trace has no GPU events) of TL_TIMELINE_BINS bins
+ * over [start_ns, end_ns). Each bin holds the fraction of its time that each
+ * kind of work covered (GPU: compute, communication, memory, other; CPU: the
+ * outermost events as "compute"). Events narrower than a bin add up as
+ * fractions, which is what keeps the report's size independent of the
+ * number of events. Times are on the wall clock when the trace says where
+ * its zero is (Kineto's baseTimeNanoseconds, a report's start time), else as
+ * in the file. */
+#define TL_TIMELINE_BINS 1024
+#define TL_TIMELINE_MAX_LANES 64
+
+enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
+
+typedef struct tl_lane {
+    int kind;                  /* tl_lane_kind */
+    int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
+    char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
+    float busy[TL_KT_COUNT][TL_TIMELINE_BINS]; /* fraction 0..1 of each bin, by tl_kernel_type */
+} tl_lane;
+
+typedef struct tl_timeline {
+    int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */
+    tl_lane *lanes;
+    size_t nlanes;
+} tl_timeline;
+
+/* A point of the memory series (downsampled to at most TL_MEM_SERIES points). */
+#define TL_MEM_SERIES 512
+typedef struct tl_mem_sample {
+    int64_t ts_ns;             /* on the timeline axis */
+    double allocated, reserved; /* bytes, NaN unknown */
+} tl_mem_sample;
 
 /* One collective: the i-th communication kernel of a name, in launch order. */
 typedef struct tl_collective {
@@ -103,6 +139,10 @@ typedef struct tl_session {
     size_t ncolls;
     tl_ssnap *snaps;
     size_t nsnaps;
+    tl_timeline timeline;
+    tl_mem_sample *mem;
+    size_t nmem;
+    char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */

@@ -413,6 +413,41 @@ static void write_stat(tl_json *j, const tl_dur_stat *d)
     tl_json_object_end(j);
 }
 
+/* Lanes with their bins: a kind that is all zero is written as []. Floats
+ * print in a form that reads back to the same float. */
+static void write_timeline(tl_json *j, const tl_timeline *t)
+{
+    tl_json_key(j, "timeline");
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "start_ns", t->start_ns);
+    tl_json_kv_int(j, "end_ns", t->end_ns);
+    tl_json_key(j, "lanes");
+    tl_json_array_begin(j);
+    for (size_t k = 0; k < t->nlanes; k++) {
+        const tl_lane *l = &t->lanes[k];
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "kind", l->kind);
+        tl_json_kv_int(j, "a", l->a);
+        tl_json_kv_int(j, "b", l->b);
+        tl_json_kv_string(j, "label", l->label);
+        tl_json_key(j, "busy");
+        tl_json_array_begin(j);
+        for (int kt = 0; kt < TL_KT_COUNT; kt++) {
+            int any = 0;
+            for (int i = 0; i < TL_TIMELINE_BINS && !any; i++)
+                any = l->busy[kt][i] != 0.0f;
+            tl_json_array_begin(j);
+            for (int i = 0; any && i < TL_TIMELINE_BINS; i++)
+                tl_json_double(j, (double)l->busy[kt][i]);
+            tl_json_array_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 static void write_session(tl_json *j, const tl_session *s)
 {
     tl_json_object_begin(j);
@@ -466,6 +501,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, s->steps[i].number);
         tl_json_int(j, s->steps[i].dur_ns);
         tl_json_int(j, s->steps[i].compute_ns);
+        tl_json_int(j, s->steps[i].ts_ns);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -526,6 +562,19 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
+    write_timeline(j, &s->timeline);
+    tl_json_key(j, "mem");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nmem; i++) {
+        tl_json_array_begin(j);
+        tl_json_int(j, s->mem[i].ts_ns);
+        isfinite(s->mem[i].allocated) ? tl_json_double(j, s->mem[i].allocated) : tl_json_null(j);
+        isfinite(s->mem[i].reserved) ? tl_json_double(j, s->mem[i].reserved) : tl_json_null(j);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "device_name");
+    s->device_name ? tl_json_string(j, s->device_name) : tl_json_null(j);
     kv_num(j, "peak_allocated", s->peak_allocated);
     kv_num(j, "peak_reserved", s->peak_reserved);
     kv_num(j, "device_total", s->device_total);
@@ -669,6 +718,47 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
     }
 }
 
+static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
+{
+    if (!json_is_object(o)) {
+        bad(r, "\"timeline\": expected an object");
+        return;
+    }
+    t->start_ns = get_int(r, o, "start_ns");
+    t->end_ns = get_int(r, o, "end_ns");
+    json_t *lanes = get_array(r, o, "lanes"), *x;
+    size_t n = lanes ? json_array_size(lanes) : 0, i;
+    if (n > TL_TIMELINE_MAX_LANES) {
+        bad(r, "\"lanes\": more than the limit");
+        return;
+    }
+    if (n == 0)
+        return;
+    t->lanes = calloc(n, sizeof *t->lanes);
+    if (t->lanes == NULL)
+        return;
+    json_array_foreach(lanes, i, x) {
+        tl_lane *l = &t->lanes[t->nlanes++];
+        l->kind = (int)get_int(r, x, "kind");
+        l->a = get_int(r, x, "a");
+        l->b = get_int(r, x, "b");
+        l->label = get_str(r, x, "label");
+        json_t *busy = get_array(r, x, "busy");
+        for (int kt = 0; busy && kt < TL_KT_COUNT; kt++) {
+            json_t *bins = json_array_get(busy, (size_t)kt);
+            size_t nb = json_is_array(bins) ? json_array_size(bins) : 0;
+            if (nb != 0 && nb != TL_TIMELINE_BINS) {
+                bad(r, "\"busy\": expected 0 or TL_TIMELINE_BINS values");
+                return;
+            }
+            for (size_t b = 0; b < nb; b++) {
+                json_t *v = json_array_get(bins, b);
+                l->busy[kt][b] = json_is_number(v) ? (float)json_number_value(v) : 0.0f;
+            }
+        }
+    }
+}
+
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
@@ -727,7 +817,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     if ((arr = get_array(r, o, "steps")) != NULL) {
         s->steps = calloc(json_array_size(arr) + 1, sizeof *s->steps);
         json_array_foreach(arr, i, x) if (s->steps)
-            s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2) };
+            s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2),
+                                                item_int(r, x, 3) };
     }
     json_t *g = json_object_get(o, "gpu");
     if (!json_is_object(g)) {
@@ -758,6 +849,21 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                               (uint64_t)item_int(r, x, 5) };
         }
     }
+    read_timeline(r, json_object_get(o, "timeline"), &s->timeline);
+    if ((arr = get_array(r, o, "mem")) != NULL) {
+        s->mem = calloc(json_array_size(arr) + 1, sizeof *s->mem);
+        json_array_foreach(arr, i, x) {
+            if (s->mem == NULL || i >= TL_MEM_SERIES)
+                break;
+            json_t *va = json_array_get(x, 1), *vr = json_array_get(x, 2);
+            s->mem[s->nmem++] = (tl_mem_sample){ item_int(r, x, 0),
+                                                 json_is_number(va) ? json_number_value(va) : NAN,
+                                                 json_is_number(vr) ? json_number_value(vr) : NAN };
+        }
+    }
+    json_t *dev = json_object_get(o, "device_name");
+    if (json_is_string(dev))
+        s->device_name = strdup(json_string_value(dev));
     if ((arr = get_array(r, o, "snapshots")) != NULL) {
         s->snaps = calloc(json_array_size(arr) + 1, sizeof *s->snaps);
         json_array_foreach(arr, i, x) if (s->snaps)

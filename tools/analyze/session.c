@@ -319,6 +319,141 @@ out:
     return rc;
 }
 
+/* ---- timeline ----------------------------------------------------------------- */
+
+/* Add [start, end) (file time) to a lane's bins of kind k over [t0, t1). */
+static void bin_add(tl_lane *lane, int k, int64_t t0, int64_t t1, int64_t start, int64_t end)
+{
+    double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
+    if (end <= start || width <= 0)
+        return;
+    int first = (int)((double)(start - t0) / width), last = (int)((double)(end - t0) / width);
+    if (first < 0)
+        first = 0;
+    if (last >= TL_TIMELINE_BINS)
+        last = TL_TIMELINE_BINS - 1;
+    for (int i = first; i <= last; i++) {
+        double lo = (double)t0 + i * width, hi = lo + width;
+        double s = (double)start > lo ? (double)start : lo, e = (double)end < hi ? (double)end : hi;
+        if (e > s)
+            lane->busy[k][i] += (float)((e - s) / width);
+    }
+}
+
+static char *lane_label(int kind, int64_t a, int64_t b, const char *name)
+{
+    char buf[128];
+    if (kind == TL_LANE_GPU)
+        snprintf(buf, sizeof buf, "GPU %lld stream %lld", (long long)a, (long long)b);
+    else if (name && *name)
+        snprintf(buf, sizeof buf, "thread %lld %s", (long long)b, name);
+    else
+        snprintf(buf, sizeof buf, "thread %lld", (long long)b);
+    return dupstr(buf);
+}
+
+static int by_lane_busy(const void *x, const void *y)
+{
+    const tl_cpu_lane *a = x, *b = y;
+    if (a->events != b->events)
+        return a->events < b->events ? 1 : -1;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+/* Lanes over the session's span: one per GPU stream when there are GPU
+ * events, else one per CPU thread (the busiest first). Times on the axis are
+ * file times plus the base time, so ranks line up on the wall clock. */
+static int timeline(tl_session *s, const tl_profile *p)
+{
+    tl_timeline *tl = &s->timeline;
+    if (p->start_ns >= p->end_ns)
+        return 0;
+    int64_t t0 = p->start_ns, t1 = p->end_ns, base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    size_t n = p->nstreams;
+    if (!p->ngpu) {
+        n = 0; /* threads that only have a name (metadata) are not lanes */
+        for (uint32_t k = 0; k < p->ncpu_lanes; k++)
+            n += p->cpu_lanes[k].events > 0;
+    }
+    if (n > TL_TIMELINE_MAX_LANES)
+        n = TL_TIMELINE_MAX_LANES;
+    if (n == 0)
+        return 0;
+    tl->lanes = calloc(n, sizeof *tl->lanes);
+    if (tl->lanes == NULL)
+        return -1;
+    tl->start_ns = t0 + base;
+    tl->end_ns = t1 + base;
+    if (p->ngpu) {
+        for (size_t k = 0; k < n; k++) {
+            tl->lanes[k].kind = TL_LANE_GPU;
+            tl->lanes[k].a = p->streams[k].device;
+            tl->lanes[k].b = p->streams[k].stream;
+            tl->lanes[k].label = lane_label(TL_LANE_GPU, p->streams[k].device, p->streams[k].stream, NULL);
+        }
+        tl->nlanes = n;
+        for (size_t i = 0; i < p->ngpu; i++) {
+            const tl_gpu_event *e = &p->gpu[i];
+            if (e->stream < n)
+                bin_add(&tl->lanes[e->stream], e->type, t0, t1, e->ts_ns, e->ts_ns + e->dur_ns);
+        }
+    } else {
+        tl_cpu_lane *order = malloc(p->ncpu_lanes * sizeof *order);
+        if (order == NULL)
+            return -1;
+        memcpy(order, p->cpu_lanes, p->ncpu_lanes * sizeof *order);
+        qsort(order, p->ncpu_lanes, sizeof *order, by_lane_busy);
+        double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
+        for (size_t k = 0; k < n; k++) {
+            tl_lane *lane = &tl->lanes[k];
+            lane->kind = TL_LANE_CPU;
+            lane->a = order[k].pid;
+            lane->b = order[k].tid;
+            lane->label = lane_label(TL_LANE_CPU, order[k].pid, order[k].tid, order[k].name);
+            for (int i = 0; i < TL_TIMELINE_BINS; i++) {
+                int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
+                lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
+            }
+        }
+        tl->nlanes = n;
+        free(order);
+    }
+    for (size_t k = 0; k < tl->nlanes; k++)
+        for (int t = 0; t < TL_KT_COUNT; t++)
+            for (int i = 0; i < TL_TIMELINE_BINS; i++)
+                if (tl->lanes[k].busy[t][i] > 1.0f)
+                    tl->lanes[k].busy[t][i] = 1.0f;
+    return 0;
+}
+
+/* The memory series at most TL_MEM_SERIES points: each point the maximum of
+ * its share of the samples (peaks must survive downsampling). */
+static int mem_series(tl_session *s, const tl_profile *p)
+{
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    size_t n = p->nmem;
+    if (n == 0)
+        return 0;
+    size_t out = n < TL_MEM_SERIES ? n : TL_MEM_SERIES;
+    s->mem = calloc(out, sizeof *s->mem);
+    if (s->mem == NULL)
+        return -1;
+    for (size_t k = 0; k < out; k++) {
+        size_t lo = k * n / out, hi = (k + 1) * n / out;
+        tl_mem_sample m = { p->mem[lo].ts_ns + base, NAN, NAN };
+        for (size_t i = lo; i < hi; i++) {
+            if (isfinite(p->mem[i].allocated) && !(p->mem[i].allocated <= m.allocated))
+                m.allocated = p->mem[i].allocated;
+            if (isfinite(p->mem[i].reserved) && !(p->mem[i].reserved <= m.reserved))
+                m.reserved = p->mem[i].reserved;
+        }
+        s->mem[s->nmem++] = m;
+    }
+    return 0;
+}
+
 /* ---- memory ----------------------------------------------------------------- */
 
 static void take_max(double *acc, double v)
@@ -372,8 +507,9 @@ static int take_steps(tl_session *s, const tl_profile *p)
         s->steps = calloc(p->nsteps, sizeof *s->steps);
         if (s->steps == NULL)
             return -1;
+        int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
         for (size_t i = 0; i < p->nsteps; i++)
-            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1 };
+            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base };
         s->nsteps = p->nsteps;
         return 0;
     }
@@ -388,7 +524,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
     if (s->steps == NULL)
         return -1;
     for (uint32_t i = 0; i < loop->d.nsamples; i++)
-        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1 };
+        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1, INT64_MIN };
     s->nsteps = loop->d.nsamples;
     return 0;
 }
@@ -448,8 +584,11 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     if (tl_session_set_rank(s, p) != 0)
         return -1;
     memory(s, p);
-    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0)
+    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
+        timeline(s, p) != 0 || mem_series(s, p) != 0)
         return -1;
+    if (p->ndevices > 0 && p->devices[0].name[0])
+        s->device_name = dupstr(p->devices[0].name);
     return 0;
 }
 
@@ -477,5 +616,10 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
+    for (size_t i = 0; i < s->timeline.nlanes; i++)
+        free(s->timeline.lanes[i].label);
+    free(s->timeline.lanes);
+    free(s->mem);
+    free(s->device_name);
     memset(s, 0, sizeof *s);
 }

@@ -224,6 +224,7 @@ void tl_profile_release(tl_profile *p)
     free(p->counters);
     free(p->gpu_samples);
     free(p->devices);
+    free(p->cpu_lanes);
     free(p->cat_counts);
     for (int i = 0; i < p->nwarnings; i++)
         free(p->warnings[i]);
@@ -246,6 +247,9 @@ void tl_profile_shrink(tl_profile *p)
     free(p->counters);
     free(p->gpu_samples);
     free(p->devices);
+    free(p->cpu_lanes);
+    p->cpu_lanes = NULL;
+    p->ncpu_lanes = 0;
     p->stats = NULL;
     p->stat_slots = NULL;
     p->streams = NULL;
@@ -455,6 +459,25 @@ void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)
         p->cat_counts_cap = cap;
     }
     p->cat_counts[id]++;
+}
+
+tl_cpu_lane *tl_profile_cpu_lane(tl_profile *p, int64_t pid, int64_t tid)
+{
+    for (uint32_t i = 0; i < p->ncpu_lanes; i++)
+        if (p->cpu_lanes[i].pid == pid && p->cpu_lanes[i].tid == tid)
+            return &p->cpu_lanes[i];
+    if (p->ncpu_lanes == TL_PROFILE_MAX_LANES)
+        return NULL;
+    if (p->cpu_lanes == NULL) {
+        /* All at once: lanes are found by pointer while reading. */
+        p->cpu_lanes = calloc(TL_PROFILE_MAX_LANES, sizeof *p->cpu_lanes);
+        if (p->cpu_lanes == NULL)
+            return NULL;
+    }
+    tl_cpu_lane *l = &p->cpu_lanes[p->ncpu_lanes++];
+    l->pid = pid;
+    l->tid = tid;
+    return l;
 }
 
 void tl_profile_span(tl_profile *p, int64_t start_ns, int64_t end_ns)

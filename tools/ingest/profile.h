@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "binner.h"
 #include "stats.h"
 
 enum tl_format {
@@ -150,6 +151,16 @@ typedef struct tl_device_info {
     double total_memory;   /* bytes; 0 when unknown */
 } tl_device_info;
 
+/* A CPU thread's activity over time (for timelines of traces without GPU
+ * events): the busy time of its complete events in self-widening bins. */
+#define TL_PROFILE_MAX_LANES 64
+typedef struct tl_cpu_lane {
+    int64_t pid, tid;
+    char name[64];         /* from thread_name metadata, "" if none */
+    uint64_t events;
+    tl_binner bins;
+} tl_cpu_lane;
+
 /* ---- the profile -------------------------------------------------------- */
 
 #define TL_PROFILE_MAX_WARNINGS 32
@@ -192,6 +203,9 @@ typedef struct tl_profile {
     size_t ngpu_samples, gpu_samples_cap;
     tl_device_info *devices;
     uint32_t ndevices;
+    tl_cpu_lane *cpu_lanes;   /* at most TL_PROFILE_MAX_LANES threads */
+    uint32_t ncpu_lanes;
+    uint64_t cpu_lanes_dropped; /* events of threads beyond the limit */
 
     /* What was seen */
     uint64_t events;       /* events read (every phase) */
@@ -251,6 +265,8 @@ int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);
 int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
 tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len);
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len);
+/* The lane of a CPU thread, created if there is room; NULL otherwise. */
+tl_cpu_lane *tl_profile_cpu_lane(tl_profile *p, int64_t pid, int64_t tid);
 void tl_profile_span(tl_profile *p, int64_t start_ns, int64_t end_ns);
 /* Sort steps by number and GPU events by start (after reading). */
 void tl_profile_finish(tl_profile *p);

@@ -193,8 +193,18 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
     /* GPU events are the events with a stream (HTA); sync events only count when
      * they carry one. Legacy traces without args fall back to pid/tid. */
-    if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream))
+    if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream)) {
+        if (cc != TL_CC_GPU_ANNOTATION && dur > 0) {
+            tl_cpu_lane *lane = tl_profile_cpu_lane(p, ev->pid, ev->tid);
+            if (lane != NULL) {
+                tl_binner_add(&lane->bins, ts, ts + dur);
+                lane->events++;
+            } else {
+                p->cpu_lanes_dropped++;
+            }
+        }
         return;
+    }
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
     tl_gpu_event g = {
@@ -300,6 +310,23 @@ static void counter_event(reader *r, const char *name, size_t name_len, const tl
     }
 }
 
+/* "thread_name" metadata names a CPU lane. */
+static void thread_name(reader *r, const tl_trace_event *ev)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    tl_args_iter_init(&it, ev->args);
+    while (tl_args_next(&it, &k, &v)) {
+        if (!tl_view_eq(k, "name") || v.kind != TL_JSON_STRING)
+            continue;
+        tl_cpu_lane *lane = tl_profile_cpu_lane(r->p, ev->pid, ev->tid);
+        if (lane != NULL)
+            tl_view_unescape(v.text, lane->name, sizeof lane->name);
+        return;
+    }
+}
+
 /* Phases the Trace Event Format defines. */
 static int known_phase(char ph)
 {
@@ -358,6 +385,10 @@ static void one_event(reader *r, const tl_trace_event *ev)
     case 'C':
         if (ev->has_ts)
             counter_event(r, name, name_len, ev);
+        break;
+    case 'M':
+        if (name_len == 11 && memcmp(name, "thread_name", 11) == 0)
+            thread_name(r, ev);
         break;
     default:
         break;

@@ -3,6 +3,7 @@
 pkg_check_modules(LIBARCHIVE REQUIRED IMPORTED_TARGET libarchive)
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 add_library(tally_inputs STATIC
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/binner.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/discover.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/ingest.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_trace.c
