@@ -1,0 +1,41 @@
+# Trace ingest benchmark (see bench/README.md). Included from bench/CMakeLists.txt.
+#
+# bench_gen_kineto_trace: synthetic PyTorch profiler (Kineto) traces, single rank or a
+#   whole world, plain or gzip; also the data maker for straggler and compare tests.
+# bench_ingest: tally's streaming ingest (end to end, tokenizer alone, .gz, --jobs) beside
+#   jansson's DOM loader, Python's json and zcat, measured in the same run.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(BENCH_JANSSON REQUIRED IMPORTED_TARGET jansson)
+
+add_executable(bench_gen_kineto_trace ${CMAKE_CURRENT_SOURCE_DIR}/gen_kineto_trace.c)
+target_link_libraries(bench_gen_kineto_trace PRIVATE ZLIB::ZLIB m PRIVATE tally_warnings)
+
+# bench_ingest needs the whole input stage (tools/ingest: tally_inputs, which links
+# tally_ingest and tally_readers). Without it (a tree where the readers are not in yet),
+# only the generator is built.
+if(TARGET tally_inputs)
+  add_executable(bench_ingest
+    ${CMAKE_CURRENT_SOURCE_DIR}/ingest_bench.c
+    ${CMAKE_CURRENT_SOURCE_DIR}/gen_kineto_trace.c)
+  # The generator is linked in (its main() left out: BENCH_GEN_NO_MAIN) so the benchmark
+  # makes its data without looking for another program.
+  target_compile_definitions(bench_ingest PRIVATE
+    BENCH_GEN_NO_MAIN
+    BENCH_DATA_DIR="${CMAKE_BINARY_DIR}/bench-data"
+    BENCH_BUILD_TYPE="${CMAKE_BUILD_TYPE}")
+  target_include_directories(bench_ingest PRIVATE
+    ${PROJECT_SOURCE_DIR}/tools ${PROJECT_SOURCE_DIR}/tools/ingest ${PROJECT_SOURCE_DIR}/lib)
+  target_link_libraries(bench_ingest PRIVATE tally_inputs tally_static PkgConfig::BENCH_JANSSON
+    ZLIB::ZLIB Threads::Threads m PRIVATE tally_warnings)
+
+  if(TALLY_BUILD_TESTS)
+    # See bench/collector.cmake: testing is enabled after bench/ is added.
+    enable_testing()
+    # A smoke test only: --quick makes a ~5 MB trace and checks that every reader runs and
+    # the table is printed (the program exits non-zero otherwise). It asserts nothing about
+    # timings (timed tests are not allowed).
+    add_test(NAME bench_ingest_smoke
+      COMMAND bench_ingest --quick --data-dir ${CMAKE_CURRENT_BINARY_DIR}/bench-data-smoke)
+    set_tests_properties(bench_ingest_smoke PROPERTIES LABELS "nosan")
+  endif()
+endif()
