@@ -111,15 +111,25 @@ const char *tl_cat_class_name(int cc)
 
 /* ---- string table ------------------------------------------------------- */
 
-static uint64_t hash_bytes(const char *s, size_t n, uint64_t h)
+/* A string hash that takes 8 bytes at a time: kernel names run to a
+ * thousand bytes, and every event's name is hashed. */
+static uint64_t hash_bytes(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        s += 8;
+        n -= 8;
     }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 29;
     return h;
 }
-#define FNV_BASIS 1469598103934665603ull
 
 void tl_strtab_init(tl_strtab *t) { memset(t, 0, sizeof *t); }
 
@@ -128,6 +138,7 @@ void tl_strtab_release(tl_strtab *t)
     for (uint32_t i = 0; i < t->n; i++)
         free(t->strs[i]);
     free(t->strs);
+    free(t->hashes);
     free(t->slots);
     memset(t, 0, sizeof *t);
 }
@@ -139,7 +150,7 @@ static int strtab_rehash(tl_strtab *t)
     if (slots == NULL)
         return -1;
     for (uint32_t id = 0; id < t->n; id++) {
-        uint32_t i = (uint32_t)hash_bytes(t->strs[id], strlen(t->strs[id]), FNV_BASIS) & (n - 1);
+        uint32_t i = t->hashes[id] & (n - 1);
         while (slots[i])
             i = (i + 1) & (n - 1);
         slots[i] = id + 1;
@@ -154,11 +165,13 @@ uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len)
 {
     if (t->nslots == 0)
         return UINT32_MAX;
-    uint32_t i = (uint32_t)hash_bytes(s, len, FNV_BASIS) & (t->nslots - 1);
+    uint32_t h = (uint32_t)hash_bytes(s, len);
+    uint32_t i = h & (t->nslots - 1);
     while (t->slots[i]) {
-        const char *x = t->strs[t->slots[i] - 1];
-        if (strncmp(x, s, len) == 0 && x[len] == '\0')
-            return t->slots[i] - 1;
+        uint32_t id = t->slots[i] - 1;
+        const char *x = t->strs[id];
+        if (t->hashes[id] == h && memcmp(x, s, len) == 0 && x[len] == '\0')
+            return id;
         i = (i + 1) & (t->nslots - 1);
     }
     return UINT32_MAX;
@@ -177,6 +190,10 @@ uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
         if (p == NULL)
             return UINT32_MAX;
         t->strs = p;
+        uint32_t *h = realloc(t->hashes, cap * sizeof *h);
+        if (h == NULL)
+            return UINT32_MAX;
+        t->hashes = h;
         t->cap = cap;
     }
     char *copy = malloc(len + 1);
@@ -186,8 +203,9 @@ uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
     copy[len] = '\0';
     id = t->n++;
     t->strs[id] = copy;
+    t->hashes[id] = (uint32_t)hash_bytes(s, len);
     t->bytes += len + 1;
-    uint32_t i = (uint32_t)hash_bytes(s, len, FNV_BASIS) & (t->nslots - 1);
+    uint32_t i = t->hashes[id] & (t->nslots - 1);
     while (t->slots[i])
         i = (i + 1) & (t->nslots - 1);
     t->slots[i] = id + 1;
@@ -335,8 +353,15 @@ tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, co
                               size_t name_len)
 {
     uint32_t c = tl_strtab_intern(&p->strs, cat, cat_len);
+    if (c == UINT32_MAX)
+        return NULL;
+    return tl_profile_stat_cat(p, c, tl_cat_class_of(cat, cat_len), name, name_len);
+}
+
+tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t c, int cat_class, const char *name, size_t name_len)
+{
     uint32_t n = tl_strtab_intern(&p->strs, name, name_len);
-    if (c == UINT32_MAX || n == UINT32_MAX)
+    if (n == UINT32_MAX)
         return NULL;
     if ((p->nstats + 1) * 2 > p->nstat_slots && stat_rehash(p) != 0)
         return NULL;
@@ -355,7 +380,8 @@ tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, co
     memset(s, 0, sizeof *s);
     s->cat = c;
     s->name = n;
-    s->cat_class = (uint8_t)tl_cat_class_of(cat, cat_len);
+    s->cat_class = (uint8_t)cat_class;
+    s->kernel_type = -1;
     s->median_ns = s->p95_ns = s->std_ns = NAN;
     p->stat_slots[i] = ++p->nstats;
     return s;
@@ -445,8 +471,12 @@ tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len)
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)
 {
     uint32_t id = tl_strtab_intern(&p->cats, cat, len);
-    if (id == UINT32_MAX)
-        return;
+    if (id != UINT32_MAX)
+        tl_profile_count_category_id(p, id);
+}
+
+void tl_profile_count_category_id(tl_profile *p, uint32_t id)
+{
     if (id >= p->cat_counts_cap) {
         uint32_t cap = p->cat_counts_cap ? p->cat_counts_cap * 2 : 32;
         while (cap <= id)

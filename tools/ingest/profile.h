@@ -66,6 +66,7 @@ const char *tl_cat_class_name(int cc);
 
 typedef struct tl_strtab {
     char **strs;        /* id -> NUL-terminated copy */
+    uint32_t *hashes;   /* id -> hash of the string, checked before comparing bytes */
     uint32_t n, cap;
     uint32_t *slots;    /* open addressing: id + 1, or 0 */
     uint32_t nslots;
@@ -89,6 +90,7 @@ typedef struct tl_name_stat {
     uint32_t cat;        /* strtab id of the category as written */
     uint32_t name;       /* strtab id */
     uint8_t cat_class;   /* tl_cat_class */
+    int8_t kernel_type;  /* tl_kernel_type_of(name, cat), computed once; -1 not yet */
     uint8_t from_summary;/* built from a report's summary numbers, not from events:
                           * d.m2/d.hist are empty; median/p95/std below if known */
     double median_ns, p95_ns, std_ns; /* from_summary only; NaN when unknown */
@@ -251,6 +253,10 @@ void tl_profile_warn(tl_profile *p, const char *fmt, ...) __attribute__((format(
 /* The stat of (category, name), created if new; NULL when out of memory. */
 tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,
                               size_t name_len);
+/* The same with the category already interned (cat id in p->strs, its class). */
+tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t cat, int cat_class, const char *name, size_t name_len);
+/* Count an event of the category whose id in p->cats is id. */
+void tl_profile_count_category_id(tl_profile *p, uint32_t id);
 /* Record one duration for (cat, name). */
 int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name,
                             size_t name_len, int64_t dur_ns);

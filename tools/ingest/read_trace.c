@@ -111,6 +111,13 @@ typedef struct reader {
     char *scratch;          /* unescaped strings */
     size_t scratch_cap;
     int kineto_hint;
+    /* The last category seen: events come in runs of one category, so its ids
+     * are looked up once per run, not once per event. */
+    char cat[64];
+    size_t cat_len;
+    int cat_valid;
+    uint32_t cat_id, cat_count_id;
+    int cat_class;
 } reader;
 
 /* A string view as plain text: the bytes themselves when there is no escape,
@@ -162,11 +169,33 @@ static int profiler_step(const char *name, size_t len, int64_t *n)
     return 1;
 }
 
+/* Make the reader's category cache hold cat; 0 on success. */
+static int use_category(reader *r, const char *cat, size_t cat_len)
+{
+    if (r->cat_valid && cat_len == r->cat_len && memcmp(cat, r->cat, cat_len) == 0)
+        return 0;
+    uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
+    uint32_t cid = tl_strtab_intern(&r->p->cats, cat, cat_len);
+    if (id == UINT32_MAX || cid == UINT32_MAX)
+        return -1;
+    r->cat_id = id;
+    r->cat_count_id = cid;
+    r->cat_class = tl_cat_class_of(cat, cat_len);
+    r->cat_valid = cat_len <= sizeof r->cat; /* longer ones are looked up each time */
+    if (r->cat_valid) {
+        memcpy(r->cat, cat, cat_len);
+        r->cat_len = cat_len;
+    }
+    return 0;
+}
+
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
                            size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
     tl_profile *p = r->p;
-    tl_name_stat *s = tl_profile_stat(p, cat, cat_len, name, name_len);
+    if (use_category(r, cat, cat_len) != 0)
+        return;
+    tl_name_stat *s = tl_profile_stat_cat(p, r->cat_id, r->cat_class, name, name_len);
     if (s == NULL)
         return;
     if (dur < 0) {
@@ -205,6 +234,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         }
         return;
     }
+    if (s->kernel_type < 0)
+        s->kernel_type = (int8_t)tl_kernel_type_of(name, name_len, cc);
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
     tl_gpu_event g = {
@@ -214,7 +245,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         .correlation = ev->has_correlation ? ev->correlation : -1,
         .name = s->name,
         .stream = tl_profile_stream(p, device, stream),
-        .type = (uint8_t)tl_kernel_type_of(name, name_len, cc),
+        .type = (uint8_t)s->kernel_type,
         .cat_class = (uint8_t)cc,
     };
     tl_profile_add_gpu(p, &g);
@@ -258,38 +289,30 @@ static void end_event(reader *r, const tl_trace_event *ev)
     b->unmatched_ends++;
 }
 
-static double number_arg(tl_view args, const char *key, int *found)
+/* Kineto's [memory] instant: one pass over its args for the three we use. */
+static void memory_instant(reader *r, const tl_trace_event *ev)
 {
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
-    *found = 0;
-    tl_args_iter_init(&it, args);
+    tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0 };
+    int found = 0;
+    tl_args_iter_init(&it, ev->args);
     while (tl_args_next(&it, &k, &v)) {
-        if (tl_view_eq(k, key) && v.is_number) {
-            *found = 1;
-            return v.number;
+        if (!v.is_number)
+            continue;
+        if (tl_view_eq(k, "Total Allocated")) {
+            pt.allocated = v.number;
+            found = 1;
+        } else if (tl_view_eq(k, "Total Reserved")) {
+            pt.reserved = v.number;
+            found = 1;
+        } else if (tl_view_eq(k, "Device Id")) {
+            pt.device = (int64_t)v.number;
         }
     }
-    return 0;
-}
-
-static void memory_instant(reader *r, const tl_trace_event *ev)
-{
-    int fa, fr, fd;
-    tl_mem_point pt;
-    pt.ts_ns = ev->ts_ns;
-    pt.allocated = number_arg(ev->args, "Total Allocated", &fa);
-    pt.reserved = number_arg(ev->args, "Total Reserved", &fr);
-    double dev = number_arg(ev->args, "Device Id", &fd);
-    pt.device = fd ? (int64_t)dev : -1;
-    if (!fa && !fr)
-        return;
-    if (!fa)
-        pt.allocated = 0.0 / 0.0;
-    if (!fr)
-        pt.reserved = 0.0 / 0.0;
-    tl_profile_add_mem(r->p, &pt);
+    if (found)
+        tl_profile_add_mem(r->p, &pt);
 }
 
 static void counter_event(reader *r, const char *name, size_t name_len, const tl_trace_event *ev)
@@ -347,8 +370,8 @@ static void one_event(reader *r, const tl_trace_event *ev)
         name = name_copy;
     }
     const char *cat = text_of(r, ev->cat, &cat_len);
-    if (ev->cat.ptr != NULL)
-        tl_profile_count_category(p, cat, cat_len);
+    if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0)
+        tl_profile_count_category_id(p, r->cat_count_id);
     if (!known_phase(ev->phase)) {
         p->unknown_phase++;
         return;

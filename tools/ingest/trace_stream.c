@@ -333,6 +333,19 @@ static int scan_token(struct pctx *c, const char **pp, enum tl_json_kind *kind)
 	const char *s = *pp, *p = s, *end = c->end;
 	size_t n;
 
+	/* Plain integers (most of the args: shapes, ids, sizes) in one pass: digits after an
+	 * optional '-', no leading zero, ended by a byte that cannot continue a token. */
+	{
+		const char *q = s + (s < end && *s == '-');
+		const char *d = q;
+		while (d < end && (unsigned)(*d - '0') < 10)
+			d++;
+		if (d > q && d < end && !tok_char[(unsigned char)*d] && !(*q == '0' && d - q > 1)) {
+			*kind = TL_JSON_NUMBER;
+			*pp = d;
+			return P_OK;
+		}
+	}
 	while (p < end && tok_char[(unsigned char)*p])
 		p++;
 	if (p == end)

@@ -1,0 +1,77 @@
+/*
+ * significance.h - the statistics `tally compare` rests on: the two-sided
+ * Mann–Whitney U test, a distribution-free confidence interval of the median,
+ * and the geometric mean of ratios.
+ *
+ * The one idea: nothing here assumes a distribution. Durations are skewed and
+ * have outliers (a GC pause, a clock change), so the test compares ranks, not
+ * means, and the interval of the median comes from order statistics, not from
+ * a standard error.
+ *
+ * All functions are pure (no global state) and thread-safe. Values are
+ * doubles in any unit; the compare stage passes nanoseconds.
+ */
+#ifndef TALLY_SIGNIFICANCE_H
+#define TALLY_SIGNIFICANCE_H
+
+#include <stddef.h>
+
+/* Samples at most this large on both sides (and without ties) get the exact
+ * null distribution; larger ones the normal approximation. */
+#define TL_SIGNIF_EXACT_MAX 20
+
+/* The result of a Mann–Whitney U test of x against y. */
+typedef struct tl_mwu {
+    double u;        /* U of x: the number of pairs (x_i, y_j) with x_i > y_j, ties counting ½ */
+    double z;        /* the normal approximation's z (with continuity correction); NaN when exact */
+    double p;        /* two-sided p-value in [0, 1]; NaN when a side is empty */
+    int exact;       /* p from the exact null distribution */
+    int ties;        /* some value occurs more than once in the pooled sample */
+} tl_mwu;
+
+/* Two-sided Mann–Whitney U test of x (nx values) against y (ny values).
+ *
+ * When nx, ny <= TL_SIGNIF_EXACT_MAX and there are no ties, p is exact:
+ * p = min(1, 2 min(P(U <= u), P(U >= u))) under the null distribution of U
+ * (tl_signif_mwu_exact_cdf). Otherwise p comes from the normal approximation
+ * with the tie correction and a continuity correction of ½:
+ *   mu = nx ny / 2,  sigma² = nx ny / 12 · ((n + 1) − Σ(t³ − t) / (n (n − 1))),
+ *   z = (|u − mu| − ½) / sigma,  p = min(1, erfc(z / √2)),
+ * with n = nx + ny and t the size of each group of tied values; p = 1 when
+ * every value is the same. These are the definitions of scipy.stats.mannwhitneyu
+ * (method "exact" and "asymptotic", use_continuity=True).
+ *
+ * The inputs are not modified. Cost: O(n log n) time and O(n) memory (plus
+ * O(nx ny · ny) for the exact case). Returns 0, or -1 when out of memory
+ * (out then holds p = NaN). An empty side gives p = NaN and returns 0. */
+int tl_signif_mwu(const double *x, size_t nx, const double *y, size_t ny, tl_mwu *out);
+
+/* The exact null distribution of U for sample sizes n1, n2 (at most
+ * TL_SIGNIF_EXACT_MAX each): fills count[u], u = 0 .. n1 n2, with the number
+ * of the C(n1 + n2, n1) equally likely arrangements whose U is u. Dynamic
+ * programming over Mann and Whitney's (1947) recurrence
+ *   c(u; m, n) = c(u − n; m − 1, n) + c(u; m, n − 1).
+ * count must hold n1 n2 + 1 doubles (the counts are exact integers: at most
+ * C(40, 20) < 2^53). Returns 0, or -1 for sizes out of range or no memory. */
+int tl_signif_mwu_exact_counts(size_t n1, size_t n2, double *count);
+
+/* The median of n sorted values (the mean of the middle two when n is even);
+ * NaN when n is 0. */
+double tl_signif_median_sorted(const double *sorted, size_t n);
+
+/* A distribution-free confidence interval of the median from order
+ * statistics: [x(k), x(n−k+1)] (1-based, of the sorted values) with k the
+ * largest integer such that P(B <= k − 1) <= (1 − conf) / 2 for
+ * B ~ Binomial(n, ½). Its coverage, 1 − 2 P(B <= k − 1) >= conf, is stored in
+ * *coverage when not NULL. The binomial tail is summed exactly (in log space).
+ * Returns 0, or -1 when n is too small for any such interval (n < 6 at 95 %),
+ * leaving *lo and *hi NaN. O(n). */
+int tl_signif_median_ci(const double *sorted, size_t n, double conf, double *lo, double *hi, double *coverage);
+
+/* The geometric mean of cand[i] / base[i] over the n pairs where both are
+ * finite and positive, each pair weighted equally: exp(mean(log ratio)).
+ * *used (when not NULL) gets the number of pairs that counted. NaN when none
+ * did. */
+double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n, size_t *used);
+
+#endif
