@@ -42,14 +42,29 @@ static void atfork_prepare(void)
     pthread_mutex_lock(&tl_g.write_lock);
     pthread_mutex_lock(&tl_g.lock);
     tl_intern_atfork_prepare();
+    tl_sampler_atfork_prepare(); /* waits for a sampler point in progress */
+    /* And for each recording thread's update in progress, as a flush does:
+     * an update may be allocating (stats tables, histogram pages, samples,
+     * event chunks), and the child would inherit that half done. Flags are
+     * taken after tl_g.lock everywhere and nothing is locked under one. */
+    for (tl_thread *t = tl_g.threads; t != NULL; t = t->next)
+        tl_thread_lock(t);
 }
 
 static void atfork_parent(void)
 {
+    for (tl_thread *t = tl_g.threads; t != NULL; t = t->next)
+        tl_thread_unlock(t);
+    tl_sampler_atfork_parent();
     tl_intern_atfork_parent();
     pthread_mutex_unlock(&tl_g.lock);
     pthread_mutex_unlock(&tl_g.write_lock);
 }
+
+/* The thread buffers fork children abandoned, kept reachable (never freed)
+ * so that LeakSanitizer does not fail every fork child of an instrumented
+ * program; the generations chain through ->next. */
+static tl_thread *forked_away_threads;
 
 /* In the child only the forking thread exists. Everything recorded so far
  * belongs to the parent, who will write it: the child drops its copies
@@ -60,10 +75,27 @@ static void atfork_child(void)
     tl_intern_atfork_child();
     pthread_mutex_unlock(&tl_g.lock);
     pthread_mutex_unlock(&tl_g.write_lock);
+    if (tl_g.threads != NULL) {
+        tl_thread *last = tl_g.threads;
+        while (last->next != NULL)
+            last = last->next;
+        last->next = forked_away_threads;
+        forked_away_threads = tl_g.threads;
+    }
     tl_g.threads = NULL;
     tl_self_ptr = NULL;
+    /* Snapshots and instants only change under tl_g.lock, held across the
+     * fork: they are consistent, and freed. */
+    for (size_t i = 0; i < tl_g.nsnapshots; i++)
+        free(tl_g.snapshots[i].label);
+    free(tl_g.snapshots);
     tl_g.snapshots = NULL;
     tl_g.nsnapshots = tl_g.snapshots_cap = 0;
+    for (size_t i = 0; i < tl_g.ninstants; i++) {
+        free(tl_g.instants[i].name);
+        free(tl_g.instants[i].args);
+    }
+    free(tl_g.instants);
     tl_g.instants = NULL;
     tl_g.ninstants = tl_g.instants_cap = 0;
     tl_g.instants_dropped = 0;

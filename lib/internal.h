@@ -227,6 +227,8 @@ typedef struct tl_sample_point {
 
 int tl_sampler_start(long period_ms);
 void tl_sampler_stop(void);
+void tl_sampler_atfork_prepare(void);
+void tl_sampler_atfork_parent(void);
 void tl_sampler_atfork_child(void);
 /* Copy out the series (caller frees *out). */
 size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped);

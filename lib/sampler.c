@@ -19,6 +19,7 @@
 
 static struct {
     pthread_mutex_t lock;
+    pthread_mutex_t busy; /* held while a point is taken; fork() waits for it */
     pthread_cond_t wake;
     pthread_t thread;
     int running, stop;
@@ -26,7 +27,8 @@ static struct {
     tl_sample_point *points;
     size_t n, cap;
     uint64_t dropped;
-} sp = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+} sp = { .lock = PTHREAD_MUTEX_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER,
+          .wake = PTHREAD_COND_INITIALIZER };
 
 static double cpu_seconds(void)
 {
@@ -98,12 +100,14 @@ static void *sampler_main(void *arg)
         if (sp.stop)
             break;
         pthread_mutex_unlock(&sp.lock);
+        pthread_mutex_lock(&sp.busy);
         double cpu = cpu_seconds();
         uint64_t wall = tl_clock_ns_monotonic();
         double pct = wall > last_wall ? (cpu - last_cpu) / ((double)(wall - last_wall) / 1e9) * 100.0 : 0;
         last_cpu = cpu;
         last_wall = wall;
         record(pct);
+        pthread_mutex_unlock(&sp.busy);
         pthread_mutex_lock(&sp.lock);
     }
     pthread_mutex_unlock(&sp.lock);
@@ -161,6 +165,13 @@ size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped)
     return n;
 }
 
+/* fork() waits until the sampler thread is between two points: a point
+ * being taken holds open files and allocations (and may be growing the
+ * series) that only that thread, absent in the child, refers to. Taking a
+ * point never waits for a lock the forking thread holds. */
+void tl_sampler_atfork_prepare(void) { pthread_mutex_lock(&sp.busy); }
+void tl_sampler_atfork_parent(void) { pthread_mutex_unlock(&sp.busy); }
+
 /* In a fork child the sampler thread does not exist and its lock may have
  * been held at the fork: start over, unlocked, with an empty series. */
 void tl_sampler_atfork_child(void)
@@ -171,6 +182,8 @@ void tl_sampler_atfork_child(void)
     sp.wake = fresh_cond;
     sp.running = 0;
     sp.stop = 0;
+    sp.busy = fresh;
+    free(sp.points); /* consistent: no point was being taken (see above) */
     sp.points = NULL;
     sp.n = sp.cap = 0;
     sp.dropped = 0;

@@ -2,13 +2,14 @@
 # Install the Debian packages tally needs to build and test, when missing.
 # Usage: scripts/install-deps.sh [build|test]
 #   build: compiler, cmake, zlib, jansson, libarchive, zstd
-#   test:  also cmocka, python3-jsonschema (schema checks), clang (fuzz targets)
+#   test:  also cmocka, python3-jsonschema (schema checks), clang (fuzz targets),
+#          chromium, chromium-driver, python3-selenium (the HTML report's browser checks)
 # Uses sudo when not root. Prints what it installs; installs nothing when all is present.
 set -eu
 mode=${1:-build}
 pkgs="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs libcmocka-dev python3 python3-jsonschema clang"
+  pkgs="$pkgs libcmocka-dev python3 python3-jsonschema clang chromium chromium-driver python3-selenium"
 fi
 missing=""
 for p in $pkgs; do

@@ -11,5 +11,6 @@ int tl_cmd_summary(int argc, char **argv);
 int tl_cmd_aggregate(int argc, char **argv);
 int tl_cmd_merge(int argc, char **argv);
 int tl_cmd_report(int argc, char **argv);
+int tl_cmd_compare(int argc, char **argv);
 
 #endif

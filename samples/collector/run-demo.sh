@@ -5,7 +5,12 @@
 #   BUILD_DIR/demo/baseline/    the baseline variant
 #   BUILD_DIR/demo/optimized/   the optimized variant (faster attention, slower decode)
 #
-# It prints rank 0's console summary of each run, then the files written.
+# It prints rank 0's console summary of each run, then the files written, and
+# ends by rendering HTML reports with `tally report`:
+#
+#   BUILD_DIR/demo/report.html            the baseline run
+#   BUILD_DIR/demo/report-optimized.html  the optimized run
+#   BUILD_DIR/demo/report-dlrm.html       samples/traces/dlrm-8rank (a real 8-rank trace set)
 # Usage: run-demo.sh BUILD_DIR   (from any directory)
 set -eu
 
@@ -43,10 +48,27 @@ if [ -x "$tally" ]; then
 fi
 
 echo "== outputs (bytes)"
-find "$build/demo" -type f | sort | while IFS= read -r f; do
+find "$build/demo" -type f ! -name '*.html' | sort | while IFS= read -r f; do
     printf '%10s  %s\n' "$(wc -c <"$f" | tr -d ' ')" "$f"
 done
 echo
 echo "Each rank wrote {name}-rank{N}.report.json (statistics) and {name}-rank{N}.trace.json.gz"
 echo "(a Chrome trace: open it in https://ui.perfetto.dev or chrome://tracing);"
 echo "logs/rank{N}.log holds each rank's console output."
+
+if [ ! -x "$tally" ]; then
+    echo "run-demo.sh: $tally: not built, so no HTML report (cmake --build $1 --target tally_cli)" >&2
+    exit 1
+fi
+echo
+echo "== HTML reports (one self-contained file each: open it in a browser)"
+# Each rank's trace is read as the companion of its report (same rank, same run).
+"$tally" report --quiet "$build/demo/baseline" -o "$build/demo/report.html" \
+    --title "tally demo: baseline, 4 ranks (rank 3 made 1.5x slower)"
+"$tally" report --quiet "$build/demo/optimized" -o "$build/demo/report-optimized.html" \
+    --title "tally demo: optimized, 4 ranks (rank 3 made 1.5x slower)"
+"$tally" report --quiet "$here/../traces/dlrm-8rank" -o "$build/demo/report-dlrm.html" \
+    --title "DLRM, 8 ranks (samples/traces/dlrm-8rank)"
+for f in report.html report-optimized.html report-dlrm.html; do
+    printf '%10s  %s\n' "$(wc -c <"$build/demo/$f" | tr -d ' ')" "$build/demo/$f"
+done

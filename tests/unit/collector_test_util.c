@@ -9,11 +9,13 @@
 #include <errno.h>
 #include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -161,8 +163,21 @@ static int drain(int fd, char **buf, size_t *len)
     return 1;
 }
 
-/* Fork; the child runs fn(arg) with stdout/stderr on pipes that the parent
- * drains into *out and *err until EOF. Returns the exit status (128+signal). */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Fork; the child runs fn(arg) in a process group of its own, with
+ * stdout/stderr on pipes that the parent drains into *out and *err. Returns
+ * the child's exit status (128 + signal). Scenarios fork children of their
+ * own, which inherit the pipes but not the child's alarm: once the child has
+ * exited, descendants still holding the pipes get 10 s, then the whole group
+ * is killed, so a hung grandchild can neither block the test nor outlive it.
+ */
 static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **out, char **err)
 {
     int po[2], pe[2];
@@ -173,6 +188,7 @@ static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **ou
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        setpgid(0, 0);
         close(po[0]);
         close(pe[0]);
         dup2(po[1], 1);
@@ -183,19 +199,26 @@ static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **ou
         fn(arg);
         _exit(121); /* fn does not return */
     }
+    setpgid(pid, pid); /* also here: whichever runs first */
     close(po[1]);
     close(pe[1]);
     size_t olen = 0, elen = 0;
     *out = calloc(1, 1);
     *err = calloc(1, 1);
     struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-    int open_fds = 2;
+    int open_fds = 2, st = 0, reaped = 0;
+    double exited_at = 0;
     while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
+        if (!reaped && waitpid(pid, &st, WNOHANG) == pid) {
+            reaped = 1;
+            exited_at = now_s();
+        }
+        if (reaped && now_s() - exited_at > 10) {
+            kill(-pid, SIGKILL); /* descendants left behind, holding the pipes */
             break;
         }
+        if (poll(fds, 2, 200) < 0 && errno != EINTR)
+            break;
         for (int i = 0; i < 2; i++) {
             if (fds[i].fd >= 0 && fds[i].revents) {
                 if (!drain(fds[i].fd, i == 0 ? out : err, i == 0 ? &olen : &elen)) {
@@ -206,9 +229,12 @@ static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **ou
             }
         }
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0)
+            close(fds[i].fd);
+    while (!reaped && waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
+    kill(-pid, SIGKILL); /* any descendant still in the group (ESRCH when none) */
     if (pid_out)
         *pid_out = pid;
     return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 255;

@@ -313,11 +313,11 @@ static void test_single_step_is_whole_trace(void **state)
  *   E2 [20,30)   gap 10      launched  15 > 10 (previous end)  host_wait
  *   E3 [35,40)   gap  5      launched  25 < 30                 kernel_wait (< 30 µs)
  *   E4 [100,110) gap 60      launched  30 < 40                 other
- *   E5 [150,160) gap 40      launched 110 = 110 (not after)    other
- *   E6 [170,180) gap 10      launch unknown                    kernel_wait
+ *   E5 [140,150) gap 30      launched 110 = 110 (not after)    other (30 is not < 30)
+ *   E6 [170,180) gap 20      launch unknown                    kernel_wait
  *   E7 [300,310) gap 120     launch unknown                    other
  *   E8 [310,320) no gap      launched 305
- * host_wait 10, kernel_wait 15, other 220, 6 gaps; with one stream they add up to idle.
+ * host_wait 10, kernel_wait 25, other 210, 6 gaps; with one stream they add up to idle.
  */
 static void build_idle_profile(tl_profile *p)
 {
@@ -327,7 +327,7 @@ static void build_idle_profile(tl_profile *p)
     gpu(p, s, "k", TL_CC_KERNEL, 20, 10, 15);
     gpu(p, s, "k", TL_CC_KERNEL, 35, 5, 25);
     gpu(p, s, "k", TL_CC_KERNEL, 100, 10, 30);
-    gpu(p, s, "k", TL_CC_KERNEL, 150, 10, 110);
+    gpu(p, s, "k", TL_CC_KERNEL, 140, 10, 110);
     gpu(p, s, "k", TL_CC_KERNEL, 170, 10, NO_LAUNCH);
     gpu(p, s, "k", TL_CC_KERNEL, 300, 10, NO_LAUNCH);
     gpu(p, s, "k", TL_CC_KERNEL, 310, 10, 305);
@@ -352,15 +352,15 @@ static void test_idle_categories(void **state)
     assert_int_equal(st->device, 1);
     assert_int_equal(st->stream, 3);
     assert_int_equal(st->host_wait, US(10));
-    assert_int_equal(st->kernel_wait, US(15));
-    assert_int_equal(st->other, US(220));
+    assert_int_equal(st->kernel_wait, US(25));
+    assert_int_equal(st->other, US(210));
     assert_int_equal(st->gaps, 6);
     assert_int_equal(st->host_wait + st->kernel_wait + st->other, g->idle);
     /* steps are absent: no per-step compute */
     assert_int_equal(s.nsteps, 0);
     tl_session_release(&s);
 
-    /* the kernel_wait threshold is an option: at 7 µs, E6's 10 µs gap becomes other */
+    /* the kernel_wait threshold is an option: at 7 µs, E6's 20 µs gap becomes other */
     opt.kernel_wait_ns = 7000;
     assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
     st = &s.gpu.streams[0];
@@ -404,13 +404,19 @@ static void test_memory(void **state)
     (void)state;
     tl_profile p;
     base(&p, "mem.json");
-    tl_mem_point m1 = { 0, 0, 1e9, 2e9 }, m2 = { 10, 0, 3e9, 2.5e9 };
+    tl_mem_point m1 = { .ts_ns = 0, .device = 0, .allocated = 1e9, .reserved = 2e9 };
+    tl_mem_point m2 = { .ts_ns = 10, .device = 0, .allocated = 3e9, .reserved = 2.5e9 };
     assert_int_equal(tl_profile_add_mem(&p, &m1), 0);
     assert_int_equal(tl_profile_add_mem(&p, &m2), 0);
-    tl_mem_snapshot snap = { tl_strtab_intern(&p.strs, "after_load", 10), 5, 2e9, 4e9, 3.5e9, 1e8, 2e8 };
+    tl_mem_snapshot snap = { .label = tl_strtab_intern(&p.strs, "after_load", 10), .ts_ns = 5, .allocated = 2e9,
+                             .reserved = 4e9, .peak_allocated = 3.5e9, .rss = 1e8, .peak_rss = 2e8 };
     assert_int_equal(tl_profile_add_snapshot(&p, &snap), 0);
-    tl_gpu_sample g1 = { 0, 0, 1e9, 80e9, 40.0, NAN, NAN }, g2 = { 1, 0, 2e9, 80e9, 60.0, NAN, NAN };
-    tl_gpu_sample g3 = { 2, 0, NAN, NAN, NAN, NAN, NAN };
+    tl_gpu_sample g1 = { .ts_ns = 0, .mem_used = 1e9, .mem_total = 80e9, .util_pct = 40.0,
+                         .temperature_c = NAN, .power_w = NAN };
+    tl_gpu_sample g2 = { .ts_ns = 1, .mem_used = 2e9, .mem_total = 80e9, .util_pct = 60.0,
+                         .temperature_c = NAN, .power_w = NAN };
+    tl_gpu_sample g3 = { .ts_ns = 2, .mem_used = NAN, .mem_total = NAN, .util_pct = NAN,
+                         .temperature_c = NAN, .power_w = NAN };
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g1), 0);
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g2), 0);
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g3), 0);

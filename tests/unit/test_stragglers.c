@@ -9,9 +9,12 @@
  *    grew more);
  *  - every rank within ±3 %: none; a noisy run where a rank is 20 % above
  *    the median but within 3 scaled MADs: none;
- *  - 2 ranks (no MAD): the relative rule alone, on both sides of 10 %;
+ *  - 2 ranks (no MAD): the relative rule alone, on both sides of 10 %; up to 4
+ *    ranks the relative rule alone too;
  *  - collectives where rank 2's communication kernel is always the shortest:
- *    a last_arrival straggler, rank 2; random jitter only: none.
+ *    a last_arrival straggler, rank 2; shortest by less than the 20 % margin, in
+ *    only a third of the collectives, or in too few collectives: none; random
+ *    jitter only: none.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,7 +63,7 @@ static void make(tl_session *s, int rank, int world, double compute_ms, const ks
     assert_non_null(s->steps);
     s->nsteps = NSTEPS;
     for (int i = 0; i < NSTEPS; i++)
-        s->steps[i] = (tl_sstep){ i + 1, MS(20), MS(compute_ms) };
+        s->steps[i] = (tl_sstep){ .number = i + 1, .dur_ns = MS(20), .compute_ns = MS(compute_ms) };
     s->kernels = calloc(nk + 1, sizeof *s->kernels);
     assert_non_null(s->kernels);
     for (size_t i = 0; i < nk; i++) {
@@ -86,7 +89,7 @@ static void colls(tl_session *s, const char *const *names, const double *ms, siz
         while (k < s->nkernels && strcmp(s->kernels[k].name, names[i]) != 0)
             k++;
         assert_true(k < s->nkernels);
-        s->colls[s->ncolls++] = (tl_collective){ (uint32_t)k, MS(ms[i]) };
+        s->colls[s->ncolls++] = (tl_collective){ .kernel = (uint32_t)k, .dur_ns = MS(ms[i]) };
     }
 }
 
@@ -243,6 +246,26 @@ static void test_two_ranks_relative_rule(void **state)
     done(a);
 }
 
+/* Up to 4 ranks (3 others) a MAD means little: the relative margin alone decides.
+ * Rank 3 (14 ms) is 40 % above the others' median (10 ms) although within 3 scaled
+ * MADs of them (MAD 1 ms -> 4.4 ms); rank 2 (11.5 ms, +15 %) is flagged too. */
+static void test_four_ranks_relative_rule(void **state)
+{
+    (void)state;
+    static const double c[4] = { 9, 10, 11.5, 14 };
+    tl_session s[4];
+    for (int r = 0; r < 4; r++) {
+        const kspec k[] = { { "gemm_big", c[r] } };
+        make(&s[r], r, 4, c[r], k, 1);
+    }
+    tl_aggregate *a = finish(s, 4);
+    assert_int_equal(a->nstragglers, 2);
+    assert_int_equal(a->stragglers[0].rank, 2);
+    assert_int_equal(a->stragglers[1].rank, 3);
+    assert_true(fabs(a->stragglers[1].delta_pct - 40) < 1e-6);
+    done(a);
+}
+
 /* Without GPU data the step time is compared; the evidence comes from sections. */
 static void test_step_time_fallback(void **state)
 {
@@ -326,6 +349,18 @@ static void test_last_arrival(void **state)
     assert_none(a);
     done(a);
 
+    /* shortest everywhere but not by a clear margin (90 % of the next): no */
+    for (int r = 0; r < LR; r++) {
+        make(&s[r], r, LR, 10.0, la_kernels, 3);
+        double d[NC];
+        for (int c = 0; c < NC; c++)
+            d[c] = r == 2 ? 4.5 : 5.0 + 0.1 * r;
+        colls(&s[r], coll_names, d, NC);
+    }
+    a = finish(s, LR);
+    assert_none(a);
+    done(a);
+
     /* too few collectives to say (3 < 4 matched): no */
     for (int r = 0; r < LR; r++) {
         make(&s[r], r, LR, 10.0, la_kernels, 3);
@@ -376,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_within_three_percent_none),
         cmocka_unit_test(test_noisy_run_mad_none),
         cmocka_unit_test(test_two_ranks_relative_rule),
+        cmocka_unit_test(test_four_ranks_relative_rule),
         cmocka_unit_test(test_step_time_fallback),
         cmocka_unit_test(test_last_arrival),
         cmocka_unit_test(test_jitter_only_none),

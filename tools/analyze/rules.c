@@ -211,11 +211,16 @@ static void rank_rules(tl_aggregate *a)
         char msg[300];
         snprintf(msg, sizeof msg, "On rank %d, %s%.1f%s.", worst->rank, rr->before, wv, rr->after);
         const tl_gpu_breakdown *g = &worst->gpu;
-        fire(a, rr->id, worst->rank, msg,
-             "%s on %d of %d ranks (threshold %.0f%%); rank %d: kernel time %.3f ms, idle %.1f%%, "
-             "compute %.1f%%, communication %.3f ms",
-             rr->below ? "below" : "above", hits, with, rr->threshold, worst->rank, (double)g->kernel_time / 1e6,
-             tl_pct(g->idle, g->kernel_time), tl_pct(g->compute, g->kernel_time), (double)g->comm / 1e6);
+        if (g->present)
+            fire(a, rr->id, worst->rank, msg,
+                 "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to; "
+                 "rank %d: kernel time %.3f ms, idle %.1f%%, compute %.1f%%, communication %.3f ms",
+                 worst->rank, rr->before, wv, rr->after, rr->below ? "below" : "above", rr->threshold, hits, with,
+                 worst->rank, (double)g->kernel_time / 1e6, tl_pct(g->idle, g->kernel_time),
+                 tl_pct(g->compute, g->kernel_time), (double)g->comm / 1e6);
+        else
+            fire(a, rr->id, worst->rank, msg, "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to",
+                 worst->rank, rr->before, wv, rr->after, rr->below ? "below" : "above", rr->threshold, hits, with);
     }
 }
 
@@ -228,6 +233,9 @@ static int is_data_loading(const char *name)
 static void data_loading(tl_aggregate *a)
 {
     const tl_name_table *t = &a->names;
+    const tl_rank_result *worst = NULL;
+    const char *wname = NULL;
+    double wpct = 0, wload = 0, wtotal = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         if (r->nsteps == 0)
@@ -245,13 +253,21 @@ static void data_loading(tl_aggregate *a)
                 which = t->rows[i].name;
             }
         double pct = step_total > 0 ? 100 * load / step_total : 0;
-        if (which && pct > DATA_LOADING_PCT) {
-            char msg[300];
-            snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's step time.", pct, r->rank);
-            fire(a, "data-loading", r->rank, msg, "%s: %.3f ms over %zu steps of %.3f ms total (%.1f%%); threshold %.0f%%",
-                 which, load / 1e6, r->nsteps, step_total / 1e6, pct, DATA_LOADING_PCT);
-            return; /* once is enough: the evidence names the worst rank first */
+        /* Fire once, on the worst rank (it used to fire on the first rank over
+         * the threshold, whatever the others). */
+        if (which && pct > DATA_LOADING_PCT && pct > wpct) {
+            worst = r;
+            wname = which;
+            wpct = pct;
+            wload = load;
+            wtotal = step_total;
         }
+    }
+    if (worst != NULL) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's step time.", wpct, worst->rank);
+        fire(a, "data-loading", worst->rank, msg, "%s: %.3f ms over %zu steps of %.3f ms total (%.1f%%); threshold %.0f%%",
+             wname, wload / 1e6, worst->nsteps, wtotal / 1e6, wpct, DATA_LOADING_PCT);
     }
 }
 

@@ -169,6 +169,41 @@ int tl_signif_median_ci(const double *sorted, size_t n, double conf, double *lo,
     return 0;
 }
 
+typedef struct indexed_p {
+    double p;
+    size_t i;
+} indexed_p;
+
+static int by_p(const void *a, const void *b)
+{
+    const indexed_p *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p < y->p ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+int tl_signif_holm(const double *p, size_t n, double *adj)
+{
+    indexed_p *v = malloc((n + 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        adj[i] = NAN;
+        if (!isnan(p[i]))
+            v[m++] = (indexed_p){ p[i], i };
+    }
+    qsort(v, m, sizeof *v, by_p);
+    double run = 0;
+    for (size_t k = 0; k < m; k++) {
+        double a = fmin(1.0, (double)(m - k) * v[k].p);
+        run = a > run ? a : run;
+        adj[v[k].i] = run;
+    }
+    free(v);
+    return 0;
+}
+
 double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n, size_t *used)
 {
     double sum = 0;

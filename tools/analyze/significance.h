@@ -68,6 +68,14 @@ double tl_signif_median_sorted(const double *sorted, size_t n);
  * leaving *lo and *hi NaN. O(n). */
 int tl_signif_median_ci(const double *sorted, size_t n, double conf, double *lo, double *hi, double *coverage);
 
+/* Holm's (1979) step-down adjustment for testing n hypotheses at once: with
+ * the p-values sorted ascending p(1) <= ... <= p(n), the adjusted p(i) is
+ * max over j <= i of min(1, (n - j + 1) p(j)). Rejecting where adj < alpha
+ * keeps the chance of any false rejection at most alpha, whatever the
+ * dependence between the tests. NaN entries are not tests: they stay NaN and
+ * do not count in n. Returns 0, or -1 when out of memory. O(n log n). */
+int tl_signif_holm(const double *p, size_t n, double *adj);
+
 /* The geometric mean of cand[i] / base[i] over the n pairs where both are
  * finite and positive, each pair weighted equally: exp(mean(log ratio)).
  * *used (when not NULL) gets the number of pairs that counted. NaN when none

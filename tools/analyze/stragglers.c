@@ -57,15 +57,28 @@ static double rank_metric(const tl_rank_result *r, int *kind)
     return r->span_ns > 0 ? (double)r->span_ns : NAN;
 }
 
-static int steps_of(const tl_rank_result *r)
+/* The steps of a rank: its step samples, else the count of its main loop (a
+ * report with a loop summary but no samples, as rank_steps uses for the step
+ * time), else 1. Dividing such a rank's totals by 1 compared whole-run totals
+ * with the other ranks' per-step times. */
+static double steps_of(const tl_aggregate *a, const tl_rank_result *r)
 {
-    return r->nsteps > 0 ? (int)r->nsteps : 1;
+    if (r->nsteps > 0)
+        return (double)r->nsteps;
+    const tl_sname *loop = NULL;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        for (size_t i = 0; i < s->nnames; i++)
+            if (s->names[i].group == TL_GROUP_ITERATIONS && (loop == NULL || s->names[i].d.total > loop->d.total))
+                loop = &s->names[i];
+    }
+    return loop != NULL && loop->d.count > 0 ? (double)loop->d.count : 1;
 }
 
 /* Per-step time of a (group, name) row on a rank. */
 static double per_step(const tl_aggregate *a, const tl_name_row *row, int ri)
 {
-    return row->rank_total[ri] / steps_of(&a->ranks[ri]);
+    return row->rank_total[ri] / steps_of(a, &a->ranks[ri]);
 }
 
 /* The names whose per-step time grew most on rank index ri. For kernels only

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""check_compare.py - assertions on the outputs of `tally compare`.
+
+    check_compare.py verdicts JSON [--only-regression NAME] [--no-regression]
+                                   [--regression N] [--improvement N] [--unchanged N]
+                                   [--added N] [--removed N]
+    check_compare.py schema JSON SCHEMA     validates (Draft 2020-12)
+    check_compare.py junit XML JSON         well-formed, counts agree with the JSON
+    check_compare.py html HTML              self-contained, no script, tags balanced
+    check_compare.py markdown MD            under 1 MiB, the headline first
+    check_compare.py same-rows A.json B.json   the same rows (inputs aside)
+
+A NAME matches a row's name exactly, or as a prefix when it ends with '*'.
+Each check prints what failed and exits 1, or exits 0 quietly.
+"""
+import argparse
+import html.parser
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def matches(name, pattern):
+    return name.startswith(pattern[:-1]) if pattern.endswith("*") else name == pattern
+
+
+def overall(doc, pattern):
+    rows = [r for r in doc["rows"] if r["rank"] is None and matches(r["name"], pattern)]
+    check(rows, f"no all-ranks row named {pattern!r}")
+    return rows
+
+
+def cmd_verdicts(a):
+    doc = load(a.json)
+    regs = [r for r in doc["rows"] if r["verdict"] == "regression"]
+    check(doc["regressions"] == len(regs), f"\"regressions\" {doc['regressions']} but {len(regs)} rows")
+    check(doc["counts"]["regression"] == len(regs), "counts.regression disagrees with the rows")
+    if a.no_regression:
+        check(not regs, "regressions in an A/A comparison: " +
+              ", ".join(f"{r['name'][:60]} (rank {r['rank']}, {r['delta_pct']:+.1f}%, p_adj {r['p_adjusted']:.3g})"
+                        for r in regs))
+    if a.only_regression:
+        pat = a.only_regression
+        others = sorted({r["name"][:80] for r in regs if not matches(r["name"], pat)})
+        check(not others, f"regressions other than {pat[:60]!r}: {others}")
+        for r in overall(doc, pat):
+            check(r["verdict"] == "regression", f"{pat[:60]!r} (all ranks) is {r['verdict']}, not a regression")
+        per_rank = [r for r in doc["rows"] if r["rank"] is not None and matches(r["name"], pat)]
+        check(per_rank, f"no per-rank rows of {pat[:60]!r}")
+        for r in per_rank:
+            check(r["verdict"] == "regression", f"{pat[:60]!r} rank {r['rank']} is {r['verdict']}")
+            check(20 < r["delta_pct"] < 40, f"{pat[:60]!r} rank {r['rank']}: delta {r['delta_pct']:.1f}%")
+    for verdict, names in (("regression", a.regression), ("improvement", a.improvement),
+                           ("unchanged", a.unchanged), ("added", a.added), ("removed", a.removed)):
+        for pat in names or []:
+            for r in overall(doc, pat):
+                check(r["verdict"] == verdict, f"{pat[:60]!r} (all ranks) is {r['verdict']}, not {verdict}")
+
+
+def cmd_schema(a):
+    import jsonschema
+    schema = load(a.schema)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(load(a.json)))
+    for e in errors[:10]:
+        check(False, f"{a.json}: {'/'.join(str(p) for p in e.absolute_path)}: {e.message[:300]}")
+
+
+def cmd_junit(a):
+    doc = load(a.json)
+    try:
+        root = ET.parse(a.xml).getroot()
+    except ET.ParseError as e:
+        check(False, f"{a.xml}: not well-formed XML: {e}")
+        return
+    check(root.tag == "testsuites", f"root element <{root.tag}>, not <testsuites>")
+    compared = [r for r in doc["rows"] if r["verdict"] not in ("added", "removed")]
+    want = {
+        "tests": len(compared),
+        "failures": sum(r["verdict"] == "regression" for r in compared),
+        "skipped": sum(r["verdict"] == "too_few_samples" for r in compared),
+    }
+    cases = root.findall("testsuite/testcase")
+    got = {
+        "tests": len(cases),
+        "failures": sum(c.find("failure") is not None for c in cases),
+        "skipped": sum(c.find("skipped") is not None for c in cases),
+    }
+    check(got == want, f"test cases {got}, the JSON says {want}")
+    for key in want:
+        check(int(root.get(key, -1)) == want[key], f"<testsuites {key}={root.get(key)!r}>, want {want[key]}")
+    for suite in root.findall("testsuite"):
+        n = len(suite.findall("testcase"))
+        check(int(suite.get("tests", -1)) == n, f"suite {suite.get('name')}: tests={suite.get('tests')}, has {n}")
+        f = sum(c.find("failure") is not None for c in suite.findall("testcase"))
+        check(int(suite.get("failures", -1)) == f, f"suite {suite.get('name')}: failures={suite.get('failures')}")
+    ids = {(c.get("classname"), c.get("name")) for c in cases}
+    check(len(ids) == len(cases), f"{len(cases) - len(ids)} test cases share a class name and name")
+
+
+class Balance(html.parser.HTMLParser):
+    VOID = {"meta", "br", "link", "img", "hr", "input", "wbr", "col", "area", "base", "source"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.problems, self.tags = [], [], set()
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.add(tag)
+        for k, v in attrs:
+            if k in ("src", "href") and v and "://" in v:
+                self.problems.append(f"<{tag} {k}={v!r}> fetches from the network")
+            if k.startswith("on"):
+                self.problems.append(f"<{tag} {k}=...>: an event handler (script)")
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.add(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes <{self.stack[-1] if self.stack else 'nothing'}>")
+            return
+        self.stack.pop()
+
+
+def cmd_html(a):
+    with open(a.html, encoding="utf-8") as f:
+        text = f.read()
+    check(text.startswith("<!doctype html>"), "no <!doctype html> first")
+    check("<script" not in text.lower(), "a <script> in the page")
+    p = Balance()
+    p.feed(text)
+    p.close()
+    for problem in p.problems[:10]:
+        check(False, problem)
+    check(not p.stack, f"unclosed tags at the end: {p.stack[-5:]}")
+    for section in ("headline", "deltas", "steps", "gpu", "timelines", "names", "changes", "method"):
+        check(f'<section id="{section}">' in text, f"no section {section}")
+    check(len(text) < 8 << 20, f"the page is {len(text)} bytes")
+
+
+def cmd_markdown(a):
+    with open(a.md, "rb") as f:
+        data = f.read()
+    check(len(data) < 1 << 20, f"{a.md}: {len(data)} bytes, over 1 MiB")
+    check(data.startswith(b"## tally compare"), "the Markdown does not start with its headline")
+    data.decode("utf-8")
+
+
+def cmd_same_rows(a):
+    x, y = load(a.a), load(a.b)
+    for key in ("rows", "gpu", "geomean_ratio", "counts"):
+        check(x[key] == y[key], f"{key} differ between {a.a} and {a.b}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    v = sub.add_parser("verdicts")
+    v.add_argument("json")
+    v.add_argument("--only-regression")
+    v.add_argument("--no-regression", action="store_true")
+    for k in ("regression", "improvement", "unchanged", "added", "removed"):
+        v.add_argument("--" + k, action="append")
+    s = sub.add_parser("schema")
+    s.add_argument("json")
+    s.add_argument("schema")
+    j = sub.add_parser("junit")
+    j.add_argument("xml")
+    j.add_argument("json")
+    h = sub.add_parser("html")
+    h.add_argument("html")
+    m = sub.add_parser("markdown")
+    m.add_argument("md")
+    r = sub.add_parser("same-rows")
+    r.add_argument("a")
+    r.add_argument("b")
+    a = ap.parse_args()
+    globals()["cmd_" + a.cmd.replace("-", "_")](a)
+    for f in failures:
+        print(f"check_compare.py {a.cmd}: {f}", file=sys.stderr)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+/*
+ * test_significance.c - the statistics of `tally compare`
+ * (tools/analyze/significance.c) against values derived independently.
+ *
+ * The expected numbers come from tests/compare/mwu_reference.py, which
+ * computes them from the definitions with nothing shared with the C code
+ * (exact p by enumerating every assignment of pooled ranks, the normal
+ * approximation from its formula, binomial sums in rational arithmetic), and
+ * from published tables: for n1 = n2 = 5 the two-sided 5 % critical value of
+ * U is 2 (p = 8/252 at U = 2, 14/252 at U = 3), and the 95 % order-statistic
+ * interval of the median is [x(6), x(15)] for n = 20 and [x(40), x(61)] for
+ * n = 100 (Conover, Practical Nonparametric Statistics, table A3).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "significance.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void assert_close(double got, double want, double rel)
+{
+    if (!(fabs(got - want) <= rel * fabs(want))) {
+        print_error("got %.17g, want %.17g (relative tolerance %g)\n", got, want, rel);
+        fail();
+    }
+}
+
+/* Small samples without ties: the exact distribution. */
+static void exact_small_sample(void **state)
+{
+    (void)state;
+    const double x[] = { 1.1, 2.3, 3.5, 4.2, 5.9 };
+    const double y[] = { 2.0, 6.1, 7.3, 8.8, 9.4, 10.0 };
+    tl_mwu t;
+    assert_int_equal(tl_signif_mwu(x, N(x), y, N(y), &t), 0);
+    assert_true(t.exact);
+    assert_false(t.ties);
+    assert_close(t.u, 4.0, 0);
+    assert_close(t.p, 0.051948051948051951, 1e-12); /* 24/462 */
+    assert_int_equal(tl_signif_mwu(y, N(y), x, N(x), &t), 0);
+    assert_close(t.u, 26.0, 0);
+    assert_close(t.p, 0.051948051948051951, 1e-12);
+}
+
+/* The textbook critical value for n1 = n2 = 5 at the two-sided 5 % level. */
+static void exact_table_5_by_5(void **state)
+{
+    (void)state;
+    const double a[] = { 1, 2, 3, 4, 5 };
+    const double u2[] = { 3.5, 5.5, 6, 7, 8 }, u3[] = { 3.5, 4.5, 6, 7, 8 };
+    tl_mwu t;
+    assert_int_equal(tl_signif_mwu(a, 5, u2, 5, &t), 0);
+    assert_close(t.u, 2, 0);
+    assert_close(t.p, 8.0 / 252.0, 1e-12);
+    assert_true(t.p < 0.05);
+    assert_int_equal(tl_signif_mwu(a, 5, u3, 5, &t), 0);
+    assert_close(t.u, 3, 0);
+    assert_close(t.p, 14.0 / 252.0, 1e-12);
+    assert_true(t.p > 0.05);
+}
+
+/* The null distribution itself: symmetric, sums to C(n1 + n2, n1), and the
+ * largest sizes stay exact integers. */
+static void exact_counts(void **state)
+{
+    (void)state;
+    double c[4 * 3 + 1];
+    assert_int_equal(tl_signif_mwu_exact_counts(4, 3, c), 0);
+    /* Gaussian binomial [7 choose 3]: 1 1 2 3 4 4 5 4 4 3 2 1 1 */
+    const double want[] = { 1, 1, 2, 3, 4, 4, 5, 4, 4, 3, 2, 1, 1 };
+    for (size_t u = 0; u < N(want); u++)
+        assert_close(c[u], want[u], 0);
+    double *big = malloc((20 * 20 + 1) * sizeof *big);
+    assert_non_null(big);
+    assert_int_equal(tl_signif_mwu_exact_counts(20, 20, big), 0);
+    double sum = 0;
+    for (size_t u = 0; u <= 400; u++) {
+        sum += big[u];
+        assert_close(big[u], big[400 - u], 0);
+    }
+    assert_close(sum, 137846528820.0, 0); /* C(40, 20) */
+    free(big);
+    assert_int_equal(tl_signif_mwu_exact_counts(21, 3, c), -1);
+}
+
+static void tie_data(double *x, double *y, int shift)
+{
+    for (int i = 0; i < 25; i++)
+        x[i] = (double)((i * 7) % 13);
+    for (int i = 0; i < 30; i++)
+        y[i] = (double)((i * 5) % 11 + shift);
+}
+
+/* Larger samples with ties: the normal approximation with the tie and
+ * continuity corrections. */
+static void normal_with_ties(void **state)
+{
+    (void)state;
+    double x[25], y[30];
+    tl_mwu t;
+    tie_data(x, y, 2);
+    assert_int_equal(tl_signif_mwu(x, 25, y, 30, &t), 0);
+    assert_false(t.exact);
+    assert_true(t.ties);
+    assert_close(t.u, 315.5, 0);
+    assert_close(t.z, 1.0005721364243709, 1e-12);
+    assert_close(t.p, 0.31703370653937046, 1e-12);
+    tie_data(x, y, 5);
+    assert_int_equal(tl_signif_mwu(x, 25, y, 30, &t), 0);
+    assert_close(t.u, 171.0, 0);
+    assert_close(t.z, 3.4485596859153804, 1e-12);
+    assert_close(t.p, 0.00056358489828791693, 1e-10);
+}
+
+/* Small samples with ties are not exact; every value equal: p = 1; an empty
+ * side: NaN. */
+static void edge_cases(void **state)
+{
+    (void)state;
+    const double a[] = { 1, 2, 2, 3 }, b[] = { 2, 3, 4, 5 }, same[] = { 7, 7, 7, 7 };
+    tl_mwu t;
+    assert_int_equal(tl_signif_mwu(a, 4, b, 4, &t), 0);
+    assert_false(t.exact);
+    assert_true(t.ties);
+    assert_int_equal(tl_signif_mwu(same, 4, same, 4, &t), 0);
+    assert_close(t.p, 1.0, 0);
+    assert_int_equal(tl_signif_mwu(a, 4, b, 0, &t), 0);
+    assert_true(isnan(t.p));
+}
+
+/* Interval of the median: k from exact binomial sums, as in the tables. */
+static void median_ci(void **state)
+{
+    (void)state;
+    double v[1000], lo, hi, cov;
+    for (int i = 0; i < 1000; i++)
+        v[i] = i + 1; /* x(i) = i */
+    assert_int_equal(tl_signif_median_ci(v, 5, 0.95, &lo, &hi, &cov), -1);
+    assert_true(isnan(lo) && isnan(hi));
+    assert_int_equal(tl_signif_median_ci(v, 6, 0.95, &lo, &hi, &cov), 0);
+    assert_close(lo, 1, 0);
+    assert_close(hi, 6, 0);
+    assert_close(cov, 0.96875, 1e-12);
+    assert_int_equal(tl_signif_median_ci(v, 10, 0.95, &lo, &hi, &cov), 0);
+    assert_close(lo, 2, 0);
+    assert_close(hi, 9, 0);
+    assert_close(cov, 0.978515625, 1e-12);
+    assert_int_equal(tl_signif_median_ci(v, 20, 0.95, &lo, &hi, &cov), 0);
+    assert_close(lo, 6, 0);
+    assert_close(hi, 15, 0);
+    assert_close(cov, 0.9586105346679688, 1e-12);
+    assert_int_equal(tl_signif_median_ci(v, 100, 0.95, &lo, &hi, &cov), 0);
+    assert_close(lo, 40, 0);
+    assert_close(hi, 61, 0);
+    assert_close(cov, 0.9647997997822951, 1e-10);
+    assert_int_equal(tl_signif_median_ci(v, 1000, 0.95, &lo, &hi, &cov), 0);
+    assert_close(lo, 469, 0);
+    assert_close(hi, 532, 0);
+    assert_close(cov, 0.9537088026395019, 1e-9);
+    assert_close(tl_signif_median_sorted(v, 10), 5.5, 0);
+    assert_close(tl_signif_median_sorted(v, 5), 3, 0);
+}
+
+static void geomean(void **state)
+{
+    (void)state;
+    const double base[] = { 1, 4, 2, 0, 5, NAN }, cand[] = { 2, 2, 3, 7, -1, 1 };
+    size_t used;
+    /* 2, 0.5, 1.5; the zero, negative and NaN pairs do not count. */
+    assert_close(tl_signif_geomean_ratio(base, cand, N(base), &used), 1.1447142425533319, 1e-12);
+    assert_int_equal(used, 3);
+    assert_true(isnan(tl_signif_geomean_ratio(base + 3, cand + 3, 3, &used)));
+    assert_int_equal(used, 0);
+}
+
+static void holm(void **state)
+{
+    (void)state;
+    const double p[] = { 0.01, 0.04, NAN, 0.03, 0.005 };
+    double adj[5];
+    assert_int_equal(tl_signif_holm(p, 5, adj), 0);
+    assert_close(adj[0], 0.03, 1e-12);
+    assert_close(adj[1], 0.06, 1e-12);
+    assert_true(isnan(adj[2]));
+    assert_close(adj[3], 0.06, 1e-12);
+    assert_close(adj[4], 0.02, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_small_sample),
+        cmocka_unit_test(exact_table_5_by_5),
+        cmocka_unit_test(exact_counts),
+        cmocka_unit_test(normal_with_ties),
+        cmocka_unit_test(edge_cases),
+        cmocka_unit_test(median_ci),
+        cmocka_unit_test(geomean),
+        cmocka_unit_test(holm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

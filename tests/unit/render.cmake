@@ -1,0 +1,10 @@
+# Tests of the render stage (tools/render: tally_render): escaping, and the
+# HTML and Markdown reports of synthetic aggregates (hostile names, section
+# order, determinism, size bounds). Included from tests/CMakeLists.txt, so
+# CMAKE_CURRENT_SOURCE_DIR is tests/.
+if(TARGET tally_render)
+  tally_add_unit_test(test_render
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_render.c
+    LIBS tally_render tally_analyze
+    LABELS render)
+endif()

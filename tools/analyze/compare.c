@@ -1,0 +1,712 @@
+/*
+ * compare.c - a baseline aggregate against a candidate (see compare.h):
+ * matching names per rank and overall, per-row statistics and verdicts, the
+ * geometric mean of ratios and the GPU breakdown of each rank.
+ *
+ * Each side is first flattened into items, one per (group, name, session),
+ * sorted by group, name and rank; the two sorted lists are then walked
+ * together like a merge, one block of equal (group, name) at a time, so
+ * matching is O(n log n) and the rows come out in a deterministic order.
+ * Kernels are taken as the aggregate takes them: from the GPU window when the
+ * session has a GPU analysis, else from the trace's own statistics.
+ */
+#define _GNU_SOURCE
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "significance.h"
+
+void tl_cmp_options_init(tl_cmp_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->metric = TL_CMP_MEDIAN;
+    o->threshold_pct = 5.0;
+    o->alpha = 0.05;
+    o->confidence = 0.95;
+    o->correction = TL_CMP_HOLM;
+    o->groups = ((1u << TL_CMP_NGROUPS) - 1) & ~(1u << TL_GROUP_PYTHON) & ~(1u << TL_GROUP_OTHER);
+}
+
+const char *tl_verdict_name(int v)
+{
+    static const char *names[TL_VERDICT_COUNT] = {
+        "unchanged", "regression", "improvement", "added", "removed", "too_few_samples",
+    };
+    return v >= 0 && v < TL_VERDICT_COUNT ? names[v] : "unchanged";
+}
+
+const char *tl_cmp_group_name(int group)
+{
+    return group == TL_CMP_GROUP_STEPS ? "steps" : tl_group_name(group);
+}
+
+const char *tl_cmp_metric_name(int metric)
+{
+    return metric == TL_CMP_MEAN ? "mean" : metric == TL_CMP_TOTAL ? "total" : "median";
+}
+
+int tl_cmp_metric_parse(const char *s)
+{
+    for (int m = TL_CMP_MEDIAN; m <= TL_CMP_TOTAL; m++)
+        if (!strcmp(s, tl_cmp_metric_name(m)))
+            return m;
+    return -1;
+}
+
+/* ---- normalized names ---------------------------------------------------- */
+
+/* Index just past the bracket closing the one at s[i], or 0 when unbalanced. */
+static size_t close_of(const char *s, size_t n, size_t i, char open, char close)
+{
+    int depth = 0;
+    for (size_t k = i; k < n; k++) {
+        if (s[k] == open)
+            depth++;
+        else if (s[k] == close && --depth == 0)
+            return k + 1;
+    }
+    return 0;
+}
+
+/* Copy s without its balanced <...> groups into out; returns the length. */
+static size_t drop_templates(const char *s, size_t n, char *out)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n;) {
+        size_t end = s[i] == '<' ? close_of(s, n, i, '<', '>') : 0;
+        if (end) {
+            i = end;
+            continue;
+        }
+        out[len++] = s[i++];
+    }
+    return len;
+}
+
+/* Length of s without a parameter list at its end: a balanced (...) that
+ * closes the name, possibly followed by " const", and that follows the
+ * function's name directly. A group inside the name ("(anonymous
+ * namespace)::f") or after a space ("Memcpy HtoD (Pinned -> Device)") stays. */
+static size_t drop_params(const char *s, size_t n)
+{
+    size_t end = n;
+    while (end > 0 && s[end - 1] == ' ')
+        end--;
+    if (end >= 6 && !memcmp(s + end - 6, " const", 6))
+        end -= 6;
+    if (end == 0 || s[end - 1] != ')')
+        return n;
+    int depth = 0;
+    for (size_t k = end; k-- > 0;) {
+        if (s[k] == ')')
+            depth++;
+        else if (s[k] == '(' && --depth == 0)
+            return k > 0 && s[k - 1] != ' ' ? k : n;
+    }
+    return n;
+}
+
+/* Start of the text after the last top-level space (drops "void "). */
+static size_t after_return_type(const char *s, size_t n)
+{
+    int depth = 0;
+    size_t start = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (s[k] == '(')
+            depth++;
+        else if (s[k] == ')')
+            depth--;
+        else if (s[k] == ' ' && depth == 0 && k + 1 < n)
+            start = k + 1;
+    }
+    return start;
+}
+
+/* Length without a trailing number and the separator before it. */
+static size_t drop_number(const char *s, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && s[k - 1] >= '0' && s[k - 1] <= '9')
+        k--;
+    if (k == n || k == 0)
+        return n;
+    if (k > 1 && strchr("#_.-:", s[k - 1]) != NULL)
+        k--;
+    return k;
+}
+
+char *tl_compare_normalize(const char *name)
+{
+    /* Order matters: templates first (they hold commas, spaces and
+     * parentheses), then the parameters, then the return type, then numbers. */
+    size_t n = strlen(name);
+    char *buf = malloc(n + 1);
+    if (buf == NULL)
+        return NULL;
+    size_t len = drop_templates(name, n, buf), full = len;
+    len = drop_params(buf, len);
+    int signature = len < full; /* a return type only comes with a parameter list */
+    while (len > 0 && buf[len - 1] == ' ')
+        len--;
+    size_t start = signature ? after_return_type(buf, len) : 0;
+    len = start + drop_number(buf + start, len - start);
+    if (len == start) { /* nothing left: keep the name */
+        memcpy(buf, name, n + 1);
+        return buf;
+    }
+    memmove(buf, buf + start, len - start);
+    buf[len - start] = '\0';
+    return buf;
+}
+
+/* ---- one side as sorted items ------------------------------------------- */
+
+typedef struct item {
+    int group;
+    char *key;                /* owned: the name, normalized or not */
+    int rank;
+    const tl_dur_stat *d;     /* a name's statistics; NULL for steps */
+    double summary_median;    /* a report's summary median when d has no samples */
+    const tl_sstep *steps;
+    size_t nsteps;
+} item;
+
+typedef struct side {
+    item *items;
+    size_t n, cap;
+} side;
+
+static void side_release(side *sd)
+{
+    for (size_t i = 0; i < sd->n; i++)
+        free(sd->items[i].key);
+    free(sd->items);
+    memset(sd, 0, sizeof *sd);
+}
+
+static int side_push(side *sd, const item *it, const char *name, int normalize)
+{
+    if (sd->n == sd->cap) {
+        size_t cap = sd->cap ? sd->cap * 2 : 256;
+        item *x = realloc(sd->items, cap * sizeof *x);
+        if (x == NULL)
+            return -1;
+        sd->items = x;
+        sd->cap = cap;
+    }
+    item *dst = &sd->items[sd->n];
+    *dst = *it;
+    dst->key = normalize ? tl_compare_normalize(name) : strdup(name);
+    if (dst->key == NULL)
+        return -1;
+    sd->n++;
+    return 0;
+}
+
+static int counts_session(const tl_session *s)
+{
+    return s->rank >= 0 && s->companion_of == NULL;
+}
+
+static int want(const tl_cmp_options *o, int group)
+{
+    return (o->groups >> group) & 1u;
+}
+
+/* The items of one session. */
+static int collect_session(side *sd, const tl_session *s, const tl_cmp_options *o)
+{
+    int windowed = s->gpu.present, rc = 0;
+    for (size_t k = 0; rc == 0 && k < s->nnames; k++) {
+        const tl_sname *sn = &s->names[k];
+        if ((windowed && sn->group == TL_GROUP_KERNELS) || !want(o, sn->group))
+            continue;
+        item it = { sn->group, NULL, s->rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0 };
+        rc = side_push(sd, &it, sn->name, o->normalize);
+    }
+    for (size_t k = 0; rc == 0 && windowed && want(o, TL_GROUP_KERNELS) && k < s->nkernels; k++) {
+        item it = { TL_GROUP_KERNELS, NULL, s->rank, &s->kernels[k].d, NAN, NULL, 0 };
+        rc = side_push(sd, &it, s->kernels[k].name, o->normalize);
+    }
+    if (rc == 0 && s->nsteps > 0 && want(o, TL_CMP_GROUP_STEPS)) {
+        item it = { TL_CMP_GROUP_STEPS, NULL, s->rank, NULL, NAN, s->steps, s->nsteps };
+        rc = side_push(sd, &it, TL_CMP_STEP_NAME, 0);
+    }
+    return rc;
+}
+
+static int by_key(const item *a, const item *b)
+{
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+static int by_key_rank(const void *x, const void *y)
+{
+    const item *a = x, *b = y;
+    int c = by_key(a, b);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o)
+{
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (counts_session(&a->sessions[i]) && collect_session(sd, &a->sessions[i], o) != 0)
+            return -1;
+    if (sd->n > 1)
+        qsort(sd->items, sd->n, sizeof *sd->items, by_key_rank);
+    return 0;
+}
+
+/* ---- statistics of one side of a row ---------------------------------------- */
+
+typedef struct vec {
+    double *v;
+    size_t n, cap;
+} vec;
+
+static int vec_reserve(vec *v, size_t more)
+{
+    if (v->n + more <= v->cap)
+        return 0;
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + more)
+        cap *= 2;
+    double *x = realloc(v->v, cap * sizeof *x);
+    if (x == NULL)
+        return -1;
+    v->v = x;
+    v->cap = cap;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Add one item's count, total and samples. */
+static int take_item(const item *it, tl_cmp_side *st, vec *samples)
+{
+    if (it->d != NULL) {
+        st->count += it->d->count;
+        st->total += (double)it->d->total;
+        if (vec_reserve(samples, it->d->nsamples) != 0)
+            return -1;
+        for (uint32_t k = 0; k < it->d->nsamples; k++)
+            samples->v[samples->n++] = (double)it->d->samples[k];
+        return 0;
+    }
+    if (vec_reserve(samples, it->nsteps) != 0)
+        return -1;
+    for (size_t k = 0; k < it->nsteps; k++) {
+        double dur = it->steps[k].dur_ns > 0 ? (double)it->steps[k].dur_ns : 0;
+        st->count++;
+        st->total += dur;
+        samples->v[samples->n++] = dur;
+    }
+    return 0;
+}
+
+/* The side of a row over items [0, n) of one (group, name), on one rank
+ * (rank -1: all). samples gets the sorted samples. */
+static int side_stat(const item *it, size_t n, int rank, double confidence, tl_cmp_side *st, vec *samples)
+{
+    memset(st, 0, sizeof *st);
+    st->mean = st->median = st->ci_lo = st->ci_hi = NAN;
+    samples->n = 0;
+    size_t nitems = 0;
+    double summary = NAN;
+    for (size_t i = 0; i < n; i++) {
+        if (rank >= 0 && it[i].rank != rank)
+            continue;
+        if (take_item(&it[i], st, samples) != 0)
+            return -1;
+        summary = it[i].summary_median;
+        nitems++;
+    }
+    if (nitems == 0)
+        return 0;
+    st->present = 1;
+    st->nsamples = samples->n;
+    if (samples->n > 1)
+        qsort(samples->v, samples->n, sizeof *samples->v, cmp_double);
+    if (st->count > 0)
+        st->mean = st->total / (double)st->count;
+    /* A summary median stands only for a single summary without samples. */
+    st->median = samples->n ? tl_signif_median_sorted(samples->v, samples->n) : nitems == 1 ? summary : NAN;
+    tl_signif_median_ci(samples->v, samples->n, confidence, &st->ci_lo, &st->ci_hi, NULL);
+    return 0;
+}
+
+/* ---- rows ------------------------------------------------------------------- */
+
+static double metric_of(const tl_cmp_side *s, int metric)
+{
+    if (!s->present)
+        return NAN;
+    return metric == TL_CMP_MEAN ? s->mean : metric == TL_CMP_TOTAL ? s->total : s->median;
+}
+
+/* Delta and U test of a row whose sides are filled in; the verdicts of
+ * tested rows wait for the correction (decide). */
+static int judge(tl_cmp_row *r, const vec *bs, const vec *cs, const tl_cmp_options *o)
+{
+    r->u = r->p_value = r->p_adjusted = r->delta_pct = NAN;
+    r->value_base = metric_of(&r->base, o->metric);
+    r->value_cand = metric_of(&r->cand, o->metric);
+    r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
+    if (!r->base.present || !r->cand.present) {
+        r->verdict = r->base.present ? TL_VERDICT_REMOVED : TL_VERDICT_ADDED;
+        return 0;
+    }
+    if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0)
+        r->delta_pct = 100.0 * (r->value_cand - r->value_base) / r->value_base;
+    if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES) {
+        r->verdict = TL_VERDICT_TOO_FEW;
+        return 0;
+    }
+    tl_mwu t;
+    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &t) != 0)
+        return -1;
+    r->u = t.u;
+    r->p_value = t.p;
+    r->test = t.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
+    r->verdict = TL_VERDICT_UNCHANGED;
+    return 0;
+}
+
+/* The all-ranks row's p from its per-rank rows rows[from, to): the smallest
+ * p times the number of ranks tested (ranks of a run are not independent). */
+static void p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
+{
+    double min = NAN;
+    size_t k = 0;
+    for (size_t i = from; i < to; i++) {
+        if (rows[i].test == TL_TEST_NONE)
+            continue;
+        if (k == 0 || rows[i].p_value < min)
+            min = rows[i].p_value;
+        k++;
+    }
+    if (k == 0 || all->test == TL_TEST_NONE)
+        return;
+    all->p_value = fmin(1.0, (double)k * min);
+    all->test = TL_TEST_RANKS;
+}
+
+/* Correct the p-values for the number of tests, then give the tested rows
+ * their verdicts and count every verdict. */
+static int decide(tl_compare *c)
+{
+    double *p = malloc((c->nrows + 1) * sizeof *p), *adj = malloc((c->nrows + 1) * sizeof *adj);
+    int rc = -1;
+    if (p == NULL || adj == NULL)
+        goto out;
+    for (size_t i = 0; i < c->nrows; i++)
+        p[i] = c->rows[i].test != TL_TEST_NONE ? c->rows[i].p_value : NAN;
+    if (c->opt.correction == TL_CMP_HOLM) {
+        if (tl_signif_holm(p, c->nrows, adj) != 0)
+            goto out;
+    } else {
+        memcpy(adj, p, c->nrows * sizeof *adj);
+    }
+    for (size_t i = 0; i < c->nrows; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        if (r->test != TL_TEST_NONE) {
+            r->p_adjusted = adj[i];
+            r->significant = adj[i] < c->opt.alpha;
+            if (r->significant && r->delta_pct > c->opt.threshold_pct)
+                r->verdict = TL_VERDICT_REGRESSION;
+            else if (r->significant && r->delta_pct < -c->opt.threshold_pct)
+                r->verdict = TL_VERDICT_IMPROVEMENT;
+        }
+        c->counts[r->verdict]++;
+    }
+    rc = 0;
+out:
+    free(p);
+    free(adj);
+    return rc;
+}
+
+static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank)
+{
+    if (c->nrows == c->rows_cap) {
+        size_t cap = c->rows_cap ? c->rows_cap * 2 : 256;
+        tl_cmp_row *x = realloc(c->rows, cap * sizeof *x);
+        if (x == NULL)
+            return NULL;
+        c->rows = x;
+        c->rows_cap = cap;
+    }
+    tl_cmp_row *r = &c->rows[c->nrows];
+    memset(r, 0, sizeof *r);
+    r->name = strdup(name);
+    if (r->name == NULL)
+        return NULL;
+    r->group = group;
+    r->rank = rank;
+    c->nrows++;
+    return r;
+}
+
+typedef struct block {
+    const item *b, *c;        /* the items of each side (NULL when absent) */
+    size_t nb, nc;
+} block;
+
+/* One row of a block on a rank (-1: all). Nothing when neither side has it. */
+static int block_row(tl_compare *c, const block *bl, int rank, vec *bs, vec *cs)
+{
+    tl_cmp_side b, cd;
+    if (side_stat(bl->b, bl->nb, rank, c->opt.confidence, &b, bs) != 0 ||
+        side_stat(bl->c, bl->nc, rank, c->opt.confidence, &cd, cs) != 0)
+        return -1;
+    if (!b.present && !cd.present)
+        return 0;
+    const item *any = bl->nb ? bl->b : bl->c;
+    tl_cmp_row *r = new_row(c, any->group, any->key, rank);
+    if (r == NULL)
+        return -1;
+    r->base = b;
+    r->cand = cd;
+    return judge(r, bs, cs, &c->opt);
+}
+
+/* The ranks present in both runs, ascending (malloc'd). */
+static int *matched_ranks(const tl_aggregate *a, const tl_aggregate *b, size_t *n)
+{
+    int *out = malloc((a->nranks + 1) * sizeof *out);
+    *n = 0;
+    for (size_t i = 0; out && i < a->nranks; i++)
+        for (size_t k = 0; k < b->nranks; k++)
+            if (a->ranks[i].rank == b->ranks[k].rank)
+                out[(*n)++] = a->ranks[i].rank;
+    return out;
+}
+
+/* The overall row of a block and, when the name is on both sides, a row per
+ * matched rank that has it. */
+static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_t nranks, vec *bs, vec *cs)
+{
+    size_t all = c->nrows;
+    if (block_row(c, bl, -1, bs, cs) != 0)
+        return -1;
+    if (bl->nb == 0 || bl->nc == 0)
+        return 0; /* added or removed: listed once, not per rank */
+    for (size_t i = 0; i < nranks; i++)
+        if (block_row(c, bl, ranks[i], bs, cs) != 0)
+            return -1;
+    p_from_ranks(&c->rows[all], c->rows, all + 1, c->nrows);
+    return 0;
+}
+
+static size_t block_end(const side *sd, size_t i)
+{
+    size_t j = i + 1;
+    while (j < sd->n && by_key(&sd->items[i], &sd->items[j]) == 0)
+        j++;
+    return j;
+}
+
+static int walk(tl_compare *c, const side *sb, const side *sc)
+{
+    size_t nranks;
+    int *ranks = matched_ranks(c->base, c->cand, &nranks);
+    vec bs = { 0 }, cs = { 0 };
+    int rc = ranks ? 0 : -1;
+    size_t i = 0, k = 0;
+    while (rc == 0 && (i < sb->n || k < sc->n)) {
+        int order = i >= sb->n ? 1 : k >= sc->n ? -1 : by_key(&sb->items[i], &sc->items[k]);
+        size_t ie = order <= 0 ? block_end(sb, i) : i, ke = order >= 0 ? block_end(sc, k) : k;
+        block bl = { sb->items + i, sc->items + k, ie - i, ke - k };
+        rc = compare_block(c, &bl, ranks, nranks, &bs, &cs);
+        i = ie;
+        k = ke;
+    }
+    free(ranks);
+    free(bs.v);
+    free(cs.v);
+    return rc;
+}
+
+/* ---- overall figures ---------------------------------------------------------- */
+
+static int geomean(tl_compare *c)
+{
+    double *b = malloc((c->nrows + 1) * sizeof *b), *x = malloc((c->nrows + 1) * sizeof *x);
+    if (b == NULL || x == NULL) {
+        free(b);
+        free(x);
+        return -1;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->rank < 0 && r->base.present && r->cand.present) {
+            b[n] = r->value_base;
+            x[n++] = r->value_cand;
+        }
+    }
+    c->geomean_ratio = tl_signif_geomean_ratio(b, x, n, &c->geomean_n);
+    free(b);
+    free(x);
+    return 0;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+    return whole > 0 ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+static void gpu_side(tl_cmp_gpu *g, int s, const tl_gpu_breakdown *b)
+{
+    g->present[s] = b != NULL && b->present;
+    g->idle_pct[s] = g->compute_pct[s] = g->non_compute_pct[s] = g->overlap_pct[s] = NAN;
+    if (!g->present[s])
+        return;
+    g->idle_pct[s] = pct(b->idle, b->kernel_time);
+    g->compute_pct[s] = pct(b->compute, b->kernel_time);
+    g->non_compute_pct[s] = pct(b->non_compute, b->kernel_time);
+    g->overlap_pct[s] = pct(b->comm_compute, b->comm);
+}
+
+/* The ranks' breakdowns added up (the figures are ratios of sums). */
+static tl_gpu_breakdown gpu_total(const tl_aggregate *a)
+{
+    tl_gpu_breakdown t;
+    memset(&t, 0, sizeof t);
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_gpu_breakdown *g = &a->ranks[i].gpu;
+        if (!g->present)
+            continue;
+        t.present = 1;
+        t.kernel_time += g->kernel_time;
+        t.idle += g->idle;
+        t.compute += g->compute;
+        t.non_compute += g->non_compute;
+        t.comm += g->comm;
+        t.comm_compute += g->comm_compute;
+    }
+    return t;
+}
+
+static const tl_gpu_breakdown *rank_gpu(const tl_aggregate *a, int rank)
+{
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].rank == rank)
+            return &a->ranks[i].gpu;
+    return NULL;
+}
+
+static int has_rank(const tl_aggregate *a, int rank)
+{
+    return rank_gpu(a, rank) != NULL;
+}
+
+static int gpu_rows(tl_compare *c)
+{
+    const tl_aggregate *a[2] = { c->base, c->cand };
+    c->gpu = calloc(a[0]->nranks + a[1]->nranks + 1, sizeof *c->gpu);
+    c->ranks_base_only = malloc((a[0]->nranks + 1) * sizeof *c->ranks_base_only);
+    c->ranks_cand_only = malloc((a[1]->nranks + 1) * sizeof *c->ranks_cand_only);
+    if (c->gpu == NULL || c->ranks_base_only == NULL || c->ranks_cand_only == NULL)
+        return -1;
+    tl_cmp_gpu *all = &c->gpu[c->ngpu++];
+    all->rank = -1;
+    for (int s = 0; s < 2; s++) {
+        tl_gpu_breakdown t = gpu_total(a[s]);
+        gpu_side(all, s, &t);
+    }
+    /* Ranks of either side, ascending: merge the two sorted rank lists. */
+    size_t i = 0, k = 0;
+    while (i < a[0]->nranks || k < a[1]->nranks) {
+        int rb = i < a[0]->nranks ? a[0]->ranks[i].rank : INT32_MAX;
+        int rcand = k < a[1]->nranks ? a[1]->ranks[k].rank : INT32_MAX;
+        int rank = rb < rcand ? rb : rcand;
+        tl_cmp_gpu *g = &c->gpu[c->ngpu++];
+        g->rank = rank;
+        gpu_side(g, 0, rank_gpu(a[0], rank));
+        gpu_side(g, 1, rank_gpu(a[1], rank));
+        if (!has_rank(a[1], rank))
+            c->ranks_base_only[c->nbase_only++] = rank;
+        if (!has_rank(a[0], rank))
+            c->ranks_cand_only[c->ncand_only++] = rank;
+        i += rb == rank;
+        k += rcand == rank;
+    }
+    return 0;
+}
+
+int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o)
+{
+    memset(c, 0, sizeof *c);
+    if (o)
+        c->opt = *o;
+    else
+        tl_cmp_options_init(&c->opt);
+    c->base = base;
+    c->cand = cand;
+    c->geomean_ratio = NAN;
+    side sb = { 0 }, sc = { 0 };
+    int rc = -1;
+    if (collect(&sb, base, &c->opt) != 0 || collect(&sc, cand, &c->opt) != 0)
+        goto out;
+    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0)
+        goto out;
+    rc = 0;
+out:
+    side_release(&sb);
+    side_release(&sc);
+    return rc;
+}
+
+void tl_compare_release(tl_compare *c)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        free(c->rows[i].name);
+    free(c->rows);
+    free(c->gpu);
+    free(c->ranks_base_only);
+    free(c->ranks_cand_only);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- ordering for the outputs ----------------------------------------------- */
+
+typedef struct impact_ctx {
+    const tl_cmp_row *rows;
+} impact_ctx;
+
+static int by_impact(const void *x, const void *y, void *ctx)
+{
+    const tl_cmp_row *rows = ((const impact_ctx *)ctx)->rows;
+    const tl_cmp_row *a = &rows[*(const size_t *)x], *b = &rows[*(const size_t *)y];
+    double ia = fabs(a->impact_ns), ib = fabs(b->impact_ns);
+    if (ia != ib)
+        return ia < ib ? 1 : -1;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    int s = strcmp(a->name, b->name);
+    return s ? s : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+size_t *tl_compare_by_impact(const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx, size_t *n)
+{
+    size_t *idx = malloc((c->nrows + 1) * sizeof *idx);
+    *n = 0;
+    if (idx == NULL)
+        return NULL;
+    for (size_t i = 0; i < c->nrows; i++)
+        if (keep == NULL || keep(&c->rows[i], ctx))
+            idx[(*n)++] = i;
+    impact_ctx ic = { c->rows };
+    qsort_r(idx, *n, sizeof *idx, by_impact, &ic);
+    return idx;
+}

@@ -1,0 +1,186 @@
+/*
+ * compare.h - `tally compare`: a baseline run against a candidate run.
+ *
+ * The one idea: both runs are finished aggregates (tl_aggregate), and a
+ * comparison is a list of rows, one per (group, name) overall and per rank
+ * present in both runs, each with both sides' medians and confidence
+ * intervals, the delta of the chosen metric, a Mann–Whitney U test over the
+ * raw samples (per call, per iteration, per step) and a verdict. Everything
+ * the outputs show (HTML, JSON, Markdown, JUnit) is read from that list, so
+ * they cannot disagree.
+ *
+ * Names are matched exactly, or by their normalized form (--normalize: C++
+ * template arguments, parameter lists, return types and numeric suffixes
+ * dropped), in which case the samples of every name that normalizes the same
+ * are pooled. Ranks are matched by rank number. The statistics are those of
+ * significance.h; a regression is a significant slowdown of more than the
+ * threshold in the chosen metric, an improvement likewise.
+ *
+ * Two choices keep a comparison of two identical setups (A/A) quiet, which a
+ * CI gate needs. First, a comparison runs hundreds of tests, so at a per-test
+ * alpha of 0.05 some would fire by chance: by default the p-values are
+ * adjusted with Holm's method, so alpha bounds the chance of any false
+ * verdict in the whole comparison (--correction none tests each row at
+ * alpha). Second, the ranks of one run are not independent samples (they run
+ * the same steps in lock step and share the run's conditions), so pooling
+ * them would overstate the evidence: the all-ranks row's median, interval and
+ * delta come from the pooled samples, but its p-value is the smallest
+ * per-rank p times the number of ranks tested (Bonferroni, valid under any
+ * dependence), or the pooled test when no rank could be tested alone.
+ */
+#ifndef TALLY_COMPARE_H
+#define TALLY_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "aggregate.h"
+#include "json_writer.h"
+
+/* Steps are compared like a group of their own, after the name groups. */
+#define TL_CMP_GROUP_STEPS TL_GROUP_COUNT
+#define TL_CMP_NGROUPS (TL_GROUP_COUNT + 1)
+/* The name of the steps row. */
+#define TL_CMP_STEP_NAME "step"
+
+/* A side needs this many samples for the U test. */
+#define TL_CMP_MIN_SAMPLES 4
+
+enum tl_cmp_metric { TL_CMP_MEDIAN = 0, TL_CMP_MEAN, TL_CMP_TOTAL };
+
+/* How the p-values of a comparison's many tests are corrected. */
+enum tl_cmp_correction { TL_CMP_HOLM = 0, TL_CMP_NO_CORRECTION };
+
+/* Where a row's p-value comes from. */
+enum tl_cmp_test {
+    TL_TEST_NONE = 0,           /* not tested (added, removed, too few samples) */
+    TL_TEST_EXACT,              /* U test, exact null distribution */
+    TL_TEST_NORMAL,             /* U test, normal approximation */
+    TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
+};
+
+enum tl_verdict {
+    TL_VERDICT_UNCHANGED = 0,
+    TL_VERDICT_REGRESSION,
+    TL_VERDICT_IMPROVEMENT,
+    TL_VERDICT_ADDED,           /* only in the candidate */
+    TL_VERDICT_REMOVED,         /* only in the baseline */
+    TL_VERDICT_TOO_FEW,         /* a side has fewer than TL_CMP_MIN_SAMPLES samples */
+    TL_VERDICT_COUNT
+};
+
+typedef struct tl_cmp_options {
+    int metric;                 /* tl_cmp_metric: what delta_pct and the geomean compare */
+    double threshold_pct;       /* a regression is slower by more than this (5) */
+    double alpha;               /* significance level (0.05), of the family with TL_CMP_HOLM */
+    int correction;             /* tl_cmp_correction */
+    double confidence;          /* of the median's interval (0.95) */
+    int normalize;              /* match names by tl_compare_normalize */
+    unsigned groups;            /* bit (1 << group) for each group compared, steps included */
+} tl_cmp_options;
+
+/* Defaults: median, 5 %, alpha 0.05 with Holm's correction, 95 % intervals,
+ * exact names, every group except Python functions and "other" (too many,
+ * too noisy to gate on). */
+void tl_cmp_options_init(tl_cmp_options *o);
+
+/* One side of a row. Times in ns; NaN unknown. */
+typedef struct tl_cmp_side {
+    int present;
+    uint64_t count;             /* calls (steps) */
+    double total, mean, median; /* median of the samples (a report's summary median without them) */
+    double ci_lo, ci_hi;        /* the median's interval; NaN with too few samples */
+    size_t nsamples;            /* the samples tested: each session keeps up to TL_PROFILE_MAX_SAMPLES per name */
+} tl_cmp_side;
+
+typedef struct tl_cmp_row {
+    int group;                  /* tl_group or TL_CMP_GROUP_STEPS */
+    char *name;                 /* as matched (normalized with --normalize) */
+    int rank;                   /* -1: all ranks */
+    tl_cmp_side base, cand;
+    double value_base, value_cand; /* the chosen metric */
+    double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
+    double impact_ns;           /* cand.total - base.total (what the bars sort by) */
+    double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
+    double p_adjusted;          /* p after the correction for all the comparison's tests */
+    int test;                   /* tl_cmp_test */
+    int significant;            /* p_adjusted < alpha */
+    int verdict;                /* tl_verdict */
+} tl_cmp_row;
+
+/* The GPU temporal breakdown of a rank (or all ranks: rank -1) on each side,
+ * in % of kernel time (HTA's definitions; overlap: % of communication time
+ * overlapped by compute). [0] baseline, [1] candidate; NaN unknown. */
+typedef struct tl_cmp_gpu {
+    int rank;
+    int present[2];
+    double idle_pct[2], compute_pct[2], non_compute_pct[2], overlap_pct[2];
+} tl_cmp_gpu;
+
+typedef struct tl_compare {
+    tl_cmp_options opt;
+    const tl_aggregate *base, *cand; /* borrowed: must outlive the comparison */
+    tl_cmp_row *rows;           /* by group, name, then rank (-1 first) */
+    size_t nrows, rows_cap;
+    tl_cmp_gpu *gpu;            /* all ranks first, then each rank of either side */
+    size_t ngpu;
+    int *ranks_base_only, *ranks_cand_only;
+    size_t nbase_only, ncand_only;
+    double geomean_ratio;       /* over names matched overall; NaN when none */
+    size_t geomean_n;
+    size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
+} tl_compare;
+
+/* Compare two finished aggregates. c is initialized here; release it either
+ * way. The aggregates are borrowed (the HTML page draws their steps and
+ * timelines). Deterministic: the same aggregates and options give the same
+ * rows. Cost: O(S log S) in the number of samples S of both sides.
+ * Returns 0, or -1 when out of memory. */
+int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o);
+void tl_compare_release(tl_compare *c);
+
+/* "regression", "improvement", "unchanged", "added", "removed", "too_few_samples". */
+const char *tl_verdict_name(int verdict);
+/* A group's name ("kernels", ... "steps"). */
+const char *tl_cmp_group_name(int group);
+/* "median", "mean", "total". */
+const char *tl_cmp_metric_name(int metric);
+/* Parse a metric name; -1 when unknown. */
+int tl_cmp_metric_parse(const char *s);
+
+/* The normalized form of a name, malloc'd (NULL when out of memory):
+ * template arguments <...> (nested), a trailing parameter list (...), a
+ * return type or qualifiers before the last top-level space, and a trailing
+ * number with its separator (#12, _3, .4, 7) are dropped, so
+ * "void foo<float, 4>(float*, int)" becomes "foo" and "ProfilerStep#12"
+ * "ProfilerStep". Unbalanced brackets are kept as they are; a name that
+ * would become empty is kept whole. */
+char *tl_compare_normalize(const char *name);
+
+/* Indices of the rows that pass keep (NULL: all), by |impact_ns| descending,
+ * then name (malloc'd; *n gets the count; NULL when out of memory). */
+size_t *tl_compare_by_impact(const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx, size_t *n);
+
+/* ---- outputs --------------------------------------------------------------
+ * The JSON document (schema/tally-compare.schema.json), in compare_json.c. */
+void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer);
+
+/* The renderers, in tools/render/compare_html.c and compare_text.c. Each
+ * writes to out and returns 0, or -1 when out of memory (write errors on out
+ * are the caller's to check with ferror/fclose). Every string from an input
+ * is escaped for its context. */
+
+/* One self-contained HTML page (inline CSS and SVG, no script, nothing
+ * fetched): headline, delta bars by impact, step times and GPU breakdowns
+ * side by side, the rows, added and removed names. Deterministic. */
+int tl_render_compare_html(FILE *out, const tl_compare *c, const char *version);
+/* GitHub-flavoured Markdown for CI job summaries; rows are capped so the
+ * text stays well under 1 MiB whatever the inputs. */
+int tl_render_compare_markdown(FILE *out, const tl_compare *c);
+/* JUnit XML: a <testsuites> root, one <testsuite> per group, one <testcase>
+ * per compared row (both sides present); a regression is a <failure>, too
+ * few samples <skipped/>. */
+int tl_render_compare_junit(FILE *out, const tl_compare *c);
+
+#endif

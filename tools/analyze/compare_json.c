@@ -1,0 +1,200 @@
+/*
+ * compare_json.c - a comparison as JSON (schema/tally-compare.schema.json):
+ * the options and methods, both runs' inputs and ranks, the overall figures,
+ * then every row and the GPU breakdowns. Unknown numbers (NaN) are null.
+ */
+#include <math.h>
+
+#include "compare.h"
+
+static const char method_test[] =
+    "two-sided Mann-Whitney U over the raw samples; exact null distribution (dynamic programming) when both "
+    "sides have at most 20 samples and there are no ties, else the normal approximation with tie and "
+    "continuity corrections";
+static const char method_all_ranks[] =
+    "all-ranks rows: median, interval and delta of the pooled samples; p the smallest per-rank p times the "
+    "number of ranks tested (Bonferroni; ranks of a run are not independent), or the pooled test when no rank "
+    "could be tested alone";
+static const char method_holm[] =
+    "Holm's step-down adjustment over every tested row of the comparison: significant when p_adjusted < alpha";
+static const char method_none[] = "none: each row is tested at alpha";
+static const char method_ci[] =
+    "distribution-free interval of the median from order statistics [x(k), x(n-k+1)], k the largest with "
+    "P(Binomial(n, 1/2) <= k-1) <= (1-confidence)/2 (exact binomial); null for fewer than 6 samples";
+static const char method_geomean[] =
+    "exp(mean(log(candidate/baseline))) of the chosen metric over the names matched on both sides (all "
+    "ranks), each weighted equally";
+
+static void write_run(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_object_begin(j);
+    tl_json_key(j, "inputs");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nsessions; i++)
+        tl_json_string(j, a->sessions[i].path);
+    tl_json_array_end(j);
+    tl_json_key(j, "ranks");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nranks; i++)
+        tl_json_int(j, a->ranks[i].rank);
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
+static void write_ints(tl_json *j, const char *key, const int *v, size_t n)
+{
+    tl_json_key(j, key);
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < n; i++)
+        tl_json_int(j, v[i]);
+    tl_json_array_end(j);
+}
+
+static void write_ci(tl_json *j, const char *key, const tl_cmp_side *s)
+{
+    tl_json_key(j, key);
+    if (!s->present || !isfinite(s->ci_lo) || !isfinite(s->ci_hi)) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_array_begin(j);
+    tl_json_double(j, s->ci_lo);
+    tl_json_double(j, s->ci_hi);
+    tl_json_array_end(j);
+}
+
+static void kv_side_double(tl_json *j, const char *key, const tl_cmp_side *s, double v)
+{
+    tl_json_kv_double(j, key, s->present ? v : NAN);
+}
+
+static void kv_side_count(tl_json *j, const char *key, const tl_cmp_side *s, uint64_t v)
+{
+    tl_json_key(j, key);
+    if (s->present)
+        tl_json_uint(j, v);
+    else
+        tl_json_null(j);
+}
+
+static void write_row(tl_json *j, const tl_cmp_row *r)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "name", r->name);
+    tl_json_kv_string(j, "group", tl_cmp_group_name(r->group));
+    tl_json_key(j, "rank");
+    if (r->rank >= 0)
+        tl_json_int(j, r->rank);
+    else
+        tl_json_null(j);
+    kv_side_double(j, "baseline", &r->base, r->base.median);
+    kv_side_double(j, "candidate", &r->cand, r->cand.median);
+    write_ci(j, "baseline_ci", &r->base);
+    write_ci(j, "candidate_ci", &r->cand);
+    tl_json_kv_double(j, "delta_pct", r->delta_pct);
+    tl_json_kv_double(j, "p_value", r->p_value);
+    tl_json_kv_double(j, "p_adjusted", r->p_adjusted);
+    tl_json_kv_bool(j, "significant", r->significant);
+    tl_json_kv_string(j, "verdict", tl_verdict_name(r->verdict));
+    tl_json_kv_double(j, "baseline_value", r->value_base);
+    tl_json_kv_double(j, "candidate_value", r->value_cand);
+    kv_side_double(j, "baseline_mean", &r->base, r->base.mean);
+    kv_side_double(j, "candidate_mean", &r->cand, r->cand.mean);
+    kv_side_double(j, "baseline_total", &r->base, r->base.total);
+    kv_side_double(j, "candidate_total", &r->cand, r->cand.total);
+    kv_side_count(j, "baseline_count", &r->base, r->base.count);
+    kv_side_count(j, "candidate_count", &r->cand, r->cand.count);
+    kv_side_count(j, "baseline_samples", &r->base, r->base.nsamples);
+    kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
+    tl_json_kv_double(j, "impact_ns", r->impact_ns);
+    tl_json_kv_double(j, "u", r->u);
+    static const char *tests[] = { NULL, "exact", "normal", "ranks" };
+    tl_json_key(j, "test");
+    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_RANKS)
+        tl_json_string(j, tests[r->test]);
+    else
+        tl_json_null(j);
+    tl_json_object_end(j);
+}
+
+static void write_gpu_side(tl_json *j, const char *key, const tl_cmp_gpu *g, int s)
+{
+    tl_json_key(j, key);
+    if (!g->present[s]) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_double(j, "idle_pct", g->idle_pct[s]);
+    tl_json_kv_double(j, "compute_pct", g->compute_pct[s]);
+    tl_json_kv_double(j, "non_compute_pct", g->non_compute_pct[s]);
+    tl_json_kv_double(j, "overlap_pct", g->overlap_pct[s]);
+    tl_json_object_end(j);
+}
+
+static void write_gpu(tl_json *j, const tl_cmp_gpu *g)
+{
+    tl_json_object_begin(j);
+    tl_json_key(j, "rank");
+    if (g->rank >= 0)
+        tl_json_int(j, g->rank);
+    else
+        tl_json_null(j);
+    write_gpu_side(j, "baseline", g, 0);
+    write_gpu_side(j, "candidate", g, 1);
+    tl_json_object_end(j);
+}
+
+static void write_options(tl_json *j, const tl_compare *c)
+{
+    tl_json_kv_string(j, "metric", tl_cmp_metric_name(c->opt.metric));
+    tl_json_kv_double(j, "threshold_pct", c->opt.threshold_pct);
+    tl_json_kv_double(j, "alpha", c->opt.alpha);
+    tl_json_kv_double(j, "confidence", c->opt.confidence);
+    tl_json_kv_bool(j, "normalize", c->opt.normalize);
+    tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? "holm" : "none");
+    tl_json_key(j, "methods");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "test", method_test);
+    tl_json_kv_string(j, "all_ranks", method_all_ranks);
+    tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? method_holm : method_none);
+    tl_json_kv_string(j, "median_ci", method_ci);
+    tl_json_kv_string(j, "geomean", method_geomean);
+    tl_json_object_end(j);
+}
+
+void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "format", "tally-compare");
+    tl_json_kv_int(j, "version", 1);
+    tl_json_kv_string(j, "producer", producer);
+    write_options(j, c);
+    tl_json_key(j, "baseline");
+    write_run(j, c->base);
+    tl_json_key(j, "candidate");
+    write_run(j, c->cand);
+    write_ints(j, "ranks_only_in_baseline", c->ranks_base_only, c->nbase_only);
+    write_ints(j, "ranks_only_in_candidate", c->ranks_cand_only, c->ncand_only);
+    tl_json_kv_double(j, "geomean_ratio", c->geomean_ratio);
+    tl_json_kv_uint(j, "geomean_names", c->geomean_n);
+    tl_json_kv_uint(j, "regressions", c->counts[TL_VERDICT_REGRESSION]);
+    tl_json_kv_uint(j, "improvements", c->counts[TL_VERDICT_IMPROVEMENT]);
+    tl_json_key(j, "counts");
+    tl_json_object_begin(j);
+    for (int v = 0; v < TL_VERDICT_COUNT; v++)
+        tl_json_kv_uint(j, tl_verdict_name(v), c->counts[v]);
+    tl_json_object_end(j);
+    tl_json_key(j, "rows");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < c->nrows; i++)
+        write_row(j, &c->rows[i]);
+    tl_json_array_end(j);
+    tl_json_key(j, "gpu");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < c->ngpu; i++)
+        write_gpu(j, &c->gpu[i]);
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    tl_json_write(j, "\n", 1);
+}

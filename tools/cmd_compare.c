@@ -1,0 +1,269 @@
+/*
+ * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
+ * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
+ * [--normalize] [--fail-on-regression]`: two runs side by side, with a
+ * significance test per name and a verdict (tools/analyze/compare.h).
+ *
+ * Each side is one argument: anything `tally report` reads (a directory, an
+ * archive, a file) or a partial aggregate from `tally aggregate --partial`.
+ * With --fail-on-regression the exit code is the CI gate: 1 when anything
+ * regressed (each regression is printed on stderr), 0 otherwise.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "aggregate_json.h"
+#include "cli.h"
+#include "commands.h"
+#include "compare.h"
+#include "output.h"
+
+/* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
+static int is_partial(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *want[] = { "{", "\"format\"", ":", "\"tally-partial\"" };
+    const char *p = buf;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        p += strspn(p, " \t\r\n");
+        size_t len = strlen(want[i]);
+        if (strncmp(p, want[i], len) != 0)
+            return 0;
+        p += len;
+    }
+    return 1;
+}
+
+static int load_partial(const char *path, tl_aggregate *agg)
+{
+    char err[512] = "";
+    tl_aggregate_init(agg, NULL);
+    if (tl_partial_read(agg, path, err, sizeof err) != 0) {
+        fprintf(stderr, "tally: %s: %s\n", path, err);
+        return TL_EXIT_NO_INPUT;
+    }
+    if (tl_aggregate_finish(agg) != 0) {
+        fprintf(stderr, "tally: out of memory\n");
+        return TL_EXIT_NO_INPUT;
+    }
+    if (agg->nranks == 0) {
+        fprintf(stderr, "tally: %s: no usable session in the partial aggregate\n", path);
+        return TL_EXIT_NO_INPUT;
+    }
+    return TL_EXIT_OK;
+}
+
+/* One side (one argument) into a finished aggregate; release it either way. */
+static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
+                     size_t *warnings)
+{
+    if (is_partial(input))
+        return load_partial(input, agg);
+    tl_cli one = *cli;
+    one.inputs = &input;
+    one.ninputs = 1;
+    return tl_cli_analyze(&one, aopt, agg, warnings);
+}
+
+/* "5%", "5" or "2.5 %": a percentage from 0 to 1000. */
+static int parse_threshold(const char *s, double *pct)
+{
+    char *end;
+    double v = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    if (*end == '%')
+        end++;
+    if (end == s || *end != '\0' || !isfinite(v) || v < 0 || v > 1000)
+        return -1;
+    *pct = v;
+    return 0;
+}
+
+enum out_kind { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
+
+/* Render one kind of output into o; 0, or -1 when out of memory. */
+static int render(tl_output *o, int kind, const tl_compare *c)
+{
+    switch (kind) {
+    case OUT_HTML: return tl_render_compare_html(o->f, c, TALLY_VERSION);
+    case OUT_MARKDOWN: return tl_render_compare_markdown(o->f, c);
+    case OUT_JUNIT: return tl_render_compare_junit(o->f, c);
+    default: tl_compare_write_json(tl_output_json(o), c, "tally " TALLY_VERSION); return 0;
+    }
+}
+
+/* Write one output atomically; TL_EXIT_OK or TL_EXIT_OUTPUT. */
+static int write_output(const char *path, const tl_cli *cli, const tl_compare *c, int kind)
+{
+    tl_output o;
+    if (tl_output_open(&o, path, cli->inputs, cli->ninputs) != 0)
+        return TL_EXIT_OUTPUT;
+    if (render(&o, kind, c) != 0) {
+        fprintf(stderr, "tally: %s: out of memory while rendering\n", path);
+        tl_output_abort(&o);
+        return TL_EXIT_OUTPUT;
+    }
+    return tl_output_close(&o) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
+}
+
+static void print_regressions(const tl_compare *c)
+{
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->verdict != TL_VERDICT_REGRESSION)
+            continue;
+        char where[32] = "all ranks";
+        if (r->rank >= 0)
+            snprintf(where, sizeof where, "rank %d", r->rank);
+        fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f ns), p = %.3g (adjusted %.3g)\n",
+                tl_cmp_group_name(r->group), r->name, where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
+                r->value_base, r->value_cand, r->p_value, r->p_adjusted);
+    }
+}
+
+static void print_summary(FILE *f, const tl_compare *c)
+{
+    const size_t *n = c->counts;
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples; "
+               "%zu added, %zu removed",
+            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
+            n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    if (isfinite(c->geomean_ratio))
+        fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
+                c->geomean_n);
+    fputc('\n', f);
+}
+
+typedef struct compare_args {
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction;
+    int fail, normalize, whole;
+} compare_args;
+
+static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cmp_options *co)
+{
+    static const char usage[] =
+        "usage: tally compare BASELINE CANDIDATE [-o compare.html] [--json F] [--markdown F] [--junit F]\n"
+        "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--fail-on-regression]\n"
+        "  BASELINE, CANDIDATE  one input each: a directory, archive or file `tally report` reads,\n"
+        "                       or a partial aggregate (tally aggregate --partial)\n"
+        "  -o FILE              the HTML page (default: compare.html; - for standard output)\n"
+        "  --json FILE          the comparison as JSON (schema/tally-compare.schema.json)\n"
+        "  --markdown FILE      a Markdown summary for a CI job page (under 1 MiB)\n"
+        "  --junit FILE         JUnit XML: one test case per compared metric\n"
+        "  --threshold P        a regression is a significant slowdown of more than P % (default 5%)\n"
+        "  --metric M           what the deltas and the geomean compare: median (default), mean, total\n"
+        "  --normalize          match names without template arguments, parameters and numeric suffixes\n"
+        "  --correction C       holm (default: alpha 0.05 for the whole comparison) or none (per row)\n"
+        "  --fail-on-regression exit 1 when anything regressed (listed on stderr)\n"
+        "  --whole-trace        GPU breakdown over the whole trace, not the ProfilerStep window";
+    const tl_cli_opt opts[] = {
+        { "--output", "-o", 1, NULL, &a->out },
+        { "--json", NULL, 1, NULL, &a->json },
+        { "--markdown", NULL, 1, NULL, &a->md },
+        { "--junit", NULL, 1, NULL, &a->junit },
+        { "--threshold", NULL, 1, NULL, &a->threshold },
+        { "--metric", NULL, 1, NULL, &a->metric },
+        { "--normalize", NULL, 0, &a->normalize, NULL },
+        { "--correction", NULL, 1, NULL, &a->correction },
+        { "--fail-on-regression", NULL, 0, &a->fail, NULL },
+        { "--whole-trace", NULL, 0, &a->whole, NULL },
+        { NULL, NULL, 0, NULL, NULL },
+    };
+    int rc = tl_cli_parse(cli, argc, argv, opts, usage);
+    if (rc != 0)
+        return rc > 0 ? 1 : -1;
+    if (cli->ninputs != 2) {
+        fprintf(stderr, "tally compare: needs exactly two inputs, BASELINE and CANDIDATE\n%s\n", usage);
+        return -1;
+    }
+    tl_cmp_options_init(co);
+    co->normalize = a->normalize;
+    if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
+        fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
+        return -1;
+    }
+    if (a->correction && strcmp(a->correction, "holm") != 0 && strcmp(a->correction, "none") != 0) {
+        fprintf(stderr, "tally compare: --correction is holm or none, not '%s'\n", a->correction);
+        return -1;
+    }
+    if (a->correction && !strcmp(a->correction, "none"))
+        co->correction = TL_CMP_NO_CORRECTION;
+    if (a->metric && (co->metric = tl_cmp_metric_parse(a->metric)) < 0) {
+        fprintf(stderr, "tally compare: --metric is median, mean or total, not '%s'\n", a->metric);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_outputs(const tl_cli *cli, const compare_args *a, const tl_compare *c)
+{
+    int rc = write_output(a->out, cli, c, OUT_HTML);
+    if (a->json && write_output(a->json, cli, c, OUT_JSON) != TL_EXIT_OK)
+        rc = TL_EXIT_OUTPUT;
+    if (a->md && write_output(a->md, cli, c, OUT_MARKDOWN) != TL_EXIT_OK)
+        rc = TL_EXIT_OUTPUT;
+    if (a->junit && write_output(a->junit, cli, c, OUT_JUNIT) != TL_EXIT_OK)
+        rc = TL_EXIT_OUTPUT;
+    return rc;
+}
+
+int tl_cmd_compare(int argc, char **argv)
+{
+    tl_cli cli;
+    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    tl_cmp_options co;
+    int prc = parse_args(&cli, argc, argv, &a, &co);
+    if (prc != 0) {
+        free(cli.inputs);
+        return prc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
+    }
+    tl_analyze_options aopt;
+    tl_analyze_options_init(&aopt);
+    aopt.whole_trace = a.whole;
+    tl_aggregate base, cand;
+    size_t wb = 0, wc = 0;
+    int rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
+    int rc2 = load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
+    tl_compare c;
+    memset(&c, 0, sizeof c);
+    if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
+        rc = TL_EXIT_NO_INPUT;
+        goto out;
+    }
+    if (tl_compare_run(&c, &base, &cand, &co) != 0) {
+        fprintf(stderr, "tally: out of memory while comparing\n");
+        rc = TL_EXIT_NO_INPUT;
+        goto out;
+    }
+    rc = write_outputs(&cli, &a, &c);
+    if (rc != TL_EXIT_OK)
+        goto out;
+    if (!cli.quiet)
+        print_summary(strcmp(a.out, "-") ? stdout : stderr, &c);
+    if (a.fail && c.counts[TL_VERDICT_REGRESSION] > 0) {
+        print_regressions(&c);
+        rc = TL_EXIT_GATE;
+    } else if (cli.strict && wb + wc > 0) {
+        rc = TL_EXIT_GATE;
+    }
+out:
+    tl_compare_release(&c);
+    tl_aggregate_release(&base);
+    tl_aggregate_release(&cand);
+    free(cli.inputs);
+    return rc;
+}

@@ -1,0 +1,752 @@
+/*
+ * compare_html.c - the `tally compare` page: one self-contained HTML file
+ * (inline CSS and SVG, no script, nothing fetched), see compare.h.
+ *
+ * Sections, in order: headline (what got faster or slower, the geomean),
+ * delta bars of the names whose total time changed most, step times side by
+ * side, GPU breakdowns side by side, both runs' timelines on one time scale,
+ * every compared name by group, added and removed names, and the method.
+ * Every table and chart is capped, so the page's size does not grow with the
+ * inputs; every string from an input goes through escape.h (or svg.h, which
+ * escapes its own text). The page is a function of the comparison alone: the
+ * same inputs give the same bytes.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "escape.h"
+#include "svg.h"
+#include "units.h"
+
+enum {
+    TOP_BARS = 30,        /* delta bars */
+    TOP_NAMES = 5,        /* names in the headline */
+    TABLE_ROWS = 100,     /* rows per table */
+    LIST_ROWS = 100,      /* added / removed names */
+    NAME_MAX = 160,       /* bytes of a name in a table cell */
+    CHART_RANKS = 8,      /* ranks drawn per side in the step chart */
+    GPU_RANKS = 16,       /* ranks in the GPU chart */
+    TL_COLS = 960,        /* timeline columns over the longer run */
+    TL_LANES = 24,        /* timeline lanes per run */
+};
+
+static const char page_css[] =
+    ":root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#5f6368;--line:#d9dce1;--reg:#c23b3b;"
+    "--imp:#2e8b57;--neu:#8d8f94;--cmp:#2f6fdf;--com:#d9822b;--mem:#3a9d5d}\n"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e6e6ea;--bg:#17181b;--muted:#a0a3a8;--line:#3a3d42;"
+    "--reg:#f07070;--imp:#5cc283;--neu:#a5a7ab;--cmp:#6d9cf0;--com:#f0a452;--mem:#5cc283}}\n"
+    "body{font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",sans-serif;color:var(--fg);background:var(--bg);"
+    "margin:0 auto;max-width:1200px;padding:0 1.5rem 3rem}\n"
+    "h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2rem}\n"
+    ".meta,.note{color:var(--muted)}.headline{font-size:1.1rem}\n"
+    "table{border-collapse:collapse;font-size:.88rem;margin:.5rem 0}th,td{padding:.2rem .5rem;"
+    "border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n{text-align:right;"
+    "font-variant-numeric:tabular-nums;white-space:nowrap}td.name{word-break:break-all;max-width:36rem}\n"
+    ".v-regression{color:var(--reg);font-weight:600}.v-improvement{color:var(--imp);font-weight:600}"
+    ".v-unchanged,.v-too_few_samples,.v-added,.v-removed{color:var(--muted)}\n"
+    "svg.chart{max-width:100%;height:auto;display:block;margin:.5rem 0}\n"
+    "svg text{fill:var(--fg);font-size:12px}svg .tick,svg .legend,svg .axlbl{fill:var(--muted);font-size:11px}\n"
+    "svg .grid,svg .axis,svg .zero{stroke:var(--line)}svg .zero{stroke:var(--muted)}\n"
+    "svg .reg{fill:var(--reg)}svg .imp{fill:var(--imp)}svg .neu{fill:var(--neu);opacity:.6}\n"
+    "svg .seg.compute,svg rect.compute{fill:var(--cmp)}svg .seg.comm{fill:var(--com)}svg .seg.idle{fill:var(--line)}\n"
+    "svg path.compute{stroke:var(--cmp)}svg path.comm{stroke:var(--com)}svg path.memory{stroke:var(--mem)}"
+    "svg path.other{stroke:var(--neu)}svg .lane{fill:none}svg path.l1{stroke-opacity:.3}svg path.l2{stroke-opacity:.55}"
+    "svg path.l3{stroke-opacity:.8}svg.timeline path{stroke-width:12}\n"
+    "svg .series polyline{fill:none;stroke-width:1.5}svg .series.s0 polyline,svg line.series.s0{stroke:var(--neu)}"
+    "svg .series.s1 polyline,svg line.series.s1{stroke:var(--cmp)}svg .series circle{fill:currentColor}"
+    "svg .series.s0{color:var(--neu)}svg .series.s1{color:var(--cmp)}\n"
+    "details{margin:.4rem 0}summary{cursor:pointer}\n"
+    "@media print{details{display:block}summary{display:none}}\n";
+
+/* ---- small pieces ------------------------------------------------------------------ */
+
+static void cell_name(FILE *f, const char *name)
+{
+    fputs("<td class=\"name\" title=\"", f);
+    tl_escape_attr_n(f, name, 1000);
+    fputs("\">", f);
+    tl_escape_html_n(f, name, NAME_MAX);
+    fputs("</td>", f);
+}
+
+static void cell_median(FILE *f, const tl_cmp_side *s)
+{
+    char a[48], b[48], c[48];
+    if (!s->present) {
+        fputs("<td class=\"n\">\xe2\x80\x93</td>", f);
+        return;
+    }
+    fprintf(f, "<td class=\"n\">%s", tl_units_dur(a, sizeof a, s->median));
+    if (isfinite(s->ci_lo))
+        fprintf(f, "<br><span class=\"note\">[%s, %s]</span>", tl_units_dur(b, sizeof b, s->ci_lo),
+                tl_units_dur(c, sizeof c, s->ci_hi));
+    fprintf(f, "</td>");
+}
+
+static const char *delta_text(char *buf, size_t len, const tl_cmp_row *r)
+{
+    if (!isfinite(r->delta_pct))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else
+        snprintf(buf, len, "%+.1f%%%s", r->delta_pct, r->significant ? "" : " ~");
+    return buf;
+}
+
+static const char *p_text(char *buf, size_t len, double p)
+{
+    if (!isfinite(p))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else if (p < 0.001)
+        snprintf(buf, len, "&lt;0.001");
+    else
+        snprintf(buf, len, "%.3f", p);
+    return buf;
+}
+
+static const char *verdict_text(int v)
+{
+    return v == TL_VERDICT_TOO_FEW ? "too few samples" : tl_verdict_name(v);
+}
+
+static const char *rank_text(char *buf, size_t len, int rank)
+{
+    if (rank < 0)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%d", rank);
+    return buf;
+}
+
+static int v_overall(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank < 0 && r->verdict == *(const int *)ctx;
+}
+
+static int v_any_rank(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank >= 0 && r->verdict == *(const int *)ctx;
+}
+
+static int matched_names(const tl_cmp_row *r, void *ctx)
+{
+    (void)ctx;
+    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS;
+}
+
+/* ---- head and headline --------------------------------------------------------------- */
+
+static void head(FILE *f, const char *version)
+{
+    fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+          f);
+    fputs("<meta name=\"generator\" content=\"tally ", f);
+    tl_escape_attr(f, version);
+    fputs("\">\n<title>tally compare</title>\n<style>\n", f);
+    fputs(page_css, f);
+    fputs("</style>\n</head>\n<body>\n<header><h1>tally compare: baseline vs candidate</h1>\n", f);
+}
+
+static void run_line(FILE *f, const char *what, const tl_aggregate *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        n += a->sessions[i].rank >= 0;
+    fprintf(f, "<p class=\"meta\">%s: %zu input%s, %zu rank%s", what, n, n == 1 ? "" : "s", a->nranks,
+            a->nranks == 1 ? "" : "s");
+    if (a->nsessions > 0) {
+        fputs(" (", f);
+        tl_escape_html_n(f, a->sessions[0].path, 200);
+        fputs(a->nsessions > 1 ? ", \xe2\x80\xa6)" : ")", f);
+    }
+    fputs("</p>\n", f);
+}
+
+/* "name (+30.1%), name (+12.0%)" for the top overall rows of a verdict. */
+static int headline_names(FILE *f, const tl_compare *c, int verdict, const char *label)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, v_overall, &verdict, &n);
+    if (idx == NULL)
+        return -1;
+    if (n == 0) { /* only some ranks changed */
+        free(idx);
+        idx = tl_compare_by_impact(c, v_any_rank, &verdict, &n);
+        if (idx == NULL)
+            return -1;
+    }
+    if (n > 0) {
+        fprintf(f, "<p><b>%s:</b> ", label);
+        for (size_t i = 0; i < n && i < TOP_NAMES; i++) {
+            const tl_cmp_row *r = &c->rows[idx[i]];
+            char d[48], rb[24];
+            fputs(i ? ", " : "", f);
+            fputs("<code>", f);
+            tl_escape_html_n(f, r->name, 80);
+            if (r->rank >= 0)
+                snprintf(rb, sizeof rb, "rank %d", r->rank);
+            fprintf(f, "</code> (%s %s, %s)", tl_cmp_group_name(r->group), delta_text(d, sizeof d, r),
+                    r->rank < 0 ? "all ranks" : rb);
+        }
+        if (n > TOP_NAMES)
+            fprintf(f, " and %zu more", n - TOP_NAMES);
+        fputs("</p>\n", f);
+    }
+    free(idx);
+    return 0;
+}
+
+static int headline(FILE *f, const tl_compare *c)
+{
+    const size_t *n = c->counts;
+    fputs("<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline\">", f);
+    if (isfinite(c->geomean_ratio)) {
+        double pct = 100.0 * (c->geomean_ratio - 1.0);
+        fprintf(f, "The candidate is <b>%.*f%% %s</b> overall (geometric mean of the %s ratios: %.4f over %zu "
+                   "names). ",
+                fabs(pct) < 1 ? 2 : 1, fabs(pct), pct <= 0 ? "faster" : "slower", tl_cmp_metric_name(c->opt.metric),
+                c->geomean_ratio,
+                c->geomean_n);
+    }
+    fprintf(f, "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
+               "%.4g%%); %zu unchanged, %zu with too few samples, %zu added, %zu removed.</p>\n",
+            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct, n[TL_VERDICT_UNCHANGED],
+            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    if (headline_names(f, c, TL_VERDICT_REGRESSION, "Slower") != 0 ||
+        headline_names(f, c, TL_VERDICT_IMPROVEMENT, "Faster") != 0)
+        return -1;
+    if (c->nbase_only || c->ncand_only)
+        fprintf(f, "<p class=\"note\">%zu rank(s) only in the baseline and %zu only in the candidate are compared "
+                   "in the all-ranks rows only.</p>\n",
+                c->nbase_only, c->ncand_only);
+    fputs("</section>\n", f);
+    return 0;
+}
+
+/* ---- delta bars ------------------------------------------------------------------------ */
+
+enum { DB_W = 960, DB_LABEL = 330, DB_X = 340, DB_PLOT = 520, DB_ROW = 20, DB_TOP = 24 };
+
+static const char *bar_class(const tl_cmp_row *r)
+{
+    return r->verdict == TL_VERDICT_REGRESSION ? "reg" : r->verdict == TL_VERDICT_IMPROVEMENT ? "imp" : "neu";
+}
+
+static void delta_bar(FILE *f, const tl_cmp_row *r, double y, double scale)
+{
+    char d[48], b1[48], b2[48], t[48], p[32];
+    double v = isfinite(r->delta_pct) ? fmax(-scale, fmin(scale, r->delta_pct)) : 0;
+    double zero = DB_X + DB_PLOT / 2.0, w = DB_PLOT / 2.0 * fabs(v) / scale;
+    fputs("<g><title>", f);
+    tl_escape_html_n(f, r->name, 1000);
+    fprintf(f, " (%s): median %s \xe2\x86\x92 %s, %s; total %s%s; p %s</title>", tl_cmp_group_name(r->group),
+            tl_units_dur(b1, sizeof b1, r->base.median), tl_units_dur(b2, sizeof b2, r->cand.median),
+            delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
+            p_text(p, sizeof p, r->p_adjusted));
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", DB_LABEL, y + 13);
+    tl_escape_html_n(f, r->name, 42);
+    fprintf(f, "</text><rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", bar_class(r),
+            v < 0 ? zero - w : zero, y + 2, w);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", DB_X + DB_PLOT + 8.0, y + 13, d);
+}
+
+static int delta_bars(FILE *f, const tl_compare *c)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, matched_names, NULL, &n);
+    if (idx == NULL)
+        return -1;
+    fputs("<section id=\"deltas\"><h2>What changed most</h2>\n", f);
+    if (n == 0) {
+        fputs("<p>No name is in both runs.</p></section>\n", f);
+        free(idx);
+        return 0;
+    }
+    size_t shown = n < TOP_BARS ? n : TOP_BARS;
+    double scale = 5;
+    for (size_t i = 0; i < shown; i++)
+        if (isfinite(c->rows[idx[i]].delta_pct))
+            scale = fmax(scale, fmin(100.0, fabs(c->rows[idx[i]].delta_pct)));
+    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, by the change in their "
+               "total; the bars show the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
+               "not significant (~).</p>\n",
+            shown, tl_cmp_metric_name(c->opt.metric), scale);
+    double h = DB_TOP + (double)shown * DB_ROW + 8, zero = DB_X + DB_PLOT / 2.0;
+    fprintf(f, "<svg class=\"chart deltas\" role=\"img\" aria-labelledby=\"deltas-t\" viewBox=\"0 0 %d %.0f\" "
+               "width=\"%d\" height=\"%.0f\"><title id=\"deltas-t\">Change of the %s per name</title>\n",
+            DB_W, h, DB_W, h, tl_cmp_metric_name(c->opt.metric));
+    fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"14\">%+.0f%% (faster)</text><text class=\"tick\" x=\"%.1f\" y=\"14\" "
+               "text-anchor=\"middle\">0</text><text class=\"tick\" x=\"%d\" y=\"14\" text-anchor=\"end\">%+.0f%% "
+               "(slower)</text>\n",
+            DB_X, -scale, zero, DB_X + DB_PLOT, scale);
+    fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"%.0f\"/>\n", zero, zero, h);
+    for (size_t i = 0; i < shown; i++)
+        delta_bar(f, &c->rows[idx[i]], DB_TOP + (double)i * DB_ROW, scale);
+    fputs("</svg>\n</section>\n", f);
+    free(idx);
+    return 0;
+}
+
+/* ---- steps ---------------------------------------------------------------------------- */
+
+static void steps_table(FILE *f, const tl_compare *c)
+{
+    fputs("<table><tr><th>rank</th><th>baseline median [95% CI]</th><th>candidate median [95% CI]</th>"
+          "<th>\xce\x94</th><th>p (adj.)</th><th>steps</th><th>verdict</th></tr>\n",
+          f);
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->group != TL_CMP_GROUP_STEPS)
+            continue;
+        char rb[16], d[48], p[32];
+        fprintf(f, "<tr><td>%s</td>", rank_text(rb, sizeof rb, r->rank));
+        cell_median(f, &r->base);
+        cell_median(f, &r->cand);
+        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
+                   "<td class=\"v-%s\">%s</td></tr>\n",
+                delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->base.count, r->cand.count,
+                tl_verdict_name(r->verdict), verdict_text(r->verdict));
+    }
+    fputs("</table>\n", f);
+}
+
+typedef struct step_series {
+    tl_svg_series s[2 * CHART_RANKS];
+    double *x[2 * CHART_RANKS], *y[2 * CHART_RANKS];
+    char label[2 * CHART_RANKS][40];
+    size_t n;
+} step_series;
+
+static int add_series(step_series *ss, const tl_rank_result *r, int side)
+{
+    size_t k = ss->n;
+    ss->x[k] = malloc((r->nsteps + 1) * sizeof(double));
+    ss->y[k] = malloc((r->nsteps + 1) * sizeof(double));
+    if (ss->x[k] == NULL || ss->y[k] == NULL) {
+        free(ss->x[k]);
+        free(ss->y[k]);
+        return -1;
+    }
+    for (size_t i = 0; i < r->nsteps; i++) {
+        ss->x[k][i] = (double)i;
+        ss->y[k][i] = (double)r->steps[i].dur_ns;
+    }
+    snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", r->rank);
+    ss->s[k] = (tl_svg_series){ ss->label[k], side ? "s1" : "s0", ss->x[k], ss->y[k], r->nsteps };
+    ss->n++;
+    return 0;
+}
+
+static int steps_chart(FILE *f, const tl_compare *c)
+{
+    step_series ss;
+    memset(&ss, 0, sizeof ss);
+    const tl_aggregate *a[2] = { c->base, c->cand };
+    int rc = 0;
+    for (int side = 0; side < 2 && rc == 0; side++)
+        for (size_t i = 0, drawn = 0; i < a[side]->nranks && drawn < CHART_RANKS && rc == 0; i++)
+            if (a[side]->ranks[i].nsteps > 0) {
+                rc = add_series(&ss, &a[side]->ranks[i], side);
+                drawn++;
+            }
+    if (rc == 0 && ss.n > 0) {
+        tl_svg_frame fr = { "steps", "Step time per step and rank, baseline and candidate",
+                            "One line per rank and run: grey the baseline, blue the candidate." };
+        tl_svg_axes ax = { "step (in order)", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
+        tl_svg_lines(f, &fr, &ax, ss.s, ss.n);
+    }
+    for (size_t k = 0; k < ss.n; k++) {
+        free(ss.x[k]);
+        free(ss.y[k]);
+    }
+    return rc;
+}
+
+static int steps_section(FILE *f, const tl_compare *c)
+{
+    fputs("<section id=\"steps\"><h2>Step times</h2>\n", f);
+    int any = 0;
+    for (size_t i = 0; i < c->nrows && !any; i++)
+        any = c->rows[i].group == TL_CMP_GROUP_STEPS;
+    if (!any) {
+        fputs("<p>Neither run has steps (ProfilerStep#N or a main loop's iterations).</p></section>\n", f);
+        return 0;
+    }
+    steps_table(f, c);
+    int rc = steps_chart(f, c);
+    fputs("</section>\n", f);
+    return rc;
+}
+
+/* ---- GPU breakdown --------------------------------------------------------------------- */
+
+static void gpu_stack(tl_svg_stack *st, char *label, size_t len, const tl_cmp_gpu *g, int side)
+{
+    char rb[16];
+    snprintf(label, len, "%s %s", g->rank < 0 ? "all ranks" : "rank", g->rank < 0 ? "" : rank_text(rb, sizeof rb, g->rank));
+    size_t l = strlen(label);
+    snprintf(label + l, len - l, " \xc2\xb7 %s", side ? "candidate" : "baseline");
+    memset(st, 0, sizeof *st);
+    st->label = label;
+    st->total = 100;
+    st->segs[0] = (tl_svg_seg){ "compute", "compute", g->compute_pct[side] };
+    st->segs[1] = (tl_svg_seg){ "non-compute", "comm", g->non_compute_pct[side] };
+    st->segs[2] = (tl_svg_seg){ "idle", "idle", g->idle_pct[side] };
+    st->nsegs = 3;
+}
+
+static void gpu_chart(FILE *f, const tl_compare *c)
+{
+    tl_svg_stack st[2 * (GPU_RANKS + 1)];
+    char labels[2 * (GPU_RANKS + 1)][48];
+    size_t n = 0;
+    for (size_t i = 0; i < c->ngpu && i <= GPU_RANKS; i++)
+        for (int side = 0; side < 2; side++)
+            if (c->gpu[i].present[side]) {
+                gpu_stack(&st[n], labels[n], sizeof labels[n], &c->gpu[i], side);
+                n++;
+            }
+    if (n == 0)
+        return;
+    tl_svg_frame fr = { "gpu", "GPU time breakdown, baseline and candidate",
+                        "Compute, non-compute and idle time as a share of kernel time, per rank and run." };
+    tl_svg_stacked(f, &fr, st, n, TL_UNIT_PCT);
+}
+
+static void pct_cell(FILE *f, double a, double b)
+{
+    char x[32], y[32];
+    fprintf(f, "<td class=\"n\">%s \xe2\x86\x92 %s", tl_units_pct(x, sizeof x, a), tl_units_pct(y, sizeof y, b));
+    if (isfinite(a) && isfinite(b))
+        fprintf(f, "<br><span class=\"note\">%+.1f pp</span>", b - a);
+    fputs("</td>", f);
+}
+
+static void gpu_section(FILE *f, const tl_compare *c)
+{
+    fputs("<section id=\"gpu\"><h2>GPU time breakdown</h2>\n", f);
+    if (c->ngpu == 0 || (!c->gpu[0].present[0] && !c->gpu[0].present[1])) {
+        fputs("<p>Neither run has GPU events.</p></section>\n", f);
+        return;
+    }
+    gpu_chart(f, c);
+    fputs("<table><tr><th>rank</th><th>idle</th><th>compute</th><th>non-compute</th>"
+          "<th>communication overlapped by compute</th></tr>\n",
+          f);
+    for (size_t i = 0; i < c->ngpu && i <= TABLE_ROWS; i++) {
+        const tl_cmp_gpu *g = &c->gpu[i];
+        char rb[16];
+        fprintf(f, "<tr><td>%s</td>", rank_text(rb, sizeof rb, g->rank));
+        pct_cell(f, g->idle_pct[0], g->idle_pct[1]);
+        pct_cell(f, g->compute_pct[0], g->compute_pct[1]);
+        pct_cell(f, g->non_compute_pct[0], g->non_compute_pct[1]);
+        pct_cell(f, g->overlap_pct[0], g->overlap_pct[1]);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n<p class=\"note\">% of kernel time (HTA's temporal breakdown), baseline \xe2\x86\x92 "
+          "candidate; pp: percentage points.</p>\n</section>\n",
+          f);
+}
+
+/* ---- timelines ------------------------------------------------------------------------- */
+
+typedef struct run_lanes {
+    tl_svg_lane lanes[TL_LANES];
+    uint8_t kind[TL_LANES][TL_COLS], level[TL_LANES][TL_COLS];
+    double busy[TL_COLS][TL_KT_COUNT]; /* scratch of lane_columns */
+    size_t n;
+} run_lanes;
+
+/* The run's time range on its timeline axis; start >= end: no timeline. */
+static void run_range(const tl_aggregate *a, int64_t *start, int64_t *end)
+{
+    *start = INT64_MAX;
+    *end = INT64_MIN;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_timeline *t = &a->sessions[i].timeline;
+        if (a->sessions[i].rank < 0 || t->start_ns >= t->end_ns || t->nlanes == 0)
+            continue;
+        if (t->start_ns < *start)
+            *start = t->start_ns;
+        if (t->end_ns > *end)
+            *end = t->end_ns;
+    }
+}
+
+/* Resample a lane's bins onto columns of col_ns from t0: per column the
+ * dominant kind and a busy level 0..4. */
+static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, double col_ns, uint8_t *kind,
+                         uint8_t *level, double (*busy)[TL_KT_COUNT])
+{
+    memset(busy, 0, TL_COLS * sizeof *busy);
+    double bin_ns = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    for (int b = 0; b < TL_TIMELINE_BINS; b++) {
+        double mid = (double)(t->start_ns - t0) + (b + 0.5) * bin_ns;
+        long col = (long)floor(mid / col_ns);
+        if (col < 0 || col >= TL_COLS)
+            continue;
+        for (int k = 0; k < TL_KT_COUNT; k++)
+            busy[col][k] += l->busy[k][b] * bin_ns;
+    }
+    for (int col = 0; col < TL_COLS; col++) {
+        double sum = 0, best = 0;
+        kind[col] = 0;
+        for (int k = 0; k < TL_KT_COUNT; k++) {
+            sum += busy[col][k];
+            if (busy[col][k] > best) {
+                best = busy[col][k];
+                kind[col] = (uint8_t)k;
+            }
+        }
+        double frac = fmin(1.0, sum / col_ns);
+        level[col] = frac < 0.02 ? 0 : (uint8_t)(1 + (frac >= 0.25) + (frac >= 0.5) + (frac >= 0.75));
+    }
+}
+
+static void build_lanes(run_lanes *rl, const tl_aggregate *a, int64_t t0, double col_ns, char (*labels)[64])
+{
+    int last_rank = -1;
+    for (size_t i = 0; i < a->nsessions && rl->n < TL_LANES; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (s->rank < 0 || s->timeline.start_ns >= s->timeline.end_ns)
+            continue;
+        for (size_t k = 0; k < s->timeline.nlanes && rl->n < TL_LANES; k++) {
+            size_t j = rl->n++;
+            tl_svg_lane *l = &rl->lanes[j];
+            snprintf(labels[j], 64, "rank %d %s", s->rank, s->timeline.lanes[k].label);
+            lane_columns(&s->timeline, &s->timeline.lanes[k], t0, col_ns, rl->kind[j], rl->level[j], rl->busy);
+            l->label = labels[j];
+            l->kind = rl->kind[j];
+            l->level = rl->level[j];
+            snprintf(l->note, sizeof l->note, "busy share per column; darker is busier");
+            l->group_start = s->rank != last_rank;
+            last_rank = s->rank;
+        }
+    }
+}
+
+static int draw_run_timeline(FILE *f, const tl_aggregate *a, const char *id, const char *what, double span_ns)
+{
+    int64_t t0, t1;
+    run_range(a, &t0, &t1);
+    if (t0 >= t1) {
+        fprintf(f, "<p>The %s has no timeline.</p>\n", what);
+        return 0;
+    }
+    run_lanes *rl = calloc(1, sizeof *rl);
+    char(*labels)[64] = calloc(TL_LANES, sizeof *labels);
+    if (rl == NULL || labels == NULL) {
+        free(rl);
+        free(labels);
+        return -1;
+    }
+    build_lanes(rl, a, t0, span_ns / TL_COLS, labels);
+    char axis[96], title[64];
+    snprintf(axis, sizeof axis, "time since the %s's start (shared scale)", what);
+    snprintf(title, sizeof title, "Timeline of the %s", what);
+    tl_svg_frame fr = { id, title, "One swimlane per GPU stream (or CPU thread) and rank; both runs on one time scale." };
+    tl_svg_timeline t = { rl->lanes, rl->n, TL_COLS, span_ns, axis, NULL, 0 };
+    fprintf(f, "<h3>%s</h3>\n", what);
+    tl_svg_timeline_write(f, &fr, &t);
+    free(rl);
+    free(labels);
+    return 0;
+}
+
+static int timelines(FILE *f, const tl_compare *c)
+{
+    int64_t b0, b1, c0, c1;
+    run_range(c->base, &b0, &b1);
+    run_range(c->cand, &c0, &c1);
+    double span = fmax(b1 > b0 ? (double)(b1 - b0) : 0, c1 > c0 ? (double)(c1 - c0) : 0);
+    fputs("<section id=\"timelines\"><h2>Timelines</h2>\n", f);
+    if (!(span > 0)) {
+        fputs("<p>Neither run has a timeline; each run's own report (tally report) shows what it has.</p>"
+              "</section>\n",
+              f);
+        return 0;
+    }
+    fputs("<p class=\"note\">Both runs from their own start, on the same time scale: a shorter run ends "
+          "earlier.</p>\n",
+          f);
+    int rc = draw_run_timeline(f, c->base, "tl-base", "baseline", span);
+    if (rc == 0)
+        rc = draw_run_timeline(f, c->cand, "tl-cand", "candidate", span);
+    fputs("</section>\n", f);
+    return rc;
+}
+
+/* ---- tables of rows ---------------------------------------------------------------------- */
+
+static void row_tr(FILE *f, const tl_cmp_row *r, int with_rank)
+{
+    char d[48], p[32], t[48], rb[16];
+    fputs("<tr>", f);
+    cell_name(f, r->name);
+    if (with_rank)
+        fprintf(f, "<td>%s</td>", rank_text(rb, sizeof rb, r->rank));
+    cell_median(f, &r->base);
+    cell_median(f, &r->cand);
+    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s%s</td><td class=\"v-%s\">%s</td>"
+               "</tr>\n",
+            delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->impact_ns >= 0 ? "+" : "",
+            tl_units_dur(t, sizeof t, r->impact_ns), tl_verdict_name(r->verdict), verdict_text(r->verdict));
+}
+
+static void table_head(FILE *f, int with_rank)
+{
+    fprintf(f, "<table><tr><th>name</th>%s<th>baseline median [95%% CI]</th><th>candidate median [95%% CI]</th>"
+               "<th>\xce\x94</th><th>p (adj.)</th><th>total change</th><th>verdict</th></tr>\n",
+            with_rank ? "<th>rank</th>" : "");
+}
+
+typedef struct group_filter {
+    int group;
+} group_filter;
+
+static int in_group(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank < 0 && r->base.present && r->cand.present && r->group == ((const group_filter *)ctx)->group;
+}
+
+static int group_table(FILE *f, const tl_compare *c, int group)
+{
+    group_filter gf = { group };
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, in_group, &gf, &n);
+    if (idx == NULL)
+        return -1;
+    if (n > 0) {
+        fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", group == TL_GROUP_KERNELS ? " open" : "",
+                tl_cmp_group_name(group), n);
+        table_head(f, 0);
+        for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
+            row_tr(f, &c->rows[idx[i]], 0);
+        fputs("</table>\n", f);
+        if (n > TABLE_ROWS)
+            fprintf(f, "<p class=\"note\">%zu more in the JSON output (--json).</p>\n", n - TABLE_ROWS);
+        fputs("</details>\n", f);
+    }
+    free(idx);
+    return 0;
+}
+
+static int per_rank_changes(FILE *f, const tl_compare *c)
+{
+    int verdicts[2] = { TL_VERDICT_REGRESSION, TL_VERDICT_IMPROVEMENT };
+    for (int v = 0; v < 2; v++) {
+        size_t n;
+        size_t *idx = tl_compare_by_impact(c, v_any_rank, &verdicts[v], &n);
+        if (idx == NULL)
+            return -1;
+        if (n > 0) {
+            fprintf(f, "<details><summary>%s per rank (%zu)</summary>\n", v ? "Improvements" : "Regressions", n);
+            table_head(f, 1);
+            for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
+                row_tr(f, &c->rows[idx[i]], 1);
+            fputs("</table>\n</details>\n", f);
+        }
+        free(idx);
+    }
+    return 0;
+}
+
+static int rows_section(FILE *f, const tl_compare *c)
+{
+    fputs("<section id=\"names\"><h2>Every compared name</h2>\n<p class=\"note\">All ranks together, by the change "
+          "in total time; ~ marks a change that is not significant.</p>\n",
+          f);
+    for (int g = 0; g < TL_GROUP_COUNT; g++)
+        if (group_table(f, c, g) != 0)
+            return -1;
+    int rc = per_rank_changes(f, c);
+    fputs("</section>\n", f);
+    return rc;
+}
+
+static int name_list(FILE *f, const tl_compare *c, int verdict, const char *title)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, v_overall, &verdict, &n);
+    if (idx == NULL)
+        return -1;
+    fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", n ? " open" : "", title, n);
+    if (n > 0) {
+        fputs("<table><tr><th>name</th><th>group</th><th>calls</th><th>total</th><th>median</th></tr>\n", f);
+        for (size_t i = 0; i < n && i < LIST_ROWS; i++) {
+            const tl_cmp_row *r = &c->rows[idx[i]];
+            const tl_cmp_side *s = r->base.present ? &r->base : &r->cand;
+            char t[48], m[48];
+            fputs("<tr>", f);
+            cell_name(f, r->name);
+            fprintf(f, "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+                    tl_cmp_group_name(r->group), s->count, tl_units_dur(t, sizeof t, s->total),
+                    tl_units_dur(m, sizeof m, s->median));
+        }
+        fputs("</table>\n", f);
+        if (n > LIST_ROWS)
+            fprintf(f, "<p class=\"note\">%zu more in the JSON output (--json).</p>\n", n - LIST_ROWS);
+    }
+    fputs("</details>\n", f);
+    free(idx);
+    return 0;
+}
+
+static void method(FILE *f, const tl_compare *c)
+{
+    fprintf(f,
+            "<section id=\"method\"><h2>Method</h2>\n<ul>\n"
+            "<li>Names are matched %s, per rank (by rank number) and over all ranks.</li>\n"
+            "<li>Each side: the median of the raw samples (per call, per iteration or per step) with a "
+            "distribution-free %.0f%% confidence interval from order statistics: [x<sub>(k)</sub>, "
+            "x<sub>(n\xe2\x88\x92k+1)</sub>], k the largest with P(B \xe2\x89\xa4 k\xe2\x88\x92" "1) \xe2\x89\xa4 %.3g for B ~ "
+            "Binomial(n, \xc2\xbd) (none below 6 samples).</li>\n"
+            "<li>\xce\x94: the change of the %s. Test: two-sided Mann\xe2\x80\x93Whitney U over the samples, exact "
+            "null distribution (dynamic programming) when both sides have at most 20 samples and no ties, else the "
+            "normal approximation with tie and continuity corrections; too few samples below %d on a side. The "
+            "all-ranks rows take the median, interval and \xce\x94 of the pooled samples, and as p the smallest "
+            "per-rank p times the number of ranks tested (the ranks of a run are not independent samples).</li>\n"
+            "<li>%s; significant when the adjusted p &lt; %.3g (~ otherwise).</li>\n"
+            "<li>A regression is a significant slowdown of more than %.4g%%, an improvement a significant speed-up "
+            "of more than %.4g%%.</li>\n"
+            "<li>Overall: the geometric mean of candidate/baseline of the %s over the names in both runs (all "
+            "ranks), each weighted equally.</li>\n</ul>\n</section>\n",
+            c->opt.normalize ? "by normalized name (template arguments, parameters, return types and numeric "
+                               "suffixes dropped)"
+                             : "by exact name",
+            100 * c->opt.confidence, (1 - c->opt.confidence) / 2, tl_cmp_metric_name(c->opt.metric),
+            TL_CMP_MIN_SAMPLES,
+            c->opt.correction == TL_CMP_HOLM
+                ? "p (adj.): Holm's step-down adjustment over every test of the comparison, so \xce\xb1 bounds the "
+                  "chance of any false verdict on the page"
+                : "p (adj.): not adjusted (--correction none), each row is tested on its own",
+            c->opt.alpha, c->opt.threshold_pct, c->opt.threshold_pct, tl_cmp_metric_name(c->opt.metric));
+}
+
+int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
+{
+    head(f, version ? version : "");
+    run_line(f, "Baseline", c->base);
+    run_line(f, "Candidate", c->cand);
+    fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n</header>\n<main>\n",
+            tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha);
+    if (headline(f, c) != 0 || delta_bars(f, c) != 0 || steps_section(f, c) != 0)
+        return -1;
+    gpu_section(f, c);
+    if (timelines(f, c) != 0 || rows_section(f, c) != 0)
+        return -1;
+    fputs("<section id=\"changes\"><h2>Added and removed</h2>\n", f);
+    if (name_list(f, c, TL_VERDICT_ADDED, "Only in the candidate") != 0 ||
+        name_list(f, c, TL_VERDICT_REMOVED, "Only in the baseline") != 0)
+        return -1;
+    fputs("</section>\n", f);
+    method(f, c);
+    fprintf(f, "</main>\n<footer><p class=\"note\">Generated by tally ");
+    tl_escape_html(f, version ? version : "");
+    fputs(".</p></footer>\n</body>\n</html>\n", f);
+    return 0;
+}

@@ -1,0 +1,388 @@
+/*
+ * compare_text.c - a comparison as Markdown (a CI job summary) and as JUnit
+ * XML (one test case per compared metric), see compare.h.
+ *
+ * The one idea for Markdown: its size is bounded by construction. Every table
+ * shows at most MD_ROWS rows (with a count of the rest) and every name is cut
+ * to MD_NAME bytes, so the text stays far under GitHub's 1 MiB limit for a
+ * job summary whatever the inputs. JUnit lists every compared row; its text
+ * is escaped for XML 1.0 here (escape.h covers HTML and Markdown), including
+ * bytes that are not valid UTF-8 or not allowed in XML, which become U+FFFD,
+ * so the file is always well-formed.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "escape.h"
+#include "units.h"
+
+enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, XML_NAME = 1024 };
+
+/* ---- shared wording ---------------------------------------------------------- */
+
+static const char *rank_label(char *buf, size_t len, int rank)
+{
+    if (rank < 0)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%d", rank);
+    return buf;
+}
+
+/* "+12.3%", with " ~" when the change is not significant. */
+static const char *delta_text(char *buf, size_t len, const tl_cmp_row *r)
+{
+    if (!isfinite(r->delta_pct))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else
+        snprintf(buf, len, "%+.1f%%%s", r->delta_pct,
+                 r->verdict == TL_VERDICT_TOO_FEW || !r->significant ? " ~" : "");
+    return buf;
+}
+
+static const char *p_text(char *buf, size_t len, double p)
+{
+    if (!isfinite(p))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else if (p < 0.001)
+        snprintf(buf, len, "<0.001");
+    else
+        snprintf(buf, len, "%.3f", p);
+    return buf;
+}
+
+/* "1.234 ms [1.2 ms, 1.25 ms]" for a side's median and interval. */
+static void md_median(FILE *f, const tl_cmp_side *s)
+{
+    char a[48], b[48], c[48];
+    if (!s->present) {
+        fputs("\xe2\x80\x93", f);
+        return;
+    }
+    fputs(tl_units_dur(a, sizeof a, s->median), f);
+    if (isfinite(s->ci_lo))
+        fprintf(f, " [%s, %s]", tl_units_dur(b, sizeof b, s->ci_lo), tl_units_dur(c, sizeof c, s->ci_hi));
+}
+
+static int has_verdict(const tl_cmp_row *r, void *ctx)
+{
+    return r->verdict == *(const int *)ctx;
+}
+
+static int overall_matched(const tl_cmp_row *r, void *ctx)
+{
+    (void)ctx;
+    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS;
+}
+
+/* ---- Markdown ------------------------------------------------------------------ */
+
+static void md_headline(FILE *f, const tl_compare *c)
+{
+    const size_t *n = c->counts;
+    fprintf(f, "## tally compare\n\n**%zu regression%s, %zu improvement%s**", n[TL_VERDICT_REGRESSION],
+            n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s");
+    if (isfinite(c->geomean_ratio)) {
+        double pct = 100.0 * (c->geomean_ratio - 1.0);
+        fprintf(f, " \xc2\xb7 geomean ratio %.4f (%.*f%% %s) over %zu names", c->geomean_ratio,
+                fabs(pct) < 1 ? 2 : 1, fabs(pct),
+                pct <= 0 ? "faster" : "slower", c->geomean_n);
+    }
+    fprintf(f, "\n\nMetric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 %zu unchanged, %zu with too "
+               "few samples, %zu added, %zu removed (rows per rank included).\n\n",
+            tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, n[TL_VERDICT_UNCHANGED],
+            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+}
+
+static void md_row(FILE *f, const tl_cmp_row *r)
+{
+    char rb[16], db[48], pb[32];
+    fputs("| ", f);
+    tl_escape_md_n(f, r->name, MD_NAME);
+    fprintf(f, " | %s | %s | ", tl_cmp_group_name(r->group), rank_label(rb, sizeof rb, r->rank));
+    md_median(f, &r->base);
+    fputs(" | ", f);
+    md_median(f, &r->cand);
+    fprintf(f, " | %s | %s | %s |\n", delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
+            tl_verdict_name(r->verdict));
+}
+
+/* A table of the rows idx[0..n), at most MD_ROWS of them. */
+static void md_table(FILE *f, const tl_compare *c, const char *title, const size_t *idx, size_t n)
+{
+    if (n == 0)
+        return;
+    fprintf(f, "### %s (%zu)\n\n", title, n);
+    fputs("| name | group | rank | baseline median [95% CI] | candidate median [95% CI] | \xce\x94 | p (adj.) | verdict |\n"
+          "|---|---|---|---|---|---|---|---|\n",
+          f);
+    size_t shown = n < MD_ROWS ? n : MD_ROWS;
+    for (size_t i = 0; i < shown; i++)
+        md_row(f, &c->rows[idx[i]]);
+    if (n > shown)
+        fprintf(f, "\n%zu more not shown (see the JSON or HTML output).\n", n - shown);
+    fputc('\n', f);
+}
+
+static int md_verdict_table(FILE *f, const tl_compare *c, int verdict, const char *title)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, has_verdict, &verdict, &n);
+    if (idx == NULL)
+        return -1;
+    md_table(f, c, title, idx, n);
+    free(idx);
+    return 0;
+}
+
+static void md_steps(FILE *f, const tl_compare *c)
+{
+    int any = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->group != TL_CMP_GROUP_STEPS)
+            continue;
+        if (!any)
+            fputs("### Step time per rank\n\n| rank | baseline median [95% CI] | candidate median [95% CI] | "
+                  "\xce\x94 | p (adj.) | verdict |\n|---|---|---|---|---|---|\n",
+                  f);
+        any = 1;
+        char rb[16], db[48], pb[32];
+        fprintf(f, "| %s | ", rank_label(rb, sizeof rb, r->rank));
+        md_median(f, &r->base);
+        fputs(" | ", f);
+        md_median(f, &r->cand);
+        fprintf(f, " | %s | %s | %s |\n", delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
+                tl_verdict_name(r->verdict));
+    }
+    if (any)
+        fputc('\n', f);
+}
+
+static void md_pct_pair(FILE *f, double a, double b)
+{
+    char x[32], y[32];
+    fprintf(f, " %s \xe2\x86\x92 %s", tl_units_pct(x, sizeof x, a), tl_units_pct(y, sizeof y, b));
+    if (isfinite(a) && isfinite(b))
+        fprintf(f, " (%+.1f pp)", b - a);
+    fputs(" |", f);
+}
+
+static void md_gpu(FILE *f, const tl_compare *c)
+{
+    size_t shown = 0;
+    for (size_t i = 0; i < c->ngpu && shown < MD_ROWS; i++) {
+        const tl_cmp_gpu *g = &c->gpu[i];
+        if (!g->present[0] && !g->present[1])
+            continue;
+        if (shown++ == 0)
+            fputs("### GPU time breakdown (% of kernel time, baseline \xe2\x86\x92 candidate)\n\n"
+                  "| rank | idle | compute | non-compute | comm. overlapped by compute |\n|---|---|---|---|---|\n",
+                  f);
+        char rb[16];
+        fprintf(f, "| %s |", rank_label(rb, sizeof rb, g->rank));
+        md_pct_pair(f, g->idle_pct[0], g->idle_pct[1]);
+        md_pct_pair(f, g->compute_pct[0], g->compute_pct[1]);
+        md_pct_pair(f, g->non_compute_pct[0], g->non_compute_pct[1]);
+        md_pct_pair(f, g->overlap_pct[0], g->overlap_pct[1]);
+        fputc('\n', f);
+    }
+    if (shown)
+        fputc('\n', f);
+}
+
+/* Added or removed names (overall rows), as a capped list. */
+static int md_list(FILE *f, const tl_compare *c, int verdict, const char *title)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, has_verdict, &verdict, &n);
+    if (idx == NULL)
+        return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c->rows[idx[i]].rank < 0)
+            idx[m++] = idx[i];
+    if (m > 0) {
+        char tb[48];
+        fprintf(f, "### %s (%zu)\n\n", title, m);
+        for (size_t i = 0; i < m && i < MD_LIST; i++) {
+            const tl_cmp_row *r = &c->rows[idx[i]];
+            const tl_cmp_side *s = r->base.present ? &r->base : &r->cand;
+            fprintf(f, "- %s: ", tl_cmp_group_name(r->group));
+            tl_escape_md_n(f, r->name, MD_NAME);
+            fprintf(f, " (%" PRIu64 " call%s, %s in total)\n", s->count, s->count == 1 ? "" : "s",
+                    tl_units_dur(tb, sizeof tb, s->total));
+        }
+        if (m > MD_LIST)
+            fprintf(f, "- \xe2\x80\xa6 and %zu more\n", m - MD_LIST);
+        fputc('\n', f);
+    }
+    free(idx);
+    return 0;
+}
+
+static int md_biggest(FILE *f, const tl_compare *c)
+{
+    size_t n;
+    size_t *idx = tl_compare_by_impact(c, overall_matched, NULL, &n);
+    if (idx == NULL)
+        return -1;
+    md_table(f, c, "Biggest changes in total time (all ranks)", idx, n < MD_ROWS ? n : MD_ROWS);
+    free(idx);
+    return 0;
+}
+
+int tl_render_compare_markdown(FILE *f, const tl_compare *c)
+{
+    md_headline(f, c);
+    if (md_verdict_table(f, c, TL_VERDICT_REGRESSION, "Regressions") != 0 ||
+        md_verdict_table(f, c, TL_VERDICT_IMPROVEMENT, "Improvements") != 0)
+        return -1;
+    md_steps(f, c);
+    md_gpu(f, c);
+    if (md_biggest(f, c) != 0 || md_list(f, c, TL_VERDICT_ADDED, "Added (only in the candidate)") != 0 ||
+        md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
+        return -1;
+    fprintf(f, "<sub>Medians with distribution-free 95%% confidence intervals (order statistics, binomial); "
+               "\xce\x94 of the %s; two-sided Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 without ties, "
+               "else normal with tie and continuity corrections; all ranks: smallest per-rank p \xc3\x97 ranks), "
+               "p adjusted by %s; ~ not significant at \xce\xb1 = %.3g.</sub>\n",
+            tl_cmp_metric_name(c->opt.metric), c->opt.correction == TL_CMP_HOLM ? "Holm's method" : "nothing",
+            c->opt.alpha);
+    return 0;
+}
+
+/* ---- JUnit XML -------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (allowed in XML 1.0), or 0. */
+static size_t xml_char_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return c >= 0x20 || c == '\t' || c == '\n' || c == '\r' ? 1 : 0;
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (size_t k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    if (n == 3) {
+        unsigned cp = ((c & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+        if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+            return 0;
+    } else if (n == 4) {
+        unsigned cp = ((c & 0x07u) << 18) | ((s[1] & 0x3fu) << 12) | ((s[2] & 0x3fu) << 6) | (s[3] & 0x3fu);
+        if (cp < 0x10000 || cp > 0x10ffff)
+            return 0;
+    }
+    return n;
+}
+
+/* Text or an attribute value (in double quotes), cut to max bytes. */
+static void xml_escape(FILE *f, const char *s, size_t max)
+{
+    size_t n = tl_escape_cut(s, max);
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        size_t len = xml_char_len(u + i);
+        if (len == 0 || i + len > n) {
+            fputs("\xef\xbf\xbd", f); /* U+FFFD */
+            i++;
+            continue;
+        }
+        switch (u[i]) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        case '\n': fputs("&#10;", f); break;
+        case '\r': fputs("&#13;", f); break;
+        case '\t': fputs("&#9;", f); break;
+        default: fwrite(u + i, 1, len, f); break;
+        }
+        i += len;
+    }
+    if (s[n] != '\0')
+        fputs("\xe2\x80\xa6", f);
+}
+
+static int compared(const tl_cmp_row *r)
+{
+    return r->base.present && r->cand.present;
+}
+
+typedef struct junit_counts {
+    size_t tests, failures, skipped;
+} junit_counts;
+
+static junit_counts count_group(const tl_compare *c, int group)
+{
+    junit_counts k = { 0, 0, 0 };
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if ((group >= 0 && r->group != group) || !compared(r))
+            continue;
+        k.tests++;
+        k.failures += r->verdict == TL_VERDICT_REGRESSION;
+        k.skipped += r->verdict == TL_VERDICT_TOO_FEW;
+    }
+    return k;
+}
+
+static void junit_case(FILE *f, const tl_compare *c, const tl_cmp_row *r)
+{
+    char rb[32], db[48], pb[32], b1[48], b2[48];
+    fputs("    <testcase classname=\"tally.compare.", f);
+    for (const char *g = tl_cmp_group_name(r->group); *g; g++)
+        fputc(*g == ' ' ? '_' : *g, f);
+    fputs("\" name=\"", f);
+    xml_escape(f, r->name, XML_NAME);
+    if (r->rank >= 0)
+        snprintf(rb, sizeof rb, " (rank %d)", r->rank);
+    else
+        snprintf(rb, sizeof rb, " (all ranks)");
+    fprintf(f, "%s\" time=\"0\"", rb);
+    const char *metric = tl_cmp_metric_name(c->opt.metric);
+    if (r->verdict == TL_VERDICT_REGRESSION) {
+        char msg[160], text[160];
+        snprintf(msg, sizeof msg, "%s %s, adjusted p = %s", metric, delta_text(db, sizeof db, r),
+                 p_text(pb, sizeof pb, r->p_adjusted));
+        snprintf(text, sizeof text, "%s %s -> %s", metric, tl_units_dur(b1, sizeof b1, r->value_base),
+                 tl_units_dur(b2, sizeof b2, r->value_cand));
+        fputs(">\n      <failure type=\"regression\" message=\"", f);
+        xml_escape(f, msg, 0);
+        fputs("\">", f);
+        xml_escape(f, text, 0);
+        fputs("</failure>\n    </testcase>\n", f);
+    } else if (r->verdict == TL_VERDICT_TOO_FEW) {
+        fprintf(f, ">\n      <skipped message=\"too few samples (%zu baseline, %zu candidate; at least %d each)\"/>\n"
+                   "    </testcase>\n",
+                r->base.nsamples, r->cand.nsamples, TL_CMP_MIN_SAMPLES);
+    } else {
+        fputs("/>\n", f);
+    }
+}
+
+int tl_render_compare_junit(FILE *f, const tl_compare *c)
+{
+    junit_counts all = count_group(c, -1);
+    fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f, "<testsuites name=\"tally compare\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+            all.tests, all.failures, all.skipped);
+    for (int g = 0; g < TL_CMP_NGROUPS; g++) {
+        junit_counts k = count_group(c, g);
+        if (k.tests == 0)
+            continue;
+        fprintf(f, "  <testsuite name=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
+                tl_cmp_group_name(g), k.tests, k.failures, k.skipped);
+        for (size_t i = 0; i < c->nrows; i++)
+            if (c->rows[i].group == g && compared(&c->rows[i]))
+                junit_case(f, c, &c->rows[i]);
+        fputs("  </testsuite>\n", f);
+    }
+    fputs("</testsuites>\n", f);
+    return 0;
+}

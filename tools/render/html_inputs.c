@@ -1,0 +1,246 @@
+/*
+ * html_inputs.c - the closing sections: the sessions (each counted input,
+ * per rank in start order), the inputs (every file, also the skipped ones
+ * and companions, with its format, how its rank was found and its warnings)
+ * and system information (devices, world sizes, formats, tally and its
+ * options).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "html_sections.h"
+#include "report_text.h"
+#include "units.h"
+
+#define MAX_WARNINGS 5 /* per input, the rest counted */
+
+static int counted(const tl_session *s)
+{
+    return s->rank >= 0 && s->companion_of == NULL;
+}
+
+static void path_cell(FILE *f, const char *path)
+{
+    fputs("<th scope=\"row\" class=\"path\">", f);
+    tl_html_code(f, path ? path : "", 160);
+    fputs("</th>", f);
+}
+
+/* ---- sessions ------------------------------------------------------------------------------------ */
+
+static void session_row(FILE *f, const tl_session *s)
+{
+    char b[48];
+    fprintf(f, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td>", s->rank, s->session);
+    path_cell(f, s->path);
+    fprintf(f, "<td>%s</td><td>%s</td>", tl_format_name(s->format), tl_units_time(b, sizeof b, s->start_ns));
+    tl_html_td(f, s->span_ns >= 0 ? (double)s->span_ns : NAN, TL_UNIT_NS);
+    fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td>", s->nsteps,
+            (unsigned long long)s->gpu.events, s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
+    tl_escape_html_n(f, s->device_name ? s->device_name : "\xe2\x80\x93", 100);
+    fputs("</td></tr>\n", f);
+}
+
+void tl_html_sessions(tl_html *h)
+{
+    FILE *f = h->f;
+    size_t shown = 0, total = 0;
+    tl_html_open(h, "sessions", "Sessions");
+    for (size_t i = 0; i < h->a->nsessions; i++)
+        total += counted(&h->a->sessions[i]);
+    if (total == 0) {
+        tl_html_none(h, "No sessions: no input could be read as a profile.");
+        tl_html_close(h);
+        return;
+    }
+    fputs("<div class=\"scroll\"><table id=\"sessions-table\">\n<caption>Every profile that counts, per rank in "
+          "order of start time (two inputs of one rank are two sessions)</caption>\n<thead><tr>"
+          "<th scope=\"col\">Rank</th><th scope=\"col\">Session</th><th scope=\"col\">Path</th>"
+          "<th scope=\"col\">Format</th><th scope=\"col\">Start (UTC)</th><th scope=\"col\">Span</th>"
+          "<th scope=\"col\">Steps</th><th scope=\"col\">GPU events</th><th scope=\"col\">Lanes</th>"
+          "<th scope=\"col\">Device</th></tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++)
+        if (counted(&h->a->sessions[i])) {
+            session_row(f, &h->a->sessions[i]);
+            shown++;
+        }
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, total, "sessions");
+    tl_html_close(h);
+}
+
+/* ---- inputs -------------------------------------------------------------------------------------- */
+
+static void warnings_cell(FILE *f, const tl_session *s)
+{
+    fputs("<td>", f);
+    if (s->nwarnings > 0) {
+        fputs("<ul class=\"warnings\">", f);
+        for (size_t w = 0; w < s->nwarnings && w < MAX_WARNINGS; w++) {
+            fputs("<li>", f);
+            tl_escape_html_n(f, s->warnings[w], 500);
+            fputs("</li>", f);
+        }
+        if (s->nwarnings > MAX_WARNINGS)
+            fprintf(f, "<li>and %zu more</li>", s->nwarnings - MAX_WARNINGS);
+        fputs("</ul>", f);
+    }
+    fputs("</td>", f);
+}
+
+static void input_row(FILE *f, const tl_session *s)
+{
+    fputs("<tr>", f);
+    path_cell(f, s->path);
+    fprintf(f, "<td>%s</td>", s->format != TL_FMT_UNKNOWN ? tl_format_name(s->format) : "not a profile");
+    if (s->rank >= 0) {
+        fprintf(f, "<td class=\"num\">%d</td><td>%s", s->rank, tl_text_rank_source(s->rank_source));
+        if (s->rank_detail && *s->rank_detail) {
+            fputs(": ", f);
+            tl_escape_html_n(f, s->rank_detail, 200);
+        }
+        fputs("</td>", f);
+    } else {
+        fputs("<td class=\"num\">\xe2\x80\x93</td><td>\xe2\x80\x93</td>", f);
+    }
+    fputs("<td>", f);
+    if (s->companion_of) {
+        fputs("companion of ", f);
+        tl_html_code(f, s->companion_of, 160);
+        fputs(" (not counted)", f);
+    }
+    if (s->truncated)
+        fputs(s->companion_of ? "; truncated: read up to the last complete event" : "truncated: read up to the last "
+                                                                                      "complete event", f);
+    fputs("</td>", f);
+    warnings_cell(f, s);
+    fputs("</tr>\n", f);
+}
+
+static void inputs_summary(tl_html *h)
+{
+    size_t used = 0, skipped = 0, companions = 0, warnings = 0, truncated = 0;
+    for (size_t i = 0; i < h->a->nsessions; i++) {
+        const tl_session *s = &h->a->sessions[i];
+        used += counted(s);
+        skipped += s->rank < 0;
+        companions += s->rank >= 0 && s->companion_of != NULL;
+        warnings += s->nwarnings;
+        truncated += s->truncated != 0;
+    }
+    fprintf(h->f, "<p>%zu input%s: %zu used, %zu companion%s (not counted), %zu skipped; %zu truncated; %zu "
+                  "warning%s.</p>\n", h->a->nsessions, h->a->nsessions == 1 ? "" : "s", used, companions,
+            companions == 1 ? "" : "s", skipped, truncated, warnings, warnings == 1 ? "" : "s");
+}
+
+void tl_html_inputs(tl_html *h)
+{
+    FILE *f = h->f;
+    size_t shown = 0;
+    tl_html_open(h, "inputs", "Inputs");
+    if (h->a->nsessions == 0) {
+        tl_html_none(h, "No inputs.");
+        tl_html_close(h);
+        return;
+    }
+    inputs_summary(h);
+    fputs("<div class=\"scroll\"><table id=\"inputs-table\">\n<caption>Every input: its format, its rank and how "
+          "the rank was found (content, then name, then input order), and its warnings</caption>\n<thead><tr>"
+          "<th scope=\"col\">Path</th><th scope=\"col\">Format</th><th scope=\"col\">Rank</th>"
+          "<th scope=\"col\">Rank from</th><th scope=\"col\">Notes</th><th scope=\"col\">Warnings</th></tr>"
+          "</thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++, shown++)
+        input_row(f, &h->a->sessions[i]);
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, h->a->nsessions, "inputs");
+    tl_html_close(h);
+}
+
+/* ---- system ---------------------------------------------------------------------------------------- */
+
+/* Distinct device names, each with the number of ranks that have it (first seen first). */
+static void devices(tl_html *h)
+{
+    FILE *f = h->f;
+    size_t shown = 0, distinct = 0;
+    fputs("<dt>Devices</dt><dd>", f);
+    for (size_t i = 0; i < h->a->nsessions; i++) {
+        const char *d = h->a->sessions[i].device_name;
+        int seen = 0;
+        for (size_t k = 0; d && k < i && !seen; k++)
+            seen = h->a->sessions[k].device_name && strcmp(h->a->sessions[k].device_name, d) == 0;
+        if (d == NULL || seen || !counted(&h->a->sessions[i]))
+            continue;
+        size_t n = 0;
+        for (size_t k = i; k < h->a->nsessions; k++)
+            n += counted(&h->a->sessions[k]) && h->a->sessions[k].device_name &&
+                 strcmp(h->a->sessions[k].device_name, d) == 0;
+        if (shown++ < 10) {
+            fputs(shown > 1 ? "; " : "", f);
+            tl_escape_html_n(f, d, 100);
+            fprintf(f, " (%zu session%s)", n, n == 1 ? "" : "s");
+        }
+        distinct++;
+    }
+    if (distinct == 0)
+        fputs("not recorded in the inputs", f);
+    else if (distinct > 10)
+        fprintf(f, "; and %zu more", distinct - 10);
+    fputs("</dd>\n", f);
+}
+
+static void world_sizes(tl_html *h)
+{
+    FILE *f = h->f;
+    int printed = 0;
+    fprintf(f, "<dt>Ranks</dt><dd>%zu seen; world size ", h->a->nranks);
+    for (size_t i = 0; i < h->a->nranks; i++) {
+        int w = h->a->ranks[i].world_size, seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = h->a->ranks[k].world_size == w;
+        if (w <= 0 || seen || printed >= 8)
+            continue;
+        fprintf(f, printed ? ", %d" : "%d", w);
+        printed++;
+    }
+    fputs(printed ? " (from the inputs)" : "not recorded", f);
+    fputs("</dd>\n", f);
+}
+
+static void formats(tl_html *h)
+{
+    FILE *f = h->f;
+    int printed = 0;
+    fputs("<dt>Formats</dt><dd>", f);
+    for (int fmt = 0; fmt <= TL_FMT_INFERIX; fmt++) {
+        size_t n = 0;
+        for (size_t i = 0; i < h->a->nsessions; i++)
+            n += h->a->sessions[i].format == fmt;
+        if (n == 0)
+            continue;
+        fprintf(f, "%s%s: %zu", printed ? "; " : "", fmt == TL_FMT_UNKNOWN ? "not a profile" : tl_format_name(fmt), n);
+        printed = 1;
+    }
+    fputs("</dd>\n", f);
+}
+
+void tl_html_system(tl_html *h)
+{
+    FILE *f = h->f;
+    char d[40], kw[48];
+    tl_html_open(h, "system", "System");
+    fputs("<dl class=\"system\">\n", f);
+    devices(h);
+    world_sizes(h);
+    formats(h);
+    fputs("<dt>tally</dt><dd>", f);
+    tl_escape_html(f, h->o->version ? h->o->version : "");
+    fprintf(f, "; report generated %s</dd>\n", tl_units_date(d, sizeof d, h->o->generated_unix_s));
+    fprintf(f, "<dt>Options</dt><dd>GPU window: %s; kernel_wait under %s</dd>\n",
+            h->a->opt.whole_trace ? "whole trace" : "ProfilerSteps (the last one dropped when there are two or more)",
+            tl_units_dur(kw, sizeof kw, (double)h->a->opt.kernel_wait_ns));
+    fputs("</dl>\n", f);
+    tl_html_close(h);
+}

@@ -1,0 +1,209 @@
+/*
+ * html_memory.c - the memory section: device memory over time (allocated,
+ * and reserved when there are few ranks, one line per rank on the time axis
+ * the timelines use), each rank's peaks against its device, and the
+ * labelled snapshots of reports (FramePack, tally's own).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "html_sections.h"
+#include "svg.h"
+#include "units.h"
+
+typedef struct mem_series {
+    char label[64], rlabel[64];
+    double *x, *alloc, *resv;
+    size_t n;
+} mem_series;
+
+static const char *cls_of(const tl_rank_result *r, size_t i, size_t nranks, int reserved)
+{
+    static const char *alloc[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7" };
+    static const char *resv[] = { "s0 resv", "s1 resv", "s2 resv", "s3 resv",
+                                  "s4 resv", "s5 resv", "s6 resv", "s7 resv" };
+    if (r->straggler)
+        return reserved ? "strag resv" : "strag";
+    if (nranks > 8)
+        return reserved ? "muted resv" : "muted";
+    return reserved ? resv[i % 8] : alloc[i % 8];
+}
+
+/* The samples of every session of a rank, x relative to the axis' zero. */
+static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_result *r, int64_t zero)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->nsessions; k++)
+        n += a->sessions[r->sessions[k]].nmem;
+    memset(m, 0, sizeof *m);
+    if (n == 0)
+        return 0;
+    m->x = malloc(n * sizeof *m->x);
+    m->alloc = malloc(n * sizeof *m->alloc);
+    m->resv = malloc(n * sizeof *m->resv);
+    if (m->x == NULL || m->alloc == NULL || m->resv == NULL)
+        return -1;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        for (size_t i = 0; i < s->nmem; i++, m->n++) {
+            m->x[m->n] = (double)(s->mem[i].ts_ns - zero);
+            m->alloc[m->n] = s->mem[i].allocated;
+            m->resv[m->n] = s->mem[i].reserved;
+        }
+    }
+    snprintf(m->label, sizeof m->label, "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
+    snprintf(m->rlabel, sizeof m->rlabel, "rank %d reserved", r->rank);
+    return 0;
+}
+
+static int any_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            return 1;
+    return 0;
+}
+
+static size_t build_series(const tl_aggregate *a, mem_series *m, tl_svg_series *s, int *oom)
+{
+    tl_html_axis ax;
+    size_t n = 0;
+    tl_html_time_axis(a, &ax);
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        int64_t zero = ax.start, end;
+        if (!ax.common)
+            tl_html_rank_range(a, r, &zero, &end);
+        if (rank_series(&m[i], a, r, zero) != 0)
+            *oom = 1;
+        if (m[i].n == 0)
+            continue;
+        if (any_finite(m[i].alloc, m[i].n))
+            s[n++] = (tl_svg_series){ m[i].label, cls_of(r, i, a->nranks, 0), m[i].x, m[i].alloc, m[i].n };
+        if (a->nranks <= 8 && any_finite(m[i].resv, m[i].n))
+            s[n++] = (tl_svg_series){ m[i].rlabel, cls_of(r, i, a->nranks, 1), m[i].x, m[i].resv, m[i].n };
+    }
+    return n;
+}
+
+static void over_time(tl_html *h)
+{
+    const tl_aggregate *a = h->a;
+    mem_series *m = calloc(a->nranks + 1, sizeof *m);
+    tl_svg_series *s = calloc(2 * a->nranks + 1, sizeof *s);
+    if (m == NULL || s == NULL) {
+        h->oom = 1;
+        free(m);
+        free(s);
+        return;
+    }
+    size_t n = build_series(a, m, s, &h->oom);
+    if (n > 0) {
+        tl_html_axis ax;
+        tl_html_time_axis(a, &ax);
+        char id[16], desc[300];
+        snprintf(desc, sizeof desc, "Device memory allocated over time, one line per rank%s%s.",
+                 a->nranks <= 8 ? "; dashed lines are the memory reserved by the caching allocator" : "",
+                 ax.common ? "" : "; each rank's time is from its own start");
+        tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Memory over time", desc };
+        tl_svg_axes axes = { "time", "memory", TL_UNIT_NS, TL_UNIT_BYTES };
+        fputs("<h3>Over time</h3>\n", h->f);
+        tl_svg_lines(h->f, &fr, &axes, s, n);
+    }
+    for (size_t i = 0; i < a->nranks; i++) {
+        free(m[i].x);
+        free(m[i].alloc);
+        free(m[i].resv);
+    }
+    free(m);
+    free(s);
+}
+
+static int has_peaks(const tl_rank_result *r)
+{
+    return isfinite(r->peak_allocated) || isfinite(r->peak_reserved) || isfinite(r->peak_rss) ||
+           isfinite(r->gpu_util_mean);
+}
+
+static void peaks(tl_html *h)
+{
+    FILE *f = h->f;
+    size_t shown = 0, with = 0;
+    fputs("<h3>Peaks</h3>\n<div class=\"scroll\"><table id=\"memory-peaks\">\n<caption>Peak device memory per rank, "
+          "against the device's capacity; reserved / allocated (fragmentation); peak host RSS; the mean GPU "
+          "utilization a monitor sampled</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
+          "<th scope=\"col\">Peak allocated</th><th scope=\"col\">Peak reserved</th><th scope=\"col\">Device</th>"
+          "<th scope=\"col\">Of device</th><th scope=\"col\">Reserved / allocated</th>"
+          "<th scope=\"col\">Peak RSS</th><th scope=\"col\">GPU utilization</th></tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < h->a->nranks; i++) {
+        const tl_rank_result *r = &h->a->ranks[i];
+        if (!has_peaks(r) || with++ >= TL_HTML_MAX_ROWS)
+            continue;
+        double used = fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0);
+        fprintf(f, "<tr><th scope=\"row\">%d</th>", r->rank);
+        tl_html_td(f, r->peak_allocated, TL_UNIT_BYTES);
+        tl_html_td(f, r->peak_reserved, TL_UNIT_BYTES);
+        tl_html_td(f, r->device_total, TL_UNIT_BYTES);
+        tl_html_td(f, r->device_total > 0 && isfinite(r->peak_allocated) ? 100 * used / r->device_total : NAN,
+                   TL_UNIT_PCT);
+        tl_html_td(f, r->peak_allocated > 0 ? r->peak_reserved / r->peak_allocated : NAN, TL_UNIT_RATIO);
+        tl_html_td(f, r->peak_rss, TL_UNIT_BYTES);
+        tl_html_td(f, r->gpu_util_mean, TL_UNIT_PCT);
+        fputs("</tr>\n", f);
+        shown++;
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, with, "ranks");
+}
+
+static void snapshots(tl_html *h, size_t total)
+{
+    FILE *f = h->f;
+    size_t shown = 0;
+    fputs("<h3>Snapshots</h3>\n<div class=\"scroll\"><table id=\"memory-snapshots\">\n<caption>Labelled memory "
+          "snapshots of the reports, per rank in session order</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
+          "<th scope=\"col\">Label</th><th scope=\"col\">Allocated</th><th scope=\"col\">Reserved</th>"
+          "<th scope=\"col\">Max allocated</th><th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
+        const tl_session *s = &h->a->sessions[i];
+        if (s->rank < 0 || s->companion_of != NULL)
+            continue;
+        for (size_t k = 0; k < s->nsnaps && shown < TL_HTML_MAX_ROWS; k++, shown++) {
+            const tl_ssnap *p = &s->snaps[k];
+            fprintf(f, "<tr><td class=\"num\">%d</td><th scope=\"row\">", s->rank);
+            tl_escape_html_n(f, p->label, 200);
+            fputs("</th>", f);
+            tl_html_td(f, p->allocated, TL_UNIT_BYTES);
+            tl_html_td(f, p->reserved, TL_UNIT_BYTES);
+            tl_html_td(f, p->peak_allocated, TL_UNIT_BYTES);
+            tl_html_td(f, p->rss, TL_UNIT_BYTES);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, total, "snapshots");
+}
+
+void tl_html_memory(tl_html *h)
+{
+    size_t nsnaps = 0, nmem = 0, peaks_ = 0;
+    for (size_t i = 0; i < h->a->nsessions; i++)
+        if (h->a->sessions[i].rank >= 0 && h->a->sessions[i].companion_of == NULL) {
+            nsnaps += h->a->sessions[i].nsnaps;
+            nmem += h->a->sessions[i].nmem;
+        }
+    for (size_t i = 0; i < h->a->nranks; i++)
+        peaks_ += has_peaks(&h->a->ranks[i]);
+    tl_html_open(h, "memory", "Memory");
+    if (nsnaps + nmem + peaks_ == 0)
+        tl_html_none(h, "No memory data: the inputs have no memory samples, snapshots or device figures.");
+    if (nmem > 0)
+        over_time(h);
+    if (peaks_ > 0)
+        peaks(h);
+    if (nsnaps > 0)
+        snapshots(h, nsnaps);
+    tl_html_close(h);
+}

@@ -1,0 +1,165 @@
+/*
+ * html_report.c - tl_render_html: the report page. The template
+ * (templates/report.html) gives the frame; {{sections}} is filled by one
+ * function per section, in DESIGN.md's order (html_sections.h). Everything
+ * here is a function of the aggregate and the options, written in a fixed
+ * order, so the same inputs give the same bytes.
+ */
+#define _GNU_SOURCE
+#include <string.h>
+
+#include "escape.h"
+#include "html_sections.h"
+#include "render.h"
+#include "units.h"
+
+/* ---- helpers shared by the sections -------------------------------------------------- */
+
+void tl_html_open(tl_html *h, const char *id, const char *title)
+{
+    fprintf(h->f, "<section id=\"%s\" aria-labelledby=\"%s-h\">\n<h2 id=\"%s-h\">%s</h2>\n", id, id, id, title);
+}
+
+void tl_html_close(tl_html *h)
+{
+    fputs("</section>\n", h->f);
+}
+
+void tl_html_none(tl_html *h, const char *text)
+{
+    fprintf(h->f, "<p class=\"none\">%s</p>\n", text);
+}
+
+void tl_html_more(tl_html *h, size_t shown, size_t total, const char *what)
+{
+    if (total > shown)
+        fprintf(h->f, "<p class=\"more\">and %zu more %s</p>\n", total - shown, what);
+}
+
+const char *tl_html_chart_id(tl_html *h, char *buf, size_t len)
+{
+    snprintf(buf, len, "c%d", ++h->charts);
+    return buf;
+}
+
+void tl_html_code(FILE *f, const char *name, size_t max)
+{
+    if (max && strlen(name) > max) {
+        fputs("<code title=\"", f);
+        tl_escape_attr_n(f, name, 400);
+        fputs("\">", f);
+    } else {
+        fputs("<code>", f);
+    }
+    tl_escape_html_n(f, name, max);
+    fputs("</code>", f);
+}
+
+void tl_html_td(FILE *f, double v, int unit)
+{
+    char b[48];
+    fprintf(f, "<td class=\"num\">%s</td>", tl_units_fmt(b, sizeof b, v, unit));
+}
+
+void tl_html_details(FILE *f, const char *summary)
+{
+    fprintf(f, "<details>\n<summary>%s</summary>\n", summary);
+}
+
+void tl_html_details_end(FILE *f)
+{
+    fputs("</details>\n", f);
+}
+
+/* ---- the page -------------------------------------------------------------------------- */
+
+static const struct {
+    const char *id, *title;
+    void (*write)(tl_html *);
+} sections[] = {
+    { "headline", "Summary", tl_html_headline },
+    { "recommendations", "Recommendations", tl_html_recommendations },
+    { "per-rank", "Ranks", tl_html_ranks },
+    { "breakdown", "Stages and ops", tl_html_breakdown },
+    { "steps", "Step time per rank", tl_html_steps },
+    { "gpu", "GPU time breakdown", tl_html_gpu },
+    { "timelines", "Timelines", tl_html_timelines },
+    { "kernels", "Kernels", tl_html_kernels },
+    { "memory", "Memory", tl_html_memory },
+    { "sessions", "Sessions", tl_html_sessions },
+    { "inputs", "Inputs", tl_html_inputs },
+    { "system", "System", tl_html_system },
+};
+
+static void nav(FILE *f)
+{
+    fputs("<nav aria-label=\"Sections\"><ul>", f);
+    for (size_t i = 1; i < sizeof sections / sizeof sections[0]; i++)
+        fprintf(f, "<li><a href=\"#%s\">%s</a></li>", sections[i].id, sections[i].title);
+    fputs("</ul></nav>\n", f);
+}
+
+static void write_sections(tl_html *h)
+{
+    for (size_t i = 0; i < sizeof sections / sizeof sections[0]; i++) {
+        if (i == 1)
+            nav(h->f);
+        sections[i].write(h);
+    }
+}
+
+static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
+{
+    size_t skipped = 0;
+    char d[40];
+    for (size_t i = 0; i < a->nsessions; i++)
+        skipped += a->sessions[i].rank < 0;
+    fprintf(f, "%zu rank%s \xc2\xb7 %zu input%s", a->nranks, a->nranks == 1 ? "" : "s", a->nsessions,
+            a->nsessions == 1 ? "" : "s");
+    if (skipped)
+        fprintf(f, " (%zu skipped)", skipped);
+    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s", a->opt.whole_trace ? "whole trace" : "ProfilerSteps",
+            tl_units_date(d, sizeof d, o->generated_unix_s));
+}
+
+/* Write the value of one {{key}}; 0 when the key is unknown. */
+static int fill(tl_html *h, const char *key, size_t len)
+{
+    FILE *f = h->f;
+    const char *title = h->o->title ? h->o->title : "tally report";
+    char d[40];
+    if (len == 5 && memcmp(key, "title", 5) == 0)
+        tl_escape_html(f, title);
+    else if (len == 7 && memcmp(key, "version", 7) == 0)
+        tl_escape_html(f, h->o->version ? h->o->version : "");
+    else if (len == 4 && memcmp(key, "date", 4) == 0)
+        fputs(tl_units_date(d, sizeof d, h->o->generated_unix_s), f);
+    else if (len == 4 && memcmp(key, "meta", 4) == 0)
+        meta(f, h->a, h->o);
+    else if (len == 3 && memcmp(key, "css", 3) == 0)
+        fwrite(tl_asset_report_css, 1, tl_asset_report_css_len, f);
+    else if (len == 8 && memcmp(key, "sections", 8) == 0)
+        write_sections(h);
+    else
+        return 0;
+    return 1;
+}
+
+int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
+{
+    tl_html h = { out, a, o, 0, 0 };
+    const char *t = tl_asset_report_html, *end = t + tl_asset_report_html_len;
+    while (t < end) {
+        const char *open = memmem(t, (size_t)(end - t), "{{", 2);
+        const char *close = open ? memmem(open + 2, (size_t)(end - open - 2), "}}", 2) : NULL;
+        if (open == NULL || close == NULL) {
+            fwrite(t, 1, (size_t)(end - t), out);
+            break;
+        }
+        fwrite(t, 1, (size_t)(open - t), out);
+        if (!fill(&h, open + 2, (size_t)(close - open - 2)))
+            fwrite(open, 1, (size_t)(close + 2 - open), out);
+        t = close + 2;
+    }
+    return h.oom ? -1 : 0;
+}

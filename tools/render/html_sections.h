@@ -1,0 +1,71 @@
+/*
+ * html_sections.h - the sections of the HTML report, one function each, in
+ * DESIGN.md's order, and the small helpers they share. html_report.c calls
+ * them in order between the template's header and footer.
+ *
+ * A section is <section id="..."><h2>..</h2>...</section>; one without data
+ * says so in a line. Tables have a <caption> and <th scope>; every chart is
+ * followed by its data as a table in <details>. Lists are bounded: the top
+ * TL_HTML_TOP rows are shown, up to TL_HTML_MAX_ROWS in <details>, and the
+ * rest are counted ("and K more").
+ */
+#ifndef TALLY_RENDER_HTML_SECTIONS_H
+#define TALLY_RENDER_HTML_SECTIONS_H
+
+#include <stdio.h>
+
+#include "aggregate.h"
+#include "render.h"
+
+#define TL_HTML_TOP 25
+#define TL_HTML_MAX_ROWS 200
+
+typedef struct tl_html {
+    FILE *f;
+    const tl_aggregate *a;
+    const tl_report_options *o;
+    int charts;                /* charts so far, for page-unique ids */
+    int oom;                   /* an allocation failed: the page is incomplete */
+} tl_html;
+
+/* <section id><h2>title</h2> and </section>. */
+void tl_html_open(tl_html *h, const char *id, const char *title);
+void tl_html_close(tl_html *h);
+/* A one-line paragraph saying there is no data (text is fixed, not escaped). */
+void tl_html_none(tl_html *h, const char *text);
+/* "and K more <what>" when shown < total. */
+void tl_html_more(tl_html *h, size_t shown, size_t total, const char *what);
+/* A new chart id ("c1", "c2", ...) into buf. */
+const char *tl_html_chart_id(tl_html *h, char *buf, size_t len);
+/* <code>escaped name</code>, cut to max bytes (0: whole) with the full name as its title. */
+void tl_html_code(FILE *f, const char *name, size_t max);
+/* <td> of a number in a unit (class num). */
+void tl_html_td(FILE *f, double v, int unit);
+/* <details><summary>text</summary> and </details>. */
+void tl_html_details(FILE *f, const char *summary);
+void tl_html_details_end(FILE *f);
+
+void tl_html_headline(tl_html *h);
+void tl_html_recommendations(tl_html *h);
+void tl_html_ranks(tl_html *h);
+void tl_html_breakdown(tl_html *h);
+void tl_html_steps(tl_html *h);
+void tl_html_gpu(tl_html *h);
+void tl_html_timelines(tl_html *h);
+void tl_html_kernels(tl_html *h);
+void tl_html_memory(tl_html *h);
+void tl_html_sessions(tl_html *h);
+void tl_html_inputs(tl_html *h);
+void tl_html_system(tl_html *h);
+
+/* The common time axis of the timelines and the memory chart: one range
+ * over every rank when their times overlap, else each rank on its own. */
+typedef struct tl_html_axis {
+    int common;                /* 1: one axis; 0: per rank */
+    int64_t start, end;        /* the common range */
+} tl_html_axis;
+void tl_html_time_axis(const tl_aggregate *a, tl_html_axis *ax);
+/* The range of one rank's timelines and memory series (start >= end: none). */
+void tl_html_rank_range(const tl_aggregate *a, const tl_rank_result *r, int64_t *start, int64_t *end);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * html_summary.c - the first sections a reader sees: the headline, the
+ * recommendations with their evidence, and the per-rank table with the
+ * across-rank metrics (min, median, mean, max, imbalance and which ranks)
+ * and the stragglers' evidence. The numbers are the aggregate JSON's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "html_sections.h"
+#include "report_text.h"
+#include "units.h"
+
+double tl_pct(int64_t part, int64_t whole);
+
+static void name_code(FILE *f, const char *name)
+{
+    tl_html_code(f, name, 60);
+}
+
+/* ---- headline -------------------------------------------------------------------------- */
+
+void tl_html_headline(tl_html *h)
+{
+    tl_html_open(h, "headline", "Summary");
+    fputs("<p class=\"headline\">", h->f);
+    tl_text_headline(h->f, h->a, name_code, tl_escape_html);
+    fputs("</p>\n", h->f);
+    if (h->a->nrecs > 0)
+        fprintf(h->f, "<p>%d rule%s of the recommendation table fired; see Recommendations.</p>\n",
+                h->a->nrecs, h->a->nrecs == 1 ? "" : "s");
+    tl_html_close(h);
+}
+
+/* ---- recommendations -------------------------------------------------------------------- */
+
+static void recommendation(tl_html *h, const tl_recommendation *r)
+{
+    FILE *f = h->f;
+    char *finding = tl_text_finding(r);
+    if (finding == NULL)
+        h->oom = 1;
+    fprintf(f, "<li class=\"rec sev-%s\"><p class=\"rec-head\"><span class=\"sev\">%s</span> ", r->severity,
+            r->severity);
+    fprintf(f, "<code class=\"rule\">%s</code>", r->id);
+    if (r->rank >= 0)
+        fprintf(f, " \xc2\xb7 rank %d", r->rank);
+    fputs("</p>\n<p class=\"finding\">", f);
+    tl_escape_html(f, finding);
+    fputs("</p>\n<p class=\"advice\">", f);
+    tl_escape_html(f, tl_text_advice(r));
+    fputs("</p>\n<p class=\"evidence\"><span>Evidence:</span> ", f);
+    tl_escape_html_n(f, r->evidence, 2000);
+    fputs("</p></li>\n", f);
+    free(finding);
+}
+
+void tl_html_recommendations(tl_html *h)
+{
+    tl_html_open(h, "recommendations", "Recommendations");
+    if (h->a->nrecs == 0) {
+        tl_html_none(h, "No rule fired: none of the recommendation table's conditions holds for these inputs.");
+    } else {
+        fputs("<ol class=\"recs\">\n", h->f);
+        for (int i = 0; i < h->a->nrecs; i++)
+            recommendation(h, &h->a->recs[i]);
+        fputs("</ol>\n", h->f);
+    }
+    tl_html_close(h);
+}
+
+/* ---- ranks ------------------------------------------------------------------------------- */
+
+static double gpu_pct(const tl_rank_result *r, int64_t part)
+{
+    return r->gpu.present ? tl_pct(part, r->gpu.kernel_time) : NAN;
+}
+
+static void rank_row(FILE *f, const tl_rank_result *r)
+{
+    char b[48], p[32];
+    fprintf(f, "<tr%s><th scope=\"row\">%d%s</th><td class=\"num\">%zu</td><td class=\"num\">%zu</td>",
+            r->straggler ? " class=\"straggler\"" : "", r->rank,
+            r->straggler ? " <span class=\"tag\">straggler</span>" : "", r->nsessions, r->nsteps);
+    tl_html_td(f, r->step_mean, TL_UNIT_NS);
+    tl_html_td(f, r->step_median, TL_UNIT_NS);
+    tl_html_td(f, r->step_min, TL_UNIT_NS);
+    tl_html_td(f, r->step_max, TL_UNIT_NS);
+    fprintf(f, "<td class=\"num\">%s</td>", isfinite(r->step_mean) && r->step_mean > 0
+                                               ? (snprintf(b, sizeof b, "%.3f", 1e9 / r->step_mean), b)
+                                               : "\xe2\x80\x93");
+    tl_html_td(f, gpu_pct(r, r->gpu.idle), TL_UNIT_PCT);
+    tl_html_td(f, gpu_pct(r, r->gpu.compute), TL_UNIT_PCT);
+    tl_html_td(f, gpu_pct(r, r->gpu.non_compute), TL_UNIT_PCT);
+    tl_html_td(f, r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN, TL_UNIT_PCT);
+    fprintf(f, "<td class=\"num\">%s", tl_units_bytes(b, sizeof b, r->peak_allocated));
+    if (isfinite(r->peak_allocated) && isfinite(r->device_total) && r->device_total > 0)
+        fprintf(f, " (%s)", tl_units_pct(p, sizeof p, 100 * r->peak_allocated / r->device_total));
+    fputs("</td></tr>\n", f);
+}
+
+static void ranks_table(tl_html *h)
+{
+    FILE *f = h->f;
+    const tl_aggregate *a = h->a;
+    size_t shown = 0, cap = 4 * TL_HTML_MAX_ROWS;
+    fputs("<div class=\"scroll\"><table id=\"ranks\">\n<caption>Per rank: step times, GPU time (HTA's temporal "
+          "breakdown, as a share of the kernel time), communication overlapped by compute, and peak memory "
+          "allocated. Stragglers are marked.</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
+          "<th scope=\"col\">Sessions</th><th scope=\"col\">Steps</th><th scope=\"col\">Step mean</th>"
+          "<th scope=\"col\">Median</th><th scope=\"col\">Min</th><th scope=\"col\">Max</th>"
+          "<th scope=\"col\">it/s</th><th scope=\"col\">GPU idle</th><th scope=\"col\">Compute</th>"
+          "<th scope=\"col\">Non-compute</th><th scope=\"col\">Overlap</th><th scope=\"col\">Peak memory</th>"
+          "</tr></thead>\n<tbody>\n", f);
+    for (size_t i = 0; i < a->nranks; i++)
+        if (shown < cap || a->ranks[i].straggler) {
+            rank_row(f, &a->ranks[i]);
+            shown++;
+        }
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, a->nranks, "ranks (stragglers are always listed)");
+}
+
+static void across_row(FILE *f, const tl_across *x)
+{
+    int unit;
+    const char *label = tl_text_metric(x->metric, &unit);
+    char b[48];
+    fprintf(f, "<tr><th scope=\"row\">%s</th><td class=\"num\">%d</td>", label, x->n);
+    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_fmt(b, sizeof b, x->min, unit), x->min_rank);
+    tl_html_td(f, x->median, unit);
+    tl_html_td(f, x->mean, unit);
+    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_fmt(b, sizeof b, x->max, unit), x->max_rank);
+    tl_html_td(f, x->std, unit);
+    tl_html_td(f, x->imbalance, TL_UNIT_RATIO);
+    fputs("</tr>\n", f);
+}
+
+static void across_table(tl_html *h)
+{
+    if (h->a->nacross == 0)
+        return;
+    fputs("<h3>Across ranks</h3>\n<div class=\"scroll\"><table id=\"across\">\n<caption>Each per-rank metric "
+          "across the ranks that have it: least, median, mean and most (with the rank), standard deviation, and "
+          "imbalance = max / mean.</caption>\n<thead><tr><th scope=\"col\">Metric</th><th scope=\"col\">Ranks</th>"
+          "<th scope=\"col\">Min</th><th scope=\"col\">Median</th><th scope=\"col\">Mean</th>"
+          "<th scope=\"col\">Max</th><th scope=\"col\">Std</th><th scope=\"col\">Imbalance</th></tr></thead>\n"
+          "<tbody>\n", h->f);
+    for (int i = 0; i < h->a->nacross; i++)
+        across_row(h->f, &h->a->across[i]);
+    fputs("</tbody>\n</table></div>\n", h->f);
+}
+
+static void straggler(FILE *f, const tl_straggler *s)
+{
+    char d[48];
+    fprintf(f, "<li><p><strong>Rank %d</strong> (%s): ", s->rank,
+            strcmp(s->kind, "compute") == 0 ? "slow compute" : "last to arrive at collectives");
+    tl_escape_html_n(f, s->summary, 1000);
+    fputs("</p>\n", f);
+    if (s->nitems > 0) {
+        fputs("<table class=\"evidence\"><caption>Where the straggler spends more per step than the other "
+              "ranks' median</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">More per step</th>"
+              "</tr></thead><tbody>\n", f);
+        for (int k = 0; k < s->nitems; k++) {
+            fputs("<tr><th scope=\"row\">", f);
+            tl_html_code(f, s->items[k].name, 100);
+            fprintf(f, "</th><td class=\"num\">+%s</td></tr>\n", tl_units_dur(d, sizeof d, s->items[k].delta_ns));
+        }
+        fputs("</tbody></table>\n", f);
+    }
+    fputs("</li>\n", f);
+}
+
+void tl_html_ranks(tl_html *h)
+{
+    tl_html_open(h, "per-rank", "Ranks");
+    if (h->a->nranks == 0) {
+        tl_html_none(h, "No rank has data.");
+        tl_html_close(h);
+        return;
+    }
+    ranks_table(h);
+    across_table(h);
+    if (h->a->nstragglers > 0) {
+        fputs("<h3>Stragglers</h3>\n<ul class=\"stragglers\">\n", h->f);
+        for (int i = 0; i < h->a->nstragglers; i++)
+            straggler(h->f, &h->a->stragglers[i]);
+        fputs("</ul>\n", h->f);
+    }
+    tl_html_close(h);
+}

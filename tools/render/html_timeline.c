@@ -1,0 +1,419 @@
+/*
+ * html_timeline.c - the timelines section: one swimlane per rank and GPU
+ * stream (or CPU thread), on a common time axis, steps marked.
+ *
+ * The one idea: each session's timeline comes at its own resolution
+ * (TL_TIMELINE_BINS bins over its own range); here every lane is rebinned
+ * onto the page's column grid over the common range, each source bin adding
+ * its busy fractions to the columns it overlaps in proportion to the
+ * overlap. Lanes of one rank with the same stream (or thread) in several
+ * sessions share a row. The column count shrinks when there are many lanes,
+ * so the section stays within about 1.5 MB whatever the input. When the
+ * ranks' time ranges do not overlap at all (runs at different times), each
+ * rank gets its own axis, and the page says so.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "html_sections.h"
+#include "svg.h"
+#include "units.h"
+
+#define MAX_LANES 512          /* rows drawn over all charts */
+#define MAX_MARKS_PER_RANK 100 /* step marks per rank */
+#define TIMELINE_BUDGET 1500000.0 /* bytes of lane paths, worst case about 10 per run */
+
+/* ---- time ranges ------------------------------------------------------------------------------ */
+
+static void widen(int64_t *s, int64_t *e, int64_t a, int64_t b)
+{
+    if (a >= b)
+        return;
+    if (*s >= *e) {
+        *s = a;
+        *e = b;
+        return;
+    }
+    if (a < *s)
+        *s = a;
+    if (b > *e)
+        *e = b;
+}
+
+void tl_html_rank_range(const tl_aggregate *a, const tl_rank_result *r, int64_t *start, int64_t *end)
+{
+    *start = 0;
+    *end = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        widen(start, end, s->timeline.start_ns, s->timeline.end_ns);
+        if (s->nmem > 0)
+            widen(start, end, s->mem[0].ts_ns, s->mem[s->nmem - 1].ts_ns + 1);
+    }
+}
+
+void tl_html_time_axis(const tl_aggregate *a, tl_html_axis *ax)
+{
+    int64_t lo = INT64_MIN, hi = INT64_MAX; /* the intersection */
+    int with = 0;
+    ax->start = ax->end = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        int64_t s, e;
+        tl_html_rank_range(a, &a->ranks[i], &s, &e);
+        if (s >= e)
+            continue;
+        with++;
+        widen(&ax->start, &ax->end, s, e);
+        lo = s > lo ? s : lo;
+        hi = e < hi ? e : hi;
+    }
+    ax->common = with <= 1 || lo < hi;
+}
+
+/* ---- one chart: lanes, cells and marks ---------------------------------------------------------- */
+
+typedef struct lane_key {
+    size_t rank;               /* index into a->ranks */
+    int kind;
+    int64_t a, b;
+    char label[128];
+    double share[TL_KT_COUNT + 1]; /* busy, then by kind, as shares of the columns */
+} lane_key;
+
+typedef struct grid {
+    int64_t t0, t1;
+    int ncols;
+    double colw;               /* ns per column */
+    lane_key *keys;
+    tl_svg_lane *lanes;
+    size_t n, cap;
+    uint8_t *cells;            /* per lane: kind[ncols], level[ncols] */
+    tl_svg_mark *marks;
+    size_t nmarks, mcap;
+} grid;
+
+static void grid_release(grid *g)
+{
+    free(g->keys);
+    free(g->lanes);
+    free(g->cells);
+    free(g->marks);
+    memset(g, 0, sizeof *g);
+}
+
+static int add_lane(grid *g, size_t ri, int rank, const tl_lane *l, size_t first)
+{
+    for (size_t i = first; i < g->n; i++)
+        if (g->keys[i].kind == l->kind && g->keys[i].a == l->a && g->keys[i].b == l->b)
+            return 0;
+    if (g->n == g->cap)
+        return 1; /* full: counted by the caller */
+    lane_key *k = &g->keys[g->n];
+    memset(k, 0, sizeof *k);
+    k->rank = ri;
+    k->kind = l->kind;
+    k->a = l->a;
+    k->b = l->b;
+    snprintf(k->label, sizeof k->label, "rank %d \xc2\xb7 %.100s", rank,
+             l->label ? l->label : (l->kind == TL_LANE_GPU ? "GPU stream" : "thread"));
+    g->lanes[g->n].group_start = g->n == first;
+    g->n++;
+    return 0;
+}
+
+/* The lanes of one rank; returns how many did not fit. */
+static size_t rank_lanes(grid *g, const tl_aggregate *a, size_t ri)
+{
+    const tl_rank_result *r = &a->ranks[ri];
+    size_t first = g->n, dropped = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
+        if (t->start_ns >= t->end_ns)
+            continue;
+        for (size_t l = 0; l < t->nlanes; l++)
+            dropped += add_lane(g, ri, r->rank, &t->lanes[l], first);
+    }
+    return dropped;
+}
+
+/* Add one session lane's bins to the columns they overlap. */
+static void rebin(const grid *g, const tl_timeline *t, const tl_lane *l, float *acc)
+{
+    double bw = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    double off = (double)(t->start_ns - g->t0);
+    for (int i = 0; i < TL_TIMELINE_BINS; i++) {
+        float any = 0;
+        for (int k = 0; k < TL_KT_COUNT; k++)
+            any += l->busy[k][i];
+        if (!(any > 0))
+            continue;
+        double x0 = (off + i * bw) / g->colw, x1 = (off + (i + 1) * bw) / g->colw;
+        int c0 = x0 < 0 ? 0 : (int)floor(x0), c1 = x1 > g->ncols ? g->ncols : (int)ceil(x1);
+        for (int c = c0; c < c1; c++) {
+            double ov = fmin(x1, c + 1.0) - fmax(x0, (double)c);
+            for (int k = 0; ov > 0 && k < TL_KT_COUNT; k++)
+                acc[k * g->ncols + c] += (float)(l->busy[k][i] * ov);
+        }
+    }
+}
+
+static uint8_t level_of(double u)
+{
+    return u < 0.01 ? 0 : u <= 0.25 ? 1 : u <= 0.5 ? 2 : u <= 0.75 ? 3 : 4;
+}
+
+/* From the accumulated fractions to each column's dominant kind and level. */
+static void cells_of(grid *g, size_t li, const float *acc)
+{
+    uint8_t *kind = g->cells + li * 2 * (size_t)g->ncols, *level = kind + g->ncols;
+    lane_key *k = &g->keys[li];
+    for (int c = 0; c < g->ncols; c++) {
+        double u = 0, best = -1;
+        int bk = 0;
+        for (int t = 0; t < TL_KT_COUNT; t++) {
+            double v = fmin(1.0, acc[t * g->ncols + c]);
+            u += v;
+            k->share[t + 1] += v;
+            if (v > best) {
+                best = v;
+                bk = t;
+            }
+        }
+        u = fmin(u, 1.0);
+        k->share[0] += u;
+        kind[c] = (uint8_t)bk;
+        level[c] = level_of(u);
+    }
+    for (int t = 0; t <= TL_KT_COUNT; t++)
+        k->share[t] *= 100.0 / g->ncols;
+    g->lanes[li].label = k->label;
+    g->lanes[li].kind = kind;
+    g->lanes[li].level = level;
+    if (k->kind == TL_LANE_CPU)
+        snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "busy %.1f%% of the time shown (outermost events)",
+                 k->share[0]);
+    else
+        snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "busy %.1f%% of the time shown (compute %.1f%%, "
+                 "communication %.1f%%, memory %.1f%%, other %.1f%%)", k->share[0], k->share[1], k->share[2],
+                 k->share[3], k->share[4]);
+}
+
+static int fill_cells(grid *g, const tl_aggregate *a)
+{
+    float *acc = malloc((size_t)TL_KT_COUNT * g->ncols * sizeof *acc);
+    g->cells = malloc(g->n * 2 * (size_t)g->ncols + 1);
+    if (acc == NULL || g->cells == NULL) {
+        free(acc);
+        return -1;
+    }
+    for (size_t li = 0; li < g->n; li++) {
+        const lane_key *key = &g->keys[li];
+        const tl_rank_result *r = &a->ranks[key->rank];
+        memset(acc, 0, (size_t)TL_KT_COUNT * g->ncols * sizeof *acc);
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
+            for (size_t l = 0; t->start_ns < t->end_ns && l < t->nlanes; l++)
+                if (t->lanes[l].kind == key->kind && t->lanes[l].a == key->a && t->lanes[l].b == key->b)
+                    rebin(g, t, &t->lanes[l], acc);
+        }
+        cells_of(g, li, acc);
+    }
+    free(acc);
+    return 0;
+}
+
+/* Step marks of the rank whose lanes are [lane0, lane0 + n); every k-th
+ * step when there are many, and none closer than half a column. */
+static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
+{
+    size_t every = r->nsteps / MAX_MARKS_PER_RANK + 1;
+    double last = -1;
+    int titled = r->nsteps <= 50;
+    for (size_t k = 0; k < r->nsteps; k += every) {
+        const tl_sstep *st = &r->steps[k];
+        if (st->ts_ns == INT64_MIN || st->ts_ns < g->t0 || st->ts_ns > g->t1)
+            continue;
+        double col = (double)(st->ts_ns - g->t0) / g->colw;
+        if (last >= 0 && col - last < 0.5)
+            continue;
+        if (g->nmarks == g->mcap) {
+            size_t cap = g->mcap ? 2 * g->mcap : 64;
+            tl_svg_mark *m = realloc(g->marks, cap * sizeof *m);
+            if (m == NULL)
+                return -1;
+            g->marks = m;
+            g->mcap = cap;
+        }
+        tl_svg_mark *m = &g->marks[g->nmarks++];
+        char d[48];
+        *m = (tl_svg_mark){ col, lane0, n, "" };
+        if (titled)
+            snprintf(m->title, sizeof m->title, "rank %d, step %lld: %s", r->rank, (long long)st->number,
+                     tl_units_dur(d, sizeof d, (double)st->dur_ns));
+        last = col;
+    }
+    return 0;
+}
+
+static int all_marks(grid *g, const tl_aggregate *a)
+{
+    for (size_t i = 0; i < g->n;) {
+        size_t j = i;
+        while (j < g->n && g->keys[j].rank == g->keys[i].rank)
+            j++;
+        if (rank_marks(g, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0)
+            return -1;
+        i = j;
+    }
+    return 0;
+}
+
+/* ---- writing ------------------------------------------------------------------------------------- */
+
+static void lane_rows(FILE *f, const grid *g, size_t *rows)
+{
+    for (size_t i = 0; i < g->n && *rows < TL_HTML_MAX_ROWS; i++, (*rows)++) {
+        const lane_key *k = &g->keys[i];
+        fputs("<tr><th scope=\"row\">", f);
+        tl_escape_html(f, k->label);
+        fputs("</th>", f);
+        for (int t = 0; t <= TL_KT_COUNT; t++)
+            tl_html_td(f, k->share[t], TL_UNIT_PCT);
+        fputs("</tr>\n", f);
+    }
+}
+
+static void axis_label(char *buf, size_t len, int64_t t0)
+{
+    char t[48];
+    if (tl_units_is_wall(t0))
+        snprintf(buf, len, "time since %s", tl_units_time(t, sizeof t, t0));
+    else
+        snprintf(buf, len, "time since %s on the trace's own clock", tl_units_dur(t, sizeof t, (double)t0));
+}
+
+static void chart(tl_html *h, grid *g, const char *who)
+{
+    char id[16], title[96], desc[400], axl[96], span[48];
+    axis_label(axl, sizeof axl, g->t0);
+    snprintf(title, sizeof title, "Timeline of %s", who);
+    snprintf(desc, sizeof desc, "%zu swimlanes (one per rank and GPU stream or CPU thread) over %s, in %d columns; "
+             "each column is colored by its main kind of work (compute, communication, memory, other) and shaded "
+             "by how busy it is; thin vertical lines mark steps.", g->n,
+             tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
+    tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
+    tl_svg_timeline t = { g->lanes, g->n, g->ncols, (double)(g->t1 - g->t0), axl, g->marks, g->nmarks };
+    tl_svg_timeline_write(h->f, &fr, &t);
+}
+
+typedef struct state {
+    int ncols;
+    size_t left;               /* lanes that may still be drawn */
+    size_t dropped;            /* lanes not drawn */
+    size_t rows;               /* rows of the lane table */
+    FILE *table;               /* the lane table, written after the charts */
+} state;
+
+/* One chart over [t0, t1) of the ranks [r0, r1). */
+static int one_chart(tl_html *h, state *st, int64_t t0, int64_t t1, size_t r0, size_t r1)
+{
+    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = (double)(t1 - t0) / st->ncols, .cap = st->left };
+    g.keys = calloc(g.cap + 1, sizeof *g.keys);
+    g.lanes = calloc(g.cap + 1, sizeof *g.lanes);
+    int rc = -1;
+    if (g.keys == NULL || g.lanes == NULL)
+        goto out;
+    for (size_t ri = r0; ri < r1; ri++)
+        st->dropped += rank_lanes(&g, h->a, ri);
+    rc = 0;
+    if (g.n == 0)
+        goto out;
+    rc = -1;
+    if (fill_cells(&g, h->a) != 0 || all_marks(&g, h->a) != 0)
+        goto out;
+    char who[64];
+    if (r1 - r0 == 1)
+        snprintf(who, sizeof who, "rank %d", h->a->ranks[r0].rank);
+    else
+        snprintf(who, sizeof who, "%zu ranks", r1 - r0);
+    chart(h, &g, who);
+    lane_rows(st->table, &g, &st->rows);
+    st->left -= g.n;
+    rc = 0;
+out:
+    grid_release(&g);
+    return rc;
+}
+
+static size_t count_lanes(const tl_aggregate *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (a->sessions[i].timeline.start_ns < a->sessions[i].timeline.end_ns)
+            n += a->sessions[i].timeline.nlanes;
+    return n;
+}
+
+static int all_charts(tl_html *h, state *st, const tl_html_axis *ax)
+{
+    if (ax->common)
+        return one_chart(h, st, ax->start, ax->end, 0, h->a->nranks);
+    for (size_t ri = 0; ri < h->a->nranks; ri++) {
+        int64_t s, e;
+        tl_html_rank_range(h->a, &h->a->ranks[ri], &s, &e);
+        if (s < e && one_chart(h, st, s, e, ri, ri + 1) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static void table_out(tl_html *h, const state *st, const char *rows, size_t len)
+{
+    FILE *f = h->f;
+    tl_html_details(f, "Data table");
+    fputs("<div class=\"scroll\"><table>\n<caption>Each swimlane's busy time as a share of the time shown, and "
+          "by kind of work</caption>\n<thead><tr><th scope=\"col\">Lane</th><th scope=\"col\">Busy</th>"
+          "<th scope=\"col\">Compute</th><th scope=\"col\">Communication</th><th scope=\"col\">Memory</th>"
+          "<th scope=\"col\">Other</th></tr></thead>\n<tbody>\n", f);
+    fwrite(rows, 1, len, f);
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, st->rows, MAX_LANES - st->left, "lanes");
+    tl_html_details_end(f);
+}
+
+void tl_html_timelines(tl_html *h)
+{
+    tl_html_open(h, "timelines", "Timelines");
+    size_t lanes = count_lanes(h->a);
+    tl_html_axis ax;
+    tl_html_time_axis(h->a, &ax);
+    if (lanes == 0 || !(ax.start < ax.end)) {
+        tl_html_none(h, "No timeline data: the inputs carry no events with times to draw.");
+        tl_html_close(h);
+        return;
+    }
+    double cols = TIMELINE_BUDGET / (10.0 * (double)(lanes < MAX_LANES ? lanes : MAX_LANES));
+    state st = { cols > 1000 ? 1000 : cols < 200 ? 200 : (int)cols, MAX_LANES, 0, 0, NULL };
+    char *rows = NULL;
+    size_t len = 0;
+    st.table = open_memstream(&rows, &len);
+    if (st.table == NULL) {
+        h->oom = 1;
+        tl_html_close(h);
+        return;
+    }
+    if (!ax.common)
+        tl_html_none(h, "The ranks' time ranges do not overlap (runs at different times?): each rank is drawn "
+                        "on its own time axis.");
+    if (all_charts(h, &st, &ax) != 0)
+        h->oom = 1;
+    fclose(st.table);
+    tl_html_more(h, MAX_LANES - st.left, MAX_LANES - st.left + st.dropped, "lanes not drawn (the page draws at "
+                 "most 512)");
+    if (rows != NULL)
+        table_out(h, &st, rows, len);
+    free(rows);
+    tl_html_close(h);
+}

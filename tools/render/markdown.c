@@ -1,0 +1,188 @@
+/*
+ * markdown.c - tl_render_markdown: the summary for a CI job page (GitHub's
+ * job summary takes Markdown up to 1 MiB). Headline, recommendations, the
+ * per-rank and across-rank tables, the top sections and kernels, and what
+ * happened to the inputs; no links. Every table is cut to a few rows with a
+ * count of the rest and every cell to a few hundred bytes, so the size is
+ * bounded (tens of KB) whatever the input.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "render.h"
+#include "report_text.h"
+#include "units.h"
+
+double tl_pct(int64_t part, int64_t whole);
+
+#define MD_RANKS 32
+#define MD_NAMES 10
+#define MD_WARNINGS 10
+#define MD_CELL 300 /* bytes of a free-text cell */
+#define MD_NAME 100 /* bytes of a name */
+
+static void md_name(FILE *f, const char *name)
+{
+    tl_escape_md_n(f, name, MD_NAME);
+}
+
+static void md_text(FILE *f, const char *s)
+{
+    tl_escape_md_n(f, s, MD_CELL);
+}
+
+static void cell(FILE *f, double v, int unit)
+{
+    char b[48];
+    fprintf(f, " %s |", tl_units_fmt(b, sizeof b, v, unit));
+}
+
+static void more(FILE *f, size_t shown, size_t total, const char *what)
+{
+    if (total > shown)
+        fprintf(f, "\n_and %zu more %s_\n", total - shown, what);
+}
+
+static void recommendations(FILE *f, const tl_aggregate *a)
+{
+    fputs("\n## Recommendations\n\n", f);
+    if (a->nrecs == 0) {
+        fputs("No rule fired.\n", f);
+        return;
+    }
+    fputs("| Severity | Rule | Rank | Finding | Evidence |\n|---|---|---:|---|---|\n", f);
+    for (int i = 0; i < a->nrecs; i++) {
+        const tl_recommendation *r = &a->recs[i];
+        char *finding = tl_text_finding(r);
+        fprintf(f, "| %s | %s | ", r->severity, r->id);
+        r->rank >= 0 ? fprintf(f, "%d", r->rank) : fputs("all", f);
+        fputs(" | ", f);
+        md_text(f, finding);
+        fputs(" | ", f);
+        md_text(f, r->evidence);
+        fputs(" |\n", f);
+        free(finding);
+    }
+}
+
+static void rank_row(FILE *f, const tl_rank_result *r)
+{
+    char b[48];
+    fprintf(f, "| %d%s | %zu |", r->rank, r->straggler ? " (straggler)" : "", r->nsteps);
+    cell(f, r->step_mean, TL_UNIT_NS);
+    cell(f, r->step_median, TL_UNIT_NS);
+    cell(f, r->step_min, TL_UNIT_NS);
+    cell(f, r->step_max, TL_UNIT_NS);
+    cell(f, isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN, TL_UNIT_COUNT);
+    cell(f, r->gpu.present ? tl_pct(r->gpu.idle, r->gpu.kernel_time) : NAN, TL_UNIT_PCT);
+    cell(f, r->gpu.present ? tl_pct(r->gpu.compute, r->gpu.kernel_time) : NAN, TL_UNIT_PCT);
+    cell(f, r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN, TL_UNIT_PCT);
+    fprintf(f, " %s |\n", tl_units_bytes(b, sizeof b, r->peak_allocated));
+}
+
+static void ranks(FILE *f, const tl_aggregate *a)
+{
+    size_t shown = 0;
+    if (a->nranks == 0)
+        return;
+    fputs("\n## Ranks\n\n| Rank | Steps | Step mean | Median | Min | Max | it/s | GPU idle | Compute | Overlap | "
+          "Peak memory |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+    for (size_t i = 0; i < a->nranks; i++)
+        if (shown < MD_RANKS || a->ranks[i].straggler) {
+            rank_row(f, &a->ranks[i]);
+            shown++;
+        }
+    more(f, shown, a->nranks, "ranks");
+}
+
+static void across(FILE *f, const tl_aggregate *a)
+{
+    char lo[48], hi[48];
+    if (a->nacross == 0)
+        return;
+    fputs("\n## Across ranks\n\n| Metric | Ranks | Min | Median | Mean | Max | Imbalance |\n"
+          "|---|---:|---:|---:|---:|---:|---:|\n", f);
+    for (int i = 0; i < a->nacross; i++) {
+        const tl_across *x = &a->across[i];
+        int unit;
+        const char *label = tl_text_metric(x->metric, &unit);
+        fprintf(f, "| %s | %d | %s (rank %d) |", label, x->n, tl_units_fmt(lo, sizeof lo, x->min, unit), x->min_rank);
+        cell(f, x->median, unit);
+        cell(f, x->mean, unit);
+        fprintf(f, " %s (rank %d) |", tl_units_fmt(hi, sizeof hi, x->max, unit), x->max_rank);
+        cell(f, x->imbalance, TL_UNIT_RATIO);
+        fputc('\n', f);
+    }
+}
+
+static void names(FILE *f, const tl_aggregate *a, int group, const char *title)
+{
+    size_t n;
+    size_t *idx = tl_name_table_top(&a->names, group, &n);
+    if (idx == NULL || n == 0) {
+        free(idx);
+        return;
+    }
+    fprintf(f, "\n## %s\n\n| Name | Calls | Total | Rank mean | Rank max | Imbalance |\n"
+               "|---|---:|---:|---:|---:|---:|\n", title);
+    for (size_t i = 0; i < n && i < MD_NAMES; i++) {
+        const tl_name_row *r = &a->names.rows[idx[i]];
+        char b[48];
+        fputs("| ", f);
+        md_name(f, r->name);
+        fprintf(f, " | %llu |", (unsigned long long)r->all.count);
+        cell(f, (double)r->all.total, TL_UNIT_NS);
+        cell(f, r->rank_mean, TL_UNIT_NS);
+        fprintf(f, " %s (rank %d) |", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
+        cell(f, r->imbalance, TL_UNIT_RATIO);
+        fputc('\n', f);
+    }
+    more(f, n < MD_NAMES ? n : MD_NAMES, n, "names");
+    free(idx);
+}
+
+static void inputs(FILE *f, const tl_aggregate *a)
+{
+    size_t used = 0, skipped = 0, warnings = 0, shown = 0;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL;
+        skipped += a->sessions[i].rank < 0;
+        warnings += a->sessions[i].nwarnings;
+    }
+    fprintf(f, "\n## Inputs\n\n%zu inputs: %zu used, %zu skipped; %zu warnings.\n", a->nsessions, used, skipped,
+            warnings);
+    if (warnings)
+        fputc('\n', f);
+    for (size_t i = 0; i < a->nsessions && shown < MD_WARNINGS; i++)
+        for (size_t w = 0; w < a->sessions[i].nwarnings && shown < MD_WARNINGS; w++, shown++) {
+            fputs("- ", f);
+            md_name(f, a->sessions[i].path);
+            fputs(": ", f);
+            md_text(f, a->sessions[i].warnings[w]);
+            fputc('\n', f);
+        }
+    more(f, shown, warnings, "warnings");
+}
+
+int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options *o)
+{
+    char d[40];
+    fputs("# ", out);
+    tl_escape_md_n(out, o->title ? o->title : "tally report", 200);
+    fputs("\n\n**", out);
+    tl_text_headline(out, a, md_name, md_text);
+    fputs("**\n", out);
+    recommendations(out, a);
+    ranks(out, a);
+    across(out, a);
+    names(out, a, TL_GROUP_SECTIONS, "Top sections");
+    names(out, a, TL_GROUP_OPS, "Top ops");
+    names(out, a, TL_GROUP_KERNELS, "Top kernels");
+    inputs(out, a);
+    fputs("\n_Generated by tally ", out);
+    tl_escape_md_n(out, o->version, 100);
+    fprintf(out, " on %s._\n", tl_units_date(d, sizeof d, o->generated_unix_s));
+    return 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * report_text.h - the sentences and labels that the HTML page and the
+ * Markdown summary share, so both say the same thing with the same numbers:
+ * the headline, a recommendation's finding without its advice, the names of
+ * across-rank metrics and of rank sources.
+ *
+ * Sentences are written to a FILE*; the fixed text is plain ASCII words and
+ * numbers, and every name from an input goes through the caller's `name`
+ * function, which escapes it for its context (and may wrap it in <code>).
+ */
+#ifndef TALLY_RENDER_REPORT_TEXT_H
+#define TALLY_RENDER_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "aggregate.h"
+
+typedef void (*tl_text_name_fn)(FILE *f, const char *name);
+
+/* The bottleneck in one sentence, with its numbers. In order of priority: a
+ * straggler rank, the GPU's idle and communication time when a GPU rule
+ * fired, the most severe other recommendation, the largest section's share
+ * of the time, the step time. */
+void tl_text_headline(FILE *f, const tl_aggregate *a, tl_text_name_fn name, tl_text_name_fn text);
+
+/* A recommendation's finding: its message without the rule's advice
+ * (malloc'd; NULL when out of memory), and the advice (static). */
+char *tl_text_finding(const tl_recommendation *r);
+const char *tl_text_advice(const tl_recommendation *r);
+
+/* A label for an across-rank metric ("Step time (mean)") and its unit. */
+const char *tl_text_metric(const char *metric, int *unit);
+
+/* "content", "name", "order" or "unknown". */
+const char *tl_text_rank_source(int source);
+
+/* The rank result of a rank number, or NULL. */
+const tl_rank_result *tl_text_rank(const tl_aggregate *a, int rank);
+
+/* A row's share of its ranks' time in percent (their spans, else the sum of
+ * their sections), over the ranks that have it; NaN when unknown. */
+double tl_text_share(const tl_aggregate *a, const tl_name_row *row);
+
+/* The kernel type of a kernel name (from the sessions' kernels), or -1. The
+ * index is built once per call of tl_text_kernel_types. */
+typedef struct tl_text_ktypes {
+    void *pairs;               /* (name, type), sorted by name */
+    size_t n;
+} tl_text_ktypes;
+int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a);
+int tl_text_kernel_type(const tl_text_ktypes *k, const char *name);
+void tl_text_kernel_types_release(tl_text_ktypes *k);
+
+#endif

@@ -1,0 +1,349 @@
+/*
+ * svg.c - bars, stacked bars and line charts (see svg.h; the timeline is in
+ * svg_timeline.c). Layout is in fixed user units inside a viewBox; CSS scales
+ * the chart to the page. Text from inputs goes through escape.h.
+ */
+#include "svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "svg_internal.h"
+#include "units.h"
+
+/* ---- common ------------------------------------------------------------------- */
+
+void tl_svg_open(FILE *f, const tl_svg_frame *fr, const char *cls, double w, double h)
+{
+    fprintf(f, "<svg class=\"chart %s\" role=\"img\" aria-labelledby=\"%s-t %s-d\" viewBox=\"0 0 %.0f %.0f\" "
+               "width=\"%.0f\" height=\"%.0f\">\n",
+            cls, fr->id, fr->id, w, h, w, h);
+    fprintf(f, "<title id=\"%s-t\">", fr->id);
+    tl_escape_html(f, fr->title);
+    fprintf(f, "</title>\n<desc id=\"%s-d\">", fr->id);
+    tl_escape_html(f, fr->desc);
+    fputs("</desc>\n", f);
+}
+
+void tl_svg_close(FILE *f)
+{
+    fputs("</svg>\n", f);
+}
+
+/* A <text> whose content may come from an input, cut to max bytes. */
+void tl_svg_text(FILE *f, const char *cls, const char *anchor, double x, double y, const char *s, size_t max)
+{
+    fprintf(f, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\"", cls, x, y);
+    if (anchor)
+        fprintf(f, " text-anchor=\"%s\"", anchor);
+    fputc('>', f);
+    tl_escape_html_n(f, s, max);
+    fputs("</text>", f);
+}
+
+/* Vertical grid lines and labels for [0, max] over x0..x0+w; the step used. */
+static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double max, int unit, int ticks)
+{
+    double step = tl_units_nice_step(max, ticks, unit);
+    char b[48];
+    for (int i = 0; i * step <= max * 1.0000001 && i < 64; i++) {
+        double x = x0 + w * (i * step) / max;
+        fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y1);
+        tl_svg_text(f, "tick", "middle", x, y0 - 5, tl_units_tick(b, sizeof b, i * step, step, unit), 0);
+    }
+    fputc('\n', f);
+}
+
+/* ---- horizontal bars ----------------------------------------------------------- */
+
+enum { HB_W = 960, HB_LABEL = 300, HB_X = 310, HB_PLOT = 500, HB_ROW = 22, HB_TOP = 26 };
+
+static double bars_max(const tl_svg_bar *bars, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isfinite(bars[i].value) && bars[i].value > m)
+            m = bars[i].value;
+        if (isfinite(bars[i].hi) && bars[i].hi > m)
+            m = bars[i].hi;
+    }
+    return m > 0 ? m : 1;
+}
+
+static void bar_title(FILE *f, const tl_svg_bar *b, int unit)
+{
+    char v[48], lo[48], hi[48];
+    fputs("<title>", f);
+    tl_escape_html_n(f, b->label, 300);
+    fprintf(f, ": %s", tl_units_fmt(v, sizeof v, b->value, unit));
+    if (isfinite(b->lo) && isfinite(b->hi))
+        fprintf(f, " (range %s \xe2\x80\x93 %s)", tl_units_fmt(lo, sizeof lo, b->lo, unit),
+                tl_units_fmt(hi, sizeof hi, b->hi, unit));
+    if (b->note[0]) {
+        fputs("; ", f);
+        tl_escape_html(f, b->note);
+    }
+    fputs("</title>", f);
+}
+
+static void bar_row(FILE *f, const tl_svg_bar *b, double y, double max, int unit)
+{
+    char v[48];
+    double w = isfinite(b->value) && b->value > 0 ? HB_PLOT * b->value / max : 0;
+    fputs("<g class=\"row\">", f);
+    bar_title(f, b, unit);
+    tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, b->label, 40);
+    fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", b->cls ? b->cls : "compute",
+            HB_X, y + 1, w);
+    double end = HB_X + w;
+    if (isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo) {
+        double x1 = HB_X + HB_PLOT * b->lo / max, x2 = HB_X + HB_PLOT * b->hi / max;
+        fprintf(f, "<path class=\"whisker\" d=\"M%.1f %.1fv8M%.1f %.1fH%.1fM%.1f %.1fv8\"/>", x1, y + 4, x1, y + 8, x2,
+                x2, y + 4);
+        if (x2 > end)
+            end = x2;
+    }
+    tl_svg_text(f, "val", NULL, end + 6, y + 12, tl_units_fmt(v, sizeof v, b->value, unit), 0);
+    fputs("</g>\n", f);
+}
+
+void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit)
+{
+    double h = HB_TOP + (double)n * HB_ROW + 6, max = bars_max(bars, n);
+    tl_svg_open(f, fr, "hbars", HB_W, h);
+    x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, h - 4, max, unit, 5);
+    for (size_t i = 0; i < n; i++)
+        bar_row(f, &bars[i], HB_TOP + (double)i * HB_ROW, max, unit);
+    tl_svg_close(f);
+}
+
+/* ---- stacked bars -------------------------------------------------------------- */
+
+enum { SB_W = 960, SB_LABEL = 150, SB_X = 160, SB_PLOT = 760, SB_ROW = 24, SB_TOP = 26 };
+
+static void stack_row(FILE *f, const tl_svg_stack *r, double y, int unit)
+{
+    char v[48], p[32];
+    double x = SB_X;
+    fputs("<g class=\"row\">", f);
+    tl_svg_text(f, "lbl", "end", SB_LABEL, y + 13, r->label, 40);
+    for (int k = 0; k < r->nsegs && r->total > 0; k++) {
+        const tl_svg_seg *s = &r->segs[k];
+        if (!(s->value > 0))
+            continue;
+        double w = SB_PLOT * s->value / r->total;
+        fprintf(f, "<rect class=\"seg %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\"><title>", s->cls, x,
+                y + 2, w);
+        tl_escape_html(f, r->label);
+        fprintf(f, ": %s %s (%s)</title></rect>", s->name, tl_units_pct(p, sizeof p, 100 * s->value / r->total),
+                tl_units_fmt(v, sizeof v, s->value, unit));
+        x += w;
+    }
+    fputs("</g>\n", f);
+}
+
+static void legend(FILE *f, const tl_svg_seg *segs, int n, double y)
+{
+    double x = SB_X;
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "<rect class=\"seg %s\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>", segs[k].cls, x, y);
+        tl_svg_text(f, "legend", NULL, x + 16, y + 10, segs[k].name, 0);
+        x += 26 + 7.5 * (double)strlen(segs[k].name);
+    }
+    fputc('\n', f);
+}
+
+void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, size_t n, int unit)
+{
+    double body = SB_TOP + (double)n * SB_ROW;
+    tl_svg_open(f, fr, "stacked", SB_W, body + 30);
+    x_ticks(f, SB_X, SB_PLOT, SB_TOP - 4, body, 100, TL_UNIT_PCT, 4);
+    for (size_t i = 0; i < n; i++)
+        stack_row(f, &rows[i], SB_TOP + (double)i * SB_ROW, unit);
+    if (n > 0)
+        legend(f, rows[0].segs, rows[0].nsegs, body + 10);
+    tl_svg_close(f);
+}
+
+/* ---- lines ----------------------------------------------------------------------- */
+
+enum { LN_W = 960, LN_X = 80, LN_PLOT_W = 840, LN_TOP = 16, LN_PLOT_H = 260, LN_LEGEND_COLS = 6 };
+
+typedef struct range {
+    double x0, x1, y1;
+} range;
+
+static range lines_range(const tl_svg_series *s, size_t n)
+{
+    range r = { INFINITY, -INFINITY, 0 };
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < s[i].n; k++) {
+            if (!isfinite(s[i].x[k]) || !isfinite(s[i].y[k]))
+                continue;
+            r.x0 = fmin(r.x0, s[i].x[k]);
+            r.x1 = fmax(r.x1, s[i].x[k]);
+            r.y1 = fmax(r.y1, s[i].y[k]);
+        }
+    if (!(r.x0 <= r.x1))
+        r.x0 = 0, r.x1 = 1;
+    if (r.x1 <= r.x0)
+        r.x1 = r.x0 + 1;
+    if (!(r.y1 > 0))
+        r.y1 = 1;
+    return r;
+}
+
+static void lines_axes(FILE *f, const tl_svg_axes *ax, range *r)
+{
+    char b[48];
+    double ys = tl_units_nice_step(r->y1, 5, ax->yunit);
+    r->y1 = ceil(r->y1 / ys - 1e-9) * ys;
+    for (int i = 0; i * ys <= r->y1 * 1.0000001 && i < 64; i++) {
+        double y = LN_TOP + LN_PLOT_H - LN_PLOT_H * (i * ys) / r->y1;
+        fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", LN_X, y, LN_X + LN_PLOT_W, y);
+        tl_svg_text(f, "tick", "end", LN_X - 6, y + 4, tl_units_tick(b, sizeof b, i * ys, ys, ax->yunit), 0);
+    }
+    double span = r->x1 - r->x0, xs = tl_units_nice_step(span, 8, ax->xunit);
+    if (ax->xunit == TL_UNIT_COUNT && xs < 1)
+        xs = 1; /* steps are counted in whole numbers */
+    double first = ceil(r->x0 / xs - 1e-9) * xs;
+    for (int i = 0; first + i * xs <= r->x1 * (1 + 1e-9) + 1e-9 && i < 64; i++) {
+        double v = first + i * xs, x = LN_X + LN_PLOT_W * (v - r->x0) / span;
+        fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>", x, LN_TOP + LN_PLOT_H, x,
+                LN_TOP + LN_PLOT_H + 5);
+        tl_svg_text(f, "tick", "middle", x, LN_TOP + LN_PLOT_H + 18, tl_units_tick(b, sizeof b, v, xs, ax->xunit), 0);
+    }
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", LN_X, LN_TOP + LN_PLOT_H,
+            LN_X + LN_PLOT_W, LN_TOP + LN_PLOT_H);
+    tl_svg_text(f, "axlbl", "middle", LN_X + LN_PLOT_W / 2.0, LN_TOP + LN_PLOT_H + 36, ax->xlabel, 0);
+    fprintf(f, "<text class=\"axlbl\" transform=\"translate(16 %d) rotate(-90)\" text-anchor=\"middle\">",
+            LN_TOP + LN_PLOT_H / 2);
+    tl_escape_html(f, ax->ylabel);
+    fputs("</text>\n", f);
+}
+
+static void point(FILE *f, const range *r, double x, double y, int *first)
+{
+    double px = LN_X + LN_PLOT_W * (x - r->x0) / (r->x1 - r->x0);
+    double py = LN_TOP + LN_PLOT_H - LN_PLOT_H * y / r->y1;
+    fprintf(f, *first ? "%.1f,%.1f" : " %.1f,%.1f", px, py);
+    *first = 0;
+}
+
+/* The points of a series, thinned to the min and max of each of cols buckets. */
+static void polyline(FILE *f, const tl_svg_series *s, const range *r, size_t cols)
+{
+    int first = 1;
+    fputs("<polyline points=\"", f);
+    if (s->n <= 2 * cols) {
+        for (size_t k = 0; k < s->n; k++)
+            if (isfinite(s->x[k]) && isfinite(s->y[k]))
+                point(f, r, s->x[k], s->y[k], &first);
+        fputs("\"/>", f);
+        return;
+    }
+    size_t k = 0;
+    for (size_t c = 0; c < cols && k < s->n; c++) {
+        double edge = r->x0 + (r->x1 - r->x0) * (double)(c + 1) / (double)cols;
+        size_t lo = SIZE_MAX, hi = SIZE_MAX;
+        for (; k < s->n && (s->x[k] <= edge || c + 1 == cols); k++) {
+            if (!isfinite(s->y[k]) || !isfinite(s->x[k]))
+                continue;
+            if (lo == SIZE_MAX || s->y[k] < s->y[lo])
+                lo = k;
+            if (hi == SIZE_MAX || s->y[k] > s->y[hi])
+                hi = k;
+        }
+        if (lo == SIZE_MAX)
+            continue;
+        size_t a = lo < hi ? lo : hi, b = lo < hi ? hi : lo;
+        point(f, r, s->x[a], s->y[a], &first);
+        if (b != a)
+            point(f, r, s->x[b], s->y[b], &first);
+    }
+    fputs("\"/>", f);
+}
+
+static void dots(FILE *f, const tl_svg_series *s, const range *r, const tl_svg_axes *ax)
+{
+    char xb[48], yb[48];
+    for (size_t k = 0; k < s->n; k++) {
+        if (!isfinite(s->x[k]) || !isfinite(s->y[k]))
+            continue;
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", LN_X + LN_PLOT_W * (s->x[k] - r->x0) / (r->x1 - r->x0),
+                LN_TOP + LN_PLOT_H - LN_PLOT_H * s->y[k] / r->y1);
+        tl_escape_html(f, s->label);
+        fputs(", ", f);
+        tl_escape_html(f, ax->xlabel);
+        fprintf(f, " %s: %s</title></circle>", tl_units_fmt(xb, sizeof xb, s->x[k], ax->xunit),
+                tl_units_fmt(yb, sizeof yb, s->y[k], ax->yunit));
+    }
+}
+
+static void lines_legend(FILE *f, const tl_svg_series *s, size_t n, double y)
+{
+    size_t shown = 0, muted = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (n > 12 && strcmp(s[i].cls, "muted") == 0) {
+            muted++;
+            continue;
+        }
+        double x = LN_X + (double)(shown % LN_LEGEND_COLS) * 140, yy = y + (double)(shown / LN_LEGEND_COLS) * 18;
+        fprintf(f, "<line class=\"series %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", s[i].cls, x, yy, x + 18,
+                yy);
+        tl_svg_text(f, "legend", NULL, x + 24, yy + 4, s[i].label, 24);
+        shown++;
+    }
+    if (muted) {
+        double x = LN_X + (double)(shown % LN_LEGEND_COLS) * 140, yy = y + (double)(shown / LN_LEGEND_COLS) * 18;
+        fprintf(f, "<line class=\"series muted\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, yy, x + 18, yy);
+        fprintf(f, "<text class=\"legend\" x=\"%.1f\" y=\"%.1f\">%zu other ranks</text>", x + 24, yy + 4, muted);
+    }
+    fputc('\n', f);
+}
+
+static size_t legend_entries(const tl_svg_series *s, size_t n)
+{
+    size_t e = 0, muted = 0;
+    for (size_t i = 0; i < n; i++)
+        if (n > 12 && strcmp(s[i].cls, "muted") == 0)
+            muted++;
+        else
+            e++;
+    return e + (muted > 0);
+}
+
+void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n)
+{
+    range r = lines_range(s, n);
+    size_t rows = (legend_entries(s, n) + LN_LEGEND_COLS - 1) / LN_LEGEND_COLS;
+    double h = LN_TOP + LN_PLOT_H + 48 + (double)rows * 18;
+    size_t cols = n ? 6000 / n : 400, total = 0;
+    cols = cols < 50 ? 50 : cols > LN_PLOT_W ? LN_PLOT_W : cols;
+    for (size_t i = 0; i < n; i++)
+        total += s[i].n;
+    tl_svg_open(f, fr, "lines", LN_W, h);
+    lines_axes(f, ax, &r);
+    for (size_t pass = 0; pass < 2; pass++) /* the straggler last, on top */
+        for (size_t i = 0; i < n; i++) {
+            if ((strcmp(s[i].cls, "strag") == 0) != (pass == 1))
+                continue;
+            fprintf(f, "<g class=\"series %s\"><title>", s[i].cls);
+            tl_escape_html(f, s[i].label);
+            fputs("</title>", f);
+            polyline(f, &s[i], &r, cols);
+            if (total <= 400)
+                dots(f, &s[i], &r, ax);
+            fputs("</g>\n", f);
+        }
+    lines_legend(f, s, n, LN_TOP + LN_PLOT_H + 56);
+    tl_svg_close(f);
+}
+
+const char *tl_svg_kind_class(int kind)
+{
+    static const char *cls[] = { "compute", "comm", "memory", "other" };
+    return kind >= 0 && kind < 4 ? cls[kind] : "other";
+}

@@ -1,0 +1,112 @@
+/*
+ * svg.h - the few SVG charts the report draws, written straight to a FILE*:
+ * horizontal bars (with an optional min-max range), stacked bars, a
+ * multi-line chart, and a swimlane timeline.
+ *
+ * The one idea: charts carry no colors. Every mark has a CSS class (compute,
+ * comm, memory, other, idle, overlap; s0..s7 for series; strag for the
+ * straggler) that assets/report.css maps to colors, so light, dark and print
+ * all work from the same bytes. Every chart is role="img" with a <title> and
+ * a <desc> (aria-labelledby), and every mark has a <title> tooltip, so the
+ * page needs no script. Coordinates are printed with one decimal, for
+ * determinism and size. Every text that can come from an input is escaped
+ * here; callers pass raw strings. Class names are static strings of the
+ * caller and are written as they are.
+ */
+#ifndef TALLY_RENDER_SVG_H
+#define TALLY_RENDER_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* What every chart has: a page-unique id ([a-z0-9-]) and text alternatives. */
+typedef struct tl_svg_frame {
+    const char *id;
+    const char *title;
+    const char *desc;
+} tl_svg_frame;
+
+/* ---- horizontal bars --------------------------------------------------------- */
+
+typedef struct tl_svg_bar {
+    const char *label;         /* cut to fit; the full text is in the tooltip */
+    double value;
+    double lo, hi;             /* a range drawn as a whisker; NaN: none */
+    const char *cls;           /* class of the bar; NULL: "compute" */
+    char note[160];            /* more tooltip text, or "" */
+} tl_svg_bar;
+
+void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit);
+
+/* ---- stacked bars (one row each, as shares of the row's total) --------------- */
+
+#define TL_SVG_MAX_SEGS 8
+typedef struct tl_svg_seg {
+    const char *name;          /* legend and tooltip name (static) */
+    const char *cls;
+    double value;
+} tl_svg_seg;
+
+typedef struct tl_svg_stack {
+    const char *label;
+    double total;              /* 100% of the row */
+    tl_svg_seg segs[TL_SVG_MAX_SEGS];
+    int nsegs;
+} tl_svg_stack;
+
+/* The legend comes from the first row's segments. */
+void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, size_t n, int unit);
+
+/* ---- lines --------------------------------------------------------------------- */
+
+typedef struct tl_svg_series {
+    const char *label;
+    const char *cls;           /* s0..s7, strag, muted */
+    const double *x, *y;       /* x ascending */
+    size_t n;
+} tl_svg_series;
+
+typedef struct tl_svg_axes {
+    const char *xlabel, *ylabel;
+    int xunit, yunit;          /* enum tl_unit */
+} tl_svg_axes;
+
+/* Long series are thinned to their min and max per pixel column (fewer
+ * columns when there are many series), which keeps the chart's size bounded. */
+void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n);
+
+/* ---- timeline ------------------------------------------------------------------ */
+
+/* One swimlane at ncols columns: per column the dominant kind of work
+ * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle). */
+typedef struct tl_svg_lane {
+    const char *label;
+    const uint8_t *kind, *level;
+    char note[200];            /* tooltip of the lane */
+    int group_start;           /* the first lane of a rank: a separator above it */
+} tl_svg_lane;
+
+/* A step mark: a thin vertical line at column col over lanes [lane0, lane0+nlanes). */
+typedef struct tl_svg_mark {
+    double col;
+    int lane0, nlanes;
+    char title[96];            /* "" : drawn without a tooltip (many steps) */
+} tl_svg_mark;
+
+typedef struct tl_svg_timeline {
+    const tl_svg_lane *lanes;
+    size_t nlanes;
+    int ncols;
+    double span_ns;            /* the time the columns cover */
+    const char *axis_label;    /* "time since 2023-09-07T23:10:01.426Z" */
+    const tl_svg_mark *marks;
+    size_t nmarks;
+} tl_svg_timeline;
+
+void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timeline *t);
+
+/* The class of a kind of GPU work (tl_kernel_type): "compute", "comm", ... */
+const char *tl_svg_kind_class(int kind);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * svg_timeline.c - swimlanes at pixel resolution (see svg.h).
+ *
+ * The one idea: a lane is drawn as runs, not events. Adjacent columns of the
+ * same kind and busy level form one run, and every run of one (kind, level)
+ * in a lane goes into a single <path> as "M x y h len": a horizontal stroke
+ * as thick as the lane. The lanes sit in a nested <svg> whose viewBox is
+ * columns wide and that the browser stretches to the plot's width, so the
+ * path coordinates are small integers whatever the time range. A lane costs
+ * at most a few bytes per column, and nothing per event.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "escape.h"
+#include "svg.h"
+#include "svg_internal.h"
+#include "units.h"
+
+enum { TL_W = 1200, TL_LABEL = 214, TL_X = 220, TL_PLOT = 960, TL_LANE = 12, TL_ROW = 14, TL_GAP = 6, TL_TOP = 6 };
+#define TL_LEVELS 5
+
+/* y of the top of each lane, with a gap before each group. */
+static double lane_top(const tl_svg_timeline *t, size_t i, double *acc)
+{
+    if (i > 0 && t->lanes[i].group_start)
+        *acc += TL_GAP;
+    double y = *acc;
+    *acc += TL_ROW;
+    return y;
+}
+
+static void lane_paths(FILE *f, const tl_svg_lane *l, int ncols, double y)
+{
+    for (int kind = 0; kind < 4; kind++)
+        for (int lv = 1; lv < TL_LEVELS; lv++) {
+            int open = 0;
+            for (int c = 0; c < ncols;) {
+                if (l->kind[c] != kind || l->level[c] != lv) {
+                    c++;
+                    continue;
+                }
+                int e = c + 1;
+                while (e < ncols && l->kind[e] == kind && l->level[e] == lv)
+                    e++;
+                if (!open)
+                    fprintf(f, "<path class=\"%s l%d\" d=\"", tl_svg_kind_class(kind), lv);
+                fprintf(f, "M%d %.0fh%d", c, y + TL_LANE / 2.0, e - c);
+                open = 1;
+                c = e;
+            }
+            if (open)
+                fputs("\"/>", f);
+        }
+}
+
+static void lanes(FILE *f, const tl_svg_timeline *t, double h)
+{
+    fprintf(f, "<svg class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+               "preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n",
+            TL_X, TL_TOP, TL_PLOT, h, t->ncols, h);
+    double acc = 0;
+    for (size_t i = 0; i < t->nlanes; i++) {
+        const tl_svg_lane *l = &t->lanes[i];
+        double y = lane_top(t, i, &acc);
+        fputs("<g><title>", f);
+        tl_escape_html_n(f, l->label, 300);
+        fputs(": ", f);
+        tl_escape_html(f, l->note);
+        fprintf(f, "</title><rect class=\"lane\" x=\"0\" y=\"%.0f\" width=\"%d\" height=\"%d\"/>", y, t->ncols, TL_LANE);
+        lane_paths(f, l, t->ncols, y);
+        fputs("</g>\n", f);
+    }
+    fputs("</svg>\n", f);
+}
+
+static void labels(FILE *f, const tl_svg_timeline *t)
+{
+    double acc = 0;
+    for (size_t i = 0; i < t->nlanes; i++) {
+        double y = TL_TOP + lane_top(t, i, &acc);
+        if (i > 0 && t->lanes[i].group_start)
+            fprintf(f, "<line class=\"sep\" x1=\"0\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\"/>", y - TL_GAP / 2.0,
+                    TL_X + TL_PLOT, y - TL_GAP / 2.0);
+        tl_svg_text(f, "lanelbl", "end", TL_LABEL, y + 10, t->lanes[i].label, 40);
+        fputc('\n', f);
+    }
+}
+
+/* Step marks over their lanes: with a tooltip each, or all in one path. */
+static void marks(FILE *f, const tl_svg_timeline *t)
+{
+    double px = (double)TL_PLOT / t->ncols;
+    int untitled = 0;
+    for (size_t i = 0; i < t->nmarks; i++) {
+        const tl_svg_mark *m = &t->marks[i];
+        double acc = 0, y0 = 0, y1 = 0;
+        for (size_t k = 0; k < t->nlanes && (int)k < m->lane0 + m->nlanes; k++) {
+            double y = lane_top(t, k, &acc);
+            if ((int)k == m->lane0)
+                y0 = y;
+            y1 = y + TL_LANE;
+        }
+        double x = TL_X + m->col * px;
+        if (m->title[0]) {
+            fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"><title>", x, TL_TOP + y0 - 2,
+                    x, TL_TOP + y1 + 2);
+            tl_escape_html(f, m->title);
+            fputs("</title></line>\n", f);
+        } else {
+            fprintf(f, untitled ? "M%.1f %.0fV%.0f" : "<path class=\"step\" d=\"M%.1f %.0fV%.0f", x, TL_TOP + y0 - 2,
+                    TL_TOP + y1 + 2);
+            untitled = 1;
+        }
+    }
+    if (untitled)
+        fputs("\"/>\n", f);
+}
+
+static void axis(FILE *f, const tl_svg_timeline *t, double y)
+{
+    char b[48];
+    double span = t->span_ns > 0 ? t->span_ns : 1, step = tl_units_nice_step(span, 10, TL_UNIT_NS);
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\"/>", TL_X, y, TL_X + TL_PLOT, y);
+    for (int i = 0; i * step <= span * (1 + 1e-9) && i < 64; i++) {
+        double x = TL_X + TL_PLOT * (i * step) / span;
+        fprintf(f, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"/>", x, y, x, y + 5);
+        tl_svg_text(f, "tick", "middle", x, y + 17, tl_units_tick(b, sizeof b, i * step, step, TL_UNIT_NS), 0);
+    }
+    tl_svg_text(f, "axlbl", "middle", TL_X + TL_PLOT / 2.0, y + 33, t->axis_label, 0);
+    fputc('\n', f);
+}
+
+void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timeline *t)
+{
+    double acc = 0;
+    for (size_t i = 0; i < t->nlanes; i++)
+        lane_top(t, i, &acc);
+    tl_svg_open(f, fr, "timeline", TL_W, TL_TOP + acc + 40);
+    labels(f, t);
+    lanes(f, t, acc);
+    marks(f, t);
+    axis(f, t, TL_TOP + acc + 2);
+    tl_svg_close(f);
+}
