@@ -72,3 +72,11 @@ echo "== HTML reports (one self-contained file each: open it in a browser)"
 for f in report.html report-optimized.html report-dlrm.html; do
     printf '%10s  %s\n' "$(wc -c <"$build/demo/$f" | tr -d ' ')" "$build/demo/$f"
 done
+
+echo
+echo "== tally compare: baseline vs optimized (faster attention, slower decode)"
+"$tally" compare "$build/demo/baseline" "$build/demo/optimized" \
+    -o "$build/demo/compare.html" --markdown "$build/demo/compare.md"
+printf '%10s  %s\n' "$(wc -c <"$build/demo/compare.html" | tr -d ' ')" "$build/demo/compare.html"
+echo
+cat "$build/demo/compare.md"

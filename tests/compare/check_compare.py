@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_compare.py - assertions on the outputs of `tally compare`.
 
-    check_compare.py verdicts JSON [--only-regression NAME] [--no-regression]
+    check_compare.py verdicts JSON [--only-regression NAME [--delta-range LO HI]] [--no-regression]
                                    [--regression N] [--improvement N] [--unchanged N]
                                    [--added N] [--removed N]
     check_compare.py schema JSON SCHEMA     validates (Draft 2020-12)
@@ -61,7 +61,8 @@ def cmd_verdicts(a):
         check(per_rank, f"no per-rank rows of {pat[:60]!r}")
         for r in per_rank:
             check(r["verdict"] == "regression", f"{pat[:60]!r} rank {r['rank']} is {r['verdict']}")
-            check(20 < r["delta_pct"] < 40, f"{pat[:60]!r} rank {r['rank']}: delta {r['delta_pct']:.1f}%")
+            lo, hi = a.delta_range
+            check(lo < r["delta_pct"] < hi, f"{pat[:60]!r} rank {r['rank']}: delta {r['delta_pct']:.1f}%")
     for verdict, names in (("regression", a.regression), ("improvement", a.improvement),
                            ("unchanged", a.unchanged), ("added", a.added), ("removed", a.removed)):
         for pat in names or []:
@@ -173,6 +174,8 @@ def main():
     v = sub.add_parser("verdicts")
     v.add_argument("json")
     v.add_argument("--only-regression")
+    v.add_argument("--delta-range", type=float, nargs=2, default=(20.0, 40.0),
+                   help="with --only-regression: the per-rank deltas lie in (LO, HI) percent")
     v.add_argument("--no-regression", action="store_true")
     for k in ("regression", "improvement", "unchanged", "added", "removed"):
         v.add_argument("--" + k, action="append")

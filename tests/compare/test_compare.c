@@ -5,8 +5,9 @@
  *    name 30 % faster an improvement, one with the same distribution
  *    unchanged, and the geomean is the mean of the log ratios;
  *  - a 3 % slowdown is never a regression (threshold 5 %); a 20 % slowdown
- *    with 3 samples is "too few samples"; names on one side only are added or
- *    removed, listed once (no per-rank rows);
+ *    with 3 samples a rank is "too few samples" on each rank, and a
+ *    regression over all ranks (6 samples, exact test); names on one side only
+ *    are added or removed, listed once (no per-rank rows);
  *  - the all-ranks row's p is the smallest per-rank p times the ranks;
  *  - --normalize matches "void foo<float, 4>(float*)" with "void
  *    foo<double, 8>(double*)" as "foo", which exact matching lists as one
@@ -159,8 +160,13 @@ static void verdicts(void **state)
         assert_int_equal(verdict_of(&c, "fast_kernel", rank), TL_VERDICT_IMPROVEMENT);
         assert_int_equal(verdict_of(&c, "same_op", rank), TL_VERDICT_UNCHANGED);
         assert_int_equal(verdict_of(&c, "slightly_slower", rank), TL_VERDICT_UNCHANGED);
-        assert_int_equal(verdict_of(&c, "few_calls", rank), TL_VERDICT_TOO_FEW);
     }
+    /* 3 calls a rank: too few on each rank; the 6 of all ranks get the pooled, exact, test. */
+    assert_int_equal(verdict_of(&c, "few_calls", 0), TL_VERDICT_TOO_FEW);
+    assert_int_equal(verdict_of(&c, "few_calls", 1), TL_VERDICT_TOO_FEW);
+    assert_int_equal(verdict_of(&c, "few_calls", -1), TL_VERDICT_REGRESSION);
+    assert_int_equal(find(&c, "few_calls", -1)->test, TL_TEST_EXACT);
+    assert_true(fabs(find(&c, "few_calls", -1)->p_value - 2.0 / 924.0) < 1e-12); /* 2 / C(12, 6) */
     const tl_cmp_row *slow = find(&c, "slow_kernel", -1);
     assert_true(slow->delta_pct > 25 && slow->delta_pct < 35);
     assert_true(slow->significant);
@@ -179,7 +185,7 @@ static void verdicts(void **state)
     assert_null(find(&c, "only_in_candidate", 0));
     assert_int_equal(verdict_of(&c, "void foo<float, 4>(float*)", -1), TL_VERDICT_REMOVED);
     assert_int_equal(verdict_of(&c, "void foo<double, 8>(double*)", -1), TL_VERDICT_ADDED);
-    assert_int_equal(c.counts[TL_VERDICT_REGRESSION], 3);
+    assert_int_equal(c.counts[TL_VERDICT_REGRESSION], 4);
     assert_int_equal(c.counts[TL_VERDICT_IMPROVEMENT], 3);
     assert_int_equal(c.counts[TL_VERDICT_ADDED], 2);
     assert_int_equal(c.counts[TL_VERDICT_REMOVED], 2);

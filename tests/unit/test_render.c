@@ -55,6 +55,24 @@ static char *escaped(escape_fn fn, const char *s)
     return p.buf;
 }
 
+/* The page is valid UTF-8 (no stray bytes, overlongs or surrogates). */
+static void assert_utf8(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned c = u[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (len == 0 || i + len > n)
+            fail_msg("invalid UTF-8 at byte %zu", i);
+        for (size_t k = 1; k < len; k++)
+            if ((u[i + k] & 0xc0) != 0x80)
+                fail_msg("invalid UTF-8 at byte %zu", i);
+        if ((c == 0xe0 && u[i + 1] < 0xa0) || (c == 0xed && u[i + 1] > 0x9f))
+            fail_msg("overlong or surrogate at byte %zu", i);
+        i += len;
+    }
+}
+
 static page render(const tl_aggregate *a, int markdown)
 {
     page p = { NULL, 0 };
@@ -65,6 +83,7 @@ static page render(const tl_aggregate *a, int markdown)
     assert_int_equal(rc, 0);
     assert_int_equal(fclose(f), 0);
     assert_int_equal(strlen(p.buf), p.len); /* no NUL inside */
+    assert_utf8(p.buf, p.len);
     return p;
 }
 
@@ -99,6 +118,11 @@ static void test_escape_html_text(void **state)
     free(s);
     s = escaped(tl_escape_html, "a\x01" "b\x7f" "c\td\n\xc3\xa9");
     assert_string_equal(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\td\n\xc3\xa9"); /* controls: U+FFFD; UTF-8 kept */
+    free(s);
+    /* invalid UTF-8 (a stray byte, a cut sequence, an overlong '<', a surrogate, a C1 control) */
+    s = escaped(tl_escape_html, "a\xff" "b\xc3" "c\xc0\xbc" "d\xed\xa0\x80" "e\xc2\x85" "f\xf0\x9f\x98\x80");
+    assert_string_equal(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd"
+                           "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "e\xef\xbf\xbd\xef\xbf\xbd" "f\xf0\x9f\x98\x80");
     free(s);
     s = escaped(tl_escape_html, NULL);
     assert_string_equal(s, "");
@@ -261,6 +285,7 @@ static void memory(tl_session *s)
 typedef struct synth {
     int rank, world, lanes, noisy;
     double slow;               /* step and compute time factor: > 1.2 makes a straggler */
+    int64_t offset;            /* added to the start time */
 } synth;
 
 static void session(tl_session *s, const synth *p)
@@ -274,7 +299,7 @@ static void session(tl_session *s, const synth *p)
     s->world_size = p->world;
     s->rank_source = TL_RANK_CONTENT;
     s->rank_detail = xstrdup("distributedInfo.rank " H_QUOTE);
-    s->start_ns = BASE_NS + p->rank * 1000;
+    s->start_ns = BASE_NS + p->rank * 1000 + p->offset;
     s->span_ns = MS(100 * p->slow);
     s->warnings = calloc(1, sizeof *s->warnings);
     assert_non_null(s->warnings);
@@ -285,6 +310,7 @@ static void session(tl_session *s, const synth *p)
     add_name(s, TL_GROUP_SECTIONS, "forward", MS(30 * p->slow), 5);
     add_name(s, TL_GROUP_SECTIONS, H_SCRIPT, MS(20 * p->slow), 5);
     add_name(s, TL_GROUP_SECTIONS, H_QUOTE, MS(10), 5);
+    add_name(s, TL_GROUP_SECTIONS, "bytes \xff\xfe\xc3 end", MS(9), 5);
     add_name(s, TL_GROUP_OPS, H_SVG, MS(8), 50);
     add_name(s, TL_GROUP_OPS, "aten::mm", MS(12), 50);
     s->kernels = calloc(4, sizeof *s->kernels);
@@ -311,7 +337,7 @@ static tl_aggregate *aggregate(int nranks, int lanes, int noisy, int reverse)
     tl_aggregate_init(a, NULL);
     for (int k = 0; k < nranks; k++) {
         int r = reverse ? nranks - 1 - k : k;
-        synth p = { r, nranks, lanes, noisy, r == 1 ? 1.5 : 1.0 };
+        synth p = { r, nranks, lanes, noisy, r == 1 ? 1.5 : 1.0, 0 };
         tl_session s;
         session(&s, &p);
         assert_int_equal(tl_aggregate_add_session(a, &s), 0);
@@ -468,6 +494,60 @@ static void test_html_of_nothing(void **state)
     tl_aggregate_release(&a);
 }
 
+/* Sessions at these (rank, offset) pairs, a day is 86400e9 ns. */
+static tl_aggregate *at_times(const int *ranks, const int64_t *offsets, int n)
+{
+    tl_aggregate *a = malloc(sizeof *a);
+    assert_non_null(a);
+    tl_aggregate_init(a, NULL);
+    for (int i = 0; i < n; i++) {
+        synth p = { ranks[i], 2, 2, 0, 1.0, offsets[i] };
+        tl_session s;
+        session(&s, &p);
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+    return a;
+}
+
+static size_t timeline_charts(const char *html)
+{
+    const char *tl = strstr(html, "<section id=\"timelines\""), *end = strstr(html, "<section id=\"kernels\"");
+    size_t n = 0;
+    assert_true(tl && end);
+    for (const char *p = strstr(tl, "<svg class=\"chart timeline\""); p && p < end;
+         p = strstr(p + 1, "<svg class=\"chart timeline\""))
+        n++;
+    return n;
+}
+
+/* Ranks that overlap share one axis; ranks a day apart get one each; so do
+ * the sessions of a rank a day apart. */
+static void test_timeline_axes(void **state)
+{
+    (void)state;
+    const int64_t day = 86400LL * 1000000000LL;
+    static const int ranks[] = { 0, 1 }, one_rank[] = { 0, 0 };
+    const int64_t together[] = { 0, 0 }, apart[] = { 0, day };
+    tl_aggregate *a = at_times(ranks, together, 2), *b = at_times(ranks, apart, 2), *c = at_times(one_rank, apart, 2);
+    page pa = render(a, 0), pb = render(b, 0), pc = render(c, 0);
+    assert_int_equal(timeline_charts(pa.buf), 1);
+    assert_lacks(pa.buf, "own time axis");
+    assert_has(pa.buf, "Timeline of 2 ranks</title>");
+    assert_int_equal(timeline_charts(pb.buf), 2);
+    assert_has(pb.buf, "The inputs cover 2 periods of time");
+    assert_has(pb.buf, "Timeline of rank 0, period 1 of 2");
+    assert_has(pb.buf, "Timeline of rank 1, period 2 of 2");
+    assert_int_equal(timeline_charts(pc.buf), 2);
+    assert_has(pc.buf, "Timeline of rank 0, period 2 of 2");
+    free(pa.buf);
+    free(pb.buf);
+    free(pc.buf);
+    done(a);
+    done(b);
+    done(c);
+}
+
 /* 64 ranks x 8 lanes of timelines whose every bin differs from the next. */
 static void test_html_size_bounded(void **state)
 {
@@ -526,7 +606,7 @@ static void test_markdown_size_bounded(void **state)
     enum { N = 100000 };
     tl_aggregate *a = aggregate(2, 0, 0, 0);
     tl_session s;
-    synth p = { 2, 3, 0, 0, 1.0 };
+    synth p = { 2, 3, 0, 0, 1.0, 0 };
     session(&s, &p);
     tl_sname *names = realloc(s.names, (s.nnames + 2 * N) * sizeof *names);
     assert_non_null(names);
@@ -572,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_html_without_timelines),
         cmocka_unit_test(test_html_of_nothing),
         cmocka_unit_test(test_html_size_bounded),
+        cmocka_unit_test(test_timeline_axes),
         cmocka_unit_test(test_markdown_escapes),
         cmocka_unit_test(test_markdown_size_bounded),
     };

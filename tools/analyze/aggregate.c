@@ -368,9 +368,38 @@ const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
     return NULL;
 }
 
+/* A libtally report has no events, so no timeline or memory series; its
+ * companion trace (same process) has them. The report's session takes them
+ * over, so the rank's timeline shows however the inputs were split. */
+static void adopt_companion_timelines(tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *c = &a->sessions[i];
+        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0))
+            continue;
+        for (size_t k = 0; k < a->nsessions; k++) {
+            tl_session *r = &a->sessions[k];
+            if (r->companion_of != NULL || strcmp(r->path, c->companion_of) != 0)
+                continue;
+            if (r->timeline.nlanes == 0 && c->timeline.nlanes > 0) {
+                r->timeline = c->timeline;
+                memset(&c->timeline, 0, sizeof c->timeline);
+            }
+            if (r->nmem == 0 && c->nmem > 0) {
+                r->mem = c->mem;
+                r->nmem = c->nmem;
+                c->mem = NULL;
+                c->nmem = 0;
+            }
+            break;
+        }
+    }
+}
+
 int tl_aggregate_finish(tl_aggregate *a)
 {
     release_derived(a);
+    adopt_companion_timelines(a);
     if (a->nsessions > 1)
         qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
     if (build_ranks(a) != 0 || build_names(a) != 0)

@@ -435,6 +435,44 @@ out:
     return rc;
 }
 
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (size_t k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] >= 0x90))
+        return 0; /* overlong, surrogate or beyond U+10FFFF */
+    return n;
+}
+
+/* A copy of name with every invalid UTF-8 byte replaced by U+FFFD, so that
+ * every output (HTML, Markdown, XML, JSON) gets the same, valid, text. */
+static char *display_name(const char *name)
+{
+    size_t n = strlen(name);
+    char *out = malloc(3 * n + 1), *o = out;
+    if (out == NULL)
+        return NULL;
+    for (const unsigned char *s = (const unsigned char *)name; *s;) {
+        size_t len = utf8_len(s);
+        if (len == 0) {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            s++;
+            continue;
+        }
+        memcpy(o, s, len);
+        o += len;
+        s += len;
+    }
+    *o = '\0';
+    return out;
+}
+
 static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank)
 {
     if (c->nrows == c->rows_cap) {
@@ -447,7 +485,7 @@ static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank)
     }
     tl_cmp_row *r = &c->rows[c->nrows];
     memset(r, 0, sizeof *r);
-    r->name = strdup(name);
+    r->name = display_name(name);
     if (r->name == NULL)
         return NULL;
     r->group = group;

@@ -96,7 +96,7 @@ typedef struct tl_cmp_side {
 
 typedef struct tl_cmp_row {
     int group;                  /* tl_group or TL_CMP_GROUP_STEPS */
-    char *name;                 /* as matched (normalized with --normalize) */
+    char *name;                 /* as matched (normalized with --normalize); invalid UTF-8 shown as U+FFFD */
     int rank;                   /* -1: all ranks */
     tl_cmp_side base, cand;
     double value_base, value_cand; /* the chosen metric */

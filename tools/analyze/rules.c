@@ -102,11 +102,17 @@ static void dominant_stage(tl_aggregate *a)
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (reports). */
-        double whole = r->span_ns > 0 ? (double)r->span_ns : 0;
-        if (whole <= 0)
-            for (size_t i = 0; i < t->n; i++)
-                if (t->rows[i].group == TL_GROUP_SECTIONS)
-                    whole += t->rows[i].rank_total[ri];
+        /* A report's span can be shorter than its sections (FramePack's span
+         * is its snapshots'): then the sum of the sections is the time. */
+        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0;
+        for (size_t i = 0; i < t->n; i++)
+            if (t->rows[i].group == TL_GROUP_SECTIONS) {
+                sections += t->rows[i].rank_total[ri];
+                if (t->rows[i].rank_total[ri] > largest)
+                    largest = t->rows[i].rank_total[ri];
+            }
+        if (whole < largest)
+            whole = sections;
         if (whole <= 0)
             continue;
         for (size_t i = 0; i < t->n; i++) {

@@ -170,8 +170,8 @@ static void compute_stragglers(tl_aggregate *a)
         int len = snprintf(buf, sizeof buf, "rank %d: %s %.3f ms vs %.3f ms median of the other ranks (+%.1f%%)",
                            s->rank, what[kind], v[i] / 1e6, med / 1e6, s->delta_pct);
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
-            snprintf(buf + len, sizeof buf - (size_t)len, "; most of it in %s (+%.3f ms per step)",
-                     s->items[0].name, s->items[0].delta_ns / 1e6);
+            snprintf(buf + len, sizeof buf - (size_t)len, "; most of it in %.160s%s (+%.3f ms per step)",
+                     s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", s->items[0].delta_ns / 1e6);
         s->summary = strdup(buf);
     }
 out:

@@ -152,11 +152,8 @@ static void head(FILE *f, const char *version)
 
 static void run_line(FILE *f, const char *what, const tl_aggregate *a)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < a->nsessions; i++)
-        n += a->sessions[i].rank >= 0;
-    fprintf(f, "<p class=\"meta\">%s: %zu input%s, %zu rank%s", what, n, n == 1 ? "" : "s", a->nranks,
-            a->nranks == 1 ? "" : "s");
+    fprintf(f, "<p class=\"meta\">%s: %zu file%s, %zu rank%s", what, a->nsessions, a->nsessions == 1 ? "" : "s",
+            a->nranks, a->nranks == 1 ? "" : "s");
     if (a->nsessions > 0) {
         fputs(" (", f);
         tl_escape_html_n(f, a->sessions[0].path, 200);
@@ -517,7 +514,7 @@ static void build_lanes(run_lanes *rl, const tl_aggregate *a, int64_t t0, double
         for (size_t k = 0; k < s->timeline.nlanes && rl->n < TL_LANES; k++) {
             size_t j = rl->n++;
             tl_svg_lane *l = &rl->lanes[j];
-            snprintf(labels[j], 64, "rank %d %s", s->rank, s->timeline.lanes[k].label);
+            snprintf(labels[j], 64, "r%d %s", s->rank, s->timeline.lanes[k].label);
             lane_columns(&s->timeline, &s->timeline.lanes[k], t0, col_ns, rl->kind[j], rl->level[j], rl->busy);
             l->label = labels[j];
             l->kind = rl->kind[j];
@@ -613,7 +610,7 @@ static int in_group(const tl_cmp_row *r, void *ctx)
     return r->rank < 0 && r->base.present && r->cand.present && r->group == ((const group_filter *)ctx)->group;
 }
 
-static int group_table(FILE *f, const tl_compare *c, int group)
+static int group_table(FILE *f, const tl_compare *c, int group, int *first)
 {
     group_filter gf = { group };
     size_t n;
@@ -621,8 +618,8 @@ static int group_table(FILE *f, const tl_compare *c, int group)
     if (idx == NULL)
         return -1;
     if (n > 0) {
-        fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", group == TL_GROUP_KERNELS ? " open" : "",
-                tl_cmp_group_name(group), n);
+        fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", *first ? " open" : "", tl_cmp_group_name(group), n);
+        *first = 0;
         table_head(f, 0);
         for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
             row_tr(f, &c->rows[idx[i]], 0);
@@ -660,8 +657,9 @@ static int rows_section(FILE *f, const tl_compare *c)
     fputs("<section id=\"names\"><h2>Every compared name</h2>\n<p class=\"note\">All ranks together, by the change "
           "in total time; ~ marks a change that is not significant.</p>\n",
           f);
+    int first = 1;
     for (int g = 0; g < TL_GROUP_COUNT; g++)
-        if (group_table(f, c, g) != 0)
+        if (group_table(f, c, g, &first) != 0)
             return -1;
     int rc = per_rank_changes(f, c);
     fputs("</section>\n", f);

@@ -67,11 +67,6 @@ static void md_median(FILE *f, const tl_cmp_side *s)
         fprintf(f, " [%s, %s]", tl_units_dur(b, sizeof b, s->ci_lo), tl_units_dur(c, sizeof c, s->ci_hi));
 }
 
-static int has_verdict(const tl_cmp_row *r, void *ctx)
-{
-    return r->verdict == *(const int *)ctx;
-}
-
 static int overall_matched(const tl_cmp_row *r, void *ctx)
 {
     (void)ctx;
@@ -128,15 +123,35 @@ static void md_table(FILE *f, const tl_compare *c, const char *title, const size
     fputc('\n', f);
 }
 
+static int overall_verdict(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank < 0 && r->verdict == *(const int *)ctx;
+}
+
+static int rank_verdict(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank >= 0 && r->verdict == *(const int *)ctx;
+}
+
+/* The rows of a verdict: all ranks first, then single ranks, each by impact. */
 static int md_verdict_table(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, has_verdict, &verdict, &n);
-    if (idx == NULL)
-        return -1;
-    md_table(f, c, title, idx, n);
+    size_t n1, n2;
+    size_t *all = tl_compare_by_impact(c, overall_verdict, &verdict, &n1);
+    size_t *ranks = tl_compare_by_impact(c, rank_verdict, &verdict, &n2);
+    size_t *idx = malloc((n1 + n2 + 1) * sizeof *idx);
+    int rc = -1;
+    if (all == NULL || ranks == NULL || idx == NULL)
+        goto out;
+    memcpy(idx, all, n1 * sizeof *idx);
+    memcpy(idx + n1, ranks, n2 * sizeof *idx);
+    md_table(f, c, title, idx, n1 + n2);
+    rc = 0;
+out:
+    free(all);
+    free(ranks);
     free(idx);
-    return 0;
+    return rc;
 }
 
 static void md_steps(FILE *f, const tl_compare *c)
@@ -198,14 +213,10 @@ static void md_gpu(FILE *f, const tl_compare *c)
 /* Added or removed names (overall rows), as a capped list. */
 static int md_list(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, has_verdict, &verdict, &n);
+    size_t m;
+    size_t *idx = tl_compare_by_impact(c, overall_verdict, &verdict, &m);
     if (idx == NULL)
         return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (c->rows[idx[i]].rank < 0)
-            idx[m++] = idx[i];
     if (m > 0) {
         char tb[48];
         fprintf(f, "### %s (%zu)\n\n", title, m);

@@ -1,7 +1,9 @@
 /*
  * escape.c - context escaping for HTML, SVG and Markdown (see escape.h).
- * One loop per context over bytes; multi-byte UTF-8 passes through as is,
- * since none of the characters that need escaping is outside ASCII.
+ * One loop over characters: valid UTF-8 sequences pass through as they are
+ * (none of the characters that need escaping is outside ASCII); a byte that
+ * does not start a valid sequence, and C1 control characters, become U+FFFD,
+ * so the page is valid UTF-8 whatever bytes the input held.
  */
 #include "escape.h"
 
@@ -20,6 +22,27 @@ size_t tl_escape_cut(const char *s, size_t max)
     while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
         cut--;
     return cut;
+}
+
+/* The length of the valid UTF-8 sequence at s (of at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len > n)
+        return 0;
+    if (len <= 1)
+        return len;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xf0 && s[1] < 0x90)) /* overlong */
+        return 0;
+    if ((c == 0xed && s[1] > 0x9f) || (c == 0xf4 && s[1] > 0x8f)) /* surrogates, beyond U+10FFFF */
+        return 0;
+    if (c == 0xc2 && s[1] < 0xa0) /* C1 controls */
+        return 0;
+    return len;
 }
 
 static int is_control(unsigned char c)
@@ -58,13 +81,23 @@ static void escape(FILE *f, const char *s, size_t max, int ctx)
 {
     if (s == NULL)
         return;
+    const unsigned char *u = (const unsigned char *)s;
     size_t n = tl_escape_cut(s, max);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (ctx == CTX_MD)
-            put_md(f, c);
-        else
-            put_html(f, c, ctx == CTX_ATTR);
+    for (size_t i = 0; i < n;) {
+        size_t len = utf8_len(u + i, n - i);
+        if (len == 0) {
+            fputs(replacement, f);
+            i++;
+        } else if (len > 1) {
+            fwrite(u + i, 1, len, f);
+            i += len;
+        } else {
+            if (ctx == CTX_MD)
+                put_md(f, u[i]);
+            else
+                put_html(f, u[i], ctx == CTX_ATTR);
+            i++;
+        }
     }
     if (s[n] != '\0')
         fputs("\xe2\x80\xa6", f); /* … */

@@ -6,8 +6,9 @@
  *
  * HTML text and attributes: & < > (and " ' in attributes) become entities,
  * which also covers SVG inlined in HTML (the HTML parser reads it). Control
- * characters other than tab and newline become U+FFFD, so a NUL or an escape
- * byte in a kernel name cannot confuse a parser or a terminal. Markdown:
+ * characters other than tab and newline, and bytes that are not valid UTF-8,
+ * become U+FFFD, so a NUL, an escape byte or a stray 0xff in a kernel name
+ * cannot confuse a parser or a terminal, and the output is valid UTF-8. Markdown:
  * every character with a meaning in GitHub-flavoured Markdown (| \ ` * _ [ ]
  * < > # ~ & !) gets a backslash, and line breaks become spaces so a table
  * cell stays one cell.

@@ -13,6 +13,8 @@
 #include "svg.h"
 #include "units.h"
 
+#define MAX_SERIES 256 /* ranks (or sessions) drawn */
+
 typedef struct mem_series {
     char label[64], rlabel[64];
     double *x, *alloc, *resv;
@@ -31,12 +33,14 @@ static const char *cls_of(const tl_rank_result *r, size_t i, size_t nranks, int 
     return reserved ? resv[i % 8] : alloc[i % 8];
 }
 
-/* The samples of every session of a rank, x relative to the axis' zero. */
-static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_result *r, int64_t zero)
+/* The samples of a rank's sessions of one period, x relative to zero. */
+static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_result *r, const tl_html_periods *p,
+                       int period, int64_t zero)
 {
     size_t n = 0;
     for (size_t k = 0; k < r->nsessions; k++)
-        n += a->sessions[r->sessions[k]].nmem;
+        if (p->of[r->sessions[k]] == period)
+            n += a->sessions[r->sessions[k]].nmem;
     memset(m, 0, sizeof *m);
     if (n == 0)
         return 0;
@@ -47,14 +51,17 @@ static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_resul
         return -1;
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
-        for (size_t i = 0; i < s->nmem; i++, m->n++) {
+        for (size_t i = 0; p->of[r->sessions[k]] == period && i < s->nmem; i++, m->n++) {
             m->x[m->n] = (double)(s->mem[i].ts_ns - zero);
             m->alloc[m->n] = s->mem[i].allocated;
             m->resv[m->n] = s->mem[i].reserved;
         }
     }
-    snprintf(m->label, sizeof m->label, "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-    snprintf(m->rlabel, sizeof m->rlabel, "rank %d reserved", r->rank);
+    if (p->n > 1)
+        snprintf(m->label, sizeof m->label, "rank %d, period %d", r->rank, period + 1);
+    else
+        snprintf(m->label, sizeof m->label, "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
+    snprintf(m->rlabel, sizeof m->rlabel, "%s reserved", m->label);
     return 0;
 }
 
@@ -66,57 +73,62 @@ static int any_finite(const double *v, size_t n)
     return 0;
 }
 
-static size_t build_series(const tl_aggregate *a, mem_series *m, tl_svg_series *s, int *oom)
+/* The lines of one unit (a rank, or one session of it). */
+static void add_series(const tl_aggregate *a, size_t i, mem_series *m, tl_svg_series *s, size_t *n)
 {
-    tl_html_axis ax;
-    size_t n = 0;
-    tl_html_time_axis(a, &ax);
-    for (size_t i = 0; i < a->nranks; i++) {
-        const tl_rank_result *r = &a->ranks[i];
-        int64_t zero = ax.start, end;
-        if (!ax.common)
-            tl_html_rank_range(a, r, &zero, &end);
-        if (rank_series(&m[i], a, r, zero) != 0)
-            *oom = 1;
-        if (m[i].n == 0)
-            continue;
-        if (any_finite(m[i].alloc, m[i].n))
-            s[n++] = (tl_svg_series){ m[i].label, cls_of(r, i, a->nranks, 0), m[i].x, m[i].alloc, m[i].n };
-        if (a->nranks <= 8 && any_finite(m[i].resv, m[i].n))
-            s[n++] = (tl_svg_series){ m[i].rlabel, cls_of(r, i, a->nranks, 1), m[i].x, m[i].resv, m[i].n };
-    }
+    const tl_rank_result *r = &a->ranks[i];
+    if (m->n == 0)
+        return;
+    if (any_finite(m->alloc, m->n))
+        s[(*n)++] = (tl_svg_series){ m->label, cls_of(r, i, a->nranks, 0), m->x, m->alloc, m->n };
+    if (a->nranks <= 8 && any_finite(m->resv, m->n))
+        s[(*n)++] = (tl_svg_series){ m->rlabel, cls_of(r, i, a->nranks, 1), m->x, m->resv, m->n };
+}
+
+/* One line per rank and period, up to MAX_SERIES; x from the period's start. */
+static size_t build_series(const tl_aggregate *a, const tl_html_periods *p, mem_series *m, tl_svg_series *s,
+                           int *oom)
+{
+    size_t n = 0, units = 0;
+    for (size_t k = 0; k < p->n; k++)
+        for (size_t i = 0; i < a->nranks && units < MAX_SERIES; i++) {
+            if (rank_series(&m[units], a, &a->ranks[i], p, (int)k, p->start[k]) != 0)
+                *oom = 1;
+            add_series(a, i, &m[units], s, &n);
+            units++;
+        }
     return n;
 }
 
 static void over_time(tl_html *h)
 {
     const tl_aggregate *a = h->a;
-    mem_series *m = calloc(a->nranks + 1, sizeof *m);
-    tl_svg_series *s = calloc(2 * a->nranks + 1, sizeof *s);
-    if (m == NULL || s == NULL) {
+    mem_series *m = calloc(MAX_SERIES, sizeof *m);
+    tl_svg_series *s = calloc(2 * MAX_SERIES, sizeof *s);
+    tl_html_periods p = { 0, NULL, NULL, NULL };
+    if (m == NULL || s == NULL || tl_html_periods_find(&p, a) != 0) {
         h->oom = 1;
-        free(m);
-        free(s);
-        return;
+        goto out;
     }
-    size_t n = build_series(a, m, s, &h->oom);
+    size_t n = build_series(a, &p, m, s, &h->oom);
     if (n > 0) {
-        tl_html_axis ax;
-        tl_html_time_axis(a, &ax);
         char id[16], desc[300];
         snprintf(desc, sizeof desc, "Device memory allocated over time, one line per rank%s%s.",
                  a->nranks <= 8 ? "; dashed lines are the memory reserved by the caching allocator" : "",
-                 ax.common ? "" : "; each rank's time is from its own start");
+                 p.n > 1 ? "; the inputs cover periods of time that do not overlap, each line's time is from the "
+                           "start of its period" : "");
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Memory over time", desc };
         tl_svg_axes axes = { "time", "memory", TL_UNIT_NS, TL_UNIT_BYTES };
         fputs("<h3>Over time</h3>\n", h->f);
         tl_svg_lines(h->f, &fr, &axes, s, n);
     }
-    for (size_t i = 0; i < a->nranks; i++) {
+    for (size_t i = 0; i < MAX_SERIES; i++) {
         free(m[i].x);
         free(m[i].alloc);
         free(m[i].resv);
     }
+out:
+    tl_html_periods_release(&p);
     free(m);
     free(s);
 }

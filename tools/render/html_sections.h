@@ -58,14 +58,17 @@ void tl_html_sessions(tl_html *h);
 void tl_html_inputs(tl_html *h);
 void tl_html_system(tl_html *h);
 
-/* The common time axis of the timelines and the memory chart: one range
- * over every rank when their times overlap, else each rank on its own. */
-typedef struct tl_html_axis {
-    int common;                /* 1: one axis; 0: per rank */
-    int64_t start, end;        /* the common range */
-} tl_html_axis;
-void tl_html_time_axis(const tl_aggregate *a, tl_html_axis *ax);
-/* The range of one rank's timelines and memory series (start >= end: none). */
-void tl_html_rank_range(const tl_aggregate *a, const tl_rank_result *r, int64_t *start, int64_t *end);
+/* The time axes of the timelines and the memory chart (html_axis.c):
+ * periods of time, each a chain of sessions whose time ranges overlap (the
+ * ranks of one run); periods apart in time are drawn on their own axes. */
+typedef struct tl_html_periods {
+    size_t n;
+    int64_t *start, *end;      /* [n], ascending */
+    int *of;                   /* [nsessions]: the period of each session, -1 none */
+} tl_html_periods;
+int tl_html_periods_find(tl_html_periods *p, const tl_aggregate *a);
+void tl_html_periods_release(tl_html_periods *p);
+/* The range of a counted session's timeline and memory series (start >= end: none). */
+void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end);
 
 #endif

@@ -8,9 +8,10 @@
  * its busy fractions to the columns it overlaps in proportion to the
  * overlap. Lanes of one rank with the same stream (or thread) in several
  * sessions share a row. The column count shrinks when there are many lanes,
- * so the section stays within about 1.5 MB whatever the input. When the
- * ranks' time ranges do not overlap at all (runs at different times), each
- * rank gets its own axis, and the page says so.
+ * so the section stays within about 1.5 MB whatever the input. Sessions
+ * whose times do not overlap (other runs, a rank's sessions far apart) are
+ * drawn on axes of their own, one per period (html_axis.c), and the page
+ * says so.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -24,53 +25,6 @@
 #define MAX_LANES 512          /* rows drawn over all charts */
 #define MAX_MARKS_PER_RANK 100 /* step marks per rank */
 #define TIMELINE_BUDGET 1500000.0 /* bytes of lane paths, worst case about 10 per run */
-
-/* ---- time ranges ------------------------------------------------------------------------------ */
-
-static void widen(int64_t *s, int64_t *e, int64_t a, int64_t b)
-{
-    if (a >= b)
-        return;
-    if (*s >= *e) {
-        *s = a;
-        *e = b;
-        return;
-    }
-    if (a < *s)
-        *s = a;
-    if (b > *e)
-        *e = b;
-}
-
-void tl_html_rank_range(const tl_aggregate *a, const tl_rank_result *r, int64_t *start, int64_t *end)
-{
-    *start = 0;
-    *end = 0;
-    for (size_t k = 0; k < r->nsessions; k++) {
-        const tl_session *s = &a->sessions[r->sessions[k]];
-        widen(start, end, s->timeline.start_ns, s->timeline.end_ns);
-        if (s->nmem > 0)
-            widen(start, end, s->mem[0].ts_ns, s->mem[s->nmem - 1].ts_ns + 1);
-    }
-}
-
-void tl_html_time_axis(const tl_aggregate *a, tl_html_axis *ax)
-{
-    int64_t lo = INT64_MIN, hi = INT64_MAX; /* the intersection */
-    int with = 0;
-    ax->start = ax->end = 0;
-    for (size_t i = 0; i < a->nranks; i++) {
-        int64_t s, e;
-        tl_html_rank_range(a, &a->ranks[i], &s, &e);
-        if (s >= e)
-            continue;
-        with++;
-        widen(&ax->start, &ax->end, s, e);
-        lo = s > lo ? s : lo;
-        hi = e < hi ? e : hi;
-    }
-    ax->common = with <= 1 || lo < hi;
-}
 
 /* ---- one chart: lanes, cells and marks ---------------------------------------------------------- */
 
@@ -86,6 +40,8 @@ typedef struct grid {
     int64_t t0, t1;
     int ncols;
     double colw;               /* ns per column */
+    const tl_html_periods *periods;
+    int period;                /* the sessions drawn: those of this period */
     lane_key *keys;
     tl_svg_lane *lanes;
     size_t n, cap;
@@ -118,23 +74,36 @@ static int add_lane(grid *g, size_t ri, int rank, const tl_lane *l, size_t first
     k->b = l->b;
     snprintf(k->label, sizeof k->label, "rank %d \xc2\xb7 %.100s", rank,
              l->label ? l->label : (l->kind == TL_LANE_GPU ? "GPU stream" : "thread"));
-    g->lanes[g->n].group_start = g->n == first;
+    g->lanes[g->n].group_start = g->n == first; /* the rank's first row, whatever the sort */
     g->n++;
     return 0;
 }
 
-/* The lanes of one rank; returns how many did not fit. */
+/* GPU lanes first, then by device and stream (or pid and tid). */
+static int by_lane(const void *x, const void *y)
+{
+    const lane_key *a = x, *b = y;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (a->a != b->a)
+        return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+/* The lanes of one rank, sorted; returns how many did not fit. */
 static size_t rank_lanes(grid *g, const tl_aggregate *a, size_t ri)
 {
     const tl_rank_result *r = &a->ranks[ri];
     size_t first = g->n, dropped = 0;
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
-        if (t->start_ns >= t->end_ns)
+        if (t->start_ns >= t->end_ns || g->periods->of[r->sessions[k]] != g->period)
             continue;
         for (size_t l = 0; l < t->nlanes; l++)
             dropped += add_lane(g, ri, r->rank, &t->lanes[l], first);
     }
+    if (g->n > first)
+        qsort(g->keys + first, g->n - first, sizeof *g->keys, by_lane);
     return dropped;
 }
 
@@ -214,6 +183,8 @@ static int fill_cells(grid *g, const tl_aggregate *a)
         memset(acc, 0, (size_t)TL_KT_COUNT * g->ncols * sizeof *acc);
         for (size_t k = 0; k < r->nsessions; k++) {
             const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
+            if (g->periods->of[r->sessions[k]] != g->period)
+                continue;
             for (size_t l = 0; t->start_ns < t->end_ns && l < t->nlanes; l++)
                 if (t->lanes[l].kind == key->kind && t->lanes[l].a == key->a && t->lanes[l].b == key->b)
                     rebin(g, t, &t->lanes[l], acc);
@@ -296,9 +267,12 @@ static void axis_label(char *buf, size_t len, int64_t t0)
 
 static void chart(tl_html *h, grid *g, const char *who)
 {
-    char id[16], title[96], desc[400], axl[96], span[48];
+    char id[16], title[160], desc[400], axl[96], span[48];
     axis_label(axl, sizeof axl, g->t0);
-    snprintf(title, sizeof title, "Timeline of %s", who);
+    if (g->periods->n > 1)
+        snprintf(title, sizeof title, "Timeline of %s, period %d of %zu", who, g->period + 1, g->periods->n);
+    else
+        snprintf(title, sizeof title, "Timeline of %s", who);
     snprintf(desc, sizeof desc, "%zu swimlanes (one per rank and GPU stream or CPU thread) over %s, in %d columns; "
              "each column is colored by its main kind of work (compute, communication, memory, other) and shaded "
              "by how busy it is; thin vertical lines mark steps.", g->n,
@@ -316,16 +290,30 @@ typedef struct state {
     FILE *table;               /* the lane table, written after the charts */
 } state;
 
-/* One chart over [t0, t1) of the ranks [r0, r1). */
-static int one_chart(tl_html *h, state *st, int64_t t0, int64_t t1, size_t r0, size_t r1)
+/* The ranks with lanes in a chart: "rank 3" or "8 ranks". */
+static void who(char *buf, size_t len, const grid *g, const tl_aggregate *a)
 {
-    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = (double)(t1 - t0) / st->ncols, .cap = st->left };
+    size_t ranks = 0;
+    for (size_t i = 0; i < g->n; i++)
+        ranks += i == 0 || g->keys[i].rank != g->keys[i - 1].rank;
+    if (ranks == 1)
+        snprintf(buf, len, "rank %d", a->ranks[g->keys[0].rank].rank);
+    else
+        snprintf(buf, len, "%zu ranks", ranks);
+}
+
+/* The chart of one period. */
+static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period)
+{
+    int64_t t0 = p->start[period], t1 = p->end[period];
+    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = (double)(t1 - t0) / st->ncols, .periods = p,
+               .period = period, .cap = st->left };
     g.keys = calloc(g.cap + 1, sizeof *g.keys);
     g.lanes = calloc(g.cap + 1, sizeof *g.lanes);
     int rc = -1;
     if (g.keys == NULL || g.lanes == NULL)
         goto out;
-    for (size_t ri = r0; ri < r1; ri++)
+    for (size_t ri = 0; ri < h->a->nranks; ri++)
         st->dropped += rank_lanes(&g, h->a, ri);
     rc = 0;
     if (g.n == 0)
@@ -333,12 +321,9 @@ static int one_chart(tl_html *h, state *st, int64_t t0, int64_t t1, size_t r0, s
     rc = -1;
     if (fill_cells(&g, h->a) != 0 || all_marks(&g, h->a) != 0)
         goto out;
-    char who[64];
-    if (r1 - r0 == 1)
-        snprintf(who, sizeof who, "rank %d", h->a->ranks[r0].rank);
-    else
-        snprintf(who, sizeof who, "%zu ranks", r1 - r0);
-    chart(h, &g, who);
+    char w[64];
+    who(w, sizeof w, &g, h->a);
+    chart(h, &g, w);
     lane_rows(st->table, &g, &st->rows);
     st->left -= g.n;
     rc = 0;
@@ -354,19 +339,6 @@ static size_t count_lanes(const tl_aggregate *a)
         if (a->sessions[i].timeline.start_ns < a->sessions[i].timeline.end_ns)
             n += a->sessions[i].timeline.nlanes;
     return n;
-}
-
-static int all_charts(tl_html *h, state *st, const tl_html_axis *ax)
-{
-    if (ax->common)
-        return one_chart(h, st, ax->start, ax->end, 0, h->a->nranks);
-    for (size_t ri = 0; ri < h->a->nranks; ri++) {
-        int64_t s, e;
-        tl_html_rank_range(h->a, &h->a->ranks[ri], &s, &e);
-        if (s < e && one_chart(h, st, s, e, ri, ri + 1) != 0)
-            return -1;
-    }
-    return 0;
 }
 
 static void table_out(tl_html *h, const state *st, const char *rows, size_t len)
@@ -385,11 +357,10 @@ static void table_out(tl_html *h, const state *st, const char *rows, size_t len)
 
 void tl_html_timelines(tl_html *h)
 {
-    tl_html_open(h, "timelines", "Timelines");
+    tl_html_periods p;
     size_t lanes = count_lanes(h->a);
-    tl_html_axis ax;
-    tl_html_time_axis(h->a, &ax);
-    if (lanes == 0 || !(ax.start < ax.end)) {
+    tl_html_open(h, "timelines", "Timelines");
+    if (lanes == 0) {
         tl_html_none(h, "No timeline data: the inputs carry no events with times to draw.");
         tl_html_close(h);
         return;
@@ -398,22 +369,24 @@ void tl_html_timelines(tl_html *h)
     state st = { cols > 1000 ? 1000 : cols < 200 ? 200 : (int)cols, MAX_LANES, 0, 0, NULL };
     char *rows = NULL;
     size_t len = 0;
-    st.table = open_memstream(&rows, &len);
-    if (st.table == NULL) {
+    if (tl_html_periods_find(&p, h->a) != 0 || (st.table = open_memstream(&rows, &len)) == NULL) {
         h->oom = 1;
+        tl_html_periods_release(&p);
         tl_html_close(h);
         return;
     }
-    if (!ax.common)
-        tl_html_none(h, "The ranks' time ranges do not overlap (runs at different times?): each rank is drawn "
-                        "on its own time axis.");
-    if (all_charts(h, &st, &ax) != 0)
-        h->oom = 1;
+    if (p.n > 1)
+        fprintf(h->f, "<p>The inputs cover %zu periods of time that do not overlap (runs, or sessions of a rank, "
+                      "at different times): each is drawn on its own time axis.</p>\n", p.n);
+    for (size_t k = 0; k < p.n; k++)
+        if (one_chart(h, &st, &p, (int)k) != 0)
+            h->oom = 1;
     fclose(st.table);
     tl_html_more(h, MAX_LANES - st.left, MAX_LANES - st.left + st.dropped, "lanes not drawn (the page draws at "
                  "most 512)");
     if (rows != NULL)
         table_out(h, &st, rows, len);
     free(rows);
+    tl_html_periods_release(&p);
     tl_html_close(h);
 }

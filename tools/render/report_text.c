@@ -80,15 +80,20 @@ char *tl_text_finding(const tl_recommendation *r)
 
 /* ---- shares of the time ---------------------------------------------------------- */
 
-/* The time of each rank index: its span, else the sum of its sections. */
+/* The time of each rank index: its span, else (no span, or a span shorter
+ * than one of its sections: a report whose times do not cover its stages)
+ * the sum of its sections. */
 static double *rank_wholes(const tl_aggregate *a)
 {
     double *w = calloc(a->nranks + 1, sizeof *w);
     for (size_t ri = 0; w && ri < a->nranks; ri++) {
-        w[ri] = a->ranks[ri].span_ns > 0 ? (double)a->ranks[ri].span_ns : 0;
-        for (size_t i = 0; w[ri] <= 0 && i < a->names.n; i++)
-            if (a->names.rows[i].group == TL_GROUP_SECTIONS)
-                w[ri] += a->names.rows[i].rank_total[ri];
+        double sum = 0, max = 0;
+        for (size_t i = 0; i < a->names.n; i++)
+            if (a->names.rows[i].group == TL_GROUP_SECTIONS) {
+                sum += a->names.rows[i].rank_total[ri];
+                max = a->names.rows[i].rank_total[ri] > max ? a->names.rows[i].rank_total[ri] : max;
+            }
+        w[ri] = a->ranks[ri].span_ns > 0 && (double)a->ranks[ri].span_ns >= max ? (double)a->ranks[ri].span_ns : sum;
     }
     return w;
 }
@@ -167,7 +172,7 @@ static int gpu_sentence(FILE *f, const tl_aggregate *a)
     if (comm != NULL && comm->mean > 0) {
         fprintf(f, "; communication takes %.1f%%", comm->mean);
         if (ov != NULL)
-            fprintf(f, ", and only %.1f%% of it overlaps compute", ov->mean);
+            fprintf(f, ", %.1f%% of it overlapped by compute", ov->mean);
     }
     fputs(".", f);
     return 1;
@@ -218,8 +223,8 @@ static int section_sentence(FILE *f, const tl_aggregate *a, tl_text_name_fn name
     fprintf(f, " takes %.1f%% of the time", bs);
     if (best->nranks_with > 1)
         fprintf(f, " across %d ranks", best->nranks_with);
-    fprintf(f, " (%s in total, %llu calls).", tl_units_dur(t, sizeof t, (double)best->all.total),
-            (unsigned long long)best->all.count);
+    fprintf(f, " (%s in total, %llu call%s).", tl_units_dur(t, sizeof t, (double)best->all.total),
+            (unsigned long long)best->all.count, best->all.count == 1 ? "" : "s");
     return 1;
 }
 
@@ -232,9 +237,18 @@ static void steps_sentence(FILE *f, const tl_aggregate *a)
                 a->nranks == 1 ? "" : "s");
         return;
     }
-    fprintf(f, "Mean step time %s across %d rank%s (fastest %s on rank %d, slowest %s on rank %d).",
-            tl_units_dur(m, sizeof m, st->mean), st->n, st->n == 1 ? "" : "s", tl_units_dur(lo, sizeof lo, st->min),
-            st->min_rank, tl_units_dur(hi, sizeof hi, st->max), st->max_rank);
+    if (st->n == 1) {
+        const tl_rank_result *r = tl_text_rank(a, st->min_rank);
+        fprintf(f, "Mean step time %s on rank %d", tl_units_dur(m, sizeof m, st->mean), st->min_rank);
+        if (r != NULL && isfinite(r->step_min) && isfinite(r->step_max))
+            fprintf(f, " (from %s to %s)", tl_units_dur(lo, sizeof lo, r->step_min),
+                    tl_units_dur(hi, sizeof hi, r->step_max));
+        fputs(".", f);
+        return;
+    }
+    fprintf(f, "Mean step time %s across %d ranks (fastest %s on rank %d, slowest %s on rank %d).",
+            tl_units_dur(m, sizeof m, st->mean), st->n, tl_units_dur(lo, sizeof lo, st->min), st->min_rank,
+            tl_units_dur(hi, sizeof hi, st->max), st->max_rank);
 }
 
 void tl_text_headline(FILE *f, const tl_aggregate *a, tl_text_name_fn name, tl_text_name_fn text)
@@ -268,6 +282,13 @@ static int by_kname(const void *x, const void *y)
     return strcmp(((const ktype *)x)->name, ((const ktype *)y)->name);
 }
 
+/* By name, then type: equal names end up in one order whatever the input's. */
+static int by_kname_type(const void *x, const void *y)
+{
+    int c = by_kname(x, y);
+    return c ? c : ((const ktype *)x)->type - ((const ktype *)y)->type;
+}
+
 int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a)
 {
     size_t n = 0;
@@ -281,7 +302,7 @@ int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a)
     for (size_t i = 0; i < a->nsessions; i++)
         for (size_t j = 0; j < a->sessions[i].nkernels; j++)
             v[n++] = (ktype){ a->sessions[i].kernels[j].name, a->sessions[i].kernels[j].type };
-    qsort(v, n, sizeof *v, by_kname);
+    qsort(v, n, sizeof *v, by_kname_type);
     k->pairs = v;
     k->n = n;
     return 0;

@@ -58,7 +58,7 @@ static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double m
 
 /* ---- horizontal bars ----------------------------------------------------------- */
 
-enum { HB_W = 960, HB_LABEL = 300, HB_X = 310, HB_PLOT = 500, HB_ROW = 22, HB_TOP = 26 };
+enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26 };
 
 static double bars_max(const tl_svg_bar *bars, size_t n)
 {
@@ -94,7 +94,7 @@ static void bar_row(FILE *f, const tl_svg_bar *b, double y, double max, int unit
     double w = isfinite(b->value) && b->value > 0 ? HB_PLOT * b->value / max : 0;
     fputs("<g class=\"row\">", f);
     bar_title(f, b, unit);
-    tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, b->label, 40);
+    tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, b->label, 42);
     fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", b->cls ? b->cls : "compute",
             HB_X, y + 1, w);
     double end = HB_X + w;
@@ -188,6 +188,8 @@ static range lines_range(const tl_svg_series *s, size_t n)
         }
     if (!(r.x0 <= r.x1))
         r.x0 = 0, r.x1 = 1;
+    if (r.x0 > 0)
+        r.x0 = 0; /* steps and times count from the start */
     if (r.x1 <= r.x0)
         r.x1 = r.x0 + 1;
     if (!(r.y1 > 0))

@@ -89,7 +89,7 @@ static double tick_scale(double step, int unit, const char **name)
         static const double f[] = { 1e9, 1e6, 1e3, 1 };
         static const char *n[] = { "s", "ms", "\xc2\xb5s", "ns" };
         for (int i = 0; i < 4; i++)
-            if (step >= f[i] / 10 || i == 3) {
+            if (step >= f[i] / 2 || i == 3) {
                 *name = n[i];
                 return f[i];
             }
@@ -159,7 +159,7 @@ const char *tl_units_time(char *buf, size_t len, int64_t ns)
     }
     if (!tl_units_is_wall(ns)) {
         char d[32];
-        snprintf(buf, len, "+%s", tl_units_dur(d, sizeof d, (double)ns));
+        snprintf(buf, len, "%s%s", ns >= 0 ? "+" : "", tl_units_dur(d, sizeof d, (double)ns));
         return buf;
     }
     time_t t = (time_t)(ns / 1000000000LL);
