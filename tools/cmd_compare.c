@@ -1,8 +1,9 @@
 /*
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
- * [--normalize] [--fail-on-regression]`: two runs side by side, with a
- * significance test per name and a verdict (tools/analyze/compare.h).
+ * [--normalize] [--correction holm|none] [--fail-on-regression]`: two runs
+ * side by side, with a significance test per name and a verdict
+ * (tools/analyze/compare.h).
  *
  * Each side is one argument: anything `tally report` reads (a directory, an
  * archive, a file) or a partial aggregate from `tally aggregate --partial`.
@@ -157,7 +158,8 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
 {
     static const char usage[] =
         "usage: tally compare BASELINE CANDIDATE [-o compare.html] [--json F] [--markdown F] [--junit F]\n"
-        "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--fail-on-regression]\n"
+        "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--correction C]\n"
+        "                     [--fail-on-regression]\n"
         "  BASELINE, CANDIDATE  one input each: a directory, archive or file `tally report` reads,\n"
         "                       or a partial aggregate (tally aggregate --partial)\n"
         "  -o FILE              the HTML page (default: compare.html; - for standard output)\n"

@@ -12,7 +12,8 @@
 #     1 MiB, the HTML page is self-contained with balanced tags;
 #   - a partial aggregate (tally aggregate --partial) as the baseline gives the
 #     same rows as the directory it was made from;
-#   - without --fail-on-regression the same comparison exits 0.
+#   - without --fail-on-regression the same comparison exits 0, and writes the
+#     same HTML and Markdown bytes again.
 set -eu
 tally=$1
 gen=$2
@@ -67,6 +68,8 @@ grep -F "5 regressions, 0 improvements" "$work/slow.out" >/dev/null || {
 "$tally" compare -q "$work/base.partial.json" "$work/slow" -o "$work/partial.html" --json "$work/partial.json"
 $check same-rows "$work/slow.json" "$work/partial.json"
 
-# No gate without --fail-on-regression.
-"$tally" compare -q "$work/base" "$work/slow" -o "$work/nogate.html"
+# No gate without --fail-on-regression; the same inputs give the same bytes.
+"$tally" compare -q "$work/base" "$work/slow" -o "$work/nogate.html" --markdown "$work/nogate.md"
+cmp "$work/slow.html" "$work/nogate.html"
+cmp "$work/slow.md" "$work/nogate.md"
 echo "generated.sh: ok"

@@ -325,7 +325,7 @@ static void test_memory_near_capacity(void **state)
     s[1].peak_allocated = 72.8e9;
     s[1].peak_reserved = 72.8e9;
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "memory-near-capacity", 1, NULL, STRS("above on 1 of 4 ranks", "threshold 90%", "rank 1"),
+    assert_fires(a, "memory-near-capacity", 1, NULL, STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%", "rank 1"),
                  STRS("On rank 1", "peak device memory at 91.0% of the device"));
     done(a);
 
@@ -334,7 +334,7 @@ static void test_memory_near_capacity(void **state)
     s[3].peak_allocated = 60e9;
     s[3].peak_reserved = 74e9; /* 92.5 % */
     a = finish(s, NRANKS);
-    assert_fires(a, "memory-near-capacity", 3, NULL, STRS("above on 1 of 4 ranks", "threshold 90%"),
+    assert_fires(a, "memory-near-capacity", 3, NULL, STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%"),
                  STRS("92.5%"));
     done(a);
 
@@ -357,7 +357,7 @@ static void test_low_gpu_utilization(void **state)
     set_idle(&s[3], 10, 41, 0);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "low-gpu-utilization", 3, NULL,
-                 STRS("below on 1 of 4 ranks", "threshold 50%", "rank 3", "kernel time 100.000 ms", "idle 51.0%"),
+                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 50%", "rank 3", "kernel time 100.000 ms", "idle 51.0%"),
                  STRS("busy only 49.0%"));
     done(a);
 
@@ -376,7 +376,7 @@ static void test_low_gpu_utilization(void **state)
         s[r].gpu_util_mean = r == 2 ? 45.0 : 90.0;
     }
     a = finish(s, NRANKS);
-    assert_fires(a, "low-gpu-utilization", 2, NULL, STRS("below on 1 of 4 ranks", "threshold 50%"), STRS("45.0%"));
+    assert_fires(a, "low-gpu-utilization", 2, NULL, STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 50%"), STRS("45.0%"));
     done(a);
 
     healthy_run(s);
@@ -398,7 +398,7 @@ static void test_communication_heavy(void **state)
     set_gpu(&s[0], 92, 80, 10.5, 8);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "communication-heavy", 0, NULL,
-                 STRS("above on 1 of 4 ranks", "threshold 10%", "rank 0", "communication 10.500 ms"),
+                 STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 10%", "rank 0", "communication 10.500 ms"),
                  STRS("communication takes 10.5%"));
     done(a);
 
@@ -419,7 +419,7 @@ static void test_low_overlap(void **state)
     set_gpu(&s[1], 92, 80, 6, 1.7);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "low-overlap", 1, NULL,
-                 STRS("below on 1 of 4 ranks", "threshold 30%", "rank 1", "communication 6.000 ms"),
+                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 30%", "rank 1", "communication 6.000 ms"),
                  STRS("only 28.3% of the communication overlaps compute"));
     done(a);
 
@@ -449,7 +449,7 @@ static void test_launch_bound(void **state)
     set_idle(&s[2], 7, 5, 0);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "launch-bound", 2, NULL,
-                 STRS("above on 1 of 1 ranks", "threshold 50%", "rank 2", "idle 12.0%"),
+                 STRS("above the threshold of", "on 1 of the 1 ranks it applies to", "threshold of 50%", "rank 2", "idle 12.0%"),
                  STRS("host_wait is 58.3% of the GPU idle gaps"));
     done(a);
 
@@ -624,7 +624,7 @@ static void test_rank_rule_counts_ranks(void **state)
     set_gpu(&s[2], 92, 80, 15, 12);
     set_gpu(&s[3], 92, 80, 11, 9);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "communication-heavy", 2, NULL, STRS("above on 3 of 4 ranks", "rank 2", "communication 15.000 ms"),
+    assert_fires(a, "communication-heavy", 2, NULL, STRS("above the threshold of", "on 3 of the 4 ranks it applies to", "rank 2", "communication 15.000 ms"),
                  STRS("On rank 2, communication takes 15.0%"));
     done(a);
 }

@@ -317,6 +317,11 @@ static void straggler_rule(tl_aggregate *a)
     }
 }
 
+static int severity_rank(const char *s)
+{
+    return strcmp(s, "critical") == 0 ? 0 : strcmp(s, "warning") == 0 ? 1 : 2;
+}
+
 void tl_apply_rules(tl_aggregate *a)
 {
     straggler_rule(a);
@@ -324,4 +329,15 @@ void tl_apply_rules(tl_aggregate *a)
     step_rules(a);
     data_loading(a);
     dominant_stage(a);
+    /* Most severe first; within a severity, the order of the rule table
+     * (insertion sort: stable, and there are few). */
+    for (int i = 1; i < a->nrecs; i++) {
+        tl_recommendation r = a->recs[i];
+        int j = i;
+        while (j > 0 && severity_rank(a->recs[j - 1].severity) > severity_rank(r.severity)) {
+            a->recs[j] = a->recs[j - 1];
+            j--;
+        }
+        a->recs[j] = r;
+    }
 }

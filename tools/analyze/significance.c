@@ -4,7 +4,8 @@
  * significance.h for the exact definitions).
  *
  * The U statistic comes from midranks of the pooled sample, so ties count ½
- * a pair each, as in scipy.stats.mannwhitneyu.
+ * a pair each, as in scipy.stats.mannwhitneyu. The order of tied values in
+ * the pooled sample does not matter: they all get the same midrank.
  */
 #include "significance.h"
 
@@ -109,23 +110,46 @@ static double normal_p(double u, double nx, double ny, double tie_term, double *
     return fmin(1.0, erfc(*z / sqrt(2.0)));
 }
 
+static int is_sorted(const double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (v[i] < v[i - 1])
+            return 0;
+    return 1;
+}
+
+/* The pooled sample in ascending order: merged when both sides are sorted
+ * already (what the compare stage passes), else sorted. */
+static pooled *pool(const double *x, size_t nx, const double *y, size_t ny)
+{
+    pooled *all = malloc((nx + ny) * sizeof *all);
+    if (all == NULL)
+        return NULL;
+    if (is_sorted(x, nx) && is_sorted(y, ny)) {
+        size_t i = 0, k = 0, o = 0;
+        while (i < nx || k < ny)
+            all[o++] = k >= ny || (i < nx && x[i] <= y[k]) ? (pooled){ x[i++], 1 } : (pooled){ y[k++], 0 };
+        return all;
+    }
+    for (size_t i = 0; i < nx; i++)
+        all[i] = (pooled){ x[i], 1 };
+    for (size_t i = 0; i < ny; i++)
+        all[nx + i] = (pooled){ y[i], 0 };
+    qsort(all, nx + ny, sizeof *all, by_value);
+    return all;
+}
+
 int tl_signif_mwu(const double *x, size_t nx, const double *y, size_t ny, tl_mwu *out)
 {
     memset(out, 0, sizeof *out);
     out->u = out->z = out->p = NAN;
     if (nx == 0 || ny == 0)
         return 0;
-    size_t n = nx + ny;
-    pooled *all = malloc(n * sizeof *all);
+    pooled *all = pool(x, nx, y, ny);
     if (all == NULL)
         return -1;
-    for (size_t i = 0; i < nx; i++)
-        all[i] = (pooled){ x[i], 1 };
-    for (size_t i = 0; i < ny; i++)
-        all[nx + i] = (pooled){ y[i], 0 };
-    qsort(all, n, sizeof *all, by_value);
     double r1, tie_term;
-    rank_sums(all, n, &r1, &tie_term);
+    rank_sums(all, nx + ny, &r1, &tie_term);
     free(all);
     out->u = r1 - (double)nx * ((double)nx + 1.0) / 2.0;
     out->ties = tie_term > 0;

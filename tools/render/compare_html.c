@@ -40,7 +40,8 @@ static const char page_css[] =
     "--reg:#f07070;--imp:#5cc283;--neu:#a5a7ab;--cmp:#6d9cf0;--com:#f0a452;--mem:#5cc283}}\n"
     "body{font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",sans-serif;color:var(--fg);background:var(--bg);"
     "margin:0 auto;max-width:1200px;padding:0 1.5rem 3rem}\n"
-    "h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;margin-top:2rem}\n"
+    "h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;"
+    "margin-top:2rem}\n"
     ".meta,.note{color:var(--muted)}.headline{font-size:1.1rem}\n"
     "table{border-collapse:collapse;font-size:.88rem;margin:.5rem 0}th,td{padding:.2rem .5rem;"
     "border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n{text-align:right;"
@@ -384,9 +385,11 @@ static int steps_section(FILE *f, const tl_compare *c)
 static void gpu_stack(tl_svg_stack *st, char *label, size_t len, const tl_cmp_gpu *g, int side)
 {
     char rb[16];
-    snprintf(label, len, "%s %s", g->rank < 0 ? "all ranks" : "rank", g->rank < 0 ? "" : rank_text(rb, sizeof rb, g->rank));
-    size_t l = strlen(label);
-    snprintf(label + l, len - l, " \xc2\xb7 %s", side ? "candidate" : "baseline");
+    const char *who = side ? "candidate" : "baseline";
+    if (g->rank < 0)
+        snprintf(label, len, "all ranks \xc2\xb7 %s", who);
+    else
+        snprintf(label, len, "rank %s \xc2\xb7 %s", rank_text(rb, sizeof rb, g->rank), who);
     memset(st, 0, sizeof *st);
     st->label = label;
     st->total = 100;
@@ -545,7 +548,8 @@ static int draw_run_timeline(FILE *f, const tl_aggregate *a, const char *id, con
     char axis[96], title[64];
     snprintf(axis, sizeof axis, "time since the %s's start (shared scale)", what);
     snprintf(title, sizeof title, "Timeline of the %s", what);
-    tl_svg_frame fr = { id, title, "One swimlane per GPU stream (or CPU thread) and rank; both runs on one time scale." };
+    tl_svg_frame fr = { id, title,
+                        "One swimlane per GPU stream (or CPU thread) and rank; both runs on one time scale." };
     tl_svg_timeline t = { rl->lanes, rl->n, TL_COLS, span_ns, axis, NULL, 0 };
     fprintf(f, "<h3>%s</h3>\n", what);
     tl_svg_timeline_write(f, &fr, &t);
@@ -681,7 +685,8 @@ static int name_list(FILE *f, const tl_compare *c, int verdict, const char *titl
             char t[48], m[48];
             fputs("<tr>", f);
             cell_name(f, r->name);
-            fprintf(f, "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td><td class=\"n\">%s</td></tr>\n",
+            fprintf(f, "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td>"
+                       "<td class=\"n\">%s</td></tr>\n",
                     tl_cmp_group_name(r->group), s->count, tl_units_dur(t, sizeof t, s->total),
                     tl_units_dur(m, sizeof m, s->median));
         }
@@ -701,7 +706,8 @@ static void method(FILE *f, const tl_compare *c)
             "<li>Names are matched %s, per rank (by rank number) and over all ranks.</li>\n"
             "<li>Each side: the median of the raw samples (per call, per iteration or per step) with a "
             "distribution-free %.0f%% confidence interval from order statistics: [x<sub>(k)</sub>, "
-            "x<sub>(n\xe2\x88\x92k+1)</sub>], k the largest with P(B \xe2\x89\xa4 k\xe2\x88\x92" "1) \xe2\x89\xa4 %.3g for B ~ "
+            "x<sub>(n\xe2\x88\x92k+1)</sub>], k the largest with P(B \xe2\x89\xa4 k\xe2\x88\x92"
+            "1) \xe2\x89\xa4 %.3g for B ~ "
             "Binomial(n, \xc2\xbd) (none below 6 samples).</li>\n"
             "<li>\xce\x94: the change of the %s. Test: two-sided Mann\xe2\x80\x93Whitney U over the samples, exact "
             "null distribution (dynamic programming) when both sides have at most 20 samples and no ties, else the "
@@ -730,7 +736,8 @@ int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
     head(f, version ? version : "");
     run_line(f, "Baseline", c->base);
     run_line(f, "Candidate", c->cand);
-    fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n</header>\n<main>\n",
+    fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n"
+               "</header>\n<main>\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha);
     if (headline(f, c) != 0 || delta_bars(f, c) != 0 || steps_section(f, c) != 0)
         return -1;

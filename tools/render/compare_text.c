@@ -112,7 +112,8 @@ static void md_table(FILE *f, const tl_compare *c, const char *title, const size
     if (n == 0)
         return;
     fprintf(f, "### %s (%zu)\n\n", title, n);
-    fputs("| name | group | rank | baseline median [95% CI] | candidate median [95% CI] | \xce\x94 | p (adj.) | verdict |\n"
+    fputs("| name | group | rank | baseline median [95% CI] | candidate median [95% CI] | \xce\x94 | p (adj.) "
+          "| verdict |\n"
           "|---|---|---|---|---|---|---|---|\n",
           f);
     size_t shown = n < MD_ROWS ? n : MD_ROWS;
@@ -259,7 +260,8 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
         return -1;
     fprintf(f, "<sub>Medians with distribution-free 95%% confidence intervals (order statistics, binomial); "
-               "\xce\x94 of the %s; two-sided Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 without ties, "
+               "\xce\x94 of the %s; two-sided Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 "
+               "without ties, "
                "else normal with tie and continuity corrections; all ranks: smallest per-rank p \xc3\x97 ranks), "
                "p adjusted by %s; ~ not significant at \xce\xb1 = %.3g.</sub>\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.correction == TL_CMP_HOLM ? "Holm's method" : "nothing",

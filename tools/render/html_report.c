@@ -118,8 +118,17 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
             a->nsessions == 1 ? "" : "s");
     if (skipped)
         fprintf(f, " (%zu skipped)", skipped);
-    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s", a->opt.whole_trace ? "whole trace" : "ProfilerSteps",
-            tl_units_date(d, sizeof d, o->generated_unix_s));
+    /* Say what was used: a rank with fewer than two ProfilerSteps falls back
+     * to its whole trace even when the option asks for the step window. */
+    size_t stepped = 0, gpu = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        gpu += a->ranks[i].gpu.present;
+        stepped += a->ranks[i].gpu.present && !a->ranks[i].gpu.whole_trace;
+    }
+    const char *window = a->opt.whole_trace || stepped == 0 ? "whole trace"
+                         : stepped == gpu                  ? "ProfilerSteps"
+                                                           : "ProfilerSteps (whole trace on ranks with fewer than 2 steps)";
+    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s", window, tl_units_date(d, sizeof d, o->generated_unix_s));
 }
 
 /* Write the value of one {{key}}; 0 when the key is unknown. */
