@@ -155,7 +155,8 @@ static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *l
     }
     closedir(d);
     /* Byte order, not the locale's: the same tree gives the same order everywhere. */
-    qsort(names, n, sizeof *names, name_cmp);
+    if (n > 1)
+        qsort(names, n, sizeof *names, name_cmp);
     for (size_t i = 0; i < n; i++) {
         size_t len = strlen(dir) + strlen(names[i]) + 2;
         char *path = malloc(len);
