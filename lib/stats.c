@@ -33,6 +33,14 @@ static void samples_push(tl_dur_stat *s, uint64_t v, long max_samples)
     s->samples[s->nsamples++] = v;
 }
 
+/* Chan, Golub and LeVeque: the mean and M2 of two sets from theirs. */
+static void chan_merge(double *mean, double *m2, double na, double mean_b, double m2_b, double nb)
+{
+    double n = na + nb, delta = mean_b - *mean;
+    *mean += delta * nb / n;
+    *m2 += m2_b + delta * delta * na * nb / n;
+}
+
 void tl_dur_stat_add(tl_dur_stat *s, uint64_t ticks, long max_samples)
 {
     s->count++;
@@ -62,10 +70,7 @@ void tl_dur_stat_merge(tl_dur_stat *dst, const tl_dur_stat *src, long max_sample
         if (src->max > dst->max)
             dst->max = src->max;
     }
-    double na = (double)dst->count, nb = (double)src->count, n = na + nb;
-    double delta = src->mean - dst->mean;
-    dst->mean += delta * nb / n;
-    dst->m2 += src->m2 + delta * delta * na * nb / n;
+    chan_merge(&dst->mean, &dst->m2, (double)dst->count, src->mean, src->m2, (double)src->count);
     dst->count += src->count;
     dst->total += src->total;
     tl_hist_merge(&dst->hist, &src->hist);
@@ -110,10 +115,7 @@ void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src)
         dst->min = src->min;
     if (src->max > dst->max)
         dst->max = src->max;
-    double na = (double)dst->count, nb = (double)src->count, n = na + nb;
-    double delta = src->mean - dst->mean;
-    dst->mean += delta * nb / n;
-    dst->m2 += src->m2 + delta * delta * na * nb / n;
+    chan_merge(&dst->mean, &dst->m2, (double)dst->count, src->mean, src->m2, (double)src->count);
     dst->count += src->count;
     dst->sum += src->sum;
     if (src->last_ticks >= dst->last_ticks) {

@@ -95,6 +95,18 @@ int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, con
     return 0;
 }
 
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage)
+{
+    int rc = tl_cli_parse(cli, argc, argv, opts, usage);
+    if (rc == 0 && cli->ninputs > 0)
+        return -1;
+    if (rc == 0)
+        fprintf(stderr, "%s\n", usage);
+    free(cli->inputs);
+    cli->inputs = NULL;
+    return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
+}
+
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
 {
     tl_ingest_options opt;

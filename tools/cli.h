@@ -42,6 +42,11 @@ typedef struct tl_cli_opt {
  * printed, or -1 after printing a usage error. */
 int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
 
+/* The start of a subcommand that needs at least one input: parse argv and
+ * check there is an input. Returns -1 to go on, or the exit code to return
+ * with (--help printed: 0; a usage error printed: 2), cli->inputs freed. */
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
+
 /* Read the inputs into run with the parsed options (on_profile and user as in
  * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet. */
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);

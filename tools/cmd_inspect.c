@@ -181,16 +181,9 @@ int tl_cmd_inspect(int argc, char **argv)
     tl_cli cli;
     int json = 0;
     const tl_cli_opt opts[] = { { "--json", NULL, 0, &json, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_parse(&cli, argc, argv, opts, usage);
-    if (rc != 0) {
-        free(cli.inputs);
-        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
-    }
-    if (cli.ninputs == 0) {
-        fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return TL_EXIT_USAGE;
-    }
+    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    if (rc >= 0)
+        return rc;
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);

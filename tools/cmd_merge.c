@@ -23,13 +23,9 @@ int tl_cmd_merge(int argc, char **argv)
         { "--partial", NULL, 0, &partial, NULL },
         { NULL, NULL, 0, NULL, NULL },
     };
-    int rc = tl_cli_parse(&cli, argc, argv, opts, usage);
-    if (rc != 0 || cli.ninputs == 0) {
-        if (rc == 0)
-            fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
-    }
+    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    if (rc >= 0)
+        return rc;
     tl_aggregate agg;
     tl_aggregate_init(&agg, NULL);
     int read = 0;

@@ -85,13 +85,9 @@ int tl_cmd_report(int argc, char **argv)
         { "--whole-trace", NULL, 0, &whole, NULL },
         { NULL, NULL, 0, NULL, NULL },
     };
-    int rc = tl_cli_parse(&cli, argc, argv, opts, usage);
-    if (rc != 0 || cli.ninputs == 0) {
-        if (rc == 0)
-            fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
-    }
+    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    if (rc >= 0)
+        return rc;
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = whole;

@@ -154,13 +154,9 @@ int tl_cmd_summary(int argc, char **argv)
     tl_cli cli;
     int whole = 0;
     const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_parse(&cli, argc, argv, opts, usage);
-    if (rc != 0 || cli.ninputs == 0) {
-        if (rc == 0)
-            fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
-    }
+    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    if (rc >= 0)
+        return rc;
     tl_analyze_options opt;
     tl_analyze_options_init(&opt);
     opt.whole_trace = whole;

@@ -14,16 +14,9 @@ int tl_cmd_validate(int argc, char **argv)
 {
     static const char usage[] = "usage: tally validate INPUT...";
     tl_cli cli;
-    int rc = tl_cli_parse(&cli, argc, argv, NULL, usage);
-    if (rc != 0) {
-        free(cli.inputs);
-        return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
-    }
-    if (cli.ninputs == 0) {
-        fprintf(stderr, "%s\n", usage);
-        free(cli.inputs);
-        return TL_EXIT_USAGE;
-    }
+    int rc = tl_cli_begin(&cli, argc, argv, NULL, usage);
+    if (rc >= 0)
+        return rc;
     tl_run run;
     int quiet = cli.quiet;
     cli.quiet = 1; /* printed below, in one place */

@@ -92,20 +92,6 @@ static int by_rank_start_path(const void *x, const void *y)
     return strcmp(a->path, b->path);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void take_max(double *acc, double v)
 {
     if (isfinite(v) && !(v <= *acc))
@@ -191,11 +177,11 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         for (size_t i = 0; i < r->nsteps; i++)
             ss += (v[i] - r->step_mean) * (v[i] - r->step_mean);
         r->step_std = r->nsteps > 1 ? sqrt(ss / (double)(r->nsteps - 1)) : 0;
-        r->step_median = median_of(v, r->nsteps);
+        r->step_median = tl_median_sort(v, r->nsteps);
         r->step_min = v[0];
         r->step_max = v[r->nsteps - 1];
         if (nc)
-            r->compute_per_step = median_of(c, nc);
+            r->compute_per_step = tl_median_sort(c, nc);
         free(v);
         free(c);
     } else {
@@ -340,7 +326,7 @@ static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_r
         for (int i = 0; i < x->n; i++)
             ss += (v[i] - x->mean) * (v[i] - x->mean);
         x->std = x->n > 1 ? sqrt(ss / (x->n - 1)) : 0;
-        x->median = median_of(v, (size_t)x->n);
+        x->median = tl_median_sort(v, (size_t)x->n);
         x->imbalance = x->mean > 0 ? x->max / x->mean : 1.0;
         a->nacross++;
     }

@@ -117,6 +117,14 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+double tl_median_sort(double *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* min, max, mean, median, std (sample), imbalance over the ranks that have the row. */
 static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
 {
@@ -147,8 +155,7 @@ static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
     for (int i = 0; i < k; i++)
         ss += (scratch[i] - r->rank_mean) * (scratch[i] - r->rank_mean);
     r->rank_std = k > 1 ? sqrt(ss / (k - 1)) : 0;
-    qsort(scratch, (size_t)k, sizeof *scratch, cmp_double);
-    r->rank_median = k % 2 ? scratch[k / 2] : (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+    r->rank_median = tl_median_sort(scratch, (size_t)k);
     r->imbalance = r->rank_mean > 0 ? r->rank_max / r->rank_mean : 1.0;
 }
 

@@ -62,4 +62,8 @@ void tl_name_table_release(tl_name_table *t);
 size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count);
 int tl_name_table_rank_index(const tl_name_table *t, int rank);
 
+/* Sort v ascending (callers use the order too) and return its median; NaN
+ * when n is 0. */
+double tl_median_sort(double *v, size_t n);
+
 #endif

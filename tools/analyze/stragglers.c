@@ -28,20 +28,6 @@
 #define STRAGGLER_MIN_DELTA 0.10   /* 10 % above the others' median */
 #define LAST_ARRIVAL_MIN_SHARE 0.5 /* last in at least half of the collectives */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* The per-step metric of a rank used to find compute stragglers, and its unit. */
 static double rank_metric(const tl_rank_result *r, int *kind)
 {
@@ -100,7 +86,7 @@ static void evidence(tl_aggregate *a, tl_straggler *s, int ri, int group)
         for (size_t k = 0; k < a->nranks; k++)
             if ((int)k != ri)
                 others[n++] = per_step(a, row, (int)k);
-        double delta = per_step(a, row, ri) - median(others, n);
+        double delta = per_step(a, row, ri) - tl_median_sort(others, n);
         if (!(delta > 0))
             continue;
         /* keep the top 5 by delta */
@@ -146,10 +132,10 @@ static void compute_stragglers(tl_aggregate *a)
                 others[n++] = v[k];
         if (n == 0)
             continue;
-        double med = median(others, n);
+        double med = tl_median_sort(others, n);
         for (size_t k = 0; k < n; k++)
             dev[k] = fabs(others[k] - med);
-        double mad = 1.4826 * median(dev, n); /* scaled: the std of a normal sample */
+        double mad = 1.4826 * tl_median_sort(dev, n); /* scaled: the std of a normal sample */
         double delta = v[i] - med;
         int outlier = med > 0 && delta > STRAGGLER_MIN_DELTA * med && (n < 4 || delta > 3 * mad);
         if (!outlier)

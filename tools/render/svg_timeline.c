@@ -82,7 +82,7 @@ static void labels(FILE *f, const tl_svg_timeline *t)
         if (i > 0 && t->lanes[i].group_start)
             fprintf(f, "<line class=\"sep\" x1=\"0\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\"/>", y - TL_GAP / 2.0,
                     TL_X + TL_PLOT, y - TL_GAP / 2.0);
-        tl_svg_text(f, "lanelbl", "end", TL_LABEL, y + 10, t->lanes[i].label, 40);
+        tl_svg_text(f, "lanelbl", "end", TL_LABEL, y + 10, t->lanes[i].label, 34);
         fputc('\n', f);
     }
 }
