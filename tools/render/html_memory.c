@@ -16,7 +16,7 @@
 #define MAX_SERIES 256 /* ranks (or sessions) drawn */
 
 typedef struct mem_series {
-    char label[64], rlabel[64];
+    char label[64], rlabel[80]; /* rlabel: label + " reserved" */
     double *x, *alloc, *resv;
     size_t n;
 } mem_series;
