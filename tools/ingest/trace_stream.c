@@ -333,14 +333,21 @@ static int scan_token(struct pctx *c, const char **pp, enum tl_json_kind *kind)
 	const char *s = *pp, *p = s, *end = c->end;
 	size_t n;
 
-	/* Plain integers (most of the args: shapes, ids, sizes) in one pass: digits after an
-	 * optional '-', no leading zero, ended by a byte that cannot continue a token. */
+	/* Plain numbers (ids, shapes, sizes, and every ts and dur) in one pass: digits after an
+	 * optional '-' with no leading zero, then optionally '.' and digits, ended by a byte that
+	 * cannot continue a token. Anything else (exponents, NaN, junk) takes the full path. */
 	{
 		const char *q = s + (s < end && *s == '-');
 		const char *d = q;
 		while (d < end && (unsigned)(*d - '0') < 10)
 			d++;
-		if (d > q && d < end && !tok_char[(unsigned char)*d] && !(*q == '0' && d - q > 1)) {
+		if (d > q && d < end && *d == '.') {
+			const char *f = d + 1;
+			while (f < end && (unsigned)(*f - '0') < 10)
+				f++;
+			d = f > d + 1 ? f : q; /* "1." is not a number: let the full path say so */
+		}
+		if (d > q && d < end && !tok_char[(unsigned char)*d] && !(*q == '0' && d - q > 1 && q[1] != '.')) {
 			*kind = TL_JSON_NUMBER;
 			*pp = d;
 			return P_OK;
@@ -1972,6 +1979,21 @@ static int text_to_double(tl_view t, double *out)
 
 	if (!t.ptr || t.len == 0 || t.len >= sizeof tmp)
 		return 0;
+	/* Most args are plain integers (sizes, addresses, ids): up to 15 digits a double holds
+	 * them exactly, so they need no strtod. */
+	{
+		size_t i = t.ptr[0] == '-', n = 0;
+		uint64_t v = 0;
+		while (i < t.len && t.ptr[i] >= '0' && t.ptr[i] <= '9' && n < 16) {
+			v = v * 10 + (uint64_t)(t.ptr[i] - '0');
+			i++;
+			n++;
+		}
+		if (i == t.len && n > 0 && n <= 15) {
+			*out = t.ptr[0] == '-' ? -(double)v : (double)v;
+			return 1;
+		}
+	}
 	for (size_t i = 0; i < t.len; i++) {
 		char ch = t.ptr[i];
 		if (!(ch >= '0' && ch <= '9') && ch != '+' && ch != '-' && ch != '.' && ch != 'e' &&
