@@ -73,10 +73,13 @@ static void rank_table(FILE *out, const tl_aggregate *agg)
         const tl_gpu_breakdown *g = &r->gpu;
         char rank[16];
         snprintf(rank, sizeof rank, "%d%s", r->rank, r->straggler ? " *" : "");
-        fprintf(out, "%6s %4zu %6zu %11s %11s %11s %11s %8.2f | ", rank, r->nsessions, r->nsteps,
+        /* it/s only when there is a step time to take it from */
+        char its[16] = "-";
+        if (isfinite(r->step_mean) && r->step_mean > 0)
+            snprintf(its, sizeof its, "%.2f", 1e9 / r->step_mean);
+        fprintf(out, "%6s %4zu %6zu %11s %11s %11s %11s %8s | ", rank, r->nsessions, r->nsteps,
                 tl_fmt_duration(a, sizeof a, r->step_mean), tl_fmt_duration(b, sizeof b, r->step_median),
-                tl_fmt_duration(c, sizeof c, r->step_min), tl_fmt_duration(d, sizeof d, r->step_max),
-                isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : 0.0);
+                tl_fmt_duration(c, sizeof c, r->step_min), tl_fmt_duration(d, sizeof d, r->step_max), its);
         if (g->present)
             fprintf(out, "%7.2f %8.2f %8.2f %8.2f | ", tl_pct(g->idle, g->kernel_time),
                     tl_pct(g->compute, g->kernel_time), tl_pct(g->non_compute, g->kernel_time),

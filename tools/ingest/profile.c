@@ -228,25 +228,12 @@ void tl_profile_init(tl_profile *p, const char *path)
 
 void tl_profile_release(tl_profile *p)
 {
+    tl_profile_shrink(p); /* the data; what is left is the identity */
     free(p->path);
     free(p->companion_of);
-    for (uint32_t i = 0; i < p->nstats; i++)
-        tl_dur_stat_release(&p->stats[i].d);
-    free(p->stats);
-    free(p->stat_slots);
-    free(p->streams);
-    free(p->gpu);
-    free(p->steps);
-    free(p->mem);
-    free(p->snapshots);
-    free(p->counters);
-    free(p->gpu_samples);
-    free(p->devices);
-    free(p->cpu_lanes);
     free(p->cat_counts);
     for (int i = 0; i < p->nwarnings; i++)
         free(p->warnings[i]);
-    tl_strtab_release(&p->strs);
     tl_strtab_release(&p->cats);
     memset(p, 0, sizeof *p);
 }
