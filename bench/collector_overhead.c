@@ -415,12 +415,6 @@ static int run_parent(const char *self, int quick)
                     : "SOME in the \"trace on\" rows (their figures include the drop path)",
            over_ok ? "every timed pair's event in the \"over budget\" rows"
                    : "NOT every timed pair's event in the \"over budget\" rows");
-    for (size_t i = 0; i < NROWS; i++)
-        if (!strcmp(rows[i].mode, "trace_off") && rows[i].dropped > 0) {
-            printf("note: with trace off, libtally counts every event as dropped (its report's\n"
-                   "trace.events_dropped); the \"trace off\" rows run that drop path.\n");
-            break;
-        }
     printf("target enabled <= 100 ns/pair: %s (worst %.2f ns, %s)\n",
            worst_enabled <= 100 ? "met" : "MISSED", worst_enabled, worst_label);
     printf("target disabled at run time <= 2 ns/pair: %s (%.2f ns)\n",

@@ -572,9 +572,15 @@ typedef struct node {
 /* ---- options ------------------------------------------------------------ */
 
 typedef struct kernel_scale {
-    char *name; /* a key or a full kernel name */
+    const char *name; /* a key or a full kernel name: NAME of NAME=F in argv, */
+    int len;          /* not NUL-terminated there (no copy to leak) */
     double factor;
 } kernel_scale;
+
+static int scale_names(const kernel_scale *s, const char *name)
+{
+    return name && strlen(name) == (size_t)s->len && memcmp(name, s->name, (size_t)s->len) == 0;
+}
 
 typedef struct gen_options {
     const char *out, *dir;
@@ -2021,13 +2027,14 @@ static int generate_one(const gen_options *opt, const char *path, int rank)
         int hit = 0;
         for (int i = 0; i < NKERNELS; i++) {
             const kernel_def *k = &kernel_table[i];
-            if (strcmp(k->key, opt->scales[j].name) == 0 || (k->name && strcmp(k->name, opt->scales[j].name) == 0)) {
+            if (scale_names(&opt->scales[j], k->key) || scale_names(&opt->scales[j], k->name)) {
                 g->kscale[i] *= opt->scales[j].factor;
                 hit = 1;
             }
         }
         if (!hit)
-            die("--kernel-scale: no kernel named \"%s\" (see --list-kernels)", opt->scales[j].name);
+            die("--kernel-scale: no kernel named \"%.*s\" (see --list-kernels)", opt->scales[j].len,
+                opt->scales[j].name);
     }
     g->pid = 2146000 + rank * 37 + (int)(opt->seed % 1000);
     g->tid_main = g->pid;
@@ -2216,7 +2223,8 @@ int bench_gen_main(int argc, char **argv)
                 die("--kernel-scale wants NAME=FACTOR, not \"%s\"", v);
             if (o.nscales == (int)(sizeof o.scales / sizeof o.scales[0]))
                 die("too many --kernel-scale options");
-            o.scales[o.nscales].name = strndup(v, (size_t)(eq - v));
+            o.scales[o.nscales].name = v;
+            o.scales[o.nscales].len = (int)(eq - v);
             o.scales[o.nscales].factor = parse_double(eq + 1, a);
             o.nscales++;
         } else if (!strcmp(a, "--cpu-mult")) {

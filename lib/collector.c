@@ -67,9 +67,10 @@ static void atfork_parent(void)
 static tl_thread *forked_away_threads;
 
 /* In the child only the forking thread exists. Everything recorded so far
- * belongs to the parent, who will write it: the child drops its copies
- * (without freeing: another thread's buffer may have been mid-update) and
- * starts empty, writing files of its own under a pid-suffixed name. */
+ * belongs to the parent, who will write it: the child drops its copies and
+ * starts empty, writing files of its own under a pid-suffixed name. The
+ * thread buffers are consistent (atfork_prepare took every flag) but are not
+ * freed: they move to forked_away_threads, above. */
 static void atfork_child(void)
 {
     tl_intern_atfork_child();

@@ -149,8 +149,8 @@ typedef struct tl_thread {
     tl_value_stat **counters;
     uint32_t counters_cap;
 
+    /* A chunk's cap is the share of TALLY_MAX_EVENTS it was granted (thread.c). */
     tl_event_chunk *chunks_head, *chunks_tail;
-    uint32_t budget;              /* events this thread may still append without asking */
     uint64_t events, dropped;
 } tl_thread;
 

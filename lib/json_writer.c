@@ -426,3 +426,20 @@ char *tl_json_object_or_text(const char *text)
     }
     return m.data;
 }
+
+char *tl_json_quote(const char *s)
+{
+    membuf m = { NULL, 0, 0 };
+    tl_json *j = malloc(sizeof *j);
+    if (j == NULL)
+        return NULL;
+    tl_json_init(j, mem_sink, &m);
+    tl_json_string(j, s);
+    int rc = tl_json_finish(j);
+    free(j);
+    if (rc != 0) {
+        free(m.data);
+        return NULL;
+    }
+    return m.data;
+}

@@ -63,5 +63,8 @@ void tl_json_kv_bool(tl_json *j, const char *key, int v);
 int tl_json_is_object(const char *text);
 /* A malloc'd copy of text if it is a JSON object, else {"text": text}; NULL text -> "{}". */
 char *tl_json_object_or_text(const char *text);
+/* s as a JSON string literal (quoted, escaped) in a malloc'd NUL-terminated
+ * buffer the caller frees; NULL when out of memory. */
+char *tl_json_quote(const char *s);
 
 #endif

@@ -16,11 +16,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static double std_of(double m2, uint64_t n)
-{
-    return n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0; /* counters: tl_value_stat */
-}
-
 static int by_total_desc(const void *a, const void *b, void *ctx)
 {
     const tl_dur_stat *s = ctx;
@@ -91,7 +86,7 @@ static void write_counters(tl_json *j, const tl_merged *m)
         tl_json_kv_double(j, "mean", c->mean);
         tl_json_kv_double(j, "min", c->min);
         tl_json_kv_double(j, "max", c->max);
-        tl_json_kv_double(j, "std", std_of(c->m2, c->count));
+        tl_json_kv_double(j, "std", tl_value_stat_std(c));
         tl_json_kv_double(j, "last", c->last);
         tl_json_object_end(j);
     }

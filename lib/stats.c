@@ -124,9 +124,20 @@ void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src)
     }
 }
 
+/* The sample standard deviation (n - 1) from Welford's M2: one formula for both stats. */
+static double sample_std(double m2, uint64_t n)
+{
+    return n > 1 ? sqrt(m2 / (double)(n - 1)) : 0.0;
+}
+
 double tl_dur_stat_std(const tl_dur_stat *s)
 {
-    return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
+    return sample_std(s->m2, s->count);
+}
+
+double tl_value_stat_std(const tl_value_stat *s)
+{
+    return sample_std(s->m2, s->count);
 }
 
 double tl_dur_stat_quantile(const tl_dur_stat *s, double q)

@@ -41,5 +41,7 @@ typedef struct tl_value_stat {
 
 void tl_value_stat_add(tl_value_stat *s, double v, uint64_t ticks);
 void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src);
+/* Sample standard deviation (n - 1); 0 for fewer than two values. */
+double tl_value_stat_std(const tl_value_stat *s);
 
 #endif

@@ -68,35 +68,13 @@ typedef struct name_cache {
     uint32_t n;
 } name_cache;
 
-static int lit_sink(void *ctx, const void *buf, size_t len)
-{
-    char **s = ctx;
-    size_t have = *s ? strlen(*s) : 0;
-    char *x = realloc(*s, have + len + 1);
-    if (x == NULL)
-        return -1;
-    memcpy(x + have, buf, len);
-    x[have + len] = '\0';
-    *s = x;
-    return 0;
-}
-
 static const char *name_literal(name_cache *c, uint32_t id)
 {
     if (id >= c->n)
         return "\"(other names)\"";
-    if (c->lit[id] == NULL) {
-        tl_json *j = malloc(sizeof *j);
-        if (j == NULL)
-            return "\"\"";
-        tl_json_init(j, lit_sink, &c->lit[id]);
-        tl_json_string(j, tl_name(id));
-        tl_json_finish(j);
-        free(j);
-        if (c->lit[id] == NULL)
-            return "\"\"";
-    }
-    return c->lit[id];
+    if (c->lit[id] == NULL)
+        c->lit[id] = tl_json_quote(tl_name(id));
+    return c->lit[id] ? c->lit[id] : "\"\"";
 }
 
 /* Decimal digits of v at the end of buf; returns the first digit. */
