@@ -105,7 +105,8 @@ static int cmp_int(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int tl_name_table_rank_index(const tl_name_table *t, int rank)
+/* Only tl_name_table_add() needs it: static, not part of names.h. */
+static int name_table_rank_index(const tl_name_table *t, int rank)
 {
     int *hit = bsearch(&rank, t->ranks, (size_t)t->nranks, sizeof *t->ranks, cmp_int);
     return hit ? (int)(hit - t->ranks) : -1;
@@ -179,7 +180,7 @@ int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks)
 int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
                       int exact)
 {
-    int ri = tl_name_table_rank_index(t, rank);
+    int ri = name_table_rank_index(t, rank);
     if (ri < 0)
         return -1;
     tl_name_row *r = row_for(t, group, name);

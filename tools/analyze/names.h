@@ -60,7 +60,6 @@ int tl_name_table_end(tl_name_table *t);
 void tl_name_table_release(tl_name_table *t);
 /* Indices of the rows of group, by total time descending (malloc'd). */
 size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count);
-int tl_name_table_rank_index(const tl_name_table *t, int rank);
 
 /* Sort v ascending (callers use the order too) and return its median; NaN
  * when n is 0. */

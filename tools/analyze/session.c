@@ -190,7 +190,7 @@ static int sort_kernels(tl_session *s)
 }
 
 /* Per-step compute: the union of the compute kernels launched in each step. */
-static int step_compute(tl_session *s, const tl_profile *p, const uint8_t *in)
+static int step_compute(tl_session *s, const tl_profile *p)
 {
     if (s->nsteps == 0 || p->nsteps == 0)
         return 0;
@@ -209,7 +209,6 @@ static int step_compute(tl_session *s, const tl_profile *p, const uint8_t *in)
             }
         }
     }
-    (void)in;
     for (size_t k = 0; k < s->nsteps; k++) {
         tl_ivset_union(&per[k]);
         s->steps[k].compute_ns = p->ngpu ? tl_ivset_length(&per[k]) : -1;
@@ -306,7 +305,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         goto out;
     if (sort_kernels(s) != 0)
         goto out;
-    if (step_compute(s, p, in) != 0)
+    if (step_compute(s, p) != 0)
         goto out;
     rc = 0;
 out:

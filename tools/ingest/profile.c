@@ -161,11 +161,11 @@ static int strtab_rehash(tl_strtab *t)
     return 0;
 }
 
-uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len)
+/* The id of s whose hash is h, or UINT32_MAX; *slot is where the probe stopped
+ * (the free slot to insert at). Shared by find and intern so a string is
+ * hashed once per intern, not once to look and again to insert. */
+static uint32_t strtab_lookup(const tl_strtab *t, const char *s, size_t len, uint32_t h, uint32_t *slot)
 {
-    if (t->nslots == 0)
-        return UINT32_MAX;
-    uint32_t h = (uint32_t)hash_bytes(s, len);
     uint32_t i = h & (t->nslots - 1);
     while (t->slots[i]) {
         uint32_t id = t->slots[i] - 1;
@@ -174,26 +174,42 @@ uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len)
             return id;
         i = (i + 1) & (t->nslots - 1);
     }
+    *slot = i;
     return UINT32_MAX;
+}
+
+uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len)
+{
+    uint32_t slot;
+    if (t->nslots == 0)
+        return UINT32_MAX;
+    return strtab_lookup(t, s, len, (uint32_t)hash_bytes(s, len), &slot);
 }
 
 uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
 {
-    uint32_t id = tl_strtab_find(t, s, len);
+    uint32_t h = (uint32_t)hash_bytes(s, len), slot = 0;
+    uint32_t id = t->nslots ? strtab_lookup(t, s, len, h, &slot) : UINT32_MAX;
     if (id != UINT32_MAX)
         return id;
-    if ((t->n + 1) * 2 > t->nslots && strtab_rehash(t) != 0)
-        return UINT32_MAX;
+    if ((t->n + 1) * 2 > t->nslots) {
+        if (strtab_rehash(t) != 0)
+            return UINT32_MAX;
+        /* the table moved: find the free slot again (s is not in it) */
+        slot = h & (t->nslots - 1);
+        while (t->slots[slot])
+            slot = (slot + 1) & (t->nslots - 1);
+    }
     if (t->n == t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 64;
         char **p = realloc(t->strs, cap * sizeof *p);
         if (p == NULL)
             return UINT32_MAX;
         t->strs = p;
-        uint32_t *h = realloc(t->hashes, cap * sizeof *h);
-        if (h == NULL)
+        uint32_t *hs = realloc(t->hashes, cap * sizeof *hs);
+        if (hs == NULL)
             return UINT32_MAX;
-        t->hashes = h;
+        t->hashes = hs;
         t->cap = cap;
     }
     char *copy = malloc(len + 1);
@@ -203,12 +219,8 @@ uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
     copy[len] = '\0';
     id = t->n++;
     t->strs[id] = copy;
-    t->hashes[id] = (uint32_t)hash_bytes(s, len);
-    t->bytes += len + 1;
-    uint32_t i = t->hashes[id] & (t->nslots - 1);
-    while (t->slots[i])
-        i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = id + 1;
+    t->hashes[id] = h;
+    t->slots[slot] = id + 1;
     return id;
 }
 

@@ -70,7 +70,6 @@ typedef struct tl_strtab {
     uint32_t n, cap;
     uint32_t *slots;    /* open addressing: id + 1, or 0 */
     uint32_t nslots;
-    size_t bytes;
 } tl_strtab;
 
 void tl_strtab_init(tl_strtab *t);
@@ -207,7 +206,6 @@ typedef struct tl_profile {
     uint32_t ndevices;
     tl_cpu_lane *cpu_lanes;   /* at most TL_PROFILE_MAX_LANES threads */
     uint32_t ncpu_lanes;
-    uint64_t cpu_lanes_dropped; /* events of threads beyond the limit */
 
     /* What was seen */
     uint64_t events;       /* events read (every phase) */

@@ -224,12 +224,12 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
      * they carry one. Legacy traces without args fall back to pid/tid. */
     if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream)) {
         if (cc != TL_CC_GPU_ANNOTATION && dur > 0) {
+            /* Threads beyond TL_PROFILE_MAX_LANES are not drawn (nothing read
+             * a count of them, so none is kept). */
             tl_cpu_lane *lane = tl_profile_cpu_lane(p, ev->pid, ev->tid);
             if (lane != NULL) {
                 tl_binner_add(&lane->bins, ts, ts + dur);
                 lane->events++;
-            } else {
-                p->cpu_lanes_dropped++;
             }
         }
         return;
