@@ -142,16 +142,6 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
     return n;
 }
 
-const char *tl_rank_source_name(int source)
-{
-    switch (source) {
-    case TL_RANK_CONTENT: return "content";
-    case TL_RANK_NAME: return "name";
-    case TL_RANK_ORDER: return "order";
-    default: return "unknown";
-    }
-}
-
 int tl_cli_close_output(FILE *f, const char *name)
 {
     int bad = fflush(f) != 0 || ferror(f);

@@ -61,9 +61,6 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
  * in *warnings. Returns TL_EXIT_OK or TL_EXIT_NO_INPUT (nothing usable). */
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
-/* "rank source" words for output: content, name, order. */
-const char *tl_rank_source_name(int source);
-
 /* Close an output stream, reporting write errors (full disk) as DESIGN.md asks. */
 int tl_cli_close_output(FILE *f, const char *name);
 

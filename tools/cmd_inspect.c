@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "json_writer.h"
+#include "report_text.h" /* tl_text_rank_source: the report's words for a rank source */
+#include "text_table.h"
 
 static int file_sink(void *ctx, const void *buf, size_t len)
 {
@@ -42,7 +44,7 @@ static void json_profile(tl_json *j, const tl_profile *p)
     if (p->skipped)
         tl_json_null(j);
     else
-        tl_json_string(j, tl_rank_source_name(p->rank_source));
+        tl_json_string(j, tl_text_rank_source(p->rank_source));
     tl_json_kv_string(j, "rank_detail", p->rank_detail);
     tl_json_kv_int(j, "session", p->session);
     tl_json_key(j, "companion_of");
@@ -114,18 +116,6 @@ static void json_problem(tl_json *j, const char *problem)
     tl_json_object_end(j);
 }
 
-static void fmt_ns(char *buf, size_t len, double ns)
-{
-    if (ns >= 1e9)
-        snprintf(buf, len, "%.3f s", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.3f ms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(buf, len, "%.3f us", ns / 1e3);
-    else
-        snprintf(buf, len, "%.0f ns", ns);
-}
-
 static void text_profile(FILE *out, const tl_profile *p)
 {
     fprintf(out, "%s\n", p->path);
@@ -135,7 +125,7 @@ static void text_profile(FILE *out, const tl_profile *p)
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
-    fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_rank_source_name(p->rank_source),
+    fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
             p->rank_detail, p->session);
     if (p->world_size > 0)
         fprintf(out, ", world size %d", p->world_size);
@@ -163,7 +153,8 @@ static void text_profile(FILE *out, const tl_profile *p)
                  "%zu snapshots\n", p->nstats, p->ngpu, p->nstreams, p->nsteps, p->nmem, p->nsnapshots);
     if (p->start_ns <= p->end_ns) {
         char span[32];
-        fmt_ns(span, sizeof span, (double)(p->end_ns - p->start_ns));
+        /* The console tables' duration format (text_table.h), as `tally summary` prints it. */
+        tl_fmt_duration(span, sizeof span, (double)(p->end_ns - p->start_ns));
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");
@@ -190,8 +181,11 @@ int tl_cmd_inspect(int argc, char **argv)
     int warnings = (int)run.nproblems;
     if (json) {
         tl_json *j = malloc(sizeof *j);
-        if (j == NULL)
+        if (j == NULL) { /* release what was read: this return used to leak the run */
+            tl_run_release(&run);
+            free(cli.inputs);
             return TL_EXIT_OUTPUT;
+        }
         tl_json_init(j, file_sink, stdout);
         tl_json_array_begin(j);
         for (size_t i = 0; i < run.n; i++)

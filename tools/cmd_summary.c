@@ -19,8 +19,6 @@
 #define TOP_N 15
 #define RULE "----------------------------------------------------------------------------------------------------------------------------"
 
-double tl_pct(int64_t part, int64_t whole);
-
 static void findings(FILE *out, const tl_aggregate *a)
 {
     if (a->nstragglers == 0 && a->nrecs == 0)

@@ -287,7 +287,6 @@ static int build_names(tl_aggregate *a)
     return rc == 0 ? tl_name_table_end(&a->names) : rc;
 }
 
-double tl_pct(int64_t part, int64_t whole);
 double tl_pct(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;

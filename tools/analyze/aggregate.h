@@ -254,6 +254,9 @@ typedef struct tl_rule_info {
 } tl_rule_info;
 const tl_rule_info *tl_rules(size_t *n);
 
+/* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
+double tl_pct(int64_t part, int64_t whole);
+
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);
 

@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-double tl_pct(int64_t part, int64_t whole);
-
 #define TOP_PER_RANK 10
 #define TOP_NAMES 100
 

@@ -171,6 +171,13 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
  * are the caller's to check with ferror/fclose). Every string from an input
  * is escaped for its context. */
 
+/* Wording both renderers share (in compare_text.c), so the page and the CI
+ * outputs print a row the same way: a rank ("all" for -1) and a row's delta
+ * ("+12.3%", " ~" appended when not significant, "–" when unknown). Both
+ * write into buf and return it. */
+const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
+const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
+
 /* One self-contained HTML page (inline CSS and SVG, no script, nothing
  * fetched): headline, delta bars by impact, step times and GPU breakdowns
  * side by side, the rows, added and removed names. Deterministic. */

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <strings.h>
 
-double tl_pct(int64_t part, int64_t whole);
-
 #define STAGE_SHARE 30.0          /* a stage over 30 % of the time (Inferix's bottleneck rule) */
 #define MEMORY_PEAK_PCT 90.0      /* peak memory over 90 % of the device */
 #define LOW_GPU_UTIL_PCT 50.0     /* GPU busy under 50 % of the kernel time */

@@ -87,15 +87,9 @@ static void cell_median(FILE *f, const tl_cmp_side *s)
     fprintf(f, "</td>");
 }
 
-static const char *delta_text(char *buf, size_t len, const tl_cmp_row *r)
-{
-    if (!isfinite(r->delta_pct))
-        snprintf(buf, len, "\xe2\x80\x93");
-    else
-        snprintf(buf, len, "%+.1f%%%s", r->delta_pct, r->significant ? "" : " ~");
-    return buf;
-}
-
+/* Like compare_text.c's p_text, with "<" escaped: a p is always printed into
+ * HTML here. The rank and the delta come from tl_cmp_rank_label and
+ * tl_cmp_delta_text (compare.h), which the Markdown and JUnit outputs use too. */
 static const char *p_text(char *buf, size_t len, double p)
 {
     if (!isfinite(p))
@@ -110,15 +104,6 @@ static const char *p_text(char *buf, size_t len, double p)
 static const char *verdict_text(int v)
 {
     return v == TL_VERDICT_TOO_FEW ? "too few samples" : tl_verdict_name(v);
-}
-
-static const char *rank_text(char *buf, size_t len, int rank)
-{
-    if (rank < 0)
-        snprintf(buf, len, "all");
-    else
-        snprintf(buf, len, "%d", rank);
-    return buf;
 }
 
 static int v_overall(const tl_cmp_row *r, void *ctx)
@@ -186,7 +171,7 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             tl_escape_html_n(f, r->name, 80);
             if (r->rank >= 0)
                 snprintf(rb, sizeof rb, "rank %d", r->rank);
-            fprintf(f, "</code> (%s %s, %s)", tl_cmp_group_name(r->group), delta_text(d, sizeof d, r),
+            fprintf(f, "</code> (%s %s, %s)", tl_cmp_group_name(r->group), tl_cmp_delta_text(d, sizeof d, r),
                     r->rank < 0 ? "all ranks" : rb);
         }
         if (n > TOP_NAMES)
@@ -243,7 +228,7 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, double y, double scale)
     tl_escape_html_n(f, r->name, 1000);
     fprintf(f, " (%s): median %s \xe2\x86\x92 %s, %s; total %s%s; p %s</title>", tl_cmp_group_name(r->group),
             tl_units_dur(b1, sizeof b1, r->base.median), tl_units_dur(b2, sizeof b2, r->cand.median),
-            delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
+            tl_cmp_delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
             p_text(p, sizeof p, r->p_adjusted));
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", DB_LABEL, y + 13);
     tl_escape_html_n(f, r->name, 42);
@@ -301,12 +286,12 @@ static void steps_table(FILE *f, const tl_compare *c)
         if (r->group != TL_CMP_GROUP_STEPS)
             continue;
         char rb[16], d[48], p[32];
-        fprintf(f, "<tr><td>%s</td>", rank_text(rb, sizeof rb, r->rank));
+        fprintf(f, "<tr><td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, r->rank));
         cell_median(f, &r->base);
         cell_median(f, &r->cand);
         fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
                    "<td class=\"v-%s\">%s</td></tr>\n",
-                delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->base.count, r->cand.count,
+                tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->base.count, r->cand.count,
                 tl_verdict_name(r->verdict), verdict_text(r->verdict));
     }
     fputs("</table>\n", f);
@@ -389,7 +374,7 @@ static void gpu_stack(tl_svg_stack *st, char *label, size_t len, const tl_cmp_gp
     if (g->rank < 0)
         snprintf(label, len, "all ranks \xc2\xb7 %s", who);
     else
-        snprintf(label, len, "rank %s \xc2\xb7 %s", rank_text(rb, sizeof rb, g->rank), who);
+        snprintf(label, len, "rank %s \xc2\xb7 %s", tl_cmp_rank_label(rb, sizeof rb, g->rank), who);
     memset(st, 0, sizeof *st);
     st->label = label;
     st->total = 100;
@@ -440,7 +425,7 @@ static void gpu_section(FILE *f, const tl_compare *c)
     for (size_t i = 0; i < c->ngpu && i <= TABLE_ROWS; i++) {
         const tl_cmp_gpu *g = &c->gpu[i];
         char rb[16];
-        fprintf(f, "<tr><td>%s</td>", rank_text(rb, sizeof rb, g->rank));
+        fprintf(f, "<tr><td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, g->rank));
         pct_cell(f, g->idle_pct[0], g->idle_pct[1]);
         pct_cell(f, g->compute_pct[0], g->compute_pct[1]);
         pct_cell(f, g->non_compute_pct[0], g->non_compute_pct[1]);
@@ -589,12 +574,12 @@ static void row_tr(FILE *f, const tl_cmp_row *r, int with_rank)
     fputs("<tr>", f);
     cell_name(f, r->name);
     if (with_rank)
-        fprintf(f, "<td>%s</td>", rank_text(rb, sizeof rb, r->rank));
+        fprintf(f, "<td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, r->rank));
     cell_median(f, &r->base);
     cell_median(f, &r->cand);
     fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s%s</td><td class=\"v-%s\">%s</td>"
                "</tr>\n",
-            delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->impact_ns >= 0 ? "+" : "",
+            tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->impact_ns >= 0 ? "+" : "",
             tl_units_dur(t, sizeof t, r->impact_ns), tl_verdict_name(r->verdict), verdict_text(r->verdict));
 }
 

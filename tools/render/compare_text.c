@@ -23,7 +23,9 @@ enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, XML_NAME = 1024 };
 
 /* ---- shared wording ---------------------------------------------------------- */
 
-static const char *rank_label(char *buf, size_t len, int rank)
+/* The wording both compare renderers use (compare.h); compare_html.c calls
+ * these instead of keeping copies. */
+const char *tl_cmp_rank_label(char *buf, size_t len, int rank)
 {
     if (rank < 0)
         snprintf(buf, len, "all");
@@ -32,14 +34,14 @@ static const char *rank_label(char *buf, size_t len, int rank)
     return buf;
 }
 
-/* "+12.3%", with " ~" when the change is not significant. */
-static const char *delta_text(char *buf, size_t len, const tl_cmp_row *r)
+/* "+12.3%", with " ~" when the change is not significant. (A row with too few
+ * samples is never tested, so it is never significant: compare.c's decide.) */
+const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
 {
     if (!isfinite(r->delta_pct))
         snprintf(buf, len, "\xe2\x80\x93");
     else
-        snprintf(buf, len, "%+.1f%%%s", r->delta_pct,
-                 r->verdict == TL_VERDICT_TOO_FEW || !r->significant ? " ~" : "");
+        snprintf(buf, len, "%+.1f%%%s", r->delta_pct, r->significant ? "" : " ~");
     return buf;
 }
 
@@ -93,17 +95,25 @@ static void md_headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
 }
 
-static void md_row(FILE *f, const tl_cmp_row *r)
+/* "rank | baseline | candidate | Δ | p | verdict |\n": the cells a row of
+ * names (md_row) and a row of steps (md_steps) share. */
+static void md_rank_cells(FILE *f, const tl_cmp_row *r)
 {
     char rb[16], db[48], pb[32];
-    fputs("| ", f);
-    tl_escape_md_n(f, r->name, MD_NAME);
-    fprintf(f, " | %s | %s | ", tl_cmp_group_name(r->group), rank_label(rb, sizeof rb, r->rank));
+    fprintf(f, "%s | ", tl_cmp_rank_label(rb, sizeof rb, r->rank));
     md_median(f, &r->base);
     fputs(" | ", f);
     md_median(f, &r->cand);
-    fprintf(f, " | %s | %s | %s |\n", delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
+    fprintf(f, " | %s | %s | %s |\n", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
             tl_verdict_name(r->verdict));
+}
+
+static void md_row(FILE *f, const tl_cmp_row *r)
+{
+    fputs("| ", f);
+    tl_escape_md_n(f, r->name, MD_NAME);
+    fprintf(f, " | %s | ", tl_cmp_group_name(r->group));
+    md_rank_cells(f, r);
 }
 
 /* A table of the rows idx[0..n), at most MD_ROWS of them. */
@@ -167,13 +177,8 @@ static void md_steps(FILE *f, const tl_compare *c)
                   "\xce\x94 | p (adj.) | verdict |\n|---|---|---|---|---|---|\n",
                   f);
         any = 1;
-        char rb[16], db[48], pb[32];
-        fprintf(f, "| %s | ", rank_label(rb, sizeof rb, r->rank));
-        md_median(f, &r->base);
-        fputs(" | ", f);
-        md_median(f, &r->cand);
-        fprintf(f, " | %s | %s | %s |\n", delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
-                tl_verdict_name(r->verdict));
+        fputs("| ", f);
+        md_rank_cells(f, r);
     }
     if (any)
         fputc('\n', f);
@@ -200,7 +205,7 @@ static void md_gpu(FILE *f, const tl_compare *c)
                   "| rank | idle | compute | non-compute | comm. overlapped by compute |\n|---|---|---|---|---|\n",
                   f);
         char rb[16];
-        fprintf(f, "| %s |", rank_label(rb, sizeof rb, g->rank));
+        fprintf(f, "| %s |", tl_cmp_rank_label(rb, sizeof rb, g->rank));
         md_pct_pair(f, g->idle_pct[0], g->idle_pct[1]);
         md_pct_pair(f, g->compute_pct[0], g->compute_pct[1]);
         md_pct_pair(f, g->non_compute_pct[0], g->non_compute_pct[1]);
@@ -361,7 +366,7 @@ static void junit_case(FILE *f, const tl_compare *c, const tl_cmp_row *r)
     const char *metric = tl_cmp_metric_name(c->opt.metric);
     if (r->verdict == TL_VERDICT_REGRESSION) {
         char msg[160], text[160];
-        snprintf(msg, sizeof msg, "%s %s, adjusted p = %s", metric, delta_text(db, sizeof db, r),
+        snprintf(msg, sizeof msg, "%s %s, adjusted p = %s", metric, tl_cmp_delta_text(db, sizeof db, r),
                  p_text(pb, sizeof pb, r->p_adjusted));
         snprintf(text, sizeof text, "%s %s -> %s", metric, tl_units_dur(b1, sizeof b1, r->value_base),
                  tl_units_dur(b2, sizeof b2, r->value_cand));

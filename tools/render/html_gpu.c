@@ -15,8 +15,6 @@
 #include "svg.h"
 #include "units.h"
 
-double tl_pct(int64_t part, int64_t whole);
-
 /* ---- step times --------------------------------------------------------------------------- */
 
 typedef struct series_buf {

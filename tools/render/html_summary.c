@@ -13,8 +13,6 @@
 #include "report_text.h"
 #include "units.h"
 
-double tl_pct(int64_t part, int64_t whole);
-
 static void name_code(FILE *f, const char *name)
 {
     tl_html_code(f, name, 60);

@@ -15,8 +15,6 @@
 #include "report_text.h"
 #include "units.h"
 
-double tl_pct(int64_t part, int64_t whole);
-
 #define MD_RANKS 32
 #define MD_NAMES 10
 #define MD_WARNINGS 10

@@ -12,8 +12,6 @@
 
 #include "units.h"
 
-double tl_pct(int64_t part, int64_t whole);
-
 const tl_rank_result *tl_text_rank(const tl_aggregate *a, int rank)
 {
     for (size_t i = 0; i < a->nranks; i++)
