@@ -151,11 +151,17 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg)
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally summary INPUT... [--whole-trace]";
-    tl_cli cli;
     int whole = 0;
-    const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "whole-trace", 0, NULL, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window" },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_analyze_options opt;
@@ -182,11 +188,11 @@ int tl_cmd_summary(int argc, char **argv)
         rank_table(stdout, &agg);
         across_table(stdout, &agg);
         snapshot_table(stdout, &agg);
-        rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+        rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

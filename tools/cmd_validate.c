@@ -12,9 +12,12 @@
 
 int tl_cmd_validate(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally validate INPUT...";
+    const tl_cli_spec spec = {
+        "validate", "INPUT...", "Check every input against its format and print every problem, one a line.",
+        "Exit 1 when there is any problem, 0 when every input is a clean profile.", NULL, 1, -1,
+    };
     tl_cli cli;
-    int rc = tl_cli_begin(&cli, argc, argv, NULL, usage);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_run run;
@@ -37,11 +40,11 @@ int tl_cmd_validate(int argc, char **argv)
     if (!quiet)
         fprintf(stderr, "tally validate: %zu inputs, %" PRIu64 " clean, %" PRIu64 " problems\n",
                 run.n + run.nproblems, clean, problems);
-    rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+    rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : run.n + run.nproblems == 0           ? TL_EXIT_NO_INPUT
          : problems                             ? TL_EXIT_GATE
                                                 : TL_EXIT_OK;
     tl_run_release(&run);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }
