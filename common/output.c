@@ -34,6 +34,8 @@
 #define TL_OUTPUT_GZIP_MODE "wb6"
 #define TL_OUTPUT_GZIP_BUFFER (256 * 1024)
 
+int tl_output_named_temps;
+
 static const char *errtext(int e, char *buf, size_t len)
 {
     /* GNU strerror_r: thread-safe, may return a static string instead of buf */
@@ -371,7 +373,7 @@ static int proc_fd_usable(void)
 static int create_temp(tl_output *o)
 {
 #ifdef O_TMPFILE
-    if (proc_fd_usable()) {
+    if (!tl_output_named_temps && proc_fd_usable()) {
         int fd = openat(o->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
         if (fd >= 0) {
             o->unnamed = 1;

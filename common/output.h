@@ -81,6 +81,10 @@ typedef struct tl_output {
     void *gz;         /* gzFile */
 } tl_output;
 
+/* For tests: nonzero makes tl_output_open name its temporary files (the
+ * fallback of file systems without O_TMPFILE), so that path is tested too. */
+extern int tl_output_named_temps;
+
 /* Open path for writing (see the file comment for what each kind of path
  * does). is_input may be NULL. Returns 0, or -1 with o->err set and nothing
  * created. o needs no initialization; on error there is nothing to release. */
