@@ -43,6 +43,17 @@ static int default_jobs(void)
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
+/* "--output" -> "output"; "-o" -> 'o'. */
+static const char *long_name(const tl_cli_opt *o)
+{
+    return o->name[0] == '-' && o->name[1] == '-' ? o->name + 2 : o->name;
+}
+
+static int short_name(const tl_cli_opt *o)
+{
+    return o->alias && o->alias[0] == '-' && o->alias[1] && !o->alias[2] ? (unsigned char)o->alias[1] : 0;
+}
+
 static size_t nopts(const tl_cli_spec *spec)
 {
     size_t n = 0;
@@ -74,7 +85,8 @@ void tl_cli_help(FILE *f, const tl_cli_spec *spec)
         fprintf(f, "\noptions:\n");
         for (size_t i = 0; i < n; i++) {
             const tl_cli_opt *o = &spec->opts[i];
-            help_line(f, o->short_name, o->name, o->arg, o->help);
+            help_line(f, short_name(o), long_name(o), o->takes_value ? (o->arg ? o->arg : "VALUE") : NULL,
+                      o->help ? o->help : "");
         }
     }
     fprintf(f, "\ncommon options:\n");
@@ -144,7 +156,7 @@ static void unknown_option(const tl_cli *cli, const char *arg, int optopt_c)
     for (size_t i = 0; i < NCOMMON; i++)
         names[n++] = common[i].name;
     for (size_t i = 0; i < nopts(cli->spec) && n < sizeof names / sizeof names[0]; i++)
-        names[n++] = cli->spec->opts[i].name;
+        names[n++] = long_name(&cli->spec->opts[i]);
     if (arg != NULL && arg[0] == '-' && arg[1] == '-') {
         char name[128];
         snprintf(name, sizeof name, "%s", arg + 2);
@@ -200,11 +212,11 @@ static int parse(tl_cli *cli, int argc, char **argv)
     }
     for (size_t i = 0; i < n; i++) {
         const tl_cli_opt *o = &spec->opts[i];
-        longs[k++] = (struct option){ o->name, o->arg ? required_argument : no_argument, NULL,
+        longs[k++] = (struct option){ long_name(o), o->takes_value ? required_argument : no_argument, NULL,
                                       OPT_CMD_BASE + (int)i };
-        if (o->short_name) {
-            shorts[s++] = (char)o->short_name;
-            if (o->arg)
+        if (short_name(o)) {
+            shorts[s++] = (char)short_name(o);
+            if (o->takes_value)
                 shorts[s++] = ':';
         }
     }
@@ -249,11 +261,11 @@ static int parse(tl_cli *cli, int argc, char **argv)
         if (c >= OPT_CMD_BASE && c < OPT_CMD_BASE + (int)n)
             o = &spec->opts[c - OPT_CMD_BASE];
         for (size_t i = 0; o == NULL && i < n; i++)
-            if (spec->opts[i].short_name == c)
+            if (short_name(&spec->opts[i]) == c)
                 o = &spec->opts[i];
         if (o == NULL)
             continue;
-        if (o->arg)
+        if (o->takes_value)
             *o->value = optarg;
         else
             *o->flag = 1;

@@ -28,14 +28,17 @@ enum tl_exit {
 /* Outputs one command may write (report: HTML, JSON, Markdown; compare: four). */
 #define TL_CLI_MAX_OUTPUTS 8
 
-/* A command-specific option. */
+/* A command-specific option. The first five fields are what commands have
+ * always written ({ "--json", NULL, 1, NULL, &json }); help and arg feed the
+ * generated help. */
 typedef struct tl_cli_opt {
-    const char *name;   /* long name without the dashes: "output" */
-    int short_name;     /* 'o', or 0 */
-    const char *arg;    /* the value's name in the help ("FILE"); NULL for a flag */
+    const char *name;   /* "--output" */
+    const char *alias;  /* the short form "-o", or NULL */
+    int takes_value;
     int *flag;          /* a flag sets *flag = 1 */
     const char **value; /* an option with a value stores it here */
-    const char *help;
+    const char *help;   /* one line for --help (NULL: listed without one) */
+    const char *arg;    /* the value's name in the help (NULL: "VALUE") */
 } tl_cli_opt;
 
 /* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */

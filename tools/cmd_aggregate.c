@@ -16,9 +16,9 @@ int tl_cmd_aggregate(int argc, char **argv)
     int partial = 0, whole = 0;
     const char *out = "-";
     const tl_cli_opt opts[] = {
-        { "output", 'o', "FILE", NULL, &out, "where to write (default: standard output)" },
-        { "partial", 'p', NULL, &partial, NULL, "write a partial aggregate for `tally merge`" },
-        { "whole-trace", 0, NULL, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window" },
+        { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
+        { "--partial", "-p", 0, &partial, NULL, "write a partial aggregate for `tally merge`", NULL },
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {

@@ -202,16 +202,16 @@ int tl_cmd_compare(int argc, char **argv)
 {
     compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
     const tl_cli_opt opts[] = {
-        { "output", 'o', "FILE", NULL, &a.out, "the HTML page (- for standard output)" },
-        { "json", 0, "FILE", NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)" },
-        { "markdown", 0, "FILE", NULL, &a.md, "a Markdown summary for a CI job page (under 1 MiB)" },
-        { "junit", 0, "FILE", NULL, &a.junit, "JUnit XML: one test case per compared metric" },
-        { "threshold", 0, "P", NULL, &a.threshold, "a regression is a significant slowdown of more than P % (default 5%)" },
-        { "metric", 0, "M", NULL, &a.metric, "what the deltas and the geomean compare: median (default), mean, total" },
-        { "normalize", 0, NULL, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes" },
-        { "correction", 0, "C", NULL, &a.correction, "holm (default: alpha 0.05 for the whole comparison) or none (per row)" },
-        { "fail-on-regression", 0, NULL, &a.fail, NULL, "exit 1 when anything regressed (listed on stderr)" },
-        { "whole-trace", 0, NULL, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window" },
+        { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
+        { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
+        { "--markdown", NULL, 1, NULL, &a.md, "a Markdown summary for a CI job page (under 1 MiB)", "FILE" },
+        { "--junit", NULL, 1, NULL, &a.junit, "JUnit XML: one test case per compared metric", "FILE" },
+        { "--threshold", NULL, 1, NULL, &a.threshold, "a regression is a significant slowdown of more than P % (default 5%)", "P" },
+        { "--metric", NULL, 1, NULL, &a.metric, "what the deltas and the geomean compare: median (default), mean, total", "M" },
+        { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
+        { "--correction", NULL, 1, NULL, &a.correction, "holm (default: alpha 0.05 for the whole comparison) or none (per row)", "C" },
+        { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when anything regressed (listed on stderr)", NULL },
+        { "--whole-trace", NULL, 0, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {

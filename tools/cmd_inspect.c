@@ -165,7 +165,7 @@ int tl_cmd_inspect(int argc, char **argv)
 {
     int json = 0;
     const tl_cli_opt opts[] = {
-        { "json", 0, NULL, &json, NULL, "one JSON array with an object per input" },
+        { "--json", NULL, 0, &json, NULL, "one JSON array with an object per input", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {

@@ -31,8 +31,8 @@ int tl_cmd_merge(int argc, char **argv)
     int partial = 0;
     const char *out = "-";
     const tl_cli_opt opts[] = {
-        { "output", 'o', "FILE", NULL, &out, "where to write (default: standard output)" },
-        { "partial", 'p', NULL, &partial, NULL, "write the merged partial aggregate (for a tree of merges)" },
+        { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
+        { "--partial", "-p", 0, &partial, NULL, "write the merged partial aggregate (for a tree of merges)", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {

@@ -72,11 +72,11 @@ int tl_cmd_report(int argc, char **argv)
     int whole = 0;
     const char *out = NULL, *title = NULL, *json = NULL, *md = NULL;
     const tl_cli_opt opts[] = {
-        { "output", 'o', "FILE", NULL, &out, "the HTML report (- for standard output)" },
-        { "title", 't', "T", NULL, &title, "the report's title" },
-        { "json", 0, "FILE", NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)" },
-        { "markdown", 0, "FILE", NULL, &md, "a Markdown summary (for a CI job summary)" },
-        { "whole-trace", 0, NULL, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window" },
+        { "--output", "-o", 1, NULL, &out, "the HTML report (- for standard output)", "FILE" },
+        { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
+        { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
+        { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {

@@ -153,7 +153,7 @@ int tl_cmd_summary(int argc, char **argv)
 {
     int whole = 0;
     const tl_cli_opt opts[] = {
-        { "whole-trace", 0, NULL, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window" },
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {
