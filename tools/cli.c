@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "term.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -34,6 +35,8 @@ static const struct {
 #define NCOMMON (sizeof common / sizeof common[0])
 /* Command options are numbered from here in getopt's val. */
 #define OPT_CMD_BASE 0x200
+/* Room for one escaped path or message (longer ones are cut with "..."). */
+#define TL_CLI_ESCAPED_MAX 8192
 /* Most options a command may declare. */
 #define TL_CLI_MAX_OPTS 32
 
@@ -412,9 +415,10 @@ size_t tl_cli_ingest(tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, 
     opt.progress = cli->progress;
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
+    static char what[TL_CLI_ESCAPED_MAX];
     if (!cli->quiet)
         for (size_t i = 0; i < run->nproblems; i++)
-            fprintf(stderr, "tally: %s\n", run->problems[i]);
+            fprintf(stderr, "tally: %s\n", tl_term_escape(what, sizeof what, run->problems[i]));
     /* The inputs' identities outlive the run: outputs are checked against
      * them after the analysis. Standard input counts when it is a file. */
     size_t n = run->nids;
@@ -435,18 +439,22 @@ size_t tl_cli_ingest(tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, 
 
 size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
 {
+    /* A newline inside a file name or a warning (which may quote a name)
+     * could forge a line of its own: escaped (the stream escapes the rest). */
+    static char path[TL_CLI_ESCAPED_MAX], what[TL_CLI_ESCAPED_MAX];
     size_t n = run->nproblems;
     for (size_t i = 0; i < run->n; i++) {
         const tl_profile *p = run->profiles[i];
         n += (size_t)p->nwarnings + (size_t)p->warnings_dropped;
+        tl_term_escape(path, sizeof path, p->path);
         if (!cli->quiet)
             for (int w = 0; w < p->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", p->path, p->warnings[w]);
+                fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, p->warnings[w]));
         if (tl_profile_usable(p) && p->rank_source == TL_RANK_ORDER) {
             n++;
             if (!cli->quiet)
                 fprintf(stderr, "tally: %s: no rank in the content or the name; rank %d assigned by input order\n",
-                        p->path, p->rank);
+                        path, p->rank);
         }
     }
     return n;

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "json_writer.h"
 #include "report_text.h" /* tl_text_rank_source: the report's words for a rank source */
+#include "term.h"
 #include "text_table.h"
 
 static const char *phase_name(int ph)
@@ -113,7 +114,9 @@ static void json_problem(tl_json *j, const char *problem)
 
 static void text_profile(FILE *out, const tl_profile *p)
 {
-    fprintf(out, "%s\n", p->path);
+    static char path[8192];
+    /* the name line: a newline in a file name must not start a fake record */
+    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
     if (p->skipped) {
         fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
         return;

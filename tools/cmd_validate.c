@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "term.h"
 
 int tl_cmd_validate(int argc, char **argv)
 {
@@ -25,15 +26,18 @@ int tl_cmd_validate(int argc, char **argv)
     cli.quiet = 1; /* printed below, in one place */
     tl_cli_ingest(&cli, &run, NULL, NULL);
     uint64_t problems = run.nproblems, clean = 0;
+    /* one problem a line: newlines inside names escaped too (term.h) */
+    static char path[8192], what[8192];
     for (size_t i = 0; i < run.nproblems; i++)
-        printf("%s\n", run.problems[i]);
+        printf("%s\n", tl_term_escape(what, sizeof what, run.problems[i]));
     for (size_t i = 0; i < run.n; i++) {
         const tl_profile *p = run.profiles[i];
         uint64_t n = (uint64_t)p->nwarnings + p->warnings_dropped;
+        tl_term_escape(path, sizeof path, p->path);
         for (int w = 0; w < p->nwarnings; w++)
-            printf("%s: %s\n", p->path, p->warnings[w]);
+            printf("%s: %s\n", path, tl_term_escape(what, sizeof what, p->warnings[w]));
         if (p->warnings_dropped)
-            printf("%s: %" PRIu64 " more problems\n", p->path, p->warnings_dropped);
+            printf("%s: %" PRIu64 " more problems\n", path, p->warnings_dropped);
         problems += n;
         clean += n == 0 && !p->skipped;
     }

@@ -311,6 +311,16 @@ check "summary: the name shown escaped" grep -qF 'evil\e]0;pwned\a\r OK' "$d.out
 check "inspect: the file name shown escaped" grep -qF 'rank0-\e[31mred.json' "$d.out"
 "$tally" validate "$d"/* >"$d.out" 2>&1
 check "validate: the file name shown escaped" grep -qF 'rank1-\e]0;title\a.json' "$d.out"
+# a newline inside a name or a file name cannot forge a line of its own
+nl=$root/nl; mkdir "$nl"
+printf '[{"name":"a\\nfake line","ph":"X","ts":0,"dur":5,"pid":1,"tid":1,"cat":"cpu_op"}]' >"$nl/rank0
+tally: OK.json"
+"$tally" summary "$nl" >"$d.out" 2>&1
+check "summary: a newline in a name shown escaped" grep -qF 'a\nfake line' "$d.out"
+check "summary: a newline in a file name shown escaped" grep -qF 'rank0\ntally: OK.json' "$d.out"
+check "summary: no forged line" sh -c "! grep -q '^tally: OK.json' '$d.out'"
+"$tally" inspect "$nl" >"$d.out" 2>&1
+check "inspect: no forged line" sh -c "! grep -q '^tally: OK.json' '$d.out'"
 # a document on standard output is not altered: JSON escapes on its own
 "$tally" inspect --json "$d" >"$d.json"
 check "inspect --json: valid JSON with the name as it is" python3 -c "

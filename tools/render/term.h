@@ -24,8 +24,9 @@
  * Returns NULL when out of memory. */
 FILE *tl_term_wrap(int fd, int progress_cr);
 
-/* Escape s into buf (always terminated; cut with "..." when it does not
- * fit). Returns buf. For strings printed through other channels. */
+/* Escape s into buf, newlines included (always terminated; cut with "..."
+ * when it does not fit). Returns buf. For one field of a table or a line,
+ * where a newline from an input could forge a line of its own. */
 char *tl_term_escape(char *buf, size_t len, const char *s);
 
 #endif

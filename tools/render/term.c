@@ -154,7 +154,8 @@ char *tl_term_escape(char *buf, size_t len, const char *s)
     int pending = 0;
     for (const unsigned char *p = (const unsigned char *)s; *p && len > 0; p++) {
         char one[8];
-        size_t n = escape_block(p, 1, one, &pending, 0);
+        /* a newline inside one field is escaped too: it could forge a line */
+        size_t n = *p == '\n' ? (memcpy(one, "\\n", 2), 2) : escape_block(p, 1, one, &pending, 0);
         if (o + n + 4 > len) {
             snprintf(buf + (o < len ? o : len - 1), len - (o < len ? o : len - 1), "...");
             return buf;
