@@ -66,9 +66,9 @@ static void release(tl_output *o)
 {
     if (o->gz != NULL)
         gzclose(o->gz);
-    if (o->f != NULL && o->f != stdout)
+    if (o->f != NULL)
         fclose(o->f);
-    else if (o->fd >= 0 && o->f == NULL && o->kind != TL_OUTPUT_STDOUT)
+    else if (o->fd >= 0)
         close(o->fd);
     if (o->dirfd >= 0)
         close(o->dirfd);
@@ -460,8 +460,14 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
         goto fail;
     }
     if (o->kind == TL_OUTPUT_STDOUT) {
-        o->fd = STDOUT_FILENO;
-        o->f = stdout;
+        /* Its own stream over a copy of the descriptor: the document's bytes
+         * go out as they are, whatever the program did to stdout (the command
+         * escapes control characters there), and every write is checked. */
+        fflush(stdout);
+        if ((o->fd = dup(STDOUT_FILENO)) < 0) {
+            set_errno(o, path, NULL, errno);
+            goto fail;
+        }
     } else if (o->kind == TL_OUTPUT_DIRECT) {
         if (open_direct(o, path, &st) != 0)
             goto fail;
@@ -485,7 +491,7 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
             goto fail;
         }
     }
-    if (o->kind != TL_OUTPUT_STDOUT) {
+    {
         o->f = fdopen(o->fd, "wb");
         if (o->f == NULL) {
             set_errno(o, path, NULL, errno);
@@ -549,7 +555,7 @@ int tl_output_finish(tl_output *o)
      * the file; devices and pipes answer EINVAL, which is no failure. */
     if (e == 0 && o->kind != TL_OUTPUT_STDOUT && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)
         e = errno;
-    if (o->kind == TL_OUTPUT_DIRECT) {
+    if (o->kind == TL_OUTPUT_DIRECT || o->kind == TL_OUTPUT_STDOUT) {
         if (fclose(o->f) != 0 && e == 0)
             e = errno;
         o->f = NULL;
