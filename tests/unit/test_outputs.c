@@ -213,6 +213,43 @@ static void test_atomic_replace(void **state)
     tt_end(&s);
 }
 
+/* The collector's files keep the mode of the files they replace, and a
+ * symlink another user planted where older versions put the temporary file
+ * ("{path}.tmp.{pid}", for the next pids to come) is never written through. */
+static void test_replace_keeps_mode_and_ignores_planted_links(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
+    chmod(tt_out(&s, "t-rank0.report.json"), 0640);
+    char victim[700];
+    snprintf(victim, sizeof victim, "%s/victim", s.base);
+    tt_write_file(victim, "SECRET\n");
+    FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
+    int last = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &last) != 1)
+            last = 0;
+        fclose(f);
+    }
+    for (int pid = last + 1; last > 0 && pid <= last + 200; pid++) {
+        symlink(victim, tt_out(&s, "t-rank0.report.json.tmp.%d", pid));
+        symlink(victim, tt_out(&s, "t-rank0.trace.json.gz.tmp.%d", pid));
+    }
+    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    char *v = tt_read_file(victim, NULL);
+    assert_string_equal(v, "SECRET\n");
+    free(v);
+    struct stat st;
+    assert_int_equal(stat(tt_out(&s, "t-rank0.report.json"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 100);
+    json_decref(r);
+    tt_end(&s);
+}
+
 /* A disk that fills up during the write: files may not grow past 4 KiB. */
 static int body_disk_full(void *arg)
 {
@@ -362,6 +399,7 @@ int main(void)
         cmocka_unit_test_teardown(test_unwritable_directory, tt_teardown),
         cmocka_unit_test_teardown(test_dev_full, tt_teardown),
         cmocka_unit_test_teardown(test_atomic_replace, tt_teardown),
+        cmocka_unit_test_teardown(test_replace_keeps_mode_and_ignores_planted_links, tt_teardown),
         cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
         cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),
         cmocka_unit_test_teardown(test_checker_rejects, tt_teardown),
