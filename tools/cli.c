@@ -376,6 +376,20 @@ tl_output *tl_cli_open_output(tl_cli *cli, const char *path, unsigned flags)
         free(o);
         return NULL;
     }
+    /* Two outputs into one file would leave only the last; two documents
+     * on standard output would run into each other. */
+    for (size_t i = 0; i < cli->nouts; i++) {
+        const tl_output *p = cli->outs[i];
+        int same = (p->kind == TL_OUTPUT_STDOUT && o->kind == TL_OUTPUT_STDOUT) ||
+                   (p->target && o->target && strcmp(p->target, o->target) == 0);
+        if (same) {
+            fprintf(stderr, "tally: %s: the same file as the output %s; give each output its own file\n", path,
+                    p->path);
+            tl_output_abort(o);
+            free(o);
+            return NULL;
+        }
+    }
     cli->outs[cli->nouts++] = o;
     return o;
 }

@@ -179,22 +179,21 @@ static int check_args(compare_args *a, tl_cmp_options *co)
     return 0;
 }
 
-/* Render every output asked for, then commit them together. */
+/* Open every output asked for first (a bad one fails before a byte is
+ * written anywhere), render each, then commit them together. */
 static int write_outputs(tl_cli *cli, const compare_args *a, const tl_compare *c)
 {
     const char *paths[] = { a->out, a->json, a->md, a->junit };
     const int kinds[] = { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
-    for (size_t i = 0; i < 4; i++) {
-        if (paths[i] == NULL)
-            continue;
-        tl_output *o = tl_cli_open_output(cli, paths[i], 0);
-        if (o == NULL)
+    tl_output *o[4] = { NULL, NULL, NULL, NULL };
+    for (size_t i = 0; i < 4; i++)
+        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
             return TL_EXIT_OUTPUT;
-        if (render(o, kinds[i], c) != 0) {
+    for (size_t i = 0; i < 4; i++)
+        if (o[i] && render(o[i], kinds[i], c) != 0) {
             fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
             return TL_EXIT_NOMEM;
         }
-    }
     return tl_cli_commit_outputs(cli);
 }
 

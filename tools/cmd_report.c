@@ -34,35 +34,28 @@ static int64_t report_date(void)
     return (int64_t)time(NULL);
 }
 
-/* Render every output asked for into the command's outputs (committed by the
- * caller). TL_EXIT_OK, TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
-static int render(tl_cli *cli, const char *html, const char *json, const char *md, const tl_aggregate *a,
-                  const tl_report_options *ro)
+/* Open every output asked for first (so a bad one fails before a byte is
+ * written anywhere, standard output included), render each, then commit
+ * them together. TL_EXIT_OK, TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
+static int render(tl_cli *cli, const char *const paths[3], const tl_aggregate *a, const tl_report_options *ro)
 {
-    tl_output *o;
-    if (html) {
-        if ((o = tl_cli_open_output(cli, html, 0)) == NULL)
+    tl_output *o[3] = { NULL, NULL, NULL };
+    for (size_t i = 0; i < 3; i++)
+        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
             return TL_EXIT_OUTPUT;
-        if (tl_render_html(o->f, a, ro) != 0) {
-            fprintf(stderr, "tally: %s: out of memory while rendering\n", html);
-            return TL_EXIT_NOMEM;
-        }
+    if (o[0] && tl_render_html(o[0]->f, a, ro) != 0) {
+        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[0]);
+        return TL_EXIT_NOMEM;
     }
-    if (json) {
-        if ((o = tl_cli_open_output(cli, json, 0)) == NULL)
-            return TL_EXIT_OUTPUT;
+    if (o[1]) {
         tl_json j;
-        tl_json_init(&j, tl_output_write, o);
+        tl_json_init(&j, tl_output_write, o[1]);
         tl_aggregate_write(&j, a, "tally " TALLY_VERSION);
         tl_json_finish(&j); /* write errors are seen at commit (ferror) */
     }
-    if (md) {
-        if ((o = tl_cli_open_output(cli, md, 0)) == NULL)
-            return TL_EXIT_OUTPUT;
-        if (tl_render_markdown(o->f, a, ro) != 0) {
-            fprintf(stderr, "tally: %s: out of memory while rendering\n", md);
-            return TL_EXIT_NOMEM;
-        }
+    if (o[2] && tl_render_markdown(o[2]->f, a, ro) != 0) {
+        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[2]);
+        return TL_EXIT_NOMEM;
     }
     return tl_cli_commit_outputs(cli);
 }
@@ -108,7 +101,7 @@ int tl_cmd_report(int argc, char **argv)
     rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
-        rc = render(&cli, out, json, md, &agg, &ro);
+        rc = render(&cli, paths, &agg, &ro);
         if (rc == TL_EXIT_OK && !cli.quiet)
             for (size_t i = 0; i < 3; i++)
                 if (paths[i] && strcmp(paths[i], "-") != 0)

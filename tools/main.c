@@ -66,16 +66,34 @@ static int unknown(const char *name)
     return TL_EXIT_USAGE;
 }
 
+static FILE *plain_stdout, *plain_stderr;
+
 /* Replace stdout/stderr by escaping streams over the same descriptors. */
 static void escape_terminal_streams(void)
 {
     FILE *out = tl_term_wrap(STDOUT_FILENO, 0), *err = tl_term_wrap(STDERR_FILENO, 1);
-    if (out != NULL) {
-        fflush(stdout);
+    plain_stdout = stdout;
+    plain_stderr = stderr;
+    if (out != NULL)
         stdout = out;
-    }
     if (err != NULL)
         stderr = err;
+}
+
+/* Close the escaping streams (their last bytes written) and put the plain
+ * ones back. Returns -1 when standard output could not be written. */
+static int close_terminal_streams(void)
+{
+    int rc = 0;
+    if (stdout != plain_stdout) {
+        rc = fclose(stdout) == 0 ? 0 : -1;
+        stdout = plain_stdout;
+    }
+    if (stderr != plain_stderr) {
+        fclose(stderr);
+        stderr = plain_stderr;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -108,6 +126,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tally: standard output: write failed\n");
         rc = TL_EXIT_OUTPUT;
     }
-    fflush(stderr);
+    if (close_terminal_streams() != 0 && rc == TL_EXIT_OK)
+        rc = TL_EXIT_OUTPUT;
     return rc;
 }

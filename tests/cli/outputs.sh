@@ -119,6 +119,12 @@ expect_refused() { # DESCRIPTION WANTED_MESSAGE COMMAND...
 expect_refused "directory" "adir: is a directory" "$tally" report -q "$runs" -o "$d/adir"
 expect_refused "missing parent" "the directory $d/nope does not exist" "$tally" report -q "$runs" -o "$d/nope/r.html"
 check "missing parent: nothing created" [ ! -e "$d/nope" ]
+expect_refused "one file for two outputs" "the same file as the output" "$tally" report -q "$runs" --json "$d/x" --markdown "$d/x"
+"$tally" report -q "$runs" -o - --json - >"$d/stdout" 2>"$d/e"
+check "two documents on standard output: exit 4" [ $? = 4 ]
+check "two documents on standard output: says why" grep -q "the same file as the output" "$d/e"
+check "two documents on standard output: nothing written" [ ! -s "$d/stdout" ]
+check "one file for two outputs: nothing written" [ ! -e "$d/x" ]
 # an input found by walking a directory, for every output option
 for args in "report -o" "report --json" "report --markdown" "aggregate -o" "aggregate --partial -o"; do
     expect_refused "walked input ($args)" "is one of the inputs; refusing to overwrite it" \
