@@ -135,6 +135,11 @@ for opt in -o --json --markdown --junit; do
     expect_refused "walked input (compare $opt)" "is one of the inputs" \
         "$tally" compare -q "$base" "$runs" $opt "$rank0"
 done
+"$tally" aggregate -q --partial "$runs" -o "$d/p.json"
+cp "$d/p.json" "$d/p.orig"
+expect_refused "merge over its partial" "is one of the inputs" "$tally" merge -q "$d/p.json" -o "$d/p.json"
+expect_refused "compare over its partial" "is one of the inputs" "$tally" compare -q "$d/p.json" "$runs" --json "$d/p.json"
+check "merge/compare: the partial untouched" same "$d/p.json" "$d/p.orig"
 check "walked input: the trace is untouched" [ "$(cksum <"$rank0")" = "$sum0" ]
 # a hard link to an input is the same file
 ln "$rank0" "$d/hardlink.json"
