@@ -491,12 +491,10 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
             goto fail;
         }
     }
-    {
-        o->f = fdopen(o->fd, "wb");
-        if (o->f == NULL) {
-            set_errno(o, path, NULL, errno);
-            goto fail;
-        }
+    o->f = fdopen(o->fd, "wb");
+    if (o->f == NULL) {
+        set_errno(o, path, NULL, errno);
+        goto fail;
     }
     if (flags & TL_OUTPUT_GZIP) {
         fflush(o->f);
