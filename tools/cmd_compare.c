@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
+#include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
 static int is_partial(const char *path)
@@ -126,6 +127,7 @@ static int render(tl_output *o, int kind, const tl_compare *c)
 
 static void print_regressions(const tl_compare *c)
 {
+    static char name[4096]; /* one line per regression: a newline in a name escaped */
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
         if (r->verdict != TL_VERDICT_REGRESSION)
@@ -134,7 +136,7 @@ static void print_regressions(const tl_compare *c)
         if (r->rank >= 0)
             snprintf(where, sizeof where, "rank %d", r->rank);
         fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f ns), p = %.3g (adjusted %.3g)\n",
-                tl_cmp_group_name(r->group), r->name, where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
+                tl_cmp_group_name(r->group), tl_term_escape(name, sizeof name, r->name), where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
                 r->value_base, r->value_cand, r->p_value, r->p_adjusted);
     }
 }

@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "term.h"
 #include "text_table.h"
 
 #define TOP_N 15
@@ -21,14 +22,17 @@
 
 static void findings(FILE *out, const tl_aggregate *a)
 {
+    /* findings quote names from the inputs: one line each, newlines escaped */
+    static char msg[4096], evidence[4096];
     if (a->nstragglers == 0 && a->nrecs == 0)
         return;
     fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
     for (int i = 0; i < a->nstragglers; i++)
-        fprintf(out, "straggler  %s\n", a->stragglers[i].summary);
+        fprintf(out, "straggler  %s\n", tl_term_escape(msg, sizeof msg, a->stragglers[i].summary));
     for (int i = 0; i < a->nrecs; i++)
         fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
-                a->recs[i].message, a->recs[i].evidence);
+                tl_term_escape(msg, sizeof msg, a->recs[i].message),
+                tl_term_escape(evidence, sizeof evidence, a->recs[i].evidence));
 }
 
 static void group_table(FILE *out, const tl_name_table *t, int group)
