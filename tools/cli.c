@@ -40,6 +40,12 @@ static const struct {
 /* Most options a command may declare. */
 #define TL_CLI_MAX_OPTS 32
 
+struct tl_cli_seen {
+    tl_file_id *ids;
+    size_t n, cap;
+    int lost; /* out of memory while recording: every output is refused */
+};
+
 static int default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -287,7 +293,9 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
     cli->jobs = default_jobs();
     cli->progress = -1;
     cli->inputs = calloc((size_t)argc + 1, sizeof *cli->inputs);
-    if (cli->inputs == NULL) {
+    cli->seen = calloc(1, sizeof *cli->seen);
+    if (cli->inputs == NULL || cli->seen == NULL) {
+        tl_cli_release(cli);
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NOMEM;
     }
@@ -321,19 +329,45 @@ void tl_cli_release(tl_cli *cli)
     }
     cli->nouts = 0;
     free(cli->inputs);
-    free(cli->ids);
+    if (cli->seen != NULL)
+        free(cli->seen->ids);
+    free(cli->seen);
     cli->inputs = NULL;
-    cli->ids = NULL;
-    cli->nids = 0;
+    cli->seen = NULL;
 }
 
 /* ---- outputs ------------------------------------------------------------- */
 
+static void seen_add(const tl_cli *cli, dev_t dev, ino_t ino)
+{
+    struct tl_cli_seen *s = cli->seen;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        tl_file_id *ids = realloc(s->ids, cap * sizeof *ids);
+        if (ids == NULL) {
+            s->lost = 1;
+            return;
+        }
+        s->ids = ids;
+        s->cap = cap;
+    }
+    s->ids[s->n++] = (tl_file_id){ dev, ino };
+}
+
+void tl_cli_seen_path(const tl_cli *cli, const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, &st) == 0 : stat(path, &st) == 0)
+        seen_add(cli, st.st_dev, st.st_ino);
+}
+
 static int is_input(dev_t dev, ino_t ino, void *user)
 {
-    const tl_cli *cli = user;
-    for (size_t i = 0; i < cli->nids; i++)
-        if (cli->ids[i].dev == dev && cli->ids[i].ino == ino)
+    const struct tl_cli_seen *s = ((const tl_cli *)user)->seen;
+    if (s->lost)
+        return 1; /* cannot tell: refuse rather than risk an input */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ids[i].dev == dev && s->ids[i].ino == ino)
             return 1;
     return 0;
 }
@@ -419,7 +453,7 @@ int tl_cli_commit_outputs(tl_cli *cli)
 
 /* ---- inputs -------------------------------------------------------------- */
 
-size_t tl_cli_ingest(tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
 {
     tl_ingest_options opt;
     tl_ingest_options_init(&opt);
@@ -435,19 +469,11 @@ size_t tl_cli_ingest(tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, 
             fprintf(stderr, "tally: %s\n", tl_term_escape(what, sizeof what, run->problems[i]));
     /* The inputs' identities outlive the run: outputs are checked against
      * them after the analysis. Standard input counts when it is a file. */
-    size_t n = run->nids;
-    tl_file_id *ids = realloc(cli->ids, (cli->nids + n + 1) * sizeof *ids);
-    if (ids != NULL) {
-        cli->ids = ids;
-        memcpy(ids + cli->nids, run->ids, n * sizeof *ids);
-        cli->nids += n;
-        struct stat st;
-        for (int i = 0; i < cli->ninputs; i++)
-            if (strcmp(cli->inputs[i], "-") == 0 && fstat(STDIN_FILENO, &st) == 0) {
-                ids[cli->nids++] = (tl_file_id){ st.st_dev, st.st_ino };
-                break;
-            }
-    }
+    for (size_t i = 0; i < run->nids; i++)
+        seen_add(cli, run->ids[i].dev, run->ids[i].ino);
+    for (int i = 0; i < cli->ninputs; i++)
+        if (strcmp(cli->inputs[i], "-") == 0)
+            tl_cli_seen_path(cli, "-");
     return usable;
 }
 
@@ -503,7 +529,7 @@ static void analyze_profile(tl_profile *p, void *user)
     tl_profile_shrink(p);
 }
 
-int tl_cli_analyze(tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
 {
     tl_run run;
     tl_aggregate_init(agg, opt);

@@ -57,9 +57,9 @@ typedef struct tl_cli {
     const char **inputs;
     int ninputs;
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
-    /* every file read as an input, by device and inode: no output may be one */
-    tl_file_id *ids;
-    size_t nids;
+    /* every file read as an input, by device and inode: no output may be one
+     * (behind a pointer: reading through a const tl_cli records them) */
+    struct tl_cli_seen *seen;
     tl_output *outs[TL_CLI_MAX_OUTPUTS];
     size_t nouts;
 } tl_cli;
@@ -94,10 +94,14 @@ tl_output *tl_cli_open_output(tl_cli *cli, const char *path, unsigned flags);
  * "tally: PATH: why" for each that failed. TL_EXIT_OK or TL_EXIT_OUTPUT. */
 int tl_cli_commit_outputs(tl_cli *cli);
 
+/* Record a file read outside tl_cli_ingest (a partial aggregate) as an
+ * input, so that no output replaces it. */
+void tl_cli_seen_path(const tl_cli *cli, const char *path);
+
 /* Read the inputs into run with the parsed options (on_profile and user as in
  * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet.
  * Records the identity of every input file in cli for the output check. */
-size_t tl_cli_ingest(tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
+size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
 
 /* Print every warning of the run (unless --quiet), including ranks that were
  * only guessed from the input order; returns how many there are (what
@@ -108,7 +112,7 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
  * here; release it either way). Prints warnings unless --quiet and counts them
  * in *warnings. Returns TL_EXIT_OK, TL_EXIT_NO_INPUT (nothing usable) or
  * TL_EXIT_NOMEM. */
-int tl_cli_analyze(tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
 /* Close a console stream (standard output), reporting write errors (full
  * disk) as DESIGN.md asks. 0 or -1. */

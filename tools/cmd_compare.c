@@ -67,26 +67,17 @@ static int load_partial(const char *path, tl_aggregate *agg)
 }
 
 /* One side (one argument) into a finished aggregate; release it either way. */
-static int load_side(tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
+static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
                      size_t *warnings)
 {
     if (is_partial(input)) {
-        struct stat st;
-        tl_file_id *ids = realloc(cli->ids, (cli->nids + 1) * sizeof *ids);
-        if (ids != NULL && stat(input, &st) == 0) /* an input: no output may replace it */
-            ids[cli->nids++] = (tl_file_id){ st.st_dev, st.st_ino };
-        if (ids != NULL)
-            cli->ids = ids;
+        tl_cli_seen_path(cli, input); /* an input: no output may replace it */
         return load_partial(input, agg);
     }
-    const char **inputs = cli->inputs;
-    int n = cli->ninputs;
-    cli->inputs = &input;
-    cli->ninputs = 1;
-    int rc = tl_cli_analyze(cli, aopt, agg, warnings);
-    cli->inputs = inputs;
-    cli->ninputs = n;
-    return rc;
+    tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
+    one.inputs = &input;
+    one.ninputs = 1;
+    return tl_cli_analyze(&one, aopt, agg, warnings);
 }
 
 /* "5%", "5" or "2.5 %": a percentage from 0 to 1000. */

@@ -7,24 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
-
-/* The partials read are inputs: the output may not be one of them. */
-static void remember_input(tl_cli *cli, const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return;
-    tl_file_id *ids = realloc(cli->ids, (cli->nids + 1) * sizeof *ids);
-    if (ids == NULL)
-        return;
-    cli->ids = ids;
-    ids[cli->nids++] = (tl_file_id){ st.st_dev, st.st_ino };
-}
 
 int tl_cmd_merge(int argc, char **argv)
 {
@@ -52,7 +38,7 @@ int tl_cmd_merge(int argc, char **argv)
     int read = 0;
     for (int i = 0; i < cli.ninputs; i++) {
         char err[512] = "";
-        remember_input(&cli, cli.inputs[i]);
+        tl_cli_seen_path(&cli, cli.inputs[i]); /* the output may not replace it */
         if (tl_partial_read(&agg, cli.inputs[i], err, sizeof err) != 0) {
             fprintf(stderr, "tally: %s: %s\n", cli.inputs[i], err);
             if (cli.strict) {
