@@ -10,7 +10,8 @@ if(TARGET tally_ingest)
   add_executable(fuzz_trace_stream_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_trace_stream.c)
   target_compile_definitions(fuzz_trace_stream_regress PRIVATE TALLY_FUZZ_DRIVER)
   target_link_libraries(fuzz_trace_stream_regress PRIVATE tally_ingest tally_warnings)
-  add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS})
+  add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS}
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/trace_stream)
 
   if(TALLY_FUZZ)
     if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")

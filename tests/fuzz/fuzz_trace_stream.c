@@ -4,7 +4,8 @@
  * Each input is read three ways, through the sniffing gzip source: all bytes at once with the
  * default 1 MiB buffer, all at once with a 16-byte buffer that must grow, and a few bytes per
  * read call (1..7, from the input's size). Besides "no crash, no sanitizer report", the three
- * must return the same events and counters: how bytes arrive may never change a result. Every
+ * must return the same events, counters and problems (offsets and texts): how bytes arrive may
+ * never change a result. Every
  * event's name is unescaped and its args walked, so those helpers are fuzzed too.
  *
  * Built with TALLY_FUZZ_DRIVER, the file also has a main() that runs LLVMFuzzerTestOneInput
@@ -100,6 +101,16 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 			h = mix_view(h, key);
 			h = mix(h, &val.kind, sizeof val.kind);
 		}
+	}
+	/* The problems themselves, not only their number: the same offsets and texts. */
+	for (unsigned i = 0; i < s.problem_count; i++) {
+		h = mix(h, &s.problems[i].offset, sizeof s.problems[i].offset);
+		h = mix(h, s.problems[i].text, strlen(s.problems[i].text));
+	}
+	h = mix(h, &s.has_error, sizeof s.has_error);
+	if (s.has_error) {
+		h = mix(h, &s.error.offset, sizeof s.error.offset);
+		h = mix(h, s.error.text, strlen(s.error.text));
 	}
 	out->hash = h;
 	out->stats = s.stats;

@@ -168,12 +168,11 @@ static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
 				break;
 			member_done = 0;
 		}
-		if (g->zs.avail_in == 0) {
-			if (fill_in(g) < 0)
-				return -1;
-			if (g->zs.avail_in == 0)
-				return fail(g, g->in_read, "gzip data ends early", "truncated input");
-		}
+		if (g->zs.avail_in == 0 && fill_in(g) < 0)
+			return -1;
+		/* Inflate even when the input has ended: the decoder may still hold output (the rest
+		 * of a match or a stored block) that a small `cap` left behind, and a truncated member
+		 * must yield the same bytes however the caller sizes its reads. */
 		g->zs.next_out = (Bytef *)buf + produced;
 		g->zs.avail_out = (uInt)(cap - produced);
 		ret = inflate(&g->zs, Z_NO_FLUSH);
@@ -181,6 +180,8 @@ static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
 		g->in_bytes = g->in_read - g->zs.avail_in;
 		if (ret == Z_STREAM_END) {
 			member_done = 1;
+		} else if (produced == 0 && g->zs.avail_in == 0 && g->in_eof) {
+			return fail(g, g->in_read, "gzip data ends early", "truncated input");
 		} else if (ret != Z_OK && ret != Z_BUF_ERROR) {
 			fail(g, g->in_bytes, "invalid gzip data", g->zs.msg ? g->zs.msg : "corrupt");
 			if (produced == 0)
