@@ -19,6 +19,8 @@
  */
 #include "ingest/trace_stream.h"
 
+#include "ingest/json_scan.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -646,6 +648,16 @@ int tl_view_to_int64(tl_view v, int64_t *out)
 		neg = *p++ == '-';
 	if (p == end)
 		return -1;
+	if (end - p <= 18) { /* at most 18 digits cannot overflow: no check per digit */
+		for (; p < end; p++) {
+			unsigned d = (unsigned)(*p - '0');
+			if (d > 9)
+				return -1;
+			acc = acc * 10 + d;
+		}
+		*out = neg ? -(int64_t)acc : (int64_t)acc;
+		return 0;
+	}
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; p < end; p++) {
 		unsigned d = (unsigned)(*p - '0');
@@ -684,6 +696,24 @@ int tl_trace_us_to_ns(tl_view v, int64_t *out)
 	end = p + v.len;
 	if (p < end && (*p == '-' || *p == '+'))
 		neg = *p++ == '-';
+	/* The usual "1694128202546738.267": digits, '.', digits, at most 19 in all, read in one
+	 * tight pass; anything else (exponents, more digits, leading zeros) takes the loops below. */
+	if (end - p <= 20 && p < end && *p >= '1' && *p <= '9') {
+		const char *t = p;
+		int frac = 0, digits = 0;
+		while (t < end && (unsigned)(*t - '0') < 10) {
+			m = m * 10 + (uint64_t)(*t++ - '0');
+			digits++;
+		}
+		if (t < end && *t == '.')
+			for (t++; t < end && (unsigned)(*t - '0') < 10; t++, frac++)
+				m = m * 10 + (uint64_t)(*t - '0');
+		if (t == end && digits + frac <= 19) {
+			exp10 = 3 - frac;
+			goto scaled;
+		}
+		m = 0;
+	}
 	for (; p < end && *p >= '0' && *p <= '9'; p++) {
 		any = 1;
 		if (m == 0 && *p == '0')
@@ -726,6 +756,7 @@ int tl_trace_us_to_ns(tl_view v, int64_t *out)
 	if (p != end)
 		return -1;
 	exp10 += e + 3; /* µs -> ns */
+scaled:
 	if (m == 0) {
 		q = 0;
 	} else if (exp10 >= 0) {
@@ -836,16 +867,12 @@ static void set_pid(const struct jval *v, int64_t *val, tl_view *str, unsigned c
 		*val = 0;
 }
 
-static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+/* A Kineto arg the analysis always needs, from one member of "args". */
+static void arg_field(tl_trace_event *ev, tl_view key, const struct jval *v)
 {
-	tl_trace_event *ev = obj;
-	struct jval v;
 	int64_t *dst = NULL;
 	unsigned char *has = NULL;
-	int rc;
 
-	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
-		return rc;
 	if (key.len == 6 && !memcmp(key.ptr, "stream", 6)) {
 		dst = &ev->stream;
 		has = &ev->has_stream;
@@ -860,36 +887,25 @@ static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp
 		has = &ev->has_external_id;
 	}
 	if (dst)
-		*has = tl_view_to_int64(text_field(&v), dst) == 0;
+		*has = tl_view_to_int64(text_field(v), dst) == 0;
+}
+
+static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct jval v;
+	int rc;
+
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	arg_field(obj, key, &v);
 	return P_OK;
 }
 
-struct event_parse {
-	tl_trace_event *ev;
-	unsigned seen;
-};
-
-static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+/* Store the value of the event key `k` (a K_* bit, 0 for keys not decoded) in `ev`. */
+static void event_field(struct pctx *c, tl_trace_event *ev, int k, const struct jval *vp)
 {
-	struct event_parse *ep = obj;
-	tl_trace_event *ev = ep->ev;
-	int k = event_key(key), rc;
-	struct jval v;
+	const struct jval v = *vp;
 
-	if (k & ep->seen)
-		warn(c, W_DUP_KEY, key.ptr);
-	ep->seen |= (unsigned)k;
-	if (k == K_ARGS && **pp == '{') {
-		const char *start = *pp;
-		ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
-		if ((rc = parse_object(c, pp, depth, on_arg_member, ev)) != P_OK)
-			return rc;
-		ev->args.ptr = start;
-		ev->args.len = (size_t)(*pp - start);
-		return P_OK;
-	}
-	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
-		return rc;
 	switch (k) {
 	case K_NAME: ev->name = text_field(&v); break;
 	case K_CAT: ev->cat = text_field(&v); break;
@@ -925,6 +941,35 @@ static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **
 		ev->args = (tl_view){ NULL, 0 };
 		break;
 	}
+}
+
+struct event_parse {
+	tl_trace_event *ev;
+	unsigned seen;
+};
+
+static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct event_parse *ep = obj;
+	tl_trace_event *ev = ep->ev;
+	int k = event_key(key), rc;
+	struct jval v;
+
+	if (k & ep->seen)
+		warn(c, W_DUP_KEY, key.ptr);
+	ep->seen |= (unsigned)k;
+	if (k == K_ARGS && **pp == '{') {
+		const char *start = *pp;
+		ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+		if ((rc = parse_object(c, pp, depth, on_arg_member, ev)) != P_OK)
+			return rc;
+		ev->args.ptr = start;
+		ev->args.len = (size_t)(*pp - start);
+		return P_OK;
+	}
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	event_field(c, ev, k, &v);
 	return P_OK;
 }
 
@@ -1217,11 +1262,13 @@ static int fill(tl_trace_stream *s)
 
 	if (s->eof)
 		return eof_reached(s);
+	s->idx_valid = 0; /* the bytes move, or more come behind them */
 	if (s->pos > 0) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->base += s->pos;
 		s->len -= s->pos;
 		s->pos = 0;
+		s->buf[s->len] = '\0';
 	}
 	if (s->len == s->cap) {
 		size_t limit = s->opt.max_event_size > s->opt.buffer_size ? s->opt.max_event_size
@@ -1230,7 +1277,7 @@ static int fill(tl_trace_stream *s)
 		char *nbuf;
 		if (s->cap >= limit)
 			return FILL_FULL;
-		if (!(nbuf = realloc(s->buf, ncap)))
+		if (!(nbuf = realloc(s->buf, ncap + 1)))
 			return TL_TRACE_ERR_NOMEM;
 		s->buf = nbuf;
 		s->cap = ncap;
@@ -1251,6 +1298,7 @@ static int fill(tl_trace_stream *s)
 		s->len += (size_t)n;
 		s->stats.bytes_read += (uint64_t)n;
 	}
+	s->buf[s->len] = '\0'; /* a sentinel: the index walker's number check stops there */
 	return s->len > before ? FILL_OK : eof_reached(s);
 }
 
@@ -1605,6 +1653,331 @@ static int step_obj_after(tl_trace_stream *s)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* The fast path: events walked from the structural index                                     */
+
+/*
+ * An event is first walked from the structural index (json_scan.h): entry after entry, with
+ * the grammar checked at each one, string contents and whitespace never read, skipped values
+ * passed over by their entries alone. The walk accepts only what the byte parser would accept
+ * without a single warning; at anything else (an odd byte, a comma the grammar does not want,
+ * a bad number, a duplicate key, the nesting limit, the end of the buffer) it gives up and the
+ * byte parser reads the event from its start, so warnings, errors and their offsets are the
+ * byte parser's alone. Tokens (numbers, literals) are still checked byte by byte by
+ * scan_token(): they are short, and the values the analysis decodes are among them.
+ */
+enum { FW_OK, FW_FALLBACK };
+
+/* Entries after the last one, each pointing at the sentinel byte after the data: the walker
+ * reads at most two entries before it looks at a byte, and no grammar accepts that byte, so it
+ * needs no bounds check per entry. */
+#define INDEX_SENTINELS 4
+
+struct fast {
+	const char *text;    /* s->buf + s->idx_from: what the entries are relative to */
+	const uint32_t *cur; /* the next entry */
+	struct pctx *c;      /* for scan_token() and the field decoders' warnings */
+};
+
+/* The next entry's byte. */
+static inline __attribute__((always_inline)) const char *fnext(struct fast *f)
+{
+	return f->text + *f->cur++;
+}
+
+/* The string that opens at entry `q`: its closing quote must be the next entry. */
+static inline __attribute__((always_inline)) int fast_string(struct fast *f, const char *q,
+                                                             tl_view *content)
+{
+	const char *r = fnext(f);
+
+	if (*r != '"')
+		return FW_FALLBACK; /* an odd byte inside (escape, control, non-ASCII), or the end */
+	content->ptr = q + 1;
+	content->len = (size_t)(r - q) - 1;
+	return FW_OK;
+}
+
+/* Bytes that may follow a token in the fast path: whitespace and the structural characters. A
+ * token glued to anything else (junk, the sentinel at the end of the data) is left to the byte
+ * parser. */
+static const unsigned char ends_token[256] = {
+	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, [','] = 1, ['}'] = 1, [']'] = 1,
+	[':'] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1,
+};
+
+/* A bare token at `q`. Plain numbers (what nearly every token is: -?digits(.digits)?, no
+ * leading zero) are checked here; anything else goes through scan_token(). The sentinel after
+ * the data stops the digit loops. */
+static inline __attribute__((always_inline)) int fast_token(struct fast *f, const char *q,
+                                                            struct jval *v)
+{
+	const char *p = q + (*q == '-'), *d = p;
+
+	while ((unsigned)(*p - '0') < 10)
+		p++;
+	if (p > d && *p == '.') {
+		const char *frac = ++p;
+		while ((unsigned)(*p - '0') < 10)
+			p++;
+		if (p == frac)
+			p = d; /* "1." */
+	}
+	if (p > d && ends_token[(unsigned char)*p] && !(*d == '0' && p - d > 1 && d[1] != '.')) {
+		v->kind = TL_JSON_NUMBER;
+	} else {
+		p = q;
+		if (scan_token(f->c, &p, &v->kind) != P_OK || v->kind == TL_JSON_NONFINITE ||
+		    !ends_token[(unsigned char)*p])
+			return FW_FALLBACK;
+	}
+	v->text.ptr = q;
+	v->text.len = (size_t)(p - q);
+	return FW_OK;
+}
+
+/* Pass over the container opening at entry `q` (nesting level `depth`, as skip_container()),
+ * checking its grammar from the entries; *endp is after its closing bracket. */
+static int fast_container(struct fast *f, const char *q, int depth, const char **endp)
+{
+	enum { S_VALUE, S_MEMBER_VALUE, S_KEY, S_AFTER } st;
+	uint64_t is_obj[TL_TRACE_DEPTH_LIMIT / 64];
+	int top = 0, comma = 0, r;
+
+	goto open;
+	for (;;) {
+		unsigned char ch;
+		int in_obj;
+
+		q = fnext(f);
+		ch = (unsigned char)*q;
+		in_obj = (int)(is_obj[(top - 1) / 64] >> ((top - 1) % 64)) & 1;
+		if (st == S_AFTER) {
+			if (ch == ',') {
+				comma = 1;
+				st = in_obj ? S_KEY : S_VALUE;
+				continue;
+			}
+			if (ch == (in_obj ? '}' : ']'))
+				goto close;
+			return FW_FALLBACK;
+		}
+		if (st == S_KEY) {
+			tl_view key;
+			if (ch == '}' && !comma)
+				goto close;
+			if (ch != '"')
+				return FW_FALLBACK;
+			if ((r = fast_string(f, q, &key)) != FW_OK)
+				return r;
+			if (*fnext(f) != ':')
+				return FW_FALLBACK;
+			st = S_MEMBER_VALUE;
+			continue;
+		}
+		if (st == S_VALUE && ch == ']' && !comma)
+			goto close;
+		/* a value */
+		if (ch == '"') {
+			tl_view t;
+			if ((r = fast_string(f, q, &t)) != FW_OK)
+				return r;
+		} else if (ch == '{' || ch == '[') {
+			goto open;
+		} else if (ch == ',' || ch == ':' || ch == '}' || ch == ']') {
+			return FW_FALLBACK;
+		} else {
+			struct jval v;
+			if ((r = fast_token(f, q, &v)) != FW_OK)
+				return r;
+		}
+		st = S_AFTER;
+		comma = 0;
+		continue;
+
+	open:
+		if (depth + top > f->c->max_depth)
+			return FW_FALLBACK;
+		if (*q == '{') {
+			is_obj[top / 64] |= 1ull << (top % 64);
+			st = S_KEY;
+		} else {
+			is_obj[top / 64] &= ~(1ull << (top % 64));
+			st = S_VALUE;
+		}
+		top++;
+		comma = 0;
+		continue;
+
+	close:
+		if (--top == 0) {
+			*endp = q + 1;
+			return FW_OK;
+		}
+		st = S_AFTER;
+		comma = 0;
+	}
+}
+
+/* The value at entry `q` (depth as for read_value()). */
+static inline int fast_value(struct fast *f, const char *q, int depth, struct jval *v)
+{
+	int r;
+
+	if (*q == '"') {
+		v->kind = TL_JSON_STRING;
+		return fast_string(f, q, &v->text);
+	}
+	if (*q == '{' || *q == '[') {
+		const char *end;
+		if ((r = fast_container(f, q, depth, &end)) != FW_OK)
+			return r;
+		v->kind = *q == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+		v->text.ptr = q;
+		v->text.len = (size_t)(end - q);
+		return FW_OK;
+	}
+	if (*q == ',' || *q == ':' || *q == '}' || *q == ']')
+		return FW_FALLBACK;
+	return fast_token(f, q, v);
+}
+
+/* The members of the object opening at entry `q` (depth as for parse_object()) until its '}':
+ * the event's own members when `is_event` (as on_event_member()), else those of its "args" (as
+ * on_arg_member()). *endp is after the '}'. */
+static int fast_object(struct fast *f, const char *q, int depth, tl_trace_event *ev, int is_event,
+                       const char **endp)
+{
+	unsigned seen = 0;
+	int after = 0, comma = 0, r;
+
+	if (depth > f->c->max_depth)
+		return FW_FALLBACK;
+	for (;;) {
+		tl_view key;
+		struct jval v;
+		const char *vq;
+
+		q = fnext(f);
+		if (*q == '}') {
+			if (comma)
+				return FW_FALLBACK; /* trailing comma: a warning */
+			*endp = q + 1;
+			return FW_OK;
+		}
+		if (*q == ',') {
+			if (!after)
+				return FW_FALLBACK; /* extra comma */
+			comma = 1;
+			after = 0;
+			continue;
+		}
+		if (*q != '"' || after)
+			return FW_FALLBACK; /* not a key, or a missing comma */
+		if ((r = fast_string(f, q, &key)) != FW_OK)
+			return r;
+		q = fnext(f);
+		vq = fnext(f);
+		if (*q != ':')
+			return FW_FALLBACK;
+		if (is_event) {
+			int k = event_key(key);
+			if (k & seen)
+				return FW_FALLBACK; /* a duplicate key: a warning */
+			seen |= (unsigned)k;
+			if (k == K_ARGS && *vq == '{') {
+				const char *end;
+				ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+				if ((r = fast_object(f, vq, depth + 1, ev, 0, &end)) != FW_OK)
+					return r;
+				ev->args.ptr = vq;
+				ev->args.len = (size_t)(end - vq);
+			} else {
+				if ((r = fast_value(f, vq, depth + 1, &v)) != FW_OK)
+					return r;
+				event_field(f->c, ev, k, &v);
+			}
+		} else {
+			if ((r = fast_value(f, vq, depth + 1, &v)) != FW_OK)
+				return r;
+			arg_field(ev, key, &v);
+		}
+		after = 1;
+		comma = 0;
+	}
+}
+
+/* Index the buffer from `from` (a position outside any string) on. */
+static int index_from(tl_trace_stream *s, size_t from)
+{
+	size_t scanned;
+
+	if (!s->idx && !(s->idx = malloc((TL_TRACE_INDEX_ENTRIES + INDEX_SENTINELS) * sizeof *s->idx)))
+		return -1;
+	s->idx_n = tl_json_scan_index(s->buf + from, s->len - from, s->idx, TL_TRACE_INDEX_ENTRIES,
+	                              &scanned);
+	for (int i = 0; i < INDEX_SENTINELS; i++)
+		s->idx[s->idx_n + (size_t)i] = (uint32_t)(s->len - from); /* buf[len] is '\0' */
+	s->idx_from = from;
+	s->idx_to = from + scanned;
+	s->idx_k = 0;
+	s->idx_valid = 1;
+	return 0;
+}
+
+/*
+ * Walk the event whose '{' is at s->pos from the index. Returns 1 with `ev` filled and *endp
+ * after the event, or 0 when the byte parser must read it. The index is reused from event to
+ * event and rebuilt when the buffer moved, when the event lies beyond it, or when the event's
+ * '{' is not an entry (after junk the byte parser skipped, the index may see strings where the
+ * byte parser does not: indexing again from a position both agree on makes them agree).
+ */
+static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct pctx c;
+		struct fast f;
+		const char *q;
+		int r;
+
+		if (!s->idx_valid || s->pos < s->idx_from || s->pos >= s->idx_to) {
+			if (index_from(s, s->pos) < 0)
+				return 0;
+		} else {
+			size_t rel = s->pos - s->idx_from;
+			while (s->idx_k < s->idx_n && s->idx[s->idx_k] < rel)
+				s->idx_k++;
+			if ((s->idx_k == s->idx_n || s->idx[s->idx_k] != rel) && index_from(s, s->pos) < 0)
+				return 0;
+		}
+		pctx_init(&c, s);
+		f.text = s->buf + s->idx_from;
+		f.cur = s->idx + s->idx_k;
+		f.c = &c;
+		if (*(q = fnext(&f)) != '{')
+			return 0;
+		memset(ev, 0, sizeof *ev);
+		r = fast_object(&f, q, 1, ev, 1, endp);
+		if (r == FW_OK && f.cur <= s->idx + s->idx_n) {
+			for (int w = 0; w < W_COUNT; w++)
+				if (c.w.n[w])
+					return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
+			s->idx_k = (size_t)(f.cur - s->idx);
+			ev->offset = s->base + s->pos;
+			ev->size = (size_t)(*endp - (s->buf + s->pos));
+			ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;
+			s->fast_events++;
+			return 1;
+		}
+		/* The index ended inside the event but the buffer goes on: index again from the
+		 * event's start, once. */
+		if (f.cur <= s->idx + s->idx_n || s->idx_to >= s->len || s->idx_from == s->pos)
+			return 0;
+		s->idx_valid = 0;
+	}
+	return 0;
+}
+
 static void oversized(tl_trace_stream *s, uint64_t offset)
 {
 	s->stats.oversized++;
@@ -1615,6 +1988,19 @@ static void oversized(tl_trace_stream *s, uint64_t offset)
 /* The event at pos: 1 when `ev` holds it, 0 when it was skipped or the input ended. */
 static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 {
+	const char *end;
+
+	if (!s->opt.no_index && fast_event(s, ev, &end)) {
+		s->pos = (size_t)(end - s->buf);
+		s->after_value = 1;
+		s->after_comma = 0;
+		if (ev->size > s->opt.max_event_size) {
+			oversized(s, ev->offset);
+			return 0;
+		}
+		count_event(s, ev);
+		return 1;
+	}
 	for (;;) {
 		struct pctx c;
 		const char *p = s->buf + s->pos;
@@ -1828,13 +2214,18 @@ int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const c
 	snprintf(s->source, sizeof s->source, "%s", source_name ? source_name : "");
 	s->state = ST_START;
 	s->cap = s->opt.buffer_size;
-	s->buf = malloc(s->cap);
+	s->buf = malloc(s->cap + 1); /* + the sentinel byte after the data */
+	if (s->buf)
+		s->buf[0] = '\0';
 	return s->buf ? 0 : TL_TRACE_ERR_NOMEM;
 }
 
 void tl_trace_stream_release(tl_trace_stream *s)
 {
 	free(s->buf);
+	free(s->idx);
+	s->idx = NULL;
+	s->idx_valid = 0;
 	free(s->meta.other_data);
 	free(s->meta.metadata);
 	s->buf = NULL;

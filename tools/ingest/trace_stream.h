@@ -173,7 +173,14 @@ typedef struct tl_trace_options {
 	                          skipped with a warning: 64 MiB */
 	int max_depth;         /* nesting limit inside an event, the event object being 1: 256
 	                          (at most TL_TRACE_DEPTH_LIMIT) */
+	int no_index;          /* 1: read every event with the byte parser, never from the
+	                          structural index (json_scan.h); for tests and benchmarks, the
+	                          results are the same either way */
 } tl_trace_options;
+
+/* Entries of the structural index kept per stream (4 bytes each): a window of about 300 KB of
+ * trace text. An event with more entries is read by the byte parser. */
+#define TL_TRACE_INDEX_ENTRIES (64u * 1024u)
 
 #define TL_TRACE_DEPTH_LIMIT 1024
 
@@ -209,6 +216,11 @@ typedef struct tl_trace_stream {
 	int state, after_state; /* where the top-level state machine is, and where skipping returns */
 	int key;                /* the top-level key whose value is being read */
 	int after_value, after_comma; /* the last thing read was a value, a comma */
+	uint32_t *idx;        /* the structural index of buf[idx_from..idx_to), allocated once */
+	size_t idx_n, idx_k;  /* its entries, the next one to look at */
+	size_t idx_from, idx_to;
+	int idx_valid;
+	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
 	struct tl_trace_skip {
 		int64_t depth;
 		int started, in_string, escape, scalar;
