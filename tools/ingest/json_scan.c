@@ -99,7 +99,8 @@ static ALWAYS_INLINE size_t block_entries(const struct masks *m, uint64_t in_str
 	uint64_t token = ~(m->structural | m->ws | quote) & outside;
 	uint64_t token_start = token & ~((token << 1) | c->token);
 	uint64_t odd = m->bslash | m->high | (m->ctrl & ~ws_out);
-	uint64_t entries = ((m->structural & outside) | quote | token_start | odd) & valid;
+	/* a string is one entry, its closing quote (in_str is 0 there, 1 at the opening one) */
+	uint64_t entries = ((m->structural & outside) | (quote & outside) | token_start | odd) & valid;
 
 	uint32_t count = (uint32_t)__builtin_popcountll(entries);
 	uint32_t *o = out + n;

@@ -2,10 +2,11 @@
  * json_scan: the structural index of a JSON text, 64 bytes at a time (simdjson's stage 1).
  *
  * For a byte range that starts outside any string, it lists the offsets of every byte a JSON
- * walker has to look at, in order: the structural characters { } [ ] : , outside strings,
- * every unescaped quote (so each string is an opening and a closing entry), the first byte of
- * every bare token (number, true, false, null, or junk), and every "odd" byte: a backslash, a
- * byte >= 0x80, or a control byte other than whitespace outside strings. A walker that finds
+ * walker has to look at, in order: the structural characters { } [ ] : , outside strings, the
+ * closing quote of every string (one entry per string: a walker that needs the content finds
+ * the opening quote backwards, since a string without an odd byte holds no quote), the first
+ * byte of every bare token (number, true, false, null, or junk), and every "odd" byte: a
+ * backslash, a byte >= 0x80, or a control byte other than whitespace outside strings. A walker that finds
  * an odd entry (or anything else it does not expect) hands the item to a careful byte parser,
  * which gives the exact warnings and errors; everything else it walks from the index alone, so
  * string contents and whitespace are never looked at byte by byte.

@@ -17,6 +17,7 @@
  * matter (quote, backslash, control, non-ASCII), numbers are only delimited unless the field is
  * one we decode, and there are no per-byte function calls on the hot paths.
  */
+#define _GNU_SOURCE /* memrchr */
 #include "ingest/trace_stream.h"
 
 #include "ingest/json_scan.h"
@@ -1673,30 +1674,14 @@ enum { FW_OK, FW_FALLBACK };
  * needs no bounds check per entry. */
 #define INDEX_SENTINELS 4
 
-struct fast {
-	const char *text;    /* s->buf + s->idx_from: what the entries are relative to */
-	const uint32_t *cur; /* the next entry */
-	struct pctx *c;      /* for scan_token() and the field decoders' warnings */
-};
+/* Every FAST_WINDOW events read with the index, if more than half fell back to the byte
+ * parser, the next FAST_PAUSE events skip the index. */
+#define FAST_WINDOW 64
+#define FAST_PAUSE 4096
 
-/* The next entry's byte. */
-static inline __attribute__((always_inline)) const char *fnext(struct fast *f)
-{
-	return f->text + *f->cur++;
-}
-
-/* The string that opens at entry `q`: its closing quote must be the next entry. */
-static inline __attribute__((always_inline)) int fast_string(struct fast *f, const char *q,
-                                                             tl_view *content)
-{
-	const char *r = fnext(f);
-
-	if (*r != '"')
-		return FW_FALLBACK; /* an odd byte inside (escape, control, non-ASCII), or the end */
-	content->ptr = q + 1;
-	content->len = (size_t)(r - q) - 1;
-	return FW_OK;
-}
+/* Containers nested deeper than this inside a skipped value are left to the byte parser (one
+ * bit per level says object or array). */
+#define FAST_MAX_NEST 64
 
 /* Bytes that may follow a token in the fast path: whitespace and the structural characters. A
  * token glued to anything else (junk, the sentinel at the end of the data) is left to the byte
@@ -1706,11 +1691,11 @@ static const unsigned char ends_token[256] = {
 	[':'] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1,
 };
 
-/* A bare token at `q`. Plain numbers (what nearly every token is: -?digits(.digits)?, no
- * leading zero) are checked here; anything else goes through scan_token(). The sentinel after
- * the data stops the digit loops. */
-static inline __attribute__((always_inline)) int fast_token(struct fast *f, const char *q,
-                                                            struct jval *v)
+/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
+ * numbers (-?digits(.digits)?, no leading zero: nearly every token) are checked here, the rest
+ * by scan_token(). The sentinel after the data stops the digit loops. */
+static inline __attribute__((always_inline)) const char *fast_token(struct pctx *c, const char *q,
+                                                                   enum tl_json_kind *kind)
 {
 	const char *p = q + (*q == '-'), *d = p;
 
@@ -1724,187 +1709,229 @@ static inline __attribute__((always_inline)) int fast_token(struct fast *f, cons
 			p = d; /* "1." */
 	}
 	if (p > d && ends_token[(unsigned char)*p] && !(*d == '0' && p - d > 1 && d[1] != '.')) {
-		v->kind = TL_JSON_NUMBER;
-	} else {
-		p = q;
-		if (scan_token(f->c, &p, &v->kind) != P_OK || v->kind == TL_JSON_NONFINITE ||
-		    !ends_token[(unsigned char)*p])
-			return FW_FALLBACK;
+		*kind = TL_JSON_NUMBER;
+		return p;
 	}
-	v->text.ptr = q;
-	v->text.len = (size_t)(p - q);
-	return FW_OK;
+	p = q;
+	if (scan_token(c, &p, kind) != P_OK || *kind == TL_JSON_NONFINITE ||
+	    !ends_token[(unsigned char)*p])
+		return NULL;
+	return p;
 }
 
-/* Pass over the container opening at entry `q` (nesting level `depth`, as skip_container()),
- * checking its grammar from the entries; *endp is after its closing bracket. */
-static int fast_container(struct fast *f, const char *q, int depth, const char **endp)
+/* The opening quote of the string whose closing quote is `q`, the previous entry being at
+ * `prev`: the one quote in between (a string with an escaped quote has an odd entry). */
+static inline const char *string_start(const char *prev, const char *q)
 {
-	enum { S_VALUE, S_MEMBER_VALUE, S_KEY, S_AFTER } st;
-	uint64_t is_obj[TL_TRACE_DEPTH_LIMIT / 64];
-	int top = 0, comma = 0, r;
-
-	goto open;
-	for (;;) {
-		unsigned char ch;
-		int in_obj;
-
-		q = fnext(f);
-		ch = (unsigned char)*q;
-		in_obj = (int)(is_obj[(top - 1) / 64] >> ((top - 1) % 64)) & 1;
-		if (st == S_AFTER) {
-			if (ch == ',') {
-				comma = 1;
-				st = in_obj ? S_KEY : S_VALUE;
-				continue;
-			}
-			if (ch == (in_obj ? '}' : ']'))
-				goto close;
-			return FW_FALLBACK;
-		}
-		if (st == S_KEY) {
-			tl_view key;
-			if (ch == '}' && !comma)
-				goto close;
-			if (ch != '"')
-				return FW_FALLBACK;
-			if ((r = fast_string(f, q, &key)) != FW_OK)
-				return r;
-			if (*fnext(f) != ':')
-				return FW_FALLBACK;
-			st = S_MEMBER_VALUE;
-			continue;
-		}
-		if (st == S_VALUE && ch == ']' && !comma)
-			goto close;
-		/* a value */
-		if (ch == '"') {
-			tl_view t;
-			if ((r = fast_string(f, q, &t)) != FW_OK)
-				return r;
-		} else if (ch == '{' || ch == '[') {
-			goto open;
-		} else if (ch == ',' || ch == ':' || ch == '}' || ch == ']') {
-			return FW_FALLBACK;
-		} else {
-			struct jval v;
-			if ((r = fast_token(f, q, &v)) != FW_OK)
-				return r;
-		}
-		st = S_AFTER;
-		comma = 0;
-		continue;
-
-	open:
-		if (depth + top > f->c->max_depth)
-			return FW_FALLBACK;
-		if (*q == '{') {
-			is_obj[top / 64] |= 1ull << (top % 64);
-			st = S_KEY;
-		} else {
-			is_obj[top / 64] &= ~(1ull << (top % 64));
-			st = S_VALUE;
-		}
-		top++;
-		comma = 0;
-		continue;
-
-	close:
-		if (--top == 0) {
-			*endp = q + 1;
-			return FW_OK;
-		}
-		st = S_AFTER;
-		comma = 0;
+	if (q - prev <= 24) {
+		const char *s = q - 1;
+		while (*s != '"')
+			s--;
+		return s;
 	}
+	return memrchr(prev + 1, '"', (size_t)(q - prev - 1));
 }
 
-/* The value at entry `q` (depth as for read_value()). */
-static inline int fast_value(struct fast *f, const char *q, int depth, struct jval *v)
+/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. */
+static inline int fast_event_key(const char *prev, const char *q)
 {
-	int r;
+	const char *s = q - 1;
+	tl_view k;
 
-	if (*q == '"') {
-		v->kind = TL_JSON_STRING;
-		return fast_string(f, q, &v->text);
-	}
-	if (*q == '{' || *q == '[') {
-		const char *end;
-		if ((r = fast_container(f, q, depth, &end)) != FW_OK)
-			return r;
-		v->kind = *q == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
-		v->text.ptr = q;
-		v->text.len = (size_t)(end - q);
-		return FW_OK;
-	}
-	if (*q == ',' || *q == ':' || *q == '}' || *q == ']')
-		return FW_FALLBACK;
-	return fast_token(f, q, v);
+	while (s > prev && s >= q - 6 && *s != '"')
+		s--;
+	if (s <= prev || *s != '"')
+		return 0; /* longer than 5 bytes */
+	k.ptr = s + 1;
+	k.len = (size_t)(q - s) - 1;
+	return event_key(k);
 }
 
-/* The members of the object opening at entry `q` (depth as for parse_object()) until its '}':
- * the event's own members when `is_event` (as on_event_member()), else those of its "args" (as
- * on_arg_member()). *endp is after the '}'. */
-static int fast_object(struct fast *f, const char *q, int depth, tl_trace_event *ev, int is_event,
-                       const char **endp)
+/* The key of an args member, closing at `q` (previous entry at `prev`), when it has the length
+ * of one of the four args we decode (6: stream, device; 11: correlation, External id); else
+ * an absent view, which arg_field() ignores. */
+static inline tl_view fast_arg_key(const char *prev, const char *q)
 {
+	tl_view k = { NULL, 0 };
+
+	if (q - prev > 7 && q[-7] == '"')
+		k.ptr = q - 6, k.len = 6;
+	else if (q - prev > 12 && q[-12] == '"')
+		k.ptr = q - 11, k.len = 11;
+	return k;
+}
+
+/*
+ * Walk the event whose '{' is at `open` (its entry just before *curp). One function with the
+ * cursor in a register: the event's members, its "args" members (one level), and any other
+ * value passed over by a bracket counter that checks the grammar of every entry. Returns FW_OK
+ * with `ev` filled and *endp after the '}', or FW_FALLBACK at the first thing the byte parser
+ * has to judge. Depths are those of parse_object()/skip_container(): the event is 1, "args" 2.
+ */
+static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
+                     const char *open, const char **endp)
+{
+	const uint32_t *cur = *curp;
+	const char *prev = open, *q = open, *args_open = NULL;
 	unsigned seen = 0;
-	int after = 0, comma = 0, r;
+	int in_args = 0, after = 0, comma = 0, rc = FW_FALLBACK;
 
-	if (depth > f->c->max_depth)
-		return FW_FALLBACK;
+#define NEXT() (prev = q, q = text + *cur++)
 	for (;;) {
-		tl_view key;
+		const char *kq, *kprev, *vq;
+		tl_view akey = { NULL, 0 };
 		struct jval v;
-		const char *vq;
+		int k = 0;
 
-		q = fnext(f);
+		/* a member of the event (in_args 0) or of its args (1): key, ':', value */
+		NEXT();
 		if (*q == '}') {
 			if (comma)
-				return FW_FALLBACK; /* trailing comma: a warning */
-			*endp = q + 1;
-			return FW_OK;
+				goto out; /* trailing comma */
+			if (!in_args)
+				break;
+			ev->args.ptr = args_open;
+			ev->args.len = (size_t)(q + 1 - args_open);
+			in_args = 0;
+			after = 1;
+			continue;
 		}
 		if (*q == ',') {
 			if (!after)
-				return FW_FALLBACK; /* extra comma */
+				goto out; /* extra comma */
 			comma = 1;
 			after = 0;
 			continue;
 		}
 		if (*q != '"' || after)
-			return FW_FALLBACK; /* not a key, or a missing comma */
-		if ((r = fast_string(f, q, &key)) != FW_OK)
-			return r;
-		q = fnext(f);
-		vq = fnext(f);
-		if (*q != ':')
-			return FW_FALLBACK;
-		if (is_event) {
-			int k = event_key(key);
-			if (k & seen)
-				return FW_FALLBACK; /* a duplicate key: a warning */
-			seen |= (unsigned)k;
-			if (k == K_ARGS && *vq == '{') {
-				const char *end;
-				ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
-				if ((r = fast_object(f, vq, depth + 1, ev, 0, &end)) != FW_OK)
-					return r;
-				ev->args.ptr = vq;
-				ev->args.len = (size_t)(end - vq);
-			} else {
-				if ((r = fast_value(f, vq, depth + 1, &v)) != FW_OK)
-					return r;
-				event_field(f->c, ev, k, &v);
-			}
+			goto out; /* not a key, or a missing comma */
+		kq = q;
+		kprev = prev;
+		if (in_args) {
+			akey = fast_arg_key(kprev, kq);
 		} else {
-			if ((r = fast_value(f, vq, depth + 1, &v)) != FW_OK)
-				return r;
-			arg_field(ev, key, &v);
+			k = fast_event_key(kprev, kq);
+			if (k & seen)
+				goto out; /* a duplicate key: the byte parser warns */
+			seen |= (unsigned)k;
 		}
+		NEXT();
+		if (*q != ':')
+			goto out;
+		NEXT();
+		vq = q;
 		after = 1;
 		comma = 0;
+		if (k == K_ARGS && *vq == '{') {
+			if (2 > c->max_depth)
+				goto out;
+			ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+			args_open = vq;
+			in_args = 1;
+			after = 0;
+			continue;
+		}
+		if (*vq == '"') {
+			const char *sq;
+			if (!k && !akey.ptr)
+				continue; /* a string nobody reads: one entry, not looked into */
+			sq = string_start(prev, vq);
+			v.kind = TL_JSON_STRING;
+			v.text.ptr = sq + 1;
+			v.text.len = (size_t)(vq - sq) - 1;
+		} else if (*vq == '{' || *vq == '[') {
+			/* pass over the container, checking its grammar entry by entry */
+			enum { X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_VALUE, X_AFTER } st = X_VALUE;
+			uint64_t obj = 0;
+			int top = 0, base = in_args ? 3 : 2;
+
+			for (;;) {
+				if (*q == '{' || *q == '[') {
+					if (top == FAST_MAX_NEST || base + top > c->max_depth)
+						goto out;
+					if (*q == '{') {
+						obj |= 1ull << top;
+						st = X_KEY_OR_CLOSE;
+					} else {
+						obj &= ~(1ull << top);
+						st = X_VALUE_OR_CLOSE;
+					}
+					top++;
+				}
+				NEXT();
+				switch (*q) {
+				case '"':
+					if (st == X_KEY_OR_CLOSE || st == X_KEY) {
+						NEXT();
+						if (*q != ':')
+							goto out;
+						st = X_VALUE;
+					} else if (st == X_VALUE || st == X_VALUE_OR_CLOSE) {
+						st = X_AFTER;
+					} else {
+						goto out;
+					}
+					continue;
+				case ',':
+					if (st != X_AFTER)
+						goto out;
+					st = (obj >> (top - 1)) & 1 ? X_KEY : X_VALUE;
+					continue;
+				case '{':
+				case '[':
+					if (st != X_VALUE && st != X_VALUE_OR_CLOSE)
+						goto out;
+					continue; /* opened at the top of the loop */
+				case '}':
+					if (!(st == X_KEY_OR_CLOSE || (st == X_AFTER && ((obj >> (top - 1)) & 1))))
+						goto out;
+					break;
+				case ']':
+					if (!(st == X_VALUE_OR_CLOSE || (st == X_AFTER && !((obj >> (top - 1)) & 1))))
+						goto out;
+					break;
+				case ':':
+					goto out;
+				default: {
+					enum tl_json_kind kind;
+					if ((st != X_VALUE && st != X_VALUE_OR_CLOSE) || !fast_token(c, q, &kind))
+						goto out;
+					st = X_AFTER;
+					continue;
+				}
+				}
+				/* a closing bracket */
+				if (--top == 0)
+					break;
+				st = X_AFTER;
+			}
+			if (!k && !akey.ptr)
+				continue;
+			v.kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+			v.text.ptr = vq;
+			v.text.len = (size_t)(q + 1 - vq);
+		} else if (*vq == ',' || *vq == ':' || *vq == '}' || *vq == ']') {
+			goto out;
+		} else {
+			const char *end = fast_token(c, vq, &v.kind);
+			if (!end)
+				goto out;
+			if (!k && !akey.ptr)
+				continue;
+			v.text.ptr = vq;
+			v.text.len = (size_t)(end - vq);
+		}
+		if (in_args)
+			arg_field(ev, akey, &v);
+		else
+			event_field(c, ev, k, &v);
 	}
+#undef NEXT
+	*endp = q + 1;
+	rc = FW_OK;
+out:
+	*curp = cur;
+	return rc;
 }
 
 /* Index the buffer from `from` (a position outside any string) on. */
@@ -1936,8 +1963,8 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 {
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct pctx c;
-		struct fast f;
-		const char *q;
+		const uint32_t *cur;
+		const char *text, *q;
 		int r;
 
 		if (!s->idx_valid || s->pos < s->idx_from || s->pos >= s->idx_to) {
@@ -1951,18 +1978,17 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 				return 0;
 		}
 		pctx_init(&c, s);
-		f.text = s->buf + s->idx_from;
-		f.cur = s->idx + s->idx_k;
-		f.c = &c;
-		if (*(q = fnext(&f)) != '{')
+		text = s->buf + s->idx_from;
+		cur = s->idx + s->idx_k;
+		if (*(q = text + *cur++) != '{')
 			return 0;
 		memset(ev, 0, sizeof *ev);
-		r = fast_object(&f, q, 1, ev, 1, endp);
-		if (r == FW_OK && f.cur <= s->idx + s->idx_n) {
+		r = fast_walk(text, &cur, &c, ev, q, endp);
+		if (r == FW_OK && cur <= s->idx + s->idx_n) {
 			for (int w = 0; w < W_COUNT; w++)
 				if (c.w.n[w])
 					return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
-			s->idx_k = (size_t)(f.cur - s->idx);
+			s->idx_k = (size_t)(cur - s->idx);
 			ev->offset = s->base + s->pos;
 			ev->size = (size_t)(*endp - (s->buf + s->pos));
 			ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;
@@ -1971,7 +1997,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 		}
 		/* The index ended inside the event but the buffer goes on: index again from the
 		 * event's start, once. */
-		if (f.cur <= s->idx + s->idx_n || s->idx_to >= s->len || s->idx_from == s->pos)
+		if (cur <= s->idx + s->idx_n || s->idx_to >= s->len || s->idx_from == s->pos)
 			return 0;
 		s->idx_valid = 0;
 	}
@@ -1989,8 +2015,21 @@ static void oversized(tl_trace_stream *s, uint64_t offset)
 static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 {
 	const char *end;
+	int fast = !s->opt.no_index && s->fast_pause == 0;
 
-	if (!s->opt.no_index && fast_event(s, ev, &end)) {
+	/* Where most events need the byte parser anyway (names with escapes or non-ASCII bytes in
+	 * every event), indexing first only adds work: after a window of mostly fallbacks the index
+	 * rests for a while. Either way the results are the same. */
+	if (s->fast_pause > 0)
+		s->fast_pause--;
+	if (fast && ++s->fast_tries == FAST_WINDOW) {
+		if (s->fast_fallbacks * 2 > FAST_WINDOW)
+			s->fast_pause = FAST_PAUSE;
+		s->fast_tries = s->fast_fallbacks = 0;
+	}
+	if (fast && !fast_event(s, ev, &end))
+		s->fast_fallbacks++;
+	else if (fast) {
 		s->pos = (size_t)(end - s->buf);
 		s->after_value = 1;
 		s->after_comma = 0;

@@ -221,6 +221,7 @@ typedef struct tl_trace_stream {
 	size_t idx_from, idx_to;
 	int idx_valid;
 	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
+	unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
 	struct tl_trace_skip {
 		int64_t depth;
 		int started, in_string, escape, scalar;
