@@ -241,7 +241,7 @@ __attribute__((target("sse2,pclmul"))) static size_t scan_sse2_clmul(const char 
 	SCAN_LOOP(classify_sse2, prefix_xor_clmul);
 }
 
-__attribute__((target("avx2,pclmul"))) static size_t scan_avx2_clmul(const char *text, size_t len,
+__attribute__((target("avx2,pclmul,bmi,bmi2"))) static size_t scan_avx2_clmul(const char *text, size_t len,
                                                                       uint32_t *out, size_t max_out,
                                                                       size_t *scanned)
 {
@@ -256,7 +256,7 @@ static const struct {
 	scan_fn fn;
 } variants[] = {
 #ifdef SCAN_X86
-	{ "avx2+pclmul", scan_avx2_clmul },
+	{ "avx2+pclmul", scan_avx2_clmul }, /* with BMI1/2 (tzcnt, blsr), which every AVX2 CPU has */
 	{ "sse2+pclmul", scan_sse2_clmul },
 	{ "sse2", scan_sse2 },
 #endif
@@ -270,7 +270,8 @@ static int variant_usable(size_t i)
 #ifdef SCAN_X86
 	__builtin_cpu_init();
 	if (variants[i].fn == scan_avx2_clmul)
-		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+		       __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 	if (variants[i].fn == scan_sse2_clmul)
 		return __builtin_cpu_supports("pclmul");
 #endif

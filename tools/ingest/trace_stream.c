@@ -109,6 +109,10 @@ enum {
 
 #define META_COPY_MAX (64u * 1024u)
 
+/* Zero bytes kept after the data in the buffer: the walker's digit loops stop at the first and
+ * read up to 8 bytes at a time. */
+#define READ_SLACK 8
+
 /* What fill() did (TL_TRACE_ERR_NOMEM aside). */
 enum { FILL_EOF = 0, FILL_OK = 1, FILL_FULL = 2 };
 
@@ -1269,7 +1273,7 @@ static int fill(tl_trace_stream *s)
 		s->base += s->pos;
 		s->len -= s->pos;
 		s->pos = 0;
-		s->buf[s->len] = '\0';
+		memset(s->buf + s->len, 0, READ_SLACK);
 	}
 	if (s->len == s->cap) {
 		size_t limit = s->opt.max_event_size > s->opt.buffer_size ? s->opt.max_event_size
@@ -1278,7 +1282,7 @@ static int fill(tl_trace_stream *s)
 		char *nbuf;
 		if (s->cap >= limit)
 			return FILL_FULL;
-		if (!(nbuf = realloc(s->buf, ncap + 1)))
+		if (!(nbuf = realloc(s->buf, ncap + READ_SLACK)))
 			return TL_TRACE_ERR_NOMEM;
 		s->buf = nbuf;
 		s->cap = ncap;
@@ -1299,7 +1303,7 @@ static int fill(tl_trace_stream *s)
 		s->len += (size_t)n;
 		s->stats.bytes_read += (uint64_t)n;
 	}
-	s->buf[s->len] = '\0'; /* a sentinel: the index walker's number check stops there */
+	memset(s->buf + s->len, 0, READ_SLACK); /* sentinels: the index walker's number checks stop there */
 	return s->len > before ? FILL_OK : eof_reached(s);
 }
 
@@ -1694,13 +1698,28 @@ static const unsigned char ends_token[256] = {
 /* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
  * numbers (-?digits(.digits)?, no leading zero: nearly every token) are checked here, the rest
  * by scan_token(). The sentinel after the data stops the digit loops. */
+/* Leading decimal digits of the 8 bytes at p (little-endian SWAR: a byte is a digit when
+ * it is >= '0' and <= '9'; the first byte that is not ends the run). */
+static inline unsigned digits8(const char *p)
+{
+	uint64_t w, nd;
+
+	memcpy(&w, p, 8);
+	nd = ((w - 0x3030303030303030ull) | (w + 0x4646464646464646ull)) & 0x8080808080808080ull;
+	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
 static inline __attribute__((always_inline)) const char *fast_token(struct pctx *c, const char *q,
                                                                    enum tl_json_kind *kind)
 {
 	const char *p = q + (*q == '-'), *d = p;
+	unsigned n;
 
-	while ((unsigned)(*p - '0') < 10)
-		p++;
+	/* 8 bytes at a time: the zero bytes after the data (READ_SLACK) stop the loop, so the loads
+	 * stay in the allocation */
+	while ((n = digits8(p)) == 8)
+		p += 8;
+	p += n;
 	if (p > d && *p == '.') {
 		const char *frac = ++p;
 		while ((unsigned)(*p - '0') < 10)
@@ -2232,6 +2251,7 @@ void tl_trace_options_init(tl_trace_options *opt)
 	opt->buffer_size = 1u << 20;
 	opt->max_event_size = 64u << 20;
 	opt->max_depth = 256;
+	opt->no_index = 0;
 }
 
 int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const char *source_name,
@@ -2253,9 +2273,9 @@ int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const c
 	snprintf(s->source, sizeof s->source, "%s", source_name ? source_name : "");
 	s->state = ST_START;
 	s->cap = s->opt.buffer_size;
-	s->buf = malloc(s->cap + 1); /* + the sentinel byte after the data */
+	s->buf = malloc(s->cap + READ_SLACK); /* + the sentinel bytes after the data */
 	if (s->buf)
-		s->buf[0] = '\0';
+		memset(s->buf, 0, READ_SLACK);
 	return s->buf ? 0 : TL_TRACE_ERR_NOMEM;
 }
 
