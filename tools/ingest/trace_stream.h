@@ -4,10 +4,17 @@
  * Traces can be hundreds of MB, so no DOM is ever built. The reader pulls bytes through a read
  * callback into one buffer and hands out each event of "traceEvents" as a struct of borrowed
  * views into that buffer: only the fields the analysis needs (name, ph, ts, dur, pid, tid, ids,
- * a few Kineto args) are decoded; everything else is skipped by a byte scanner that never
- * decodes what it skips. The one idea: an event is parsed only once it lies whole in the buffer;
- * when the buffer ends inside an event, the reader reads more (growing the buffer up to a limit)
- * and parses that event again from its start, so the parser itself never has to suspend.
+ * a few Kineto args) are decoded; everything else is skipped without being decoded. The one
+ * idea: an event is parsed only once it lies whole in the buffer; when the buffer ends inside
+ * an event, the reader reads more (growing the buffer up to a limit) and parses that event again
+ * from its start, so the parser itself never has to suspend.
+ *
+ * Each event is first walked from a SIMD structural index of the buffer (json_scan.h: the
+ * positions of brackets, colons, commas, string ends and token starts), which passes over
+ * strings and skipped values without reading their bytes; at anything the walk is not sure of
+ * (an escape, a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key)
+ * the careful byte parser reads the event instead, so every warning, error and offset is the
+ * byte parser's. Results never depend on which of the two read an event.
  *
  * What real producers write is accepted and counted (see tl_trace_stats): a UTF-8 BOM, trailing,
  * leading and missing commas, numbers written as strings, NaN/Infinity, invalid UTF-8, raw
