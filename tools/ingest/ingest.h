@@ -15,9 +15,14 @@
 #include "discover.h"
 #include "profile.h"
 
+/* A partial or merged aggregate holds every session's statistics: about
+ * 150 KB a rank for Kineto traces, so this admits some 25,000 ranks. */
+#define TL_AGGREGATE_MAX_BYTES ((size_t)4 << 30)
+
 typedef struct tl_ingest_options {
     tl_limits limits;
     size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
+    size_t max_aggregate_bytes;/* tally's aggregates likewise (TL_AGGREGATE_MAX_BYTES) */
     int jobs;                  /* worker threads across files (>= 1) */
     int progress;              /* progress lines on stderr (callers check isatty) */
     /* Called on the worker thread for every profile as soon as it is read

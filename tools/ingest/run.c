@@ -258,16 +258,46 @@ static void pair_companions(tl_run *run)
     }
 }
 
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ranks the sessions of aggregate inputs hold, sorted (NULL when none). */
+static int *aggregate_ranks(const tl_run *run, size_t *n)
+{
+    size_t total = 0;
+    *n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (tl_profile_usable(run->profiles[i]) && tl_profile_is_aggregate(run->profiles[i]))
+            total += run->profiles[i]->naggregate_ranks;
+    int *v = total ? malloc(total * sizeof *v) : NULL;
+    if (v == NULL)
+        return NULL;
+    for (size_t i = 0; i < run->n; i++) {
+        const tl_profile *p = run->profiles[i];
+        if (tl_profile_usable(p) && tl_profile_is_aggregate(p))
+            for (size_t k = 0; k < p->naggregate_ranks; k++)
+                v[(*n)++] = p->aggregate_ranks[k];
+    }
+    qsort(v, *n, sizeof *v, by_int);
+    return v;
+}
+
 static void assign_ranks(tl_run *run)
 {
     pair_companions(run);
-    size_t n = 0;
+    size_t n = 0, nagg = 0;
     tl_profile **usable = malloc((run->n ? run->n : 1) * sizeof *usable);
     if (usable == NULL)
         return;
+    /* Ranks in aggregate inputs are taken: a raw input without a rank of
+     * its own does not get one of them. */
+    int *agg = aggregate_ranks(run, &nagg);
     for (size_t i = 0; i < run->n; i++) {
         tl_profile *p = run->profiles[i];
-        if (!tl_profile_usable(p))
+        if (!tl_profile_usable(p) || tl_profile_is_aggregate(p))
             continue;
         usable[n++] = p;
         if (p->rank < 0 && tl_rank_from_path(p->path, &p->rank, p->rank_detail, sizeof p->rank_detail))
@@ -282,6 +312,7 @@ static void assign_ranks(tl_run *run)
             int taken = 0;
             for (size_t j = 0; j < n && !taken; j++)
                 taken = usable[j]->rank == next;
+            taken = taken || (nagg && bsearch(&next, agg, nagg, sizeof *agg, by_int) != NULL);
             if (!taken)
                 break;
             next++;
@@ -304,6 +335,7 @@ static void assign_ranks(tl_run *run)
     }
     run->nranks = ranks;
     free(usable);
+    free(agg);
 }
 
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt)
