@@ -240,15 +240,15 @@ static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_aggregate *par
     return rc;
 }
 
-int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+int (*tl_cli_analyze_hook)(const tl_cli *, const tl_analyze_options *, tl_aggregate *, size_t *);
+
+void tl_cli_analyze_profile(tl_profile *p, void *opt) { analyze_profile(p, opt); }
+
+int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings)
 {
-    tl_run run;
-    tl_aggregate_init(agg, opt);
-    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
-    *warnings = tl_cli_warnings(cli, &run);
     int rc = TL_EXIT_OK;
-    for (size_t i = 0; i < run.n; i++) {
-        tl_profile *p = run.profiles[i];
+    for (size_t i = 0; i < run->n; i++) {
+        tl_profile *p = run->profiles[i];
         if (tl_profile_is_aggregate(p) && !p->skipped && p->result != NULL) {
             if (add_aggregate(cli, agg, p->result, warnings) != 0)
                 rc = TL_EXIT_NO_INPUT;
@@ -274,10 +274,10 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         p->result = NULL;
     }
     /* Inputs that could not be read at all are listed too. */
-    for (size_t i = 0; i < run.nproblems; i++) {
+    for (size_t i = 0; i < run->nproblems; i++) {
         tl_profile p;
-        const char *sep = strstr(run.problems[i], ": ");
-        char *path = sep ? strndup(run.problems[i], (size_t)(sep - run.problems[i])) : strdup(run.problems[i]);
+        const char *sep = strstr(run->problems[i], ": ");
+        char *path = sep ? strndup(run->problems[i], (size_t)(sep - run->problems[i])) : strdup(run->problems[i]);
         tl_profile_init(&p, path ? path : "");
         tl_profile_warn(&p, "%s", sep ? sep + 2 : "cannot be read");
         tl_session s;
@@ -286,7 +286,11 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         tl_profile_release(&p);
         free(path);
     }
-    tl_run_release(&run);
+    return rc;
+}
+
+int tl_cli_finish(tl_aggregate *agg, size_t usable)
+{
     /* Aggregates are usable inputs that may hold no usable session. */
     size_t ranked = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
@@ -299,5 +303,19 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NO_INPUT;
     }
-    return rc;
+    return TL_EXIT_OK;
+}
+
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+{
+    if (tl_cli_analyze_hook != NULL)
+        return tl_cli_analyze_hook(cli, opt, agg, warnings);
+    tl_run run;
+    tl_aggregate_init(agg, opt);
+    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
+    *warnings = tl_cli_warnings(cli, &run);
+    int rc = tl_cli_sessions(cli, &run, agg, warnings);
+    tl_run_release(&run);
+    int frc = tl_cli_finish(agg, usable);
+    return frc != TL_EXIT_OK ? frc : rc;
 }

@@ -64,4 +64,13 @@ void tl_run_release(tl_run *run);
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths,
                      const tl_ingest_options *opt);
 
+/* The two halves of tl_run_ingest after discovery, for tally-mpi, where each
+ * process reads a share of the items and ranks are assigned once over the
+ * profiles of all of them. Reading appends to run (profiles in item order,
+ * each with its item index in p->item). */
+void tl_run_read_items(tl_run *run, const tl_item_list *items, const tl_ingest_options *opt);
+/* Companions, ranks (content, name, then input order) and sessions over
+ * run's profiles, which must be in input order; sets run->nranks. */
+void tl_run_assign_ranks(tl_run *run);
+
 #endif

@@ -237,6 +237,7 @@ typedef struct tl_profile {
      * analysis took its sessions), and the ranks its sessions hold, which
      * ranks assigned by input order must not reuse. The profile itself has
      * no rank: its sessions have theirs. */
+    size_t item;           /* index of the item (file, archive) it came from in the run's list */
     void *aggregate_doc;
     int *aggregate_ranks;
     size_t naggregate_ranks;

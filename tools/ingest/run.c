@@ -338,6 +338,8 @@ static void assign_ranks(tl_run *run)
     free(agg);
 }
 
+void tl_run_assign_ranks(tl_run *run) { assign_ranks(run); }
+
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt)
 {
     tl_item_list items;
@@ -345,6 +347,18 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     tl_inputs_collect(&items, paths, npaths, &opt->limits);
     for (size_t i = 0; i < items.nerrors; i++)
         push_problem(run, strdup(items.errors[i]));
+    tl_run_read_items(run, &items, opt);
+    assign_ranks(run);
+    tl_item_list_release(&items);
+    size_t usable = 0;
+    for (size_t i = 0; i < run->n; i++)
+        usable += tl_profile_usable(run->profiles[i]);
+    return usable;
+}
+
+void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_options *opt)
+{
+    const tl_item_list items = *list;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.items = &items;
@@ -369,21 +383,17 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
         progress(&sh, 1);
     for (size_t i = 0; i < items.n; i++) {
         item_result *r = &sh.results[i];
-        for (size_t k = 0; k < r->n; k++)
+        for (size_t k = 0; k < r->n; k++) {
+            r->profiles[k]->item = i;
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
+        }
         for (size_t k = 0; k < r->nproblems; k++)
             push_problem(run, r->problems[k]);
         free(r->profiles);
         free(r->problems);
     }
-    run->bytes = atomic_load(&sh.bytes);
-    assign_ranks(run);
+    run->bytes += atomic_load(&sh.bytes);
 out:
     free(sh.results);
     pthread_mutex_destroy(&sh.progress_lock);
-    tl_item_list_release(&items);
-    size_t usable = 0;
-    for (size_t i = 0; i < run->n; i++)
-        usable += tl_profile_usable(run->profiles[i]);
-    return usable;
 }
