@@ -171,13 +171,33 @@ static char *read_all(replay *r, size_t max, size_t *len, int *too_big)
     return buf;
 }
 
-/* tally writes "format" first: its aggregates (partial or merged) may be far
- * larger than a report, since they hold every session's statistics. */
+/* Does the document open with "format": "tally-partial" or "tally-aggregate"?
+ * tally writes "format" first: its aggregates (partial or merged) may be far
+ * larger than a report, since they hold every session's statistics, and
+ * their size must not send them to the trace reader. */
 static int starts_as_aggregate(const replay *r)
 {
-    static const char a[] = "{\"format\":\"tally-partial\"", b[] = "{\"format\":\"tally-aggregate\"";
-    return (r->len >= sizeof a - 1 && memcmp(r->prefix, a, sizeof a - 1) == 0) ||
-           (r->len >= sizeof b - 1 && memcmp(r->prefix, b, sizeof b - 1) == 0);
+    const unsigned char *b = r->prefix;
+    size_t n = r->len, i = 0;
+    if (n >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    i = skip_ws(b, i, n);
+    if (i >= n || b[i] != '{')
+        return 0;
+    i = skip_ws(b, i + 1, n);
+    if (n - i < 8 || memcmp(b + i, "\"format\"", 8) != 0)
+        return 0;
+    i = skip_ws(b, i + 8, n);
+    if (i >= n || b[i] != ':')
+        return 0;
+    i = skip_ws(b, i + 1, n);
+    static const char *const kinds[] = { "\"tally-partial\"", "\"tally-aggregate\"" };
+    for (size_t k = 0; k < 2; k++) {
+        size_t len = strlen(kinds[k]);
+        if (n - i >= len && memcmp(b + i, kinds[k], len) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)

@@ -163,6 +163,15 @@ static int on_input(const tl_input *in, void *user)
         tl_profile_free(p);
         return 0;
     }
+    /* An aggregate is read when it is named. One found by walking a directory
+     * is usually a report's --json written next to the traces it summarizes:
+     * reading both would count every session twice. */
+    if (tl_profile_is_aggregate(p) && !p->skipped && in->from_walk) {
+        tl_profile_warn(p, "a tally aggregate found in a directory: not read, so the sessions it holds are not "
+                           "counted twice next to their traces; name it to read it");
+        tl_profile_drop_aggregate_doc(p);
+        p->skipped = 1;
+    }
     atomic_fetch_add(&c->sh->bytes, p->bytes);
     if (c->sh->opt->on_profile != NULL)
         c->sh->opt->on_profile(p, c->sh->opt->user);
