@@ -689,7 +689,11 @@ static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
             free(p);
         }
     }
-    /* process 0 */
+    /* Process 0: the others on this node are done and wait without spinning
+     * (tally_mpi.c), so the parse may use every core here. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > jobs)
+        jobs = cores > 64 ? 64 : (int)cores;
     if (parse_all(agg, &held, jobs, code) != 0)
         rc = -1;
     blobs_release(&held);

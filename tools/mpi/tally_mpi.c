@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -105,6 +106,27 @@ static int run(int rank, int argc, char **argv)
     return TL_EXIT_USAGE;
 }
 
+/* Process 0's exit code to every process. The others wait for it while
+ * process 0 merges and renders, which can take a while at thousands of
+ * ranks: they poll every millisecond instead of spinning in MPI_Bcast, so
+ * process 0 has its node's cores to itself. */
+static void final_code(int *rc)
+{
+    MPI_Request req;
+    int done = 0;
+    if (MPI_Ibcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
+        MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        return;
+    }
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec ms = { 0, 1000000 };
+            nanosleep(&ms, NULL);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, rank = 0, size = 1;
@@ -120,7 +142,7 @@ int main(int argc, char **argv)
     tl_mpi_restore_stderr();
     /* Every process exits with process 0's code, so mpirun's and srun's
      * status is the command's. */
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    final_code(&rc);
     MPI_Finalize();
     return rc;
 }
