@@ -127,4 +127,13 @@ set -e
 [ "$mrc" -eq 2 ] || fail "usage error: exit $mrc, expected 2"
 [ "$(grep -c 'unknown option' "$work/usage.err")" -eq 1 ] || fail "usage error: not printed exactly once"
 echo "ok: usage error"
+# --help prints once, on process 0 (and must not hang the others); compare is tally's.
+run_mpi 2 report --help >"$work/help.out" 2>&1 || fail "tally-mpi report --help failed"
+[ "$(grep -c '^usage: tally report' "$work/help.out")" -eq 1 ] || fail "--help not printed exactly once"
+set +e
+run_mpi 2 compare a b 2>"$work/compare.err"
+mrc=$?
+set -e
+[ "$mrc" -eq 2 ] && grep -q 'tally compare' "$work/compare.err" || fail "tally-mpi compare: exit $mrc, not pointed to tally compare"
+echo "ok: --help, compare"
 echo "tally-mpi agrees with tally"

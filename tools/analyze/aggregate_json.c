@@ -1058,12 +1058,11 @@ int tl_partial_read_json(tl_aggregate *a, const json_t *root, char *err, size_t 
     return r.bad ? -1 : 0;
 }
 
-int tl_partial_read_buffer(tl_aggregate *a, const char *buf, size_t len, char *err, size_t errlen)
+/* Read a loaded document (NULL: it did not load, je says why) and let go of it. */
+static int read_loaded(tl_aggregate *a, json_t *root, const json_error_t *je, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *root = json_loadb(buf, len, 0, &je);
     if (root == NULL) {
-        snprintf(err, errlen, "not valid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+        snprintf(err, errlen, "not valid JSON at line %d, column %d: %s", je->line, je->column, je->text);
         return -1;
     }
     int rc = tl_partial_read_json(a, root, err, errlen);
@@ -1071,15 +1070,14 @@ int tl_partial_read_buffer(tl_aggregate *a, const char *buf, size_t len, char *e
     return rc;
 }
 
+int tl_partial_read_buffer(tl_aggregate *a, const char *buf, size_t len, char *err, size_t errlen)
+{
+    json_error_t je;
+    return read_loaded(a, json_loadb(buf, len, 0, &je), &je, err, errlen);
+}
+
 int tl_partial_read(tl_aggregate *a, const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (root == NULL) {
-        snprintf(err, errlen, "not valid JSON at line %d, column %d: %s", je.line, je.column, je.text);
-        return -1;
-    }
-    int rc = tl_partial_read_json(a, root, err, errlen);
-    json_decref(root);
-    return rc;
+    return read_loaded(a, json_load_file(path, 0, &je), &je, err, errlen);
 }

@@ -57,7 +57,7 @@ static int usage(FILE *out, int code)
     return code;
 }
 
-static int run(int rank, int argc, char **argv)
+static int run(int rank, int argc, char **argv, int jobs_default)
 {
     if (argc < 2)
         return usage(stderr, TL_EXIT_USAGE);
@@ -91,7 +91,7 @@ static int run(int rank, int argc, char **argv)
         for (int k = 1; k < argc; k++) {
             args[n++] = argv[k];
             if (k == 1 && !has_jobs(argc, argv)) {
-                snprintf(jobs, sizeof jobs, "--jobs=%d", default_jobs());
+                snprintf(jobs, sizeof jobs, "--jobs=%d", jobs_default);
                 args[n++] = jobs;
             }
         }
@@ -138,7 +138,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     tl_mpi_setup(rank, size);
-    int rc = run(rank, argc, argv);
+    /* Collective: every process computes it before any can return early. */
+    int jobs_default = default_jobs();
+    int rc = run(rank, argc, argv, jobs_default);
     tl_mpi_restore_stderr();
     /* Every process exits with process 0's code, so mpirun's and srun's
      * status is the command's. */
