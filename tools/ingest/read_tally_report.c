@@ -373,6 +373,18 @@ static int read_aggregate(tl_profile *p, json_t *root)
         if (json_is_integer(r) && json_integer_value(r) >= 0 && json_integer_value(r) <= INT_MAX)
             p->aggregate_ranks[p->naggregate_ranks++] = (int)json_integer_value(r);
     }
+    int lo = INT_MAX, hi = -1;
+    for (size_t k = 0; k < p->naggregate_ranks; k++) {
+        lo = p->aggregate_ranks[k] < lo ? p->aggregate_ranks[k] : lo;
+        hi = p->aggregate_ranks[k] > hi ? p->aggregate_ranks[k] : hi;
+    }
+    const char *kind = json_string_value(json_object_get(root, "format"));
+    if (hi >= 0)
+        snprintf(p->format_detail, sizeof p->format_detail, "%s: %zu sessions, ranks %d to %d",
+                 kind && !strcmp(kind, "tally-partial") ? "partial" : "merged", n, lo, hi);
+    else
+        snprintf(p->format_detail, sizeof p->format_detail, "%s: %zu sessions, none usable",
+                 kind && !strcmp(kind, "tally-partial") ? "partial" : "merged", n);
     p->aggregate_doc = json_incref(root);
     return 0;
 }
