@@ -134,6 +134,9 @@ PY
 "$tally" report -q "$work/big.json" -o "$work/big.html" --json "$work/big.agg.json" ||
     fail "a partial at the reader's limits is not reported"
 grep -q '"span_ns":9223372036854775807' "$work/big.agg.json" || fail "the rank's span did not saturate at INT64_MAX"
+"$tally" summary -q "$work/big.json" >/dev/null || fail "summary of a partial at the reader's limits"
+"$tally" compare -q "$work/big.json" "$work/big.agg.json" -o "$work/big.cmp.html" --json "$work/big.cmp.json" ||
+    fail "compare of partials at the reader's limits"
 echo "ok: sums at the limits saturate"
 
 # Options must agree.

@@ -961,7 +961,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
             if (s->mem == NULL || i >= TL_MEM_SERIES)
                 break;
             json_t *va = json_array_get(x, 1), *vr = json_array_get(x, 2);
-            s->mem[s->nmem++] = (tl_mem_sample){ item_ts(r, x, 0),
+            s->mem[s->nmem++] = (tl_mem_sample){ item_range(r, x, 0, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
                                                  json_is_number(va) ? json_number_value(va) : NAN,
                                                  json_is_number(vr) ? json_number_value(vr) : NAN };
         }
