@@ -20,3 +20,9 @@ if(TARGET tally_mpi AND TARGET bench_gen_kineto_trace AND TALLY_MPIRUN)
   set_tests_properties(cluster_mpi PROPERTIES LABELS "cluster;mpi" TIMEOUT 600
     ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0")
 endif()
+
+# tally-mpi's shares by bytes (no MPI needed).
+tally_add_unit_test(test_mpi_shares
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/cluster/test_mpi_shares.c ${PROJECT_SOURCE_DIR}/tools/mpi/shares.c
+  LIBS tally_commands LABELS cluster)
+target_include_directories(test_mpi_shares PRIVATE ${PROJECT_SOURCE_DIR}/tools/mpi)
