@@ -215,7 +215,7 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
         if (*bytes)
             (*bytes)[i] = size;
         if (g_rank != 0 && items->items) {
-            items->items[items->n++] = (tl_item){ path, kind, walk };
+            items->items[items->n++] = (tl_item){ .path = path, .kind = kind, .from_walk = walk };
         } else {
             free(path);
         }
