@@ -224,6 +224,7 @@ static int build_ranks(tl_aggregate *a)
             r->rank = s->rank;
             r->peak_allocated = r->peak_reserved = r->device_total = r->peak_rss = r->gpu_util_mean = NAN;
             r->span_ns = 0;
+            tl_rank_telemetry_init(&r->tel);
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
         s->session = (int)r->nsessions;
@@ -250,6 +251,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->device_total, s->device_total);
         take_max(&r->peak_rss, s->peak_rss);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
+        tl_rank_telemetry_add(&r->tel, s->series, s->nseries);
         if (s->span_ns > 0)
             r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
     }
@@ -258,6 +260,7 @@ static int build_ranks(tl_aggregate *a)
         if (r->gpu.nstreams > 1)
             qsort(r->gpu.streams, r->gpu.nstreams, sizeof *r->gpu.streams, by_stream);
         rank_steps(a, r);
+        tl_rank_telemetry_finish(&r->tel);
     }
     return 0;
 }
@@ -294,7 +297,7 @@ double tl_pct(int64_t part, int64_t whole)
 }
 
 /* Add the across-rank summary of one metric (NaN values are skipped). */
-static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_rank_result *))
+void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals)
 {
     if (a->nacross == TL_MAX_ACROSS)
         return;
@@ -306,7 +309,7 @@ static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_r
     x->metric = metric;
     double sum = 0;
     for (size_t i = 0; i < a->nranks; i++) {
-        double val = get(&a->ranks[i]);
+        double val = vals[i];
         if (!isfinite(val))
             continue;
         if (x->n == 0 || val < x->min) {
@@ -330,6 +333,17 @@ static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_r
         x->imbalance = x->mean > 0 ? x->max / x->mean : 1.0;
         a->nacross++;
     }
+    free(v);
+}
+
+static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_rank_result *))
+{
+    double *v = malloc((a->nranks + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < a->nranks; i++)
+        v[i] = get(&a->ranks[i]);
+    tl_aggregate_across_values(a, metric, v);
     free(v);
 }
 
@@ -402,6 +416,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "gpu.comm_comp_overlap_pct", m_overlap_pct);
     across(a, "memory.peak_allocated_bytes", m_peak_alloc);
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
+    tl_telemetry_across(a);
     tl_find_stragglers(a);
     tl_apply_rules(a);
     return 0;

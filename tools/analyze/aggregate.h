@@ -19,6 +19,7 @@
 #include "intervals.h"
 #include "names.h"
 #include "profile.h"
+#include "telemetry.h"
 
 /* Idle time of one stream, in HTA's three categories. */
 typedef struct tl_stream_idle {
@@ -143,6 +144,8 @@ typedef struct tl_session {
     tl_mem_sample *mem;
     size_t nmem;
     char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
+    tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
+    size_t nseries;
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
@@ -181,6 +184,7 @@ typedef struct tl_rank_result {
     tl_gpu_breakdown gpu;      /* sessions added up */
     double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
     int64_t span_ns;           /* sum of the sessions' spans */
+    tl_rank_telemetry tel;     /* sampled telemetry of every session */
     int straggler;             /* marked by the straggler analysis */
 } tl_rank_result;
 
@@ -217,7 +221,7 @@ typedef struct tl_recommendation {
     int rank;                  /* -1 for the whole run */
 } tl_recommendation;
 
-#define TL_MAX_ACROSS 32
+#define TL_MAX_ACROSS 64
 #define TL_MAX_STRAGGLERS 16
 #define TL_MAX_RECOMMENDATIONS 32
 
@@ -267,6 +271,10 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
+
+/* Add the across-rank row of a metric from one value per rank (vals[i] for
+ * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
+void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

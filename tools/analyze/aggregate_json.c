@@ -452,6 +452,48 @@ static void write_timeline(tl_json *j, const tl_timeline *t)
     tl_json_object_end(j);
 }
 
+static void num_or_null(tl_json *j, double v)
+{
+    isfinite(v) ? tl_json_double(j, v) : tl_json_null(j);
+}
+
+/* telemetry: [{series, device, n, start_ns, end_ns, min, max, mean, energy_j,
+ * bins: [[min, mean, max] | null]}] */
+static void write_series(tl_json *j, const tl_session *s)
+{
+    tl_json_key(j, "telemetry");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nseries; i++) {
+        const tl_tseries *t = &s->series[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "series", tl_series_kind_name(t->kind));
+        tl_json_kv_int(j, "device", t->device);
+        tl_json_kv_int(j, "n", (int64_t)t->n);
+        tl_json_kv_int(j, "start_ns", t->start_ns);
+        tl_json_kv_int(j, "end_ns", t->end_ns);
+        kv_num(j, "min", t->min);
+        kv_num(j, "max", t->max);
+        kv_num(j, "mean", t->mean);
+        kv_num(j, "energy_j", t->energy_j);
+        tl_json_key(j, "bins");
+        tl_json_array_begin(j);
+        for (int b = 0; b < t->nbins; b++) {
+            if (isnan(t->bmean[b])) {
+                tl_json_null(j);
+                continue;
+            }
+            tl_json_array_begin(j);
+            num_or_null(j, t->bmin[b]);
+            num_or_null(j, t->bmean[b]);
+            num_or_null(j, t->bmax[b]);
+            tl_json_array_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
 static void write_session(tl_json *j, const tl_session *s)
 {
     tl_json_object_begin(j);
@@ -584,6 +626,7 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "device_total", s->device_total);
     kv_num(j, "peak_rss", s->peak_rss);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
+    write_series(j, s);
     tl_json_object_end(j);
 }
 
@@ -893,6 +936,66 @@ static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
     }
 }
 
+static double item_num(json_t *arr, size_t i)
+{
+    json_t *v = json_array_get(arr, i);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* "telemetry" (absent in partials written before it: no series). */
+static void read_series(reader *r, const json_t *o, tl_session *s)
+{
+    json_t *arr = json_object_get(o, "telemetry"), *x;
+    size_t i;
+    if (arr == NULL)
+        return;
+    if (!json_is_array(arr)) {
+        bad_key(r, "telemetry", "expected an array");
+        return;
+    }
+    size_t n = json_array_size(arr);
+    if (n > TL_SERIES_MAX) {
+        bad_key(r, "telemetry", "more series than TL_SERIES_MAX");
+        return;
+    }
+    s->series = calloc(n + 1, sizeof *s->series);
+    if (s->series == NULL) {
+        bad(r, "out of memory");
+        return;
+    }
+    json_array_foreach(arr, i, x) {
+        if (r->bad)
+            break;
+        tl_tseries *t = &s->series[s->nseries++];
+        json_t *kind = json_object_get(x, "series");
+        t->kind = json_is_string(kind) ? tl_series_kind_of(json_string_value(kind)) : -1;
+        if (t->kind < 0) {
+            bad_key(r, "series", "not a telemetry series");
+            break;
+        }
+        t->device = get_range(r, x, "device", -1, TL_PARTIAL_MAX_RANK);
+        t->n = (uint64_t)get_range(r, x, "n", 1, TL_PARTIAL_MAX_COUNT);
+        t->start_ns = get_range(r, x, "start_ns", -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS);
+        t->end_ns = get_range(r, x, "end_ns", t->start_ns, TL_PARTIAL_MAX_TS);
+        t->min = get_num(r, x, "min");
+        t->max = get_num(r, x, "max");
+        t->mean = get_num(r, x, "mean");
+        t->energy_j = get_num(r, x, "energy_j");
+        json_t *bins = get_array(r, x, "bins"), *b;
+        size_t k;
+        if (bins == NULL || json_array_size(bins) > TL_SERIES_BINS) {
+            bad_key(r, "bins", "expected at most TL_SERIES_BINS bins");
+            break;
+        }
+        json_array_foreach(bins, k, b) {
+            t->bmin[k] = item_num(b, 0);
+            t->bmean[k] = item_num(b, 1);
+            t->bmax[k] = item_num(b, 2);
+        }
+        t->nbins = (int)json_array_size(bins);
+    }
+}
+
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
@@ -976,6 +1079,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                 get_num(r, x, "reserved"), get_num(r, x, "peak_allocated"),
                                                 get_num(r, x, "rss") };
     }
+    read_series(r, o, s);
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);
         s->colls = malloc((n > TL_MAX_COLLECTIVES ? TL_MAX_COLLECTIVES : n) * sizeof *s->colls);

@@ -576,6 +576,25 @@ int tl_session_set_rank(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* The telemetry series, on the timeline's axis; the cap's warning joins the session's. */
+static int telemetry(tl_session *s, const tl_profile *p)
+{
+    char *warning = NULL;
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    if (tl_telemetry_series(p, base, &s->series, &s->nseries, &warning) != 0)
+        return -1;
+    if (warning != NULL) {
+        char **w = realloc(s->warnings, (s->nwarnings + 2) * sizeof *w);
+        if (w == NULL) {
+            free(warning);
+            return -1;
+        }
+        s->warnings = w;
+        s->warnings[s->nwarnings++] = warning;
+    }
+    return 0;
+}
+
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     if (tl_session_from_skipped(s, p) != 0)
@@ -596,7 +615,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
-    return 0;
+    return telemetry(s, p);
 }
 
 void tl_session_release(tl_session *s)
@@ -628,5 +647,6 @@ void tl_session_release(tl_session *s)
     free(s->timeline.lanes);
     free(s->mem);
     free(s->device_name);
+    free(s->series);
     memset(s, 0, sizeof *s);
 }

@@ -273,6 +273,7 @@ void tl_profile_shrink(tl_profile *p)
     free(p->snapshots);
     free(p->counters);
     free(p->gpu_samples);
+    free(p->points);
     free(p->devices);
     free(p->cpu_lanes);
     p->cpu_lanes = NULL;
@@ -286,6 +287,8 @@ void tl_profile_shrink(tl_profile *p)
     p->snapshots = NULL;
     p->counters = NULL;
     p->gpu_samples = NULL;
+    p->points = NULL;
+    p->npoints = p->points_cap = 0;
     p->devices = NULL;
     p->nstats = p->stats_cap = p->nstat_slots = 0;
     p->nstreams = p->streams_cap = 0;
@@ -457,6 +460,36 @@ int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s)
         return -1;
     p->gpu_samples[p->ngpu_samples++] = *s;
     return 0;
+}
+
+int tl_profile_add_point(tl_profile *p, int kind, int device, int64_t ts_ns, double v)
+{
+    if (!isfinite(v) || kind < 0 || kind >= TL_SERIES_COUNT)
+        return 0;
+    if (GROW(p->points, p->npoints, p->points_cap) != 0)
+        return -1;
+    p->points[p->npoints++] = (tl_series_point){ ts_ns, device, kind, v };
+    return 0;
+}
+
+/* Indexed by tl_series_kind; the names are the aggregate's keys. */
+static const char *const series_names[TL_SERIES_COUNT] = {
+    "gpu_util_pct", "gpu_memory_used_bytes", "gpu_temperature_c", "gpu_power_w", "gpu_sm_clock_mhz",
+    "process_cpu_pct", "system_cpu_pct", "rss_bytes", "system_memory_used_bytes",
+    "system_memory_available_bytes", "load1",
+};
+
+const char *tl_series_kind_name(int kind)
+{
+    return kind >= 0 && kind < TL_SERIES_COUNT ? series_names[kind] : NULL;
+}
+
+int tl_series_kind_of(const char *name)
+{
+    for (int k = 0; k < TL_SERIES_COUNT; k++)
+        if (strcmp(series_names[k], name) == 0)
+            return k;
+    return -1;
 }
 
 tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len)

@@ -147,6 +147,36 @@ typedef struct tl_gpu_sample {
     double mem_used, mem_total, util_pct, temperature_c, power_w; /* NaN when unknown */
 } tl_gpu_sample;
 
+/* Telemetry series that are not GPU samples (those are tl_gpu_sample): one
+ * reading of a named host metric at a time (docs/analysis.md, Telemetry). */
+enum tl_series_kind {
+    TL_SERIES_GPU_UTIL = 0,     /* % (from tl_gpu_sample) */
+    TL_SERIES_GPU_MEM,          /* device memory used, bytes (NVML / monitor; not the allocator's) */
+    TL_SERIES_GPU_TEMP,         /* degrees C */
+    TL_SERIES_GPU_POWER,        /* W */
+    TL_SERIES_GPU_SM_CLOCK,     /* MHz */
+    TL_SERIES_CPU,              /* process CPU %, 100 = one core (libtally's sampler) */
+    TL_SERIES_SYS_CPU,          /* system CPU % (Inferix's psutil.cpu_percent) */
+    TL_SERIES_RSS,              /* process resident set, bytes */
+    TL_SERIES_SYS_USED,         /* system memory used, bytes */
+    TL_SERIES_SYS_AVAIL,        /* system memory available, bytes */
+    TL_SERIES_LOAD,             /* 1-minute load average */
+    TL_SERIES_COUNT
+};
+/* The series' name in JSON and docs ("gpu_util_pct"), or NULL out of range. */
+const char *tl_series_kind_name(int kind);
+/* The kind of a name written by tl_series_kind_name, or -1. */
+int tl_series_kind_of(const char *name);
+/* A GPU series (one per device) rather than a host one. */
+static inline int tl_series_kind_gpu(int kind) { return kind >= 0 && kind <= TL_SERIES_GPU_SM_CLOCK; }
+
+typedef struct tl_series_point {
+    int64_t ts_ns;
+    int32_t device;        /* GPU index; -1 host */
+    int32_t kind;          /* tl_series_kind */
+    double v;
+} tl_series_point;
+
 typedef struct tl_device_info {
     int64_t id;
     char name[64];
@@ -203,6 +233,8 @@ typedef struct tl_profile {
     uint32_t ncounters, counters_cap;
     tl_gpu_sample *gpu_samples;
     size_t ngpu_samples, gpu_samples_cap;
+    tl_series_point *points; /* host telemetry (tl_series_point) */
+    size_t npoints, points_cap;
     tl_device_info *devices;
     uint32_t ndevices;
     tl_cpu_lane *cpu_lanes;   /* at most TL_PROFILE_MAX_LANES threads */
@@ -281,6 +313,8 @@ int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t du
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);
 int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);
 int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
+/* One telemetry reading; NaN values are not recorded. 0 or -1 (out of memory). */
+int tl_profile_add_point(tl_profile *p, int kind, int device, int64_t ts_ns, double v);
 tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len);
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len);
 /* The lane of a CPU thread, created if there is room; NULL otherwise. */

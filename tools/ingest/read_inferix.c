@@ -238,6 +238,9 @@ static void read_cpu_timeline(tl_profile *p, const json_t *root, double base)
         }
         tl_value_stat_add(&c->v, cpu, ticks);
         tl_value_stat_add(&m->v, mem * MIB, ticks);
+        if (tl_profile_add_point(p, TL_SERIES_SYS_CPU, -1, ts, cpu) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_SYS_USED, -1, ts, mem * MIB) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
     }
 }
 

@@ -934,12 +934,20 @@ static void read_sampler(tl_profile *p, const json_t *root)
             continue;
         }
         int64_t t;
-        double cpu, rss;
+        double cpu, rss, avail, load;
         const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
         if (tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "cpu_pct", f, &cpu) < 0 ||
-            tl_readers_number(p, e, path, "rss_bytes", f, &rss) < 0)
+            tl_readers_number(p, e, path, "rss_bytes", f, &rss) < 0 ||
+            tl_readers_number(p, e, path, "system_available_bytes", f, &avail) < 0 ||
+            tl_readers_number(p, e, path, "load1", f, &load) < 0)
             continue;
+        /* the telemetry series (a NaN reading is not recorded) */
+        if (tl_profile_add_point(p, TL_SERIES_CPU, -1, t, cpu) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_RSS, -1, t, rss) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_SYS_AVAIL, -1, t, avail) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_LOAD, -1, t, load) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
         if (!isnan(cpu)) {
             tl_counter *c = tl_profile_counter(p, "cpu_usage_pct", strlen("cpu_usage_pct"));
             if (c != NULL)

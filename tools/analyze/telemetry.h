@@ -1,0 +1,69 @@
+/*
+ * telemetry.h - sampled GPU and host telemetry: per session, one bounded
+ * series per (metric, device); per rank, each metric's mean and maximum and
+ * the energy; across ranks, the same rows as every other per-rank metric.
+ *
+ * The one idea: a series is kept as TL_SERIES_BINS bins of min/mean/max over
+ * the time its samples cover (like the timelines), plus the exact summary of
+ * every sample, so a session's size does not grow with the sampling rate and
+ * a partial aggregate carries it whole. Definitions: docs/analysis.md,
+ * "Telemetry".
+ */
+#ifndef TALLY_TELEMETRY_H
+#define TALLY_TELEMETRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* Bins of a series: what charts draw; the summary uses every sample. */
+#define TL_SERIES_BINS 120
+/* Series kept per session (metrics x devices); more are dropped with a warning. */
+#define TL_SERIES_MAX 64
+
+typedef struct tl_tseries {
+    int kind;                  /* tl_series_kind */
+    int64_t device;            /* GPU index; -1 for the host */
+    uint64_t n;                /* samples */
+    int64_t start_ns, end_ns;  /* first and last sample, on the session's timeline axis */
+    double min, max, mean;     /* over every sample */
+    double energy_j;           /* power only: trapezoids of W x s between samples; NaN otherwise */
+    int nbins;                 /* <= TL_SERIES_BINS; bin i covers start + i*(end-start)/nbins */
+    double bmin[TL_SERIES_BINS], bmean[TL_SERIES_BINS], bmax[TL_SERIES_BINS]; /* NaN: no sample */
+} tl_tseries;
+
+/* Per rank: each metric over all its sessions and devices. */
+typedef struct tl_rank_telemetry {
+    uint64_t n[TL_SERIES_COUNT];     /* samples; 0: the rank does not have the metric */
+    double mean[TL_SERIES_COUNT];    /* sample-weighted mean over devices and sessions */
+    double max[TL_SERIES_COUNT];
+    double energy_j;                 /* every GPU, every session; NaN without power samples */
+    double power_w;                  /* the rank's GPUs' mean draw added up (sessions averaged) */
+    int gpus;                        /* distinct GPU devices with samples */
+    int power_sessions;              /* sessions with power samples */
+} tl_rank_telemetry;
+
+struct tl_session;
+struct tl_aggregate;
+
+/* Build the series of a profile's GPU samples and telemetry points into
+ * *out (allocated; *n series). base shifts times onto the timeline axis.
+ * Warns on p when TL_SERIES_MAX is reached. 0 or -1 (out of memory). */
+int tl_telemetry_series(const tl_profile *p, int64_t base, tl_tseries **out, size_t *n, char **warning);
+/* Fold a session's series into a rank's telemetry (init with tl_rank_telemetry_init). */
+void tl_rank_telemetry_init(tl_rank_telemetry *t);
+void tl_rank_telemetry_add(tl_rank_telemetry *t, const tl_tseries *s, size_t n);
+void tl_rank_telemetry_finish(tl_rank_telemetry *t);
+/* The across-rank rows "telemetry.<series>.mean|max", "telemetry.energy_j",
+ * "telemetry.power_w". */
+void tl_telemetry_across(struct tl_aggregate *a);
+/* Totals across ranks: the energy and the mean draw of every GPU; NaN without power. */
+double tl_telemetry_energy_total(const struct tl_aggregate *a);
+double tl_telemetry_power_total(const struct tl_aggregate *a);
+/* The unit word of a kind for tables ("%", "bytes", "C", "W", "MHz", ""). */
+const char *tl_series_unit(int kind);
+/* A short label ("GPU util", "GPU memory", ...). */
+const char *tl_series_label(int kind);
+
+#endif
