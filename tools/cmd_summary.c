@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "telemetry_text.h"
 #include "term.h"
 #include "text_table.h"
 
@@ -108,6 +109,8 @@ static void across_table(FILE *out, const tl_aggregate *a)
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
         char mn[24], mx[24], me[24], md[24];
+        if (tl_telemetry_is_metric(x->metric))
+            continue; /* the TELEMETRY table */
         int is_time = strstr(x->metric, "_ns") != NULL, is_bytes = strstr(x->metric, "bytes") != NULL;
         if (is_time) {
             tl_fmt_duration(mn, sizeof mn, x->min);
@@ -191,6 +194,7 @@ int tl_cmd_summary(int argc, char **argv)
             group_table(stdout, &agg.names, order[g]);
         rank_table(stdout, &agg);
         across_table(stdout, &agg);
+        tl_telemetry_summary(stdout, &agg);
         snapshot_table(stdout, &agg);
         rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE

@@ -155,6 +155,34 @@ static void write_rank_top(tl_json *j, const tl_aggregate *a, size_t ri)
     free(idx);
 }
 
+/* J to Wh: 1 Wh = 3600 J */
+#define TL_J_PER_WH 3600.0
+
+/* A rank's sampled telemetry (docs/analysis.md, Telemetry): per series the
+ * samples, mean and maximum over its sessions and devices. */
+static void write_rank_telemetry(tl_json *j, const tl_rank_telemetry *t)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "gpus", t->gpus);
+    tl_json_key(j, "series");
+    tl_json_object_begin(j);
+    for (int k = 0; k < TL_SERIES_COUNT; k++) {
+        if (t->n[k] == 0)
+            continue;
+        tl_json_key(j, tl_series_kind_name(k));
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "samples", t->n[k]);
+        kv_num(j, "mean", t->mean[k]);
+        kv_num(j, "max", t->max[k]);
+        tl_json_object_end(j);
+    }
+    tl_json_object_end(j);
+    kv_num(j, "power_w", t->power_w);
+    kv_num(j, "energy_j", t->energy_j);
+    kv_num(j, "energy_wh", t->energy_j / TL_J_PER_WH);
+    tl_json_object_end(j);
+}
+
 static void write_ranks(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -201,6 +229,8 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         kv_num(j, "peak_rss_bytes", r->peak_rss);
         kv_num(j, "gpu_utilization_mean_pct", r->gpu_util_mean);
         tl_json_object_end(j);
+        tl_json_key(j, "telemetry");
+        write_rank_telemetry(j, &r->tel);
         tl_json_key(j, "top");
         write_rank_top(j, a, i);
         tl_json_object_end(j);
@@ -366,6 +396,12 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_ranks(j, a);
     tl_json_key(j, "across_ranks");
     write_across(j, a);
+    tl_json_key(j, "telemetry");
+    tl_json_object_begin(j);
+    kv_num(j, "power_w", tl_telemetry_power_total(a));
+    kv_num(j, "energy_j", tl_telemetry_energy_total(a));
+    kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
     tl_json_key(j, "stragglers");

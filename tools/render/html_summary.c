@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "html_sections.h"
 #include "report_text.h"
+#include "telemetry_text.h"
 #include "units.h"
 
 static void name_code(FILE *f, const char *name)
@@ -147,7 +148,8 @@ static void across_table(tl_html *h)
           "<th scope=\"col\">Max</th><th scope=\"col\">Std</th><th scope=\"col\">Imbalance</th></tr></thead>\n"
           "<tbody>\n", h->f);
     for (int i = 0; i < h->a->nacross; i++)
-        across_row(h->f, &h->a->across[i]);
+        if (!tl_telemetry_is_metric(h->a->across[i].metric)) /* the Telemetry section's */
+            across_row(h->f, &h->a->across[i]);
     fputs("</tbody>\n</table></div>\n", h->f);
 }
 

@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "render.h"
 #include "report_text.h"
+#include "telemetry_text.h"
 #include "units.h"
 
 #define MD_RANKS 32
@@ -105,6 +106,8 @@ static void across(FILE *f, const tl_aggregate *a)
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
         int unit;
+        if (tl_telemetry_is_metric(x->metric))
+            continue; /* the Telemetry section */
         const char *label = tl_text_metric(x->metric, &unit);
         fprintf(f, "| %s | %d | %s (rank %d) |", label, x->n, tl_units_fmt(lo, sizeof lo, x->min, unit), x->min_rank);
         cell(f, x->median, unit);
@@ -175,6 +178,7 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     recommendations(out, a);
     ranks(out, a);
     across(out, a);
+    tl_telemetry_markdown(out, a);
     names(out, a, TL_GROUP_SECTIONS, "Top sections");
     names(out, a, TL_GROUP_OPS, "Top ops");
     names(out, a, TL_GROUP_KERNELS, "Top kernels");

@@ -1,0 +1,28 @@
+/*
+ * telemetry_text.h - the telemetry tables of `tally summary` and the Markdown
+ * report, and the value formats the HTML section shares: one row per sampled
+ * series with its per-rank mean and peak across ranks, then the energy.
+ */
+#ifndef TALLY_RENDER_TELEMETRY_TEXT_H
+#define TALLY_RENDER_TELEMETRY_TEXT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "aggregate.h"
+
+/* A value of a series kind in its unit: "75.0%", "20.0 GiB", "60.0 C",
+ * "300.0 W", "1410 MHz", "11.86"; NaN prints "-" (console) or the units
+ * module's dash. */
+const char *tl_telemetry_fmt(char *buf, size_t len, double v, int kind);
+/* Energy in J as "0.806 Wh (2902 J)". */
+const char *tl_telemetry_energy(char *buf, size_t len, double joules);
+/* Whether an across-rank metric is a telemetry row (the generic across
+ * tables leave them to the telemetry table). */
+int tl_telemetry_is_metric(const char *metric);
+/* The console table (TELEMETRY); nothing without samples. */
+void tl_telemetry_summary(FILE *out, const tl_aggregate *a);
+/* The Markdown section (## Telemetry); nothing without samples. */
+void tl_telemetry_markdown(FILE *out, const tl_aggregate *a);
+
+#endif
