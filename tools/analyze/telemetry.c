@@ -55,7 +55,11 @@ static void build(tl_tseries *s, const tl_series_point *pt, size_t n, int64_t ba
             e += 0.5 * (pt[i].v + pt[i - 1].v) * (double)(pt[i].ts_ns - pt[i - 1].ts_ns) / 1e9;
         s->energy_j = e;
     }
-    s->nbins = n < TL_SERIES_BINS ? (int)n : TL_SERIES_BINS;
+    /* two samples a bin on average when there are few, so that a sampler's
+     * jitter seldom leaves a bin empty */
+    s->nbins = n / 2 < TL_SERIES_BINS ? (int)(n / 2) : TL_SERIES_BINS;
+    if (s->nbins < 1)
+        s->nbins = 1;
     uint64_t cnt[TL_SERIES_BINS] = { 0 };
     for (int b = 0; b < s->nbins; b++) {
         s->bmin[b] = s->bmax[b] = NAN;

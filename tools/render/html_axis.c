@@ -22,6 +22,17 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
         *start = s->timeline.start_ns;
         *end = s->timeline.end_ns;
     }
+    /* the telemetry charts share this axis */
+    for (size_t i = 0; i < s->nseries; i++) {
+        int64_t a = s->series[i].start_ns, b = s->series[i].end_ns + 1;
+        if (*start >= *end) {
+            *start = a;
+            *end = b;
+        } else {
+            *start = a < *start ? a : *start;
+            *end = b > *end ? b : *end;
+        }
+    }
     if (s->nmem == 0)
         return;
     int64_t a = s->mem[0].ts_ns, b = s->mem[s->nmem - 1].ts_ns + 1;

@@ -86,6 +86,7 @@ static const struct {
     { "timelines", "Timelines", tl_html_timelines },
     { "kernels", "Kernels", tl_html_kernels },
     { "memory", "Memory", tl_html_memory },
+    { "telemetry", "Telemetry", tl_html_telemetry },
     { "sessions", "Sessions", tl_html_sessions },
     { "inputs", "Inputs", tl_html_inputs },
     { "system", "System", tl_html_system },

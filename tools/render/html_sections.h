@@ -54,6 +54,7 @@ void tl_html_gpu(tl_html *h);
 void tl_html_timelines(tl_html *h);
 void tl_html_kernels(tl_html *h);
 void tl_html_memory(tl_html *h);
+void tl_html_telemetry(tl_html *h);
 void tl_html_sessions(tl_html *h);
 void tl_html_inputs(tl_html *h);
 void tl_html_system(tl_html *h);

@@ -109,4 +109,26 @@ void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timelin
 /* The class of a kind of GPU work (tl_kernel_type): "compute", "comm", ... */
 const char *tl_svg_kind_class(int kind);
 
+/* ---- small multiples ----------------------------------------------------------- */
+
+/* A downsampled series: per bin the lowest, mean and highest value (NaN: no
+ * sample), the bins evenly covering [x0, x1] of the chart's axis. */
+typedef struct tl_svg_band {
+    const double *lo, *mid, *hi;
+    int nbins;
+    double x0, x1;
+} tl_svg_band;
+
+typedef struct tl_svg_small {
+    double xmin, xmax, ymin, ymax; /* the axes every chart of a column shares */
+    const char *cls;           /* s0..s7, strag */
+    const char *ytop, *ybottom, *xleft, *xright; /* axis labels (escaped here); ybottom may be NULL */
+} tl_svg_small;
+
+/* A small chart of SVG_SMALL_W x SVG_SMALL_H: each band's min-max range shaded
+ * and its means as a line; a gap where bins are empty. */
+#define TL_SVG_SMALL_W 200
+#define TL_SVG_SMALL_H 92
+void tl_svg_small_write(FILE *f, const tl_svg_frame *fr, const tl_svg_small *c, const tl_svg_band *b, size_t n);
+
 #endif

@@ -57,12 +57,7 @@ static const tl_across *row(const tl_aggregate *a, int kind, const char *which)
     return tl_aggregate_across(a, m);
 }
 
-/* One line of either table, from the rows of one kind. */
-typedef struct line {
-    char label[64], ranks[16], lo[32], med[32], hi[32], peak[32], imbal[16];
-} line;
-
-static int make_line(const tl_aggregate *a, int kind, line *l)
+int tl_telemetry_row_of(const tl_aggregate *a, int kind, tl_telemetry_row *l)
 {
     const tl_across *mean = row(a, kind, "mean"), *max = row(a, kind, "max");
     if (mean == NULL)
@@ -91,7 +86,7 @@ static int any_telemetry(const tl_aggregate *a)
 }
 
 /* "Energy 0.806 Wh (2902 J) over 2 ranks: min ... (rank r), max ... (rank r); GPU draw 1200.0 W" */
-static void energy_sentence(FILE *out, const tl_aggregate *a)
+void tl_telemetry_energy_sentence(FILE *out, const tl_aggregate *a)
 {
     const tl_across *e = tl_aggregate_across(a, "telemetry.energy_j");
     const tl_across *p = tl_aggregate_across(a, "telemetry.power_w");
@@ -116,11 +111,11 @@ void tl_telemetry_summary(FILE *out, const tl_aggregate *a)
     fprintf(out, "%-32s %5s %18s %12s %18s %18s %6s\n", "Series", "Ranks", "Mean min (rank)", "Mean median",
             "Mean max (rank)", "Peak (rank)", "imbal");
     for (int k = 0; k < TL_SERIES_COUNT; k++) {
-        line l;
-        if (make_line(a, k, &l))
+        tl_telemetry_row l;
+        if (tl_telemetry_row_of(a, k, &l))
             fprintf(out, "%-32s %5s %18s %12s %18s %18s %6s\n", l.label, l.ranks, l.lo, l.med, l.hi, l.peak, l.imbal);
     }
-    energy_sentence(out, a);
+    tl_telemetry_energy_sentence(out, a);
 }
 
 void tl_telemetry_markdown(FILE *out, const tl_aggregate *a)
@@ -133,11 +128,11 @@ void tl_telemetry_markdown(FILE *out, const tl_aggregate *a)
           "|---|---:|---:|---:|---:|---:|---:|\n",
           out);
     for (int k = 0; k < TL_SERIES_COUNT; k++) {
-        line l;
-        if (make_line(a, k, &l))
+        tl_telemetry_row l;
+        if (tl_telemetry_row_of(a, k, &l))
             fprintf(out, "| %s | %s | %s | %s | %s | %s | %s |\n", l.label, l.ranks, l.lo, l.med, l.hi, l.peak,
                     l.imbal);
     }
     fputs("\n", out);
-    energy_sentence(out, a);
+    tl_telemetry_energy_sentence(out, a);
 }

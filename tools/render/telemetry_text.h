@@ -20,6 +20,17 @@ const char *tl_telemetry_energy(char *buf, size_t len, double joules);
 /* Whether an across-rank metric is a telemetry row (the generic across
  * tables leave them to the telemetry table). */
 int tl_telemetry_is_metric(const char *metric);
+/* One row of the telemetry tables, formatted: the series, the ranks that
+ * have it, the lowest / median / highest of the ranks' means (with the
+ * ranks), the highest sample (with its rank) and the imbalance of the means. */
+typedef struct tl_telemetry_row {
+    char label[64], ranks[16], lo[32], med[32], hi[32], peak[32], imbal[16];
+} tl_telemetry_row;
+/* Fill r for a series kind; 0 when no rank has it. */
+int tl_telemetry_row_of(const tl_aggregate *a, int kind, tl_telemetry_row *r);
+/* The energy sentence shared by every output, with a newline; nothing without power. */
+void tl_telemetry_energy_sentence(FILE *out, const tl_aggregate *a);
+
 /* The console table (TELEMETRY); nothing without samples. */
 void tl_telemetry_summary(FILE *out, const tl_aggregate *a);
 /* The Markdown section (## Telemetry); nothing without samples. */
