@@ -37,9 +37,11 @@ CASES = {
 # Ids are matched most specific first (a "gpu-breakdown" is the GPU section, not
 # the stage breakdown; "step-times" is not the per-rank table).
 DESIGN_ORDER = ["headline", "recommendations", "per-rank table", "stage/op breakdown", "step times",
-                "GPU breakdown", "timelines", "kernels", "memory", "sessions", "inputs", "system info"]
+                "GPU breakdown", "timelines", "kernels", "memory", "telemetry", "sessions", "inputs", "system info"]
+# "telemetry" (issue 13: sampled GPU and host series) comes after memory.
 ID_PATTERNS = [
     (r"headline|summary", "headline"),
+    (r"telemetry", "telemetry"),
     (r"recommend", "recommendations"),
     (r"timeline", "timelines"),
     (r"kernel", "kernels"),

@@ -28,6 +28,17 @@ if(TARGET tally_cli)
       ${TALLY_PYTHON} ${_an_work}/schema)
   set_tests_properties(aggregate_schema PROPERTIES LABELS analysis)
 
+  # Sampled telemetry: crafted libtally and Inferix reports, the corpus Inferix reports
+  # and a real run with the fake NVML, checked in summary, aggregate JSON, Markdown, HTML.
+  set(_tel_real "")
+  if(TARGET tally_sample_pipeline AND TARGET tally_fake_nvml)
+    set(_tel_real $<TARGET_FILE:tally_sample_pipeline> $<TARGET_FILE:tally_fake_nvml>)
+  endif()
+  add_test(NAME telemetry
+    COMMAND ${TALLY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/telemetry/check_telemetry.py
+      $<TARGET_FILE:tally_cli> ${CMAKE_CURRENT_SOURCE_DIR}/fixtures ${TALLY_CORPUS} ${_an_work}/telemetry ${_tel_real})
+  set_tests_properties(telemetry PROPERTIES LABELS analysis)
+
   # Stragglers on generated traces: a rank slowed by the generator is found, with the
   # kernels it slowed as evidence; a run without one has none.
   if(TARGET bench_gen_kineto_trace)

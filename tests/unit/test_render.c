@@ -397,7 +397,8 @@ static void test_html_sections_in_design_order(void **state)
 {
     (void)state;
     static const char *const ids[] = { "headline", "recommendations", "per-rank", "breakdown", "steps", "gpu",
-                                       "timelines", "kernels", "memory", "sessions", "inputs", "system" };
+                                       "timelines", "kernels", "memory", "telemetry", "sessions", "inputs",
+                                       "system" };
     tl_aggregate *a = aggregate(4, 2, 0, 0);
     page p = render(a, 0);
     const char *at = p.buf;

@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""check_telemetry.py TALLY FIXTURES CORPUS WORKDIR [PIPELINE FAKE_NVML]
+
+The sampled telemetry (docs/analysis.md, Telemetry) end to end, on the numbers a
+user reads in `tally summary`, the aggregate JSON, the Markdown and the HTML:
+
+  crafted libtally reports: rank 0 with one GPU (utilization 60/80, temperature
+      ramping 60..80 C, 300 W for 10 s), rank 1 with two GPUs (90/86 C, 500 + 400 W);
+      per rank means and peaks, energy 3000 J and 9000 J, the rows across ranks,
+      the small multiples (one row per rank and GPU), and the merge of partials
+      byte-identical to the whole;
+  crafted Inferix reports: a monitor that could not read temperature (0 in every
+      point) has no temperature series (must not be shown as 0 C);
+  the corpus Inferix reports: every number computed here from the files themselves;
+  a real run of the sample program with the fake NVML (2 GPUs): 2 GPUs, 75 %, 60 C,
+      600 W for the rank, energy = 600 W x the sampled time;
+  an input without samples: no telemetry table, section says so, totals null.
+"""
+import copy
+import glob
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+tally, fixtures, corpus, work = sys.argv[1:5]
+pipeline = sys.argv[5] if len(sys.argv) > 5 else None
+fake_nvml = sys.argv[6] if len(sys.argv) > 6 else None
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def close(a, b, what, tol=1e-6):
+    ok = a is not None and b is not None and abs(a - b) <= tol * max(1.0, abs(b))
+    check(ok, "%s: got %r, expected %r" % (what, a, b))
+
+
+def run(*args, cwd=None):
+    p = subprocess.run([tally] + list(args), cwd=cwd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(p.stderr)
+    check(p.returncode == 0, "tally %s exited %d" % (" ".join(args), p.returncode))
+    return p.stdout
+
+
+def trapezoid(ts, vs):
+    return sum(0.5 * (vs[i] + vs[i - 1]) * (ts[i] - ts[i - 1]) for i in range(1, len(ts)))
+
+
+os.makedirs(work, exist_ok=True)
+
+# ---- crafted libtally reports -------------------------------------------------
+base = json.load(open(os.path.join(fixtures, "tally-report-v1.json")))
+N = 21  # every 0.5 s for 10 s
+
+
+def report(rank, gpus, path):
+    d = copy.deepcopy(base)
+    d["rank"], d["world_size"] = rank, 2
+    d["start_time_unix_ns"] = 1750000000000000000
+    series = []
+    for i in range(N):
+        pt = {"time_ns": i * 500000000, "cpu_pct": 100.0 + 10 * rank + (i % 2) * 20,
+              "rss_bytes": 2e9 + i * 1e8, "system_available_bytes": 6e10 - i * 1e9,
+              "load1": 1.0 + rank, "gpus": []}
+        for g in gpus:
+            pt["gpus"].append({"index": g["index"], "used_bytes": g["mem"] + i * 1e8, "total_bytes": 85520809984,
+                               "utilization_pct": g["util"](i), "memory_utilization_pct": 40,
+                               "temperature_c": g["temp"](i), "power_w": g["power"]})
+        series.append(pt)
+    d["sampler"] = {"interval_ms": 500, "points_dropped": 0, "series": series}
+    d["system"]["gpus"] = [{"index": g["index"], "name": "GPU %d of rank %d" % (g["index"], rank),
+                            "used_bytes": 1000000, "total_bytes": 85520809984} for g in gpus]
+    json.dump(d, open(path, "w"))
+
+
+crafted = os.path.join(work, "crafted")
+os.makedirs(crafted, exist_ok=True)
+report(0, [{"index": 0, "mem": 1e10, "util": lambda i: 60 if i % 2 == 0 else 80,
+            "temp": lambda i: 60 + i, "power": 300.0}], os.path.join(crafted, "r0.report.json"))
+report(1, [{"index": 0, "mem": 2e10, "util": lambda i: 90, "temp": lambda i: 90, "power": 500.0},
+           {"index": 1, "mem": 3e10, "util": lambda i: 50, "temp": lambda i: 86, "power": 400.0}],
+       os.path.join(crafted, "r1.report.json"))
+
+agg_path = os.path.join(work, "crafted.json")
+run("aggregate", "-q", "r0.report.json", "r1.report.json", "-o", agg_path, cwd=crafted)
+agg = json.load(open(agg_path))
+r0, r1 = agg["ranks"][0]["telemetry"], agg["ranks"][1]["telemetry"]
+check(r0["gpus"] == 1 and r1["gpus"] == 2, "GPUs per rank: %r %r" % (r0["gpus"], r1["gpus"]))
+ut0 = [60 if i % 2 == 0 else 80 for i in range(N)]
+close(r0["series"]["gpu_util_pct"]["mean"], sum(ut0) / N, "rank 0 utilization mean")
+close(r0["series"]["gpu_temperature_c"]["mean"], 70.0, "rank 0 temperature mean")
+close(r0["series"]["gpu_temperature_c"]["max"], 80.0, "rank 0 temperature max")
+close(r1["series"]["gpu_temperature_c"]["mean"], 88.0, "rank 1 temperature mean (2 GPUs)")
+close(r1["series"]["gpu_temperature_c"]["max"], 90.0, "rank 1 temperature max")
+check(r1["series"]["gpu_temperature_c"]["samples"] == 2 * N, "rank 1 temperature samples")
+close(r0["energy_j"], 3000.0, "rank 0 energy (300 W x 10 s)")
+close(r1["energy_j"], 9000.0, "rank 1 energy (900 W x 10 s)")
+close(r0["energy_wh"], 3000.0 / 3600, "rank 0 energy in Wh")
+close(r1["power_w"], 900.0, "rank 1 power (both GPUs)")
+close(agg["telemetry"]["energy_j"], 12000.0, "energy across ranks")
+close(agg["telemetry"]["power_w"], 1200.0, "power across ranks")
+close(r0["series"]["process_cpu_pct"]["max"], 120.0, "rank 0 CPU max")
+close(r1["series"]["load1"]["mean"], 2.0, "rank 1 load")
+close(r0["series"]["rss_bytes"]["max"], 2e9 + 20 * 1e8, "rank 0 RSS max")
+x = agg["across_ranks"]["telemetry.gpu_temperature_c.mean"]
+check(x["ranks"] == 2 and x["min_rank"] == 0 and x["max_rank"] == 1, "across temperature ranks")
+close(x["min"], 70.0, "across temperature min")
+close(x["max"], 88.0, "across temperature max")
+close(x["median"], 79.0, "across temperature median")
+close(x["imbalance"], 88.0 / 79.0, "across temperature imbalance")
+close(agg["across_ranks"]["telemetry.energy_j"]["max"], 9000.0, "across energy max")
+check("telemetry.gpu_sm_clock_mhz.mean" not in agg["across_ranks"], "no SM clock row without SM clock samples")
+ser = [s for s in agg["sessions"] if s["rank"] == 1][0]["telemetry"]
+check(len(ser) == 4 * 2 + 4, "rank 1: 4 series per GPU and 4 host series, got %d" % len(ser))
+check(all(len(s["bins"]) <= 120 for s in ser), "bins bounded by TL_SERIES_BINS")
+# the schema validates (the aggregate_schema test checks the corpus sets)
+try:
+    import jsonschema
+    schema = json.load(open(os.path.join(os.path.dirname(fixtures), "..", "schema", "tally-aggregate.schema.json")))
+    jsonschema.validate(agg, schema)
+except ImportError:
+    pass
+
+out = run("summary", "r0.report.json", "r1.report.json", cwd=crafted)
+check(re.search(r"^GPU temperature\s+2\s+70\.0 C \(0\)\s+79\.0 C\s+88\.0 C \(1\)\s+90\.0 C \(1\)\s+1\.11$", out, re.M),
+      "summary: the temperature row")
+check(re.search(r"^GPU power\s+2\s+300\.0 W \(0\)\s+400\.0 W\s+500\.0 W \(1\)", out, re.M) is None,
+      "summary: power is per GPU: rank 1's mean is 450 W")
+check(re.search(r"^GPU power\s+2\s+300\.0 W \(0\)\s+375\.0 W\s+450\.0 W \(1\)\s+500\.0 W \(1\)", out, re.M),
+      "summary: the power row (per GPU)")
+check("GPU energy 3.333 Wh (12000 J) over 2 ranks: min 0.833 Wh (3000 J) (rank 0), max 2.500 Wh (9000 J) (rank 1); "
+      "mean draw 1200.0 W" in out, "summary: the energy line")
+check("telemetry." not in out, "summary: the ACROSS RANKS table leaves the telemetry rows to TELEMETRY")
+
+html_path = os.path.join(work, "crafted.html")
+md_path = os.path.join(work, "crafted.md")
+run("report", "-q", "r0.report.json", "r1.report.json", "-o", html_path, "--markdown", md_path, cwd=crafted)
+md = open(md_path).read()
+check("| GPU temperature | 2 | 70.0 C (0) | 79.0 C | 88.0 C (1) | 90.0 C (1) | 1.11 |" in md, "markdown: temperature row")
+check("GPU energy 3.333 Wh (12000 J)" in md, "markdown: energy")
+html = open(html_path).read()
+sec = html[html.index('<section id="telemetry"'):]
+sec = sec[:sec.index("</section>")]
+check(sec.count('<svg class="chart small"') == 3 * 4 + 2, "HTML: 3 GPU rows x 4 charts + 2 CPU charts, got %d"
+      % sec.count('<svg class="chart small"'))
+for label in ("rank 0, GPU 0", "rank 1, GPU 0", "rank 1, GPU 1"):
+    check("<th scope=\"row\">%s" % label in sec, "HTML: a row for " + label)
+check("<td class=\"num\">88.0 C (1)</td>" in sec, "HTML: the temperature row across ranks")
+check("GPU energy 3.333 Wh (12000 J)" in sec, "HTML: energy")
+check("<td>GPU 1</td><td>GPU temperature</td><td class=\"num\">21</td><td class=\"num\">86.0 C</td>" in sec,
+      "HTML: the series table lists rank 1's second GPU")
+check('id="telemetry-across"' not in html[:html.index('<section id="telemetry"')], "HTML: one telemetry table")
+
+# partials of each rank merged == the whole
+for r in (0, 1):
+    run("aggregate", "-q", "--partial", "r%d.report.json" % r, "-o", os.path.join(work, "p%d.json" % r), cwd=crafted)
+run("merge", "-q", os.path.join(work, "p1.json"), os.path.join(work, "p0.json"), "-o", os.path.join(work, "m.json"))
+check(open(os.path.join(work, "m.json"), "rb").read() == open(agg_path, "rb").read(),
+      "merged partials equal the whole aggregate")
+
+# ---- crafted Inferix: a monitor that could not read the temperature -----------------
+src = sorted(glob.glob(os.path.join(corpus, "inferix/generated/multi_rank_reports/rank_0/profiling_report_*.json")))[0]
+inf = json.load(open(src))
+for p in inf["gpu_metrics"]["timeline"]:
+    p["temperature"] = 0
+    p["power"] = 250.0
+ipath = os.path.join(work, "inferix_notemp.json")
+json.dump(inf, open(ipath, "w"))
+ia = json.loads(run("aggregate", "-q", ipath, "-o", "-"))
+s = ia["ranks"][0]["telemetry"]["series"]
+check("gpu_temperature_c" not in s, "Inferix: temperature 0 in every point is not a series")
+close(s["gpu_power_w"]["mean"], 250.0, "Inferix: power")
+ts = [p["timestamp"] for p in inf["gpu_metrics"]["timeline"]]
+close(ia["ranks"][0]["telemetry"]["energy_j"], 250.0 * (ts[-1] - ts[0]), "Inferix: energy")
+
+# ---- the corpus Inferix reports: numbers from the files ---------------------------------
+files = sorted(glob.glob(os.path.join(corpus, "inferix/generated/multi_rank_reports/rank_*/profiling_report_*.json")))
+ca = json.loads(run("aggregate", "-q", *files, "-o", "-"))
+for f in files:
+    d = json.load(open(f))
+    rank = d["session_info"].get("rank", 0) if isinstance(d.get("session_info"), dict) else 0
+    tl = d["gpu_metrics"]["timeline"]
+    r = [x for x in ca["ranks"] if x["rank"] == rank][0]["telemetry"]
+    for key, name in (("utilization", "gpu_util_pct"), ("temperature", "gpu_temperature_c"), ("power", "gpu_power_w")):
+        v = [p[key] for p in tl]
+        close(r["series"][name]["mean"], sum(v) / len(v), "corpus Inferix rank %d %s mean" % (rank, key))
+        close(r["series"][name]["max"], max(v), "corpus Inferix rank %d %s max" % (rank, key))
+    close(r["series"]["gpu_memory_used_bytes"]["max"], max(p["memory_used_mb"] for p in tl) * 1048576,
+          "corpus Inferix rank %d memory max" % rank)
+    close(r["energy_j"], trapezoid([p["timestamp"] for p in tl], [p["power"] for p in tl]),
+          "corpus Inferix rank %d energy" % rank)
+    cpu = [p["cpu_usage"] for p in d["cpu_metrics"]["timeline"]]
+    close(r["series"]["system_cpu_pct"]["mean"], sum(cpu) / len(cpu), "corpus Inferix rank %d system CPU" % rank)
+
+# ---- no samples: nothing claimed ----------------------------------------------------------
+dl = sorted(glob.glob(os.path.join(corpus, "hta/trace_filter/*.json*")))
+out = run("summary", *dl)
+check("TELEMETRY" not in out, "no samples: no TELEMETRY table")
+na = json.loads(run("aggregate", "-q", *dl, "-o", "-"))
+check(na["telemetry"] == {"power_w": None, "energy_j": None, "energy_wh": None}, "no samples: null totals")
+nh = os.path.join(work, "none.html")
+run("report", "-q", *dl, "-o", nh)
+check("No sampled telemetry" in open(nh).read(), "no samples: the HTML section says so")
+
+# ---- a real run with the fake NVML (2 GPUs) ------------------------------------------------
+if pipeline and fake_nvml and os.path.exists(pipeline) and os.path.exists(fake_nvml):
+    rd = os.path.join(work, "real")
+    os.makedirs(rd, exist_ok=True)
+    for f in glob.glob(os.path.join(rd, "*")):
+        os.unlink(f)
+    env = dict(os.environ, RANK="0", WORLD_SIZE="1", TALLY_ENABLE="1", TALLY_OUTPUT_DIR=rd, TALLY_SAMPLE_MS="100",
+               TALLY_NVML_LIBRARY=fake_nvml)
+    subprocess.run([pipeline, "--steps", "4", "--seed", "1"], env=env, check=True, capture_output=True)
+    reps = glob.glob(os.path.join(rd, "*report*.json"))
+    check(len(reps) == 1, "the sample program wrote one report")
+    rep = json.load(open(reps[0]))
+    pts = rep["sampler"]["series"]
+    ra = json.loads(run("aggregate", "-q", reps[0], "-o", "-"))
+    t = ra["ranks"][0]["telemetry"]
+    check(t["gpus"] == 2, "fake NVML: 2 GPUs")
+    close(t["series"]["gpu_util_pct"]["mean"], 75.0, "fake NVML: utilization")
+    close(t["series"]["gpu_temperature_c"]["max"], 60.0, "fake NVML: temperature")
+    close(t["power_w"], 600.0, "fake NVML: the rank's power (2 x 300 W)")
+    span = (pts[-1]["time_ns"] - pts[0]["time_ns"]) / 1e9
+    close(t["energy_j"], 600.0 * span, "fake NVML: energy = 600 W x the sampled time")
+    check(t["series"]["gpu_util_pct"]["samples"] == 2 * len(pts), "fake NVML: a sample per GPU per point")
+
+if failures:
+    print("%d failures" % len(failures))
+    sys.exit(1)
+print("ok: telemetry")
