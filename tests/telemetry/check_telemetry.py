@@ -157,6 +157,8 @@ check("<td class=\"num\">88.0 C (1)</td>" in sec, "HTML: the temperature row acr
 check("GPU energy 3.333 Wh (12000 J)" in sec, "HTML: energy")
 check("<td>GPU 1</td><td>GPU temperature</td><td class=\"num\">21</td><td class=\"num\">86.0 C</td>" in sec,
       "HTML: the series table lists rank 1's second GPU")
+check("<li>rank 1: GPU 0 GPU 0 of rank 1 (79.6 GiB); GPU 1 GPU 1 of rank 1 (79.6 GiB)</li>" in html,
+      "HTML System: every GPU of rank 1")
 check('id="telemetry-across"' not in html[:html.index('<section id="telemetry"')], "HTML: one telemetry table")
 
 # partials of each rank merged == the whole

@@ -117,6 +117,14 @@ typedef struct tl_ssnap {
     double allocated, reserved, peak_allocated, rss;
 } tl_ssnap;
 
+/* A GPU of a session: what the System section lists. */
+#define TL_SESSION_MAX_DEVICES 64
+typedef struct tl_sdevice {
+    int64_t id;
+    char *name;                /* "" when not recorded */
+    double total_memory;       /* bytes; NaN unknown */
+} tl_sdevice;
+
 typedef struct tl_session {
     char *path;
     int format;                /* tl_format */
@@ -144,6 +152,8 @@ typedef struct tl_session {
     tl_mem_sample *mem;
     size_t nmem;
     char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
+    tl_sdevice *devices;       /* every GPU the input names (at most TL_SESSION_MAX_DEVICES) */
+    size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
 

@@ -662,6 +662,16 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "device_total", s->device_total);
     kv_num(j, "peak_rss", s->peak_rss);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
+    tl_json_key(j, "devices");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ndevices; i++) {
+        tl_json_array_begin(j);
+        tl_json_int(j, s->devices[i].id);
+        tl_json_string(j, s->devices[i].name);
+        num_or_null(j, s->devices[i].total_memory);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
     write_series(j, s);
     tl_json_object_end(j);
 }
@@ -1032,6 +1042,33 @@ static void read_series(reader *r, const json_t *o, tl_session *s)
     }
 }
 
+/* "devices": [[id, name, total bytes | null]] (absent in older partials). */
+static void read_devices(reader *r, const json_t *o, tl_session *s)
+{
+    json_t *arr = json_object_get(o, "devices"), *x;
+    size_t i;
+    if (arr == NULL)
+        return;
+    if (!json_is_array(arr) || json_array_size(arr) > TL_SESSION_MAX_DEVICES) {
+        bad_key(r, "devices", "expected an array of at most TL_SESSION_MAX_DEVICES devices");
+        return;
+    }
+    s->devices = calloc(json_array_size(arr) + 1, sizeof *s->devices);
+    if (s->devices == NULL) {
+        bad(r, "out of memory");
+        return;
+    }
+    json_array_foreach(arr, i, x) {
+        json_t *name = json_array_get(x, 1);
+        if (!json_is_array(x) || !json_is_string(name)) {
+            bad_key(r, "devices", "expected [id, name, total]");
+            return;
+        }
+        s->devices[s->ndevices++] = (tl_sdevice){ item_range(r, x, 0, -1, TL_PARTIAL_MAX_RANK),
+                                                  strdup(json_string_value(name)), item_num(x, 2) };
+    }
+}
+
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
@@ -1116,6 +1153,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                 get_num(r, x, "rss") };
     }
     read_series(r, o, s);
+    read_devices(r, o, s);
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);
         s->colls = malloc((n > TL_MAX_COLLECTIVES ? TL_MAX_COLLECTIVES : n) * sizeof *s->colls);

@@ -615,6 +615,16 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
+    size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
+    s->devices = calloc(nd + 1, sizeof *s->devices);
+    if (s->devices == NULL)
+        return -1;
+    for (size_t i = 0; i < nd; i++, s->ndevices++) {
+        const tl_device_info *d = &p->devices[i];
+        s->devices[i] = (tl_sdevice){ d->id, dupstr(d->name), d->total_memory > 0 ? d->total_memory : NAN };
+        if (s->devices[i].name == NULL)
+            return -1;
+    }
     return telemetry(s, p);
 }
 
@@ -648,5 +658,8 @@ void tl_session_release(tl_session *s)
     free(s->mem);
     free(s->device_name);
     free(s->series);
+    for (size_t i = 0; i < s->ndevices; i++)
+        free(s->devices[i].name);
+    free(s->devices);
     memset(s, 0, sizeof *s);
 }

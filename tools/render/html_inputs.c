@@ -233,6 +233,7 @@ void tl_html_system(tl_html *h)
     tl_html_open(h, "system", "System");
     fputs("<dl class=\"system\">\n", f);
     devices(h);
+    tl_html_system_gpus(h);
     world_sizes(h);
     formats(h);
     fputs("<dt>tally</dt><dd>", f);

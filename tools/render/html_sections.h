@@ -55,6 +55,8 @@ void tl_html_timelines(tl_html *h);
 void tl_html_kernels(tl_html *h);
 void tl_html_memory(tl_html *h);
 void tl_html_telemetry(tl_html *h);
+/* The System section's "GPUs" entry: every GPU of each rank (html_telemetry.c). */
+void tl_html_system_gpus(tl_html *h);
 void tl_html_sessions(tl_html *h);
 void tl_html_inputs(tl_html *h);
 void tl_html_system(tl_html *h);

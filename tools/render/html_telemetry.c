@@ -313,3 +313,46 @@ void tl_html_telemetry(tl_html *h)
     data_table(h);
     tl_html_close(h);
 }
+
+/* Ranks listed in the System section's GPUs entry; the rest are counted. */
+#define TL_HTML_GPU_RANKS 32
+
+void tl_html_system_gpus(tl_html *h)
+{
+    const tl_aggregate *a = h->a;
+    size_t shown = 0, with = 0;
+    char b[32];
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        /* the session with the most GPUs speaks for the rank */
+        const tl_session *best = NULL;
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_session *s = &a->sessions[r->sessions[k]];
+            if (counted(s) && s->ndevices > 0 && (best == NULL || s->ndevices > best->ndevices))
+                best = s;
+        }
+        if (best == NULL)
+            continue;
+        if (with++ == 0)
+            fputs("<dt>GPUs</dt><dd><ul class=\"gpus\">\n", h->f);
+        if (shown == TL_HTML_GPU_RANKS)
+            continue;
+        shown++;
+        fprintf(h->f, "<li>rank %d: ", r->rank);
+        for (size_t d = 0; d < best->ndevices; d++) {
+            const tl_sdevice *dv = &best->devices[d];
+            fprintf(h->f, "%sGPU %lld", d ? "; " : "", (long long)dv->id);
+            if (dv->name != NULL && dv->name[0]) {
+                fputs(" ", h->f);
+                tl_escape_html_n(h->f, dv->name, 100);
+            }
+            if (isfinite(dv->total_memory))
+                fprintf(h->f, " (%s)", tl_units_bytes(b, sizeof b, dv->total_memory));
+        }
+        fputs("</li>\n", h->f);
+    }
+    if (with > shown)
+        fprintf(h->f, "<li>and %zu more ranks (TL_HTML_GPU_RANKS)</li>\n", with - shown);
+    if (with)
+        fputs("</ul></dd>\n", h->f);
+}
