@@ -1,14 +1,18 @@
 /*
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
- * [--normalize] [--correction holm|none] [--fail-on-regression]`: two runs
- * side by side, with a significance test per name and a verdict
- * (tools/analyze/compare.h).
+ * [--normalize] [--correction holm|none] [--max-untested-change 25%]
+ * [--fail-on-regression]`: two runs side by side, with a significance test
+ * per name and metric and a verdict (tools/analyze/compare.h, docs/compare.md).
+ * `tally compare --sessions INPUT` compares the first session of each rank
+ * of one input with its last.
  *
  * Each side is one argument: anything `tally report` reads (a directory, an
  * archive, a file) or a partial aggregate from `tally aggregate --partial`.
- * With --fail-on-regression the exit code is the CI gate: 1 when anything
- * regressed (each regression is printed on stderr), 0 otherwise.
+ * With --fail-on-regression the exit code is the CI gate: 1 when a primary
+ * row regressed, or changed beyond --max-untested-change where it could not
+ * be tested (each is printed on stderr), 0 otherwise. Ranks present on one
+ * side only are warnings, and gate failures with --strict.
  */
 #include <math.h>
 #include <stdio.h>
@@ -124,25 +128,46 @@ static void print_regressions(const tl_compare *c)
 {
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        if (r->verdict != TL_VERDICT_REGRESSION)
+        if (!r->gate)
             continue;
         char where[32] = "all ranks";
         if (r->rank >= 0)
             snprintf(where, sizeof where, "rank %d", r->rank);
-        fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f ns), p = %.3g (adjusted %.3g)\n",
-                tl_cmp_group_name(r->group), r->name, where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
-                r->value_base, r->value_cand, r->p_value, r->p_adjusted);
+        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+        if (r->verdict == TL_VERDICT_REGRESSION)
+            fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
+                    tl_cmp_group_name(r->group), r->name, where, what, r->delta_pct, r->value_base, r->value_cand,
+                    r->p_value, r->p_adjusted);
+        else
+            fprintf(stderr, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
+                    tl_cmp_group_name(r->group), r->name, where, what, r->note ? r->note : "", r->value_base,
+                    r->value_cand);
     }
+}
+
+/* Ranks on one side only: a warning each (a rank missing from the candidate
+ * must not pass unnoticed); returns how many. */
+static size_t warn_unmatched_ranks(const tl_compare *c)
+{
+    for (size_t i = 0; i < c->nbase_only; i++)
+        fprintf(stderr, "tally: warning: rank %d is in the baseline only: the candidate has no input for it\n",
+                c->ranks_base_only[i]);
+    for (size_t i = 0; i < c->ncand_only; i++)
+        fprintf(stderr, "tally: warning: rank %d is in the candidate only: the baseline has no input for it\n",
+                c->ranks_cand_only[i]);
+    return c->nbase_only + c->ncand_only;
 }
 
 static void print_summary(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples; "
-               "%zu added, %zu removed",
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
+               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
     if (isfinite(c->geomean_ratio))
         fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
                 c->geomean_n);
@@ -150,8 +175,8 @@ static void print_summary(FILE *f, const tl_compare *c)
 }
 
 typedef struct compare_args {
-    const char *out, *json, *md, *junit, *threshold, *metric, *correction;
-    int fail, normalize, whole;
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested;
+    int fail, normalize, whole, sessions;
 } compare_args;
 
 static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cmp_options *co)
@@ -159,7 +184,8 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
     static const char usage[] =
         "usage: tally compare BASELINE CANDIDATE [-o compare.html] [--json F] [--markdown F] [--junit F]\n"
         "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--correction C]\n"
-        "                     [--fail-on-regression]\n"
+        "                     [--max-untested-change 25%] [--fail-on-regression]\n"
+        "       tally compare --sessions INPUT [same options]\n"
         "  BASELINE, CANDIDATE  one input each: a directory, archive or file `tally report` reads,\n"
         "                       or a partial aggregate (tally aggregate --partial)\n"
         "  -o FILE              the HTML page (default: compare.html; - for standard output)\n"
@@ -169,8 +195,12 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
         "  --threshold P        a regression is a significant slowdown of more than P % (default 5%)\n"
         "  --metric M           what the deltas and the geomean compare: median (default), mean, total\n"
         "  --normalize          match names without template arguments, parameters and numeric suffixes\n"
-        "  --correction C       holm (default: alpha 0.05 for the whole comparison) or none (per row)\n"
-        "  --fail-on-regression exit 1 when anything regressed (listed on stderr)\n"
+        "  --correction C       holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest)\n"
+        "                       or none (each row at alpha 0.05)\n"
+        "  --max-untested-change P  rows too small to test (one report per side) get a verdict beyond\n"
+        "                       P % (default 25%); --fail-on-regression honours it on gate rows\n"
+        "  --sessions           one INPUT: each rank's first session against its last\n"
+        "  --fail-on-regression exit 1 when a gate row regressed (listed on stderr)\n"
         "  --whole-trace        GPU breakdown over the whole trace, not the ProfilerStep window";
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a->out },
@@ -181,6 +211,8 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
         { "--metric", NULL, 1, NULL, &a->metric },
         { "--normalize", NULL, 0, &a->normalize, NULL },
         { "--correction", NULL, 1, NULL, &a->correction },
+        { "--max-untested-change", NULL, 1, NULL, &a->untested },
+        { "--sessions", NULL, 0, &a->sessions, NULL },
         { "--fail-on-regression", NULL, 0, &a->fail, NULL },
         { "--whole-trace", NULL, 0, &a->whole, NULL },
         { NULL, NULL, 0, NULL, NULL },
@@ -188,11 +220,20 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
     int rc = tl_cli_parse(cli, argc, argv, opts, usage);
     if (rc != 0)
         return rc > 0 ? 1 : -1;
-    if (cli->ninputs != 2) {
-        fprintf(stderr, "tally compare: needs exactly two inputs, BASELINE and CANDIDATE\n%s\n", usage);
+    if (cli->ninputs != (a->sessions ? 1 : 2)) {
+        fprintf(stderr, "tally compare: needs exactly %s\n%s\n",
+                a->sessions ? "one input with --sessions" : "two inputs, BASELINE and CANDIDATE", usage);
         return -1;
     }
     tl_cmp_options_init(co);
+    if (a->sessions) {
+        co->session[0] = 0;
+        co->session[1] = -2;
+    }
+    if (a->untested && parse_threshold(a->untested, &co->max_untested_pct) != 0) {
+        fprintf(stderr, "tally compare: --max-untested-change wants a percentage from 0 to 1000, like 25%%\n");
+        return -1;
+    }
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
@@ -226,7 +267,7 @@ static int write_outputs(const tl_cli *cli, const compare_args *a, const tl_comp
 int tl_cmd_compare(int argc, char **argv)
 {
     tl_cli cli;
-    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
     tl_cmp_options co;
     int prc = parse_args(&cli, argc, argv, &a, &co);
     if (prc != 0) {
@@ -239,14 +280,15 @@ int tl_cmd_compare(int argc, char **argv)
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
     int rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
-    int rc2 = load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
+    /* --sessions: both sides are the one input, told apart by co.session. */
+    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
         rc = TL_EXIT_NO_INPUT;
         goto out;
     }
-    if (tl_compare_run(&c, &base, &cand, &co) != 0) {
+    if (tl_compare_run(&c, &base, a.sessions ? &base : &cand, &co) != 0) {
         fprintf(stderr, "tally: out of memory while comparing\n");
         rc = TL_EXIT_NO_INPUT;
         goto out;
@@ -256,16 +298,18 @@ int tl_cmd_compare(int argc, char **argv)
         goto out;
     if (!cli.quiet)
         print_summary(strcmp(a.out, "-") ? stdout : stderr, &c);
-    if (a.fail && c.counts[TL_VERDICT_REGRESSION] > 0) {
+    size_t unmatched = warn_unmatched_ranks(&c);
+    if (a.fail && c.gate_failures > 0) {
         print_regressions(&c);
         rc = TL_EXIT_GATE;
-    } else if (cli.strict && wb + wc > 0) {
+    } else if (cli.strict && wb + wc + unmatched > 0) {
         rc = TL_EXIT_GATE;
     }
 out:
     tl_compare_release(&c);
     tl_aggregate_release(&base);
-    tl_aggregate_release(&cand);
+    if (!a.sessions)
+        tl_aggregate_release(&cand);
     free(cli.inputs);
     return rc;
 }
