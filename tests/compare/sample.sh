@@ -32,7 +32,7 @@ done
 "$py" - "$work/compare.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-row = {r["name"]: r for r in d["rows"] if r["rank"] is None}
+row = {r["name"]: r for r in d["rows"] if r["rank"] is None and r["metric"] == "per_call"}
 att, mlp = row["attention"], row["mlp"]
 ratio = (att["candidate"] / att["baseline"]) / (mlp["candidate"] / mlp["baseline"])
 if not ratio < 0.75:

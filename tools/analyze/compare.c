@@ -463,14 +463,30 @@ static double rank_level_p(const double *vb, const double *vc, size_t n)
     return p;
 }
 
-/* The all-ranks row's p from its per-rank rows rows[from, to): the smallest
- * U-test p times the number of ranks tested (ranks of a run are not
- * independent), and the rank-level test over the rows' values; with both,
- * twice the smaller (Bonferroni over the two). */
+/* The all-ranks row's p from its per-rank rows rows[from, to). When ranks
+ * could be tested alone (enough samples on each), the smallest U-test p
+ * times the number of ranks tested (ranks of a run are not independent:
+ * Bonferroni holds under any dependence). When none could, the rank-level
+ * test over the rows' values: each rank is one sample of the change. */
 static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
 {
     double min = NAN;
     size_t k = 0, n = to - from;
+    for (size_t i = from; i < to; i++) {
+        if (rows[i].test == TL_TEST_NONE)
+            continue;
+        if (k == 0 || rows[i].p_value < min)
+            min = rows[i].p_value;
+        k++;
+    }
+    if (!all->base.present || !all->cand.present)
+        return 0;
+    if (k > 0) {
+        all->p_value = fmin(1.0, (double)k * min);
+        all->test = TL_TEST_RANKS;
+        all->verdict = TL_VERDICT_UNCHANGED;
+        return 0;
+    }
     double *vb = malloc((n + 1) * sizeof *vb), *vc = malloc((n + 1) * sizeof *vc);
     if (vb == NULL || vc == NULL) {
         free(vb);
@@ -480,30 +496,14 @@ static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, si
     for (size_t i = from; i < to; i++) {
         vb[i - from] = rows[i].value_base;
         vc[i - from] = rows[i].value_cand;
-        if (rows[i].test == TL_TEST_NONE)
-            continue;
-        if (k == 0 || rows[i].p_value < min)
-            min = rows[i].p_value;
-        k++;
     }
     double pr = rank_level_p(vb, vc, n);
     free(vb);
     free(vc);
-    if (!all->base.present || !all->cand.present)
-        return 0;
-    double pu = k > 0 ? fmin(1.0, (double)k * min) : NAN;
-    if (k == 0 && isnan(pr))
-        return 0; /* the pooled test (or none) stands */
-    all->verdict = TL_VERDICT_UNCHANGED;
-    if (isnan(pr)) {
-        all->p_value = pu;
-        all->test = TL_TEST_RANKS;
-    } else if (k == 0) {
+    if (!isnan(pr)) { /* else the pooled test (or none) stands */
         all->p_value = pr;
         all->test = TL_TEST_RANK_T;
-    } else {
-        all->p_value = fmin(1.0, 2.0 * fmin(pu, pr));
-        all->test = TL_TEST_BOTH;
+        all->verdict = TL_VERDICT_UNCHANGED;
     }
     return 0;
 }
@@ -702,100 +702,110 @@ static int run_kind(const item *it, int kind)
                                                : TL_CMP_PEAK_RSS;
 }
 
-/* One session's sample of a run row: its total (per run), its total over its
- * steps (per step), its calls over its steps, its peak (memory). */
-static double session_sample(double total, double count, const item *it, int kind)
-{
-    if (it->group == TL_CMP_GROUP_MEMORY)
-        return it->value;
-    if (kind == TL_CMP_PER_RUN)
-        return total;
-    if (it->session_steps == 0)
-        return NAN;
-    return (kind == TL_CMP_PER_STEP ? total : count) / (double)it->session_steps;
-}
-
-/* The side of a run row on one rank: one sample per session (the items of one
- * session, several with --normalize, add up). The value is the mean over the
- * sessions. samples gets them sorted. */
-static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_side *st, vec *samples)
+/* The side of a run row on one rank. For names, the time is count x the
+ * median per call (a rare outlier call is not a change; a report without
+ * samples has its recorded total), per run (over the rank's sessions) or per
+ * step, and the samples tested are the calls', so that a rank row is tested
+ * like its per-call row; calls per step are counted. For memory, each
+ * session's peak is a sample and the value is their mean. samples gets them
+ * sorted; *value the row's value. */
+static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_side *st, vec *samples, double *value)
 {
     memset(st, 0, sizeof *st);
     st->mean = st->median = st->ci_lo = st->ci_hi = NAN;
+    *value = NAN;
     samples->n = 0;
-    for (size_t i = 0; i < n;) {
-        if (it[i].rank != rank) {
-            i++;
+    size_t nsess = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].rank != rank)
             continue;
+        if (i == 0 || it[i - 1].rank != rank || it[i - 1].sess != it[i].sess) {
+            nsess++;
+            st->steps += it[i].session_steps;
         }
-        double total = 0, count = 0;
-        size_t j = i;
-        for (; j < n && it[j].rank == rank && it[j].sess == it[i].sess; j++) {
-            total += it[j].d ? (double)it[j].d->total : 0;
-            count += it[j].d ? (double)it[j].d->count : 0;
-        }
-        double v = session_sample(total, count, &it[i], kind);
         st->present = 1;
-        st->count += (uint64_t)count;
-        st->total += total;
-        if (isfinite(v)) {
+        if (it[i].group == TL_CMP_GROUP_MEMORY) {
             if (vec_reserve(samples, 1) != 0)
                 return -1;
-            samples->v[samples->n++] = v;
+            samples->v[samples->n++] = it[i].value;
+        } else if (take_item(&it[i], st, samples) != 0) {
+            return -1;
         }
-        i = j;
     }
     if (!st->present)
         return 0;
     st->nsamples = samples->n;
+    st->nsessions = nsess;
     if (samples->n > 1)
         qsort(samples->v, samples->n, sizeof *samples->v, cmp_double);
-    double sum = 0;
-    for (size_t k = 0; k < samples->n; k++)
-        sum += samples->v[k];
-    st->mean = samples->n ? sum / (double)samples->n : NAN;
     st->median = tl_signif_median_sorted(samples->v, samples->n);
+    if (kind >= TL_CMP_PEAK_ALLOCATED) {
+        double sum = 0;
+        for (size_t k = 0; k < samples->n; k++)
+            sum += samples->v[k];
+        *value = st->mean = sum / (double)samples->n;
+        return 0;
+    }
+    if (st->count > 0)
+        st->mean = st->total / (double)st->count;
+    double time = isfinite(st->median) ? (double)st->count * st->median : st->total;
+    if (kind == TL_CMP_PER_RUN)
+        *value = time / (double)nsess;
+    else if (st->steps > 0)
+        *value = (kind == TL_CMP_PER_STEP ? time : (double)st->count) / (double)st->steps;
     return 0;
 }
 
-/* The all-ranks value of a run row from its rank rows: the sum over the
- * ranks (per run), the ranks' totals over their steps (per step, calls per
- * step), the largest (peak memory). */
-static double run_value_all(const tl_cmp_row *rows, size_t from, size_t to, int cand, int kind, double *total,
-                            uint64_t *count, size_t *nranks)
+/* The all-ranks side of a run row over every rank of the side (matched
+ * or not): the sum of the ranks' values (per run), the time over all the
+ * ranks' steps (per step, calls per step), the largest (peak memory).
+ * Returns the value; NaN when no rank has one. */
+static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, vec *samples, double *value)
 {
-    double v = 0, steps = 0;
-    *total = 0;
-    *count = 0;
-    *nranks = 0;
-    for (size_t i = from; i < to; i++) {
-        const tl_cmp_side *s = cand ? &rows[i].cand : &rows[i].base;
-        double rv = cand ? rows[i].value_cand : rows[i].value_base;
-        if (!s->present || !isfinite(rv))
+    double v = 0, time = 0;
+    memset(out, 0, sizeof *out);
+    out->ci_lo = out->ci_hi = NAN;
+    *value = NAN;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && it[j].rank == it[i].rank)
+            j++;
+        tl_cmp_side s;
+        double rv;
+        if (run_side_rank(it + i, j - i, it[i].rank, kind, &s, samples, &rv) != 0)
+            return -1;
+        i = j;
+        if (!isfinite(rv))
             continue;
-        (*nranks)++;
-        *total += s->total;
-        *count += s->count;
-        if (kind == TL_CMP_PER_RUN)
+        out->nsamples++;
+        out->total += s.total;
+        out->count += s.count;
+        out->steps += s.steps;
+        if (kind == TL_CMP_PER_STEP)
+            time += rv * (double)s.steps;
+        else if (kind == TL_CMP_PER_RUN)
             v += rv;
-        else if (kind == TL_CMP_PER_STEP || kind == TL_CMP_CALLS_PER_STEP)
-            steps += rv > 0 ? (kind == TL_CMP_PER_STEP ? s->total : (double)s->count) / rv : 0;
-        else
+        else if (kind != TL_CMP_CALLS_PER_STEP)
             v = rv > v ? rv : v;
     }
-    if (*nranks == 0)
-        return NAN;
-    if (kind == TL_CMP_PER_STEP)
-        return steps > 0 ? *total / steps : NAN;
-    if (kind == TL_CMP_CALLS_PER_STEP)
-        return steps > 0 ? (double)*count / steps : NAN;
-    return v;
+    out->present = n > 0;
+    samples->n = 0;
+    if (out->nsamples == 0)
+        v = NAN;
+    else if (kind == TL_CMP_PER_STEP)
+        v = out->steps ? time / (double)out->steps : NAN;
+    else if (kind == TL_CMP_CALLS_PER_STEP)
+        v = out->steps ? (double)out->count / (double)out->steps : NAN;
+    *value = v;
+    out->mean = out->median = v;
+    return 0;
 }
 
-/* The run rows of a block of one kind: a row per rank of either side, each
- * tested over its sessions when both sides have enough, then the all-ranks
- * row, tested by the rank-level test. Per step and calls per step list only
- * the all-ranks row (their rank rows are worked out, then dropped). */
+/* The run rows of a block of one kind: a row per matched rank, tested over
+ * the calls (names) or the sessions (memory) when both sides have enough,
+ * then the all-ranks row over every rank of each side, tested through its
+ * rank rows (p_from_ranks). Per step and calls per step list only the
+ * all-ranks row (their rank rows are worked out, then dropped). */
 static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nranks, int kind, vec *bs, vec *cs)
 {
     const item *any = bl->nb ? bl->b : bl->c;
@@ -806,8 +816,9 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
         return -1;
     for (size_t i = 0; i < nranks; i++) {
         tl_cmp_side b, cd;
-        if (run_side_rank(bl->b, bl->nb, ranks[i], kind, &b, bs) != 0 ||
-            run_side_rank(bl->c, bl->nc, ranks[i], kind, &cd, cs) != 0)
+        double vb, vc;
+        if (run_side_rank(bl->b, bl->nb, ranks[i], kind, &b, bs, &vb) != 0 ||
+            run_side_rank(bl->c, bl->nc, ranks[i], kind, &cd, cs, &vc) != 0)
             return -1;
         if (!b.present && !cd.present)
             continue;
@@ -816,22 +827,19 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
         r->all_row = all;
         r->base = b;
         r->cand = cd;
-        r->value_base = b.mean;
-        r->value_cand = cd.mean;
-        if (judge(r, bs, cs) != 0)
+        r->value_base = vb;
+        r->value_cand = vc;
+        /* The calls' test speaks for the total only when the calls per run
+         * did not change; otherwise the ranks decide (all-ranks row). */
+        int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
+                         (double)b.count * (double)cd.nsessions == (double)cd.count * (double)b.nsessions;
+        if (judge(r, same_calls ? bs : NULL, cs) != 0)
             return -1;
     }
     r = &c->rows[all];
-    size_t nb, nc;
-    r->value_base = run_value_all(c->rows, all + 1, c->nrows, 0, kind, &r->base.total, &r->base.count, &nb);
-    r->value_cand = run_value_all(c->rows, all + 1, c->nrows, 1, kind, &r->cand.total, &r->cand.count, &nc);
-    r->base.present = nb > 0;
-    r->cand.present = nc > 0;
-    r->base.median = r->base.mean = r->value_base;
-    r->cand.median = r->cand.mean = r->value_cand;
-    r->base.ci_lo = r->base.ci_hi = r->cand.ci_lo = r->cand.ci_hi = NAN;
-    r->base.nsamples = nb;
-    r->cand.nsamples = nc;
+    if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
+        run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand) != 0)
+        return -1;
     if (judge(r, NULL, NULL) != 0 || p_from_ranks(r, c->rows, all + 1, c->nrows) != 0)
         return -1;
     if (kind == TL_CMP_CALLS_PER_STEP) { /* counts are not tested */

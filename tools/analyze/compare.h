@@ -31,12 +31,12 @@
  *    why; their p-values are adjusted with Benjamini–Hochberg (the share of
  *    false verdicts among the verdicts stays under alpha).
  * The ranks of one run are not independent samples of a name (they share the
- * run's conditions), so an all-ranks row is tested two ways and takes the
- * stronger, times two (Bonferroni): the smallest per-rank U-test p times the
- * number of ranks tested, and a rank-level test that uses the ranks as
- * samples: Student's t over the per-rank log ratios candidate/baseline, paired
- * by rank (the same change on every rank is evidence even with one sample per
- * rank). A row that cannot be tested at all (one report per side, as FramePack
+ * run's conditions), so an all-ranks row whose ranks can be tested alone
+ * takes the smallest per-rank U-test p times the number of ranks tested
+ * (Bonferroni). When no rank has enough samples (one call, one run total per
+ * rank), a rank-level test uses the ranks as samples: Student's t over the
+ * per-rank log ratios candidate/baseline, paired by rank (the same change on
+ * every rank is evidence even with one sample per rank). A row that cannot be tested at all (one report per side, as FramePack
  * and Inferix write) gets a verdict from its effect size alone, labelled as
  * untested, when the change is beyond the large-change threshold
  * (max_untested_pct, 25 %); the gate honours it on primary rows.
@@ -89,8 +89,7 @@ enum tl_cmp_test {
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
     TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
-    TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
-    TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
+    TL_TEST_RANK_T,             /* all ranks, none testable alone: t test over the per-rank log ratios */
 };
 
 enum tl_verdict {
@@ -131,7 +130,10 @@ typedef struct tl_cmp_side {
     uint64_t count;             /* calls (steps) */
     double total, mean, median; /* median of the samples (a report's summary median without them) */
     double ci_lo, ci_hi;        /* the median's interval; NaN with too few samples */
-    size_t nsamples;            /* the samples tested: each session keeps up to TL_PROFILE_MAX_SAMPLES per name */
+    size_t nsamples;            /* the samples tested: each session keeps up to TL_PROFILE_MAX_SAMPLES per name;
+                                 * all-ranks run rows: the ranks */
+    uint64_t steps;             /* run rows: the steps of the sessions compared */
+    size_t nsessions;           /* run rows on a rank: the sessions compared */
 } tl_cmp_side;
 
 typedef struct tl_cmp_row {
@@ -228,6 +230,8 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
  * write into buf and return it. */
 const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
 const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
+/* A value of a row in its unit: a duration, bytes (memory) or calls. */
+const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
 
 /* One self-contained HTML page (inline CSS and SVG, no script, nothing
  * fetched): headline, delta bars by impact, step times and GPU breakdowns
