@@ -408,12 +408,19 @@ static double metric_of(const tl_cmp_side *s, int metric)
     return metric == TL_CMP_MEAN ? s->mean : metric == TL_CMP_TOTAL ? s->total : s->median;
 }
 
-/* Is a row of this group and kind in the gate family? Step time, peak
- * memory and the total per run of stages (the groups users time as stages,
- * and kernels: where GPU time goes). */
-static int is_primary(int group, int kind)
+/* Is a row of this group, kind and rank in the gate family? Step time (all
+ * ranks and each rank), and over all ranks peak memory and the total per run
+ * of stages (the groups users time as stages, and kernels: where GPU time
+ * goes). A stage's rank rows explain its all-ranks row: keeping them out
+ * keeps the family small, so that Holm's correction leaves the gate its
+ * power; a rank that alone got slower shows in its step time. */
+static int is_primary(int group, int kind, int rank)
 {
-    if (group == TL_CMP_GROUP_STEPS || group == TL_CMP_GROUP_MEMORY)
+    if (group == TL_CMP_GROUP_STEPS)
+        return 1;
+    if (rank >= 0)
+        return 0;
+    if (group == TL_CMP_GROUP_MEMORY)
         return 1;
     return kind == TL_CMP_PER_RUN && (group == TL_GROUP_SECTIONS || group == TL_GROUP_ITERATIONS ||
                                       group == TL_GROUP_GPU_ANNOTATIONS || group == TL_GROUP_KERNELS);
@@ -583,11 +590,10 @@ static int decide(tl_compare *c)
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
-        /* An untested rank row gates only when its all-ranks row could not be
-         * tested either: with enough ranks, the rank-level test decides. */
-        const tl_cmp_row *all = r->rank >= 0 && r->all_row < n ? &c->rows[r->all_row] : r;
+        /* Untested verdicts gate on all-ranks rows (primary ones are) that
+         * could not be tested: with enough ranks, the rank-level test decides. */
         r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION ||
-                                 (r->verdict == TL_VERDICT_LARGE_INCREASE && all->test == TL_TEST_NONE));
+                                 (r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0));
         c->gate_failures += r->gate;
         c->counts[r->verdict]++;
     }
@@ -654,7 +660,7 @@ static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank,
     r->group = group;
     r->rank = rank;
     r->kind = kind;
-    r->primary = is_primary(group, kind);
+    r->primary = is_primary(group, kind, rank);
     r->all_row = SIZE_MAX;
     c->nrows++;
     return r;

@@ -23,8 +23,9 @@
  * memory (allocated, reserved, RSS) by its value per session.
  *
  * The rows are two families (docs/compare.md says all of it):
- *  - primary rows decide the gate: step time, the total per run of every
- *    stage (sections, iterations, GPU annotations, kernels) and peak memory.
+ *  - primary rows decide the gate: step time (all ranks and each rank), and
+ *    over all ranks the total per run of every stage (sections, iterations,
+ *    GPU annotations, kernels) and peak memory.
  *    Their p-values are adjusted with Holm's method, so alpha bounds the
  *    chance of any false verdict in the gate;
  *  - explanatory rows (per call, per step, calls per step, ops, runtime) say
@@ -39,7 +40,7 @@
  * every rank is evidence even with one sample per rank). A row that cannot be tested at all (one report per side, as FramePack
  * and Inferix write) gets a verdict from its effect size alone, labelled as
  * untested, when the change is beyond the large-change threshold
- * (max_untested_pct, 25 %); the gate honours it on primary rows.
+ * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
  */
 #ifndef TALLY_COMPARE_H
 #define TALLY_COMPARE_H
