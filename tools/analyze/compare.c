@@ -426,6 +426,14 @@ static int is_primary(int group, int kind, int rank)
                                       group == TL_GROUP_GPU_ANNOTATIONS || group == TL_GROUP_KERNELS);
 }
 
+/* The smallest two-sided p of a U test of n1 against n2 samples: both
+ * extreme arrangements, 2 / C(n1 + n2, n1). */
+static double u_floor(size_t n1, size_t n2)
+{
+    double log_c = lgamma((double)(n1 + n2) + 1) - lgamma((double)n1 + 1) - lgamma((double)n2 + 1);
+    return fmin(1.0, 2.0 * exp(-log_c));
+}
+
 /* Delta and U test of a row whose sides and values are filled in; the
  * verdicts of tested rows wait for the correction (decide). */
 static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
@@ -448,6 +456,7 @@ static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
         return -1;
     r->u = t.u;
     r->p_value = t.p;
+    r->p_floor = u_floor(bs->n, cs->n);
     r->test = t.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
@@ -455,45 +464,48 @@ static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
 
 /* The rank-level test: Student's t over the log ratios candidate/baseline of
  * the ranks' values (paired by rank), or NaN with fewer than
- * TL_CMP_MIN_RANKS ranks that have both. */
-static double rank_level_p(const double *vb, const double *vc, size_t n)
+ * TL_CMP_MIN_RANKS ranks that have both. *spread is set when the ratios are
+ * not all the same (ranks that are copies of each other are one sample). */
+static double rank_level_p(const double *vb, const double *vc, size_t n, int *spread)
 {
     double *lr = malloc((n + 1) * sizeof *lr);
+    *spread = 0;
     if (lr == NULL)
         return NAN;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(vb[i]) && isfinite(vc[i]) && vb[i] > 0 && vc[i] > 0)
             lr[m++] = log(vc[i] / vb[i]);
+    for (size_t i = 1; i < m; i++)
+        *spread |= lr[i] != lr[0];
     double p = m >= TL_CMP_MIN_RANKS ? tl_signif_t_one_sample(lr, m, NULL) : NAN;
     free(lr);
     return p;
 }
 
-/* The all-ranks row's p from its per-rank rows rows[from, to). When ranks
- * could be tested alone (enough samples on each), the smallest U-test p
- * times the number of ranks tested (ranks of a run are not independent:
- * Bonferroni holds under any dependence). When none could, the rank-level
- * test over the rows' values: each rank is one sample of the change. */
+/* The all-ranks row's p from its per-rank rows rows[from, to), from two
+ * tests: the per-rank U tests (the smallest p times the number of ranks
+ * tested: Bonferroni, valid however the ranks of a run depend on each
+ * other), and the rank-level test over the rows' values, each rank one
+ * sample of the change (the same change on every rank is evidence even when
+ * no rank alone has enough samples). With both, p is twice the smaller
+ * (Bonferroni over the two); ranks whose ratios are all the same are copies,
+ * one sample, and leave the per-rank tests alone. */
 static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
 {
-    double min = NAN;
+    double min = NAN, floor = NAN;
     size_t k = 0, n = to - from;
     for (size_t i = from; i < to; i++) {
         if (rows[i].test == TL_TEST_NONE)
             continue;
         if (k == 0 || rows[i].p_value < min)
             min = rows[i].p_value;
+        if (k == 0 || rows[i].p_floor < floor)
+            floor = rows[i].p_floor;
         k++;
     }
     if (!all->base.present || !all->cand.present)
         return 0;
-    if (k > 0) {
-        all->p_value = fmin(1.0, (double)k * min);
-        all->test = TL_TEST_RANKS;
-        all->verdict = TL_VERDICT_UNCHANGED;
-        return 0;
-    }
     double *vb = malloc((n + 1) * sizeof *vb), *vc = malloc((n + 1) * sizeof *vc);
     if (vb == NULL || vc == NULL) {
         free(vb);
@@ -504,13 +516,28 @@ static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, si
         vb[i - from] = rows[i].value_base;
         vc[i - from] = rows[i].value_cand;
     }
-    double pr = rank_level_p(vb, vc, n);
+    int spread;
+    double pr = rank_level_p(vb, vc, n, &spread);
     free(vb);
     free(vc);
-    if (!isnan(pr)) { /* else the pooled test (or none) stands */
+    if (k > 0 && !spread)
+        pr = NAN;
+    double pu = k > 0 ? fmin(1.0, (double)k * min) : NAN;
+    if (isnan(pu) && isnan(pr))
+        return 0; /* the pooled test (or none) stands */
+    all->verdict = TL_VERDICT_UNCHANGED;
+    if (isnan(pr)) {
+        all->p_value = pu;
+        all->p_floor = fmin(1.0, (double)k * floor);
+        all->test = TL_TEST_RANKS;
+    } else if (isnan(pu)) {
         all->p_value = pr;
+        all->p_floor = 0; /* t has no floor */
         all->test = TL_TEST_RANK_T;
-        all->verdict = TL_VERDICT_UNCHANGED;
+    } else {
+        all->p_value = fmin(1.0, 2.0 * fmin(pu, pr));
+        all->p_floor = 0;
+        all->test = TL_TEST_BOTH;
     }
     return 0;
 }
@@ -562,6 +589,26 @@ static int decide(tl_compare *c)
     int rc = -1;
     if (p == NULL || adj == NULL)
         goto out;
+    /* A test that could not give a p small enough to be significant in its
+     * family, however large the change (4 against 4 samples: at best 0.029,
+     * never below alpha over a family of ten), had too few samples: the row
+     * is judged like an untested one. The families shrink as rows leave, so
+     * this runs until nothing changes. */
+    for (int changed = 1; changed;) {
+        size_t m[2] = { 0, 0 };
+        changed = 0;
+        for (size_t i = 0; i < n; i++)
+            m[c->rows[i].primary] += c->rows[i].test != TL_TEST_NONE;
+        for (size_t i = 0; i < n; i++) {
+            tl_cmp_row *r = &c->rows[i];
+            if (r->test == TL_TEST_NONE || !(r->p_floor * (double)m[r->primary] >= c->opt.alpha))
+                continue;
+            r->test = TL_TEST_NONE;
+            r->verdict = TL_VERDICT_TOO_FEW;
+            r->p_value = r->u = NAN;
+            changed = 1;
+        }
+    }
     /* p[0, n): the primary family; p[n, 2n): the explanatory one. */
     for (size_t i = 0; i < n; i++) {
         const tl_cmp_row *r = &c->rows[i];

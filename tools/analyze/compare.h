@@ -32,12 +32,12 @@
  *    why; their p-values are adjusted with Benjamini–Hochberg (the share of
  *    false verdicts among the verdicts stays under alpha).
  * The ranks of one run are not independent samples of a name (they share the
- * run's conditions), so an all-ranks row whose ranks can be tested alone
- * takes the smallest per-rank U-test p times the number of ranks tested
- * (Bonferroni). When no rank has enough samples (one call, one run total per
- * rank), a rank-level test uses the ranks as samples: Student's t over the
+ * run's conditions), so an all-ranks row does not pool them: it takes the
+ * smallest per-rank U-test p times the number of ranks tested (Bonferroni),
+ * and a rank-level test that uses the ranks as samples: Student's t over the
  * per-rank log ratios candidate/baseline, paired by rank (the same change on
- * every rank is evidence even with one sample per rank). A row that cannot be tested at all (one report per side, as FramePack
+ * every rank is evidence even with one sample per rank); with both, twice
+ * the smaller. A row that cannot be tested at all (one report per side, as FramePack
  * and Inferix write) gets a verdict from its effect size alone, labelled as
  * untested, when the change is beyond the large-change threshold
  * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
@@ -90,7 +90,8 @@ enum tl_cmp_test {
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
     TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
-    TL_TEST_RANK_T,             /* all ranks, none testable alone: t test over the per-rank log ratios */
+    TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
+    TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
 };
 
 enum tl_verdict {
@@ -152,6 +153,7 @@ typedef struct tl_cmp_row {
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
+    double p_floor;             /* the smallest p the row's test could give (2 / C(n1 + n2, n1) for U) */
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
     int verdict;                /* tl_verdict */

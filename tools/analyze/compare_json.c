@@ -16,8 +16,9 @@ static const char method_all_ranks[] =
     "number of ranks tested (Bonferroni; ranks of a run are not independent), or the pooled test when no rank "
     "could be tested alone";
 static const char method_rank_level[] =
-    "all-ranks rows where no rank has enough samples to be tested alone: Student's one-sample t over the "
-    "per-rank log ratios candidate/baseline (paired by rank, at least 3 ranks)";
+    "all-ranks rows: Student's one-sample t over the per-rank log ratios candidate/baseline (paired by rank, "
+    "at least 3 ranks); with per-rank U tests as well, p is twice the smaller of the two (ranks whose ratios "
+    "are all equal count as one: then the U tests alone)";
 static const char method_families[] =
     "primary rows (step time, total per run of sections, iterations, GPU annotations and kernels, peak memory) "
     "decide the gate; the others (per call, per step, calls per step, ops, runtime) explain";
@@ -127,9 +128,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "u", r->u);
-    static const char *tests[] = { NULL, "exact", "normal", "ranks", "rank_t" };
+    static const char *tests[] = { NULL, "exact", "normal", "ranks", "rank_t", "ranks_and_rank_t" };
     tl_json_key(j, "test");
-    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_RANK_T)
+    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_BOTH)
         tl_json_string(j, tests[r->test]);
     else
         tl_json_null(j);
