@@ -3,8 +3,9 @@
  * in the spirit of the seed profilers. Stragglers and recommendations first,
  * then the top names by total time for each group with the across-rank
  * columns (the per-rank totals' min and max with their ranks, imbalance),
- * then per rank: steps, GPU breakdown, memory; the across-rank metrics; and
- * memory snapshots.
+ * then per rank: steps, GPU breakdown, memory; the across-rank metrics;
+ * memory snapshots; and, when ranks have several sessions, each stage per
+ * session with its trend (drift.h).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -126,6 +127,38 @@ static void across_table(FILE *out, const tl_aggregate *a)
     }
 }
 
+/* Each stage per session (drift.h): median over the ranks, the change from
+ * the first session to the last, the trend; "drifts" beyond TL_DRIFT_PCT. */
+static void drift_table(FILE *out, const tl_aggregate *agg)
+{
+    const tl_drift *d = &agg->drift;
+    if (d->nstages == 0)
+        return;
+    enum { COLS = 6 }; /* sessions with a column here; the rest are in the HTML report and the change */
+    int ncols = d->nsessions < COLS ? d->nsessions : COLS;
+    char b[24], name[40];
+    fprintf(out, "\nSESSIONS (each stage per session, median over the ranks; %d sessions%s)\n%.124s\n%-32s",
+            d->nsessions + d->sessions_dropped, d->nsessions > ncols ? ", the first and the last shown" : "", RULE,
+            "Stage");
+    for (int k = 0; k < ncols; k++)
+        fprintf(out, " %9s%-2d", "session ", k == ncols - 1 ? d->nsessions : k + 1);
+    fprintf(out, " %8s %12s\n", "change", "per session");
+    for (size_t i = 0; i < d->nstages && i < TOP_N; i++) {
+        const tl_drift_stage *s = &d->stages[i];
+        fprintf(out, "%-32s", tl_fmt_cut(name, sizeof name, s->name, 32));
+        for (int k = 0; k < ncols; k++) {
+            int col = k == ncols - 1 ? d->nsessions - 1 : k;
+            fprintf(out, " %11s", tl_fmt_duration(b, sizeof b, s->value[col]));
+        }
+        if (isfinite(s->change_pct))
+            fprintf(out, " %+7.1f%% %+11.1f%%%s\n", s->change_pct, s->slope_pct, s->drifts ? "  drifts" : "");
+        else
+            fprintf(out, " %8s %12s\n", "-", "-");
+    }
+    if (d->nstages > TOP_N || d->stages_dropped)
+        fprintf(out, "(%zu more stages)\n", d->nstages - (d->nstages > TOP_N ? TOP_N : d->nstages) + d->stages_dropped);
+}
+
 static void snapshot_table(FILE *out, const tl_aggregate *agg)
 {
     int any = 0;
@@ -182,6 +215,7 @@ int tl_cmd_summary(int argc, char **argv)
         rank_table(stdout, &agg);
         across_table(stdout, &agg);
         snapshot_table(stdout, &agg);
+        drift_table(stdout, &agg);
         rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;

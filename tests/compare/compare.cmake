@@ -38,8 +38,11 @@ if(TARGET tally_cli)
   add_test(NAME compare_framepack_untested
     COMMAND sh ${_cmp_dir}/framepack.sh $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${_cmp_schema}
       ${TALLY_CORPUS} ${_cmp_work}/framepack)
+  # Sessions of one rank: the per-session table, the drift finding, compare --sessions.
+  add_test(NAME compare_sessions_drift
+    COMMAND sh ${_cmp_dir}/drift.sh $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${TALLY_CORPUS} ${_cmp_work}/drift)
   set_tests_properties(compare_cli_errors compare_corpus_hta compare_hostile_names compare_framepack_untested
-    PROPERTIES LABELS compare)
+    compare_sessions_drift PROPERTIES LABELS compare)
 
   if(TARGET bench_gen_kineto_trace)
     # One kernel 30 % slower: the only regression, --fail-on-regression exits 1; valid outputs.
