@@ -206,18 +206,29 @@ static int by_p(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-int tl_signif_holm(const double *p, size_t n, double *adj)
+/* The tests among p (NaN entries are not tests: their adj is NaN), sorted
+ * by p ascending, malloc'd; *m gets their number. NULL when out of memory. */
+static indexed_p *sorted_tests(const double *p, size_t n, double *adj, size_t *m)
 {
     indexed_p *v = malloc((n + 1) * sizeof *v);
+    *m = 0;
     if (v == NULL)
-        return -1;
-    size_t m = 0;
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         adj[i] = NAN;
         if (!isnan(p[i]))
-            v[m++] = (indexed_p){ p[i], i };
+            v[(*m)++] = (indexed_p){ p[i], i };
     }
-    qsort(v, m, sizeof *v, by_p);
+    qsort(v, *m, sizeof *v, by_p);
+    return v;
+}
+
+int tl_signif_holm(const double *p, size_t n, double *adj)
+{
+    size_t m;
+    indexed_p *v = sorted_tests(p, n, adj, &m);
+    if (v == NULL)
+        return -1;
     double run = 0;
     for (size_t k = 0; k < m; k++) {
         double a = fmin(1.0, (double)(m - k) * v[k].p);
@@ -230,16 +241,10 @@ int tl_signif_holm(const double *p, size_t n, double *adj)
 
 int tl_signif_bh(const double *p, size_t n, double *adj)
 {
-    indexed_p *v = malloc((n + 1) * sizeof *v);
+    size_t m;
+    indexed_p *v = sorted_tests(p, n, adj, &m);
     if (v == NULL)
         return -1;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        adj[i] = NAN;
-        if (!isnan(p[i]))
-            v[m++] = (indexed_p){ p[i], i };
-    }
-    qsort(v, m, sizeof *v, by_p);
     double run = 1.0;
     for (size_t k = m; k-- > 0;) {
         double a = fmin(1.0, (double)m * v[k].p / (double)(k + 1));
