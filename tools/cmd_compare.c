@@ -175,7 +175,7 @@ static void print_summary(FILE *f, const tl_compare *c)
 }
 
 typedef struct compare_args {
-    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested;
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *memory;
     int fail, normalize, whole, sessions;
 } compare_args;
 
@@ -184,7 +184,7 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
     static const char usage[] =
         "usage: tally compare BASELINE CANDIDATE [-o compare.html] [--json F] [--markdown F] [--junit F]\n"
         "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--correction C]\n"
-        "                     [--max-untested-change 25%] [--fail-on-regression]\n"
+        "                     [--max-untested-change 25%] [--memory-threshold P] [--fail-on-regression]\n"
         "       tally compare --sessions INPUT [same options]\n"
         "  BASELINE, CANDIDATE  one input each: a directory, archive or file `tally report` reads,\n"
         "                       or a partial aggregate (tally aggregate --partial)\n"
@@ -199,6 +199,7 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
         "                       or none (each row at alpha 0.05)\n"
         "  --max-untested-change P  rows too small to test (one report per side) get a verdict beyond\n"
         "                       P % (default 25%); --fail-on-regression honours it on gate rows\n"
+        "  --memory-threshold P peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)\n"
         "  --sessions           one INPUT: each rank's first session against its last\n"
         "  --fail-on-regression exit 1 when a gate row regressed (listed on stderr)\n"
         "  --whole-trace        GPU breakdown over the whole trace, not the ProfilerStep window";
@@ -212,6 +213,7 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
         { "--normalize", NULL, 0, &a->normalize, NULL },
         { "--correction", NULL, 1, NULL, &a->correction },
         { "--max-untested-change", NULL, 1, NULL, &a->untested },
+        { "--memory-threshold", NULL, 1, NULL, &a->memory },
         { "--sessions", NULL, 0, &a->sessions, NULL },
         { "--fail-on-regression", NULL, 0, &a->fail, NULL },
         { "--whole-trace", NULL, 0, &a->whole, NULL },
@@ -229,6 +231,10 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
     if (a->sessions) {
         co->session[0] = 0;
         co->session[1] = -2;
+    }
+    if (a->memory && parse_threshold(a->memory, &co->memory_threshold_pct) != 0) {
+        fprintf(stderr, "tally compare: --memory-threshold wants a percentage from 0 to 1000, like 10%%\n");
+        return -1;
     }
     if (a->untested && parse_threshold(a->untested, &co->max_untested_pct) != 0) {
         fprintf(stderr, "tally compare: --max-untested-change wants a percentage from 0 to 1000, like 25%%\n");
@@ -267,7 +273,7 @@ static int write_outputs(const tl_cli *cli, const compare_args *a, const tl_comp
 int tl_cmd_compare(int argc, char **argv)
 {
     tl_cli cli;
-    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
+    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
     tl_cmp_options co;
     int prc = parse_args(&cli, argc, argv, &a, &co);
     if (prc != 0) {

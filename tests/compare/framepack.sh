@@ -10,7 +10,8 @@
 #   - peak allocated memory is a large increase of a gate row;
 #   - --max-untested-change 1000% lets the same comparison pass;
 #   - outputs: the JSON validates, the JUnit file has the gate failures, the
-#     Markdown and HTML name the untested verdict.
+#     Markdown and HTML name the untested verdict;
+#   - a rank in the baseline only is a warning, and with --strict fails the gate.
 set -eu
 tally=$1
 py=$2
@@ -83,4 +84,26 @@ grep -F "large increase, not tested <b>(gate)</b>" "$work/c.html" >/dev/null ||
 "$tally" compare -q "$work/base" "$work/base" -o "$work/aa.html" --json "$work/aa.json" --fail-on-regression
 $check verdicts "$work/aa.json" --no-regression
 "$tally" compare -q "$work/base" "$work/slow" -o "$work/wide.html" --fail-on-regression --max-untested-change 1000%
+# A rank missing from the candidate does not pass silently: a warning naming it, and
+# with --strict a gate failure (exit 1); without --strict the comparison goes on.
+mkdir -p "$work/two/rank_0" "$work/two/rank_1" "$work/first/rank_0"
+cp "$work/base/profiling_report.json" "$work/two/rank_0/profiling_report.json"
+cp "$work/base/profiling_report.json" "$work/two/rank_1/profiling_report.json"
+cp "$work/base/profiling_report.json" "$work/first/rank_0/profiling_report.json"
+"$tally" compare -q "$work/two" "$work/first" -o "$work/missing.html" --json "$work/missing.json" \
+    --fail-on-regression 2>"$work/missing.err"
+grep -F "tally: warning: rank 1 is in the baseline only: the candidate has no input for it" "$work/missing.err" \
+    >/dev/null || { echo "framepack.sh: no warning for the missing rank 1" >&2; cat "$work/missing.err" >&2; exit 1; }
+"$py" - "$work/missing.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+if d["ranks_only_in_baseline"] != [1] or d["ranks_only_in_candidate"] != []:
+    sys.exit(f"framepack.sh: ranks only in one side: {d['ranks_only_in_baseline']}, {d['ranks_only_in_candidate']}")
+PY
+set +e
+"$tally" compare -q --strict "$work/two" "$work/first" -o "$work/missing.html" --fail-on-regression 2>/dev/null
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || { echo "framepack.sh: --strict with a missing rank exited $rc, not 1" >&2; exit 1; }
+"$tally" compare -q --strict "$work/first" "$work/first" -o "$work/same.html" --fail-on-regression
 echo "framepack.sh: ok"

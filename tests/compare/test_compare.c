@@ -366,6 +366,39 @@ static void ranks_as_samples(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* Peak memory +8 % on each of 4 ranks: the same ratio on every rank, so the
+ * rank-level test is certain (no spread), and it is a regression of a gate
+ * row at the default threshold (5 %), unchanged with --memory-threshold 10. */
+static void memory_rows(void **state)
+{
+    (void)state;
+    const rank_spec spec[] = { { "decode", { 100e6, 100e6, 100e6, 100e6 }, 1 } };
+    tl_aggregate b, c2;
+    make_ranks(&b, 4, spec, 1, 0, 10e9);
+    make_ranks(&c2, 4, spec, 1, 0, 10.8e9);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "peak_allocated", -1, TL_CMP_PEAK_ALLOCATED);
+    assert_non_null(r);
+    assert_true(fabs(r->value_base - 10e9 * 1.003) < 1 && fabs(r->delta_pct - 8.0) < 1e-6); /* the largest rank */
+    assert_int_equal(r->test, TL_TEST_RANK_T);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    /* A rank row: one session a side, too few; explains, does not gate. */
+    assert_int_equal(find_kind(&c, "peak_allocated", 2, TL_CMP_PEAK_ALLOCATED)->verdict, TL_VERDICT_TOO_FEW);
+    tl_compare_release(&c);
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.memory_threshold_pct = 10;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    r = find_kind(&c, "peak_allocated", -1, TL_CMP_PEAK_ALLOCATED);
+    assert_int_equal(r->verdict, TL_VERDICT_UNCHANGED);
+    assert_int_equal(c.gate_failures, 0);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
 /* Calls per step: 6 chunks of 26 ms instead of 4 of 30 ms, over 10 steps.
  * Each call is faster, the total per run and per step 30 % larger, and the
  * count change is named. */
@@ -472,6 +505,7 @@ int main(void)
         cmocka_unit_test(one_run_each),
         cmocka_unit_test(ranks_as_samples),
         cmocka_unit_test(calls_per_step),
+        cmocka_unit_test(memory_rows),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),

@@ -32,6 +32,7 @@ void tl_cmp_options_init(tl_cmp_options *o)
     o->correction = TL_CMP_HOLM;
     o->groups = ((1u << TL_CMP_NGROUPS) - 1) & ~(1u << TL_GROUP_PYTHON) & ~(1u << TL_GROUP_OTHER);
     o->max_untested_pct = TL_CMP_MAX_UNTESTED_PCT;
+    o->memory_threshold_pct = NAN;
     o->session[0] = o->session[1] = -1;
 }
 
@@ -627,9 +628,12 @@ static int decide(tl_compare *c)
         if (r->test != TL_TEST_NONE) {
             r->p_adjusted = r->primary ? adj[i] : adj[n + i];
             r->significant = r->p_adjusted < c->opt.alpha;
-            if (r->significant && r->delta_pct > c->opt.threshold_pct)
+            double limit = r->group == TL_CMP_GROUP_MEMORY && !isnan(c->opt.memory_threshold_pct)
+                               ? c->opt.memory_threshold_pct
+                               : c->opt.threshold_pct;
+            if (r->significant && r->delta_pct > limit)
                 r->verdict = TL_VERDICT_REGRESSION;
-            else if (r->significant && r->delta_pct < -c->opt.threshold_pct)
+            else if (r->significant && r->delta_pct < -limit)
                 r->verdict = TL_VERDICT_IMPROVEMENT;
         } else if (untested_verdict(r, &c->opt) != 0) {
             goto out;

@@ -116,6 +116,7 @@ typedef struct tl_cmp_options {
     int normalize;              /* match names by tl_compare_normalize */
     unsigned groups;            /* bit (1 << group) for each group compared, steps and memory included */
     double max_untested_pct;    /* untested rows beyond this change get a verdict (25) */
+    double memory_threshold_pct; /* peak memory rows: a regression grows by more than this; NaN: threshold_pct */
     int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
                                  * -2 the last (tally compare --sessions) */
 } tl_cmp_options;

@@ -174,6 +174,8 @@ static void write_options(tl_json *j, const tl_compare *c)
     tl_json_kv_bool(j, "normalize", c->opt.normalize);
     tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? "holm" : "none");
     tl_json_kv_double(j, "max_untested_pct", c->opt.max_untested_pct);
+    tl_json_kv_double(j, "memory_threshold_pct",
+                      isnan(c->opt.memory_threshold_pct) ? c->opt.threshold_pct : c->opt.memory_threshold_pct);
     tl_json_key(j, "sessions");
     if (c->opt.session[0] == -1 && c->opt.session[1] == -1) {
         tl_json_null(j);
