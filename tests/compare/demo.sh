@@ -15,7 +15,17 @@
 #     (at --threshold 25 %: runs apart in time on a loaded machine differ by more than 5 %);
 #   - --sessions over one directory holding both runs (two sessions a rank) finds
 #     the same regression and improvement.
+# The stages keep their costs while the ranks get a core when they wake; on a
+# machine loaded beyond 3 runnable tasks per core (measured: a rank descheduled for
+# 800 ms at load 15 on 2 cores) no wall-clock story holds, and the test says so and
+# is skipped (exit 77) instead of failing for a reason outside the code.
 set -eu
+load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
+cores=$(nproc 2>/dev/null || echo 1)
+if awk -v l="$load" -v c="$cores" 'BEGIN { exit !(l > 3 * c) }'; then
+    echo "demo.sh: skipped: load average $load on $cores cores (over 3 per core)"
+    exit 77
+fi
 tally=$1
 prog=$2
 launch=$3
