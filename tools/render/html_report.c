@@ -6,9 +6,11 @@
  * order, so the same inputs give the same bytes.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
+#include "labels.h"
 #include "html_sections.h"
 #include "render.h"
 #include "units.h"
@@ -44,15 +46,66 @@ const char *tl_html_chart_id(tl_html *h, char *buf, size_t len)
 
 void tl_html_code(FILE *f, const char *name, size_t max)
 {
-    if (max && strlen(name) > max) {
+    char *full = tl_labels_full(name), *label = NULL;
+    const char *shown = full ? full : name;
+    if (max && tl_labels_cols(shown) > max) {
+        char *c = tl_labels_compact(shown, 0);
+        label = c ? tl_labels_fit(c, max, 0, 0) : NULL;
+        free(c);
+    }
+    if (label != NULL) {
         fputs("<code title=\"", f);
-        tl_escape_attr_n(f, name, 400);
+        tl_escape_attr_n(f, shown, TL_HTML_NAME_MAX);
         fputs("\">", f);
+        tl_escape_html(f, label);
     } else {
         fputs("<code>", f);
+        tl_html_breakable(f, shown, TL_HTML_NAME_MAX);
     }
-    tl_escape_html_n(f, name, max);
     fputs("</code>", f);
+    free(label);
+    free(full);
+}
+
+void tl_html_name_cell(FILE *f, const char *label, const char *full)
+{
+    fputs("<code class=\"lbl\">", f);
+    tl_escape_html(f, label);
+    fputs("</code>", f);
+    if (strcmp(label, full) != 0) {
+        fputs("<code class=\"full\">", f);
+        tl_html_breakable(f, full, TL_HTML_NAME_MAX);
+        fputs("</code>", f);
+    }
+}
+
+/* Where a long name or path may wrap: after these (a path at its
+ * separators, a C++ name between its parts), never inside a word. */
+static int break_after(char c)
+{
+    return c == '/' || c == '\\' || c == '_' || c == '.' || c == ',' || c == ':' || c == '<' || c == '(' ||
+           c == '-' || c == '=' || c == '&';
+}
+
+void tl_html_breakable(FILE *f, const char *s, size_t max)
+{
+    size_t n = tl_escape_cut(s, max), from = 0;
+    for (size_t i = 0; i < n; i++)
+        if (break_after(s[i]) && i + 1 < n && !break_after(s[i + 1])) {
+            char *seg = strndup(s + from, i + 1 - from);
+            if (seg == NULL)
+                break;
+            tl_escape_html(f, seg);
+            free(seg);
+            fputs("<wbr>", f);
+            from = i + 1;
+        }
+    char *rest = strndup(s + from, n - from);
+    if (rest != NULL)
+        tl_escape_html(f, rest);
+    free(rest);
+    if (n < strlen(s))
+        fputs("\xe2\x80\xa6", f);
 }
 
 void tl_html_td(FILE *f, double v, int unit)
