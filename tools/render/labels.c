@@ -18,7 +18,6 @@
 #endif
 
 #define ELLIPSIS "\xe2\x80\xa6" /* … */
-#define FIT_CONTEXT 4           /* code points kept before a difference */
 #define SUFFIX_ROUNDS 4         /* rounds of " #k" suffixes before giving up */
 
 /* ---- a growable string ------------------------------------------------------------------ */
@@ -377,6 +376,31 @@ static size_t base_cps(const char *s)
     return n;
 }
 
+static int word_char(char c)
+{
+    return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+/* Where to start showing a difference at code point fs: at the start of its
+ * word, and of the template it is an argument of ("FillFunctor<float>", not
+ * "float>"), going back at most max code points. */
+static size_t word_start(const char *s, size_t fs, size_t max)
+{
+    size_t at = at_cp(s, fs), from = at;
+    while (from > 0 && at - from < max && word_char(s[from - 1]))
+        from--;
+    if (from > 1 && s[from - 1] == '<' && word_char(s[from - 2])) {
+        size_t t = from - 1;
+        while (t > 0 && at - t < max && word_char(s[t - 1]))
+            t--;
+        from = t;
+    }
+    size_t cps = 0;
+    for (size_t i = 0; i < from; i++)
+        cps += ((unsigned char)s[i] & 0xc0) != 0x80;
+    return cps;
+}
+
 char *tl_labels_fit(const char *s, size_t width, size_t fs, size_t fe)
 {
     sbuf b = { 0 };
@@ -401,16 +425,16 @@ char *tl_labels_fit(const char *s, size_t width, size_t fs, size_t fe)
         sb_str(&b, ELLIPSIS);
         return sb_detach(&b);
     }
+    /* the name's base, up to half the width */
     size_t h = base < (width - 2) / 2 ? base : (width - 2) / 2;
-    if (n - fs + h + 1 <= width) { /* the difference is in the tail */
+    size_t w = width - 2 - h, from = word_start(s, fs, w * 2 / 3);
+    if (n - from + h + 1 <= width) { /* the difference is in the tail */
         size_t t = width - 1 - h;
         add_cps(&b, s, 0, h);
         sb_str(&b, ELLIPSIS);
         add_cps(&b, s, n - t, n);
         return sb_detach(&b);
     }
-    size_t w = width - 2 - h, ctx = w / 4 < FIT_CONTEXT ? w / 4 : FIT_CONTEXT;
-    size_t from = fs > ctx ? fs - ctx : 0;
     if (from <= h) {
         add_cps(&b, s, 0, width - 1);
         sb_str(&b, ELLIPSIS);
