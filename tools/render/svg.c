@@ -398,3 +398,10 @@ const char *tl_svg_kind_class(int kind)
     static const char *cls[] = { "compute", "comm", "memory", "other" };
     return kind >= 0 && kind < 4 ? cls[kind] : "other";
 }
+
+const char *tl_svg_rank_class(size_t i)
+{
+    static const char *cls[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
+                                 "s8 dash", "s9 dash", "s10 dash", "s11 dash", "s12 dash", "s13 dash", "s14 dash", "s15 dash" };
+    return cls[i % 16];
+}
