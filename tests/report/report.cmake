@@ -37,3 +37,12 @@ if(TARGET bench_gen_kineto_trace)
             $<TARGET_FILE:bench_gen_kineto_trace> ${TALLY_CORPUS} ${TALLY_REPORT_OUT}/size)
   set_tests_properties(report_size PROPERTIES TIMEOUT 600 LABELS "nosan")
 endif()
+
+# Screenshots as tests: the DLRM, trace_filter and FramePack reports and a
+# compare page at 1280 and 1920 px, light and dark, saved under
+# tests/report/layout/ of the build tree for a person to look at, with DOM
+# checks (nothing overflows, chart labels inside their charts and distinct).
+add_test(NAME report_layout
+  COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/layout_check.py
+          --tally $<TARGET_FILE:tally_cli> --corpus ${TALLY_CORPUS} --out ${TALLY_REPORT_OUT}/layout)
+set_tests_properties(report_layout PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)

@@ -293,7 +293,7 @@ static int add_series(step_series *ss, const tl_rank_result *r, int side, size_t
     snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", r->rank);
     /* the rank's color on both sides (the same rank reads as one hue), the
      * baseline dotted */
-    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(rank_slot), side ? "" : " base");
+    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(r->rank >= 0 ? (size_t)r->rank : rank_slot), side ? "" : " base");
     ss->s[k] = (tl_svg_series){ ss->label[k], ss->cls[k], ss->x[k], ss->y[k], r->nsteps };
     ss->n++;
     return 0;
