@@ -46,3 +46,12 @@ add_test(NAME report_layout
   COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/layout_check.py
           --tally $<TARGET_FILE:tally_cli> --corpus ${TALLY_CORPUS} --out ${TALLY_REPORT_OUT}/layout)
 set_tests_properties(report_layout PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+
+# The rank palette keeps 16 colors apart for color-blind viewers (simulated),
+# with contrast against the background, in light and dark.
+add_test(NAME report_palette
+  COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/palette_check.py ${PROJECT_SOURCE_DIR}/assets/report.css)
+
+# `tally summary` fits 80 columns (and --width N) on real inputs.
+add_test(NAME summary_width
+  COMMAND sh ${TALLY_REPORT_TESTS}/summary_width.sh $<TARGET_FILE:tally_cli> ${TALLY_CORPUS})

@@ -77,8 +77,8 @@ static void lanes(FILE *f, const tl_svg_timeline *t, double h)
     fputs("</svg>\n", f);
 }
 
-/* TL_COLS: a lane label's columns in TL_LABEL px at 10.5 px (about 5.8 px a character). */
-#define TL_COLS 34
+/* TL_COLS: a lane label's columns in TL_LABEL px at 10.5 px (about 5.5 px a character). */
+#define TL_COLS 38
 
 static void labels(FILE *f, const tl_svg_timeline *t)
 {

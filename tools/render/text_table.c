@@ -77,7 +77,8 @@ static size_t layout(const tl_text_table *t, const size_t *nat, int *shown, size
         shown[k] = 1;
         if (t->cols[k].flex)
             flex = k;
-        total += nat[k] + (k ? TL_TEXT_GAP : 0);
+        /* the names column counts at its least: every column fits beside it */
+        total += (t->cols[k].flex && nat[k] > TL_TEXT_FLEX_MIN ? TL_TEXT_FLEX_MIN : nat[k]) + (k ? TL_TEXT_GAP : 0);
     }
     *need = total;
     for (;;) {
@@ -163,16 +164,24 @@ int tl_text_table_print(FILE *out, tl_text_table *t, size_t width)
             }
         fputc('\n', out);
     }
+    char *note = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&note, &len);
     int hidden = 0;
-    for (size_t k = 0; k < t->ncols; k++)
+    for (size_t k = 0; m && k < t->ncols; k++)
         if (!shown[k]) {
             if (hidden++)
-                fprintf(out, ", %s", t->cols[k].head);
+                fprintf(m, ", %s", t->cols[k].head);
             else
-                fprintf(out, "(not shown at %zu columns: %s", width, t->cols[k].head);
+                fprintf(m, "(not shown at %zu columns: %s", width, t->cols[k].head);
         }
-    if (hidden)
-        fprintf(out, "; --width %zu shows all)\n", need);
+    if (m && hidden)
+        fprintf(m, "; --width %zu shows all)", need);
+    if (m)
+        fclose(m);
+    if (hidden && note)
+        tl_text_wrap(out, "", note, width);
+    free(note);
     rc = 0;
 out:
     tl_labels_release(&lab);
