@@ -115,9 +115,9 @@ static void table_row(FILE *f, const tl_name_row *r, const char *label, const ch
     tl_html_td(f, row_median(r), TL_UNIT_NS);
     tl_html_td(f, row_p95(r), TL_UNIT_NS);
     fprintf(f, "<td class=\"num\">%d</td>", r->nranks_with);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_dur(b, sizeof b, r->rank_min), r->rank_of_min);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_min), r->rank_of_min);
     tl_html_td(f, r->rank_mean, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
     tl_html_td(f, r->imbalance, TL_UNIT_RATIO);
     fputs("</tr>\n", f);
 }

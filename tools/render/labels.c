@@ -144,10 +144,10 @@ static int real_component(const char *c, size_t len)
     return len > 0 && ident_start(c[0]) && !(len >= 8 && memcmp(c, "operator", 8) == 0);
 }
 
-static void compact_range(sbuf *out, const char *s, size_t len, int with_params, int top);
+static void compact_range(sbuf *out, const char *s, size_t len, int detail, int top);
 
 /* Template arguments s[0..len) (without the brackets), each compacted. */
-static void compact_args(sbuf *out, const char *s, size_t len)
+static void compact_args(sbuf *out, const char *s, size_t len, int detail)
 {
     int depth = 0;
     size_t start = 0, nargs = 0;
@@ -159,14 +159,14 @@ static void compact_args(sbuf *out, const char *s, size_t len)
         if (k == len || (s[k] == ',' && depth == 0)) {
             if (nargs++)
                 sb_str(out, ", ");
-            compact_range(out, s + start, k - start, 0, 0);
+            compact_range(out, s + start, k - start, detail, 0);
             start = k + 1;
         }
     }
 }
 
 /* One component of a qualified name: "Name<args>(params)" -> "Name<args'>". */
-static void compact_component(sbuf *out, const char *c, size_t len)
+static void compact_component(sbuf *out, const char *c, size_t len, int detail)
 {
     size_t i = 0;
     while (i < len && c[i] != '<' && c[i] != '(')
@@ -179,7 +179,7 @@ static void compact_component(sbuf *out, const char *c, size_t len)
             return;
         }
         sb_str(out, "<");
-        compact_args(out, c + i + 1, (size_t)close - i - 1);
+        compact_args(out, c + i + 1, (size_t)close - i - 1, detail);
         sb_str(out, ">");
         i = (size_t)close + 1;
     }
@@ -214,8 +214,9 @@ static int has_space(const char *c, size_t len)
     return 0;
 }
 
-/* A qualified name: from its last real component on, lambdas as {lambda}. */
-static void compact_qualified(sbuf *out, const char *s, size_t len)
+/* A qualified name: from its last real component on, lambdas as {lambda}
+ * (with detail: each with its number, "{lambda#2}"). */
+static void compact_qualified(sbuf *out, const char *s, size_t len, int detail)
 {
     size_t starts[64], ends[64], n = 0, from = 0;
     int depth = 0;
@@ -258,19 +259,27 @@ static void compact_qualified(sbuf *out, const char *s, size_t len)
         if (i > anchor && cl >= 8 && memcmp(c, "operator", 8) == 0)
             continue; /* the call operator between lambdas says nothing */
         int lambda = cl >= 7 && memcmp(c, "{lambda", 7) == 0;
-        if (lambda && last_lambda)
+        if (lambda && last_lambda && !detail)
             continue;
         if (emitted++)
             sb_str(out, "::");
-        if (lambda)
+        if (lambda && detail) {
+            const char *hash = memrchr(c, '#', cl);
+            sb_str(out, "{lambda");
+            if (hash != NULL)
+                sb_add(out, hash, cl - (size_t)(hash - c));
+            else
+                sb_str(out, "}");
+        } else if (lambda) {
             sb_str(out, "{lambda}");
-        else
-            compact_component(out, c, cl);
+        } else {
+            compact_component(out, c, cl, detail);
+        }
         last_lambda = lambda;
     }
 }
 
-static void compact_range(sbuf *out, const char *s, size_t len, int with_params, int top)
+static void compact_range(sbuf *out, const char *s, size_t len, int detail, int top)
 {
     trim(&s, &len);
     size_t name_len = len;
@@ -305,10 +314,10 @@ static void compact_range(sbuf *out, const char *s, size_t len, int with_params,
             trim(&s, &name_len);
         }
     }
-    compact_qualified(out, s, name_len);
-    if (params != NULL && with_params) {
+    compact_qualified(out, s, name_len, detail);
+    if (params != NULL && detail) {
         sb_str(out, "(");
-        compact_args(out, params, params_len);
+        compact_args(out, params, params_len, detail);
         sb_str(out, ")");
     }
 }
@@ -326,12 +335,12 @@ static int looks_cxx(const char *s)
     return open > 0 && (ident_start(s[open - 1]) || (s[open - 1] >= '0' && s[open - 1] <= '9'));
 }
 
-char *tl_labels_compact(const char *name, int with_params)
+char *tl_labels_compact(const char *name, int detail)
 {
     sbuf b = { 0 };
     if (name == NULL || !looks_cxx(name))
         return strdup(name ? name : "");
-    compact_range(&b, name ? name : "", name ? strlen(name) : 0, with_params, 1);
+    compact_range(&b, name ? name : "", name ? strlen(name) : 0, detail, 1);
     return sb_detach(&b);
 }
 
@@ -387,7 +396,7 @@ static int word_char(char c)
 static size_t word_start(const char *s, size_t fs, size_t max)
 {
     size_t at = at_cp(s, fs), from = at;
-    while (from > 0 && at - from < max && word_char(s[from - 1]))
+    while (from > 0 && at - from < max && (word_char(s[from - 1]) || s[from - 1] == '#' || s[from - 1] == '{'))
         from--;
     if (from > 1 && s[from - 1] == '<' && word_char(s[from - 2])) {
         size_t t = from - 1;
@@ -606,6 +615,45 @@ static int suffixes(tl_labels *l, size_t *idx, size_t *starts, size_t *lens, siz
     return 0;
 }
 
+/* The first labels: a name that does not fit is compacted and cut so that
+ * it keeps where it parts from its nearest sibling in the set (the name it
+ * shares the longest start with, when they share more than the base name:
+ * "vectorized_elementwise…FillFunctor<int>, Arr…"), else its start and end. */
+static int first_labels(tl_labels *l, size_t width)
+{
+    char **c = calloc(l->n + 1, sizeof *c);
+    int rc = -1;
+    if (c == NULL)
+        return -1;
+    for (size_t i = 0; i < l->n; i++)
+        if ((c[i] = level_text(l, i, 0, width)) == NULL)
+            goto out;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t best = 0, fs = 0, fe = 0;
+        if (tl_labels_cols(c[i]) > width) {
+            for (size_t j = 0; j < l->n; j++) {
+                size_t pre, suf;
+                if (j == i || strcmp(c[i], c[j]) == 0)
+                    continue;
+                common(c[i], c[j], &pre, &suf);
+                best = pre > best ? pre : best;
+            }
+            if (best >= base_cps(c[i])) {
+                fs = best;
+                fe = best + 1;
+            }
+        }
+        if ((l->text[i] = tl_labels_fit(c[i], width, fs, fe)) == NULL)
+            goto out;
+    }
+    rc = 0;
+out:
+    for (size_t i = 0; i < l->n; i++)
+        free(c[i]);
+    free(c);
+    return rc;
+}
+
 int tl_labels_make(tl_labels *l, const char *const *names, size_t n, size_t width)
 {
     memset(l, 0, sizeof *l);
@@ -618,15 +666,11 @@ int tl_labels_make(tl_labels *l, const char *const *names, size_t n, size_t widt
     if (l->full == NULL || l->text == NULL || idx == NULL || starts == NULL || lens == NULL)
         goto fail;
     l->n = n;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if ((l->full[i] = tl_labels_full(names[i])) == NULL)
             goto fail;
-        char *c = level_text(l, i, 0, width);
-        l->text[i] = c ? tl_labels_fit(c, width, 0, 0) : NULL;
-        free(c);
-        if (l->text[i] == NULL)
-            goto fail;
-    }
+    if (first_labels(l, width) != 0)
+        goto fail;
     for (int lvl = 0; lvl < 3; lvl++)
         for (int k = 0; k < 2; k++) {
             int rc = pass(l, idx, starts, lens, lvl, width);

@@ -11,7 +11,8 @@
  * as "enclosing_function::{lambda}" - and cut with a middle ellipsis ("…")
  * that keeps the start of the name and the part where it differs from the
  * names it would otherwise be confused with. No two labels of one set are the
- * same text: when compact forms collide, the parameters and then the full name
+ * same text: when compact forms collide, the parameters and lambda numbers,
+ * then the full name
  * are used, and as a last resort " #2", " #3" is appended.
  *
  * Widths are display columns (UTF-8 code points); cuts fall on character
@@ -42,9 +43,10 @@ char *tl_labels_demangle(const char *name);
  * copy (malloc'd; NULL only when out of memory). */
 char *tl_labels_full(const char *name);
 
-/* The compact form of a (demangled) name, see above; with_params keeps the
- * parameter list, compacted the same way (malloc'd; NULL when out of memory). */
-char *tl_labels_compact(const char *name, int with_params);
+/* The compact form of a (demangled) name, see above; detail keeps the
+ * parameter list, compacted the same way, and each lambda with its number
+ * ("{lambda#2}") (malloc'd; NULL when out of memory). */
+char *tl_labels_compact(const char *name, int detail);
 
 /* s cut to at most width display columns with a middle ellipsis: the start
  * (up to the name's first '<' or '(') and, when given, the code points
