@@ -69,9 +69,9 @@ static void memory_table(FILE *out)
                 fmt_bytes(b, sizeof b, s->mem.peak_rss));
         for (int r = 0; r < s->mem.nreadings; r++)
             fprintf(out, " %s=%s", s->mem.readings[r].key,
-                    fmt_bytes(a, sizeof a, s->mem.readings[r].value));
+                    tl_units_bytes(a, sizeof a, s->mem.readings[r].value));
         for (int g = 0; g < s->mem.ngpus; g++)
-            fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, fmt_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
+            fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, tl_units_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
         fputc('\n', out);
     }
 }

@@ -208,6 +208,10 @@ static void test_compact(void **state)
                           "const&)::{lambda(int)#1})", 0);
     assert_string_equal(c, "elementwise_kernel<128, 2, gpu_kernel_impl<sqrt_kernel_cuda::{lambda}>::{lambda}>");
     free(c);
+    c = tl_labels_compact("void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, "
+                          "int const*, int const*, int const*, int*, int*, decltype(nullptr))", 0);
+    assert_string_equal(c, "permute_2D_data_kernel<false, int, int, decltype(nullptr)>");
+    free(c);
     /* not C++: kept as it is */
     c = tl_labels_compact("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0);
     assert_string_equal(c, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");

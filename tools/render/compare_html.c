@@ -30,7 +30,7 @@ enum {
     TOP_NAMES = 5,        /* names in the headline */
     TABLE_ROWS = 100,     /* rows per table */
     LIST_ROWS = 100,      /* added / removed names */
-    NAME_MAX = 160,       /* bytes of a name in a table cell */
+    NAME_MAX = 2000,      /* bytes of a name in a table cell: whole, so no two rows read alike */
     CHART_RANKS = 8,      /* ranks drawn per side in the step chart */
     GPU_RANKS = 16,       /* ranks in the GPU chart */
     TL_COLS = 960,        /* timeline columns over the longer run */

@@ -185,7 +185,8 @@ static void compact_component(sbuf *out, const char *c, size_t len, int detail)
     }
     /* what follows: a parameter list that ends the component (dropped), or
      * more text, kept as it is ("enumerate(DataLoader)#..." is no C++) */
-    if (i < len && c[i] == '(') {
+    int keyword = i >= 8 && memcmp(c + i - 8, "decltype", 8) == 0; /* decltype(nullptr) is a type */
+    if (i < len && c[i] == '(' && !keyword) {
         long close = match_forward(c, len, i);
         size_t e = close < 0 ? len : (size_t)close + 1;
         while (e < len && c[e] == ' ')
