@@ -17,7 +17,6 @@ Exits 77 (ctest: skipped) when selenium, chromium or chromedriver is missing.
 
 usage: layout_check.py --tally TALLY --corpus CORPUS_DIR --out OUT_DIR
 """
-import argparse
 import os
 import sys
 import time
@@ -69,17 +68,10 @@ return out;
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tally", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-    missing = reportlib.browser_missing()
-    if missing:
-        print(f"layout_check: skipped: missing {missing} (scripts/install-deps.sh test installs them)")
+    start = reportlib.browser_test("layout_check")
+    if start == 77:
         return 77
-    checks = reportlib.Checks("layout_check")
-    out = reportlib.fresh_dir(os.path.abspath(args.out))
+    args, checks, out = start
     pages = []
     for name, argv in PAGES:
         path = os.path.join(out, name + ".html")

@@ -200,19 +200,22 @@ static void compact_component(sbuf *out, const char *c, size_t len, int detail)
         sb_add(out, c + i, len - i);
 }
 
-/* Whether c[0..len) has a space outside brackets: a phrase, not a name. */
-static int has_space(const char *c, size_t len)
+/* Just after the last space of c[0..len) outside brackets (not at its end),
+ * or 0 when there is none: where a name starts after its return type, and
+ * whether a component is a phrase rather than a name. */
+static size_t after_last_space(const char *c, size_t len)
 {
     int depth = 0;
+    size_t cut = 0;
     for (size_t k = 0; k < len; k++) {
         if (opens(c[k]))
             depth++;
         else if (closes(c[k]))
             depth--;
-        else if (c[k] == ' ' && depth == 0)
-            return 1;
+        else if (c[k] == ' ' && depth == 0 && k + 1 < len)
+            cut = k + 1;
     }
-    return 0;
+    return cut;
 }
 
 /* A qualified name: from its last real component on, lambdas as {lambda}
@@ -248,7 +251,7 @@ static void compact_qualified(sbuf *out, const char *s, size_t len, int detail)
     /* "evaluate_function: torch::autograd::AccumulateGrad": a phrase before
      * the name stays, or the name would lose what it is about */
     for (size_t i = anchor; i-- > 0;)
-        if (has_space(s + starts[i], ends[i] - starts[i])) {
+        if (after_last_space(s + starts[i], ends[i] - starts[i]) > 0) {
             anchor = i;
             break;
         }
@@ -300,16 +303,7 @@ static void compact_range(sbuf *out, const char *s, size_t len, int detail, int 
         }
         /* the return type: everything before the last top-level space */
         if (params != NULL) {
-            int depth = 0;
-            size_t cut = 0;
-            for (size_t k = 0; k < name_len; k++) {
-                if (opens(s[k]))
-                    depth++;
-                else if (closes(s[k]))
-                    depth--;
-                else if (s[k] == ' ' && depth == 0 && k + 1 < name_len)
-                    cut = k + 1;
-            }
+            size_t cut = after_last_space(s, name_len);
             s += cut;
             name_len -= cut;
             trim(&s, &name_len);
