@@ -444,13 +444,18 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
 {
     memset(busy, 0, TL_COLS * sizeof *busy);
     double bin_ns = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    /* each bin adds to the columns it overlaps, in proportion to the overlap
+     * (as html_timeline.c does): a bin given whole to the column of its
+     * midpoint gives some columns two bins and others one, which shows as
+     * stripes of alternating shade */
     for (int b = 0; b < TL_TIMELINE_BINS; b++) {
-        double mid = (double)(t->start_ns - t0) + (b + 0.5) * bin_ns;
-        long col = (long)floor(mid / col_ns);
-        if (col < 0 || col >= TL_COLS)
-            continue;
-        for (int k = 0; k < TL_KT_COUNT; k++)
-            busy[col][k] += l->busy[k][b] * bin_ns;
+        double x0 = ((double)(t->start_ns - t0) + b * bin_ns) / col_ns, x1 = x0 + bin_ns / col_ns;
+        long c0 = x0 < 0 ? 0 : (long)floor(x0), c1 = x1 > TL_COLS ? TL_COLS : (long)ceil(x1);
+        for (long col = c0; col < c1; col++) {
+            double ov = (fmin(x1, col + 1.0) - fmax(x0, (double)col)) * col_ns;
+            for (int k = 0; ov > 0 && k < TL_KT_COUNT; k++)
+                busy[col][k] += l->busy[k][b] * ov;
+        }
     }
     for (int col = 0; col < TL_COLS; col++) {
         double sum = 0, best = 0;
