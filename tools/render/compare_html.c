@@ -13,6 +13,7 @@
  * escapes its own text). The page is a function of the comparison alone: the
  * same inputs give the same bytes.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -201,6 +202,17 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, const char *label, double y,
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", DB_X + DB_PLOT + 8.0, y + 13, d);
 }
 
+/* Larger change of the metric first (NaN last); equal ones by name. */
+static int by_delta(const void *x, const void *y, void *ctx)
+{
+    const tl_compare *c = ctx;
+    const tl_cmp_row *a = &c->rows[*(const size_t *)x], *b = &c->rows[*(const size_t *)y];
+    double da = isfinite(a->delta_pct) ? a->delta_pct : -INFINITY, db = isfinite(b->delta_pct) ? b->delta_pct : -INFINITY;
+    if (da != db)
+        return da < db ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
 static int delta_bars(FILE *f, const tl_compare *c)
 {
     size_t n;
@@ -214,12 +226,15 @@ static int delta_bars(FILE *f, const tl_compare *c)
         return 0;
     }
     size_t shown = n < TOP_BARS ? n : TOP_BARS;
+    /* the names chosen by their change in total, drawn in the order of what
+     * the bars show: the most slower first, the most faster last */
+    qsort_r(idx, shown, sizeof *idx, by_delta, (void *)c);
     double scale = 5;
     for (size_t i = 0; i < shown; i++)
         if (isfinite(c->rows[idx[i]].delta_pct))
             scale = fmax(scale, fmin(100.0, fabs(c->rows[idx[i]].delta_pct)));
-    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, by the change in their "
-               "total; the bars show the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
+    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, ordered by the change "
+               "each bar shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
                "not significant (~).</p>\n",
             shown, tl_cmp_metric_name(c->opt.metric), scale);
     double h = DB_TOP + (double)shown * DB_ROW + 8, zero = DB_X + DB_PLOT / 2.0;
