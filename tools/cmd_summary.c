@@ -9,7 +9,9 @@
  * Everything fits the width: 80 columns, the terminal's when stdout is one,
  * or --width N (text_table.h). Text wraps at spaces; tables leave out their
  * least important columns and say so; names become labels that fit and
- * never repeat (labels.h); numbers come whole from units.h.
+ * never repeat (labels.h); numbers come whole from units.h. Text from the
+ * inputs (names, findings that quote them) has its control characters and
+ * newlines shown escaped (term.h), one finding per paragraph.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -228,14 +230,19 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally summary INPUT... [--whole-trace] [--width N]";
-    tl_cli cli;
     int whole = 0;
     const char *width_arg = NULL;
-    const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL },
-                                { "--width", NULL, 1, NULL, &width_arg },
-                                { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--width", NULL, 1, NULL, &width_arg, "columns to fit (default: the terminal's width, else 80)", "N" },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     long want = 0;
@@ -243,9 +250,9 @@ int tl_cmd_summary(int argc, char **argv)
         char *end;
         want = strtol(width_arg, &end, 10);
         if (*width_arg == '\0' || *end != '\0' || want < TL_TEXT_MIN_WIDTH || want > TL_TEXT_MAX_WIDTH) {
-            fprintf(stderr, "tally summary: --width needs a number of columns from %d to %d\n%s\n",
-                    TL_TEXT_MIN_WIDTH, TL_TEXT_MAX_WIDTH, usage);
-            free(cli.inputs);
+            fprintf(stderr, "tally summary: --width wants a number of columns from %d to %d\n", TL_TEXT_MIN_WIDTH,
+                    TL_TEXT_MAX_WIDTH);
+            tl_cli_release(&cli);
             return TL_EXIT_USAGE;
         }
     }
@@ -278,11 +285,11 @@ int tl_cmd_summary(int argc, char **argv)
         rank_tables(stdout, &agg, width);
         across_table(stdout, &agg, width);
         snapshot_table(stdout, &agg, width);
-        rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+        rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -9,6 +9,8 @@ add_custom_command(
   DEPENDS ${TALLY_ASSETS} ${PROJECT_SOURCE_DIR}/cmake/embed.cmake
   COMMENT "Embedding the report template and CSS")
 file(GLOB TALLY_RENDER_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/render/*.c)
+# term.c is tally_analyze's (the console escaping every command shares)
+list(REMOVE_ITEM TALLY_RENDER_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/render/term.c)
 add_library(tally_render STATIC ${TALLY_RENDER_SOURCES} ${CMAKE_CURRENT_BINARY_DIR}/tally_assets.c)
 target_include_directories(tally_render PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/render)
 target_link_libraries(tally_render PUBLIC tally_analyze PRIVATE tally_warnings)

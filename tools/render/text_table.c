@@ -10,6 +10,17 @@
 #include <unistd.h>
 
 #include "labels.h"
+#include "term.h"
+
+/* s with the control characters of an input shown escaped (term.h), before
+ * anything is measured, so columns stay aligned and a newline in a name
+ * cannot forge a line (malloc'd; NULL when out of memory). */
+static char *escaped(const char *s)
+{
+    size_t len = 8 * strlen(s) + 16; /* the longest escape of one byte, with room */
+    char *buf = malloc(len);
+    return buf ? tl_term_escape(buf, len, s) : NULL;
+}
 
 void tl_text_table_init(tl_text_table *t, const tl_text_col *cols, size_t ncols)
 {
@@ -42,7 +53,7 @@ void tl_text_table_row(tl_text_table *t, const char *const *cells)
     }
     char **row = t->cells + t->nrows * t->ncols;
     for (size_t k = 0; k < t->ncols; k++) {
-        row[k] = strdup(cells[k] ? cells[k] : "");
+        row[k] = escaped(cells[k] ? cells[k] : "");
         if (row[k] == NULL)
             t->oom = 1;
     }
@@ -203,9 +214,10 @@ static size_t prefix_bytes(const char *s, size_t len, size_t cols)
     return i;
 }
 
-void tl_text_wrap(FILE *out, const char *first, const char *text, size_t width)
+void tl_text_wrap(FILE *out, const char *first, const char *raw, size_t width)
 {
     size_t indent = tl_labels_cols(first), room = width > indent + 10 ? width - indent : 10;
+    char *text = escaped(raw ? raw : "");
     const char *p = text ? text : "";
     fputs(first, out);
     size_t col = 0;
@@ -240,6 +252,7 @@ void tl_text_wrap(FILE *out, const char *first, const char *text, size_t width)
         p += len;
     }
     fputc('\n', out);
+    free(text);
 }
 
 size_t tl_text_width(int want, int fd)

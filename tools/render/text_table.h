@@ -9,6 +9,8 @@
  * become labels of that width (labels.h): demangled, compacted, cut with a
  * middle ellipsis, never two rows alike. Numbers are formatted by the caller
  * (units.h) and printed whole, right-aligned. Widths count display columns.
+ * Cells and wrapped text come from inputs too: their control characters are
+ * shown escaped (term.h) before they are measured.
  */
 #ifndef TALLY_TEXT_TABLE_H
 #define TALLY_TEXT_TABLE_H
@@ -50,7 +52,8 @@ void tl_text_table_row(tl_text_table *t, const char *const *cells);
 int tl_text_table_print(FILE *out, tl_text_table *t, size_t width);
 void tl_text_table_release(tl_text_table *t);
 
-/* text wrapped at spaces to width columns: the first line after `first`
+/* Text wrapped at spaces to width columns (control characters escaped, a
+ * newline included): the first line after `first`
  * (e.g. "warning    "), the next ones indented by as many columns. A word
  * longer than a line is cut where the line ends. */
 void tl_text_wrap(FILE *out, const char *first, const char *text, size_t width);

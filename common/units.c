@@ -1,8 +1,9 @@
 /*
  * units.c - human units with fixed decimals (see units.h). The number of
  * decimals follows the magnitude so a column of values reads with about four
- * significant digits: 1.246 ms, 14.46 ms, 317.5 ms. It lives in libtally so
- * the collector's exit summary and the tally command print the same text.
+ * significant digits: 1.246 ms, 14.46 ms, 317.5 ms. It lives in common/ (in
+ * libtally and the tally command) so the collector's exit summary and the
+ * command print the same text.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "units.h"
