@@ -123,6 +123,8 @@ static void text_profile(FILE *out, const tl_profile *p)
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
+    if (tl_profile_is_aggregate(p))
+        return; /* its sessions have their ranks: tally summary shows them */
     fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
             p->rank_detail, p->session);
     if (p->world_size > 0)
