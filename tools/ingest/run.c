@@ -28,6 +28,7 @@ void tl_run_release(tl_run *run)
         free(run->problems[i]);
     free(run->profiles);
     free(run->problems);
+    free(run->ids);
     memset(run, 0, sizeof *run);
 }
 
@@ -356,6 +357,9 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     tl_inputs_collect(&items, paths, npaths, &opt->limits);
     for (size_t i = 0; i < items.nerrors; i++)
         push_problem(run, strdup(items.errors[i]));
+    run->ids = malloc((items.n ? items.n : 1) * sizeof *run->ids);
+    for (size_t i = 0; run->ids != NULL && i < items.n; i++)
+        run->ids[run->nids++] = items.items[i].id;
     tl_run_read_items(run, &items, opt);
     assign_ranks(run);
     tl_item_list_release(&items);

@@ -212,7 +212,7 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
         if (*bytes)
             (*bytes)[i] = size;
         if (g_rank != 0 && items->items) {
-            items->items[items->n++] = (tl_item){ path, kind, walk };
+            items->items[items->n++] = (tl_item){ .path = path, .kind = kind, .from_walk = walk };
         } else {
             free(path);
         }
@@ -689,6 +689,10 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally-mpi: process %d: out of memory\n", g_rank);
         MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
     }
+    /* What tl_cli_ingest records in one process: no output may replace an input. */
+    if (g_rank == 0)
+        for (size_t i = 0; i < all.n; i++)
+            tl_cli_seen_path(cli, all.items[i].path);
     tl_mpi_shares(bytes, all.n, g_size, owner);
     for (size_t i = 0; i < all.n; i++)
         if (owner[i] == g_rank) {
@@ -765,6 +769,7 @@ void tl_mpi_setup(int rank, int size)
     g_rank = rank;
     g_size = size;
     tl_cli_analyze_hook = analyze;
+    tl_cli_no_outputs = rank != 0;
     /* Argument errors would be printed by every process: the workers' stderr
      * goes to a scratch file until the analysis starts (every process parses
      * the same argv, so process 0 says it once). */
