@@ -14,7 +14,8 @@ for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial; do
     echo "== $f for ${secs}s"
     # -max_len keeps the big seeds from slowing every iteration: their first
     # 256 KiB still reach every parser state of interest.
-    # tests/fuzz/seeds holds each target's seeds in a folder of its own (read recursively).
+    # tests/fuzz/seeds holds one folder of seeds per target (libFuzzer reads
+    # folders recursively; another target's seeds are harmless inputs).
     if (cd "$build" && "$bin" -max_total_time="$secs" -max_len=262144 -timeout=20 -rss_limit_mb=4096 \
             "$work" "$corpus" "$src/tests/fixtures" "$src/tests/fuzz/seeds" >"$log" 2>&1); then
         grep -E "^Done|DONE" "$log" | tail -2

@@ -182,6 +182,9 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
     if (g_rank == 0) {
         tl_item_list_init(items);
         tl_inputs_collect(items, cli->inputs, (size_t)cli->ninputs, limits);
+        /* Outputs are written here, by process 0: none may name an input. */
+        for (size_t i = 0; i < items->n; i++)
+            tl_cli_seen_path(cli, items->items[i].path);
         put_i64(&b, (int64_t)items->n);
         for (size_t i = 0; i < items->n; i++) {
             struct stat st;
