@@ -692,10 +692,6 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally-mpi: process %d: out of memory\n", g_rank);
         MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
     }
-    /* What tl_cli_ingest records in one process: no output may replace an input. */
-    if (g_rank == 0)
-        for (size_t i = 0; i < all.n; i++)
-            tl_cli_seen_path(cli, all.items[i].path);
     tl_mpi_shares(bytes, all.n, g_size, owner);
     for (size_t i = 0; i < all.n; i++)
         if (owner[i] == g_rank) {
