@@ -129,22 +129,20 @@ try:
 except ImportError:
     pass
 
-out = run("summary", "r0.report.json", "r1.report.json", cwd=crafted)
-check(re.search(r"^GPU temperature\s+2\s+70\.0 C \(0\)\s+79\.0 C\s+88\.0 C \(1\)\s+90\.0 C \(1\)\s+1\.11$", out, re.M),
+out = run("summary", "--width", "200", "r0.report.json", "r1.report.json", cwd=crafted)
+check(re.search(r"^GPU temperature\s+2\s+70 °C \(r0\)\s+79 °C\s+88 °C \(r1\)\s+90 °C \(r1\)\s+1\.11x$", out, re.M),
       "summary: the temperature row")
-check(re.search(r"^GPU power\s+2\s+300\.0 W \(0\)\s+400\.0 W\s+500\.0 W \(1\)", out, re.M) is None,
-      "summary: power is per GPU: rank 1's mean is 450 W")
-check(re.search(r"^GPU power\s+2\s+300\.0 W \(0\)\s+375\.0 W\s+450\.0 W \(1\)\s+500\.0 W \(1\)", out, re.M),
-      "summary: the power row (per GPU)")
-check("GPU energy 3.333 Wh (12000 J) over 2 ranks: min 0.833 Wh (3000 J) (rank 0), max 2.500 Wh (9000 J) (rank 1); "
-      "mean draw 1200.0 W" in out, "summary: the energy line")
+check(re.search(r"^GPU power\s+2\s+300 W \(r0\)\s+375 W\s+450 W \(r1\)\s+500 W \(r1\)", out, re.M),
+      "summary: the power row (per GPU: rank 1's mean is 450 W, not 900)")
+check("GPU energy 3.333 Wh (12000 J) over 2 ranks, least 0.833 Wh (3000 J) (r0), most 2.500 Wh (9000 J) (r1); "
+      "mean draw of all GPUs 1200 W" in out, "summary: the energy line")
 check("telemetry." not in out, "summary: the ACROSS RANKS table leaves the telemetry rows to TELEMETRY")
 
 html_path = os.path.join(work, "crafted.html")
 md_path = os.path.join(work, "crafted.md")
 run("report", "-q", "r0.report.json", "r1.report.json", "-o", html_path, "--markdown", md_path, cwd=crafted)
 md = open(md_path).read()
-check("| GPU temperature | 2 | 70.0 C (0) | 79.0 C | 88.0 C (1) | 90.0 C (1) | 1.11 |" in md, "markdown: temperature row")
+check("| GPU temperature | 2 | 70 °C (r0) | 79 °C | 88 °C (r1) | 90 °C (r1) | 1.11x |" in md, "markdown: temperature row")
 check("GPU energy 3.333 Wh (12000 J)" in md, "markdown: energy")
 html = open(html_path).read()
 sec = html[html.index('<section id="telemetry"'):]
@@ -153,9 +151,9 @@ check(sec.count('<svg class="chart small"') == 3 * 4 + 2, "HTML: 3 GPU rows x 4 
       % sec.count('<svg class="chart small"'))
 for label in ("rank 0, GPU 0", "rank 1, GPU 0", "rank 1, GPU 1"):
     check("<th scope=\"row\">%s" % label in sec, "HTML: a row for " + label)
-check("<td class=\"num\">88.0 C (1)</td>" in sec, "HTML: the temperature row across ranks")
+check("<td class=\"num\">88 °C (r1)</td>" in sec, "HTML: the temperature row across ranks")
 check("GPU energy 3.333 Wh (12000 J)" in sec, "HTML: energy")
-check("<td>GPU 1</td><td>GPU temperature</td><td class=\"num\">21</td><td class=\"num\">86.0 C</td>" in sec,
+check("<td>GPU 1</td><td>GPU temperature</td><td class=\"num\">21</td><td class=\"num\">86 °C</td>" in sec,
       "HTML: the series table lists rank 1's second GPU")
 check("<li>rank 1: GPU 0 GPU 0 of rank 1 (79.6 GiB); GPU 1 GPU 1 of rank 1 (79.6 GiB)</li>" in html,
       "HTML System: every GPU of rank 1")

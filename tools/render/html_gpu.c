@@ -24,10 +24,9 @@ typedef struct series_buf {
 
 static const char *series_class(const tl_aggregate *a, size_t i)
 {
-    static const char *cls[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7" };
     if (a->ranks[i].straggler)
         return "strag";
-    return a->nranks <= 8 ? cls[i % 8] : "muted";
+    return a->nranks <= 16 ? tl_svg_rank_class(i) : "muted";
 }
 
 /* One series per rank with steps; x is the step's index within the rank. */

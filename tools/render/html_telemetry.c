@@ -237,8 +237,8 @@ static void across_table(tl_html *h)
     fputs("<h3>Across ranks</h3>\n<div class=\"scroll\"><table id=\"telemetry-across\">\n<caption>Per series: the "
           "lowest, median and highest of the ranks' means, the highest sample of any rank, and imbalance = highest "
           "mean / mean of the means. GPU rows are per GPU.</caption>\n<thead><tr><th scope=\"col\">Series</th>"
-          "<th scope=\"col\">Ranks</th><th scope=\"col\">Mean min (rank)</th><th scope=\"col\">Mean median</th>"
-          "<th scope=\"col\">Mean max (rank)</th><th scope=\"col\">Peak (rank)</th><th scope=\"col\">Imbalance</th>"
+          "<th scope=\"col\">Ranks</th><th scope=\"col\">Mean least</th><th scope=\"col\">Mean median</th>"
+          "<th scope=\"col\">Mean most</th><th scope=\"col\">Peak</th><th scope=\"col\">Imbalance</th>"
           "</tr></thead>\n<tbody>\n",
           h->f);
     for (int k = 0; k < TL_SERIES_COUNT; k++) {

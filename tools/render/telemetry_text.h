@@ -11,9 +11,8 @@
 
 #include "aggregate.h"
 
-/* A value of a series kind in its unit: "75.0%", "20.0 GiB", "60.0 C",
- * "300.0 W", "1410 MHz", "11.86"; NaN prints "-" (console) or the units
- * module's dash. */
+/* A value of a series kind in the units module's style: "75.0%",
+ * "20.0 GiB", "63.50 °C", "300 W", "1410 MHz", "11.86"; NaN prints "–". */
 const char *tl_telemetry_fmt(char *buf, size_t len, double v, int kind);
 /* Energy in J as "0.806 Wh (2902 J)". */
 const char *tl_telemetry_energy(char *buf, size_t len, double joules);
@@ -31,8 +30,9 @@ int tl_telemetry_row_of(const tl_aggregate *a, int kind, tl_telemetry_row *r);
 /* The energy sentence shared by every output, with a newline; nothing without power. */
 void tl_telemetry_energy_sentence(FILE *out, const tl_aggregate *a);
 
-/* The console table (TELEMETRY); nothing without samples. */
-void tl_telemetry_summary(FILE *out, const tl_aggregate *a);
+/* The console table (TELEMETRY) in at most width columns (text_table.h);
+ * nothing without samples. */
+void tl_telemetry_summary(FILE *out, const tl_aggregate *a, size_t width);
 /* The Markdown section (## Telemetry); nothing without samples. */
 void tl_telemetry_markdown(FILE *out, const tl_aggregate *a);
 
