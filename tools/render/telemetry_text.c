@@ -111,7 +111,9 @@ void tl_telemetry_summary(FILE *out, const tl_aggregate *a, size_t width)
     };
     if (!any_telemetry(a))
         return;
-    fputs("\nTELEMETRY (sampled; GPU rows per GPU; mean: the ranks' means, peak: the highest sample)\n", out);
+    fputs("\nTELEMETRY\n", out);
+    tl_text_wrap(out, "", "Sampled by a monitor; GPU rows are per GPU. Mean: the ranks' means; peak: the highest "
+                 "sample.", width);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (int k = 0; k < TL_SERIES_COUNT; k++) {
