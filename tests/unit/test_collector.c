@@ -27,9 +27,18 @@ static void spin(int n)
         x += (unsigned)i * 2654435761u;
 }
 
+/* A file of the output directory; "t-rank0.report.json" is the run's report
+ * t-rank0.{pid}-{time}.report.json. */
 static json_t *load_out(tt_scenario *s, const char *file)
 {
-    return tt_load_json(tt_out(s, "%s", file));
+    const char *path = tt_out(s, "%s", file);
+    size_t n = strlen(file), x = strlen(".report.json");
+    if (!tt_exists(path) && n > x && strcmp(file + n - x, ".report.json") == 0) {
+        char stem[256];
+        snprintf(stem, sizeof stem, "%.*s", (int)(n - x), file);
+        path = tt_report(s, stem);
+    }
+    return tt_load_json(path);
 }
 
 static json_t *section(json_t *report, const char *list, const char *name)
@@ -151,8 +160,8 @@ static void test_every_call(void **state)
     tt_begin(&s);
     assert_int_equal(tt_run(&s, NULL, body_every_call, NULL), 0);
     assert_string_equal(s.err, "");
-    assert_true(tt_exists(tt_out(&s, "t-rank0.report.json")));
-    assert_true(tt_exists(tt_out(&s, "t-rank0.trace.json.gz")));
+    assert_true(tt_exists(tt_report(&s, "t-rank0")));
+    assert_true(tt_exists(tt_trace(&s, "t-rank0")));
     json_t *r = load_out(&s, "t-rank0.report.json");
 
     assert_string_equal(tt_str(r, "format"), "tally-report");
@@ -261,7 +270,7 @@ static void test_every_call(void **state)
 
     json_t *trace = json_object_get(r, "trace");
     assert_true(json_is_true(json_object_get(trace, "enabled")));
-    assert_string_equal(tt_str(trace, "path"), tt_out(&s, "t-rank0.trace.json.gz"));
+    assert_string_equal(tt_str(trace, "path"), tt_trace(&s, "t-rank0"));
     /* 10 outer + 10 inner + 10 tokens + 4 step + 3 dyn + weird + long */
     assert_int_equal(tt_int(trace, "events_recorded"), 39);
     assert_int_equal(tt_int(trace, "events_dropped"), 0);
@@ -445,8 +454,8 @@ static int body_flush(void *arg)
     }
     TT_REQUIRE(tally_flush() == 0);
     /* Keep the flushed files under names the final write will not touch. */
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.report.json"), tt_out(s, "mid.json")) == 0);
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.trace.json.gz"), tt_out(s, "mid.trace.gz")) == 0);
+    TT_REQUIRE(rename(tt_report(s, "t-rank0"), tt_out(s, "mid.json")) == 0);
+    TT_REQUIRE(rename(tt_trace(s, "t-rank0"), tt_out(s, "mid.trace.gz")) == 0);
     for (int i = 0; i < 150; i++) {
         tally_begin("a");
         tally_end();
