@@ -3,7 +3,7 @@
 #   module tests    test_histogram, test_stats, test_json_writer, test_config:
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
-#   end to end      test_collector, test_threads, test_fork, test_nvml,
+#   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
 #                   test_outputs: scenarios run in forked children through the
 #                   public API of the shared library, their files checked with
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
@@ -29,7 +29,7 @@ target_compile_definitions(tally_collector_test_util PRIVATE
 add_library(tally_fake_nvml SHARED unit/fake_nvml.c)
 target_link_libraries(tally_fake_nvml PRIVATE tally_warnings)
 
-foreach(name collector threads fork nvml outputs)
+foreach(name collector threads fork nvml outputs signals)
   tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
