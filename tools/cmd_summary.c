@@ -61,11 +61,15 @@ static void group_table(FILE *out, const tl_name_table *t, int group)
 
 static void rank_table(FILE *out, const tl_aggregate *agg)
 {
-    char a[24], b[24], c[24], d[24], e[24], f[24];
+    char a[24], b[24], c[24], d[24], e[24], f[24], u[24];
+    /* device used (NVML) is a column of its own, only where some rank has it */
+    int with_used = 0;
+    for (size_t i = 0; i < agg->nranks; i++)
+        with_used |= isfinite(agg->ranks[i].peak_device_used);
     fprintf(out, "\nPER RANK\n%.124s\n", RULE);
-    fprintf(out, "%6s %4s %6s %11s %11s %11s %11s %8s | %7s %8s %8s %8s | %10s %10s\n", "Rank", "Ses", "Steps",
+    fprintf(out, "%6s %4s %6s %11s %11s %11s %11s %8s | %7s %8s %8s %8s | %10s %10s%s\n", "Rank", "Ses", "Steps",
             "Step mean", "Step med", "Step min", "Step max", "it/s", "Idle%", "Compute%", "NonComp%", "Overlap%",
-            "Peak alloc", "Peak resv");
+            "Peak alloc", "Peak resv", with_used ? "   Dev used" : "");
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
         const tl_gpu_breakdown *g = &r->gpu;
@@ -84,8 +88,11 @@ static void rank_table(FILE *out, const tl_aggregate *agg)
                     g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : 0.0);
         else
             fprintf(out, "%7s %8s %8s %8s | ", "-", "-", "-", "-");
-        fprintf(out, "%10s %10s\n", tl_fmt_bytes(e, sizeof e, r->peak_allocated),
+        fprintf(out, "%10s %10s", tl_fmt_bytes(e, sizeof e, r->peak_allocated),
                 tl_fmt_bytes(f, sizeof f, r->peak_reserved));
+        if (with_used)
+            fprintf(out, " %10s", tl_fmt_bytes(u, sizeof u, r->peak_device_used));
+        fputc('\n', out);
     }
     int any = 0;
     for (size_t i = 0; i < agg->nranks; i++)
@@ -128,8 +135,11 @@ static void across_table(FILE *out, const tl_aggregate *a)
 
 static void snapshot_table(FILE *out, const tl_aggregate *agg)
 {
-    int any = 0;
-    char a[24], b[24], c[24], d[24], name[40];
+    int any = 0, with_used = 0;
+    char a[24], b[24], c[24], d[24], u[24], name[40];
+    for (size_t i = 0; i < agg->nsessions; i++)
+        for (size_t k = 0; agg->sessions[i].rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+            with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
         if (s->rank < 0)
@@ -138,13 +148,16 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg)
             const tl_ssnap *m = &s->snaps[k];
             if (!any) {
                 fprintf(out, "\nMEMORY SNAPSHOTS\n%.124s\n", RULE);
-                fprintf(out, "%4s %-32s %12s %12s %12s %12s\n", "Rank", "Label", "Allocated", "Reserved",
-                        "Max alloc", "RSS");
+                fprintf(out, "%4s %-32s %12s %12s %12s %12s%s\n", "Rank", "Label", "Allocated", "Reserved",
+                        "Max alloc", "RSS", with_used ? "  Device used" : "");
                 any = 1;
             }
-            fprintf(out, "%4d %-32s %12s %12s %12s %12s\n", s->rank, tl_fmt_cut(name, sizeof name, m->label, 32),
+            fprintf(out, "%4d %-32s %12s %12s %12s %12s", s->rank, tl_fmt_cut(name, sizeof name, m->label, 32),
                     tl_fmt_bytes(a, sizeof a, m->allocated), tl_fmt_bytes(b, sizeof b, m->reserved),
                     tl_fmt_bytes(c, sizeof c, m->peak_allocated), tl_fmt_bytes(d, sizeof d, m->rss));
+            if (with_used)
+                fprintf(out, " %12s", tl_fmt_bytes(u, sizeof u, m->device_used));
+            fputc('\n', out);
         }
     }
 }

@@ -41,3 +41,14 @@ add_dependencies(test_nvml tally_fake_nvml)
 tally_add_unit_test(test_disabled SOURCES unit/test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
 target_include_directories(test_disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_compile_definitions(test_disabled PRIVATE TALLY_DISABLE)
+
+# libtally's files read back by tally (issue 13): two runs kept side by side in
+# a directory libtally made, traces paired with their reports by stem, median
+# and p95 from the samples, NVML's used memory as device used (fake NVML).
+if(TARGET tally_sample_pipeline)
+  add_test(NAME collector_roundtrip
+    COMMAND ${TALLY_PYTHON} ${PROJECT_SOURCE_DIR}/tests/collector/roundtrip.py
+      --tally $<TARGET_FILE:tally_cli> --pipeline $<TARGET_FILE:tally_sample_pipeline>
+      --fake-nvml $<TARGET_FILE:tally_fake_nvml> --out ${CMAKE_CURRENT_BINARY_DIR}/collector_roundtrip)
+  set_tests_properties(collector_roundtrip PROPERTIES LABELS collector TIMEOUT 300)
+endif()
