@@ -503,7 +503,7 @@ out:
 
 void tally_step(void)
 {
-    if (atomic_load_explicit(&tl_g.state, memory_order_relaxed) != TL_RUNNING && !tl_ensure_running())
+    if (atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING && !tl_ensure_running())
         return;
     long done = atomic_fetch_add(&tl_g.steps, 1); /* step `done` just ended */
     if (tl_schedule_records(&tl_g.schedule, done))
@@ -633,7 +633,7 @@ static int write_outputs(int final)
     }
     if (rc != 0) {
         /* Say which outputs are lost, both of them when both are. */
-        char what[4000];
+        char what[8192]; /* both reasons and both paths, whole */
         if (rerr[0] && terr[0] && strcmp(rerr, terr) == 0)
             snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s", rerr, report,
                      trace);

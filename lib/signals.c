@@ -193,8 +193,12 @@ int tl_signals_setup(void)
 }
 
 /* In a fork child the writer thread does not exist and the pipes are shared
- * with the parent (whose writer would answer): new pipes, a new writer. The
- * handlers and the saved dispositions are inherited as they should be. */
+ * with the parent (whose writer would answer): they are closed, and the
+ * child has no writer. A signal then ends the child (or calls its handler)
+ * as it would without libtally, without the child's outputs: a thread may not
+ * be created in the child of a multi-threaded parent before exec() (only
+ * async-signal-safe calls are allowed there; ThreadSanitizer refuses it
+ * outright), and the parent, which owns the run, keeps its own writer. */
 void tl_signals_atfork_child(void)
 {
     if (sg.wake[0] < 0)
@@ -205,5 +209,4 @@ void tl_signals_atfork_child(void)
     close(sg.done[1]);
     sg.wake[0] = sg.wake[1] = sg.done[0] = sg.done[1] = -1;
     atomic_store(&sg.busy, 0);
-    start_writer();
 }

@@ -58,6 +58,8 @@
  * flushed, and recording goes on if the program does. A second signal while
  * the outputs are being written is not waited for. A handler the program
  * installs after tally_init() replaces libtally's (normal exit still writes).
+ * A fork child has no writer (no thread may be started there before exec):
+ * a signal ends it as it would without libtally, without its own outputs.
  *
  * Rank and world size come from tally_set_rank(), else the first of RANK/WORLD_SIZE,
  * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK/PMI_SIZE,

@@ -37,6 +37,16 @@ endforeach()
 target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
 add_dependencies(test_nvml tally_fake_nvml)
 
+# The end-to-end tests also run under ThreadSanitizer (label "tsan"):
+# `make test-tsan` builds only these (target tally_tsan_tests) with
+# -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
+# scenario's child makes it exit 66, which fails the test.
+add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
+  test_outputs test_signals tally_fake_nvml)
+foreach(name collector threads fork nvml outputs signals)
+  set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
+endforeach()
+
 # Every API macro with TALLY_DISABLE: compiles, and links without libtally.
 tally_add_unit_test(test_disabled SOURCES unit/test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
 target_include_directories(test_disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
