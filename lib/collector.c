@@ -530,7 +530,10 @@ int tl_merged_build(tl_merged *m)
         goto fail;
     pthread_mutex_lock(&tl_g.lock);
     for (tl_thread *t = tl_g.threads; t != NULL; t = t->next) {
-        tl_thread_lock(t);
+        if (!tl_thread_lock_for_write(t)) {
+            m->threads_skipped++;
+            continue;
+        }
         for (int k = 0; k < TL_NKINDS; k++) {
             for (uint32_t id = 0; id < t->stats_cap[k] && id < m->nnames; id++)
                 if (t->stats[k][id])

@@ -186,6 +186,14 @@ static inline void tl_thread_unlock(tl_thread *t)
 {
     atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
+/* The writer's lock of a thread's flag (merging, the trace): tl_thread_lock,
+ * except while the outputs are written for a signal (tl_g.signal_writing):
+ * then it gives up after TL_SIGNAL_LOCK_WAIT_NS and returns 0, because the
+ * flag may belong to the thread the signal interrupted in the middle of an
+ * update, which will not release it until the writer is done. The caller
+ * leaves that thread out (counted: problems.threads_skipped). 1: locked. */
+#define TL_SIGNAL_LOCK_WAIT_NS 100000000u
+int tl_thread_lock_for_write(tl_thread *t);
 tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id);
 tl_value_stat *tl_thread_counter(tl_thread *t, uint32_t id);
 void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value);
@@ -326,6 +334,7 @@ typedef struct tl_global {
 
     int io_error_reported;
     int atexit_registered;
+    atomic_int signal_writing;  /* the signal writer is writing (tl_thread_lock_for_write) */
 } tl_global;
 
 extern tl_global tl_g;
@@ -339,6 +348,7 @@ typedef struct tl_merged {
     tl_dur_stat *stats[TL_NKINDS];  /* [nnames] each */
     tl_value_stat *counters;        /* [nnames] */
     uint64_t events, dropped, unmatched_ends, unclosed, depth_overflowed;
+    uint64_t threads_skipped;       /* left out of a signal-time write (see above) */
     int nthreads;
     double ns_per_tick;
 } tl_merged;

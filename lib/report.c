@@ -322,6 +322,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_kv_uint(j, "names_overflowed", tl_intern_overflowed());
     tl_json_kv_uint(j, "depth_overflow", m->depth_overflowed);
     tl_json_kv_uint(j, "rank_rejected", tl_g.rank_rejected);
+    tl_json_kv_uint(j, "threads_skipped", m->threads_skipped);
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "threads", m->nthreads);

@@ -67,10 +67,12 @@ static void *writer_main(void *arg)
         /* The program ends after a default disposition: the final write
          * (with the summary); else its own handler decides, and recording
          * goes on: a flush. */
+        atomic_store(&tl_g.signal_writing, 1);
         if (i >= 0 && is_default(&sg.old[i]))
             tally_shutdown();
         else
             tally_flush();
+        atomic_store(&tl_g.signal_writing, 0);
         while (write(sg.done[1], &sig, 1) < 0 && errno == EINTR)
             ;
     }

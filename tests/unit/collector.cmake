@@ -1,6 +1,6 @@
 # The collector's tests (libtally), label "collector": `ctest -L collector`.
 #
-#   module tests    test_histogram, test_stats, test_json_writer, test_config:
+#   module tests    test_histogram, test_stats, test_json_writer, test_config, test_thread:
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
 #   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
@@ -11,7 +11,7 @@
 #   compiled out    test_disabled: -DTALLY_DISABLE, not linked with libtally
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 
-foreach(name histogram stats json_writer config)
+foreach(name histogram stats json_writer config thread)
   tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
     LIBS tally_static PkgConfig::JANSSON m LABELS collector)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)

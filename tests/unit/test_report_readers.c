@@ -533,6 +533,28 @@ static void test_tally_report_v1(void **state)
     tl_profile_release(&p);
 }
 
+/* libtally's newer problem counters (issue 10 item 11) become warnings. */
+static void test_tally_report_problem_counters(void **state)
+{
+    (void)state;
+    size_t len;
+    char *buf = slurp(FIXTURE("tally-report-v1.json"), &len);
+    const char *from = "\"names_overflowed\": 0}";
+    char *at = strstr(buf, from);
+    assert_non_null(at);
+    char doc[65536];
+    snprintf(doc, sizeof doc, "%.*s\"names_overflowed\": 0, \"depth_overflow\": 44, "
+             "\"rank_rejected\": 2, \"threads_skipped\": 1}%s", (int)(at - buf), buf, at + strlen(from));
+    free(buf);
+    tl_profile p;
+    assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
+    assert_warned(&p, "problems.depth_overflow", "44 sections were nested deeper");
+    assert_warned(&p, "problems.rank_rejected", "2 tally_set_rank calls");
+    assert_warned(&p, "problems.threads_skipped", "1 threads were left out");
+    assert_int_equal(p.nwarnings, 5); /* with the fixture's own two */
+    tl_profile_release(&p);
+}
+
 static void test_tally_report_bad_version(void **state)
 {
     (void)state;
@@ -796,6 +818,7 @@ int main(void)
         cmocka_unit_test(test_inferix_not_profiles),
         cmocka_unit_test(test_inferix_wrong_types),
         cmocka_unit_test(test_tally_report_v1),
+        cmocka_unit_test(test_tally_report_problem_counters),
         cmocka_unit_test(test_tally_report_bad_version),
         cmocka_unit_test(test_tally_report_samples_bounded),
         cmocka_unit_test(test_tally_report_hostile),

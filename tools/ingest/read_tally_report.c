@@ -978,6 +978,18 @@ static void read_problems(tl_profile *p, const json_t *root)
     if (tl_readers_int(p, pr, "problems", "names_overflowed", 0, 0, INT64_MAX, &n) == 0 && n > 0)
         tl_profile_warn(p, "problems.names_overflowed: %lld names did not fit the collector's "
                         "name table; their timings are under \"(other names)\"", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "depth_overflow", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
+        n > 0)
+        tl_profile_warn(p, "problems.depth_overflow: %lld sections were nested deeper than the "
+                        "collector's limit; they are not in the statistics", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "rank_rejected", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
+        n > 0)
+        tl_profile_warn(p, "problems.rank_rejected: %lld tally_set_rank calls gave an impossible "
+                        "rank or world size", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "threads_skipped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) ==
+            0 && n > 0)
+        tl_profile_warn(p, "problems.threads_skipped: %lld threads were left out of this report "
+                        "(written at a signal that interrupted them)", (long long)n);
     const json_t *tr = tl_readers_object(p, root, "", "trace", 0);
     if (tl_readers_int(p, tr, "trace", "events_dropped", 0, 0, INT64_MAX, &n) == 0 && n > 0)
         tl_profile_warn(p, "trace.events_dropped: the collector dropped %lld trace events "
