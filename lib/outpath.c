@@ -93,8 +93,12 @@ static void choose_stem(void)
     snprintf(base, sizeof base, "%s/%s-rank%d.%d-%s", tl_g.output_dir, tl_g.name, tl_g.rank.rank,
              tl_g.pid, when);
     snprintf(st.stem, sizeof st.stem, "%s", base);
-    for (int k = 2; k <= TL_OUTPATH_MAX_TRIES && taken(st.stem); k++)
+    int k;
+    for (k = 2; k <= TL_OUTPATH_MAX_TRIES && taken(st.stem); k++)
         snprintf(st.stem, sizeof st.stem, "%.*s-%d", (int)sizeof base - 16, base, k);
+    if (k > TL_OUTPATH_MAX_TRIES && taken(st.stem))
+        fprintf(stderr, "tally: %d runs are named %s already (TL_OUTPATH_MAX_TRIES); the last "
+                        "one is overwritten\n", TL_OUTPATH_MAX_TRIES, base);
     st.set = 1;
     st.rank = tl_g.rank.rank;
     st.pid = tl_g.pid;

@@ -17,6 +17,8 @@ libnvidia-ml of the tests (2 GPUs: 10 and 20 GiB used of 80 GiB), then checks:
     the device share is 25 %; allocated and reserved are the pipeline's
     allocator provider's figures
   - `tally summary` prints the "Dev used" column with 20.0 GiB
+  - the pipeline stopped by SIGTERM or SIGINT from outside dies of that signal
+    and leaves a report and a trace that tally reads (issue 10 item 4)
 Exit 0 when all hold; the failed checks on stderr otherwise.
 """
 import argparse
@@ -120,6 +122,31 @@ def main():
         row = lines[head[0] + 1].split()
         check(row[-2:] == ["20.0", "GiB"] and "GiB" not in row[-6:-2],
               f"summary rank row: {lines[head[0] + 1]}")
+
+    # Stopped from outside (torchrun, Slurm, Ctrl-C): the pipeline dies of the
+    # signal, and its report and trace are there and read by tally.
+    import signal
+    import time
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        stopped = os.path.join(a.out, "stopped-%d" % sig)
+        env2 = dict(env, TALLY_OUTPUT_DIR=stopped, TALLY_SAMPLE_MS="0")
+        p = subprocess.Popen([a.pipeline, "--steps", "100000", "--blocks", "2"], env=env2,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(3.0)  # past load_models, even on a loaded machine
+        p.send_signal(sig)
+        try:
+            _, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+        check(p.returncode == -sig, f"signal {sig}: exit {p.returncode}, expected death by the signal")
+        got = sorted(os.listdir(stopped)) if os.path.isdir(stopped) else []
+        check(len([f for f in got if f.endswith(".report.json")]) == 1 and
+              len([f for f in got if f.endswith(".trace.json.gz")]) == 1,
+              f"signal {sig}: outputs {got}, stderr {err}")
+        q = subprocess.run([a.tally, "summary", stopped], capture_output=True, text=True)
+        check(q.returncode == 0 and "load_models" in q.stdout,
+              f"signal {sig}: tally summary exited {q.returncode}: {q.stderr}")
 
     for m in problems:
         print("FAIL:", m, file=sys.stderr)
