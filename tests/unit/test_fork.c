@@ -108,6 +108,23 @@ static int body_fork(void *arg)
     return 0;
 }
 
+/* stderr is empty but for LeakSanitizer's note, in fork children under
+ * ASan, that the parent's other threads (libtally's signal writer, which a
+ * child does not have) could not be suspended: not a leak, not a message of
+ * libtally's. */
+static void expect_quiet(const char *err)
+{
+    for (const char *line = err; *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        if (n > 0 && !(strncmp(line, "==", 2) == 0 &&
+                       strstr(line, "was not suspended. False leaks are possible.") != NULL &&
+                       (size_t)(strstr(line, "was not suspended") - line) < n))
+            fail_msg("unexpected stderr: %.*s", (int)n, line);
+        line += end ? n + 1 : n;
+    }
+}
+
 static void test_fork_child_writes_its_own(void **state)
 {
     (void)state;
@@ -115,7 +132,7 @@ static void test_fork_child_writes_its_own(void **state)
     pid_t pids[2];
     tt_begin(&s);
     assert_int_equal(tt_run(&s, NULL, body_fork, &s), 0);
-    assert_string_equal(s.err, "");
+    expect_quiet(s.err);
     read_pids(&s, pids, 2);
 
     json_t *p = tt_load_json(tt_report(&s, "t-rank0"));
