@@ -578,23 +578,24 @@ static void report_io_error(const char *what)
     fprintf(stderr, "tally: %s; the program goes on without them\n", what);
 }
 
-/* Write one output; 0, or TALLY_EIO with the reason in err. */
-static int write_one(const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
-                     const tl_merged *m, char *err, size_t errlen)
+/* Open path and write one output into it; on failure it is aborted and the
+ * reason is in o->err. */
+static int write_one(tl_output *o, const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
+                     const tl_merged *m)
 {
-    tl_outfile *f = tl_outfile_open(path, gzip, err, errlen);
-    if (f == NULL)
+    if (tl_output_open(o, path, gzip ? TL_OUTPUT_GZIP : 0, NULL, NULL) != 0)
         return TALLY_EIO;
     tl_json j;
-    tl_json_init(&j, (tl_json_sink)tl_outfile_write, f);
+    tl_json_init(&j, tl_output_write, o);
     int rc = fn(&j, m);
     if (tl_json_finish(&j) != 0 || rc != 0) {
-        snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
-        tl_outfile_abort(f);
+        char why[128];
+        snprintf(o->err, sizeof o->err, "%s: write failed: %s", path,
+                 strerror_r(errno ? errno : EIO, why, sizeof why));
+        tl_output_abort(o);
+        o->failed = 1;
         return TALLY_EIO;
     }
-    if (tl_outfile_close(f, err, errlen) != 0)
-        return TALLY_EIO;
     return 0;
 }
 
@@ -611,7 +612,6 @@ static int write_outputs(int final)
     int rc = 0;
     tl_merged m;
     char report[1600], trace[1600];
-    char rerr[1700] = "", terr[1700] = "";
     pthread_mutex_lock(&tl_g.write_lock);
     if (tl_merged_build(&m) != 0) {
         report_io_error("out of memory while merging statistics; the report and the trace "
@@ -622,35 +622,53 @@ static int write_outputs(int final)
     /* A fork child that recorded nothing writes nothing. */
     if (tl_g.is_fork_child && !anything_recorded(&m))
         goto out_release;
-    if (tl_outpath_prepare(rerr, sizeof rerr) != 0) {
-        rc = TALLY_EIO;
+    /* Static, like outs below: write_lock is held, and the reasons (up to
+     * TL_OUTPUT_ERR_LEN each) are large for a host's stack. */
+    static char prep[2 * TL_OUTPUT_ERR_LEN + 16], what[sizeof prep + 3300];
+    prep[0] = '\0';
+    if (tl_outpath_prepare(prep, sizeof prep) != 0) {
+        /* no directory to write into: nothing was opened */
         tl_output_paths(report, sizeof report, trace, sizeof trace);
-        if (tl_g.trace)
-            snprintf(terr, sizeof terr, "%s", rerr);
+        rc = TALLY_EIO;
     } else {
         tl_output_paths(report, sizeof report, trace, sizeof trace);
-        if (tl_g.trace && write_one(trace, tl_g.trace_gzip, tl_trace_write, &m, terr, sizeof terr))
+        /* The report and its trace are committed together: both new or both old.
+         * Static: write_lock is held, and these are large for a host's stack. */
+        static tl_output outs[2];
+        tl_output *done[2];
+        size_t n = 0;
+        memset(outs, 0, sizeof outs);
+        if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
             rc = TALLY_EIO;
-        if (write_one(report, 0, tl_report_write, &m, rerr, sizeof rerr) != 0)
+        else if (tl_g.trace)
+            done[n++] = &outs[0];
+        if (write_one(&outs[1], report, 0, tl_report_write, &m) != 0)
             rc = TALLY_EIO;
+        else
+            done[n++] = &outs[1];
+        if (rc != 0) {
+            for (size_t i = 0; i < n; i++)
+                tl_output_abort(done[i]);
+        } else if (tl_output_commit_all(done, n) != 0) {
+            rc = TALLY_EIO;
+        }
+        /* the reasons: the trace's and the report's, each once */
+        for (int i = 0; i < 2 && rc != 0; i++)
+            if (outs[i].failed && outs[i].err[0] &&
+                !(i == 1 && outs[0].failed && strcmp(outs[0].err, outs[1].err) == 0)) {
+                size_t used = strlen(prep);
+                snprintf(prep + used, sizeof prep - used, "%s%s", used ? "; " : "", outs[i].err);
+            }
     }
     if (rc != 0) {
-        /* Say which outputs are lost, both of them when both are. */
-        char what[8192]; /* both reasons and both paths, whole */
-        if (rerr[0] && terr[0] && strcmp(rerr, terr) == 0)
-            snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s", rerr, report,
-                     trace);
-        else if (rerr[0] && terr[0])
-            snprintf(what, sizeof what, "%s; %s; lost: the report %s and the trace %s", terr,
-                     rerr, report, trace);
-        else if (rerr[0] && !tl_g.trace)
-            snprintf(what, sizeof what, "%s; lost: the report %s", rerr, report);
-        else if (rerr[0])
-            snprintf(what, sizeof what, "%s; lost: the report %s (the trace %s was written)",
-                     rerr, report, trace);
+        /* Say which outputs are lost: committed together, a failure of
+         * either loses both (the previous versions, if any, are kept). */
+        if (tl_g.trace)
+            snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s",
+                     prep[0] ? prep : "write failed", report, trace);
         else
-            snprintf(what, sizeof what, "%s; lost: the trace %s (the report %s was written)",
-                     terr, trace, report);
+            snprintf(what, sizeof what, "%s; lost: the report %s", prep[0] ? prep : "write failed",
+                     report);
         report_io_error(what);
     }
     if (final && tl_g.summary)
