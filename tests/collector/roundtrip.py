@@ -119,9 +119,12 @@ def main():
     head = [i for i, l in enumerate(lines) if "Peak alloc" in l]
     check(head and "Dev used" in lines[head[0]], "summary: no Dev used column")
     if head:
-        row = lines[head[0] + 1].split()
+        k = head[0] + 1
+        while k < len(lines) and set(lines[k].strip()) <= set("-"):
+            k += 1  # the rule under the header
+        row = lines[k].split() if k < len(lines) else []
         check(row[-2:] == ["20.0", "GiB"] and "GiB" not in row[-6:-2],
-              f"summary rank row: {lines[head[0] + 1]}")
+              f"summary rank row: {lines[k] if k < len(lines) else ''}")
 
     # Stopped from outside (torchrun, Slurm, Ctrl-C): the pipeline dies of the
     # signal, and its report and trace are there and read by tally.
