@@ -13,12 +13,8 @@
 #include "commands.h"
 #include "json_writer.h"
 #include "report_text.h" /* tl_text_rank_source: the report's words for a rank source */
-#include "text_table.h"
-
-static int file_sink(void *ctx, const void *buf, size_t len)
-{
-    return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
-}
+#include "term.h"
+#include "units.h"
 
 static const char *phase_name(int ph)
 {
@@ -118,13 +114,17 @@ static void json_problem(tl_json *j, const char *problem)
 
 static void text_profile(FILE *out, const tl_profile *p)
 {
-    fprintf(out, "%s\n", p->path);
+    static char path[8192];
+    /* the name line: a newline in a file name must not start a fake record */
+    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
     if (p->skipped) {
         fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
         return;
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
+    if (tl_profile_is_aggregate(p))
+        return; /* its sessions have their ranks: tally summary shows them */
     fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
             p->rank_detail, p->session);
     if (p->world_size > 0)
@@ -152,9 +152,9 @@ static void text_profile(FILE *out, const tl_profile *p)
     fprintf(out, "  contents     %u names, %zu GPU events on %u streams, %zu steps, %zu memory points, "
                  "%zu snapshots\n", p->nstats, p->ngpu, p->nstreams, p->nsteps, p->nmem, p->nsnapshots);
     if (p->start_ns <= p->end_ns) {
-        char span[32];
-        /* The console tables' duration format (text_table.h), as `tally summary` prints it. */
-        tl_fmt_duration(span, sizeof span, (double)(p->end_ns - p->start_ns));
+        char span[48];
+        /* the one duration format of every output (units.h) */
+        tl_units_dur(span, sizeof span, (double)(p->end_ns - p->start_ns));
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");
@@ -168,45 +168,50 @@ static void text_profile(FILE *out, const tl_profile *p)
 
 int tl_cmd_inspect(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally inspect [--json] FILE...";
-    tl_cli cli;
     int json = 0;
-    const tl_cli_opt opts[] = { { "--json", NULL, 0, &json, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "--json", NULL, 0, &json, NULL, "one JSON array with an object per input", NULL },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "inspect", "FILE...", "What each input is: format, rank and how it was found, session, events, time span.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
     int warnings = (int)run.nproblems;
-    if (json) {
-        tl_json *j = malloc(sizeof *j);
-        if (j == NULL) { /* release what was read: this return used to leak the run */
-            tl_run_release(&run);
-            free(cli.inputs);
-            return TL_EXIT_OUTPUT;
-        }
-        tl_json_init(j, file_sink, stdout);
-        tl_json_array_begin(j);
+    /* The JSON is a document: written as it is (not through the console's
+     * escaping stream), with every write checked. */
+    tl_output *o = json ? tl_cli_open_output(&cli, "-", 0) : NULL;
+    int out_rc = json && o == NULL ? TL_EXIT_OUTPUT : TL_EXIT_OK;
+    if (o != NULL) {
+        tl_json j;
+        tl_json_init(&j, tl_output_write, o);
+        tl_json_array_begin(&j);
         for (size_t i = 0; i < run.n; i++)
-            json_profile(j, run.profiles[i]);
+            json_profile(&j, run.profiles[i]);
         for (size_t i = 0; i < run.nproblems; i++)
-            json_problem(j, run.problems[i]);
-        tl_json_array_end(j);
-        tl_json_write(j, "\n", 1);
-        tl_json_finish(j);
-        free(j);
+            json_problem(&j, run.problems[i]);
+        tl_json_array_end(&j);
+        tl_json_write(&j, "\n", 1);
+        tl_json_finish(&j);
+        out_rc = tl_cli_commit_outputs(&cli);
     } else {
         for (size_t i = 0; i < run.n; i++)
             text_profile(stdout, run.profiles[i]);
     }
     for (size_t i = 0; i < run.n; i++)
         warnings += run.profiles[i]->nwarnings;
-    rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+    rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : usable == 0                           ? TL_EXIT_NO_INPUT
          : cli.strict && warnings                ? TL_EXIT_GATE
                                                  : TL_EXIT_OK;
     tl_run_release(&run);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }
