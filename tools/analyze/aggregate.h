@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "intervals.h"
 #include "names.h"
 #include "profile.h"
@@ -237,6 +238,7 @@ typedef struct tl_aggregate {
     int nstragglers;
     tl_recommendation recs[TL_MAX_RECOMMENDATIONS];
     int nrecs;
+    tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     tl_analyze_options opt;
 } tl_aggregate;
 
