@@ -116,6 +116,7 @@ typedef struct tl_collective {
 typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
+    double device_used;        /* NVML's used memory (all processes), not allocated */
 } tl_ssnap;
 
 /* A GPU of a session: what the System section lists. */
@@ -159,6 +160,8 @@ typedef struct tl_session {
     size_t nseries;
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
+    double peak_device_used;   /* NVML's device memory used (all processes); never merged
+                                * into peak_allocated (docs/analysis.md); NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 } tl_session;
 
@@ -194,6 +197,7 @@ typedef struct tl_rank_result {
     double compute_per_step;   /* median of the per-step compute; NaN unknown */
     tl_gpu_breakdown gpu;      /* sessions added up */
     double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
+    double peak_device_used;   /* as in tl_session */
     int64_t span_ns;           /* sum of the sessions' spans */
     tl_rank_telemetry tel;     /* sampled telemetry of every session */
     int straggler;             /* marked by the straggler analysis */
@@ -283,6 +287,10 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
+/* How full the rank's device got, in % of its memory: the largest of peak
+ * allocated, peak reserved and peak device used (each its own series, see
+ * docs/analysis.md); NaN when none is known or the device size is unknown. */
+double tl_rank_peak_device_pct(const tl_rank_result *r);
 
 /* Add the across-rank row of a metric from one value per rank (vals[i] for
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
