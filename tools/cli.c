@@ -15,6 +15,8 @@ static const char common_help[] =
     "  --strict            treat every warning as an error\n"
     "  -q, --quiet         print no warnings\n"
     "  --progress, --no-progress   progress on stderr (default: only on a terminal)\n"
+    "  --kernel-class GLOB=TYPE    classify GPU kernels matching GLOB as compute, communication,\n"
+    "                      memory or other, before the built-in table (repeatable)\n"
     "  -h, --help          this help\n";
 
 static int default_jobs(void)
@@ -52,6 +54,13 @@ int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, con
             cli->progress = 1;
         } else if (!strcmp(a, "--no-progress")) {
             cli->progress = 0;
+        } else if (!strcmp(a, "--kernel-class") || !strncmp(a, "--kernel-class=", 15)) {
+            const char *v = a[14] == '=' ? a + 15 : (i + 1 < argc ? argv[++i] : NULL);
+            if (tl_kernel_class_add(v) != 0) {
+                fprintf(stderr, "tally %s: --kernel-class needs GLOB=TYPE with TYPE compute, communication, memory "
+                                "or other (at most 64)\n", cli->cmd);
+                return -1;
+            }
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "--jobs=", 7)) {
             const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
                             : a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);

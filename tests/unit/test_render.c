@@ -235,7 +235,7 @@ static void gpu_numbers(tl_session *s, double slow)
     g->streams = calloc(1, sizeof *g->streams);
     assert_non_null(g->streams);
     g->nstreams = 1;
-    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100 };
+    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100, MS(60) };
 }
 
 /* Lanes over 100 ms. noisy: every bin a different kind and level, the
@@ -322,7 +322,7 @@ static void session(tl_session *s, const synth *p)
     assert_non_null(s->steps);
     s->nsteps = NSTEPS;
     for (int i = 0; i < NSTEPS; i++)
-        s->steps[i] = (tl_sstep){ i + 1, MS(20 * p->slow), MS(8 * p->slow), s->start_ns + MS(20 * i) };
+        s->steps[i] = (tl_sstep){ i + 1, MS(20 * p->slow), MS(8 * p->slow), s->start_ns + MS(20 * i), 0 };
     gpu_numbers(s, p->slow);
     if (p->lanes > 0)
         timeline(s, p->lanes, p->noisy);

@@ -40,9 +40,22 @@ static void release_derived(tl_aggregate *a)
     a->nstragglers = 0;
     for (int i = 0; i < a->nrecs; i++) {
         free(a->recs[i].message);
+        free(a->recs[i].finding);
         free(a->recs[i].evidence);
     }
     a->nrecs = 0;
+    for (int i = 0; i < a->nskips; i++)
+        free(a->skips[i].why);
+    a->nskips = 0;
+    free(a->straggler_note);
+    free(a->headline);
+    a->straggler_note = a->headline = NULL;
+    a->steps_compared = 0;
+    for (size_t i = 0; i < a->nnotes; i++)
+        free(a->notes[i]);
+    free(a->notes);
+    a->notes = NULL;
+    a->nnotes = 0;
     a->nacross = 0;
 }
 
@@ -279,8 +292,9 @@ static int build_names(tl_aggregate *a)
         int windowed = s->gpu.present;
         for (size_t k = 0; rc == 0 && k < s->nnames; k++)
             if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
-                rc = tl_name_table_add(&a->names, s->rank, s->names[k].group, s->names[k].name, &s->names[k].d,
-                                       s->names[k].exact);
+                rc = tl_name_table_add_nested(&a->names, s->rank, s->names[k].group, s->names[k].name,
+                                              &s->names[k].d, s->names[k].exact, s->names[k].incl_ns,
+                                              s->names[k].self_ns);
         for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
             rc = tl_name_table_add(&a->names, s->rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
     }

@@ -476,6 +476,8 @@ static void write_session(tl_json *j, const tl_session *s)
         kv_num(j, "median_ns", n->median_ns);
         kv_num(j, "p95_ns", n->p95_ns);
         kv_num(j, "std_ns", n->std_ns);
+        tl_json_kv_int(j, "incl_ns", n->incl_ns);
+        tl_json_kv_int(j, "self_ns", n->self_ns);
         tl_json_key(j, "stat");
         write_stat(j, &n->d);
         tl_json_object_end(j);
@@ -500,6 +502,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, s->steps[i].dur_ns);
         tl_json_int(j, s->steps[i].compute_ns);
         tl_json_int(j, s->steps[i].ts_ns);
+        tl_json_int(j, s->steps[i].partial);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -535,9 +538,13 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, st->kernel_wait);
         tl_json_int(j, st->other);
         tl_json_uint(j, st->gaps);
+        tl_json_int(j, st->busy);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
+    tl_json_kv_int(j, "blocked_idle", g->blocked_idle);
+    tl_json_kv_string(j, "blocking_call", g->blocking_call);
+    tl_json_kv_int(j, "blocking_call_ns", g->blocking_call_ns);
     tl_json_object_end(j);
     tl_json_key(j, "collectives");
     tl_json_array_begin(j);
@@ -578,6 +585,8 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "device_total", s->device_total);
     kv_num(j, "peak_rss", s->peak_rss);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
+    tl_json_kv_int(j, "abs_time", s->abs_time);
+    tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_object_end(j);
 }
 
@@ -661,6 +670,19 @@ static json_t *get_array(reader *r, const json_t *o, const char *key)
         return NULL;
     }
     return v;
+}
+
+/* A field added after version 1's first release: absent in older partials. */
+static int64_t opt_int(const json_t *o, const char *key, int64_t def)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+static int64_t opt_item(json_t *arr, size_t i, int64_t def)
+{
+    json_t *v = json_array_get(arr, i);
+    return json_is_integer(v) ? json_integer_value(v) : def;
 }
 
 static int64_t item_int(reader *r, json_t *arr, size_t i)
@@ -796,6 +818,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
             n->median_ns = get_num(r, x, "median_ns");
             n->p95_ns = get_num(r, x, "p95_ns");
             n->std_ns = get_num(r, x, "std_ns");
+            n->incl_ns = opt_int(x, "incl_ns", -1);
+            n->self_ns = opt_int(x, "self_ns", -1);
             read_stat(r, json_object_get(x, "stat"), &n->d);
             if (n->group < 0 || n->group >= TL_GROUP_COUNT)
                 bad(r, "\"group\": out of range");
@@ -816,7 +840,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         s->steps = calloc(json_array_size(arr) + 1, sizeof *s->steps);
         json_array_foreach(arr, i, x) if (s->steps)
             s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2),
-                                                item_int(r, x, 3) };
+                                                item_int(r, x, 3), (int)opt_item(x, 4, 0) };
     }
     json_t *g = json_object_get(o, "gpu");
     if (!json_is_object(g)) {
@@ -844,8 +868,13 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
             json_array_foreach(arr, i, x) if (b->streams)
                 b->streams[b->nstreams++] = (tl_stream_idle){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2),
                                                               item_int(r, x, 3), item_int(r, x, 4),
-                                                              (uint64_t)item_int(r, x, 5) };
+                                                              (uint64_t)item_int(r, x, 5), opt_item(x, 6, 0) };
         }
+        b->blocked_idle = opt_int(g, "blocked_idle", 0);
+        b->blocking_call_ns = opt_int(g, "blocking_call_ns", 0);
+        json_t *bc = json_object_get(g, "blocking_call");
+        if (json_is_string(bc))
+            snprintf(b->blocking_call, sizeof b->blocking_call, "%s", json_string_value(bc));
     }
     read_timeline(r, json_object_get(o, "timeline"), &s->timeline);
     if ((arr = get_array(r, o, "mem")) != NULL) {
@@ -859,6 +888,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                  json_is_number(vr) ? json_number_value(vr) : NAN };
         }
     }
+    s->abs_time = (int)opt_int(o, "abs_time", 0);
+    s->graph_launches = (uint64_t)opt_int(o, "graph_launches", 0);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))
         s->device_name = strdup(json_string_value(dev));

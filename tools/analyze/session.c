@@ -58,7 +58,12 @@ static int take_names(tl_session *s, const tl_profile *p)
             n->name = dupstr(name);
             n->exact = 1;
             n->median_ns = n->p95_ns = n->std_ns = NAN;
+            n->incl_ns = n->self_ns = p->nesting == TL_NEST_DONE ? 0 : -1;
             s->nnames++;
+        }
+        if (n->incl_ns >= 0) {
+            n->incl_ns += st->incl_ns;
+            n->self_ns += st->self_ns;
         }
         tl_dur_stat_merge(&n->d, &st->d, TL_PROFILE_MAX_SAMPLES);
         if (st->from_summary) {
@@ -132,6 +137,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
         const tl_gpu_event *e = &p->gpu[i];
         tl_stream_idle *st = &g->streams[e->stream];
         int64_t end = e->ts_ns + e->dur_ns;
+        st->busy += e->dur_ns > 0 ? e->dur_ns : 0;
         if (prev_end[e->stream] != INT64_MIN) {
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
@@ -218,6 +224,56 @@ static int step_compute(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* GPU idle time (the gaps of the union of GPU events) covered by blocking
+ * host calls, in total and for the call name that covers most. */
+static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset *all)
+{
+    if (p->nblocking == 0 || all->n < 2)
+        return 0;
+    tl_ivset gaps, calls;
+    tl_ivset_init(&gaps);
+    tl_ivset_init(&calls);
+    int rc = -1;
+    for (size_t i = 1; i < all->n; i++)
+        if (tl_ivset_add(&gaps, all->v[i - 1].end, all->v[i].start) != 0)
+            goto out;
+    tl_ivset_union(&gaps);
+    for (size_t i = 0; i < p->nblocking; i++)
+        if (tl_ivset_add(&calls, p->blocking[i].ts_ns, p->blocking[i].ts_ns + p->blocking[i].dur_ns) != 0)
+            goto out;
+    tl_ivset_union(&calls);
+    g->blocked_idle = tl_ivset_intersection(&gaps, &calls);
+    /* the name covering most: few distinct names, one pass each */
+    uint32_t done[16];
+    size_t ndone = 0;
+    for (size_t i = 0; i < p->nblocking && ndone < 16; i++) {
+        uint32_t name = p->blocking[i].name;
+        size_t k = 0;
+        while (k < ndone && done[k] != name)
+            k++;
+        if (k < ndone)
+            continue;
+        done[ndone++] = name;
+        tl_ivset one;
+        tl_ivset_init(&one);
+        for (size_t j = i; j < p->nblocking; j++)
+            if (p->blocking[j].name == name)
+                tl_ivset_add(&one, p->blocking[j].ts_ns, p->blocking[j].ts_ns + p->blocking[j].dur_ns);
+        tl_ivset_union(&one);
+        int64_t cov = tl_ivset_intersection(&gaps, &one);
+        tl_ivset_release(&one);
+        if (cov > g->blocking_call_ns) {
+            g->blocking_call_ns = cov;
+            snprintf(g->blocking_call, sizeof g->blocking_call, "%s", tl_strtab_get(&p->strs, name));
+        }
+    }
+    rc = 0;
+out:
+    tl_ivset_release(&gaps);
+    tl_ivset_release(&calls);
+    return rc;
+}
+
 static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     tl_gpu_breakdown *g = &s->gpu;
@@ -301,6 +357,8 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     g->non_compute = g->busy - g->compute;
     g->comm = tl_ivset_length(&comm);
     g->comm_compute = tl_ivset_intersection(&comm, &comp);
+    if (blocked_idle(g, p, &all) != 0)
+        goto out;
     if (tl_sweep_kinds(kinded, nk, g->by_mask) != 0 || idle_by_stream(s, p, in, opt) != 0)
         goto out;
     if (sort_kernels(s) != 0)
@@ -508,8 +566,11 @@ static int take_steps(tl_session *s, const tl_profile *p)
             return -1;
         int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
         for (size_t i = 0; i < p->nsteps; i++)
-            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base };
+            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base, 0 };
         s->nsteps = p->nsteps;
+        /* The profiler stops in the middle of its last step (the GPU window drops it too). */
+        if (p->nsteps >= 2 && (p->format == TL_FMT_KINETO || p->format == TL_FMT_CHROME_TRACE))
+            s->steps[p->nsteps - 1].partial = 1;
         return 0;
     }
     const tl_sname *loop = NULL;
@@ -523,7 +584,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
     if (s->steps == NULL)
         return -1;
     for (uint32_t i = 0; i < loop->d.nsamples; i++)
-        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1, INT64_MIN };
+        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1, INT64_MIN, 0 };
     s->nsteps = loop->d.nsamples;
     return 0;
 }
@@ -588,6 +649,8 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
+    s->abs_time = p->base_time_ns != INT64_MIN;
+    s->graph_launches = p->graph_launches;
     return 0;
 }
 

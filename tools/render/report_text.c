@@ -56,6 +56,8 @@ const char *tl_text_metric(const char *m, int *unit)
 
 const char *tl_text_advice(const tl_recommendation *r)
 {
+    if (r->advice)
+        return r->advice;
     size_t n;
     const tl_rule_info *rules = tl_rules(&n);
     for (size_t i = 0; i < n; i++)
@@ -66,6 +68,8 @@ const char *tl_text_advice(const tl_recommendation *r)
 
 char *tl_text_finding(const tl_recommendation *r)
 {
+    if (r->finding)
+        return strdup(r->finding);
     const char *m = r->message ? r->message : "", *adv = tl_text_advice(r);
     size_t n = strlen(m), k = strlen(adv);
     if (k > 0 && n > k && strcmp(m + n - k, adv) == 0) {
