@@ -232,5 +232,10 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NO_INPUT;
     }
+    /* run identity: other runs among the inputs, missing ranks */
+    for (size_t i = 0; i < agg->nnotes; i++)
+        if (!cli->quiet)
+            fprintf(stderr, "tally: warning: %s\n", agg->notes[i]);
+    *warnings += agg->nnotes;
     return rc;
 }

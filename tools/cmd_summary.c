@@ -21,14 +21,24 @@
 
 static void findings(FILE *out, const tl_aggregate *a)
 {
-    if (a->nstragglers == 0 && a->nrecs == 0)
-        return;
-    fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
-    for (int i = 0; i < a->nstragglers; i++)
-        fprintf(out, "straggler  %s\n", a->stragglers[i].summary);
-    for (int i = 0; i < a->nrecs; i++)
-        fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
-                a->recs[i].message, a->recs[i].evidence);
+    if (a->headline)
+        fprintf(out, "\n%s %s\n", strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
+                                      ? "Summary:" : "HEADLINE:", a->headline);
+    for (size_t i = 0; i < a->nnotes; i++)
+        fprintf(out, "note: %s\n", a->notes[i]);
+    if (a->nstragglers == 0 && a->straggler_note)
+        fprintf(out, "stragglers: %s\n", a->straggler_note);
+    if (a->nrecs > 0) {
+        fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
+        for (int i = 0; i < a->nrecs; i++)
+            fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
+                    a->recs[i].message, a->recs[i].evidence);
+    }
+    if (a->nskips > 0) {
+        fprintf(out, "\nRULES THAT DID NOT APPLY\n%.124s\n", RULE);
+        for (int i = 0; i < a->nskips; i++)
+            fprintf(out, "%-20s %s\n", a->skips[i].id, a->skips[i].why);
+    }
 }
 
 static void group_table(FILE *out, const tl_name_table *t, int group)
@@ -39,18 +49,23 @@ static void group_table(FILE *out, const tl_name_table *t, int group)
         free(idx);
         return;
     }
-    char name[48], a[24], b[24], c[24], d[24], e[24], f[24];
+    char name[48], a[24], b[24], c[24], d[24], e[24], f[24], g[24];
     fprintf(out, "\nTOP %s BY TOTAL TIME (all ranks)\n%.124s\n", tl_group_name(group), RULE);
-    fprintf(out, "%-40s %9s %11s %11s %11s %11s | %17s %17s %6s\n", "Name", "Count", "Total", "Mean", "Min",
-            "Max", "rank min (rank)", "rank max (rank)", "imbal");
+    fprintf(out, "%-40s %9s %11s %11s %11s %11s %11s | %17s %17s %6s\n", "Name", "Count", "Total", "Self", "Mean",
+            "Min", "Max", "rank min (rank)", "rank max (rank)", "imbal");
     for (size_t k = 0; k < n && k < TOP_N; k++) {
         const tl_name_row *r = &t->rows[idx[k]];
         char rmin[32], rmax[32];
         snprintf(rmin, sizeof rmin, "%s (%d)", tl_fmt_duration(e, sizeof e, r->rank_min), r->rank_of_min);
         snprintf(rmax, sizeof rmax, "%s (%d)", tl_fmt_duration(f, sizeof f, r->rank_max), r->rank_of_max);
-        fprintf(out, "%-40s %9" PRIu64 " %11s %11s %11s %11s | %17s %17s %6.2f\n",
+        if (r->self_total >= 0)
+            tl_fmt_duration(g, sizeof g, r->self_total);
+        else
+            snprintf(g, sizeof g, "-");
+        /* Total is inclusive: a name nested in itself counts once (docs/analysis.md) */
+        fprintf(out, "%-40s %9" PRIu64 " %11s %11s %11s %11s %11s | %17s %17s %6.2f\n",
                 tl_fmt_cut(name, sizeof name, r->name, 40), r->all.count,
-                tl_fmt_duration(a, sizeof a, (double)r->all.total), tl_fmt_duration(b, sizeof b, r->all.mean),
+                tl_fmt_duration(a, sizeof a, r->incl_total), g, tl_fmt_duration(b, sizeof b, r->all.mean),
                 tl_fmt_duration(c, sizeof c, (double)r->all.min), tl_fmt_duration(d, sizeof d, (double)r->all.max),
                 rmin, rmax, r->imbalance);
     }

@@ -8,6 +8,8 @@
 #include "aggregate.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,10 +85,180 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
-/* A session that counts: read as a profile, not a companion of another input. */
+/* A session that counts: read as a profile, not a companion of another input,
+ * of the run analyzed. */
 static int counts(const tl_session *s)
 {
-    return s->rank >= 0 && s->companion_of == NULL;
+    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
+}
+
+/* ---- run identity ------------------------------------------------------------------ */
+
+#define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in the note) */
+
+static int format_family(int f)
+{
+    return f == TL_FMT_CHROME_TRACE ? TL_FMT_KINETO : f == TL_FMT_TALLY_TRACE ? TL_FMT_TALLY_REPORT : f;
+}
+
+typedef struct run_key {
+    int world_size, family;
+    const char *device;
+    size_t sessions;
+    int last_rank, last_abs;
+    int64_t last_end;
+    const char *first_path;
+} run_key;
+
+static void add_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(tl_aggregate *a, const char *fmt, ...)
+{
+    char buf[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **x = realloc(a->notes, (a->nnotes + 1) * sizeof *x);
+    if (x == NULL)
+        return;
+    a->notes = x;
+    a->notes[a->nnotes] = strdup(buf);
+    if (a->notes[a->nnotes])
+        a->nnotes++;
+}
+
+/* Which sessions belong together: the same world size, device and format
+ * family, and sessions of one rank that do not overlap in wall-clock time
+ * (one process cannot record two sessions at once). Inputs of other runs are
+ * left out of the numbers, named in a note (a warning). */
+static void run_identity(tl_aggregate *a)
+{
+    run_key runs[TL_MAX_RUNS];
+    int nruns = 0, joined = 0;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *s = &a->sessions[i];
+        s->run = 0;
+        if (s->rank < 0 || s->companion_of != NULL)
+            continue;
+        int64_t end = s->start_ns + (s->span_ns > 0 ? s->span_ns : 0);
+        int k;
+        for (k = 0; k < nruns; k++) {
+            run_key *r = &runs[k];
+            if (r->world_size && s->world_size && r->world_size != s->world_size)
+                continue;
+            if (r->family != format_family(s->format))
+                continue;
+            if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+                continue;
+            if (r->last_rank == s->rank && r->last_abs && s->abs_time && s->start_ns < r->last_end)
+                continue;
+            break;
+        }
+        if (k == nruns) {
+            if (nruns == TL_MAX_RUNS) {
+                k = nruns - 1;
+                joined++;
+            } else {
+                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, s->path };
+            }
+        }
+        run_key *r = &runs[k];
+        if (!r->world_size)
+            r->world_size = s->world_size;
+        if (!r->device)
+            r->device = s->device_name;
+        r->sessions++;
+        r->last_rank = s->rank;
+        r->last_abs = s->abs_time;
+        r->last_end = end;
+        s->run = k;
+    }
+    if (nruns <= 1)
+        return;
+    int main_run = 0;
+    for (int k = 1; k < nruns; k++)
+        if (runs[k].sessions > runs[main_run].sessions)
+            main_run = k;
+    /* renumber: the analyzed run is 0 */
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *s = &a->sessions[i];
+        if (s->rank < 0 || s->companion_of != NULL)
+            continue;
+        s->run = s->run == main_run ? 0 : s->run + 1;
+    }
+    for (int k = 0; k < nruns; k++) {
+        if (k == main_run)
+            continue;
+        char files[400] = "";
+        size_t len = 0, n = 0;
+        for (size_t i = 0; i < a->nsessions; i++) {
+            const tl_session *s = &a->sessions[i];
+            if (s->run != k + 1 || s->rank < 0 || s->companion_of != NULL)
+                continue;
+            if (n < 3 && len < sizeof files)
+                len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->path);
+            n++;
+        }
+        const run_key *r = &runs[k], *m = &runs[main_run];
+        char why[200];
+        if (r->world_size && m->world_size && r->world_size != m->world_size)
+            snprintf(why, sizeof why, "world size %d, not %d", r->world_size, m->world_size);
+        else if (r->device && m->device && strcmp(r->device, m->device) != 0)
+            snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
+        else if (r->family != m->family)
+            snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        else
+            snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
+        add_note(a, "%s%s%zu input%s of a different run (%s) left out of the numbers, reported apart: %s%s; "
+                    "analyze them on their own (%s %s)",
+                 files, n > 3 ? " and others: " : ": ", n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "",
+                 "the analyzed run starts with", m->first_path);
+    }
+    if (joined)
+        add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
+                 TL_MAX_RUNS, joined);
+}
+
+/* "1 of 8 ranks present": the ranks a declared world size promises. */
+static void missing_ranks(tl_aggregate *a)
+{
+    int world = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].world_size > world)
+            world = a->ranks[i].world_size;
+    if (world <= 0)
+        return;
+    size_t present = 0, beyond = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        if (a->ranks[i].rank < world)
+            present++;
+        else
+            beyond++;
+    }
+    if (present < (size_t)world) {
+        /* the gaps between the ranks present (sorted): O(R), whatever the world size */
+        char list[200] = "";
+        size_t len = 0, shown = 0;
+        int prev = -1;
+        for (size_t k = 0; k <= a->nranks && shown < 8; k++) {
+            int cur = k < a->nranks && a->ranks[k].rank < world ? a->ranks[k].rank : world;
+            if (k < a->nranks && a->ranks[k].rank >= world)
+                cur = world;
+            if (cur > prev + 1 && len < sizeof list) {
+                len += (size_t)(cur - 1 > prev + 1
+                                    ? snprintf(list + len, sizeof list - len, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                    : snprintf(list + len, sizeof list - len, "%s%d", shown ? ", " : "", prev + 1));
+                shown++;
+            }
+            if (cur == world)
+                break;
+            prev = cur;
+        }
+        add_note(a, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present, world, world,
+                 world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
+    }
+    if (beyond)
+        add_note(a, "%zu rank%s numbered at or beyond the world size %d", beyond, beyond == 1 ? "" : "s", world);
 }
 
 /* Usable sessions by rank then start then path; the others last, by path. */
@@ -133,6 +305,11 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
     dst->comm_compute += src->comm_compute;
     for (int m = 0; m < 8; m++)
         dst->by_mask[m] += src->by_mask[m];
+    dst->blocked_idle += src->blocked_idle;
+    if (src->blocking_call_ns > dst->blocking_call_ns) {
+        dst->blocking_call_ns = src->blocking_call_ns;
+        memcpy(dst->blocking_call, src->blocking_call, sizeof dst->blocking_call);
+    }
     for (size_t i = 0; i < src->nstreams; i++) {
         const tl_stream_idle *si = &src->streams[i];
         size_t k;
@@ -153,6 +330,7 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->streams[k].kernel_wait += si->kernel_wait;
         dst->streams[k].other += si->other;
         dst->streams[k].gaps += si->gaps;
+        dst->streams[k].busy += si->busy;
     }
 }
 
@@ -401,8 +579,10 @@ int tl_aggregate_finish(tl_aggregate *a)
     adopt_companion_timelines(a);
     if (a->nsessions > 1)
         qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
+    run_identity(a);
     if (build_ranks(a) != 0 || build_names(a) != 0)
         return -1;
+    missing_ranks(a);
     across(a, "step_time_ns", m_step_mean);
     across(a, "step_median_ns", m_step_median);
     across(a, "compute_per_step_ns", m_compute_step);
