@@ -286,6 +286,7 @@ void tl_apply_rules(tl_aggregate *a);
 /* One rule of the recommendation table, for documentation and tests. */
 typedef struct tl_rule_info {
     const char *id, *severity, *condition, *preconditions, *evidence, *advice;
+    const char *scale;         /* how the severity grows, when it is not always `severity` (or NULL) */
 } tl_rule_info;
 /* The rule table as Markdown (docs/analysis.md's rules section). */
 void tl_rules_markdown(FILE *f);

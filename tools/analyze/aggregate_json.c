@@ -240,6 +240,8 @@ static void write_names(tl_json *j, const tl_aggregate *a)
             tl_json_kv_string(j, "name", r->name);
             tl_json_kv_uint(j, "count", r->all.count);
             tl_json_kv_uint(j, "total_ns", r->all.total);
+            kv_num(j, "inclusive_ns", r->incl_total);
+            kv_num(j, "self_ns", r->self_total >= 0 ? r->self_total : NAN);
             kv_num(j, "mean_ns", r->all.mean);
             tl_json_kv_uint(j, "min_ns", r->all.min);
             tl_json_kv_uint(j, "max_ns", r->all.max);
@@ -273,6 +275,9 @@ static void write_stragglers(tl_json *j, const tl_aggregate *a)
         tl_json_object_begin(j);
         tl_json_kv_int(j, "rank", s->rank);
         tl_json_kv_string(j, "kind", s->kind);
+        tl_json_kv_string(j, "severity", s->severity ? s->severity : "warning");
+        tl_json_kv_int(j, "compared", s->units);
+        tl_json_kv_int(j, "slower", s->slower);
         tl_json_key(j, "evidence");
         tl_json_object_begin(j);
         tl_json_kv_string(j, "summary", s->summary);
@@ -303,6 +308,7 @@ static void write_recs(tl_json *j, const tl_aggregate *a)
         tl_json_kv_string(j, "id", r->id);
         tl_json_kv_string(j, "severity", r->severity);
         tl_json_kv_string(j, "message", r->message);
+        tl_json_kv_string(j, "finding", r->finding ? r->finding : "");
         tl_json_kv_string(j, "evidence", r->evidence);
         tl_json_key(j, "rank");
         r->rank >= 0 ? tl_json_int(j, r->rank) : tl_json_null(j);
@@ -370,6 +376,27 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_stragglers(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
+    tl_json_key(j, "headline");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "text", a->headline ? a->headline : "");
+    tl_json_kv_string(j, "severity", a->headline_severity ? a->headline_severity : "ok");
+    tl_json_object_end(j);
+    tl_json_key(j, "straggler_note");
+    a->straggler_note ? tl_json_string(j, a->straggler_note) : tl_json_null(j);
+    tl_json_key(j, "rules_not_applied");
+    tl_json_array_begin(j);
+    for (int i = 0; i < a->nskips; i++) {
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "id", a->skips[i].id);
+        tl_json_kv_string(j, "why", a->skips[i].why);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "notes");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nnotes; i++)
+        tl_json_string(j, a->notes[i]);
+    tl_json_array_end(j);
     tl_json_key(j, "inputs");
     write_inputs(j, a);
     tl_json_object_end(j);

@@ -199,6 +199,10 @@ int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *
     tl_dur_stat_merge(&r->all, d, TL_PROFILE_MAX_SAMPLES);
     if (!exact)
         r->exact = 0;
+    /* A zero inclusive time for durations that add up to more is a session
+     * built without nesting (zeroed fields): unknown, like -1. */
+    if (incl_ns <= 0 && d->total > 0)
+        incl_ns = self_ns = -1;
     /* The inclusive time, where the input nests: recursion counted once. */
     r->rank_total[ri] += incl_ns >= 0 ? (double)incl_ns : (double)d->total;
     r->rank_count[ri] += d->count;

@@ -39,14 +39,15 @@
 #define IMBALANCE 1.20            /* a rank 20 % above the mean step time */
 
 static const tl_rule_info rules[] = {
-    { "straggler", "critical: over 25% slower in 90% of at least 5 steps (or last to 90% of at least 10 collectives); "
-                   "warning: over 10% slower in two thirds of the steps; else info",
+    { "straggler", "warning",
       "a rank is slower than the median of the other ranks in most comparable steps, beyond 5% and beyond twice the "
       "ranks' own step-to-step noise; or it arrives last to two thirds of the matched collectives",
       "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
       "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
       "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
-      "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data." },
+      "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
+      "critical: over 25% slower in 90% of at least 5 steps (or last to 90% of at least 10 collectives); warning: over "
+      "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
     { "blocking-host-call", "warning",
       "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
       "GPU events present; blocking host calls (cudaMemcpy, cudaStreamSynchronize, cudaDeviceSynchronize, "
@@ -54,44 +55,44 @@ static const tl_rule_info rules[] = {
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
-      ".cpu(), printing tensors synchronize too)." },
+      ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
       "host_wait is over 50% of the idle gaps of the streams that carry real work",
       "GPU events present; the GPU idle at least 50% of the kernel time; streams carrying at least 10% of the GPU's "
       "busy time (side streams with a few tiny kernels are left out); blocking host calls do not explain the idle time",
       "host_wait share, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
-      "small kernels, or move Python overhead off the critical path." },
+      "small kernels, or move Python overhead off the critical path.", NULL },
     { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time",
       "GPU events present (or a monitor's utilization samples)", "busy %, kernel time, idle, compute",
-      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels." },
+      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
     { "communication-heavy", "warning", "communication kernels take over 10% of the kernel time",
       "GPU events present; communication kernels present (the kernel-type table)", "communication %, its time",
-      "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume." },
+      "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume.", NULL },
     { "low-overlap", "info", "less than 30% of the communication time overlaps compute",
       "communication over 5% of the kernel time", "overlap %, communication time",
-      "Schedule collectives on a separate stream alongside independent compute." },
+      "Schedule collectives on a separate stream alongside independent compute.", NULL },
     { "memory-near-capacity", "warning", "peak device memory (allocated or reserved) over 90% of the device's capacity",
       "the device's capacity and a peak known", "peak allocated and reserved, capacity",
-      "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out." },
+      "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
     { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
       "peak allocated and peak reserved known", "peak reserved and allocated",
-      "The caching allocator holds memory it cannot reuse: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True." },
+      "The caching allocator holds memory it cannot reuse: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", NULL },
     { "data-loading", "warning", "data loading takes over 5% of the step time",
       "steps present; a data-loading section or operator (DataLoader, data_load)", "its time over the steps",
-      "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready." },
+      "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready.", NULL },
     { "step-time-variance", "info", "(max - min) / median of the comparable step times is over 20%",
       "at least 3 comparable steps on the rank (the last ProfilerStep of a trace left out)", "min, median, max",
-      "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes." },
+      "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes.", NULL },
     { "rank-imbalance", "warning", "a rank's mean step time is over 1.2x the mean of all ranks",
       "two or more ranks with at least 3 steps each; the per-step straggler analysis could not compare steps "
       "(reports with loop summaries only), since where it can it decides",
-      "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes)." },
+      "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
     { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
       "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
       "blamed for its children",
       "the section's self (and inclusive) time and share",
-      "Optimize this stage first: it bounds what any other optimization can gain." },
+      "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -115,7 +116,8 @@ void tl_rules_markdown(FILE *f)
 {
     fputs("| rule | severity | condition | preconditions | evidence | advice |\n|---|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < NRULES; i++)
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id, rules[i].severity, rules[i].condition,
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id, rules[i].scale ? rules[i].scale : rules[i].severity,
+                rules[i].condition,
                 rules[i].preconditions, rules[i].evidence, rules[i].advice);
 }
 
@@ -397,8 +399,8 @@ static void memory_rule(tl_aggregate *a)
     char msg[300];
     snprintf(msg, sizeof msg, "On rank %d, peak device memory at %.1f%% of the device.", r->rank, w.v);
     fire_full(a, "memory-near-capacity", NULL, advice, r->rank, msg,
-              "rank %d: peak allocated %.2f GiB, peak reserved %.2f GiB, device %.2f GiB (%.1f%%); threshold %.0f%% on "
-              "%d of the %d ranks it applies to",
+              "rank %d: peak allocated %.2f GiB, peak reserved %.2f GiB, device %.2f GiB (%.1f%%); above the threshold "
+              "of %.0f%% on %d of the %d ranks it applies to",
               r->rank, r->peak_allocated / 1073741824.0,
               isfinite(r->peak_reserved) ? r->peak_reserved / 1073741824.0 : 0.0, r->device_total / 1073741824.0, w.v,
               MEMORY_PEAK_PCT, w.hits, w.with);

@@ -23,7 +23,7 @@ static void name_code(FILE *f, const char *name)
 void tl_html_headline(tl_html *h)
 {
     tl_html_open(h, "headline", "Summary");
-    fputs("<p class=\"headline\">", h->f);
+    fprintf(h->f, "<p class=\"headline%s\">", tl_text_headline_calm(h->a) ? " calm" : "");
     tl_text_headline(h->f, h->a, name_code, tl_escape_html);
     fputs("</p>\n", h->f);
     if (h->a->nrecs > 0)
@@ -58,13 +58,36 @@ static void recommendation(tl_html *h, const tl_recommendation *r)
 void tl_html_recommendations(tl_html *h)
 {
     tl_html_open(h, "recommendations", "Recommendations");
-    if (h->a->nrecs == 0) {
+    const tl_aggregate *a = h->a;
+    for (size_t i = 0; i < a->nnotes; i++) {
+        fputs("<p class=\"note\"><strong>Inputs:</strong> ", h->f);
+        tl_escape_html_n(h->f, a->notes[i], 1000);
+        fputs("</p>\n", h->f);
+    }
+    if (a->nstragglers == 0 && a->straggler_note) {
+        fputs("<p class=\"note\"><strong>Stragglers:</strong> ", h->f);
+        tl_escape_html_n(h->f, a->straggler_note, 1000);
+        fputs("</p>\n", h->f);
+    }
+    if (a->nrecs == 0) {
         tl_html_none(h, "No rule fired: none of the recommendation table's conditions holds for these inputs.");
     } else {
         fputs("<ol class=\"recs\">\n", h->f);
-        for (int i = 0; i < h->a->nrecs; i++)
-            recommendation(h, &h->a->recs[i]);
+        for (int i = 0; i < a->nrecs; i++)
+            recommendation(h, &a->recs[i]);
         fputs("</ol>\n", h->f);
+    }
+    if (a->nskips > 0) {
+        char summary[64];
+        snprintf(summary, sizeof summary, "Rules that did not apply (%d)", a->nskips);
+        tl_html_details(h->f, summary);
+        fputs("<ul class=\"skips\">\n", h->f);
+        for (int i = 0; i < a->nskips; i++) {
+            fprintf(h->f, "<li><code class=\"rule\">%s</code>: ", a->skips[i].id);
+            tl_escape_html_n(h->f, a->skips[i].why, 500);
+            fputs("</li>\n", h->f);
+        }
+        fputs("</ul>\n</details>\n", h->f);
     }
     tl_html_close(h);
 }

@@ -46,14 +46,15 @@ static void more(FILE *f, size_t shown, size_t total, const char *what)
 static void recommendations(FILE *f, const tl_aggregate *a)
 {
     fputs("\n## Recommendations\n\n", f);
-    if (a->nrecs == 0) {
+    if (a->nrecs == 0)
         fputs("No rule fired.\n", f);
-        return;
-    }
-    fputs("| Severity | Rule | Rank | Finding | Evidence |\n|---|---|---:|---|---|\n", f);
+    else
+        fputs("| Severity | Rule | Rank | Finding | Evidence |\n|---|---|---:|---|---|\n", f);
     for (int i = 0; i < a->nrecs; i++) {
         const tl_recommendation *r = &a->recs[i];
         char *finding = tl_text_finding(r);
+        if (finding == NULL)
+            continue;
         fprintf(f, "| %s | %s | ", r->severity, r->id);
         r->rank >= 0 ? fprintf(f, "%d", r->rank) : fputs("all", f);
         fputs(" | ", f);
@@ -62,6 +63,15 @@ static void recommendations(FILE *f, const tl_aggregate *a)
         md_text(f, r->evidence);
         fputs(" |\n", f);
         free(finding);
+    }
+    if (a->nskips > 0) {
+        fputs("\n<details><summary>Rules that did not apply</summary>\n\n", f);
+        for (int i = 0; i < a->nskips; i++) {
+            fprintf(f, "- `%s`: ", a->skips[i].id);
+            md_text(f, a->skips[i].why);
+            fputc('\n', f);
+        }
+        fputs("\n</details>\n", f);
     }
 }
 
@@ -169,9 +179,20 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     char d[40];
     fputs("# ", out);
     tl_escape_md_n(out, o->title ? o->title : "tally report", 200);
-    fputs("\n\n**", out);
+    int calm = tl_text_headline_calm(a);
+    fputs(calm ? "\n\n" : "\n\n**", out);
     tl_text_headline(out, a, md_name, md_text);
-    fputs("**\n", out);
+    fputs(calm ? "\n" : "**\n", out);
+    for (size_t i = 0; i < a->nnotes; i++) {
+        fputs("\n> Inputs: ", out);
+        md_text(out, a->notes[i]);
+        fputc('\n', out);
+    }
+    if (a->nstragglers == 0 && a->straggler_note) {
+        fputs("\nStragglers: ", out);
+        md_text(out, a->straggler_note);
+        fputc('\n', out);
+    }
     recommendations(out, a);
     ranks(out, a);
     across(out, a);
