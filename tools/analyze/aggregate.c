@@ -127,10 +127,13 @@ static void add_note(tl_aggregate *a, const char *fmt, ...)
         a->nnotes++;
 }
 
-/* Which sessions belong together: the same world size, device and format
- * family, and sessions of one rank that do not overlap in wall-clock time
- * (one process cannot record two sessions at once). Inputs of other runs are
- * left out of the numbers, named in a note (a warning). */
+/* Which sessions belong together, before several inputs of one rank are
+ * pooled as its sessions: the same declared world size everywhere; and for a
+ * second session of a rank, the same device and format family as the first,
+ * starting after it ended on the wall clock (one process cannot record two
+ * sessions at once). Inputs that do not belong form other runs; the run with
+ * the most inputs is analyzed, the others are left out of the numbers and
+ * named in a note (a warning, an error under --strict). */
 static void run_identity(tl_aggregate *a)
 {
     run_key runs[TL_MAX_RUNS];
@@ -146,12 +149,16 @@ static void run_identity(tl_aggregate *a)
             run_key *r = &runs[k];
             if (r->world_size && s->world_size && r->world_size != s->world_size)
                 continue;
-            if (r->family != format_family(s->format))
-                continue;
-            if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
-                continue;
-            if (r->last_rank == s->rank && r->last_abs && s->abs_time && s->start_ns < r->last_end)
-                continue;
+            /* Another session of a rank this run already has: it must be the
+             * same kind of process (device, format) and come after it. */
+            if (r->last_rank == s->rank) {
+                if (r->family != format_family(s->format))
+                    continue;
+                if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+                    continue;
+                if (r->last_abs && s->abs_time && s->start_ns < r->last_end)
+                    continue;
+            }
             break;
         }
         if (k == nruns) {

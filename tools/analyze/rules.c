@@ -701,7 +701,30 @@ void tl_decide_headline(tl_aggregate *a)
             for (int i = 0; i < a->nstragglers && s == NULL; i++)
                 if (a->stragglers[i].rank == r->rank)
                     s = &a->stragglers[i];
-            snprintf(buf, sizeof buf, "%s %s%s", r->finding, s && s->summary ? s->summary : "", s ? "." : "");
+            int len = 0;
+            if (s != NULL && strcmp(s->kind, "compute") == 0) {
+                const tl_rank_result *rr = NULL;
+                for (size_t i = 0; i < a->nranks; i++)
+                    if (a->ranks[i].rank == s->rank)
+                        rr = &a->ranks[i];
+                int gpu = rr != NULL && rr->nsteps > 0 && rr->steps[0].compute_ns > 0;
+                len = snprintf(buf, sizeof buf,
+                               "Rank %d is a straggler: its %s is %.0f%% above the other ranks' median in %d of %d "
+                               "comparable steps (%.3f ms vs %.3f ms)",
+                               s->rank, gpu ? "GPU compute per step" : "step time", s->delta_pct, s->slower, s->units,
+                               s->value / 1e6, s->others_median / 1e6);
+                if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
+                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", most of it in %.120s (+%.3f ms per step)",
+                                    s->items[0].name, s->items[0].delta_ns / 1e6);
+            } else if (s != NULL) {
+                len = snprintf(buf, sizeof buf,
+                               "Rank %d is a straggler: it arrives last to %d of %d matched collectives, so the other "
+                               "ranks wait for it", s->rank, s->slower, s->units);
+            } else {
+                len = snprintf(buf, sizeof buf, "%s", r->finding);
+            }
+            if (len > 0 && (size_t)len + 1 < sizeof buf && buf[len - 1] != '.')
+                snprintf(buf + len, sizeof buf - (size_t)len, ".");
             a->headline = strdup(buf);
         } else {
             a->headline = strdup(r->finding);
