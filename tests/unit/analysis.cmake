@@ -2,7 +2,7 @@
 # `tally merge` on the shared corpus. Included from tests/CMakeLists.txt, so
 # CMAKE_CURRENT_SOURCE_DIR is tests/.
 if(TARGET tally_analyze)
-  foreach(t intervals session rules stragglers)
+  foreach(t intervals session rules stragglers docs)
     tally_add_unit_test(test_${t}
       SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_${t}.c
       LIBS tally_analyze
