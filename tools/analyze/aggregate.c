@@ -486,6 +486,13 @@ static int build_names(tl_aggregate *a)
     return rc == 0 ? tl_name_table_end(&a->names) : rc;
 }
 
+double tl_rank_peak_device_pct(const tl_rank_result *r)
+{
+    if (!isfinite(r->device_total) || r->device_total <= 0 || !isfinite(r->peak_allocated))
+        return NAN;
+    return 100 * fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0) / r->device_total;
+}
+
 double tl_pct(int64_t part, int64_t whole)
 {
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;

@@ -294,6 +294,11 @@ void tl_rules_markdown(FILE *f);
 void tl_decide_headline(tl_aggregate *a);
 const tl_rule_info *tl_rules(size_t *n);
 
+/* The one peak figure of a rank's device memory, used everywhere a share is
+ * shown: the larger of peak allocated and peak reserved (what the device
+ * must hold), over the device's total memory; NaN when unknown. */
+double tl_rank_peak_device_pct(const tl_rank_result *r);
+
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
 

@@ -190,9 +190,7 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         kv_num(j, "peak_allocated_bytes", r->peak_allocated);
         kv_num(j, "peak_reserved_bytes", r->peak_reserved);
         kv_num(j, "device_total_bytes", r->device_total);
-        kv_pct(j, "peak_device_pct", isfinite(r->device_total) && isfinite(r->peak_allocated) && r->device_total > 0
-                                         ? 100 * fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0) / r->device_total
-                                         : NAN);
+        kv_pct(j, "peak_device_pct", tl_rank_peak_device_pct(r));
         kv_num(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
                                              ? r->peak_reserved / r->peak_allocated
                                              : NAN);

@@ -266,9 +266,7 @@ static void dominant_stage(tl_aggregate *a)
 
 static double peak_memory_pct(const tl_rank_result *r)
 {
-    if (!isfinite(r->peak_allocated) || !isfinite(r->device_total) || r->device_total <= 0)
-        return NAN;
-    return 100 * fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0) / r->device_total;
+    return tl_rank_peak_device_pct(r);
 }
 
 static double busy_pct(const tl_rank_result *r)

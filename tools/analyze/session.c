@@ -485,29 +485,76 @@ static int timeline(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* Which memory points make the series: a [memory] event says which device
+ * it is about, and the CPU allocator's (device -1) must never be drawn on,
+ * nor counted in, a GPU's line. The series is the GPU device with the most
+ * points (ties: the lowest id); without GPU points, the host's. */
+static int64_t mem_device(const tl_profile *p)
+{
+    enum { MAX_DEVICES = 64 }; /* devices told apart; points of more are not drawn */
+    int64_t dev[MAX_DEVICES];
+    size_t cnt[MAX_DEVICES], nd = 0;
+    for (size_t i = 0; i < p->nmem; i++) {
+        int64_t d = p->mem[i].device;
+        if (d < 0)
+            continue;
+        size_t k = 0;
+        while (k < nd && dev[k] != d)
+            k++;
+        if (k == nd) {
+            if (nd == MAX_DEVICES)
+                continue;
+            dev[nd] = d;
+            cnt[nd++] = 0;
+        }
+        cnt[k]++;
+    }
+    int64_t best = -1;
+    size_t best_n = 0;
+    for (size_t k = 0; k < nd; k++)
+        if (cnt[k] > best_n || (cnt[k] == best_n && dev[k] < best)) {
+            best = dev[k];
+            best_n = cnt[k];
+        }
+    return best;
+}
+
 /* The memory series at most TL_MEM_SERIES points: each point the maximum of
  * its share of the samples (peaks must survive downsampling). */
 static int mem_series(tl_session *s, const tl_profile *p)
 {
     int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
-    size_t n = p->nmem;
+    int64_t dev = mem_device(p);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        n += p->mem[i].device == dev;
     if (n == 0)
         return 0;
+    tl_mem_point *pts = malloc(n * sizeof *pts);
+    if (pts == NULL)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        if (p->mem[i].device == dev)
+            pts[n++] = p->mem[i];
     size_t out = n < TL_MEM_SERIES ? n : TL_MEM_SERIES;
     s->mem = calloc(out, sizeof *s->mem);
-    if (s->mem == NULL)
+    if (s->mem == NULL) {
+        free(pts);
         return -1;
+    }
     for (size_t k = 0; k < out; k++) {
         size_t lo = k * n / out, hi = (k + 1) * n / out;
-        tl_mem_sample m = { p->mem[lo].ts_ns + base, NAN, NAN };
+        tl_mem_sample m = { pts[lo].ts_ns + base, NAN, NAN };
         for (size_t i = lo; i < hi; i++) {
-            if (isfinite(p->mem[i].allocated) && !(p->mem[i].allocated <= m.allocated))
-                m.allocated = p->mem[i].allocated;
-            if (isfinite(p->mem[i].reserved) && !(p->mem[i].reserved <= m.reserved))
-                m.reserved = p->mem[i].reserved;
+            if (isfinite(pts[i].allocated) && !(pts[i].allocated <= m.allocated))
+                m.allocated = pts[i].allocated;
+            if (isfinite(pts[i].reserved) && !(pts[i].reserved <= m.reserved))
+                m.reserved = pts[i].reserved;
         }
         s->mem[s->nmem++] = m;
     }
+    free(pts);
     return 0;
 }
 
@@ -522,7 +569,14 @@ static void take_max(double *acc, double v)
 static void memory(tl_session *s, const tl_profile *p)
 {
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    /* Device memory peaks from the GPUs' points only; the host allocator's
+     * count only when there is no GPU point at all (a CPU-only trace). */
+    int any_gpu = 0;
+    for (size_t i = 0; i < p->nmem && !any_gpu; i++)
+        any_gpu = p->mem[i].device >= 0;
     for (size_t i = 0; i < p->nmem; i++) {
+        if (any_gpu && p->mem[i].device < 0)
+            continue;
         take_max(&s->peak_allocated, p->mem[i].allocated);
         take_max(&s->peak_reserved, p->mem[i].reserved);
     }

@@ -373,7 +373,7 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_view k;
     tl_json_value v;
     tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0 };
-    int found = 0;
+    int found = 0, host = 0;
     tl_args_iter_init(&it, ev->args);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
@@ -386,8 +386,12 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
             found = 1;
         } else if (tl_view_eq(k, "Device Id")) {
             pt.device = (int64_t)v.number;
+        } else if (tl_view_eq(k, "Device Type")) {
+            host = v.number == 0; /* c10::DeviceType::CPU: the CPU allocator */
         }
     }
+    if (host || pt.device < 0)
+        pt.device = -1; /* host memory: never on a GPU's line */
     if (found)
         tl_profile_add_mem(r->p, &pt);
 }

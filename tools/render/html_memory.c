@@ -153,13 +153,11 @@ static void peaks(tl_html *h)
         const tl_rank_result *r = &h->a->ranks[i];
         if (!has_peaks(r) || with++ >= TL_HTML_MAX_ROWS)
             continue;
-        double used = fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0);
         fprintf(f, "<tr><th scope=\"row\">%d</th>", r->rank);
         tl_html_td(f, r->peak_allocated, TL_UNIT_BYTES);
         tl_html_td(f, r->peak_reserved, TL_UNIT_BYTES);
         tl_html_td(f, r->device_total, TL_UNIT_BYTES);
-        tl_html_td(f, r->device_total > 0 && isfinite(r->peak_allocated) ? 100 * used / r->device_total : NAN,
-                   TL_UNIT_PCT);
+        tl_html_td(f, tl_rank_peak_device_pct(r), TL_UNIT_PCT);
         tl_html_td(f, r->peak_allocated > 0 ? r->peak_reserved / r->peak_allocated : NAN, TL_UNIT_RATIO);
         tl_html_td(f, r->peak_rss, TL_UNIT_BYTES);
         tl_html_td(f, r->gpu_util_mean, TL_UNIT_PCT);

@@ -117,8 +117,9 @@ static void rank_row(FILE *f, const tl_rank_result *r)
     tl_html_td(f, gpu_pct(r, r->gpu.non_compute), TL_UNIT_PCT);
     tl_html_td(f, r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN, TL_UNIT_PCT);
     fprintf(f, "<td class=\"num\">%s", tl_units_bytes(b, sizeof b, r->peak_allocated));
-    if (isfinite(r->peak_allocated) && isfinite(r->device_total) && r->device_total > 0)
-        fprintf(f, " (%s)", tl_units_pct(p, sizeof p, 100 * r->peak_allocated / r->device_total));
+    /* the one peak figure (tl_rank_peak_device_pct): the memory table shows the same */
+    if (isfinite(tl_rank_peak_device_pct(r)))
+        fprintf(f, " (%s of device)", tl_units_pct(p, sizeof p, tl_rank_peak_device_pct(r)));
     fputs("</td></tr>\n", f);
 }
 
