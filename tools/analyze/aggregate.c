@@ -216,10 +216,10 @@ static void run_identity(tl_aggregate *a)
             snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
         else
             snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
-        add_note(a, "%s%s%zu input%s of a different run (%s) left out of the numbers, reported apart: %s%s; "
-                    "analyze them on their own (%s %s)",
-                 files, n > 3 ? " and others: " : ": ", n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "",
-                 "the analyzed run starts with", m->first_path);
+        add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                    "(the run analyzed includes %s)",
+                 n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                 n == 1 ? "its" : "their", m->first_path);
     }
     if (joined)
         add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",

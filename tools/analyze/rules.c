@@ -554,7 +554,7 @@ static void step_rules(tl_aggregate *a)
     const tl_rank_result *vw = NULL;
     double vspread = 0, vmin = 0, vmed = 0, vmax = 0;
     size_t vn = 0;
-    int any_steps = 0, any_mem = 0;
+    int any_steps = 0, any_mem = 0, training = has_backward(a);
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
         size_t n = comparable_steps(r);
@@ -585,8 +585,12 @@ static void step_rules(tl_aggregate *a)
                 char msg[256];
                 snprintf(msg, sizeof msg, "Rank %d reserves %.1fx the memory it allocates.", r->rank,
                          r->peak_reserved / r->peak_allocated);
-                fire(a, "memory-fragmentation", r->rank, msg,
-                     "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
+                fire_full(a, "memory-fragmentation", NULL,
+                          training ? NULL
+                                   : "No backward pass in the trace (inference): reserved memory far above allocated "
+                                     "is often a deliberate pool (a KV cache, CUDA graph memory pools); if it is not, "
+                                     "try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+                          r->rank, msg, "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
                      r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
             }
         }
