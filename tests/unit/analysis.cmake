@@ -8,6 +8,8 @@ if(TARGET tally_analyze)
       LIBS tally_analyze
       LABELS analysis)
   endforeach()
+  # the 100,000-rank case: a guard against a quadratic straggler analysis (it took 813 s)
+  set_tests_properties(test_stragglers PROPERTIES TIMEOUT 120)
 endif()
 
 if(TARGET tally_cli)

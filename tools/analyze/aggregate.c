@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -559,6 +560,37 @@ const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
     return NULL;
 }
 
+/* A libtally report's sections carry no nesting; its companion trace (the
+ * same process's events) does: the report's names take the trace's self and
+ * inclusive time where the trace saw as many occurrences (a trace cut by
+ * TALLY_MAX_EVENTS saw fewer, and then self time stays unknown). */
+static void adopt_nesting(tl_session *r, const tl_session *c)
+{
+    tl_strtab keys;
+    tl_strtab_init(&keys);
+    char key[1100];
+    for (size_t i = 0; i < c->nnames; i++) {
+        int n = snprintf(key, sizeof key, "%d\x1f%s", c->names[i].group, c->names[i].name);
+        if (n < 0 || (size_t)n >= sizeof key || tl_strtab_intern(&keys, key, (size_t)n) != i)
+            goto out; /* a duplicate or a failure: the ids no longer index c->names */
+    }
+    for (size_t i = 0; i < r->nnames; i++) {
+        tl_sname *x = &r->names[i];
+        if (x->incl_ns > 0)
+            continue;
+        int n = snprintf(key, sizeof key, "%d\x1f%s", x->group, x->name);
+        if (n < 0 || (size_t)n >= sizeof key)
+            continue;
+        uint32_t id = tl_strtab_find(&keys, key, (size_t)n);
+        if (id == UINT32_MAX || c->names[id].incl_ns <= 0 || c->names[id].d.count != x->d.count)
+            continue;
+        x->incl_ns = c->names[id].incl_ns;
+        x->self_ns = c->names[id].self_ns;
+    }
+out:
+    tl_strtab_release(&keys);
+}
+
 /* A libtally report has no events, so no timeline or memory series; its
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split. */
@@ -582,6 +614,7 @@ static void adopt_companion_timelines(tl_aggregate *a)
                 c->mem = NULL;
                 c->nmem = 0;
             }
+            adopt_nesting(r, c);
             break;
         }
     }
