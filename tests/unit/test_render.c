@@ -440,7 +440,8 @@ static void test_html_structure(void **state)
     assert_int_equal(count(p.buf, "role=\"img\" aria-labelledby="), charts);
     assert_int_equal(count(p.buf, "<desc id="), charts);
     /* the headline names the straggler with its numbers */
-    assert_has(p.buf, "Rank 1 is a straggler: its GPU compute per step is 50.0% above the other ranks' median");
+    assert_has(p.buf, "<p class=\"headline\">Rank 1 is a straggler: its GPU compute per step is 50% above the other "
+                      "ranks' median in ");
     assert_has(p.buf, "2023-11-14T22:13:20Z");
     free(p.buf);
     done(a);
@@ -606,7 +607,7 @@ static void test_markdown_size_bounded(void **state)
     enum { N = 100000 };
     tl_aggregate *a = aggregate(2, 0, 0, 0);
     tl_session s;
-    synth p = { 2, 3, 0, 0, 1.0, 0 };
+    synth p = { 2, 2, 0, 0, 1.0, 0 }; /* the run's world size: a world size of 3 is another run */
     session(&s, &p);
     tl_sname *names = realloc(s.names, (s.nnames + 2 * N) * sizeof *names);
     assert_non_null(names);

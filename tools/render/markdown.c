@@ -65,13 +65,12 @@ static void recommendations(FILE *f, const tl_aggregate *a)
         free(finding);
     }
     if (a->nskips > 0) {
-        fputs("\n<details><summary>Rules that did not apply</summary>\n\n", f);
+        fputs("\nRules that did not apply:\n\n", f);
         for (int i = 0; i < a->nskips; i++) {
             fprintf(f, "- `%s`: ", a->skips[i].id);
             md_text(f, a->skips[i].why);
             fputc('\n', f);
         }
-        fputs("\n</details>\n", f);
     }
 }
 
