@@ -111,19 +111,32 @@ typedef struct run_key {
     const char *first_path;
 } run_key;
 
+char *tl_vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *tl_format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = tl_vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
 static void add_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_note(tl_aggregate *a, const char *fmt, ...)
 {
-    char buf[700];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     char **x = realloc(a->notes, (a->nnotes + 1) * sizeof *x);
     if (x == NULL)
         return;
     a->notes = x;
-    a->notes[a->nnotes] = strdup(buf);
+    va_list ap;
+    va_start(ap, fmt);
+    a->notes[a->nnotes] = tl_vformat(fmt, ap);
+    va_end(ap);
     if (a->notes[a->nnotes])
         a->nnotes++;
 }

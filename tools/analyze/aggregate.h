@@ -13,6 +13,7 @@
 #ifndef TALLY_AGGREGATE_H
 #define TALLY_AGGREGATE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -298,6 +299,11 @@ const tl_rule_info *tl_rules(size_t *n);
  * shown: the larger of peak allocated and peak reserved (what the device
  * must hold), over the device's total memory; NaN when unknown. */
 double tl_rank_peak_device_pct(const tl_rank_result *r);
+
+/* A formatted string the caller frees (vasprintf), or NULL when out of
+ * memory: the notes, skips and evidence of the analysis. */
+char *tl_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *tl_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);

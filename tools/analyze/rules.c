@@ -126,13 +126,11 @@ static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
 {
     if (a->nskips == TL_MAX_RECOMMENDATIONS)
         return;
-    char buf[300];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     a->skips[a->nskips].id = rule(id)->id;
-    a->skips[a->nskips++].why = strdup(buf);
+    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+    va_end(ap);
 }
 
 static void fire_full(tl_aggregate *a, const char *id, const char *severity, const char *advice, int rank,
@@ -143,24 +141,19 @@ static void fire_full(tl_aggregate *a, const char *id, const char *severity, con
 {
     if (a->nrecs == TL_MAX_RECOMMENDATIONS)
         return;
-    char ev[700];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ev, sizeof ev, fmt, ap);
-    va_end(ap);
     const tl_rule_info *r = rule(id);
     tl_recommendation *rec = &a->recs[a->nrecs++];
     memset(rec, 0, sizeof *rec);
+    va_list ap;
+    va_start(ap, fmt);
+    rec->evidence = tl_vformat(fmt, ap);
+    va_end(ap);
     rec->id = r->id;
     rec->severity = severity ? severity : r->severity;
     rec->advice = advice ? advice : r->advice;
     rec->rank = rank;
     rec->finding = strdup(finding);
-    size_t len = strlen(finding) + strlen(rec->advice) + 3;
-    rec->message = malloc(len);
-    if (rec->message)
-        snprintf(rec->message, len, "%s %s", finding, rec->advice);
-    rec->evidence = strdup(ev);
+    rec->message = tl_format("%s %s", finding, rec->advice);
 }
 
 #define fire(a, id, rank, finding, ...) fire_full(a, id, NULL, NULL, rank, finding, __VA_ARGS__)

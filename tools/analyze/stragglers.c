@@ -85,13 +85,11 @@ static double median_without(const ranked *s, size_t n, size_t p)
 static void set_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_note(tl_aggregate *a, const char *fmt, ...)
 {
-    char buf[400];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     free(a->straggler_note);
-    a->straggler_note = strdup(buf);
+    a->straggler_note = tl_vformat(fmt, ap);
+    va_end(ap);
 }
 
 /* ---- evidence ------------------------------------------------------------------ */
