@@ -407,6 +407,44 @@ static void test_last_arrival(void **state)
     done(a);
 }
 
+/* Slow compute on one rank, last arrival on another: the two analyses contradict each
+ * other, so neither is named and the report says why; when they agree, the rank is named
+ * by both. */
+static void test_compute_and_arrival_agree_or_say_nothing(void **state)
+{
+    (void)state;
+    tl_session s[LR];
+    for (int r = 0; r < LR; r++) {
+        make(&s[r], r, LR, r == 1 ? 13.0 : 10.0, la_kernels, 3);
+        double d[NC];
+        for (int c = 0; c < NC; c++)
+            d[c] = r == 2 ? 1.0 : 5.0 + 0.1 * r; /* rank 2 arrives last */
+        colls(&s[r], coll_names, d, NC);
+    }
+    tl_aggregate *a = finish(s, LR);
+    assert_none(a);
+    assert_non_null(a->straggler_note);
+    assert_contains(a->straggler_note, "point to different ranks");
+    assert_contains(a->straggler_note, "1 (slow compute)");
+    assert_contains(a->straggler_note, "2 (last arrival)");
+    done(a);
+
+    for (int r = 0; r < LR; r++) {
+        make(&s[r], r, LR, r == 2 ? 13.0 : 10.0, la_kernels, 3);
+        double d[NC];
+        for (int c = 0; c < NC; c++)
+            d[c] = r == 2 ? 1.0 : 5.0 + 0.1 * r;
+        colls(&s[r], coll_names, d, NC);
+    }
+    a = finish(s, LR);
+    assert_int_equal(a->nstragglers, 2);
+    assert_int_equal(count_kind(a, "compute"), 1);
+    assert_int_equal(count_kind(a, "last_arrival"), 1);
+    for (int i = 0; i < a->nstragglers; i++)
+        assert_int_equal(a->stragglers[i].rank, 2);
+    done(a);
+}
+
 static uint64_t rng_state;
 static double uniform(void) /* splitmix64 -> [0, 1) */
 {
@@ -475,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_step_time_fallback),
         cmocka_unit_test(test_last_arrival),
         cmocka_unit_test(test_jitter_only_none),
+        cmocka_unit_test(test_compute_and_arrival_agree_or_say_nothing),
         cmocka_unit_test(test_hundred_thousand_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
