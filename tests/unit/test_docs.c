@@ -5,6 +5,7 @@
  * comments, and this test fails when they differ. TALLY_REGEN=1 rewrites the
  * sections from the code.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -3,6 +3,7 @@
  */
 #include "nesting.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ static void broken(tl_nest *n, const char *why)
 {
     if (!n->broken) {
         n->broken = 1;
-        strncpy(n->why, why, sizeof n->why - 1);
+        snprintf(n->why, sizeof n->why, "%s", why);
     }
 }
 
