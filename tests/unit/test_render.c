@@ -441,7 +441,7 @@ static void test_html_structure(void **state)
     assert_int_equal(count(p.buf, "<desc id="), charts);
     /* the headline names the straggler with its numbers */
     assert_has(p.buf, "<p class=\"headline\">Rank 1 is a straggler: its GPU compute per step is 50% above the other "
-                      "ranks' median in ");
+                      "ranks' median on average, slower in ");
     assert_has(p.buf, "2023-11-14T22:13:20Z");
     free(p.buf);
     done(a);

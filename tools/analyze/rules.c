@@ -40,8 +40,9 @@
 
 static const tl_rule_info rules[] = {
     { "straggler", "warning",
-      "a rank is slower than the median of the other ranks in most comparable steps, beyond 5% and beyond twice the "
-      "ranks' own step-to-step noise; or it arrives last to two thirds of the matched collectives",
+      "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean excess is "
+      "beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to two thirds of "
+      "the matched collectives",
       "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
       "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
       "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
@@ -704,8 +705,8 @@ void tl_decide_headline(tl_aggregate *a)
                         rr = &a->ranks[i];
                 int gpu = rr != NULL && rr->nsteps > 0 && rr->steps[0].compute_ns > 0;
                 len = snprintf(buf, sizeof buf,
-                               "Rank %d is a straggler: its %s is %.0f%% above the other ranks' median in %d of %d "
-                               "comparable steps (%.3f ms vs %.3f ms)",
+                               "Rank %d is a straggler: its %s is %.0f%% above the other ranks' median on average, "
+                               "slower in %d of %d comparable steps (%.3f ms vs %.3f ms)",
                                s->rank, gpu ? "GPU compute per step" : "step time", s->delta_pct, s->slower, s->units,
                                s->value / 1e6, s->others_median / 1e6);
                 if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)

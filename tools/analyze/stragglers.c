@@ -9,8 +9,10 @@
  *    divided by the median of the other ranks in that step. A rank is a
  *    straggler when, over at least STRAGGLER_MIN_STEPS comparable steps, it is
  *    slower by more than STRAGGLER_FLOOR in most of them, and its median
- *    excess is beyond both the floor and NOISE_K times the ranks' own
- *    step-to-step noise. Without steps no rank is named.
+ *    median excess is over the floor and its mean excess beyond both the floor
+ *    and NOISE_K standard errors of a mean of that many steps given the
+ *    ranks' own step-to-step noise (a single step says little; ten steps
+ *    that agree say a lot). Without steps no rank is named.
  *  - last arrival: every rank waits in a collective until the last one
  *    arrives, so the last rank's communication kernel is the shortest.
  *    Matching the i-th collective of each name across ranks, a rank that is
@@ -35,7 +37,7 @@
 #define STRAGGLER_MIN_STEPS 3      /* comparable steps needed to compare ranks */
 #define STRAGGLER_MAX_STEPS 512    /* the last this many comparable steps are compared (said when reached) */
 #define STRAGGLER_FLOOR 0.05       /* slower than the others' median by more than 5 % */
-#define NOISE_K 2.0                /* ... and by more than twice the ranks' own noise */
+#define NOISE_K 2.0                /* ... and by more than two standard errors of a median excess */
 #define SEVERE_EFFECT 0.25         /* critical: 25 % slower ... */
 #define SEVERE_SHARE 0.9           /* ... in 90 % of at least ... */
 #define SEVERE_STEPS 5             /* ... 5 steps */
@@ -323,21 +325,29 @@ static void compute_stragglers(tl_aggregate *a)
     for (size_t i = 0; i < nr; i++)
         tmp[i] = noise[i];
     double noise_all = tl_median_sort(tmp, nr);
+    /* the standard error of a mean of K steps given that noise */
+    double bar = NOISE_K * noise_all / sqrt((double)K);
+    if (bar < STRAGGLER_FLOOR)
+        bar = STRAGGLER_FLOOR;
     for (size_t i = 0; i < nr; i++) {
         int slower = 0;
+        double sum = 0;
         for (size_t c = 0; c < K; c++) {
             tmp[c] = x[c * nr + i];
             slower += tmp[c] > STRAGGLER_FLOOR;
+            sum += tmp[c];
         }
-        double effect = tl_median_sort(tmp, K);
-        if (2 * (size_t)slower > K && effect > STRAGGLER_FLOOR && effect > NOISE_K * noise_all)
-            cand[ncand++] = (candidate){ i, effect, noise_all, slower };
+        /* the mean excess carries the evidence (its standard error is known);
+         * the median and the count keep one huge step from deciding alone */
+        double mean = sum / (double)K, median = tl_median_sort(tmp, K);
+        if (2 * (size_t)slower > K && median > STRAGGLER_FLOOR && mean > bar)
+            cand[ncand++] = (candidate){ i, mean, noise_all, slower };
     }
     free(noise);
     if (ncand == 0) {
-        set_note(a, "no rank is slower than the others beyond %.0f%% and their own noise (%.1f%%) in most of %zu "
-                 "comparable steps (%s)", 100 * STRAGGLER_FLOOR, 100 * noise_all, K,
-                 use_compute ? "GPU compute per step" : "step time");
+        set_note(a, "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
+                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)", K,
+                 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all, use_compute ? "GPU compute per step" : "step time");
         goto out;
     }
     qsort(cand, ncand, sizeof *cand, by_effect);
@@ -360,15 +370,17 @@ static void compute_stragglers(tl_aggregate *a)
         for (size_t c = 0; c < K; c++)
             tmp[c] = val[c * nr + cd->ri];
         s->value = tl_median_sort(tmp, K);
-        s->others_median = s->value / (1 + cd->effect);
+        for (size_t c = 0; c < K; c++) /* the others' median in each step */
+            tmp[c] = val[c * nr + cd->ri] / (1 + x[c * nr + cd->ri]);
+        s->others_median = tl_median_sort(tmp, K);
         a->ranks[cd->ri].straggler = 1;
         evidence(a, s, cd->ri, &ev);
         if (s->nitems == 0 && !use_compute)
             evidence(a, s, cd->ri, &ev_ops);
         char buf[600];
         int len = snprintf(buf, sizeof buf,
-                           "rank %d: %s %.0f%% above the median of the other ranks, slower in %d of %zu comparable "
-                           "steps (median %.3f ms vs %.3f ms; the ranks' own noise %.1f%%)",
+                           "rank %d: %s %.0f%% above the median of the other ranks on average, slower in %d of %zu "
+                           "comparable steps (median %.3f ms vs %.3f ms; the ranks' own noise %.1f%% per step)",
                            s->rank, use_compute ? "GPU compute per step" : "step time", s->delta_pct, s->slower, K,
                            s->value / 1e6, s->others_median / 1e6, s->noise_pct);
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
