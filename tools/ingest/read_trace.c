@@ -169,10 +169,13 @@ static int is_blocking_call(const char *name, size_t len)
     return 0;
 }
 
-/* A CUDA/HIP graph launched or replayed: launch overhead is already amortized. */
+/* A CUDA/HIP graph launched, replayed or captured: launch overhead is
+ * already amortized (captures are replayed later in the same program). */
 static int is_graph_launch(const char *name, size_t len)
 {
-    static const char *const names[] = { "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch" };
+    static const char *const names[] = { "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch",
+                                         "cudaStreamBeginCapture", "hipStreamBeginCapture", "cuStreamBeginCapture",
+                                         "cudaGraphInstantiate", "hipGraphInstantiate", "cuGraphInstantiate" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i]);
         if (len >= n && memcmp(names[i], name, n) == 0)
@@ -287,9 +290,10 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         }
         return;
     }
-    /* torch.compile's and PyTorch's graph replays, annotated on the CPU side */
+    /* PyTorch's graph replays and torch.compile's CUDA graph trees, annotated
+     * on the CPU side (CUDAGraph::replay, CUDAGraphTreeManager...) */
     if ((cc == TL_CC_USER_ANNOTATION || cc == TL_CC_CPU_OP) &&
-        name_len >= 11 && memcmp(name, "CUDAGraph::", 11) == 0)
+        ((name_len >= 9 && memcmp(name, "CUDAGraph", 9) == 0) || (name_len >= 8 && memcmp(name, "HIPGraph", 8) == 0)))
         p->graph_launches++;
     int64_t step;
     if (cc != TL_CC_GPU_ANNOTATION && profiler_step(name, name_len, &step)) {
