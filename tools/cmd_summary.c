@@ -182,7 +182,7 @@ int tl_cmd_summary(int argc, char **argv)
     if (rc == TL_EXIT_OK) {
         size_t sessions = 0, companions = 0;
         for (size_t i = 0; i < agg.nsessions; i++) {
-            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL;
+            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL && agg.sessions[i].run == 0;
             companions += agg.sessions[i].companion_of != NULL;
         }
         printf("tally summary: %zu sessions of %zu ranks", sessions, agg.nranks);

@@ -154,7 +154,7 @@ static void inputs(FILE *f, const tl_aggregate *a)
 {
     size_t used = 0, skipped = 0, warnings = 0, shown = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
-        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL;
+        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL && a->sessions[i].run == 0;
         skipped += a->sessions[i].rank < 0;
         warnings += a->sessions[i].nwarnings;
     }
