@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "term.h"
 #include "text_table.h"
 
 #define TOP_N 15
@@ -21,23 +22,26 @@
 
 static void findings(FILE *out, const tl_aggregate *a)
 {
+    /* findings quote names from the inputs: one line each, newlines escaped */
+    static char msg[4096], evidence[4096];
     if (a->headline)
         fprintf(out, "\n%s %s\n", strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
-                                      ? "Summary:" : "HEADLINE:", a->headline);
+                                      ? "Summary:" : "HEADLINE:", tl_term_escape(msg, sizeof msg, a->headline));
     for (size_t i = 0; i < a->nnotes; i++)
-        fprintf(out, "note: %s\n", a->notes[i]);
+        fprintf(out, "note: %s\n", tl_term_escape(msg, sizeof msg, a->notes[i]));
     if (a->nstragglers == 0 && a->straggler_note)
-        fprintf(out, "stragglers: %s\n", a->straggler_note);
+        fprintf(out, "stragglers: %s\n", tl_term_escape(msg, sizeof msg, a->straggler_note));
     if (a->nrecs > 0) {
         fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
         for (int i = 0; i < a->nrecs; i++)
             fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
-                    a->recs[i].message, a->recs[i].evidence);
+                    tl_term_escape(msg, sizeof msg, a->recs[i].message),
+                    tl_term_escape(evidence, sizeof evidence, a->recs[i].evidence));
     }
     if (a->nskips > 0) {
         fprintf(out, "\nRULES THAT DID NOT APPLY\n%.124s\n", RULE);
         for (int i = 0; i < a->nskips; i++)
-            fprintf(out, "%-20s %s\n", a->skips[i].id, a->skips[i].why);
+            fprintf(out, "%-20s %s\n", a->skips[i].id, tl_term_escape(msg, sizeof msg, a->skips[i].why));
     }
 }
 
@@ -166,11 +170,17 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg)
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally summary INPUT... [--whole-trace]";
-    tl_cli cli;
     int whole = 0;
-    const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_analyze_options opt;
@@ -197,11 +207,11 @@ int tl_cmd_summary(int argc, char **argv)
         rank_table(stdout, &agg);
         across_table(stdout, &agg);
         snapshot_table(stdout, &agg);
-        rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+        rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

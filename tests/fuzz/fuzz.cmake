@@ -10,7 +10,8 @@ if(TARGET tally_ingest)
   add_executable(fuzz_trace_stream_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_trace_stream.c)
   target_compile_definitions(fuzz_trace_stream_regress PRIVATE TALLY_FUZZ_DRIVER)
   target_link_libraries(fuzz_trace_stream_regress PRIVATE tally_ingest tally_warnings)
-  add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS})
+  add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS}
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/trace_stream)
 
   if(TALLY_FUZZ)
     if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -22,7 +23,11 @@ if(TARGET tally_ingest)
     target_include_directories(fuzz_trace_stream PRIVATE ${PROJECT_SOURCE_DIR}/tools)
     target_compile_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined -g)
     target_link_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz_trace_stream PRIVATE ZLIB::ZLIB tally_warnings)
+    # the same decoder choice (isa-l or zlib) and libraries as tally_ingest
+    target_compile_definitions(fuzz_trace_stream PRIVATE
+      $<TARGET_PROPERTY:tally_ingest,COMPILE_DEFINITIONS>)
+    target_link_libraries(fuzz_trace_stream PRIVATE
+      $<TARGET_PROPERTY:tally_ingest,INTERFACE_LINK_LIBRARIES> tally_warnings)
   endif()
 endif()
 

@@ -54,7 +54,7 @@ static void add_error(tl_item_list *l, const char *path, const char *what)
     l->errors[l->nerrors++] = msg;
 }
 
-static void add_item(tl_item_list *l, const char *path, int kind, int from_walk)
+static void add_item(tl_item_list *l, const char *path, int kind, int from_walk, const struct stat *st)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 32;
@@ -67,7 +67,7 @@ static void add_item(tl_item_list *l, const char *path, int kind, int from_walk)
     char *copy = strdup(path);
     if (copy == NULL)
         return;
-    l->items[l->n++] = (tl_item){ copy, kind, from_walk };
+    l->items[l->n++] = (tl_item){ copy, kind, from_walk, { st->st_dev, st->st_ino } };
 }
 
 /* zip, 7z, xz, bzip2, zstd, rar, or a tar (its "ustar" magic at 257). gzip is
@@ -179,7 +179,7 @@ static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *l
                 if (kind < 0)
                     add_error(l, path, strerror(errno));
                 else
-                    add_item(l, path, kind, 1);
+                    add_item(l, path, kind, 1, &st);
             }
             free(path);
         }
@@ -204,7 +204,7 @@ size_t tl_inputs_collect(tl_item_list *l, const char *const *paths, size_t npath
             if (kind < 0)
                 add_error(l, paths[i], strerror(errno));
             else
-                add_item(l, paths[i], kind, 0);
+                add_item(l, paths[i], kind, 0, &st);
         }
     }
     return l->n;

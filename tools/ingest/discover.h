@@ -16,15 +16,24 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "trace_stream.h" /* tl_read_fn */
 
 enum tl_item_kind { TL_ITEM_FILE = 1, TL_ITEM_ARCHIVE = 2 };
 
+/* A file on disk by device and inode: what an output is compared against
+ * (an output may never be any input, however the input was reached). */
+typedef struct tl_file_id {
+    dev_t dev;
+    ino_t ino;
+} tl_file_id;
+
 typedef struct tl_item {
     char *path;
     int kind;
     int from_walk;        /* found by walking a directory, not named by the user */
+    tl_file_id id;        /* the file (the archive, for its members) */
 } tl_item;
 
 typedef struct tl_item_list {

@@ -46,6 +46,8 @@ typedef struct tl_run {
     size_t n, cap;
     char **problems;           /* "name: what" for inputs that could not be read at all */
     size_t nproblems, problems_cap;
+    tl_file_id *ids;           /* every file discovered (read or skipped), for the output check */
+    size_t nids;
     uint64_t bytes;            /* decompressed bytes read */
     int nranks;                /* distinct ranks among usable profiles */
 } tl_run;

@@ -28,6 +28,7 @@ void tl_run_release(tl_run *run)
         free(run->problems[i]);
     free(run->profiles);
     free(run->problems);
+    free(run->ids);
     memset(run, 0, sizeof *run);
 }
 
@@ -313,6 +314,9 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     tl_inputs_collect(&items, paths, npaths, &opt->limits);
     for (size_t i = 0; i < items.nerrors; i++)
         push_problem(run, strdup(items.errors[i]));
+    run->ids = malloc((items.n ? items.n : 1) * sizeof *run->ids);
+    for (size_t i = 0; run->ids != NULL && i < items.n; i++)
+        run->ids[run->nids++] = items.items[i].id;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.items = &items;
