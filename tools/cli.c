@@ -29,9 +29,9 @@ static const struct {
     { "quiet", no_argument, 'q', NULL, "print no warnings" },
     { "progress", no_argument, OPT_PROGRESS, NULL, "progress on stderr (default: only on a terminal)" },
     { "no-progress", no_argument, OPT_NO_PROGRESS, NULL, "no progress" },
-    { "kernel-class", required_argument, OPT_KERNEL_CLASS, "GLOB=TYPE",
-      "GPU kernels matching GLOB are compute, communication, memory or other, before the built-in table "
-      "(repeatable; docs/analysis.md, Kernel type)" },
+    { "kernel-class", required_argument, OPT_KERNEL_CLASS, "SPEC",
+      "SPEC is GLOB=TYPE: GPU kernels matching GLOB are compute, communication, memory or other, before the "
+      "built-in table (repeatable; docs/analysis.md, Kernel type)" },
     { "help", no_argument, 'h', NULL, "this help" },
     { "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
