@@ -396,6 +396,18 @@ int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t du
     return 0;
 }
 
+int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c)
+{
+    if (p->nblocking == TL_PROFILE_MAX_BLOCKING) {
+        p->blocking_dropped++;
+        return 0;
+    }
+    if (GROW(p->blocking, p->nblocking, p->blocking_cap) != 0)
+        return -1;
+    p->blocking[p->nblocking++] = *c;
+    return 0;
+}
+
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt)
 {
     if (GROW(p->mem, p->nmem, p->mem_cap) != 0)

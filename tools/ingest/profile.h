@@ -298,6 +298,8 @@ uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
 int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);
+/* A blocking host call; beyond TL_PROFILE_MAX_BLOCKING they are counted in blocking_dropped. */
+int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c);
 int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);
 int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
 tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len);

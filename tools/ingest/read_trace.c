@@ -273,21 +273,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
             launch_put(&r->launches, ev->correlation, ts);
         if (is_graph_launch(name, name_len))
             p->graph_launches++;
-        if (is_blocking_call(name, name_len)) {
-            if (p->nblocking == TL_PROFILE_MAX_BLOCKING) {
-                p->blocking_dropped++;
-            } else {
-                if (p->nblocking == p->blocking_cap) {
-                    size_t cap = p->blocking_cap ? p->blocking_cap * 2 : 64;
-                    tl_host_call *x = realloc(p->blocking, cap * sizeof *x);
-                    if (x == NULL)
-                        return;
-                    p->blocking = x;
-                    p->blocking_cap = cap;
-                }
-                p->blocking[p->nblocking++] = (tl_host_call){ ts, dur, s->name };
-            }
-        }
+        if (is_blocking_call(name, name_len))
+            tl_profile_add_blocking(p, &(tl_host_call){ ts, dur, s->name });
         return;
     }
     /* PyTorch's graph replays and torch.compile's CUDA graph trees, annotated
