@@ -293,14 +293,14 @@ static double host_wait_share(const tl_rank_result *r, int *streams)
     int64_t host = 0, gaps = 0, busy = 0;
     *streams = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++)
-        busy += r->gpu.streams[s].busy;
+        busy = tl_ns_add(busy, r->gpu.streams[s].busy);
     for (size_t s = 0; s < r->gpu.nstreams; s++) {
         const tl_stream_idle *st = &r->gpu.streams[s];
         if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT)
             continue;
         (*streams)++;
-        host += st->host_wait;
-        gaps += st->host_wait + st->kernel_wait + st->other;
+        host = tl_ns_add(host, st->host_wait);
+        gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
     return gaps > 0 ? tl_pct(host, gaps) : NAN;
 }
