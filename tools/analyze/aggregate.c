@@ -106,7 +106,7 @@ typedef struct run_key {
     int world_size, family;
     const char *device;
     size_t sessions;
-    int last_rank, last_abs;
+    int last_rank, last_abs, last_session;
     int64_t last_end;
     const char *first_path;
 } run_key;
@@ -180,7 +180,8 @@ static void run_identity(tl_aggregate *a)
                 k = nruns - 1;
                 joined++;
             } else {
-                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, s->path };
+                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, 0,
+                                           s->path };
             }
         }
         run_key *r = &runs[k];
@@ -189,6 +190,10 @@ static void run_identity(tl_aggregate *a)
         if (!r->device)
             r->device = s->device_name;
         r->sessions++;
+        /* sessions numbered within their run (build_ranks renumbers the
+         * analyzed run's; the others keep these, whatever the input order) */
+        r->last_session = r->last_rank == s->rank ? r->last_session + 1 : 0;
+        s->session = r->last_session;
         r->last_rank = s->rank;
         r->last_abs = s->abs_time;
         r->last_end = end;
