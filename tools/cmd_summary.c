@@ -4,7 +4,8 @@
  * then the top names by total time for each group with the across-rank
  * columns (the per-rank totals' least and most with their ranks, imbalance),
  * then per rank: steps, GPU breakdown and memory; the across-rank metrics;
- * and memory snapshots.
+ * memory snapshots; and, when ranks have several sessions, each stage per
+ * session with its trend (drift.h).
  *
  * Everything fits the width: 80 columns, the terminal's when stdout is one,
  * or --width N (text_table.h). Text wraps at spaces; tables leave out their
@@ -217,6 +218,57 @@ static void across_table(FILE *out, const tl_aggregate *a, size_t width)
     tl_text_table_release(&tt);
 }
 
+/* Each stage per session (drift.h): median over the ranks, the change from
+ * the first session to the last, the trend; "drifts" beyond TL_DRIFT_PCT.
+ * At most DRIFT_COLS sessions get a column: the first ones and the last. */
+#define DRIFT_COLS 5
+static void drift_table(FILE *out, const tl_aggregate *agg, size_t width)
+{
+    const tl_drift *d = &agg->drift;
+    if (d->nstages == 0)
+        return;
+    int ncols = d->nsessions < DRIFT_COLS ? d->nsessions : DRIFT_COLS;
+    char heads[DRIFT_COLS][24];
+    tl_text_col cols[DRIFT_COLS + 4];
+    size_t n = 0;
+    cols[n++] = (tl_text_col){ "Stage", 0, 0, 1 };
+    for (int k = 0; k < ncols; k++) {
+        snprintf(heads[k], sizeof heads[k], "Session %d", k == ncols - 1 ? d->nsessions : k + 1);
+        cols[n++] = (tl_text_col){ heads[k], 1, k == 0 || k == ncols - 1 ? 0 : 2, 0 };
+    }
+    cols[n++] = (tl_text_col){ "Change", 1, 0, 0 };
+    cols[n++] = (tl_text_col){ "Per session", 1, 1, 0 };
+    cols[n++] = (tl_text_col){ "", 0, 0, 0 };
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, n);
+    for (size_t i = 0; i < d->nstages && i < TOP_N; i++) {
+        const tl_drift_stage *s = &d->stages[i];
+        char vals[DRIFT_COLS][48], change[32] = "-", slope[32] = "-";
+        const char *cells[DRIFT_COLS + 4];
+        size_t c = 0;
+        cells[c++] = s->name;
+        for (int k = 0; k < ncols; k++)
+            cells[c++] = tl_units_dur(vals[k], sizeof vals[k], s->value[k == ncols - 1 ? d->nsessions - 1 : k]);
+        if (isfinite(s->change_pct)) {
+            snprintf(change, sizeof change, "%+.1f%%", s->change_pct);
+            snprintf(slope, sizeof slope, "%+.1f%%", s->slope_pct);
+        }
+        cells[c++] = change;
+        cells[c++] = slope;
+        cells[c++] = s->drifts ? "drifts" : "";
+        tl_text_table_row(&tt, cells);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "SESSIONS (each stage per session, median over the ranks; %d sessions)",
+             d->nsessions + d->sessions_dropped);
+    heading(out, title);
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+    if (d->nstages > TOP_N || d->stages_dropped)
+        fprintf(out, "... and %zu more stages\n",
+                d->nstages - (d->nstages > TOP_N ? TOP_N : d->nstages) + d->stages_dropped);
+}
+
 static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
 {
     static const tl_text_col cols[] = {
@@ -303,6 +355,7 @@ int tl_cmd_summary(int argc, char **argv)
         rank_tables(stdout, &agg, width);
         across_table(stdout, &agg, width);
         snapshot_table(stdout, &agg, width);
+        drift_table(stdout, &agg, width);
         rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;

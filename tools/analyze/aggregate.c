@@ -60,6 +60,7 @@ static void release_derived(tl_aggregate *a)
     a->notes = NULL;
     a->nnotes = 0;
     a->nacross = 0;
+    tl_drift_release(&a->drift);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -661,6 +662,8 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "gpu.comm_comp_overlap_pct", m_overlap_pct);
     across(a, "memory.peak_allocated_bytes", m_peak_alloc);
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
+    if (tl_drift_compute(&a->drift, a) != 0)
+        return -1;
     tl_find_stragglers(a);
     tl_apply_rules(a);
     return 0;

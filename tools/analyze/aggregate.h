@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "drift.h"
 #include "intervals.h"
 #include "names.h"
 #include "profile.h"
@@ -269,6 +270,7 @@ typedef struct tl_aggregate {
     int steps_compared;        /* the straggler analysis compared ranks step by step */
     char **notes;              /* run identity: separate runs, missing ranks (warnings) */
     size_t nnotes;
+    tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     tl_analyze_options opt;
 } tl_aggregate;
 
