@@ -159,21 +159,28 @@ static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },        { "GPU idle", 1, 0, 0 },  { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
         { "Overlap", 1, 2, 0 },     { "Peak alloc", 1, 0, 0 }, { "Peak resv", 1, 4, 0 },
+        { "Dev used", 1, 0, 0 },
     };
+    /* NVML's device memory used is a column of its own (never "allocated"),
+     * only where some rank has it */
+    int with_used = 0;
+    for (size_t i = 0; i < agg->nranks; i++)
+        with_used |= isfinite(agg->ranks[i].peak_device_used);
     tl_text_table tt;
-    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     heading(out, "PER RANK: GPU (share of kernel time) AND MEMORY");
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
         const tl_gpu_breakdown *g = &r->gpu;
-        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48];
+        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48], u[48];
         rank_label(rank, sizeof rank, r);
         tl_units_pct(a, sizeof a, g->present ? tl_pct(g->idle, g->kernel_time) : NAN);
         tl_units_pct(b, sizeof b, g->present ? tl_pct(g->compute, g->kernel_time) : NAN);
         tl_units_pct(c, sizeof c, g->present ? tl_pct(g->non_compute, g->kernel_time) : NAN);
         tl_units_pct(d, sizeof d, g->present && g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN);
         const char *cells[] = { rank, a, b, c, d, tl_units_bytes(e, sizeof e, r->peak_allocated),
-                                tl_units_bytes(f, sizeof f, r->peak_reserved) };
+                                tl_units_bytes(f, sizeof f, r->peak_reserved),
+                                tl_units_bytes(u, sizeof u, r->peak_device_used) };
         tl_text_table_row(&tt, cells);
     }
     tl_text_table_print(out, &tt, width);
@@ -274,20 +281,26 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },     { "Label", 0, 0, 1 },     { "Allocated", 1, 0, 0 },
         { "Reserved", 1, 1, 0 }, { "Max alloc", 1, 2, 0 }, { "RSS", 1, 3, 0 },
+        { "Device used", 1, 1, 0 },
     };
+    int with_used = 0;
+    for (size_t i = 0; i < agg->nsessions; i++)
+        for (size_t k = 0; agg->sessions[i].rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+            with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     tl_text_table tt;
-    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
         if (s->rank < 0)
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
-            char rank[16], a[48], b[48], c[48], d[48];
+            char rank[16], a[48], b[48], c[48], d[48], u[48];
             snprintf(rank, sizeof rank, "%d", s->rank);
             const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
                                     tl_units_bytes(b, sizeof b, m->reserved),
-                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss) };
+                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss),
+                                    tl_units_bytes(u, sizeof u, m->device_used) };
             tl_text_table_row(&tt, cells);
         }
     }

@@ -129,6 +129,7 @@ typedef struct tl_collective {
 typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
+    double device_used;        /* NVML's used memory (all processes), not allocated */
 } tl_ssnap;
 
 typedef struct tl_session {
@@ -163,6 +164,8 @@ typedef struct tl_session {
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
+    double peak_device_used;   /* NVML's device memory used (all processes); never merged
+                                * into peak_allocated (docs/analysis.md); NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 } tl_session;
 
@@ -198,6 +201,7 @@ typedef struct tl_rank_result {
     double compute_per_step;   /* median of the per-step compute; NaN unknown */
     tl_gpu_breakdown gpu;      /* sessions added up */
     double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
+    double peak_device_used;   /* as in tl_session */
     int64_t span_ns;           /* sum of the sessions' spans */
     int straggler;             /* marked by the straggler analysis */
 } tl_rank_result;
@@ -297,11 +301,6 @@ void tl_rules_markdown(FILE *f);
 void tl_decide_headline(tl_aggregate *a);
 const tl_rule_info *tl_rules(size_t *n);
 
-/* The one peak figure of a rank's device memory, used everywhere a share is
- * shown: the larger of peak allocated and peak reserved (what the device
- * must hold), over the device's total memory; NaN when unknown. */
-double tl_rank_peak_device_pct(const tl_rank_result *r);
-
 /* A formatted string the caller frees (vasprintf), or NULL when out of
  * memory: the notes, skips and evidence of the analysis. */
 char *tl_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -320,6 +319,12 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
+/* How full the rank's device got, in % of its memory: the largest of peak
+ * allocated, peak reserved and peak device used (each its own series, see
+ * docs/analysis.md); NaN when none is known or the device size is unknown.
+ * The one peak figure everywhere a share is shown (ranks table, memory
+ * table, JSON, the memory rule). */
+double tl_rank_peak_device_pct(const tl_rank_result *r);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);
