@@ -20,7 +20,7 @@
 #endif
 
 /* Options of every subcommand, after the command's own in the help. */
-enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION };
+enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS };
 static const struct {
     const char *name;
     int has_arg, val;
@@ -31,6 +31,9 @@ static const struct {
     { "quiet", no_argument, 'q', NULL, "print no warnings" },
     { "progress", no_argument, OPT_PROGRESS, NULL, "progress on stderr (default: only on a terminal)" },
     { "no-progress", no_argument, OPT_NO_PROGRESS, NULL, "no progress" },
+    { "kernel-class", required_argument, OPT_KERNEL_CLASS, "SPEC",
+      "SPEC is GLOB=TYPE: GPU kernels matching GLOB are compute, communication, memory or other, before the "
+      "built-in table (repeatable; docs/analysis.md, Kernel type)" },
     { "help", no_argument, 'h', NULL, "this help" },
     { "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
@@ -265,6 +268,13 @@ static int parse(tl_cli *cli, int argc, char **argv)
         case 'j':
             if (parse_jobs(cli, optarg, &cli->jobs) != 0)
                 return TL_EXIT_USAGE;
+            continue;
+        case OPT_KERNEL_CLASS:
+            if (tl_kernel_class_add(optarg) != 0) {
+                fprintf(stderr, "tally %s: --kernel-class needs GLOB=TYPE with TYPE compute, communication, memory "
+                                "or other (at most 64)\n", cli->cmd);
+                return TL_EXIT_USAGE;
+            }
             continue;
         default: break;
         }
@@ -648,6 +658,14 @@ int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *w
     return rc;
 }
 
+size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg)
+{
+    static char what[TL_CLI_ESCAPED_MAX];
+    for (size_t i = 0; i < agg->nnotes && !cli->quiet; i++)
+        fprintf(stderr, "tally: warning: %s\n", tl_term_escape(what, sizeof what, agg->notes[i]));
+    return agg->nnotes;
+}
+
 int tl_cli_finish(tl_aggregate *agg, size_t usable)
 {
     /* Aggregates are usable inputs that may hold no usable session. */
@@ -678,6 +696,7 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     int frc = tl_cli_finish(agg, usable);
     if (frc != TL_EXIT_OK)
         return frc;
+    *warnings += tl_cli_notes(cli, agg);
     if (rc == TL_EXIT_NOMEM)
         fprintf(stderr, "tally: out of memory; the results would be incomplete\n");
     return rc;

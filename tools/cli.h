@@ -132,6 +132,10 @@ extern int (*tl_cli_analyze_hook)(const tl_cli *cli, const tl_analyze_options *o
 void tl_cli_analyze_profile(tl_profile *p, void *opt);
 int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings);
 int tl_cli_finish(tl_aggregate *agg, size_t usable);
+/* Print the finished aggregate's run-identity notes (inputs of another run
+ * left out, missing ranks) as warnings unless --quiet; returns how many
+ * (what --strict counts). */
+size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg);
 
 /* Close a console stream (standard output), reporting write errors (full
  * disk) as DESIGN.md asks. 0 or -1. */

@@ -37,11 +37,18 @@ static void heading(FILE *out, const char *title)
 
 static void findings(FILE *out, const tl_aggregate *a, size_t width)
 {
-    if (a->nstragglers == 0 && a->nrecs == 0)
-        return;
-    heading(out, "FINDINGS");
-    for (int i = 0; i < a->nstragglers; i++)
-        tl_text_wrap(out, "straggler  ", a->stragglers[i].summary, width);
+    /* the headline (decided in analyze), calm when nothing is wrong */
+    if (a->headline) {
+        fputc('\n', out);
+        tl_text_wrap(out, strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
+                              ? "Summary: " : "HEADLINE: ", a->headline, width);
+    }
+    for (size_t i = 0; i < a->nnotes; i++)
+        tl_text_wrap(out, "note: ", a->notes[i], width);
+    if (a->nstragglers == 0 && a->straggler_note)
+        tl_text_wrap(out, "stragglers: ", a->straggler_note, width);
+    if (a->nrecs > 0)
+        heading(out, "FINDINGS");
     for (int i = 0; i < a->nrecs; i++) {
         char first[32], *msg = NULL;
         size_t len = 0;
@@ -54,6 +61,14 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
         tl_text_wrap(out, first, msg, width);
         tl_text_wrap(out, "           evidence: ", a->recs[i].evidence, width);
         free(msg);
+    }
+    if (a->nskips > 0) {
+        heading(out, "RULES THAT DID NOT APPLY");
+        for (int i = 0; i < a->nskips; i++) {
+            char first[32];
+            snprintf(first, sizeof first, "%-21s", a->skips[i].id);
+            tl_text_wrap(out, first, a->skips[i].why, width);
+        }
     }
 }
 
@@ -68,9 +83,9 @@ static const char *with_rank(char *buf, size_t len, double v, int unit, int rank
 static void group_table(FILE *out, const tl_name_table *t, int group, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Name", 0, 0, 1 },     { "Calls", 1, 4, 0 },     { "Total", 1, 0, 0 },     { "Mean", 1, 3, 0 },
-        { "Min", 1, 6, 0 },      { "Max", 1, 5, 0 },       { "Rank min", 1, 7, 0 },   { "Rank max", 1, 2, 0 },
-        { "Imbal", 1, 1, 0 },
+        { "Name", 0, 0, 1 },     { "Calls", 1, 4, 0 },     { "Total", 1, 0, 0 },     { "Self", 1, 2, 0 },
+        { "Mean", 1, 3, 0 },     { "Min", 1, 6, 0 },       { "Max", 1, 5, 0 },       { "Rank min", 1, 7, 0 },
+        { "Rank max", 1, 2, 0 }, { "Imbal", 1, 1, 0 },
     };
     size_t n;
     size_t *idx = tl_name_table_top(t, group, &n);
@@ -89,9 +104,12 @@ static void group_table(FILE *out, const tl_name_table *t, int group, size_t wid
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (size_t k = 0; k < n && k < TOP_N; k++) {
         const tl_name_row *r = &t->rows[idx[k]];
-        char c[32], tot[48], me[48], mn[48], mx[48], lo[64], hi[64], im[32];
+        char c[32], tot[48], self[48] = "-", me[48], mn[48], mx[48], lo[64], hi[64], im[32];
         snprintf(c, sizeof c, "%" PRIu64, r->all.count);
-        const char *cells[] = { r->name, c, tl_units_dur(tot, sizeof tot, (double)r->all.total),
+        if (r->self_total >= 0)
+            tl_units_dur(self, sizeof self, r->self_total);
+        /* Total is inclusive: a name nested in itself counts once (docs/analysis.md) */
+        const char *cells[] = { r->name, c, tl_units_dur(tot, sizeof tot, r->incl_total), self,
                                 tl_units_dur(me, sizeof me, r->all.mean), tl_units_dur(mn, sizeof mn, (double)r->all.min),
                                 tl_units_dur(mx, sizeof mx, (double)r->all.max),
                                 with_rank(lo, sizeof lo, r->rank_min, TL_UNIT_NS, r->rank_of_min),
@@ -334,7 +352,7 @@ int tl_cmd_summary(int argc, char **argv)
     if (rc == TL_EXIT_OK) {
         size_t sessions = 0, companions = 0;
         for (size_t i = 0; i < agg.nsessions; i++) {
-            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL;
+            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL && agg.sessions[i].run == 0;
             companions += agg.sessions[i].companion_of != NULL;
         }
         char head[256];

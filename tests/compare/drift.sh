@@ -72,12 +72,12 @@ grep -F 'regression (untested): sections "vae_decode_full_chunk_0" (all ranks): 
 # Must not fire: two identical sessions, and one session.
 "$tally" summary -q "$work/same" >"$work/same.txt"
 grep -F 'SESSIONS' "$work/same.txt" >/dev/null || fail "summary of two sessions: no SESSIONS table"
-if grep -E 'drifts *$|session-drift' "$work/same.txt" >/dev/null; then
+if grep -E 'drifts *$|\[session-drift\]' "$work/same.txt" >/dev/null; then
     fail "identical sessions drift: $(cat "$work/same.txt")"
 fi
 "$tally" compare -q --sessions "$work/same" -o "$work/same.html" --fail-on-regression
 "$tally" summary -q "$work/one" >"$work/one.txt"
-if grep -E 'SESSIONS|session-drift' "$work/one.txt" >/dev/null; then
+if grep -E 'SESSIONS|\[session-drift\]' "$work/one.txt" >/dev/null; then
     fail "one session shows a sessions table or a drift: $(cat "$work/one.txt")"
 fi
 echo "drift.sh: ok"

@@ -271,7 +271,7 @@ static void make_ranks(tl_aggregate *a, int nranks, const rank_spec *spec, size_
         s.steps = calloc(steps + 1, sizeof *s.steps);
         assert_non_null(s.steps);
         for (size_t k = 0; k < steps; k++)
-            s.steps[s.nsteps++] = (tl_sstep){ (int64_t)k, 1000000, -1, INT64_MIN };
+            s.steps[s.nsteps++] = (tl_sstep){ (int64_t)k, 1000000, -1, INT64_MIN, 0 };
         assert_int_equal(tl_aggregate_add_session(a, &s), 0);
     }
     assert_int_equal(tl_aggregate_finish(a), 0);

@@ -8,6 +8,9 @@
 #include "aggregate.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,9 +43,22 @@ static void release_derived(tl_aggregate *a)
     a->nstragglers = 0;
     for (int i = 0; i < a->nrecs; i++) {
         free(a->recs[i].message);
+        free(a->recs[i].finding);
         free(a->recs[i].evidence);
     }
     a->nrecs = 0;
+    for (int i = 0; i < a->nskips; i++)
+        free(a->skips[i].why);
+    a->nskips = 0;
+    free(a->straggler_note);
+    free(a->headline);
+    a->straggler_note = a->headline = NULL;
+    a->steps_compared = 0;
+    for (size_t i = 0; i < a->nnotes; i++)
+        free(a->notes[i]);
+    free(a->notes);
+    a->notes = NULL;
+    a->nnotes = 0;
     a->nacross = 0;
     tl_drift_release(&a->drift);
 }
@@ -71,10 +87,205 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
-/* A session that counts: read as a profile, not a companion of another input. */
+/* A session that counts: read as a profile, not a companion of another input,
+ * of the run analyzed. */
 static int counts(const tl_session *s)
 {
-    return s->rank >= 0 && s->companion_of == NULL;
+    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
+}
+
+/* ---- run identity ------------------------------------------------------------------ */
+
+#define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in the note) */
+
+static int format_family(int f)
+{
+    return f == TL_FMT_CHROME_TRACE ? TL_FMT_KINETO : f == TL_FMT_TALLY_TRACE ? TL_FMT_TALLY_REPORT : f;
+}
+
+typedef struct run_key {
+    int world_size, family;
+    const char *device;
+    size_t sessions;
+    int last_rank, last_abs, last_session;
+    int64_t last_end;
+    const char *first_path;
+} run_key;
+
+char *tl_vformat(const char *fmt, va_list ap)
+{
+    char *s = NULL;
+    return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *tl_format(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = tl_vformat(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static void add_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(tl_aggregate *a, const char *fmt, ...)
+{
+    char **x = realloc(a->notes, (a->nnotes + 1) * sizeof *x);
+    if (x == NULL)
+        return;
+    a->notes = x;
+    va_list ap;
+    va_start(ap, fmt);
+    a->notes[a->nnotes] = tl_vformat(fmt, ap);
+    va_end(ap);
+    if (a->notes[a->nnotes])
+        a->nnotes++;
+}
+
+/* Which sessions belong together, before several inputs of one rank are
+ * pooled as its sessions: the same declared world size everywhere; and for a
+ * second session of a rank, the same device and format family as the first,
+ * starting after it ended on the wall clock (one process cannot record two
+ * sessions at once). Inputs that do not belong form other runs; the run with
+ * the most inputs is analyzed, the others are left out of the numbers and
+ * named in a note (a warning, an error under --strict). */
+static void run_identity(tl_aggregate *a)
+{
+    run_key runs[TL_MAX_RUNS];
+    int nruns = 0, joined = 0;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *s = &a->sessions[i];
+        s->run = 0;
+        if (s->rank < 0 || s->companion_of != NULL)
+            continue;
+        int64_t end = s->start_ns + (s->span_ns > 0 ? s->span_ns : 0);
+        int k;
+        for (k = 0; k < nruns; k++) {
+            run_key *r = &runs[k];
+            if (r->world_size && s->world_size && r->world_size != s->world_size)
+                continue;
+            /* Another session of a rank this run already has: it must be the
+             * same kind of process (device, format) and come after it. */
+            if (r->last_rank == s->rank) {
+                if (r->family != format_family(s->format))
+                    continue;
+                if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+                    continue;
+                if (r->last_abs && s->abs_time && s->start_ns < r->last_end)
+                    continue;
+            }
+            break;
+        }
+        if (k == nruns) {
+            if (nruns == TL_MAX_RUNS) {
+                k = nruns - 1;
+                joined++;
+            } else {
+                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, 0,
+                                           s->path };
+            }
+        }
+        run_key *r = &runs[k];
+        if (!r->world_size)
+            r->world_size = s->world_size;
+        if (!r->device)
+            r->device = s->device_name;
+        r->sessions++;
+        /* sessions numbered within their run (build_ranks renumbers the
+         * analyzed run's; the others keep these, whatever the input order) */
+        r->last_session = r->last_rank == s->rank ? r->last_session + 1 : 0;
+        s->session = r->last_session;
+        r->last_rank = s->rank;
+        r->last_abs = s->abs_time;
+        r->last_end = end;
+        s->run = k;
+    }
+    if (nruns <= 1)
+        return;
+    int main_run = 0;
+    for (int k = 1; k < nruns; k++)
+        if (runs[k].sessions > runs[main_run].sessions)
+            main_run = k;
+    /* renumber: the analyzed run is 0 */
+    for (size_t i = 0; i < a->nsessions; i++) {
+        tl_session *s = &a->sessions[i];
+        if (s->rank < 0 || s->companion_of != NULL)
+            continue;
+        s->run = s->run == main_run ? 0 : s->run + 1;
+    }
+    for (int k = 0; k < nruns; k++) {
+        if (k == main_run)
+            continue;
+        char files[400] = "";
+        size_t len = 0, n = 0;
+        for (size_t i = 0; i < a->nsessions; i++) {
+            const tl_session *s = &a->sessions[i];
+            if (s->run != k + 1 || s->rank < 0 || s->companion_of != NULL)
+                continue;
+            if (n < 3 && len < sizeof files)
+                len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->path);
+            n++;
+        }
+        const run_key *r = &runs[k], *m = &runs[main_run];
+        char why[200];
+        if (r->world_size && m->world_size && r->world_size != m->world_size)
+            snprintf(why, sizeof why, "world size %d, not %d", r->world_size, m->world_size);
+        else if (r->device && m->device && strcmp(r->device, m->device) != 0)
+            snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
+        else if (r->family != m->family)
+            snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        else
+            snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
+        add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                    "(the run analyzed includes %s)",
+                 n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                 n == 1 ? "its" : "their", m->first_path);
+    }
+    if (joined)
+        add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
+                 TL_MAX_RUNS, joined);
+}
+
+/* "1 of 8 ranks present": the ranks a declared world size promises. */
+static void missing_ranks(tl_aggregate *a)
+{
+    int world = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].world_size > world)
+            world = a->ranks[i].world_size;
+    if (world <= 0)
+        return;
+    size_t present = 0, beyond = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        if (a->ranks[i].rank < world)
+            present++;
+        else
+            beyond++;
+    }
+    if (present < (size_t)world) {
+        /* the gaps between the ranks present (sorted): O(R), whatever the world size */
+        char list[200] = "";
+        size_t len = 0, shown = 0;
+        int prev = -1;
+        for (size_t k = 0; k <= a->nranks && shown < 8; k++) {
+            int cur = k < a->nranks && a->ranks[k].rank < world ? a->ranks[k].rank : world;
+            if (k < a->nranks && a->ranks[k].rank >= world)
+                cur = world;
+            if (cur > prev + 1 && len < sizeof list) {
+                len += (size_t)(cur - 1 > prev + 1
+                                    ? snprintf(list + len, sizeof list - len, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                    : snprintf(list + len, sizeof list - len, "%s%d", shown ? ", " : "", prev + 1));
+                shown++;
+            }
+            if (cur == world)
+                break;
+            prev = cur;
+        }
+        add_note(a, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present, world, world,
+                 world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
+    }
+    if (beyond)
+        add_note(a, "%zu rank%s numbered at or beyond the world size %d", beyond, beyond == 1 ? "" : "s", world);
 }
 
 /* Usable sessions by rank then start then path; the others last, by path. */
@@ -122,6 +333,11 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
     dst->comm_compute = tl_ns_add(dst->comm_compute, src->comm_compute);
     for (int m = 0; m < 8; m++)
         dst->by_mask[m] = tl_ns_add(dst->by_mask[m], src->by_mask[m]);
+    dst->blocked_idle = tl_ns_add(dst->blocked_idle, src->blocked_idle);
+    if (src->blocking_call_ns > dst->blocking_call_ns) {
+        dst->blocking_call_ns = src->blocking_call_ns;
+        memcpy(dst->blocking_call, src->blocking_call, sizeof dst->blocking_call);
+    }
     for (size_t i = 0; i < src->nstreams; i++) {
         const tl_stream_idle *si = &src->streams[i];
         size_t k;
@@ -142,6 +358,7 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->streams[k].kernel_wait = tl_ns_add(dst->streams[k].kernel_wait, si->kernel_wait);
         dst->streams[k].other = tl_ns_add(dst->streams[k].other, si->other);
         dst->streams[k].gaps += si->gaps;
+        dst->streams[k].busy = tl_ns_add(dst->streams[k].busy, si->busy);
     }
 }
 
@@ -286,8 +503,9 @@ static int build_names(tl_aggregate *a)
         int windowed = s->gpu.present;
         for (size_t k = 0; rc == 0 && k < s->nnames; k++)
             if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
-                rc = tl_name_table_add(&a->names, s->rank, s->names[k].group, s->names[k].name, &s->names[k].d,
-                                       s->names[k].exact);
+                rc = tl_name_table_add_nested(&a->names, s->rank, s->names[k].group, s->names[k].name,
+                                              &s->names[k].d, s->names[k].exact, s->names[k].incl_ns,
+                                              s->names[k].self_ns);
         for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
             rc = tl_name_table_add(&a->names, s->rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
     }
@@ -383,6 +601,37 @@ const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
     return NULL;
 }
 
+/* A libtally report's sections carry no nesting; its companion trace (the
+ * same process's events) does: the report's names take the trace's self and
+ * inclusive time where the trace saw as many occurrences (a trace cut by
+ * TALLY_MAX_EVENTS saw fewer, and then self time stays unknown). */
+static void adopt_nesting(tl_session *r, const tl_session *c)
+{
+    tl_strtab keys;
+    tl_strtab_init(&keys);
+    char key[1100];
+    for (size_t i = 0; i < c->nnames; i++) {
+        int n = snprintf(key, sizeof key, "%d\x1f%s", c->names[i].group, c->names[i].name);
+        if (n < 0 || (size_t)n >= sizeof key || tl_strtab_intern(&keys, key, (size_t)n) != i)
+            goto out; /* a duplicate or a failure: the ids no longer index c->names */
+    }
+    for (size_t i = 0; i < r->nnames; i++) {
+        tl_sname *x = &r->names[i];
+        if (x->incl_ns > 0)
+            continue;
+        int n = snprintf(key, sizeof key, "%d\x1f%s", x->group, x->name);
+        if (n < 0 || (size_t)n >= sizeof key)
+            continue;
+        uint32_t id = tl_strtab_find(&keys, key, (size_t)n);
+        if (id == UINT32_MAX || c->names[id].incl_ns <= 0 || c->names[id].d.count != x->d.count)
+            continue;
+        x->incl_ns = c->names[id].incl_ns;
+        x->self_ns = c->names[id].self_ns;
+    }
+out:
+    tl_strtab_release(&keys);
+}
+
 /* A libtally report has no events, so no timeline or memory series; its
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split. */
@@ -406,6 +655,7 @@ static void adopt_companion_timelines(tl_aggregate *a)
                 c->mem = NULL;
                 c->nmem = 0;
             }
+            adopt_nesting(r, c);
             break;
         }
     }
@@ -417,8 +667,10 @@ int tl_aggregate_finish(tl_aggregate *a)
     adopt_companion_timelines(a);
     if (a->nsessions > 1)
         qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
+    run_identity(a);
     if (build_ranks(a) != 0 || build_names(a) != 0)
         return -1;
+    missing_ranks(a);
     across(a, "step_time_ns", m_step_mean);
     across(a, "step_median_ns", m_step_median);
     across(a, "compute_per_step_ns", m_compute_step);

@@ -13,8 +13,10 @@
 #ifndef TALLY_AGGREGATE_H
 #define TALLY_AGGREGATE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "drift.h"
 #include "intervals.h"
@@ -27,6 +29,7 @@ typedef struct tl_stream_idle {
     int64_t device, stream;
     int64_t host_wait, kernel_wait, other; /* ns */
     uint64_t gaps;
+    int64_t busy;              /* sum of the stream's event durations in the window (ns) */
 } tl_stream_idle;
 
 /* Kernel-type masks of the union sweep. */
@@ -44,6 +47,12 @@ typedef struct tl_gpu_breakdown {
     int64_t by_mask[8];        /* time with exactly this set of kernel types running */
     tl_stream_idle *streams;
     size_t nstreams;
+    /* Idle time of the GPU (gaps of the union of GPU events) during which the
+     * host sat in a blocking call (cudaMemcpy, cudaStreamSynchronize, ...):
+     * the call named is the one covering most of it. */
+    int64_t blocked_idle;
+    char blocking_call[48];
+    int64_t blocking_call_ns;  /* idle covered by that call name */
 } tl_gpu_breakdown;
 
 /* Statistics of one (group, name) in a session. */
@@ -51,6 +60,10 @@ typedef struct tl_sname {
     int group;                 /* tl_group */
     char *name;
     int exact;                 /* from events: std/median/p95 come from d */
+    /* Inclusive time (a name nested in itself on one thread counts once, at
+     * its outermost occurrence) and self time (inclusive of every occurrence
+     * minus the time of its children); -1 when the input has no nesting. */
+    int64_t incl_ns, self_ns;
     double median_ns, p95_ns, std_ns; /* from a report's summary when !exact (NaN unknown) */
     tl_dur_stat d;             /* ns */
 } tl_sname;
@@ -67,6 +80,7 @@ typedef struct tl_sstep {
     int64_t dur_ns;
     int64_t compute_ns;        /* |union of compute kernels launched in the step|; -1 unknown */
     int64_t ts_ns;             /* start on the session's timeline axis (see tl_timeline); INT64_MIN unknown */
+    int partial;               /* the last ProfilerStep of a trace (usually cut short): not compared */
 } tl_sstep;
 
 /* ---- timelines --------------------------------------------------------------
@@ -158,6 +172,9 @@ typedef struct tl_session {
     size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
+    int abs_time;              /* start_ns is on the wall clock (base time known) */
+    uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
+    int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
     double peak_device_used;   /* NVML's device memory used (all processes); never merged
@@ -221,6 +238,9 @@ typedef struct tl_evidence_item {
 typedef struct tl_straggler {
     int rank;
     char *kind;                /* "compute" or "last_arrival" */
+    const char *severity;      /* "info", "warning", "critical": by effect and evidence */
+    int units, slower;         /* steps (or collectives) compared, and those it was slower in (last in) */
+    double noise_pct;          /* the ranks' own step-to-step noise, % */
     char *summary;             /* one sentence with the numbers */
     double value, others_median; /* the metric on this rank and the median of the others */
     double delta_pct;
@@ -228,10 +248,18 @@ typedef struct tl_straggler {
     int nitems;
 } tl_straggler;
 
+/* A rule that did not apply to this data, and why. */
+typedef struct tl_rule_skip {
+    const char *id;
+    char *why;
+} tl_rule_skip;
+
 typedef struct tl_recommendation {
     const char *id;
     const char *severity;      /* "info", "warning", "critical" */
-    char *message;
+    char *finding;             /* what was found, one sentence with its number */
+    const char *advice;        /* what to do (the rule's, or one chosen from the evidence) */
+    char *message;             /* finding + advice */
     char *evidence;            /* the numbers that made it fire */
     int rank;                  /* -1 for the whole run */
 } tl_recommendation;
@@ -252,6 +280,14 @@ typedef struct tl_aggregate {
     int nstragglers;
     tl_recommendation recs[TL_MAX_RECOMMENDATIONS];
     int nrecs;
+    tl_rule_skip skips[TL_MAX_RECOMMENDATIONS];
+    int nskips;
+    char *straggler_note;      /* why no straggler was named ("no steps: cannot compare ranks"), or NULL */
+    char *headline;            /* one sentence: the biggest opportunity with its number */
+    const char *headline_severity; /* "ok" when nothing is wrong, else the finding's severity */
+    int steps_compared;        /* the straggler analysis compared ranks step by step */
+    char **notes;              /* run identity: separate runs, missing ranks (warnings) */
+    size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     tl_analyze_options opt;
 } tl_aggregate;
@@ -270,9 +306,19 @@ void tl_apply_rules(tl_aggregate *a);
 
 /* One rule of the recommendation table, for documentation and tests. */
 typedef struct tl_rule_info {
-    const char *id, *severity, *condition, *advice;
+    const char *id, *severity, *condition, *preconditions, *evidence, *advice;
+    const char *scale;         /* how the severity grows, when it is not always `severity` (or NULL) */
 } tl_rule_info;
+/* The rule table as Markdown (docs/analysis.md's rules section). */
+void tl_rules_markdown(FILE *f);
+/* The headline (rules.c), after the rules. */
+void tl_decide_headline(tl_aggregate *a);
 const tl_rule_info *tl_rules(size_t *n);
+
+/* A formatted string the caller frees (vasprintf), or NULL when out of
+ * memory: the notes, skips and evidence of the analysis. */
+char *tl_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *tl_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* a + b for times in ns, saturating at INT64_MIN / INT64_MAX instead of
  * overflowing: sums over sessions and ranks come from inputs (partials
@@ -289,7 +335,9 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 double tl_pct(int64_t part, int64_t whole);
 /* How full the rank's device got, in % of its memory: the largest of peak
  * allocated, peak reserved and peak device used (each its own series, see
- * docs/analysis.md); NaN when none is known or the device size is unknown. */
+ * docs/analysis.md); NaN when none is known or the device size is unknown.
+ * The one peak figure everywhere a share is shown (ranks table, memory
+ * table, JSON, the memory rule). */
 double tl_rank_peak_device_pct(const tl_rank_result *r);
 
 /* Add the across-rank row of a metric from one value per rank (vals[i] for

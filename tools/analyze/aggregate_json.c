@@ -271,6 +271,8 @@ static void write_names(tl_json *j, const tl_aggregate *a)
             tl_json_kv_string(j, "name", r->name);
             tl_json_kv_uint(j, "count", r->all.count);
             tl_json_kv_uint(j, "total_ns", r->all.total);
+            kv_num(j, "inclusive_ns", r->incl_total);
+            kv_num(j, "self_ns", r->self_total >= 0 ? r->self_total : NAN);
             kv_num(j, "mean_ns", r->all.mean);
             tl_json_kv_uint(j, "min_ns", r->all.min);
             tl_json_kv_uint(j, "max_ns", r->all.max);
@@ -304,6 +306,9 @@ static void write_stragglers(tl_json *j, const tl_aggregate *a)
         tl_json_object_begin(j);
         tl_json_kv_int(j, "rank", s->rank);
         tl_json_kv_string(j, "kind", s->kind);
+        tl_json_kv_string(j, "severity", s->severity ? s->severity : "warning");
+        tl_json_kv_int(j, "compared", s->units);
+        tl_json_kv_int(j, "slower", s->slower);
         tl_json_key(j, "evidence");
         tl_json_object_begin(j);
         tl_json_kv_string(j, "summary", s->summary);
@@ -334,6 +339,7 @@ static void write_recs(tl_json *j, const tl_aggregate *a)
         tl_json_kv_string(j, "id", r->id);
         tl_json_kv_string(j, "severity", r->severity);
         tl_json_kv_string(j, "message", r->message);
+        tl_json_kv_string(j, "finding", r->finding ? r->finding : "");
         tl_json_kv_string(j, "evidence", r->evidence);
         tl_json_key(j, "rank");
         r->rank >= 0 ? tl_json_int(j, r->rank) : tl_json_null(j);
@@ -407,6 +413,27 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_stragglers(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
+    tl_json_key(j, "headline");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "text", a->headline ? a->headline : "");
+    tl_json_kv_string(j, "severity", a->headline_severity ? a->headline_severity : "ok");
+    tl_json_object_end(j);
+    tl_json_key(j, "straggler_note");
+    a->straggler_note ? tl_json_string(j, a->straggler_note) : tl_json_null(j);
+    tl_json_key(j, "rules_not_applied");
+    tl_json_array_begin(j);
+    for (int i = 0; i < a->nskips; i++) {
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "id", a->skips[i].id);
+        tl_json_kv_string(j, "why", a->skips[i].why);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "notes");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nnotes; i++)
+        tl_json_string(j, a->notes[i]);
+    tl_json_array_end(j);
     tl_json_key(j, "inputs");
     write_inputs(j, a);
     /* The exact session results, as in a partial: an aggregate is also an
@@ -559,6 +586,8 @@ static void write_session(tl_json *j, const tl_session *s)
         kv_num(j, "median_ns", n->median_ns);
         kv_num(j, "p95_ns", n->p95_ns);
         kv_num(j, "std_ns", n->std_ns);
+        tl_json_kv_int(j, "incl_ns", n->incl_ns);
+        tl_json_kv_int(j, "self_ns", n->self_ns);
         tl_json_key(j, "stat");
         write_stat(j, &n->d);
         tl_json_object_end(j);
@@ -583,6 +612,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, s->steps[i].dur_ns);
         tl_json_int(j, s->steps[i].compute_ns);
         tl_json_int(j, s->steps[i].ts_ns);
+        tl_json_int(j, s->steps[i].partial);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -618,9 +648,13 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, st->kernel_wait);
         tl_json_int(j, st->other);
         tl_json_uint(j, st->gaps);
+        tl_json_int(j, st->busy);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
+    tl_json_kv_int(j, "blocked_idle", g->blocked_idle);
+    tl_json_kv_string(j, "blocking_call", g->blocking_call);
+    tl_json_kv_int(j, "blocking_call_ns", g->blocking_call_ns);
     tl_json_object_end(j);
     tl_json_key(j, "collectives");
     tl_json_array_begin(j);
@@ -663,6 +697,8 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "peak_rss", s->peak_rss);
     kv_num(j, "peak_device_used", s->peak_device_used);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
+    tl_json_kv_int(j, "abs_time", s->abs_time);
+    tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_key(j, "devices");
     tl_json_array_begin(j);
     for (size_t i = 0; i < s->ndevices; i++) {
@@ -804,6 +840,22 @@ static json_t *get_array(reader *r, const json_t *o, const char *key)
         return NULL;
     }
     return v;
+}
+
+/* A field added after version 1's first release: absent in older partials. */
+/* Fields added after version 1's first release (self time, partial steps,
+ * stream busy time, blocking calls, graph launches): absent in older
+ * partials, then def; present, they are checked like the others. */
+static int64_t opt_range(reader *r, const json_t *o, const char *key, int64_t def, int64_t lo, int64_t hi)
+{
+    return json_object_get(o, key) == NULL ? def : get_range(r, o, key, lo, hi);
+}
+
+static int64_t item_range(reader *r, json_t *arr, size_t i, int64_t lo, int64_t hi);
+
+static int64_t opt_item_range(reader *r, json_t *arr, size_t i, int64_t def, int64_t lo, int64_t hi)
+{
+    return i >= json_array_size(arr) ? def : item_range(r, arr, i, lo, hi);
 }
 
 static int64_t item_int(reader *r, json_t *arr, size_t i)
@@ -978,9 +1030,14 @@ static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
             b->streams[b->nstreams++] = (tl_stream_idle){
                 item_int(r, x, 0), item_int(r, x, 1), item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS),
                 item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS), item_range(r, x, 4, 0, TL_PARTIAL_MAX_NS),
-                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT)
+                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS)
             };
     }
+    b->blocked_idle = opt_range(r, g, "blocked_idle", 0, 0, TL_PARTIAL_MAX_NS);
+    b->blocking_call_ns = opt_range(r, g, "blocking_call_ns", 0, 0, TL_PARTIAL_MAX_NS);
+    json_t *bc = json_object_get(g, "blocking_call");
+    if (json_is_string(bc))
+        snprintf(b->blocking_call, sizeof b->blocking_call, "%s", json_string_value(bc));
 }
 
 static double item_num(json_t *arr, size_t i)
@@ -1112,6 +1169,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
             n->median_ns = get_num(r, x, "median_ns");
             n->p95_ns = get_num(r, x, "p95_ns");
             n->std_ns = get_num(r, x, "std_ns");
+            n->incl_ns = opt_range(r, x, "incl_ns", -1, -1, TL_PARTIAL_MAX_NS);
+            n->self_ns = opt_range(r, x, "self_ns", -1, -1, TL_PARTIAL_MAX_NS);
             read_stat(r, json_object_get(x, "stat"), &n->d);
         }
     }
@@ -1130,7 +1189,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         s->steps = calloc(json_array_size(arr) + 1, sizeof *s->steps);
         json_array_foreach(arr, i, x) if (s->steps)
             s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_range(r, x, 1, 0, TL_PARTIAL_MAX_NS),
-                                                item_range(r, x, 2, -1, TL_PARTIAL_MAX_NS), item_ts(r, x, 3) };
+                                                item_range(r, x, 2, -1, TL_PARTIAL_MAX_NS), item_ts(r, x, 3),
+                                                (int)opt_item_range(r, x, 4, 0, 0, 1) };
     }
     read_gpu(r, json_object_get(o, "gpu"), &s->gpu);
     read_timeline(r, json_object_get(o, "timeline"), &s->timeline);
@@ -1145,6 +1205,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                  json_is_number(vr) ? json_number_value(vr) : NAN };
         }
     }
+    s->abs_time = (int)opt_range(r, o, "abs_time", 0, 0, 1);
+    s->graph_launches = (uint64_t)opt_range(r, o, "graph_launches", 0, 0, TL_PARTIAL_MAX_COUNT);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))
         s->device_name = strdup(json_string_value(dev));

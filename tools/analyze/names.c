@@ -89,12 +89,17 @@ static tl_name_row *row_for(tl_name_table *t, int group, const char *name)
     r->exact = 1;
     r->rank_total = calloc((size_t)t->nranks, sizeof *r->rank_total);
     r->rank_count = calloc((size_t)t->nranks, sizeof *r->rank_count);
-    if (r->name == NULL || r->rank_total == NULL || r->rank_count == NULL) {
+    r->rank_self = malloc(((size_t)t->nranks + 1) * sizeof *r->rank_self);
+    if (r->name == NULL || r->rank_total == NULL || r->rank_count == NULL || r->rank_self == NULL) {
         free(r->name);
         free(r->rank_total);
         free(r->rank_count);
+        free(r->rank_self);
         return NULL;
     }
+    for (int k = 0; k < t->nranks; k++)
+        r->rank_self[k] = -1;
+    r->self_total = -1;
     t->slots[i] = (uint32_t)++t->n;
     return r;
 }
@@ -166,19 +171,24 @@ int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks)
     t->ranks = malloc(((size_t)nranks + 1) * sizeof *t->ranks);
     if (t->ranks == NULL)
         return -1;
-    for (int i = 0; i < nranks; i++) {
-        int seen = 0;
-        for (int k = 0; k < t->nranks && !seen; k++)
-            seen = t->ranks[k] == ranks[i];
-        if (!seen)
-            t->ranks[t->nranks++] = ranks[i];
-    }
-    qsort(t->ranks, (size_t)t->nranks, sizeof *t->ranks, cmp_int);
+    /* sorted, duplicates dropped: O(R log R) (a pairwise check was O(R^2)) */
+    if (nranks > 0)
+        memcpy(t->ranks, ranks, (size_t)nranks * sizeof *t->ranks);
+    qsort(t->ranks, (size_t)nranks, sizeof *t->ranks, cmp_int);
+    for (int i = 0; i < nranks; i++)
+        if (t->nranks == 0 || t->ranks[t->nranks - 1] != t->ranks[i])
+            t->ranks[t->nranks++] = t->ranks[i];
     return 0;
 }
 
 int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
                       int exact)
+{
+    return tl_name_table_add_nested(t, rank, group, name, d, exact, -1, -1);
+}
+
+int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
+                             int exact, int64_t incl_ns, int64_t self_ns)
 {
     int ri = name_table_rank_index(t, rank);
     if (ri < 0)
@@ -189,8 +199,18 @@ int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, c
     tl_dur_stat_merge(&r->all, d, TL_PROFILE_MAX_SAMPLES);
     if (!exact)
         r->exact = 0;
-    r->rank_total[ri] += (double)d->total;
+    /* A zero inclusive time for durations that add up to more is a session
+     * built without nesting (zeroed fields): unknown, like -1. */
+    if (incl_ns <= 0 && d->total > 0)
+        incl_ns = self_ns = -1;
+    /* The inclusive time, where the input nests: recursion counted once. */
+    r->rank_total[ri] += incl_ns >= 0 ? (double)incl_ns : (double)d->total;
     r->rank_count[ri] += d->count;
+    if (self_ns >= 0) {
+        r->rank_self[ri] = (r->rank_self[ri] < 0 ? 0 : r->rank_self[ri]) + (double)self_ns;
+        r->self_total = (r->self_total < 0 ? 0 : r->self_total) + (double)self_ns;
+    }
+    r->incl_total += incl_ns >= 0 ? (double)incl_ns : (double)d->total;
     return 0;
 }
 
@@ -211,6 +231,7 @@ void tl_name_table_release(tl_name_table *t)
         free(t->rows[i].name);
         free(t->rows[i].rank_total);
         free(t->rows[i].rank_count);
+        free(t->rows[i].rank_self);
         tl_dur_stat_release(&t->rows[i].all);
     }
     free(t->rows);
@@ -224,8 +245,9 @@ static int by_total_desc(const void *a, const void *b, void *ctx)
     const tl_name_table *t = ctx;
     const tl_name_row *x = &t->rows[*(const size_t *)a];
     const tl_name_row *y = &t->rows[*(const size_t *)b];
-    if (x->all.total != y->all.total)
-        return x->all.total < y->all.total ? 1 : -1;
+    /* inclusive time: a name nested in itself is not counted twice */
+    if (x->incl_total != y->incl_total)
+        return x->incl_total < y->incl_total ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 

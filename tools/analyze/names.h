@@ -32,7 +32,11 @@ typedef struct tl_name_row {
     char *name;
     tl_dur_stat all;          /* every rank merged, ns */
     int exact;                /* every part came from events (std, median valid) */
-    double *rank_total;       /* [nranks] ns, by rank index */
+    double *rank_total;       /* [nranks] ns, by rank index: inclusive (a name nested in itself
+                               * counts once) where the input nests, else the sum of durations */
+    double *rank_self;        /* [nranks] self time ns, -1 where unknown */
+    double incl_total;        /* sum of rank_total */
+    double self_total;        /* sum of the known rank_self, -1 when none is known */
     uint64_t *rank_count;     /* [nranks] */
     /* across ranks, over the ranks that have the name */
     int nranks_with;
@@ -55,6 +59,10 @@ int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks);
  * exact: d came from events (its histogram and M2 are valid). */
 int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
                       int exact);
+/* The same with inclusive and self time (-1: unknown, the sum of durations
+ * stands for inclusive). */
+int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
+                             int exact, int64_t incl_ns, int64_t self_ns);
 /* Compute the across-rank columns. */
 int tl_name_table_end(tl_name_table *t);
 void tl_name_table_release(tl_name_table *t);

@@ -1,8 +1,14 @@
 /*
- * rules.c - the recommendation table. Each rule has an id, a severity, the
- * condition under which it fires (checked against the aggregate) and advice;
- * a rule that fires says which numbers made it fire. The thresholds are the
- * seed profilers' (FramePack, Inferix) and HTA's, named where they are set.
+ * rules.c - the recommendation table and the headline.
+ *
+ * Each rule has an id, a severity scale, the condition under which it fires,
+ * its preconditions (what must be true of the data for the rule to mean
+ * anything), the evidence it shows and its advice. A rule whose
+ * preconditions fail is silent and is listed in the aggregate's skips with
+ * the reason; docs/analysis.md's rules section is generated from this table
+ * (tl_rules_markdown; tests/unit/test_docs.c checks they agree). The
+ * thresholds are the seed profilers' (FramePack, Inferix) and HTA's, named
+ * where they are set.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -14,101 +20,210 @@
 #include <string.h>
 #include <strings.h>
 
-#define STAGE_SHARE 30.0          /* a stage over 30 % of the time (Inferix's bottleneck rule) */
+#define STAGE_SHARE 30.0          /* a stage's self time over 30 % of the time (Inferix's bottleneck rule) */
 #define MEMORY_PEAK_PCT 90.0      /* peak memory over 90 % of the device */
 #define LOW_GPU_UTIL_PCT 50.0     /* GPU busy under 50 % of the kernel time */
 #define COMM_HEAVY_PCT 10.0       /* communication over 10 % of the kernel time */
-#define LOW_OVERLAP_PCT 30.0      /* less than 30 % of communication hidden under compute */
-#define LAUNCH_BOUND_SHARE 50.0   /* host_wait over half of the idle time ... */
-#define LAUNCH_BOUND_IDLE 10.0    /* ... when idle is over 10 % */
+#define LOW_OVERLAP_PCT 30.0      /* less than 30 % of communication hidden under compute ... */
+#define OVERLAP_MIN_COMM 5.0      /* ... when communication is over 5 % of the kernel time */
+#define LAUNCH_BOUND_SHARE 50.0   /* host_wait over half of the idle gaps ... */
+#define LAUNCH_BOUND_IDLE 50.0    /* ... of a GPU idle at least half of the kernel time ... */
+#define REAL_WORK_PCT 10.0        /* ... over the streams that carry at least 10 % of the GPU's busy time */
+#define BLOCKED_SHARE 50.0        /* blocking host calls cover over half of the GPU idle time ... */
+#define BLOCKED_IDLE 10.0         /* ... when idle is over 10 % */
 #define DATA_LOADING_PCT 5.0      /* data loading over 5 % of the step */
 #define STEP_SPREAD 0.20          /* (max - min) / median of step times over 20 % */
+#define MIN_STEPS 3               /* steps for anything said about steps */
 #define FRAGMENTATION_RATIO 1.5   /* reserved over 1.5 x allocated ... */
 #define FRAGMENTATION_BYTES (1024.0 * 1024 * 1024) /* ... and over 1 GiB apart */
 #define IMBALANCE 1.20            /* a rank 20 % above the mean step time */
 
 static const tl_rule_info rules[] = {
-    { "dominant-stage", "info", "a section or stage takes over 30% of a rank's time",
-      "Optimize this stage first: it bounds what any other optimization can gain." },
-    { "memory-near-capacity", "warning", "peak device memory over 90% of the device's capacity",
-      "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out." },
+    { "straggler", "warning",
+      "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean excess is "
+      "beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to two thirds of "
+      "the matched collectives",
+      "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
+      "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
+      "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
+      "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
+      "critical: over 25% slower in 90% of at least 5 steps (or last to 90% of at least 10 collectives); warning: over "
+      "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
+    { "blocking-host-call", "warning",
+      "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
+      "GPU events present; blocking host calls (cudaMemcpy, cudaStreamSynchronize, cudaDeviceSynchronize, "
+      "hipMemcpyWithStream, ...) in the trace",
+      "the idle time covered, the call covering most of it",
+      "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
+      "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
+      ".cpu(), printing tensors synchronize too).", NULL },
+    { "launch-bound", "warning",
+      "host_wait is over 50% of the idle gaps of the streams that carry real work",
+      "GPU events present; the GPU idle at least 50% of the kernel time; streams carrying at least 10% of the GPU's "
+      "busy time (side streams with a few tiny kernels are left out); blocking host calls do not explain the idle time",
+      "host_wait share, idle %, the streams counted",
+      "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
+      "small kernels, or move Python overhead off the critical path.", NULL },
     { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time",
-      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels." },
+      "GPU events present (or a monitor's utilization samples)", "busy %, kernel time, idle, compute",
+      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
     { "communication-heavy", "warning", "communication kernels take over 10% of the kernel time",
-      "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume." },
-    { "low-overlap", "info", "less than 30% of the communication time overlaps compute (with communication over 5%)",
-      "Schedule collectives on a separate stream alongside independent compute." },
-    { "launch-bound", "warning", "host_wait is over half of the GPU idle time and idle is over 10%",
-      "The CPU does not launch kernels fast enough: use CUDA graphs, fuse small kernels, or move Python overhead off the critical path." },
-    { "data-loading", "warning", "data loading takes over 5% of the step time",
-      "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready." },
-    { "step-time-variance", "info", "(max - min) / median of the step times is over 20%",
-      "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes." },
+      "GPU events present; communication kernels present (the kernel-type table)", "communication %, its time",
+      "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume.", NULL },
+    { "low-overlap", "info", "less than 30% of the communication time overlaps compute",
+      "communication over 5% of the kernel time", "overlap %, communication time",
+      "Schedule collectives on a separate stream alongside independent compute.", NULL },
+    { "memory-near-capacity", "warning", "peak device memory (allocated or reserved) over 90% of the device's capacity",
+      "the device's capacity and a peak known", "peak allocated and reserved, capacity",
+      "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
     { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
-      "The caching allocator holds memory it cannot reuse: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True." },
-    { "straggler", "critical", "a rank's compute per step is an outlier, or the others wait for it in collectives",
-      "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data." },
-    { "rank-imbalance", "warning", "a rank's step time is over 1.2x the mean step time of all ranks",
-      "Balance the work across ranks (data sharding, pipeline stage sizes)." },
+      "peak allocated and peak reserved known", "peak reserved and allocated",
+      "The caching allocator holds memory it cannot reuse: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", NULL },
+    { "data-loading", "warning", "data loading takes over 5% of the step time",
+      "steps present; a data-loading section or operator (DataLoader, data_load)", "its time over the steps",
+      "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready.", NULL },
+    { "step-time-variance", "info", "(max - min) / median of the comparable step times is over 20%",
+      "at least 3 comparable steps on the rank (the last ProfilerStep of a trace left out)", "min, median, max",
+      "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes.", NULL },
+    { "rank-imbalance", "warning", "a rank's mean step time is over 1.2x the mean of all ranks",
+      "two or more ranks with at least 3 steps each; the per-step straggler analysis could not compare steps "
+      "(reports with loop summaries only), since where it can it decides",
+      "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
+    { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
+      "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
+      "blamed for its children",
+      "the section's self (and inclusive) time and share",
+      "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
     { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
+      "a rank with two or more sessions (drift.h)", "the stage's time in the first and last session, its trend",
       "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
-      "thermal state), and confirm with tally compare --sessions." },
+      "thermal state), and confirm with tally compare --sessions.", NULL },
 };
+
+#define NRULES (sizeof rules / sizeof rules[0])
 
 const tl_rule_info *tl_rules(size_t *n)
 {
-    *n = sizeof rules / sizeof rules[0];
+    *n = NRULES;
     return rules;
 }
 
 static const tl_rule_info *rule(const char *id)
 {
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+    for (size_t i = 0; i < NRULES; i++)
         if (strcmp(rules[i].id, id) == 0)
             return &rules[i];
     return &rules[0];
 }
 
-static void fire(tl_aggregate *a, const char *id, int rank, const char *message, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+/* Markdown escaping is not needed: the table is ours. */
+void tl_rules_markdown(FILE *f)
+{
+    fputs("| rule | severity | condition | preconditions | evidence | advice |\n|---|---|---|---|---|---|\n", f);
+    for (size_t i = 0; i < NRULES; i++)
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id, rules[i].scale ? rules[i].scale : rules[i].severity,
+                rules[i].condition,
+                rules[i].preconditions, rules[i].evidence, rules[i].advice);
+}
 
-static void fire(tl_aggregate *a, const char *id, int rank, const char *message, const char *fmt, ...)
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
+{
+    if (a->nskips == TL_MAX_RECOMMENDATIONS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    a->skips[a->nskips].id = rule(id)->id;
+    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+    va_end(ap);
+}
+
+static void fire_full(tl_aggregate *a, const char *id, const char *severity, const char *advice, int rank,
+                      const char *finding, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void fire_full(tl_aggregate *a, const char *id, const char *severity, const char *advice, int rank,
+                      const char *finding, const char *fmt, ...)
 {
     if (a->nrecs == TL_MAX_RECOMMENDATIONS)
         return;
-    char ev[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ev, sizeof ev, fmt, ap);
-    va_end(ap);
     const tl_rule_info *r = rule(id);
     tl_recommendation *rec = &a->recs[a->nrecs++];
+    memset(rec, 0, sizeof *rec);
+    va_list ap;
+    va_start(ap, fmt);
+    rec->evidence = tl_vformat(fmt, ap);
+    va_end(ap);
     rec->id = r->id;
-    rec->severity = r->severity;
+    rec->severity = severity ? severity : r->severity;
+    rec->advice = advice ? advice : r->advice;
     rec->rank = rank;
-    size_t len = strlen(message) + strlen(r->advice) + 3;
-    rec->message = malloc(len);
-    if (rec->message)
-        snprintf(rec->message, len, "%s %s", message, r->advice);
-    rec->evidence = strdup(ev);
+    rec->finding = strdup(finding);
+    rec->message = tl_format("%s %s", finding, rec->advice);
 }
 
-/* The largest section share of a rank's time, over every rank. */
+#define fire(a, id, rank, finding, ...) fire_full(a, id, NULL, NULL, rank, finding, __VA_ARGS__)
+
+/* ---- what the data has ------------------------------------------------------------ */
+
+static int any_gpu(const tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].gpu.present)
+            return 1;
+    return 0;
+}
+
+static uint64_t rank_graph_launches(const tl_aggregate *a, const tl_rank_result *r)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < r->nsessions; k++)
+        n += a->sessions[r->sessions[k]].graph_launches;
+    return n;
+}
+
+/* Training leaves backward operators; an inference server does not. */
+static int has_backward(const tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->names.n; i++) {
+        const char *n = a->names.rows[i].name;
+        if (strstr(n, "Backward") || strstr(n, "autograd::engine") || strcasestr(n, "backward"))
+            return 1;
+    }
+    return 0;
+}
+
+static size_t comparable_steps(const tl_rank_result *r)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < r->nsteps; k++)
+        n += !r->steps[k].partial;
+    return n;
+}
+
+/* ---- dominant stage --------------------------------------------------------------- */
+
+static double self_or_total(const tl_name_row *row, size_t ri)
+{
+    return row->rank_self && row->rank_self[ri] >= 0 ? row->rank_self[ri] : row->rank_total[ri];
+}
+
 static void dominant_stage(tl_aggregate *a)
 {
     const tl_name_table *t = &a->names;
     double best = 0;
     const tl_name_row *brow = NULL;
-    int brank = -1;
+    int brank = -1, any = 0;
+    size_t bri = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
-        /* The rank's time: its wall span, else the sum of its sections (reports). */
-        /* A report's span can be shorter than its sections (FramePack's span
-         * is its snapshots'): then the sum of the sections is the time. */
+        /* The rank's time: its wall span, else the sum of its sections (a
+         * report's span can be shorter than its sections: FramePack's span is
+         * its snapshots'). */
         double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0;
         for (size_t i = 0; i < t->n; i++)
-            if (t->rows[i].group == TL_GROUP_SECTIONS) {
-                sections += t->rows[i].rank_total[ri];
+            if (t->rows[i].group == TL_GROUP_SECTIONS && t->rows[i].rank_count[ri] > 0) {
+                any = 1;
+                sections += self_or_total(&t->rows[i], ri);
                 if (t->rows[i].rank_total[ri] > largest)
                     largest = t->rows[i].rank_total[ri];
             }
@@ -118,26 +233,35 @@ static void dominant_stage(tl_aggregate *a)
             continue;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
-            if (row->group != TL_GROUP_SECTIONS)
+            if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
                 continue;
-            double share = 100 * row->rank_total[ri] / whole;
+            double share = 100 * self_or_total(row, ri) / whole;
             /* A section that covers the whole run (a "main" wrapper) says nothing. */
             if (share > best && share < 99.0) {
                 best = share;
                 brow = row;
                 brank = r->rank;
+                bri = ri;
             }
         }
     }
+    if (!any) {
+        skip(a, "dominant-stage", "no sections in the inputs");
+        return;
+    }
     if (brow != NULL && best > STAGE_SHARE) {
+        int has_self = brow->rank_self && brow->rank_self[bri] >= 0;
         char msg[400];
-        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time.", brow->name, best, brank);
-        fire(a, "dominant-stage", brank, msg, "%s: %.1f%% of rank %d's time (total %.3f ms over all ranks); threshold %.0f%%",
-             brow->name, best, brank, (double)brow->all.total / 1e6, STAGE_SHARE);
+        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
+                 has_self ? " in its own code (self time)" : "");
+        fire(a, "dominant-stage", brank, msg, "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%",
+             brow->name, has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
+             brank, STAGE_SHARE);
     }
 }
 
-/* Per-rank metrics of the rules that look at one rank at a time. */
+/* ---- per-rank rules ----------------------------------------------------------------- */
+
 static double peak_memory_pct(const tl_rank_result *r)
 {
     return tl_rank_peak_device_pct(r);
@@ -147,93 +271,234 @@ static double busy_pct(const tl_rank_result *r)
 {
     if (r->gpu.present)
         return tl_pct(r->gpu.busy, r->gpu.kernel_time);
-    return r->gpu_util_mean; /* a monitor's utilization (Inferix, sampler), or NaN */
+    return r->gpu_util_mean;
 }
 
 static double comm_pct(const tl_rank_result *r)
 {
-    return r->gpu.present ? tl_pct(r->gpu.comm, r->gpu.kernel_time) : NAN;
+    return r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm, r->gpu.kernel_time) : NAN;
 }
 
 static double overlap_pct(const tl_rank_result *r)
 {
-    if (!r->gpu.present || r->gpu.comm <= 0 || comm_pct(r) <= 5.0)
+    if (!r->gpu.present || r->gpu.comm <= 0 || comm_pct(r) <= OVERLAP_MIN_COMM)
         return NAN;
     return tl_pct(r->gpu.comm_compute, r->gpu.comm);
 }
 
-static double host_wait_share(const tl_rank_result *r)
+static double idle_pct(const tl_rank_result *r)
 {
-    int64_t host = 0, gaps = 0;
+    return r->gpu.present ? tl_pct(r->gpu.idle, r->gpu.kernel_time) : NAN;
+}
+
+/* host_wait over the streams that carry real work; NaN when none does. */
+static double host_wait_share(const tl_rank_result *r, int *streams)
+{
+    int64_t host = 0, gaps = 0, busy = 0;
+    *streams = 0;
+    for (size_t s = 0; s < r->gpu.nstreams; s++)
+        busy = tl_ns_add(busy, r->gpu.streams[s].busy);
     for (size_t s = 0; s < r->gpu.nstreams; s++) {
         const tl_stream_idle *st = &r->gpu.streams[s];
+        if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT)
+            continue;
+        (*streams)++;
         host = tl_ns_add(host, st->host_wait);
         gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
-    if (!r->gpu.present || tl_pct(r->gpu.idle, r->gpu.kernel_time) <= LAUNCH_BOUND_IDLE)
-        return NAN;
-    return tl_pct(host, gaps);
+    return gaps > 0 ? tl_pct(host, gaps) : NAN;
 }
 
-/* A rule over ranks: fires once, on the worst rank, saying how many ranks
- * meet the condition (value above the threshold, or below when `below`). */
-typedef struct rank_rule {
-    const char *id;
-    double (*metric)(const tl_rank_result *);
-    double threshold;
-    int below;
-    const char *before, *after; /* the message around the value */
-} rank_rule;
+static double blocked_share(const tl_rank_result *r)
+{
+    return r->gpu.present && r->gpu.idle > 0 ? tl_pct(r->gpu.blocked_idle, r->gpu.idle) : NAN;
+}
+
+/* The worst rank of a metric among those it applies to. */
+typedef struct worst_rank {
+    const tl_rank_result *r;
+    double v;
+    int hits, with;
+} worst_rank;
+
+static worst_rank worst_of(const tl_aggregate *a, double (*metric)(const tl_rank_result *), double threshold, int below)
+{
+    worst_rank w = { NULL, 0, 0, 0 };
+    for (size_t i = 0; i < a->nranks; i++) {
+        double v = metric(&a->ranks[i]);
+        if (!isfinite(v))
+            continue;
+        w.with++;
+        if (below ? v < threshold : v > threshold) {
+            w.hits++;
+            if (w.r == NULL || (below ? v < w.v : v > w.v)) {
+                w.r = &a->ranks[i];
+                w.v = v;
+            }
+        }
+    }
+    return w;
+}
+
+static void gpu_evidence(char *buf, size_t n, const tl_rank_result *r)
+{
+    const tl_gpu_breakdown *g = &r->gpu;
+    if (g->present)
+        snprintf(buf, n, "; rank %d: kernel time %.3f ms, idle %.1f%%, compute %.1f%%, communication %.3f ms", r->rank,
+                 (double)g->kernel_time / 1e6, tl_pct(g->idle, g->kernel_time), tl_pct(g->compute, g->kernel_time),
+                 (double)g->comm / 1e6);
+    else
+        buf[0] = '\0';
+}
+
+static void simple_rule(tl_aggregate *a, const char *id, double (*metric)(const tl_rank_result *), double threshold,
+                        int below, const char *before, const char *after, const char *unmet)
+{
+    worst_rank w = worst_of(a, metric, threshold, below);
+    if (w.with == 0) {
+        skip(a, id, "%s", unmet);
+        return;
+    }
+    if (w.r == NULL)
+        return;
+    char msg[300], g[200];
+    snprintf(msg, sizeof msg, "On rank %d, %s%.1f%s.", w.r->rank, before, w.v, after);
+    gpu_evidence(g, sizeof g, w.r);
+    fire(a, id, w.r->rank, msg, "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to%s",
+         w.r->rank, before, w.v, after, below ? "below" : "above", threshold, w.hits, w.with, g);
+}
+
+static void memory_rule(tl_aggregate *a)
+{
+    worst_rank w = worst_of(a, peak_memory_pct, MEMORY_PEAK_PCT, 0);
+    if (w.with == 0) {
+        skip(a, "memory-near-capacity", "no device capacity or no peak memory in the inputs");
+        return;
+    }
+    if (w.r == NULL)
+        return;
+    const tl_rank_result *r = w.r;
+    int reserved_high = isfinite(r->peak_reserved) && isfinite(r->peak_allocated) &&
+                        r->peak_reserved > FRAGMENTATION_RATIO * r->peak_allocated;
+    const char *advice;
+    if (!has_backward(a))
+        advice = reserved_high
+                     ? "No backward pass in the trace (inference): most of this is memory the allocator reserved, not "
+                       "tensors in use; if it is a deliberate reservation (an inference server's KV cache), nothing is "
+                       "wrong; otherwise lower the reservation (e.g. gpu_memory_utilization) or the batch size."
+                     : "No backward pass in the trace (inference): lower the batch size or sequence length, or free "
+                       "caches between requests, if it must fit alongside something else.";
+    else
+        advice = reserved_high ? "Most of the peak is reserved, not allocated: the caching allocator holds memory it "
+                                 "cannot reuse (try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
+                               : rule("memory-near-capacity")->advice;
+    char msg[300];
+    snprintf(msg, sizeof msg, "On rank %d, peak device memory at %.1f%% of the device.", r->rank, w.v);
+    fire_full(a, "memory-near-capacity", NULL, advice, r->rank, msg,
+              "rank %d: peak allocated %.2f GiB, peak reserved %.2f GiB, device %.2f GiB (%.1f%%); above the threshold "
+              "of %.0f%% on %d of the %d ranks it applies to",
+              r->rank, r->peak_allocated / 1073741824.0,
+              isfinite(r->peak_reserved) ? r->peak_reserved / 1073741824.0 : 0.0, r->device_total / 1073741824.0, w.v,
+              MEMORY_PEAK_PCT, w.hits, w.with);
+}
+
+/* Launch-bound and its alternative explanation, blocking host calls. */
+static void host_rules(tl_aggregate *a)
+{
+    if (!any_gpu(a)) {
+        skip(a, "blocking-host-call", "no GPU events in the inputs");
+        skip(a, "launch-bound", "no GPU events in the inputs");
+        return;
+    }
+    const tl_rank_result *bw = NULL, *lw = NULL;
+    double bv = 0, lv = 0;
+    int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, lstreams = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        if (!r->gpu.present)
+            continue;
+        double idle = idle_pct(r), blocked = blocked_share(r);
+        any_blocking |= r->gpu.blocked_idle > 0;
+        if (idle > BLOCKED_IDLE && blocked > BLOCKED_SHARE) {
+            bhits++;
+            if (bw == NULL || blocked > bv) {
+                bw = r;
+                bv = blocked;
+            }
+            continue; /* the idle time has its cause */
+        }
+        if (!(idle >= LAUNCH_BOUND_IDLE))
+            continue;
+        idle_ok = 1;
+        int streams;
+        double hw = host_wait_share(r, &streams);
+        if (!isfinite(hw))
+            continue;
+        streams_ok = 1;
+        if (hw > LAUNCH_BOUND_SHARE) {
+            lhits++;
+            if (lw == NULL || hw > lv) {
+                lw = r;
+                lv = hw;
+                lstreams = streams;
+            }
+        }
+    }
+    if (bw != NULL) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "On rank %d, the host sits in %s during %.1f%% of the GPU idle time.", bw->rank,
+                 bw->gpu.blocking_call, tl_pct(bw->gpu.blocking_call_ns, bw->gpu.idle));
+        fire(a, "blocking-host-call", bw->rank, msg,
+             "rank %d: blocking host calls cover %.3f ms of %.3f ms GPU idle (%.1f%%), %s alone %.3f ms; idle %.1f%% of "
+             "the kernel time; on %d rank%s",
+             bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
+             (double)bw->gpu.blocking_call_ns / 1e6, idle_pct(bw), bhits, bhits == 1 ? "" : "s");
+    } else if (!any_blocking) {
+        skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
+    }
+    if (lw == NULL) {
+        if (!idle_ok && bw == NULL)
+            skip(a, "launch-bound", "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
+                 LAUNCH_BOUND_IDLE);
+        else if (!streams_ok && bw == NULL)
+            skip(a, "launch-bound", "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
+                 REAL_WORK_PCT);
+        return;
+    }
+    uint64_t graphs = rank_graph_launches(a, lw);
+    const char *advice = graphs
+        ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
+          "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
+          "covered by a captured graph that fall back to eager launches)."
+        : NULL;
+    char msg[300];
+    snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
+             lw->rank, lv, graphs ? " between graph replays" : "");
+    char g[200];
+    gpu_evidence(g, sizeof g, lw);
+    fire_full(a, "launch-bound", NULL, advice, lw->rank, msg,
+              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's busy "
+              "time; threshold %.0f%% on %d rank%s%s%s",
+              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, LAUNCH_BOUND_SHARE, lhits,
+              lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
+}
 
 static void rank_rules(tl_aggregate *a)
 {
-    static const rank_rule table[] = {
-        { "memory-near-capacity", peak_memory_pct, MEMORY_PEAK_PCT, 0, "peak device memory at ", "% of the device" },
-        { "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time" },
-        { "communication-heavy", comm_pct, COMM_HEAVY_PCT, 0, "communication takes ", "% of the kernel time" },
-        { "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute" },
-        { "launch-bound", host_wait_share, LAUNCH_BOUND_SHARE, 0, "host_wait is ", "% of the GPU idle gaps" },
-    };
-    for (size_t k = 0; k < sizeof table / sizeof table[0]; k++) {
-        const rank_rule *rr = &table[k];
-        int hits = 0, with = 0;
-        const tl_rank_result *worst = NULL;
-        double wv = 0;
-        for (size_t i = 0; i < a->nranks; i++) {
-            double v = rr->metric(&a->ranks[i]);
-            if (!isfinite(v))
-                continue;
-            with++;
-            if (rr->below ? v < rr->threshold : v > rr->threshold) {
-                hits++;
-                if (worst == NULL || (rr->below ? v < wv : v > wv)) {
-                    worst = &a->ranks[i];
-                    wv = v;
-                }
-            }
-        }
-        if (worst == NULL)
-            continue;
-        char msg[300];
-        snprintf(msg, sizeof msg, "On rank %d, %s%.1f%s.", worst->rank, rr->before, wv, rr->after);
-        const tl_gpu_breakdown *g = &worst->gpu;
-        if (g->present)
-            fire(a, rr->id, worst->rank, msg,
-                 "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to; "
-                 "rank %d: kernel time %.3f ms, idle %.1f%%, compute %.1f%%, communication %.3f ms",
-                 worst->rank, rr->before, wv, rr->after, rr->below ? "below" : "above", rr->threshold, hits, with,
-                 worst->rank, (double)g->kernel_time / 1e6, tl_pct(g->idle, g->kernel_time),
-                 tl_pct(g->compute, g->kernel_time), (double)g->comm / 1e6);
-        else
-            fire(a, rr->id, worst->rank, msg, "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to",
-                 worst->rank, rr->before, wv, rr->after, rr->below ? "below" : "above", rr->threshold, hits, with);
-    }
+    simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time",
+                "no GPU events and no utilization samples in the inputs");
+    simple_rule(a, "communication-heavy", comm_pct, COMM_HEAVY_PCT, 0, "communication takes ", "% of the kernel time",
+                any_gpu(a) ? "no communication kernels (see the kernel-type table; --kernel-class adds patterns)"
+                           : "no GPU events in the inputs");
+    simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute",
+                "communication is not over 5% of the kernel time on any rank");
+    memory_rule(a);
+    host_rules(a);
 }
 
 static int is_data_loading(const char *name)
 {
-    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL ||
-           strcasestr(name, "dataloader") != NULL;
+    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL;
 }
 
 static void data_loading(tl_aggregate *a)
@@ -242,10 +507,12 @@ static void data_loading(tl_aggregate *a)
     const tl_rank_result *worst = NULL;
     const char *wname = NULL;
     double wpct = 0, wload = 0, wtotal = 0;
+    int steps = 0, found = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         if (r->nsteps == 0)
             continue;
+        steps = 1;
         double step_total = 0, load = 0;
         for (size_t k = 0; k < r->nsteps; k++)
             step_total += (double)r->steps[k].dur_ns;
@@ -258,9 +525,8 @@ static void data_loading(tl_aggregate *a)
                 load = t->rows[i].rank_total[ri];
                 which = t->rows[i].name;
             }
+        found |= which != NULL;
         double pct = step_total > 0 ? 100 * load / step_total : 0;
-        /* Fire once, on the worst rank (it used to fire on the first rank over
-         * the threshold, whatever the others). */
         if (which && pct > DATA_LOADING_PCT && pct > wpct) {
             worst = r;
             wname = which;
@@ -268,6 +534,10 @@ static void data_loading(tl_aggregate *a)
             wload = load;
             wtotal = step_total;
         }
+    }
+    if (!steps || !found) {
+        skip(a, "data-loading", !steps ? "no steps in the inputs" : "no data-loading section or operator");
+        return;
     }
     if (worst != NULL) {
         char msg[300];
@@ -279,41 +549,109 @@ static void data_loading(tl_aggregate *a)
 
 static void step_rules(tl_aggregate *a)
 {
-    int fired_variance = 0;
-    const tl_across *st = tl_aggregate_across(a, "step_time_ns");
+    const tl_rank_result *vw = NULL;
+    double vspread = 0, vmin = 0, vmed = 0, vmax = 0;
+    size_t vn = 0;
+    int any_steps = 0, any_mem = 0, training = has_backward(a);
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
-        char msg[256];
-        if (!fired_variance && r->nsteps >= 3 && isfinite(r->step_spread) && r->step_spread > STEP_SPREAD) {
-            snprintf(msg, sizeof msg, "Rank %d's step times vary by %.0f%% of the median.", r->rank, 100 * r->step_spread);
-            fire(a, "step-time-variance", r->rank, msg, "min %.3f ms, median %.3f ms, max %.3f ms over %zu steps; threshold %.0f%%",
-                 r->step_min / 1e6, r->step_median / 1e6, r->step_max / 1e6, r->nsteps, 100 * STEP_SPREAD);
-            fired_variance = 1;
+        size_t n = comparable_steps(r);
+        if (n >= MIN_STEPS) {
+            any_steps = 1;
+            double *v = malloc(n * sizeof *v);
+            if (v != NULL) {
+                size_t k = 0;
+                for (size_t s = 0; s < r->nsteps; s++)
+                    if (!r->steps[s].partial)
+                        v[k++] = (double)r->steps[s].dur_ns;
+                double med = tl_median_sort(v, n), spread = med > 0 ? (v[n - 1] - v[0]) / med : 0;
+                if (spread > STEP_SPREAD && spread > vspread) {
+                    vw = r;
+                    vspread = spread;
+                    vmin = v[0];
+                    vmed = med;
+                    vmax = v[n - 1];
+                    vn = n;
+                }
+                free(v);
+            }
         }
-        if (isfinite(r->peak_allocated) && isfinite(r->peak_reserved) &&
-            r->peak_reserved > FRAGMENTATION_RATIO * r->peak_allocated &&
-            r->peak_reserved - r->peak_allocated > FRAGMENTATION_BYTES) {
-            snprintf(msg, sizeof msg, "Rank %d reserves %.1fx the memory it allocates.", r->rank,
-                     r->peak_reserved / r->peak_allocated);
-            fire(a, "memory-fragmentation", r->rank, msg, "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
-                 r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
+        if (isfinite(r->peak_allocated) && isfinite(r->peak_reserved)) {
+            any_mem = 1;
+            if (r->peak_reserved > FRAGMENTATION_RATIO * r->peak_allocated &&
+                r->peak_reserved - r->peak_allocated > FRAGMENTATION_BYTES) {
+                char msg[256];
+                snprintf(msg, sizeof msg, "Rank %d reserves %.1fx the memory it allocates.", r->rank,
+                         r->peak_reserved / r->peak_allocated);
+                fire_full(a, "memory-fragmentation", NULL,
+                          training ? NULL
+                                   : "No backward pass in the trace (inference): reserved memory far above allocated "
+                                     "is often a deliberate pool (a KV cache, CUDA graph memory pools); if it is not, "
+                                     "try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+                          r->rank, msg, "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
+                     r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
+            }
+        }
+    }
+    if (!any_steps)
+        skip(a, "step-time-variance", "fewer than %d comparable steps on every rank", MIN_STEPS);
+    else if (vw != NULL) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "Rank %d's step times vary by %.0f%% of the median.", vw->rank, 100 * vspread);
+        fire(a, "step-time-variance", vw->rank, msg,
+             "min %.3f ms, median %.3f ms, max %.3f ms over %zu comparable steps; threshold %.0f%%", vmin / 1e6,
+             vmed / 1e6, vmax / 1e6, vn, 100 * STEP_SPREAD);
+    }
+    if (!any_mem)
+        skip(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
+
+    /* rank-imbalance: only where the per-step analysis could not compare. */
+    const tl_across *st = tl_aggregate_across(a, "step_time_ns");
+    if (a->nranks < 2) {
+        skip(a, "rank-imbalance", "one rank");
+        return;
+    }
+    if (a->steps_compared) {
+        skip(a, "rank-imbalance", "the per-step straggler analysis compared %d steps and decides", a->steps_compared);
+        return;
+    }
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        size_t n = comparable_steps(r);
+        if (n == 0) { /* a report's loop summary: its count */
+            for (size_t k = 0; k < r->nsessions; k++) {
+                const tl_session *s = &a->sessions[r->sessions[k]];
+                for (size_t j = 0; j < s->nnames; j++)
+                    if (s->names[j].group == TL_GROUP_ITERATIONS && s->names[j].d.count > n)
+                        n = s->names[j].d.count;
+            }
+        }
+        if (n < MIN_STEPS) {
+            skip(a, "rank-imbalance", "rank %d has %zu step%s: need %d on every rank", r->rank, n, n == 1 ? "" : "s",
+                 MIN_STEPS);
+            return;
         }
     }
     if (st != NULL && st->n >= 2 && st->imbalance > IMBALANCE) {
         char msg[256];
         snprintf(msg, sizeof msg, "Rank %d's steps take %.2fx the mean step time of all ranks.", st->max_rank, st->imbalance);
-        fire(a, "rank-imbalance", st->max_rank, msg, "step time max %.3f ms (rank %d), mean %.3f ms, min %.3f ms (rank %d); threshold %.2fx",
-             st->max / 1e6, st->max_rank, st->mean / 1e6, st->min / 1e6, st->min_rank, IMBALANCE);
+        fire(a, "rank-imbalance", st->max_rank, msg,
+             "step time max %.3f ms (rank %d), mean %.3f ms, min %.3f ms (rank %d); threshold %.2fx", st->max / 1e6,
+             st->max_rank, st->mean / 1e6, st->min / 1e6, st->min_rank, IMBALANCE);
     }
 }
 
 static void straggler_rule(tl_aggregate *a)
 {
+    if (a->nstragglers == 0 && a->straggler_note != NULL)
+        skip(a, "straggler", "%s", a->straggler_note);
     for (int i = 0; i < a->nstragglers; i++) {
+        const tl_straggler *s = &a->stragglers[i];
         char msg[300];
-        snprintf(msg, sizeof msg, "Rank %d is a straggler (%s).", a->stragglers[i].rank,
-                 strcmp(a->stragglers[i].kind, "compute") == 0 ? "slow compute" : "last to arrive at collectives");
-        fire(a, "straggler", a->stragglers[i].rank, msg, "%s", a->stragglers[i].summary ? a->stragglers[i].summary : "");
+        snprintf(msg, sizeof msg, "Rank %d is a straggler (%s).", s->rank,
+                 strcmp(s->kind, "compute") == 0 ? "slow compute" : "last to arrive at collectives");
+        fire_full(a, "straggler", s->severity ? s->severity : "warning", NULL, s->rank, msg, "%s",
+                  s->summary ? s->summary : "");
     }
 }
 
@@ -333,6 +671,10 @@ static void drift_rule(tl_aggregate *a)
             step = s;
         else if (worst == NULL || fabs(s->change_pct) > fabs(worst->change_pct))
             worst = s;
+    }
+    if (d->nsessions < 2) {
+        skip(a, "session-drift", "no rank has two or more sessions");
+        return;
     }
     if (worst == NULL && step == NULL)
         return;
@@ -363,7 +705,7 @@ void tl_apply_rules(tl_aggregate *a)
     data_loading(a);
     dominant_stage(a);
     drift_rule(a);
-    /* Most severe first; within a severity, the order of the rule table
+    /* Most severe first; within a severity, the order they fired in
      * (insertion sort: stable, and there are few). */
     for (int i = 1; i < a->nrecs; i++) {
         tl_recommendation r = a->recs[i];
@@ -374,4 +716,71 @@ void tl_apply_rules(tl_aggregate *a)
         }
         a->recs[j] = r;
     }
+    tl_decide_headline(a);
+}
+
+/* ---- the headline ----------------------------------------------------------------- */
+
+void tl_decide_headline(tl_aggregate *a)
+{
+    char buf[700];
+    free(a->headline);
+    a->headline = NULL;
+    if (a->nranks == 0) {
+        a->headline_severity = "ok";
+        a->headline = strdup("No usable input: none of the inputs is a profile tally can read (see Inputs).");
+        return;
+    }
+    if (a->nrecs > 0 && strcmp(a->recs[0].severity, "info") != 0) {
+        const tl_recommendation *r = &a->recs[0];
+        a->headline_severity = r->severity;
+        if (strcmp(r->id, "straggler") == 0) {
+            const tl_straggler *s = NULL;
+            for (int i = 0; i < a->nstragglers && s == NULL; i++)
+                if (a->stragglers[i].rank == r->rank)
+                    s = &a->stragglers[i];
+            int len = 0;
+            if (s != NULL && strcmp(s->kind, "compute") == 0) {
+                const tl_rank_result *rr = NULL;
+                for (size_t i = 0; i < a->nranks; i++)
+                    if (a->ranks[i].rank == s->rank)
+                        rr = &a->ranks[i];
+                int gpu = rr != NULL && rr->nsteps > 0 && rr->steps[0].compute_ns > 0;
+                len = snprintf(buf, sizeof buf,
+                               "Rank %d is a straggler: its %s is %.0f%% above the other ranks' median on average, "
+                               "slower in %d of %d comparable steps (%.3f ms vs %.3f ms)",
+                               s->rank, gpu ? "GPU compute per step" : "step time", s->delta_pct, s->slower, s->units,
+                               s->value / 1e6, s->others_median / 1e6);
+                if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
+                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", most of it in %.120s (+%.3f ms per step)",
+                                    s->items[0].name, s->items[0].delta_ns / 1e6);
+            } else if (s != NULL) {
+                len = snprintf(buf, sizeof buf,
+                               "Rank %d is a straggler: it arrives last to %d of %d matched collectives, so the other "
+                               "ranks wait for it", s->rank, s->slower, s->units);
+            } else {
+                len = snprintf(buf, sizeof buf, "%s", r->finding);
+            }
+            if (len > 0 && (size_t)len + 1 < sizeof buf && buf[len - 1] != '.')
+                snprintf(buf + len, sizeof buf - (size_t)len, ".");
+            a->headline = strdup(buf);
+        } else {
+            a->headline = strdup(r->finding);
+        }
+        return;
+    }
+    /* Nothing wrong: say what the run looks like, calmly. */
+    a->headline_severity = "ok";
+    const tl_across *st = tl_aggregate_across(a, "step_time_ns"), *idle = tl_aggregate_across(a, "gpu.idle_pct");
+    int len = snprintf(buf, sizeof buf, "No problem found in %zu rank%s", a->nranks, a->nranks == 1 ? "" : "s");
+    if (st != NULL && len > 0 && (size_t)len < sizeof buf)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f ms", st->mean / 1e6);
+    if (idle != NULL && len > 0 && (size_t)len < sizeof buf)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
+                        100 - idle->mean);
+    if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "; %s", a->recs[0].finding);
+    else if (len > 0 && (size_t)len < sizeof buf)
+        snprintf(buf + len, sizeof buf - (size_t)len, ".");
+    a->headline = strdup(buf);
 }

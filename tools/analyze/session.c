@@ -58,7 +58,12 @@ static int take_names(tl_session *s, const tl_profile *p)
             n->name = dupstr(name);
             n->exact = 1;
             n->median_ns = n->p95_ns = n->std_ns = NAN;
+            n->incl_ns = n->self_ns = p->nesting == TL_NEST_DONE ? 0 : -1;
             s->nnames++;
+        }
+        if (n->incl_ns >= 0) {
+            n->incl_ns += st->incl_ns;
+            n->self_ns += st->self_ns;
         }
         tl_dur_stat_merge(&n->d, &st->d, TL_PROFILE_MAX_SAMPLES);
         if (st->from_summary) {
@@ -132,6 +137,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
         const tl_gpu_event *e = &p->gpu[i];
         tl_stream_idle *st = &g->streams[e->stream];
         int64_t end = e->ts_ns + e->dur_ns;
+        st->busy += e->dur_ns > 0 ? e->dur_ns : 0;
         if (prev_end[e->stream] != INT64_MIN) {
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
@@ -216,6 +222,56 @@ static int step_compute(tl_session *s, const tl_profile *p)
     }
     free(per);
     return 0;
+}
+
+/* GPU idle time (the gaps of the union of GPU events) covered by blocking
+ * host calls, in total and for the call name that covers most. */
+static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset *all)
+{
+    if (p->nblocking == 0 || all->n < 2)
+        return 0;
+    tl_ivset gaps, calls;
+    tl_ivset_init(&gaps);
+    tl_ivset_init(&calls);
+    int rc = -1;
+    for (size_t i = 1; i < all->n; i++)
+        if (tl_ivset_add(&gaps, all->v[i - 1].end, all->v[i].start) != 0)
+            goto out;
+    tl_ivset_union(&gaps);
+    for (size_t i = 0; i < p->nblocking; i++)
+        if (tl_ivset_add(&calls, p->blocking[i].ts_ns, p->blocking[i].ts_ns + p->blocking[i].dur_ns) != 0)
+            goto out;
+    tl_ivset_union(&calls);
+    g->blocked_idle = tl_ivset_intersection(&gaps, &calls);
+    /* the name covering most: few distinct names, one pass each */
+    uint32_t done[16];
+    size_t ndone = 0;
+    for (size_t i = 0; i < p->nblocking && ndone < 16; i++) {
+        uint32_t name = p->blocking[i].name;
+        size_t k = 0;
+        while (k < ndone && done[k] != name)
+            k++;
+        if (k < ndone)
+            continue;
+        done[ndone++] = name;
+        tl_ivset one;
+        tl_ivset_init(&one);
+        for (size_t j = i; j < p->nblocking; j++)
+            if (p->blocking[j].name == name)
+                tl_ivset_add(&one, p->blocking[j].ts_ns, p->blocking[j].ts_ns + p->blocking[j].dur_ns);
+        tl_ivset_union(&one);
+        int64_t cov = tl_ivset_intersection(&gaps, &one);
+        tl_ivset_release(&one);
+        if (cov > g->blocking_call_ns) {
+            g->blocking_call_ns = cov;
+            snprintf(g->blocking_call, sizeof g->blocking_call, "%s", tl_strtab_get(&p->strs, name));
+        }
+    }
+    rc = 0;
+out:
+    tl_ivset_release(&gaps);
+    tl_ivset_release(&calls);
+    return rc;
 }
 
 static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
@@ -309,6 +365,8 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     g->non_compute = g->busy - g->compute;
     g->comm = tl_ivset_length(&comm);
     g->comm_compute = tl_ivset_intersection(&comm, &comp);
+    if (blocked_idle(g, p, &all) != 0)
+        goto out;
     if (tl_sweep_kinds(kinded, nk, g->by_mask) != 0 || idle_by_stream(s, p, in, opt) != 0)
         goto out;
     if (sort_kernels(s) != 0)
@@ -435,29 +493,76 @@ static int timeline(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* Which memory points make the series: a [memory] event says which device
+ * it is about, and the CPU allocator's (device -1) must never be drawn on,
+ * nor counted in, a GPU's line. The series is the GPU device with the most
+ * points (ties: the lowest id); without GPU points, the host's. */
+static int64_t mem_device(const tl_profile *p)
+{
+    enum { MAX_DEVICES = 64 }; /* devices told apart; points of more are not drawn */
+    int64_t dev[MAX_DEVICES];
+    size_t cnt[MAX_DEVICES], nd = 0;
+    for (size_t i = 0; i < p->nmem; i++) {
+        int64_t d = p->mem[i].device;
+        if (d < 0)
+            continue;
+        size_t k = 0;
+        while (k < nd && dev[k] != d)
+            k++;
+        if (k == nd) {
+            if (nd == MAX_DEVICES)
+                continue;
+            dev[nd] = d;
+            cnt[nd++] = 0;
+        }
+        cnt[k]++;
+    }
+    int64_t best = -1;
+    size_t best_n = 0;
+    for (size_t k = 0; k < nd; k++)
+        if (cnt[k] > best_n || (cnt[k] == best_n && dev[k] < best)) {
+            best = dev[k];
+            best_n = cnt[k];
+        }
+    return best;
+}
+
 /* The memory series at most TL_MEM_SERIES points: each point the maximum of
  * its share of the samples (peaks must survive downsampling). */
 static int mem_series(tl_session *s, const tl_profile *p)
 {
     int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
-    size_t n = p->nmem;
+    int64_t dev = mem_device(p);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        n += p->mem[i].device == dev;
     if (n == 0)
         return 0;
+    tl_mem_point *pts = malloc(n * sizeof *pts);
+    if (pts == NULL)
+        return -1;
+    n = 0;
+    for (size_t i = 0; i < p->nmem; i++)
+        if (p->mem[i].device == dev)
+            pts[n++] = p->mem[i];
     size_t out = n < TL_MEM_SERIES ? n : TL_MEM_SERIES;
     s->mem = calloc(out, sizeof *s->mem);
-    if (s->mem == NULL)
+    if (s->mem == NULL) {
+        free(pts);
         return -1;
+    }
     for (size_t k = 0; k < out; k++) {
         size_t lo = k * n / out, hi = (k + 1) * n / out;
-        tl_mem_sample m = { p->mem[lo].ts_ns + base, NAN, NAN };
+        tl_mem_sample m = { pts[lo].ts_ns + base, NAN, NAN };
         for (size_t i = lo; i < hi; i++) {
-            if (isfinite(p->mem[i].allocated) && !(p->mem[i].allocated <= m.allocated))
-                m.allocated = p->mem[i].allocated;
-            if (isfinite(p->mem[i].reserved) && !(p->mem[i].reserved <= m.reserved))
-                m.reserved = p->mem[i].reserved;
+            if (isfinite(pts[i].allocated) && !(pts[i].allocated <= m.allocated))
+                m.allocated = pts[i].allocated;
+            if (isfinite(pts[i].reserved) && !(pts[i].reserved <= m.reserved))
+                m.reserved = pts[i].reserved;
         }
         s->mem[s->nmem++] = m;
     }
+    free(pts);
     return 0;
 }
 
@@ -474,10 +579,17 @@ static void memory(tl_session *s, const tl_profile *p)
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->peak_device_used = NAN;
     /* allocated, reserved and used are three things: each its own peak */
+    /* Device memory peaks from the GPUs' points only; the host allocator's
+     * count only when there is no GPU point at all (a CPU-only trace). */
+    int any_gpu = 0;
+    for (size_t i = 0; i < p->nmem && !any_gpu; i++)
+        any_gpu = p->mem[i].device >= 0;
     for (size_t i = 0; i < p->nmem; i++) {
+        take_max(p->mem[i].device < 0 ? &s->peak_rss : &s->peak_device_used, p->mem[i].used);
+        if (any_gpu && p->mem[i].device < 0)
+            continue; /* the CPU allocator is not the device's */
         take_max(&s->peak_allocated, p->mem[i].allocated);
         take_max(&s->peak_reserved, p->mem[i].reserved);
-        take_max(p->mem[i].device < 0 ? &s->peak_rss : &s->peak_device_used, p->mem[i].used);
     }
     for (size_t i = 0; i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
@@ -520,8 +632,11 @@ static int take_steps(tl_session *s, const tl_profile *p)
             return -1;
         int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
         for (size_t i = 0; i < p->nsteps; i++)
-            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base };
+            s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base, 0 };
         s->nsteps = p->nsteps;
+        /* The profiler stops in the middle of its last step (the GPU window drops it too). */
+        if (p->nsteps >= 2 && (p->format == TL_FMT_KINETO || p->format == TL_FMT_CHROME_TRACE))
+            s->steps[p->nsteps - 1].partial = 1;
         return 0;
     }
     const tl_sname *loop = NULL;
@@ -535,7 +650,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
     if (s->steps == NULL)
         return -1;
     for (uint32_t i = 0; i < loop->d.nsamples; i++)
-        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1, INT64_MIN };
+        s->steps[i] = (tl_sstep){ i, (int64_t)loop->d.samples[i], -1, INT64_MIN, 0 };
     s->nsteps = loop->d.nsamples;
     return 0;
 }
@@ -620,6 +735,8 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
+    s->abs_time = p->base_time_ns != INT64_MIN;
+    s->graph_launches = p->graph_launches;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
     if (s->devices == NULL)

@@ -1,52 +1,102 @@
 /*
- * stragglers.c - which rank holds the others back, and why.
+ * stragglers.c - which rank holds the others back, and why; named only with
+ * per-step evidence (docs/analysis.md, "Stragglers", says all of this).
  *
- * Two signals, both with their evidence:
- *  - compute: a rank whose compute per step (the union of its compute kernels
- *    launched in each step, median over steps) is an outlier against the other
- *    ranks; without GPU data, its step time (or, without steps, its wall span).
- *    The evidence is the per-step delta against the median of the others and
- *    the kernels (or sections) whose per-step time grew the most.
- *  - last arrival: in a collective, every rank waits in its communication
- *    kernel until the last one arrives, so the last rank's kernel is the
- *    shortest. Matching the i-th collective of each name across ranks (NCCL
- *    issues them in the same order everywhere), the rank that is shortest most
- *    often, by a clear margin, is the one the others wait for.
+ *  - slow compute: steps are matched across ranks (ProfilerStep#N or tally
+ *    iterations, by number; the last ProfilerStep of a trace is left out, it
+ *    is usually cut short). Per step, each rank's compute (the union of its
+ *    compute kernels launched in the step; without GPU data the step time) is
+ *    divided by the median of the other ranks in that step. A rank is a
+ *    straggler when, over at least STRAGGLER_MIN_STEPS comparable steps, it is
+ *    slower by more than STRAGGLER_FLOOR in most of them, and its median
+ *    median excess is over the floor and its mean excess beyond both the floor
+ *    and NOISE_K standard errors of a mean of that many steps given the
+ *    ranks' own step-to-step noise (a single step says little; ten steps
+ *    that agree say a lot). Without steps no rank is named.
+ *  - last arrival: every rank waits in a collective until the last one
+ *    arrives, so the last rank's communication kernel is the shortest.
+ *    Matching the i-th collective of each name across ranks, a rank that is
+ *    clearly shortest (by LAST_ARRIVAL_MARGIN) in at least LAST_ARRIVAL_SHARE
+ *    of at least LAST_ARRIVAL_MIN collectives is the one the others wait for.
+ *  - the two never contradict each other: when both name ranks and the sets
+ *    differ, only the ranks both name are kept, and the others are dropped
+ *    with a note; when they share none, no rank is named.
  *
- * An outlier is more than STRAGGLER_MIN_DELTA above the median of the other
- * ranks and more than 3 scaled MADs above it when there are enough ranks for
- * a MAD to mean something; with two ranks only the relative margin counts.
+ * Cost: per step one sort of the ranks' values, so O(S R log R) for S steps
+ * and R ranks; the evidence is the top rows' medians, computed once.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define STRAGGLER_MIN_DELTA 0.10   /* 10 % above the others' median */
-#define LAST_ARRIVAL_MIN_SHARE 0.5 /* last in at least half of the collectives */
+#define STRAGGLER_MIN_STEPS 3      /* comparable steps needed to compare ranks */
+#define STRAGGLER_MAX_STEPS 512    /* the last this many comparable steps are compared (said when reached) */
+#define STRAGGLER_FLOOR 0.05       /* slower than the others' median by more than 5 % */
+#define NOISE_K 2.0                /* ... and by more than two standard errors of a median excess */
+#define SEVERE_EFFECT 0.25         /* critical: 25 % slower ... */
+#define SEVERE_SHARE 0.9           /* ... in 90 % of at least ... */
+#define SEVERE_STEPS 5             /* ... 5 steps */
+#define WARN_EFFECT 0.10           /* warning: 10 % slower in two thirds of the steps */
+#define LAST_ARRIVAL_MIN 3         /* matched collectives needed */
+#define LAST_ARRIVAL_SHARE (2.0 / 3.0) /* last in two thirds of them */
+#define LAST_ARRIVAL_MARGIN 0.8    /* its kernel under 0.8 x the next shortest */
+#define EVIDENCE_ROWS 64           /* rows of a group searched for the evidence */
 
-/* The per-step metric of a rank used to find compute stragglers, and its unit. */
-static double rank_metric(const tl_rank_result *r, int *kind)
+/* The steps of a rank the analysis compares: not the partial last one. */
+static size_t comparable(const tl_rank_result *r)
 {
-    if (isfinite(r->compute_per_step) && r->compute_per_step > 0) {
-        *kind = 0;
-        return r->compute_per_step;
-    }
-    if (isfinite(r->step_median) && r->step_median > 0) {
-        *kind = 1;
-        return r->step_median;
-    }
-    *kind = 2;
-    return r->span_ns > 0 ? (double)r->span_ns : NAN;
+    size_t n = 0;
+    for (size_t k = 0; k < r->nsteps; k++)
+        n += !r->steps[k].partial;
+    return n;
 }
 
-/* The steps of a rank: its step samples, else the count of its main loop (a
- * report with a loop summary but no samples, as rank_steps uses for the step
- * time), else 1. Dividing such a rank's totals by 1 compared whole-run totals
- * with the other ranks' per-step times. */
+static int by_int64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+typedef struct ranked {
+    double v;
+    uint32_t rank;
+} ranked;
+
+static int by_ranked(const void *x, const void *y)
+{
+    const ranked *a = x, *b = y;
+    if (a->v != b->v)
+        return a->v < b->v ? -1 : 1;
+    return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* Median of sorted s[0..n) without element p. */
+static double median_without(const ranked *s, size_t n, size_t p)
+{
+    size_t m = n - 1;
+    size_t i = (m - 1) / 2, j = m / 2;
+    double a = s[i < p ? i : i + 1].v, b = s[j < p ? j : j + 1].v;
+    return (a + b) / 2;
+}
+
+static void set_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_note(tl_aggregate *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    free(a->straggler_note);
+    a->straggler_note = tl_vformat(fmt, ap);
+    va_end(ap);
+}
+
+/* ---- evidence ------------------------------------------------------------------ */
+
+/* Steps of a rank for per-step name totals: its steps, else its loop's count. */
 static double steps_of(const tl_aggregate *a, const tl_rank_result *r)
 {
     if (r->nsteps > 0)
@@ -61,35 +111,58 @@ static double steps_of(const tl_aggregate *a, const tl_rank_result *r)
     return loop != NULL && loop->d.count > 0 ? (double)loop->d.count : 1;
 }
 
-/* Per-step time of a (group, name) row on a rank. */
-static double per_step(const tl_aggregate *a, const tl_name_row *row, int ri)
-{
-    return row->rank_total[ri] / steps_of(a, &a->ranks[ri]);
-}
+/* The medians over ranks of the per-step totals of the top rows of a group
+ * (computed once for every straggler). Communication kernels are left out:
+ * their time is mostly waiting for the other ranks, a symptom, not a cause. */
+typedef struct evidence_rows {
+    size_t *rows;
+    double *median;
+    size_t n;
+    double *per_step_div; /* steps_of per rank index */
+} evidence_rows;
 
-/* The names whose per-step time grew most on rank index ri. For kernels only
- * compute kernels count: a communication kernel's time is mostly waiting for
- * the other ranks, so it is a symptom, not a cause. */
-static void evidence(tl_aggregate *a, tl_straggler *s, int ri, int group)
+static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
 {
-    const tl_name_table *t = &a->names;
-    double *others = malloc((a->nranks + 1) * sizeof *others);
-    if (others == NULL)
-        return;
-    for (size_t i = 0; i < t->n; i++) {
-        const tl_name_row *row = &t->rows[i];
-        if (row->group != group)
-            continue;
+    memset(e, 0, sizeof *e);
+    size_t count = 0;
+    size_t *top = tl_name_table_top(&a->names, group, &count);
+    double *v = malloc((a->nranks + 1) * sizeof *v);
+    e->per_step_div = malloc((a->nranks + 1) * sizeof *e->per_step_div);
+    e->rows = malloc((EVIDENCE_ROWS + 1) * sizeof *e->rows);
+    e->median = malloc((EVIDENCE_ROWS + 1) * sizeof *e->median);
+    if (top == NULL || v == NULL || e->per_step_div == NULL || e->rows == NULL || e->median == NULL)
+        goto out;
+    for (size_t i = 0; i < a->nranks; i++)
+        e->per_step_div[i] = steps_of(a, &a->ranks[i]);
+    for (size_t t = 0; t < count && e->n < EVIDENCE_ROWS; t++) {
+        const tl_name_row *row = &a->names.rows[top[t]];
         if (group == TL_GROUP_KERNELS && tl_kernel_type_of(row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
             continue;
-        size_t n = 0;
-        for (size_t k = 0; k < a->nranks; k++)
-            if ((int)k != ri)
-                others[n++] = per_step(a, row, (int)k);
-        double delta = per_step(a, row, ri) - tl_median_sort(others, n);
+        for (size_t i = 0; i < a->nranks; i++)
+            v[i] = row->rank_total[i] / e->per_step_div[i];
+        e->rows[e->n] = top[t];
+        e->median[e->n++] = tl_median_sort(v, a->nranks);
+    }
+out:
+    free(top);
+    free(v);
+}
+
+static void evidence_rows_release(evidence_rows *e)
+{
+    free(e->rows);
+    free(e->median);
+    free(e->per_step_div);
+}
+
+/* The names whose per-step time grew most on rank index ri (top 5). */
+static void evidence(tl_aggregate *a, tl_straggler *s, size_t ri, const evidence_rows *e)
+{
+    for (size_t t = 0; t < e->n; t++) {
+        const tl_name_row *row = &a->names.rows[e->rows[t]];
+        double delta = row->rank_total[ri] / e->per_step_div[ri] - e->median[t];
         if (!(delta > 0))
             continue;
-        /* keep the top 5 by delta */
         int pos = s->nitems;
         while (pos > 0 && s->items[pos - 1].delta_ns < delta)
             pos--;
@@ -104,102 +177,261 @@ static void evidence(tl_aggregate *a, tl_straggler *s, int ri, int group)
         s->items[pos].delta_ns = delta;
         s->nitems++;
     }
-    free(others);
+}
+
+/* ---- slow compute ---------------------------------------------------------------- */
+
+typedef struct candidate {
+    size_t ri;
+    double effect, noise;
+    int slower;
+} candidate;
+
+static int by_effect(const void *x, const void *y)
+{
+    const candidate *a = x, *b = y;
+    if (a->effect != b->effect)
+        return a->effect > b->effect ? -1 : 1;
+    return a->ri < b->ri ? -1 : a->ri > b->ri;
+}
+
+static const char *severity_of(double effect, int slower, int units)
+{
+    if (effect >= SEVERE_EFFECT && slower >= SEVERE_SHARE * units && units >= SEVERE_STEPS)
+        return "critical";
+    if (effect >= WARN_EFFECT && 3 * slower >= 2 * units)
+        return "warning";
+    return "info";
 }
 
 static void compute_stragglers(tl_aggregate *a)
 {
-    if (a->nranks < 2)
+    size_t nr = a->nranks, total = 0, ncommon = 0;
+    int64_t *all = NULL, *common = NULL;
+    double *val = NULL, *x = NULL, *tmp = NULL;
+    ranked *col = NULL;
+    candidate *cand = NULL;
+    if (nr < 2) {
+        set_note(a, "one rank: nothing to compare it with");
         return;
-    double *v = malloc(a->nranks * sizeof *v), *others = malloc(a->nranks * sizeof *others);
-    double *dev = malloc(a->nranks * sizeof *dev);
-    if (v == NULL || others == NULL || dev == NULL)
-        goto out;
-    int kind = 0, k0;
-    for (size_t i = 0; i < a->nranks; i++) {
-        v[i] = rank_metric(&a->ranks[i], &k0);
-        if (i == 0)
-            kind = k0;
-        else if (k0 != kind)
-            goto out; /* ranks measured differently: no fair comparison */
     }
-    for (size_t i = 0; i < a->nranks && a->nstragglers < TL_MAX_STRAGGLERS; i++) {
-        if (!isfinite(v[i]))
-            continue;
-        size_t n = 0;
-        for (size_t k = 0; k < a->nranks; k++)
-            if (k != i && isfinite(v[k]))
-                others[n++] = v[k];
-        if (n == 0)
-            continue;
-        double med = tl_median_sort(others, n);
-        for (size_t k = 0; k < n; k++)
-            dev[k] = fabs(others[k] - med);
-        double mad = 1.4826 * tl_median_sort(dev, n); /* scaled: the std of a normal sample */
-        double delta = v[i] - med;
-        int outlier = med > 0 && delta > STRAGGLER_MIN_DELTA * med && (n < 4 || delta > 3 * mad);
-        if (!outlier)
-            continue;
+    /* Which metric: compute per step when every comparable step of every rank has it. */
+    int use_compute = 1;
+    size_t min_steps = SIZE_MAX;
+    for (size_t i = 0; i < nr; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        size_t c = comparable(r);
+        if (c < min_steps)
+            min_steps = c;
+        for (size_t k = 0; k < r->nsteps; k++)
+            if (!r->steps[k].partial && r->steps[k].compute_ns <= 0)
+                use_compute = 0;
+        total += c;
+    }
+    if (min_steps == 0) {
+        set_note(a, "no steps: cannot compare ranks (no ProfilerStep or tally iteration on %s)",
+                 total == 0 ? "any rank" : "some ranks");
+        return;
+    }
+    /* Step numbers present on every rank (each rank's numbers made unique). */
+    all = malloc(total * sizeof *all);
+    if (all == NULL)
+        goto out;
+    size_t n = 0;
+    for (size_t i = 0; i < nr; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        size_t first = n;
+        for (size_t k = 0; k < r->nsteps; k++)
+            if (!r->steps[k].partial)
+                all[n++] = r->steps[k].number;
+        qsort(all + first, n - first, sizeof *all, by_int64);
+        size_t w = first;
+        for (size_t k = first; k < n; k++)
+            if (k == first || all[k] != all[w - 1])
+                all[w++] = all[k];
+        n = w;
+    }
+    qsort(all, n, sizeof *all, by_int64);
+    common = malloc((n + 1) * sizeof *common);
+    if (common == NULL)
+        goto out;
+    for (size_t k = 0; k < n;) {
+        size_t e = k;
+        while (e < n && all[e] == all[k])
+            e++;
+        if (e - k == nr)
+            common[ncommon++] = all[k];
+        k = e;
+    }
+    if (ncommon < STRAGGLER_MIN_STEPS) {
+        set_note(a, "%zu comparable step%s on every rank: need %d to compare ranks", ncommon, ncommon == 1 ? "" : "s",
+                 STRAGGLER_MIN_STEPS);
+        goto out;
+    }
+    size_t skip = ncommon > STRAGGLER_MAX_STEPS ? ncommon - STRAGGLER_MAX_STEPS : 0;
+    size_t K = ncommon - skip;
+    val = malloc(K * nr * sizeof *val);
+    x = malloc(K * nr * sizeof *x);
+    tmp = malloc((K > nr ? K : nr) * sizeof *tmp);
+    col = malloc(nr * sizeof *col);
+    cand = malloc(nr * sizeof *cand);
+    if (val == NULL || x == NULL || tmp == NULL || col == NULL || cand == NULL)
+        goto out;
+    for (size_t i = 0; i < K * nr; i++)
+        val[i] = NAN;
+    for (size_t i = 0; i < nr; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        for (size_t k = 0; k < r->nsteps; k++) {
+            if (r->steps[k].partial)
+                continue;
+            int64_t *hit = bsearch(&r->steps[k].number, common + skip, K, sizeof *common, by_int64);
+            if (hit == NULL)
+                continue;
+            size_t c = (size_t)(hit - (common + skip));
+            if (isnan(val[c * nr + i])) /* the first session's step of that number */
+                val[c * nr + i] = (double)(use_compute ? r->steps[k].compute_ns : r->steps[k].dur_ns);
+        }
+    }
+    a->steps_compared = (int)K;
+    /* Per step: each rank against the median of the others. */
+    for (size_t c = 0; c < K; c++) {
+        for (size_t i = 0; i < nr; i++)
+            col[i] = (ranked){ val[c * nr + i], (uint32_t)i };
+        qsort(col, nr, sizeof *col, by_ranked);
+        for (size_t p = 0; p < nr; p++) {
+            double m = median_without(col, nr, p);
+            x[c * nr + col[p].rank] = m > 0 ? col[p].v / m - 1 : 0;
+        }
+    }
+    /* Per rank: steps slower, median excess, and its noise: how much its
+     * standing against the others moves from step to step (the standard
+     * deviation of its per-step excess). A rank that is 11 % slower in every
+     * step has none; ranks that trade places every step have a lot. The
+     * ranks' noise is the median of theirs, so one unsteady rank does not
+     * raise the bar for the others. */
+    size_t ncand = 0;
+    double *noise = malloc(nr * sizeof *noise);
+    if (noise == NULL)
+        goto out;
+    for (size_t i = 0; i < nr; i++) {
+        double sum = 0, ss = 0;
+        for (size_t c = 0; c < K; c++)
+            sum += x[c * nr + i];
+        double mean = sum / (double)K;
+        for (size_t c = 0; c < K; c++)
+            ss += (x[c * nr + i] - mean) * (x[c * nr + i] - mean);
+        noise[i] = K > 1 ? sqrt(ss / (double)(K - 1)) : 0;
+    }
+    for (size_t i = 0; i < nr; i++)
+        tmp[i] = noise[i];
+    double noise_all = tl_median_sort(tmp, nr);
+    /* the standard error of a mean of K steps given that noise */
+    double bar = NOISE_K * noise_all / sqrt((double)K);
+    if (bar < STRAGGLER_FLOOR)
+        bar = STRAGGLER_FLOOR;
+    for (size_t i = 0; i < nr; i++) {
+        int slower = 0;
+        double sum = 0;
+        for (size_t c = 0; c < K; c++) {
+            tmp[c] = x[c * nr + i];
+            slower += tmp[c] > STRAGGLER_FLOOR;
+            sum += tmp[c];
+        }
+        /* the mean excess carries the evidence (its standard error is known);
+         * the median and the count keep one huge step from deciding alone */
+        double mean = sum / (double)K, median = tl_median_sort(tmp, K);
+        if (2 * (size_t)slower > K && median > STRAGGLER_FLOOR && mean > bar)
+            cand[ncand++] = (candidate){ i, mean, noise_all, slower };
+    }
+    free(noise);
+    if (ncand == 0) {
+        set_note(a, "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
+                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)", K,
+                 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all, use_compute ? "GPU compute per step" : "step time");
+        goto out;
+    }
+    qsort(cand, ncand, sizeof *cand, by_effect);
+    evidence_rows ev;
+    evidence_rows_build(a, &ev, use_compute ? TL_GROUP_KERNELS : TL_GROUP_SECTIONS);
+    evidence_rows ev_ops;
+    evidence_rows_build(a, &ev_ops, TL_GROUP_OPS);
+    for (size_t k = 0; k < ncand && a->nstragglers < TL_MAX_STRAGGLERS; k++) {
+        const candidate *cd = &cand[k];
+        const tl_rank_result *r = &a->ranks[cd->ri];
         tl_straggler *s = &a->stragglers[a->nstragglers++];
         memset(s, 0, sizeof *s);
-        s->rank = a->ranks[i].rank;
+        s->rank = r->rank;
         s->kind = strdup("compute");
-        s->value = v[i];
-        s->others_median = med;
-        s->delta_pct = 100 * delta / med;
-        a->ranks[i].straggler = 1;
-        evidence(a, s, (int)i, kind == 0 ? TL_GROUP_KERNELS : TL_GROUP_SECTIONS);
-        if (s->nitems == 0 && kind != 0)
-            evidence(a, s, (int)i, TL_GROUP_OPS);
-        static const char *what[] = { "compute per step", "step time", "wall time" };
-        char buf[512];
-        int len = snprintf(buf, sizeof buf, "rank %d: %s %.3f ms vs %.3f ms median of the other ranks (+%.1f%%)",
-                           s->rank, what[kind], v[i] / 1e6, med / 1e6, s->delta_pct);
+        s->units = (int)K;
+        s->slower = cd->slower;
+        s->noise_pct = 100 * cd->noise;
+        s->delta_pct = 100 * cd->effect;
+        s->severity = severity_of(cd->effect, cd->slower, (int)K);
+        for (size_t c = 0; c < K; c++)
+            tmp[c] = val[c * nr + cd->ri];
+        s->value = tl_median_sort(tmp, K);
+        for (size_t c = 0; c < K; c++) /* the others' median in each step */
+            tmp[c] = val[c * nr + cd->ri] / (1 + x[c * nr + cd->ri]);
+        s->others_median = tl_median_sort(tmp, K);
+        a->ranks[cd->ri].straggler = 1;
+        evidence(a, s, cd->ri, &ev);
+        if (s->nitems == 0 && !use_compute)
+            evidence(a, s, cd->ri, &ev_ops);
+        char buf[600];
+        int len = snprintf(buf, sizeof buf,
+                           "rank %d: %s %.0f%% above the median of the other ranks on average, slower in %d of %zu "
+                           "comparable steps (median %.3f ms vs %.3f ms; the ranks' own noise %.1f%% per step)",
+                           s->rank, use_compute ? "GPU compute per step" : "step time", s->delta_pct, s->slower, K,
+                           s->value / 1e6, s->others_median / 1e6, s->noise_pct);
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len, "; most of it in %.160s%s (+%.3f ms per step)",
                      s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", s->items[0].delta_ns / 1e6);
         s->summary = strdup(buf);
     }
+    if (ncand > TL_MAX_STRAGGLERS)
+        set_note(a, "%zu ranks are slower than the others; the %d slowest are named (TL_MAX_STRAGGLERS)", ncand,
+                 TL_MAX_STRAGGLERS);
+    else if (skip)
+        set_note(a, "the last %d of %zu comparable steps were compared", STRAGGLER_MAX_STEPS, ncommon);
+    evidence_rows_release(&ev);
+    evidence_rows_release(&ev_ops);
 out:
-    free(v);
-    free(others);
-    free(dev);
+    free(all);
+    free(common);
+    free(val);
+    free(x);
+    free(tmp);
+    free(col);
+    free(cand);
 }
 
-/* The rank that the others wait for in collectives. */
-static void last_arrival(tl_aggregate *a)
+/* ---- last arrival ------------------------------------------------------------------ */
+
+static int last_arrival(tl_aggregate *a)
 {
-    if (a->nranks < 2)
-        return;
-    /* For each rank, its collectives by (kernel name, occurrence). */
     size_t nr = a->nranks;
+    int named = 0;
+    if (nr < 2)
+        return 0;
     uint64_t *last = calloc(nr, sizeof *last);
     double *wait = calloc(nr, sizeof *wait);
-    if (last == NULL || wait == NULL)
-        goto out;
-    uint64_t matched = 0;
-    /* The ranks' first sessions carry their collectives in launch order. */
     const tl_session **ss = calloc(nr, sizeof *ss);
-    if (ss == NULL)
-        goto out;
-    for (size_t i = 0; i < nr; i++)
-        ss[i] = &a->sessions[a->ranks[i].sessions[0]];
-    /* Walk collectives of rank 0's kernels in order; for each, find the same
-     * occurrence of the same kernel name on every other rank. */
-    const tl_session *base = ss[0];
     size_t *cursor = calloc(nr, sizeof *cursor);
-    if (cursor == NULL) {
-        free(ss);
+    if (last == NULL || wait == NULL || ss == NULL || cursor == NULL)
         goto out;
+    for (size_t i = 0; i < nr; i++) {
+        ss[i] = &a->sessions[a->ranks[i].sessions[0]];
+        if (ss[i]->ncolls == 0)
+            goto out; /* a rank without collectives: nothing to match */
     }
+    uint64_t matched = 0;
+    const tl_session *base = ss[0];
     for (size_t c = 0; c < base->ncolls; c++) {
         const char *name = base->kernels[base->colls[c].kernel].name;
-        int64_t best = INT64_MAX, second = INT64_MAX;
+        int64_t best = INT64_MAX, second = INT64_MAX, durs_max = 0;
         size_t best_rank = 0, found = 0;
-        int64_t durs_max = 0;
         for (size_t i = 0; i < nr; i++) {
             const tl_session *s = ss[i];
-            /* advance this rank's cursor to its next collective of that name */
             size_t k = cursor[i];
             while (k < s->ncolls && strcmp(s->kernels[s->colls[k].kernel].name, name) != 0)
                 k++;
@@ -221,41 +453,110 @@ static void last_arrival(tl_aggregate *a)
         if (found != nr)
             break; /* the sequences diverge: stop matching */
         matched++;
-        /* A clear last arrival: the shortest is clearly shorter than the rest. */
-        if (second > 0 && (double)best < 0.8 * (double)second) {
+        if (second > 0 && (double)best < LAST_ARRIVAL_MARGIN * (double)second) {
             last[best_rank]++;
             wait[best_rank] += (double)(durs_max - best);
         }
     }
-    free(cursor);
-    free(ss);
-    for (size_t i = 0; i < nr && matched >= 4 && a->nstragglers < TL_MAX_STRAGGLERS; i++) {
+    if (matched < LAST_ARRIVAL_MIN)
+        goto out;
+    evidence_rows ev;
+    evidence_rows_build(a, &ev, TL_GROUP_KERNELS);
+    for (size_t i = 0; i < nr && a->nstragglers < TL_MAX_STRAGGLERS; i++) {
         double share = (double)last[i] / (double)matched;
-        if (share < LAST_ARRIVAL_MIN_SHARE)
+        if (share < LAST_ARRIVAL_SHARE || last[i] < LAST_ARRIVAL_MIN)
             continue;
         tl_straggler *s = &a->stragglers[a->nstragglers++];
         memset(s, 0, sizeof *s);
         s->rank = a->ranks[i].rank;
         s->kind = strdup("last_arrival");
+        s->units = (int)matched;
+        s->slower = (int)last[i];
         s->value = 100 * share;
         s->others_median = (double)matched;
         s->delta_pct = 100 * share;
+        s->severity = share >= SEVERE_SHARE && matched >= 10 ? "critical" : "warning";
         a->ranks[i].straggler = 1;
         char buf[400];
         snprintf(buf, sizeof buf,
-                 "rank %d arrives last to %.0f%% of %llu collectives: its communication kernels are the shortest "
-                 "while the other ranks wait (%.3f ms of waiting per collective on average)",
-                 s->rank, 100 * share, (unsigned long long)matched, last[i] ? wait[i] / (double)last[i] / 1e6 : 0.0);
+                 "rank %d arrives last to %llu of %llu matched collectives (%.0f%%): its communication kernels are the "
+                 "shortest while the other ranks wait (%.3f ms of waiting per collective on average)",
+                 s->rank, (unsigned long long)last[i], (unsigned long long)matched, 100 * share,
+                 wait[i] / (double)last[i] / 1e6);
         s->summary = strdup(buf);
-        evidence(a, s, (int)i, TL_GROUP_KERNELS);
+        evidence(a, s, i, &ev);
+        named++;
     }
+    evidence_rows_release(&ev);
 out:
     free(last);
     free(wait);
+    free(ss);
+    free(cursor);
+    return named;
+}
+
+static void drop_straggler(tl_aggregate *a, int i)
+{
+    tl_straggler *s = &a->stragglers[i];
+    for (size_t r = 0; r < a->nranks; r++)
+        if (a->ranks[r].rank == s->rank)
+            a->ranks[r].straggler = 0;
+    free(s->kind);
+    free(s->summary);
+    for (int k = 0; k < s->nitems; k++)
+        free(s->items[k].name);
+    memmove(s, s + 1, (size_t)(a->nstragglers - i - 1) * sizeof *s);
+    a->nstragglers--;
+}
+
+static int named_as(const tl_aggregate *a, int rank, const char *kind)
+{
+    for (int i = 0; i < a->nstragglers; i++)
+        if (a->stragglers[i].rank == rank && strcmp(a->stragglers[i].kind, kind) == 0)
+            return 1;
+    return 0;
+}
+
+/* Slow compute and last arrival must tell one story. */
+static void reconcile(tl_aggregate *a, int ncompute)
+{
+    int nlast = a->nstragglers - ncompute;
+    if (ncompute == 0 || nlast == 0)
+        return;
+    char dropped[200] = "";
+    size_t len = 0;
+    int agree = 0;
+    for (int i = 0; i < a->nstragglers; i++) {
+        const char *other = strcmp(a->stragglers[i].kind, "compute") == 0 ? "last_arrival" : "compute";
+        agree += named_as(a, a->stragglers[i].rank, other);
+    }
+    for (int i = a->nstragglers - 1; i >= 0; i--) {
+        const char *other = strcmp(a->stragglers[i].kind, "compute") == 0 ? "last_arrival" : "compute";
+        if (agree && named_as(a, a->stragglers[i].rank, other))
+            continue;
+        if (len < sizeof dropped)
+            len += (size_t)snprintf(dropped + len, sizeof dropped - len, "%s%d (%s)", len ? ", " : "",
+                                    a->stragglers[i].rank,
+                                    strcmp(a->stragglers[i].kind, "compute") == 0 ? "slow compute" : "last arrival");
+        drop_straggler(a, i);
+    }
+    if (agree)
+        set_note(a, "the per-step compute and the collective arrival order disagree on rank %s: only the ranks both "
+                 "name are stragglers", dropped);
+    else
+        set_note(a, "the per-step compute and the collective arrival order point to different ranks (%s): the "
+                 "evidence disagrees, no straggler named", dropped);
 }
 
 void tl_find_stragglers(tl_aggregate *a)
 {
     compute_stragglers(a);
+    int ncompute = a->nstragglers;
     last_arrival(a);
+    reconcile(a, ncompute);
+    if (a->nstragglers > 0) {
+        free(a->straggler_note);
+        a->straggler_note = NULL;
+    }
 }

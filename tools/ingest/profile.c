@@ -35,38 +35,6 @@ const char *tl_kernel_type_name(int type)
     return type >= 0 && type < TL_KT_COUNT ? names[type] : "other";
 }
 
-static int has_prefix_ci(const char *s, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && strncasecmp(s, prefix, n) == 0;
-}
-
-static int contains(const char *s, size_t len, const char *needle)
-{
-    size_t n = strlen(needle);
-    for (size_t i = 0; i + n <= len; i++)
-        if (memcmp(s + i, needle, n) == 0)
-            return 1;
-    return 0;
-}
-
-/* DESIGN.md's kernel types. Unlike HTA, a "hip" prefix alone does not make a
- * kernel communication (ROCm names every runtime call and many compute
- * kernels hip*); RCCL kernels are named rccl* or ncclKernel* / ncclDevKernel*. */
-int tl_kernel_type_of(const char *name, size_t len, int cat_class)
-{
-    if (cat_class == TL_CC_SYNC)
-        return TL_KT_OTHER;
-    if (has_prefix_ci(name, len, "nccl") || has_prefix_ci(name, len, "hccl") ||
-        has_prefix_ci(name, len, "rccl") || contains(name, len, "ncclKernel") ||
-        contains(name, len, "ncclDevKernel"))
-        return TL_KT_COMM;
-    if (cat_class == TL_CC_MEMCPY || cat_class == TL_CC_MEMSET || has_prefix_ci(name, len, "memcpy") ||
-        has_prefix_ci(name, len, "memset") || has_prefix_ci(name, len, "dma"))
-        return TL_KT_MEMORY;
-    return TL_KT_COMPUTE;
-}
-
 static const struct {
     const char *cat;
     int cc;
@@ -276,6 +244,9 @@ void tl_profile_shrink(tl_profile *p)
     free(p->points);
     free(p->devices);
     free(p->cpu_lanes);
+    free(p->blocking);
+    p->blocking = NULL;
+    p->nblocking = p->blocking_cap = 0;
     p->cpu_lanes = NULL;
     p->ncpu_lanes = 0;
     p->stats = NULL;
@@ -435,6 +406,18 @@ int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t du
     if (GROW(p->steps, p->nsteps, p->steps_cap) != 0)
         return -1;
     p->steps[p->nsteps++] = (tl_step){ number, ts_ns, dur_ns };
+    return 0;
+}
+
+int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c)
+{
+    if (p->nblocking == TL_PROFILE_MAX_BLOCKING) {
+        p->blocking_dropped++;
+        return 0;
+    }
+    if (GROW(p->blocking, p->nblocking, p->blocking_cap) != 0)
+        return -1;
+    p->blocking[p->nblocking++] = *c;
     return 0;
 }
 

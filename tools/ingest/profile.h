@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "binner.h"
 #include "stats.h"
@@ -40,8 +41,18 @@ enum tl_rank_source { TL_RANK_UNKNOWN = 0, TL_RANK_CONTENT, TL_RANK_NAME, TL_RAN
 /* Kinds of GPU events (HTA's kernel types, plus sync events as "other"). */
 enum tl_kernel_type { TL_KT_COMPUTE = 0, TL_KT_COMM, TL_KT_MEMORY, TL_KT_OTHER, TL_KT_COUNT };
 const char *tl_kernel_type_name(int type);
-/* Classify a GPU event by name and category (see DESIGN.md, GPU temporal breakdown). */
+/* Classify a GPU event by name and category: user patterns first, then the
+ * table of kernel_class.c (documented in docs/analysis.md, "Kernel type"). */
 int tl_kernel_type_of(const char *name, size_t len, int cat_class);
+/* "compute", "communication"/"comm", "memory", "other"/"sync" -> type, or -1. */
+int tl_kernel_type_parse(const char *s);
+/* Add a user pattern "GLOB=TYPE" in front of the table (--kernel-class).
+ * Not thread-safe: call before reading inputs. 0, or -1 on a bad spec or
+ * beyond TL_KERNEL_CLASS_MAX_USER patterns. */
+int tl_kernel_class_add(const char *spec);
+void tl_kernel_class_reset(void);
+/* The table as Markdown (docs/analysis.md). */
+void tl_kernel_class_markdown(FILE *f);
 
 /* Normalized categories: current and legacy Kineto names map to one class. */
 enum tl_cat_class {
@@ -95,7 +106,16 @@ typedef struct tl_name_stat {
                           * d.m2/d.hist are empty; median/p95/std below if known */
     double median_ns, p95_ns, std_ns; /* from_summary only; NaN when unknown */
     tl_dur_stat d;       /* durations in ns */
+    /* Nesting (read_trace's per-thread stack; valid when the profile's
+     * nesting is TL_NEST_DONE): inclusive time counting a name nested in
+     * itself once, at its outermost occurrence, and self time (each
+     * occurrence minus its children). */
+    int64_t incl_ns, self_ns;
+    uint32_t open;       /* occurrences on the stacks right now */
 } tl_name_stat;
+
+/* Whether a profile's self and inclusive times are known. */
+enum tl_nesting { TL_NEST_NONE = 0, TL_NEST_DONE, TL_NEST_BROKEN };
 
 /* ---- GPU ---------------------------------------------------------------- */
 
@@ -112,6 +132,14 @@ typedef struct tl_gpu_event {
     uint8_t type;          /* tl_kernel_type */
     uint8_t cat_class;     /* tl_cat_class */
 } tl_gpu_event;
+
+/* A host call that blocks until the GPU is done (cudaMemcpy, cudaStreamSynchronize,
+ * hipMemcpyWithStream, ...): the cause of GPU idle time when it covers it. */
+typedef struct tl_host_call {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;         /* strtab id */
+} tl_host_call;
+#define TL_PROFILE_MAX_BLOCKING 100000 /* blocking calls kept (the rest are counted and said) */
 
 /* ---- steps, memory, counters -------------------------------------------- */
 
@@ -245,6 +273,11 @@ typedef struct tl_profile {
     uint32_t ndevices;
     tl_cpu_lane *cpu_lanes;   /* at most TL_PROFILE_MAX_LANES threads */
     uint32_t ncpu_lanes;
+    tl_host_call *blocking;   /* blocking host calls, in file order */
+    size_t nblocking, blocking_cap;
+    uint64_t blocking_dropped;
+    uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
+    int nesting;              /* tl_nesting */
 
     /* What was seen */
     uint64_t events;       /* events read (every phase) */
@@ -317,6 +350,8 @@ uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
 int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);
+/* A blocking host call; beyond TL_PROFILE_MAX_BLOCKING they are counted in blocking_dropped. */
+int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c);
 int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);
 int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
 /* One telemetry reading; NaN values are not recorded. 0 or -1 (out of memory). */

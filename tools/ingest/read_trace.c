@@ -16,6 +16,7 @@
  * breakdown's host_wait needs it).
  */
 #include "read_trace.h"
+#include "nesting.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -106,6 +107,7 @@ typedef struct be_stack {
 
 typedef struct reader {
     tl_profile *p;
+    tl_nest nest;
     launch_map launches;
     be_stack be;
     char *scratch;          /* unescaped strings */
@@ -145,6 +147,55 @@ static const char *text_of(reader *r, tl_view v, size_t *len)
     }
     *len = need;
     return r->scratch;
+}
+
+/* Host calls that return only when the GPU is done: when one covers GPU idle
+ * time, the host was blocked, not slow to launch. Exact names, with the
+ * driver API's _v2 variants. */
+static int is_blocking_call(const char *name, size_t len)
+{
+    static const char *const names[] = {
+        "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol",
+        "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
+        "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuStreamSynchronize", "cuCtxSynchronize",
+        "cuEventSynchronize", "hipMemcpy", "hipMemcpyWithStream", "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpy2D",
+        "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
+    };
+    if (len > 3 && memcmp(name + len - 3, "_v2", 3) == 0)
+        len -= 3;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
+/* A CUDA/HIP graph launched, replayed or captured: launch overhead is
+ * already amortized (captures are replayed later in the same program). */
+static int is_graph_launch(const char *name, size_t len)
+{
+    static const char *const names[] = { "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch",
+                                         "cudaStreamBeginCapture", "hipStreamBeginCapture", "cuStreamBeginCapture",
+                                         "cudaGraphInstantiate", "hipGraphInstantiate", "cuGraphInstantiate" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (len >= n && memcmp(names[i], name, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Which events nest with which (nesting.h): operators with operators,
+ * annotations and sections with each other, runtime calls, Python frames. */
+static int nest_class(int cc)
+{
+    switch (cc) {
+    case TL_CC_CPU_OP: return 1;
+    case TL_CC_USER_ANNOTATION: case TL_CC_SECTION: case TL_CC_ITERATION: return 2;
+    case TL_CC_RUNTIME: case TL_CC_DRIVER: return 3;
+    case TL_CC_PYTHON: return 4;
+    case TL_CC_GPU_ANNOTATION: return 5;
+    default: return 0;
+    }
 }
 
 static int is_gpu_class(int cc)
@@ -208,12 +259,29 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     int cc = s->cat_class;
     if (cc != TL_CC_OTHER)
         r->kineto_hint = 1;
+    if ((is_gpu_class(cc) && !(cc == TL_CC_SYNC && !ev->has_stream)) || nest_class(cc) == 3) {
+        /* GPU events on a stream do not nest; runtime calls are leaves (and
+         * Kineto writes some of them far from their time order) */
+        s->incl_ns += dur;
+        s->self_ns += dur;
+    } else {
+        tl_nest_add(&r->nest, ev->pid, ev->tid, nest_class(cc), ts, dur, (uint32_t)(s - p->stats));
+    }
 
     if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
         if (ev->has_correlation)
             launch_put(&r->launches, ev->correlation, ts);
+        if (is_graph_launch(name, name_len))
+            p->graph_launches++;
+        if (is_blocking_call(name, name_len))
+            tl_profile_add_blocking(p, &(tl_host_call){ ts, dur, s->name });
         return;
     }
+    /* PyTorch's graph replays and torch.compile's CUDA graph trees, annotated
+     * on the CPU side (CUDAGraph::replay, CUDAGraphTreeManager...) */
+    if ((cc == TL_CC_USER_ANNOTATION || cc == TL_CC_CPU_OP) &&
+        ((name_len >= 9 && memcmp(name, "CUDAGraph", 9) == 0) || (name_len >= 8 && memcmp(name, "HIPGraph", 8) == 0)))
+        p->graph_launches++;
     int64_t step;
     if (cc != TL_CC_GPU_ANNOTATION && profiler_step(name, name_len, &step)) {
         tl_profile_add_step(p, step, ts, dur);
@@ -296,7 +364,7 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_view k;
     tl_json_value v;
     tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0, 0.0 / 0.0 };
-    int found = 0;
+    int found = 0, host = 0;
     tl_args_iter_init(&it, ev->args);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
@@ -309,8 +377,12 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
             found = 1;
         } else if (tl_view_eq(k, "Device Id")) {
             pt.device = (int64_t)v.number;
+        } else if (tl_view_eq(k, "Device Type")) {
+            host = v.number == 0; /* c10::DeviceType::CPU: the CPU allocator */
         }
     }
+    if (host || pt.device < 0)
+        pt.device = -1; /* host memory: never on a GPU's line */
     if (found)
         tl_profile_add_mem(r->p, &pt);
 }
@@ -510,8 +582,14 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         p->error = 1;
         return -1;
     }
+    tl_nest_init(&r.nest, p);
     while ((rc = tl_trace_stream_next(&s, &ev)) == 1)
         one_event(&r, &ev);
+    tl_nest_finish(&r.nest);
+    tl_nest_release(&r.nest);
+    if (p->blocking_dropped)
+        tl_profile_warn(p, "%" PRIu64 " blocking host calls beyond %d not examined (TL_PROFILE_MAX_BLOCKING)",
+                        p->blocking_dropped, TL_PROFILE_MAX_BLOCKING);
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
     if (rc < 0)

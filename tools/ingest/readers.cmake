@@ -6,7 +6,8 @@ add_library(tally_readers STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_tally_report.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_framepack.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_inferix.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/profile.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/profile.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/kernel_class.c)
 target_include_directories(tally_readers PUBLIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest ${PROJECT_SOURCE_DIR}/lib)
 target_link_libraries(tally_readers

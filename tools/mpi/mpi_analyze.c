@@ -760,6 +760,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
                 fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
     }
     int frc = tl_cli_finish(agg, (size_t)total_usable);
+    if (frc == TL_EXIT_OK)
+        *warnings += tl_cli_notes(cli, agg); /* run identity, as tally prints it */
     return frc != TL_EXIT_OK ? frc : code;
 }
 

@@ -101,6 +101,8 @@ int tl_html_periods_find(tl_html_periods *p, const tl_aggregate *a)
     }
     for (size_t i = 0; i < a->nsessions; i++) {
         p->of[i] = -1;
+        if (a->sessions[i].run > 0)
+            continue; /* another run's inputs are left out (run identity) */
         tl_html_session_range(&a->sessions[i], &v[n].s, &v[n].e);
         if (v[n].s < v[n].e)
             v[n++].session = i;

@@ -93,6 +93,7 @@ static void table_head(FILE *f, const char *caption, int kernels)
 {
     fprintf(f, "<div class=\"scroll\"><table class=\"names\">\n<caption>%s</caption>\n<thead><tr>"
                "<th scope=\"col\">Name</th>%s<th scope=\"col\">Calls</th><th scope=\"col\">Total</th>"
+               "<th scope=\"col\">Self</th>"
                "<th scope=\"col\">Mean</th><th scope=\"col\">Median</th><th scope=\"col\">p95</th>"
                "<th scope=\"col\">Ranks</th><th scope=\"col\">Rank min</th><th scope=\"col\">Rank mean</th>"
                "<th scope=\"col\">Rank max</th><th scope=\"col\">Imbalance</th></tr></thead>\n<tbody>\n",
@@ -110,7 +111,10 @@ static void table_row(FILE *f, const tl_name_row *r, const char *label, const ch
         fprintf(f, "<td>%s</td>", type >= 0 ? tl_kernel_type_name(type) : "\xe2\x80\x93");
     }
     fprintf(f, "<td class=\"num\">%llu</td>", (unsigned long long)r->all.count);
-    tl_html_td(f, (double)r->all.total, TL_UNIT_NS);
+    /* Total is inclusive (a name nested in itself counts once); self is
+     * without its children, "-" where the input does not nest. */
+    tl_html_td(f, r->incl_total, TL_UNIT_NS);
+    tl_html_td(f, r->self_total >= 0 ? r->self_total : NAN, TL_UNIT_NS);
     tl_html_td(f, r->all.mean, TL_UNIT_NS);
     tl_html_td(f, row_median(r), TL_UNIT_NS);
     tl_html_td(f, row_p95(r), TL_UNIT_NS);

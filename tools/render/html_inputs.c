@@ -16,9 +16,10 @@
 
 #define MAX_WARNINGS 5 /* per input, the rest counted */
 
+/* Counted in the numbers: a profile, not a companion, of the run analyzed. */
 static int counted(const tl_session *s)
 {
-    return s->rank >= 0 && s->companion_of == NULL;
+    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
 }
 
 static void path_cell(FILE *f, const char *path)
@@ -151,9 +152,11 @@ static void input_row(FILE *f, const tl_session *s)
         tl_html_code(f, s->companion_of, 0);
         fputs(" (not counted)", f);
     }
+    if (s->run > 0 && !s->companion_of)
+        fputs("another run: left out of the numbers (see Recommendations)", f);
     if (s->truncated)
-        fputs(s->companion_of ? "; truncated: read up to the last complete event" : "truncated: read up to the last "
-                                                                                      "complete event", f);
+        fputs(s->companion_of || s->run > 0 ? "; truncated: read up to the last complete event"
+                                            : "truncated: read up to the last complete event", f);
     fputs("</td>", f);
     warnings_cell(f, s);
     fputs("</tr>\n", f);

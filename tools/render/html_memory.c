@@ -197,7 +197,7 @@ static void snapshots(tl_html *h, size_t total)
                : "<th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &h->a->sessions[i];
-        if (s->rank < 0 || s->companion_of != NULL)
+        if (s->rank < 0 || s->companion_of != NULL || s->run > 0)
             continue;
         for (size_t k = 0; k < s->nsnaps && shown < TL_HTML_MAX_ROWS; k++, shown++) {
             const tl_ssnap *p = &s->snaps[k];
@@ -221,7 +221,7 @@ void tl_html_memory(tl_html *h)
 {
     size_t nsnaps = 0, nmem = 0, peaks_ = 0;
     for (size_t i = 0; i < h->a->nsessions; i++)
-        if (h->a->sessions[i].rank >= 0 && h->a->sessions[i].companion_of == NULL) {
+        if (h->a->sessions[i].rank >= 0 && h->a->sessions[i].companion_of == NULL && h->a->sessions[i].run == 0) {
             nsnaps += h->a->sessions[i].nsnaps;
             nmem += h->a->sessions[i].nmem;
         }

@@ -24,7 +24,7 @@ static void name_code(FILE *f, const char *name)
 void tl_html_headline(tl_html *h)
 {
     tl_html_open(h, "headline", "Summary");
-    fputs("<p class=\"headline\">", h->f);
+    fprintf(h->f, "<p class=\"headline%s\">", tl_text_headline_calm(h->a) ? " calm" : "");
     tl_text_headline(h->f, h->a, name_code, tl_escape_html);
     fputs("</p>\n", h->f);
     if (h->a->nrecs > 0)
@@ -59,13 +59,36 @@ static void recommendation(tl_html *h, const tl_recommendation *r)
 void tl_html_recommendations(tl_html *h)
 {
     tl_html_open(h, "recommendations", "Recommendations");
-    if (h->a->nrecs == 0) {
+    const tl_aggregate *a = h->a;
+    for (size_t i = 0; i < a->nnotes; i++) {
+        fputs("<p class=\"note\"><strong>Inputs:</strong> ", h->f);
+        tl_escape_html_n(h->f, a->notes[i], 1000);
+        fputs("</p>\n", h->f);
+    }
+    if (a->nstragglers == 0 && a->straggler_note) {
+        fputs("<p class=\"note\"><strong>Stragglers:</strong> ", h->f);
+        tl_escape_html_n(h->f, a->straggler_note, 1000);
+        fputs("</p>\n", h->f);
+    }
+    if (a->nrecs == 0) {
         tl_html_none(h, "No rule fired: none of the recommendation table's conditions holds for these inputs.");
     } else {
         fputs("<ol class=\"recs\">\n", h->f);
-        for (int i = 0; i < h->a->nrecs; i++)
-            recommendation(h, &h->a->recs[i]);
+        for (int i = 0; i < a->nrecs; i++)
+            recommendation(h, &a->recs[i]);
         fputs("</ol>\n", h->f);
+    }
+    if (a->nskips > 0) {
+        char summary[64];
+        snprintf(summary, sizeof summary, "Rules that did not apply (%d)", a->nskips);
+        tl_html_details(h->f, summary);
+        fputs("<ul class=\"skips\">\n", h->f);
+        for (int i = 0; i < a->nskips; i++) {
+            fprintf(h->f, "<li><code class=\"rule\">%s</code>: ", a->skips[i].id);
+            tl_escape_html_n(h->f, a->skips[i].why, 500);
+            fputs("</li>\n", h->f);
+        }
+        fputs("</ul>\n</details>\n", h->f);
     }
     tl_html_close(h);
 }
@@ -95,8 +118,9 @@ static void rank_row(FILE *f, const tl_rank_result *r)
     tl_html_td(f, gpu_pct(r, r->gpu.non_compute), TL_UNIT_PCT);
     tl_html_td(f, r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN, TL_UNIT_PCT);
     fprintf(f, "<td class=\"num\">%s", tl_units_bytes(b, sizeof b, r->peak_allocated));
-    if (isfinite(r->peak_allocated) && isfinite(r->device_total) && r->device_total > 0)
-        fprintf(f, " (%s)", tl_units_pct(p, sizeof p, 100 * r->peak_allocated / r->device_total));
+    /* the one peak figure (tl_rank_peak_device_pct): the memory table shows the same */
+    if (isfinite(tl_rank_peak_device_pct(r)))
+        fprintf(f, " (%s of device)", tl_units_pct(p, sizeof p, tl_rank_peak_device_pct(r)));
     fputs("</td></tr>\n", f);
 }
 

@@ -56,14 +56,15 @@ static void more(FILE *f, size_t shown, size_t total, const char *what)
 static void recommendations(FILE *f, const tl_aggregate *a)
 {
     fputs("\n## Recommendations\n\n", f);
-    if (a->nrecs == 0) {
+    if (a->nrecs == 0)
         fputs("No rule fired.\n", f);
-        return;
-    }
-    fputs("| Severity | Rule | Rank | Finding | Evidence |\n|---|---|---:|---|---|\n", f);
+    else
+        fputs("| Severity | Rule | Rank | Finding | Evidence |\n|---|---|---:|---|---|\n", f);
     for (int i = 0; i < a->nrecs; i++) {
         const tl_recommendation *r = &a->recs[i];
         char *finding = tl_text_finding(r);
+        if (finding == NULL)
+            continue;
         fprintf(f, "| %s | %s | ", r->severity, r->id);
         r->rank >= 0 ? fprintf(f, "%d", r->rank) : fputs("all", f);
         fputs(" | ", f);
@@ -72,6 +73,14 @@ static void recommendations(FILE *f, const tl_aggregate *a)
         md_text(f, r->evidence);
         fputs(" |\n", f);
         free(finding);
+    }
+    if (a->nskips > 0) {
+        fputs("\nRules that did not apply:\n\n", f);
+        for (int i = 0; i < a->nskips; i++) {
+            fprintf(f, "- `%s`: ", a->skips[i].id);
+            md_text(f, a->skips[i].why);
+            fputc('\n', f);
+        }
     }
 }
 
@@ -168,7 +177,7 @@ static void inputs(FILE *f, const tl_aggregate *a)
 {
     size_t used = 0, skipped = 0, warnings = 0, shown = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
-        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL;
+        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL && a->sessions[i].run == 0;
         skipped += a->sessions[i].rank < 0;
         warnings += a->sessions[i].nwarnings;
     }
@@ -192,9 +201,20 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     char d[40];
     fputs("# ", out);
     tl_escape_md_n(out, o->title ? o->title : "tally report", 200);
-    fputs("\n\n**", out);
+    int calm = tl_text_headline_calm(a);
+    fputs(calm ? "\n\n" : "\n\n**", out);
     tl_text_headline(out, a, md_name, md_text);
-    fputs("**\n", out);
+    fputs(calm ? "\n" : "**\n", out);
+    for (size_t i = 0; i < a->nnotes; i++) {
+        fputs("\n> Inputs: ", out);
+        md_text(out, a->notes[i]);
+        fputc('\n', out);
+    }
+    if (a->nstragglers == 0 && a->straggler_note) {
+        fputs("\nStragglers: ", out);
+        md_text(out, a->straggler_note);
+        fputc('\n', out);
+    }
     recommendations(out, a);
     ranks(out, a);
     across(out, a);

@@ -22,6 +22,8 @@ typedef void (*tl_text_name_fn)(FILE *f, const char *name);
  * fired, the most severe other recommendation, the largest section's share
  * of the time, the step time. */
 void tl_text_headline(FILE *f, const tl_aggregate *a, tl_text_name_fn name, tl_text_name_fn text);
+/* Nothing wrong (or only information): the headline is shown calmly, not as an alarm. */
+int tl_text_headline_calm(const tl_aggregate *a);
 
 /* A recommendation's finding: its message without the rule's advice
  * (malloc'd; NULL when out of memory), and the advice (static). */

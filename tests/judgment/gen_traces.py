@@ -1,0 +1,279 @@
+#!/usr/bin/env python3
+"""gen_traces.py OUTDIR - small, deterministic PyTorch-profiler (Kineto) traces for the
+judgment set: each is a situation tally has got wrong before (tests/judgment/README.md).
+
+The traces are written the way Kineto writes them (object form, distributedInfo,
+deviceProperties, baseTimeNanoseconds, cpu_op / user_annotation / cuda_runtime / kernel /
+gpu_memcpy categories, correlation ids, [memory] instants with Device Type / Device Id), with
+every time in microseconds. Each function below builds one situation; the numbers are chosen so
+that the finding that must (or must not) appear does not sit on a threshold."""
+import json
+import os
+import random
+import sys
+
+H100 = {"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85021163520}
+B200 = {"id": 0, "name": "NVIDIA B200", "totalGlobalMem": 191468650496}
+MI300X = {"id": 0, "name": "AMD Instinct MI300X", "totalGlobalMem": 206141652992}
+BASE_US = 1_700_000_000_000_000  # µs since the epoch
+
+
+class Trace:
+    def __init__(self, rank=0, world=1, device=H100, base_us=BASE_US, pid=4242):
+        self.events = []
+        self.rank, self.world, self.device, self.base = rank, world, device, base_us
+        self.pid, self.tid = pid, pid + 1
+        self.corr = 1000
+        self.meta = {}
+
+    def cpu(self, name, ts, dur, cat="cpu_op", tid=None):
+        self.events.append({"ph": "X", "cat": cat, "name": name, "pid": self.pid, "tid": tid or self.tid,
+                            "ts": self.base + ts, "dur": dur, "args": {}})
+
+    def step(self, n, ts, dur):
+        self.cpu(f"ProfilerStep#{n}", ts, dur, cat="user_annotation")
+
+    def launch(self, name, launch_ts, start, dur, stream=7, cat="kernel", api="cudaLaunchKernel", launch_dur=4):
+        self.corr += 1
+        self.events.append({"ph": "X", "cat": "cuda_runtime", "name": api, "pid": self.pid, "tid": self.tid,
+                            "ts": self.base + launch_ts, "dur": launch_dur, "args": {"correlation": self.corr}})
+        self.events.append({"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": self.base + start,
+                            "dur": dur, "args": {"device": 0, "stream": stream, "correlation": self.corr}})
+
+    def runtime(self, name, ts, dur):
+        self.corr += 1
+        self.events.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": self.pid, "tid": self.tid,
+                            "ts": self.base + ts, "dur": dur, "args": {"correlation": self.corr}})
+
+    def memory(self, ts, allocated, reserved, device_type=1, device_id=0):
+        self.events.append({"ph": "i", "s": "t", "cat": "cpu_instant_event", "name": "[memory]", "pid": self.pid,
+                            "tid": self.tid, "ts": self.base + ts,
+                            "args": {"Device Type": device_type, "Device Id": device_id, "Addr": 1, "Bytes": 1,
+                                     "Total Allocated": allocated, "Total Reserved": reserved}})
+
+    def write(self, path):
+        doc = {"schemaVersion": 1, "deviceProperties": [self.device],
+               "distributedInfo": {"backend": "nccl", "rank": self.rank, "world_size": self.world},
+               "baseTimeNanoseconds": 0, "traceEvents": self.events}
+        doc.update(self.meta)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+
+def training_rank(rank, world, steps, compute_us, rng, noise=0.02, comm_kernel="ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                  step_gap=200, device=H100, backward=True):
+    """A data-parallel training rank: per step forward/backward ops launching compute kernels on
+    stream 7, then an all-reduce on stream 20 that ends when the slowest rank arrives."""
+    t = Trace(rank, world, device)
+    ts = 0
+    for n in range(steps):
+        c = compute_us[n] if isinstance(compute_us, list) else compute_us
+        c *= 1 + noise * (2 * rng.random() - 1)
+        slowest = max(compute_us[n] if isinstance(compute_us, list) else compute_us for _ in [0]) * 1.35
+        step_dur = int(slowest + 3000 + step_gap)
+        t.step(100 + n, ts, step_dur)
+        t.cpu("## forward ##", ts + 10, int(c * 0.4) + 100, cat="user_annotation")
+        t.cpu("aten::linear", ts + 20, int(c * 0.4), cat="cpu_op")
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 30, ts + 50, int(c * 0.4))
+        if backward:
+            t.cpu("## backward ##", ts + int(c * 0.4) + 120, int(c * 0.6) + 100, cat="user_annotation")
+            t.cpu("autograd::engine::evaluate_function: MmBackward0", ts + int(c * 0.4) + 130, int(c * 0.6), cat="cpu_op")
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64", ts + int(c * 0.4) + 140,
+                 ts + int(c * 0.4) + 60, int(c * 0.6))
+        # the all-reduce: starts when this rank is done, ends when the slowest is
+        arrive = ts + 60 + int(c)
+        end = ts + 60 + int(slowest) + 2500
+        t.launch(comm_kernel, ts + int(c) + 20, arrive, end - arrive, stream=20)
+        ts += step_dur
+    return t
+
+
+def case_no_steps_inference(out):
+    """Inference (no ProfilerStep), the same work on two ranks, one profile 15 ms longer."""
+    for rank, extra in ((0, 0), (1, 15000)):
+        t = Trace(rank, 2)
+        ts = 0
+        for i in range(40):
+            t.cpu("aten::linear", ts, 300)
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 5, ts + 20, 280)
+            ts += 400
+        t.cpu("aten::empty", ts + extra, 1)  # the longer profile: an op 15 ms later
+        t.write(f"{out}/no-steps-inference/rank{rank}.pt.trace.json")
+
+
+def case_balanced(out, slow_rank=None):
+    rng = random.Random(7)
+    name = "balanced-4ranks" if slow_rank is None else "slow-rank2"
+    for r in range(4):
+        c = 20000 * (1.30 if r == slow_rank else 1.0)
+        training_rank(r, 4, 8, c, rng).write(f"{out}/{name}/rank{r}.pt.trace.json")
+
+
+def case_graph_replay(out):
+    """A decode loop replaying a CUDA graph: one cudaGraphLaunch per step and long host gaps
+    between replays. Launch-bound, but never "use CUDA graphs"."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(8):
+        t.step(n, ts, 3000)
+        t.cpu("CUDAGraph::replay", ts + 10, 40, cat="cpu_op")
+        t.launch("void flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4>>", ts + 2000, ts + 2020, 900,
+                 api="cudaGraphLaunch")
+        t.cpu("python_sampling", ts + 100, 1800, cat="user_annotation")
+        ts += 3000
+    t.write(f"{out}/graph-replay/rank0.pt.trace.json")
+
+
+def case_eager_launch_bound(out):
+    """Eager small kernels with the host behind: the same gaps, no graphs: "use CUDA graphs"."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(8):
+        t.step(n, ts, 3000)
+        for k in range(10):
+            t.launch("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>",
+                     ts + 100 + 290 * k, ts + 110 + 290 * k, 60)
+        ts += 3000
+    t.write(f"{out}/eager-launch-bound/rank0.pt.trace.json")
+
+
+def case_side_stream_blocking(out):
+    """The real work on stream 7 waits while the host sits in synchronous cudaMemcpy; a side
+    stream has two tiny kernels 465 ms apart (its 'host wait' means nothing)."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(6):
+        t.step(n, ts, 100000)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 10, ts + 20, 30000)
+        # the host blocks in a synchronous copy for 60 ms: the GPU idles meanwhile
+        t.runtime("cudaMemcpy", ts + 30100, 60000)
+        t.events.append({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0,
+                         "tid": 7, "ts": t.base + ts + 89900, "dur": 80,
+                         "args": {"device": 0, "stream": 7, "correlation": t.corr}})
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64", ts + 90050, ts + 90100, 9000)
+        ts += 100000
+    t.launch("void at::native::fill_kernel<float>", 1000, 1005, 3, stream=13)
+    t.launch("void at::native::fill_kernel<float>", 466000, 466005, 3, stream=13)
+    t.write(f"{out}/side-stream-blocking/rank0.pt.trace.json")
+
+
+def case_busy_gpu(out):
+    """The GPU is 89 % busy; the small gaps are host waits. Not launch-bound."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(8):
+        t.step(n, ts, 10000)
+        for k in range(10):
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 1000 * k + 100,
+                     ts + 1000 * k + 110, 890)
+        ts += 10000
+    t.write(f"{out}/busy-gpu/rank0.pt.trace.json")
+
+
+def case_symm_mem(out):
+    """Tensor parallel on 2 GPUs with symmetric-memory and vLLM custom all-reduce kernels."""
+    for r in range(2):
+        t = Trace(r, 2)
+        ts = 0
+        for n in range(6):
+            t.step(n, ts, 5000)
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 10, ts + 20, 2500)
+            t.launch("void c10d::symmetric_memory::multimem_all_reduce_kernel<__nv_bfloat16, 16, 8>", ts + 30,
+                     ts + 2530, 900)
+            t.launch("void vllm::cross_device_reduce_1stage<__nv_bfloat16, 2>", ts + 40, ts + 3450, 700)
+            ts += 5000
+        t.write(f"{out}/symm-mem-allreduce/rank{r}.pt.trace.json")
+
+
+def case_recursion(out):
+    """aten::copy_ inside aten::copy_ (and _call_impl in itself): inclusive counts once."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(4):
+        t.step(n, ts, 1000)
+        t.cpu("_call_impl", ts + 10, 900, cat="python_function")
+        t.cpu("_call_impl", ts + 20, 800, cat="python_function")
+        t.cpu("aten::copy_", ts + 30, 700)
+        t.cpu("aten::copy_", ts + 40, 600)
+        t.cpu("aten::copy_", ts + 50, 500)
+        t.cpu("aten::to", ts + 60, 100)
+        ts += 1000
+    t.write(f"{out}/nested-recursion/rank0.pt.trace.json")
+
+
+def case_parent_stage(out):
+    """A "model" section whose time is its children's: the dominant stage is a child."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(4):
+        t.step(n, ts, 10000)
+        t.cpu("model", ts + 10, 9900, cat="user_annotation")
+        t.cpu("encoder", ts + 20, 2000, cat="user_annotation")
+        t.cpu("decoder", ts + 2100, 7700, cat="user_annotation")
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 30, ts + 40, 9800)
+        ts += 10000
+    t.write(f"{out}/parent-stage/rank0.pt.trace.json")
+
+
+def case_memory(out):
+    """An inference server reserving 94 % of the GPU for its KV cache (no backward), with CPU
+    allocator events far below; and a training run at 95 % allocated."""
+    t = Trace(0, 1)
+    gib = 1 << 30
+    for i in range(20):
+        t.cpu("aten::linear", 1000 * i, 500)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 1000 * i + 5, 1000 * i + 20, 480)
+        t.memory(1000 * i + 1, 20 * gib + i * gib // 10, int(0.94 * 85021163520))  # GPU: 94 % reserved
+        t.memory(1000 * i + 2, 40 * gib, 41 * gib, device_type=0, device_id=-1)    # CPU allocator, larger
+    t.write(f"{out}/kv-cache-inference/rank0.pt.trace.json")
+    rng = random.Random(3)
+    t = training_rank(0, 1, 6, 20000, rng)
+    for i in range(6):
+        t.memory(20000 * i + 5, int(0.95 * 85021163520), int(0.96 * 85021163520))
+    t.write(f"{out}/training-memory-full/rank0.pt.trace.json")
+
+
+def case_unrelated_runs(out):
+    """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
+    rng = random.Random(11)
+    training_rank(0, 1, 5, 20000, rng, device=B200).write(f"{out}/unrelated-runs/b200/rank0.pt.trace.json")
+    for i in (1, 2):
+        t = training_rank(0, 1, 5, 24000, rng, device=MI300X)
+        t.pid += i
+        t.write(f"{out}/unrelated-runs/mi300x-{i}/rank0.pt.trace.json")
+
+
+def case_missing_ranks(out):
+    rng = random.Random(5)
+    training_rank(3, 8, 5, 20000, rng).write(f"{out}/one-of-eight/rank3.pt.trace.json")
+
+
+def case_data_loading(out):
+    rng = random.Random(9)
+    t = training_rank(0, 1, 6, 20000, rng)
+    for n in range(6):
+        t.cpu("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", n * 23200 + 1, 3000)
+    t.write(f"{out}/data-loading/rank0.pt.trace.json")
+
+
+def main():
+    out = sys.argv[1]
+    case_no_steps_inference(out)
+    case_balanced(out)
+    case_balanced(out, slow_rank=2)
+    case_graph_replay(out)
+    case_eager_launch_bound(out)
+    case_side_stream_blocking(out)
+    case_busy_gpu(out)
+    case_symm_mem(out)
+    case_recursion(out)
+    case_parent_stage(out)
+    case_memory(out)
+    case_unrelated_runs(out)
+    case_missing_ranks(out)
+    case_data_loading(out)
+
+
+if __name__ == "__main__":
+    main()

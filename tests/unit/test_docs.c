@@ -1,0 +1,156 @@
+/*
+ * test_docs.c - docs/analysis.md says what the code does: its kernel-type
+ * table and its rule table are generated from the tables in the code
+ * (tools/ingest/kernel_class.c, tools/analyze/rules.c) between marker
+ * comments, and this test fails when they differ. TALLY_REGEN=1 rewrites the
+ * sections from the code.
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+#define DOC TALLY_SOURCE_DIR "/docs/analysis.md"
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    *len = 0;
+    if (f == NULL)
+        return NULL;
+    size_t cap = 0;
+    for (;;) {
+        if (*len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *x = realloc(buf, cap);
+            if (x == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = x;
+        }
+        size_t n = fread(buf + *len, 1, 4096, f);
+        *len += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    buf[*len] = '\0';
+    return buf;
+}
+
+static char *generate(void (*fn)(FILE *))
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    assert_non_null(m);
+    fn(m);
+    fclose(m);
+    return out;
+}
+
+/* The text between "<!-- BEGIN name -->\n" and "<!-- END name -->" must be
+ * what fn writes; with TALLY_REGEN=1 it is made so. */
+static void check_section(const char *name, void (*fn)(FILE *))
+{
+    size_t len;
+    char *doc = slurp(DOC, &len);
+    assert_non_null(doc);
+    char begin[96], end[96];
+    snprintf(begin, sizeof begin, "<!-- BEGIN %s (generated from the code: TALLY_REGEN=1 ctest -R test_docs) -->\n", name);
+    snprintf(end, sizeof end, "<!-- END %s -->", name);
+    char *b = strstr(doc, begin), *e = b ? strstr(b, end) : NULL;
+    if (b == NULL || e == NULL)
+        fail_msg("docs/analysis.md has no section \"%s\" (%s ... %s)", name, begin, end);
+    b += strlen(begin);
+    char *want = generate(fn);
+    const char *regen = getenv("TALLY_REGEN");
+    if (regen && strcmp(regen, "1") == 0) {
+        FILE *f = fopen(DOC, "wb");
+        assert_non_null(f);
+        fwrite(doc, 1, (size_t)(b - doc), f);
+        fputs(want, f);
+        fputs(e, f);
+        assert_int_equal(fclose(f), 0);
+    } else if ((size_t)(e - b) != strlen(want) || memcmp(b, want, strlen(want)) != 0) {
+        fail_msg("docs/analysis.md's %s section differs from the code; run TALLY_REGEN=1 ctest -R test_docs\n"
+                 "--- code says:\n%s", name, want);
+    }
+    free(want);
+    free(doc);
+}
+
+static void test_kernel_types(void **state)
+{
+    (void)state;
+    check_section("kernel-types", tl_kernel_class_markdown);
+}
+
+static void test_rules(void **state)
+{
+    (void)state;
+    check_section("rules", tl_rules_markdown);
+}
+
+/* The table means what it says: a few names from it and from the issue. */
+static void test_kernel_class_examples(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        int cc, type;
+    } cases[] = {
+        { "ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", TL_CC_KERNEL, TL_KT_COMM },
+        { "ncclDevKernel_AllGather_RING_LL", TL_CC_KERNEL, TL_KT_COMM },
+        { "void multimem_all_reduce_kernel<float, 4>(...)", TL_CC_KERNEL, TL_KT_COMM },
+        { "void c10d::symmetric_memory::one_shot_all_reduce_kernel<__nv_bfloat16, 16, 8>", TL_CC_KERNEL, TL_KT_COMM },
+        { "void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>", TL_CC_KERNEL, TL_KT_COMM },
+        { "nvshmemi_transfer_rma_kernel", TL_CC_KERNEL, TL_KT_COMM },
+        { "rccl_AllReduce_kernel", TL_CC_KERNEL, TL_KT_COMM },
+        { "hcclAllReduce", TL_CC_KERNEL, TL_KT_COMM },
+        { "trtllm::allreduce_fusion_kernel_oneshot_lamport", TL_CC_KERNEL, TL_KT_COMM }, /* any case */
+        { "my_custom_ar_kernel", TL_CC_KERNEL, TL_KT_COMPUTE },
+        { "tensorrt_llm::kernels::AllReduceKernel<float>", TL_CC_KERNEL, TL_KT_COMM },
+        { "void at::native::reduce_kernel<512, 1>", TL_CC_KERNEL, TL_KT_COMPUTE },
+        { "void at::native::vectorized_elementwise_kernel<4>", TL_CC_KERNEL, TL_KT_COMPUTE },
+        { "Memcpy HtoD (Pageable -> Device)", TL_CC_MEMCPY, TL_KT_MEMORY },
+        { "Memset (Device)", TL_CC_MEMSET, TL_KT_MEMORY },
+        { "ncclKernel_SendRecv (a copy by category)", TL_CC_MEMCPY, TL_KT_MEMORY },
+        { "Stream Wait Event", TL_CC_SYNC, TL_KT_OTHER },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int t = tl_kernel_type_of(cases[i].name, strlen(cases[i].name), cases[i].cc);
+        if (t != cases[i].type)
+            fail_msg("%s: %s, want %s", cases[i].name, tl_kernel_type_name(t), tl_kernel_type_name(cases[i].type));
+    }
+    /* a user's pattern comes first */
+    assert_int_equal(tl_kernel_class_add("my_custom_ar*=communication"), 0);
+    assert_int_equal(tl_kernel_type_of("my_custom_ar_kernel", 19, TL_CC_KERNEL), TL_KT_COMM);
+    assert_int_equal(tl_kernel_class_add("nccl*=compute"), 0);
+    assert_int_equal(tl_kernel_type_of("ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMPUTE);
+    assert_int_equal(tl_kernel_class_add("no-type"), -1);
+    assert_int_equal(tl_kernel_class_add("x=bogus"), -1);
+    tl_kernel_class_reset();
+    assert_int_equal(tl_kernel_type_of("ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernel_types),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_kernel_class_examples),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

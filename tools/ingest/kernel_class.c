@@ -1,0 +1,145 @@
+/*
+ * kernel_class.c - the one table that says what kind of work a GPU event is:
+ * communication, memory, compute, or other (sync). Every consumer (the GPU
+ * breakdown, the overlap, the stragglers, the timelines) asks this table, and
+ * docs/analysis.md's "Kernel type" section is generated from it
+ * (tl_kernel_class_markdown; tests/unit/test_docs.c checks they agree).
+ *
+ * Patterns are shell globs (`*` any run of characters, `?` one character)
+ * over the whole kernel name, case-insensitive. Users put their own patterns
+ * in front of the table with `--kernel-class PATTERN=TYPE`: the first match
+ * wins, theirs before ours.
+ */
+#define _GNU_SOURCE
+#include "profile.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct kclass {
+    const char *pattern;
+    int type;
+    const char *source; /* where the naming comes from, for the docs */
+} kclass;
+
+/* Communication first: a collective that also moves memory is communication. */
+static const kclass table[] = {
+    { "nccl*", TL_KT_COMM, "NCCL: `ncclKernel_*` (NCCL < 2.19), `ncclDevKernel_*` (NCCL >= 2.19)" },
+    { "*ncclKernel*", TL_KT_COMM, "NCCL kernels behind a template prefix (`void ncclKernel_...`)" },
+    { "*ncclDevKernel*", TL_KT_COMM, "the same for NCCL >= 2.19" },
+    { "rccl*", TL_KT_COMM, "RCCL on ROCm (RCCL also names kernels `ncclKernel_*`/`ncclDevKernel_*`)" },
+    { "hccl*", TL_KT_COMM, "HCCL on Ascend NPUs" },
+    { "*multimem_all_reduce*", TL_KT_COMM, "PyTorch symmetric memory (`c10d/symm_mem/CUDASymmetricMemoryOps.cu`)" },
+    { "*multimem_all_gather*", TL_KT_COMM, "PyTorch symmetric memory" },
+    { "*multimem_reduce_scatter*", TL_KT_COMM, "PyTorch symmetric memory" },
+    { "*one_shot_all_reduce*", TL_KT_COMM, "PyTorch symmetric memory one-shot all-reduce" },
+    { "*two_shot_all_reduce*", TL_KT_COMM, "PyTorch symmetric memory two-shot all-reduce" },
+    { "*cross_device_reduce*", TL_KT_COMM, "vLLM custom all-reduce (`csrc/custom_all_reduce.cuh`)" },
+    { "*nvshmem*", TL_KT_COMM, "NVSHMEM device kernels (`nvshmemi_*`, `nvshmem_*`)" },
+    { "*oneccl*", TL_KT_COMM, "oneCCL kernels on Intel GPUs" },
+    { "*AllReduce*", TL_KT_COMM, "collective kernels named by their operation (NCCL, TensorRT-LLM, DeepSpeed, custom)" },
+    { "*all_reduce*", TL_KT_COMM, "the same, snake case (SGLang, vLLM, FlashInfer custom all-reduce)" },
+    { "*AllGather*", TL_KT_COMM, "collective kernels named by their operation" },
+    { "*all_gather*", TL_KT_COMM, "the same, snake case" },
+    { "*ReduceScatter*", TL_KT_COMM, "collective kernels named by their operation" },
+    { "*reduce_scatter*", TL_KT_COMM, "the same, snake case" },
+    { "*AllToAll*", TL_KT_COMM, "collective kernels named by their operation (MoE dispatch)" },
+    { "*all_to_all*", TL_KT_COMM, "the same, snake case (DeepEP, MoE dispatch/combine)" },
+    { "memcpy*", TL_KT_MEMORY, "CUDA/HIP copies (`Memcpy HtoD (Pageable -> Device)`), also by category" },
+    { "memset*", TL_KT_MEMORY, "CUDA/HIP fills (`Memset (Device)`), also by category" },
+    { "dma*", TL_KT_MEMORY, "DMA engines (MTIA, HTA's pattern)" },
+};
+
+#define TL_KERNEL_CLASS_MAX_USER 64 /* --kernel-class options kept; more are refused */
+
+static kclass user[TL_KERNEL_CLASS_MAX_USER];
+static int nuser;
+
+/* Glob match, case-insensitive, iterative with one backtrack point. */
+static int glob_ci(const char *p, const char *s, size_t len)
+{
+    const char *star = NULL;
+    size_t i = 0, mark = 0;
+    while (i < len) {
+        if (*p == '*') {
+            star = ++p;
+            mark = i;
+        } else if (*p && (*p == '?' || tolower((unsigned char)*p) == tolower((unsigned char)s[i]))) {
+            p++;
+            i++;
+        } else if (star) {
+            p = star;
+            i = ++mark;
+        } else {
+            return 0;
+        }
+    }
+    while (*p == '*')
+        p++;
+    return *p == '\0';
+}
+
+int tl_kernel_type_parse(const char *s)
+{
+    if (!strcasecmp(s, "compute"))
+        return TL_KT_COMPUTE;
+    if (!strcasecmp(s, "communication") || !strcasecmp(s, "comm"))
+        return TL_KT_COMM;
+    if (!strcasecmp(s, "memory"))
+        return TL_KT_MEMORY;
+    if (!strcasecmp(s, "other") || !strcasecmp(s, "sync"))
+        return TL_KT_OTHER;
+    return -1;
+}
+
+int tl_kernel_class_add(const char *spec)
+{
+    const char *eq = spec ? strrchr(spec, '=') : NULL;
+    if (eq == NULL || eq == spec)
+        return -1;
+    int type = tl_kernel_type_parse(eq + 1);
+    if (type < 0 || nuser == TL_KERNEL_CLASS_MAX_USER)
+        return -1;
+    char *pat = strndup(spec, (size_t)(eq - spec));
+    if (pat == NULL)
+        return -1;
+    user[nuser++] = (kclass){ pat, type, "--kernel-class" };
+    return 0;
+}
+
+void tl_kernel_class_reset(void)
+{
+    for (int i = 0; i < nuser; i++)
+        free((char *)user[i].pattern);
+    nuser = 0;
+}
+
+int tl_kernel_type_of(const char *name, size_t len, int cat_class)
+{
+    for (int i = 0; i < nuser; i++)
+        if (glob_ci(user[i].pattern, name, len))
+            return user[i].type;
+    if (cat_class == TL_CC_SYNC)
+        return TL_KT_OTHER;
+    int memory_cat = cat_class == TL_CC_MEMCPY || cat_class == TL_CC_MEMSET;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (memory_cat && table[i].type == TL_KT_COMM)
+            continue; /* a copy is a copy whatever its name */
+        if (glob_ci(table[i].pattern, name, len))
+            return table[i].type;
+    }
+    return memory_cat ? TL_KT_MEMORY : TL_KT_COMPUTE;
+}
+
+void tl_kernel_class_markdown(FILE *f)
+{
+    fputs("| pattern | type | where the name comes from |\n|---|---|---|\n", f);
+    fputs("| (category `cuda_sync`) | other | CUDA/HIP synchronization events that carry a stream |\n", f);
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        fprintf(f, "| `%s` | %s | %s |\n", table[i].pattern, tl_kernel_type_name(table[i].type), table[i].source);
+    fputs("| (category `gpu_memcpy`, `gpu_memset`, `Memcpy`, `Memset`) | memory | copies and fills, whatever their name |\n",
+          f);
+    fputs("| anything else | compute | |\n", f);
+}

@@ -1,0 +1,223 @@
+/*
+ * nesting.c - self and inclusive time per name (see nesting.h).
+ */
+#include "nesting.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_nest_init(tl_nest *n, tl_profile *p)
+{
+    memset(n, 0, sizeof *n);
+    n->p = p;
+}
+
+void tl_nest_release(tl_nest *n)
+{
+    for (size_t i = 0; i < n->nthreads; i++)
+        free(n->threads[i].v);
+    free(n->threads);
+    free(n->slots);
+    free(n->heap);
+    memset(n, 0, sizeof *n);
+}
+
+static void broken(tl_nest *n, const char *why)
+{
+    if (!n->broken) {
+        n->broken = 1;
+        snprintf(n->why, sizeof n->why, "%s", why);
+    }
+}
+
+static uint64_t thread_hash(int64_t pid, int64_t tid, int cls)
+{
+    uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid + 0x632be59bd9b4e019ull) ^ ((uint64_t)cls << 56);
+    return h ^ (h >> 29);
+}
+
+static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
+{
+    if ((n->nthreads + 1) * 2 > n->nslots) {
+        if (n->nthreads >= TL_NEST_MAX_THREADS)
+            return NULL;
+        size_t ns = n->nslots ? n->nslots * 2 : 64;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (slots == NULL)
+            return NULL;
+        for (size_t i = 0; i < n->nthreads; i++) {
+            size_t j = thread_hash(n->threads[i].pid, n->threads[i].tid, n->threads[i].cls) & (ns - 1);
+            while (slots[j])
+                j = (j + 1) & (ns - 1);
+            slots[j] = (uint32_t)i + 1;
+        }
+        free(n->slots);
+        n->slots = slots;
+        n->nslots = ns;
+    }
+    size_t j = thread_hash(pid, tid, cls) & (n->nslots - 1);
+    while (n->slots[j]) {
+        tl_nest_thread *t = &n->threads[n->slots[j] - 1];
+        if (t->pid == pid && t->tid == tid && t->cls == cls)
+            return t;
+        j = (j + 1) & (n->nslots - 1);
+    }
+    if (n->nthreads == n->threads_cap) {
+        size_t cap = n->threads_cap ? n->threads_cap * 2 : 16;
+        tl_nest_thread *x = realloc(n->threads, cap * sizeof *x);
+        if (x == NULL)
+            return NULL;
+        n->threads = x;
+        n->threads_cap = cap;
+    }
+    tl_nest_thread *t = &n->threads[n->nthreads];
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    t->tid = tid;
+    t->cls = cls;
+    t->last_ts = INT64_MIN;
+    n->slots[j] = (uint32_t)++n->nthreads;
+    return t;
+}
+
+static void finalize(tl_nest *n, const tl_nest_frame *f)
+{
+    tl_name_stat *st = &n->p->stats[f->stat];
+    int64_t dur = f->end - f->ts, self = dur - f->children;
+    st->self_ns += self > 0 ? self : 0;
+    if (f->outer)
+        st->incl_ns += dur;
+    if (st->open)
+        st->open--;
+}
+
+static int contains(const tl_nest_frame *f, int64_t ts, int64_t end)
+{
+    return f->ts <= ts && end <= f->end;
+}
+
+/* One event in start order on its thread. */
+static void place(tl_nest *n, const tl_nest_item *e)
+{
+    tl_nest_thread *t = thread_of(n, e->pid, e->tid, e->cls);
+    if (t == NULL) {
+        broken(n, "too many threads");
+        return;
+    }
+    if (e->ts < t->last_ts) {
+        broken(n, "events arrive too far out of time order");
+        return;
+    }
+    t->last_ts = e->ts;
+    int64_t end = e->ts + e->dur, adopted = 0;
+    /* Frames that ended before this event starts are done. */
+    while (t->n > 0 && t->v[t->n - 1].end <= e->ts)
+        finalize(n, &t->v[--t->n]);
+    /* A frame that does not contain the event either starts with it and is
+     * shorter (then it is the event's child: equal start times come in any
+     * order) or overlaps it without nesting (then it is closed as it is). */
+    while (t->n > 0 && !contains(&t->v[t->n - 1], e->ts, end)) {
+        tl_nest_frame *top = &t->v[t->n - 1];
+        if (top->ts >= e->ts && top->end <= end) {
+            tl_nest_frame *below = t->n > 1 ? &t->v[t->n - 2] : NULL;
+            if (below == NULL || !(below->ts >= e->ts && below->end <= end)) {
+                adopted += top->end - top->ts;
+                if (below)
+                    below->children -= top->end - top->ts;
+            }
+        }
+        finalize(n, top);
+        t->n--;
+    }
+    if (t->n >= TL_NEST_MAX_DEPTH) {
+        broken(n, "nesting deeper than TL_NEST_MAX_DEPTH");
+        return;
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 32;
+        tl_nest_frame *x = realloc(t->v, cap * sizeof *x);
+        if (x == NULL) {
+            broken(n, "out of memory");
+            return;
+        }
+        t->v = x;
+        t->cap = cap;
+    }
+    if (t->n > 0)
+        t->v[t->n - 1].children += e->dur;
+    tl_name_stat *st = &n->p->stats[e->stat];
+    t->v[t->n++] = (tl_nest_frame){ e->ts, end, adopted, e->stat, st->open == 0 };
+    st->open++;
+}
+
+/* The reorder heap: a min-heap by (ts, longer first, arrival). */
+static int before(const tl_nest_item *a, const tl_nest_item *b)
+{
+    if (a->ts != b->ts)
+        return a->ts < b->ts;
+    if (a->dur != b->dur)
+        return a->dur > b->dur;
+    return a->seq < b->seq;
+}
+
+static void heap_pop(tl_nest *n, tl_nest_item *out)
+{
+    *out = n->heap[0];
+    n->heap[0] = n->heap[--n->nheap];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < n->nheap && before(&n->heap[l], &n->heap[m]))
+            m = l;
+        if (r < n->nheap && before(&n->heap[r], &n->heap[m]))
+            m = r;
+        if (m == i)
+            break;
+        tl_nest_item x = n->heap[i];
+        n->heap[i] = n->heap[m];
+        n->heap[m] = x;
+        i = m;
+    }
+}
+
+void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat)
+{
+    if (n->broken)
+        return;
+    if (n->heap == NULL && (n->heap = malloc(TL_NEST_REORDER * sizeof *n->heap)) == NULL) {
+        broken(n, "out of memory");
+        return;
+    }
+    if (n->nheap == TL_NEST_REORDER) {
+        tl_nest_item e;
+        heap_pop(n, &e);
+        place(n, &e);
+    }
+    size_t i = n->nheap++;
+    n->heap[i] = (tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, cls };
+    while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
+        tl_nest_item x = n->heap[i];
+        n->heap[i] = n->heap[(i - 1) / 2];
+        n->heap[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+}
+
+void tl_nest_finish(tl_nest *n)
+{
+    tl_profile *p = n->p;
+    tl_nest_item e;
+    while (!n->broken && n->nheap > 0) {
+        heap_pop(n, &e);
+        place(n, &e);
+    }
+    for (size_t i = 0; !n->broken && i < n->nthreads; i++)
+        while (n->threads[i].n > 0)
+            finalize(n, &n->threads[i].v[--n->threads[i].n]);
+    if (n->seq == 0)
+        return; /* no CPU events: nothing nests */
+    /* Not a warning: the input is fine, tally just cannot say self time
+     * (tables show "-"); the reason stays in n->why for a debugger. */
+    p->nesting = n->broken ? TL_NEST_BROKEN : TL_NEST_DONE;
+}
