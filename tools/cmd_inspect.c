@@ -143,7 +143,8 @@ static void text_profile(FILE *out, const tl_profile *p)
     if (p->cats.n) {
         fprintf(out, "  categories  ");
         for (uint32_t c = 0; c < p->cats.n && c < 12; c++)
-            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c), p->cat_counts[c],
+            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c),
+                    c < p->cat_counts_cap ? p->cat_counts[c] : 0,
                     c + 1 < p->cats.n ? "," : "");
         if (p->cats.n > 12)
             fprintf(out, " ... (%u categories)", p->cats.n);

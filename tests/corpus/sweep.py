@@ -92,6 +92,35 @@ def inspect(tally, args):
         return []
 
 
+def inspect_each(tally, corpus, files):
+    """Every file alone through `tally inspect` in text AND JSON: neither may
+    crash (a signal), the two must agree on the event count, and every
+    category listed must have been counted (no {"": 0} for events without "cat")."""
+    for rel in files:
+        path = os.path.join(corpus, rel)
+        t = subprocess.run([tally, "inspect", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        j = subprocess.run([tally, "inspect", "--json", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        for mode, r in (("text", t), ("json", j)):
+            if r.returncode < 0 or r.returncode not in (0, 3):
+                fail(f"each:{rel}: tally inspect ({mode}) exit {r.returncode}: {r.stderr.decode()[-500:]}")
+        if t.returncode != 0 or j.returncode != 0:
+            continue
+        try:
+            objs = json.loads(j.stdout)
+        except Exception as e:
+            fail(f"each:{rel}: inspect --json output is not JSON: {e}")
+            continue
+        text = t.stdout.decode("utf-8", "replace")
+        for o in objs:
+            cats = o.get("categories", {})
+            if any(v <= 0 for v in cats.values()):
+                fail(f"each:{rel}: a category listed with no events: {cats}")
+            if sum(cats.values()) > o.get("events", 0):
+                fail(f"each:{rel}: categories count {sum(cats.values())} > {o.get('events')} events")
+            if not o.get("skipped") and f"  events       {o.get('events')}" not in text:
+                fail(f"each:{rel}: text and JSON disagree on the event count {o.get('events')}")
+
+
 def check(rel, got, expect, where):
     kind = expect[0]
     label = f"{where}:{rel}"
@@ -150,6 +179,7 @@ def main():
         by_zip = {o["path"].split(":", 1)[1]: o for o in inspect(tally, [zpath]) if ":" in o.get("path", "")}
         by_tar = {o["path"].split(":", 1)[1]: o for o in inspect(tally, [tpath]) if ":" in o.get("path", "")}
 
+    inspect_each(tally, corpus, files)
     checked = 0
     for where, results in (("dir", by_path), ("zip", by_zip), ("tar.gz", by_tar)):
         for rel, e in relevant.items():

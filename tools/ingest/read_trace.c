@@ -175,11 +175,13 @@ static int use_category(reader *r, const char *cat, size_t cat_len)
     if (r->cat_valid && cat_len == r->cat_len && memcmp(cat, r->cat, cat_len) == 0)
         return 0;
     uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
-    uint32_t cid = tl_strtab_intern(&r->p->cats, cat, cat_len);
-    if (id == UINT32_MAX || cid == UINT32_MAX)
+    if (id == UINT32_MAX)
         return -1;
     r->cat_id = id;
-    r->cat_count_id = cid;
+    /* The categories seen (p->cats) are only the ones events carry: an event
+     * without "cat" is read as category "" but not counted as one, so
+     * p->cats and p->cat_counts stay the same length (inspect reads both). */
+    r->cat_count_id = UINT32_MAX;
     r->cat_class = tl_cat_class_of(cat, cat_len);
     r->cat_valid = cat_len <= sizeof r->cat; /* longer ones are looked up each time */
     if (r->cat_valid) {
@@ -370,8 +372,12 @@ static void one_event(reader *r, const tl_trace_event *ev)
         name = name_copy;
     }
     const char *cat = text_of(r, ev->cat, &cat_len);
-    if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0)
-        tl_profile_count_category_id(p, r->cat_count_id);
+    if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0) {
+        if (r->cat_count_id == UINT32_MAX)
+            r->cat_count_id = tl_strtab_intern(&p->cats, cat, cat_len);
+        if (r->cat_count_id != UINT32_MAX)
+            tl_profile_count_category_id(p, r->cat_count_id);
+    }
     if (!known_phase(ev->phase)) {
         p->unknown_phase++;
         return;
