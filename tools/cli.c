@@ -117,9 +117,13 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     opt.progress = cli->progress;
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
-    if (!cli->quiet)
+    if (!cli->quiet) {
         for (size_t i = 0; i < run->nproblems; i++)
             fprintf(stderr, "tally: %s\n", run->problems[i]);
+        /* Notes are not warnings: --strict does not count them. */
+        for (size_t i = 0; i < run->nnotes; i++)
+            fprintf(stderr, "tally: note: %s\n", run->notes[i]);
+    }
     return usable;
 }
 

@@ -31,7 +31,7 @@ static ssize_t mem_read(void *ctx, void *buf, size_t cap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     mem m = { data, size, 0 };
-    tl_input in = { "fuzz", "fuzz", NULL, 0, (int64_t)size, mem_read, &m };
+    tl_input in = { "fuzz", "fuzz", NULL, 0, (int64_t)size, mem_read, &m, NULL };
     tl_ingest_options opt;
     tl_ingest_options_init(&opt);
     tl_profile *p = tl_ingest_one(&in, &opt);

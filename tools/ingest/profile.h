@@ -223,6 +223,11 @@ typedef struct tl_profile {
     int nwarnings;
     uint64_t warnings_dropped;
     int skipped;           /* not a profile: skip_reason says why */
+    /* Set by ingest when the bytes themselves say "this was meant to be a
+     * profile" though they are not readable (all NUL bytes, JSON after NULs):
+     * a static text saying so, else NULL. Run uses it to tell a damaged rank
+     * file from a README found by walking. */
+    const char *content_hint;
     int error;             /* a fatal read error: the profile holds what came before */
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
