@@ -120,7 +120,10 @@ static void text_profile(FILE *out, const tl_profile *p)
 {
     fprintf(out, "%s\n", p->path);
     if (p->skipped) {
+        /* The reason first, then whatever else was found on the way. */
         fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
+        for (int i = 1; i < p->nwarnings; i++)
+            fprintf(out, "  warning      %s\n", p->warnings[i]);
         return;
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",

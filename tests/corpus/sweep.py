@@ -128,6 +128,11 @@ def check(rel, got, expect, where):
     warnings = got.get("warnings", [])
     if kind == "trace":
         _, events, rank = expect
+        if got.get("events") == 0 or (events and got.get("by_phase", {}).get("M") == got.get("events")):
+            # nothing to measure: not a usable rank, and it says so
+            if not got.get("skipped") or not any("no events" in w for w in warnings):
+                fail(f"{label}: a trace without events must be skipped with 'no events': {warnings}")
+            return
         if fmt not in TRACE_FORMATS:
             fail(f"{label}: format {fmt}, expected a trace ({warnings[:2]})")
             return

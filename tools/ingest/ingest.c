@@ -163,7 +163,7 @@ static int fill(tl_gzip_source *g, unsigned char *buf, size_t *n, size_t cap)
 }
 
 /* What the bytes of an unreadable input say about it (tl_profile.content_hint). */
-static const char *content_hint(const unsigned char *b, size_t n, int gzip)
+static const char *content_hint(const unsigned char *b, size_t n)
 {
     size_t z = 0;
     while (z < n && b[z] == 0)
@@ -172,8 +172,6 @@ static const char *content_hint(const unsigned char *b, size_t n, int gzip)
         return "its bytes are all NUL (a crash before the data was written?)";
     if (z > 0 && (b[z] == '{' || b[z] == '['))
         return "JSON after NUL bytes";
-    if (gzip)
-        return "gzip-compressed";
     return NULL;
 }
 
@@ -249,14 +247,14 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         tl_profile_warn(p, "an archive inside an archive; not read (unpack the outer one)");
         p->skipped = 1;
     } else if (looks_binary(prefix + i, n - i)) {
-        tl_profile_warn(p, "not JSON (binary data)");
-        p->content_hint = content_hint(prefix, n, g.is_gzip);
+        p->content_hint = content_hint(prefix, n);
+        tl_profile_warn(p, "not JSON (%s)", p->content_hint ? p->content_hint : "binary data");
         p->skipped = 1;
     } else {
         char start[32];
         describe_start(prefix + i, n - i, start, sizeof start);
         tl_profile_warn(p, "not JSON (starts with \"%s\")", start);
-        p->content_hint = content_hint(prefix, n, g.is_gzip);
+        p->content_hint = content_hint(prefix, n);
         p->skipped = 1;
     }
 out:

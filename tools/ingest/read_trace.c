@@ -522,6 +522,19 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
     if (rc < 0)
         p->error = 1;
+    /* A trace with no events (or only metadata) says nothing about its rank:
+     * counting it would add a rank of zeros to every across-rank figure. */
+    if (!p->skipped && p->events == p->by_phase['M']) {
+        tl_profile_warn(p, "no events%s: a trace with nothing to measure is not a usable rank",
+                        p->events ? " other than metadata (M)" : "");
+        p->skipped = 1;
+        /* The reason a profile is skipped is its first warning (inspect, run). */
+        if (p->nwarnings > 1) {
+            char *reason = p->warnings[p->nwarnings - 1];
+            memmove(p->warnings + 1, p->warnings, (size_t)(p->nwarnings - 1) * sizeof *p->warnings);
+            p->warnings[0] = reason;
+        }
+    }
     resolve_launches(&r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);

@@ -113,21 +113,19 @@ static const char *base_name(const char *name)
 const char *tl_looks_like_rank_file(const char *name, const tl_profile *p)
 {
     const char *base = base_name(name);
-    if (ends_with_ci(base, ".json") || ends_with_ci(base, ".json.gz") || ends_with_ci(base, ".json.zst") ||
-        ends_with_ci(base, ".trace") || ends_with_ci(base, ".trace.gz"))
-        return "named like a profile";
     int document = 0;
     for (size_t i = 0; i < sizeof document_ext / sizeof document_ext[0]; i++)
         document |= ends_with_ci(base, document_ext[i]);
-    if (!document) {
-        int rank;
-        char detail[96];
-        /* The file's own name, not its folder's: rank_0/README is no rank file. */
-        if (tl_rank_from_path(base, &rank, detail, sizeof detail))
-            return "a rank in its name";
-        if (contains_ci(base, "trace") || contains_ci(base, "profil"))
-            return "named like a profile";
-    }
+    int rank;
+    char detail[96];
+    /* The file's own name, not its folder's: rank_0/README is no rank file. */
+    if (!document && tl_rank_from_path(base, &rank, detail, sizeof detail))
+        return "a rank in its name";
+    if (ends_with_ci(base, ".json") || ends_with_ci(base, ".json.gz") || ends_with_ci(base, ".json.zst") ||
+        ends_with_ci(base, ".trace") || ends_with_ci(base, ".trace.gz"))
+        return "named like a profile";
+    if (!document && (contains_ci(base, "trace") || contains_ci(base, "profil")))
+        return "named like a profile";
     return p != NULL ? p->content_hint : NULL;
 }
 
@@ -459,10 +457,10 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
         size_t len = (example ? strlen(example) : 0) + 200;
         char *msg = malloc(len);
         if (msg != NULL)
-            snprintf(msg, len, "%zu file%s found by walking or in archives %s not profiles (not JSON, not "
-                     "named like one) and %s skipped, e.g. %s", run->ignored, run->ignored == 1 ? "" : "s",
-                     run->ignored == 1 ? "is" : "are", run->ignored == 1 ? "was" : "were",
-                     example ? example : "?");
+            snprintf(msg, len, "%zu file%s found by walking or in archives %s (not JSON, not named like "
+                     "one) and %s skipped, e.g. %s", run->ignored, run->ignored == 1 ? "" : "s",
+                     run->ignored == 1 ? "is not a profile" : "are not profiles",
+                     run->ignored == 1 ? "was" : "were", example ? example : "?");
         push_note(run, msg);
     }
     free(example);
