@@ -15,7 +15,49 @@ static const char common_help[] =
     "  --strict            treat every warning as an error\n"
     "  -q, --quiet         print no warnings\n"
     "  --progress, --no-progress   progress on stderr (default: only on a terminal)\n"
+    "  --max-names N       distinct names kept per input; the rarest beyond are\n"
+    "                      counted as \"(other names)\" with a warning (default 100000)\n"
+    "  --max-events N      events read per trace, the rest skipped with a warning\n"
+    "                      (default 100000000)\n"
+    "  --max-input-size B  decompressed bytes read per input (K, M, G; default 64G)\n"
     "  -h, --help          this help\n";
+
+/* A count or size: digits with an optional K, M or G (powers of 1024).
+ * Returns 0, or -1 when it is not one or not in [1, max]. */
+static int parse_amount(const char *v, uint64_t max, uint64_t *out)
+{
+    char *end;
+    if (v == NULL || *v < '0' || *v > '9')
+        return -1;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno != 0 || *end != '\0' || n == 0 || n > (max >> shift))
+        return -1;
+    *out = (uint64_t)n << shift;
+    return 0;
+}
+
+/* --name VALUE or --name=VALUE: the value, or NULL when a is not this option. */
+static const char *option_value(const char *a, const char *name, int argc, char **argv, int *i, int *matched)
+{
+    size_t n = strlen(name);
+    *matched = 0;
+    if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
+        return NULL;
+    *matched = 1;
+    if (a[n] == '=')
+        return a + n + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
 
 static int default_jobs(void)
 {
@@ -52,6 +94,33 @@ int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, con
             cli->progress = 1;
         } else if (!strcmp(a, "--no-progress")) {
             cli->progress = 0;
+        } else if (!strncmp(a, "--max-", 6)) {
+            static const struct { const char *name; int which; uint64_t max; } limits[] = {
+                { "--max-names", 0, UINT32_MAX }, { "--max-events", 1, UINT64_MAX },
+                { "--max-input-size", 2, UINT64_MAX },
+            };
+            int matched = 0;
+            for (size_t k = 0; k < sizeof limits / sizeof limits[0] && !matched; k++) {
+                const char *v = option_value(a, limits[k].name, argc, argv, &i, &matched);
+                if (!matched)
+                    continue;
+                uint64_t x;
+                if (parse_amount(v, limits[k].max, &x) != 0) {
+                    fprintf(stderr, "tally %s: %s needs a positive number (K, M, G allowed)\n", cli->cmd,
+                            limits[k].name);
+                    return -1;
+                }
+                if (limits[k].which == 0)
+                    cli->max_names = (uint32_t)x;
+                else if (limits[k].which == 1)
+                    cli->max_events = x;
+                else
+                    cli->max_input_bytes = x;
+            }
+            if (!matched) {
+                fprintf(stderr, "tally %s: unknown option '%s'\n%s\n", cli->cmd, a, usage);
+                return -1;
+            }
         } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "--jobs=", 7)) {
             const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
                             : a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
@@ -115,6 +184,10 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     opt.user = user;
     opt.jobs = cli->jobs;
     opt.progress = cli->progress;
+    opt.max_names = cli->max_names;
+    opt.max_events = cli->max_events;
+    if (cli->max_input_bytes)
+        opt.limits.max_input_bytes = cli->max_input_bytes;
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
     if (!cli->quiet) {

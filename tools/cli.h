@@ -6,6 +6,7 @@
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "aggregate.h"
@@ -26,6 +27,10 @@ typedef struct tl_cli {
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
     int json;
     const char *output;                /* -o */
+    /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
+    uint32_t max_names;                /* --max-names N */
+    uint64_t max_events;               /* --max-events N */
+    uint64_t max_input_bytes;          /* --max-input-size BYTES (K, M, G suffixes) */
 } tl_cli;
 
 /* A command-specific option: `name` ("--json"), whether it takes a value, and

@@ -12,3 +12,11 @@ add_test(NAME reliability_ingest
   COMMAND ${TALLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/ingest.sh
           $<TARGET_FILE:tally_cli> $<TARGET_FILE:tally_rel_gen_loop> ${TALLY_CORPUS} ${TALLY_PYTHON})
 set_tests_properties(reliability_ingest PROPERTIES LABELS reliability TIMEOUT 600)
+
+find_program(TALLY_PRLIMIT prlimit)
+if(TALLY_PRLIMIT)
+  add_test(NAME reliability_memory
+    COMMAND ${TALLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/memory.sh
+            $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/reliability/gen_names.py)
+  set_tests_properties(reliability_memory PROPERTIES LABELS "reliability;nosan" TIMEOUT 600)
+endif()

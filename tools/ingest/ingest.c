@@ -136,9 +136,14 @@ out:
     free(doc);
 }
 
-static void note_gzip(tl_profile *p, const tl_gzip_source *g)
+static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
 {
-    if (g->error[0]) {
+    /* The per-input size limit (a bomb guard), not damage: say which limit. */
+    if (g->error[0] && (strstr(g->error, "exceeds the limit") || strstr(g->error, strerror(EFBIG)))) {
+        tl_profile_warn(p, "more than %" PRIu64 " bytes%s (the input size limit, --max-input-size): the rest "
+                        "is not read", limit, g->is_gzip ? " decompressed" : "");
+        p->truncated = 1;
+    } else if (g->error[0]) {
         tl_profile_warn(p, "compressed data damaged at byte %" PRIu64 " of the file: %s; read up to there",
                         g->error_offset, g->error);
         p->truncated = 1;
@@ -188,6 +193,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         return NULL;
     }
     tl_profile_init(p, in->name);
+    p->max_names = opt->max_names;
+    p->max_events = opt->max_events;
     if (tl_gzip_source_init(&g, in->read, in->ctx) != 0) {
         tl_profile_warn(p, "out of memory");
         p->skipped = p->error = 1;
@@ -239,10 +246,10 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         tl_trace_options_init(&topt);
         topt.max_depth = TL_TRACE_DEPTH_LIMIT;
         tl_read_trace(p, replay_read, &r, &topt);
-        note_gzip(p, &g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (prefix[i] == '{') {
         read_report(p, &r, opt);
-        note_gzip(p, &g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (tl_bytes_look_like_archive(prefix, n)) {
         tl_profile_warn(p, "an archive inside an archive; not read (unpack the outer one)");
         p->skipped = 1;

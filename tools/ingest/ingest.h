@@ -20,6 +20,8 @@ typedef struct tl_ingest_options {
     tl_limits limits;
     size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
     int jobs;                  /* worker threads across files (>= 1) */
+    uint32_t max_names;        /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
+    uint64_t max_events;       /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int progress;              /* progress lines on stderr (callers check isatty) */
     /* Called on the worker thread for every profile as soon as it is read
      * (before ranks are assigned, so p->rank may still be -1). A consumer

@@ -230,6 +230,20 @@ typedef struct tl_profile {
     const char *content_hint;
     int error;             /* a fatal read error: the profile holds what came before */
 
+    /* Bounded memory in distinct names. When nstats reaches max_names (0:
+     * TL_PROFILE_DEFAULT_MAX_NAMES), the rarest half (by count) is folded
+     * into one "(other names)" statistic per category and the table closes:
+     * names already kept stay exact, any name not kept is counted in
+     * "(other names)" of its category. tl_profile_finish() warns with the
+     * numbers. */
+    uint32_t max_names;
+    uint64_t max_events;    /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
+    int names_closed;
+    uint64_t names_folded;  /* distinct names folded when the table closed */
+    uint32_t other_pools;   /* "(other names)" statistics made */
+    uint32_t other_first;   /* index + 1 of the first one */
+    int names_warned;
+
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
     /* A libtally trace whose report (same rank, same start) is also an
      * input: the same session, so its statistics are not counted twice.
@@ -237,6 +251,20 @@ typedef struct tl_profile {
     int companion;
     char *companion_of;
 } tl_profile;
+
+/* The budget of distinct (category, name) statistics per profile when
+ * tl_profile.max_names is 0 (`--max-names` sets it): ~3.7 KB each, so the
+ * default bounds one input's names to a few hundred MB. */
+#define TL_PROFILE_DEFAULT_MAX_NAMES 100000u
+/* Events read from one trace when tl_profile.max_events is 0 (`--max-events`):
+ * the rest of the input is not read, with a warning, the profile is marked
+ * truncated. GPU events cost ~48 bytes each, so this bounds one input's GPU
+ * table to a few GB even when a small zip inflates to a huge trace. */
+#define TL_PROFILE_DEFAULT_MAX_EVENTS 100000000ull
+/* "(other names)" statistics (one per category) at most; then they share one. */
+#define TL_PROFILE_MAX_OTHER_POOLS 1024u
+/* The name that holds what was folded beyond the budget. */
+#define TL_PROFILE_OTHER_NAMES "(other names)"
 
 /* Usable: read as a profile (not skipped as something else). */
 static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && !p->companion; }

@@ -238,6 +238,10 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
     if (s->kernel_type < 0)
         s->kernel_type = (int8_t)tl_kernel_type_of(name, name_len, cc);
+    /* A name folded into "(other names)" (the names budget) keeps its own
+     * kernel type: the GPU breakdown stays exact whatever the budget. */
+    int kt = p->names_closed && s->name != tl_strtab_find(&p->strs, name, name_len)
+                 ? tl_kernel_type_of(name, name_len, cc) : s->kernel_type;
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
     tl_gpu_event g = {
@@ -247,7 +251,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         .correlation = ev->has_correlation ? ev->correlation : -1,
         .name = s->name,
         .stream = tl_profile_stream(p, device, stream),
-        .type = (uint8_t)s->kernel_type,
+        .type = (uint8_t)kt,
         .cat_class = (uint8_t)cc,
     };
     tl_profile_add_gpu(p, &g);
@@ -483,7 +487,7 @@ static void take_stats(tl_profile *p, const tl_trace_stream *s, uint64_t unmatch
     for (int i = 0; i < 128; i++)
         p->by_phase[i] = st->by_phase[i];
     p->malformed += st->malformed + st->oversized + st->non_objects;
-    p->truncated = st->truncated;
+    p->truncated = p->truncated || st->truncated;
     p->unterminated = st->unterminated;
     p->bytes = st->bytes_read;
     for (unsigned i = 0; i < s->problem_count; i++)
@@ -516,10 +520,20 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         p->error = 1;
         return -1;
     }
-    while ((rc = tl_trace_stream_next(&s, &ev)) == 1)
+    uint64_t limit = p->max_events ? p->max_events : TL_PROFILE_DEFAULT_MAX_EVENTS, seen = 0;
+    while ((rc = tl_trace_stream_next(&s, &ev)) == 1) {
+        if (seen++ == limit) {
+            tl_profile_warn(p, "more than %" PRIu64 " events (the events limit, --max-events): the rest of the "
+                            "input is not read; statistics cover the first %" PRIu64, limit, limit);
+            p->truncated = 1;
+            break;
+        }
         one_event(&r, &ev);
+    }
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
+    if (seen > limit)
+        p->events = limit; /* the stream had read one more to know there were more */
     if (rc < 0)
         p->error = 1;
     /* A trace with no events (or only metadata) says nothing about its rank:
