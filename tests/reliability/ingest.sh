@@ -147,5 +147,53 @@ printf '{"traceEvents": []}' >"$tmp/empty_events.json"
 run summary "$tmp/empty_events.json" >"$tmp/o" 2>"$tmp/e"; expect_exit no-events 3 $?
 has no-events "$tmp/e" 'no events'
 
+# ---- 15. smaller ones -------------------------------------------------------------
+# names with \u0000 stay distinct (not cut at the NUL and merged with "a")
+printf '[{"ph":"X","name":"a\\u0000b","ts":0,"dur":5,"pid":1,"tid":1},{"ph":"X","name":"a","ts":10,"dur":7,"pid":1,"tid":1},{"ph":"X","name":"a\\u0000c","ts":20,"dur":9,"pid":1,"tid":1}]' >"$tmp/nul.json"
+run aggregate "$tmp/nul.json" -o "$tmp/agg.json" >"$tmp/o" 2>"$tmp/e"; expect_exit nul-names 0 $?
+jcheck nul-names "$tmp/agg.json" 'sorted((n["name"], n["count"], n["total_ns"]) for n in doc["names"]) == [("a", 1, 7000), ("a\\u0000b", 1, 5000), ("a\\u0000c", 1, 9000)]'
+# more than 65,535 GPU streams: each keeps its own, nothing shared silently
+"$python" - "$tmp/streams.json" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"traceEvents":[')
+    f.write(",".join('{"ph":"X","cat":"kernel","name":"k","ts":%d,"dur":1,"pid":0,"tid":%d,"args":{"device":0,"stream":%d}}' % (i, i, i) for i in range(70000)))
+    f.write(']}')
+PY
+run inspect "$tmp/streams.json" >"$tmp/o" 2>"$tmp/e"; expect_exit streams 0 $?
+has streams "$tmp/o" '70000 GPU events on 70000 streams'
+# a truncated plain tar keeps its partial last member, like a tar.gz
+mkdir -p "$tmp/tarin"; cp "$trace0" "$tmp/tarin/rank0.json"; cp "$trace1" "$tmp/tarin/rank1.json"
+tar -C "$tmp/tarin" -cf "$tmp/full.tar" rank0.json rank1.json
+head -c $(( $(stat -c %s "$tmp/full.tar") - 200000 )) "$tmp/full.tar" >"$tmp/cut.tar"
+gzip -c "$tmp/cut.tar" >"$tmp/cut.tar.gz"
+for f in cut.tar cut.tar.gz; do
+    run inspect --json "$tmp/$f" >"$tmp/o" 2>"$tmp/e"
+    jcheck "truncated-$f" "$tmp/o" '[(o["truncated"], o["events"] > 2000) for o in doc if o["path"].endswith("rank1.json") and o["events"]] == [(True, True)]'
+    has "truncated-$f" "$tmp/o" 'archive damaged inside this member after 7[0-9]{5} bytes'
+done
+# archive members that are not regular files, and a README in a zip: a message each
+"$python" - "$tmp" "$trace0" <<'PY'
+import sys, tarfile, zipfile, io
+tmp, trace = sys.argv[1], sys.argv[2]
+with tarfile.open(tmp + "/odd.tar", "w") as t:
+    t.add(trace, "rank0.json")
+    for name, kind in (("latest.json", tarfile.SYMTYPE), ("pipe", tarfile.FIFOTYPE), ("dev", tarfile.CHRTYPE)):
+        i = tarfile.TarInfo(name); i.type = kind; i.linkname = "rank0.json" if kind == tarfile.SYMTYPE else ""
+        t.addfile(i)
+    i = tarfile.TarInfo("copy.json"); i.type = tarfile.LNKTYPE; i.linkname = "rank0.json"; t.addfile(i)
+with zipfile.ZipFile(tmp + "/withreadme.zip", "w") as z:
+    z.write(trace, "rank0.json")
+    z.writestr("README.md", "# the job\n")
+PY
+run inspect --json "$tmp/odd.tar" >"$tmp/o" 2>"$tmp/e"; expect_exit archive-members 0 $?
+has archive-symlink "$tmp/o" 'latest.json.*a symbolic link to rank0.json; archive members that are not regular files are not read'
+has archive-fifo "$tmp/o" 'pipe.*a FIFO'
+has archive-device "$tmp/o" 'dev.*a character device'
+has archive-hardlink "$tmp/o" 'copy.json.*a hard link to rank0.json'
+jcheck archive-members "$tmp/o" 'sum(1 for o in doc if o.get("events")) == 1'
+run inspect "$tmp/withreadme.zip" >"$tmp/o" 2>"$tmp/e"; expect_exit zip-readme 0 $?
+has zip-readme "$tmp/e" 'note: 1 file found by walking or in archives is not a profile .* README.md'
+
 echo "reliability (ingest): $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -399,6 +399,15 @@ typedef struct member_source {
     uint64_t read, limit;
     uint64_t *archive_total, archive_limit;
     int over_limit;
+    char error[200];            /* libarchive's words when the member's data broke */
+    /* The current data block (archive_read_data_block): handed out in
+     * pieces, so a member cut short keeps every byte before the cut
+     * (archive_read_data drops the bytes of a call that hits the cut). */
+    const unsigned char *blk;
+    size_t blk_len, blk_pos;
+    int64_t at;                 /* member offset of the next byte handed out */
+    int64_t blk_off;            /* member offset of blk[0]: past `at` for a sparse hole */
+    int eof;
 } member_source;
 
 static ssize_t member_read(void *ctx, void *buf, size_t cap)
@@ -409,11 +418,42 @@ static ssize_t member_read(void *ctx, void *buf, size_t cap)
         errno = EFBIG;
         return -1;
     }
-    la_ssize_t n = archive_read_data(m->a, buf, cap);
-    if (n < 0) {
-        errno = EIO;
-        return -1;
+    while (m->blk_pos == m->blk_len && !m->eof) {
+        const void *b;
+        size_t len;
+        la_int64_t off;
+        int r = archive_read_data_block(m->a, &b, &len, &off);
+        if (r == ARCHIVE_EOF) {
+            m->eof = 1;
+            break;
+        }
+        if (r < ARCHIVE_WARN) {
+            if (m->error[0] == '\0')
+                snprintf(m->error, sizeof m->error, "%s",
+                         archive_error_string(m->a) ? archive_error_string(m->a) : "read error");
+            errno = EIO;
+            return -1;
+        }
+        m->blk = b;
+        m->blk_len = len;
+        m->blk_pos = 0;
+        m->blk_off = off;
     }
+    if (m->blk_pos == m->blk_len)
+        return 0;
+    size_t n;
+    if (m->blk_off > m->at) {
+        /* a hole of a sparse member reads as zeros */
+        uint64_t hole = (uint64_t)(m->blk_off - m->at);
+        n = hole < cap ? (size_t)hole : cap;
+        memset(buf, 0, n);
+    } else {
+        n = m->blk_len - m->blk_pos < cap ? m->blk_len - m->blk_pos : cap;
+        memcpy(buf, m->blk + m->blk_pos, n);
+        m->blk_pos += n;
+        m->blk_off += (int64_t)n;
+    }
+    m->at += (int64_t)n;
     m->read += (uint64_t)n;
     *m->archive_total += (uint64_t)n;
     return (ssize_t)n;
@@ -616,11 +656,17 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
             free(name);
             break;
         }
-        member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0 };
+        member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0, "", NULL, 0, 0, 0, 0, 0 };
         /* Members are found, not named: like a directory walk's files. */
         tl_input in = { name, item->path, member, 1,
                         archive_entry_size_is_set(e) ? archive_entry_size(e) : -1, member_read, &src, item };
         int stop = fn(&in, user);
+        if (src.error[0]) {
+            /* What was read of the member is kept (marked truncated by its reader). */
+            snprintf(msg, sizeof msg, "archive damaged inside this member after %llu bytes: %s",
+                     (unsigned long long)src.read, src.error);
+            problem(name, msg, user);
+        }
         free(name);
         if (src.over_limit) {
             problem(aname, "decompressed size over the limit (a zip bomb?); the rest is not read", user);

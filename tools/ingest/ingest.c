@@ -143,6 +143,10 @@ static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
         tl_profile_warn(p, "more than %" PRIu64 " bytes%s (the input size limit, --max-input-size): the rest "
                         "is not read", limit, g->is_gzip ? " decompressed" : "");
         p->truncated = 1;
+    } else if (g->error[0] && !g->is_gzip) {
+        tl_profile_warn(p, "the input broke off at byte %" PRIu64 ": %s; read up to there", g->error_offset,
+                        g->error);
+        p->truncated = 1;
     } else if (g->error[0]) {
         tl_profile_warn(p, "compressed data damaged at byte %" PRIu64 " of the file: %s; read up to there",
                         g->error_offset, g->error);

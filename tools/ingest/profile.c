@@ -258,6 +258,9 @@ void tl_profile_shrink(tl_profile *p)
     free(p->stats);
     free(p->stat_slots);
     free(p->streams);
+    free(p->stream_slots);
+    p->stream_slots = NULL;
+    p->nstream_slots = 0;
     free(p->gpu);
     free(p->steps);
     free(p->mem);
@@ -523,17 +526,51 @@ int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, cons
     return 0;
 }
 
-uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream)
+/* The packing of tl_gpu_event (profile.h) is what keeps it at 40 bytes. */
+_Static_assert(sizeof(tl_gpu_event) == 40, "tl_gpu_event grew: GPU event memory grows with it");
+
+static uint32_t stream_hash(int64_t device, int64_t stream)
 {
-    for (uint32_t i = 0; i < p->nstreams; i++)
-        if (p->streams[i].device == device && p->streams[i].stream == stream)
-            return (uint16_t)i;
+    uint64_t h = ((uint64_t)device * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)stream * 0xc2b2ae3d27d4eb4full);
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static int stream_rehash(tl_profile *p)
+{
+    uint32_t n = p->nstream_slots ? p->nstream_slots * 2 : 64;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (uint32_t k = 0; k < p->nstreams; k++) {
+        uint32_t i = stream_hash(p->streams[k].device, p->streams[k].stream) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = k + 1;
+    }
+    free(p->stream_slots);
+    p->stream_slots = slots;
+    p->nstream_slots = n;
+    return 0;
+}
+
+uint32_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream)
+{
+    if ((p->nstreams + 1) * 2 > p->nstream_slots && stream_rehash(p) != 0)
+        return UINT32_MAX;
+    uint32_t i = stream_hash(device, stream) & (p->nstream_slots - 1);
+    while (p->stream_slots[i]) {
+        uint32_t k = p->stream_slots[i] - 1;
+        if (p->streams[k].device == device && p->streams[k].stream == stream)
+            return k;
+        i = (i + 1) & (p->nstream_slots - 1);
+    }
     size_t cap = p->streams_cap;
-    if (p->nstreams >= UINT16_MAX || GROW(p->streams, p->nstreams, cap) != 0)
-        return UINT16_MAX;
+    if (p->nstreams >= TL_PROFILE_MAX_STREAMS || GROW(p->streams, p->nstreams, cap) != 0)
+        return UINT32_MAX;
     p->streams_cap = (uint32_t)cap;
     p->streams[p->nstreams] = (tl_gpu_stream){ device, stream };
-    return (uint16_t)p->nstreams++;
+    p->stream_slots[i] = p->nstreams + 1;
+    return p->nstreams++;
 }
 
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev)
@@ -672,6 +709,12 @@ static int by_mem_ts(const void *a, const void *b)
 
 void tl_profile_finish(tl_profile *p)
 {
+    if (p->gpu_stream_dropped && !p->streams_warned) {
+        p->streams_warned = 1;
+        tl_profile_warn(p, "more than %u GPU streams: %" PRIu64 " GPU events on further streams are not in the "
+                        "GPU breakdown (their names' statistics are)", TL_PROFILE_MAX_STREAMS,
+                        p->gpu_stream_dropped);
+    }
     if (p->names_closed && !p->names_warned) {
         /* Every cap is a number in the report: say what the budget folded. */
         uint64_t events = 0, pools = 0;

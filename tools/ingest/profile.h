@@ -107,10 +107,17 @@ typedef struct tl_gpu_event {
     int64_t launch_ns;     /* ts of the launching runtime call; INT64_MIN if unknown */
     int64_t correlation;   /* -1 if none */
     uint32_t name;         /* strtab id */
-    uint16_t stream;       /* index into tl_profile.streams */
-    uint8_t type;          /* tl_kernel_type */
-    uint8_t cat_class;     /* tl_cat_class */
+    /* Packed into one word so an event stays 40 bytes: up to
+     * TL_PROFILE_MAX_STREAMS streams, then the events of further streams are
+     * counted (gpu_stream_dropped) and warned about, never mixed in. */
+    uint32_t stream : 20;  /* index into tl_profile.streams */
+    uint32_t type : 4;     /* tl_kernel_type */
+    uint32_t cat_class : 8;/* tl_cat_class */
 } tl_gpu_event;
+
+/* GPU streams (device, stream) per profile at most (the width of
+ * tl_gpu_event.stream). */
+#define TL_PROFILE_MAX_STREAMS ((1u << 20) - 1)
 
 /* ---- steps, memory, counters -------------------------------------------- */
 
@@ -189,6 +196,10 @@ typedef struct tl_profile {
 
     tl_gpu_stream *streams;
     uint32_t nstreams, streams_cap;
+    uint32_t *stream_slots;   /* hash (device, stream) -> index + 1 */
+    uint32_t nstream_slots;
+    uint64_t gpu_stream_dropped; /* GPU events on streams beyond TL_PROFILE_MAX_STREAMS */
+    int streams_warned;
     tl_gpu_event *gpu;
     size_t ngpu, gpu_cap;
 
@@ -294,7 +305,9 @@ int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, cons
 /* Samples kept per name for comparisons. */
 #define TL_PROFILE_MAX_SAMPLES 1000
 
-uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
+/* The index of (device, stream), added if new (a hash lookup); UINT32_MAX
+ * when out of memory or beyond TL_PROFILE_MAX_STREAMS. */
+uint32_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
 int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);

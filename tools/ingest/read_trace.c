@@ -143,6 +143,35 @@ static const char *text_of(reader *r, tl_view v, size_t *len)
         r->scratch_cap = need + 1;
         need = tl_view_unescape(v, r->scratch, r->scratch_cap);
     }
+    /* "\u0000" decodes to a NUL byte, and every name is used as a C string
+     * further on: "a\u0000b" would become "a" and merge with it. Keep such
+     * names distinct and visible by writing the NUL as the escape itself. */
+    size_t nuls = 0;
+    for (const char *z = memchr(r->scratch, 0, need); z != NULL;
+         z = memchr(z + 1, 0, need - (size_t)(z + 1 - r->scratch)))
+        nuls++;
+    if (nuls > 0) {
+        size_t wide = need + 5 * nuls;
+        if (wide + 1 > r->scratch_cap) {
+            char *s = realloc(r->scratch, wide + 1);
+            if (s == NULL) {
+                *len = v.len;
+                return v.ptr;
+            }
+            r->scratch = s;
+            r->scratch_cap = wide + 1;
+        }
+        for (size_t i = need, o = wide; i-- > 0;) {
+            if (r->scratch[i] != '\0') {
+                r->scratch[--o] = r->scratch[i];
+                continue;
+            }
+            o -= 6;
+            memcpy(r->scratch + o, "\\u0000", 6);
+        }
+        need = wide;
+        r->scratch[need] = '\0';
+    }
     *len = need;
     return r->scratch;
 }
@@ -244,15 +273,20 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
                  ? tl_kernel_type_of(name, name_len, cc) : s->kernel_type;
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
+    uint32_t si = tl_profile_stream(p, device, stream);
+    if (si == UINT32_MAX) {
+        p->gpu_stream_dropped++;
+        return;
+    }
     tl_gpu_event g = {
         .ts_ns = ts,
         .dur_ns = dur,
         .launch_ns = INT64_MIN,
         .correlation = ev->has_correlation ? ev->correlation : -1,
         .name = s->name,
-        .stream = tl_profile_stream(p, device, stream),
-        .type = (uint8_t)kt,
-        .cat_class = (uint8_t)cc,
+        .stream = si,
+        .type = (uint32_t)kt,
+        .cat_class = (uint32_t)cc,
     };
     tl_profile_add_gpu(p, &g);
 }
