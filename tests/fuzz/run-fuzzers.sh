@@ -15,7 +15,7 @@ for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest; do
     # -max_len keeps the big seeds from slowing every iteration: their first
     # 256 KiB still reach every parser state of interest.
     if (cd "$build" && "$bin" -max_total_time="$secs" -max_len=262144 -timeout=20 -rss_limit_mb=4096 \
-            "$work" "$corpus" "$src/tests/fixtures" >"$log" 2>&1); then
+            "$work" "$corpus" "$src/tests/fixtures" "$src/tests/fuzz/seeds" >"$log" 2>&1); then
         grep -E "^Done|DONE" "$log" | tail -2
     else
         echo "FAILED: $f (reproducer in $build/crash-* or the log below)"
