@@ -39,3 +39,26 @@ if(TARGET tally_inputs)
     set_tests_properties(bench_ingest_smoke PROPERTIES LABELS "nosan")
   endif()
 endif()
+
+# bench_simdjson_dur: simdjson's On Demand parser summing "dur", the fastest JSON reader on this
+# CPU, as a reference row of bench_ingest. Optional: built when the simdjson package is found.
+find_package(simdjson QUIET)
+if(simdjson_FOUND)
+  enable_language(CXX)
+  add_executable(bench_simdjson_dur ${CMAKE_CURRENT_SOURCE_DIR}/simdjson_dur.cpp)
+  target_link_libraries(bench_simdjson_dur PRIVATE simdjson::simdjson)
+  set_target_properties(bench_simdjson_dur PROPERTIES CXX_STANDARD 17)
+  if(TARGET bench_ingest)
+    target_compile_definitions(bench_ingest PRIVATE
+      BENCH_SIMDJSON="$<TARGET_FILE:bench_simdjson_dur>")
+    add_dependencies(bench_ingest bench_simdjson_dur)
+  endif()
+endif()
+
+# yajl's streaming C parser (Debian libyajl-dev) summing "dur": the other event-at-a-time
+# parser. Optional likewise.
+pkg_check_modules(BENCH_YAJL QUIET IMPORTED_TARGET yajl)
+if(BENCH_YAJL_FOUND AND TARGET bench_ingest)
+  target_compile_definitions(bench_ingest PRIVATE BENCH_HAVE_YAJL)
+  target_link_libraries(bench_ingest PRIVATE PkgConfig::BENCH_YAJL)
+endif()

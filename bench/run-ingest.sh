@@ -42,6 +42,9 @@ echo "== generating (skipped for data already in $data)"
 out=$data/ingest-$(date +%Y%m%d-%H%M%S).txt
 echo "== measuring (results also in $out)"
 status=0
-"$build/bench/bench_ingest" --data-dir "$data" "$@" >"$out" || status=$?
+# The load beside the figures: the machine may be shared (the table's CPU s column and the
+# callgrind counts in bench/README.md are what stays comparable then).
+{ echo "uptime before: $(uptime)"; "$build/bench/bench_ingest" --data-dir "$data" "$@" || status=$?;
+  echo "uptime after: $(uptime)"; } >"$out"
 cat "$out"
 exit $status

@@ -534,26 +534,22 @@ static void report_io_error(const char *what)
     fprintf(stderr, "tally: %s; the program goes on without this output\n", what);
 }
 
-static int write_one(const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
+/* Open path and write one output into it; on failure it is aborted and the
+ * reason is in o->err. */
+static int write_one(tl_output *o, const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
                      const tl_merged *m)
 {
-    char err[1600];
-    tl_outfile *f = tl_outfile_open(path, gzip, err, sizeof err);
-    if (f == NULL) {
-        report_io_error(err);
+    if (tl_output_open(o, path, gzip ? TL_OUTPUT_GZIP : 0, NULL, NULL) != 0)
         return TALLY_EIO;
-    }
     tl_json j;
-    tl_json_init(&j, (tl_json_sink)tl_outfile_write, f);
+    tl_json_init(&j, tl_output_write, o);
     int rc = fn(&j, m);
     if (tl_json_finish(&j) != 0 || rc != 0) {
-        snprintf(err, sizeof err, "%s: write failed: %s", path, strerror(errno ? errno : EIO));
-        tl_outfile_abort(f);
-        report_io_error(err);
-        return TALLY_EIO;
-    }
-    if (tl_outfile_close(f, err, sizeof err) != 0) {
-        report_io_error(err);
+        char why[128];
+        snprintf(o->err, sizeof o->err, "%s: write failed: %s", path,
+                 strerror_r(errno ? errno : EIO, why, sizeof why));
+        tl_output_abort(o);
+        o->failed = 1;
         return TALLY_EIO;
     }
     return 0;
@@ -582,10 +578,31 @@ static int write_outputs(int final)
     if (tl_g.is_fork_child && !anything_recorded(&m))
         goto out_release;
     tl_output_paths(report, sizeof report, trace, sizeof trace);
-    if (tl_g.trace && write_one(trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
+    /* The report and its trace are committed together: both new or both old.
+     * Static: write_lock is held, and these are large for a host's stack. */
+    static tl_output outs[2];
+    tl_output *done[2];
+    size_t n = 0;
+    memset(outs, 0, sizeof outs);
+    if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
         rc = TALLY_EIO;
-    if (write_one(report, 0, tl_report_write, &m) != 0)
+    else if (tl_g.trace)
+        done[n++] = &outs[0];
+    if (write_one(&outs[1], report, 0, tl_report_write, &m) != 0)
         rc = TALLY_EIO;
+    else
+        done[n++] = &outs[1];
+    if (rc != 0) {
+        for (size_t i = 0; i < n; i++)
+            tl_output_abort(done[i]);
+    } else if (tl_output_commit_all(done, n) != 0) {
+        rc = TALLY_EIO;
+    }
+    for (int i = 0; i < 2 && rc != 0; i++)
+        if (outs[i].failed) {
+            report_io_error(outs[i].err);
+            break;
+        }
     if (final && tl_g.summary)
         tl_summary_print(stderr, &m);
 out_release:

@@ -320,14 +320,10 @@ typedef struct tl_merged {
 int tl_merged_build(tl_merged *m);
 void tl_merged_release(tl_merged *m);
 
-/* ---- output (json_writer.c, outfile.c, report.c, trace.c, summary.c) --- */
+/* ---- output (json_writer.c, report.c, trace.c, summary.c) ------------- */
 
-typedef struct tl_outfile tl_outfile;
-tl_outfile *tl_outfile_open(const char *path, int gzip, char *err, size_t errlen);
-int tl_outfile_write(tl_outfile *f, const void *buf, size_t len);
-/* Finish: flush, check errors, rename into place. 0 or -1 with err filled. Frees f. */
-int tl_outfile_close(tl_outfile *f, char *err, size_t errlen);
-void tl_outfile_abort(tl_outfile *f);
+/* Files are written through common/output.h, the module the command uses too. */
+#include "output.h"
 
 #include "json_writer.h"
 

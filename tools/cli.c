@@ -1,63 +1,57 @@
 /*
- * cli.c - common options, exit codes and input reading for the subcommands.
+ * cli.c - option parsing, help, outputs and input reading for the
+ * subcommands (see cli.h).
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "term.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-static const char common_help[] =
-    "common options:\n"
-    "  -j, --jobs N        read N files at once (default: the number of cores)\n"
-    "  --strict            treat every warning as an error\n"
-    "  -q, --quiet         print no warnings\n"
-    "  --progress, --no-progress   progress on stderr (default: only on a terminal)\n"
-    "  --max-names N       distinct names kept per input; the rarest beyond are\n"
-    "                      counted as \"(other names)\" with a warning (default 100000)\n"
-    "  --max-events N      events read per trace, the rest skipped with a warning\n"
-    "                      (default 100000000)\n"
-    "  --max-input-size B  decompressed bytes read per input (K, M, G; default 64G)\n"
-    "  -h, --help          this help\n";
+#ifndef TALLY_VERSION
+#define TALLY_VERSION "unknown"
+#endif
 
-/* A count or size: digits with an optional K, M or G (powers of 1024).
- * Returns 0, or -1 when it is not one or not in [1, max]. */
-static int parse_amount(const char *v, uint64_t max, uint64_t *out)
-{
-    char *end;
-    if (v == NULL || *v < '0' || *v > '9')
-        return -1;
-    errno = 0;
-    unsigned long long n = strtoull(v, &end, 10);
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30;
-    if (shift)
-        end++;
-    if (errno != 0 || *end != '\0' || n == 0 || n > (max >> shift))
-        return -1;
-    *out = (uint64_t)n << shift;
-    return 0;
-}
+/* Options of every subcommand, after the command's own in the help. */
+enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_MAX_NAMES, OPT_MAX_EVENTS,
+       OPT_MAX_INPUT_SIZE };
+static const struct {
+    const char *name;
+    int has_arg, val;
+    const char *arg, *help;
+} common[] = {
+    { "jobs", required_argument, 'j', "N", "read N files at once (default: the number of cores)" },
+    { "strict", no_argument, OPT_STRICT, NULL, "treat every warning as an error (exit 1)" },
+    { "quiet", no_argument, 'q', NULL, "print no warnings" },
+    { "progress", no_argument, OPT_PROGRESS, NULL, "progress on stderr (default: only on a terminal)" },
+    { "no-progress", no_argument, OPT_NO_PROGRESS, NULL, "no progress" },
+    { "max-names", required_argument, OPT_MAX_NAMES, "N",
+      "distinct names kept per input; the rarest beyond are counted as \"(other names)\" (default 100000)" },
+    { "max-events", required_argument, OPT_MAX_EVENTS, "N",
+      "events read per trace; the rest skipped with a warning (default 100000000)" },
+    { "max-input-size", required_argument, OPT_MAX_INPUT_SIZE, "B",
+      "decompressed bytes read per input, K, M, G allowed (default 64G)" },
+    { "help", no_argument, 'h', NULL, "this help" },
+    { "version", no_argument, OPT_VERSION, NULL, "print the version" },
+};
+#define NCOMMON (sizeof common / sizeof common[0])
+/* Command options are numbered from here in getopt's val. */
+#define OPT_CMD_BASE 0x200
+/* Room for one escaped path or message (longer ones are cut with "..."). */
+#define TL_CLI_ESCAPED_MAX 8192
+/* Most options a command may declare. */
+#define TL_CLI_MAX_OPTS 32
 
-/* --name VALUE or --name=VALUE: the value, or NULL when a is not this option. */
-static const char *option_value(const char *a, const char *name, int argc, char **argv, int *i, int *matched)
-{
-    size_t n = strlen(name);
-    *matched = 0;
-    if (strncmp(a, name, n) != 0 || (a[n] != '\0' && a[n] != '='))
-        return NULL;
-    *matched = 1;
-    if (a[n] == '=')
-        return a + n + 1;
-    return *i + 1 < argc ? argv[++*i] : NULL;
-}
+struct tl_cli_seen {
+    tl_file_id *ids;
+    size_t n, cap;
+    int lost; /* out of memory while recording: every output is refused */
+};
 
 static int default_jobs(void)
 {
@@ -65,116 +59,447 @@ static int default_jobs(void)
     return n < 1 ? 1 : n > 64 ? 64 : (int)n;
 }
 
-int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage)
+/* "--output" -> "output"; "-o" -> 'o'. */
+static const char *long_name(const tl_cli_opt *o)
 {
-    memset(cli, 0, sizeof *cli);
-    cli->cmd = argv[0];
-    cli->jobs = default_jobs();
-    cli->progress = -1;
-    cli->inputs = calloc((size_t)argc + 1, sizeof *cli->inputs);
-    if (cli->inputs == NULL)
-        return -1;
-    int only_inputs = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_inputs || a[0] != '-' || a[1] == '\0') {
-            cli->inputs[cli->ninputs++] = a;
-            continue;
-        }
-        if (!strcmp(a, "--")) {
-            only_inputs = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            printf("%s\n%s", usage, common_help);
-            return 1;
-        } else if (!strcmp(a, "--strict")) {
-            cli->strict = 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            cli->quiet = 1;
-        } else if (!strcmp(a, "--progress")) {
-            cli->progress = 1;
-        } else if (!strcmp(a, "--no-progress")) {
-            cli->progress = 0;
-        } else if (!strncmp(a, "--max-", 6)) {
-            static const struct { const char *name; int which; uint64_t max; } limits[] = {
-                { "--max-names", 0, UINT32_MAX }, { "--max-events", 1, UINT64_MAX },
-                { "--max-input-size", 2, UINT64_MAX },
-            };
-            int matched = 0;
-            for (size_t k = 0; k < sizeof limits / sizeof limits[0] && !matched; k++) {
-                const char *v = option_value(a, limits[k].name, argc, argv, &i, &matched);
-                if (!matched)
-                    continue;
-                uint64_t x;
-                if (parse_amount(v, limits[k].max, &x) != 0) {
-                    fprintf(stderr, "tally %s: %s needs a positive number (K, M, G allowed)\n", cli->cmd,
-                            limits[k].name);
-                    return -1;
-                }
-                if (limits[k].which == 0)
-                    cli->max_names = (uint32_t)x;
-                else if (limits[k].which == 1)
-                    cli->max_events = x;
-                else
-                    cli->max_input_bytes = x;
-            }
-            if (!matched) {
-                fprintf(stderr, "tally %s: unknown option '%s'\n%s\n", cli->cmd, a, usage);
-                return -1;
-            }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs") || !strncmp(a, "--jobs=", 7)) {
-            const char *v = a[1] == 'j' ? (i + 1 < argc ? argv[++i] : NULL)
-                            : a[6] == '=' ? a + 7 : (i + 1 < argc ? argv[++i] : NULL);
-            char *end;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (v == NULL || *end != '\0' || n < 1 || n > 1024) {
-                fprintf(stderr, "tally %s: --jobs needs a number from 1 to 1024\n", cli->cmd);
-                return -1;
-            }
-            cli->jobs = (int)n;
-        } else {
-            const tl_cli_opt *o = opts;
-            for (; o && o->name; o++) {
-                size_t nl = strlen(o->name);
-                if (!strcmp(a, o->name) || (o->alias && !strcmp(a, o->alias)))
-                    break;
-                if (o->takes_value && !strncmp(a, o->name, nl) && a[nl] == '=')
-                    break;
-            }
-            if (o == NULL || o->name == NULL) {
-                fprintf(stderr, "tally %s: unknown option '%s'\n%s\n", cli->cmd, a, usage);
-                return -1;
-            }
-            if (!o->takes_value) {
-                *o->flag = 1;
-                continue;
-            }
-            const char *eq = strchr(a, '=');
-            if (eq && !strncmp(a, o->name, strlen(o->name)))
-                *o->value = eq + 1;
-            else if (i + 1 < argc)
-                *o->value = argv[++i];
-            else {
-                fprintf(stderr, "tally %s: %s needs a value\n", cli->cmd, o->name);
-                return -1;
-            }
+    return o->name[0] == '-' && o->name[1] == '-' ? o->name + 2 : o->name;
+}
+
+static int short_name(const tl_cli_opt *o)
+{
+    return o->alias && o->alias[0] == '-' && o->alias[1] && !o->alias[2] ? (unsigned char)o->alias[1] : 0;
+}
+
+static size_t nopts(const tl_cli_spec *spec)
+{
+    size_t n = 0;
+    while (spec->opts && spec->opts[n].name)
+        n++;
+    return n;
+}
+
+static void help_line(FILE *f, int short_name, const char *name, const char *arg, const char *help)
+{
+    char left[64];
+    if (short_name)
+        snprintf(left, sizeof left, "-%c, --%s%s%s", short_name, name, arg ? " " : "", arg ? arg : "");
+    else
+        snprintf(left, sizeof left, "    --%s%s%s", name, arg ? " " : "", arg ? arg : "");
+    if (strlen(left) > 24)
+        fprintf(f, "  %s\n  %-24s %s\n", left, "", help);
+    else
+        fprintf(f, "  %-24s %s\n", left, help);
+}
+
+void tl_cli_help(FILE *f, const tl_cli_spec *spec)
+{
+    fprintf(f, "usage: tally %s [options] %s\n\n%s\n", spec->name, spec->args, spec->summary);
+    if (spec->details)
+        fprintf(f, "\n%s\n", spec->details);
+    size_t n = nopts(spec);
+    if (n) {
+        fprintf(f, "\noptions:\n");
+        for (size_t i = 0; i < n; i++) {
+            const tl_cli_opt *o = &spec->opts[i];
+            help_line(f, short_name(o), long_name(o), o->takes_value ? (o->arg ? o->arg : "VALUE") : NULL,
+                      o->help ? o->help : "");
         }
     }
-    if (cli->progress < 0)
-        cli->progress = isatty(STDERR_FILENO);
+    fprintf(f, "\ncommon options:\n");
+    for (size_t i = 0; i < NCOMMON; i++)
+        help_line(f, common[i].val < 0x100 ? common[i].val : 0, common[i].name, common[i].arg, common[i].help);
+    fprintf(f, "\nAn option's value may follow it (-o FILE, --output FILE) or be joined to it\n"
+               "(-oFILE, --output=FILE); short flags bundle (-qj4); `--` ends the options;\n"
+               "`-` as an input is standard input, as an output standard output.\n"
+               "Exit codes: 0 ok, 1 a gate failed (--strict, regression, problems), 2 usage,\n"
+               "3 no usable input, 4 an output could not be written, 5 out of memory.\n"
+               "See tally(1).\n");
+}
+
+/* ---- did you mean ------------------------------------------------------- */
+
+/* Damerau-Levenshtein (optimal string alignment) distance, capped. */
+static size_t distance(const char *a, const char *b)
+{
+    enum { MAXL = 64 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la >= MAXL || lb >= MAXL)
+        return MAXL;
+    size_t d[MAXL + 1][MAXL + 1];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v)
+                v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+const char *tl_cli_suggest(const char *s, const char *const *names, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = distance(s, names[i]);
+        /* a prefix ("rep" for "report") is a likely intent too */
+        if (strlen(s) >= 2 && strncmp(names[i], s, strlen(s)) == 0)
+            d = d < 2 ? d : 1;
+        if (d < best_d) {
+            best_d = d;
+            best = names[i];
+        }
+    }
+    /* git's rule of thumb: close relative to the length, at most 2 edits */
+    size_t len = strlen(s);
+    return best != NULL && best_d <= 2 && best_d * 3 <= len + 1 ? best : NULL;
+}
+
+/* An unknown option: name it, suggest the closest long option. */
+static void unknown_option(const tl_cli *cli, const char *arg, int optopt_c)
+{
+    const char *names[NCOMMON + TL_CLI_MAX_OPTS];
+    size_t n = 0;
+    for (size_t i = 0; i < NCOMMON; i++)
+        names[n++] = common[i].name;
+    for (size_t i = 0; i < nopts(cli->spec) && n < sizeof names / sizeof names[0]; i++)
+        names[n++] = long_name(&cli->spec->opts[i]);
+    if (arg != NULL && arg[0] == '-' && arg[1] == '-') {
+        char name[128];
+        snprintf(name, sizeof name, "%s", arg + 2);
+        name[strcspn(name, "=")] = '\0';
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(name, names[i]) == 0) {
+                fprintf(stderr, "tally %s: '--%s' takes no value\nsee 'tally help %s'\n", cli->cmd, name, cli->cmd);
+                return;
+            }
+        const char *s = tl_cli_suggest(name, names, n);
+        fprintf(stderr, "tally %s: unknown option '--%s'", cli->cmd, name);
+        if (s)
+            fprintf(stderr, "; did you mean '--%s'?", s);
+        fputc('\n', stderr);
+    } else {
+        fprintf(stderr, "tally %s: unknown option '-%c'\n", cli->cmd, optopt_c);
+    }
+    fprintf(stderr, "see 'tally help %s'\n", cli->cmd);
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static int parse_jobs(const tl_cli *cli, const char *v, int *jobs)
+{
+    char *end;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (v == NULL || errno || end == v || *end != '\0' || n < 1 || n > 1024) {
+        fprintf(stderr, "tally %s: --jobs needs a number from 1 to 1024, not '%s'\n", cli->cmd, v ? v : "");
+        return -1;
+    }
+    *jobs = (int)n;
     return 0;
 }
 
-int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage)
+/* A count or size: digits with an optional K, M or G (powers of 1024) in
+ * [1, max]. Returns 0, or -1 after saying what is wrong. */
+static int parse_amount(const tl_cli *cli, const char *opt, const char *v, uint64_t max, uint64_t *out)
 {
-    int rc = tl_cli_parse(cli, argc, argv, opts, usage);
-    if (rc == 0 && cli->ninputs > 0)
+    char *end;
+    errno = 0;
+    unsigned long long n = v && *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+    unsigned shift = 0;
+    if (n != 0) {
+        if (*end == 'K' || *end == 'k')
+            shift = 10;
+        else if (*end == 'M' || *end == 'm')
+            shift = 20;
+        else if (*end == 'G' || *end == 'g')
+            shift = 30;
+        end += shift != 0;
+    }
+    if (n == 0 || errno || *end != '\0' || n > (max >> shift)) {
+        fprintf(stderr, "tally %s: --%s needs a positive number (K, M, G allowed), not '%s'\n", cli->cmd, opt,
+                v ? v : "");
         return -1;
-    if (rc == 0)
-        fprintf(stderr, "%s\n", usage);
-    free(cli->inputs);
-    cli->inputs = NULL;
-    return rc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
+    }
+    *out = (uint64_t)n << shift;
+    return 0;
 }
+
+static int parse(tl_cli *cli, int argc, char **argv)
+{
+    const tl_cli_spec *spec = cli->spec;
+    size_t n = nopts(spec);
+    if (n > TL_CLI_MAX_OPTS)
+        n = TL_CLI_MAX_OPTS;
+    struct option longs[NCOMMON + TL_CLI_MAX_OPTS + 1];
+    char shorts[3 * (NCOMMON + TL_CLI_MAX_OPTS) + 2];
+    size_t k = 0, s = 0;
+    shorts[s++] = ':'; /* a missing value returns ':', not '?' */
+    for (size_t i = 0; i < NCOMMON; i++) {
+        longs[k++] = (struct option){ common[i].name, common[i].has_arg, NULL, common[i].val };
+        if (common[i].val < 0x100) {
+            shorts[s++] = (char)common[i].val;
+            if (common[i].has_arg)
+                shorts[s++] = ':';
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tl_cli_opt *o = &spec->opts[i];
+        longs[k++] = (struct option){ long_name(o), o->takes_value ? required_argument : no_argument, NULL,
+                                      OPT_CMD_BASE + (int)i };
+        if (short_name(o)) {
+            shorts[s++] = (char)short_name(o);
+            if (o->takes_value)
+                shorts[s++] = ':';
+        }
+    }
+    longs[k] = (struct option){ NULL, 0, NULL, 0 };
+    shorts[s] = '\0';
+
+    opterr = 0;
+    optind = 0; /* 0: glibc starts over (tests parse more than once) */
+    for (;;) {
+        int idx = -1;
+        int c = getopt_long(argc, argv, shorts, longs, &idx);
+        if (c == -1)
+            break;
+        if (c == '?') {
+            const char *a = argv[optind - 1];
+            unknown_option(cli, a[0] == '-' && a[1] == '-' ? a : NULL, optopt);
+            return TL_EXIT_USAGE;
+        }
+        if (c == ':') {
+            const char *a = argv[optind - 1];
+            if (a[0] == '-' && a[1] == '-')
+                fprintf(stderr, "tally %s: %s needs a value\n", cli->cmd, a);
+            else
+                fprintf(stderr, "tally %s: -%c needs a value\n", cli->cmd, optopt);
+            fprintf(stderr, "see 'tally help %s'\n", cli->cmd);
+            return TL_EXIT_USAGE;
+        }
+        switch (c) {
+        case 'h': tl_cli_help(stdout, spec); return TL_EXIT_OK;
+        case OPT_VERSION: printf("tally %s\n", TALLY_VERSION); return TL_EXIT_OK;
+        case 'q': cli->quiet = 1; continue;
+        case OPT_STRICT: cli->strict = 1; continue;
+        case OPT_PROGRESS: cli->progress = 1; continue;
+        case OPT_NO_PROGRESS: cli->progress = 0; continue;
+        case 'j':
+            if (parse_jobs(cli, optarg, &cli->jobs) != 0)
+                return TL_EXIT_USAGE;
+            continue;
+        case OPT_MAX_NAMES: {
+            uint64_t x;
+            if (parse_amount(cli, "max-names", optarg, UINT32_MAX, &x) != 0)
+                return TL_EXIT_USAGE;
+            cli->max_names = (uint32_t)x;
+            continue;
+        }
+        case OPT_MAX_EVENTS:
+            if (parse_amount(cli, "max-events", optarg, UINT64_MAX, &cli->max_events) != 0)
+                return TL_EXIT_USAGE;
+            continue;
+        case OPT_MAX_INPUT_SIZE:
+            if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->max_input_bytes) != 0)
+                return TL_EXIT_USAGE;
+            continue;
+        default: break;
+        }
+        const tl_cli_opt *o = NULL;
+        if (c >= OPT_CMD_BASE && c < OPT_CMD_BASE + (int)n)
+            o = &spec->opts[c - OPT_CMD_BASE];
+        for (size_t i = 0; o == NULL && i < n; i++)
+            if (short_name(&spec->opts[i]) == c)
+                o = &spec->opts[i];
+        if (o == NULL)
+            continue;
+        if (o->takes_value)
+            *o->value = optarg;
+        else
+            *o->flag = 1;
+    }
+    /* GNU getopt moved the inputs to the end, in their order. */
+    for (int i = optind; i < argc; i++)
+        cli->inputs[cli->ninputs++] = argv[i];
+    return -1;
+}
+
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
+{
+    memset(cli, 0, sizeof *cli);
+    cli->spec = spec;
+    cli->cmd = spec->name;
+    cli->jobs = default_jobs();
+    cli->progress = -1;
+    cli->inputs = calloc((size_t)argc + 1, sizeof *cli->inputs);
+    cli->seen = calloc(1, sizeof *cli->seen);
+    if (cli->inputs == NULL || cli->seen == NULL) {
+        tl_cli_release(cli);
+        fprintf(stderr, "tally: out of memory\n");
+        return TL_EXIT_NOMEM;
+    }
+    int rc = parse(cli, argc, argv);
+    if (rc < 0 && cli->ninputs < spec->min_inputs) {
+        if (cli->ninputs == 0)
+            fprintf(stderr, "tally %s: no input given\n", cli->cmd);
+        else
+            fprintf(stderr, "tally %s: needs at least %d inputs (%s)\n", cli->cmd, spec->min_inputs, spec->args);
+        fprintf(stderr, "usage: tally %s [options] %s\nsee 'tally help %s'\n", spec->name, spec->args, spec->name);
+        rc = TL_EXIT_USAGE;
+    } else if (rc < 0 && spec->max_inputs >= 0 && cli->ninputs > spec->max_inputs) {
+        fprintf(stderr, "tally %s: takes %d input%s (%s), not %d\n", cli->cmd, spec->max_inputs,
+                spec->max_inputs == 1 ? "" : "s", spec->args, cli->ninputs);
+        rc = TL_EXIT_USAGE;
+    }
+    if (rc >= 0) {
+        tl_cli_release(cli);
+        return rc;
+    }
+    if (cli->progress < 0)
+        cli->progress = isatty(STDERR_FILENO);
+    return -1;
+}
+
+void tl_cli_release(tl_cli *cli)
+{
+    for (size_t i = 0; i < cli->nouts; i++) {
+        tl_output_abort(cli->outs[i]);
+        free(cli->outs[i]);
+    }
+    cli->nouts = 0;
+    free(cli->inputs);
+    if (cli->seen != NULL)
+        free(cli->seen->ids);
+    free(cli->seen);
+    cli->inputs = NULL;
+    cli->seen = NULL;
+}
+
+/* ---- outputs ------------------------------------------------------------- */
+
+static void seen_add(const tl_cli *cli, dev_t dev, ino_t ino)
+{
+    struct tl_cli_seen *s = cli->seen;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        tl_file_id *ids = realloc(s->ids, cap * sizeof *ids);
+        if (ids == NULL) {
+            s->lost = 1;
+            return;
+        }
+        s->ids = ids;
+        s->cap = cap;
+    }
+    s->ids[s->n++] = (tl_file_id){ dev, ino };
+}
+
+void tl_cli_seen_path(const tl_cli *cli, const char *path)
+{
+    struct stat st;
+    if (strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, &st) == 0 : stat(path, &st) == 0)
+        seen_add(cli, st.st_dev, st.st_ino);
+}
+
+static int is_input(dev_t dev, ino_t ino, void *user)
+{
+    const struct tl_cli_seen *s = ((const tl_cli *)user)->seen;
+    if (s->lost)
+        return 1; /* cannot tell: refuse rather than risk an input */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ids[i].dev == dev && s->ids[i].ino == ino)
+            return 1;
+    return 0;
+}
+
+int tl_cli_check_output(const tl_cli *cli, const char *path)
+{
+    char err[TL_OUTPUT_ERR_LEN];
+    if (tl_output_check(path, err, sizeof err) != 0) {
+        fprintf(stderr, "tally: %s\n", err);
+        return -1;
+    }
+    struct stat out;
+    if (strcmp(path, "-") == 0 || stat(path, &out) != 0 || !S_ISREG(out.st_mode))
+        return 0;
+    for (int i = 0; i < cli->ninputs; i++) {
+        struct stat in;
+        if (strcmp(cli->inputs[i], "-") == 0 ? fstat(STDIN_FILENO, &in) != 0 : stat(cli->inputs[i], &in) != 0)
+            continue;
+        if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+            fprintf(stderr, "tally: %s: is one of the inputs; refusing to overwrite it\n", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+tl_output *tl_cli_open_output(tl_cli *cli, const char *path, unsigned flags)
+{
+    if (cli->nouts == TL_CLI_MAX_OUTPUTS) {
+        fprintf(stderr, "tally: %s: more than %d outputs\n", path, TL_CLI_MAX_OUTPUTS);
+        return NULL;
+    }
+    tl_output *o = calloc(1, sizeof *o);
+    if (o == NULL) {
+        fprintf(stderr, "tally: %s: out of memory\n", path);
+        return NULL;
+    }
+    if (tl_output_open(o, path, flags, is_input, cli) != 0) {
+        fprintf(stderr, "tally: %s\n", o->err);
+        free(o);
+        return NULL;
+    }
+    /* Two outputs into one file would leave only the last; two documents
+     * on standard output would run into each other. */
+    for (size_t i = 0; i < cli->nouts; i++) {
+        const tl_output *p = cli->outs[i];
+        int same = (p->kind == TL_OUTPUT_STDOUT && o->kind == TL_OUTPUT_STDOUT) ||
+                   (p->target && o->target && strcmp(p->target, o->target) == 0);
+        if (same) {
+            fprintf(stderr, "tally: %s: the same file as the output %s; give each output its own file\n", path,
+                    p->path);
+            tl_output_abort(o);
+            free(o);
+            return NULL;
+        }
+    }
+    cli->outs[cli->nouts++] = o;
+    return o;
+}
+
+int tl_cli_commit_outputs(tl_cli *cli)
+{
+    /* A console line printed before a document on the same standard output
+     * must come first. */
+    fflush(stdout);
+    int rc = tl_output_commit_all(cli->outs, cli->nouts) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
+    int any_failed = 0;
+    for (size_t i = 0; i < cli->nouts; i++)
+        if (cli->outs[i]->failed) {
+            fprintf(stderr, "tally: %s\n", cli->outs[i]->err);
+            any_failed = 1;
+        }
+    if (rc != TL_EXIT_OK && cli->nouts > 1)
+        fprintf(stderr, "tally: %s; none of the %zu outputs was written (the old files are kept)\n",
+                any_failed ? "an output failed" : "the outputs could not be written", cli->nouts);
+    else if (rc != TL_EXIT_OK && !any_failed)
+        fprintf(stderr, "tally: the output could not be written\n");
+    for (size_t i = 0; i < cli->nouts; i++)
+        free(cli->outs[i]);
+    cli->nouts = 0;
+    return rc;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
 
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
 {
@@ -190,30 +515,42 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
         opt.limits.max_input_bytes = cli->max_input_bytes;
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
+    static char what[TL_CLI_ESCAPED_MAX];
     if (!cli->quiet) {
         for (size_t i = 0; i < run->nproblems; i++)
-            fprintf(stderr, "tally: %s\n", run->problems[i]);
+            fprintf(stderr, "tally: %s\n", tl_term_escape(what, sizeof what, run->problems[i]));
         /* Notes are not warnings: --strict does not count them. */
         for (size_t i = 0; i < run->nnotes; i++)
-            fprintf(stderr, "tally: note: %s\n", run->notes[i]);
+            fprintf(stderr, "tally: note: %s\n", tl_term_escape(what, sizeof what, run->notes[i]));
     }
+    /* The inputs' identities outlive the run: outputs are checked against
+     * them after the analysis. Standard input counts when it is a file. */
+    for (size_t i = 0; i < run->nids; i++)
+        seen_add(cli, run->ids[i].dev, run->ids[i].ino);
+    for (int i = 0; i < cli->ninputs; i++)
+        if (strcmp(cli->inputs[i], "-") == 0)
+            tl_cli_seen_path(cli, "-");
     return usable;
 }
 
 size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
 {
+    /* A newline inside a file name or a warning (which may quote a name)
+     * could forge a line of its own: escaped (the stream escapes the rest). */
+    static char path[TL_CLI_ESCAPED_MAX], what[TL_CLI_ESCAPED_MAX];
     size_t n = run->nproblems;
     for (size_t i = 0; i < run->n; i++) {
         const tl_profile *p = run->profiles[i];
         n += (size_t)p->nwarnings + (size_t)p->warnings_dropped;
+        tl_term_escape(path, sizeof path, p->path);
         if (!cli->quiet)
             for (int w = 0; w < p->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", p->path, p->warnings[w]);
+                fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, p->warnings[w]));
         if (tl_profile_usable(p) && p->rank_source == TL_RANK_ORDER) {
             n++;
             if (!cli->quiet)
                 fprintf(stderr, "tally: %s: no rank in the content or the name; rank %d assigned by input order\n",
-                        p->path, p->rank);
+                        path, p->rank);
         }
     }
     return n;
@@ -221,12 +558,9 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
 
 int tl_cli_close_output(FILE *f, const char *name)
 {
+    errno = 0;
     int bad = fflush(f) != 0 || ferror(f);
     int err = errno;
-    if (f != stdout && fclose(f) != 0 && !bad) {
-        bad = 1;
-        err = errno;
-    }
     if (bad) {
         fprintf(stderr, "tally: %s: write failed: %s\n", name, strerror(err ? err : EIO));
         return -1;
@@ -263,17 +597,17 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         tl_session *s = p->result;
         if (s == NULL) {
             fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->path);
-            rc = TL_EXIT_NO_INPUT;
+            rc = TL_EXIT_NOMEM;
             continue;
         }
         /* Ranks were assigned after the analysis: take them now. */
         if (!p->skipped && tl_session_set_rank(s, p) != 0)
-            rc = TL_EXIT_NO_INPUT;
+            rc = TL_EXIT_NOMEM;
         if (p->companion && s->companion_of == NULL)
             s->companion_of = strdup(p->companion_of);
         if (tl_aggregate_add_session(agg, s) != 0) {
             tl_session_release(s);
-            rc = TL_EXIT_NO_INPUT;
+            rc = TL_EXIT_NOMEM;
         }
         free(s);
         p->result = NULL;
@@ -298,7 +632,9 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     }
     if (tl_aggregate_finish(agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");
-        return TL_EXIT_NO_INPUT;
+        return TL_EXIT_NOMEM;
     }
+    if (rc == TL_EXIT_NOMEM)
+        fprintf(stderr, "tally: out of memory; the results would be incomplete\n");
     return rc;
 }

@@ -1,7 +1,11 @@
 /*
- * cli.h - what every subcommand shares: the common options (--jobs, --strict,
- * --quiet, --progress/--no-progress, --help), the exit codes of DESIGN.md, and
- * reading the inputs into a run.
+ * cli.h - what every subcommand shares: option parsing (getopt_long: -oFILE,
+ * -o FILE, --output=FILE, bundled short flags, `--` ends the options, `-` is
+ * standard input), the common options (--jobs, --strict, --quiet,
+ * --progress/--no-progress, --help, --version), help text generated from the
+ * option tables, "did you mean" suggestions, the exit codes of DESIGN.md,
+ * reading the inputs into a run, and the command's outputs (written through
+ * common/output.h and committed together at the end).
  */
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
@@ -11,6 +15,7 @@
 
 #include "aggregate.h"
 #include "ingest.h"
+#include "output.h"
 
 enum tl_exit {
     TL_EXIT_OK = 0,
@@ -18,42 +23,89 @@ enum tl_exit {
     TL_EXIT_USAGE = 2,
     TL_EXIT_NO_INPUT = 3,  /* no usable input */
     TL_EXIT_OUTPUT = 4,    /* an output could not be written */
+    TL_EXIT_NOMEM = 5,     /* out of memory */
 };
 
+/* Outputs one command may write (report: HTML, JSON, Markdown; compare: four). */
+#define TL_CLI_MAX_OUTPUTS 8
+
+/* A command-specific option. The first five fields are what commands have
+ * always written ({ "--json", NULL, 1, NULL, &json }); help and arg feed the
+ * generated help. */
+typedef struct tl_cli_opt {
+    const char *name;   /* "--output" */
+    const char *alias;  /* the short form "-o", or NULL */
+    int takes_value;
+    int *flag;          /* a flag sets *flag = 1 */
+    const char **value; /* an option with a value stores it here */
+    const char *help;   /* one line for --help (NULL: listed without one) */
+    const char *arg;    /* the value's name in the help (NULL: "VALUE") */
+} tl_cli_opt;
+
+/* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */
+typedef struct tl_cli_spec {
+    const char *name;     /* "report" */
+    const char *args;     /* "INPUT..." */
+    const char *summary;  /* one line */
+    const char *details;  /* paragraphs after the usage line, or NULL */
+    const tl_cli_opt *opts; /* terminated by a zero entry; may be NULL */
+    int min_inputs, max_inputs; /* max -1: no limit */
+} tl_cli_spec;
+
 typedef struct tl_cli {
+    const tl_cli_spec *spec;
     const char *cmd;
     const char **inputs;
     int ninputs;
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
-    int json;
-    const char *output;                /* -o */
     /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
     uint32_t max_names;                /* --max-names N */
     uint64_t max_events;               /* --max-events N */
     uint64_t max_input_bytes;          /* --max-input-size BYTES (K, M, G suffixes) */
+    /* every file read as an input, by device and inode: no output may be one
+     * (behind a pointer: reading through a const tl_cli records them) */
+    struct tl_cli_seen *seen;
+    tl_output *outs[TL_CLI_MAX_OUTPUTS];
+    size_t nouts;
 } tl_cli;
 
-/* A command-specific option: `name` ("--json"), whether it takes a value, and
- * where to store it (int flag set to 1, or const char * value). */
-typedef struct tl_cli_opt {
-    const char *name;
-    const char *alias;  /* e.g. "-o", or NULL */
-    int takes_value;
-    int *flag;
-    const char **value;
-} tl_cli_opt;
+/* Parse argv (argv[0] is the subcommand) by spec. Returns -1 to go on, or the
+ * exit code to return with: 0 after --help or --version, 2 after a usage
+ * error (printed, with a suggestion when an option was misspelled). */
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec);
 
-/* Parse argv (argv[0] is the subcommand). Returns 0, 1 when --help was
- * printed, or -1 after printing a usage error. */
-int tl_cli_parse(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
+/* Print the help of spec on f. */
+void tl_cli_help(FILE *f, const tl_cli_spec *spec);
 
-/* The start of a subcommand that needs at least one input: parse argv and
- * check there is an input. Returns -1 to go on, or the exit code to return
- * with (--help printed: 0; a usage error printed: 2), cli->inputs freed. */
-int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_opt *opts, const char *usage);
+/* Free what tl_cli_begin and the outputs hold (outputs not committed are
+ * aborted: their temporary files removed, the old files kept). */
+void tl_cli_release(tl_cli *cli);
+
+/* The closest of n names to s by edit distance, if close enough to be a
+ * likely typo ("reprot" -> "report"); else NULL. */
+const char *tl_cli_suggest(const char *s, const char *const *names, size_t n);
+
+/* Before reading anything: fail early on an output path that can never be
+ * written (a directory, a missing directory, a read-only file) or that is
+ * one of the inputs named on the command line. Prints why. 0 or -1. */
+int tl_cli_check_output(const tl_cli *cli, const char *path);
+
+/* Open an output for the command (after the inputs were read: it must not
+ * be any of them). Returns it, or NULL after printing why. Kept in cli until
+ * tl_cli_commit_outputs. */
+tl_output *tl_cli_open_output(tl_cli *cli, const char *path, unsigned flags);
+
+/* Finish every opened output and move all into place together, printing
+ * "tally: PATH: why" for each that failed. TL_EXIT_OK or TL_EXIT_OUTPUT. */
+int tl_cli_commit_outputs(tl_cli *cli);
+
+/* Record a file read outside tl_cli_ingest (a partial aggregate) as an
+ * input, so that no output replaces it. */
+void tl_cli_seen_path(const tl_cli *cli, const char *path);
 
 /* Read the inputs into run with the parsed options (on_profile and user as in
- * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet. */
+ * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet.
+ * Records the identity of every input file in cli for the output check. */
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
 
 /* Print every warning of the run (unless --quiet), including ranks that were
@@ -63,10 +115,12 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
 
 /* Read the inputs and analyze them into a finished aggregate (initialized
  * here; release it either way). Prints warnings unless --quiet and counts them
- * in *warnings. Returns TL_EXIT_OK or TL_EXIT_NO_INPUT (nothing usable). */
+ * in *warnings. Returns TL_EXIT_OK, TL_EXIT_NO_INPUT (nothing usable) or
+ * TL_EXIT_NOMEM. */
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
-/* Close an output stream, reporting write errors (full disk) as DESIGN.md asks. */
+/* Close a console stream (standard output), reporting write errors (full
+ * disk) as DESIGN.md asks. 0 or -1. */
 int tl_cli_close_output(FILE *f, const char *name);
 
 #endif

@@ -10,27 +10,28 @@
 #include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
-#include "output.h"
 
 int tl_cmd_aggregate(int argc, char **argv)
 {
-    static const char usage[] =
-        "usage: tally aggregate INPUT... [-o aggregate.json] [--partial] [--whole-trace]\n"
-        "  -o FILE         where to write (default: standard output)\n"
-        "  --partial       write a partial aggregate for `tally merge`\n"
-        "  --whole-trace   GPU breakdown over the whole trace, not the ProfilerStep window";
-    tl_cli cli;
     int partial = 0, whole = 0;
     const char *out = "-";
     const tl_cli_opt opts[] = {
-        { "--output", "-o", 1, NULL, &out },
-        { "--partial", NULL, 0, &partial, NULL },
-        { "--whole-trace", NULL, 0, &whole, NULL },
-        { NULL, NULL, 0, NULL, NULL },
+        { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
+        { "--partial", "-p", 0, &partial, NULL, "write a partial aggregate for `tally merge`", NULL },
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { 0 },
     };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_spec spec = {
+        "aggregate", "INPUT...", "Every analysis of the inputs as one JSON document.", NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
+    if (tl_cli_check_output(&cli, out) != 0) {
+        tl_cli_release(&cli);
+        return TL_EXIT_OUTPUT;
+    }
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = whole;
@@ -38,19 +39,23 @@ int tl_cmd_aggregate(int argc, char **argv)
     size_t warnings = 0;
     rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
-        tl_output o;
-        if (tl_output_open(&o, out, cli.inputs, cli.ninputs) != 0) {
+        tl_output *o = tl_cli_open_output(&cli, out, 0);
+        if (o == NULL) {
             rc = TL_EXIT_OUTPUT;
         } else {
-            tl_json *j = tl_output_json(&o);
+            tl_json j;
+            tl_json_init(&j, tl_output_write, o);
             if (partial)
-                tl_partial_write(j, &agg, "tally " TALLY_VERSION);
+                tl_partial_write(&j, &agg, "tally " TALLY_VERSION);
             else
-                tl_aggregate_write(j, &agg, "tally " TALLY_VERSION);
-            rc = tl_output_close(&o) != 0 ? TL_EXIT_OUTPUT : cli.strict && warnings ? TL_EXIT_GATE : TL_EXIT_OK;
+                tl_aggregate_write(&j, &agg, "tally " TALLY_VERSION);
+            tl_json_finish(&j);
+            rc = tl_cli_commit_outputs(&cli);
+            if (rc == TL_EXIT_OK && cli.strict && warnings)
+                rc = TL_EXIT_GATE;
         }
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
-#include "output.h"
+#include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
 static int is_partial(const char *path)
@@ -57,7 +57,7 @@ static int load_partial(const char *path, tl_aggregate *agg)
     }
     if (tl_aggregate_finish(agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");
-        return TL_EXIT_NO_INPUT;
+        return TL_EXIT_NOMEM;
     }
     if (agg->nranks == 0) {
         fprintf(stderr, "tally: %s: no usable session in the partial aggregate\n", path);
@@ -70,9 +70,11 @@ static int load_partial(const char *path, tl_aggregate *agg)
 static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
                      size_t *warnings)
 {
-    if (is_partial(input))
+    if (is_partial(input)) {
+        tl_cli_seen_path(cli, input); /* an input: no output may replace it */
         return load_partial(input, agg);
-    tl_cli one = *cli;
+    }
+    tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
     one.inputs = &input;
     one.ninputs = 1;
     return tl_cli_analyze(&one, aopt, agg, warnings);
@@ -93,35 +95,30 @@ static int parse_threshold(const char *s, double *pct)
     return 0;
 }
 
+/* The HTML's name when no output is asked for. */
+#define DEFAULT_OUTPUT "compare.html"
+
 enum out_kind { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
 
 /* Render one kind of output into o; 0, or -1 when out of memory. */
 static int render(tl_output *o, int kind, const tl_compare *c)
 {
+    tl_json j;
     switch (kind) {
     case OUT_HTML: return tl_render_compare_html(o->f, c, TALLY_VERSION);
     case OUT_MARKDOWN: return tl_render_compare_markdown(o->f, c);
     case OUT_JUNIT: return tl_render_compare_junit(o->f, c);
-    default: tl_compare_write_json(tl_output_json(o), c, "tally " TALLY_VERSION); return 0;
+    default:
+        tl_json_init(&j, tl_output_write, o);
+        tl_compare_write_json(&j, c, "tally " TALLY_VERSION);
+        tl_json_finish(&j); /* write errors are seen at commit (ferror) */
+        return 0;
     }
-}
-
-/* Write one output atomically; TL_EXIT_OK or TL_EXIT_OUTPUT. */
-static int write_output(const char *path, const tl_cli *cli, const tl_compare *c, int kind)
-{
-    tl_output o;
-    if (tl_output_open(&o, path, cli->inputs, cli->ninputs) != 0)
-        return TL_EXIT_OUTPUT;
-    if (render(&o, kind, c) != 0) {
-        fprintf(stderr, "tally: %s: out of memory while rendering\n", path);
-        tl_output_abort(&o);
-        return TL_EXIT_OUTPUT;
-    }
-    return tl_output_close(&o) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
 }
 
 static void print_regressions(const tl_compare *c)
 {
+    static char name[4096]; /* one line per regression: a newline in a name escaped */
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
         if (r->verdict != TL_VERDICT_REGRESSION)
@@ -130,7 +127,7 @@ static void print_regressions(const tl_compare *c)
         if (r->rank >= 0)
             snprintf(where, sizeof where, "rank %d", r->rank);
         fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f ns), p = %.3g (adjusted %.3g)\n",
-                tl_cmp_group_name(r->group), r->name, where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
+                tl_cmp_group_name(r->group), tl_term_escape(name, sizeof name, r->name), where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
                 r->value_base, r->value_cand, r->p_value, r->p_adjusted);
     }
 }
@@ -154,44 +151,8 @@ typedef struct compare_args {
     int fail, normalize, whole;
 } compare_args;
 
-static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cmp_options *co)
+static int check_args(compare_args *a, tl_cmp_options *co)
 {
-    static const char usage[] =
-        "usage: tally compare BASELINE CANDIDATE [-o compare.html] [--json F] [--markdown F] [--junit F]\n"
-        "                     [--threshold 5%] [--metric median|mean|total] [--normalize] [--correction C]\n"
-        "                     [--fail-on-regression]\n"
-        "  BASELINE, CANDIDATE  one input each: a directory, archive or file `tally report` reads,\n"
-        "                       or a partial aggregate (tally aggregate --partial)\n"
-        "  -o FILE              the HTML page (default: compare.html; - for standard output)\n"
-        "  --json FILE          the comparison as JSON (schema/tally-compare.schema.json)\n"
-        "  --markdown FILE      a Markdown summary for a CI job page (under 1 MiB)\n"
-        "  --junit FILE         JUnit XML: one test case per compared metric\n"
-        "  --threshold P        a regression is a significant slowdown of more than P % (default 5%)\n"
-        "  --metric M           what the deltas and the geomean compare: median (default), mean, total\n"
-        "  --normalize          match names without template arguments, parameters and numeric suffixes\n"
-        "  --correction C       holm (default: alpha 0.05 for the whole comparison) or none (per row)\n"
-        "  --fail-on-regression exit 1 when anything regressed (listed on stderr)\n"
-        "  --whole-trace        GPU breakdown over the whole trace, not the ProfilerStep window";
-    const tl_cli_opt opts[] = {
-        { "--output", "-o", 1, NULL, &a->out },
-        { "--json", NULL, 1, NULL, &a->json },
-        { "--markdown", NULL, 1, NULL, &a->md },
-        { "--junit", NULL, 1, NULL, &a->junit },
-        { "--threshold", NULL, 1, NULL, &a->threshold },
-        { "--metric", NULL, 1, NULL, &a->metric },
-        { "--normalize", NULL, 0, &a->normalize, NULL },
-        { "--correction", NULL, 1, NULL, &a->correction },
-        { "--fail-on-regression", NULL, 0, &a->fail, NULL },
-        { "--whole-trace", NULL, 0, &a->whole, NULL },
-        { NULL, NULL, 0, NULL, NULL },
-    };
-    int rc = tl_cli_parse(cli, argc, argv, opts, usage);
-    if (rc != 0)
-        return rc > 0 ? 1 : -1;
-    if (cli->ninputs != 2) {
-        fprintf(stderr, "tally compare: needs exactly two inputs, BASELINE and CANDIDATE\n%s\n", usage);
-        return -1;
-    }
     tl_cmp_options_init(co);
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
@@ -211,51 +172,91 @@ static int parse_args(tl_cli *cli, int argc, char **argv, compare_args *a, tl_cm
     return 0;
 }
 
-static int write_outputs(const tl_cli *cli, const compare_args *a, const tl_compare *c)
+/* Open every output asked for first (a bad one fails before a byte is
+ * written anywhere), render each, then commit them together. */
+static int write_outputs(tl_cli *cli, const compare_args *a, const tl_compare *c)
 {
-    int rc = write_output(a->out, cli, c, OUT_HTML);
-    if (a->json && write_output(a->json, cli, c, OUT_JSON) != TL_EXIT_OK)
-        rc = TL_EXIT_OUTPUT;
-    if (a->md && write_output(a->md, cli, c, OUT_MARKDOWN) != TL_EXIT_OK)
-        rc = TL_EXIT_OUTPUT;
-    if (a->junit && write_output(a->junit, cli, c, OUT_JUNIT) != TL_EXIT_OK)
-        rc = TL_EXIT_OUTPUT;
-    return rc;
+    const char *paths[] = { a->out, a->json, a->md, a->junit };
+    const int kinds[] = { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
+    tl_output *o[4] = { NULL, NULL, NULL, NULL };
+    for (size_t i = 0; i < 4; i++)
+        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
+            return TL_EXIT_OUTPUT;
+    for (size_t i = 0; i < 4; i++)
+        if (o[i] && render(o[i], kinds[i], c) != 0) {
+            fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
+            return TL_EXIT_NOMEM;
+        }
+    return tl_cli_commit_outputs(cli);
 }
 
 int tl_cmd_compare(int argc, char **argv)
 {
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    const tl_cli_opt opts[] = {
+        { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
+        { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
+        { "--markdown", NULL, 1, NULL, &a.md, "a Markdown summary for a CI job page (under 1 MiB)", "FILE" },
+        { "--junit", NULL, 1, NULL, &a.junit, "JUnit XML: one test case per compared metric", "FILE" },
+        { "--threshold", NULL, 1, NULL, &a.threshold, "a regression is a significant slowdown of more than P % (default 5%)", "P" },
+        { "--metric", NULL, 1, NULL, &a.metric, "what the deltas and the geomean compare: median (default), mean, total", "M" },
+        { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
+        { "--correction", NULL, 1, NULL, &a.correction, "holm (default: alpha 0.05 for the whole comparison) or none (per row)", "C" },
+        { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when anything regressed (listed on stderr)", NULL },
+        { "--whole-trace", NULL, 0, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "compare", "BASELINE CANDIDATE", "Compare a baseline run with a candidate: per-name deltas, significance, verdicts.",
+        "BASELINE and CANDIDATE are one input each: a directory, archive or file `tally report`\n"
+        "reads, or a partial aggregate (tally aggregate --partial).\n"
+        "Only the outputs asked for are written. With none of -o, --json, --markdown, --junit,\n"
+        "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
+        opts, 2, 2,
+    };
     tl_cli cli;
-    compare_args a = { "compare.html", NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
     tl_cmp_options co;
-    int prc = parse_args(&cli, argc, argv, &a, &co);
-    if (prc != 0) {
-        free(cli.inputs);
-        return prc > 0 ? TL_EXIT_OK : TL_EXIT_USAGE;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    if (rc >= 0)
+        return rc;
+    if (check_args(&a, &co) != 0) {
+        tl_cli_release(&cli);
+        return TL_EXIT_USAGE;
     }
+    if (!a.out && !a.json && !a.md && !a.junit) {
+        a.out = DEFAULT_OUTPUT;
+        if (!cli.quiet)
+            fprintf(stderr, "tally: no output asked for; writing the HTML page to %s (-o FILE names it)\n", a.out);
+    }
+    const char *paths[] = { a.out, a.json, a.md, a.junit };
+    for (size_t i = 0; i < 4; i++)
+        if (paths[i] && tl_cli_check_output(&cli, paths[i]) != 0) {
+            tl_cli_release(&cli);
+            return TL_EXIT_OUTPUT;
+        }
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = a.whole;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    int rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
+    rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
     int rc2 = load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
-        rc = TL_EXIT_NO_INPUT;
+        rc = rc == TL_EXIT_NOMEM || rc2 == TL_EXIT_NOMEM ? TL_EXIT_NOMEM : TL_EXIT_NO_INPUT;
         goto out;
     }
     if (tl_compare_run(&c, &base, &cand, &co) != 0) {
         fprintf(stderr, "tally: out of memory while comparing\n");
-        rc = TL_EXIT_NO_INPUT;
+        rc = TL_EXIT_NOMEM;
         goto out;
     }
     rc = write_outputs(&cli, &a, &c);
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)
-        print_summary(strcmp(a.out, "-") ? stdout : stderr, &c);
+        print_summary(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
     if (a.fail && c.counts[TL_VERDICT_REGRESSION] > 0) {
         print_regressions(&c);
         rc = TL_EXIT_GATE;
@@ -266,6 +267,6 @@ out:
     tl_compare_release(&c);
     tl_aggregate_release(&base);
     tl_aggregate_release(&cand);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -13,12 +13,8 @@
 #include "commands.h"
 #include "json_writer.h"
 #include "report_text.h" /* tl_text_rank_source: the report's words for a rank source */
+#include "term.h"
 #include "text_table.h"
-
-static int file_sink(void *ctx, const void *buf, size_t len)
-{
-    return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
-}
 
 static const char *phase_name(int ph)
 {
@@ -118,7 +114,9 @@ static void json_problem(tl_json *j, const char *problem)
 
 static void text_profile(FILE *out, const tl_profile *p)
 {
-    fprintf(out, "%s\n", p->path);
+    static char path[8192];
+    /* the name line: a newline in a file name must not start a fake record */
+    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
     if (p->skipped) {
         /* The reason first, then whatever else was found on the way. */
         fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
@@ -172,45 +170,50 @@ static void text_profile(FILE *out, const tl_profile *p)
 
 int tl_cmd_inspect(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally inspect [--json] FILE...";
-    tl_cli cli;
     int json = 0;
-    const tl_cli_opt opts[] = { { "--json", NULL, 0, &json, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "--json", NULL, 0, &json, NULL, "one JSON array with an object per input", NULL },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "inspect", "FILE...", "What each input is: format, rank and how it was found, session, events, time span.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
     int warnings = (int)run.nproblems;
-    if (json) {
-        tl_json *j = malloc(sizeof *j);
-        if (j == NULL) { /* release what was read: this return used to leak the run */
-            tl_run_release(&run);
-            free(cli.inputs);
-            return TL_EXIT_OUTPUT;
-        }
-        tl_json_init(j, file_sink, stdout);
-        tl_json_array_begin(j);
+    /* The JSON is a document: written as it is (not through the console's
+     * escaping stream), with every write checked. */
+    tl_output *o = json ? tl_cli_open_output(&cli, "-", 0) : NULL;
+    int out_rc = json && o == NULL ? TL_EXIT_OUTPUT : TL_EXIT_OK;
+    if (o != NULL) {
+        tl_json j;
+        tl_json_init(&j, tl_output_write, o);
+        tl_json_array_begin(&j);
         for (size_t i = 0; i < run.n; i++)
-            json_profile(j, run.profiles[i]);
+            json_profile(&j, run.profiles[i]);
         for (size_t i = 0; i < run.nproblems; i++)
-            json_problem(j, run.problems[i]);
-        tl_json_array_end(j);
-        tl_json_write(j, "\n", 1);
-        tl_json_finish(j);
-        free(j);
+            json_problem(&j, run.problems[i]);
+        tl_json_array_end(&j);
+        tl_json_write(&j, "\n", 1);
+        tl_json_finish(&j);
+        out_rc = tl_cli_commit_outputs(&cli);
     } else {
         for (size_t i = 0; i < run.n; i++)
             text_profile(stdout, run.profiles[i]);
     }
     for (size_t i = 0; i < run.n; i++)
         warnings += run.profiles[i]->nwarnings;
-    rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+    rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : usable == 0                           ? TL_EXIT_NO_INPUT
          : cli.strict && warnings                ? TL_EXIT_GATE
                                                  : TL_EXIT_OK;
     tl_run_release(&run);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -6,31 +6,39 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
-#include "output.h"
 
 int tl_cmd_merge(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally merge PARTIAL... [-o aggregate.json] [--partial]";
-    tl_cli cli;
     int partial = 0;
     const char *out = "-";
     const tl_cli_opt opts[] = {
-        { "--output", "-o", 1, NULL, &out },
-        { "--partial", NULL, 0, &partial, NULL },
-        { NULL, NULL, 0, NULL, NULL },
+        { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
+        { "--partial", "-p", 0, &partial, NULL, "write the merged partial aggregate (for a tree of merges)", NULL },
+        { 0 },
     };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_spec spec = {
+        "merge", "PARTIAL...", "Merge partial aggregates (tally aggregate --partial) into one aggregate.", NULL,
+        opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
+    if (tl_cli_check_output(&cli, out) != 0) {
+        tl_cli_release(&cli);
+        return TL_EXIT_OUTPUT;
+    }
     tl_aggregate agg;
     tl_aggregate_init(&agg, NULL);
     int read = 0;
     for (int i = 0; i < cli.ninputs; i++) {
         char err[512] = "";
+        tl_cli_seen_path(&cli, cli.inputs[i]); /* the output may not replace it */
         if (tl_partial_read(&agg, cli.inputs[i], err, sizeof err) != 0) {
             fprintf(stderr, "tally: %s: %s\n", cli.inputs[i], err);
             if (cli.strict) {
@@ -47,22 +55,25 @@ int tl_cmd_merge(int argc, char **argv)
     }
     if (tl_aggregate_finish(&agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");
-        rc = TL_EXIT_NO_INPUT;
+        rc = TL_EXIT_NOMEM;
         goto out;
     }
-    tl_output o;
-    if (tl_output_open(&o, out, cli.inputs, cli.ninputs) != 0) {
+    tl_output *o = tl_cli_open_output(&cli, out, 0);
+    if (o == NULL) {
         rc = TL_EXIT_OUTPUT;
         goto out;
     }
+    tl_json j;
+    tl_json_init(&j, tl_output_write, o);
     if (partial)
-        tl_partial_write(tl_output_json(&o), &agg, "tally " TALLY_VERSION);
+        tl_partial_write(&j, &agg, "tally " TALLY_VERSION);
     else
-        tl_aggregate_write(tl_output_json(&o), &agg, "tally " TALLY_VERSION);
+        tl_aggregate_write(&j, &agg, "tally " TALLY_VERSION);
+    tl_json_finish(&j);
     /* Unreadable partials were reported; with --strict they already failed. */
-    rc = tl_output_close(&o) != 0 ? TL_EXIT_OUTPUT : TL_EXIT_OK;
+    rc = tl_cli_commit_outputs(&cli);
 out:
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -2,19 +2,23 @@
  * cmd_report.c - `tally report INPUT... [-o report.html] [--title T]
  * [--json aggregate.json] [--markdown summary.md]`: the aggregate rendered as
  * one self-contained HTML page, plus optionally its JSON and a Markdown
- * summary for CI job pages. The date shown comes from SOURCE_DATE_EPOCH when
- * set, so the same inputs give the same bytes.
+ * summary for CI job pages. Only the outputs asked for are written; with none
+ * asked for, report.html (and stderr says so). The date shown comes from
+ * SOURCE_DATE_EPOCH when set, so the same inputs give the same bytes.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
-#include "output.h"
 #include "render.h"
+
+/* The HTML's name when no output is asked for. */
+#define DEFAULT_OUTPUT "report.html"
 
 static int64_t report_date(void)
 {
@@ -30,64 +34,65 @@ static int64_t report_date(void)
     return (int64_t)time(NULL);
 }
 
-/* Write one output; returns TL_EXIT_OK or TL_EXIT_OUTPUT. */
-static int write_html(const char *path, const tl_cli *cli, const tl_aggregate *a, const tl_report_options *ro)
+/* Open every output asked for first (so a bad one fails before a byte is
+ * written anywhere, standard output included), render each, then commit
+ * them together. TL_EXIT_OK, TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
+static int render(tl_cli *cli, const char *const paths[3], const tl_aggregate *a, const tl_report_options *ro)
 {
-    tl_output o;
-    if (tl_output_open(&o, path, cli->inputs, cli->ninputs) != 0)
-        return TL_EXIT_OUTPUT;
-    if (tl_render_html(o.f, a, ro) != 0) {
-        fprintf(stderr, "tally: %s: out of memory while rendering\n", path);
-        tl_output_abort(&o);
-        return TL_EXIT_OUTPUT;
+    tl_output *o[3] = { NULL, NULL, NULL };
+    for (size_t i = 0; i < 3; i++)
+        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
+            return TL_EXIT_OUTPUT;
+    if (o[0] && tl_render_html(o[0]->f, a, ro) != 0) {
+        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[0]);
+        return TL_EXIT_NOMEM;
     }
-    return tl_output_close(&o) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
-}
-
-static int write_markdown(const char *path, const tl_cli *cli, const tl_aggregate *a, const tl_report_options *ro)
-{
-    tl_output o;
-    if (tl_output_open(&o, path, cli->inputs, cli->ninputs) != 0)
-        return TL_EXIT_OUTPUT;
-    if (tl_render_markdown(o.f, a, ro) != 0) {
-        tl_output_abort(&o);
-        return TL_EXIT_OUTPUT;
+    if (o[1]) {
+        tl_json j;
+        tl_json_init(&j, tl_output_write, o[1]);
+        tl_aggregate_write(&j, a, "tally " TALLY_VERSION);
+        tl_json_finish(&j); /* write errors are seen at commit (ferror) */
     }
-    return tl_output_close(&o) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
-}
-
-static int write_json(const char *path, const tl_cli *cli, const tl_aggregate *a)
-{
-    tl_output o;
-    if (tl_output_open(&o, path, cli->inputs, cli->ninputs) != 0)
-        return TL_EXIT_OUTPUT;
-    tl_aggregate_write(tl_output_json(&o), a, "tally " TALLY_VERSION);
-    return tl_output_close(&o) == 0 ? TL_EXIT_OK : TL_EXIT_OUTPUT;
+    if (o[2] && tl_render_markdown(o[2]->f, a, ro) != 0) {
+        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[2]);
+        return TL_EXIT_NOMEM;
+    }
+    return tl_cli_commit_outputs(cli);
 }
 
 int tl_cmd_report(int argc, char **argv)
 {
-    static const char usage[] =
-        "usage: tally report INPUT... [-o report.html] [--title T] [--json aggregate.json] [--markdown summary.md]\n"
-        "  -o FILE          the HTML report (default: report.html; - for standard output)\n"
-        "  --title T        the report's title\n"
-        "  --json FILE      also write the aggregate JSON\n"
-        "  --markdown FILE  also write a Markdown summary (for a CI job summary)\n"
-        "  --whole-trace    GPU breakdown over the whole trace, not the ProfilerStep window";
-    tl_cli cli;
     int whole = 0;
-    const char *out = "report.html", *title = NULL, *json = NULL, *md = NULL;
+    const char *out = NULL, *title = NULL, *json = NULL, *md = NULL;
     const tl_cli_opt opts[] = {
-        { "--output", "-o", 1, NULL, &out },
-        { "--title", NULL, 1, NULL, &title },
-        { "--json", NULL, 1, NULL, &json },
-        { "--markdown", NULL, 1, NULL, &md },
-        { "--whole-trace", NULL, 0, &whole, NULL },
-        { NULL, NULL, 0, NULL, NULL },
+        { "--output", "-o", 1, NULL, &out, "the HTML report (- for standard output)", "FILE" },
+        { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
+        { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
+        { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { 0 },
     };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_spec spec = {
+        "report", "INPUT...", "Read every input and write one self-contained HTML report of the run.",
+        "Only the outputs asked for are written. With none of -o, --json, --markdown,\n"
+        "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
+        opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
+    if (out == NULL && json == NULL && md == NULL) {
+        out = DEFAULT_OUTPUT;
+        if (!cli.quiet)
+            fprintf(stderr, "tally: no output asked for; writing the HTML report to %s (-o FILE names it)\n", out);
+    }
+    const char *paths[] = { out, json, md };
+    for (size_t i = 0; i < 3; i++)
+        if (paths[i] && tl_cli_check_output(&cli, paths[i]) != 0) {
+            tl_cli_release(&cli);
+            return TL_EXIT_OUTPUT;
+        }
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = whole;
@@ -96,16 +101,15 @@ int tl_cmd_report(int argc, char **argv)
     rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
-        int r1 = write_html(out, &cli, &agg, &ro);
-        int r2 = json ? write_json(json, &cli, &agg) : TL_EXIT_OK;
-        int r3 = md ? write_markdown(md, &cli, &agg, &ro) : TL_EXIT_OK;
-        rc = r1 != TL_EXIT_OK || r2 != TL_EXIT_OK || r3 != TL_EXIT_OK ? TL_EXIT_OUTPUT
-             : cli.strict && warnings                                 ? TL_EXIT_GATE
-                                                                      : TL_EXIT_OK;
-        if (rc == TL_EXIT_OK && !cli.quiet && out[0] != '-')
-            fprintf(stderr, "tally: wrote %s\n", out);
+        rc = render(&cli, paths, &agg, &ro);
+        if (rc == TL_EXIT_OK && !cli.quiet)
+            for (size_t i = 0; i < 3; i++)
+                if (paths[i] && strcmp(paths[i], "-") != 0)
+                    fprintf(stderr, "tally: wrote %s\n", paths[i]);
+        if (rc == TL_EXIT_OK && cli.strict && warnings)
+            rc = TL_EXIT_GATE;
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

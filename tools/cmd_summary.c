@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "term.h"
 #include "text_table.h"
 
 #define TOP_N 15
@@ -21,14 +22,17 @@
 
 static void findings(FILE *out, const tl_aggregate *a)
 {
+    /* findings quote names from the inputs: one line each, newlines escaped */
+    static char msg[4096], evidence[4096];
     if (a->nstragglers == 0 && a->nrecs == 0)
         return;
     fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
     for (int i = 0; i < a->nstragglers; i++)
-        fprintf(out, "straggler  %s\n", a->stragglers[i].summary);
+        fprintf(out, "straggler  %s\n", tl_term_escape(msg, sizeof msg, a->stragglers[i].summary));
     for (int i = 0; i < a->nrecs; i++)
         fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
-                a->recs[i].message, a->recs[i].evidence);
+                tl_term_escape(msg, sizeof msg, a->recs[i].message),
+                tl_term_escape(evidence, sizeof evidence, a->recs[i].evidence));
 }
 
 static void group_table(FILE *out, const tl_name_table *t, int group)
@@ -151,11 +155,17 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg)
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    static const char usage[] = "usage: tally summary INPUT... [--whole-trace]";
-    tl_cli cli;
     int whole = 0;
-    const tl_cli_opt opts[] = { { "--whole-trace", NULL, 0, &whole, NULL }, { NULL, NULL, 0, NULL, NULL } };
-    int rc = tl_cli_begin(&cli, argc, argv, opts, usage);
+    const tl_cli_opt opts[] = {
+        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { 0 },
+    };
+    const tl_cli_spec spec = {
+        "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
+        NULL, opts, 1, -1,
+    };
+    tl_cli cli;
+    int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
     tl_analyze_options opt;
@@ -182,11 +192,11 @@ int tl_cmd_summary(int argc, char **argv)
         rank_table(stdout, &agg);
         across_table(stdout, &agg);
         snapshot_table(stdout, &agg);
-        rc = tl_cli_close_output(stdout, "stdout") != 0 ? TL_EXIT_OUTPUT
+        rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;
     }
     tl_aggregate_release(&agg);
-    free(cli.inputs);
+    tl_cli_release(&cli);
     return rc;
 }

@@ -1,11 +1,19 @@
 /*
  * main.c - the `tally` command: a table of subcommands, each in its own
  * tools/cmd_<name>.c (git's builtin/, perf's builtin-*.c).
+ *
+ * Standard output and standard error are replaced first by streams that
+ * escape control characters (term.h): whatever an input holds, what tally
+ * prints on a terminal is text.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
+#include "term.h"
 
 #ifndef TALLY_VERSION
 #define TALLY_VERSION "unknown"
@@ -26,38 +34,99 @@ static const struct command commands[] = {
     { "validate", tl_cmd_validate, "check inputs against their format; report every problem" },
     { "inspect", tl_cmd_inspect, "what each file is: format, rank, session, events, time span" },
 };
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: tally <command> [options] INPUT...\n\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].help);
-    fprintf(out, "\ncommon options: --help, --version\n");
+    fprintf(out, "\n'tally help <command>' or 'tally <command> --help' describes one command.\n"
+                 "options: --help, --version; see tally(1)\n");
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown(const char *name)
+{
+    const char *names[NCOMMANDS];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *s = tl_cli_suggest(name, names, NCOMMANDS);
+    fprintf(stderr, "tally: '%s' is not a tally command", name);
+    if (s)
+        fprintf(stderr, "; did you mean '%s'?", s);
+    fprintf(stderr, "\nsee 'tally --help'\n");
+    return TL_EXIT_USAGE;
+}
+
+static FILE *plain_stdout, *plain_stderr;
+
+/* Replace stdout/stderr by escaping streams over the same descriptors. */
+static void escape_terminal_streams(void)
+{
+    FILE *out = tl_term_wrap(STDOUT_FILENO, 0), *err = tl_term_wrap(STDERR_FILENO, 1);
+    plain_stdout = stdout;
+    plain_stderr = stderr;
+    if (out != NULL)
+        stdout = out;
+    if (err != NULL)
+        stderr = err;
+}
+
+/* Close the escaping streams (their last bytes written) and put the plain
+ * ones back. Returns -1 when standard output could not be written. */
+static int close_terminal_streams(void)
+{
+    int rc = 0;
+    if (stdout != plain_stdout) {
+        rc = fclose(stdout) == 0 ? 0 : -1;
+        stdout = plain_stdout;
+    }
+    if (stderr != plain_stderr) {
+        fclose(stderr);
+        stderr = plain_stderr;
+    }
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
+    escape_terminal_streams();
+    int rc;
     if (argc < 2) {
         usage(stderr);
-        return 2;
-    }
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        rc = TL_EXIT_USAGE;
+    } else if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || (!strcmp(argv[1], "help") && argc == 2)) {
         usage(stdout);
-        return 0;
-    }
-    if (!strcmp(argv[1], "--version")) {
+        rc = TL_EXIT_OK;
+    } else if (!strcmp(argv[1], "help")) {
+        const struct command *c = find(argv[2]);
+        char *help_argv[] = { argv[2], "--help", NULL };
+        rc = c ? c->fn(2, help_argv) : unknown(argv[2]);
+    } else if (!strcmp(argv[1], "--version")) {
         printf("tally %s\n", TALLY_VERSION);
-        return 0;
+        rc = TL_EXIT_OK;
+    } else if (argv[1][0] == '-') {
+        fprintf(stderr, "tally: '%s': a command comes first; see 'tally --help'\n", argv[1]);
+        rc = TL_EXIT_USAGE;
+    } else {
+        const struct command *c = find(argv[1]);
+        rc = c ? c->fn(argc - 1, argv + 1) : unknown(argv[1]);
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-        if (strcmp(argv[1], commands[i].name) != 0)
-            continue;
-        if (commands[i].fn == NULL) {
-            fprintf(stderr, "tally: %s: not implemented yet\n", argv[1]);
-            return 2;
-        }
-        return commands[i].fn(argc - 1, argv + 1);
+    /* The console text must reach its descriptor: a full disk under
+     * `tally summary > log` is an error, not a silent short log. */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc != TL_EXIT_OUTPUT) {
+        fprintf(stderr, "tally: standard output: write failed\n");
+        rc = TL_EXIT_OUTPUT;
     }
-    fprintf(stderr, "tally: '%s' is not a tally command; see 'tally --help'\n", argv[1]);
-    return 2;
+    if (close_terminal_streams() != 0 && rc == TL_EXIT_OK)
+        rc = TL_EXIT_OUTPUT;
+    return rc;
 }

@@ -11,7 +11,7 @@ if(TARGET tally_ingest)
   target_compile_definitions(fuzz_trace_stream_regress PRIVATE TALLY_FUZZ_DRIVER)
   target_link_libraries(fuzz_trace_stream_regress PRIVATE tally_ingest tally_warnings)
   add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS}
-    ${PROJECT_SOURCE_DIR}/tests/fuzz/seeds)
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/trace_stream ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/ingest)
 
   if(TALLY_FUZZ)
     if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -23,7 +23,11 @@ if(TARGET tally_ingest)
     target_include_directories(fuzz_trace_stream PRIVATE ${PROJECT_SOURCE_DIR}/tools)
     target_compile_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined -g)
     target_link_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined)
-    target_link_libraries(fuzz_trace_stream PRIVATE ZLIB::ZLIB tally_warnings)
+    # the same decoder choice (isa-l or zlib) and libraries as tally_ingest
+    target_compile_definitions(fuzz_trace_stream PRIVATE
+      $<TARGET_PROPERTY:tally_ingest,COMPILE_DEFINITIONS>)
+    target_link_libraries(fuzz_trace_stream PRIVATE
+      $<TARGET_PROPERTY:tally_ingest,INTERFACE_LINK_LIBRARIES> tally_warnings)
   endif()
 endif()
 
@@ -38,7 +42,7 @@ if(TARGET tally_analyze)
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/driver.c)
     target_link_libraries(fuzz_${target}_regress PRIVATE tally_analyze tally_warnings)
     add_test(NAME fuzz_${target}_regress COMMAND fuzz_${target}_regress ${TALLY_CORPUS}
-      ${PROJECT_SOURCE_DIR}/tests/fixtures ${PROJECT_SOURCE_DIR}/tests/fuzz/seeds)
+      ${PROJECT_SOURCE_DIR}/tests/fixtures ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/ingest)
     if(TALLY_FUZZ)
       add_executable(fuzz_${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${target}.c)
       target_compile_options(fuzz_${target} PRIVATE -fsanitize=fuzzer,address,undefined -g)

@@ -1,10 +1,12 @@
 /*
  * fuzz_trace_stream: libFuzzer target for the ingest readers (gzip_source + trace_stream).
  *
- * Each input is read three ways, through the sniffing gzip source: all bytes at once with the
- * default 1 MiB buffer, all at once with a 16-byte buffer that must grow, and a few bytes per
- * read call (1..7, from the input's size). Besides "no crash, no sanitizer report", the three
- * must return the same events and counters: how bytes arrive may never change a result. Every
+ * Each input is read four ways, through the sniffing gzip source: all bytes at once with the
+ * default 1 MiB buffer, all at once with a 16-byte buffer that must grow, a few bytes per read
+ * call (1..7, from the input's size), and with the byte parser alone (no structural index,
+ * json_scan.h). Besides "no crash, no sanitizer report", the four
+ * must return the same events, counters and problems (offsets and texts): how bytes arrive may
+ * never change a result. Every
  * event's name is unescaped and its args walked, so those helpers are fuzzed too.
  *
  * Built with TALLY_FUZZ_DRIVER, the file also has a main() that runs LLVMFuzzerTestOneInput
@@ -64,7 +66,7 @@ struct outcome {
 };
 
 static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buffer,
-                     struct outcome *out)
+                     int no_index, struct outcome *out)
 {
 	struct mem_src m = { data, size, 0, chunk };
 	tl_gzip_source g;
@@ -77,6 +79,7 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 	tl_trace_options_init(&o);
 	o.buffer_size = buffer;
 	o.max_event_size = 1u << 20;
+	o.no_index = no_index;
 	if (tl_gzip_source_init(&g, mem_read, &m) < 0)
 		abort();
 	g.max_output = 256u << 20; /* a gzip bomb ends as a read error, not an OOM */
@@ -101,6 +104,16 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 			h = mix(h, &val.kind, sizeof val.kind);
 		}
 	}
+	/* The problems themselves, not only their number: the same offsets and texts. */
+	for (unsigned i = 0; i < s.problem_count; i++) {
+		h = mix(h, &s.problems[i].offset, sizeof s.problems[i].offset);
+		h = mix(h, s.problems[i].text, strlen(s.problems[i].text));
+	}
+	h = mix(h, &s.has_error, sizeof s.has_error);
+	if (s.has_error) {
+		h = mix(h, &s.error.offset, sizeof s.error.offset);
+		h = mix(h, s.error.text, strlen(s.error.text));
+	}
 	out->hash = h;
 	out->stats = s.stats;
 	out->stats.bytes_read = 0; /* how far ahead was read when reading stopped early: buffer-bound */
@@ -111,24 +124,30 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct outcome a, b, c;
+	struct outcome a, b, c, d;
 
 	memset(&a, 0, sizeof a);
 	memset(&b, 0, sizeof b);
 	memset(&c, 0, sizeof c);
-	read_all(data, size, 0, 1u << 20, &a);
-	read_all(data, size, 0, 16, &b);
-	read_all(data, size, 1 + size % 7, 16, &c);
-	if (a.rc != b.rc || a.rc != c.rc || a.hash != b.hash || a.hash != c.hash ||
-	    memcmp(&a.stats, &b.stats, sizeof a.stats) || memcmp(&a.stats, &c.stats, sizeof a.stats) ||
-	    a.problems != b.problems || a.problems != c.problems) {
+	memset(&d, 0, sizeof d);
+	read_all(data, size, 0, 1u << 20, 0, &a);
+	read_all(data, size, 0, 16, 0, &b);
+	read_all(data, size, 1 + size % 7, 16, 0, &c);
+	read_all(data, size, 0, 1u << 20, 1, &d); /* the byte parser alone, no structural index */
+	if (a.rc != b.rc || a.rc != c.rc || a.rc != d.rc || a.hash != b.hash || a.hash != c.hash ||
+	    a.hash != d.hash || memcmp(&a.stats, &b.stats, sizeof a.stats) ||
+	    memcmp(&a.stats, &c.stats, sizeof a.stats) || memcmp(&a.stats, &d.stats, sizeof a.stats) ||
+	    a.problems != b.problems || a.problems != c.problems || a.problems != d.problems) {
 		fprintf(stderr,
-		        "fuzz_trace_stream: %s: results depend on how the bytes arrive: rc %d/%d/%d, "
-		        "events %llu/%llu/%llu, warnings %llu/%llu/%llu, problems %u/%u/%u\n",
-		        g_input, a.rc, b.rc, c.rc, (unsigned long long)a.stats.events,
+		        "fuzz_trace_stream: %s: results depend on how the bytes arrive or on the "
+		        "structural index: rc %d/%d/%d/%d, events %llu/%llu/%llu/%llu, warnings "
+		        "%llu/%llu/%llu/%llu, problems %u/%u/%u/%u\n",
+		        g_input, a.rc, b.rc, c.rc, d.rc, (unsigned long long)a.stats.events,
 		        (unsigned long long)b.stats.events, (unsigned long long)c.stats.events,
-		        (unsigned long long)a.stats.warnings, (unsigned long long)b.stats.warnings,
-		        (unsigned long long)c.stats.warnings, a.problems, b.problems, c.problems);
+		        (unsigned long long)d.stats.events, (unsigned long long)a.stats.warnings,
+		        (unsigned long long)b.stats.warnings, (unsigned long long)c.stats.warnings,
+		        (unsigned long long)d.stats.warnings, a.problems, b.problems, c.problems,
+		        d.problems);
 		abort();
 	}
 	return 0;
@@ -173,7 +192,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (nftw(argv[i], run_file, 16, FTW_PHYS) != 0)
 			return 1;
-	printf("%lu inputs read the same three ways\n", g_files);
+	printf("%lu inputs read the same four ways\n", g_files);
 	return g_files ? 0 : 1;
 }
 #endif

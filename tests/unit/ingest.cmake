@@ -4,6 +4,9 @@ if(TARGET tally_ingest)
   tally_add_unit_test(test_trace_stream
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_trace_stream.c
     LIBS tally_ingest)
+  tally_add_unit_test(test_json_scan
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_json_scan.c
+    LIBS tally_ingest)
 
   # The expected event counts are checked in; this keeps them true to the corpus: it re-runs
   # the independent Python count and fails with a diff when the corpus has changed.

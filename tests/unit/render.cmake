@@ -8,3 +8,10 @@ if(TARGET tally_render)
     LIBS tally_render tally_analyze
     LABELS render)
 endif()
+# What the command prints on a terminal: control characters escaped (term.c).
+if(TARGET tally_analyze)
+  tally_add_unit_test(test_term
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_term.c
+    LIBS tally_analyze
+    LABELS render)
+endif()

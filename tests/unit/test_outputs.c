@@ -7,8 +7,10 @@
  * a complete one; a full disk (RLIMIT_FSIZE here) leaves the old files as they
  * were. An unwritable directory or /dev/full is reported on stderr exactly
  * once, however many flushes fail, and the program goes on to exit with its
- * own status. Paths that are not regular files (/dev/stdout, a symlink) are
- * written in place. Last, check_outputs.py itself must reject broken files,
+ * own status. The report and the trace are committed together (both new or
+ * both old). Paths that are not regular files (/dev/stdout, a device made by
+ * the test) are written in place; a symlink's target is replaced atomically,
+ * the link stays. Last, check_outputs.py itself must reject broken files,
  * or the other tests would prove nothing.
  */
 #include "collector_test_util.h"
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "tally/tally.h"
@@ -147,34 +150,52 @@ static void test_unwritable_directory(void **state)
     tt_end(&s);
 }
 
+/* A full device made by the test (never the machine's own /dev/full): a
+ * character device 1,7 inside the scenario's temporary directory. Needs root
+ * (mknod); skipped otherwise. */
+static int make_full_device(tt_scenario *s, char *path, size_t len)
+{
+    snprintf(path, len, "%s/full", s->base);
+    return mknod(path, S_IFCHR | 0666, makedev(1, 7));
+}
+
 static void test_dev_full(void **state)
 {
     (void)state;
     tt_scenario s;
     struct stat st;
+    char full[600], var1[700], var2[700];
 
-    /* Both outputs to /dev/full: written in place, fail at flush, reported once. */
-    const char *both[] = { "TALLY_REPORT_PATH=/dev/full", "TALLY_TRACE_PATH=/dev/full", NULL };
+    /* Both outputs to the full device: written in place, fail at flush, reported once. */
     tt_begin(&s);
+    if (make_full_device(&s, full, sizeof full) != 0) {
+        tt_end(&s);
+        skip();
+    }
+    snprintf(var1, sizeof var1, "TALLY_REPORT_PATH=%s", full);
+    snprintf(var2, sizeof var2, "TALLY_TRACE_PATH=%s", full);
+    const char *both[] = { var1, var2, NULL };
     tt_run(&s, both, body_write_fails, NULL);
-    expect_one_complaint(&s, "/dev/full");
+    expect_one_complaint(&s, full);
     assert_int_equal(tt_count_files(s.dir, ""), 0);
-    tt_end(&s);
     /* Still the device: never replaced by a renamed temporary file. */
-    assert_int_equal(stat("/dev/full", &st), 0);
+    assert_int_equal(stat(full, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
-    assert_false(tt_exists("/dev/full.tmp"));
+    assert_int_equal(tt_count_files(s.base, ".tmp"), 0);
+    tt_end(&s);
 
-    /* Only the report fails; the trace is written (plain) beside it. */
+    /* Only the report fails: the report and its trace are committed together,
+     * so the trace beside it is not written either (no report without its
+     * trace), and nothing is left behind. */
     tt_begin(&s);
-    char var[1024];
-    snprintf(var, sizeof var, "TALLY_TRACE_PATH=%s", tt_out(&s, "x.trace.json"));
-    const char *report_only[] = { "TALLY_REPORT_PATH=/dev/full", var, "TALLY_TRACE_GZIP=0", NULL };
+    assert_int_equal(make_full_device(&s, full, sizeof full), 0);
+    snprintf(var1, sizeof var1, "TALLY_REPORT_PATH=%s", full);
+    snprintf(var2, sizeof var2, "TALLY_TRACE_PATH=%s", tt_out(&s, "x.trace.json"));
+    const char *report_only[] = { var1, var2, "TALLY_TRACE_GZIP=0", NULL };
     tt_run(&s, report_only, body_write_fails, NULL);
-    expect_one_complaint(&s, "/dev/full");
-    json_t *t = tt_load_json(tt_out(&s, "x.trace.json"));
-    assert_true(json_array_size(json_object_get(t, "traceEvents")) > 200);
-    json_decref(t);
+    expect_one_complaint(&s, full);
+    assert_false(tt_exists(tt_out(&s, "x.trace.json")));
+    assert_int_equal(tt_count_files(s.dir, ""), 0);
     tt_end(&s);
 }
 
@@ -189,6 +210,43 @@ static void test_atomic_replace(void **state)
     assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
     assert_int_equal(tt_count_files(s.dir, ""), 2);
     json_decref(check_dir(&s)); /* replaced by complete, valid files */
+    tt_end(&s);
+}
+
+/* The collector's files keep the mode of the files they replace, and a
+ * symlink another user planted where older versions put the temporary file
+ * ("{path}.tmp.{pid}", for the next pids to come) is never written through. */
+static void test_replace_keeps_mode_and_ignores_planted_links(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
+    chmod(tt_out(&s, "t-rank0.report.json"), 0640);
+    char victim[700];
+    snprintf(victim, sizeof victim, "%s/victim", s.base);
+    tt_write_file(victim, "SECRET\n");
+    FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "r");
+    int last = 0;
+    if (f != NULL) {
+        if (fscanf(f, "%d", &last) != 1)
+            last = 0;
+        fclose(f);
+    }
+    for (int pid = last + 1; last > 0 && pid <= last + 200; pid++) {
+        symlink(victim, tt_out(&s, "t-rank0.report.json.tmp.%d", pid));
+        symlink(victim, tt_out(&s, "t-rank0.trace.json.gz.tmp.%d", pid));
+    }
+    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    char *v = tt_read_file(victim, NULL);
+    assert_string_equal(v, "SECRET\n");
+    free(v);
+    struct stat st;
+    assert_int_equal(stat(tt_out(&s, "t-rank0.report.json"), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 100);
+    json_decref(r);
     tt_end(&s);
 }
 
@@ -341,6 +399,7 @@ int main(void)
         cmocka_unit_test_teardown(test_unwritable_directory, tt_teardown),
         cmocka_unit_test_teardown(test_dev_full, tt_teardown),
         cmocka_unit_test_teardown(test_atomic_replace, tt_teardown),
+        cmocka_unit_test_teardown(test_replace_keeps_mode_and_ignores_planted_links, tt_teardown),
         cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
         cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),
         cmocka_unit_test_teardown(test_checker_rejects, tt_teardown),

@@ -233,7 +233,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     tl_ivset_init(&comp);
     tl_ivset_init(&comm);
     tl_strtab_init(&knames);
-    size_t kernels_cap = 0;
+    size_t kernels_cap = 0, colls_cap = 0;
     if (in == NULL || kinded == NULL)
         goto out;
     size_t nk = 0;
@@ -280,9 +280,17 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         }
         tl_dur_stat_add(&s->kernels[id].d, (uint64_t)(e->dur_ns > 0 ? e->dur_ns : 0), TL_PROFILE_MAX_SAMPLES);
         if (e->type == TL_KT_COMM && s->ncolls < TL_MAX_COLLECTIVES) {
-            if (s->colls == NULL)
-                s->colls = malloc(TL_MAX_COLLECTIVES * sizeof *s->colls);
-            if (s->colls != NULL)
+            /* Grown as needed: a session is kept per rank, and the cap's 1.6 MB up front
+             * made every rank cost that much address space (issue 15, memory flat in ranks). */
+            if (s->ncolls == colls_cap) {
+                size_t cap = colls_cap ? colls_cap * 2 : 256;
+                tl_collective *x = realloc(s->colls, (cap < TL_MAX_COLLECTIVES ? cap : TL_MAX_COLLECTIVES) * sizeof *x);
+                if (x != NULL) {
+                    s->colls = x;
+                    colls_cap = cap < TL_MAX_COLLECTIVES ? cap : TL_MAX_COLLECTIVES;
+                }
+            }
+            if (s->ncolls < colls_cap)
                 s->colls[s->ncolls++] = (tl_collective){ id, e->dur_ns };
         }
     }

@@ -82,7 +82,8 @@ static void add_item(tl_item_list *l, const char *path, int from_walk, int is_st
     char *copy = strdup(path);
     if (copy == NULL)
         return;
-    l->items[l->n++] = (tl_item){ copy, from_walk, is_stdin, st != NULL, st ? st->st_dev : 0, st ? st->st_ino : 0 };
+    tl_file_id id = { st ? st->st_dev : 0, st ? st->st_ino : 0 };
+    l->items[l->n++] = (tl_item){ copy, from_walk, is_stdin, st != NULL, id };
 }
 
 /* zip, 7z, xz, bzip2, zstd, rar, or a tar (its "ustar" magic at 257). gzip is
@@ -206,7 +207,7 @@ static void dedup(tl_item_list *l)
         goto out;
     for (size_t i = 0; i < l->n; i++)
         if (l->items[i].has_id)
-            ids[nids++] = (id_ref){ l->items[i].dev, l->items[i].ino, i };
+            ids[nids++] = (id_ref){ l->items[i].id.dev, l->items[i].id.ino, i };
     qsort(ids, nids, sizeof *ids, by_id);
     size_t first_dup = SIZE_MAX, first_of = 0;
     for (size_t k = 1; k < nids; k++) {

@@ -32,6 +32,14 @@
 /* What an item turned out to be once its first bytes were read. */
 enum tl_item_kind { TL_ITEM_FILE = 1, TL_ITEM_ARCHIVE = 2 };
 
+/* A file on disk by device and inode: what inputs are deduplicated by, and
+ * what an output is compared against (an output may never be any input,
+ * however the input was reached). */
+typedef struct tl_file_id {
+    dev_t dev;
+    ino_t ino;
+} tl_file_id;
+
 /* The path that means standard input. */
 #define TL_STDIN_PATH "-"
 /* How stdin is named in messages and reports. */
@@ -50,8 +58,7 @@ typedef struct tl_item {
      * deduplicated by it, and outputs are checked against it. has_id is 0
      * when stat failed. */
     int has_id;
-    dev_t dev;
-    ino_t ino;
+    tl_file_id id;        /* the file (the archive, for its members) */
 } tl_item;
 
 typedef struct tl_item_list {

@@ -1,10 +1,17 @@
 /*
  * gzip_source: sniffing, multi-member gzip decompression behind a tl_read_fn (see the header).
  *
- * zlib's inflate stops at the end of each gzip member (Z_STREAM_END); if the next input bytes
- * are the gzip magic again, the decoder is reset and goes on, which is how multi-member files
- * read as one stream. Input that ends before a member's end is reported as truncation with the
- * compressed offset, after everything decoded up to there has been handed out.
+ * The decoder stops at the end of each gzip member (trailer checked); if the next input bytes
+ * are the gzip magic again, it is reset and goes on, which is how multi-member files read as
+ * one stream. Input that ends before a member's end is reported as truncation with the
+ * compressed offset, after everything decodable up to there has been handed out: the decoder
+ * is asked once more with no input before truncation is reported, because it may still hold
+ * output (the rest of a match) that a small read left behind.
+ *
+ * Two decoders sit behind one small interface (dec_start, dec_reset, dec_run, dec_end): isa-l's
+ * igzip when the build found it (TALLY_HAVE_ISAL), zlib always. Both see the same input buffer
+ * (in/next_in/avail_in), so sniffing, member boundaries, trailing garbage and truncation are
+ * handled once, above them.
  */
 #include "ingest/gzip_source.h"
 
@@ -13,10 +20,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
+#ifdef TALLY_HAVE_ISAL
+#include <isa-l/igzip_lib.h>
+#endif
 
-#define GZ_IN_SIZE (64u * 1024u)
+/* Compressed bytes read from the inner source per call: large enough that a file source costs
+ * few read() calls, small enough to stay in L2 beside the decoder's window. */
+#define GZ_IN_SIZE (128u * 1024u)
+
+/* Output space the decoder gets per call (see decode_some()). */
+#define GZ_OUT_SIZE (256u * 1024u)
 
 enum { M_SNIFF, M_PLAIN, M_GZIP, M_DONE, M_ERROR };
+
+/* What one decoder call did. */
+enum { DEC_OK, DEC_MEMBER_END, DEC_ERROR };
 
 int tl_gzip_source_init(tl_gzip_source *g, tl_read_fn read, void *ctx)
 {
@@ -26,17 +45,148 @@ int tl_gzip_source_init(tl_gzip_source *g, tl_read_fn read, void *ctx)
 	g->mode = M_SNIFF;
 	g->in_cap = GZ_IN_SIZE;
 	g->in = malloc(g->in_cap);
-	g->zs.next_in = g->in;
+	g->next_in = g->in;
 	return g->in ? 0 : -1;
 }
 
+const char *tl_gzip_source_decoder(void)
+{
+#ifdef TALLY_HAVE_ISAL
+	const char *e = getenv("TALLY_GZIP_DECODER");
+	if (!e || strcmp(e, "zlib") != 0)
+		return "isa-l";
+#endif
+	return "zlib";
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The decoders                                                                               */
+
+static int dec_start(tl_gzip_source *g)
+{
+#ifdef TALLY_HAVE_ISAL
+	if (strcmp(tl_gzip_source_decoder(), "isa-l") == 0) {
+		struct inflate_state *st = malloc(sizeof *st);
+		if (!st)
+			return -1;
+		isal_inflate_init(st);
+		st->crc_flag = ISAL_GZIP; /* parse the header, check the trailer's CRC and size */
+		g->dec = st;
+		g->use_isal = 1;
+		return 0;
+	}
+#endif
+	{
+		z_stream *zs = calloc(1, sizeof *zs);
+		if (!zs)
+			return -1;
+		if (inflateInit2(zs, 15 + 16) != Z_OK) { /* +16: a gzip wrapper */
+			free(zs);
+			return -1;
+		}
+		g->dec = zs;
+		g->use_isal = 0;
+		return 0;
+	}
+}
+
+static void dec_reset(tl_gzip_source *g)
+{
+#ifdef TALLY_HAVE_ISAL
+	if (g->use_isal) {
+		struct inflate_state *st = g->dec;
+		isal_inflate_reset(st);
+		st->crc_flag = ISAL_GZIP;
+		return;
+	}
+#endif
+	inflateReset(g->dec);
+}
+
+static void dec_end(tl_gzip_source *g)
+{
+	if (!g->dec)
+		return;
+	if (!g->use_isal)
+		inflateEnd(g->dec);
+	free(g->dec);
+	g->dec = NULL;
+}
+
+#ifdef TALLY_HAVE_ISAL
+/* isa-l's error codes in zlib's words, so messages do not depend on the decoder. */
+static const char *isal_error_text(int ret)
+{
+	switch (ret) {
+	case ISAL_INVALID_BLOCK: return "invalid block type";
+	case ISAL_INVALID_SYMBOL: return "invalid code";
+	case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+	case ISAL_INVALID_WRAPPER: return "incorrect header check";
+	case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+	case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+	default: return "corrupt";
+	}
+}
+#endif
+
+/* Decode from next_in/avail_in into out[0..cap) (cap < 2^31); *produced is what was written.
+ * On DEC_ERROR, *why says what was wrong. */
+static int dec_run(tl_gzip_source *g, unsigned char *out, size_t cap, size_t *produced,
+                   const char **why)
+{
+#ifdef TALLY_HAVE_ISAL
+	if (g->use_isal) {
+		struct inflate_state *st = g->dec;
+		int ret;
+		st->next_in = g->next_in;
+		st->avail_in = (uint32_t)g->avail_in;
+		st->next_out = out;
+		st->avail_out = (uint32_t)cap;
+		ret = isal_inflate(st);
+		*produced = cap - st->avail_out;
+		/* isal_inflate hands back whole bytes it had buffered but not used, so next_in is
+		 * exactly after the member's trailer at its end. */
+		g->next_in = st->next_in;
+		g->avail_in = st->avail_in;
+		if (ret < 0) {
+			*why = isal_error_text(ret);
+			return DEC_ERROR;
+		}
+		return st->block_state == ISAL_BLOCK_FINISH ? DEC_MEMBER_END : DEC_OK;
+	}
+#endif
+	{
+		z_stream *zs = g->dec;
+		int ret;
+		zs->next_in = g->next_in;
+		zs->avail_in = (uInt)g->avail_in;
+		zs->next_out = out;
+		zs->avail_out = (uInt)cap;
+		ret = inflate(zs, Z_NO_FLUSH);
+		*produced = cap - zs->avail_out;
+		g->next_in = zs->next_in;
+		g->avail_in = zs->avail_in;
+		if (ret == Z_STREAM_END)
+			return DEC_MEMBER_END;
+		if (ret != Z_OK && ret != Z_BUF_ERROR) {
+			*why = zs->msg ? zs->msg : "corrupt";
+			return DEC_ERROR;
+		}
+		return DEC_OK;
+	}
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The source                                                                                 */
+
 void tl_gzip_source_release(tl_gzip_source *g)
 {
-	if (g->z_ready)
-		inflateEnd(&g->zs);
+	dec_end(g);
+	free(g->out);
+	g->out = NULL;
 	free(g->in);
-	g->in = NULL;
-	g->z_ready = 0;
+	g->in = g->next_in = NULL;
+	g->avail_in = 0;
 }
 
 static ssize_t fail(tl_gzip_source *g, uint64_t offset, const char *what, const char *detail)
@@ -49,37 +199,48 @@ static ssize_t fail(tl_gzip_source *g, uint64_t offset, const char *what, const 
 	return -1;
 }
 
-/* Append input behind the unconsumed bytes. Returns 1 when bytes came, 0 at the end, -1. */
+/* Append input behind the unconsumed bytes until the buffer is full or the input ends, so the
+ * decoder sees the same input however the inner source splits it. A read error after some
+ * bytes is kept for the next call. Returns 1 when bytes came, 0 at the end, -1. */
 static int fill_in(tl_gzip_source *g)
 {
-	ssize_t n;
+	size_t before;
 
-	if (g->in_eof)
-		return 0;
-	if (g->zs.avail_in && g->zs.next_in != g->in)
-		memmove(g->in, g->zs.next_in, g->zs.avail_in);
-	g->zs.next_in = g->in;
-	if (g->zs.avail_in == g->in_cap)
-		return 1; /* full already */
-	n = g->read(g->ctx, g->in + g->zs.avail_in, g->in_cap - g->zs.avail_in);
-	if (n < 0) {
-		int err = errno;
-		fail(g, g->in_read, "read error", err ? strerror(err) : NULL);
+	if (g->in_err) {
+		fail(g, g->in_read, "read error", g->in_errno ? strerror(g->in_errno) : NULL);
 		return -1;
 	}
-	if (n == 0) {
-		g->in_eof = 1;
+	if (g->in_eof)
 		return 0;
+	if (g->avail_in && g->next_in != g->in)
+		memmove(g->in, g->next_in, g->avail_in);
+	g->next_in = g->in;
+	before = g->avail_in;
+	while (g->avail_in < g->in_cap) {
+		ssize_t n;
+		errno = 0;
+		n = g->read(g->ctx, g->in + g->avail_in, g->in_cap - g->avail_in);
+		if (n < 0) {
+			g->in_err = 1;
+			g->in_errno = errno;
+			if (g->avail_in > before)
+				return 1;
+			return fill_in(g);
+		}
+		if (n == 0) {
+			g->in_eof = 1;
+			break;
+		}
+		g->avail_in += (size_t)n;
+		g->in_read += (uint64_t)n;
 	}
-	g->zs.avail_in += (uInt)n;
-	g->in_read += (uint64_t)n;
-	return 1;
+	return g->avail_in > before || g->avail_in == g->in_cap ? 1 : 0;
 }
 
 /* Make sure two bytes are buffered (or the input ended): enough to see the gzip magic. */
 static int want_two(tl_gzip_source *g)
 {
-	while (g->zs.avail_in < 2)
+	while (g->avail_in < 2)
 		if (fill_in(g) <= 0)
 			return g->mode == M_ERROR ? -1 : 0;
 	return 0;
@@ -87,7 +248,7 @@ static int want_two(tl_gzip_source *g)
 
 static int at_magic(const tl_gzip_source *g)
 {
-	return g->zs.avail_in >= 2 && g->zs.next_in[0] == 0x1f && g->zs.next_in[1] == 0x8b;
+	return g->avail_in >= 2 && g->next_in[0] == 0x1f && g->next_in[1] == 0x8b;
 }
 
 static int sniff(tl_gzip_source *g)
@@ -98,11 +259,10 @@ static int sniff(tl_gzip_source *g)
 		g->mode = M_PLAIN;
 		return 0;
 	}
-	if (inflateInit2(&g->zs, 15 + 32) != Z_OK) { /* +32: gzip or zlib header, detected */
+	if (!(g->out = malloc(GZ_OUT_SIZE)) || dec_start(g) < 0) {
 		fail(g, 0, "cannot start the gzip decoder", NULL);
 		return -1;
 	}
-	g->z_ready = 1;
 	g->is_gzip = 1;
 	g->members = 1;
 	g->mode = M_GZIP;
@@ -113,14 +273,18 @@ static ssize_t read_plain(tl_gzip_source *g, void *buf, size_t cap)
 {
 	ssize_t n;
 
-	if (g->zs.avail_in) { /* the sniffed bytes first */
-		size_t k = g->zs.avail_in < cap ? g->zs.avail_in : cap;
-		memcpy(buf, g->zs.next_in, k);
-		g->zs.next_in += k;
-		g->zs.avail_in -= (uInt)k;
+	if (g->avail_in) { /* the sniffed bytes first */
+		size_t k = g->avail_in < cap ? g->avail_in : cap;
+		memcpy(buf, g->next_in, k);
+		g->next_in += k;
+		g->avail_in -= k;
 		g->out_bytes += k;
 		return (ssize_t)k;
 	}
+	if (g->in_err)
+		return fail(g, g->in_read, "read error", g->in_errno ? strerror(g->in_errno) : NULL);
+	if (g->in_eof)
+		return 0;
 	n = g->read(g->ctx, buf, cap);
 	if (n < 0) {
 		int err = errno;
@@ -136,7 +300,7 @@ static int next_member(tl_gzip_source *g)
 {
 	if (want_two(g) < 0)
 		return -1;
-	if (g->zs.avail_in == 0) {
+	if (g->avail_in == 0) {
 		g->mode = M_DONE;
 		return 0;
 	}
@@ -145,19 +309,25 @@ static int next_member(tl_gzip_source *g)
 		g->mode = M_DONE;
 		return 0;
 	}
-	inflateReset(&g->zs);
+	dec_reset(g);
 	g->members++;
 	return 1;
 }
 
-static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
+/*
+ * Decode at least one byte into dst[0..GZ_OUT_SIZE) (fewer only at the end, a member's end or
+ * an error). The decoder always gets the same output space and fill_in() always fills the
+ * input buffer, so the decoder's calls, and what it emits before a corrupt spot, are the same
+ * however the caller and the inner source size their reads.
+ */
+static ssize_t decode_some(tl_gzip_source *g, unsigned char *dst)
 {
 	size_t produced = 0;
-	int member_done = 0;
+	int member_done = 0, stalled = 0;
 
-	if (cap > UINT_MAX / 2)
-		cap = UINT_MAX / 2;
 	while (produced == 0 && g->mode == M_GZIP) {
+		const char *why = NULL;
+		size_t before, got = 0;
 		int ret;
 
 		if (member_done) {
@@ -168,32 +338,68 @@ static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
 				break;
 			member_done = 0;
 		}
-		if (g->zs.avail_in == 0) {
-			if (fill_in(g) < 0)
-				return -1;
-			if (g->zs.avail_in == 0)
-				return fail(g, g->in_read, "gzip data ends early", "truncated input");
-		}
-		g->zs.next_out = (Bytef *)buf + produced;
-		g->zs.avail_out = (uInt)(cap - produced);
-		ret = inflate(&g->zs, Z_NO_FLUSH);
-		produced = cap - g->zs.avail_out;
-		g->in_bytes = g->in_read - g->zs.avail_in;
-		if (ret == Z_STREAM_END) {
+		/* More input when none is left, or when the decoder could not use what is left (isa-l
+		 * hands back the bytes of a symbol it could not finish). */
+		if ((g->avail_in == 0 || stalled) && fill_in(g) < 0)
+			return -1;
+		/* Run the decoder even when the input has ended: it may still hold output. */
+		before = g->avail_in;
+		ret = dec_run(g, dst, GZ_OUT_SIZE, &got, &why);
+		produced += got;
+		g->in_bytes = g->in_read - g->avail_in;
+		if (ret == DEC_MEMBER_END) {
 			member_done = 1;
-		} else if (ret != Z_OK && ret != Z_BUF_ERROR) {
-			fail(g, g->in_bytes, "invalid gzip data", g->zs.msg ? g->zs.msg : "corrupt");
+		} else if (ret == DEC_ERROR) {
+			fail(g, g->in_bytes, "invalid gzip data", why);
 			if (produced == 0)
 				return -1;
 			break; /* hand out what was decoded first; the next call reports the error */
+		} else if (got == 0 && g->avail_in == before && g->in_eof) {
+			/* no input left to give and nothing came out: the member is cut short */
+			return fail(g, g->in_read, "gzip data ends early", "truncated input");
+		} else if (got == 0 && g->avail_in == before && g->avail_in == g->in_cap) {
+			/* a decoder that will not take a full buffer (cannot happen with either) */
+			return fail(g, g->in_bytes, "invalid gzip data", "decoder stalled");
+		} else {
+			stalled = got == 0 && g->avail_in == before;
 		}
 	}
 	if (member_done && produced > 0)
 		next_member(g); /* a read error there shows on the next call: these bytes are good */
-	g->out_bytes += produced;
-	if (g->max_output && g->out_bytes > g->max_output)
-		return fail(g, g->in_bytes, "decompressed size exceeds the limit", NULL);
 	return (ssize_t)produced;
+}
+
+/* Hand out decoded bytes: straight into the caller's buffer when it has room for a whole
+ * decoder step, else through g->out. */
+static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
+{
+	ssize_t n;
+	size_t k;
+
+	if (g->out_pos == g->out_len) {
+		if (g->mode != M_GZIP)
+			return g->mode == M_DONE ? 0 : -1;
+		if (cap >= GZ_OUT_SIZE) {
+			if ((n = decode_some(g, buf)) <= 0)
+				return n;
+			k = (size_t)n;
+			goto out;
+		}
+		g->out_pos = g->out_len = 0;
+		if ((n = decode_some(g, g->out)) <= 0)
+			return n;
+		g->out_len = (size_t)n;
+	}
+	k = g->out_len - g->out_pos < cap ? g->out_len - g->out_pos : cap;
+	memcpy(buf, g->out + g->out_pos, k);
+	g->out_pos += k;
+out:
+	g->out_bytes += k;
+	if (g->max_output && g->out_bytes > g->max_output) {
+		g->out_pos = g->out_len = 0;
+		return fail(g, g->in_bytes, "decompressed size exceeds the limit", NULL);
+	}
+	return (ssize_t)k;
 }
 
 ssize_t tl_gzip_source_read(void *ctx, void *buf, size_t cap)
@@ -202,10 +408,9 @@ ssize_t tl_gzip_source_read(void *ctx, void *buf, size_t cap)
 
 	if (g->mode == M_SNIFF && sniff(g) < 0)
 		return -1;
-	switch (g->mode) {
-	case M_PLAIN: return read_plain(g, buf, cap);
-	case M_GZIP: return read_gzip(g, buf, cap);
-	case M_DONE: return 0;
-	default: return -1;
-	}
+	if (g->mode == M_PLAIN)
+		return read_plain(g, buf, cap);
+	if (g->is_gzip) /* bytes decoded before an error or the end go out first */
+		return read_gzip(g, buf, cap);
+	return g->mode == M_DONE ? 0 : -1;
 }

@@ -57,6 +57,8 @@ typedef struct tl_run {
     size_t nnotes, notes_cap;
     size_t ignored;            /* files found by walking (or in archives) that are not profiles */
     size_t duplicates;         /* inputs reached twice and read once */
+    tl_file_id *ids;           /* every file discovered (read or skipped), for the output check */
+    size_t nids;
     uint64_t bytes;            /* decompressed bytes read */
     int nranks;                /* distinct ranks among usable profiles */
 } tl_run;

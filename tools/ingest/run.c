@@ -32,6 +32,7 @@ void tl_run_release(tl_run *run)
     free(run->profiles);
     free(run->problems);
     free(run->notes);
+    free(run->ids);
     memset(run, 0, sizeof *run);
 }
 
@@ -414,6 +415,10 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     for (size_t i = 0; i < items.nnotes; i++)
         push_note(run, strdup(items.notes[i]));
     run->duplicates = items.duplicates;
+    run->ids = malloc((items.n ? items.n : 1) * sizeof *run->ids);
+    for (size_t i = 0; run->ids != NULL && i < items.n; i++)
+        if (items.items[i].has_id)
+            run->ids[run->nids++] = items.items[i].id;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.items = &items;

@@ -17,7 +17,10 @@
  * matter (quote, backslash, control, non-ASCII), numbers are only delimited unless the field is
  * one we decode, and there are no per-byte function calls on the hot paths.
  */
+#define _GNU_SOURCE /* memrchr */
 #include "ingest/trace_stream.h"
+
+#include "ingest/json_scan.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -105,6 +108,10 @@ enum {
 };
 
 #define META_COPY_MAX (64u * 1024u)
+
+/* Zero bytes kept after the data in the buffer: the walker's digit loops stop at the first and
+ * read up to 8 bytes at a time. */
+#define READ_SLACK 8
 
 /* What fill() did (TL_TRACE_ERR_NOMEM aside). */
 enum { FILL_EOF = 0, FILL_OK = 1, FILL_FULL = 2 };
@@ -646,6 +653,16 @@ int tl_view_to_int64(tl_view v, int64_t *out)
 		neg = *p++ == '-';
 	if (p == end)
 		return -1;
+	if (end - p <= 18) { /* at most 18 digits cannot overflow: no check per digit */
+		for (; p < end; p++) {
+			unsigned d = (unsigned)(*p - '0');
+			if (d > 9)
+				return -1;
+			acc = acc * 10 + d;
+		}
+		*out = neg ? -(int64_t)acc : (int64_t)acc;
+		return 0;
+	}
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; p < end; p++) {
 		unsigned d = (unsigned)(*p - '0');
@@ -684,6 +701,24 @@ int tl_trace_us_to_ns(tl_view v, int64_t *out)
 	end = p + v.len;
 	if (p < end && (*p == '-' || *p == '+'))
 		neg = *p++ == '-';
+	/* The usual "1694128202546738.267": digits, '.', digits, at most 19 in all, read in one
+	 * tight pass; anything else (exponents, more digits, leading zeros) takes the loops below. */
+	if (end - p <= 20 && p < end && *p >= '1' && *p <= '9') {
+		const char *t = p;
+		int frac = 0, digits = 0;
+		while (t < end && (unsigned)(*t - '0') < 10) {
+			m = m * 10 + (uint64_t)(*t++ - '0');
+			digits++;
+		}
+		if (t < end && *t == '.')
+			for (t++; t < end && (unsigned)(*t - '0') < 10; t++, frac++)
+				m = m * 10 + (uint64_t)(*t - '0');
+		if (t == end && digits + frac <= 19) {
+			exp10 = 3 - frac;
+			goto scaled;
+		}
+		m = 0;
+	}
 	for (; p < end && *p >= '0' && *p <= '9'; p++) {
 		any = 1;
 		if (m == 0 && *p == '0')
@@ -726,6 +761,7 @@ int tl_trace_us_to_ns(tl_view v, int64_t *out)
 	if (p != end)
 		return -1;
 	exp10 += e + 3; /* µs -> ns */
+scaled:
 	if (m == 0) {
 		q = 0;
 	} else if (exp10 >= 0) {
@@ -836,16 +872,12 @@ static void set_pid(const struct jval *v, int64_t *val, tl_view *str, unsigned c
 		*val = 0;
 }
 
-static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+/* A Kineto arg the analysis always needs, from one member of "args". */
+static void arg_field(tl_trace_event *ev, tl_view key, const struct jval *v)
 {
-	tl_trace_event *ev = obj;
-	struct jval v;
 	int64_t *dst = NULL;
 	unsigned char *has = NULL;
-	int rc;
 
-	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
-		return rc;
 	if (key.len == 6 && !memcmp(key.ptr, "stream", 6)) {
 		dst = &ev->stream;
 		has = &ev->has_stream;
@@ -860,36 +892,25 @@ static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp
 		has = &ev->has_external_id;
 	}
 	if (dst)
-		*has = tl_view_to_int64(text_field(&v), dst) == 0;
+		*has = tl_view_to_int64(text_field(v), dst) == 0;
+}
+
+static int on_arg_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct jval v;
+	int rc;
+
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	arg_field(obj, key, &v);
 	return P_OK;
 }
 
-struct event_parse {
-	tl_trace_event *ev;
-	unsigned seen;
-};
-
-static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+/* Store the value of the event key `k` (a K_* bit, 0 for keys not decoded) in `ev`. */
+static void event_field(struct pctx *c, tl_trace_event *ev, int k, const struct jval *vp)
 {
-	struct event_parse *ep = obj;
-	tl_trace_event *ev = ep->ev;
-	int k = event_key(key), rc;
-	struct jval v;
+	const struct jval v = *vp;
 
-	if (k & ep->seen)
-		warn(c, W_DUP_KEY, key.ptr);
-	ep->seen |= (unsigned)k;
-	if (k == K_ARGS && **pp == '{') {
-		const char *start = *pp;
-		ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
-		if ((rc = parse_object(c, pp, depth, on_arg_member, ev)) != P_OK)
-			return rc;
-		ev->args.ptr = start;
-		ev->args.len = (size_t)(*pp - start);
-		return P_OK;
-	}
-	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
-		return rc;
 	switch (k) {
 	case K_NAME: ev->name = text_field(&v); break;
 	case K_CAT: ev->cat = text_field(&v); break;
@@ -925,6 +946,35 @@ static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **
 		ev->args = (tl_view){ NULL, 0 };
 		break;
 	}
+}
+
+struct event_parse {
+	tl_trace_event *ev;
+	unsigned seen;
+};
+
+static int on_event_member(struct pctx *c, void *obj, tl_view key, const char **pp, int depth)
+{
+	struct event_parse *ep = obj;
+	tl_trace_event *ev = ep->ev;
+	int k = event_key(key), rc;
+	struct jval v;
+
+	if (k & ep->seen)
+		warn(c, W_DUP_KEY, key.ptr);
+	ep->seen |= (unsigned)k;
+	if (k == K_ARGS && **pp == '{') {
+		const char *start = *pp;
+		ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+		if ((rc = parse_object(c, pp, depth, on_arg_member, ev)) != P_OK)
+			return rc;
+		ev->args.ptr = start;
+		ev->args.len = (size_t)(*pp - start);
+		return P_OK;
+	}
+	if ((rc = read_value(c, pp, depth, &v)) != P_OK)
+		return rc;
+	event_field(c, ev, k, &v);
 	return P_OK;
 }
 
@@ -1217,11 +1267,13 @@ static int fill(tl_trace_stream *s)
 
 	if (s->eof)
 		return eof_reached(s);
+	s->idx_valid = 0; /* the bytes move, or more come behind them */
 	if (s->pos > 0) {
 		memmove(s->buf, s->buf + s->pos, s->len - s->pos);
 		s->base += s->pos;
 		s->len -= s->pos;
 		s->pos = 0;
+		memset(s->buf + s->len, 0, READ_SLACK);
 	}
 	if (s->len == s->cap) {
 		size_t limit = s->opt.max_event_size > s->opt.buffer_size ? s->opt.max_event_size
@@ -1230,7 +1282,7 @@ static int fill(tl_trace_stream *s)
 		char *nbuf;
 		if (s->cap >= limit)
 			return FILL_FULL;
-		if (!(nbuf = realloc(s->buf, ncap)))
+		if (!(nbuf = realloc(s->buf, ncap + READ_SLACK)))
 			return TL_TRACE_ERR_NOMEM;
 		s->buf = nbuf;
 		s->cap = ncap;
@@ -1251,6 +1303,7 @@ static int fill(tl_trace_stream *s)
 		s->len += (size_t)n;
 		s->stats.bytes_read += (uint64_t)n;
 	}
+	memset(s->buf + s->len, 0, READ_SLACK); /* sentinels: the index walker's number checks stop there */
 	return s->len > before ? FILL_OK : eof_reached(s);
 }
 
@@ -1605,6 +1658,371 @@ static int step_obj_after(tl_trace_stream *s)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* The fast path: events walked from the structural index                                     */
+
+/*
+ * An event is first walked from the structural index (json_scan.h): entry after entry, with
+ * the grammar checked at each one, string contents and whitespace never read, skipped values
+ * passed over by their entries alone. The walk accepts only what the byte parser would accept
+ * without a single warning; at anything else (an odd byte, a comma the grammar does not want,
+ * a bad number, a duplicate key, the nesting limit, the end of the buffer) it gives up and the
+ * byte parser reads the event from its start, so warnings, errors and their offsets are the
+ * byte parser's alone. Tokens (numbers, literals) are still checked byte by byte by
+ * scan_token(): they are short, and the values the analysis decodes are among them.
+ */
+enum { FW_OK, FW_FALLBACK };
+
+/* Entries after the last one, each pointing at the sentinel byte after the data: the walker
+ * reads at most two entries before it looks at a byte, and no grammar accepts that byte, so it
+ * needs no bounds check per entry. */
+#define INDEX_SENTINELS 4
+
+/* Every FAST_WINDOW events read with the index, if more than half fell back to the byte
+ * parser, the next FAST_PAUSE events skip the index. */
+#define FAST_WINDOW 64
+#define FAST_PAUSE 4096
+
+/* Containers nested deeper than this inside a skipped value are left to the byte parser (one
+ * bit per level says object or array). */
+#define FAST_MAX_NEST 64
+
+/* Bytes that may follow a token in the fast path: whitespace and the structural characters. A
+ * token glued to anything else (junk, the sentinel at the end of the data) is left to the byte
+ * parser. */
+static const unsigned char ends_token[256] = {
+	[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1, [','] = 1, ['}'] = 1, [']'] = 1,
+	[':'] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1,
+};
+
+/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
+ * numbers (-?digits(.digits)?, no leading zero: nearly every token) are checked here, the rest
+ * by scan_token(). The sentinel after the data stops the digit loops. */
+/* Leading decimal digits of the 8 bytes at p (little-endian SWAR: a byte is a digit when
+ * it is >= '0' and <= '9'; the first byte that is not ends the run). */
+static inline unsigned digits8(const char *p)
+{
+	uint64_t w, nd;
+
+	memcpy(&w, p, 8);
+	nd = ((w - 0x3030303030303030ull) | (w + 0x4646464646464646ull)) & 0x8080808080808080ull;
+	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
+}
+
+static inline __attribute__((always_inline)) const char *fast_token(struct pctx *c, const char *q,
+                                                                   enum tl_json_kind *kind)
+{
+	const char *p = q + (*q == '-'), *d = p;
+	unsigned n;
+
+	/* 8 bytes at a time: the zero bytes after the data (READ_SLACK) stop the loop, so the loads
+	 * stay in the allocation */
+	while ((n = digits8(p)) == 8)
+		p += 8;
+	p += n;
+	if (p > d && *p == '.') {
+		const char *frac = ++p;
+		while ((unsigned)(*p - '0') < 10)
+			p++;
+		if (p == frac)
+			p = d; /* "1." */
+	}
+	if (p > d && ends_token[(unsigned char)*p] && !(*d == '0' && p - d > 1 && d[1] != '.')) {
+		*kind = TL_JSON_NUMBER;
+		return p;
+	}
+	p = q;
+	if (scan_token(c, &p, kind) != P_OK || *kind == TL_JSON_NONFINITE ||
+	    !ends_token[(unsigned char)*p])
+		return NULL;
+	return p;
+}
+
+/* The opening quote of the string whose closing quote is `q`, the previous entry being at
+ * `prev`: the one quote in between (a string with an escaped quote has an odd entry). */
+static inline const char *string_start(const char *prev, const char *q)
+{
+	if (q - prev <= 24) {
+		const char *s = q - 1;
+		while (*s != '"')
+			s--;
+		return s;
+	}
+	return memrchr(prev + 1, '"', (size_t)(q - prev - 1));
+}
+
+/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. */
+static inline int fast_event_key(const char *prev, const char *q)
+{
+	const char *s = q - 1;
+	tl_view k;
+
+	while (s > prev && s >= q - 6 && *s != '"')
+		s--;
+	if (s <= prev || *s != '"')
+		return 0; /* longer than 5 bytes */
+	k.ptr = s + 1;
+	k.len = (size_t)(q - s) - 1;
+	return event_key(k);
+}
+
+/* The key of an args member, closing at `q` (previous entry at `prev`), when it has the length
+ * of one of the four args we decode (6: stream, device; 11: correlation, External id); else
+ * an absent view, which arg_field() ignores. */
+static inline tl_view fast_arg_key(const char *prev, const char *q)
+{
+	tl_view k = { NULL, 0 };
+
+	if (q - prev > 7 && q[-7] == '"')
+		k.ptr = q - 6, k.len = 6;
+	else if (q - prev > 12 && q[-12] == '"')
+		k.ptr = q - 11, k.len = 11;
+	return k;
+}
+
+/*
+ * Walk the event whose '{' is at `open` (its entry just before *curp). One function with the
+ * cursor in a register: the event's members, its "args" members (one level), and any other
+ * value passed over by a bracket counter that checks the grammar of every entry. Returns FW_OK
+ * with `ev` filled and *endp after the '}', or FW_FALLBACK at the first thing the byte parser
+ * has to judge. Depths are those of parse_object()/skip_container(): the event is 1, "args" 2.
+ */
+static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
+                     const char *open, const char **endp)
+{
+	const uint32_t *cur = *curp;
+	const char *prev = open, *q = open, *args_open = NULL;
+	unsigned seen = 0;
+	int in_args = 0, after = 0, comma = 0, rc = FW_FALLBACK;
+
+#define NEXT() (prev = q, q = text + *cur++)
+	for (;;) {
+		const char *kq, *kprev, *vq;
+		tl_view akey = { NULL, 0 };
+		struct jval v;
+		int k = 0;
+
+		/* a member of the event (in_args 0) or of its args (1): key, ':', value */
+		NEXT();
+		if (*q == '}') {
+			if (comma)
+				goto out; /* trailing comma */
+			if (!in_args)
+				break;
+			ev->args.ptr = args_open;
+			ev->args.len = (size_t)(q + 1 - args_open);
+			in_args = 0;
+			after = 1;
+			continue;
+		}
+		if (*q == ',') {
+			if (!after)
+				goto out; /* extra comma */
+			comma = 1;
+			after = 0;
+			continue;
+		}
+		if (*q != '"' || after)
+			goto out; /* not a key, or a missing comma */
+		kq = q;
+		kprev = prev;
+		if (in_args) {
+			akey = fast_arg_key(kprev, kq);
+		} else {
+			k = fast_event_key(kprev, kq);
+			if (k & seen)
+				goto out; /* a duplicate key: the byte parser warns */
+			seen |= (unsigned)k;
+		}
+		NEXT();
+		if (*q != ':')
+			goto out;
+		NEXT();
+		vq = q;
+		after = 1;
+		comma = 0;
+		if (k == K_ARGS && *vq == '{') {
+			if (2 > c->max_depth)
+				goto out;
+			ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
+			args_open = vq;
+			in_args = 1;
+			after = 0;
+			continue;
+		}
+		if (*vq == '"') {
+			const char *sq;
+			if (!k && !akey.ptr)
+				continue; /* a string nobody reads: one entry, not looked into */
+			sq = string_start(prev, vq);
+			v.kind = TL_JSON_STRING;
+			v.text.ptr = sq + 1;
+			v.text.len = (size_t)(vq - sq) - 1;
+		} else if (*vq == '{' || *vq == '[') {
+			/* pass over the container, checking its grammar entry by entry */
+			enum { X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_VALUE, X_AFTER } st = X_VALUE;
+			uint64_t obj = 0;
+			int top = 0, base = in_args ? 3 : 2;
+
+			for (;;) {
+				if (*q == '{' || *q == '[') {
+					if (top == FAST_MAX_NEST || base + top > c->max_depth)
+						goto out;
+					if (*q == '{') {
+						obj |= 1ull << top;
+						st = X_KEY_OR_CLOSE;
+					} else {
+						obj &= ~(1ull << top);
+						st = X_VALUE_OR_CLOSE;
+					}
+					top++;
+				}
+				NEXT();
+				switch (*q) {
+				case '"':
+					if (st == X_KEY_OR_CLOSE || st == X_KEY) {
+						NEXT();
+						if (*q != ':')
+							goto out;
+						st = X_VALUE;
+					} else if (st == X_VALUE || st == X_VALUE_OR_CLOSE) {
+						st = X_AFTER;
+					} else {
+						goto out;
+					}
+					continue;
+				case ',':
+					if (st != X_AFTER)
+						goto out;
+					st = (obj >> (top - 1)) & 1 ? X_KEY : X_VALUE;
+					continue;
+				case '{':
+				case '[':
+					if (st != X_VALUE && st != X_VALUE_OR_CLOSE)
+						goto out;
+					continue; /* opened at the top of the loop */
+				case '}':
+					if (!(st == X_KEY_OR_CLOSE || (st == X_AFTER && ((obj >> (top - 1)) & 1))))
+						goto out;
+					break;
+				case ']':
+					if (!(st == X_VALUE_OR_CLOSE || (st == X_AFTER && !((obj >> (top - 1)) & 1))))
+						goto out;
+					break;
+				case ':':
+					goto out;
+				default: {
+					enum tl_json_kind kind;
+					if ((st != X_VALUE && st != X_VALUE_OR_CLOSE) || !fast_token(c, q, &kind))
+						goto out;
+					st = X_AFTER;
+					continue;
+				}
+				}
+				/* a closing bracket */
+				if (--top == 0)
+					break;
+				st = X_AFTER;
+			}
+			if (!k && !akey.ptr)
+				continue;
+			v.kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+			v.text.ptr = vq;
+			v.text.len = (size_t)(q + 1 - vq);
+		} else if (*vq == ',' || *vq == ':' || *vq == '}' || *vq == ']') {
+			goto out;
+		} else {
+			const char *end = fast_token(c, vq, &v.kind);
+			if (!end)
+				goto out;
+			if (!k && !akey.ptr)
+				continue;
+			v.text.ptr = vq;
+			v.text.len = (size_t)(end - vq);
+		}
+		if (in_args)
+			arg_field(ev, akey, &v);
+		else
+			event_field(c, ev, k, &v);
+	}
+#undef NEXT
+	*endp = q + 1;
+	rc = FW_OK;
+out:
+	*curp = cur;
+	return rc;
+}
+
+/* Index the buffer from `from` (a position outside any string) on. */
+static int index_from(tl_trace_stream *s, size_t from)
+{
+	size_t scanned;
+
+	if (!s->idx && !(s->idx = malloc((TL_TRACE_INDEX_ENTRIES + INDEX_SENTINELS) * sizeof *s->idx)))
+		return -1;
+	s->idx_n = tl_json_scan_index(s->buf + from, s->len - from, s->idx, TL_TRACE_INDEX_ENTRIES,
+	                              &scanned);
+	for (int i = 0; i < INDEX_SENTINELS; i++)
+		s->idx[s->idx_n + (size_t)i] = (uint32_t)(s->len - from); /* buf[len] is '\0' */
+	s->idx_from = from;
+	s->idx_to = from + scanned;
+	s->idx_k = 0;
+	s->idx_valid = 1;
+	return 0;
+}
+
+/*
+ * Walk the event whose '{' is at s->pos from the index. Returns 1 with `ev` filled and *endp
+ * after the event, or 0 when the byte parser must read it. The index is reused from event to
+ * event and rebuilt when the buffer moved, when the event lies beyond it, or when the event's
+ * '{' is not an entry (after junk the byte parser skipped, the index may see strings where the
+ * byte parser does not: indexing again from a position both agree on makes them agree).
+ */
+static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		struct pctx c;
+		const uint32_t *cur;
+		const char *text, *q;
+		int r;
+
+		if (!s->idx_valid || s->pos < s->idx_from || s->pos >= s->idx_to) {
+			if (index_from(s, s->pos) < 0)
+				return 0;
+		} else {
+			size_t rel = s->pos - s->idx_from;
+			while (s->idx_k < s->idx_n && s->idx[s->idx_k] < rel)
+				s->idx_k++;
+			if ((s->idx_k == s->idx_n || s->idx[s->idx_k] != rel) && index_from(s, s->pos) < 0)
+				return 0;
+		}
+		pctx_init(&c, s);
+		text = s->buf + s->idx_from;
+		cur = s->idx + s->idx_k;
+		if (*(q = text + *cur++) != '{')
+			return 0;
+		memset(ev, 0, sizeof *ev);
+		r = fast_walk(text, &cur, &c, ev, q, endp);
+		if (r == FW_OK && cur <= s->idx + s->idx_n) {
+			for (int w = 0; w < W_COUNT; w++)
+				if (c.w.n[w])
+					return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
+			s->idx_k = (size_t)(cur - s->idx);
+			ev->offset = s->base + s->pos;
+			ev->size = (size_t)(*endp - (s->buf + s->pos));
+			ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;
+			s->fast_events++;
+			return 1;
+		}
+		/* The index ended inside the event but the buffer goes on: index again from the
+		 * event's start, once. */
+		if (cur <= s->idx + s->idx_n || s->idx_to >= s->len || s->idx_from == s->pos)
+			return 0;
+		s->idx_valid = 0;
+	}
+	return 0;
+}
+
 static void oversized(tl_trace_stream *s, uint64_t offset)
 {
 	s->stats.oversized++;
@@ -1615,6 +2033,32 @@ static void oversized(tl_trace_stream *s, uint64_t offset)
 /* The event at pos: 1 when `ev` holds it, 0 when it was skipped or the input ended. */
 static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 {
+	const char *end;
+	int fast = !s->opt.no_index && s->fast_pause == 0;
+
+	/* Where most events need the byte parser anyway (names with escapes or non-ASCII bytes in
+	 * every event), indexing first only adds work: after a window of mostly fallbacks the index
+	 * rests for a while. Either way the results are the same. */
+	if (s->fast_pause > 0)
+		s->fast_pause--;
+	if (fast && ++s->fast_tries == FAST_WINDOW) {
+		if (s->fast_fallbacks * 2 > FAST_WINDOW)
+			s->fast_pause = FAST_PAUSE;
+		s->fast_tries = s->fast_fallbacks = 0;
+	}
+	if (fast && !fast_event(s, ev, &end))
+		s->fast_fallbacks++;
+	else if (fast) {
+		s->pos = (size_t)(end - s->buf);
+		s->after_value = 1;
+		s->after_comma = 0;
+		if (ev->size > s->opt.max_event_size) {
+			oversized(s, ev->offset);
+			return 0;
+		}
+		count_event(s, ev);
+		return 1;
+	}
 	for (;;) {
 		struct pctx c;
 		const char *p = s->buf + s->pos;
@@ -1807,6 +2251,7 @@ void tl_trace_options_init(tl_trace_options *opt)
 	opt->buffer_size = 1u << 20;
 	opt->max_event_size = 64u << 20;
 	opt->max_depth = 256;
+	opt->no_index = 0;
 }
 
 int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const char *source_name,
@@ -1828,13 +2273,18 @@ int tl_trace_stream_open(tl_trace_stream *s, tl_read_fn read, void *ctx, const c
 	snprintf(s->source, sizeof s->source, "%s", source_name ? source_name : "");
 	s->state = ST_START;
 	s->cap = s->opt.buffer_size;
-	s->buf = malloc(s->cap);
+	s->buf = malloc(s->cap + READ_SLACK); /* + the sentinel bytes after the data */
+	if (s->buf)
+		memset(s->buf, 0, READ_SLACK);
 	return s->buf ? 0 : TL_TRACE_ERR_NOMEM;
 }
 
 void tl_trace_stream_release(tl_trace_stream *s)
 {
 	free(s->buf);
+	free(s->idx);
+	s->idx = NULL;
+	s->idx_valid = 0;
 	free(s->meta.other_data);
 	free(s->meta.metadata);
 	s->buf = NULL;

@@ -4,10 +4,17 @@
  * Traces can be hundreds of MB, so no DOM is ever built. The reader pulls bytes through a read
  * callback into one buffer and hands out each event of "traceEvents" as a struct of borrowed
  * views into that buffer: only the fields the analysis needs (name, ph, ts, dur, pid, tid, ids,
- * a few Kineto args) are decoded; everything else is skipped by a byte scanner that never
- * decodes what it skips. The one idea: an event is parsed only once it lies whole in the buffer;
- * when the buffer ends inside an event, the reader reads more (growing the buffer up to a limit)
- * and parses that event again from its start, so the parser itself never has to suspend.
+ * a few Kineto args) are decoded; everything else is skipped without being decoded. The one
+ * idea: an event is parsed only once it lies whole in the buffer; when the buffer ends inside
+ * an event, the reader reads more (growing the buffer up to a limit) and parses that event again
+ * from its start, so the parser itself never has to suspend.
+ *
+ * Each event is first walked from a SIMD structural index of the buffer (json_scan.h: the
+ * positions of brackets, colons, commas, string ends and token starts), which passes over
+ * strings and skipped values without reading their bytes; at anything the walk is not sure of
+ * (an escape, a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key)
+ * the careful byte parser reads the event instead, so every warning, error and offset is the
+ * byte parser's. Results never depend on which of the two read an event.
  *
  * What real producers write is accepted and counted (see tl_trace_stats): a UTF-8 BOM, trailing,
  * leading and missing commas, numbers written as strings, NaN/Infinity, invalid UTF-8, raw
@@ -173,7 +180,14 @@ typedef struct tl_trace_options {
 	                          skipped with a warning: 64 MiB */
 	int max_depth;         /* nesting limit inside an event, the event object being 1: 256
 	                          (at most TL_TRACE_DEPTH_LIMIT) */
+	int no_index;          /* 1: read every event with the byte parser, never from the
+	                          structural index (json_scan.h); for tests and benchmarks, the
+	                          results are the same either way */
 } tl_trace_options;
+
+/* Entries of the structural index kept per stream (4 bytes each): a window of about 300 KB of
+ * trace text. An event with more entries is read by the byte parser. */
+#define TL_TRACE_INDEX_ENTRIES (64u * 1024u)
 
 #define TL_TRACE_DEPTH_LIMIT 1024
 
@@ -209,6 +223,12 @@ typedef struct tl_trace_stream {
 	int state, after_state; /* where the top-level state machine is, and where skipping returns */
 	int key;                /* the top-level key whose value is being read */
 	int after_value, after_comma; /* the last thing read was a value, a comma */
+	uint32_t *idx;        /* the structural index of buf[idx_from..idx_to), allocated once */
+	size_t idx_n, idx_k;  /* its entries, the next one to look at */
+	size_t idx_from, idx_to;
+	int idx_valid;
+	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
+	unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
 	struct tl_trace_skip {
 		int64_t depth;
 		int started, in_string, escape, scalar;

@@ -7,7 +7,9 @@
  */
 #include "escape.h"
 
+#include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 enum { CTX_TEXT, CTX_ATTR, CTX_MD };
 
@@ -77,6 +79,32 @@ static void put_md(FILE *f, unsigned char c)
     }
 }
 
+/*
+ * GitHub turns text that looks like a URL or an address into a live link
+ * (its "autolink" extension: scheme://, www., user@host): a kernel or file
+ * name must not become a link in a CI job summary. The one character that
+ * makes it a link is written as an entity (`http&#58;//`, `www&#46;`,
+ * `a&#64;b`), which renders as the same text but is not matched. Returns the
+ * number of bytes of s it wrote (0: none, the caller writes s[0]).
+ */
+static size_t defuse_autolink(FILE *f, const unsigned char *s, size_t n, int word_start)
+{
+    if (s[0] == ':' && n >= 3 && s[1] == '/' && s[2] == '/') {
+        fputs("&#58;", f);
+        return 1;
+    }
+    if (s[0] == '@') {
+        fputs("&#64;", f);
+        return 1;
+    }
+    if (word_start && n >= 4 && strncasecmp((const char *)s, "www.", 4) == 0) {
+        fwrite(s, 1, 3, f);
+        fputs("&#46;", f);
+        return 4;
+    }
+    return 0;
+}
+
 static void escape(FILE *f, const char *s, size_t max, int ctx)
 {
     if (s == NULL)
@@ -92,11 +120,13 @@ static void escape(FILE *f, const char *s, size_t max, int ctx)
             fwrite(u + i, 1, len, f);
             i += len;
         } else {
-            if (ctx == CTX_MD)
-                put_md(f, u[i]);
+            size_t used = ctx == CTX_MD ? defuse_autolink(f, u + i, n - i, i == 0 || !isalnum(u[i - 1])) : 0;
+            if (used > 0)
+                i += used;
+            else if (ctx == CTX_MD)
+                put_md(f, u[i++]);
             else
-                put_html(f, u[i], ctx == CTX_ATTR);
-            i++;
+                put_html(f, u[i++], ctx == CTX_ATTR);
         }
     }
     if (s[n] != '\0')

@@ -3,6 +3,8 @@
  */
 #include "text_table.h"
 
+#include "term.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,8 +40,12 @@ const char *tl_fmt_bytes(char *buf, size_t len, double b)
     return buf;
 }
 
-const char *tl_fmt_cut(char *buf, size_t len, const char *s, size_t width)
+const char *tl_fmt_cut(char *buf, size_t len, const char *raw, size_t width)
 {
+    /* Control characters from the input shown escaped (term.h), before
+     * measuring, so the columns stay aligned. */
+    char esc[1024];
+    const char *s = tl_term_escape(esc, sizeof esc, raw);
     size_t n = strlen(s);
     if (width + 1 > len)
         width = len - 1;

@@ -1,0 +1,96 @@
+/*
+ * test_term.c - tools/render/term.c: what reaches a terminal is text. The
+ * escaping stream and tl_term_escape on the characters an attack uses (ESC
+ * sequences that set the title or clear the screen, BEL, CR and BS that
+ * overwrite a line, the C1 CSI U+009B) and on what must pass unchanged
+ * (UTF-8 text, tally's own newlines, the progress line's leading CR).
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "term.h"
+
+/* Write text through a term stream over a pipe; what came out. */
+static char *through(const char *text, int progress_cr, int separate_writes)
+{
+    static char out[4096];
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    FILE *f = tl_term_wrap(p[1], progress_cr);
+    assert_non_null(f);
+    if (separate_writes) {
+        /* one fprintf per line, as the command writes them */
+        for (const char *s = text; *s;) {
+            const char *nl = strchr(s, '\n');
+            size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+            fprintf(f, "%.*s", (int)n, s);
+            fflush(f);
+            s += n;
+        }
+    } else {
+        fputs(text, f);
+    }
+    assert_int_equal(fclose(f), 0);
+    close(p[1]);
+    ssize_t n = read(p[0], out, sizeof out - 1);
+    close(p[0]);
+    out[n > 0 ? n : 0] = '\0';
+    return out;
+}
+
+static void test_stream_escapes_controls(void **state)
+{
+    (void)state;
+    assert_string_equal(through("name \x1b]0;pwned\x07 end\n", 0, 0), "name \\e]0;pwned\\a end\n");
+    assert_string_equal(through("\x1b[2J\x1b[H", 0, 0), "\\e[2J\\e[H");
+    assert_string_equal(through("bad\rOK\bX\x7f\x01\n", 0, 0), "bad\\rOK\\bX\\x7f\\x01\n");
+    /* C1 CSI as UTF-8 (C2 9B) is a control for some terminals; other C2 xx are text */
+    assert_string_equal(through("a\xc2\x9b" "31mb \xc2\xb5s\n", 0, 0), "a\\u009b31mb \xc2\xb5s\n");
+    /* UTF-8 and tabs-free text pass as they are */
+    assert_string_equal(through("r\xc3\xa9sum\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x94\xa5\n", 0, 0),
+                        "r\xc3\xa9sum\xc3\xa9 \xe2\x80\xa6 \xf0\x9f\x94\xa5\n");
+}
+
+static void test_progress_cr(void **state)
+{
+    (void)state;
+    /* standard error: a CR that starts a write is the progress line's own */
+    assert_string_equal(through("\rtally: read 1/2\n", 1, 1), "\rtally: read 1/2\n");
+    /* one inside a write came from an input */
+    assert_string_equal(through("tally: a\rOK\n", 1, 1), "tally: a\\rOK\n");
+    /* without the progress exception, every CR is escaped */
+    assert_string_equal(through("\rx\n", 0, 0), "\\rx\n");
+}
+
+static void test_escape_field(void **state)
+{
+    (void)state;
+    char buf[64];
+    /* in one field, a newline is escaped too: it could forge a line */
+    assert_string_equal(tl_term_escape(buf, sizeof buf, "a\nb"), "a\\nb");
+    assert_string_equal(tl_term_escape(buf, sizeof buf, "\x1b[31mred"), "\\e[31mred");
+    assert_string_equal(tl_term_escape(buf, sizeof buf, "plain"), "plain");
+    /* cut, with "...", never past the buffer */
+    char small[12];
+    tl_term_escape(small, sizeof small, "\x1b\x1b\x1b\x1b\x1b\x1b\x1b\x1b");
+    assert_true(strlen(small) < sizeof small);
+    assert_non_null(strstr(small, "..."));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stream_escapes_controls),
+        cmocka_unit_test(test_progress_cr),
+        cmocka_unit_test(test_escape_field),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,325 @@
+/*
+ * json_scan: the structural index of a JSON text (see json_scan.h).
+ *
+ * One block loop (SCAN_LOOP) is stamped out per instruction set: the classification of 64
+ * bytes into bitmasks is the only part that differs (SSE2: four 16-byte compares per class;
+ * AVX2: two 32-byte ones; scalar: a byte loop, for other CPUs and as the tests' reference),
+ * plus the prefix xor (PCLMUL's carry-less multiply by all ones, or six shifts). Everything
+ * after the masks is plain 64-bit arithmetic shared by all.
+ */
+#include "ingest/json_scan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define SCAN_X86 1
+#include <immintrin.h>
+#endif
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* One block's byte classes, bit i for byte i. */
+struct masks {
+	uint64_t quote, bslash, structural, ws, ctrl, high;
+};
+
+/* The loop's state from one block to the next. */
+struct carry {
+	uint64_t in_string; /* all ones when the previous block ended inside a string */
+	uint64_t odd_bs;    /* 1 when it ended in an odd run of backslashes */
+	uint64_t token;     /* 1 when its last byte was part of a bare token */
+};
+
+static void classify_scalar(const unsigned char *p, struct masks *m)
+{
+	memset(m, 0, sizeof *m);
+	for (int i = 0; i < TL_JSON_SCAN_BLOCK; i++) {
+		unsigned char c = p[i];
+		uint64_t bit = 1ull << i;
+		if (c == '"')
+			m->quote |= bit;
+		else if (c == '\\')
+			m->bslash |= bit;
+		else if (c == '{' || c == '}' || c == '[' || c == ']' || c == ':' || c == ',')
+			m->structural |= bit;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			m->ws |= bit;
+		if (c < 0x20)
+			m->ctrl |= bit;
+		if (c >= 0x80)
+			m->high |= bit;
+	}
+}
+
+static ALWAYS_INLINE uint64_t prefix_xor_shift(uint64_t x)
+{
+	x ^= x << 1;
+	x ^= x << 2;
+	x ^= x << 4;
+	x ^= x << 8;
+	x ^= x << 16;
+	x ^= x << 32;
+	return x;
+}
+
+/*
+ * The bytes escaped by a backslash: those right after a run of backslashes of odd length
+ * (simdjson's find_odd_backslash_sequences). Runs starting on even and on odd bit positions
+ * are added separately to the backslash mask; where the carry of the addition ends, the run
+ * ended, and the parity of start and end says whether the run was odd.
+ */
+static ALWAYS_INLINE uint64_t escaped_bytes(uint64_t bs, uint64_t *odd_carry)
+{
+	const uint64_t even_bits = 0x5555555555555555ull, odd_bits = ~even_bits;
+	uint64_t start_edges = bs & ~(bs << 1);
+	uint64_t even_start_mask = even_bits ^ *odd_carry;
+	uint64_t even_starts = start_edges & even_start_mask;
+	uint64_t odd_starts = start_edges & ~even_start_mask;
+	uint64_t even_carries = bs + even_starts;
+	uint64_t odd_carries;
+	int overflow = __builtin_add_overflow(bs, odd_starts, &odd_carries);
+	uint64_t even_carry_ends, odd_carry_ends;
+
+	odd_carries |= *odd_carry; /* an odd run that ended the previous block ends at bit 0 */
+	*odd_carry = overflow ? 1 : 0;
+	even_carry_ends = even_carries & ~bs;
+	odd_carry_ends = odd_carries & ~bs;
+	return (even_carry_ends & odd_bits) | (odd_carry_ends & even_bits);
+}
+
+/* Everything after the byte classes: entries of one block appended to out[n..]. */
+static ALWAYS_INLINE size_t block_entries(const struct masks *m, uint64_t in_str_raw,
+                                          struct carry *c, uint64_t quote, uint64_t valid,
+                                          uint32_t base, uint32_t *out, size_t n)
+{
+	uint64_t in_str = in_str_raw ^ c->in_string;
+	uint64_t outside = ~in_str;
+	uint64_t ws_out = m->ws & outside;
+	uint64_t token = ~(m->structural | m->ws | quote) & outside;
+	uint64_t token_start = token & ~((token << 1) | c->token);
+	uint64_t odd = m->bslash | m->high | (m->ctrl & ~ws_out);
+	/* a string is one entry, its closing quote (in_str is 0 there, 1 at the opening one) */
+	uint64_t entries = ((m->structural & outside) | (quote & outside) | token_start | odd) & valid;
+
+	uint32_t count = (uint32_t)__builtin_popcountll(entries);
+	uint32_t *o = out + n;
+
+	c->in_string = (uint64_t)((int64_t)in_str >> 63);
+	c->token = token >> 63;
+	/* Eight at a time without a branch per entry (simdjson's flatten): the writes past
+	 * `count` are garbage the caller never sees, and stay within the 64 a block may add.
+	 * The top bit keeps ctz defined once the mask is used up. */
+#define FLATTEN_ONE(j)                                                                 \
+	do {                                                                           \
+		o[j] = base + (uint32_t)__builtin_ctzll(entries | (1ull << 63));      \
+		entries &= entries - 1;                                                \
+	} while (0)
+	for (uint32_t i = 0; i < count; i += 8, o += 8) {
+		FLATTEN_ONE(0);
+		FLATTEN_ONE(1);
+		FLATTEN_ONE(2);
+		FLATTEN_ONE(3);
+		FLATTEN_ONE(4);
+		FLATTEN_ONE(5);
+		FLATTEN_ONE(6);
+		FLATTEN_ONE(7);
+	}
+#undef FLATTEN_ONE
+	return n + count;
+}
+
+/* The loop over blocks, for a classifier and a prefix xor. The last, partial block is copied
+ * into a block of spaces so that nothing past `len` is read. */
+#define SCAN_LOOP(CLASSIFY, PREFIX_XOR)                                                          \
+	size_t n = 0, off = 0;                                                                   \
+	struct carry c = { 0, 0, 0 };                                                            \
+	unsigned char pad[TL_JSON_SCAN_BLOCK];                                                   \
+	while (off < len && n + TL_JSON_SCAN_BLOCK <= max_out) {                                 \
+		const unsigned char *blk = (const unsigned char *)text + off;                    \
+		uint64_t valid = ~0ull, quote;                                                   \
+		struct masks m;                                                                  \
+		if (len - off < TL_JSON_SCAN_BLOCK) {                                            \
+			memset(pad, ' ', sizeof pad);                                            \
+			memcpy(pad, blk, len - off);                                             \
+			blk = pad;                                                               \
+			valid = (1ull << (len - off)) - 1;                                       \
+		}                                                                                \
+		CLASSIFY(blk, &m);                                                               \
+		quote = m.quote & ~escaped_bytes(m.bslash, &c.odd_bs);                           \
+		n = block_entries(&m, PREFIX_XOR(quote), &c, quote, valid, (uint32_t)off, out, n); \
+		off += TL_JSON_SCAN_BLOCK;                                                       \
+	}                                                                                        \
+	*scanned = off < len ? off : len;                                                        \
+	return n
+
+static size_t scan_scalar(const char *text, size_t len, uint32_t *out, size_t max_out,
+                          size_t *scanned)
+{
+	SCAN_LOOP(classify_scalar, prefix_xor_shift);
+}
+
+#ifdef SCAN_X86
+/* The six structural characters in four compares: '{' and '[' differ only in bit 5, as do
+ * '}' and ']'. Control bytes: min(x, 0x1f) == x, unsigned. */
+__attribute__((target("sse2"))) static ALWAYS_INLINE void classify_sse2(const unsigned char *p,
+                                                                          struct masks *m)
+{
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i b20 = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+	const __m128i colon = _mm_set1_epi8(':'), comma = _mm_set1_epi8(',');
+	const __m128i tab = _mm_set1_epi8('\t'), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+	const __m128i c1f = _mm_set1_epi8(0x1f);
+
+	memset(m, 0, sizeof *m);
+	for (int i = 0; i < 4; i++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+		__m128i lower = _mm_or_si128(x, b20);
+		__m128i st = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(lower, open), _mm_cmpeq_epi8(lower, close)),
+		                          _mm_or_si128(_mm_cmpeq_epi8(x, colon), _mm_cmpeq_epi8(x, comma)));
+		__m128i ws = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, b20), _mm_cmpeq_epi8(x, tab)),
+		                          _mm_or_si128(_mm_cmpeq_epi8(x, nl), _mm_cmpeq_epi8(x, cr)));
+		int sh = 16 * i;
+		m->quote |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)) << sh;
+		m->bslash |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, bslash)) << sh;
+		m->structural |= (uint64_t)(unsigned)_mm_movemask_epi8(st) << sh;
+		m->ws |= (uint64_t)(unsigned)_mm_movemask_epi8(ws) << sh;
+		m->ctrl |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(x, c1f), x)) << sh;
+		m->high |= (uint64_t)(unsigned)_mm_movemask_epi8(x) << sh;
+	}
+}
+
+__attribute__((target("avx2"))) static ALWAYS_INLINE void classify_avx2(const unsigned char *p,
+                                                                          struct masks *m)
+{
+	const __m256i quote = _mm256_set1_epi8('"'), bslash = _mm256_set1_epi8('\\');
+	const __m256i b20 = _mm256_set1_epi8(0x20), open = _mm256_set1_epi8('{');
+	const __m256i close = _mm256_set1_epi8('}'), colon = _mm256_set1_epi8(':');
+	const __m256i comma = _mm256_set1_epi8(','), tab = _mm256_set1_epi8('\t');
+	const __m256i nl = _mm256_set1_epi8('\n'), cr = _mm256_set1_epi8('\r');
+	const __m256i c1f = _mm256_set1_epi8(0x1f);
+
+	memset(m, 0, sizeof *m);
+	for (int i = 0; i < 2; i++) {
+		__m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
+		__m256i lower = _mm256_or_si256(x, b20);
+		__m256i st = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(lower, open), _mm256_cmpeq_epi8(lower, close)),
+			_mm256_or_si256(_mm256_cmpeq_epi8(x, colon), _mm256_cmpeq_epi8(x, comma)));
+		__m256i ws = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(x, b20), _mm256_cmpeq_epi8(x, tab)),
+		                             _mm256_or_si256(_mm256_cmpeq_epi8(x, nl), _mm256_cmpeq_epi8(x, cr)));
+		int sh = 32 * i;
+		m->quote |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, quote)) << sh;
+		m->bslash |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, bslash)) << sh;
+		m->structural |= (uint64_t)(uint32_t)_mm256_movemask_epi8(st) << sh;
+		m->ws |= (uint64_t)(uint32_t)_mm256_movemask_epi8(ws) << sh;
+		m->ctrl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+			           _mm256_cmpeq_epi8(_mm256_min_epu8(x, c1f), x)) << sh;
+		m->high |= (uint64_t)(uint32_t)_mm256_movemask_epi8(x) << sh;
+	}
+}
+
+/* Prefix xor as a carry-less multiply by all ones: bit i of the product is the xor of bits
+ * 0..i of x. */
+__attribute__((target("sse2,pclmul"))) static ALWAYS_INLINE uint64_t prefix_xor_clmul(uint64_t x)
+{
+	__m128i v = _mm_set_epi64x(0, (long long)x);
+	__m128i r = _mm_clmulepi64_si128(v, _mm_set1_epi8((char)0xFF), 0);
+	return (uint64_t)_mm_cvtsi128_si64(r);
+}
+
+__attribute__((target("sse2"))) static size_t scan_sse2(const char *text, size_t len, uint32_t *out,
+                                                         size_t max_out, size_t *scanned)
+{
+	SCAN_LOOP(classify_sse2, prefix_xor_shift);
+}
+
+__attribute__((target("sse2,pclmul"))) static size_t scan_sse2_clmul(const char *text, size_t len,
+                                                                      uint32_t *out, size_t max_out,
+                                                                      size_t *scanned)
+{
+	SCAN_LOOP(classify_sse2, prefix_xor_clmul);
+}
+
+__attribute__((target("avx2,pclmul,bmi,bmi2"))) static size_t scan_avx2_clmul(const char *text, size_t len,
+                                                                      uint32_t *out, size_t max_out,
+                                                                      size_t *scanned)
+{
+	SCAN_LOOP(classify_avx2, prefix_xor_clmul);
+}
+#endif
+
+typedef size_t (*scan_fn)(const char *, size_t, uint32_t *, size_t, size_t *);
+
+static const struct {
+	const char *name;
+	scan_fn fn;
+} variants[] = {
+#ifdef SCAN_X86
+	{ "avx2+pclmul", scan_avx2_clmul }, /* with BMI1/2 (tzcnt, blsr), which every AVX2 CPU has */
+	{ "sse2+pclmul", scan_sse2_clmul },
+	{ "sse2", scan_sse2 },
+#endif
+	{ "scalar", scan_scalar },
+};
+
+#define NVARIANTS (sizeof variants / sizeof variants[0])
+
+static int variant_usable(size_t i)
+{
+#ifdef SCAN_X86
+	__builtin_cpu_init();
+	if (variants[i].fn == scan_avx2_clmul)
+		return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+		       __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+	if (variants[i].fn == scan_sse2_clmul)
+		return __builtin_cpu_supports("pclmul");
+#endif
+	(void)i;
+	return 1;
+}
+
+/* The chosen variant + 1 (0: not chosen yet). Racing first calls choose the same. */
+static int g_variant;
+
+static size_t chosen(void)
+{
+	int v = __atomic_load_n(&g_variant, __ATOMIC_RELAXED);
+	if (v == 0) {
+		/* TALLY_JSON_SCAN=sse2 (or another name) asks for a lower instruction set: for
+		 * tests and benchmarks; a name this CPU cannot run is ignored. */
+		const char *want = getenv("TALLY_JSON_SCAN");
+		size_t i, pick = NVARIANTS - 1;
+		for (i = 0; i < NVARIANTS; i++)
+			if (variant_usable(i)) {
+				pick = i;
+				break;
+			}
+		for (i = 0; want && i < NVARIANTS; i++)
+			if (strcmp(want, variants[i].name) == 0 && variant_usable(i))
+				pick = i;
+		v = (int)pick + 1;
+		__atomic_store_n(&g_variant, v, __ATOMIC_RELAXED);
+	}
+	return (size_t)v - 1;
+}
+
+size_t tl_json_scan_index(const char *text, size_t len, uint32_t *out, size_t max_out,
+                          size_t *scanned)
+{
+	return variants[chosen()].fn(text, len, out, max_out, scanned);
+}
+
+const char *tl_json_scan_isa(void)
+{
+	return variants[chosen()].name;
+}
+
+size_t tl_json_scan_index_as(const char *isa, const char *text, size_t len, uint32_t *out,
+                             size_t max_out, size_t *scanned)
+{
+	for (size_t i = 0; i < NVARIANTS; i++)
+		if (strcmp(isa, variants[i].name) == 0 && variant_usable(i))
+			return variants[i].fn(text, len, out, max_out, scanned);
+	return (size_t)-1;
+}

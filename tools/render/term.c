@@ -1,0 +1,171 @@
+/*
+ * term.c - escaping streams for terminals and logs (see term.h).
+ *
+ * ESC is shown as \e, the C escapes (\a \b \t \v \f \r) as themselves, other
+ * C0 bytes and DEL as \xNN, and the C1 controls U+0080..U+009F (which some
+ * terminals obey, CSI = U+009B among them) as \u00NN. Every other byte,
+ * UTF-8 or not, passes: it has no control meaning.
+ */
+#define _GNU_SOURCE
+#include "term.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct term_cookie {
+    int fd;
+    int progress_cr;
+    int pending_c2; /* the last write ended with 0xC2: a C1 control may follow */
+} term_cookie;
+
+/* The escaped form of byte c (or of U+0080+c-0x80 when c1), in out; its length. */
+static size_t escape_one(unsigned char c, int c1, char out[8])
+{
+    static const char hex[] = "0123456789abcdef";
+    if (c1) {
+        memcpy(out, "\\u00", 4);
+        out[4] = hex[c >> 4];
+        out[5] = hex[c & 15];
+        return 6;
+    }
+    const char *named = NULL;
+    switch (c) {
+    case 0x1b: named = "\\e"; break;
+    case '\a': named = "\\a"; break;
+    case '\b': named = "\\b"; break;
+    case '\t': named = "\\t"; break;
+    case '\v': named = "\\v"; break;
+    case '\f': named = "\\f"; break;
+    case '\r': named = "\\r"; break;
+    default: break;
+    }
+    if (named) {
+        memcpy(out, named, 2);
+        return 2;
+    }
+    out[0] = '\\';
+    out[1] = 'x';
+    out[2] = hex[c >> 4];
+    out[3] = hex[c & 15];
+    return 4;
+}
+
+static int needs_escape(unsigned char c)
+{
+    return (c < 0x20 && c != '\n') || c == 0x7f;
+}
+
+/* Escape s[0..n) into out (room for 6 bytes per input byte). */
+static size_t escape_block(const unsigned char *s, size_t n, char *out, int *pending_c2, int allow_first_cr)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (*pending_c2) {
+            *pending_c2 = 0;
+            if (c >= 0x80 && c <= 0x9f) {
+                o += escape_one(c, 1, out + o);
+                continue;
+            }
+            out[o++] = (char)0xc2;
+        }
+        if (c == 0xc2) {
+            *pending_c2 = 1;
+            continue;
+        }
+        if (needs_escape(c) && !(c == '\r' && i == 0 && allow_first_cr)) {
+            o += escape_one(c, 0, out + o);
+            continue;
+        }
+        out[o++] = (char)c;
+    }
+    return o;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static ssize_t term_write(void *ctx, const char *buf, size_t size)
+{
+    term_cookie *t = ctx;
+    char out[6 * 1024 + 8];
+    size_t done = 0;
+    while (done < size) {
+        size_t chunk = size - done > 1024 ? 1024 : size - done;
+        size_t o = escape_block((const unsigned char *)buf + done, chunk, out, &t->pending_c2,
+                                t->progress_cr && done == 0);
+        /* A 0xC2 at the very end of the whole write stays pending only
+         * until the next write; one that ends a chunk is resolved by the next chunk. */
+        if (write_all(t->fd, out, o) != 0)
+            return -1;
+        done += chunk;
+    }
+    return (ssize_t)size;
+}
+
+static int term_close(void *ctx)
+{
+    term_cookie *t = ctx;
+    int rc = 0;
+    if (t->pending_c2) {
+        char c = (char)0xc2;
+        rc = write_all(t->fd, &c, 1);
+    }
+    free(t);
+    return rc;
+}
+
+FILE *tl_term_wrap(int fd, int progress_cr)
+{
+    term_cookie *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->fd = fd;
+    t->progress_cr = progress_cr;
+    cookie_io_functions_t io = { NULL, term_write, NULL, term_close };
+    FILE *f = fopencookie(t, "w", io);
+    if (f == NULL) {
+        free(t);
+        return NULL;
+    }
+    if (progress_cr)
+        setvbuf(f, NULL, _IONBF, 0);
+    else if (isatty(fd))
+        setvbuf(f, NULL, _IOLBF, 0);
+    return f;
+}
+
+char *tl_term_escape(char *buf, size_t len, const char *s)
+{
+    size_t o = 0;
+    int pending = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && len > 0; p++) {
+        char one[8];
+        /* a newline inside one field is escaped too: it could forge a line */
+        size_t n = *p == '\n' ? (memcpy(one, "\\n", 2), 2) : escape_block(p, 1, one, &pending, 0);
+        if (o + n + 4 > len) {
+            snprintf(buf + (o < len ? o : len - 1), len - (o < len ? o : len - 1), "...");
+            return buf;
+        }
+        memcpy(buf + o, one, n);
+        o += n;
+    }
+    if (pending && o + 1 < len)
+        buf[o++] = (char)0xc2;
+    if (len > 0)
+        buf[o < len ? o : len - 1] = '\0';
+    return buf;
+}
