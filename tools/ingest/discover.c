@@ -589,7 +589,9 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
     /* A regular file is rewound and read with seeks (zip's central directory
      * is at the end); anything else streams from the head already read. */
     struct stat st;
-    if (fstat(h->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(h->fd, 0, SEEK_SET) == 0) {
+    /* (Only when the item started at offset 0: stdin may be a file read part way.) */
+    if (fstat(h->fd, &st) == 0 && S_ISREG(st.st_mode) && lseek(h->fd, 0, SEEK_CUR) == (off_t)h->len &&
+        lseek(h->fd, 0, SEEK_SET) == 0) {
         h->pos = h->len;
         opened = archive_read_open_fd(a, h->fd, TL_DISCOVER_BLOCK);
     } else {
