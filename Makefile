@@ -37,7 +37,7 @@ test-sanitize: deps-test
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
 	CC=clang cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=Debug -DTALLY_FUZZ=ON -DTALLY_BUILD_BENCH=OFF -DTALLY_BUILD_SAMPLES=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial
 	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz ../shared/corpus . $(FUZZ_SECONDS)
 
 clean:

@@ -4,6 +4,7 @@
  * top sections by total time, memory snapshots, iteration statistics.
  */
 #include "internal.h"
+#include "units.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,24 +13,26 @@
 #define RULE "--------------------------------------------------------------------------------------------"
 #define TOP_N 25
 
-/* Format a duration in ns with a unit that keeps 3-4 significant digits. */
+/* Durations and bytes in the units every tally output uses (units.h),
+ * right-aligned to 10 display columns here: "µ" is two bytes but one column,
+ * so printf's byte widths alone would shift those rows. */
+static const char *pad10(char *buf, size_t len, const char *text)
+{
+    int cols = tl_units_cols(text);
+    snprintf(buf, len, "%*s%s", cols < 10 ? 10 - cols : 0, "", text);
+    return buf;
+}
+
 static const char *fmt_dur(char *buf, size_t len, double ns)
 {
-    if (ns >= 1e9)
-        snprintf(buf, len, "%.3fs", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.3fms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(buf, len, "%.3fus", ns / 1e3);
-    else
-        snprintf(buf, len, "%.0fns", ns);
-    return buf;
+    char t[32];
+    return pad10(buf, len, tl_units_dur(t, sizeof t, ns));
 }
 
 static const char *fmt_bytes(char *buf, size_t len, double b)
 {
-    snprintf(buf, len, "%.1fM", b / (1024.0 * 1024.0));
-    return buf;
+    char t[32];
+    return pad10(buf, len, tl_units_bytes(t, sizeof t, b));
 }
 
 static void sections_table(FILE *out, const tl_merged *m, double k)
@@ -66,9 +69,9 @@ static void memory_table(FILE *out)
                 fmt_bytes(b, sizeof b, s->mem.peak_rss));
         for (int r = 0; r < s->mem.nreadings; r++)
             fprintf(out, " %s=%s", s->mem.readings[r].key,
-                    fmt_bytes(a, sizeof a, s->mem.readings[r].value));
+                    tl_units_bytes(a, sizeof a, s->mem.readings[r].value));
         for (int g = 0; g < s->mem.ngpus; g++)
-            fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, fmt_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
+            fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, tl_units_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
         fputc('\n', out);
     }
 }

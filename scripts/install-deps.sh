@@ -1,15 +1,17 @@
 #!/bin/sh
 # Install the Debian packages tally needs to build and test, when missing.
 # Usage: scripts/install-deps.sh [build|test]
-#   build: compiler, cmake, zlib, jansson, libarchive, zstd, isa-l (fast gzip inflate)
+#   build: compiler, cmake, zlib, jansson, libarchive, zstd, isa-l (fast gzip inflate),
+#          libiberty (C++ name demangling)
 #   test:  also cmocka, python3-jsonschema (schema checks), clang (fuzz targets),
-#          chromium, chromium-driver, python3-selenium (the HTML report's browser checks)
+#          chromium, chromium-driver, python3-selenium (the HTML report's browser checks),
+#          libopenmpi-dev, openmpi-bin (tally-mpi and its tests under mpirun)
 # Uses sudo when not root. Prints what it installs; installs nothing when all is present.
 set -eu
 mode=${1:-build}
-pkgs="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev"
+pkgs="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev"
 if [ "$mode" = test ]; then
-  pkgs="$pkgs libcmocka-dev python3 python3-jsonschema clang chromium chromium-driver python3-selenium"
+  pkgs="$pkgs libcmocka-dev python3 python3-jsonschema clang chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin"
 fi
 missing=""
 for p in $pkgs; do

@@ -6,6 +6,8 @@
 #include "cli.h"
 #include "term.h"
 
+#include "aggregate_json.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -568,10 +570,50 @@ int tl_cli_close_output(FILE *f, const char *name)
     return 0;
 }
 
+/* On the worker thread: an aggregate input's sessions into a tl_aggregate of
+ * their own (p->result), the document let go. A document that is not what it
+ * claims, or was analyzed with other options than this command's, makes the
+ * input skipped with the reason, like any other bad input. */
+static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
+{
+    char err[512] = "";
+    tl_aggregate *part = malloc(sizeof *part);
+    if (part == NULL) {
+        tl_profile_warn(p, "out of memory");
+        goto bad;
+    }
+    tl_aggregate_init(part, opt);
+    if (tl_partial_read_json(part, p->aggregate_doc, err, sizeof err) != 0) {
+        tl_profile_warn(p, "%s", err);
+        goto bad;
+    }
+    if (part->opt.whole_trace != opt->whole_trace || part->opt.kernel_wait_ns != opt->kernel_wait_ns) {
+        tl_profile_warn(p, "analyzed with other options (%s window, kernel wait %lld ns) than this command's; "
+                           "not read", part->opt.whole_trace ? "whole-trace" : "profiler-steps",
+                        (long long)part->opt.kernel_wait_ns);
+        goto bad;
+    }
+    tl_profile_drop_aggregate_doc(p);
+    p->result = part;
+    return;
+bad:
+    if (part != NULL) {
+        tl_aggregate_release(part);
+        free(part);
+    }
+    tl_profile_drop_aggregate_doc(p);
+    p->skipped = p->error = 1;
+}
+
 /* On the worker thread: analyze the profile into a session and let go of its data. */
 static void analyze_profile(tl_profile *p, void *user)
 {
     const tl_analyze_options *opt = user;
+    if (tl_profile_is_aggregate(p) && !p->skipped) {
+        take_aggregate(p, opt);
+        if (!p->skipped)
+            return;
+    }
     tl_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return;
@@ -585,15 +627,45 @@ static void analyze_profile(tl_profile *p, void *user)
     tl_profile_shrink(p);
 }
 
-int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+/* Move the sessions of an aggregate input into agg (part is freed). Their
+ * warnings were the warnings of the inputs they came from: they are printed
+ * and counted again, so --strict and the summary's count are those of a run
+ * over the raw inputs. */
+static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_aggregate *part, size_t *warnings)
 {
-    tl_run run;
-    tl_aggregate_init(agg, opt);
-    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
-    *warnings = tl_cli_warnings(cli, &run);
+    int rc = 0;
+    for (size_t k = 0; k < part->nsessions; k++) {
+        tl_session *s = &part->sessions[k];
+        *warnings += s->nwarnings;
+        if (!cli->quiet)
+            for (size_t w = 0; w < s->nwarnings; w++)
+                fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
+        if (tl_aggregate_add_session(agg, s) != 0) {
+            tl_session_release(s);
+            rc = -1;
+        }
+    }
+    part->nsessions = 0;
+    tl_aggregate_release(part);
+    free(part);
+    return rc;
+}
+
+int (*tl_cli_analyze_hook)(const tl_cli *, const tl_analyze_options *, tl_aggregate *, size_t *);
+
+void tl_cli_analyze_profile(tl_profile *p, void *opt) { analyze_profile(p, opt); }
+
+int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings)
+{
     int rc = TL_EXIT_OK;
-    for (size_t i = 0; i < run.n; i++) {
-        tl_profile *p = run.profiles[i];
+    for (size_t i = 0; i < run->n; i++) {
+        tl_profile *p = run->profiles[i];
+        if (tl_profile_is_aggregate(p) && !p->skipped && p->result != NULL) {
+            if (add_aggregate(cli, agg, p->result, warnings) != 0)
+                rc = TL_EXIT_NO_INPUT;
+            p->result = NULL;
+            continue;
+        }
         tl_session *s = p->result;
         if (s == NULL) {
             fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->path);
@@ -613,10 +685,10 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         p->result = NULL;
     }
     /* Inputs that could not be read at all are listed too. */
-    for (size_t i = 0; i < run.nproblems; i++) {
+    for (size_t i = 0; i < run->nproblems; i++) {
         tl_profile p;
-        const char *sep = strstr(run.problems[i], ": ");
-        char *path = sep ? strndup(run.problems[i], (size_t)(sep - run.problems[i])) : strdup(run.problems[i]);
+        const char *sep = strstr(run->problems[i], ": ");
+        char *path = sep ? strndup(run->problems[i], (size_t)(sep - run->problems[i])) : strdup(run->problems[i]);
         tl_profile_init(&p, path ? path : "");
         tl_profile_warn(&p, "%s", sep ? sep + 2 : "cannot be read");
         tl_session s;
@@ -625,8 +697,16 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         tl_profile_release(&p);
         free(path);
     }
-    tl_run_release(&run);
-    if (usable == 0) {
+    return rc;
+}
+
+int tl_cli_finish(tl_aggregate *agg, size_t usable)
+{
+    /* Aggregates are usable inputs that may hold no usable session. */
+    size_t ranked = 0;
+    for (size_t i = 0; i < agg->nsessions; i++)
+        ranked += agg->sessions[i].rank >= 0;
+    if (usable == 0 || ranked == 0) {
         fprintf(stderr, "tally: no usable input\n");
         return TL_EXIT_NO_INPUT;
     }
@@ -634,6 +714,22 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NOMEM;
     }
+    return TL_EXIT_OK;
+}
+
+int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+{
+    if (tl_cli_analyze_hook != NULL)
+        return tl_cli_analyze_hook(cli, opt, agg, warnings);
+    tl_run run;
+    tl_aggregate_init(agg, opt);
+    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
+    *warnings = tl_cli_warnings(cli, &run);
+    int rc = tl_cli_sessions(cli, &run, agg, warnings);
+    tl_run_release(&run);
+    int frc = tl_cli_finish(agg, usable);
+    if (frc != TL_EXIT_OK)
+        return frc;
     if (rc == TL_EXIT_NOMEM)
         fprintf(stderr, "tally: out of memory; the results would be incomplete\n");
     return rc;

@@ -119,6 +119,22 @@ size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
  * TL_EXIT_NOMEM. */
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
+/* tally-mpi (tools/mpi) sets this to analyze across MPI processes instead:
+ * then tl_cli_analyze returns the hook's result, which is TL_EXIT_WORKER on
+ * every process but the one that writes the outputs. NULL in tally. */
+#define TL_EXIT_WORKER 100
+extern int (*tl_cli_analyze_hook)(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg,
+                                  size_t *warnings);
+
+/* The pieces of tl_cli_analyze, for the hook: the analysis on the ingest
+ * worker threads (tl_ingest_options.on_profile with user = the options);
+ * the run's results (ranks assigned) into agg's sessions, aggregate inputs'
+ * sessions too, whose warnings are printed unless --quiet and counted;
+ * and the check that something was usable, then tl_aggregate_finish. */
+void tl_cli_analyze_profile(tl_profile *p, void *opt);
+int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings);
+int tl_cli_finish(tl_aggregate *agg, size_t usable);
+
 /* Close a console stream (standard output), reporting write errors (full
  * disk) as DESIGN.md asks. 0 or -1. */
 int tl_cli_close_output(FILE *f, const char *name);

@@ -14,7 +14,7 @@
 #include "json_writer.h"
 #include "report_text.h" /* tl_text_rank_source: the report's words for a rank source */
 #include "term.h"
-#include "text_table.h"
+#include "units.h"
 
 static const char *phase_name(int ph)
 {
@@ -126,6 +126,8 @@ static void text_profile(FILE *out, const tl_profile *p)
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
+    if (tl_profile_is_aggregate(p))
+        return; /* its sessions have their ranks: tally summary shows them */
     fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
             p->rank_detail, p->session);
     if (p->world_size > 0)
@@ -154,9 +156,9 @@ static void text_profile(FILE *out, const tl_profile *p)
     fprintf(out, "  contents     %u names, %zu GPU events on %u streams, %zu steps, %zu memory points, "
                  "%zu snapshots\n", p->nstats, p->ngpu, p->nstreams, p->nsteps, p->nmem, p->nsnapshots);
     if (p->start_ns <= p->end_ns) {
-        char span[32];
-        /* The console tables' duration format (text_table.h), as `tally summary` prints it. */
-        tl_fmt_duration(span, sizeof span, (double)(p->end_ns - p->start_ns));
+        char span[48];
+        /* the one duration format of every output (units.h) */
+        tl_units_dur(span, sizeof span, (double)(p->end_ns - p->start_ns));
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");

@@ -2,95 +2,169 @@
  * cmd_summary.c - `tally summary INPUT...`: the aggregate as console tables,
  * in the spirit of the seed profilers. Stragglers and recommendations first,
  * then the top names by total time for each group with the across-rank
- * columns (the per-rank totals' min and max with their ranks, imbalance),
- * then per rank: steps, GPU breakdown, memory; the across-rank metrics; and
- * memory snapshots.
+ * columns (the per-rank totals' least and most with their ranks, imbalance),
+ * then per rank: steps, GPU breakdown and memory; the across-rank metrics;
+ * and memory snapshots.
+ *
+ * Everything fits the width: 80 columns, the terminal's when stdout is one,
+ * or --width N (text_table.h). Text wraps at spaces; tables leave out their
+ * least important columns and say so; names become labels that fit and
+ * never repeat (labels.h); numbers come whole from units.h. Text from the
+ * inputs (names, findings that quote them) has its control characters and
+ * newlines shown escaped (term.h), one finding per paragraph.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
-#include "term.h"
+#include "report_text.h"
 #include "text_table.h"
+#include "units.h"
 
 #define TOP_N 15
-#define RULE "----------------------------------------------------------------------------------------------------------------------------"
 
-static void findings(FILE *out, const tl_aggregate *a)
+static void heading(FILE *out, const char *title)
 {
-    /* findings quote names from the inputs: one line each, newlines escaped */
-    static char msg[4096], evidence[4096];
-    if (a->nstragglers == 0 && a->nrecs == 0)
-        return;
-    fprintf(out, "\nFINDINGS\n%.124s\n", RULE);
-    for (int i = 0; i < a->nstragglers; i++)
-        fprintf(out, "straggler  %s\n", tl_term_escape(msg, sizeof msg, a->stragglers[i].summary));
-    for (int i = 0; i < a->nrecs; i++)
-        fprintf(out, "%-9s  [%s] %s\n           evidence: %s\n", a->recs[i].severity, a->recs[i].id,
-                tl_term_escape(msg, sizeof msg, a->recs[i].message),
-                tl_term_escape(evidence, sizeof evidence, a->recs[i].evidence));
+    fprintf(out, "\n%s\n", title);
 }
 
-static void group_table(FILE *out, const tl_name_table *t, int group)
+static void findings(FILE *out, const tl_aggregate *a, size_t width)
 {
+    if (a->nstragglers == 0 && a->nrecs == 0)
+        return;
+    heading(out, "FINDINGS");
+    for (int i = 0; i < a->nstragglers; i++)
+        tl_text_wrap(out, "straggler  ", a->stragglers[i].summary, width);
+    for (int i = 0; i < a->nrecs; i++) {
+        char first[32], *msg = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&msg, &len);
+        if (m == NULL)
+            continue;
+        fprintf(m, "[%s] %s", a->recs[i].id, a->recs[i].message ? a->recs[i].message : "");
+        fclose(m);
+        snprintf(first, sizeof first, "%-9s  ", a->recs[i].severity);
+        tl_text_wrap(out, first, msg, width);
+        tl_text_wrap(out, "           evidence: ", a->recs[i].evidence, width);
+        free(msg);
+    }
+}
+
+/* "3.659 ms (r6)": a per-rank value with the rank it belongs to. */
+static const char *with_rank(char *buf, size_t len, double v, int unit, int rank)
+{
+    char b[48];
+    snprintf(buf, len, "%s (r%d)", tl_units_fmt(b, sizeof b, v, unit), rank);
+    return buf;
+}
+
+static void group_table(FILE *out, const tl_name_table *t, int group, size_t width)
+{
+    static const tl_text_col cols[] = {
+        { "Name", 0, 0, 1 },     { "Calls", 1, 4, 0 },     { "Total", 1, 0, 0 },     { "Mean", 1, 3, 0 },
+        { "Min", 1, 6, 0 },      { "Max", 1, 5, 0 },       { "Rank min", 1, 7, 0 },   { "Rank max", 1, 2, 0 },
+        { "Imbal", 1, 1, 0 },
+    };
     size_t n;
     size_t *idx = tl_name_table_top(t, group, &n);
     if (idx == NULL || n == 0) {
         free(idx);
         return;
     }
-    char name[48], a[24], b[24], c[24], d[24], e[24], f[24];
-    fprintf(out, "\nTOP %s BY TOTAL TIME (all ranks)\n%.124s\n", tl_group_name(group), RULE);
-    fprintf(out, "%-40s %9s %11s %11s %11s %11s | %17s %17s %6s\n", "Name", "Count", "Total", "Mean", "Min",
-            "Max", "rank min (rank)", "rank max (rank)", "imbal");
+    char title[96];
+    int len = snprintf(title, sizeof title, "TOP %s", tl_group_name(group));
+    for (char *p = title; *p; p++)
+        *p = (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+    if (len > 0 && (size_t)len < sizeof title)
+        snprintf(title + len, sizeof title - (size_t)len, " BY TOTAL TIME (all ranks)");
+    heading(out, title);
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (size_t k = 0; k < n && k < TOP_N; k++) {
         const tl_name_row *r = &t->rows[idx[k]];
-        char rmin[32], rmax[32];
-        snprintf(rmin, sizeof rmin, "%s (%d)", tl_fmt_duration(e, sizeof e, r->rank_min), r->rank_of_min);
-        snprintf(rmax, sizeof rmax, "%s (%d)", tl_fmt_duration(f, sizeof f, r->rank_max), r->rank_of_max);
-        fprintf(out, "%-40s %9" PRIu64 " %11s %11s %11s %11s | %17s %17s %6.2f\n",
-                tl_fmt_cut(name, sizeof name, r->name, 40), r->all.count,
-                tl_fmt_duration(a, sizeof a, (double)r->all.total), tl_fmt_duration(b, sizeof b, r->all.mean),
-                tl_fmt_duration(c, sizeof c, (double)r->all.min), tl_fmt_duration(d, sizeof d, (double)r->all.max),
-                rmin, rmax, r->imbalance);
+        char c[32], tot[48], me[48], mn[48], mx[48], lo[64], hi[64], im[32];
+        snprintf(c, sizeof c, "%" PRIu64, r->all.count);
+        const char *cells[] = { r->name, c, tl_units_dur(tot, sizeof tot, (double)r->all.total),
+                                tl_units_dur(me, sizeof me, r->all.mean), tl_units_dur(mn, sizeof mn, (double)r->all.min),
+                                tl_units_dur(mx, sizeof mx, (double)r->all.max),
+                                with_rank(lo, sizeof lo, r->rank_min, TL_UNIT_NS, r->rank_of_min),
+                                with_rank(hi, sizeof hi, r->rank_max, TL_UNIT_NS, r->rank_of_max),
+                                tl_units_fmt(im, sizeof im, r->imbalance, TL_UNIT_RATIO) };
+        tl_text_table_row(&tt, cells);
     }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
     if (n > TOP_N)
         fprintf(out, "... and %zu more %s\n", n - TOP_N, tl_group_name(group));
     free(idx);
 }
 
-static void rank_table(FILE *out, const tl_aggregate *agg)
+static void rank_label(char *buf, size_t len, const tl_rank_result *r)
 {
-    char a[24], b[24], c[24], d[24], e[24], f[24];
-    fprintf(out, "\nPER RANK\n%.124s\n", RULE);
-    fprintf(out, "%6s %4s %6s %11s %11s %11s %11s %8s | %7s %8s %8s %8s | %10s %10s\n", "Rank", "Ses", "Steps",
-            "Step mean", "Step med", "Step min", "Step max", "it/s", "Idle%", "Compute%", "NonComp%", "Overlap%",
-            "Peak alloc", "Peak resv");
+    snprintf(buf, len, "%d%s", r->rank, r->straggler ? " *" : "");
+}
+
+static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
+{
+    static const tl_text_col cols[] = {
+        { "Rank", 1, 0, 0 },      { "Sessions", 1, 5, 0 }, { "Steps", 1, 1, 0 }, { "Step mean", 1, 0, 0 },
+        { "Median", 1, 2, 0 },    { "Min", 1, 3, 0 },      { "Max", 1, 3, 0 },   { "it/s", 1, 4, 0 },
+    };
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    heading(out, "PER RANK: STEPS");
+    for (size_t i = 0; i < agg->nranks; i++) {
+        const tl_rank_result *r = &agg->ranks[i];
+        char rank[16], ses[16], st[16], a[48], b[48], c[48], d[48], its[48];
+        rank_label(rank, sizeof rank, r);
+        snprintf(ses, sizeof ses, "%zu", r->nsessions);
+        snprintf(st, sizeof st, "%zu", r->nsteps);
+        /* it/s only when there is a step time to take it from */
+        tl_units_count(its, sizeof its, isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
+        const char *cells[] = { rank, ses, st, tl_units_dur(a, sizeof a, r->step_mean),
+                                tl_units_dur(b, sizeof b, r->step_median), tl_units_dur(c, sizeof c, r->step_min),
+                                tl_units_dur(d, sizeof d, r->step_max), its };
+        tl_text_table_row(&tt, cells);
+    }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+}
+
+static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
+{
+    static const tl_text_col cols[] = {
+        { "Rank", 1, 0, 0 },        { "GPU idle", 1, 0, 0 },  { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
+        { "Overlap", 1, 2, 0 },     { "Peak alloc", 1, 0, 0 }, { "Peak resv", 1, 4, 0 },
+    };
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    heading(out, "PER RANK: GPU (share of kernel time) AND MEMORY");
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
         const tl_gpu_breakdown *g = &r->gpu;
-        char rank[16];
-        snprintf(rank, sizeof rank, "%d%s", r->rank, r->straggler ? " *" : "");
-        /* it/s only when there is a step time to take it from */
-        char its[16] = "-";
-        if (isfinite(r->step_mean) && r->step_mean > 0)
-            snprintf(its, sizeof its, "%.2f", 1e9 / r->step_mean);
-        fprintf(out, "%6s %4zu %6zu %11s %11s %11s %11s %8s | ", rank, r->nsessions, r->nsteps,
-                tl_fmt_duration(a, sizeof a, r->step_mean), tl_fmt_duration(b, sizeof b, r->step_median),
-                tl_fmt_duration(c, sizeof c, r->step_min), tl_fmt_duration(d, sizeof d, r->step_max), its);
-        if (g->present)
-            fprintf(out, "%7.2f %8.2f %8.2f %8.2f | ", tl_pct(g->idle, g->kernel_time),
-                    tl_pct(g->compute, g->kernel_time), tl_pct(g->non_compute, g->kernel_time),
-                    g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : 0.0);
-        else
-            fprintf(out, "%7s %8s %8s %8s | ", "-", "-", "-", "-");
-        fprintf(out, "%10s %10s\n", tl_fmt_bytes(e, sizeof e, r->peak_allocated),
-                tl_fmt_bytes(f, sizeof f, r->peak_reserved));
+        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48];
+        rank_label(rank, sizeof rank, r);
+        tl_units_pct(a, sizeof a, g->present ? tl_pct(g->idle, g->kernel_time) : NAN);
+        tl_units_pct(b, sizeof b, g->present ? tl_pct(g->compute, g->kernel_time) : NAN);
+        tl_units_pct(c, sizeof c, g->present ? tl_pct(g->non_compute, g->kernel_time) : NAN);
+        tl_units_pct(d, sizeof d, g->present && g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN);
+        const char *cells[] = { rank, a, b, c, d, tl_units_bytes(e, sizeof e, r->peak_allocated),
+                                tl_units_bytes(f, sizeof f, r->peak_reserved) };
+        tl_text_table_row(&tt, cells);
     }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+}
+
+static void rank_tables(FILE *out, const tl_aggregate *agg, size_t width)
+{
+    rank_steps(out, agg, width);
+    rank_gpu(out, agg, width);
     int any = 0;
     for (size_t i = 0; i < agg->nranks; i++)
         any |= agg->ranks[i].straggler;
@@ -98,66 +172,69 @@ static void rank_table(FILE *out, const tl_aggregate *agg)
         fprintf(out, "* straggler (see FINDINGS)\n");
 }
 
-static void across_table(FILE *out, const tl_aggregate *a)
+static void across_table(FILE *out, const tl_aggregate *a, size_t width)
 {
+    static const tl_text_col cols[] = {
+        { "Metric", 0, 0, 1 }, { "Ranks", 1, 4, 0 }, { "Least", 1, 0, 0 },  { "Median", 1, 3, 0 },
+        { "Mean", 1, 2, 0 },   { "Most", 1, 0, 0 },  { "Imbal", 1, 1, 0 },
+    };
     if (a->nranks < 2 || a->nacross == 0)
         return;
-    fprintf(out, "\nACROSS RANKS\n%.124s\n", RULE);
-    fprintf(out, "%-30s %5s %14s %5s %14s %5s %14s %14s %6s\n", "Metric", "Ranks", "Min", "(rank)", "Max", "(rank)",
-            "Mean", "Median", "imbal");
+    heading(out, "ACROSS RANKS");
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
-        char mn[24], mx[24], me[24], md[24];
-        int is_time = strstr(x->metric, "_ns") != NULL, is_bytes = strstr(x->metric, "bytes") != NULL;
-        if (is_time) {
-            tl_fmt_duration(mn, sizeof mn, x->min);
-            tl_fmt_duration(mx, sizeof mx, x->max);
-            tl_fmt_duration(me, sizeof me, x->mean);
-            tl_fmt_duration(md, sizeof md, x->median);
-        } else if (is_bytes) {
-            tl_fmt_bytes(mn, sizeof mn, x->min);
-            tl_fmt_bytes(mx, sizeof mx, x->max);
-            tl_fmt_bytes(me, sizeof me, x->mean);
-            tl_fmt_bytes(md, sizeof md, x->median);
-        } else {
-            snprintf(mn, sizeof mn, "%.2f", x->min);
-            snprintf(mx, sizeof mx, "%.2f", x->max);
-            snprintf(me, sizeof me, "%.2f", x->mean);
-            snprintf(md, sizeof md, "%.2f", x->median);
-        }
-        fprintf(out, "%-30s %5d %14s %5d %14s %5d %14s %14s %6.2f\n", x->metric, x->n, mn, x->min_rank, mx,
-                x->max_rank, me, md, x->imbalance);
+        int unit;
+        const char *label = tl_text_metric(x->metric, &unit);
+        char n[16], mn[64], md[48], me[48], mx[64], im[32];
+        snprintf(n, sizeof n, "%d", x->n);
+        const char *cells[] = { label, n, with_rank(mn, sizeof mn, x->min, unit, x->min_rank),
+                                tl_units_fmt(md, sizeof md, x->median, unit), tl_units_fmt(me, sizeof me, x->mean, unit),
+                                with_rank(mx, sizeof mx, x->max, unit, x->max_rank),
+                                tl_units_fmt(im, sizeof im, x->imbalance, TL_UNIT_RATIO) };
+        tl_text_table_row(&tt, cells);
     }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
 }
 
-static void snapshot_table(FILE *out, const tl_aggregate *agg)
+static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
 {
-    int any = 0;
-    char a[24], b[24], c[24], d[24], name[40];
+    static const tl_text_col cols[] = {
+        { "Rank", 1, 0, 0 },     { "Label", 0, 0, 1 },     { "Allocated", 1, 0, 0 },
+        { "Reserved", 1, 1, 0 }, { "Max alloc", 1, 2, 0 }, { "RSS", 1, 3, 0 },
+    };
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
         if (s->rank < 0)
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
-            if (!any) {
-                fprintf(out, "\nMEMORY SNAPSHOTS\n%.124s\n", RULE);
-                fprintf(out, "%4s %-32s %12s %12s %12s %12s\n", "Rank", "Label", "Allocated", "Reserved",
-                        "Max alloc", "RSS");
-                any = 1;
-            }
-            fprintf(out, "%4d %-32s %12s %12s %12s %12s\n", s->rank, tl_fmt_cut(name, sizeof name, m->label, 32),
-                    tl_fmt_bytes(a, sizeof a, m->allocated), tl_fmt_bytes(b, sizeof b, m->reserved),
-                    tl_fmt_bytes(c, sizeof c, m->peak_allocated), tl_fmt_bytes(d, sizeof d, m->rss));
+            char rank[16], a[48], b[48], c[48], d[48];
+            snprintf(rank, sizeof rank, "%d", s->rank);
+            const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
+                                    tl_units_bytes(b, sizeof b, m->reserved),
+                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss) };
+            tl_text_table_row(&tt, cells);
         }
     }
+    if (tt.nrows > 0) {
+        heading(out, "MEMORY SNAPSHOTS");
+        tl_text_table_print(out, &tt, width);
+    }
+    tl_text_table_release(&tt);
 }
 
 int tl_cmd_summary(int argc, char **argv)
 {
     int whole = 0;
+    const char *width_arg = NULL;
     const tl_cli_opt opts[] = {
         { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--width", NULL, 1, NULL, &width_arg, "columns to fit (default: the terminal's width, else 80)", "N" },
         { 0 },
     };
     const tl_cli_spec spec = {
@@ -168,6 +245,18 @@ int tl_cmd_summary(int argc, char **argv)
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
+    long want = 0;
+    if (width_arg != NULL) {
+        char *end;
+        want = strtol(width_arg, &end, 10);
+        if (*width_arg == '\0' || *end != '\0' || want < TL_TEXT_MIN_WIDTH || want > TL_TEXT_MAX_WIDTH) {
+            fprintf(stderr, "tally summary: --width wants a number of columns from %d to %d\n", TL_TEXT_MIN_WIDTH,
+                    TL_TEXT_MAX_WIDTH);
+            tl_cli_release(&cli);
+            return TL_EXIT_USAGE;
+        }
+    }
+    size_t width = tl_text_width((int)want, STDOUT_FILENO);
     tl_analyze_options opt;
     tl_analyze_options_init(&opt);
     opt.whole_trace = whole;
@@ -180,18 +269,22 @@ int tl_cmd_summary(int argc, char **argv)
             sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL;
             companions += agg.sessions[i].companion_of != NULL;
         }
-        printf("tally summary: %zu sessions of %zu ranks", sessions, agg.nranks);
-        if (companions)
-            printf(" (%zu traces counted with their reports)", companions);
-        printf(", %zu warnings\n", warnings);
-        findings(stdout, &agg);
+        char head[256];
+        int len = snprintf(head, sizeof head, "%zu sessions of %zu ranks", sessions, agg.nranks);
+        if (companions && len > 0 && (size_t)len < sizeof head)
+            len += snprintf(head + len, sizeof head - (size_t)len, " (%zu traces counted with their reports)",
+                            companions);
+        if (len > 0 && (size_t)len < sizeof head)
+            snprintf(head + len, sizeof head - (size_t)len, ", %zu warnings", warnings);
+        tl_text_wrap(stdout, "tally summary: ", head, width);
+        findings(stdout, &agg, width);
         static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
                                      TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
         for (size_t g = 0; g < sizeof order / sizeof order[0]; g++)
-            group_table(stdout, &agg.names, order[g]);
-        rank_table(stdout, &agg);
-        across_table(stdout, &agg);
-        snapshot_table(stdout, &agg);
+            group_table(stdout, &agg.names, order[g], width);
+        rank_tables(stdout, &agg, width);
+        across_table(stdout, &agg, width);
+        snapshot_table(stdout, &agg, width);
         rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;

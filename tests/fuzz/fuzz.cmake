@@ -51,3 +51,19 @@ if(TARGET tally_analyze)
     endif()
   endforeach()
 endif()
+
+# The partial-aggregate reader, and what a partial it accepts goes through:
+# finish, render, write back (round trip). Seeds in tests/fuzz/seeds/fuzz_partial.
+if(TARGET tally_render)
+  add_executable(fuzz_partial_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_partial.c
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/driver.c)
+  target_link_libraries(fuzz_partial_regress PRIVATE tally_render tally_analyze tally_warnings)
+  add_test(NAME fuzz_partial_regress COMMAND fuzz_partial_regress
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/fuzz_partial ${TALLY_CORPUS}/derived-edge-cases)
+  if(TALLY_FUZZ)
+    add_executable(fuzz_partial ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_partial.c)
+    target_compile_options(fuzz_partial PRIVATE -fsanitize=fuzzer,address,undefined -g)
+    target_link_options(fuzz_partial PRIVATE -fsanitize=fuzzer,address,undefined)
+    target_link_libraries(fuzz_partial PRIVATE tally_render tally_analyze tally_warnings)
+  endif()
+endif()

@@ -6,7 +6,7 @@
 set -eu
 build=$(cd "$1" && pwd) corpus=$(cd "$2" && pwd) src=$(cd "$3" && pwd) secs=${4:-60}
 status=0
-for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest; do
+for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial; do
     bin=$build/tests/$f
     [ -x "$bin" ] || { echo "$bin: not built"; exit 1; }
     work=$(mktemp -d)
@@ -14,6 +14,8 @@ for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest; do
     echo "== $f for ${secs}s"
     # -max_len keeps the big seeds from slowing every iteration: their first
     # 256 KiB still reach every parser state of interest.
+    # tests/fuzz/seeds holds one folder of seeds per target (libFuzzer reads
+    # folders recursively; another target's seeds are harmless inputs).
     if (cd "$build" && "$bin" -max_total_time="$secs" -max_len=262144 -timeout=20 -rss_limit_mb=4096 \
             "$work" "$corpus" "$src/tests/fixtures" "$src/tests/fuzz/seeds" >"$log" 2>&1); then
         grep -E "^Done|DONE" "$log" | tail -2

@@ -20,7 +20,6 @@ Exits 77 (ctest: skipped) when selenium, chromium or chromedriver is missing.
 
 usage: browser_check.py --tally TALLY --corpus CORPUS_DIR --out OUT_DIR
 """
-import argparse
 import os
 import sys
 import time
@@ -79,19 +78,10 @@ def check_page(checks, b, label, path, csp=False):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tally", required=True)
-    ap.add_argument("--corpus", required=True)
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args()
-
-    missing = reportlib.browser_missing()
-    if missing:
-        print(f"browser_check: skipped: missing {missing} (scripts/install-deps.sh test installs them)")
+    start = reportlib.browser_test("browser_check")
+    if start == 77:
         return 77
-
-    checks = reportlib.Checks("browser_check")
-    out = reportlib.fresh_dir(os.path.abspath(args.out))
+    args, checks, out = start
     report = os.path.join(out, "report.html")
     r = reportlib.run_tally(args.tally, ["report", INPUT, "-o", report, "--quiet"], cwd=args.corpus)
     if not checks.check(r.returncode == 0 and os.path.isfile(report),

@@ -37,3 +37,21 @@ if(TARGET bench_gen_kineto_trace)
             $<TARGET_FILE:bench_gen_kineto_trace> ${TALLY_CORPUS} ${TALLY_REPORT_OUT}/size)
   set_tests_properties(report_size PROPERTIES TIMEOUT 600 LABELS "nosan")
 endif()
+
+# Screenshots as tests: the DLRM, trace_filter and FramePack reports and a
+# compare page at 1280 and 1920 px, light and dark, saved under
+# tests/report/layout/ of the build tree for a person to look at, with DOM
+# checks (nothing overflows, chart labels inside their charts and distinct).
+add_test(NAME report_layout
+  COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/layout_check.py
+          --tally $<TARGET_FILE:tally_cli> --corpus ${TALLY_CORPUS} --out ${TALLY_REPORT_OUT}/layout)
+set_tests_properties(report_layout PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+
+# The rank palette keeps 16 colors apart for color-blind viewers (simulated),
+# with contrast against the background, in light and dark.
+add_test(NAME report_palette
+  COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/palette_check.py ${PROJECT_SOURCE_DIR}/assets/report.css)
+
+# `tally summary` fits 80 columns (and --width N) on real inputs.
+add_test(NAME summary_width
+  COMMAND sh ${TALLY_REPORT_TESTS}/summary_width.sh $<TARGET_FILE:tally_cli> ${TALLY_CORPUS})

@@ -337,6 +337,23 @@ def browser_missing():
     return ", ".join(missing) or None
 
 
+def browser_test(name, argv=None):
+    """The start of a browser test: its arguments (--tally, --corpus, --out),
+    its Checks and a fresh output folder; or 77 (ctest: skipped) after saying
+    what is missing."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tally", required=True)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    missing = browser_missing()
+    if missing:
+        print(f"{name}: skipped: missing {missing} (scripts/install-deps.sh test installs them)")
+        return 77
+    return args, Checks(name), fresh_dir(os.path.abspath(args.out))
+
+
 class Browser:
     """Headless Chromium through chromedriver, with a fresh profile, browser and
     performance (network) logs on, and JavaScript on or off."""

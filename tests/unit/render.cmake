@@ -15,3 +15,12 @@ if(TARGET tally_analyze)
     LIBS tally_analyze
     LABELS render)
 endif()
+
+# Labels (tools/render/labels.c) and console tables on the corpus's real
+# kernel and op names (ingest reads them, so tally_inputs too).
+if(TARGET tally_render)
+  tally_add_unit_test(test_labels
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_labels.c
+    LIBS tally_render tally_analyze
+    LABELS render)
+endif()

@@ -604,7 +604,7 @@ static void test_summary(void **state)
     assert_non_null(strstr(s.err, "summarized_section"));
     assert_non_null(strstr(s.err, "MEMORY SNAPSHOTS"));
     assert_non_null(strstr(s.err, "summarized_snapshot"));
-    assert_non_null(strstr(s.err, "fakealloc.allocated=1.0M"));
+    assert_non_null(strstr(s.err, "fakealloc.allocated=1.0 MiB")); /* units.h, as every output */
     assert_non_null(strstr(s.err, "ITERATIONS"));
     assert_non_null(strstr(s.err, "summarized_loop"));
     assert_null(strstr(s.err, "dropped"));

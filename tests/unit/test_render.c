@@ -175,6 +175,13 @@ static void test_units(void **state)
     assert_string_equal(tl_units_dur(b, sizeof b, 317500000), "317.5 ms");
     assert_string_equal(tl_units_dur(b, sizeof b, 870), "870 ns");
     assert_string_equal(tl_units_dur(b, sizeof b, NAN), "\xe2\x80\x93");
+    /* what would round to a 1000 of a unit is 1 of the next */
+    assert_string_equal(tl_units_dur(b, sizeof b, 999960), "1.000 ms");
+    assert_string_equal(tl_units_dur(b, sizeof b, 999.6), "1.000 \xc2\xb5s");
+    assert_string_equal(tl_units_dur(b, sizeof b, 338000), "338.0 \xc2\xb5s");
+    assert_int_equal(tl_units_cols(tl_units_dur(b, sizeof b, 999.9e3 - 1)), TL_UNITS_MAX_COLS - 2); /* "999.9 µs" */
+    assert_string_equal(tl_units_count(b, sizeof b, 1e9 / 16.008e6), "62.47");
+    assert_string_equal(tl_units_count(b, sizeof b, 1024), "1024");
     assert_string_equal(tl_units_bytes(b, sizeof b, 1.5 * 1024 * 1024 * 1024), "1.5 GiB");
     assert_string_equal(tl_units_pct(b, sizeof b, 45.25), "45.2%");
     assert_string_equal(tl_units_date(b, sizeof b, 1700000000), "2023-11-14T22:13:20Z");

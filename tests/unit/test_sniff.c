@@ -27,6 +27,8 @@ static void test_deciding_keys(void **state)
     assert_int_equal(sniff("{\"traceEvents\": ["), TL_SNIFF_TRACE);
     assert_int_equal(sniff("{\"schemaVersion\": 1, \"traceEvents\": []}"), TL_SNIFF_TRACE);
     assert_int_equal(sniff("{\"format\": \"tally-report\", \"version\": 1"), TL_SNIFF_REPORT);
+    assert_int_equal(sniff("{\"format\": \"tally-partial\", \"sessions\": ["), TL_SNIFF_REPORT);
+    assert_int_equal(sniff("{\"format\": \"tally-aggregate\", \"ranks\": ["), TL_SNIFF_REPORT);
     assert_int_equal(sniff("{\"timestamp\": 1.5, \"timing_stats\": {"), TL_SNIFF_REPORT);
     assert_int_equal(sniff("{\"session_info\": {"), TL_SNIFF_REPORT);
     assert_int_equal(sniff("{\"iteration_stats\": {"), TL_SNIFF_REPORT);

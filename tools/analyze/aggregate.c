@@ -109,17 +109,18 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
     }
     dst->present = 1;
     dst->whole_trace = dst->whole_trace && src->whole_trace;
-    dst->steps_in_window += src->steps_in_window;
+    dst->steps_in_window = src->steps_in_window > INT32_MAX - dst->steps_in_window ? INT32_MAX
+                                                                                   : dst->steps_in_window + src->steps_in_window;
     dst->events += src->events;
-    dst->kernel_time += src->kernel_time;
-    dst->busy += src->busy;
-    dst->idle += src->idle;
-    dst->compute += src->compute;
-    dst->non_compute += src->non_compute;
-    dst->comm += src->comm;
-    dst->comm_compute += src->comm_compute;
+    dst->kernel_time = tl_ns_add(dst->kernel_time, src->kernel_time);
+    dst->busy = tl_ns_add(dst->busy, src->busy);
+    dst->idle = tl_ns_add(dst->idle, src->idle);
+    dst->compute = tl_ns_add(dst->compute, src->compute);
+    dst->non_compute = tl_ns_add(dst->non_compute, src->non_compute);
+    dst->comm = tl_ns_add(dst->comm, src->comm);
+    dst->comm_compute = tl_ns_add(dst->comm_compute, src->comm_compute);
     for (int m = 0; m < 8; m++)
-        dst->by_mask[m] += src->by_mask[m];
+        dst->by_mask[m] = tl_ns_add(dst->by_mask[m], src->by_mask[m]);
     for (size_t i = 0; i < src->nstreams; i++) {
         const tl_stream_idle *si = &src->streams[i];
         size_t k;
@@ -136,9 +137,9 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
             dst->streams[k].stream = si->stream;
             dst->nstreams++;
         }
-        dst->streams[k].host_wait += si->host_wait;
-        dst->streams[k].kernel_wait += si->kernel_wait;
-        dst->streams[k].other += si->other;
+        dst->streams[k].host_wait = tl_ns_add(dst->streams[k].host_wait, si->host_wait);
+        dst->streams[k].kernel_wait = tl_ns_add(dst->streams[k].kernel_wait, si->kernel_wait);
+        dst->streams[k].other = tl_ns_add(dst->streams[k].other, si->other);
         dst->streams[k].gaps += si->gaps;
     }
 }
@@ -250,7 +251,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->peak_rss, s->peak_rss);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
         if (s->span_ns > 0)
-            r->span_ns += s->span_ns;
+            r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
     }
     for (size_t i = 0; i < a->nranks; i++) {
         tl_rank_result *r = &a->ranks[i];

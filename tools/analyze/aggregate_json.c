@@ -40,6 +40,8 @@ static void kv_pct(tl_json *j, const char *k, double v)
         tl_json_null(j);
 }
 
+static void write_sessions(tl_json *j, const tl_aggregate *a);
+
 /* ---- the aggregate ------------------------------------------------------- */
 
 static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
@@ -372,6 +374,10 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_recs(j, a);
     tl_json_key(j, "inputs");
     write_inputs(j, a);
+    /* The exact session results, as in a partial: an aggregate is also an
+     * input (tally report, summary, compare, merge take it back). */
+    tl_json_key(j, "sessions");
+    write_sessions(j, a);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }
@@ -581,6 +587,14 @@ static void write_session(tl_json *j, const tl_session *s)
     tl_json_object_end(j);
 }
 
+static void write_sessions(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nsessions; i++)
+        write_session(j, &a->sessions[i]);
+    tl_json_array_end(j);
+}
+
 void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
 {
     tl_json_object_begin(j);
@@ -590,15 +604,24 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_key(j, "options");
     write_options(j, &a->opt);
     tl_json_key(j, "sessions");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < a->nsessions; i++)
-        write_session(j, &a->sessions[i]);
-    tl_json_array_end(j);
+    write_sessions(j, a);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }
 
 /* ---- reading a partial ------------------------------------------------------- */
+
+/* A partial is a file anybody can hand us: every number is checked against
+ * the range the analysis can hold before it is believed, so a hostile
+ * partial gives an error, never an overflow later (a span of 2^63-1 added
+ * to another, an idle time of -2^63 negated). Durations and sums of them are
+ * at most TL_PARTIAL_MAX_NS; timestamps lie within +-TL_PARTIAL_MAX_TS
+ * (differences of two fit an int64), with INT64_MIN / INT64_MAX allowed
+ * where the writer uses them for "unknown" / "no window". */
+#define TL_PARTIAL_MAX_NS 1000000000000000000LL /* 1e18 ns: 31 years */
+#define TL_PARTIAL_MAX_TS 4000000000000000000LL /* 4e18 ns: year 2096 */
+#define TL_PARTIAL_MAX_RANK 100000000           /* ranks and world sizes */
+#define TL_PARTIAL_MAX_COUNT (1LL << 53)        /* event counts (exact in a double) */
 
 typedef struct reader {
     char *err;
@@ -613,16 +636,52 @@ static void bad(reader *r, const char *what)
     r->bad = 1;
 }
 
+static void bad_key(reader *r, const char *key, const char *what)
+{
+    char msg[160];
+    snprintf(msg, sizeof msg, "\"%s\": %s", key, what);
+    bad(r, msg);
+}
+
 static int64_t get_int(reader *r, const json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (!json_is_integer(v)) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "\"%s\": expected an integer", key);
-        bad(r, msg);
+        bad_key(r, key, "expected an integer");
         return 0;
     }
     return json_integer_value(v);
+}
+
+/* An integer in [lo, hi]; out of range is an error and reads as lo. */
+static int64_t get_range(reader *r, const json_t *o, const char *key, int64_t lo, int64_t hi)
+{
+    int64_t v = get_int(r, o, key);
+    if (v < lo || v > hi) {
+        bad_key(r, key, "out of range");
+        return lo;
+    }
+    return v;
+}
+
+static int64_t get_ns(reader *r, const json_t *o, const char *key)
+{
+    return get_range(r, o, key, 0, TL_PARTIAL_MAX_NS);
+}
+
+static int ts_ok(int64_t v)
+{
+    return v == INT64_MIN || v == INT64_MAX || (v >= -TL_PARTIAL_MAX_TS && v <= TL_PARTIAL_MAX_TS);
+}
+
+static int64_t get_ts(reader *r, const json_t *o, const char *key)
+{
+    int64_t v = get_int(r, o, key);
+    if (!ts_ok(v)) {
+        bad_key(r, key, "timestamp out of range");
+        return INT64_MIN;
+    }
+    return v;
 }
 
 static double get_num(reader *r, const json_t *o, const char *key)
@@ -631,9 +690,7 @@ static double get_num(reader *r, const json_t *o, const char *key)
     if (json_is_null(v))
         return NAN;
     if (!json_is_number(v)) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "\"%s\": expected a number or null", key);
-        bad(r, msg);
+        bad_key(r, key, "expected a number or null");
         return NAN;
     }
     return json_number_value(v);
@@ -643,9 +700,7 @@ static char *get_str(reader *r, const json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (!json_is_string(v)) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "\"%s\": expected a string", key);
-        bad(r, msg);
+        bad_key(r, key, "expected a string");
         return strdup("");
     }
     return strdup(json_string_value(v));
@@ -655,9 +710,7 @@ static json_t *get_array(reader *r, const json_t *o, const char *key)
 {
     json_t *v = json_object_get(o, key);
     if (!json_is_array(v)) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "\"%s\": expected an array", key);
-        bad(r, msg);
+        bad_key(r, key, "expected an array");
         return NULL;
     }
     return v;
@@ -673,6 +726,26 @@ static int64_t item_int(reader *r, json_t *arr, size_t i)
     return json_integer_value(v);
 }
 
+static int64_t item_range(reader *r, json_t *arr, size_t i, int64_t lo, int64_t hi)
+{
+    int64_t v = item_int(r, arr, i);
+    if (v < lo || v > hi) {
+        bad(r, "an array item out of range");
+        return lo;
+    }
+    return v;
+}
+
+static int64_t item_ts(reader *r, json_t *arr, size_t i)
+{
+    int64_t v = item_int(r, arr, i);
+    if (!ts_ok(v)) {
+        bad(r, "a timestamp out of range in an array");
+        return INT64_MIN;
+    }
+    return v;
+}
+
 static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
 {
     memset(d, 0, sizeof *d);
@@ -680,15 +753,19 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
         bad(r, "\"stat\": expected an object");
         return;
     }
-    d->count = (uint64_t)get_int(r, o, "count");
-    d->total = (uint64_t)get_int(r, o, "total");
-    d->min = (uint64_t)get_int(r, o, "min");
-    d->max = (uint64_t)get_int(r, o, "max");
+    d->count = (uint64_t)get_range(r, o, "count", 0, TL_PARTIAL_MAX_COUNT);
+    d->total = (uint64_t)get_ns(r, o, "total");
+    d->min = (uint64_t)get_ns(r, o, "min");
+    d->max = (uint64_t)get_ns(r, o, "max");
     d->mean = get_num(r, o, "mean");
     d->m2 = get_num(r, o, "m2");
-    d->samples_dropped = (uint64_t)get_int(r, o, "samples_dropped");
+    d->samples_dropped = (uint64_t)get_range(r, o, "samples_dropped", 0, TL_PARTIAL_MAX_COUNT);
+    /* What the statistics' readers divide by and compare must agree. */
+    if (d->count > 0 && (d->min > d->max || !isfinite(d->mean) || d->mean < 0 || !isfinite(d->m2) || d->m2 < 0))
+        bad(r, "\"stat\": min, max, mean and m2 do not agree");
     json_t *h = get_array(r, o, "hist"), *x;
     size_t i;
+    uint64_t in_hist = 0;
     json_array_foreach(h, i, x) {
         int64_t b = item_int(r, x, 0), c = item_int(r, x, 1);
         if (b < 0 || b >= (int64_t)TL_HIST_PAGES * TL_HIST_SUB || c < 0 || c > UINT32_MAX) {
@@ -699,6 +776,11 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
         if (d->hist.pages[page] == NULL && (d->hist.pages[page] = calloc(TL_HIST_SUB, sizeof(uint32_t))) == NULL)
             return;
         d->hist.pages[page][slot] = (uint32_t)c;
+        in_hist += (uint64_t)c;
+    }
+    if (in_hist > d->count) {
+        bad(r, "\"hist\": more values than \"count\"");
+        return;
     }
     json_t *s = get_array(r, o, "samples");
     size_t n = s ? json_array_size(s) : 0;
@@ -712,7 +794,7 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
             return;
         d->samples_cap = (uint32_t)n;
         for (size_t k = 0; k < n; k++)
-            d->samples[d->nsamples++] = (uint64_t)item_int(r, s, k);
+            d->samples[d->nsamples++] = (uint64_t)item_range(r, s, k, 0, TL_PARTIAL_MAX_NS);
     }
 }
 
@@ -722,8 +804,8 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
         bad(r, "\"timeline\": expected an object");
         return;
     }
-    t->start_ns = get_int(r, o, "start_ns");
-    t->end_ns = get_int(r, o, "end_ns");
+    t->start_ns = get_range(r, o, "start_ns", -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS);
+    t->end_ns = get_range(r, o, "end_ns", -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS);
     json_t *lanes = get_array(r, o, "lanes"), *x;
     size_t n = lanes ? json_array_size(lanes) : 0, i;
     if (n > TL_TIMELINE_MAX_LANES) {
@@ -737,7 +819,7 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
         return;
     json_array_foreach(lanes, i, x) {
         tl_lane *l = &t->lanes[t->nlanes++];
-        l->kind = (int)get_int(r, x, "kind");
+        l->kind = (int)get_range(r, x, "kind", TL_LANE_GPU, TL_LANE_CPU);
         l->a = get_int(r, x, "a");
         l->b = get_int(r, x, "b");
         l->label = get_str(r, x, "label");
@@ -751,24 +833,83 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
             }
             for (size_t b = 0; b < nb; b++) {
                 json_t *v = json_array_get(bins, b);
-                l->busy[kt][b] = json_is_number(v) ? (float)json_number_value(v) : 0.0f;
+                double f = json_is_number(v) ? json_number_value(v) : 0.0;
+                /* a fraction of a bin; anything else would not be a float */
+                if (!(f >= 0.0 && f <= 1.0)) {
+                    bad(r, "\"busy\": a fraction out of [0, 1]");
+                    return;
+                }
+                l->busy[kt][b] = (float)f;
             }
         }
+    }
+}
+
+static char **read_strings(reader *r, const json_t *o, const char *key, size_t *n)
+{
+    json_t *arr = get_array(r, o, key), *x;
+    size_t i;
+    *n = 0;
+    if (arr == NULL)
+        return NULL;
+    char **v = calloc(json_array_size(arr) + 1, sizeof *v);
+    json_array_foreach(arr, i, x) if (v && json_is_string(x))
+        v[(*n)++] = strdup(json_string_value(x));
+    return v;
+}
+
+static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
+{
+    json_t *arr, *x;
+    size_t i;
+    if (!json_is_object(g)) {
+        bad(r, "\"gpu\": expected an object");
+        return;
+    }
+    b->present = (int)get_range(r, g, "present", 0, 1);
+    b->whole_trace = (int)get_range(r, g, "whole_trace", 0, 1);
+    b->steps_in_window = (int)get_range(r, g, "steps_in_window", 0, INT32_MAX);
+    b->window_start = get_ts(r, g, "window_start");
+    b->window_end = get_ts(r, g, "window_end");
+    b->events = (uint64_t)get_range(r, g, "events", 0, TL_PARTIAL_MAX_COUNT);
+    b->kernel_time = get_ns(r, g, "kernel_time");
+    b->busy = get_ns(r, g, "busy");
+    b->idle = get_ns(r, g, "idle");
+    b->compute = get_ns(r, g, "compute");
+    b->non_compute = get_ns(r, g, "non_compute");
+    b->comm = get_ns(r, g, "comm");
+    b->comm_compute = get_ns(r, g, "comm_compute");
+    if ((arr = get_array(r, g, "by_mask")) != NULL && json_array_size(arr) == 8)
+        for (int m = 0; m < 8; m++)
+            b->by_mask[m] = item_range(r, arr, (size_t)m, 0, TL_PARTIAL_MAX_NS);
+    if ((arr = get_array(r, g, "streams")) != NULL) {
+        b->streams = calloc(json_array_size(arr) + 1, sizeof *b->streams);
+        json_array_foreach(arr, i, x) if (b->streams)
+            b->streams[b->nstreams++] = (tl_stream_idle){
+                item_int(r, x, 0), item_int(r, x, 1), item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS),
+                item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS), item_range(r, x, 4, 0, TL_PARTIAL_MAX_NS),
+                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT)
+            };
     }
 }
 
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
+    if (!json_is_object(o)) {
+        bad(r, "expected an object");
+        return;
+    }
     s->path = get_str(r, o, "path");
-    s->format = (int)get_int(r, o, "format");
-    s->rank = (int)get_int(r, o, "rank");
-    s->world_size = (int)get_int(r, o, "world_size");
-    s->rank_source = (int)get_int(r, o, "rank_source");
+    s->format = (int)get_range(r, o, "format", TL_FMT_UNKNOWN, TL_FMT_INFERIX);
+    s->rank = (int)get_range(r, o, "rank", -1, TL_PARTIAL_MAX_RANK);
+    s->world_size = (int)get_range(r, o, "world_size", 0, TL_PARTIAL_MAX_RANK);
+    s->rank_source = (int)get_range(r, o, "rank_source", TL_RANK_UNKNOWN, TL_RANK_ORDER);
+    s->session = 0;
     s->rank_detail = get_str(r, o, "rank_detail");
-    s->start_ns = get_int(r, o, "start_ns");
-    s->span_ns = get_int(r, o, "span_ns");
-    s->truncated = (int)get_int(r, o, "truncated");
+    s->start_ns = get_ts(r, o, "start_ns");
+    s->span_ns = get_range(r, o, "span_ns", -1, TL_PARTIAL_MAX_NS);
+    s->truncated = (int)get_range(r, o, "truncated", 0, 1);
     json_t *comp = json_object_get(o, "companion_of");
     if (json_is_string(comp))
         s->companion_of = strdup(json_string_value(comp));
@@ -779,26 +920,20 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     s->gpu_util_mean = get_num(r, o, "gpu_util_mean");
     json_t *arr, *x;
     size_t i;
-    if ((arr = get_array(r, o, "warnings")) != NULL) {
-        s->warnings = calloc(json_array_size(arr) + 1, sizeof *s->warnings);
-        json_array_foreach(arr, i, x) if (s->warnings && json_is_string(x))
-            s->warnings[s->nwarnings++] = strdup(json_string_value(x));
-    }
+    s->warnings = read_strings(r, o, "warnings", &s->nwarnings);
     if ((arr = get_array(r, o, "names")) != NULL) {
         s->names = calloc(json_array_size(arr) + 1, sizeof *s->names);
         json_array_foreach(arr, i, x) {
             if (s->names == NULL || r->bad)
                 break;
             tl_sname *n = &s->names[s->nnames++];
-            n->group = (int)get_int(r, x, "group");
+            n->group = (int)get_range(r, x, "group", 0, TL_GROUP_COUNT - 1);
             n->name = get_str(r, x, "name");
-            n->exact = (int)get_int(r, x, "exact");
+            n->exact = (int)get_range(r, x, "exact", 0, 1);
             n->median_ns = get_num(r, x, "median_ns");
             n->p95_ns = get_num(r, x, "p95_ns");
             n->std_ns = get_num(r, x, "std_ns");
             read_stat(r, json_object_get(x, "stat"), &n->d);
-            if (n->group < 0 || n->group >= TL_GROUP_COUNT)
-                bad(r, "\"group\": out of range");
         }
     }
     if ((arr = get_array(r, o, "kernels")) != NULL) {
@@ -808,45 +943,17 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                 break;
             tl_skernel *k = &s->kernels[s->nkernels++];
             k->name = get_str(r, x, "name");
-            k->type = (int)get_int(r, x, "type");
+            k->type = (int)get_range(r, x, "type", 0, TL_KT_COUNT - 1);
             read_stat(r, json_object_get(x, "stat"), &k->d);
         }
     }
     if ((arr = get_array(r, o, "steps")) != NULL) {
         s->steps = calloc(json_array_size(arr) + 1, sizeof *s->steps);
         json_array_foreach(arr, i, x) if (s->steps)
-            s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2),
-                                                item_int(r, x, 3) };
+            s->steps[s->nsteps++] = (tl_sstep){ item_int(r, x, 0), item_range(r, x, 1, 0, TL_PARTIAL_MAX_NS),
+                                                item_range(r, x, 2, -1, TL_PARTIAL_MAX_NS), item_ts(r, x, 3) };
     }
-    json_t *g = json_object_get(o, "gpu");
-    if (!json_is_object(g)) {
-        bad(r, "\"gpu\": expected an object");
-    } else {
-        tl_gpu_breakdown *b = &s->gpu;
-        b->present = (int)get_int(r, g, "present");
-        b->whole_trace = (int)get_int(r, g, "whole_trace");
-        b->steps_in_window = (int)get_int(r, g, "steps_in_window");
-        b->window_start = get_int(r, g, "window_start");
-        b->window_end = get_int(r, g, "window_end");
-        b->events = (uint64_t)get_int(r, g, "events");
-        b->kernel_time = get_int(r, g, "kernel_time");
-        b->busy = get_int(r, g, "busy");
-        b->idle = get_int(r, g, "idle");
-        b->compute = get_int(r, g, "compute");
-        b->non_compute = get_int(r, g, "non_compute");
-        b->comm = get_int(r, g, "comm");
-        b->comm_compute = get_int(r, g, "comm_compute");
-        if ((arr = get_array(r, g, "by_mask")) != NULL && json_array_size(arr) == 8)
-            for (int m = 0; m < 8; m++)
-                b->by_mask[m] = item_int(r, arr, (size_t)m);
-        if ((arr = get_array(r, g, "streams")) != NULL) {
-            b->streams = calloc(json_array_size(arr) + 1, sizeof *b->streams);
-            json_array_foreach(arr, i, x) if (b->streams)
-                b->streams[b->nstreams++] = (tl_stream_idle){ item_int(r, x, 0), item_int(r, x, 1), item_int(r, x, 2),
-                                                              item_int(r, x, 3), item_int(r, x, 4),
-                                                              (uint64_t)item_int(r, x, 5) };
-        }
-    }
+    read_gpu(r, json_object_get(o, "gpu"), &s->gpu);
     read_timeline(r, json_object_get(o, "timeline"), &s->timeline);
     if ((arr = get_array(r, o, "mem")) != NULL) {
         s->mem = calloc(json_array_size(arr) + 1, sizeof *s->mem);
@@ -854,7 +961,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
             if (s->mem == NULL || i >= TL_MEM_SERIES)
                 break;
             json_t *va = json_array_get(x, 1), *vr = json_array_get(x, 2);
-            s->mem[s->nmem++] = (tl_mem_sample){ item_int(r, x, 0),
+            s->mem[s->nmem++] = (tl_mem_sample){ item_range(r, x, 0, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
                                                  json_is_number(va) ? json_number_value(va) : NAN,
                                                  json_is_number(vr) ? json_number_value(vr) : NAN };
         }
@@ -880,40 +987,50 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                 bad(r, "\"collectives\": kernel index out of range");
                 break;
             }
-            s->colls[s->ncolls++] = (tl_collective){ (uint32_t)k, item_int(r, x, 1) };
+            s->colls[s->ncolls++] = (tl_collective){ (uint32_t)k, item_range(r, x, 1, 0, TL_PARTIAL_MAX_NS) };
         }
     }
 }
 
-int tl_partial_read(tl_aggregate *a, const char *path, char *err, size_t errlen)
+int tl_partial_is_document(const json_t *root)
 {
-    json_error_t je;
-    json_t *root = json_load_file(path, 0, &je);
-    if (root == NULL) {
-        snprintf(err, errlen, "not valid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+    const json_t *fmt = json_object_get(root, "format");
+    if (!json_is_string(fmt))
+        return 0;
+    const char *f = json_string_value(fmt);
+    return strcmp(f, "tally-partial") == 0 ||
+           (strcmp(f, "tally-aggregate") == 0 && json_is_array(json_object_get(root, "sessions")));
+}
+
+int tl_partial_read_json(tl_aggregate *a, const json_t *root, char *err, size_t errlen)
+{
+    reader r = { err, errlen, 0 };
+    if (!tl_partial_is_document(root)) {
+        const json_t *fmt = json_object_get(root, "format");
+        if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-aggregate") == 0)
+            snprintf(err, errlen, "an aggregate without its sessions (written by an older tally); "
+                                  "make it again, or pass the partials");
+        else
+            snprintf(err, errlen, "not a partial aggregate (no \"format\": \"tally-partial\"); "
+                                  "write one with tally aggregate --partial");
         return -1;
     }
-    reader r = { err, errlen, 0 };
-    int rc = -1;
-    json_t *fmt = json_object_get(root, "format");
-    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "tally-partial") != 0) {
-        snprintf(err, errlen, "not a partial aggregate (no \"format\": \"tally-partial\"); "
-                              "write one with tally aggregate --partial");
-        goto out;
-    }
-    if (get_int(&r, root, "version") != 1) {
+    json_t *ver = json_object_get(root, "version");
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
         snprintf(err, errlen, "partial aggregate version %lld is not supported (expected 1)",
-                 (long long)json_integer_value(json_object_get(root, "version")));
-        goto out;
+                 json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL);
+        return -1;
     }
     json_t *opt = json_object_get(root, "options");
     if (json_is_object(opt)) {
         json_t *w = json_object_get(opt, "window");
         int whole = json_is_string(w) && strcmp(json_string_value(w), "whole-trace") == 0;
-        int64_t kw = get_int(&r, opt, "kernel_wait_ns");
+        int64_t kw = get_ns(&r, opt, "kernel_wait_ns");
+        if (r.bad)
+            return -1;
         if (a->nsessions > 0 && (whole != a->opt.whole_trace || kw != a->opt.kernel_wait_ns)) {
-            snprintf(err, errlen, "analyzed with other options (window, kernel wait) than the partials before it");
-            goto out;
+            snprintf(err, errlen, "analyzed with other options (window, kernel wait) than the inputs before it");
+            return -1;
         }
         a->opt.whole_trace = whole;
         a->opt.kernel_wait_ns = kw;
@@ -930,16 +1047,37 @@ int tl_partial_read(tl_aggregate *a, const char *path, char *err, size_t errlen)
             size_t len = strlen(err);
             if (len + strlen(where) < errlen)
                 memcpy(err + len, where, strlen(where) + 1);
-            goto out;
+            return -1;
         }
         if (tl_aggregate_add_session(a, &s) != 0) {
             tl_session_release(&s);
             snprintf(err, errlen, "out of memory");
-            goto out;
+            return -1;
         }
     }
-    rc = r.bad ? -1 : 0;
-out:
+    return r.bad ? -1 : 0;
+}
+
+/* Read a loaded document (NULL: it did not load, je says why) and let go of it. */
+static int read_loaded(tl_aggregate *a, json_t *root, const json_error_t *je, char *err, size_t errlen)
+{
+    if (root == NULL) {
+        snprintf(err, errlen, "not valid JSON at line %d, column %d: %s", je->line, je->column, je->text);
+        return -1;
+    }
+    int rc = tl_partial_read_json(a, root, err, errlen);
     json_decref(root);
     return rc;
+}
+
+int tl_partial_read_buffer(tl_aggregate *a, const char *buf, size_t len, char *err, size_t errlen)
+{
+    json_error_t je;
+    return read_loaded(a, json_loadb(buf, len, 0, &je), &je, err, errlen);
+}
+
+int tl_partial_read(tl_aggregate *a, const char *path, char *err, size_t errlen)
+{
+    json_error_t je;
+    return read_loaded(a, json_load_file(path, 0, &je), &je, err, errlen);
 }

@@ -625,12 +625,12 @@ static tl_gpu_breakdown gpu_total(const tl_aggregate *a)
         if (!g->present)
             continue;
         t.present = 1;
-        t.kernel_time += g->kernel_time;
-        t.idle += g->idle;
-        t.compute += g->compute;
-        t.non_compute += g->non_compute;
-        t.comm += g->comm;
-        t.comm_compute += g->comm_compute;
+        t.kernel_time = tl_ns_add(t.kernel_time, g->kernel_time);
+        t.idle = tl_ns_add(t.idle, g->idle);
+        t.compute = tl_ns_add(t.compute, g->compute);
+        t.non_compute = tl_ns_add(t.non_compute, g->non_compute);
+        t.comm = tl_ns_add(t.comm, g->comm);
+        t.comm_compute = tl_ns_add(t.comm_compute, g->comm_compute);
     }
     return t;
 }

@@ -165,8 +165,9 @@ static double host_wait_share(const tl_rank_result *r)
 {
     int64_t host = 0, gaps = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++) {
-        host += r->gpu.streams[s].host_wait;
-        gaps += r->gpu.streams[s].host_wait + r->gpu.streams[s].kernel_wait + r->gpu.streams[s].other;
+        const tl_stream_idle *st = &r->gpu.streams[s];
+        host = tl_ns_add(host, st->host_wait);
+        gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
     if (!r->gpu.present || tl_pct(r->gpu.idle, r->gpu.kernel_time) <= LAUNCH_BOUND_IDLE)
         return NAN;

@@ -24,6 +24,7 @@ void tl_ingest_options_init(tl_ingest_options *o)
     memset(o, 0, sizeof *o);
     tl_limits_init(&o->limits);
     o->max_report_bytes = 256u << 20;
+    o->max_aggregate_bytes = TL_AGGREGATE_MAX_BYTES;
     o->jobs = 1;
 }
 
@@ -103,19 +104,49 @@ static char *read_all(replay *r, size_t max, size_t *len, int *too_big)
     return buf;
 }
 
+/* Does the document open with "format": "tally-partial" or "tally-aggregate"?
+ * tally writes "format" first: its aggregates (partial or merged) may be far
+ * larger than a report, since they hold every session's statistics, and
+ * their size must not send them to the trace reader. */
+static int starts_as_aggregate(const replay *r)
+{
+    const unsigned char *b = r->prefix;
+    size_t n = r->len, i = 0;
+    if (n >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
+    i = skip_ws(b, i, n);
+    if (i >= n || b[i] != '{')
+        return 0;
+    i = skip_ws(b, i + 1, n);
+    if (n - i < 8 || memcmp(b + i, "\"format\"", 8) != 0)
+        return 0;
+    i = skip_ws(b, i + 8, n);
+    if (i >= n || b[i] != ':')
+        return 0;
+    i = skip_ws(b, i + 1, n);
+    static const char *const kinds[] = { "\"tally-partial\"", "\"tally-aggregate\"" };
+    for (size_t k = 0; k < 2; k++) {
+        size_t len = strlen(kinds[k]);
+        if (n - i >= len && memcmp(b + i, kinds[k], len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
 {
     size_t len;
     int too_big;
-    char *doc = read_all(r, opt->max_report_bytes, &len, &too_big);
+    size_t max = starts_as_aggregate(r) && opt->max_aggregate_bytes > opt->max_report_bytes ? opt->max_aggregate_bytes
+                                                                                           : opt->max_report_bytes;
+    char *doc = read_all(r, max, &len, &too_big);
     if (doc == NULL) {
         tl_profile_warn(p, "out of memory");
         p->skipped = p->error = 1;
         return;
     }
     if (too_big) {
-        tl_profile_warn(p, "a JSON object without \"traceEvents\" larger than %zu MiB; not read",
-                        opt->max_report_bytes >> 20);
+        tl_profile_warn(p, "a JSON object without \"traceEvents\" larger than %zu MiB; not read", max >> 20);
         p->skipped = 1;
         goto out;
     }

@@ -16,9 +16,14 @@
 #include "discover.h"
 #include "profile.h"
 
+/* A partial or merged aggregate holds every session's statistics: about
+ * 150 KB a rank for Kineto traces, so this admits some 25,000 ranks. */
+#define TL_AGGREGATE_MAX_BYTES ((size_t)4 << 30)
+
 typedef struct tl_ingest_options {
     tl_limits limits;
     size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
+    size_t max_aggregate_bytes;/* tally's aggregates likewise (TL_AGGREGATE_MAX_BYTES) */
     int jobs;                  /* worker threads across files (>= 1) */
     uint32_t max_names;        /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
     uint64_t max_events;       /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
@@ -81,5 +86,14 @@ void tl_run_release(tl_run *run);
  * and named in one note. */
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths,
                      const tl_ingest_options *opt);
+
+/* The two halves of tl_run_ingest after discovery, for tally-mpi, where each
+ * process reads a share of the items and ranks are assigned once over the
+ * profiles of all of them. Reading appends to run (profiles in item order,
+ * each with its item index in p->item). */
+void tl_run_read_items(tl_run *run, const tl_item_list *items, const tl_ingest_options *opt);
+/* Companions, ranks (content, name, then input order) and sessions over
+ * run's profiles, which must be in input order; sets run->nranks. */
+void tl_run_assign_ranks(tl_run *run);
 
 #endif

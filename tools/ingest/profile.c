@@ -6,6 +6,7 @@
 #include "profile.h"
 
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@ const char *tl_format_name(int format)
     case TL_FMT_TALLY_TRACE: return "tally-trace";
     case TL_FMT_FRAMEPACK: return "framepack-report";
     case TL_FMT_INFERIX: return "inferix-report";
+    case TL_FMT_AGGREGATE: return "tally-aggregate";
     default: return "unknown";
     }
 }
@@ -239,9 +241,17 @@ void tl_profile_init(tl_profile *p, const char *path)
     tl_strtab_init(&p->cats);
 }
 
+void tl_profile_drop_aggregate_doc(tl_profile *p)
+{
+    json_decref(p->aggregate_doc);
+    p->aggregate_doc = NULL;
+}
+
 void tl_profile_release(tl_profile *p)
 {
     tl_profile_shrink(p); /* the data; what is left is the identity */
+    tl_profile_drop_aggregate_doc(p);
+    free(p->aggregate_ranks);
     free(p->path);
     free(p->companion_of);
     free(p->cat_counts);

@@ -30,6 +30,7 @@ enum tl_format {
     TL_FMT_TALLY_TRACE,   /* libtally's trace.json(.gz) */
     TL_FMT_FRAMEPACK,     /* FramePack profiling_report.json */
     TL_FMT_INFERIX,       /* Inferix per-rank profiling report */
+    TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed */
 };
 const char *tl_format_name(int format);
 
@@ -261,6 +262,15 @@ typedef struct tl_profile {
      * companion_of is the report's path. */
     int companion;
     char *companion_of;
+
+    /* TL_FMT_AGGREGATE: the parsed document (a json_t *, owned; NULL once the
+     * analysis took its sessions), and the ranks its sessions hold, which
+     * ranks assigned by input order must not reuse. The profile itself has
+     * no rank: its sessions have theirs. */
+    size_t item;           /* index of the item (file, archive) it came from in the run's list */
+    void *aggregate_doc;
+    int *aggregate_ranks;
+    size_t naggregate_ranks;
 } tl_profile;
 
 /* The budget of distinct (category, name) statistics per profile when
@@ -279,6 +289,10 @@ typedef struct tl_profile {
 
 /* Usable: read as a profile (not skipped as something else). */
 static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && !p->companion; }
+/* A partial or merged aggregate: an input that holds sessions of its own. */
+static inline int tl_profile_is_aggregate(const tl_profile *p) { return p->format == TL_FMT_AGGREGATE; }
+/* Let go of an aggregate's document (the consumer took its sessions). */
+void tl_profile_drop_aggregate_doc(tl_profile *p);
 
 void tl_profile_init(tl_profile *p, const char *path);
 void tl_profile_release(tl_profile *p);

@@ -280,6 +280,20 @@ int tl_report_kind(const json_t *root, char *why, size_t whylen)
     const json_t *fmt = json_object_get(root, "format");
     if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-report") == 0)
         return TL_FMT_TALLY_REPORT;
+    /* tally's own aggregates: their sessions are taken as they are. */
+    if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-partial") == 0)
+        return TL_FMT_AGGREGATE;
+    if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-aggregate") == 0) {
+        if (json_is_array(json_object_get(root, "sessions")))
+            return TL_FMT_AGGREGATE;
+        set_why(why, whylen, "a tally aggregate without its sessions (written by an older tally); "
+                             "make it again, or pass its partials");
+        return TL_FMT_UNKNOWN;
+    }
+    if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-compare") == 0) {
+        set_why(why, whylen, "a tally compare result, not a profile");
+        return TL_FMT_UNKNOWN;
+    }
     if (json_is_object(json_object_get(root, "session_info")))
         return TL_FMT_INFERIX;
     if (has(root, "timing_stats") || has(root, "iteration_stats") ||
@@ -341,6 +355,40 @@ int tl_readers_expect(tl_profile *p, const json_t *root, int format, const char 
     return -1;
 }
 
+/* A partial or merged aggregate: its sessions are already analyzed, so the
+ * document is kept for the analysis to take them (tl_partial_read_json);
+ * here only the ranks they hold are noted, for rank assignment. */
+static int read_aggregate(tl_profile *p, json_t *root)
+{
+    p->format = TL_FMT_AGGREGATE;
+    json_t *sessions = json_object_get(root, "sessions"), *s;
+    size_t i, n = json_array_size(sessions);
+    p->aggregate_ranks = malloc((n ? n : 1) * sizeof *p->aggregate_ranks);
+    if (p->aggregate_ranks == NULL) {
+        tl_profile_warn(p, "out of memory");
+        return -1;
+    }
+    json_array_foreach(sessions, i, s) {
+        json_t *r = json_object_get(s, "rank");
+        if (json_is_integer(r) && json_integer_value(r) >= 0 && json_integer_value(r) <= INT_MAX)
+            p->aggregate_ranks[p->naggregate_ranks++] = (int)json_integer_value(r);
+    }
+    int lo = INT_MAX, hi = -1;
+    for (size_t k = 0; k < p->naggregate_ranks; k++) {
+        lo = p->aggregate_ranks[k] < lo ? p->aggregate_ranks[k] : lo;
+        hi = p->aggregate_ranks[k] > hi ? p->aggregate_ranks[k] : hi;
+    }
+    const char *kind = json_string_value(json_object_get(root, "format"));
+    if (hi >= 0)
+        snprintf(p->format_detail, sizeof p->format_detail, "%s: %zu sessions, ranks %d to %d",
+                 kind && !strcmp(kind, "tally-partial") ? "partial" : "merged", n, lo, hi);
+    else
+        snprintf(p->format_detail, sizeof p->format_detail, "%s: %zu sessions, none usable",
+                 kind && !strcmp(kind, "tally-partial") ? "partial" : "merged", n);
+    p->aggregate_doc = json_incref(root);
+    return 0;
+}
+
 int tl_read_report(tl_profile *p, const char *buf, size_t len)
 {
     json_t *root;
@@ -352,6 +400,7 @@ int tl_read_report(tl_profile *p, const char *buf, size_t len)
     case TL_FMT_TALLY_REPORT: ret = tl_read_tally_report_json(p, root); break;
     case TL_FMT_FRAMEPACK: ret = tl_read_framepack_json(p, root); break;
     case TL_FMT_INFERIX: ret = tl_read_inferix_json(p, root); break;
+    case TL_FMT_AGGREGATE: ret = read_aggregate(p, root); break;
     default:
         tl_profile_warn(p, "not a profile: %s", why);
         p->skipped = 1;

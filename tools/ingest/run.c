@@ -262,6 +262,15 @@ static int on_input(const tl_input *in, void *user)
             return 0;
         }
     }
+    /* An aggregate is read when it is named. One found by walking a directory
+     * is usually a report's --json written next to the traces it summarizes:
+     * reading both would count every session twice. */
+    if (tl_profile_is_aggregate(p) && !p->skipped && in->from_walk) {
+        tl_profile_warn(p, "a tally aggregate found in a directory: not read, so the sessions it holds are not "
+                           "counted twice next to their traces; name it to read it");
+        tl_profile_drop_aggregate_doc(p);
+        p->skipped = 1;
+    }
     atomic_fetch_add(&c->sh->bytes, p->bytes);
     if (c->sh->opt->on_profile != NULL)
         c->sh->opt->on_profile(p, c->sh->opt->user);
@@ -357,16 +366,46 @@ static void pair_companions(tl_run *run)
     }
 }
 
+static int by_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ranks the sessions of aggregate inputs hold, sorted (NULL when none). */
+static int *aggregate_ranks(const tl_run *run, size_t *n)
+{
+    size_t total = 0;
+    *n = 0;
+    for (size_t i = 0; i < run->n; i++)
+        if (tl_profile_usable(run->profiles[i]) && tl_profile_is_aggregate(run->profiles[i]))
+            total += run->profiles[i]->naggregate_ranks;
+    int *v = total ? malloc(total * sizeof *v) : NULL;
+    if (v == NULL)
+        return NULL;
+    for (size_t i = 0; i < run->n; i++) {
+        const tl_profile *p = run->profiles[i];
+        if (tl_profile_usable(p) && tl_profile_is_aggregate(p))
+            for (size_t k = 0; k < p->naggregate_ranks; k++)
+                v[(*n)++] = p->aggregate_ranks[k];
+    }
+    qsort(v, *n, sizeof *v, by_int);
+    return v;
+}
+
 static void assign_ranks(tl_run *run)
 {
     pair_companions(run);
-    size_t n = 0;
+    size_t n = 0, nagg = 0;
     tl_profile **usable = malloc((run->n ? run->n : 1) * sizeof *usable);
     if (usable == NULL)
         return;
+    /* Ranks in aggregate inputs are taken: a raw input without a rank of
+     * its own does not get one of them. */
+    int *agg = aggregate_ranks(run, &nagg);
     for (size_t i = 0; i < run->n; i++) {
         tl_profile *p = run->profiles[i];
-        if (!tl_profile_usable(p))
+        if (!tl_profile_usable(p) || tl_profile_is_aggregate(p))
             continue;
         usable[n++] = p;
         if (p->rank < 0 && tl_rank_from_path(p->path, &p->rank, p->rank_detail, sizeof p->rank_detail))
@@ -381,6 +420,7 @@ static void assign_ranks(tl_run *run)
             int taken = 0;
             for (size_t j = 0; j < n && !taken; j++)
                 taken = usable[j]->rank == next;
+            taken = taken || (nagg && bsearch(&next, agg, nagg, sizeof *agg, by_int) != NULL);
             if (!taken)
                 break;
             next++;
@@ -403,7 +443,10 @@ static void assign_ranks(tl_run *run)
     }
     run->nranks = ranks;
     free(usable);
+    free(agg);
 }
+
+void tl_run_assign_ranks(tl_run *run) { assign_ranks(run); }
 
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt)
 {
@@ -419,6 +462,18 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     for (size_t i = 0; run->ids != NULL && i < items.n; i++)
         if (items.items[i].has_id)
             run->ids[run->nids++] = items.items[i].id;
+    tl_run_read_items(run, &items, opt);
+    assign_ranks(run);
+    tl_item_list_release(&items);
+    size_t usable = 0;
+    for (size_t i = 0; i < run->n; i++)
+        usable += tl_profile_usable(run->profiles[i]);
+    return usable;
+}
+
+void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_options *opt)
+{
+    const tl_item_list items = *list;
     shared sh;
     memset(&sh, 0, sizeof sh);
     sh.items = &items;
@@ -444,8 +499,10 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     char *example = NULL;
     for (size_t i = 0; i < items.n; i++) {
         item_result *r = &sh.results[i];
-        for (size_t k = 0; k < r->n; k++)
+        for (size_t k = 0; k < r->n; k++) {
+            r->profiles[k]->item = i;
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
+        }
         for (size_t k = 0; k < r->nproblems; k++)
             push_problem(run, r->problems[k]);
         free(r->profiles);
@@ -458,7 +515,8 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
         free(r->ignored_example);
     }
     if (run->ignored) {
-        /* One note for all of them: a job directory has READMEs, logs, HTML. */
+        /* One note for all of them: a job directory has READMEs, logs, HTML.
+         * (Read in parts, as tally-mpi does, the last part's note has the total.) */
         size_t len = (example ? strlen(example) : 0) + 200;
         char *msg = malloc(len);
         if (msg != NULL)
@@ -469,14 +527,8 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
         push_note(run, msg);
     }
     free(example);
-    run->bytes = atomic_load(&sh.bytes);
-    assign_ranks(run);
+    run->bytes += atomic_load(&sh.bytes);
 out:
     free(sh.results);
     pthread_mutex_destroy(&sh.progress_lock);
-    tl_item_list_release(&items);
-    size_t usable = 0;
-    for (size_t i = 0; i < run->n; i++)
-        usable += tl_profile_usable(run->profiles[i]);
-    return usable;
 }

@@ -94,7 +94,10 @@ int tl_sniff_object(const unsigned char *b, size_t i, size_t n)
             size_t v = i + 1, end = skip_string(b, i, n);
             if (end >= n)
                 return TL_SNIFF_MORE;
-            if (key_is(b, v, end - v - 1, "tally-report"))
+            /* tally's own documents: its report, and its aggregates (partial
+             * or merged), which may be far larger than any report */
+            if (key_is(b, v, end - v - 1, "tally-report") || key_is(b, v, end - v - 1, "tally-partial") ||
+                key_is(b, v, end - v - 1, "tally-aggregate"))
                 return TL_SNIFF_REPORT;
         }
         i = skip_value(b, i, n);

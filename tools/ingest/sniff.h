@@ -4,7 +4,8 @@
  *
  * The one idea: the first top-level key that means something decides, and
  * the caller reads more only until that key is seen. "traceEvents" makes a
- * trace (streamed event by event); "format": "tally-report", "session_info",
+ * trace (streamed event by event); "format": "tally-report" (or tally's
+ * "tally-partial" / "tally-aggregate"), "session_info",
  * "timing_stats", "iteration_stats" or "memory_snapshots" make a report
  * (loaded whole, recognized by its reader). Values of other keys are skipped
  * whatever their size, so a libtally report whose samples run past 64 KiB, or

@@ -1,6 +1,8 @@
 /*
  * compare_html.c - the `tally compare` page: one self-contained HTML file
- * (inline CSS and SVG, no script, nothing fetched), see compare.h.
+ * (inline CSS and SVG, no script, nothing fetched), see compare.h. The page
+ * shell and the stylesheet are the report's (tl_render_page: the template
+ * and assets/report.css), so both pages look like one product.
  *
  * Sections, in order: headline (what got faster or slower, the geomean),
  * delta bars of the names whose total time changed most, step times side by
@@ -11,6 +13,7 @@
  * escapes its own text). The page is a function of the comparison alone: the
  * same inputs give the same bytes.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +21,8 @@
 
 #include "compare.h"
 #include "escape.h"
+#include "labels.h"
+#include "render.h"
 #include "svg.h"
 #include "units.h"
 
@@ -26,41 +31,12 @@ enum {
     TOP_NAMES = 5,        /* names in the headline */
     TABLE_ROWS = 100,     /* rows per table */
     LIST_ROWS = 100,      /* added / removed names */
-    NAME_MAX = 160,       /* bytes of a name in a table cell */
+    NAME_MAX = 2000,      /* bytes of a name in a table cell: whole, so no two rows read alike */
     CHART_RANKS = 8,      /* ranks drawn per side in the step chart */
     GPU_RANKS = 16,       /* ranks in the GPU chart */
     TL_COLS = 960,        /* timeline columns over the longer run */
     TL_LANES = 24,        /* timeline lanes per run */
 };
-
-static const char page_css[] =
-    ":root{color-scheme:light dark;--fg:#1b1b1f;--bg:#fff;--muted:#5f6368;--line:#d9dce1;--reg:#c23b3b;"
-    "--imp:#2e8b57;--neu:#8d8f94;--cmp:#2f6fdf;--com:#d9822b;--mem:#3a9d5d}\n"
-    "@media (prefers-color-scheme:dark){:root{--fg:#e6e6ea;--bg:#17181b;--muted:#a0a3a8;--line:#3a3d42;"
-    "--reg:#f07070;--imp:#5cc283;--neu:#a5a7ab;--cmp:#6d9cf0;--com:#f0a452;--mem:#5cc283}}\n"
-    "body{font:15px/1.45 system-ui,-apple-system,\"Segoe UI\",sans-serif;color:var(--fg);background:var(--bg);"
-    "margin:0 auto;max-width:1200px;padding:0 1.5rem 3rem}\n"
-    "h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid var(--line);padding-bottom:.2rem;"
-    "margin-top:2rem}\n"
-    ".meta,.note{color:var(--muted)}.headline{font-size:1.1rem}\n"
-    "table{border-collapse:collapse;font-size:.88rem;margin:.5rem 0}th,td{padding:.2rem .5rem;"
-    "border-bottom:1px solid var(--line);text-align:left;vertical-align:top}td.n{text-align:right;"
-    "font-variant-numeric:tabular-nums;white-space:nowrap}td.name{word-break:break-all;max-width:36rem}\n"
-    ".v-regression{color:var(--reg);font-weight:600}.v-improvement{color:var(--imp);font-weight:600}"
-    ".v-unchanged,.v-too_few_samples,.v-added,.v-removed{color:var(--muted)}\n"
-    "svg.chart{max-width:100%;height:auto;display:block;margin:.5rem 0}\n"
-    "svg text{fill:var(--fg);font-size:12px}svg .tick,svg .legend,svg .axlbl{fill:var(--muted);font-size:11px}\n"
-    "svg .grid,svg .axis,svg .zero{stroke:var(--line)}svg .zero{stroke:var(--muted)}\n"
-    "svg .reg{fill:var(--reg)}svg .imp{fill:var(--imp)}svg .neu{fill:var(--neu);opacity:.6}\n"
-    "svg .seg.compute,svg rect.compute{fill:var(--cmp)}svg .seg.comm{fill:var(--com)}svg .seg.idle{fill:var(--line)}\n"
-    "svg path.compute{stroke:var(--cmp)}svg path.comm{stroke:var(--com)}svg path.memory{stroke:var(--mem)}"
-    "svg path.other{stroke:var(--neu)}svg .lane{fill:none}svg path.l1{stroke-opacity:.3}svg path.l2{stroke-opacity:.55}"
-    "svg path.l3{stroke-opacity:.8}svg.timeline path{stroke-width:12}\n"
-    "svg .series polyline{fill:none;stroke-width:1.5}svg .series.s0 polyline,svg line.series.s0{stroke:var(--neu)}"
-    "svg .series.s1 polyline,svg line.series.s1{stroke:var(--cmp)}svg .series circle{fill:currentColor}"
-    "svg .series.s0{color:var(--neu)}svg .series.s1{color:var(--cmp)}\n"
-    "details{margin:.4rem 0}summary{cursor:pointer}\n"
-    "@media print{details{display:block}summary{display:none}}\n";
 
 /* ---- small pieces ------------------------------------------------------------------ */
 
@@ -123,18 +99,6 @@ static int matched_names(const tl_cmp_row *r, void *ctx)
 }
 
 /* ---- head and headline --------------------------------------------------------------- */
-
-static void head(FILE *f, const char *version)
-{
-    fputs("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-          f);
-    fputs("<meta name=\"generator\" content=\"tally ", f);
-    tl_escape_attr(f, version);
-    fputs("\">\n<title>tally compare</title>\n<style>\n", f);
-    fputs(page_css, f);
-    fputs("</style>\n</head>\n<body>\n<header><h1>tally compare: baseline vs candidate</h1>\n", f);
-}
 
 static void run_line(FILE *f, const char *what, const tl_aggregate *a)
 {
@@ -212,14 +176,15 @@ static int headline(FILE *f, const tl_compare *c)
 
 /* ---- delta bars ------------------------------------------------------------------------ */
 
-enum { DB_W = 960, DB_LABEL = 330, DB_X = 340, DB_PLOT = 520, DB_ROW = 20, DB_TOP = 24 };
+/* DB_LABEL_COLS: a name's label (labels.h) in DB_LABEL px at 12 px. */
+enum { DB_W = 960, DB_LABEL = 330, DB_X = 340, DB_PLOT = 520, DB_ROW = 20, DB_TOP = 24, DB_LABEL_COLS = 44 };
 
 static const char *bar_class(const tl_cmp_row *r)
 {
     return r->verdict == TL_VERDICT_REGRESSION ? "reg" : r->verdict == TL_VERDICT_IMPROVEMENT ? "imp" : "neu";
 }
 
-static void delta_bar(FILE *f, const tl_cmp_row *r, double y, double scale)
+static void delta_bar(FILE *f, const tl_cmp_row *r, const char *label, double y, double scale)
 {
     char d[48], b1[48], b2[48], t[48], p[32];
     double v = isfinite(r->delta_pct) ? fmax(-scale, fmin(scale, r->delta_pct)) : 0;
@@ -231,10 +196,21 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, double y, double scale)
             tl_cmp_delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
             p_text(p, sizeof p, r->p_adjusted));
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", DB_LABEL, y + 13);
-    tl_escape_html_n(f, r->name, 42);
+    tl_escape_html(f, label);
     fprintf(f, "</text><rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", bar_class(r),
             v < 0 ? zero - w : zero, y + 2, w);
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", DB_X + DB_PLOT + 8.0, y + 13, d);
+}
+
+/* Larger change of the metric first (NaN last); equal ones by name. */
+static int by_delta(const void *x, const void *y, void *ctx)
+{
+    const tl_compare *c = ctx;
+    const tl_cmp_row *a = &c->rows[*(const size_t *)x], *b = &c->rows[*(const size_t *)y];
+    double da = isfinite(a->delta_pct) ? a->delta_pct : -INFINITY, db = isfinite(b->delta_pct) ? b->delta_pct : -INFINITY;
+    if (da != db)
+        return da < db ? 1 : -1;
+    return strcmp(a->name, b->name);
 }
 
 static int delta_bars(FILE *f, const tl_compare *c)
@@ -250,12 +226,15 @@ static int delta_bars(FILE *f, const tl_compare *c)
         return 0;
     }
     size_t shown = n < TOP_BARS ? n : TOP_BARS;
+    /* the names chosen by their change in total, drawn in the order of what
+     * the bars show: the most slower first, the most faster last */
+    qsort_r(idx, shown, sizeof *idx, by_delta, (void *)c);
     double scale = 5;
     for (size_t i = 0; i < shown; i++)
         if (isfinite(c->rows[idx[i]].delta_pct))
             scale = fmax(scale, fmin(100.0, fabs(c->rows[idx[i]].delta_pct)));
-    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, by the change in their "
-               "total; the bars show the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
+    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, ordered by the change "
+               "each bar shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
                "not significant (~).</p>\n",
             shown, tl_cmp_metric_name(c->opt.metric), scale);
     double h = DB_TOP + (double)shown * DB_ROW + 8, zero = DB_X + DB_PLOT / 2.0;
@@ -267,8 +246,15 @@ static int delta_bars(FILE *f, const tl_compare *c)
                "(slower)</text>\n",
             DB_X, -scale, zero, DB_X + DB_PLOT, scale);
     fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"%.0f\"/>\n", zero, zero, h);
+    const char *names[TOP_BARS];
+    tl_labels lab;
     for (size_t i = 0; i < shown; i++)
-        delta_bar(f, &c->rows[idx[i]], DB_TOP + (double)i * DB_ROW, scale);
+        names[i] = c->rows[idx[i]].name;
+    int labelled = tl_labels_make(&lab, names, shown, DB_LABEL_COLS) == 0;
+    for (size_t i = 0; i < shown; i++)
+        delta_bar(f, &c->rows[idx[i]], labelled ? lab.text[i] : "", DB_TOP + (double)i * DB_ROW, scale);
+    if (labelled)
+        tl_labels_release(&lab);
     fputs("</svg>\n</section>\n", f);
     free(idx);
     return 0;
@@ -301,10 +287,11 @@ typedef struct step_series {
     tl_svg_series s[2 * CHART_RANKS];
     double *x[2 * CHART_RANKS], *y[2 * CHART_RANKS];
     char label[2 * CHART_RANKS][40];
+    char cls[2 * CHART_RANKS][32];
     size_t n;
 } step_series;
 
-static int add_series(step_series *ss, const tl_rank_result *r, int side)
+static int add_series(step_series *ss, const tl_rank_result *r, int side, size_t rank_slot)
 {
     size_t k = ss->n;
     ss->x[k] = malloc((r->nsteps + 1) * sizeof(double));
@@ -319,7 +306,10 @@ static int add_series(step_series *ss, const tl_rank_result *r, int side)
         ss->y[k][i] = (double)r->steps[i].dur_ns;
     }
     snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", r->rank);
-    ss->s[k] = (tl_svg_series){ ss->label[k], side ? "s1" : "s0", ss->x[k], ss->y[k], r->nsteps };
+    /* the rank's color on both sides (the same rank reads as one hue), the
+     * baseline dotted */
+    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(r->rank >= 0 ? (size_t)r->rank : rank_slot), side ? "" : " base");
+    ss->s[k] = (tl_svg_series){ ss->label[k], ss->cls[k], ss->x[k], ss->y[k], r->nsteps };
     ss->n++;
     return 0;
 }
@@ -333,12 +323,12 @@ static int steps_chart(FILE *f, const tl_compare *c)
     for (int side = 0; side < 2 && rc == 0; side++)
         for (size_t i = 0, drawn = 0; i < a[side]->nranks && drawn < CHART_RANKS && rc == 0; i++)
             if (a[side]->ranks[i].nsteps > 0) {
-                rc = add_series(&ss, &a[side]->ranks[i], side);
+                rc = add_series(&ss, &a[side]->ranks[i], side, drawn);
                 drawn++;
             }
     if (rc == 0 && ss.n > 0) {
         tl_svg_frame fr = { "steps", "Step time per step and rank, baseline and candidate",
-                            "One line per rank and run: grey the baseline, blue the candidate." };
+                            "One line per rank and run, in the rank's color: dotted the baseline, solid the candidate." };
         tl_svg_axes ax = { "step (in order)", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
         tl_svg_lines(f, &fr, &ax, ss.s, ss.n);
     }
@@ -469,13 +459,18 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
 {
     memset(busy, 0, TL_COLS * sizeof *busy);
     double bin_ns = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    /* each bin adds to the columns it overlaps, in proportion to the overlap
+     * (as html_timeline.c does): a bin given whole to the column of its
+     * midpoint gives some columns two bins and others one, which shows as
+     * stripes of alternating shade */
     for (int b = 0; b < TL_TIMELINE_BINS; b++) {
-        double mid = (double)(t->start_ns - t0) + (b + 0.5) * bin_ns;
-        long col = (long)floor(mid / col_ns);
-        if (col < 0 || col >= TL_COLS)
-            continue;
-        for (int k = 0; k < TL_KT_COUNT; k++)
-            busy[col][k] += l->busy[k][b] * bin_ns;
+        double x0 = ((double)(t->start_ns - t0) + b * bin_ns) / col_ns, x1 = x0 + bin_ns / col_ns;
+        long c0 = x0 < 0 ? 0 : (long)floor(x0), c1 = x1 > TL_COLS ? TL_COLS : (long)ceil(x1);
+        for (long col = c0; col < c1; col++) {
+            double ov = (fmin(x1, col + 1.0) - fmax(x0, (double)col)) * col_ns;
+            for (int k = 0; ov > 0 && k < TL_KT_COUNT; k++)
+                busy[col][k] += l->busy[k][b] * ov;
+        }
     }
     for (int col = 0; col < TL_COLS; col++) {
         double sum = 0, best = 0;
@@ -716,14 +711,23 @@ static void method(FILE *f, const tl_compare *c)
             c->opt.alpha, c->opt.threshold_pct, c->opt.threshold_pct, tl_cmp_metric_name(c->opt.metric));
 }
 
-int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
+typedef struct page_ctx {
+    const tl_compare *c;
+    const char *version;
+} page_ctx;
+
+static void compare_meta(FILE *f, void *ctx)
 {
-    head(f, version ? version : "");
+    const tl_compare *c = ((const page_ctx *)ctx)->c;
     run_line(f, "Baseline", c->base);
     run_line(f, "Candidate", c->cand);
-    fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n"
-               "</header>\n<main>\n",
+    fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha);
+}
+
+static int compare_body(FILE *f, void *ctx)
+{
+    const tl_compare *c = ((const page_ctx *)ctx)->c;
     if (headline(f, c) != 0 || delta_bars(f, c) != 0 || steps_section(f, c) != 0)
         return -1;
     gpu_section(f, c);
@@ -735,8 +739,20 @@ int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
         return -1;
     fputs("</section>\n", f);
     method(f, c);
-    fprintf(f, "</main>\n<footer><p class=\"note\">Generated by tally ");
-    tl_escape_html(f, version ? version : "");
-    fputs(".</p></footer>\n</body>\n</html>\n", f);
     return 0;
+}
+
+static void compare_footer(FILE *f, void *ctx)
+{
+    const char *version = ((const page_ctx *)ctx)->version;
+    fputs("Generated by tally ", f);
+    tl_escape_html(f, version ? version : "");
+    fputs(". The method and its definitions: docs/compare.md.", f);
+}
+
+int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
+{
+    page_ctx ctx = { c, version };
+    tl_page p = { "tally compare: baseline vs candidate", version, compare_meta, compare_body, compare_footer, &ctx };
+    return tl_render_page(f, &p);
 }

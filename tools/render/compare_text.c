@@ -17,9 +17,10 @@
 
 #include "compare.h"
 #include "escape.h"
+#include "labels.h"
 #include "units.h"
 
-enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, XML_NAME = 1024 };
+enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, MD_LABEL_COLS = 60, XML_NAME = 1024 };
 
 /* ---- shared wording ---------------------------------------------------------- */
 
@@ -108,10 +109,13 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
             tl_verdict_name(r->verdict));
 }
 
-static void md_row(FILE *f, const tl_cmp_row *r)
+static void md_row(FILE *f, const tl_cmp_row *r, const char *label)
 {
     fputs("| ", f);
-    tl_escape_md_n(f, r->name, MD_NAME);
+    if (label != NULL)
+        tl_escape_md(f, label);
+    else
+        tl_escape_md_n(f, r->name, MD_NAME);
     fprintf(f, " | %s | ", tl_cmp_group_name(r->group));
     md_rank_cells(f, r);
 }
@@ -127,8 +131,16 @@ static void md_table(FILE *f, const tl_compare *c, const char *title, const size
           "|---|---|---|---|---|---|---|---|\n",
           f);
     size_t shown = n < MD_ROWS ? n : MD_ROWS;
+    /* names as labels (labels.h), the report's Markdown rules: one row, one text */
+    const char *names[MD_ROWS];
+    tl_labels lab;
     for (size_t i = 0; i < shown; i++)
-        md_row(f, &c->rows[idx[i]]);
+        names[i] = c->rows[idx[i]].name;
+    int labelled = tl_labels_make(&lab, names, shown, MD_LABEL_COLS) == 0;
+    for (size_t i = 0; i < shown; i++)
+        md_row(f, &c->rows[idx[i]], labelled ? lab.text[i] : NULL);
+    if (labelled)
+        tl_labels_release(&lab);
     if (n > shown)
         fprintf(f, "\n%zu more not shown (see the JSON or HTML output).\n", n - shown);
     fputc('\n', f);

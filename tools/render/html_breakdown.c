@@ -2,14 +2,18 @@
  * html_breakdown.c - time by name: the stage/op breakdown (sections, ops,
  * runtime calls, ... as bars) and the kernel breakdown. A bar is the mean of
  * the per-rank totals, with a whisker from the least to the most of them, so
- * the chart shows both what dominates and how unequal the ranks are. Rows
- * are sorted by total time (DESIGN.md: total finds the bottleneck).
+ * the chart shows both what dominates and how unequal the ranks are. Bars
+ * are ordered by what they draw (the time per rank); the tables are sorted
+ * by total time over all ranks (DESIGN.md: total finds the bottleneck). Names
+ * are labels (labels.h): distinct, demangled, the full name beside them.
  */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
+#include "labels.h"
 #include "html_sections.h"
 #include "report_text.h"
 #include "svg.h"
@@ -42,28 +46,47 @@ static void bar_of(tl_svg_bar *b, const tl_name_row *r, const char *cls)
                  r->rank_of_min, r->rank_of_max, r->imbalance);
 }
 
-/* The bars of the top rows; kernel bars take their class from the kernel type. */
+/* Larger time per rank first; equal ones by total, then by name. */
+static int by_rank_mean(const void *x, const void *y, void *ctx)
+{
+    const tl_name_table *t = ctx;
+    const tl_name_row *a = &t->rows[*(const size_t *)x], *b = &t->rows[*(const size_t *)y];
+    if (a->rank_mean != b->rank_mean)
+        return a->rank_mean < b->rank_mean ? 1 : -1;
+    if (a->all.total != b->all.total)
+        return a->all.total < b->all.total ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* The bars of the rows with the most time per rank, in the order of what
+ * they draw; kernel bars take their class from the kernel type. */
 static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const char *what,
                   const tl_text_ktypes *kt)
 {
     const tl_name_table *t = &h->a->names;
     size_t k = n < TL_HTML_TOP ? n : TL_HTML_TOP;
     tl_svg_bar *bars = calloc(k + 1, sizeof *bars);
-    if (bars == NULL) {
+    size_t *order = malloc((n + 1) * sizeof *order);
+    if (bars == NULL || order == NULL) {
         h->oom = 1;
+        free(bars);
+        free(order);
         return;
     }
+    memcpy(order, idx, n * sizeof *order);
+    qsort_r(order, n, sizeof *order, by_rank_mean, (void *)t);
     for (size_t i = 0; i < k; i++) {
-        const tl_name_row *r = &t->rows[idx[i]];
+        const tl_name_row *r = &t->rows[order[i]];
         bar_of(&bars[i], r, kt ? tl_svg_kind_class(tl_text_kernel_type(kt, r->name)) : "compute");
     }
     char id[16], title[96], desc[320];
-    snprintf(title, sizeof title, "Top %zu %s by total time", k, what);
-    snprintf(desc, sizeof desc, "%zu of %zu %s, sorted by total time over all ranks. Each bar is the mean of the "
-             "per-rank totals; the whisker spans the least and the most of them.", k, total, what);
+    snprintf(title, sizeof title, "Top %zu %s by time per rank", k, what);
+    snprintf(desc, sizeof desc, "%zu of %zu %s, sorted by the mean of the per-rank totals, which each bar draws; "
+             "the whisker spans the least and the most of them.", k, total, what);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_hbars(h->f, &fr, bars, k, TL_UNIT_NS);
     free(bars);
+    free(order);
 }
 
 static void table_head(FILE *f, const char *caption, int kernels)
@@ -76,11 +99,11 @@ static void table_head(FILE *f, const char *caption, int kernels)
             caption, kernels ? "<th scope=\"col\">Type</th>" : "");
 }
 
-static void table_row(FILE *f, const tl_name_row *r, const tl_text_ktypes *kt)
+static void table_row(FILE *f, const tl_name_row *r, const char *label, const char *full, const tl_text_ktypes *kt)
 {
     char b[48];
     fputs("<tr><th scope=\"row\">", f);
-    tl_html_code(f, r->name, 120);
+    tl_html_name_cell(f, label, full);
     fputs("</th>", f);
     if (kt) {
         int type = tl_text_kernel_type(kt, r->name);
@@ -92,9 +115,9 @@ static void table_row(FILE *f, const tl_name_row *r, const tl_text_ktypes *kt)
     tl_html_td(f, row_median(r), TL_UNIT_NS);
     tl_html_td(f, row_p95(r), TL_UNIT_NS);
     fprintf(f, "<td class=\"num\">%d</td>", r->nranks_with);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_dur(b, sizeof b, r->rank_min), r->rank_of_min);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_min), r->rank_of_min);
     tl_html_td(f, r->rank_mean, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
     tl_html_td(f, r->imbalance, TL_UNIT_RATIO);
     fputs("</tr>\n", f);
 }
@@ -103,9 +126,21 @@ static void table_row(FILE *f, const tl_name_row *r, const tl_text_ktypes *kt)
 static void table(tl_html *h, const size_t *idx, size_t n, size_t from, size_t cap, const char *caption,
                   const tl_text_ktypes *kt)
 {
+    size_t end = n < cap ? n : cap, m = end > from ? end - from : 0;
+    const char **names = calloc(m + 1, sizeof *names);
+    tl_labels lab = { 0 };
+    for (size_t i = 0; names && i < m; i++)
+        names[i] = h->a->names.rows[idx[from + i]].name;
+    if (names == NULL || tl_labels_make(&lab, names, m, TL_HTML_LABEL_COLS) != 0) {
+        h->oom = 1;
+        free(names);
+        return;
+    }
     table_head(h->f, caption, kt != NULL);
-    for (size_t i = from; i < n && i < cap; i++)
-        table_row(h->f, &h->a->names.rows[idx[i]], kt);
+    for (size_t i = 0; i < m; i++)
+        table_row(h->f, &h->a->names.rows[idx[from + i]], lab.text[i], lab.full[i], kt);
+    tl_labels_release(&lab);
+    free(names);
     fputs("</tbody>\n</table></div>\n", h->f);
     if (n > cap && cap == TL_HTML_MAX_ROWS)
         tl_html_more(h, cap, n, "names not listed");

@@ -24,10 +24,9 @@ typedef struct series_buf {
 
 static const char *series_class(const tl_aggregate *a, size_t i)
 {
-    static const char *cls[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7" };
     if (a->ranks[i].straggler)
         return "strag";
-    return a->nranks <= 8 ? cls[i % 8] : "muted";
+    return a->nranks <= 16 ? tl_svg_rank_class(i) : "muted";
 }
 
 /* One series per rank with steps; x is the step's index within the rank. */
@@ -168,8 +167,9 @@ void tl_html_steps(tl_html *h)
 static void stack_of(tl_svg_stack *s, const tl_rank_result *r, char *label, size_t len)
 {
     const tl_gpu_breakdown *g = &r->gpu;
-    int64_t memory = g->by_mask[4] + g->by_mask[5] + g->by_mask[6] + g->by_mask[7];
-    int64_t kinds = g->by_mask[1] + g->by_mask[2] + g->by_mask[3] + memory;
+    /* saturating: a rank's sums over many sessions may sit at the int64 limit */
+    int64_t memory = tl_ns_add(tl_ns_add(g->by_mask[4], g->by_mask[5]), tl_ns_add(g->by_mask[6], g->by_mask[7]));
+    int64_t kinds = tl_ns_add(tl_ns_add(g->by_mask[1], g->by_mask[2]), tl_ns_add(g->by_mask[3], memory));
     snprintf(label, len, "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
     s->label = label;
     s->total = (double)g->kernel_time;

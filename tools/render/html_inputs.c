@@ -24,7 +24,7 @@ static int counted(const tl_session *s)
 static void path_cell(FILE *f, const char *path)
 {
     fputs("<th scope=\"row\" class=\"path\">", f);
-    tl_html_code(f, path ? path : "", 160);
+    tl_html_code(f, path ? path : "", 0);
     fputs("</th>", f);
 }
 
@@ -108,7 +108,7 @@ static void input_row(FILE *f, const tl_session *s)
     fputs("<td>", f);
     if (s->companion_of) {
         fputs("companion of ", f);
-        tl_html_code(f, s->companion_of, 160);
+        tl_html_code(f, s->companion_of, 0);
         fputs(" (not counted)", f);
     }
     if (s->truncated)

@@ -23,14 +23,14 @@ typedef struct mem_series {
 
 static const char *cls_of(const tl_rank_result *r, size_t i, size_t nranks, int reserved)
 {
-    static const char *alloc[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7" };
-    static const char *resv[] = { "s0 resv", "s1 resv", "s2 resv", "s3 resv",
-                                  "s4 resv", "s5 resv", "s6 resv", "s7 resv" };
+    static const char *resv[] = { "s0 resv", "s1 resv", "s2 resv", "s3 resv", "s4 resv", "s5 resv", "s6 resv",
+                                  "s7 resv", "s8 resv", "s9 resv", "s10 resv", "s11 resv", "s12 resv", "s13 resv",
+                                  "s14 resv", "s15 resv" };
     if (r->straggler)
         return reserved ? "strag resv" : "strag";
-    if (nranks > 8)
+    if (nranks > 16)
         return reserved ? "muted resv" : "muted";
-    return reserved ? resv[i % 8] : alloc[i % 8];
+    return reserved ? resv[i % 16] : tl_svg_rank_class(i);
 }
 
 /* The samples of a rank's sessions of one period, x relative to zero. */

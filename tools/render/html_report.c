@@ -6,9 +6,11 @@
  * order, so the same inputs give the same bytes.
  */
 #define _GNU_SOURCE
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
+#include "labels.h"
 #include "html_sections.h"
 #include "render.h"
 #include "units.h"
@@ -44,15 +46,66 @@ const char *tl_html_chart_id(tl_html *h, char *buf, size_t len)
 
 void tl_html_code(FILE *f, const char *name, size_t max)
 {
-    if (max && strlen(name) > max) {
+    char *full = tl_labels_full(name), *label = NULL;
+    const char *shown = full ? full : name;
+    if (max && tl_labels_cols(shown) > max) {
+        char *c = tl_labels_compact(shown, 0);
+        label = c ? tl_labels_fit(c, max, 0, 0) : NULL;
+        free(c);
+    }
+    if (label != NULL) {
         fputs("<code title=\"", f);
-        tl_escape_attr_n(f, name, 400);
+        tl_escape_attr_n(f, shown, TL_HTML_NAME_MAX);
         fputs("\">", f);
+        tl_escape_html(f, label);
     } else {
         fputs("<code>", f);
+        tl_html_breakable(f, shown, TL_HTML_NAME_MAX);
     }
-    tl_escape_html_n(f, name, max);
     fputs("</code>", f);
+    free(label);
+    free(full);
+}
+
+void tl_html_name_cell(FILE *f, const char *label, const char *full)
+{
+    fputs("<code class=\"lbl\">", f);
+    tl_escape_html(f, label);
+    fputs("</code>", f);
+    if (strcmp(label, full) != 0) {
+        fputs("<code class=\"full\">", f);
+        tl_html_breakable(f, full, TL_HTML_NAME_MAX);
+        fputs("</code>", f);
+    }
+}
+
+/* Where a long name or path may wrap: after these (a path at its
+ * separators, a C++ name between its parts), never inside a word. */
+static int break_after(char c)
+{
+    return c == '/' || c == '\\' || c == '_' || c == '.' || c == ',' || c == ':' || c == '<' || c == '(' ||
+           c == '-' || c == '=' || c == '&';
+}
+
+void tl_html_breakable(FILE *f, const char *s, size_t max)
+{
+    size_t n = tl_escape_cut(s, max), from = 0;
+    for (size_t i = 0; i < n; i++)
+        if (break_after(s[i]) && i + 1 < n && !break_after(s[i + 1])) {
+            char *seg = strndup(s + from, i + 1 - from);
+            if (seg == NULL)
+                break;
+            tl_escape_html(f, seg);
+            free(seg);
+            fputs("<wbr>", f);
+            from = i + 1;
+        }
+    char *rest = strndup(s + from, n - from);
+    if (rest != NULL)
+        tl_escape_html(f, rest);
+    free(rest);
+    if (n < strlen(s))
+        fputs("\xe2\x80\xa6", f);
 }
 
 void tl_html_td(FILE *f, double v, int unit)
@@ -114,7 +167,7 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
     char d[40];
     for (size_t i = 0; i < a->nsessions; i++)
         skipped += a->sessions[i].rank < 0;
-    fprintf(f, "%zu rank%s \xc2\xb7 %zu input%s", a->nranks, a->nranks == 1 ? "" : "s", a->nsessions,
+    fprintf(f, "<p class=\"meta\">%zu rank%s \xc2\xb7 %zu input%s", a->nranks, a->nranks == 1 ? "" : "s", a->nsessions,
             a->nsessions == 1 ? "" : "s");
     if (skipped)
         fprintf(f, " (%zu skipped)", skipped);
@@ -128,36 +181,34 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
     const char *window = a->opt.whole_trace || stepped == 0 ? "whole trace"
                          : stepped == gpu                  ? "ProfilerSteps"
                                                            : "ProfilerSteps (whole trace on ranks with fewer than 2 steps)";
-    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s", window, tl_units_date(d, sizeof d, o->generated_unix_s));
+    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s</p>\n", window,
+            tl_units_date(d, sizeof d, o->generated_unix_s));
 }
 
 /* Write the value of one {{key}}; 0 when the key is unknown. */
-static int fill(tl_html *h, const char *key, size_t len)
+static int fill(FILE *f, const tl_page *p, const char *key, size_t len, int *rc)
 {
-    FILE *f = h->f;
-    const char *title = h->o->title ? h->o->title : "tally report";
-    char d[40];
     if (len == 5 && memcmp(key, "title", 5) == 0)
-        tl_escape_html(f, title);
+        tl_escape_html(f, p->title);
     else if (len == 7 && memcmp(key, "version", 7) == 0)
-        tl_escape_html(f, h->o->version ? h->o->version : "");
-    else if (len == 4 && memcmp(key, "date", 4) == 0)
-        fputs(tl_units_date(d, sizeof d, h->o->generated_unix_s), f);
+        tl_escape_html(f, p->version ? p->version : "");
     else if (len == 4 && memcmp(key, "meta", 4) == 0)
-        meta(f, h->a, h->o);
+        p->meta(f, p->ctx);
     else if (len == 3 && memcmp(key, "css", 3) == 0)
         fwrite(tl_asset_report_css, 1, tl_asset_report_css_len, f);
     else if (len == 8 && memcmp(key, "sections", 8) == 0)
-        write_sections(h);
+        *rc = p->body(f, p->ctx);
+    else if (len == 6 && memcmp(key, "footer", 6) == 0)
+        p->footer(f, p->ctx);
     else
         return 0;
     return 1;
 }
 
-int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
+int tl_render_page(FILE *out, const tl_page *p)
 {
-    tl_html h = { out, a, o, 0, 0 };
     const char *t = tl_asset_report_html, *end = t + tl_asset_report_html_len;
+    int rc = 0;
     while (t < end) {
         const char *open = memmem(t, (size_t)(end - t), "{{", 2);
         const char *close = open ? memmem(open + 2, (size_t)(end - open - 2), "}}", 2) : NULL;
@@ -166,9 +217,40 @@ int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
             break;
         }
         fwrite(t, 1, (size_t)(open - t), out);
-        if (!fill(&h, open + 2, (size_t)(close - open - 2)))
+        if (!fill(out, p, open + 2, (size_t)(close - open - 2), &rc))
             fwrite(open, 1, (size_t)(close + 2 - open), out);
         t = close + 2;
     }
-    return h.oom ? -1 : 0;
+    return rc;
+}
+
+static void report_meta(FILE *f, void *ctx)
+{
+    tl_html *h = ctx;
+    meta(f, h->a, h->o);
+}
+
+static int report_body(FILE *f, void *ctx)
+{
+    (void)f;
+    tl_html *h = ctx;
+    write_sections(h);
+    return h->oom ? -1 : 0;
+}
+
+static void report_footer(FILE *f, void *ctx)
+{
+    tl_html *h = ctx;
+    char d[40];
+    fputs("Generated by tally ", f);
+    tl_escape_html(f, h->o->version ? h->o->version : "");
+    fprintf(f, " on %s. The numbers and their definitions: docs/analysis.md.",
+            tl_units_date(d, sizeof d, h->o->generated_unix_s));
+}
+
+int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
+{
+    tl_html h = { out, a, o, 0, 0 };
+    tl_page p = { o->title ? o->title : "tally report", o->version, report_meta, report_body, report_footer, &h };
+    return tl_render_page(out, &p);
 }

@@ -19,6 +19,8 @@
 
 #define TL_HTML_TOP 25
 #define TL_HTML_MAX_ROWS 200
+#define TL_HTML_NAME_MAX 2000   /* bytes of a full name or path printed; longer ones end in "…" */
+#define TL_HTML_LABEL_COLS 46   /* a name's label in charts and tables (svg.c's bar labels) */
 
 typedef struct tl_html {
     FILE *f;
@@ -37,8 +39,16 @@ void tl_html_none(tl_html *h, const char *text);
 void tl_html_more(tl_html *h, size_t shown, size_t total, const char *what);
 /* A new chart id ("c1", "c2", ...) into buf. */
 const char *tl_html_chart_id(tl_html *h, char *buf, size_t len);
-/* <code>escaped name</code>, cut to max bytes (0: whole) with the full name as its title. */
+/* <code>name</code>: demangled; longer than max columns (0: no limit), a
+ * label (labels.h) with the full name as its title, else the whole name,
+ * breakable at its separators. */
 void tl_html_code(FILE *f, const char *name, size_t max);
+/* A table's name cell content: the label, and under it the full name when
+ * the label is not the whole of it (the full name is always in the table). */
+void tl_html_name_cell(FILE *f, const char *label, const char *full);
+/* s escaped as HTML text with <wbr> after path and name separators, so it
+ * wraps there and not inside words; cut to max bytes with "…". */
+void tl_html_breakable(FILE *f, const char *s, size_t max);
 /* <td> of a number in a unit (class num). */
 void tl_html_td(FILE *f, double v, int unit);
 /* <details><summary>text</summary> and </details>. */

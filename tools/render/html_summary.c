@@ -127,10 +127,10 @@ static void across_row(FILE *f, const tl_across *x)
     const char *label = tl_text_metric(x->metric, &unit);
     char b[48];
     fprintf(f, "<tr><th scope=\"row\">%s</th><td class=\"num\">%d</td>", label, x->n);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_fmt(b, sizeof b, x->min, unit), x->min_rank);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->min, unit), x->min_rank);
     tl_html_td(f, x->median, unit);
     tl_html_td(f, x->mean, unit);
-    fprintf(f, "<td class=\"num\">%s (rank %d)</td>", tl_units_fmt(b, sizeof b, x->max, unit), x->max_rank);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->max, unit), x->max_rank);
     tl_html_td(f, x->std, unit);
     tl_html_td(f, x->imbalance, TL_UNIT_RATIO);
     fputs("</tr>\n", f);

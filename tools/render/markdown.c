@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "labels.h"
 #include "render.h"
 #include "report_text.h"
 #include "units.h"
@@ -19,11 +20,19 @@
 #define MD_NAMES 10
 #define MD_WARNINGS 10
 #define MD_CELL 300 /* bytes of a free-text cell */
-#define MD_NAME 100 /* bytes of a name */
+#define MD_NAME 60  /* columns of a name's label (labels.h), as in the HTML tables */
+#define MD_PATH 200 /* bytes of a path */
 
+/* A name outside a table: its label on its own. */
 static void md_name(FILE *f, const char *name)
 {
-    tl_escape_md_n(f, name, MD_NAME);
+    tl_labels l;
+    if (tl_labels_make(&l, &name, 1, MD_NAME) == 0) {
+        tl_escape_md(f, l.text[0]);
+        tl_labels_release(&l);
+    } else {
+        tl_escape_md_n(f, name, MD_NAME);
+    }
 }
 
 static void md_text(FILE *f, const char *s)
@@ -125,11 +134,20 @@ static void names(FILE *f, const tl_aggregate *a, int group, const char *title)
     }
     fprintf(f, "\n## %s\n\n| Name | Calls | Total | Rank mean | Rank max | Imbalance |\n"
                "|---|---:|---:|---:|---:|---:|\n", title);
-    for (size_t i = 0; i < n && i < MD_NAMES; i++) {
+    size_t m = n < MD_NAMES ? n : MD_NAMES;
+    const char *nm[MD_NAMES];
+    tl_labels lab;
+    for (size_t i = 0; i < m; i++)
+        nm[i] = a->names.rows[idx[i]].name;
+    int labelled = tl_labels_make(&lab, nm, m, MD_NAME) == 0;
+    for (size_t i = 0; i < m; i++) {
         const tl_name_row *r = &a->names.rows[idx[i]];
         char b[48];
         fputs("| ", f);
-        md_name(f, r->name);
+        if (labelled)
+            tl_escape_md(f, lab.text[i]);
+        else
+            tl_escape_md_n(f, r->name, MD_NAME);
         fprintf(f, " | %llu |", (unsigned long long)r->all.count);
         cell(f, (double)r->all.total, TL_UNIT_NS);
         cell(f, r->rank_mean, TL_UNIT_NS);
@@ -137,7 +155,9 @@ static void names(FILE *f, const tl_aggregate *a, int group, const char *title)
         cell(f, r->imbalance, TL_UNIT_RATIO);
         fputc('\n', f);
     }
-    more(f, n < MD_NAMES ? n : MD_NAMES, n, "names");
+    if (labelled)
+        tl_labels_release(&lab);
+    more(f, m, n, "names");
     free(idx);
 }
 
@@ -156,7 +176,7 @@ static void inputs(FILE *f, const tl_aggregate *a)
     for (size_t i = 0; i < a->nsessions && shown < MD_WARNINGS; i++)
         for (size_t w = 0; w < a->sessions[i].nwarnings && shown < MD_WARNINGS; w++, shown++) {
             fputs("- ", f);
-            md_name(f, a->sessions[i].path);
+            tl_escape_md_n(f, a->sessions[i].path, MD_PATH);
             fputs(": ", f);
             md_text(f, a->sessions[i].warnings[w]);
             fputc('\n', f);

@@ -28,6 +28,22 @@ int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
  * and the key tables, without links; stays under 1 MiB whatever the input. */
 int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options *o);
 
+/* One page of tally's (the report, the compare page): the template
+ * templates/report.html with assets/report.css, so both pages are one
+ * product. The callbacks write the header's lines under the title ({{meta}},
+ * whole <p> elements), the page's sections ({{sections}}) and the footer's
+ * text ({{footer}}); body returns 0 or -1 (out of memory), which
+ * tl_render_page returns. title and version are escaped here. */
+typedef struct tl_page {
+    const char *title;
+    const char *version;
+    void (*meta)(FILE *f, void *ctx);
+    int (*body)(FILE *f, void *ctx);
+    void (*footer)(FILE *f, void *ctx);
+    void *ctx;
+} tl_page;
+int tl_render_page(FILE *out, const tl_page *p);
+
 /* The assets compiled into the binary (cmake/embed.cmake). */
 extern const char tl_asset_report_html[];
 extern const size_t tl_asset_report_html_len;

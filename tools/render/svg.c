@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "labels.h"
 #include "svg_internal.h"
 #include "units.h"
 
@@ -43,6 +44,25 @@ void tl_svg_text(FILE *f, const char *cls, const char *anchor, double x, double 
     fputs("</text>", f);
 }
 
+/* The labels of a chart's rows: distinct, fitted to cols columns
+ * (labels.h); NULL when out of memory (callers then cut the raw text). */
+static tl_labels *chart_labels(const char *const *names, size_t n, size_t cols)
+{
+    tl_labels *l = calloc(1, sizeof *l);
+    if (l != NULL && tl_labels_make(l, names, n, cols) != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+static void chart_labels_free(tl_labels *l)
+{
+    if (l != NULL)
+        tl_labels_release(l);
+    free(l);
+}
+
 /* Vertical grid lines and labels for [0, max] over x0..x0+w; the step used. */
 static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double max, int unit, int ticks)
 {
@@ -58,7 +78,9 @@ static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double m
 
 /* ---- horizontal bars ----------------------------------------------------------- */
 
-enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26 };
+/* HB_COLS: the label's columns at 12 px (about 6.6 px a character in a
+ * proportional font, 7.2 in monospace: 46 fit in HB_LABEL with room). */
+enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46 };
 
 static double bars_max(const tl_svg_bar *bars, size_t n)
 {
@@ -72,11 +94,11 @@ static double bars_max(const tl_svg_bar *bars, size_t n)
     return m > 0 ? m : 1;
 }
 
-static void bar_title(FILE *f, const tl_svg_bar *b, int unit)
+static void bar_title(FILE *f, const tl_svg_bar *b, const char *full, int unit)
 {
     char v[48], lo[48], hi[48];
     fputs("<title>", f);
-    tl_escape_html_n(f, b->label, 300);
+    tl_escape_html_n(f, full, 2000);
     fprintf(f, ": %s", tl_units_fmt(v, sizeof v, b->value, unit));
     if (isfinite(b->lo) && isfinite(b->hi))
         fprintf(f, " (range %s \xe2\x80\x93 %s)", tl_units_fmt(lo, sizeof lo, b->lo, unit),
@@ -88,13 +110,14 @@ static void bar_title(FILE *f, const tl_svg_bar *b, int unit)
     fputs("</title>", f);
 }
 
-static void bar_row(FILE *f, const tl_svg_bar *b, double y, double max, int unit)
+static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *label, double y, double max,
+                    int unit)
 {
     char v[48];
     double w = isfinite(b->value) && b->value > 0 ? HB_PLOT * b->value / max : 0;
     fputs("<g class=\"row\">", f);
-    bar_title(f, b, unit);
-    tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, b->label, 42);
+    bar_title(f, b, full, unit);
+    tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, label, label == b->label ? 3 * HB_COLS / 2 : 0);
     fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", b->cls ? b->cls : "compute",
             HB_X, y + 1, w);
     double end = HB_X + w;
@@ -112,23 +135,32 @@ static void bar_row(FILE *f, const tl_svg_bar *b, double y, double max, int unit
 void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit)
 {
     double h = HB_TOP + (double)n * HB_ROW + 6, max = bars_max(bars, n);
+    const char **names = calloc(n + 1, sizeof *names);
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = bars[i].label;
+    tl_labels *lab = names ? chart_labels(names, n, HB_COLS) : NULL;
     tl_svg_open(f, fr, "hbars", HB_W, h);
     x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, h - 4, max, unit, 5);
     for (size_t i = 0; i < n; i++)
-        bar_row(f, &bars[i], HB_TOP + (double)i * HB_ROW, max, unit);
+        bar_row(f, &bars[i], lab ? lab->full[i] : bars[i].label, lab ? lab->text[i] : bars[i].label,
+                HB_TOP + (double)i * HB_ROW, max, unit);
     tl_svg_close(f);
+    chart_labels_free(lab);
+    free(names);
 }
 
 /* ---- stacked bars -------------------------------------------------------------- */
 
-enum { SB_W = 960, SB_LABEL = 150, SB_X = 160, SB_PLOT = 760, SB_ROW = 24, SB_TOP = 26 };
+enum { SB_W = 960, SB_LABEL = 150, SB_X = 160, SB_PLOT = 760, SB_ROW = 24, SB_TOP = 26, SB_COLS = 21 };
 
-static void stack_row(FILE *f, const tl_svg_stack *r, double y, int unit)
+static void stack_row(FILE *f, const tl_svg_stack *r, const char *label, double y, int unit)
 {
     char v[48], p[32];
     double x = SB_X;
-    fputs("<g class=\"row\">", f);
-    tl_svg_text(f, "lbl", "end", SB_LABEL, y + 13, r->label, 40);
+    fputs("<g class=\"row\"><title>", f);
+    tl_escape_html_n(f, r->label, 2000);
+    fputs("</title>", f);
+    tl_svg_text(f, "lbl", "end", SB_LABEL, y + 13, label, label == r->label ? SB_COLS : 0);
     for (int k = 0; k < r->nsegs && r->total > 0; k++) {
         const tl_svg_seg *s = &r->segs[k];
         if (!(s->value > 0))
@@ -158,10 +190,16 @@ static void legend(FILE *f, const tl_svg_seg *segs, int n, double y)
 void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, size_t n, int unit)
 {
     double body = SB_TOP + (double)n * SB_ROW;
+    const char **names = calloc(n + 1, sizeof *names);
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = rows[i].label;
+    tl_labels *lab = names ? chart_labels(names, n, SB_COLS) : NULL;
     tl_svg_open(f, fr, "stacked", SB_W, body + 30);
     x_ticks(f, SB_X, SB_PLOT, SB_TOP - 4, body, 100, TL_UNIT_PCT, 4);
     for (size_t i = 0; i < n; i++)
-        stack_row(f, &rows[i], SB_TOP + (double)i * SB_ROW, unit);
+        stack_row(f, &rows[i], lab ? lab->text[i] : rows[i].label, SB_TOP + (double)i * SB_ROW, unit);
+    chart_labels_free(lab);
+    free(names);
     if (n > 0)
         legend(f, rows[0].segs, rows[0].nsegs, body + 10);
     tl_svg_close(f);
@@ -169,7 +207,8 @@ void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, s
 
 /* ---- lines ----------------------------------------------------------------------- */
 
-enum { LN_W = 960, LN_X = 80, LN_PLOT_W = 840, LN_TOP = 16, LN_PLOT_H = 260, LN_LEGEND_COLS = 6 };
+/* LN_LEGEND_CHARS: a legend entry's text in its 140 px at 11 px (about 6 px a character). */
+enum { LN_W = 960, LN_X = 80, LN_PLOT_W = 840, LN_TOP = 16, LN_PLOT_H = 260, LN_LEGEND_COLS = 6, LN_LEGEND_CHARS = 18 };
 
 typedef struct range {
     double x0, x1, y1;
@@ -287,6 +326,10 @@ static void dots(FILE *f, const tl_svg_series *s, const range *r, const tl_svg_a
 static void lines_legend(FILE *f, const tl_svg_series *s, size_t n, double y)
 {
     size_t shown = 0, muted = 0;
+    const char **names = calloc(n + 1, sizeof *names);
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = s[i].label;
+    tl_labels *lab = names ? chart_labels(names, n, LN_LEGEND_CHARS) : NULL;
     for (size_t i = 0; i < n; i++) {
         if (n > 12 && strcmp(s[i].cls, "muted") == 0) {
             muted++;
@@ -295,9 +338,15 @@ static void lines_legend(FILE *f, const tl_svg_series *s, size_t n, double y)
         double x = LN_X + (double)(shown % LN_LEGEND_COLS) * 140, yy = y + (double)(shown / LN_LEGEND_COLS) * 18;
         fprintf(f, "<line class=\"series %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", s[i].cls, x, yy, x + 18,
                 yy);
-        tl_svg_text(f, "legend", NULL, x + 24, yy + 4, s[i].label, 24);
+        fputs("<g><title>", f);
+        tl_escape_html_n(f, s[i].label, 2000);
+        fputs("</title>", f);
+        tl_svg_text(f, "legend", NULL, x + 24, yy + 4, lab ? lab->text[i] : s[i].label, lab ? 0 : LN_LEGEND_CHARS);
+        fputs("</g>", f);
         shown++;
     }
+    chart_labels_free(lab);
+    free(names);
     if (muted) {
         double x = LN_X + (double)(shown % LN_LEGEND_COLS) * 140, yy = y + (double)(shown / LN_LEGEND_COLS) * 18;
         fprintf(f, "<line class=\"series muted\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, yy, x + 18, yy);
@@ -348,4 +397,11 @@ const char *tl_svg_kind_class(int kind)
 {
     static const char *cls[] = { "compute", "comm", "memory", "other" };
     return kind >= 0 && kind < 4 ? cls[kind] : "other";
+}
+
+const char *tl_svg_rank_class(size_t i)
+{
+    static const char *cls[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
+                                 "s8 dash", "s9 dash", "s10 dash", "s11 dash", "s12 dash", "s13 dash", "s14 dash", "s15 dash" };
+    return cls[i % 16];
 }

@@ -62,7 +62,7 @@ void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, s
 
 typedef struct tl_svg_series {
     const char *label;
-    const char *cls;           /* s0..s7, strag, muted */
+    const char *cls;           /* tl_svg_rank_class, strag, muted (+ base: dotted) */
     const double *x, *y;       /* x ascending */
     size_t n;
 } tl_svg_series;
@@ -105,6 +105,10 @@ typedef struct tl_svg_timeline {
 } tl_svg_timeline;
 
 void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timeline *t);
+
+/* The series class of the i-th rank drawn: "s0".."s7", then "s8 dash"..
+ * "s15 dash" (16 colors, the second eight also dashed), then again. */
+const char *tl_svg_rank_class(size_t i);
 
 /* The class of a kind of GPU work (tl_kernel_type): "compute", "comm", ... */
 const char *tl_svg_kind_class(int kind);

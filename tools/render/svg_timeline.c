@@ -12,7 +12,10 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "escape.h"
+#include "labels.h"
 #include "svg.h"
 #include "svg_internal.h"
 #include "units.h"
@@ -74,17 +77,27 @@ static void lanes(FILE *f, const tl_svg_timeline *t, double h)
     fputs("</svg>\n", f);
 }
 
+/* TL_COLS: a lane label's columns in TL_LABEL px at 10.5 px (about 5.5 px a character). */
+#define TL_COLS 38
+
 static void labels(FILE *f, const tl_svg_timeline *t)
 {
     double acc = 0;
+    const char **names = calloc(t->nlanes + 1, sizeof *names);
+    tl_labels lab = { 0 };
+    for (size_t i = 0; names && i < t->nlanes; i++)
+        names[i] = t->lanes[i].label;
+    int ok = names != NULL && tl_labels_make(&lab, names, t->nlanes, TL_COLS) == 0;
     for (size_t i = 0; i < t->nlanes; i++) {
         double y = TL_TOP + lane_top(t, i, &acc);
         if (i > 0 && t->lanes[i].group_start)
             fprintf(f, "<line class=\"sep\" x1=\"0\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\"/>", y - TL_GAP / 2.0,
                     TL_X + TL_PLOT, y - TL_GAP / 2.0);
-        tl_svg_text(f, "lanelbl", "end", TL_LABEL, y + 10, t->lanes[i].label, 34);
+        tl_svg_text(f, "lanelbl", "end", TL_LABEL, y + 10, ok ? lab.text[i] : t->lanes[i].label, ok ? 0 : TL_COLS);
         fputc('\n', f);
     }
+    tl_labels_release(&lab);
+    free(names);
 }
 
 /* Step marks over their lanes: with a tooltip each, or all in one path. */

@@ -1,62 +1,267 @@
 /*
- * text_table.c - human units for console tables (see text_table.h).
+ * text_table.c - console tables that fit a width (see text_table.h).
  */
+#define _GNU_SOURCE
 #include "text_table.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "labels.h"
 #include "term.h"
 
-#include <math.h>
-#include <stdio.h>
-#include <string.h>
-
-const char *tl_fmt_duration(char *buf, size_t len, double ns)
+/* s with the control characters of an input shown escaped (term.h), before
+ * anything is measured, so columns stay aligned and a newline in a name
+ * cannot forge a line (malloc'd; NULL when out of memory). */
+static char *escaped(const char *s)
 {
-    if (!isfinite(ns))
-        snprintf(buf, len, "-");
-    else if (ns >= 1e9)
-        snprintf(buf, len, "%.3f s", ns / 1e9);
-    else if (ns >= 1e6)
-        snprintf(buf, len, "%.3f ms", ns / 1e6);
-    else if (ns >= 1e3)
-        snprintf(buf, len, "%.3f us", ns / 1e3);
+    size_t len = 8 * strlen(s) + 16; /* the longest escape of one byte, with room */
+    char *buf = malloc(len);
+    return buf ? tl_term_escape(buf, len, s) : NULL;
+}
+
+void tl_text_table_init(tl_text_table *t, const tl_text_col *cols, size_t ncols)
+{
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+    t->ncols = ncols;
+}
+
+void tl_text_table_release(tl_text_table *t)
+{
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    memset(t, 0, sizeof *t);
+}
+
+void tl_text_table_row(tl_text_table *t, const char *const *cells)
+{
+    if (t->oom)
+        return;
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
+        if (c == NULL) {
+            t->oom = 1;
+            return;
+        }
+        t->cells = c;
+        t->cap = cap;
+    }
+    char **row = t->cells + t->nrows * t->ncols;
+    for (size_t k = 0; k < t->ncols; k++) {
+        row[k] = escaped(cells[k] ? cells[k] : "");
+        if (row[k] == NULL)
+            t->oom = 1;
+    }
+    t->nrows++;
+}
+
+/* s padded to w display columns, on the left (right-aligned) or the right. */
+static void cell(FILE *out, const char *s, size_t w, int right, int last)
+{
+    size_t c = tl_labels_cols(s), pad = c < w ? w - c : 0;
+    if (right)
+        fprintf(out, "%*s%s", (int)pad, "", s);
     else
-        snprintf(buf, len, "%.0f ns", ns);
-    return buf;
+        fprintf(out, "%s%*s", s, last ? 0 : (int)pad, "");
 }
 
-const char *tl_fmt_bytes(char *buf, size_t len, double b)
+static size_t natural(const tl_text_table *t, size_t k)
 {
-    static const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-    int u = 0;
-    if (!isfinite(b)) {
-        snprintf(buf, len, "-");
-        return buf;
+    size_t w = tl_labels_cols(t->cols[k].head);
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t c = tl_labels_cols(t->cells[r * t->ncols + k]);
+        w = c > w ? c : w;
     }
-    while (fabs(b) >= 1024 && u < 4) {
-        b /= 1024;
-        u++;
-    }
-    snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, units[u]);
-    return buf;
+    return w;
 }
 
-const char *tl_fmt_cut(char *buf, size_t len, const char *raw, size_t width)
+/* The columns shown (shown[k]) at width, and the flexible column's width. */
+static size_t layout(const tl_text_table *t, const size_t *nat, int *shown, size_t width, size_t *need)
 {
-    /* Control characters from the input shown escaped (term.h), before
-     * measuring, so the columns stay aligned. */
-    char esc[1024];
-    const char *s = tl_term_escape(esc, sizeof esc, raw);
-    size_t n = strlen(s);
-    if (width + 1 > len)
-        width = len - 1;
-    if (n <= width) {
-        snprintf(buf, len, "%s", s);
-        return buf;
+    size_t flex = t->ncols, total = 0;
+    for (size_t k = 0; k < t->ncols; k++) {
+        shown[k] = 1;
+        if (t->cols[k].flex)
+            flex = k;
+        /* the names column counts at its least: every column fits beside it */
+        total += (t->cols[k].flex && nat[k] > TL_TEXT_FLEX_MIN ? TL_TEXT_FLEX_MIN : nat[k]) + (k ? TL_TEXT_GAP : 0);
     }
-    /* Cut on a UTF-8 character boundary. */
-    size_t cut = width > 3 ? width - 3 : 0;
-    while (cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80)
-        cut--;
-    snprintf(buf, len, "%.*s...", (int)cut, s);
-    return buf;
+    *need = total;
+    for (;;) {
+        size_t used = 0, n = 0;
+        for (size_t k = 0; k < t->ncols; k++)
+            if (shown[k]) {
+                size_t w = k == flex ? (nat[k] < TL_TEXT_FLEX_MIN ? nat[k] : TL_TEXT_FLEX_MIN) : nat[k];
+                used += w + (n++ ? TL_TEXT_GAP : 0);
+            }
+        if (used <= width)
+            break;
+        size_t drop = t->ncols;
+        for (size_t k = 0; k < t->ncols; k++)
+            if (shown[k] && t->cols[k].priority > 0 &&
+                (drop == t->ncols || t->cols[k].priority >= t->cols[drop].priority))
+                drop = k;
+        if (drop == t->ncols)
+            break; /* only what must be shown is left: it may be wider */
+        shown[drop] = 0;
+    }
+    if (flex == t->ncols)
+        return 0;
+    size_t others = 0, n = 0;
+    for (size_t k = 0; k < t->ncols; k++)
+        if (shown[k])
+            others += (k == flex ? 0 : nat[k]) + (n++ ? TL_TEXT_GAP : 0);
+    size_t room = width > others ? width - others : 0;
+    size_t min = nat[flex] < TL_TEXT_FLEX_MIN ? nat[flex] : TL_TEXT_FLEX_MIN;
+    return room < min ? min : room < nat[flex] ? room : nat[flex];
+}
+
+int tl_text_table_print(FILE *out, tl_text_table *t, size_t width)
+{
+    int rc = -1;
+    size_t *nat = calloc(t->ncols + 1, sizeof *nat), need = 0, flex = t->ncols;
+    int *shown = calloc(t->ncols + 1, sizeof *shown);
+    const char **names = calloc(t->nrows + 1, sizeof *names);
+    tl_labels lab = { 0 };
+    if (nat == NULL || shown == NULL || names == NULL || t->oom)
+        goto out;
+    for (size_t k = 0; k < t->ncols; k++) {
+        nat[k] = natural(t, k);
+        if (t->cols[k].flex)
+            flex = k;
+    }
+    size_t fw = layout(t, nat, shown, width, &need);
+    if (flex < t->ncols) {
+        for (size_t r = 0; r < t->nrows; r++)
+            names[r] = t->cells[r * t->ncols + flex];
+        if (tl_labels_make(&lab, names, t->nrows, fw) != 0)
+            goto out;
+        /* labels may be narrower than the width given: size the column by them */
+        size_t w = tl_labels_cols(t->cols[flex].head);
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t c = tl_labels_cols(lab.text[r]);
+            w = c > w ? c : w;
+        }
+        nat[flex] = w;
+    }
+    size_t last = 0, total = 0, n = 0;
+    for (size_t k = 0; k < t->ncols; k++)
+        if (shown[k]) {
+            last = k;
+            total += nat[k] + (n++ ? TL_TEXT_GAP : 0);
+        }
+    for (size_t k = 0, first = 1; k < t->ncols; k++)
+        if (shown[k]) {
+            fprintf(out, "%*s", first ? 0 : TL_TEXT_GAP, "");
+            cell(out, t->cols[k].head, nat[k], t->cols[k].right, k == last);
+            first = 0;
+        }
+    fputc('\n', out);
+    for (size_t i = 0; i < total; i++)
+        fputc('-', out);
+    fputc('\n', out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t k = 0, first = 1; k < t->ncols; k++)
+            if (shown[k]) {
+                const char *s = k == flex ? lab.text[r] : t->cells[r * t->ncols + k];
+                fprintf(out, "%*s", first ? 0 : TL_TEXT_GAP, "");
+                cell(out, s, nat[k], t->cols[k].right, k == last);
+                first = 0;
+            }
+        fputc('\n', out);
+    }
+    char *note = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&note, &len);
+    int hidden = 0;
+    for (size_t k = 0; m && k < t->ncols; k++)
+        if (!shown[k]) {
+            if (hidden++)
+                fprintf(m, ", %s", t->cols[k].head);
+            else
+                fprintf(m, "(not shown at %zu columns: %s", width, t->cols[k].head);
+        }
+    if (m && hidden)
+        fprintf(m, "; --width %zu shows all)", need);
+    if (m)
+        fclose(m);
+    if (hidden && note)
+        tl_text_wrap(out, "", note, width);
+    free(note);
+    rc = 0;
+out:
+    tl_labels_release(&lab);
+    free(nat);
+    free(shown);
+    free(names);
+    return rc;
+}
+
+/* The byte length of the first `cols` code points of s. */
+static size_t prefix_bytes(const char *s, size_t len, size_t cols)
+{
+    size_t i = 0, c = 0;
+    while (i < len) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && c++ == cols)
+            break;
+        i++;
+    }
+    return i;
+}
+
+void tl_text_wrap(FILE *out, const char *first, const char *raw, size_t width)
+{
+    size_t indent = tl_labels_cols(first), room = width > indent + 10 ? width - indent : 10;
+    char *text = escaped(raw ? raw : "");
+    const char *p = text ? text : "";
+    fputs(first, out);
+    size_t col = 0;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        if (*p == '\0')
+            break;
+        size_t len = strcspn(p, " ");
+        char *word = strndup(p, len);
+        size_t wc = word ? tl_labels_cols(word) : len;
+        free(word);
+        if (col > 0 && col + 1 + wc > room) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = 0;
+        }
+        if (col > 0) {
+            fputc(' ', out);
+            col++;
+        }
+        while (wc > room - col) { /* a word longer than a line */
+            size_t b = prefix_bytes(p, len, room - col);
+            fwrite(p, 1, b, out);
+            p += b;
+            len -= b;
+            wc -= room - col;
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = 0;
+        }
+        fwrite(p, 1, len, out);
+        col += wc;
+        p += len;
+    }
+    fputc('\n', out);
+    free(text);
+}
+
+size_t tl_text_width(int want, int fd)
+{
+    long w = want;
+    struct winsize ws;
+    if (w <= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        w = ws.ws_col;
+    if (w <= 0)
+        w = TL_TEXT_DEFAULT_WIDTH;
+    return (size_t)(w < TL_TEXT_MIN_WIDTH ? TL_TEXT_MIN_WIDTH : w > TL_TEXT_MAX_WIDTH ? TL_TEXT_MAX_WIDTH : w);
 }

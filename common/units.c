@@ -1,8 +1,11 @@
 /*
  * units.c - human units with fixed decimals (see units.h). The number of
  * decimals follows the magnitude so a column of values reads with about four
- * significant digits: 1.246 ms, 14.46 ms, 317.5 ms.
+ * significant digits: 1.246 ms, 14.46 ms, 317.5 ms. It lives in common/ (in
+ * libtally and the tally command) so the collector's exit summary and the
+ * command print the same text.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "units.h"
 
 #include <math.h>
@@ -24,11 +27,11 @@ const char *tl_units_dur(char *buf, size_t len, double ns)
     double a = fabs(ns);
     if (!isfinite(ns))
         snprintf(buf, len, DASH);
-    else if (a >= 1e9)
+    else if (a >= 999.95e6) /* what would round to "1000.0 ms" is "1.000 s" */
         fixed(buf, len, ns / 1e9, "s");
-    else if (a >= 1e6)
+    else if (a >= 999.95e3)
         fixed(buf, len, ns / 1e6, "ms");
-    else if (a >= 1e3)
+    else if (a >= 999.5)
         fixed(buf, len, ns / 1e3, "\xc2\xb5s");
     else
         snprintf(buf, len, "%.0f ns", ns);
@@ -75,10 +78,21 @@ const char *tl_units_fmt(char *buf, size_t len, double v, int unit)
         snprintf(buf, len, DASH);
     else if (unit == TL_UNIT_RATIO)
         snprintf(buf, len, "%.2fx", v);
+    else
+        tl_units_count(buf, len, v);
+    return buf;
+}
+
+const char *tl_units_count(char *buf, size_t len, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, DASH);
     else if (v == floor(v) && fabs(v) < 1e15)
         snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.3f", v);
+    else {
+        double a = fabs(v);
+        snprintf(buf, len, "%.*f", a < 10 ? 3 : a < 100 ? 2 : a < 1000 ? 1 : 0, v);
+    }
     return buf;
 }
 
@@ -169,4 +183,12 @@ const char *tl_units_time(char *buf, size_t len, int64_t ns)
         day[0] = '\0';
     snprintf(buf, len, "%s.%03dZ", day, (int)(ns % 1000000000LL / 1000000));
     return buf;
+}
+
+int tl_units_cols(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
 }

@@ -1,0 +1,141 @@
+#!/bin/sh
+# mpi.sh TALLY TALLY_MPI GENERATOR CORPUS WORKDIR
+#
+# tally-mpi under mpirun with 1, 2 and 3 processes writes the bytes tally writes in one
+# process: the HTML report, its JSON and Markdown, `summary` stdout and the partial
+# aggregate, over
+#   - the corpus' 8-rank DLRM set and HTA's 2-rank set (3 processes, 2 inputs: more
+#     processes than inputs), and one file alone under 3 processes;
+#   - a generated 6-rank Kineto set (bench_gen_kineto_trace) with a truncated trace, a
+#     NUL-filled rank file, a README and a missing path added: the bad inputs land on
+#     some process and are reported like any bad input, with tally's warnings and exit
+#     code (0, and 1 with --strict);
+#   - no usable input: exit 3 from mpirun, as from tally.
+# OpenMPI is told to stay on this machine (shared memory, no network probing) and to
+# allow more processes than cores; --allow-run-as-root only when running as root.
+set -eu
+tally=$1
+tmpi=$2
+gen=$3
+corpus=$(cd "$4" && pwd)
+work=$5
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+export SOURCE_DATE_EPOCH=1700000000
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+export OMPI_MCA_btl_base_warn_component_unused=0 OMPI_MCA_orte_base_help_aggregate=0
+root=
+[ "$(id -u)" != 0 ] || root=--allow-run-as-root
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+run_mpi() { # n, args...
+    n=$1
+    shift
+    timeout 120 mpirun $root --oversubscribe -n "$n" "$tmpi" "$@"
+}
+
+# check LABEL DIR INPUTS...: every output of tally-mpi -n 1, 2, 3 equals tally's.
+check() {
+    label=$1
+    dir=$2
+    shift 2
+    cd "$dir"
+    out=$work/$label
+    mkdir -p "$out"
+    set +e
+    "$tally" report "$@" -o "$out/t.html" --json "$out/t.json" --markdown "$out/t.md" 2>"$out/t.err"
+    trc=$?
+    "$tally" summary "$@" >"$out/t.summary" 2>/dev/null
+    "$tally" aggregate -q --partial "$@" -o "$out/t.partial.json"
+    set -e
+    for n in 1 2 3; do
+        set +e
+        run_mpi "$n" report "$@" -o "$out/m$n.html" --json "$out/m$n.json" --markdown "$out/m$n.md" 2>"$out/m$n.err"
+        mrc=$?
+        set -e
+        [ "$mrc" -eq "$trc" ] || { cat "$out/m$n.err" >&2; fail "$label: -n $n: exit $mrc, tally exits $trc"; }
+        for f in html json md; do
+            cmp "$out/t.$f" "$out/m$n.$f" || fail "$label: -n $n: the $f output differs from tally's"
+        done
+        # the same warnings, each once (process 0 prints them; order may differ)
+        sort "$out/t.err" >"$out/t.err.sorted"
+        # (notes -- files skipped as not profiles, inputs read once -- are not
+        # warnings; tally-mpi does not gather them from its processes yet)
+        grep -v -e '^tally: wrote' -e '^tally: note: ' "$out/m$n.err" | sort >"$out/m$n.err.sorted"
+        grep -v -e '^tally: wrote' -e '^tally: note: ' "$out/t.err.sorted" >"$out/t.err.cmp" || true
+        cmp "$out/t.err.cmp" "$out/m$n.err.sorted" || fail "$label: -n $n: warnings differ from tally's"
+        run_mpi "$n" summary "$@" >"$out/m$n.summary" 2>/dev/null || true
+        cmp "$out/t.summary" "$out/m$n.summary" || fail "$label: -n $n: summary differs from tally's"
+        run_mpi "$n" aggregate -q --partial "$@" -o "$out/m$n.partial.json" || true
+        cmp "$out/t.partial.json" "$out/m$n.partial.json" || fail "$label: -n $n: the partial differs from tally's"
+        echo "ok: $label: -n $n"
+    done
+}
+
+check dlrm "$corpus/param-dlrm_kineto-8rank" .
+check hta2 "$corpus/hta/trace_filter" .
+one=$(ls "$corpus/param-dlrm_kineto-8rank" | grep json | head -n 1)
+check one "$corpus/param-dlrm_kineto-8rank" "$one"
+
+# A generated 6-rank set with bad inputs among the good ones.
+gset=$work/genset
+mkdir -p "$gset"
+"$gen" --ranks 6 --dir "$gset" --steps 4 --layers 1 --seed 7 --quiet
+head -c 200000 "$gset/rank2.pt.trace.json" >"$gset/rank6.pt.trace.json"   # truncated
+head -c 4096 /dev/zero >"$gset/rank7.pt.trace.json"                         # a crashed rank's file
+echo "notes" >"$gset/README.md"
+"$tally" aggregate -q "$corpus/hta/trace_filter" -o "$gset/aggregate.json" # found by the walk: not read
+check gen "$gset" . missing-rank.json
+grep -q 'rank6.pt.trace.json' "$work/gen/m3.err" || fail "the truncated trace is not reported by tally-mpi"
+grep -q 'missing-rank.json' "$work/gen/m3.err" || fail "the missing input is not reported by tally-mpi"
+grep -q '"truncated":true' "$work/gen/m3.json" || fail "the truncated trace is not marked in the aggregate"
+grep -q 'aggregate.json: a tally aggregate found in a directory: not read' "$work/gen/m3.err" ||
+    fail "an aggregate found by the walk is read, or not said"
+
+# --strict: warnings fail the run, with tally's code.
+cd "$gset"
+set +e
+"$tally" report -q --strict . -o "$work/strict.t.html"
+trc=$?
+run_mpi 3 report -q --strict . -o "$work/strict.m.html"
+mrc=$?
+set -e
+[ "$trc" -eq 1 ] && [ "$mrc" -eq 1 ] || fail "--strict: tally exits $trc, tally-mpi $mrc (expected 1)"
+echo "ok: --strict exit code"
+
+# No usable input: exit 3, from every process.
+mkdir -p "$work/empty"
+echo "nothing here" >"$work/empty/notes.txt"
+set +e
+run_mpi 2 report "$work/empty" -o "$work/empty.html" 2>"$work/empty.err"
+mrc=$?
+set -e
+[ "$mrc" -eq 3 ] || fail "no usable input: tally-mpi exits $mrc, expected 3"
+[ "$(grep -c 'no usable input' "$work/empty.err")" -eq 1 ] || fail "no usable input: not said exactly once"
+[ ! -e "$work/empty.html" ] || fail "no usable input: a report was written"
+echo "ok: no usable input"
+
+# A usage error is printed once, not once per process.
+set +e
+run_mpi 3 report --no-such-option . 2>"$work/usage.err"
+mrc=$?
+set -e
+[ "$mrc" -eq 2 ] || fail "usage error: exit $mrc, expected 2"
+[ "$(grep -c 'unknown option' "$work/usage.err")" -eq 1 ] || fail "usage error: not printed exactly once"
+echo "ok: usage error"
+# --help prints once, on process 0 (and must not hang the others); compare is tally's.
+run_mpi 2 report --help >"$work/help.out" 2>&1 || fail "tally-mpi report --help failed"
+[ "$(grep -c '^usage: tally report' "$work/help.out")" -eq 1 ] || fail "--help not printed exactly once"
+set +e
+run_mpi 2 compare a b 2>"$work/compare.err"
+mrc=$?
+set -e
+[ "$mrc" -eq 2 ] && grep -q 'tally compare' "$work/compare.err" || fail "tally-mpi compare: exit $mrc, not pointed to tally compare"
+echo "ok: --help, compare"
+echo "tally-mpi agrees with tally"

@@ -1,0 +1,791 @@
+/*
+ * mpi_analyze.c - the analysis of tally report|summary|aggregate spread over
+ * MPI processes (tally-mpi): the map of `tally aggregate --partial` and the
+ * reduce of `tally merge`, run by one mpirun/srun line.
+ *
+ * The one idea: the result must be the bytes a single process would write,
+ * so nothing that depends on seeing all inputs is decided on a share of them.
+ *   1. Process 0 discovers the sorted input list (one directory walk instead
+ *      of one per process, and every process gets the same list) and
+ *      broadcasts it with each item's size.
+ *   2. Every process takes a share balanced by bytes (largest item first to
+ *      the least loaded process) and reads and analyzes it into session
+ *      results, --jobs threads wide, as tally does.
+ *   3. Ranks that depend on all inputs (companions, ranks by input order,
+ *      session order) are assigned once: each process sends the identity of
+ *      its profiles to process 0, which runs the same assignment over all of
+ *      them in input order and sends each its answer.
+ *   4. Each process's sessions become a partial aggregate, serialized as the
+ *      partial JSON compressed with zlib, and partials are merged up a
+ *      binomial tree (log2 P rounds); the merge is tally merge's, with the
+ *      parsing done once, at the root, in parallel (see reduce_tree).
+ *   5. Process 0 finishes the aggregate; the command renders its outputs.
+ * Inputs a process cannot read (a file missing on its node) become sessions
+ * with a warning, like any bad input; other failures travel up the tree as
+ * an exit code. Progress is shown by process 0 only.
+ */
+#define _GNU_SOURCE
+#include "mpi_analyze.h"
+
+#include <errno.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "aggregate_json.h"
+#include "json_writer.h"
+
+/* MPI counts are ints: larger messages go in pieces of this size. */
+#define TL_MPI_CHUNK ((size_t)1 << 30)
+/* zlib level of the partials sent up the tree: fast, about 10x smaller. */
+#define TL_MPI_ZLEVEL 1
+
+enum { TAG_SIZE = 1, TAG_DATA = 2 };
+
+static int g_rank, g_size;
+static int g_stderr = -1; /* a worker's real stderr while the command parses */
+
+/* ---- a byte buffer and the records in it ----------------------------------- */
+
+typedef struct buf {
+    char *p;
+    size_t len, cap, pos;
+    int oom;
+} buf;
+
+static void buf_put(buf *b, const void *d, size_t n)
+{
+    if (b->oom)
+        return;
+    if (b->len + n > b->cap) {
+        size_t c = b->cap ? b->cap : 4096;
+        while (c < b->len + n)
+            c *= 2;
+        char *x = realloc(b->p, c);
+        if (x == NULL) {
+            b->oom = 1;
+            return;
+        }
+        b->p = x;
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, d, n);
+    b->len += n;
+}
+
+static void put_i64(buf *b, int64_t v) { buf_put(b, &v, sizeof v); }
+
+static void put_str(buf *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_i64(b, (int64_t)n);
+    buf_put(b, s ? s : "", n);
+}
+
+static int64_t get_i64(buf *b)
+{
+    int64_t v = 0;
+    if (b->pos + sizeof v <= b->len)
+        memcpy(&v, b->p + b->pos, sizeof v);
+    else
+        b->oom = 1;
+    b->pos += sizeof v;
+    return v;
+}
+
+/* A new NUL-terminated copy (caller frees). */
+static char *get_str(buf *b)
+{
+    int64_t n = get_i64(b);
+    if (b->oom || n < 0 || (size_t)n > b->len - b->pos) {
+        b->oom = 1;
+        return strdup("");
+    }
+    char *s = strndup(b->p + b->pos, (size_t)n);
+    b->pos += (size_t)n;
+    return s;
+}
+
+static int json_sink(void *ctx, const void *d, size_t n)
+{
+    buf *b = ctx;
+    buf_put(b, d, n);
+    return b->oom ? -1 : 0;
+}
+
+/* ---- messages of any size ---------------------------------------------------- */
+
+static void send_bytes(const void *p, size_t n, int to)
+{
+    uint64_t len = n;
+    MPI_Send(&len, 1, MPI_UINT64_T, to, TAG_SIZE, MPI_COMM_WORLD);
+    for (size_t off = 0; off < n; off += TL_MPI_CHUNK) {
+        size_t k = n - off < TL_MPI_CHUNK ? n - off : TL_MPI_CHUNK;
+        MPI_Send((const char *)p + off, (int)k, MPI_BYTE, to, TAG_DATA, MPI_COMM_WORLD);
+    }
+}
+
+/* Returns a malloc'ed block. Out of memory here ends the job: the sender
+ * cannot be told to stop, and a partial missing from the merge would be a
+ * wrong answer, not a smaller one. */
+static char *recv_bytes(size_t *n, int from)
+{
+    uint64_t len = 0;
+    MPI_Recv(&len, 1, MPI_UINT64_T, from, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    char *p = malloc(len ? len : 1);
+    if (p == NULL) {
+        fprintf(stderr, "tally-mpi: process %d: out of memory receiving %llu bytes from process %d\n", g_rank,
+                (unsigned long long)len, from);
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    for (uint64_t off = 0; off < len; off += TL_MPI_CHUNK) {
+        size_t k = len - off < TL_MPI_CHUNK ? (size_t)(len - off) : TL_MPI_CHUNK;
+        MPI_Recv(p + off, (int)k, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    *n = (size_t)len;
+    return p;
+}
+
+/* Broadcast a buffer from process 0 (its b is filled; the others' is set). */
+static void bcast_buf(buf *b)
+{
+    uint64_t len = b->len;
+    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    if (g_rank != 0) {
+        b->p = malloc(len ? len : 1);
+        b->len = b->cap = b->p ? (size_t)len : 0;
+        b->oom = b->p == NULL;
+    }
+    for (uint64_t off = 0; off < len; off += TL_MPI_CHUNK) {
+        size_t k = len - off < TL_MPI_CHUNK ? (size_t)(len - off) : TL_MPI_CHUNK;
+        /* out of memory on a process is fatal for the collective: abort cleanly */
+        if (b->p == NULL) {
+            fprintf(stderr, "tally-mpi: process %d: out of memory for the input list\n", g_rank);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+        MPI_Bcast(b->p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+}
+
+/* ---- 1, 2: the input list and the shares ---------------------------------- */
+
+/* Process 0 lists the items; everyone gets them (and their sizes). */
+static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list *items, int64_t **bytes)
+{
+    buf b = { 0 };
+    if (g_rank == 0) {
+        tl_item_list_init(items);
+        tl_inputs_collect(items, cli->inputs, (size_t)cli->ninputs, limits);
+        /* Outputs are written here, by process 0: none may name an input. */
+        for (size_t i = 0; i < items->n; i++)
+            tl_cli_seen_path(cli, items->items[i].path);
+        put_i64(&b, (int64_t)items->n);
+        for (size_t i = 0; i < items->n; i++) {
+            struct stat st;
+            const tl_item *it = &items->items[i];
+            put_str(&b, it->path);
+            put_i64(&b, it->is_stdin); /* what an item is is decided from its bytes, when read */
+            put_i64(&b, it->from_walk);
+            put_i64(&b, stat(it->path, &st) == 0 ? (int64_t)st.st_size : 0);
+        }
+    }
+    bcast_buf(&b);
+    b.pos = 0;
+    size_t n = (size_t)get_i64(&b);
+    if (b.oom || n > b.len) {
+        free(b.p);
+        return -1;
+    }
+    *bytes = calloc(n ? n : 1, sizeof **bytes);
+    if (g_rank != 0) {
+        tl_item_list_init(items);
+        items->items = calloc(n ? n : 1, sizeof *items->items);
+        items->cap = n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *path = get_str(&b);
+        int is_stdin = (int)get_i64(&b), walk = (int)get_i64(&b);
+        int64_t size = get_i64(&b);
+        if (*bytes)
+            (*bytes)[i] = size;
+        if (g_rank != 0 && items->items) {
+            items->items[items->n++] = (tl_item){ .path = path, .is_stdin = is_stdin, .from_walk = walk };
+        } else {
+            free(path);
+        }
+    }
+    int bad = b.oom || *bytes == NULL || (g_rank != 0 && items->items == NULL);
+    free(b.p);
+    return bad ? -1 : 0;
+}
+
+/* ---- 3: ranks over all inputs --------------------------------------------- */
+
+/* What rank assignment reads of a profile (run.c's assign_ranks). */
+static void put_identity(buf *b, const tl_profile *p, size_t global_item)
+{
+    put_i64(b, (int64_t)global_item);
+    put_i64(b, p->skipped);
+    put_i64(b, p->format);
+    put_i64(b, p->rank);
+    put_i64(b, p->world_size);
+    put_i64(b, p->rank_source);
+    put_i64(b, p->base_time_ns);
+    put_i64(b, p->start_ns);
+    put_i64(b, p->end_ns);
+    put_str(b, p->path);
+    put_str(b, p->rank_detail);
+    put_i64(b, (int64_t)p->naggregate_ranks);
+    for (size_t k = 0; k < p->naggregate_ranks; k++)
+        put_i64(b, p->aggregate_ranks[k]);
+}
+
+static tl_profile *get_identity(buf *b, size_t *item)
+{
+    tl_profile *p = malloc(sizeof *p);
+    if (p == NULL) {
+        b->oom = 1;
+        return NULL;
+    }
+    tl_profile_init(p, "");
+    *item = (size_t)get_i64(b);
+    p->skipped = (int)get_i64(b);
+    p->format = (int)get_i64(b);
+    p->rank = (int)get_i64(b);
+    p->world_size = (int)get_i64(b);
+    p->rank_source = (int)get_i64(b);
+    p->base_time_ns = get_i64(b);
+    p->start_ns = get_i64(b);
+    p->end_ns = get_i64(b);
+    free(p->path);
+    p->path = get_str(b);
+    char *detail = get_str(b);
+    snprintf(p->rank_detail, sizeof p->rank_detail, "%s", detail ? detail : "");
+    free(detail);
+    int64_t n = get_i64(b);
+    if (!b->oom && n > 0 && (size_t)n <= (b->len - b->pos) / sizeof(int64_t)) {
+        p->aggregate_ranks = malloc((size_t)n * sizeof *p->aggregate_ranks);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t r = get_i64(b);
+            if (p->aggregate_ranks)
+                p->aggregate_ranks[p->naggregate_ranks++] = (int)r;
+        }
+    }
+    return p;
+}
+
+/* What a profile learns back. */
+static void put_assigned(buf *b, const tl_profile *p)
+{
+    put_i64(b, p->rank);
+    put_i64(b, p->rank_source);
+    put_i64(b, p->session);
+    put_i64(b, p->companion);
+    put_str(b, p->rank_detail);
+    put_str(b, p->companion_of);
+}
+
+static void get_assigned(buf *b, tl_profile *p)
+{
+    p->rank = (int)get_i64(b);
+    p->rank_source = (int)get_i64(b);
+    p->session = (int)get_i64(b);
+    p->companion = (int)get_i64(b);
+    char *detail = get_str(b);
+    snprintf(p->rank_detail, sizeof p->rank_detail, "%s", detail ? detail : "");
+    free(detail);
+    free(p->companion_of);
+    p->companion_of = get_str(b);
+    if (p->companion_of && !p->companion) {
+        free(p->companion_of);
+        p->companion_of = NULL;
+    }
+}
+
+typedef struct shell {
+    tl_profile *p;
+    size_t item, seq;
+    int from;
+} shell;
+
+static int by_input_order(const void *x, const void *y)
+{
+    const shell *a = x, *b = y;
+    if (a->item != b->item)
+        return a->item < b->item ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Process 0 gathers every profile's identity, assigns ranks over all of them
+ * in input order and sends each process the answers for its profiles. */
+static int assign_ranks_globally(tl_run *run, const size_t *global_item)
+{
+    buf mine = { 0 };
+    for (size_t i = 0; i < run->n; i++)
+        put_identity(&mine, run->profiles[i], global_item[run->profiles[i]->item]);
+    int rc = 0;
+    if (g_rank != 0) {
+        send_bytes(mine.p, mine.len, 0);
+        size_t n;
+        buf back = { 0 };
+        back.p = recv_bytes(&n, 0);
+        back.len = n;
+        for (size_t i = 0; i < run->n; i++)
+            get_assigned(&back, run->profiles[i]);
+        rc = back.oom || back.p == NULL ? -1 : 0;
+        free(back.p);
+        free(mine.p);
+        return rc;
+    }
+    /* process 0 */
+    shell *all = NULL;
+    size_t nall = 0, cap = 0;
+    size_t *count = calloc((size_t)g_size, sizeof *count);
+    tl_run shells;
+    tl_run_init(&shells);
+    for (int from = 0; from < g_size; from++) {
+        buf in = { 0 };
+        if (from == 0) {
+            in.p = mine.p;
+            in.len = mine.len;
+        } else {
+            in.p = recv_bytes(&in.len, from);
+        }
+        for (size_t seq = 0; in.pos < in.len && !in.oom; seq++) {
+            size_t item;
+            tl_profile *p = get_identity(&in, &item);
+            if (p == NULL)
+                break;
+            if (nall == cap) {
+                cap = cap ? cap * 2 : 64;
+                shell *x = realloc(all, cap * sizeof *x);
+                if (x == NULL) {
+                    tl_profile_free(p);
+                    rc = -1;
+                    break;
+                }
+                all = x;
+            }
+            all[nall++] = (shell){ p, item, seq, from };
+            if (count)
+                count[from]++;
+        }
+        rc |= in.oom ? -1 : 0;
+        if (from != 0)
+            free(in.p);
+    }
+    if (all != NULL)
+        qsort(all, nall, sizeof *all, by_input_order);
+    shells.profiles = malloc((nall ? nall : 1) * sizeof *shells.profiles);
+    if (shells.profiles != NULL) {
+        for (size_t i = 0; i < nall; i++)
+            shells.profiles[i] = all[i].p;
+        shells.n = shells.cap = nall;
+        tl_run_assign_ranks(&shells);
+    } else {
+        rc = -1;
+    }
+    /* Answers go back in each process's own order: its shells sorted by seq
+     * within the global order are in its order already (items ascend). */
+    for (int to = 0; to < g_size; to++) {
+        buf out = { 0 };
+        for (size_t i = 0; i < nall; i++)
+            if (all[i].from == to)
+                put_assigned(&out, all[i].p);
+        if (to == 0) {
+            out.pos = 0;
+            for (size_t i = 0; i < run->n; i++)
+                get_assigned(&out, run->profiles[i]);
+        } else {
+            send_bytes(out.p, out.len, to);
+        }
+        rc |= out.oom ? -1 : 0;
+        free(out.p);
+    }
+    run->nranks = shells.nranks;
+    tl_run_release(&shells); /* frees the shell profiles */
+    free(all);
+    free(count);
+    free(mine.p);
+    return rc;
+}
+
+/* ---- 4: the tree of merges ---------------------------------------------- */
+
+/* The partial of agg, compressed: [u64 raw length][i64 exit code][zlib data]. */
+static int pack_partial(const tl_aggregate *agg, int code, buf *out)
+{
+    buf raw = { 0 };
+    tl_json j;
+    tl_json_init(&j, json_sink, &raw);
+    tl_partial_write(&j, agg, "tally-mpi");
+    if (tl_json_finish(&j) != 0 || raw.oom) {
+        free(raw.p);
+        return -1;
+    }
+    uLongf clen = compressBound((uLong)raw.len);
+    memset(out, 0, sizeof *out);
+    out->p = malloc(16 + clen);
+    if (out->p == NULL) {
+        free(raw.p);
+        return -1;
+    }
+    uint64_t rawlen = raw.len;
+    int64_t c = code;
+    memcpy(out->p, &rawlen, 8);
+    memcpy(out->p + 8, &c, 8);
+    int zrc = compress2((Bytef *)out->p + 16, &clen, (const Bytef *)raw.p, (uLong)raw.len, TL_MPI_ZLEVEL);
+    free(raw.p);
+    if (zrc != Z_OK) {
+        free(out->p);
+        out->p = NULL;
+        return -1;
+    }
+    out->len = 16 + clen;
+    return 0;
+}
+
+/* Add the sessions of a packed partial to agg; *code takes the worst exit code. */
+static int unpack_partial(tl_aggregate *agg, const char *p, size_t n, int *code, int from)
+{
+    uint64_t rawlen;
+    int64_t c;
+    if (p == NULL || n < 16) {
+        fprintf(stderr, "tally-mpi: the partial of process %d was lost (out of memory)\n", from);
+        return -1;
+    }
+    memcpy(&rawlen, p, 8);
+    memcpy(&c, p + 8, 8);
+    if (c > *code)
+        *code = (int)c;
+    char *raw = malloc(rawlen ? rawlen : 1);
+    uLongf len = (uLongf)rawlen;
+    if (raw == NULL || uncompress((Bytef *)raw, &len, (const Bytef *)p + 16, (uLong)(n - 16)) != Z_OK ||
+        len != rawlen) {
+        fprintf(stderr, "tally-mpi: the partial of process %d could not be unpacked\n", from);
+        free(raw);
+        return -1;
+    }
+    char err[512] = "";
+    int rc = tl_partial_read_buffer(agg, raw, len, err, sizeof err);
+    if (rc != 0)
+        fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", from, err);
+    free(raw);
+    return rc;
+}
+
+/* The partials travel up a binomial tree: in round k (step 2^k) process r
+ * with r % 2^(k+1) == 2^k sends what it holds to r - 2^k and is done; the
+ * others receive from r + 2^k. What a process holds is a list of packed
+ * partials, one per process below it: merging partials is concatenating
+ * their sessions, so the inner processes pass the packed ones on instead of
+ * parsing and packing them again, and process 0 parses them all at the end,
+ * --jobs threads wide (parsing is what costs: about 15 ms a Kineto rank).
+ * Message: [u64 count] then per partial [u64 length][bytes]. */
+typedef struct blob {
+    char *p;
+    size_t n;
+    int from;
+} blob;
+
+typedef struct blobs {
+    blob *v;
+    size_t n, cap;
+} blobs;
+
+static int blobs_push(blobs *l, char *p, size_t n, int from)
+{
+    if (l->n == l->cap) {
+        size_t c = l->cap ? l->cap * 2 : 8;
+        blob *x = realloc(l->v, c * sizeof *x);
+        if (x == NULL)
+            return -1;
+        l->v = x;
+        l->cap = c;
+    }
+    l->v[l->n++] = (blob){ p, n, from };
+    return 0;
+}
+
+static void blobs_release(blobs *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].p);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Split a received list into l (the pieces are copied out). */
+static int blobs_take(blobs *l, const char *p, size_t n, int from)
+{
+    buf b = { (char *)p, n, n, 0, 0 };
+    int64_t count = get_i64(&b);
+    for (int64_t i = 0; i < count && !b.oom; i++) {
+        int64_t len = get_i64(&b);
+        if (b.oom || len < 0 || (size_t)len > b.len - b.pos)
+            return -1;
+        char *x = malloc(len ? (size_t)len : 1);
+        if (x == NULL || blobs_push(l, x, (size_t)len, from) != 0) {
+            free(x);
+            return -1;
+        }
+        memcpy(x, b.p + b.pos, (size_t)len);
+        b.pos += (size_t)len;
+    }
+    return b.oom ? -1 : 0;
+}
+
+typedef struct parse_job {
+    blobs *l;
+    tl_aggregate *parts;
+    int *codes, *bad;
+    size_t next;
+    pthread_mutex_t lock;
+} parse_job;
+
+static void *parse_worker(void *arg)
+{
+    parse_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t i = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->l->n)
+            return NULL;
+        const blob *b = &j->l->v[i];
+        j->bad[i] = unpack_partial(&j->parts[i], b->p, b->n, &j->codes[i], b->from) != 0;
+    }
+}
+
+/* Process 0: every packed partial into agg, jobs threads wide. */
+static int parse_all(tl_aggregate *agg, blobs *l, int jobs, int *code)
+{
+    int rc = 0;
+    parse_job j = { l, calloc(l->n + 1, sizeof *j.parts), calloc(l->n + 1, sizeof *j.codes),
+                    calloc(l->n + 1, sizeof *j.bad), 0, PTHREAD_MUTEX_INITIALIZER };
+    if (j.parts == NULL || j.codes == NULL || j.bad == NULL) {
+        rc = -1;
+        goto out;
+    }
+    for (size_t i = 0; i < l->n; i++)
+        tl_aggregate_init(&j.parts[i], &agg->opt);
+    int n = jobs < 1 ? 1 : (size_t)jobs > l->n ? (int)l->n : jobs;
+    pthread_t *t = calloc((size_t)n + 1, sizeof *t);
+    int started = 0;
+    for (int k = 1; t && k < n; k++)
+        if (pthread_create(&t[k], NULL, parse_worker, &j) == 0)
+            started++;
+    parse_worker(&j);
+    for (int k = 1; t && k <= started; k++)
+        pthread_join(t[k], NULL);
+    free(t);
+    for (size_t i = 0; i < l->n; i++) {
+        if (j.codes[i] > *code)
+            *code = j.codes[i];
+        if (j.bad[i])
+            rc = -1;
+        tl_aggregate *part = &j.parts[i];
+        for (size_t k = 0; k < part->nsessions; k++)
+            if (tl_aggregate_add_session(agg, &part->sessions[k]) != 0) {
+                tl_session_release(&part->sessions[k]);
+                rc = -1;
+            }
+        part->nsessions = 0;
+        tl_aggregate_release(part);
+    }
+out:
+    free(j.parts);
+    free(j.codes);
+    free(j.bad);
+    return rc;
+}
+
+static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
+{
+    int rc = 0;
+    blobs held = { 0 };
+    if (g_rank != 0) {
+        buf own;
+        if (pack_partial(agg, *code, &own) != 0 || blobs_push(&held, own.p, own.len, g_rank) != 0) {
+            fprintf(stderr, "tally-mpi: process %d: out of memory packing its partial\n", g_rank);
+            MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+        }
+    }
+    for (int step = 1; step < g_size; step *= 2) {
+        if (g_rank % (2 * step) == step) {
+            buf out = { 0 };
+            put_i64(&out, (int64_t)held.n);
+            for (size_t i = 0; i < held.n; i++) {
+                put_i64(&out, (int64_t)held.v[i].n);
+                buf_put(&out, held.v[i].p, held.v[i].n);
+            }
+            blobs_release(&held);
+            if (out.oom) {
+                fprintf(stderr, "tally-mpi: process %d: out of memory sending its partials\n", g_rank);
+                MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+            }
+            send_bytes(out.p, out.len, g_rank - step);
+            free(out.p);
+            return 0;
+        }
+        if (g_rank % (2 * step) == 0 && g_rank + step < g_size) {
+            size_t n;
+            char *p = recv_bytes(&n, g_rank + step);
+            if (blobs_take(&held, p, n, g_rank + step) != 0) {
+                fprintf(stderr, "tally-mpi: the partials from process %d could not be taken\n", g_rank + step);
+                rc = -1;
+            }
+            free(p);
+        }
+    }
+    /* Process 0: the others on this node are done and wait without spinning
+     * (tally_mpi.c), so the parse may use every core here. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > jobs)
+        jobs = cores > 64 ? 64 : (int)cores;
+    if (parse_all(agg, &held, jobs, code) != 0)
+        rc = -1;
+    blobs_release(&held);
+    return rc;
+}
+
+/* ---- the hook ---------------------------------------------------------- */
+
+static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+{
+    tl_mpi_restore_stderr();
+    tl_aggregate_init(agg, opt);
+    *warnings = 0;
+    for (int i = 0; i < cli->ninputs; i++)
+        if (strcmp(cli->inputs[i], "-") == 0) {
+            if (g_rank == 0)
+                fprintf(stderr, "tally-mpi: '-' (standard input) cannot be shared between processes\n");
+            return g_rank == 0 ? TL_EXIT_USAGE : TL_EXIT_WORKER;
+        }
+    tl_ingest_options io;
+    tl_ingest_options_init(&io);
+    io.on_profile = tl_cli_analyze_profile;
+    io.user = (void *)opt;
+    io.jobs = cli->jobs;
+    io.progress = g_rank == 0 && cli->progress;
+
+    tl_item_list all;
+    int64_t *bytes = NULL;
+    int code = TL_EXIT_OK;
+    if (share_inputs(cli, &io.limits, &all, &bytes) != 0) {
+        fprintf(stderr, "tally-mpi: process %d: out of memory for the input list\n", g_rank);
+        MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+    }
+    /* my share, in input order, and where each of its items is in the list */
+    int *owner = malloc((all.n ? all.n : 1) * sizeof *owner);
+    size_t *global = malloc((all.n ? all.n : 1) * sizeof *global);
+    tl_item_list mine;
+    tl_item_list_init(&mine);
+    mine.items = malloc((all.n ? all.n : 1) * sizeof *mine.items);
+    if (owner == NULL || global == NULL || mine.items == NULL) {
+        fprintf(stderr, "tally-mpi: process %d: out of memory\n", g_rank);
+        MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+    }
+    tl_mpi_shares(bytes, all.n, g_size, owner);
+    for (size_t i = 0; i < all.n; i++)
+        if (owner[i] == g_rank) {
+            global[mine.n] = i;
+            mine.items[mine.n++] = all.items[i];
+        }
+
+    tl_run run;
+    tl_run_init(&run);
+    if (g_rank == 0) /* discovery problems were found once, here */
+        for (size_t i = 0; i < all.nerrors; i++) {
+            char **x = realloc(run.problems, (run.nproblems + 1) * sizeof *x);
+            if (x != NULL && (x[run.nproblems] = strdup(all.errors[i])) != NULL)
+                run.problems = x, run.nproblems++;
+            else if (x != NULL)
+                run.problems = x;
+        }
+    double t0 = MPI_Wtime();
+    tl_run_read_items(&run, &mine, &io);
+    double t_read = MPI_Wtime() - t0, t_read_max = 0;
+    unsigned long long my_bytes = run.bytes, all_bytes = 0;
+    MPI_Reduce(&t_read, &t_read_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&my_bytes, &all_bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (g_rank == 0 && cli->progress)
+        fprintf(stderr, "tally-mpi: %zu inputs, %.1f MB read and analyzed by %d processes in %.3f s (slowest)\n",
+                all.n, (double)all_bytes / 1e6, g_size, t_read_max);
+    t0 = MPI_Wtime();
+    if (assign_ranks_globally(&run, global) != 0) {
+        fprintf(stderr, "tally-mpi: process %d: out of memory assigning ranks\n", g_rank);
+        code = TL_EXIT_NO_INPUT;
+    }
+    unsigned long long usable = 0, total_usable = 0;
+    for (size_t i = 0; i < run.n; i++)
+        usable += tl_profile_usable(run.profiles[i]);
+    MPI_Reduce(&usable, &total_usable, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+
+    /* sessions with their final ranks; warnings are printed by process 0 */
+    tl_cli quiet = *cli;
+    quiet.quiet = 1;
+    size_t ignored = 0;
+    int rc = tl_cli_sessions(&quiet, &run, agg, &ignored);
+    if (rc > code)
+        code = rc;
+    tl_run_release(&run);
+    mine.n = 0; /* the items belong to `all` */
+    free(mine.items);
+    mine.items = NULL;
+    tl_item_list_release(&mine);
+    tl_item_list_release(&all);
+    free(owner);
+    free(global);
+    free(bytes);
+
+    if (reduce_tree(agg, &code, cli->jobs) != 0 && code == TL_EXIT_OK)
+        code = TL_EXIT_NO_INPUT;
+    if (g_rank != 0)
+        return TL_EXIT_WORKER;
+    if (cli->progress)
+        fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s\n", agg->nsessions,
+                MPI_Wtime() - t0);
+    for (size_t i = 0; i < agg->nsessions; i++) {
+        const tl_session *s = &agg->sessions[i];
+        *warnings += s->nwarnings;
+        if (!cli->quiet)
+            for (size_t w = 0; w < s->nwarnings; w++)
+                fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
+    }
+    int frc = tl_cli_finish(agg, (size_t)total_usable);
+    return frc != TL_EXIT_OK ? frc : code;
+}
+
+void tl_mpi_setup(int rank, int size)
+{
+    g_rank = rank;
+    g_size = size;
+    tl_cli_analyze_hook = analyze;
+    /* Argument errors would be printed by every process: the workers' stderr
+     * goes to a scratch file until the analysis starts (every process parses
+     * the same argv, so process 0 says it once). */
+    if (rank != 0) {
+        FILE *scratch = tmpfile();
+        fflush(stderr);
+        g_stderr = dup(STDERR_FILENO);
+        if (scratch != NULL && g_stderr >= 0)
+            dup2(fileno(scratch), STDERR_FILENO);
+    }
+}
+
+void tl_mpi_restore_stderr(void)
+{
+    if (g_stderr >= 0) {
+        fflush(stderr);
+        dup2(g_stderr, STDERR_FILENO);
+        close(g_stderr);
+        g_stderr = -1;
+    }
+}
