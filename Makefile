@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-test build demo test test-sanitize fuzz clean
+.PHONY: all deps deps-test build demo test test-sanitize test-tsan fuzz clean
 
 all: build
 
@@ -33,6 +33,12 @@ test-sanitize: deps-test
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE nosan
 
+# The collector's end-to-end (thread, fork, signal) tests under ThreadSanitizer.
+test-tsan: deps-test
+	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DTALLY_SANITIZE_THREAD=ON -DTALLY_BUILD_BENCH=OFF -DTALLY_BUILD_SAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-tsan -j $(JOBS) --target tally_tsan_tests
+	cd $(BUILD)-tsan && ctest --output-on-failure -j $(JOBS) -L tsan
+
 # A short libFuzzer run of every parser (clang), seeded with the corpus.
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
@@ -41,4 +47,4 @@ fuzz: deps-test
 	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz ../shared/corpus . $(FUZZ_SECONDS)
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz

@@ -52,16 +52,20 @@ static int kernel_trusts_tsc(void)
 
 void tl_clock_setup(const char *mode)
 {
+    int tsc;
     if (mode != NULL && strcmp(mode, "monotonic") == 0)
-        tl_clock_use_tsc = 0;
+        tsc = 0;
     else if (mode != NULL && strcmp(mode, "tsc") == 0)
 #if defined(__x86_64__) || defined(__i386__)
-        tl_clock_use_tsc = 1;
+        tsc = 1;
 #else
-        tl_clock_use_tsc = 0;
+        tsc = 0;
 #endif
     else
-        tl_clock_use_tsc = kernel_trusts_tsc();
+        tsc = kernel_trusts_tsc();
+    /* Other threads read it on the hot path (tl_now), possibly before they
+     * synchronize with the end of initialization: an atomic store. */
+    TL_STORE(tl_clock_use_tsc, tsc);
     start_mono_ns = tl_clock_ns_monotonic();
     start_real_ns = tl_clock_ns_realtime();
     start_ticks = tl_now();
@@ -69,15 +73,29 @@ void tl_clock_setup(const char *mode)
 
 const char *tl_clock_source(void)
 {
-    return tl_clock_use_tsc ? "tsc" : "CLOCK_MONOTONIC";
+    return TL_LOAD(tl_clock_use_tsc) ? "tsc" : "CLOCK_MONOTONIC";
 }
 
 uint64_t tl_clock_start_ticks(void) { return start_ticks; }
 int64_t tl_clock_start_realtime_ns(void) { return start_real_ns; }
 
+/* ns per tick from the start of recording to now: the TSC read between two
+ * monotonic reads to pair them tightly. */
+static double ratio_now(void)
+{
+    uint64_t m1 = tl_clock_ns_monotonic();
+    uint64_t t = tl_now();
+    uint64_t m2 = tl_clock_ns_monotonic();
+    double mono_mid = (double)m1 / 2 + (double)m2 / 2;
+    double ticks = (double)(t - start_ticks);
+    if (ticks <= 0 || mono_mid <= (double)start_mono_ns)
+        return 1.0;
+    return (mono_mid - (double)start_mono_ns) / ticks;
+}
+
 double tl_clock_ns_per_tick(void)
 {
-    if (!tl_clock_use_tsc)
+    if (!TL_LOAD(tl_clock_use_tsc))
         return 1.0;
     /* A ratio over less than 20 ms would carry the jitter of the two reads;
      * wait out the rest (only ever at the end of a very short run). */
@@ -88,15 +106,12 @@ double tl_clock_ns_per_tick(void)
         while (nanosleep(&ts, &ts) != 0)
             ;
     }
-    /* Read the TSC between two monotonic reads to pair them tightly. */
-    uint64_t m1 = tl_clock_ns_monotonic();
-    uint64_t t = tl_now();
-    uint64_t m2 = tl_clock_ns_monotonic();
-    double mono_mid = (double)m1 / 2 + (double)m2 / 2;
-    double ticks = (double)(t - start_ticks);
-    if (ticks <= 0)
-        return 1.0;
-    return (mono_mid - (double)start_mono_ns) / ticks;
+    return ratio_now();
+}
+
+double tl_clock_ns_per_tick_now(void)
+{
+    return TL_LOAD(tl_clock_use_tsc) ? ratio_now() : 1.0;
 }
 
 double tl_clock_ticks_to_ns_since_start(uint64_t ticks, double ns_per_tick)

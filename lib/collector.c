@@ -10,6 +10,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,8 +104,11 @@ static void atfork_child(void)
     atomic_store(&tl_g.events_budget, tl_g.trace ? tl_g.max_events : 0);
     tl_sampler_atfork_child();
     tl_nvml_atfork_child();
+    if (tl_g.signals)
+        tl_signals_atfork_child();
     tl_g.is_fork_child = 1;
     tl_g.pid = (int)getpid();
+    tl_outpath_forget(); /* the child's files get a stem of its own */
     tl_g.io_error_reported = 0;
 }
 
@@ -113,6 +117,23 @@ static const char *program_name(void)
     extern char *program_invocation_short_name;
     const char *n = program_invocation_short_name;
     return n && *n ? n : "tally";
+}
+
+/* TALLY_NAME is the start of a file name inside the output directory: a
+ * name with a '/' or a ".." (which could reach outside it) or a control
+ * character is refused for the program's name. */
+static const char *file_name_or_default(const char *name)
+{
+    if (name == NULL || *name == '\0')
+        return program_name();
+    int ok = strchr(name, '/') == NULL && strstr(name, "..") == NULL && strcmp(name, ".") != 0;
+    for (const unsigned char *c = (const unsigned char *)name; ok && *c; c++)
+        ok = *c >= 0x20 && *c != 0x7f;
+    if (ok)
+        return name;
+    fprintf(stderr, "tally: ignoring the name \"%.200s\": expected a file name without '/' or "
+                    "'..'; using \"%s\"\n", name, program_name());
+    return program_name();
 }
 
 int tally_init(const tally_config *cfg_in)
@@ -131,12 +152,13 @@ int tally_init(const tally_config *cfg_in)
         cfg = &env_cfg;
     }
     copy_str(tl_g.output_dir, sizeof tl_g.output_dir, cfg->output_dir ? cfg->output_dir : ".");
-    copy_str(tl_g.name, sizeof tl_g.name, cfg->name ? cfg->name : program_name());
+    copy_str(tl_g.name, sizeof tl_g.name, file_name_or_default(cfg->name));
     copy_str(tl_g.report_path, sizeof tl_g.report_path, cfg->report_path);
     copy_str(tl_g.trace_path, sizeof tl_g.trace_path, cfg->trace_path);
     tl_g.trace = cfg->trace;
     tl_g.trace_gzip = cfg->trace_gzip;
     tl_g.summary = cfg->summary;
+    tl_g.signals = cfg->signals;
     tl_g.max_events = cfg->max_events < 0 ? 0 : cfg->max_events;
     tl_g.max_samples = cfg->max_samples < 0 ? 0 : cfg->max_samples;
     tl_g.sample_ms = cfg->sample_ms < 0 ? 0 : cfg->sample_ms;
@@ -144,11 +166,12 @@ int tally_init(const tally_config *cfg_in)
     memset(&tl_g.schedule, 0, sizeof tl_g.schedule);
     tl_g.schedule_text[0] = '\0';
     if (cfg->schedule != NULL) {
-        if (tl_schedule_parse(cfg->schedule, &tl_g.schedule) == 0)
+        char why[128];
+        if (tl_schedule_parse(cfg->schedule, &tl_g.schedule, why, sizeof why) == 0)
             copy_str(tl_g.schedule_text, sizeof tl_g.schedule_text, cfg->schedule);
         else
-            fprintf(stderr, "tally: ignoring schedule \"%s\": expected "
-                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule);
+            fprintf(stderr, "tally: ignoring schedule \"%s\": %s; expected "
+                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);
     }
     if (!tl_g.rank_explicit)
         tl_rank_detect(&tl_g.rank);
@@ -172,6 +195,11 @@ int tally_init(const tally_config *cfg_in)
     tl_set_state(TL_RUNNING);
     if (tl_g.sample_ms > 0 && tl_sampler_start(tl_g.sample_ms) != 0)
         fprintf(stderr, "tally: could not start the sampler thread; going on without it\n");
+    if (tl_g.signals && tl_signals_setup() != 0) {
+        fprintf(stderr, "tally: could not start the signal writer thread; SIGINT/SIGTERM/SIGHUP "
+                        "will lose the outputs\n");
+        tl_g.signals = 0;
+    }
 out:
     pthread_mutex_unlock(&init_lock);
     return rc;
@@ -189,10 +217,12 @@ int tally_enabled(void)
     return atomic_load(&tl_g.state) == TL_RUNNING;
 }
 
-/* The check every recording call starts with. */
+/* The check every recording call starts with. An acquire load (a plain mov
+ * on x86) so that a thread that sees TL_RUNNING also sees the configuration
+ * and the clock that tally_init() set before publishing the state. */
 #define TL_GATE()                                                                      \
     do {                                                                               \
-        if (TL_UNLIKELY(atomic_load_explicit(&tl_g.state, memory_order_relaxed) != TL_RUNNING) \
+        if (TL_UNLIKELY(atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING) \
             && !tl_ensure_running())                                                   \
             return;                                                                    \
     } while (0)
@@ -203,12 +233,15 @@ void tally_begin(const char *name)
     tl_thread *t = tl_thread_self();
     if (TL_UNLIKELY(t == NULL))
         return;
-    if (TL_UNLIKELY(t->depth >= TL_MAX_DEPTH)) {
+    int depth = t->depth;
+    if (TL_UNLIKELY(depth >= TL_MAX_DEPTH)) {
         t->depth_overflow++;
+        TL_STORE(t->depth_overflowed, t->depth_overflowed + 1);
         return;
     }
     uint32_t id = tl_thread_lookup_name(t, name);
-    tl_open *o = &t->stack[t->depth++];
+    tl_open *o = &t->stack[depth];
+    TL_STORE(t->depth, depth + 1);
     o->name = id;
     o->recorded = (uint32_t)atomic_load_explicit(&tl_g.recording, memory_order_relaxed);
     o->t0 = tl_now();
@@ -220,13 +253,19 @@ void tally_end(void)
     uint64_t now = tl_now();
     tl_thread *t = tl_self_ptr;
     if (TL_UNLIKELY(t == NULL || t->depth == 0 || t->depth_overflow)) {
+        /* An end before this thread's first begin (or before tally_init)
+         * has no buffer yet: make one, so that the end is counted. */
+        if (t == NULL)
+            t = tl_thread_self();
         if (t != NULL && t->depth_overflow)
             t->depth_overflow--;
         else if (t != NULL)
-            t->unmatched_ends++;
+            TL_STORE(t->unmatched_ends, t->unmatched_ends + 1);
         return;
     }
-    tl_open o = t->stack[--t->depth];
+    int depth = t->depth - 1;
+    TL_STORE(t->depth, depth);
+    tl_open o = t->stack[depth];
     if (!o.recorded)
         return;
     uint64_t dur = now > o.t0 ? now - o.t0 : 0;
@@ -258,7 +297,7 @@ void tally_iteration_begin(const char *name)
     if (i == t->niters) {
         if (t->niters == TL_MAX_OPEN_ITERATIONS)
             return;
-        t->niters++;
+        TL_STORE(t->niters, t->niters + 1);
     }
     /* Beginning an open iteration again restarts it: the earlier begin had
      * no end, so no duration can be attributed to it. */
@@ -273,17 +312,20 @@ void tally_iteration_end(const char *name)
     uint64_t now = tl_now();
     tl_thread *t = tl_self_ptr;
     if (TL_UNLIKELY(t == NULL))
+        t = tl_thread_self(); /* an end before any begin is still counted */
+    if (TL_UNLIKELY(t == NULL))
         return;
     uint32_t id = tl_thread_lookup_name(t, name);
     int i;
     for (i = 0; i < t->niters && t->iters[i].name != id; i++)
         ;
     if (i == t->niters) {
-        t->unmatched_ends++;
+        TL_STORE(t->unmatched_ends, t->unmatched_ends + 1);
         return;
     }
     tl_open o = t->iters[i];
-    t->iters[i] = t->iters[--t->niters];
+    t->iters[i] = t->iters[t->niters - 1];
+    TL_STORE(t->niters, t->niters - 1);
     if (!o.recorded)
         return;
     uint64_t dur = now > o.t0 ? now - o.t0 : 0;
@@ -401,14 +443,29 @@ int tally_register_memory_provider(const char *name, tally_memory_provider_fn fn
     return rc;
 }
 
+/* A negative rank is refused (the rank stays what it was, detected or set
+ * earlier) and a rank not below a known world size leaves the world size
+ * unknown: either is counted as problems.rank_rejected and said once on
+ * stderr, never silently turned into rank 0. */
 void tally_set_rank(int rank, int world_size)
 {
+    int said;
     pthread_mutex_lock(&tl_g.lock);
-    tl_g.rank.rank = rank < 0 ? 0 : rank;
-    tl_g.rank.world_size = world_size > 0 ? world_size : 0;
-    copy_str(tl_g.rank.source, sizeof tl_g.rank.source, "tally_set_rank");
-    tl_g.rank_explicit = 1;
+    said = tl_g.rank_rejected > 0;
+    if (rank < 0 || (world_size > 0 && rank >= world_size))
+        tl_g.rank_rejected++;
+    if (rank >= 0) {
+        tl_g.rank.rank = rank;
+        tl_g.rank.world_size = world_size > rank ? world_size : 0;
+        copy_str(tl_g.rank.source, sizeof tl_g.rank.source, "tally_set_rank");
+        tl_g.rank_explicit = 1;
+    }
     pthread_mutex_unlock(&tl_g.lock);
+    if (!said && (rank < 0 || (world_size > 0 && rank >= world_size)))
+        fprintf(stderr, "tally: tally_set_rank(%d, %d): %s; counted in the report's "
+                        "problems.rank_rejected\n", rank, world_size,
+                rank < 0 ? "a negative rank is refused, the rank is unchanged"
+                         : "the rank is not below the world size, which is left unknown");
 }
 
 int tally_tag(const char *key, const char *value)
@@ -446,12 +503,13 @@ out:
 
 void tally_step(void)
 {
-    if (atomic_load_explicit(&tl_g.state, memory_order_relaxed) != TL_RUNNING && !tl_ensure_running())
+    if (atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING && !tl_ensure_running())
         return;
     long done = atomic_fetch_add(&tl_g.steps, 1); /* step `done` just ended */
     if (tl_schedule_records(&tl_g.schedule, done))
         atomic_fetch_add(&tl_g.recorded_steps, 1);
-    atomic_store_explicit(&tl_g.recording, tl_schedule_records(&tl_g.schedule, done + 1),
+    long next = done < LONG_MAX ? done + 1 : done;
+    atomic_store_explicit(&tl_g.recording, tl_schedule_records(&tl_g.schedule, next),
                           memory_order_relaxed);
 }
 
@@ -472,7 +530,10 @@ int tl_merged_build(tl_merged *m)
         goto fail;
     pthread_mutex_lock(&tl_g.lock);
     for (tl_thread *t = tl_g.threads; t != NULL; t = t->next) {
-        tl_thread_lock(t);
+        if (!tl_thread_lock_for_write(t)) {
+            m->threads_skipped++;
+            continue;
+        }
         for (int k = 0; k < TL_NKINDS; k++) {
             for (uint32_t id = 0; id < t->stats_cap[k] && id < m->nnames; id++)
                 if (t->stats[k][id])
@@ -483,8 +544,9 @@ int tl_merged_build(tl_merged *m)
                 tl_value_stat_merge(&m->counters[id], t->counters[id]);
         m->events += t->events;
         m->dropped += t->dropped;
-        m->unmatched_ends += t->unmatched_ends;
-        m->unclosed += (uint64_t)t->depth + (uint64_t)t->niters;
+        m->unmatched_ends += TL_LOAD(t->unmatched_ends);
+        m->depth_overflowed += TL_LOAD(t->depth_overflowed);
+        m->unclosed += (uint64_t)TL_LOAD(t->depth) + (uint64_t)TL_LOAD(t->niters);
         m->nthreads++;
         tl_thread_unlock(t);
     }
@@ -507,31 +569,13 @@ void tl_merged_release(tl_merged *m)
     memset(m, 0, sizeof *m);
 }
 
-void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen)
-{
-    char base[1400];
-    if (tl_g.is_fork_child)
-        snprintf(base, sizeof base, "%s/%s-rank%d-pid%d", tl_g.output_dir, tl_g.name,
-                 tl_g.rank.rank, tl_g.pid);
-    else
-        snprintf(base, sizeof base, "%s/%s-rank%d", tl_g.output_dir, tl_g.name, tl_g.rank.rank);
-    if (tl_g.report_path[0] && !tl_g.is_fork_child)
-        snprintf(report, rlen, "%s", tl_g.report_path);
-    else
-        snprintf(report, rlen, "%s.report.json", base);
-    if (tl_g.trace_path[0] && !tl_g.is_fork_child)
-        snprintf(trace, tlen, "%s", tl_g.trace_path);
-    else
-        snprintf(trace, tlen, "%s.trace.json%s", base, tl_g.trace_gzip ? ".gz" : "");
-}
-
 /* An output failure is reported once per process, not at every flush. */
 static void report_io_error(const char *what)
 {
     if (tl_g.io_error_reported)
         return;
     tl_g.io_error_reported = 1;
-    fprintf(stderr, "tally: %s; the program goes on without this output\n", what);
+    fprintf(stderr, "tally: %s; the program goes on without them\n", what);
 }
 
 /* Open path and write one output into it; on failure it is aborted and the
@@ -570,39 +614,63 @@ static int write_outputs(int final)
     char report[1600], trace[1600];
     pthread_mutex_lock(&tl_g.write_lock);
     if (tl_merged_build(&m) != 0) {
-        report_io_error("out of memory while merging statistics");
+        report_io_error("out of memory while merging statistics; the report and the trace "
+                        "are lost");
         rc = TALLY_ENOMEM;
         goto out;
     }
     /* A fork child that recorded nothing writes nothing. */
     if (tl_g.is_fork_child && !anything_recorded(&m))
         goto out_release;
-    tl_output_paths(report, sizeof report, trace, sizeof trace);
-    /* The report and its trace are committed together: both new or both old.
-     * Static: write_lock is held, and these are large for a host's stack. */
-    static tl_output outs[2];
-    tl_output *done[2];
-    size_t n = 0;
-    memset(outs, 0, sizeof outs);
-    if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
+    /* Static, like outs below: write_lock is held, and the reasons (up to
+     * TL_OUTPUT_ERR_LEN each) are large for a host's stack. */
+    static char prep[2 * TL_OUTPUT_ERR_LEN + 16], what[sizeof prep + 3300];
+    prep[0] = '\0';
+    if (tl_outpath_prepare(prep, sizeof prep) != 0) {
+        /* no directory to write into: nothing was opened */
+        tl_output_paths(report, sizeof report, trace, sizeof trace);
         rc = TALLY_EIO;
-    else if (tl_g.trace)
-        done[n++] = &outs[0];
-    if (write_one(&outs[1], report, 0, tl_report_write, &m) != 0)
-        rc = TALLY_EIO;
-    else
-        done[n++] = &outs[1];
-    if (rc != 0) {
-        for (size_t i = 0; i < n; i++)
-            tl_output_abort(done[i]);
-    } else if (tl_output_commit_all(done, n) != 0) {
-        rc = TALLY_EIO;
-    }
-    for (int i = 0; i < 2 && rc != 0; i++)
-        if (outs[i].failed) {
-            report_io_error(outs[i].err);
-            break;
+    } else {
+        tl_output_paths(report, sizeof report, trace, sizeof trace);
+        /* The report and its trace are committed together: both new or both old.
+         * Static: write_lock is held, and these are large for a host's stack. */
+        static tl_output outs[2];
+        tl_output *done[2];
+        size_t n = 0;
+        memset(outs, 0, sizeof outs);
+        if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
+            rc = TALLY_EIO;
+        else if (tl_g.trace)
+            done[n++] = &outs[0];
+        if (write_one(&outs[1], report, 0, tl_report_write, &m) != 0)
+            rc = TALLY_EIO;
+        else
+            done[n++] = &outs[1];
+        if (rc != 0) {
+            for (size_t i = 0; i < n; i++)
+                tl_output_abort(done[i]);
+        } else if (tl_output_commit_all(done, n) != 0) {
+            rc = TALLY_EIO;
         }
+        /* the reasons: the trace's and the report's, each once */
+        for (int i = 0; i < 2 && rc != 0; i++)
+            if (outs[i].failed && outs[i].err[0] &&
+                !(i == 1 && outs[0].failed && strcmp(outs[0].err, outs[1].err) == 0)) {
+                size_t used = strlen(prep);
+                snprintf(prep + used, sizeof prep - used, "%s%s", used ? "; " : "", outs[i].err);
+            }
+    }
+    if (rc != 0) {
+        /* Say which outputs are lost: committed together, a failure of
+         * either loses both (the previous versions, if any, are kept). */
+        if (tl_g.trace)
+            snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s",
+                     prep[0] ? prep : "write failed", report, trace);
+        else
+            snprintf(what, sizeof what, "%s; lost: the report %s", prep[0] ? prep : "write failed",
+                     report);
+        report_io_error(what);
+    }
     if (final && tl_g.summary)
         tl_summary_print(stderr, &m);
 out_release:

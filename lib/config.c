@@ -21,6 +21,7 @@ void tally_config_init(tally_config *cfg)
     cfg->max_samples = 10000;
     cfg->sample_ms = 0;
     cfg->clock = "auto";
+    cfg->signals = 1;
 }
 
 static int env_long(const char *var, long min, long *out)
@@ -87,14 +88,16 @@ int tally_config_from_env(tally_config *cfg)
     env_str("TALLY_SCHEDULE", &cfg->schedule);
     if (cfg->schedule != NULL) {
         tl_schedule s;
-        if (tl_schedule_parse(cfg->schedule, &s) != 0) {
-            fprintf(stderr, "tally: ignoring TALLY_SCHEDULE=%s: expected "
-                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule);
+        char why[128];
+        if (tl_schedule_parse(cfg->schedule, &s, why, sizeof why) != 0) {
+            fprintf(stderr, "tally: ignoring TALLY_SCHEDULE=%s: %s; expected "
+                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);
             cfg->schedule = NULL;
             rc |= TALLY_EINVAL;
         }
     }
     rc |= env_bool("TALLY_SUMMARY", &cfg->summary);
+    rc |= env_bool("TALLY_SIGNALS", &cfg->signals);
     env_str("TALLY_CLOCK", &cfg->clock);
     if (strcmp(cfg->clock, "auto") && strcmp(cfg->clock, "tsc") && strcmp(cfg->clock, "monotonic")) {
         fprintf(stderr, "tally: ignoring TALLY_CLOCK=%s: expected auto, tsc or monotonic\n", cfg->clock);
@@ -104,39 +107,68 @@ int tally_config_from_env(tally_config *cfg)
     return rc ? TALLY_EINVAL : 0;
 }
 
-/* "wait=1,warmup=1,active=3,repeat=1"; keys in any order, missing ones 0
- * (active defaults to 1). Every value a non-negative integer. */
-int tl_schedule_parse(const char *text, tl_schedule *out)
+/* "wait=1,warmup=1,active=3,repeat=1"; keys in any order, each at most
+ * once, missing ones 0 (active defaults to 1). Every value an integer in
+ * [0, TL_SCHEDULE_MAX_STEPS]: with that bound a cycle (wait + warmup +
+ * active <= 3e9) and its repeats (repeat * cycle <= 3e18) fit in int64, so
+ * tl_schedule_records() can neither overflow nor divide by zero. */
+int tl_schedule_parse(const char *text, tl_schedule *out, char *err, size_t errlen)
 {
-    tl_schedule s = { 1, 0, 0, 1, 0 };
+    static const char *const keys[] = { "wait", "warmup", "active", "repeat" };
+    long vals[4] = { 0, 0, 1, 0 };
+    int seen[4] = { 0, 0, 0, 0 };
     const char *p = text;
-    if (text == NULL || *text == '\0')
+    char dummy[1];
+    if (err == NULL || errlen == 0) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = '\0';
+    if (text == NULL || *text == '\0') {
+        snprintf(err, errlen, "empty");
         return TALLY_EINVAL;
-    while (*p) {
+    }
+    for (;;) {
         const char *eq = strchr(p, '=');
-        if (eq == NULL)
+        size_t klen = eq ? (size_t)(eq - p) : 0;
+        int k;
+        for (k = 0; k < 4; k++)
+            if (eq && strlen(keys[k]) == klen && strncmp(p, keys[k], klen) == 0)
+                break;
+        if (k == 4) {
+            snprintf(err, errlen, "expected wait=N, warmup=N, active=N or repeat=N at \"%.40s\"", p);
             return TALLY_EINVAL;
-        size_t klen = (size_t)(eq - p);
+        }
+        if (seen[k]++) {
+            snprintf(err, errlen, "%s given twice", keys[k]);
+            return TALLY_EINVAL;
+        }
         char *end;
         errno = 0;
         long v = strtol(eq + 1, &end, 10);
-        if (errno || end == eq + 1 || v < 0 || (*end != ',' && *end != '\0'))
+        if (!(eq[1] >= '0' && eq[1] <= '9') || (*end != ',' && *end != '\0')) {
+            snprintf(err, errlen, "%s: expected a non-negative integer", keys[k]);
             return TALLY_EINVAL;
-        if (klen == 4 && !strncmp(p, "wait", 4))
-            s.wait = v;
-        else if (klen == 6 && !strncmp(p, "warmup", 6))
-            s.warmup = v;
-        else if (klen == 6 && !strncmp(p, "active", 6))
-            s.active = v;
-        else if (klen == 6 && !strncmp(p, "repeat", 6))
-            s.repeat = v;
-        else
+        }
+        if (errno == ERANGE || v > TL_SCHEDULE_MAX_STEPS) {
+            snprintf(err, errlen, "%s: %.24s is absurd (at most %ld steps)", keys[k], eq + 1,
+                     (long)TL_SCHEDULE_MAX_STEPS);
             return TALLY_EINVAL;
-        p = *end == ',' ? end + 1 : end;
+        }
+        vals[k] = v;
+        if (*end == '\0')
+            break;
+        p = end + 1;
+        if (*p == '\0') {
+            snprintf(err, errlen, "trailing comma");
+            return TALLY_EINVAL;
+        }
     }
-    if (s.active < 1)
+    if (vals[2] < 1) {
+        snprintf(err, errlen, "active must be at least 1");
         return TALLY_EINVAL;
-    *out = s;
+    }
+    *out = (tl_schedule){ 1, vals[0], vals[1], vals[2], vals[3] };
     return 0;
 }
 
@@ -144,10 +176,18 @@ int tl_schedule_records(const tl_schedule *s, long step)
 {
     if (!s->set)
         return 1;
-    long cycle = s->wait + s->warmup + s->active;
-    if (s->repeat > 0 && step >= s->repeat * cycle)
+    if (step < 0)
         return 0;
-    return step % cycle >= s->wait + s->warmup;
+    /* tl_schedule_parse() bounds every value so that none of this can
+     * overflow; the checks keep a hand-made struct from dividing by zero
+     * (a cycle of 0) or overflowing: it records everything instead. */
+    int64_t quiet, cycle;
+    if (__builtin_add_overflow((int64_t)s->wait, (int64_t)s->warmup, &quiet) ||
+        __builtin_add_overflow(quiet, (int64_t)s->active, &cycle) || cycle <= 0 || quiet < 0)
+        return 1;
+    if (s->repeat > 0 && (int64_t)step / cycle >= s->repeat)
+        return 0;
+    return (int64_t)step % cycle >= quiet;
 }
 
 static int env_int(const char *var, int *out)

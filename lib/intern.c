@@ -42,7 +42,31 @@ const char *tl_name(uint32_t id)
 }
 
 uint32_t tl_name_count(void) { return atomic_load(&nnames); }
-uint64_t tl_intern_overflowed(void) { return overflowed; }
+uint64_t tl_intern_overflowed(void)
+{
+    pthread_mutex_lock(&intern_lock); /* written by tl_intern on any thread */
+    uint64_t n = overflowed;
+    pthread_mutex_unlock(&intern_lock);
+    return n;
+}
+
+uint32_t tl_intern_find(const char *name)
+{
+    uint32_t id = UINT32_MAX;
+    size_t len = strnlen(name, TL_MAX_NAME_LEN);
+    uint64_t h = hash_str(name, len);
+    pthread_mutex_lock(&intern_lock);
+    for (uint32_t i = hash_cap ? (uint32_t)h & (hash_cap - 1) : 0; hash_cap && hash_slots[i];
+         i = (i + 1) & (hash_cap - 1)) {
+        const char *s = tl_name(hash_slots[i]);
+        if (strncmp(s, name, len) == 0 && s[len] == '\0') {
+            id = hash_slots[i];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&intern_lock);
+    return id;
+}
 
 static int grow_hash(void)
 {

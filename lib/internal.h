@@ -27,6 +27,11 @@
 #include "histogram.h"
 
 #define TL_LIKELY(x) __builtin_expect(!!(x), 1)
+/* Fields that their owner thread writes on the hot path and a flush reads
+ * from another thread: relaxed atomic accesses, a plain mov on x86 and ARM,
+ * so the hot path costs the same and ThreadSanitizer sees no race. */
+#define TL_STORE(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+#define TL_LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* ---- clock.c ------------------------------------------------------------ */
@@ -36,12 +41,12 @@ const char *tl_clock_source(void);            /* "tsc" or "CLOCK_MONOTONIC" */
 uint64_t tl_clock_ns_monotonic(void);
 int64_t tl_clock_ns_realtime(void);
 /* Current time in ticks. Inline because it is the hot path's main cost. */
-extern int tl_clock_use_tsc;
+extern int tl_clock_use_tsc; /* written once in init; read with TL_LOAD */
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 static inline uint64_t tl_now(void)
 {
-    if (TL_LIKELY(tl_clock_use_tsc))
+    if (TL_LIKELY(TL_LOAD(tl_clock_use_tsc)))
         return __rdtsc();
     return tl_clock_ns_monotonic();
 }
@@ -50,6 +55,8 @@ static inline uint64_t tl_now(void) { return tl_clock_ns_monotonic(); }
 #endif
 /* Calibrate (waits until at least 20 ms have passed since setup) and return ns per tick. */
 double tl_clock_ns_per_tick(void);
+/* The same ratio measured up to now, without waiting (tally_stats_get). */
+double tl_clock_ns_per_tick_now(void);
 uint64_t tl_clock_start_ticks(void);
 int64_t tl_clock_start_realtime_ns(void);
 /* ticks -> ns since the start of recording, using the latest calibration. */
@@ -62,7 +69,11 @@ typedef struct tl_schedule {
     long wait, warmup, active, repeat;
 } tl_schedule;
 
-int tl_schedule_parse(const char *text, tl_schedule *out); /* 0 or TALLY_EINVAL */
+/* Each schedule value is at most this many steps; larger ones are refused
+ * (they could only be typos, and they would overflow the cycle arithmetic). */
+#define TL_SCHEDULE_MAX_STEPS 1000000000L
+/* 0, or TALLY_EINVAL with the reason in err (may be NULL); *out untouched then. */
+int tl_schedule_parse(const char *text, tl_schedule *out, char *err, size_t errlen);
 /* Is step number `step` (0-based) recorded under the schedule? */
 int tl_schedule_records(const tl_schedule *s, long step);
 
@@ -80,6 +91,7 @@ void tl_rank_detect(tl_rank_info *out);
 #define TL_MAX_NAME_LEN 1024   /* longer names are cut */
 
 uint32_t tl_intern(const char *name); /* thread-safe; copies */
+uint32_t tl_intern_find(const char *name); /* the id, or UINT32_MAX; never adds */
 const char *tl_name(uint32_t id);     /* the interned string */
 uint32_t tl_name_count(void);
 uint64_t tl_intern_overflowed(void);
@@ -135,9 +147,12 @@ typedef struct tl_thread {
 
     tl_cache_slot cache[TL_NAME_CACHE];
 
+    /* depth, niters, unmatched_ends and depth_overflowed are written by the
+     * owner without the flag and read by a flush: TL_STORE / TL_LOAD. */
     tl_open stack[TL_MAX_DEPTH];
     int depth;
     uint64_t depth_overflow;      /* begins beyond TL_MAX_DEPTH, still to be ended */
+    uint64_t depth_overflowed;    /* all begins beyond TL_MAX_DEPTH (not recorded) */
     uint64_t unmatched_ends;
 
     tl_open iters[TL_MAX_OPEN_ITERATIONS];
@@ -171,6 +186,14 @@ static inline void tl_thread_unlock(tl_thread *t)
 {
     atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
+/* The writer's lock of a thread's flag (merging, the trace): tl_thread_lock,
+ * except while the outputs are written for a signal (tl_g.signal_writing):
+ * then it gives up after TL_SIGNAL_LOCK_WAIT_NS and returns 0, because the
+ * flag may belong to the thread the signal interrupted in the middle of an
+ * update, which will not release it until the writer is done. The caller
+ * leaves that thread out (counted: problems.threads_skipped). 1: locked. */
+#define TL_SIGNAL_LOCK_WAIT_NS 100000000u
+int tl_thread_lock_for_write(tl_thread *t);
 tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id);
 tl_value_stat *tl_thread_counter(tl_thread *t, uint32_t id);
 void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value);
@@ -233,6 +256,16 @@ void tl_sampler_atfork_child(void);
 /* Copy out the series (caller frees *out). */
 size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped);
 
+/* ---- signals.c ---------------------------------------------------------- */
+
+/* How long a signal handler waits for the outputs before it lets the signal
+ * end the program anyway (a writer stuck behind the interrupted thread). */
+#define TL_SIGNAL_WRITE_TIMEOUT_MS 10000
+
+/* Start the writer thread and install the SIGINT/SIGTERM/SIGHUP handlers. */
+int tl_signals_setup(void);
+void tl_signals_atfork_child(void);
+
 /* ---- the global state (collector.c) ------------------------------------ */
 
 enum tl_state { TL_UNINIT = 0, TL_RUNNING = 1, TL_OFF = 2 };
@@ -275,7 +308,7 @@ typedef struct tl_global {
     char name[256];
     char report_path[1024];
     char trace_path[1024];
-    int trace, trace_gzip, summary;
+    int trace, trace_gzip, summary, signals;
     long max_events, max_samples, sample_ms;
     char schedule_text[128];
     tl_schedule schedule;
@@ -283,6 +316,7 @@ typedef struct tl_global {
 
     tl_rank_info rank;
     int rank_explicit;
+    uint64_t rank_rejected;    /* tally_set_rank calls with an impossible rank */
     int pid;
     int is_fork_child;
     uint64_t start_ticks;
@@ -300,6 +334,7 @@ typedef struct tl_global {
 
     int io_error_reported;
     int atexit_registered;
+    atomic_int signal_writing;  /* the signal writer is writing (tl_thread_lock_for_write) */
 } tl_global;
 
 extern tl_global tl_g;
@@ -312,7 +347,8 @@ typedef struct tl_merged {
     uint32_t nnames;
     tl_dur_stat *stats[TL_NKINDS];  /* [nnames] each */
     tl_value_stat *counters;        /* [nnames] */
-    uint64_t events, dropped, unmatched_ends, unclosed;
+    uint64_t events, dropped, unmatched_ends, unclosed, depth_overflowed;
+    uint64_t threads_skipped;       /* left out of a signal-time write (see above) */
     int nthreads;
     double ns_per_tick;
 } tl_merged;
@@ -334,7 +370,20 @@ void tl_summary_print(FILE *out, const tl_merged *m);
 uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n);
 void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
 
-/* Paths of the outputs for the current rank. */
+/* ---- outpath.c: the output directory and the run's file stem ----------- */
+
+#define TL_OUTPATH_MAX 1400        /* longest stem ({dir}/{name}-rank{N}.{pid}-{time}) */
+#define TL_OUTPATH_DIR_MODE 0755   /* directories made for TALLY_OUTPUT_DIR (less umask) */
+#define TL_OUTPATH_MAX_TRIES 1000  /* "-2" ... "-1000" after a taken stem; then overwrite */
+
+/* Make the output directory if needed and choose the run's stem (once; again
+ * after a rank change). 0, or -1 with the reason in err. Under write_lock. */
+int tl_outpath_prepare(char *err, size_t errlen);
+/* mkdir -p dir (mode TL_OUTPATH_DIR_MODE). 0, or -1 with the reason in err. */
+int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen);
+/* Forget the stem (a fork child chooses its own). */
+void tl_outpath_forget(void);
+/* Paths of the outputs: the exact paths if configured, else the run's stem. */
 void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen);
 
 #endif

@@ -271,6 +271,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     else
         tl_json_null(j);
     tl_json_kv_bool(j, "summary", tl_g.summary);
+    tl_json_kv_bool(j, "signals", tl_g.signals);
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "steps", atomic_load(&tl_g.steps));
@@ -319,6 +320,9 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_kv_uint(j, "unmatched_ends", m->unmatched_ends);
     tl_json_kv_uint(j, "unclosed", m->unclosed);
     tl_json_kv_uint(j, "names_overflowed", tl_intern_overflowed());
+    tl_json_kv_uint(j, "depth_overflow", m->depth_overflowed);
+    tl_json_kv_uint(j, "rank_rejected", tl_g.rank_rejected);
+    tl_json_kv_uint(j, "threads_skipped", m->threads_skipped);
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "threads", m->nthreads);

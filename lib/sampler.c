@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,14 @@ int tl_sampler_start(long period_ms)
         goto out;
     sp.period_ms = period_ms;
     sp.stop = 0;
-    if (pthread_create(&sp.thread, NULL, sampler_main, NULL) != 0) {
+    /* Every signal blocked in the sampler (it inherits the mask): a SIGTERM
+     * handler running on it would wait for a writer that joins it. */
+    sigset_t all, prev;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &prev);
+    int created = pthread_create(&sp.thread, NULL, sampler_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    if (created != 0) {
         rc = -1;
         goto out;
     }

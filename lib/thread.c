@@ -69,6 +69,21 @@ tl_thread *tl_thread_self_slow(void)
     return t;
 }
 
+int tl_thread_lock_for_write(tl_thread *t)
+{
+    if (!atomic_load(&tl_g.signal_writing)) {
+        tl_thread_lock(t);
+        return 1;
+    }
+    uint64_t until = tl_clock_ns_monotonic() + TL_SIGNAL_LOCK_WAIT_NS;
+    for (unsigned spins = 0;; spins++) {
+        if (!atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))
+            return 1;
+        if ((spins & 1023) == 1023 && tl_clock_ns_monotonic() > until)
+            return 0;
+    }
+}
+
 uint32_t tl_thread_lookup_name(tl_thread *t, const char *name)
 {
     if (TL_UNLIKELY(name == NULL))

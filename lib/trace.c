@@ -270,7 +270,10 @@ static thread_view *snapshot_threads(int *n)
     thread_view *v = calloc(cap ? (size_t)cap : 1, sizeof *v);
     for (tl_thread *t = tl_g.threads; v && t; t = t->next) {
         thread_view *x = &v[(*n)++];
-        tl_thread_lock(t);
+        if (!tl_thread_lock_for_write(t)) { /* interrupted by the signal: left out */
+            x->tid = t->tid;
+            continue;
+        }
         x->tid = t->tid;
         x->head = t->chunks_head;
         x->tail = t->chunks_tail;

@@ -123,6 +123,9 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
  * then tl_cli_analyze returns the hook's result, which is TL_EXIT_WORKER on
  * every process but the one that writes the outputs. NULL in tally. */
 #define TL_EXIT_WORKER 100
+/* Set by tally-mpi on the processes that write nothing: tl_cli_check_output
+ * passes there (their node need not even see the output's directory). */
+extern int tl_cli_no_outputs;
 extern int (*tl_cli_analyze_hook)(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg,
                                   size_t *warnings);
 

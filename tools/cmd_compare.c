@@ -1,14 +1,18 @@
 /*
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
- * [--normalize] [--correction holm|none] [--fail-on-regression]`: two runs
- * side by side, with a significance test per name and a verdict
- * (tools/analyze/compare.h).
+ * [--normalize] [--correction holm|none] [--max-untested-change 25%]
+ * [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
+ * with a significance test per name and metric and a verdict
+ * (tools/analyze/compare.h, docs/compare.md). `tally compare --sessions
+ * INPUT` compares the first session of each rank of one input with its last.
  *
  * Each side is one argument: anything `tally report` reads (a directory, an
  * archive, a file) or a partial aggregate from `tally aggregate --partial`.
- * With --fail-on-regression the exit code is the CI gate: 1 when anything
- * regressed (each regression is printed on stderr), 0 otherwise.
+ * With --fail-on-regression the exit code is the CI gate: 1 when a primary
+ * row regressed, or changed beyond --max-untested-change where it could not
+ * be tested (each is printed on stderr), 0 otherwise. Ranks present on one
+ * side only are warnings, and gate failures with --strict.
  */
 #include <math.h>
 #include <stdio.h>
@@ -121,25 +125,47 @@ static void print_regressions(const tl_compare *c)
     static char name[4096]; /* one line per regression: a newline in a name escaped */
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        if (r->verdict != TL_VERDICT_REGRESSION)
+        if (!r->gate)
             continue;
         char where[32] = "all ranks";
         if (r->rank >= 0)
             snprintf(where, sizeof where, "rank %d", r->rank);
-        fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f ns), p = %.3g (adjusted %.3g)\n",
-                tl_cmp_group_name(r->group), tl_term_escape(name, sizeof name, r->name), where, tl_cmp_metric_name(c->opt.metric), r->delta_pct,
-                r->value_base, r->value_cand, r->p_value, r->p_adjusted);
+        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+        tl_term_escape(name, sizeof name, r->name);
+        if (r->verdict == TL_VERDICT_REGRESSION)
+            fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
+                    r->p_value, r->p_adjusted);
+        else
+            fprintf(stderr, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
+                    r->value_cand);
     }
+}
+
+/* Ranks on one side only: a warning each (a rank missing from the candidate
+ * must not pass unnoticed); returns how many. */
+static size_t warn_unmatched_ranks(const tl_compare *c)
+{
+    for (size_t i = 0; i < c->nbase_only; i++)
+        fprintf(stderr, "tally: warning: rank %d is in the baseline only: the candidate has no input for it\n",
+                c->ranks_base_only[i]);
+    for (size_t i = 0; i < c->ncand_only; i++)
+        fprintf(stderr, "tally: warning: rank %d is in the candidate only: the baseline has no input for it\n",
+                c->ranks_cand_only[i]);
+    return c->nbase_only + c->ncand_only;
 }
 
 static void print_summary(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples; "
-               "%zu added, %zu removed",
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
+               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
     if (isfinite(c->geomean_ratio))
         fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
                 c->geomean_n);
@@ -147,13 +173,30 @@ static void print_summary(FILE *f, const tl_compare *c)
 }
 
 typedef struct compare_args {
-    const char *out, *json, *md, *junit, *threshold, *metric, *correction;
-    int fail, normalize, whole;
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *memory;
+    int fail, normalize, whole, sessions;
 } compare_args;
 
-static int check_args(compare_args *a, tl_cmp_options *co)
+static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 {
+    if (cli->ninputs != (a->sessions ? 1 : 2)) {
+        fprintf(stderr, "tally compare: needs exactly %s\n",
+                a->sessions ? "one input with --sessions" : "two inputs, BASELINE and CANDIDATE");
+        return -1;
+    }
     tl_cmp_options_init(co);
+    if (a->sessions) {
+        co->session[0] = 0;
+        co->session[1] = -2;
+    }
+    if (a->memory && parse_threshold(a->memory, &co->memory_threshold_pct) != 0) {
+        fprintf(stderr, "tally compare: --memory-threshold wants a percentage from 0 to 1000, like 10%%\n");
+        return -1;
+    }
+    if (a->untested && parse_threshold(a->untested, &co->max_untested_pct) != 0) {
+        fprintf(stderr, "tally compare: --max-untested-change wants a percentage from 0 to 1000, like 25%%\n");
+        return -1;
+    }
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
@@ -192,7 +235,7 @@ static int write_outputs(tl_cli *cli, const compare_args *a, const tl_compare *c
 
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
         { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
@@ -201,25 +244,28 @@ int tl_cmd_compare(int argc, char **argv)
         { "--threshold", NULL, 1, NULL, &a.threshold, "a regression is a significant slowdown of more than P % (default 5%)", "P" },
         { "--metric", NULL, 1, NULL, &a.metric, "what the deltas and the geomean compare: median (default), mean, total", "M" },
         { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
-        { "--correction", NULL, 1, NULL, &a.correction, "holm (default: alpha 0.05 for the whole comparison) or none (per row)", "C" },
-        { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when anything regressed (listed on stderr)", NULL },
+        { "--correction", NULL, 1, NULL, &a.correction, "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)", "C" },
+        { "--max-untested-change", NULL, 1, NULL, &a.untested, "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it", "P" },
+        { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
+        { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
+        { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
         { "--whole-trace", NULL, 0, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {
         "compare", "BASELINE CANDIDATE", "Compare a baseline run with a candidate: per-name deltas, significance, verdicts.",
         "BASELINE and CANDIDATE are one input each: a directory, archive or file `tally report`\n"
-        "reads, or a partial aggregate (tally aggregate --partial).\n"
+        "reads, or a partial aggregate (tally aggregate --partial). With --sessions, one INPUT.\n"
         "Only the outputs asked for are written. With none of -o, --json, --markdown, --junit,\n"
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
-        opts, 2, 2,
+        opts, 1, 2, /* two, or one with --sessions (check_args) */
     };
     tl_cli cli;
     tl_cmp_options co;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
-    if (check_args(&a, &co) != 0) {
+    if (check_args(&cli, &a, &co) != 0) {
         tl_cli_release(&cli);
         return TL_EXIT_USAGE;
     }
@@ -240,14 +286,15 @@ int tl_cmd_compare(int argc, char **argv)
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
     rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
-    int rc2 = load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
+    /* --sessions: both sides are the one input, told apart by co.session. */
+    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
         rc = rc == TL_EXIT_NOMEM || rc2 == TL_EXIT_NOMEM ? TL_EXIT_NOMEM : TL_EXIT_NO_INPUT;
         goto out;
     }
-    if (tl_compare_run(&c, &base, &cand, &co) != 0) {
+    if (tl_compare_run(&c, &base, a.sessions ? &base : &cand, &co) != 0) {
         fprintf(stderr, "tally: out of memory while comparing\n");
         rc = TL_EXIT_NOMEM;
         goto out;
@@ -257,16 +304,18 @@ int tl_cmd_compare(int argc, char **argv)
         goto out;
     if (!cli.quiet)
         print_summary(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
-    if (a.fail && c.counts[TL_VERDICT_REGRESSION] > 0) {
+    size_t unmatched = warn_unmatched_ranks(&c);
+    if (a.fail && c.gate_failures > 0) {
         print_regressions(&c);
         rc = TL_EXIT_GATE;
-    } else if (cli.strict && wb + wc > 0) {
+    } else if (cli.strict && wb + wc + unmatched > 0) {
         rc = TL_EXIT_GATE;
     }
 out:
     tl_compare_release(&c);
     tl_aggregate_release(&base);
-    tl_aggregate_release(&cand);
+    if (!a.sessions)
+        tl_aggregate_release(&cand);
     tl_cli_release(&cli);
     return rc;
 }

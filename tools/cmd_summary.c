@@ -4,7 +4,8 @@
  * then the top names by total time for each group with the across-rank
  * columns (the per-rank totals' least and most with their ranks, imbalance),
  * then per rank: steps, GPU breakdown and memory; the across-rank metrics;
- * and memory snapshots.
+ * memory snapshots; and, when ranks have several sessions, each stage per
+ * session with its trend (drift.h).
  *
  * Everything fits the width: 80 columns, the terminal's when stdout is one,
  * or --width N (text_table.h). Text wraps at spaces; tables leave out their
@@ -140,21 +141,28 @@ static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },        { "GPU idle", 1, 0, 0 },  { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
         { "Overlap", 1, 2, 0 },     { "Peak alloc", 1, 0, 0 }, { "Peak resv", 1, 4, 0 },
+        { "Dev used", 1, 0, 0 },
     };
+    /* NVML's device memory used is a column of its own (never "allocated"),
+     * only where some rank has it */
+    int with_used = 0;
+    for (size_t i = 0; i < agg->nranks; i++)
+        with_used |= isfinite(agg->ranks[i].peak_device_used);
     tl_text_table tt;
-    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     heading(out, "PER RANK: GPU (share of kernel time) AND MEMORY");
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
         const tl_gpu_breakdown *g = &r->gpu;
-        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48];
+        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48], u[48];
         rank_label(rank, sizeof rank, r);
         tl_units_pct(a, sizeof a, g->present ? tl_pct(g->idle, g->kernel_time) : NAN);
         tl_units_pct(b, sizeof b, g->present ? tl_pct(g->compute, g->kernel_time) : NAN);
         tl_units_pct(c, sizeof c, g->present ? tl_pct(g->non_compute, g->kernel_time) : NAN);
         tl_units_pct(d, sizeof d, g->present && g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN);
         const char *cells[] = { rank, a, b, c, d, tl_units_bytes(e, sizeof e, r->peak_allocated),
-                                tl_units_bytes(f, sizeof f, r->peak_reserved) };
+                                tl_units_bytes(f, sizeof f, r->peak_reserved),
+                                tl_units_bytes(u, sizeof u, r->peak_device_used) };
         tl_text_table_row(&tt, cells);
     }
     tl_text_table_print(out, &tt, width);
@@ -199,25 +207,82 @@ static void across_table(FILE *out, const tl_aggregate *a, size_t width)
     tl_text_table_release(&tt);
 }
 
+/* Each stage per session (drift.h): median over the ranks, the change from
+ * the first session to the last, the trend; "drifts" beyond TL_DRIFT_PCT.
+ * At most DRIFT_COLS sessions get a column: the first ones and the last. */
+#define DRIFT_COLS 5
+static void drift_table(FILE *out, const tl_aggregate *agg, size_t width)
+{
+    const tl_drift *d = &agg->drift;
+    if (d->nstages == 0)
+        return;
+    int ncols = d->nsessions < DRIFT_COLS ? d->nsessions : DRIFT_COLS;
+    char heads[DRIFT_COLS][24];
+    tl_text_col cols[DRIFT_COLS + 4];
+    size_t n = 0;
+    cols[n++] = (tl_text_col){ "Stage", 0, 0, 1 };
+    for (int k = 0; k < ncols; k++) {
+        snprintf(heads[k], sizeof heads[k], "Session %d", k == ncols - 1 ? d->nsessions : k + 1);
+        cols[n++] = (tl_text_col){ heads[k], 1, k == 0 || k == ncols - 1 ? 0 : 2, 0 };
+    }
+    cols[n++] = (tl_text_col){ "Change", 1, 0, 0 };
+    cols[n++] = (tl_text_col){ "Per session", 1, 1, 0 };
+    cols[n++] = (tl_text_col){ "", 0, 0, 0 };
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, n);
+    for (size_t i = 0; i < d->nstages && i < TOP_N; i++) {
+        const tl_drift_stage *s = &d->stages[i];
+        char vals[DRIFT_COLS][48], change[32] = "-", slope[32] = "-";
+        const char *cells[DRIFT_COLS + 4];
+        size_t c = 0;
+        cells[c++] = s->name;
+        for (int k = 0; k < ncols; k++)
+            cells[c++] = tl_units_dur(vals[k], sizeof vals[k], s->value[k == ncols - 1 ? d->nsessions - 1 : k]);
+        if (isfinite(s->change_pct)) {
+            snprintf(change, sizeof change, "%+.1f%%", s->change_pct);
+            snprintf(slope, sizeof slope, "%+.1f%%", s->slope_pct);
+        }
+        cells[c++] = change;
+        cells[c++] = slope;
+        cells[c++] = s->drifts ? "drifts" : "";
+        tl_text_table_row(&tt, cells);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "SESSIONS (each stage per session, median over the ranks; %d sessions)",
+             d->nsessions + d->sessions_dropped);
+    heading(out, title);
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+    if (d->nstages > TOP_N || d->stages_dropped)
+        fprintf(out, "... and %zu more stages\n",
+                d->nstages - (d->nstages > TOP_N ? TOP_N : d->nstages) + d->stages_dropped);
+}
+
 static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
 {
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },     { "Label", 0, 0, 1 },     { "Allocated", 1, 0, 0 },
         { "Reserved", 1, 1, 0 }, { "Max alloc", 1, 2, 0 }, { "RSS", 1, 3, 0 },
+        { "Device used", 1, 1, 0 },
     };
+    int with_used = 0;
+    for (size_t i = 0; i < agg->nsessions; i++)
+        for (size_t k = 0; agg->sessions[i].rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+            with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     tl_text_table tt;
-    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
         if (s->rank < 0)
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
-            char rank[16], a[48], b[48], c[48], d[48];
+            char rank[16], a[48], b[48], c[48], d[48], u[48];
             snprintf(rank, sizeof rank, "%d", s->rank);
             const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
                                     tl_units_bytes(b, sizeof b, m->reserved),
-                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss) };
+                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss),
+                                    tl_units_bytes(u, sizeof u, m->device_used) };
             tl_text_table_row(&tt, cells);
         }
     }
@@ -285,6 +350,7 @@ int tl_cmd_summary(int argc, char **argv)
         rank_tables(stdout, &agg, width);
         across_table(stdout, &agg, width);
         snapshot_table(stdout, &agg, width);
+        drift_table(stdout, &agg, width);
         rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
              : cli.strict && warnings                ? TL_EXIT_GATE
                                                      : TL_EXIT_OK;

@@ -2,11 +2,19 @@
  * tally.h - the collector library (libtally).
  *
  * libtally times sections of a C or C++ program, per thread and per rank, and
- * writes two files when the program ends:
+ * writes two files when the program ends (or is stopped by SIGINT, SIGTERM or
+ * SIGHUP):
  *
- *   {dir}/{name}-rank{N}.report.json     statistics (schema/tally-report.schema.json)
- *   {dir}/{name}-rank{N}.trace.json.gz   a Chrome trace (Trace Event Format) that
- *                                        tally, Perfetto and chrome://tracing read
+ *   {dir}/{name}-rank{N}.{pid}-{time}.report.json     statistics
+ *                                   (schema/tally-report.schema.json)
+ *   {dir}/{name}-rank{N}.{pid}-{time}.trace.json.gz   a Chrome trace (Trace Event
+ *                                   Format) that tally, Perfetto and chrome://tracing read
+ *
+ * {time} is the UTC start of recording (20260105T143000Z). Each run has a stem
+ * of its own, so a second run in the same directory never overwrites the
+ * first (if the stem is taken anyway, "-2", "-3"... is appended); tally pairs
+ * a report with the trace of the same stem. The directory is created if
+ * missing (mode 0755, like mkdir -p).
  *
  * The one idea a reader needs: the hot path (tally_begin/tally_end and the
  * iteration and counter calls) touches only the calling thread's own buffer.
@@ -19,20 +27,39 @@
  * tally_init():
  *
  *   TALLY_ENABLE=0|1        record at all (default 1). Disabled calls cost ~1 ns.
- *   TALLY_OUTPUT_DIR=dir    where to write (default ".")
- *   TALLY_NAME=name         file name prefix (default: the program's name)
+ *   TALLY_OUTPUT_DIR=dir    where to write (default "."; created if missing)
+ *   TALLY_NAME=name         file name prefix (default: the program's name); a name
+ *                           with '/' or '..' is refused for the program's name
  *   TALLY_TRACE=0|1         keep trace events (default 1); statistics are always kept
  *   TALLY_TRACE_GZIP=0|1    gzip the trace (default 1)
  *   TALLY_MAX_EVENTS=N      trace events kept per process (default 1000000)
  *   TALLY_MAX_SAMPLES=N     per-name duration samples kept for compare (default 10000)
  *   TALLY_SAMPLE_MS=N       background sampler period in ms (default 0 = off)
  *   TALLY_SCHEDULE=wait=1,warmup=1,active=3,repeat=1   record only active steps
+ *                           (each value at most 1000000000; anything else is an
+ *                           error on stderr and the schedule is ignored)
  *   TALLY_SUMMARY=0|1       print console tables at exit (default 0)
  *   TALLY_REPORT_PATH, TALLY_TRACE_PATH   exact output paths (override dir/name);
  *                           a path that is not a regular file (/dev/stdout) is
  *                           written in place, not through a temporary file
  *   TALLY_CLOCK=auto|tsc|monotonic        time source (default auto)
  *   TALLY_NVML_LIBRARY=path NVML library to dlopen (default libnvidia-ml.so.1)
+ *   TALLY_SIGNALS=0|1       write the outputs on SIGINT, SIGTERM and SIGHUP (default 1)
+ *
+ * Signals: with TALLY_SIGNALS=1, tally_init() installs handlers for SIGINT,
+ * SIGTERM and SIGHUP (not for a signal the program ignores, e.g. SIGHUP under
+ * nohup). The handler does no work itself: it wakes a writer thread through a
+ * pipe and waits (at most 10 s) for it to write the outputs. Then, when the
+ * signal's disposition before tally_init() was the default, it restores that
+ * default and raises the signal again, so the program ends exactly as it
+ * would have (killed by the signal: the shell and torchrun/Slurm see the same
+ * exit status); when the program had installed a handler of its own before
+ * tally_init(), that handler is called (chained) after the outputs were
+ * flushed, and recording goes on if the program does. A second signal while
+ * the outputs are being written is not waited for. A handler the program
+ * installs after tally_init() replaces libtally's (normal exit still writes).
+ * A fork child has no writer (no thread may be started there before exec):
+ * a signal ends it as it would without libtally, without its own outputs.
  *
  * Rank and world size come from tally_set_rank(), else the first of RANK/WORLD_SIZE,
  * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK/PMI_SIZE,
@@ -46,9 +73,9 @@
  *
  * Thread safety: every function may be called from any thread at any time,
  * including threads that start and end while recording. After fork() the child
- * starts with empty statistics; it writes its own files (named
- * {name}-rank{N}-pid{PID}) only if it records something, and never touches the
- * parent's.
+ * starts with empty statistics; it writes its own files (its own pid in the
+ * stem, "fork_child": true in the report) only if it records something, and
+ * never touches the parent's.
  */
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
@@ -80,6 +107,7 @@ extern "C" {
 #define TALLY_EIO     (-3) /* an output could not be written */
 #define TALLY_ESTATE  (-4) /* called in the wrong state (e.g. after shutdown) */
 #define TALLY_EFULL   (-5) /* a fixed table is full (providers, tags) */
+#define TALLY_ENOENT  (-6) /* no such name was recorded (tally_stats_get) */
 
 /*
  * Configuration for tally_init(). Fill it with tally_config_init() (which sets
@@ -102,6 +130,7 @@ typedef struct tally_config {
     const char *schedule;    /* "wait=W,warmup=U,active=A,repeat=R" or NULL */
     int summary;             /* print console tables at shutdown */
     const char *clock;       /* "auto", "tsc" or "monotonic" */
+    int signals;             /* write the outputs on SIGINT/SIGTERM/SIGHUP (see above) */
 } tally_config;
 
 /* Fill *cfg with the built-in defaults. Does not read the environment. */
@@ -136,7 +165,8 @@ TALLY_API int tally_shutdown(void);
 
 /*
  * Write the report and the trace with everything recorded so far, and keep
- * recording. The next flush or the shutdown overwrites them with more.
+ * recording. The next flush or the shutdown overwrites them with more (the
+ * same files: one stem per run).
  * Returns 0 or TALLY_EIO. Thread-safe; briefly pauses each recording thread
  * while its buffer is read.
  */
@@ -225,7 +255,10 @@ TALLY_API int tally_register_memory_provider(const char *name,
 /*
  * Set this process's rank and the world size (world_size <= 0: unknown). Takes
  * precedence over the environment; may be called at any time before the
- * report is written (the file names use the rank at write time).
+ * report is written (the file names use the rank at write time). A negative
+ * rank is refused (the rank stays as it was); a rank not below a positive
+ * world_size is kept with the world size unknown. Either is counted in the
+ * report's problems.rank_rejected and said once on stderr.
  */
 TALLY_API void tally_set_rank(int rank, int world_size);
 
@@ -248,6 +281,32 @@ TALLY_API int tally_tag(const char *key, const char *value);
  * Cost: ~5 ns. Thread-safe.
  */
 TALLY_API void tally_step(void);
+
+/*
+ * Statistics of one name as recorded so far, merged over all threads, in ns.
+ * median_ns and p95_ns come from the same log-bucket histogram as the report
+ * (within 1 % of the exact value); std_ns is the sample standard deviation.
+ */
+typedef struct tally_stats {
+    int iteration;        /* 1: statistics of tally_iteration_*, 0: of sections */
+    uint64_t count;
+    double total_ns, mean_ns, min_ns, max_ns, std_ns, median_ns, p95_ns;
+} tally_stats;
+
+/*
+ * Read the current statistics of the section (or, if no section of that name
+ * was recorded, the iteration) named name into *out, like FramePack's
+ * profiler.get_stats(). Works while recording and after tally_shutdown().
+ * Returns 0, TALLY_EINVAL (NULL argument), TALLY_ESTATE (the library was never
+ * initialized, or is disabled) or TALLY_ENOENT (nothing of that name was
+ * recorded; *out is zeroed). *out is the caller's; nothing is allocated that
+ * the caller must free. Thread-safe: takes the registry lock and briefly each
+ * recording thread's flag, as a flush does. Cost: proportional to the number
+ * of threads (microseconds); durations are converted with the clock
+ * calibration measured so far (less precise in the first 20 ms). Not for the
+ * hot path.
+ */
+TALLY_API int tally_stats_get(const char *name, tally_stats *out);
 
 /*
  * A section that ends when the enclosing scope exits (GCC/Clang cleanup
@@ -296,6 +355,7 @@ TALLY_API extern int tally__gate;
 #define tally_set_rank(rank, world) ((void)0)
 #define tally_tag(key, value) (0)
 #define tally_step() ((void)0)
+#define tally_stats_get(name, out) (TALLY_ESTATE) /* nothing is recorded */
 #endif
 
 #if !defined(TALLY_DISABLE) && !defined(TALLY_NO_INLINE_GATE) && defined(__GNUC__)

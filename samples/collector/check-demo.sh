@@ -30,8 +30,10 @@ ntraces=$(find "$out" -maxdepth 1 -name '*.trace.json.gz' | wc -l | tr -d ' ')
 [ "$ntraces" -eq 2 ] || fail "expected 2 trace files in $out, found $ntraces"
 
 for rank in 0 1; do
-    report=$out/pipeline-rank$rank.report.json
-    trace=$out/pipeline-rank$rank.trace.json.gz
+    # one stem per run: pipeline-rank{N}.{pid}-{time}
+    report=$(find "$out" -maxdepth 1 -name "pipeline-rank$rank.*.report.json" | head -n 1)
+    [ -n "$report" ] || fail "$out: no pipeline-rank$rank.{pid}-{time}.report.json"
+    trace=${report%.report.json}.trace.json.gz
     [ -s "$report" ] || fail "$report: missing or empty"
     [ -s "$trace" ] || fail "$trace: missing or empty"
     grep -q '"tally-report"' "$report" || fail "$report: not a tally report"

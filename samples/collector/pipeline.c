@@ -8,10 +8,22 @@
  * Copy it as a starting point: every libtally call a real pipeline needs is
  * here (sections, a timed loop, nested sections, memory snapshots with a
  * provider for the program's own allocator, a counter, an event, tags, the
- * schedule step). The "GPU" is simulated: each stage does real CPU work (small
- * matrix products) for a cost in milliseconds set per variant, so timings are
- * realistic and noisy, and a bookkeeping allocator stands in for a caching GPU
- * allocator (what torch.cuda.memory_allocated/memory_reserved report).
+ * schedule step). The "GPU" is simulated: each stage waits for a cost in
+ * milliseconds set per variant (with noise), the way a host waits for its
+ * device, and computes a small matrix product for a data-dependent result;
+ * a bookkeeping allocator stands in for a caching GPU allocator (what
+ * torch.cuda.memory_allocated/memory_reserved report).
+ *
+ * Stage costs are set by the clock, not by the CPU: a stage sleeps until a
+ * little before its deadline and then watches the clock until the deadline
+ * itself, so a late wake-up on a loaded machine does not lengthen it (only a
+ * stage that loses its core during the last stretch ends late, an outlier
+ * that the medians ignore). The chunks of the decode and the parts of the
+ * text encoding, which the comparison judges by their sum, run on a timeline
+ * from their parent's start: time lost between two parts (setting up a
+ * buffer, the process waiting for a core) is taken off the next one. The demo's planted changes (slower decode, faster attention, a slow
+ * rank) therefore show the same on an idle laptop and on a busy 2-core CI
+ * machine.
  *
  *   tally_sample_pipeline [--steps N] [--blocks N] [--variant baseline|optimized]
  *                         [--slow-rank R --slow-factor F] [--seed S]
@@ -137,10 +149,11 @@ static long env_int(const char *name, long fallback)
 
 /* ---- stage costs -------------------------------------------------------- */
 
-/* Milliseconds of work per call, at this machine's calibrated speed. The
- * optimized variant has a fused attention (about half the cost, a small
- * workspace) but decodes in more, smaller tiles, which is slower overall:
- * comparing the two shows a win in one stage and a loss in another. */
+/* Milliseconds per call. The optimized variant has a fused attention (about
+ * half the cost, a small workspace) but decodes in more, smaller tiles, which
+ * is slower overall (6 x 45 ms instead of 4 x 50 ms: +35 % for vae_decode,
+ * though each chunk is faster): comparing the two shows a win in one stage
+ * and a loss in another, and a count change that explains it. */
 struct costs {
     double load, tokenize, text_encoder, image_encoder, vae_encode;
     double norm, attention, mlp, scheduler;
@@ -151,17 +164,19 @@ struct costs {
 
 #define MiB ((size_t)1 << 20)
 
+/* Loading fills 62 MiB of model buffers before it waits: its cost leaves room
+ * for that even on a loaded machine, so that the stage's time stays set. */
 static const struct costs baseline_costs = {
-    .load = 30, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
-    .norm = 0.5, .attention = 6, .mlp = 4, .scheduler = 1,
-    .decode_chunk = 30, .decode_chunks = 4,
+    .load = 300, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
+    .norm = 2, .attention = 12, .mlp = 8, .scheduler = 3,
+    .decode_chunk = 50, .decode_chunks = 4,
     .attention_workspace = 6 * MiB, .decode_chunk_bytes = 3 * MiB,
 };
 
 static const struct costs optimized_costs = {
-    .load = 30, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
-    .norm = 0.5, .attention = 3.2, .mlp = 4, .scheduler = 1,
-    .decode_chunk = 24, .decode_chunks = 6,
+    .load = 300, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
+    .norm = 2, .attention = 6.4, .mlp = 8, .scheduler = 3,
+    .decode_chunk = 45, .decode_chunks = 6,
     .attention_workspace = 1 * MiB, .decode_chunk_bytes = 2 * MiB,
 };
 
@@ -184,16 +199,33 @@ static struct sim_allocator gpu = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
+/* Freed blocks kept for reuse, like the caching allocator's free blocks: a
+ * workspace allocated in every transformer block is filled once, not once
+ * per block (filling megabytes would put host work, and the machine's load,
+ * into the timed stages). */
+#define CACHED_BLOCKS 8
+static size_t *cached[CACHED_BLOCKS];
+
 static void *sim_alloc(size_t bytes)
 {
     /* The size lives in a header so sim_free can give it back. */
-    size_t *p = malloc(sizeof(size_t) * 2 + bytes);
+    size_t *p = NULL;
+    pthread_mutex_lock(&gpu.lock);
+    for (int i = 0; i < CACHED_BLOCKS && p == NULL; i++)
+        if (cached[i] != NULL && cached[i][0] == bytes) {
+            p = cached[i];
+            cached[i] = NULL;
+        }
+    pthread_mutex_unlock(&gpu.lock);
     if (p == NULL) {
-        fprintf(stderr, "tally_sample_pipeline: out of memory\n");
-        exit(1);
+        p = malloc(sizeof(size_t) * 2 + bytes);
+        if (p == NULL) {
+            fprintf(stderr, "tally_sample_pipeline: out of memory\n");
+            exit(1);
+        }
+        p[0] = bytes;
+        memset(p + 2, 0x3c, bytes);
     }
-    p[0] = bytes;
-    memset(p + 2, 0x3c, bytes);
     pthread_mutex_lock(&gpu.lock);
     gpu.allocated += bytes;
     if (gpu.allocated > gpu.peak_allocated)
@@ -211,6 +243,11 @@ static void sim_free(void *ptr)
     size_t *p = (size_t *)ptr - 2;
     pthread_mutex_lock(&gpu.lock);
     gpu.allocated -= p[0];
+    for (int i = 0; i < CACHED_BLOCKS && p != NULL; i++)
+        if (cached[i] == NULL) {
+            cached[i] = p;
+            p = NULL;
+        }
     pthread_mutex_unlock(&gpu.lock);
     free(p);
 }
@@ -218,6 +255,10 @@ static void sim_free(void *ptr)
 static void sim_empty_cache(void)
 {
     pthread_mutex_lock(&gpu.lock);
+    for (int i = 0; i < CACHED_BLOCKS; i++) {
+        free(cached[i]);
+        cached[i] = NULL;
+    }
     gpu.reserved = round_up(gpu.allocated, SEGMENT);
     pthread_mutex_unlock(&gpu.lock);
 }
@@ -240,12 +281,18 @@ static void gpu_provider(tally_provider_sink *sink, void *user)
 
 #define DIM 48
 
+/* How long before its deadline a stage stops sleeping and watches the clock:
+ * more than a wake-up takes on a loaded machine, little enough that the
+ * watching ranks leave the cores to each other. */
+#define SPIN_MS 1.0
+
 struct worker {
     float a[DIM * DIM], b[DIM * DIM], c[DIM * DIM];
-    double products_per_ms; /* calibrated */
     double speed;           /* > 1: this rank is slower */
     double rms;             /* of the last product, before rescaling */
     uint64_t rng;
+    int on_timeline;        /* stages end at `due` + their cost (timeline_begin) */
+    struct timespec due;
 };
 
 static uint64_t next_random(uint64_t *s)
@@ -284,12 +331,17 @@ static void matmul(struct worker *w)
         w->a[i] = w->c[i] * scale;
 }
 
-static double thread_cpu_ms(void)
+static double ts_ms(const struct timespec *ts) { return (double)ts->tv_sec * 1e3 + (double)ts->tv_nsec / 1e6; }
+
+static struct timespec ts_plus_ms(const struct timespec *ts, double ms)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+    struct timespec out = *ts;
+    long long ns = (long long)out.tv_nsec + llround(ms * 1e6);
+    out.tv_sec += (time_t)(ns / 1000000000LL);
+    out.tv_nsec = (long)(ns % 1000000000LL);
+    return out;
 }
+
 
 static void worker_init(struct worker *w, uint64_t seed, double speed)
 {
@@ -299,38 +351,53 @@ static void worker_init(struct worker *w, uint64_t seed, double speed)
         w->a[i] = (float)(uniform(&w->rng) - 0.5);
         w->b[i] = (float)(uniform(&w->rng) - 0.5) * 2.0f;
     }
-    /* Calibrate on CPU time, not wall time: with more ranks than cores the
-     * costs stay what the tables say and the contention shows as longer
-     * wall-clock sections, as it would on shared hardware. The fastest of
-     * several windows is kept, so that a slow first window (cold caches, a
-     * clock ramping up) does not scale a whole run and blur the comparison
-     * of two runs. */
-    w->products_per_ms = 0;
-    for (int window = 0; window < 8; window++) {
-        long n = 0;
-        double t0 = thread_cpu_ms(), t;
-        do {
-            matmul(w);
-            n++;
-        } while ((t = thread_cpu_ms()) - t0 < 2.5);
-        if (window > 0 && (double)n / (t - t0) > w->products_per_ms)
-            w->products_per_ms = (double)n / (t - t0);
-    }
 }
 
-/* Run about `ms` milliseconds of work, with noise: +-8% usually and now and
- * then a 1.5x outlier, as on a shared device. Returns the RMS of the last
- * product (data-dependent, so it varies a little from call to call). */
-static double work(struct worker *w, double ms)
+/* One call of a stage whose cost is *cost milliseconds, with noise: +-4 %
+ * usually and, for stages marked spiky (the many small per-block stages), now
+ * and then a 1.5x outlier, as on a shared device. The call is timed from
+ * start (the section's beginning, so host work before the wait counts in).
+ * Returns the RMS of a product (data-dependent, so it varies a little from
+ * call to call). */
+static double stage_from(struct worker *w, const double *cost, int spiky, const struct timespec *start)
 {
-    double jitter = 0.92 + 0.16 * uniform(&w->rng);
-    if (uniform(&w->rng) < 0.02)
-        jitter *= 1.5;
-    long n = lround(ms * w->speed * jitter * w->products_per_ms);
-    for (long i = 0; i < n; i++)
-        matmul(w);
+    double ms = *cost * w->speed * (0.96 + 0.08 * uniform(&w->rng));
+    if (spiky && uniform(&w->rng) < 0.02)
+        ms *= 1.5;
+    if (w->on_timeline)
+        start = &w->due;
+    struct timespec due = ts_plus_ms(start, ms), wake = ts_plus_ms(start, ms - SPIN_MS), now;
+    w->due = due;
+    matmul(w);
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (ts_ms(&now) < ts_ms(&wake))
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) == EINTR)
+            ;
+    do
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    while (ts_ms(&now) < ts_ms(&due));
     return w->rms;
 }
+
+/* Stages from here to timeline_end end one after the other from now:
+ * stage_from's start is ignored. */
+static void timeline_begin(struct worker *w)
+{
+    clock_gettime(CLOCK_MONOTONIC, &w->due);
+    w->on_timeline = 1;
+}
+
+static void timeline_end(struct worker *w) { w->on_timeline = 0; }
+
+static double stage(struct worker *w, const double *cost, int spiky)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return stage_from(w, cost, spiky, &now);
+}
+
+static double work(struct worker *w, const double *cost) { return stage(w, cost, 0); }
+static double work_spiky(struct worker *w, const double *cost) { return stage(w, cost, 1); }
 
 /* ---- the pipeline ------------------------------------------------------- */
 
@@ -341,26 +408,30 @@ struct models {
 static void load_models(struct worker *w, const struct costs *c, struct models *m)
 {
     TALLY_SCOPE("load_models");
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     m->text_encoder = sim_alloc(16 * MiB);
     m->image_encoder = sim_alloc(6 * MiB);
     m->transformer = sim_alloc(32 * MiB);
     m->vae = sim_alloc(8 * MiB);
-    work(w, c->load);
+    stage_from(w, &c->load, 0, &start);
 }
 
 static void text_encoding(struct worker *w, const struct costs *c, struct models *m)
 {
     tally_begin("text_encoding");
+    timeline_begin(w); /* the forward pass absorbs the buffer set up before it */
     tally_begin("tokenize");
-    work(w, c->tokenize);
+    work(w, &c->tokenize);
     /* Prompt lengths vary; a counter keeps their count, mean and range. */
     double tokens = 77 + (double)(next_random(&w->rng) % 436);
     tally_counter("tokens", tokens);
     tally_end();
     void *hidden = sim_alloc(2 * MiB);
     tally_begin("text_encoder_forward");
-    work(w, c->text_encoder);
+    work(w, &c->text_encoder);
     tally_end();
+    timeline_end(w);
     sim_free(hidden);
     tally_end();
     /* Offload the text encoder, as FramePack does on small GPUs. */
@@ -372,15 +443,17 @@ static void transformer_block(struct worker *w, const struct costs *c)
 {
     tally_begin("transformer_block");
     tally_begin("norm");
-    work(w, c->norm);
+    work_spiky(w, &c->norm);
     tally_end();
     tally_begin("attention");
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     void *workspace = sim_alloc(c->attention_workspace);
-    work(w, c->attention);
+    stage_from(w, &c->attention, 1, &start);
     sim_free(workspace);
     tally_end();
     tally_begin("mlp");
-    work(w, c->mlp);
+    work_spiky(w, &c->mlp);
     tally_end();
     tally_end();
 }
@@ -396,7 +469,7 @@ static void sample(struct worker *w, const struct costs *c, const struct options
         tally_begin("scheduler_step");
         /* The latent's norm falls as the noise is removed step by step. */
         double sigma = 1.0 - 0.8 * (double)(step + 1) / (double)o->steps;
-        double norm = work(w, c->scheduler) * (0.2 + sigma);
+        double norm = work(w, &c->scheduler) * (0.2 + sigma);
         tally_end();
         tally_iteration_end("diffusion_step");
         tally_counter("latent_norm", norm);
@@ -413,11 +486,15 @@ static void sample(struct worker *w, const struct costs *c, const struct options
 static void vae_decode(struct worker *w, const struct costs *c, void **frames)
 {
     TALLY_SCOPE("vae_decode");
+    timeline_begin(w);
     for (int i = 0; i < c->decode_chunks; i++) {
         TALLY_SCOPE("vae_decode_chunk");
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
         frames[i] = sim_alloc(c->decode_chunk_bytes);
-        work(w, c->decode_chunk);
+        stage_from(w, &c->decode_chunk, 0, &start);
     }
+    timeline_end(w);
 }
 
 static double wall_ms(void)
@@ -462,14 +539,17 @@ int main(int argc, char **argv)
     text_encoding(&w, c, &m);
     tally_memory_snapshot("after_text_encoding");
 
+    struct timespec start;
     tally_begin("image_encoder");
+    clock_gettime(CLOCK_MONOTONIC, &start);
     void *image_embeds = sim_alloc(1 * MiB);
-    work(&w, c->image_encoder);
+    stage_from(&w, &c->image_encoder, 0, &start);
     tally_end();
 
     tally_begin("vae_encode");
+    clock_gettime(CLOCK_MONOTONIC, &start);
     void *latents = sim_alloc(4 * MiB);
-    work(&w, c->vae_encode);
+    stage_from(&w, &c->vae_encode, 0, &start);
     tally_end();
 
     sample(&w, c, &o);

@@ -52,7 +52,7 @@ find "$build/demo" -type f ! -name '*.html' | sort | while IFS= read -r f; do
     printf '%10s  %s\n' "$(wc -c <"$f" | tr -d ' ')" "$f"
 done
 echo
-echo "Each rank wrote {name}-rank{N}.report.json (statistics) and {name}-rank{N}.trace.json.gz"
+echo "Each rank wrote {name}-rank{N}.{pid}-{time}.report.json (statistics) and the .trace.json.gz of the same stem"
 echo "(a Chrome trace: open it in https://ui.perfetto.dev or chrome://tracing);"
 echo "logs/rank{N}.log holds each rank's console output."
 

@@ -36,8 +36,8 @@ def matches(name, pattern):
     return name.startswith(pattern[:-1]) if pattern.endswith("*") else name == pattern
 
 
-def overall(doc, pattern):
-    rows = [r for r in doc["rows"] if r["rank"] is None and matches(r["name"], pattern)]
+def overall(doc, pattern, metrics=("per_call",)):
+    rows = [r for r in doc["rows"] if r["rank"] is None and matches(r["name"], pattern) and r["metric"] in metrics]
     check(rows, f"no all-ranks row named {pattern!r}")
     return rows
 
@@ -47,17 +47,25 @@ def cmd_verdicts(a):
     regs = [r for r in doc["rows"] if r["verdict"] == "regression"]
     check(doc["regressions"] == len(regs), f"\"regressions\" {doc['regressions']} but {len(regs)} rows")
     check(doc["counts"]["regression"] == len(regs), "counts.regression disagrees with the rows")
+    gates = [r for r in doc["rows"] if r["gate"]]
+    check(doc["gate_failures"] == len(gates), f"\"gate_failures\" {doc['gate_failures']} but {len(gates)} rows")
+    for r in gates:
+        check(r["primary"] and (r["verdict"] == "regression" or r["verdict"] == "large_increase_untested"),
+              f"{r['name'][:60]} ({r['metric']}) fails the gate with verdict {r['verdict']}")
     if a.no_regression:
         check(not regs, "regressions in an A/A comparison: " +
-              ", ".join(f"{r['name'][:60]} (rank {r['rank']}, {r['delta_pct']:+.1f}%, p_adj {r['p_adjusted']:.3g})"
-                        for r in regs))
+              ", ".join(f"{r['name'][:60]} ({r['metric']}, rank {r['rank']}, {r['delta_pct']:+.1f}%, "
+                        f"p_adj {r['p_adjusted']:.3g})" for r in regs))
+        check(not gates, f"gate failures in an A/A comparison: {[r['name'][:60] for r in gates]}")
     if a.only_regression:
         pat = a.only_regression
         others = sorted({r["name"][:80] for r in regs if not matches(r["name"], pat)})
         check(not others, f"regressions other than {pat[:60]!r}: {others}")
-        for r in overall(doc, pat):
-            check(r["verdict"] == "regression", f"{pat[:60]!r} (all ranks) is {r['verdict']}, not a regression")
-        per_rank = [r for r in doc["rows"] if r["rank"] is not None and matches(r["name"], pat)]
+        timed = ("per_call", "per_run", "per_step")
+        for r in overall(doc, pat, timed):
+            check(r["verdict"] == "regression",
+                  f"{pat[:60]!r} (all ranks, {r['metric']}) is {r['verdict']}, not a regression")
+        per_rank = [r for r in doc["rows"] if r["rank"] is not None and matches(r["name"], pat) and r["metric"] in timed]
         check(per_rank, f"no per-rank rows of {pat[:60]!r}")
         for r in per_rank:
             check(r["verdict"] == "regression", f"{pat[:60]!r} rank {r['rank']} is {r['verdict']}")
@@ -66,8 +74,9 @@ def cmd_verdicts(a):
     for verdict, names in (("regression", a.regression), ("improvement", a.improvement),
                            ("unchanged", a.unchanged), ("added", a.added), ("removed", a.removed)):
         for pat in names or []:
-            for r in overall(doc, pat):
-                check(r["verdict"] == verdict, f"{pat[:60]!r} (all ranks) is {r['verdict']}, not {verdict}")
+            for r in overall(doc, pat, (a.metric,)):
+                check(r["verdict"] == verdict,
+                      f"{pat[:60]!r} (all ranks, {a.metric}) is {r['verdict']}, not {verdict}")
 
 
 def cmd_schema(a):
@@ -90,7 +99,7 @@ def cmd_junit(a):
     compared = [r for r in doc["rows"] if r["verdict"] not in ("added", "removed")]
     want = {
         "tests": len(compared),
-        "failures": sum(r["verdict"] == "regression" for r in compared),
+        "failures": sum(r["verdict"] == "regression" or r["gate"] for r in compared),
         "skipped": sum(r["verdict"] == "too_few_samples" for r in compared),
     }
     cases = root.findall("testsuite/testcase")
@@ -177,6 +186,7 @@ def main():
     v.add_argument("--delta-range", type=float, nargs=2, default=(20.0, 40.0),
                    help="with --only-regression: the per-rank deltas lie in (LO, HI) percent")
     v.add_argument("--no-regression", action="store_true")
+    v.add_argument("--metric", default="per_call", help="the metric of the rows --regression etc. check")
     for k in ("regression", "improvement", "unchanged", "added", "removed"):
         v.add_argument("--" + k, action="append")
     s = sub.add_parser("schema")

@@ -34,7 +34,15 @@ if(TARGET tally_cli)
   add_test(NAME compare_hostile_names
     COMMAND sh ${_cmp_dir}/hostile.sh $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${_cmp_schema}
       ${_cmp_work}/hostile)
-  set_tests_properties(compare_cli_errors compare_corpus_hta compare_hostile_names PROPERTIES LABELS compare)
+  # FramePack, one report a side, vae_decode 9.5x slower: an untested large increase fails the gate.
+  add_test(NAME compare_framepack_untested
+    COMMAND sh ${_cmp_dir}/framepack.sh $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${_cmp_schema}
+      ${TALLY_CORPUS} ${_cmp_work}/framepack)
+  # Sessions of one rank: the per-session table, the drift finding, compare --sessions.
+  add_test(NAME compare_sessions_drift
+    COMMAND sh ${_cmp_dir}/drift.sh $<TARGET_FILE:tally_cli> ${TALLY_PYTHON} ${TALLY_CORPUS} ${_cmp_work}/drift)
+  set_tests_properties(compare_cli_errors compare_corpus_hta compare_hostile_names compare_framepack_untested
+    compare_sessions_drift PROPERTIES LABELS compare)
 
   if(TARGET bench_gen_kineto_trace)
     # One kernel 30 % slower: the only regression, --fail-on-regression exits 1; valid outputs.
@@ -54,6 +62,13 @@ if(TARGET tally_cli)
     add_test(NAME compare_collector_sample
       COMMAND sh ${_cmp_dir}/sample.sh $<TARGET_FILE:tally_cli> $<TARGET_FILE:tally_sample_pipeline>
         ${PROJECT_SOURCE_DIR}/samples/collector/launch.sh ${TALLY_PYTHON} ${_cmp_schema} ${_cmp_work}/sample)
-    set_tests_properties(compare_collector_sample PROPERTIES LABELS compare)
+    # The demo's story (make demo): slower vae_decode fails the gate, faster attention, the
+    # count change named, rank 3 the straggler, A/A passes, --sessions agrees.
+    add_test(NAME compare_demo_story
+      COMMAND sh ${_cmp_dir}/demo.sh $<TARGET_FILE:tally_cli> $<TARGET_FILE:tally_sample_pipeline>
+        ${PROJECT_SOURCE_DIR}/samples/collector/launch.sh ${TALLY_PYTHON} ${_cmp_schema} ${_cmp_work}/demo)
+    set_tests_properties(compare_collector_sample compare_demo_story PROPERTIES LABELS compare)
+    # Wall-clock stages: run alone, so that this suite's other tests do not load the cores under it.
+    set_tests_properties(compare_demo_story PROPERTIES RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
   endif()
 endif()

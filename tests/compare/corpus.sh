@@ -50,9 +50,9 @@ def matched(d):
     return sum(r["rank"] is None and r["verdict"] not in ("added", "removed") for r in d["rows"])
 if not matched(norm) > 0 or any("<" in r["name"] for r in norm["rows"] if r["group"] == "kernels"):
     sys.exit("corpus.sh: --normalize left template arguments in kernel names")
-names = [r["name"] for r in norm["rows"] if r["rank"] is None]
-if len(names) != len(set((r["group"], r["name"]) for r in norm["rows"] if r["rank"] is None)):
-    sys.exit("corpus.sh: --normalize gave two all-ranks rows of one name")
+overall = [r for r in norm["rows"] if r["rank"] is None]
+if len(overall) != len(set((r["group"], r["name"], r["metric"]) for r in overall)):
+    sys.exit("corpus.sh: --normalize gave two all-ranks rows of one name and metric")
 if not norm["normalize"] or exact["normalize"]:
     sys.exit("corpus.sh: \"normalize\" is not what was asked")
 PY

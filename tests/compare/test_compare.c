@@ -132,12 +132,26 @@ static int teardown(void **state)
     return 0;
 }
 
-static const tl_cmp_row *find(const tl_compare *c, const char *name, int rank)
+static const tl_cmp_row *find_kind(const tl_compare *c, const char *name, int rank, int kind)
 {
     for (size_t i = 0; i < c->nrows; i++)
-        if (!strcmp(c->rows[i].name, name) && c->rows[i].rank == rank)
+        if (!strcmp(c->rows[i].name, name) && c->rows[i].rank == rank && c->rows[i].kind == kind)
             return &c->rows[i];
     return NULL;
+}
+
+static const tl_cmp_row *find(const tl_compare *c, const char *name, int rank)
+{
+    return find_kind(c, name, rank, TL_CMP_PER_CALL);
+}
+
+/* Rows of a verdict among the rows of one kind. */
+static size_t count_kind(const tl_compare *c, int kind, int verdict)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        n += c->rows[i].kind == kind && c->rows[i].verdict == verdict;
+    return n;
 }
 
 static int verdict_of(const tl_compare *c, const char *name, int rank)
@@ -185,8 +199,8 @@ static void verdicts(void **state)
     assert_null(find(&c, "only_in_candidate", 0));
     assert_int_equal(verdict_of(&c, "void foo<float, 4>(float*)", -1), TL_VERDICT_REMOVED);
     assert_int_equal(verdict_of(&c, "void foo<double, 8>(double*)", -1), TL_VERDICT_ADDED);
-    assert_int_equal(c.counts[TL_VERDICT_REGRESSION], 4);
-    assert_int_equal(c.counts[TL_VERDICT_IMPROVEMENT], 3);
+    assert_int_equal(count_kind(&c, TL_CMP_PER_CALL, TL_VERDICT_REGRESSION), 4);
+    assert_int_equal(count_kind(&c, TL_CMP_PER_CALL, TL_VERDICT_IMPROVEMENT), 3);
     assert_int_equal(c.counts[TL_VERDICT_ADDED], 2);
     assert_int_equal(c.counts[TL_VERDICT_REMOVED], 2);
     assert_int_equal(c.nbase_only + c.ncand_only, 0);
@@ -199,7 +213,226 @@ static void verdicts(void **state)
         logs += log(r->cand.median / r->base.median);
     }
     assert_true(fabs(c.geomean_ratio - exp(logs / 5)) < 1e-12);
+    /* The total per run: count x median per call, summed over the ranks; a
+     * primary row (kernels) that fails the gate, tested through its ranks. */
+    const tl_cmp_row *run = find_kind(&c, "slow_kernel", -1, TL_CMP_PER_RUN);
+    assert_non_null(run);
+    assert_true(run->primary);
+    assert_int_equal(run->verdict, TL_VERDICT_REGRESSION);
+    assert_true(run->gate);
+    assert_int_equal(run->test, TL_TEST_RANKS);
+    double want = 0;
+    for (int rank = 0; rank < 2; rank++) {
+        const tl_cmp_row *r = find_kind(&c, "slow_kernel", rank, TL_CMP_PER_RUN);
+        assert_true(fabs(r->value_base - 60.0 * find(&c, "slow_kernel", rank)->base.median) < 1e-6);
+        assert_true(fabs(r->p_value - find(&c, "slow_kernel", rank)->p_value) < 1e-15);
+        want += r->value_base;
+    }
+    assert_true(fabs(run->value_base - want) < 1e-6);
+    /* Ops explain: their totals are not in the gate family. */
+    assert_false(find_kind(&c, "few_calls", -1, TL_CMP_PER_RUN)->primary);
+    assert_false(find(&c, "slow_kernel", -1)->gate);
+    /* Improvements never fail the gate; only slow_kernel's all-ranks per-run row does. */
+    assert_int_equal(c.gate_failures, 1);
+    assert_false(find_kind(&c, "slow_kernel", 0, TL_CMP_PER_RUN)->primary);
     tl_compare_release(&c);
+}
+
+/* ---- one run per side, ranks as samples, memory, counts -------------------- */
+
+typedef struct rank_spec {
+    const char *name;
+    double ns[8];       /* per rank: the one call's duration; 0: absent */
+    uint64_t count;     /* calls (each of the same duration) */
+} rank_spec;
+
+/* A run of nranks sessions, each with one sample per name (count calls of
+ * ns each), steps steps, and the given peak allocated memory. */
+static void make_ranks(tl_aggregate *a, int nranks, const rank_spec *spec, size_t n, size_t steps, double peak)
+{
+    tl_aggregate_init(a, NULL);
+    for (int rank = 0; rank < nranks; rank++) {
+        tl_session s;
+        make_session(&s, rank, NULL, 0);
+        s.world_size = nranks;
+        s.peak_allocated = peak * (1 + 0.001 * rank);
+        free(s.names);
+        s.names = calloc(n + 1, sizeof *s.names);
+        assert_non_null(s.names);
+        for (size_t i = 0; i < n; i++) {
+            tl_sname *x = &s.names[s.nnames++];
+            x->group = TL_GROUP_SECTIONS;
+            x->name = xstrdup(spec[i].name);
+            x->exact = 1;
+            x->median_ns = x->p95_ns = x->std_ns = NAN;
+            for (uint64_t k = 0; k < spec[i].count; k++)
+                tl_dur_stat_add(&x->d, (uint64_t)spec[i].ns[rank], TL_PROFILE_MAX_SAMPLES);
+        }
+        s.steps = calloc(steps + 1, sizeof *s.steps);
+        assert_non_null(s.steps);
+        for (size_t k = 0; k < steps; k++)
+            s.steps[s.nsteps++] = (tl_sstep){ (int64_t)k, 1000000, -1, INT64_MIN };
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+/* One rank, one call per side (FramePack, Inferix): no test is possible. A
+ * 9.5x slower stage is a large increase, labelled as untested, and fails the
+ * gate; a 10 % change is "too few samples" and does not; --max-untested-change
+ * moves the line. */
+static void one_run_each(void **state)
+{
+    (void)state;
+    const rank_spec base[] = { { "vae_decode", { 3.769e9 }, 1 }, { "sampling", { 8.2e9 }, 1 } };
+    const rank_spec cand[] = { { "vae_decode", { 3.769e9 * 9.5 }, 1 }, { "sampling", { 9.02e9 }, 1 } };
+    tl_aggregate b, c2;
+    make_ranks(&b, 1, base, 2, 0, 8.2e9);
+    make_ranks(&c2, 1, cand, 2, 0, 23.8e9);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "vae_decode", -1, TL_CMP_PER_RUN);
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_int_equal(r->test, TL_TEST_NONE);
+    assert_true(r->gate);
+    assert_true(fabs(r->delta_pct - 850.0) < 1e-6);
+    assert_string_equal(r->note, "+850.0 %, one run each: beyond the large-change threshold (25 %), not tested");
+    r = find_kind(&c, "sampling", -1, TL_CMP_PER_RUN);
+    assert_int_equal(r->verdict, TL_VERDICT_TOO_FEW);
+    assert_false(r->gate);
+    assert_null(r->note);
+    /* Peak memory 8.2 -> 23.8 GB: a large increase of a primary row. */
+    r = find_kind(&c, "peak_allocated", -1, TL_CMP_PEAK_ALLOCATED);
+    assert_non_null(r);
+    assert_int_equal(r->group, TL_CMP_GROUP_MEMORY);
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(r->gate);
+    assert_int_equal(c.gate_failures, 2); /* vae_decode and memory, all ranks (rank rows explain) */
+    assert_int_equal(find_kind(&c, "vae_decode", 0, TL_CMP_PER_RUN)->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_false(find_kind(&c, "vae_decode", 0, TL_CMP_PER_RUN)->gate);
+    tl_compare_release(&c);
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.max_untested_pct = 1000;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    assert_int_equal(find_kind(&c, "vae_decode", -1, TL_CMP_PER_RUN)->verdict, TL_VERDICT_TOO_FEW);
+    assert_int_equal(c.gate_failures, 0);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
+/* Four ranks, one call each: no rank can be tested alone, so the ranks are
+ * the samples. +20 % on every rank (with ±2 % of noise) is a regression by
+ * the rank-level t test (p about 1e-4 with 3 degrees of freedom); a change
+ * whose direction differs between ranks is not; and a rank row, untested,
+ * does not fail the gate when its all-ranks row was tested. */
+static void ranks_as_samples(void **state)
+{
+    (void)state;
+    const rank_spec base[] = {
+        { "decode", { 100e6, 120e6, 90e6, 150e6 }, 1 },
+        { "mixed", { 100e6, 100e6, 100e6, 100e6 }, 1 },
+    };
+    const rank_spec cand[] = {
+        { "decode", { 121e6, 142e6, 109e6, 183e6 }, 1 },
+        { "mixed", { 130e6, 75e6, 125e6, 80e6 }, 1 },
+    };
+    tl_aggregate b, c2;
+    make_ranks(&b, 4, base, 2, 0, NAN);
+    make_ranks(&c2, 4, cand, 2, 0, NAN);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "decode", -1, TL_CMP_PER_RUN);
+    assert_int_equal(r->test, TL_TEST_RANK_T);
+    assert_true(r->p_value < 1e-3);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    /* The same test for the per-call row (explanatory: no gate). */
+    assert_int_equal(find(&c, "decode", -1)->verdict, TL_VERDICT_REGRESSION);
+    assert_false(find(&c, "decode", -1)->gate);
+    const tl_cmp_row *mixed = find_kind(&c, "mixed", -1, TL_CMP_PER_RUN);
+    assert_int_equal(mixed->test, TL_TEST_RANK_T);
+    assert_true(mixed->p_value > 0.5);
+    assert_int_equal(mixed->verdict, TL_VERDICT_UNCHANGED);
+    /* Rank 1's mixed row is -25 %: a large decrease, untested, no gate; its
+     * +30 % rank 0 is a large increase that does not gate either (the
+     * all-ranks row was tested). */
+    assert_int_equal(find_kind(&c, "mixed", 0, TL_CMP_PER_RUN)->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_false(find_kind(&c, "mixed", 0, TL_CMP_PER_RUN)->gate);
+    assert_int_equal(c.gate_failures, 1);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
+/* Peak memory +8 % on each of 4 ranks: the same ratio on every rank, so the
+ * rank-level test is certain (no spread), and it is a regression of a gate
+ * row at the default threshold (5 %), unchanged with --memory-threshold 10. */
+static void memory_rows(void **state)
+{
+    (void)state;
+    const rank_spec spec[] = { { "decode", { 100e6, 100e6, 100e6, 100e6 }, 1 } };
+    tl_aggregate b, c2;
+    make_ranks(&b, 4, spec, 1, 0, 10e9);
+    make_ranks(&c2, 4, spec, 1, 0, 10.8e9);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "peak_allocated", -1, TL_CMP_PEAK_ALLOCATED);
+    assert_non_null(r);
+    assert_true(fabs(r->value_base - 10e9 * 1.003) < 1 && fabs(r->delta_pct - 8.0) < 1e-6); /* the largest rank */
+    assert_int_equal(r->test, TL_TEST_RANK_T);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    /* A rank row: one session a side, too few; explains, does not gate. */
+    assert_int_equal(find_kind(&c, "peak_allocated", 2, TL_CMP_PEAK_ALLOCATED)->verdict, TL_VERDICT_TOO_FEW);
+    tl_compare_release(&c);
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.memory_threshold_pct = 10;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    r = find_kind(&c, "peak_allocated", -1, TL_CMP_PEAK_ALLOCATED);
+    assert_int_equal(r->verdict, TL_VERDICT_UNCHANGED);
+    assert_int_equal(c.gate_failures, 0);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
+/* Calls per step: 6 chunks of 26 ms instead of 4 of 30 ms, over 10 steps.
+ * Each call is faster, the total per run and per step 30 % larger, and the
+ * count change is named. */
+static void calls_per_step(void **state)
+{
+    (void)state;
+    const rank_spec base[] = { { "chunk", { 30e6, 30e6, 30e6 }, 4 } };
+    const rank_spec cand[] = { { "chunk", { 26e6, 26e6, 26e6 }, 6 } };
+    tl_aggregate b, c2;
+    make_ranks(&b, 3, base, 1, 10, NAN);
+    make_ranks(&c2, 3, cand, 1, 10, NAN);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "chunk", -1, TL_CMP_CALLS_PER_STEP);
+    assert_non_null(r);
+    assert_int_equal(r->verdict, TL_VERDICT_CHANGED);
+    assert_true(fabs(r->value_base - 0.4) < 1e-12 && fabs(r->value_cand - 0.6) < 1e-12);
+    assert_string_equal(r->note, "called 6 times per run instead of 4 (0.6 per step instead of 0.4)");
+    r = find_kind(&c, "chunk", -1, TL_CMP_PER_STEP);
+    assert_true(fabs(r->value_base - 12e6) < 1 && fabs(r->value_cand - 15.6e6) < 1);
+    assert_true(fabs(r->delta_pct - 30.0) < 1e-6);
+    /* Identical ranks: no spread, the change is certain (rank-level t, p = 0). */
+    assert_int_equal(find_kind(&c, "chunk", -1, TL_CMP_PER_RUN)->verdict, TL_VERDICT_REGRESSION);
+    /* Per call: 4 vs 6 samples a rank, and the ranks copies of each other (one
+     * sample): the U tests can give at best 3 x 2 / C(10, 4) = 0.029, never
+     * significant over the explanatory family, so "too few samples" (-13 %,
+     * inside the large-change threshold). */
+    const tl_cmp_row *call = find(&c, "chunk", -1);
+    assert_int_equal(call->verdict, TL_VERDICT_TOO_FEW);
+    assert_int_equal(call->test, TL_TEST_NONE);
+    assert_true(fabs(call->p_floor - 3 * 2.0 / 210.0) < 1e-12);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
 }
 
 static void normalized(void **state)
@@ -269,6 +502,10 @@ static void normalize_rules(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(one_run_each),
+        cmocka_unit_test(ranks_as_samples),
+        cmocka_unit_test(calls_per_step),
+        cmocka_unit_test(memory_rows),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),

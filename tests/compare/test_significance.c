@@ -193,6 +193,65 @@ static void holm(void **state)
     assert_close(adj[4], 0.02, 1e-12);
 }
 
+/* Benjamini–Hochberg by hand: sorted 0.005, 0.01, 0.03, 0.04, 0.2 give
+ * m p / k = 0.025, 0.025, 0.05, 0.05, 0.2, and the running minimum from the
+ * largest keeps them. */
+static void bh(void **state)
+{
+    (void)state;
+    const double p[] = { 0.01, 0.04, 0.03, 0.2, NAN, 0.005 };
+    double adj[6];
+    assert_int_equal(tl_signif_bh(p, 6, adj), 0);
+    assert_close(adj[0], 0.025, 1e-12);
+    assert_close(adj[1], 0.05, 1e-12);
+    assert_close(adj[2], 0.05, 1e-12);
+    assert_close(adj[3], 0.2, 1e-12);
+    assert_true(isnan(adj[4]));
+    assert_close(adj[5], 0.025, 1e-12);
+    /* A later, larger p pulls an earlier one down (step-up): 0.04 (k = 2) and
+     * 0.041 (k = 3) of m = 3 both become 0.041. */
+    const double q[] = { 0.001, 0.04, 0.041 };
+    assert_int_equal(tl_signif_bh(q, 3, adj), 0);
+    assert_close(adj[1], 0.041, 1e-12);
+    assert_close(adj[2], 0.041, 1e-12);
+}
+
+/* Student's t against closed forms (df 1: Cauchy, p = 1 - 2 atan|t| / pi;
+ * df 2: p = 1 - |t| / sqrt(2 + t^2)) and the tables' 97.5 % quantiles
+ * (df 3: 3.182446, df 10: 2.228139, where p = 0.05). */
+static void t_test(void **state)
+{
+    (void)state;
+    double t;
+    const double two[] = { 1.0, 3.0 }; /* mean 2, s = sqrt(2), t = 2 / (sqrt(2) / sqrt(2)) = 2 */
+    double p = tl_signif_t_one_sample(two, 2, &t);
+    assert_close(t, 2.0, 1e-12);
+    assert_close(p, 1.0 - 2.0 * atan(2.0) / M_PI, 1e-10);
+    const double three[] = { 1.0, 2.0, 4.0 }; /* mean 7/3, s = sqrt(7/3), t = sqrt(7) */
+    p = tl_signif_t_one_sample(three, 3, &t);
+    assert_close(t, sqrt(7.0), 1e-12);
+    assert_close(p, 1.0 - sqrt(7.0) / sqrt(9.0), 1e-10);
+    /* Four values with t = 3.182446 exactly: mean m, s chosen so m / (s / 2) = t. */
+    const double s4 = sqrt(5.0 / 3.0); /* sd of {-1.5, -0.5, 0.5, 1.5} */
+    double m = 3.182446 * s4 / 2.0, four[] = { m - 1.5, m - 0.5, m + 0.5, m + 1.5 };
+    assert_close(tl_signif_t_one_sample(four, 4, NULL), 0.05, 1e-5);
+    double eleven[11], m2 = 0;
+    for (int i = 0; i < 11; i++)
+        eleven[i] = i - 5.0, m2 += (i - 5.0) * (i - 5.0);
+    double shift = 2.228139 * sqrt(m2 / 10.0) / sqrt(11.0);
+    for (int i = 0; i < 11; i++)
+        eleven[i] += shift;
+    assert_close(tl_signif_t_one_sample(eleven, 11, NULL), 0.05, 1e-5);
+    /* No spread: certain when not zero, nothing when zero; too few values: NaN. */
+    const double same[] = { 0.2, 0.2, 0.2 }, zero[] = { 0, 0, 0 };
+    assert_true(tl_signif_t_one_sample(same, 3, NULL) == 0.0);
+    assert_true(tl_signif_t_one_sample(zero, 3, NULL) == 1.0);
+    assert_true(isnan(tl_signif_t_one_sample(same, 1, NULL)));
+    /* The incomplete beta at its symmetric point: I_0.5(a, a) = 0.5. */
+    assert_close(tl_signif_betai(3.5, 3.5, 0.5), 0.5, 1e-12);
+    assert_true(isnan(tl_signif_betai(-1, 1, 0.5)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +263,8 @@ int main(void)
         cmocka_unit_test(median_ci),
         cmocka_unit_test(geomean),
         cmocka_unit_test(holm),
+        cmocka_unit_test(bh),
+        cmocka_unit_test(t_test),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

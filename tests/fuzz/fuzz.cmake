@@ -23,11 +23,12 @@ if(TARGET tally_ingest)
     target_include_directories(fuzz_trace_stream PRIVATE ${PROJECT_SOURCE_DIR}/tools)
     target_compile_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined -g)
     target_link_options(fuzz_trace_stream PRIVATE -fsanitize=fuzzer,address,undefined)
-    # the same decoder choice (isa-l or zlib) and libraries as tally_ingest
-    target_compile_definitions(fuzz_trace_stream PRIVATE
-      $<TARGET_PROPERTY:tally_ingest,COMPILE_DEFINITIONS>)
-    target_link_libraries(fuzz_trace_stream PRIVATE
-      $<TARGET_PROPERTY:tally_ingest,INTERFACE_LINK_LIBRARIES> tally_warnings)
+    target_link_libraries(fuzz_trace_stream PRIVATE ZLIB::ZLIB tally_warnings)
+    if(TALLY_HAVE_ISAL) # the same gzip decoder as tally_ingest (tools/ingest/ingest.cmake)
+      target_compile_definitions(fuzz_trace_stream PRIVATE TALLY_HAVE_ISAL)
+      target_include_directories(fuzz_trace_stream PRIVATE ${TALLY_ISAL_INCLUDE_DIR})
+      target_link_libraries(fuzz_trace_stream PRIVATE ${TALLY_ISAL_LIBRARY})
+    endif()
   endif()
 endif()
 
@@ -53,13 +54,13 @@ if(TARGET tally_analyze)
 endif()
 
 # The partial-aggregate reader, and what a partial it accepts goes through:
-# finish, render, write back (round trip). Seeds in tests/fuzz/seeds/fuzz_partial.
+# finish, render, write back (round trip). Seeds in tests/fuzz/seeds/partial.
 if(TARGET tally_render)
   add_executable(fuzz_partial_regress ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_partial.c
     ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/driver.c)
   target_link_libraries(fuzz_partial_regress PRIVATE tally_render tally_analyze tally_warnings)
   add_test(NAME fuzz_partial_regress COMMAND fuzz_partial_regress
-    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/fuzz_partial ${TALLY_CORPUS}/derived-edge-cases)
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/partial ${TALLY_CORPUS}/derived-edge-cases)
   if(TALLY_FUZZ)
     add_executable(fuzz_partial ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_partial.c)
     target_compile_options(fuzz_partial PRIVATE -fsanitize=fuzzer,address,undefined -g)

@@ -7,7 +7,7 @@
  *     overflow (UBSan: the reader's ranges are what keep the sums in range);
  *   - writing the partial back and reading that must give the same bytes
  *     again (what tally-mpi and tally merge rely on: a partial round-trips).
- * Seeds: tests/fuzz/seeds/fuzz_partial (small real partials of every format,
+ * Seeds: tests/fuzz/seeds/partial (small real partials of every format,
  * and the hostile values of issue 10's attack run, which must be refused).
  */
 #define _GNU_SOURCE

@@ -1,9 +1,9 @@
 # The collector's tests (libtally), label "collector": `ctest -L collector`.
 #
-#   module tests    test_histogram, test_stats, test_json_writer, test_config:
+#   module tests    test_histogram, test_stats, test_json_writer, test_config, test_thread:
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
-#   end to end      test_collector, test_threads, test_fork, test_nvml,
+#   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
 #                   test_outputs: scenarios run in forked children through the
 #                   public API of the shared library, their files checked with
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
@@ -11,7 +11,7 @@
 #   compiled out    test_disabled: -DTALLY_DISABLE, not linked with libtally
 pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
 
-foreach(name histogram stats json_writer config)
+foreach(name histogram stats json_writer config thread)
   tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
     LIBS tally_static PkgConfig::JANSSON m LABELS collector)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)
@@ -29,7 +29,7 @@ target_compile_definitions(tally_collector_test_util PRIVATE
 add_library(tally_fake_nvml SHARED unit/fake_nvml.c)
 target_link_libraries(tally_fake_nvml PRIVATE tally_warnings)
 
-foreach(name collector threads fork nvml outputs)
+foreach(name collector threads fork nvml outputs signals)
   tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
@@ -37,7 +37,28 @@ endforeach()
 target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
 add_dependencies(test_nvml tally_fake_nvml)
 
+# The end-to-end tests also run under ThreadSanitizer (label "tsan"):
+# `make test-tsan` builds only these (target tally_tsan_tests) with
+# -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
+# scenario's child makes it exit 66, which fails the test.
+add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
+  test_outputs test_signals tally_fake_nvml)
+foreach(name collector threads fork nvml outputs signals)
+  set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
+endforeach()
+
 # Every API macro with TALLY_DISABLE: compiles, and links without libtally.
 tally_add_unit_test(test_disabled SOURCES unit/test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
 target_include_directories(test_disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_compile_definitions(test_disabled PRIVATE TALLY_DISABLE)
+
+# libtally's files read back by tally (issue 13): two runs kept side by side in
+# a directory libtally made, traces paired with their reports by stem, median
+# and p95 from the samples, NVML's used memory as device used (fake NVML).
+if(TARGET tally_sample_pipeline)
+  add_test(NAME collector_roundtrip
+    COMMAND ${TALLY_PYTHON} ${PROJECT_SOURCE_DIR}/tests/collector/roundtrip.py
+      --tally $<TARGET_FILE:tally_cli> --pipeline $<TARGET_FILE:tally_sample_pipeline>
+      --fake-nvml $<TARGET_FILE:tally_fake_nvml> --out ${CMAKE_CURRENT_BINARY_DIR}/collector_roundtrip)
+  set_tests_properties(collector_roundtrip PROPERTIES LABELS collector TIMEOUT 300)
+endif()

@@ -287,6 +287,78 @@ const char *tt_out(const tt_scenario *s, const char *fmt, ...)
     return b;
 }
 
+/* The one entry of dir named {stem}.{pid}-{time}[-k]{suffix} (any pid when
+ * pid is 0): NULL if none; the test fails if there are several. */
+static const char *find_output(const char *dir, const char *stem, long pid, const char *suffix)
+{
+    static char bufs[8][1200];
+    static int next;
+    char *b = bufs[next++ & 7];
+    char prefix[300];
+    if (pid > 0)
+        snprintf(prefix, sizeof prefix, "%s.%ld-", stem, pid);
+    else
+        snprintf(prefix, sizeof prefix, "%s.", stem);
+    size_t pl = strlen(prefix), xl = strlen(suffix);
+    int found = 0;
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n <= pl + xl || strncmp(e->d_name, prefix, pl) != 0 ||
+            strcmp(e->d_name + n - xl, suffix) != 0 ||
+            memchr(e->d_name + pl, '.', n - xl - pl) != NULL)
+            continue;
+        if (found++)
+            fail_msg("%s: two outputs %s*%s (%s and %s)", dir, prefix, suffix,
+                     strrchr(b, '/') + 1, e->d_name);
+        snprintf(b, sizeof bufs[0], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    return found ? b : NULL;
+}
+
+const char *tt_output(const tt_scenario *s, const char *stem, long pid, const char *suffix)
+{
+    return find_output(s->dir, stem, pid, suffix);
+}
+
+const char *tt_report_of(const tt_scenario *s, const char *stem, long pid)
+{
+    const char *p = find_output(s->dir, stem, pid, ".report.json");
+    if (p == NULL)
+        fail_msg("%s: no %s.%ld-{time}.report.json", s->dir, stem, pid);
+    return p;
+}
+
+const char *tt_trace_of(const tt_scenario *s, const char *stem, long pid)
+{
+    const char *p = find_output(s->dir, stem, pid, ".trace.json.gz");
+    if (p == NULL)
+        p = find_output(s->dir, stem, pid, ".trace.json");
+    if (p == NULL)
+        fail_msg("%s: no %s.%ld-{time}.trace.json(.gz)", s->dir, stem, pid);
+    return p;
+}
+
+const char *tt_report(const tt_scenario *s, const char *stem)
+{
+    return tt_report_of(s, stem, s->pid > 0 ? (long)s->pid : (long)getpid());
+}
+
+const char *tt_trace(const tt_scenario *s, const char *stem)
+{
+    return tt_trace_of(s, stem, s->pid > 0 ? (long)s->pid : (long)getpid());
+}
+
+const char *tt_basename(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
 int tt_exists(const char *path)
 {
     struct stat st;
@@ -478,7 +550,24 @@ json_t *tt_check(const char *const *args)
 
 json_t *tt_summary_of(json_t *summary, const char *basename)
 {
-    json_t *r = json_object_get(json_object_get(summary, "reports"), basename);
+    json_t *reports = json_object_get(summary, "reports");
+    json_t *r = json_object_get(reports, basename);
+    /* "t-rank0.report.json" stands for the run's "t-rank0.{pid}-{time}.report.json" */
+    size_t bl = strlen(basename), xl = strlen(".report.json");
+    if (r == NULL && bl > xl && strcmp(basename + bl - xl, ".report.json") == 0) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(reports, key, v) {
+            size_t kl = strlen(key);
+            if (kl > bl && strncmp(key, basename, bl - xl) == 0 && key[bl - xl] == '.' &&
+                strcmp(key + kl - xl, ".report.json") == 0 &&
+                memchr(key + bl - xl + 1, '.', kl - xl - (bl - xl) - 1) == NULL) {
+                if (r != NULL)
+                    fail_msg("the checker saw two runs of %s", basename);
+                r = v;
+            }
+        }
+    }
     if (r == NULL)
         fail_msg("the checker did not see %s", basename);
     return r;

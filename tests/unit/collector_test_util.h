@@ -73,6 +73,21 @@ int tt_run(tt_scenario *s, const char *const *env, tt_body body, void *arg);
 const char *tt_out(const tt_scenario *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The path of a run's report / trace in the output directory: the one file
+ * named {stem}.{pid}-{time}[-k].report.json (trace.json.gz or trace.json),
+ * e.g. stem "t-rank0", where pid is the scenario's child (or, called inside
+ * a child body, the calling process). Fails the test when there is none or
+ * more than one. (One of 8 rotating static buffers.) */
+const char *tt_report(const tt_scenario *s, const char *stem);
+const char *tt_trace(const tt_scenario *s, const char *stem);
+/* The same for the files of process pid (a fork child). */
+const char *tt_report_of(const tt_scenario *s, const char *stem, long pid);
+const char *tt_trace_of(const tt_scenario *s, const char *stem, long pid);
+/* Any suffix, any pid when pid is 0; NULL when there is none. */
+const char *tt_output(const tt_scenario *s, const char *stem, long pid, const char *suffix);
+/* The file name part of path (borrowed). */
+const char *tt_basename(const char *path);
+
 /* Does path exist? (lstat) */
 int tt_exists(const char *path);
 /* Entries of dir whose names contain needle ("" for all). */
@@ -106,7 +121,8 @@ size_t tt_len(json_t *obj, const char *key);
 json_t *tt_check(const char *const *args);
 /* Same, but returns the checker's exit status (for tests of the checker). */
 int tt_check_status(const char *const *args);
-/* The summary of one report file, by basename (borrowed from summary). */
+/* The summary of one report file, by basename (borrowed from summary);
+ * "t-rank0.report.json" finds the run's t-rank0.{pid}-{time}.report.json. */
 json_t *tt_summary_of(json_t *summary, const char *basename);
 
 #endif

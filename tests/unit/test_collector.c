@@ -12,6 +12,7 @@
  */
 #include "collector_test_util.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +28,18 @@ static void spin(int n)
         x += (unsigned)i * 2654435761u;
 }
 
+/* A file of the output directory; "t-rank0.report.json" is the run's report
+ * t-rank0.{pid}-{time}.report.json. */
 static json_t *load_out(tt_scenario *s, const char *file)
 {
-    return tt_load_json(tt_out(s, "%s", file));
+    const char *path = tt_out(s, "%s", file);
+    size_t n = strlen(file), x = strlen(".report.json");
+    if (!tt_exists(path) && n > x && strcmp(file + n - x, ".report.json") == 0) {
+        char stem[256];
+        snprintf(stem, sizeof stem, "%.*s", (int)(n - x), file);
+        path = tt_report(s, stem);
+    }
+    return tt_load_json(path);
 }
 
 static json_t *section(json_t *report, const char *list, const char *name)
@@ -151,8 +161,8 @@ static void test_every_call(void **state)
     tt_begin(&s);
     assert_int_equal(tt_run(&s, NULL, body_every_call, NULL), 0);
     assert_string_equal(s.err, "");
-    assert_true(tt_exists(tt_out(&s, "t-rank0.report.json")));
-    assert_true(tt_exists(tt_out(&s, "t-rank0.trace.json.gz")));
+    assert_true(tt_exists(tt_report(&s, "t-rank0")));
+    assert_true(tt_exists(tt_trace(&s, "t-rank0")));
     json_t *r = load_out(&s, "t-rank0.report.json");
 
     assert_string_equal(tt_str(r, "format"), "tally-report");
@@ -261,7 +271,7 @@ static void test_every_call(void **state)
 
     json_t *trace = json_object_get(r, "trace");
     assert_true(json_is_true(json_object_get(trace, "enabled")));
-    assert_string_equal(tt_str(trace, "path"), tt_out(&s, "t-rank0.trace.json.gz"));
+    assert_string_equal(tt_str(trace, "path"), tt_trace(&s, "t-rank0"));
     /* 10 outer + 10 inner + 10 tokens + 4 step + 3 dyn + weird + long */
     assert_int_equal(tt_int(trace, "events_recorded"), 39);
     assert_int_equal(tt_int(trace, "events_dropped"), 0);
@@ -445,8 +455,8 @@ static int body_flush(void *arg)
     }
     TT_REQUIRE(tally_flush() == 0);
     /* Keep the flushed files under names the final write will not touch. */
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.report.json"), tt_out(s, "mid.json")) == 0);
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.trace.json.gz"), tt_out(s, "mid.trace.gz")) == 0);
+    TT_REQUIRE(rename(tt_report(s, "t-rank0"), tt_out(s, "mid.json")) == 0);
+    TT_REQUIRE(rename(tt_trace(s, "t-rank0"), tt_out(s, "mid.trace.gz")) == 0);
     for (int i = 0; i < 150; i++) {
         tally_begin("a");
         tally_end();
@@ -646,9 +656,192 @@ static void test_after_shutdown(void **state)
     tt_end(&s);
 }
 
+/* ---- issue 10 item 11: nothing dropped without a count -------------------- */
+
+/* Ends before anything began (the first calls of the program, so they also
+ * initialize the library), sections nested beyond 256, a negative rank. */
+static int body_limits(void *arg)
+{
+    (void)arg;
+    tally_end();                        /* before initialization */
+    tally_iteration_end("never_begun"); /* likewise, on a thread with no buffer yet */
+    for (int i = 0; i < 300; i++)
+        tally_begin("deep");
+    for (int i = 0; i < 300; i++)
+        tally_end();
+    tally_set_rank(-5, -1);             /* refused: the rank stays 2 (RANK) */
+    tally_set_rank(4, 3);               /* rank kept, world size unknown */
+    return 0;
+}
+
+static void test_limits_counted(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "RANK=2", "WORLD_SIZE=8", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_limits, NULL), 0);
+    assert_int_equal(tt_count_lines(s.err, "tally: tally_set_rank(-5, -1)"), 1); /* said once */
+    assert_int_equal(tt_count_lines(s.err, "tally:"), 1);
+    json_t *r = load_out(&s, "t-rank4.report.json");
+    json_t *pr = json_object_get(r, "problems");
+    assert_int_equal(tt_int(pr, "unmatched_ends"), 2);
+    assert_int_equal(tt_int(pr, "depth_overflow"), 300 - 256);
+    assert_int_equal(tt_int(pr, "unclosed"), 0);
+    assert_int_equal(tt_int(pr, "rank_rejected"), 2);
+    assert_int_equal(tt_int(section(r, "sections", "deep"), "count"), 256);
+    assert_int_equal(tt_int(r, "rank"), 4);
+    assert_true(json_is_null(json_object_get(r, "world_size")));
+    assert_string_equal(tt_str(r, "rank_source"), "tally_set_rank");
+    json_decref(check_dir(&s));
+    json_decref(r);
+    tt_end(&s);
+}
+
+static int body_negative_rank_only(void *arg)
+{
+    (void)arg;
+    tally_set_rank(-5, -1);
+    tally_begin("a");
+    tally_end();
+    return 0;
+}
+
+static void test_negative_rank_not_zero(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "SLURM_PROCID=3", "SLURM_NTASKS=4", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_negative_rank_only, NULL), 0);
+    json_t *r = load_out(&s, "t-rank3.report.json"); /* detected, not silently 0 */
+    assert_int_equal(tt_int(r, "rank"), 3);
+    assert_string_equal(tt_str(r, "rank_source"), "SLURM_PROCID");
+    assert_int_equal(tt_int(json_object_get(r, "problems"), "rank_rejected"), 1);
+    assert_int_equal(tt_count_files(s.dir, "rank0"), 0);
+    json_decref(r);
+    tt_end(&s);
+}
+
+/* TALLY_NAME must name a file inside the output directory. */
+static void test_name_is_a_file_name(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "TALLY_NAME=../escaped", "TALLY_NAME=sub/x",
+                                       "TALLY_NAME=..", "TALLY_NAME=/tmp/abs" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tt_scenario s;
+        const char *env[] = { bad[i], NULL };
+        tt_begin(&s);
+        assert_int_equal(tt_run(&s, env, body_small, NULL), 0);
+        assert_int_equal(tt_count_lines(s.err, "tally: ignoring the name"), 1);
+        assert_int_equal(tt_count_files(s.base, ""), 1);    /* nothing beside out/ */
+        assert_int_equal(tt_count_files(s.dir, "test_collector-rank0."), 2); /* program name */
+        tt_end(&s);
+    }
+}
+
+/* ---- tally_stats_get ------------------------------------------------------ */
+
+static void *stats_worker(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 50; i++) {
+        tally_begin("shared");
+        spin(2000);
+        tally_end();
+    }
+    return NULL;
+}
+
+static int body_stats_get(void *arg)
+{
+    (void)arg;
+    tally_stats st;
+    TT_REQUIRE(tally_stats_get("x", &st) == TALLY_ESTATE); /* not initialized */
+    TT_REQUIRE(tally_stats_get(NULL, &st) == TALLY_EINVAL);
+    TT_REQUIRE(tally_stats_get("x", NULL) == TALLY_EINVAL);
+    pthread_t th[3];
+    for (int i = 0; i < 3; i++)
+        TT_REQUIRE(pthread_create(&th[i], NULL, stats_worker, NULL) == 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < 7; i++) {
+        tally_iteration_begin("loop");
+        spin(1000);
+        tally_iteration_end("loop");
+    }
+    tally_begin("open_only"); /* open: nothing completed yet */
+    TT_REQUIRE(tally_stats_get("open_only", &st) == TALLY_ENOENT);
+    TT_REQUIRE(st.count == 0);
+    tally_end();
+    TT_REQUIRE(tally_stats_get("never_recorded", &st) == TALLY_ENOENT);
+    TT_REQUIRE(tally_stats_get("shared", &st) == 0);
+    TT_REQUIRE(st.iteration == 0);
+    TT_REQUIRE(st.count == 150); /* every thread's, merged */
+    TT_REQUIRE(st.min_ns > 0 && st.min_ns <= st.median_ns && st.median_ns <= st.p95_ns &&
+               st.p95_ns <= st.max_ns);
+    TT_REQUIRE(st.mean_ns >= st.min_ns && st.mean_ns <= st.max_ns);
+    TT_REQUIRE(st.total_ns > 149 * st.min_ns && st.total_ns < 151 * st.max_ns);
+    /* Print what the report will say too: the test compares the two. */
+    printf("shared %llu %.0f %.0f %.0f\n", (unsigned long long)st.count, st.total_ns, st.min_ns,
+           st.max_ns);
+    TT_REQUIRE(tally_stats_get("loop", &st) == 0);
+    TT_REQUIRE(st.iteration == 1 && st.count == 7);
+    TT_REQUIRE(tally_shutdown() == 0);
+    TT_REQUIRE(tally_stats_get("shared", &st) == 0 && st.count == 150); /* still readable */
+    return 0;
+}
+
+static void test_stats_get(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_stats_get, NULL), 0);
+    unsigned long long count;
+    double total, min, max;
+    assert_int_equal(sscanf(s.out, "shared %llu %lf %lf %lf", &count, &total, &min, &max), 4);
+    json_t *r = load_out(&s, "t-rank0.report.json");
+    json_t *e = section(r, "sections", "shared");
+    assert_int_equal(tt_int(e, "count"), (long long)count);
+    /* the same ticks; converted with a calibration measured a little earlier */
+    assert_true(fabs(tt_num(e, "total_ns") - total) <= 0.02 * total);
+    assert_true(fabs(tt_num(e, "min_ns") - min) <= 0.02 * min + 2);
+    assert_true(fabs(tt_num(e, "max_ns") - max) <= 0.02 * max + 2);
+    assert_null(tt_find(json_object_get(r, "sections"), "name", "never_recorded"));
+    json_decref(r);
+    tt_end(&s);
+}
+
+static int body_stats_disabled(void *arg)
+{
+    (void)arg;
+    tally_stats st;
+    tally_begin("a");
+    tally_end();
+    TT_REQUIRE(tally_stats_get("a", &st) == TALLY_ESTATE);
+    return 0;
+}
+
+static void test_stats_get_disabled(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_ENABLE=0", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_stats_disabled, NULL), 0);
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_limits_counted, tt_teardown),
+        cmocka_unit_test_teardown(test_negative_rank_not_zero, tt_teardown),
+        cmocka_unit_test_teardown(test_name_is_a_file_name, tt_teardown),
+        cmocka_unit_test_teardown(test_stats_get, tt_teardown),
+        cmocka_unit_test_teardown(test_stats_get_disabled, tt_teardown),
         cmocka_unit_test_teardown(test_every_call, tt_teardown),
         cmocka_unit_test_teardown(test_rank, tt_teardown),
         cmocka_unit_test_teardown(test_schedule, tt_teardown),

@@ -17,6 +17,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -209,14 +210,14 @@ static void test_schedule_parse(void **state)
 {
     (void)state;
     tl_schedule s;
-    assert_int_equal(tl_schedule_parse("wait=1,warmup=1,active=3,repeat=1", &s), 0);
+    assert_int_equal(tl_schedule_parse("wait=1,warmup=1,active=3,repeat=1", &s, NULL, 0), 0);
     assert_int_equal(s.set, 1);
     assert_int_equal(s.wait, 1);
     assert_int_equal(s.warmup, 1);
     assert_int_equal(s.active, 3);
     assert_int_equal(s.repeat, 1);
     /* Any order; missing keys 0, active 1. */
-    assert_int_equal(tl_schedule_parse("repeat=2,wait=5", &s), 0);
+    assert_int_equal(tl_schedule_parse("repeat=2,wait=5", &s, NULL, 0), 0);
     assert_int_equal(s.wait, 5);
     assert_int_equal(s.warmup, 0);
     assert_int_equal(s.active, 1);
@@ -225,20 +226,57 @@ static void test_schedule_parse(void **state)
     static const char *const bad[] = {
         "", "wait", "wait=", "wait=-1", "wait=1x", "foo=1", "active=0", "wait=1;active=2",
         "waitx=1", "wai=1", "active=99999999999999999999999", "=1", "wait=1,,active=2",
+        /* issue 10 item 5: a trailing comma, duplicate keys, signs and values
+         * whose sums or products overflowed a long (SIGFPE through step % 0) */
+        "wait=1,", "active=3,", "wait=1,wait=2", "wait=+1", "wait= 1",
+        "wait=9223372036854775807,warmup=9223372036854775807,active=2",
+        "active=1000000001", "repeat=4611686018427387904,active=2,wait=2",
+        "wait=3074457345618258602,warmup=3074457345618258602,active=3074457345618258604",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tl_schedule keep = { 1, 7, 7, 7, 7 };
-        if (tl_schedule_parse(bad[i], &keep) != TALLY_EINVAL)
+        if (tl_schedule_parse(bad[i], &keep, NULL, 0) != TALLY_EINVAL)
             fail_msg("accepted schedule \"%s\"", bad[i]);
         assert_int_equal(keep.wait, 7); /* untouched on error */
     }
-    assert_int_equal(tl_schedule_parse(NULL, &s), TALLY_EINVAL);
+    assert_int_equal(tl_schedule_parse(NULL, &s, NULL, 0), TALLY_EINVAL);
+
+    /* The reason is given, and the bound itself is accepted. */
+    char why[128];
+    tl_schedule keep = { 1, 7, 7, 7, 7 };
+    assert_int_equal(tl_schedule_parse("wait=1,", &keep, why, sizeof why), TALLY_EINVAL);
+    assert_string_equal(why, "trailing comma");
+    assert_int_equal(tl_schedule_parse("wait=1,active=99999999999", &keep, why, sizeof why),
+                     TALLY_EINVAL);
+    assert_string_equal(why, "active: 99999999999 is absurd (at most 1000000000 steps)");
+    assert_int_equal(tl_schedule_parse("wait=1000000000,warmup=1000000000,active=1000000000,"
+                                       "repeat=1000000000", &s, why, sizeof why), 0);
+}
+
+/* The largest schedule never overflows or divides by zero, whatever the step,
+ * and a hand-made struct with a zero cycle records instead of raising SIGFPE. */
+static void test_schedule_bounds(void **state)
+{
+    (void)state;
+    tl_schedule s;
+    assert_int_equal(tl_schedule_parse("wait=1000000000,warmup=1000000000,active=1000000000,"
+                                       "repeat=1000000000", &s, NULL, 0), 0);
+    assert_int_equal(tl_schedule_records(&s, 0), 0);
+    assert_int_equal(tl_schedule_records(&s, 2000000000L), 1);
+    assert_int_equal(tl_schedule_records(&s, 2999999999L), 1);
+    assert_int_equal(tl_schedule_records(&s, 3000000000L), 0);
+    assert_int_equal(tl_schedule_records(&s, LONG_MAX), 0);
+    assert_int_equal(tl_schedule_records(&s, -1), 0);
+    tl_schedule zero = { 1, 0, 0, 0, 0 };
+    assert_int_equal(tl_schedule_records(&zero, 5), 1);
+    tl_schedule wrap = { 1, LONG_MAX, LONG_MAX, 2, 0 };
+    (void)tl_schedule_records(&wrap, 12345); /* no UB under UBSan, no SIGFPE */
 }
 
 static void expect_steps(const char *text, const char *pattern)
 {
     tl_schedule s;
-    assert_int_equal(tl_schedule_parse(text, &s), 0);
+    assert_int_equal(tl_schedule_parse(text, &s, NULL, 0), 0);
     for (long i = 0; pattern[i]; i++) {
         int want = pattern[i] == '1';
         if (tl_schedule_records(&s, i) != want)
@@ -260,7 +298,7 @@ static void test_schedule_records(void **state)
     for (long i = 0; i < 100; i++)
         assert_int_equal(tl_schedule_records(&none, i), 1); /* no schedule: all */
     tl_schedule s;
-    tl_schedule_parse("wait=1,warmup=1,active=3,repeat=1", &s);
+    tl_schedule_parse("wait=1,warmup=1,active=3,repeat=1", &s, NULL, 0);
     assert_int_equal(tl_schedule_records(&s, 1000000), 0);
 }
 
@@ -340,6 +378,7 @@ int main(void)
         cmocka_unit_test_setup(test_invalid_values, clean_env),
         cmocka_unit_test_setup(test_schedule_parse, clean_env),
         cmocka_unit_test_setup(test_schedule_records, clean_env),
+        cmocka_unit_test_setup(test_schedule_bounds, clean_env),
         cmocka_unit_test_setup(test_rank_order, clean_env),
         cmocka_unit_test_setup(test_rank_values, clean_env),
     };

@@ -71,6 +71,9 @@ static void test_every_macro(void **state)
     tally_set_rank(evaluated++, evaluated++);
     assert_int_equal(tally_tag(name_of("k"), name_of("v")), 0);
     tally_step();
+    tally_stats st = { 0 };
+    assert_int_equal(tally_stats_get(name_of("a"), &st), TALLY_ESTATE);
+    assert_int_equal(st.count, 0);
     assert_int_equal(tally_flush(), 0);
     assert_int_equal(tally_shutdown(), 0);
     assert_int_equal(evaluated, 0); /* nothing was evaluated: zero cost */

@@ -54,7 +54,7 @@ static void test_fake_nvml(void **state)
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
-    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
 
     json_t *sys = json_object_get(r, "system");
     assert_string_equal(tt_str(sys, "nvml"), "loaded " TALLY_FAKE_NVML);
@@ -108,7 +108,7 @@ static void expect_no_gpus(const char *library, const char *status_prefix)
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
-    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
     json_t *sys = json_object_get(r, "system");
     if (strncmp(tt_str(sys, "nvml"), status_prefix, strlen(status_prefix)) != 0)
         fail_msg("system.nvml is \"%s\", expected \"%s...\"", tt_str(sys, "nvml"), status_prefix);

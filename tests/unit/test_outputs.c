@@ -73,8 +73,8 @@ static void test_trace_variants(void **state)
 
     tt_begin(&s); /* default: gzip */
     assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
-    assert_int_equal(starts_with_gzip_magic(tt_out(&s, "t-rank0.trace.json.gz")), 1);
-    assert_false(tt_exists(tt_out(&s, "t-rank0.trace.json")));
+    assert_int_equal(starts_with_gzip_magic(tt_trace(&s, "t-rank0")), 1);
+    assert_null(tt_output(&s, "t-rank0", 0, ".trace.json"));
     assert_int_equal(tt_count_files(s.dir, ""), 2);
     json_decref(check_dir(&s));
     tt_end(&s);
@@ -82,13 +82,13 @@ static void test_trace_variants(void **state)
     const char *plain[] = { "TALLY_TRACE_GZIP=0", NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, plain, body_record, NULL), 0);
-    assert_int_equal(starts_with_gzip_magic(tt_out(&s, "t-rank0.trace.json")), 0);
-    assert_false(tt_exists(tt_out(&s, "t-rank0.trace.json.gz")));
-    char *text = tt_read_file(tt_out(&s, "t-rank0.trace.json"), NULL);
+    assert_int_equal(starts_with_gzip_magic(tt_trace(&s, "t-rank0")), 0);
+    assert_null(tt_output(&s, "t-rank0", 0, ".trace.json.gz"));
+    char *text = tt_read_file(tt_trace(&s, "t-rank0"), NULL);
     assert_true(text[0] == '{');
     free(text);
-    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
-    assert_string_equal(tt_str(json_object_get(r, "trace"), "path"), tt_out(&s, "t-rank0.trace.json"));
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_string_equal(tt_str(json_object_get(r, "trace"), "path"), tt_trace(&s, "t-rank0"));
     assert_true(json_is_false(json_object_get(json_object_get(r, "config"), "trace_gzip")));
     json_decref(r);
     json_decref(check_dir(&s));
@@ -99,7 +99,7 @@ static void test_trace_variants(void **state)
     assert_int_equal(tt_run(&s, off, body_record, NULL), 0);
     assert_int_equal(tt_count_files(s.dir, ""), 1);
     assert_int_equal(tt_count_files(s.dir, "trace"), 0);
-    r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    r = tt_load_json(tt_report(&s, "t-rank0"));
     json_t *trace = json_object_get(r, "trace");
     assert_true(json_is_false(json_object_get(trace, "enabled")));
     assert_true(json_is_null(json_object_get(trace, "path")));
@@ -129,17 +129,10 @@ static void test_unwritable_directory(void **state)
     tt_scenario s;
     char var[1024], path[800];
 
-    /* A directory that does not exist. */
-    tt_begin(&s);
-    snprintf(path, sizeof path, "%s/no/such/dir", s.base);
-    snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
     const char *env[] = { var, NULL };
-    tt_run(&s, env, body_write_fails, NULL);
-    expect_one_complaint(&s, path);
-    assert_int_equal(tt_count_files(s.base, ""), 1); /* only out/ */
-    tt_end(&s);
 
-    /* A path whose parent is a regular file (root ignores permission bits, not this). */
+    /* A path whose parent is a regular file (root ignores permission bits, not
+     * this): the one complaint names the directory and both lost outputs. */
     tt_begin(&s);
     snprintf(path, sizeof path, "%s/file", s.base);
     tt_write_file(path, "not a directory\n");
@@ -147,6 +140,84 @@ static void test_unwritable_directory(void **state)
     snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
     tt_run(&s, env, body_write_fails, NULL);
     expect_one_complaint(&s, path);
+    if (strstr(s.err, "lost: the report ") == NULL || strstr(s.err, ".report.json and the trace ") == NULL ||
+        strstr(s.err, ".trace.json.gz;") == NULL)
+        fail_msg("the complaint does not name both lost outputs: %s", s.err);
+    tt_end(&s);
+
+    /* Without a trace, only the report is named. */
+    const char *no_trace[] = { var, "TALLY_TRACE=0", NULL };
+    tt_begin(&s);
+    snprintf(path, sizeof path, "%s/file", s.base);
+    tt_write_file(path, "not a directory\n");
+    snprintf(path, sizeof path, "%s/file/sub", s.base);
+    snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
+    tt_run(&s, no_trace, body_write_fails, NULL);
+    expect_one_complaint(&s, path);
+    if (strstr(s.err, "lost: the report ") == NULL || strstr(s.err, "trace") != NULL)
+        fail_msg("the complaint should name the report only: %s", s.err);
+    tt_end(&s);
+}
+
+/* Issue 13: TALLY_OUTPUT_DIR that does not exist is created (mode 0755, every
+ * missing level, like mkdir -p), and the run's files are in it. */
+static void test_missing_directory_is_created(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    char var[1024], path[800];
+    struct stat st;
+    tt_begin(&s);
+    snprintf(path, sizeof path, "%s/no/such/dir", s.base);
+    snprintf(var, sizeof var, "TALLY_OUTPUT_DIR=%s", path);
+    const char *env[] = { var, NULL };
+    assert_int_equal(tt_run(&s, env, body_record, NULL), 0);
+    assert_string_equal(s.err, "");
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    mode_t um = umask(0);
+    umask(um);
+    assert_int_equal(st.st_mode & 0777, 0755 & ~um);
+    assert_int_equal(tt_count_files(path, ".report.json"), 1);
+    assert_int_equal(tt_count_files(path, ".trace.json.gz"), 1);
+    const char *args[] = { path, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
+/* Issue 13: a second run in the same directory keeps the first run's files:
+ * each run has a stem of its own ({name}-rank{N}.{pid}-{time}), and the
+ * trace's stem is the report's. */
+static void test_second_run_keeps_the_first(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    int n1 = 10, n2 = 20;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_record, &n1), 0);
+    pid_t first = s.pid;
+    char *r1 = tt_read_file(tt_report_of(&s, "t-rank0", first), NULL);
+    assert_int_equal(tt_run(&s, NULL, body_record, &n2), 0);
+    assert_int_equal(tt_count_files(s.dir, ".report.json"), 2);
+    assert_int_equal(tt_count_files(s.dir, ".trace.json.gz"), 2);
+    assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
+    char *again = tt_read_file(tt_report_of(&s, "t-rank0", first), NULL);
+    assert_string_equal(again, r1); /* untouched */
+    json_t *a = tt_load_json(tt_report_of(&s, "t-rank0", first));
+    json_t *b = tt_load_json(tt_report_of(&s, "t-rank0", s.pid));
+    assert_int_equal(tt_int(tt_find(json_object_get(a, "sections"), "name", "w"), "count"), 10);
+    assert_int_equal(tt_int(tt_find(json_object_get(b, "sections"), "name", "w"), "count"), 20);
+    /* report and trace share the stem */
+    char stem[1200];
+    const char *rp = tt_report_of(&s, "t-rank0", s.pid);
+    snprintf(stem, sizeof stem, "%.*s.trace.json.gz", (int)(strlen(rp) - strlen(".report.json")), rp);
+    assert_string_equal(tt_str(json_object_get(b, "trace"), "path"), stem);
+    assert_true(tt_exists(stem));
+    json_decref(a);
+    json_decref(b);
+    free(r1);
+    free(again);
+    json_decref(check_dir(&s));
     tt_end(&s);
 }
 
@@ -199,16 +270,27 @@ static void test_dev_full(void **state)
     tt_end(&s);
 }
 
+/* A flush, then the final write to the same files: replaced atomically,
+ * complete and valid, no temporary file left. */
+static int body_flush_then_more(void *arg)
+{
+    int n = 5;
+    body_record(&n);
+    TT_REQUIRE(tally_flush() == 0);
+    return body_record(arg);
+}
+
 static void test_atomic_replace(void **state)
 {
     (void)state;
     tt_scenario s;
     tt_begin(&s);
-    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
-    tt_write_file(tt_out(&s, "t-rank0.trace.json.gz"), "OLD TRACE\n");
-    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    assert_int_equal(tt_run(&s, NULL, body_flush_then_more, NULL), 0);
     assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
     assert_int_equal(tt_count_files(s.dir, ""), 2);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 105);
+    json_decref(r);
     json_decref(check_dir(&s)); /* replaced by complete, valid files */
     tt_end(&s);
 }
@@ -237,7 +319,13 @@ static void test_replace_keeps_mode_and_ignores_planted_links(void **state)
         symlink(victim, tt_out(&s, "t-rank0.report.json.tmp.%d", pid));
         symlink(victim, tt_out(&s, "t-rank0.trace.json.gz.tmp.%d", pid));
     }
-    assert_int_equal(tt_run(&s, NULL, body_record, NULL), 0);
+    /* A run never replaces another run's files (its stem is its own): the
+     * files replaced are the exact paths asked for. */
+    char rvar[1200], tvar[1200];
+    snprintf(rvar, sizeof rvar, "TALLY_REPORT_PATH=%s", tt_out(&s, "t-rank0.report.json"));
+    snprintf(tvar, sizeof tvar, "TALLY_TRACE_PATH=%s", tt_out(&s, "t-rank0.trace.json.gz"));
+    const char *env[] = { rvar, tvar, NULL };
+    assert_int_equal(tt_run(&s, env, body_record, NULL), 0);
     char *v = tt_read_file(victim, NULL);
     assert_string_equal(v, "SECRET\n");
     free(v);
@@ -253,6 +341,9 @@ static void test_replace_keeps_mode_and_ignores_planted_links(void **state)
 /* A disk that fills up during the write: files may not grow past 4 KiB. */
 static int body_disk_full(void *arg)
 {
+    int small = 5;
+    body_record(&small);
+    TT_REQUIRE(tally_flush() == 0); /* these files must survive the failure */
     signal(SIGXFSZ, SIG_IGN); /* then write() fails with EFBIG instead */
     struct rlimit rl = { 4096, 4096 };
     TT_REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
@@ -267,16 +358,13 @@ static void test_disk_full_keeps_old_files(void **state)
     (void)state;
     tt_scenario s;
     tt_begin(&s);
-    tt_write_file(tt_out(&s, "t-rank0.report.json"), "OLD REPORT\n");
-    tt_write_file(tt_out(&s, "t-rank0.trace.json.gz"), "OLD TRACE\n");
     tt_run(&s, NULL, body_disk_full, NULL);
     expect_one_complaint(&s, NULL);
-    char *r = tt_read_file(tt_out(&s, "t-rank0.report.json"), NULL);
-    char *t = tt_read_file(tt_out(&s, "t-rank0.trace.json.gz"), NULL);
-    assert_string_equal(r, "OLD REPORT\n");
-    assert_string_equal(t, "OLD TRACE\n");
-    free(r);
-    free(t);
+    /* the flushed files are intact: 5 sections, and a trace that matches them */
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 5);
+    json_decref(r);
+    json_decref(check_dir(&s));
     assert_int_equal(tt_count_files(s.dir, ".tmp"), 0); /* partial files removed */
     assert_int_equal(tt_count_files(s.dir, ""), 2);
     tt_end(&s);
@@ -323,11 +411,11 @@ static void test_in_place_paths(void **state)
 
 static void expect_rejected(tt_scenario *s, void (*corrupt)(json_t *report), const char *why)
 {
-    json_t *r = tt_load_json(tt_out(s, "t-rank0.report.json"));
+    json_t *r = tt_load_json(tt_report(s, "t-rank0"));
     corrupt(r);
     assert_int_equal(json_dump_file(r, tt_out(s, "bad.report.json"), 0), 0);
     json_decref(r);
-    const char *args[] = { "--trace", tt_out(s, "t-rank0.trace.json.gz"), tt_out(s, "bad.report.json"), NULL };
+    const char *args[] = { "--trace", tt_trace(s, "t-rank0"), tt_out(s, "bad.report.json"), NULL };
     if (tt_check_status(args) != 1)
         fail_msg("check_outputs.py accepted a report with %s", why);
     unlink(tt_out(s, "bad.report.json"));
@@ -378,7 +466,7 @@ static void test_checker_rejects(void **state)
     expect_rejected(&s, recorded_off, "events_recorded that the trace does not have");
 
     /* A trace event without thread_name metadata for its tid. */
-    json_t *t = tt_load_json(tt_out(&s, "t-rank0.trace.json.gz"));
+    json_t *t = tt_load_json(tt_trace(&s, "t-rank0"));
     json_t *evs = json_object_get(t, "traceEvents");
     for (size_t i = json_array_size(evs); i-- > 0;) {
         json_t *e = json_array_get(evs, i);
@@ -387,7 +475,7 @@ static void test_checker_rejects(void **state)
     }
     assert_int_equal(json_dump_file(t, tt_out(&s, "bad.trace.json"), 0), 0);
     json_decref(t);
-    const char *args[] = { "--trace", tt_out(&s, "bad.trace.json"), tt_out(&s, "t-rank0.report.json"), NULL };
+    const char *args[] = { "--trace", tt_out(&s, "bad.trace.json"), tt_report(&s, "t-rank0"), NULL };
     assert_int_equal(tt_check_status(args), 1);
     tt_end(&s);
 }
@@ -399,6 +487,8 @@ int main(void)
         cmocka_unit_test_teardown(test_unwritable_directory, tt_teardown),
         cmocka_unit_test_teardown(test_dev_full, tt_teardown),
         cmocka_unit_test_teardown(test_atomic_replace, tt_teardown),
+        cmocka_unit_test_teardown(test_missing_directory_is_created, tt_teardown),
+        cmocka_unit_test_teardown(test_second_run_keeps_the_first, tt_teardown),
         cmocka_unit_test_teardown(test_replace_keeps_mode_and_ignores_planted_links, tt_teardown),
         cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
         cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),

@@ -276,7 +276,9 @@ static void check_inferix_rank(const tl_profile *p, int rank)
     assert_near(p->gpu_samples[0].power_w, 450.5, 0);
     assert_int_equal(p->gpu_samples[7].ts_ns, 3500000000ll);
     assert_int_equal(p->nmem, 8);
-    assert_near(p->mem[7].allocated, 21500 * MIB, 0);
+    /* NVML's used memory is device used, never allocator-allocated (issue 13) */
+    assert_true(isnan(p->mem[7].allocated));
+    assert_near(p->mem[7].used, 21500 * MIB, 0);
     assert_int_equal(p->ndevices, 1);
     assert_near(p->devices[0].total_memory, 81559 * MIB, 0);
 
@@ -452,7 +454,11 @@ static void test_tally_report_v1(void **state)
     assert_int_equal(count_cat(&p, "section"), 2);
     const tl_name_stat *s = stat_of(&p, "section", "vae_decode");
     assert_non_null(s);
-    assert_int_equal(s->from_summary, 1);
+    /* every sample is in the report: exact, with a histogram of them (issue 13:
+     * median and p95 were "unknown" once merged across ranks) */
+    assert_int_equal(s->from_summary, 0);
+    assert_near(tl_dur_stat_quantile(&s->d, 0.5), 3100000000.0, 0.01 * 3100000000.0);
+    assert_near(tl_dur_stat_quantile(&s->d, 0.95), 3200000000.0, 0.01 * 3200000000.0);
     assert_int_equal(s->d.count, 3);
     assert_int_equal(s->d.total, 9300000000ull);
     assert_int_equal(s->d.min, 3000000000ull);
@@ -502,8 +508,12 @@ static void test_tally_report_v1(void **state)
     assert_near(m->rss, 2147483648.0, 0);
     m = snapshot_of(&p, "after_sampling");
     assert_non_null(m);
-    assert_near(m->allocated, 21474836480.0, 0); /* no provider: NVML's used memory */
+    /* no provider: nothing allocated is known; NVML's used memory is its own field */
+    assert_true(isnan(m->allocated));
+    assert_near(m->device_used, 21474836480.0, 0);
     assert_true(isnan(m->reserved));
+    /* with a provider, both: allocated 10 GiB from it, 13 GiB used on the device */
+    assert_near(snapshot_of(&p, "after_load")->device_used, 13958643712.0, 0);
 
     assert_int_equal(p.ngpu_samples, 2);
     assert_near(p.gpu_samples[0].util_pct, 87, 0);
@@ -512,13 +522,36 @@ static void test_tally_report_v1(void **state)
     assert_near(p.gpu_samples[1].mem_used, 14000000000.0, 0);
     assert_int_equal(p.nmem, 2);
     assert_int_equal(p.mem[1].device, -1);
-    assert_near(p.mem[1].allocated, 2100000000.0, 0);
+    assert_true(isnan(p.mem[1].allocated)); /* the RSS is host memory used */
+    assert_near(p.mem[1].used, 2100000000.0, 0);
     assert_int_equal(counter_of(&p, "cpu_usage_pct")->v.count, 2);
     assert_int_equal(p.ndevices, 1);
     assert_string_equal(p.devices[0].name, "NVIDIA H100 80GB HBM3");
     assert_near(p.devices[0].total_memory, 85520809984.0, 0);
     assert_int_equal(p.events, 2);
     assert_int_equal(p.by_phase['i'], 2);
+    tl_profile_release(&p);
+}
+
+/* libtally's newer problem counters (issue 10 item 11) become warnings. */
+static void test_tally_report_problem_counters(void **state)
+{
+    (void)state;
+    size_t len;
+    char *buf = slurp(FIXTURE("tally-report-v1.json"), &len);
+    const char *from = "\"names_overflowed\": 0}";
+    char *at = strstr(buf, from);
+    assert_non_null(at);
+    char doc[65536];
+    snprintf(doc, sizeof doc, "%.*s\"names_overflowed\": 0, \"depth_overflow\": 44, "
+             "\"rank_rejected\": 2, \"threads_skipped\": 1}%s", (int)(at - buf), buf, at + strlen(from));
+    free(buf);
+    tl_profile p;
+    assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
+    assert_warned(&p, "problems.depth_overflow", "44 sections were nested deeper");
+    assert_warned(&p, "problems.rank_rejected", "2 tally_set_rank calls");
+    assert_warned(&p, "problems.threads_skipped", "1 threads were left out");
+    assert_int_equal(p.nwarnings, 5); /* with the fixture's own two */
     tl_profile_release(&p);
 }
 
@@ -792,6 +825,7 @@ int main(void)
         cmocka_unit_test(test_inferix_not_profiles),
         cmocka_unit_test(test_inferix_wrong_types),
         cmocka_unit_test(test_tally_report_v1),
+        cmocka_unit_test(test_tally_report_problem_counters),
         cmocka_unit_test(test_tally_report_bad_version),
         cmocka_unit_test(test_tally_report_samples_bounded),
         cmocka_unit_test(test_tally_report_hostile),

@@ -234,7 +234,7 @@ static void assert_silent(const tl_aggregate *a)
 static const char *const tested[] = {
     "dominant-stage", "memory-near-capacity", "low-gpu-utilization", "communication-heavy",
     "low-overlap", "launch-bound", "data-loading", "step-time-variance",
-    "memory-fragmentation", "straggler", "rank-imbalance",
+    "memory-fragmentation", "straggler", "rank-imbalance", "session-drift",
 };
 
 static void test_every_rule_is_tested(void **state)
@@ -615,6 +615,49 @@ static void test_rank_imbalance(void **state)
 }
 
 /* A rule over ranks fires once, on the worst rank, and counts the others. */
+/* Two sessions of every rank, the second a second later: "forward" 24 % faster
+ * in the second fires session-drift for the run (rank -1), with both values;
+ * 19 % faster, or the same, does not; one session has no table at all. */
+static void test_session_drift(void **state)
+{
+    (void)state;
+    const double forward_ms[] = { 19, 20.25, 25 };
+    for (int c = 0; c < 3; c++) {
+        tl_session s[2 * NRANKS];
+        healthy_run(s);
+        healthy_run(s + NRANKS);
+        for (int r = 0; r < NRANKS; r++) {
+            tl_session *later = &s[NRANKS + r];
+            later->start_ns += 1000000000LL;
+            free(later->path);
+            char path[64];
+            snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
+            later->path = xstrdup(path);
+            later->names[0].d.total = (uint64_t)MS(forward_ms[c]);
+        }
+        tl_aggregate *a = finish(s, 2 * NRANKS);
+        assert_int_equal(a->drift.nsessions, 2);
+        const tl_drift_stage *fw = NULL;
+        for (size_t i = 0; i < a->drift.nstages; i++)
+            if (!strcmp(a->drift.stages[i].name, "forward"))
+                fw = &a->drift.stages[i];
+        assert_non_null(fw);
+        assert_true(fabs(fw->value[0] - 25e6) < 1 && fabs(fw->value[1] - forward_ms[c] * 1e6) < 1);
+        if (c == 0)
+            assert_fires(a, "session-drift", -1, NULL, STRS("forward: 25.000 ms in session 1, 19.000 ms in session 2",
+                                                            "-24.0%", "threshold 20%"),
+                         STRS("\"forward\" is 24% faster in the last of 2 sessions than in the first"));
+        else
+            assert_silent(a);
+        done(a);
+    }
+    tl_session one[NRANKS];
+    healthy_run(one);
+    tl_aggregate *a = finish(one, NRANKS);
+    assert_int_equal(a->drift.nstages, 0);
+    done(a);
+}
+
 static void test_rank_rule_counts_ranks(void **state)
 {
     (void)state;
@@ -647,6 +690,7 @@ int main(void)
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rank_imbalance),
         cmocka_unit_test(test_rank_rule_counts_ranks),
+        cmocka_unit_test(test_session_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

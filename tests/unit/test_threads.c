@@ -120,7 +120,7 @@ static void test_many_threads(void **state)
     assert_int_equal(tt_run(&s, env, body_many_threads, NULL), 0);
     assert_string_equal(s.err, "");
 
-    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
     json_t *outer = entry(r, "sections", "outer"), *inner = entry(r, "sections", "inner");
     assert_int_equal(tt_int(outer, "count"), WORKERS * PAIRS);
     assert_int_equal(tt_int(inner, "count"), WORKERS * PAIRS);
@@ -177,8 +177,8 @@ static int body_flush_waves(void *arg)
     join_wave(w, 4);
     /* The early threads are gone; a flush still counts their work. */
     TT_REQUIRE(tally_flush() == 0);
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.report.json"), tt_out(s, "wave1.json")) == 0);
-    TT_REQUIRE(rename(tt_out(s, "t-rank0.trace.json.gz"), tt_out(s, "wave1.trace.gz")) == 0);
+    TT_REQUIRE(rename(tt_report(s, "t-rank0"), tt_out(s, "wave1.json")) == 0);
+    TT_REQUIRE(rename(tt_trace(s, "t-rank0"), tt_out(s, "wave1.trace.gz")) == 0);
 
     TT_REQUIRE(start_wave(w, 4, "late", 2000, scopes) == 0);
     for (int i = 0; i < FLUSHES; i++)
@@ -206,7 +206,7 @@ static void test_flush_while_threads_come_and_go(void **state)
     json_decref(sum1);
     json_decref(w1);
 
-    json_t *r = tt_load_json(tt_out(&s, "t-rank0.report.json"));
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
     assert_int_equal(tt_int(entry(r, "sections", "outer"), "count"), 4 * 2000);
     assert_int_equal(tt_int(entry(r, "sections", "late"), "count"), 4 * 2000);
     assert_int_equal(tt_int(r, "threads"), 8);

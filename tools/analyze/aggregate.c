@@ -44,6 +44,7 @@ static void release_derived(tl_aggregate *a)
     }
     a->nrecs = 0;
     a->nacross = 0;
+    tl_drift_release(&a->drift);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -223,6 +224,7 @@ static int build_ranks(tl_aggregate *a)
             tl_rank_result *r = &a->ranks[a->nranks++];
             r->rank = s->rank;
             r->peak_allocated = r->peak_reserved = r->device_total = r->peak_rss = r->gpu_util_mean = NAN;
+            r->peak_device_used = NAN;
             r->span_ns = 0;
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
@@ -249,6 +251,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->peak_reserved, s->peak_reserved);
         take_max(&r->device_total, s->device_total);
         take_max(&r->peak_rss, s->peak_rss);
+        take_max(&r->peak_device_used, s->peak_device_used);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
         if (s->span_ns > 0)
             r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
@@ -344,7 +347,19 @@ static double m_noncompute_pct(const tl_rank_result *r) { return r->gpu.present 
 static double m_overlap_pct(const tl_rank_result *r) { return r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN; }
 static double m_comm_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.comm, r->gpu.kernel_time) : NAN; }
 static double m_peak_alloc(const tl_rank_result *r) { return r->peak_allocated; }
+
+double tl_rank_peak_device_pct(const tl_rank_result *r)
+{
+    double peak = NAN;
+    take_max(&peak, r->peak_allocated);
+    take_max(&peak, r->peak_reserved);
+    take_max(&peak, r->peak_device_used);
+    if (!isfinite(peak) || !isfinite(r->device_total) || r->device_total <= 0)
+        return NAN;
+    return 100 * peak / r->device_total;
+}
 static double m_peak_resv(const tl_rank_result *r) { return r->peak_reserved; }
+static double m_peak_used(const tl_rank_result *r) { return r->peak_device_used; }
 
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
 {
@@ -402,6 +417,9 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "gpu.comm_comp_overlap_pct", m_overlap_pct);
     across(a, "memory.peak_allocated_bytes", m_peak_alloc);
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
+    across(a, "memory.peak_device_used_bytes", m_peak_used);
+    if (tl_drift_compute(&a->drift, a) != 0)
+        return -1;
     tl_find_stragglers(a);
     tl_apply_rules(a);
     return 0;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drift.h"
 #include "intervals.h"
 #include "names.h"
 #include "profile.h"
@@ -114,6 +115,7 @@ typedef struct tl_collective {
 typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
+    double device_used;        /* NVML's used memory (all processes), not allocated */
 } tl_ssnap;
 
 typedef struct tl_session {
@@ -145,6 +147,8 @@ typedef struct tl_session {
     char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
+    double peak_device_used;   /* NVML's device memory used (all processes); never merged
+                                * into peak_allocated (docs/analysis.md); NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 } tl_session;
 
@@ -180,6 +184,7 @@ typedef struct tl_rank_result {
     double compute_per_step;   /* median of the per-step compute; NaN unknown */
     tl_gpu_breakdown gpu;      /* sessions added up */
     double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
+    double peak_device_used;   /* as in tl_session */
     int64_t span_ns;           /* sum of the sessions' spans */
     int straggler;             /* marked by the straggler analysis */
 } tl_rank_result;
@@ -233,6 +238,7 @@ typedef struct tl_aggregate {
     int nstragglers;
     tl_recommendation recs[TL_MAX_RECOMMENDATIONS];
     int nrecs;
+    tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     tl_analyze_options opt;
 } tl_aggregate;
 
@@ -267,6 +273,10 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
+/* How full the rank's device got, in % of its memory: the largest of peak
+ * allocated, peak reserved and peak device used (each its own series, see
+ * docs/analysis.md); NaN when none is known or the device size is unknown. */
+double tl_rank_peak_device_pct(const tl_rank_result *r);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

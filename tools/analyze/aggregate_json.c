@@ -191,10 +191,9 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         tl_json_object_begin(j);
         kv_num(j, "peak_allocated_bytes", r->peak_allocated);
         kv_num(j, "peak_reserved_bytes", r->peak_reserved);
+        kv_num(j, "peak_device_used_bytes", r->peak_device_used);
         kv_num(j, "device_total_bytes", r->device_total);
-        kv_pct(j, "peak_device_pct", isfinite(r->device_total) && isfinite(r->peak_allocated) && r->device_total > 0
-                                         ? 100 * fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0) / r->device_total
-                                         : NAN);
+        kv_pct(j, "peak_device_pct", tl_rank_peak_device_pct(r));
         kv_num(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
                                              ? r->peak_reserved / r->peak_allocated
                                              : NAN);
@@ -563,6 +562,7 @@ static void write_session(tl_json *j, const tl_session *s)
         kv_num(j, "reserved", s->snaps[i].reserved);
         kv_num(j, "peak_allocated", s->snaps[i].peak_allocated);
         kv_num(j, "rss", s->snaps[i].rss);
+        kv_num(j, "device_used", s->snaps[i].device_used);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -583,6 +583,7 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "peak_reserved", s->peak_reserved);
     kv_num(j, "device_total", s->device_total);
     kv_num(j, "peak_rss", s->peak_rss);
+    kv_num(j, "peak_device_used", s->peak_device_used);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
     tl_json_object_end(j);
 }
@@ -917,6 +918,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     s->peak_reserved = get_num(r, o, "peak_reserved");
     s->device_total = get_num(r, o, "device_total");
     s->peak_rss = get_num(r, o, "peak_rss");
+    /* absent from partials of an older tally: unknown */
+    s->peak_device_used = json_object_get(o, "peak_device_used") ? get_num(r, o, "peak_device_used") : NAN;
     s->gpu_util_mean = get_num(r, o, "gpu_util_mean");
     json_t *arr, *x;
     size_t i;
@@ -974,7 +977,9 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         json_array_foreach(arr, i, x) if (s->snaps)
             s->snaps[s->nsnaps++] = (tl_ssnap){ get_str(r, x, "label"), get_num(r, x, "allocated"),
                                                 get_num(r, x, "reserved"), get_num(r, x, "peak_allocated"),
-                                                get_num(r, x, "rss") };
+                                                get_num(r, x, "rss"),
+                                                json_object_get(x, "device_used") ? get_num(r, x, "device_used")
+                                                                                  : NAN };
     }
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);

@@ -8,12 +8,15 @@
  * together like a merge, one block of equal (group, name) at a time, so
  * matching is O(n log n) and the rows come out in a deterministic order.
  * Kernels are taken as the aggregate takes them: from the GPU window when the
- * session has a GPU analysis, else from the trace's own statistics.
+ * session has a GPU analysis, else from the trace's own statistics. Peak
+ * memory enters as items of its own group, one per session and metric, so it
+ * is matched and judged like a name's total per run.
  */
 #define _GNU_SOURCE
 #include "compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,19 +31,31 @@ void tl_cmp_options_init(tl_cmp_options *o)
     o->confidence = 0.95;
     o->correction = TL_CMP_HOLM;
     o->groups = ((1u << TL_CMP_NGROUPS) - 1) & ~(1u << TL_GROUP_PYTHON) & ~(1u << TL_GROUP_OTHER);
+    o->max_untested_pct = TL_CMP_MAX_UNTESTED_PCT;
+    o->memory_threshold_pct = NAN;
+    o->session[0] = o->session[1] = -1;
 }
 
 const char *tl_verdict_name(int v)
 {
     static const char *names[TL_VERDICT_COUNT] = {
         "unchanged", "regression", "improvement", "added", "removed", "too_few_samples",
+        "large_increase_untested", "large_decrease_untested", "changed",
     };
     return v >= 0 && v < TL_VERDICT_COUNT ? names[v] : "unchanged";
 }
 
+const char *tl_cmp_kind_name(int kind)
+{
+    static const char *names[TL_CMP_KIND_COUNT] = {
+        "per_call", "per_run", "per_step", "calls_per_step", "peak_allocated", "peak_reserved", "peak_rss",
+    };
+    return kind >= 0 && kind < TL_CMP_KIND_COUNT ? names[kind] : "per_call";
+}
+
 const char *tl_cmp_group_name(int group)
 {
-    return group == TL_CMP_GROUP_STEPS ? "steps" : tl_group_name(group);
+    return group == TL_CMP_GROUP_STEPS ? "steps" : group == TL_CMP_GROUP_MEMORY ? "memory" : tl_group_name(group);
 }
 
 const char *tl_cmp_metric_name(int metric)
@@ -168,10 +183,13 @@ typedef struct item {
     int group;
     char *key;                /* owned: the name, normalized or not */
     int rank;
-    const tl_dur_stat *d;     /* a name's statistics; NULL for steps */
+    const tl_dur_stat *d;     /* a name's statistics; NULL for steps and memory */
     double summary_median;    /* a report's summary median when d has no samples */
     const tl_sstep *steps;
     size_t nsteps;
+    size_t sess;              /* index of the session in its aggregate */
+    size_t session_steps;     /* steps of that session */
+    double value;             /* memory: the session's peak, bytes */
 } item;
 
 typedef struct side {
@@ -211,30 +229,62 @@ static int counts_session(const tl_session *s)
     return s->rank >= 0 && s->companion_of == NULL;
 }
 
+/* Is s the session this side compares (o->session: -1 every one, -2 the
+ * rank's last, else its 0-based number; ranks with one session are left
+ * out of a comparison of sessions)? */
+static int session_wanted(const tl_aggregate *a, const tl_session *s, int which)
+{
+    if (which == -1)
+        return 1;
+    /* Sessions are compared only on ranks that have more than one. */
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].rank == s->rank)
+            return a->ranks[i].nsessions > 1 &&
+                   (which >= 0 ? s->session == which : (size_t)s->session + 1 == a->ranks[i].nsessions);
+    return 0;
+}
+
+/* Memory items: one per peak the session knows. */
+static int collect_memory(side *sd, const tl_session *s, size_t idx)
+{
+    static const char *keys[3] = { "peak_allocated", "peak_reserved", "peak_rss" };
+    const double v[3] = { s->peak_allocated, s->peak_reserved, s->peak_rss };
+    for (int m = 0; m < 3; m++) {
+        if (!(isfinite(v[m]) && v[m] > 0))
+            continue;
+        item it = { TL_CMP_GROUP_MEMORY, NULL, s->rank, NULL, NAN, NULL, 0, idx, s->nsteps, v[m] };
+        if (side_push(sd, &it, keys[m], 0) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int want(const tl_cmp_options *o, int group)
 {
     return (o->groups >> group) & 1u;
 }
 
-/* The items of one session. */
-static int collect_session(side *sd, const tl_session *s, const tl_cmp_options *o)
+/* The items of one session (index idx). */
+static int collect_session(side *sd, const tl_session *s, size_t idx, const tl_cmp_options *o)
 {
     int windowed = s->gpu.present, rc = 0;
     for (size_t k = 0; rc == 0 && k < s->nnames; k++) {
         const tl_sname *sn = &s->names[k];
         if ((windowed && sn->group == TL_GROUP_KERNELS) || !want(o, sn->group))
             continue;
-        item it = { sn->group, NULL, s->rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0 };
+        item it = { sn->group, NULL, s->rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, sn->name, o->normalize);
     }
     for (size_t k = 0; rc == 0 && windowed && want(o, TL_GROUP_KERNELS) && k < s->nkernels; k++) {
-        item it = { TL_GROUP_KERNELS, NULL, s->rank, &s->kernels[k].d, NAN, NULL, 0 };
+        item it = { TL_GROUP_KERNELS, NULL, s->rank, &s->kernels[k].d, NAN, NULL, 0, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, s->kernels[k].name, o->normalize);
     }
     if (rc == 0 && s->nsteps > 0 && want(o, TL_CMP_GROUP_STEPS)) {
-        item it = { TL_CMP_GROUP_STEPS, NULL, s->rank, NULL, NAN, s->steps, s->nsteps };
+        item it = { TL_CMP_GROUP_STEPS, NULL, s->rank, NULL, NAN, s->steps, s->nsteps, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, TL_CMP_STEP_NAME, 0);
     }
+    if (rc == 0 && want(o, TL_CMP_GROUP_MEMORY))
+        rc = collect_memory(sd, s, idx);
     return rc;
 }
 
@@ -249,14 +299,20 @@ static int by_key_rank(const void *x, const void *y)
 {
     const item *a = x, *b = y;
     int c = by_key(a, b);
-    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+    if (c)
+        return c;
+    if (a->rank != b->rank)
+        return (a->rank > b->rank) - (a->rank < b->rank);
+    return (a->sess > b->sess) - (a->sess < b->sess);
 }
 
-static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o)
+static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int which)
 {
-    for (size_t i = 0; i < a->nsessions; i++)
-        if (counts_session(&a->sessions[i]) && collect_session(sd, &a->sessions[i], o) != 0)
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (counts_session(s) && session_wanted(a, s, which) && collect_session(sd, s, i, o) != 0)
             return -1;
+    }
     if (sd->n > 1)
         qsort(sd->items, sd->n, sizeof *sd->items, by_key_rank);
     return 0;
@@ -353,79 +409,243 @@ static double metric_of(const tl_cmp_side *s, int metric)
     return metric == TL_CMP_MEAN ? s->mean : metric == TL_CMP_TOTAL ? s->total : s->median;
 }
 
-/* Delta and U test of a row whose sides are filled in; the verdicts of
- * tested rows wait for the correction (decide). */
-static int judge(tl_cmp_row *r, const vec *bs, const vec *cs, const tl_cmp_options *o)
+/* Is a row of this group, kind and rank in the gate family? Step time (all
+ * ranks and each rank), and over all ranks peak memory and the total per run
+ * of stages (the groups users time as stages, and kernels: where GPU time
+ * goes). A stage's rank rows explain its all-ranks row: keeping them out
+ * keeps the family small, so that Holm's correction leaves the gate its
+ * power; a rank that alone got slower shows in its step time. */
+static int is_primary(int group, int kind, int rank)
+{
+    if (group == TL_CMP_GROUP_STEPS)
+        return 1;
+    if (rank >= 0)
+        return 0;
+    if (group == TL_CMP_GROUP_MEMORY)
+        return 1;
+    return kind == TL_CMP_PER_RUN && (group == TL_GROUP_SECTIONS || group == TL_GROUP_ITERATIONS ||
+                                      group == TL_GROUP_GPU_ANNOTATIONS || group == TL_GROUP_KERNELS);
+}
+
+/* The smallest two-sided p of a U test of n1 against n2 samples: both
+ * extreme arrangements, 2 / C(n1 + n2, n1). */
+static double u_floor(size_t n1, size_t n2)
+{
+    double log_c = lgamma((double)(n1 + n2) + 1) - lgamma((double)n1 + 1) - lgamma((double)n2 + 1);
+    return fmin(1.0, 2.0 * exp(-log_c));
+}
+
+/* Delta and U test of a row whose sides and values are filled in; the
+ * verdicts of tested rows wait for the correction (decide). */
+static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
 {
     r->u = r->p_value = r->p_adjusted = r->delta_pct = NAN;
-    r->value_base = metric_of(&r->base, o->metric);
-    r->value_cand = metric_of(&r->cand, o->metric);
     r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
+    if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP)
+        r->impact_ns = 0; /* bytes, or a share of a total already counted */
     if (!r->base.present || !r->cand.present) {
         r->verdict = r->base.present ? TL_VERDICT_REMOVED : TL_VERDICT_ADDED;
         return 0;
     }
     if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0)
         r->delta_pct = 100.0 * (r->value_cand - r->value_base) / r->value_base;
-    if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES) {
-        r->verdict = TL_VERDICT_TOO_FEW;
+    r->verdict = TL_VERDICT_TOO_FEW;
+    if (bs == NULL || bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
         return 0;
-    }
     tl_mwu t;
     if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &t) != 0)
         return -1;
     r->u = t.u;
     r->p_value = t.p;
+    r->p_floor = u_floor(bs->n, cs->n);
     r->test = t.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
 }
 
-/* The all-ranks row's p from its per-rank rows rows[from, to): the smallest
- * p times the number of ranks tested (ranks of a run are not independent). */
-static void p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
+/* The rank-level test: Student's t over the log ratios candidate/baseline of
+ * the ranks' values (paired by rank), or NaN with fewer than
+ * TL_CMP_MIN_RANKS ranks that have both. *spread is set when the ratios are
+ * not all the same (ranks that are copies of each other are one sample). */
+static double rank_level_p(const double *vb, const double *vc, size_t n, int *spread)
 {
-    double min = NAN;
-    size_t k = 0;
+    double *lr = malloc((n + 1) * sizeof *lr);
+    *spread = 0;
+    if (lr == NULL)
+        return NAN;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(vb[i]) && isfinite(vc[i]) && vb[i] > 0 && vc[i] > 0)
+            lr[m++] = log(vc[i] / vb[i]);
+    for (size_t i = 1; i < m; i++)
+        *spread |= lr[i] != lr[0];
+    double p = m >= TL_CMP_MIN_RANKS ? tl_signif_t_one_sample(lr, m, NULL) : NAN;
+    free(lr);
+    return p;
+}
+
+/* The all-ranks row's p from its per-rank rows rows[from, to), from two
+ * tests: the per-rank U tests (the smallest p times the number of ranks
+ * tested: Bonferroni, valid however the ranks of a run depend on each
+ * other), and the rank-level test over the rows' values, each rank one
+ * sample of the change (the same change on every rank is evidence even when
+ * no rank alone has enough samples). With both, p is twice the smaller
+ * (Bonferroni over the two); ranks whose ratios are all the same are copies,
+ * one sample, and leave the per-rank tests alone. */
+static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
+{
+    double min = NAN, floor = NAN;
+    size_t k = 0, n = to - from;
     for (size_t i = from; i < to; i++) {
         if (rows[i].test == TL_TEST_NONE)
             continue;
         if (k == 0 || rows[i].p_value < min)
             min = rows[i].p_value;
+        if (k == 0 || rows[i].p_floor < floor)
+            floor = rows[i].p_floor;
         k++;
     }
-    if (k == 0 || all->test == TL_TEST_NONE)
-        return;
-    all->p_value = fmin(1.0, (double)k * min);
-    all->test = TL_TEST_RANKS;
+    if (!all->base.present || !all->cand.present)
+        return 0;
+    double *vb = malloc((n + 1) * sizeof *vb), *vc = malloc((n + 1) * sizeof *vc);
+    if (vb == NULL || vc == NULL) {
+        free(vb);
+        free(vc);
+        return -1;
+    }
+    for (size_t i = from; i < to; i++) {
+        vb[i - from] = rows[i].value_base;
+        vc[i - from] = rows[i].value_cand;
+    }
+    int spread;
+    double pr = rank_level_p(vb, vc, n, &spread);
+    free(vb);
+    free(vc);
+    if (k > 0 && !spread)
+        pr = NAN;
+    double pu = k > 0 ? fmin(1.0, (double)k * min) : NAN;
+    if (isnan(pu) && isnan(pr))
+        return 0; /* the pooled test (or none) stands */
+    all->verdict = TL_VERDICT_UNCHANGED;
+    if (isnan(pr)) {
+        all->p_value = pu;
+        all->p_floor = fmin(1.0, (double)k * floor);
+        all->test = TL_TEST_RANKS;
+    } else if (isnan(pu)) {
+        all->p_value = pr;
+        all->p_floor = 0; /* t has no floor */
+        all->test = TL_TEST_RANK_T;
+    } else {
+        all->p_value = fmin(1.0, 2.0 * fmin(pu, pr));
+        all->p_floor = 0;
+        all->test = TL_TEST_BOTH;
+    }
+    return 0;
 }
 
-/* Correct the p-values for the number of tests, then give the tested rows
- * their verdicts and count every verdict. */
+/* The note of an untested verdict: "+850.0 %, one run each: beyond the
+ * large-change threshold (25 %), not tested". */
+static char *untested_note(const tl_cmp_row *r, double limit)
+{
+    char buf[160], runs[48];
+    if (r->base.nsamples <= 1 && r->cand.nsamples <= 1)
+        snprintf(runs, sizeof runs, "one run each");
+    else
+        snprintf(runs, sizeof runs, "%zu and %zu samples", r->base.nsamples, r->cand.nsamples);
+    snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct,
+             runs, limit);
+    return strdup(buf);
+}
+
+/* Verdicts that need no test: untested rows beyond the large-change
+ * threshold, and changed call counts. */
+static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
+{
+    if (r->kind == TL_CMP_CALLS_PER_STEP) {
+        if (!(isfinite(r->delta_pct) && fabs(r->delta_pct) > o->threshold_pct))
+            return 0;
+        char buf[160];
+        r->verdict = TL_VERDICT_CHANGED;
+        /* Per rank and run (the all-ranks counts add the ranks' sessions up). */
+        double nb = r->base.nsamples ? (double)r->base.nsamples : 1, nc = r->cand.nsamples ? (double)r->cand.nsamples : 1;
+        snprintf(buf, sizeof buf, "called %.3g times per run instead of %.3g (%.3g per step instead of %.3g)",
+                 (double)r->cand.count / nc, (double)r->base.count / nb, r->value_cand, r->value_base);
+        r->note = strdup(buf);
+        return r->note ? 0 : -1;
+    }
+    if (r->verdict != TL_VERDICT_TOO_FEW || !isfinite(r->delta_pct) || fabs(r->delta_pct) <= o->max_untested_pct)
+        return 0;
+    r->verdict = r->delta_pct > 0 ? TL_VERDICT_LARGE_INCREASE : TL_VERDICT_LARGE_DECREASE;
+    r->note = untested_note(r, o->max_untested_pct);
+    return r->note ? 0 : -1;
+}
+
+/* Correct the p-values for the number of tests, each family apart (Holm for
+ * the primary rows, Benjamini–Hochberg for the explanatory ones), then give
+ * every row its verdict, decide which fail the gate and count them. */
 static int decide(tl_compare *c)
 {
-    double *p = malloc((c->nrows + 1) * sizeof *p), *adj = malloc((c->nrows + 1) * sizeof *adj);
+    size_t n = c->nrows;
+    double *p = malloc((2 * n + 1) * sizeof *p), *adj = malloc((2 * n + 1) * sizeof *adj);
     int rc = -1;
     if (p == NULL || adj == NULL)
         goto out;
-    for (size_t i = 0; i < c->nrows; i++)
-        p[i] = c->rows[i].test != TL_TEST_NONE ? c->rows[i].p_value : NAN;
+    /* A test that could not give a p small enough to be significant in its
+     * family, however large the change (4 against 4 samples: at best 0.029,
+     * never below alpha over a family of ten), had too few samples: the row
+     * is judged like an untested one. The families shrink as rows leave, so
+     * this runs until nothing changes. */
+    for (int changed = 1; changed;) {
+        size_t m[2] = { 0, 0 };
+        changed = 0;
+        for (size_t i = 0; i < n; i++)
+            m[c->rows[i].primary] += c->rows[i].test != TL_TEST_NONE;
+        for (size_t i = 0; i < n; i++) {
+            tl_cmp_row *r = &c->rows[i];
+            if (r->test == TL_TEST_NONE || !(r->p_floor * (double)m[r->primary] >= c->opt.alpha))
+                continue;
+            r->test = TL_TEST_NONE;
+            r->verdict = TL_VERDICT_TOO_FEW;
+            r->p_value = r->u = NAN;
+            changed = 1;
+        }
+    }
+    /* p[0, n): the primary family; p[n, 2n): the explanatory one. */
+    for (size_t i = 0; i < n; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        double v = r->test != TL_TEST_NONE ? r->p_value : NAN;
+        p[i] = r->primary ? v : NAN;
+        p[n + i] = r->primary ? NAN : v;
+    }
     if (c->opt.correction == TL_CMP_HOLM) {
-        if (tl_signif_holm(p, c->nrows, adj) != 0)
+        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_bh(p + n, n, adj + n) != 0)
             goto out;
     } else {
-        memcpy(adj, p, c->nrows * sizeof *adj);
+        memcpy(adj, p, 2 * n * sizeof *adj);
     }
-    for (size_t i = 0; i < c->nrows; i++) {
+    for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_NONE) {
-            r->p_adjusted = adj[i];
-            r->significant = adj[i] < c->opt.alpha;
-            if (r->significant && r->delta_pct > c->opt.threshold_pct)
+            r->p_adjusted = r->primary ? adj[i] : adj[n + i];
+            r->significant = r->p_adjusted < c->opt.alpha;
+            double limit = r->group == TL_CMP_GROUP_MEMORY && !isnan(c->opt.memory_threshold_pct)
+                               ? c->opt.memory_threshold_pct
+                               : c->opt.threshold_pct;
+            if (r->significant && r->delta_pct > limit)
                 r->verdict = TL_VERDICT_REGRESSION;
-            else if (r->significant && r->delta_pct < -c->opt.threshold_pct)
+            else if (r->significant && r->delta_pct < -limit)
                 r->verdict = TL_VERDICT_IMPROVEMENT;
+        } else if (untested_verdict(r, &c->opt) != 0) {
+            goto out;
         }
+    }
+    for (size_t i = 0; i < n; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        /* Untested verdicts gate on all-ranks rows (primary ones are) that
+         * could not be tested: with enough ranks, the rank-level test decides. */
+        r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION ||
+                                 (r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0));
+        c->gate_failures += r->gate;
         c->counts[r->verdict]++;
     }
     rc = 0;
@@ -473,7 +693,7 @@ static char *display_name(const char *name)
     return out;
 }
 
-static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank)
+static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank, int kind)
 {
     if (c->nrows == c->rows_cap) {
         size_t cap = c->rows_cap ? c->rows_cap * 2 : 256;
@@ -490,6 +710,9 @@ static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank)
         return NULL;
     r->group = group;
     r->rank = rank;
+    r->kind = kind;
+    r->primary = is_primary(group, kind, rank);
+    r->all_row = SIZE_MAX;
     c->nrows++;
     return r;
 }
@@ -499,8 +722,9 @@ typedef struct block {
     size_t nb, nc;
 } block;
 
-/* One row of a block on a rank (-1: all). Nothing when neither side has it. */
-static int block_row(tl_compare *c, const block *bl, int rank, vec *bs, vec *cs)
+/* One per-call row of a block on a rank (-1: all). Nothing when neither side
+ * has it. */
+static int block_row(tl_compare *c, const block *bl, int rank, size_t all, vec *bs, vec *cs)
 {
     tl_cmp_side b, cd;
     if (side_stat(bl->b, bl->nb, rank, c->opt.confidence, &b, bs) != 0 ||
@@ -509,12 +733,185 @@ static int block_row(tl_compare *c, const block *bl, int rank, vec *bs, vec *cs)
     if (!b.present && !cd.present)
         return 0;
     const item *any = bl->nb ? bl->b : bl->c;
-    tl_cmp_row *r = new_row(c, any->group, any->key, rank);
+    tl_cmp_row *r = new_row(c, any->group, any->key, rank, TL_CMP_PER_CALL);
     if (r == NULL)
         return -1;
+    r->all_row = all;
     r->base = b;
     r->cand = cd;
-    return judge(r, bs, cs, &c->opt);
+    r->value_base = metric_of(&b, c->opt.metric);
+    r->value_cand = metric_of(&cd, c->opt.metric);
+    /* A report without samples or a median (FramePack) has its mean. */
+    if (c->opt.metric == TL_CMP_MEDIAN && isnan(r->value_base) && isnan(r->value_cand)) {
+        r->value_base = metric_of(&b, TL_CMP_MEAN);
+        r->value_cand = metric_of(&cd, TL_CMP_MEAN);
+    }
+    return judge(r, bs, cs);
+}
+
+/* The kind of a block's run rows: memory items name their peak. */
+static int run_kind(const item *it, int kind)
+{
+    if (it->group != TL_CMP_GROUP_MEMORY)
+        return kind;
+    return !strcmp(it->key, "peak_allocated") ? TL_CMP_PEAK_ALLOCATED
+           : !strcmp(it->key, "peak_reserved") ? TL_CMP_PEAK_RESERVED
+                                               : TL_CMP_PEAK_RSS;
+}
+
+/* The side of a run row on one rank. For names, the time is count x the
+ * median per call (a rare outlier call is not a change; a report without
+ * samples has its recorded total), per run (over the rank's sessions) or per
+ * step, and the samples tested are the calls', so that a rank row is tested
+ * like its per-call row; calls per step are counted. For memory, each
+ * session's peak is a sample and the value is their mean. samples gets them
+ * sorted; *value the row's value. */
+static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_side *st, vec *samples, double *value)
+{
+    memset(st, 0, sizeof *st);
+    st->mean = st->median = st->ci_lo = st->ci_hi = NAN;
+    *value = NAN;
+    samples->n = 0;
+    size_t nsess = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (it[i].rank != rank)
+            continue;
+        if (i == 0 || it[i - 1].rank != rank || it[i - 1].sess != it[i].sess) {
+            nsess++;
+            st->steps += it[i].session_steps;
+        }
+        st->present = 1;
+        if (it[i].group == TL_CMP_GROUP_MEMORY) {
+            if (vec_reserve(samples, 1) != 0)
+                return -1;
+            samples->v[samples->n++] = it[i].value;
+        } else if (take_item(&it[i], st, samples) != 0) {
+            return -1;
+        }
+    }
+    if (!st->present)
+        return 0;
+    st->nsamples = samples->n;
+    st->nsessions = nsess;
+    if (samples->n > 1)
+        qsort(samples->v, samples->n, sizeof *samples->v, cmp_double);
+    st->median = tl_signif_median_sorted(samples->v, samples->n);
+    if (kind >= TL_CMP_PEAK_ALLOCATED) {
+        double sum = 0;
+        for (size_t k = 0; k < samples->n; k++)
+            sum += samples->v[k];
+        *value = st->mean = sum / (double)samples->n;
+        return 0;
+    }
+    if (st->count > 0)
+        st->mean = st->total / (double)st->count;
+    double time = isfinite(st->median) ? (double)st->count * st->median : st->total;
+    if (kind == TL_CMP_PER_RUN)
+        *value = time / (double)nsess;
+    else if (st->steps > 0)
+        *value = (kind == TL_CMP_PER_STEP ? time : (double)st->count) / (double)st->steps;
+    return 0;
+}
+
+/* The all-ranks side of a run row over every rank of the side (matched
+ * or not): the sum of the ranks' values (per run), the time over all the
+ * ranks' steps (per step, calls per step), the largest (peak memory).
+ * Returns the value; NaN when no rank has one. */
+static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, vec *samples, double *value)
+{
+    double v = 0, time = 0;
+    memset(out, 0, sizeof *out);
+    out->ci_lo = out->ci_hi = NAN;
+    *value = NAN;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && it[j].rank == it[i].rank)
+            j++;
+        tl_cmp_side s;
+        double rv;
+        if (run_side_rank(it + i, j - i, it[i].rank, kind, &s, samples, &rv) != 0)
+            return -1;
+        i = j;
+        if (!isfinite(rv))
+            continue;
+        out->nsamples++;
+        out->total += s.total;
+        out->count += s.count;
+        out->steps += s.steps;
+        if (kind == TL_CMP_PER_STEP)
+            time += rv * (double)s.steps;
+        else if (kind == TL_CMP_PER_RUN)
+            v += rv;
+        else if (kind != TL_CMP_CALLS_PER_STEP)
+            v = rv > v ? rv : v;
+    }
+    out->present = n > 0;
+    samples->n = 0;
+    if (out->nsamples == 0)
+        v = NAN;
+    else if (kind == TL_CMP_PER_STEP)
+        v = out->steps ? time / (double)out->steps : NAN;
+    else if (kind == TL_CMP_CALLS_PER_STEP)
+        v = out->steps ? (double)out->count / (double)out->steps : NAN;
+    *value = v;
+    out->mean = out->median = v;
+    return 0;
+}
+
+/* The run rows of a block of one kind: a row per matched rank, tested over
+ * the calls (names) or the sessions (memory) when both sides have enough,
+ * then the all-ranks row over every rank of each side, tested through its
+ * rank rows (p_from_ranks). Per step and calls per step list only the
+ * all-ranks row (their rank rows are worked out, then dropped). */
+static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nranks, int kind, vec *bs, vec *cs)
+{
+    const item *any = bl->nb ? bl->b : bl->c;
+    kind = run_kind(any, kind);
+    size_t all = c->nrows;
+    tl_cmp_row *r = new_row(c, any->group, any->key, -1, kind);
+    if (r == NULL)
+        return -1;
+    for (size_t i = 0; i < nranks; i++) {
+        tl_cmp_side b, cd;
+        double vb, vc;
+        if (run_side_rank(bl->b, bl->nb, ranks[i], kind, &b, bs, &vb) != 0 ||
+            run_side_rank(bl->c, bl->nc, ranks[i], kind, &cd, cs, &vc) != 0)
+            return -1;
+        if (!b.present && !cd.present)
+            continue;
+        if ((r = new_row(c, any->group, any->key, ranks[i], kind)) == NULL)
+            return -1;
+        r->all_row = all;
+        r->base = b;
+        r->cand = cd;
+        r->value_base = vb;
+        r->value_cand = vc;
+        /* The calls' test speaks for the total only when the calls per run
+         * did not change; otherwise the ranks decide (all-ranks row). */
+        int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
+                         (double)b.count * (double)cd.nsessions == (double)cd.count * (double)b.nsessions;
+        if (judge(r, same_calls ? bs : NULL, cs) != 0)
+            return -1;
+    }
+    r = &c->rows[all];
+    if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
+        run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand) != 0)
+        return -1;
+    if (judge(r, NULL, NULL) != 0 || p_from_ranks(r, c->rows, all + 1, c->nrows) != 0)
+        return -1;
+    if (kind == TL_CMP_CALLS_PER_STEP) { /* counts are not tested */
+        r->test = TL_TEST_NONE;
+        r->p_value = NAN;
+        r->verdict = TL_VERDICT_UNCHANGED;
+    }
+    if (kind == TL_CMP_PER_STEP || kind == TL_CMP_CALLS_PER_STEP) {
+        for (size_t i = all + 1; i < c->nrows; i++) {
+            free(c->rows[i].name);
+            free(c->rows[i].note);
+        }
+        c->nrows = all + 1;
+    }
+    return 0;
 }
 
 /* The ranks present in both runs, ascending (malloc'd). */
@@ -529,22 +926,43 @@ static int *matched_ranks(const tl_aggregate *a, const tl_aggregate *b, size_t *
     return out;
 }
 
-/* The overall row of a block and, when the name is on both sides, a row per
- * matched rank that has it. */
-static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_t nranks, vec *bs, vec *cs)
+/* Does every item of the block have steps in its session? */
+static int has_steps(const item *it, size_t n)
 {
-    size_t all = c->nrows;
-    if (block_row(c, bl, -1, bs, cs) != 0)
-        return -1;
-    if (bl->nb == 0 || bl->nc == 0)
-        return 0; /* added or removed: listed once, not per rank */
-    for (size_t i = 0; i < nranks; i++)
-        if (block_row(c, bl, ranks[i], bs, cs) != 0)
-            return -1;
-    p_from_ranks(&c->rows[all], c->rows, all + 1, c->nrows);
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        if (it[i].session_steps == 0)
+            return 0;
+    return n > 0;
 }
 
+/* The rows of a block: per call overall and, when the name is on both sides,
+ * per matched rank; then the run rows (memory has only those). */
+static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_t nranks, vec *bs, vec *cs)
+{
+    const item *any = bl->nb ? bl->b : bl->c;
+    int both = bl->nb > 0 && bl->nc > 0;
+    if (any->group == TL_CMP_GROUP_MEMORY)
+        return both ? run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs) : 0;
+    size_t all = c->nrows;
+    if (block_row(c, bl, -1, all, bs, cs) != 0)
+        return -1;
+    if (!both)
+        return 0; /* added or removed: listed once, not per rank */
+    for (size_t i = 0; i < nranks; i++)
+        if (block_row(c, bl, ranks[i], all, bs, cs) != 0)
+            return -1;
+    if (p_from_ranks(&c->rows[all], c->rows, all + 1, c->nrows) != 0)
+        return -1;
+    if (any->group == TL_CMP_GROUP_STEPS)
+        return 0;
+    if (run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs) != 0)
+        return -1;
+    if (has_steps(bl->b, bl->nb) && has_steps(bl->c, bl->nc) &&
+        (run_rows(c, bl, ranks, nranks, TL_CMP_PER_STEP, bs, cs) != 0 ||
+         run_rows(c, bl, ranks, nranks, TL_CMP_CALLS_PER_STEP, bs, cs) != 0))
+        return -1;
+    return 0;
+}
 static size_t block_end(const side *sd, size_t i)
 {
     size_t j = i + 1;
@@ -587,7 +1005,8 @@ static int geomean(tl_compare *c)
     size_t n = 0;
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        if (r->rank < 0 && r->base.present && r->cand.present) {
+        if (r->rank < 0 && r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && r->base.present &&
+            r->cand.present) {
             b[n] = r->value_base;
             x[n++] = r->value_cand;
         }
@@ -694,7 +1113,7 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     c->geomean_ratio = NAN;
     side sb = { 0 }, sc = { 0 };
     int rc = -1;
-    if (collect(&sb, base, &c->opt) != 0 || collect(&sc, cand, &c->opt) != 0)
+    if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
         goto out;
     if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0)
         goto out;
@@ -707,8 +1126,10 @@ out:
 
 void tl_compare_release(tl_compare *c)
 {
-    for (size_t i = 0; i < c->nrows; i++)
+    for (size_t i = 0; i < c->nrows; i++) {
         free(c->rows[i].name);
+        free(c->rows[i].note);
+    }
     free(c->rows);
     free(c->gpu);
     free(c->ranks_base_only);

@@ -16,17 +16,31 @@
  * significance.h; a regression is a significant slowdown of more than the
  * threshold in the chosen metric, an improvement likewise.
  *
- * Two choices keep a comparison of two identical setups (A/A) quiet, which a
- * CI gate needs. First, a comparison runs hundreds of tests, so at a per-test
- * alpha of 0.05 some would fire by chance: by default the p-values are
- * adjusted with Holm's method, so alpha bounds the chance of any false
- * verdict in the whole comparison (--correction none tests each row at
- * alpha). Second, the ranks of one run are not independent samples (they run
- * the same steps in lock step and share the run's conditions), so pooling
- * them would overstate the evidence: the all-ranks row's median, interval and
- * delta come from the pooled samples, but its p-value is the smallest
- * per-rank p times the number of ranks tested (Bonferroni, valid under any
- * dependence), or the pooled test when no rank could be tested alone.
+ * Each name is compared by several metrics, each a row: the time per call
+ * (the samples), the total per run (count x time: what the run spent on it),
+ * the total per step and the calls per step (more calls of a faster function
+ * is slower overall). Steps are compared by step time, and each rank's peak
+ * memory (allocated, reserved, RSS) by its value per session.
+ *
+ * The rows are two families (docs/compare.md says all of it):
+ *  - primary rows decide the gate: step time (all ranks and each rank), and
+ *    over all ranks the total per run of every stage (sections, iterations,
+ *    GPU annotations, kernels) and peak memory.
+ *    Their p-values are adjusted with Holm's method, so alpha bounds the
+ *    chance of any false verdict in the gate;
+ *  - explanatory rows (per call, per step, calls per step, ops, runtime) say
+ *    why; their p-values are adjusted with Benjamini–Hochberg (the share of
+ *    false verdicts among the verdicts stays under alpha).
+ * The ranks of one run are not independent samples of a name (they share the
+ * run's conditions), so an all-ranks row does not pool them: it takes the
+ * smallest per-rank U-test p times the number of ranks tested (Bonferroni),
+ * and a rank-level test that uses the ranks as samples: Student's t over the
+ * per-rank log ratios candidate/baseline, paired by rank (the same change on
+ * every rank is evidence even with one sample per rank); with both, twice
+ * the smaller. A row that cannot be tested at all (one report per side, as FramePack
+ * and Inferix write) gets a verdict from its effect size alone, labelled as
+ * untested, when the change is beyond the large-change threshold
+ * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
  */
 #ifndef TALLY_COMPARE_H
 #define TALLY_COMPARE_H
@@ -38,14 +52,32 @@
 #include "aggregate.h"
 #include "json_writer.h"
 
-/* Steps are compared like a group of their own, after the name groups. */
+/* Steps are compared like a group of their own, after the name groups, and
+ * peak memory after them. */
 #define TL_CMP_GROUP_STEPS TL_GROUP_COUNT
-#define TL_CMP_NGROUPS (TL_GROUP_COUNT + 1)
+#define TL_CMP_GROUP_MEMORY (TL_GROUP_COUNT + 1)
+#define TL_CMP_NGROUPS (TL_GROUP_COUNT + 2)
 /* The name of the steps row. */
 #define TL_CMP_STEP_NAME "step"
 
 /* A side needs this many samples for the U test. */
 #define TL_CMP_MIN_SAMPLES 4
+/* The rank-level test needs this many ranks on both sides. */
+#define TL_CMP_MIN_RANKS 3
+/* Default large-change threshold of untested rows (--max-untested-change). */
+#define TL_CMP_MAX_UNTESTED_PCT 25.0
+
+/* What a row compares. */
+enum tl_cmp_kind {
+    TL_CMP_PER_CALL = 0,        /* time per call: the samples (steps: the step time) */
+    TL_CMP_PER_RUN,             /* total per run: each session's total is one sample */
+    TL_CMP_PER_STEP,            /* total per step: the run's total over its steps */
+    TL_CMP_CALLS_PER_STEP,      /* calls per step (counted, not tested) */
+    TL_CMP_PEAK_ALLOCATED,      /* bytes, one value per session */
+    TL_CMP_PEAK_RESERVED,
+    TL_CMP_PEAK_RSS,
+    TL_CMP_KIND_COUNT
+};
 
 enum tl_cmp_metric { TL_CMP_MEDIAN = 0, TL_CMP_MEAN, TL_CMP_TOTAL };
 
@@ -58,6 +90,8 @@ enum tl_cmp_test {
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
     TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
+    TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
+    TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
 };
 
 enum tl_verdict {
@@ -67,6 +101,9 @@ enum tl_verdict {
     TL_VERDICT_ADDED,           /* only in the candidate */
     TL_VERDICT_REMOVED,         /* only in the baseline */
     TL_VERDICT_TOO_FEW,         /* a side has fewer than TL_CMP_MIN_SAMPLES samples */
+    TL_VERDICT_LARGE_INCREASE,  /* not tested, but larger than max_untested_pct */
+    TL_VERDICT_LARGE_DECREASE,
+    TL_VERDICT_CHANGED,         /* a count changed (calls per step) */
     TL_VERDICT_COUNT
 };
 
@@ -77,12 +114,17 @@ typedef struct tl_cmp_options {
     int correction;             /* tl_cmp_correction */
     double confidence;          /* of the median's interval (0.95) */
     int normalize;              /* match names by tl_compare_normalize */
-    unsigned groups;            /* bit (1 << group) for each group compared, steps included */
+    unsigned groups;            /* bit (1 << group) for each group compared, steps and memory included */
+    double max_untested_pct;    /* untested rows beyond this change get a verdict (25) */
+    double memory_threshold_pct; /* peak memory rows: a regression grows by more than this; NaN: threshold_pct */
+    int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
+                                 * -2 the last (tally compare --sessions) */
 } tl_cmp_options;
 
-/* Defaults: median, 5 %, alpha 0.05 with Holm's correction, 95 % intervals,
- * exact names, every group except Python functions and "other" (too many,
- * too noisy to gate on). */
+/* Defaults: median, 5 %, alpha 0.05 with Holm's correction (Benjamini–
+ * Hochberg for explanatory rows), 95 % intervals, exact names, every group
+ * except Python functions and "other" (too many, too noisy to gate on),
+ * untested changes beyond 25 %, every session. */
 void tl_cmp_options_init(tl_cmp_options *o);
 
 /* One side of a row. Times in ns; NaN unknown. */
@@ -91,19 +133,28 @@ typedef struct tl_cmp_side {
     uint64_t count;             /* calls (steps) */
     double total, mean, median; /* median of the samples (a report's summary median without them) */
     double ci_lo, ci_hi;        /* the median's interval; NaN with too few samples */
-    size_t nsamples;            /* the samples tested: each session keeps up to TL_PROFILE_MAX_SAMPLES per name */
+    size_t nsamples;            /* the samples tested: each session keeps up to TL_PROFILE_MAX_SAMPLES per name;
+                                 * all-ranks run rows: the ranks */
+    uint64_t steps;             /* run rows: the steps of the sessions compared */
+    size_t nsessions;           /* run rows on a rank: the sessions compared */
 } tl_cmp_side;
 
 typedef struct tl_cmp_row {
-    int group;                  /* tl_group or TL_CMP_GROUP_STEPS */
+    int group;                  /* tl_group, TL_CMP_GROUP_STEPS or TL_CMP_GROUP_MEMORY */
+    int kind;                   /* tl_cmp_kind */
+    int primary;                /* in the gate family */
+    int gate;                   /* its verdict fails --fail-on-regression */
+    char *note;                 /* why the verdict (untested, count changed), or NULL; owned */
+    size_t all_row;             /* a rank row: the index of its all-ranks row; SIZE_MAX otherwise */
     char *name;                 /* as matched (normalized with --normalize); invalid UTF-8 shown as U+FFFD */
     int rank;                   /* -1: all ranks */
     tl_cmp_side base, cand;
-    double value_base, value_cand; /* the chosen metric */
+    double value_base, value_cand; /* the chosen metric (per call), the row's value (other kinds) */
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
+    double p_floor;             /* the smallest p the row's test could give (2 / C(n1 + n2, n1) for U) */
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
     int verdict;                /* tl_verdict */
@@ -130,6 +181,7 @@ typedef struct tl_compare {
     double geomean_ratio;       /* over names matched overall; NaN when none */
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
+    size_t gate_failures;       /* rows with gate set */
 } tl_compare;
 
 /* Compare two finished aggregates. c is initialized here; release it either
@@ -140,8 +192,13 @@ typedef struct tl_compare {
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o);
 void tl_compare_release(tl_compare *c);
 
-/* "regression", "improvement", "unchanged", "added", "removed", "too_few_samples". */
+/* "regression", "improvement", "unchanged", "added", "removed",
+ * "too_few_samples", "large_increase_untested", "large_decrease_untested",
+ * "changed". */
 const char *tl_verdict_name(int verdict);
+/* "per_call", "per_run", "per_step", "calls_per_step", "peak_allocated",
+ * "peak_reserved", "peak_rss". */
+const char *tl_cmp_kind_name(int kind);
 /* A group's name ("kernels", ... "steps"). */
 const char *tl_cmp_group_name(int group);
 /* "median", "mean", "total". */
@@ -177,6 +234,8 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
  * write into buf and return it. */
 const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
 const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
+/* A value of a row in its unit: a duration, bytes (memory) or calls. */
+const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
 
 /* One self-contained HTML page (inline CSS and SVG, no script, nothing
  * fetched): headline, delta bars by impact, step times and GPU breakdowns

@@ -15,8 +15,20 @@ static const char method_all_ranks[] =
     "all-ranks rows: median, interval and delta of the pooled samples; p the smallest per-rank p times the "
     "number of ranks tested (Bonferroni; ranks of a run are not independent), or the pooled test when no rank "
     "could be tested alone";
+static const char method_rank_level[] =
+    "all-ranks rows: Student's one-sample t over the per-rank log ratios candidate/baseline (paired by rank, "
+    "at least 3 ranks); with per-rank U tests as well, p is twice the smaller of the two (ranks whose ratios "
+    "are all equal count as one: then the U tests alone)";
+static const char method_families[] =
+    "primary rows (step time, total per run of sections, iterations, GPU annotations and kernels, peak memory) "
+    "decide the gate; the others (per call, per step, calls per step, ops, runtime) explain";
+static const char method_untested[] =
+    "rows that cannot be tested (too few samples on a side, e.g. one report per side) get "
+    "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct; "
+    "on primary rows a large increase fails the gate unless the all-ranks row was tested";
 static const char method_holm[] =
-    "Holm's step-down adjustment over every tested row of the comparison: significant when p_adjusted < alpha";
+    "Holm's step-down adjustment over the tested primary rows, Benjamini-Hochberg over the tested explanatory "
+    "rows: significant when p_adjusted < alpha";
 static const char method_none[] = "none: each row is tested at alpha";
 static const char method_ci[] =
     "distribution-free interval of the median from order statistics [x(k), x(n-k+1)], k the largest with "
@@ -82,6 +94,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     tl_json_object_begin(j);
     tl_json_kv_string(j, "name", r->name);
     tl_json_kv_string(j, "group", tl_cmp_group_name(r->group));
+    tl_json_kv_string(j, "metric", tl_cmp_kind_name(r->kind));
+    tl_json_kv_bool(j, "primary", r->primary);
+    tl_json_kv_bool(j, "gate", r->gate);
     tl_json_key(j, "rank");
     if (r->rank >= 0)
         tl_json_int(j, r->rank);
@@ -96,6 +111,11 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     tl_json_kv_double(j, "p_adjusted", r->p_adjusted);
     tl_json_kv_bool(j, "significant", r->significant);
     tl_json_kv_string(j, "verdict", tl_verdict_name(r->verdict));
+    tl_json_key(j, "note");
+    if (r->note)
+        tl_json_string(j, r->note);
+    else
+        tl_json_null(j);
     tl_json_kv_double(j, "baseline_value", r->value_base);
     tl_json_kv_double(j, "candidate_value", r->value_cand);
     kv_side_double(j, "baseline_mean", &r->base, r->base.mean);
@@ -108,9 +128,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "u", r->u);
-    static const char *tests[] = { NULL, "exact", "normal", "ranks" };
+    static const char *tests[] = { NULL, "exact", "normal", "ranks", "rank_t", "ranks_and_rank_t" };
     tl_json_key(j, "test");
-    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_RANKS)
+    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_BOTH)
         tl_json_string(j, tests[r->test]);
     else
         tl_json_null(j);
@@ -153,10 +173,25 @@ static void write_options(tl_json *j, const tl_compare *c)
     tl_json_kv_double(j, "confidence", c->opt.confidence);
     tl_json_kv_bool(j, "normalize", c->opt.normalize);
     tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? "holm" : "none");
+    tl_json_kv_double(j, "max_untested_pct", c->opt.max_untested_pct);
+    tl_json_kv_double(j, "memory_threshold_pct",
+                      isnan(c->opt.memory_threshold_pct) ? c->opt.threshold_pct : c->opt.memory_threshold_pct);
+    tl_json_key(j, "sessions");
+    if (c->opt.session[0] == -1 && c->opt.session[1] == -1) {
+        tl_json_null(j);
+    } else {
+        tl_json_array_begin(j);
+        for (int s = 0; s < 2; s++)
+            tl_json_int(j, c->opt.session[s] == -2 ? -1 : c->opt.session[s]);
+        tl_json_array_end(j);
+    }
     tl_json_key(j, "methods");
     tl_json_object_begin(j);
     tl_json_kv_string(j, "test", method_test);
     tl_json_kv_string(j, "all_ranks", method_all_ranks);
+    tl_json_kv_string(j, "rank_level", method_rank_level);
+    tl_json_kv_string(j, "families", method_families);
+    tl_json_kv_string(j, "untested", method_untested);
     tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? method_holm : method_none);
     tl_json_kv_string(j, "median_ci", method_ci);
     tl_json_kv_string(j, "geomean", method_geomean);
@@ -180,6 +215,7 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
     tl_json_kv_uint(j, "geomean_names", c->geomean_n);
     tl_json_kv_uint(j, "regressions", c->counts[TL_VERDICT_REGRESSION]);
     tl_json_kv_uint(j, "improvements", c->counts[TL_VERDICT_IMPROVEMENT]);
+    tl_json_kv_uint(j, "gate_failures", c->gate_failures);
     tl_json_key(j, "counts");
     tl_json_object_begin(j);
     for (int v = 0; v < TL_VERDICT_COUNT; v++)

@@ -50,6 +50,9 @@ static const tl_rule_info rules[] = {
       "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data." },
     { "rank-imbalance", "warning", "a rank's step time is over 1.2x the mean step time of all ranks",
       "Balance the work across ranks (data sharding, pipeline stage sizes)." },
+    { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
+      "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
+      "thermal state), and confirm with tally compare --sessions." },
 };
 
 const tl_rule_info *tl_rules(size_t *n)
@@ -137,9 +140,7 @@ static void dominant_stage(tl_aggregate *a)
 /* Per-rank metrics of the rules that look at one rank at a time. */
 static double peak_memory_pct(const tl_rank_result *r)
 {
-    if (!isfinite(r->peak_allocated) || !isfinite(r->device_total) || r->device_total <= 0)
-        return NAN;
-    return 100 * fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0) / r->device_total;
+    return tl_rank_peak_device_pct(r);
 }
 
 static double busy_pct(const tl_rank_result *r)
@@ -316,6 +317,39 @@ static void straggler_rule(tl_aggregate *a)
     }
 }
 
+/* The stage that drifts most across sessions (drift.h), with the step time
+ * when it drifts too. */
+static void drift_rule(tl_aggregate *a)
+{
+    const tl_drift *d = &a->drift;
+    const tl_drift_stage *worst = NULL, *step = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < d->nstages; i++) {
+        const tl_drift_stage *s = &d->stages[i];
+        if (!s->drifts)
+            continue;
+        n++;
+        if (s->group < 0)
+            step = s;
+        else if (worst == NULL || fabs(s->change_pct) > fabs(worst->change_pct))
+            worst = s;
+    }
+    if (worst == NULL && step == NULL)
+        return;
+    const tl_drift_stage *s = worst ? worst : step;
+    char msg[320];
+    snprintf(msg, sizeof msg, "\"%.120s\" is %.0f%% %s in the last of %d sessions than in the first (%zu stage%s "
+             "drift).", s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
+             n == 1 ? "" : "s");
+    int last = d->nsessions - 1;
+    while (last > 0 && !isfinite(s->value[last]))
+        last--;
+    fire(a, "session-drift", -1, msg, "%s: %.3f ms in session 1, %.3f ms in session %d (%+.1f%%, trend %+.1f%% "
+         "per session)%s%s; threshold %.0f%%", s->name, s->value[0] / 1e6, s->value[last] / 1e6, last + 1,
+         s->change_pct, s->slope_pct, step && step != s ? "; step time " : "",
+         step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_DRIFT_PCT);
+}
+
 static int severity_rank(const char *s)
 {
     return strcmp(s, "critical") == 0 ? 0 : strcmp(s, "warning") == 0 ? 1 : 2;
@@ -328,6 +362,7 @@ void tl_apply_rules(tl_aggregate *a)
     step_rules(a);
     data_loading(a);
     dominant_stage(a);
+    drift_rule(a);
     /* Most severe first; within a severity, the order of the rule table
      * (insertion sort: stable, and there are few). */
     for (int i = 1; i < a->nrecs; i++) {

@@ -472,15 +472,19 @@ static void take_max(double *acc, double v)
 static void memory(tl_session *s, const tl_profile *p)
 {
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->peak_device_used = NAN;
+    /* allocated, reserved and used are three things: each its own peak */
     for (size_t i = 0; i < p->nmem; i++) {
         take_max(&s->peak_allocated, p->mem[i].allocated);
         take_max(&s->peak_reserved, p->mem[i].reserved);
+        take_max(p->mem[i].device < 0 ? &s->peak_rss : &s->peak_device_used, p->mem[i].used);
     }
     for (size_t i = 0; i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
         take_max(&s->peak_allocated, isfinite(m->peak_allocated) ? m->peak_allocated : m->allocated);
         take_max(&s->peak_reserved, m->reserved);
         take_max(&s->peak_rss, isfinite(m->peak_rss) ? m->peak_rss : m->rss);
+        take_max(&s->peak_device_used, m->device_used);
     }
     for (uint32_t i = 0; i < p->ndevices; i++)
         take_max(&s->device_total, p->devices[i].total_memory > 0 ? p->devices[i].total_memory : NAN);
@@ -488,7 +492,7 @@ static void memory(tl_session *s, const tl_profile *p)
     size_t n = 0;
     for (size_t i = 0; i < p->ngpu_samples; i++) {
         const tl_gpu_sample *g = &p->gpu_samples[i];
-        take_max(&s->peak_allocated, g->mem_used);
+        take_max(&s->peak_device_used, g->mem_used);
         take_max(&s->device_total, g->mem_total);
         if (isfinite(g->util_pct)) {
             sum += g->util_pct;
@@ -501,7 +505,7 @@ static void memory(tl_session *s, const tl_profile *p)
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
         s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
-                                           m->peak_allocated, m->rss };
+                                           m->peak_allocated, m->rss, m->device_used };
     }
 }
 
@@ -546,6 +550,7 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p)
     s->span_ns = -1;
     s->start_ns = INT64_MIN;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->peak_device_used = NAN;
     s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
     if (s->path == NULL || s->warnings == NULL)
         return -1;

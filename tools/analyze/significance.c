@@ -206,18 +206,29 @@ static int by_p(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-int tl_signif_holm(const double *p, size_t n, double *adj)
+/* The tests among p (NaN entries are not tests: their adj is NaN), sorted
+ * by p ascending, malloc'd; *m gets their number. NULL when out of memory. */
+static indexed_p *sorted_tests(const double *p, size_t n, double *adj, size_t *m)
 {
     indexed_p *v = malloc((n + 1) * sizeof *v);
+    *m = 0;
     if (v == NULL)
-        return -1;
-    size_t m = 0;
+        return NULL;
     for (size_t i = 0; i < n; i++) {
         adj[i] = NAN;
         if (!isnan(p[i]))
-            v[m++] = (indexed_p){ p[i], i };
+            v[(*m)++] = (indexed_p){ p[i], i };
     }
-    qsort(v, m, sizeof *v, by_p);
+    qsort(v, *m, sizeof *v, by_p);
+    return v;
+}
+
+int tl_signif_holm(const double *p, size_t n, double *adj)
+{
+    size_t m;
+    indexed_p *v = sorted_tests(p, n, adj, &m);
+    if (v == NULL)
+        return -1;
     double run = 0;
     for (size_t k = 0; k < m; k++) {
         double a = fmin(1.0, (double)(m - k) * v[k].p);
@@ -226,6 +237,91 @@ int tl_signif_holm(const double *p, size_t n, double *adj)
     }
     free(v);
     return 0;
+}
+
+int tl_signif_bh(const double *p, size_t n, double *adj)
+{
+    size_t m;
+    indexed_p *v = sorted_tests(p, n, adj, &m);
+    if (v == NULL)
+        return -1;
+    double run = 1.0;
+    for (size_t k = m; k-- > 0;) {
+        double a = fmin(1.0, (double)m * v[k].p / (double)(k + 1));
+        run = a < run ? a : run;
+        adj[v[k].i] = run;
+    }
+    free(v);
+    return 0;
+}
+
+/* The continued fraction of I_x(a, b) (Numerical Recipes' betacf, modified
+ * Lentz). Converges quickly for x < (a + 1) / (a + b + 2). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-15;
+    double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1 / d;
+    double h = d;
+    for (int m = 1; m <= 300; m++) {
+        int m2 = 2 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1 + aa * d;
+        d = fabs(d) < tiny ? tiny : d;
+        c = 1 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        d = 1 / d;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1 + aa * d;
+        d = fabs(d) < tiny ? tiny : d;
+        c = 1 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        d = 1 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1) < eps)
+            break;
+    }
+    return h;
+}
+
+double tl_signif_betai(double a, double b, double x)
+{
+    if (!(a > 0 && b > 0 && x >= 0 && x <= 1))
+        return NAN;
+    if (x == 0 || x == 1)
+        return x;
+    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+    if (x < (a + 1) / (a + b + 2))
+        return front * betacf(a, b, x) / a;
+    return 1 - front * betacf(b, a, 1 - x) / b;
+}
+
+double tl_signif_t_one_sample(const double *x, size_t n, double *t_out)
+{
+    if (t_out)
+        *t_out = NAN;
+    if (n < 2)
+        return NAN;
+    double mean = 0, m2 = 0;
+    for (size_t i = 0; i < n; i++) { /* Welford: stable for values close together */
+        double d = x[i] - mean;
+        mean += d / (double)(i + 1);
+        m2 += d * (x[i] - mean);
+    }
+    double sd = sqrt(m2 / (double)(n - 1));
+    if (!(sd > 1e-12 * fabs(mean))) { /* no spread beyond rounding */
+        if (t_out)
+            *t_out = mean == 0 ? 0 : copysign(INFINITY, mean);
+        return mean == 0 ? 1.0 : 0.0;
+    }
+    double t = mean / (sd / sqrt((double)n)), df = (double)(n - 1);
+    if (t_out)
+        *t_out = t;
+    return fmin(1.0, tl_signif_betai(df / 2, 0.5, df / (df + t * t)));
 }
 
 double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n, size_t *used)

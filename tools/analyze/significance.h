@@ -76,6 +76,26 @@ int tl_signif_median_ci(const double *sorted, size_t n, double conf, double *lo,
  * do not count in n. Returns 0, or -1 when out of memory. O(n log n). */
 int tl_signif_holm(const double *p, size_t n, double *adj);
 
+/* Benjamini and Hochberg's (1995) step-up adjustment: with the p-values
+ * sorted ascending, the adjusted p(i) is min over j >= i of min(1, n p(j) / j).
+ * Rejecting where adj < q keeps the expected share of false rejections among
+ * the rejections (the false discovery rate) at most q for independent or
+ * positively dependent tests. NaN entries are not tests. Returns 0, or -1 when
+ * out of memory. O(n log n). */
+int tl_signif_bh(const double *p, size_t n, double *adj);
+
+/* Student's one-sample t test of the mean of x (n values) against 0:
+ * t = mean / (s / sqrt(n)) with s the sample standard deviation, two-sided
+ * p = I_{df/(df+t^2)}(df/2, 1/2) (the regularized incomplete beta function),
+ * df = n - 1. When every value is the same, p is 1 if that value is 0 and 0
+ * otherwise (no spread: the difference is certain). *t_out gets t when not
+ * NULL. NaN when n < 2. */
+double tl_signif_t_one_sample(const double *x, size_t n, double *t_out);
+
+/* The regularized incomplete beta function I_x(a, b), by the continued
+ * fraction of Numerical Recipes (Lentz's method); NaN outside its domain. */
+double tl_signif_betai(double a, double b, double x);
+
 /* The geometric mean of cand[i] / base[i] over the n pairs where both are
  * finite and positive, each pair weighted equally: exp(mean(log ratio)).
  * *used (when not NULL) gets the number of pairs that counted. NaN when none

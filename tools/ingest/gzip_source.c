@@ -66,7 +66,10 @@ static int dec_start(tl_gzip_source *g)
 {
 #ifdef TALLY_HAVE_ISAL
 	if (strcmp(tl_gzip_source_decoder(), "isa-l") == 0) {
-		struct inflate_state *st = malloc(sizeof *st);
+		/* Zeroed: on a corrupt member isa-l may copy a match from its history buffer before
+		 * any output filled it (it reports the bad distance only afterwards); zeroed, those
+		 * bytes are the same on every run instead of stale heap contents. */
+		struct inflate_state *st = calloc(1, sizeof *st);
 		if (!st)
 			return -1;
 		isal_inflate_init(st);

@@ -127,18 +127,24 @@ typedef struct tl_step {
     int64_t ts_ns, dur_ns;
 } tl_step;
 
-/* A point of a memory time series: Kineto [memory] instants, sampler points. */
+/* A point of a memory time series: Kineto [memory] instants, sampler points.
+ * Three different things, never merged (docs/analysis.md): what the caching
+ * allocator has handed out (allocated), what it holds from the device
+ * (reserved), and what the system says is in use (used: NVML's device memory
+ * used, for every process on the device; the process RSS for the host). */
 typedef struct tl_mem_point {
     int64_t ts_ns;
     int64_t device;        /* -1 host */
     double allocated, reserved; /* bytes; NaN when not given */
+    double used;           /* bytes; NaN when not given */
 } tl_mem_point;
 
 /* A labelled memory snapshot from a report. NaN when a field is not given. */
 typedef struct tl_mem_snapshot {
     uint32_t label;        /* strtab id */
     int64_t ts_ns;         /* INT64_MIN when unknown */
-    double allocated, reserved, peak_allocated; /* device memory, bytes */
+    double allocated, reserved, peak_allocated; /* device memory (allocator), bytes */
+    double device_used;    /* NVML's used memory of the fullest device, bytes */
     double rss, peak_rss;  /* host memory, bytes */
 } tl_mem_snapshot;
 

@@ -115,6 +115,7 @@ static void read_snapshots(tl_profile *p, const json_t *root, double t0)
             .allocated = alloc * MIB,
             .reserved = reserved * MIB,
             .peak_allocated = peak * MIB,
+            .device_used = NAN,
             .rss = NAN,
             .peak_rss = NAN,
         };

@@ -197,7 +197,9 @@ static void read_gpu_timeline(tl_profile *p, const json_t *root, double base)
             .temperature_c = has_temp ? temp : NAN,
             .power_w = has_power ? power : NAN,
         };
-        tl_mem_point pt = { .ts_ns = ts, .device = 0, .allocated = s.mem_used, .reserved = NAN };
+        /* NVML's used memory: device used, not allocator-allocated */
+        tl_mem_point pt = { .ts_ns = ts, .device = 0, .allocated = NAN, .reserved = NAN,
+                            .used = s.mem_used };
         if (tl_profile_add_gpu_sample(p, &s) != 0 || tl_profile_add_mem(p, &pt) != 0)
             tl_profile_warn(p, "%s: out of memory", path);
         if (has_total && !(total * MIB <= total_max))

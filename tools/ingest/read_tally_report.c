@@ -689,6 +689,26 @@ int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t na
 
 /* ---- the tally report --------------------------------------------------- */
 
+/* Every sample of the entry is in the report (none dropped, all valid): the
+ * histogram is rebuilt from them (all of them, beyond the profile's kept
+ * samples), so the statistic is exact like one read from events, and median
+ * and p95 merge across ranks and sessions instead of being "unknown". */
+static void exact_from_samples(tl_name_stat *s, const json_t *samples)
+{
+    size_t k;
+    const json_t *x;
+    json_array_foreach(samples, k, x) {
+        json_int_t v = json_is_integer(x) ? json_integer_value(x) : -1;
+        /* beyond the kept samples they were not checked yet; out of memory */
+        if (v < 0 || (uint64_t)v < s->d.min || (uint64_t)v > s->d.max ||
+            tl_hist_add(&s->d.hist, (uint64_t)v) != 0) {
+            tl_hist_release(&s->d.hist); /* stays a summary statistic */
+            return;
+        }
+    }
+    s->from_summary = 0;
+}
+
 /* sections[] / iterations[]: one statistic per entry from its summary numbers,
  * with its raw samples. The first entry of iterations[] (the writer sorts by
  * total time, so it is the main loop) also becomes the step table: step k is
@@ -779,6 +799,8 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
         if ((uint64_t)n + (uint64_t)dropped != (uint64_t)count)
             tl_profile_warn(p, "%s: %zu samples + %lld dropped does not make count %lld", path, n,
                             (long long)dropped, (long long)count);
+        else if (dropped == 0 && bad == 0)
+            exact_from_samples(s, samples);
     }
 }
 
@@ -837,10 +859,11 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* memory_snapshots[]: host memory from rss/peak_rss; device memory from the
- * first registered provider that reports "<provider>.allocated" (etc.), else
- * from NVML's used memory of gpus[0] (what the device has in use, which
- * includes the allocator's cache and other processes). */
+/* memory_snapshots[]: host memory from rss/peak_rss; allocator memory from
+ * the first registered provider that reports "<provider>.allocated" (etc.);
+ * device used from NVML's used_bytes of the fullest of gpus[] (what the
+ * device has in use, including the allocator's cache and other processes:
+ * a different thing from allocated, kept apart). */
 static void read_snapshots(tl_profile *p, const json_t *root)
 {
     const json_t *arr = tl_readers_array(p, root, "", "memory_snapshots", 0);
@@ -857,7 +880,8 @@ static void read_snapshots(tl_profile *p, const json_t *root)
         const char *label;
         size_t label_len;
         int64_t t;
-        tl_mem_snapshot s = { .allocated = NAN, .reserved = NAN, .peak_allocated = NAN };
+        tl_mem_snapshot s = { .allocated = NAN, .reserved = NAN, .peak_allocated = NAN,
+                              .device_used = NAN };
         if (tl_readers_string(p, e, path, "label", 0, &label, &label_len) != 0 ||
             tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "rss_bytes", f, &s.rss) < 0 ||
@@ -887,12 +911,15 @@ static void read_snapshots(tl_profile *p, const json_t *root)
                 *dst = x;
         }
         const json_t *gpus = tl_readers_array(p, e, path, "gpus", TL_RD_OPTIONAL);
-        if (ok && isnan(s.allocated) && json_array_size(gpus) > 0) {
+        for (size_t g = 0; ok && g < json_array_size(gpus); g++) {
             char gp[192];
-            snprintf(gp, sizeof gp, "%s.gpus[0]", path);
-            if (tl_readers_number(p, json_array_get(gpus, 0), gp, "used_bytes", TL_RD_NULLABLE,
-                                  &s.allocated) < 0)
+            double used;
+            snprintf(gp, sizeof gp, "%s.gpus[%zu]", path, g);
+            if (tl_readers_number(p, json_array_get(gpus, g), gp, "used_bytes", TL_RD_NULLABLE,
+                                  &used) < 0)
                 ok = 0;
+            else if (isfinite(used) && !(used <= s.device_used))
+                s.device_used = used;
         }
         if (!ok)
             continue;
@@ -961,7 +988,9 @@ static void read_sampler(tl_profile *p, const json_t *root)
                 tl_value_stat_add(&c->v, cpu, (uint64_t)t);
         }
         if (!isnan(rss)) {
-            tl_mem_point pt = { .ts_ns = t, .device = -1, .allocated = rss, .reserved = NAN };
+            /* the process RSS: host memory in use, not allocator-allocated */
+            tl_mem_point pt = { .ts_ns = t, .device = -1, .allocated = NAN, .reserved = NAN,
+                                .used = rss };
             tl_profile_add_mem(p, &pt);
         }
         const json_t *gpus = tl_readers_array(p, e, path, "gpus", TL_RD_OPTIONAL);
@@ -1013,6 +1042,18 @@ static void read_problems(tl_profile *p, const json_t *root)
     if (tl_readers_int(p, pr, "problems", "names_overflowed", 0, 0, INT64_MAX, &n) == 0 && n > 0)
         tl_profile_warn(p, "problems.names_overflowed: %lld names did not fit the collector's "
                         "name table; their timings are under \"(other names)\"", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "depth_overflow", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
+        n > 0)
+        tl_profile_warn(p, "problems.depth_overflow: %lld sections were nested deeper than the "
+                        "collector's limit; they are not in the statistics", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "rank_rejected", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
+        n > 0)
+        tl_profile_warn(p, "problems.rank_rejected: %lld tally_set_rank calls gave an impossible "
+                        "rank or world size", (long long)n);
+    if (tl_readers_int(p, pr, "problems", "threads_skipped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) ==
+            0 && n > 0)
+        tl_profile_warn(p, "problems.threads_skipped: %lld threads were left out of this report "
+                        "(written at a signal that interrupted them)", (long long)n);
     const json_t *tr = tl_readers_object(p, root, "", "trace", 0);
     if (tl_readers_int(p, tr, "trace", "events_dropped", 0, 0, INT64_MAX, &n) == 0 && n > 0)
         tl_profile_warn(p, "trace.events_dropped: the collector dropped %lld trace events "

@@ -335,7 +335,7 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
-    tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0 };
+    tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0, 0.0 / 0.0 };
     int found = 0;
     tl_args_iter_init(&it, ev->args);
     while (tl_args_next(&it, &k, &v)) {

@@ -345,19 +345,40 @@ static int by_rank_then_start(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
+/* The length of path without suffix, or 0 when it does not end so. */
+static size_t stem_len(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+    return n > k && strcmp(path + n - k, suffix) == 0 ? n - k : 0;
+}
+
+/* Same stem: {stem}.report.json beside {stem}.trace.json(.gz), as libtally
+ * names one run's files ({name}-rank{N}.{pid}-{time}). */
+static int same_stem(const char *report, const char *trace)
+{
+    size_t r = stem_len(report, ".report.json");
+    size_t t = stem_len(trace, ".trace.json.gz");
+    if (t == 0)
+        t = stem_len(trace, ".trace.json");
+    return r > 0 && r == t && memcmp(report, trace, r) == 0;
+}
+
 /* libtally writes a report and a trace per process: when both are inputs,
  * the trace is the report's companion (the report's statistics are complete
- * even when trace events were dropped). They match on rank and start time. */
+ * even when trace events were dropped). They match by file stem, else (files
+ * renamed) on rank and start time. */
 static void pair_companions(tl_run *run)
 {
     for (size_t i = 0; i < run->n; i++) {
         tl_profile *t = run->profiles[i];
-        if (!tl_profile_usable(t) || t->format != TL_FMT_TALLY_TRACE || t->rank < 0 || t->base_time_ns == INT64_MIN)
+        if (!tl_profile_usable(t) || t->format != TL_FMT_TALLY_TRACE)
             continue;
         for (size_t k = 0; k < run->n; k++) {
             const tl_profile *r = run->profiles[k];
-            if (tl_profile_usable(r) && r->format == TL_FMT_TALLY_REPORT && r->rank == t->rank &&
-                r->base_time_ns == t->base_time_ns) {
+            if (tl_profile_usable(r) && r->format == TL_FMT_TALLY_REPORT &&
+                (same_stem(r->path, t->path) ||
+                 (t->rank >= 0 && t->base_time_ns != INT64_MIN && r->rank == t->rank &&
+                  r->base_time_ns == t->base_time_ns))) {
                 t->companion = 1;
                 t->companion_of = strdup(r->path);
                 break;

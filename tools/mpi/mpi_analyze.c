@@ -768,6 +768,7 @@ void tl_mpi_setup(int rank, int size)
     g_rank = rank;
     g_size = size;
     tl_cli_analyze_hook = analyze;
+    tl_cli_no_outputs = rank != 0;
     /* Argument errors would be printed by every process: the workers' stderr
      * goes to a scratch file until the analysis starts (every process parses
      * the same argv, so process 0 says it once). */

@@ -49,15 +49,17 @@ static void cell_name(FILE *f, const char *name)
     fputs("</td>", f);
 }
 
-static void cell_median(FILE *f, const tl_cmp_side *s)
+/* A side's compared value in its unit, with the median's interval per call. */
+static void cell_median(FILE *f, const tl_cmp_row *r, int cand)
 {
+    const tl_cmp_side *s = cand ? &r->cand : &r->base;
     char a[48], b[48], c[48];
     if (!s->present) {
         fputs("<td class=\"n\">\xe2\x80\x93</td>", f);
         return;
     }
-    fprintf(f, "<td class=\"n\">%s", tl_units_dur(a, sizeof a, s->median));
-    if (isfinite(s->ci_lo))
+    fprintf(f, "<td class=\"n\">%s", tl_cmp_value_text(a, sizeof a, r, cand ? r->value_cand : r->value_base));
+    if (r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && isfinite(s->ci_lo))
         fprintf(f, "<br><span class=\"note\">[%s, %s]</span>", tl_units_dur(b, sizeof b, s->ci_lo),
                 tl_units_dur(c, sizeof c, s->ci_hi));
     fprintf(f, "</td>");
@@ -79,12 +81,35 @@ static const char *p_text(char *buf, size_t len, double p)
 
 static const char *verdict_text(int v)
 {
-    return v == TL_VERDICT_TOO_FEW ? "too few samples" : tl_verdict_name(v);
+    switch (v) {
+    case TL_VERDICT_TOO_FEW: return "too few samples";
+    case TL_VERDICT_LARGE_INCREASE: return "large increase, not tested";
+    case TL_VERDICT_LARGE_DECREASE: return "large decrease, not tested";
+    default: return tl_verdict_name(v);
+    }
 }
 
+/* The verdict cell: the verdict, "gate" when it fails the gate, the note. */
+static void cell_verdict(FILE *f, const tl_cmp_row *r)
+{
+    fprintf(f, "<td class=\"v-%s\">%s%s", tl_verdict_name(r->verdict), verdict_text(r->verdict),
+            r->gate ? " <b>(gate)</b>" : "");
+    if (r->note) {
+        fputs("<br><span class=\"note\">", f);
+        tl_escape_html_n(f, r->note, NAME_MAX);
+        fputs("</span>", f);
+    }
+    fputs("</td>", f);
+}
+
+/* Overall rows of a verdict among the ones a headline names: step time,
+ * totals per run, peak memory (the per-call and per-step rows explain them). */
 static int v_overall(const tl_cmp_row *r, void *ctx)
 {
-    return r->rank < 0 && r->verdict == *(const int *)ctx;
+    int v = *(const int *)ctx;
+    if (v == TL_VERDICT_ADDED || v == TL_VERDICT_REMOVED)
+        return r->rank < 0 && r->verdict == v;
+    return r->rank < 0 && r->verdict == v && (r->primary || r->kind == TL_CMP_PER_RUN);
 }
 
 static int v_any_rank(const tl_cmp_row *r, void *ctx)
@@ -95,7 +120,8 @@ static int v_any_rank(const tl_cmp_row *r, void *ctx)
 static int matched_names(const tl_cmp_row *r, void *ctx)
 {
     (void)ctx;
-    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS;
+    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS &&
+           r->group != TL_CMP_GROUP_MEMORY && r->kind == TL_CMP_PER_RUN;
 }
 
 /* ---- head and headline --------------------------------------------------------------- */
@@ -163,12 +189,18 @@ static int headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct, n[TL_VERDICT_UNCHANGED],
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    fprintf(f, "<p class=\"headline\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
+               "run of stages, peak memory). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
+            c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s",
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", c->opt.max_untested_pct);
     if (headline_names(f, c, TL_VERDICT_REGRESSION, "Slower") != 0 ||
+        headline_names(f, c, TL_VERDICT_LARGE_INCREASE, "Larger, not tested") != 0 ||
         headline_names(f, c, TL_VERDICT_IMPROVEMENT, "Faster") != 0)
         return -1;
     if (c->nbase_only || c->ncand_only)
-        fprintf(f, "<p class=\"note\">%zu rank(s) only in the baseline and %zu only in the candidate are compared "
-                   "in the all-ranks rows only.</p>\n",
+        fprintf(f, "<p class=\"note\">Warning: %zu rank(s) only in the baseline and %zu only in the candidate "
+                   "(a missing rank fails the gate with --strict); they count in the all-ranks rows only.</p>\n",
                 c->nbase_only, c->ncand_only);
     fputs("</section>\n", f);
     return 0;
@@ -273,12 +305,12 @@ static void steps_table(FILE *f, const tl_compare *c)
             continue;
         char rb[16], d[48], p[32];
         fprintf(f, "<tr><td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, r->rank));
-        cell_median(f, &r->base);
-        cell_median(f, &r->cand);
-        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
-                   "<td class=\"v-%s\">%s</td></tr>\n",
-                tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->base.count, r->cand.count,
-                tl_verdict_name(r->verdict), verdict_text(r->verdict));
+        cell_median(f, r, 0);
+        cell_median(f, r, 1);
+        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>",
+                tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->base.count, r->cand.count);
+        cell_verdict(f, r);
+        fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
 }
@@ -568,19 +600,21 @@ static void row_tr(FILE *f, const tl_cmp_row *r, int with_rank)
     char d[48], p[32], t[48], rb[16];
     fputs("<tr>", f);
     cell_name(f, r->name);
+    fprintf(f, "<td>%s</td>", tl_cmp_kind_name(r->kind));
     if (with_rank)
         fprintf(f, "<td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, r->rank));
-    cell_median(f, &r->base);
-    cell_median(f, &r->cand);
-    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s%s</td><td class=\"v-%s\">%s</td>"
-               "</tr>\n",
+    cell_median(f, r, 0);
+    cell_median(f, r, 1);
+    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s%s</td>",
             tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->impact_ns >= 0 ? "+" : "",
-            tl_units_dur(t, sizeof t, r->impact_ns), tl_verdict_name(r->verdict), verdict_text(r->verdict));
+            tl_units_dur(t, sizeof t, r->impact_ns));
+    cell_verdict(f, r);
+    fputs("</tr>\n", f);
 }
 
 static void table_head(FILE *f, int with_rank)
 {
-    fprintf(f, "<table><tr><th>name</th>%s<th>baseline median [95%% CI]</th><th>candidate median [95%% CI]</th>"
+    fprintf(f, "<table><tr><th>name</th><th>metric</th>%s<th>baseline [95%% CI]</th><th>candidate [95%% CI]</th>"
                "<th>\xce\x94</th><th>p (adj.)</th><th>total change</th><th>verdict</th></tr>\n",
             with_rank ? "<th>rank</th>" : "");
 }
@@ -618,14 +652,15 @@ static int group_table(FILE *f, const tl_compare *c, int group, int *first)
 
 static int per_rank_changes(FILE *f, const tl_compare *c)
 {
-    int verdicts[2] = { TL_VERDICT_REGRESSION, TL_VERDICT_IMPROVEMENT };
-    for (int v = 0; v < 2; v++) {
+    int verdicts[3] = { TL_VERDICT_REGRESSION, TL_VERDICT_IMPROVEMENT, TL_VERDICT_LARGE_INCREASE };
+    static const char *titles[3] = { "Regressions", "Improvements", "Large increases, not tested" };
+    for (int v = 0; v < 3; v++) {
         size_t n;
         size_t *idx = tl_compare_by_impact(c, v_any_rank, &verdicts[v], &n);
         if (idx == NULL)
             return -1;
         if (n > 0) {
-            fprintf(f, "<details><summary>%s per rank (%zu)</summary>\n", v ? "Improvements" : "Regressions", n);
+            fprintf(f, "<details><summary>%s per rank (%zu)</summary>\n", titles[v], n);
             table_head(f, 1);
             for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
                 row_tr(f, &c->rows[idx[i]], 1);
@@ -642,8 +677,8 @@ static int rows_section(FILE *f, const tl_compare *c)
           "in total time; ~ marks a change that is not significant.</p>\n",
           f);
     int first = 1;
-    for (int g = 0; g < TL_GROUP_COUNT; g++)
-        if (group_table(f, c, g, &first) != 0)
+    for (int g = 0; g < TL_CMP_NGROUPS; g++)
+        if (g != TL_CMP_GROUP_STEPS && group_table(f, c, g, &first) != 0)
             return -1;
     int rc = per_rank_changes(f, c);
     fputs("</section>\n", f);
@@ -694,6 +729,16 @@ static void method(FILE *f, const tl_compare *c)
             "normal approximation with tie and continuity corrections; too few samples below %d on a side. The "
             "all-ranks rows take the median, interval and \xce\x94 of the pooled samples, and as p the smallest "
             "per-rank p times the number of ranks tested (the ranks of a run are not independent samples).</li>\n"
+            "<li>Per name, four metrics: the time per call (above), the total per run and per step (count "
+            "\xc3\x97 median per call; a report without samples: its recorded total) and the calls per step "
+            "(counted, not tested); per rank, the peaks of allocated and reserved device memory and of RSS, one "
+            "value per session (all ranks: the largest). A rank row of a total is tested like its per-call row; "
+            "when no rank has enough samples to be tested alone, the all-ranks row is tested by Student's t over "
+            "the ranks' log ratios (at least %d ranks: each rank one sample of the change).</li>\n"
+            "<li>The gate (--fail-on-regression) is the primary family: step time, the total per run of "
+            "sections, iterations, GPU annotations and kernels, and peak memory. A row that cannot be tested "
+            "(one report per side) is judged by its change alone beyond %.4g%%, labelled as not tested; a large "
+            "increase on a primary row fails the gate when the all-ranks row could not be tested either.</li>\n"
             "<li>%s; significant when the adjusted p &lt; %.3g (~ otherwise).</li>\n"
             "<li>A regression is a significant slowdown of more than %.4g%%, an improvement a significant speed-up "
             "of more than %.4g%%.</li>\n"
@@ -704,9 +749,11 @@ static void method(FILE *f, const tl_compare *c)
                              : "by exact name",
             100 * c->opt.confidence, (1 - c->opt.confidence) / 2, tl_cmp_metric_name(c->opt.metric),
             TL_CMP_MIN_SAMPLES,
+            TL_CMP_MIN_RANKS, c->opt.max_untested_pct,
             c->opt.correction == TL_CMP_HOLM
-                ? "p (adj.): Holm's step-down adjustment over every test of the comparison, so \xce\xb1 bounds the "
-                  "chance of any false verdict on the page"
+                ? "p (adj.): Holm's step-down adjustment over the primary rows, so \xce\xb1 bounds the chance of "
+                  "any false gate verdict; Benjamini\xe2\x80\x93Hochberg over the explanatory rows, so \xce\xb1 "
+                  "bounds the expected share of false verdicts among them"
                 : "p (adj.): not adjusted (--correction none), each row is tested on its own",
             c->opt.alpha, c->opt.threshold_pct, c->opt.threshold_pct, tl_cmp_metric_name(c->opt.metric));
 }

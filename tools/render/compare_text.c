@@ -46,6 +46,19 @@ const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
     return buf;
 }
 
+const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else if (r->group == TL_CMP_GROUP_MEMORY)
+        tl_units_bytes(buf, len, v);
+    else if (r->kind == TL_CMP_CALLS_PER_STEP)
+        snprintf(buf, len, "%.3g calls", v);
+    else
+        tl_units_dur(buf, len, v);
+    return buf;
+}
+
 static const char *p_text(char *buf, size_t len, double p)
 {
     if (!isfinite(p))
@@ -57,23 +70,26 @@ static const char *p_text(char *buf, size_t len, double p)
     return buf;
 }
 
-/* "1.234 ms [1.2 ms, 1.25 ms]" for a side's median and interval. */
-static void md_median(FILE *f, const tl_cmp_side *s)
+/* "1.234 ms [1.2 ms, 1.25 ms]" for a side's compared value and, per call,
+ * the median's interval. */
+static void md_median(FILE *f, const tl_cmp_row *r, int cand)
 {
+    const tl_cmp_side *s = cand ? &r->cand : &r->base;
     char a[48], b[48], c[48];
     if (!s->present) {
         fputs("\xe2\x80\x93", f);
         return;
     }
-    fputs(tl_units_dur(a, sizeof a, s->median), f);
-    if (isfinite(s->ci_lo))
+    fputs(tl_cmp_value_text(a, sizeof a, r, cand ? r->value_cand : r->value_base), f);
+    if (r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && isfinite(s->ci_lo))
         fprintf(f, " [%s, %s]", tl_units_dur(b, sizeof b, s->ci_lo), tl_units_dur(c, sizeof c, s->ci_hi));
 }
 
 static int overall_matched(const tl_cmp_row *r, void *ctx)
 {
     (void)ctx;
-    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS;
+    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS &&
+           r->group != TL_CMP_GROUP_MEMORY && r->kind == TL_CMP_PER_RUN;
 }
 
 /* ---- Markdown ------------------------------------------------------------------ */
@@ -90,10 +106,14 @@ static void md_headline(FILE *f, const tl_compare *c)
                 fabs(pct) < 1 ? 2 : 1, fabs(pct),
                 pct <= 0 ? "faster" : "slower", c->geomean_n);
     }
-    fprintf(f, "\n\nMetric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 %zu unchanged, %zu with too "
-               "few samples, %zu added, %zu removed (rows per rank included).\n\n",
-            tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, n[TL_VERDICT_UNCHANGED],
-            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak memory)",
+            c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s");
+    fprintf(f, "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
+               "beyond %.4g%% \xc2\xb7 %zu unchanged, %zu with too few samples, %zu large untested changes, "
+               "%zu added, %zu removed (rows per rank and metric included).\n\n",
+            tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, c->opt.max_untested_pct,
+            n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
 }
 
 /* "rank | baseline | candidate | Δ | p | verdict |\n": the cells a row of
@@ -102,11 +122,16 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
 {
     char rb[16], db[48], pb[32];
     fprintf(f, "%s | ", tl_cmp_rank_label(rb, sizeof rb, r->rank));
-    md_median(f, &r->base);
+    md_median(f, r, 0);
     fputs(" | ", f);
-    md_median(f, &r->cand);
-    fprintf(f, " | %s | %s | %s |\n", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
-            tl_verdict_name(r->verdict));
+    md_median(f, r, 1);
+    fprintf(f, " | %s | %s | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
+            tl_verdict_name(r->verdict), r->gate ? " (gate)" : "");
+    if (r->note) {
+        fputs(": ", f);
+        tl_escape_md_n(f, r->note, MD_NAME);
+    }
+    fputs(" |\n", f);
 }
 
 static void md_row(FILE *f, const tl_cmp_row *r, const char *label)
@@ -116,7 +141,7 @@ static void md_row(FILE *f, const tl_cmp_row *r, const char *label)
         tl_escape_md(f, label);
     else
         tl_escape_md_n(f, r->name, MD_NAME);
-    fprintf(f, " | %s | ", tl_cmp_group_name(r->group));
+    fprintf(f, " | %s | %s | ", tl_cmp_group_name(r->group), tl_cmp_kind_name(r->kind));
     md_rank_cells(f, r);
 }
 
@@ -126,9 +151,9 @@ static void md_table(FILE *f, const tl_compare *c, const char *title, const size
     if (n == 0)
         return;
     fprintf(f, "### %s (%zu)\n\n", title, n);
-    fputs("| name | group | rank | baseline median [95% CI] | candidate median [95% CI] | \xce\x94 | p (adj.) "
+    fputs("| name | group | metric | rank | baseline [95% CI] | candidate [95% CI] | \xce\x94 | p (adj.) "
           "| verdict |\n"
-          "|---|---|---|---|---|---|---|---|\n",
+          "|---|---|---|---|---|---|---|---|---|\n",
           f);
     size_t shown = n < MD_ROWS ? n : MD_ROWS;
     /* names as labels (labels.h), the report's Markdown rules: one row, one text */
@@ -196,6 +221,26 @@ static void md_steps(FILE *f, const tl_compare *c)
         fputc('\n', f);
 }
 
+/* Peak memory: the all-ranks rows (the largest rank), then the ranks. */
+static void md_memory(FILE *f, const tl_compare *c)
+{
+    size_t shown = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < c->nrows && shown < MD_ROWS; i++) {
+            const tl_cmp_row *r = &c->rows[i];
+            if (r->group != TL_CMP_GROUP_MEMORY || (r->rank < 0) != (pass == 0))
+                continue;
+            if (shown++ == 0)
+                fputs("### Peak memory (all ranks: the largest rank)\n\n| metric | rank | baseline | candidate | "
+                      "\xce\x94 | p (adj.) | verdict |\n|---|---|---|---|---|---|---|\n",
+                      f);
+            fprintf(f, "| %s | ", tl_cmp_kind_name(r->kind));
+            md_rank_cells(f, r);
+        }
+    if (shown)
+        fputc('\n', f);
+}
+
 static void md_pct_pair(FILE *f, double a, double b)
 {
     char x[32], y[32];
@@ -260,7 +305,7 @@ static int md_biggest(FILE *f, const tl_compare *c)
     size_t *idx = tl_compare_by_impact(c, overall_matched, NULL, &n);
     if (idx == NULL)
         return -1;
-    md_table(f, c, "Biggest changes in total time (all ranks)", idx, n < MD_ROWS ? n : MD_ROWS);
+    md_table(f, c, "Biggest changes in total time per run (all ranks)", idx, n < MD_ROWS ? n : MD_ROWS);
     free(idx);
     return 0;
 }
@@ -269,19 +314,26 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
 {
     md_headline(f, c);
     if (md_verdict_table(f, c, TL_VERDICT_REGRESSION, "Regressions") != 0 ||
-        md_verdict_table(f, c, TL_VERDICT_IMPROVEMENT, "Improvements") != 0)
+        md_verdict_table(f, c, TL_VERDICT_LARGE_INCREASE, "Large increases, not tested (too few samples)") != 0 ||
+        md_verdict_table(f, c, TL_VERDICT_IMPROVEMENT, "Improvements") != 0 ||
+        md_verdict_table(f, c, TL_VERDICT_LARGE_DECREASE, "Large decreases, not tested (too few samples)") != 0 ||
+        md_verdict_table(f, c, TL_VERDICT_CHANGED, "Call counts that changed") != 0)
         return -1;
     md_steps(f, c);
+    md_memory(f, c);
     md_gpu(f, c);
     if (md_biggest(f, c) != 0 || md_list(f, c, TL_VERDICT_ADDED, "Added (only in the candidate)") != 0 ||
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
         return -1;
-    fprintf(f, "<sub>Medians with distribution-free 95%% confidence intervals (order statistics, binomial); "
-               "\xce\x94 of the %s; two-sided Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 "
-               "without ties, "
-               "else normal with tie and continuity corrections; all ranks: smallest per-rank p \xc3\x97 ranks), "
-               "p adjusted by %s; ~ not significant at \xce\xb1 = %.3g.</sub>\n",
-            tl_cmp_metric_name(c->opt.metric), c->opt.correction == TL_CMP_HOLM ? "Holm's method" : "nothing",
+    fprintf(f, "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
+               "binomial), \xce\x94 of the %s; per run and per step: count \xc3\x97 median per call; two-sided "
+               "Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 without ties, else normal with tie "
+               "and continuity corrections); all ranks: smallest per-rank p \xc3\x97 ranks, or, when no rank can "
+               "be tested alone, Student's t over the ranks' log ratios; p adjusted by %s; ~ not significant at "
+               "\xce\xb1 = %.3g. See docs/compare.md.</sub>\n",
+            tl_cmp_metric_name(c->opt.metric),
+            c->opt.correction == TL_CMP_HOLM ? "Holm (gate rows) and Benjamini\xe2\x80\x93Hochberg (the others)"
+                                             : "nothing",
             c->opt.alpha);
     return 0;
 }
@@ -356,7 +408,7 @@ static junit_counts count_group(const tl_compare *c, int group)
         if ((group >= 0 && r->group != group) || !compared(r))
             continue;
         k.tests++;
-        k.failures += r->verdict == TL_VERDICT_REGRESSION;
+        k.failures += r->verdict == TL_VERDICT_REGRESSION || r->gate;
         k.skipped += r->verdict == TL_VERDICT_TOO_FEW;
     }
     return k;
@@ -374,23 +426,27 @@ static void junit_case(FILE *f, const tl_compare *c, const tl_cmp_row *r)
         snprintf(rb, sizeof rb, " (rank %d)", r->rank);
     else
         snprintf(rb, sizeof rb, " (all ranks)");
-    fprintf(f, "%s\" time=\"0\"", rb);
-    const char *metric = tl_cmp_metric_name(c->opt.metric);
-    if (r->verdict == TL_VERDICT_REGRESSION) {
+    fprintf(f, " [%s]%s\" time=\"0\"", tl_cmp_kind_name(r->kind), rb);
+    const char *metric = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+    if (r->gate && r->verdict != TL_VERDICT_REGRESSION) {
+        fputs(">\n      <failure type=\"large_increase_untested\" message=\"", f);
+        xml_escape(f, r->note ? r->note : "", 0);
+        fputs("\"/>\n    </testcase>\n", f);
+    } else if (r->verdict == TL_VERDICT_REGRESSION) {
         char msg[160], text[160];
         snprintf(msg, sizeof msg, "%s %s, adjusted p = %s", metric, tl_cmp_delta_text(db, sizeof db, r),
                  p_text(pb, sizeof pb, r->p_adjusted));
-        snprintf(text, sizeof text, "%s %s -> %s", metric, tl_units_dur(b1, sizeof b1, r->value_base),
-                 tl_units_dur(b2, sizeof b2, r->value_cand));
+        snprintf(text, sizeof text, "%s %s -> %s", metric, tl_cmp_value_text(b1, sizeof b1, r, r->value_base),
+                 tl_cmp_value_text(b2, sizeof b2, r, r->value_cand));
         fputs(">\n      <failure type=\"regression\" message=\"", f);
         xml_escape(f, msg, 0);
         fputs("\">", f);
         xml_escape(f, text, 0);
         fputs("</failure>\n    </testcase>\n", f);
     } else if (r->verdict == TL_VERDICT_TOO_FEW) {
-        fprintf(f, ">\n      <skipped message=\"too few samples (%zu baseline, %zu candidate; at least %d each)\"/>\n"
-                   "    </testcase>\n",
-                r->base.nsamples, r->cand.nsamples, TL_CMP_MIN_SAMPLES);
+        fprintf(f, ">\n      <skipped message=\"too few samples for a test that could be significant (%zu baseline, "
+                   "%zu candidate)\"/>\n    </testcase>\n",
+                r->base.nsamples, r->cand.nsamples);
     } else {
         fputs("/>\n", f);
     }

@@ -43,6 +43,45 @@ static void session_row(FILE *f, const tl_session *s)
     fputs("</td></tr>\n", f);
 }
 
+/* Each stage per session with its trend (drift.h), when ranks have several
+ * sessions: sessions are kept apart, and this is where they meet. */
+static void drift_table(tl_html *h)
+{
+    FILE *f = h->f;
+    const tl_drift *d = &h->a->drift;
+    if (d->nstages == 0)
+        return;
+    fprintf(f, "<div class=\"scroll\"><table id=\"drift-table\">\n<caption>Each stage per session: the median over "
+               "the ranks of its time in that session; the change from the first session to the last and the "
+               "least-squares trend per session; a stage drifts beyond %.0f%% (tally compare --sessions tests the "
+               "change)</caption>\n<thead><tr><th scope=\"col\">Stage</th>",
+            TL_DRIFT_PCT);
+    for (int k = 0; k < d->nsessions; k++)
+        fprintf(f, "<th scope=\"col\">Session %d</th>", k + 1);
+    fputs("<th scope=\"col\">Change</th><th scope=\"col\">Trend per session</th><th scope=\"col\"></th></tr>"
+          "</thead>\n<tbody>\n", f);
+    size_t shown = 0;
+    for (size_t i = 0; i < d->nstages && shown < TL_HTML_MAX_ROWS; i++, shown++) {
+        const tl_drift_stage *s = &d->stages[i];
+        fputs("<tr><th scope=\"row\">", f);
+        tl_escape_html_n(f, s->name, 100);
+        fputs("</th>", f);
+        for (int k = 0; k < d->nsessions; k++)
+            tl_html_td(f, s->value[k], TL_UNIT_NS);
+        if (isfinite(s->change_pct))
+            fprintf(f, "<td class=\"num\">%+.1f%%</td><td class=\"num\">%+.1f%%</td>", s->change_pct,
+                    s->slope_pct);
+        else
+            fputs("<td class=\"num\">\xe2\x80\x93</td><td class=\"num\">\xe2\x80\x93</td>", f);
+        fprintf(f, "<td>%s</td></tr>\n", s->drifts ? "<strong>drifts</strong>" : "");
+    }
+    fputs("</tbody>\n</table></div>\n", f);
+    tl_html_more(h, shown, d->nstages + d->stages_dropped, "stages");
+    if (d->sessions_dropped)
+        fprintf(f, "<p class=\"note\">%d more sessions are not shown (at most %d columns).</p>\n", d->sessions_dropped,
+                TL_DRIFT_MAX_SESSIONS);
+}
+
 void tl_html_sessions(tl_html *h)
 {
     FILE *f = h->f;
@@ -68,6 +107,7 @@ void tl_html_sessions(tl_html *h)
         }
     fputs("</tbody>\n</table></div>\n", f);
     tl_html_more(h, shown, total, "sessions");
+    drift_table(h);
     tl_html_close(h);
 }
 

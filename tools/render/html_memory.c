@@ -136,30 +136,41 @@ out:
 static int has_peaks(const tl_rank_result *r)
 {
     return isfinite(r->peak_allocated) || isfinite(r->peak_reserved) || isfinite(r->peak_rss) ||
-           isfinite(r->gpu_util_mean);
+           isfinite(r->peak_device_used) || isfinite(r->gpu_util_mean);
 }
 
 static void peaks(tl_html *h)
 {
     FILE *f = h->f;
     size_t shown = 0, with = 0;
+    /* device used (NVML) is a column of its own where some rank has it */
+    int used = 0;
+    for (size_t i = 0; i < h->a->nranks; i++)
+        used |= isfinite(h->a->ranks[i].peak_device_used);
     fputs("<h3>Peaks</h3>\n<div class=\"scroll\"><table id=\"memory-peaks\">\n<caption>Peak device memory per rank, "
-          "against the device's capacity; reserved / allocated (fragmentation); peak host RSS; the mean GPU "
+          "against the device's capacity", f);
+    if (used)
+        fputs(": allocated and reserved by the caching allocator, and used on the device as NVML sees it "
+              "(every process, the allocator's cache included)", f);
+    fputs("; reserved / allocated (fragmentation); peak host RSS; the mean GPU "
           "utilization a monitor sampled</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
-          "<th scope=\"col\">Peak allocated</th><th scope=\"col\">Peak reserved</th><th scope=\"col\">Device</th>"
+          "<th scope=\"col\">Peak allocated</th><th scope=\"col\">Peak reserved</th>", f);
+    if (used)
+        fputs("<th scope=\"col\">Device used</th>", f);
+    fputs("<th scope=\"col\">Device</th>"
           "<th scope=\"col\">Of device</th><th scope=\"col\">Reserved / allocated</th>"
           "<th scope=\"col\">Peak RSS</th><th scope=\"col\">GPU utilization</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nranks; i++) {
         const tl_rank_result *r = &h->a->ranks[i];
         if (!has_peaks(r) || with++ >= TL_HTML_MAX_ROWS)
             continue;
-        double used = fmax(r->peak_allocated, isfinite(r->peak_reserved) ? r->peak_reserved : 0);
         fprintf(f, "<tr><th scope=\"row\">%d</th>", r->rank);
         tl_html_td(f, r->peak_allocated, TL_UNIT_BYTES);
         tl_html_td(f, r->peak_reserved, TL_UNIT_BYTES);
+        if (used)
+            tl_html_td(f, r->peak_device_used, TL_UNIT_BYTES);
         tl_html_td(f, r->device_total, TL_UNIT_BYTES);
-        tl_html_td(f, r->device_total > 0 && isfinite(r->peak_allocated) ? 100 * used / r->device_total : NAN,
-                   TL_UNIT_PCT);
+        tl_html_td(f, tl_rank_peak_device_pct(r), TL_UNIT_PCT);
         tl_html_td(f, r->peak_allocated > 0 ? r->peak_reserved / r->peak_allocated : NAN, TL_UNIT_RATIO);
         tl_html_td(f, r->peak_rss, TL_UNIT_BYTES);
         tl_html_td(f, r->gpu_util_mean, TL_UNIT_PCT);
@@ -174,10 +185,16 @@ static void snapshots(tl_html *h, size_t total)
 {
     FILE *f = h->f;
     size_t shown = 0;
+    int used = 0;
+    for (size_t i = 0; i < h->a->nsessions; i++)
+        for (size_t k = 0; h->a->sessions[i].rank >= 0 && k < h->a->sessions[i].nsnaps; k++)
+            used |= isfinite(h->a->sessions[i].snaps[k].device_used);
     fputs("<h3>Snapshots</h3>\n<div class=\"scroll\"><table id=\"memory-snapshots\">\n<caption>Labelled memory "
           "snapshots of the reports, per rank in session order</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
           "<th scope=\"col\">Label</th><th scope=\"col\">Allocated</th><th scope=\"col\">Reserved</th>"
-          "<th scope=\"col\">Max allocated</th><th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">Max allocated</th>", f);
+    fputs(used ? "<th scope=\"col\">Device used</th><th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n"
+               : "<th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &h->a->sessions[i];
         if (s->rank < 0 || s->companion_of != NULL)
@@ -190,6 +207,8 @@ static void snapshots(tl_html *h, size_t total)
             tl_html_td(f, p->allocated, TL_UNIT_BYTES);
             tl_html_td(f, p->reserved, TL_UNIT_BYTES);
             tl_html_td(f, p->peak_allocated, TL_UNIT_BYTES);
+            if (used)
+                tl_html_td(f, p->device_used, TL_UNIT_BYTES);
             tl_html_td(f, p->rss, TL_UNIT_BYTES);
             fputs("</tr>\n", f);
         }

@@ -43,6 +43,7 @@ const char *tl_text_metric(const char *m, int *unit)
         { "gpu.comm_comp_overlap_pct", "Communication overlapped by compute", TL_UNIT_PCT },
         { "memory.peak_allocated_bytes", "Peak memory allocated", TL_UNIT_BYTES },
         { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES },
+        { "memory.peak_device_used_bytes", "Peak device used (NVML)", TL_UNIT_BYTES },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].metric, m) == 0) {

@@ -1,0 +1,213 @@
+/*
+ * drift.c - each stage per session and its trend (see drift.h).
+ *
+ * Every (stage, session number, rank) of the ranks that have two sessions or
+ * more becomes one entry; sorting them by stage and session puts each cell of
+ * the table (a stage in a session) in one run of entries, whose median over
+ * the ranks is the cell's value. O(E log E) in the entries.
+ */
+#define _GNU_SOURCE
+#include "drift.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregate.h"
+
+typedef struct entry {
+    int group;                 /* -1: step time */
+    const char *name;          /* borrowed from the session */
+    int session;
+    double value;
+} entry;
+
+typedef struct entries {
+    entry *v;
+    size_t n, cap;
+} entries;
+
+static int push(entries *e, int group, const char *name, int session, double value)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 256;
+        entry *x = realloc(e->v, cap * sizeof *x);
+        if (x == NULL)
+            return -1;
+        e->v = x;
+        e->cap = cap;
+    }
+    e->v[e->n++] = (entry){ group, name, session, value };
+    return 0;
+}
+
+static int by_stage(const void *x, const void *y)
+{
+    const entry *a = x, *b = y;
+    if (a->group != b->group)
+        return a->group < b->group ? -1 : 1;
+    int c = strcmp(a->name, b->name);
+    if (c)
+        return c;
+    if (a->session != b->session)
+        return a->session < b->session ? -1 : 1;
+    return (a->value > b->value) - (a->value < b->value);
+}
+
+static int is_stage(int group)
+{
+    return group == TL_GROUP_SECTIONS || group == TL_GROUP_ITERATIONS || group == TL_GROUP_GPU_ANNOTATIONS;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median step time of a session; NaN without steps. */
+static double median_step(const tl_session *s)
+{
+    if (s->nsteps == 0)
+        return NAN;
+    double *v = malloc(s->nsteps * sizeof *v);
+    if (v == NULL)
+        return NAN;
+    for (size_t i = 0; i < s->nsteps; i++)
+        v[i] = (double)s->steps[i].dur_ns;
+    qsort(v, s->nsteps, sizeof *v, cmp_double);
+    double m = s->nsteps % 2 ? v[s->nsteps / 2] : (v[s->nsteps / 2 - 1] + v[s->nsteps / 2]) / 2;
+    free(v);
+    return m;
+}
+
+/* The entries of one session (number k of its rank). */
+static int session_entries(entries *e, const tl_session *s, int k)
+{
+    double step = median_step(s);
+    if (isfinite(step) && push(e, -1, "step", k, step) != 0)
+        return -1;
+    for (size_t i = 0; i < s->nnames; i++)
+        if (is_stage(s->names[i].group) && push(e, s->names[i].group, s->names[i].name, k, (double)s->names[i].d.total) != 0)
+            return -1;
+    return 0;
+}
+
+static double first_value(const tl_drift_stage *s)
+{
+    return s->value[0];
+}
+
+static int by_first(const void *x, const void *y)
+{
+    const tl_drift_stage *a = x, *b = y;
+    if ((a->group < 0) != (b->group < 0))
+        return a->group < 0 ? -1 : 1; /* the step time first */
+    double va = isfinite(first_value(a)) ? first_value(a) : -1, vb = isfinite(first_value(b)) ? first_value(b) : -1;
+    if (va != vb)
+        return va > vb ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Change and slope of a stage over its sessions, and whether it drifts. */
+static void trend(tl_drift_stage *s, int nsessions, double largest)
+{
+    s->change_pct = s->slope_pct = NAN;
+    int last = -1;
+    for (int k = 0; k < nsessions; k++)
+        if (isfinite(s->value[k]))
+            last = k;
+    double v0 = s->value[0];
+    if (!(isfinite(v0) && v0 > 0) || last <= 0)
+        return;
+    s->change_pct = 100.0 * (s->value[last] - v0) / v0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (int k = 0; k < nsessions; k++) {
+        if (!isfinite(s->value[k]))
+            continue;
+        double y = 100.0 * s->value[k] / v0;
+        sx += k;
+        sy += y;
+        sxx += (double)k * k;
+        sxy += k * y;
+        n++;
+    }
+    double den = n * sxx - sx * sx;
+    s->slope_pct = den > 0 ? (n * sxy - sx * sy) / den : NAN;
+    s->drifts = fabs(s->change_pct) > TL_DRIFT_PCT && (s->group < 0 || v0 >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
+}
+
+int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
+{
+    memset(d, 0, sizeof *d);
+    entries e = { 0 };
+    int rc = -1, most = 0;
+    for (size_t r = 0; r < a->nranks; r++) {
+        const tl_rank_result *rr = &a->ranks[r];
+        if (rr->nsessions < 2)
+            continue;
+        most = rr->nsessions > (size_t)most ? (int)rr->nsessions : most;
+        for (size_t k = 0; k < rr->nsessions && k < TL_DRIFT_MAX_SESSIONS; k++)
+            if (session_entries(&e, &a->sessions[rr->sessions[k]], (int)k) != 0)
+                goto out;
+    }
+    rc = 0;
+    if (most < 2)
+        goto out;
+    d->nsessions = most < TL_DRIFT_MAX_SESSIONS ? most : TL_DRIFT_MAX_SESSIONS;
+    d->sessions_dropped = most - d->nsessions;
+    qsort(e.v, e.n, sizeof *e.v, by_stage);
+    size_t nstages = 0;
+    for (size_t i = 0; i < e.n; i++)
+        nstages += i == 0 || e.v[i].group != e.v[i - 1].group || strcmp(e.v[i].name, e.v[i - 1].name) != 0;
+    rc = -1;
+    d->stages = calloc(nstages + 1, sizeof *d->stages);
+    if (d->stages == NULL)
+        goto out;
+    for (size_t i = 0; i < e.n;) {
+        tl_drift_stage *s = &d->stages[d->nstages++];
+        s->group = e.v[i].group;
+        if ((s->name = strdup(e.v[i].name)) == NULL)
+            goto out;
+        for (int k = 0; k < TL_DRIFT_MAX_SESSIONS; k++)
+            s->value[k] = NAN;
+        while (i < e.n && e.v[i].group == s->group && strcmp(e.v[i].name, s->name) == 0) {
+            size_t j = i; /* one cell: sorted by value, so its median is in the middle */
+            while (j < e.n && e.v[j].group == s->group && e.v[j].session == e.v[i].session &&
+                   strcmp(e.v[j].name, s->name) == 0)
+                j++;
+            size_t n = j - i;
+            s->value[e.v[i].session] = n % 2 ? e.v[i + n / 2].value : (e.v[i + n / 2 - 1].value + e.v[i + n / 2].value) / 2;
+            s->nranks[e.v[i].session] = (int)n;
+            i = j;
+        }
+    }
+    double largest = 0;
+    for (size_t i = 0; i < d->nstages; i++)
+        if (d->stages[i].group >= 0 && isfinite(d->stages[i].value[0]) && d->stages[i].value[0] > largest)
+            largest = d->stages[i].value[0];
+    for (size_t i = 0; i < d->nstages; i++)
+        trend(&d->stages[i], d->nsessions, largest);
+    qsort(d->stages, d->nstages, sizeof *d->stages, by_first);
+    if (d->nstages > TL_DRIFT_MAX_STAGES) {
+        for (size_t i = TL_DRIFT_MAX_STAGES; i < d->nstages; i++)
+            free(d->stages[i].name);
+        d->stages_dropped = d->nstages - TL_DRIFT_MAX_STAGES;
+        d->nstages = TL_DRIFT_MAX_STAGES;
+    }
+    rc = 0;
+out:
+    free(e.v);
+    if (rc != 0)
+        tl_drift_release(d);
+    return rc;
+}
+
+void tl_drift_release(tl_drift *d)
+{
+    for (size_t i = 0; i < d->nstages; i++)
+        free(d->stages[i].name);
+    free(d->stages);
+    memset(d, 0, sizeof *d);
+}
