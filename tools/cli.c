@@ -20,7 +20,8 @@
 #endif
 
 /* Options of every subcommand, after the command's own in the help. */
-enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS };
+enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS, OPT_MAX_NAMES,
+       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE };
 static const struct {
     const char *name;
     int has_arg, val;
@@ -34,6 +35,12 @@ static const struct {
     { "kernel-class", required_argument, OPT_KERNEL_CLASS, "SPEC",
       "SPEC is GLOB=TYPE: GPU kernels matching GLOB are compute, communication, memory or other, before the "
       "built-in table (repeatable; docs/analysis.md, Kernel type)" },
+    { "max-names", required_argument, OPT_MAX_NAMES, "N",
+      "distinct names kept per input; the rarest beyond are counted as \"(other names)\" (default 100000)" },
+    { "max-events", required_argument, OPT_MAX_EVENTS, "N",
+      "events read per trace; the rest skipped with a warning (default 100000000)" },
+    { "max-input-size", required_argument, OPT_MAX_INPUT_SIZE, "B",
+      "decompressed bytes read per input, K, M, G allowed (default 64G)" },
     { "help", no_argument, 'h', NULL, "this help" },
     { "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
@@ -206,6 +213,32 @@ static int parse_jobs(const tl_cli *cli, const char *v, int *jobs)
     return 0;
 }
 
+/* A count or size: digits with an optional K, M or G (powers of 1024) in
+ * [1, max]. Returns 0, or -1 after saying what is wrong. */
+static int parse_amount(const tl_cli *cli, const char *opt, const char *v, uint64_t max, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = v && *v >= '0' && *v <= '9' ? strtoull(v, &end, 10) : 0;
+    unsigned shift = 0;
+    if (n != 0) {
+        if (*end == 'K' || *end == 'k')
+            shift = 10;
+        else if (*end == 'M' || *end == 'm')
+            shift = 20;
+        else if (*end == 'G' || *end == 'g')
+            shift = 30;
+        end += shift != 0;
+    }
+    if (n == 0 || errno || *end != '\0' || n > (max >> shift)) {
+        fprintf(stderr, "tally %s: --%s needs a positive number (K, M, G allowed), not '%s'\n", cli->cmd, opt,
+                v ? v : "");
+        return -1;
+    }
+    *out = (uint64_t)n << shift;
+    return 0;
+}
+
 static int parse(tl_cli *cli, int argc, char **argv)
 {
     const tl_cli_spec *spec = cli->spec;
@@ -275,6 +308,21 @@ static int parse(tl_cli *cli, int argc, char **argv)
                                 "or other (at most 64)\n", cli->cmd);
                 return TL_EXIT_USAGE;
             }
+            continue;
+        case OPT_MAX_NAMES: {
+            uint64_t x;
+            if (parse_amount(cli, "max-names", optarg, UINT32_MAX, &x) != 0)
+                return TL_EXIT_USAGE;
+            cli->max_names = (uint32_t)x;
+            continue;
+        }
+        case OPT_MAX_EVENTS:
+            if (parse_amount(cli, "max-events", optarg, UINT64_MAX, &cli->max_events) != 0)
+                return TL_EXIT_USAGE;
+            continue;
+        case OPT_MAX_INPUT_SIZE:
+            if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->max_input_bytes) != 0)
+                return TL_EXIT_USAGE;
             continue;
         default: break;
         }
@@ -477,12 +525,20 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     opt.user = user;
     opt.jobs = cli->jobs;
     opt.progress = cli->progress;
+    opt.max_names = cli->max_names;
+    opt.max_events = cli->max_events;
+    if (cli->max_input_bytes)
+        opt.limits.max_input_bytes = cli->max_input_bytes;
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
     static char what[TL_CLI_ESCAPED_MAX];
-    if (!cli->quiet)
+    if (!cli->quiet) {
         for (size_t i = 0; i < run->nproblems; i++)
             fprintf(stderr, "tally: %s\n", tl_term_escape(what, sizeof what, run->problems[i]));
+        /* Notes are not warnings: --strict does not count them. */
+        for (size_t i = 0; i < run->nnotes; i++)
+            fprintf(stderr, "tally: note: %s\n", tl_term_escape(what, sizeof what, run->notes[i]));
+    }
     /* The inputs' identities outlive the run: outputs are checked against
      * them after the analysis. Standard input counts when it is a file. */
     for (size_t i = 0; i < run->nids; i++)

@@ -10,6 +10,7 @@
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "aggregate.h"
@@ -57,6 +58,10 @@ typedef struct tl_cli {
     const char **inputs;
     int ninputs;
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
+    /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
+    uint32_t max_names;                /* --max-names N */
+    uint64_t max_events;               /* --max-events N */
+    uint64_t max_input_bytes;          /* --max-input-size BYTES (K, M, G suffixes) */
     /* every file read as an input, by device and inode: no output may be one
      * (behind a pointer: reading through a const tl_cli records them) */
     struct tl_cli_seen *seen;

@@ -118,7 +118,10 @@ static void text_profile(FILE *out, const tl_profile *p)
     /* the name line: a newline in a file name must not start a fake record */
     fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
     if (p->skipped) {
+        /* The reason first, then whatever else was found on the way. */
         fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
+        for (int i = 1; i < p->nwarnings; i++)
+            fprintf(out, "  warning      %s\n", p->warnings[i]);
         return;
     }
     fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
@@ -143,7 +146,8 @@ static void text_profile(FILE *out, const tl_profile *p)
     if (p->cats.n) {
         fprintf(out, "  categories  ");
         for (uint32_t c = 0; c < p->cats.n && c < 12; c++)
-            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c), p->cat_counts[c],
+            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c),
+                    c < p->cat_counts_cap ? p->cat_counts[c] : 0,
                     c + 1 < p->cats.n ? "," : "");
         if (p->cats.n > 12)
             fprintf(out, " ... (%u categories)", p->cats.n);

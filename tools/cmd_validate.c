@@ -25,6 +25,10 @@ int tl_cmd_validate(int argc, char **argv)
     int quiet = cli.quiet;
     cli.quiet = 1; /* printed below, in one place */
     tl_cli_ingest(&cli, &run, NULL, NULL);
+    /* Notes (files skipped as not profiles, inputs read once) are not problems. */
+    if (!quiet)
+        for (size_t i = 0; i < run.nnotes; i++)
+            fprintf(stderr, "tally: note: %s\n", run.notes[i]);
     uint64_t problems = run.nproblems, clean = 0;
     /* one problem a line: newlines inside names escaped too (term.h) */
     static char path[8192], what[8192];

@@ -92,6 +92,31 @@ def inspect(tally, args):
         return []
 
 
+def inspect_text(tally, corpus, by_path):
+    """The whole corpus through `tally inspect` in text too (what crashed on events
+    without "cat"): it must not crash (a signal), and for every input its event
+    count must be the one --json gave. Every category listed in the JSON must have
+    been counted (no {"": 0} for events without "cat")."""
+    r = subprocess.run([tally, "inspect", "--jobs", "2", corpus], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if r.returncode < 0 or r.returncode not in (0, 3):
+        fail(f"text: tally inspect exit {r.returncode}: {r.stderr.decode()[-1000:]}")
+        return
+    events, path = {}, None
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
+        if line and not line.startswith(" "):
+            path = os.path.relpath(line, corpus)
+        elif path and line.startswith("  events       "):
+            events[path] = int(line.split()[1])
+    for rel, o in by_path.items():
+        cats = o.get("categories", {})
+        if any(v <= 0 for v in cats.values()):
+            fail(f"json:{rel}: a category listed with no events: {cats}")
+        if sum(cats.values()) > o.get("events", 0):
+            fail(f"json:{rel}: categories count {sum(cats.values())} > {o.get('events')} events")
+        if not o.get("skipped") and o.get("format") != "unreadable" and events.get(rel) != o.get("events"):
+            fail(f"text:{rel}: {events.get(rel)} events in text, {o.get('events')} in JSON")
+
+
 def check(rel, got, expect, where):
     kind = expect[0]
     label = f"{where}:{rel}"
@@ -99,6 +124,11 @@ def check(rel, got, expect, where):
     warnings = got.get("warnings", [])
     if kind == "trace":
         _, events, rank = expect
+        if got.get("events") == 0 or (events and got.get("by_phase", {}).get("M") == got.get("events")):
+            # nothing to measure: not a usable rank, and it says so
+            if not got.get("skipped") or not any("no events" in w for w in warnings):
+                fail(f"{label}: a trace without events must be skipped with 'no events': {warnings}")
+            return
         if fmt not in TRACE_FORMATS:
             fail(f"{label}: format {fmt}, expected a trace ({warnings[:2]})")
             return
@@ -150,6 +180,7 @@ def main():
         by_zip = {o["path"].split(":", 1)[1]: o for o in inspect(tally, [zpath]) if ":" in o.get("path", "")}
         by_tar = {o["path"].split(":", 1)[1]: o for o in inspect(tally, [tpath]) if ":" in o.get("path", "")}
 
+    inspect_text(tally, corpus, by_path)
     checked = 0
     for where, results in (("dir", by_path), ("zip", by_zip), ("tar.gz", by_tar)):
         for rel, e in relevant.items():

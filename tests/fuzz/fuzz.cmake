@@ -11,7 +11,7 @@ if(TARGET tally_ingest)
   target_compile_definitions(fuzz_trace_stream_regress PRIVATE TALLY_FUZZ_DRIVER)
   target_link_libraries(fuzz_trace_stream_regress PRIVATE tally_ingest tally_warnings)
   add_test(NAME fuzz_trace_stream_regress COMMAND fuzz_trace_stream_regress ${TALLY_CORPUS}
-    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/trace_stream)
+    ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/trace_stream ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/ingest)
 
   if(TALLY_FUZZ)
     if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -43,7 +43,7 @@ if(TARGET tally_analyze)
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/driver.c)
     target_link_libraries(fuzz_${target}_regress PRIVATE tally_analyze tally_warnings)
     add_test(NAME fuzz_${target}_regress COMMAND fuzz_${target}_regress ${TALLY_CORPUS}
-      ${PROJECT_SOURCE_DIR}/tests/fixtures)
+      ${PROJECT_SOURCE_DIR}/tests/fixtures ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/seeds/ingest)
     if(TALLY_FUZZ)
       add_executable(fuzz_${target} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_${target}.c)
       target_compile_options(fuzz_${target} PRIVATE -fsanitize=fuzzer,address,undefined -g)

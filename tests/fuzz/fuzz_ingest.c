@@ -31,12 +31,22 @@ static ssize_t mem_read(void *ctx, void *buf, size_t cap)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     mem m = { data, size, 0 };
-    tl_input in = { "fuzz", "fuzz", NULL, 0, (int64_t)size, mem_read, &m };
+    tl_input in = { "fuzz", "fuzz", NULL, 0, (int64_t)size, mem_read, &m, NULL };
     tl_ingest_options opt;
     tl_ingest_options_init(&opt);
     tl_profile *p = tl_ingest_one(&in, &opt);
     if (p == NULL)
         return 0;
+    /* What `tally inspect` reads: every category listed has a count, and it
+     * was counted (issue 10: events without "cat" listed "" with no count
+     * slot, and inspect read past cat_counts). */
+    for (uint32_t c = 0; c < p->cats.n; c++)
+        if (c >= p->cat_counts_cap || p->cat_counts[c] == 0)
+            __builtin_trap();
+    /* GPU events point at a stream that exists (streams are found by hash). */
+    for (size_t i = 0; i < p->ngpu; i++)
+        if (p->gpu[i].stream >= p->nstreams)
+            __builtin_trap();
     if (tl_profile_usable(p)) {
         if (p->rank < 0)
             p->rank = 0;

@@ -14,3 +14,10 @@ if(TARGET tally_ingest)
     COMMAND ${TALLY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/tools/count_events.py
             --check ${CMAKE_CURRENT_SOURCE_DIR}/unit/corpus_event_counts.txt ${TALLY_CORPUS})
 endif()
+
+# Format sniffing by streamed top-level keys (tools/ingest/sniff.c).
+if(TARGET tally_inputs)
+  tally_add_unit_test(test_sniff
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sniff.c
+    LIBS tally_inputs)
+endif()

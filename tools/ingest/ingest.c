@@ -13,8 +13,11 @@
 #include "gzip_source.h"
 #include "read_trace.h"
 #include "report_readers.h"
+#include "sniff.h"
 
-#define PREFIX_SIZE 65536
+/* The first read of an input; the buffer doubles (up to max_report_bytes)
+ * while the top-level keys have not decided trace or report (sniff.h). */
+#define TL_SNIFF_FIRST_BYTES 65536
 
 void tl_ingest_options_init(tl_ingest_options *o)
 {
@@ -52,76 +55,6 @@ static size_t skip_ws(const unsigned char *b, size_t i, size_t n)
     return i;
 }
 
-/* Skip a JSON string starting at b[i] == '"'; returns the index after it, or n. */
-static size_t skip_string(const unsigned char *b, size_t i, size_t n)
-{
-    for (i++; i < n; i++) {
-        if (b[i] == '\\')
-            i++;
-        else if (b[i] == '"')
-            return i + 1;
-    }
-    return n;
-}
-
-/* Skip one value; returns the index after it, or n when the prefix ends in it. */
-static size_t skip_value(const unsigned char *b, size_t i, size_t n)
-{
-    if (i >= n)
-        return n;
-    if (b[i] == '"')
-        return skip_string(b, i, n);
-    if (b[i] == '{' || b[i] == '[') {
-        int depth = 0;
-        for (; i < n; i++) {
-            if (b[i] == '"') {
-                i = skip_string(b, i, n) - 1;
-            } else if (b[i] == '{' || b[i] == '[') {
-                depth++;
-            } else if (b[i] == '}' || b[i] == ']') {
-                if (--depth == 0)
-                    return i + 1;
-            }
-        }
-        return n;
-    }
-    while (i < n && b[i] != ',' && b[i] != '}')
-        i++;
-    return i;
-}
-
-/* Does the object starting at b[i] == '{' have a top-level "traceEvents" key
- * within the prefix? 1 yes, 0 no (the object ended), -1 the prefix ended first. */
-static int has_trace_events(const unsigned char *b, size_t i, size_t n)
-{
-    i++;
-    for (;;) {
-        i = skip_ws(b, i, n);
-        while (i < n && b[i] == ',')
-            i = skip_ws(b, i + 1, n);
-        if (i >= n)
-            return -1;
-        if (b[i] == '}')
-            return 0;
-        if (b[i] != '"')
-            return 0; /* not JSON we understand: let the report path say so */
-        size_t k = i + 1;
-        i = skip_string(b, i, n);
-        if (i >= n)
-            return -1;
-        if (i - k - 1 == 11 && memcmp(b + k, "traceEvents", 11) == 0)
-            return 1;
-        i = skip_ws(b, i, n);
-        if (i >= n)
-            return -1;
-        if (b[i] != ':')
-            return 0;
-        i = skip_value(b, skip_ws(b, i + 1, n), n);
-        if (i >= n)
-            return -1;
-    }
-}
-
 static int looks_binary(const unsigned char *b, size_t n)
 {
     size_t odd = 0;
@@ -142,7 +75,7 @@ static void describe_start(const unsigned char *b, size_t n, char *out, size_t l
 /* Read the whole document (prefix already read) into memory, bounded. */
 static char *read_all(replay *r, size_t max, size_t *len, int *too_big)
 {
-    size_t cap = r->len + PREFIX_SIZE, n = 0;
+    size_t cap = r->len + TL_SNIFF_FIRST_BYTES, n = 0;
     char *buf = malloc(cap + 1);
     *too_big = 0;
     if (buf == NULL)
@@ -234,9 +167,18 @@ out:
     free(doc);
 }
 
-static void note_gzip(tl_profile *p, const tl_gzip_source *g)
+static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
 {
-    if (g->error[0]) {
+    /* The per-input size limit (a bomb guard), not damage: say which limit. */
+    if (g->error[0] && (strstr(g->error, "exceeds the limit") || strstr(g->error, strerror(EFBIG)))) {
+        tl_profile_warn(p, "more than %" PRIu64 " bytes%s (the input size limit, --max-input-size): the rest "
+                        "is not read", limit, g->is_gzip ? " decompressed" : "");
+        p->truncated = 1;
+    } else if (g->error[0] && !g->is_gzip) {
+        tl_profile_warn(p, "the input broke off at byte %" PRIu64 ": %s; read up to there", g->error_offset,
+                        g->error);
+        p->truncated = 1;
+    } else if (g->error[0]) {
         tl_profile_warn(p, "compressed data damaged at byte %" PRIu64 " of the file: %s; read up to there",
                         g->error_offset, g->error);
         p->truncated = 1;
@@ -245,10 +187,39 @@ static void note_gzip(tl_profile *p, const tl_gzip_source *g)
         tl_profile_warn(p, "bytes after the last gzip member ignored");
 }
 
+/* Read from g into buf[*n..cap) until it is full or the input ends.
+ * Returns 1 at the end of the input, 0 when full, -1 on a read error. */
+static int fill(tl_gzip_source *g, unsigned char *buf, size_t *n, size_t cap)
+{
+    while (*n < cap) {
+        ssize_t got = tl_gzip_source_read(g, buf + *n, cap - *n);
+        if (got < 0)
+            return -1;
+        if (got == 0)
+            return 1;
+        *n += (size_t)got;
+    }
+    return 0;
+}
+
+/* What the bytes of an unreadable input say about it (tl_profile.content_hint). */
+static const char *content_hint(const unsigned char *b, size_t n)
+{
+    size_t z = 0;
+    while (z < n && b[z] == 0)
+        z++;
+    if (n > 0 && z == n)
+        return "its bytes are all NUL (a crash before the data was written?)";
+    if (z > 0 && (b[z] == '{' || b[z] == '['))
+        return "JSON after NUL bytes";
+    return NULL;
+}
+
 tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
 {
     tl_profile *p = malloc(sizeof *p);
-    unsigned char *prefix = malloc(PREFIX_SIZE);
+    size_t cap = TL_SNIFF_FIRST_BYTES;
+    unsigned char *prefix = malloc(cap);
     tl_gzip_source g;
     int g_ok = 0;
     if (p == NULL || prefix == NULL) {
@@ -257,6 +228,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         return NULL;
     }
     tl_profile_init(p, in->name);
+    p->max_names = opt->max_names;
+    p->max_events = opt->max_events;
     if (tl_gzip_source_init(&g, in->read, in->ctx) != 0) {
         tl_profile_warn(p, "out of memory");
         p->skipped = p->error = 1;
@@ -264,49 +237,66 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     }
     g_ok = 1;
     g.max_output = opt->limits.max_input_bytes;
-    size_t n = 0;
-    while (n < PREFIX_SIZE) {
-        ssize_t got = tl_gzip_source_read(&g, prefix + n, PREFIX_SIZE - n);
-        if (got <= 0) {
-            if (got < 0 && n == 0) {
-                tl_profile_warn(p, "cannot read: %s", g.error[0] ? g.error : strerror(errno));
-                p->skipped = p->error = 1;
-                goto out;
-            }
-            break;
+    size_t n = 0, i = 0;
+    int eof = 0, kind = TL_SNIFF_MORE;
+    size_t max_sniff = opt->max_report_bytes > cap ? opt->max_report_bytes : cap;
+    /* Read until the first bytes decide: an array, something that is not an
+     * object, or an object whose top-level keys say trace or report. */
+    for (;;) {
+        int r = fill(&g, prefix, &n, cap);
+        if (r < 0 && n == 0) {
+            tl_profile_warn(p, "cannot read: %s", g.error[0] ? g.error : strerror(errno));
+            p->skipped = p->error = 1;
+            goto out;
         }
-        n += (size_t)got;
+        eof = r != 0; /* a read error after some bytes: the readers see it again and say where */
+        i = n >= 3 && memcmp(prefix, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+        i = skip_ws(prefix, i, n);
+        if (i < n && prefix[i] != '{')
+            break;
+        if (i < n && (kind = tl_sniff_object(prefix, i, n)) != TL_SNIFF_MORE)
+            break;
+        if (eof || cap >= max_sniff)
+            break;
+        size_t grown = cap * 2 > max_sniff ? max_sniff : cap * 2;
+        unsigned char *x = realloc(prefix, grown);
+        if (x == NULL) {
+            tl_profile_warn(p, "out of memory");
+            p->skipped = p->error = 1;
+            goto out;
+        }
+        prefix = x;
+        cap = grown;
     }
     replay r = { prefix, n, 0, &g };
-    size_t i = 0;
-    if (n >= 3 && memcmp(prefix, "\xef\xbb\xbf", 3) == 0)
-        i = 3;
-    i = skip_ws(prefix, i, n);
     if (i == n) {
         tl_profile_warn(p, n == 0 ? "empty file" : "only whitespace");
         p->skipped = 1;
-    } else if (prefix[i] == '[' ||
-               (prefix[i] == '{' && !starts_as_aggregate(&r) && has_trace_events(prefix, i, n) != 0)) {
-        /* The skipper is iterative, so the deepest nesting it supports costs
+    } else if (prefix[i] == '[' || (prefix[i] == '{' && kind != TL_SNIFF_REPORT)) {
+        /* An array, "traceEvents", or an object cut before any deciding key
+         * (a truncated trace): the trace reader says what it finds. The
+         * skipper is iterative, so the deepest nesting it supports costs
          * nothing; real args (300 levels in the corpus) stay readable. */
         tl_trace_options topt;
         tl_trace_options_init(&topt);
         topt.max_depth = TL_TRACE_DEPTH_LIMIT;
         tl_read_trace(p, replay_read, &r, &topt);
-        note_gzip(p, &g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (prefix[i] == '{') {
         read_report(p, &r, opt);
-        note_gzip(p, &g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (tl_bytes_look_like_archive(prefix, n)) {
         tl_profile_warn(p, "an archive inside an archive; not read (unpack the outer one)");
         p->skipped = 1;
     } else if (looks_binary(prefix + i, n - i)) {
-        tl_profile_warn(p, "not JSON (binary data)");
+        p->content_hint = content_hint(prefix, n);
+        tl_profile_warn(p, "not JSON (%s)", p->content_hint ? p->content_hint : "binary data");
         p->skipped = 1;
     } else {
         char start[32];
         describe_start(prefix + i, n - i, start, sizeof start);
         tl_profile_warn(p, "not JSON (starts with \"%s\")", start);
+        p->content_hint = content_hint(prefix, n);
         p->skipped = 1;
     }
 out:

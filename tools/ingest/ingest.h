@@ -2,12 +2,13 @@
  * ingest.h - one input into one per-rank profile, and a whole run of inputs
  * into its profiles with ranks and sessions assigned.
  *
- * The format is sniffed from content: gzip by its magic bytes, then the first
- * 64 KiB of the text. An array, or an object with "traceEvents", is a trace
- * and is streamed (never loaded whole); any other JSON object is a small
- * report document, loaded with jansson and recognized by its keys (libtally
- * report, FramePack, Inferix). Anything else is skipped with a warning that
- * says what it is.
+ * The format is sniffed from content: gzip by its magic bytes, then the text
+ * itself. An array, or an object whose top-level keys reach "traceEvents"
+ * before a report key (sniff.h: the keys are streamed, whatever their values'
+ * size), is a trace and is streamed (never loaded whole); any other JSON
+ * object is a report document, loaded with jansson and recognized by its keys
+ * (libtally report, FramePack, Inferix). Anything else is skipped with a
+ * warning that says what it is.
  */
 #ifndef TALLY_INGEST_H
 #define TALLY_INGEST_H
@@ -24,6 +25,8 @@ typedef struct tl_ingest_options {
     size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
     size_t max_aggregate_bytes;/* tally's aggregates likewise (TL_AGGREGATE_MAX_BYTES) */
     int jobs;                  /* worker threads across files (>= 1) */
+    uint32_t max_names;        /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
+    uint64_t max_events;       /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int progress;              /* progress lines on stderr (callers check isatty) */
     /* Called on the worker thread for every profile as soon as it is read
      * (before ranks are assigned, so p->rank may still be -1). A consumer
@@ -40,6 +43,10 @@ void tl_ingest_options_init(tl_ingest_options *o);
  * p->skipped says the input was not a profile, with the reason as a warning. */
 tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt);
 
+/* Why the input named name looks like a profile that should have been
+ * readable (a static text), or NULL: see tl_run_ingest. */
+const char *tl_looks_like_rank_file(const char *name, const tl_profile *p);
+
 /* Rank from a path: rank-3, rank3, rank_3, -rank3., rank_3/ folders,
  * graph_capture_rank_0.<ns>..., then TensorBoard's worker3. Returns 1 and fills
  * rank and a description ("file name: rank-3"), or 0. */
@@ -51,6 +58,10 @@ typedef struct tl_run {
     size_t n, cap;
     char **problems;           /* "name: what" for inputs that could not be read at all */
     size_t nproblems, problems_cap;
+    char **notes;              /* "name: what" worth saying that is not a problem (--strict ignores) */
+    size_t nnotes, notes_cap;
+    size_t ignored;            /* files found by walking (or in archives) that are not profiles */
+    size_t duplicates;         /* inputs reached twice and read once */
     tl_file_id *ids;           /* every file discovered (read or skipped), for the output check */
     size_t nids;
     uint64_t bytes;            /* decompressed bytes read */
@@ -62,7 +73,17 @@ void tl_run_release(tl_run *run);
 
 /* Discover and read every input of paths, --jobs wide, then assign ranks (content,
  * then name, then sorted order with a warning) and sessions (profiles of one rank
- * ordered by start time). Returns the number of usable profiles. */
+ * ordered by start time). Returns the number of usable profiles.
+ *
+ * Which unreadable inputs are problems: a file named on the command line is
+ * always reported. A file found by walking a directory (or a member of an
+ * archive) that is empty or not JSON is a problem -- "damaged profile", kept
+ * in the run as a skipped profile with its warning, so --strict, validate and
+ * the compare gate fail -- when it looks like a rank file: by its name (a
+ * rank in it, *.json, *.json.gz, *.trace, "trace" or "profil" in it) or by
+ * its bytes (all NUL, JSON after NULs: p->content_hint). Anything else found by
+ * walking (READMEs, licences, logs, images) is only counted in run->ignored
+ * and named in one note. */
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths,
                      const tl_ingest_options *opt);
 

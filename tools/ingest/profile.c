@@ -5,6 +5,7 @@
  */
 #include "profile.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -235,6 +236,9 @@ void tl_profile_shrink(tl_profile *p)
     free(p->stats);
     free(p->stat_slots);
     free(p->streams);
+    free(p->stream_slots);
+    p->stream_slots = NULL;
+    p->nstream_slots = 0;
     free(p->gpu);
     free(p->steps);
     free(p->mem);
@@ -341,13 +345,15 @@ tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, co
     return tl_profile_stat_cat(p, c, tl_cat_class_of(cat, cat_len), name, name_len);
 }
 
-tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t c, int cat_class, const char *name, size_t name_len)
+static uint32_t names_budget(const tl_profile *p)
 {
-    uint32_t n = tl_strtab_intern(&p->strs, name, name_len);
-    if (n == UINT32_MAX)
-        return NULL;
-    if ((p->nstats + 1) * 2 > p->nstat_slots && stat_rehash(p) != 0)
-        return NULL;
+    uint32_t b = p->max_names ? p->max_names : TL_PROFILE_DEFAULT_MAX_NAMES;
+    return b < 2 ? 2 : b;
+}
+
+/* The stat of (c, n) if present, else NULL; *slot is where it would go. */
+static tl_name_stat *stat_find(tl_profile *p, uint32_t c, uint32_t n, uint32_t *slot)
+{
     uint32_t i = pair_hash(c, n) & (p->nstat_slots - 1);
     while (p->stat_slots[i]) {
         tl_name_stat *s = &p->stats[p->stat_slots[i] - 1];
@@ -355,6 +361,130 @@ tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t c, int cat_class, cons
             return s;
         i = (i + 1) & (p->nstat_slots - 1);
     }
+    *slot = i;
+    return NULL;
+}
+
+static tl_name_stat *stat_new(tl_profile *p, uint32_t c, int cat_class, uint32_t n, uint32_t slot);
+
+/* "(other names)" of category c, created if new (the table has room: the
+ * fold left half the budget free, and there is one per category). */
+static tl_name_stat *other_stat(tl_profile *p, uint32_t c, int cat_class)
+{
+    uint32_t n = tl_strtab_intern(&p->strs, TL_PROFILE_OTHER_NAMES, sizeof TL_PROFILE_OTHER_NAMES - 1);
+    if (n == UINT32_MAX)
+        return NULL;
+    if ((p->nstats + 1) * 2 > p->nstat_slots && stat_rehash(p) != 0)
+        return NULL;
+    uint32_t slot = 0;
+    tl_name_stat *s = stat_find(p, c, n, &slot);
+    if (s != NULL)
+        return s;
+    /* One pool per category, but hostile input can have a category per
+     * event: beyond TL_PROFILE_MAX_OTHER_POOLS they share the first pool. */
+    if (p->other_pools >= TL_PROFILE_MAX_OTHER_POOLS && p->other_first != 0)
+        return &p->stats[p->other_first - 1];
+    s = stat_new(p, c, cat_class, n, slot);
+    if (s != NULL && p->other_pools++ == 0)
+        p->other_first = p->nstats;
+    return s;
+}
+
+typedef struct rank_ref {
+    uint64_t count;
+    uint32_t at;
+} rank_ref;
+
+/* Most frequent first; ties by first seen, so the fold is deterministic. */
+static int by_count_desc(const void *a, const void *b)
+{
+    const rank_ref *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* The budget is reached: keep the most frequent half, fold the rest into
+ * "(other names)" of their category (tl_dur_stat_merge keeps count, total,
+ * min, max, mean and variance exact for the pool), and close the table. */
+static void fold_names(tl_profile *p)
+{
+    uint32_t n = p->nstats, keep = names_budget(p) / 2;
+    rank_ref *order = malloc((size_t)n * sizeof *order);
+    unsigned char *fold = calloc(n ? n : 1, 1);
+    tl_name_stat *kept = malloc((size_t)(n ? n : 1) * sizeof *kept);
+    uint32_t other = tl_strtab_intern(&p->strs, TL_PROFILE_OTHER_NAMES, sizeof TL_PROFILE_OTHER_NAMES - 1);
+    p->names_closed = 1;
+    if (order == NULL || fold == NULL || kept == NULL || other == UINT32_MAX)
+        goto out; /* closed without folding: no new names, still bounded */
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = (rank_ref){ p->stats[i].d.count, i };
+    qsort(order, n, sizeof *order, by_count_desc);
+    for (uint32_t k = keep; k < n; k++)
+        if (p->stats[order[k].at].name != other)
+            fold[order[k].at] = 1;
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (!fold[i])
+            kept[m++] = p->stats[i];
+    tl_name_stat *folded = p->stats;
+    uint32_t nfolded = n;
+    p->stats = kept;
+    p->stats_cap = n ? n : 1;
+    kept = NULL;
+    p->nstats = m;
+    /* stat_rehash doubles nstat_slots: start from half of a size that
+     * keeps the kept names at most half full. */
+    uint32_t want = 256;
+    while (want < 2 * (m + 1))
+        want *= 2;
+    free(p->stat_slots);
+    p->stat_slots = NULL;
+    p->nstat_slots = want / 2;
+    if (stat_rehash(p) != 0)
+        p->nstats = 0; /* out of memory: an empty table is still a consistent one */
+    for (uint32_t i = 0; i < nfolded; i++) {
+        if (!fold[i])
+            continue;
+        tl_name_stat *o = other_stat(p, folded[i].cat, folded[i].cat_class);
+        if (o != NULL)
+            tl_dur_stat_merge(&o->d, &folded[i].d, TL_PROFILE_MAX_SAMPLES);
+        tl_dur_stat_release(&folded[i].d);
+        p->names_folded++;
+    }
+    free(folded);
+out:
+    free(order);
+    free(fold);
+    free(kept);
+}
+
+tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t c, int cat_class, const char *name, size_t name_len)
+{
+    uint32_t slot = 0;
+    if (p->names_closed) {
+        /* Kept names only: a name not kept is never interned again. */
+        uint32_t n = tl_strtab_find(&p->strs, name, name_len);
+        tl_name_stat *s = n != UINT32_MAX && p->nstat_slots ? stat_find(p, c, n, &slot) : NULL;
+        return s != NULL ? s : other_stat(p, c, cat_class);
+    }
+    uint32_t n = tl_strtab_intern(&p->strs, name, name_len);
+    if (n == UINT32_MAX)
+        return NULL;
+    if ((p->nstats + 1) * 2 > p->nstat_slots && stat_rehash(p) != 0)
+        return NULL;
+    tl_name_stat *s = stat_find(p, c, n, &slot);
+    if (s != NULL)
+        return s;
+    if (p->nstats >= names_budget(p)) {
+        fold_names(p);
+        return tl_profile_stat_cat(p, c, cat_class, name, name_len);
+    }
+    return stat_new(p, c, cat_class, n, slot);
+}
+
+static tl_name_stat *stat_new(tl_profile *p, uint32_t c, int cat_class, uint32_t n, uint32_t i)
+{
     size_t cap = p->stats_cap;
     if (GROW(p->stats, p->nstats, cap) != 0)
         return NULL;
@@ -380,17 +510,51 @@ int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, cons
     return 0;
 }
 
-uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream)
+/* The packing of tl_gpu_event (profile.h) is what keeps it at 40 bytes. */
+_Static_assert(sizeof(tl_gpu_event) == 40, "tl_gpu_event grew: GPU event memory grows with it");
+
+static uint32_t stream_hash(int64_t device, int64_t stream)
 {
-    for (uint32_t i = 0; i < p->nstreams; i++)
-        if (p->streams[i].device == device && p->streams[i].stream == stream)
-            return (uint16_t)i;
+    uint64_t h = ((uint64_t)device * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)stream * 0xc2b2ae3d27d4eb4full);
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static int stream_rehash(tl_profile *p)
+{
+    uint32_t n = p->nstream_slots ? p->nstream_slots * 2 : 64;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    for (uint32_t k = 0; k < p->nstreams; k++) {
+        uint32_t i = stream_hash(p->streams[k].device, p->streams[k].stream) & (n - 1);
+        while (slots[i])
+            i = (i + 1) & (n - 1);
+        slots[i] = k + 1;
+    }
+    free(p->stream_slots);
+    p->stream_slots = slots;
+    p->nstream_slots = n;
+    return 0;
+}
+
+uint32_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream)
+{
+    if ((p->nstreams + 1) * 2 > p->nstream_slots && stream_rehash(p) != 0)
+        return UINT32_MAX;
+    uint32_t i = stream_hash(device, stream) & (p->nstream_slots - 1);
+    while (p->stream_slots[i]) {
+        uint32_t k = p->stream_slots[i] - 1;
+        if (p->streams[k].device == device && p->streams[k].stream == stream)
+            return k;
+        i = (i + 1) & (p->nstream_slots - 1);
+    }
     size_t cap = p->streams_cap;
-    if (p->nstreams >= UINT16_MAX || GROW(p->streams, p->nstreams, cap) != 0)
-        return UINT16_MAX;
+    if (p->nstreams >= TL_PROFILE_MAX_STREAMS || GROW(p->streams, p->nstreams, cap) != 0)
+        return UINT32_MAX;
     p->streams_cap = (uint32_t)cap;
     p->streams[p->nstreams] = (tl_gpu_stream){ device, stream };
-    return (uint16_t)p->nstreams++;
+    p->stream_slots[i] = p->nstreams + 1;
+    return p->nstreams++;
 }
 
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev)
@@ -571,6 +735,28 @@ static int by_mem_ts(const void *a, const void *b)
 
 void tl_profile_finish(tl_profile *p)
 {
+    if (p->gpu_stream_dropped && !p->streams_warned) {
+        p->streams_warned = 1;
+        tl_profile_warn(p, "more than %u GPU streams: %" PRIu64 " GPU events on further streams are not in the "
+                        "GPU breakdown (their names' statistics are)", TL_PROFILE_MAX_STREAMS,
+                        p->gpu_stream_dropped);
+    }
+    if (p->names_closed && !p->names_warned) {
+        /* Every cap is a number in the report: say what the budget folded. */
+        uint64_t events = 0, pools = 0;
+        uint32_t other = tl_strtab_find(&p->strs, TL_PROFILE_OTHER_NAMES, sizeof TL_PROFILE_OTHER_NAMES - 1);
+        for (uint32_t i = 0; i < p->nstats; i++)
+            if (p->stats[i].name == other) {
+                events += p->stats[i].d.count;
+                pools++;
+            }
+        p->names_warned = 1;
+        tl_profile_warn(p, "more than %u distinct names (the names budget, --max-names): the %" PRIu64
+                        " rarest and every name first seen after that are counted as \"%s\" (%" PRIu64
+                        " events in %" PRIu64 " categories); the %u names kept have exact statistics",
+                        names_budget(p), p->names_folded, TL_PROFILE_OTHER_NAMES, events, pools,
+                        p->nstats > pools ? p->nstats - (uint32_t)pools : 0);
+    }
     if (p->nsteps > 1)
         qsort(p->steps, p->nsteps, sizeof *p->steps, by_step);
     if (p->ngpu > 1)

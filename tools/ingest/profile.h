@@ -128,9 +128,12 @@ typedef struct tl_gpu_event {
     int64_t launch_ns;     /* ts of the launching runtime call; INT64_MIN if unknown */
     int64_t correlation;   /* -1 if none */
     uint32_t name;         /* strtab id */
-    uint16_t stream;       /* index into tl_profile.streams */
-    uint8_t type;          /* tl_kernel_type */
-    uint8_t cat_class;     /* tl_cat_class */
+    /* Packed into one word so an event stays 40 bytes: up to
+     * TL_PROFILE_MAX_STREAMS streams, then the events of further streams are
+     * counted (gpu_stream_dropped) and warned about, never mixed in. */
+    uint32_t stream : 20;  /* index into tl_profile.streams */
+    uint32_t type : 4;     /* tl_kernel_type */
+    uint32_t cat_class : 8;/* tl_cat_class */
 } tl_gpu_event;
 
 /* A host call that blocks until the GPU is done (cudaMemcpy, cudaStreamSynchronize,
@@ -140,6 +143,10 @@ typedef struct tl_host_call {
     uint32_t name;         /* strtab id */
 } tl_host_call;
 #define TL_PROFILE_MAX_BLOCKING 100000 /* blocking calls kept (the rest are counted and said) */
+
+/* GPU streams (device, stream) per profile at most (the width of
+ * tl_gpu_event.stream). */
+#define TL_PROFILE_MAX_STREAMS ((1u << 20) - 1)
 
 /* ---- steps, memory, counters -------------------------------------------- */
 
@@ -254,6 +261,10 @@ typedef struct tl_profile {
 
     tl_gpu_stream *streams;
     uint32_t nstreams, streams_cap;
+    uint32_t *stream_slots;   /* hash (device, stream) -> index + 1 */
+    uint32_t nstream_slots;
+    uint64_t gpu_stream_dropped; /* GPU events on streams beyond TL_PROFILE_MAX_STREAMS */
+    int streams_warned;
     tl_gpu_event *gpu;
     size_t ngpu, gpu_cap;
 
@@ -295,7 +306,26 @@ typedef struct tl_profile {
     int nwarnings;
     uint64_t warnings_dropped;
     int skipped;           /* not a profile: skip_reason says why */
+    /* Set by ingest when the bytes themselves say "this was meant to be a
+     * profile" though they are not readable (all NUL bytes, JSON after NULs):
+     * a static text saying so, else NULL. Run uses it to tell a damaged rank
+     * file from a README found by walking. */
+    const char *content_hint;
     int error;             /* a fatal read error: the profile holds what came before */
+
+    /* Bounded memory in distinct names. When nstats reaches max_names (0:
+     * TL_PROFILE_DEFAULT_MAX_NAMES), the rarest half (by count) is folded
+     * into one "(other names)" statistic per category and the table closes:
+     * names already kept stay exact, any name not kept is counted in
+     * "(other names)" of its category. tl_profile_finish() warns with the
+     * numbers. */
+    uint32_t max_names;
+    uint64_t max_events;    /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
+    int names_closed;
+    uint64_t names_folded;  /* distinct names folded when the table closed */
+    uint32_t other_pools;   /* "(other names)" statistics made */
+    uint32_t other_first;   /* index + 1 of the first one */
+    int names_warned;
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
     /* A libtally trace whose report (same rank, same start) is also an
@@ -313,6 +343,20 @@ typedef struct tl_profile {
     int *aggregate_ranks;
     size_t naggregate_ranks;
 } tl_profile;
+
+/* The budget of distinct (category, name) statistics per profile when
+ * tl_profile.max_names is 0 (`--max-names` sets it): ~3.7 KB each, so the
+ * default bounds one input's names to a few hundred MB. */
+#define TL_PROFILE_DEFAULT_MAX_NAMES 100000u
+/* Events read from one trace when tl_profile.max_events is 0 (`--max-events`):
+ * the rest of the input is not read, with a warning, the profile is marked
+ * truncated. GPU events cost ~48 bytes each, so this bounds one input's GPU
+ * table to a few GB even when a small zip inflates to a huge trace. */
+#define TL_PROFILE_DEFAULT_MAX_EVENTS 100000000ull
+/* "(other names)" statistics (one per category) at most; then they share one. */
+#define TL_PROFILE_MAX_OTHER_POOLS 1024u
+/* The name that holds what was folded beyond the budget. */
+#define TL_PROFILE_OTHER_NAMES "(other names)"
 
 /* Usable: read as a profile (not skipped as something else). */
 static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && !p->companion; }
@@ -346,7 +390,9 @@ int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, cons
 /* Samples kept per name for comparisons. */
 #define TL_PROFILE_MAX_SAMPLES 1000
 
-uint16_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
+/* The index of (device, stream), added if new (a hash lookup); UINT32_MAX
+ * when out of memory or beyond TL_PROFILE_MAX_STREAMS. */
+uint32_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
 int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);

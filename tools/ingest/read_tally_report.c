@@ -764,7 +764,13 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
         }
         size_t bad = 0;
         int64_t ts = 0;
-        for (size_t k = 0; k < keep; k++) {
+        /* Every sample is a step (the step table is not capped: 2,000
+         * iterations are 2,000 steps); only the first TL_PROFILE_MAX_SAMPLES
+         * are also kept as samples for compare's tests, and the rest are
+         * counted in samples_dropped. */
+        int is_steps = steps && i == 0;
+        size_t upto = is_steps ? n : keep;
+        for (size_t k = 0; k < upto; k++) {
             const json_t *x = json_array_get(samples, k);
             json_int_t v = json_is_integer(x) ? json_integer_value(x) : -1;
             if (v < min || v > max) {
@@ -772,15 +778,24 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
                     tl_profile_warn(p, "%s.samples_ns[%zu]: expected an integer in [min_ns, "
                                     "max_ns] = [%lld, %lld]; such samples are skipped", path, k,
                                     (long long)min, (long long)max);
-                s->d.samples_dropped++;
+                if (k < keep)
+                    s->d.samples_dropped++;
                 continue;
             }
-            s->d.samples[s->d.nsamples++] = (uint64_t)v;
-            if (steps && i == 0) {
+            if (k < keep)
+                s->d.samples[s->d.nsamples++] = (uint64_t)v;
+            if (is_steps) {
                 tl_profile_add_step(p, (int64_t)k, ts, (int64_t)v);
                 ts += (int64_t)v;
             }
         }
+        /* The collector keeps at most TALLY_MAX_SAMPLES samples per name: then
+         * the step table holds the first of them only. Say so, with the cap. */
+        if (is_steps && dropped > 0)
+            tl_profile_warn(p, "%s (\"%.*s\"): the step table holds the first %zu of %lld iterations: the "
+                            "collector kept %zu samples (TALLY_MAX_SAMPLES); step statistics cover those, "
+                            "the section totals all %lld", path, (int)(name_len > 80 ? 80 : name_len), name,
+                            n, (long long)count, n, (long long)count);
         if ((uint64_t)n + (uint64_t)dropped != (uint64_t)count)
             tl_profile_warn(p, "%s: %zu samples + %lld dropped does not make count %lld", path, n,
                             (long long)dropped, (long long)count);

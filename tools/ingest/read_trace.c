@@ -145,6 +145,35 @@ static const char *text_of(reader *r, tl_view v, size_t *len)
         r->scratch_cap = need + 1;
         need = tl_view_unescape(v, r->scratch, r->scratch_cap);
     }
+    /* "\u0000" decodes to a NUL byte, and every name is used as a C string
+     * further on: "a\u0000b" would become "a" and merge with it. Keep such
+     * names distinct and visible by writing the NUL as the escape itself. */
+    size_t nuls = 0;
+    for (const char *z = memchr(r->scratch, 0, need); z != NULL;
+         z = memchr(z + 1, 0, need - (size_t)(z + 1 - r->scratch)))
+        nuls++;
+    if (nuls > 0) {
+        size_t wide = need + 5 * nuls;
+        if (wide + 1 > r->scratch_cap) {
+            char *s = realloc(r->scratch, wide + 1);
+            if (s == NULL) {
+                *len = v.len;
+                return v.ptr;
+            }
+            r->scratch = s;
+            r->scratch_cap = wide + 1;
+        }
+        for (size_t i = need, o = wide; i-- > 0;) {
+            if (r->scratch[i] != '\0') {
+                r->scratch[--o] = r->scratch[i];
+                continue;
+            }
+            o -= 6;
+            memcpy(r->scratch + o, "\\u0000", 6);
+        }
+        need = wide;
+        r->scratch[need] = '\0';
+    }
     *len = need;
     return r->scratch;
 }
@@ -226,11 +255,13 @@ static int use_category(reader *r, const char *cat, size_t cat_len)
     if (r->cat_valid && cat_len == r->cat_len && memcmp(cat, r->cat, cat_len) == 0)
         return 0;
     uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
-    uint32_t cid = tl_strtab_intern(&r->p->cats, cat, cat_len);
-    if (id == UINT32_MAX || cid == UINT32_MAX)
+    if (id == UINT32_MAX)
         return -1;
     r->cat_id = id;
-    r->cat_count_id = cid;
+    /* The categories seen (p->cats) are only the ones events carry: an event
+     * without "cat" is read as category "" but not counted as one, so
+     * p->cats and p->cat_counts stay the same length (inspect reads both). */
+    r->cat_count_id = UINT32_MAX;
     r->cat_class = tl_cat_class_of(cat, cat_len);
     r->cat_valid = cat_len <= sizeof r->cat; /* longer ones are looked up each time */
     if (r->cat_valid) {
@@ -304,17 +335,26 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
     if (s->kernel_type < 0)
         s->kernel_type = (int8_t)tl_kernel_type_of(name, name_len, cc);
+    /* A name folded into "(other names)" (the names budget) keeps its own
+     * kernel type: the GPU breakdown stays exact whatever the budget. */
+    int kt = p->names_closed && s->name != tl_strtab_find(&p->strs, name, name_len)
+                 ? tl_kernel_type_of(name, name_len, cc) : s->kernel_type;
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
+    uint32_t si = tl_profile_stream(p, device, stream);
+    if (si == UINT32_MAX) {
+        p->gpu_stream_dropped++;
+        return;
+    }
     tl_gpu_event g = {
         .ts_ns = ts,
         .dur_ns = dur,
         .launch_ns = INT64_MIN,
         .correlation = ev->has_correlation ? ev->correlation : -1,
         .name = s->name,
-        .stream = tl_profile_stream(p, device, stream),
-        .type = (uint8_t)s->kernel_type,
-        .cat_class = (uint8_t)cc,
+        .stream = si,
+        .type = (uint32_t)kt,
+        .cat_class = (uint32_t)cc,
     };
     tl_profile_add_gpu(p, &g);
 }
@@ -442,8 +482,12 @@ static void one_event(reader *r, const tl_trace_event *ev)
         name = name_copy;
     }
     const char *cat = text_of(r, ev->cat, &cat_len);
-    if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0)
-        tl_profile_count_category_id(p, r->cat_count_id);
+    if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0) {
+        if (r->cat_count_id == UINT32_MAX)
+            r->cat_count_id = tl_strtab_intern(&p->cats, cat, cat_len);
+        if (r->cat_count_id != UINT32_MAX)
+            tl_profile_count_category_id(p, r->cat_count_id);
+    }
     if (!known_phase(ev->phase)) {
         p->unknown_phase++;
         return;
@@ -549,7 +593,7 @@ static void take_stats(tl_profile *p, const tl_trace_stream *s, uint64_t unmatch
     for (int i = 0; i < 128; i++)
         p->by_phase[i] = st->by_phase[i];
     p->malformed += st->malformed + st->oversized + st->non_objects;
-    p->truncated = st->truncated;
+    p->truncated = p->truncated || st->truncated;
     p->unterminated = st->unterminated;
     p->bytes = st->bytes_read;
     for (unsigned i = 0; i < s->problem_count; i++)
@@ -582,9 +626,17 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         p->error = 1;
         return -1;
     }
+    uint64_t limit = p->max_events ? p->max_events : TL_PROFILE_DEFAULT_MAX_EVENTS, seen = 0;
     tl_nest_init(&r.nest, p);
-    while ((rc = tl_trace_stream_next(&s, &ev)) == 1)
+    while ((rc = tl_trace_stream_next(&s, &ev)) == 1) {
+        if (seen++ == limit) {
+            tl_profile_warn(p, "more than %" PRIu64 " events (the events limit, --max-events): the rest of the "
+                            "input is not read; statistics cover the first %" PRIu64, limit, limit);
+            p->truncated = 1;
+            break;
+        }
         one_event(&r, &ev);
+    }
     tl_nest_finish(&r.nest);
     tl_nest_release(&r.nest);
     if (p->blocking_dropped)
@@ -592,8 +644,23 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
                         p->blocking_dropped, TL_PROFILE_MAX_BLOCKING);
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
+    if (seen > limit)
+        p->events = limit; /* the stream had read one more to know there were more */
     if (rc < 0)
         p->error = 1;
+    /* A trace with no events (or only metadata) says nothing about its rank:
+     * counting it would add a rank of zeros to every across-rank figure. */
+    if (!p->skipped && p->events == p->by_phase['M']) {
+        tl_profile_warn(p, "no events%s: a trace with nothing to measure is not a usable rank",
+                        p->events ? " other than metadata (M)" : "");
+        p->skipped = 1;
+        /* The reason a profile is skipped is its first warning (inspect, run). */
+        if (p->nwarnings > 1) {
+            char *reason = p->warnings[p->nwarnings - 1];
+            memmove(p->warnings + 1, p->warnings, (size_t)(p->nwarnings - 1) * sizeof *p->warnings);
+            p->warnings[0] = reason;
+        }
+    }
     resolve_launches(&r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,8 +27,11 @@ void tl_run_release(tl_run *run)
         tl_profile_free(run->profiles[i]);
     for (size_t i = 0; i < run->nproblems; i++)
         free(run->problems[i]);
+    for (size_t i = 0; i < run->nnotes; i++)
+        free(run->notes[i]);
     free(run->profiles);
     free(run->problems);
+    free(run->notes);
     free(run->ids);
     memset(run, 0, sizeof *run);
 }
@@ -48,21 +52,104 @@ static void push_profile(tl_profile ***arr, size_t *n, size_t *cap, tl_profile *
 }
 
 /* Take ownership of msg ("name: what"). */
-static void push_problem(tl_run *run, char *msg)
+static void push_msg(char ***arr, size_t *n, size_t *cap, char *msg)
 {
     if (msg == NULL)
         return;
-    if (run->nproblems == run->problems_cap) {
-        size_t c = run->problems_cap ? run->problems_cap * 2 : 8;
-        char **x = realloc(run->problems, c * sizeof *x);
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        char **x = realloc(*arr, c * sizeof *x);
         if (x == NULL) {
             free(msg);
             return;
         }
-        run->problems = x;
-        run->problems_cap = c;
+        *arr = x;
+        *cap = c;
     }
-    run->problems[run->nproblems++] = msg;
+    (*arr)[(*n)++] = msg;
+}
+
+static void push_problem(tl_run *run, char *msg)
+{
+    push_msg(&run->problems, &run->nproblems, &run->problems_cap, msg);
+}
+
+static void push_note(tl_run *run, char *msg)
+{
+    push_msg(&run->notes, &run->nnotes, &run->notes_cap, msg);
+}
+
+/* ---- damaged rank files ------------------------------------------------- */
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcasecmp(s + n - m, suffix) == 0;
+}
+
+static int contains_ci(const char *s, const char *needle)
+{
+    size_t m = strlen(needle);
+    for (; *s; s++)
+        if (strncasecmp(s, needle, m) == 0)
+            return 1;
+    return 0;
+}
+
+/* Extensions of what sits beside traces and is never one: a name with a
+ * rank or "trace" in it and one of these is still not a rank file. */
+static const char *const document_ext[] = {
+    ".html", ".htm", ".md", ".txt", ".log", ".out", ".err", ".csv", ".png", ".jpg", ".jpeg",
+    ".svg", ".pdf", ".yaml", ".yml", ".toml", ".ini", ".sh", ".py", ".xml", ".mp4", ".gif",
+};
+
+static const char *base_name(const char *name)
+{
+    const char *colon = strrchr(name, ':');
+    const char *s = colon && colon[1] ? colon + 1 : name;
+    const char *base = strrchr(s, '/');
+    return base ? base + 1 : s;
+}
+
+const char *tl_looks_like_rank_file(const char *name, const tl_profile *p)
+{
+    const char *base = base_name(name);
+    int document = 0;
+    for (size_t i = 0; i < sizeof document_ext / sizeof document_ext[0]; i++)
+        document |= ends_with_ci(base, document_ext[i]);
+    int rank;
+    char detail[96];
+    /* The file's own name, not its folder's: rank_0/README is no rank file. */
+    if (!document && tl_rank_from_path(base, &rank, detail, sizeof detail))
+        return "a rank in its name";
+    if (ends_with_ci(base, ".json") || ends_with_ci(base, ".json.gz") || ends_with_ci(base, ".json.zst") ||
+        ends_with_ci(base, ".trace") || ends_with_ci(base, ".trace.gz"))
+        return "named like a profile";
+    if (!document && (contains_ci(base, "trace") || contains_ci(base, "profil")))
+        return "named like a profile";
+    return p != NULL ? p->content_hint : NULL;
+}
+
+/* The first warnings that mean "nothing here is JSON at all". */
+static int unreadable_kind(const tl_profile *p)
+{
+    if (!p->skipped || p->nwarnings == 0)
+        return 0;
+    const char *w = p->warnings[0];
+    return strncmp(w, "not JSON", 8) == 0 || strncmp(w, "empty file", 10) == 0 ||
+           strncmp(w, "only whitespace", 15) == 0;
+}
+
+/* Make the first warning say the input is a damaged profile and why we think so. */
+static void mark_damaged(tl_profile *p, const char *why)
+{
+    char buf[640];
+    snprintf(buf, sizeof buf, "damaged profile (%s): %s", why, p->warnings[0]);
+    char *w = strdup(buf);
+    if (w == NULL)
+        return;
+    free(p->warnings[0]);
+    p->warnings[0] = w;
 }
 
 /* ---- rank from a path ----------------------------------------------------- */
@@ -133,6 +220,8 @@ typedef struct item_result {
     size_t n, cap;
     char **problems;
     size_t nproblems;
+    char *ignored_example;  /* the first input of this item skipped as not a profile */
+    size_t ignored;
 } item_result;
 
 typedef struct shared {
@@ -158,11 +247,20 @@ static int on_input(const tl_input *in, void *user)
     if (p == NULL)
         return 1;
     /* Files a directory walk found that are not JSON at all (HTML reports,
-     * logs, images next to the traces) are noise, not problems. */
-    if (p->skipped && in->from_walk && p->nwarnings > 0 &&
-        (strncmp(p->warnings[0], "not JSON", 8) == 0 || strncmp(p->warnings[0], "empty file", 10) == 0)) {
-        tl_profile_free(p);
-        return 0;
+     * logs, images next to the traces) are noise, not problems -- unless the
+     * name or the bytes say it was meant to be a profile: then it is a
+     * damaged rank file (a crashed rank's empty or NUL-filled trace), and
+     * that must never vanish (see tl_run_ingest in ingest.h). */
+    if (unreadable_kind(p)) {
+        const char *why = tl_looks_like_rank_file(in->name, p);
+        if (why != NULL) {
+            mark_damaged(p, why);
+        } else if (in->from_walk) {
+            if (c->res->ignored++ == 0)
+                c->res->ignored_example = strdup(base_name(in->name));
+            tl_profile_free(p);
+            return 0;
+        }
     }
     /* An aggregate is read when it is named. One found by walking a directory
      * is usually a report's --json written next to the traces it summarizes:
@@ -378,9 +476,13 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     tl_inputs_collect(&items, paths, npaths, &opt->limits);
     for (size_t i = 0; i < items.nerrors; i++)
         push_problem(run, strdup(items.errors[i]));
+    for (size_t i = 0; i < items.nnotes; i++)
+        push_note(run, strdup(items.notes[i]));
+    run->duplicates = items.duplicates;
     run->ids = malloc((items.n ? items.n : 1) * sizeof *run->ids);
     for (size_t i = 0; run->ids != NULL && i < items.n; i++)
-        run->ids[run->nids++] = items.items[i].id;
+        if (items.items[i].has_id)
+            run->ids[run->nids++] = items.items[i].id;
     tl_run_read_items(run, &items, opt);
     assign_ranks(run);
     tl_item_list_release(&items);
@@ -415,6 +517,7 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
     free(threads);
     if (opt->progress && items.n)
         progress(&sh, 1);
+    char *example = NULL;
     for (size_t i = 0; i < items.n; i++) {
         item_result *r = &sh.results[i];
         for (size_t k = 0; k < r->n; k++) {
@@ -425,7 +528,26 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
             push_problem(run, r->problems[k]);
         free(r->profiles);
         free(r->problems);
+        if (r->ignored && example == NULL) {
+            example = r->ignored_example;
+            r->ignored_example = NULL;
+        }
+        run->ignored += r->ignored;
+        free(r->ignored_example);
     }
+    if (run->ignored) {
+        /* One note for all of them: a job directory has READMEs, logs, HTML.
+         * (Read in parts, as tally-mpi does, the last part's note has the total.) */
+        size_t len = (example ? strlen(example) : 0) + 200;
+        char *msg = malloc(len);
+        if (msg != NULL)
+            snprintf(msg, len, "%zu file%s found by walking or in archives %s (not JSON, not named like "
+                     "one) and %s skipped, e.g. %s", run->ignored, run->ignored == 1 ? "" : "s",
+                     run->ignored == 1 ? "is not a profile" : "are not profiles",
+                     run->ignored == 1 ? "was" : "were", example ? example : "?");
+        push_note(run, msg);
+    }
+    free(example);
     run->bytes += atomic_load(&sh.bytes);
 out:
     free(sh.results);

@@ -8,7 +8,8 @@ add_library(tally_inputs STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/ingest.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_trace.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/nesting.c
-  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/run.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/run.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/sniff.c)
 target_include_directories(tally_inputs PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/ingest ${CMAKE_CURRENT_SOURCE_DIR})
 target_link_libraries(tally_inputs PUBLIC tally_readers tally_ingest PkgConfig::LIBARCHIVE PkgConfig::JANSSON
   Threads::Threads PRIVATE tally_warnings)

@@ -190,7 +190,7 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
             struct stat st;
             const tl_item *it = &items->items[i];
             put_str(&b, it->path);
-            put_i64(&b, it->kind);
+            put_i64(&b, it->is_stdin); /* what an item is is decided from its bytes, when read */
             put_i64(&b, it->from_walk);
             put_i64(&b, stat(it->path, &st) == 0 ? (int64_t)st.st_size : 0);
         }
@@ -210,12 +210,12 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
     }
     for (size_t i = 0; i < n; i++) {
         char *path = get_str(&b);
-        int kind = (int)get_i64(&b), walk = (int)get_i64(&b);
+        int is_stdin = (int)get_i64(&b), walk = (int)get_i64(&b);
         int64_t size = get_i64(&b);
         if (*bytes)
             (*bytes)[i] = size;
         if (g_rank != 0 && items->items) {
-            items->items[items->n++] = (tl_item){ .path = path, .kind = kind, .from_walk = walk };
+            items->items[items->n++] = (tl_item){ .path = path, .is_stdin = is_stdin, .from_walk = walk };
         } else {
             free(path);
         }
