@@ -161,8 +161,14 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             tl_escape_html_n(f, r->name, 80);
             if (r->rank >= 0)
                 snprintf(rb, sizeof rb, "rank %d", r->rank);
-            fprintf(f, "</code> (%s %s, %s)", tl_cmp_group_name(r->group), tl_cmp_delta_text(d, sizeof d, r),
-                    r->rank < 0 ? "all ranks" : rb);
+            /* The kind ("per run", "per step") tells apart rows of one name and rank. */
+            char kind[32];
+            snprintf(kind, sizeof kind, "%s", tl_cmp_kind_name(r->kind));
+            for (char *u = kind; *u; u++)
+                if (*u == '_')
+                    *u = ' ';
+            fprintf(f, "</code> (%s %s %s, %s)", tl_cmp_group_name(r->group), kind,
+                    tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
         }
         if (n > TOP_NAMES)
             fprintf(f, " and %zu more", n - TOP_NAMES);
