@@ -283,6 +283,7 @@ int tl_cmd_compare(int argc, char **argv)
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = a.whole;
+    aopt.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
     rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);

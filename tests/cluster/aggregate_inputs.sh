@@ -123,6 +123,10 @@ for i in range(12):
     s["path"] = "big%02d.json" % i
     s["span_ns"] = 10**18
     s["start_ns"] = i
+    # overlapping sessions of one rank pool only when nothing says they are
+    # of two processes or on one clock (run identity)
+    s["pid"] = -1
+    s["abs_time"] = 0
     g = s["gpu"]
     for k in ("kernel_time", "busy", "idle", "compute", "non_compute", "comm", "comm_compute"):
         g[k] = 10**18

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -108,9 +109,38 @@ typedef struct run_key {
     const char *device;
     size_t sessions;
     int last_rank, last_abs, last_session;
-    int64_t last_end;
-    const char *first_path;
+    int64_t last_end, last_pid;
+    const char *last_host;
+    const char *first_path, *first_host;
+    int64_t first_pid;
+    char why[160];             /* why the last session tried did not join it */
 } run_key;
+
+/* Why session s (of a rank the run r already has) cannot be its next
+ * session, or NULL when it can: one process records a rank's sessions one
+ * after the other, so they share the device, the format, the host and the
+ * pid, and each starts after the one before ended. Times are compared when
+ * both are on the wall clock, or when both come from one process (then one
+ * clock, whatever it is). */
+static const char *not_next_session(run_key *r, const tl_session *s)
+{
+    if (r->family != format_family(s->format))
+        return "format";
+    if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+        return "device";
+    if (r->last_host && s->host && strcmp(r->last_host, s->host) != 0) {
+        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->host, r->last_host);
+        return r->why;
+    }
+    if (r->last_pid > 0 && s->pid > 0 && r->last_pid != s->pid) {
+        snprintf(r->why, sizeof r->why, "process %" PRId64 ", not %" PRId64, s->pid, r->last_pid);
+        return r->why;
+    }
+    int one_clock = (r->last_abs && s->abs_time) || (r->last_pid > 0 && r->last_pid == s->pid);
+    if (one_clock && s->start_ns < r->last_end)
+        return "overlap";
+    return NULL;
+}
 
 char *tl_vformat(const char *fmt, va_list ap)
 {
@@ -166,14 +196,8 @@ static void run_identity(tl_aggregate *a)
                 continue;
             /* Another session of a rank this run already has: it must be the
              * same kind of process (device, format) and come after it. */
-            if (r->last_rank == s->rank) {
-                if (r->family != format_family(s->format))
-                    continue;
-                if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
-                    continue;
-                if (r->last_abs && s->abs_time && s->start_ns < r->last_end)
-                    continue;
-            }
+            if (r->last_rank == s->rank && not_next_session(r, s) != NULL)
+                continue;
             break;
         }
         if (k == nruns) {
@@ -181,8 +205,9 @@ static void run_identity(tl_aggregate *a)
                 k = nruns - 1;
                 joined++;
             } else {
-                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, 0,
-                                           s->path };
+                runs[nruns++] = (run_key){ .world_size = s->world_size, .family = format_family(s->format),
+                                           .device = s->device_name, .last_rank = -1, .first_path = s->path,
+                                           .first_host = s->host, .first_pid = s->pid };
             }
         }
         run_key *r = &runs[k];
@@ -198,6 +223,8 @@ static void run_identity(tl_aggregate *a)
         r->last_rank = s->rank;
         r->last_abs = s->abs_time;
         r->last_end = end;
+        r->last_pid = s->pid;
+        r->last_host = s->host;
         s->run = k;
     }
     if (nruns <= 1)
@@ -213,6 +240,7 @@ static void run_identity(tl_aggregate *a)
             continue;
         s->run = s->run == main_run ? 0 : s->run + 1;
     }
+    int pool = a->opt.sessions_across_runs;
     for (int k = 0; k < nruns; k++) {
         if (k == main_run)
             continue;
@@ -234,13 +262,25 @@ static void run_identity(tl_aggregate *a)
             snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
         else if (r->family != m->family)
             snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        else if (r->first_host && m->first_host && strcmp(r->first_host, m->first_host) != 0)
+            snprintf(why, sizeof why, "host %.60s, not %.60s", r->first_host, m->first_host);
+        else if (r->first_pid > 0 && m->first_pid > 0 && r->first_pid != m->first_pid)
+            snprintf(why, sizeof why, "process %" PRId64 ", not %" PRId64, r->first_pid, m->first_pid);
         else
             snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
-        add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
-                    "(the run analyzed includes %s)",
-                 n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
-                 n == 1 ? "its" : "their", m->first_path);
+        if (pool)
+            add_note(a, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
+                        "--sessions asks: %s%s",
+                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files, n > 3 ? ", ..." : "");
+        else
+            add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                        "(the run analyzed includes %s)",
+                     n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                     n == 1 ? "its" : "their", m->first_path);
     }
+    if (pool)
+        for (size_t i = 0; i < a->nsessions; i++)
+            a->sessions[i].run = 0;
     if (joined)
         add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
                  TL_MAX_RUNS, joined);

@@ -172,7 +172,10 @@ typedef struct tl_session {
     size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
-    int abs_time;              /* start_ns is on the wall clock (base time known) */
+    int abs_time;              /* start_ns is on the wall clock (base time known, or the
+                                * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
+    int64_t pid;               /* the process that recorded it; -1 unknown (run identity) */
+    char *host;                /* its host; NULL unknown */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
 
@@ -182,10 +185,19 @@ typedef struct tl_session {
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 } tl_session;
 
+/* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
+ * the wall clock: older Kineto traces write absolute µs without
+ * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
+#define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
+
 /* Analysis options. */
 typedef struct tl_analyze_options {
     int whole_trace;           /* use every GPU event, not the ProfilerStep window */
     int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+    /* Every input of a rank is one of its sessions, even one that run
+     * identity tells apart as another run (said in a note): what
+     * `tally compare --sessions` asks for. */
+    int sessions_across_runs;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);

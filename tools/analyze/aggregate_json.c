@@ -698,6 +698,9 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "peak_device_used", s->peak_device_used);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
     tl_json_kv_int(j, "abs_time", s->abs_time);
+    tl_json_kv_int(j, "pid", s->pid);
+    tl_json_key(j, "host");
+    s->host ? tl_json_string(j, s->host) : tl_json_null(j);
     tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_key(j, "devices");
     tl_json_array_begin(j);
@@ -1206,6 +1209,11 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         }
     }
     s->abs_time = (int)opt_range(r, o, "abs_time", 0, 0, 1);
+    /* absent from partials of an older tally: unknown */
+    s->pid = opt_range(r, o, "pid", -1, -1, INT64_MAX);
+    json_t *host = json_object_get(o, "host");
+    if (json_is_string(host))
+        s->host = strdup(json_string_value(host));
     s->graph_launches = (uint64_t)opt_range(r, o, "graph_launches", 0, 0, TL_PARTIAL_MAX_COUNT);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))

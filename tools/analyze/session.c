@@ -658,6 +658,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
 int tl_session_from_skipped(tl_session *s, const tl_profile *p)
 {
     memset(s, 0, sizeof *s);
+    s->pid = -1;
     s->path = dupstr(p->path);
     s->format = TL_FMT_UNKNOWN;
     s->rank = -1;
@@ -735,7 +736,10 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
-    s->abs_time = p->base_time_ns != INT64_MIN;
+    s->abs_time = p->base_time_ns != INT64_MIN || (p->start_ns <= p->end_ns && s->start_ns >= TL_WALL_CLOCK_MIN_NS);
+    s->pid = p->pid != INT64_MIN ? p->pid : -1;
+    if (p->host[0] && (s->host = dupstr(p->host)) == NULL)
+        return -1;
     s->graph_launches = p->graph_launches;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
@@ -779,6 +783,7 @@ void tl_session_release(tl_session *s)
     free(s->timeline.lanes);
     free(s->mem);
     free(s->device_name);
+    free(s->host);
     free(s->series);
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
