@@ -398,6 +398,7 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->streams[k].kernel_wait = tl_ns_add(dst->streams[k].kernel_wait, si->kernel_wait);
         dst->streams[k].other = tl_ns_add(dst->streams[k].other, si->other);
         dst->streams[k].gaps += si->gaps;
+        dst->streams[k].host_gaps += si->host_gaps;
         dst->streams[k].busy = tl_ns_add(dst->streams[k].busy, si->busy);
     }
 }

@@ -30,6 +30,8 @@ typedef struct tl_stream_idle {
     int64_t host_wait, kernel_wait, other; /* ns */
     uint64_t gaps;
     int64_t busy;              /* sum of the stream's event durations in the window (ns) */
+    uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
+                                * overhead from host work between launches) */
 } tl_stream_idle;
 
 /* Kernel-type masks of the union sweep. */

@@ -85,6 +85,7 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
         kv_us(j, "kernel_wait_us", st->kernel_wait);
         kv_us(j, "other_us", st->other);
         tl_json_kv_uint(j, "gaps", st->gaps);
+        tl_json_kv_uint(j, "host_wait_gaps", st->host_gaps);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -649,6 +650,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, st->other);
         tl_json_uint(j, st->gaps);
         tl_json_int(j, st->busy);
+        tl_json_uint(j, st->host_gaps);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -1033,7 +1035,8 @@ static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
             b->streams[b->nstreams++] = (tl_stream_idle){
                 item_int(r, x, 0), item_int(r, x, 1), item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS),
                 item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS), item_range(r, x, 4, 0, TL_PARTIAL_MAX_NS),
-                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS)
+                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS),
+                (uint64_t)opt_item_range(r, x, 7, 0, 0, TL_PARTIAL_MAX_COUNT)
             };
     }
     b->blocked_idle = opt_range(r, g, "blocked_idle", 0, 0, TL_PARTIAL_MAX_NS);

@@ -142,9 +142,10 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
                 st->gaps++;
-                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream])
+                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream]) {
                     st->host_wait += gap;  /* the CPU launched after the stream drained */
-                else if (gap < opt->kernel_wait_ns)
+                    st->host_gaps++;
+                } else if (gap < opt->kernel_wait_ns)
                     st->kernel_wait += gap; /* launch overhead between back-to-back kernels */
                 else
                     st->other += gap;
