@@ -109,7 +109,8 @@ static const tl_rule_info rules[] = {
       "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
     { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
       "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
-      "blamed for its children",
+      "blamed for its children; without self time, sections that do not run inside one another (their totals fit in "
+      "the rank's time)",
       "the section's self (and inclusive) time and share",
       "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
     { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
@@ -230,18 +231,22 @@ static void dominant_stage(tl_aggregate *a)
     const tl_name_table *t = &a->names;
     double best = 0;
     const tl_name_row *brow = NULL;
-    int brank = -1, any = 0;
+    int brank = -1, any = 0, unknown_nesting = 0, judged = 0;
+    double overlap_pct = 0;
     size_t bri = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (a
          * report's span can be shorter than its sections: FramePack's span is
          * its snapshots'). */
-        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0;
+        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0, totals = 0;
+        int self_known = 0;
         for (size_t i = 0; i < t->n; i++)
             if (t->rows[i].group == TL_GROUP_SECTIONS && t->rows[i].rank_count[ri] > 0) {
                 any = 1;
                 sections += self_or_total(&t->rows[i], ri);
+                totals += t->rows[i].rank_total[ri];
+                self_known |= t->rows[i].rank_self && t->rows[i].rank_self[ri] >= 0;
                 if (t->rows[i].rank_total[ri] > largest)
                     largest = t->rows[i].rank_total[ri];
             }
@@ -249,6 +254,16 @@ static void dominant_stage(tl_aggregate *a)
             whole = sections;
         if (whole <= 0)
             continue;
+        /* Sections whose totals add up to more than the rank's time run
+         * inside one another; without self time nothing says which is the
+         * parent, and a parent's share would be its children's: no finding. */
+        if (!self_known && totals > whole * 1.01) {
+            unknown_nesting = 1;
+            if (100 * totals / whole > overlap_pct)
+                overlap_pct = 100 * totals / whole;
+            continue;
+        }
+        judged = 1;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
             if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
@@ -267,11 +282,16 @@ static void dominant_stage(tl_aggregate *a)
         skip(a, "dominant-stage", "no sections in the inputs");
         return;
     }
+    if (!judged && unknown_nesting) {
+        skip(a, "dominant-stage", "the sections run inside one another (their totals add up to %.0f%% of the time) and "
+             "the input does not say which runs inside which", overlap_pct);
+        return;
+    }
     if (brow != NULL && best > STAGE_SHARE) {
         int has_self = brow->rank_self && brow->rank_self[bri] >= 0;
         char msg[400];
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
-                 has_self ? " in its own code (self time)" : "");
+                 has_self ? " outside the sections inside it (self time)" : "");
         fire(a, "dominant-stage", brank, msg, "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%",
              brow->name, has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
              brank, STAGE_SHARE);
