@@ -38,6 +38,10 @@ timeout -k 5 120 prlimit --as=$as "$tally" aggregate --jobs 1 --max-names 400000
 rc=$?
 [ $rc != 0 ] && ok || bad "100k names without a budget fit in 192 MiB: the limit proves nothing"
 [ $rc -lt 128 ] && ok || bad "100k names without a budget crashed (exit $rc) instead of failing cleanly"
+# out of memory is its own exit code and message, not "no usable input" (3)
+[ $rc = 5 ] && ok || bad "out of memory exited $rc, not 5"
+grep -q "out of memory" "$tmp/e" && ! grep -q "no usable input" "$tmp/e" && ok ||
+    bad "out of memory not said as such: $(tail -2 "$tmp/e")"
 # 3. the events limit and the input size limit: warnings, truncated, numbers for what was read
 timeout -k 5 60 "$tally" inspect --json --max-events 1000 "$tmp/names.json" >"$tmp/o" 2>"$tmp/e"
 jcheck max-events "$tmp/o" 'doc[0]["events"] == 1000 and doc[0]["truncated"] and any("the events limit" in w for w in doc[0]["warnings"])'

@@ -287,17 +287,14 @@ static void run_identity(tl_aggregate *a)
 }
 
 /* "1 of 8 ranks present": the ranks a declared world size promises. */
-static void missing_ranks(tl_aggregate *a)
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size)
 {
-    int world = 0;
-    for (size_t i = 0; i < a->nranks; i++)
-        if (a->ranks[i].world_size > world)
-            world = a->ranks[i].world_size;
+    size_t present = 0, beyond = 0, len = 0;
+    buf[0] = '\0';
     if (world <= 0)
-        return;
-    size_t present = 0, beyond = 0;
-    for (size_t i = 0; i < a->nranks; i++) {
-        if (a->ranks[i].rank < world)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ranks[i] < world)
             present++;
         else
             beyond++;
@@ -305,27 +302,44 @@ static void missing_ranks(tl_aggregate *a)
     if (present < (size_t)world) {
         /* the gaps between the ranks present (sorted): O(R), whatever the world size */
         char list[200] = "";
-        size_t len = 0, shown = 0;
+        size_t llen = 0, shown = 0;
         int prev = -1;
-        for (size_t k = 0; k <= a->nranks && shown < 8; k++) {
-            int cur = k < a->nranks && a->ranks[k].rank < world ? a->ranks[k].rank : world;
-            if (k < a->nranks && a->ranks[k].rank >= world)
-                cur = world;
-            if (cur > prev + 1 && len < sizeof list) {
-                len += (size_t)(cur - 1 > prev + 1
-                                    ? snprintf(list + len, sizeof list - len, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
-                                    : snprintf(list + len, sizeof list - len, "%s%d", shown ? ", " : "", prev + 1));
+        for (size_t k = 0; k <= n && shown < 8; k++) {
+            int cur = k < n && ranks[k] < world ? ranks[k] : world;
+            if (cur > prev + 1 && llen < sizeof list) {
+                llen += (size_t)(cur - 1 > prev + 1
+                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                     : snprintf(list + llen, sizeof list - llen, "%s%d", shown ? ", " : "", prev + 1));
                 shown++;
             }
             if (cur == world)
                 break;
             prev = cur;
         }
-        add_note(a, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present, world, world,
-                 world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
+        len += (size_t)snprintf(buf, size, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present,
+                                world, world, world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
     }
-    if (beyond)
-        add_note(a, "%zu rank%s numbered at or beyond the world size %d", beyond, beyond == 1 ? "" : "s", world);
+    if (beyond && len < size)
+        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "",
+                 beyond, beyond == 1 ? "" : "s", world);
+    return buf[0] != '\0';
+}
+
+static void missing_ranks(tl_aggregate *a)
+{
+    int world = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].world_size > world)
+            world = a->ranks[i].world_size;
+    int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
+    if (ranks == NULL)
+        return;
+    for (size_t i = 0; i < a->nranks; i++)
+        ranks[i] = a->ranks[i].rank;
+    char text[400];
+    if (tl_missing_ranks(ranks, a->nranks, world, text, sizeof text))
+        add_note(a, "%s", text);
+    free(ranks);
 }
 
 /* Usable sessions by rank then start then path; the others last, by path. */

@@ -358,6 +358,12 @@ double tl_rank_peak_device_pct(const tl_rank_result *r);
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
 void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
 
+/* The ranks a declared world size promises and are not there, as one
+ * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
+ * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
+ * 1 when there is something to say, else 0 (buf ""). */
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
+
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);
 
