@@ -325,6 +325,38 @@ int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t si
     return buf[0] != '\0';
 }
 
+/* One run gives every input without a rank a rank of its own; two sessions
+ * of one rank that both got it from the input order were numbered apart, in
+ * partials aggregated separately (`tally aggregate --partial` per file) and
+ * merged: nothing says they are one rank. Said, not guessed away. */
+static int order_ranked(const tl_session *s)
+{
+    return counts(s) && s->rank_source == TL_RANK_ORDER;
+}
+
+static void order_ranks(tl_aggregate *a)
+{
+    size_t inputs = 0, ranks = 0;
+    int first = -1;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!order_ranked(s))
+            continue;
+        int prev = i > 0 && order_ranked(&a->sessions[i - 1]) && a->sessions[i - 1].rank == s->rank;
+        int next = i + 1 < a->nsessions && order_ranked(&a->sessions[i + 1]) && a->sessions[i + 1].rank == s->rank;
+        if (!prev && !next)
+            continue;
+        inputs++;
+        if (!prev && ranks++ == 0)
+            first = s->rank;
+    }
+    if (inputs)
+        add_note(a, "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
+                    "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
+                    "files by rank (rank3, rank_3/) or aggregate them in one run",
+                 inputs, first, ranks > 1 ? " and others" : "");
+}
+
 static void missing_ranks(tl_aggregate *a)
 {
     int world = 0;
@@ -726,6 +758,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (build_ranks(a) != 0 || build_names(a) != 0)
         return -1;
     missing_ranks(a);
+    order_ranks(a);
     across(a, "step_time_ns", m_step_mean);
     across(a, "step_median_ns", m_step_median);
     across(a, "compute_per_step_ns", m_compute_step);
