@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
+#include "render.h"
 #include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
