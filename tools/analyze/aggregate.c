@@ -375,6 +375,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
 {
     r->step_mean = r->step_median = r->step_min = r->step_max = r->step_std = r->step_spread = NAN;
     r->compute_per_step = NAN;
+    r->step_count = r->nsteps;
+    r->steps_summarized = 0;
     if (r->nsteps > 0) {
         double *v = malloc(r->nsteps * sizeof *v);
         double *c = malloc(r->nsteps * sizeof *c);
@@ -415,6 +417,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         }
         if (loop == NULL || loop->d.count == 0)
             return;
+        r->step_count = loop->d.count;
+        r->steps_summarized = 1;
         r->step_mean = loop->d.mean;
         r->step_min = (double)loop->d.min;
         r->step_max = (double)loop->d.max;
@@ -444,6 +448,7 @@ static int build_ranks(tl_aggregate *a)
             r->peak_device_used = NAN;
             r->span_ns = 0;
             tl_rank_telemetry_init(&r->tel);
+            tl_rank_diffusion_init(&r->diff);
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
         s->session = (int)r->nsessions;
@@ -472,6 +477,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->peak_device_used, s->peak_device_used);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
         tl_rank_telemetry_add(&r->tel, s->series, s->nseries);
+        tl_rank_diffusion_add(&r->diff, &s->diff);
         if (s->span_ns > 0)
             r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
     }
@@ -481,6 +487,7 @@ static int build_ranks(tl_aggregate *a)
             qsort(r->gpu.streams, r->gpu.nstreams, sizeof *r->gpu.streams, by_stream);
         rank_steps(a, r);
         tl_rank_telemetry_finish(&r->tel);
+        tl_rank_diffusion_finish(&r->diff);
     }
     return 0;
 }
@@ -685,6 +692,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
     across(a, "memory.peak_device_used_bytes", m_peak_used);
     tl_telemetry_across(a);
+    tl_diffusion_across(a);
     if (tl_drift_compute(&a->drift, a) != 0)
         return -1;
     tl_find_stragglers(a);

@@ -614,10 +614,12 @@ static void memory(tl_session *s, const tl_profile *p)
     if (n)
         s->gpu_util_mean = sum / (double)n;
     s->snaps = calloc(p->nsnapshots + 1, sizeof *s->snaps);
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
         s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
-                                           m->peak_allocated, m->rss, m->device_used };
+                                           m->peak_allocated, m->rss, m->device_used,
+                                           m->ts_ns == INT64_MIN ? INT64_MIN : tl_ns_add(m->ts_ns, base) };
     }
 }
 
@@ -666,6 +668,7 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p)
     s->start_ns = INT64_MIN;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->peak_device_used = NAN;
+    tl_session_extras_init(s);
     s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
     if (s->path == NULL || s->warnings == NULL)
         return -1;
@@ -747,6 +750,9 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         if (s->devices[i].name == NULL)
             return -1;
     }
+    if (tl_session_context(s, p) != 0 || tl_session_diffusion(s, p) != 0 || tl_session_health(s, p) != 0 ||
+        tl_session_growth(s, p) != 0)
+        return -1;
     return telemetry(s, p);
 }
 
@@ -783,5 +789,6 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
     free(s->devices);
+    tl_session_extras_release(s);
     memset(s, 0, sizeof *s);
 }
