@@ -433,6 +433,10 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     kv_num(j, "power_w", tl_telemetry_power_total(a));
     kv_num(j, "energy_j", tl_telemetry_energy_total(a));
     kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
+    tl_json_kv_int(j, "gpus", gpus);
+    tl_json_key(j, "counted_by");
+    gpus == 0 ? tl_json_null(j) : tl_json_string(j, by_host ? "host and device" : "rank");
     tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
