@@ -162,7 +162,8 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
     tl_text_table_release(&tt);
     for (size_t i = 0; i < agg->nranks; i++)
         if (agg->ranks[i].steps_summarized) {
-            fputs("(s) from the report's loop summary: the count, mean, min and max it recorded, not each step\n", out);
+            tl_text_wrap(out, "", "(s) from the report's loop summary: the count, mean, min and max it recorded, not "
+                         "each step", width);
             break;
         }
 }

@@ -38,7 +38,7 @@
 #define FRAGMENTATION_BYTES (1024.0 * 1024 * 1024) /* ... and over 1 GiB apart */
 #define IMBALANCE 1.20            /* a rank 20 % above the mean step time */
 #define MIN_KERNEL_NS 1000000     /* kernel-time shares need 1 ms of kernel time ... */
-#define MIN_GPU_EVENTS 10         /* ... and 10 GPU events: below, a share of nothing says nothing */
+#define MIN_GPU_EVENTS 5          /* ... and 5 GPU events: below, a share of nothing says nothing */
 /* The seeds' rules on sampled telemetry and video diffusion (seed_rules below). */
 #define LOW_SAMPLED_UTIL_PCT 50.0 /* a monitor's utilization averaging under 50 % (Inferix's GPU rule) */
 #define MIN_UTIL_SAMPLES 3        /* ... over at least 3 samples */
@@ -67,7 +67,7 @@ static const tl_rule_info rules[] = {
       "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
     { "blocking-host-call", "warning",
       "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
-      "GPU events present, with at least 1 ms of kernel time and 10 GPU events; blocking host calls (cudaMemcpy, "
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; blocking host calls (cudaMemcpy, "
       "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...) in the trace",
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
@@ -75,14 +75,14 @@ static const tl_rule_info rules[] = {
       ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
       "host_wait is over 50% of the idle gaps of the streams that carry real work",
-      "GPU events present, with at least 1 ms of kernel time and 10 GPU events; the GPU idle at least 50% of the kernel "
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
       "time; streams carrying at least 10% of the GPU's busy time (side streams with a few tiny kernels are left out); "
       "blocking host calls do not explain the idle time",
       "host_wait share, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
       "small kernels, or move Python overhead off the critical path.", NULL },
     { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
-      "GPU events present, with at least 1 ms of kernel time and 10 GPU events (a share of less says nothing); a "
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); a "
       "monitor's sampled utilization is low-sampled-utilization's", "busy %, kernel time, idle, compute",
       "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
     { "communication-heavy", "warning", "communication kernels take over 10% of the kernel time",
@@ -357,7 +357,7 @@ static int any_gpu_enough(const tl_aggregate *a)
 /* Why the kernel-time rules do not apply. */
 static const char *gpu_unmet(const tl_aggregate *a)
 {
-    return any_gpu(a) ? "under 1 ms of kernel time or under 10 GPU events on every rank: too little GPU work for a "
+    return any_gpu(a) ? "under 1 ms of kernel time or under 5 GPU events on every rank: too little GPU work for a "
                         "share of it to mean anything"
                       : "no GPU events in the inputs";
 }
@@ -832,6 +832,36 @@ static void sampled_utilization(tl_aggregate *a)
          LOW_SAMPLED_UTIL_PCT, hits, with);
 }
 
+/* The GPUs a rule counts: one per (host, device) when the collector recorded
+ * the host (ranks of one node sample the same GPUs), else per (rank, device). */
+typedef struct gpu_set {
+    const tl_session *s[TL_MAX_RECOMMENDATIONS * 8];
+    int64_t dev[TL_MAX_RECOMMENDATIONS * 8];
+    int n, overflow;
+} gpu_set;
+
+static void gpu_set_add(gpu_set *g, const tl_session *s, int64_t device)
+{
+    for (int i = 0; i < g->n; i++) {
+        if (g->dev[i] != device)
+            continue;
+        if (s->sys.hostname ? g->s[i]->sys.hostname && strcmp(g->s[i]->sys.hostname, s->sys.hostname) == 0
+                            : !g->s[i]->sys.hostname && g->s[i]->rank == s->rank)
+            return;
+    }
+    if (g->n == (int)(sizeof g->dev / sizeof g->dev[0])) {
+        g->overflow++;
+        return;
+    }
+    g->s[g->n] = s;
+    g->dev[g->n++] = device;
+}
+
+static int gpu_set_count(const gpu_set *g)
+{
+    return g->n + g->overflow;
+}
+
 /* A GPU's thermal severity: 0 none, 1 info, 2 warning, 3 critical. */
 static int thermal_level(const tl_shealth *h)
 {
@@ -851,7 +881,8 @@ static void thermal(tl_aggregate *a)
     static const char *const level[] = { "", "info", "warning", "critical" };
     const tl_shealth *w = NULL;
     const tl_session *ws = NULL;
-    int wl = 0, any = 0, hot_gpus = 0;
+    int wl = 0, any = 0;
+    gpu_set hot = { .n = 0 };
     for (size_t i = 0; i < a->nranks; i++)
         for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
             const tl_session *s = session_of(a, &a->ranks[i], k);
@@ -861,7 +892,8 @@ static void thermal(tl_aggregate *a)
                     continue;
                 any = 1;
                 int l = thermal_level(h);
-                hot_gpus += l > 0;
+                if (l > 0)
+                    gpu_set_add(&hot, s, h->device);
                 if (l > wl || (l == wl && l > 0 && h->temp_max > w->temp_max)) {
                     w = h;
                     ws = s;
@@ -875,6 +907,7 @@ static void thermal(tl_aggregate *a)
     }
     if (wl == 0)
         return;
+    int hot_gpus = gpu_set_count(&hot);
     char msg[300], temp[64] = "", slow[128] = "";
     if (isfinite(w->temp_max))
         snprintf(temp, sizeof temp, "reaches %.0f \xc2\xb0" "C", w->temp_max);
@@ -898,7 +931,8 @@ static void power_at_cap(tl_aggregate *a)
     const tl_shealth *w = NULL;
     const tl_session *ws = NULL;
     double wv = 0;
-    int any = 0, hits = 0;
+    int any = 0;
+    gpu_set capped = { .n = 0 };
     for (size_t i = 0; i < a->nranks; i++)
         for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
             const tl_session *s = session_of(a, &a->ranks[i], k);
@@ -911,7 +945,7 @@ static void power_at_cap(tl_aggregate *a)
                 any = 1;
                 double v = fmax(isfinite(at) ? at : 0, isfinite(nv) ? nv : 0);
                 if (v > POWER_CAP_SHARE) {
-                    hits++;
+                    gpu_set_add(&capped, s, h->device);
                     if (w == NULL || v > wv) {
                         w = h;
                         ws = s;
@@ -927,6 +961,7 @@ static void power_at_cap(tl_aggregate *a)
     }
     if (w == NULL)
         return;
+    int hits = gpu_set_count(&capped);
     char msg[300], lim[160] = "no limit recorded", rs[160] = "no NVML reasons recorded";
     if (w->power_n)
         snprintf(lim, sizeof lim, "at %.0f%% of the %.0f W limit or above in %llu of %llu samples (highest %.0f W)",

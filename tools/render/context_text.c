@@ -69,7 +69,9 @@ void tl_diffusion_summary(FILE *out, const tl_aggregate *a, size_t width)
     };
     if (!tl_diffusion_any(a))
         return;
-    fputs("\nVIDEO DIFFUSION (block computation; later blocks: their median)\n", out);
+    fputs("\nVIDEO DIFFUSION\n", out);
+    tl_text_wrap(out, "", "Frames and blocks per second of block computation; first block: its time (the "
+                 "first-block delay); later blocks: their median.", width);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, TL_DIFFUSION_COLS);
     for (size_t i = 0; i < a->nranks; i++) {
