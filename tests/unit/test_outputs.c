@@ -143,6 +143,11 @@ static void test_unwritable_directory(void **state)
     if (strstr(s.err, "lost: the report ") == NULL || strstr(s.err, ".report.json and the trace ") == NULL ||
         strstr(s.err, ".trace.json.gz;") == NULL)
         fail_msg("the complaint does not name both lost outputs: %s", s.err);
+    /* ... by their whole names: the directory, the name, the rank and the run's stem */
+    snprintf(path, sizeof path, "lost: the report %s/file/sub/", s.base);
+    if (strstr(s.err, path) == NULL || strstr(s.err, "-rank0.") == NULL ||
+        strstr(s.err, "/.report.json") != NULL || strstr(s.err, "/.trace.json") != NULL)
+        fail_msg("the complaint does not name the lost files by their paths: %s", s.err);
     tt_end(&s);
 
     /* Without a trace, only the report is named. */

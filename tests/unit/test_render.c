@@ -281,8 +281,8 @@ static void memory(tl_session *s)
         s->mem[i] = (tl_mem_sample){ s->start_ns + MS(2 * i), 1e9 + 1e7 * i, 2e9 };
     s->snaps = calloc(2, sizeof *s->snaps);
     assert_non_null(s->snaps);
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN };
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
     s->peak_allocated = 1.5e9;
     s->peak_reserved = 2e9;
     s->device_total = 32e9;

@@ -128,8 +128,8 @@ static const char *not_next_session(run_key *r, const tl_session *s)
         return "format";
     if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
         return "device";
-    if (r->last_host && s->host && strcmp(r->last_host, s->host) != 0) {
-        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->host, r->last_host);
+    if (r->last_host && s->sys.hostname && strcmp(r->last_host, s->sys.hostname) != 0) {
+        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->sys.hostname, r->last_host);
         return r->why;
     }
     if (r->last_pid > 0 && s->pid > 0 && r->last_pid != s->pid) {
@@ -207,7 +207,7 @@ static void run_identity(tl_aggregate *a)
             } else {
                 runs[nruns++] = (run_key){ .world_size = s->world_size, .family = format_family(s->format),
                                            .device = s->device_name, .last_rank = -1, .first_path = s->path,
-                                           .first_host = s->host, .first_pid = s->pid };
+                                           .first_host = s->sys.hostname, .first_pid = s->pid };
             }
         }
         run_key *r = &runs[k];
@@ -224,7 +224,7 @@ static void run_identity(tl_aggregate *a)
         r->last_abs = s->abs_time;
         r->last_end = end;
         r->last_pid = s->pid;
-        r->last_host = s->host;
+        r->last_host = s->sys.hostname;
         s->run = k;
     }
     if (nruns <= 1)
@@ -462,6 +462,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
 {
     r->step_mean = r->step_median = r->step_min = r->step_max = r->step_std = r->step_spread = NAN;
     r->compute_per_step = NAN;
+    r->step_count = r->nsteps;
+    r->steps_summarized = 0;
     if (r->nsteps > 0) {
         double *v = malloc(r->nsteps * sizeof *v);
         double *c = malloc(r->nsteps * sizeof *c);
@@ -502,6 +504,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         }
         if (loop == NULL || loop->d.count == 0)
             return;
+        r->step_count = loop->d.count;
+        r->steps_summarized = 1;
         r->step_mean = loop->d.mean;
         r->step_min = (double)loop->d.min;
         r->step_max = (double)loop->d.max;
@@ -531,6 +535,7 @@ static int build_ranks(tl_aggregate *a)
             r->peak_device_used = NAN;
             r->span_ns = 0;
             tl_rank_telemetry_init(&r->tel);
+            tl_rank_diffusion_init(&r->diff);
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
         s->session = (int)r->nsessions;
@@ -559,6 +564,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->peak_device_used, s->peak_device_used);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
         tl_rank_telemetry_add(&r->tel, s->series, s->nseries);
+        tl_rank_diffusion_add(&r->diff, &s->diff);
         if (s->span_ns > 0)
             r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
     }
@@ -568,6 +574,7 @@ static int build_ranks(tl_aggregate *a)
             qsort(r->gpu.streams, r->gpu.nstreams, sizeof *r->gpu.streams, by_stream);
         rank_steps(a, r);
         tl_rank_telemetry_finish(&r->tel);
+        tl_rank_diffusion_finish(&r->diff);
     }
     return 0;
 }
@@ -773,6 +780,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
     across(a, "memory.peak_device_used_bytes", m_peak_used);
     tl_telemetry_across(a);
+    tl_diffusion_across(a);
     if (tl_drift_compute(&a->drift, a) != 0)
         return -1;
     tl_find_stragglers(a);

@@ -133,7 +133,88 @@ typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
     double device_used;        /* NVML's used memory (all processes), not allocated */
+    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
 } tl_ssnap;
+
+/* ---- what a session carries besides its timings ---------------------------
+ * Events, tags, counters and the host (context.c), the video diffusion
+ * metrics (diffusion.c), each GPU's temperature and power against their
+ * limits (gpu_health.c) and memory that grows at a repeated point of the
+ * work (growth.c). Definitions: docs/analysis.md. */
+
+/* A report's event (libtally's tally_event, Inferix's custom events). */
+typedef struct tl_sevent {
+    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
+    char *name, *payload;      /* payload: its data as text, at most TL_EVENT_PAYLOAD_MAX bytes */
+} tl_sevent;
+#define TL_SESSION_MAX_EVENTS 200    /* kept per session (the first by time); events_total counts all */
+
+/* A counter the program recorded (libtally's tally_counter, a trace's "C" events). */
+typedef struct tl_scounter {
+    char *name;
+    int source;                /* tl_counter_source */
+    uint64_t count;
+    double min, mean, max;
+} tl_scounter;
+#define TL_SESSION_MAX_COUNTERS 64   /* kept per session (by name); counters_total counts all */
+#define TL_SESSION_MAX_TAGS 64
+
+/* The host a collector ran on ("" / 0 / NaN unknown). */
+typedef struct tl_ssystem {
+    char *hostname, *os;
+    int cpus;
+    double memory_bytes;
+} tl_ssystem;
+
+/* Block-wise video diffusion (Inferix's block_analysis, diffusion_analysis and
+ * computation_analysis), per session. */
+typedef struct tl_sdiffusion {
+    uint64_t blocks;           /* block records; 0: none */
+    uint64_t sized;            /* blocks that say their size (frames) */
+    double frames;             /* the sized blocks' frames added up */
+    double size_min, size_max; /* frames per block; NaN unknown */
+    int64_t block_ns;          /* the blocks' computation time added up */
+    int64_t sized_ns;          /* ... of the sized blocks (FPS = frames / sized_ns) */
+    int64_t first_block_ns;    /* the first block's computation time; -1 none */
+    int64_t later_median_ns;   /* the median of the blocks after the first; -1 fewer than 2 */
+    uint64_t steps;            /* denoising step records (diffusion_analysis.steps) */
+    int64_t step_ns;           /* their computation time added up */
+    uint32_t layers;           /* layers timed (computation_analysis.layer_performance) */
+    int64_t layers_ns;         /* their total time added up */
+    char *top_layer;           /* the layer with the most time, or NULL */
+    int64_t top_layer_ns;
+} tl_sdiffusion;
+
+/* A GPU's temperature and power against their limits (thresholds below). */
+typedef struct tl_shealth {
+    int64_t device;
+    uint64_t temp_n, hot_n;    /* temperature samples; those above TL_HOT_C */
+    int64_t hot_ns;            /* time above TL_HOT_C: each hot sample until the next sample */
+    double temp_max;           /* NaN without temperature samples */
+    uint64_t power_n, cap_n;   /* power samples with a known limit; those at TL_POWER_CAP_SHARE of it or above */
+    double power_limit_w;      /* the highest limit seen; NaN unknown */
+    double power_max;          /* the highest power sample; NaN none */
+    uint64_t reasons_n;        /* samples with NVML's clocks event reasons */
+    uint64_t thermal_n, power_throttle_n; /* ... reporting a thermal slowdown / a power cap or brake */
+} tl_shealth;
+#define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
+#define TL_POWER_CAP_SHARE 0.95    /* a power sample within 5 % of the limit */
+
+/* A memory reading taken again and again at one point of the work (a
+ * snapshot label, each step, each block, windows of a monitor's samples). */
+typedef struct tl_sgrowth {
+    char *what;                /* "allocated at snapshot \"after_step_#\"", ... */
+    int metric;                /* tl_growth_metric */
+    uint32_t n, drops;         /* repetitions; those below the one before by over TL_GROWTH_NOISE */
+    double first, last, max;   /* bytes */
+    int64_t span_ns;           /* from the first to the last repetition; -1 unknown */
+} tl_sgrowth;
+enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_COUNT };
+#define TL_SESSION_MAX_GROWTH 16
+#define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
+#define TL_GROWTH_NOISE 0.01       /* a drop under 1 % of the value is noise, not a drop */
+#define TL_GROWTH_WINDOWS 8        /* a monitor's samples after the first quarter: 8 windows ... */
+#define TL_GROWTH_MIN_SAMPLES 24   /* ... of at least 24 samples */
 
 /* A GPU of a session: what the System section lists. */
 #define TL_SESSION_MAX_DEVICES 64
@@ -176,8 +257,8 @@ typedef struct tl_session {
     size_t nseries;
     int abs_time;              /* start_ns is on the wall clock (base time known, or the
                                 * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
-    int64_t pid;               /* the process that recorded it; -1 unknown (run identity) */
-    char *host;                /* its host; NULL unknown */
+    int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
+                                * the host is sys.hostname) */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
 
@@ -185,12 +266,37 @@ typedef struct tl_session {
     double peak_device_used;   /* NVML's device memory used (all processes); never merged
                                 * into peak_allocated (docs/analysis.md); NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
+
+    /* besides the timings (see above) */
+    tl_sevent *events;         /* the first TL_SESSION_MAX_EVENTS by time */
+    size_t nevents;
+    uint64_t events_total;     /* every event the input recorded */
+    char **tags;               /* "key=value" */
+    size_t ntags;
+    tl_scounter *counters;
+    size_t ncounters;
+    uint64_t counters_total;
+    tl_ssystem sys;
+    tl_sdiffusion diff;
+    tl_shealth *health;        /* per GPU with temperature or power samples */
+    size_t nhealth;
+    tl_sgrowth *growth;
+    size_t ngrowth;
 } tl_session;
 
 /* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
  * the wall clock: older Kineto traces write absolute µs without
  * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
 #define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
+
+/* What a session carries besides its timings, from its profile (the four
+ * modules above); 0 or -1 (out of memory). */
+int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
+int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
+int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
+int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
+void tl_session_extras_init(tl_session *s);
+void tl_session_extras_release(tl_session *s);
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
@@ -216,6 +322,18 @@ void tl_session_release(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
 
+/* Video diffusion of a rank's sessions added up (diffusion.c; docs/analysis.md). */
+typedef struct tl_rank_diffusion {
+    uint64_t blocks, sized, steps;
+    double frames, size_min, size_max;
+    int64_t block_ns, sized_ns, step_ns;
+    int64_t first_block_ns, later_median_ns; /* of the first session with blocks; -1 none */
+    double fps, bps, block_size; /* frames / s and blocks / s of block computation, frames per block; NaN unknown */
+} tl_rank_diffusion;
+void tl_rank_diffusion_init(tl_rank_diffusion *d);
+void tl_rank_diffusion_add(tl_rank_diffusion *d, const tl_sdiffusion *s);
+void tl_rank_diffusion_finish(tl_rank_diffusion *d);
+
 typedef struct tl_rank_result {
     int rank;
     int world_size;
@@ -232,6 +350,9 @@ typedef struct tl_rank_result {
     int64_t span_ns;           /* sum of the sessions' spans */
     tl_rank_telemetry tel;     /* sampled telemetry of every session */
     int straggler;             /* marked by the straggler analysis */
+    uint64_t step_count;       /* steps: nsteps, else the count of a report's loop summary (FramePack) */
+    int steps_summarized;      /* step_count and the step statistics come from a loop summary */
+    tl_rank_diffusion diff;    /* video diffusion of every session (diffusion.c) */
 } tl_rank_result;
 
 /* ---- across ranks --------------------------------------------------------- */
@@ -313,6 +434,9 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
 /* Sort sessions, build ranks, across-rank metrics, stragglers and
  * recommendations. Deterministic in the set of sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
+
+/* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */
+void tl_diffusion_across(tl_aggregate *a);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);

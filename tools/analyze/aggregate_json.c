@@ -95,7 +95,9 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
 static void write_steps(tl_json *j, const tl_rank_result *r)
 {
     tl_json_object_begin(j);
-    tl_json_kv_uint(j, "count", r->nsteps);
+    /* a report's loop summary (FramePack) counts its iterations without their durations */
+    tl_json_kv_uint(j, "count", r->step_count);
+    tl_json_kv_bool(j, "from_summary", r->steps_summarized);
     kv_num(j, "mean_ns", r->step_mean);
     kv_num(j, "median_ns", r->step_median);
     kv_num(j, "min_ns", r->step_min);
@@ -184,6 +186,29 @@ static void write_rank_telemetry(tl_json *j, const tl_rank_telemetry *t)
     tl_json_object_end(j);
 }
 
+/* A rank's block-wise video diffusion (docs/analysis.md, "Video diffusion"), or null. */
+static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
+{
+    if (d->blocks == 0 && d->steps == 0) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "blocks", d->blocks);
+    kv_num(j, "frames", d->sized ? d->frames : NAN);
+    kv_num(j, "block_size", d->block_size);
+    kv_num(j, "block_size_min", d->size_min);
+    kv_num(j, "block_size_max", d->size_max);
+    tl_json_kv_int(j, "block_time_ns", d->block_ns);
+    kv_num(j, "fps", d->fps);
+    kv_num(j, "blocks_per_s", d->bps);
+    kv_num(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
+    kv_num(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    tl_json_kv_uint(j, "steps", d->steps);
+    tl_json_kv_int(j, "step_time_ns", d->step_ns);
+    tl_json_object_end(j);
+}
+
 static void write_ranks(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -231,6 +256,8 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         tl_json_object_end(j);
         tl_json_key(j, "telemetry");
         write_rank_telemetry(j, &r->tel);
+        tl_json_key(j, "diffusion");
+        write_rank_diffusion(j, &r->diff);
         tl_json_key(j, "top");
         write_rank_top(j, a, i);
         tl_json_object_end(j);
@@ -407,6 +434,10 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     kv_num(j, "power_w", tl_telemetry_power_total(a));
     kv_num(j, "energy_j", tl_telemetry_energy_total(a));
     kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
+    tl_json_kv_int(j, "gpus", gpus);
+    tl_json_key(j, "counted_by");
+    gpus == 0 ? tl_json_null(j) : tl_json_string(j, by_host ? "host and device" : "rank");
     tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
@@ -557,6 +588,120 @@ static void write_series(tl_json *j, const tl_session *s)
     tl_json_array_end(j);
 }
 
+static void int_or_null(tl_json *j, int64_t v, int64_t unknown)
+{
+    v == unknown ? tl_json_null(j) : tl_json_int(j, v);
+}
+
+/* What a session carries besides its timings (aggregate.h): events, tags,
+ * counters, system, diffusion, health, growth. */
+static void write_extras(tl_json *j, const tl_session *s)
+{
+    tl_json_kv_uint(j, "events_total", s->events_total);
+    tl_json_key(j, "events");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nevents; i++) {
+        tl_json_array_begin(j);
+        int_or_null(j, s->events[i].ts_ns, INT64_MIN);
+        tl_json_string(j, s->events[i].name);
+        tl_json_string(j, s->events[i].payload);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "tags");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ntags; i++)
+        tl_json_string(j, s->tags[i]);
+    tl_json_array_end(j);
+    tl_json_kv_uint(j, "counters_total", s->counters_total);
+    tl_json_key(j, "counters");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ncounters; i++) {
+        const tl_scounter *c = &s->counters[i];
+        tl_json_array_begin(j);
+        tl_json_string(j, c->name);
+        tl_json_int(j, c->source);
+        tl_json_uint(j, c->count);
+        num_or_null(j, c->min);
+        num_or_null(j, c->mean);
+        num_or_null(j, c->max);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "system");
+    tl_json_object_begin(j);
+    tl_json_key(j, "hostname");
+    s->sys.hostname ? tl_json_string(j, s->sys.hostname) : tl_json_null(j);
+    tl_json_key(j, "os");
+    s->sys.os ? tl_json_string(j, s->sys.os) : tl_json_null(j);
+    tl_json_kv_int(j, "cpus", s->sys.cpus);
+    kv_num(j, "memory_bytes", s->sys.memory_bytes > 0 ? s->sys.memory_bytes : NAN);
+    tl_json_object_end(j);
+    const tl_sdiffusion *d = &s->diff;
+    tl_json_key(j, "diffusion");
+    if (d->blocks == 0 && d->steps == 0 && d->layers == 0) {
+        tl_json_null(j);
+    } else {
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "blocks", d->blocks);
+        tl_json_kv_uint(j, "sized", d->sized);
+        kv_num(j, "frames", d->frames);
+        kv_num(j, "size_min", d->size_min);
+        kv_num(j, "size_max", d->size_max);
+        tl_json_kv_int(j, "block_ns", d->block_ns);
+        tl_json_kv_int(j, "sized_ns", d->sized_ns);
+        tl_json_kv_int(j, "first_block_ns", d->first_block_ns);
+        tl_json_kv_int(j, "later_median_ns", d->later_median_ns);
+        tl_json_kv_uint(j, "steps", d->steps);
+        tl_json_kv_int(j, "step_ns", d->step_ns);
+        tl_json_kv_uint(j, "layers", d->layers);
+        tl_json_kv_int(j, "layers_ns", d->layers_ns);
+        tl_json_key(j, "top_layer");
+        d->top_layer ? tl_json_string(j, d->top_layer) : tl_json_null(j);
+        tl_json_kv_int(j, "top_layer_ns", d->top_layer_ns);
+        tl_json_object_end(j);
+    }
+    /* [device, temp_n, hot_n, hot_ns, temp_max, power_n, cap_n, power_limit_w, power_max,
+     *  reasons_n, thermal_n, power_throttle_n] */
+    tl_json_key(j, "health");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nhealth; i++) {
+        const tl_shealth *h = &s->health[i];
+        tl_json_array_begin(j);
+        tl_json_int(j, h->device);
+        tl_json_uint(j, h->temp_n);
+        tl_json_uint(j, h->hot_n);
+        tl_json_int(j, h->hot_ns);
+        num_or_null(j, h->temp_max);
+        tl_json_uint(j, h->power_n);
+        tl_json_uint(j, h->cap_n);
+        num_or_null(j, h->power_limit_w);
+        num_or_null(j, h->power_max);
+        tl_json_uint(j, h->reasons_n);
+        tl_json_uint(j, h->thermal_n);
+        tl_json_uint(j, h->power_throttle_n);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    /* [what, metric, n, drops, first, last, max, span_ns] */
+    tl_json_key(j, "growth");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ngrowth; i++) {
+        const tl_sgrowth *g = &s->growth[i];
+        tl_json_array_begin(j);
+        tl_json_string(j, g->what);
+        tl_json_int(j, g->metric);
+        tl_json_uint(j, g->n);
+        tl_json_uint(j, g->drops);
+        num_or_null(j, g->first);
+        num_or_null(j, g->last);
+        num_or_null(j, g->max);
+        tl_json_int(j, g->span_ns);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+}
+
 static void write_session(tl_json *j, const tl_session *s)
 {
     tl_json_object_begin(j);
@@ -677,6 +822,8 @@ static void write_session(tl_json *j, const tl_session *s)
         kv_num(j, "peak_allocated", s->snaps[i].peak_allocated);
         kv_num(j, "rss", s->snaps[i].rss);
         kv_num(j, "device_used", s->snaps[i].device_used);
+        tl_json_key(j, "ts_ns");
+        s->snaps[i].ts_ns == INT64_MIN ? tl_json_null(j) : tl_json_int(j, s->snaps[i].ts_ns);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -701,8 +848,6 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
     tl_json_kv_int(j, "abs_time", s->abs_time);
     tl_json_kv_int(j, "pid", s->pid);
-    tl_json_key(j, "host");
-    s->host ? tl_json_string(j, s->host) : tl_json_null(j);
     tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_key(j, "devices");
     tl_json_array_begin(j);
@@ -715,6 +860,7 @@ static void write_session(tl_json *j, const tl_session *s)
     }
     tl_json_array_end(j);
     write_series(j, s);
+    write_extras(j, s);
     tl_json_object_end(j);
 }
 
@@ -1133,9 +1279,148 @@ static void read_devices(reader *r, const json_t *o, tl_session *s)
     }
 }
 
+static char *item_str(reader *r, json_t *arr, size_t i)
+{
+    json_t *v = json_array_get(arr, i);
+    if (!json_is_string(v)) {
+        bad(r, "expected a string in an array");
+        return strdup("");
+    }
+    return strdup(json_string_value(v));
+}
+
+static int64_t item_ts_or_null(reader *r, json_t *arr, size_t i)
+{
+    return json_is_null(json_array_get(arr, i)) ? INT64_MIN : item_ts(r, arr, i);
+}
+
+/* An optional string member: NULL when absent or null. */
+static char *opt_str(reader *r, const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return v == NULL || json_is_null(v) ? NULL : get_str(r, o, key);
+}
+
+/* Fields added after version 1's first release (write_extras): each absent
+ * in older partials, then empty. Counts are bounded by what the writer keeps. */
+static void read_extras(reader *r, const json_t *o, tl_session *s)
+{
+    json_t *arr, *x;
+    size_t i;
+    s->events_total = (uint64_t)opt_range(r, o, "events_total", 0, 0, TL_PARTIAL_MAX_COUNT);
+    if (json_object_get(o, "events") != NULL && (arr = get_array(r, o, "events")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_EVENTS || json_array_size(arr) > s->events_total) {
+            bad_key(r, "events", "more than TL_SESSION_MAX_EVENTS or events_total");
+            return;
+        }
+        s->events = calloc(json_array_size(arr) + 1, sizeof *s->events);
+        json_array_foreach(arr, i, x) if (s->events && !r->bad)
+            s->events[s->nevents++] = (tl_sevent){ item_ts_or_null(r, x, 0), item_str(r, x, 1), item_str(r, x, 2) };
+    }
+    if (json_object_get(o, "tags") != NULL) {
+        s->tags = read_strings(r, o, "tags", &s->ntags);
+        if (s->ntags > TL_SESSION_MAX_TAGS)
+            bad_key(r, "tags", "more than TL_SESSION_MAX_TAGS");
+    }
+    s->counters_total = (uint64_t)opt_range(r, o, "counters_total", 0, 0, TL_PARTIAL_MAX_COUNT);
+    if (json_object_get(o, "counters") != NULL && (arr = get_array(r, o, "counters")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_COUNTERS || json_array_size(arr) > s->counters_total) {
+            bad_key(r, "counters", "more than TL_SESSION_MAX_COUNTERS or counters_total");
+            return;
+        }
+        s->counters = calloc(json_array_size(arr) + 1, sizeof *s->counters);
+        json_array_foreach(arr, i, x) if (s->counters && !r->bad)
+            s->counters[s->ncounters++] = (tl_scounter){ item_str(r, x, 0),
+                                                         (int)item_range(r, x, 1, TL_COUNTER_USER, TL_COUNTER_TRACE),
+                                                         (uint64_t)item_range(r, x, 2, 1, TL_PARTIAL_MAX_COUNT),
+                                                         item_num(x, 3), item_num(x, 4), item_num(x, 5) };
+    }
+    json_t *sys = json_object_get(o, "system");
+    if (sys != NULL) {
+        if (!json_is_object(sys)) {
+            bad_key(r, "system", "expected an object");
+            return;
+        }
+        s->sys.hostname = opt_str(r, sys, "hostname");
+        s->sys.os = opt_str(r, sys, "os");
+        s->sys.cpus = (int)get_range(r, sys, "cpus", 0, 1 << 24);
+        s->sys.memory_bytes = get_num(r, sys, "memory_bytes");
+    }
+    json_t *d = json_object_get(o, "diffusion");
+    if (d != NULL && !json_is_null(d)) {
+        tl_sdiffusion *f = &s->diff;
+        if (!json_is_object(d)) {
+            bad_key(r, "diffusion", "expected an object or null");
+            return;
+        }
+        f->blocks = (uint64_t)get_range(r, d, "blocks", 0, TL_PARTIAL_MAX_COUNT);
+        f->sized = (uint64_t)get_range(r, d, "sized", 0, (int64_t)f->blocks);
+        f->frames = get_num(r, d, "frames");
+        f->size_min = get_num(r, d, "size_min");
+        f->size_max = get_num(r, d, "size_max");
+        f->block_ns = get_ns(r, d, "block_ns");
+        f->sized_ns = get_range(r, d, "sized_ns", 0, f->block_ns);
+        f->first_block_ns = get_range(r, d, "first_block_ns", -1, TL_PARTIAL_MAX_NS);
+        f->later_median_ns = get_range(r, d, "later_median_ns", -1, TL_PARTIAL_MAX_NS);
+        f->steps = (uint64_t)get_range(r, d, "steps", 0, TL_PARTIAL_MAX_COUNT);
+        f->step_ns = get_ns(r, d, "step_ns");
+        f->layers = (uint32_t)get_range(r, d, "layers", 0, INT32_MAX);
+        f->layers_ns = get_ns(r, d, "layers_ns");
+        f->top_layer = opt_str(r, d, "top_layer");
+        f->top_layer_ns = get_range(r, d, "top_layer_ns", 0, f->layers_ns);
+        if (!(f->frames >= 0) && f->sized > 0)
+            bad_key(r, "frames", "expected a number >= 0");
+    }
+    if (json_object_get(o, "health") != NULL && (arr = get_array(r, o, "health")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_DEVICES) {
+            bad_key(r, "health", "more than TL_SESSION_MAX_DEVICES devices");
+            return;
+        }
+        s->health = calloc(json_array_size(arr) + 1, sizeof *s->health);
+        json_array_foreach(arr, i, x) {
+            if (s->health == NULL || r->bad)
+                break;
+            tl_shealth *h = &s->health[s->nhealth++];
+            h->device = item_range(r, x, 0, -1, TL_PARTIAL_MAX_RANK);
+            h->temp_n = (uint64_t)item_range(r, x, 1, 0, TL_PARTIAL_MAX_COUNT);
+            h->hot_n = (uint64_t)item_range(r, x, 2, 0, (int64_t)h->temp_n);
+            h->hot_ns = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
+            h->temp_max = item_num(x, 4);
+            h->power_n = (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT);
+            h->cap_n = (uint64_t)item_range(r, x, 6, 0, (int64_t)h->power_n);
+            h->power_limit_w = item_num(x, 7);
+            h->power_max = item_num(x, 8);
+            h->reasons_n = (uint64_t)item_range(r, x, 9, 0, TL_PARTIAL_MAX_COUNT);
+            h->thermal_n = (uint64_t)item_range(r, x, 10, 0, (int64_t)h->reasons_n);
+            h->power_throttle_n = (uint64_t)item_range(r, x, 11, 0, (int64_t)h->reasons_n);
+        }
+    }
+    if (json_object_get(o, "growth") != NULL && (arr = get_array(r, o, "growth")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_GROWTH) {
+            bad_key(r, "growth", "more than TL_SESSION_MAX_GROWTH sequences");
+            return;
+        }
+        s->growth = calloc(TL_SESSION_MAX_GROWTH, sizeof *s->growth);
+        json_array_foreach(arr, i, x) {
+            if (s->growth == NULL || r->bad)
+                break;
+            tl_sgrowth *g = &s->growth[s->ngrowth++];
+            g->what = item_str(r, x, 0);
+            g->metric = (int)item_range(r, x, 1, 0, TL_GROWTH_COUNT - 1);
+            g->n = (uint32_t)item_range(r, x, 2, TL_GROWTH_MIN_REPEATS, INT32_MAX);
+            g->drops = (uint32_t)item_range(r, x, 3, 0, (int64_t)g->n);
+            g->first = item_num(x, 4);
+            g->last = item_num(x, 5);
+            g->max = item_num(x, 6);
+            g->span_ns = item_range(r, x, 7, -1, TL_PARTIAL_MAX_NS);
+        }
+    }
+}
+
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
+    tl_session_extras_init(s);
     if (!json_is_object(o)) {
         bad(r, "expected an object");
         return;
@@ -1214,9 +1499,6 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     s->abs_time = (int)opt_range(r, o, "abs_time", 0, 0, 1);
     /* absent from partials of an older tally: unknown */
     s->pid = opt_range(r, o, "pid", -1, -1, INT64_MAX);
-    json_t *host = json_object_get(o, "host");
-    if (json_is_string(host))
-        s->host = strdup(json_string_value(host));
     s->graph_launches = (uint64_t)opt_range(r, o, "graph_launches", 0, 0, TL_PARTIAL_MAX_COUNT);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))
@@ -1228,10 +1510,13 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                 get_num(r, x, "reserved"), get_num(r, x, "peak_allocated"),
                                                 get_num(r, x, "rss"),
                                                 json_object_get(x, "device_used") ? get_num(r, x, "device_used")
-                                                                                  : NAN };
+                                                                                  : NAN,
+                                                json_is_integer(json_object_get(x, "ts_ns")) ? get_ts(r, x, "ts_ns")
+                                                                                             : INT64_MIN };
     }
     read_series(r, o, s);
     read_devices(r, o, s);
+    read_extras(r, o, s);
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);
         s->colls = malloc((n > TL_MAX_COLLECTIVES ? TL_MAX_COLLECTIVES : n) * sizeof *s->colls);

@@ -615,10 +615,12 @@ static void memory(tl_session *s, const tl_profile *p)
     if (n)
         s->gpu_util_mean = sum / (double)n;
     s->snaps = calloc(p->nsnapshots + 1, sizeof *s->snaps);
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
         s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
-                                           m->peak_allocated, m->rss, m->device_used };
+                                           m->peak_allocated, m->rss, m->device_used,
+                                           m->ts_ns == INT64_MIN ? INT64_MIN : tl_ns_add(m->ts_ns, base) };
     }
 }
 
@@ -668,6 +670,7 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p)
     s->start_ns = INT64_MIN;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->peak_device_used = NAN;
+    tl_session_extras_init(s);
     s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
     if (s->path == NULL || s->warnings == NULL)
         return -1;
@@ -739,8 +742,6 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         s->device_name = dupstr(p->devices[0].name);
     s->abs_time = p->base_time_ns != INT64_MIN || (p->start_ns <= p->end_ns && s->start_ns >= TL_WALL_CLOCK_MIN_NS);
     s->pid = p->pid != INT64_MIN ? p->pid : -1;
-    if (p->host[0] && (s->host = dupstr(p->host)) == NULL)
-        return -1;
     s->graph_launches = p->graph_launches;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
@@ -752,6 +753,9 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         if (s->devices[i].name == NULL)
             return -1;
     }
+    if (tl_session_context(s, p) != 0 || tl_session_diffusion(s, p) != 0 || tl_session_health(s, p) != 0 ||
+        tl_session_growth(s, p) != 0)
+        return -1;
     return telemetry(s, p);
 }
 
@@ -784,10 +788,10 @@ void tl_session_release(tl_session *s)
     free(s->timeline.lanes);
     free(s->mem);
     free(s->device_name);
-    free(s->host);
     free(s->series);
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
     free(s->devices);
+    tl_session_extras_release(s);
     memset(s, 0, sizeof *s);
 }

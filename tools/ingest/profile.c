@@ -206,6 +206,7 @@ void tl_profile_init(tl_profile *p, const char *path)
     p->pid = INT64_MIN;
     p->start_ns = INT64_MAX;
     p->end_ns = INT64_MIN;
+    p->host.memory_bytes = NAN;
     tl_strtab_init(&p->strs);
     tl_strtab_init(&p->cats);
 }
@@ -250,6 +251,15 @@ void tl_profile_shrink(tl_profile *p)
     free(p->devices);
     free(p->cpu_lanes);
     free(p->blocking);
+    free(p->ievents);
+    free(p->tags);
+    free(p->blocks);
+    p->ievents = NULL;
+    p->nievents = p->ievents_cap = 0;
+    p->tags = NULL;
+    p->ntags = 0;
+    p->blocks = NULL;
+    p->nblocks = p->blocks_cap = 0;
     p->blocking = NULL;
     p->nblocking = p->blocking_cap = 0;
     p->cpu_lanes = NULL;
@@ -656,6 +666,63 @@ tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len)
     memset(c, 0, sizeof *c);
     c->name = id;
     return c;
+}
+
+/* Intern s[0..n) cut to max bytes (at a UTF-8 boundary, ending in "..."). */
+static uint32_t intern_cut(tl_profile *p, const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return tl_strtab_intern(&p->strs, s, n);
+    char buf[TL_EVENT_PAYLOAD_MAX + TL_TAG_VALUE_MAX + 8];
+    size_t k = max < sizeof buf - 4 ? max : sizeof buf - 4;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    memcpy(buf, s, k);
+    memcpy(buf + k, "...", 3);
+    return tl_strtab_intern(&p->strs, buf, k + 3);
+}
+
+int tl_profile_add_event(tl_profile *p, int64_t ts_ns, const char *name, size_t name_len, const char *payload,
+                         size_t payload_len)
+{
+    if (p->nievents >= TL_PROFILE_MAX_IEVENTS) {
+        p->ievents_dropped++;
+        return 0;
+    }
+    if (GROW(p->ievents, p->nievents, p->ievents_cap) != 0)
+        return -1;
+    uint32_t n = intern_cut(p, name, name_len, TL_EVENT_PAYLOAD_MAX);
+    uint32_t d = intern_cut(p, payload ? payload : "", payload ? payload_len : 0, TL_EVENT_PAYLOAD_MAX);
+    if (n == UINT32_MAX || d == UINT32_MAX)
+        return -1;
+    p->ievents[p->nievents++] = (tl_ievent){ ts_ns, n, d };
+    return 0;
+}
+
+int tl_profile_add_tag(tl_profile *p, const char *key, size_t key_len, const char *value, size_t value_len)
+{
+    if (p->ntags >= TL_PROFILE_MAX_TAGS) {
+        p->tags_dropped++;
+        return 0;
+    }
+    if (p->tags == NULL && (p->tags = calloc(TL_PROFILE_MAX_TAGS, sizeof *p->tags)) == NULL)
+        return -1;
+    uint32_t k = intern_cut(p, key, key_len, TL_TAG_VALUE_MAX);
+    uint32_t v = intern_cut(p, value, value_len, TL_TAG_VALUE_MAX);
+    if (k == UINT32_MAX || v == UINT32_MAX)
+        return -1;
+    p->tags[p->ntags++] = (tl_tag){ k, v };
+    return 0;
+}
+
+int tl_profile_add_block(tl_profile *p, const tl_diff_block *b)
+{
+    if (p->nblocks >= TL_PROFILE_MAX_BLOCKS)
+        return 0;
+    if (GROW(p->blocks, p->nblocks, p->blocks_cap) != 0)
+        return -1;
+    p->blocks[p->nblocks++] = *b;
+    return 0;
 }
 
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)

@@ -482,8 +482,10 @@ static void counter_event(reader *r, const char *name, size_t name_len, const tl
         int n = snprintf(full, sizeof full, "%.*s.%.*s", (int)(name_len > 200 ? 200 : name_len), name,
                          (int)(k.len > 200 ? 200 : k.len), k.ptr);
         tl_counter *c = tl_profile_counter(r->p, full, (size_t)n < sizeof full ? (size_t)n : sizeof full - 1);
-        if (c != NULL)
+        if (c != NULL) {
+            c->source = TL_COUNTER_TRACE;
             tl_value_stat_add(&c->v, v.number, (uint64_t)(ev->ts_ns > 0 ? ev->ts_ns : 0));
+        }
     }
 }
 

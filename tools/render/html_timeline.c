@@ -219,11 +219,43 @@ static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
         }
         tl_svg_mark *m = &g->marks[g->nmarks++];
         char d[48];
-        *m = (tl_svg_mark){ col, lane0, n, "" };
+        *m = (tl_svg_mark){ col, lane0, n, "", 0 };
         if (titled)
             snprintf(m->title, sizeof m->title, "rank %d, step %lld: %s", r->rank, (long long)st->number,
                      tl_units_dur(d, sizeof d, (double)st->dur_ns));
         last = col;
+    }
+    return 0;
+}
+
+/* Event markers of the rank (html_events.c has them all in a table), at most
+ * MAX_MARKS_PER_RANK, above its lanes. */
+static int rank_events(grid *g, const tl_aggregate *a, const tl_rank_result *r, int lane0, int n)
+{
+    size_t added = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        if (g->periods->of[r->sessions[k]] != g->period)
+            continue;
+        for (size_t j = 0; j < s->nevents && added < MAX_MARKS_PER_RANK; j++) {
+            const tl_sevent *e = &s->events[j];
+            if (e->ts_ns == INT64_MIN || e->ts_ns < g->t0 || e->ts_ns > g->t1)
+                continue;
+            if (g->nmarks == g->mcap) {
+                size_t cap = g->mcap ? 2 * g->mcap : 64;
+                tl_svg_mark *m = realloc(g->marks, cap * sizeof *m);
+                if (m == NULL)
+                    return -1;
+                g->marks = m;
+                g->mcap = cap;
+            }
+            tl_svg_mark *m = &g->marks[g->nmarks++];
+            char d[48];
+            *m = (tl_svg_mark){ (double)(e->ts_ns - g->t0) / g->colw, lane0, n, "", 1 };
+            snprintf(m->title, sizeof m->title, "rank %d, %s at %s: %s", r->rank, e->name,
+                     tl_units_dur(d, sizeof d, (double)(e->ts_ns - g->t0)), e->payload);
+            added++;
+        }
     }
     return 0;
 }
@@ -234,7 +266,8 @@ static int all_marks(grid *g, const tl_aggregate *a)
         size_t j = i;
         while (j < g->n && g->keys[j].rank == g->keys[i].rank)
             j++;
-        if (rank_marks(g, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0)
+        if (rank_marks(g, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0 ||
+            rank_events(g, a, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0)
             return -1;
         i = j;
     }
@@ -275,7 +308,7 @@ static void chart(tl_html *h, grid *g, const char *who)
         snprintf(title, sizeof title, "Timeline of %s", who);
     snprintf(desc, sizeof desc, "%zu swimlanes (one per rank and GPU stream or CPU thread) over %s, in %d columns; "
              "each column is colored by its main kind of work (compute, communication, memory, other) and shaded "
-             "by how busy it is; thin vertical lines mark steps.", g->n,
+             "by how busy it is; thin vertical lines mark steps, triangles events.", g->n,
              tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_timeline t = { g->lanes, g->n, g->ncols, (double)(g->t1 - g->t0), axl, g->marks, g->nmarks };
@@ -361,7 +394,13 @@ void tl_html_timelines(tl_html *h)
     size_t lanes = count_lanes(h->a);
     tl_html_open(h, "timelines", "Timelines");
     if (lanes == 0) {
-        tl_html_none(h, "No timeline data: the inputs carry no events with times to draw.");
+        int events = 0;
+        for (size_t i = 0; i < h->a->nsessions && !events; i++)
+            events = h->a->sessions[i].nevents > 0 && h->a->sessions[i].run == 0 && h->a->sessions[i].rank >= 0;
+        tl_html_none(h, events ? "No swimlanes: the inputs carry no timed work (sections, kernels) to draw, only the "
+                                 "events below."
+                               : "No timeline data: the inputs carry no events with times to draw.");
+        tl_html_events(h);
         tl_html_close(h);
         return;
     }
@@ -388,5 +427,6 @@ void tl_html_timelines(tl_html *h)
         table_out(h, &st, rows, len);
     free(rows);
     tl_html_periods_release(&p);
+    tl_html_events(h);
     tl_html_close(h);
 }

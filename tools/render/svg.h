@@ -79,6 +79,19 @@ typedef struct tl_svg_axes {
  * columns when there are many series), which keeps the chart's size bounded. */
 void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n);
 
+/* A labelled point over a line chart (a memory snapshot): a marker at (x, y)
+ * with its label, which is written beside it when the chart has at most
+ * TL_SVG_NOTE_LABELS of them (else in the marker's tooltip only). */
+typedef struct tl_svg_note {
+    double x, y;
+    const char *label;         /* escaped here */
+    const char *cls;           /* the series class, for its color */
+} tl_svg_note;
+#define TL_SVG_NOTE_LABELS 16
+/* tl_svg_lines with notes on top; the axes cover them too. */
+void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
+                        const tl_svg_note *notes, size_t nnotes);
+
 /* ---- timeline ------------------------------------------------------------------ */
 
 /* One swimlane at ncols columns: per column the dominant kind of work
@@ -95,6 +108,7 @@ typedef struct tl_svg_mark {
     double col;
     int lane0, nlanes;
     char title[96];            /* "" : drawn without a tooltip (many steps) */
+    int event;                 /* an event (a report's tally_event, Inferix's events): a marker above the lanes */
 } tl_svg_mark;
 
 typedef struct tl_svg_timeline {
@@ -130,6 +144,8 @@ typedef struct tl_svg_small {
     double xmin, xmax, ymin, ymax; /* the axes every chart of a column shares */
     const char *cls;           /* s0..s7, strag */
     const char *ytop, *ybottom, *xleft, *xright; /* axis labels (escaped here); ybottom may be NULL */
+    const double *marks;       /* step starts on the x axis, drawn as faint ticks; NULL: none */
+    size_t nmarks;
 } tl_svg_small;
 
 /* A small chart of SVG_SMALL_W x SVG_SMALL_H: each band's min-max range shaded

@@ -100,21 +100,32 @@ static void labels(FILE *f, const tl_svg_timeline *t)
     free(names);
 }
 
-/* Step marks over their lanes: with a tooltip each, or all in one path. */
+/* The y range of a mark's lanes. */
+static void mark_span(const tl_svg_timeline *t, const tl_svg_mark *m, double *y0, double *y1)
+{
+    double acc = 0;
+    *y0 = *y1 = 0;
+    for (size_t k = 0; k < t->nlanes && (int)k < m->lane0 + m->nlanes; k++) {
+        double y = lane_top(t, k, &acc);
+        if ((int)k == m->lane0)
+            *y0 = y;
+        *y1 = y + TL_LANE;
+    }
+}
+
+/* Step marks over their lanes: with a tooltip each, or all in one path; then
+ * the events, each a small triangle pointing down at the top of its rank's
+ * lanes, with its tooltip. */
 static void marks(FILE *f, const tl_svg_timeline *t)
 {
     double px = (double)TL_PLOT / t->ncols;
     int untitled = 0;
     for (size_t i = 0; i < t->nmarks; i++) {
         const tl_svg_mark *m = &t->marks[i];
-        double acc = 0, y0 = 0, y1 = 0;
-        for (size_t k = 0; k < t->nlanes && (int)k < m->lane0 + m->nlanes; k++) {
-            double y = lane_top(t, k, &acc);
-            if ((int)k == m->lane0)
-                y0 = y;
-            y1 = y + TL_LANE;
-        }
-        double x = TL_X + m->col * px;
+        double y0, y1, x = TL_X + m->col * px;
+        if (m->event)
+            continue;
+        mark_span(t, m, &y0, &y1);
         if (m->title[0]) {
             fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"><title>", x, TL_TOP + y0 - 2,
                     x, TL_TOP + y1 + 2);
@@ -128,6 +139,16 @@ static void marks(FILE *f, const tl_svg_timeline *t)
     }
     if (untitled)
         fputs("\"/>\n", f);
+    for (size_t i = 0; i < t->nmarks; i++) {
+        const tl_svg_mark *m = &t->marks[i];
+        double y0, y1, x = TL_X + m->col * px;
+        if (!m->event)
+            continue;
+        mark_span(t, m, &y0, &y1);
+        fprintf(f, "<path class=\"event\" d=\"M%.1f %.1fl-4 -6h8z\"><title>", x, TL_TOP + y0 + 5);
+        tl_escape_html(f, m->title);
+        fputs("</title></path>\n", f);
+    }
 }
 
 static void axis(FILE *f, const tl_svg_timeline *t, double y)
