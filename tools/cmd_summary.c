@@ -65,15 +65,25 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
     }
     if (a->nskips > 0) {
         heading(out, "RULES THAT DID NOT APPLY");
-        /* the ids in one column, as wide as the longest (at least 21) */
-        int idw = 21;
-        for (int i = 0; i < a->nskips; i++)
-            if ((int)strlen(a->skips[i].id) + 1 > idw)
-                idw = (int)strlen(a->skips[i].id) + 1;
+        /* the ids in one column, as wide as the longest (at least 21); rules
+         * for data these inputs do not carry by id only, on one line */
+        int idw = 21, absent = 0;
         for (int i = 0; i < a->nskips; i++) {
+            absent += a->skips[i].absent;
+            if (!a->skips[i].absent && (int)strlen(a->skips[i].id) + 1 > idw)
+                idw = (int)strlen(a->skips[i].id) + 1;
+        }
+        for (int i = 0; i < a->nskips; i++) {
+            if (a->skips[i].absent)
+                continue;
             char first[48];
             snprintf(first, sizeof first, "%-*.40s", idw > 41 ? 41 : idw, a->skips[i].id);
             tl_text_wrap(out, first, a->skips[i].why, width);
+        }
+        if (absent) {
+            char *ids = tl_rule_skip_absent_list(a);
+            tl_text_wrap(out, "no data for ", ids ? ids : "", width);
+            free(ids);
         }
     }
 }

@@ -387,6 +387,9 @@ typedef struct tl_straggler {
 typedef struct tl_rule_skip {
     const char *id;
     char *why;
+    int absent;                /* the inputs carry no data of the kind the rule reads
+                                * (no GPU events, no monitor samples, no diffusion
+                                * blocks): summary and Markdown list these by id only */
 } tl_rule_skip;
 
 typedef struct tl_recommendation {
@@ -449,6 +452,10 @@ typedef struct tl_rule_info {
 } tl_rule_info;
 /* The rule table as Markdown (docs/analysis.md's rules section). */
 void tl_rules_markdown(FILE *f);
+/* The rules that did not apply for want of any data of their kind, as one
+ * phrase: "thermal, power-at-cap (the inputs carry no such data; tally
+ * aggregate says what each needs)". Malloc'd; NULL when out of memory. */
+char *tl_rule_skip_absent_list(const tl_aggregate *a);
 /* The headline (rules.c), after the rules. */
 void tl_decide_headline(tl_aggregate *a);
 const tl_rule_info *tl_rules(size_t *n);

@@ -458,6 +458,7 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
         tl_json_object_begin(j);
         tl_json_kv_string(j, "id", a->skips[i].id);
         tl_json_kv_string(j, "why", a->skips[i].why);
+        tl_json_kv_bool(j, "no_data", a->skips[i].absent);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);

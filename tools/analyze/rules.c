@@ -218,15 +218,47 @@ void tl_rules_markdown(FILE *f)
                 rules[i].preconditions, rules[i].evidence, rules[i].advice);
 }
 
-static void skip(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
+static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
 {
     if (a->nskips == TL_MAX_RECOMMENDATIONS)
         return;
+    a->skips[a->nskips].id = rule(id)->id;
+    a->skips[a->nskips].absent = absent;
+    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+}
+
+/* A rule that does not apply to this data, and why. */
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    a->skips[a->nskips].id = rule(id)->id;
-    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+    vskip(a, id, 0, fmt, ap);
+    va_end(ap);
+}
+
+char *tl_rule_skip_absent_list(const tl_aggregate *a)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m == NULL)
+        return NULL;
+    int n = 0;
+    for (int i = 0; i < a->nskips; i++)
+        if (a->skips[i].absent)
+            fprintf(m, "%s%s", n++ ? ", " : "", a->skips[i].id);
+    fputs(" (the inputs carry no such data; the aggregate JSON and the HTML report say what each needs)", m);
+    return fclose(m) == 0 ? buf : (free(buf), NULL);
+}
+
+/* The same when the inputs carry no data of the kind the rule reads at all. */
+static void skip_absent(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip_absent(tl_aggregate *a, const char *id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vskip(a, id, 1, fmt, ap);
     va_end(ap);
 }
 
@@ -352,7 +384,7 @@ static void dominant_stage(tl_aggregate *a)
         }
     }
     if (!any) {
-        skip(a, "dominant-stage", "no sections in the inputs");
+        skip_absent(a, "dominant-stage", "no sections in the inputs");
         return;
     }
     if (!judged && unknown_nesting) {
@@ -491,7 +523,8 @@ static void simple_rule(tl_aggregate *a, const char *id, double (*metric)(const 
 {
     worst_rank w = worst_of(a, metric, threshold, below);
     if (w.with == 0) {
-        skip(a, id, "%s", unmet);
+        /* the three simple rules read the GPU events */
+        (any_gpu(a) ? skip : skip_absent)(a, id, "%s", unmet);
         return;
     }
     if (w.r == NULL)
@@ -507,7 +540,7 @@ static void memory_rule(tl_aggregate *a)
 {
     worst_rank w = worst_of(a, peak_memory_pct, MEMORY_PEAK_PCT, 0);
     if (w.with == 0) {
-        skip(a, "memory-near-capacity", "no device capacity or no peak memory in the inputs");
+        skip_absent(a, "memory-near-capacity", "no device capacity or no peak memory in the inputs");
         return;
     }
     if (w.r == NULL)
@@ -542,9 +575,9 @@ static void memory_rule(tl_aggregate *a)
 static void host_rules(tl_aggregate *a)
 {
     if (!any_gpu_enough(a)) {
-        skip(a, "blocking-host-call", "%s", gpu_unmet(a));
-        skip(a, "launch-bound", "%s", gpu_unmet(a));
-        skip(a, "host-bound", "%s", gpu_unmet(a));
+        (any_gpu(a) ? skip : skip_absent)(a, "blocking-host-call", "%s", gpu_unmet(a));
+        (any_gpu(a) ? skip : skip_absent)(a, "launch-bound", "%s", gpu_unmet(a));
+        (any_gpu(a) ? skip : skip_absent)(a, "host-bound", "%s", gpu_unmet(a));
         return;
     }
     const tl_rank_result *bw = NULL, *lw = NULL;
@@ -699,7 +732,7 @@ static void data_loading(tl_aggregate *a)
         }
     }
     if (!steps || !found) {
-        skip(a, "data-loading", !steps ? "no steps in the inputs" : "no data-loading section or operator");
+        skip_absent(a, "data-loading", "%s", !steps ? "no steps in the inputs" : "no data-loading section or operator");
         return;
     }
     if (worst != NULL) {
@@ -766,7 +799,7 @@ static void step_rules(tl_aggregate *a)
              vmed / 1e6, vmax / 1e6, vn, 100 * STEP_SPREAD);
     }
     if (!any_mem)
-        skip(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
+        skip_absent(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
 
     /* rank-imbalance: only where the per-step analysis could not compare. */
     const tl_across *st = tl_aggregate_across(a, "step_time_ns");
@@ -836,7 +869,7 @@ static void drift_rule(tl_aggregate *a)
             worst = s;
     }
     if (d->nsessions < 2) {
-        skip(a, "session-drift", "no rank has two or more sessions");
+        skip_absent(a, "session-drift", "no rank has two or more sessions");
         return;
     }
     if (worst == NULL && step == NULL)
@@ -884,7 +917,7 @@ static void sampled_utilization(tl_aggregate *a)
         }
     }
     if (with == 0) {
-        skip(a, "low-sampled-utilization", "no rank has %d or more GPU utilization samples (libtally's NVML sampler, "
+        skip_absent(a, "low-sampled-utilization", "no rank has %d or more GPU utilization samples (libtally's NVML sampler, "
              "Inferix's GPU monitor)", MIN_UTIL_SAMPLES);
         return;
     }
@@ -972,7 +1005,7 @@ static void thermal(tl_aggregate *a)
             }
         }
     if (!any) {
-        skip(a, "thermal", "no GPU temperature samples and no NVML clocks event reasons in the inputs");
+        skip_absent(a, "thermal", "no GPU temperature samples and no NVML clocks event reasons in the inputs");
         return;
     }
     if (wl == 0)
@@ -1025,7 +1058,7 @@ static void power_at_cap(tl_aggregate *a)
             }
         }
     if (!any) {
-        skip(a, "power-at-cap", "no power limit recorded (libtally records NVML's; Inferix reports and traces do not) "
+        skip_absent(a, "power-at-cap", "no power limit recorded (libtally records NVML's; Inferix reports and traces do not) "
              "and no NVML clocks event reasons");
         return;
     }
@@ -1069,7 +1102,7 @@ static void memory_growth(tl_aggregate *a)
             }
         }
     if (!any) {
-        skip(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
+        skip_absent(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
              "more times, %d or more steps with allocator events, diffusion blocks with their memory, or %d or more "
              "monitor samples)", TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES);
         return;
@@ -1127,7 +1160,7 @@ static void diffusion_rules(tl_aggregate *a)
         }
     }
     if (!sized)
-        skip(a, "low-fps", "no block records with their sizes (Inferix's block_analysis)");
+        skip_absent(a, "low-fps", "no block records with their sizes (Inferix's block_analysis)");
     else if (fw != NULL) {
         const tl_rank_diffusion *d = &fw->diff;
         char msg[300];
@@ -1139,7 +1172,7 @@ static void diffusion_rules(tl_aggregate *a)
              fhits, sized);
     }
     if (!blocks3)
-        skip(a, "first-block-delay", "fewer than 3 block records on every rank");
+        skip_absent(a, "first-block-delay", "fewer than 3 block records on every rank");
     else if (dw != NULL) {
         const tl_rank_diffusion *d = &dw->diff;
         char msg[300];
@@ -1154,7 +1187,7 @@ static void diffusion_rules(tl_aggregate *a)
              dhits, blocks3);
     }
     if (!layered)
-        skip(a, "dominant-layer", "no layer timings (Inferix's computation_analysis) of 2 or more layers");
+        skip_absent(a, "dominant-layer", "no layer timings (Inferix's computation_analysis) of 2 or more layers");
     else if (lw != NULL) {
         char msg[300];
         snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->rank,

@@ -77,10 +77,21 @@ static void recommendations(FILE *f, const tl_aggregate *a)
     }
     if (a->nskips > 0) {
         fputs("\nRules that did not apply:\n\n", f);
+        int absent = 0;
         for (int i = 0; i < a->nskips; i++) {
+            absent += a->skips[i].absent;
+            if (a->skips[i].absent)
+                continue;
             fprintf(f, "- `%s`: ", a->skips[i].id);
             md_text(f, a->skips[i].why);
             fputc('\n', f);
+        }
+        if (absent) {
+            char *ids = tl_rule_skip_absent_list(a);
+            fputs("- no data for ", f);
+            md_text(f, ids ? ids : "");
+            fputc('\n', f);
+            free(ids);
         }
     }
 }
