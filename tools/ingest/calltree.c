@@ -178,7 +178,20 @@ out:
 
 /* ---- children, sorted ---------------------------------------------------------- */
 
-/* By parent (the roots, TL_CALLTREE_NONE, last), then largest first. */
+/* Where a root goes among the roots: sections and annotations (what a
+ * person wrote down), operators, Python frames, GPU annotations, other. */
+static int root_rank(const tl_calltree *t, uint32_t i)
+{
+    static const int order[] = { TL_CTK_ANNOTATIONS, TL_CTK_OPS, TL_CTK_PYTHON, TL_CTK_GPU_ANNOTATIONS, TL_CTK_OTHER };
+    const char *name = tl_calltree_name(t, i);
+    for (int k = 0; k < (int)(sizeof order / sizeof order[0]); k++)
+        if (strcmp(name, tl_calltree_kind_label(order[k])) == 0)
+            return k;
+    return (int)(sizeof order / sizeof order[0]);
+}
+
+/* By parent (the roots, TL_CALLTREE_NONE, last; among them by kind), then
+ * largest first. */
 static int by_incl(const void *x, const void *y, void *ctx)
 {
     const tl_calltree *t = ctx;
@@ -186,6 +199,11 @@ static int by_incl(const void *x, const void *y, void *ctx)
     const tl_cnode *na = &t->nodes[a], *nb = &t->nodes[b];
     if (na->parent != nb->parent)
         return na->parent < nb->parent ? -1 : 1;
+    if (na->parent == TL_CALLTREE_NONE) {
+        int ra = root_rank(t, a), rb = root_rank(t, b);
+        if (ra != rb)
+            return ra < rb ? -1 : 1;
+    }
     if (na->incl_ns != nb->incl_ns)
         return na->incl_ns > nb->incl_ns ? -1 : 1;
     int c = strcmp(tl_calltree_name(t, a), tl_calltree_name(t, b));

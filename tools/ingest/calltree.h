@@ -94,7 +94,9 @@ int tl_calltree_add(tl_calltree *dst, const tl_calltree *src, const tl_strtab *s
 
 /* The children of every node, largest inclusive time first (ties by name,
  * then index): kids of node i are list[start[i] .. start[i + 1]), the roots
- * are those of the virtual node t->n. For walking a tree top-down. */
+ * are those of the virtual node t->n, by kind (annotations and sections,
+ * operators, Python frames, GPU annotations, other events), then largest
+ * first. For walking a tree top-down. */
 typedef struct tl_calltree_kids {
     uint32_t *start;         /* [n + 2] */
     uint32_t *list;          /* [n] */

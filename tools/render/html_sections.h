@@ -59,6 +59,7 @@ void tl_html_headline(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);
+void tl_html_calltree(tl_html *h);
 void tl_html_steps(tl_html *h);
 void tl_html_gpu(tl_html *h);
 void tl_html_timelines(tl_html *h);

@@ -451,6 +451,32 @@ char *tl_labels_fit(const char *s, size_t width, size_t fs, size_t fe)
     return sb_detach(&b);
 }
 
+char *tl_labels_box(const char *name, size_t cols)
+{
+    if (name == NULL || cols < 2)
+        return NULL;
+    if (tl_labels_cols(name) <= cols)
+        return strdup(name);
+    char *c = tl_labels_compact(name, 0);
+    if (c == NULL)
+        return NULL;
+    char *l = NULL;
+    if (tl_labels_cols(c) <= cols) {
+        l = c;
+        c = NULL;
+    } else if (cols >= TL_LABELS_MIN_WIDTH) {
+        l = tl_labels_fit(c, cols, 0, 0);
+    } else {
+        /* too narrow for a middle cut: the start and an ellipsis */
+        sbuf b = { 0 };
+        add_cps(&b, c, 0, cols - 1);
+        sb_str(&b, ELLIPSIS);
+        l = sb_detach(&b);
+    }
+    free(c);
+    return l;
+}
+
 /* ---- a set of labels -------------------------------------------------------------------------- */
 
 void tl_labels_release(tl_labels *l)
