@@ -1139,14 +1139,23 @@ static void read_calltree(reader *r, const json_t *o, tl_calltree *t)
     if (r->bad)
         return;
     json_array_foreach(nodes, i, x) {
-        int64_t parent = item_range(r, x, 0, -1, (int64_t)i - 1);
-        int64_t name = item_range(r, x, 1, 0, (int64_t)t->names.n - 1);
-        int64_t incl = item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS), self = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
-        int64_t count = item_range(r, x, 4, 0, TL_PARTIAL_MAX_COUNT);
-        if (r->bad || json_array_size(x) != 5) {
-            bad_key(r, "nodes", "expected [parent, name, inclusive, self, count] with the parent first");
+        if (!json_is_array(x) || json_array_size(x) != 5) {
+            bad_key(r, "nodes", "expected [parent, name, inclusive, self, count]");
             return;
         }
+        int64_t parent = item_int(r, x, 0), name = item_int(r, x, 1);
+        if (!r->bad && (parent < -1 || parent >= (int64_t)i)) {
+            bad_key(r, "nodes", "a node's parent must come before it");
+            return;
+        }
+        if (!r->bad && (name < 0 || name >= (int64_t)t->names.n)) {
+            bad_key(r, "nodes", "a node's name id out of range");
+            return;
+        }
+        int64_t incl = item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS), self = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
+        int64_t count = item_range(r, x, 4, 0, TL_PARTIAL_MAX_COUNT);
+        if (r->bad)
+            return;
         if (self > incl) {
             bad_key(r, "nodes", "self time beyond inclusive time");
             return;
