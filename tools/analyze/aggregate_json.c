@@ -15,6 +15,7 @@
 
 #define TOP_PER_RANK 10
 #define TOP_NAMES 100
+#define TOP_CALLTREE 500 /* call paths of the merged tree listed (the largest, with their callers) */
 
 static void kv_num(tl_json *j, const char *k, double v)
 {
@@ -298,6 +299,64 @@ static void write_names(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
+static int by_incl_desc(const void *x, const void *y, void *ctx)
+{
+    const tl_calltree *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (t->nodes[a].incl_ns != t->nodes[b].incl_ns)
+        return t->nodes[a].incl_ns > t->nodes[b].incl_ns ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The merged call tree (docs/analysis.md, "Call tree"): its TOP_CALLTREE
+ * largest paths and their callers, numbered in tree order (a parent before
+ * its children), with sums over ranks and the least and most of one rank. */
+static void write_calltree_merged(tl_json *j, const tl_aggregate *a)
+{
+    const tl_calltree *t = &a->calltree;
+    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), *id = malloc(((size_t)t->n + 1) * sizeof *id);
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "ranks", a->calltree_ranks);
+    tl_json_kv_uint(j, "paths", t->n);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    if (order != NULL && id != NULL) {
+        for (uint32_t i = 0; i < t->n; i++) {
+            order[i] = i;
+            id[i] = UINT32_MAX;
+        }
+        qsort_r(order, t->n, sizeof *order, by_incl_desc, (void *)t);
+        /* mark the largest and their callers; then number in tree order */
+        for (uint32_t k = 0; k < t->n && k < TOP_CALLTREE; k++)
+            for (uint32_t i = order[k]; i != TL_CALLTREE_NONE && id[i] == UINT32_MAX; i = t->nodes[i].parent)
+                id[i] = 0;
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (id[i] == UINT32_MAX)
+                continue;
+            id[i] = next++;
+            const tl_cnode *c = &t->nodes[i];
+            tl_json_object_begin(j);
+            tl_json_kv_uint(j, "id", id[i]);
+            tl_json_key(j, "parent");
+            c->parent == TL_CALLTREE_NONE ? tl_json_null(j) : tl_json_uint(j, id[c->parent]);
+            tl_json_kv_string(j, "name", tl_calltree_name(t, i));
+            tl_json_kv_int(j, "inclusive_ns", c->incl_ns);
+            tl_json_kv_int(j, "self_ns", c->self_ns);
+            tl_json_kv_uint(j, "count", c->count);
+            tl_json_kv_int(j, "rank_min_ns", t->min_ns ? t->min_ns[i] : c->incl_ns);
+            tl_json_kv_int(j, "rank_max_ns", t->max_ns ? t->max_ns[i] : c->incl_ns);
+            tl_json_kv_uint(j, "ranks", t->ranks ? t->ranks[i] : 1);
+            tl_json_object_end(j);
+        }
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    free(order);
+    free(id);
+}
+
 static void write_stragglers(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -409,6 +468,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
+    tl_json_key(j, "calltree");
+    write_calltree_merged(j, a);
     tl_json_key(j, "stragglers");
     write_stragglers(j, a);
     tl_json_key(j, "recommendations");
