@@ -457,7 +457,16 @@ char *tl_labels_box(const char *name, size_t cols)
         return NULL;
     if (tl_labels_cols(name) <= cols)
         return strdup(name);
-    char *c = tl_labels_compact(name, 0);
+    /* "## name ##" (torchrec's record_function markers): the marks say nothing in a cut label */
+    size_t len = strlen(name);
+    if (len > 6 && strncmp(name, "## ", 3) == 0 && strcmp(name + len - 3, " ##") == 0) {
+        char *inner = strndup(name + 3, len - 6);
+        char *l = inner ? tl_labels_box(inner, cols) : NULL;
+        free(inner);
+        return l;
+    }
+    /* compacted only when it is a C++ name: "Awaitable wait()" of an annotation is not a return type */
+    char *c = strstr(name, "::") || strchr(name, '<') ? tl_labels_compact(name, 0) : strdup(name);
     if (c == NULL)
         return NULL;
     char *l = NULL;

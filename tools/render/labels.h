@@ -56,8 +56,9 @@ char *tl_labels_fit(const char *s, size_t width, size_t focus_start, size_t focu
 
 /* The label of one name in a box of cols columns (a flame graph's frame, a
  * timeline's call): the whole (demangled) name when it fits, else its
- * compact form, cut with a middle ellipsis, or below TL_LABELS_MIN_WIDTH
- * its start and "…"; never wider than cols. NULL when cols < 2 (nothing
+ * compact form (a "## name ##" marker without its marks), cut with a middle
+ * ellipsis, or below TL_LABELS_MIN_WIDTH its start and "…"; never wider
+ * than cols. NULL when cols < 2 (nothing
  * readable fits) or out of memory. malloc'd. */
 char *tl_labels_box(const char *name, size_t cols);
 
