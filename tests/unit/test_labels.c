@@ -333,7 +333,11 @@ static void test_box(void **state)
     /* a C++ name: compacted, then cut in the middle, within the width at every width */
     const char *cxx = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
                       "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
-    for (size_t w = 2; w < 120; w++) {
+    assert_null(tl_labels_box(cxx, 3));
+    l = tl_labels_box("E", 1);
+    assert_string_equal(l, "E");
+    free(l);
+    for (size_t w = 4; w < 120; w++) {
         l = tl_labels_box(cxx, w);
         assert_non_null(l);
         assert_true(tl_labels_cols(l) <= w);

@@ -453,10 +453,12 @@ char *tl_labels_fit(const char *s, size_t width, size_t fs, size_t fe)
 
 char *tl_labels_box(const char *name, size_t cols)
 {
-    if (name == NULL || cols < 2)
+    if (name == NULL || cols < 1)
         return NULL;
     if (tl_labels_cols(name) <= cols)
         return strdup(name);
+    if (cols < 4)
+        return NULL; /* a cut needs three characters and the ellipsis to say anything */
     /* "## name ##" (torchrec's record_function markers): the marks say nothing in a cut label */
     size_t len = strlen(name);
     if (len > 6 && strncmp(name, "## ", 3) == 0 && strcmp(name + len - 3, " ##") == 0) {

@@ -58,8 +58,8 @@ char *tl_labels_fit(const char *s, size_t width, size_t focus_start, size_t focu
  * timeline's call): the whole (demangled) name when it fits, else its
  * compact form (a "## name ##" marker without its marks), cut with a middle
  * ellipsis, or below TL_LABELS_MIN_WIDTH its start and "…"; never wider
- * than cols. NULL when cols < 2 (nothing
- * readable fits) or out of memory. malloc'd. */
+ * than cols. NULL when the name does not fit and cols < 4 (a cut would
+ * say nothing) or out of memory. malloc'd. */
 char *tl_labels_box(const char *name, size_t cols);
 
 /* Labels for a set of names. full[i] is names[i] demangled (see

@@ -57,7 +57,7 @@ static uint32_t root_of(const tl_calltree *t, uint32_t i)
 static char *box_label(const char *full, double w)
 {
     double cols = floor((w - 6.0) / TL_FLAME_CHAR_PX);
-    return cols >= 4 ? tl_labels_box(full, (size_t)cols) : NULL;
+    return cols >= 1 ? tl_labels_box(full, (size_t)cols) : NULL;
 }
 
 static void box(walk *wk, double x, int depth, double w, const char *label)

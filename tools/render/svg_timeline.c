@@ -60,7 +60,7 @@ static void lane_calls(FILE *f, const tl_svg_timeline *t, const tl_svg_lane *l, 
         fprintf(f, "\n%s</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\"/>",
                 tl_units_dur(d, sizeof d, c->dur_ns), x, cy, w > 1.5 ? w - 0.5 : w, TL_CALL_ROW - 1);
         double cols = floor((w - 5) / TL_CALL_CHAR_PX);
-        char *label = cols >= 4 ? tl_labels_box(name, (size_t)cols) : NULL;
+        char *label = cols >= 1 ? tl_labels_box(name, (size_t)cols) : NULL;
         if (label != NULL) {
             fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">", x + 2.5, cy + 10.5);
             tl_escape_html(f, label);
