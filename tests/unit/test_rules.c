@@ -90,6 +90,8 @@ static void set_gpu(tl_session *s, double busy, double compute, double comm, dou
 static void set_idle(tl_session *s, double host_wait, double kernel_wait, double other)
 {
     s->gpu.streams[0].host_wait = MS(host_wait);
+    /* gaps of 40 µs: launch overhead (test_launch_bound sets longer ones) */
+    s->gpu.streams[0].host_gaps = (uint64_t)(host_wait * 25);
     s->gpu.streams[0].kernel_wait = MS(kernel_wait);
     s->gpu.streams[0].other = MS(other);
 }
@@ -237,7 +239,7 @@ static void assert_silent(const tl_aggregate *a)
 
 static const char *const tested[] = {
     "dominant-stage", "memory-near-capacity", "low-gpu-utilization", "communication-heavy",
-    "low-overlap", "launch-bound", "data-loading", "step-time-variance",
+    "low-overlap", "launch-bound", "host-bound", "data-loading", "step-time-variance",
     "memory-fragmentation", "straggler", "rank-imbalance", "blocking-host-call", "session-drift",
 };
 
@@ -480,7 +482,8 @@ static void test_launch_bound(void **state)
     set_idle(&s[2], 32, 23, 0);
     s[2].graph_launches = 120;
     a = finish(s, NRANKS);
-    const tl_recommendation *r = find(a, "launch-bound");
+    assert_null(find(a, "launch-bound"));
+    const tl_recommendation *r = find(a, "host-bound");
     assert_non_null(r);
     assert_contains(r->message, "between graph replays", "message");
     assert_contains(r->message, "replays CUDA/HIP graphs", "message");
@@ -496,10 +499,34 @@ static void test_launch_bound(void **state)
         assert_non_null(x);
         s[2].gpu.streams = x;
         s[2].gpu.nstreams = 2;
-        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01) }; /* 2 kernels 465 ms apart */
+        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01), 1 }; /* 2 kernels 465 ms apart */
     }
     a = finish(s, NRANKS);
     assert_null(find(a, "launch-bound"));
+    assert_null(find(a, "host-bound"));
+    done(a);
+
+    /* the same wait in 16 gaps of 2 ms: host work between launches, not launch
+     * overhead: host-bound, and never "use CUDA graphs" */
+    healthy_run(s);
+    set_gpu(&s[2], 45, 38, 6, 5);
+    set_idle(&s[2], 32, 23, 0);
+    s[2].gpu.streams[0].host_gaps = 16;
+    a = finish(s, NRANKS);
+    assert_null(find(a, "launch-bound"));
+    assert_fires(a, "host-bound", 2, "low-gpu-utilization",
+                 STRS("host_wait 58.2% of the idle gaps of the 1 stream", "(16 host-wait gaps averaging 2.000 ms)"),
+                 STRS("waits for host work between launches", "in gaps averaging 2.000 ms", "CUDA graphs would not help"));
+    done(a);
+
+    /* 1600 gaps of 20 µs: launch overhead */
+    healthy_run(s);
+    set_gpu(&s[2], 45, 38, 6, 5);
+    set_idle(&s[2], 32, 23, 0);
+    s[2].gpu.streams[0].host_gaps = 1600;
+    a = finish(s, NRANKS);
+    assert_null(find(a, "host-bound"));
+    assert_non_null(find(a, "launch-bound"));
     done(a);
 }
 

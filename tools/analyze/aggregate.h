@@ -31,6 +31,8 @@ typedef struct tl_stream_idle {
     int64_t host_wait, kernel_wait, other; /* ns */
     uint64_t gaps;
     int64_t busy;              /* sum of the stream's event durations in the window (ns) */
+    uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
+                                * overhead from host work between launches) */
 } tl_stream_idle;
 
 /* Kernel-type masks of the union sweep. */
@@ -190,7 +192,10 @@ typedef struct tl_session {
     size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
-    int abs_time;              /* start_ns is on the wall clock (base time known) */
+    int abs_time;              /* start_ns is on the wall clock (base time known, or the
+                                * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
+    int64_t pid;               /* the process that recorded it; -1 unknown (run identity) */
+    char *host;                /* its host; NULL unknown */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
     /* The call tree of the nested CPU events (calltree.h, names its own);
@@ -203,10 +208,19 @@ typedef struct tl_session {
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 } tl_session;
 
+/* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
+ * the wall clock: older Kineto traces write absolute µs without
+ * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
+#define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
+
 /* Analysis options. */
 typedef struct tl_analyze_options {
     int whole_trace;           /* use every GPU event, not the ProfilerStep window */
     int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+    /* Every input of a rank is one of its sessions, even one that run
+     * identity tells apart as another run (said in a note): what
+     * `tally compare --sessions` asks for. */
+    int sessions_across_runs;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -377,6 +391,12 @@ double tl_rank_peak_device_pct(const tl_rank_result *r);
 /* Add the across-rank row of a metric from one value per rank (vals[i] for
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
 void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
+
+/* The ranks a declared world size promises and are not there, as one
+ * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
+ * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
+ * 1 when there is something to say, else 0 (buf ""). */
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

@@ -86,6 +86,7 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
         kv_us(j, "kernel_wait_us", st->kernel_wait);
         kv_us(j, "other_us", st->other);
         tl_json_kv_uint(j, "gaps", st->gaps);
+        tl_json_kv_uint(j, "host_wait_gaps", st->host_gaps);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -769,6 +770,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, st->other);
         tl_json_uint(j, st->gaps);
         tl_json_int(j, st->busy);
+        tl_json_uint(j, st->host_gaps);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -818,6 +820,9 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "peak_device_used", s->peak_device_used);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
     tl_json_kv_int(j, "abs_time", s->abs_time);
+    tl_json_kv_int(j, "pid", s->pid);
+    tl_json_key(j, "host");
+    s->host ? tl_json_string(j, s->host) : tl_json_null(j);
     tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_key(j, "devices");
     tl_json_array_begin(j);
@@ -1278,7 +1283,8 @@ static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
             b->streams[b->nstreams++] = (tl_stream_idle){
                 item_int(r, x, 0), item_int(r, x, 1), item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS),
                 item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS), item_range(r, x, 4, 0, TL_PARTIAL_MAX_NS),
-                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS)
+                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS),
+                (uint64_t)opt_item_range(r, x, 7, 0, 0, TL_PARTIAL_MAX_COUNT)
             };
     }
     b->blocked_idle = opt_range(r, g, "blocked_idle", 0, 0, TL_PARTIAL_MAX_NS);
@@ -1454,6 +1460,11 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         }
     }
     s->abs_time = (int)opt_range(r, o, "abs_time", 0, 0, 1);
+    /* absent from partials of an older tally: unknown */
+    s->pid = opt_range(r, o, "pid", -1, -1, INT64_MAX);
+    json_t *host = json_object_get(o, "host");
+    if (json_is_string(host))
+        s->host = strdup(json_string_value(host));
     s->graph_launches = (uint64_t)opt_range(r, o, "graph_launches", 0, 0, TL_PARTIAL_MAX_COUNT);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))

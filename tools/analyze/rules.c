@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,12 @@
 #define LAUNCH_BOUND_SHARE 50.0   /* host_wait over half of the idle gaps ... */
 #define LAUNCH_BOUND_IDLE 50.0    /* ... of a GPU idle at least half of the kernel time ... */
 #define REAL_WORK_PCT 10.0        /* ... over the streams that carry at least 10 % of the GPU's busy time */
+/* Host-wait gaps are launch overhead when they average at most this: eager
+ * PyTorch spends tens of µs per operator on dispatch and launch, so a host
+ * that only launches leaves gaps of a few operators' worth, which CUDA
+ * graphs remove; gaps of milliseconds are host work between launches (CPU
+ * ops, Python, data preparation), which graphs do not remove. */
+#define LAUNCH_GAP_NS 1000000
 #define BLOCKED_SHARE 50.0        /* blocking host calls cover over half of the GPU idle time ... */
 #define BLOCKED_IDLE 10.0         /* ... when idle is over 10 % */
 #define DATA_LOADING_PCT 5.0      /* data loading over 5 % of the step */
@@ -58,12 +65,23 @@ static const tl_rule_info rules[] = {
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
       ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
-      "host_wait is over 50% of the idle gaps of the streams that carry real work",
+      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging at most 1 ms "
+      "(launch overhead)",
       "GPU events present; the GPU idle at least 50% of the kernel time; streams carrying at least 10% of the GPU's "
       "busy time (side streams with a few tiny kernels are left out); blocking host calls do not explain the idle time",
       "host_wait share, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
       "small kernels, or move Python overhead off the critical path.", NULL },
+    { "host-bound", "warning",
+      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging over 1 ms, or "
+      "between CUDA/HIP graph replays",
+      "GPU events present; the GPU idle at least 50% of the kernel time; streams carrying at least 10% of the GPU's "
+      "busy time; blocking host calls do not explain the idle time",
+      "host_wait share, the number of host-wait gaps and their mean, idle %, the streams counted",
+      "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
+      "covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side optimizer steps, data "
+      "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
+      "not help here.", NULL },
     { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time",
       "GPU events present (or a monitor's utilization samples)", "busy %, kernel time, idle, compute",
       "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
@@ -91,7 +109,8 @@ static const tl_rule_info rules[] = {
       "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
     { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
       "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
-      "blamed for its children",
+      "blamed for its children; without self time, sections that do not run inside one another (their totals fit in "
+      "the rank's time)",
       "the section's self (and inclusive) time and share",
       "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
     { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
@@ -212,18 +231,22 @@ static void dominant_stage(tl_aggregate *a)
     const tl_name_table *t = &a->names;
     double best = 0;
     const tl_name_row *brow = NULL;
-    int brank = -1, any = 0;
+    int brank = -1, any = 0, unknown_nesting = 0, judged = 0;
+    double overlap_pct = 0;
     size_t bri = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (a
          * report's span can be shorter than its sections: FramePack's span is
          * its snapshots'). */
-        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0;
+        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0, totals = 0;
+        int self_known = 0;
         for (size_t i = 0; i < t->n; i++)
             if (t->rows[i].group == TL_GROUP_SECTIONS && t->rows[i].rank_count[ri] > 0) {
                 any = 1;
                 sections += self_or_total(&t->rows[i], ri);
+                totals += t->rows[i].rank_total[ri];
+                self_known |= t->rows[i].rank_self && t->rows[i].rank_self[ri] >= 0;
                 if (t->rows[i].rank_total[ri] > largest)
                     largest = t->rows[i].rank_total[ri];
             }
@@ -231,6 +254,16 @@ static void dominant_stage(tl_aggregate *a)
             whole = sections;
         if (whole <= 0)
             continue;
+        /* Sections whose totals add up to more than the rank's time run
+         * inside one another; without self time nothing says which is the
+         * parent, and a parent's share would be its children's: no finding. */
+        if (!self_known && totals > whole * 1.01) {
+            unknown_nesting = 1;
+            if (100 * totals / whole > overlap_pct)
+                overlap_pct = 100 * totals / whole;
+            continue;
+        }
+        judged = 1;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
             if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
@@ -249,11 +282,16 @@ static void dominant_stage(tl_aggregate *a)
         skip(a, "dominant-stage", "no sections in the inputs");
         return;
     }
+    if (!judged && unknown_nesting) {
+        skip(a, "dominant-stage", "the sections run inside one another (their totals add up to %.0f%% of the time) and "
+             "the input does not say which runs inside which", overlap_pct);
+        return;
+    }
     if (brow != NULL && best > STAGE_SHARE) {
         int has_self = brow->rank_self && brow->rank_self[bri] >= 0;
         char msg[400];
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
-                 has_self ? " in its own code (self time)" : "");
+                 has_self ? " outside the sections inside it (self time)" : "");
         fire(a, "dominant-stage", brank, msg, "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%",
              brow->name, has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
              brank, STAGE_SHARE);
@@ -292,9 +330,10 @@ static double idle_pct(const tl_rank_result *r)
 }
 
 /* host_wait over the streams that carry real work; NaN when none does. */
-static double host_wait_share(const tl_rank_result *r, int *streams)
+static double host_wait_share(const tl_rank_result *r, int *streams, int64_t *host_ns, uint64_t *host_gaps)
 {
     int64_t host = 0, gaps = 0, busy = 0;
+    uint64_t ngaps = 0;
     *streams = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++)
         busy = tl_ns_add(busy, r->gpu.streams[s].busy);
@@ -304,8 +343,11 @@ static double host_wait_share(const tl_rank_result *r, int *streams)
             continue;
         (*streams)++;
         host = tl_ns_add(host, st->host_wait);
+        ngaps += st->host_gaps;
         gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
+    *host_ns = host;
+    *host_gaps = ngaps;
     return gaps > 0 ? tl_pct(host, gaps) : NAN;
 }
 
@@ -402,17 +444,21 @@ static void memory_rule(tl_aggregate *a)
               MEMORY_PEAK_PCT, w.hits, w.with);
 }
 
-/* Launch-bound and its alternative explanation, blocking host calls. */
+/* Launch-bound, host-bound (the same wait, in long gaps: host work between
+ * launches) and their alternative explanation, blocking host calls. */
 static void host_rules(tl_aggregate *a)
 {
     if (!any_gpu(a)) {
         skip(a, "blocking-host-call", "no GPU events in the inputs");
         skip(a, "launch-bound", "no GPU events in the inputs");
+        skip(a, "host-bound", "no GPU events in the inputs");
         return;
     }
     const tl_rank_result *bw = NULL, *lw = NULL;
     double bv = 0, lv = 0;
     int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, lstreams = 0;
+    int64_t lhost = 0;
+    uint64_t lgaps = 0;
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
         if (!r->gpu.present)
@@ -431,7 +477,9 @@ static void host_rules(tl_aggregate *a)
             continue;
         idle_ok = 1;
         int streams;
-        double hw = host_wait_share(r, &streams);
+        int64_t host_ns;
+        uint64_t host_gaps;
+        double hw = host_wait_share(r, &streams, &host_ns, &host_gaps);
         if (!isfinite(hw))
             continue;
         streams_ok = 1;
@@ -441,6 +489,8 @@ static void host_rules(tl_aggregate *a)
                 lw = r;
                 lv = hw;
                 lstreams = streams;
+                lhost = host_ns;
+                lgaps = host_gaps;
             }
         }
     }
@@ -457,29 +507,49 @@ static void host_rules(tl_aggregate *a)
         skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
     }
     if (lw == NULL) {
-        if (!idle_ok && bw == NULL)
-            skip(a, "launch-bound", "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
-                 LAUNCH_BOUND_IDLE);
-        else if (!streams_ok && bw == NULL)
-            skip(a, "launch-bound", "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
-                 REAL_WORK_PCT);
+        for (int k = 0; k < 2; k++) {
+            const char *id = k ? "host-bound" : "launch-bound";
+            if (!idle_ok && bw == NULL)
+                skip(a, id, "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
+                     LAUNCH_BOUND_IDLE);
+            else if (!streams_ok && bw == NULL)
+                skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
+                     REAL_WORK_PCT);
+        }
         return;
     }
     uint64_t graphs = rank_graph_launches(a, lw);
+    /* Which wait it is: launch overhead leaves many short gaps; long gaps are
+     * host work between launches, and with graph replays the launches are
+     * batched already. An older partial without the gap count: launch-bound. */
+    double mean_gap = lgaps > 0 ? (double)lhost / (double)lgaps : NAN;
+    int host_bound = graphs || (isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+    const char *id = host_bound ? "host-bound" : "launch-bound";
+    char gapinfo[120] = "";
+    if (isfinite(mean_gap))
+        snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s averaging %.3f ms)", lgaps,
+                 lgaps == 1 ? "" : "s", mean_gap / 1e6);
     const char *advice = graphs
         ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
           "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
           "covered by a captured graph that fall back to eager launches)."
         : NULL;
     char msg[300];
-    snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
-             lw->rank, lv, graphs ? " between graph replays" : "");
+    if (host_bound && !graphs)
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches: host_wait is %.1f%% of "
+                 "the idle gaps, in gaps averaging %.3f ms.", lw->rank, lv, mean_gap / 1e6);
+    else
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
+                 lw->rank, lv, graphs ? " between graph replays" : "");
     char g[200];
     gpu_evidence(g, sizeof g, lw);
-    fire_full(a, "launch-bound", NULL, advice, lw->rank, msg,
-              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's busy "
-              "time; threshold %.0f%% on %d rank%s%s%s",
-              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, LAUNCH_BOUND_SHARE, lhits,
+    skip(a, host_bound ? "launch-bound" : "host-bound",
+         host_bound ? "the host-wait gaps are not launch overhead (host-bound says what they are)"
+                    : "the host-wait gaps are launch overhead (launch-bound says so)");
+    fire_full(a, id, NULL, advice, lw->rank, msg,
+              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's "
+              "busy time%s; threshold %.0f%% on %d rank%s%s%s",
+              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, gapinfo, LAUNCH_BOUND_SHARE, lhits,
               lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 

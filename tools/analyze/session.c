@@ -142,9 +142,10 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
                 st->gaps++;
-                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream])
+                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream]) {
                     st->host_wait += gap;  /* the CPU launched after the stream drained */
-                else if (gap < opt->kernel_wait_ns)
+                    st->host_gaps++;
+                } else if (gap < opt->kernel_wait_ns)
                     st->kernel_wait += gap; /* launch overhead between back-to-back kernels */
                 else
                     st->other += gap;
@@ -730,6 +731,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
 int tl_session_from_skipped(tl_session *s, const tl_profile *p)
 {
     memset(s, 0, sizeof *s);
+    s->pid = -1;
     s->path = dupstr(p->path);
     s->format = TL_FMT_UNKNOWN;
     s->rank = -1;
@@ -820,7 +822,10 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
-    s->abs_time = p->base_time_ns != INT64_MIN;
+    s->abs_time = p->base_time_ns != INT64_MIN || (p->start_ns <= p->end_ns && s->start_ns >= TL_WALL_CLOCK_MIN_NS);
+    s->pid = p->pid != INT64_MIN ? p->pid : -1;
+    if (p->host[0] && (s->host = dupstr(p->host)) == NULL)
+        return -1;
     s->graph_launches = p->graph_launches;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
@@ -868,6 +873,7 @@ void tl_session_release(tl_session *s)
     tl_calltree_release(&s->calltree);
     free(s->mem);
     free(s->device_name);
+    free(s->host);
     free(s->series);
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);

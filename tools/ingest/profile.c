@@ -204,6 +204,7 @@ void tl_profile_init(tl_profile *p, const char *path)
     p->path = strdup(path ? path : "");
     p->rank = -1;
     p->base_time_ns = INT64_MIN;
+    p->pid = INT64_MIN;
     p->start_ns = INT64_MAX;
     p->end_ns = INT64_MIN;
     tl_strtab_init(&p->strs);

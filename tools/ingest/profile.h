@@ -268,6 +268,12 @@ typedef struct tl_profile {
     int session;           /* 0-based session index within the rank (set when grouped) */
 
     int64_t base_time_ns;  /* wall-clock time of ts 0; INT64_MIN when unknown */
+    /* The process that recorded it, for run identity (two inputs of one rank
+     * are sessions of one run only if one process could have written both):
+     * a trace's pid is the pid of most of its CPU-side events, a report's the
+     * pid it records; INT64_MIN when unknown. host is "" when unknown. */
+    int64_t pid;
+    char host[64];
     int64_t start_ns, end_ns; /* span of the events seen; start > end when none */
 
     tl_strtab strs;

@@ -1113,6 +1113,13 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
         p->base_time_ns = start;
     if (tl_readers_ns(p, root, "", "duration_ns", 0, 1.0, &duration) == 0)
         tl_profile_span(p, 0, duration);
+    /* the process and host, for run identity */
+    int64_t pid;
+    if (tl_readers_int(p, root, "", "pid", TL_RD_OPTIONAL, 0, INT64_MAX, &pid) == 0)
+        p->pid = pid;
+    const json_t *host = json_object_get(json_object_get(root, "system"), "hostname");
+    if (json_is_string(host))
+        clean_copy(p->host, sizeof p->host, json_string_value(host), json_string_length(host), sizeof p->host - 1);
 
     read_durations(p, root, "sections", "section", 0);
     read_durations(p, root, "iterations", "iteration", 1);

@@ -95,8 +95,8 @@ static void steps_bars(tl_html *h)
         if (!isfinite(r->step_mean))
             continue;
         snprintf(labels[n], sizeof labels[n], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-        bars[n] = (tl_svg_bar){ labels[n], r->step_mean, r->nsteps > 1 ? r->step_min : NAN,
-                                r->nsteps > 1 ? r->step_max : NAN, r->straggler ? "strag" : "compute", "" };
+        bars[n] = (tl_svg_bar){ .label = labels[n], .value = r->step_mean, .lo = r->nsteps > 1 ? r->step_min : NAN,
+                                .hi = r->nsteps > 1 ? r->step_max : NAN, .cls = r->straggler ? "strag" : "compute" };
         snprintf(bars[n].note, sizeof bars[n].note, "%zu step%s", r->nsteps, r->nsteps == 1 ? "" : "s");
         n++;
     }

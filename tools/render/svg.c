@@ -100,6 +100,8 @@ static void bar_title(FILE *f, const tl_svg_bar *b, const char *full, int unit)
     fputs("<title>", f);
     tl_escape_html_n(f, full, 2000);
     fprintf(f, ": %s", tl_units_fmt(v, sizeof v, b->value, unit));
+    if (b->has_self)
+        fprintf(f, ", of it self %s", tl_units_fmt(v, sizeof v, b->self, unit));
     if (isfinite(b->lo) && isfinite(b->hi))
         fprintf(f, " (range %s \xe2\x80\x93 %s)", tl_units_fmt(lo, sizeof lo, b->lo, unit),
                 tl_units_fmt(hi, sizeof hi, b->hi, unit));
@@ -118,8 +120,15 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
     fputs("<g class=\"row\">", f);
     bar_title(f, b, full, unit);
     tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, label, label == b->label ? 3 * HB_COLS / 2 : 0);
-    fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", b->cls ? b->cls : "compute",
-            HB_X, y + 1, w);
+    const char *cls = b->cls ? b->cls : "compute";
+    if (b->has_self && isfinite(b->self) && b->self >= 0 && b->self < b->value) {
+        /* inclusive lighter, self solid from the axis */
+        fprintf(f, "<rect class=\"bar incl %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
+        fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1,
+                HB_PLOT * b->self / max);
+    } else {
+        fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
+    }
     double end = HB_X + w;
     if (isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo) {
         double x1 = HB_X + HB_PLOT * b->lo / max, x2 = HB_X + HB_PLOT * b->hi / max;

@@ -35,6 +35,9 @@ typedef struct tl_svg_bar {
     double lo, hi;             /* a range drawn as a whisker; NaN: none */
     const char *cls;           /* class of the bar; NULL: "compute" */
     char note[160];            /* more tooltip text, or "" */
+    int has_self;              /* self is known: drawn solid, the rest of value (the
+                                * time of what runs inside) lighter */
+    double self;
 } tl_svg_bar;
 
 void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit);
