@@ -526,6 +526,77 @@ static void test_lane_rows(void **state)
     free(t0);
 }
 
+/* Many ranks with wide trees: the page draws the merged graph and 16 per-rank
+ * graphs (the straggler first), says how many ranks it left out, and its
+ * boxes stay within the budgets however many paths there are. */
+static void test_page_bounded(void **state)
+{
+    (void)state;
+    enum { RANKS = 20 };
+    tl_analyze_options o;
+    tl_analyze_options_init(&o);
+    tl_aggregate a;
+    tl_aggregate_init(&a, &o);
+    char name[32], file[32];
+    for (int r = 0; r < RANKS; r++) {
+        text t;
+        text_begin(&t);
+        /* 40 callers, each a chain of 20 nested calls ending in 20 callees of 1 to 1.6 px,
+         * times varying by rank: 1,641 paths of a pixel or more, over the budget */
+        for (int c = 0; c < 40; c++) {
+            double t0 = c * 1000.0;
+            for (int d = 0; d <= 20; d++) {
+                snprintf(name, sizeof name, d ? "nested%d_%d" : "caller%d", c, d);
+                x(&t, "cpu_op", name, 1, t0 + d, 900 - 2 * d);
+            }
+            for (int k = 0; k < 20; k++) {
+                snprintf(name, sizeof name, "callee%d_%d", c, k);
+                x(&t, "cpu_op", name, 1, t0 + 21 + k * 42, 30 + k + r % 2);
+            }
+        }
+        char *txt = text_end(&t);
+        tl_session s;
+        snprintf(file, sizeof file, "rank%d.json", r);
+        session_of(&s, txt, r, file);
+        assert_int_equal(tl_aggregate_add_session(&a, &s), 0);
+        free(txt);
+    }
+    assert_int_equal(tl_aggregate_finish(&a), 0);
+    assert_int_equal(a.calltree_ranks, RANKS);
+    assert_int_equal(a.calltree.n, 1 + 40 * 21 + 40 * 20);
+    a.ranks[17].straggler = 1; /* as the straggler analysis would mark it */
+    char *page = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&page, &len);
+    tl_report_options ro = { "bounded", 1700000000, "test" };
+    assert_int_equal(tl_render_html(f, &a, &ro), 0);
+    fclose(f);
+    const char *sec = strstr(page, "<section id=\"calltree\"");
+    assert_non_null(sec);
+    const char *end = strstr(sec, "</section>");
+    size_t boxes = 0, graphs = 0;
+    for (const char *p = sec; (p = strstr(p, "<g class=\"f")) != NULL && p < end; p++)
+        boxes++;
+    for (const char *p = sec; (p = strstr(p, "<svg class=\"chart flame\"")) != NULL && p < end; p++)
+        graphs++;
+    print_message("%zu ranks: %zu flame graphs, %zu boxes, %zu bytes of call tree section\n", (size_t)RANKS, graphs,
+                  boxes, (size_t)(end - sec));
+    assert_int_equal(graphs, 1 + 16);
+    /* the merged graph's 1,200 and the per-rank graphs' 2,400 boxes, and a merged box at most per drawn frame */
+    assert_true(boxes <= 2 * (1200 + 2400) + 2 * 17);
+    assert_true((size_t)(end - sec) < 1500000);
+    const char *first = strstr(sec, "<summary>Rank ");
+    assert_non_null(first);
+    assert_int_equal(strncmp(first, "<summary>Rank 17 (straggler)", 28), 0);
+    if (strstr(sec, "and 4 more ranks not drawn") == NULL)
+        fail_msg("the page does not say how many ranks it left out");
+    /* what was too narrow is said, with its time, and the budget raised the least width */
+    assert_non_null(strstr(sec, "narrower than"));
+    assert_non_null(strstr(sec, "the page's budget of boxes"));
+    free(page);
+    tl_aggregate_release(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -537,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_hostile_partial),
         cmocka_unit_test(test_duplicate_path_and_self),
         cmocka_unit_test(test_lane_rows),
+        cmocka_unit_test(test_page_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,7 +27,7 @@
 
 static void flame_notes(tl_html *h, const tl_svg_flame_stats *st)
 {
-    char a[48], b[48], px[32];
+    char a[48], b[48], px[96];
     snprintf(px, sizeof px, st->min_px > 1.05 ? "%.1f px (the page's budget of boxes)" : "a pixel", st->min_px);
     if (st->merged == 0 && st->omitted == 0 && st->deeper == 0)
         return;
