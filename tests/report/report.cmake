@@ -47,6 +47,15 @@ add_test(NAME report_layout
           --tally $<TARGET_FILE:tally_cli> --corpus ${TALLY_CORPUS} --out ${TALLY_REPORT_OUT}/layout)
 set_tests_properties(report_layout PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 
+# The call tree (flame graphs, tree table, the merged tree in the JSON) on real
+# traces against an independent reading of them in Python: sums over ranks,
+# least and most of one rank, roots as the sum of their top-level calls, the
+# merged tree as the per-rank trees summed, and the table's text.
+add_test(NAME report_calltree
+  COMMAND ${TALLY_PYTHON} ${TALLY_REPORT_TESTS}/calltree_check.py
+          --tally $<TARGET_FILE:tally_cli> --corpus ${TALLY_CORPUS} --out ${TALLY_REPORT_OUT}/calltree)
+set_tests_properties(report_calltree PROPERTIES TIMEOUT 300 LABELS render)
+
 # The rank palette keeps 16 colors apart for color-blind viewers (simulated),
 # with contrast against the background, in light and dark.
 add_test(NAME report_palette

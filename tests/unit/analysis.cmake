@@ -8,6 +8,13 @@ if(TARGET tally_analyze)
       LIBS tally_analyze
       LABELS analysis)
   endforeach()
+  # the call tree: nesting into paths, the cap, partials, the merge across ranks (and the page's note)
+  if(TARGET tally_render)
+    tally_add_unit_test(test_calltree
+      SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_calltree.c
+      LIBS tally_render tally_analyze
+      LABELS analysis)
+  endif()
   # the 100,000-rank case: a guard against a quadratic straggler analysis (it took 813 s)
   set_tests_properties(test_stragglers PROPERTIES TIMEOUT 120)
 endif()

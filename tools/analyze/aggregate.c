@@ -30,7 +30,10 @@ static void release_derived(tl_aggregate *a)
         free(a->ranks[i].sessions);
         free(a->ranks[i].steps);
         free(a->ranks[i].gpu.streams);
+        tl_calltree_release(&a->ranks[i].own_calltree);
     }
+    tl_calltree_release(&a->calltree);
+    a->calltree_ranks = 0;
     free(a->ranks);
     a->ranks = NULL;
     a->nranks = 0;
@@ -733,7 +736,7 @@ static void adopt_companion_timelines(tl_aggregate *a)
 {
     for (size_t i = 0; i < a->nsessions; i++) {
         tl_session *c = &a->sessions[i];
-        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0))
+        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0 && c->calltree.n == 0))
             continue;
         for (size_t k = 0; k < a->nsessions; k++) {
             tl_session *r = &a->sessions[k];
@@ -749,6 +752,8 @@ static void adopt_companion_timelines(tl_aggregate *a)
                 c->mem = NULL;
                 c->nmem = 0;
             }
+            if (r->calltree.n == 0 && c->calltree.n > 0)
+                tl_calltree_move(&r->calltree, &c->calltree);
             adopt_nesting(r, c);
             break;
         }
@@ -762,7 +767,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (a->nsessions > 1)
         qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
     run_identity(a);
-    if (build_ranks(a) != 0 || build_names(a) != 0)
+    if (build_ranks(a) != 0 || build_names(a) != 0 || tl_aggregate_calltrees(a) != 0)
         return -1;
     missing_ranks(a);
     order_ranks(a);

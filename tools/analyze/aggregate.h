@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calltree.h"
 #include "drift.h"
 #include "intervals.h"
 #include "names.h"
@@ -100,17 +101,34 @@ typedef struct tl_sstep {
 
 enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
 
+/* A CPU lane's longest calls, drawn by name over the bins: the
+ * TL_LANE_TOP_EVENTS longest calls of the thread at most TL_LANE_MAX_DEPTH
+ * deep in their kind's stack (nesting.h), each on a row: one below the
+ * innermost kept call that contains it, or further down when that row is
+ * taken (the kinds nest separately, so an operator and an annotation can
+ * overlap without one containing the other). Calls that would go below
+ * TL_LANE_MAX_DEPTH rows are left out and counted. */
+typedef struct tl_lane_call {
+    int64_t ts_ns, dur_ns;     /* on the timeline's axis */
+    uint32_t name;             /* id in the timeline's names */
+    uint8_t row;               /* 0 .. TL_LANE_MAX_DEPTH - 1 */
+} tl_lane_call;
+
 typedef struct tl_lane {
     int kind;                  /* tl_lane_kind */
     int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
     char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
     float busy[TL_KT_COUNT][TL_TIMELINE_BINS]; /* fraction 0..1 of each bin, by tl_kernel_type */
+    tl_lane_call *calls;       /* CPU lanes: sorted by start; NULL when none */
+    uint32_t ncalls;
+    uint64_t calls_left;       /* nested calls of the thread not among calls (shorter, deeper) */
 } tl_lane;
 
 typedef struct tl_timeline {
     int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */
     tl_lane *lanes;
     size_t nlanes;
+    tl_strtab names;           /* the names of the lanes' calls */
 } tl_timeline;
 
 /* A point of the memory series (downsampled to at most TL_MEM_SERIES points). */
@@ -261,6 +279,9 @@ typedef struct tl_session {
                                 * the host is sys.hostname) */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
+    /* The call tree of the nested CPU events (calltree.h, names its own);
+     * empty (n == 0) when the input does not nest. */
+    tl_calltree calltree;
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
     double peak_device_used;   /* NVML's device memory used (all processes); never merged
@@ -353,6 +374,10 @@ typedef struct tl_rank_result {
     uint64_t step_count;       /* steps: nsteps, else the count of a report's loop summary (FramePack) */
     int steps_summarized;      /* step_count and the step statistics come from a loop summary */
     tl_rank_diffusion diff;    /* video diffusion of every session (diffusion.c) */
+    /* The rank's call tree: its session's, or the sum of its sessions' when
+     * there are several (own_calltree); NULL when no session has one. */
+    const tl_calltree *calltree;
+    tl_calltree own_calltree;
 } tl_rank_result;
 
 /* ---- across ranks --------------------------------------------------------- */
@@ -427,6 +452,11 @@ typedef struct tl_aggregate {
     char **notes;              /* run identity: separate runs, missing ranks (warnings) */
     size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
+    /* The call trees of the ranks summed path by path (calltrees.c), with
+     * each node's least and most inclusive time of one rank (a rank that has
+     * a tree but not the node counts 0); calltree_ranks ranks have a tree. */
+    tl_calltree calltree;
+    int calltree_ranks;
     tl_analyze_options opt;
 } tl_aggregate;
 
@@ -440,6 +470,9 @@ int tl_aggregate_finish(tl_aggregate *a);
 
 /* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */
 void tl_diffusion_across(tl_aggregate *a);
+/* The ranks' and the merged call trees (calltrees.c), run by tl_aggregate_finish
+ * after the ranks are built. 0, or -1 when out of memory. */
+int tl_aggregate_calltrees(tl_aggregate *a);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);

@@ -15,6 +15,7 @@
 
 #define TOP_PER_RANK 10
 #define TOP_NAMES 100
+#define TOP_CALLTREE 500 /* call paths of the merged tree listed (the largest, with their callers) */
 
 static void kv_num(tl_json *j, const char *k, double v)
 {
@@ -326,6 +327,64 @@ static void write_names(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
+static int by_incl_desc(const void *x, const void *y, void *ctx)
+{
+    const tl_calltree *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (t->nodes[a].incl_ns != t->nodes[b].incl_ns)
+        return t->nodes[a].incl_ns > t->nodes[b].incl_ns ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The merged call tree (docs/analysis.md, "Call tree"): its TOP_CALLTREE
+ * largest paths and their callers, numbered in tree order (a parent before
+ * its children), with sums over ranks and the least and most of one rank. */
+static void write_calltree_merged(tl_json *j, const tl_aggregate *a)
+{
+    const tl_calltree *t = &a->calltree;
+    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), *id = malloc(((size_t)t->n + 1) * sizeof *id);
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "ranks", a->calltree_ranks);
+    tl_json_kv_uint(j, "paths", t->n);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    if (order != NULL && id != NULL) {
+        for (uint32_t i = 0; i < t->n; i++) {
+            order[i] = i;
+            id[i] = UINT32_MAX;
+        }
+        qsort_r(order, t->n, sizeof *order, by_incl_desc, (void *)t);
+        /* mark the largest and their callers; then number in tree order */
+        for (uint32_t k = 0; k < t->n && k < TOP_CALLTREE; k++)
+            for (uint32_t i = order[k]; i != TL_CALLTREE_NONE && id[i] == UINT32_MAX; i = t->nodes[i].parent)
+                id[i] = 0;
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (id[i] == UINT32_MAX)
+                continue;
+            id[i] = next++;
+            const tl_cnode *c = &t->nodes[i];
+            tl_json_object_begin(j);
+            tl_json_kv_uint(j, "id", id[i]);
+            tl_json_key(j, "parent");
+            c->parent == TL_CALLTREE_NONE ? tl_json_null(j) : tl_json_uint(j, id[c->parent]);
+            tl_json_kv_string(j, "name", tl_calltree_name(t, i));
+            tl_json_kv_int(j, "inclusive_ns", c->incl_ns);
+            tl_json_kv_int(j, "self_ns", c->self_ns);
+            tl_json_kv_uint(j, "count", c->count);
+            tl_json_kv_int(j, "rank_min_ns", t->min_ns ? t->min_ns[i] : c->incl_ns);
+            tl_json_kv_int(j, "rank_max_ns", t->max_ns ? t->max_ns[i] : c->incl_ns);
+            tl_json_kv_uint(j, "ranks", t->ranks ? t->ranks[i] : 1);
+            tl_json_object_end(j);
+        }
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    free(order);
+    free(id);
+}
+
 static void write_stragglers(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -441,6 +500,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
+    tl_json_key(j, "calltree");
+    write_calltree_merged(j, a);
     tl_json_key(j, "stragglers");
     write_stragglers(j, a);
     tl_json_key(j, "recommendations");
@@ -512,6 +573,56 @@ static void write_stat(tl_json *j, const tl_dur_stat *d)
     tl_json_object_end(j);
 }
 
+/* A CPU lane's calls drawn by name: "calls": [[ts, dur, row, name id]] and
+ * "calls_left" (absent in partials of an older tally). */
+static void write_lane_calls(tl_json *j, const tl_lane *l)
+{
+    tl_json_key(j, "calls");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < l->ncalls; i++) {
+        tl_json_array_begin(j);
+        tl_json_int(j, l->calls[i].ts_ns);
+        tl_json_int(j, l->calls[i].dur_ns);
+        tl_json_int(j, l->calls[i].row);
+        tl_json_uint(j, l->calls[i].name);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_kv_uint(j, "calls_left", l->calls_left);
+}
+
+/* The call tree of a session (calltree.h): "calltree": {"dropped": N,
+ * "names": [...], "nodes": [[parent | -1, name id, incl, self, count]]},
+ * nodes in their order (a parent before its children). Written only when
+ * the session has one; read_calltree is its mirror. */
+static void write_calltree(tl_json *j, const tl_calltree *t)
+{
+    if (t->n == 0)
+        return;
+    tl_json_key(j, "calltree");
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "names");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < t->names.n; i++)
+        tl_json_string(j, tl_strtab_get(&t->names, i));
+    tl_json_array_end(j);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const tl_cnode *c = &t->nodes[i];
+        tl_json_array_begin(j);
+        tl_json_int(j, c->parent == TL_CALLTREE_NONE ? -1 : (int64_t)c->parent);
+        tl_json_uint(j, c->name);
+        tl_json_int(j, c->incl_ns);
+        tl_json_int(j, c->self_ns);
+        tl_json_uint(j, c->count);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 /* Lanes with their bins: a kind that is all zero is written as []. Floats
  * print in a form that reads back to the same float. */
 static void write_timeline(tl_json *j, const tl_timeline *t)
@@ -541,9 +652,18 @@ static void write_timeline(tl_json *j, const tl_timeline *t)
             tl_json_array_end(j);
         }
         tl_json_array_end(j);
+        if (l->ncalls > 0 || l->calls_left > 0)
+            write_lane_calls(j, l);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
+    if (t->names.n > 0) {
+        tl_json_key(j, "names");
+        tl_json_array_begin(j);
+        for (uint32_t i = 0; i < t->names.n; i++)
+            tl_json_string(j, tl_strtab_get(&t->names, i));
+        tl_json_array_end(j);
+    }
     tl_json_object_end(j);
 }
 
@@ -862,6 +982,7 @@ static void write_session(tl_json *j, const tl_session *s)
     tl_json_array_end(j);
     write_series(j, s);
     write_extras(j, s);
+    write_calltree(j, &s->calltree);
     tl_json_object_end(j);
 }
 
@@ -1092,6 +1213,66 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
     }
 }
 
+/* "names": an array of distinct strings, read into an empty table so that
+ * each keeps its index; at most max. */
+static void read_names(reader *r, const json_t *arr, tl_strtab *names, size_t max, const char *what)
+{
+    json_t *x;
+    size_t i;
+    if (!json_is_array(arr) || json_array_size(arr) > max) {
+        bad_key(r, what, "expected an array of at most the limit of names");
+        return;
+    }
+    json_array_foreach(arr, i, x) {
+        if (!json_is_string(x)) {
+            bad_key(r, what, "expected strings");
+            return;
+        }
+        const char *str = json_string_value(x);
+        uint32_t id = tl_strtab_intern(names, str, strlen(str));
+        if (id == UINT32_MAX) {
+            bad(r, "out of memory");
+            return;
+        }
+        if (id != i) {
+            bad_key(r, what, "a name given twice");
+            return;
+        }
+    }
+}
+
+/* "calls" and "calls_left" of a CPU lane (see write_lane_calls); absent: none. */
+static void read_lane_calls(reader *r, const json_t *x, tl_lane *l, const json_t *names)
+{
+    json_t *calls = json_object_get(x, "calls"), *c;
+    size_t i, nnames = json_is_array(names) ? json_array_size(names) : 0;
+    if (calls == NULL)
+        return;
+    if (!json_is_array(calls) || json_array_size(calls) > TL_LANE_TOP_EVENTS) {
+        bad_key(r, "calls", "expected an array of at most TL_LANE_TOP_EVENTS calls");
+        return;
+    }
+    l->calls_left = (uint64_t)get_range(r, x, "calls_left", 0, TL_PARTIAL_MAX_COUNT);
+    if (json_array_size(calls) == 0)
+        return;
+    l->calls = calloc(json_array_size(calls), sizeof *l->calls);
+    if (l->calls == NULL) {
+        bad(r, "out of memory");
+        return;
+    }
+    json_array_foreach(calls, i, c) {
+        if (r->bad)
+            return;
+        tl_lane_call *k = &l->calls[l->ncalls++];
+        k->ts_ns = item_range(r, c, 0, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS);
+        k->dur_ns = item_range(r, c, 1, 0, TL_PARTIAL_MAX_NS);
+        k->row = (uint8_t)item_range(r, c, 2, 0, TL_LANE_MAX_DEPTH - 1);
+        k->name = (uint32_t)item_range(r, c, 3, 0, nnames ? (int64_t)nnames - 1 : -1);
+        if (i > 0 && k->ts_ns < l->calls[i - 1].ts_ns)
+            bad_key(r, "calls", "not in start order");
+    }
+}
+
 static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
 {
     if (!json_is_object(o)) {
@@ -1111,7 +1292,12 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
     t->lanes = calloc(n, sizeof *t->lanes);
     if (t->lanes == NULL)
         return;
+    json_t *names = json_object_get(o, "names");
+    if (names != NULL)
+        read_names(r, names, &t->names, (size_t)TL_TIMELINE_MAX_LANES * TL_LANE_TOP_EVENTS, "names");
     json_array_foreach(lanes, i, x) {
+        if (r->bad)
+            return;
         tl_lane *l = &t->lanes[t->nlanes++];
         l->kind = (int)get_range(r, x, "kind", TL_LANE_GPU, TL_LANE_CPU);
         l->a = get_int(r, x, "a");
@@ -1136,7 +1322,69 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
                 l->busy[kt][b] = (float)f;
             }
         }
+        if (l->kind == TL_LANE_CPU)
+            read_lane_calls(r, x, l, names);
     }
+}
+
+/* "calltree" (see write_calltree; absent: no tree). A partial is hostile
+ * input: node counts within the cap, a parent before its child, no path
+ * given twice, times and counts in range, self time within inclusive. */
+static void read_calltree(reader *r, const json_t *o, tl_calltree *t)
+{
+    json_t *ct = json_object_get(o, "calltree"), *x;
+    size_t i;
+    if (ct == NULL)
+        return;
+    if (!json_is_object(ct)) {
+        bad_key(r, "calltree", "expected an object");
+        return;
+    }
+    json_t *nodes = get_array(r, ct, "nodes");
+    if (nodes == NULL)
+        return;
+    if (json_array_size(nodes) > TL_CALLTREE_MAX_NODES) {
+        bad_key(r, "nodes", "more than TL_CALLTREE_MAX_NODES");
+        return;
+    }
+    t->dropped = (uint64_t)get_range(r, ct, "dropped", 0, TL_PARTIAL_MAX_COUNT);
+    read_names(r, json_object_get(ct, "names"), &t->names, TL_CALLTREE_MAX_NODES, "names");
+    if (r->bad)
+        return;
+    json_array_foreach(nodes, i, x) {
+        if (!json_is_array(x) || json_array_size(x) != 5) {
+            bad_key(r, "nodes", "expected [parent, name, inclusive, self, count]");
+            return;
+        }
+        int64_t parent = item_int(r, x, 0), name = item_int(r, x, 1);
+        if (!r->bad && (parent < -1 || parent >= (int64_t)i)) {
+            bad_key(r, "nodes", "a node's parent must come before it");
+            return;
+        }
+        if (!r->bad && (name < 0 || name >= (int64_t)t->names.n)) {
+            bad_key(r, "nodes", "a node's name id out of range");
+            return;
+        }
+        int64_t incl = item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS), self = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
+        int64_t count = item_range(r, x, 4, 0, TL_PARTIAL_MAX_COUNT);
+        if (r->bad)
+            return;
+        if (self > incl) {
+            bad_key(r, "nodes", "self time beyond inclusive time");
+            return;
+        }
+        uint32_t k = tl_calltree_child(t, parent < 0 ? TL_CALLTREE_NONE : (uint32_t)parent, (uint32_t)name);
+        if (k != (uint32_t)i) {
+            bad_key(r, "nodes", k == TL_CALLTREE_NONE ? "out of memory" : "a path given twice");
+            return;
+        }
+        t->nodes[k].incl_ns = incl;
+        t->nodes[k].self_ns = self;
+        t->nodes[k].count = (uint64_t)count;
+    }
+    free(t->slots); /* a session's tree is only read from here on */
+    t->slots = NULL;
+    t->nslots = 0;
 }
 
 static char **read_strings(reader *r, const json_t *o, const char *key, size_t *n)
@@ -1518,6 +1766,7 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
     read_series(r, o, s);
     read_devices(r, o, s);
     read_extras(r, o, s);
+    read_calltree(r, o, &s->calltree);
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);
         s->colls = malloc((n > TL_MAX_COLLECTIVES ? TL_MAX_COLLECTIVES : n) * sizeof *s->colls);

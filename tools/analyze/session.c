@@ -418,6 +418,73 @@ static char *lane_label(int kind, int64_t a, int64_t b, const char *name)
     return dupstr(buf);
 }
 
+/* ---- a CPU lane's calls ------------------------------------------------------------- */
+
+static int by_start_longer(const void *x, const void *y)
+{
+    const tl_lane_event *a = x, *b = y;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    if (a->dur_ns != b->dur_ns)
+        return a->dur_ns > b->dur_ns ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* The lane's kept calls (profile.h) on rows (aggregate.h, tl_lane_call): in
+ * start order, each goes to the first free row below the innermost kept
+ * call that contains it. calls_left: the lane's events not drawn by name. */
+static int lane_calls(tl_lane *lane, tl_strtab *names, const tl_cpu_lane *src, const tl_profile *p, int64_t base)
+{
+    lane->calls_left = src->events;
+    if (src->ntop == 0)
+        return 0;
+    tl_lane_event *ev = malloc(src->ntop * sizeof *ev);
+    lane->calls = malloc(src->ntop * sizeof *lane->calls);
+    if (ev == NULL || lane->calls == NULL) {
+        free(ev);
+        return -1;
+    }
+    memcpy(ev, src->top, src->ntop * sizeof *ev);
+    qsort(ev, src->ntop, sizeof *ev, by_start_longer);
+    int64_t row_end[TL_LANE_MAX_DEPTH];
+    uint32_t stack[TL_LANE_TOP_EVENTS];  /* kept calls still open, outermost first */
+    size_t nstack = 0;
+    for (int r = 0; r < TL_LANE_MAX_DEPTH; r++)
+        row_end[r] = INT64_MIN;
+    for (uint32_t i = 0; i < src->ntop; i++) {
+        const tl_lane_event *e = &ev[i];
+        int64_t end = e->ts_ns + e->dur_ns;
+        while (nstack > 0 && lane->calls[stack[nstack - 1]].ts_ns + lane->calls[stack[nstack - 1]].dur_ns - base <= e->ts_ns)
+            nstack--;
+        int row = 0;
+        for (size_t k = nstack; k-- > 0;) {
+            const tl_lane_call *c = &lane->calls[stack[k]];
+            if (c->ts_ns - base <= e->ts_ns && end <= c->ts_ns - base + c->dur_ns) {
+                row = c->row + 1;
+                break;
+            }
+        }
+        while (row < TL_LANE_MAX_DEPTH && row_end[row] > e->ts_ns)
+            row++;
+        if (row >= TL_LANE_MAX_DEPTH)
+            continue;
+        const char *name = tl_strtab_get(&p->strs, e->name);
+        uint32_t id = tl_strtab_intern(names, name, strlen(name));
+        if (id == UINT32_MAX) {
+            free(ev);
+            return -1;
+        }
+        row_end[row] = end;
+        stack[nstack++] = lane->ncalls;
+        lane->calls[lane->ncalls++] = (tl_lane_call){ e->ts_ns + base, e->dur_ns, id, (uint8_t)row };
+    }
+    free(ev);
+    lane->calls_left = src->events > lane->ncalls ? src->events - lane->ncalls : 0;
+    return 0;
+}
+
 static int by_lane_busy(const void *x, const void *y)
 {
     const tl_cpu_lane *a = x, *b = y;
@@ -481,6 +548,11 @@ static int timeline(tl_session *s, const tl_profile *p)
             for (int i = 0; i < TL_TIMELINE_BINS; i++) {
                 int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
                 lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
+            }
+            tl->nlanes = k + 1;
+            if (p->nesting == TL_NEST_DONE && lane_calls(lane, &tl->names, &order[k], p, base) != 0) {
+                free(order);
+                return -1;
             }
         }
         tl->nlanes = n;
@@ -720,6 +792,19 @@ static int telemetry(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* The profile's call tree with its names as strings (the session's own). */
+static int take_calltree(tl_session *s, const tl_profile *p)
+{
+    if (p->calltree == NULL || p->nesting != TL_NEST_DONE)
+        return 0;
+    if (tl_calltree_add(&s->calltree, p->calltree, &p->strs, NULL) != 0)
+        return -1;
+    free(s->calltree.slots); /* built for adding; a session's tree is only read */
+    s->calltree.slots = NULL;
+    s->calltree.nslots = 0;
+    return 0;
+}
+
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     if (tl_session_from_skipped(s, p) != 0)
@@ -736,7 +821,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
-        timeline(s, p) != 0 || mem_series(s, p) != 0)
+        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
@@ -783,9 +868,13 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
-    for (size_t i = 0; i < s->timeline.nlanes; i++)
+    for (size_t i = 0; i < s->timeline.nlanes; i++) {
         free(s->timeline.lanes[i].label);
+        free(s->timeline.lanes[i].calls);
+    }
     free(s->timeline.lanes);
+    tl_strtab_release(&s->timeline.names);
+    tl_calltree_release(&s->calltree);
     free(s->mem);
     free(s->device_name);
     free(s->series);

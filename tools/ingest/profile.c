@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "calltree.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -249,7 +250,14 @@ void tl_profile_shrink(tl_profile *p)
     free(p->gpu_samples);
     free(p->points);
     free(p->devices);
+    for (uint32_t i = 0; i < p->ncpu_lanes; i++)
+        free(p->cpu_lanes[i].top);
     free(p->cpu_lanes);
+    if (p->calltree != NULL) {
+        tl_calltree_release(p->calltree);
+        free(p->calltree);
+        p->calltree = NULL;
+    }
     free(p->blocking);
     free(p->ievents);
     free(p->tags);

@@ -282,16 +282,33 @@ typedef struct tl_diff_block {
     double memory;         /* its memory_usage_mb, bytes; NaN unknown */
 } tl_diff_block;
 #define TL_PROFILE_MAX_BLOCKS 100000 /* kept per profile; more are counted in the statistics only */
+/* One call of a CPU lane kept to be drawn by name: nesting.c keeps the
+ * TL_LANE_TOP_EVENTS longest calls of each thread that start at most
+ * TL_LANE_MAX_DEPTH levels deep in their kind's stack (nesting.h). */
+#define TL_LANE_TOP_EVENTS 512
+#define TL_LANE_MAX_DEPTH 8
+typedef struct tl_lane_event {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;         /* strtab id */
+    uint8_t depth;         /* 0: outermost of its kind */
+    uint8_t kind;          /* tl_calltree_kind (calltree.h) */
+} tl_lane_event;
 
 /* A CPU thread's activity over time (for timelines of traces without GPU
- * events): the busy time of its complete events in self-widening bins. */
+ * events): the busy time of its complete events in self-widening bins, and
+ * its longest calls (a min-heap by duration while reading). */
 #define TL_PROFILE_MAX_LANES 64
 typedef struct tl_cpu_lane {
     int64_t pid, tid;
     char name[64];         /* from thread_name metadata, "" if none */
     uint64_t events;
     tl_binner bins;
+    tl_lane_event *top;    /* at most TL_LANE_TOP_EVENTS (allocated on first use) */
+    uint32_t ntop;
+    uint64_t top_offered;  /* calls offered to top (the rest of the lane is in bins only) */
 } tl_cpu_lane;
+
+struct tl_calltree;
 
 /* ---- the profile -------------------------------------------------------- */
 
@@ -361,6 +378,9 @@ typedef struct tl_profile {
     uint64_t blocking_dropped;
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
     int nesting;              /* tl_nesting */
+    /* The call tree of the nested CPU events (calltree.h; names are ids in
+     * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */
+    struct tl_calltree *calltree;
 
     /* What was seen */
     uint64_t events;       /* events read (every phase) */

@@ -7,6 +7,7 @@ add_library(tally_readers STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_framepack.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_inferix.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/profile.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/calltree.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/kernel_class.c)
 target_include_directories(tally_readers PUBLIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest ${PROJECT_SOURCE_DIR}/lib)

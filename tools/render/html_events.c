@@ -59,7 +59,7 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
                 if (lane < 0) {
                     lane = (int)nl;
                     snprintf(labels[nl], sizeof labels[nl], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-                    lanes[nl] = (tl_svg_lane){ labels[nl], zero, zero, "", nl > 0 };
+                    lanes[nl] = (tl_svg_lane){ .label = labels[nl], .kind = zero, .level = zero, .group_start = nl > 0 };
                     snprintf(lanes[nl].note, sizeof lanes[nl].note, "events of rank %d", r->rank);
                     nl++;
                 }

@@ -59,6 +59,7 @@ void tl_html_headline(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);
+void tl_html_calltree(tl_html *h);
 void tl_html_steps(tl_html *h);
 /* Video diffusion (html_diffusion.c): a subsection of the steps section, nothing without records. */
 void tl_html_diffusion(tl_html *h);

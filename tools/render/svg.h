@@ -94,13 +94,26 @@ void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, 
 
 /* ---- timeline ------------------------------------------------------------------ */
 
+/* A call drawn by name under a CPU lane's band: [c0, c1) in columns, on a
+ * row by nesting (0 just below the band). */
+typedef struct tl_svg_call {
+    double c0, c1;
+    int row;
+    const char *name;          /* fitted to the box (labels.h); whole in the tooltip */
+    double dur_ns;
+} tl_svg_call;
+
 /* One swimlane at ncols columns: per column the dominant kind of work
- * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle). */
+ * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle);
+ * a CPU lane may add rows of calls under it. */
 typedef struct tl_svg_lane {
     const char *label;
     const uint8_t *kind, *level;
     char note[200];            /* tooltip of the lane */
     int group_start;           /* the first lane of a rank: a separator above it */
+    const tl_svg_call *calls;  /* NULL: none */
+    size_t ncalls;
+    int rows;                  /* rows of calls under the band */
 } tl_svg_lane;
 
 /* A step mark: a thin vertical line at column col over lanes [lane0, lane0+nlanes). */
