@@ -197,5 +197,20 @@ jcheck archive-members "$tmp/o" 'sum(1 for o in doc if o.get("events")) == 1'
 run inspect "$tmp/withreadme.zip" >"$tmp/o" 2>"$tmp/e"; expect_exit zip-readme 0 $?
 has zip-readme "$tmp/e" 'note: 1 file found by walking or in archives is not a profile .* README.md'
 
+# the names budget folds while calls are open on the nesting stacks: the
+# indices they hold are renumbered (a stale one read another name's statistic,
+# or past the table); "outer" keeps its exact inclusive and self time
+"$python" - "$tmp/fold.json" <<'PY'
+import json, sys
+ev = [{"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 0, "dur": 1000}]
+for i in range(40):
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "child%d" % i, "pid": 1, "tid": 1, "ts": 10 + 20 * i, "dur": 10})
+ev.append({"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 2000, "dur": 100})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+run aggregate -q --max-names 8 "$tmp/fold.json" -o "$tmp/fold.agg.json"; expect_exit fold-nesting 0 $?
+jcheck fold-nesting "$tmp/fold.agg.json" '[(n["count"], n["inclusive_ns"], n["self_ns"]) for n in doc["names"] if n["name"] == "outer"] == [(2, 1100000, 700000)]'
+jcheck fold-nesting-pool "$tmp/fold.agg.json" 'sum(n["count"] for n in doc["names"]) == 42'
+
 echo "reliability (ingest): $pass passed, $fail failed"
 [ $fail = 0 ]

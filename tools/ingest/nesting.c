@@ -7,16 +7,38 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The names budget folded the profile's statistics: every index held on the
+ * stacks and in the reorder heap is renumbered (profile.h's on_fold). */
+static void remap(void *ctx, const uint32_t *map, uint32_t nmap)
+{
+    tl_nest *n = ctx;
+    for (size_t i = 0; i < n->nheap; i++) {
+        uint32_t s = n->heap[i].stat;
+        n->heap[i].stat = s < nmap ? map[s] : UINT32_MAX;
+    }
+    for (size_t t = 0; t < n->nthreads; t++)
+        for (size_t k = 0; k < n->threads[t].n; k++) {
+            uint32_t s = n->threads[t].v[k].stat;
+            n->threads[t].v[k].stat = s < nmap ? map[s] : UINT32_MAX;
+        }
+}
+
 void tl_nest_init(tl_nest *n, tl_profile *p)
 {
     memset(n, 0, sizeof *n);
     n->p = p;
+    p->on_fold = remap;
+    p->on_fold_ctx = n;
     for (int k = 0; k < TL_CTK_COUNT; k++)
         n->roots[k] = TL_CALLTREE_NONE;
 }
 
 void tl_nest_release(tl_nest *n)
 {
+    if (n->p != NULL && n->p->on_fold_ctx == n) {
+        n->p->on_fold = NULL;
+        n->p->on_fold_ctx = NULL;
+    }
     for (size_t i = 0; i < n->nthreads; i++)
         free(n->threads[i].v);
     free(n->threads);
@@ -89,13 +111,16 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
 
 static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f)
 {
-    tl_name_stat *st = &n->p->stats[f->stat];
+    /* UINT32_MAX: the fold could not place the name (out of memory) */
+    tl_name_stat *st = f->stat < n->p->nstats ? &n->p->stats[f->stat] : NULL;
     int64_t dur = f->end - f->ts, self = dur - f->children;
-    st->self_ns += self > 0 ? self : 0;
-    if (f->outer)
-        st->incl_ns += dur;
-    if (st->open)
-        st->open--;
+    if (st != NULL) {
+        st->self_ns += self > 0 ? self : 0;
+        if (f->outer)
+            st->incl_ns += dur;
+        if (st->open)
+            st->open--;
+    }
     if (f->node != TL_CALLTREE_NONE) {
         tl_cnode *c = &n->tree->nodes[f->node];
         c->incl_ns += dur;
@@ -249,12 +274,13 @@ static void place(tl_nest *n, const tl_nest_item *e)
     }
     if (t->n > 0)
         t->v[t->n - 1].children += e->dur;
-    tl_name_stat *st = &n->p->stats[e->stat];
+    tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
     uint32_t node = node_of(n, t, e);
     lane_offer(n, t, e, t->n);
-    t->v[t->n] = (tl_nest_frame){ e->ts, end, adopted, e->stat, node, st->open == 0, t->n == 0 };
+    t->v[t->n] = (tl_nest_frame){ e->ts, end, adopted, e->stat, node, st == NULL || st->open == 0, t->n == 0 };
     t->n++;
-    st->open++;
+    if (st != NULL)
+        st->open++;
 }
 
 /* The reorder heap: a min-heap by (ts, longer first, arrival). */

@@ -442,10 +442,14 @@ static void fold_names(tl_profile *p)
     for (uint32_t k = keep; k < n; k++)
         if (p->stats[order[k].at].name != other)
             fold[order[k].at] = 1;
-    uint32_t m = 0;
+    uint32_t m = 0, *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+    if (map == NULL)
+        goto out;
     for (uint32_t i = 0; i < n; i++)
-        if (!fold[i])
+        if (!fold[i]) {
+            map[i] = m;
             kept[m++] = p->stats[i];
+        }
     tl_name_stat *folded = p->stats;
     uint32_t nfolded = n;
     p->stats = kept;
@@ -460,18 +464,31 @@ static void fold_names(tl_profile *p)
     free(p->stat_slots);
     p->stat_slots = NULL;
     p->nstat_slots = want / 2;
-    if (stat_rehash(p) != 0)
+    if (stat_rehash(p) != 0) {
         p->nstats = 0; /* out of memory: an empty table is still a consistent one */
+        for (uint32_t i = 0; i < n; i++)
+            map[i] = UINT32_MAX;
+    }
     for (uint32_t i = 0; i < nfolded; i++) {
         if (!fold[i])
             continue;
         tl_name_stat *o = other_stat(p, folded[i].cat, folded[i].cat_class);
-        if (o != NULL)
+        map[i] = o != NULL ? (uint32_t)(o - p->stats) : UINT32_MAX;
+        if (o != NULL) {
             tl_dur_stat_merge(&o->d, &folded[i].d, TL_PROFILE_MAX_SAMPLES);
+            /* the pool takes over the folded name's nesting: its times so
+             * far, and its occurrences still open on the stacks */
+            o->incl_ns += folded[i].incl_ns;
+            o->self_ns += folded[i].self_ns;
+            o->open += folded[i].open;
+        }
         tl_dur_stat_release(&folded[i].d);
         p->names_folded++;
     }
     free(folded);
+    if (p->on_fold != NULL)
+        p->on_fold(p->on_fold_ctx, map, nfolded);
+    free(map);
 out:
     free(order);
     free(fold);

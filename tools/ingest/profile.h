@@ -418,6 +418,11 @@ typedef struct tl_profile {
     uint32_t other_pools;   /* "(other names)" statistics made */
     uint32_t other_first;   /* index + 1 of the first one */
     int names_warned;
+    /* Called once, when the fold renumbers the statistics: map[old index] is
+     * the new index (a folded name's is its "(other names)" pool), for a
+     * reader that holds indices across events (nesting.c's stacks). */
+    void (*on_fold)(void *ctx, const uint32_t *map, uint32_t n);
+    void *on_fold_ctx;
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
     /* A libtally trace whose report (same rank, same start) is also an
