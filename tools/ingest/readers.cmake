@@ -11,6 +11,7 @@ add_library(tally_readers STATIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/calltree.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/kernel_class.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/session.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/ingest/partial_fields.c
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest/read_partial.c)
 target_include_directories(tally_readers PUBLIC
   ${CMAKE_CURRENT_SOURCE_DIR}/ingest ${PROJECT_SOURCE_DIR}/lib)

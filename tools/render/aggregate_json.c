@@ -1,9 +1,9 @@
 /*
- * aggregate_json.c - the aggregate as JSON (schema/tally-aggregate.schema.json),
- * and the partial aggregate: the list of session results, written so that
- * reading it back gives the same sessions bit for bit (integers as integers,
- * doubles in their shortest round-trip form, histograms as sparse buckets).
- * The reader of partials is ingest's (ingest/read_partial.c).
+ * aggregate_json.c - the aggregate as JSON (schema/tally-aggregate.schema.json):
+ * the tables users and machines read (ranks, across ranks, names, the merged
+ * call tree, stragglers, recommendations, inputs), then every session result
+ * exactly as a partial holds it (partial_json.c), so that an aggregate is an
+ * input too.
  */
 #define _GNU_SOURCE
 #include "render.h"
@@ -40,8 +40,6 @@ static void kv_pct(tl_json *j, const char *k, double v)
     else
         tl_json_null(j);
 }
-
-static void write_sessions(tl_json *j, const tl_aggregate *a);
 
 /* ---- the aggregate ------------------------------------------------------- */
 
@@ -435,11 +433,6 @@ static void write_recs(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
-static const char *rank_source_word(int s)
-{
-    return s == TL_RANK_CONTENT ? "content" : s == TL_RANK_NAME ? "name" : s == TL_RANK_ORDER ? "order" : "unknown";
-}
-
 static void write_inputs(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -451,7 +444,7 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
         tl_json_key(j, "rank");
         s->rank >= 0 ? tl_json_int(j, s->rank) : tl_json_null(j);
         tl_json_key(j, "rank_source");
-        s->rank >= 0 ? tl_json_string(j, rank_source_word(s->rank_source)) : tl_json_null(j);
+        s->rank >= 0 ? tl_json_string(j, tl_rank_source_name(s->rank_source)) : tl_json_null(j);
         tl_json_kv_string(j, "rank_detail", s->rank_detail);
         tl_json_kv_int(j, "session", s->session);
         tl_json_kv_bool(j, "truncated", s->truncated);
@@ -467,14 +460,6 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
-static void write_options(tl_json *j, const tl_analyze_options *o)
-{
-    tl_json_object_begin(j);
-    tl_json_kv_string(j, "window", o->whole_trace ? "whole-trace" : "profiler-steps");
-    tl_json_kv_int(j, "kernel_wait_ns", o->kernel_wait_ns);
-    tl_json_object_end(j);
-}
-
 void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
 {
     tl_json_object_begin(j);
@@ -482,7 +467,7 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_kv_int(j, "version", 1);
     tl_json_kv_string(j, "producer", producer);
     tl_json_key(j, "options");
-    write_options(j, &a->opt);
+    tl_partial_write_options(j, &a->opt);
     tl_json_kv_uint(j, "world_size_seen", a->nranks);
     tl_json_key(j, "ranks");
     write_ranks(j, a);
@@ -533,477 +518,7 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     /* The exact session results, as in a partial: an aggregate is also an
      * input (tally report, summary, compare, merge take it back). */
     tl_json_key(j, "sessions");
-    write_sessions(j, a);
-    tl_json_object_end(j);
-    tl_json_write(j, "\n", 1);
-}
-
-/* ---- the partial: sessions, exactly --------------------------------------- */
-
-static void write_stat(tl_json *j, const tl_dur_stat *d)
-{
-    tl_json_object_begin(j);
-    tl_json_kv_uint(j, "count", d->count);
-    tl_json_kv_uint(j, "total", d->total);
-    tl_json_kv_uint(j, "min", d->min);
-    tl_json_kv_uint(j, "max", d->max);
-    tl_json_kv_double(j, "mean", d->mean);
-    tl_json_kv_double(j, "m2", d->m2);
-    tl_json_key(j, "hist"); /* sparse: [bucket, count] with bucket = page * 64 + slot */
-    tl_json_array_begin(j);
-    for (unsigned p = 0; p < TL_HIST_PAGES; p++) {
-        if (d->hist.pages[p] == NULL)
-            continue;
-        for (unsigned s = 0; s < TL_HIST_SUB; s++) {
-            if (d->hist.pages[p][s] == 0)
-                continue;
-            tl_json_array_begin(j);
-            tl_json_uint(j, p * TL_HIST_SUB + s);
-            tl_json_uint(j, d->hist.pages[p][s]);
-            tl_json_array_end(j);
-        }
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "samples");
-    tl_json_array_begin(j);
-    for (uint32_t i = 0; i < d->nsamples; i++)
-        tl_json_uint(j, d->samples[i]);
-    tl_json_array_end(j);
-    tl_json_kv_uint(j, "samples_dropped", d->samples_dropped);
-    tl_json_object_end(j);
-}
-
-/* A CPU lane's calls drawn by name: "calls": [[ts, dur, row, name id]] and
- * "calls_left" (absent in partials of an older tally). */
-static void write_lane_calls(tl_json *j, const tl_lane *l)
-{
-    tl_json_key(j, "calls");
-    tl_json_array_begin(j);
-    for (uint32_t i = 0; i < l->ncalls; i++) {
-        tl_json_array_begin(j);
-        tl_json_int(j, l->calls[i].ts_ns);
-        tl_json_int(j, l->calls[i].dur_ns);
-        tl_json_int(j, l->calls[i].row);
-        tl_json_uint(j, l->calls[i].name);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_kv_uint(j, "calls_left", l->calls_left);
-}
-
-/* The call tree of a session (calltree.h): "calltree": {"dropped": N,
- * "names": [...], "nodes": [[parent | -1, name id, incl, self, count]]},
- * nodes in their order (a parent before its children). Written only when
- * the session has one; read_calltree is its mirror. */
-static void write_calltree(tl_json *j, const tl_calltree *t)
-{
-    if (t->n == 0)
-        return;
-    tl_json_key(j, "calltree");
-    tl_json_object_begin(j);
-    tl_json_kv_uint(j, "dropped", t->dropped);
-    tl_json_key(j, "names");
-    tl_json_array_begin(j);
-    for (uint32_t i = 0; i < t->names.n; i++)
-        tl_json_string(j, tl_strtab_get(&t->names, i));
-    tl_json_array_end(j);
-    tl_json_key(j, "nodes");
-    tl_json_array_begin(j);
-    for (uint32_t i = 0; i < t->n; i++) {
-        const tl_cnode *c = &t->nodes[i];
-        tl_json_array_begin(j);
-        tl_json_int(j, c->parent == TL_CALLTREE_NONE ? -1 : (int64_t)c->parent);
-        tl_json_uint(j, c->name);
-        tl_json_int(j, c->incl_ns);
-        tl_json_int(j, c->self_ns);
-        tl_json_uint(j, c->count);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_object_end(j);
-}
-
-/* Lanes with their bins: a kind that is all zero is written as []. Floats
- * print in a form that reads back to the same float. */
-static void write_timeline(tl_json *j, const tl_timeline *t)
-{
-    tl_json_key(j, "timeline");
-    tl_json_object_begin(j);
-    tl_json_kv_int(j, "start_ns", t->start_ns);
-    tl_json_kv_int(j, "end_ns", t->end_ns);
-    tl_json_key(j, "lanes");
-    tl_json_array_begin(j);
-    for (size_t k = 0; k < t->nlanes; k++) {
-        const tl_lane *l = &t->lanes[k];
-        tl_json_object_begin(j);
-        tl_json_kv_int(j, "kind", l->kind);
-        tl_json_kv_int(j, "a", l->a);
-        tl_json_kv_int(j, "b", l->b);
-        tl_json_kv_string(j, "label", l->label);
-        tl_json_key(j, "busy");
-        tl_json_array_begin(j);
-        for (int kt = 0; kt < TL_KT_COUNT; kt++) {
-            int any = 0;
-            for (int i = 0; i < TL_TIMELINE_BINS && !any; i++)
-                any = l->busy[kt][i] != 0.0f;
-            tl_json_array_begin(j);
-            for (int i = 0; any && i < TL_TIMELINE_BINS; i++)
-                tl_json_double(j, (double)l->busy[kt][i]);
-            tl_json_array_end(j);
-        }
-        tl_json_array_end(j);
-        if (l->ncalls > 0 || l->calls_left > 0)
-            write_lane_calls(j, l);
-        tl_json_object_end(j);
-    }
-    tl_json_array_end(j);
-    if (t->names.n > 0) {
-        tl_json_key(j, "names");
-        tl_json_array_begin(j);
-        for (uint32_t i = 0; i < t->names.n; i++)
-            tl_json_string(j, tl_strtab_get(&t->names, i));
-        tl_json_array_end(j);
-    }
-    tl_json_object_end(j);
-}
-
-static void num_or_null(tl_json *j, double v)
-{
-    isfinite(v) ? tl_json_double(j, v) : tl_json_null(j);
-}
-
-/* telemetry: [{series, device, n, start_ns, end_ns, min, max, mean, energy_j,
- * bins: [[min, mean, max] | null]}] */
-static void write_series(tl_json *j, const tl_session *s)
-{
-    tl_json_key(j, "telemetry");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nseries; i++) {
-        const tl_tseries *t = &s->series[i];
-        tl_json_object_begin(j);
-        tl_json_kv_string(j, "series", tl_series_kind_name(t->kind));
-        tl_json_kv_int(j, "device", t->device);
-        tl_json_kv_int(j, "n", (int64_t)t->n);
-        tl_json_kv_int(j, "start_ns", t->start_ns);
-        tl_json_kv_int(j, "end_ns", t->end_ns);
-        kv_num(j, "min", t->min);
-        kv_num(j, "max", t->max);
-        kv_num(j, "mean", t->mean);
-        kv_num(j, "energy_j", t->energy_j);
-        tl_json_key(j, "bins");
-        tl_json_array_begin(j);
-        for (int b = 0; b < t->nbins; b++) {
-            if (isnan(t->bmean[b])) {
-                tl_json_null(j);
-                continue;
-            }
-            tl_json_array_begin(j);
-            num_or_null(j, t->bmin[b]);
-            num_or_null(j, t->bmean[b]);
-            num_or_null(j, t->bmax[b]);
-            tl_json_array_end(j);
-        }
-        tl_json_array_end(j);
-        tl_json_object_end(j);
-    }
-    tl_json_array_end(j);
-}
-
-static void int_or_null(tl_json *j, int64_t v, int64_t unknown)
-{
-    v == unknown ? tl_json_null(j) : tl_json_int(j, v);
-}
-
-/* What a session carries besides its timings (aggregate.h): events, tags,
- * counters, system, diffusion, health, growth. */
-static void write_extras(tl_json *j, const tl_session *s)
-{
-    tl_json_kv_uint(j, "events_total", s->events_total);
-    tl_json_key(j, "events");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nevents; i++) {
-        tl_json_array_begin(j);
-        int_or_null(j, s->events[i].ts_ns, INT64_MIN);
-        tl_json_string(j, s->events[i].name);
-        tl_json_string(j, s->events[i].payload);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "tags");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->ntags; i++)
-        tl_json_string(j, s->tags[i]);
-    tl_json_array_end(j);
-    tl_json_kv_uint(j, "counters_total", s->counters_total);
-    tl_json_key(j, "counters");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->ncounters; i++) {
-        const tl_scounter *c = &s->counters[i];
-        tl_json_array_begin(j);
-        tl_json_string(j, c->name);
-        tl_json_int(j, c->source);
-        tl_json_uint(j, c->count);
-        num_or_null(j, c->min);
-        num_or_null(j, c->mean);
-        num_or_null(j, c->max);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "system");
-    tl_json_object_begin(j);
-    tl_json_key(j, "hostname");
-    s->sys.hostname ? tl_json_string(j, s->sys.hostname) : tl_json_null(j);
-    tl_json_key(j, "os");
-    s->sys.os ? tl_json_string(j, s->sys.os) : tl_json_null(j);
-    tl_json_kv_int(j, "cpus", s->sys.cpus);
-    kv_num(j, "memory_bytes", s->sys.memory_bytes > 0 ? s->sys.memory_bytes : NAN);
-    tl_json_object_end(j);
-    const tl_sdiffusion *d = &s->diff;
-    tl_json_key(j, "diffusion");
-    if (d->blocks == 0 && d->steps == 0 && d->layers == 0) {
-        tl_json_null(j);
-    } else {
-        tl_json_object_begin(j);
-        tl_json_kv_uint(j, "blocks", d->blocks);
-        tl_json_kv_uint(j, "sized", d->sized);
-        kv_num(j, "frames", d->frames);
-        kv_num(j, "size_min", d->size_min);
-        kv_num(j, "size_max", d->size_max);
-        tl_json_kv_int(j, "block_ns", d->block_ns);
-        tl_json_kv_int(j, "sized_ns", d->sized_ns);
-        tl_json_kv_int(j, "first_block_ns", d->first_block_ns);
-        tl_json_kv_int(j, "later_median_ns", d->later_median_ns);
-        tl_json_kv_uint(j, "steps", d->steps);
-        tl_json_kv_int(j, "step_ns", d->step_ns);
-        tl_json_kv_uint(j, "layers", d->layers);
-        tl_json_kv_int(j, "layers_ns", d->layers_ns);
-        tl_json_key(j, "top_layer");
-        d->top_layer ? tl_json_string(j, d->top_layer) : tl_json_null(j);
-        tl_json_kv_int(j, "top_layer_ns", d->top_layer_ns);
-        tl_json_object_end(j);
-    }
-    /* [device, temp_n, hot_n, hot_ns, temp_max, power_n, cap_n, power_limit_w, power_max,
-     *  reasons_n, thermal_n, power_throttle_n] */
-    tl_json_key(j, "health");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nhealth; i++) {
-        const tl_shealth *h = &s->health[i];
-        tl_json_array_begin(j);
-        tl_json_int(j, h->device);
-        tl_json_uint(j, h->temp_n);
-        tl_json_uint(j, h->hot_n);
-        tl_json_int(j, h->hot_ns);
-        num_or_null(j, h->temp_max);
-        tl_json_uint(j, h->power_n);
-        tl_json_uint(j, h->cap_n);
-        num_or_null(j, h->power_limit_w);
-        num_or_null(j, h->power_max);
-        tl_json_uint(j, h->reasons_n);
-        tl_json_uint(j, h->thermal_n);
-        tl_json_uint(j, h->power_throttle_n);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    /* [what, metric, n, drops, first, last, max, span_ns] */
-    tl_json_key(j, "growth");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->ngrowth; i++) {
-        const tl_sgrowth *g = &s->growth[i];
-        tl_json_array_begin(j);
-        tl_json_string(j, g->what);
-        tl_json_int(j, g->metric);
-        tl_json_uint(j, g->n);
-        tl_json_uint(j, g->drops);
-        num_or_null(j, g->first);
-        num_or_null(j, g->last);
-        num_or_null(j, g->max);
-        tl_json_int(j, g->span_ns);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-}
-
-static void write_session(tl_json *j, const tl_session *s)
-{
-    tl_json_object_begin(j);
-    tl_json_kv_string(j, "path", s->path);
-    tl_json_kv_int(j, "format", s->format);
-    tl_json_kv_int(j, "rank", s->rank);
-    tl_json_kv_int(j, "world_size", s->world_size);
-    tl_json_kv_int(j, "rank_source", s->rank_source);
-    tl_json_kv_string(j, "rank_detail", s->rank_detail);
-    tl_json_kv_int(j, "start_ns", s->start_ns);
-    tl_json_kv_int(j, "span_ns", s->span_ns);
-    tl_json_kv_int(j, "truncated", s->truncated);
-    tl_json_key(j, "companion_of");
-    s->companion_of ? tl_json_string(j, s->companion_of) : tl_json_null(j);
-    tl_json_key(j, "warnings");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nwarnings; i++)
-        tl_json_string(j, s->warnings[i]);
-    tl_json_array_end(j);
-    tl_json_key(j, "names");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nnames; i++) {
-        const tl_sname *n = &s->names[i];
-        tl_json_object_begin(j);
-        tl_json_kv_int(j, "group", n->group);
-        tl_json_kv_string(j, "name", n->name);
-        tl_json_kv_int(j, "exact", n->exact);
-        kv_num(j, "median_ns", n->median_ns);
-        kv_num(j, "p95_ns", n->p95_ns);
-        kv_num(j, "std_ns", n->std_ns);
-        tl_json_kv_int(j, "incl_ns", n->incl_ns);
-        tl_json_kv_int(j, "self_ns", n->self_ns);
-        tl_json_key(j, "stat");
-        write_stat(j, &n->d);
-        tl_json_object_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "kernels");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nkernels; i++) {
-        tl_json_object_begin(j);
-        tl_json_kv_string(j, "name", s->kernels[i].name);
-        tl_json_kv_int(j, "type", s->kernels[i].type);
-        tl_json_key(j, "stat");
-        write_stat(j, &s->kernels[i].d);
-        tl_json_object_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "steps");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nsteps; i++) {
-        tl_json_array_begin(j);
-        tl_json_int(j, s->steps[i].number);
-        tl_json_int(j, s->steps[i].dur_ns);
-        tl_json_int(j, s->steps[i].compute_ns);
-        tl_json_int(j, s->steps[i].ts_ns);
-        tl_json_int(j, s->steps[i].partial);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    const tl_gpu_breakdown *g = &s->gpu;
-    tl_json_key(j, "gpu");
-    tl_json_object_begin(j);
-    tl_json_kv_int(j, "present", g->present);
-    tl_json_kv_int(j, "whole_trace", g->whole_trace);
-    tl_json_kv_int(j, "steps_in_window", g->steps_in_window);
-    tl_json_kv_int(j, "window_start", g->window_start);
-    tl_json_kv_int(j, "window_end", g->window_end);
-    tl_json_kv_uint(j, "events", g->events);
-    tl_json_kv_int(j, "kernel_time", g->kernel_time);
-    tl_json_kv_int(j, "busy", g->busy);
-    tl_json_kv_int(j, "idle", g->idle);
-    tl_json_kv_int(j, "compute", g->compute);
-    tl_json_kv_int(j, "non_compute", g->non_compute);
-    tl_json_kv_int(j, "comm", g->comm);
-    tl_json_kv_int(j, "comm_compute", g->comm_compute);
-    tl_json_key(j, "by_mask");
-    tl_json_array_begin(j);
-    for (int m = 0; m < 8; m++)
-        tl_json_int(j, g->by_mask[m]);
-    tl_json_array_end(j);
-    tl_json_key(j, "streams");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < g->nstreams; i++) {
-        const tl_stream_idle *st = &g->streams[i];
-        tl_json_array_begin(j);
-        tl_json_int(j, st->device);
-        tl_json_int(j, st->stream);
-        tl_json_int(j, st->host_wait);
-        tl_json_int(j, st->kernel_wait);
-        tl_json_int(j, st->other);
-        tl_json_uint(j, st->gaps);
-        tl_json_int(j, st->busy);
-        tl_json_uint(j, st->host_gaps);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_kv_int(j, "blocked_idle", g->blocked_idle);
-    tl_json_kv_string(j, "blocking_call", g->blocking_call);
-    tl_json_kv_int(j, "blocking_call_ns", g->blocking_call_ns);
-    tl_json_object_end(j);
-    tl_json_key(j, "collectives");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->ncolls; i++) {
-        tl_json_array_begin(j);
-        tl_json_uint(j, s->colls[i].kernel);
-        tl_json_int(j, s->colls[i].dur_ns);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "snapshots");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nsnaps; i++) {
-        tl_json_object_begin(j);
-        tl_json_kv_string(j, "label", s->snaps[i].label);
-        kv_num(j, "allocated", s->snaps[i].allocated);
-        kv_num(j, "reserved", s->snaps[i].reserved);
-        kv_num(j, "peak_allocated", s->snaps[i].peak_allocated);
-        kv_num(j, "rss", s->snaps[i].rss);
-        kv_num(j, "device_used", s->snaps[i].device_used);
-        tl_json_key(j, "ts_ns");
-        s->snaps[i].ts_ns == INT64_MIN ? tl_json_null(j) : tl_json_int(j, s->snaps[i].ts_ns);
-        tl_json_object_end(j);
-    }
-    tl_json_array_end(j);
-    write_timeline(j, &s->timeline);
-    tl_json_key(j, "mem");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->nmem; i++) {
-        tl_json_array_begin(j);
-        tl_json_int(j, s->mem[i].ts_ns);
-        isfinite(s->mem[i].allocated) ? tl_json_double(j, s->mem[i].allocated) : tl_json_null(j);
-        isfinite(s->mem[i].reserved) ? tl_json_double(j, s->mem[i].reserved) : tl_json_null(j);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    tl_json_key(j, "device_name");
-    s->device_name ? tl_json_string(j, s->device_name) : tl_json_null(j);
-    kv_num(j, "peak_allocated", s->peak_allocated);
-    kv_num(j, "peak_reserved", s->peak_reserved);
-    kv_num(j, "device_total", s->device_total);
-    kv_num(j, "peak_rss", s->peak_rss);
-    kv_num(j, "peak_device_used", s->peak_device_used);
-    kv_num(j, "gpu_util_mean", s->gpu_util_mean);
-    tl_json_kv_int(j, "abs_time", s->abs_time);
-    tl_json_kv_int(j, "pid", s->pid);
-    tl_json_kv_uint(j, "graph_launches", s->graph_launches);
-    tl_json_key(j, "devices");
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < s->ndevices; i++) {
-        tl_json_array_begin(j);
-        tl_json_int(j, s->devices[i].id);
-        tl_json_string(j, s->devices[i].name);
-        num_or_null(j, s->devices[i].total_memory);
-        tl_json_array_end(j);
-    }
-    tl_json_array_end(j);
-    write_series(j, s);
-    write_extras(j, s);
-    write_calltree(j, &s->calltree);
-    tl_json_object_end(j);
-}
-
-static void write_sessions(tl_json *j, const tl_aggregate *a)
-{
-    tl_json_array_begin(j);
-    for (size_t i = 0; i < a->nsessions; i++)
-        write_session(j, &a->sessions[i]);
-    tl_json_array_end(j);
-}
-
-void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
-{
-    tl_json_object_begin(j);
-    tl_json_kv_string(j, "format", "tally-partial");
-    tl_json_kv_int(j, "version", 1);
-    tl_json_kv_string(j, "producer", producer);
-    tl_json_key(j, "options");
-    write_options(j, &a->opt);
-    tl_json_key(j, "sessions");
-    write_sessions(j, a);
+    tl_partial_write_sessions(j, a->sessions, a->nsessions);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }
