@@ -27,6 +27,11 @@
 
 #include "session.h"
 
+/* The version a partial is written in: 2 writes enums by name; version 1
+ * (their integers) reads too. An aggregate's "sessions" are written the same
+ * way under the aggregate's own version, 1. */
+#define TL_PARTIAL_VERSION 2
+
 /* The ranges a partial's numbers must lie in. Durations and sums of them are
  * at most TL_PARTIAL_MAX_NS; timestamps lie within +-TL_PARTIAL_MAX_TS
  * (differences of two fit an int64), with INT64_MIN / INT64_MAX allowed

@@ -686,9 +686,12 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
         return -1;
     }
     json_t *ver = json_object_get(root, "version");
-    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
-        snprintf(err, errlen, "partial aggregate version %lld is not supported (expected 1)",
-                 json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL);
+    int partial = strcmp(json_string_value(json_object_get(root, "format")), "tally-partial") == 0;
+    int newest = partial ? TL_PARTIAL_VERSION : 1;
+    if (!json_is_integer(ver) || json_integer_value(ver) < 1 || json_integer_value(ver) > newest) {
+        snprintf(err, errlen, "%s version %lld is not supported (this tally reads versions 1 to %d)",
+                 partial ? "partial aggregate" : "aggregate",
+                 json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL, newest);
         return -1;
     }
     json_t *opt = json_object_get(root, "options"), *sessions = json_object_get(root, "sessions"), *x;

@@ -294,7 +294,7 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
 {
     tl_json_object_begin(j);
     tl_json_kv_string(j, "format", "tally-partial");
-    tl_json_kv_int(j, "version", 1);
+    tl_json_kv_int(j, "version", TL_PARTIAL_VERSION);
     tl_json_kv_string(j, "producer", producer);
     tl_json_key(j, "options");
     tl_partial_write_options(j, &a->opt);
