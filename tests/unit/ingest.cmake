@@ -21,3 +21,10 @@ if(TARGET tally_inputs)
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sniff.c
     LIBS tally_inputs)
 endif()
+
+# The rank from an input's name (tools/ingest/run.c, tl_rank_from_path).
+if(TARGET tally_inputs)
+  tally_add_unit_test(test_rank_from_path
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_rank_from_path.c
+    LIBS tally_inputs)
+endif()
