@@ -37,6 +37,14 @@ if(TARGET tally_cli)
       ${TALLY_PYTHON} ${_an_work}/schema)
   set_tests_properties(aggregate_schema PROPERTIES LABELS analysis)
 
+  # Partials (tally aggregate --partial, merge --partial) validate against their schema, with
+  # enums written by name.
+  add_test(NAME partial_schema
+    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/analysis/partial_schema_check.sh
+      $<TARGET_FILE:tally_cli> ${TALLY_CORPUS} ${PROJECT_SOURCE_DIR}/schema/tally-partial.schema.json
+      ${TALLY_PYTHON} ${_an_work}/partial_schema ${PROJECT_SOURCE_DIR})
+  set_tests_properties(partial_schema PROPERTIES LABELS analysis)
+
   # Sampled telemetry: crafted libtally and Inferix reports, the corpus Inferix reports
   # and a real run with the fake NVML, checked in summary, aggregate JSON, Markdown, HTML.
   set(_tel_real "")

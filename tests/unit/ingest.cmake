@@ -28,3 +28,11 @@ if(TARGET tally_inputs)
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_rank_from_path.c
     LIBS tally_inputs)
 endif()
+
+# The partial aggregate format (tools/ingest/partial_fields.c): its reader (ingest), its
+# writer (render) and schema/tally-partial.schema.json against one another.
+if(TARGET tally_render)
+  tally_add_unit_test(test_partial
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_partial.c
+    LIBS tally_render tally_analyze)
+endif()
