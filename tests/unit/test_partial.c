@@ -532,7 +532,11 @@ static const char *missing_what(const tl_field *f)
     case TL_F_STR:
     case TL_F_STR_BUF: return "expected a string";
     case TL_F_ENUM: return "expected one of its names";
-    case TL_F_STRINGS: return f->max ? "expected an array of at most the limit of strings" : "expected an array";
+    case TL_F_STRINGS: {
+        static char what[64];
+        snprintf(what, sizeof what, "expected an array of at most %zu strings", f->max);
+        return f->max ? what : "expected an array";
+    }
     case TL_F_OBJECT: return (f->flags & TL_FF_NULLABLE) ? "expected an object or null" : "expected an object";
     default: return "expected an array";
     }
@@ -615,8 +619,7 @@ static void walk_field(walk *w, const tl_fields *t, size_t i, json_t *holder, co
         break;
     case TL_F_STRINGS:
         expect_msg(w, holder, t, i, json_pack("[i]", 1), "expected strings", where);
-        expect_msg(w, holder, t, i, json_integer(1),
-                   f->max ? "expected an array of at most the limit of strings" : "expected an array", where);
+        expect_msg(w, holder, t, i, json_integer(1), missing_what(f), where);
         break;
     case TL_F_OBJECT: {
         expect_msg(w, holder, t, i, json_integer(1),
@@ -635,7 +638,8 @@ static void walk_field(walk *w, const tl_fields *t, size_t i, json_t *holder, co
             for (size_t k = 0; k <= f->max; k++)
                 json_array_append(many, json_array_get(v, 0));
             char what[96];
-            snprintf(what, sizeof what, "more than the limit%s%s", f->max_key ? " or " : "", f->max_key ? f->max_key : "");
+            snprintf(what, sizeof what, "more than %zu (the limit)%s%s", f->max, f->max_key ? " or " : "",
+                     f->max_key ? f->max_key : "");
             expect_msg(w, holder, t, i, many, what, where);
         }
         assert_true(json_array_size(v) > 0);

@@ -34,9 +34,11 @@
 #define TS_NULL(k, m, ...) FIELD(k, TL_F_TS_NULL, m, .ctype = CT(m), .def = INT64_MIN, __VA_ARGS__)
 #define NUM(k, m, ...) FIELD(k, TL_F_NUM, m, .ctype = TL_C_DOUBLE, __VA_ARGS__)
 #define ENUM(k, m, fn, l, h, ...) FIELD(k, TL_F_ENUM, m, .ctype = CT(m), .name = fn, .lo = (l), .hi = (h), __VA_ARGS__)
-#define STRINGS(k, m, n, ...) FIELD(k, TL_F_STRINGS, m, .ctype = TL_C_PTR, .count = offsetof(ST, n), __VA_ARGS__)
+/* The offset of an array's count, which must be a size_t (else no _Generic association: an error). */
+#define COUNT_OF(n) (offsetof(ST, n) + 0 * sizeof(char[_Generic(((ST *)0)->n, size_t: 1)]))
+#define STRINGS(k, m, n, ...) FIELD(k, TL_F_STRINGS, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), __VA_ARGS__)
 #define OBJECT(k, m, t, ...) FIELD(k, TL_F_OBJECT, m, .sub = &(t), __VA_ARGS__)
-#define ARRAY(k, m, n, t, ...) FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = offsetof(ST, n), .sub = &(t), __VA_ARGS__)
+#define ARRAY(k, m, n, t, ...) FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), .sub = &(t), __VA_ARGS__)
 #define CUSTOM(k, id, ...) { .key = k, .type = TL_F_CUSTOM, .custom = id, __VA_ARGS__ }
 #define TABLE(name, what, st, is_tuple, chk)                                                                   \
     const tl_fields name = { what, name##_f, sizeof name##_f / sizeof name##_f[0], sizeof(st), is_tuple, chk }

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define READER_DEPTH 8 /* session > names[i] > stat: the deepest is 3 */
+#define READER_DEPTH 8 /* the deepest is names[i].stat: 2 */
 
 typedef struct reader {
     char *err;
@@ -110,7 +110,7 @@ static int64_t earlier(const tl_fields *t, const void *base, const char *key)
     for (size_t i = 0; i < t->n; i++)
         if (strcmp(t->f[i].key, key) == 0)
             return member_int(base, &t->f[i]);
-    return 0; /* not reached: test_partial checks that every bound names an earlier field */
+    return 0; /* not reached: a bound that is not an earlier field fails test_partial's round trips */
 }
 
 static char *dup_or_bad(reader *r, const char *s)
@@ -507,7 +507,10 @@ static void read_strings(reader *r, const tl_field *f, const json_t *v, void *ba
     json_t *x;
     size_t i, n = json_array_size(v);
     if (!json_is_array(v) || (f->max && n > f->max)) {
-        bad_key(r, f->key, f->max ? "expected an array of at most the limit of strings" : "expected an array");
+        char what[64] = "expected an array";
+        if (f->max)
+            snprintf(what, sizeof what, "expected an array of at most %zu strings", f->max);
+        bad_key(r, f->key, what);
         return;
     }
     char **s = calloc(n + 1, sizeof *s);
@@ -537,8 +540,12 @@ static void read_array(reader *r, const tl_fields *t, const tl_field *f, const j
     }
     if ((f->max && n > f->max) || (f->max_key && (int64_t)n > earlier(t, base, f->max_key))) {
         char what[96];
-        snprintf(what, sizeof what, "more than %s%s%s", f->max ? "the limit" : "", f->max && f->max_key ? " or " : "",
-                 f->max_key ? f->max_key : "");
+        if (f->max && f->max_key)
+            snprintf(what, sizeof what, "more than %zu (the limit) or %s", f->max, f->max_key);
+        else if (f->max)
+            snprintf(what, sizeof what, "more than %zu (the limit)", f->max);
+        else
+            snprintf(what, sizeof what, "more than %s", f->max_key);
         bad_key(r, f->key, what);
         return;
     }
