@@ -415,10 +415,10 @@ static void test_seeds(void **state)
         json_t *doc = json_loads(text, 0, NULL);
         assert_non_null(doc);
         const char *producer = json_string_value(json_object_get(doc, "producer"));
-        int version = (int)json_integer_value(json_object_get(doc, "version"));
+        json_int_t version = json_integer_value(json_object_get(doc, "version"));
         int partial = strcmp(json_string_value(json_object_get(doc, "format")), "tally-partial") == 0;
         char *written = round_trip(text, producer ? producer : "", name);
-        if (partial && version == 2)
+        if (strstr(name, ".v2.partial.json") != NULL)
             assert_string_equal(written, text); /* what tally wrote, byte for byte */
         char *dot = strstr(name, ".partial.json");
         if (partial && version == 1 && dot != NULL) {

@@ -67,6 +67,14 @@ static void bad_key(reader *r, const char *key, const char *what)
     bad(r, msg);
 }
 
+/* A number's value, -0 read as 0: the writer prints -0.0 as "-0", which
+ * reads back as the integer 0, so a partial would not write back the same. */
+static double number(const json_t *v)
+{
+    double x = json_number_value(v);
+    return x == 0 ? 0.0 : x;
+}
+
 static int ts_ok(int64_t v)
 {
     return v == INT64_MIN || v == INT64_MAX || (v >= -TL_PARTIAL_MAX_TS && v <= TL_PARTIAL_MAX_TS);
@@ -210,7 +218,7 @@ static void read_busy(reader *r, const json_t *busy, void *base)
         }
         for (size_t b = 0; b < nb; b++) {
             json_t *v = json_array_get(bins, b);
-            double f = json_is_number(v) ? json_number_value(v) : -1.0;
+            double f = json_is_number(v) ? number(v) : -1.0;
             /* a fraction of a bin; anything else would not be a float */
             if (!(f >= 0.0 && f <= 1.0)) {
                 bad_key(r, "busy", "a fraction out of [0, 1]");
@@ -311,7 +319,7 @@ static void read_series_bins(reader *r, const json_t *bins, void *base)
                 bad_key(r, "bins", "expected [min, mean, max] or null");
                 return;
             }
-            v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+            v[i] = json_is_number(x) ? number(x) : NAN;
         }
         t->bmin[k] = v[0];
         t->bmean[k] = v[1];
@@ -613,7 +621,7 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
         if (json_is_null(v))
             *(double *)p = NAN;
         else if (json_is_number(v))
-            *(double *)p = json_number_value(v);
+            *(double *)p = number(v);
         else
             bad_key(r, f->key, "expected a number or null");
         break;
