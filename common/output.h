@@ -79,6 +79,7 @@ typedef struct tl_output {
     int finished;
     int placed;       /* renamed into place by commit_all (undone on a later failure) */
     void *gz;         /* gzFile */
+    int write_errno;  /* the first failed write's errno (ENOSPC), reported at finish */
 } tl_output;
 
 /* For tests: nonzero makes tl_output_open name its temporary files (the
