@@ -458,6 +458,11 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
         return -1;
     }
     struct stat st;
+    if ((flags & TL_OUTPUT_OWN_NAME) && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        set_err(o, path, "is not a regular file (%s at a name this program chose for its own output); refusing "
+                "to follow or write it", S_ISLNK(st.st_mode) ? "a symbolic link" : "something else");
+        goto fail;
+    }
     if (strcmp(path, "-") == 0) {
         o->kind = TL_OUTPUT_STDOUT;
     } else if (inspect(o, path, &st, is_input, user) != 0) {
