@@ -37,6 +37,7 @@
 #include "compare.h"
 
 #define NAMES 10
+#define NSAMPLES 4 /* rows of samples per rank: 1, 4, 8, 16 */
 #define CALL_SIGMA 0.05
 #define SPIKE_P 0.01
 /* Run-to-run variation: 0 in the main tables (the null of an A/A pair holds
@@ -147,6 +148,8 @@ static outcome compare_once(int nranks, int samples, int changed, double factor)
         int hit = changed >= 0 && !strcmp(r->name, target);
         if (hit && r->rank < 0 && r->kind == TL_CMP_PER_RUN && r->gate)
             o.detected = 1;
+        if (getenv("DBG") && hit && r->rank < 0 && r->kind == TL_CMP_PER_RUN && !r->gate && factor > 1.5)
+            fprintf(stderr, "miss u %g up %g down %g %s n=%d r=%d delta %.1f test %d p %g adj %g verdict %d floor %g\n", r->u, r->p_up, r->p_down, r->name, samples, nranks, r->delta_pct, r->test, r->p_value, r->p_adjusted, r->verdict, r->p_floor);
         if (!hit && r->gate)
             o.false_gate = 1;
         if (!hit && r->verdict == TL_VERDICT_REGRESSION)
@@ -166,7 +169,7 @@ static void aa_table(int seeds, const int *samples, const int *ranks, const char
            title, seeds);
     printf("| samples/rank | ranks | false gate | any regression verdict |\n|---:|---:|---:|---:|\n");
     long total = 0, gates = 0, verdicts = 0;
-    for (size_t si = 0; si < 3; si++)
+    for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
             int g = 0, v = 0;
             for (int s = 0; s < seeds; s++) {
@@ -202,7 +205,7 @@ int main(int argc, char **argv)
         }
     }
     static const int changes[] = { 5, 10, 25, 100 };
-    static const int samples[] = { 1, 4, 16 };
+    static const int samples[] = { 1, 4, 8, 16 };
     static const int ranks[] = { 1, 4, 8 };
     printf("tally compare power: %d stages, noise per call %.0f %% (lognormal), spikes %.0f %% of calls (1.5-3x); "
            "%d comparisons per cell; default options (alpha 0.05, threshold 5 %%, untested beyond %.0f %%)\n\n",
@@ -210,7 +213,7 @@ int main(int argc, char **argv)
     printf("Detection rate (the changed stage's total per run fails the gate)\n\n");
     printf("| samples/rank | ranks |   +5 %% |  +10 %% |  +25 %% | +100 %% |\n|---:|---:|---:|---:|---:|---:|\n");
     rng = 20251125;
-    for (size_t si = 0; si < 3; si++)
+    for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
             printf("| %d | %d |", samples[si], ranks[ri]);
             for (size_t ci = 0; ci < 4; ci++) {

@@ -427,19 +427,48 @@ static int is_primary(int group, int kind, int rank)
                                       group == TL_GROUP_GPU_ANNOTATIONS || group == TL_GROUP_KERNELS);
 }
 
-/* The smallest two-sided p of a U test of n1 against n2 samples: both
- * extreme arrangements, 2 / C(n1 + n2, n1). */
+/* The smallest one-sided p of a U test of n1 against n2 samples: the
+ * extreme arrangement, 1 / C(n1 + n2, n1). */
 static double u_floor(size_t n1, size_t n2)
 {
     double log_c = lgamma((double)(n1 + n2) + 1) - lgamma((double)n1 + 1) - lgamma((double)n2 + 1);
-    return fmin(1.0, 2.0 * exp(-log_c));
+    return fmin(1.0, exp(-log_c));
 }
 
-/* Delta and U test of a row whose sides and values are filled in; the
- * verdicts of tested rows wait for the correction (decide). */
-static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
+static const char *exp_flags(void)
 {
-    r->u = r->p_value = r->p_adjusted = r->delta_pct = NAN;
+    const char *e = getenv("TALLY_EXP");
+    return e ? e : "";
+}
+#define EXP(ch) (strchr(exp_flags(), (ch)) != NULL)
+
+/* Delta and U test of a row whose sides and values are filled in; the
+ * verdicts of tested rows wait for the correction (decide). The U statistic
+ * is kept whatever the number of samples (a rank's stratum of the all-ranks
+ * row's test); the row is tested by it from TL_CMP_MIN_SAMPLES a side. */
+static double row_limit(const tl_cmp_options *o, int group)
+{
+    return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct
+                                                                           : o->threshold_pct;
+}
+
+/* U of cs / scale against bs. */
+static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
+{
+    double *v = malloc((cs->n + 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < cs->n; i++)
+        v[i] = cs->v[i] / scale;
+    int rc = tl_signif_mwu(v, cs->n, bs->v, bs->n, out);
+    free(v);
+    return rc;
+}
+
+static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const vec *cs)
+{
+    r->u = r->p_value = r->p_adjusted = r->delta_pct = r->p_up = r->p_down = NAN;
+    r->mwu.p = NAN;
     r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
     if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP)
         r->impact_ns = 0; /* bytes, or a share of a total already counted */
@@ -450,97 +479,179 @@ static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
     if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0)
         r->delta_pct = 100.0 * (r->value_cand - r->value_base) / r->value_base;
     r->verdict = TL_VERDICT_TOO_FEW;
-    if (bs == NULL || bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
+    if (bs == NULL || bs->n == 0 || cs->n == 0)
         return 0;
-    tl_mwu t;
-    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &t) != 0)
+    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0)
         return -1;
-    r->u = t.u;
-    r->p_value = t.p;
+    r->mwu_up = r->mwu_down = r->mwu;
+    if (EXP('H')) {
+        double limit = row_limit(o, r->group) / 100;
+        if (mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 || mwu_scaled(bs, cs, 1 - limit, &r->mwu_down) != 0)
+            return -1;
+    }
+    if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
+        return 0;
+    r->u = r->mwu.u;
+    r->p_value = r->mwu.p;
+    r->p_up = r->mwu_up.p_greater;
+    r->p_down = r->mwu_down.p_less;
     r->p_floor = u_floor(bs->n, cs->n);
-    r->test = t.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
+    r->test = r->mwu.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
 }
 
-/* The rank-level test: Student's t over the log ratios candidate/baseline of
- * the ranks' values (paired by rank), or NaN with fewer than
- * TL_CMP_MIN_RANKS ranks that have both. *spread is set when the ratios are
- * not all the same (ranks that are copies of each other are one sample). */
-static double rank_level_p(const double *vb, const double *vc, size_t n, int *spread)
+static int cmp_dbl(const void *a, const void *b)
 {
-    double *lr = malloc((n + 1) * sizeof *lr);
-    *spread = 0;
-    if (lr == NULL)
-        return NAN;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(vb[i]) && isfinite(vc[i]) && vb[i] > 0 && vc[i] > 0)
-            lr[m++] = log(vc[i] / vb[i]);
-    for (size_t i = 1; i < m; i++)
-        *spread |= lr[i] != lr[0];
-    double p = m >= TL_CMP_MIN_RANKS ? tl_signif_t_one_sample(lr, m, NULL) : NAN;
-    free(lr);
-    return p;
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
-/* The all-ranks row's p from its per-rank rows rows[from, to), from two
- * tests: the per-rank U tests (the smallest p times the number of ranks
- * tested: Bonferroni, valid however the ranks of a run depend on each
- * other), and the rank-level test over the rows' values, each rank one
- * sample of the change (the same change on every rank is evidence even when
- * no rank alone has enough samples). With both, p is twice the smaller
- * (Bonferroni over the two); ranks whose ratios are all the same are copies,
- * one sample, and leave the per-rank tests alone. */
-static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
+/* Mean and sum of squared deviations of v[0, n). */
+static void mean_ss(const double *v, size_t n, double *mean, double *ss)
 {
-    double min = NAN, floor = NAN;
-    size_t k = 0, n = to - from;
-    for (size_t i = from; i < to; i++) {
-        if (rows[i].test == TL_TEST_NONE)
-            continue;
-        if (k == 0 || rows[i].p_value < min)
-            min = rows[i].p_value;
-        if (k == 0 || rows[i].p_floor < floor)
-            floor = rows[i].p_floor;
-        k++;
+    double m = 0, q = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = v[i] - m;
+        m += d / (double)(i + 1);
+        q += d * (v[i] - m);
     }
+    *mean = n ? m : NAN;
+    *ss = n ? q : NAN;
+}
+
+/* One-sided p-values of a t statistic mean / (s / sqrt(n)) with df degrees
+ * of freedom; no spread (s 0): certain in the direction of the mean. */
+static void t_sides(double mean, double s, double n, double df, double *up, double *down)
+{
+    if (!(s > 1e-12 * fabs(mean))) {
+        *up = mean > 0 ? 0.0 : 1.0;
+        *down = mean < 0 ? 0.0 : 1.0;
+        return;
+    }
+    double t = mean / (s / sqrt(n));
+    *up = tl_signif_t_sf(t, df);
+    *down = tl_signif_t_sf(-t, df);
+}
+
+/* The all-ranks row's test from its per-rank rows rows[from, to). When every
+ * rank has samples on both sides (at least two), the stratified U test: the
+ * ranks' U statistics summed (tl_signif_mwu_strata). Otherwise, with at
+ * least TL_CMP_MIN_RANKS ranks, the rank-level test over the ranks' log
+ * ratios (each rank one sample of the change); decide() finishes it. */
+static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
+{
+    tl_cmp_row *all = &c->rows[all_i];
+    const tl_cmp_row *rows = c->rows;
     if (!all->base.present || !all->cand.present)
         return 0;
-    double *vb = malloc((n + 1) * sizeof *vb), *vc = malloc((n + 1) * sizeof *vc);
-    if (vb == NULL || vc == NULL) {
-        free(vb);
-        free(vc);
-        return -1;
-    }
+    size_t n = to - from, nboth = 0, nstrata = 0, minn = SIZE_MAX, m = 0;
+    tl_mwu *strata = malloc((n + 1) * sizeof *strata), *sup = malloc((n + 1) * sizeof *sup),
+           *sdown = malloc((n + 1) * sizeof *sdown);
+    double *lr = malloc((n + 1) * sizeof *lr);
+    int rc = -1;
+    if (strata == NULL || sup == NULL || sdown == NULL || lr == NULL)
+        goto out;
     for (size_t i = from; i < to; i++) {
-        vb[i - from] = rows[i].value_base;
-        vc[i - from] = rows[i].value_cand;
+        const tl_cmp_row *r = &rows[i];
+        if (!r->base.present || !r->cand.present)
+            continue;
+        nboth++;
+        if (!isnan(r->mwu.p)) {
+            sup[nstrata] = r->mwu_up;
+            sdown[nstrata] = r->mwu_down;
+            strata[nstrata++] = r->mwu;
+            size_t k = r->mwu.nx < r->mwu.ny ? r->mwu.nx : r->mwu.ny;
+            minn = k < minn ? k : minn;
+        }
+        if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0 && r->value_cand > 0)
+            lr[m++] = log(r->value_cand / r->value_base);
     }
-    int spread;
-    double pr = rank_level_p(vb, vc, n, &spread);
-    free(vb);
-    free(vc);
-    if (k > 0 && !spread)
-        pr = NAN;
-    double pu = k > 0 ? fmin(1.0, (double)k * min) : NAN;
-    if (isnan(pu) && isnan(pr))
-        return 0; /* the pooled test (or none) stands */
-    all->verdict = TL_VERDICT_UNCHANGED;
-    if (isnan(pr)) {
-        all->p_value = pu;
-        all->p_floor = fmin(1.0, (double)k * floor);
-        all->test = TL_TEST_RANKS;
-    } else if (isnan(pu)) {
-        all->p_value = pr;
+    int spread = 0;
+    for (size_t i = 1; i < m; i++)
+        spread |= lr[i] != lr[0];
+    double limit = row_limit(&c->opt, all->group);
+    if (nstrata > 0 && nstrata == nboth && minn >= 2) {
+        /* Ranks that are copies of one another (the same ratio on every
+         * rank) are one stratum. */
+        size_t ns = spread ? nstrata : 1;
+        double x;
+        if (tl_signif_mwu_strata(sup, ns, &all->p_up, &x, &all->p_floor) != 0 ||
+            tl_signif_mwu_strata(sdown, ns, &x, &all->p_down, NULL) != 0)
+            goto out;
+        if (EXP('F') || EXP('B')) { /* experiment: Fisher's combination or Bonferroni's min p of the ranks' tests */
+            double fu = 0, fd = 0, mu = 1, md = 1, fl = 1;
+            for (size_t i = 0; i < ns; i++) {
+                fu += -2 * log(sup[i].p_greater);
+                fd += -2 * log(sdown[i].p_less);
+                mu = fmin(mu, sup[i].p_greater);
+                md = fmin(md, sdown[i].p_less);
+                fl = fmin(fl, u_floor(sup[i].nx, sup[i].ny));
+            }
+            if (EXP('F')) {
+                double su = 0, sd2 = 0, tu = 1, td = 1;
+                for (size_t k = 0; k < ns; k++) {
+                    su += tu;
+                    sd2 += td;
+                    tu *= fu / 2 / (double)(k + 1);
+                    td *= fd / 2 / (double)(k + 1);
+                }
+                all->p_up = fmin(1, exp(-fu / 2) * su);
+                all->p_down = fmin(1, exp(-fd / 2) * sd2);
+            } else {
+                all->p_up = fmin(1, (double)ns * mu);
+                all->p_down = fmin(1, (double)ns * md);
+                all->p_floor = fmin(1, (double)ns * fl);
+            }
+        }
+        all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
+        all->u = 0;
+        for (size_t i = 0; i < ns; i++)
+            all->u += strata[i].u;
+        all->test = TL_TEST_STRATA;
+        all->verdict = TL_VERDICT_UNCHANGED;
+    } else if (m >= TL_CMP_MIN_RANKS) {
+        qsort(lr, m, sizeof *lr, cmp_dbl);
+        all->lr_n = m;
+        mean_ss(lr, m, &all->lr_mean, &all->lr_ss);
+        mean_ss(lr, m - 1, &all->lr_mean_hi, &all->lr_ss_hi);
+        mean_ss(lr + 1, m - 1, &all->lr_mean_lo, &all->lr_ss_lo);
+        size_t g = m >= 4 ? (m / 5 > 1 ? m / 5 : 1) : 0;
+        double tm, x0, w[1];
+        (void)w;
+        mean_ss(lr + g, m - 2 * g, &tm, &x0);
+        double wm = 0, ssw = 0;
+        for (size_t i = 0; i < m; i++)
+            wm += lr[i < g ? g : i >= m - g ? m - g - 1 : i];
+        wm /= (double)m;
+        for (size_t i = 0; i < m; i++) {
+            double v = lr[i < g ? g : i >= m - g ? m - g - 1 : i] - wm;
+            ssw += v * v;
+        }
+        all->lr_h = m - 2 * g;
+        all->lr_tmean = tm;
+        all->lr_ssw = ssw;
+        all->lr_up = all->lr_down = 0;
+        for (size_t i = 0; i < m; i++) {
+            all->lr_up += lr[i] > log1p(limit / 100);
+            all->lr_down += lr[i] < log1p(-limit / 100);
+        }
+        double sd = sqrt(all->lr_ss / (double)(m - 1)), x;
+        double a_up = EXP('H') ? log1p(limit / 100) : 0, a_down = EXP('H') ? log1p(-limit / 100) : 0;
+        t_sides(all->lr_mean - a_up, spread ? sd : 0, (double)m, (double)(m - 1), &all->p_up, &x);
+        t_sides(all->lr_mean - a_down, spread ? sd : 0, (double)m, (double)(m - 1), &x, &all->p_down);
+        all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
         all->p_floor = 0; /* t has no floor */
         all->test = TL_TEST_RANK_T;
-    } else {
-        all->p_value = fmin(1.0, 2.0 * fmin(pu, pr));
-        all->p_floor = 0;
-        all->test = TL_TEST_BOTH;
+        all->verdict = TL_VERDICT_UNCHANGED;
     }
-    return 0;
+    rc = 0;
+out:
+    free(strata);
+    free(sup);
+    free(sdown);
+    free(lr);
+    return rc;
 }
 
 /* The note of an untested verdict: "+850.0 %, one run each: beyond the
@@ -580,14 +691,123 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
     return r->note ? 0 : -1;
 }
 
+static double digamma(double x)
+{
+    double r = 0;
+    while (x < 6) {
+        r -= 1 / x;
+        x += 1;
+    }
+    double f = 1 / (x * x);
+    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+static double trigamma(double x)
+{
+    double r = 0;
+    while (x < 6) {
+        r += 1 / (x * x);
+        x += 1;
+    }
+    double f = 1 / (x * x);
+    return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* Smyth's (2004) Newton iteration for trigamma(y) = v. */
+static double trigamma_inverse(double v)
+{
+    double y = 0.5 + 1 / v;
+    for (int i = 0; i < 50; i++) {
+        double tri = trigamma(y), slope = (trigamma(y + 1e-5) - trigamma(y - 1e-5)) / 2e-5;
+        double d = tri * (1 - tri / v) / slope;
+        y += d;
+        if (y <= 0)
+            y = 1e-8;
+        if (-d / y < 1e-8)
+            break;
+    }
+    return y;
+}
+
+/* The rank-level rows of one family (primary or not) with the variants. */
+static void rank_level_family(tl_compare *c, int primary)
+{
+    int pooled = EXP('P'), moderated = EXP('M'), drop = EXP('D'), yuen = EXP('Y');
+    double ss = 0, df = 0, sum_e = 0, sum_e2 = 0, sum_tri = 0;
+    size_t g = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->test != TL_TEST_RANK_T || r->primary != primary || r->lr_n < TL_CMP_MIN_RANKS)
+            continue;
+        double d = yuen ? (double)(r->lr_h - 1) : (double)(r->lr_n - 1), s2 = (yuen ? r->lr_ssw : r->lr_ss) / d;
+        ss += yuen ? r->lr_ssw : r->lr_ss;
+        df += d;
+        if (s2 > 0) {
+            double e = log(s2) - digamma(d / 2) + log(d / 2);
+            sum_e += e;
+            sum_e2 += e * e;
+            sum_tri += trigamma(d / 2);
+            g++;
+        }
+    }
+    if (!(pooled || moderated || drop || yuen) || df == 0)
+        return;
+    double d0 = INFINITY, s0 = ss / df;
+    if (moderated && g >= 3) {
+        double mean = sum_e / (double)g, var = (sum_e2 - (double)g * mean * mean) / (double)(g - 1);
+        double v = var - sum_tri / (double)g;
+        if (v > 0) {
+            d0 = 2 * trigamma_inverse(v);
+            s0 = exp(mean + digamma(d0 / 2) - log(d0 / 2));
+        } else {
+            s0 = exp(mean);
+        }
+    }
+    for (size_t i = 0; i < c->nrows; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        if (r->test != TL_TEST_RANK_T || r->primary != primary || r->lr_n < TL_CMP_MIN_RANKS)
+            continue;
+        double nn = yuen ? (double)r->lr_h : (double)r->lr_n, d = nn - 1,
+               own = (yuen ? r->lr_ssw : r->lr_ss) / d;
+        if (own == 0)
+            continue; /* copies: certain */
+        double s2, rdf;
+        if (moderated) {
+            s2 = isinf(d0) ? s0 : (d0 * s0 + d * own) / (d0 + d);
+            rdf = isinf(d0) ? df : d0 + d;
+        } else if (pooled) {
+            s2 = ss / df;
+            rdf = df;
+        } else {
+            s2 = own;
+            rdf = d;
+        }
+        double up, down, x, limit = row_limit(&c->opt, r->group);
+        double a_up = EXP('H') ? log1p(limit / 100) : 0, a_down = EXP('H') ? log1p(-limit / 100) : 0;
+        if (yuen) {
+            t_sides(r->lr_tmean - a_up, sqrt(s2), nn, rdf, &up, &x);
+            t_sides(r->lr_tmean - a_down, sqrt(s2), nn, rdf, &x, &down);
+        } else if (drop) {
+            t_sides(r->lr_mean_hi - a_up, sqrt(s2), nn - 1, rdf, &up, &x);
+            t_sides(r->lr_mean_lo - a_down, sqrt(s2), nn - 1, rdf, &x, &down);
+        } else {
+            t_sides(r->lr_mean - a_up, sqrt(s2), nn, rdf, &up, &x);
+            t_sides(r->lr_mean - a_down, sqrt(s2), nn, rdf, &x, &down);
+        }
+        r->p_up = up;
+        r->p_down = down;
+        r->p_value = fmin(1.0, 2.0 * fmin(up, down));
+    }
+}
+
 /* Correct the p-values for the number of tests, each family apart (Holm for
  * the primary rows, Benjamini–Hochberg for the explanatory ones), then give
  * every row its verdict, decide which fail the gate and count them. */
 static int decide(tl_compare *c)
 {
     size_t n = c->nrows;
-    double *p = malloc((2 * n + 1) * sizeof *p), *adj = malloc((2 * n + 1) * sizeof *adj);
-    int rc = -1;
+    double *p = malloc((3 * n + 1) * sizeof *p), *adj = malloc((3 * n + 1) * sizeof *adj);
+    int rc = -1, onesided = EXP('O');
     if (p == NULL || adj == NULL)
         goto out;
     /* A test that could not give a p small enough to be significant in its
@@ -602,38 +822,57 @@ static int decide(tl_compare *c)
             m[c->rows[i].primary] += c->rows[i].test != TL_TEST_NONE;
         for (size_t i = 0; i < n; i++) {
             tl_cmp_row *r = &c->rows[i];
-            if (r->test == TL_TEST_NONE || !(r->p_floor * (double)m[r->primary] >= c->opt.alpha))
+            double sides = r->primary && onesided ? 1 : 2;
+            if (r->test == TL_TEST_NONE || !(sides * r->p_floor * (double)m[r->primary] >= c->opt.alpha))
                 continue;
             r->test = TL_TEST_NONE;
             r->verdict = TL_VERDICT_TOO_FEW;
-            r->p_value = r->u = NAN;
+            r->p_value = r->u = r->p_up = r->p_down = NAN;
             changed = 1;
         }
     }
-    /* p[0, n): the primary family; p[n, 2n): the explanatory one. */
+    rank_level_family(c, 1);
+    rank_level_family(c, 0);
+    /* p[0, n): the primary family up; p[n, 2n) down; p[2n, 3n) the explanatory one (two-sided). */
     for (size_t i = 0; i < n; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        double v = r->test != TL_TEST_NONE ? r->p_value : NAN;
-        p[i] = r->primary ? v : NAN;
-        p[n + i] = r->primary ? NAN : v;
+        int t = r->test != TL_TEST_NONE;
+        double two = t ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : NAN;
+        p[i] = r->primary && t ? (onesided ? r->p_up : two) : NAN;
+        p[n + i] = r->primary && t ? (onesided ? r->p_down : two) : NAN;
+        p[2 * n + i] = !r->primary ? two : NAN;
     }
     if (c->opt.correction == TL_CMP_HOLM) {
-        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_bh(p + n, n, adj + n) != 0)
+        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_holm(p + n, n, adj + n) != 0 ||
+            tl_signif_bh(p + 2 * n, n, adj + 2 * n) != 0)
             goto out;
     } else {
-        memcpy(adj, p, 2 * n * sizeof *adj);
+        memcpy(adj, p, 3 * n * sizeof *adj);
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_NONE) {
-            r->p_adjusted = r->primary ? adj[i] : adj[n + i];
-            r->significant = r->p_adjusted < c->opt.alpha;
+            double up = r->primary ? adj[i] : adj[2 * n + i], down = r->primary ? adj[n + i] : adj[2 * n + i];
             double limit = r->group == TL_CMP_GROUP_MEMORY && !isnan(c->opt.memory_threshold_pct)
                                ? c->opt.memory_threshold_pct
                                : c->opt.threshold_pct;
-            if (r->significant && r->delta_pct > limit)
+            int up_side = !(r->delta_pct < 0);
+            if (r->primary && onesided) {
+                r->p_value = up_side ? r->p_up : r->p_down;
+                r->p_adjusted = up_side ? up : down;
+            } else {
+                r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
+                r->p_adjusted = up;
+            }
+            r->significant = r->p_adjusted < c->opt.alpha;
+            int most_up = 1, most_down = 1;
+            if (EXP('J') && r->test == TL_TEST_RANK_T) {
+                most_up = 2 * r->lr_up > r->lr_n;
+                most_down = 2 * r->lr_down > r->lr_n;
+            }
+            if (up < c->opt.alpha && r->delta_pct > limit && most_up)
                 r->verdict = TL_VERDICT_REGRESSION;
-            else if (r->significant && r->delta_pct < -limit)
+            else if (down < c->opt.alpha && r->delta_pct < -limit && most_down)
                 r->verdict = TL_VERDICT_IMPROVEMENT;
         } else if (untested_verdict(r, &c->opt) != 0) {
             goto out;
@@ -746,7 +985,7 @@ static int block_row(tl_compare *c, const block *bl, int rank, size_t all, vec *
         r->value_base = metric_of(&b, TL_CMP_MEAN);
         r->value_cand = metric_of(&cd, TL_CMP_MEAN);
     }
-    return judge(r, bs, cs);
+    return judge(&c->opt, r, bs, cs);
 }
 
 /* The kind of a block's run rows: memory items name their peak. */
@@ -890,14 +1129,14 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
          * did not change; otherwise the ranks decide (all-ranks row). */
         int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
                          (double)b.count * (double)cd.nsessions == (double)cd.count * (double)b.nsessions;
-        if (judge(r, same_calls ? bs : NULL, cs) != 0)
+        if (judge(&c->opt, r, same_calls ? bs : NULL, cs) != 0)
             return -1;
     }
     r = &c->rows[all];
     if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
         run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand) != 0)
         return -1;
-    if (judge(r, NULL, NULL) != 0 || p_from_ranks(r, c->rows, all + 1, c->nrows) != 0)
+    if (judge(&c->opt, r, NULL, NULL) != 0 || p_from_ranks(c, all, all + 1, c->nrows) != 0)
         return -1;
     if (kind == TL_CMP_CALLS_PER_STEP) { /* counts are not tested */
         r->test = TL_TEST_NONE;
@@ -951,7 +1190,7 @@ static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_
     for (size_t i = 0; i < nranks; i++)
         if (block_row(c, bl, ranks[i], all, bs, cs) != 0)
             return -1;
-    if (p_from_ranks(&c->rows[all], c->rows, all + 1, c->nrows) != 0)
+    if (p_from_ranks(c, all, all + 1, c->nrows) != 0)
         return -1;
     if (any->group == TL_CMP_GROUP_STEPS)
         return 0;

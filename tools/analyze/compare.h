@@ -51,6 +51,7 @@
 
 #include "aggregate.h"
 #include "json_writer.h"
+#include "significance.h"
 
 /* Steps are compared like a group of their own, after the name groups, and
  * peak memory after them. */
@@ -92,6 +93,7 @@ enum tl_cmp_test {
     TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
     TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
     TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
+    TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
 };
 
 enum tl_verdict {
@@ -154,7 +156,18 @@ typedef struct tl_cmp_row {
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
-    double p_floor;             /* the smallest p the row's test could give (2 / C(n1 + n2, n1) for U) */
+    double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
+    double p_up, p_down;        /* one-sided p: the candidate slower, faster */
+    tl_mwu mwu;                 /* the U test of the row's samples, whatever their number (p NaN: none) */
+    tl_mwu mwu_up, mwu_down;    /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
+    /* The rank-level test (all-ranks rows, TL_TEST_RANK_T): the log ratios of
+     * the ranks' values, n of them, their mean and sum of squared deviations;
+     * without the largest (hi) and without the smallest (lo); how many ranks
+     * changed beyond the threshold up and down. */
+    size_t lr_n, lr_up, lr_down;
+    double lr_mean, lr_ss, lr_mean_hi, lr_ss_hi, lr_mean_lo, lr_ss_lo;
+    size_t lr_h;                /* values kept by the trimming */
+    double lr_tmean, lr_ssw;    /* trimmed mean, winsorized sum of squares */
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
     int verdict;                /* tl_verdict */
