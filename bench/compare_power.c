@@ -148,8 +148,6 @@ static outcome compare_once(int nranks, int samples, int changed, double factor)
         int hit = changed >= 0 && !strcmp(r->name, target);
         if (hit && r->rank < 0 && r->kind == TL_CMP_PER_RUN && r->gate)
             o.detected = 1;
-        if (getenv("DBG") && hit && r->rank < 0 && r->kind == TL_CMP_PER_RUN && !r->gate && factor > 1.5)
-            fprintf(stderr, "miss u %g up %g down %g %s n=%d r=%d delta %.1f test %d p %g adj %g verdict %d floor %g\n", r->u, r->p_up, r->p_down, r->name, samples, nranks, r->delta_pct, r->test, r->p_value, r->p_adjusted, r->verdict, r->p_floor);
         if (!hit && r->gate)
             o.false_gate = 1;
         if (!hit && r->verdict == TL_VERDICT_REGRESSION)

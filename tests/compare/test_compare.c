@@ -188,7 +188,7 @@ static void verdicts(void **state)
     assert_int_equal(slow->base.nsamples, 120);
     /* The all-ranks p: the smaller per-rank p times 2. */
     double p0 = find(&c, "slow_kernel", 0)->p_value, p1 = find(&c, "slow_kernel", 1)->p_value;
-    assert_int_equal(slow->test, TL_TEST_RANKS);
+    assert_int_equal(slow->test, TL_TEST_STRATA);
     assert_true(fabs(slow->p_value - fmin(1.0, 2 * fmin(p0, p1))) < 1e-15);
     assert_true(slow->p_adjusted >= slow->p_value);
     /* The 3 % change is significant with 400 samples but under the threshold. */
@@ -220,7 +220,7 @@ static void verdicts(void **state)
     assert_true(run->primary);
     assert_int_equal(run->verdict, TL_VERDICT_REGRESSION);
     assert_true(run->gate);
-    assert_int_equal(run->test, TL_TEST_RANKS);
+    assert_int_equal(run->test, TL_TEST_STRATA);
     double want = 0;
     for (int rank = 0; rank < 2; rank++) {
         const tl_cmp_row *r = find_kind(&c, "slow_kernel", rank, TL_CMP_PER_RUN);

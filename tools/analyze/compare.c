@@ -435,24 +435,14 @@ static double u_floor(size_t n1, size_t n2)
     return fmin(1.0, exp(-log_c));
 }
 
-static const char *exp_flags(void)
-{
-    const char *e = getenv("TALLY_EXP");
-    return e ? e : "";
-}
-#define EXP(ch) (strchr(exp_flags(), (ch)) != NULL)
-
-/* Delta and U test of a row whose sides and values are filled in; the
- * verdicts of tested rows wait for the correction (decide). The U statistic
- * is kept whatever the number of samples (a rank's stratum of the all-ranks
- * row's test); the row is tested by it from TL_CMP_MIN_SAMPLES a side. */
+/* The threshold of a row's group, in %: peak memory has its own. */
 static double row_limit(const tl_cmp_options *o, int group)
 {
     return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct
                                                                            : o->threshold_pct;
 }
 
-/* U of cs / scale against bs. */
+/* The U test of cs / scale against bs (both sorted; the order is kept). */
 static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
 {
     double *v = malloc((cs->n + 1) * sizeof *v);
@@ -465,10 +455,18 @@ static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
     return rc;
 }
 
+/* Delta and U tests of a row whose sides and values are filled in; the
+ * verdicts of tested rows wait for the correction (decide). The hypotheses
+ * carry the threshold: "slower by more than the threshold" is the U test of
+ * the candidate's samples over 1 + threshold against the baseline's
+ * (one-sided, larger), "faster by more" the same over 1 - threshold
+ * (smaller). The U statistics are kept whatever the number of samples (a
+ * rank's stratum of the all-ranks row's test); the row is tested by them
+ * from TL_CMP_MIN_SAMPLES a side. */
 static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const vec *cs)
 {
     r->u = r->p_value = r->p_adjusted = r->delta_pct = r->p_up = r->p_down = NAN;
-    r->mwu.p = NAN;
+    r->mwu.p = r->mwu_up.p = r->mwu_down.p = NAN;
     r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
     if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP)
         r->impact_ns = 0; /* bytes, or a share of a total already counted */
@@ -481,33 +479,23 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
     r->verdict = TL_VERDICT_TOO_FEW;
     if (bs == NULL || bs->n == 0 || cs->n == 0)
         return 0;
-    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0)
+    double limit = row_limit(o, r->group) / 100;
+    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0 || mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 ||
+        mwu_scaled(bs, cs, 1 - limit, &r->mwu_down) != 0)
         return -1;
-    r->mwu_up = r->mwu_down = r->mwu;
-    if (EXP('H')) {
-        double limit = row_limit(o, r->group) / 100;
-        if (mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 || mwu_scaled(bs, cs, 1 - limit, &r->mwu_down) != 0)
-            return -1;
-    }
     if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
         return 0;
     r->u = r->mwu.u;
-    r->p_value = r->mwu.p;
     r->p_up = r->mwu_up.p_greater;
     r->p_down = r->mwu_down.p_less;
+    r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     r->p_floor = u_floor(bs->n, cs->n);
     r->test = r->mwu.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Mean and sum of squared deviations of v[0, n). */
+/* Mean and sum of squared deviations of v[0, n) (Welford). */
 static void mean_ss(const double *v, size_t n, double *mean, double *ss)
 {
     double m = 0, q = 0;
@@ -520,25 +508,53 @@ static void mean_ss(const double *v, size_t n, double *mean, double *ss)
     *ss = n ? q : NAN;
 }
 
-/* One-sided p-values of a t statistic mean / (s / sqrt(n)) with df degrees
- * of freedom; no spread (s 0): certain in the direction of the mean. */
-static void t_sides(double mean, double s, double n, double df, double *up, double *down)
+/* The rank-level statistics of an all-ranks row from its ranks' log ratios
+ * lr[0, n), sorted: Yuen's trimmed mean (g = max(1, n / 5) values off each
+ * end from 4 ranks on: a spike on one rank neither makes nor hides a change)
+ * and the winsorized sum of squares (the trimmed values replaced by the
+ * nearest kept one), and the ranks beyond the threshold each way. */
+static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double limit)
 {
-    if (!(s > 1e-12 * fabs(mean))) {
-        *up = mean > 0 ? 0.0 : 1.0;
-        *down = mean < 0 ? 0.0 : 1.0;
-        return;
+    size_t g = n >= 4 ? (n / 5 > 1 ? n / 5 : 1) : 0;
+    double x;
+    all->lr_n = n;
+    all->lr_h = n - 2 * g;
+    mean_ss(lr + g, n - 2 * g, &all->lr_tmean, &x);
+    mean_ss(lr, n, &x, &all->lr_ss);
+    double wm = 0, ssw = 0;
+    for (size_t i = 0; i < n; i++)
+        wm += lr[i < g ? g : i >= n - g ? n - g - 1 : i];
+    wm /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = lr[i < g ? g : i >= n - g ? n - g - 1 : i] - wm;
+        ssw += d * d;
     }
-    double t = mean / (s / sqrt(n));
-    *up = tl_signif_t_sf(t, df);
-    *down = tl_signif_t_sf(-t, df);
+    all->lr_ssw = ssw;
+    all->lr_spread = lr[n - 1] != lr[0];
+    all->lr_up = all->lr_down = 0;
+    for (size_t i = 0; i < n; i++) {
+        all->lr_up += lr[i] > log1p(limit / 100);
+        all->lr_down += lr[i] < log1p(-limit / 100);
+    }
 }
 
-/* The all-ranks row's test from its per-rank rows rows[from, to). When every
- * rank has samples on both sides (at least two), the stratified U test: the
- * ranks' U statistics summed (tl_signif_mwu_strata). Otherwise, with at
- * least TL_CMP_MIN_RANKS ranks, the rank-level test over the ranks' log
- * ratios (each rank one sample of the change); decide() finishes it. */
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The all-ranks row's test from its per-rank rows rows[from, to), chosen by
+ * the design, not by the data:
+ *  - every rank with samples on both sides, at least two a side: the
+ *    stratified U test, the ranks' U statistics summed (tl_signif_mwu_strata;
+ *    each rank compared with itself only, the ranks' evidence added up);
+ *    ranks that are copies of one another (the same ratio on every rank)
+ *    are one stratum;
+ *  - otherwise, with at least TL_CMP_MIN_RANKS ranks: the rank-level test
+ *    over the ranks' log ratios, each rank one sample of the change; its
+ *    variance is pooled over the family in decide (rank_level_pooled);
+ *  - otherwise the pooled samples' own U test (judge) stands. */
 static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
 {
     tl_cmp_row *all = &c->rows[all_i];
@@ -546,12 +562,12 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
     if (!all->base.present || !all->cand.present)
         return 0;
     size_t n = to - from, nboth = 0, nstrata = 0, minn = SIZE_MAX, m = 0;
-    tl_mwu *strata = malloc((n + 1) * sizeof *strata), *sup = malloc((n + 1) * sizeof *sup),
-           *sdown = malloc((n + 1) * sizeof *sdown);
+    tl_mwu *sup = malloc((n + 1) * sizeof *sup), *sdown = malloc((n + 1) * sizeof *sdown);
     double *lr = malloc((n + 1) * sizeof *lr);
     int rc = -1;
-    if (strata == NULL || sup == NULL || sdown == NULL || lr == NULL)
+    if (sup == NULL || sdown == NULL || lr == NULL)
         goto out;
+    double u = 0, u_first = NAN;
     for (size_t i = from; i < to; i++) {
         const tl_cmp_row *r = &rows[i];
         if (!r->base.present || !r->cand.present)
@@ -559,99 +575,129 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
         nboth++;
         if (!isnan(r->mwu.p)) {
             sup[nstrata] = r->mwu_up;
-            sdown[nstrata] = r->mwu_down;
-            strata[nstrata++] = r->mwu;
+            sdown[nstrata++] = r->mwu_down;
+            u += r->mwu.u;
+            u_first = nstrata == 1 ? r->mwu.u : u_first;
             size_t k = r->mwu.nx < r->mwu.ny ? r->mwu.nx : r->mwu.ny;
             minn = k < minn ? k : minn;
         }
         if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0 && r->value_cand > 0)
             lr[m++] = log(r->value_cand / r->value_base);
     }
-    int spread = 0;
-    for (size_t i = 1; i < m; i++)
-        spread |= lr[i] != lr[0];
-    double limit = row_limit(&c->opt, all->group);
+    if (m > 1)
+        qsort(lr, m, sizeof *lr, by_double);
+    int copies = m > 1 && lr[0] == lr[m - 1];
     if (nstrata > 0 && nstrata == nboth && minn >= 2) {
-        /* Ranks that are copies of one another (the same ratio on every
-         * rank) are one stratum. */
-        size_t ns = spread ? nstrata : 1;
+        size_t ns = copies ? 1 : nstrata;
         double x;
         if (tl_signif_mwu_strata(sup, ns, &all->p_up, &x, &all->p_floor) != 0 ||
             tl_signif_mwu_strata(sdown, ns, &x, &all->p_down, NULL) != 0)
             goto out;
-        if (EXP('F') || EXP('B')) { /* experiment: Fisher's combination or Bonferroni's min p of the ranks' tests */
-            double fu = 0, fd = 0, mu = 1, md = 1, fl = 1;
-            for (size_t i = 0; i < ns; i++) {
-                fu += -2 * log(sup[i].p_greater);
-                fd += -2 * log(sdown[i].p_less);
-                mu = fmin(mu, sup[i].p_greater);
-                md = fmin(md, sdown[i].p_less);
-                fl = fmin(fl, u_floor(sup[i].nx, sup[i].ny));
-            }
-            if (EXP('F')) {
-                double su = 0, sd2 = 0, tu = 1, td = 1;
-                for (size_t k = 0; k < ns; k++) {
-                    su += tu;
-                    sd2 += td;
-                    tu *= fu / 2 / (double)(k + 1);
-                    td *= fd / 2 / (double)(k + 1);
-                }
-                all->p_up = fmin(1, exp(-fu / 2) * su);
-                all->p_down = fmin(1, exp(-fd / 2) * sd2);
-            } else {
-                all->p_up = fmin(1, (double)ns * mu);
-                all->p_down = fmin(1, (double)ns * md);
-                all->p_floor = fmin(1, (double)ns * fl);
-            }
-        }
-        all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
-        all->u = 0;
-        for (size_t i = 0; i < ns; i++)
-            all->u += strata[i].u;
+        all->u = copies ? u_first : u;
         all->test = TL_TEST_STRATA;
-        all->verdict = TL_VERDICT_UNCHANGED;
     } else if (m >= TL_CMP_MIN_RANKS) {
-        qsort(lr, m, sizeof *lr, cmp_dbl);
-        all->lr_n = m;
-        mean_ss(lr, m, &all->lr_mean, &all->lr_ss);
-        mean_ss(lr, m - 1, &all->lr_mean_hi, &all->lr_ss_hi);
-        mean_ss(lr + 1, m - 1, &all->lr_mean_lo, &all->lr_ss_lo);
-        size_t g = m >= 4 ? (m / 5 > 1 ? m / 5 : 1) : 0;
-        double tm, x0, w[1];
-        (void)w;
-        mean_ss(lr + g, m - 2 * g, &tm, &x0);
-        double wm = 0, ssw = 0;
-        for (size_t i = 0; i < m; i++)
-            wm += lr[i < g ? g : i >= m - g ? m - g - 1 : i];
-        wm /= (double)m;
-        for (size_t i = 0; i < m; i++) {
-            double v = lr[i < g ? g : i >= m - g ? m - g - 1 : i] - wm;
-            ssw += v * v;
-        }
-        all->lr_h = m - 2 * g;
-        all->lr_tmean = tm;
-        all->lr_ssw = ssw;
-        all->lr_up = all->lr_down = 0;
-        for (size_t i = 0; i < m; i++) {
-            all->lr_up += lr[i] > log1p(limit / 100);
-            all->lr_down += lr[i] < log1p(-limit / 100);
-        }
-        double sd = sqrt(all->lr_ss / (double)(m - 1)), x;
-        double a_up = EXP('H') ? log1p(limit / 100) : 0, a_down = EXP('H') ? log1p(-limit / 100) : 0;
-        t_sides(all->lr_mean - a_up, spread ? sd : 0, (double)m, (double)(m - 1), &all->p_up, &x);
-        t_sides(all->lr_mean - a_down, spread ? sd : 0, (double)m, (double)(m - 1), &x, &all->p_down);
-        all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
+        rank_level_stats(all, lr, m, row_limit(&c->opt, all->group));
+        all->u = NAN;
         all->p_floor = 0; /* t has no floor */
         all->test = TL_TEST_RANK_T;
-        all->verdict = TL_VERDICT_UNCHANGED;
+    } else {
+        rc = 0;
+        goto out; /* the pooled test (or none) stands */
     }
+    all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
+    all->verdict = TL_VERDICT_UNCHANGED;
     rc = 0;
 out:
-    free(strata);
     free(sup);
     free(sdown);
     free(lr);
     return rc;
+}
+
+/* One-sided p-values of the statistic (mean - shift) / sqrt(var / h) against
+ * Student's t with df degrees of freedom. No spread (var 0): certain. */
+static double t_up(double mean, double shift, double var, double h, double df)
+{
+    if (!(var > 0))
+        return mean > shift ? 0.0 : 1.0;
+    return tl_signif_t_sf((mean - shift) / sqrt(var / h), df);
+}
+
+/* The winsorized variance of a rank-level row per degree of freedom. */
+static double row_var(const tl_cmp_row *r)
+{
+    return r->lr_ssw / (double)(r->lr_h - 1);
+}
+
+static int is_pooled(const tl_cmp_row *r)
+{
+    return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_h > 1 && row_var(r) > 0;
+}
+
+/* The rank-level rows' p-values: Yuen's trimmed t, its winsorized variance
+ * pooled over the rows of like noise in one family, group and kind (as a
+ * one-way analysis of variance pools its error: one row's spread over 4
+ * ranks has 1 degree of freedom, ten rows' 10). Rows of like noise: those
+ * whose variance is at most TL_CMP_POOL_SPREAD times the median of the
+ * rows'; a noisier row (a stage with I/O, a CPU op among kernels) keeps its
+ * own variance and degrees of freedom, so it neither floods the others' nor
+ * is judged by them. The hypotheses carry the threshold as the U tests' do:
+ * the mean log ratio beyond log(1 + threshold), or below log(1 - threshold).
+ * Ranks whose ratios are all the same (copies) are certain. */
+static int rank_level_pooled(tl_compare *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->nrows; i++)
+        n += is_pooled(&c->rows[i]);
+    double *v = malloc((n + 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nrows; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        if (r->test != TL_TEST_RANK_T)
+            continue;
+        /* This row's pool: the median variance of its family, group and kind,
+         * then the rows within TL_CMP_POOL_SPREAD of it. */
+        size_t k = 0;
+        for (size_t j = 0; j < c->nrows; j++) {
+            const tl_cmp_row *o = &c->rows[j];
+            if (is_pooled(o) && o->primary == r->primary && o->group == r->group && o->kind == r->kind)
+                v[k++] = row_var(o);
+        }
+        double var = 0, df = 0, h = (double)r->lr_h;
+        int member = 0;
+        if (k > 0) {
+            qsort(v, k, sizeof *v, by_double);
+            double med = tl_signif_median_sorted(v, k), ss = 0;
+            for (size_t j = 0; j < c->nrows; j++) {
+                const tl_cmp_row *o = &c->rows[j];
+                if (is_pooled(o) && o->primary == r->primary && o->group == r->group && o->kind == r->kind &&
+                    row_var(o) <= TL_CMP_POOL_SPREAD * med) {
+                    ss += o->lr_ssw;
+                    df += (double)(o->lr_h - 1);
+                }
+            }
+            var = ss / df;
+            member = is_pooled(r) && row_var(r) <= TL_CMP_POOL_SPREAD * med;
+        }
+        if (!member) { /* not of like noise: its own */
+            var = r->lr_h > 1 ? row_var(r) : 0;
+            df = (double)r->lr_h - 1;
+            if (r->lr_spread && !(var > 0) && r->lr_n > 1) { /* the middle ranks alike: the untrimmed spread */
+                var = r->lr_ss / (double)(r->lr_n - 1);
+                h = (double)r->lr_n;
+                df = h - 1;
+            }
+        }
+        if (!r->lr_spread)
+            var = 0;
+        double limit = row_limit(&c->opt, r->group) / 100;
+        r->p_up = t_up(r->lr_tmean, log1p(limit), var, h, df);
+        r->p_down = t_up(-r->lr_tmean, -log1p(-limit), var, h, df);
+        r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
+    }
+    free(v);
+    return 0;
 }
 
 /* The note of an untested verdict: "+850.0 %, one run each: beyond the
@@ -691,130 +737,26 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
     return r->note ? 0 : -1;
 }
 
-static double digamma(double x)
-{
-    double r = 0;
-    while (x < 6) {
-        r -= 1 / x;
-        x += 1;
-    }
-    double f = 1 / (x * x);
-    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
-}
-
-static double trigamma(double x)
-{
-    double r = 0;
-    while (x < 6) {
-        r += 1 / (x * x);
-        x += 1;
-    }
-    double f = 1 / (x * x);
-    return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
-}
-
-/* Smyth's (2004) Newton iteration for trigamma(y) = v. */
-static double trigamma_inverse(double v)
-{
-    double y = 0.5 + 1 / v;
-    for (int i = 0; i < 50; i++) {
-        double tri = trigamma(y), slope = (trigamma(y + 1e-5) - trigamma(y - 1e-5)) / 2e-5;
-        double d = tri * (1 - tri / v) / slope;
-        y += d;
-        if (y <= 0)
-            y = 1e-8;
-        if (-d / y < 1e-8)
-            break;
-    }
-    return y;
-}
-
-/* The rank-level rows of one family (primary or not) with the variants. */
-static void rank_level_family(tl_compare *c, int primary)
-{
-    int pooled = EXP('P'), moderated = EXP('M'), drop = EXP('D'), yuen = EXP('Y');
-    double ss = 0, df = 0, sum_e = 0, sum_e2 = 0, sum_tri = 0;
-    size_t g = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (r->test != TL_TEST_RANK_T || r->primary != primary || r->lr_n < TL_CMP_MIN_RANKS)
-            continue;
-        double d = yuen ? (double)(r->lr_h - 1) : (double)(r->lr_n - 1), s2 = (yuen ? r->lr_ssw : r->lr_ss) / d;
-        ss += yuen ? r->lr_ssw : r->lr_ss;
-        df += d;
-        if (s2 > 0) {
-            double e = log(s2) - digamma(d / 2) + log(d / 2);
-            sum_e += e;
-            sum_e2 += e * e;
-            sum_tri += trigamma(d / 2);
-            g++;
-        }
-    }
-    if (!(pooled || moderated || drop || yuen) || df == 0)
-        return;
-    double d0 = INFINITY, s0 = ss / df;
-    if (moderated && g >= 3) {
-        double mean = sum_e / (double)g, var = (sum_e2 - (double)g * mean * mean) / (double)(g - 1);
-        double v = var - sum_tri / (double)g;
-        if (v > 0) {
-            d0 = 2 * trigamma_inverse(v);
-            s0 = exp(mean + digamma(d0 / 2) - log(d0 / 2));
-        } else {
-            s0 = exp(mean);
-        }
-    }
-    for (size_t i = 0; i < c->nrows; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        if (r->test != TL_TEST_RANK_T || r->primary != primary || r->lr_n < TL_CMP_MIN_RANKS)
-            continue;
-        double nn = yuen ? (double)r->lr_h : (double)r->lr_n, d = nn - 1,
-               own = (yuen ? r->lr_ssw : r->lr_ss) / d;
-        if (own == 0)
-            continue; /* copies: certain */
-        double s2, rdf;
-        if (moderated) {
-            s2 = isinf(d0) ? s0 : (d0 * s0 + d * own) / (d0 + d);
-            rdf = isinf(d0) ? df : d0 + d;
-        } else if (pooled) {
-            s2 = ss / df;
-            rdf = df;
-        } else {
-            s2 = own;
-            rdf = d;
-        }
-        double up, down, x, limit = row_limit(&c->opt, r->group);
-        double a_up = EXP('H') ? log1p(limit / 100) : 0, a_down = EXP('H') ? log1p(-limit / 100) : 0;
-        if (yuen) {
-            t_sides(r->lr_tmean - a_up, sqrt(s2), nn, rdf, &up, &x);
-            t_sides(r->lr_tmean - a_down, sqrt(s2), nn, rdf, &x, &down);
-        } else if (drop) {
-            t_sides(r->lr_mean_hi - a_up, sqrt(s2), nn - 1, rdf, &up, &x);
-            t_sides(r->lr_mean_lo - a_down, sqrt(s2), nn - 1, rdf, &x, &down);
-        } else {
-            t_sides(r->lr_mean - a_up, sqrt(s2), nn, rdf, &up, &x);
-            t_sides(r->lr_mean - a_down, sqrt(s2), nn, rdf, &x, &down);
-        }
-        r->p_up = up;
-        r->p_down = down;
-        r->p_value = fmin(1.0, 2.0 * fmin(up, down));
-    }
-}
-
-/* Correct the p-values for the number of tests, each family apart (Holm for
- * the primary rows, Benjamini–Hochberg for the explanatory ones), then give
- * every row its verdict, decide which fail the gate and count them. */
+/* Correct the p-values for the number of tests, each family apart, then
+ * give every row its verdict, decide which fail the gate and count them.
+ * The gate's question has a direction: the primary rows' "slower by more
+ * than the threshold" p-values are adjusted with Holm's method, so alpha
+ * bounds the chance of any false regression in the gate; their "faster"
+ * p-values likewise, apart (improvements never fail the gate). Explanatory
+ * rows take the two-sided p (twice the smaller one-sided one), adjusted
+ * with Benjamini–Hochberg. */
 static int decide(tl_compare *c)
 {
     size_t n = c->nrows;
     double *p = malloc((3 * n + 1) * sizeof *p), *adj = malloc((3 * n + 1) * sizeof *adj);
-    int rc = -1, onesided = EXP('O');
+    int rc = -1;
     if (p == NULL || adj == NULL)
         goto out;
     /* A test that could not give a p small enough to be significant in its
-     * family, however large the change (4 against 4 samples: at best 0.029,
-     * never below alpha over a family of ten), had too few samples: the row
-     * is judged like an untested one. The families shrink as rows leave, so
-     * this runs until nothing changes. */
+     * family, however large the change (4 against 4 samples: at best 1/70
+     * one-sided, never below alpha over a family of ten), had too few
+     * samples: the row is judged like an untested one. The families shrink
+     * as rows leave, so this runs until nothing changes. */
     for (int changed = 1; changed;) {
         size_t m[2] = { 0, 0 };
         changed = 0;
@@ -822,7 +764,7 @@ static int decide(tl_compare *c)
             m[c->rows[i].primary] += c->rows[i].test != TL_TEST_NONE;
         for (size_t i = 0; i < n; i++) {
             tl_cmp_row *r = &c->rows[i];
-            double sides = r->primary && onesided ? 1 : 2;
+            double sides = r->primary ? 1 : 2;
             if (r->test == TL_TEST_NONE || !(sides * r->p_floor * (double)m[r->primary] >= c->opt.alpha))
                 continue;
             r->test = TL_TEST_NONE;
@@ -831,16 +773,16 @@ static int decide(tl_compare *c)
             changed = 1;
         }
     }
-    rank_level_family(c, 1);
-    rank_level_family(c, 0);
-    /* p[0, n): the primary family up; p[n, 2n) down; p[2n, 3n) the explanatory one (two-sided). */
+    if (rank_level_pooled(c) != 0)
+        goto out;
+    /* p[0, n): the primary rows, slower; p[n, 2n): faster; p[2n, 3n): the
+     * explanatory rows, two-sided. */
     for (size_t i = 0; i < n; i++) {
         const tl_cmp_row *r = &c->rows[i];
         int t = r->test != TL_TEST_NONE;
-        double two = t ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : NAN;
-        p[i] = r->primary && t ? (onesided ? r->p_up : two) : NAN;
-        p[n + i] = r->primary && t ? (onesided ? r->p_down : two) : NAN;
-        p[2 * n + i] = !r->primary ? two : NAN;
+        p[i] = r->primary && t ? r->p_up : NAN;
+        p[n + i] = r->primary && t ? r->p_down : NAN;
+        p[2 * n + i] = !r->primary && t ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : NAN;
     }
     if (c->opt.correction == TL_CMP_HOLM) {
         if (tl_signif_holm(p, n, adj) != 0 || tl_signif_holm(p + n, n, adj + n) != 0 ||
@@ -851,32 +793,27 @@ static int decide(tl_compare *c)
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
-        if (r->test != TL_TEST_NONE) {
-            double up = r->primary ? adj[i] : adj[2 * n + i], down = r->primary ? adj[n + i] : adj[2 * n + i];
-            double limit = r->group == TL_CMP_GROUP_MEMORY && !isnan(c->opt.memory_threshold_pct)
-                               ? c->opt.memory_threshold_pct
-                               : c->opt.threshold_pct;
-            int up_side = !(r->delta_pct < 0);
-            if (r->primary && onesided) {
-                r->p_value = up_side ? r->p_up : r->p_down;
-                r->p_adjusted = up_side ? up : down;
-            } else {
-                r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
-                r->p_adjusted = up;
-            }
-            r->significant = r->p_adjusted < c->opt.alpha;
-            int most_up = 1, most_down = 1;
-            if (EXP('J') && r->test == TL_TEST_RANK_T) {
-                most_up = 2 * r->lr_up > r->lr_n;
-                most_down = 2 * r->lr_down > r->lr_n;
-            }
-            if (up < c->opt.alpha && r->delta_pct > limit && most_up)
-                r->verdict = TL_VERDICT_REGRESSION;
-            else if (down < c->opt.alpha && r->delta_pct < -limit && most_down)
-                r->verdict = TL_VERDICT_IMPROVEMENT;
-        } else if (untested_verdict(r, &c->opt) != 0) {
-            goto out;
+        if (r->test == TL_TEST_NONE) {
+            if (untested_verdict(r, &c->opt) != 0)
+                goto out;
+            continue;
         }
+        double up = r->primary ? adj[i] : adj[2 * n + i], down = r->primary ? adj[n + i] : adj[2 * n + i];
+        double limit = row_limit(&c->opt, r->group);
+        /* A primary row reports the side of its change; an explanatory row
+         * its two-sided p. */
+        int slower = !(r->delta_pct < 0);
+        r->p_value = !r->primary ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : slower ? r->p_up : r->p_down;
+        r->p_adjusted = slower ? up : down;
+        r->significant = r->p_adjusted < c->opt.alpha;
+        /* The rank-level test also wants the change on most ranks: more than
+         * half of them beyond the threshold the same way. */
+        int most_up = r->test != TL_TEST_RANK_T || 2 * r->lr_up > r->lr_n;
+        int most_down = r->test != TL_TEST_RANK_T || 2 * r->lr_down > r->lr_n;
+        if (up < c->opt.alpha && r->delta_pct > limit && most_up)
+            r->verdict = TL_VERDICT_REGRESSION;
+        else if (down < c->opt.alpha && r->delta_pct < -limit && most_down)
+            r->verdict = TL_VERDICT_IMPROVEMENT;
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];

@@ -65,6 +65,9 @@
 #define TL_CMP_MIN_SAMPLES 4
 /* The rank-level test needs this many ranks on both sides. */
 #define TL_CMP_MIN_RANKS 3
+/* The rank-level test pools the variance of the rows whose variance is at
+ * most this many times the median of its family, group and kind. */
+#define TL_CMP_POOL_SPREAD 100.0
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 
@@ -90,10 +93,9 @@ enum tl_cmp_test {
     TL_TEST_NONE = 0,           /* not tested (added, removed, too few samples) */
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
-    TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
-    TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
-    TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
     TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
+    TL_TEST_RANK_T,             /* all ranks: trimmed t over the per-rank log ratios, variance pooled */
+    TL_TEST_COUNT
 };
 
 enum tl_verdict {
@@ -157,17 +159,17 @@ typedef struct tl_cmp_row {
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
     double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
-    double p_up, p_down;        /* one-sided p: the candidate slower, faster */
+    double p_up, p_down;        /* one-sided p of "slower by more than the threshold", "faster by more" */
     tl_mwu mwu;                 /* the U test of the row's samples, whatever their number (p NaN: none) */
     tl_mwu mwu_up, mwu_down;    /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
-    /* The rank-level test (all-ranks rows, TL_TEST_RANK_T): the log ratios of
-     * the ranks' values, n of them, their mean and sum of squared deviations;
-     * without the largest (hi) and without the smallest (lo); how many ranks
-     * changed beyond the threshold up and down. */
-    size_t lr_n, lr_up, lr_down;
-    double lr_mean, lr_ss, lr_mean_hi, lr_ss_hi, lr_mean_lo, lr_ss_lo;
-    size_t lr_h;                /* values kept by the trimming */
-    double lr_tmean, lr_ssw;    /* trimmed mean, winsorized sum of squares */
+    /* The rank-level test (all-ranks rows, TL_TEST_RANK_T) over the ranks'
+     * log ratios candidate/baseline: n ranks, h kept by the trimming, the
+     * trimmed mean and the winsorized sum of squares (Yuen), whether the
+     * ratios differ at all, and how many ranks changed by more than the
+     * threshold up and down. */
+    size_t lr_n, lr_h, lr_up, lr_down;
+    double lr_tmean, lr_ssw, lr_ss;
+    int lr_spread;
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
     int verdict;                /* tl_verdict */

@@ -128,9 +128,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "u", r->u);
-    static const char *tests[] = { NULL, "exact", "normal", "ranks", "rank_t", "ranks_and_rank_t" };
+    static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t" };
     tl_json_key(j, "test");
-    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_BOTH)
+    if (r->test > TL_TEST_NONE && r->test < TL_TEST_COUNT)
         tl_json_string(j, tests[r->test]);
     else
         tl_json_null(j);
