@@ -520,7 +520,7 @@ static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double
     all->lr_n = n;
     all->lr_h = n - 2 * g;
     mean_ss(lr + g, n - 2 * g, &all->lr_tmean, &x);
-    mean_ss(lr, n, &x, &all->lr_ss);
+    mean_ss(lr, n, &all->lr_mean, &all->lr_ss);
     double wm = 0, ssw = 0;
     for (size_t i = 0; i < n; i++)
         wm += lr[i < g ? g : i >= n - g ? n - g - 1 : i];
@@ -664,9 +664,9 @@ static int rank_level_pooled(tl_compare *c)
             if (is_pooled(o) && o->primary == r->primary && o->group == r->group && o->kind == r->kind)
                 v[k++] = row_var(o);
         }
-        double var = 0, df = 0, h = (double)r->lr_h;
+        double var = 0, df = 0, h = (double)r->lr_h, mean = r->lr_tmean;
         int member = 0;
-        if (k > 0) {
+        if (k >= TL_CMP_POOL_MIN) {
             qsort(v, k, sizeof *v, by_double);
             double med = tl_signif_median_sorted(v, k), ss = 0;
             for (size_t j = 0; j < c->nrows; j++) {
@@ -680,20 +680,17 @@ static int rank_level_pooled(tl_compare *c)
             var = ss / df;
             member = is_pooled(r) && row_var(r) <= TL_CMP_POOL_SPREAD * med;
         }
-        if (!member) { /* not of like noise: its own */
-            var = r->lr_h > 1 ? row_var(r) : 0;
-            df = (double)r->lr_h - 1;
-            if (r->lr_spread && !(var > 0) && r->lr_n > 1) { /* the middle ranks alike: the untrimmed spread */
-                var = r->lr_ss / (double)(r->lr_n - 1);
-                h = (double)r->lr_n;
-                df = h - 1;
-            }
+        if (!member) { /* too few rows to pool, or not of like noise: Student's t of the row alone */
+            mean = r->lr_mean;
+            h = (double)r->lr_n;
+            df = h - 1;
+            var = r->lr_ss / df;
         }
         if (!r->lr_spread)
             var = 0;
         double limit = row_limit(&c->opt, r->group) / 100;
-        r->p_up = t_up(r->lr_tmean, log1p(limit), var, h, df);
-        r->p_down = t_up(-r->lr_tmean, -log1p(-limit), var, h, df);
+        r->p_up = t_up(mean, log1p(limit), var, h, df);
+        r->p_down = t_up(-mean, -log1p(-limit), var, h, df);
         r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     }
     free(v);

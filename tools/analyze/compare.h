@@ -65,8 +65,10 @@
 #define TL_CMP_MIN_SAMPLES 4
 /* The rank-level test needs this many ranks on both sides. */
 #define TL_CMP_MIN_RANKS 3
-/* The rank-level test pools the variance of the rows whose variance is at
- * most this many times the median of its family, group and kind. */
+/* The rank-level test pools the variance of the rows of one family, group
+ * and kind when there are at least TL_CMP_POOL_MIN of them, over those whose
+ * variance is at most TL_CMP_POOL_SPREAD times their median. */
+#define TL_CMP_POOL_MIN 5
 #define TL_CMP_POOL_SPREAD 100.0
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
@@ -168,7 +170,7 @@ typedef struct tl_cmp_row {
      * ratios differ at all, and how many ranks changed by more than the
      * threshold up and down. */
     size_t lr_n, lr_h, lr_up, lr_down;
-    double lr_tmean, lr_ssw, lr_ss;
+    double lr_tmean, lr_ssw, lr_mean, lr_ss;
     int lr_spread;
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
