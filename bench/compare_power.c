@@ -46,6 +46,7 @@ static double rank_sigma = 0, run_sigma = 0;
 #define BASE_NS 20e6
 
 static uint64_t rng;
+static tl_cmp_options opts; /* default options, --threshold */
 
 static double uniform(void)
 {
@@ -136,7 +137,7 @@ static outcome compare_once(int nranks, int samples, int changed, double factor)
     make_run(&b, nranks, samples, -1, 1.0);
     make_run(&c, nranks, samples, changed, factor);
     tl_compare cmp;
-    if (tl_compare_run(&cmp, &b, &c, NULL) != 0) {
+    if (tl_compare_run(&cmp, &b, &c, &opts) != 0) {
         fprintf(stderr, "bench_compare_power: out of memory\n");
         exit(1);
     }
@@ -188,6 +189,7 @@ static void aa_table(int seeds, const int *samples, const int *ranks, const char
 int main(int argc, char **argv)
 {
     int seeds = 200;
+    tl_cmp_options_init(&opts);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
             seeds = 10;
@@ -197,8 +199,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_compare_power: --seeds wants 1..100000\n");
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) {
+            opts.threshold_pct = atof(argv[++i]);
         } else {
-            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick]\n");
+            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT]\n");
             return 2;
         }
     }
@@ -206,8 +210,8 @@ int main(int argc, char **argv)
     static const int samples[] = { 1, 4, 8, 16 };
     static const int ranks[] = { 1, 4, 8 };
     printf("tally compare power: %d stages, noise per call %.0f %% (lognormal), spikes %.0f %% of calls (1.5-3x); "
-           "%d comparisons per cell; default options (alpha 0.05, threshold 5 %%, untested beyond %.0f %%)\n\n",
-           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, TL_CMP_MAX_UNTESTED_PCT);
+           "%d comparisons per cell; default options (alpha 0.05, threshold %g %%, untested beyond %.0f %%)\n\n",
+           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, opts.threshold_pct, TL_CMP_MAX_UNTESTED_PCT);
     printf("Detection rate (the changed stage's total per run fails the gate)\n\n");
     printf("| samples/rank | ranks |   +5 %% |  +10 %% |  +25 %% | +100 %% |\n|---:|---:|---:|---:|---:|---:|\n");
     rng = 20251125;
