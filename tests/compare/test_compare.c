@@ -445,6 +445,155 @@ static void calls_per_step(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* ---- the rules that give the gate its power ------------------------------ */
+
+/* A run of nranks sessions of nstages sections "s0".."s<n-1>", `samples`
+ * calls each: base 10 ms x (1 + stage) x a fixed pattern of +-3 % per rank
+ * and call, another for each side (no randomness: the tests below are
+ * exact), times factor(stage, rank, call). */
+typedef double (*factor_fn)(int stage, int rank, int call);
+
+static void make_staged(tl_aggregate *a, int nranks, int nstages, int samples, factor_fn factor, int side)
+{
+    static const double wobble[] = { 1.00, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1.015, 0.985, 1.005, 0.995 };
+    tl_aggregate_init(a, NULL);
+    for (int rank = 0; rank < nranks; rank++) {
+        tl_session s;
+        make_session(&s, rank, NULL, 0);
+        s.world_size = nranks;
+        free(s.names);
+        s.names = calloc((size_t)nstages + 1, sizeof *s.names);
+        assert_non_null(s.names);
+        for (int k = 0; k < nstages; k++) {
+            tl_sname *x = &s.names[s.nnames++];
+            char name[16];
+            snprintf(name, sizeof name, "s%d", k);
+            x->group = TL_GROUP_SECTIONS;
+            x->name = xstrdup(name);
+            x->exact = 1;
+            x->median_ns = x->p95_ns = x->std_ns = NAN;
+            for (int i = 0; i < samples; i++) {
+                double w = wobble[(size_t)(rank * 7 + k * 3 + i * 5 + side * 4) % 11];
+                double v = 10e6 * (1 + k) * w * (factor ? factor(k, rank, i) : 1.0);
+                tl_dur_stat_add(&x->d, (uint64_t)v, TL_PROFILE_MAX_SAMPLES);
+            }
+        }
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+/* s0 +25 % on every rank, but rank 5's baseline call spiked 1.6x (so rank 5
+ * reads -22 %); s1 unchanged but rank 2's candidate call spiked 2.5x. */
+static double spiked_cand(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 ? 1.25 : stage == 1 && rank == 2 ? 2.5 : 1.0;
+}
+
+static double spiked_base(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 && rank == 5 ? 1.6 : 1.0;
+}
+
+static const tl_cmp_row *run_row(const tl_compare *c, const char *name)
+{
+    const tl_cmp_row *r = find_kind(c, name, -1, TL_CMP_PER_RUN);
+    if (r == NULL) {
+        print_error("no per_run row %s\n", name);
+        fail();
+    }
+    return r;
+}
+
+/* One call a rank on 8 ranks, 6 stages: the rank-level test. A spike on one
+ * rank neither makes a regression (s1: +2.5x on rank 2 alone, the all-ranks
+ * total +19 %) nor hides one (s0: +25 % on every rank, rank 5's baseline
+ * spiked). The six stages' spreads are pooled (TL_CMP_POOL_MIN), the means
+ * trimmed, and the hypotheses carry the threshold. */
+static void spike_on_one_rank(void **state)
+{
+    (void)state;
+    tl_aggregate b, c2;
+    make_staged(&b, 8, 6, 1, spiked_base, 0);
+    make_staged(&c2, 8, 6, 1, spiked_cand, 1);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = run_row(&c, "s0");
+    assert_int_equal(r->lr_n, 8);
+    assert_int_equal(r->lr_h, 6);              /* one rank off each end */
+    assert_int_equal(r->lr_up, 7);             /* rank 5 reads -22 % */
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_true(r->p_value == r->p_up);        /* a primary row: one-sided, its direction */
+    const tl_cmp_row *spike = run_row(&c, "s1");
+    assert_int_equal(spike->test, TL_TEST_RANK_T);
+    assert_true(spike->delta_pct > 15);        /* the total moved: rank 2 is 1/8 of it */
+    assert_int_equal(spike->lr_up, 1);
+    assert_int_not_equal(spike->verdict, TL_VERDICT_REGRESSION);
+    assert_false(spike->gate);
+    for (int k = 2; k < 6; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "s%d", k);
+        assert_int_equal(run_row(&c, name)->verdict, TL_VERDICT_UNCHANGED);
+    }
+    assert_int_equal(c.gate_failures, 1);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
+/* s0 +25 % on every rank; s1 +25 % on rank 0 only; s2 +4 %, very steady. */
+static double strata_cand(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 ? 1.25 : stage == 1 && rank == 0 ? 1.25 : stage == 2 ? 1.04 : 1.0;
+}
+
+/* Four calls a rank on four ranks: no rank can be tested alone (4 against 4:
+ * at best 1/70), but the ranks' U statistics summed can (at best 1/70^4):
+ * +25 % on every rank is a regression of the gate; +25 % on one rank of four
+ * is not a change of the run; +4 % on every rank is certain but not beyond
+ * the 5 % threshold, so not significant. */
+static void stratified_ranks(void **state)
+{
+    (void)state;
+    tl_aggregate b, c2;
+    make_staged(&b, 4, 4, 4, NULL, 0);
+    make_staged(&c2, 4, 4, 4, strata_cand, 1);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = run_row(&c, "s0");
+    assert_int_equal(r->test, TL_TEST_STRATA);
+    assert_true(fabs(r->p_floor - pow(1.0 / 70.0, 4)) < 1e-15);
+    assert_true(fabs(r->u - 64) < 1e-9);       /* every candidate call above every baseline call */
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_int_equal(find_kind(&c, "s0", 1, TL_CMP_PER_RUN)->test, TL_TEST_NONE); /* a rank alone: too few */
+    const tl_cmp_row *one = run_row(&c, "s1");
+    assert_int_equal(one->test, TL_TEST_STRATA);
+    assert_true(one->delta_pct > 5);           /* rank 0 is a quarter of the total */
+    assert_int_not_equal(one->verdict, TL_VERDICT_REGRESSION);
+    assert_false(one->gate);
+    const tl_cmp_row *small = run_row(&c, "s2");
+    assert_true(small->delta_pct > 3 && small->delta_pct < 5);
+    assert_false(small->significant);
+    assert_int_equal(small->verdict, TL_VERDICT_UNCHANGED);
+    assert_int_equal(c.gate_failures, 1);
+    tl_compare_release(&c);
+    /* Without the threshold in the way (--threshold 0), the steady +4 % is a
+     * regression: the tests see it, the threshold decides it is not one. */
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.threshold_pct = 0;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    assert_int_equal(run_row(&c, "s2")->verdict, TL_VERDICT_REGRESSION);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
 static void normalized(void **state)
 {
     fixture *f = *state;
@@ -516,6 +665,8 @@ int main(void)
         cmocka_unit_test(ranks_as_samples),
         cmocka_unit_test(calls_per_step),
         cmocka_unit_test(memory_rows),
+        cmocka_unit_test(spike_on_one_rank),
+        cmocka_unit_test(stratified_ranks),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),
