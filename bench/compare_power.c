@@ -19,12 +19,14 @@
  * candidate.
  *
  * Printed: for each planted change (5, 10, 25, 100 %), samples per rank (1,
- * 4, 16) and ranks (1, 4, 8), the detection rate (the changed stage's
+ * 4, 8, 16) and ranks (1, 4, 8), the detection rate (the changed stage's
  * all-ranks total per run fails the gate) over --seeds comparisons; and for
  * A/A pairs (no change) the share of comparisons with any false gate failure
  * and with any regression verdict at all (explanatory rows included).
+ * --threshold PCT sets compare's threshold (default 5): at 0 the tests have
+ * no margin, and the A/A tables show their level (one-sided Holm at 5 %).
  *
- *   bench_compare_power [--seeds N] [--quick]
+ *   bench_compare_power [--seeds N] [--quick] [--threshold PCT]
  *
  * Not a timed test: its figures are rates, the same on any machine.
  */

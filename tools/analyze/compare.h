@@ -25,21 +25,25 @@
  * The rows are two families (docs/compare.md says all of it):
  *  - primary rows decide the gate: step time (all ranks and each rank), and
  *    over all ranks the total per run of every stage (sections, iterations,
- *    GPU annotations, kernels) and peak memory.
- *    Their p-values are adjusted with Holm's method, so alpha bounds the
- *    chance of any false verdict in the gate;
+ *    GPU annotations, kernels) and peak memory. The gate's question has a
+ *    direction, so their one-sided "slower" p-values are adjusted with Holm's
+ *    method: alpha bounds the chance of any false regression in the gate
+ *    (their "faster" p-values likewise, apart);
  *  - explanatory rows (per call, per step, calls per step, ops, runtime) say
- *    why; their p-values are adjusted with Benjamini–Hochberg (the share of
- *    false verdicts among the verdicts stays under alpha).
- * The ranks of one run are not independent samples of a name (they share the
- * run's conditions), so an all-ranks row does not pool them: it takes the
- * smallest per-rank U-test p times the number of ranks tested (Bonferroni),
- * and a rank-level test that uses the ranks as samples: Student's t over the
- * per-rank log ratios candidate/baseline, paired by rank (the same change on
- * every rank is evidence even with one sample per rank); with both, twice
- * the smaller. A row that cannot be tested at all (one report per side, as FramePack
- * and Inferix write) gets a verdict from its effect size alone, labelled as
- * untested, when the change is beyond the large-change threshold
+ *    why; their two-sided p-values are adjusted with Benjamini–Hochberg (the
+ *    share of false verdicts among the verdicts stays under alpha).
+ * Every test carries the threshold: "slower by more than the threshold" is
+ * the U test of the candidate's samples over (1 + threshold) against the
+ * baseline's, so a run that did not change is far inside the null.
+ * The ranks of one run are not one sample of a name (a straggler is not a
+ * change), so an all-ranks row does not pool them: with samples on every
+ * rank, the stratified U test (the ranks' U statistics summed, each rank
+ * against itself); with one sample a rank, the rank-level test over the
+ * per-rank log ratios (Yuen's trimmed mean, the variance pooled over the
+ * rows of like noise of the family, group and metric; the change wanted on
+ * most ranks). A row that cannot be tested at all (one report per side, as
+ * FramePack and Inferix write) gets a verdict from its effect size alone,
+ * labelled as untested, when the change is beyond the large-change threshold
  * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
  */
 #ifndef TALLY_COMPARE_H

@@ -1,5 +1,6 @@
 /*
- * significance.c - Mann–Whitney U (exact and normal), the order-statistic
+ * significance.c - Mann–Whitney U (exact and normal, both tails, and summed
+ * over strata), Student's t, Holm, Benjamini–Hochberg, the order-statistic
  * confidence interval of the median and the geometric mean of ratios (see
  * significance.h for the exact definitions).
  *

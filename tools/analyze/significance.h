@@ -1,7 +1,8 @@
 /*
- * significance.h - the statistics `tally compare` rests on: the two-sided
- * Mann–Whitney U test, a distribution-free confidence interval of the median,
- * and the geometric mean of ratios.
+ * significance.h - the statistics `tally compare` rests on: the Mann–Whitney
+ * U test (two-sided and one-sided) and its stratified sum over ranks, Holm
+ * and Benjamini–Hochberg, Student's t, a distribution-free confidence
+ * interval of the median, and the geometric mean of ratios.
  *
  * The one idea: nothing here assumes a distribution. Durations are skewed and
  * have outliers (a GC pause, a clock change), so the test compares ranks, not
