@@ -646,54 +646,65 @@ static int is_pooled(const tl_cmp_row *r)
  * Ranks whose ratios are all the same (copies) are certain. */
 static int rank_level_pooled(tl_compare *c)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < c->nrows; i++)
-        n += is_pooled(&c->rows[i]);
-    double *v = malloc((n + 1) * sizeof *v);
+    /* One pool per family, group and kind: its rows' median variance, then
+     * the sums over the rows within TL_CMP_POOL_SPREAD of it. */
+    enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };
+    double med[2][NG][NK], ss[2][NG][NK], df[2][NG][NK];
+    size_t cnt[2][NG][NK];
+    memset(cnt, 0, sizeof cnt);
+    memset(ss, 0, sizeof ss);
+    memset(df, 0, sizeof df);
+    double *v = malloc((c->nrows + 1) * sizeof *v);
     if (v == NULL)
         return -1;
+    for (int f = 0; f < 2; f++)
+        for (int g = 0; g < NG; g++)
+            for (int k = 0; k < NK; k++) {
+                size_t m = 0;
+                for (size_t i = 0; i < c->nrows; i++) {
+                    const tl_cmp_row *o = &c->rows[i];
+                    if (is_pooled(o) && o->primary == f && o->group == g && o->kind == k)
+                        v[m++] = row_var(o);
+                }
+                cnt[f][g][k] = m;
+                if (m < TL_CMP_POOL_MIN)
+                    continue;
+                qsort(v, m, sizeof *v, by_double);
+                med[f][g][k] = tl_signif_median_sorted(v, m);
+            }
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *o = &c->rows[i];
+        if (is_pooled(o) && cnt[o->primary][o->group][o->kind] >= TL_CMP_POOL_MIN &&
+            row_var(o) <= TL_CMP_POOL_SPREAD * med[o->primary][o->group][o->kind]) {
+            ss[o->primary][o->group][o->kind] += o->lr_ssw;
+            df[o->primary][o->group][o->kind] += (double)(o->lr_h - 1);
+        }
+    }
+    free(v);
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_RANK_T)
             continue;
-        /* This row's pool: the median variance of its family, group and kind,
-         * then the rows within TL_CMP_POOL_SPREAD of it. */
-        size_t k = 0;
-        for (size_t j = 0; j < c->nrows; j++) {
-            const tl_cmp_row *o = &c->rows[j];
-            if (is_pooled(o) && o->primary == r->primary && o->group == r->group && o->kind == r->kind)
-                v[k++] = row_var(o);
-        }
-        double var = 0, df = 0, h = (double)r->lr_h, mean = r->lr_tmean;
-        int member = 0;
-        if (k >= TL_CMP_POOL_MIN) {
-            qsort(v, k, sizeof *v, by_double);
-            double med = tl_signif_median_sorted(v, k), ss = 0;
-            for (size_t j = 0; j < c->nrows; j++) {
-                const tl_cmp_row *o = &c->rows[j];
-                if (is_pooled(o) && o->primary == r->primary && o->group == r->group && o->kind == r->kind &&
-                    row_var(o) <= TL_CMP_POOL_SPREAD * med) {
-                    ss += o->lr_ssw;
-                    df += (double)(o->lr_h - 1);
-                }
-            }
-            var = ss / df;
-            member = is_pooled(r) && row_var(r) <= TL_CMP_POOL_SPREAD * med;
-        }
-        if (!member) { /* too few rows to pool, or not of like noise: Student's t of the row alone */
+        int f = r->primary, g = r->group, k = r->kind;
+        double var, d, h, mean;
+        if (is_pooled(r) && cnt[f][g][k] >= TL_CMP_POOL_MIN && row_var(r) <= TL_CMP_POOL_SPREAD * med[f][g][k]) {
+            mean = r->lr_tmean; /* Yuen, the pool's variance */
+            h = (double)r->lr_h;
+            d = df[f][g][k];
+            var = ss[f][g][k] / d;
+        } else { /* too few rows to pool, or not of like noise: Student's t of the row alone */
             mean = r->lr_mean;
             h = (double)r->lr_n;
-            df = h - 1;
-            var = r->lr_ss / df;
+            d = h - 1;
+            var = r->lr_ss / d;
         }
         if (!r->lr_spread)
             var = 0;
         double limit = row_limit(&c->opt, r->group) / 100;
-        r->p_up = t_up(mean, log1p(limit), var, h, df);
-        r->p_down = t_up(-mean, -log1p(-limit), var, h, df);
+        r->p_up = t_up(mean, log1p(limit), var, h, d);
+        r->p_down = t_up(-mean, -log1p(-limit), var, h, d);
         r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     }
-    free(v);
     return 0;
 }
 
