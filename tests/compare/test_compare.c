@@ -5,10 +5,16 @@
  *    name 30 % faster an improvement, one with the same distribution
  *    unchanged, and the geomean is the mean of the log ratios;
  *  - a 3 % slowdown is never a regression (threshold 5 %); a 20 % slowdown
- *    with 3 samples a rank is "too few samples" on each rank, and a
- *    regression over all ranks (6 samples, exact test); names on one side only
- *    are added or removed, listed once (no per-rank rows);
- *  - the all-ranks row's p is the smallest per-rank p times the ranks;
+ *    with 3 samples a rank is "too few samples" on each rank and over all
+ *    ranks (the stratified test of 3 against 3 on 2 ranks cannot reach
+ *    significance); names on one side only are added or removed, listed once
+ *    (no per-rank rows);
+ *  - the all-ranks row's test is the stratified U test: the ranks' U summed;
+ *  - one call a rank (FramePack, Inferix, the demo): the untested verdict on
+ *    one rank, the rank-level test on 4 and 8 ranks, where a spike on one
+ *    rank neither makes nor hides a regression; 4 calls on 4 ranks: the
+ *    stratified test finds +25 % on every rank, not +25 % on one rank, and
+ *    not a steady +4 % (within the threshold, which is in the hypothesis);
  *  - --normalize matches "void foo<float, 4>(float*)" with "void
  *    foo<double, 8>(double*)" as "foo", which exact matching lists as one
  *    removed and one added;
