@@ -596,6 +596,15 @@ static void stratified_ranks(void **state)
     assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
     assert_int_equal(run_row(&c, "s2")->verdict, TL_VERDICT_REGRESSION);
     tl_compare_release(&c);
+    /* A threshold of 100 % or more: nothing can be that much faster, and
+     * every p stays a probability. */
+    o.threshold_pct = 200;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    for (size_t i = 0; i < c.nrows; i++)
+        if (c.rows[i].test != TL_TEST_NONE)
+            assert_true(c.rows[i].p_down >= 0.99 && c.rows[i].p_up >= 0 && c.rows[i].p_up <= 1);
+    assert_int_equal(c.counts[TL_VERDICT_REGRESSION] + c.counts[TL_VERDICT_IMPROVEMENT], 0);
+    tl_compare_release(&c);
     tl_aggregate_release(&b);
     tl_aggregate_release(&c2);
 }

@@ -442,6 +442,14 @@ static double row_limit(const tl_cmp_options *o, int group)
                                                                            : o->threshold_pct;
 }
 
+/* The candidate's scale of "faster by more than the threshold" (a fraction):
+ * 1 - threshold; from a threshold of 100 % on nothing can be that much
+ * faster, and a scale near 0 makes every candidate sample larger. */
+static double faster_scale(double limit)
+{
+    return limit < 1 ? 1 - limit : 1e-12;
+}
+
 /* The U test of cs / scale against bs (both sorted; the order is kept). */
 static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
 {
@@ -481,7 +489,7 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
         return 0;
     double limit = row_limit(o, r->group) / 100;
     if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0 || mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 ||
-        mwu_scaled(bs, cs, 1 - limit, &r->mwu_down) != 0)
+        mwu_scaled(bs, cs, faster_scale(limit), &r->mwu_down) != 0)
         return -1;
     if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
         return 0;
@@ -534,7 +542,7 @@ static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double
     all->lr_up = all->lr_down = 0;
     for (size_t i = 0; i < n; i++) {
         all->lr_up += lr[i] > log1p(limit / 100);
-        all->lr_down += lr[i] < log1p(-limit / 100);
+        all->lr_down += lr[i] < log(faster_scale(limit / 100));
     }
 }
 
@@ -702,7 +710,7 @@ static int rank_level_pooled(tl_compare *c)
             var = 0;
         double limit = row_limit(&c->opt, r->group) / 100;
         r->p_up = t_up(mean, log1p(limit), var, h, d);
-        r->p_down = t_up(-mean, -log1p(-limit), var, h, d);
+        r->p_down = t_up(-mean, -log(faster_scale(limit)), var, h, d);
         r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     }
     return 0;
