@@ -652,54 +652,65 @@ static int is_pooled(const tl_cmp_row *r)
  * is judged by them. The hypotheses carry the threshold as the U tests' do:
  * the mean log ratio beyond log(1 + threshold), or below log(1 - threshold).
  * Ranks whose ratios are all the same (copies) are certain. */
+/* P(F >= x) for Snedecor's F with d1 and d2 degrees of freedom. */
+static double f_sf(double x, double d1, double d2)
+{
+    if (!(x > 0))
+        return 1.0;
+    return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
+}
+
+/* The rank-level rows' p-values. Rows of one family, group and kind share
+ * a pool when there are at least TL_CMP_POOL_MIN of them: its variance is the
+ * sum of the winsorized sums of squares over the sum of the degrees of
+ * freedom of the rows of like noise. A row is not of like noise when its
+ * variance is too large for the rest of the pool: the F test of its variance
+ * against theirs, F(h - 1, the rest's degrees of freedom), below
+ * TL_CMP_POOL_LEVEL; it keeps its own. */
 static int rank_level_pooled(tl_compare *c)
 {
-    /* One pool per family, group and kind: its rows' median variance, then
-     * the sums over the rows within TL_CMP_POOL_SPREAD of it. */
     enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };
-    double med[2][NG][NK], ss[2][NG][NK], df[2][NG][NK];
+    double ss[2][NG][NK], df[2][NG][NK], ss_like[2][NG][NK], df_like[2][NG][NK];
     size_t cnt[2][NG][NK];
     memset(cnt, 0, sizeof cnt);
     memset(ss, 0, sizeof ss);
     memset(df, 0, sizeof df);
-    double *v = malloc((c->nrows + 1) * sizeof *v);
-    if (v == NULL)
-        return -1;
-    for (int f = 0; f < 2; f++)
-        for (int g = 0; g < NG; g++)
-            for (int k = 0; k < NK; k++) {
-                size_t m = 0;
-                for (size_t i = 0; i < c->nrows; i++) {
-                    const tl_cmp_row *o = &c->rows[i];
-                    if (is_pooled(o) && o->primary == f && o->group == g && o->kind == k)
-                        v[m++] = row_var(o);
-                }
-                cnt[f][g][k] = m;
-                if (m < TL_CMP_POOL_MIN)
-                    continue;
-                qsort(v, m, sizeof *v, by_double);
-                med[f][g][k] = tl_signif_median_sorted(v, m);
-            }
+    memset(ss_like, 0, sizeof ss_like);
+    memset(df_like, 0, sizeof df_like);
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *o = &c->rows[i];
-        if (is_pooled(o) && cnt[o->primary][o->group][o->kind] >= TL_CMP_POOL_MIN &&
-            row_var(o) <= TL_CMP_POOL_SPREAD * med[o->primary][o->group][o->kind]) {
-            ss[o->primary][o->group][o->kind] += o->lr_ssw;
-            df[o->primary][o->group][o->kind] += (double)(o->lr_h - 1);
+        if (!is_pooled(o))
+            continue;
+        cnt[o->primary][o->group][o->kind]++;
+        ss[o->primary][o->group][o->kind] += o->lr_ssw;
+        df[o->primary][o->group][o->kind] += (double)(o->lr_h - 1);
+    }
+    unsigned char *like = calloc(c->nrows + 1, 1);
+    if (like == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *o = &c->rows[i];
+        if (!is_pooled(o) || cnt[o->primary][o->group][o->kind] < TL_CMP_POOL_MIN)
+            continue;
+        double d = (double)(o->lr_h - 1), d_rest = df[o->primary][o->group][o->kind] - d;
+        double v_rest = (ss[o->primary][o->group][o->kind] - o->lr_ssw) / d_rest;
+        like[i] = !(v_rest > 0) || f_sf(row_var(o) / v_rest, d, d_rest) >= TL_CMP_POOL_LEVEL;
+        if (like[i]) {
+            ss_like[o->primary][o->group][o->kind] += o->lr_ssw;
+            df_like[o->primary][o->group][o->kind] += d;
         }
     }
-    free(v);
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_RANK_T)
             continue;
         int f = r->primary, g = r->group, k = r->kind;
         double var, d, h, mean;
-        if (is_pooled(r) && cnt[f][g][k] >= TL_CMP_POOL_MIN && row_var(r) <= TL_CMP_POOL_SPREAD * med[f][g][k]) {
+        if (like[i] && ss_like[f][g][k] > 0) {
             mean = r->lr_tmean; /* Yuen, the pool's variance */
             h = (double)r->lr_h;
-            d = df[f][g][k];
-            var = ss[f][g][k] / d;
+            d = df_like[f][g][k];
+            var = ss_like[f][g][k] / d;
         } else { /* too few rows to pool, or not of like noise: Student's t of the row alone */
             mean = r->lr_mean;
             h = (double)r->lr_n;
@@ -713,6 +724,7 @@ static int rank_level_pooled(tl_compare *c)
         r->p_down = t_up(-mean, -log(faster_scale(limit)), var, h, d);
         r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     }
+    free(like);
     return 0;
 }
 

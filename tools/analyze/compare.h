@@ -70,10 +70,11 @@
 /* The rank-level test needs this many ranks on both sides. */
 #define TL_CMP_MIN_RANKS 3
 /* The rank-level test pools the variance of the rows of one family, group
- * and kind when there are at least TL_CMP_POOL_MIN of them, over those whose
- * variance is at most TL_CMP_POOL_SPREAD times their median. */
+ * and kind when there are at least TL_CMP_POOL_MIN of them, over those of
+ * like noise: a row whose variance the F test against the rest of the pool
+ * finds larger at level TL_CMP_POOL_LEVEL keeps its own. */
 #define TL_CMP_POOL_MIN 5
-#define TL_CMP_POOL_SPREAD 100.0
+#define TL_CMP_POOL_LEVEL 0.001
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 
