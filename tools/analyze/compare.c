@@ -642,16 +642,6 @@ static int is_pooled(const tl_cmp_row *r)
     return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_h > 1 && row_var(r) > 0;
 }
 
-/* The rank-level rows' p-values: Yuen's trimmed t, its winsorized variance
- * pooled over the rows of like noise in one family, group and kind (as a
- * one-way analysis of variance pools its error: one row's spread over 4
- * ranks has 1 degree of freedom, ten rows' 10). Rows of like noise: those
- * whose variance is at most TL_CMP_POOL_SPREAD times the median of the
- * rows'; a noisier row (a stage with I/O, a CPU op among kernels) keeps its
- * own variance and degrees of freedom, so it neither floods the others' nor
- * is judged by them. The hypotheses carry the threshold as the U tests' do:
- * the mean log ratio beyond log(1 + threshold), or below log(1 - threshold).
- * Ranks whose ratios are all the same (copies) are certain. */
 /* P(F >= x) for Snedecor's F with d1 and d2 degrees of freedom. */
 static double f_sf(double x, double d1, double d2)
 {
@@ -660,13 +650,20 @@ static double f_sf(double x, double d1, double d2)
     return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
 }
 
-/* The rank-level rows' p-values. Rows of one family, group and kind share
- * a pool when there are at least TL_CMP_POOL_MIN of them: its variance is the
- * sum of the winsorized sums of squares over the sum of the degrees of
- * freedom of the rows of like noise. A row is not of like noise when its
- * variance is too large for the rest of the pool: the F test of its variance
- * against theirs, F(h - 1, the rest's degrees of freedom), below
- * TL_CMP_POOL_LEVEL; it keeps its own. */
+/* The rank-level rows' p-values: Yuen's trimmed t, its winsorized variance
+ * pooled over the rows of like noise in one family, group and kind when
+ * there are at least TL_CMP_POOL_MIN of them (as a one-way analysis of
+ * variance pools its error: one row's spread over 4 ranks has 1 degree of
+ * freedom, ten rows' 10): the sum of their winsorized sums of squares over
+ * the sum of their degrees of freedom. A row is not of like noise when the F
+ * test of its variance against the rest of the pool's, F(h - 1, the rest's
+ * degrees of freedom), finds it larger at level TL_CMP_POOL_LEVEL: a noisier
+ * row (a stage with I/O, a CPU-bound stage on a loaded machine) keeps its own
+ * variance, untrimmed, and degrees of freedom, so it neither floods the
+ * others' nor is judged by theirs. The hypotheses carry the threshold as the
+ * U tests' do: the mean log ratio beyond log(1 + threshold), or below
+ * log(1 - threshold). Ranks whose ratios are all the same (copies) are
+ * certain. */
 static int rank_level_pooled(tl_compare *c)
 {
     enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };

@@ -23,7 +23,8 @@ static const char method_rank_level[] =
     "all-ranks rows whose ranks have one sample (at least 3 ranks): the rank-level test over the per-rank log "
     "ratios candidate/baseline, each rank one sample of the change; from 4 ranks Yuen's trimmed mean (max(1, "
     "n/5) ranks off each end) with the winsorized variance pooled over the rows of the same family, group and "
-    "metric when there are at least 5 of them, over those whose variance is at most 100 times their median; "
+    "metric when there are at least 5 of them, over those of like noise (a row whose variance the F test "
+    "against the rest of the pool finds larger at 0.001 keeps its own); "
     "otherwise Student's t of the row alone; a regression or improvement also needs more than half of the ranks "
     "beyond the threshold the same way";
 static const char method_families[] =
