@@ -23,6 +23,19 @@ run() { # run LOG CMD...: quiet unless it fails
     tail -30 "$log"
     return 1
 }
+writes_report() { # writes_report NAME PROGRAM [VAR=VALUE...]: it runs, writes its report and trace
+    name=$1 prog=$2
+    shift 2
+    out=$work/out-$name
+    mkdir -p "$out"
+    if env "$@" TALLY_OUTPUT_DIR="$out" TALLY_NAME=consumer "$prog" &&
+        ls "$out"/consumer-rank0.*.trace.json.gz >/dev/null 2>&1 &&
+        grep -q '"step"' "$out"/consumer-rank0.*.report.json; then
+        ok "$name runs and writes its report (with the step iterations) and trace"
+    else
+        bad "$name: no report or trace in $out: $(ls "$out")"
+    fi
+}
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
@@ -59,18 +72,8 @@ if run "$work/consumer-configure.log" "$cmake" -S "$src/tests/install/consumer" 
         -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release &&
     run "$work/consumer-build.log" "$cmake" --build "$cb"; then
     ok "find_package(tally) and a build against tally::tally and tally::tally_static"
-    for kind in shared static; do
-        out=$work/out-$kind
-        mkdir -p "$out"
-        if TALLY_OUTPUT_DIR=$out TALLY_NAME=consumer "$cb/consumer_$kind" &&
-            ls "$out"/consumer-rank0.*.report.json >/dev/null 2>&1 &&
-            ls "$out"/consumer-rank0.*.trace.json.gz >/dev/null 2>&1 &&
-            grep -q '"step"' "$out"/consumer-rank0.*.report.json; then
-            ok "consumer_$kind wrote its report (with the step iterations) and trace"
-        else
-            bad "consumer_$kind: no report or trace in $out: $(ls "$out")"
-        fi
-    done
+    writes_report consumer_shared "$cb/consumer_shared"
+    writes_report consumer_static "$cb/consumer_static"
 else
     bad "the find_package(tally) consumer does not configure or build"
 fi
@@ -83,14 +86,7 @@ if [ -n "$pc" ] && command -v pkg-config >/dev/null; then
     # shellcheck disable=SC2086
     if run "$work/pkg-config.log" "$cc" "$src/tests/install/consumer/consumer.c" $flags \
             -o "$work/consumer_pc"; then
-        out=$work/out-pc
-        mkdir -p "$out"
-        if LD_LIBRARY_PATH=$libdir TALLY_OUTPUT_DIR=$out TALLY_NAME=consumer "$work/consumer_pc" &&
-            ls "$out"/consumer-rank0.*.report.json >/dev/null 2>&1; then
-            ok "cc \$(pkg-config --cflags --libs tally): builds, runs, writes its report"
-        else
-            bad "the pkg-config build wrote no report in $out"
-        fi
+        writes_report consumer_pc "$work/consumer_pc" LD_LIBRARY_PATH="$libdir"
     else
         bad "cc with pkg-config's flags ($flags) failed"
     fi

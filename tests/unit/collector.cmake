@@ -18,7 +18,7 @@ endforeach()
 # Helpers of the end-to-end tests: fork a scenario, read its files, run the checker.
 add_library(tally_collector_test_util STATIC collector_test_util.c)
 target_link_libraries(tally_collector_test_util
-  PUBLIC PkgConfig::CMOCKA PkgConfig::JANSSON ZLIB::ZLIB PRIVATE tally_warnings)
+  PUBLIC tally_test_support PkgConfig::CMOCKA PkgConfig::JANSSON PRIVATE tally_warnings)
 target_compile_definitions(tally_collector_test_util PRIVATE
   TALLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TALLY_BINARY_DIR="${PROJECT_BINARY_DIR}"
   TALLY_PYTHON_EXE="${TALLY_PYTHON}")

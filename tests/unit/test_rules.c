@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "tt_support.h"
 
 #define MS(x) ((int64_t)((x) * 1e6 + 0.5))
 #define MAX_NAMES 8
@@ -28,20 +29,13 @@
 
 /* ---- synthetic sessions ----------------------------------------------------- */
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 static void add_name(tl_session *s, int group, const char *name, int64_t total_ns, int count)
 {
     assert_true(s->nnames < MAX_NAMES);
     tl_sname *n = &s->names[s->nnames++];
     memset(n, 0, sizeof *n);
     n->group = group;
-    n->name = xstrdup(name);
+    n->name = tt_xstrdup(name);
     n->exact = 1;
     n->median_ns = n->p95_ns = n->std_ns = NAN;
     n->incl_ns = n->self_ns = -1; /* no nesting known: a report's sections */
@@ -106,12 +100,12 @@ static void healthy(tl_session *s, int rank, int world)
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "rank%d.pt.trace.json", rank);
-    s->path = xstrdup(path);
+    s->path = tt_xstrdup(path);
     s->format = TL_FMT_KINETO;
     s->rank = rank;
     s->world_size = world;
     s->rank_source = TL_RANK_CONTENT;
-    s->rank_detail = xstrdup("distributedInfo.rank");
+    s->rank_detail = tt_xstrdup("distributedInfo.rank");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = MS(100);
     s->names = calloc(MAX_NAMES, sizeof *s->names);
@@ -194,12 +188,6 @@ static const tl_rule_info *info(const char *id)
     return NULL;
 }
 
-static void assert_contains(const char *hay, const char *needle, const char *what)
-{
-    if (hay == NULL || strstr(hay, needle) == NULL)
-        fail_msg("%s \"%s\" does not contain \"%s\"", what, hay ? hay : "(null)", needle);
-}
-
 /* The rule fired once, only it (with `also` allowed besides), on this rank, with the
  * table's severity and these strings in its evidence (ev) and message (msg). */
 static void assert_fires(const tl_aggregate *a, const char *id, int rank, const char *also, const char *const *ev,
@@ -214,11 +202,11 @@ static void assert_fires(const tl_aggregate *a, const char *id, int rank, const 
     assert_string_equal(r->severity, info(id)->severity);
     assert_int_equal(r->rank, rank);
     for (; ev && *ev; ev++)
-        assert_contains(r->evidence, *ev, "evidence");
+        tt_assert_contains(r->evidence, *ev, "evidence");
     for (; msg && *msg; msg++)
-        assert_contains(r->message, *msg, "message");
+        tt_assert_contains(r->message, *msg, "message");
     /* the message ends with the rule's advice */
-    assert_contains(r->message, info(id)->advice, "message");
+    tt_assert_contains(r->message, info(id)->advice, "message");
     for (int i = 0; i < a->nrecs; i++)
         if (strcmp(a->recs[i].id, id) != 0 && (also == NULL || strcmp(a->recs[i].id, also) != 0))
             fail_msg("rule %s fired too: %s", a->recs[i].id, a->recs[i].evidence);
@@ -482,8 +470,8 @@ static void test_launch_bound(void **state)
     a = finish(s, NRANKS);
     const tl_recommendation *r = find(a, "launch-bound");
     assert_non_null(r);
-    assert_contains(r->message, "between graph replays", "message");
-    assert_contains(r->message, "replays CUDA/HIP graphs", "message");
+    tt_assert_contains(r->message, "between graph replays", "message");
+    tt_assert_contains(r->message, "replays CUDA/HIP graphs", "message");
     assert_null(strstr(r->message, "use CUDA graphs"));
     done(a);
 
@@ -673,7 +661,7 @@ static void test_straggler(void **state)
     a = finish(s, NRANKS);
     assert_int_equal(a->nstragglers, 0);
     assert_non_null(a->straggler_note);
-    assert_contains(a->straggler_note, "2 comparable steps on every rank: need 3", "note");
+    tt_assert_contains(a->straggler_note, "2 comparable steps on every rank: need 3", "note");
     done(a);
 
     /* +30 % in every one of 5 steps: critical */
@@ -749,7 +737,7 @@ static void test_session_drift(void **state)
             free(later->path);
             char path[64];
             snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
-            later->path = xstrdup(path);
+            later->path = tt_xstrdup(path);
             later->names[0].d.total = (uint64_t)MS(forward_ms[c]);
         }
         tl_aggregate *a = finish(s, 2 * NRANKS);

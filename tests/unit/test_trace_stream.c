@@ -27,6 +27,7 @@
 
 #include "ingest/gzip_source.h"
 #include "ingest/trace_stream.h"
+#include "tt_support.h"
 
 #define CORPUS TALLY_CORPUS_DIR
 #define COUNTS_FILE TALLY_SOURCE_DIR "/tests/unit/corpus_event_counts.txt"
@@ -43,19 +44,8 @@ struct blob {
 static struct blob load(const char *path)
 {
 	struct blob b = { NULL, 0 };
-	FILE *f = fopen(path, "rb");
-	long n;
 
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b.data = malloc((size_t)n + 1);
-	assert_non_null(b.data);
-	assert_int_equal(fread(b.data, 1, (size_t)n, f), (size_t)n);
-	b.len = (size_t)n;
-	fclose(f);
+	b.data = tt_slurp(path, &b.len);
 	return b;
 }
 
