@@ -36,6 +36,13 @@ writes_report() { # writes_report NAME PROGRAM [VAR=VALUE...]: it runs, writes i
         bad "$name: no report or trace in $out: $(ls "$out")"
     fi
 }
+build_project() { # build_project NAME SOURCE_DIR TARGET [-DVAR=VALUE...]: configure and build into $work/NAME-build
+    name=$1 dir=$2 target=$3
+    shift 3
+    run "$work/$name-configure.log" "$cmake" -S "$dir" -B "$work/$name-build" \
+        -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release "$@" &&
+        run "$work/$name-build.log" "$cmake" --build "$work/$name-build" --target "$target"
+}
 rm -rf "$work"
 mkdir -p "$work"
 prefix=$work/prefix
@@ -68,9 +75,7 @@ fi
 
 # 2. find_package(tally): shared and static
 cb=$work/consumer-build
-if run "$work/consumer-configure.log" "$cmake" -S "$src/tests/install/consumer" -B "$cb" \
-        -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release &&
-    run "$work/consumer-build.log" "$cmake" --build "$cb"; then
+if build_project consumer "$src/tests/install/consumer" all -DCMAKE_PREFIX_PATH="$prefix"; then
     ok "find_package(tally) and a build against tally::tally and tally::tally_static"
     writes_report consumer_shared "$cb/consumer_shared"
     writes_report consumer_static "$cb/consumer_static"
@@ -96,9 +101,7 @@ fi
 
 # 4. tally as a subproject
 sb=$work/subproject-build
-if run "$work/subproject-configure.log" "$cmake" -S "$src/tests/install/subproject" -B "$sb" \
-        -DTALLY_SOURCE="$src" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=Release &&
-    run "$work/subproject-build.log" "$cmake" --build "$sb" --target parent_app; then
+if build_project subproject "$src/tests/install/subproject" parent_app -DTALLY_SOURCE="$src"; then
     ok "add_subdirectory(tally): no tests, benchmarks, samples or -Werror; tally::tally links"
     grep -q -- "-Werror" "$sb/tally/lib/CMakeFiles/tally_shared.dir/flags.make" 2>/dev/null &&
         bad "the subproject build compiles libtally with -Werror" || true
