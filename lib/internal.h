@@ -215,7 +215,9 @@ typedef struct tl_gpu_reading {
     double mem_used, mem_total;      /* bytes */
     double util_gpu, util_mem;       /* % */
     double temperature_c, power_w;
-    int has_util, has_temp, has_power;
+    double power_limit_w;            /* NVML's enforced power limit */
+    unsigned long long throttle;     /* NVML's clocks event (throttle) reasons, a bit mask */
+    int has_util, has_temp, has_power, has_limit, has_throttle;
 } tl_gpu_reading;
 
 typedef struct tl_mem_reading {

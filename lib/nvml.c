@@ -31,6 +31,8 @@ static struct {
     int (*utilization)(nvml_device, nvml_utilization *);
     int (*temperature)(nvml_device, int, unsigned int *);
     int (*power)(nvml_device, unsigned int *);
+    int (*power_limit)(nvml_device, unsigned int *);
+    int (*throttle)(nvml_device, unsigned long long *);
 } nv = { .lock = PTHREAD_MUTEX_INITIALIZER, .status = "not loaded" };
 
 static void *sym(const char *a, const char *b)
@@ -65,6 +67,10 @@ int tl_nvml_open(const char *path)
     *(void **)&nv.utilization = sym("nvmlDeviceGetUtilizationRates", NULL);
     *(void **)&nv.temperature = sym("nvmlDeviceGetTemperature", NULL);
     *(void **)&nv.power = sym("nvmlDeviceGetPowerUsage", NULL);
+    /* the limit the driver enforces (the management limit on older drivers) */
+    *(void **)&nv.power_limit = sym("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit");
+    /* renamed in CUDA 12.2; the old name stays as an alias */
+    *(void **)&nv.throttle = sym("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
     if (!nv.init || !nv.count || !nv.handle_by_index || !nv.memory) {
         snprintf(nv.status, sizeof nv.status, "%s lacks the NVML entry points", path);
         dlclose(nv.handle);
@@ -123,6 +129,15 @@ int tl_nvml_read(tl_gpu_reading *out, int max)
         if (nv.power && nv.power(dev, &v) == 0) {
             g->power_w = v / 1000.0; /* NVML reports milliwatts */
             g->has_power = 1;
+        }
+        if (nv.power_limit && nv.power_limit(dev, &v) == 0 && v > 0) {
+            g->power_limit_w = v / 1000.0; /* milliwatts */
+            g->has_limit = 1;
+        }
+        unsigned long long reasons;
+        if (nv.throttle && nv.throttle(dev, &reasons) == 0) {
+            g->throttle = reasons;
+            g->has_throttle = 1;
         }
         n++;
     }

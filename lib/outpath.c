@@ -82,16 +82,23 @@ static int taken(const char *stem)
     return 0;
 }
 
-/* Choose the stem of this run (see the file comment). */
-static void choose_stem(void)
+/* The stem without the "-2", "-3", ... of a taken name. */
+static void base_stem(char *base, size_t len)
 {
-    char base[TL_OUTPATH_MAX], when[32] = "";
+    char when[32] = "";
     time_t secs = (time_t)(tl_g.start_realtime_ns / 1000000000);
     struct tm tm;
     if (gmtime_r(&secs, &tm) != NULL)
         strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &tm);
-    snprintf(base, sizeof base, "%s/%s-rank%d.%d-%s", tl_g.output_dir, tl_g.name, tl_g.rank.rank,
-             tl_g.pid, when);
+    snprintf(base, len, "%s/%s-rank%d.%d-%s", tl_g.output_dir, tl_g.name, tl_g.rank.rank, tl_g.pid,
+             when);
+}
+
+/* Choose the stem of this run (see the file comment). */
+static void choose_stem(void)
+{
+    char base[TL_OUTPATH_MAX];
+    base_stem(base, sizeof base);
     snprintf(st.stem, sizeof st.stem, "%s", base);
     int k;
     for (k = 2; k <= TL_OUTPATH_MAX_TRIES && taken(st.stem); k++)
@@ -112,8 +119,16 @@ int tl_outpath_prepare(char *err, size_t errlen)
                     tl_g.is_fork_child;
     if (!own_names)
         return 0;
-    if (tl_outpath_mkdirs(tl_g.output_dir, err, errlen) != 0)
+    if (tl_outpath_mkdirs(tl_g.output_dir, err, errlen) != 0) {
+        /* Nothing can be written, but the message names the files that
+         * would have been: the stem they would have had (not kept, so a
+         * later write that can make the directory chooses it afresh). */
+        if (!st.set || st.rank != tl_g.rank.rank || st.pid != tl_g.pid) {
+            base_stem(st.stem, sizeof st.stem);
+            st.set = 0;
+        }
         return -1;
+    }
     if (!st.set || st.rank != tl_g.rank.rank || st.pid != tl_g.pid)
         choose_stem();
     return 0;

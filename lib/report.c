@@ -114,6 +114,10 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name)
         tl_json_kv_double(j, "temperature_c", g->temperature_c);
     if (g->has_power)
         tl_json_kv_double(j, "power_w", g->power_w);
+    if (g->has_limit)
+        tl_json_kv_double(j, "power_limit_w", g->power_limit_w);
+    if (g->has_throttle)
+        tl_json_kv_uint(j, "throttle_reasons", g->throttle);
     tl_json_object_end(j);
 }
 

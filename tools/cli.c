@@ -749,6 +749,15 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     *warnings = tl_cli_warnings(cli, &run);
     int rc = tl_cli_sessions(cli, &run, agg, warnings);
     tl_run_release(&run);
+    /* An input lost to memory is not "no usable input": say what happened. */
+    size_t ranked = 0;
+    for (size_t i = 0; i < agg->nsessions; i++)
+        ranked += agg->sessions[i].rank >= 0;
+    if (rc == TL_EXIT_NOMEM && ranked == 0) {
+        fprintf(stderr, "tally: out of memory: nothing could be analyzed (--max-names, --max-events and "
+                        "--max-input-size bound what one input takes)\n");
+        return TL_EXIT_NOMEM;
+    }
     int frc = tl_cli_finish(agg, usable);
     if (frc != TL_EXIT_OK)
         return frc;

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
+#include "render.h"
 #include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
@@ -283,6 +284,7 @@ int tl_cmd_compare(int argc, char **argv)
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = a.whole;
+    aopt.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
     rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);

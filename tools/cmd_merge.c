@@ -58,6 +58,8 @@ int tl_cmd_merge(int argc, char **argv)
         rc = TL_EXIT_NOMEM;
         goto out;
     }
+    /* run identity, missing ranks, ranks shared by input order: said as in a run over the inputs */
+    size_t notes = tl_cli_notes(&cli, &agg);
     tl_output *o = tl_cli_open_output(&cli, out, 0);
     if (o == NULL) {
         rc = TL_EXIT_OUTPUT;
@@ -72,6 +74,8 @@ int tl_cmd_merge(int argc, char **argv)
     tl_json_finish(&j);
     /* Unreadable partials were reported; with --strict they already failed. */
     rc = tl_cli_commit_outputs(&cli);
+    if (rc == TL_EXIT_OK && cli.strict && notes)
+        rc = TL_EXIT_GATE;
 out:
     tl_aggregate_release(&agg);
     tl_cli_release(&cli);

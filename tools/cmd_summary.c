@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "context_text.h"
 #include "report_text.h"
 #include "telemetry_text.h"
 #include "text_table.h"
@@ -64,10 +65,25 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
     }
     if (a->nskips > 0) {
         heading(out, "RULES THAT DID NOT APPLY");
+        /* the ids in one column, as wide as the longest (at least 21); rules
+         * for data these inputs do not carry by id only, on one line */
+        int idw = 21, absent = 0;
         for (int i = 0; i < a->nskips; i++) {
-            char first[32];
-            snprintf(first, sizeof first, "%-21s", a->skips[i].id);
+            absent += a->skips[i].absent;
+            if (!a->skips[i].absent && (int)strlen(a->skips[i].id) + 1 > idw)
+                idw = (int)strlen(a->skips[i].id) + 1;
+        }
+        for (int i = 0; i < a->nskips; i++) {
+            if (a->skips[i].absent)
+                continue;
+            char first[48];
+            snprintf(first, sizeof first, "%-*.40s", idw > 41 ? 41 : idw, a->skips[i].id);
             tl_text_wrap(out, first, a->skips[i].why, width);
+        }
+        if (absent) {
+            char *ids = tl_rule_skip_absent_list(a);
+            tl_text_wrap(out, "no data for ", ids ? ids : "", width);
+            free(ids);
         }
     }
 }
@@ -143,7 +159,8 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
         char rank[16], ses[16], st[16], a[48], b[48], c[48], d[48], its[48];
         rank_label(rank, sizeof rank, r);
         snprintf(ses, sizeof ses, "%zu", r->nsessions);
-        snprintf(st, sizeof st, "%zu", r->nsteps);
+        /* a loop summary's count (FramePack): the steps it ran, without their times */
+        snprintf(st, sizeof st, "%llu%s", (unsigned long long)r->step_count, r->steps_summarized ? " (s)" : "");
         /* it/s only when there is a step time to take it from */
         tl_units_count(its, sizeof its, isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
         const char *cells[] = { rank, ses, st, tl_units_dur(a, sizeof a, r->step_mean),
@@ -153,6 +170,12 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
     }
     tl_text_table_print(out, &tt, width);
     tl_text_table_release(&tt);
+    for (size_t i = 0; i < agg->nranks; i++)
+        if (agg->ranks[i].steps_summarized) {
+            tl_text_wrap(out, "", "(s) from the report's loop summary: the count, mean, min and max it recorded, not "
+                         "each step", width);
+            break;
+        }
 }
 
 static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
@@ -314,6 +337,20 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     tl_text_table_release(&tt);
 }
 
+/* The events (counted by name) and the hosts, one wrapped line each. */
+static void context_lines(FILE *out, const tl_aggregate *a, size_t width)
+{
+    char *ev = tl_events_sentence(a), *hosts = tl_hosts_sentence(a);
+    if ((ev && *ev) || (hosts && *hosts))
+        fputc('\n', out);
+    if (ev && *ev)
+        tl_text_wrap(out, "events: ", ev, width);
+    if (hosts && *hosts)
+        tl_text_wrap(out, "hosts: ", hosts, width);
+    free(ev);
+    free(hosts);
+}
+
 int tl_cmd_summary(int argc, char **argv)
 {
     int whole = 0;
@@ -370,7 +407,10 @@ int tl_cmd_summary(int argc, char **argv)
             group_table(stdout, &agg.names, order[g], width);
         rank_tables(stdout, &agg, width);
         across_table(stdout, &agg, width);
+        tl_diffusion_summary(stdout, &agg, width);
         tl_telemetry_summary(stdout, &agg, width);
+        tl_counters_summary(stdout, &agg, width, TOP_N);
+        context_lines(stdout, &agg, width);
         snapshot_table(stdout, &agg, width);
         drift_table(stdout, &agg, width);
         rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT

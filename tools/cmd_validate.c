@@ -1,15 +1,56 @@
 /*
  * cmd_validate.c - `tally validate INPUT...`: every problem of every input,
  * one line each ("tally: file: offset N: what was expected"); exit 1 when
- * there is any problem, 0 when every input is a clean profile.
+ * there is any problem, 0 when every input is a clean profile. Ranks that a
+ * declared world size promises and no input holds are a warning, and a
+ * problem under --strict.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "aggregate.h"
 #include "cli.h"
 #include "commands.h"
 #include "term.h"
+
+static int by_int(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    return (a > b) - (a < b);
+}
+
+/* The ranks a declared world size promises that no input holds (a rank that
+ * crashed before writing): a warning, and under --strict a problem of the
+ * input set, one line. Ranks guessed from the input order say nothing. */
+static int missing_ranks(const tl_run *run, int strict, int quiet)
+{
+    int world = 0, *ranks = malloc((run->n + 1) * sizeof *ranks);
+    size_t n = 0;
+    if (ranks == NULL)
+        return 0;
+    for (size_t i = 0; i < run->n; i++) {
+        const tl_profile *p = run->profiles[i];
+        if (!tl_profile_usable(p) || tl_profile_is_aggregate(p) || p->rank < 0 || p->rank_source == TL_RANK_ORDER)
+            continue;
+        if (p->world_size > world)
+            world = p->world_size;
+        ranks[n++] = p->rank;
+    }
+    qsort(ranks, n, sizeof *ranks, by_int);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || ranks[u - 1] != ranks[i])
+            ranks[u++] = ranks[i];
+    char text[400];
+    int found = tl_missing_ranks(ranks, u, world, text, sizeof text);
+    if (found && strict)
+        printf("inputs: %s\n", text);
+    else if (found && !quiet)
+        fprintf(stderr, "tally: warning: %s (a problem under --strict)\n", text);
+    free(ranks);
+    return found && strict;
+}
 
 int tl_cmd_validate(int argc, char **argv)
 {
@@ -45,6 +86,7 @@ int tl_cmd_validate(int argc, char **argv)
         problems += n;
         clean += n == 0 && !p->skipped;
     }
+    problems += (uint64_t)missing_ranks(&run, cli.strict, quiet);
     if (!quiet)
         fprintf(stderr, "tally validate: %zu inputs, %" PRIu64 " clean, %" PRIu64 " problems\n",
                 run.n + run.nproblems, clean, problems);

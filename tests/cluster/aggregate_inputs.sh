@@ -123,6 +123,10 @@ for i in range(12):
     s["path"] = "big%02d.json" % i
     s["span_ns"] = 10**18
     s["start_ns"] = i
+    # overlapping sessions of one rank pool only when nothing says they are
+    # of two processes or on one clock (run identity)
+    s["pid"] = -1
+    s["abs_time"] = 0
     g = s["gpu"]
     for k in ("kernel_time", "busy", "idle", "compute", "non_compute", "comm", "comm_compute"):
         g[k] = 10**18
@@ -157,4 +161,34 @@ set +e
 "$tally" report "$work/old.json" -o "$work/o.html" 2>"$work/o.err"
 set -e
 grep -q 'aggregate without its sessions' "$work/o.err" || fail "an aggregate without sessions is not named"
+# Inputs without a rank, aggregated apart (a partial per file) and merged: each
+# partial numbered its input rank 0, so the merge pools them as sessions of one
+# rank, and says so (a run over both gives ranks 0 and 1 and says nothing).
+python3 - "$corpus/framepack/generated/profiling_report.json" "$work/fp" <<'PY'
+import json, os, sys
+os.makedirs(sys.argv[2], exist_ok=True)
+d = json.load(open(sys.argv[1]))
+json.dump(d, open(sys.argv[2] + "/a.json", "w"))
+def shift(o):  # the second run a day later
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "timestamp" and isinstance(v, (int, float)): o[k] = v + 86400
+            else: shift(v)
+    elif isinstance(o, list):
+        for v in o: shift(v)
+shift(d)
+json.dump(d, open(sys.argv[2] + "/b.json", "w"))
+PY
+"$tally" aggregate -q --partial "$work/fp/a.json" -o "$work/fp/pa.json"
+"$tally" aggregate -q --partial "$work/fp/b.json" -o "$work/fp/pb.json"
+"$tally" merge "$work/fp/pa.json" "$work/fp/pb.json" -o "$work/fp/m.json" 2>"$work/fp/m.err"
+grep -q '2 inputs share a rank only by input order (rank 0)' "$work/fp/m.err" || { cat "$work/fp/m.err" >&2; fail "merge pooled unranked inputs silently"; }
+set +e
+"$tally" merge -q --strict "$work/fp/pa.json" "$work/fp/pb.json" -o "$work/fp/m.json"
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "merge --strict passed inputs pooled by input order (exit $rc)"
+"$tally" aggregate "$work/fp/a.json" "$work/fp/b.json" -o "$work/fp/r.json" 2>"$work/fp/r.err"
+! grep -q 'share a rank' "$work/fp/r.err" || fail "one run over unranked inputs says they share a rank"
+echo "ok: unranked inputs merged from separate partials are named"
 echo "all aggregate inputs agree"

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
-"""gen_traces.py OUTDIR - small, deterministic PyTorch-profiler (Kineto) traces for the
-judgment set: each is a situation tally has got wrong before (tests/judgment/README.md).
+"""gen_traces.py OUTDIR [CORPUS] - small, deterministic PyTorch-profiler (Kineto) traces for the
+judgment set: each is a situation tally has got wrong before (tests/judgment/README.md). Also
+libtally reports built from tests/fixtures/tally-report-v1.json (sampled GPU telemetry, repeated
+snapshots) and, with CORPUS, Inferix reports made from the corpus' rank 0 report with one thing
+changed (the corpus itself is never written).
 
 The traces are written the way Kineto writes them (object form, distributedInfo,
 deviceProperties, baseTimeNanoseconds, cpu_op / user_annotation / cuda_runtime / kernel /
@@ -257,8 +260,132 @@ def case_data_loading(out):
     t.write(f"{out}/data-loading/rank0.pt.trace.json")
 
 
+GIB = 1 << 30
+
+
+def case_allocator_growth(out):
+    """Training steps whose allocator floor rises 512 MiB a step (a tensor kept across steps), and
+    the same steps whose floor stays put while each step's peak comes and goes."""
+    for name, leak in (("allocator-leak", 512 << 20), ("allocator-steady", 0)):
+        rng = random.Random(13)
+        t = training_rank(0, 1, 9, 20000, rng)
+        for n in range(9):
+            t0 = n * 23200  # the step length of training_rank at 20 ms of compute
+            floor = 10 * GIB + n * leak
+            t.memory(t0 + 100, floor + 2 * GIB, 16 * GIB + n * leak)   # activations
+            t.memory(t0 + 9000, floor + 4 * GIB, 16 * GIB + n * leak)  # the peak
+            t.memory(t0 + 20000, floor, 16 * GIB + n * leak)           # freed back to the floor
+        t.write(f"{out}/{name}/rank0.pt.trace.json")
+
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+
+
+def libtally_report(path, rank, world, host, gpus, snapshots=(), n=40):
+    """A libtally report (the fixture's shape) with a sampler of n points every 0.5 s: gpus is a
+    list of functions i -> the GPU reading at point i, snapshots (label, t_s, allocated, rss)."""
+    with open(os.path.join(FIXTURES, "tally-report-v1.json")) as f:
+        d = json.load(f)
+    d["rank"], d["world_size"] = rank, world
+    d["start_time_unix_ns"] = 1750000000000000000
+    d["system"]["hostname"] = host
+    d["system"]["gpus"] = [dict(g(0), name="NVIDIA H100 80GB HBM3") for g in gpus]
+    d["sampler"]["series"] = [{"time_ns": i * 500000000, "cpu_pct": 100.0, "rss_bytes": 2e9,
+                               "system_available_bytes": 6e10, "load1": 1.0, "gpus": [g(i) for g in gpus]}
+                              for i in range(n)]
+    d["memory_snapshots"] = [{"label": lab, "time_ns": int(t * 1e9), "tid": 1, "rss_bytes": rss,
+                              "peak_rss_bytes": rss, "system_total_bytes": 68719476736,
+                              "system_available_bytes": 60000000000,
+                              "providers": {"cuda.allocated": alloc, "cuda.reserved": alloc + GIB}, "gpus": []}
+                             for lab, t, alloc, rss in snapshots]
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(d, f)
+
+
+def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9):
+    """A GPU reading function: each argument a number or a function of the point index."""
+    v = lambda x, i: x(i) if callable(x) else x  # noqa: E731
+    return lambda i: {"index": index, "used_bytes": v(used, i), "total_bytes": 85520809984,
+                      "utilization_pct": v(util, i), "memory_utilization_pct": 40, "temperature_c": v(temp, i),
+                      "power_w": v(power, i), "power_limit_w": limit, "throttle_reasons": v(reasons, i)}
+
+
+def case_libtally_telemetry(out):
+    """Two ranks on one node, each sampling both GPUs: GPU 0 hot (up to 92 C) at its 400 W limit with
+    NVML's power-cap reason; GPU 1 cool at half its limit. A cool, busy node. A node whose GPUs sit
+    mostly without kernels (sampled utilization 20-35 %)."""
+    hot = [gpu(0, 97, lambda i: 84 + (i % 9), lambda i: 392 + (i % 5), reasons=lambda i: 0x4),
+           gpu(1, 95, 66, 200)]
+    for r in (0, 1):
+        libtally_report(f"{out}/libtally-hot/rank{r}.report.json", r, 2, "node1", hot)
+    cool = [gpu(0, lambda i: 80 + (i % 10), lambda i: 60 + (i % 8), 250), gpu(1, 85, 64, 260)]
+    for r in (0, 1):
+        libtally_report(f"{out}/libtally-cool/rank{r}.report.json", r, 2, f"node{r}", cool)
+    idle = [gpu(0, lambda i: 20 + (i % 16), 55, 120)]
+    libtally_report(f"{out}/libtally-idle/rank0.report.json", 0, 1, "node0", idle)
+
+
+def case_libtally_snapshots(out):
+    """A snapshot taken after every step: allocated rises 300 MiB a step (leak-like); and a
+    loop whose allocated memory goes up and down by a few MiB around 8 GiB."""
+    cool = [gpu(0, 90, 60, 250)]
+    leak = [(f"after_step_{k}", 1 + k, 8 * GIB + k * (300 << 20), 3e9) for k in range(10)]
+    libtally_report(f"{out}/libtally-leak/rank0.report.json", 0, 1, "node0", cool, leak)
+    steady = [(f"after_step_{k}", 1 + k, 8 * GIB + ((k * 37) % 5) * (4 << 20), 3e9) for k in range(10)]
+    libtally_report(f"{out}/libtally-steady/rank0.report.json", 0, 1, "node0", cool, steady)
+
+
+def case_inferix(out, corpus):
+    """Inferix reports made from the corpus' rank 0 report with one thing changed."""
+    import copy
+    import glob
+    src = sorted(glob.glob(os.path.join(corpus, "inferix/generated/multi_rank_reports/rank_0/profiling_report_*.json")))
+    if not src:
+        return
+    with open(src[0]) as f:
+        base = json.load(f)
+
+    def write(name, d):
+        os.makedirs(f"{out}/{name}", exist_ok=True)
+        with open(f"{out}/{name}/profiling_report_t2v.json", "w") as f:
+            json.dump(d, f)
+
+    d = copy.deepcopy(base)
+    for p in d["gpu_metrics"]["timeline"]:
+        p["utilization"] = 30
+    write("inferix-low-util", d)
+    d = copy.deepcopy(base)
+    for i, p in enumerate(d["gpu_metrics"]["timeline"]):
+        p["temperature"] = 86 + i  # 86..93 C
+    write("inferix-hot", d)
+    d = copy.deepcopy(base)
+    d["computation_analysis"] = {"layer_performance": {
+        name: {"avg_time_ms": t / 28, "min_time_ms": t / 28, "max_time_ms": t / 28, "total_time_ms": t,
+               "call_count": 28}
+        for name, t in (("self_attn", 4200.0), ("cross_attn", 1500.0), ("ffn", 1800.0), ("norm", 900.0))}}
+    write("inferix-layers", d)
+    d = copy.deepcopy(d)
+    for v in d["computation_analysis"]["layer_performance"].values():
+        v["total_time_ms"] = 2100.0
+        v["avg_time_ms"] = v["min_time_ms"] = v["max_time_ms"] = 75.0
+    write("inferix-layers-balanced", d)
+    d = copy.deepcopy(base)
+    blocks = d["block_analysis"]["blocks"]
+    for k, b in enumerate(blocks):
+        b["block_size"] = 12
+        b["computation_time_ms"] = 450.0 if k == 0 else 400.0
+    write("inferix-fast-blocks", d)
+
+
 def main():
     out = sys.argv[1]
+    corpus = sys.argv[2] if len(sys.argv) > 2 else None
+    case_allocator_growth(out)
+    case_libtally_telemetry(out)
+    case_libtally_snapshots(out)
+    if corpus:
+        case_inferix(out, corpus)
     case_no_steps_inference(out)
     case_balanced(out)
     case_balanced(out, slow_rank=2)

@@ -92,7 +92,7 @@ def main():
     only = set(sys.argv[5:])
     gen = os.path.join(work, "gen")
     here = os.path.dirname(os.path.abspath(__file__))
-    subprocess.run([sys.executable, os.path.join(here, "gen_traces.py"), gen], check=True)
+    subprocess.run([sys.executable, os.path.join(here, "gen_traces.py"), gen, corpus], check=True)
     with open(cases_path) as f:
         cases = json.load(f)
     failed = 0

@@ -197,5 +197,28 @@ jcheck archive-members "$tmp/o" 'sum(1 for o in doc if o.get("events")) == 1'
 run inspect "$tmp/withreadme.zip" >"$tmp/o" 2>"$tmp/e"; expect_exit zip-readme 0 $?
 has zip-readme "$tmp/e" 'note: 1 file found by walking or in archives is not a profile .* README.md'
 
+# the names budget folds while calls are open on the nesting stacks: the
+# indices they hold are renumbered (a stale one read another name's statistic,
+# or past the table); "outer" keeps its exact inclusive and self time
+"$python" - "$tmp/fold.json" <<'PY'
+import json, sys
+ev = []
+for i in range(4):  # rare names first: folded, so every later index moves
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "rare%d" % i, "pid": 1, "tid": 1, "ts": i * 10, "dur": 5})
+for i in range(5):
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 100 + i * 20, "dur": 10})
+ev.append({"ph": "X", "cat": "cpu_op", "name": "outer", "pid": 1, "tid": 1, "ts": 1000, "dur": 2000})
+t = 1010
+for k in range(3):
+    for c in range(3):
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "kept%d" % c, "pid": 1, "tid": 1, "ts": t, "dur": 10}); t += 20
+for i in range(30):
+    ev.append({"ph": "X", "cat": "cpu_op", "name": "new%d" % i, "pid": 1, "tid": 1, "ts": t, "dur": 10}); t += 20
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+run aggregate -q --max-names 8 "$tmp/fold.json" -o "$tmp/fold.agg.json"; expect_exit fold-nesting 0 $?
+jcheck fold-nesting "$tmp/fold.agg.json" '[(n["count"], n["inclusive_ns"], n["self_ns"]) for n in doc["names"] if n["name"] == "outer"] == [(6, 2050000, 1660000)]'
+jcheck fold-nesting-kept "$tmp/fold.agg.json" 'all(n["self_ns"] == 30000 for n in doc["names"] if n["name"].startswith("kept"))'
+
 echo "reliability (ingest): $pass passed, $fail failed"
 [ $fail = 0 ]

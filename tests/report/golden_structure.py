@@ -36,11 +36,13 @@ CASES = {
 # DESIGN.md, "The HTML report": the sections in order, each recognized by its id.
 # Ids are matched most specific first (a "gpu-breakdown" is the GPU section, not
 # the stage breakdown; "step-times" is not the per-rank table).
-DESIGN_ORDER = ["headline", "recommendations", "per-rank table", "stage/op breakdown", "step times",
+DESIGN_ORDER = ["headline", "recommendations", "per-rank table", "stage/op breakdown", "call tree", "step times",
                 "GPU breakdown", "timelines", "kernels", "memory", "telemetry", "sessions", "inputs", "system info"]
-# "telemetry" (issue 13: sampled GPU and host series) comes after memory.
+# "telemetry" (issue 13: sampled GPU and host series) comes after memory; the
+# call tree (issue 14: flame graphs and the tree table) after the breakdown.
 ID_PATTERNS = [
     (r"headline|summary", "headline"),
+    (r"calltree|call-tree|flame", "call tree"),
     (r"telemetry", "telemetry"),
     (r"recommend", "recommendations"),
     (r"timeline", "timelines"),

@@ -7,11 +7,14 @@ saved as artifacts, and layout checks in the DOM of each:
 - no table cell's content overflows its cell (scrollWidth > clientWidth);
 - every chart label (bar labels, lane labels, legends) lies inside its
   chart's drawing (SVG getBBox against the viewBox), and no two labels of
-  one chart read the same.
+  one chart read the same;
+- every name written in a box (a flame graph's frame, a timeline's CPU call)
+  lies inside its box, in every flame graph (collapsed ones opened).
 
 Pages: `tally report` of the 8-rank DLRM set, HTA's trace_filter, a FramePack
-report, and `tally compare` of HTA's trace_diff pair. Screenshots go to
-OUT/<page>-<width>-<light|dark>.png.
+report, a CPU-only Chrome trace (catapult's big_trace: named calls in its
+timeline lanes), and `tally compare` of HTA's trace_diff pair. Screenshots go
+to OUT/<page>-<width>-<light|dark>.png.
 
 Exits 77 (ctest: skipped) when selenium, chromium or chromedriver is missing.
 
@@ -28,6 +31,7 @@ PAGES = [
     ("dlrm", ["report", "param-dlrm_kineto-8rank"]),
     ("trace_filter", ["report", "hta/trace_filter"]),
     ("framepack", ["report", "framepack/generated/profiling_report.json"]),
+    ("cpu_trace", ["report", "catapult-test_data/big_trace.json"]),
     ("compare", ["compare", "hta/trace_diff/control", "hta/trace_diff/test"]),
 ]
 WIDTHS = (1280, 1920)
@@ -63,6 +67,19 @@ for (const svg of document.querySelectorAll('svg.chart')) {
     seen.set(k, 1);
   }
 }
+// names in boxes: flame graph frames and timeline calls, collapsed sections opened
+out.boxed = 0; out.spill = [];
+for (const d of document.querySelectorAll('details')) d.open = true;
+for (const g of document.querySelectorAll('svg.flame g, svg.timeline g.call')) {
+  const r = g.querySelector(':scope > rect'), t = g.querySelector(':scope > text');
+  if (!r || !t) continue;
+  out.boxed++;
+  const rb = r.getBBox(), tb = t.getBBox();
+  if (tb.x < rb.x - 0.5 || tb.x + tb.width > rb.x + rb.width + 0.5 || tb.y < rb.y - 1 || tb.y + tb.height > rb.y + rb.height + 1)
+    out.spill.push('"' + t.textContent + '" ' + tb.x.toFixed(1) + '..' + (tb.x + tb.width).toFixed(1) +
+                   ' in ' + rb.x.toFixed(1) + '..' + (rb.x + rb.width).toFixed(1));
+}
+for (const d of document.querySelectorAll('details')) d.open = false;
 return out;
 """
 
@@ -110,6 +127,10 @@ def main():
                              "; ".join(r["outside"][:5]))
                 checks.check(not r["repeats"], f"{label}: no two labels of one chart are the same",
                              "; ".join(r["repeats"][:5]))
+                if name in ("dlrm", "trace_filter", "cpu_trace"):
+                    checks.check(r["boxed"] > 0, f"{label}: names are written in flame graph and call boxes")
+                checks.check(not r["spill"], f"{label}: every name in a box stays inside its box ({r['boxed']} boxes)",
+                             "; ".join(r["spill"][:5]))
             b.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     finally:
         b.quit()

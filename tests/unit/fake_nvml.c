@@ -4,17 +4,24 @@
  * test_nvml points TALLY_NVML_LIBRARY at this library and expects exactly
  * these numbers in the report: 2 devices named "Fake GPU 0" and "Fake GPU 1",
  * 80 GiB of memory each with 10 GiB (device 0) and 20 GiB (device 1) used,
- * 75 % GPU and 40 % memory utilization, 60 C, 300000 mW (300 W). Like the real
- * library it answers NVML_ERROR_UNINITIALIZED before nvmlInit_v2 and after the
- * matching nvmlShutdown, so a caller that skips nvmlInit gets no numbers.
- * Signatures follow NVML's stable ABI (nvml.h).
+ * 75 % GPU and 40 % memory utilization, 60 C, 300000 mW (300 W), an enforced
+ * power limit of 400000 mW (400 W) and no clocks event (throttle) reasons. Like
+ * the real library it answers NVML_ERROR_UNINITIALIZED before nvmlInit_v2 and
+ * after the matching nvmlShutdown, so a caller that skips nvmlInit gets no
+ * numbers. Signatures follow NVML's stable ABI (nvml.h).
+ *
+ * The environment changes the readings, so the rules can be tested on a real
+ * collector run: FAKE_NVML_DEVICES (1 or 2), FAKE_NVML_TEMP (C),
+ * FAKE_NVML_POWER_MW, FAKE_NVML_LIMIT_MW (0: the limit is not supported) and
+ * FAKE_NVML_THROTTLE (the reasons' bit mask), each for every device.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #define FAKE_API __attribute__((visibility("default")))
 
 enum { NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2,
-       NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+       NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_INSUFFICIENT_SIZE = 7 };
 
 typedef struct fake_device { unsigned int index; } *nvmlDevice_t;
 typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
@@ -26,21 +33,40 @@ typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 static struct fake_device devices[FAKE_COUNT] = { { 0 }, { 1 } };
 static int initialized; /* nvmlInit_v2 calls not yet shut down */
 
+/* A reading from the environment, else its default. */
+static unsigned long long env(const char *name, unsigned long long def)
+{
+    const char *v = getenv(name);
+    char *end;
+    if (v == NULL || *v == '\0')
+        return def;
+    unsigned long long x = strtoull(v, &end, 10);
+    return *end == '\0' ? x : def;
+}
+
+static unsigned int count(void)
+{
+    unsigned long long n = env("FAKE_NVML_DEVICES", FAKE_COUNT);
+    return n >= 1 && n <= FAKE_COUNT ? (unsigned int)n : FAKE_COUNT;
+}
+
 FAKE_API int nvmlInit_v2(void);
 FAKE_API int nvmlShutdown(void);
-FAKE_API int nvmlDeviceGetCount_v2(unsigned int *count);
+FAKE_API int nvmlDeviceGetCount_v2(unsigned int *n);
 FAKE_API int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
 FAKE_API int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
 FAKE_API int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory);
 FAKE_API int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization);
 FAKE_API int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp);
 FAKE_API int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
+FAKE_API int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
+FAKE_API int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
 
 static int check(nvmlDevice_t device, const void *out)
 {
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
-    if (device == NULL || device->index >= FAKE_COUNT || device != &devices[device->index] || !out)
+    if (device == NULL || device->index >= count() || device != &devices[device->index] || !out)
         return NVML_ERROR_INVALID_ARGUMENT;
     return NVML_SUCCESS;
 }
@@ -59,13 +85,13 @@ int nvmlShutdown(void)
     return NVML_SUCCESS;
 }
 
-int nvmlDeviceGetCount_v2(unsigned int *count)
+int nvmlDeviceGetCount_v2(unsigned int *n)
 {
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
-    if (count == NULL)
+    if (n == NULL)
         return NVML_ERROR_INVALID_ARGUMENT;
-    *count = FAKE_COUNT;
+    *n = count();
     return NVML_SUCCESS;
 }
 
@@ -73,7 +99,7 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
-    if (index >= FAKE_COUNT || device == NULL)
+    if (index >= count() || device == NULL)
         return NVML_ERROR_INVALID_ARGUMENT;
     *device = &devices[index];
     return NVML_SUCCESS;
@@ -116,7 +142,7 @@ int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp
         return rc;
     if (sensor != 0) /* NVML_TEMPERATURE_GPU */
         return NVML_ERROR_INVALID_ARGUMENT;
-    *temp = 60;
+    *temp = (unsigned int)env("FAKE_NVML_TEMP", 60);
     return NVML_SUCCESS;
 }
 
@@ -125,6 +151,27 @@ int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
     int rc = check(device, power);
     if (rc != NVML_SUCCESS)
         return rc;
-    *power = 300000; /* milliwatts */
+    *power = (unsigned int)env("FAKE_NVML_POWER_MW", 300000); /* milliwatts */
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
+{
+    int rc = check(device, limit);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    unsigned long long mw = env("FAKE_NVML_LIMIT_MW", 400000);
+    if (mw == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *limit = (unsigned int)mw;
+    return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons)
+{
+    int rc = check(device, reasons);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    *reasons = env("FAKE_NVML_THROTTLE", 0);
     return NVML_SUCCESS;
 }

@@ -303,11 +303,54 @@ static void test_text_table(void **state)
     free(out);
 }
 
+/* A name in a box: whole when it fits, else never wider than the box. */
+static void test_box(void **state)
+{
+    (void)state;
+    char *l = tl_labels_box("aten::copy_", 20);
+    assert_string_equal(l, "aten::copy_");
+    free(l);
+    assert_null(tl_labels_box("aten::copy_", 1));
+    /* compacted first (namespaces dropped), then a short cut: the start and an ellipsis */
+    l = tl_labels_box("aten::copy_", 5);
+    assert_string_equal(l, "copy_");
+    free(l);
+    l = tl_labels_box("DistributedDataParallel.forward", 6);
+    assert_string_equal(l, "Distr\xe2\x80\xa6");
+    free(l);
+    /* torchrec's markers go first */
+    l = tl_labels_box("## KJTAllToAllTensorsAwaitable wait() ##", 20);
+    assert_true(tl_labels_cols(l) <= 20);
+    assert_null(strstr(l, "##"));
+    assert_int_equal(strncmp(l, "KJTAll", 6), 0);
+    free(l);
+    l = tl_labels_box("## forward ##", 14);
+    assert_string_equal(l, "## forward ##");
+    free(l);
+    l = tl_labels_box("## forward ##", 8);
+    assert_string_equal(l, "forward");
+    free(l);
+    /* a C++ name: compacted, then cut in the middle, within the width at every width */
+    const char *cxx = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+    assert_null(tl_labels_box(cxx, 3));
+    l = tl_labels_box("E", 1);
+    assert_string_equal(l, "E");
+    free(l);
+    for (size_t w = 4; w < 120; w++) {
+        l = tl_labels_box(cxx, w);
+        assert_non_null(l);
+        assert_true(tl_labels_cols(l) <= w);
+        free(l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compact),
         cmocka_unit_test(test_fit),
+        cmocka_unit_test(test_box),
         cmocka_unit_test(test_last_resort),
         cmocka_unit_test(test_text_table),
         cmocka_unit_test(test_vectorized_kernels),

@@ -44,6 +44,8 @@ static void expect_fake_gpu(json_t *g, int i, int with_name)
     assert_true(tt_num(g, "memory_utilization_pct") == 40);
     assert_true(tt_num(g, "temperature_c") == 60);
     assert_true(tt_num(g, "power_w") == 300);
+    assert_true(tt_num(g, "power_limit_w") == 400);
+    assert_int_equal(tt_int(g, "throttle_reasons"), 0);
 }
 
 static void test_fake_nvml(void **state)
@@ -99,6 +101,48 @@ static void test_fake_nvml(void **state)
     tt_end(&s);
 }
 
+/* One GPU, hot, at its power cap and throttled, from the fake's environment:
+ * what the thermal and power-at-cap rules read. */
+static void test_fake_nvml_one_hot_gpu(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=1",
+                          "FAKE_NVML_TEMP=91", "FAKE_NVML_POWER_MW=395000", "FAKE_NVML_LIMIT_MW=400000",
+                          "FAKE_NVML_THROTTLE=36", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *gpus = json_object_get(json_object_get(r, "system"), "gpus");
+    assert_int_equal(json_array_size(gpus), 1);
+    json_t *series = json_object_get(json_object_get(r, "sampler"), "series");
+    assert_true(json_array_size(series) >= 2);
+    size_t i;
+    json_t *pt;
+    json_array_foreach(series, i, pt) {
+        assert_int_equal(tt_len(pt, "gpus"), 1);
+        json_t *g = json_array_get(json_object_get(pt, "gpus"), 0);
+        assert_true(tt_num(g, "temperature_c") == 91);
+        assert_true(tt_num(g, "power_w") == 395);
+        assert_true(tt_num(g, "power_limit_w") == 400);
+        assert_int_equal(tt_int(g, "throttle_reasons"), 36); /* software power cap + software thermal slowdown */
+    }
+    json_decref(r);
+    tt_end(&s);
+
+    /* a limit the device does not support is not written (the power-at-cap rule does not apply) */
+    const char *nolimit[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_LIMIT_MW=0", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, nolimit, body_gpu, NULL), 0);
+    r = tt_load_json(tt_report(&s, "t-rank0"));
+    gpus = json_object_get(json_object_get(r, "system"), "gpus");
+    assert_int_equal(json_array_size(gpus), 2);
+    assert_null(json_object_get(json_array_get(gpus, 0), "power_limit_w"));
+    json_decref(r);
+    tt_end(&s);
+}
+
 static void expect_no_gpus(const char *library, const char *status_prefix)
 {
     tt_scenario s;
@@ -147,6 +191,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_fake_nvml, tt_teardown),
+        cmocka_unit_test_teardown(test_fake_nvml_one_hot_gpu, tt_teardown),
         cmocka_unit_test_teardown(test_nvml_absent, tt_teardown),
         cmocka_unit_test_teardown(test_not_nvml, tt_teardown),
     };

@@ -236,7 +236,7 @@ static void gpu_numbers(tl_session *s, double slow)
     g->streams = calloc(1, sizeof *g->streams);
     assert_non_null(g->streams);
     g->nstreams = 1;
-    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100, MS(60) };
+    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100, MS(60), 40 };
 }
 
 /* Lanes over 100 ms. noisy: every bin a different kind and level, the
@@ -275,8 +275,8 @@ static void memory(tl_session *s)
         s->mem[i] = (tl_mem_sample){ s->start_ns + MS(2 * i), 1e9 + 1e7 * i, 2e9 };
     s->snaps = calloc(2, sizeof *s->snaps);
     assert_non_null(s->snaps);
-    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN };
-    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
     s->peak_allocated = 1.5e9;
     s->peak_reserved = 2e9;
     s->device_total = 32e9;
@@ -397,7 +397,7 @@ static void test_html_escapes_hostile_strings(void **state)
 static void test_html_sections_in_design_order(void **state)
 {
     (void)state;
-    static const char *const ids[] = { "headline", "recommendations", "per-rank", "breakdown", "steps", "gpu",
+    static const char *const ids[] = { "headline", "recommendations", "per-rank", "breakdown", "calltree", "steps", "gpu",
                                        "timelines", "kernels", "memory", "telemetry", "sessions", "inputs",
                                        "system" };
     tl_aggregate *a = aggregate(4, 2, 0, 0);

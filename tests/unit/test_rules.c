@@ -84,6 +84,8 @@ static void set_gpu(tl_session *s, double busy, double compute, double comm, dou
 static void set_idle(tl_session *s, double host_wait, double kernel_wait, double other)
 {
     s->gpu.streams[0].host_wait = MS(host_wait);
+    /* gaps of 40 µs: launch overhead (test_launch_bound sets longer ones) */
+    s->gpu.streams[0].host_gaps = (uint64_t)(host_wait * 25);
     s->gpu.streams[0].kernel_wait = MS(kernel_wait);
     s->gpu.streams[0].other = MS(other);
 }
@@ -225,8 +227,10 @@ static void assert_silent(const tl_aggregate *a)
 
 static const char *const tested[] = {
     "dominant-stage", "memory-near-capacity", "low-gpu-utilization", "communication-heavy",
-    "low-overlap", "launch-bound", "data-loading", "step-time-variance",
+    "low-overlap", "launch-bound", "host-bound", "data-loading", "step-time-variance",
     "memory-fragmentation", "straggler", "rank-imbalance", "blocking-host-call", "session-drift",
+    "low-sampled-utilization", "thermal", "power-at-cap", "memory-growth", "low-fps", "first-block-delay",
+    "dominant-layer",
 };
 
 static void test_every_rule_is_tested(void **state)
@@ -363,21 +367,394 @@ static void test_low_gpu_utilization(void **state)
     assert_silent(a);
     done(a);
 
-    /* without a GPU breakdown, a monitor's mean utilization decides */
+    /* a monitor's utilization is not kernel time: without a breakdown this rule is silent
+     * (low-sampled-utilization speaks) */
     healthy_run(s);
     for (int r = 0; r < NRANKS; r++) {
         s[r].gpu.present = 0;
         s[r].gpu_util_mean = r == 2 ? 45.0 : 90.0;
     }
     a = finish(s, NRANKS);
-    assert_fires(a, "low-gpu-utilization", 2, NULL, STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 50%"), STRS("45.0%"));
+    assert_silent(a);
     done(a);
 
+    /* too little GPU work for a share of it to mean anything: 110 ns of kernel
+     * time in 6 events (kineto-docs-traces), or 2 ms in 4 events */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        set_gpu(&s[r], 45, 18, 0, 0);
+        s[r].gpu.kernel_time = 110;
+        s[r].gpu.busy = 50;
+        s[r].gpu.idle = 60;
+        s[r].gpu.events = 6;
+    }
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "low-gpu-utilization") == 0 && strstr(a->skips[i].why, "under 1 ms") != NULL;
+    assert_int_equal(skipped, 1);
+    assert_null(strstr(a->headline, "kernel time"));
+    done(a);
+    healthy_run(s);
+    set_gpu(&s[3], 49, 45, 4, 3.5);
+    set_idle(&s[3], 10, 41, 0);
+    s[3].gpu.events = 4;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+}
+
+/* ---- the seeds' rules ---------------------------------------------------------- */
+
+/* A telemetry series of n samples (mean, max) on device dev of session s. */
+static void add_series(tl_session *s, int kind, int64_t dev, uint64_t n, double mean, double max)
+{
+    tl_tseries *x = realloc(s->series, (s->nseries + 1) * sizeof *x);
+    assert_non_null(x);
+    s->series = x;
+    tl_tseries *t = &s->series[s->nseries++];
+    memset(t, 0, sizeof *t);
+    t->kind = kind;
+    t->device = dev;
+    t->n = n;
+    t->start_ns = s->start_ns;
+    t->end_ns = s->start_ns + MS(100);
+    t->min = mean;
+    t->mean = mean;
+    t->max = max;
+    t->energy_j = NAN;
+    t->nbins = 1;
+    t->bmin[0] = t->bmean[0] = t->bmax[0] = mean;
+}
+
+static void test_low_sampled_utilization(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* the monitor's utilization averages 30 % on rank 1 (an Inferix report: no kernel time at all) */
     healthy_run(s);
     for (int r = 0; r < NRANKS; r++) {
         s[r].gpu.present = 0;
-        s[r].gpu_util_mean = r == 2 ? 50.5 : 90.0;
+        add_series(&s[r], TL_SERIES_GPU_UTIL, 0, 20, r == 1 ? 30.0 : 91.0, r == 1 ? 44.0 : 95.0);
     }
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "low-sampled-utilization", 1, NULL,
+                 STRS("sampled utilization mean 30.0%", "highest 44.0%", "20 samples", "on 1 of the 4 ranks with samples"),
+                 STRS("sampled GPU utilization averages 30.0%"));
+    /* worded as sampled utilization, never as kernel time */
+    assert_null(strstr(find(a, "low-sampled-utilization")->message, "kernel time"));
+    assert_null(find(a, "low-gpu-utilization"));
+    done(a);
+
+    /* 50 %: no; and 2 samples are not enough */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        add_series(&s[r], TL_SERIES_GPU_UTIL, 0, 20, r == 1 ? 50.0 : 91.0, 95.0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+    healthy_run(s);
+    add_series(&s[1], TL_SERIES_GPU_UTIL, 0, 2, 10.0, 12.0);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "low-sampled-utilization") == 0;
+    assert_int_equal(skipped, 1);
+    done(a);
+}
+
+/* One GPU's health on session s. */
+static tl_shealth *add_health(tl_session *s, int64_t dev)
+{
+    tl_shealth *x = realloc(s->health, (s->nhealth + 1) * sizeof *x);
+    assert_non_null(x);
+    s->health = x;
+    tl_shealth *h = &s->health[s->nhealth++];
+    memset(h, 0, sizeof *h);
+    h->device = dev;
+    h->temp_max = h->power_limit_w = h->power_max = NAN;
+    return h;
+}
+
+static void temps(tl_shealth *h, uint64_t n, uint64_t hot, double max)
+{
+    h->temp_n = n;
+    h->hot_n = hot;
+    h->hot_ns = (int64_t)hot * 500000000;
+    h->temp_max = max;
+}
+
+static void test_thermal(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* GPU 1 of rank 2 at 92 C in 30 of 40 samples: warning, on that GPU */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        for (int d = 0; d < 2; d++)
+            temps(add_health(&s[r], d), 40, 0, 70 + r);
+    temps(&s[2].health[1], 40, 30, 92);
+    tl_aggregate *a = finish(s, NRANKS);
+    const tl_recommendation *r = find(a, "thermal");
+    assert_non_null(r);
+    assert_string_equal(r->severity, "warning");
+    assert_int_equal(r->rank, 2);
+    tt_assert_contains(r->message, "GPU 1 reaches 92", "message");
+    tt_assert_contains(r->evidence, "above 85", "evidence");
+    tt_assert_contains(r->evidence, "in 30 of 40 samples (15.0 s)", "evidence");
+    tt_assert_contains(r->evidence, "1 GPU over the threshold", "evidence");
+    assert_int_equal(a->nrecs, 1);
+    done(a);
+
+    /* a brief 87 C: info */
+    healthy_run(s);
+    temps(add_health(&s[0], 0), 100, 2, 87);
+    a = finish(s, NRANKS);
+    assert_non_null(find(a, "thermal"));
+    assert_string_equal(find(a, "thermal")->severity, "info");
+    done(a);
+
+    /* NVML's thermal slowdown in 20 of 100 samples at 84 C: critical, though under 85 C */
+    healthy_run(s);
+    tl_shealth *h = add_health(&s[3], 0);
+    temps(h, 100, 0, 84);
+    h->reasons_n = 100;
+    h->thermal_n = 20;
+    a = finish(s, NRANKS);
+    assert_non_null(find(a, "thermal"));
+    assert_string_equal(find(a, "thermal")->severity, "critical");
+    tt_assert_contains(find(a, "thermal")->evidence, "NVML thermal slowdown in 20 of 100 samples", "evidence");
+    assert_string_equal(a->headline_severity, "critical");
+    done(a);
+
+    /* 95 C over most of the samples: critical */
+    healthy_run(s);
+    temps(add_health(&s[1], 0), 50, 40, 96);
+    a = finish(s, NRANKS);
+    assert_string_equal(find(a, "thermal")->severity, "critical");
+    done(a);
+
+    /* 85 C exactly (the threshold is "over"), and no reasons: nothing */
+    healthy_run(s);
+    temps(add_health(&s[1], 0), 50, 0, 85);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* no samples at all: not applicable, with the reason */
+    healthy_run(s);
+    a = finish(s, NRANKS);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "thermal") == 0 && strstr(a->skips[i].why, "no GPU temperature") != NULL;
+    assert_int_equal(skipped, 1);
+    done(a);
+}
+
+static void test_power_at_cap(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* rank 0's GPU at 95 % of its 400 W limit or above in 80 of 100 samples */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        tl_shealth *h = add_health(&s[r], 0);
+        h->power_n = 100;
+        h->cap_n = r == 0 ? 80 : 10;
+        h->power_limit_w = 400;
+        h->power_max = r == 0 ? 399 : 390;
+    }
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "power-at-cap", 0, NULL, STRS("in 80 of 100 samples", "400 W limit", "highest 399 W", "1 GPU over it"),
+                 STRS("runs at its power limit 80% of the time"));
+    done(a);
+
+    /* half of the samples is not over half */
+    healthy_run(s);
+    tl_shealth *h = add_health(&s[0], 0);
+    h->power_n = 100;
+    h->cap_n = 50;
+    h->power_limit_w = 400;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* NVML's power-cap reasons alone (no limit recorded) */
+    healthy_run(s);
+    h = add_health(&s[2], 1);
+    h->reasons_n = 10;
+    h->power_throttle_n = 9;
+    a = finish(s, NRANKS);
+    assert_fires(a, "power-at-cap", 2, NULL, STRS("no limit recorded", "NVML power cap or brake in 9 of 10 samples"), NULL);
+    done(a);
+
+    /* power samples without a limit (Inferix): not applicable, and it says why */
+    healthy_run(s);
+    h = add_health(&s[2], 0);
+    h->power_max = 450.5;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "power-at-cap") == 0 && strstr(a->skips[i].why, "no power limit") != NULL;
+    assert_int_equal(skipped, 1);
+    done(a);
+}
+
+static void add_growth(tl_session *s, const char *what, uint32_t n, uint32_t drops, double first, double last)
+{
+    tl_sgrowth *x = realloc(s->growth, (s->ngrowth + 1) * sizeof *x);
+    assert_non_null(x);
+    s->growth = x;
+    s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup(what), TL_GROWTH_ALLOCATED, n, drops, first, last,
+                                            last > first ? last : first, MS(5000) };
+}
+
+#define GIB 1073741824.0
+
+static void test_memory_growth(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* allocated at "after_step_#" from 10 to 12 GiB over 8 repetitions, never lower */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        add_growth(&s[r], "allocated at snapshot \"after_step_#\"", 8, 0, 10 * GIB, r == 3 ? 12 * GIB : 10.2 * GIB);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "memory-growth", 3, NULL, STRS("10.00 GiB first, 12.00 GiB last (+20%, +2048 MiB) over 5.0 s", "8 repetitions"),
+                 STRS("rises 20% over 8 repetitions", "after_step_#"));
+    done(a);
+
+    /* a drop along the way: not leak-like */
+    healthy_run(s);
+    add_growth(&s[0], "allocated at snapshot \"after_step_#\"", 8, 1, 10 * GIB, 12 * GIB);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* 10 % of a small value is under 64 MiB; 9 % of a large one is under 10 % */
+    healthy_run(s);
+    add_growth(&s[0], "RSS at snapshot \"x\"", 8, 0, 300e6, 340e6);
+    add_growth(&s[1], "allocated at snapshot \"y\"", 8, 0, 10 * GIB, 10.9 * GIB);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* no repeated reading: not applicable */
+    healthy_run(s);
+    a = finish(s, NRANKS);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "memory-growth") == 0;
+    assert_int_equal(skipped, 1);
+    done(a);
+}
+
+/* Seven blocks of 3 frames: the first first_ms, the later ones later_ms each. */
+static void blocks(tl_session *s, double first_ms, double later_ms)
+{
+    tl_sdiffusion *d = &s->diff;
+    d->blocks = d->sized = 7;
+    d->frames = 21;
+    d->size_min = d->size_max = 3;
+    d->block_ns = d->sized_ns = MS(first_ms + 6 * later_ms);
+    d->first_block_ns = MS(first_ms);
+    d->later_median_ns = MS(later_ms);
+    d->steps = 28;
+    d->step_ns = MS(7 * later_ms);
+}
+
+static void test_low_fps(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 21 frames in 10.84 s (Inferix's corpus rank 0): 1.94 FPS */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        blocks(&s[r], r == 1 ? 1420 : 200, r == 1 ? 1570 : 100);
+    tl_aggregate *a = finish(s, NRANKS);
+    const tl_recommendation *rec = find(a, "low-fps");
+    assert_non_null(rec);
+    assert_int_equal(rec->rank, 1);
+    assert_string_equal(rec->severity, "info");
+    tt_assert_contains(rec->evidence, "21 frames in 7 blocks over 10.840 s of block computation: 1.94 FPS", "evidence");
+    tt_assert_contains(rec->evidence, "on 1 of the 4 ranks with blocks", "evidence");
+    done(a);
+
+    /* 21 frames in 2.1 s: 10 FPS, not under */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        blocks(&s[r], 300, 300);
+    a = finish(s, NRANKS);
+    assert_null(find(a, "low-fps"));
+    done(a);
+
+    /* without block sizes: not applicable */
+    healthy_run(s);
+    a = finish(s, NRANKS);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "low-fps") == 0 || strcmp(a->skips[i].id, "first-block-delay") == 0;
+    assert_int_equal(skipped, 2);
+    done(a);
+}
+
+static void test_first_block_delay(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* 2.32 s against 1.42 s (Inferix's corpus rank 0): 1.63x, 0.9 s more */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        blocks(&s[r], r == 0 ? 2320 : 150, r == 0 ? 1420 : 140);
+    tl_aggregate *a = finish(s, NRANKS);
+    const tl_recommendation *rec = find(a, "first-block-delay");
+    assert_non_null(rec);
+    assert_int_equal(rec->rank, 0);
+    tt_assert_contains(rec->evidence, "first block 2.320 s, later blocks' median 1.420 s (+0.900 s, 1.63x)", "evidence");
+    tt_assert_contains(rec->message, "the first block takes 2.32 s, 1.6x the later blocks", "message");
+    done(a);
+
+    /* 1.5x exactly, and 2x but only 0.3 s more: no */
+    healthy_run(s);
+    blocks(&s[0], 2130, 1420);
+    blocks(&s[1], 600, 300);
+    a = finish(s, NRANKS);
+    assert_null(find(a, "first-block-delay"));
+    done(a);
+}
+
+static void test_dominant_layer(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    healthy_run(s);
+    s[2].diff.layers = 4;
+    s[2].diff.layers_ns = MS(1000);
+    s[2].diff.top_layer = tt_xstrdup("self_attn");
+    s[2].diff.top_layer_ns = MS(450);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "dominant-layer", 2, NULL, STRS("self_attn: 450.000 ms of 1000.000 ms over 4 layers (45.0%)"),
+                 STRS("layer \"self_attn\" takes 45.0% of the layers' time"));
+    done(a);
+
+    healthy_run(s);
+    s[2].diff.layers = 4;
+    s[2].diff.layers_ns = MS(1000);
+    s[2].diff.top_layer = tt_xstrdup("self_attn");
+    s[2].diff.top_layer_ns = MS(300);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* one layer is always all of the layers' time: not applicable */
+    healthy_run(s);
+    s[2].diff.layers = 1;
+    s[2].diff.layers_ns = MS(1000);
+    s[2].diff.top_layer = tt_xstrdup("only");
+    s[2].diff.top_layer_ns = MS(1000);
     a = finish(s, NRANKS);
     assert_silent(a);
     done(a);
@@ -468,7 +845,8 @@ static void test_launch_bound(void **state)
     set_idle(&s[2], 32, 23, 0);
     s[2].graph_launches = 120;
     a = finish(s, NRANKS);
-    const tl_recommendation *r = find(a, "launch-bound");
+    assert_null(find(a, "launch-bound"));
+    const tl_recommendation *r = find(a, "host-bound");
     assert_non_null(r);
     tt_assert_contains(r->message, "between graph replays", "message");
     tt_assert_contains(r->message, "replays CUDA/HIP graphs", "message");
@@ -484,10 +862,34 @@ static void test_launch_bound(void **state)
         assert_non_null(x);
         s[2].gpu.streams = x;
         s[2].gpu.nstreams = 2;
-        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01) }; /* 2 kernels 465 ms apart */
+        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01), 1 }; /* 2 kernels 465 ms apart */
     }
     a = finish(s, NRANKS);
     assert_null(find(a, "launch-bound"));
+    assert_null(find(a, "host-bound"));
+    done(a);
+
+    /* the same wait in 16 gaps of 2 ms: host work between launches, not launch
+     * overhead: host-bound, and never "use CUDA graphs" */
+    healthy_run(s);
+    set_gpu(&s[2], 45, 38, 6, 5);
+    set_idle(&s[2], 32, 23, 0);
+    s[2].gpu.streams[0].host_gaps = 16;
+    a = finish(s, NRANKS);
+    assert_null(find(a, "launch-bound"));
+    assert_fires(a, "host-bound", 2, "low-gpu-utilization",
+                 STRS("host_wait 58.2% of the idle gaps of the 1 stream", "(16 host-wait gaps averaging 2.000 ms)"),
+                 STRS("waits for host work between launches", "in gaps averaging 2.000 ms", "CUDA graphs would not help"));
+    done(a);
+
+    /* 1600 gaps of 20 µs: launch overhead */
+    healthy_run(s);
+    set_gpu(&s[2], 45, 38, 6, 5);
+    set_idle(&s[2], 32, 23, 0);
+    s[2].gpu.streams[0].host_gaps = 1600;
+    a = finish(s, NRANKS);
+    assert_null(find(a, "host-bound"));
+    assert_non_null(find(a, "launch-bound"));
     done(a);
 }
 
@@ -797,6 +1199,13 @@ int main(void)
         cmocka_unit_test(test_rank_imbalance),
         cmocka_unit_test(test_rank_rule_counts_ranks),
         cmocka_unit_test(test_session_drift),
+        cmocka_unit_test(test_low_sampled_utilization),
+        cmocka_unit_test(test_thermal),
+        cmocka_unit_test(test_power_at_cap),
+        cmocka_unit_test(test_memory_growth),
+        cmocka_unit_test(test_low_fps),
+        cmocka_unit_test(test_first_block_delay),
+        cmocka_unit_test(test_dominant_layer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -29,7 +30,10 @@ static void release_derived(tl_aggregate *a)
         free(a->ranks[i].sessions);
         free(a->ranks[i].steps);
         free(a->ranks[i].gpu.streams);
+        tl_calltree_release(&a->ranks[i].own_calltree);
     }
+    tl_calltree_release(&a->calltree);
+    a->calltree_ranks = 0;
     free(a->ranks);
     a->ranks = NULL;
     a->nranks = 0;
@@ -108,9 +112,38 @@ typedef struct run_key {
     const char *device;
     size_t sessions;
     int last_rank, last_abs, last_session;
-    int64_t last_end;
-    const char *first_path;
+    int64_t last_end, last_pid;
+    const char *last_host;
+    const char *first_path, *first_host;
+    int64_t first_pid;
+    char why[160];             /* why the last session tried did not join it */
 } run_key;
+
+/* Why session s (of a rank the run r already has) cannot be its next
+ * session, or NULL when it can: one process records a rank's sessions one
+ * after the other, so they share the device, the format, the host and the
+ * pid, and each starts after the one before ended. Times are compared when
+ * both are on the wall clock, or when both come from one process (then one
+ * clock, whatever it is). */
+static const char *not_next_session(run_key *r, const tl_session *s)
+{
+    if (r->family != format_family(s->format))
+        return "format";
+    if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+        return "device";
+    if (r->last_host && s->sys.hostname && strcmp(r->last_host, s->sys.hostname) != 0) {
+        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->sys.hostname, r->last_host);
+        return r->why;
+    }
+    if (r->last_pid > 0 && s->pid > 0 && r->last_pid != s->pid) {
+        snprintf(r->why, sizeof r->why, "process %" PRId64 ", not %" PRId64, s->pid, r->last_pid);
+        return r->why;
+    }
+    int one_clock = (r->last_abs && s->abs_time) || (r->last_pid > 0 && r->last_pid == s->pid);
+    if (one_clock && s->start_ns < r->last_end)
+        return "overlap";
+    return NULL;
+}
 
 char *tl_vformat(const char *fmt, va_list ap)
 {
@@ -166,14 +199,8 @@ static void run_identity(tl_aggregate *a)
                 continue;
             /* Another session of a rank this run already has: it must be the
              * same kind of process (device, format) and come after it. */
-            if (r->last_rank == s->rank) {
-                if (r->family != format_family(s->format))
-                    continue;
-                if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
-                    continue;
-                if (r->last_abs && s->abs_time && s->start_ns < r->last_end)
-                    continue;
-            }
+            if (r->last_rank == s->rank && not_next_session(r, s) != NULL)
+                continue;
             break;
         }
         if (k == nruns) {
@@ -181,8 +208,9 @@ static void run_identity(tl_aggregate *a)
                 k = nruns - 1;
                 joined++;
             } else {
-                runs[nruns++] = (run_key){ s->world_size, format_family(s->format), s->device_name, 0, -1, 0, 0, 0,
-                                           s->path };
+                runs[nruns++] = (run_key){ .world_size = s->world_size, .family = format_family(s->format),
+                                           .device = s->device_name, .last_rank = -1, .first_path = s->path,
+                                           .first_host = s->sys.hostname, .first_pid = s->pid };
             }
         }
         run_key *r = &runs[k];
@@ -198,6 +226,8 @@ static void run_identity(tl_aggregate *a)
         r->last_rank = s->rank;
         r->last_abs = s->abs_time;
         r->last_end = end;
+        r->last_pid = s->pid;
+        r->last_host = s->sys.hostname;
         s->run = k;
     }
     if (nruns <= 1)
@@ -213,6 +243,7 @@ static void run_identity(tl_aggregate *a)
             continue;
         s->run = s->run == main_run ? 0 : s->run + 1;
     }
+    int pool = a->opt.sessions_across_runs;
     for (int k = 0; k < nruns; k++) {
         if (k == main_run)
             continue;
@@ -234,30 +265,39 @@ static void run_identity(tl_aggregate *a)
             snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
         else if (r->family != m->family)
             snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        else if (r->first_host && m->first_host && strcmp(r->first_host, m->first_host) != 0)
+            snprintf(why, sizeof why, "host %.60s, not %.60s", r->first_host, m->first_host);
+        else if (r->first_pid > 0 && m->first_pid > 0 && r->first_pid != m->first_pid)
+            snprintf(why, sizeof why, "process %" PRId64 ", not %" PRId64, r->first_pid, m->first_pid);
         else
             snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
-        add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
-                    "(the run analyzed includes %s)",
-                 n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
-                 n == 1 ? "its" : "their", m->first_path);
+        if (pool)
+            add_note(a, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
+                        "--sessions asks: %s%s",
+                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files, n > 3 ? ", ..." : "");
+        else
+            add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                        "(the run analyzed includes %s)",
+                     n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                     n == 1 ? "its" : "their", m->first_path);
     }
+    if (pool)
+        for (size_t i = 0; i < a->nsessions; i++)
+            a->sessions[i].run = 0;
     if (joined)
         add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
                  TL_MAX_RUNS, joined);
 }
 
 /* "1 of 8 ranks present": the ranks a declared world size promises. */
-static void missing_ranks(tl_aggregate *a)
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size)
 {
-    int world = 0;
-    for (size_t i = 0; i < a->nranks; i++)
-        if (a->ranks[i].world_size > world)
-            world = a->ranks[i].world_size;
+    size_t present = 0, beyond = 0, len = 0;
+    buf[0] = '\0';
     if (world <= 0)
-        return;
-    size_t present = 0, beyond = 0;
-    for (size_t i = 0; i < a->nranks; i++) {
-        if (a->ranks[i].rank < world)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ranks[i] < world)
             present++;
         else
             beyond++;
@@ -265,27 +305,76 @@ static void missing_ranks(tl_aggregate *a)
     if (present < (size_t)world) {
         /* the gaps between the ranks present (sorted): O(R), whatever the world size */
         char list[200] = "";
-        size_t len = 0, shown = 0;
+        size_t llen = 0, shown = 0;
         int prev = -1;
-        for (size_t k = 0; k <= a->nranks && shown < 8; k++) {
-            int cur = k < a->nranks && a->ranks[k].rank < world ? a->ranks[k].rank : world;
-            if (k < a->nranks && a->ranks[k].rank >= world)
-                cur = world;
-            if (cur > prev + 1 && len < sizeof list) {
-                len += (size_t)(cur - 1 > prev + 1
-                                    ? snprintf(list + len, sizeof list - len, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
-                                    : snprintf(list + len, sizeof list - len, "%s%d", shown ? ", " : "", prev + 1));
+        for (size_t k = 0; k <= n && shown < 8; k++) {
+            int cur = k < n && ranks[k] < world ? ranks[k] : world;
+            if (cur > prev + 1 && llen < sizeof list) {
+                llen += (size_t)(cur - 1 > prev + 1
+                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                     : snprintf(list + llen, sizeof list - llen, "%s%d", shown ? ", " : "", prev + 1));
                 shown++;
             }
             if (cur == world)
                 break;
             prev = cur;
         }
-        add_note(a, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present, world, world,
-                 world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
+        len += (size_t)snprintf(buf, size, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present,
+                                world, world, world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
     }
-    if (beyond)
-        add_note(a, "%zu rank%s numbered at or beyond the world size %d", beyond, beyond == 1 ? "" : "s", world);
+    if (beyond && len < size)
+        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "",
+                 beyond, beyond == 1 ? "" : "s", world);
+    return buf[0] != '\0';
+}
+
+/* One run gives every input without a rank a rank of its own; two sessions
+ * of one rank that both got it from the input order were numbered apart, in
+ * partials aggregated separately (`tally aggregate --partial` per file) and
+ * merged: nothing says they are one rank. Said, not guessed away. */
+static int order_ranked(const tl_session *s)
+{
+    return counts(s) && s->rank_source == TL_RANK_ORDER;
+}
+
+static void order_ranks(tl_aggregate *a)
+{
+    size_t inputs = 0, ranks = 0;
+    int first = -1;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!order_ranked(s))
+            continue;
+        int prev = i > 0 && order_ranked(&a->sessions[i - 1]) && a->sessions[i - 1].rank == s->rank;
+        int next = i + 1 < a->nsessions && order_ranked(&a->sessions[i + 1]) && a->sessions[i + 1].rank == s->rank;
+        if (!prev && !next)
+            continue;
+        inputs++;
+        if (!prev && ranks++ == 0)
+            first = s->rank;
+    }
+    if (inputs)
+        add_note(a, "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
+                    "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
+                    "files by rank (rank3, rank_3/) or aggregate them in one run",
+                 inputs, first, ranks > 1 ? " and others" : "");
+}
+
+static void missing_ranks(tl_aggregate *a)
+{
+    int world = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].world_size > world)
+            world = a->ranks[i].world_size;
+    int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
+    if (ranks == NULL)
+        return;
+    for (size_t i = 0; i < a->nranks; i++)
+        ranks[i] = a->ranks[i].rank;
+    char text[400];
+    if (tl_missing_ranks(ranks, a->nranks, world, text, sizeof text))
+        add_note(a, "%s", text);
+    free(ranks);
 }
 
 /* Usable sessions by rank then start then path; the others last, by path. */
@@ -358,6 +447,7 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->streams[k].kernel_wait = tl_ns_add(dst->streams[k].kernel_wait, si->kernel_wait);
         dst->streams[k].other = tl_ns_add(dst->streams[k].other, si->other);
         dst->streams[k].gaps += si->gaps;
+        dst->streams[k].host_gaps += si->host_gaps;
         dst->streams[k].busy = tl_ns_add(dst->streams[k].busy, si->busy);
     }
 }
@@ -375,6 +465,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
 {
     r->step_mean = r->step_median = r->step_min = r->step_max = r->step_std = r->step_spread = NAN;
     r->compute_per_step = NAN;
+    r->step_count = r->nsteps;
+    r->steps_summarized = 0;
     if (r->nsteps > 0) {
         double *v = malloc(r->nsteps * sizeof *v);
         double *c = malloc(r->nsteps * sizeof *c);
@@ -415,6 +507,8 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         }
         if (loop == NULL || loop->d.count == 0)
             return;
+        r->step_count = loop->d.count;
+        r->steps_summarized = 1;
         r->step_mean = loop->d.mean;
         r->step_min = (double)loop->d.min;
         r->step_max = (double)loop->d.max;
@@ -444,6 +538,7 @@ static int build_ranks(tl_aggregate *a)
             r->peak_device_used = NAN;
             r->span_ns = 0;
             tl_rank_telemetry_init(&r->tel);
+            tl_rank_diffusion_init(&r->diff);
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
         s->session = (int)r->nsessions;
@@ -472,6 +567,7 @@ static int build_ranks(tl_aggregate *a)
         take_max(&r->peak_device_used, s->peak_device_used);
         take_max(&r->gpu_util_mean, s->gpu_util_mean);
         tl_rank_telemetry_add(&r->tel, s->series, s->nseries);
+        tl_rank_diffusion_add(&r->diff, &s->diff);
         if (s->span_ns > 0)
             r->span_ns = tl_ns_add(r->span_ns, s->span_ns);
     }
@@ -481,6 +577,7 @@ static int build_ranks(tl_aggregate *a)
             qsort(r->gpu.streams, r->gpu.nstreams, sizeof *r->gpu.streams, by_stream);
         rank_steps(a, r);
         tl_rank_telemetry_finish(&r->tel);
+        tl_rank_diffusion_finish(&r->diff);
     }
     return 0;
 }
@@ -639,7 +736,7 @@ static void adopt_companion_timelines(tl_aggregate *a)
 {
     for (size_t i = 0; i < a->nsessions; i++) {
         tl_session *c = &a->sessions[i];
-        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0))
+        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0 && c->calltree.n == 0))
             continue;
         for (size_t k = 0; k < a->nsessions; k++) {
             tl_session *r = &a->sessions[k];
@@ -655,6 +752,8 @@ static void adopt_companion_timelines(tl_aggregate *a)
                 c->mem = NULL;
                 c->nmem = 0;
             }
+            if (r->calltree.n == 0 && c->calltree.n > 0)
+                tl_calltree_move(&r->calltree, &c->calltree);
             adopt_nesting(r, c);
             break;
         }
@@ -668,9 +767,10 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (a->nsessions > 1)
         qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
     run_identity(a);
-    if (build_ranks(a) != 0 || build_names(a) != 0)
+    if (build_ranks(a) != 0 || build_names(a) != 0 || tl_aggregate_calltrees(a) != 0)
         return -1;
     missing_ranks(a);
+    order_ranks(a);
     across(a, "step_time_ns", m_step_mean);
     across(a, "step_median_ns", m_step_median);
     across(a, "compute_per_step_ns", m_compute_step);
@@ -685,6 +785,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     across(a, "memory.peak_reserved_bytes", m_peak_resv);
     across(a, "memory.peak_device_used_bytes", m_peak_used);
     tl_telemetry_across(a);
+    tl_diffusion_across(a);
     if (tl_drift_compute(&a->drift, a) != 0)
         return -1;
     tl_find_stragglers(a);

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "calltree.h"
 #include "drift.h"
 #include "intervals.h"
 #include "names.h"
@@ -30,6 +31,8 @@ typedef struct tl_stream_idle {
     int64_t host_wait, kernel_wait, other; /* ns */
     uint64_t gaps;
     int64_t busy;              /* sum of the stream's event durations in the window (ns) */
+    uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
+                                * overhead from host work between launches) */
 } tl_stream_idle;
 
 /* Kernel-type masks of the union sweep. */
@@ -98,17 +101,34 @@ typedef struct tl_sstep {
 
 enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
 
+/* A CPU lane's longest calls, drawn by name over the bins: the
+ * TL_LANE_TOP_EVENTS longest calls of the thread at most TL_LANE_MAX_DEPTH
+ * deep in their kind's stack (nesting.h), each on a row: one below the
+ * innermost kept call that contains it, or further down when that row is
+ * taken (the kinds nest separately, so an operator and an annotation can
+ * overlap without one containing the other). Calls that would go below
+ * TL_LANE_MAX_DEPTH rows are left out and counted. */
+typedef struct tl_lane_call {
+    int64_t ts_ns, dur_ns;     /* on the timeline's axis */
+    uint32_t name;             /* id in the timeline's names */
+    uint8_t row;               /* 0 .. TL_LANE_MAX_DEPTH - 1 */
+} tl_lane_call;
+
 typedef struct tl_lane {
     int kind;                  /* tl_lane_kind */
     int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
     char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
     float busy[TL_KT_COUNT][TL_TIMELINE_BINS]; /* fraction 0..1 of each bin, by tl_kernel_type */
+    tl_lane_call *calls;       /* CPU lanes: sorted by start; NULL when none */
+    uint32_t ncalls;
+    uint64_t calls_left;       /* nested calls of the thread not among calls (shorter, deeper) */
 } tl_lane;
 
 typedef struct tl_timeline {
     int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */
     tl_lane *lanes;
     size_t nlanes;
+    tl_strtab names;           /* the names of the lanes' calls */
 } tl_timeline;
 
 /* A point of the memory series (downsampled to at most TL_MEM_SERIES points). */
@@ -131,7 +151,88 @@ typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
     double device_used;        /* NVML's used memory (all processes), not allocated */
+    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
 } tl_ssnap;
+
+/* ---- what a session carries besides its timings ---------------------------
+ * Events, tags, counters and the host (context.c), the video diffusion
+ * metrics (diffusion.c), each GPU's temperature and power against their
+ * limits (gpu_health.c) and memory that grows at a repeated point of the
+ * work (growth.c). Definitions: docs/analysis.md. */
+
+/* A report's event (libtally's tally_event, Inferix's custom events). */
+typedef struct tl_sevent {
+    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
+    char *name, *payload;      /* payload: its data as text, at most TL_EVENT_PAYLOAD_MAX bytes */
+} tl_sevent;
+#define TL_SESSION_MAX_EVENTS 200    /* kept per session (the first by time); events_total counts all */
+
+/* A counter the program recorded (libtally's tally_counter, a trace's "C" events). */
+typedef struct tl_scounter {
+    char *name;
+    int source;                /* tl_counter_source */
+    uint64_t count;
+    double min, mean, max;
+} tl_scounter;
+#define TL_SESSION_MAX_COUNTERS 64   /* kept per session (by name); counters_total counts all */
+#define TL_SESSION_MAX_TAGS 64
+
+/* The host a collector ran on ("" / 0 / NaN unknown). */
+typedef struct tl_ssystem {
+    char *hostname, *os;
+    int cpus;
+    double memory_bytes;
+} tl_ssystem;
+
+/* Block-wise video diffusion (Inferix's block_analysis, diffusion_analysis and
+ * computation_analysis), per session. */
+typedef struct tl_sdiffusion {
+    uint64_t blocks;           /* block records; 0: none */
+    uint64_t sized;            /* blocks that say their size (frames) */
+    double frames;             /* the sized blocks' frames added up */
+    double size_min, size_max; /* frames per block; NaN unknown */
+    int64_t block_ns;          /* the blocks' computation time added up */
+    int64_t sized_ns;          /* ... of the sized blocks (FPS = frames / sized_ns) */
+    int64_t first_block_ns;    /* the first block's computation time; -1 none */
+    int64_t later_median_ns;   /* the median of the blocks after the first; -1 fewer than 2 */
+    uint64_t steps;            /* denoising step records (diffusion_analysis.steps) */
+    int64_t step_ns;           /* their computation time added up */
+    uint32_t layers;           /* layers timed (computation_analysis.layer_performance) */
+    int64_t layers_ns;         /* their total time added up */
+    char *top_layer;           /* the layer with the most time, or NULL */
+    int64_t top_layer_ns;
+} tl_sdiffusion;
+
+/* A GPU's temperature and power against their limits (thresholds below). */
+typedef struct tl_shealth {
+    int64_t device;
+    uint64_t temp_n, hot_n;    /* temperature samples; those above TL_HOT_C */
+    int64_t hot_ns;            /* time above TL_HOT_C: each hot sample until the next sample */
+    double temp_max;           /* NaN without temperature samples */
+    uint64_t power_n, cap_n;   /* power samples with a known limit; those at TL_POWER_CAP_SHARE of it or above */
+    double power_limit_w;      /* the highest limit seen; NaN unknown */
+    double power_max;          /* the highest power sample; NaN none */
+    uint64_t reasons_n;        /* samples with NVML's clocks event reasons */
+    uint64_t thermal_n, power_throttle_n; /* ... reporting a thermal slowdown / a power cap or brake */
+} tl_shealth;
+#define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
+#define TL_POWER_CAP_SHARE 0.95    /* a power sample within 5 % of the limit */
+
+/* A memory reading taken again and again at one point of the work (a
+ * snapshot label, each step, each block, windows of a monitor's samples). */
+typedef struct tl_sgrowth {
+    char *what;                /* "allocated at snapshot \"after_step_#\"", ... */
+    int metric;                /* tl_growth_metric */
+    uint32_t n, drops;         /* repetitions; those below the one before by over TL_GROWTH_NOISE */
+    double first, last, max;   /* bytes */
+    int64_t span_ns;           /* from the first to the last repetition; -1 unknown */
+} tl_sgrowth;
+enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_COUNT };
+#define TL_SESSION_MAX_GROWTH 16
+#define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
+#define TL_GROWTH_NOISE 0.01       /* a drop under 1 % of the value is noise, not a drop */
+#define TL_GROWTH_WINDOWS 8        /* a monitor's samples after the first quarter: 8 windows ... */
+#define TL_GROWTH_MIN_SAMPLES 24   /* ... of at least 24 samples */
 
 /* A GPU of a session: what the System section lists. */
 #define TL_SESSION_MAX_DEVICES 64
@@ -172,20 +273,60 @@ typedef struct tl_session {
     size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
-    int abs_time;              /* start_ns is on the wall clock (base time known) */
+    int abs_time;              /* start_ns is on the wall clock (base time known, or the
+                                * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
+    int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
+                                * the host is sys.hostname) */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
     int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
+    /* The call tree of the nested CPU events (calltree.h, names its own);
+     * empty (n == 0) when the input does not nest. */
+    tl_calltree calltree;
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
     double peak_device_used;   /* NVML's device memory used (all processes); never merged
                                 * into peak_allocated (docs/analysis.md); NaN unknown */
     double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
+
+    /* besides the timings (see above) */
+    tl_sevent *events;         /* the first TL_SESSION_MAX_EVENTS by time */
+    size_t nevents;
+    uint64_t events_total;     /* every event the input recorded */
+    char **tags;               /* "key=value" */
+    size_t ntags;
+    tl_scounter *counters;
+    size_t ncounters;
+    uint64_t counters_total;
+    tl_ssystem sys;
+    tl_sdiffusion diff;
+    tl_shealth *health;        /* per GPU with temperature or power samples */
+    size_t nhealth;
+    tl_sgrowth *growth;
+    size_t ngrowth;
 } tl_session;
+
+/* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
+ * the wall clock: older Kineto traces write absolute µs without
+ * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
+#define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
+
+/* What a session carries besides its timings, from its profile (the four
+ * modules above); 0 or -1 (out of memory). */
+int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
+int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
+int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
+int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
+void tl_session_extras_init(tl_session *s);
+void tl_session_extras_release(tl_session *s);
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
     int whole_trace;           /* use every GPU event, not the ProfilerStep window */
     int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+    /* Every input of a rank is one of its sessions, even one that run
+     * identity tells apart as another run (said in a note): what
+     * `tally compare --sessions` asks for. */
+    int sessions_across_runs;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -201,6 +342,18 @@ int tl_session_set_rank(tl_session *s, const tl_profile *p);
 void tl_session_release(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
+
+/* Video diffusion of a rank's sessions added up (diffusion.c; docs/analysis.md). */
+typedef struct tl_rank_diffusion {
+    uint64_t blocks, sized, steps;
+    double frames, size_min, size_max;
+    int64_t block_ns, sized_ns, step_ns;
+    int64_t first_block_ns, later_median_ns; /* of the first session with blocks; -1 none */
+    double fps, bps, block_size; /* frames / s and blocks / s of block computation, frames per block; NaN unknown */
+} tl_rank_diffusion;
+void tl_rank_diffusion_init(tl_rank_diffusion *d);
+void tl_rank_diffusion_add(tl_rank_diffusion *d, const tl_sdiffusion *s);
+void tl_rank_diffusion_finish(tl_rank_diffusion *d);
 
 typedef struct tl_rank_result {
     int rank;
@@ -218,6 +371,13 @@ typedef struct tl_rank_result {
     int64_t span_ns;           /* sum of the sessions' spans */
     tl_rank_telemetry tel;     /* sampled telemetry of every session */
     int straggler;             /* marked by the straggler analysis */
+    uint64_t step_count;       /* steps: nsteps, else the count of a report's loop summary (FramePack) */
+    int steps_summarized;      /* step_count and the step statistics come from a loop summary */
+    tl_rank_diffusion diff;    /* video diffusion of every session (diffusion.c) */
+    /* The rank's call tree: its session's, or the sum of its sessions' when
+     * there are several (own_calltree); NULL when no session has one. */
+    const tl_calltree *calltree;
+    tl_calltree own_calltree;
 } tl_rank_result;
 
 /* ---- across ranks --------------------------------------------------------- */
@@ -252,6 +412,9 @@ typedef struct tl_straggler {
 typedef struct tl_rule_skip {
     const char *id;
     char *why;
+    int absent;                /* the inputs carry no data of the kind the rule reads
+                                * (no GPU events, no monitor samples, no diffusion
+                                * blocks): summary and Markdown list these by id only */
 } tl_rule_skip;
 
 typedef struct tl_recommendation {
@@ -289,6 +452,11 @@ typedef struct tl_aggregate {
     char **notes;              /* run identity: separate runs, missing ranks (warnings) */
     size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
+    /* The call trees of the ranks summed path by path (calltrees.c), with
+     * each node's least and most inclusive time of one rank (a rank that has
+     * a tree but not the node counts 0); calltree_ranks ranks have a tree. */
+    tl_calltree calltree;
+    int calltree_ranks;
     tl_analyze_options opt;
 } tl_aggregate;
 
@@ -299,6 +467,12 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
 /* Sort sessions, build ranks, across-rank metrics, stragglers and
  * recommendations. Deterministic in the set of sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
+
+/* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */
+void tl_diffusion_across(tl_aggregate *a);
+/* The ranks' and the merged call trees (calltrees.c), run by tl_aggregate_finish
+ * after the ranks are built. 0, or -1 when out of memory. */
+int tl_aggregate_calltrees(tl_aggregate *a);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);
@@ -311,6 +485,10 @@ typedef struct tl_rule_info {
 } tl_rule_info;
 /* The rule table as Markdown (docs/analysis.md's rules section). */
 void tl_rules_markdown(FILE *f);
+/* The rules that did not apply for want of any data of their kind, as one
+ * phrase: "thermal, power-at-cap (the inputs carry no such data; tally
+ * aggregate says what each needs)". Malloc'd; NULL when out of memory. */
+char *tl_rule_skip_absent_list(const tl_aggregate *a);
 /* The headline (rules.c), after the rules. */
 void tl_decide_headline(tl_aggregate *a);
 const tl_rule_info *tl_rules(size_t *n);
@@ -343,6 +521,12 @@ double tl_rank_peak_device_pct(const tl_rank_result *r);
 /* Add the across-rank row of a metric from one value per rank (vals[i] for
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
 void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
+
+/* The ranks a declared world size promises and are not there, as one
+ * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
+ * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
+ * 1 when there is something to say, else 0 (buf ""). */
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

@@ -15,6 +15,7 @@
 
 #define TOP_PER_RANK 10
 #define TOP_NAMES 100
+#define TOP_CALLTREE 500 /* call paths of the merged tree listed (the largest, with their callers) */
 
 static void kv_num(tl_json *j, const char *k, double v)
 {
@@ -85,6 +86,7 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
         kv_us(j, "kernel_wait_us", st->kernel_wait);
         kv_us(j, "other_us", st->other);
         tl_json_kv_uint(j, "gaps", st->gaps);
+        tl_json_kv_uint(j, "host_wait_gaps", st->host_gaps);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -94,7 +96,9 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
 static void write_steps(tl_json *j, const tl_rank_result *r)
 {
     tl_json_object_begin(j);
-    tl_json_kv_uint(j, "count", r->nsteps);
+    /* a report's loop summary (FramePack) counts its iterations without their durations */
+    tl_json_kv_uint(j, "count", r->step_count);
+    tl_json_kv_bool(j, "from_summary", r->steps_summarized);
     kv_num(j, "mean_ns", r->step_mean);
     kv_num(j, "median_ns", r->step_median);
     kv_num(j, "min_ns", r->step_min);
@@ -183,6 +187,29 @@ static void write_rank_telemetry(tl_json *j, const tl_rank_telemetry *t)
     tl_json_object_end(j);
 }
 
+/* A rank's block-wise video diffusion (docs/analysis.md, "Video diffusion"), or null. */
+static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
+{
+    if (d->blocks == 0 && d->steps == 0) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "blocks", d->blocks);
+    kv_num(j, "frames", d->sized ? d->frames : NAN);
+    kv_num(j, "block_size", d->block_size);
+    kv_num(j, "block_size_min", d->size_min);
+    kv_num(j, "block_size_max", d->size_max);
+    tl_json_kv_int(j, "block_time_ns", d->block_ns);
+    kv_num(j, "fps", d->fps);
+    kv_num(j, "blocks_per_s", d->bps);
+    kv_num(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
+    kv_num(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    tl_json_kv_uint(j, "steps", d->steps);
+    tl_json_kv_int(j, "step_time_ns", d->step_ns);
+    tl_json_object_end(j);
+}
+
 static void write_ranks(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -230,6 +257,8 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         tl_json_object_end(j);
         tl_json_key(j, "telemetry");
         write_rank_telemetry(j, &r->tel);
+        tl_json_key(j, "diffusion");
+        write_rank_diffusion(j, &r->diff);
         tl_json_key(j, "top");
         write_rank_top(j, a, i);
         tl_json_object_end(j);
@@ -296,6 +325,64 @@ static void write_names(tl_json *j, const tl_aggregate *a)
         free(idx);
     }
     tl_json_array_end(j);
+}
+
+static int by_incl_desc(const void *x, const void *y, void *ctx)
+{
+    const tl_calltree *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (t->nodes[a].incl_ns != t->nodes[b].incl_ns)
+        return t->nodes[a].incl_ns > t->nodes[b].incl_ns ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The merged call tree (docs/analysis.md, "Call tree"): its TOP_CALLTREE
+ * largest paths and their callers, numbered in tree order (a parent before
+ * its children), with sums over ranks and the least and most of one rank. */
+static void write_calltree_merged(tl_json *j, const tl_aggregate *a)
+{
+    const tl_calltree *t = &a->calltree;
+    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), *id = malloc(((size_t)t->n + 1) * sizeof *id);
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "ranks", a->calltree_ranks);
+    tl_json_kv_uint(j, "paths", t->n);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    if (order != NULL && id != NULL) {
+        for (uint32_t i = 0; i < t->n; i++) {
+            order[i] = i;
+            id[i] = UINT32_MAX;
+        }
+        qsort_r(order, t->n, sizeof *order, by_incl_desc, (void *)t);
+        /* mark the largest and their callers; then number in tree order */
+        for (uint32_t k = 0; k < t->n && k < TOP_CALLTREE; k++)
+            for (uint32_t i = order[k]; i != TL_CALLTREE_NONE && id[i] == UINT32_MAX; i = t->nodes[i].parent)
+                id[i] = 0;
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (id[i] == UINT32_MAX)
+                continue;
+            id[i] = next++;
+            const tl_cnode *c = &t->nodes[i];
+            tl_json_object_begin(j);
+            tl_json_kv_uint(j, "id", id[i]);
+            tl_json_key(j, "parent");
+            c->parent == TL_CALLTREE_NONE ? tl_json_null(j) : tl_json_uint(j, id[c->parent]);
+            tl_json_kv_string(j, "name", tl_calltree_name(t, i));
+            tl_json_kv_int(j, "inclusive_ns", c->incl_ns);
+            tl_json_kv_int(j, "self_ns", c->self_ns);
+            tl_json_kv_uint(j, "count", c->count);
+            tl_json_kv_int(j, "rank_min_ns", t->min_ns ? t->min_ns[i] : c->incl_ns);
+            tl_json_kv_int(j, "rank_max_ns", t->max_ns ? t->max_ns[i] : c->incl_ns);
+            tl_json_kv_uint(j, "ranks", t->ranks ? t->ranks[i] : 1);
+            tl_json_object_end(j);
+        }
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    free(order);
+    free(id);
 }
 
 static void write_stragglers(tl_json *j, const tl_aggregate *a)
@@ -406,9 +493,15 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     kv_num(j, "power_w", tl_telemetry_power_total(a));
     kv_num(j, "energy_j", tl_telemetry_energy_total(a));
     kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
+    tl_json_kv_int(j, "gpus", gpus);
+    tl_json_key(j, "counted_by");
+    gpus == 0 ? tl_json_null(j) : tl_json_string(j, by_host ? "host and device" : "rank");
     tl_json_object_end(j);
     tl_json_key(j, "names");
     write_names(j, a);
+    tl_json_key(j, "calltree");
+    write_calltree_merged(j, a);
     tl_json_key(j, "stragglers");
     write_stragglers(j, a);
     tl_json_key(j, "recommendations");
@@ -426,6 +519,7 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
         tl_json_object_begin(j);
         tl_json_kv_string(j, "id", a->skips[i].id);
         tl_json_kv_string(j, "why", a->skips[i].why);
+        tl_json_kv_bool(j, "no_data", a->skips[i].absent);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -479,6 +573,56 @@ static void write_stat(tl_json *j, const tl_dur_stat *d)
     tl_json_object_end(j);
 }
 
+/* A CPU lane's calls drawn by name: "calls": [[ts, dur, row, name id]] and
+ * "calls_left" (absent in partials of an older tally). */
+static void write_lane_calls(tl_json *j, const tl_lane *l)
+{
+    tl_json_key(j, "calls");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < l->ncalls; i++) {
+        tl_json_array_begin(j);
+        tl_json_int(j, l->calls[i].ts_ns);
+        tl_json_int(j, l->calls[i].dur_ns);
+        tl_json_int(j, l->calls[i].row);
+        tl_json_uint(j, l->calls[i].name);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_kv_uint(j, "calls_left", l->calls_left);
+}
+
+/* The call tree of a session (calltree.h): "calltree": {"dropped": N,
+ * "names": [...], "nodes": [[parent | -1, name id, incl, self, count]]},
+ * nodes in their order (a parent before its children). Written only when
+ * the session has one; read_calltree is its mirror. */
+static void write_calltree(tl_json *j, const tl_calltree *t)
+{
+    if (t->n == 0)
+        return;
+    tl_json_key(j, "calltree");
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "names");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < t->names.n; i++)
+        tl_json_string(j, tl_strtab_get(&t->names, i));
+    tl_json_array_end(j);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const tl_cnode *c = &t->nodes[i];
+        tl_json_array_begin(j);
+        tl_json_int(j, c->parent == TL_CALLTREE_NONE ? -1 : (int64_t)c->parent);
+        tl_json_uint(j, c->name);
+        tl_json_int(j, c->incl_ns);
+        tl_json_int(j, c->self_ns);
+        tl_json_uint(j, c->count);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 /* Lanes with their bins: a kind that is all zero is written as []. Floats
  * print in a form that reads back to the same float. */
 static void write_timeline(tl_json *j, const tl_timeline *t)
@@ -508,9 +652,18 @@ static void write_timeline(tl_json *j, const tl_timeline *t)
             tl_json_array_end(j);
         }
         tl_json_array_end(j);
+        if (l->ncalls > 0 || l->calls_left > 0)
+            write_lane_calls(j, l);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
+    if (t->names.n > 0) {
+        tl_json_key(j, "names");
+        tl_json_array_begin(j);
+        for (uint32_t i = 0; i < t->names.n; i++)
+            tl_json_string(j, tl_strtab_get(&t->names, i));
+        tl_json_array_end(j);
+    }
     tl_json_object_end(j);
 }
 
@@ -552,6 +705,120 @@ static void write_series(tl_json *j, const tl_session *s)
         }
         tl_json_array_end(j);
         tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void int_or_null(tl_json *j, int64_t v, int64_t unknown)
+{
+    v == unknown ? tl_json_null(j) : tl_json_int(j, v);
+}
+
+/* What a session carries besides its timings (aggregate.h): events, tags,
+ * counters, system, diffusion, health, growth. */
+static void write_extras(tl_json *j, const tl_session *s)
+{
+    tl_json_kv_uint(j, "events_total", s->events_total);
+    tl_json_key(j, "events");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nevents; i++) {
+        tl_json_array_begin(j);
+        int_or_null(j, s->events[i].ts_ns, INT64_MIN);
+        tl_json_string(j, s->events[i].name);
+        tl_json_string(j, s->events[i].payload);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "tags");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ntags; i++)
+        tl_json_string(j, s->tags[i]);
+    tl_json_array_end(j);
+    tl_json_kv_uint(j, "counters_total", s->counters_total);
+    tl_json_key(j, "counters");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ncounters; i++) {
+        const tl_scounter *c = &s->counters[i];
+        tl_json_array_begin(j);
+        tl_json_string(j, c->name);
+        tl_json_int(j, c->source);
+        tl_json_uint(j, c->count);
+        num_or_null(j, c->min);
+        num_or_null(j, c->mean);
+        num_or_null(j, c->max);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "system");
+    tl_json_object_begin(j);
+    tl_json_key(j, "hostname");
+    s->sys.hostname ? tl_json_string(j, s->sys.hostname) : tl_json_null(j);
+    tl_json_key(j, "os");
+    s->sys.os ? tl_json_string(j, s->sys.os) : tl_json_null(j);
+    tl_json_kv_int(j, "cpus", s->sys.cpus);
+    kv_num(j, "memory_bytes", s->sys.memory_bytes > 0 ? s->sys.memory_bytes : NAN);
+    tl_json_object_end(j);
+    const tl_sdiffusion *d = &s->diff;
+    tl_json_key(j, "diffusion");
+    if (d->blocks == 0 && d->steps == 0 && d->layers == 0) {
+        tl_json_null(j);
+    } else {
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "blocks", d->blocks);
+        tl_json_kv_uint(j, "sized", d->sized);
+        kv_num(j, "frames", d->frames);
+        kv_num(j, "size_min", d->size_min);
+        kv_num(j, "size_max", d->size_max);
+        tl_json_kv_int(j, "block_ns", d->block_ns);
+        tl_json_kv_int(j, "sized_ns", d->sized_ns);
+        tl_json_kv_int(j, "first_block_ns", d->first_block_ns);
+        tl_json_kv_int(j, "later_median_ns", d->later_median_ns);
+        tl_json_kv_uint(j, "steps", d->steps);
+        tl_json_kv_int(j, "step_ns", d->step_ns);
+        tl_json_kv_uint(j, "layers", d->layers);
+        tl_json_kv_int(j, "layers_ns", d->layers_ns);
+        tl_json_key(j, "top_layer");
+        d->top_layer ? tl_json_string(j, d->top_layer) : tl_json_null(j);
+        tl_json_kv_int(j, "top_layer_ns", d->top_layer_ns);
+        tl_json_object_end(j);
+    }
+    /* [device, temp_n, hot_n, hot_ns, temp_max, power_n, cap_n, power_limit_w, power_max,
+     *  reasons_n, thermal_n, power_throttle_n] */
+    tl_json_key(j, "health");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->nhealth; i++) {
+        const tl_shealth *h = &s->health[i];
+        tl_json_array_begin(j);
+        tl_json_int(j, h->device);
+        tl_json_uint(j, h->temp_n);
+        tl_json_uint(j, h->hot_n);
+        tl_json_int(j, h->hot_ns);
+        num_or_null(j, h->temp_max);
+        tl_json_uint(j, h->power_n);
+        tl_json_uint(j, h->cap_n);
+        num_or_null(j, h->power_limit_w);
+        num_or_null(j, h->power_max);
+        tl_json_uint(j, h->reasons_n);
+        tl_json_uint(j, h->thermal_n);
+        tl_json_uint(j, h->power_throttle_n);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    /* [what, metric, n, drops, first, last, max, span_ns] */
+    tl_json_key(j, "growth");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < s->ngrowth; i++) {
+        const tl_sgrowth *g = &s->growth[i];
+        tl_json_array_begin(j);
+        tl_json_string(j, g->what);
+        tl_json_int(j, g->metric);
+        tl_json_uint(j, g->n);
+        tl_json_uint(j, g->drops);
+        num_or_null(j, g->first);
+        num_or_null(j, g->last);
+        num_or_null(j, g->max);
+        tl_json_int(j, g->span_ns);
+        tl_json_array_end(j);
     }
     tl_json_array_end(j);
 }
@@ -649,6 +916,7 @@ static void write_session(tl_json *j, const tl_session *s)
         tl_json_int(j, st->other);
         tl_json_uint(j, st->gaps);
         tl_json_int(j, st->busy);
+        tl_json_uint(j, st->host_gaps);
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
@@ -675,6 +943,8 @@ static void write_session(tl_json *j, const tl_session *s)
         kv_num(j, "peak_allocated", s->snaps[i].peak_allocated);
         kv_num(j, "rss", s->snaps[i].rss);
         kv_num(j, "device_used", s->snaps[i].device_used);
+        tl_json_key(j, "ts_ns");
+        s->snaps[i].ts_ns == INT64_MIN ? tl_json_null(j) : tl_json_int(j, s->snaps[i].ts_ns);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -698,6 +968,7 @@ static void write_session(tl_json *j, const tl_session *s)
     kv_num(j, "peak_device_used", s->peak_device_used);
     kv_num(j, "gpu_util_mean", s->gpu_util_mean);
     tl_json_kv_int(j, "abs_time", s->abs_time);
+    tl_json_kv_int(j, "pid", s->pid);
     tl_json_kv_uint(j, "graph_launches", s->graph_launches);
     tl_json_key(j, "devices");
     tl_json_array_begin(j);
@@ -710,6 +981,8 @@ static void write_session(tl_json *j, const tl_session *s)
     }
     tl_json_array_end(j);
     write_series(j, s);
+    write_extras(j, s);
+    write_calltree(j, &s->calltree);
     tl_json_object_end(j);
 }
 
@@ -940,6 +1213,66 @@ static void read_stat(reader *r, const json_t *o, tl_dur_stat *d)
     }
 }
 
+/* "names": an array of distinct strings, read into an empty table so that
+ * each keeps its index; at most max. */
+static void read_names(reader *r, const json_t *arr, tl_strtab *names, size_t max, const char *what)
+{
+    json_t *x;
+    size_t i;
+    if (!json_is_array(arr) || json_array_size(arr) > max) {
+        bad_key(r, what, "expected an array of at most the limit of names");
+        return;
+    }
+    json_array_foreach(arr, i, x) {
+        if (!json_is_string(x)) {
+            bad_key(r, what, "expected strings");
+            return;
+        }
+        const char *str = json_string_value(x);
+        uint32_t id = tl_strtab_intern(names, str, strlen(str));
+        if (id == UINT32_MAX) {
+            bad(r, "out of memory");
+            return;
+        }
+        if (id != i) {
+            bad_key(r, what, "a name given twice");
+            return;
+        }
+    }
+}
+
+/* "calls" and "calls_left" of a CPU lane (see write_lane_calls); absent: none. */
+static void read_lane_calls(reader *r, const json_t *x, tl_lane *l, const json_t *names)
+{
+    json_t *calls = json_object_get(x, "calls"), *c;
+    size_t i, nnames = json_is_array(names) ? json_array_size(names) : 0;
+    if (calls == NULL)
+        return;
+    if (!json_is_array(calls) || json_array_size(calls) > TL_LANE_TOP_EVENTS) {
+        bad_key(r, "calls", "expected an array of at most TL_LANE_TOP_EVENTS calls");
+        return;
+    }
+    l->calls_left = (uint64_t)get_range(r, x, "calls_left", 0, TL_PARTIAL_MAX_COUNT);
+    if (json_array_size(calls) == 0)
+        return;
+    l->calls = calloc(json_array_size(calls), sizeof *l->calls);
+    if (l->calls == NULL) {
+        bad(r, "out of memory");
+        return;
+    }
+    json_array_foreach(calls, i, c) {
+        if (r->bad)
+            return;
+        tl_lane_call *k = &l->calls[l->ncalls++];
+        k->ts_ns = item_range(r, c, 0, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS);
+        k->dur_ns = item_range(r, c, 1, 0, TL_PARTIAL_MAX_NS);
+        k->row = (uint8_t)item_range(r, c, 2, 0, TL_LANE_MAX_DEPTH - 1);
+        k->name = (uint32_t)item_range(r, c, 3, 0, nnames ? (int64_t)nnames - 1 : -1);
+        if (i > 0 && k->ts_ns < l->calls[i - 1].ts_ns)
+            bad_key(r, "calls", "not in start order");
+    }
+}
+
 static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
 {
     if (!json_is_object(o)) {
@@ -959,7 +1292,12 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
     t->lanes = calloc(n, sizeof *t->lanes);
     if (t->lanes == NULL)
         return;
+    json_t *names = json_object_get(o, "names");
+    if (names != NULL)
+        read_names(r, names, &t->names, (size_t)TL_TIMELINE_MAX_LANES * TL_LANE_TOP_EVENTS, "names");
     json_array_foreach(lanes, i, x) {
+        if (r->bad)
+            return;
         tl_lane *l = &t->lanes[t->nlanes++];
         l->kind = (int)get_range(r, x, "kind", TL_LANE_GPU, TL_LANE_CPU);
         l->a = get_int(r, x, "a");
@@ -984,7 +1322,69 @@ static void read_timeline(reader *r, const json_t *o, tl_timeline *t)
                 l->busy[kt][b] = (float)f;
             }
         }
+        if (l->kind == TL_LANE_CPU)
+            read_lane_calls(r, x, l, names);
     }
+}
+
+/* "calltree" (see write_calltree; absent: no tree). A partial is hostile
+ * input: node counts within the cap, a parent before its child, no path
+ * given twice, times and counts in range, self time within inclusive. */
+static void read_calltree(reader *r, const json_t *o, tl_calltree *t)
+{
+    json_t *ct = json_object_get(o, "calltree"), *x;
+    size_t i;
+    if (ct == NULL)
+        return;
+    if (!json_is_object(ct)) {
+        bad_key(r, "calltree", "expected an object");
+        return;
+    }
+    json_t *nodes = get_array(r, ct, "nodes");
+    if (nodes == NULL)
+        return;
+    if (json_array_size(nodes) > TL_CALLTREE_MAX_NODES) {
+        bad_key(r, "nodes", "more than TL_CALLTREE_MAX_NODES");
+        return;
+    }
+    t->dropped = (uint64_t)get_range(r, ct, "dropped", 0, TL_PARTIAL_MAX_COUNT);
+    read_names(r, json_object_get(ct, "names"), &t->names, TL_CALLTREE_MAX_NODES, "names");
+    if (r->bad)
+        return;
+    json_array_foreach(nodes, i, x) {
+        if (!json_is_array(x) || json_array_size(x) != 5) {
+            bad_key(r, "nodes", "expected [parent, name, inclusive, self, count]");
+            return;
+        }
+        int64_t parent = item_int(r, x, 0), name = item_int(r, x, 1);
+        if (!r->bad && (parent < -1 || parent >= (int64_t)i)) {
+            bad_key(r, "nodes", "a node's parent must come before it");
+            return;
+        }
+        if (!r->bad && (name < 0 || name >= (int64_t)t->names.n)) {
+            bad_key(r, "nodes", "a node's name id out of range");
+            return;
+        }
+        int64_t incl = item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS), self = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
+        int64_t count = item_range(r, x, 4, 0, TL_PARTIAL_MAX_COUNT);
+        if (r->bad)
+            return;
+        if (self > incl) {
+            bad_key(r, "nodes", "self time beyond inclusive time");
+            return;
+        }
+        uint32_t k = tl_calltree_child(t, parent < 0 ? TL_CALLTREE_NONE : (uint32_t)parent, (uint32_t)name);
+        if (k != (uint32_t)i) {
+            bad_key(r, "nodes", k == TL_CALLTREE_NONE ? "out of memory" : "a path given twice");
+            return;
+        }
+        t->nodes[k].incl_ns = incl;
+        t->nodes[k].self_ns = self;
+        t->nodes[k].count = (uint64_t)count;
+    }
+    free(t->slots); /* a session's tree is only read from here on */
+    t->slots = NULL;
+    t->nslots = 0;
 }
 
 static char **read_strings(reader *r, const json_t *o, const char *key, size_t *n)
@@ -1030,7 +1430,8 @@ static void read_gpu(reader *r, const json_t *g, tl_gpu_breakdown *b)
             b->streams[b->nstreams++] = (tl_stream_idle){
                 item_int(r, x, 0), item_int(r, x, 1), item_range(r, x, 2, 0, TL_PARTIAL_MAX_NS),
                 item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS), item_range(r, x, 4, 0, TL_PARTIAL_MAX_NS),
-                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS)
+                (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT), opt_item_range(r, x, 6, 0, 0, TL_PARTIAL_MAX_NS),
+                (uint64_t)opt_item_range(r, x, 7, 0, 0, TL_PARTIAL_MAX_COUNT)
             };
     }
     b->blocked_idle = opt_range(r, g, "blocked_idle", 0, 0, TL_PARTIAL_MAX_NS);
@@ -1127,9 +1528,148 @@ static void read_devices(reader *r, const json_t *o, tl_session *s)
     }
 }
 
+static char *item_str(reader *r, json_t *arr, size_t i)
+{
+    json_t *v = json_array_get(arr, i);
+    if (!json_is_string(v)) {
+        bad(r, "expected a string in an array");
+        return strdup("");
+    }
+    return strdup(json_string_value(v));
+}
+
+static int64_t item_ts_or_null(reader *r, json_t *arr, size_t i)
+{
+    return json_is_null(json_array_get(arr, i)) ? INT64_MIN : item_ts(r, arr, i);
+}
+
+/* An optional string member: NULL when absent or null. */
+static char *opt_str(reader *r, const json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return v == NULL || json_is_null(v) ? NULL : get_str(r, o, key);
+}
+
+/* Fields added after version 1's first release (write_extras): each absent
+ * in older partials, then empty. Counts are bounded by what the writer keeps. */
+static void read_extras(reader *r, const json_t *o, tl_session *s)
+{
+    json_t *arr, *x;
+    size_t i;
+    s->events_total = (uint64_t)opt_range(r, o, "events_total", 0, 0, TL_PARTIAL_MAX_COUNT);
+    if (json_object_get(o, "events") != NULL && (arr = get_array(r, o, "events")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_EVENTS || json_array_size(arr) > s->events_total) {
+            bad_key(r, "events", "more than TL_SESSION_MAX_EVENTS or events_total");
+            return;
+        }
+        s->events = calloc(json_array_size(arr) + 1, sizeof *s->events);
+        json_array_foreach(arr, i, x) if (s->events && !r->bad)
+            s->events[s->nevents++] = (tl_sevent){ item_ts_or_null(r, x, 0), item_str(r, x, 1), item_str(r, x, 2) };
+    }
+    if (json_object_get(o, "tags") != NULL) {
+        s->tags = read_strings(r, o, "tags", &s->ntags);
+        if (s->ntags > TL_SESSION_MAX_TAGS)
+            bad_key(r, "tags", "more than TL_SESSION_MAX_TAGS");
+    }
+    s->counters_total = (uint64_t)opt_range(r, o, "counters_total", 0, 0, TL_PARTIAL_MAX_COUNT);
+    if (json_object_get(o, "counters") != NULL && (arr = get_array(r, o, "counters")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_COUNTERS || json_array_size(arr) > s->counters_total) {
+            bad_key(r, "counters", "more than TL_SESSION_MAX_COUNTERS or counters_total");
+            return;
+        }
+        s->counters = calloc(json_array_size(arr) + 1, sizeof *s->counters);
+        json_array_foreach(arr, i, x) if (s->counters && !r->bad)
+            s->counters[s->ncounters++] = (tl_scounter){ item_str(r, x, 0),
+                                                         (int)item_range(r, x, 1, TL_COUNTER_USER, TL_COUNTER_TRACE),
+                                                         (uint64_t)item_range(r, x, 2, 1, TL_PARTIAL_MAX_COUNT),
+                                                         item_num(x, 3), item_num(x, 4), item_num(x, 5) };
+    }
+    json_t *sys = json_object_get(o, "system");
+    if (sys != NULL) {
+        if (!json_is_object(sys)) {
+            bad_key(r, "system", "expected an object");
+            return;
+        }
+        s->sys.hostname = opt_str(r, sys, "hostname");
+        s->sys.os = opt_str(r, sys, "os");
+        s->sys.cpus = (int)get_range(r, sys, "cpus", 0, 1 << 24);
+        s->sys.memory_bytes = get_num(r, sys, "memory_bytes");
+    }
+    json_t *d = json_object_get(o, "diffusion");
+    if (d != NULL && !json_is_null(d)) {
+        tl_sdiffusion *f = &s->diff;
+        if (!json_is_object(d)) {
+            bad_key(r, "diffusion", "expected an object or null");
+            return;
+        }
+        f->blocks = (uint64_t)get_range(r, d, "blocks", 0, TL_PARTIAL_MAX_COUNT);
+        f->sized = (uint64_t)get_range(r, d, "sized", 0, (int64_t)f->blocks);
+        f->frames = get_num(r, d, "frames");
+        f->size_min = get_num(r, d, "size_min");
+        f->size_max = get_num(r, d, "size_max");
+        f->block_ns = get_ns(r, d, "block_ns");
+        f->sized_ns = get_range(r, d, "sized_ns", 0, f->block_ns);
+        f->first_block_ns = get_range(r, d, "first_block_ns", -1, TL_PARTIAL_MAX_NS);
+        f->later_median_ns = get_range(r, d, "later_median_ns", -1, TL_PARTIAL_MAX_NS);
+        f->steps = (uint64_t)get_range(r, d, "steps", 0, TL_PARTIAL_MAX_COUNT);
+        f->step_ns = get_ns(r, d, "step_ns");
+        f->layers = (uint32_t)get_range(r, d, "layers", 0, INT32_MAX);
+        f->layers_ns = get_ns(r, d, "layers_ns");
+        f->top_layer = opt_str(r, d, "top_layer");
+        f->top_layer_ns = get_range(r, d, "top_layer_ns", 0, f->layers_ns);
+        if (!(f->frames >= 0) && f->sized > 0)
+            bad_key(r, "frames", "expected a number >= 0");
+    }
+    if (json_object_get(o, "health") != NULL && (arr = get_array(r, o, "health")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_DEVICES) {
+            bad_key(r, "health", "more than TL_SESSION_MAX_DEVICES devices");
+            return;
+        }
+        s->health = calloc(json_array_size(arr) + 1, sizeof *s->health);
+        json_array_foreach(arr, i, x) {
+            if (s->health == NULL || r->bad)
+                break;
+            tl_shealth *h = &s->health[s->nhealth++];
+            h->device = item_range(r, x, 0, -1, TL_PARTIAL_MAX_RANK);
+            h->temp_n = (uint64_t)item_range(r, x, 1, 0, TL_PARTIAL_MAX_COUNT);
+            h->hot_n = (uint64_t)item_range(r, x, 2, 0, (int64_t)h->temp_n);
+            h->hot_ns = item_range(r, x, 3, 0, TL_PARTIAL_MAX_NS);
+            h->temp_max = item_num(x, 4);
+            h->power_n = (uint64_t)item_range(r, x, 5, 0, TL_PARTIAL_MAX_COUNT);
+            h->cap_n = (uint64_t)item_range(r, x, 6, 0, (int64_t)h->power_n);
+            h->power_limit_w = item_num(x, 7);
+            h->power_max = item_num(x, 8);
+            h->reasons_n = (uint64_t)item_range(r, x, 9, 0, TL_PARTIAL_MAX_COUNT);
+            h->thermal_n = (uint64_t)item_range(r, x, 10, 0, (int64_t)h->reasons_n);
+            h->power_throttle_n = (uint64_t)item_range(r, x, 11, 0, (int64_t)h->reasons_n);
+        }
+    }
+    if (json_object_get(o, "growth") != NULL && (arr = get_array(r, o, "growth")) != NULL) {
+        if (json_array_size(arr) > TL_SESSION_MAX_GROWTH) {
+            bad_key(r, "growth", "more than TL_SESSION_MAX_GROWTH sequences");
+            return;
+        }
+        s->growth = calloc(TL_SESSION_MAX_GROWTH, sizeof *s->growth);
+        json_array_foreach(arr, i, x) {
+            if (s->growth == NULL || r->bad)
+                break;
+            tl_sgrowth *g = &s->growth[s->ngrowth++];
+            g->what = item_str(r, x, 0);
+            g->metric = (int)item_range(r, x, 1, 0, TL_GROWTH_COUNT - 1);
+            g->n = (uint32_t)item_range(r, x, 2, TL_GROWTH_MIN_REPEATS, INT32_MAX);
+            g->drops = (uint32_t)item_range(r, x, 3, 0, (int64_t)g->n);
+            g->first = item_num(x, 4);
+            g->last = item_num(x, 5);
+            g->max = item_num(x, 6);
+            g->span_ns = item_range(r, x, 7, -1, TL_PARTIAL_MAX_NS);
+        }
+    }
+}
+
 static void read_session(reader *r, const json_t *o, tl_session *s)
 {
     memset(s, 0, sizeof *s);
+    tl_session_extras_init(s);
     if (!json_is_object(o)) {
         bad(r, "expected an object");
         return;
@@ -1206,6 +1746,8 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
         }
     }
     s->abs_time = (int)opt_range(r, o, "abs_time", 0, 0, 1);
+    /* absent from partials of an older tally: unknown */
+    s->pid = opt_range(r, o, "pid", -1, -1, INT64_MAX);
     s->graph_launches = (uint64_t)opt_range(r, o, "graph_launches", 0, 0, TL_PARTIAL_MAX_COUNT);
     json_t *dev = json_object_get(o, "device_name");
     if (json_is_string(dev))
@@ -1217,10 +1759,14 @@ static void read_session(reader *r, const json_t *o, tl_session *s)
                                                 get_num(r, x, "reserved"), get_num(r, x, "peak_allocated"),
                                                 get_num(r, x, "rss"),
                                                 json_object_get(x, "device_used") ? get_num(r, x, "device_used")
-                                                                                  : NAN };
+                                                                                  : NAN,
+                                                json_is_integer(json_object_get(x, "ts_ns")) ? get_ts(r, x, "ts_ns")
+                                                                                             : INT64_MIN };
     }
     read_series(r, o, s);
     read_devices(r, o, s);
+    read_extras(r, o, s);
+    read_calltree(r, o, &s->calltree);
     if ((arr = get_array(r, o, "collectives")) != NULL && json_array_size(arr) > 0) {
         size_t n = json_array_size(arr);
         s->colls = malloc((n > TL_MAX_COLLECTIVES ? TL_MAX_COLLECTIVES : n) * sizeof *s->colls);

@@ -219,34 +219,5 @@ char *tl_compare_normalize(const char *name);
  * then name (malloc'd; *n gets the count; NULL when out of memory). */
 size_t *tl_compare_by_impact(const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx, size_t *n);
 
-/* ---- outputs --------------------------------------------------------------
- * The JSON document (schema/tally-compare.schema.json), in compare_json.c. */
-void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer);
-
-/* The renderers, in tools/render/compare_html.c and compare_text.c. Each
- * writes to out and returns 0, or -1 when out of memory (write errors on out
- * are the caller's to check with ferror/fclose). Every string from an input
- * is escaped for its context. */
-
-/* Wording both renderers share (in compare_text.c), so the page and the CI
- * outputs print a row the same way: a rank ("all" for -1) and a row's delta
- * ("+12.3%", " ~" appended when not significant, "–" when unknown). Both
- * write into buf and return it. */
-const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
-const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
-/* A value of a row in its unit: a duration, bytes (memory) or calls. */
-const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
-
-/* One self-contained HTML page (inline CSS and SVG, no script, nothing
- * fetched): headline, delta bars by impact, step times and GPU breakdowns
- * side by side, the rows, added and removed names. Deterministic. */
-int tl_render_compare_html(FILE *out, const tl_compare *c, const char *version);
-/* GitHub-flavoured Markdown for CI job summaries; rows are capped so the
- * text stays well under 1 MiB whatever the inputs. */
-int tl_render_compare_markdown(FILE *out, const tl_compare *c);
-/* JUnit XML: a <testsuites> root, one <testsuite> per group, one <testcase>
- * per compared row (both sides present); a regression is a <failure>, too
- * few samples <skipped/>. */
-int tl_render_compare_junit(FILE *out, const tl_compare *c);
 
 #endif

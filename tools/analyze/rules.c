@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,12 @@
 #define LAUNCH_BOUND_SHARE 50.0   /* host_wait over half of the idle gaps ... */
 #define LAUNCH_BOUND_IDLE 50.0    /* ... of a GPU idle at least half of the kernel time ... */
 #define REAL_WORK_PCT 10.0        /* ... over the streams that carry at least 10 % of the GPU's busy time */
+/* Host-wait gaps are launch overhead when they average at most this: eager
+ * PyTorch spends tens of µs per operator on dispatch and launch, so a host
+ * that only launches leaves gaps of a few operators' worth, which CUDA
+ * graphs remove; gaps of milliseconds are host work between launches (CPU
+ * ops, Python, data preparation), which graphs do not remove. */
+#define LAUNCH_GAP_NS 1000000
 #define BLOCKED_SHARE 50.0        /* blocking host calls cover over half of the GPU idle time ... */
 #define BLOCKED_IDLE 10.0         /* ... when idle is over 10 % */
 #define DATA_LOADING_PCT 5.0      /* data loading over 5 % of the step */
@@ -37,6 +44,22 @@
 #define FRAGMENTATION_RATIO 1.5   /* reserved over 1.5 x allocated ... */
 #define FRAGMENTATION_BYTES (1024.0 * 1024 * 1024) /* ... and over 1 GiB apart */
 #define IMBALANCE 1.20            /* a rank 20 % above the mean step time */
+#define MIN_KERNEL_NS 1000000     /* kernel-time shares need 1 ms of kernel time ... */
+#define MIN_GPU_EVENTS 5          /* ... and 5 GPU events: below, a share of nothing says nothing */
+/* The seeds' rules on sampled telemetry and video diffusion (seed_rules below). */
+#define LOW_SAMPLED_UTIL_PCT 50.0 /* a monitor's utilization averaging under 50 % (Inferix's GPU rule) */
+#define MIN_UTIL_SAMPLES 3        /* ... over at least 3 samples */
+#define HOT_WARN_C 90.0           /* thermal: warning above 90 C ... */
+#define HOT_CRIT_C 95.0           /* ... critical at 95 C held over half of the samples */
+#define HOT_SHARE_WARN 0.10       /* above 85 C in over 10 % of the samples: warning */
+#define THERMAL_SLOWDOWN_CRIT 0.10 /* NVML thermal slowdown in over 10 % of the samples: critical */
+#define POWER_CAP_SHARE 0.50      /* power at the cap in over half of the samples */
+#define GROWTH_PCT 10.0           /* memory growth: over 10 % ... */
+#define GROWTH_BYTES (64.0 * 1024 * 1024) /* ... and over 64 MiB from the first repetition to the last */
+#define LOW_FPS 10.0              /* Inferix's FPS rule: under 10 frames per second */
+#define FIRST_BLOCK_RATIO 1.5     /* the first block over 1.5x the later blocks' median ... */
+#define FIRST_BLOCK_EXTRA_NS 500000000 /* ... and 0.5 s more */
+#define LAYER_SHARE 30.0          /* a layer over 30 % of the layers' time (Inferix's computation bottleneck) */
 
 static const tl_rule_info rules[] = {
     { "straggler", "warning",
@@ -51,21 +74,34 @@ static const tl_rule_info rules[] = {
       "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
     { "blocking-host-call", "warning",
       "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
-      "GPU events present; blocking host calls (cudaMemcpy, cudaStreamSynchronize, cudaDeviceSynchronize, "
-      "hipMemcpyWithStream, ...) in the trace",
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; blocking host calls (cudaMemcpy, "
+      "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...) in the trace",
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
       ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
-      "host_wait is over 50% of the idle gaps of the streams that carry real work",
-      "GPU events present; the GPU idle at least 50% of the kernel time; streams carrying at least 10% of the GPU's "
-      "busy time (side streams with a few tiny kernels are left out); blocking host calls do not explain the idle time",
+      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging at most 1 ms "
+      "(launch overhead)",
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
+      "time; streams carrying at least 10% of the GPU's busy time (side streams with a few tiny kernels are left out); "
+      "blocking host calls do not explain the idle time",
       "host_wait share, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
       "small kernels, or move Python overhead off the critical path.", NULL },
-    { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time",
-      "GPU events present (or a monitor's utilization samples)", "busy %, kernel time, idle, compute",
+    { "host-bound", "warning",
+      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging over 1 ms, or "
+      "between CUDA/HIP graph replays",
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
+      "time; streams carrying at least 10% of the GPU's busy time; blocking host calls do not explain the idle time",
+      "host_wait share, the number of host-wait gaps and their mean, idle %, the streams counted",
+      "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
+      "covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side optimizer steps, data "
+      "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
+      "not help here.", NULL },
+    { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); a "
+      "monitor's sampled utilization is low-sampled-utilization's", "busy %, kernel time, idle, compute",
       "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
     { "communication-heavy", "warning", "communication kernels take over 10% of the kernel time",
       "GPU events present; communication kernels present (the kernel-type table)", "communication %, its time",
@@ -91,13 +127,69 @@ static const tl_rule_info rules[] = {
       "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
     { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
       "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
-      "blamed for its children",
+      "blamed for its children; without self time, sections that do not run inside one another (their totals fit in "
+      "the rank's time)",
       "the section's self (and inclusive) time and share",
       "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
     { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
       "a rank with two or more sessions (drift.h)", "the stage's time in the first and last session, its trend",
       "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
       "thermal state), and confirm with tally compare --sessions.", NULL },
+    { "low-sampled-utilization", "warning",
+      "the GPU utilization a monitor sampled averages under 50% (NVML's utilization: the share of each sample period "
+      "in which any kernel ran; not the trace's kernel time)",
+      "at least 3 utilization samples on the rank (libtally's NVML sampler, Inferix's GPU monitor, which reports the "
+      "busiest of the GPUs it watches)",
+      "the mean and highest sampled utilization, the samples, the rank's GPUs",
+      "The GPU sits without a kernel for half of the time: find what it waits for (the host, data loading, "
+      "communication) by profiling a few steps with torch.profiler; sampled utilization counts any kernel as busy, so "
+      "a high figure does not prove the GPU is used well.", NULL },
+    { "thermal", "warning", "a GPU's peak sampled temperature is over 85 C, or NVML reports a thermal slowdown",
+      "GPU temperature samples (libtally's NVML sampler; Inferix's monitor reports the hottest GPU it watches), or "
+      "NVML's clocks event reasons",
+      "the peak temperature, the samples and time above 85 C, NVML's thermal slowdowns, the GPU and rank",
+      "A GPU this hot lowers its clocks to cool down (thermal throttling): check its cooling (airflow, fans, a "
+      "blocked inlet, hot neighbours in the chassis) and compare its step time with the other GPUs'.",
+      "critical: NVML reports a thermal slowdown in over 10% of the samples, or above 85 C in over half of them with a "
+      "peak of 95 C or more; warning: a peak over 90 C, above 85 C in over 10% of the samples, or any thermal slowdown; "
+      "else info" },
+    { "power-at-cap", "info",
+      "a GPU's sampled power is at 95% of its power limit or above in over half of its samples, or NVML reports the "
+      "power cap (or power brake) in over half of them",
+      "power samples with the device's power limit (libtally records NVML's enforced limit; Inferix reports and traces "
+      "do not record it), or NVML's clocks event reasons",
+      "the share of samples at the cap, the limit, the highest sample, NVML's power-cap reasons, the GPU and rank",
+      "The GPU runs at its power limit and lowers its clocks to stay under it: expected of a compute-bound job on a "
+      "busy GPU. If the limit is below the board's default (nvidia-smi -q -d POWER), raising it buys speed; otherwise "
+      "speed has to come from less work per step (lower precision, fused kernels).", NULL },
+    { "memory-growth", "warning",
+      "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
+      "over 64 MiB above its first value",
+      "a repeated reading: a snapshot label taken 4 or more times (digits in labels ignored), the lowest allocator "
+      "reading of each of 4 or more ProfilerSteps, 4 or more diffusion blocks with their memory, or 24 or more "
+      "monitor samples (device used, process RSS: the eighths after their first quarter, so model loading does not "
+      "count)",
+      "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
+      "Memory that is higher every time the program comes back to the same point is leak-like: look for references "
+      "kept across steps (tensors appended to a list, a loss kept with its graph instead of loss.item(), caches without "
+      "a bound); torch.cuda.memory_snapshot() or tracemalloc show what holds it.", NULL },
+    { "low-fps", "info", "the blocks generate under 10 frames per second of block computation (frames / block time)",
+      "block records with their sizes (Inferix's block_analysis)", "FPS, frames, blocks, block time, blocks per second",
+      "Generation is slower than real-time playback: for streaming or interactive use, fewer denoising steps per "
+      "block, a smaller model or resolution, or blocks spread over more GPUs; for offline generation it only sets the "
+      "wait.", NULL },
+    { "first-block-delay", "info",
+      "the first block takes over 1.5x the median of the later blocks, and over 0.5 s more",
+      "at least 3 block records (Inferix's block_analysis): the first and two later ones",
+      "the first block's time, the later blocks' median, the excess",
+      "The first block pays for warm-up (CUDA context, kernel compilation or autotuning, cache allocation): for "
+      "latency-sensitive generation, warm up before the first request (a dummy block, ahead-of-time compilation) or "
+      "keep the pipeline resident between requests.", NULL },
+    { "dominant-layer", "info", "a layer takes over 30% of the time of all timed layers",
+      "timings of at least 2 layers (Inferix's computation_analysis.layer_performance)",
+      "the layer, its time, the layers' time and its share",
+      "This layer bounds what optimizing the others can gain: look at its kernels first (attention implementation, "
+      "precision, fusion).", NULL },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -126,15 +218,47 @@ void tl_rules_markdown(FILE *f)
                 rules[i].preconditions, rules[i].evidence, rules[i].advice);
 }
 
-static void skip(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
+static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
 {
     if (a->nskips == TL_MAX_RECOMMENDATIONS)
         return;
+    a->skips[a->nskips].id = rule(id)->id;
+    a->skips[a->nskips].absent = absent;
+    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+}
+
+/* A rule that does not apply to this data, and why. */
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip(tl_aggregate *a, const char *id, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    a->skips[a->nskips].id = rule(id)->id;
-    a->skips[a->nskips++].why = tl_vformat(fmt, ap);
+    vskip(a, id, 0, fmt, ap);
+    va_end(ap);
+}
+
+char *tl_rule_skip_absent_list(const tl_aggregate *a)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (m == NULL)
+        return NULL;
+    int n = 0;
+    for (int i = 0; i < a->nskips; i++)
+        if (a->skips[i].absent)
+            fprintf(m, "%s%s", n++ ? ", " : "", a->skips[i].id);
+    fputs(" (the inputs carry no such data; the aggregate JSON and the HTML report say what each needs)", m);
+    return fclose(m) == 0 ? buf : (free(buf), NULL);
+}
+
+/* The same when the inputs carry no data of the kind the rule reads at all. */
+static void skip_absent(tl_aggregate *a, const char *id, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void skip_absent(tl_aggregate *a, const char *id, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vskip(a, id, 1, fmt, ap);
     va_end(ap);
 }
 
@@ -212,18 +336,22 @@ static void dominant_stage(tl_aggregate *a)
     const tl_name_table *t = &a->names;
     double best = 0;
     const tl_name_row *brow = NULL;
-    int brank = -1, any = 0;
+    int brank = -1, any = 0, unknown_nesting = 0, judged = 0;
+    double overlap_pct = 0;
     size_t bri = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (a
          * report's span can be shorter than its sections: FramePack's span is
          * its snapshots'). */
-        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0;
+        double whole = r->span_ns > 0 ? (double)r->span_ns : 0, sections = 0, largest = 0, totals = 0;
+        int self_known = 0;
         for (size_t i = 0; i < t->n; i++)
             if (t->rows[i].group == TL_GROUP_SECTIONS && t->rows[i].rank_count[ri] > 0) {
                 any = 1;
                 sections += self_or_total(&t->rows[i], ri);
+                totals += t->rows[i].rank_total[ri];
+                self_known |= t->rows[i].rank_self && t->rows[i].rank_self[ri] >= 0;
                 if (t->rows[i].rank_total[ri] > largest)
                     largest = t->rows[i].rank_total[ri];
             }
@@ -231,6 +359,16 @@ static void dominant_stage(tl_aggregate *a)
             whole = sections;
         if (whole <= 0)
             continue;
+        /* Sections whose totals add up to more than the rank's time run
+         * inside one another; without self time nothing says which is the
+         * parent, and a parent's share would be its children's: no finding. */
+        if (!self_known && totals > whole * 1.01) {
+            unknown_nesting = 1;
+            if (100 * totals / whole > overlap_pct)
+                overlap_pct = 100 * totals / whole;
+            continue;
+        }
+        judged = 1;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
             if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
@@ -246,14 +384,19 @@ static void dominant_stage(tl_aggregate *a)
         }
     }
     if (!any) {
-        skip(a, "dominant-stage", "no sections in the inputs");
+        skip_absent(a, "dominant-stage", "no sections in the inputs");
+        return;
+    }
+    if (!judged && unknown_nesting) {
+        skip(a, "dominant-stage", "the sections run inside one another (their totals add up to %.0f%% of the time) and "
+             "the input does not say which runs inside which", overlap_pct);
         return;
     }
     if (brow != NULL && best > STAGE_SHARE) {
         int has_self = brow->rank_self && brow->rank_self[bri] >= 0;
         char msg[400];
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
-                 has_self ? " in its own code (self time)" : "");
+                 has_self ? " outside the sections inside it (self time)" : "");
         fire(a, "dominant-stage", brank, msg, "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%",
              brow->name, has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
              brank, STAGE_SHARE);
@@ -267,11 +410,31 @@ static double peak_memory_pct(const tl_rank_result *r)
     return tl_rank_peak_device_pct(r);
 }
 
+/* GPU events enough for a share of the kernel time to mean something. */
+static int gpu_enough(const tl_rank_result *r)
+{
+    return r->gpu.present && r->gpu.kernel_time >= MIN_KERNEL_NS && r->gpu.events >= MIN_GPU_EVENTS;
+}
+
+static int any_gpu_enough(const tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nranks; i++)
+        if (gpu_enough(&a->ranks[i]))
+            return 1;
+    return 0;
+}
+
+/* Why the kernel-time rules do not apply. */
+static const char *gpu_unmet(const tl_aggregate *a)
+{
+    return any_gpu(a) ? "under 1 ms of kernel time or under 5 GPU events on every rank: too little GPU work for a "
+                        "share of it to mean anything"
+                      : "no GPU events in the inputs";
+}
+
 static double busy_pct(const tl_rank_result *r)
 {
-    if (r->gpu.present)
-        return tl_pct(r->gpu.busy, r->gpu.kernel_time);
-    return r->gpu_util_mean;
+    return gpu_enough(r) ? tl_pct(r->gpu.busy, r->gpu.kernel_time) : NAN;
 }
 
 static double comm_pct(const tl_rank_result *r)
@@ -292,9 +455,10 @@ static double idle_pct(const tl_rank_result *r)
 }
 
 /* host_wait over the streams that carry real work; NaN when none does. */
-static double host_wait_share(const tl_rank_result *r, int *streams)
+static double host_wait_share(const tl_rank_result *r, int *streams, int64_t *host_ns, uint64_t *host_gaps)
 {
     int64_t host = 0, gaps = 0, busy = 0;
+    uint64_t ngaps = 0;
     *streams = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++)
         busy = tl_ns_add(busy, r->gpu.streams[s].busy);
@@ -304,8 +468,11 @@ static double host_wait_share(const tl_rank_result *r, int *streams)
             continue;
         (*streams)++;
         host = tl_ns_add(host, st->host_wait);
+        ngaps += st->host_gaps;
         gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
+    *host_ns = host;
+    *host_gaps = ngaps;
     return gaps > 0 ? tl_pct(host, gaps) : NAN;
 }
 
@@ -356,7 +523,8 @@ static void simple_rule(tl_aggregate *a, const char *id, double (*metric)(const 
 {
     worst_rank w = worst_of(a, metric, threshold, below);
     if (w.with == 0) {
-        skip(a, id, "%s", unmet);
+        /* the three simple rules read the GPU events */
+        (any_gpu(a) ? skip : skip_absent)(a, id, "%s", unmet);
         return;
     }
     if (w.r == NULL)
@@ -372,7 +540,7 @@ static void memory_rule(tl_aggregate *a)
 {
     worst_rank w = worst_of(a, peak_memory_pct, MEMORY_PEAK_PCT, 0);
     if (w.with == 0) {
-        skip(a, "memory-near-capacity", "no device capacity or no peak memory in the inputs");
+        skip_absent(a, "memory-near-capacity", "no device capacity or no peak memory in the inputs");
         return;
     }
     if (w.r == NULL)
@@ -402,20 +570,24 @@ static void memory_rule(tl_aggregate *a)
               MEMORY_PEAK_PCT, w.hits, w.with);
 }
 
-/* Launch-bound and its alternative explanation, blocking host calls. */
+/* Launch-bound, host-bound (the same wait, in long gaps: host work between
+ * launches) and their alternative explanation, blocking host calls. */
 static void host_rules(tl_aggregate *a)
 {
-    if (!any_gpu(a)) {
-        skip(a, "blocking-host-call", "no GPU events in the inputs");
-        skip(a, "launch-bound", "no GPU events in the inputs");
+    if (!any_gpu_enough(a)) {
+        (any_gpu(a) ? skip : skip_absent)(a, "blocking-host-call", "%s", gpu_unmet(a));
+        (any_gpu(a) ? skip : skip_absent)(a, "launch-bound", "%s", gpu_unmet(a));
+        (any_gpu(a) ? skip : skip_absent)(a, "host-bound", "%s", gpu_unmet(a));
         return;
     }
     const tl_rank_result *bw = NULL, *lw = NULL;
     double bv = 0, lv = 0;
     int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, lstreams = 0;
+    int64_t lhost = 0;
+    uint64_t lgaps = 0;
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
-        if (!r->gpu.present)
+        if (!gpu_enough(r))
             continue;
         double idle = idle_pct(r), blocked = blocked_share(r);
         any_blocking |= r->gpu.blocked_idle > 0;
@@ -431,7 +603,9 @@ static void host_rules(tl_aggregate *a)
             continue;
         idle_ok = 1;
         int streams;
-        double hw = host_wait_share(r, &streams);
+        int64_t host_ns;
+        uint64_t host_gaps;
+        double hw = host_wait_share(r, &streams, &host_ns, &host_gaps);
         if (!isfinite(hw))
             continue;
         streams_ok = 1;
@@ -441,6 +615,8 @@ static void host_rules(tl_aggregate *a)
                 lw = r;
                 lv = hw;
                 lstreams = streams;
+                lhost = host_ns;
+                lgaps = host_gaps;
             }
         }
     }
@@ -457,36 +633,56 @@ static void host_rules(tl_aggregate *a)
         skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
     }
     if (lw == NULL) {
-        if (!idle_ok && bw == NULL)
-            skip(a, "launch-bound", "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
-                 LAUNCH_BOUND_IDLE);
-        else if (!streams_ok && bw == NULL)
-            skip(a, "launch-bound", "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
-                 REAL_WORK_PCT);
+        for (int k = 0; k < 2; k++) {
+            const char *id = k ? "host-bound" : "launch-bound";
+            if (!idle_ok && bw == NULL)
+                skip(a, id, "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
+                     LAUNCH_BOUND_IDLE);
+            else if (!streams_ok && bw == NULL)
+                skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
+                     REAL_WORK_PCT);
+        }
         return;
     }
     uint64_t graphs = rank_graph_launches(a, lw);
+    /* Which wait it is: launch overhead leaves many short gaps; long gaps are
+     * host work between launches, and with graph replays the launches are
+     * batched already. An older partial without the gap count: launch-bound. */
+    double mean_gap = lgaps > 0 ? (double)lhost / (double)lgaps : NAN;
+    int host_bound = graphs || (isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+    const char *id = host_bound ? "host-bound" : "launch-bound";
+    char gapinfo[120] = "";
+    if (isfinite(mean_gap))
+        snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s averaging %.3f ms)", lgaps,
+                 lgaps == 1 ? "" : "s", mean_gap / 1e6);
     const char *advice = graphs
         ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
           "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
           "covered by a captured graph that fall back to eager launches)."
         : NULL;
     char msg[300];
-    snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
-             lw->rank, lv, graphs ? " between graph replays" : "");
+    if (host_bound && !graphs)
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches: host_wait is %.1f%% of "
+                 "the idle gaps, in gaps averaging %.3f ms.", lw->rank, lv, mean_gap / 1e6);
+    else
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
+                 lw->rank, lv, graphs ? " between graph replays" : "");
     char g[200];
     gpu_evidence(g, sizeof g, lw);
-    fire_full(a, "launch-bound", NULL, advice, lw->rank, msg,
-              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's busy "
-              "time; threshold %.0f%% on %d rank%s%s%s",
-              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, LAUNCH_BOUND_SHARE, lhits,
+    skip(a, host_bound ? "launch-bound" : "host-bound",
+         host_bound ? "the host-wait gaps are not launch overhead (host-bound says what they are)"
+                    : "the host-wait gaps are launch overhead (launch-bound says so)");
+    fire_full(a, id, NULL, advice, lw->rank, msg,
+              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's "
+              "busy time%s; threshold %.0f%% on %d rank%s%s%s",
+              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, gapinfo, LAUNCH_BOUND_SHARE, lhits,
               lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 
 static void rank_rules(tl_aggregate *a)
 {
     simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time",
-                "no GPU events and no utilization samples in the inputs");
+                gpu_unmet(a));
     simple_rule(a, "communication-heavy", comm_pct, COMM_HEAVY_PCT, 0, "communication takes ", "% of the kernel time",
                 any_gpu(a) ? "no communication kernels (see the kernel-type table; --kernel-class adds patterns)"
                            : "no GPU events in the inputs");
@@ -536,7 +732,7 @@ static void data_loading(tl_aggregate *a)
         }
     }
     if (!steps || !found) {
-        skip(a, "data-loading", !steps ? "no steps in the inputs" : "no data-loading section or operator");
+        skip_absent(a, "data-loading", "%s", !steps ? "no steps in the inputs" : "no data-loading section or operator");
         return;
     }
     if (worst != NULL) {
@@ -603,7 +799,7 @@ static void step_rules(tl_aggregate *a)
              vmed / 1e6, vmax / 1e6, vn, 100 * STEP_SPREAD);
     }
     if (!any_mem)
-        skip(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
+        skip_absent(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
 
     /* rank-imbalance: only where the per-step analysis could not compare. */
     const tl_across *st = tl_aggregate_across(a, "step_time_ns");
@@ -673,7 +869,7 @@ static void drift_rule(tl_aggregate *a)
             worst = s;
     }
     if (d->nsessions < 2) {
-        skip(a, "session-drift", "no rank has two or more sessions");
+        skip_absent(a, "session-drift", "no rank has two or more sessions");
         return;
     }
     if (worst == NULL && step == NULL)
@@ -692,6 +888,325 @@ static void drift_rule(tl_aggregate *a)
          step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_DRIFT_PCT);
 }
 
+/* ---- the seeds' rules on sampled telemetry, memory growth and video diffusion ------- */
+
+static const tl_session *session_of(const tl_aggregate *a, const tl_rank_result *r, size_t k)
+{
+    return &a->sessions[r->sessions[k]];
+}
+
+/* Inferix's monitor watches every GPU NVML sees and reports one series for them all. */
+static const char *monitor_note(const tl_session *s)
+{
+    return s->format == TL_FMT_INFERIX ? " (Inferix's monitor: the hottest / busiest of the GPUs it watches)" : "";
+}
+
+static void sampled_utilization(tl_aggregate *a)
+{
+    const tl_rank_result *w = NULL;
+    int with = 0, hits = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        if (r->tel.n[TL_SERIES_GPU_UTIL] < MIN_UTIL_SAMPLES || !isfinite(r->tel.mean[TL_SERIES_GPU_UTIL]))
+            continue;
+        with++;
+        if (r->tel.mean[TL_SERIES_GPU_UTIL] < LOW_SAMPLED_UTIL_PCT) {
+            hits++;
+            if (w == NULL || r->tel.mean[TL_SERIES_GPU_UTIL] < w->tel.mean[TL_SERIES_GPU_UTIL])
+                w = r;
+        }
+    }
+    if (with == 0) {
+        skip_absent(a, "low-sampled-utilization", "no rank has %d or more GPU utilization samples (libtally's NVML sampler, "
+             "Inferix's GPU monitor)", MIN_UTIL_SAMPLES);
+        return;
+    }
+    if (w == NULL)
+        return;
+    const char *note = w->nsessions ? monitor_note(session_of(a, w, 0)) : "";
+    char msg[300];
+    snprintf(msg, sizeof msg, "On rank %d, the sampled GPU utilization averages %.1f%%: no kernel runs for over half "
+             "of the time.", w->rank, w->tel.mean[TL_SERIES_GPU_UTIL]);
+    fire(a, "low-sampled-utilization", w->rank, msg,
+         "rank %d: sampled utilization mean %.1f%%, highest %.1f%%, %llu samples over %d GPU%s%s; below the threshold "
+         "of %.0f%% on %d of the %d ranks with samples",
+         w->rank, w->tel.mean[TL_SERIES_GPU_UTIL], w->tel.max[TL_SERIES_GPU_UTIL],
+         (unsigned long long)w->tel.n[TL_SERIES_GPU_UTIL], w->tel.gpus, w->tel.gpus == 1 ? "" : "s", note,
+         LOW_SAMPLED_UTIL_PCT, hits, with);
+}
+
+/* The GPUs a rule counts: one per (host, device) when the collector recorded
+ * the host (ranks of one node sample the same GPUs), else per (rank, device). */
+typedef struct gpu_set {
+    const tl_session *s[TL_MAX_RECOMMENDATIONS * 8];
+    int64_t dev[TL_MAX_RECOMMENDATIONS * 8];
+    int n, overflow;
+} gpu_set;
+
+static void gpu_set_add(gpu_set *g, const tl_session *s, int64_t device)
+{
+    for (int i = 0; i < g->n; i++) {
+        if (g->dev[i] != device)
+            continue;
+        if (s->sys.hostname ? g->s[i]->sys.hostname && strcmp(g->s[i]->sys.hostname, s->sys.hostname) == 0
+                            : !g->s[i]->sys.hostname && g->s[i]->rank == s->rank)
+            return;
+    }
+    if (g->n == (int)(sizeof g->dev / sizeof g->dev[0])) {
+        g->overflow++;
+        return;
+    }
+    g->s[g->n] = s;
+    g->dev[g->n++] = device;
+}
+
+static int gpu_set_count(const gpu_set *g)
+{
+    return g->n + g->overflow;
+}
+
+/* A GPU's thermal severity: 0 none, 1 info, 2 warning, 3 critical. */
+static int thermal_level(const tl_shealth *h)
+{
+    double hot = h->temp_n ? (double)h->hot_n / (double)h->temp_n : 0;
+    double slow = h->reasons_n ? (double)h->thermal_n / (double)h->reasons_n : 0;
+    if (!(h->temp_max > TL_HOT_C) && h->thermal_n == 0)
+        return 0;
+    if (slow > THERMAL_SLOWDOWN_CRIT || (hot > 0.5 && h->temp_max >= HOT_CRIT_C))
+        return 3;
+    if (h->temp_max > HOT_WARN_C || hot > HOT_SHARE_WARN || h->thermal_n > 0)
+        return 2;
+    return 1;
+}
+
+static void thermal(tl_aggregate *a)
+{
+    static const char *const level[] = { "", "info", "warning", "critical" };
+    const tl_shealth *w = NULL;
+    const tl_session *ws = NULL;
+    int wl = 0, any = 0;
+    gpu_set hot = { .n = 0 };
+    for (size_t i = 0; i < a->nranks; i++)
+        for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[i], k);
+            for (size_t d = 0; d < s->nhealth; d++) {
+                const tl_shealth *h = &s->health[d];
+                if (h->temp_n == 0 && h->reasons_n == 0)
+                    continue;
+                any = 1;
+                int l = thermal_level(h);
+                if (l > 0)
+                    gpu_set_add(&hot, s, h->device);
+                if (l > wl || (l == wl && l > 0 && h->temp_max > w->temp_max)) {
+                    w = h;
+                    ws = s;
+                    wl = l;
+                }
+            }
+        }
+    if (!any) {
+        skip_absent(a, "thermal", "no GPU temperature samples and no NVML clocks event reasons in the inputs");
+        return;
+    }
+    if (wl == 0)
+        return;
+    int hot_gpus = gpu_set_count(&hot);
+    char msg[300], temp[64] = "", slow[128] = "";
+    if (isfinite(w->temp_max))
+        snprintf(temp, sizeof temp, "reaches %.0f \xc2\xb0" "C", w->temp_max);
+    if (w->thermal_n > 0)
+        snprintf(slow, sizeof slow, "%sNVML reports a thermal slowdown in %llu of %llu samples", temp[0] ? "; " : "",
+                 (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
+    snprintf(msg, sizeof msg, "On rank %d, GPU %lld %s%s.", ws->rank, (long long)w->device, temp, slow);
+    char reasons[128] = "no NVML clocks event reasons recorded";
+    if (w->reasons_n)
+        snprintf(reasons, sizeof reasons, "NVML thermal slowdown in %llu of %llu samples",
+                 (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
+    fire_full(a, "thermal", level[wl], NULL, ws->rank, msg,
+              "rank %d GPU %lld: peak %.0f \xc2\xb0" "C%s; above %.0f \xc2\xb0" "C in %llu of %llu samples (%.1f s); %s; %d GPU%s over the "
+              "threshold",
+              ws->rank, (long long)w->device, w->temp_max, monitor_note(ws), TL_HOT_C, (unsigned long long)w->hot_n,
+              (unsigned long long)w->temp_n, (double)w->hot_ns / 1e9, reasons, hot_gpus, hot_gpus == 1 ? "" : "s");
+}
+
+static void power_at_cap(tl_aggregate *a)
+{
+    const tl_shealth *w = NULL;
+    const tl_session *ws = NULL;
+    double wv = 0;
+    int any = 0;
+    gpu_set capped = { .n = 0 };
+    for (size_t i = 0; i < a->nranks; i++)
+        for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[i], k);
+            for (size_t d = 0; d < s->nhealth; d++) {
+                const tl_shealth *h = &s->health[d];
+                double at = h->power_n ? (double)h->cap_n / (double)h->power_n : NAN;
+                double nv = h->reasons_n ? (double)h->power_throttle_n / (double)h->reasons_n : NAN;
+                if (!isfinite(at) && !isfinite(nv))
+                    continue;
+                any = 1;
+                double v = fmax(isfinite(at) ? at : 0, isfinite(nv) ? nv : 0);
+                if (v > POWER_CAP_SHARE) {
+                    gpu_set_add(&capped, s, h->device);
+                    if (w == NULL || v > wv) {
+                        w = h;
+                        ws = s;
+                        wv = v;
+                    }
+                }
+            }
+        }
+    if (!any) {
+        skip_absent(a, "power-at-cap", "no power limit recorded (libtally records NVML's; Inferix reports and traces do not) "
+             "and no NVML clocks event reasons");
+        return;
+    }
+    if (w == NULL)
+        return;
+    int hits = gpu_set_count(&capped);
+    char msg[300], lim[160] = "no limit recorded", rs[160] = "no NVML reasons recorded";
+    if (w->power_n)
+        snprintf(lim, sizeof lim, "at %.0f%% of the %.0f W limit or above in %llu of %llu samples (highest %.0f W)",
+                 100 * TL_POWER_CAP_SHARE, w->power_limit_w, (unsigned long long)w->cap_n,
+                 (unsigned long long)w->power_n, w->power_max);
+    if (w->reasons_n)
+        snprintf(rs, sizeof rs, "NVML power cap or brake in %llu of %llu samples", (unsigned long long)w->power_throttle_n,
+                 (unsigned long long)w->reasons_n);
+    snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %.0f%% of the time.", ws->rank,
+             (long long)w->device, 100 * wv);
+    fire(a, "power-at-cap", ws->rank, msg, "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it",
+         ws->rank, (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
+}
+
+static void memory_growth(tl_aggregate *a)
+{
+    const tl_sgrowth *w = NULL;
+    const tl_session *ws = NULL;
+    double wv = 0;
+    int any = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[i], k);
+            for (size_t g = 0; g < s->ngrowth; g++) {
+                const tl_sgrowth *x = &s->growth[g];
+                if (x->n < TL_GROWTH_MIN_REPEATS || !(x->first > 0) || !isfinite(x->last))
+                    continue;
+                any = 1;
+                double pct = 100 * (x->last - x->first) / x->first;
+                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES && pct > wv) {
+                    w = x;
+                    ws = s;
+                    wv = pct;
+                }
+            }
+        }
+    if (!any) {
+        skip_absent(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
+             "more times, %d or more steps with allocator events, diffusion blocks with their memory, or %d or more "
+             "monitor samples)", TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES);
+        return;
+    }
+    if (w == NULL)
+        return;
+    char msg[400], span[64] = "";
+    if (w->span_ns > 0)
+        snprintf(span, sizeof span, " over %.1f s", (double)w->span_ns / 1e9);
+    snprintf(msg, sizeof msg, "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
+             "repetitions.", ws->rank, w->what, wv, w->n);
+    fire(a, "memory-growth", ws->rank, msg,
+         "rank %d: %s: %.2f GiB first, %.2f GiB last (+%.0f%%, +%.0f MiB)%s, highest %.2f GiB, %u repetitions, none "
+         "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB",
+         ws->rank, w->what, w->first / 1073741824.0, w->last / 1073741824.0, wv, (w->last - w->first) / 1048576.0,
+         span, w->max / 1073741824.0, w->n, 100 * TL_GROWTH_NOISE, GROWTH_PCT, GROWTH_BYTES / 1048576.0);
+}
+
+static void diffusion_rules(tl_aggregate *a)
+{
+    const tl_rank_result *fw = NULL, *dw = NULL;
+    const tl_session *lw = NULL;
+    int sized = 0, blocks3 = 0, layered = 0, fhits = 0, dhits = 0;
+    double lshare = 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        const tl_rank_diffusion *d = &r->diff;
+        if (isfinite(d->fps)) {
+            sized++;
+            if (d->fps < LOW_FPS) {
+                fhits++;
+                if (fw == NULL || d->fps < fw->diff.fps)
+                    fw = r;
+            }
+        }
+        if (d->first_block_ns >= 0 && d->later_median_ns > 0) {
+            blocks3++;
+            double ratio = (double)d->first_block_ns / (double)d->later_median_ns;
+            if (ratio > FIRST_BLOCK_RATIO && d->first_block_ns - d->later_median_ns > FIRST_BLOCK_EXTRA_NS) {
+                dhits++;
+                if (dw == NULL || ratio > (double)dw->diff.first_block_ns / (double)dw->diff.later_median_ns)
+                    dw = r;
+            }
+        }
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_session *s = session_of(a, r, k);
+            if (s->diff.layers < 2 || s->diff.layers_ns <= 0 || s->diff.top_layer == NULL)
+                continue;
+            layered++;
+            double share = 100.0 * (double)s->diff.top_layer_ns / (double)s->diff.layers_ns;
+            if (share > LAYER_SHARE && share > lshare) {
+                lshare = share;
+                lw = s;
+            }
+        }
+    }
+    if (!sized)
+        skip_absent(a, "low-fps", "no block records with their sizes (Inferix's block_analysis)");
+    else if (fw != NULL) {
+        const tl_rank_diffusion *d = &fw->diff;
+        char msg[300];
+        snprintf(msg, sizeof msg, "On rank %d, the blocks generate %.2f frames per second.", fw->rank, d->fps);
+        fire(a, "low-fps", fw->rank, msg,
+             "rank %d: %.0f frames in %llu blocks over %.3f s of block computation: %.2f FPS, %.2f blocks/s; "
+             "threshold %.0f FPS on %d of the %d ranks with blocks",
+             fw->rank, d->frames, (unsigned long long)d->blocks, (double)d->sized_ns / 1e9, d->fps, d->bps, LOW_FPS,
+             fhits, sized);
+    }
+    if (!blocks3)
+        skip_absent(a, "first-block-delay", "fewer than 3 block records on every rank");
+    else if (dw != NULL) {
+        const tl_rank_diffusion *d = &dw->diff;
+        char msg[300];
+        snprintf(msg, sizeof msg, "On rank %d, the first block takes %.2f s, %.1fx the later blocks.", dw->rank,
+                 (double)d->first_block_ns / 1e9, (double)d->first_block_ns / (double)d->later_median_ns);
+        fire(a, "first-block-delay", dw->rank, msg,
+             "rank %d: first block %.3f s, later blocks' median %.3f s (+%.3f s, %.2fx); thresholds %.1fx and %.1f s "
+             "more, on %d of the %d ranks with 3 or more blocks",
+             dw->rank, (double)d->first_block_ns / 1e9, (double)d->later_median_ns / 1e9,
+             (double)(d->first_block_ns - d->later_median_ns) / 1e9,
+             (double)d->first_block_ns / (double)d->later_median_ns, FIRST_BLOCK_RATIO, FIRST_BLOCK_EXTRA_NS / 1e9,
+             dhits, blocks3);
+    }
+    if (!layered)
+        skip_absent(a, "dominant-layer", "no layer timings (Inferix's computation_analysis) of 2 or more layers");
+    else if (lw != NULL) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->rank,
+                 lw->diff.top_layer, lshare);
+        fire(a, "dominant-layer", lw->rank, msg, "%s: %.3f ms of %.3f ms over %u layers (%.1f%%); threshold %.0f%%",
+             lw->diff.top_layer, (double)lw->diff.top_layer_ns / 1e6, (double)lw->diff.layers_ns / 1e6,
+             lw->diff.layers, lshare, LAYER_SHARE);
+    }
+}
+
+static void seed_rules(tl_aggregate *a)
+{
+    sampled_utilization(a);
+    thermal(a);
+    power_at_cap(a);
+    memory_growth(a);
+    diffusion_rules(a);
+}
+
 static int severity_rank(const char *s)
 {
     return strcmp(s, "critical") == 0 ? 0 : strcmp(s, "warning") == 0 ? 1 : 2;
@@ -705,6 +1220,7 @@ void tl_apply_rules(tl_aggregate *a)
     data_loading(a);
     dominant_stage(a);
     drift_rule(a);
+    seed_rules(a);
     /* Most severe first; within a severity, the order they fired in
      * (insertion sort: stable, and there are few). */
     for (int i = 1; i < a->nrecs; i++) {
@@ -775,7 +1291,7 @@ void tl_decide_headline(tl_aggregate *a)
     int len = snprintf(buf, sizeof buf, "No problem found in %zu rank%s", a->nranks, a->nranks == 1 ? "" : "s");
     if (st != NULL && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f ms", st->mean / 1e6);
-    if (idle != NULL && len > 0 && (size_t)len < sizeof buf)
+    if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
                         100 - idle->mean);
     if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf)

@@ -142,9 +142,10 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
                 st->gaps++;
-                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream])
+                if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream]) {
                     st->host_wait += gap;  /* the CPU launched after the stream drained */
-                else if (gap < opt->kernel_wait_ns)
+                    st->host_gaps++;
+                } else if (gap < opt->kernel_wait_ns)
                     st->kernel_wait += gap; /* launch overhead between back-to-back kernels */
                 else
                     st->other += gap;
@@ -417,6 +418,73 @@ static char *lane_label(int kind, int64_t a, int64_t b, const char *name)
     return dupstr(buf);
 }
 
+/* ---- a CPU lane's calls ------------------------------------------------------------- */
+
+static int by_start_longer(const void *x, const void *y)
+{
+    const tl_lane_event *a = x, *b = y;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    if (a->dur_ns != b->dur_ns)
+        return a->dur_ns > b->dur_ns ? -1 : 1;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+/* The lane's kept calls (profile.h) on rows (aggregate.h, tl_lane_call): in
+ * start order, each goes to the first free row below the innermost kept
+ * call that contains it. calls_left: the lane's events not drawn by name. */
+static int lane_calls(tl_lane *lane, tl_strtab *names, const tl_cpu_lane *src, const tl_profile *p, int64_t base)
+{
+    lane->calls_left = src->events;
+    if (src->ntop == 0)
+        return 0;
+    tl_lane_event *ev = malloc(src->ntop * sizeof *ev);
+    lane->calls = malloc(src->ntop * sizeof *lane->calls);
+    if (ev == NULL || lane->calls == NULL) {
+        free(ev);
+        return -1;
+    }
+    memcpy(ev, src->top, src->ntop * sizeof *ev);
+    qsort(ev, src->ntop, sizeof *ev, by_start_longer);
+    int64_t row_end[TL_LANE_MAX_DEPTH];
+    uint32_t stack[TL_LANE_TOP_EVENTS];  /* kept calls still open, outermost first */
+    size_t nstack = 0;
+    for (int r = 0; r < TL_LANE_MAX_DEPTH; r++)
+        row_end[r] = INT64_MIN;
+    for (uint32_t i = 0; i < src->ntop; i++) {
+        const tl_lane_event *e = &ev[i];
+        int64_t end = e->ts_ns + e->dur_ns;
+        while (nstack > 0 && lane->calls[stack[nstack - 1]].ts_ns + lane->calls[stack[nstack - 1]].dur_ns - base <= e->ts_ns)
+            nstack--;
+        int row = 0;
+        for (size_t k = nstack; k-- > 0;) {
+            const tl_lane_call *c = &lane->calls[stack[k]];
+            if (c->ts_ns - base <= e->ts_ns && end <= c->ts_ns - base + c->dur_ns) {
+                row = c->row + 1;
+                break;
+            }
+        }
+        while (row < TL_LANE_MAX_DEPTH && row_end[row] > e->ts_ns)
+            row++;
+        if (row >= TL_LANE_MAX_DEPTH)
+            continue;
+        const char *name = tl_strtab_get(&p->strs, e->name);
+        uint32_t id = tl_strtab_intern(names, name, strlen(name));
+        if (id == UINT32_MAX) {
+            free(ev);
+            return -1;
+        }
+        row_end[row] = end;
+        stack[nstack++] = lane->ncalls;
+        lane->calls[lane->ncalls++] = (tl_lane_call){ e->ts_ns + base, e->dur_ns, id, (uint8_t)row };
+    }
+    free(ev);
+    lane->calls_left = src->events > lane->ncalls ? src->events - lane->ncalls : 0;
+    return 0;
+}
+
 static int by_lane_busy(const void *x, const void *y)
 {
     const tl_cpu_lane *a = x, *b = y;
@@ -480,6 +548,11 @@ static int timeline(tl_session *s, const tl_profile *p)
             for (int i = 0; i < TL_TIMELINE_BINS; i++) {
                 int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
                 lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
+            }
+            tl->nlanes = k + 1;
+            if (p->nesting == TL_NEST_DONE && lane_calls(lane, &tl->names, &order[k], p, base) != 0) {
+                free(order);
+                return -1;
             }
         }
         tl->nlanes = n;
@@ -614,10 +687,12 @@ static void memory(tl_session *s, const tl_profile *p)
     if (n)
         s->gpu_util_mean = sum / (double)n;
     s->snaps = calloc(p->nsnapshots + 1, sizeof *s->snaps);
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
         s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
-                                           m->peak_allocated, m->rss, m->device_used };
+                                           m->peak_allocated, m->rss, m->device_used,
+                                           m->ts_ns == INT64_MIN ? INT64_MIN : tl_ns_add(m->ts_ns, base) };
     }
 }
 
@@ -658,6 +733,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
 int tl_session_from_skipped(tl_session *s, const tl_profile *p)
 {
     memset(s, 0, sizeof *s);
+    s->pid = -1;
     s->path = dupstr(p->path);
     s->format = TL_FMT_UNKNOWN;
     s->rank = -1;
@@ -666,6 +742,7 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p)
     s->start_ns = INT64_MIN;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->peak_device_used = NAN;
+    tl_session_extras_init(s);
     s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
     if (s->path == NULL || s->warnings == NULL)
         return -1;
@@ -715,6 +792,19 @@ static int telemetry(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* The profile's call tree with its names as strings (the session's own). */
+static int take_calltree(tl_session *s, const tl_profile *p)
+{
+    if (p->calltree == NULL || p->nesting != TL_NEST_DONE)
+        return 0;
+    if (tl_calltree_add(&s->calltree, p->calltree, &p->strs, NULL) != 0)
+        return -1;
+    free(s->calltree.slots); /* built for adding; a session's tree is only read */
+    s->calltree.slots = NULL;
+    s->calltree.nslots = 0;
+    return 0;
+}
+
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     if (tl_session_from_skipped(s, p) != 0)
@@ -731,11 +821,12 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         return -1;
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
-        timeline(s, p) != 0 || mem_series(s, p) != 0)
+        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);
-    s->abs_time = p->base_time_ns != INT64_MIN;
+    s->abs_time = p->base_time_ns != INT64_MIN || (p->start_ns <= p->end_ns && s->start_ns >= TL_WALL_CLOCK_MIN_NS);
+    s->pid = p->pid != INT64_MIN ? p->pid : -1;
     s->graph_launches = p->graph_launches;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
@@ -747,6 +838,9 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         if (s->devices[i].name == NULL)
             return -1;
     }
+    if (tl_session_context(s, p) != 0 || tl_session_diffusion(s, p) != 0 || tl_session_health(s, p) != 0 ||
+        tl_session_growth(s, p) != 0)
+        return -1;
     return telemetry(s, p);
 }
 
@@ -774,14 +868,19 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
-    for (size_t i = 0; i < s->timeline.nlanes; i++)
+    for (size_t i = 0; i < s->timeline.nlanes; i++) {
         free(s->timeline.lanes[i].label);
+        free(s->timeline.lanes[i].calls);
+    }
     free(s->timeline.lanes);
+    tl_strtab_release(&s->timeline.names);
+    tl_calltree_release(&s->calltree);
     free(s->mem);
     free(s->device_name);
     free(s->series);
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
     free(s->devices);
+    tl_session_extras_release(s);
     memset(s, 0, sizeof *s);
 }

@@ -224,19 +224,109 @@ void tl_telemetry_across(tl_aggregate *a)
     free(v);
 }
 
-static double total(const tl_aggregate *a, int energy)
+/* ---- totals over the GPUs ------------------------------------------------------
+ * Each rank's sampler reads every GPU of its node, so ranks that share a node
+ * sample the same GPUs: a GPU is counted once when the collector recorded the
+ * host, as (host, device), taking the rank that sampled it most (its sessions
+ * added up). Without a host (Inferix reports, older reports) the GPUs of
+ * different ranks cannot be told apart, and the totals are the sum over the
+ * ranks' samples. */
+
+typedef struct gpu_total {
+    const char *host;          /* NULL: unknown, then keyed by rank too */
+    int64_t device;
+    int rank;
+    double energy, draw;       /* sessions added up; the draw averaged over them in the end */
+    int sessions;
+} gpu_total;
+
+static int counted_session(const tl_session *s)
 {
-    double sum = NAN;
-    for (size_t i = 0; i < a->nranks; i++) {
-        double v = energy ? a->ranks[i].tel.energy_j : a->ranks[i].tel.power_w;
-        if (isfinite(v))
-            sum = (isfinite(sum) ? sum : 0) + v;
+    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
+}
+
+/* Every (host, device, rank) with power samples; *n entries (the caller frees). */
+static gpu_total *gpu_totals(const tl_aggregate *a, size_t *n)
+{
+    size_t cap = 0;
+    *n = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        cap += a->sessions[i].nseries;
+    gpu_total *g = calloc(cap + 1, sizeof *g);
+    if (g == NULL)
+        return NULL;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!counted_session(s))
+            continue;
+        for (size_t k = 0; k < s->nseries; k++) {
+            const tl_tseries *t = &s->series[k];
+            if (t->kind != TL_SERIES_GPU_POWER || !isfinite(t->energy_j))
+                continue;
+            size_t j = 0;
+            while (j < *n && !(g[j].device == t->device && g[j].rank == s->rank &&
+                               ((g[j].host == NULL && s->sys.hostname == NULL) ||
+                                (g[j].host && s->sys.hostname && strcmp(g[j].host, s->sys.hostname) == 0))))
+                j++;
+            if (j == *n)
+                g[(*n)++] = (gpu_total){ s->sys.hostname, t->device, s->rank, 0, 0, 0 };
+            double dur = (double)(t->end_ns - t->start_ns) / 1e9;
+            g[j].energy += t->energy_j;
+            g[j].draw += dur > 0 ? t->energy_j / dur : t->mean;
+            g[j].sessions++;
+        }
     }
+    for (size_t j = 0; j < *n; j++)
+        g[j].draw /= g[j].sessions;
+    return g;
+}
+
+/* The total: per GPU of a known host, the rank that sampled most; else every entry. */
+static double total(const tl_aggregate *a, int energy, int *gpus)
+{
+    size_t n;
+    gpu_total *g = gpu_totals(a, &n);
+    double sum = NAN;
+    *gpus = 0;
+    for (size_t j = 0; g && j < n; j++) {
+        int best = 1;
+        for (size_t k = 0; g[j].host && k < n && best; k++)
+            if (k != j && g[k].host && g[k].device == g[j].device && strcmp(g[k].host, g[j].host) == 0 &&
+                (g[k].energy > g[j].energy || (g[k].energy == g[j].energy && k < j)))
+                best = 0;
+        if (!best)
+            continue;
+        (*gpus)++;
+        sum = (isfinite(sum) ? sum : 0) + (energy ? g[j].energy : g[j].draw);
+    }
+    free(g);
     return sum;
 }
 
-double tl_telemetry_energy_total(const tl_aggregate *a) { return total(a, 1); }
-double tl_telemetry_power_total(const tl_aggregate *a) { return total(a, 0); }
+double tl_telemetry_energy_total(const tl_aggregate *a)
+{
+    int gpus;
+    return total(a, 1, &gpus);
+}
+
+double tl_telemetry_power_total(const tl_aggregate *a)
+{
+    int gpus;
+    return total(a, 0, &gpus);
+}
+
+int tl_telemetry_gpus_counted(const tl_aggregate *a, int *by_host)
+{
+    size_t n;
+    gpu_total *g = gpu_totals(a, &n);
+    int gpus = 0;
+    *by_host = n > 0;
+    for (size_t j = 0; g && j < n; j++)
+        *by_host &= g[j].host != NULL;
+    free(g);
+    total(a, 1, &gpus);
+    return gpus;
+}
 
 const char *tl_series_unit(int kind)
 {

@@ -58,9 +58,15 @@ void tl_rank_telemetry_finish(tl_rank_telemetry *t);
 /* The across-rank rows "telemetry.<series>.mean|max", "telemetry.energy_j",
  * "telemetry.power_w". */
 void tl_telemetry_across(struct tl_aggregate *a);
-/* Totals across ranks: the energy and the mean draw of every GPU; NaN without power. */
+/* Totals across ranks: the energy and the mean draw of every GPU; NaN without
+ * power. A GPU of a recorded host is counted once however many ranks sampled
+ * it (host, device); without the host, every rank's samples count (several
+ * ranks on one node that each sampled its GPUs count them once per rank). */
 double tl_telemetry_energy_total(const struct tl_aggregate *a);
 double tl_telemetry_power_total(const struct tl_aggregate *a);
+/* The GPUs those totals count, and whether they were told apart by host and
+ * device (*by_host; else they are the ranks' samples added up). */
+int tl_telemetry_gpus_counted(const struct tl_aggregate *a, int *by_host);
 /* The unit word of a kind for tables ("%", "bytes", "C", "W", "MHz", ""). */
 const char *tl_series_unit(int kind);
 /* A short label ("GPU util", "GPU memory", ...). */

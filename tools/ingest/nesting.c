@@ -7,19 +7,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The names budget folded the profile's statistics: every index held on the
+ * stacks and in the reorder heap is renumbered (profile.h's on_fold). */
+static void remap(void *ctx, const uint32_t *map, uint32_t nmap)
+{
+    tl_nest *n = ctx;
+    for (size_t i = 0; i < n->nheap; i++) {
+        uint32_t s = n->heap[i].stat;
+        n->heap[i].stat = s < nmap ? map[s] : UINT32_MAX;
+    }
+    for (size_t t = 0; t < n->nthreads; t++)
+        for (size_t k = 0; k < n->threads[t].n; k++) {
+            uint32_t s = n->threads[t].v[k].stat;
+            n->threads[t].v[k].stat = s < nmap ? map[s] : UINT32_MAX;
+        }
+}
+
 void tl_nest_init(tl_nest *n, tl_profile *p)
 {
     memset(n, 0, sizeof *n);
     n->p = p;
+    p->on_fold = remap;
+    p->on_fold_ctx = n;
+    for (int k = 0; k < TL_CTK_COUNT; k++)
+        n->roots[k] = TL_CALLTREE_NONE;
 }
 
 void tl_nest_release(tl_nest *n)
 {
+    if (n->p != NULL && n->p->on_fold_ctx == n) {
+        n->p->on_fold = NULL;
+        n->p->on_fold_ctx = NULL;
+    }
     for (size_t i = 0; i < n->nthreads; i++)
         free(n->threads[i].v);
     free(n->threads);
     free(n->slots);
     free(n->heap);
+    if (n->tree != NULL) {
+        tl_calltree_release(n->tree);
+        free(n->tree);
+    }
     memset(n, 0, sizeof *n);
 }
 
@@ -81,15 +109,115 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     return t;
 }
 
-static void finalize(tl_nest *n, const tl_nest_frame *f)
+static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f)
 {
-    tl_name_stat *st = &n->p->stats[f->stat];
+    /* UINT32_MAX: the fold could not place the name (out of memory) */
+    tl_name_stat *st = f->stat < n->p->nstats ? &n->p->stats[f->stat] : NULL;
     int64_t dur = f->end - f->ts, self = dur - f->children;
-    st->self_ns += self > 0 ? self : 0;
-    if (f->outer)
-        st->incl_ns += dur;
-    if (st->open)
-        st->open--;
+    if (st != NULL) {
+        st->self_ns += self > 0 ? self : 0;
+        if (f->outer)
+            st->incl_ns += dur;
+        if (st->open)
+            st->open--;
+    }
+    if (f->node != TL_CALLTREE_NONE) {
+        tl_cnode *c = &n->tree->nodes[f->node];
+        c->incl_ns += dur;
+        c->self_ns += self > 0 ? self : 0;
+        c->count++;
+    }
+    /* a root holds its top-level calls, recorded as nodes or not */
+    uint32_t r = f->toplevel ? n->roots[t->cls >= 0 && t->cls < TL_CTK_COUNT ? t->cls : TL_CTK_OTHER] : TL_CALLTREE_NONE;
+    if (r != TL_CALLTREE_NONE) {
+        n->tree->nodes[r].incl_ns += dur;
+        n->tree->nodes[r].count++;
+    }
+}
+
+/* The root node of a kind, created on first use; TL_CALLTREE_NONE when the
+ * tree cannot be had (out of memory: the frames are then counted as dropped). */
+static uint32_t root_of(tl_nest *n, int cls)
+{
+    if (cls < 0 || cls >= TL_CTK_COUNT)
+        cls = TL_CTK_OTHER;
+    if (n->roots[cls] != TL_CALLTREE_NONE)
+        return n->roots[cls];
+    if (n->tree == NULL) {
+        if ((n->tree = malloc(sizeof *n->tree)) == NULL)
+            return TL_CALLTREE_NONE;
+        tl_calltree_init(n->tree);
+    }
+    const char *label = tl_calltree_kind_label(cls);
+    uint32_t name = tl_strtab_intern(&n->p->strs, label, strlen(label));
+    if (name != UINT32_MAX)
+        n->roots[cls] = tl_calltree_child(n->tree, TL_CALLTREE_NONE, name);
+    return n->roots[cls];
+}
+
+/* The node of a new frame under the thread's top frame (or the root). */
+static uint32_t node_of(tl_nest *n, const tl_nest_thread *t, const tl_nest_item *e)
+{
+    uint32_t parent = t->n > 0 ? t->v[t->n - 1].node : root_of(n, e->cls);
+    uint32_t node = parent == TL_CALLTREE_NONE ? TL_CALLTREE_NONE : tl_calltree_child(n->tree, parent, e->name);
+    if (node == TL_CALLTREE_NONE && n->tree != NULL)
+        n->tree->dropped++;
+    return node;
+}
+
+/* Offer a call to its thread's lane: kept when among the lane's
+ * TL_LANE_TOP_EVENTS longest (a min-heap by duration, then later start). */
+static int lane_less(const tl_lane_event *a, const tl_lane_event *b)
+{
+    if (a->dur_ns != b->dur_ns)
+        return a->dur_ns < b->dur_ns;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns > b->ts_ns;
+    return a->depth > b->depth;
+}
+
+static void lane_offer(tl_nest *n, tl_nest_thread *t, const tl_nest_item *e, size_t depth)
+{
+    /* GPU annotations sit on GPU streams' pids and tids: not a CPU lane */
+    if (depth >= TL_LANE_MAX_DEPTH || e->dur <= 0 || e->cls == TL_CTK_GPU_ANNOTATIONS)
+        return;
+    if (!t->lane_known) {
+        t->lane_known = 1;
+        t->lane = tl_profile_cpu_lane(n->p, e->pid, e->tid);
+    }
+    tl_cpu_lane *l = t->lane;
+    if (l == NULL)
+        return;
+    if (l->top == NULL && (l->top = malloc(TL_LANE_TOP_EVENTS * sizeof *l->top)) == NULL)
+        return;
+    l->top_offered++;
+    tl_lane_event x = { e->ts, e->dur, e->name, (uint8_t)depth, (uint8_t)(e->cls >= 0 && e->cls < TL_CTK_COUNT ? e->cls : 0) };
+    size_t i;
+    if (l->ntop < TL_LANE_TOP_EVENTS) {
+        i = l->ntop++;
+        while (i > 0 && lane_less(&x, &l->top[(i - 1) / 2])) {
+            l->top[i] = l->top[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        l->top[i] = x;
+        return;
+    }
+    if (!lane_less(&l->top[0], &x))
+        return;
+    /* replace the shortest kept call and sift down */
+    i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= l->ntop)
+            break;
+        if (c + 1 < l->ntop && lane_less(&l->top[c + 1], &l->top[c]))
+            c++;
+        if (!lane_less(&l->top[c], &x))
+            break;
+        l->top[i] = l->top[c];
+        i = c;
+    }
+    l->top[i] = x;
 }
 
 static int contains(const tl_nest_frame *f, int64_t ts, int64_t end)
@@ -113,7 +241,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
     int64_t end = e->ts + e->dur, adopted = 0;
     /* Frames that ended before this event starts are done. */
     while (t->n > 0 && t->v[t->n - 1].end <= e->ts)
-        finalize(n, &t->v[--t->n]);
+        finalize(n, t, &t->v[--t->n]);
     /* A frame that does not contain the event either starts with it and is
      * shorter (then it is the event's child: equal start times come in any
      * order) or overlaps it without nesting (then it is closed as it is). */
@@ -127,7 +255,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
                     below->children -= top->end - top->ts;
             }
         }
-        finalize(n, top);
+        finalize(n, t, top);
         t->n--;
     }
     if (t->n >= TL_NEST_MAX_DEPTH) {
@@ -146,9 +274,13 @@ static void place(tl_nest *n, const tl_nest_item *e)
     }
     if (t->n > 0)
         t->v[t->n - 1].children += e->dur;
-    tl_name_stat *st = &n->p->stats[e->stat];
-    t->v[t->n++] = (tl_nest_frame){ e->ts, end, adopted, e->stat, st->open == 0 };
-    st->open++;
+    tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
+    uint32_t node = node_of(n, t, e);
+    lane_offer(n, t, e, t->n);
+    t->v[t->n] = (tl_nest_frame){ e->ts, end, adopted, e->stat, node, st == NULL || st->open == 0, t->n == 0 };
+    t->n++;
+    if (st != NULL)
+        st->open++;
 }
 
 /* The reorder heap: a min-heap by (ts, longer first, arrival). */
@@ -195,7 +327,7 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
         place(n, &e);
     }
     size_t i = n->nheap++;
-    n->heap[i] = (tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, cls };
+    n->heap[i] = (tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls };
     while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
         tl_nest_item x = n->heap[i];
         n->heap[i] = n->heap[(i - 1) / 2];
@@ -214,10 +346,17 @@ void tl_nest_finish(tl_nest *n)
     }
     for (size_t i = 0; !n->broken && i < n->nthreads; i++)
         while (n->threads[i].n > 0)
-            finalize(n, &n->threads[i].v[--n->threads[i].n]);
+            finalize(n, &n->threads[i], &n->threads[i].v[--n->threads[i].n]);
     if (n->seq == 0)
         return; /* no CPU events: nothing nests */
     /* Not a warning: the input is fine, tally just cannot say self time
      * (tables show "-"); the reason stays in n->why for a debugger. */
     p->nesting = n->broken ? TL_NEST_BROKEN : TL_NEST_DONE;
+    if (!n->broken && n->tree != NULL && n->tree->n > 0) {
+        free(n->tree->slots); /* the index is for building; readers walk the nodes */
+        n->tree->slots = NULL;
+        n->tree->nslots = 0;
+        p->calltree = n->tree;
+        n->tree = NULL;
+    }
 }

@@ -11,10 +11,19 @@
  * traces written at completion (end order, as libtally and B/E pairs are)
  * work too as long as no event arrives more than that many events late;
  * beyond it the profile's nesting is TL_NEST_BROKEN and no self time is given.
+ *
+ * The same stacks build the profile's call tree (calltree.h): each frame is a
+ * node under the frame below it, or under its kind's root. A frame that is
+ * closed before a longer event with the same start arrives (later than the
+ * reorder heap could restore) stays under the parent it was placed under:
+ * its time moves to the new event's children, its node does not move. And
+ * each thread's longest calls at most TL_LANE_MAX_DEPTH deep are kept for the
+ * timeline (profile.h, tl_cpu_lane.top).
  */
 #ifndef TALLY_NESTING_H
 #define TALLY_NESTING_H
 
+#include "calltree.h"
 #include "profile.h"
 
 #define TL_NEST_REORDER 16384   /* events held back to restore start order */
@@ -24,7 +33,9 @@
 typedef struct tl_nest_frame {
     int64_t ts, end, children;
     uint32_t stat;
+    uint32_t node;         /* call tree node, TL_CALLTREE_NONE: not recorded */
     uint8_t outer;
+    uint8_t toplevel;      /* directly under its kind's root */
 } tl_nest_frame;
 
 typedef struct tl_nest_thread {
@@ -32,12 +43,15 @@ typedef struct tl_nest_thread {
     int cls;
     tl_nest_frame *v;
     size_t n, cap;
+    tl_cpu_lane *lane;     /* the thread's timeline lane (NULL: none) */
+    int lane_known;        /* lane was looked up */
 } tl_nest_thread;
 
 typedef struct tl_nest_item {
     int64_t ts, dur, pid, tid;
     uint64_t seq;
     uint32_t stat;
+    uint32_t name;         /* strtab id of the stat's name when added (stable across folding) */
     int cls;
 } tl_nest_item;
 
@@ -52,12 +66,15 @@ typedef struct tl_nest {
     size_t nslots;
     int broken;
     char why[160];
+    tl_calltree *tree;     /* handed to the profile by tl_nest_finish */
+    uint32_t roots[TL_CTK_COUNT]; /* root node per kind, TL_CALLTREE_NONE until used */
 } tl_nest;
 
 void tl_nest_init(tl_nest *n, tl_profile *p);
 /* One CPU-side complete event [ts, ts + dur) of the stat with index stat. */
 void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat);
-/* Drain, close every stack, set p->nesting (and a warning when broken). */
+/* Drain, close every stack, set p->nesting and hand the call tree to
+ * p->calltree (not when the nesting broke: a partial tree would mislead). */
 void tl_nest_finish(tl_nest *n);
 void tl_nest_release(tl_nest *n);
 

@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "calltree.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -203,8 +204,10 @@ void tl_profile_init(tl_profile *p, const char *path)
     p->path = strdup(path ? path : "");
     p->rank = -1;
     p->base_time_ns = INT64_MIN;
+    p->pid = INT64_MIN;
     p->start_ns = INT64_MAX;
     p->end_ns = INT64_MIN;
+    p->host.memory_bytes = NAN;
     tl_strtab_init(&p->strs);
     tl_strtab_init(&p->cats);
 }
@@ -247,8 +250,24 @@ void tl_profile_shrink(tl_profile *p)
     free(p->gpu_samples);
     free(p->points);
     free(p->devices);
+    for (uint32_t i = 0; i < p->ncpu_lanes; i++)
+        free(p->cpu_lanes[i].top);
     free(p->cpu_lanes);
+    if (p->calltree != NULL) {
+        tl_calltree_release(p->calltree);
+        free(p->calltree);
+        p->calltree = NULL;
+    }
     free(p->blocking);
+    free(p->ievents);
+    free(p->tags);
+    free(p->blocks);
+    p->ievents = NULL;
+    p->nievents = p->ievents_cap = 0;
+    p->tags = NULL;
+    p->ntags = 0;
+    p->blocks = NULL;
+    p->nblocks = p->blocks_cap = 0;
     p->blocking = NULL;
     p->nblocking = p->blocking_cap = 0;
     p->cpu_lanes = NULL;
@@ -423,10 +442,14 @@ static void fold_names(tl_profile *p)
     for (uint32_t k = keep; k < n; k++)
         if (p->stats[order[k].at].name != other)
             fold[order[k].at] = 1;
-    uint32_t m = 0;
+    uint32_t m = 0, *map = malloc((size_t)(n ? n : 1) * sizeof *map);
+    if (map == NULL)
+        goto out;
     for (uint32_t i = 0; i < n; i++)
-        if (!fold[i])
+        if (!fold[i]) {
+            map[i] = m;
             kept[m++] = p->stats[i];
+        }
     tl_name_stat *folded = p->stats;
     uint32_t nfolded = n;
     p->stats = kept;
@@ -441,18 +464,31 @@ static void fold_names(tl_profile *p)
     free(p->stat_slots);
     p->stat_slots = NULL;
     p->nstat_slots = want / 2;
-    if (stat_rehash(p) != 0)
+    if (stat_rehash(p) != 0) {
         p->nstats = 0; /* out of memory: an empty table is still a consistent one */
+        for (uint32_t i = 0; i < n; i++)
+            map[i] = UINT32_MAX;
+    }
     for (uint32_t i = 0; i < nfolded; i++) {
         if (!fold[i])
             continue;
         tl_name_stat *o = other_stat(p, folded[i].cat, folded[i].cat_class);
-        if (o != NULL)
+        map[i] = o != NULL ? (uint32_t)(o - p->stats) : UINT32_MAX;
+        if (o != NULL) {
             tl_dur_stat_merge(&o->d, &folded[i].d, TL_PROFILE_MAX_SAMPLES);
+            /* the pool takes over the folded name's nesting: its times so
+             * far, and its occurrences still open on the stacks */
+            o->incl_ns += folded[i].incl_ns;
+            o->self_ns += folded[i].self_ns;
+            o->open += folded[i].open;
+        }
         tl_dur_stat_release(&folded[i].d);
         p->names_folded++;
     }
     free(folded);
+    if (p->on_fold != NULL)
+        p->on_fold(p->on_fold_ctx, map, nfolded);
+    free(map);
 out:
     free(order);
     free(fold);
@@ -655,6 +691,63 @@ tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len)
     memset(c, 0, sizeof *c);
     c->name = id;
     return c;
+}
+
+/* Intern s[0..n) cut to max bytes (at a UTF-8 boundary, ending in "..."). */
+static uint32_t intern_cut(tl_profile *p, const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return tl_strtab_intern(&p->strs, s, n);
+    char buf[TL_EVENT_PAYLOAD_MAX + TL_TAG_VALUE_MAX + 8];
+    size_t k = max < sizeof buf - 4 ? max : sizeof buf - 4;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
+    memcpy(buf, s, k);
+    memcpy(buf + k, "...", 3);
+    return tl_strtab_intern(&p->strs, buf, k + 3);
+}
+
+int tl_profile_add_event(tl_profile *p, int64_t ts_ns, const char *name, size_t name_len, const char *payload,
+                         size_t payload_len)
+{
+    if (p->nievents >= TL_PROFILE_MAX_IEVENTS) {
+        p->ievents_dropped++;
+        return 0;
+    }
+    if (GROW(p->ievents, p->nievents, p->ievents_cap) != 0)
+        return -1;
+    uint32_t n = intern_cut(p, name, name_len, TL_EVENT_PAYLOAD_MAX);
+    uint32_t d = intern_cut(p, payload ? payload : "", payload ? payload_len : 0, TL_EVENT_PAYLOAD_MAX);
+    if (n == UINT32_MAX || d == UINT32_MAX)
+        return -1;
+    p->ievents[p->nievents++] = (tl_ievent){ ts_ns, n, d };
+    return 0;
+}
+
+int tl_profile_add_tag(tl_profile *p, const char *key, size_t key_len, const char *value, size_t value_len)
+{
+    if (p->ntags >= TL_PROFILE_MAX_TAGS) {
+        p->tags_dropped++;
+        return 0;
+    }
+    if (p->tags == NULL && (p->tags = calloc(TL_PROFILE_MAX_TAGS, sizeof *p->tags)) == NULL)
+        return -1;
+    uint32_t k = intern_cut(p, key, key_len, TL_TAG_VALUE_MAX);
+    uint32_t v = intern_cut(p, value, value_len, TL_TAG_VALUE_MAX);
+    if (k == UINT32_MAX || v == UINT32_MAX)
+        return -1;
+    p->tags[p->ntags++] = (tl_tag){ k, v };
+    return 0;
+}
+
+int tl_profile_add_block(tl_profile *p, const tl_diff_block *b)
+{
+    if (p->nblocks >= TL_PROFILE_MAX_BLOCKS)
+        return 0;
+    if (GROW(p->blocks, p->nblocks, p->blocks_cap) != 0)
+        return -1;
+    p->blocks[p->nblocks++] = *b;
+    return 0;
 }
 
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)

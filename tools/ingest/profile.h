@@ -176,8 +176,18 @@ typedef struct tl_mem_snapshot {
     double rss, peak_rss;  /* host memory, bytes */
 } tl_mem_snapshot;
 
+/* Where a counter comes from: only the program's own counters are shown
+ * (docs/analysis.md, "Events, tags, counters"); the readers' are series
+ * that the telemetry shows already. */
+enum tl_counter_source {
+    TL_COUNTER_DERIVED = 0,    /* made by a reader from a monitor's timeline (cpu_usage_pct, ...) */
+    TL_COUNTER_USER,           /* libtally's tally_counter */
+    TL_COUNTER_TRACE,          /* a Chrome trace's counter event ("ph": "C"), "name.key" */
+};
+
 typedef struct tl_counter {
     uint32_t name;         /* strtab id (for C events: "name.key") */
+    int source;            /* tl_counter_source */
     tl_value_stat v;
 } tl_counter;
 
@@ -186,7 +196,20 @@ typedef struct tl_gpu_sample {
     int64_t ts_ns;
     int64_t device;
     double mem_used, mem_total, util_pct, temperature_c, power_w; /* NaN when unknown */
+    double power_limit_w;  /* NVML's enforced power limit, W; 0 when unknown */
+    uint64_t throttle;     /* NVML's clocks event (throttle) reasons when has_throttle */
+    int has_throttle;
 } tl_gpu_sample;
+
+/* NVML's clocks event reasons (nvml.h, nvmlClocksEventReason*): the ones the
+ * thermal and power-at-cap rules read. */
+#define TL_THROTTLE_SW_POWER_CAP 0x4ull
+#define TL_THROTTLE_HW_SLOWDOWN 0x8ull
+#define TL_THROTTLE_SW_THERMAL 0x20ull
+#define TL_THROTTLE_HW_THERMAL 0x40ull
+#define TL_THROTTLE_HW_POWER_BRAKE 0x80ull
+#define TL_THROTTLE_THERMAL (TL_THROTTLE_SW_THERMAL | TL_THROTTLE_HW_THERMAL)
+#define TL_THROTTLE_POWER (TL_THROTTLE_SW_POWER_CAP | TL_THROTTLE_HW_POWER_BRAKE)
 
 /* Telemetry series that are not GPU samples (those are tl_gpu_sample): one
  * reading of a named host metric at a time (docs/analysis.md, Telemetry). */
@@ -222,17 +245,70 @@ typedef struct tl_device_info {
     int64_t id;
     char name[64];
     double total_memory;   /* bytes; 0 when unknown */
+    double power_limit_w;  /* W; 0 when unknown */
 } tl_device_info;
 
+/* An event a report recorded at one moment (libtally's tally_event, Inferix's
+ * custom events): shown as a marker and in a table, never analyzed. */
+typedef struct tl_ievent {
+    int64_t ts_ns;         /* on the profile's clock (base_time_ns is its zero); INT64_MIN unknown */
+    uint32_t name;         /* strtab id */
+    uint32_t payload;      /* strtab id: its data as compact JSON, cut to TL_EVENT_PAYLOAD_MAX bytes */
+} tl_ievent;
+/* Events kept per profile (the rest are counted in ievents_dropped) and the
+ * bytes of a payload kept (longer ones end in "..."). */
+#define TL_PROFILE_MAX_IEVENTS 10000
+#define TL_EVENT_PAYLOAD_MAX 160
+
+/* A tag of the run (libtally's tally_tag, Inferix's session_info.tags). */
+typedef struct tl_tag {
+    uint32_t key, value;   /* strtab ids; the value as text (a number or JSON as written) */
+} tl_tag;
+#define TL_PROFILE_MAX_TAGS 64 /* kept per profile; the rest are counted */
+#define TL_TAG_VALUE_MAX 120   /* bytes of a value kept */
+
+/* The host the collector ran on (libtally's "system"). */
+typedef struct tl_host_info {
+    char hostname[128];    /* "" unknown */
+    char os[128];          /* "Linux 6.1.0 x86_64"; "" unknown */
+    int cpus;              /* online CPUs; 0 unknown */
+    double memory_bytes;   /* NaN unknown */
+} tl_host_info;
+
+/* A block of a block-wise video diffusion run (Inferix's block_analysis.blocks[]). */
+typedef struct tl_diff_block {
+    int64_t dur_ns;        /* its computation_time_ms */
+    double frames;         /* its block_size (frames); NaN unknown */
+    double memory;         /* its memory_usage_mb, bytes; NaN unknown */
+} tl_diff_block;
+#define TL_PROFILE_MAX_BLOCKS 100000 /* kept per profile; more are counted in the statistics only */
+/* One call of a CPU lane kept to be drawn by name: nesting.c keeps the
+ * TL_LANE_TOP_EVENTS longest calls of each thread that start at most
+ * TL_LANE_MAX_DEPTH levels deep in their kind's stack (nesting.h). */
+#define TL_LANE_TOP_EVENTS 512
+#define TL_LANE_MAX_DEPTH 8
+typedef struct tl_lane_event {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;         /* strtab id */
+    uint8_t depth;         /* 0: outermost of its kind */
+    uint8_t kind;          /* tl_calltree_kind (calltree.h) */
+} tl_lane_event;
+
 /* A CPU thread's activity over time (for timelines of traces without GPU
- * events): the busy time of its complete events in self-widening bins. */
+ * events): the busy time of its complete events in self-widening bins, and
+ * its longest calls (a min-heap by duration while reading). */
 #define TL_PROFILE_MAX_LANES 64
 typedef struct tl_cpu_lane {
     int64_t pid, tid;
     char name[64];         /* from thread_name metadata, "" if none */
     uint64_t events;
     tl_binner bins;
+    tl_lane_event *top;    /* at most TL_LANE_TOP_EVENTS (allocated on first use) */
+    uint32_t ntop;
+    uint64_t top_offered;  /* calls offered to top (the rest of the lane is in bins only) */
 } tl_cpu_lane;
+
+struct tl_calltree;
 
 /* ---- the profile -------------------------------------------------------- */
 
@@ -250,6 +326,11 @@ typedef struct tl_profile {
     int session;           /* 0-based session index within the rank (set when grouped) */
 
     int64_t base_time_ns;  /* wall-clock time of ts 0; INT64_MIN when unknown */
+    /* The process that recorded it, for run identity (two inputs of one rank
+     * are sessions of one run only if one process could have written both,
+     * on one host: host.hostname): a trace's pid is the pid of most of its
+     * CPU-side events, a report's the pid it records; INT64_MIN when unknown. */
+    int64_t pid;
     int64_t start_ns, end_ns; /* span of the events seen; start > end when none */
 
     tl_strtab strs;
@@ -282,6 +363,14 @@ typedef struct tl_profile {
     size_t npoints, points_cap;
     tl_device_info *devices;
     uint32_t ndevices;
+    tl_ievent *ievents;       /* a report's events, in file order (at most TL_PROFILE_MAX_IEVENTS) */
+    size_t nievents, ievents_cap;
+    uint64_t ievents_dropped;
+    tl_tag *tags;             /* at most TL_PROFILE_MAX_TAGS */
+    uint32_t ntags, tags_dropped;
+    tl_host_info host;        /* libtally's system info (hostname "" when unknown) */
+    tl_diff_block *blocks;    /* video diffusion blocks, in order */
+    size_t nblocks, blocks_cap;
     tl_cpu_lane *cpu_lanes;   /* at most TL_PROFILE_MAX_LANES threads */
     uint32_t ncpu_lanes;
     tl_host_call *blocking;   /* blocking host calls, in file order */
@@ -289,6 +378,9 @@ typedef struct tl_profile {
     uint64_t blocking_dropped;
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
     int nesting;              /* tl_nesting */
+    /* The call tree of the nested CPU events (calltree.h; names are ids in
+     * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */
+    struct tl_calltree *calltree;
 
     /* What was seen */
     uint64_t events;       /* events read (every phase) */
@@ -326,6 +418,11 @@ typedef struct tl_profile {
     uint32_t other_pools;   /* "(other names)" statistics made */
     uint32_t other_first;   /* index + 1 of the first one */
     int names_warned;
+    /* Called once, when the fold renumbers the statistics: map[old index] is
+     * the new index (a folded name's is its "(other names)" pool), for a
+     * reader that holds indices across events (nesting.c's stacks). */
+    void (*on_fold)(void *ctx, const uint32_t *map, uint32_t n);
+    void *on_fold_ctx;
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
     /* A libtally trace whose report (same rank, same start) is also an
@@ -403,6 +500,14 @@ int tl_profile_add_gpu_sample(tl_profile *p, const tl_gpu_sample *s);
 /* One telemetry reading; NaN values are not recorded. 0 or -1 (out of memory). */
 int tl_profile_add_point(tl_profile *p, int kind, int device, int64_t ts_ns, double v);
 tl_counter *tl_profile_counter(tl_profile *p, const char *name, size_t len);
+/* An event: name and payload are cut (TL_EVENT_PAYLOAD_MAX) and interned;
+ * beyond TL_PROFILE_MAX_IEVENTS it is counted in ievents_dropped. 0 or -1. */
+int tl_profile_add_event(tl_profile *p, int64_t ts_ns, const char *name, size_t name_len, const char *payload,
+                         size_t payload_len);
+/* A tag (key=value, value cut to TL_TAG_VALUE_MAX); beyond TL_PROFILE_MAX_TAGS counted. 0 or -1. */
+int tl_profile_add_tag(tl_profile *p, const char *key, size_t key_len, const char *value, size_t value_len);
+/* A diffusion block; beyond TL_PROFILE_MAX_BLOCKS it is not kept. 0 or -1. */
+int tl_profile_add_block(tl_profile *p, const tl_diff_block *b);
 void tl_profile_count_category(tl_profile *p, const char *cat, size_t len);
 /* The lane of a CPU thread, created if there is room; NULL otherwise. */
 tl_cpu_lane *tl_profile_cpu_lane(tl_profile *p, int64_t pid, int64_t tid);

@@ -7,8 +7,9 @@
  *                               temperature, power}], *_analysis}
  *   cpu_metrics    {timeline: [{timestamp, cpu_usage, memory_used_mb, memory_total_mb}], ...}
  *   stage_analysis {stages: {name: {total_time, call_count, avg_time, min_time, max_time}}} (s)
- *   events, recommendations, summary, and when recorded: diffusion_analysis {steps[]},
- *   block_analysis {blocks[]}, computation_analysis {layer_performance{}}  (ms)
+ *   events [{name, timestamp, data}], recommendations, summary, and when recorded:
+ *   diffusion_analysis {steps[]}, block_analysis {blocks[{block_size, computation_time_ms,
+ *   memory_usage_mb}]}, computation_analysis {layer_performance{}}  (ms)
  *
  * The one thing to know about its GPU timeline: each point is what
  * GPUMonitor watched, summed (memory, power) or maxed (utilization,
@@ -98,6 +99,7 @@ static void read_session(tl_profile *p, const json_t *root, double *base)
         tl_profile_span(p, 0, llround(duration * 1e9));
 
     const json_t *tags = tl_readers_object(p, si, path, "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE);
+    tl_readers_tags(p, tags);
     int64_t rank, world;
     if (tags != NULL && json_object_get(tags, "rank") != NULL &&
         tag_int(p, tags, "rank", 0, INT_MAX - 1, &rank) == 0) {
@@ -299,10 +301,19 @@ static void read_records(tl_profile *p, const json_t *root, const char *section,
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
             continue;
         }
+        double size = NAN;
         if (tl_readers_ns(p, e, path, "computation_time_ms", 0, 1e6, &ns) != 0 ||
             (blocks && tl_readers_number(p, e, path, "memory_usage_mb",
-                                         TL_RD_OPTIONAL | TL_RD_NULLABLE, &mem) < 0))
+                                         TL_RD_OPTIONAL | TL_RD_NULLABLE, &mem) < 0) ||
+            (blocks && tl_readers_number(p, e, path, "block_size",
+                                         TL_RD_OPTIONAL | TL_RD_NULLABLE, &size) < 0))
             continue;
+        /* the blocks in order: frames, time and memory of each (diffusion metrics) */
+        if (blocks) {
+            tl_diff_block b = { ns, size, isnan(mem) ? NAN : mem * MIB };
+            if (tl_profile_add_block(p, &b) != 0)
+                tl_profile_warn(p, "%s: out of memory", path);
+        }
         if (!tl_readers_names_left(p) ||
             tl_profile_add_duration(p, cat, strlen(cat), name, strlen(name), ns) != 0)
             break;
@@ -311,6 +322,39 @@ static void read_records(tl_profile *p, const json_t *root, const char *section,
             if (c != NULL)
                 tl_value_stat_add(&c->v, mem * MIB, i);
         }
+    }
+}
+
+/* events[]: the custom events (add_event: {name, timestamp, data}), counted
+ * as instants and kept with their data as text for the report's table and
+ * timeline markers. diffusion_step and block_computation events are the
+ * records diffusion_analysis and block_analysis are made of: they are kept
+ * as events too (their times mark the blocks on the timeline). */
+static void read_events(tl_profile *p, const json_t *root, double base)
+{
+    const json_t *events = tl_readers_array(p, root, "", "events", TL_RD_OPTIONAL);
+    size_t i;
+    const json_t *e;
+    p->events += json_array_size(events);
+    p->by_phase['i'] += json_array_size(events);
+    json_array_foreach(events, i, e) {
+        char path[160];
+        const char *name;
+        size_t name_len;
+        int64_t ts = INT64_MIN;
+        tl_readers_index(path, sizeof path, "events", i);
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_string(p, e, path, "name", 0, &name, &name_len) != 0)
+            continue;
+        if (json_object_get(e, "timestamp") != NULL && point_time(p, e, path, base, &ts) != 0)
+            continue;
+        char *data = tl_readers_text(json_object_get(e, "data"));
+        if (data == NULL || tl_profile_add_event(p, ts, name, name_len, data, strlen(data)) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
+        free(data);
     }
 }
 
@@ -346,10 +390,7 @@ int tl_read_inferix_json(tl_profile *p, const json_t *root)
     read_records(p, root, "diffusion_analysis", "steps", "diffusion", "diffusion_step");
     read_records(p, root, "block_analysis", "blocks", "block", "block_computation");
 
-    /* custom events (add_event): counted as instants; their data is free-form */
-    const json_t *events = tl_readers_array(p, root, "", "events", TL_RD_OPTIONAL);
-    p->events += json_array_size(events);
-    p->by_phase['i'] += json_array_size(events);
+    read_events(p, root, base);
     tl_profile_finish(p);
     return 0;
 }

@@ -662,6 +662,27 @@ tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const cha
     return s;
 }
 
+char *tl_readers_text(const json_t *v)
+{
+    if (json_is_string(v))
+        return strndup(json_string_value(v), json_string_length(v));
+    if (v == NULL)
+        return strdup("");
+    return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+void tl_readers_tags(tl_profile *p, const json_t *tags)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)tags, key, v) {
+        char *text = tl_readers_text(v);
+        if (text == NULL || tl_profile_add_tag(p, key, strlen(key), text, strlen(text)) != 0)
+            tl_profile_warn(p, "tags.%.80s: out of memory", key);
+        free(text);
+    }
+}
+
 int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len,
                           double total_memory)
 {
@@ -839,6 +860,7 @@ static void read_counters(tl_profile *p, const json_t *root)
             tl_profile_warn(p, "%s: out of memory", path);
             continue;
         }
+        c->source = TL_COUNTER_USER;
         if (c->v.count != 0) {
             tl_profile_warn(p, "%s: a second counter of this name; the first is kept", path);
             continue;
@@ -850,6 +872,35 @@ static void read_counters(tl_profile *p, const json_t *root)
         c->v.max = max;
         c->v.m2 = count > 1 ? std * std * (double)(count - 1) : 0.0; /* NaN if std unknown */
         c->v.last = last;
+    }
+}
+
+/* events[]: {name, time_ns, tid, args} (tally_event), kept for the report's
+ * table and timeline markers with their args as text; counted as instants. */
+static void read_events(tl_profile *p, const json_t *root)
+{
+    const json_t *arr = tl_readers_array(p, root, "", "events", 0);
+    size_t i;
+    const json_t *e;
+    char path[160];
+    p->events += json_array_size(arr);
+    p->by_phase['i'] += json_array_size(arr);
+    json_array_foreach(arr, i, e) {
+        tl_readers_index(path, sizeof path, "events", i);
+        const char *name;
+        size_t name_len;
+        int64_t t;
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_string(p, e, path, "name", 0, &name, &name_len) != 0 ||
+            tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0)
+            continue;
+        char *args = tl_readers_text(json_object_get(e, "args"));
+        if (args == NULL || tl_profile_add_event(p, t, name, name_len, args, strlen(args)) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
+        free(args);
     }
 }
 
@@ -944,8 +995,17 @@ static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sam
         tl_readers_number(p, g, path, "total_bytes", TL_RD_NULLABLE, &s->mem_total) < 0 ||
         tl_readers_number(p, g, path, "utilization_pct", f, &s->util_pct) < 0 ||
         tl_readers_number(p, g, path, "temperature_c", f | TL_RD_SIGNED, &s->temperature_c) < 0 ||
-        tl_readers_number(p, g, path, "power_w", f, &s->power_w) < 0)
+        tl_readers_number(p, g, path, "power_w", f, &s->power_w) < 0 ||
+        tl_readers_number(p, g, path, "power_limit_w", f, &s->power_limit_w) < 0)
         return -1;
+    if (!(s->power_limit_w > 0))
+        s->power_limit_w = 0; /* unknown */
+    int64_t reasons;
+    int rc = tl_readers_int(p, g, path, "throttle_reasons", f, 0, INT64_MAX, &reasons);
+    if (rc < 0)
+        return -1;
+    s->throttle = rc == 0 ? (uint64_t)reasons : 0;
+    s->has_throttle = rc == 0;
     s->device = index;
     if (name != NULL &&
         tl_readers_string(p, g, path, "name", TL_RD_OPTIONAL, name, name_len) < 0)
@@ -1026,9 +1086,25 @@ static void read_system(tl_profile *p, const json_t *root)
         size_t name_len = 0;
         tl_gpu_sample s;
         tl_readers_index(path, sizeof path, "system.gpus", i);
-        if (read_gpu(p, g, path, &s, &name, &name_len) == 0)
-            tl_readers_add_device(p, s.device, name, name_len, s.mem_total);
+        if (read_gpu(p, g, path, &s, &name, &name_len) == 0 &&
+            tl_readers_add_device(p, s.device, name, name_len, s.mem_total) == 0)
+            for (uint32_t k = 0; k < p->ndevices; k++)
+                if (p->devices[k].id == s.device && s.power_limit_w > 0)
+                    p->devices[k].power_limit_w = s.power_limit_w;
     }
+    /* the host (what the collector recorded of it) */
+    const char *text;
+    size_t len;
+    if (tl_readers_string(p, sys, "system", "hostname", TL_RD_OPTIONAL | TL_RD_NULLABLE, &text, &len) == 0)
+        clean_copy(p->host.hostname, sizeof p->host.hostname, text, len, sizeof p->host.hostname - 4);
+    if (tl_readers_string(p, sys, "system", "os", TL_RD_OPTIONAL | TL_RD_NULLABLE, &text, &len) == 0)
+        clean_copy(p->host.os, sizeof p->host.os, text, len, sizeof p->host.os - 4);
+    int64_t cpus;
+    if (tl_readers_int(p, sys, "system", "cpus", TL_RD_OPTIONAL | TL_RD_NULLABLE, 1, 1 << 24, &cpus) == 0)
+        p->host.cpus = (int)cpus;
+    double mem;
+    if (tl_readers_number(p, sys, "system", "memory_bytes", TL_RD_OPTIONAL | TL_RD_NULLABLE, &mem) == 0 && mem > 0)
+        p->host.memory_bytes = mem;
     /* no GPU in system (NVML opened late, or not at all): the sampler's readings */
     if (p->ndevices == 0)
         for (size_t k = 0; k < p->ngpu_samples; k++)
@@ -1113,14 +1189,17 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
         p->base_time_ns = start;
     if (tl_readers_ns(p, root, "", "duration_ns", 0, 1.0, &duration) == 0)
         tl_profile_span(p, 0, duration);
+    /* the process, for run identity (the host is read with the system info) */
+    int64_t pid;
+    if (tl_readers_int(p, root, "", "pid", TL_RD_OPTIONAL, 0, INT64_MAX, &pid) == 0)
+        p->pid = pid;
 
     read_durations(p, root, "sections", "section", 0);
     read_durations(p, root, "iterations", "iteration", 1);
     read_counters(p, root);
     read_snapshots(p, root);
-    const json_t *events = tl_readers_array(p, root, "", "events", 0);
-    p->events += json_array_size(events);
-    p->by_phase['i'] += json_array_size(events);
+    read_events(p, root);
+    tl_readers_tags(p, tl_readers_object(p, root, "", "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE));
     read_sampler(p, root);
     read_system(p, root);
     read_problems(p, root);

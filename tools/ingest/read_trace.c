@@ -105,6 +105,8 @@ typedef struct be_stack {
 
 /* ---- the reader --------------------------------------------------------- */
 
+#define READER_PIDS 8
+
 typedef struct reader {
     tl_profile *p;
     tl_nest nest;
@@ -120,6 +122,11 @@ typedef struct reader {
     int cat_valid;
     uint32_t cat_id, cat_count_id;
     int cat_class;
+    /* CPU-side events per pid (the first READER_PIDS pids seen): the trace's
+     * process is the pid of most of them (run identity). */
+    int64_t pids[READER_PIDS];
+    uint64_t pid_events[READER_PIDS];
+    int npids, pid_slot;
 } reader;
 
 /* A string view as plain text: the bytes themselves when there is no escape,
@@ -271,6 +278,39 @@ static int use_category(reader *r, const char *cat, size_t cat_len)
     return 0;
 }
 
+/* One CPU-side event of ev->pid: events come in long runs of one pid, so the
+ * slot of the last one is checked first. */
+static void count_pid(reader *r, const tl_trace_event *ev)
+{
+    if (!ev->pid_int)
+        return;
+    if (r->npids > 0 && r->pids[r->pid_slot] == ev->pid) {
+        r->pid_events[r->pid_slot]++;
+        return;
+    }
+    for (int i = 0; i < r->npids; i++) {
+        if (r->pids[i] == ev->pid) {
+            r->pid_events[r->pid_slot = i]++;
+            return;
+        }
+    }
+    if (r->npids < READER_PIDS) {
+        r->pid_slot = r->npids++;
+        r->pids[r->pid_slot] = ev->pid;
+        r->pid_events[r->pid_slot] = 1;
+    }
+}
+
+static void take_pid(tl_profile *p, const reader *r)
+{
+    int best = -1;
+    for (int i = 0; i < r->npids; i++)
+        if (best < 0 || r->pid_events[i] > r->pid_events[best])
+            best = i;
+    if (best >= 0)
+        p->pid = r->pids[best];
+}
+
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
                            size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
@@ -322,6 +362,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     /* GPU events are the events with a stream (HTA); sync events only count when
      * they carry one. Legacy traces without args fall back to pid/tid. */
     if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream)) {
+        if (cc != TL_CC_GPU_ANNOTATION)
+            count_pid(r, ev);
         if (cc != TL_CC_GPU_ANNOTATION && dur > 0) {
             /* Threads beyond TL_PROFILE_MAX_LANES are not drawn (nothing read
              * a count of them, so none is kept). */
@@ -440,8 +482,10 @@ static void counter_event(reader *r, const char *name, size_t name_len, const tl
         int n = snprintf(full, sizeof full, "%.*s.%.*s", (int)(name_len > 200 ? 200 : name_len), name,
                          (int)(k.len > 200 ? 200 : k.len), k.ptr);
         tl_counter *c = tl_profile_counter(r->p, full, (size_t)n < sizeof full ? (size_t)n : sizeof full - 1);
-        if (c != NULL)
+        if (c != NULL) {
+            c->source = TL_COUNTER_TRACE;
             tl_value_stat_add(&c->v, v.number, (uint64_t)(ev->ts_ns > 0 ? ev->ts_ns : 0));
+        }
     }
 }
 
@@ -662,6 +706,7 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         }
     }
     resolve_launches(&r);
+    take_pid(p, &r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);
     free(r.launches.keys);

@@ -147,6 +147,12 @@ tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const cha
 /* Room for another stat? Warns once per profile when TL_REPORT_MAX_NAMES is reached. */
 int tl_readers_names_left(tl_profile *p);
 
+/* A JSON value as text for a table (the caller frees it; NULL out of
+ * memory): a string as itself, anything else as compact JSON. */
+char *tl_readers_text(const json_t *v);
+/* Every key of a tags object as a tag of p (values as tl_readers_text). */
+void tl_readers_tags(tl_profile *p, const json_t *tags);
+
 /* Add (or update, same id) a device; total_memory in bytes. 0 or -1. */
 int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len,
                           double total_memory);

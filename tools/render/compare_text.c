@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "render.h"
 #include "escape.h"
 #include "labels.h"
 #include "units.h"

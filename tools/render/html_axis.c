@@ -33,18 +33,31 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
             *end = b > *end ? b : *end;
         }
     }
-    if (s->nmem == 0)
-        return;
-    int64_t a = s->mem[0].ts_ns, b = s->mem[s->nmem - 1].ts_ns + 1;
-    if (*start >= *end) {
-        *start = a;
-        *end = b;
-        return;
+    if (s->nmem > 0) {
+        int64_t a = s->mem[0].ts_ns, b = s->mem[s->nmem - 1].ts_ns + 1;
+        if (*start >= *end) {
+            *start = a;
+            *end = b;
+        } else {
+            if (a < *start)
+                *start = a;
+            if (b > *end)
+                *end = b;
+        }
     }
-    if (a < *start)
-        *start = a;
-    if (b > *end)
-        *end = b;
+    /* the events are drawn on this axis too (a session of events alone has one) */
+    for (size_t i = 0; i < s->nevents; i++) {
+        int64_t t = s->events[i].ts_ns;
+        if (t == INT64_MIN)
+            continue;
+        if (*start >= *end) {
+            *start = t;
+            *end = t + 1;
+        } else {
+            *start = t < *start ? t : *start;
+            *end = t + 1 > *end ? t + 1 : *end;
+        }
+    }
 }
 
 typedef struct span {

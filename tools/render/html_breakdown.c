@@ -29,7 +29,7 @@ static double row_p95(const tl_name_row *r)
     return r->exact ? tl_dur_stat_quantile(&r->all, 0.95) : NAN;
 }
 
-static void bar_of(tl_svg_bar *b, const tl_name_row *r, const char *cls)
+static void bar_of(tl_svg_bar *b, const tl_name_row *r, int nranks, const char *cls)
 {
     char t[48];
     memset(b, 0, sizeof *b);
@@ -38,6 +38,14 @@ static void bar_of(tl_svg_bar *b, const tl_name_row *r, const char *cls)
     b->lo = r->nranks_with > 1 ? r->rank_min : NAN;
     b->hi = r->nranks_with > 1 ? r->rank_max : NAN;
     b->cls = cls;
+    /* the mean self time per rank, drawn when every rank with the name knows it */
+    int known = r->self_total >= 0 && r->rank_self != NULL;
+    for (int i = 0; known && i < nranks; i++)
+        known = r->rank_count[i] == 0 || r->rank_self[i] >= 0;
+    if (known && r->nranks_with > 0) {
+        b->has_self = 1;
+        b->self = r->self_total / r->nranks_with;
+    }
     int n = snprintf(b->note, sizeof b->note, "total %s in %llu calls on %d rank%s",
                      tl_units_dur(t, sizeof t, (double)r->all.total), (unsigned long long)r->all.count,
                      r->nranks_with, r->nranks_with == 1 ? "" : "s");
@@ -77,12 +85,13 @@ static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const c
     qsort_r(order, n, sizeof *order, by_rank_mean, (void *)t);
     for (size_t i = 0; i < k; i++) {
         const tl_name_row *r = &t->rows[order[i]];
-        bar_of(&bars[i], r, kt ? tl_svg_kind_class(tl_text_kernel_type(kt, r->name)) : "compute");
+        bar_of(&bars[i], r, t->nranks, kt ? tl_svg_kind_class(tl_text_kernel_type(kt, r->name)) : "compute");
     }
     char id[16], title[96], desc[320];
     snprintf(title, sizeof title, "Top %zu %s by time per rank", k, what);
     snprintf(desc, sizeof desc, "%zu of %zu %s, sorted by the mean of the per-rank totals, which each bar draws; "
-             "the whisker spans the least and the most of them.", k, total, what);
+             "the whisker spans the least and the most of them; where the input nests, the solid part is self time "
+             "and the lighter rest the time of what runs inside.", k, total, what);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_hbars(h->f, &fr, bars, k, TL_UNIT_NS);
     free(bars);

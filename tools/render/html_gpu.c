@@ -95,8 +95,8 @@ static void steps_bars(tl_html *h)
         if (!isfinite(r->step_mean))
             continue;
         snprintf(labels[n], sizeof labels[n], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-        bars[n] = (tl_svg_bar){ labels[n], r->step_mean, r->nsteps > 1 ? r->step_min : NAN,
-                                r->nsteps > 1 ? r->step_max : NAN, r->straggler ? "strag" : "compute", "" };
+        bars[n] = (tl_svg_bar){ .label = labels[n], .value = r->step_mean, .lo = r->nsteps > 1 ? r->step_min : NAN,
+                                .hi = r->nsteps > 1 ? r->step_max : NAN, .cls = r->straggler ? "strag" : "compute" };
         snprintf(bars[n].note, sizeof bars[n].note, "%zu step%s", r->nsteps, r->nsteps == 1 ? "" : "s");
         n++;
     }
@@ -123,8 +123,9 @@ static void steps_table(tl_html *h)
           f);
     for (size_t i = 0; i < h->a->nranks && shown < TL_HTML_MAX_ROWS; i++, shown++) {
         const tl_rank_result *r = &h->a->ranks[i];
-        fprintf(f, "<tr><th scope=\"row\">%d%s</th><td class=\"num\">%zu</td>", r->rank,
-                r->straggler ? " (straggler)" : "", r->nsteps);
+        fprintf(f, "<tr><th scope=\"row\">%d%s</th><td class=\"num\">%llu%s</td>", r->rank,
+                r->straggler ? " (straggler)" : "", (unsigned long long)r->step_count,
+                r->steps_summarized ? " (summary)" : "");
         tl_html_td(f, r->step_mean, TL_UNIT_NS);
         tl_html_td(f, r->step_median, TL_UNIT_NS);
         tl_html_td(f, r->step_min, TL_UNIT_NS);
@@ -159,6 +160,7 @@ void tl_html_steps(tl_html *h)
         tl_html_none(h, "No step times: the inputs have no ProfilerStep#N and no iteration samples.");
     if (summary > 0)
         steps_table(h);
+    tl_html_diffusion(h);
     tl_html_close(h);
 }
 

@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_text.h"
 #include "escape.h"
 #include "html_sections.h"
 #include "report_text.h"
 #include "units.h"
 
 #define MAX_WARNINGS 5 /* per input, the rest counted */
+#define MAX_TAGS 16    /* per session in the sessions table, the rest counted */
 
 /* Counted in the numbers: a profile, not a companion, of the run analyzed. */
 static int counted(const tl_session *s)
@@ -41,6 +43,15 @@ static void session_row(FILE *f, const tl_session *s)
     fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td>", s->nsteps,
             (unsigned long long)s->gpu.events, s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
     tl_escape_html_n(f, s->device_name ? s->device_name : "\xe2\x80\x93", 100);
+    fputs("</td><td>", f);
+    /* the run's tags (tally_tag, Inferix's session tags) */
+    for (size_t i = 0; i < s->ntags && i < MAX_TAGS; i++) {
+        fputs(i ? ", <code>" : "<code>", f);
+        tl_html_breakable(f, s->tags[i], 140);
+        fputs("</code>", f);
+    }
+    if (s->ntags > MAX_TAGS)
+        fprintf(f, " and %zu more", s->ntags - MAX_TAGS);
     fputs("</td></tr>\n", f);
 }
 
@@ -96,11 +107,11 @@ void tl_html_sessions(tl_html *h)
         return;
     }
     fputs("<div class=\"scroll\"><table id=\"sessions-table\">\n<caption>Every profile that counts, per rank in "
-          "order of start time (two inputs of one rank are two sessions)</caption>\n<thead><tr>"
+          "order of start time (two inputs of one rank are two sessions), with the tags of its run</caption>\n<thead><tr>"
           "<th scope=\"col\">Rank</th><th scope=\"col\">Session</th><th scope=\"col\">Path</th>"
           "<th scope=\"col\">Format</th><th scope=\"col\">Start (UTC)</th><th scope=\"col\">Span</th>"
           "<th scope=\"col\">Steps</th><th scope=\"col\">GPU events</th><th scope=\"col\">Lanes</th>"
-          "<th scope=\"col\">Device</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">Device</th><th scope=\"col\">Tags</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++)
         if (counted(&h->a->sessions[i])) {
             session_row(f, &h->a->sessions[i]);
@@ -203,35 +214,75 @@ void tl_html_inputs(tl_html *h)
 
 /* ---- system ---------------------------------------------------------------------------------------- */
 
-/* Distinct device names, each with the number of ranks that have it (first seen first). */
+/* The name of a session's i-th GPU ("" unknown): its devices, else its device name. */
+static const char *gpu_name(const tl_session *s, size_t i)
+{
+    if (s->ndevices > 0)
+        return s->devices[i].name ? s->devices[i].name : "";
+    return s->device_name ? s->device_name : "";
+}
+
+static size_t gpus_of(const tl_session *s)
+{
+    return s->ndevices > 0 ? s->ndevices : s->device_name != NULL;
+}
+
+/* Every GPU of the counted sessions, by name (first seen first): how many
+ * GPUs of that name and in how many sessions. */
 static void devices(tl_html *h)
 {
     FILE *f = h->f;
     size_t shown = 0, distinct = 0;
     fputs("<dt>Devices</dt><dd>", f);
     for (size_t i = 0; i < h->a->nsessions; i++) {
-        const char *d = h->a->sessions[i].device_name;
-        int seen = 0;
-        for (size_t k = 0; d && k < i && !seen; k++)
-            seen = h->a->sessions[k].device_name && strcmp(h->a->sessions[k].device_name, d) == 0;
-        if (d == NULL || seen || !counted(&h->a->sessions[i]))
+        const tl_session *s = &h->a->sessions[i];
+        if (!counted(s))
             continue;
-        size_t n = 0;
-        for (size_t k = i; k < h->a->nsessions; k++)
-            n += counted(&h->a->sessions[k]) && h->a->sessions[k].device_name &&
-                 strcmp(h->a->sessions[k].device_name, d) == 0;
-        if (shown++ < 10) {
-            fputs(shown > 1 ? "; " : "", f);
-            tl_escape_html_n(f, d, 100);
-            fprintf(f, " (%zu session%s)", n, n == 1 ? "" : "s");
+        for (size_t g = 0; g < gpus_of(s); g++) {
+            const char *d = gpu_name(s, g);
+            int seen = 0;
+            for (size_t k = 0; k <= i && !seen; k++) {
+                const tl_session *t = &h->a->sessions[k];
+                for (size_t e = 0; counted(t) && e < gpus_of(t) && (k < i || e < g) && !seen; e++)
+                    seen = strcmp(gpu_name(t, e), d) == 0;
+            }
+            if (seen)
+                continue;
+            size_t gpus = 0, sessions = 0;
+            for (size_t k = i; k < h->a->nsessions; k++) {
+                const tl_session *t = &h->a->sessions[k];
+                size_t here = 0;
+                for (size_t e = 0; counted(t) && e < gpus_of(t); e++)
+                    here += strcmp(gpu_name(t, e), d) == 0;
+                gpus += here;
+                sessions += here > 0;
+            }
+            if (shown++ < 10) {
+                fputs(shown > 1 ? "; " : "", f);
+                tl_escape_html_n(f, *d ? d : "unnamed GPU", 100);
+                fprintf(f, " (%zu GPU%s in %zu session%s)", gpus, gpus == 1 ? "" : "s", sessions,
+                        sessions == 1 ? "" : "s");
+            }
+            distinct++;
         }
-        distinct++;
     }
     if (distinct == 0)
         fputs("not recorded in the inputs", f);
     else if (distinct > 10)
         fprintf(f, "; and %zu more", distinct - 10);
     fputs("</dd>\n", f);
+}
+
+/* The hosts the collector recorded (hostname, ranks, OS, CPUs, memory). */
+static void hosts(tl_html *h)
+{
+    char *text = tl_hosts_sentence(h->a);
+    if (text && *text) {
+        fputs("<dt>Hosts</dt><dd>", h->f);
+        tl_escape_html_n(h->f, text, 4000);
+        fputs("</dd>\n", h->f);
+    }
+    free(text);
 }
 
 static void world_sizes(tl_html *h)
@@ -275,6 +326,7 @@ void tl_html_system(tl_html *h)
     char d[40], kw[48];
     tl_html_open(h, "system", "System");
     fputs("<dl class=\"system\">\n", f);
+    hosts(h);
     devices(h);
     tl_html_system_gpus(h);
     world_sizes(h);

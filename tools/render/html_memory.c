@@ -100,6 +100,111 @@ static size_t build_series(const tl_aggregate *a, const tl_html_periods *p, mem_
     return n;
 }
 
+/* The snapshot's reading a chart shows: allocated, else device used, else RSS. */
+static double snap_value(const tl_ssnap *p)
+{
+    return isfinite(p->allocated) ? p->allocated : isfinite(p->device_used) ? p->device_used : p->rss;
+}
+
+/* Snapshots with a time in the first period, on the over-time chart (x from
+ * the period's start), at most MAX_NOTES. */
+#define MAX_NOTES 200
+static size_t time_notes(const tl_aggregate *a, const tl_html_periods *p, tl_svg_note **out)
+{
+    size_t n = 0;
+    *out = NULL;
+    if (p->n == 0)
+        return 0;
+    tl_svg_note *v = calloc(MAX_NOTES, sizeof *v);
+    if (v == NULL)
+        return 0;
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        for (size_t k = 0; k < r->nsessions; k++) {
+            size_t si = r->sessions[k];
+            const tl_session *s = &a->sessions[si];
+            if (p->of[si] != 0 || s->nmem == 0)
+                continue; /* only where the rank has a line on this axis */
+            for (size_t j = 0; j < s->nsnaps && n < MAX_NOTES; j++) {
+                const tl_ssnap *q = &s->snaps[j];
+                if (q->ts_ns == INT64_MIN || q->ts_ns < p->start[0] || q->ts_ns > p->end[0] || !isfinite(snap_value(q)))
+                    continue;
+                v[n++] = (tl_svg_note){ (double)(q->ts_ns - p->start[0]), snap_value(q), q->label,
+                                        cls_of(r, i, a->nranks, 0) };
+            }
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/* Snapshots in order, one line per rank (x: the snapshot's number in the
+ * rank's sessions), each point labelled: what a report without a time
+ * series (FramePack) has of its memory over the run. */
+static void snapshots_chart(tl_html *h)
+{
+    const tl_aggregate *a = h->a;
+    size_t nr = a->nranks < MAX_SERIES ? a->nranks : MAX_SERIES, total = 0;
+    mem_series *m = calloc(nr + 1, sizeof *m);
+    tl_svg_series *s = calloc(2 * nr + 1, sizeof *s);
+    tl_svg_note *notes = calloc(MAX_NOTES, sizeof *notes);
+    size_t n = 0, nnotes = 0;
+    if (m == NULL || s == NULL || notes == NULL) {
+        h->oom = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < nr; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        size_t cnt = 0;
+        for (size_t k = 0; k < r->nsessions; k++)
+            cnt += a->sessions[r->sessions[k]].nsnaps;
+        if (cnt == 0)
+            continue;
+        m[i].x = malloc(cnt * sizeof *m[i].x);
+        m[i].alloc = malloc(cnt * sizeof *m[i].alloc);
+        m[i].resv = malloc(cnt * sizeof *m[i].resv);
+        if (m[i].x == NULL || m[i].alloc == NULL || m[i].resv == NULL) {
+            h->oom = 1;
+            goto out;
+        }
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_session *ss = &a->sessions[r->sessions[k]];
+            for (size_t j = 0; j < ss->nsnaps; j++, m[i].n++) {
+                const tl_ssnap *q = &ss->snaps[j];
+                m[i].x[m[i].n] = (double)(m[i].n + 1);
+                m[i].alloc[m[i].n] = snap_value(q);
+                m[i].resv[m[i].n] = q->reserved;
+                if (nnotes < MAX_NOTES && isfinite(snap_value(q)))
+                    notes[nnotes++] = (tl_svg_note){ (double)(m[i].n + 1), snap_value(q), q->label,
+                                                     cls_of(r, i, a->nranks, 0) };
+            }
+        }
+        total += m[i].n;
+        snprintf(m[i].label, sizeof m[i].label, "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
+        snprintf(m[i].rlabel, sizeof m[i].rlabel, "%s reserved", m[i].label);
+        add_series(a, i, &m[i], s, &n);
+    }
+    if (n > 0) {
+        char id[16], desc[300];
+        snprintf(desc, sizeof desc, "The labelled memory snapshots of each rank in the order they were taken: "
+                 "allocated (device used or RSS where the report has no allocator reading)%s; each diamond is a "
+                 "snapshot with its label.", a->nranks <= 8 ? ", dashed the memory reserved" : "");
+        tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Memory snapshots in order", desc };
+        tl_svg_axes axes = { "snapshot", "memory", TL_UNIT_COUNT, TL_UNIT_BYTES };
+        tl_svg_lines_notes(h->f, &fr, &axes, s, n, notes, nnotes);
+    }
+    (void)total;
+out:
+    for (size_t i = 0; m && i < nr; i++) {
+        free(m[i].x);
+        free(m[i].alloc);
+        free(m[i].resv);
+    }
+    free(m);
+    free(s);
+    free(notes);
+}
+
 static void over_time(tl_html *h)
 {
     const tl_aggregate *a = h->a;
@@ -117,10 +222,15 @@ static void over_time(tl_html *h)
                  a->nranks <= 8 ? "; dashed lines are the memory reserved by the caching allocator" : "",
                  p.n > 1 ? "; the inputs cover periods of time that do not overlap, each line's time is from the "
                            "start of its period" : "");
+        tl_svg_note *notes = NULL;
+        size_t nnotes = time_notes(a, &p, &notes);
+        if (nnotes > 0)
+            strncat(desc, " Diamonds: the labelled memory snapshots at their times.", sizeof desc - strlen(desc) - 1);
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Memory over time", desc };
         tl_svg_axes axes = { "time", "memory", TL_UNIT_NS, TL_UNIT_BYTES };
         fputs("<h3>Over time</h3>\n", h->f);
-        tl_svg_lines(h->f, &fr, &axes, s, n);
+        tl_svg_lines_notes(h->f, &fr, &axes, s, n, notes, nnotes);
+        free(notes);
     }
     for (size_t i = 0; i < MAX_SERIES; i++) {
         free(m[i].x);
@@ -189,7 +299,9 @@ static void snapshots(tl_html *h, size_t total)
     for (size_t i = 0; i < h->a->nsessions; i++)
         for (size_t k = 0; h->a->sessions[i].rank >= 0 && k < h->a->sessions[i].nsnaps; k++)
             used |= isfinite(h->a->sessions[i].snaps[k].device_used);
-    fputs("<h3>Snapshots</h3>\n<div class=\"scroll\"><table id=\"memory-snapshots\">\n<caption>Labelled memory "
+    fputs("<h3>Snapshots</h3>\n", f);
+    snapshots_chart(h);
+    fputs("<div class=\"scroll\"><table id=\"memory-snapshots\">\n<caption>Labelled memory "
           "snapshots of the reports, per rank in session order</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
           "<th scope=\"col\">Label</th><th scope=\"col\">Allocated</th><th scope=\"col\">Reserved</th>"
           "<th scope=\"col\">Max allocated</th>", f);

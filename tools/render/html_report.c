@@ -134,6 +134,7 @@ static const struct {
     { "recommendations", "Recommendations", tl_html_recommendations },
     { "per-rank", "Ranks", tl_html_ranks },
     { "breakdown", "Stages and ops", tl_html_breakdown },
+    { "calltree", "Call tree", tl_html_calltree },
     { "steps", "Step time per rank", tl_html_steps },
     { "gpu", "GPU time breakdown", tl_html_gpu },
     { "timelines", "Timelines", tl_html_timelines },

@@ -59,12 +59,18 @@ void tl_html_headline(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);
+void tl_html_calltree(tl_html *h);
 void tl_html_steps(tl_html *h);
+/* Video diffusion (html_diffusion.c): a subsection of the steps section, nothing without records. */
+void tl_html_diffusion(tl_html *h);
 void tl_html_gpu(tl_html *h);
 void tl_html_timelines(tl_html *h);
 void tl_html_kernels(tl_html *h);
 void tl_html_memory(tl_html *h);
 void tl_html_telemetry(tl_html *h);
+/* The events (html_events.c): markers for the timelines and a subsection of
+ * the timelines section with a strip per rank and a bounded table. */
+void tl_html_events(tl_html *h);
 /* The System section's "GPUs" entry: every GPU of each rank (html_telemetry.c). */
 void tl_html_system_gpus(tl_html *h);
 void tl_html_sessions(tl_html *h);

@@ -103,9 +103,13 @@ static double gpu_pct(const tl_rank_result *r, int64_t part)
 static void rank_row(FILE *f, const tl_rank_result *r)
 {
     char b[48], p[32];
-    fprintf(f, "<tr%s><th scope=\"row\">%d%s</th><td class=\"num\">%zu</td><td class=\"num\">%zu</td>",
+    /* a loop summary's count (FramePack) is marked: its steps ran, their times were not recorded */
+    fprintf(f, "<tr%s><th scope=\"row\">%d%s</th><td class=\"num\">%zu</td><td class=\"num\"%s>%llu%s</td>",
             r->straggler ? " class=\"straggler\"" : "", r->rank,
-            r->straggler ? " <span class=\"tag\">straggler</span>" : "", r->nsessions, r->nsteps);
+            r->straggler ? " <span class=\"tag\">straggler</span>" : "", r->nsessions,
+            r->steps_summarized ? " title=\"from the report's loop summary: its count, mean, min and max, not each "
+                                  "step\"" : "",
+            (unsigned long long)r->step_count, r->steps_summarized ? " (summary)" : "");
     tl_html_td(f, r->step_mean, TL_UNIT_NS);
     tl_html_td(f, r->step_median, TL_UNIT_NS);
     tl_html_td(f, r->step_min, TL_UNIT_NS);

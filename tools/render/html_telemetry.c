@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_text.h"
 #include "escape.h"
 #include "html_sections.h"
 #include "svg.h"
@@ -22,6 +23,8 @@
 #define TL_HTML_TEL_ROWS 32
 /* Sessions of one rank drawn in one chart. */
 #define TL_HTML_TEL_BANDS 8
+/* Step marks drawn in one chart (every k-th step beyond). */
+#define TL_HTML_TEL_MARKS 64
 
 /* The columns: GPU series, then the host's CPU (the process's, else the system's). */
 enum { COL_UTIL, COL_MEM, COL_TEMP, COL_POWER, COL_CPU, NCOLS };
@@ -87,6 +90,26 @@ typedef struct chart_ctx {
     size_t ri;                 /* index of the rank */
 } chart_ctx;
 
+/* The starts of the rank's steps in the period (every k-th when there are
+ * more than TL_HTML_TEL_MARKS): the step marks of its charts. */
+static size_t step_marks(const chart_ctx *c, double *x)
+{
+    const tl_rank_result *r = &c->h->a->ranks[c->ri];
+    int64_t t0 = c->p->start[c->period], t1 = c->p->end[c->period];
+    size_t n = 0, in = 0;
+    for (size_t k = 0; k < r->nsteps; k++)
+        in += r->steps[k].ts_ns != INT64_MIN && r->steps[k].ts_ns >= t0 && r->steps[k].ts_ns <= t1;
+    size_t every = in / TL_HTML_TEL_MARKS + 1, seen = 0;
+    for (size_t k = 0; k < r->nsteps && n < TL_HTML_TEL_MARKS; k++) {
+        int64_t t = r->steps[k].ts_ns;
+        if (t == INT64_MIN || t < t0 || t > t1)
+            continue;
+        if (seen++ % every == 0)
+            x[n++] = (double)t;
+    }
+    return n;
+}
+
 /* One cell: the series of a kind (device, or -1 for the host) of the rank's sessions in the period. */
 static void cell(chart_ctx *c, int col, int kind, int64_t device, double ymax, const char *rowlabel)
 {
@@ -116,13 +139,15 @@ static void cell(chart_ctx *c, int col, int kind, int64_t device, double ymax, c
     tl_telemetry_fmt(top, sizeof top, ymax, kind);
     tl_units_dur(right, sizeof right, (double)(c->p->end[c->period] - c->p->start[c->period]));
     snprintf(title, sizeof title, "%s, %s", col_title[col], rowlabel);
+    double marks[TL_HTML_TEL_MARKS];
+    size_t nmarks = step_marks(c, marks);
     snprintf(desc, sizeof desc, "%s over time: mean %s, highest %s, %llu samples; shaded: the lowest to highest "
-             "sample of each bin, line: the bin's mean.", tl_series_label(kind),
+             "sample of each bin, line: the bin's mean%s.", tl_series_label(kind),
              tl_telemetry_fmt(mean, sizeof mean, sum / (double)cnt, kind), tl_telemetry_fmt(pk, sizeof pk, peak, kind),
-             (unsigned long long)cnt);
+             (unsigned long long)cnt, nmarks ? "; faint lines: step starts" : "");
     tl_svg_frame fr = { tl_html_chart_id(c->h, id, sizeof id), title, desc };
     tl_svg_small sm = { (double)c->p->start[c->period], (double)c->p->end[c->period], 0, ymax,
-                        cls_of(r, c->ri, a->nranks), top, NULL, "0", right };
+                        cls_of(r, c->ri, a->nranks), top, NULL, "0", right, nmarks ? marks : NULL, nmarks };
     tl_svg_small_write(c->h->f, &fr, &sm, b, n);
     fputs("</td>", c->h->f);
 }
@@ -291,6 +316,36 @@ static void data_table(tl_html *h)
     tl_html_details_end(h->f);
 }
 
+/* The program's counters (tally_counter, a trace's counter events): per rank
+ * and name, how many values and their least, mean and most. */
+static void counters(tl_html *h)
+{
+    const tl_aggregate *a = h->a;
+    size_t total = tl_counters_count(a), shown = 0;
+    char c[48], mn[48], me[48], mx[48];
+    if (total == 0)
+        return;
+    fputs("<h3 id=\"counters\">Counters</h3>\n<div class=\"scroll\"><table id=\"counters-table\">\n<caption>The "
+          "program's counters (tally_counter; a trace's counter events as name.key): per rank, how many values and "
+          "their least, mean and most</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Counter</th>"
+          "<th scope=\"col\">Count</th><th scope=\"col\">Min</th><th scope=\"col\">Mean</th><th scope=\"col\">Max</th>"
+          "</tr></thead>\n<tbody>\n", h->f);
+    for (size_t i = 0; i < a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
+        const tl_session *s = &a->sessions[i];
+        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < TL_HTML_MAX_ROWS; k++, shown++) {
+            const tl_scounter *x = &s->counters[k];
+            fprintf(h->f, "<tr><td class=\"num\">%d</td><th scope=\"row\"><code>", s->rank);
+            tl_html_breakable(h->f, x->name, 300);
+            fprintf(h->f, "</code></th><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                          "<td class=\"num\">%s</td></tr>\n",
+                    tl_units_count(c, sizeof c, (double)x->count), tl_units_count(mn, sizeof mn, x->min),
+                    tl_units_count(me, sizeof me, x->mean), tl_units_count(mx, sizeof mx, x->max));
+        }
+    }
+    fputs("</tbody>\n</table></div>\n", h->f);
+    tl_html_more(h, shown, total, "counters");
+}
+
 void tl_html_telemetry(tl_html *h)
 {
     int any = 0;
@@ -301,6 +356,7 @@ void tl_html_telemetry(tl_html *h)
     if (!any) {
         tl_html_none(h, "No sampled telemetry: the inputs have no GPU or CPU monitor samples (libtally's sampler, "
                         "Inferix's gpu_metrics / cpu_metrics).");
+        counters(h);
         tl_html_close(h);
         return;
     }
@@ -311,6 +367,7 @@ void tl_html_telemetry(tl_html *h)
     across_table(h);
     charts(h);
     data_table(h);
+    counters(h);
     tl_html_close(h);
 }
 

@@ -23,6 +23,8 @@
 #include "units.h"
 
 #define MAX_LANES 512          /* rows drawn over all charts */
+#define MAX_CALLS 3000         /* CPU calls drawn by name over all charts (the widest) */
+#define MAX_CALL_ROWS 96       /* rows of calls under the lanes of one chart (the first lanes' first) */
 #define MAX_MARKS_PER_RANK 100 /* step marks per rank */
 #define TIMELINE_BUDGET 1500000.0 /* bytes of lane paths, worst case about 10 per run */
 
@@ -34,6 +36,8 @@ typedef struct lane_key {
     int64_t a, b;
     char label[128];
     double share[TL_KT_COUNT + 1]; /* busy, then by kind, as shares of the columns */
+    uint64_t calls_total;      /* CPU: the lane's events (named or in the shading) */
+    int rows_seen, rows_allot; /* CPU: rows of calls of a column or more, and rows drawn */
 } lane_key;
 
 typedef struct grid {
@@ -48,6 +52,10 @@ typedef struct grid {
     uint8_t *cells;            /* per lane: kind[ncols], level[ncols] */
     tl_svg_mark *marks;
     size_t nmarks, mcap;
+    tl_svg_call *calls;        /* every lane's calls, lane by lane */
+    size_t ncalls;
+    size_t calls_budget;       /* calls that may still be drawn */
+    uint64_t calls_left;       /* calls of the drawn CPU lanes not drawn by name */
 } grid;
 
 static void grid_release(grid *g)
@@ -56,6 +64,7 @@ static void grid_release(grid *g)
     free(g->lanes);
     free(g->cells);
     free(g->marks);
+    free(g->calls);
     memset(g, 0, sizeof *g);
 }
 
@@ -195,6 +204,124 @@ static int fill_cells(grid *g, const tl_aggregate *a)
     return 0;
 }
 
+/* ---- calls by name (CPU lanes) ------------------------------------------------------------------ */
+
+static int by_width_desc(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? 1 : a > b ? -1 : 0;
+}
+
+typedef struct calls_pass {
+    double min_w;              /* columns */
+    double *widths;            /* collecting: the width of every call of at least min_w */
+    size_t nwidths, cap;
+    size_t take;               /* taking: room left in g->calls */
+    int taking, oom;
+} calls_pass;
+
+static void one_call(grid *g, calls_pass *cp, size_t li, const tl_lane_call *c, const char *name)
+{
+    double c0 = (double)(c->ts_ns - g->t0) / g->colw, c1 = c0 + (double)c->dur_ns / g->colw;
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 > g->ncols ? g->ncols : c1;
+    if (!(c1 - c0 >= cp->min_w))
+        return;
+    if (!cp->taking) {
+        if (c->row + 1 > g->keys[li].rows_seen)
+            g->keys[li].rows_seen = c->row + 1;
+        if (cp->nwidths == cp->cap) {
+            size_t cap = cp->cap ? 2 * cp->cap : 1024;
+            double *x = realloc(cp->widths, cap * sizeof *x);
+            if (x == NULL) {
+                cp->oom = 1;
+                return;
+            }
+            cp->widths = x;
+            cp->cap = cap;
+        }
+        cp->widths[cp->nwidths++] = c1 - c0;
+        return;
+    }
+    if (cp->take == 0 || c->row >= g->keys[li].rows_allot)
+        return;
+    cp->take--;
+    /* g->calls is allocated once and filled lane by lane: each lane's calls are one run of it */
+    tl_svg_lane *l = &g->lanes[li];
+    tl_svg_call *x = &g->calls[g->ncalls++];
+    *x = (tl_svg_call){ c0, c1, c->row, name, (double)c->dur_ns };
+    if (l->calls == NULL)
+        l->calls = x;
+    l->ncalls++;
+    if (c->row + 1 > l->rows)
+        l->rows = c->row + 1;
+}
+
+/* Every call of the chart's CPU lanes through one_call, lane by lane. */
+static void each_call(grid *g, const tl_aggregate *a, calls_pass *cp)
+{
+    for (size_t li = 0; li < g->n; li++) {
+        const lane_key *key = &g->keys[li];
+        if (key->kind != TL_LANE_CPU)
+            continue;
+        const tl_rank_result *r = &a->ranks[key->rank];
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
+            if (g->periods->of[r->sessions[k]] != g->period)
+                continue;
+            for (size_t l = 0; t->start_ns < t->end_ns && l < t->nlanes; l++) {
+                const tl_lane *ln = &t->lanes[l];
+                if (ln->kind != key->kind || ln->a != key->a || ln->b != key->b)
+                    continue;
+                if (!cp->taking)
+                    g->keys[li].calls_total += ln->calls_left + ln->ncalls;
+                for (uint32_t i = 0; i < ln->ncalls; i++)
+                    one_call(g, cp, li, &ln->calls[i], tl_strtab_get(&t->names, ln->calls[i].name));
+            }
+        }
+    }
+}
+
+/* The calls drawn: those of at least a column (about a pixel), or the
+ * budget's widest when there are more. */
+static int fill_calls(grid *g, const tl_aggregate *a)
+{
+    calls_pass cp = { .min_w = 1.0 };
+    each_call(g, a, &cp);
+    if (cp.oom) {
+        free(cp.widths);
+        return -1;
+    }
+    size_t take = cp.nwidths;
+    if (cp.nwidths > g->calls_budget) {
+        qsort(cp.widths, cp.nwidths, sizeof *cp.widths, by_width_desc);
+        take = g->calls_budget;
+        cp.min_w = take > 0 ? cp.widths[take - 1] : INFINITY;
+    }
+    free(cp.widths);
+    cp.widths = NULL;
+    if (take == 0)
+        return 0;
+    int rows = MAX_CALL_ROWS;
+    for (size_t li = 0; li < g->n; li++) {
+        g->keys[li].rows_allot = g->keys[li].rows_seen < rows ? g->keys[li].rows_seen : rows;
+        rows -= g->keys[li].rows_allot;
+    }
+    if ((g->calls = malloc(take * sizeof *g->calls)) == NULL)
+        return -1;
+    cp.taking = 1;
+    cp.take = take;
+    each_call(g, a, &cp);
+    for (size_t li = 0; li < g->n; li++) {
+        tl_svg_lane *l = &g->lanes[li];
+        size_t len = strlen(l->note);
+        if (l->ncalls > 0 && len < sizeof l->note)
+            snprintf(l->note + len, sizeof l->note - len, "; its %zu longest calls drawn below it by nesting, %llu more in the "
+                     "shading", l->ncalls, (unsigned long long)(g->keys[li].calls_total - l->ncalls));
+    }
+    return 0;
+}
+
 /* Step marks of the rank whose lanes are [lane0, lane0 + n); every k-th
  * step when there are many, and none closer than half a column. */
 static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
@@ -219,11 +346,43 @@ static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
         }
         tl_svg_mark *m = &g->marks[g->nmarks++];
         char d[48];
-        *m = (tl_svg_mark){ col, lane0, n, "" };
+        *m = (tl_svg_mark){ col, lane0, n, "", 0 };
         if (titled)
             snprintf(m->title, sizeof m->title, "rank %d, step %lld: %s", r->rank, (long long)st->number,
                      tl_units_dur(d, sizeof d, (double)st->dur_ns));
         last = col;
+    }
+    return 0;
+}
+
+/* Event markers of the rank (html_events.c has them all in a table), at most
+ * MAX_MARKS_PER_RANK, above its lanes. */
+static int rank_events(grid *g, const tl_aggregate *a, const tl_rank_result *r, int lane0, int n)
+{
+    size_t added = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        if (g->periods->of[r->sessions[k]] != g->period)
+            continue;
+        for (size_t j = 0; j < s->nevents && added < MAX_MARKS_PER_RANK; j++) {
+            const tl_sevent *e = &s->events[j];
+            if (e->ts_ns == INT64_MIN || e->ts_ns < g->t0 || e->ts_ns > g->t1)
+                continue;
+            if (g->nmarks == g->mcap) {
+                size_t cap = g->mcap ? 2 * g->mcap : 64;
+                tl_svg_mark *m = realloc(g->marks, cap * sizeof *m);
+                if (m == NULL)
+                    return -1;
+                g->marks = m;
+                g->mcap = cap;
+            }
+            tl_svg_mark *m = &g->marks[g->nmarks++];
+            char d[48];
+            *m = (tl_svg_mark){ (double)(e->ts_ns - g->t0) / g->colw, lane0, n, "", 1 };
+            snprintf(m->title, sizeof m->title, "rank %d, %s at %s: %s", r->rank, e->name,
+                     tl_units_dur(d, sizeof d, (double)(e->ts_ns - g->t0)), e->payload);
+            added++;
+        }
     }
     return 0;
 }
@@ -234,7 +393,8 @@ static int all_marks(grid *g, const tl_aggregate *a)
         size_t j = i;
         while (j < g->n && g->keys[j].rank == g->keys[i].rank)
             j++;
-        if (rank_marks(g, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0)
+        if (rank_marks(g, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0 ||
+            rank_events(g, a, &a->ranks[g->keys[i].rank], (int)i, (int)(j - i)) != 0)
             return -1;
         i = j;
     }
@@ -275,7 +435,8 @@ static void chart(tl_html *h, grid *g, const char *who)
         snprintf(title, sizeof title, "Timeline of %s", who);
     snprintf(desc, sizeof desc, "%zu swimlanes (one per rank and GPU stream or CPU thread) over %s, in %d columns; "
              "each column is colored by its main kind of work (compute, communication, memory, other) and shaded "
-             "by how busy it is; thin vertical lines mark steps.", g->n,
+             "by how busy it is; a CPU thread's longest calls are drawn below it by name, stacked by nesting; "
+             "thin vertical lines mark steps, triangles events.", g->n,
              tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_timeline t = { g->lanes, g->n, g->ncols, (double)(g->t1 - g->t0), axl, g->marks, g->nmarks };
@@ -284,6 +445,7 @@ static void chart(tl_html *h, grid *g, const char *who)
 
 typedef struct state {
     int ncols;
+    size_t calls;              /* calls that may still be drawn by name (MAX_CALLS over all charts) */
     size_t left;               /* lanes that may still be drawn */
     size_t dropped;            /* lanes not drawn */
     size_t rows;               /* rows of the lane table */
@@ -319,8 +481,10 @@ static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period
     if (g.n == 0)
         goto out;
     rc = -1;
-    if (fill_cells(&g, h->a) != 0 || all_marks(&g, h->a) != 0)
+    g.calls_budget = st->calls;
+    if (fill_cells(&g, h->a) != 0 || fill_calls(&g, h->a) != 0 || all_marks(&g, h->a) != 0)
         goto out;
+    st->calls -= g.ncalls;
     char w[64];
     who(w, sizeof w, &g, h->a);
     chart(h, &g, w);
@@ -361,12 +525,18 @@ void tl_html_timelines(tl_html *h)
     size_t lanes = count_lanes(h->a);
     tl_html_open(h, "timelines", "Timelines");
     if (lanes == 0) {
-        tl_html_none(h, "No timeline data: the inputs carry no events with times to draw.");
+        int events = 0;
+        for (size_t i = 0; i < h->a->nsessions && !events; i++)
+            events = h->a->sessions[i].nevents > 0 && h->a->sessions[i].run == 0 && h->a->sessions[i].rank >= 0;
+        tl_html_none(h, events ? "No swimlanes: the inputs carry no timed work (sections, kernels) to draw, only the "
+                                 "events below."
+                               : "No timeline data: the inputs carry no events with times to draw.");
+        tl_html_events(h);
         tl_html_close(h);
         return;
     }
     double cols = TIMELINE_BUDGET / (10.0 * (double)(lanes < MAX_LANES ? lanes : MAX_LANES));
-    state st = { cols > 1000 ? 1000 : cols < 200 ? 200 : (int)cols, MAX_LANES, 0, 0, NULL };
+    state st = { cols > 1000 ? 1000 : cols < 200 ? 200 : (int)cols, MAX_CALLS, MAX_LANES, 0, 0, NULL };
     char *rows = NULL;
     size_t len = 0;
     if (tl_html_periods_find(&p, h->a) != 0 || (st.table = open_memstream(&rows, &len)) == NULL) {
@@ -388,5 +558,6 @@ void tl_html_timelines(tl_html *h)
         table_out(h, &st, rows, len);
     free(rows);
     tl_html_periods_release(&p);
+    tl_html_events(h);
     tl_html_close(h);
 }

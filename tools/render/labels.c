@@ -451,6 +451,43 @@ char *tl_labels_fit(const char *s, size_t width, size_t fs, size_t fe)
     return sb_detach(&b);
 }
 
+char *tl_labels_box(const char *name, size_t cols)
+{
+    if (name == NULL || cols < 1)
+        return NULL;
+    if (tl_labels_cols(name) <= cols)
+        return strdup(name);
+    if (cols < 4)
+        return NULL; /* a cut needs three characters and the ellipsis to say anything */
+    /* "## name ##" (torchrec's record_function markers): the marks say nothing in a cut label */
+    size_t len = strlen(name);
+    if (len > 6 && strncmp(name, "## ", 3) == 0 && strcmp(name + len - 3, " ##") == 0) {
+        char *inner = strndup(name + 3, len - 6);
+        char *l = inner ? tl_labels_box(inner, cols) : NULL;
+        free(inner);
+        return l;
+    }
+    /* compacted only when it is a C++ name: "Awaitable wait()" of an annotation is not a return type */
+    char *c = strstr(name, "::") || strchr(name, '<') ? tl_labels_compact(name, 0) : strdup(name);
+    if (c == NULL)
+        return NULL;
+    char *l = NULL;
+    if (tl_labels_cols(c) <= cols) {
+        l = c;
+        c = NULL;
+    } else if (cols >= TL_LABELS_MIN_WIDTH) {
+        l = tl_labels_fit(c, cols, 0, 0);
+    } else {
+        /* too narrow for a middle cut: the start and an ellipsis */
+        sbuf b = { 0 };
+        add_cps(&b, c, 0, cols - 1);
+        sb_str(&b, ELLIPSIS);
+        l = sb_detach(&b);
+    }
+    free(c);
+    return l;
+}
+
 /* ---- a set of labels -------------------------------------------------------------------------- */
 
 void tl_labels_release(tl_labels *l)

@@ -54,6 +54,14 @@ char *tl_labels_compact(const char *name, int detail);
  * focus_end: no focus, the start and the end are kept. */
 char *tl_labels_fit(const char *s, size_t width, size_t focus_start, size_t focus_end);
 
+/* The label of one name in a box of cols columns (a flame graph's frame, a
+ * timeline's call): the whole (demangled) name when it fits, else its
+ * compact form (a "## name ##" marker without its marks), cut with a middle
+ * ellipsis, or below TL_LABELS_MIN_WIDTH its start and "…"; never wider
+ * than cols. NULL when the name does not fit and cols < 4 (a cut would
+ * say nothing) or out of memory. malloc'd. */
+char *tl_labels_box(const char *name, size_t cols);
+
 /* Labels for a set of names. full[i] is names[i] demangled (see
  * tl_labels_full), text[i] its label of at most width columns; the texts
  * are pairwise different. */

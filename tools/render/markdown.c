@@ -14,6 +14,7 @@
 #include "labels.h"
 #include "render.h"
 #include "report_text.h"
+#include "context_text.h"
 #include "telemetry_text.h"
 #include "units.h"
 
@@ -76,10 +77,21 @@ static void recommendations(FILE *f, const tl_aggregate *a)
     }
     if (a->nskips > 0) {
         fputs("\nRules that did not apply:\n\n", f);
+        int absent = 0;
         for (int i = 0; i < a->nskips; i++) {
+            absent += a->skips[i].absent;
+            if (a->skips[i].absent)
+                continue;
             fprintf(f, "- `%s`: ", a->skips[i].id);
             md_text(f, a->skips[i].why);
             fputc('\n', f);
+        }
+        if (absent) {
+            char *ids = tl_rule_skip_absent_list(a);
+            fputs("- no data for ", f);
+            md_text(f, ids ? ids : "");
+            fputc('\n', f);
+            free(ids);
         }
     }
 }
@@ -87,7 +99,9 @@ static void recommendations(FILE *f, const tl_aggregate *a)
 static void rank_row(FILE *f, const tl_rank_result *r)
 {
     char b[48];
-    fprintf(f, "| %d%s | %zu |", r->rank, r->straggler ? " (straggler)" : "", r->nsteps);
+    /* a loop summary's count (FramePack) is marked: its steps ran, their times were not recorded */
+    fprintf(f, "| %d%s | %llu%s |", r->rank, r->straggler ? " (straggler)" : "", (unsigned long long)r->step_count,
+            r->steps_summarized ? " (summary)" : "");
     cell(f, r->step_mean, TL_UNIT_NS);
     cell(f, r->step_median, TL_UNIT_NS);
     cell(f, r->step_min, TL_UNIT_NS);
@@ -196,6 +210,24 @@ static void inputs(FILE *f, const tl_aggregate *a)
     more(f, shown, warnings, "warnings");
 }
 
+/* The events (counted by name) and the hosts, a line each. */
+static void context(FILE *f, const tl_aggregate *a)
+{
+    char *ev = tl_events_sentence(a), *hosts = tl_hosts_sentence(a);
+    if (ev && *ev) {
+        fputs("\nEvents: ", f);
+        md_text(f, ev);
+        fputc('\n', f);
+    }
+    if (hosts && *hosts) {
+        fputs("\nHosts: ", f);
+        md_text(f, hosts);
+        fputc('\n', f);
+    }
+    free(ev);
+    free(hosts);
+}
+
 int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options *o)
 {
     char d[40];
@@ -218,7 +250,10 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     recommendations(out, a);
     ranks(out, a);
     across(out, a);
+    tl_diffusion_markdown(out, a);
     tl_telemetry_markdown(out, a);
+    tl_counters_markdown(out, a, MD_NAMES);
+    context(out, a);
     names(out, a, TL_GROUP_SECTIONS, "Top sections");
     names(out, a, TL_GROUP_OPS, "Top ops");
     names(out, a, TL_GROUP_KERNELS, "Top kernels");

@@ -44,6 +44,10 @@ const char *tl_text_metric(const char *m, int *unit)
         { "memory.peak_allocated_bytes", "Peak memory allocated", TL_UNIT_BYTES },
         { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES },
         { "memory.peak_device_used_bytes", "Peak device used (NVML)", TL_UNIT_BYTES },
+        { "diffusion.fps", "Frames per second (blocks)", TL_UNIT_COUNT },
+        { "diffusion.bps", "Blocks per second", TL_UNIT_COUNT },
+        { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS },
+        { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strcmp(t[i].metric, m) == 0) {

@@ -100,6 +100,8 @@ static void bar_title(FILE *f, const tl_svg_bar *b, const char *full, int unit)
     fputs("<title>", f);
     tl_escape_html_n(f, full, 2000);
     fprintf(f, ": %s", tl_units_fmt(v, sizeof v, b->value, unit));
+    if (b->has_self)
+        fprintf(f, ", of it self %s", tl_units_fmt(v, sizeof v, b->self, unit));
     if (isfinite(b->lo) && isfinite(b->hi))
         fprintf(f, " (range %s \xe2\x80\x93 %s)", tl_units_fmt(lo, sizeof lo, b->lo, unit),
                 tl_units_fmt(hi, sizeof hi, b->hi, unit));
@@ -118,8 +120,15 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
     fputs("<g class=\"row\">", f);
     bar_title(f, b, full, unit);
     tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, label, label == b->label ? 3 * HB_COLS / 2 : 0);
-    fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", b->cls ? b->cls : "compute",
-            HB_X, y + 1, w);
+    const char *cls = b->cls ? b->cls : "compute";
+    if (b->has_self && isfinite(b->self) && b->self >= 0 && b->self < b->value) {
+        /* inclusive lighter, self solid from the axis */
+        fprintf(f, "<rect class=\"bar incl %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
+        fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1,
+                HB_PLOT * b->self / max);
+    } else {
+        fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
+    }
     double end = HB_X + w;
     if (isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo) {
         double x1 = HB_X + HB_PLOT * b->lo / max, x2 = HB_X + HB_PLOT * b->hi / max;
@@ -366,9 +375,51 @@ static size_t legend_entries(const tl_svg_series *s, size_t n)
     return e + (muted > 0);
 }
 
-void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n)
+/* The notes: a diamond each, with its label beside it when there are few. */
+static void notes_write(FILE *f, const range *r, const tl_svg_axes *ax, const tl_svg_note *nt, size_t n)
+{
+    char xb[48], yb[48];
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(nt[i].x) || !isfinite(nt[i].y))
+            continue;
+        double px = LN_X + LN_PLOT_W * (nt[i].x - r->x0) / (r->x1 - r->x0);
+        double py = LN_TOP + LN_PLOT_H - LN_PLOT_H * nt[i].y / r->y1;
+        fprintf(f, "<g class=\"note series %s\"><title>", nt[i].cls ? nt[i].cls : "s0");
+        tl_escape_html_n(f, nt[i].label, 300);
+        fprintf(f, ": %s at %s %s</title><path d=\"M%.1f %.1fl4 4l-4 4l-4 -4z\"/>",
+                tl_units_fmt(yb, sizeof yb, nt[i].y, ax->yunit), ax->xlabel,
+                tl_units_fmt(xb, sizeof xb, nt[i].x, ax->xunit), px, py - 4);
+        /* a label once per place: ranks with the same snapshots do not write it twice */
+        int again = 0;
+        for (size_t k = 0; k < i && !again; k++)
+            again = nt[k].x == nt[i].x && fabs(nt[k].y - nt[i].y) <= r->y1 * 0.02 && nt[k].label && nt[i].label &&
+                    strcmp(nt[k].label, nt[i].label) == 0;
+        if (n <= TL_SVG_NOTE_LABELS && !again) {
+            fprintf(f, "<text class=\"notelbl\" transform=\"translate(%.1f %.1f) rotate(-30)\">", px + 3, py - 7);
+            tl_escape_html_n(f, nt[i].label, 28);
+            fputs("</text>", f);
+        }
+        fputs("</g>\n", f);
+    }
+}
+
+void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
+                        const tl_svg_note *notes, size_t nnotes)
 {
     range r = lines_range(s, n);
+    for (size_t i = 0; i < nnotes; i++) {
+        if (!isfinite(notes[i].x) || !isfinite(notes[i].y))
+            continue;
+        if (notes[i].x > r.x1)
+            r.x1 = notes[i].x;
+        if (notes[i].y > r.y1)
+            r.y1 = notes[i].y;
+    }
+    /* room above the highest point and right of the last for the labels */
+    if (nnotes > 0 && nnotes <= TL_SVG_NOTE_LABELS) {
+        r.y1 *= 1.15;
+        r.x1 += (r.x1 - r.x0) * 0.18;
+    }
     size_t rows = (legend_entries(s, n) + LN_LEGEND_COLS - 1) / LN_LEGEND_COLS;
     double h = LN_TOP + LN_PLOT_H + 48 + (double)rows * 18;
     size_t cols = n ? 6000 / n : 400, total = 0;
@@ -389,8 +440,14 @@ void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const 
                 dots(f, &s[i], &r, ax);
             fputs("</g>\n", f);
         }
+    notes_write(f, &r, ax, notes, nnotes);
     lines_legend(f, s, n, LN_TOP + LN_PLOT_H + 56);
     tl_svg_close(f);
+}
+
+void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n)
+{
+    tl_svg_lines_notes(f, fr, ax, s, n, NULL, 0);
 }
 
 const char *tl_svg_kind_class(int kind)

@@ -35,6 +35,9 @@ typedef struct tl_svg_bar {
     double lo, hi;             /* a range drawn as a whisker; NaN: none */
     const char *cls;           /* class of the bar; NULL: "compute" */
     char note[160];            /* more tooltip text, or "" */
+    int has_self;              /* self is known: drawn solid, the rest of value (the
+                                * time of what runs inside) lighter */
+    double self;
 } tl_svg_bar;
 
 void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit);
@@ -76,15 +79,41 @@ typedef struct tl_svg_axes {
  * columns when there are many series), which keeps the chart's size bounded. */
 void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n);
 
+/* A labelled point over a line chart (a memory snapshot): a marker at (x, y)
+ * with its label, which is written beside it when the chart has at most
+ * TL_SVG_NOTE_LABELS of them (else in the marker's tooltip only). */
+typedef struct tl_svg_note {
+    double x, y;
+    const char *label;         /* escaped here */
+    const char *cls;           /* the series class, for its color */
+} tl_svg_note;
+#define TL_SVG_NOTE_LABELS 16
+/* tl_svg_lines with notes on top; the axes cover them too. */
+void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
+                        const tl_svg_note *notes, size_t nnotes);
+
 /* ---- timeline ------------------------------------------------------------------ */
 
+/* A call drawn by name under a CPU lane's band: [c0, c1) in columns, on a
+ * row by nesting (0 just below the band). */
+typedef struct tl_svg_call {
+    double c0, c1;
+    int row;
+    const char *name;          /* fitted to the box (labels.h); whole in the tooltip */
+    double dur_ns;
+} tl_svg_call;
+
 /* One swimlane at ncols columns: per column the dominant kind of work
- * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle). */
+ * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle);
+ * a CPU lane may add rows of calls under it. */
 typedef struct tl_svg_lane {
     const char *label;
     const uint8_t *kind, *level;
     char note[200];            /* tooltip of the lane */
     int group_start;           /* the first lane of a rank: a separator above it */
+    const tl_svg_call *calls;  /* NULL: none */
+    size_t ncalls;
+    int rows;                  /* rows of calls under the band */
 } tl_svg_lane;
 
 /* A step mark: a thin vertical line at column col over lanes [lane0, lane0+nlanes). */
@@ -92,6 +121,7 @@ typedef struct tl_svg_mark {
     double col;
     int lane0, nlanes;
     char title[96];            /* "" : drawn without a tooltip (many steps) */
+    int event;                 /* an event (a report's tally_event, Inferix's events): a marker above the lanes */
 } tl_svg_mark;
 
 typedef struct tl_svg_timeline {
@@ -127,6 +157,8 @@ typedef struct tl_svg_small {
     double xmin, xmax, ymin, ymax; /* the axes every chart of a column shares */
     const char *cls;           /* s0..s7, strag */
     const char *ytop, *ybottom, *xleft, *xright; /* axis labels (escaped here); ybottom may be NULL */
+    const double *marks;       /* step starts on the x axis, drawn as faint ticks; NULL: none */
+    size_t nmarks;
 } tl_svg_small;
 
 /* A small chart of SVG_SMALL_W x SVG_SMALL_H: each band's min-max range shaded

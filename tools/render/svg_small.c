@@ -87,6 +87,13 @@ void tl_svg_small_write(FILE *f, const tl_svg_frame *fr, const tl_svg_small *c, 
     tl_svg_open(f, fr, "small", TL_SVG_SMALL_W, TL_SVG_SMALL_H);
     fprintf(f, "<rect class=\"plotbg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", pl.x0, pl.y0,
             pl.w, pl.h);
+    /* step marks first, under the series: faint ticks across the plot */
+    for (size_t i = 0; c->marks && i < c->nmarks; i++) {
+        fprintf(f, i ? "M%.1f %.1fV%.1f" : "<path class=\"stepmark\" d=\"M%.1f %.1fV%.1f", px(&pl, c->marks[i]),
+                pl.y0, pl.y0 + pl.h);
+        if (i + 1 == c->nmarks)
+            fputs("\"/>\n", f);
+    }
     fprintf(f, "<g class=\"series %s\">", c->cls);
     for (size_t k = 0; k < n; k++) {
         int lo = -1, last = -1;

@@ -20,8 +20,16 @@
 #include "svg_internal.h"
 #include "units.h"
 
-enum { TL_W = 1200, TL_LABEL = 214, TL_X = 220, TL_PLOT = 960, TL_LANE = 12, TL_ROW = 14, TL_GAP = 6, TL_TOP = 6 };
+enum { TL_W = 1200, TL_LABEL = 214, TL_X = 220, TL_PLOT = 960, TL_LANE = 12, TL_ROW = 14, TL_GAP = 6, TL_TOP = 6,
+       TL_CALL_ROW = 15 };
 #define TL_LEVELS 5
+#define TL_CALL_CHAR_PX 6.6    /* a call label's character at 10 px monospace, with room */
+
+/* The height of a lane: its band and its rows of calls. */
+static double lane_height(const tl_svg_lane *l)
+{
+    return TL_ROW + (l->calls ? l->rows * TL_CALL_ROW : 0);
+}
 
 /* y of the top of each lane, with a gap before each group. */
 static double lane_top(const tl_svg_timeline *t, size_t i, double *acc)
@@ -29,8 +37,39 @@ static double lane_top(const tl_svg_timeline *t, size_t i, double *acc)
     if (i > 0 && t->lanes[i].group_start)
         *acc += TL_GAP;
     double y = *acc;
-    *acc += TL_ROW;
+    *acc += lane_height(&t->lanes[i]);
     return y;
+}
+
+/* A CPU lane's calls under its band, in page coordinates (the plot's
+ * nested <svg> stretches, which text must not). */
+static void lane_calls(FILE *f, const tl_svg_timeline *t, const tl_svg_lane *l, double y)
+{
+    double px = (double)TL_PLOT / t->ncols;
+    char d[48];
+    for (size_t i = 0; i < l->ncalls; i++) {
+        const tl_svg_call *c = &l->calls[i];
+        double x = TL_X + c->c0 * px, w = (c->c1 - c->c0) * px;
+        double cy = TL_TOP + y + TL_ROW + c->row * TL_CALL_ROW;
+        if (x + w > TL_X + TL_PLOT)
+            w = TL_X + TL_PLOT - x;
+        char *full = tl_labels_full(c->name);
+        const char *name = full ? full : c->name;
+        fputs("<g class=\"call\"><title>", f);
+        tl_escape_html_n(f, name, 2000);
+        fprintf(f, "\n%s</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\"/>",
+                tl_units_dur(d, sizeof d, c->dur_ns), x, cy, w > 1.5 ? w - 0.5 : w, TL_CALL_ROW - 1);
+        double cols = floor((w - 5) / TL_CALL_CHAR_PX);
+        char *label = cols >= 1 ? tl_labels_box(name, (size_t)cols) : NULL;
+        if (label != NULL) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.0f\">", x + 2.5, cy + 10.5);
+            tl_escape_html(f, label);
+            fputs("</text>", f);
+        }
+        free(label);
+        fputs("</g>\n", f);
+        free(full);
+    }
 }
 
 static void lane_paths(FILE *f, const tl_svg_lane *l, int ncols, double y)
@@ -77,8 +116,9 @@ static void lanes(FILE *f, const tl_svg_timeline *t, double h)
     fputs("</svg>\n", f);
 }
 
-/* TL_COLS: a lane label's columns in TL_LABEL px at 10.5 px (about 5.5 px a character). */
-#define TL_COLS 38
+/* TL_COLS: a lane label's columns in TL_LABEL px at 10.5 px (about 5.5 px a
+ * character, up to 6 for digits: 38 ran out of the chart on thread ids). */
+#define TL_COLS 35
 
 static void labels(FILE *f, const tl_svg_timeline *t)
 {
@@ -100,21 +140,35 @@ static void labels(FILE *f, const tl_svg_timeline *t)
     free(names);
 }
 
-/* Step marks over their lanes: with a tooltip each, or all in one path. */
+/* The y range of a mark's lanes. */
+static void mark_span(const tl_svg_timeline *t, const tl_svg_mark *m, double *y0, double *y1)
+{
+    double acc = 0;
+    *y0 = *y1 = 0;
+    for (size_t k = 0; k < t->nlanes && (int)k < m->lane0 + m->nlanes; k++) {
+        double y = lane_top(t, k, &acc);
+        if ((int)k == m->lane0)
+            *y0 = y;
+        *y1 = y + TL_LANE;
+    }
+    /* the last lane's own height (its named calls below the band) */
+    if (m->lane0 + m->nlanes > 0 && (size_t)(m->lane0 + m->nlanes) <= t->nlanes)
+        *y1 = *y1 - TL_LANE + lane_height(&t->lanes[m->lane0 + m->nlanes - 1]) - 2;
+}
+
+/* Step marks over their lanes: with a tooltip each, or all in one path; then
+ * the events, each a small triangle pointing down at the top of its rank's
+ * lanes, with its tooltip. */
 static void marks(FILE *f, const tl_svg_timeline *t)
 {
     double px = (double)TL_PLOT / t->ncols;
     int untitled = 0;
     for (size_t i = 0; i < t->nmarks; i++) {
         const tl_svg_mark *m = &t->marks[i];
-        double acc = 0, y0 = 0, y1 = 0;
-        for (size_t k = 0; k < t->nlanes && (int)k < m->lane0 + m->nlanes; k++) {
-            double y = lane_top(t, k, &acc);
-            if ((int)k == m->lane0)
-                y0 = y;
-            y1 = y + TL_LANE;
-        }
-        double x = TL_X + m->col * px;
+        double y0, y1, x = TL_X + m->col * px;
+        if (m->event)
+            continue;
+        mark_span(t, m, &y0, &y1);
         if (m->title[0]) {
             fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"><title>", x, TL_TOP + y0 - 2,
                     x, TL_TOP + y1 + 2);
@@ -128,6 +182,16 @@ static void marks(FILE *f, const tl_svg_timeline *t)
     }
     if (untitled)
         fputs("\"/>\n", f);
+    for (size_t i = 0; i < t->nmarks; i++) {
+        const tl_svg_mark *m = &t->marks[i];
+        double y0, y1, x = TL_X + m->col * px;
+        if (!m->event)
+            continue;
+        mark_span(t, m, &y0, &y1);
+        fprintf(f, "<path class=\"event\" d=\"M%.1f %.1fl-4 -6h8z\"><title>", x, TL_TOP + y0 + 5);
+        tl_escape_html(f, m->title);
+        fputs("</title></path>\n", f);
+    }
 }
 
 static void axis(FILE *f, const tl_svg_timeline *t, double y)
@@ -152,6 +216,12 @@ void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timelin
     tl_svg_open(f, fr, "timeline", TL_W, TL_TOP + acc + 40);
     labels(f, t);
     lanes(f, t, acc);
+    double y = 0;
+    for (size_t i = 0; i < t->nlanes; i++) {
+        double top = lane_top(t, i, &y);
+        if (t->lanes[i].calls != NULL)
+            lane_calls(f, t, &t->lanes[i], top);
+    }
     marks(f, t);
     axis(f, t, TL_TOP + acc + 2);
     tl_svg_close(f);

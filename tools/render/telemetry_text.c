@@ -93,8 +93,15 @@ void tl_telemetry_energy_sentence(FILE *out, const tl_aggregate *a)
     char t[48], lo[48], hi[48], w[48];
     if (e == NULL)
         return;
+    int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
     fprintf(out, "GPU energy %s over %d rank%s", tl_telemetry_energy(t, sizeof t, tl_telemetry_energy_total(a)),
             e->n, e->n == 1 ? "" : "s");
+    if (by_host)
+        fprintf(out, " (%d GPU%s by host and device: a GPU several ranks sampled counts once)", gpus,
+                gpus == 1 ? "" : "s");
+    else if (e->n > 1)
+        fputs(" (the sum over the ranks' samples: hosts not recorded, so a GPU several ranks sampled counts once per "
+              "rank)", out);
     if (e->n > 1)
         fprintf(out, ", least %s (r%d), most %s (r%d)", tl_telemetry_energy(lo, sizeof lo, e->min), e->min_rank,
                 tl_telemetry_energy(hi, sizeof hi, e->max), e->max_rank);

@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "compare.h"
+#include "render.h"
 
 static const char method_test[] =
     "two-sided Mann-Whitney U over the raw samples; exact null distribution (dynamic programming) when both "

@@ -1,0 +1,295 @@
+/*
+ * context_text.c - the diffusion, counter, event and host texts shared by
+ * `tally summary`, the Markdown report and the HTML report (context_text.h).
+ */
+#define _GNU_SOURCE
+#include "context_text.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "text_table.h"
+#include "units.h"
+
+int tl_context_counted(const tl_session *s)
+{
+    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
+}
+
+/* ---- video diffusion ------------------------------------------------------ */
+
+const char *const tl_diffusion_heads[TL_DIFFUSION_COLS] = { "Rank",          "Blocks",   "Frames",
+                                                            "Block size",    "FPS",      "Blocks/s",
+                                                            "First block",   "Later blocks", "Steps" };
+
+int tl_diffusion_any(const tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nranks; i++)
+        if (a->ranks[i].diff.blocks > 0 || a->ranks[i].diff.steps > 0)
+            return 1;
+    return 0;
+}
+
+int tl_diffusion_row_of(const tl_rank_result *rank, tl_diffusion_row *r)
+{
+    const tl_rank_diffusion *d = &rank->diff;
+    if (d->blocks == 0 && d->steps == 0)
+        return 0;
+    snprintf(r->rank, sizeof r->rank, "%d", rank->rank);
+    snprintf(r->blocks, sizeof r->blocks, "%llu", (unsigned long long)d->blocks);
+    tl_units_count(r->frames, sizeof r->frames, d->sized ? d->frames : NAN);
+    if (isfinite(d->size_min) && d->size_min != d->size_max)
+        snprintf(r->size, sizeof r->size, "%.1f (%g-%g)", d->block_size, d->size_min, d->size_max);
+    else
+        tl_units_count(r->size, sizeof r->size, d->block_size);
+    tl_units_count(r->fps, sizeof r->fps, d->fps);
+    tl_units_count(r->bps, sizeof r->bps, d->bps);
+    tl_units_dur(r->first, sizeof r->first, d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
+    tl_units_dur(r->later, sizeof r->later, d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    snprintf(r->steps, sizeof r->steps, "%llu", (unsigned long long)d->steps);
+    return 1;
+}
+
+void tl_diffusion_cells(const tl_diffusion_row *r, const char *cells[TL_DIFFUSION_COLS])
+{
+    const char *c[TL_DIFFUSION_COLS] = { r->rank, r->blocks, r->frames, r->size, r->fps, r->bps, r->first, r->later,
+                                         r->steps };
+    memcpy(cells, c, sizeof c);
+}
+
+void tl_diffusion_summary(FILE *out, const tl_aggregate *a, size_t width)
+{
+    static const tl_text_col cols[TL_DIFFUSION_COLS] = {
+        { "Rank", 1, 0, 0 }, { "Blocks", 1, 2, 0 },      { "Frames", 1, 3, 0 },
+        { "Block size", 1, 4, 0 }, { "FPS", 1, 0, 0 },   { "Blocks/s", 1, 1, 0 },
+        { "First block", 1, 0, 0 }, { "Later blocks", 1, 1, 0 }, { "Steps", 1, 5, 0 },
+    };
+    if (!tl_diffusion_any(a))
+        return;
+    fputs("\nVIDEO DIFFUSION\n", out);
+    tl_text_wrap(out, "", "Frames and blocks per second of block computation; first block: its time (the "
+                 "first-block delay); later blocks: their median.", width);
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, TL_DIFFUSION_COLS);
+    for (size_t i = 0; i < a->nranks; i++) {
+        tl_diffusion_row r;
+        const char *cells[TL_DIFFUSION_COLS];
+        if (!tl_diffusion_row_of(&a->ranks[i], &r))
+            continue;
+        tl_diffusion_cells(&r, cells);
+        tl_text_table_row(&tt, cells);
+    }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+}
+
+void tl_diffusion_markdown(FILE *out, const tl_aggregate *a)
+{
+    if (!tl_diffusion_any(a))
+        return;
+    fputs("\n## Video diffusion\n\nFrames and blocks per second of block computation; first block: its "
+          "computation time (Inferix's first-block delay); later blocks: their median.\n\n|", out);
+    for (int c = 0; c < TL_DIFFUSION_COLS; c++)
+        fprintf(out, " %s |", tl_diffusion_heads[c]);
+    fputs("\n|", out);
+    for (int c = 0; c < TL_DIFFUSION_COLS; c++)
+        fputs("---:|", out);
+    fputc('\n', out);
+    for (size_t i = 0; i < a->nranks; i++) {
+        tl_diffusion_row r;
+        const char *cells[TL_DIFFUSION_COLS];
+        if (!tl_diffusion_row_of(&a->ranks[i], &r))
+            continue;
+        tl_diffusion_cells(&r, cells);
+        fputc('|', out);
+        for (int c = 0; c < TL_DIFFUSION_COLS; c++)
+            fprintf(out, " %s |", cells[c]);
+        fputc('\n', out);
+    }
+}
+
+/* ---- counters ------------------------------------------------------------- */
+
+size_t tl_counters_count(const tl_aggregate *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (tl_context_counted(&a->sessions[i]))
+            n += a->sessions[i].ncounters;
+    return n;
+}
+
+/* The row cells of one counter. */
+static void counter_cells(const tl_session *s, const tl_scounter *c, char (*buf)[48])
+{
+    snprintf(buf[0], 48, "%d", s->rank);
+    snprintf(buf[1], 48, "%llu", (unsigned long long)c->count);
+    tl_units_count(buf[2], 48, c->min);
+    tl_units_count(buf[3], 48, c->mean);
+    tl_units_count(buf[4], 48, c->max);
+}
+
+void tl_counters_summary(FILE *out, const tl_aggregate *a, size_t width, size_t max)
+{
+    static const tl_text_col cols[] = {
+        { "Rank", 1, 0, 0 }, { "Counter", 0, 0, 1 }, { "Count", 1, 1, 0 },
+        { "Min", 1, 2, 0 },  { "Mean", 1, 0, 0 },    { "Max", 1, 0, 0 },
+    };
+    size_t total = tl_counters_count(a), shown = 0;
+    if (total == 0)
+        return;
+    fputs("\nCOUNTERS (the program's: tally_counter, trace counter events)\n", out);
+    tl_text_table tt;
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    for (size_t i = 0; i < a->nsessions && shown < max; i++) {
+        const tl_session *s = &a->sessions[i];
+        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < max; k++, shown++) {
+            char b[5][48];
+            counter_cells(s, &s->counters[k], b);
+            const char *cells[] = { b[0], s->counters[k].name, b[1], b[2], b[3], b[4] };
+            tl_text_table_row(&tt, cells);
+        }
+    }
+    tl_text_table_print(out, &tt, width);
+    tl_text_table_release(&tt);
+    if (total > shown)
+        fprintf(out, "... and %zu more counters\n", total - shown);
+}
+
+void tl_counters_markdown(FILE *out, const tl_aggregate *a, size_t max)
+{
+    size_t total = tl_counters_count(a), shown = 0;
+    if (total == 0)
+        return;
+    fputs("\n## Counters\n\n| Rank | Counter | Count | Min | Mean | Max |\n|---:|---|---:|---:|---:|---:|\n", out);
+    for (size_t i = 0; i < a->nsessions && shown < max; i++) {
+        const tl_session *s = &a->sessions[i];
+        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < max; k++, shown++) {
+            char b[5][48];
+            counter_cells(s, &s->counters[k], b);
+            fprintf(out, "| %s | `", b[0]);
+            tl_escape_md_n(out, s->counters[k].name, 200);
+            fprintf(out, "` | %s | %s | %s | %s |\n", b[1], b[2], b[3], b[4]);
+        }
+    }
+    if (total > shown)
+        fprintf(out, "\nand %zu more counters\n", total - shown);
+}
+
+/* ---- events ----------------------------------------------------------------- */
+
+typedef struct name_count {
+    const char *name;
+    size_t n;
+} name_count;
+
+static int by_count(const void *x, const void *y)
+{
+    const name_count *a = x, *b = y;
+    if (a->n != b->n)
+        return a->n < b->n ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+#define EVENT_NAMES 8
+
+char *tl_events_sentence(const tl_aggregate *a)
+{
+    uint64_t total = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (tl_context_counted(&a->sessions[i])) {
+            total += a->sessions[i].events_total;
+            kept += a->sessions[i].nevents;
+        }
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f == NULL)
+        return NULL;
+    name_count *c = calloc(kept + 1, sizeof *c);
+    size_t nc = 0;
+    for (size_t i = 0; c && i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        for (size_t k = 0; tl_context_counted(s) && k < s->nevents; k++) {
+            size_t j = 0;
+            while (j < nc && strcmp(c[j].name, s->events[k].name) != 0)
+                j++;
+            if (j == nc)
+                c[nc++] = (name_count){ s->events[k].name, 0 };
+            c[j].n++;
+        }
+    }
+    if (total > 0) {
+        fprintf(f, "%llu recorded", (unsigned long long)total);
+        if (kept < total)
+            fprintf(f, " (the first %d of each session kept: %zu)", TL_SESSION_MAX_EVENTS, kept);
+        if (c && nc) {
+            qsort(c, nc, sizeof *c, by_count);
+            fputs(": ", f);
+            for (size_t j = 0; j < nc && j < EVENT_NAMES; j++)
+                fprintf(f, "%s%.80s %zu", j ? ", " : "", c[j].name, c[j].n);
+            if (nc > EVENT_NAMES)
+                fprintf(f, ", and %zu more names", nc - EVENT_NAMES);
+        }
+    }
+    free(c);
+    fclose(f);
+    return out;
+}
+
+/* ---- hosts --------------------------------------------------------------------- */
+
+char *tl_hosts_sentence(const tl_aggregate *a)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f == NULL)
+        return NULL;
+    int hosts = 0;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!tl_context_counted(s) || s->sys.hostname == NULL)
+            continue;
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen; k++)
+            seen = tl_context_counted(&a->sessions[k]) && a->sessions[k].sys.hostname &&
+                   strcmp(a->sessions[k].sys.hostname, s->sys.hostname) == 0;
+        if (seen)
+            continue;
+        /* its ranks, each once (sessions are sorted by rank) */
+        int last = -2, n = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1)
+                fprintf(f, "%s%.100s (rank%s", hosts++ ? "; " : "", s->sys.hostname, n > 1 ? "s" : "");
+            last = -2;
+            int m = 0;
+            for (size_t k = i; k < a->nsessions; k++) {
+                const tl_session *t = &a->sessions[k];
+                if (!tl_context_counted(t) || t->sys.hostname == NULL ||
+                    strcmp(t->sys.hostname, s->sys.hostname) != 0 || t->rank == last)
+                    continue;
+                if (pass == 1)
+                    fprintf(f, "%s%d", m ? ", " : " ", t->rank);
+                m++;
+                last = t->rank;
+            }
+            n = m;
+        }
+        if (s->sys.os)
+            fprintf(f, "; %.100s", s->sys.os);
+        if (s->sys.cpus > 0)
+            fprintf(f, "; %d CPUs", s->sys.cpus);
+        if (s->sys.memory_bytes > 0) {
+            char b[32];
+            fprintf(f, "; %s", tl_units_bytes(b, sizeof b, s->sys.memory_bytes));
+        }
+        fputc(')', f);
+    }
+    fclose(f);
+    return out;
+}
