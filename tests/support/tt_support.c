@@ -11,6 +11,7 @@
 #include "tt_support.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -159,6 +160,24 @@ const char *tt_basename(const char *path)
 {
     const char *b = strrchr(path, '/');
     return b ? b + 1 : path;
+}
+
+ssize_t tt_mem_read(void *ctx, void *buf, size_t cap)
+{
+    tt_mem_src *m = ctx;
+    size_t k = m->n - m->pos;
+
+    if (k > cap)
+        k = cap;
+    if (m->chunk && k > m->chunk)
+        k = m->chunk;
+    if (k == 0 && m->fail_at_end) {
+        errno = EIO;
+        return -1;
+    }
+    memcpy(buf, m->d + m->pos, k);
+    m->pos += k;
+    return (ssize_t)k;
 }
 
 char *tt_xstrdup(const char *s)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The whole file as bytes, NUL-terminated (malloc'd; *len if not NULL), or
  * NULL when it cannot be read. */
@@ -33,6 +34,16 @@ int tt_count_files(const char *dir, const char *needle);
 int tt_count_lines(const char *text, const char *prefix);
 /* The file name part of path (borrowed). */
 const char *tt_basename(const char *path);
+
+/* Bytes in memory as a stream, read by tt_mem_read (the shape of ingest's
+ * tl_read_fn): at most chunk bytes a call (0: as many as asked for), and with
+ * fail_at_end a read error (-1, errno EIO) where the end would be. */
+typedef struct tt_mem_src {
+    const char *d;
+    size_t n, pos, chunk;
+    int fail_at_end;
+} tt_mem_src;
+ssize_t tt_mem_read(void *ctx, void *buf, size_t cap);
 
 /* strdup that fails the test when out of memory. */
 char *tt_xstrdup(const char *s);
