@@ -53,6 +53,9 @@ static void exact_table_5_by_5(void **state)
     tt_assert_close(t.u, 2, 0);
     tt_assert_close(t.p, 8.0 / 252.0, 1e-12);
     assert_true(t.p < 0.05);
+    /* One-sided: counts 1, 1, 2 for U = 0, 1, 2 of 252 arrangements. */
+    tt_assert_close(t.p_less, 4.0 / 252.0, 1e-12);
+    tt_assert_close(t.p_greater, 250.0 / 252.0, 1e-12);
     assert_int_equal(tl_signif_mwu(a, 5, u3, 5, &t), 0);
     tt_assert_close(t.u, 3, 0);
     tt_assert_close(t.p, 14.0 / 252.0, 1e-12);
@@ -245,6 +248,60 @@ static void t_test(void **state)
     assert_true(isnan(tl_signif_betai(-1, 1, 0.5)));
 }
 
+/* The stratified test by hand. Strata of one value a side are signs (U 0 or
+ * 1, each with probability 1/2); a 2-against-2 stratum has U = 0..4 with
+ * counts 1, 1, 2, 1, 1 of 6. */
+static void strata(void **state)
+{
+    (void)state;
+    const double one[] = { 1 }, two[] = { 2 }, lo[] = { 1, 2 }, hi[] = { 3, 4 };
+    tl_mwu s[3];
+    double up, down, floor;
+    /* Two signs, both up: S = 2, P(S >= 2) = 1/4. */
+    assert_int_equal(tl_signif_mwu(two, 1, one, 1, &s[0]), 0);
+    assert_int_equal(tl_signif_mwu(two, 1, one, 1, &s[1]), 0);
+    assert_int_equal(tl_signif_mwu_strata(s, 2, &up, &down, &floor), 0);
+    tt_assert_close(up, 0.25, 1e-12);
+    tt_assert_close(down, 1.0, 1e-12);
+    tt_assert_close(floor, 0.25, 1e-12);
+    /* 2 against 2 all above (U = 4) and a sign down (U = 0): S = 4,
+     * P(S >= 4) = P(4) + P(3) P(1) = 1/6 + 1/12 = 1/4, P(S <= 4) = 1 - P(5) = 11/12. */
+    assert_int_equal(tl_signif_mwu(hi, 2, lo, 2, &s[0]), 0);
+    assert_int_equal(tl_signif_mwu(one, 1, two, 1, &s[1]), 0);
+    assert_int_equal(tl_signif_mwu_strata(s, 2, &up, &down, &floor), 0);
+    tt_assert_close(up, 0.25, 1e-12);
+    tt_assert_close(down, 11.0 / 12.0, 1e-12);
+    tt_assert_close(floor, 1.0 / 12.0, 1e-12);
+    /* With ties, the normal approximation of the sum: mean and variance add. */
+    const double tx[] = { 1, 2, 2, 3 }, ty[] = { 2, 3, 3, 4, 5 };
+    assert_int_equal(tl_signif_mwu(tx, 4, ty, 5, &s[0]), 0);
+    assert_int_equal(tl_signif_mwu(ty, 5, tx, 4, &s[1]), 0);
+    assert_int_equal(tl_signif_mwu(hi, 2, lo, 2, &s[2]), 0);
+    assert_true(s[0].ties && !s[0].exact);
+    assert_int_equal(tl_signif_mwu_strata(s, 3, &up, &down, NULL), 0);
+    double sum = s[0].u + s[1].u + s[2].u, mu = 10 + 10 + 2, var = s[0].var + s[1].var + s[2].var;
+    tt_assert_close(s[2].var, 2.0 * 2.0 * 5.0 / 12.0, 1e-12);
+    tt_assert_close(up, 0.5 * erfc((sum - mu - 0.5) / sqrt(2 * var)), 1e-12);
+    tt_assert_close(down, 0.5 * erfc((mu - sum - 0.5) / sqrt(2 * var)), 1e-12);
+    /* A stratum with an empty side is skipped; none at all: NaN. */
+    assert_int_equal(tl_signif_mwu(hi, 2, lo, 0, &s[0]), 0);
+    assert_int_equal(tl_signif_mwu_strata(s, 1, &up, &down, &floor), 0);
+    assert_true(isnan(up) && isnan(down) && isnan(floor));
+}
+
+/* Student's t's upper tail: symmetric, 1/2 at 0, the tables' 97.5 %
+ * quantile of 3 degrees of freedom. */
+static void t_tail(void **state)
+{
+    (void)state;
+    tt_assert_close(tl_signif_t_sf(0, 5), 0.5, 1e-12);
+    tt_assert_close(tl_signif_t_sf(3.182446, 3), 0.025, 1e-5);
+    tt_assert_close(tl_signif_t_sf(-2, 4), 1 - tl_signif_t_sf(2, 4), 1e-12);
+    tt_assert_close(tl_signif_t_sf(1, 1), 0.25, 1e-10); /* Cauchy: 1/2 - atan(1) / pi */
+    assert_true(tl_signif_t_sf(INFINITY, 3) == 0.0);
+    assert_true(isnan(tl_signif_t_sf(NAN, 3)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +315,8 @@ int main(void)
         cmocka_unit_test(holm),
         cmocka_unit_test(bh),
         cmocka_unit_test(t_test),
+        cmocka_unit_test(strata),
+        cmocka_unit_test(t_tail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
