@@ -34,6 +34,7 @@ skipped (no corpus) and the rest passed.
 """
 import argparse
 import difflib
+import json
 import os
 import shutil
 import subprocess
@@ -156,9 +157,9 @@ class Case:
         else:
             head = "differs"
         try:
-            diff = difflib.unified_diff(want.decode().splitlines(), got.decode().splitlines(),
-                                        f"{self.name}/{what}", "now", lineterm="", n=2)
-            detail = "\n".join(list(diff)[:60])
+            a, b = readable(want), readable(got)
+            diff = difflib.unified_diff(a, b, f"{self.name}/{what}", "now", lineterm="", n=2)
+            detail = "\n".join(line[:300] for line in list(diff)[:60])
         except UnicodeDecodeError:
             detail = f"binary: {len(want)} bytes expected, {len(got)} written"
         self.fail(f"{what} {head}", detail)
@@ -177,6 +178,18 @@ class Case:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "wb") as f:
                 f.write(data)
+
+
+def readable(data):
+    """The lines to show in a diff: JSON (tally writes it on one line) one member a line;
+    what is compared stays the bytes."""
+    text = data.decode()
+    if text.startswith(("{", "[")):
+        try:
+            return json.dumps(json.loads(text), indent=1, ensure_ascii=False).splitlines()
+        except ValueError:
+            pass
+    return text.splitlines()
 
 
 def strip_outline(rel):
@@ -221,7 +234,7 @@ def main():
     regen = os.environ.get("TALLY_REGEN") == "1"
 
     names = a.names or sorted(n for n in os.listdir(a.cases) if os.path.isfile(os.path.join(a.cases, n, "cmd")))
-    passed, failed, skipped = 0, [], []
+    passed, failed, skipped, regenerated = 0, [], [], 0
     for name in names:
         case = Case(a, name)
         if not os.path.isfile(os.path.join(case.dir, "cmd")):
@@ -237,6 +250,7 @@ def main():
         if result is not None and regen:
             case.regen(result)
             print(f"regenerated {name}")
+            regenerated += 1
             continue
         if result is not None:
             case.check(result)
@@ -249,8 +263,11 @@ def main():
             print(f"     (the call's files are in {case.tmp})")
         else:
             passed += 1
-    print(f"cli cases: {passed} passed, {len(failed)} failed, {len(skipped)} skipped"
-          + (f" (failed: {' '.join(failed)})" if failed else ""))
+    if regen:
+        print(f"cli cases: {regenerated} regenerated, {len(failed)} failed, {len(skipped)} skipped")
+    else:
+        print(f"cli cases: {passed} passed, {len(failed)} failed, {len(skipped)} skipped"
+              + (f" (failed: {' '.join(failed)})" if failed else ""))
     if failed:
         return 1
     return 77 if skipped else 0
