@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "tt_support.h"
 
 typedef struct nspec {
     int group;
@@ -49,20 +50,13 @@ static double noise(void)
     return 0.96 + 0.08 * (double)(rng_state >> 11) / 9007199254740992.0;
 }
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 static void make_session(tl_session *s, int rank, const nspec *spec, size_t n)
 {
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "rank%d.json", rank);
-    s->path = xstrdup(path);
-    s->rank_detail = xstrdup("test");
+    s->path = tt_xstrdup(path);
+    s->rank_detail = tt_xstrdup("test");
     s->format = TL_FMT_KINETO;
     s->rank = rank;
     s->world_size = 2;
@@ -74,7 +68,7 @@ static void make_session(tl_session *s, int rank, const nspec *spec, size_t n)
     for (size_t i = 0; i < n; i++) {
         tl_sname *x = &s->names[s->nnames++];
         x->group = spec[i].group;
-        x->name = xstrdup(spec[i].name);
+        x->name = tt_xstrdup(spec[i].name);
         x->exact = 1;
         x->median_ns = x->p95_ns = x->std_ns = NAN;
         for (int k = 0; k < spec[i].n; k++)
@@ -275,7 +269,7 @@ static void make_ranks(tl_aggregate *a, int nranks, const rank_spec *spec, size_
         for (size_t i = 0; i < n; i++) {
             tl_sname *x = &s.names[s.nnames++];
             x->group = TL_GROUP_SECTIONS;
-            x->name = xstrdup(spec[i].name);
+            x->name = tt_xstrdup(spec[i].name);
             x->exact = 1;
             x->median_ns = x->p95_ns = x->std_ns = NAN;
             for (uint64_t k = 0; k < spec[i].count; k++)
@@ -475,7 +469,7 @@ static void make_staged(tl_aggregate *a, int nranks, int nstages, int samples, f
             char name[16];
             snprintf(name, sizeof name, "s%d", k);
             x->group = TL_GROUP_SECTIONS;
-            x->name = xstrdup(name);
+            x->name = tt_xstrdup(name);
             x->exact = 1;
             x->median_ns = x->p95_ns = x->std_ns = NAN;
             for (int i = 0; i < samples; i++) {

@@ -219,6 +219,8 @@ void tl_rules_markdown(FILE *f)
 }
 
 static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
 {
     if (a->nskips == TL_MAX_RECOMMENDATIONS)
         return;
