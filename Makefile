@@ -1,6 +1,10 @@
 # Thin wrapper over CMake: the README's two commands.
 #   make demo   install what is missing, build (release), run the sample as 4 ranks
 #   make test   install what is missing, build, run every test (ctest)
+# Each target configures with a preset of CMakePresets.json (release, dev, asan, tsan, fuzz: the
+# options live there, -Werror included) into its build directory (the preset's own unless BUILD
+# is changed); CMAKE_FLAGS adds options. Without make: cmake --workflow --preset dev (or asan,
+# tsan) configures, builds and tests.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -17,32 +21,33 @@ deps-test:
 
 # The demo build needs only the build dependencies: no tests, no benchmarks.
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTALLY_BUILD_TESTS=OFF -DTALLY_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --preset release -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
 	@sh samples/collector/run-demo.sh $(BUILD)
 
 test: deps-test
-	cmake -S . -B $(BUILD)-test -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake --preset dev -B $(BUILD)-test $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-test -j $(JOBS)
 	cd $(BUILD)-test && ctest --output-on-failure -j $(JOBS)
 
+# Every test but the benchmarks' smoke runs (label nosan) under ASan and UBSan.
 test-sanitize: deps-test
-	cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Debug -DTALLY_SANITIZE=ON -DTALLY_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --preset asan -B $(BUILD)-asan $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ctest --output-on-failure -j $(JOBS) -LE nosan
 
 # The collector's end-to-end (thread, fork, signal) tests under ThreadSanitizer.
 test-tsan: deps-test
-	cmake -S . -B $(BUILD)-tsan -DCMAKE_BUILD_TYPE=Debug -DTALLY_SANITIZE_THREAD=ON -DTALLY_BUILD_BENCH=OFF -DTALLY_BUILD_SAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --preset tsan -B $(BUILD)-tsan $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-tsan -j $(JOBS) --target tally_tsan_tests
 	cd $(BUILD)-tsan && ctest --output-on-failure -j $(JOBS) -L tsan
 
 # A short libFuzzer run of every parser (clang), seeded with the corpus.
 FUZZ_SECONDS ?= 60
 fuzz: deps-test
-	CC=clang cmake -S . -B $(BUILD)-fuzz -DCMAKE_BUILD_TYPE=Debug -DTALLY_FUZZ=ON -DTALLY_BUILD_BENCH=OFF -DTALLY_BUILD_SAMPLES=OFF $(CMAKE_FLAGS)
+	cmake --preset fuzz -B $(BUILD)-fuzz $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial
 	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz ../shared/corpus . $(FUZZ_SECONDS)
 

@@ -19,12 +19,14 @@
  * candidate.
  *
  * Printed: for each planted change (5, 10, 25, 100 %), samples per rank (1,
- * 4, 16) and ranks (1, 4, 8), the detection rate (the changed stage's
+ * 4, 8, 16) and ranks (1, 4, 8), the detection rate (the changed stage's
  * all-ranks total per run fails the gate) over --seeds comparisons; and for
  * A/A pairs (no change) the share of comparisons with any false gate failure
  * and with any regression verdict at all (explanatory rows included).
+ * --threshold PCT sets compare's threshold (default 5): at 0 the tests have
+ * no margin, and the A/A tables show their level (one-sided Holm at 5 %).
  *
- *   bench_compare_power [--seeds N] [--quick]
+ *   bench_compare_power [--seeds N] [--quick] [--threshold PCT]
  *
  * Not a timed test: its figures are rates, the same on any machine.
  */
@@ -37,6 +39,7 @@
 #include "compare.h"
 
 #define NAMES 10
+#define NSAMPLES 4 /* rows of samples per rank: 1, 4, 8, 16 */
 #define CALL_SIGMA 0.05
 #define SPIKE_P 0.01
 /* Run-to-run variation: 0 in the main tables (the null of an A/A pair holds
@@ -45,6 +48,7 @@ static double rank_sigma = 0, run_sigma = 0;
 #define BASE_NS 20e6
 
 static uint64_t rng;
+static tl_cmp_options opts; /* default options, --threshold */
 
 static double uniform(void)
 {
@@ -135,7 +139,7 @@ static outcome compare_once(int nranks, int samples, int changed, double factor)
     make_run(&b, nranks, samples, -1, 1.0);
     make_run(&c, nranks, samples, changed, factor);
     tl_compare cmp;
-    if (tl_compare_run(&cmp, &b, &c, NULL) != 0) {
+    if (tl_compare_run(&cmp, &b, &c, &opts) != 0) {
         fprintf(stderr, "bench_compare_power: out of memory\n");
         exit(1);
     }
@@ -166,7 +170,7 @@ static void aa_table(int seeds, const int *samples, const int *ranks, const char
            title, seeds);
     printf("| samples/rank | ranks | false gate | any regression verdict |\n|---:|---:|---:|---:|\n");
     long total = 0, gates = 0, verdicts = 0;
-    for (size_t si = 0; si < 3; si++)
+    for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
             int g = 0, v = 0;
             for (int s = 0; s < seeds; s++) {
@@ -187,6 +191,7 @@ static void aa_table(int seeds, const int *samples, const int *ranks, const char
 int main(int argc, char **argv)
 {
     int seeds = 200;
+    tl_cmp_options_init(&opts);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) {
             seeds = 10;
@@ -196,21 +201,23 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_compare_power: --seeds wants 1..100000\n");
                 return 2;
             }
+        } else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) {
+            opts.threshold_pct = atof(argv[++i]);
         } else {
-            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick]\n");
+            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT]\n");
             return 2;
         }
     }
     static const int changes[] = { 5, 10, 25, 100 };
-    static const int samples[] = { 1, 4, 16 };
+    static const int samples[] = { 1, 4, 8, 16 };
     static const int ranks[] = { 1, 4, 8 };
     printf("tally compare power: %d stages, noise per call %.0f %% (lognormal), spikes %.0f %% of calls (1.5-3x); "
-           "%d comparisons per cell; default options (alpha 0.05, threshold 5 %%, untested beyond %.0f %%)\n\n",
-           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, TL_CMP_MAX_UNTESTED_PCT);
+           "%d comparisons per cell; default options (alpha 0.05, threshold %g %%, untested beyond %.0f %%)\n\n",
+           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, opts.threshold_pct, TL_CMP_MAX_UNTESTED_PCT);
     printf("Detection rate (the changed stage's total per run fails the gate)\n\n");
     printf("| samples/rank | ranks |   +5 %% |  +10 %% |  +25 %% | +100 %% |\n|---:|---:|---:|---:|---:|---:|\n");
     rng = 20251125;
-    for (size_t si = 0; si < 3; si++)
+    for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
             printf("| %d | %d |", samples[si], ranks[ri]);
             for (size_t ci = 0; ci < 4; ci++) {

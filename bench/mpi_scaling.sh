@@ -16,7 +16,7 @@ layers=${3:-8}
 steps=${4:-8}
 gen=$build/bench/bench_gen_kineto_trace
 tally=$build/tools/tally
-tmpi=$build/tools/tally-mpi
+tmpi=$build/tools/mpi/tally-mpi
 for b in "$gen" "$tally" "$tmpi"; do
     [ -x "$b" ] || { echo "$b: not built (cmake --build $build --target tally_cli tally_mpi bench_gen_kineto_trace)"; exit 1; }
 done

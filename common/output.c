@@ -274,6 +274,10 @@ static int inspect(tl_output *o, const char *path, struct stat *st, tl_output_is
     free(dir);
     if (o->dirfd < 0)
         return -1;
+    if (path[0] == '\0') {
+        set_err(o, "''", "is an empty file name");
+        return -1;
+    }
     if (o->base[0] == '\0' || !strcmp(o->base, ".") || !strcmp(o->base, "..")) {
         set_err(o, path, "is a directory; give a file name");
         return -1;
@@ -454,6 +458,11 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
         return -1;
     }
     struct stat st;
+    if ((flags & TL_OUTPUT_OWN_NAME) && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        set_err(o, path, "is not a regular file (%s at a name this program chose for its own output); refusing "
+                "to follow or write it", S_ISLNK(st.st_mode) ? "a symbolic link" : "something else");
+        goto fail;
+    }
     if (strcmp(path, "-") == 0) {
         o->kind = TL_OUTPUT_STDOUT;
     } else if (inspect(o, path, &st, is_input, user) != 0) {
@@ -519,12 +528,22 @@ fail:
 int tl_output_write(void *out, const void *buf, size_t len)
 {
     tl_output *o = out;
-    if (o->gz == NULL)
-        return fwrite(buf, 1, len, o->f) == len ? 0 : -1;
+    if (o->gz == NULL) {
+        errno = 0;
+        if (fwrite(buf, 1, len, o->f) == len)
+            return 0;
+        if (o->write_errno == 0)
+            o->write_errno = errno ? errno : EIO;
+        return -1;
+    }
     while (len > 0) {
         unsigned chunk = len > (1u << 30) ? (1u << 30) : (unsigned)len;
-        if (gzwrite(o->gz, buf, chunk) != (int)chunk)
+        errno = 0;
+        if (gzwrite(o->gz, buf, chunk) != (int)chunk) {
+            if (o->write_errno == 0)
+                o->write_errno = errno ? errno : EIO;
             return -1;
+        }
         buf = (const char *)buf + chunk;
         len -= chunk;
     }
@@ -548,7 +567,7 @@ int tl_output_finish(tl_output *o)
     }
     errno = 0;
     if ((fflush(o->f) != 0 || ferror(o->f)) && e == 0)
-        e = errno ? errno : EIO;
+        e = errno ? errno : o->write_errno ? o->write_errno : EIO;
     /* fsync: a regular file's data must be on disk before the rename makes it
      * the file; devices and pipes answer EINVAL, which is no failure. */
     if (e == 0 && o->kind != TL_OUTPUT_STDOUT && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS)

@@ -50,6 +50,11 @@
 
 /* Open flags. */
 #define TL_OUTPUT_GZIP 1u /* compress with gzip: write through tl_output_write only */
+/* The path is a name the program chose for a file of its own (libtally's
+ * {name}-rank{N}.{pid}-{time} stems): anything but a regular file there -- a
+ * symbolic link, a FIFO, a device planted by someone who can write to the
+ * directory -- is refused, never followed or written into. */
+#define TL_OUTPUT_OWN_NAME 2u
 
 enum tl_output_kind {
     TL_OUTPUT_STDOUT = 1, /* "-", or the file standard output already is */
@@ -79,6 +84,7 @@ typedef struct tl_output {
     int finished;
     int placed;       /* renamed into place by commit_all (undone on a later failure) */
     void *gz;         /* gzFile */
+    int write_errno;  /* the first failed write's errno (ENOSPC), reported at finish */
 } tl_output;
 
 /* For tests: nonzero makes tl_output_open name its temporary files (the

@@ -580,10 +580,13 @@ static void report_io_error(const char *what)
 
 /* Open path and write one output into it; on failure it is aborted and the
  * reason is in o->err. */
-static int write_one(tl_output *o, const char *path, int gzip, int (*fn)(tl_json *, const tl_merged *),
+static int write_one(tl_output *o, const char *path, int gzip, int own, int (*fn)(tl_json *, const tl_merged *),
                      const tl_merged *m)
 {
-    if (tl_output_open(o, path, gzip ? TL_OUTPUT_GZIP : 0, NULL, NULL) != 0)
+    /* a name of our own (not TALLY_REPORT_PATH/TALLY_TRACE_PATH): never a
+     * link or a device someone planted in a shared output directory */
+    unsigned flags = (gzip ? TL_OUTPUT_GZIP : 0) | (own ? TL_OUTPUT_OWN_NAME : 0);
+    if (tl_output_open(o, path, flags, NULL, NULL) != 0)
         return TALLY_EIO;
     tl_json j;
     tl_json_init(&j, tl_output_write, o);
@@ -638,11 +641,12 @@ static int write_outputs(int final)
         tl_output *done[2];
         size_t n = 0;
         memset(outs, 0, sizeof outs);
-        if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, tl_trace_write, &m) != 0)
+        int own_trace = !tl_g.trace_path[0] || tl_g.is_fork_child, own_report = !tl_g.report_path[0] || tl_g.is_fork_child;
+        if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, own_trace, tl_trace_write, &m) != 0)
             rc = TALLY_EIO;
         else if (tl_g.trace)
             done[n++] = &outs[0];
-        if (write_one(&outs[1], report, 0, tl_report_write, &m) != 0)
+        if (write_one(&outs[1], report, 0, own_report, tl_report_write, &m) != 0)
             rc = TALLY_EIO;
         else
             done[n++] = &outs[1];

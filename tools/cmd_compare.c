@@ -58,7 +58,8 @@ static int load_partial(const char *path, tl_aggregate *agg)
     tl_aggregate_init(agg, NULL);
     tl_partial part;
     tl_partial_init(&part);
-    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 || tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
+    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
+              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
     tl_partial_release(&part);
     if (bad) {
         fprintf(stderr, "tally: %s: %s\n", path, err);

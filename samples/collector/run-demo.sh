@@ -23,7 +23,7 @@ if ! build=$(cd "$1" 2>/dev/null && pwd); then
     echo "run-demo.sh: $1: no such build directory (run 'make build' first)" >&2
     exit 1
 fi
-prog=$build/samples/tally_sample_pipeline
+prog=$build/samples/collector/tally_sample_pipeline
 if [ ! -x "$prog" ]; then
     echo "run-demo.sh: $prog: not built (cmake --build $1 --target tally_sample_pipeline)" >&2
     exit 1

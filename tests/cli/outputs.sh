@@ -103,11 +103,20 @@ if is_root && mknod "$d/null" c 1 3 2>/dev/null && mknod "$d/full" c 1 7 2>/dev/
     rc=$?
     check "summary > full device: exit 4" [ $rc = 4 ]
     check "summary > full device: says so" grep -q "standard output: write failed" "$d/err"
+    # a JSON output fails as loudly, with the reason (not "Input/output error")
+    "$tally" aggregate -q "$runs" -o "$d/full" 2>"$d/err"
+    rc=$?
+    check "aggregate -o full device: exit 4" [ $rc = 4 ]
+    check "aggregate -o full device: says why" grep -q "full: write failed: No space left on device" "$d/err"
 else
     skip "device nodes (needs root and mknod)"
 fi
 
 # ---- errors before anything is written: exit 4, the message says which/why -
+"$tally" aggregate -q "$runs" -o '' 2>"$root/empty.err"
+rc=$?
+check "empty output name: exit 4" [ $rc = 4 ]
+check "empty output name: says so" grep -q "'': is an empty file name" "$root/empty.err"
 d=$root/err; mkdir "$d" "$d/adir"
 expect_refused() { # DESCRIPTION WANTED_MESSAGE COMMAND...
     what=$1 msg=$2; shift 2

@@ -27,12 +27,17 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import reportlib  # noqa: E402
 
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PAGES = [
     ("dlrm", ["report", "param-dlrm_kineto-8rank"]),
     ("trace_filter", ["report", "hta/trace_filter"]),
     ("framepack", ["report", "framepack/generated/profiling_report.json"]),
     ("cpu_trace", ["report", "catapult-test_data/big_trace.json"]),
     ("compare", ["compare", "hta/trace_diff/control", "hta/trace_diff/test"]),
+    # the demo's own kind of input: the sample pipeline's libtally reports (samples/reports)
+    ("pipeline", ["report", os.path.join(SOURCE, "samples/reports/pipeline-baseline")]),
+    ("pipeline_compare", ["compare", os.path.join(SOURCE, "samples/reports/pipeline-baseline"),
+                          os.path.join(SOURCE, "samples/reports/pipeline-optimized")]),
 ]
 WIDTHS = (1280, 1920)
 

@@ -9,28 +9,26 @@
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
 #                   validation with Debian's python3 + jsonschema)
 #   compiled out    test_disabled: -DTALLY_DISABLE, not linked with libtally
-pkg_check_modules(JANSSON REQUIRED IMPORTED_TARGET jansson)
-
 foreach(name histogram stats json_writer config thread)
-  tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
+  tally_add_unit_test(test_${name} SOURCES test_${name}.c
     LIBS tally_static PkgConfig::JANSSON m LABELS collector)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 endforeach()
 
 # Helpers of the end-to-end tests: fork a scenario, read its files, run the checker.
-add_library(tally_collector_test_util STATIC unit/collector_test_util.c)
+add_library(tally_collector_test_util STATIC collector_test_util.c)
 target_link_libraries(tally_collector_test_util
-  PUBLIC PkgConfig::CMOCKA PkgConfig::JANSSON ZLIB::ZLIB PRIVATE tally_warnings)
+  PUBLIC tally_test_support PkgConfig::CMOCKA PkgConfig::JANSSON PRIVATE tally_warnings)
 target_compile_definitions(tally_collector_test_util PRIVATE
   TALLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}" TALLY_BINARY_DIR="${PROJECT_BINARY_DIR}"
   TALLY_PYTHON_EXE="${TALLY_PYTHON}")
 
 # A fake libnvidia-ml with fixed readings, dlopen'ed through TALLY_NVML_LIBRARY.
-add_library(tally_fake_nvml SHARED unit/fake_nvml.c)
+add_library(tally_fake_nvml SHARED fake_nvml.c)
 target_link_libraries(tally_fake_nvml PRIVATE tally_warnings)
 
 foreach(name collector threads fork nvml outputs signals)
-  tally_add_unit_test(test_${name} SOURCES unit/test_${name}.c
+  tally_add_unit_test(test_${name} SOURCES test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
 endforeach()
@@ -48,17 +46,6 @@ foreach(name collector threads fork nvml outputs signals)
 endforeach()
 
 # Every API macro with TALLY_DISABLE: compiles, and links without libtally.
-tally_add_unit_test(test_disabled SOURCES unit/test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
+tally_add_unit_test(test_disabled SOURCES test_disabled.c LIBS ${CMAKE_DL_LIBS} LABELS collector)
 target_include_directories(test_disabled PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_compile_definitions(test_disabled PRIVATE TALLY_DISABLE)
-
-# libtally's files read back by tally (issue 13): two runs kept side by side in
-# a directory libtally made, traces paired with their reports by stem, median
-# and p95 from the samples, NVML's used memory as device used (fake NVML).
-if(TARGET tally_sample_pipeline)
-  add_test(NAME collector_roundtrip
-    COMMAND ${TALLY_PYTHON} ${PROJECT_SOURCE_DIR}/tests/collector/roundtrip.py
-      --tally $<TARGET_FILE:tally_cli> --pipeline $<TARGET_FILE:tally_sample_pipeline>
-      --fake-nvml $<TARGET_FILE:tally_fake_nvml> --out ${CMAKE_CURRENT_BINARY_DIR}/collector_roundtrip)
-  set_tests_properties(collector_roundtrip PROPERTIES LABELS collector TIMEOUT 300)
-endif()

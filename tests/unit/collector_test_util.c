@@ -7,7 +7,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,7 +16,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #ifndef TALLY_PYTHON_EXE
 #define TALLY_PYTHON_EXE "/usr/bin/python3"
@@ -163,13 +161,6 @@ static int drain(int fd, char **buf, size_t *len)
     return 1;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /*
  * Fork; the child runs fn(arg) in a process group of its own, with
  * stdout/stderr on pipes that the parent drains into *out and *err. Returns
@@ -211,9 +202,9 @@ static int run_captured(void (*fn)(void *), void *arg, pid_t *pid_out, char **ou
     while (open_fds > 0) {
         if (!reaped && waitpid(pid, &st, WNOHANG) == pid) {
             reaped = 1;
-            exited_at = now_s();
+            exited_at = tt_now_s();
         }
-        if (reaped && now_s() - exited_at > 10) {
+        if (reaped && tt_now_s() - exited_at > 10) {
             kill(-pid, SIGKILL); /* descendants left behind, holding the pipes */
             break;
         }
@@ -353,98 +344,10 @@ const char *tt_trace(const tt_scenario *s, const char *stem)
     return tt_trace_of(s, stem, s->pid > 0 ? (long)s->pid : (long)getpid());
 }
 
-const char *tt_basename(const char *path)
-{
-    const char *b = strrchr(path, '/');
-    return b ? b + 1 : path;
-}
-
-int tt_exists(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
-int tt_count_files(const char *dir, const char *needle)
-{
-    DIR *d = opendir(dir);
-    int n = 0;
-    assert_non_null(d);
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, needle))
-            n++;
-    closedir(d);
-    return n;
-}
-
-int tt_count_lines(const char *text, const char *prefix)
-{
-    int n = 0;
-    size_t plen = strlen(prefix);
-    for (const char *p = text; p && *p;) {
-        if (strncmp(p, prefix, plen) == 0)
-            n++;
-        const char *nl = strchr(p, '\n');
-        p = nl ? nl + 1 : NULL;
-    }
-    return n;
-}
-
-char *tt_read_file(const char *path, size_t *len)
-{
-    gzFile f = gzopen(path, "rb"); /* reads plain files as they are */
-    if (f == NULL)
-        return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-        }
-        int got = gzread(f, buf + n, (unsigned)(cap - n));
-        if (got < 0) {
-            gzclose(f);
-            free(buf);
-            return NULL;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    gzclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
-
-void tt_write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fputs(text, f) >= 0, 1);
-    assert_int_equal(fclose(f), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
-void tt_rmtree(const char *path)
-{
-    nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 json_t *tt_load_json(const char *path)
 {
     size_t len;
-    char *text = tt_read_file(path, &len);
+    char *text = tt_read_gunzip(path, &len);
     if (text == NULL)
         fail_msg("cannot read %s", path);
     json_error_t e;

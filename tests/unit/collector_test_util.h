@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "tt_support.h" /* files, directories, strings: the helpers all tests share */
+
 /* One scenario: a temporary directory and what its child process did. */
 typedef struct tt_scenario {
     char base[512]; /* mkdtemp directory; removed by tt_end() */
@@ -85,22 +87,6 @@ const char *tt_report_of(const tt_scenario *s, const char *stem, long pid);
 const char *tt_trace_of(const tt_scenario *s, const char *stem, long pid);
 /* Any suffix, any pid when pid is 0; NULL when there is none. */
 const char *tt_output(const tt_scenario *s, const char *stem, long pid, const char *suffix);
-/* The file name part of path (borrowed). */
-const char *tt_basename(const char *path);
-
-/* Does path exist? (lstat) */
-int tt_exists(const char *path);
-/* Entries of dir whose names contain needle ("" for all). */
-int tt_count_files(const char *dir, const char *needle);
-/* Lines of text that start with prefix. */
-int tt_count_lines(const char *text, const char *prefix);
-/* The whole file (NUL-terminated, malloc'd; *len if not NULL), or NULL. */
-char *tt_read_file(const char *path, size_t *len);
-/* Write text to path (fails the test on error). */
-void tt_write_file(const char *path, const char *text);
-/* rm -rf. */
-void tt_rmtree(const char *path);
-
 /* Parse a JSON file, gzip or plain (fails the test when it cannot). */
 json_t *tt_load_json(const char *path);
 /* The element of an array of objects whose string member key equals value, or NULL. */

@@ -1,4 +1,2 @@
 # Tests of common/ (what libtally and the command share): the output module.
-tally_add_unit_test(test_output
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_output.c
-  LIBS tally_common)
+tally_add_unit_test(test_output SOURCES test_output.c LIBS tally_common)

@@ -25,31 +25,18 @@
 #include "json_writer.h"
 #include "read_trace.h"
 #include "render.h"
+#include "tt_support.h"
 
 /* ---- reading a trace from memory --------------------------------------------------------------- */
-
-typedef struct mem_src {
-    const char *d;
-    size_t n, pos;
-} mem_src;
-
-static ssize_t mem_read(void *ctx, void *buf, size_t cap)
-{
-    mem_src *m = ctx;
-    size_t k = m->n - m->pos < cap ? m->n - m->pos : cap;
-    memcpy(buf, m->d + m->pos, k);
-    m->pos += k;
-    return (ssize_t)k;
-}
 
 static tl_profile *read_text(const char *text, const char *path)
 {
     tl_profile *p = calloc(1, sizeof *p);
     tl_profile_init(p, path);
-    mem_src m = { text, strlen(text), 0 };
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
     tl_trace_options opt;
     tl_trace_options_init(&opt);
-    assert_int_equal(tl_read_trace(p, mem_read, &m, &opt), 0);
+    assert_int_equal(tl_read_trace(p, tt_mem_read, &m, &opt), 0);
     return p;
 }
 

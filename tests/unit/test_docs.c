@@ -17,37 +17,9 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "tt_support.h"
 
 #define DOC TALLY_SOURCE_DIR "/docs/analysis.md"
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    *len = 0;
-    if (f == NULL)
-        return NULL;
-    size_t cap = 0;
-    for (;;) {
-        if (*len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *x = realloc(buf, cap);
-            if (x == NULL) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = x;
-        }
-        size_t n = fread(buf + *len, 1, 4096, f);
-        *len += n;
-        if (n == 0)
-            break;
-    }
-    fclose(f);
-    buf[*len] = '\0';
-    return buf;
-}
 
 static char *generate(void (*fn)(FILE *))
 {
@@ -65,7 +37,7 @@ static char *generate(void (*fn)(FILE *))
 static void check_section(const char *name, void (*fn)(FILE *))
 {
     size_t len;
-    char *doc = slurp(DOC, &len);
+    char *doc = tt_read_file(DOC, &len);
     assert_non_null(doc);
     char begin[96], end[96];
     snprintf(begin, sizeof begin, "<!-- BEGIN %s (generated from the code: TALLY_REGEN=1 ctest -R test_docs) -->\n", name);

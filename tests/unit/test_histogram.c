@@ -20,19 +20,14 @@
 #include <string.h>
 
 #include "histogram.h"
+#include "tt_support.h"
 
 static const double quantiles[] = { 0.0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1.0 };
 #define NQ (sizeof quantiles / sizeof quantiles[0])
 #define BOUND (1.0 / 128 + 1e-12)
 
 static uint64_t rng_state;
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
 static double uniform01(void) { return (double)(rng() >> 11) / 9007199254740992.0; }
 static double normal(void)
 {

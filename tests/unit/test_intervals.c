@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "intervals.h"
+#include "tt_support.h"
 
 static tl_ivset make(const int64_t (*v)[2], size_t n)
 {
@@ -225,13 +226,7 @@ static void test_sweep_same_kind_overlap_and_gaps(void **state)
 /* ---- randomized, against a per-ns grid -------------------------------------- */
 
 static uint64_t rng_state;
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
 
 #define GRID 200
 

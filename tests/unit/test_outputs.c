@@ -343,6 +343,47 @@ static void test_replace_keeps_mode_and_ignores_planted_links(void **state)
     tt_end(&s);
 }
 
+/* Flush, then someone who can write to the output directory replaces the
+ * report of this run (its name is known: stem plus pid) with a link to a
+ * file of theirs choosing; the final write must not go through the link. */
+static int body_flush_then_planted_link(void *arg)
+{
+    const char *victim = arg;
+    int n = 5;
+    body_record(&n);
+    TT_REQUIRE(tally_flush() == 0);
+    char path[1200];
+    const char *dir = getenv("TALLY_OUTPUT_DIR");
+    TT_REQUIRE(dir != NULL);
+    /* the one report in the directory is ours */
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "ls %s/*.report.json", dir);
+    FILE *p = popen(cmd, "r");
+    TT_REQUIRE(p != NULL && fgets(path, sizeof path, p) != NULL);
+    pclose(p);
+    path[strcspn(path, "\n")] = '\0';
+    TT_REQUIRE(unlink(path) == 0 && symlink(victim, path) == 0);
+    body_record(&n);
+    return 0;
+}
+
+static void test_own_names_never_follow_planted_links(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    char victim[700];
+    snprintf(victim, sizeof victim, "%s/victim", s.base);
+    tt_write_file(victim, "SECRET\n");
+    tt_run(&s, NULL, body_flush_then_planted_link, victim);
+    char *v = tt_read_file(victim, NULL);
+    assert_string_equal(v, "SECRET\n");
+    free(v);
+    /* the link is still a link (refused, said on stderr), never written through */
+    assert_true(tt_count_files(s.dir, ".report.json") >= 1);
+    tt_end(&s);
+}
+
 /* A disk that fills up during the write: files may not grow past 4 KiB. */
 static int body_disk_full(void *arg)
 {
@@ -495,6 +536,7 @@ int main(void)
         cmocka_unit_test_teardown(test_missing_directory_is_created, tt_teardown),
         cmocka_unit_test_teardown(test_second_run_keeps_the_first, tt_teardown),
         cmocka_unit_test_teardown(test_replace_keeps_mode_and_ignores_planted_links, tt_teardown),
+        cmocka_unit_test_teardown(test_own_names_never_follow_planted_links, tt_teardown),
         cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
         cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),
         cmocka_unit_test_teardown(test_checker_rejects, tt_teardown),

@@ -32,6 +32,7 @@
 #include "ingest.h"
 #include "partial.h"
 #include "render.h"
+#include "tt_support.h"
 
 /* ---- helpers ------------------------------------------------------------------- */
 
@@ -93,23 +94,6 @@ static int try_read(const char *text, char *err, size_t errlen)
     return rc;
 }
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, m);
-    fclose(f);
-    fclose(m);
-    return buf;
-}
-
 /* write(read(text)) == write(read(write(read(text)))); the first write is returned. */
 static char *round_trip(const char *text, const char *producer, const char *what)
 {
@@ -128,13 +112,6 @@ static char *round_trip(const char *text, const char *producer, const char *what
 
 /* ---- a session that uses every field ---------------------------------------------- */
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 static void stat_of(tl_dur_stat *d, uint64_t base)
 {
     memset(d, 0, sizeof *d);
@@ -147,29 +124,29 @@ static void stat_of(tl_dur_stat *d, uint64_t base)
 static void full_session(tl_session *s, const char *path, int rank)
 {
     tl_session_init(s);
-    s->path = xstrdup(path);
+    s->path = tt_xstrdup(path);
     s->format = TL_FMT_KINETO;
     s->rank = rank;
     s->world_size = 8;
     s->rank_source = TL_RANK_NAME;
-    s->rank_detail = xstrdup("file name: rank-1.json");
+    s->rank_detail = tt_xstrdup("file name: rank-1.json");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = 5000000;
     s->truncated = 1;
-    s->companion_of = xstrdup("report.json");
+    s->companion_of = tt_xstrdup("report.json");
     s->warnings = calloc(2, sizeof *s->warnings);
-    s->warnings[s->nwarnings++] = xstrdup("1 event without \"cat\"");
+    s->warnings[s->nwarnings++] = tt_xstrdup("1 event without \"cat\"");
 
     s->names = calloc(2, sizeof *s->names);
-    s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 } };
+    s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 } };
     stat_of(&s->names[0].d, 100);
-    s->names[1] = (tl_sname){ TL_GROUP_SECTIONS, xstrdup("load"), 0, -1, -1, 300.5, 900, 12.25, { 0 } };
+    s->names[1] = (tl_sname){ TL_GROUP_SECTIONS, tt_xstrdup("load"), 0, -1, -1, 300.5, 900, 12.25, { 0 } };
     stat_of(&s->names[1].d, 300);
     s->nnames = 2;
     s->kernels = calloc(2, sizeof *s->kernels);
-    s->kernels[0] = (tl_skernel){ xstrdup("ncclDevKernel_AllReduce"), TL_KT_COMM, { 0 } };
+    s->kernels[0] = (tl_skernel){ tt_xstrdup("ncclDevKernel_AllReduce"), TL_KT_COMM, { 0 } };
     stat_of(&s->kernels[0].d, 2000);
-    s->kernels[1] = (tl_skernel){ xstrdup("Memcpy HtoD"), TL_KT_MEMORY, { 0 } };
+    s->kernels[1] = (tl_skernel){ tt_xstrdup("Memcpy HtoD"), TL_KT_MEMORY, { 0 } };
     stat_of(&s->kernels[1].d, 50);
     s->nkernels = 2;
     s->steps = calloc(2, sizeof *s->steps);
@@ -201,8 +178,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->colls[s->ncolls++] = (tl_collective){ 0, 300000 };
     s->colls[s->ncolls++] = (tl_collective){ 0, 250000 };
     s->snaps = calloc(2, sizeof *s->snaps);
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after_load"), 1e9, 2e9, 1.5e9, 3e9, 4e9, 5000 };
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("end"), NAN, NAN, NAN, 3e9, NAN, INT64_MIN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load"), 1e9, 2e9, 1.5e9, 3e9, 4e9, 5000 };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("end"), NAN, NAN, NAN, 3e9, NAN, INT64_MIN };
 
     tl_timeline *t = &s->timeline;
     t->start_ns = 0;
@@ -211,13 +188,13 @@ static void full_session(tl_session *s, const char *path, int rank)
     t->lanes[0].kind = TL_LANE_GPU;
     t->lanes[0].a = 0;
     t->lanes[0].b = 7;
-    t->lanes[0].label = xstrdup("GPU 0 stream 7");
+    t->lanes[0].label = tt_xstrdup("GPU 0 stream 7");
     for (int i = 0; i < TL_TIMELINE_BINS; i += 3)
         t->lanes[0].busy[TL_KT_COMM][i] = 0.25f;
     t->lanes[1].kind = TL_LANE_CPU;
     t->lanes[1].a = 1234;
     t->lanes[1].b = 1235;
-    t->lanes[1].label = xstrdup("thread 1235 main");
+    t->lanes[1].label = tt_xstrdup("thread 1235 main");
     t->lanes[1].busy[TL_KT_COMPUTE][5] = 1.0f;
     assert_int_equal(tl_strtab_intern(&t->names, "forward", 7), 0);
     assert_int_equal(tl_strtab_intern(&t->names, "step", 4), 1);
@@ -231,7 +208,7 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->mem = calloc(2, sizeof *s->mem);
     s->mem[s->nmem++] = (tl_mem_sample){ 0, 1e9, 2e9 };
     s->mem[s->nmem++] = (tl_mem_sample){ 1000, NAN, 2.5e9 };
-    s->device_name = xstrdup("NVIDIA H100 80GB HBM3");
+    s->device_name = tt_xstrdup("NVIDIA H100 80GB HBM3");
     s->peak_allocated = 1.5e9;
     s->peak_reserved = 2.5e9;
     s->device_total = 8.5e10;
@@ -242,8 +219,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->pid = 4242;
     s->graph_launches = 9;
     s->devices = calloc(2, sizeof *s->devices);
-    s->devices[s->ndevices++] = (tl_sdevice){ 0, xstrdup("NVIDIA H100 80GB HBM3"), 8.5e10 };
-    s->devices[s->ndevices++] = (tl_sdevice){ 1, xstrdup(""), NAN };
+    s->devices[s->ndevices++] = (tl_sdevice){ 0, tt_xstrdup("NVIDIA H100 80GB HBM3"), 8.5e10 };
+    s->devices[s->ndevices++] = (tl_sdevice){ 1, tt_xstrdup(""), NAN };
     s->series = calloc(1, sizeof *s->series);
     tl_tseries *ts = &s->series[s->nseries++];
     ts->kind = TL_SERIES_GPU_POWER;
@@ -263,21 +240,21 @@ static void full_session(tl_session *s, const char *path, int rank)
     ts->bmax[2] = 450.5;
 
     s->events = calloc(2, sizeof *s->events);
-    s->events[s->nevents++] = (tl_sevent){ 10, xstrdup("checkpoint_loaded"), xstrdup("{\"use_ema\":true}") };
-    s->events[s->nevents++] = (tl_sevent){ INT64_MIN, xstrdup("done"), xstrdup("") };
+    s->events[s->nevents++] = (tl_sevent){ 10, tt_xstrdup("checkpoint_loaded"), tt_xstrdup("{\"use_ema\":true}") };
+    s->events[s->nevents++] = (tl_sevent){ INT64_MIN, tt_xstrdup("done"), tt_xstrdup("") };
     s->events_total = 3;
     s->tags = calloc(2, sizeof *s->tags);
-    s->tags[s->ntags++] = xstrdup("model=dlrm");
+    s->tags[s->ntags++] = tt_xstrdup("model=dlrm");
     s->counters = calloc(2, sizeof *s->counters);
-    s->counters[s->ncounters++] = (tl_scounter){ xstrdup("loss"), TL_COUNTER_USER, 2, -1, -0.75, -0.5 };
-    s->counters[s->ncounters++] = (tl_scounter){ xstrdup("queue.depth"), TL_COUNTER_TRACE, 4, 0, 1.5, 3 };
+    s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("loss"), TL_COUNTER_USER, 2, -1, -0.75, -0.5 };
+    s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("queue.depth"), TL_COUNTER_TRACE, 4, 0, 1.5, 3 };
     s->counters_total = 5;
-    s->sys = (tl_ssystem){ xstrdup("node7"), xstrdup("Linux 6.1"), 96, 1.1e12 };
-    s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, xstrdup("blocks.3.attn"), 900 };
+    s->sys = (tl_ssystem){ tt_xstrdup("node7"), tt_xstrdup("Linux 6.1"), 96, 1.1e12 };
+    s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900 };
     s->health = calloc(1, sizeof *s->health);
     s->health[s->nhealth++] = (tl_shealth){ 0, 8, 2, 2000, 88, 8, 3, 700, 699, 8, 1, 2 };
     s->growth = calloc(1, sizeof *s->growth);
-    s->growth[s->ngrowth++] = (tl_sgrowth){ xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
+    s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);
@@ -401,7 +378,7 @@ static void test_seeds(void **state)
             continue;
         char path[2048];
         snprintf(path, sizeof path, "%s/%s", dir, name);
-        char *text = slurp(path);
+        char *text = tt_read_file(path, NULL);
         assert_non_null(text);
         if (strstr(name, "hostile") != NULL) {
             char err[512] = "";
@@ -424,7 +401,7 @@ static void test_seeds(void **state)
         if (partial && version == 1 && dot != NULL) {
             char v2[2048];
             snprintf(v2, sizeof v2, "%s/%.*s.v2.partial.json", dir, (int)(dot - name), name);
-            char *other = slurp(v2);
+            char *other = tt_read_file(v2, NULL);
             if (other != NULL) {
                 assert_string_equal(written, other);
                 v1_to_v2++;

@@ -26,6 +26,7 @@
 #include "escape.h"
 #include "render.h"
 #include "units.h"
+#include "tt_support.h"
 
 #define MS(x) ((int64_t)((x) * 1e6 + 0.5))
 #define BASE_NS 1700000000000000000LL
@@ -192,19 +193,12 @@ static void test_units(void **state)
 
 /* ---- synthetic sessions ----------------------------------------------------------------- */
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 static void add_name(tl_session *s, int group, const char *name, int64_t total_ns, int n)
 {
     tl_sname *x = &s->names[s->nnames++];
     memset(x, 0, sizeof *x);
     x->group = group;
-    x->name = xstrdup(name);
+    x->name = tt_xstrdup(name);
     x->exact = 1;
     x->median_ns = x->p95_ns = x->std_ns = NAN;
     for (int i = 0; i < n; i++)
@@ -215,7 +209,7 @@ static void add_kernel(tl_session *s, const char *name, int type, int64_t total_
 {
     tl_skernel *k = &s->kernels[s->nkernels++];
     memset(k, 0, sizeof *k);
-    k->name = xstrdup(name);
+    k->name = tt_xstrdup(name);
     k->type = type;
     for (int i = 0; i < n; i++)
         tl_dur_stat_add(&k->d, (uint64_t)(total_ns / n), TL_PROFILE_MAX_SAMPLES);
@@ -262,7 +256,7 @@ static void timeline(tl_session *s, int nlanes, int noisy)
         lane->a = s->rank;
         lane->b = 7 + l;
         snprintf(label, sizeof label, l == 0 ? "GPU %d stream %d " H_SCRIPT : "GPU %d stream %d", s->rank, 7 + l);
-        lane->label = xstrdup(label);
+        lane->label = tt_xstrdup(label);
         for (int i = 0; i < TL_TIMELINE_BINS; i++) {
             if (noisy)
                 lane->busy[(i + l + s->rank) % TL_KT_COUNT][i] = (float)((i * 7 + l * 5 + s->rank) % 11) / 10.0f;
@@ -281,8 +275,8 @@ static void memory(tl_session *s)
         s->mem[i] = (tl_mem_sample){ s->start_ns + MS(2 * i), 1e9 + 1e7 * i, 2e9 };
     s->snaps = calloc(2, sizeof *s->snaps);
     assert_non_null(s->snaps);
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
-    s->snaps[s->nsnaps++] = (tl_ssnap){ xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load " H_SVG), 1e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
+    s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after " H_QUOTE), 1.2e9, 2e9, 1.5e9, 3e9, NAN, INT64_MIN };
     s->peak_allocated = 1.5e9;
     s->peak_reserved = 2e9;
     s->device_total = 32e9;
@@ -300,18 +294,18 @@ static void session(tl_session *s, const synth *p)
     char path[128];
     memset(s, 0, sizeof *s);
     snprintf(path, sizeof path, "runs/" H_SCRIPT "/rank%d.pt.trace.json", p->rank);
-    s->path = xstrdup(path);
+    s->path = tt_xstrdup(path);
     s->format = TL_FMT_KINETO;
     s->rank = p->rank;
     s->world_size = p->world;
     s->rank_source = TL_RANK_CONTENT;
-    s->rank_detail = xstrdup("distributedInfo.rank " H_QUOTE);
+    s->rank_detail = tt_xstrdup("distributedInfo.rank " H_QUOTE);
     s->start_ns = BASE_NS + p->rank * 1000 + p->offset;
     s->span_ns = MS(100 * p->slow);
     s->warnings = calloc(1, sizeof *s->warnings);
     assert_non_null(s->warnings);
-    s->warnings[s->nwarnings++] = xstrdup("skipped an event: " H_SVG " " H_QUOTE);
-    s->device_name = xstrdup("GPU " H_QUOTE);
+    s->warnings[s->nwarnings++] = tt_xstrdup("skipped an event: " H_SVG " " H_QUOTE);
+    s->device_name = tt_xstrdup("GPU " H_QUOTE);
     s->names = calloc(8, sizeof *s->names);
     assert_non_null(s->names);
     add_name(s, TL_GROUP_SECTIONS, "forward", MS(30 * p->slow), 5);
@@ -352,15 +346,15 @@ static tl_aggregate *aggregate(int nranks, int lanes, int noisy, int reverse)
     /* an input that is not a profile */
     tl_session x;
     memset(&x, 0, sizeof x);
-    x.path = xstrdup("notes/" H_SVG ".txt");
+    x.path = tt_xstrdup("notes/" H_SVG ".txt");
     x.rank = -1;
-    x.rank_detail = xstrdup("");
+    x.rank_detail = tt_xstrdup("");
     x.start_ns = INT64_MIN;
     x.span_ns = -1;
     x.peak_allocated = x.peak_reserved = x.device_total = x.peak_rss = x.gpu_util_mean = NAN;
     x.warnings = calloc(1, sizeof *x.warnings);
     assert_non_null(x.warnings);
-    x.warnings[x.nwarnings++] = xstrdup("not a profile: " H_SCRIPT);
+    x.warnings[x.nwarnings++] = tt_xstrdup("not a profile: " H_SCRIPT);
     assert_int_equal(tl_aggregate_add_session(a, &x), 0);
     assert_int_equal(tl_aggregate_finish(a), 0);
     return a;
@@ -626,7 +620,7 @@ static void test_markdown_size_bounded(void **state)
         tl_sname *x = &s.names[s.nnames++];
         memset(x, 0, sizeof *x);
         x->group = i % 2 ? TL_GROUP_OPS : TL_GROUP_SECTIONS;
-        x->name = xstrdup(name);
+        x->name = tt_xstrdup(name);
         x->median_ns = x->p95_ns = x->std_ns = NAN;
         x->d.count = 1;
         x->d.total = x->d.min = x->d.max = (uint64_t)(1000 + i);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "report_readers.h"
+#include "tt_support.h"
 
 #define MIB 1048576.0
 #define FRAMEPACK TALLY_CORPUS_DIR "/framepack/"
@@ -26,30 +27,13 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        fail_msg("cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    buf[n] = '\0';
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
-
 typedef int (*reader_fn)(tl_profile *, const char *, size_t);
 
 /* Read a file with a reader into p; returns the reader's result. */
 static int read_path(tl_profile *p, reader_fn fn, const char *path)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = tt_slurp(path, &len);
     tl_profile_init(p, path);
     int rc = fn(p, buf, len);
     free(buf);
@@ -336,7 +320,7 @@ static void test_inferix_ranks(void **state)
 static void expect_kind(const char *path, int kind, const char *why)
 {
     size_t len;
-    char *buf = slurp(path, &len);
+    char *buf = tt_slurp(path, &len);
     json_error_t err;
     json_t *root = json_loadb(buf, len, 0, &err);
     assert_non_null(root);
@@ -538,7 +522,7 @@ static void test_tally_report_problem_counters(void **state)
 {
     (void)state;
     size_t len;
-    char *buf = slurp(FIXTURE("tally-report-v1.json"), &len);
+    char *buf = tt_slurp(FIXTURE("tally-report-v1.json"), &len);
     const char *from = "\"names_overflowed\": 0}";
     char *at = strstr(buf, from);
     assert_non_null(at);
@@ -782,7 +766,7 @@ static void test_truncated_and_mangled(void **state)
                                    FIXTURE("tally-report-v1.json") };
     for (size_t f = 0; f < sizeof paths / sizeof paths[0]; f++) {
         size_t len;
-        char *buf = slurp(paths[f], &len);
+        char *buf = tt_slurp(paths[f], &len);
         for (size_t cut = 0; cut < len; cut += 13) {
             tl_profile p;
             tl_profile_init(&p, paths[f]);

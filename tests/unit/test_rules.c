@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "tt_support.h"
 
 #define MS(x) ((int64_t)((x) * 1e6 + 0.5))
 #define MAX_NAMES 8
@@ -28,20 +29,13 @@
 
 /* ---- synthetic sessions ----------------------------------------------------- */
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 static void add_name(tl_session *s, int group, const char *name, int64_t total_ns, int count)
 {
     assert_true(s->nnames < MAX_NAMES);
     tl_sname *n = &s->names[s->nnames++];
     memset(n, 0, sizeof *n);
     n->group = group;
-    n->name = xstrdup(name);
+    n->name = tt_xstrdup(name);
     n->exact = 1;
     n->median_ns = n->p95_ns = n->std_ns = NAN;
     n->incl_ns = n->self_ns = -1; /* no nesting known: a report's sections */
@@ -108,12 +102,12 @@ static void healthy(tl_session *s, int rank, int world)
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "rank%d.pt.trace.json", rank);
-    s->path = xstrdup(path);
+    s->path = tt_xstrdup(path);
     s->format = TL_FMT_KINETO;
     s->rank = rank;
     s->world_size = world;
     s->rank_source = TL_RANK_CONTENT;
-    s->rank_detail = xstrdup("distributedInfo.rank");
+    s->rank_detail = tt_xstrdup("distributedInfo.rank");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = MS(100);
     s->names = calloc(MAX_NAMES, sizeof *s->names);
@@ -196,12 +190,6 @@ static const tl_rule_info *info(const char *id)
     return NULL;
 }
 
-static void assert_contains(const char *hay, const char *needle, const char *what)
-{
-    if (hay == NULL || strstr(hay, needle) == NULL)
-        fail_msg("%s \"%s\" does not contain \"%s\"", what, hay ? hay : "(null)", needle);
-}
-
 /* The rule fired once, only it (with `also` allowed besides), on this rank, with the
  * table's severity and these strings in its evidence (ev) and message (msg). */
 static void assert_fires(const tl_aggregate *a, const char *id, int rank, const char *also, const char *const *ev,
@@ -216,11 +204,11 @@ static void assert_fires(const tl_aggregate *a, const char *id, int rank, const 
     assert_string_equal(r->severity, info(id)->severity);
     assert_int_equal(r->rank, rank);
     for (; ev && *ev; ev++)
-        assert_contains(r->evidence, *ev, "evidence");
+        tt_assert_contains(r->evidence, *ev, "evidence");
     for (; msg && *msg; msg++)
-        assert_contains(r->message, *msg, "message");
+        tt_assert_contains(r->message, *msg, "message");
     /* the message ends with the rule's advice */
-    assert_contains(r->message, info(id)->advice, "message");
+    tt_assert_contains(r->message, info(id)->advice, "message");
     for (int i = 0; i < a->nrecs; i++)
         if (strcmp(a->recs[i].id, id) != 0 && (also == NULL || strcmp(a->recs[i].id, also) != 0))
             fail_msg("rule %s fired too: %s", a->recs[i].id, a->recs[i].evidence);
@@ -513,10 +501,10 @@ static void test_thermal(void **state)
     assert_non_null(r);
     assert_string_equal(r->severity, "warning");
     assert_int_equal(r->rank, 2);
-    assert_contains(r->message, "GPU 1 reaches 92", "message");
-    assert_contains(r->evidence, "above 85", "evidence");
-    assert_contains(r->evidence, "in 30 of 40 samples (15.0 s)", "evidence");
-    assert_contains(r->evidence, "1 GPU over the threshold", "evidence");
+    tt_assert_contains(r->message, "GPU 1 reaches 92", "message");
+    tt_assert_contains(r->evidence, "above 85", "evidence");
+    tt_assert_contains(r->evidence, "in 30 of 40 samples (15.0 s)", "evidence");
+    tt_assert_contains(r->evidence, "1 GPU over the threshold", "evidence");
     assert_int_equal(a->nrecs, 1);
     done(a);
 
@@ -537,7 +525,7 @@ static void test_thermal(void **state)
     a = finish(s, NRANKS);
     assert_non_null(find(a, "thermal"));
     assert_string_equal(find(a, "thermal")->severity, "critical");
-    assert_contains(find(a, "thermal")->evidence, "NVML thermal slowdown in 20 of 100 samples", "evidence");
+    tt_assert_contains(find(a, "thermal")->evidence, "NVML thermal slowdown in 20 of 100 samples", "evidence");
     assert_string_equal(a->headline_severity, "critical");
     done(a);
 
@@ -620,7 +608,7 @@ static void add_growth(tl_session *s, const char *what, uint32_t n, uint32_t dro
     tl_sgrowth *x = realloc(s->growth, (s->ngrowth + 1) * sizeof *x);
     assert_non_null(x);
     s->growth = x;
-    s->growth[s->ngrowth++] = (tl_sgrowth){ xstrdup(what), TL_GROWTH_ALLOCATED, n, drops, first, last,
+    s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup(what), TL_GROWTH_ALLOCATED, n, drops, first, last,
                                             last > first ? last : first, MS(5000) };
 }
 
@@ -691,8 +679,8 @@ static void test_low_fps(void **state)
     assert_non_null(rec);
     assert_int_equal(rec->rank, 1);
     assert_string_equal(rec->severity, "info");
-    assert_contains(rec->evidence, "21 frames in 7 blocks over 10.840 s of block computation: 1.94 FPS", "evidence");
-    assert_contains(rec->evidence, "on 1 of the 4 ranks with blocks", "evidence");
+    tt_assert_contains(rec->evidence, "21 frames in 7 blocks over 10.840 s of block computation: 1.94 FPS", "evidence");
+    tt_assert_contains(rec->evidence, "on 1 of the 4 ranks with blocks", "evidence");
     done(a);
 
     /* 21 frames in 2.1 s: 10 FPS, not under */
@@ -725,8 +713,8 @@ static void test_first_block_delay(void **state)
     const tl_recommendation *rec = find(a, "first-block-delay");
     assert_non_null(rec);
     assert_int_equal(rec->rank, 0);
-    assert_contains(rec->evidence, "first block 2.320 s, later blocks' median 1.420 s (+0.900 s, 1.63x)", "evidence");
-    assert_contains(rec->message, "the first block takes 2.32 s, 1.6x the later blocks", "message");
+    tt_assert_contains(rec->evidence, "first block 2.320 s, later blocks' median 1.420 s (+0.900 s, 1.63x)", "evidence");
+    tt_assert_contains(rec->message, "the first block takes 2.32 s, 1.6x the later blocks", "message");
     done(a);
 
     /* 1.5x exactly, and 2x but only 0.3 s more: no */
@@ -745,7 +733,7 @@ static void test_dominant_layer(void **state)
     healthy_run(s);
     s[2].diff.layers = 4;
     s[2].diff.layers_ns = MS(1000);
-    s[2].diff.top_layer = xstrdup("self_attn");
+    s[2].diff.top_layer = tt_xstrdup("self_attn");
     s[2].diff.top_layer_ns = MS(450);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "dominant-layer", 2, NULL, STRS("self_attn: 450.000 ms of 1000.000 ms over 4 layers (45.0%)"),
@@ -755,7 +743,7 @@ static void test_dominant_layer(void **state)
     healthy_run(s);
     s[2].diff.layers = 4;
     s[2].diff.layers_ns = MS(1000);
-    s[2].diff.top_layer = xstrdup("self_attn");
+    s[2].diff.top_layer = tt_xstrdup("self_attn");
     s[2].diff.top_layer_ns = MS(300);
     a = finish(s, NRANKS);
     assert_silent(a);
@@ -765,7 +753,7 @@ static void test_dominant_layer(void **state)
     healthy_run(s);
     s[2].diff.layers = 1;
     s[2].diff.layers_ns = MS(1000);
-    s[2].diff.top_layer = xstrdup("only");
+    s[2].diff.top_layer = tt_xstrdup("only");
     s[2].diff.top_layer_ns = MS(1000);
     a = finish(s, NRANKS);
     assert_silent(a);
@@ -860,8 +848,8 @@ static void test_launch_bound(void **state)
     assert_null(find(a, "launch-bound"));
     const tl_recommendation *r = find(a, "host-bound");
     assert_non_null(r);
-    assert_contains(r->message, "between graph replays", "message");
-    assert_contains(r->message, "replays CUDA/HIP graphs", "message");
+    tt_assert_contains(r->message, "between graph replays", "message");
+    tt_assert_contains(r->message, "replays CUDA/HIP graphs", "message");
     assert_null(strstr(r->message, "use CUDA graphs"));
     done(a);
 
@@ -1075,7 +1063,7 @@ static void test_straggler(void **state)
     a = finish(s, NRANKS);
     assert_int_equal(a->nstragglers, 0);
     assert_non_null(a->straggler_note);
-    assert_contains(a->straggler_note, "2 comparable steps on every rank: need 3", "note");
+    tt_assert_contains(a->straggler_note, "2 comparable steps on every rank: need 3", "note");
     done(a);
 
     /* +30 % in every one of 5 steps: critical */
@@ -1151,7 +1139,7 @@ static void test_session_drift(void **state)
             free(later->path);
             char path[64];
             snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
-            later->path = xstrdup(path);
+            later->path = tt_xstrdup(path);
             later->names[0].d.total = (uint64_t)MS(forward_ms[c]);
         }
         tl_aggregate *a = finish(s, 2 * NRANKS);

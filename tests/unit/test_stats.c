@@ -20,22 +20,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "tt_support.h"
 
 static uint64_t rng_state;
-static uint64_t rng(void) /* splitmix64 */
-{
-    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static void assert_close(double got, double want, double rel)
-{
-    double err = want == 0 ? fabs(got) : fabs(got - want) / fabs(want);
-    if (err > rel)
-        fail_msg("got %.17g, want %.17g (relative error %g > %g)", got, want, err, rel);
-}
+static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
 
 /* Two-pass mean and sample variance of v[0..n). */
 static void two_pass(const uint64_t *v, size_t n, double *mean, double *var)
@@ -64,8 +52,8 @@ static void check_against(const tl_dur_stat *s, const uint64_t *v, size_t n)
     assert_int_equal(s->total, total);
     assert_int_equal(s->min, mn);
     assert_int_equal(s->max, mx);
-    assert_close(s->mean, mean, 1e-12);
-    assert_close(s->m2 / (double)(n - 1), var, 1e-9);
+    tt_assert_close(s->mean, mean, 1e-12);
+    tt_assert_close(s->m2 / (double)(n - 1), var, 1e-9);
 }
 
 static uint64_t *make_values(size_t n, uint64_t offset, uint64_t spread, uint64_t seed)
@@ -102,8 +90,8 @@ static void test_welford_large_offset(void **state)
         tl_dur_stat_add(&s, v[i], 0);
     double mean, var;
     two_pass(v, n, &mean, &var);
-    assert_close(s.mean, mean, 1e-15);
-    assert_close(s.m2 / (double)(n - 1), var, 1e-6);
+    tt_assert_close(s.mean, mean, 1e-15);
+    tt_assert_close(s.m2 / (double)(n - 1), var, 1e-6);
     assert_true(var > 80000 && var < 90000); /* uniform over 1000 values: 83333 */
     tl_dur_stat_release(&s);
     free(v);
@@ -225,11 +213,11 @@ static void test_value_stats(void **state)
     for (size_t i = 0; i < n; i++)
         ss += (v[i] - mean) * (v[i] - mean);
     assert_int_equal(s.count, n);
-    assert_close(s.sum, sum, 1e-15);
+    tt_assert_close(s.sum, sum, 1e-15);
     assert_true(s.min == -7.0);
     assert_true(s.max == 1e6);
-    assert_close(s.mean, mean, 1e-12);
-    assert_close(s.m2, ss, 1e-12);
+    tt_assert_close(s.mean, mean, 1e-12);
+    tt_assert_close(s.m2, ss, 1e-12);
     assert_true(s.last == -1e-3);
 
     /* All negative: the first value must initialize max (not 0). */
@@ -261,11 +249,11 @@ static void test_value_stats_merge(void **state)
     tl_value_stat_merge(&m, &a); /* later first, so "last" must not follow merge order */
     tl_value_stat_merge(&m, &b);
     assert_int_equal(m.count, all.count);
-    assert_close(m.sum, all.sum, 1e-9);
+    tt_assert_close(m.sum, all.sum, 1e-9);
     assert_true(m.min == all.min);
     assert_true(m.max == all.max);
-    assert_close(m.mean, all.mean, 1e-9);
-    assert_close(m.m2, all.m2, 1e-9);
+    tt_assert_close(m.mean, all.mean, 1e-9);
+    tt_assert_close(m.m2, all.m2, 1e-9);
     assert_true(m.last == all.last);
     assert_int_equal(m.last_ticks, all.last_ticks);
 

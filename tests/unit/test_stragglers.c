@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "tt_support.h"
 
 #define MS(x) ((int64_t)((x) * 1e6 + 0.5))
 #define NSTEPS 4
@@ -38,13 +39,6 @@ typedef struct kspec {
     double per_step_ms;
 } kspec;
 
-static char *xstrdup(const char *s)
-{
-    char *d = strdup(s);
-    assert_non_null(d);
-    return d;
-}
-
 /* A rank with NSTEPS steps of 20 ms, compute_ms of compute per step and these kernels
  * (each launched once per step). */
 static void make(tl_session *s, int rank, int world, double compute_ms, const kspec *k, size_t nk)
@@ -52,8 +46,8 @@ static void make(tl_session *s, int rank, int world, double compute_ms, const ks
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "worker%d.pt.trace.json", rank);
-    s->path = xstrdup(path);
-    s->rank_detail = xstrdup("distributedInfo.rank");
+    s->path = tt_xstrdup(path);
+    s->rank_detail = tt_xstrdup("distributedInfo.rank");
     s->format = TL_FMT_KINETO;
     s->rank = rank;
     s->world_size = world;
@@ -69,7 +63,7 @@ static void make(tl_session *s, int rank, int world, double compute_ms, const ks
     assert_non_null(s->kernels);
     for (size_t i = 0; i < nk; i++) {
         tl_skernel *x = &s->kernels[s->nkernels++];
-        x->name = xstrdup(k[i].name);
+        x->name = tt_xstrdup(k[i].name);
         x->type = tl_kernel_type_of(k[i].name, strlen(k[i].name), TL_CC_KERNEL);
         for (int n = 0; n < NSTEPS; n++)
             tl_dur_stat_add(&x->d, (uint64_t)MS(k[i].per_step_ms), TL_PROFILE_MAX_SAMPLES);
@@ -128,12 +122,6 @@ static void assert_none(const tl_aggregate *a)
         assert_false(a->ranks[i].straggler);
 }
 
-static void assert_contains(const char *hay, const char *needle)
-{
-    if (hay == NULL || strstr(hay, needle) == NULL)
-        fail_msg("\"%s\" does not contain \"%s\"", hay ? hay : "(null)", needle);
-}
-
 /* ---- compute stragglers --------------------------------------------------------- */
 
 #define NR 8
@@ -177,20 +165,20 @@ static void test_compute_straggler_named_kernel(void **state)
         if (k > 0)
             assert_true(st->items[k].delta_ns <= st->items[k - 1].delta_ns);
     }
-    assert_contains(st->summary, "rank 5: GPU compute per step 30% above the median of the other ranks on average, "
-                                 "slower in 4 of 4 comparable steps (median 13.000 ms vs 10.000 ms");
+    tt_assert_contains(st->summary, "rank 5: GPU compute per step 30% above the median of the other ranks on average, "
+                                 "slower in 4 of 4 comparable steps (median 13.000 ms vs 10.000 ms", NULL);
     assert_int_equal(st->units, 4);
     assert_int_equal(st->slower, 4);
     assert_string_equal(st->severity, "warning"); /* +30 % but only 4 steps: not critical */
     /* against the median of all ranks (computed once for every straggler) */
-    assert_contains(st->summary, "most of it in gemm_big (+2.99");
+    tt_assert_contains(st->summary, "most of it in gemm_big (+2.99", NULL);
     /* and the recommendation says so */
     int recs = 0;
     for (int i = 0; i < a->nrecs; i++)
         if (strcmp(a->recs[i].id, "straggler") == 0) {
             recs++;
             assert_int_equal(a->recs[i].rank, 5);
-            assert_contains(a->recs[i].evidence, "gemm_big");
+            tt_assert_contains(a->recs[i].evidence, "gemm_big", NULL);
         }
     assert_int_equal(recs, 1);
     done(a);
@@ -227,7 +215,7 @@ static void test_noisy_run_mad_none(void **state)
     tl_aggregate *a = finish(s, NR);
     assert_none(a);
     assert_non_null(a->straggler_note);
-    assert_contains(a->straggler_note, "no rank is slower than the others in most of 4 comparable steps by more than");
+    tt_assert_contains(a->straggler_note, "no rank is slower than the others in most of 4 comparable steps by more than", NULL);
     done(a);
 
     /* the same +20 % in every step, ranks steady: named */
@@ -316,7 +304,7 @@ static void test_step_time_fallback(void **state)
         assert_non_null(s[r].names);
         s[r].nnames = 1;
         s[r].names[0].group = TL_GROUP_SECTIONS;
-        s[r].names[0].name = xstrdup("decode");
+        s[r].names[0].name = tt_xstrdup("decode");
         s[r].names[0].exact = 1;
         for (int i = 0; i < NSTEPS; i++)
             tl_dur_stat_add(&s[r].names[0].d, (uint64_t)MS(r == 1 ? 25 : 15), TL_PROFILE_MAX_SAMPLES);
@@ -324,8 +312,8 @@ static void test_step_time_fallback(void **state)
     tl_aggregate *a = finish(s, 3);
     assert_int_equal(a->nstragglers, 1);
     assert_int_equal(a->stragglers[0].rank, 1);
-    assert_contains(a->stragglers[0].summary, "rank 1: step time 50% above the median of the other ranks on average, "
-                                              "slower in 4 of 4 comparable steps (median 30.000 ms vs 20.000 ms");
+    tt_assert_contains(a->stragglers[0].summary, "rank 1: step time 50% above the median of the other ranks on average, "
+                                              "slower in 4 of 4 comparable steps (median 30.000 ms vs 20.000 ms", NULL);
     assert_string_equal(a->stragglers[0].items[0].name, "decode");
     assert_true(fabs(a->stragglers[0].items[0].delta_ns - 10e6) < 1);
     done(a);
@@ -369,7 +357,7 @@ static void test_last_arrival(void **state)
     assert_true(a->ranks[2].straggler);
     assert_true(st->value == 100.0);       /* last in every collective */
     assert_true(st->others_median == NC);  /* of 12 matched */
-    assert_contains(st->summary, "rank 2 arrives last to 12 of 12 matched collectives (100%)");
+    tt_assert_contains(st->summary, "rank 2 arrives last to 12 of 12 matched collectives (100%)", NULL);
     done(a);
 
     /* last in only 4 of 12 collectives (a third): no */
@@ -424,9 +412,9 @@ static void test_compute_and_arrival_agree_or_say_nothing(void **state)
     tl_aggregate *a = finish(s, LR);
     assert_none(a);
     assert_non_null(a->straggler_note);
-    assert_contains(a->straggler_note, "point to different ranks");
-    assert_contains(a->straggler_note, "1 (slow compute)");
-    assert_contains(a->straggler_note, "2 (last arrival)");
+    tt_assert_contains(a->straggler_note, "point to different ranks", NULL);
+    tt_assert_contains(a->straggler_note, "1 (slow compute)", NULL);
+    tt_assert_contains(a->straggler_note, "2 (last arrival)", NULL);
     done(a);
 
     for (int r = 0; r < LR; r++) {

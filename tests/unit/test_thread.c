@@ -18,13 +18,7 @@
 #include <time.h>
 
 #include "internal.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "tt_support.h"
 
 static void test_skips_a_held_flag_only_for_signals(void **state)
 {
@@ -45,9 +39,9 @@ static void test_skips_a_held_flag_only_for_signals(void **state)
     /* The thread holds its flag (interrupted mid-update) during a signal write. */
     tl_thread_lock(t);
     atomic_store(&tl_g.signal_writing, 1);
-    double t0 = now_s();
+    double t0 = tt_now_s();
     assert_int_equal(tl_merged_build(&m), 0);
-    double waited = now_s() - t0;
+    double waited = tt_now_s() - t0;
     assert_int_equal(m.threads_skipped, 1);
     assert_int_equal(m.stats[TL_SECTION][id].count, 0); /* left out, not half read */
     assert_true(waited >= TL_SIGNAL_LOCK_WAIT_NS / 1e9 * 0.9);

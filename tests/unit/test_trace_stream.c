@@ -27,6 +27,7 @@
 
 #include "ingest/gzip_source.h"
 #include "ingest/trace_stream.h"
+#include "tt_support.h"
 
 #define CORPUS TALLY_CORPUS_DIR
 #define COUNTS_FILE TALLY_SOURCE_DIR "/tests/unit/corpus_event_counts.txt"
@@ -43,19 +44,8 @@ struct blob {
 static struct blob load(const char *path)
 {
 	struct blob b = { NULL, 0 };
-	FILE *f = fopen(path, "rb");
-	long n;
 
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	b.data = malloc((size_t)n + 1);
-	assert_non_null(b.data);
-	assert_int_equal(fread(b.data, 1, (size_t)n, f), (size_t)n);
-	b.len = (size_t)n;
-	fclose(f);
+	b.data = tt_slurp(path, &b.len);
 	return b;
 }
 
@@ -64,31 +54,6 @@ static struct blob load_corpus(const char *rel)
 	char path[1024];
 	snprintf(path, sizeof path, "%s/%s", CORPUS, rel);
 	return load(path);
-}
-
-/* A tl_read_fn over memory that hands out at most `chunk` bytes per call. */
-struct mem_src {
-	const char *d;
-	size_t n, pos, chunk;
-	int fail_at_end; /* return -1 instead of 0 at the end: a read error */
-};
-
-static ssize_t mem_read(void *ctx, void *buf, size_t cap)
-{
-	struct mem_src *m = ctx;
-	size_t k = m->n - m->pos;
-
-	if (k > cap)
-		k = cap;
-	if (m->chunk && k > m->chunk)
-		k = m->chunk;
-	if (k == 0 && m->fail_at_end) {
-		errno = EIO;
-		return -1;
-	}
-	memcpy(buf, m->d + m->pos, k);
-	m->pos += k;
-	return (ssize_t)k;
 }
 
 /* The fields of an event, copied out of the stream's buffer. */
@@ -212,7 +177,7 @@ static struct run *run_bytes(const char *data, size_t len, size_t chunk,
                              const tl_trace_options *opt, int use_gzip)
 {
 	struct run *r = calloc(1, sizeof *r);
-	struct mem_src m = { data, len, 0, chunk, 0 };
+	tt_mem_src m = { data, len, 0, chunk, 0 };
 	tl_gzip_source g;
 	tl_trace_stream s;
 	tl_trace_event e;
@@ -220,11 +185,11 @@ static struct run *run_bytes(const char *data, size_t len, size_t chunk,
 
 	assert_non_null(r);
 	r->digest = malloc(cap * sizeof *r->digest);
-	assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
+	assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
 	if (use_gzip)
 		assert_int_equal(tl_trace_stream_open(&s, tl_gzip_source_read, &g, "test", opt), 0);
 	else
-		assert_int_equal(tl_trace_stream_open(&s, mem_read, &m, "test", opt), 0);
+		assert_int_equal(tl_trace_stream_open(&s, tt_mem_read, &m, "test", opt), 0);
 	r->total = 0xcbf29ce484222325ull;
 	while ((r->rc = tl_trace_stream_next(&s, &e)) == 1) {
 		uint64_t d = event_digest(&e);
@@ -1235,14 +1200,14 @@ static void test_gzip_truncated(void **state)
 static size_t inflate_all(const unsigned char *gz, size_t n, size_t cap, char **out, char *err,
                           size_t errcap)
 {
-	struct mem_src m = { (const char *)gz, n, 0, 0, 0 };
+	tt_mem_src m = { (const char *)gz, n, 0, 0, 0 };
 	tl_gzip_source g;
 	size_t len = 0, space = 1 << 16;
 	ssize_t k;
 	char *buf = malloc(space);
 
 	assert_non_null(buf);
-	assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
+	assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
 	for (;;) {
 		if (space - len < cap) {
 			space = space * 2 + cap;
@@ -1328,14 +1293,14 @@ static void test_gzip_source_plain_and_garbage(void **state)
 	/* gzip, then bytes that are not another member: the data is kept, the rest noted */
 	{
 		struct blob b = load_corpus("catapult-test_data/simple_trace_gz.gz");
-		struct mem_src m;
+		tt_mem_src m;
 		tl_gzip_source g;
 		char *d = malloc(b.len + 4), out[4096];
 		ssize_t n, total = 0;
 		memcpy(d, b.data, b.len);
 		memcpy(d + b.len, "\0\0\0\0", 4);
-		m = (struct mem_src){ d, b.len + 4, 0, 0, 0 };
-		assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
+		m = (tt_mem_src){ d, b.len + 4, 0, 0, 0 };
+		assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
 		while ((n = tl_gzip_source_read(&g, out, sizeof out)) > 0)
 			total += n;
 		assert_int_equal(n, 0);
@@ -1347,7 +1312,7 @@ static void test_gzip_source_plain_and_garbage(void **state)
 		d[b.len / 2] ^= 0x55;
 		d[b.len / 2 + 1] ^= 0x55;
 		m.pos = 0;
-		assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
+		assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
 		while ((n = tl_gzip_source_read(&g, out, sizeof out)) > 0)
 			;
 		assert_int_equal(n, -1);
@@ -1542,14 +1507,14 @@ static void test_fd_read(void **state)
 /* Read `text` directly, with a read error where the input would end. */
 static void read_failing(const char *text, size_t chunk, int *rc, tl_trace_stats *st, int *events)
 {
-	struct mem_src m = { text, strlen(text), 0, chunk, 1 };
+	tt_mem_src m = { text, strlen(text), 0, chunk, 1 };
 	tl_trace_options o;
 	tl_trace_stream s;
 	tl_trace_event e;
 
 	tl_trace_options_init(&o);
 	o.buffer_size = 16;
-	assert_int_equal(tl_trace_stream_open(&s, mem_read, &m, "failing", &o), 0);
+	assert_int_equal(tl_trace_stream_open(&s, tt_mem_read, &m, "failing", &o), 0);
 	*events = 0;
 	while ((*rc = tl_trace_stream_next(&s, &e)) == 1)
 		(*events)++;

@@ -427,19 +427,54 @@ static int is_primary(int group, int kind, int rank)
                                       group == TL_GROUP_GPU_ANNOTATIONS || group == TL_GROUP_KERNELS);
 }
 
-/* The smallest two-sided p of a U test of n1 against n2 samples: both
- * extreme arrangements, 2 / C(n1 + n2, n1). */
+/* The smallest one-sided p of a U test of n1 against n2 samples: the
+ * extreme arrangement, 1 / C(n1 + n2, n1). */
 static double u_floor(size_t n1, size_t n2)
 {
     double log_c = lgamma((double)(n1 + n2) + 1) - lgamma((double)n1 + 1) - lgamma((double)n2 + 1);
-    return fmin(1.0, 2.0 * exp(-log_c));
+    return fmin(1.0, exp(-log_c));
 }
 
-/* Delta and U test of a row whose sides and values are filled in; the
- * verdicts of tested rows wait for the correction (decide). */
-static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
+/* The threshold of a row's group, in %: peak memory has its own. */
+static double row_limit(const tl_cmp_options *o, int group)
 {
-    r->u = r->p_value = r->p_adjusted = r->delta_pct = NAN;
+    return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct
+                                                                           : o->threshold_pct;
+}
+
+/* The candidate's scale of "faster by more than the threshold" (a fraction):
+ * 1 - threshold; from a threshold of 100 % on nothing can be that much
+ * faster, and a scale near 0 makes every candidate sample larger. */
+static double faster_scale(double limit)
+{
+    return limit < 1 ? 1 - limit : 1e-12;
+}
+
+/* The U test of cs / scale against bs (both sorted; the order is kept). */
+static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
+{
+    double *v = malloc((cs->n + 1) * sizeof *v);
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < cs->n; i++)
+        v[i] = cs->v[i] / scale;
+    int rc = tl_signif_mwu(v, cs->n, bs->v, bs->n, out);
+    free(v);
+    return rc;
+}
+
+/* Delta and U tests of a row whose sides and values are filled in; the
+ * verdicts of tested rows wait for the correction (decide). The hypotheses
+ * carry the threshold: "slower by more than the threshold" is the U test of
+ * the candidate's samples over 1 + threshold against the baseline's
+ * (one-sided, larger), "faster by more" the same over 1 - threshold
+ * (smaller). The U statistics are kept whatever the number of samples (a
+ * rank's stratum of the all-ranks row's test); the row is tested by them
+ * from TL_CMP_MIN_SAMPLES a side. */
+static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const vec *cs)
+{
+    r->u = r->p_value = r->p_adjusted = r->delta_pct = r->p_up = r->p_down = NAN;
+    r->mwu.p = r->mwu_up.p = r->mwu_down.p = NAN;
     r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
     if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP)
         r->impact_ns = 0; /* bytes, or a share of a total already counted */
@@ -450,96 +485,243 @@ static int judge(tl_cmp_row *r, const vec *bs, const vec *cs)
     if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0)
         r->delta_pct = 100.0 * (r->value_cand - r->value_base) / r->value_base;
     r->verdict = TL_VERDICT_TOO_FEW;
-    if (bs == NULL || bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
+    if (bs == NULL || bs->n == 0 || cs->n == 0)
         return 0;
-    tl_mwu t;
-    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &t) != 0)
+    double limit = row_limit(o, r->group) / 100;
+    if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0 || mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 ||
+        mwu_scaled(bs, cs, faster_scale(limit), &r->mwu_down) != 0)
         return -1;
-    r->u = t.u;
-    r->p_value = t.p;
+    if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
+        return 0;
+    r->u = r->mwu.u;
+    r->p_up = r->mwu_up.p_greater;
+    r->p_down = r->mwu_down.p_less;
+    r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     r->p_floor = u_floor(bs->n, cs->n);
-    r->test = t.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
+    r->test = r->mwu.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
 }
 
-/* The rank-level test: Student's t over the log ratios candidate/baseline of
- * the ranks' values (paired by rank), or NaN with fewer than
- * TL_CMP_MIN_RANKS ranks that have both. *spread is set when the ratios are
- * not all the same (ranks that are copies of each other are one sample). */
-static double rank_level_p(const double *vb, const double *vc, size_t n, int *spread)
+/* Mean and sum of squared deviations of v[0, n) (Welford). */
+static void mean_ss(const double *v, size_t n, double *mean, double *ss)
 {
-    double *lr = malloc((n + 1) * sizeof *lr);
-    *spread = 0;
-    if (lr == NULL)
-        return NAN;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (isfinite(vb[i]) && isfinite(vc[i]) && vb[i] > 0 && vc[i] > 0)
-            lr[m++] = log(vc[i] / vb[i]);
-    for (size_t i = 1; i < m; i++)
-        *spread |= lr[i] != lr[0];
-    double p = m >= TL_CMP_MIN_RANKS ? tl_signif_t_one_sample(lr, m, NULL) : NAN;
-    free(lr);
-    return p;
+    double m = 0, q = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = v[i] - m;
+        m += d / (double)(i + 1);
+        q += d * (v[i] - m);
+    }
+    *mean = n ? m : NAN;
+    *ss = n ? q : NAN;
 }
 
-/* The all-ranks row's p from its per-rank rows rows[from, to), from two
- * tests: the per-rank U tests (the smallest p times the number of ranks
- * tested: Bonferroni, valid however the ranks of a run depend on each
- * other), and the rank-level test over the rows' values, each rank one
- * sample of the change (the same change on every rank is evidence even when
- * no rank alone has enough samples). With both, p is twice the smaller
- * (Bonferroni over the two); ranks whose ratios are all the same are copies,
- * one sample, and leave the per-rank tests alone. */
-static int p_from_ranks(tl_cmp_row *all, const tl_cmp_row *rows, size_t from, size_t to)
+/* The rank-level statistics of an all-ranks row from its ranks' log ratios
+ * lr[0, n), sorted: Yuen's trimmed mean (g = max(1, n / 5) values off each
+ * end from 4 ranks on: a spike on one rank neither makes nor hides a change)
+ * and the winsorized sum of squares (the trimmed values replaced by the
+ * nearest kept one), and the ranks beyond the threshold each way. */
+static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double limit)
 {
-    double min = NAN, floor = NAN;
-    size_t k = 0, n = to - from;
-    for (size_t i = from; i < to; i++) {
-        if (rows[i].test == TL_TEST_NONE)
-            continue;
-        if (k == 0 || rows[i].p_value < min)
-            min = rows[i].p_value;
-        if (k == 0 || rows[i].p_floor < floor)
-            floor = rows[i].p_floor;
-        k++;
+    size_t g = n >= 4 ? (n / 5 > 1 ? n / 5 : 1) : 0;
+    double x;
+    all->lr_n = n;
+    all->lr_h = n - 2 * g;
+    mean_ss(lr + g, n - 2 * g, &all->lr_tmean, &x);
+    mean_ss(lr, n, &all->lr_mean, &all->lr_ss);
+    double wm = 0, ssw = 0;
+    for (size_t i = 0; i < n; i++)
+        wm += lr[i < g ? g : i >= n - g ? n - g - 1 : i];
+    wm /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = lr[i < g ? g : i >= n - g ? n - g - 1 : i] - wm;
+        ssw += d * d;
     }
+    all->lr_ssw = ssw;
+    all->lr_spread = lr[n - 1] != lr[0];
+    all->lr_up = all->lr_down = 0;
+    for (size_t i = 0; i < n; i++) {
+        all->lr_up += lr[i] > log1p(limit / 100);
+        all->lr_down += lr[i] < log(faster_scale(limit / 100));
+    }
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The all-ranks row's test from its per-rank rows rows[from, to), chosen by
+ * the design, not by the data:
+ *  - every rank with samples on both sides, at least two a side: the
+ *    stratified U test, the ranks' U statistics summed (tl_signif_mwu_strata;
+ *    each rank compared with itself only, the ranks' evidence added up);
+ *    ranks that are copies of one another (the same ratio on every rank)
+ *    are one stratum;
+ *  - otherwise, with at least TL_CMP_MIN_RANKS ranks: the rank-level test
+ *    over the ranks' log ratios, each rank one sample of the change; its
+ *    variance is pooled over the family in decide (rank_level_pooled);
+ *  - otherwise the pooled samples' own U test (judge) stands. */
+static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
+{
+    tl_cmp_row *all = &c->rows[all_i];
+    const tl_cmp_row *rows = c->rows;
     if (!all->base.present || !all->cand.present)
         return 0;
-    double *vb = malloc((n + 1) * sizeof *vb), *vc = malloc((n + 1) * sizeof *vc);
-    if (vb == NULL || vc == NULL) {
-        free(vb);
-        free(vc);
-        return -1;
-    }
+    size_t n = to - from, nboth = 0, nstrata = 0, minn = SIZE_MAX, m = 0;
+    tl_mwu *sup = malloc((n + 1) * sizeof *sup), *sdown = malloc((n + 1) * sizeof *sdown);
+    double *lr = malloc((n + 1) * sizeof *lr);
+    int rc = -1;
+    if (sup == NULL || sdown == NULL || lr == NULL)
+        goto out;
+    double u = 0, u_first = NAN;
     for (size_t i = from; i < to; i++) {
-        vb[i - from] = rows[i].value_base;
-        vc[i - from] = rows[i].value_cand;
+        const tl_cmp_row *r = &rows[i];
+        if (!r->base.present || !r->cand.present)
+            continue;
+        nboth++;
+        if (!isnan(r->mwu.p)) {
+            sup[nstrata] = r->mwu_up;
+            sdown[nstrata++] = r->mwu_down;
+            u += r->mwu.u;
+            u_first = nstrata == 1 ? r->mwu.u : u_first;
+            size_t k = r->mwu.nx < r->mwu.ny ? r->mwu.nx : r->mwu.ny;
+            minn = k < minn ? k : minn;
+        }
+        if (isfinite(r->value_base) && isfinite(r->value_cand) && r->value_base > 0 && r->value_cand > 0)
+            lr[m++] = log(r->value_cand / r->value_base);
     }
-    int spread;
-    double pr = rank_level_p(vb, vc, n, &spread);
-    free(vb);
-    free(vc);
-    if (k > 0 && !spread)
-        pr = NAN;
-    double pu = k > 0 ? fmin(1.0, (double)k * min) : NAN;
-    if (isnan(pu) && isnan(pr))
-        return 0; /* the pooled test (or none) stands */
-    all->verdict = TL_VERDICT_UNCHANGED;
-    if (isnan(pr)) {
-        all->p_value = pu;
-        all->p_floor = fmin(1.0, (double)k * floor);
-        all->test = TL_TEST_RANKS;
-    } else if (isnan(pu)) {
-        all->p_value = pr;
+    if (m > 1)
+        qsort(lr, m, sizeof *lr, by_double);
+    int copies = m > 1 && lr[0] == lr[m - 1];
+    if (nstrata > 0 && nstrata == nboth && minn >= 2) {
+        size_t ns = copies ? 1 : nstrata;
+        double x;
+        if (tl_signif_mwu_strata(sup, ns, &all->p_up, &x, &all->p_floor) != 0 ||
+            tl_signif_mwu_strata(sdown, ns, &x, &all->p_down, NULL) != 0)
+            goto out;
+        all->u = copies ? u_first : u;
+        all->test = TL_TEST_STRATA;
+    } else if (m >= TL_CMP_MIN_RANKS) {
+        rank_level_stats(all, lr, m, row_limit(&c->opt, all->group));
+        all->u = NAN;
         all->p_floor = 0; /* t has no floor */
         all->test = TL_TEST_RANK_T;
     } else {
-        all->p_value = fmin(1.0, 2.0 * fmin(pu, pr));
-        all->p_floor = 0;
-        all->test = TL_TEST_BOTH;
+        rc = 0;
+        goto out; /* the pooled test (or none) stands */
     }
+    all->p_value = fmin(1.0, 2.0 * fmin(all->p_up, all->p_down));
+    all->verdict = TL_VERDICT_UNCHANGED;
+    rc = 0;
+out:
+    free(sup);
+    free(sdown);
+    free(lr);
+    return rc;
+}
+
+/* One-sided p-values of the statistic (mean - shift) / sqrt(var / h) against
+ * Student's t with df degrees of freedom. No spread (var 0): certain. */
+static double t_up(double mean, double shift, double var, double h, double df)
+{
+    if (!(var > 0))
+        return mean > shift ? 0.0 : 1.0;
+    return tl_signif_t_sf((mean - shift) / sqrt(var / h), df);
+}
+
+/* The winsorized variance of a rank-level row per degree of freedom. */
+static double row_var(const tl_cmp_row *r)
+{
+    return r->lr_ssw / (double)(r->lr_h - 1);
+}
+
+static int is_pooled(const tl_cmp_row *r)
+{
+    return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_h > 1 && row_var(r) > 0;
+}
+
+/* P(F >= x) for Snedecor's F with d1 and d2 degrees of freedom. */
+static double f_sf(double x, double d1, double d2)
+{
+    if (!(x > 0))
+        return 1.0;
+    return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
+}
+
+/* The rank-level rows' p-values: Yuen's trimmed t, its winsorized variance
+ * pooled over the rows of like noise in one family, group and kind when
+ * there are at least TL_CMP_POOL_MIN of them (as a one-way analysis of
+ * variance pools its error: one row's spread over 4 ranks has 1 degree of
+ * freedom, ten rows' 10): the sum of their winsorized sums of squares over
+ * the sum of their degrees of freedom. A row is not of like noise when the F
+ * test of its variance against the rest of the pool's, F(h - 1, the rest's
+ * degrees of freedom), finds it larger at level TL_CMP_POOL_LEVEL: a noisier
+ * row (a stage with I/O, a CPU-bound stage on a loaded machine) keeps its own
+ * variance, untrimmed, and degrees of freedom, so it neither floods the
+ * others' nor is judged by theirs. The hypotheses carry the threshold as the
+ * U tests' do: the mean log ratio beyond log(1 + threshold), or below
+ * log(1 - threshold). Ranks whose ratios are all the same (copies) are
+ * certain. */
+static int rank_level_pooled(tl_compare *c)
+{
+    enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };
+    double ss[2][NG][NK], df[2][NG][NK], ss_like[2][NG][NK], df_like[2][NG][NK];
+    size_t cnt[2][NG][NK];
+    memset(cnt, 0, sizeof cnt);
+    memset(ss, 0, sizeof ss);
+    memset(df, 0, sizeof df);
+    memset(ss_like, 0, sizeof ss_like);
+    memset(df_like, 0, sizeof df_like);
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *o = &c->rows[i];
+        if (!is_pooled(o))
+            continue;
+        cnt[o->primary][o->group][o->kind]++;
+        ss[o->primary][o->group][o->kind] += o->lr_ssw;
+        df[o->primary][o->group][o->kind] += (double)(o->lr_h - 1);
+    }
+    unsigned char *like = calloc(c->nrows + 1, 1);
+    if (like == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *o = &c->rows[i];
+        if (!is_pooled(o) || cnt[o->primary][o->group][o->kind] < TL_CMP_POOL_MIN)
+            continue;
+        double d = (double)(o->lr_h - 1), d_rest = df[o->primary][o->group][o->kind] - d;
+        double v_rest = (ss[o->primary][o->group][o->kind] - o->lr_ssw) / d_rest;
+        like[i] = !(v_rest > 0) || f_sf(row_var(o) / v_rest, d, d_rest) >= TL_CMP_POOL_LEVEL;
+        if (like[i]) {
+            ss_like[o->primary][o->group][o->kind] += o->lr_ssw;
+            df_like[o->primary][o->group][o->kind] += d;
+        }
+    }
+    for (size_t i = 0; i < c->nrows; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        if (r->test != TL_TEST_RANK_T)
+            continue;
+        int f = r->primary, g = r->group, k = r->kind;
+        double var, d, h, mean;
+        if (like[i] && ss_like[f][g][k] > 0) {
+            mean = r->lr_tmean; /* Yuen, the pool's variance */
+            h = (double)r->lr_h;
+            d = df_like[f][g][k];
+            var = ss_like[f][g][k] / d;
+        } else { /* too few rows to pool, or not of like noise: Student's t of the row alone */
+            mean = r->lr_mean;
+            h = (double)r->lr_n;
+            d = h - 1;
+            var = r->lr_ss / d;
+        }
+        if (!r->lr_spread)
+            var = 0;
+        double limit = row_limit(&c->opt, r->group) / 100;
+        r->p_up = t_up(mean, log1p(limit), var, h, d);
+        r->p_down = t_up(-mean, -log(faster_scale(limit)), var, h, d);
+        r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
+    }
+    free(like);
     return 0;
 }
 
@@ -580,21 +762,26 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
     return r->note ? 0 : -1;
 }
 
-/* Correct the p-values for the number of tests, each family apart (Holm for
- * the primary rows, Benjamini–Hochberg for the explanatory ones), then give
- * every row its verdict, decide which fail the gate and count them. */
+/* Correct the p-values for the number of tests, each family apart, then
+ * give every row its verdict, decide which fail the gate and count them.
+ * The gate's question has a direction: the primary rows' "slower by more
+ * than the threshold" p-values are adjusted with Holm's method, so alpha
+ * bounds the chance of any false regression in the gate; their "faster"
+ * p-values likewise, apart (improvements never fail the gate). Explanatory
+ * rows take the two-sided p (twice the smaller one-sided one), adjusted
+ * with Benjamini–Hochberg. */
 static int decide(tl_compare *c)
 {
     size_t n = c->nrows;
-    double *p = malloc((2 * n + 1) * sizeof *p), *adj = malloc((2 * n + 1) * sizeof *adj);
+    double *p = malloc((3 * n + 1) * sizeof *p), *adj = malloc((3 * n + 1) * sizeof *adj);
     int rc = -1;
     if (p == NULL || adj == NULL)
         goto out;
     /* A test that could not give a p small enough to be significant in its
-     * family, however large the change (4 against 4 samples: at best 0.029,
-     * never below alpha over a family of ten), had too few samples: the row
-     * is judged like an untested one. The families shrink as rows leave, so
-     * this runs until nothing changes. */
+     * family, however large the change (4 against 4 samples: at best 1/70
+     * one-sided, never below alpha over a family of ten), had too few
+     * samples: the row is judged like an untested one. The families shrink
+     * as rows leave, so this runs until nothing changes. */
     for (int changed = 1; changed;) {
         size_t m[2] = { 0, 0 };
         changed = 0;
@@ -602,42 +789,56 @@ static int decide(tl_compare *c)
             m[c->rows[i].primary] += c->rows[i].test != TL_TEST_NONE;
         for (size_t i = 0; i < n; i++) {
             tl_cmp_row *r = &c->rows[i];
-            if (r->test == TL_TEST_NONE || !(r->p_floor * (double)m[r->primary] >= c->opt.alpha))
+            double sides = r->primary ? 1 : 2;
+            if (r->test == TL_TEST_NONE || !(sides * r->p_floor * (double)m[r->primary] >= c->opt.alpha))
                 continue;
             r->test = TL_TEST_NONE;
             r->verdict = TL_VERDICT_TOO_FEW;
-            r->p_value = r->u = NAN;
+            r->p_value = r->u = r->p_up = r->p_down = NAN;
             changed = 1;
         }
     }
-    /* p[0, n): the primary family; p[n, 2n): the explanatory one. */
+    if (rank_level_pooled(c) != 0)
+        goto out;
+    /* p[0, n): the primary rows, slower; p[n, 2n): faster; p[2n, 3n): the
+     * explanatory rows, two-sided. */
     for (size_t i = 0; i < n; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        double v = r->test != TL_TEST_NONE ? r->p_value : NAN;
-        p[i] = r->primary ? v : NAN;
-        p[n + i] = r->primary ? NAN : v;
+        int t = r->test != TL_TEST_NONE;
+        p[i] = r->primary && t ? r->p_up : NAN;
+        p[n + i] = r->primary && t ? r->p_down : NAN;
+        p[2 * n + i] = !r->primary && t ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : NAN;
     }
     if (c->opt.correction == TL_CMP_HOLM) {
-        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_bh(p + n, n, adj + n) != 0)
+        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_holm(p + n, n, adj + n) != 0 ||
+            tl_signif_bh(p + 2 * n, n, adj + 2 * n) != 0)
             goto out;
     } else {
-        memcpy(adj, p, 2 * n * sizeof *adj);
+        memcpy(adj, p, 3 * n * sizeof *adj);
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
-        if (r->test != TL_TEST_NONE) {
-            r->p_adjusted = r->primary ? adj[i] : adj[n + i];
-            r->significant = r->p_adjusted < c->opt.alpha;
-            double limit = r->group == TL_CMP_GROUP_MEMORY && !isnan(c->opt.memory_threshold_pct)
-                               ? c->opt.memory_threshold_pct
-                               : c->opt.threshold_pct;
-            if (r->significant && r->delta_pct > limit)
-                r->verdict = TL_VERDICT_REGRESSION;
-            else if (r->significant && r->delta_pct < -limit)
-                r->verdict = TL_VERDICT_IMPROVEMENT;
-        } else if (untested_verdict(r, &c->opt) != 0) {
-            goto out;
+        if (r->test == TL_TEST_NONE) {
+            if (untested_verdict(r, &c->opt) != 0)
+                goto out;
+            continue;
         }
+        double up = r->primary ? adj[i] : adj[2 * n + i], down = r->primary ? adj[n + i] : adj[2 * n + i];
+        double limit = row_limit(&c->opt, r->group);
+        /* A primary row reports the side of its change; an explanatory row
+         * its two-sided p. */
+        int slower = !(r->delta_pct < 0);
+        r->p_value = !r->primary ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : slower ? r->p_up : r->p_down;
+        r->p_adjusted = slower ? up : down;
+        r->significant = r->p_adjusted < c->opt.alpha;
+        /* The rank-level test also wants the change on most ranks: more than
+         * half of them beyond the threshold the same way. */
+        int most_up = r->test != TL_TEST_RANK_T || 2 * r->lr_up > r->lr_n;
+        int most_down = r->test != TL_TEST_RANK_T || 2 * r->lr_down > r->lr_n;
+        if (up < c->opt.alpha && r->delta_pct > limit && most_up)
+            r->verdict = TL_VERDICT_REGRESSION;
+        else if (down < c->opt.alpha && r->delta_pct < -limit && most_down)
+            r->verdict = TL_VERDICT_IMPROVEMENT;
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
@@ -746,7 +947,7 @@ static int block_row(tl_compare *c, const block *bl, int rank, size_t all, vec *
         r->value_base = metric_of(&b, TL_CMP_MEAN);
         r->value_cand = metric_of(&cd, TL_CMP_MEAN);
     }
-    return judge(r, bs, cs);
+    return judge(&c->opt, r, bs, cs);
 }
 
 /* The kind of a block's run rows: memory items name their peak. */
@@ -890,14 +1091,14 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
          * did not change; otherwise the ranks decide (all-ranks row). */
         int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
                          (double)b.count * (double)cd.nsessions == (double)cd.count * (double)b.nsessions;
-        if (judge(r, same_calls ? bs : NULL, cs) != 0)
+        if (judge(&c->opt, r, same_calls ? bs : NULL, cs) != 0)
             return -1;
     }
     r = &c->rows[all];
     if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
         run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand) != 0)
         return -1;
-    if (judge(r, NULL, NULL) != 0 || p_from_ranks(r, c->rows, all + 1, c->nrows) != 0)
+    if (judge(&c->opt, r, NULL, NULL) != 0 || p_from_ranks(c, all, all + 1, c->nrows) != 0)
         return -1;
     if (kind == TL_CMP_CALLS_PER_STEP) { /* counts are not tested */
         r->test = TL_TEST_NONE;
@@ -951,7 +1152,7 @@ static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_
     for (size_t i = 0; i < nranks; i++)
         if (block_row(c, bl, ranks[i], all, bs, cs) != 0)
             return -1;
-    if (p_from_ranks(&c->rows[all], c->rows, all + 1, c->nrows) != 0)
+    if (p_from_ranks(c, all, all + 1, c->nrows) != 0)
         return -1;
     if (any->group == TL_CMP_GROUP_STEPS)
         return 0;

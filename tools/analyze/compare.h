@@ -25,21 +25,25 @@
  * The rows are two families (docs/compare.md says all of it):
  *  - primary rows decide the gate: step time (all ranks and each rank), and
  *    over all ranks the total per run of every stage (sections, iterations,
- *    GPU annotations, kernels) and peak memory.
- *    Their p-values are adjusted with Holm's method, so alpha bounds the
- *    chance of any false verdict in the gate;
+ *    GPU annotations, kernels) and peak memory. The gate's question has a
+ *    direction, so their one-sided "slower" p-values are adjusted with Holm's
+ *    method: alpha bounds the chance of any false regression in the gate
+ *    (their "faster" p-values likewise, apart);
  *  - explanatory rows (per call, per step, calls per step, ops, runtime) say
- *    why; their p-values are adjusted with Benjamini–Hochberg (the share of
- *    false verdicts among the verdicts stays under alpha).
- * The ranks of one run are not independent samples of a name (they share the
- * run's conditions), so an all-ranks row does not pool them: it takes the
- * smallest per-rank U-test p times the number of ranks tested (Bonferroni),
- * and a rank-level test that uses the ranks as samples: Student's t over the
- * per-rank log ratios candidate/baseline, paired by rank (the same change on
- * every rank is evidence even with one sample per rank); with both, twice
- * the smaller. A row that cannot be tested at all (one report per side, as FramePack
- * and Inferix write) gets a verdict from its effect size alone, labelled as
- * untested, when the change is beyond the large-change threshold
+ *    why; their two-sided p-values are adjusted with Benjamini–Hochberg (the
+ *    share of false verdicts among the verdicts stays under alpha).
+ * Every test carries the threshold: "slower by more than the threshold" is
+ * the U test of the candidate's samples over (1 + threshold) against the
+ * baseline's, so a run that did not change is far inside the null.
+ * The ranks of one run are not one sample of a name (a straggler is not a
+ * change), so an all-ranks row does not pool them: with samples on every
+ * rank, the stratified U test (the ranks' U statistics summed, each rank
+ * against itself); with one sample a rank, the rank-level test over the
+ * per-rank log ratios (Yuen's trimmed mean, the variance pooled over the
+ * rows of like noise of the family, group and metric; the change wanted on
+ * most ranks). A row that cannot be tested at all (one report per side, as
+ * FramePack and Inferix write) gets a verdict from its effect size alone,
+ * labelled as untested, when the change is beyond the large-change threshold
  * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
  */
 #ifndef TALLY_COMPARE_H
@@ -51,6 +55,7 @@
 
 #include "aggregate.h"
 #include "json_writer.h"
+#include "significance.h"
 
 /* Steps are compared like a group of their own, after the name groups, and
  * peak memory after them. */
@@ -64,6 +69,12 @@
 #define TL_CMP_MIN_SAMPLES 4
 /* The rank-level test needs this many ranks on both sides. */
 #define TL_CMP_MIN_RANKS 3
+/* The rank-level test pools the variance of the rows of one family, group
+ * and kind when there are at least TL_CMP_POOL_MIN of them, over those of
+ * like noise: a row whose variance the F test against the rest of the pool
+ * finds larger at level TL_CMP_POOL_LEVEL keeps its own. */
+#define TL_CMP_POOL_MIN 5
+#define TL_CMP_POOL_LEVEL 0.001
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 
@@ -89,9 +100,9 @@ enum tl_cmp_test {
     TL_TEST_NONE = 0,           /* not tested (added, removed, too few samples) */
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
-    TL_TEST_RANKS,              /* all ranks: the smallest per-rank p times the ranks tested */
-    TL_TEST_RANK_T,             /* all ranks: t test over the per-rank log ratios */
-    TL_TEST_BOTH,               /* all ranks: 2 x the smaller of TL_TEST_RANKS and TL_TEST_RANK_T */
+    TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
+    TL_TEST_RANK_T,             /* all ranks: trimmed t over the per-rank log ratios, variance pooled */
+    TL_TEST_COUNT
 };
 
 enum tl_verdict {
@@ -154,7 +165,18 @@ typedef struct tl_cmp_row {
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
-    double p_floor;             /* the smallest p the row's test could give (2 / C(n1 + n2, n1) for U) */
+    double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
+    double p_up, p_down;        /* one-sided p of "slower by more than the threshold", "faster by more" */
+    tl_mwu mwu;                 /* the U test of the row's samples, whatever their number (p NaN: none) */
+    tl_mwu mwu_up, mwu_down;    /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
+    /* The rank-level test (all-ranks rows, TL_TEST_RANK_T) over the ranks'
+     * log ratios candidate/baseline: n ranks, h kept by the trimming, the
+     * trimmed mean and the winsorized sum of squares (Yuen), whether the
+     * ratios differ at all, and how many ranks changed by more than the
+     * threshold up and down. */
+    size_t lr_n, lr_h, lr_up, lr_down;
+    double lr_tmean, lr_ssw, lr_mean, lr_ss;
+    int lr_spread;
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */
     int verdict;                /* tl_verdict */

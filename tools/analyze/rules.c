@@ -219,6 +219,8 @@ void tl_rules_markdown(FILE *f)
 }
 
 static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
 {
     if (a->nskips == TL_MAX_RECOMMENDATIONS)
         return;
@@ -331,6 +333,11 @@ static double self_or_total(const tl_name_row *row, size_t ri)
     return row->rank_self && row->rank_self[ri] >= 0 ? row->rank_self[ri] : row->rank_total[ri];
 }
 
+static int is_data_loading(const char *name)
+{
+    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL;
+}
+
 static void dominant_stage(tl_aggregate *a)
 {
     const tl_name_table *t = &a->names;
@@ -397,9 +404,13 @@ static void dominant_stage(tl_aggregate *a)
         char msg[400];
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
                  has_self ? " outside the sections inside it (self time)" : "");
-        fire(a, "dominant-stage", brank, msg, "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%",
-             brow->name, has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
-             brank, STAGE_SHARE);
+        /* the stage that dominates is data loading: its advice, not "optimize
+         * this stage" (traces without steps, where data-loading cannot apply) */
+        int loading = is_data_loading(brow->name);
+        fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
+                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%%s", brow->name,
+                  has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
+                  brank, STAGE_SHARE, loading ? "; it is data loading" : "");
     }
 }
 
@@ -690,11 +701,6 @@ static void rank_rules(tl_aggregate *a)
                 "communication is not over 5% of the kernel time on any rank");
     memory_rule(a);
     host_rules(a);
-}
-
-static int is_data_loading(const char *name)
-{
-    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL;
 }
 
 static void data_loading(tl_aggregate *a)

@@ -1,5 +1,6 @@
 /*
- * significance.c - Mann–Whitney U (exact and normal), the order-statistic
+ * significance.c - Mann–Whitney U (exact and normal, both tails, and summed
+ * over strata), Student's t, Holm, Benjamini–Hochberg, the order-statistic
  * confidence interval of the median and the geometric mean of ratios (see
  * significance.h for the exact definitions).
  *
@@ -57,8 +58,9 @@ out:
     return rc;
 }
 
-/* Two-sided exact p of U = u (an integer: there are no ties). */
-static int exact_p(size_t nx, size_t ny, double u, double *p)
+/* The exact p-values of U = u (an integer: there are no ties): both tails
+ * and the two-sided p. */
+static int exact_p(size_t nx, size_t ny, double u, tl_mwu *out)
 {
     size_t w = nx * ny + 1;
     double *count = malloc(w * sizeof *count);
@@ -75,7 +77,9 @@ static int exact_p(size_t nx, size_t ny, double u, double *p)
             above += count[k];
     }
     double tail = below < above ? below : above;
-    *p = fmin(1.0, 2.0 * tail / total);
+    out->p = fmin(1.0, 2.0 * tail / total);
+    out->p_less = below / total;
+    out->p_greater = above / total;
     free(count);
     return 0;
 }
@@ -98,16 +102,26 @@ static void rank_sums(const pooled *all, size_t n, double *r1, double *tie_term)
     }
 }
 
-static double normal_p(double u, double nx, double ny, double tie_term, double *z)
+static double null_var(double nx, double ny, double tie_term)
 {
-    double n = nx + ny, mu = nx * ny / 2.0;
-    double var = nx * ny / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
-    if (!(var > 0)) {
-        *z = 0;
-        return 1.0; /* every value the same: no evidence either way */
+    double n = nx + ny;
+    return nx * ny / 12.0 * ((n + 1.0) - tie_term / (n * (n - 1.0)));
+}
+
+/* The normal approximation's p-values of U = u with null mean mu and
+ * variance var. */
+static void normal_p(double u, double mu, double var, tl_mwu *out)
+{
+    if (!(var > 0)) { /* every value the same: no evidence either way */
+        out->z = 0;
+        out->p = out->p_greater = out->p_less = 1.0;
+        return;
     }
-    *z = (fabs(u - mu) - 0.5) / sqrt(var);
-    return fmin(1.0, erfc(*z / sqrt(2.0)));
+    double sd = sqrt(var);
+    out->z = (fabs(u - mu) - 0.5) / sd;
+    out->p = fmin(1.0, erfc(out->z / sqrt(2.0)));
+    out->p_greater = fmin(1.0, 0.5 * erfc((u - mu - 0.5) / (sd * sqrt(2.0))));
+    out->p_less = fmin(1.0, 0.5 * erfc((mu - u - 0.5) / (sd * sqrt(2.0))));
 }
 
 static int is_sorted(const double *v, size_t n)
@@ -142,7 +156,9 @@ static pooled *pool(const double *x, size_t nx, const double *y, size_t ny)
 int tl_signif_mwu(const double *x, size_t nx, const double *y, size_t ny, tl_mwu *out)
 {
     memset(out, 0, sizeof *out);
-    out->u = out->z = out->p = NAN;
+    out->u = out->z = out->p = out->p_greater = out->p_less = out->var = NAN;
+    out->nx = nx;
+    out->ny = ny;
     if (nx == 0 || ny == 0)
         return 0;
     pooled *all = pool(x, nx, y, ny);
@@ -153,12 +169,89 @@ int tl_signif_mwu(const double *x, size_t nx, const double *y, size_t ny, tl_mwu
     free(all);
     out->u = r1 - (double)nx * ((double)nx + 1.0) / 2.0;
     out->ties = tie_term > 0;
+    out->var = nx + ny > 1 ? null_var((double)nx, (double)ny, tie_term) : 0;
     if (nx <= TL_SIGNIF_EXACT_MAX && ny <= TL_SIGNIF_EXACT_MAX && !out->ties) {
         out->exact = 1;
-        return exact_p(nx, ny, out->u, &out->p);
+        return exact_p(nx, ny, out->u, out);
     }
-    out->p = normal_p(out->u, (double)nx, (double)ny, tie_term, &out->z);
+    normal_p(out->u, (double)nx * (double)ny / 2.0, out->var, out);
     return 0;
+}
+
+int tl_signif_mwu_strata(const tl_mwu *strata, size_t n, double *p_greater, double *p_less, double *floor)
+{
+    double s = 0, mu = 0, var = 0, log_floor = 0;
+    size_t support = 0, used = 0;
+    int exact = 1;
+    *p_greater = *p_less = NAN;
+    if (floor)
+        *floor = NAN;
+    for (size_t i = 0; i < n; i++) {
+        const tl_mwu *t = &strata[i];
+        if (isnan(t->p))
+            continue;
+        used++;
+        s += t->u;
+        mu += (double)t->nx * (double)t->ny / 2.0;
+        var += t->var;
+        support += t->nx * t->ny;
+        exact &= t->exact;
+        log_floor -= lgamma((double)(t->nx + t->ny) + 1) - lgamma((double)t->nx + 1) - lgamma((double)t->ny + 1);
+    }
+    if (used == 0)
+        return 0;
+    if (floor)
+        *floor = exp(log_floor);
+    if (!exact || support > TL_SIGNIF_STRATA_EXACT_MAX) {
+        tl_mwu t;
+        normal_p(s, mu, var, &t);
+        *p_greater = t.p_greater;
+        *p_less = t.p_less;
+        return 0;
+    }
+    /* The null distribution of S: the strata's distributions convolved,
+     * as probabilities (each stratum's counts over C(nx + ny, nx)). */
+    double *dist = calloc(support + 1, sizeof *dist), *next = calloc(support + 1, sizeof *next);
+    double *count = malloc((TL_SIGNIF_EXACT_MAX * TL_SIGNIF_EXACT_MAX + 1) * sizeof *count);
+    int rc = -1;
+    if (dist == NULL || next == NULL || count == NULL)
+        goto out;
+    size_t top = 0; /* dist covers 0 .. top */
+    dist[0] = 1;
+    for (size_t i = 0; i < n; i++) {
+        const tl_mwu *t = &strata[i];
+        if (isnan(t->p))
+            continue;
+        size_t w = t->nx * t->ny;
+        if (tl_signif_mwu_exact_counts(t->nx, t->ny, count) != 0)
+            goto out;
+        double total = 0;
+        for (size_t k = 0; k <= w; k++)
+            total += count[k];
+        memset(next, 0, (top + w + 1) * sizeof *next);
+        for (size_t a = 0; a <= top; a++)
+            for (size_t k = 0; k <= w; k++)
+                next[a + k] += dist[a] * count[k] / total;
+        top += w;
+        double *x = dist;
+        dist = next;
+        next = x;
+    }
+    double below = 0, above = 0;
+    for (size_t k = 0; k <= top; k++) {
+        if ((double)k <= s + 1e-9)
+            below += dist[k];
+        if ((double)k >= s - 1e-9)
+            above += dist[k];
+    }
+    *p_greater = fmin(1.0, above);
+    *p_less = fmin(1.0, below);
+    rc = 0;
+out:
+    free(dist);
+    free(next);
+    free(count);
+    return rc;
 }
 
 double tl_signif_median_sorted(const double *sorted, size_t n)
@@ -322,6 +415,16 @@ double tl_signif_t_one_sample(const double *x, size_t n, double *t_out)
     if (t_out)
         *t_out = t;
     return fmin(1.0, tl_signif_betai(df / 2, 0.5, df / (df + t * t)));
+}
+
+double tl_signif_t_sf(double t, double df)
+{
+    if (isnan(t) || !(df > 0))
+        return NAN;
+    if (isinf(t))
+        return t > 0 ? 0.0 : 1.0;
+    double half = 0.5 * tl_signif_betai(df / 2, 0.5, df / (df + t * t)); /* P(T >= |t|) */
+    return t >= 0 ? half : 1.0 - half;
 }
 
 double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n, size_t *used)

@@ -1,7 +1,8 @@
 /*
- * significance.h - the statistics `tally compare` rests on: the two-sided
- * Mann–Whitney U test, a distribution-free confidence interval of the median,
- * and the geometric mean of ratios.
+ * significance.h - the statistics `tally compare` rests on: the Mann–Whitney
+ * U test (two-sided and one-sided) and its stratified sum over ranks, Holm
+ * and Benjamini–Hochberg, Student's t, a distribution-free confidence
+ * interval of the median, and the geometric mean of ratios.
  *
  * The one idea: nothing here assumes a distribution. Durations are skewed and
  * have outliers (a GC pause, a clock change), so the test compares ranks, not
@@ -25,21 +26,29 @@ typedef struct tl_mwu {
     double u;        /* U of x: the number of pairs (x_i, y_j) with x_i > y_j, ties counting ½ */
     double z;        /* the normal approximation's z (with continuity correction); NaN when exact */
     double p;        /* two-sided p-value in [0, 1]; NaN when a side is empty */
+    double p_greater; /* one-sided p: x stochastically larger than y (large U); NaN when a side is empty */
+    double p_less;   /* one-sided p: x stochastically smaller (small U) */
+    double var;      /* the variance of U under the null, tie-corrected */
+    size_t nx, ny;   /* the sample sizes */
     int exact;       /* p from the exact null distribution */
     int ties;        /* some value occurs more than once in the pooled sample */
 } tl_mwu;
 
-/* Two-sided Mann–Whitney U test of x (nx values) against y (ny values).
+/* Mann–Whitney U test of x (nx values) against y (ny values), two-sided and
+ * both one-sided alternatives.
  *
  * When nx, ny <= TL_SIGNIF_EXACT_MAX and there are no ties, p is exact:
- * p = min(1, 2 min(P(U <= u), P(U >= u))) under the null distribution of U
- * (tl_signif_mwu_exact_cdf). Otherwise p comes from the normal approximation
- * with the tie correction and a continuity correction of ½:
+ * p_greater = P(U >= u), p_less = P(U <= u) and p = min(1, 2 min(p_less,
+ * p_greater)) under the null distribution of U (tl_signif_mwu_exact_counts).
+ * Otherwise they come from the normal approximation with the tie correction
+ * and a continuity correction of ½:
  *   mu = nx ny / 2,  sigma² = nx ny / 12 · ((n + 1) − Σ(t³ − t) / (n (n − 1))),
  *   z = (|u − mu| − ½) / sigma,  p = min(1, erfc(z / √2)),
- * with n = nx + ny and t the size of each group of tied values; p = 1 when
- * every value is the same. These are the definitions of scipy.stats.mannwhitneyu
- * (method "exact" and "asymptotic", use_continuity=True).
+ *   p_greater = ½ erfc(((u − mu) − ½) / (sigma √2)), p_less likewise with mu − u,
+ * with n = nx + ny and t the size of each group of tied values; every p is 1
+ * when every value is the same. These are the definitions of
+ * scipy.stats.mannwhitneyu (method "exact" and "asymptotic",
+ * use_continuity=True, alternative "two-sided", "greater", "less").
  *
  * The inputs are not modified. Cost: O(n log n) time and O(n) memory (plus
  * O(nx ny · ny) for the exact case). Returns 0, or -1 when out of memory
@@ -54,6 +63,26 @@ int tl_signif_mwu(const double *x, size_t nx, const double *y, size_t ny, tl_mwu
  * count must hold n1 n2 + 1 doubles (the counts are exact integers: at most
  * C(40, 20) < 2^53). Returns 0, or -1 for sizes out of range or no memory. */
 int tl_signif_mwu_exact_counts(size_t n1, size_t n2, double *count);
+
+/* The stratified Mann–Whitney test: the sum S of the U statistics of n
+ * independent strata (each the U test of one rank's samples; a stratum of one
+ * value a side is a sign), tested against the sum of their null
+ * distributions, so that a shift in the same direction in every stratum adds
+ * up while strata never mix (a rank that is slower than the others is not a
+ * change). One-sided p-values: *p_greater = P(S >= s), *p_less = P(S <= s).
+ * Exact (the convolution of the strata's exact null distributions) when every
+ * stratum is exact and Σ nx ny <= TL_SIGNIF_STRATA_EXACT_MAX; else the normal
+ * approximation with mean Σ nx ny / 2, variance Σ var and a continuity
+ * correction of ½. *floor (when not NULL) gets the smallest one-sided p the
+ * strata could give: Π 1 / C(nx + ny, nx). Strata with a NaN p (an empty
+ * side) are skipped. Returns 0, or -1 when out of memory (p-values NaN).
+ * Cost: O((Σ nx ny)²) for the exact case. */
+#define TL_SIGNIF_STRATA_EXACT_MAX 400
+int tl_signif_mwu_strata(const tl_mwu *strata, size_t n, double *p_greater, double *p_less, double *floor);
+
+/* P(T >= t) for Student's t with df degrees of freedom (df > 0); NaN when t
+ * or df is NaN. */
+double tl_signif_t_sf(double t, double df);
 
 /* The median of n sorted values (the mean of the middle two when n is even);
  * NaN when n is 0. */

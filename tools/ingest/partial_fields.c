@@ -38,7 +38,8 @@
 #define COUNT_OF(n) (offsetof(ST, n) + 0 * sizeof(char[_Generic(((ST *)0)->n, size_t: 1)]))
 #define STRINGS(k, m, n, ...) FIELD(k, TL_F_STRINGS, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), __VA_ARGS__)
 #define OBJECT(k, m, t, ...) FIELD(k, TL_F_OBJECT, m, .sub = &(t), __VA_ARGS__)
-#define ARRAY(k, m, n, t, ...) FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), .sub = &(t), __VA_ARGS__)
+#define ARRAY(k, m, n, t, ...)                                                                                 \
+    FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), .sub = &(t), __VA_ARGS__)
 #define CUSTOM(k, id, ...) { .key = k, .type = TL_F_CUSTOM, .custom = id, __VA_ARGS__ }
 #define TABLE(name, what, st, is_tuple, chk)                                                                   \
     const tl_fields name = { what, name##_f, sizeof name##_f / sizeof name##_f[0], sizeof(st), is_tuple, chk }

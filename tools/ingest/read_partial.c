@@ -143,7 +143,8 @@ static void read_hist(reader *r, const json_t *h, void *base)
     }
     json_array_foreach(h, i, x) {
         json_t *jb = json_array_get(x, 0), *jc = json_array_get(x, 1);
-        int64_t b = json_is_integer(jb) ? json_integer_value(jb) : -1, c = json_is_integer(jc) ? json_integer_value(jc) : -1;
+        int64_t b = json_is_integer(jb) ? json_integer_value(jb) : -1;
+        int64_t c = json_is_integer(jc) ? json_integer_value(jc) : -1;
         if (!json_is_array(x) || b < 0 || b >= (int64_t)TL_HIST_PAGES * TL_HIST_SUB || c < 0 || c > UINT32_MAX) {
             bad_key(r, "hist", "bucket out of range (expected [bucket, count])");
             return;

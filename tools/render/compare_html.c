@@ -730,36 +730,43 @@ static void method(FILE *f, const tl_compare *c)
             "x<sub>(n\xe2\x88\x92k+1)</sub>], k the largest with P(B \xe2\x89\xa4 k\xe2\x88\x92"
             "1) \xe2\x89\xa4 %.3g for B ~ "
             "Binomial(n, \xc2\xbd) (none below 6 samples).</li>\n"
-            "<li>\xce\x94: the change of the %s. Test: two-sided Mann\xe2\x80\x93Whitney U over the samples, exact "
-            "null distribution (dynamic programming) when both sides have at most 20 samples and no ties, else the "
-            "normal approximation with tie and continuity corrections; too few samples below %d on a side. The "
-            "all-ranks rows take the median, interval and \xce\x94 of the pooled samples, and as p the smallest "
-            "per-rank p times the number of ranks tested (the ranks of a run are not independent samples).</li>\n"
+            "<li>\xce\x94: the change of the %s. Tests: Mann\xe2\x80\x93Whitney U over the samples of "
+            "hypotheses that carry the threshold (\xe2\x80\x9cslower by more than %.4g%%\xe2\x80\x9d: the "
+            "candidate's samples over 1 + threshold against the baseline's, one-sided; \xe2\x80\x9c" "faster by "
+            "more\xe2\x80\x9d likewise), exact null distribution (dynamic programming) when both sides have at "
+            "most 20 samples and no ties, else the normal approximation with tie and continuity corrections; too "
+            "few samples below %d on a side. The all-ranks rows take the median, interval and \xce\x94 of the "
+            "pooled samples; their test is the stratified U test (the ranks' U statistics summed, each rank "
+            "compared with itself) when every rank has 2 samples a side or more.</li>\n"
             "<li>Per name, four metrics: the time per call (above), the total per run and per step (count "
             "\xc3\x97 median per call; a report without samples: its recorded total) and the calls per step "
             "(counted, not tested); per rank, the peaks of allocated and reserved device memory and of RSS, one "
             "value per session (all ranks: the largest). A rank row of a total is tested like its per-call row; "
-            "when no rank has enough samples to be tested alone, the all-ranks row is tested by Student's t over "
-            "the ranks' log ratios (at least %d ranks: each rank one sample of the change).</li>\n"
+            "when the ranks have one sample each, the all-ranks row is tested over the ranks' log ratios (at "
+            "least %d ranks, each one sample of the change): Yuen's trimmed t from 4 ranks, its variance pooled "
+            "over the rows of like noise of the family, group and metric, and the change wanted on more than "
+            "half of the ranks.</li>\n"
             "<li>The gate (--fail-on-regression) is the primary family: step time, the total per run of "
             "sections, iterations, GPU annotations and kernels, and peak memory. A row that cannot be tested "
             "(one report per side) is judged by its change alone beyond %.4g%%, labelled as not tested; a large "
             "increase on a primary row fails the gate when the all-ranks row could not be tested either.</li>\n"
             "<li>%s; significant when the adjusted p &lt; %.3g (~ otherwise).</li>\n"
-            "<li>A regression is a significant slowdown of more than %.4g%%, an improvement a significant speed-up "
-            "of more than %.4g%%.</li>\n"
+            "<li>A regression is a slowdown shown to be beyond %.4g%% (significant), an improvement a speed-up "
+            "shown to be beyond %.4g%%.</li>\n"
             "<li>Overall: the geometric mean of candidate/baseline of the %s over the names in both runs (all "
             "ranks), each weighted equally.</li>\n</ul>\n</section>\n",
             c->opt.normalize ? "by normalized name (template arguments, parameters, return types and numeric "
                                "suffixes dropped)"
                              : "by exact name",
             100 * c->opt.confidence, (1 - c->opt.confidence) / 2, tl_cmp_metric_name(c->opt.metric),
-            TL_CMP_MIN_SAMPLES,
+            c->opt.threshold_pct, TL_CMP_MIN_SAMPLES,
             TL_CMP_MIN_RANKS, c->opt.max_untested_pct,
             c->opt.correction == TL_CMP_HOLM
-                ? "p (adj.): Holm's step-down adjustment over the primary rows, so \xce\xb1 bounds the chance of "
-                  "any false gate verdict; Benjamini\xe2\x80\x93Hochberg over the explanatory rows, so \xce\xb1 "
-                  "bounds the expected share of false verdicts among them"
+                ? "p (adj.): Holm's step-down adjustment over the primary rows' one-sided \xe2\x80\x9cslower"
+                  "\xe2\x80\x9d p-values, so \xce\xb1 bounds the chance of any false regression in the gate (and "
+                  "apart over their \xe2\x80\x9c" "faster\xe2\x80\x9d p-values); Benjamini\xe2\x80\x93Hochberg "
+                  "over the explanatory rows' two-sided p-values, so \xce\xb1 bounds the expected share of false "
+                  "verdicts among them"
                 : "p (adj.): not adjusted (--correction none), each row is tested on its own",
             c->opt.alpha, c->opt.threshold_pct, c->opt.threshold_pct, tl_cmp_metric_name(c->opt.metric));
 }

@@ -9,17 +9,25 @@
 #include "render.h"
 
 static const char method_test[] =
-    "two-sided Mann-Whitney U over the raw samples; exact null distribution (dynamic programming) when both "
-    "sides have at most 20 samples and there are no ties, else the normal approximation with tie and "
-    "continuity corrections";
+    "Mann-Whitney U over the raw samples, of hypotheses that carry the threshold: 'slower by more than the "
+    "threshold' is the one-sided test of the candidate's samples over (1 + threshold) against the baseline's, "
+    "'faster by more' of them over (1 - threshold); exact null distribution (dynamic programming) when both "
+    "sides have at most 20 samples and there are no ties, else the normal approximation with tie and continuity "
+    "corrections; p_value of a primary row is the one-sided p of the direction of its change, of an explanatory "
+    "row twice the smaller one-sided p";
 static const char method_all_ranks[] =
-    "all-ranks rows: median, interval and delta of the pooled samples; p the smallest per-rank p times the "
-    "number of ranks tested (Bonferroni; ranks of a run are not independent), or the pooled test when no rank "
-    "could be tested alone";
+    "all-ranks rows: median, interval and delta of the pooled samples; when every rank has at least 2 samples "
+    "a side, the stratified U test: the ranks' U statistics summed, against the convolution of their exact null "
+    "distributions (normal approximation beyond 400 pairs or with ties), each rank compared with itself only; "
+    "ranks whose ratios are all equal count as one";
 static const char method_rank_level[] =
-    "all-ranks rows: Student's one-sample t over the per-rank log ratios candidate/baseline (paired by rank, "
-    "at least 3 ranks); with per-rank U tests as well, p is twice the smaller of the two (ranks whose ratios "
-    "are all equal count as one: then the U tests alone)";
+    "all-ranks rows whose ranks have one sample (at least 3 ranks): the rank-level test over the per-rank log "
+    "ratios candidate/baseline, each rank one sample of the change; from 4 ranks Yuen's trimmed mean (max(1, "
+    "n/5) ranks off each end) with the winsorized variance pooled over the rows of the same family, group and "
+    "metric when there are at least 5 of them, over those of like noise (a row whose variance the F test "
+    "against the rest of the pool finds larger at 0.001 keeps its own); "
+    "otherwise Student's t of the row alone; a regression or improvement also needs more than half of the ranks "
+    "beyond the threshold the same way";
 static const char method_families[] =
     "primary rows (step time, total per run of sections, iterations, GPU annotations and kernels, peak memory) "
     "decide the gate; the others (per call, per step, calls per step, ops, runtime) explain";
@@ -28,8 +36,9 @@ static const char method_untested[] =
     "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct; "
     "on primary rows a large increase fails the gate unless the all-ranks row was tested";
 static const char method_holm[] =
-    "Holm's step-down adjustment over the tested primary rows, Benjamini-Hochberg over the tested explanatory "
-    "rows: significant when p_adjusted < alpha";
+    "Holm's step-down adjustment over the primary rows' 'slower' p-values (alpha bounds the chance of any false "
+    "regression in the gate) and, apart, over their 'faster' p-values; Benjamini-Hochberg over the explanatory "
+    "rows' two-sided p-values: significant when p_adjusted < alpha";
 static const char method_none[] = "none: each row is tested at alpha";
 static const char method_ci[] =
     "distribution-free interval of the median from order statistics [x(k), x(n-k+1)], k the largest with "
@@ -129,9 +138,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "u", r->u);
-    static const char *tests[] = { NULL, "exact", "normal", "ranks", "rank_t", "ranks_and_rank_t" };
+    static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t" };
     tl_json_key(j, "test");
-    if (r->test > TL_TEST_NONE && r->test <= TL_TEST_BOTH)
+    if (r->test > TL_TEST_NONE && r->test < TL_TEST_COUNT)
         tl_json_string(j, tests[r->test]);
     else
         tl_json_null(j);

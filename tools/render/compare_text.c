@@ -327,10 +327,12 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
         return -1;
     fprintf(f, "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
-               "binomial), \xce\x94 of the %s; per run and per step: count \xc3\x97 median per call; two-sided "
-               "Mann\xe2\x80\x93Whitney U test (exact for n \xe2\x89\xa4 20 without ties, else normal with tie "
-               "and continuity corrections); all ranks: smallest per-rank p \xc3\x97 ranks, or, when no rank can "
-               "be tested alone, Student's t over the ranks' log ratios; p adjusted by %s; ~ not significant at "
+               "binomial), \xce\x94 of the %s; per run and per step: count \xc3\x97 median per call; "
+               "Mann\xe2\x80\x93Whitney U of \xe2\x80\x9c" "beyond the threshold\xe2\x80\x9d (the candidate "
+               "over 1 \xc2\xb1 threshold; exact for n \xe2\x89\xa4 20 without ties, else normal with tie and "
+               "continuity corrections), one-sided on gate rows; all ranks: the ranks' U statistics summed "
+               "(stratified), or, with one sample a rank, a trimmed t over the ranks' log ratios (variance "
+               "pooled over rows of like noise, the change on most ranks); p adjusted by %s; ~ not significant at "
                "\xce\xb1 = %.3g. See docs/compare.md.</sub>\n",
             tl_cmp_metric_name(c->opt.metric),
             c->opt.correction == TL_CMP_HOLM ? "Holm (gate rows) and Benjamini\xe2\x80\x93Hochberg (the others)"

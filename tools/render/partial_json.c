@@ -189,7 +189,10 @@ static const void *member_ptr(const void *base, size_t offset)
     return v;
 }
 
-static size_t member_count(const void *base, const tl_field *f) { return *(const size_t *)((const char *)base + f->count); }
+static size_t member_count(const void *base, const tl_field *f)
+{
+    return *(const size_t *)((const char *)base + f->count);
+}
 
 static void write_fields(tl_json *j, const tl_fields *t, const void *base);
 
