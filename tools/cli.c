@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "term.h"
 
-#include "aggregate_json.h"
+#include "partial.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -584,27 +584,28 @@ int tl_cli_close_output(FILE *f, const char *name)
     return 0;
 }
 
-/* On the worker thread: an aggregate input's sessions into a tl_aggregate of
- * their own (p->result), the document let go. A document that is not what it
+/* On the worker thread: an aggregate input's sessions read by ingest into a
+ * tl_partial (p->result), the document let go. A document that is not what it
  * claims, or was analyzed with other options than this command's, makes the
  * input skipped with the reason, like any other bad input. */
 static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
 {
     char err[512] = "";
-    tl_aggregate *part = malloc(sizeof *part);
+    tl_partial *part = malloc(sizeof *part);
     if (part == NULL) {
         tl_profile_warn(p, "out of memory");
         goto bad;
     }
-    tl_aggregate_init(part, opt);
+    tl_partial_init(part);
     if (tl_partial_read_json(part, p->aggregate_doc, err, sizeof err) != 0) {
         tl_profile_warn(p, "%s", err);
         goto bad;
     }
-    if (part->opt.whole_trace != opt->whole_trace || part->opt.kernel_wait_ns != opt->kernel_wait_ns) {
+    if (part->has_options &&
+        (part->whole_trace != opt->whole_trace || part->kernel_wait_ns != opt->kernel_wait_ns)) {
         tl_profile_warn(p, "analyzed with other options (%s window, kernel wait %lld ns) than this command's; "
-                           "not read", part->opt.whole_trace ? "whole-trace" : "profiler-steps",
-                        (long long)part->opt.kernel_wait_ns);
+                           "not read", part->whole_trace ? "whole-trace" : "profiler-steps",
+                        (long long)part->kernel_wait_ns);
         goto bad;
     }
     tl_profile_drop_aggregate_doc(p);
@@ -612,7 +613,7 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
     return;
 bad:
     if (part != NULL) {
-        tl_aggregate_release(part);
+        tl_partial_release(part);
         free(part);
     }
     tl_profile_drop_aggregate_doc(p);
@@ -641,11 +642,12 @@ static void analyze_profile(tl_profile *p, void *user)
     tl_profile_shrink(p);
 }
 
-/* Move the sessions of an aggregate input into agg (part is freed). Their
- * warnings were the warnings of the inputs they came from: they are printed
- * and counted again, so --strict and the summary's count are those of a run
- * over the raw inputs. */
-static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_aggregate *part, size_t *warnings)
+/* Move the sessions of an aggregate input into agg (part is freed; its
+ * options were checked on the worker thread). Their warnings were the
+ * warnings of the inputs they came from: they are printed and counted again,
+ * so --strict and the summary's count are those of a run over the raw
+ * inputs. */
+static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_partial *part, size_t *warnings)
 {
     int rc = 0;
     for (size_t k = 0; k < part->nsessions; k++) {
@@ -654,13 +656,10 @@ static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_aggregate *par
         if (!cli->quiet)
             for (size_t w = 0; w < s->nwarnings; w++)
                 fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
-        if (tl_aggregate_add_session(agg, s) != 0) {
-            tl_session_release(s);
+        if (tl_aggregate_add_session(agg, s) != 0)
             rc = -1;
-        }
     }
-    part->nsessions = 0;
-    tl_aggregate_release(part);
+    tl_partial_release(part);
     free(part);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_json.h"
+#include "render.h"
 #include "cli.h"
 #include "commands.h"
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "aggregate_json.h"
+#include "partial.h"
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
@@ -56,7 +56,12 @@ static int load_partial(const char *path, tl_aggregate *agg)
 {
     char err[512] = "";
     tl_aggregate_init(agg, NULL);
-    if (tl_partial_read(agg, path, err, sizeof err) != 0) {
+    tl_partial part;
+    tl_partial_init(&part);
+    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
+              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
+    tl_partial_release(&part);
+    if (bad) {
         fprintf(stderr, "tally: %s: %s\n", path, err);
         return TL_EXIT_NO_INPUT;
     }

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
+#include "partial.h"
+#include "render.h"
 
 int tl_cmd_merge(int argc, char **argv)
 {
@@ -39,7 +40,12 @@ int tl_cmd_merge(int argc, char **argv)
     for (int i = 0; i < cli.ninputs; i++) {
         char err[512] = "";
         tl_cli_seen_path(&cli, cli.inputs[i]); /* the output may not replace it */
-        if (tl_partial_read(&agg, cli.inputs[i], err, sizeof err) != 0) {
+        tl_partial part;
+        tl_partial_init(&part);
+        int bad = tl_partial_read(&part, cli.inputs[i], err, sizeof err) != 0 ||
+                  tl_aggregate_add_partial(&agg, &part, err, sizeof err) != 0;
+        tl_partial_release(&part);
+        if (bad) {
             fprintf(stderr, "tally: %s: %s\n", cli.inputs[i], err);
             if (cli.strict) {
                 rc = TL_EXIT_GATE;

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "aggregate_json.h"
 #include "cli.h"
 #include "commands.h"
 #include "render.h"

@@ -1,6 +1,6 @@
 /*
  * fuzz_partial.c - libFuzzer target for the partial-aggregate reader
- * (tl_partial_read_buffer), the one input tally takes back from a file
+ * (ingest's tl_partial_read_buffer), the one input tally takes back from a file
  * anybody may have edited. For every document it accepts:
  *   - finishing the aggregate (ranks, across-rank metrics, stragglers, rules)
  *     and rendering it (HTML, Markdown, the aggregate JSON) must not crash or
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aggregate_json.h"
+#include "partial.h"
 #include "render.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,6 +45,18 @@ static int sink(void *ctx, const void *d, size_t n)
     return 0;
 }
 
+/* A partial into a (initialized), as tally merge reads one. */
+static int read_partial(tl_aggregate *a, const char *buf, size_t len, char *err, size_t errlen)
+{
+    tl_partial p;
+    tl_partial_init(&p);
+    int rc = tl_partial_read_buffer(&p, buf, len, err, errlen) != 0 || tl_aggregate_add_partial(a, &p, err, errlen) != 0
+                 ? -1
+                 : 0;
+    tl_partial_release(&p);
+    return rc;
+}
+
 static void write_partial(const tl_aggregate *a, mem *m)
 {
     tl_json j;
@@ -60,10 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     tl_aggregate_init(&a, NULL);
     tl_aggregate_init(&b, NULL);
     mem first = { 0 }, second = { 0 }, out = { 0 };
-    if (tl_partial_read_buffer(&a, (const char *)data, size, err, sizeof err) != 0)
+    if (read_partial(&a, (const char *)data, size, err, sizeof err) != 0)
         goto done;
     write_partial(&a, &first);
-    if (tl_partial_read_buffer(&b, first.p, first.len, err, sizeof err) != 0) {
+    if (read_partial(&b, first.p, first.len, err, sizeof err) != 0) {
         fprintf(stderr, "a partial tally wrote does not read back: %s\n", err);
         abort();
     }

@@ -11,6 +11,13 @@ add_test(NAME trace_stream_corpus_counts
 # Format sniffing by streamed top-level keys (tools/ingest/sniff.c).
 tally_add_unit_test(test_sniff SOURCES test_sniff.c LIBS tally_ingest)
 
+# The rank from an input's name (tools/ingest/run.c, tl_rank_from_path).
+tally_add_unit_test(test_rank_from_path SOURCES test_rank_from_path.c LIBS tally_ingest)
+
+# The partial aggregate format (tools/ingest/partial_fields.c): its reader (ingest), its writer
+# (render) and schema/tally-partial.schema.json against one another.
+tally_add_unit_test(test_partial SOURCES test_partial.c LIBS tally_render)
+
 # The report readers (tools/ingest/read_*.c).
 tally_add_unit_test(test_report_readers SOURCES test_report_readers.c LIBS tally_ingest)
 

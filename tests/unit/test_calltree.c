@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "aggregate.h"
-#include "aggregate_json.h"
+#include "partial.h"
 #include "calltree.h"
 #include "json_writer.h"
 #include "read_trace.h"
@@ -313,6 +313,20 @@ static char *partial_of(const tl_aggregate *a)
     return s.data;
 }
 
+/* Read a partial into b (initialized) the way tally merge does: ingest reads,
+ * the aggregate takes the sessions. */
+static int read_partial(tl_aggregate *b, const char *json, char *err, size_t errlen)
+{
+    tl_partial p;
+    tl_partial_init(&p);
+    int rc = tl_partial_read_buffer(&p, json, strlen(json), err, errlen) != 0 ||
+                     tl_aggregate_add_partial(b, &p, err, errlen) != 0
+                 ? -1
+                 : 0;
+    tl_partial_release(&p);
+    return rc;
+}
+
 static void assert_same_tree(const tl_calltree *x, const tl_calltree *y)
 {
     assert_int_equal(x->n, y->n);
@@ -383,7 +397,7 @@ static void test_merge_and_partial(void **state)
     char *json = partial_of(&a), err[256] = "";
     tl_aggregate b;
     tl_aggregate_init(&b, NULL);
-    if (tl_partial_read_buffer(&b, json, strlen(json), err, sizeof err) != 0)
+    if (read_partial(&b, json, err, sizeof err) != 0)
         fail_msg("partial: %s", err);
     assert_int_equal(tl_aggregate_finish(&b), 0);
     for (size_t i = 0; i < a.nsessions; i++)
@@ -424,7 +438,7 @@ static void test_hostile_partial(void **state)
         tl_aggregate b;
         tl_aggregate_init(&b, NULL);
         char err[256] = "";
-        assert_int_not_equal(tl_partial_read_buffer(&b, bad, strlen(bad), err, sizeof err), 0);
+        assert_int_not_equal(read_partial(&b, bad, err, sizeof err), 0);
         if (strstr(err, cases[k].why) == NULL)
             fail_msg("case %zu: \"%s\" does not say \"%s\"", k, err, cases[k].why);
         tl_aggregate_release(&b);
@@ -466,7 +480,7 @@ static void test_duplicate_path_and_self(void **state)
         tl_aggregate b;
         tl_aggregate_init(&b, NULL);
         char err[256] = "";
-        assert_int_not_equal(tl_partial_read_buffer(&b, docs[k], strlen(docs[k]), err, sizeof err), 0);
+        assert_int_not_equal(read_partial(&b, docs[k], err, sizeof err), 0);
         if (strstr(err, why[k]) == NULL)
             fail_msg("doc %zu: \"%s\" does not say \"%s\"", k, err, why[k]);
         tl_aggregate_release(&b);
@@ -478,7 +492,7 @@ static void test_duplicate_path_and_self(void **state)
     tl_aggregate b;
     tl_aggregate_init(&b, NULL);
     char err[256] = "";
-    if (tl_partial_read_buffer(&b, good, strlen(good), err, sizeof err) != 0)
+    if (read_partial(&b, good, err, sizeof err) != 0)
         fail_msg("good doc: %s", err);
     assert_int_equal(b.sessions[0].calltree.n, 2);
     tl_aggregate_release(&b);

@@ -91,6 +91,26 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
+int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen)
+{
+    if (p->has_options) {
+        if (a->nsessions > 0 &&
+            (p->whole_trace != a->opt.whole_trace || p->kernel_wait_ns != a->opt.kernel_wait_ns)) {
+            snprintf(err, errlen, "analyzed with other options (window, kernel wait) than the inputs before it");
+            return -1;
+        }
+        a->opt.whole_trace = p->whole_trace;
+        a->opt.kernel_wait_ns = p->kernel_wait_ns;
+    }
+    for (size_t i = 0; i < p->nsessions; i++)
+        if (p->sessions[i].path != NULL && tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    tl_partial_release(p);
+    return 0;
+}
+
 /* A session that counts: read as a profile, not a companion of another input,
  * of the run analyzed. */
 static int counts(const tl_session *s)

@@ -23,301 +23,28 @@
 #include "intervals.h"
 #include "names.h"
 #include "profile.h"
+#include "partial.h"
+#include "session.h"
 #include "telemetry.h"
 
-/* Idle time of one stream, in HTA's three categories. */
-typedef struct tl_stream_idle {
-    int64_t device, stream;
-    int64_t host_wait, kernel_wait, other; /* ns */
-    uint64_t gaps;
-    int64_t busy;              /* sum of the stream's event durations in the window (ns) */
-    uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
-                                * overhead from host work between launches) */
-} tl_stream_idle;
-
-/* Kernel-type masks of the union sweep. */
-enum { TL_MASK_COMPUTE = 1, TL_MASK_COMM = 2, TL_MASK_MEMORY = 4 };
-
-/* The GPU temporal breakdown of one session or rank (HTA's definitions). */
-typedef struct tl_gpu_breakdown {
-    int present;               /* there were GPU events in the window */
-    int whole_trace;           /* the window is the whole trace */
-    int steps_in_window;       /* ProfilerSteps inside the window */
-    int64_t window_start, window_end;
-    uint64_t events;           /* GPU events in the window */
-    int64_t kernel_time, busy, idle, compute, non_compute;
-    int64_t comm, comm_compute; /* |union of comm|, |comm ∩ compute| */
-    int64_t by_mask[8];        /* time with exactly this set of kernel types running */
-    tl_stream_idle *streams;
-    size_t nstreams;
-    /* Idle time of the GPU (gaps of the union of GPU events) during which the
-     * host sat in a blocking call (cudaMemcpy, cudaStreamSynchronize, ...):
-     * the call named is the one covering most of it. */
-    int64_t blocked_idle;
-    char blocking_call[48];
-    int64_t blocking_call_ns;  /* idle covered by that call name */
-} tl_gpu_breakdown;
-
-/* Statistics of one (group, name) in a session. */
-typedef struct tl_sname {
-    int group;                 /* tl_group */
-    char *name;
-    int exact;                 /* from events: std/median/p95 come from d */
-    /* Inclusive time (a name nested in itself on one thread counts once, at
-     * its outermost occurrence) and self time (inclusive of every occurrence
-     * minus the time of its children); -1 when the input has no nesting. */
-    int64_t incl_ns, self_ns;
-    double median_ns, p95_ns, std_ns; /* from a report's summary when !exact (NaN unknown) */
-    tl_dur_stat d;             /* ns */
-} tl_sname;
-
-/* A GPU kernel (by name) inside the window. */
-typedef struct tl_skernel {
-    char *name;
-    int type;                  /* tl_kernel_type */
-    tl_dur_stat d;             /* ns */
-} tl_skernel;
-
-typedef struct tl_sstep {
-    int64_t number;
-    int64_t dur_ns;
-    int64_t compute_ns;        /* |union of compute kernels launched in the step|; -1 unknown */
-    int64_t ts_ns;             /* start on the session's timeline axis (see tl_timeline); INT64_MIN unknown */
-    int partial;               /* the last ProfilerStep of a trace (usually cut short): not compared */
-} tl_sstep;
-
-/* ---- timelines --------------------------------------------------------------
- * A session's activity at a fixed resolution: lanes (one per GPU stream, or
- * per CPU thread when the trace has no GPU events) of TL_TIMELINE_BINS bins
- * over [start_ns, end_ns). Each bin holds the fraction of its time that each
- * kind of work covered (GPU: compute, communication, memory, other; CPU: the
- * outermost events as "compute"). Events narrower than a bin add up as
- * fractions, which is what keeps the report's size independent of the
- * number of events. Times are on the wall clock when the trace says where
- * its zero is (Kineto's baseTimeNanoseconds, a report's start time), else as
- * in the file. */
-#define TL_TIMELINE_BINS 1024
-#define TL_TIMELINE_MAX_LANES 64
-
-enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
-
-/* A CPU lane's longest calls, drawn by name over the bins: the
- * TL_LANE_TOP_EVENTS longest calls of the thread at most TL_LANE_MAX_DEPTH
- * deep in their kind's stack (nesting.h), each on a row: one below the
- * innermost kept call that contains it, or further down when that row is
- * taken (the kinds nest separately, so an operator and an annotation can
- * overlap without one containing the other). Calls that would go below
- * TL_LANE_MAX_DEPTH rows are left out and counted. */
-typedef struct tl_lane_call {
-    int64_t ts_ns, dur_ns;     /* on the timeline's axis */
-    uint32_t name;             /* id in the timeline's names */
-    uint8_t row;               /* 0 .. TL_LANE_MAX_DEPTH - 1 */
-} tl_lane_call;
-
-typedef struct tl_lane {
-    int kind;                  /* tl_lane_kind */
-    int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
-    char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
-    float busy[TL_KT_COUNT][TL_TIMELINE_BINS]; /* fraction 0..1 of each bin, by tl_kernel_type */
-    tl_lane_call *calls;       /* CPU lanes: sorted by start; NULL when none */
-    uint32_t ncalls;
-    uint64_t calls_left;       /* nested calls of the thread not among calls (shorter, deeper) */
-} tl_lane;
-
-typedef struct tl_timeline {
-    int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */
-    tl_lane *lanes;
-    size_t nlanes;
-    tl_strtab names;           /* the names of the lanes' calls */
-} tl_timeline;
-
-/* A point of the memory series (downsampled to at most TL_MEM_SERIES points). */
-#define TL_MEM_SERIES 512
-typedef struct tl_mem_sample {
-    int64_t ts_ns;             /* on the timeline axis */
-    double allocated, reserved; /* bytes, NaN unknown */
-} tl_mem_sample;
-
-/* One collective: the i-th communication kernel of a name, in launch order. */
-typedef struct tl_collective {
-    uint32_t kernel;           /* index into the session's kernels */
-    int64_t dur_ns;
-} tl_collective;
-
-#define TL_MAX_COLLECTIVES 100000
-
-/* A labelled memory snapshot from a report (bytes; NaN unknown). */
-typedef struct tl_ssnap {
-    char *label;
-    double allocated, reserved, peak_allocated, rss;
-    double device_used;        /* NVML's used memory (all processes), not allocated */
-    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
-} tl_ssnap;
-
-/* ---- what a session carries besides its timings ---------------------------
- * Events, tags, counters and the host (context.c), the video diffusion
- * metrics (diffusion.c), each GPU's temperature and power against their
- * limits (gpu_health.c) and memory that grows at a repeated point of the
- * work (growth.c). Definitions: docs/analysis.md. */
-
-/* A report's event (libtally's tally_event, Inferix's custom events). */
-typedef struct tl_sevent {
-    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
-    char *name, *payload;      /* payload: its data as text, at most TL_EVENT_PAYLOAD_MAX bytes */
-} tl_sevent;
-#define TL_SESSION_MAX_EVENTS 200    /* kept per session (the first by time); events_total counts all */
-
-/* A counter the program recorded (libtally's tally_counter, a trace's "C" events). */
-typedef struct tl_scounter {
-    char *name;
-    int source;                /* tl_counter_source */
-    uint64_t count;
-    double min, mean, max;
-} tl_scounter;
-#define TL_SESSION_MAX_COUNTERS 64   /* kept per session (by name); counters_total counts all */
-#define TL_SESSION_MAX_TAGS 64
-
-/* The host a collector ran on ("" / 0 / NaN unknown). */
-typedef struct tl_ssystem {
-    char *hostname, *os;
-    int cpus;
-    double memory_bytes;
-} tl_ssystem;
-
-/* Block-wise video diffusion (Inferix's block_analysis, diffusion_analysis and
- * computation_analysis), per session. */
-typedef struct tl_sdiffusion {
-    uint64_t blocks;           /* block records; 0: none */
-    uint64_t sized;            /* blocks that say their size (frames) */
-    double frames;             /* the sized blocks' frames added up */
-    double size_min, size_max; /* frames per block; NaN unknown */
-    int64_t block_ns;          /* the blocks' computation time added up */
-    int64_t sized_ns;          /* ... of the sized blocks (FPS = frames / sized_ns) */
-    int64_t first_block_ns;    /* the first block's computation time; -1 none */
-    int64_t later_median_ns;   /* the median of the blocks after the first; -1 fewer than 2 */
-    uint64_t steps;            /* denoising step records (diffusion_analysis.steps) */
-    int64_t step_ns;           /* their computation time added up */
-    uint32_t layers;           /* layers timed (computation_analysis.layer_performance) */
-    int64_t layers_ns;         /* their total time added up */
-    char *top_layer;           /* the layer with the most time, or NULL */
-    int64_t top_layer_ns;
-} tl_sdiffusion;
-
-/* A GPU's temperature and power against their limits (thresholds below). */
-typedef struct tl_shealth {
-    int64_t device;
-    uint64_t temp_n, hot_n;    /* temperature samples; those above TL_HOT_C */
-    int64_t hot_ns;            /* time above TL_HOT_C: each hot sample until the next sample */
-    double temp_max;           /* NaN without temperature samples */
-    uint64_t power_n, cap_n;   /* power samples with a known limit; those at TL_POWER_CAP_SHARE of it or above */
-    double power_limit_w;      /* the highest limit seen; NaN unknown */
-    double power_max;          /* the highest power sample; NaN none */
-    uint64_t reasons_n;        /* samples with NVML's clocks event reasons */
-    uint64_t thermal_n, power_throttle_n; /* ... reporting a thermal slowdown / a power cap or brake */
-} tl_shealth;
+/* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
 #define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
 #define TL_POWER_CAP_SHARE 0.95    /* a power sample within 5 % of the limit */
-
-/* A memory reading taken again and again at one point of the work (a
- * snapshot label, each step, each block, windows of a monitor's samples). */
-typedef struct tl_sgrowth {
-    char *what;                /* "allocated at snapshot \"after_step_#\"", ... */
-    int metric;                /* tl_growth_metric */
-    uint32_t n, drops;         /* repetitions; those below the one before by over TL_GROWTH_NOISE */
-    double first, last, max;   /* bytes */
-    int64_t span_ns;           /* from the first to the last repetition; -1 unknown */
-} tl_sgrowth;
-enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_COUNT };
-#define TL_SESSION_MAX_GROWTH 16
-#define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
 #define TL_GROWTH_NOISE 0.01       /* a drop under 1 % of the value is noise, not a drop */
 #define TL_GROWTH_WINDOWS 8        /* a monitor's samples after the first quarter: 8 windows ... */
 #define TL_GROWTH_MIN_SAMPLES 24   /* ... of at least 24 samples */
-
-/* A GPU of a session: what the System section lists. */
-#define TL_SESSION_MAX_DEVICES 64
-typedef struct tl_sdevice {
-    int64_t id;
-    char *name;                /* "" when not recorded */
-    double total_memory;       /* bytes; NaN unknown */
-} tl_sdevice;
-
-typedef struct tl_session {
-    char *path;
-    int format;                /* tl_format */
-    int rank, world_size, rank_source, session;
-    char *rank_detail;
-    int64_t start_ns;          /* absolute when base time known, else as in the file */
-    int64_t span_ns;           /* end - start of the events; -1 unknown */
-    int truncated;
-    char **warnings;
-    size_t nwarnings;
-    char *companion_of;        /* a libtally trace whose report is an input: not counted */
-
-    tl_sname *names;
-    size_t nnames;
-    tl_skernel *kernels;
-    size_t nkernels;
-    tl_sstep *steps;
-    size_t nsteps;
-    tl_gpu_breakdown gpu;
-    tl_collective *colls;
-    size_t ncolls;
-    tl_ssnap *snaps;
-    size_t nsnaps;
-    tl_timeline timeline;
-    tl_mem_sample *mem;
-    size_t nmem;
-    char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
-    tl_sdevice *devices;       /* every GPU the input names (at most TL_SESSION_MAX_DEVICES) */
-    size_t ndevices;
-    tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
-    size_t nseries;
-    int abs_time;              /* start_ns is on the wall clock (base time known, or the
-                                * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
-    int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
-                                * the host is sys.hostname) */
-    uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
-    int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
-    /* The call tree of the nested CPU events (calltree.h, names its own);
-     * empty (n == 0) when the input does not nest. */
-    tl_calltree calltree;
-
-    double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
-    double peak_device_used;   /* NVML's device memory used (all processes); never merged
-                                * into peak_allocated (docs/analysis.md); NaN unknown */
-    double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
-
-    /* besides the timings (see above) */
-    tl_sevent *events;         /* the first TL_SESSION_MAX_EVENTS by time */
-    size_t nevents;
-    uint64_t events_total;     /* every event the input recorded */
-    char **tags;               /* "key=value" */
-    size_t ntags;
-    tl_scounter *counters;
-    size_t ncounters;
-    uint64_t counters_total;
-    tl_ssystem sys;
-    tl_sdiffusion diff;
-    tl_shealth *health;        /* per GPU with temperature or power samples */
-    size_t nhealth;
-    tl_sgrowth *growth;
-    size_t ngrowth;
-} tl_session;
 
 /* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
  * the wall clock: older Kineto traces write absolute µs without
  * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
 #define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
 
-/* What a session carries besides its timings, from its profile (the four
- * modules above); 0 or -1 (out of memory). */
+/* What a session carries besides its timings (session.h), from its profile;
+ * 0 or -1 (out of memory). */
 int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
 int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
 int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
 int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
-void tl_session_extras_init(tl_session *s);
-void tl_session_extras_release(tl_session *s);
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
@@ -339,7 +66,6 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p);
 /* Take the rank fields of p (after rank assignment), with a warning when the
  * rank was only guessed from the input order. */
 int tl_session_set_rank(tl_session *s, const tl_profile *p);
-void tl_session_release(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
 
@@ -464,6 +190,12 @@ void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt);
 void tl_aggregate_release(tl_aggregate *a);
 /* Take ownership of a session result. */
 int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
+/* Take the sessions of a partial aggregate that ingest read (partial.h): they
+ * become a's and p is left empty. An aggregate without sessions takes the
+ * partial's analysis options; one with sessions refuses a partial analyzed
+ * with other options (returns -1, err says so, p untouched). 0, or -1 when
+ * out of memory (the sessions not yet taken stay p's). */
+int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen);
 /* Sort sessions, build ranks, across-rank metrics, stragglers and
  * recommendations. Deterministic in the set of sessions. */
 int tl_aggregate_finish(tl_aggregate *a);

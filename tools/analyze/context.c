@@ -17,35 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl_session_extras_init(tl_session *s)
-{
-    s->sys.memory_bytes = NAN;
-    s->diff.size_min = s->diff.size_max = NAN;
-    s->diff.first_block_ns = s->diff.later_median_ns = -1;
-}
-
-void tl_session_extras_release(tl_session *s)
-{
-    for (size_t i = 0; i < s->nevents; i++) {
-        free(s->events[i].name);
-        free(s->events[i].payload);
-    }
-    free(s->events);
-    for (size_t i = 0; i < s->ntags; i++)
-        free(s->tags[i]);
-    free(s->tags);
-    for (size_t i = 0; i < s->ncounters; i++)
-        free(s->counters[i].name);
-    free(s->counters);
-    free(s->sys.hostname);
-    free(s->sys.os);
-    free(s->diff.top_layer);
-    free(s->health);
-    for (size_t i = 0; i < s->ngrowth; i++)
-        free(s->growth[i].what);
-    free(s->growth);
-}
-
 /* Events by time (unknown times last), then in file order: a stable order
  * for the table whatever the input's. */
 static int by_time(const void *x, const void *y)

@@ -157,7 +157,8 @@ int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
         goto out;
     d->nsessions = most < TL_DRIFT_MAX_SESSIONS ? most : TL_DRIFT_MAX_SESSIONS;
     d->sessions_dropped = most - d->nsessions;
-    qsort(e.v, e.n, sizeof *e.v, by_stage);
+    if (e.n > 1) /* (e.v is NULL when no session has a stage: qsort must not see it) */
+        qsort(e.v, e.n, sizeof *e.v, by_stage);
     size_t nstages = 0;
     for (size_t i = 0; i < e.n; i++)
         nstages += i == 0 || e.v[i].group != e.v[i - 1].group || strcmp(e.v[i].name, e.v[i - 1].name) != 0;

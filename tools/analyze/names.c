@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tl_group_name(int g)
-{
-    static const char *names[TL_GROUP_COUNT] = {
-        "sections", "iterations", "ops", "kernels", "runtime", "python", "gpu annotations", "other",
-    };
-    return g >= 0 && g < TL_GROUP_COUNT ? names[g] : "other";
-}
-
 int tl_group_of(int cc)
 {
     switch (cc) {

@@ -12,19 +12,10 @@
 #define TALLY_NAMES_H
 
 #include "profile.h"
+#include "session.h"
 
-enum tl_group {
-    TL_GROUP_SECTIONS = 0,
-    TL_GROUP_ITERATIONS,
-    TL_GROUP_OPS,
-    TL_GROUP_KERNELS,
-    TL_GROUP_RUNTIME,
-    TL_GROUP_PYTHON,
-    TL_GROUP_GPU_ANNOTATIONS,
-    TL_GROUP_OTHER,
-    TL_GROUP_COUNT
-};
-const char *tl_group_name(int group);
+/* The groups (enum tl_group, tl_group_name) are declared with the session in
+ * session.h. A category's group: */
 int tl_group_of(int cat_class);
 
 typedef struct tl_name_row {

@@ -732,17 +732,9 @@ static int take_steps(tl_session *s, const tl_profile *p)
 
 int tl_session_from_skipped(tl_session *s, const tl_profile *p)
 {
-    memset(s, 0, sizeof *s);
-    s->pid = -1;
+    tl_session_init(s);
     s->path = dupstr(p->path);
-    s->format = TL_FMT_UNKNOWN;
-    s->rank = -1;
     s->rank_detail = dupstr("");
-    s->span_ns = -1;
-    s->start_ns = INT64_MIN;
-    s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
-    s->peak_device_used = NAN;
-    tl_session_extras_init(s);
     s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
     if (s->path == NULL || s->warnings == NULL)
         return -1;
@@ -842,45 +834,4 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         tl_session_growth(s, p) != 0)
         return -1;
     return telemetry(s, p);
-}
-
-void tl_session_release(tl_session *s)
-{
-    free(s->path);
-    free(s->companion_of);
-    free(s->rank_detail);
-    for (size_t i = 0; i < s->nwarnings; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
-    for (size_t i = 0; i < s->nnames; i++) {
-        free(s->names[i].name);
-        tl_dur_stat_release(&s->names[i].d);
-    }
-    free(s->names);
-    for (size_t i = 0; i < s->nkernels; i++) {
-        free(s->kernels[i].name);
-        tl_dur_stat_release(&s->kernels[i].d);
-    }
-    free(s->kernels);
-    free(s->steps);
-    free(s->gpu.streams);
-    free(s->colls);
-    for (size_t i = 0; i < s->nsnaps; i++)
-        free(s->snaps[i].label);
-    free(s->snaps);
-    for (size_t i = 0; i < s->timeline.nlanes; i++) {
-        free(s->timeline.lanes[i].label);
-        free(s->timeline.lanes[i].calls);
-    }
-    free(s->timeline.lanes);
-    tl_strtab_release(&s->timeline.names);
-    tl_calltree_release(&s->calltree);
-    free(s->mem);
-    free(s->device_name);
-    free(s->series);
-    for (size_t i = 0; i < s->ndevices; i++)
-        free(s->devices[i].name);
-    free(s->devices);
-    tl_session_extras_release(s);
-    memset(s, 0, sizeof *s);
 }

@@ -16,22 +16,10 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "session.h"
 
-/* Bins of a series: what charts draw; the summary uses every sample. */
-#define TL_SERIES_BINS 120
-/* Series kept per session (metrics x devices); more are dropped with a warning. */
-#define TL_SERIES_MAX 64
-
-typedef struct tl_tseries {
-    int kind;                  /* tl_series_kind */
-    int64_t device;            /* GPU index; -1 for the host */
-    uint64_t n;                /* samples */
-    int64_t start_ns, end_ns;  /* first and last sample, on the session's timeline axis */
-    double min, max, mean;     /* over every sample */
-    double energy_j;           /* power only: trapezoids of W x s between samples; NaN otherwise */
-    int nbins;                 /* <= TL_SERIES_BINS; bin i covers start + i*(end-start)/nbins */
-    double bmin[TL_SERIES_BINS], bmean[TL_SERIES_BINS], bmax[TL_SERIES_BINS]; /* NaN: no sample */
-} tl_tseries;
+/* The series of a session (tl_tseries, TL_SERIES_BINS, TL_SERIES_MAX) are
+ * declared with it, in session.h. */
 
 /* Per rank: each metric over all its sessions and devices. */
 typedef struct tl_rank_telemetry {

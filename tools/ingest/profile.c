@@ -31,6 +31,17 @@ const char *tl_format_name(int format)
     }
 }
 
+const char *tl_rank_source_name(int s)
+{
+    return s == TL_RANK_CONTENT ? "content" : s == TL_RANK_NAME ? "name" : s == TL_RANK_ORDER ? "order" : "unknown";
+}
+
+const char *tl_counter_source_name(int source)
+{
+    static const char *const names[] = { "derived", "user", "trace" };
+    return source >= TL_COUNTER_DERIVED && source <= TL_COUNTER_TRACE ? names[source] : NULL;
+}
+
 const char *tl_kernel_type_name(int type)
 {
     static const char *names[] = { "compute", "communication", "memory", "other" };

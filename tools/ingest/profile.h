@@ -37,6 +37,8 @@ const char *tl_format_name(int format);
 
 /* How the rank was found, in DESIGN.md's order of preference. */
 enum tl_rank_source { TL_RANK_UNKNOWN = 0, TL_RANK_CONTENT, TL_RANK_NAME, TL_RANK_ORDER };
+/* "unknown", "content", "name", "order" (as the aggregate's inputs and partials say it). */
+const char *tl_rank_source_name(int source);
 
 /* Kinds of GPU events (HTA's kernel types, plus sync events as "other"). */
 enum tl_kernel_type { TL_KT_COMPUTE = 0, TL_KT_COMM, TL_KT_MEMORY, TL_KT_OTHER, TL_KT_COUNT };
@@ -184,6 +186,8 @@ enum tl_counter_source {
     TL_COUNTER_USER,           /* libtally's tally_counter */
     TL_COUNTER_TRACE,          /* a Chrome trace's counter event ("ph": "C"), "name.key" */
 };
+/* "derived", "user", "trace"; NULL out of range. */
+const char *tl_counter_source_name(int source);
 
 typedef struct tl_counter {
     uint32_t name;         /* strtab id (for C events: "name.key") */

@@ -38,8 +38,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "aggregate_json.h"
 #include "json_writer.h"
+#include "partial.h"
+#include "render.h"
 
 /* MPI counts are ints: larger messages go in pieces of this size. */
 #define TL_MPI_CHUNK ((size_t)1 << 30)
@@ -451,8 +452,8 @@ static int pack_partial(const tl_aggregate *agg, int code, buf *out)
     return 0;
 }
 
-/* Add the sessions of a packed partial to agg; *code takes the worst exit code. */
-static int unpack_partial(tl_aggregate *agg, const char *p, size_t n, int *code, int from)
+/* Read the sessions of a packed partial into part; *code takes the worst exit code. */
+static int unpack_partial(tl_partial *part, const char *p, size_t n, int *code, int from)
 {
     uint64_t rawlen;
     int64_t c;
@@ -473,7 +474,7 @@ static int unpack_partial(tl_aggregate *agg, const char *p, size_t n, int *code,
         return -1;
     }
     char err[512] = "";
-    int rc = tl_partial_read_buffer(agg, raw, len, err, sizeof err);
+    int rc = tl_partial_read_buffer(part, raw, len, err, sizeof err);
     if (rc != 0)
         fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", from, err);
     free(raw);
@@ -543,7 +544,7 @@ static int blobs_take(blobs *l, const char *p, size_t n, int from)
 
 typedef struct parse_job {
     blobs *l;
-    tl_aggregate *parts;
+    tl_partial *parts;
     int *codes, *bad;
     size_t next;
     pthread_mutex_t lock;
@@ -574,7 +575,7 @@ static int parse_all(tl_aggregate *agg, blobs *l, int jobs, int *code)
         goto out;
     }
     for (size_t i = 0; i < l->n; i++)
-        tl_aggregate_init(&j.parts[i], &agg->opt);
+        tl_partial_init(&j.parts[i]);
     int n = jobs < 1 ? 1 : (size_t)jobs > l->n ? (int)l->n : jobs;
     pthread_t *t = calloc((size_t)n + 1, sizeof *t);
     int started = 0;
@@ -590,14 +591,12 @@ static int parse_all(tl_aggregate *agg, blobs *l, int jobs, int *code)
             *code = j.codes[i];
         if (j.bad[i])
             rc = -1;
-        tl_aggregate *part = &j.parts[i];
-        for (size_t k = 0; k < part->nsessions; k++)
-            if (tl_aggregate_add_session(agg, &part->sessions[k]) != 0) {
-                tl_session_release(&part->sessions[k]);
-                rc = -1;
-            }
-        part->nsessions = 0;
-        tl_aggregate_release(part);
+        char err[512] = "";
+        if (tl_aggregate_add_partial(agg, &j.parts[i], err, sizeof err) != 0) {
+            fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", l->v[i].from, err);
+            rc = -1;
+        }
+        tl_partial_release(&j.parts[i]);
     }
 out:
     free(j.parts);

@@ -12,6 +12,7 @@
 
 #include "aggregate.h"
 #include "compare.h"
+#include "json_writer.h"
 
 typedef struct tl_report_options {
     const char *title;          /* --title; NULL: "tally report" */
@@ -44,6 +45,22 @@ typedef struct tl_page {
     void *ctx;
 } tl_page;
 int tl_render_page(FILE *out, const tl_page *p);
+
+/* ---- JSON -------------------------------------------------------------------
+ * In aggregate_json.c and partial_json.c. All write through j (tl_json_finish
+ * is the caller's). */
+
+/* The aggregate document (schema/tally-aggregate.schema.json), with every
+ * session result as in a partial, so that an aggregate is an input too. */
+void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer);
+/* The partial aggregate (schema/tally-partial.schema.json): a's analysis
+ * options and every session result, exactly, for tally merge and tally-mpi;
+ * ingest's tl_partial_read (partial.h) reads it back. */
+void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer);
+/* Its parts, which the aggregate carries too: the "options" object and the
+ * "sessions" array, by the field tables of ingest's partial.h. */
+void tl_partial_write_options(tl_json *j, const tl_analyze_options *o);
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n);
 
 /* ---- compare ---------------------------------------------------------------
  * The renderers of a comparison (analyze/compare.h), in compare_html.c and

@@ -1,0 +1,379 @@
+/*
+ * partial_fields.c - the partial aggregate format as data (partial.h): one
+ * table per struct of a session result, in the order the writer writes the
+ * keys. render/partial_json.c writes by these tables, read_partial.c reads by
+ * them; schema/tally-partial.schema.json says the same in JSON Schema (and
+ * test_partial checks that it does).
+ *
+ * A field's range is what the analysis can hold (partial.h's TL_PARTIAL_MAX_*),
+ * or an earlier field of the same struct ("sized" blocks at most "blocks").
+ * Fields added after version 1's first release are TL_FF_OPTIONAL with the
+ * value an older partial means; enums that older partials wrote as integers
+ * are TL_FF_ENUM_INT.
+ */
+#include "partial.h"
+
+#include <stddef.h>
+
+/* How a member is stored, from its type. */
+#define CT(m)                                                                                                  \
+    _Generic(((ST *)0)->m, int: TL_C_INT, int64_t: TL_C_I64, uint64_t: TL_C_U64, uint32_t: TL_C_U32,         \
+             uint8_t: TL_C_U8, double: TL_C_DOUBLE)
+
+#define FIELD(k, ty, m, ...) { .key = k, .type = ty, .offset = offsetof(ST, m), __VA_ARGS__ }
+#define STR(k, m) FIELD(k, TL_F_STR, m, .ctype = TL_C_PTR)
+#define STR_NULL(k, m) FIELD(k, TL_F_STR_NULL, m, .ctype = TL_C_PTR, .flags = TL_FF_OPTIONAL)
+#define INT(k, m, l, h, ...) FIELD(k, TL_F_INT, m, .ctype = CT(m), .lo = (l), .hi = (h), __VA_ARGS__)
+#define OPT_INT(k, m, d, l, h) INT(k, m, l, h, .flags = TL_FF_OPTIONAL, .def = (d))
+#define INT_UPTO(k, m, bound) INT(k, m, 0, 0, .hi_key = bound)          /* 0 .. an earlier field */
+#define NS(k, m) INT(k, m, 0, TL_PARTIAL_MAX_NS)                          /* a duration or a sum of them */
+#define COUNT(k, m) INT(k, m, 0, TL_PARTIAL_MAX_COUNT)
+#define ANY(k, m) INT(k, m, INT64_MIN, INT64_MAX)
+#define FLAG(k, m) INT(k, m, 0, 1)                                        /* written 0 or 1 */
+#define TS(k, m) FIELD(k, TL_F_TS, m, .ctype = CT(m))
+#define TS_NULL(k, m, ...) FIELD(k, TL_F_TS_NULL, m, .ctype = CT(m), .def = INT64_MIN, __VA_ARGS__)
+#define NUM(k, m, ...) FIELD(k, TL_F_NUM, m, .ctype = TL_C_DOUBLE, __VA_ARGS__)
+#define ENUM(k, m, fn, l, h, ...) FIELD(k, TL_F_ENUM, m, .ctype = CT(m), .name = fn, .lo = (l), .hi = (h), __VA_ARGS__)
+/* The offset of an array's count, which must be a size_t (else no _Generic association: an error). */
+#define COUNT_OF(n) (offsetof(ST, n) + 0 * sizeof(char[_Generic(((ST *)0)->n, size_t: 1)]))
+#define STRINGS(k, m, n, ...) FIELD(k, TL_F_STRINGS, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), __VA_ARGS__)
+#define OBJECT(k, m, t, ...) FIELD(k, TL_F_OBJECT, m, .sub = &(t), __VA_ARGS__)
+#define ARRAY(k, m, n, t, ...)                                                                                 \
+    FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), .sub = &(t), __VA_ARGS__)
+#define CUSTOM(k, id, ...) { .key = k, .type = TL_F_CUSTOM, .custom = id, __VA_ARGS__ }
+#define TABLE(name, what, st, is_tuple, chk)                                                                   \
+    const tl_fields name = { what, name##_f, sizeof name##_f / sizeof name##_f[0], sizeof(st), is_tuple, chk }
+
+#define OPT .flags = TL_FF_OPTIONAL
+
+const char *tl_partial_window_name(int whole_trace)
+{
+    return whole_trace == 0 ? "profiler-steps" : whole_trace == 1 ? "whole-trace" : NULL;
+}
+
+/* ---- the partial's "options" -------------------------------------------------- */
+#define ST tl_partial
+static const tl_field options_f[] = {
+    ENUM("window", whole_trace, tl_partial_window_name, 0, 1),
+    NS("kernel_wait_ns", kernel_wait_ns),
+};
+#undef ST
+const tl_fields tl_partial_options_fields = { "options", options_f, sizeof options_f / sizeof options_f[0],
+                                              sizeof(tl_partial), 0, TL_FK_NONE };
+
+/* ---- statistics of a name or kernel (stats.h's tl_dur_stat) ---------------------- */
+#define ST tl_dur_stat
+static const tl_field stat_f_f[] = {
+    COUNT("count", count),
+    NS("total", total),
+    NS("min", min),
+    NS("max", max),
+    NUM("mean", mean),
+    NUM("m2", m2),
+    CUSTOM("hist", TL_FC_STAT_HIST),
+    CUSTOM("samples", TL_FC_STAT_SAMPLES),
+    COUNT("samples_dropped", samples_dropped),
+};
+#undef ST
+static TABLE(stat_f, "stat", tl_dur_stat, 0, TL_FK_STAT);
+
+#define ST tl_sname
+static const tl_field name_f_f[] = {
+    ENUM("group", group, tl_group_name, 0, TL_GROUP_COUNT - 1, .flags = TL_FF_ENUM_INT),
+    STR("name", name),
+    FLAG("exact", exact),
+    NUM("median_ns", median_ns),
+    NUM("p95_ns", p95_ns),
+    NUM("std_ns", std_ns),
+    OPT_INT("incl_ns", incl_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("self_ns", self_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OBJECT("stat", d, stat_f),
+};
+#undef ST
+static TABLE(name_f, "name", tl_sname, 0, TL_FK_NONE);
+
+#define ST tl_skernel
+static const tl_field kernel_f_f[] = {
+    STR("name", name),
+    ENUM("type", type, tl_kernel_type_name, 0, TL_KT_COUNT - 1, .flags = TL_FF_ENUM_INT),
+    OBJECT("stat", d, stat_f),
+};
+#undef ST
+static TABLE(kernel_f, "kernel", tl_skernel, 0, TL_FK_NONE);
+
+/* [number, dur_ns, compute_ns, ts_ns, partial] */
+#define ST tl_sstep
+static const tl_field step_f_f[] = {
+    ANY("number", number),
+    NS("dur_ns", dur_ns),
+    INT("compute_ns", compute_ns, -1, TL_PARTIAL_MAX_NS),
+    TS("ts_ns", ts_ns),
+    OPT_INT("partial", partial, 0, 0, 1),
+};
+#undef ST
+static TABLE(step_f, "step", tl_sstep, 1, TL_FK_NONE);
+
+/* ---- the GPU breakdown --------------------------------------------------------- */
+
+/* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps] */
+#define ST tl_stream_idle
+static const tl_field stream_f_f[] = {
+    ANY("device", device),
+    ANY("stream", stream),
+    NS("host_wait", host_wait),
+    NS("kernel_wait", kernel_wait),
+    NS("other", other),
+    COUNT("gaps", gaps),
+    OPT_INT("busy", busy, 0, 0, TL_PARTIAL_MAX_NS),
+    OPT_INT("host_gaps", host_gaps, 0, 0, TL_PARTIAL_MAX_COUNT),
+};
+#undef ST
+static TABLE(stream_f, "stream", tl_stream_idle, 1, TL_FK_NONE);
+
+#define ST tl_gpu_breakdown
+static const tl_field gpu_f_f[] = {
+    FLAG("present", present),
+    FLAG("whole_trace", whole_trace),
+    INT("steps_in_window", steps_in_window, 0, INT32_MAX),
+    TS("window_start", window_start),
+    TS("window_end", window_end),
+    COUNT("events", events),
+    NS("kernel_time", kernel_time),
+    NS("busy", busy),
+    NS("idle", idle),
+    NS("compute", compute),
+    NS("non_compute", non_compute),
+    NS("comm", comm),
+    NS("comm_compute", comm_compute),
+    CUSTOM("by_mask", TL_FC_GPU_BY_MASK),
+    ARRAY("streams", streams, nstreams, stream_f),
+    OPT_INT("blocked_idle", blocked_idle, 0, 0, TL_PARTIAL_MAX_NS),
+    FIELD("blocking_call", TL_F_STR_BUF, blocking_call, .ctype = TL_C_CHARS,
+          .size = sizeof(((ST *)0)->blocking_call), OPT),
+    OPT_INT("blocking_call_ns", blocking_call_ns, 0, 0, TL_PARTIAL_MAX_NS),
+};
+#undef ST
+static TABLE(gpu_f, "gpu", tl_gpu_breakdown, 0, TL_FK_NONE);
+
+/* [kernel index, dur_ns]; the index is checked against the session's kernels */
+#define ST tl_collective
+static const tl_field coll_f_f[] = {
+    INT("kernel", kernel, 0, UINT32_MAX),
+    NS("dur_ns", dur_ns),
+};
+#undef ST
+static TABLE(coll_f, "collective", tl_collective, 1, TL_FK_NONE);
+
+#define ST tl_ssnap
+static const tl_field snap_f_f[] = {
+    STR("label", label),
+    NUM("allocated", allocated),
+    NUM("reserved", reserved),
+    NUM("peak_allocated", peak_allocated),
+    NUM("rss", rss),
+    NUM("device_used", device_used, OPT),
+    TS_NULL("ts_ns", ts_ns, OPT),
+};
+#undef ST
+static TABLE(snap_f, "snapshot", tl_ssnap, 0, TL_FK_NONE);
+
+/* ---- the timeline ------------------------------------------------------------ */
+#define ST tl_lane
+static const tl_field lane_f_f[] = {
+    ENUM("kind", kind, tl_lane_kind_name, TL_LANE_GPU, TL_LANE_CPU, .flags = TL_FF_ENUM_INT),
+    ANY("a", a),
+    ANY("b", b),
+    STR("label", label),
+    CUSTOM("busy", TL_FC_LANE_BUSY),
+    CUSTOM("calls", TL_FC_LANE_CALLS, OPT),
+};
+#undef ST
+static TABLE(lane_f, "lane", tl_lane, 0, TL_FK_NONE);
+
+#define ST tl_timeline
+static const tl_field timeline_f_f[] = {
+    INT("start_ns", start_ns, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
+    INT("end_ns", end_ns, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
+    ARRAY("lanes", lanes, nlanes, lane_f, .max = TL_TIMELINE_MAX_LANES),
+    CUSTOM("names", TL_FC_TIMELINE_NAMES, OPT),
+};
+#undef ST
+static TABLE(timeline_f, "timeline", tl_timeline, 0, TL_FK_TIMELINE);
+
+/* [ts_ns, allocated, reserved] */
+#define ST tl_mem_sample
+static const tl_field mem_f_f[] = {
+    INT("ts_ns", ts_ns, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
+    NUM("allocated", allocated),
+    NUM("reserved", reserved),
+};
+#undef ST
+static TABLE(mem_f, "memory sample", tl_mem_sample, 1, TL_FK_NONE);
+
+/* [id, name, total_memory] */
+#define ST tl_sdevice
+static const tl_field device_f_f[] = {
+    INT("id", id, -1, TL_PARTIAL_MAX_RANK),
+    STR("name", name),
+    NUM("total_memory", total_memory),
+};
+#undef ST
+static TABLE(device_f, "device", tl_sdevice, 1, TL_FK_NONE);
+
+#define ST tl_tseries
+static const tl_field series_f_f[] = {
+    ENUM("series", kind, tl_series_kind_name, 0, TL_SERIES_COUNT - 1),
+    INT("device", device, -1, TL_PARTIAL_MAX_RANK),
+    INT("n", n, 1, TL_PARTIAL_MAX_COUNT),
+    INT("start_ns", start_ns, -TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_TS),
+    INT("end_ns", end_ns, 0, TL_PARTIAL_MAX_TS, .lo_key = "start_ns"),
+    NUM("min", min),
+    NUM("max", max),
+    NUM("mean", mean),
+    NUM("energy_j", energy_j),
+    CUSTOM("bins", TL_FC_SERIES_BINS),
+};
+#undef ST
+static TABLE(series_f, "telemetry series", tl_tseries, 0, TL_FK_NONE);
+
+/* ---- besides the timings: events, counters, the host, diffusion, health, growth -- */
+
+/* [ts_ns | null, name, payload] */
+#define ST tl_sevent
+static const tl_field event_f_f[] = {
+    TS_NULL("ts_ns", ts_ns),
+    STR("name", name),
+    STR("payload", payload),
+};
+#undef ST
+static TABLE(event_f, "event", tl_sevent, 1, TL_FK_NONE);
+
+/* [name, source, count, min, mean, max]: only the program's own counters are kept */
+#define ST tl_scounter
+static const tl_field counter_f_f[] = {
+    STR("name", name),
+    ENUM("source", source, tl_counter_source_name, TL_COUNTER_USER, TL_COUNTER_TRACE, .flags = TL_FF_ENUM_INT),
+    INT("count", count, 1, TL_PARTIAL_MAX_COUNT),
+    NUM("min", min),
+    NUM("mean", mean),
+    NUM("max", max),
+};
+#undef ST
+static TABLE(counter_f, "counter", tl_scounter, 1, TL_FK_NONE);
+
+#define ST tl_ssystem
+static const tl_field system_f_f[] = {
+    STR_NULL("hostname", hostname),
+    STR_NULL("os", os),
+    INT("cpus", cpus, 0, 1 << 24),
+    NUM("memory_bytes", memory_bytes, .flags = TL_FF_POSITIVE),
+};
+#undef ST
+static TABLE(system_f, "system", tl_ssystem, 0, TL_FK_NONE);
+
+/* null when there are no blocks, steps or layers (TL_FF_PRESENCE) */
+#define ST tl_sdiffusion
+static const tl_field diffusion_f_f[] = {
+    INT("blocks", blocks, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_PRESENCE),
+    INT_UPTO("sized", sized, "blocks"),
+    NUM("frames", frames),
+    NUM("size_min", size_min),
+    NUM("size_max", size_max),
+    NS("block_ns", block_ns),
+    INT_UPTO("sized_ns", sized_ns, "block_ns"),
+    INT("first_block_ns", first_block_ns, -1, TL_PARTIAL_MAX_NS),
+    INT("later_median_ns", later_median_ns, -1, TL_PARTIAL_MAX_NS),
+    INT("steps", steps, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_PRESENCE),
+    NS("step_ns", step_ns),
+    INT("layers", layers, 0, INT32_MAX, .flags = TL_FF_PRESENCE),
+    NS("layers_ns", layers_ns),
+    STR_NULL("top_layer", top_layer),
+    INT_UPTO("top_layer_ns", top_layer_ns, "layers_ns"),
+};
+#undef ST
+static TABLE(diffusion_f, "diffusion", tl_sdiffusion, 0, TL_FK_DIFFUSION);
+
+/* [device, temp_n, hot_n, hot_ns, temp_max, power_n, cap_n, power_limit_w,
+ *  power_max, reasons_n, thermal_n, power_throttle_n] */
+#define ST tl_shealth
+static const tl_field health_f_f[] = {
+    INT("device", device, -1, TL_PARTIAL_MAX_RANK),
+    COUNT("temp_n", temp_n),
+    INT_UPTO("hot_n", hot_n, "temp_n"),
+    NS("hot_ns", hot_ns),
+    NUM("temp_max", temp_max),
+    COUNT("power_n", power_n),
+    INT_UPTO("cap_n", cap_n, "power_n"),
+    NUM("power_limit_w", power_limit_w),
+    NUM("power_max", power_max),
+    COUNT("reasons_n", reasons_n),
+    INT_UPTO("thermal_n", thermal_n, "reasons_n"),
+    INT_UPTO("power_throttle_n", power_throttle_n, "reasons_n"),
+};
+#undef ST
+static TABLE(health_f, "health", tl_shealth, 1, TL_FK_NONE);
+
+/* [what, metric, n, drops, first, last, max, span_ns] */
+#define ST tl_sgrowth
+static const tl_field growth_f_f[] = {
+    STR("what", what),
+    ENUM("metric", metric, tl_growth_metric_name, 0, TL_GROWTH_COUNT - 1, .flags = TL_FF_ENUM_INT),
+    INT("n", n, TL_GROWTH_MIN_REPEATS, INT32_MAX),
+    INT_UPTO("drops", drops, "n"),
+    NUM("first", first),
+    NUM("last", last),
+    NUM("max", max),
+    INT("span_ns", span_ns, -1, TL_PARTIAL_MAX_NS),
+};
+#undef ST
+static TABLE(growth_f, "growth", tl_sgrowth, 1, TL_FK_NONE);
+
+/* ---- the session ----------------------------------------------------------------- */
+#define ST tl_session
+static const tl_field session_f[] = {
+    STR("path", path),
+    ENUM("format", format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_INFERIX, .flags = TL_FF_ENUM_INT),
+    INT("rank", rank, -1, TL_PARTIAL_MAX_RANK),
+    INT("world_size", world_size, 0, TL_PARTIAL_MAX_RANK),
+    ENUM("rank_source", rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER, .flags = TL_FF_ENUM_INT),
+    STR("rank_detail", rank_detail),
+    TS("start_ns", start_ns),
+    INT("span_ns", span_ns, -1, TL_PARTIAL_MAX_NS),
+    FLAG("truncated", truncated),
+    STR_NULL("companion_of", companion_of),
+    STRINGS("warnings", warnings, nwarnings),
+    ARRAY("names", names, nnames, name_f),
+    ARRAY("kernels", kernels, nkernels, kernel_f),
+    ARRAY("steps", steps, nsteps, step_f),
+    OBJECT("gpu", gpu, gpu_f),
+    ARRAY("collectives", colls, ncolls, coll_f, .max = TL_MAX_COLLECTIVES),
+    ARRAY("snapshots", snaps, nsnaps, snap_f),
+    OBJECT("timeline", timeline, timeline_f),
+    ARRAY("mem", mem, nmem, mem_f, .max = TL_MEM_SERIES),
+    STR_NULL("device_name", device_name),
+    NUM("peak_allocated", peak_allocated),
+    NUM("peak_reserved", peak_reserved),
+    NUM("device_total", device_total),
+    NUM("peak_rss", peak_rss),
+    NUM("peak_device_used", peak_device_used, OPT),
+    NUM("gpu_util_mean", gpu_util_mean),
+    OPT_INT("abs_time", abs_time, 0, 0, 1),
+    OPT_INT("pid", pid, -1, -1, INT64_MAX),
+    OPT_INT("graph_launches", graph_launches, 0, 0, TL_PARTIAL_MAX_COUNT),
+    ARRAY("devices", devices, ndevices, device_f, .max = TL_SESSION_MAX_DEVICES, OPT),
+    ARRAY("telemetry", series, nseries, series_f, .max = TL_SERIES_MAX, OPT),
+    OPT_INT("events_total", events_total, 0, 0, TL_PARTIAL_MAX_COUNT),
+    ARRAY("events", events, nevents, event_f, .max = TL_SESSION_MAX_EVENTS, .max_key = "events_total", OPT),
+    STRINGS("tags", tags, ntags, .max = TL_SESSION_MAX_TAGS, OPT),
+    OPT_INT("counters_total", counters_total, 0, 0, TL_PARTIAL_MAX_COUNT),
+    ARRAY("counters", counters, ncounters, counter_f, .max = TL_SESSION_MAX_COUNTERS, .max_key = "counters_total",
+          OPT),
+    OBJECT("system", sys, system_f, OPT),
+    OBJECT("diffusion", diff, diffusion_f, .flags = TL_FF_OPTIONAL | TL_FF_NULLABLE),
+    ARRAY("health", health, nhealth, health_f, .max = TL_SESSION_MAX_DEVICES, OPT),
+    ARRAY("growth", growth, ngrowth, growth_f, .max = TL_SESSION_MAX_GROWTH, OPT),
+    CUSTOM("calltree", TL_FC_CALLTREE, OPT),
+};
+#undef ST
+const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],
+                                              sizeof(tl_session), 0, TL_FK_SESSION };

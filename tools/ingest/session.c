@@ -1,0 +1,109 @@
+/*
+ * session.c - a session result's lifecycle and the names of its enums
+ * (session.h). The analysis that fills one is analyze/session.c's; the
+ * partial reader that fills one from a file is read_partial.c.
+ */
+#include "session.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tl_group_name(int g)
+{
+    static const char *names[TL_GROUP_COUNT] = {
+        "sections", "iterations", "ops", "kernels", "runtime", "python", "gpu annotations", "other",
+    };
+    return g >= 0 && g < TL_GROUP_COUNT ? names[g] : "other";
+}
+
+const char *tl_lane_kind_name(int kind)
+{
+    return kind == TL_LANE_GPU ? "gpu" : kind == TL_LANE_CPU ? "cpu" : NULL;
+}
+
+const char *tl_growth_metric_name(int metric)
+{
+    static const char *const names[TL_GROWTH_COUNT] = { "allocated", "device_used", "rss" };
+    return metric >= 0 && metric < TL_GROWTH_COUNT ? names[metric] : NULL;
+}
+
+void tl_session_init(tl_session *s)
+{
+    memset(s, 0, sizeof *s);
+    s->format = TL_FMT_UNKNOWN;
+    s->rank = -1;
+    s->start_ns = INT64_MIN;
+    s->span_ns = -1;
+    s->pid = -1;
+    s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->peak_device_used = NAN;
+    s->sys.memory_bytes = NAN;
+    s->diff.size_min = s->diff.size_max = NAN;
+    s->diff.first_block_ns = s->diff.later_median_ns = -1;
+}
+
+/* What a session carries besides its timings (events, tags, counters, the
+ * host, diffusion, health, growth). */
+static void release_extras(tl_session *s)
+{
+    for (size_t i = 0; i < s->nevents; i++) {
+        free(s->events[i].name);
+        free(s->events[i].payload);
+    }
+    free(s->events);
+    for (size_t i = 0; i < s->ntags; i++)
+        free(s->tags[i]);
+    free(s->tags);
+    for (size_t i = 0; i < s->ncounters; i++)
+        free(s->counters[i].name);
+    free(s->counters);
+    free(s->sys.hostname);
+    free(s->sys.os);
+    free(s->diff.top_layer);
+    free(s->health);
+    for (size_t i = 0; i < s->ngrowth; i++)
+        free(s->growth[i].what);
+    free(s->growth);
+}
+
+void tl_session_release(tl_session *s)
+{
+    free(s->path);
+    free(s->companion_of);
+    free(s->rank_detail);
+    for (size_t i = 0; i < s->nwarnings; i++)
+        free(s->warnings[i]);
+    free(s->warnings);
+    for (size_t i = 0; i < s->nnames; i++) {
+        free(s->names[i].name);
+        tl_dur_stat_release(&s->names[i].d);
+    }
+    free(s->names);
+    for (size_t i = 0; i < s->nkernels; i++) {
+        free(s->kernels[i].name);
+        tl_dur_stat_release(&s->kernels[i].d);
+    }
+    free(s->kernels);
+    free(s->steps);
+    free(s->gpu.streams);
+    free(s->colls);
+    for (size_t i = 0; i < s->nsnaps; i++)
+        free(s->snaps[i].label);
+    free(s->snaps);
+    for (size_t i = 0; i < s->timeline.nlanes; i++) {
+        free(s->timeline.lanes[i].label);
+        free(s->timeline.lanes[i].calls);
+    }
+    free(s->timeline.lanes);
+    tl_strtab_release(&s->timeline.names);
+    tl_calltree_release(&s->calltree);
+    free(s->mem);
+    free(s->device_name);
+    free(s->series);
+    for (size_t i = 0; i < s->ndevices; i++)
+        free(s->devices[i].name);
+    free(s->devices);
+    release_extras(s);
+    memset(s, 0, sizeof *s);
+}

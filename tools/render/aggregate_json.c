@@ -1,0 +1,524 @@
+/*
+ * aggregate_json.c - the aggregate as JSON (schema/tally-aggregate.schema.json):
+ * the tables users and machines read (ranks, across ranks, names, the merged
+ * call tree, stragglers, recommendations, inputs), then every session result
+ * exactly as a partial holds it (partial_json.c), so that an aggregate is an
+ * input too.
+ */
+#define _GNU_SOURCE
+#include "render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_PER_RANK 10
+#define TOP_NAMES 100
+#define TOP_CALLTREE 500 /* call paths of the merged tree listed (the largest, with their callers) */
+
+static void kv_num(tl_json *j, const char *k, double v)
+{
+    tl_json_key(j, k);
+    if (isfinite(v))
+        tl_json_double(j, v);
+    else
+        tl_json_null(j);
+}
+
+static void kv_us(tl_json *j, const char *k, int64_t ns)
+{
+    tl_json_key(j, k);
+    tl_json_fixed(j, (double)ns / 1000.0, 3);
+}
+
+static void kv_pct(tl_json *j, const char *k, double v)
+{
+    tl_json_key(j, k);
+    if (isfinite(v))
+        tl_json_fixed(j, v, 3);
+    else
+        tl_json_null(j);
+}
+
+/* ---- the aggregate ------------------------------------------------------- */
+
+static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
+{
+    if (!g->present) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_key(j, "window");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "kind", g->whole_trace ? "whole-trace" : "profiler-steps");
+    tl_json_kv_int(j, "steps", g->steps_in_window);
+    tl_json_object_end(j);
+    tl_json_kv_uint(j, "events", g->events);
+    kv_us(j, "kernel_time_us", g->kernel_time);
+    kv_us(j, "idle_us", g->idle);
+    kv_us(j, "compute_us", g->compute);
+    kv_us(j, "non_compute_us", g->non_compute);
+    kv_pct(j, "idle_pct", tl_pct(g->idle, g->kernel_time));
+    kv_pct(j, "compute_pct", tl_pct(g->compute, g->kernel_time));
+    kv_pct(j, "non_compute_pct", tl_pct(g->non_compute, g->kernel_time));
+    kv_us(j, "comm_us", g->comm);
+    kv_pct(j, "comm_pct", tl_pct(g->comm, g->kernel_time));
+    kv_pct(j, "comm_comp_overlap_pct", g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : 0.0);
+    tl_json_key(j, "kernel_types_us");
+    tl_json_object_begin(j);
+    static const char *mask_names[8] = { NULL, "compute", "communication", "compute+communication", "memory",
+                                         "compute+memory", "communication+memory", "compute+communication+memory" };
+    for (int m = 1; m < 8; m++)
+        kv_us(j, mask_names[m], g->by_mask[m]);
+    tl_json_object_end(j);
+    tl_json_key(j, "idle_by_stream");
+    tl_json_array_begin(j);
+    for (size_t s = 0; s < g->nstreams; s++) {
+        const tl_stream_idle *st = &g->streams[s];
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "device", st->device);
+        tl_json_kv_int(j, "stream", st->stream);
+        kv_us(j, "host_wait_us", st->host_wait);
+        kv_us(j, "kernel_wait_us", st->kernel_wait);
+        kv_us(j, "other_us", st->other);
+        tl_json_kv_uint(j, "gaps", st->gaps);
+        tl_json_kv_uint(j, "host_wait_gaps", st->host_gaps);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
+static void write_steps(tl_json *j, const tl_rank_result *r)
+{
+    tl_json_object_begin(j);
+    /* a report's loop summary (FramePack) counts its iterations without their durations */
+    tl_json_kv_uint(j, "count", r->step_count);
+    tl_json_kv_bool(j, "from_summary", r->steps_summarized);
+    kv_num(j, "mean_ns", r->step_mean);
+    kv_num(j, "median_ns", r->step_median);
+    kv_num(j, "min_ns", r->step_min);
+    kv_num(j, "max_ns", r->step_max);
+    kv_num(j, "std_ns", r->step_std);
+    kv_num(j, "spread", r->step_spread);
+    kv_num(j, "it_per_s", isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
+    kv_num(j, "compute_per_step_ns", r->compute_per_step);
+    tl_json_key(j, "durations_ns");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < r->nsteps; i++)
+        tl_json_int(j, r->steps[i].dur_ns);
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
+typedef struct rank_sort {
+    const tl_name_table *t;
+    size_t ri;
+} rank_sort;
+
+static int by_rank_total(const void *x, const void *y, void *ctx)
+{
+    const rank_sort *c = ctx;
+    const tl_name_row *a = &c->t->rows[*(const size_t *)x], *b = &c->t->rows[*(const size_t *)y];
+    double va = a->rank_total[c->ri], vb = b->rank_total[c->ri];
+    if (va != vb)
+        return va < vb ? 1 : -1;
+    return strcmp(a->name, b->name);
+}
+
+/* This rank's ten largest names of each group, by its own totals. */
+static void write_rank_top(tl_json *j, const tl_aggregate *a, size_t ri)
+{
+    static const int groups[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS };
+    size_t *idx = malloc((a->names.n ? a->names.n : 1) * sizeof *idx);
+    rank_sort ctx = { &a->names, ri };
+    tl_json_object_begin(j);
+    for (size_t g = 0; idx && g < sizeof groups / sizeof groups[0]; g++) {
+        size_t n = 0;
+        for (size_t k = 0; k < a->names.n; k++)
+            if (a->names.rows[k].group == groups[g] && a->names.rows[k].rank_count[ri] > 0)
+                idx[n++] = k;
+        qsort_r(idx, n, sizeof *idx, by_rank_total, &ctx);
+        tl_json_key(j, tl_group_name(groups[g]));
+        tl_json_array_begin(j);
+        for (size_t k = 0; k < n && k < TOP_PER_RANK; k++) {
+            const tl_name_row *row = &a->names.rows[idx[k]];
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "name", row->name);
+            tl_json_kv_uint(j, "count", row->rank_count[ri]);
+            tl_json_kv_double(j, "total_ns", row->rank_total[ri]);
+            tl_json_object_end(j);
+        }
+        tl_json_array_end(j);
+    }
+    tl_json_object_end(j);
+    free(idx);
+}
+
+/* J to Wh: 1 Wh = 3600 J */
+#define TL_J_PER_WH 3600.0
+
+/* A rank's sampled telemetry (docs/analysis.md, Telemetry): per series the
+ * samples, mean and maximum over its sessions and devices. */
+static void write_rank_telemetry(tl_json *j, const tl_rank_telemetry *t)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "gpus", t->gpus);
+    tl_json_key(j, "series");
+    tl_json_object_begin(j);
+    for (int k = 0; k < TL_SERIES_COUNT; k++) {
+        if (t->n[k] == 0)
+            continue;
+        tl_json_key(j, tl_series_kind_name(k));
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "samples", t->n[k]);
+        kv_num(j, "mean", t->mean[k]);
+        kv_num(j, "max", t->max[k]);
+        tl_json_object_end(j);
+    }
+    tl_json_object_end(j);
+    kv_num(j, "power_w", t->power_w);
+    kv_num(j, "energy_j", t->energy_j);
+    kv_num(j, "energy_wh", t->energy_j / TL_J_PER_WH);
+    tl_json_object_end(j);
+}
+
+/* A rank's block-wise video diffusion (docs/analysis.md, "Video diffusion"), or null. */
+static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
+{
+    if (d->blocks == 0 && d->steps == 0) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "blocks", d->blocks);
+    kv_num(j, "frames", d->sized ? d->frames : NAN);
+    kv_num(j, "block_size", d->block_size);
+    kv_num(j, "block_size_min", d->size_min);
+    kv_num(j, "block_size_max", d->size_max);
+    tl_json_kv_int(j, "block_time_ns", d->block_ns);
+    kv_num(j, "fps", d->fps);
+    kv_num(j, "blocks_per_s", d->bps);
+    kv_num(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
+    kv_num(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    tl_json_kv_uint(j, "steps", d->steps);
+    tl_json_kv_int(j, "step_time_ns", d->step_ns);
+    tl_json_object_end(j);
+}
+
+static void write_ranks(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "rank", r->rank);
+        tl_json_key(j, "world_size");
+        r->world_size > 0 ? tl_json_int(j, r->world_size) : tl_json_null(j);
+        tl_json_kv_bool(j, "straggler", r->straggler);
+        tl_json_key(j, "sessions");
+        tl_json_array_begin(j);
+        for (size_t k = 0; k < r->nsessions; k++) {
+            const tl_session *s = &a->sessions[r->sessions[k]];
+            tl_json_object_begin(j);
+            tl_json_kv_int(j, "session", (int64_t)k);
+            tl_json_kv_string(j, "path", s->path);
+            tl_json_kv_string(j, "format", tl_format_name(s->format));
+            tl_json_key(j, "start_ns");
+            s->start_ns != INT64_MIN ? tl_json_int(j, s->start_ns) : tl_json_null(j);
+            tl_json_key(j, "span_ns");
+            s->span_ns >= 0 ? tl_json_int(j, s->span_ns) : tl_json_null(j);
+            tl_json_kv_uint(j, "steps", s->nsteps);
+            tl_json_object_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_key(j, "span_ns");
+        r->span_ns > 0 ? tl_json_int(j, r->span_ns) : tl_json_null(j);
+        tl_json_key(j, "steps");
+        write_steps(j, r);
+        tl_json_key(j, "gpu");
+        write_gpu(j, &r->gpu);
+        tl_json_key(j, "memory");
+        tl_json_object_begin(j);
+        kv_num(j, "peak_allocated_bytes", r->peak_allocated);
+        kv_num(j, "peak_reserved_bytes", r->peak_reserved);
+        kv_num(j, "peak_device_used_bytes", r->peak_device_used);
+        kv_num(j, "device_total_bytes", r->device_total);
+        kv_pct(j, "peak_device_pct", tl_rank_peak_device_pct(r));
+        kv_num(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
+                                             ? r->peak_reserved / r->peak_allocated
+                                             : NAN);
+        kv_num(j, "peak_rss_bytes", r->peak_rss);
+        kv_num(j, "gpu_utilization_mean_pct", r->gpu_util_mean);
+        tl_json_object_end(j);
+        tl_json_key(j, "telemetry");
+        write_rank_telemetry(j, &r->tel);
+        tl_json_key(j, "diffusion");
+        write_rank_diffusion(j, &r->diff);
+        tl_json_key(j, "top");
+        write_rank_top(j, a, i);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void write_across(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_object_begin(j);
+    for (int i = 0; i < a->nacross; i++) {
+        const tl_across *x = &a->across[i];
+        tl_json_key(j, x->metric);
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "ranks", x->n);
+        kv_num(j, "min", x->min);
+        kv_num(j, "max", x->max);
+        kv_num(j, "mean", x->mean);
+        kv_num(j, "median", x->median);
+        kv_num(j, "std", x->std);
+        tl_json_kv_int(j, "min_rank", x->min_rank);
+        tl_json_kv_int(j, "max_rank", x->max_rank);
+        kv_num(j, "imbalance", x->imbalance);
+        tl_json_object_end(j);
+    }
+    tl_json_object_end(j);
+}
+
+static void write_names(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (int g = 0; g < TL_GROUP_COUNT; g++) {
+        size_t n;
+        size_t *idx = tl_name_table_top(&a->names, g, &n);
+        for (size_t k = 0; idx && k < n && k < TOP_NAMES; k++) {
+            const tl_name_row *r = &a->names.rows[idx[k]];
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "group", tl_group_name(g));
+            tl_json_kv_string(j, "name", r->name);
+            tl_json_kv_uint(j, "count", r->all.count);
+            tl_json_kv_uint(j, "total_ns", r->all.total);
+            kv_num(j, "inclusive_ns", r->incl_total);
+            kv_num(j, "self_ns", r->self_total >= 0 ? r->self_total : NAN);
+            kv_num(j, "mean_ns", r->all.mean);
+            tl_json_kv_uint(j, "min_ns", r->all.min);
+            tl_json_kv_uint(j, "max_ns", r->all.max);
+            kv_num(j, "median_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.5) : NAN);
+            kv_num(j, "p95_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.95) : NAN);
+            kv_num(j, "std_ns", r->exact ? tl_dur_stat_std(&r->all) : NAN);
+            tl_json_key(j, "across_ranks");
+            tl_json_object_begin(j);
+            tl_json_kv_int(j, "ranks", r->nranks_with);
+            kv_num(j, "min_ns", r->rank_min);
+            kv_num(j, "max_ns", r->rank_max);
+            kv_num(j, "mean_ns", r->rank_mean);
+            kv_num(j, "median_ns", r->rank_median);
+            kv_num(j, "std_ns", r->rank_std);
+            tl_json_kv_int(j, "min_rank", r->rank_of_min);
+            tl_json_kv_int(j, "max_rank", r->rank_of_max);
+            kv_num(j, "imbalance", r->imbalance);
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
+        free(idx);
+    }
+    tl_json_array_end(j);
+}
+
+static int by_incl_desc(const void *x, const void *y, void *ctx)
+{
+    const tl_calltree *t = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (t->nodes[a].incl_ns != t->nodes[b].incl_ns)
+        return t->nodes[a].incl_ns > t->nodes[b].incl_ns ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* The merged call tree (docs/analysis.md, "Call tree"): its TOP_CALLTREE
+ * largest paths and their callers, numbered in tree order (a parent before
+ * its children), with sums over ranks and the least and most of one rank. */
+static void write_calltree_merged(tl_json *j, const tl_aggregate *a)
+{
+    const tl_calltree *t = &a->calltree;
+    uint32_t *order = malloc(((size_t)t->n + 1) * sizeof *order), *id = malloc(((size_t)t->n + 1) * sizeof *id);
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "ranks", a->calltree_ranks);
+    tl_json_kv_uint(j, "paths", t->n);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    if (order != NULL && id != NULL) {
+        for (uint32_t i = 0; i < t->n; i++) {
+            order[i] = i;
+            id[i] = UINT32_MAX;
+        }
+        qsort_r(order, t->n, sizeof *order, by_incl_desc, (void *)t);
+        /* mark the largest and their callers; then number in tree order */
+        for (uint32_t k = 0; k < t->n && k < TOP_CALLTREE; k++)
+            for (uint32_t i = order[k]; i != TL_CALLTREE_NONE && id[i] == UINT32_MAX; i = t->nodes[i].parent)
+                id[i] = 0;
+        uint32_t next = 0;
+        for (uint32_t i = 0; i < t->n; i++) {
+            if (id[i] == UINT32_MAX)
+                continue;
+            id[i] = next++;
+            const tl_cnode *c = &t->nodes[i];
+            tl_json_object_begin(j);
+            tl_json_kv_uint(j, "id", id[i]);
+            tl_json_key(j, "parent");
+            c->parent == TL_CALLTREE_NONE ? tl_json_null(j) : tl_json_uint(j, id[c->parent]);
+            tl_json_kv_string(j, "name", tl_calltree_name(t, i));
+            tl_json_kv_int(j, "inclusive_ns", c->incl_ns);
+            tl_json_kv_int(j, "self_ns", c->self_ns);
+            tl_json_kv_uint(j, "count", c->count);
+            tl_json_kv_int(j, "rank_min_ns", t->min_ns ? t->min_ns[i] : c->incl_ns);
+            tl_json_kv_int(j, "rank_max_ns", t->max_ns ? t->max_ns[i] : c->incl_ns);
+            tl_json_kv_uint(j, "ranks", t->ranks ? t->ranks[i] : 1);
+            tl_json_object_end(j);
+        }
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+    free(order);
+    free(id);
+}
+
+static void write_stragglers(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (int i = 0; i < a->nstragglers; i++) {
+        const tl_straggler *s = &a->stragglers[i];
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "rank", s->rank);
+        tl_json_kv_string(j, "kind", s->kind);
+        tl_json_kv_string(j, "severity", s->severity ? s->severity : "warning");
+        tl_json_kv_int(j, "compared", s->units);
+        tl_json_kv_int(j, "slower", s->slower);
+        tl_json_key(j, "evidence");
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "summary", s->summary);
+        kv_num(j, "value", s->value);
+        kv_num(j, "others_median", s->others_median);
+        kv_num(j, "delta_pct", s->delta_pct);
+        tl_json_key(j, "names");
+        tl_json_array_begin(j);
+        for (int k = 0; k < s->nitems; k++) {
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "name", s->items[k].name);
+            kv_num(j, "delta_per_step_ns", s->items[k].delta_ns);
+            tl_json_object_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void write_recs(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (int i = 0; i < a->nrecs; i++) {
+        const tl_recommendation *r = &a->recs[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "id", r->id);
+        tl_json_kv_string(j, "severity", r->severity);
+        tl_json_kv_string(j, "message", r->message);
+        tl_json_kv_string(j, "finding", r->finding ? r->finding : "");
+        tl_json_kv_string(j, "evidence", r->evidence);
+        tl_json_key(j, "rank");
+        r->rank >= 0 ? tl_json_int(j, r->rank) : tl_json_null(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+static void write_inputs(tl_json *j, const tl_aggregate *a)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "path", s->path);
+        tl_json_kv_string(j, "format", s->format != TL_FMT_UNKNOWN ? tl_format_name(s->format) : "not-a-profile");
+        tl_json_key(j, "rank");
+        s->rank >= 0 ? tl_json_int(j, s->rank) : tl_json_null(j);
+        tl_json_key(j, "rank_source");
+        s->rank >= 0 ? tl_json_string(j, tl_rank_source_name(s->rank_source)) : tl_json_null(j);
+        tl_json_kv_string(j, "rank_detail", s->rank_detail);
+        tl_json_kv_int(j, "session", s->session);
+        tl_json_kv_bool(j, "truncated", s->truncated);
+        tl_json_key(j, "companion_of");
+        s->companion_of ? tl_json_string(j, s->companion_of) : tl_json_null(j);
+        tl_json_key(j, "warnings");
+        tl_json_array_begin(j);
+        for (size_t w = 0; w < s->nwarnings; w++)
+            tl_json_string(j, s->warnings[w]);
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "format", "tally-aggregate");
+    tl_json_kv_int(j, "version", 1);
+    tl_json_kv_string(j, "producer", producer);
+    tl_json_key(j, "options");
+    tl_partial_write_options(j, &a->opt);
+    tl_json_kv_uint(j, "world_size_seen", a->nranks);
+    tl_json_key(j, "ranks");
+    write_ranks(j, a);
+    tl_json_key(j, "across_ranks");
+    write_across(j, a);
+    tl_json_key(j, "telemetry");
+    tl_json_object_begin(j);
+    kv_num(j, "power_w", tl_telemetry_power_total(a));
+    kv_num(j, "energy_j", tl_telemetry_energy_total(a));
+    kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
+    tl_json_kv_int(j, "gpus", gpus);
+    tl_json_key(j, "counted_by");
+    gpus == 0 ? tl_json_null(j) : tl_json_string(j, by_host ? "host and device" : "rank");
+    tl_json_object_end(j);
+    tl_json_key(j, "names");
+    write_names(j, a);
+    tl_json_key(j, "calltree");
+    write_calltree_merged(j, a);
+    tl_json_key(j, "stragglers");
+    write_stragglers(j, a);
+    tl_json_key(j, "recommendations");
+    write_recs(j, a);
+    tl_json_key(j, "headline");
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "text", a->headline ? a->headline : "");
+    tl_json_kv_string(j, "severity", a->headline_severity ? a->headline_severity : "ok");
+    tl_json_object_end(j);
+    tl_json_key(j, "straggler_note");
+    a->straggler_note ? tl_json_string(j, a->straggler_note) : tl_json_null(j);
+    tl_json_key(j, "rules_not_applied");
+    tl_json_array_begin(j);
+    for (int i = 0; i < a->nskips; i++) {
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "id", a->skips[i].id);
+        tl_json_kv_string(j, "why", a->skips[i].why);
+        tl_json_kv_bool(j, "no_data", a->skips[i].absent);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "notes");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nnotes; i++)
+        tl_json_string(j, a->notes[i]);
+    tl_json_array_end(j);
+    tl_json_key(j, "inputs");
+    write_inputs(j, a);
+    /* The exact session results, as in a partial: an aggregate is also an
+     * input (tally report, summary, compare, merge take it back). */
+    tl_json_key(j, "sessions");
+    tl_partial_write_sessions(j, a->sessions, a->nsessions);
+    tl_json_object_end(j);
+    tl_json_write(j, "\n", 1);
+}

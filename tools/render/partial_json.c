@@ -1,0 +1,308 @@
+/*
+ * partial_json.c - the partial aggregate as JSON (schema/tally-partial.schema.json):
+ * the analysis options and every session result, written so that reading it
+ * back gives the same sessions bit for bit (integers as integers, doubles in
+ * their shortest round-trip form, histograms as sparse buckets).
+ *
+ * The one idea: this writer does not know the fields. It walks the tables of
+ * ingest/partial_fields.c, which ingest's reader (read_partial.c) walks too,
+ * so a field is written and read by one description; the few nested arrays
+ * a table does not say (tl_field_custom) have a dedicated writer here and
+ * their reader there, side by side with the same id. Enums are written by
+ * name.
+ */
+#include "render.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the dedicated writers (partial.h's tl_field_custom) --------------------------- */
+
+static void write_hist(tl_json *j, const tl_dur_stat *d)
+{
+    tl_json_array_begin(j);
+    for (unsigned p = 0; p < TL_HIST_PAGES; p++) {
+        if (d->hist.pages[p] == NULL)
+            continue;
+        for (unsigned s = 0; s < TL_HIST_SUB; s++) {
+            if (d->hist.pages[p][s] == 0)
+                continue;
+            tl_json_array_begin(j);
+            tl_json_uint(j, p * TL_HIST_SUB + s);
+            tl_json_uint(j, d->hist.pages[p][s]);
+            tl_json_array_end(j);
+        }
+    }
+    tl_json_array_end(j);
+}
+
+static void write_samples(tl_json *j, const tl_dur_stat *d)
+{
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < d->nsamples; i++)
+        tl_json_uint(j, d->samples[i]);
+    tl_json_array_end(j);
+}
+
+static void write_by_mask(tl_json *j, const tl_gpu_breakdown *g)
+{
+    tl_json_array_begin(j);
+    for (int m = 0; m < 8; m++)
+        tl_json_int(j, g->by_mask[m]);
+    tl_json_array_end(j);
+}
+
+/* A kind that is all zero is written as []. Floats print in a form that
+ * reads back to the same float. */
+static void write_busy(tl_json *j, const tl_lane *l)
+{
+    tl_json_array_begin(j);
+    for (int kt = 0; kt < TL_KT_COUNT; kt++) {
+        int any = 0;
+        for (int i = 0; i < TL_TIMELINE_BINS && !any; i++)
+            any = l->busy[kt][i] != 0.0f;
+        tl_json_array_begin(j);
+        for (int i = 0; any && i < TL_TIMELINE_BINS; i++)
+            tl_json_double(j, (double)l->busy[kt][i]);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+/* "calls": [[ts, dur, row, name id]] and "calls_left"; only when there are any. */
+static void write_calls(tl_json *j, const tl_lane *l)
+{
+    if (l->ncalls == 0 && l->calls_left == 0)
+        return;
+    tl_json_key(j, "calls");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < l->ncalls; i++) {
+        tl_json_array_begin(j);
+        tl_json_int(j, l->calls[i].ts_ns);
+        tl_json_int(j, l->calls[i].dur_ns);
+        tl_json_int(j, l->calls[i].row);
+        tl_json_uint(j, l->calls[i].name);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_kv_uint(j, "calls_left", l->calls_left);
+}
+
+static void write_strtab(tl_json *j, const tl_strtab *names)
+{
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < names->n; i++)
+        tl_json_string(j, tl_strtab_get(names, i));
+    tl_json_array_end(j);
+}
+
+/* [[min, mean, max] | null]: null for a bin without samples */
+static void write_series_bins(tl_json *j, const tl_tseries *t)
+{
+    tl_json_array_begin(j);
+    for (int b = 0; b < t->nbins; b++) {
+        if (isnan(t->bmean[b])) {
+            tl_json_null(j);
+            continue;
+        }
+        tl_json_array_begin(j);
+        tl_json_double(j, t->bmin[b]);
+        tl_json_double(j, t->bmean[b]);
+        tl_json_double(j, t->bmax[b]);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+/* {"dropped": N, "names": [...], "nodes": [[parent | -1, name id, incl, self,
+ * count]]}, nodes in their order (a parent before its children); only when
+ * the session has a tree. */
+static void write_calltree(tl_json *j, const tl_calltree *t)
+{
+    if (t->n == 0)
+        return;
+    tl_json_key(j, "calltree");
+    tl_json_object_begin(j);
+    tl_json_kv_uint(j, "dropped", t->dropped);
+    tl_json_key(j, "names");
+    write_strtab(j, &t->names);
+    tl_json_key(j, "nodes");
+    tl_json_array_begin(j);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const tl_cnode *c = &t->nodes[i];
+        tl_json_array_begin(j);
+        tl_json_int(j, c->parent == TL_CALLTREE_NONE ? -1 : (int64_t)c->parent);
+        tl_json_uint(j, c->name);
+        tl_json_int(j, c->incl_ns);
+        tl_json_int(j, c->self_ns);
+        tl_json_uint(j, c->count);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
+/* The field's key and value, or nothing (the writers that decide to write
+ * write their key themselves). */
+static void write_custom(tl_json *j, const tl_field *f, const void *base)
+{
+    switch (f->custom) {
+    case TL_FC_LANE_CALLS: write_calls(j, base); return;
+    case TL_FC_CALLTREE: write_calltree(j, &((const tl_session *)base)->calltree); return;
+    case TL_FC_TIMELINE_NAMES:
+        if (((const tl_timeline *)base)->names.n == 0)
+            return;
+        break;
+    default: break;
+    }
+    tl_json_key(j, f->key);
+    switch (f->custom) {
+    case TL_FC_STAT_HIST: write_hist(j, base); break;
+    case TL_FC_STAT_SAMPLES: write_samples(j, base); break;
+    case TL_FC_GPU_BY_MASK: write_by_mask(j, base); break;
+    case TL_FC_LANE_BUSY: write_busy(j, base); break;
+    case TL_FC_TIMELINE_NAMES: write_strtab(j, &((const tl_timeline *)base)->names); break;
+    case TL_FC_SERIES_BINS: write_series_bins(j, base); break;
+    default: tl_json_null(j); break;
+    }
+}
+
+/* ---- by the table ------------------------------------------------------------------ */
+
+static int64_t member_int(const void *base, const tl_field *f)
+{
+    const char *p = (const char *)base + f->offset;
+    switch (f->ctype) {
+    case TL_C_INT: return *(const int *)p;
+    case TL_C_I64: return *(const int64_t *)p;
+    case TL_C_U64: return (int64_t)*(const uint64_t *)p;
+    case TL_C_U32: return *(const uint32_t *)p;
+    case TL_C_U8: return *(const uint8_t *)p;
+    default: return 0;
+    }
+}
+
+static const void *member_ptr(const void *base, size_t offset)
+{
+    const void *v;
+    memcpy(&v, (const char *)base + offset, sizeof v);
+    return v;
+}
+
+static size_t member_count(const void *base, const tl_field *f)
+{
+    return *(const size_t *)((const char *)base + f->count);
+}
+
+static void write_fields(tl_json *j, const tl_fields *t, const void *base);
+
+/* An object whose TL_FF_PRESENCE fields are all 0 has nothing to say: null. */
+static int absent(const tl_fields *t, const void *base)
+{
+    int marked = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->f[i].flags & TL_FF_PRESENCE) {
+            marked = 1;
+            if (member_int(base, &t->f[i]) != 0)
+                return 0;
+        }
+    return marked;
+}
+
+static void write_value(tl_json *j, const tl_field *f, const void *base)
+{
+    const char *p = (const char *)base + f->offset;
+    switch (f->type) {
+    case TL_F_STR:
+    case TL_F_STR_NULL: tl_json_string(j, member_ptr(base, f->offset)); break;
+    case TL_F_STR_BUF: tl_json_string(j, p); break;
+    case TL_F_INT:
+    case TL_F_TS:
+        if (f->ctype == TL_C_U64)
+            tl_json_uint(j, *(const uint64_t *)p);
+        else
+            tl_json_int(j, member_int(base, f));
+        break;
+    case TL_F_TS_NULL:
+        member_int(base, f) == INT64_MIN ? tl_json_null(j) : tl_json_int(j, member_int(base, f));
+        break;
+    case TL_F_NUM: {
+        double v = *(const double *)p;
+        (f->flags & TL_FF_POSITIVE) && !(v > 0) ? tl_json_null(j) : tl_json_double(j, v);
+        break;
+    }
+    case TL_F_ENUM: {
+        const char *name = f->name((int)member_int(base, f));
+        name ? tl_json_string(j, name) : tl_json_int(j, member_int(base, f));
+        break;
+    }
+    case TL_F_STRINGS: {
+        char *const *s = member_ptr(base, f->offset);
+        tl_json_array_begin(j);
+        for (size_t i = 0; i < member_count(base, f); i++)
+            tl_json_string(j, s[i]);
+        tl_json_array_end(j);
+        break;
+    }
+    case TL_F_OBJECT:
+        absent(f->sub, p) ? tl_json_null(j) : write_fields(j, f->sub, p);
+        break;
+    case TL_F_ARRAY: {
+        const char *elems = member_ptr(base, f->offset);
+        tl_json_array_begin(j);
+        for (size_t i = 0; i < member_count(base, f); i++)
+            write_fields(j, f->sub, elems + i * f->sub->size);
+        tl_json_array_end(j);
+        break;
+    }
+    default: tl_json_null(j); break;
+    }
+}
+
+/* The struct at base: an object of t's fields, or an array of their values
+ * when t is a tuple. */
+static void write_fields(tl_json *j, const tl_fields *t, const void *base)
+{
+    t->tuple ? tl_json_array_begin(j) : tl_json_object_begin(j);
+    for (size_t i = 0; i < t->n; i++) {
+        const tl_field *f = &t->f[i];
+        if (f->type == TL_F_CUSTOM) {
+            write_custom(j, f, base);
+            continue;
+        }
+        if (!t->tuple)
+            tl_json_key(j, f->key);
+        write_value(j, f, base);
+    }
+    t->tuple ? tl_json_array_end(j) : tl_json_object_end(j);
+}
+
+/* ---- the document ------------------------------------------------------------------ */
+
+void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
+{
+    tl_partial view = { .whole_trace = o->whole_trace, .kernel_wait_ns = o->kernel_wait_ns };
+    write_fields(j, &tl_partial_options_fields, &view);
+}
+
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < n; i++)
+        write_fields(j, &tl_partial_session_fields, &s[i]);
+    tl_json_array_end(j);
+}
+
+void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "format", "tally-partial");
+    tl_json_kv_int(j, "version", TL_PARTIAL_VERSION);
+    tl_json_kv_string(j, "producer", producer);
+    tl_json_key(j, "options");
+    tl_partial_write_options(j, &a->opt);
+    tl_json_key(j, "sessions");
+    tl_partial_write_sessions(j, a->sessions, a->nsessions);
+    tl_json_object_end(j);
+    tl_json_write(j, "\n", 1);
+}
