@@ -25,7 +25,6 @@
 #include "commands.h"
 #include "compare.h"
 #include "render.h"
-#include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
 static int is_partial(const char *path)
@@ -126,29 +125,6 @@ static int render(tl_output *o, int kind, const tl_compare *c)
     }
 }
 
-static void print_regressions(const tl_compare *c)
-{
-    static char name[4096]; /* one line per regression: a newline in a name escaped */
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (!r->gate)
-            continue;
-        char where[32] = "all ranks";
-        if (r->rank >= 0)
-            snprintf(where, sizeof where, "rank %d", r->rank);
-        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
-        tl_term_escape(name, sizeof name, r->name);
-        if (r->verdict == TL_VERDICT_REGRESSION)
-            fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
-                    r->p_value, r->p_adjusted);
-        else
-            fprintf(stderr, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
-                    r->value_cand);
-    }
-}
-
 /* Ranks on one side only: a warning each (a rank missing from the candidate
  * must not pass unnoticed); returns how many. */
 static size_t warn_unmatched_ranks(const tl_compare *c)
@@ -160,22 +136,6 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
         fprintf(stderr, "tally: warning: rank %d is in the candidate only: the baseline has no input for it\n",
                 c->ranks_cand_only[i]);
     return c->nbase_only + c->ncand_only;
-}
-
-static void print_summary(FILE *f, const tl_compare *c)
-{
-    const size_t *n = c->counts;
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
-               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
-            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
-            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
-            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
-    if (isfinite(c->geomean_ratio))
-        fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
-                c->geomean_n);
-    fputc('\n', f);
 }
 
 typedef struct compare_args {
@@ -310,10 +270,10 @@ int tl_cmd_compare(int argc, char **argv)
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)
-        print_summary(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
+        tl_render_compare_console(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
     size_t unmatched = warn_unmatched_ranks(&c);
     if (a.fail && c.gate_failures > 0) {
-        print_regressions(&c);
+        tl_render_compare_regressions(stderr, &c);
         rc = TL_EXIT_GATE;
     } else if (cli.strict && wb + wc + unmatched > 0) {
         rc = TL_EXIT_GATE;

@@ -1,6 +1,7 @@
 /*
- * compare_text.c - a comparison as Markdown (a CI job summary) and as JUnit
- * XML (one test case per compared metric), see compare.h.
+ * compare_text.c - a comparison as Markdown (a CI job summary), as the
+ * console's summary line and list of gate failures, and as JUnit XML (one
+ * test case per compared metric), see render.h.
  *
  * The one idea for Markdown: its size is bounded by construction. Every table
  * shows at most MD_ROWS rows (with a count of the rest) and every name is cut
@@ -19,6 +20,7 @@
 #include "render.h"
 #include "escape.h"
 #include "labels.h"
+#include "term.h"
 #include "units.h"
 
 enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, MD_LABEL_COLS = 60, XML_NAME = 1024 };
@@ -339,6 +341,47 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
                                              : "nothing",
             c->opt.alpha);
     return 0;
+}
+
+/* ---- console ------------------------------------------------------------------------ */
+
+void tl_render_compare_console(FILE *f, const tl_compare *c)
+{
+    const size_t *n = c->counts;
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
+               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
+            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
+    if (isfinite(c->geomean_ratio))
+        fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
+                c->geomean_n);
+    fputc('\n', f);
+}
+
+void tl_render_compare_regressions(FILE *f, const tl_compare *c)
+{
+    static char name[4096]; /* one line per regression: a newline in a name escaped */
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (!r->gate)
+            continue;
+        char where[32] = "all ranks";
+        if (r->rank >= 0)
+            snprintf(where, sizeof where, "rank %d", r->rank);
+        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+        tl_term_escape(name, sizeof name, r->name);
+        if (r->verdict == TL_VERDICT_REGRESSION)
+            fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
+                    r->p_value, r->p_adjusted);
+        else
+            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
+                    r->value_cand);
+    }
 }
 
 /* ---- JUnit XML -------------------------------------------------------------------- */

@@ -111,6 +111,11 @@ int tl_render_compare_html(FILE *out, const tl_compare *c, const char *version);
 /* GitHub-flavoured Markdown for CI job summaries; rows are capped so the
  * text stays well under 1 MiB whatever the inputs. */
 int tl_render_compare_markdown(FILE *out, const tl_compare *c);
+/* The console's line (`tally compare: 2 regressions, ...; geomean ratio ...`)
+ * and the gate's failures, one line each ("tally: regression: ..."; names
+ * escaped, term.h), for --fail-on-regression. */
+void tl_render_compare_console(FILE *out, const tl_compare *c);
+void tl_render_compare_regressions(FILE *out, const tl_compare *c);
 /* JUnit XML: a <testsuites> root, one <testsuite> per group, one <testcase>
  * per compared row (both sides present); a regression is a <failure>, too
  * few samples <skipped/>. */
