@@ -146,4 +146,43 @@ size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg);
  * disk) as DESIGN.md asks. 0 or -1. */
 int tl_cli_close_output(FILE *f, const char *name);
 
+/* ---- what the commands share after parsing ----------------------------------
+ * The steps every subcommand takes in the same way, so that a command reads
+ * as: parse options, call the stages, write outputs. */
+
+/* tl_cli_check_output for each of paths[0..n) that is not NULL (an output
+ * not asked for), before reading anything. Like tl_cli_begin, returns -1 to
+ * go on, or the exit code to return with: TL_EXIT_OUTPUT after printing why,
+ * cli released. */
+int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n);
+
+/* Read and analyze the inputs (tl_cli_analyze) with the default analysis
+ * options, the GPU breakdown over the whole trace when whole_trace
+ * (--whole-trace). */
+int tl_cli_analyze_inputs(const tl_cli *cli, int whole_trace, tl_aggregate *agg, size_t *warnings);
+
+/* Read one partial aggregate (tally aggregate --partial) at path into agg
+ * (initialized, not finished), recorded as an input so that no output
+ * replaces it. 0, or -1 after printing "tally: PATH: what is wrong". */
+int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path);
+
+/* A command's outputs, written together: open each of paths[0..n) that is
+ * not NULL first (so a bad one fails before a byte is written anywhere,
+ * standard output included), then write(o, i, ctx) each (0, or -1 when out
+ * of memory), then commit them all (tl_cli_commit_outputs). TL_EXIT_OK,
+ * TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
+int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
+                         int (*write)(tl_output *o, size_t i, void *ctx), void *ctx);
+
+/* The aggregate as the JSON document of this tally (render.h's
+ * tl_aggregate_write, or tl_partial_write when partial) into o; write
+ * errors are seen at commit. */
+void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial);
+/* That document as the command's one output at path (tl_cli_write_outputs). */
+int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial);
+
+/* --strict turns every warning into an error: TL_EXIT_GATE when rc is
+ * TL_EXIT_OK, --strict is given and there were warnings; else rc. */
+int tl_cli_strict(const tl_cli *cli, int rc, size_t warnings);
+
 #endif

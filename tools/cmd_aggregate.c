@@ -3,11 +3,6 @@
  * every analysis of DESIGN.md as JSON (schema/tally-aggregate.schema.json),
  * or with --partial the session results that `tally merge` combines.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "render.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -26,35 +21,13 @@ int tl_cmd_aggregate(int argc, char **argv)
     };
     tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
-    if (rc >= 0)
+    if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)
         return rc;
-    if (tl_cli_check_output(&cli, out) != 0) {
-        tl_cli_release(&cli);
-        return TL_EXIT_OUTPUT;
-    }
-    tl_analyze_options aopt;
-    tl_analyze_options_init(&aopt);
-    aopt.whole_trace = whole;
     tl_aggregate agg;
-    size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
-    if (rc == TL_EXIT_OK) {
-        tl_output *o = tl_cli_open_output(&cli, out, 0);
-        if (o == NULL) {
-            rc = TL_EXIT_OUTPUT;
-        } else {
-            tl_json j;
-            tl_json_init(&j, tl_output_write, o);
-            if (partial)
-                tl_partial_write(&j, &agg, "tally " TALLY_VERSION);
-            else
-                tl_aggregate_write(&j, &agg, "tally " TALLY_VERSION);
-            tl_json_finish(&j);
-            rc = tl_cli_commit_outputs(&cli);
-            if (rc == TL_EXIT_OK && cli.strict && warnings)
-                rc = TL_EXIT_GATE;
-        }
-    }
+    size_t warnings;
+    rc = tl_cli_analyze_inputs(&cli, whole, &agg, &warnings);
+    if (rc == TL_EXIT_OK)
+        rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), warnings);
     tl_aggregate_release(&agg);
     tl_cli_release(&cli);
     return rc;

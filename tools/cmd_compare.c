@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "partial.h"
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
@@ -51,19 +50,11 @@ static int is_partial(const char *path)
     return 1;
 }
 
-static int load_partial(const char *path, tl_aggregate *agg)
+static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 {
-    char err[512] = "";
     tl_aggregate_init(agg, NULL);
-    tl_partial part;
-    tl_partial_init(&part);
-    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
-              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
-    tl_partial_release(&part);
-    if (bad) {
-        fprintf(stderr, "tally: %s: %s\n", path, err);
+    if (tl_cli_add_partial(cli, agg, path) != 0)
         return TL_EXIT_NO_INPUT;
-    }
     if (tl_aggregate_finish(agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NOMEM;
@@ -79,10 +70,8 @@ static int load_partial(const char *path, tl_aggregate *agg)
 static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
                      size_t *warnings)
 {
-    if (is_partial(input)) {
-        tl_cli_seen_path(cli, input); /* an input: no output may replace it */
-        return load_partial(input, agg);
-    }
+    if (is_partial(input))
+        return load_partial(cli, input, agg);
     tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
     one.inputs = &input;
     one.ninputs = 1;
@@ -107,16 +96,16 @@ static int parse_threshold(const char *s, double *pct)
 /* The HTML's name when no output is asked for. */
 #define DEFAULT_OUTPUT "compare.html"
 
-enum out_kind { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
-
-/* Render one kind of output into o; 0, or -1 when out of memory. */
-static int render(tl_output *o, int kind, const tl_compare *c)
+/* Output i of tl_cmd_compare's (the order of compare_args): the HTML page,
+ * the JSON, the Markdown summary, the JUnit XML. 0, or -1 when out of memory. */
+static int write_output(tl_output *o, size_t i, void *ctx)
 {
+    const tl_compare *c = ctx;
     tl_json j;
-    switch (kind) {
-    case OUT_HTML: return tl_render_compare_html(o->f, c, TALLY_VERSION);
-    case OUT_MARKDOWN: return tl_render_compare_markdown(o->f, c);
-    case OUT_JUNIT: return tl_render_compare_junit(o->f, c);
+    switch (i) {
+    case 0: return tl_render_compare_html(o->f, c, TALLY_VERSION);
+    case 2: return tl_render_compare_markdown(o->f, c);
+    case 3: return tl_render_compare_junit(o->f, c);
     default:
         tl_json_init(&j, tl_output_write, o);
         tl_compare_write_json(&j, c, "tally " TALLY_VERSION);
@@ -181,24 +170,6 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
     return 0;
 }
 
-/* Open every output asked for first (a bad one fails before a byte is
- * written anywhere), render each, then commit them together. */
-static int write_outputs(tl_cli *cli, const compare_args *a, const tl_compare *c)
-{
-    const char *paths[] = { a->out, a->json, a->md, a->junit };
-    const int kinds[] = { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
-    tl_output *o[4] = { NULL, NULL, NULL, NULL };
-    for (size_t i = 0; i < 4; i++)
-        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
-            return TL_EXIT_OUTPUT;
-    for (size_t i = 0; i < 4; i++)
-        if (o[i] && render(o[i], kinds[i], c) != 0) {
-            fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
-            return TL_EXIT_NOMEM;
-        }
-    return tl_cli_commit_outputs(cli);
-}
-
 int tl_cmd_compare(int argc, char **argv)
 {
     compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
@@ -241,11 +212,8 @@ int tl_cmd_compare(int argc, char **argv)
             fprintf(stderr, "tally: no output asked for; writing the HTML page to %s (-o FILE names it)\n", a.out);
     }
     const char *paths[] = { a.out, a.json, a.md, a.junit };
-    for (size_t i = 0; i < 4; i++)
-        if (paths[i] && tl_cli_check_output(&cli, paths[i]) != 0) {
-            tl_cli_release(&cli);
-            return TL_EXIT_OUTPUT;
-        }
+    if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0)
+        return rc;
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
     aopt.whole_trace = a.whole;
@@ -266,7 +234,7 @@ int tl_cmd_compare(int argc, char **argv)
         rc = TL_EXIT_NOMEM;
         goto out;
     }
-    rc = write_outputs(&cli, &a, &c);
+    rc = tl_cli_write_outputs(&cli, paths, 4, write_output, &c);
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)

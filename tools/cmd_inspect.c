@@ -10,6 +10,16 @@
 #include "commands.h"
 #include "render.h"
 
+static int write_json(tl_output *o, size_t i, void *run)
+{
+    tl_json j;
+    (void)i;
+    tl_json_init(&j, tl_output_write, o);
+    tl_inspect_write_json(&j, run);
+    tl_json_finish(&j);
+    return 0;
+}
+
 int tl_cmd_inspect(int argc, char **argv)
 {
     int json = 0;
@@ -28,26 +38,21 @@ int tl_cmd_inspect(int argc, char **argv)
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
-    int warnings = (int)run.nproblems;
+    size_t warnings = run.nproblems;
     /* The JSON is a document: written as it is (not through the console's
      * escaping stream), with every write checked. */
-    tl_output *o = json ? tl_cli_open_output(&cli, "-", 0) : NULL;
-    int out_rc = json && o == NULL ? TL_EXIT_OUTPUT : TL_EXIT_OK;
-    if (o != NULL) {
-        tl_json j;
-        tl_json_init(&j, tl_output_write, o);
-        tl_inspect_write_json(&j, &run);
-        tl_json_finish(&j);
-        out_rc = tl_cli_commit_outputs(&cli);
-    } else {
+    const char *doc = "-";
+    int out_rc = TL_EXIT_OK;
+    if (json)
+        out_rc = tl_cli_write_outputs(&cli, &doc, 1, write_json, &run);
+    else
         tl_render_inspect(stdout, &run);
-    }
     for (size_t i = 0; i < run.n; i++)
-        warnings += run.profiles[i]->nwarnings;
+        warnings += (size_t)run.profiles[i]->nwarnings;
     rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
-         : usable == 0                           ? TL_EXIT_NO_INPUT
-         : cli.strict && warnings                ? TL_EXIT_GATE
-                                                 : TL_EXIT_OK;
+         : usable == 0                                                                ? TL_EXIT_NO_INPUT
+                                                                                      : TL_EXIT_OK;
+    rc = tl_cli_strict(&cli, rc, warnings);
     tl_run_release(&run);
     tl_cli_release(&cli);
     return rc;
