@@ -90,19 +90,10 @@ void tl_inspect_write_json(tl_json *j, const tl_run *run);
 
 /* ---- compare ---------------------------------------------------------------
  * The renderers of a comparison (analyze/compare.h), in compare_html.c and
- * compare_text.c. Each
+ * compare_text.c, which print rows alike through compare_rows.h. Each
  * writes to out and returns 0, or -1 when out of memory (write errors on out
  * are the caller's to check with ferror/fclose). Every string from an input
  * is escaped for its context. */
-
-/* Wording both renderers share (in compare_text.c), so the page and the CI
- * outputs print a row the same way: a rank ("all" for -1) and a row's delta
- * ("+12.3%", " ~" appended when not significant, "–" when unknown). Both
- * write into buf and return it. */
-const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
-const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
-/* A value of a row in its unit: a duration, bytes (memory) or calls. */
-const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
 
 /* One self-contained HTML page (inline CSS and SVG, no script, nothing
  * fetched): headline, delta bars by impact, step times and GPU breakdowns
