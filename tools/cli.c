@@ -779,6 +779,16 @@ int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n)
     return -1;
 }
 
+void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (paths[i] != NULL)
+            return;
+    paths[0] = name;
+    if (!cli->quiet)
+        fprintf(stderr, "tally: no output asked for; writing the HTML %s to %s (-o FILE names it)\n", what, name);
+}
+
 int tl_cli_analyze_inputs(const tl_cli *cli, int whole_trace, tl_aggregate *agg, size_t *warnings)
 {
     tl_analyze_options opt;

@@ -156,6 +156,11 @@ int tl_cli_close_output(FILE *f, const char *name);
  * cli released. */
 int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n);
 
+/* With none of the outputs paths[0..n) asked for (all NULL), paths[0]
+ * becomes name, and stderr says so unless --quiet ("writing the HTML what
+ * to name"). */
+void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what);
+
 /* Read and analyze the inputs (tl_cli_analyze) with the default analysis
  * options, the GPU breakdown over the whole trace when whole_trace
  * (--whole-trace). */

@@ -206,12 +206,8 @@ int tl_cmd_compare(int argc, char **argv)
         tl_cli_release(&cli);
         return TL_EXIT_USAGE;
     }
-    if (!a.out && !a.json && !a.md && !a.junit) {
-        a.out = DEFAULT_OUTPUT;
-        if (!cli.quiet)
-            fprintf(stderr, "tally: no output asked for; writing the HTML page to %s (-o FILE names it)\n", a.out);
-    }
     const char *paths[] = { a.out, a.json, a.md, a.junit };
+    tl_cli_default_output(&cli, paths, 4, DEFAULT_OUTPUT, "page");
     if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0)
         return rc;
     tl_analyze_options aopt;
@@ -238,13 +234,13 @@ int tl_cmd_compare(int argc, char **argv)
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)
-        tl_render_compare_console(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
+        tl_render_compare_console(paths[0] && !strcmp(paths[0], "-") ? stderr : stdout, &c);
     size_t unmatched = warn_unmatched_ranks(&c);
     if (a.fail && c.gate_failures > 0) {
         tl_render_compare_regressions(stderr, &c);
         rc = TL_EXIT_GATE;
-    } else if (cli.strict && wb + wc + unmatched > 0) {
-        rc = TL_EXIT_GATE;
+    } else {
+        rc = tl_cli_strict(&cli, rc, wb + wc + unmatched);
     }
 out:
     tl_compare_release(&c);

@@ -72,12 +72,8 @@ int tl_cmd_report(int argc, char **argv)
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
-    if (out == NULL && json == NULL && md == NULL) {
-        out = DEFAULT_OUTPUT;
-        if (!cli.quiet)
-            fprintf(stderr, "tally: no output asked for; writing the HTML report to %s (-o FILE names it)\n", out);
-    }
     const char *paths[] = { out, json, md };
+    tl_cli_default_output(&cli, paths, 3, DEFAULT_OUTPUT, "report");
     if ((rc = tl_cli_check_outputs(&cli, paths, 3)) >= 0)
         return rc;
     tl_aggregate agg;
