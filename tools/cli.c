@@ -816,8 +816,10 @@ int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
                          int (*write)(tl_output *o, size_t i, void *ctx), void *ctx)
 {
     tl_output *o[TL_CLI_MAX_OUTPUTS] = { NULL };
-    if (n > TL_CLI_MAX_OUTPUTS)
-        n = TL_CLI_MAX_OUTPUTS;
+    if (n > TL_CLI_MAX_OUTPUTS) { /* a command's mistake, said like tl_cli_open_output's */
+        fprintf(stderr, "tally: more than %d outputs\n", TL_CLI_MAX_OUTPUTS);
+        return TL_EXIT_OUTPUT;
+    }
     for (size_t i = 0; i < n; i++)
         if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
             return TL_EXIT_OUTPUT;
