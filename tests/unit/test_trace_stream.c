@@ -1315,6 +1315,60 @@ static void test_gzip_truncated_same_for_every_read_size(void **state)
 	free(b.data);
 }
 
+/* Inflate `gz` `cap` bytes per read into a buffer whose unused space holds `fill` bytes. */
+static size_t inflate_into(const unsigned char *gz, size_t n, size_t cap, int fill, char **out,
+                           char *err, size_t errcap)
+{
+	struct mem_src m = { (const char *)gz, n, 0, 0, 0 };
+	tl_gzip_source g;
+	size_t len = 0, space = 4u << 20;
+	ssize_t k;
+	char *buf = malloc(space);
+
+	assert_non_null(buf);
+	memset(buf, fill, space);
+	assert_int_equal(tl_gzip_source_init(&g, mem_read, &m), 0);
+	while (space - len >= cap && (k = tl_gzip_source_read(&g, buf + len, cap)) > 0)
+		len += (size_t)k;
+	assert_true(space - len >= cap); /* the input decodes to less than 4 MiB */
+	snprintf(err, errcap, "%s", g.error);
+	tl_gzip_source_release(&g);
+	*out = buf;
+	return len;
+}
+
+/* A fuzz finding (tests/fuzz/seeds/trace_stream/corrupt-gzip-isal-unwritten-tail.gz): on a
+ * corrupt member isa-l counted as output the tail of a bad match that it never wrote, and the
+ * source let it decode straight into the caller's buffer, so those bytes were whatever the
+ * caller's buffer held: the trace stream saw 890 warnings with 1 MiB reads and 895 with 16
+ * bytes. The decoded bytes and the error must not depend on the read size nor on what the
+ * caller's buffer held before. */
+static void test_gzip_corrupt_same_for_every_buffer(void **state)
+{
+	struct blob b = load(TALLY_SOURCE_DIR
+	                     "/tests/fuzz/seeds/trace_stream/corrupt-gzip-isal-unwritten-tail.gz");
+	static const size_t caps[] = { 1, 16, 4096, 256u << 10, 1u << 20 };
+	char *ref, eref[200];
+	size_t nref;
+	(void)state;
+
+	nref = inflate_into((const unsigned char *)b.data, b.len, 1u << 20, 0, &ref, eref, sizeof eref);
+	assert_true(nref > 900000);
+	assert_non_null(strstr(eref, "invalid gzip data"));
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		for (int fill = 0; fill < 256; fill += 0xA5) {
+			char *got, egot[200];
+			size_t n = inflate_into((const unsigned char *)b.data, b.len, caps[i], fill, &got,
+			                        egot, sizeof egot);
+			assert_int_equal(n, nref);
+			assert_memory_equal(got, ref, n);
+			assert_string_equal(egot, eref);
+			free(got);
+		}
+	free(ref);
+	free(b.data);
+}
+
 static void test_gzip_source_plain_and_garbage(void **state)
 {
 	static const char text[] = "[{\"ph\":\"i\"}]";
@@ -1613,6 +1667,7 @@ int main(void)
 		cmocka_unit_test(test_gzip_multimember),
 		cmocka_unit_test(test_gzip_truncated),
 		cmocka_unit_test(test_gzip_truncated_same_for_every_read_size),
+		cmocka_unit_test(test_gzip_corrupt_same_for_every_buffer),
 		cmocka_unit_test(test_gzip_source_plain_and_garbage),
 		cmocka_unit_test(test_malformed_event_resync),
 		cmocka_unit_test(test_junk_and_non_objects),
