@@ -15,8 +15,12 @@ if(TARGET tally_ingest)
             --check ${CMAKE_CURRENT_SOURCE_DIR}/unit/corpus_event_counts.txt ${TALLY_CORPUS})
 endif()
 
-# Format sniffing by streamed top-level keys (tools/ingest/sniff.c).
+# Format sniffing by streamed top-level keys (tools/ingest/sniff.c); self and inclusive time
+# (tools/ingest/nesting.c).
 if(TARGET tally_inputs)
+  tally_add_unit_test(test_nesting
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_nesting.c
+    LIBS tally_inputs)
   tally_add_unit_test(test_sniff
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/unit/test_sniff.c
     LIBS tally_inputs)

@@ -151,7 +151,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
     st->open++;
 }
 
-/* The reorder heap: a min-heap by (ts, longer first, arrival). */
+/* The reorder order: by (ts, longer first, arrival), a strict total order. */
 static int before(const tl_nest_item *a, const tl_nest_item *b)
 {
     if (a->ts != b->ts)
@@ -181,6 +181,88 @@ static void heap_pop(tl_nest *n, tl_nest_item *out)
     }
 }
 
+/* The next event in start order, out of the reorder buffer (not empty). */
+static void buffer_pop(tl_nest *n, tl_nest_item *out)
+{
+    if (n->is_heap) {
+        heap_pop(n, out);
+        return;
+    }
+    *out = n->heap[n->head];
+    n->head = (n->head + 1) & (TL_NEST_REORDER - 1);
+    n->nheap--;
+}
+
+static void heap_push(tl_nest *n, const tl_nest_item *e)
+{
+    size_t i = n->nheap++;
+    n->heap[i] = *e;
+    while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
+        tl_nest_item x = n->heap[i];
+        n->heap[i] = n->heap[(i - 1) / 2];
+        n->heap[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+}
+
+/* Into the reorder buffer (not full). A late event is inserted into the sorted ring
+ * (binary search), moving the items on the shorter side by one place; the moves are
+ * budgeted (TL_NEST_SHIFT_BUDGET per event on average, so that a hostile order costs no more
+ * than a heap), and beyond the budget the ring becomes a heap. */
+static void buffer_push(tl_nest *n, const tl_nest_item *e)
+{
+    const size_t mask = TL_NEST_REORDER - 1;
+    size_t at, lo, hi, moves;
+
+    if (n->is_heap) {
+        heap_push(n, e);
+        return;
+    }
+    n->budget += TL_NEST_SHIFT_BUDGET;
+    if (n->nheap == 0 || !before(e, &n->heap[(n->head + n->nheap - 1) & mask])) {
+        n->heap[(n->head + n->nheap) & mask] = *e; /* in order: the usual case */
+        n->nheap++;
+        return;
+    }
+    for (lo = 0, hi = n->nheap - 1; lo < hi;) { /* the first item e goes before */
+        size_t mid = (lo + hi) / 2;
+        if (before(e, &n->heap[(n->head + mid) & mask]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    at = lo;
+    moves = at < n->nheap - at ? at : n->nheap - at;
+    if (moves > n->budget) {
+        /* Far out of order, often: a heap from here on. The ring, rotated so that it starts
+         * at 0, is sorted and so already a heap. */
+        tl_nest_item *lin = malloc(TL_NEST_REORDER * sizeof *lin);
+        if (lin == NULL) {
+            broken(n, "out of memory");
+            return;
+        }
+        for (size_t i = 0; i < n->nheap; i++)
+            lin[i] = n->heap[(n->head + i) & mask];
+        free(n->heap);
+        n->heap = lin;
+        n->head = 0;
+        n->is_heap = 1;
+        heap_push(n, e);
+        return;
+    }
+    n->budget -= moves;
+    if (at < n->nheap - at) { /* the items before it move one place to the front */
+        n->head = (n->head - 1) & mask;
+        for (size_t i = 0; i < at; i++)
+            n->heap[(n->head + i) & mask] = n->heap[(n->head + i + 1) & mask];
+    } else { /* the items after it move one place to the back */
+        for (size_t i = n->nheap; i > at; i--)
+            n->heap[(n->head + i) & mask] = n->heap[(n->head + i - 1) & mask];
+    }
+    n->heap[(n->head + at) & mask] = *e;
+    n->nheap++;
+}
+
 void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat)
 {
     if (n->broken)
@@ -191,17 +273,10 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
     }
     if (n->nheap == TL_NEST_REORDER) {
         tl_nest_item e;
-        heap_pop(n, &e);
+        buffer_pop(n, &e);
         place(n, &e);
     }
-    size_t i = n->nheap++;
-    n->heap[i] = (tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, cls };
-    while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
-        tl_nest_item x = n->heap[i];
-        n->heap[i] = n->heap[(i - 1) / 2];
-        n->heap[(i - 1) / 2] = x;
-        i = (i - 1) / 2;
-    }
+    buffer_push(n, &(tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, cls });
 }
 
 void tl_nest_finish(tl_nest *n)
@@ -209,7 +284,7 @@ void tl_nest_finish(tl_nest *n)
     tl_profile *p = n->p;
     tl_nest_item e;
     while (!n->broken && n->nheap > 0) {
-        heap_pop(n, &e);
+        buffer_pop(n, &e);
         place(n, &e);
     }
     for (size_t i = 0; !n->broken && i < n->nthreads; i++)

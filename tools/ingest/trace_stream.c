@@ -63,6 +63,7 @@ static const char *const warn_text[W_COUNT] = {
 struct pending {
 	uint32_t n[W_COUNT];
 	const char *first[W_COUNT];
+	uint32_t any; /* the sum of n[] */
 };
 
 /* One parse attempt over the contiguous bytes [buf, end). */
@@ -121,11 +122,17 @@ static const unsigned char tok_char[256] = {
 	['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
 };
 
+static inline int is_digit(char ch)
+{
+	return (unsigned)((unsigned char)ch - '0') < 10;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Scanners over contiguous memory                                                            */
 
 static inline void warn(struct pctx *c, int kind, const char *at)
 {
+	c->w.any++;
 	if (c->w.n[kind]++ == 0)
 		c->w.first[kind] = at;
 }
@@ -1668,14 +1675,21 @@ static int step_obj_after(tl_trace_stream *s)
  * without a single warning; at anything else (an odd byte, a comma the grammar does not want,
  * a bad number, a duplicate key, the nesting limit, the end of the buffer) it gives up and the
  * byte parser reads the event from its start, so warnings, errors and their offsets are the
- * byte parser's alone. Tokens (numbers, literals) are still checked byte by byte by
- * scan_token(): they are short, and the values the analysis decodes are among them.
+ * byte parser's alone.
+ *
+ * What the index gives makes most values one entry: a string is its opening quote (its end is
+ * the last quote before the next entry, with only whitespace between); a token whose first byte
+ * is a digit (or '-' and a digit) and that is followed by an entry for ',', '}' or ']' is all
+ * digits, a number the byte parser accepts without a look (any other byte after a digit would
+ * have its own entry). Other tokens (fractions, exponents, literals, junk) are checked byte by
+ * byte by fast_token(), and the values the analysis decodes (ts, dur, pid, tid, four args) are
+ * decoded from their bytes.
  */
 enum { FW_OK, FW_FALLBACK };
 
 /* Entries after the last one, each pointing at the sentinel byte after the data: the walker
- * reads at most two entries before it looks at a byte, and no grammar accepts that byte, so it
- * needs no bounds check per entry. */
+ * looks at the byte of every entry it takes before it takes another, and no grammar accepts
+ * that byte, so it needs no bounds check per entry. */
 #define INDEX_SENTINELS 4
 
 /* Every FAST_WINDOW events read with the index, if more than half fell back to the byte
@@ -1695,9 +1709,6 @@ static const unsigned char ends_token[256] = {
 	[':'] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1,
 };
 
-/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
- * numbers (-?digits(.digits)?, no leading zero: nearly every token) are checked here, the rest
- * by scan_token(). The sentinel after the data stops the digit loops. */
 /* Leading decimal digits of the 8 bytes at p (little-endian SWAR: a byte is a digit when
  * it is >= '0' and <= '9'; the first byte that is not ends the run). */
 static inline unsigned digits8(const char *p)
@@ -1709,21 +1720,104 @@ static inline unsigned digits8(const char *p)
 	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
 }
 
-static inline __attribute__((always_inline)) const char *fast_token(struct pctx *c, const char *q,
-                                                                   enum tl_json_kind *kind)
+/* The digits at p: the zero bytes after the data (READ_SLACK) end every run, so the 8-byte
+ * loads stay in the allocation. */
+static inline unsigned digit_run(const char *p)
+{
+	unsigned n = 0, k;
+
+	while ((k = digits8(p + n)) == 8)
+		n += 8;
+	return n + k;
+}
+
+/* The value of the n <= 8 decimal digits at p (8 bytes readable): the bytes after them are
+ * shifted out (a borrow from a byte below '0' only goes up, into them), then pairs, quads and
+ * the two halves are combined by multiplication (the usual SWAR conversion). */
+static inline uint64_t digits_value(const char *p, unsigned n)
+{
+	uint64_t w;
+
+	if (n == 0)
+		return 0;
+	memcpy(&w, p, 8);
+	w = (w - 0x3030303030303030ull) << (8 * (8 - n));
+	w = w * 10 + (w >> 8);
+	w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+	return w;
+}
+
+/* The value of the digit run [p, p + n), n <= 19 (it fits: below 10^19). */
+static inline uint64_t run_value(const char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n > 8) {
+		v = v * 100000000u + digits_value(p, 8);
+		p += 8;
+		n -= 8;
+	}
+	return v * pow10_u64[n] + digits_value(p, n);
+}
+
+/* µs written as digits[.digits] (19 digits at most, no sign) to ns, exactly as
+ * tl_trace_us_to_ns() would; returns the end of the number, or NULL for anything else
+ * (including a result it would reject), which the careful path then judges. */
+static inline const char *fast_us_to_ns(const char *q, int64_t *out)
+{
+	unsigned ni = digit_run(q), nf = 0;
+	const char *p = q + ni;
+	uint64_t m;
+
+	if (ni == 0)
+		return NULL;
+	if (*p == '.') {
+		nf = digit_run(p + 1);
+		if (nf == 0 || ni + nf > 19)
+			return NULL;
+		m = run_value(q, ni) * pow10_u64[nf] + run_value(p + 1, nf);
+		p += 1 + nf;
+	} else {
+		if (ni > 19)
+			return NULL;
+		m = run_value(q, ni);
+	}
+	if (nf <= 3) {
+		uint64_t f = pow10_u64[3 - nf];
+		if (m > (uint64_t)INT64_MAX / f)
+			return NULL;
+		*out = (int64_t)(m * f);
+	} else { /* below a ns: round half away from zero (m < 10^19, so the result fits) */
+		uint64_t d = pow10_u64[nf - 3], r = m % d;
+		*out = (int64_t)(m / d + (r >= d - r));
+	}
+	return p;
+}
+
+/* A whole number token [q, e) as tl_view_to_int64() reads it. */
+static inline int fast_int(const char *q, const char *e, int64_t *out)
+{
+	size_t n = (size_t)(e - q);
+
+	if (n <= 18 && *q != '-') {
+		*out = (int64_t)run_value(q, (unsigned)n);
+		return 0;
+	}
+	return tl_view_to_int64((tl_view){ q, n }, out);
+}
+
+/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
+ * numbers (-?digits(.digits)?, no leading zero) are checked here, the rest by scan_token().
+ * The sentinel after the data stops the digit loops. */
+static const char *fast_token(struct pctx *c, const char *q, enum tl_json_kind *kind)
 {
 	const char *p = q + (*q == '-'), *d = p;
-	unsigned n;
 
-	/* 8 bytes at a time: the zero bytes after the data (READ_SLACK) stop the loop, so the loads
-	 * stay in the allocation */
-	while ((n = digits8(p)) == 8)
-		p += 8;
-	p += n;
+	p += digit_run(p);
 	if (p > d && *p == '.') {
 		const char *frac = ++p;
-		while ((unsigned)(*p - '0') < 10)
-			p++;
+		p += digit_run(p);
 		if (p == frac)
 			p = d; /* "1." */
 	}
@@ -1738,220 +1832,404 @@ static inline __attribute__((always_inline)) const char *fast_token(struct pctx 
 	return p;
 }
 
-/* The opening quote of the string whose closing quote is `q`, the previous entry being at
- * `prev`: the one quote in between (a string with an escaped quote has an odd entry). */
-static inline const char *string_start(const char *prev, const char *q)
+/* A string whose opening quote is `open`, the next entry being `next` (a structural byte
+ * outside strings): its content ends at the last quote before `next`. */
+static inline tl_view string_at(const char *open, const char *next)
 {
-	if (q - prev <= 24) {
-		const char *s = q - 1;
-		while (*s != '"')
-			s--;
-		return s;
+	const char *e = next - 1;
+
+	while (*e != '"')
+		e--;
+	return (tl_view){ open + 1, (size_t)(e - open) - 1 };
+}
+
+/* The length of the key whose opening quote is `kq`, the ':' after it at `colon`. */
+static inline size_t key_len(const char *kq, const char *colon)
+{
+	const char *e = colon - 1;
+
+	while (*e != '"')
+		e--;
+	return (size_t)(e - kq) - 1;
+}
+
+/* Up to 4 bytes as a little-endian number, for comparing short keys in one go. */
+#define KW(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. One load
+ * of the 4 bytes after the opening quote (the key, its quote and at least ':' are there, in
+ * the data) decides all but "scope". */
+static inline int fast_event_key(const char *kq, const char *colon)
+{
+	size_t len = key_len(kq, colon);
+	uint32_t w;
+
+	memcpy(&w, kq + 1, 4);
+	switch (len) {
+	case 2:
+		switch (w & 0xffff) {
+		case KW('p', 'h', 0, 0): return K_PH;
+		case KW('t', 's', 0, 0): return K_TS;
+		case KW('i', 'd', 0, 0): return K_ID;
+		case KW('b', 'p', 0, 0): return K_BP;
+		}
+		return 0;
+	case 3:
+		switch (w & 0xffffff) {
+		case KW('p', 'i', 'd', 0): return K_PID;
+		case KW('t', 'i', 'd', 0): return K_TID;
+		case KW('d', 'u', 'r', 0): return K_DUR;
+		case KW('c', 'a', 't', 0): return K_CAT;
+		case KW('i', 'd', '2', 0): return K_ID2;
+		}
+		return 0;
+	case 4:
+		return w == KW('n', 'a', 'm', 'e') ? K_NAME : w == KW('a', 'r', 'g', 's') ? K_ARGS : 0;
+	case 1:
+		return (w & 0xff) == 's' ? K_S : 0;
+	case 5:
+		return w == KW('s', 'c', 'o', 'p') && kq[5] == 'e' ? K_SCOPE : 0;
 	}
-	return memrchr(prev + 1, '"', (size_t)(q - prev - 1));
+	return 0;
 }
 
-/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. */
-static inline int fast_event_key(const char *prev, const char *q)
+/* The Kineto arg of the key at `kq` (its ':' at `colon`): where its value goes, or NULL. */
+static inline int64_t *fast_arg_key(tl_trace_event *ev, const char *kq, const char *colon,
+                                    unsigned char **has)
 {
-	const char *s = q - 1;
-	tl_view k;
+	size_t len = key_len(kq, colon);
 
-	while (s > prev && s >= q - 6 && *s != '"')
-		s--;
-	if (s <= prev || *s != '"')
-		return 0; /* longer than 5 bytes */
-	k.ptr = s + 1;
-	k.len = (size_t)(q - s) - 1;
-	return event_key(k);
+	if (len == 6) {
+		if (!memcmp(kq + 1, "stream", 6)) {
+			*has = &ev->has_stream;
+			return &ev->stream;
+		}
+		if (!memcmp(kq + 1, "device", 6)) {
+			*has = &ev->has_device;
+			return &ev->device;
+		}
+	} else if (len == 11) {
+		if (!memcmp(kq + 1, "correlation", 11)) {
+			*has = &ev->has_correlation;
+			return &ev->correlation;
+		}
+		if (!memcmp(kq + 1, "External id", 11)) {
+			*has = &ev->has_external_id;
+			return &ev->external_id;
+		}
+	}
+	return NULL;
 }
 
-/* The key of an args member, closing at `q` (previous entry at `prev`), when it has the length
- * of one of the four args we decode (6: stream, device; 11: correlation, External id); else
- * an absent view, which arg_field() ignores. */
-static inline tl_view fast_arg_key(const char *prev, const char *q)
-{
-	tl_view k = { NULL, 0 };
+#define NEXT() (q = text + *cur++)
 
-	if (q - prev > 7 && q[-7] == '"')
-		k.ptr = q - 6, k.len = 6;
-	else if (q - prev > 12 && q[-12] == '"')
-		k.ptr = q - 11, k.len = 11;
-	return k;
+/*
+ * Pass over the container whose opening bracket `q` was the last entry taken, checking its
+ * grammar entry by entry; `depth` is its nesting level (the event is 1). Returns its closing
+ * bracket (the cursor after it), or NULL at anything the byte parser must judge. The states are
+ * labels, one set for arrays and one for objects, so the common steps (a string or a number,
+ * then ',') are two compares and two entries; one bit per level says what to return to.
+ */
+static const char *skip_fast(const char *text, const uint32_t **curp, struct pctx *c,
+                             const char *q, int depth)
+{
+	const uint32_t *cur = *curp;
+	const char *tok, *e;
+	uint64_t obj = 0; /* bit i: the container i levels in is an object */
+	int top = 0;
+	enum tl_json_kind kind;
+
+open: /* q is '{' or '[' */
+	if (top == FAST_MAX_NEST || depth + top > c->max_depth)
+		return NULL;
+	if (*q == '{') {
+		obj |= 1ull << top++;
+		NEXT();
+		if (*q == '}')
+			goto close;
+		goto obj_key;
+	}
+	obj &= ~(1ull << top++);
+	NEXT();
+	if (*q == ']')
+		goto close;
+arr_value: /* an element of an array */
+	if (*q == '"') {
+		NEXT();
+		goto arr_after;
+	}
+	if (is_digit(*q)) {
+		tok = q;
+		NEXT();
+		if (*q == ',')
+			goto arr_next;
+		if (*q == ']')
+			goto close;
+		goto arr_token;
+	}
+	if (*q == '[' || *q == '{')
+		goto open;
+	tok = q;
+	NEXT();
+arr_token: /* the token at `tok`, byte by byte (a sign, fractions, literals, junk) */
+	if (!(e = fast_token(c, tok, &kind)))
+		return NULL;
+	while (q < e)
+		NEXT();
+arr_after:
+	if (*q == ',') {
+arr_next:
+		NEXT();
+		goto arr_value;
+	}
+	if (*q != ']')
+		return NULL;
+	goto close;
+
+obj_next:
+	NEXT();
+obj_key: /* a member of an object */
+	if (*q != '"')
+		return NULL;
+	NEXT();
+	if (*q != ':')
+		return NULL;
+	NEXT();
+	if (*q == '"') {
+		NEXT();
+		goto obj_after;
+	}
+	if (is_digit(*q)) {
+		tok = q;
+		NEXT();
+		if (*q == ',')
+			goto obj_next;
+		if (*q == '}')
+			goto close;
+		goto obj_token;
+	}
+	if (*q == '[' || *q == '{')
+		goto open;
+	tok = q;
+	NEXT();
+obj_token:
+	if (!(e = fast_token(c, tok, &kind)))
+		return NULL;
+	while (q < e)
+		NEXT();
+obj_after:
+	if (*q == ',')
+		goto obj_next;
+	if (*q != '}')
+		return NULL;
+close: /* q closes the innermost open container, of the right kind */
+	if (--top == 0) {
+		*curp = cur;
+		return q;
+	}
+	NEXT();
+	if ((obj >> (top - 1)) & 1)
+		goto obj_after;
+	goto arr_after;
+}
+
+/* Pass over the value at `q` (its entry taken), of nesting level `depth` if a container.
+ * Returns the entry after it (taken), or NULL. */
+static inline const char *skip_value_fast(const char *text, const uint32_t **curp,
+                                          struct pctx *c, const char *q, int depth)
+{
+	const uint32_t *cur = *curp;
+	const char *vq = q, *e;
+	enum tl_json_kind kind;
+
+	if (*vq == '"') {
+		NEXT();
+	} else if (is_digit(*vq) && (NEXT(), *q == ',' || *q == '}')) {
+		/* all digits */
+	} else if (*vq == '{' || *vq == '[') {
+		if (!skip_fast(text, &cur, c, vq, depth))
+			return NULL;
+		NEXT();
+	} else {
+		cur = *curp;
+		if (!(e = fast_token(c, vq, &kind)))
+			return NULL;
+		do
+			NEXT();
+		while (q < e);
+	}
+	*curp = cur;
+	return q;
+}
+
+/* Read the value at `vq` (its entry taken) into `v`, any kind. Returns the entry after it
+ * (taken), or NULL. */
+static const char *read_value_fast(const char *text, const uint32_t **curp, struct pctx *c,
+                                   const char *vq, int depth, struct jval *v)
+{
+	const uint32_t *cur = *curp;
+	const char *q = vq, *e;
+
+	if (*vq == '"') {
+		NEXT();
+		if (*q != ',' && *q != '}')
+			return NULL;
+		v->kind = TL_JSON_STRING;
+		v->text = string_at(vq, q);
+	} else if (*vq == '{' || *vq == '[') {
+		if (!(e = skip_fast(text, &cur, c, vq, depth)))
+			return NULL;
+		v->kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+		v->text = (tl_view){ vq, (size_t)(e + 1 - vq) };
+		NEXT();
+	} else {
+		if (!(e = fast_token(c, vq, &v->kind)))
+			return NULL;
+		v->text = (tl_view){ vq, (size_t)(e - vq) };
+		do
+			NEXT();
+		while (q < e);
+	}
+	*curp = cur;
+	return q;
 }
 
 /*
- * Walk the event whose '{' is at `open` (its entry just before *curp). One function with the
- * cursor in a register: the event's members, its "args" members (one level), and any other
- * value passed over by a bracket counter that checks the grammar of every entry. Returns FW_OK
- * with `ev` filled and *endp after the '}', or FW_FALLBACK at the first thing the byte parser
- * has to judge. Depths are those of parse_object()/skip_container(): the event is 1, "args" 2.
+ * Walk the event whose '{' was the last entry taken. One function with the cursor in a
+ * register: the event's members and its "args" members (one level); other values are passed
+ * over by skip_value_fast(). Returns FW_OK with `ev` filled and *endp after the '}', or
+ * FW_FALLBACK at the first thing the byte parser has to judge. Depths are those of
+ * parse_object()/skip_container(): the event is 1, "args" 2.
  */
 static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
-                     const char *open, const char **endp)
+                     const char **endp)
 {
 	const uint32_t *cur = *curp;
-	const char *prev = open, *q = open, *args_open = NULL;
+	const char *q, *vq, *e;
 	unsigned seen = 0;
-	int in_args = 0, after = 0, comma = 0, rc = FW_FALLBACK;
+	int rc = FW_FALLBACK;
+	struct jval v;
 
-#define NEXT() (prev = q, q = text + *cur++)
-	for (;;) {
-		const char *kq, *kprev, *vq;
-		tl_view akey = { NULL, 0 };
-		struct jval v;
-		int k = 0;
+	NEXT();
+	if (*q != '}')
+		for (;;) {
+			const char *kq = q;
+			int k;
 
-		/* a member of the event (in_args 0) or of its args (1): key, ':', value */
-		NEXT();
-		if (*q == '}') {
-			if (comma)
-				goto out; /* trailing comma */
-			if (!in_args)
-				break;
-			ev->args.ptr = args_open;
-			ev->args.len = (size_t)(q + 1 - args_open);
-			in_args = 0;
-			after = 1;
-			continue;
-		}
-		if (*q == ',') {
-			if (!after)
-				goto out; /* extra comma */
-			comma = 1;
-			after = 0;
-			continue;
-		}
-		if (*q != '"' || after)
-			goto out; /* not a key, or a missing comma */
-		kq = q;
-		kprev = prev;
-		if (in_args) {
-			akey = fast_arg_key(kprev, kq);
-		} else {
-			k = fast_event_key(kprev, kq);
+			if (*q != '"')
+				goto out;
+			NEXT();
+			if (*q != ':')
+				goto out;
+			k = fast_event_key(kq, q);
 			if (k & seen)
 				goto out; /* a duplicate key: the byte parser warns */
 			seen |= (unsigned)k;
-		}
-		NEXT();
-		if (*q != ':')
-			goto out;
-		NEXT();
-		vq = q;
-		after = 1;
-		comma = 0;
-		if (k == K_ARGS && *vq == '{') {
-			if (2 > c->max_depth)
-				goto out;
-			ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
-			args_open = vq;
-			in_args = 1;
-			after = 0;
-			continue;
-		}
-		if (*vq == '"') {
-			const char *sq;
-			if (!k && !akey.ptr)
-				continue; /* a string nobody reads: one entry, not looked into */
-			sq = string_start(prev, vq);
-			v.kind = TL_JSON_STRING;
-			v.text.ptr = sq + 1;
-			v.text.len = (size_t)(vq - sq) - 1;
-		} else if (*vq == '{' || *vq == '[') {
-			/* pass over the container, checking its grammar entry by entry */
-			enum { X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_VALUE, X_AFTER } st = X_VALUE;
-			uint64_t obj = 0;
-			int top = 0, base = in_args ? 3 : 2;
-
-			for (;;) {
-				if (*q == '{' || *q == '[') {
-					if (top == FAST_MAX_NEST || base + top > c->max_depth)
-						goto out;
-					if (*q == '{') {
-						obj |= 1ull << top;
-						st = X_KEY_OR_CLOSE;
-					} else {
-						obj &= ~(1ull << top);
-						st = X_VALUE_OR_CLOSE;
-					}
-					top++;
+			NEXT();
+			vq = q;
+			switch (k) {
+			case K_NAME:
+			case K_CAT:
+			case K_PH:
+				if (*vq != '"')
+					goto other;
+				NEXT();
+				if (*q != ',' && *q != '}')
+					goto out;
+				*(k == K_NAME ? &ev->name : k == K_CAT ? &ev->cat : &ev->ph) = string_at(vq, q);
+				break;
+			case K_TS:
+			case K_DUR:
+				if (!is_digit(*vq) ||
+				    !(e = fast_us_to_ns(vq, k == K_TS ? &ev->ts_ns : &ev->dur_ns)) ||
+				    !ends_token[(unsigned char)*e])
+					goto other;
+				*(k == K_TS ? &ev->has_ts : &ev->has_dur) = 1;
+				do
+					NEXT();
+				while (q < e);
+				break;
+			case K_PID:
+			case K_TID:
+				if (!is_digit(*vq) || (*(e = text + *cur) != ',' && *e != '}'))
+					goto other;
+				e = vq + digit_run(vq); /* all digits */
+				if (k == K_PID) {
+					ev->pid_str = (tl_view){ vq, (size_t)(e - vq) };
+					ev->pid_int = fast_int(vq, e, &ev->pid) == 0;
+					if (!ev->pid_int)
+						ev->pid = 0;
+				} else {
+					ev->tid_str = (tl_view){ vq, (size_t)(e - vq) };
+					ev->tid_int = fast_int(vq, e, &ev->tid) == 0;
+					if (!ev->tid_int)
+						ev->tid = 0;
 				}
 				NEXT();
-				switch (*q) {
-				case '"':
-					if (st == X_KEY_OR_CLOSE || st == X_KEY) {
+				break;
+			case K_ARGS:
+				if (*vq != '{')
+					goto other;
+				if (2 > c->max_depth)
+					goto out;
+				NEXT();
+				if (*q != '}')
+					for (;;) {
+						const char *akq = q;
+						unsigned char *has = NULL;
+						int64_t *dst;
+
+						if (*q != '"')
+							goto out;
 						NEXT();
 						if (*q != ':')
 							goto out;
-						st = X_VALUE;
-					} else if (st == X_VALUE || st == X_VALUE_OR_CLOSE) {
-						st = X_AFTER;
-					} else {
-						goto out;
+						dst = fast_arg_key(ev, akq, q, &has);
+						NEXT();
+						if (!dst) {
+							if (!(q = skip_value_fast(text, &cur, c, q, 3)))
+								goto out;
+						} else if (is_digit(*q) && (*(e = text + *cur) == ',' || *e == '}')) {
+							*has = fast_int(q, q + digit_run(q), dst) == 0;
+							NEXT();
+						} else {
+							if (!(q = read_value_fast(text, &cur, c, q, 3, &v)))
+								goto out;
+							*has = tl_view_to_int64(text_field(&v), dst) == 0;
+						}
+						if (*q == '}')
+							break;
+						if (*q != ',')
+							goto out;
+						NEXT();
 					}
-					continue;
-				case ',':
-					if (st != X_AFTER)
-						goto out;
-					st = (obj >> (top - 1)) & 1 ? X_KEY : X_VALUE;
-					continue;
-				case '{':
-				case '[':
-					if (st != X_VALUE && st != X_VALUE_OR_CLOSE)
-						goto out;
-					continue; /* opened at the top of the loop */
-				case '}':
-					if (!(st == X_KEY_OR_CLOSE || (st == X_AFTER && ((obj >> (top - 1)) & 1))))
-						goto out;
-					break;
-				case ']':
-					if (!(st == X_VALUE_OR_CLOSE || (st == X_AFTER && !((obj >> (top - 1)) & 1))))
-						goto out;
-					break;
-				case ':':
+				ev->args = (tl_view){ vq, (size_t)(q + 1 - vq) };
+				NEXT();
+				break;
+			case 0:
+				if (!(q = skip_value_fast(text, &cur, c, vq, 2)))
 					goto out;
-				default: {
-					enum tl_json_kind kind;
-					if ((st != X_VALUE && st != X_VALUE_OR_CLOSE) || !fast_token(c, q, &kind))
-						goto out;
-					st = X_AFTER;
-					continue;
-				}
-				}
-				/* a closing bracket */
-				if (--top == 0)
-					break;
-				st = X_AFTER;
+				break;
+			default:
+			other: /* a rarer key or kind: through the byte parser's field decoding */
+				if (!(q = read_value_fast(text, &cur, c, vq, 2, &v)))
+					goto out;
+				event_field(c, ev, k, &v);
+				break;
 			}
-			if (!k && !akey.ptr)
-				continue;
-			v.kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
-			v.text.ptr = vq;
-			v.text.len = (size_t)(q + 1 - vq);
-		} else if (*vq == ',' || *vq == ':' || *vq == '}' || *vq == ']') {
-			goto out;
-		} else {
-			const char *end = fast_token(c, vq, &v.kind);
-			if (!end)
+			if (*q == '}')
+				break;
+			if (*q != ',')
 				goto out;
-			if (!k && !akey.ptr)
-				continue;
-			v.text.ptr = vq;
-			v.text.len = (size_t)(end - vq);
+			NEXT();
 		}
-		if (in_args)
-			arg_field(ev, akey, &v);
-		else
-			event_field(c, ev, k, &v);
-	}
-#undef NEXT
 	*endp = q + 1;
 	rc = FW_OK;
 out:
 	*curp = cur;
 	return rc;
 }
+#undef NEXT
 
 /* Index the buffer from `from` (a position outside any string) on. */
 static int index_from(tl_trace_stream *s, size_t from)
@@ -1983,7 +2261,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct pctx c;
 		const uint32_t *cur;
-		const char *text, *q;
+		const char *text;
 		int r;
 
 		if (!s->idx_valid || s->pos < s->idx_from || s->pos >= s->idx_to) {
@@ -1999,14 +2277,13 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 		pctx_init(&c, s);
 		text = s->buf + s->idx_from;
 		cur = s->idx + s->idx_k;
-		if (*(q = text + *cur++) != '{')
+		if (text[*cur++] != '{')
 			return 0;
 		memset(ev, 0, sizeof *ev);
-		r = fast_walk(text, &cur, &c, ev, q, endp);
+		r = fast_walk(text, &cur, &c, ev, endp);
 		if (r == FW_OK && cur <= s->idx + s->idx_n) {
-			for (int w = 0; w < W_COUNT; w++)
-				if (c.w.n[w])
-					return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
+			if (c.w.any)
+				return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
 			s->idx_k = (size_t)(cur - s->idx);
 			ev->offset = s->base + s->pos;
 			ev->size = (size_t)(*endp - (s->buf + s->pos));
@@ -2057,6 +2334,19 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 			return 0;
 		}
 		count_event(s, ev);
+		/* The separator and the next event's '{', from the index: what step_events() finds
+		 * after skipping whitespace (between entries there is only whitespace), taken here
+		 * so that the next call starts at the '{'. */
+		{
+			const char *text = s->buf + s->idx_from;
+			const uint32_t *cur = s->idx + s->idx_k; /* at most the first sentinel */
+			if (text[cur[0]] == ',' && text[cur[1]] == '{') {
+				s->pos = s->idx_from + cur[1];
+				s->idx_k++;
+				s->after_value = 0;
+				s->after_comma = 1;
+			}
+		}
 		return 1;
 	}
 	for (;;) {
@@ -2305,12 +2595,6 @@ ssize_t tl_fd_read(void *ctx, void *buf, size_t cap)
 	}
 }
 
-int tl_view_eq(tl_view v, const char *lit)
-{
-	size_t n = strlen(lit);
-	return v.ptr && v.len == n && memcmp(v.ptr, lit, n) == 0;
-}
-
 static size_t put_utf8(char *buf, size_t cap, size_t at, uint32_t cp)
 {
 	unsigned char u[4];
@@ -2456,23 +2740,18 @@ static int text_to_double(tl_view t, double *out)
 	return end == tmp + t.len;
 }
 
-int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
+/* A member the fast path of tl_args_next() did not take (escapes, containers, exponents...),
+ * from its key's quote at p, with the byte parser's scanners. */
+static int args_next_slow(tl_args_iter *it, const char *p, tl_view *key, tl_json_value *val)
 {
 	struct pctx c;
 	struct jval v;
-	const char *p = it->p, *q;
+	const char *q;
 
-	if (!p)
-		return 0;
 	memset(&c, 0, sizeof c);
 	c.buf = p;
 	c.end = it->end;
 	c.max_depth = TL_TRACE_DEPTH_LIMIT;
-	p = skip_ws(p, c.end);
-	while (p < c.end && *p == ',')
-		p = skip_ws(p + 1, c.end);
-	if (p >= c.end || *p != '"')
-		goto stop;
 	q = p;
 	if (scan_string(&c, &q) != P_OK)
 		goto stop;
@@ -2490,6 +2769,62 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
 	val->is_number = (v.kind == TL_JSON_NUMBER || v.kind == TL_JSON_STRING) &&
 	                 text_to_double(v.text, &val->number);
 	it->p = q;
+	return 1;
+stop:
+	it->p = it->end = NULL;
+	return 0;
+}
+
+int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
+{
+	const char *p = it->p, *end = it->end, *q, *e;
+
+	if (!p)
+		return 0;
+	p = skip_ws(p, end);
+	while (p < end && *p == ',')
+		p = skip_ws(p + 1, end);
+	if (p >= end || *p != '"')
+		goto stop;
+	/* The usual member: a key without escapes, then a plain string or a plain number (what
+	 * scan_token() takes in its first pass); anything else goes the byte parser's way. */
+	q = find_special(p + 1, end);
+	if (q == end || *q != '"')
+		return args_next_slow(it, p, key, val);
+	key->ptr = p + 1;
+	key->len = (size_t)(q - p) - 1;
+	q = skip_ws(q + 1, end);
+	if (q >= end || *q != ':')
+		return args_next_slow(it, p, key, val);
+	q = skip_ws(q + 1, end);
+	if (q >= end)
+		return args_next_slow(it, p, key, val);
+	if (*q == '"') {
+		e = find_special(q + 1, end);
+		if (e == end || *e != '"')
+			return args_next_slow(it, p, key, val);
+		val->kind = TL_JSON_STRING;
+		val->text = (tl_view){ q + 1, (size_t)(e - q) - 1 };
+		e++;
+	} else {
+		const char *s = q + (*q == '-'), *d = s;
+		while (d < end && is_digit(*d))
+			d++;
+		if (d > s && d < end && *d == '.') {
+			const char *f = d + 1;
+			while (f < end && is_digit(*f))
+				f++;
+			d = f > d + 1 ? f : s;
+		}
+		if (!(d > s && d < end && !tok_char[(unsigned char)*d] && !(*s == '0' && d - s > 1 && s[1] != '.')))
+			return args_next_slow(it, p, key, val);
+		val->kind = TL_JSON_NUMBER;
+		val->text = (tl_view){ q, (size_t)(d - q) };
+		e = d;
+	}
+	val->number = 0;
+	val->is_number = text_to_double(val->text, &val->number);
+	it->p = e;
 	return 1;
 stop:
 	it->p = it->end = NULL;

@@ -263,8 +263,13 @@ void tl_trace_stream_release(tl_trace_stream *s);
  * define is kept as written (backslash and character), so Windows paths survive. */
 size_t tl_view_unescape(tl_view v, char *buf, size_t cap);
 
-/* 1 if `v` is present and its bytes equal the NUL-terminated `lit`, else 0. */
-int tl_view_eq(tl_view v, const char *lit);
+/* 1 if `v` is present and its bytes equal the NUL-terminated `lit`, else 0. Inline, so that
+ * the length of a literal is known when compiling. */
+static inline int tl_view_eq(tl_view v, const char *lit)
+{
+	size_t n = __builtin_strlen(lit);
+	return v.ptr && v.len == n && __builtin_memcmp(v.ptr, lit, n) == 0;
+}
 
 /* Parse `v` as a whole decimal integer (optional sign). Returns 0 and sets *out, or -1. */
 int tl_view_to_int64(tl_view v, int64_t *out);
