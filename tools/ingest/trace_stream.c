@@ -1844,6 +1844,54 @@ static inline int fast_int(const char *q, const char *e, int64_t *out)
 	return tl_view_to_int64((tl_view){ q, n }, out);
 }
 
+/* "digits.digits" µs whose '.' is at `dot` (the digits before it known to be digits when
+ * dot[-1] is one: no entry came between), as fast_us_to_ns() reads it; returns the end. */
+static inline const char *fast_us_frac(const char *q, const char *dot, int64_t *out)
+{
+	unsigned ni = (unsigned)(dot - q), nf = digits8(dot + 1);
+	const char *e = dot + 1 + nf;
+	uint64_t m;
+
+	if (!is_digit(dot[-1]) || nf == 0 || nf == 8 || ni + nf > 19 || !ends_token[(unsigned char)*e])
+		return NULL;
+	m = run_value(q, ni) * pow10_u64[nf] + digits_value(dot + 1, nf);
+	if (nf <= 3) {
+		uint64_t f = pow10_u64[3 - nf];
+		if (m > (uint64_t)INT64_MAX / f)
+			return NULL;
+		*out = (int64_t)(m * f);
+	} else {
+		uint64_t d = pow10_u64[nf - 3], r = m % d;
+		*out = (int64_t)(m / d + (r >= d - r));
+	}
+	return e;
+}
+
+/* pid and tid repeat from event to event: the 8 bytes at a value that was all digits and
+ * shorter than 8 (so its end is among them) give the same value again. */
+static inline void fast_pid(struct fast_ints *ints, int which, const char *q, tl_view *str,
+                            int64_t *val, unsigned char *is_int)
+{
+	uint64_t w;
+	unsigned n;
+
+	memcpy(&w, q, 8);
+	if (ints->n[which] && w == ints->w[which]) {
+		*str = (tl_view){ q, ints->n[which] };
+		*val = ints->v[which];
+		*is_int = 1;
+		return;
+	}
+	n = digit_run(q);
+	*str = (tl_view){ q, n };
+	*is_int = fast_int(q, q + n, val) == 0;
+	if (!*is_int)
+		*val = 0;
+	ints->n[which] = *is_int && n < 8 ? n : 0;
+	ints->w[which] = w;
+	ints->v[which] = *val;
+}
+
 /* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
  * numbers (-?digits(.digits)?, no leading zero) are checked here, the rest by scan_token().
  * The sentinel after the data stops the digit loops. */
@@ -1893,41 +1941,46 @@ static inline size_t key_len(const char *kq, const char *colon)
 /* Up to 4 bytes as a little-endian number, for comparing short keys in one go. */
 #define KW(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
-/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. One load
- * of the 4 bytes after the opening quote (the key, its quote and at least ':' are there, in
- * the data) decides all but "scope". */
-static inline int fast_event_key(const char *kq, const char *colon)
+/* An event key (a K_* bit, 0 for keys not decoded), the key's quote at text[ko] and the ':'
+ * after it at text[co]. When the closing quote is right before the ':' (always, in practice),
+ * the 4 bytes after the opening quote and the distance to the ':' (the length + 2) decide it:
+ * for keys of 2 to 4 bytes those 4 bytes are the key, its quote and ':'; for "s" the fourth is
+ * masked off, for "scope" the fifth is checked. They are looked up in a perfect hash of 16
+ * slots (the multiplier was searched for these 13 keys). */
+static inline int fast_event_key(const char *text, uint32_t ko, uint32_t co)
 {
-	size_t len = key_len(kq, colon);
-	uint32_t w;
+	static const struct {
+		uint64_t x;
+		int k;
+	} slots[16] = {
+		[0] = { 0x673677261ull, K_ARGS },   /* "args" */
+		[1] = { 0x6656d616eull, K_NAME },   /* "name" */
+		[3] = { 0x522727564ull, K_DUR },    /* "dur" */
+		[6] = { 0x522646974ull, K_TID },    /* "tid" */
+		[7] = { 0x43a226870ull, K_PH },     /* "ph" */
+		[8] = { 0x43a227062ull, K_BP },     /* "bp" */
+		[9] = { 0x522326469ull, K_ID2 },    /* "id2" */
+		[10] = { 0x3003a2273ull, K_S },     /* "s" */
+		[11] = { 0x43a226469ull, K_ID },    /* "id" */
+		[12] = { 0x7706f6373ull, K_SCOPE }, /* "scope" */
+		[13] = { 0x43a227374ull, K_TS },    /* "ts" */
+		[14] = { 0x522746163ull, K_CAT },   /* "cat" */
+		[15] = { 0x522646970ull, K_PID },   /* "pid" */
+	};
+	uint32_t d = co - ko, w;
+	uint64_t x;
+	unsigned h;
 
-	memcpy(&w, kq + 1, 4);
-	switch (len) {
-	case 2:
-		switch (w & 0xffff) {
-		case KW('p', 'h', 0, 0): return K_PH;
-		case KW('t', 's', 0, 0): return K_TS;
-		case KW('i', 'd', 0, 0): return K_ID;
-		case KW('b', 'p', 0, 0): return K_BP;
-		}
-		return 0;
-	case 3:
-		switch (w & 0xffffff) {
-		case KW('p', 'i', 'd', 0): return K_PID;
-		case KW('t', 'i', 'd', 0): return K_TID;
-		case KW('d', 'u', 'r', 0): return K_DUR;
-		case KW('c', 'a', 't', 0): return K_CAT;
-		case KW('i', 'd', '2', 0): return K_ID2;
-		}
-		return 0;
-	case 4:
-		return w == KW('n', 'a', 'm', 'e') ? K_NAME : w == KW('a', 'r', 'g', 's') ? K_ARGS : 0;
-	case 1:
-		return (w & 0xff) == 's' ? K_S : 0;
-	case 5:
-		return w == KW('s', 'c', 'o', 'p') && kq[5] == 'e' ? K_SCOPE : 0;
+	if (text[co - 1] != '"') { /* whitespace before the ':' */
+		tl_view k = { text + ko + 1, key_len(text + ko, text + co) };
+		return event_key(k);
 	}
-	return 0;
+	memcpy(&w, text + ko + 1, 4); /* within the key, its quote, the ':' and the value */
+	x = (w & (0xffffffffu >> (d == 3 ? 8 : 0))) | (uint64_t)d << 32;
+	h = (unsigned)((x * 0x1eb8143249799085ull) >> 60);
+	if (slots[h].x != x)
+		return 0;
+	return slots[h].k != K_SCOPE || text[ko + 5] == 'e' ? slots[h].k : 0;
 }
 
 /* The Kineto arg of the key at `kq` (its ':' at `colon`): where its value goes, or NULL. */
@@ -1958,111 +2011,124 @@ static inline int64_t *fast_arg_key(tl_trace_event *ev, const char *kq, const ch
 	return NULL;
 }
 
-#define NEXT() (q = text + *cur++)
+/* The walker's cursor: `o` is the offset of the entry just taken (in `text`), `ch` its byte. */
+#define NEXT() (o = *cur++, ch = (unsigned char)text[o])
+#define NOT_FOUND UINT32_MAX
 
 /*
- * Pass over the container whose opening bracket `q` was the last entry taken, checking its
- * grammar entry by entry; `depth` is its nesting level (the event is 1). Returns its closing
- * bracket (the cursor after it), or NULL at anything the byte parser must judge. The states are
- * labels, one set for arrays and one for objects, so the common steps (a string or a number,
- * then ',') are two compares and two entries; one bit per level says what to return to.
+ * Pass over the container whose opening bracket is the entry just taken (at text[o]), checking
+ * its grammar entry by entry; `depth` is its nesting level (the event is 1). Returns the offset
+ * of its closing bracket (the cursor after it), or NOT_FOUND at anything the byte parser must
+ * judge. The states are labels, one set for arrays and one for objects, so the common steps
+ * (a string or a number, then ',') are two compares and two entries; one bit per level says
+ * what to return to.
  */
-static const char *skip_fast(const char *text, const uint32_t **curp, struct pctx *c,
-                             const char *q, int depth)
+static uint32_t skip_fast(const char *text, const uint32_t **curp, struct pctx *c, uint32_t o,
+                          int depth)
 {
 	const uint32_t *cur = *curp;
-	const char *tok, *e;
+	const char *e;
 	uint64_t obj = 0; /* bit i: the container i levels in is an object */
-	int top = 0;
+	uint32_t tok;
+	int top = 0, room = c->max_depth - depth; /* levels that may still open */
+	unsigned ch = (unsigned char)text[o];
 	enum tl_json_kind kind;
 
-open: /* q is '{' or '[' */
-	if (top == FAST_MAX_NEST || depth + top > c->max_depth)
-		return NULL;
-	if (*q == '{') {
+open: /* ch is '{' or '[' */
+	if (top == FAST_MAX_NEST || top > room)
+		return NOT_FOUND;
+	if (ch == '{') {
 		obj |= 1ull << top++;
 		NEXT();
-		if (*q == '}')
+		if (ch == '}')
 			goto close;
 		goto obj_key;
 	}
 	obj &= ~(1ull << top++);
 	NEXT();
-	if (*q == ']')
+	if (ch == ']')
 		goto close;
 arr_value: /* an element of an array */
-	if (*q == '"') {
+	if (ch == '"') {
 		NEXT();
 		goto arr_after;
 	}
-	if (is_digit(*q)) {
-		tok = q;
+	if (is_digit((char)ch)) {
+		tok = o;
 		NEXT();
-		if (*q == ',')
+		if (ch == ',')
 			goto arr_next;
-		if (*q == ']')
+		if (ch == ']')
 			goto close;
 		goto arr_token;
 	}
-	if (*q == '[' || *q == '{')
+	if (ch == '[') {
+		if (text[*cur] == ']' && top <= room) { /* [] */
+			cur++;
+			NEXT();
+			goto arr_after;
+		}
 		goto open;
-	tok = q;
+	}
+	if (ch == '{')
+		goto open;
+	tok = o;
 	NEXT();
 arr_token: /* the token at `tok`, byte by byte (a sign, fractions, literals, junk) */
-	if (!(e = fast_token(c, tok, &kind)))
-		return NULL;
-	while (q < e)
+	if (!(e = fast_token(c, text + tok, &kind)))
+		return NOT_FOUND;
+	while (text + o < e)
 		NEXT();
 arr_after:
-	if (*q == ',') {
+	if (ch == ',') {
 arr_next:
 		NEXT();
 		goto arr_value;
 	}
-	if (*q != ']')
-		return NULL;
+	if (ch != ']')
+		return NOT_FOUND;
 	goto close;
 
 obj_next:
 	NEXT();
 obj_key: /* a member of an object */
-	if (*q != '"')
-		return NULL;
+	if (ch != '"')
+		return NOT_FOUND;
 	NEXT();
-	if (*q != ':')
-		return NULL;
+	if (ch != ':')
+		return NOT_FOUND;
 	NEXT();
-	if (*q == '"') {
+	if (ch == '"') {
 		NEXT();
 		goto obj_after;
 	}
-	if (is_digit(*q)) {
-		tok = q;
+	if (is_digit((char)ch)) {
+		tok = o;
 		NEXT();
-		if (*q == ',')
+		if (ch == ',')
 			goto obj_next;
-		if (*q == '}')
+		if (ch == '}')
 			goto close;
 		goto obj_token;
 	}
-	if (*q == '[' || *q == '{')
+	if (ch == '[' || ch == '{')
 		goto open;
-	tok = q;
+	tok = o;
 	NEXT();
 obj_token:
-	if (!(e = fast_token(c, tok, &kind)))
-		return NULL;
-	while (q < e)
+	if (!(e = fast_token(c, text + tok, &kind)))
+		return NOT_FOUND;
+	while (text + o < e)
 		NEXT();
 obj_after:
-	if (*q == ',')
+	if (ch == ',')
 		goto obj_next;
-	if (*q != '}')
-		return NULL;
-close: /* q closes the innermost open container, of the right kind */
+	if (ch != '}')
+		return NOT_FOUND;
+close: /* ch closes the innermost open container, of the right kind */
 	if (--top == 0) {
 		*curp = cur;
-		return q;
+		return o;
 	}
 	NEXT();
 	if ((obj >> (top - 1)) & 1)
@@ -2070,203 +2136,253 @@ close: /* q closes the innermost open container, of the right kind */
 	goto arr_after;
 }
 
-/* Pass over the value at `q` (its entry taken), of nesting level `depth` if a container.
- * Returns the entry after it (taken), or NULL. */
-static inline const char *skip_value_fast(const char *text, const uint32_t **curp,
-                                          struct pctx *c, const char *q, int depth)
+/* Read the value whose first entry was just taken (at text[o]) into `v`, any kind, of nesting
+ * level `depth` if a container. Takes the entry after it: returns its offset, or NOT_FOUND. */
+static uint32_t read_value_fast(const char *text, const uint32_t **curp, struct pctx *c,
+                                uint32_t o, int depth, struct jval *v)
 {
 	const uint32_t *cur = *curp;
-	const char *vq = q, *e;
-	enum tl_json_kind kind;
+	const char *vq = text + o, *e;
+	uint32_t close;
+	unsigned ch = (unsigned char)*vq;
 
-	if (*vq == '"') {
+	if (ch == '"') {
 		NEXT();
-	} else if (is_digit(*vq) && (NEXT(), *q == ',' || *q == '}')) {
-		/* all digits */
-	} else if (*vq == '{' || *vq == '[') {
-		if (!skip_fast(text, &cur, c, vq, depth))
-			return NULL;
-		NEXT();
-	} else {
-		cur = *curp;
-		if (!(e = fast_token(c, vq, &kind)))
-			return NULL;
-		do
-			NEXT();
-		while (q < e);
-	}
-	*curp = cur;
-	return q;
-}
-
-/* Read the value at `vq` (its entry taken) into `v`, any kind. Returns the entry after it
- * (taken), or NULL. */
-static const char *read_value_fast(const char *text, const uint32_t **curp, struct pctx *c,
-                                   const char *vq, int depth, struct jval *v)
-{
-	const uint32_t *cur = *curp;
-	const char *q = vq, *e;
-
-	if (*vq == '"') {
-		NEXT();
-		if (*q != ',' && *q != '}')
-			return NULL;
+		if (ch != ',' && ch != '}')
+			return NOT_FOUND;
 		v->kind = TL_JSON_STRING;
-		v->text = string_at(vq, q);
-	} else if (*vq == '{' || *vq == '[') {
-		if (!(e = skip_fast(text, &cur, c, vq, depth)))
-			return NULL;
-		v->kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
-		v->text = (tl_view){ vq, (size_t)(e + 1 - vq) };
+		v->text = string_at(vq, text + o);
+	} else if (ch == '{' || ch == '[') {
+		if ((close = skip_fast(text, &cur, c, o, depth)) == NOT_FOUND)
+			return NOT_FOUND;
+		v->kind = ch == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+		v->text = (tl_view){ vq, (size_t)(text + close + 1 - vq) };
 		NEXT();
 	} else {
 		if (!(e = fast_token(c, vq, &v->kind)))
-			return NULL;
+			return NOT_FOUND;
 		v->text = (tl_view){ vq, (size_t)(e - vq) };
 		do
 			NEXT();
-		while (q < e);
+		while (text + o < e);
 	}
 	*curp = cur;
-	return q;
+	return o;
 }
 
 /*
  * Walk the event whose '{' was the last entry taken. One function with the cursor in a
  * register: the event's members and its "args" members (one level); other values are passed
- * over by skip_value_fast(). Returns FW_OK with `ev` filled and *endp after the '}', or
- * FW_FALLBACK at the first thing the byte parser has to judge. Depths are those of
- * parse_object()/skip_container(): the event is 1, "args" 2.
+ * over entry by entry (containers by skip_fast()). Returns FW_OK with `ev` filled and *endp
+ * after the '}', or FW_FALLBACK at the first thing the byte parser has to judge. Depths are
+ * those of parse_object()/skip_container(): the event is 1, "args" 2, what is in args 3.
  */
 static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
-                     const char **endp)
+                     struct fast_ints *ints, const char **endp)
 {
 	const uint32_t *cur = *curp;
-	const char *q, *vq, *e;
-	unsigned seen = 0;
-	int rc = FW_FALLBACK;
+	const char *e;
+	uint32_t o, ko, vo, tok, ao;
+	unsigned ch, seen = 0;
+	int rc = FW_FALLBACK, k;
+	enum tl_json_kind kind;
 	struct jval v;
 
 	NEXT();
-	if (*q != '}')
-		for (;;) {
-			const char *kq = q;
-			int k;
-
-			if (*q != '"')
-				goto out;
-			NEXT();
-			if (*q != ':')
-				goto out;
-			k = fast_event_key(kq, q);
-			if (k & seen)
-				goto out; /* a duplicate key: the byte parser warns */
-			seen |= (unsigned)k;
-			NEXT();
-			vq = q;
-			switch (k) {
-			case K_NAME:
-			case K_CAT:
-			case K_PH:
-				if (*vq != '"')
-					goto other;
-				NEXT();
-				if (*q != ',' && *q != '}')
-					goto out;
-				*(k == K_NAME ? &ev->name : k == K_CAT ? &ev->cat : &ev->ph) = string_at(vq, q);
-				break;
-			case K_TS:
-			case K_DUR:
-				if (!is_digit(*vq) ||
-				    !(e = fast_us_to_ns(vq, k == K_TS ? &ev->ts_ns : &ev->dur_ns)) ||
-				    !ends_token[(unsigned char)*e])
-					goto other;
-				*(k == K_TS ? &ev->has_ts : &ev->has_dur) = 1;
-				do
-					NEXT();
-				while (q < e);
-				break;
-			case K_PID:
-			case K_TID:
-				if (!is_digit(*vq) || (*(e = text + *cur) != ',' && *e != '}'))
-					goto other;
-				e = vq + digit_run(vq); /* all digits */
-				if (k == K_PID) {
-					ev->pid_str = (tl_view){ vq, (size_t)(e - vq) };
-					ev->pid_int = fast_int(vq, e, &ev->pid) == 0;
-					if (!ev->pid_int)
-						ev->pid = 0;
-				} else {
-					ev->tid_str = (tl_view){ vq, (size_t)(e - vq) };
-					ev->tid_int = fast_int(vq, e, &ev->tid) == 0;
-					if (!ev->tid_int)
-						ev->tid = 0;
-				}
-				NEXT();
-				break;
-			case K_ARGS:
-				if (*vq != '{')
-					goto other;
-				if (2 > c->max_depth)
-					goto out;
-				NEXT();
-				if (*q != '}')
-					for (;;) {
-						const char *akq = q;
-						unsigned char *has = NULL;
-						int64_t *dst;
-
-						if (*q != '"')
-							goto out;
-						NEXT();
-						if (*q != ':')
-							goto out;
-						dst = fast_arg_key(ev, akq, q, &has);
-						NEXT();
-						if (!dst) {
-							if (!(q = skip_value_fast(text, &cur, c, q, 3)))
-								goto out;
-						} else if (is_digit(*q) && (*(e = text + *cur) == ',' || *e == '}')) {
-							*has = fast_int(q, q + digit_run(q), dst) == 0;
-							NEXT();
-						} else {
-							if (!(q = read_value_fast(text, &cur, c, q, 3, &v)))
-								goto out;
-							*has = tl_view_to_int64(text_field(&v), dst) == 0;
-						}
-						if (*q == '}')
-							break;
-						if (*q != ',')
-							goto out;
-						NEXT();
-					}
-				ev->args = (tl_view){ vq, (size_t)(q + 1 - vq) };
-				NEXT();
-				break;
-			case 0:
-				if (!(q = skip_value_fast(text, &cur, c, vq, 2)))
-					goto out;
-				break;
-			default:
-			other: /* a rarer key or kind: through the byte parser's field decoding */
-				if (!(q = read_value_fast(text, &cur, c, vq, 2, &v)))
-					goto out;
-				event_field(c, ev, k, &v);
-				break;
-			}
-			if (*q == '}')
-				break;
-			if (*q != ',')
-				goto out;
-			NEXT();
+	if (ch == '}')
+		goto done;
+member:
+	if (ch != '"')
+		goto out;
+	ko = o;
+	NEXT();
+	if (ch != ':')
+		goto out;
+	k = fast_event_key(text, ko, o);
+	if (k & seen)
+		goto out; /* a duplicate key: the byte parser warns */
+	seen |= (unsigned)k;
+	NEXT();
+	vo = o;
+	switch (k) {
+	case 0:
+		goto skip;
+	case K_NAME:
+		if (ch != '"')
+			goto other;
+		NEXT();
+		if (ch != ',' && ch != '}')
+			goto out;
+		ev->name = string_at(text + vo, text + o);
+		goto after;
+	case K_CAT:
+		if (ch != '"')
+			goto other;
+		NEXT();
+		if (ch != ',' && ch != '}')
+			goto out;
+		ev->cat = string_at(text + vo, text + o);
+		goto after;
+	case K_PH:
+		if (ch != '"')
+			goto other;
+		NEXT();
+		if (ch != ',' && ch != '}')
+			goto out;
+		ev->ph = string_at(text + vo, text + o);
+		goto after;
+	case K_TS:
+	case K_DUR:
+		if (!is_digit((char)ch))
+			goto other;
+		if (text[*cur] == '.') {
+			/* "1694128202548380.777": the '.' is an entry (the first byte after the
+			 * digits), so the digits before it need no scan */
+			if (!fast_us_frac(text + vo, text + *cur, k == K_TS ? &ev->ts_ns : &ev->dur_ns))
+				goto other;
+			cur++;
+		} else if (text[*cur] == ',' || text[*cur] == '}') { /* all digits */
+			if (!fast_us_to_ns(text + vo, k == K_TS ? &ev->ts_ns : &ev->dur_ns))
+				goto other;
+		} else {
+			goto other;
 		}
-	*endp = q + 1;
+		*(k == K_TS ? &ev->has_ts : &ev->has_dur) = 1;
+		NEXT(); /* after the number: no entry inside it is left */
+		goto after;
+	case K_PID:
+	case K_TID:
+		if (!is_digit((char)ch) || (text[*cur] != ',' && text[*cur] != '}'))
+			goto other;
+		fast_pid(ints, k == K_TID, text + vo, k == K_PID ? &ev->pid_str : &ev->tid_str,
+		         k == K_PID ? &ev->pid : &ev->tid, k == K_PID ? &ev->pid_int : &ev->tid_int);
+		NEXT();
+		goto after;
+	case K_ARGS:
+		if (ch != '{')
+			goto other;
+		if (2 > c->max_depth)
+			goto out;
+		ao = o;
+		NEXT();
+		if (ch == '}')
+			goto args_end;
+		goto arg_member;
+	default:
+		goto other;
+	}
+
+arg_next:
+	NEXT();
+arg_member: /* a member of "args": one of the four decoded, or passed over like any value */
+	if (ch != '"')
+		goto out;
+	ko = o;
+	NEXT();
+	if (ch != ':')
+		goto out;
+	if (o - ko == 8 || o - ko == 13 || text[o - 1] != '"') { /* a key of 6 or 11 bytes */
+		unsigned char *has;
+		int64_t *dst = fast_arg_key(ev, text + ko, text + o, &has);
+		if (dst) {
+			NEXT();
+			if (is_digit((char)ch) && (text[*cur] == ',' || text[*cur] == '}')) {
+				*has = fast_int(text + o, text + o + digit_run(text + o), dst) == 0;
+				NEXT();
+			} else {
+				if ((o = read_value_fast(text, &cur, c, o, 3, &v)) == NOT_FOUND)
+					goto out;
+				ch = (unsigned char)text[o];
+				*has = tl_view_to_int64(text_field(&v), dst) == 0;
+			}
+			goto arg_after;
+		}
+	}
+	NEXT();
+	if (ch == '"') {
+		NEXT();
+		goto arg_after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',')
+			goto arg_next;
+		if (ch == '}')
+			goto args_end;
+		goto arg_token;
+	}
+	if (ch == '[' || ch == '{') {
+		if (skip_fast(text, &cur, c, o, 3) == NOT_FOUND)
+			goto out;
+		NEXT();
+		goto arg_after;
+	}
+	tok = o;
+	NEXT();
+arg_token:
+	if (!(e = fast_token(c, text + tok, &kind)))
+		goto out;
+	while (text + o < e)
+		NEXT();
+arg_after:
+	if (ch == ',')
+		goto arg_next;
+	if (ch != '}')
+		goto out;
+args_end:
+	ev->args = (tl_view){ text + ao, o + 1 - ao };
+	NEXT();
+	goto after;
+
+skip: /* a value nobody reads */
+	if (ch == '"') {
+		NEXT();
+		goto after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',' || ch == '}')
+			goto after;
+		goto token;
+	}
+	if (ch == '[' || ch == '{') {
+		if (skip_fast(text, &cur, c, o, 2) == NOT_FOUND)
+			goto out;
+		NEXT();
+		goto after;
+	}
+	tok = o;
+	NEXT();
+token:
+	if (!(e = fast_token(c, text + tok, &kind)))
+		goto out;
+	while (text + o < e)
+		NEXT();
+	goto after;
+
+other: /* a rarer key or kind: through the byte parser's field decoding */
+	if ((o = read_value_fast(text, &cur, c, vo, 2, &v)) == NOT_FOUND)
+		goto out;
+	ch = (unsigned char)text[o];
+	event_field(c, ev, k, &v);
+after:
+	if (ch == ',') {
+		NEXT();
+		goto member;
+	}
+	if (ch != '}')
+		goto out;
+done:
+	*endp = text + o + 1;
 	rc = FW_OK;
 out:
 	*curp = cur;
 	return rc;
 }
 #undef NEXT
+#undef NOT_FOUND
 
 /* Index the buffer from `from` (a position outside any string) on. */
 static int index_from(tl_trace_stream *s, size_t from)
@@ -2317,7 +2433,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 		if (text[*cur++] != '{')
 			return 0;
 		zero_event(ev);
-		r = fast_walk(text, &cur, &c, ev, endp);
+		r = fast_walk(text, &cur, &c, ev, &s->fast_ints, endp);
 		if (r == FW_OK && cur <= s->idx + s->idx_n) {
 			if (c.w.any)
 				return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
@@ -2847,8 +2963,14 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
 		const char *s = q + (*q == '-'), *d = s;
 		uint64_t v = 0;
 		int frac = 0;
-		while (d < end && is_digit(*d))
-			v = v * 10 + (uint64_t)(*d++ - '0'); /* wraps past 19 digits: not used then */
+		unsigned n;
+		if (end - s >= 24 && (n = digits8(s), n == 8 ? (n += digits8(s + 8)) < 16 : 1)) {
+			d = s + n; /* up to 15 digits, 8 bytes at a time */
+			v = run_value(s, n);
+		} else {
+			while (d < end && is_digit(*d))
+				v = v * 10 + (uint64_t)(*d++ - '0'); /* wraps past 19 digits: unused then */
+		}
 		if (d > s && d < end && *d == '.') {
 			const char *f = d + 1;
 			while (f < end && is_digit(*f))

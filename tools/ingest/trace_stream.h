@@ -228,6 +228,11 @@ typedef struct tl_trace_stream {
 	size_t idx_from, idx_to;
 	int idx_valid;
 	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
+	struct fast_ints {    /* the last pid and tid the index walker decoded */
+		uint64_t w[2];
+		int64_t v[2];
+		unsigned n[2];
+	} fast_ints;
 	unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
 	struct tl_trace_skip {
 		int64_t depth;
