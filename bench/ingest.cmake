@@ -23,6 +23,11 @@ if(TARGET tally_inputs)
     BENCH_GEN_NO_MAIN
     BENCH_DATA_DIR="${CMAKE_BINARY_DIR}/bench-data"
     BENCH_BUILD_TYPE="${CMAKE_BUILD_TYPE}")
+  # The memory-per-rank rows run the CLI itself (sessions, analysis and output included).
+  if(TARGET tally_cli)
+    target_compile_definitions(bench_ingest PRIVATE BENCH_TALLY="$<TARGET_FILE:tally_cli>")
+    add_dependencies(bench_ingest tally_cli)
+  endif()
   target_include_directories(bench_ingest PRIVATE
     ${PROJECT_SOURCE_DIR}/tools ${PROJECT_SOURCE_DIR}/tools/ingest ${PROJECT_SOURCE_DIR}/lib)
   target_link_libraries(bench_ingest PRIVATE tally_inputs tally_static PkgConfig::BENCH_JANSSON

@@ -186,6 +186,11 @@ typedef struct tl_session {
 typedef struct tl_analyze_options {
     int whole_trace;           /* use every GPU event, not the ProfilerStep window */
     int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+    /* The command has no use for each session's samples of every name (only
+     * compare and partial aggregates do): they are freed as soon as a session
+     * is analyzed (tl_session_drop_samples), so that memory per rank stays
+     * small. Not an analysis option: partials do not record it. */
+    int drop_samples;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -199,6 +204,10 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p);
  * rank was only guessed from the input order. */
 int tl_session_set_rank(tl_session *s, const tl_profile *p);
 void tl_session_release(tl_session *s);
+/* Free the samples kept per name and kernel (up to TL_PROFILE_MAX_SAMPLES each,
+ * the largest part of an analyzed session); counts, totals, histograms and
+ * everything else stay. */
+void tl_session_drop_samples(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
 
