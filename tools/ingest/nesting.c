@@ -39,6 +39,12 @@ static uint64_t thread_hash(int64_t pid, int64_t tid, int cls)
 
 static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
 {
+    /* runs of events of one thread: the last one first */
+    if (n->last_thread < n->nthreads) {
+        tl_nest_thread *t = &n->threads[n->last_thread];
+        if (t->pid == pid && t->tid == tid && t->cls == cls)
+            return t;
+    }
     if ((n->nthreads + 1) * 2 > n->nslots) {
         if (n->nthreads >= TL_NEST_MAX_THREADS)
             return NULL;
@@ -59,8 +65,10 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     size_t j = thread_hash(pid, tid, cls) & (n->nslots - 1);
     while (n->slots[j]) {
         tl_nest_thread *t = &n->threads[n->slots[j] - 1];
-        if (t->pid == pid && t->tid == tid && t->cls == cls)
+        if (t->pid == pid && t->tid == tid && t->cls == cls) {
+            n->last_thread = n->slots[j] - 1;
             return t;
+        }
         j = (j + 1) & (n->nslots - 1);
     }
     if (n->nthreads == n->threads_cap) {
@@ -78,6 +86,7 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     t->cls = cls;
     t->last_ts = INT64_MIN;
     n->slots[j] = (uint32_t)++n->nthreads;
+    n->last_thread = n->nthreads - 1;
     return t;
 }
 

@@ -59,6 +59,7 @@ typedef struct tl_nest {
     size_t nthreads, threads_cap;
     uint32_t *slots;
     size_t nslots;
+    size_t last_thread;     /* the thread of the last event placed */
     int broken;
     char why[160];
 } tl_nest;

@@ -138,19 +138,21 @@ typedef struct reader {
      * categories, so their ids are looked up once, not once per event. */
     cat_entry cats[CAT_CACHE], spill;
     cat_entry *cat;         /* the current event's */
+    const char *cat_text;   /* the text r->cat was last found for, within this event */
+    size_t cat_text_len;
     int ncats, cat_next;
     stat_entry stat_cache[STAT_CACHE];
 } reader;
 
 /* A string view as plain text: the bytes themselves when there is no escape,
  * else decoded into the scratch buffer (valid until the next call). */
-static const char *text_of(reader *r, tl_view v, size_t *len)
+static const char *text_of(reader *r, tl_view v, int plain, size_t *len)
 {
     if (v.ptr == NULL) {
         *len = 0;
         return "";
     }
-    if (memchr(v.ptr, '\\', v.len) == NULL) {
+    if (plain || memchr(v.ptr, '\\', v.len) == NULL) {
         *len = v.len;
         return v.ptr;
     }
@@ -272,6 +274,10 @@ static int profiler_step(const char *name, size_t len, int64_t *n)
 /* Make r->cat the category cat; 0 on success. */
 static int use_category(reader *r, const char *cat, size_t cat_len)
 {
+    if (cat == r->cat_text && cat_len == r->cat_text_len && r->cat != NULL)
+        return 0; /* the same bytes, asked again for the same event */
+    r->cat_text = cat;
+    r->cat_text_len = cat_len;
     if (r->cat != NULL && cat_len == r->cat->len && memcmp(cat, r->cat->cat, cat_len) == 0)
         return 0;
     for (int i = 0; i < r->ncats; i++)
@@ -280,8 +286,10 @@ static int use_category(reader *r, const char *cat, size_t cat_len)
             return 0;
         }
     uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
-    if (id == UINT32_MAX)
+    if (id == UINT32_MAX) {
+        r->cat_text = NULL;
         return -1;
+    }
     cat_entry *e = &r->spill; /* longer ones are looked up each time */
     if (cat_len <= sizeof e->cat) {
         e = &r->cats[r->cat_next];
@@ -568,7 +576,8 @@ static void one_event(reader *r, const tl_trace_event *ev)
 {
     tl_profile *p = r->p;
     size_t name_len, cat_len;
-    const char *name = text_of(r, ev->name, &name_len);
+    r->cat_text = NULL; /* views of the last event may have the same addresses */
+    const char *name = text_of(r, ev->name, ev->plain, &name_len);
     /* name may live in the scratch buffer: copy before decoding the category. */
     char name_copy[1024];
     if (name == r->scratch) {
@@ -577,7 +586,7 @@ static void one_event(reader *r, const tl_trace_event *ev)
         memcpy(name_copy, name, name_len);
         name = name_copy;
     }
-    const char *cat = text_of(r, ev->cat, &cat_len);
+    const char *cat = text_of(r, ev->cat, ev->plain, &cat_len);
     if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0) {
         if (r->cat->count_id == UINT32_MAX)
             r->cat->count_id = tl_strtab_intern(&p->cats, cat, cat_len);

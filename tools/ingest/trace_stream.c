@@ -2438,6 +2438,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 			if (c.w.any)
 				return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
 			s->idx_k = (size_t)(cur - s->idx);
+			ev->plain = 1; /* a backslash is an odd entry: the walk would have given up */
 			ev->offset = s->base + s->pos;
 			ev->size = (size_t)(*endp - (s->buf + s->pos));
 			ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;

@@ -99,6 +99,10 @@ typedef struct tl_trace_event {
 	int64_t stream, device, correlation, external_id;
 	unsigned char has_stream, has_device, has_correlation, has_external_id;
 
+	/* 1: no string of the event has a backslash (its views need no unescaping); 0: not
+	 * known (the byte parser read the event). */
+	unsigned char plain;
+
 	uint64_t offset; /* byte offset of the event's '{' in the (decompressed) input */
 	size_t size;     /* bytes from '{' to '}' inclusive */
 } tl_trace_event;
