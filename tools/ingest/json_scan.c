@@ -155,25 +155,31 @@ BLOCK_ENTRIES(ctz_portable)
  * partial block is copied into a block of spaces so that nothing past `len` is read. Blocks
  * without a backslash (nearly all) skip the escape arithmetic. */
 #define SCAN_LOOP(CLASSIFY, PREFIX_XOR, CTZ)                                                     \
-	size_t n = 0, off = 0;                                                                   \
+	size_t n = 0, off = 0, full = len & ~(size_t)(TL_JSON_SCAN_BLOCK - 1);                  \
 	struct carry c = { 0, 0, 0, 0 };                                                         \
 	unsigned char pad[TL_JSON_SCAN_BLOCK];                                                   \
-	while (off < len && n + TL_JSON_SCAN_BLOCK <= max_out) {                                 \
-		const unsigned char *blk = (const unsigned char *)text + off;                    \
-		uint64_t valid = ~0ull, quote;                                                   \
+	/* whole blocks, then the last, partial one in a block of spaces */                      \
+	for (; off < full && n + TL_JSON_SCAN_BLOCK <= max_out; off += TL_JSON_SCAN_BLOCK) {     \
 		struct masks m;                                                                  \
-		if (len - off < TL_JSON_SCAN_BLOCK) {                                            \
-			memset(pad, ' ', sizeof pad);                                            \
-			memcpy(pad, blk, len - off);                                             \
-			blk = pad;                                                               \
-			valid = (1ull << (len - off)) - 1;                                       \
-		}                                                                                \
-		CLASSIFY(blk, &m);                                                               \
+		uint64_t quote;                                                                  \
+		CLASSIFY((const unsigned char *)text + off, &m);                                 \
 		quote = m.quote;                                                                 \
 		if (m.bslash | c.odd_bs)                                                         \
 			quote &= ~escaped_bytes(m.bslash, &c.odd_bs);                            \
-		n = block_entries_##CTZ(&m, PREFIX_XOR(quote), &c, quote, valid, (uint32_t)off,  \
+		n = block_entries_##CTZ(&m, PREFIX_XOR(quote), &c, quote, ~0ull, (uint32_t)off,   \
 		                        out, n);                                                 \
+	}                                                                                        \
+	if (off == full && off < len && n + TL_JSON_SCAN_BLOCK <= max_out) {                     \
+		struct masks m;                                                                  \
+		uint64_t quote;                                                                  \
+		memset(pad, ' ', sizeof pad);                                                    \
+		memcpy(pad, text + off, len - off);                                              \
+		CLASSIFY(pad, &m);                                                               \
+		quote = m.quote;                                                                 \
+		if (m.bslash | c.odd_bs)                                                         \
+			quote &= ~escaped_bytes(m.bslash, &c.odd_bs);                            \
+		n = block_entries_##CTZ(&m, PREFIX_XOR(quote), &c, quote,                         \
+		                        (1ull << (len - off)) - 1, (uint32_t)off, out, n);       \
 		off += TL_JSON_SCAN_BLOCK;                                                       \
 	}                                                                                        \
 	*scanned = off < len ? off : len;                                                        \

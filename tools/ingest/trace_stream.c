@@ -1845,25 +1845,26 @@ static inline int fast_int(const char *q, const char *e, int64_t *out)
 }
 
 /* "digits.digits" µs whose '.' is at `dot` (the digits before it known to be digits when
- * dot[-1] is one: no entry came between), as fast_us_to_ns() reads it; returns the end. */
+ * dot[-1] is one: no entry came between), as fast_us_to_ns() reads it; returns the end. Up to
+ * 16 digits before the '.' and 7 after it; no division unless the fraction is below a ns. */
 static inline const char *fast_us_frac(const char *q, const char *dot, int64_t *out)
 {
 	unsigned ni = (unsigned)(dot - q), nf = digits8(dot + 1);
 	const char *e = dot + 1 + nf;
 	uint64_t m;
 
-	if (!is_digit(dot[-1]) || nf == 0 || nf == 8 || ni + nf > 19 || !ends_token[(unsigned char)*e])
+	if (!is_digit(dot[-1]) || nf - 1 > 6 || ni > 16 || ni + nf > 19 || !ends_token[(unsigned char)*e])
 		return NULL;
-	m = run_value(q, ni) * pow10_u64[nf] + digits_value(dot + 1, nf);
+	m = ni > 8 ? digits_value(q, ni - 8) * 100000000u + digits_value(q + ni - 8, 8) : digits_value(q, ni);
+	m = m * pow10_u64[nf] + digits_value(dot + 1, nf);
 	if (nf <= 3) {
-		uint64_t f = pow10_u64[3 - nf];
-		if (m > (uint64_t)INT64_MAX / f)
+		if (__builtin_mul_overflow(m, pow10_u64[3 - nf], &m) || m > (uint64_t)INT64_MAX)
 			return NULL;
-		*out = (int64_t)(m * f);
-	} else {
+	} else { /* below a ns: round half away from zero (m < 10^19, so the result fits) */
 		uint64_t d = pow10_u64[nf - 3], r = m % d;
-		*out = (int64_t)(m / d + (r >= d - r));
+		m = m / d + (r >= d - r);
 	}
+	*out = (int64_t)m;
 	return e;
 }
 
@@ -2490,7 +2491,7 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 		count_event(s, ev);
 		/* The separator and the next event's '{', from the index: what step_events() finds
 		 * after skipping whitespace (between entries there is only whitespace), taken here
-		 * so that the next call starts at the '{'. */
+		 * so that the next call starts at the '{' (fast_next: straight to read_event()). */
 		{
 			const char *text = s->buf + s->idx_from;
 			const uint32_t *cur = s->idx + s->idx_k; /* at most the first sentinel */
@@ -2499,6 +2500,7 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 				s->idx_k++;
 				s->after_value = 0;
 				s->after_comma = 1;
+				s->fast_next = 1;
 			}
 		}
 		return 1;
@@ -2664,6 +2666,18 @@ static int step_tail(tl_trace_stream *s)
 
 int tl_trace_stream_next(tl_trace_stream *s, tl_trace_event *ev)
 {
+	if (s->fast_next) {
+		/* The last event was followed by ',' and '{' (read_event() took them): what
+		 * step_events() would find; go to the event directly. */
+		int r;
+		s->fast_next = 0;
+		if ((r = read_event(s, ev)) == 1)
+			return 1;
+		if (r < 0) {
+			fatal(s, r, s->base + s->pos, "out of memory");
+			return r;
+		}
+	}
 	for (;;) {
 		int r = 0;
 

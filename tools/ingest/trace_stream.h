@@ -227,6 +227,7 @@ typedef struct tl_trace_stream {
 	int state, after_state; /* where the top-level state machine is, and where skipping returns */
 	int key;                /* the top-level key whose value is being read */
 	int after_value, after_comma; /* the last thing read was a value, a comma */
+	int fast_next;          /* pos is at the '{' of an event, the separator before it taken */
 	uint32_t *idx;        /* the structural index of buf[idx_from..idx_to), allocated once */
 	size_t idx_n, idx_k;  /* its entries, the next one to look at */
 	size_t idx_from, idx_to;
