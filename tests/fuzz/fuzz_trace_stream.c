@@ -103,6 +103,28 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 			h = mix_view(h, key);
 			h = mix(h, &val.kind, sizeof val.kind);
 		}
+		/* the members the index walker kept are the members the parser finds */
+		if (ev.args_index) {
+			tl_args_iter ia, ip;
+			tl_view ka, kp;
+			tl_json_value va, vp;
+			int more;
+			tl_args_iter_init_event(&ia, &ev);
+			tl_args_iter_init(&ip, ev.args);
+			do {
+				more = tl_args_next(&ia, &ka, &va);
+				if (more != tl_args_next(&ip, &kp, &vp) ||
+				    (more && (ka.ptr != kp.ptr || ka.len != kp.len || va.kind != vp.kind ||
+				              va.text.ptr != vp.text.ptr || va.text.len != vp.text.len ||
+				              va.is_number != vp.is_number ||
+				              (va.is_number && va.number != vp.number)))) {
+					fprintf(stderr, "fuzz_trace_stream: %s: the indexed args of the event at "
+					        "offset %llu differ from the parsed ones\n", g_input,
+					        (unsigned long long)ev.offset);
+					abort();
+				}
+			} while (more);
+		}
 	}
 	/* The problems themselves, not only their number: the same offsets and texts. */
 	for (unsigned i = 0; i < s.problem_count; i++) {

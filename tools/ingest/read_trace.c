@@ -146,7 +146,9 @@ typedef struct reader {
 
 /* A string view as plain text: the bytes themselves when there is no escape,
  * else decoded into the scratch buffer (valid until the next call). */
-static const char *text_of(reader *r, tl_view v, int plain, size_t *len)
+static const char *text_unescaped(reader *r, tl_view v, size_t *len);
+
+static inline const char *text_of(reader *r, tl_view v, int plain, size_t *len)
 {
     if (v.ptr == NULL) {
         *len = 0;
@@ -156,6 +158,12 @@ static const char *text_of(reader *r, tl_view v, int plain, size_t *len)
         *len = v.len;
         return v.ptr;
     }
+    return text_unescaped(r, v, len);
+}
+
+/* text_of() for a view with a backslash. */
+static const char *text_unescaped(reader *r, tl_view v, size_t *len)
+{
     size_t need = tl_view_unescape(v, r->scratch, r->scratch_cap);
     if (need + 1 > r->scratch_cap) {
         char *s = realloc(r->scratch, need + 1);
@@ -271,11 +279,18 @@ static int profiler_step(const char *name, size_t len, int64_t *n)
     return 1;
 }
 
+static int find_category(reader *r, const char *cat, size_t cat_len);
+
 /* Make r->cat the category cat; 0 on success. */
-static int use_category(reader *r, const char *cat, size_t cat_len)
+static inline int use_category(reader *r, const char *cat, size_t cat_len)
 {
     if (cat == r->cat_text && cat_len == r->cat_text_len && r->cat != NULL)
         return 0; /* the same bytes, asked again for the same event */
+    return find_category(r, cat, cat_len);
+}
+
+static int find_category(reader *r, const char *cat, size_t cat_len)
+{
     r->cat_text = cat;
     r->cat_text_len = cat_len;
     if (r->cat != NULL && cat_len == r->cat->len && memcmp(cat, r->cat->cat, cat_len) == 0)
@@ -502,7 +517,7 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_json_value v;
     tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0, 0.0 / 0.0 };
     int found = 0, host = 0;
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
             continue;
@@ -530,7 +545,7 @@ static void counter_event(reader *r, const char *name, size_t name_len, const tl
     tl_view k;
     tl_json_value v;
     char full[512];
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
             continue;
@@ -548,7 +563,7 @@ static void thread_name(reader *r, const tl_trace_event *ev)
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!tl_view_eq(k, "name") || v.kind != TL_JSON_STRING)
             continue;

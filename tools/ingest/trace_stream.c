@@ -2178,12 +2178,16 @@ static uint32_t read_value_fast(const char *text, const uint32_t **curp, struct 
  * after the '}', or FW_FALLBACK at the first thing the byte parser has to judge. Depths are
  * those of parse_object()/skip_container(): the event is 1, "args" 2, what is in args 3.
  */
+/* Phases whose args read_trace.c iterates: their members are kept (tl_args_index). */
+static const unsigned char keep_args[256] = { ['i'] = 1, ['I'] = 1, ['C'] = 1, ['M'] = 1 };
+
 static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
-                     struct fast_ints *ints, const char **endp)
+                     struct fast_ints *ints, tl_args_index *argsix, const char **endp)
 {
 	const uint32_t *cur = *curp;
 	const char *e;
-	uint32_t o, ko, vo, tok, ao;
+	tl_args_index *ix = NULL;
+	uint32_t o, ko, vo, tok, ao, na = 0;
 	unsigned ch, seen = 0;
 	int rc = FW_FALLBACK, k;
 	enum tl_json_kind kind;
@@ -2265,6 +2269,9 @@ member:
 		if (2 > c->max_depth)
 			goto out;
 		ao = o;
+		/* the members of the args tally reads (memory instants, counters, thread names) */
+		ix = ev->ph.len == 1 && keep_args[(unsigned char)ev->ph.ptr[0]] ? argsix : NULL;
+		na = 0;
 		NEXT();
 		if (ch == '}')
 			goto args_end;
@@ -2282,6 +2289,16 @@ arg_member: /* a member of "args": one of the four decoded, or passed over like 
 	NEXT();
 	if (ch != ':')
 		goto out;
+	if (ix) {
+		if (na == TL_ARGS_INDEX_MAX) {
+			ix = NULL; /* too many: tl_args_next() parses them */
+		} else {
+			ix->key[na] = ko;
+			ix->colon[na] = o;
+			ix->value[na] = *cur;
+			na++;
+		}
+	}
 	if (o - ko == 8 || o - ko == 13 || text[o - 1] != '"') { /* a key of 6 or 11 bytes */
 		unsigned char *has;
 		int64_t *dst = fast_arg_key(ev, text + ko, text + o, &has);
@@ -2333,6 +2350,12 @@ arg_after:
 		goto out;
 args_end:
 	ev->args = (tl_view){ text + ao, o + 1 - ao };
+	if (ix) {
+		ix->text = text;
+		ix->n = na;
+		ix->close = o;
+		ev->args_index = ix;
+	}
 	NEXT();
 	goto after;
 
@@ -2434,7 +2457,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 		if (text[*cur++] != '{')
 			return 0;
 		zero_event(ev);
-		r = fast_walk(text, &cur, &c, ev, &s->fast_ints, endp);
+		r = fast_walk(text, &cur, &c, ev, &s->fast_ints, &s->args_ix, endp);
 		if (r == FW_OK && cur <= s->idx + s->idx_n) {
 			if (c.w.any)
 				return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
@@ -2864,8 +2887,81 @@ size_t tl_view_unescape(tl_view v, char *buf, size_t cap)
 	return n;
 }
 
+void tl_args_iter_init_event(tl_args_iter *it, const tl_trace_event *ev)
+{
+	tl_args_iter_init(it, ev->args);
+	if (ev->args_index && it->p) {
+		it->ix = ev->args_index;
+		it->i = 0;
+	}
+}
+
+static int text_to_double(tl_view t, double *out);
+
+static inline int is_ws(char ch)
+{
+	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* tl_args_next() from the members the index walker kept: the object was checked whole, so
+ * each value runs from its first byte to the last one before the ',' or '}' after it. */
+static int args_next_indexed(tl_args_iter *it, tl_view *key, tl_json_value *val)
+{
+	const tl_args_index *x = it->ix;
+	uint32_t i = it->i;
+	const char *t = x->text, *k, *v, *e;
+
+	if (i >= x->n) {
+		it->ix = NULL;
+		it->p = it->end = NULL;
+		return 0;
+	}
+	for (k = t + x->colon[i] - 1; *k != '"'; k--)
+		;
+	key->ptr = t + x->key[i] + 1;
+	key->len = (size_t)(k - key->ptr);
+	if (i + 1 < x->n) { /* back from the next key over whitespace, ',' and whitespace */
+		for (e = t + x->key[i + 1] - 1; is_ws(*e); e--)
+			;
+		e--;
+	} else {
+		e = t + x->close - 1;
+	}
+	while (is_ws(*e))
+		e--;
+	e++;
+	v = t + x->value[i];
+	switch (*v) {
+	case '"':
+		val->kind = TL_JSON_STRING;
+		val->text = (tl_view){ v + 1, (size_t)(e - v) - 2 };
+		break;
+	case '{': val->kind = TL_JSON_OBJECT; break;
+	case '[': val->kind = TL_JSON_ARRAY; break;
+	case 't': val->kind = TL_JSON_TRUE; break;
+	case 'f': val->kind = TL_JSON_FALSE; break;
+	case 'n': val->kind = TL_JSON_NULL; break;
+	default: val->kind = TL_JSON_NUMBER; break; /* a number: nothing else passed the walk */
+	}
+	if (*v != '"')
+		val->text = (tl_view){ v, (size_t)(e - v) };
+	it->i = i + 1;
+	if (e - v <= 15 && is_digit(*v) && v + digit_run(v) == e) {
+		/* a plain integer, as text_to_double() reads it (the buffer goes on past it) */
+		val->number = (double)run_value(v, (unsigned)(e - v));
+		val->is_number = 1;
+		return 1;
+	}
+	val->number = 0;
+	val->is_number = (val->kind == TL_JSON_NUMBER || val->kind == TL_JSON_STRING) &&
+	                 text_to_double(val->text, &val->number);
+	return 1;
+}
+
 void tl_args_iter_init(tl_args_iter *it, tl_view args)
 {
+	it->ix = NULL;
+	it->i = 0;
 	it->p = it->end = NULL;
 	if (args.ptr && args.len >= 2 && args.ptr[0] == '{') {
 		it->p = args.ptr + 1;
@@ -2947,6 +3043,8 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
 {
 	const char *p = it->p, *end = it->end, *q, *e;
 
+	if (it->ix)
+		return args_next_indexed(it, key, val);
 	if (!p)
 		return 0;
 	p = skip_ws(p, end);

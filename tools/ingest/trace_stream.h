@@ -66,6 +66,18 @@ enum tl_json_kind {
 	TL_JSON_NONFINITE,
 };
 
+/* Where the members of an event's "args" are, as the index walker found them (offsets from
+ * `text`): tl_args_iter_init_event() iterates them without parsing the object again. Kept by
+ * the stream for events whose phase is one whose args tally reads (i, I, C, M) and that have
+ * at most TL_ARGS_INDEX_MAX members. */
+#define TL_ARGS_INDEX_MAX 32
+typedef struct tl_args_index {
+	const char *text;
+	uint32_t n;     /* members */
+	uint32_t close; /* the '}' of args */
+	uint32_t key[TL_ARGS_INDEX_MAX], colon[TL_ARGS_INDEX_MAX], value[TL_ARGS_INDEX_MAX];
+} tl_args_index;
+
 /* One event of "traceEvents". All views borrow the stream's buffer. String views hold the raw
  * content between the quotes, still JSON-escaped: compare with tl_view_eq() when the literal
  * has no escapes, decode with tl_view_unescape(). */
@@ -93,6 +105,7 @@ typedef struct tl_trace_event {
 
 	/* The raw JSON text of "args", braces included, for lazy decoding with tl_args_next(). */
 	tl_view args;
+	const tl_args_index *args_index; /* its members when the index walker kept them, or NULL */
 
 	/* Kineto args the analysis always needs, decoded on the way: "stream", "device",
 	 * "correlation", "External id" (integers only). */
@@ -233,6 +246,7 @@ typedef struct tl_trace_stream {
 	size_t idx_from, idx_to;
 	int idx_valid;
 	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
+	tl_args_index args_ix; /* what args_index points to */
 	struct fast_ints {    /* the last pid and tid the index walker decoded */
 		uint64_t w[2];
 		int64_t v[2];
@@ -300,10 +314,16 @@ typedef struct tl_json_value {
 /* An iterator over the members of a raw JSON object such as tl_trace_event.args. */
 typedef struct tl_args_iter {
 	const char *p, *end;
+	const tl_args_index *ix; /* members found by the index walker, or NULL */
+	uint32_t i;
 } tl_args_iter;
 
 /* Start iterating the object `args` (may be absent: then there are no members). */
 void tl_args_iter_init(tl_args_iter *it, tl_view args);
+
+/* The same over ev->args, from the members the index walker kept when it has (the same
+ * members, without parsing the object again). */
+void tl_args_iter_init_event(tl_args_iter *it, const tl_trace_event *ev);
 
 /* Step to the next member: sets *key (escaped content) and *val, returns 1; returns 0 after
  * the last member or at the first thing that is not a member. The views borrow `args`. Counter
