@@ -3,9 +3,10 @@
  *
  * One block loop (SCAN_LOOP) is stamped out per instruction set: the classification of 64
  * bytes into bitmasks is the only part that differs (SSE2: four 16-byte compares per class;
- * AVX2: two 32-byte ones; scalar: a byte loop, for other CPUs and as the tests' reference),
- * plus the prefix xor (PCLMUL's carry-less multiply by all ones, or six shifts). Everything
- * after the masks is plain 64-bit arithmetic shared by all.
+ * AVX2: a nibble-table lookup per 32 bytes; scalar: a byte loop, for other CPUs and as the
+ * tests' reference), plus the prefix xor (PCLMUL's carry-less multiply by all ones, or six
+ * shifts) and the trailing-zero count of the flatten (tzcnt with BMI1). Everything after the
+ * masks is plain 64-bit arithmetic shared by all.
  */
 #include "ingest/json_scan.h"
 

@@ -16,6 +16,10 @@
  * Speed comes from not decoding: strings are scanned 8 bytes at a time for the four bytes that
  * matter (quote, backslash, control, non-ASCII), numbers are only delimited unless the field is
  * one we decode, and there are no per-byte function calls on the hot paths.
+ *
+ * Above both, the fast path (fast_walk and its helpers) walks most events from the structural
+ * index instead: per entry a load and a compare or two, the fields decoded from their bytes
+ * with SWAR arithmetic (8 digits at a time), keys named by a perfect hash; see its comment.
  */
 #define _GNU_SOURCE /* memrchr */
 #include "ingest/trace_stream.h"

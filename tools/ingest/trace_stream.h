@@ -10,11 +10,12 @@
  * from its start, so the parser itself never has to suspend.
  *
  * Each event is first walked from a SIMD structural index of the buffer (json_scan.h: the
- * positions of brackets, colons, commas, string ends and token starts), which passes over
- * strings and skipped values without reading their bytes; at anything the walk is not sure of
- * (an escape, a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key)
- * the careful byte parser reads the event instead, so every warning, error and offset is the
- * byte parser's. Results never depend on which of the two read an event.
+ * positions of brackets, colons, commas, string starts, token starts and where a token stops
+ * being digits), which passes over strings, numbers and skipped values without reading their
+ * bytes, checking the grammar of every entry; at anything the walk is not sure of (an escape,
+ * a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key) the
+ * careful byte parser reads the event instead, so every warning, error and offset is the byte
+ * parser's. Results never depend on which of the two read an event.
  *
  * What real producers write is accepted and counted (see tl_trace_stats): a UTF-8 BOM, trailing,
  * leading and missing commas, numbers written as strings, NaN/Infinity, invalid UTF-8, raw
