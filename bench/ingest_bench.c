@@ -947,7 +947,8 @@ static void usage(FILE *f)
           "  --generate-only     make the data (if missing) and stop\n"
           "  --once PATH         ingest PATH once in this process and print the profile's\n"
           "                      counts (for perf record / valgrind); a directory is read with\n"
-          "                      tl_run_ingest, --jobs N wide (default 1)\n",
+          "                      tl_run_ingest, --jobs N wide (default 1); with --tokenizer\n"
+          "                      (or --byte-parser) only the tl_trace_stream_next loop\n",
           f);
 }
 
@@ -1028,12 +1029,15 @@ static int rss_per_rank(const bench_options *o, const char *small, const char *l
 }
 #endif
 
-static int once(const char *path, int jobs)
+/* tokenize: 0 the whole ingest, 1 the tokenizer alone from the index, 2 with the byte parser */
+static int once(const char *path, int jobs, int tokenize)
 {
-    job j = { path, jobs };
+    job j = { path, tokenize == 2 ? -1 : jobs };
     result r;
     memset(&r, 0, sizeof r);
-    if (dir_exists(path))
+    if (tokenize)
+        child_tokenize(&j, &r);
+    else if (dir_exists(path))
         child_run(&j, &r);
     else
         child_ingest(&j, &r);
@@ -1060,7 +1064,7 @@ int main(int argc, char **argv)
     o.rss_test = 1;
     o.gz_level = 6;
     const char *once_path = NULL;
-    int once_jobs = 1;
+    int once_jobs = 1, once_tokenize = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -1090,6 +1094,10 @@ int main(int argc, char **argv)
             once_path = argv[++i];
         } else if (!strcmp(a, "--jobs") && more) {
             once_jobs = atoi(argv[++i]);
+        } else if (!strcmp(a, "--tokenizer")) {
+            once_tokenize = 1;
+        } else if (!strcmp(a, "--byte-parser")) {
+            once_tokenize = 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -1104,7 +1112,7 @@ int main(int argc, char **argv)
         }
     }
     if (once_path)
-        return once(once_path, once_jobs < 1 ? 1 : once_jobs);
+        return once(once_path, once_jobs < 1 ? 1 : once_jobs, once_tokenize);
     if (o.repeat < 1)
         o.repeat = 1;
     if (o.repeat > MAX_RUNS)
