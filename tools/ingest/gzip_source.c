@@ -189,9 +189,10 @@ void tl_gzip_source_release(tl_gzip_source *g)
 {
 	bg_stop(g);
 	dec_end(g);
-	free(g->chunk[0]);
-	free(g->chunk[1]);
-	g->chunk[0] = g->chunk[1] = NULL;
+	for (int i = 0; i < TL_GZIP_CHUNKS; i++) {
+		free(g->chunk[i]);
+		g->chunk[i] = NULL;
+	}
 	g->out = NULL;
 	free(g->in);
 	g->in = g->next_in = NULL;
@@ -268,8 +269,7 @@ static int sniff(tl_gzip_source *g)
 		g->mode = M_PLAIN;
 		return 0;
 	}
-	if (!(g->chunk[0] = calloc(1, GZ_OUT_SIZE)) || !(g->chunk[1] = calloc(1, GZ_OUT_SIZE)) ||
-	    dec_start(g) < 0) {
+	if (dec_start(g) < 0) {
 		fail(g, 0, "cannot start the gzip decoder", NULL);
 		return -1;
 	}
@@ -411,12 +411,20 @@ static void copy_out(unsigned char *dst, const unsigned char *src, size_t n)
 /* Decode the next chunk into chunk[slot]: decode_some() and the decoder's mode after it. */
 static void produce(tl_gzip_source *g, int slot)
 {
-	ssize_t n = decode_some(g, g->chunk[slot]);
+	ssize_t n;
+
+	if (!g->chunk[slot] && !(g->chunk[slot] = calloc(1, GZ_OUT_SIZE))) {
+		fail(g, g->in_bytes, "out of memory", NULL);
+		g->chunk_len[slot] = 0;
+		g->chunk_mode[slot] = M_ERROR;
+		return;
+	}
+	n = decode_some(g, g->chunk[slot]);
 	g->chunk_len[slot] = n > 0 ? (size_t)n : 0;
 	g->chunk_mode[slot] = n < 0 ? M_ERROR : g->mode;
 }
 
-/* The helper: chunk after chunk into the two slots in turn, each once the reader gave it back,
+/* The helper: chunk after chunk into the slots in turn, each once the reader gave it back,
  * until a chunk ends the input. Only the helper touches the decoder's fields while it runs;
  * the mutex orders its writes before the reader's reads of a chunk marked ready. */
 /* The public fields the decoder sets, as they were after a chunk: when the reader stops before
@@ -433,9 +441,9 @@ struct gz_bg {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int ready[2]; /* decoded and not yet handed back by the reader */
+	int ready[TL_GZIP_CHUNKS]; /* decoded and not yet handed back by the reader */
 	int stop, running;
-	struct gz_state before, after[2]; /* at the start, after each slot's chunk */
+	struct gz_state before, after[TL_GZIP_CHUNKS]; /* at the start, after each slot's chunk */
 };
 
 static void save_state(const tl_gzip_source *g, struct gz_state *st)
@@ -479,7 +487,7 @@ static void *bg_main(void *arg)
 		pthread_mutex_unlock(&b->mu);
 		if (g->chunk_mode[slot] != M_GZIP)
 			break;
-		slot ^= 1;
+		slot = (slot + 1) % TL_GZIP_CHUNKS;
 	}
 	return NULL;
 }
@@ -520,7 +528,7 @@ static void bg_stop(tl_gzip_source *g)
 		pthread_mutex_unlock(&b->mu);
 		pthread_join(b->thread, NULL);
 		/* as the reader would have left them decoding itself */
-		load_state(g, g->chunks_taken ? &b->after[(g->chunks_taken - 1) & 1] : &b->before);
+		load_state(g, g->chunks_taken ? &b->after[(g->chunks_taken - 1) % TL_GZIP_CHUNKS] : &b->before);
 	}
 	pthread_cond_destroy(&b->cv);
 	pthread_mutex_destroy(&b->mu);
@@ -564,9 +572,9 @@ static void give_back(tl_gzip_source *g, int slot)
 /*
  * Hand out decoded bytes, chunk by chunk. The decoder never writes into the caller's buffer:
  * on a corrupt member isa-l may count as output bytes it did not write (the tail of a bad
- * match), which then hold whatever was in the output space before. In the two chunks (zeroed
- * when allocated, then only ever written by this decoder, in turn, in the same sequence of
- * calls whoever makes them) that is a function of the input alone; in the caller's buffer it
+ * match), which then hold whatever was in the output space before. In the chunks (zeroed when
+ * allocated, then only ever written by this decoder, in turn, in the same sequence of calls
+ * whoever makes them) that is a function of the input alone; in the caller's buffer it
  * depended on the caller's read size and its earlier data (a fuzz finding: 890 warnings with
  * 1 MiB reads, 895 with 16 bytes). The copy costs about 1 ms per 100 MB of JSON, 3-4 % of
  * inflating alone. With `background`, a helper thread decodes the next chunk while the reader
@@ -577,13 +585,13 @@ static ssize_t read_gzip(tl_gzip_source *g, void *buf, size_t cap)
 	size_t k;
 
 	if (g->out_pos == g->out_len) {
-		int slot = (int)(g->chunks_taken & 1);
+		int slot = (int)(g->chunks_taken % TL_GZIP_CHUNKS);
 		if (g->rmode != M_GZIP)
 			return g->rmode == M_DONE ? 0 : -1;
 		if (g->chunks_taken == 0 && g->background && !g->bg)
 			bg_start(g);
 		if (g->chunks_taken > 0)
-			give_back(g, slot ^ 1);
+			give_back(g, (slot + TL_GZIP_CHUNKS - 1) % TL_GZIP_CHUNKS);
 		take_chunk(g, slot);
 		g->chunks_taken++;
 		g->out = g->chunk[slot];

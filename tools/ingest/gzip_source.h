@@ -22,6 +22,11 @@
 
 #include <stdint.h>
 
+/* Decoded chunks of 256 KiB the helper thread may be ahead of the reader, plus the one being
+ * read: the trace stream takes about 1 MiB per fill, so the helper can decode the next one
+ * while the stream parses. */
+#define TL_GZIP_CHUNKS 6
+
 typedef struct tl_gzip_source {
 	int is_gzip;               /* known after the first read: the input had the gzip magic */
 	unsigned members;          /* gzip members started so far */
@@ -47,10 +52,11 @@ typedef struct tl_gzip_source {
 	size_t out_pos, out_len;
 	uint64_t in_read; /* bytes taken from the inner source */
 	/* Decoded chunks, filled in turn by the decoder (the helper thread or the reader) and
-	 * handed out by the reader; chunk_mode is the decoder's mode after each. */
-	unsigned char *chunk[2];
-	size_t chunk_len[2];
-	int chunk_mode[2];
+	 * handed out by the reader; chunk_mode is the decoder's mode after each. Each buffer is
+	 * allocated, zeroed, when first used. */
+	unsigned char *chunk[TL_GZIP_CHUNKS];
+	size_t chunk_len[TL_GZIP_CHUNKS];
+	int chunk_mode[TL_GZIP_CHUNKS];
 	uint64_t chunks_taken;
 	int rmode;                 /* the reader's mode: the last chunk's, M_ERROR on its own errors */
 	void *bg;                  /* the helper thread, when background */
