@@ -94,6 +94,7 @@ int tl_cmd_report(int argc, char **argv)
         }
     tl_analyze_options aopt;
     tl_analyze_options_init(&aopt);
+    aopt.drop_samples = json == NULL; /* only the JSON aggregate carries them */
     aopt.whole_trace = whole;
     tl_aggregate agg;
     size_t warnings = 0;

@@ -382,6 +382,7 @@ int tl_cmd_summary(int argc, char **argv)
     size_t width = tl_text_width((int)want, STDOUT_FILENO);
     tl_analyze_options opt;
     tl_analyze_options_init(&opt);
+    opt.drop_samples = 1; /* no compare, no partial: the samples are not used */
     opt.whole_trace = whole;
     tl_aggregate agg;
     size_t warnings = 0;

@@ -831,6 +831,21 @@ static int take_calltree(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+static void drop_samples(tl_dur_stat *d)
+{
+    free(d->samples);
+    d->samples = NULL;
+    d->nsamples = d->samples_cap = 0;
+}
+
+void tl_session_drop_samples(tl_session *s)
+{
+    for (size_t i = 0; i < s->nnames; i++)
+        drop_samples(&s->names[i].d);
+    for (size_t i = 0; i < s->nkernels; i++)
+        drop_samples(&s->kernels[i].d);
+}
+
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     if (tl_session_from_skipped(s, p) != 0)
