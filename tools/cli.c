@@ -639,6 +639,8 @@ static void analyze_profile(tl_profile *p, void *user)
         free(s);
         return;
     }
+    if (opt->drop_samples)
+        tl_session_drop_samples(s);
     p->result = s;
     tl_profile_shrink(p);
 }

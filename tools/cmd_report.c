@@ -76,9 +76,13 @@ int tl_cmd_report(int argc, char **argv)
     tl_cli_default_output(&cli, paths, 3, DEFAULT_OUTPUT, "report");
     if ((rc = tl_cli_check_outputs(&cli, paths, 3)) >= 0)
         return rc;
+    tl_analyze_options aopt;
+    tl_analyze_options_init(&aopt);
+    aopt.drop_samples = json == NULL; /* only the JSON aggregate carries them */
+    aopt.whole_trace = whole;
     tl_aggregate agg;
-    size_t warnings;
-    rc = tl_cli_analyze_inputs(&cli, whole, &agg, &warnings);
+    size_t warnings = 0;
+    rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
         report_doc doc = { &agg, &ro };

@@ -42,9 +42,13 @@ int tl_cmd_summary(int argc, char **argv)
         }
     }
     size_t width = tl_text_width((int)want, STDOUT_FILENO);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    opt.drop_samples = 1; /* no compare, no partial: the samples are not used */
+    opt.whole_trace = whole;
     tl_aggregate agg;
-    size_t warnings;
-    rc = tl_cli_analyze_inputs(&cli, whole, &agg, &warnings);
+    size_t warnings = 0;
+    rc = tl_cli_analyze(&cli, &opt, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_render_summary(stdout, &agg, warnings, width);
         rc = tl_cli_strict(&cli, tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT : TL_EXIT_OK,

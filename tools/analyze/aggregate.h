@@ -54,6 +54,11 @@ typedef struct tl_analyze_options {
      * identity tells apart as another run (said in a note): what
      * `tally compare --sessions` asks for. */
     int sessions_across_runs;
+    /* The command has no use for each session's samples of every name (only
+     * compare and partial aggregates do): they are freed as soon as a session
+     * is analyzed (tl_session_drop_samples), so that memory per rank stays
+     * small. Not an analysis option: partials do not record it. */
+    int drop_samples;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -66,6 +71,10 @@ int tl_session_from_skipped(tl_session *s, const tl_profile *p);
 /* Take the rank fields of p (after rank assignment), with a warning when the
  * rank was only guessed from the input order. */
 int tl_session_set_rank(tl_session *s, const tl_profile *p);
+/* Free the samples kept per name and kernel (up to TL_PROFILE_MAX_SAMPLES each,
+ * the largest part of an analyzed session); counts, totals, histograms and
+ * everything else stay. */
+void tl_session_drop_samples(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
 
