@@ -349,6 +349,7 @@ static int parse(tl_cli *cli, int argc, char **argv)
 int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
 {
     memset(cli, 0, sizeof *cli);
+    tl_analyze_options_init(&cli->analyze);
     cli->spec = spec;
     cli->cmd = spec->name;
     cli->jobs = default_jobs();
@@ -789,15 +790,6 @@ void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, cons
     paths[0] = name;
     if (!cli->quiet)
         fprintf(stderr, "tally: no output asked for; writing the HTML %s to %s (-o FILE names it)\n", what, name);
-}
-
-int tl_cli_analyze_inputs(const tl_cli *cli, int whole_trace, tl_aggregate *agg, size_t *warnings)
-{
-    tl_analyze_options opt;
-    tl_analyze_options_init(&opt);
-    opt.whole_trace = whole_trace;
-    *warnings = 0;
-    return tl_cli_analyze(cli, &opt, agg, warnings);
 }
 
 int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)

@@ -67,6 +67,10 @@ typedef struct tl_cli {
     struct tl_cli_seen *seen;
     tl_output *outs[TL_CLI_MAX_OUTPUTS];
     size_t nouts;
+    /* The analysis options of the command line: their defaults are set by
+     * tl_cli_begin before it parses, so a command's option may point into
+     * them (--whole-trace: &cli.analyze.whole_trace). */
+    tl_analyze_options analyze;
 } tl_cli;
 
 /* Parse argv (argv[0] is the subcommand) by spec. Returns -1 to go on, or the
@@ -160,11 +164,6 @@ int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n);
  * becomes name, and stderr says so unless --quiet ("writing the HTML what
  * to name"). */
 void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what);
-
-/* Read and analyze the inputs (tl_cli_analyze) with the default analysis
- * options, the GPU breakdown over the whole trace when whole_trace
- * (--whole-trace). */
-int tl_cli_analyze_inputs(const tl_cli *cli, int whole_trace, tl_aggregate *agg, size_t *warnings);
 
 /* Read one partial aggregate (tally aggregate --partial) at path into agg
  * (initialized, not finished), recorded as an input so that no output

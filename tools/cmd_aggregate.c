@@ -8,24 +8,24 @@
 
 int tl_cmd_aggregate(int argc, char **argv)
 {
-    int partial = 0, whole = 0;
+    int partial = 0;
     const char *out = "-";
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
         { "--partial", "-p", 0, &partial, NULL, "write a partial aggregate for `tally merge`", NULL },
-        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {
         "aggregate", "INPUT...", "Every analysis of the inputs as one JSON document.", NULL, opts, 1, -1,
     };
-    tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)
         return rc;
     tl_aggregate agg;
-    size_t warnings;
-    rc = tl_cli_analyze_inputs(&cli, whole, &agg, &warnings);
+    size_t warnings = 0;
+    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK)
         rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), warnings);
     tl_aggregate_release(&agg);

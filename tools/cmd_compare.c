@@ -67,15 +67,14 @@ static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 }
 
 /* One side (one argument) into a finished aggregate; release it either way. */
-static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
-                     size_t *warnings)
+static int load_side(const tl_cli *cli, const char *input, tl_aggregate *agg, size_t *warnings)
 {
     if (is_partial(input))
         return load_partial(cli, input, agg);
     tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
     one.inputs = &input;
     one.ninputs = 1;
-    return tl_cli_analyze(&one, aopt, agg, warnings);
+    return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
 }
 
 /* "5%", "5" or "2.5 %": a percentage from 0 to 1000. */
@@ -129,7 +128,7 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
 
 typedef struct compare_args {
     const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *memory;
-    int fail, normalize, whole, sessions;
+    int fail, normalize, sessions;
 } compare_args;
 
 static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
@@ -172,7 +171,8 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
         { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
@@ -186,7 +186,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
-        { "--whole-trace", NULL, 0, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {
@@ -197,7 +197,6 @@ int tl_cmd_compare(int argc, char **argv)
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
         opts, 1, 2, /* two, or one with --sessions (check_args) */
     };
-    tl_cli cli;
     tl_cmp_options co;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
@@ -210,15 +209,12 @@ int tl_cmd_compare(int argc, char **argv)
     tl_cli_default_output(&cli, paths, 4, DEFAULT_OUTPUT, "page");
     if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0)
         return rc;
-    tl_analyze_options aopt;
-    tl_analyze_options_init(&aopt);
-    aopt.whole_trace = a.whole;
-    aopt.sessions_across_runs = a.sessions;
+    cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
+    rc = load_side(&cli, cli.inputs[0], &base, &wb);
     /* --sessions: both sides are the one input, told apart by co.session. */
-    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
+    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, cli.inputs[1], &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {

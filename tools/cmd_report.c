@@ -52,14 +52,14 @@ static int write_output(tl_output *o, size_t i, void *ctx)
 
 int tl_cmd_report(int argc, char **argv)
 {
-    int whole = 0;
     const char *out = NULL, *title = NULL, *json = NULL, *md = NULL;
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "the HTML report (- for standard output)", "FILE" },
         { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
         { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
-        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { 0 },
     };
     const tl_cli_spec spec = {
@@ -68,7 +68,6 @@ int tl_cmd_report(int argc, char **argv)
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
         opts, 1, -1,
     };
-    tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
@@ -76,13 +75,10 @@ int tl_cmd_report(int argc, char **argv)
     tl_cli_default_output(&cli, paths, 3, DEFAULT_OUTPUT, "report");
     if ((rc = tl_cli_check_outputs(&cli, paths, 3)) >= 0)
         return rc;
-    tl_analyze_options aopt;
-    tl_analyze_options_init(&aopt);
-    aopt.drop_samples = json == NULL; /* only the JSON aggregate carries them */
-    aopt.whole_trace = whole;
+    cli.analyze.drop_samples = json == NULL; /* only the JSON aggregate carries them */
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
+    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
         report_doc doc = { &agg, &ro };

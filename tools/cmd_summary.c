@@ -15,10 +15,10 @@
 
 int tl_cmd_summary(int argc, char **argv)
 {
-    int whole = 0;
     const char *width_arg = NULL;
+    tl_cli cli;
     const tl_cli_opt opts[] = {
-        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
         { "--width", NULL, 1, NULL, &width_arg, "columns to fit (default: the terminal's width, else 80)", "N" },
         { 0 },
     };
@@ -26,7 +26,6 @@ int tl_cmd_summary(int argc, char **argv)
         "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
         NULL, opts, 1, -1,
     };
-    tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
@@ -42,13 +41,10 @@ int tl_cmd_summary(int argc, char **argv)
         }
     }
     size_t width = tl_text_width((int)want, STDOUT_FILENO);
-    tl_analyze_options opt;
-    tl_analyze_options_init(&opt);
-    opt.drop_samples = 1; /* no compare, no partial: the samples are not used */
-    opt.whole_trace = whole;
+    cli.analyze.drop_samples = 1; /* no compare, no partial: the samples are not used */
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &opt, &agg, &warnings);
+    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_render_summary(stdout, &agg, warnings, width);
         rc = tl_cli_strict(&cli, tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT : TL_EXIT_OK,
