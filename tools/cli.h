@@ -42,6 +42,12 @@ typedef struct tl_cli_opt {
     const char *arg;    /* the value's name in the help (NULL: "VALUE") */
 } tl_cli_opt;
 
+/* The option of every command that analyzes, spelled once: --whole-trace
+ * sets the analysis option of cli (a tl_cli, declared before the table). */
+#define TL_CLI_OPT_WHOLE_TRACE(cli)                                                                                 \
+    { "--whole-trace", NULL, 0, &(cli).analyze.whole_trace, NULL,                                                   \
+      "GPU breakdown over the whole trace, not the ProfilerStep window", NULL }
+
 /* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */
 typedef struct tl_cli_spec {
     const char *name;     /* "report" */

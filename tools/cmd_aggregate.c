@@ -14,7 +14,7 @@ int tl_cmd_aggregate(int argc, char **argv)
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
         { "--partial", "-p", 0, &partial, NULL, "write a partial aggregate for `tally merge`", NULL },
-        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {

@@ -186,7 +186,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
-        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {

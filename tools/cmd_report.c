@@ -59,7 +59,7 @@ int tl_cmd_report(int argc, char **argv)
         { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
         { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
-        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {

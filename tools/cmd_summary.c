@@ -18,7 +18,7 @@ int tl_cmd_summary(int argc, char **argv)
     const char *width_arg = NULL;
     tl_cli cli;
     const tl_cli_opt opts[] = {
-        { "--whole-trace", NULL, 0, &cli.analyze.whole_trace, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { "--width", NULL, 1, NULL, &width_arg, "columns to fit (default: the terminal's width, else 80)", "N" },
         { 0 },
     };
