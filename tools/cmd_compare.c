@@ -95,8 +95,9 @@ static int parse_threshold(const char *s, double *pct)
 /* The HTML's name when no output is asked for. */
 #define DEFAULT_OUTPUT "compare.html"
 
-/* Output i of tl_cmd_compare's (the order of compare_args): the HTML page,
- * the JSON, the Markdown summary, the JUnit XML. 0, or -1 when out of memory. */
+/* Output i of tl_cmd_compare's paths (-o, --json, --markdown, --junit): the
+ * HTML page, the JSON, the Markdown summary, the JUnit XML. 0, or -1 when out
+ * of memory. */
 static int write_output(tl_output *o, size_t i, void *ctx)
 {
     const tl_compare *c = ctx;

@@ -38,8 +38,9 @@ typedef struct report_doc {
     const tl_report_options *ro;
 } report_doc;
 
-/* Output i of tl_cmd_report's: the HTML report, the aggregate JSON, the
- * Markdown summary. 0, or -1 when out of memory. */
+/* Output i of tl_cmd_report's paths (-o, --json, --markdown): the HTML
+ * report, the aggregate JSON, the Markdown summary. 0, or -1 when out of
+ * memory. */
 static int write_output(tl_output *o, size_t i, void *ctx)
 {
     const report_doc *d = ctx;
