@@ -239,17 +239,6 @@ const tl_rule_info *tl_rules(size_t *n);
 char *tl_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *tl_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* a + b for times in ns, saturating at INT64_MIN / INT64_MAX instead of
- * overflowing: sums over sessions and ranks come from inputs (partials
- * included) that may hold anything the reader's ranges allow. */
-static inline int64_t tl_ns_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
-
 /* 100 * part / whole, 0 when whole is not positive (aggregate.c). */
 double tl_pct(int64_t part, int64_t whole);
 /* How full the rank's device got, in % of its memory: the largest of peak

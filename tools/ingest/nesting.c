@@ -118,14 +118,8 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     return t;
 }
 
-/* Times come from the input, which may hold anything an int64 can: sums and
- * differences saturate instead of overflowing. */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
-}
-
+/* Times come from the input, which may hold anything an int64 can:
+ * differences saturate like tl_ns_add's sums (profile.h). */
 static int64_t sat_sub(int64_t a, int64_t b)
 {
     int64_t r;
@@ -138,22 +132,22 @@ static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f
     tl_name_stat *st = f->stat < n->p->nstats ? &n->p->stats[f->stat] : NULL;
     int64_t dur = sat_sub(f->end, f->ts), self = sat_sub(dur, f->children);
     if (st != NULL) {
-        st->self_ns = sat_add(st->self_ns, self > 0 ? self : 0);
+        st->self_ns = tl_ns_add(st->self_ns, self > 0 ? self : 0);
         if (f->outer)
-            st->incl_ns = sat_add(st->incl_ns, dur);
+            st->incl_ns = tl_ns_add(st->incl_ns, dur);
         if (st->open)
             st->open--;
     }
     if (f->node != TL_CALLTREE_NONE) {
         tl_cnode *c = &n->tree->nodes[f->node];
-        c->incl_ns = sat_add(c->incl_ns, dur);
-        c->self_ns = sat_add(c->self_ns, self > 0 ? self : 0);
+        c->incl_ns = tl_ns_add(c->incl_ns, dur);
+        c->self_ns = tl_ns_add(c->self_ns, self > 0 ? self : 0);
         c->count++;
     }
     /* a root holds its top-level calls, recorded as nodes or not */
     uint32_t r = f->toplevel ? n->roots[t->cls >= 0 && t->cls < TL_CTK_COUNT ? t->cls : TL_CTK_OTHER] : TL_CALLTREE_NONE;
     if (r != TL_CALLTREE_NONE) {
-        n->tree->nodes[r].incl_ns = sat_add(n->tree->nodes[r].incl_ns, dur);
+        n->tree->nodes[r].incl_ns = tl_ns_add(n->tree->nodes[r].incl_ns, dur);
         n->tree->nodes[r].count++;
     }
 }
@@ -261,7 +255,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         return;
     }
     t->last_ts = e->ts;
-    int64_t end = sat_add(e->ts, e->dur), adopted = 0;
+    int64_t end = tl_ns_add(e->ts, e->dur), adopted = 0;
     /* Frames that ended before this event starts are done. */
     while (t->n > 0 && t->v[t->n - 1].end <= e->ts)
         finalize(n, t, &t->v[--t->n]);
@@ -273,7 +267,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         if (top->ts >= e->ts && top->end <= end) {
             tl_nest_frame *below = t->n > 1 ? &t->v[t->n - 2] : NULL;
             if (below == NULL || !(below->ts >= e->ts && below->end <= end)) {
-                adopted = sat_add(adopted, sat_sub(top->end, top->ts));
+                adopted = tl_ns_add(adopted, sat_sub(top->end, top->ts));
                 if (below)
                     below->children = sat_sub(below->children, sat_sub(top->end, top->ts));
             }
@@ -296,7 +290,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         t->cap = cap;
     }
     if (t->n > 0)
-        t->v[t->n - 1].children = sat_add(t->v[t->n - 1].children, e->dur);
+        t->v[t->n - 1].children = tl_ns_add(t->v[t->n - 1].children, e->dur);
     tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
     uint32_t node = node_of(n, t, e);
     lane_offer(n, t, e, t->n);

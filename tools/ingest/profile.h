@@ -76,6 +76,17 @@ enum tl_cat_class {
 int tl_cat_class_of(const char *cat, size_t len);
 const char *tl_cat_class_name(int cc);
 
+/* a + b for times in ns, saturating at INT64_MIN / INT64_MAX instead of
+ * overflowing: times and sums come from inputs (traces, partials) that may
+ * hold anything an int64 can. Every stage uses it. */
+static inline int64_t tl_ns_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 /* ---- interned strings, per profile ------------------------------------- */
 
 typedef struct tl_strtab {

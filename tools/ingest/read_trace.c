@@ -437,7 +437,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         dur = 0;
     }
     tl_dur_stat_add(&s->d, (uint64_t)dur, TL_PROFILE_MAX_SAMPLES);
-    tl_profile_span(p, ts, ts + dur);
+    tl_profile_span(p, ts, tl_ns_add(ts, dur));
     int cc = s->cat_class;
     if (cc != TL_CC_OTHER)
         r->kineto_hint = 1;
@@ -481,7 +481,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
              * a count of them, so none is kept). */
             tl_cpu_lane *lane = tl_profile_cpu_lane(p, ev->pid, ev->tid);
             if (lane != NULL) {
-                tl_binner_add(&lane->bins, ts, ts + dur);
+                tl_binner_add(&lane->bins, ts, tl_ns_add(ts, dur));
                 lane->events++;
             }
         }
