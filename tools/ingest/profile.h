@@ -87,6 +87,12 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
     return r;
 }
 
+/* The times a trace event may carry, in ns: beyond them it is malformed
+ * (read_trace.c), which keeps every sum and difference of times inside an
+ * int64. 3e18 ns since the epoch is the year 2065; 1e18 ns is 31 years. */
+#define TL_TRACE_TS_MAX 3000000000000000000LL
+#define TL_TRACE_DUR_MAX 1000000000000000000LL
+
 /* ---- interned strings, per profile ------------------------------------- */
 
 typedef struct tl_strtab {
@@ -402,6 +408,7 @@ typedef struct tl_profile {
     uint64_t events;       /* events read (every phase) */
     uint64_t by_phase[128];/* by the first byte of "ph" */
     uint64_t malformed;    /* events skipped as malformed */
+    uint64_t malformed_times; /* of them, with a time beyond TL_TRACE_TS_MAX or TL_TRACE_DUR_MAX */
     uint64_t unknown_phase;/* events with a phase the format does not define */
     tl_strtab cats;        /* categories seen, with counts in cat_counts */
     uint64_t *cat_counts;

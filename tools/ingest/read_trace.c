@@ -656,6 +656,18 @@ static void one_event(reader *r, const tl_trace_event *ev)
         p->unknown_phase++;
         return;
     }
+    /* A time beyond TL_TRACE_TS_MAX (2065 on the wall clock) or a duration beyond
+     * TL_TRACE_DUR_MAX (31 years) is not a time: such an event is malformed, so
+     * every sum and difference of the analysis stays inside an int64. */
+    if ((ev->has_ts && (ev->ts_ns > TL_TRACE_TS_MAX || ev->ts_ns < -TL_TRACE_TS_MAX)) ||
+        (ev->has_dur && (ev->dur_ns > TL_TRACE_DUR_MAX || ev->dur_ns < -TL_TRACE_DUR_MAX))) {
+        if (p->malformed_times++ == 0)
+            tl_profile_warn(p, "offset %" PRIu64 ": event \"%.*s\" has a time or duration out of range (ts %" PRId64
+                            " ns, dur %" PRId64 " ns); such events are skipped", ev->offset,
+                            (int)(name_len > 80 ? 80 : name_len), name, ev->ts_ns, ev->has_dur ? ev->dur_ns : 0);
+        p->malformed++;
+        return;
+    }
     switch (ev->phase) {
     case 'X':
         if (!ev->has_ts) {
