@@ -108,10 +108,15 @@ void tl_cli_seen_path(const tl_cli *cli, const char *path);
  * Records the identity of every input file in cli for the output check. */
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
 
-/* Print every warning of the run (unless --quiet), including ranks that were
- * only guessed from the input order; returns how many there are (what
- * --strict turns into an error). */
+/* Print every problem of the run's inputs (unless --quiet), one
+ * "tally: NAME: TEXT" line each, ranks only guessed from the input order
+ * included; returns how many there are (what --strict turns into an error).
+ * The inputs that could not be read at all were printed by tl_cli_ingest and
+ * are counted here. */
 size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
+/* The same for one input's identity: its problems printed (unless --quiet)
+ * and counted, those beyond TL_IDENTITY_MAX_PROBLEMS included. */
+size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id);
 
 /* Read the inputs and analyze them into a finished aggregate (initialized
  * here; release it either way). Prints warnings unless --quiet and counts them

@@ -24,30 +24,40 @@ static const char *phase_name(int ph)
     return one;
 }
 
+/* The problems of the input itself (not a rank guessed from the input
+ * order: the rank line says that). */
+static size_t own_problems(const tl_profile *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        n += tl_problem_of_input(&p->id.problems.v[i]);
+    return n;
+}
+
 static void json_profile(tl_json *j, const tl_profile *p)
 {
     tl_json_object_begin(j);
-    tl_json_kv_string(j, "path", p->path);
-    tl_json_kv_string(j, "format", p->skipped ? "not-a-profile" : tl_format_name(p->format));
+    tl_json_kv_string(j, "path", p->id.path);
+    tl_json_kv_string(j, "format", p->skipped ? "not-a-profile" : tl_format_name(p->id.format));
     tl_json_kv_string(j, "format_detail", p->format_detail);
     tl_json_kv_bool(j, "skipped", p->skipped);
     tl_json_key(j, "rank");
-    if (p->rank >= 0 && !p->skipped)
-        tl_json_int(j, p->rank);
+    if (p->id.rank >= 0 && !p->skipped)
+        tl_json_int(j, p->id.rank);
     else
         tl_json_null(j);
     tl_json_key(j, "rank_source");
     if (p->skipped)
         tl_json_null(j);
     else
-        tl_json_string(j, tl_text_rank_source(p->rank_source));
-    tl_json_kv_string(j, "rank_detail", p->rank_detail);
-    tl_json_kv_int(j, "session", p->session);
+        tl_json_string(j, tl_text_rank_source(p->id.rank_source));
+    tl_json_kv_string(j, "rank_detail", p->id.rank_detail);
+    tl_json_kv_int(j, "session", p->id.session);
     tl_json_key(j, "companion_of");
-    p->companion ? tl_json_string(j, p->companion_of) : tl_json_null(j);
+    p->id.companion_of ? tl_json_string(j, p->id.companion_of) : tl_json_null(j);
     tl_json_key(j, "world_size");
-    if (p->world_size > 0)
-        tl_json_int(j, p->world_size);
+    if (p->id.world_size > 0)
+        tl_json_int(j, p->id.world_size);
     else
         tl_json_null(j);
     tl_json_kv_uint(j, "events", p->events);
@@ -78,25 +88,23 @@ static void json_profile(tl_json *j, const tl_profile *p)
     tl_json_kv_uint(j, "bytes", p->bytes);
     tl_json_key(j, "warnings");
     tl_json_array_begin(j);
-    for (int i = 0; i < p->nwarnings; i++)
-        tl_json_string(j, p->warnings[i]);
-    if (p->warnings_dropped) {
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        if (tl_problem_of_input(&p->id.problems.v[i]))
+            tl_json_string(j, p->id.problems.v[i].text);
+    if (p->id.problems.dropped) {
         char more[64];
-        snprintf(more, sizeof more, "%" PRIu64 " more warnings", p->warnings_dropped);
+        snprintf(more, sizeof more, "%" PRIu64 " more warnings", p->id.problems.dropped);
         tl_json_string(j, more);
     }
     tl_json_array_end(j);
     tl_json_object_end(j);
 }
 
-static void json_problem(tl_json *j, const char *problem)
+/* An input that could not be read at all: its identity (ingest.h's run->unreadable). */
+static void json_unreadable(tl_json *j, const tl_identity *id)
 {
-    const char *sep = strstr(problem, ": ");
     tl_json_object_begin(j);
-    if (sep)
-        tl_json_key(j, "path"), tl_json_string_n(j, problem, (size_t)(sep - problem));
-    else
-        tl_json_kv_string(j, "path", problem);
+    tl_json_kv_string(j, "path", id->path);
     tl_json_kv_string(j, "format", "unreadable");
     tl_json_kv_bool(j, "skipped", 1);
     tl_json_key(j, "rank");
@@ -107,7 +115,8 @@ static void json_problem(tl_json *j, const char *problem)
     tl_json_kv_bool(j, "truncated", 0);
     tl_json_key(j, "warnings");
     tl_json_array_begin(j);
-    tl_json_string(j, sep ? sep + 2 : problem);
+    for (size_t i = 0; i < id->problems.n; i++)
+        tl_json_string(j, id->problems.v[i].text);
     tl_json_array_end(j);
     tl_json_object_end(j);
 }
@@ -116,25 +125,25 @@ static void text_profile(FILE *out, const tl_profile *p)
 {
     static char path[8192];
     /* the name line: a newline in a file name must not start a fake record */
-    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
+    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->id.path));
     if (p->skipped) {
         /* The reason first, then whatever else was found on the way. */
-        fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
-        for (int i = 1; i < p->nwarnings; i++)
-            fprintf(out, "  warning      %s\n", p->warnings[i]);
+        fprintf(out, "  skipped      %s\n", p->id.problems.n ? p->id.problems.v[0].text : "not a profile");
+        for (size_t i = 1; i < p->id.problems.n; i++)
+            fprintf(out, "  warning      %s\n", p->id.problems.v[i].text);
         return;
     }
-    fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
+    fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->id.format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
     if (tl_profile_is_aggregate(p))
         return; /* its sessions have their ranks: tally summary shows them */
-    fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
-            p->rank_detail, p->session);
-    if (p->world_size > 0)
-        fprintf(out, ", world size %d", p->world_size);
+    fprintf(out, "  rank         %d (from %s: %s), session %d", p->id.rank, tl_text_rank_source(p->id.rank_source),
+            p->id.rank_detail, p->id.session);
+    if (p->id.world_size > 0)
+        fprintf(out, ", world size %d", p->id.world_size);
     fputc('\n', out);
-    if (p->companion)
-        fprintf(out, "  companion    the trace of %s (its statistics come from the report)\n", p->companion_of);
+    if (p->id.companion_of)
+        fprintf(out, "  companion    the trace of %s (its statistics come from the report)\n", p->id.companion_of);
     fprintf(out, "  events       %" PRIu64, p->events);
     const char *sep = " (";
     for (int ph = 1; ph < 128; ph++)
@@ -162,12 +171,13 @@ static void text_profile(FILE *out, const tl_profile *p)
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");
-    if (p->nwarnings == 0)
+    if (own_problems(p) == 0)
         fprintf(out, "  warnings     none\n");
-    for (int i = 0; i < p->nwarnings; i++)
-        fprintf(out, "  warning      %s\n", p->warnings[i]);
-    if (p->warnings_dropped)
-        fprintf(out, "  warning      %" PRIu64 " more\n", p->warnings_dropped);
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        if (tl_problem_of_input(&p->id.problems.v[i]))
+            fprintf(out, "  warning      %s\n", p->id.problems.v[i].text);
+    if (p->id.problems.dropped)
+        fprintf(out, "  warning      %" PRIu64 " more\n", p->id.problems.dropped);
 }
 
 int tl_cmd_inspect(int argc, char **argv)
@@ -188,7 +198,7 @@ int tl_cmd_inspect(int argc, char **argv)
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
-    int warnings = (int)run.nproblems;
+    int warnings = (int)run.nunreadable;
     /* The JSON is a document: written as it is (not through the console's
      * escaping stream), with every write checked. */
     tl_output *o = json ? tl_cli_open_output(&cli, "-", 0) : NULL;
@@ -199,8 +209,8 @@ int tl_cmd_inspect(int argc, char **argv)
         tl_json_array_begin(&j);
         for (size_t i = 0; i < run.n; i++)
             json_profile(&j, run.profiles[i]);
-        for (size_t i = 0; i < run.nproblems; i++)
-            json_problem(&j, run.problems[i]);
+        for (size_t i = 0; i < run.nunreadable; i++)
+            json_unreadable(&j, &run.unreadable[i]);
         tl_json_array_end(&j);
         tl_json_write(&j, "\n", 1);
         tl_json_finish(&j);
@@ -210,7 +220,7 @@ int tl_cmd_inspect(int argc, char **argv)
             text_profile(stdout, run.profiles[i]);
     }
     for (size_t i = 0; i < run.n; i++)
-        warnings += run.profiles[i]->nwarnings;
+        warnings += (int)own_problems(run.profiles[i]);
     rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : usable == 0                           ? TL_EXIT_NO_INPUT
          : cli.strict && warnings                ? TL_EXIT_GATE

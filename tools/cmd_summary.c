@@ -311,18 +311,18 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     };
     int with_used = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
-        for (size_t k = 0; agg->sessions[i].rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+        for (size_t k = 0; agg->sessions[i].id.rank >= 0 && k < agg->sessions[i].nsnaps; k++)
             with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
-        if (s->rank < 0)
+        if (s->id.rank < 0)
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
             char rank[16], a[48], b[48], c[48], d[48], u[48];
-            snprintf(rank, sizeof rank, "%d", s->rank);
+            snprintf(rank, sizeof rank, "%d", s->id.rank);
             const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
                                     tl_units_bytes(b, sizeof b, m->reserved),
                                     tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss),
@@ -389,8 +389,8 @@ int tl_cmd_summary(int argc, char **argv)
     if (rc == TL_EXIT_OK) {
         size_t sessions = 0, companions = 0;
         for (size_t i = 0; i < agg.nsessions; i++) {
-            sessions += agg.sessions[i].rank >= 0 && agg.sessions[i].companion_of == NULL && agg.sessions[i].run == 0;
-            companions += agg.sessions[i].companion_of != NULL;
+            sessions += tl_session_counts(&agg.sessions[i]);
+            companions += tl_identity_standing(&agg.sessions[i].id) == TL_STANDING_COMPANION;
         }
         char head[256];
         int len = snprintf(head, sizeof head, "%zu sessions of %zu ranks", sessions, agg.nranks);

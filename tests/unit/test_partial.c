@@ -124,18 +124,17 @@ static void stat_of(tl_dur_stat *d, uint64_t base)
 static void full_session(tl_session *s, const char *path, int rank)
 {
     tl_session_init(s);
-    s->path = tt_xstrdup(path);
-    s->format = TL_FMT_KINETO;
-    s->rank = rank;
-    s->world_size = 8;
-    s->rank_source = TL_RANK_NAME;
-    s->rank_detail = tt_xstrdup("file name: rank-1.json");
+    s->id.path = tt_xstrdup(path);
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = rank;
+    s->id.world_size = 8;
+    s->id.rank_source = TL_RANK_NAME;
+    s->id.rank_detail = tt_xstrdup("file name: rank-1.json");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = 5000000;
     s->truncated = 1;
-    s->companion_of = tt_xstrdup("report.json");
-    s->warnings = calloc(2, sizeof *s->warnings);
-    s->warnings[s->nwarnings++] = tt_xstrdup("1 event without \"cat\"");
+    s->id.companion_of = tt_xstrdup("report.json");
+    assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, -1, "1 event without \"cat\""), 0);
 
     s->names = calloc(2, sizeof *s->names);
     s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 } };

@@ -58,14 +58,11 @@ typedef struct tl_analyze_options {
 
 void tl_analyze_options_init(tl_analyze_options *o);
 
-/* Analyze one usable profile into a session result (allocated inside s). */
+/* Analyze one usable profile into a session result (allocated inside s),
+ * with a copy of its identity as it stands: analysis runs on the reading
+ * threads, before ingest settles ranks and companions over the whole run,
+ * so the caller takes those in afterwards (tl_identity_take_settled). */
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
-/* An input that is not a profile still appears in "inputs": a session with
- * no data and its warnings. */
-int tl_session_from_skipped(tl_session *s, const tl_profile *p);
-/* Take the rank fields of p (after rank assignment), with a warning when the
- * rank was only guessed from the input order. */
-int tl_session_set_rank(tl_session *s, const tl_profile *p);
 
 /* ---- per rank ------------------------------------------------------------ */
 
@@ -253,12 +250,6 @@ double tl_rank_peak_device_pct(const tl_rank_result *r);
 /* Add the across-rank row of a metric from one value per rank (vals[i] for
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
 void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
-
-/* The ranks a declared world size promises and are not there, as one
- * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
- * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
- * 1 when there is something to say, else 0 (buf ""). */
-int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

@@ -31,8 +31,10 @@ void tl_item_list_release(tl_item_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->items[i].path);
-    for (size_t i = 0; i < l->nerrors; i++)
-        free(l->errors[i]);
+    for (size_t i = 0; i < l->nerrors; i++) {
+        free(l->errors[i].path);
+        free(l->errors[i].what);
+    }
     for (size_t i = 0; i < l->nnotes; i++)
         free(l->notes[i]);
     free(l->items);
@@ -61,7 +63,21 @@ static void push_msg(char ***arr, size_t *n, size_t *cap, const char *path, cons
 
 static void add_error(tl_item_list *l, const char *path, const char *what)
 {
-    push_msg(&l->errors, &l->nerrors, &l->errors_cap, path, what);
+    if (l->nerrors == l->errors_cap) {
+        size_t c = l->errors_cap ? l->errors_cap * 2 : 8;
+        tl_item_error *x = realloc(l->errors, c * sizeof *x);
+        if (x == NULL)
+            return;
+        l->errors = x;
+        l->errors_cap = c;
+    }
+    tl_item_error e = { strdup(path), strdup(what) };
+    if (e.path == NULL || e.what == NULL) {
+        free(e.path);
+        free(e.what);
+        return;
+    }
+    l->errors[l->nerrors++] = e;
 }
 
 static void add_note(tl_item_list *l, const char *path, const char *what)
