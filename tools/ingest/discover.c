@@ -61,15 +61,15 @@ static void push_msg(char ***arr, size_t *n, size_t *cap, const char *path, cons
     (*arr)[(*n)++] = msg;
 }
 
-static void add_error(tl_item_list *l, const char *path, const char *what)
+void tl_item_errors_add(tl_item_error **v, size_t *n, size_t *cap, const char *path, const char *what)
 {
-    if (l->nerrors == l->errors_cap) {
-        size_t c = l->errors_cap ? l->errors_cap * 2 : 8;
-        tl_item_error *x = realloc(l->errors, c * sizeof *x);
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 8;
+        tl_item_error *x = realloc(*v, c * sizeof *x);
         if (x == NULL)
             return;
-        l->errors = x;
-        l->errors_cap = c;
+        *v = x;
+        *cap = c;
     }
     tl_item_error e = { strdup(path), strdup(what) };
     if (e.path == NULL || e.what == NULL) {
@@ -77,7 +77,12 @@ static void add_error(tl_item_list *l, const char *path, const char *what)
         free(e.what);
         return;
     }
-    l->errors[l->nerrors++] = e;
+    (*v)[(*n)++] = e;
+}
+
+static void add_error(tl_item_list *l, const char *path, const char *what)
+{
+    tl_item_errors_add(&l->errors, &l->nerrors, &l->errors_cap, path, what);
 }
 
 static void add_note(tl_item_list *l, const char *path, const char *what)

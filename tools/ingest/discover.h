@@ -65,6 +65,9 @@ typedef struct tl_item {
 typedef struct tl_item_error {
     char *path, *what;
 } tl_item_error;
+/* Append copies of path and what to the list *v of *n (room for *cap);
+ * dropped when out of memory. */
+void tl_item_errors_add(tl_item_error **v, size_t *n, size_t *cap, const char *path, const char *what);
 
 typedef struct tl_item_list {
     tl_item *items;

@@ -231,16 +231,11 @@ int tl_rank_from_path(const char *path, int *rank, char *detail, size_t dlen)
 
 /* ---- workers ------------------------------------------------------------ */
 
-/* An input of an item that could not be read at all, by name. */
-typedef struct item_problem {
-    char *name, *what;
-} item_problem;
-
 typedef struct item_result {
     tl_profile **profiles;
     size_t n, cap;
-    item_problem *problems;
-    size_t nproblems;
+    tl_item_error *problems;   /* inputs of the item that could not be read at all */
+    size_t nproblems, problems_cap;
     char *ignored_example;  /* the first input of this item skipped as not a profile */
     size_t ignored;
 } item_result;
@@ -301,18 +296,7 @@ static int on_input(const tl_input *in, void *user)
 static void on_problem(const char *name, const char *what, void *user)
 {
     item_ctx *c = user;
-    item_result *r = c->res;
-    item_problem *x = realloc(r->problems, (r->nproblems + 1) * sizeof *x);
-    if (x == NULL)
-        return;
-    r->problems = x;
-    item_problem m = { strdup(name), strdup(what) };
-    if (m.name == NULL || m.what == NULL) {
-        free(m.name);
-        free(m.what);
-        return;
-    }
-    r->problems[r->nproblems++] = m;
+    tl_item_errors_add(&c->res->problems, &c->res->nproblems, &c->res->problems_cap, name, what);
 }
 
 static void progress(shared *sh, int final)
@@ -545,8 +529,8 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
         }
         for (size_t k = 0; k < r->nproblems; k++) {
-            tl_run_add_unreadable(run, r->problems[k].name, r->problems[k].what);
-            free(r->problems[k].name);
+            tl_run_add_unreadable(run, r->problems[k].path, r->problems[k].what);
+            free(r->problems[k].path);
             free(r->problems[k].what);
         }
         free(r->profiles);
