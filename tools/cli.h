@@ -121,7 +121,12 @@ size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id);
 /* Read the inputs and analyze them into a finished aggregate (initialized
  * here; release it either way). Prints warnings unless --quiet and counts them
  * in *warnings. Returns TL_EXIT_OK, TL_EXIT_NO_INPUT (nothing usable) or
- * TL_EXIT_NOMEM. */
+ * TL_EXIT_NOMEM. The way of one input: ingest reads it into a profile
+ * (ingest.h) and analyze makes its session on the reading thread
+ * (tl_session_analyze); once all are read, ingest settles ranks and
+ * companions (tl_run_ingest) and the session takes them
+ * (tl_identity_take_settled, in tl_cli_sessions); tl_aggregate_finish settles
+ * runs over every session and computes across ranks; a command renders. */
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
 /* tally-mpi (tools/mpi) sets this to analyze across MPI processes instead:

@@ -1,8 +1,9 @@
 /*
  * aggregate.c - session results into per-rank results and the across-rank
  * view (see aggregate.h). Everything here is a function of the set of
- * sessions: they are sorted first, so the order they arrived in (one run,
- * or partials merged in any order) does not matter.
+ * sessions: ingest settles their identity first (tl_sessions_settle sorts
+ * them and decides which count), so the order they arrived in (one run, or
+ * partials merged in any order) does not matter.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"

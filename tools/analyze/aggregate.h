@@ -8,6 +8,11 @@
  * concatenates lists and runs the same finalization, so the aggregate of any
  * split of the inputs equals the aggregate of all of them.
  *
+ * Analysis decides nothing about who an input is. tl_aggregate_finish first
+ * has ingest settle the identity of the complete list (tl_sessions_settle,
+ * session.h); from then on every analysis here, and every output in render,
+ * takes a session into the numbers exactly when tl_session_counts says so.
+ *
  * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
  */
 #ifndef TALLY_AGGREGATE_H
@@ -172,7 +177,7 @@ typedef struct tl_aggregate {
     char *headline;            /* one sentence: the biggest opportunity with its number */
     const char *headline_severity; /* "ok" when nothing is wrong, else the finding's severity */
     int steps_compared;        /* the straggler analysis compared ranks step by step */
-    char **notes;              /* run identity: separate runs, missing ranks (warnings) */
+    char **notes;              /* from tl_sessions_settle: separate runs, missing ranks (warnings) */
     size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     /* The call trees of the ranks summed path by path (calltrees.c), with
@@ -193,8 +198,10 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
  * with other options (returns -1, err says so, p untouched). 0, or -1 when
  * out of memory (the sessions not yet taken stay p's). */
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen);
-/* Sort sessions, build ranks, across-rank metrics, stragglers and
- * recommendations. Deterministic in the set of sessions. */
+/* Settle the sessions' identity (tl_sessions_settle: sorted, runs, session
+ * numbers, notes), then build ranks from the sessions that count, across-rank
+ * metrics, stragglers and recommendations. Deterministic in the set of
+ * sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
 
 /* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */

@@ -1,6 +1,7 @@
 /*
  * ingest.h - one input into one per-rank profile, and a whole run of inputs
- * into its profiles with ranks and sessions assigned.
+ * into its profiles with ranks and sessions assigned: the first stage, where
+ * every input's identity is settled.
  *
  * The format is sniffed from content: gzip by its magic bytes, then the text
  * itself. An array, or an object whose top-level keys reach "traceEvents"
@@ -8,7 +9,19 @@
  * size), is a trace and is streamed (never loaded whole); any other JSON
  * object is a report document, loaded with jansson and recognized by its keys
  * (libtally report, FramePack, Inferix). Anything else is skipped with a
- * warning that says what it is.
+ * problem that says what it is.
+ *
+ * Identity (identity.h): the readers give each profile its name, format,
+ * content rank and problems; tl_run_ingest then settles, over the whole run,
+ * ranks from names and input order, session numbers and companions, and
+ * lists the inputs that could not be opened (run->unreadable). What the
+ * later stages may rely on when it returns: every profile's identity is
+ * final but for its run, which only the list of every session can decide
+ * (tl_sessions_settle, session.h, called by tl_aggregate_finish).
+ *
+ * Reading on, one input's way to the page: profile.h (what it becomes),
+ * identity.h (who it is), session.h (its session result, and the last of
+ * identity), aggregate.h (across ranks), render.h (the outputs).
  */
 #ifndef TALLY_INGEST_H
 #define TALLY_INGEST_H

@@ -9,6 +9,15 @@
  * render include this header, ingest never includes theirs, and data flows
  * one way (ingest -> analyze -> render).
  *
+ * A session carries its input's identity (identity.h), taken from the
+ * profile once ingest settled it (tl_identity_take_settled) or read back from
+ * a partial. The last of identity -- runs, session numbers, what a companion
+ * lends its report -- needs every session and is settled here too, once
+ * (tl_sessions_settle, below). After it, analyze and render may rely on:
+ * sessions sorted (those that count first, by rank then start), every
+ * identity final, and tl_session_counts as the one answer to "does this
+ * session count"; tl_identity_standing says why one does not.
+ *
  * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
  */
 #ifndef TALLY_SESSION_H
