@@ -311,13 +311,13 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     };
     int with_used = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
-        for (size_t k = 0; agg->sessions[i].id.rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+        for (size_t k = 0; tl_session_counts(&agg->sessions[i]) && k < agg->sessions[i].nsnaps; k++)
             with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
-        if (s->id.rank < 0)
+        if (!tl_session_counts(s))
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
