@@ -44,12 +44,14 @@ test-tsan: deps-test
 	cmake --build $(BUILD)-tsan -j $(JOBS) --target tally_tsan_tests
 	cd $(BUILD)-tsan && ctest --output-on-failure -j $(JOBS) -L tsan
 
-# A short libFuzzer run of every parser (clang), seeded with the corpus.
+# A short libFuzzer run of every parser (clang), seeded with the corpus (beside the checkout,
+# else TALLY_CORPUS_DIR, else the workplace's copy: as tests/CMakeLists.txt finds it).
 FUZZ_SECONDS ?= 60
+CORPUS ?= $(firstword $(wildcard ../shared/corpus $(TALLY_CORPUS_DIR) /work/shared/corpus))
 fuzz: deps-test
 	cmake --preset fuzz -B $(BUILD)-fuzz $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial
-	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz ../shared/corpus . $(FUZZ_SECONDS)
+	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz $(CORPUS) . $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD) $(BUILD)-test $(BUILD)-asan $(BUILD)-tsan $(BUILD)-fuzz

@@ -66,6 +66,7 @@ typedef struct bench_options {
     double size_mb;         /* generated main trace */
     double rank_size_mb;    /* each file of the --jobs set */
     int ranks;              /* files in the --jobs set */
+    int rss_ranks;          /* files in the larger set of the memory-per-rank rows (0: none) */
     int repeat;
     int baselines;          /* jansson, python, zcat */
     int jobs_test, rss_test;
@@ -941,6 +942,8 @@ static void usage(FILE *f)
           "  --size-mb M         size of the generated trace (default 300)\n"
           "  --ranks N           files in the --jobs set (default 8)\n"
           "  --rank-size-mb M    size of each of them (default 40)\n"
+          "  --rss-ranks N       memory per rank: tally summary and report over the --jobs\n"
+          "                      set and a set of N such files (default 32; 0: skip)\n"
           "  --repeat N          runs of each tally measurement, median shown (default 3)\n"
           "  --no-baselines      skip jansson, Python and zcat\n"
           "  --no-jobs           skip the --jobs measurement\n"
@@ -949,16 +952,97 @@ static void usage(FILE *f)
           "  --generate-only     make the data (if missing) and stop\n"
           "  --once PATH         ingest PATH once in this process and print the profile's\n"
           "                      counts (for perf record / valgrind); a directory is read with\n"
-          "                      tl_run_ingest, --jobs N wide (default 1)\n",
+          "                      tl_run_ingest, --jobs N wide (default 1); with --tokenizer\n"
+          "                      (or --byte-parser) only the tl_trace_stream_next loop\n",
           f);
 }
 
-static int once(const char *path, int jobs)
+#ifdef BENCH_TALLY
+/* Peak RSS of `tally` (the CLI: ingest, analysis and output) over the --jobs set of rank files
+ * and over a larger set of the same files, and what each extra rank adds. The report goes to a
+ * file in the data directory (removed afterwards). Returns 1 when every run succeeded. */
+static int rss_per_rank(const bench_options *o, const char *small, const char *large)
 {
-    job j = { path, jobs };
+    char html[4300], json[4300], js1[] = "--jobs", one[] = "1", two[] = "2";
+    char sum[] = "summary", rep[] = "report", q[] = "-q", oo[] = "-o", jj[] = "--json";
+    char tally[] = BENCH_TALLY;
+    snprintf(html, sizeof html, "%s/rss-report.html", o->data_dir);
+    snprintf(json, sizeof json, "%s/rss-report.json", o->data_dir);
+    const char *dirs[2] = { small, large };
+    int n[2] = { o->ranks, o->quick ? o->ranks + 4 : o->rss_ranks }, ok = 1;
+    struct {
+        const char *label;
+        char *argv[12];
+    } cmds[] = {
+        { "tally summary --jobs 1", { tally, sum, q, js1, one, NULL } },
+        { "tally summary --jobs 2", { tally, sum, q, js1, two, NULL } },
+        { "tally report --jobs 2", { tally, rep, q, js1, two, oo, html, NULL } },
+        { "tally report --jobs 2 --json", { tally, rep, q, js1, two, oo, html, jj, json, NULL } },
+    };
+    printf("\nmemory per rank: peak RSS of %s over %d and %d rank files of %g MB (%s, %s);\n"
+           "goal: at most 0.5 MiB per extra rank beyond the report's own tables\n",
+           BENCH_TALLY, n[0], n[1], o->quick ? 0.5 : o->rank_size_mb, dirs[0], dirs[1]);
+    char h0[32], h1[32];
+    snprintf(h0, sizeof h0, "%d ranks", n[0]);
+    snprintf(h1, sizeof h1, "%d ranks", n[1]);
+    printf("%-32s %10s %10s %16s\n", "command", h0, h1, "per extra rank");
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        long kb[2] = { 0, 0 };
+        char note[160] = "";
+        for (int d = 0; d < 2 && ok; d++) {
+            char *argv[16];
+            size_t k = 0;
+            for (; cmds[c].argv[k]; k++)
+                argv[k] = cmds[c].argv[k];
+            argv[k++] = (char *)dirs[d];
+            argv[k] = NULL;
+            /* the median of o->repeat runs' peaks: the peak moves a little with timing */
+            long peaks[MAX_RUNS];
+            int runs = o->repeat;
+            for (int r = 0; r < runs; r++) {
+                double secs;
+                child_usage u = { 0, 0 };
+                if (run_exec(argv, 1, &secs, &u, note, sizeof note) != 0) {
+                    ok = 0;
+                    break;
+                }
+                peaks[r] = u.maxrss_kb;
+            }
+            if (!ok)
+                break;
+            for (int a = 1; a < runs; a++) /* insertion sort: a few runs */
+                for (int b = a; b > 0 && peaks[b] < peaks[b - 1]; b--) {
+                    long t = peaks[b];
+                    peaks[b] = peaks[b - 1];
+                    peaks[b - 1] = t;
+                }
+            kb[d] = peaks[runs / 2];
+        }
+        if (!ok) {
+            printf("%-32s %s\n", cmds[c].label, note);
+            break;
+        }
+        double per = (double)(kb[1] - kb[0]) / 1024.0 / (double)(n[1] - n[0]);
+        printf("%-32s %7.1f MB %7.1f MB %10.2f MiB%s\n", cmds[c].label, (double)kb[0] / 1024.0,
+               (double)kb[1] / 1024.0, per,
+               c == 3 ? " (the JSON aggregate carries every session's samples)"
+                      : per <= 0.5 ? " (met)" : " (NOT met)");
+    }
+    unlink(html);
+    unlink(json);
+    return ok;
+}
+#endif
+
+/* tokenize: 0 the whole ingest, 1 the tokenizer alone from the index, 2 with the byte parser */
+static int once(const char *path, int jobs, int tokenize)
+{
+    job j = { path, tokenize == 2 ? -1 : jobs };
     result r;
     memset(&r, 0, sizeof r);
-    if (dir_exists(path))
+    if (tokenize)
+        child_tokenize(&j, &r);
+    else if (dir_exists(path))
         child_run(&j, &r);
     else
         child_ingest(&j, &r);
@@ -978,13 +1062,14 @@ int main(int argc, char **argv)
     o.size_mb = 300;
     o.rank_size_mb = 40;
     o.ranks = 8;
+    o.rss_ranks = 32;
     o.repeat = 3;
     o.baselines = 1;
     o.jobs_test = 1;
     o.rss_test = 1;
     o.gz_level = 6;
     const char *once_path = NULL;
-    int once_jobs = 1;
+    int once_jobs = 1, once_tokenize = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -998,6 +1083,8 @@ int main(int argc, char **argv)
             o.rank_size_mb = atof(argv[++i]);
         } else if (!strcmp(a, "--ranks") && more) {
             o.ranks = atoi(argv[++i]);
+        } else if (!strcmp(a, "--rss-ranks") && more) {
+            o.rss_ranks = atoi(argv[++i]);
         } else if (!strcmp(a, "--repeat") && more) {
             o.repeat = atoi(argv[++i]);
         } else if (!strcmp(a, "--no-baselines")) {
@@ -1012,6 +1099,10 @@ int main(int argc, char **argv)
             once_path = argv[++i];
         } else if (!strcmp(a, "--jobs") && more) {
             once_jobs = atoi(argv[++i]);
+        } else if (!strcmp(a, "--tokenizer")) {
+            once_tokenize = 1;
+        } else if (!strcmp(a, "--byte-parser")) {
+            once_tokenize = 2;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -1026,7 +1117,7 @@ int main(int argc, char **argv)
         }
     }
     if (once_path)
-        return once(once_path, once_jobs < 1 ? 1 : once_jobs);
+        return once(once_path, once_jobs < 1 ? 1 : once_jobs, once_tokenize);
     if (o.repeat < 1)
         o.repeat = 1;
     if (o.repeat > MAX_RUNS)
@@ -1135,8 +1226,32 @@ int main(int argc, char **argv)
             fprintf(stderr, "  %d files in %.2f s (2 processes)\n", o.ranks, secs);
         }
     }
+    /* the larger set for memory per rank: the same files, more of them */
+    char rdir[4200] = "";
+#ifdef BENCH_TALLY
+    if (o.jobs_test && o.rss_ranks > o.ranks) {
+        char rsz[32], nr[16];
+        double per = o.quick ? 0.5 : o.rank_size_mb;
+        int n = o.quick ? o.ranks + 4 : o.rss_ranks;
+        snprintf(rsz, sizeof rsz, "%g", per);
+        snprintf(nr, sizeof nr, "%d", n);
+        snprintf(rdir, sizeof rdir, "%s/ranks%d-%gmb", o.data_dir, n, per);
+        if (!dir_exists(rdir)) {
+            const char *args_quick[] = { "--seed", "2", "--ranks", nr, "--layers", "2", "--steps", "2",
+                                         "--jobs", "2", NULL };
+            const char *args[] = { "--seed", "2", "--ranks", nr, "--size-mb", rsz, "--jobs", "2", NULL };
+            double secs = 0;
+            fprintf(stderr, "generating %s ...\n", rdir);
+            if (generate(rdir, 1, o.quick ? args_quick : args, &secs) != 0)
+                return 1;
+            fprintf(stderr, "  %d files in %.2f s (2 processes)\n", n, secs);
+        }
+    }
+#endif
     if (o.generate_only) {
         printf("data in %s:\n  %s\n  %s\n", o.data_dir, plain, gz);
+        if (rdir[0])
+            printf("  %s/\n", rdir);
         if (cpu3[0])
             printf("  %s\n", cpu3);
         if (dir[0])
@@ -1344,6 +1459,11 @@ int main(int argc, char **argv)
         if (!m1.ok || !m2.ok)
             failed = 1;
     }
+    /* ---- memory per rank: the CLI over the two sets ---- */
+#ifdef BENCH_TALLY
+    if (dir[0] && rdir[0] && !rss_per_rank(&o, dir, rdir))
+        failed = 1;
+#endif
     double load_end = loadavg();
     printf("\nload average (1 min): %.2f at the start, %.2f at the end", load_start, load_end);
     if (load_start > 0.5 || load_end > 1.5)

@@ -3,7 +3,7 @@
 #
 #   bench/run-ingest.sh DIR [BUILD] [-- bench_ingest options...]
 #
-# DIR    where the generated traces go (about 1.6 GB for the defaults); reused when present.
+# DIR    where the generated traces go (about 3 GB for the defaults); reused when present.
 # BUILD  a build directory (default: build-bench next to the sources). When it has no
 #        bench_ingest yet it is configured as a Release build and the two programs built.
 # The table is printed and also saved as DIR/ingest-<date>.txt. Run it on an idle machine:

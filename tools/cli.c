@@ -7,6 +7,7 @@
 #include "term.h"
 
 #include "partial.h"
+#include "render.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -348,6 +349,7 @@ static int parse(tl_cli *cli, int argc, char **argv)
 int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
 {
     memset(cli, 0, sizeof *cli);
+    tl_analyze_options_init(&cli->analyze);
     cli->spec = spec;
     cli->cmd = spec->name;
     cli->jobs = default_jobs();
@@ -636,6 +638,8 @@ static void analyze_profile(tl_profile *p, void *user)
         free(s);
         return;
     }
+    if (opt->drop_samples)
+        tl_session_drop_samples(s);
     p->result = s;
     tl_profile_shrink(p);
 }
@@ -752,4 +756,94 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     if (rc == TL_EXIT_NOMEM)
         fprintf(stderr, "tally: out of memory; the results would be incomplete\n");
     return rc;
+}
+
+/* ---- what the commands share after parsing --------------------------------- */
+
+int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (paths[i] && tl_cli_check_output(cli, paths[i]) != 0) {
+            tl_cli_release(cli);
+            return TL_EXIT_OUTPUT;
+        }
+    return -1;
+}
+
+void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (paths[i] != NULL)
+            return;
+    paths[0] = name;
+    if (!cli->quiet)
+        fprintf(stderr, "tally: no output asked for; writing the HTML %s to %s (-o FILE names it)\n", what, name);
+}
+
+int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)
+{
+    char err[512] = "";
+    tl_cli_seen_path(cli, path); /* the output may not replace it */
+    tl_partial part;
+    tl_partial_init(&part);
+    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
+              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
+    tl_partial_release(&part);
+    if (bad)
+        fprintf(stderr, "tally: %s: %s\n", path, err);
+    return bad ? -1 : 0;
+}
+
+int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
+                         int (*write)(tl_output *o, size_t i, void *ctx), void *ctx)
+{
+    tl_output *o[TL_CLI_MAX_OUTPUTS] = { NULL };
+    if (n > TL_CLI_MAX_OUTPUTS) { /* a command's mistake, said like tl_cli_open_output's */
+        fprintf(stderr, "tally: more than %d outputs\n", TL_CLI_MAX_OUTPUTS);
+        return TL_EXIT_OUTPUT;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
+            return TL_EXIT_OUTPUT;
+    for (size_t i = 0; i < n; i++)
+        if (o[i] && write(o[i], i, ctx) != 0) {
+            fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
+            return TL_EXIT_NOMEM;
+        }
+    return tl_cli_commit_outputs(cli);
+}
+
+void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial)
+{
+    tl_json j;
+    tl_json_init(&j, tl_output_write, o);
+    if (partial)
+        tl_partial_write(&j, agg, "tally " TALLY_VERSION);
+    else
+        tl_aggregate_write(&j, agg, "tally " TALLY_VERSION);
+    tl_json_finish(&j);
+}
+
+typedef struct aggregate_doc {
+    const tl_aggregate *agg;
+    int partial;
+} aggregate_doc;
+
+static int write_aggregate(tl_output *o, size_t i, void *ctx)
+{
+    const aggregate_doc *d = ctx;
+    (void)i;
+    tl_cli_aggregate_json(o, d->agg, d->partial);
+    return 0;
+}
+
+int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial)
+{
+    aggregate_doc d = { agg, partial };
+    return tl_cli_write_outputs(cli, &path, 1, write_aggregate, &d);
+}
+
+int tl_cli_strict(const tl_cli *cli, int rc, size_t warnings)
+{
+    return rc == TL_EXIT_OK && cli->strict && warnings ? TL_EXIT_GATE : rc;
 }

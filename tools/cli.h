@@ -42,6 +42,12 @@ typedef struct tl_cli_opt {
     const char *arg;    /* the value's name in the help (NULL: "VALUE") */
 } tl_cli_opt;
 
+/* The option of every command that analyzes, spelled once: --whole-trace
+ * sets the analysis option of cli (a tl_cli, declared before the table). */
+#define TL_CLI_OPT_WHOLE_TRACE(cli)                                                                                 \
+    { "--whole-trace", NULL, 0, &(cli).analyze.whole_trace, NULL,                                                   \
+      "GPU breakdown over the whole trace, not the ProfilerStep window", NULL }
+
 /* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */
 typedef struct tl_cli_spec {
     const char *name;     /* "report" */
@@ -67,6 +73,10 @@ typedef struct tl_cli {
     struct tl_cli_seen *seen;
     tl_output *outs[TL_CLI_MAX_OUTPUTS];
     size_t nouts;
+    /* The analysis options of the command line: their defaults are set by
+     * tl_cli_begin before it parses, so a command's option may point into
+     * them (--whole-trace: &cli.analyze.whole_trace). */
+    tl_analyze_options analyze;
 } tl_cli;
 
 /* Parse argv (argv[0] is the subcommand) by spec. Returns -1 to go on, or the
@@ -155,5 +165,44 @@ size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg);
 /* Close a console stream (standard output), reporting write errors (full
  * disk) as DESIGN.md asks. 0 or -1. */
 int tl_cli_close_output(FILE *f, const char *name);
+
+/* ---- what the commands share after parsing ----------------------------------
+ * The steps every subcommand takes in the same way, so that a command reads
+ * as: parse options, call the stages, write outputs. */
+
+/* tl_cli_check_output for each of paths[0..n) that is not NULL (an output
+ * not asked for), before reading anything. Like tl_cli_begin, returns -1 to
+ * go on, or the exit code to return with: TL_EXIT_OUTPUT after printing why,
+ * cli released. */
+int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n);
+
+/* With none of the outputs paths[0..n) asked for (all NULL), paths[0]
+ * becomes name, and stderr says so unless --quiet ("writing the HTML what
+ * to name"). */
+void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what);
+
+/* Read one partial aggregate (tally aggregate --partial) at path into agg
+ * (initialized, not finished), recorded as an input so that no output
+ * replaces it. 0, or -1 after printing "tally: PATH: what is wrong". */
+int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path);
+
+/* A command's outputs, written together: open each of paths[0..n) that is
+ * not NULL first (so a bad one fails before a byte is written anywhere,
+ * standard output included), then write(o, i, ctx) each (0, or -1 when out
+ * of memory), then commit them all (tl_cli_commit_outputs). TL_EXIT_OK,
+ * TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
+int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
+                         int (*write)(tl_output *o, size_t i, void *ctx), void *ctx);
+
+/* The aggregate as the JSON document of this tally (render.h's
+ * tl_aggregate_write, or tl_partial_write when partial) into o; write
+ * errors are seen at commit. */
+void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial);
+/* That document as the command's one output at path (tl_cli_write_outputs). */
+int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial);
+
+/* --strict turns every warning into an error: TL_EXIT_GATE when rc is
+ * TL_EXIT_OK, --strict is given and there were warnings; else rc. */
+int tl_cli_strict(const tl_cli *cli, int rc, size_t warnings);
 
 #endif

@@ -20,12 +20,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "partial.h"
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
 #include "render.h"
-#include "term.h"
 
 /* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
 static int is_partial(const char *path)
@@ -52,19 +50,11 @@ static int is_partial(const char *path)
     return 1;
 }
 
-static int load_partial(const char *path, tl_aggregate *agg)
+static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 {
-    char err[512] = "";
     tl_aggregate_init(agg, NULL);
-    tl_partial part;
-    tl_partial_init(&part);
-    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
-              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
-    tl_partial_release(&part);
-    if (bad) {
-        fprintf(stderr, "tally: %s: %s\n", path, err);
+    if (tl_cli_add_partial(cli, agg, path) != 0)
         return TL_EXIT_NO_INPUT;
-    }
     if (tl_aggregate_finish(agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NOMEM;
@@ -77,17 +67,14 @@ static int load_partial(const char *path, tl_aggregate *agg)
 }
 
 /* One side (one argument) into a finished aggregate; release it either way. */
-static int load_side(const tl_cli *cli, const tl_analyze_options *aopt, const char *input, tl_aggregate *agg,
-                     size_t *warnings)
+static int load_side(const tl_cli *cli, const char *input, tl_aggregate *agg, size_t *warnings)
 {
-    if (is_partial(input)) {
-        tl_cli_seen_path(cli, input); /* an input: no output may replace it */
-        return load_partial(input, agg);
-    }
+    if (is_partial(input))
+        return load_partial(cli, input, agg);
     tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
     one.inputs = &input;
     one.ninputs = 1;
-    return tl_cli_analyze(&one, aopt, agg, warnings);
+    return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
 }
 
 /* "5%", "5" or "2.5 %": a percentage from 0 to 1000. */
@@ -108,44 +95,22 @@ static int parse_threshold(const char *s, double *pct)
 /* The HTML's name when no output is asked for. */
 #define DEFAULT_OUTPUT "compare.html"
 
-enum out_kind { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
-
-/* Render one kind of output into o; 0, or -1 when out of memory. */
-static int render(tl_output *o, int kind, const tl_compare *c)
+/* Output i of tl_cmd_compare's paths (-o, --json, --markdown, --junit): the
+ * HTML page, the JSON, the Markdown summary, the JUnit XML. 0, or -1 when out
+ * of memory. */
+static int write_output(tl_output *o, size_t i, void *ctx)
 {
+    const tl_compare *c = ctx;
     tl_json j;
-    switch (kind) {
-    case OUT_HTML: return tl_render_compare_html(o->f, c, TALLY_VERSION);
-    case OUT_MARKDOWN: return tl_render_compare_markdown(o->f, c);
-    case OUT_JUNIT: return tl_render_compare_junit(o->f, c);
+    switch (i) {
+    case 0: return tl_render_compare_html(o->f, c, TALLY_VERSION);
+    case 2: return tl_render_compare_markdown(o->f, c);
+    case 3: return tl_render_compare_junit(o->f, c);
     default:
         tl_json_init(&j, tl_output_write, o);
         tl_compare_write_json(&j, c, "tally " TALLY_VERSION);
         tl_json_finish(&j); /* write errors are seen at commit (ferror) */
         return 0;
-    }
-}
-
-static void print_regressions(const tl_compare *c)
-{
-    static char name[4096]; /* one line per regression: a newline in a name escaped */
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (!r->gate)
-            continue;
-        char where[32] = "all ranks";
-        if (r->rank >= 0)
-            snprintf(where, sizeof where, "rank %d", r->rank);
-        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
-        tl_term_escape(name, sizeof name, r->name);
-        if (r->verdict == TL_VERDICT_REGRESSION)
-            fprintf(stderr, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
-                    r->p_value, r->p_adjusted);
-        else
-            fprintf(stderr, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
-                    r->value_cand);
     }
 }
 
@@ -162,25 +127,9 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
     return c->nbase_only + c->ncand_only;
 }
 
-static void print_summary(FILE *f, const tl_compare *c)
-{
-    const size_t *n = c->counts;
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
-               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
-            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
-            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
-            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
-    if (isfinite(c->geomean_ratio))
-        fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
-                c->geomean_n);
-    fputc('\n', f);
-}
-
 typedef struct compare_args {
     const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *memory;
-    int fail, normalize, whole, sessions;
+    int fail, normalize, sessions;
 } compare_args;
 
 static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
@@ -221,27 +170,10 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
     return 0;
 }
 
-/* Open every output asked for first (a bad one fails before a byte is
- * written anywhere), render each, then commit them together. */
-static int write_outputs(tl_cli *cli, const compare_args *a, const tl_compare *c)
-{
-    const char *paths[] = { a->out, a->json, a->md, a->junit };
-    const int kinds[] = { OUT_HTML, OUT_JSON, OUT_MARKDOWN, OUT_JUNIT };
-    tl_output *o[4] = { NULL, NULL, NULL, NULL };
-    for (size_t i = 0; i < 4; i++)
-        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
-            return TL_EXIT_OUTPUT;
-    for (size_t i = 0; i < 4; i++)
-        if (o[i] && render(o[i], kinds[i], c) != 0) {
-            fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
-            return TL_EXIT_NOMEM;
-        }
-    return tl_cli_commit_outputs(cli);
-}
-
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0 };
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
         { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
@@ -255,7 +187,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
-        { "--whole-trace", NULL, 0, &a.whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
@@ -266,7 +198,6 @@ int tl_cmd_compare(int argc, char **argv)
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
         opts, 1, 2, /* two, or one with --sessions (check_args) */
     };
-    tl_cli cli;
     tl_cmp_options co;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
@@ -275,26 +206,16 @@ int tl_cmd_compare(int argc, char **argv)
         tl_cli_release(&cli);
         return TL_EXIT_USAGE;
     }
-    if (!a.out && !a.json && !a.md && !a.junit) {
-        a.out = DEFAULT_OUTPUT;
-        if (!cli.quiet)
-            fprintf(stderr, "tally: no output asked for; writing the HTML page to %s (-o FILE names it)\n", a.out);
-    }
     const char *paths[] = { a.out, a.json, a.md, a.junit };
-    for (size_t i = 0; i < 4; i++)
-        if (paths[i] && tl_cli_check_output(&cli, paths[i]) != 0) {
-            tl_cli_release(&cli);
-            return TL_EXIT_OUTPUT;
-        }
-    tl_analyze_options aopt;
-    tl_analyze_options_init(&aopt);
-    aopt.whole_trace = a.whole;
-    aopt.sessions_across_runs = a.sessions;
+    tl_cli_default_output(&cli, paths, 4, DEFAULT_OUTPUT, "page");
+    if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0)
+        return rc;
+    cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    rc = load_side(&cli, &aopt, cli.inputs[0], &base, &wb);
+    rc = load_side(&cli, cli.inputs[0], &base, &wb);
     /* --sessions: both sides are the one input, told apart by co.session. */
-    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, &aopt, cli.inputs[1], &cand, &wc);
+    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, cli.inputs[1], &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
@@ -306,17 +227,17 @@ int tl_cmd_compare(int argc, char **argv)
         rc = TL_EXIT_NOMEM;
         goto out;
     }
-    rc = write_outputs(&cli, &a, &c);
+    rc = tl_cli_write_outputs(&cli, paths, 4, write_output, &c);
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)
-        print_summary(a.out && !strcmp(a.out, "-") ? stderr : stdout, &c);
+        tl_render_compare_console(paths[0] && !strcmp(paths[0], "-") ? stderr : stdout, &c);
     size_t unmatched = warn_unmatched_ranks(&c);
     if (a.fail && c.gate_failures > 0) {
-        print_regressions(&c);
+        tl_render_compare_regressions(stderr, &c);
         rc = TL_EXIT_GATE;
-    } else if (cli.strict && wb + wc + unmatched > 0) {
-        rc = TL_EXIT_GATE;
+    } else {
+        rc = tl_cli_strict(&cli, rc, wb + wc + unmatched);
     }
 out:
     tl_compare_release(&c);

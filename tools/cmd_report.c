@@ -37,42 +37,34 @@ static int64_t report_date(void)
     return (int64_t)time(NULL);
 }
 
-/* Open every output asked for first (so a bad one fails before a byte is
- * written anywhere, standard output included), render each, then commit
- * them together. TL_EXIT_OK, TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
-static int render(tl_cli *cli, const char *const paths[3], const tl_aggregate *a, const tl_report_options *ro)
+typedef struct report_doc {
+    const tl_aggregate *agg;
+    const tl_report_options *ro;
+} report_doc;
+
+/* Output i of tl_cmd_report's paths (-o, --json, --markdown): the HTML
+ * report, the aggregate JSON, the Markdown summary. 0, or -1 when out of
+ * memory. */
+static int write_output(tl_output *o, size_t i, void *ctx)
 {
-    tl_output *o[3] = { NULL, NULL, NULL };
-    for (size_t i = 0; i < 3; i++)
-        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
-            return TL_EXIT_OUTPUT;
-    if (o[0] && tl_render_html(o[0]->f, a, ro) != 0) {
-        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[0]);
-        return TL_EXIT_NOMEM;
+    const report_doc *d = ctx;
+    if (i == 1) {
+        tl_cli_aggregate_json(o, d->agg, 0);
+        return 0;
     }
-    if (o[1]) {
-        tl_json j;
-        tl_json_init(&j, tl_output_write, o[1]);
-        tl_aggregate_write(&j, a, "tally " TALLY_VERSION);
-        tl_json_finish(&j); /* write errors are seen at commit (ferror) */
-    }
-    if (o[2] && tl_render_markdown(o[2]->f, a, ro) != 0) {
-        fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[2]);
-        return TL_EXIT_NOMEM;
-    }
-    return tl_cli_commit_outputs(cli);
+    return i == 0 ? tl_render_html(o->f, d->agg, d->ro) : tl_render_markdown(o->f, d->agg, d->ro);
 }
 
 int tl_cmd_report(int argc, char **argv)
 {
-    int whole = 0;
     const char *out = NULL, *title = NULL, *json = NULL, *md = NULL;
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "the HTML report (- for standard output)", "FILE" },
         { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
         { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
-        { "--whole-trace", NULL, 0, &whole, NULL, "GPU breakdown over the whole trace, not the ProfilerStep window", NULL },
+        TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
@@ -81,36 +73,26 @@ int tl_cmd_report(int argc, char **argv)
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
         opts, 1, -1,
     };
-    tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec);
     if (rc >= 0)
         return rc;
-    if (out == NULL && json == NULL && md == NULL) {
-        out = DEFAULT_OUTPUT;
-        if (!cli.quiet)
-            fprintf(stderr, "tally: no output asked for; writing the HTML report to %s (-o FILE names it)\n", out);
-    }
     const char *paths[] = { out, json, md };
-    for (size_t i = 0; i < 3; i++)
-        if (paths[i] && tl_cli_check_output(&cli, paths[i]) != 0) {
-            tl_cli_release(&cli);
-            return TL_EXIT_OUTPUT;
-        }
-    tl_analyze_options aopt;
-    tl_analyze_options_init(&aopt);
-    aopt.whole_trace = whole;
+    tl_cli_default_output(&cli, paths, 3, DEFAULT_OUTPUT, "report");
+    if ((rc = tl_cli_check_outputs(&cli, paths, 3)) >= 0)
+        return rc;
+    cli.analyze.drop_samples = json == NULL; /* only the JSON aggregate carries them */
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &aopt, &agg, &warnings);
+    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
-        rc = render(&cli, paths, &agg, &ro);
+        report_doc doc = { &agg, &ro };
+        rc = tl_cli_write_outputs(&cli, paths, 3, write_output, &doc);
         if (rc == TL_EXIT_OK && !cli.quiet)
             for (size_t i = 0; i < 3; i++)
                 if (paths[i] && strcmp(paths[i], "-") != 0)
                     fprintf(stderr, "tally: wrote %s\n", paths[i]);
-        if (rc == TL_EXIT_OK && cli.strict && warnings)
-            rc = TL_EXIT_GATE;
+        rc = tl_cli_strict(&cli, rc, warnings);
     }
     tl_aggregate_release(&agg);
     tl_cli_release(&cli);

@@ -2,7 +2,8 @@
  * fuzz_trace_stream: libFuzzer target for the ingest readers (gzip_source + trace_stream).
  *
  * Each input is read four ways, through the sniffing gzip source: all bytes at once with the
- * default 1 MiB buffer, all at once with a 16-byte buffer that must grow, a few bytes per read
+ * default 1 MiB buffer, all at once with a 16-byte buffer that must grow (and gzip inflated by
+ * the source's helper thread), a few bytes per read
  * call (1..7, from the input's size), and with the byte parser alone (no structural index,
  * json_scan.h). Besides "no crash, no sanitizer report", the four
  * must return the same events, counters and problems (offsets and texts): how bytes arrive may
@@ -66,7 +67,7 @@ struct outcome {
 };
 
 static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buffer,
-                     int no_index, struct outcome *out)
+                     int no_index, int background, struct outcome *out)
 {
 	struct mem_src m = { data, size, 0, chunk };
 	tl_gzip_source g;
@@ -83,6 +84,7 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 	if (tl_gzip_source_init(&g, mem_read, &m) < 0)
 		abort();
 	g.max_output = 256u << 20; /* a gzip bomb ends as a read error, not an OOM */
+	g.background = background;
 	if (tl_trace_stream_open(&s, tl_gzip_source_read, &g, "fuzz", &o) < 0)
 		abort();
 	while ((out->rc = tl_trace_stream_next(&s, &ev)) == 1) {
@@ -102,6 +104,28 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
 		while (tl_args_next(&it, &key, &val)) {
 			h = mix_view(h, key);
 			h = mix(h, &val.kind, sizeof val.kind);
+		}
+		/* the members the index walker kept are the members the parser finds */
+		if (ev.args_index) {
+			tl_args_iter ia, ip;
+			tl_view ka, kp;
+			tl_json_value va, vp;
+			int more;
+			tl_args_iter_init_event(&ia, &ev);
+			tl_args_iter_init(&ip, ev.args);
+			do {
+				more = tl_args_next(&ia, &ka, &va);
+				if (more != tl_args_next(&ip, &kp, &vp) ||
+				    (more && (ka.ptr != kp.ptr || ka.len != kp.len || va.kind != vp.kind ||
+				              va.text.ptr != vp.text.ptr || va.text.len != vp.text.len ||
+				              va.is_number != vp.is_number ||
+				              (va.is_number && va.number != vp.number)))) {
+					fprintf(stderr, "fuzz_trace_stream: %s: the indexed args of the event at "
+					        "offset %llu differ from the parsed ones\n", g_input,
+					        (unsigned long long)ev.offset);
+					abort();
+				}
+			} while (more);
 		}
 	}
 	/* The problems themselves, not only their number: the same offsets and texts. */
@@ -130,10 +154,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&b, 0, sizeof b);
 	memset(&c, 0, sizeof c);
 	memset(&d, 0, sizeof d);
-	read_all(data, size, 0, 1u << 20, 0, &a);
-	read_all(data, size, 0, 16, 0, &b);
-	read_all(data, size, 1 + size % 7, 16, 0, &c);
-	read_all(data, size, 0, 1u << 20, 1, &d); /* the byte parser alone, no structural index */
+	read_all(data, size, 0, 1u << 20, 0, 0, &a);
+	read_all(data, size, 0, 16, 0, 1, &b); /* gzip inflated by a helper thread */
+	read_all(data, size, 1 + size % 7, 16, 0, 0, &c);
+	read_all(data, size, 0, 1u << 20, 1, 0, &d); /* the byte parser alone, no structural index */
 	if (a.rc != b.rc || a.rc != c.rc || a.rc != d.rc || a.hash != b.hash || a.hash != c.hash ||
 	    a.hash != d.hash || memcmp(&a.stats, &b.stats, sizeof a.stats) ||
 	    memcmp(&a.stats, &c.stats, sizeof a.stats) || memcmp(&a.stats, &d.stats, sizeof a.stats) ||

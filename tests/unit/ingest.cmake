@@ -32,3 +32,6 @@ add_test(NAME report_readers_fixture_schema
     ${PROJECT_SOURCE_DIR}/schema/tally-report.schema.json
     ${TALLY_TESTS_DIR}/fixtures/tally-report-v1.json
     ${TALLY_TESTS_DIR}/fixtures/tally-report-v2.json)
+
+# Self and inclusive time (tools/ingest/nesting.c): the sorted ring and the heap agree.
+tally_add_unit_test(test_nesting SOURCES test_nesting.c LIBS tally_ingest)

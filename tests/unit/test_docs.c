@@ -101,11 +101,23 @@ static void test_kernel_class_examples(void **state)
         { "ncclKernel_SendRecv (a copy by category)", TL_CC_MEMCPY, TL_KT_MEMORY },
         { "Stream Wait Event", TL_CC_SYNC, TL_KT_OTHER },
     };
+    static char longer[6000];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int t = tl_kernel_type_of(cases[i].name, strlen(cases[i].name), cases[i].cc);
         if (t != cases[i].type)
             fail_msg("%s: %s, want %s", cases[i].name, tl_kernel_type_name(t), tl_kernel_type_name(cases[i].type));
+        /* names beyond the lower-case buffer take the general glob: the same answers */
+        size_t n = strlen(cases[i].name);
+        memcpy(longer, cases[i].name, n);
+        memset(longer + n, 'x', sizeof longer - n);
+        assert_int_equal(tl_kernel_type_of(longer, sizeof longer, cases[i].cc), cases[i].type);
     }
+    /* '?' and upper case in a user's pattern */
+    assert_int_equal(tl_kernel_class_add("*MY_?USTOM*=memory"), 0);
+    assert_int_equal(tl_kernel_type_of("x_my_custom_ar_kernel", 21, TL_CC_KERNEL), TL_KT_MEMORY);
+    assert_int_equal(tl_kernel_class_add("*FUSED_ALLREDUCE*=memory"), 0);
+    assert_int_equal(tl_kernel_type_of("void fused_AllReduce_k", 22, TL_CC_KERNEL), TL_KT_MEMORY);
+    tl_kernel_class_reset();
     /* a user's pattern comes first */
     assert_int_equal(tl_kernel_class_add("my_custom_ar*=communication"), 0);
     assert_int_equal(tl_kernel_type_of("my_custom_ar_kernel", 19, TL_CC_KERNEL), TL_KT_COMM);

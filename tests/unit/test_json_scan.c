@@ -19,26 +19,27 @@ static const char *const isas[] = { "avx2+pclmul", "sse2+pclmul", "sse2", "scala
 
 /* The index as a byte parser sees it: a backslash escapes the next byte (inside or outside a
  * string, as the bitmask arithmetic does); a quote not escaped opens or closes a string, and
- * the closing one is the string's entry. */
+ * the opening one is the string's entry; a token byte that is not a digit but follows one is
+ * an entry (so a token starting with a digit and without such an entry is all digits). */
 static size_t reference(const char *t, size_t len, uint32_t *out)
 {
 	size_t n = 0;
-	int in = 0, esc = 0, tok = 0;
+	int in = 0, esc = 0, tok = 0, prev_digit = 0;
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)t[i];
 		int ws = c == ' ' || c == '\t' || c == '\n' || c == '\r';
 		int odd = c == '\\' || c >= 0x80 || (c < 0x20 && (in || !ws));
+		int digit = c >= '0' && c <= '9';
 		int entry = 0, escaped = esc;
 		esc = c == '\\' && !escaped;
 		if (in) {
-			if (!escaped && c == '"') {
+			if (!escaped && c == '"')
 				in = 0;
-				entry = 1;
-			}
 			tok = 0;
 		} else if (c == '"' && !escaped) {
-			in = 1; /* the closing quote is the string's entry */
+			in = 1; /* the opening quote is the string's entry */
+			entry = 1;
 			tok = 0;
 		} else if (c && strchr("{}[]:,", c)) {
 			entry = 1;
@@ -46,9 +47,10 @@ static size_t reference(const char *t, size_t len, uint32_t *out)
 		} else if (ws) {
 			tok = 0;
 		} else {
-			entry = !tok;
+			entry = !tok || (!digit && prev_digit);
 			tok = 1;
 		}
+		prev_digit = digit;
 		if (entry || odd)
 			out[n++] = (uint32_t)i;
 	}
@@ -57,7 +59,7 @@ static size_t reference(const char *t, size_t len, uint32_t *out)
 
 static void test_same_index_as_reference(void **state)
 {
-	static const char mix[] = "\"\\{}[]:, \t\na1\x80\x01x";
+	static const char mix[] = "\"\\{}[]:, \t\na1\x80\x01x9.-";
 	enum { MAXLEN = 400 };
 	static char text[MAXLEN];
 	static uint32_t want[MAXLEN + 64], got[MAXLEN + 64];
@@ -91,16 +93,17 @@ static void test_same_index_as_reference(void **state)
 /* A JSON text: the entries are where a walker must look. */
 static void test_entries_of_json(void **state)
 {
-	static const char text[] = "{\"a\": [1, -2.5e3, true], \"b\\\"c\": \"x{y\"}";
+	static const char text[] = "{\"a\": [1, -2.5e3, true, 10x], \"b\\\"c\": \"x{y\"}";
 	uint32_t out[128];
 	size_t scanned, n;
 	(void)state;
 
 	n = tl_json_scan_index(text, sizeof text - 1, out, 128, &scanned);
 	assert_int_equal(scanned, sizeof text - 1);
-	/* { "a : [ 1 , -2.5e3 , true ] , \ "b\"c : "x{y } (closing quotes; the backslash is odd) */
+	/* { "a : [ 1 , -2.5e3 (. and e follow digits) , true , 10x (x follows a digit) ] ,
+	 * "b\"c (opening quotes; the backslash is odd) : "x{y } */
 	{
-		static const char expect[] = "{\":[1,-,t],\\\":\"}";
+		static const char expect[] = "{\":[1,-.e,t,1x],\"\\:\"}";
 		assert_int_equal(n, sizeof expect - 1);
 		for (size_t i = 0; i < n; i++)
 			assert_int_equal(text[out[i]], expect[i]);

@@ -45,6 +45,12 @@ typedef struct sink {
     size_t len, cap;
 } sink;
 
+/* Whether v is the JSON string s (json_equal with a temporary json_string leaks it). */
+static int json_str_is(const json_t *v, const char *s)
+{
+    return json_is_string(v) && strcmp(json_string_value(v), s) == 0;
+}
+
 static int sink_write(void *ctx, const void *buf, size_t len)
 {
     sink *s = ctx;
@@ -333,6 +339,9 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900 };
     s->health = calloc(1, sizeof *s->health);
     s->health[s->nhealth++] = (tl_shealth){ 0, 8, 2, 2000, 88, 8, 3, 700, 699, 8, 1, 2 };
+    s->devmem = calloc(2, sizeof *s->devmem);
+    s->devmem[s->ndevmem++] = (tl_sdevmem){ 0, 6e9, 8e9, 9e9 };
+    s->devmem[s->ndevmem++] = (tl_sdevmem){ 1, 7e9, 8.5e9, NAN };
     s->growth = calloc(1, sizeof *s->growth);
     s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
 
@@ -913,7 +922,7 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
     case TL_F_INT:
         if (!f->lo_key && !f->hi_key)
             check_range(ctx, s, f->lo, f->hi);
-        else if (r == NULL && !json_equal(type, json_string("integer")))
+        else if (r == NULL && !json_str_is(type, "integer"))
             fail_msg("schema %s: not an integer", ctx);
         break;
     case TL_F_TS:
@@ -966,7 +975,7 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
             fail_msg("schema %s: maxItems %lld, the table's limit %zu", ctx, mx ? (long long)json_integer_value(mx) : 0LL, f->max);
         json_t *items = json_object_get(s, "items");
         if (f->type == TL_F_STRINGS) {
-            if (!json_equal(json_object_get(items, "type"), json_string("string")))
+            if (!json_str_is(json_object_get(items, "type"), "string"))
                 fail_msg("schema %s: not an array of strings", ctx);
         } else {
             const char *ir = ref_of(items);

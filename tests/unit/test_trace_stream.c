@@ -1197,8 +1197,8 @@ static void test_gzip_truncated(void **state)
 
 /* Inflate all of `gz` through a gzip source, `cap` bytes per read; returns the bytes decoded
  * before the end or the error (in *out, malloc'd) and the error text in `err`. */
-static size_t inflate_all(const unsigned char *gz, size_t n, size_t cap, char **out, char *err,
-                          size_t errcap)
+static size_t inflate_all(const unsigned char *gz, size_t n, size_t cap, int background, char **out,
+                          char *err, size_t errcap)
 {
 	tt_mem_src m = { (const char *)gz, n, 0, 0, 0 };
 	tl_gzip_source g;
@@ -1208,6 +1208,7 @@ static size_t inflate_all(const unsigned char *gz, size_t n, size_t cap, char **
 
 	assert_non_null(buf);
 	assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
+	g.background = background;
 	for (;;) {
 		if (space - len < cap) {
 			space = space * 2 + cap;
@@ -1249,14 +1250,19 @@ static void test_gzip_truncated_same_for_every_read_size(void **state)
 	gzn = zs.total_out;
 	deflateEnd(&zs);
 	for (size_t cut = 10; cut <= gzn; cut++) {
-		char *small, *large, *other, esmall[200], elarge[200], eother[200];
-		size_t ns, nl, no;
+		char *small, *large, *other, *bg, esmall[200], elarge[200], eother[200], ebg[200];
+		size_t ns, nl, no, nb;
 		/* zlib, then the default decoder (isa-l when built in): the same bytes and error */
 		setenv("TALLY_GZIP_DECODER", "zlib", 1);
-		no = inflate_all(gz, cut, 1u << 20, &other, eother, sizeof eother);
+		no = inflate_all(gz, cut, 1u << 20, 0, &other, eother, sizeof eother);
 		unsetenv("TALLY_GZIP_DECODER");
-		ns = inflate_all(gz, cut, 1, &small, esmall, sizeof esmall);
-		nl = inflate_all(gz, cut, 1u << 20, &large, elarge, sizeof elarge);
+		ns = inflate_all(gz, cut, 1, 0, &small, esmall, sizeof esmall);
+		nl = inflate_all(gz, cut, 1u << 20, 0, &large, elarge, sizeof elarge);
+		nb = inflate_all(gz, cut, 7, 1, &bg, ebg, sizeof ebg); /* the helper thread inflates */
+		assert_int_equal(nb, nl);
+		assert_memory_equal(bg, large, nb);
+		assert_string_equal(ebg, elarge);
+		free(bg);
 		assert_int_equal(no, nl);
 		assert_memory_equal(other, large, no);
 		assert_string_equal(eother, elarge);
@@ -1278,6 +1284,111 @@ static void test_gzip_truncated_same_for_every_read_size(void **state)
 	assert_true(cuts > 100);
 	free(gz);
 	free(b.data);
+}
+
+/* Inflate `gz` `cap` bytes per read into a buffer whose unused space holds `fill` bytes. */
+static size_t inflate_into(const unsigned char *gz, size_t n, size_t cap, int fill, int background,
+                           char **out, char *err, size_t errcap)
+{
+	tt_mem_src m = { (const char *)gz, n, 0, 0, 0 };
+	tl_gzip_source g;
+	size_t len = 0, space = 4u << 20;
+	ssize_t k;
+	char *buf = malloc(space);
+
+	assert_non_null(buf);
+	memset(buf, fill, space);
+	assert_int_equal(tl_gzip_source_init(&g, tt_mem_read, &m), 0);
+	g.background = background;
+	while (space - len >= cap && (k = tl_gzip_source_read(&g, buf + len, cap)) > 0)
+		len += (size_t)k;
+	assert_true(space - len >= cap); /* the input decodes to less than 4 MiB */
+	snprintf(err, errcap, "%s", g.error);
+	tl_gzip_source_release(&g);
+	*out = buf;
+	return len;
+}
+
+/* A fuzz finding (tests/fuzz/seeds/trace_stream/corrupt-gzip-isal-unwritten-tail.gz): on a
+ * corrupt member isa-l counted as output the tail of a bad match that it never wrote, and the
+ * source let it decode straight into the caller's buffer, so those bytes were whatever the
+ * caller's buffer held: the trace stream saw 890 warnings with 1 MiB reads and 895 with 16
+ * bytes. The decoded bytes and the error must not depend on the read size nor on what the
+ * caller's buffer held before. */
+static void test_gzip_corrupt_same_for_every_buffer(void **state)
+{
+	struct blob b = load(TALLY_SOURCE_DIR
+	                     "/tests/fuzz/seeds/trace_stream/corrupt-gzip-isal-unwritten-tail.gz");
+	static const size_t caps[] = { 1, 16, 4096, 256u << 10, 1u << 20 };
+	char *ref, eref[200];
+	size_t nref;
+	(void)state;
+
+	nref = inflate_into((const unsigned char *)b.data, b.len, 1u << 20, 0, 0, &ref, eref, sizeof eref);
+	assert_true(nref > 900000);
+	assert_non_null(strstr(eref, "invalid gzip data"));
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++)
+		for (int fill = 0; fill < 256 * 2; fill += 0xA5) { /* and inflated by the helper thread */
+			char *got, egot[200];
+			size_t n = inflate_into((const unsigned char *)b.data, b.len, caps[i], fill & 0xff,
+			                        fill >= 256, &got, egot, sizeof egot);
+			assert_int_equal(n, nref);
+			assert_memory_equal(got, ref, n);
+			assert_string_equal(egot, eref);
+			free(got);
+		}
+	free(ref);
+	free(b.data);
+}
+
+/* A reader that stops early sees the public fields of what it read, with or without the helper
+ * thread (which may have inflated one chunk further, into the next member or the garbage). */
+static void test_gzip_background_stopped_early(void **state)
+{
+	unsigned char *gz = malloc(4u << 20), *text = malloc(600000);
+	size_t gzn = 0;
+	(void)state;
+
+	assert_non_null(gz);
+	assert_non_null(text);
+	for (size_t i = 0; i < 600000; i++) /* incompressible enough for several chunks */
+		text[i] = (unsigned char)('a' + (i * 2654435761u >> 7) % 26);
+	for (int m = 0; m < 3; m++) { /* three members, then bytes that are not gzip */
+		z_stream zs;
+		memset(&zs, 0, sizeof zs);
+		assert_int_equal(deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+		zs.next_in = text;
+		zs.avail_in = 600000;
+		zs.next_out = gz + gzn;
+		zs.avail_out = (uInt)((4u << 20) - gzn);
+		assert_int_equal(deflate(&zs, Z_FINISH), Z_STREAM_END);
+		gzn += zs.total_out;
+		deflateEnd(&zs);
+	}
+	memcpy(gz + gzn, "garbage", 7);
+	gzn += 7;
+	for (size_t stop = 1000; stop < 3 * 600000 + 1000; stop += 150000) {
+		tl_gzip_source g[2];
+		unsigned char buf[4096];
+		for (int bg = 0; bg < 2; bg++) {
+			tt_mem_src m = { (const char *)gz, gzn, 0, 0, 0 };
+			size_t got = 0;
+			ssize_t k = 1;
+			assert_int_equal(tl_gzip_source_init(&g[bg], tt_mem_read, &m), 0);
+			g[bg].background = bg;
+			while (got < stop && (k = tl_gzip_source_read(&g[bg], buf, sizeof buf)) > 0)
+				got += (size_t)k;
+			tl_gzip_source_finish(&g[bg]);
+		}
+		assert_int_equal(g[0].members, g[1].members);
+		assert_int_equal(g[0].in_bytes, g[1].in_bytes);
+		assert_int_equal(g[0].trailing_garbage, g[1].trailing_garbage);
+		assert_string_equal(g[0].error, g[1].error);
+		tl_gzip_source_release(&g[0]);
+		tl_gzip_source_release(&g[1]);
+	}
+	free(gz);
+	free(text);
 }
 
 static void test_gzip_source_plain_and_garbage(void **state)
@@ -1578,6 +1689,8 @@ int main(void)
 		cmocka_unit_test(test_gzip_multimember),
 		cmocka_unit_test(test_gzip_truncated),
 		cmocka_unit_test(test_gzip_truncated_same_for_every_read_size),
+		cmocka_unit_test(test_gzip_corrupt_same_for_every_buffer),
+		cmocka_unit_test(test_gzip_background_stopped_early),
 		cmocka_unit_test(test_gzip_source_plain_and_garbage),
 		cmocka_unit_test(test_malformed_event_resync),
 		cmocka_unit_test(test_junk_and_non_objects),

@@ -59,6 +59,11 @@ typedef struct tl_analyze_options {
      * identity tells apart as another run (said in a note): what
      * `tally compare --sessions` asks for. */
     int sessions_across_runs;
+    /* The command has no use for each session's samples of every name (only
+     * compare and partial aggregates do): they are freed as soon as a session
+     * is analyzed (tl_session_drop_samples), so that memory per rank stays
+     * small. Not an analysis option: partials do not record it. */
+    int drop_samples;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -68,6 +73,10 @@ void tl_analyze_options_init(tl_analyze_options *o);
  * threads, before ingest settles ranks and companions over the whole run,
  * so the caller takes those in afterwards (tl_identity_take_settled). */
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
+/* Free the samples kept per name and kernel (up to TL_PROFILE_MAX_SAMPLES each,
+ * the largest part of an analyzed session); counts, totals, histograms and
+ * everything else stay. */
+void tl_session_drop_samples(tl_session *s);
 
 /* ---- per rank ------------------------------------------------------------ */
 

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "compare.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,23 @@ static int collect_memory(side *sd, const tl_session *s, size_t idx)
         item it = { TL_CMP_GROUP_MEMORY, NULL, s->id.rank, NULL, NAN, NULL, 0, idx, s->nsteps, v[m] };
         if (side_push(sd, &it, keys[m], 0) != 0)
             return -1;
+    }
+    /* a rank with two or more GPUs: each GPU's peaks too, by device index
+     * ("peak_allocated (GPU 1)"), so one GPU that grows is not hidden behind
+     * the rank's fullest one */
+    static const char *dkeys[3] = { "peak_allocated", "peak_reserved", "peak_device_used" };
+    for (size_t d = 0; d < s->ndevmem; d++) {
+        const tl_sdevmem *g = &s->devmem[d];
+        const double dv[3] = { g->peak_allocated, g->peak_reserved, g->peak_used };
+        for (int m = 0; m < 3; m++) {
+            if (!(isfinite(dv[m]) && dv[m] > 0))
+                continue;
+            char key[64];
+            snprintf(key, sizeof key, "%s (GPU %" PRId64 ")", dkeys[m], g->id);
+            item it = { TL_CMP_GROUP_MEMORY, NULL, s->id.rank, NULL, NAN, NULL, 0, idx, s->nsteps, dv[m] };
+            if (side_push(sd, &it, key, 0) != 0)
+                return -1;
+        }
     }
     return 0;
 }

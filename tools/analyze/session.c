@@ -647,6 +647,39 @@ static void take_max(double *acc, double v)
         *acc = v;
 }
 
+/* The peaks of each GPU (allocator events and monitor samples carry their
+ * device), kept when two or more GPUs have readings: compare's per-device
+ * memory rows. */
+static void device_memory(tl_session *s, const tl_profile *p)
+{
+    tl_sdevmem d[TL_SESSION_MAX_DEVICES];
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmem + p->ngpu_samples; i++) {
+        int64_t dev = i < p->nmem ? p->mem[i].device : p->gpu_samples[i - p->nmem].device;
+        if (dev < 0)
+            continue;
+        size_t k = 0;
+        while (k < n && d[k].id != dev)
+            k++;
+        if (k == n) {
+            if (n == TL_SESSION_MAX_DEVICES)
+                continue;
+            d[n++] = (tl_sdevmem){ dev, NAN, NAN, NAN };
+        }
+        if (i < p->nmem) {
+            take_max(&d[k].peak_allocated, p->mem[i].allocated);
+            take_max(&d[k].peak_reserved, p->mem[i].reserved);
+            take_max(&d[k].peak_used, p->mem[i].used);
+        } else {
+            take_max(&d[k].peak_used, p->gpu_samples[i - p->nmem].mem_used);
+        }
+    }
+    if (n < 2 || (s->devmem = malloc(n * sizeof *s->devmem)) == NULL)
+        return;
+    memcpy(s->devmem, d, n * sizeof *d);
+    s->ndevmem = n;
+}
+
 static void memory(tl_session *s, const tl_profile *p)
 {
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
@@ -686,6 +719,7 @@ static void memory(tl_session *s, const tl_profile *p)
     }
     if (n)
         s->gpu_util_mean = sum / (double)n;
+    device_memory(s, p);
     s->snaps = calloc(p->nsnapshots + 1, sizeof *s->snaps);
     int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
@@ -756,6 +790,21 @@ static int take_calltree(tl_session *s, const tl_profile *p)
     s->calltree.slots = NULL;
     s->calltree.nslots = 0;
     return 0;
+}
+
+static void drop_samples(tl_dur_stat *d)
+{
+    free(d->samples);
+    d->samples = NULL;
+    d->nsamples = d->samples_cap = 0;
+}
+
+void tl_session_drop_samples(tl_session *s)
+{
+    for (size_t i = 0; i < s->nnames; i++)
+        drop_samples(&s->names[i].d);
+    for (size_t i = 0; i < s->nkernels; i++)
+        drop_samples(&s->kernels[i].d);
 }
 
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)

@@ -22,6 +22,11 @@
 
 #include <stdint.h>
 
+/* Decoded chunks of 256 KiB the helper thread may be ahead of the reader, plus the one being
+ * read: the trace stream takes about 1 MiB per fill, so the helper can decode the next one
+ * while the stream parses. */
+#define TL_GZIP_CHUNKS 6
+
 typedef struct tl_gzip_source {
 	int is_gzip;               /* known after the first read: the input had the gzip magic */
 	unsigned members;          /* gzip members started so far */
@@ -29,6 +34,9 @@ typedef struct tl_gzip_source {
 	uint64_t in_bytes;         /* compressed bytes consumed by the decoder */
 	uint64_t out_bytes;        /* bytes handed out */
 	uint64_t max_output;       /* 0 = no limit; else an error past this many output bytes */
+	int background;            /* set before the first read: inflate in a helper thread, one
+	                              chunk ahead of the reader, when the inner source may be read
+	                              from another thread (a file). The bytes are the same. */
 	char error[200];           /* why the last read failed; "" when none */
 	uint64_t error_offset;     /* compressed offset of that failure */
 
@@ -43,6 +51,15 @@ typedef struct tl_gzip_source {
 	unsigned char *out;        /* decoded bytes not yet handed out: out[out_pos..out_len) */
 	size_t out_pos, out_len;
 	uint64_t in_read; /* bytes taken from the inner source */
+	/* Decoded chunks, filled in turn by the decoder (the helper thread or the reader) and
+	 * handed out by the reader; chunk_mode is the decoder's mode after each. Each buffer is
+	 * allocated, zeroed, when first used. */
+	unsigned char *chunk[TL_GZIP_CHUNKS];
+	size_t chunk_len[TL_GZIP_CHUNKS];
+	int chunk_mode[TL_GZIP_CHUNKS];
+	uint64_t chunks_taken;
+	int rmode;                 /* the reader's mode: the last chunk's, M_ERROR on its own errors */
+	void *bg;                  /* the helper thread, when background */
 } tl_gzip_source;
 
 /* Prepare `g` to read from `read(ctx, ...)`. Allocates a 128 KiB input buffer; nothing is read
@@ -53,7 +70,12 @@ int tl_gzip_source_init(tl_gzip_source *g, tl_read_fn read, void *ctx);
  * 0 at the end, or -1 with g->error and g->error_offset set. */
 ssize_t tl_gzip_source_read(void *ctx, void *buf, size_t cap);
 
-/* Free the decoder and buffer. */
+/* The reader is done, perhaps before the end: stop the helper thread if there is one, so that
+ * the public fields (in_bytes, members, trailing_garbage, error) say what was read, as without
+ * the thread. Needed before reading them unless a read returned 0 or -1. */
+void tl_gzip_source_finish(tl_gzip_source *g);
+
+/* Stop the helper thread if there is one; free the decoder and buffers. */
 void tl_gzip_source_release(tl_gzip_source *g);
 
 /* The decoder a gzip input is read with: "isa-l" or "zlib". */

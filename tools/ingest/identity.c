@@ -60,6 +60,14 @@ int tl_problems_add_text(tl_problems *l, int kind, int64_t offset, const char *t
     return push(l, kind, offset, strdup(text ? text : "")) != NULL ? 0 : -1;
 }
 
+size_t tl_identity_input_problems(const tl_identity *id)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < id->problems.n; i++)
+        n += tl_problem_of_input(&id->problems.v[i]);
+    return n;
+}
+
 void tl_problems_release(tl_problems *l)
 {
     for (size_t i = 0; i < l->n; i++)

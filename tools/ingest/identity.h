@@ -106,6 +106,8 @@ int tl_identity_init(tl_identity *id, const char *path);
 void tl_identity_release(tl_identity *id);
 /* dst (released first) becomes a deep copy of src. 0, or -1 out of memory. */
 int tl_identity_copy(tl_identity *dst, const tl_identity *src);
+/* How many of id's problems are of the input itself (tl_problem_of_input). */
+size_t tl_identity_input_problems(const tl_identity *id);
 
 /* Set the rank and how it was found, with detail cut to
  * TL_RANK_DETAIL_MAX bytes. A rank given by input order is a problem of

@@ -237,6 +237,9 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     }
     g_ok = 1;
     g.max_output = opt->limits.max_input_bytes;
+    /* A file may be read from the inflating thread; an archive member is read through
+     * libarchive, which stays on this one. */
+    g.background = in->member == NULL;
     size_t n = 0, i = 0;
     int eof = 0, kind = TL_SNIFF_MORE;
     size_t max_sniff = opt->max_report_bytes > cap ? opt->max_report_bytes : cap;
@@ -280,9 +283,11 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         tl_trace_options_init(&topt);
         topt.max_depth = TL_TRACE_DEPTH_LIMIT;
         tl_read_trace(p, replay_read, &r, &topt);
+        tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (prefix[i] == '{') {
         read_report(p, &r, opt);
+        tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (tl_bytes_look_like_archive(prefix, n)) {
         tl_profile_skip(p, "an archive inside an archive; not read (unpack the outer one)");

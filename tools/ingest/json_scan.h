@@ -3,20 +3,25 @@
  *
  * For a byte range that starts outside any string, it lists the offsets of every byte a JSON
  * walker has to look at, in order: the structural characters { } [ ] : , outside strings, the
- * closing quote of every string (one entry per string: a walker that needs the content finds
- * the opening quote backwards, since a string without an odd byte holds no quote), the first
- * byte of every bare token (number, true, false, null, or junk), and every "odd" byte: a
- * backslash, a byte >= 0x80, or a control byte other than whitespace outside strings. A walker that finds
- * an odd entry (or anything else it does not expect) hands the item to a careful byte parser,
- * which gives the exact warnings and errors; everything else it walks from the index alone, so
- * string contents and whitespace are never looked at byte by byte.
+ * opening quote of every string (one entry per string: its content ends at the last quote
+ * before the next entry, since only whitespace can come between), the first byte of every
+ * bare token (number, true, false, null, or junk), the first byte of a token that is not a
+ * decimal digit but follows one (so a token that starts with a digit and has no entry of its
+ * own after that is all digits: a number a walker can take without reading it), and every
+ * "odd" byte: a backslash, a byte >= 0x80, or a control byte other than whitespace outside
+ * strings. A walker that finds an odd entry (or anything else it does not expect) hands the
+ * item to a careful byte parser, which gives the exact warnings and errors; everything else it
+ * walks from the index alone, so string contents and whitespace are never looked at byte by
+ * byte.
  *
- * The one idea: per 64-byte block, vector compares give bitmasks of quotes, backslashes and
- * the other classes; quotes escaped by an odd run of backslashes are removed with carry
- * arithmetic; the in-string mask is the prefix xor of the quote mask (a carry-less multiply by
- * all ones with PCLMUL, a shift cascade without); the entries are the set bits of the union.
- * SSE2 is the baseline; AVX2 and PCLMUL are used when the CPU has them (chosen once, at run
- * time). Cost: about 1-2 instructions per input byte plus a few per entry.
+ * The one idea: per 64-byte block, vector compares (SSE2) or two byte shuffles on the nibbles
+ * (AVX2, simdjson's classification) give bitmasks of quotes, backslashes and the other
+ * classes; quotes escaped by an odd run of backslashes are removed with carry arithmetic (only
+ * in blocks with a backslash); the in-string mask is the prefix xor of the quote mask (a
+ * carry-less multiply by all ones with PCLMUL, a shift cascade without); the entries are the
+ * set bits of the union. SSE2 is the baseline; AVX2 and PCLMUL are used when the CPU has them
+ * (chosen once, at run time). Cost, AVX2: about 1.3 instructions per input byte plus about 7
+ * per entry (3.5 per byte on Kineto traces, one entry per 4.4 bytes).
  *
  * Thread-safety: pure functions; the one-time CPU choice is idempotent.
  */

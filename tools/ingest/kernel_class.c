@@ -116,10 +116,47 @@ void tl_kernel_class_reset(void)
     nuser = 0;
 }
 
+/* ASCII lower case, as tolower() in the C locale (tally never calls setlocale). */
+static unsigned char lower_ascii(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z' ? (unsigned char)(c + 32) : c;
+}
+
+/*
+ * glob_ci(pattern, name) for a name already in lower case (`lname`): the table's
+ * shapes "*literal*" and "literal*" are a substring search and a prefix compare
+ * (kernel names run to a thousand bytes, and the general glob backtracks at
+ * every character); other patterns take glob_ci.
+ */
+static int match(const char *pattern, const char *name, const char *lname, size_t len)
+{
+    const char *lit = pattern + (pattern[0] == '*');
+    size_t n = strcspn(lit, "*?");
+    char low[64];
+
+    if (lname == NULL || n >= sizeof low || lit[n] != '*' || lit[n + 1] != '\0')
+        return glob_ci(pattern, name, len);
+    for (size_t i = 0; i < n; i++)
+        low[i] = (char)lower_ascii((unsigned char)lit[i]);
+    if (lit == pattern) /* "literal*" */
+        return len >= n && memcmp(lname, low, n) == 0;
+    return memmem(lname, len, low, n) != NULL; /* "*literal*" */
+}
+
+/* Names longer than this are matched with the general glob. */
+#define LOWER_MAX 4096
+
 int tl_kernel_type_of(const char *name, size_t len, int cat_class)
 {
+    char buf[LOWER_MAX];
+    const char *lname = NULL;
+    if (len <= sizeof buf) {
+        for (size_t i = 0; i < len; i++)
+            buf[i] = (char)lower_ascii((unsigned char)name[i]);
+        lname = buf;
+    }
     for (int i = 0; i < nuser; i++)
-        if (glob_ci(user[i].pattern, name, len))
+        if (match(user[i].pattern, name, lname, len))
             return user[i].type;
     if (cat_class == TL_CC_SYNC)
         return TL_KT_OTHER;
@@ -127,7 +164,7 @@ int tl_kernel_type_of(const char *name, size_t len, int cat_class)
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (memory_cat && table[i].type == TL_KT_COMM)
             continue; /* a copy is a copy whatever its name */
-        if (glob_ci(table[i].pattern, name, len))
+        if (match(table[i].pattern, name, lname, len))
             return table[i].type;
     }
     return memory_cat ? TL_KT_MEMORY : TL_KT_COMPUTE;

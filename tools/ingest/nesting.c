@@ -12,9 +12,9 @@
 static void remap(void *ctx, const uint32_t *map, uint32_t nmap)
 {
     tl_nest *n = ctx;
-    for (size_t i = 0; i < n->nheap; i++) {
-        uint32_t s = n->heap[i].stat;
-        n->heap[i].stat = s < nmap ? map[s] : UINT32_MAX;
+    for (size_t i = 0; i < n->nheap; i++) { /* the ring from head (a heap starts at 0) */
+        tl_nest_item *e = &n->heap[(n->head + i) & (TL_NEST_REORDER - 1)];
+        e->stat = e->stat < nmap ? map[e->stat] : UINT32_MAX;
     }
     for (size_t t = 0; t < n->nthreads; t++)
         for (size_t k = 0; k < n->threads[t].n; k++) {
@@ -67,6 +67,12 @@ static uint64_t thread_hash(int64_t pid, int64_t tid, int cls)
 
 static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
 {
+    /* runs of events of one thread: the last one first */
+    if (n->last_thread < n->nthreads) {
+        tl_nest_thread *t = &n->threads[n->last_thread];
+        if (t->pid == pid && t->tid == tid && t->cls == cls)
+            return t;
+    }
     if ((n->nthreads + 1) * 2 > n->nslots) {
         if (n->nthreads >= TL_NEST_MAX_THREADS)
             return NULL;
@@ -87,8 +93,10 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     size_t j = thread_hash(pid, tid, cls) & (n->nslots - 1);
     while (n->slots[j]) {
         tl_nest_thread *t = &n->threads[n->slots[j] - 1];
-        if (t->pid == pid && t->tid == tid && t->cls == cls)
+        if (t->pid == pid && t->tid == tid && t->cls == cls) {
+            n->last_thread = n->slots[j] - 1;
             return t;
+        }
         j = (j + 1) & (n->nslots - 1);
     }
     if (n->nthreads == n->threads_cap) {
@@ -106,31 +114,46 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
     t->cls = cls;
     t->last_ts = INT64_MIN;
     n->slots[j] = (uint32_t)++n->nthreads;
+    n->last_thread = n->nthreads - 1;
     return t;
+}
+
+/* Times come from the input, which may hold anything an int64 can: sums and
+ * differences saturate instead of overflowing. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
 }
 
 static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f)
 {
     /* UINT32_MAX: the fold could not place the name (out of memory) */
     tl_name_stat *st = f->stat < n->p->nstats ? &n->p->stats[f->stat] : NULL;
-    int64_t dur = f->end - f->ts, self = dur - f->children;
+    int64_t dur = sat_sub(f->end, f->ts), self = sat_sub(dur, f->children);
     if (st != NULL) {
-        st->self_ns += self > 0 ? self : 0;
+        st->self_ns = sat_add(st->self_ns, self > 0 ? self : 0);
         if (f->outer)
-            st->incl_ns += dur;
+            st->incl_ns = sat_add(st->incl_ns, dur);
         if (st->open)
             st->open--;
     }
     if (f->node != TL_CALLTREE_NONE) {
         tl_cnode *c = &n->tree->nodes[f->node];
-        c->incl_ns += dur;
-        c->self_ns += self > 0 ? self : 0;
+        c->incl_ns = sat_add(c->incl_ns, dur);
+        c->self_ns = sat_add(c->self_ns, self > 0 ? self : 0);
         c->count++;
     }
     /* a root holds its top-level calls, recorded as nodes or not */
     uint32_t r = f->toplevel ? n->roots[t->cls >= 0 && t->cls < TL_CTK_COUNT ? t->cls : TL_CTK_OTHER] : TL_CALLTREE_NONE;
     if (r != TL_CALLTREE_NONE) {
-        n->tree->nodes[r].incl_ns += dur;
+        n->tree->nodes[r].incl_ns = sat_add(n->tree->nodes[r].incl_ns, dur);
         n->tree->nodes[r].count++;
     }
 }
@@ -238,7 +261,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         return;
     }
     t->last_ts = e->ts;
-    int64_t end = e->ts + e->dur, adopted = 0;
+    int64_t end = sat_add(e->ts, e->dur), adopted = 0;
     /* Frames that ended before this event starts are done. */
     while (t->n > 0 && t->v[t->n - 1].end <= e->ts)
         finalize(n, t, &t->v[--t->n]);
@@ -250,9 +273,9 @@ static void place(tl_nest *n, const tl_nest_item *e)
         if (top->ts >= e->ts && top->end <= end) {
             tl_nest_frame *below = t->n > 1 ? &t->v[t->n - 2] : NULL;
             if (below == NULL || !(below->ts >= e->ts && below->end <= end)) {
-                adopted += top->end - top->ts;
+                adopted = sat_add(adopted, sat_sub(top->end, top->ts));
                 if (below)
-                    below->children -= top->end - top->ts;
+                    below->children = sat_sub(below->children, sat_sub(top->end, top->ts));
             }
         }
         finalize(n, t, top);
@@ -273,7 +296,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         t->cap = cap;
     }
     if (t->n > 0)
-        t->v[t->n - 1].children += e->dur;
+        t->v[t->n - 1].children = sat_add(t->v[t->n - 1].children, e->dur);
     tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
     uint32_t node = node_of(n, t, e);
     lane_offer(n, t, e, t->n);
@@ -283,7 +306,7 @@ static void place(tl_nest *n, const tl_nest_item *e)
         st->open++;
 }
 
-/* The reorder heap: a min-heap by (ts, longer first, arrival). */
+/* The reorder order: by (ts, longer first, arrival), a strict total order. */
 static int before(const tl_nest_item *a, const tl_nest_item *b)
 {
     if (a->ts != b->ts)
@@ -313,6 +336,88 @@ static void heap_pop(tl_nest *n, tl_nest_item *out)
     }
 }
 
+/* The next event in start order, out of the reorder buffer (not empty). */
+static void buffer_pop(tl_nest *n, tl_nest_item *out)
+{
+    if (n->is_heap) {
+        heap_pop(n, out);
+        return;
+    }
+    *out = n->heap[n->head];
+    n->head = (n->head + 1) & (TL_NEST_REORDER - 1);
+    n->nheap--;
+}
+
+static void heap_push(tl_nest *n, const tl_nest_item *e)
+{
+    size_t i = n->nheap++;
+    n->heap[i] = *e;
+    while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
+        tl_nest_item x = n->heap[i];
+        n->heap[i] = n->heap[(i - 1) / 2];
+        n->heap[(i - 1) / 2] = x;
+        i = (i - 1) / 2;
+    }
+}
+
+/* Into the reorder buffer (not full). A late event is inserted into the sorted ring
+ * (binary search), moving the items on the shorter side by one place; the moves are
+ * budgeted (TL_NEST_SHIFT_BUDGET per event on average, so that a hostile order costs no more
+ * than a heap), and beyond the budget the ring becomes a heap. */
+static void buffer_push(tl_nest *n, const tl_nest_item *e)
+{
+    const size_t mask = TL_NEST_REORDER - 1;
+    size_t at, lo, hi, moves;
+
+    if (n->is_heap) {
+        heap_push(n, e);
+        return;
+    }
+    n->budget += TL_NEST_SHIFT_BUDGET;
+    if (n->nheap == 0 || !before(e, &n->heap[(n->head + n->nheap - 1) & mask])) {
+        n->heap[(n->head + n->nheap) & mask] = *e; /* in order: the usual case */
+        n->nheap++;
+        return;
+    }
+    for (lo = 0, hi = n->nheap - 1; lo < hi;) { /* the first item e goes before */
+        size_t mid = (lo + hi) / 2;
+        if (before(e, &n->heap[(n->head + mid) & mask]))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    at = lo;
+    moves = at < n->nheap - at ? at : n->nheap - at;
+    if (moves > n->budget) {
+        /* Far out of order, often: a heap from here on. The ring, rotated so that it starts
+         * at 0, is sorted and so already a heap. */
+        tl_nest_item *lin = malloc(TL_NEST_REORDER * sizeof *lin);
+        if (lin == NULL) {
+            broken(n, "out of memory");
+            return;
+        }
+        for (size_t i = 0; i < n->nheap; i++)
+            lin[i] = n->heap[(n->head + i) & mask];
+        free(n->heap);
+        n->heap = lin;
+        n->head = 0;
+        n->is_heap = 1;
+        heap_push(n, e);
+        return;
+    }
+    n->budget -= moves;
+    if (at < n->nheap - at) { /* the items before it move one place to the front */
+        n->head = (n->head - 1) & mask;
+        for (size_t i = 0; i < at; i++)
+            n->heap[(n->head + i) & mask] = n->heap[(n->head + i + 1) & mask];
+    } else { /* the items after it move one place to the back */
+        for (size_t i = n->nheap; i > at; i--)
+            n->heap[(n->head + i) & mask] = n->heap[(n->head + i - 1) & mask];
+    }
+    n->heap[(n->head + at) & mask] = *e;
+    n->nheap++;
+}
+
 void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat)
 {
     if (n->broken)
@@ -323,17 +428,10 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
     }
     if (n->nheap == TL_NEST_REORDER) {
         tl_nest_item e;
-        heap_pop(n, &e);
+        buffer_pop(n, &e);
         place(n, &e);
     }
-    size_t i = n->nheap++;
-    n->heap[i] = (tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls };
-    while (i > 0 && before(&n->heap[i], &n->heap[(i - 1) / 2])) {
-        tl_nest_item x = n->heap[i];
-        n->heap[i] = n->heap[(i - 1) / 2];
-        n->heap[(i - 1) / 2] = x;
-        i = (i - 1) / 2;
-    }
+    buffer_push(n, &(tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls });
 }
 
 void tl_nest_finish(tl_nest *n)
@@ -341,7 +439,7 @@ void tl_nest_finish(tl_nest *n)
     tl_profile *p = n->p;
     tl_nest_item e;
     while (!n->broken && n->nheap > 0) {
-        heap_pop(n, &e);
+        buffer_pop(n, &e);
         place(n, &e);
     }
     for (size_t i = 0; !n->broken && i < n->nthreads; i++)

@@ -7,7 +7,7 @@
  * another is its child. A name's inclusive time counts only its outermost occurrence on
  * a thread's stack (aten::copy_ inside aten::copy_ counts once), its self
  * time is each occurrence minus its direct children. Events reach the stacks
- * in start order through a bounded reorder heap (TL_NEST_REORDER events), so
+ * in start order through a bounded reorder buffer (TL_NEST_REORDER events), so
  * traces written at completion (end order, as libtally and B/E pairs are)
  * work too as long as no event arrives more than that many events late;
  * beyond it the profile's nesting is TL_NEST_BROKEN and no self time is given.
@@ -19,6 +19,12 @@
  * its time moves to the new event's children, its node does not move. And
  * each thread's longest calls at most TL_LANE_MAX_DEPTH deep are kept for the
  * timeline (profile.h, tl_cpu_lane.top).
+ * The buffer is a sorted ring while events come (nearly) in order, as Kineto
+ * writes them: appending and taking the first cost O(1), a late event (Kineto
+ * writes a step's GPU annotation at its end) is inserted in its place. When
+ * late events have moved more than TL_NEST_SHIFT_BUDGET others per event on
+ * average, the ring becomes a min-heap (a sorted array already is one). Either
+ * way events leave it in the same order.
  */
 #ifndef TALLY_NESTING_H
 #define TALLY_NESTING_H
@@ -26,7 +32,8 @@
 #include "calltree.h"
 #include "profile.h"
 
-#define TL_NEST_REORDER 16384   /* events held back to restore start order */
+#define TL_NEST_REORDER 16384   /* events held back to restore start order (a power of 2) */
+#define TL_NEST_SHIFT_BUDGET 4  /* items a late event may move into place, per event on average */
 #define TL_NEST_MAX_DEPTH 4096  /* deeper nesting: self time is not given */
 #define TL_NEST_MAX_THREADS 65536
 
@@ -57,13 +64,16 @@ typedef struct tl_nest_item {
 
 typedef struct tl_nest {
     tl_profile *p;
-    tl_nest_item *heap;
-    size_t nheap;
+    tl_nest_item *heap;     /* the reorder buffer: a sorted ring from `head`, or a heap */
+    size_t nheap, head;
+    size_t budget;          /* moves left for late events (TL_NEST_SHIFT_BUDGET per event) */
+    int is_heap;
     uint64_t seq;
     tl_nest_thread *threads;
     size_t nthreads, threads_cap;
     uint32_t *slots;
     size_t nslots;
+    size_t last_thread;     /* the thread of the last event placed */
     int broken;
     char why[160];
     tl_calltree *tree;     /* handed to the profile by tl_nest_finish */

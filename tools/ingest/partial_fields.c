@@ -220,6 +220,17 @@ static const tl_field device_f_f[] = {
 #undef ST
 static TABLE(device_f, "device", tl_sdevice, 1, TL_FK_NONE);
 
+/* [id, peak_allocated, peak_reserved, peak_used] */
+#define ST tl_sdevmem
+static const tl_field devmem_f_f[] = {
+    INT("id", id, -1, TL_PARTIAL_MAX_RANK),
+    NUM("peak_allocated", peak_allocated),
+    NUM("peak_reserved", peak_reserved),
+    NUM("peak_used", peak_used),
+};
+#undef ST
+static TABLE(devmem_f, "devmem", tl_sdevmem, 1, TL_FK_NONE);
+
 #define ST tl_tseries
 static const tl_field series_f_f[] = {
     ENUM("series", kind, tl_series_kind_name, 0, TL_SERIES_COUNT - 1),
@@ -375,6 +386,8 @@ static const tl_field session_f[] = {
     OBJECT("system", sys, system_f, OPT),
     OBJECT("diffusion", diff, diffusion_f, .flags = TL_FF_OPTIONAL | TL_FF_NULLABLE),
     ARRAY("health", health, nhealth, health_f, .max = TL_SESSION_MAX_DEVICES, OPT),
+    ARRAY("devmem", devmem, ndevmem, devmem_f, .max = TL_SESSION_MAX_DEVICES,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     ARRAY("growth", growth, ngrowth, growth_f, .max = TL_SESSION_MAX_GROWTH, OPT),
     CUSTOM("calltree", TL_FC_CALLTREE, OPT),
 };

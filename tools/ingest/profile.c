@@ -43,36 +43,39 @@ const char *tl_kernel_type_name(int type)
     return type >= 0 && type < TL_KT_COUNT ? names[type] : "other";
 }
 
+#define CAT(s, cc) { s, sizeof s - 1, cc }
 static const struct {
     const char *cat;
+    size_t len;
     int cc;
 } cat_table[] = {
-    { "cpu_op", TL_CC_CPU_OP },
-    { "Operator", TL_CC_CPU_OP },
-    { "user_annotation", TL_CC_USER_ANNOTATION },
-    { "gpu_user_annotation", TL_CC_GPU_ANNOTATION },
-    { "cuda_runtime", TL_CC_RUNTIME },
-    { "Runtime", TL_CC_RUNTIME },
-    { "cuda_driver", TL_CC_DRIVER },
-    { "kernel", TL_CC_KERNEL },
-    { "Kernel", TL_CC_KERNEL },
-    { "gpu_memcpy", TL_CC_MEMCPY },
-    { "Memcpy", TL_CC_MEMCPY },
-    { "gpu_memset", TL_CC_MEMSET },
-    { "Memset", TL_CC_MEMSET },
-    { "cuda_sync", TL_CC_SYNC },
-    { "python_function", TL_CC_PYTHON },
-    { "section", TL_CC_SECTION },
-    { "stage", TL_CC_SECTION },
-    { "iteration", TL_CC_ITERATION },
-    { "diffusion", TL_CC_ITERATION }, /* Inferix diffusion_analysis: one record per denoising step */
-    { "block", TL_CC_SECTION },       /* Inferix block_analysis: one record per block */
+    CAT("cpu_op", TL_CC_CPU_OP),
+    CAT("Operator", TL_CC_CPU_OP),
+    CAT("user_annotation", TL_CC_USER_ANNOTATION),
+    CAT("gpu_user_annotation", TL_CC_GPU_ANNOTATION),
+    CAT("cuda_runtime", TL_CC_RUNTIME),
+    CAT("Runtime", TL_CC_RUNTIME),
+    CAT("cuda_driver", TL_CC_DRIVER),
+    CAT("kernel", TL_CC_KERNEL),
+    CAT("Kernel", TL_CC_KERNEL),
+    CAT("gpu_memcpy", TL_CC_MEMCPY),
+    CAT("Memcpy", TL_CC_MEMCPY),
+    CAT("gpu_memset", TL_CC_MEMSET),
+    CAT("Memset", TL_CC_MEMSET),
+    CAT("cuda_sync", TL_CC_SYNC),
+    CAT("python_function", TL_CC_PYTHON),
+    CAT("section", TL_CC_SECTION),
+    CAT("stage", TL_CC_SECTION),
+    CAT("iteration", TL_CC_ITERATION),
+    CAT("diffusion", TL_CC_ITERATION), /* Inferix diffusion_analysis: one record per denoising step */
+    CAT("block", TL_CC_SECTION),       /* Inferix block_analysis: one record per block */
 };
+#undef CAT
 
 int tl_cat_class_of(const char *cat, size_t len)
 {
     for (size_t i = 0; i < sizeof cat_table / sizeof cat_table[0]; i++)
-        if (strlen(cat_table[i].cat) == len && memcmp(cat_table[i].cat, cat, len) == 0)
+        if (cat_table[i].len == len && memcmp(cat_table[i].cat, cat, len) == 0)
             return cat_table[i].cc;
     return TL_CC_OTHER;
 }

@@ -110,6 +110,7 @@ typedef struct tl_name_stat {
      * occurrence minus its children). */
     int64_t incl_ns, self_ns;
     uint32_t open;       /* occurrences on the stacks right now */
+    uint8_t host_flags;  /* read_trace's note of what a host call is (0: not known yet) */
 } tl_name_stat;
 
 /* Whether a profile's self and inclusive times are known. */

@@ -107,6 +107,27 @@ typedef struct be_stack {
 
 #define READER_PIDS 8
 
+/* A category seen recently, with its ids (cat_count_id: in p->cats, looked up
+ * on first use). */
+typedef struct cat_entry {
+    char cat[64];
+    size_t len;             /* SIZE_MAX: never matches (a category too long to keep) */
+    uint32_t id, count_id;
+    int cls;
+} cat_entry;
+
+#define CAT_CACHE 8     /* categories kept: Kineto interleaves a handful */
+#define STAT_CACHE 256  /* (category, name) -> statistics, direct-mapped */
+
+/* Where the statistics of a (category, name) are, found by a hash of the name's
+ * first and last bytes; checked against the interned name before use. */
+typedef struct stat_entry {
+    uint64_t key;
+    uint32_t idx;           /* in p->stats, + 1; 0: empty */
+    uint32_t name;          /* the stat's name id when cached, and its length */
+    size_t len;
+} stat_entry;
+
 typedef struct reader {
     tl_profile *p;
     tl_nest nest;
@@ -115,13 +136,14 @@ typedef struct reader {
     char *scratch;          /* unescaped strings */
     size_t scratch_cap;
     int kineto_hint;
-    /* The last category seen: events come in runs of one category, so its ids
-     * are looked up once per run, not once per event. */
-    char cat[64];
-    size_t cat_len;
-    int cat_valid;
-    uint32_t cat_id, cat_count_id;
-    int cat_class;
+    /* The categories seen last: events come in runs of a few interleaved
+     * categories, so their ids are looked up once, not once per event. */
+    cat_entry cats[CAT_CACHE], spill;
+    cat_entry *cat;         /* the current event's */
+    const char *cat_text;   /* the text r->cat was last found for, within this event */
+    size_t cat_text_len;
+    int ncats, cat_next;
+    stat_entry stat_cache[STAT_CACHE];
     /* CPU-side events per pid (the first READER_PIDS pids seen): the trace's
      * process is the pid of most of them (run identity). */
     int64_t pids[READER_PIDS];
@@ -131,16 +153,24 @@ typedef struct reader {
 
 /* A string view as plain text: the bytes themselves when there is no escape,
  * else decoded into the scratch buffer (valid until the next call). */
-static const char *text_of(reader *r, tl_view v, size_t *len)
+static const char *text_unescaped(reader *r, tl_view v, size_t *len);
+
+static inline const char *text_of(reader *r, tl_view v, int plain, size_t *len)
 {
     if (v.ptr == NULL) {
         *len = 0;
         return "";
     }
-    if (memchr(v.ptr, '\\', v.len) == NULL) {
+    if (plain || memchr(v.ptr, '\\', v.len) == NULL) {
         *len = v.len;
         return v.ptr;
     }
+    return text_unescaped(r, v, len);
+}
+
+/* text_of() for a view with a backslash. */
+static const char *text_unescaped(reader *r, tl_view v, size_t *len)
+{
     size_t need = tl_view_unescape(v, r->scratch, r->scratch_cap);
     if (need + 1 > r->scratch_cap) {
         char *s = realloc(r->scratch, need + 1);
@@ -256,25 +286,50 @@ static int profiler_step(const char *name, size_t len, int64_t *n)
     return 1;
 }
 
-/* Make the reader's category cache hold cat; 0 on success. */
-static int use_category(reader *r, const char *cat, size_t cat_len)
+static int find_category(reader *r, const char *cat, size_t cat_len);
+
+/* Make r->cat the category cat; 0 on success. */
+static inline int use_category(reader *r, const char *cat, size_t cat_len)
 {
-    if (r->cat_valid && cat_len == r->cat_len && memcmp(cat, r->cat, cat_len) == 0)
+    if (cat == r->cat_text && cat_len == r->cat_text_len && r->cat != NULL)
+        return 0; /* the same bytes, asked again for the same event */
+    return find_category(r, cat, cat_len);
+}
+
+static int find_category(reader *r, const char *cat, size_t cat_len)
+{
+    r->cat_text = cat;
+    r->cat_text_len = cat_len;
+    if (r->cat != NULL && cat_len == r->cat->len && memcmp(cat, r->cat->cat, cat_len) == 0)
         return 0;
+    for (int i = 0; i < r->ncats; i++)
+        if (cat_len == r->cats[i].len && memcmp(cat, r->cats[i].cat, cat_len) == 0) {
+            r->cat = &r->cats[i];
+            return 0;
+        }
     uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
-    if (id == UINT32_MAX)
+    if (id == UINT32_MAX) {
+        r->cat_text = NULL;
         return -1;
-    r->cat_id = id;
+    }
+    cat_entry *e = &r->spill; /* longer ones are looked up each time */
+    if (cat_len <= sizeof e->cat) {
+        e = &r->cats[r->cat_next];
+        r->cat_next = (r->cat_next + 1) % CAT_CACHE;
+        if (r->ncats < CAT_CACHE)
+            r->ncats++;
+        memcpy(e->cat, cat, cat_len);
+        e->len = cat_len;
+    } else {
+        e->len = SIZE_MAX;
+    }
+    e->id = id;
     /* The categories seen (p->cats) are only the ones events carry: an event
      * without "cat" is read as category "" but not counted as one, so
      * p->cats and p->cat_counts stay the same length (inspect reads both). */
-    r->cat_count_id = UINT32_MAX;
-    r->cat_class = tl_cat_class_of(cat, cat_len);
-    r->cat_valid = cat_len <= sizeof r->cat; /* longer ones are looked up each time */
-    if (r->cat_valid) {
-        memcpy(r->cat, cat, cat_len);
-        r->cat_len = cat_len;
-    }
+    e->count_id = UINT32_MAX;
+    e->cls = tl_cat_class_of(cat, cat_len);
+    r->cat = e;
     return 0;
 }
 
@@ -311,13 +366,69 @@ static void take_pid(tl_profile *p, const reader *r)
         p->pid = r->pids[best];
 }
 
+/* The statistics of (r->cat, name): tl_profile_stat_cat() behind a small cache,
+ * so that a name seen before costs a hash of 16 bytes and one compare, not a
+ * hash of the whole name and two table probes (kernel names run to a thousand
+ * bytes). Not used once the names budget closed the table. */
+static tl_name_stat *stat_of(reader *r, const char *name, size_t len)
+{
+    tl_profile *p = r->p;
+    uint32_t cat = r->cat->id;
+    uint64_t a = 0, b = 0, h;
+    if (p->names_closed)
+        return tl_profile_stat_cat(p, cat, r->cat->cls, name, len);
+    if (len >= 8) {
+        memcpy(&a, name, 8);
+        memcpy(&b, name + len - 8, 8);
+    } else if (len >= 4) {
+        uint32_t x, y;
+        memcpy(&x, name, 4);
+        memcpy(&y, name + len - 4, 4);
+        a = x | (uint64_t)y << 32;
+    } else if (len > 0) {
+        a = (uint64_t)(unsigned char)name[0] | (uint64_t)(unsigned char)name[len / 2] << 8 |
+            (uint64_t)(unsigned char)name[len - 1] << 16;
+    }
+    h = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full) ^ ((uint64_t)len << 32 | cat);
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ull;
+    stat_entry *e = &r->stat_cache[h >> 56];
+    if (e->key == h && e->len == len && e->idx != 0 && e->idx <= p->nstats) {
+        tl_name_stat *s = &p->stats[e->idx - 1];
+        if (s->cat == cat && s->name == e->name &&
+            memcmp(tl_strtab_get(&p->strs, s->name), name, len) == 0)
+            return s;
+    }
+    tl_name_stat *s = tl_profile_stat_cat(p, cat, r->cat->cls, name, len);
+    if (s != NULL && !p->names_closed) {
+        e->key = h;
+        e->len = len;
+        e->idx = (uint32_t)(s - p->stats) + 1;
+        e->name = s->name;
+    }
+    return s;
+}
+
+/* What a host call is (is_blocking_call, is_graph_launch), worked out once per
+ * name: bit 0 known, bit 1 blocking, bit 2 graph launch. */
+static unsigned host_call_flags(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
+{
+    unsigned f = s->host_flags;
+    if (!(f & 1) || p->names_closed) { /* a folded name's pool has many names */
+        f = 1 | (is_blocking_call(name, len) ? 2u : 0u) | (is_graph_launch(name, len) ? 4u : 0u);
+        if (!p->names_closed)
+            s->host_flags = (uint8_t)f;
+    }
+    return f;
+}
+
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
                            size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
     tl_profile *p = r->p;
     if (use_category(r, cat, cat_len) != 0)
         return;
-    tl_name_stat *s = tl_profile_stat_cat(p, r->cat_id, r->cat_class, name, name_len);
+    tl_name_stat *s = stat_of(r, name, name_len);
     if (s == NULL)
         return;
     if (dur < 0) {
@@ -342,9 +453,10 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
         if (ev->has_correlation)
             launch_put(&r->launches, ev->correlation, ts);
-        if (is_graph_launch(name, name_len))
+        unsigned hf = host_call_flags(p, s, name, name_len);
+        if (hf & 4)
             p->graph_launches++;
-        if (is_blocking_call(name, name_len))
+        if (hf & 2)
             tl_profile_add_blocking(p, &(tl_host_call){ ts, dur, s->name });
         return;
     }
@@ -447,7 +559,7 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_json_value v;
     tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0, 0.0 / 0.0 };
     int found = 0, host = 0;
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
             continue;
@@ -475,7 +587,7 @@ static void counter_event(reader *r, const char *name, size_t name_len, const tl
     tl_view k;
     tl_json_value v;
     char full[512];
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
             continue;
@@ -495,7 +607,7 @@ static void thread_name(reader *r, const tl_trace_event *ev)
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
-    tl_args_iter_init(&it, ev->args);
+    tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!tl_view_eq(k, "name") || v.kind != TL_JSON_STRING)
             continue;
@@ -507,16 +619,24 @@ static void thread_name(reader *r, const tl_trace_event *ev)
 }
 
 /* Phases the Trace Event Format defines. */
+static const unsigned char phases[256] = {
+    ['B'] = 1, ['E'] = 1, ['X'] = 1, ['i'] = 1, ['I'] = 1, ['b'] = 1, ['e'] = 1, ['n'] = 1,
+    ['s'] = 1, ['t'] = 1, ['f'] = 1, ['P'] = 1, ['C'] = 1, ['O'] = 1, ['M'] = 1, ['N'] = 1,
+    ['D'] = 1, ['R'] = 1, ['v'] = 1, ['V'] = 1, ['a'] = 1, ['c'] = 1, ['S'] = 1, ['T'] = 1,
+    ['p'] = 1, ['F'] = 1, ['('] = 1,
+};
+
 static int known_phase(char ph)
 {
-    return ph && strchr("BEXiIbenstfPCOMNDRvVacS TpF(", ph) != NULL && ph != ' ';
+    return phases[(unsigned char)ph];
 }
 
 static void one_event(reader *r, const tl_trace_event *ev)
 {
     tl_profile *p = r->p;
     size_t name_len, cat_len;
-    const char *name = text_of(r, ev->name, &name_len);
+    r->cat_text = NULL; /* views of the last event may have the same addresses */
+    const char *name = text_of(r, ev->name, ev->plain, &name_len);
     /* name may live in the scratch buffer: copy before decoding the category. */
     char name_copy[1024];
     if (name == r->scratch) {
@@ -525,12 +645,12 @@ static void one_event(reader *r, const tl_trace_event *ev)
         memcpy(name_copy, name, name_len);
         name = name_copy;
     }
-    const char *cat = text_of(r, ev->cat, &cat_len);
+    const char *cat = text_of(r, ev->cat, ev->plain, &cat_len);
     if (ev->cat.ptr != NULL && use_category(r, cat, cat_len) == 0) {
-        if (r->cat_count_id == UINT32_MAX)
-            r->cat_count_id = tl_strtab_intern(&p->cats, cat, cat_len);
-        if (r->cat_count_id != UINT32_MAX)
-            tl_profile_count_category_id(p, r->cat_count_id);
+        if (r->cat->count_id == UINT32_MAX)
+            r->cat->count_id = tl_strtab_intern(&p->cats, cat, cat_len);
+        if (r->cat->count_id != UINT32_MAX)
+            tl_profile_count_category_id(p, r->cat->count_id);
     }
     if (!known_phase(ev->phase)) {
         p->unknown_phase++;

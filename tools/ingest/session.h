@@ -251,6 +251,13 @@ enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWT
 #define TL_SESSION_MAX_GROWTH 16
 #define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
 
+/* One GPU's memory peaks (bytes; NaN unknown): allocator-allocated,
+ * allocator-reserved and device-used, each its own series (docs/analysis.md). */
+typedef struct tl_sdevmem {
+    int64_t id;
+    double peak_allocated, peak_reserved, peak_used;
+} tl_sdevmem;
+
 /* A GPU of a session: what the System section lists. */
 #define TL_SESSION_MAX_DEVICES 64
 typedef struct tl_sdevice {
@@ -334,6 +341,9 @@ typedef struct tl_session {
     tl_sdiffusion diff;
     tl_shealth *health;        /* per GPU with temperature or power samples */
     size_t nhealth;
+    tl_sdevmem *devmem;        /* per GPU memory peaks, when the input has readings of two
+                                * or more GPUs (one GPU: the session's peaks say it all) */
+    size_t ndevmem;
     tl_sgrowth *growth;
     size_t ngrowth;
 } tl_session;

@@ -16,6 +16,10 @@
  * Speed comes from not decoding: strings are scanned 8 bytes at a time for the four bytes that
  * matter (quote, backslash, control, non-ASCII), numbers are only delimited unless the field is
  * one we decode, and there are no per-byte function calls on the hot paths.
+ *
+ * Above both, the fast path (fast_walk and its helpers) walks most events from the structural
+ * index instead: per entry a load and a compare or two, the fields decoded from their bytes
+ * with SWAR arithmetic (8 digits at a time), keys named by a perfect hash; see its comment.
  */
 #define _GNU_SOURCE /* memrchr */
 #include "ingest/trace_stream.h"
@@ -23,6 +27,7 @@
 #include "ingest/json_scan.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +67,8 @@ static const char *const warn_text[W_COUNT] = {
 /* Warnings of one parse attempt: how many of each kind, and where each kind first occurred. */
 struct pending {
 	uint32_t n[W_COUNT];
-	const char *first[W_COUNT];
+	uint32_t any; /* the sum of n[] */
+	const char *first[W_COUNT]; /* set when n[] goes from 0 to 1 */
 };
 
 /* One parse attempt over the contiguous bytes [buf, end). */
@@ -121,11 +127,17 @@ static const unsigned char tok_char[256] = {
 	['0' ... '9'] = 1, ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['+'] = 1, ['-'] = 1, ['.'] = 1,
 };
 
+static inline int is_digit(char ch)
+{
+	return (unsigned)((unsigned char)ch - '0') < 10;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Scanners over contiguous memory                                                            */
 
 static inline void warn(struct pctx *c, int kind, const char *at)
 {
+	c->w.any++;
 	if (c->w.n[kind]++ == 0)
 		c->w.first[kind] = at;
 }
@@ -1227,6 +1239,42 @@ static void pctx_init(struct pctx *c, const tl_trace_stream *s)
 	c->max_depth = s->opt.max_depth;
 }
 
+/* pctx_init() for the fast path, which only asks whether anything warned: the counters are
+ * zeroed, not the rest (the `first` pointers are written with the first count). */
+static inline void pctx_init_fast(struct pctx *c, const tl_trace_stream *s)
+{
+	memset(&c->w, 0, offsetof(struct pending, first));
+	c->buf = s->buf;
+	c->base = s->base;
+	c->end = s->buf + s->len;
+	c->max_depth = s->opt.max_depth;
+}
+
+/* memset(ev, 0, ...) in 16-byte stores (the compiler's rep stos costs more on a struct this
+ * small, and callgrind counts it per word). */
+static inline void zero_event(tl_trace_event *ev)
+{
+#if defined(SCAN_SSE2)
+	/* Written out: as a loop, the compiler would turn it back into memset. */
+	char *p = (char *)ev;
+	const __m128i z = _mm_setzero_si128();
+	_Static_assert(sizeof *ev >= 16 * 16 && sizeof *ev <= 16 * 20, "zero_event: adjust the stores");
+#define Z(i) _mm_storeu_si128((__m128i *)(void *)(p + 16 * (i)), z)
+	Z(0), Z(1), Z(2), Z(3), Z(4), Z(5), Z(6), Z(7), Z(8), Z(9), Z(10), Z(11), Z(12), Z(13), Z(14), Z(15);
+	if (sizeof *ev > 16 * 16)
+		Z(16);
+	if (sizeof *ev > 16 * 17)
+		Z(17);
+	if (sizeof *ev > 16 * 18)
+		Z(18);
+	if (sizeof *ev % 16)
+		_mm_storeu_si128((__m128i *)(void *)(p + sizeof *ev - 16), z);
+#undef Z
+#else
+	memset(ev, 0, sizeof *ev);
+#endif
+}
+
 /* Count what an attempt that ran to completion (P_OK or P_BAD) found. */
 static void commit_pending(tl_trace_stream *s, const struct pctx *c)
 {
@@ -1668,14 +1716,21 @@ static int step_obj_after(tl_trace_stream *s)
  * without a single warning; at anything else (an odd byte, a comma the grammar does not want,
  * a bad number, a duplicate key, the nesting limit, the end of the buffer) it gives up and the
  * byte parser reads the event from its start, so warnings, errors and their offsets are the
- * byte parser's alone. Tokens (numbers, literals) are still checked byte by byte by
- * scan_token(): they are short, and the values the analysis decodes are among them.
+ * byte parser's alone.
+ *
+ * What the index gives makes most values one entry: a string is its opening quote (its end is
+ * the last quote before the next entry, with only whitespace between); a token whose first byte
+ * is a digit (or '-' and a digit) and that is followed by an entry for ',', '}' or ']' is all
+ * digits, a number the byte parser accepts without a look (any other byte after a digit would
+ * have its own entry). Other tokens (fractions, exponents, literals, junk) are checked byte by
+ * byte by fast_token(), and the values the analysis decodes (ts, dur, pid, tid, four args) are
+ * decoded from their bytes.
  */
 enum { FW_OK, FW_FALLBACK };
 
 /* Entries after the last one, each pointing at the sentinel byte after the data: the walker
- * reads at most two entries before it looks at a byte, and no grammar accepts that byte, so it
- * needs no bounds check per entry. */
+ * looks at the byte of every entry it takes before it takes another, and no grammar accepts
+ * that byte, so it needs no bounds check per entry. */
 #define INDEX_SENTINELS 4
 
 /* Every FAST_WINDOW events read with the index, if more than half fell back to the byte
@@ -1695,9 +1750,6 @@ static const unsigned char ends_token[256] = {
 	[':'] = 1, ['"'] = 1, ['{'] = 1, ['['] = 1,
 };
 
-/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
- * numbers (-?digits(.digits)?, no leading zero: nearly every token) are checked here, the rest
- * by scan_token(). The sentinel after the data stops the digit loops. */
 /* Leading decimal digits of the 8 bytes at p (little-endian SWAR: a byte is a digit when
  * it is >= '0' and <= '9'; the first byte that is not ends the run). */
 static inline unsigned digits8(const char *p)
@@ -1709,21 +1761,153 @@ static inline unsigned digits8(const char *p)
 	return nd ? (unsigned)__builtin_ctzll(nd) >> 3 : 8;
 }
 
-static inline __attribute__((always_inline)) const char *fast_token(struct pctx *c, const char *q,
-                                                                   enum tl_json_kind *kind)
+/* The digits at p: the zero bytes after the data (READ_SLACK) end every run, so the 8-byte
+ * loads stay in the allocation. */
+static inline unsigned digit_run(const char *p)
 {
-	const char *p = q + (*q == '-'), *d = p;
+	unsigned n = 0, k;
+
+	while ((k = digits8(p + n)) == 8)
+		n += 8;
+	return n + k;
+}
+
+/* The value of the n <= 8 decimal digits at p (8 bytes readable): the bytes after them are
+ * shifted out (a borrow from a byte below '0' only goes up, into them), then pairs, quads and
+ * the two halves are combined by multiplication (the usual SWAR conversion). */
+static inline uint64_t digits_value(const char *p, unsigned n)
+{
+	uint64_t w;
+
+	if (n == 0)
+		return 0;
+	memcpy(&w, p, 8);
+	w = (w - 0x3030303030303030ull) << (8 * (8 - n));
+	w = w * 10 + (w >> 8);
+	w = (((w & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+	     (((w >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >> 32;
+	return w;
+}
+
+/* The value of the digit run [p, p + n), n <= 19 (it fits: below 10^19). */
+static inline uint64_t run_value(const char *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n > 8) {
+		v = v * 100000000u + digits_value(p, 8);
+		p += 8;
+		n -= 8;
+	}
+	return v * pow10_u64[n] + digits_value(p, n);
+}
+
+/* µs written as digits[.digits] (19 digits at most, no sign) to ns, exactly as
+ * tl_trace_us_to_ns() would; returns the end of the number, or NULL for anything else
+ * (including a result it would reject), which the careful path then judges. */
+static inline const char *fast_us_to_ns(const char *q, int64_t *out)
+{
+	unsigned ni = digit_run(q), nf = 0;
+	const char *p = q + ni;
+	uint64_t m;
+
+	if (ni == 0)
+		return NULL;
+	if (*p == '.') {
+		nf = digit_run(p + 1);
+		if (nf == 0 || ni + nf > 19)
+			return NULL;
+		m = run_value(q, ni) * pow10_u64[nf] + run_value(p + 1, nf);
+		p += 1 + nf;
+	} else {
+		if (ni > 19)
+			return NULL;
+		m = run_value(q, ni);
+	}
+	if (nf <= 3) {
+		uint64_t f = pow10_u64[3 - nf];
+		if (m > (uint64_t)INT64_MAX / f)
+			return NULL;
+		*out = (int64_t)(m * f);
+	} else { /* below a ns: round half away from zero (m < 10^19, so the result fits) */
+		uint64_t d = pow10_u64[nf - 3], r = m % d;
+		*out = (int64_t)(m / d + (r >= d - r));
+	}
+	return p;
+}
+
+/* A whole number token [q, e) as tl_view_to_int64() reads it. */
+static inline int fast_int(const char *q, const char *e, int64_t *out)
+{
+	size_t n = (size_t)(e - q);
+
+	if (n <= 18 && *q != '-') {
+		*out = (int64_t)run_value(q, (unsigned)n);
+		return 0;
+	}
+	return tl_view_to_int64((tl_view){ q, n }, out);
+}
+
+/* "digits.digits" µs whose '.' is at `dot` (the digits before it known to be digits when
+ * dot[-1] is one: no entry came between), as fast_us_to_ns() reads it; returns the end. Up to
+ * 16 digits before the '.' and 7 after it; no division unless the fraction is below a ns. */
+static inline const char *fast_us_frac(const char *q, const char *dot, int64_t *out)
+{
+	unsigned ni = (unsigned)(dot - q), nf = digits8(dot + 1);
+	const char *e = dot + 1 + nf;
+	uint64_t m;
+
+	if (!is_digit(dot[-1]) || nf - 1 > 6 || ni > 16 || ni + nf > 19 || !ends_token[(unsigned char)*e])
+		return NULL;
+	m = ni > 8 ? digits_value(q, ni - 8) * 100000000u + digits_value(q + ni - 8, 8) : digits_value(q, ni);
+	m = m * pow10_u64[nf] + digits_value(dot + 1, nf);
+	if (nf <= 3) {
+		if (__builtin_mul_overflow(m, pow10_u64[3 - nf], &m) || m > (uint64_t)INT64_MAX)
+			return NULL;
+	} else { /* below a ns: round half away from zero (m < 10^19, so the result fits) */
+		uint64_t d = pow10_u64[nf - 3], r = m % d;
+		m = m / d + (r >= d - r);
+	}
+	*out = (int64_t)m;
+	return e;
+}
+
+/* pid and tid repeat from event to event: the 8 bytes at a value that was all digits and
+ * shorter than 8 (so its end is among them) give the same value again. */
+static inline void fast_pid(struct fast_ints *ints, int which, const char *q, tl_view *str,
+                            int64_t *val, unsigned char *is_int)
+{
+	uint64_t w;
 	unsigned n;
 
-	/* 8 bytes at a time: the zero bytes after the data (READ_SLACK) stop the loop, so the loads
-	 * stay in the allocation */
-	while ((n = digits8(p)) == 8)
-		p += 8;
-	p += n;
+	memcpy(&w, q, 8);
+	if (ints->n[which] && w == ints->w[which]) {
+		*str = (tl_view){ q, ints->n[which] };
+		*val = ints->v[which];
+		*is_int = 1;
+		return;
+	}
+	n = digit_run(q);
+	*str = (tl_view){ q, n };
+	*is_int = fast_int(q, q + n, val) == 0;
+	if (!*is_int)
+		*val = 0;
+	ints->n[which] = *is_int && n < 8 ? n : 0;
+	ints->w[which] = w;
+	ints->v[which] = *val;
+}
+
+/* The bare token at `q`; returns its end, or NULL when the byte parser must judge it. Plain
+ * numbers (-?digits(.digits)?, no leading zero) are checked here, the rest by scan_token().
+ * The sentinel after the data stops the digit loops. */
+static const char *fast_token(struct pctx *c, const char *q, enum tl_json_kind *kind)
+{
+	const char *p = q + (*q == '-'), *d = p;
+
+	p += digit_run(p);
 	if (p > d && *p == '.') {
 		const char *frac = ++p;
-		while ((unsigned)(*p - '0') < 10)
-			p++;
+		p += digit_run(p);
 		if (p == frac)
 			p = d; /* "1." */
 	}
@@ -1738,220 +1922,495 @@ static inline __attribute__((always_inline)) const char *fast_token(struct pctx 
 	return p;
 }
 
-/* The opening quote of the string whose closing quote is `q`, the previous entry being at
- * `prev`: the one quote in between (a string with an escaped quote has an odd entry). */
-static inline const char *string_start(const char *prev, const char *q)
+/* A string whose opening quote is `open`, the next entry being `next` (a structural byte
+ * outside strings): its content ends at the last quote before `next`. */
+static inline tl_view string_at(const char *open, const char *next)
 {
-	if (q - prev <= 24) {
-		const char *s = q - 1;
-		while (*s != '"')
-			s--;
-		return s;
+	const char *e = next - 1;
+
+	while (*e != '"')
+		e--;
+	return (tl_view){ open + 1, (size_t)(e - open) - 1 };
+}
+
+/* The length of the key whose opening quote is `kq`, the ':' after it at `colon`. */
+static inline size_t key_len(const char *kq, const char *colon)
+{
+	const char *e = colon - 1;
+
+	while (*e != '"')
+		e--;
+	return (size_t)(e - kq) - 1;
+}
+
+/* Up to 4 bytes as a little-endian number, for comparing short keys in one go. */
+#define KW(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+/* An event key (a K_* bit, 0 for keys not decoded), the key's quote at text[ko] and the ':'
+ * after it at text[co]. When the closing quote is right before the ':' (always, in practice),
+ * the 4 bytes after the opening quote and the distance to the ':' (the length + 2) decide it:
+ * for keys of 2 to 4 bytes those 4 bytes are the key, its quote and ':'; for "s" the fourth is
+ * masked off, for "scope" the fifth is checked. They are looked up in a perfect hash of 16
+ * slots (the multiplier was searched for these 13 keys). */
+static inline int fast_event_key(const char *text, uint32_t ko, uint32_t co)
+{
+	static const struct {
+		uint64_t x;
+		int k;
+	} slots[16] = {
+		[0] = { 0x673677261ull, K_ARGS },   /* "args" */
+		[1] = { 0x6656d616eull, K_NAME },   /* "name" */
+		[3] = { 0x522727564ull, K_DUR },    /* "dur" */
+		[6] = { 0x522646974ull, K_TID },    /* "tid" */
+		[7] = { 0x43a226870ull, K_PH },     /* "ph" */
+		[8] = { 0x43a227062ull, K_BP },     /* "bp" */
+		[9] = { 0x522326469ull, K_ID2 },    /* "id2" */
+		[10] = { 0x3003a2273ull, K_S },     /* "s" */
+		[11] = { 0x43a226469ull, K_ID },    /* "id" */
+		[12] = { 0x7706f6373ull, K_SCOPE }, /* "scope" */
+		[13] = { 0x43a227374ull, K_TS },    /* "ts" */
+		[14] = { 0x522746163ull, K_CAT },   /* "cat" */
+		[15] = { 0x522646970ull, K_PID },   /* "pid" */
+	};
+	uint32_t d = co - ko, w;
+	uint64_t x;
+	unsigned h;
+
+	if (text[co - 1] != '"') { /* whitespace before the ':' */
+		tl_view k = { text + ko + 1, key_len(text + ko, text + co) };
+		return event_key(k);
 	}
-	return memrchr(prev + 1, '"', (size_t)(q - prev - 1));
+	memcpy(&w, text + ko + 1, 4); /* within the key, its quote, the ':' and the value */
+	x = (w & (0xffffffffu >> (d == 3 ? 8 : 0))) | (uint64_t)d << 32;
+	h = (unsigned)((x * 0x1eb8143249799085ull) >> 60);
+	if (slots[h].x != x)
+		return 0;
+	return slots[h].k != K_SCOPE || text[ko + 5] == 'e' ? slots[h].k : 0;
 }
 
-/* An event key (a K_* bit, 0 for keys not decoded): all of them are at most 5 bytes. */
-static inline int fast_event_key(const char *prev, const char *q)
+/* The Kineto arg of the key at `kq` (its ':' at `colon`): where its value goes, or NULL. */
+static inline int64_t *fast_arg_key(tl_trace_event *ev, const char *kq, const char *colon,
+                                    unsigned char **has)
 {
-	const char *s = q - 1;
-	tl_view k;
+	size_t len = key_len(kq, colon);
 
-	while (s > prev && s >= q - 6 && *s != '"')
-		s--;
-	if (s <= prev || *s != '"')
-		return 0; /* longer than 5 bytes */
-	k.ptr = s + 1;
-	k.len = (size_t)(q - s) - 1;
-	return event_key(k);
+	if (len == 6) {
+		if (!memcmp(kq + 1, "stream", 6)) {
+			*has = &ev->has_stream;
+			return &ev->stream;
+		}
+		if (!memcmp(kq + 1, "device", 6)) {
+			*has = &ev->has_device;
+			return &ev->device;
+		}
+	} else if (len == 11) {
+		if (!memcmp(kq + 1, "correlation", 11)) {
+			*has = &ev->has_correlation;
+			return &ev->correlation;
+		}
+		if (!memcmp(kq + 1, "External id", 11)) {
+			*has = &ev->has_external_id;
+			return &ev->external_id;
+		}
+	}
+	return NULL;
 }
 
-/* The key of an args member, closing at `q` (previous entry at `prev`), when it has the length
- * of one of the four args we decode (6: stream, device; 11: correlation, External id); else
- * an absent view, which arg_field() ignores. */
-static inline tl_view fast_arg_key(const char *prev, const char *q)
-{
-	tl_view k = { NULL, 0 };
+/* The walker's cursor: `o` is the offset of the entry just taken (in `text`), `ch` its byte. */
+#define NEXT() (o = *cur++, ch = (unsigned char)text[o])
+#define NOT_FOUND UINT32_MAX
 
-	if (q - prev > 7 && q[-7] == '"')
-		k.ptr = q - 6, k.len = 6;
-	else if (q - prev > 12 && q[-12] == '"')
-		k.ptr = q - 11, k.len = 11;
-	return k;
+/*
+ * Pass over the container whose opening bracket is the entry just taken (at text[o]), checking
+ * its grammar entry by entry; `depth` is its nesting level (the event is 1). Returns the offset
+ * of its closing bracket (the cursor after it), or NOT_FOUND at anything the byte parser must
+ * judge. The states are labels, one set for arrays and one for objects, so the common steps
+ * (a string or a number, then ',') are two compares and two entries; one bit per level says
+ * what to return to.
+ */
+static uint32_t skip_fast(const char *text, const uint32_t **curp, struct pctx *c, uint32_t o,
+                          int depth)
+{
+	const uint32_t *cur = *curp;
+	const char *e;
+	uint64_t obj = 0; /* bit i: the container i levels in is an object */
+	uint32_t tok;
+	int top = 0, room = c->max_depth - depth; /* levels that may still open */
+	unsigned ch = (unsigned char)text[o];
+	enum tl_json_kind kind;
+
+open: /* ch is '{' or '[' */
+	if (top == FAST_MAX_NEST || top > room)
+		return NOT_FOUND;
+	if (ch == '{') {
+		obj |= 1ull << top++;
+		NEXT();
+		if (ch == '}')
+			goto close;
+		goto obj_key;
+	}
+	obj &= ~(1ull << top++);
+	NEXT();
+	if (ch == ']')
+		goto close;
+arr_value: /* an element of an array */
+	if (ch == '"') {
+		NEXT();
+		goto arr_after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',')
+			goto arr_next;
+		if (ch == ']')
+			goto close;
+		goto arr_token;
+	}
+	if (ch == '[') {
+		if (text[*cur] == ']' && top <= room) { /* [] */
+			cur++;
+			NEXT();
+			goto arr_after;
+		}
+		goto open;
+	}
+	if (ch == '{')
+		goto open;
+	tok = o;
+	NEXT();
+arr_token: /* the token at `tok`, byte by byte (a sign, fractions, literals, junk) */
+	if (!(e = fast_token(c, text + tok, &kind)))
+		return NOT_FOUND;
+	while (text + o < e)
+		NEXT();
+arr_after:
+	if (ch == ',') {
+arr_next:
+		NEXT();
+		goto arr_value;
+	}
+	if (ch != ']')
+		return NOT_FOUND;
+	goto close;
+
+obj_next:
+	NEXT();
+obj_key: /* a member of an object */
+	if (ch != '"')
+		return NOT_FOUND;
+	NEXT();
+	if (ch != ':')
+		return NOT_FOUND;
+	NEXT();
+	if (ch == '"') {
+		NEXT();
+		goto obj_after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',')
+			goto obj_next;
+		if (ch == '}')
+			goto close;
+		goto obj_token;
+	}
+	if (ch == '[' || ch == '{')
+		goto open;
+	tok = o;
+	NEXT();
+obj_token:
+	if (!(e = fast_token(c, text + tok, &kind)))
+		return NOT_FOUND;
+	while (text + o < e)
+		NEXT();
+obj_after:
+	if (ch == ',')
+		goto obj_next;
+	if (ch != '}')
+		return NOT_FOUND;
+close: /* ch closes the innermost open container, of the right kind */
+	if (--top == 0) {
+		*curp = cur;
+		return o;
+	}
+	NEXT();
+	if ((obj >> (top - 1)) & 1)
+		goto obj_after;
+	goto arr_after;
+}
+
+/* Read the value whose first entry was just taken (at text[o]) into `v`, any kind, of nesting
+ * level `depth` if a container. Takes the entry after it: returns its offset, or NOT_FOUND. */
+static uint32_t read_value_fast(const char *text, const uint32_t **curp, struct pctx *c,
+                                uint32_t o, int depth, struct jval *v)
+{
+	const uint32_t *cur = *curp;
+	const char *vq = text + o, *e;
+	uint32_t close;
+	unsigned ch = (unsigned char)*vq;
+
+	if (ch == '"') {
+		NEXT();
+		if (ch != ',' && ch != '}')
+			return NOT_FOUND;
+		v->kind = TL_JSON_STRING;
+		v->text = string_at(vq, text + o);
+	} else if (ch == '{' || ch == '[') {
+		if ((close = skip_fast(text, &cur, c, o, depth)) == NOT_FOUND)
+			return NOT_FOUND;
+		v->kind = ch == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
+		v->text = (tl_view){ vq, (size_t)(text + close + 1 - vq) };
+		NEXT();
+	} else {
+		if (!(e = fast_token(c, vq, &v->kind)))
+			return NOT_FOUND;
+		v->text = (tl_view){ vq, (size_t)(e - vq) };
+		do
+			NEXT();
+		while (text + o < e);
+	}
+	*curp = cur;
+	return o;
 }
 
 /*
- * Walk the event whose '{' is at `open` (its entry just before *curp). One function with the
- * cursor in a register: the event's members, its "args" members (one level), and any other
- * value passed over by a bracket counter that checks the grammar of every entry. Returns FW_OK
- * with `ev` filled and *endp after the '}', or FW_FALLBACK at the first thing the byte parser
- * has to judge. Depths are those of parse_object()/skip_container(): the event is 1, "args" 2.
+ * Walk the event whose '{' was the last entry taken. One function with the cursor in a
+ * register: the event's members and its "args" members (one level); other values are passed
+ * over entry by entry (containers by skip_fast()). Returns FW_OK with `ev` filled and *endp
+ * after the '}', or FW_FALLBACK at the first thing the byte parser has to judge. Depths are
+ * those of parse_object()/skip_container(): the event is 1, "args" 2, what is in args 3.
  */
+/* Phases whose args read_trace.c iterates: their members are kept (tl_args_index). */
+static const unsigned char keep_args[256] = { ['i'] = 1, ['I'] = 1, ['C'] = 1, ['M'] = 1 };
+
 static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
-                     const char *open, const char **endp)
+                     struct fast_ints *ints, tl_args_index *argsix, const char **endp)
 {
 	const uint32_t *cur = *curp;
-	const char *prev = open, *q = open, *args_open = NULL;
-	unsigned seen = 0;
-	int in_args = 0, after = 0, comma = 0, rc = FW_FALLBACK;
+	const char *e;
+	tl_args_index *ix = NULL;
+	uint32_t o, ko, vo, tok, ao, na = 0;
+	unsigned ch, seen = 0;
+	int rc = FW_FALLBACK, k;
+	enum tl_json_kind kind;
+	struct jval v;
 
-#define NEXT() (prev = q, q = text + *cur++)
-	for (;;) {
-		const char *kq, *kprev, *vq;
-		tl_view akey = { NULL, 0 };
-		struct jval v;
-		int k = 0;
-
-		/* a member of the event (in_args 0) or of its args (1): key, ':', value */
+	NEXT();
+	if (ch == '}')
+		goto done;
+member:
+	if (ch != '"')
+		goto out;
+	ko = o;
+	NEXT();
+	if (ch != ':')
+		goto out;
+	k = fast_event_key(text, ko, o);
+	if (k & seen)
+		goto out; /* a duplicate key: the byte parser warns */
+	seen |= (unsigned)k;
+	NEXT();
+	vo = o;
+	switch (k) {
+	case 0:
+		goto skip;
+	case K_NAME:
+		if (ch != '"')
+			goto other;
 		NEXT();
-		if (*q == '}') {
-			if (comma)
-				goto out; /* trailing comma */
-			if (!in_args)
-				break;
-			ev->args.ptr = args_open;
-			ev->args.len = (size_t)(q + 1 - args_open);
-			in_args = 0;
-			after = 1;
-			continue;
-		}
-		if (*q == ',') {
-			if (!after)
-				goto out; /* extra comma */
-			comma = 1;
-			after = 0;
-			continue;
-		}
-		if (*q != '"' || after)
-			goto out; /* not a key, or a missing comma */
-		kq = q;
-		kprev = prev;
-		if (in_args) {
-			akey = fast_arg_key(kprev, kq);
-		} else {
-			k = fast_event_key(kprev, kq);
-			if (k & seen)
-				goto out; /* a duplicate key: the byte parser warns */
-			seen |= (unsigned)k;
-		}
-		NEXT();
-		if (*q != ':')
+		if (ch != ',' && ch != '}')
 			goto out;
+		ev->name = string_at(text + vo, text + o);
+		goto after;
+	case K_CAT:
+		if (ch != '"')
+			goto other;
 		NEXT();
-		vq = q;
-		after = 1;
-		comma = 0;
-		if (k == K_ARGS && *vq == '{') {
-			if (2 > c->max_depth)
-				goto out;
-			ev->has_stream = ev->has_device = ev->has_correlation = ev->has_external_id = 0;
-			args_open = vq;
-			in_args = 1;
-			after = 0;
-			continue;
-		}
-		if (*vq == '"') {
-			const char *sq;
-			if (!k && !akey.ptr)
-				continue; /* a string nobody reads: one entry, not looked into */
-			sq = string_start(prev, vq);
-			v.kind = TL_JSON_STRING;
-			v.text.ptr = sq + 1;
-			v.text.len = (size_t)(vq - sq) - 1;
-		} else if (*vq == '{' || *vq == '[') {
-			/* pass over the container, checking its grammar entry by entry */
-			enum { X_VALUE_OR_CLOSE, X_KEY_OR_CLOSE, X_KEY, X_VALUE, X_AFTER } st = X_VALUE;
-			uint64_t obj = 0;
-			int top = 0, base = in_args ? 3 : 2;
-
-			for (;;) {
-				if (*q == '{' || *q == '[') {
-					if (top == FAST_MAX_NEST || base + top > c->max_depth)
-						goto out;
-					if (*q == '{') {
-						obj |= 1ull << top;
-						st = X_KEY_OR_CLOSE;
-					} else {
-						obj &= ~(1ull << top);
-						st = X_VALUE_OR_CLOSE;
-					}
-					top++;
-				}
-				NEXT();
-				switch (*q) {
-				case '"':
-					if (st == X_KEY_OR_CLOSE || st == X_KEY) {
-						NEXT();
-						if (*q != ':')
-							goto out;
-						st = X_VALUE;
-					} else if (st == X_VALUE || st == X_VALUE_OR_CLOSE) {
-						st = X_AFTER;
-					} else {
-						goto out;
-					}
-					continue;
-				case ',':
-					if (st != X_AFTER)
-						goto out;
-					st = (obj >> (top - 1)) & 1 ? X_KEY : X_VALUE;
-					continue;
-				case '{':
-				case '[':
-					if (st != X_VALUE && st != X_VALUE_OR_CLOSE)
-						goto out;
-					continue; /* opened at the top of the loop */
-				case '}':
-					if (!(st == X_KEY_OR_CLOSE || (st == X_AFTER && ((obj >> (top - 1)) & 1))))
-						goto out;
-					break;
-				case ']':
-					if (!(st == X_VALUE_OR_CLOSE || (st == X_AFTER && !((obj >> (top - 1)) & 1))))
-						goto out;
-					break;
-				case ':':
-					goto out;
-				default: {
-					enum tl_json_kind kind;
-					if ((st != X_VALUE && st != X_VALUE_OR_CLOSE) || !fast_token(c, q, &kind))
-						goto out;
-					st = X_AFTER;
-					continue;
-				}
-				}
-				/* a closing bracket */
-				if (--top == 0)
-					break;
-				st = X_AFTER;
-			}
-			if (!k && !akey.ptr)
-				continue;
-			v.kind = *vq == '{' ? TL_JSON_OBJECT : TL_JSON_ARRAY;
-			v.text.ptr = vq;
-			v.text.len = (size_t)(q + 1 - vq);
-		} else if (*vq == ',' || *vq == ':' || *vq == '}' || *vq == ']') {
+		if (ch != ',' && ch != '}')
 			goto out;
+		ev->cat = string_at(text + vo, text + o);
+		goto after;
+	case K_PH:
+		if (ch != '"')
+			goto other;
+		NEXT();
+		if (ch != ',' && ch != '}')
+			goto out;
+		ev->ph = string_at(text + vo, text + o);
+		goto after;
+	case K_TS:
+	case K_DUR:
+		if (!is_digit((char)ch))
+			goto other;
+		if (text[*cur] == '.') {
+			/* "1694128202548380.777": the '.' is an entry (the first byte after the
+			 * digits), so the digits before it need no scan */
+			if (!fast_us_frac(text + vo, text + *cur, k == K_TS ? &ev->ts_ns : &ev->dur_ns))
+				goto other;
+			cur++;
+		} else if (text[*cur] == ',' || text[*cur] == '}') { /* all digits */
+			if (!fast_us_to_ns(text + vo, k == K_TS ? &ev->ts_ns : &ev->dur_ns))
+				goto other;
 		} else {
-			const char *end = fast_token(c, vq, &v.kind);
-			if (!end)
-				goto out;
-			if (!k && !akey.ptr)
-				continue;
-			v.text.ptr = vq;
-			v.text.len = (size_t)(end - vq);
+			goto other;
 		}
-		if (in_args)
-			arg_field(ev, akey, &v);
-		else
-			event_field(c, ev, k, &v);
+		*(k == K_TS ? &ev->has_ts : &ev->has_dur) = 1;
+		NEXT(); /* after the number: no entry inside it is left */
+		goto after;
+	case K_PID:
+	case K_TID:
+		if (!is_digit((char)ch) || (text[*cur] != ',' && text[*cur] != '}'))
+			goto other;
+		fast_pid(ints, k == K_TID, text + vo, k == K_PID ? &ev->pid_str : &ev->tid_str,
+		         k == K_PID ? &ev->pid : &ev->tid, k == K_PID ? &ev->pid_int : &ev->tid_int);
+		NEXT();
+		goto after;
+	case K_ARGS:
+		if (ch != '{')
+			goto other;
+		if (2 > c->max_depth)
+			goto out;
+		ao = o;
+		/* the members of the args tally reads (memory instants, counters, thread names) */
+		ix = ev->ph.len == 1 && keep_args[(unsigned char)ev->ph.ptr[0]] ? argsix : NULL;
+		na = 0;
+		NEXT();
+		if (ch == '}')
+			goto args_end;
+		goto arg_member;
+	default:
+		goto other;
 	}
-#undef NEXT
-	*endp = q + 1;
+
+arg_next:
+	NEXT();
+arg_member: /* a member of "args": one of the four decoded, or passed over like any value */
+	if (ch != '"')
+		goto out;
+	ko = o;
+	NEXT();
+	if (ch != ':')
+		goto out;
+	if (ix) {
+		if (na == TL_ARGS_INDEX_MAX) {
+			ix = NULL; /* too many: tl_args_next() parses them */
+		} else {
+			ix->key[na] = ko;
+			ix->colon[na] = o;
+			ix->value[na] = *cur;
+			na++;
+		}
+	}
+	if (o - ko == 8 || o - ko == 13 || text[o - 1] != '"') { /* a key of 6 or 11 bytes */
+		unsigned char *has;
+		int64_t *dst = fast_arg_key(ev, text + ko, text + o, &has);
+		if (dst) {
+			NEXT();
+			if (is_digit((char)ch) && (text[*cur] == ',' || text[*cur] == '}')) {
+				*has = fast_int(text + o, text + o + digit_run(text + o), dst) == 0;
+				NEXT();
+			} else {
+				if ((o = read_value_fast(text, &cur, c, o, 3, &v)) == NOT_FOUND)
+					goto out;
+				ch = (unsigned char)text[o];
+				*has = tl_view_to_int64(text_field(&v), dst) == 0;
+			}
+			goto arg_after;
+		}
+	}
+	NEXT();
+	if (ch == '"') {
+		NEXT();
+		goto arg_after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',')
+			goto arg_next;
+		if (ch == '}')
+			goto args_end;
+		goto arg_token;
+	}
+	if (ch == '[' || ch == '{') {
+		if (skip_fast(text, &cur, c, o, 3) == NOT_FOUND)
+			goto out;
+		NEXT();
+		goto arg_after;
+	}
+	tok = o;
+	NEXT();
+arg_token:
+	if (!(e = fast_token(c, text + tok, &kind)))
+		goto out;
+	while (text + o < e)
+		NEXT();
+arg_after:
+	if (ch == ',')
+		goto arg_next;
+	if (ch != '}')
+		goto out;
+args_end:
+	ev->args = (tl_view){ text + ao, o + 1 - ao };
+	if (ix) {
+		ix->text = text;
+		ix->n = na;
+		ix->close = o;
+		ev->args_index = ix;
+	}
+	NEXT();
+	goto after;
+
+skip: /* a value nobody reads */
+	if (ch == '"') {
+		NEXT();
+		goto after;
+	}
+	if (is_digit((char)ch)) {
+		tok = o;
+		NEXT();
+		if (ch == ',' || ch == '}')
+			goto after;
+		goto token;
+	}
+	if (ch == '[' || ch == '{') {
+		if (skip_fast(text, &cur, c, o, 2) == NOT_FOUND)
+			goto out;
+		NEXT();
+		goto after;
+	}
+	tok = o;
+	NEXT();
+token:
+	if (!(e = fast_token(c, text + tok, &kind)))
+		goto out;
+	while (text + o < e)
+		NEXT();
+	goto after;
+
+other: /* a rarer key or kind: through the byte parser's field decoding */
+	if ((o = read_value_fast(text, &cur, c, vo, 2, &v)) == NOT_FOUND)
+		goto out;
+	ch = (unsigned char)text[o];
+	event_field(c, ev, k, &v);
+after:
+	if (ch == ',') {
+		NEXT();
+		goto member;
+	}
+	if (ch != '}')
+		goto out;
+done:
+	*endp = text + o + 1;
 	rc = FW_OK;
 out:
 	*curp = cur;
 	return rc;
 }
+#undef NEXT
+#undef NOT_FOUND
 
 /* Index the buffer from `from` (a position outside any string) on. */
 static int index_from(tl_trace_stream *s, size_t from)
@@ -1983,7 +2442,7 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 	for (int attempt = 0; attempt < 2; attempt++) {
 		struct pctx c;
 		const uint32_t *cur;
-		const char *text, *q;
+		const char *text;
 		int r;
 
 		if (!s->idx_valid || s->pos < s->idx_from || s->pos >= s->idx_to) {
@@ -1996,18 +2455,18 @@ static int fast_event(tl_trace_stream *s, tl_trace_event *ev, const char **endp)
 			if ((s->idx_k == s->idx_n || s->idx[s->idx_k] != rel) && index_from(s, s->pos) < 0)
 				return 0;
 		}
-		pctx_init(&c, s);
+		pctx_init_fast(&c, s);
 		text = s->buf + s->idx_from;
 		cur = s->idx + s->idx_k;
-		if (*(q = text + *cur++) != '{')
+		if (text[*cur++] != '{')
 			return 0;
-		memset(ev, 0, sizeof *ev);
-		r = fast_walk(text, &cur, &c, ev, q, endp);
+		zero_event(ev);
+		r = fast_walk(text, &cur, &c, ev, &s->fast_ints, &s->args_ix, endp);
 		if (r == FW_OK && cur <= s->idx + s->idx_n) {
-			for (int w = 0; w < W_COUNT; w++)
-				if (c.w.n[w])
-					return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
+			if (c.w.any)
+				return 0; /* a field decoder warned (a bad "ts"): the byte parser says so */
 			s->idx_k = (size_t)(cur - s->idx);
+			ev->plain = 1; /* a backslash is an odd entry: the walk would have given up */
 			ev->offset = s->base + s->pos;
 			ev->size = (size_t)(*endp - (s->buf + s->pos));
 			ev->phase = ev->ph.len == 1 ? ev->ph.ptr[0] : 0;
@@ -2057,6 +2516,20 @@ static int read_event(tl_trace_stream *s, tl_trace_event *ev)
 			return 0;
 		}
 		count_event(s, ev);
+		/* The separator and the next event's '{', from the index: what step_events() finds
+		 * after skipping whitespace (between entries there is only whitespace), taken here
+		 * so that the next call starts at the '{' (fast_next: straight to read_event()). */
+		{
+			const char *text = s->buf + s->idx_from;
+			const uint32_t *cur = s->idx + s->idx_k; /* at most the first sentinel */
+			if (text[cur[0]] == ',' && text[cur[1]] == '{') {
+				s->pos = s->idx_from + cur[1];
+				s->idx_k++;
+				s->after_value = 0;
+				s->after_comma = 1;
+				s->fast_next = 1;
+			}
+		}
 		return 1;
 	}
 	for (;;) {
@@ -2220,6 +2693,18 @@ static int step_tail(tl_trace_stream *s)
 
 int tl_trace_stream_next(tl_trace_stream *s, tl_trace_event *ev)
 {
+	if (s->fast_next) {
+		/* The last event was followed by ',' and '{' (read_event() took them): what
+		 * step_events() would find; go to the event directly. */
+		int r;
+		s->fast_next = 0;
+		if ((r = read_event(s, ev)) == 1)
+			return 1;
+		if (r < 0) {
+			fatal(s, r, s->base + s->pos, "out of memory");
+			return r;
+		}
+	}
 	for (;;) {
 		int r = 0;
 
@@ -2303,12 +2788,6 @@ ssize_t tl_fd_read(void *ctx, void *buf, size_t cap)
 		if (n >= 0 || errno != EINTR)
 			return n;
 	}
-}
-
-int tl_view_eq(tl_view v, const char *lit)
-{
-	size_t n = strlen(lit);
-	return v.ptr && v.len == n && memcmp(v.ptr, lit, n) == 0;
 }
 
 static size_t put_utf8(char *buf, size_t cap, size_t at, uint32_t cp)
@@ -2412,8 +2891,81 @@ size_t tl_view_unescape(tl_view v, char *buf, size_t cap)
 	return n;
 }
 
+void tl_args_iter_init_event(tl_args_iter *it, const tl_trace_event *ev)
+{
+	tl_args_iter_init(it, ev->args);
+	if (ev->args_index && it->p) {
+		it->ix = ev->args_index;
+		it->i = 0;
+	}
+}
+
+static int text_to_double(tl_view t, double *out);
+
+static inline int is_ws(char ch)
+{
+	return ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t';
+}
+
+/* tl_args_next() from the members the index walker kept: the object was checked whole, so
+ * each value runs from its first byte to the last one before the ',' or '}' after it. */
+static int args_next_indexed(tl_args_iter *it, tl_view *key, tl_json_value *val)
+{
+	const tl_args_index *x = it->ix;
+	uint32_t i = it->i;
+	const char *t = x->text, *k, *v, *e;
+
+	if (i >= x->n) {
+		it->ix = NULL;
+		it->p = it->end = NULL;
+		return 0;
+	}
+	for (k = t + x->colon[i] - 1; *k != '"'; k--)
+		;
+	key->ptr = t + x->key[i] + 1;
+	key->len = (size_t)(k - key->ptr);
+	if (i + 1 < x->n) { /* back from the next key over whitespace, ',' and whitespace */
+		for (e = t + x->key[i + 1] - 1; is_ws(*e); e--)
+			;
+		e--;
+	} else {
+		e = t + x->close - 1;
+	}
+	while (is_ws(*e))
+		e--;
+	e++;
+	v = t + x->value[i];
+	switch (*v) {
+	case '"':
+		val->kind = TL_JSON_STRING;
+		val->text = (tl_view){ v + 1, (size_t)(e - v) - 2 };
+		break;
+	case '{': val->kind = TL_JSON_OBJECT; break;
+	case '[': val->kind = TL_JSON_ARRAY; break;
+	case 't': val->kind = TL_JSON_TRUE; break;
+	case 'f': val->kind = TL_JSON_FALSE; break;
+	case 'n': val->kind = TL_JSON_NULL; break;
+	default: val->kind = TL_JSON_NUMBER; break; /* a number: nothing else passed the walk */
+	}
+	if (*v != '"')
+		val->text = (tl_view){ v, (size_t)(e - v) };
+	it->i = i + 1;
+	if (e - v <= 15 && is_digit(*v) && v + digit_run(v) == e) {
+		/* a plain integer, as text_to_double() reads it (the buffer goes on past it) */
+		val->number = (double)run_value(v, (unsigned)(e - v));
+		val->is_number = 1;
+		return 1;
+	}
+	val->number = 0;
+	val->is_number = (val->kind == TL_JSON_NUMBER || val->kind == TL_JSON_STRING) &&
+	                 text_to_double(val->text, &val->number);
+	return 1;
+}
+
 void tl_args_iter_init(tl_args_iter *it, tl_view args)
 {
+	it->ix = NULL;
+	it->i = 0;
 	it->p = it->end = NULL;
 	if (args.ptr && args.len >= 2 && args.ptr[0] == '{') {
 		it->p = args.ptr + 1;
@@ -2456,23 +3008,18 @@ static int text_to_double(tl_view t, double *out)
 	return end == tmp + t.len;
 }
 
-int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
+/* A member the fast path of tl_args_next() did not take (escapes, containers, exponents...),
+ * from its key's quote at p, with the byte parser's scanners. */
+static int args_next_slow(tl_args_iter *it, const char *p, tl_view *key, tl_json_value *val)
 {
 	struct pctx c;
 	struct jval v;
-	const char *p = it->p, *q;
+	const char *q;
 
-	if (!p)
-		return 0;
 	memset(&c, 0, sizeof c);
 	c.buf = p;
 	c.end = it->end;
 	c.max_depth = TL_TRACE_DEPTH_LIMIT;
-	p = skip_ws(p, c.end);
-	while (p < c.end && *p == ',')
-		p = skip_ws(p + 1, c.end);
-	if (p >= c.end || *p != '"')
-		goto stop;
 	q = p;
 	if (scan_string(&c, &q) != P_OK)
 		goto stop;
@@ -2490,6 +3037,79 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
 	val->is_number = (v.kind == TL_JSON_NUMBER || v.kind == TL_JSON_STRING) &&
 	                 text_to_double(v.text, &val->number);
 	it->p = q;
+	return 1;
+stop:
+	it->p = it->end = NULL;
+	return 0;
+}
+
+int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
+{
+	const char *p = it->p, *end = it->end, *q, *e;
+
+	if (it->ix)
+		return args_next_indexed(it, key, val);
+	if (!p)
+		return 0;
+	p = skip_ws(p, end);
+	while (p < end && *p == ',')
+		p = skip_ws(p + 1, end);
+	if (p >= end || *p != '"')
+		goto stop;
+	/* The usual member: a key without escapes, then a plain string or a plain number (what
+	 * scan_token() takes in its first pass); anything else goes the byte parser's way. */
+	q = find_special(p + 1, end);
+	if (q == end || *q != '"')
+		return args_next_slow(it, p, key, val);
+	key->ptr = p + 1;
+	key->len = (size_t)(q - p) - 1;
+	q = skip_ws(q + 1, end);
+	if (q >= end || *q != ':')
+		return args_next_slow(it, p, key, val);
+	q = skip_ws(q + 1, end);
+	if (q >= end)
+		return args_next_slow(it, p, key, val);
+	if (*q == '"') {
+		e = find_special(q + 1, end);
+		if (e == end || *e != '"')
+			return args_next_slow(it, p, key, val);
+		val->kind = TL_JSON_STRING;
+		val->text = (tl_view){ q + 1, (size_t)(e - q) - 1 };
+		e++;
+	} else {
+		const char *s = q + (*q == '-'), *d = s;
+		uint64_t v = 0;
+		int frac = 0;
+		unsigned n;
+		if (end - s >= 24 && (n = digits8(s), n == 8 ? (n += digits8(s + 8)) < 16 : 1)) {
+			d = s + n; /* up to 15 digits, 8 bytes at a time */
+			v = run_value(s, n);
+		} else {
+			while (d < end && is_digit(*d))
+				v = v * 10 + (uint64_t)(*d++ - '0'); /* wraps past 19 digits: unused then */
+		}
+		if (d > s && d < end && *d == '.') {
+			const char *f = d + 1;
+			while (f < end && is_digit(*f))
+				f++;
+			d = f > d + 1 ? f : s;
+			frac = 1;
+		}
+		if (!(d > s && d < end && !tok_char[(unsigned char)*d] && !(*s == '0' && d - s > 1 && s[1] != '.')))
+			return args_next_slow(it, p, key, val);
+		val->kind = TL_JSON_NUMBER;
+		val->text = (tl_view){ q, (size_t)(d - q) };
+		e = d;
+		if (!frac && d - s <= 15) { /* what text_to_double() does with a plain integer */
+			val->number = *q == '-' ? -(double)v : (double)v;
+			val->is_number = 1;
+			it->p = e;
+			return 1;
+		}
+	}
+	val->number = 0;
+	val->is_number = text_to_double(val->text, &val->number);
+	it->p = e;
 	return 1;
 stop:
 	it->p = it->end = NULL;

@@ -10,11 +10,12 @@
  * from its start, so the parser itself never has to suspend.
  *
  * Each event is first walked from a SIMD structural index of the buffer (json_scan.h: the
- * positions of brackets, colons, commas, string ends and token starts), which passes over
- * strings and skipped values without reading their bytes; at anything the walk is not sure of
- * (an escape, a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key)
- * the careful byte parser reads the event instead, so every warning, error and offset is the
- * byte parser's. Results never depend on which of the two read an event.
+ * positions of brackets, colons, commas, string starts, token starts and where a token stops
+ * being digits), which passes over strings, numbers and skipped values without reading their
+ * bytes, checking the grammar of every entry; at anything the walk is not sure of (an escape,
+ * a non-ASCII or control byte, a comma out of place, a bad number, a duplicate key) the
+ * careful byte parser reads the event instead, so every warning, error and offset is the byte
+ * parser's. Results never depend on which of the two read an event.
  *
  * What real producers write is accepted and counted (see tl_trace_stats): a UTF-8 BOM, trailing,
  * leading and missing commas, numbers written as strings, NaN/Infinity, invalid UTF-8, raw
@@ -66,6 +67,18 @@ enum tl_json_kind {
 	TL_JSON_NONFINITE,
 };
 
+/* Where the members of an event's "args" are, as the index walker found them (offsets from
+ * `text`): tl_args_iter_init_event() iterates them without parsing the object again. Kept by
+ * the stream for events whose phase is one whose args tally reads (i, I, C, M) and that have
+ * at most TL_ARGS_INDEX_MAX members. */
+#define TL_ARGS_INDEX_MAX 32
+typedef struct tl_args_index {
+	const char *text;
+	uint32_t n;     /* members */
+	uint32_t close; /* the '}' of args */
+	uint32_t key[TL_ARGS_INDEX_MAX], colon[TL_ARGS_INDEX_MAX], value[TL_ARGS_INDEX_MAX];
+} tl_args_index;
+
 /* One event of "traceEvents". All views borrow the stream's buffer. String views hold the raw
  * content between the quotes, still JSON-escaped: compare with tl_view_eq() when the literal
  * has no escapes, decode with tl_view_unescape(). */
@@ -93,11 +106,16 @@ typedef struct tl_trace_event {
 
 	/* The raw JSON text of "args", braces included, for lazy decoding with tl_args_next(). */
 	tl_view args;
+	const tl_args_index *args_index; /* its members when the index walker kept them, or NULL */
 
 	/* Kineto args the analysis always needs, decoded on the way: "stream", "device",
 	 * "correlation", "External id" (integers only). */
 	int64_t stream, device, correlation, external_id;
 	unsigned char has_stream, has_device, has_correlation, has_external_id;
+
+	/* 1: no string of the event has a backslash (its views need no unescaping); 0: not
+	 * known (the byte parser read the event). */
+	unsigned char plain;
 
 	uint64_t offset; /* byte offset of the event's '{' in the (decompressed) input */
 	size_t size;     /* bytes from '{' to '}' inclusive */
@@ -223,11 +241,18 @@ typedef struct tl_trace_stream {
 	int state, after_state; /* where the top-level state machine is, and where skipping returns */
 	int key;                /* the top-level key whose value is being read */
 	int after_value, after_comma; /* the last thing read was a value, a comma */
+	int fast_next;          /* pos is at the '{' of an event, the separator before it taken */
 	uint32_t *idx;        /* the structural index of buf[idx_from..idx_to), allocated once */
 	size_t idx_n, idx_k;  /* its entries, the next one to look at */
 	size_t idx_from, idx_to;
 	int idx_valid;
 	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
+	tl_args_index args_ix; /* what args_index points to */
+	struct fast_ints {    /* the last pid and tid the index walker decoded */
+		uint64_t w[2];
+		int64_t v[2];
+		unsigned n[2];
+	} fast_ints;
 	unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
 	struct tl_trace_skip {
 		int64_t depth;
@@ -263,8 +288,13 @@ void tl_trace_stream_release(tl_trace_stream *s);
  * define is kept as written (backslash and character), so Windows paths survive. */
 size_t tl_view_unescape(tl_view v, char *buf, size_t cap);
 
-/* 1 if `v` is present and its bytes equal the NUL-terminated `lit`, else 0. */
-int tl_view_eq(tl_view v, const char *lit);
+/* 1 if `v` is present and its bytes equal the NUL-terminated `lit`, else 0. Inline, so that
+ * the length of a literal is known when compiling. */
+static inline int tl_view_eq(tl_view v, const char *lit)
+{
+	size_t n = __builtin_strlen(lit);
+	return v.ptr && v.len == n && __builtin_memcmp(v.ptr, lit, n) == 0;
+}
 
 /* Parse `v` as a whole decimal integer (optional sign). Returns 0 and sets *out, or -1. */
 int tl_view_to_int64(tl_view v, int64_t *out);
@@ -285,10 +315,16 @@ typedef struct tl_json_value {
 /* An iterator over the members of a raw JSON object such as tl_trace_event.args. */
 typedef struct tl_args_iter {
 	const char *p, *end;
+	const tl_args_index *ix; /* members found by the index walker, or NULL */
+	uint32_t i;
 } tl_args_iter;
 
 /* Start iterating the object `args` (may be absent: then there are no members). */
 void tl_args_iter_init(tl_args_iter *it, tl_view args);
+
+/* The same over ev->args, from the members the index walker kept when it has (the same
+ * members, without parsing the object again). */
+void tl_args_iter_init_event(tl_args_iter *it, const tl_trace_event *ev);
 
 /* Step to the next member: sets *key (escaped content) and *val, returns 1; returns 0 after
  * the last member or at the first thing that is not a member. The views borrow `args`. Counter

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_rows.h"
 #include "escape.h"
-#include "labels.h"
 #include "render.h"
 #include "svg.h"
 #include "units.h"
@@ -52,31 +52,19 @@ static void cell_name(FILE *f, const char *name)
 /* A side's compared value in its unit, with the median's interval per call. */
 static void cell_median(FILE *f, const tl_cmp_row *r, int cand)
 {
-    const tl_cmp_side *s = cand ? &r->cand : &r->base;
-    char a[48], b[48], c[48];
-    if (!s->present) {
-        fputs("<td class=\"n\">\xe2\x80\x93</td>", f);
-        return;
-    }
-    fprintf(f, "<td class=\"n\">%s", tl_cmp_value_text(a, sizeof a, r, cand ? r->value_cand : r->value_base));
-    if (r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && isfinite(s->ci_lo))
-        fprintf(f, "<br><span class=\"note\">[%s, %s]</span>", tl_units_dur(b, sizeof b, s->ci_lo),
-                tl_units_dur(c, sizeof c, s->ci_hi));
-    fprintf(f, "</td>");
+    tl_cmp_side_cell cell;
+    tl_cmp_side_cell_of(&cell, r, cand);
+    fprintf(f, "<td class=\"n\">%s", cell.value);
+    if (cell.ci[0])
+        fprintf(f, "<br><span class=\"note\">%s</span>", cell.ci);
+    fputs("</td>", f);
 }
 
-/* Like compare_text.c's p_text, with "<" escaped: a p is always printed into
- * HTML here. The rank and the delta come from tl_cmp_rank_label and
- * tl_cmp_delta_text (compare.h), which the Markdown and JUnit outputs use too. */
+/* A p-value printed into HTML: "&lt;0.001" where the Markdown and JUnit
+ * outputs write "<0.001". */
 static const char *p_text(char *buf, size_t len, double p)
 {
-    if (!isfinite(p))
-        snprintf(buf, len, "\xe2\x80\x93");
-    else if (p < 0.001)
-        snprintf(buf, len, "&lt;0.001");
-    else
-        snprintf(buf, len, "%.3f", p);
-    return buf;
+    return tl_cmp_p_text(buf, len, p, "&lt;");
 }
 
 static const char *verdict_text(int v)
@@ -107,21 +95,8 @@ static void cell_verdict(FILE *f, const tl_cmp_row *r)
 static int v_overall(const tl_cmp_row *r, void *ctx)
 {
     int v = *(const int *)ctx;
-    if (v == TL_VERDICT_ADDED || v == TL_VERDICT_REMOVED)
-        return r->rank < 0 && r->verdict == v;
-    return r->rank < 0 && r->verdict == v && (r->primary || r->kind == TL_CMP_PER_RUN);
-}
-
-static int v_any_rank(const tl_cmp_row *r, void *ctx)
-{
-    return r->rank >= 0 && r->verdict == *(const int *)ctx;
-}
-
-static int matched_names(const tl_cmp_row *r, void *ctx)
-{
-    (void)ctx;
-    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS &&
-           r->group != TL_CMP_GROUP_MEMORY && r->kind == TL_CMP_PER_RUN;
+    return tl_cmp_keep_overall(r, ctx) &&
+           (v == TL_VERDICT_ADDED || v == TL_VERDICT_REMOVED || r->primary || r->kind == TL_CMP_PER_RUN);
 }
 
 /* ---- head and headline --------------------------------------------------------------- */
@@ -141,20 +116,18 @@ static void run_line(FILE *f, const char *what, const tl_aggregate *a)
 /* "name (+30.1%), name (+12.0%)" for the top overall rows of a verdict. */
 static int headline_names(FILE *f, const tl_compare *c, int verdict, const char *label)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, v_overall, &verdict, &n);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, v_overall, &verdict, TOP_NAMES) != 0)
         return -1;
-    if (n == 0) { /* only some ranks changed */
-        free(idx);
-        idx = tl_compare_by_impact(c, v_any_rank, &verdict, &n);
-        if (idx == NULL)
+    if (t.n == 0) { /* only some ranks changed */
+        tl_cmp_top_release(&t);
+        if (tl_cmp_top_select(&t, c, tl_cmp_keep_rank, &verdict, TOP_NAMES) != 0)
             return -1;
     }
-    if (n > 0) {
+    if (t.n > 0) {
         fprintf(f, "<p><b>%s:</b> ", label);
-        for (size_t i = 0; i < n && i < TOP_NAMES; i++) {
-            const tl_cmp_row *r = &c->rows[idx[i]];
+        for (size_t i = 0; i < t.shown; i++) {
+            const tl_cmp_row *r = tl_cmp_top_row(&t, c, i);
             char d[48], rb[24];
             fputs(i ? ", " : "", f);
             fputs("<code>", f);
@@ -170,11 +143,11 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             fprintf(f, "</code> (%s %s %s, %s)", tl_cmp_group_name(r->group), kind,
                     tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
         }
-        if (n > TOP_NAMES)
-            fprintf(f, " and %zu more", n - TOP_NAMES);
+        if (t.n > t.shown)
+            fprintf(f, " and %zu more", t.n - t.shown);
         fputs("</p>\n", f);
     }
-    free(idx);
+    tl_cmp_top_release(&t);
     return 0;
 }
 
@@ -253,24 +226,23 @@ static int by_delta(const void *x, const void *y, void *ctx)
 
 static int delta_bars(FILE *f, const tl_compare *c)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, matched_names, NULL, &n);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, tl_cmp_keep_matched, NULL, TOP_BARS) != 0)
         return -1;
     fputs("<section id=\"deltas\"><h2>What changed most</h2>\n", f);
-    if (n == 0) {
+    if (t.n == 0) {
         fputs("<p>No name is in both runs.</p></section>\n", f);
-        free(idx);
+        tl_cmp_top_release(&t);
         return 0;
     }
-    size_t shown = n < TOP_BARS ? n : TOP_BARS;
+    size_t shown = t.shown;
     /* the names chosen by their change in total, drawn in the order of what
      * the bars show: the most slower first, the most faster last */
-    qsort_r(idx, shown, sizeof *idx, by_delta, (void *)c);
+    qsort_r(t.idx, shown, sizeof *t.idx, by_delta, (void *)c);
     double scale = 5;
     for (size_t i = 0; i < shown; i++)
-        if (isfinite(c->rows[idx[i]].delta_pct))
-            scale = fmax(scale, fmin(100.0, fabs(c->rows[idx[i]].delta_pct)));
+        if (isfinite(tl_cmp_top_row(&t, c, i)->delta_pct))
+            scale = fmax(scale, fmin(100.0, fabs(tl_cmp_top_row(&t, c, i)->delta_pct)));
     fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, ordered by the change "
                "each bar shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
                "not significant (~).</p>\n",
@@ -284,17 +256,11 @@ static int delta_bars(FILE *f, const tl_compare *c)
                "(slower)</text>\n",
             DB_X, -scale, zero, DB_X + DB_PLOT, scale);
     fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"%.0f\"/>\n", zero, zero, h);
-    const char *names[TOP_BARS];
-    tl_labels lab;
+    tl_cmp_top_label(&t, c, DB_LABEL_COLS);
     for (size_t i = 0; i < shown; i++)
-        names[i] = c->rows[idx[i]].name;
-    int labelled = tl_labels_make(&lab, names, shown, DB_LABEL_COLS) == 0;
-    for (size_t i = 0; i < shown; i++)
-        delta_bar(f, &c->rows[idx[i]], labelled ? lab.text[i] : "", DB_TOP + (double)i * DB_ROW, scale);
-    if (labelled)
-        tl_labels_release(&lab);
+        delta_bar(f, tl_cmp_top_row(&t, c, i), tl_cmp_top_label_of(&t, i, ""), DB_TOP + (double)i * DB_ROW, scale);
     fputs("</svg>\n</section>\n", f);
-    free(idx);
+    tl_cmp_top_release(&t);
     return 0;
 }
 
@@ -430,15 +396,6 @@ static void gpu_chart(FILE *f, const tl_compare *c)
     tl_svg_stacked(f, &fr, st, n, TL_UNIT_PCT);
 }
 
-static void pct_cell(FILE *f, double a, double b)
-{
-    char x[32], y[32];
-    fprintf(f, "<td class=\"n\">%s \xe2\x86\x92 %s", tl_units_pct(x, sizeof x, a), tl_units_pct(y, sizeof y, b));
-    if (isfinite(a) && isfinite(b))
-        fprintf(f, "<br><span class=\"note\">%+.1f pp</span>", b - a);
-    fputs("</td>", f);
-}
-
 static void gpu_section(FILE *f, const tl_compare *c)
 {
     fputs("<section id=\"gpu\"><h2>GPU time breakdown</h2>\n", f);
@@ -453,11 +410,15 @@ static void gpu_section(FILE *f, const tl_compare *c)
     for (size_t i = 0; i < c->ngpu && i <= TABLE_ROWS; i++) {
         const tl_cmp_gpu *g = &c->gpu[i];
         char rb[16];
+        tl_cmp_pct_cell cells[TL_CMP_GPU_COLS];
+        tl_cmp_gpu_cells(g, cells);
         fprintf(f, "<tr><td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, g->rank));
-        pct_cell(f, g->idle_pct[0], g->idle_pct[1]);
-        pct_cell(f, g->compute_pct[0], g->compute_pct[1]);
-        pct_cell(f, g->non_compute_pct[0], g->non_compute_pct[1]);
-        pct_cell(f, g->overlap_pct[0], g->overlap_pct[1]);
+        for (int k = 0; k < TL_CMP_GPU_COLS; k++) {
+            fprintf(f, "<td class=\"n\">%s", cells[k].pair);
+            if (cells[k].pp[0])
+                fprintf(f, "<br><span class=\"note\">%s</span>", cells[k].pp);
+            fputs("</td>", f);
+        }
         fputs("</tr>\n", f);
     }
     fputs("</table>\n<p class=\"note\">% of kernel time (HTA's temporal breakdown), baseline \xe2\x86\x92 "
@@ -634,25 +595,36 @@ static int in_group(const tl_cmp_row *r, void *ctx)
     return r->rank < 0 && r->base.present && r->cand.present && r->group == ((const group_filter *)ctx)->group;
 }
 
+/* The shown rows of t as a table. */
+static void rows_table(FILE *f, const tl_compare *c, const tl_cmp_top *t, int with_rank)
+{
+    table_head(f, with_rank);
+    for (size_t i = 0; i < t->shown; i++)
+        row_tr(f, tl_cmp_top_row(t, c, i), with_rank);
+    fputs("</table>\n", f);
+}
+
+/* Under a table that does not show every row of t: how many more. */
+static void more_note(FILE *f, const tl_cmp_top *t)
+{
+    if (t->n > t->shown)
+        fprintf(f, "<p class=\"note\">%zu more in the JSON output (--json).</p>\n", t->n - t->shown);
+}
+
 static int group_table(FILE *f, const tl_compare *c, int group, int *first)
 {
     group_filter gf = { group };
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, in_group, &gf, &n);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, in_group, &gf, TABLE_ROWS) != 0)
         return -1;
-    if (n > 0) {
-        fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", *first ? " open" : "", tl_cmp_group_name(group), n);
+    if (t.n > 0) {
+        fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", *first ? " open" : "", tl_cmp_group_name(group), t.n);
         *first = 0;
-        table_head(f, 0);
-        for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
-            row_tr(f, &c->rows[idx[i]], 0);
-        fputs("</table>\n", f);
-        if (n > TABLE_ROWS)
-            fprintf(f, "<p class=\"note\">%zu more in the JSON output (--json).</p>\n", n - TABLE_ROWS);
+        rows_table(f, c, &t, 0);
+        more_note(f, &t);
         fputs("</details>\n", f);
     }
-    free(idx);
+    tl_cmp_top_release(&t);
     return 0;
 }
 
@@ -661,18 +633,15 @@ static int per_rank_changes(FILE *f, const tl_compare *c)
     int verdicts[3] = { TL_VERDICT_REGRESSION, TL_VERDICT_IMPROVEMENT, TL_VERDICT_LARGE_INCREASE };
     static const char *titles[3] = { "Regressions", "Improvements", "Large increases, not tested" };
     for (int v = 0; v < 3; v++) {
-        size_t n;
-        size_t *idx = tl_compare_by_impact(c, v_any_rank, &verdicts[v], &n);
-        if (idx == NULL)
+        tl_cmp_top t;
+        if (tl_cmp_top_select(&t, c, tl_cmp_keep_rank, &verdicts[v], TABLE_ROWS) != 0)
             return -1;
-        if (n > 0) {
-            fprintf(f, "<details><summary>%s per rank (%zu)</summary>\n", titles[v], n);
-            table_head(f, 1);
-            for (size_t i = 0; i < n && i < TABLE_ROWS; i++)
-                row_tr(f, &c->rows[idx[i]], 1);
-            fputs("</table>\n</details>\n", f);
+        if (t.n > 0) {
+            fprintf(f, "<details><summary>%s per rank (%zu)</summary>\n", titles[v], t.n);
+            rows_table(f, c, &t, 1);
+            fputs("</details>\n", f);
         }
-        free(idx);
+        tl_cmp_top_release(&t);
     }
     return 0;
 }
@@ -693,30 +662,28 @@ static int rows_section(FILE *f, const tl_compare *c)
 
 static int name_list(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, v_overall, &verdict, &n);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, v_overall, &verdict, LIST_ROWS) != 0)
         return -1;
-    fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", n ? " open" : "", title, n);
-    if (n > 0) {
+    fprintf(f, "<details%s><summary>%s (%zu)</summary>\n", t.n ? " open" : "", title, t.n);
+    if (t.n > 0) {
         fputs("<table><tr><th>name</th><th>group</th><th>calls</th><th>total</th><th>median</th></tr>\n", f);
-        for (size_t i = 0; i < n && i < LIST_ROWS; i++) {
-            const tl_cmp_row *r = &c->rows[idx[i]];
+        for (size_t i = 0; i < t.shown; i++) {
+            const tl_cmp_row *r = tl_cmp_top_row(&t, c, i);
             const tl_cmp_side *s = r->base.present ? &r->base : &r->cand;
-            char t[48], m[48];
+            char tb[48], m[48];
             fputs("<tr>", f);
             cell_name(f, r->name);
             fprintf(f, "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td>"
                        "<td class=\"n\">%s</td></tr>\n",
-                    tl_cmp_group_name(r->group), s->count, tl_units_dur(t, sizeof t, s->total),
+                    tl_cmp_group_name(r->group), s->count, tl_units_dur(tb, sizeof tb, s->total),
                     tl_units_dur(m, sizeof m, s->median));
         }
         fputs("</table>\n", f);
-        if (n > LIST_ROWS)
-            fprintf(f, "<p class=\"note\">%zu more in the JSON output (--json).</p>\n", n - LIST_ROWS);
+        more_note(f, &t);
     }
     fputs("</details>\n", f);
-    free(idx);
+    tl_cmp_top_release(&t);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /*
- * compare_text.c - a comparison as Markdown (a CI job summary) and as JUnit
- * XML (one test case per compared metric), see compare.h.
+ * compare_text.c - a comparison as Markdown (a CI job summary), as the
+ * console's summary line and list of gate failures, and as JUnit XML (one
+ * test case per compared metric), see render.h.
  *
  * The one idea for Markdown: its size is bounded by construction. Every table
  * shows at most MD_ROWS rows (with a count of the rest) and every name is cut
@@ -16,81 +17,29 @@
 #include <string.h>
 
 #include "compare.h"
+#include "compare_rows.h"
 #include "render.h"
 #include "escape.h"
-#include "labels.h"
+#include "term.h"
 #include "units.h"
 
 enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, MD_LABEL_COLS = 60, XML_NAME = 1024 };
 
-/* ---- shared wording ---------------------------------------------------------- */
-
-/* The wording both compare renderers use (compare.h); compare_html.c calls
- * these instead of keeping copies. */
-const char *tl_cmp_rank_label(char *buf, size_t len, int rank)
-{
-    if (rank < 0)
-        snprintf(buf, len, "all");
-    else
-        snprintf(buf, len, "%d", rank);
-    return buf;
-}
-
-/* "+12.3%", with " ~" when the change is not significant. (A row with too few
- * samples is never tested, so it is never significant: compare.c's decide.) */
-const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
-{
-    if (!isfinite(r->delta_pct))
-        snprintf(buf, len, "\xe2\x80\x93");
-    else
-        snprintf(buf, len, "%+.1f%%%s", r->delta_pct, r->significant ? "" : " ~");
-    return buf;
-}
-
-const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v)
-{
-    if (!isfinite(v))
-        snprintf(buf, len, "\xe2\x80\x93");
-    else if (r->group == TL_CMP_GROUP_MEMORY)
-        tl_units_bytes(buf, len, v);
-    else if (r->kind == TL_CMP_CALLS_PER_STEP)
-        snprintf(buf, len, "%.3g calls", v);
-    else
-        tl_units_dur(buf, len, v);
-    return buf;
-}
-
+/* "<0.001" where compare_html.c writes "&lt;0.001". */
 static const char *p_text(char *buf, size_t len, double p)
 {
-    if (!isfinite(p))
-        snprintf(buf, len, "\xe2\x80\x93");
-    else if (p < 0.001)
-        snprintf(buf, len, "<0.001");
-    else
-        snprintf(buf, len, "%.3f", p);
-    return buf;
+    return tl_cmp_p_text(buf, len, p, "<");
 }
 
 /* "1.234 ms [1.2 ms, 1.25 ms]" for a side's compared value and, per call,
  * the median's interval. */
 static void md_median(FILE *f, const tl_cmp_row *r, int cand)
 {
-    const tl_cmp_side *s = cand ? &r->cand : &r->base;
-    char a[48], b[48], c[48];
-    if (!s->present) {
-        fputs("\xe2\x80\x93", f);
-        return;
-    }
-    fputs(tl_cmp_value_text(a, sizeof a, r, cand ? r->value_cand : r->value_base), f);
-    if (r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && isfinite(s->ci_lo))
-        fprintf(f, " [%s, %s]", tl_units_dur(b, sizeof b, s->ci_lo), tl_units_dur(c, sizeof c, s->ci_hi));
-}
-
-static int overall_matched(const tl_cmp_row *r, void *ctx)
-{
-    (void)ctx;
-    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS &&
-           r->group != TL_CMP_GROUP_MEMORY && r->kind == TL_CMP_PER_RUN;
+    tl_cmp_side_cell cell;
+    tl_cmp_side_cell_of(&cell, r, cand);
+    fputs(cell.value, f);
+    if (cell.ci[0])
+        fprintf(f, " %s", cell.ci);
 }
 
 /* ---- Markdown ------------------------------------------------------------------ */
@@ -146,61 +95,37 @@ static void md_row(FILE *f, const tl_cmp_row *r, const char *label)
     md_rank_cells(f, r);
 }
 
-/* A table of the rows idx[0..n), at most MD_ROWS of them. */
-static void md_table(FILE *f, const tl_compare *c, const char *title, const size_t *idx, size_t n)
+/* A table of the top rows t (t->n counted, t->shown shown). */
+static void md_table(FILE *f, const tl_compare *c, const char *title, tl_cmp_top *t)
 {
-    if (n == 0)
+    if (t->n == 0)
         return;
-    fprintf(f, "### %s (%zu)\n\n", title, n);
+    fprintf(f, "### %s (%zu)\n\n", title, t->n);
     fputs("| name | group | metric | rank | baseline [95% CI] | candidate [95% CI] | \xce\x94 | p (adj.) "
           "| verdict |\n"
           "|---|---|---|---|---|---|---|---|---|\n",
           f);
-    size_t shown = n < MD_ROWS ? n : MD_ROWS;
     /* names as labels (labels.h), the report's Markdown rules: one row, one text */
-    const char *names[MD_ROWS];
-    tl_labels lab;
-    for (size_t i = 0; i < shown; i++)
-        names[i] = c->rows[idx[i]].name;
-    int labelled = tl_labels_make(&lab, names, shown, MD_LABEL_COLS) == 0;
-    for (size_t i = 0; i < shown; i++)
-        md_row(f, &c->rows[idx[i]], labelled ? lab.text[i] : NULL);
-    if (labelled)
-        tl_labels_release(&lab);
-    if (n > shown)
-        fprintf(f, "\n%zu more not shown (see the JSON or HTML output).\n", n - shown);
+    tl_cmp_top_label(t, c, MD_LABEL_COLS);
+    for (size_t i = 0; i < t->shown; i++)
+        md_row(f, tl_cmp_top_row(t, c, i), tl_cmp_top_label_of(t, i, NULL));
+    if (t->n > t->shown)
+        fprintf(f, "\n%zu more not shown (see the JSON or HTML output).\n", t->n - t->shown);
     fputc('\n', f);
-}
-
-static int overall_verdict(const tl_cmp_row *r, void *ctx)
-{
-    return r->rank < 0 && r->verdict == *(const int *)ctx;
-}
-
-static int rank_verdict(const tl_cmp_row *r, void *ctx)
-{
-    return r->rank >= 0 && r->verdict == *(const int *)ctx;
 }
 
 /* The rows of a verdict: all ranks first, then single ranks, each by impact. */
 static int md_verdict_table(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
-    size_t n1, n2;
-    size_t *all = tl_compare_by_impact(c, overall_verdict, &verdict, &n1);
-    size_t *ranks = tl_compare_by_impact(c, rank_verdict, &verdict, &n2);
-    size_t *idx = malloc((n1 + n2 + 1) * sizeof *idx);
-    int rc = -1;
-    if (all == NULL || ranks == NULL || idx == NULL)
-        goto out;
-    memcpy(idx, all, n1 * sizeof *idx);
-    memcpy(idx + n1, ranks, n2 * sizeof *idx);
-    md_table(f, c, title, idx, n1 + n2);
-    rc = 0;
-out:
-    free(all);
-    free(ranks);
-    free(idx);
-    return rc;
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, tl_cmp_keep_overall, &verdict, MD_ROWS) != 0 ||
+        tl_cmp_top_append(&t, c, tl_cmp_keep_rank, &verdict) != 0) {
+        tl_cmp_top_release(&t);
+        return -1;
+    }
+    md_table(f, c, title, &t);
+    tl_cmp_top_release(&t);
+    return 0;
 }
 
 static void md_steps(FILE *f, const tl_compare *c)
@@ -242,15 +167,6 @@ static void md_memory(FILE *f, const tl_compare *c)
         fputc('\n', f);
 }
 
-static void md_pct_pair(FILE *f, double a, double b)
-{
-    char x[32], y[32];
-    fprintf(f, " %s \xe2\x86\x92 %s", tl_units_pct(x, sizeof x, a), tl_units_pct(y, sizeof y, b));
-    if (isfinite(a) && isfinite(b))
-        fprintf(f, " (%+.1f pp)", b - a);
-    fputs(" |", f);
-}
-
 static void md_gpu(FILE *f, const tl_compare *c)
 {
     size_t shown = 0;
@@ -263,11 +179,12 @@ static void md_gpu(FILE *f, const tl_compare *c)
                   "| rank | idle | compute | non-compute | comm. overlapped by compute |\n|---|---|---|---|---|\n",
                   f);
         char rb[16];
+        tl_cmp_pct_cell cells[TL_CMP_GPU_COLS];
+        tl_cmp_gpu_cells(g, cells);
         fprintf(f, "| %s |", tl_cmp_rank_label(rb, sizeof rb, g->rank));
-        md_pct_pair(f, g->idle_pct[0], g->idle_pct[1]);
-        md_pct_pair(f, g->compute_pct[0], g->compute_pct[1]);
-        md_pct_pair(f, g->non_compute_pct[0], g->non_compute_pct[1]);
-        md_pct_pair(f, g->overlap_pct[0], g->overlap_pct[1]);
+        for (int k = 0; k < TL_CMP_GPU_COLS; k++)
+            fprintf(f, " %s%s%s%s |", cells[k].pair, cells[k].pp[0] ? " (" : "", cells[k].pp,
+                    cells[k].pp[0] ? ")" : "");
         fputc('\n', f);
     }
     if (shown)
@@ -277,37 +194,38 @@ static void md_gpu(FILE *f, const tl_compare *c)
 /* Added or removed names (overall rows), as a capped list. */
 static int md_list(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
-    size_t m;
-    size_t *idx = tl_compare_by_impact(c, overall_verdict, &verdict, &m);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, tl_cmp_keep_overall, &verdict, MD_LIST) != 0)
         return -1;
-    if (m > 0) {
+    if (t.n > 0) {
         char tb[48];
-        fprintf(f, "### %s (%zu)\n\n", title, m);
-        for (size_t i = 0; i < m && i < MD_LIST; i++) {
-            const tl_cmp_row *r = &c->rows[idx[i]];
+        fprintf(f, "### %s (%zu)\n\n", title, t.n);
+        for (size_t i = 0; i < t.shown; i++) {
+            const tl_cmp_row *r = tl_cmp_top_row(&t, c, i);
             const tl_cmp_side *s = r->base.present ? &r->base : &r->cand;
             fprintf(f, "- %s: ", tl_cmp_group_name(r->group));
             tl_escape_md_n(f, r->name, MD_NAME);
             fprintf(f, " (%" PRIu64 " call%s, %s in total)\n", s->count, s->count == 1 ? "" : "s",
                     tl_units_dur(tb, sizeof tb, s->total));
         }
-        if (m > MD_LIST)
-            fprintf(f, "- \xe2\x80\xa6 and %zu more\n", m - MD_LIST);
+        if (t.n > t.shown)
+            fprintf(f, "- \xe2\x80\xa6 and %zu more\n", t.n - t.shown);
         fputc('\n', f);
     }
-    free(idx);
+    tl_cmp_top_release(&t);
     return 0;
 }
 
+/* The names whose total time changed most (all ranks): at most MD_ROWS, all
+ * of them counted in the title. */
 static int md_biggest(FILE *f, const tl_compare *c)
 {
-    size_t n;
-    size_t *idx = tl_compare_by_impact(c, overall_matched, NULL, &n);
-    if (idx == NULL)
+    tl_cmp_top t;
+    if (tl_cmp_top_select(&t, c, tl_cmp_keep_matched, NULL, MD_ROWS) != 0)
         return -1;
-    md_table(f, c, "Biggest changes in total time per run (all ranks)", idx, n < MD_ROWS ? n : MD_ROWS);
-    free(idx);
+    t.n = t.shown;
+    md_table(f, c, "Biggest changes in total time per run (all ranks)", &t);
+    tl_cmp_top_release(&t);
     return 0;
 }
 
@@ -339,6 +257,47 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
                                              : "nothing",
             c->opt.alpha);
     return 0;
+}
+
+/* ---- console ------------------------------------------------------------------------ */
+
+void tl_render_compare_console(FILE *f, const tl_compare *c)
+{
+    const size_t *n = c->counts;
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
+               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
+            n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
+    if (isfinite(c->geomean_ratio))
+        fprintf(f, "; geomean ratio %.4f (%s, %zu names)", c->geomean_ratio, tl_cmp_metric_name(c->opt.metric),
+                c->geomean_n);
+    fputc('\n', f);
+}
+
+void tl_render_compare_regressions(FILE *f, const tl_compare *c)
+{
+    static char name[4096]; /* one line per regression: a newline in a name escaped */
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (!r->gate)
+            continue;
+        char where[32] = "all ranks";
+        if (r->rank >= 0)
+            snprintf(where, sizeof where, "rank %d", r->rank);
+        const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+        tl_term_escape(name, sizeof name, r->name);
+        if (r->verdict == TL_VERDICT_REGRESSION)
+            fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
+                    r->p_value, r->p_adjusted);
+        else
+            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
+                    r->value_cand);
+    }
 }
 
 /* ---- JUnit XML -------------------------------------------------------------------- */

@@ -303,6 +303,8 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
             write_custom(j, f, base);
             continue;
         }
+        if ((f->flags & TL_FF_OMIT_EMPTY) && f->type == TL_F_ARRAY && !t->tuple && member_count(base, f) == 0)
+            continue;
         if (!t->tuple)
             tl_json_key(j, f->key);
         write_value(j, f, base);

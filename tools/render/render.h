@@ -1,8 +1,11 @@
 /*
  * render.h - the render stage: an aggregate into the outputs people read.
  * Render never parses input; everything comes from the aggregate (and its
- * sessions' timelines). Every string that came from an input is escaped for
- * the context it lands in (HTML text, attribute, SVG, Markdown).
+ * sessions' timelines), a comparison of two, or for `tally inspect` the run
+ * that ingest read. Every output of the `tally` command is written here; the
+ * commands parse options, call the stages and commit what these write. Every
+ * string that came from an input is escaped for the context it lands in
+ * (HTML text, attribute, SVG, Markdown, the console).
  *
  * Render shows an input's identity and never decides it: a session is in a
  * table, a chart or a count of "used" inputs exactly when tl_session_counts
@@ -18,6 +21,7 @@
 
 #include "aggregate.h"
 #include "compare.h"
+#include "ingest.h"
 #include "json_writer.h"
 
 typedef struct tl_report_options {
@@ -68,21 +72,34 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer);
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o);
 void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n);
 
+/* ---- console ----------------------------------------------------------------
+ * What the commands print on standard output (a stream of term.h's, which
+ * shows control characters from inputs escaped). Write errors on out are the
+ * caller's to check. */
+
+/* `tally summary` (summary_text.c): a line counting sessions, ranks and the
+ * run's warnings, the headline, notes and findings, the rules that did not
+ * apply, the top names by total time per group with their across-rank
+ * columns, per rank steps, GPU and memory, the across-rank metrics,
+ * diffusion, telemetry, counters, events and hosts, memory snapshots and
+ * each stage per session. Everything fits width columns (text_table.h). */
+void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t width);
+
+/* `tally inspect` (inspect_text.c): what each profile of the run is, a
+ * record per profile: format, rank and how it was found, session, events by
+ * phase and category, contents, time span, truncation, warnings. */
+void tl_render_inspect(FILE *out, const tl_run *run);
+/* `tally inspect --json` (inspect_json.c): one array with an object per
+ * profile of the run and one per input that could not be read at all, and a
+ * newline (tl_json_finish is the caller's). */
+void tl_inspect_write_json(tl_json *j, const tl_run *run);
+
 /* ---- compare ---------------------------------------------------------------
  * The renderers of a comparison (analyze/compare.h), in compare_html.c and
- * compare_text.c. Each
+ * compare_text.c, which print rows alike through compare_rows.h. Each
  * writes to out and returns 0, or -1 when out of memory (write errors on out
  * are the caller's to check with ferror/fclose). Every string from an input
  * is escaped for its context. */
-
-/* Wording both renderers share (in compare_text.c), so the page and the CI
- * outputs print a row the same way: a rank ("all" for -1) and a row's delta
- * ("+12.3%", " ~" appended when not significant, "–" when unknown). Both
- * write into buf and return it. */
-const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
-const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
-/* A value of a row in its unit: a duration, bytes (memory) or calls. */
-const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
 
 /* One self-contained HTML page (inline CSS and SVG, no script, nothing
  * fetched): headline, delta bars by impact, step times and GPU breakdowns
@@ -91,6 +108,11 @@ int tl_render_compare_html(FILE *out, const tl_compare *c, const char *version);
 /* GitHub-flavoured Markdown for CI job summaries; rows are capped so the
  * text stays well under 1 MiB whatever the inputs. */
 int tl_render_compare_markdown(FILE *out, const tl_compare *c);
+/* The console's line (`tally compare: 2 regressions, ...; geomean ratio ...`)
+ * and the gate's failures, one line each ("tally: regression: ..."; names
+ * escaped, term.h), for --fail-on-regression. */
+void tl_render_compare_console(FILE *out, const tl_compare *c);
+void tl_render_compare_regressions(FILE *out, const tl_compare *c);
 /* JUnit XML: a <testsuites> root, one <testsuite> per group, one <testcase>
  * per compared row (both sides present); a regression is a <failure>, too
  * few samples <skipped/>. */

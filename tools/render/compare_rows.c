@@ -1,0 +1,170 @@
+/*
+ * compare_rows.c - the wording, filters and top rows that the compare page
+ * and the CI outputs share (see compare_rows.h).
+ */
+#include "compare_rows.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+/* ---- the wording of a row ------------------------------------------------------ */
+
+const char *tl_cmp_rank_label(char *buf, size_t len, int rank)
+{
+    if (rank < 0)
+        snprintf(buf, len, "all");
+    else
+        snprintf(buf, len, "%d", rank);
+    return buf;
+}
+
+/* "+12.3%", with " ~" when the change is not significant. (A row with too few
+ * samples is never tested, so it is never significant: compare.c's decide.) */
+const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
+{
+    if (!isfinite(r->delta_pct))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else
+        snprintf(buf, len, "%+.1f%%%s", r->delta_pct, r->significant ? "" : " ~");
+    return buf;
+}
+
+const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else if (r->group == TL_CMP_GROUP_MEMORY)
+        tl_units_bytes(buf, len, v);
+    else if (r->kind == TL_CMP_CALLS_PER_STEP)
+        snprintf(buf, len, "%.3g calls", v);
+    else
+        tl_units_dur(buf, len, v);
+    return buf;
+}
+
+const char *tl_cmp_p_text(char *buf, size_t len, double p, const char *lt)
+{
+    if (!isfinite(p))
+        snprintf(buf, len, "\xe2\x80\x93");
+    else if (p < 0.001)
+        snprintf(buf, len, "%s0.001", lt);
+    else
+        snprintf(buf, len, "%.3f", p);
+    return buf;
+}
+
+void tl_cmp_side_cell_of(tl_cmp_side_cell *cell, const tl_cmp_row *r, int cand)
+{
+    const tl_cmp_side *s = cand ? &r->cand : &r->base;
+    char lo[48], hi[48];
+    cell->ci[0] = '\0';
+    if (!s->present) {
+        snprintf(cell->value, sizeof cell->value, "\xe2\x80\x93");
+        return;
+    }
+    tl_cmp_value_text(cell->value, sizeof cell->value, r, cand ? r->value_cand : r->value_base);
+    if (r->kind == TL_CMP_PER_CALL && r->group != TL_CMP_GROUP_MEMORY && isfinite(s->ci_lo))
+        snprintf(cell->ci, sizeof cell->ci, "[%s, %s]", tl_units_dur(lo, sizeof lo, s->ci_lo),
+                 tl_units_dur(hi, sizeof hi, s->ci_hi));
+}
+
+static void pct_cell(tl_cmp_pct_cell *cell, const double v[2])
+{
+    char x[32], y[32];
+    snprintf(cell->pair, sizeof cell->pair, "%s \xe2\x86\x92 %s", tl_units_pct(x, sizeof x, v[0]),
+             tl_units_pct(y, sizeof y, v[1]));
+    cell->pp[0] = '\0';
+    if (isfinite(v[0]) && isfinite(v[1]))
+        snprintf(cell->pp, sizeof cell->pp, "%+.1f pp", v[1] - v[0]);
+}
+
+void tl_cmp_gpu_cells(const tl_cmp_gpu *g, tl_cmp_pct_cell cells[TL_CMP_GPU_COLS])
+{
+    pct_cell(&cells[0], g->idle_pct);
+    pct_cell(&cells[1], g->compute_pct);
+    pct_cell(&cells[2], g->non_compute_pct);
+    pct_cell(&cells[3], g->overlap_pct);
+}
+
+/* ---- which rows ------------------------------------------------------------------ */
+
+int tl_cmp_keep_matched(const tl_cmp_row *r, void *ctx)
+{
+    (void)ctx;
+    return r->rank < 0 && r->base.present && r->cand.present && r->group != TL_CMP_GROUP_STEPS &&
+           r->group != TL_CMP_GROUP_MEMORY && r->kind == TL_CMP_PER_RUN;
+}
+
+int tl_cmp_keep_overall(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank < 0 && r->verdict == *(const int *)ctx;
+}
+
+int tl_cmp_keep_rank(const tl_cmp_row *r, void *ctx)
+{
+    return r->rank >= 0 && r->verdict == *(const int *)ctx;
+}
+
+int tl_cmp_top_select(tl_cmp_top *t, const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx,
+                      size_t max)
+{
+    memset(t, 0, sizeof *t);
+    t->max = max;
+    t->idx = tl_compare_by_impact(c, keep, ctx, &t->n);
+    if (t->idx == NULL) {
+        t->n = 0;
+        return -1;
+    }
+    t->shown = t->n < max ? t->n : max;
+    return 0;
+}
+
+int tl_cmp_top_append(tl_cmp_top *t, const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx)
+{
+    size_t n;
+    size_t *more = tl_compare_by_impact(c, keep, ctx, &n);
+    size_t *idx = more ? realloc(t->idx, (t->n + n + 1) * sizeof *idx) : NULL;
+    if (idx == NULL) {
+        free(more);
+        return -1;
+    }
+    memcpy(idx + t->n, more, n * sizeof *idx);
+    free(more);
+    t->idx = idx;
+    t->n += n;
+    t->shown = t->n < t->max ? t->n : t->max;
+    return 0;
+}
+
+const tl_cmp_row *tl_cmp_top_row(const tl_cmp_top *t, const tl_compare *c, size_t i)
+{
+    return &c->rows[t->idx[i]];
+}
+
+void tl_cmp_top_label(tl_cmp_top *t, const tl_compare *c, size_t width)
+{
+    const char **names = malloc((t->shown + 1) * sizeof *names);
+    tl_labels_release(&t->lab);
+    if (names == NULL)
+        return;
+    for (size_t i = 0; i < t->shown; i++)
+        names[i] = tl_cmp_top_row(t, c, i)->name;
+    tl_labels_make(&t->lab, names, t->shown, width); /* out of memory: none (the fallback) */
+    free(names);
+}
+
+const char *tl_cmp_top_label_of(const tl_cmp_top *t, size_t i, const char *fallback)
+{
+    return i < t->lab.n ? t->lab.text[i] : fallback;
+}
+
+void tl_cmp_top_release(tl_cmp_top *t)
+{
+    tl_labels_release(&t->lab);
+    free(t->idx);
+    memset(t, 0, sizeof *t);
+}

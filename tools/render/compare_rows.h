@@ -1,0 +1,88 @@
+/*
+ * compare_rows.h - what the compare page (compare_html.c) and the CI outputs
+ * (compare_text.c: Markdown, JUnit, the console) share, so that they print a
+ * comparison's rows the same way: the wording of a row's cells, the filters
+ * that pick rows, and the top rows of a table (the rows a filter keeps, by
+ * impact, the first few shown, the rest counted, their names as labels).
+ *
+ * The one idea: every text here is plain; each output frames it (<td>, "|")
+ * and escapes what came from an input for its own format.
+ */
+#ifndef TALLY_RENDER_COMPARE_ROWS_H
+#define TALLY_RENDER_COMPARE_ROWS_H
+
+#include <stddef.h>
+
+#include "compare.h"
+#include "labels.h"
+
+/* ---- the wording of a row ----------------------------------------------------
+ * Each writes into buf and returns it. */
+
+/* A rank ("all" for -1). */
+const char *tl_cmp_rank_label(char *buf, size_t len, int rank);
+/* A row's delta: "+12.3%", " ~" appended when not significant, "–" unknown. */
+const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r);
+/* A value of a row in its unit: a duration, bytes (memory) or calls. */
+const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v);
+/* A p-value: "0.012"; below 0.001 lt followed by "0.001" (lt is "<", or
+ * "&lt;" where it lands in HTML); "–" unknown. */
+const char *tl_cmp_p_text(char *buf, size_t len, double p, const char *lt);
+
+/* One side of a row (cand: the candidate's, else the baseline's): its
+ * compared value in the row's unit ("–" when the side does not have the
+ * name) and, for a time per call, the median's interval "[lo, hi]" ("" when
+ * there is none). */
+typedef struct tl_cmp_side_cell {
+    char value[48], ci[104];
+} tl_cmp_side_cell;
+void tl_cmp_side_cell_of(tl_cmp_side_cell *cell, const tl_cmp_row *r, int cand);
+
+/* The GPU breakdown's columns, in the order both tables show them: idle,
+ * compute, non-compute, communication overlapped by compute. A cell is the
+ * pair "baseline → candidate" in percent and the change in percentage points
+ * ("+1.5 pp"; "" when either side is unknown). */
+#define TL_CMP_GPU_COLS 4
+typedef struct tl_cmp_pct_cell {
+    char pair[80], pp[32];
+} tl_cmp_pct_cell;
+void tl_cmp_gpu_cells(const tl_cmp_gpu *g, tl_cmp_pct_cell cells[TL_CMP_GPU_COLS]);
+
+/* ---- which rows ---------------------------------------------------------------
+ * Filters for tl_compare_by_impact (compare.h); ctx points to a verdict
+ * where one is named. */
+
+/* The all-ranks total per run of a name that both runs have (not steps, not
+ * memory): the rows whose change in total time the outputs rank. */
+int tl_cmp_keep_matched(const tl_cmp_row *r, void *ctx);
+/* An all-ranks row of the verdict *ctx. */
+int tl_cmp_keep_overall(const tl_cmp_row *r, void *ctx);
+/* A row of one rank of the verdict *ctx. */
+int tl_cmp_keep_rank(const tl_cmp_row *r, void *ctx);
+
+/* The top rows of a table: the rows a filter keeps, by impact. */
+typedef struct tl_cmp_top {
+    size_t *idx;               /* indexes into the comparison's rows */
+    size_t n;                  /* how many rows were kept */
+    size_t shown;              /* the first ones shown: at most the table's max */
+    size_t max;
+    tl_labels lab;             /* after tl_cmp_top_label: the shown rows' names as labels; n 0: none */
+} tl_cmp_top;
+
+/* Select the rows keep keeps (with ctx), by impact, at most max shown.
+ * Returns 0, or -1 when out of memory (t is then empty). */
+int tl_cmp_top_select(tl_cmp_top *t, const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx,
+                      size_t max);
+/* Add the rows of another filter after those selected (all ranks first,
+ * then single ranks). 0, or -1 when out of memory. */
+int tl_cmp_top_append(tl_cmp_top *t, const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx);
+/* The row shown i-th. */
+const tl_cmp_row *tl_cmp_top_row(const tl_cmp_top *t, const tl_compare *c, size_t i);
+/* Make the labels of the shown rows' names at width columns (labels.h), in
+ * the order of idx then; on failure (out of memory) there are none and the
+ * caller's fallback is used. The label of row i: tl_cmp_top_label_of. */
+void tl_cmp_top_label(tl_cmp_top *t, const tl_compare *c, size_t width);
+const char *tl_cmp_top_label_of(const tl_cmp_top *t, size_t i, const char *fallback);
+void tl_cmp_top_release(tl_cmp_top *t);
+
+#endif
