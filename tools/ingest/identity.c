@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *tl_problem_kind_name(int kind)
-{
-    static const char *const names[TL_PROBLEM_COUNT] = { "warning", "skipped", "unreadable", "rank-order" };
-    return kind >= 0 && kind < TL_PROBLEM_COUNT ? names[kind] : NULL;
-}
-
 const char *tl_rank_source_name(int s)
 {
     return s == TL_RANK_CONTENT ? "content" : s == TL_RANK_NAME ? "name" : s == TL_RANK_ORDER ? "order" : "unknown";

@@ -6,8 +6,10 @@
  * The one idea: an input's identity is decided in one place per fact and
  * then only carried. A profile (profile.h) holds one from the moment it is
  * opened; its session result (session.h) takes it over once ingest has
- * settled it; partials (partial.h) carry it, field by field, so a session
- * read back from one is the same input. Who decides what:
+ * settled it; partials (partial.h) carry it field by field -- all but run
+ * and session number, settled again over whatever sessions are read, and
+ * the problems' kinds, which follow from the rest -- so a session read back
+ * from one is the same input. Who decides what:
  *   - the readers: the path, the format, a rank and world size found in the
  *     content, and the problems they meet (with the byte offset when they
  *     know it);
@@ -35,11 +37,10 @@ enum tl_problem_kind {
     TL_PROBLEM_RANK_ORDER,     /* no rank in the content or the name: one given by input order */
     TL_PROBLEM_COUNT
 };
-/* "warning", "skipped", "unreadable", "rank-order" (as partials write them); NULL out of range. */
-const char *tl_problem_kind_name(int kind);
 
-/* One problem of an input. Every problem counts as a warning (--strict
- * turns each into an error; validate prints each, one a line). */
+/* One problem of an input. Every problem is a warning of the run (--strict
+ * turns each into an error); validate and inspect list those of the input
+ * itself (tl_problem_of_input). */
 typedef struct tl_problem {
     int kind;                  /* tl_problem_kind */
     int64_t offset;            /* the byte of the input the text names; -1 none */

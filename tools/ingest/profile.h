@@ -6,8 +6,10 @@
  * statistics per (category, name), the GPU events (kernels, copies, sets,
  * syncs with a stream) as intervals with their kernel type and launch time,
  * the ProfilerStep table, memory series and snapshots, counters, and what was
- * seen (events by phase and category, warnings). Its memory grows with the
- * number of distinct names and GPU events, not with the number of CPU events.
+ * seen (events by phase and category). Who the input is -- name, format,
+ * rank, its problems -- is its identity (tl_profile.id, identity.h). Its
+ * memory grows with the number of distinct names and GPU events, not with
+ * the number of CPU events.
  *
  * All times are int64 nanoseconds. Trace times are relative to the trace's
  * own zero; base_time_ns (Kineto's baseTimeNanoseconds, or a report's start
