@@ -2,6 +2,7 @@
  * identity.c - an input's identity and its problems (see identity.h).
  */
 #include "identity.h"
+#include "array.h"
 #include "profile.h" /* TL_FMT_UNKNOWN */
 
 #include <stdarg.h>
@@ -21,15 +22,9 @@ static tl_problem *push(tl_problems *l, int kind, int64_t offset, char *text)
 {
     if (text == NULL)
         return NULL;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        tl_problem *x = realloc(l->v, cap * sizeof *x);
-        if (x == NULL) {
-            free(text);
-            return NULL;
-        }
-        l->v = x;
-        l->cap = cap;
+    if (TL_ARRAY_GROW(l->v, l->n, l->cap) != 0) {
+        free(text);
+        return NULL;
     }
     l->v[l->n] = (tl_problem){ kind, offset, text };
     return &l->v[l->n++];

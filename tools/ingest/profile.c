@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "array.h"
 #include "calltree.h"
 
 #include <inttypes.h>
@@ -356,20 +357,9 @@ void tl_profile_skip(tl_profile *p, const char *fmt, ...)
         p->skipped = 1; /* beyond TL_IDENTITY_MAX_PROBLEMS: counted, not said */
 }
 
-/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one more. */
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *x = realloc(*arr, c * elem);
-    if (x == NULL)
-        return -1;
-    *arr = x;
-    *cap = c;
-    return 0;
-}
-#define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
+/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one
+ * more (array.h; a profile's arrays start at 64). */
+#define GROW(arr, n, cap) tl_array_grow(&(arr), (n), &(cap), sizeof *(arr), 64)
 
 static uint32_t pair_hash(uint32_t cat, uint32_t name)
 {

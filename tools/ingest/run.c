@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -38,15 +39,9 @@ void tl_run_release(tl_run *run)
 
 static void push_profile(tl_profile ***arr, size_t *n, size_t *cap, tl_profile *p)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        tl_profile **x = realloc(*arr, c * sizeof *x);
-        if (x == NULL) {
-            tl_profile_free(p);
-            return;
-        }
-        *arr = x;
-        *cap = c;
+    if (tl_array_grow(arr, *n, cap, sizeof **arr, 16) != 0) {
+        tl_profile_free(p);
+        return;
     }
     (*arr)[(*n)++] = p;
 }
@@ -56,29 +51,17 @@ static void push_msg(char ***arr, size_t *n, size_t *cap, char *msg)
 {
     if (msg == NULL)
         return;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 8;
-        char **x = realloc(*arr, c * sizeof *x);
-        if (x == NULL) {
-            free(msg);
-            return;
-        }
-        *arr = x;
-        *cap = c;
+    if (tl_array_grow(arr, *n, cap, sizeof **arr, TL_ARRAY_FIRST) != 0) {
+        free(msg);
+        return;
     }
     (*arr)[(*n)++] = msg;
 }
 
 int tl_run_add_unreadable(tl_run *run, const char *name, const char *what)
 {
-    if (run->nunreadable == run->unreadable_cap) {
-        size_t c = run->unreadable_cap ? run->unreadable_cap * 2 : 8;
-        tl_identity *x = realloc(run->unreadable, c * sizeof *x);
-        if (x == NULL)
-            return -1;
-        run->unreadable = x;
-        run->unreadable_cap = c;
-    }
+    if (TL_ARRAY_GROW(run->unreadable, run->nunreadable, run->unreadable_cap) != 0)
+        return -1;
     tl_identity *id = &run->unreadable[run->nunreadable];
     if (tl_identity_init(id, name) != 0)
         return -1;
