@@ -86,12 +86,12 @@ static void make_run(tl_aggregate *a, int nranks, int samples, int changed, doub
         memset(&s, 0, sizeof s);
         char path[32];
         snprintf(path, sizeof path, "rank%d.json", rank);
-        s.path = xstrdup(path);
-        s.rank_detail = xstrdup("simulated");
-        s.format = TL_FMT_TALLY_REPORT;
-        s.rank = rank;
-        s.world_size = nranks;
-        s.rank_source = TL_RANK_CONTENT;
+        s.id.path = xstrdup(path);
+        s.id.rank_detail = xstrdup("simulated");
+        s.id.format = TL_FMT_TALLY_REPORT;
+        s.id.rank = rank;
+        s.id.world_size = nranks;
+        s.id.rank_source = TL_RANK_CONTENT;
         s.span_ns = -1;
         s.peak_allocated = s.peak_reserved = s.device_total = s.peak_rss = s.gpu_util_mean = NAN;
         s.names = calloc(NAMES, sizeof *s.names);

@@ -357,7 +357,7 @@ static void child_ingest(const void *arg, result *r)
     r->bytes = p->bytes;
     r->profiles = 1;
     if (!r->ok)
-        copy_str(r->note, sizeof r->note, p->nwarnings ? p->warnings[0] : "not read");
+        copy_str(r->note, sizeof r->note, p->id.problems.n ? p->id.problems.v[0].text : "not read");
     else if (p->truncated || p->malformed)
         snprintf(r->note, sizeof r->note, "truncated %d, malformed %" PRIu64, p->truncated, p->malformed);
     tl_profile_free(p);
@@ -633,7 +633,7 @@ static void child_run(const void *arg, result *r)
     double t0 = now();
     size_t usable = tl_run_ingest(&run, paths, 1, &opt);
     r->secs = now() - t0;
-    r->ok = usable > 0 && run.nproblems == 0;
+    r->ok = usable > 0 && run.nunreadable == 0;
     r->profiles = run.n;
     r->bytes = run.bytes;
     for (size_t i = 0; i < run.n; i++) {
@@ -641,7 +641,12 @@ static void child_run(const void *arg, result *r)
         r->gpu += run.profiles[i]->ngpu;
     }
     if (!r->ok)
-        copy_str(r->note, sizeof r->note, run.nproblems ? run.problems[0] : "no usable profile");
+    {
+        if (run.nunreadable)
+            snprintf(r->note, sizeof r->note, "%s: %s", run.unreadable[0].path, run.unreadable[0].problems.v[0].text);
+        else
+            copy_str(r->note, sizeof r->note, "no usable profile");
+    }
     tl_run_release(&run);
 }
 

@@ -534,13 +534,11 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     tl_run_init(run);
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
     static char what[TL_CLI_ESCAPED_MAX];
-    if (!cli->quiet) {
-        for (size_t i = 0; i < run->nproblems; i++)
-            fprintf(stderr, "tally: %s\n", tl_term_escape(what, sizeof what, run->problems[i]));
-        /* Notes are not warnings: --strict does not count them. */
-        for (size_t i = 0; i < run->nnotes; i++)
-            fprintf(stderr, "tally: note: %s\n", tl_term_escape(what, sizeof what, run->notes[i]));
-    }
+    for (size_t i = 0; i < run->nunreadable; i++)
+        tl_cli_problems(cli, &run->unreadable[i]);
+    /* Notes are not warnings: --strict does not count them. */
+    for (size_t i = 0; i < run->nnotes && !cli->quiet; i++)
+        fprintf(stderr, "tally: note: %s\n", tl_term_escape(what, sizeof what, run->notes[i]));
     /* The inputs' identities outlive the run: outputs are checked against
      * them after the analysis. Standard input counts when it is a file. */
     for (size_t i = 0; i < run->nids; i++)
@@ -551,26 +549,26 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     return usable;
 }
 
-size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
+size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id)
 {
     /* A newline inside a file name or a warning (which may quote a name)
      * could forge a line of its own: escaped (the stream escapes the rest). */
     static char path[TL_CLI_ESCAPED_MAX], what[TL_CLI_ESCAPED_MAX];
-    size_t n = run->nproblems;
-    for (size_t i = 0; i < run->n; i++) {
-        const tl_profile *p = run->profiles[i];
-        n += (size_t)p->nwarnings + (size_t)p->warnings_dropped;
-        tl_term_escape(path, sizeof path, p->path);
-        if (!cli->quiet)
-            for (int w = 0; w < p->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, p->warnings[w]));
-        if (tl_profile_usable(p) && p->rank_source == TL_RANK_ORDER) {
-            n++;
-            if (!cli->quiet)
-                fprintf(stderr, "tally: %s: no rank in the content or the name; rank %d assigned by input order\n",
-                        path, p->rank);
-        }
+    if (!cli->quiet && id->problems.n > 0) {
+        tl_term_escape(path, sizeof path, id->path);
+        for (size_t w = 0; w < id->problems.n; w++)
+            fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, id->problems.v[w].text));
     }
+    return id->problems.n + (size_t)id->problems.dropped;
+}
+
+size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < run->nunreadable; i++)
+        n += run->unreadable[i].problems.n;
+    for (size_t i = 0; i < run->n; i++)
+        n += tl_cli_problems(cli, &run->profiles[i]->id);
     return n;
 }
 
@@ -595,17 +593,17 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
     char err[512] = "";
     tl_partial *part = malloc(sizeof *part);
     if (part == NULL) {
-        tl_profile_warn(p, "out of memory");
+        tl_profile_skip(p, "out of memory");
         goto bad;
     }
     tl_partial_init(part);
     if (tl_partial_read_json(part, p->aggregate_doc, err, sizeof err) != 0) {
-        tl_profile_warn(p, "%s", err);
+        tl_profile_skip(p, "%s", err);
         goto bad;
     }
     if (part->has_options &&
         (part->whole_trace != opt->whole_trace || part->kernel_wait_ns != opt->kernel_wait_ns)) {
-        tl_profile_warn(p, "analyzed with other options (%s window, kernel wait %lld ns) than this command's; "
+        tl_profile_skip(p, "analyzed with other options (%s window, kernel wait %lld ns) than this command's; "
                            "not read", part->whole_trace ? "whole-trace" : "profiler-steps",
                         (long long)part->kernel_wait_ns);
         goto bad;
@@ -619,7 +617,7 @@ bad:
         free(part);
     }
     tl_profile_drop_aggregate_doc(p);
-    p->skipped = p->error = 1;
+    p->error = 1;
 }
 
 /* On the worker thread: analyze the profile into a session and let go of its data. */
@@ -634,7 +632,7 @@ static void analyze_profile(tl_profile *p, void *user)
     tl_session *s = calloc(1, sizeof *s);
     if (s == NULL)
         return;
-    int rc = !p->skipped ? tl_session_analyze(s, p, opt) : tl_session_from_skipped(s, p);
+    int rc = !p->skipped ? tl_session_analyze(s, p, opt) : tl_session_from_identity(s, &p->id);
     if (rc != 0) {
         tl_session_release(s);
         free(s);
@@ -656,10 +654,7 @@ static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_partial *part,
     int rc = 0;
     for (size_t k = 0; k < part->nsessions; k++) {
         tl_session *s = &part->sessions[k];
-        *warnings += s->nwarnings;
-        if (!cli->quiet)
-            for (size_t w = 0; w < s->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
+        *warnings += tl_cli_problems(cli, &s->id);
         if (tl_aggregate_add_session(agg, s) != 0)
             rc = -1;
     }
@@ -685,15 +680,13 @@ int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *w
         }
         tl_session *s = p->result;
         if (s == NULL) {
-            fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->path);
+            fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->id.path);
             rc = TL_EXIT_NOMEM;
             continue;
         }
-        /* Ranks were assigned after the analysis: take them now. */
-        if (!p->skipped && tl_session_set_rank(s, p) != 0)
+        /* Ranks and companions were settled after the analysis: take them now. */
+        if (!p->skipped && tl_identity_take_settled(&s->id, &p->id) != 0)
             rc = TL_EXIT_NOMEM;
-        if (p->companion && s->companion_of == NULL)
-            s->companion_of = strdup(p->companion_of);
         if (tl_aggregate_add_session(agg, s) != 0) {
             tl_session_release(s);
             rc = TL_EXIT_NOMEM;
@@ -702,17 +695,12 @@ int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *w
         p->result = NULL;
     }
     /* Inputs that could not be read at all are listed too. */
-    for (size_t i = 0; i < run->nproblems; i++) {
-        tl_profile p;
-        const char *sep = strstr(run->problems[i], ": ");
-        char *path = sep ? strndup(run->problems[i], (size_t)(sep - run->problems[i])) : strdup(run->problems[i]);
-        tl_profile_init(&p, path ? path : "");
-        tl_profile_warn(&p, "%s", sep ? sep + 2 : "cannot be read");
+    for (size_t i = 0; i < run->nunreadable; i++) {
         tl_session s;
-        if (tl_session_from_skipped(&s, &p) == 0 && tl_aggregate_add_session(agg, &s) != 0)
+        if (tl_session_from_identity(&s, &run->unreadable[i]) != 0 || tl_aggregate_add_session(agg, &s) != 0) {
             tl_session_release(&s);
-        tl_profile_release(&p);
-        free(path);
+            rc = TL_EXIT_NOMEM;
+        }
     }
     return rc;
 }
@@ -730,7 +718,7 @@ int tl_cli_finish(tl_aggregate *agg, size_t usable)
     /* Aggregates are usable inputs that may hold no usable session. */
     size_t ranked = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
-        ranked += agg->sessions[i].rank >= 0;
+        ranked += agg->sessions[i].id.rank >= 0;
     if (usable == 0 || ranked == 0) {
         fprintf(stderr, "tally: no usable input\n");
         return TL_EXIT_NO_INPUT;
@@ -755,7 +743,7 @@ int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     /* An input lost to memory is not "no usable input": say what happened. */
     size_t ranked = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
-        ranked += agg->sessions[i].rank >= 0;
+        ranked += agg->sessions[i].id.rank >= 0;
     if (rc == TL_EXIT_NOMEM && ranked == 0) {
         fprintf(stderr, "tally: out of memory: nothing could be analyzed (--max-names, --max-events and "
                         "--max-input-size bound what one input takes)\n");

@@ -118,15 +118,25 @@ void tl_cli_seen_path(const tl_cli *cli, const char *path);
  * Records the identity of every input file in cli for the output check. */
 size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
 
-/* Print every warning of the run (unless --quiet), including ranks that were
- * only guessed from the input order; returns how many there are (what
- * --strict turns into an error). */
+/* Print every problem of the run's inputs (unless --quiet), one
+ * "tally: NAME: TEXT" line each, ranks only guessed from the input order
+ * included; returns how many there are (what --strict turns into an error).
+ * The inputs that could not be read at all were printed by tl_cli_ingest and
+ * are counted here. */
 size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
+/* The same for one input's identity: its problems printed (unless --quiet)
+ * and counted, those beyond TL_IDENTITY_MAX_PROBLEMS included. */
+size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id);
 
 /* Read the inputs and analyze them into a finished aggregate (initialized
  * here; release it either way). Prints warnings unless --quiet and counts them
  * in *warnings. Returns TL_EXIT_OK, TL_EXIT_NO_INPUT (nothing usable) or
- * TL_EXIT_NOMEM. */
+ * TL_EXIT_NOMEM. The way of one input: ingest reads it into a profile
+ * (ingest.h) and analyze makes its session on the reading thread
+ * (tl_session_analyze); once all are read, ingest settles ranks and
+ * companions (tl_run_ingest) and the session takes them
+ * (tl_identity_take_settled, in tl_cli_sessions); tl_aggregate_finish settles
+ * runs over every session and computes across ranks; a command renders. */
 int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
 
 /* tally-mpi (tools/mpi) sets this to analyze across MPI processes instead:

@@ -38,7 +38,7 @@ int tl_cmd_inspect(int argc, char **argv)
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
     size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
-    size_t warnings = run.nproblems;
+    size_t warnings = run.nunreadable;
     /* The JSON is a document: written as it is (not through the console's
      * escaping stream), with every write checked. */
     const char *doc = "-";
@@ -48,7 +48,7 @@ int tl_cmd_inspect(int argc, char **argv)
     else
         tl_render_inspect(stdout, &run);
     for (size_t i = 0; i < run.n; i++)
-        warnings += (size_t)run.profiles[i]->nwarnings;
+        warnings += tl_identity_input_problems(&run.profiles[i]->id);
     rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : usable == 0                                                                ? TL_EXIT_NO_INPUT
                                                                                       : TL_EXIT_OK;

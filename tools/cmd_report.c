@@ -5,6 +5,10 @@
  * summary for CI job pages. Only the outputs asked for are written; with none
  * asked for, report.html (and stderr says so). The date shown comes from
  * SOURCE_DATE_EPOCH when set, so the same inputs give the same bytes.
+ *
+ * One input's way from here to the page, header by header: cli.h
+ * (tl_cli_analyze), ingest.h, profile.h, identity.h (settled in ingest),
+ * session.h, aggregate.h, render.h.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -31,11 +31,11 @@ static int missing_ranks(const tl_run *run, int strict, int quiet)
         return 0;
     for (size_t i = 0; i < run->n; i++) {
         const tl_profile *p = run->profiles[i];
-        if (!tl_profile_usable(p) || tl_profile_is_aggregate(p) || p->rank < 0 || p->rank_source == TL_RANK_ORDER)
+        if (!tl_profile_usable(p) || tl_profile_is_aggregate(p) || p->id.rank < 0 || p->id.rank_source == TL_RANK_ORDER)
             continue;
-        if (p->world_size > world)
-            world = p->world_size;
-        ranks[n++] = p->rank;
+        if (p->id.world_size > world)
+            world = p->id.world_size;
+        ranks[n++] = p->id.rank;
     }
     qsort(ranks, n, sizeof *ranks, by_int);
     size_t u = 0;
@@ -50,6 +50,24 @@ static int missing_ranks(const tl_run *run, int strict, int quiet)
         fprintf(stderr, "tally: warning: %s (a problem under --strict)\n", text);
     free(ranks);
     return found && strict;
+}
+
+/* The input's own problems (identity.h: not a rank guessed from the input
+ * order), one a line, "NAME: TEXT" (newlines inside names escaped too,
+ * term.h), and "NAME: N more problems" for those not kept; returns how many. */
+static uint64_t print_problems(const tl_identity *id)
+{
+    static char path[8192], what[8192];
+    uint64_t n = id->problems.dropped;
+    tl_term_escape(path, sizeof path, id->path);
+    for (size_t w = 0; w < id->problems.n; w++)
+        if (tl_problem_of_input(&id->problems.v[w])) {
+            printf("%s: %s\n", path, tl_term_escape(what, sizeof what, id->problems.v[w].text));
+            n++;
+        }
+    if (id->problems.dropped)
+        printf("%s: %" PRIu64 " more problems\n", path, id->problems.dropped);
+    return n;
 }
 
 int tl_cmd_validate(int argc, char **argv)
@@ -70,28 +88,20 @@ int tl_cmd_validate(int argc, char **argv)
     if (!quiet)
         for (size_t i = 0; i < run.nnotes; i++)
             fprintf(stderr, "tally: note: %s\n", run.notes[i]);
-    uint64_t problems = run.nproblems, clean = 0;
-    /* one problem a line: newlines inside names escaped too (term.h) */
-    static char path[8192], what[8192];
-    for (size_t i = 0; i < run.nproblems; i++)
-        printf("%s\n", tl_term_escape(what, sizeof what, run.problems[i]));
+    uint64_t problems = 0, clean = 0;
+    for (size_t i = 0; i < run.nunreadable; i++)
+        problems += print_problems(&run.unreadable[i]);
     for (size_t i = 0; i < run.n; i++) {
-        const tl_profile *p = run.profiles[i];
-        uint64_t n = (uint64_t)p->nwarnings + p->warnings_dropped;
-        tl_term_escape(path, sizeof path, p->path);
-        for (int w = 0; w < p->nwarnings; w++)
-            printf("%s: %s\n", path, tl_term_escape(what, sizeof what, p->warnings[w]));
-        if (p->warnings_dropped)
-            printf("%s: %" PRIu64 " more problems\n", path, p->warnings_dropped);
+        uint64_t n = print_problems(&run.profiles[i]->id);
         problems += n;
-        clean += n == 0 && !p->skipped;
+        clean += n == 0 && !run.profiles[i]->skipped;
     }
     problems += (uint64_t)missing_ranks(&run, cli.strict, quiet);
     if (!quiet)
         fprintf(stderr, "tally validate: %zu inputs, %" PRIu64 " clean, %" PRIu64 " problems\n",
-                run.n + run.nproblems, clean, problems);
+                run.n + run.nunreadable, clean, problems);
     rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
-         : run.n + run.nproblems == 0           ? TL_EXIT_NO_INPUT
+         : run.n + run.nunreadable == 0           ? TL_EXIT_NO_INPUT
          : problems                             ? TL_EXIT_GATE
                                                 : TL_EXIT_OK;
     tl_run_release(&run);

@@ -55,12 +55,12 @@ static void make_session(tl_session *s, int rank, const nspec *spec, size_t n)
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "rank%d.json", rank);
-    s->path = tt_xstrdup(path);
-    s->rank_detail = tt_xstrdup("test");
-    s->format = TL_FMT_KINETO;
-    s->rank = rank;
-    s->world_size = 2;
-    s->rank_source = TL_RANK_CONTENT;
+    s->id.path = tt_xstrdup(path);
+    s->id.rank_detail = tt_xstrdup("test");
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = rank;
+    s->id.world_size = 2;
+    s->id.rank_source = TL_RANK_CONTENT;
     s->span_ns = 1000000;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->names = calloc(n + 1, sizeof *s->names);
@@ -261,7 +261,7 @@ static void make_ranks(tl_aggregate *a, int nranks, const rank_spec *spec, size_
     for (int rank = 0; rank < nranks; rank++) {
         tl_session s;
         make_session(&s, rank, NULL, 0);
-        s.world_size = nranks;
+        s.id.world_size = nranks;
         s.peak_allocated = peak * (1 + 0.001 * rank);
         free(s.names);
         s.names = calloc(n + 1, sizeof *s.names);
@@ -460,7 +460,7 @@ static void make_staged(tl_aggregate *a, int nranks, int nstages, int samples, f
     for (int rank = 0; rank < nranks; rank++) {
         tl_session s;
         make_session(&s, rank, NULL, 0);
-        s.world_size = nranks;
+        s.id.world_size = nranks;
         free(s.names);
         s.names = calloc((size_t)nstages + 1, sizeof *s.names);
         assert_non_null(s.names);

@@ -48,8 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (p->gpu[i].stream >= p->nstreams)
             __builtin_trap();
     if (tl_profile_usable(p)) {
-        if (p->rank < 0)
-            p->rank = 0;
+        if (p->id.rank < 0)
+            p->id.rank = 0;
         tl_analyze_options aopt;
         tl_analyze_options_init(&aopt);
         tl_session s;

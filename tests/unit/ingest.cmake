@@ -11,6 +11,9 @@ add_test(NAME trace_stream_corpus_counts
 # Format sniffing by streamed top-level keys (tools/ingest/sniff.c).
 tally_add_unit_test(test_sniff SOURCES test_sniff.c LIBS tally_ingest)
 
+# An input's identity, settled once (tools/ingest/identity.c, run.c, settle.c).
+tally_add_unit_test(test_identity SOURCES test_identity.c LIBS tally_ingest)
+
 # The rank from an input's name (tools/ingest/run.c, tl_rank_from_path).
 tally_add_unit_test(test_rank_from_path SOURCES test_rank_from_path.c LIBS tally_ingest)
 

@@ -246,7 +246,7 @@ static void test_cap(void **state)
 
     tl_analyze_options o;
     tl_analyze_options_init(&o);
-    p->rank = 0;
+    p->id.rank = 0;
     tl_session sess;
     assert_int_equal(tl_session_analyze(&sess, p, &o), 0);
     assert_int_equal(sess.calltree.dropped, c->dropped);
@@ -276,8 +276,8 @@ static void test_cap(void **state)
 static void session_of(tl_session *s, const char *trace, int rank, const char *file)
 {
     tl_profile *p = read_text(trace, file);
-    p->rank = rank;
-    p->rank_source = TL_RANK_CONTENT;
+    p->id.rank = rank;
+    p->id.rank_source = TL_RANK_CONTENT;
     tl_analyze_options o;
     tl_analyze_options_init(&o);
     assert_int_equal(tl_session_analyze(s, p, &o), 0);

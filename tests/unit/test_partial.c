@@ -2,6 +2,8 @@
  * test_partial.c - the partial aggregate format (tools/ingest/partial_fields.c),
  * its reader (tools/ingest/read_partial.c) and its writer
  * (tools/render/partial_json.c):
+ *   - a session's problems come back with their text, byte offset and kind
+ *     (the kind follows from the identity: tl_identity_kinds_from_words);
  *   - write -> read -> write is byte-identical for a session that uses every
  *     field (every array non-empty, every optional object present), for
  *     sessions analyzed from samples/traces/dlrm-8rank, and for the fuzz
@@ -25,6 +27,8 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <jansson.h>
 #include <math.h>
 
@@ -116,6 +120,83 @@ static char *round_trip(const char *text, const char *producer, const char *what
     return first;
 }
 
+/* ---- the identity's problems: words, offsets, and kinds that follow ------------------- */
+
+/* Inputs of every standing (identity.h): a trace with a problem at a byte
+ * and no rank (one by input order), a file that is not JSON, a path that
+ * does not exist. Their sessions are written and read back with every
+ * problem's text, kind and byte; an unreadable input's reads back as
+ * skipped (both: not read), the one difference partial.h states. */
+static void test_round_trip_problems(void **state)
+{
+    (void)state;
+    char dir[128], trace[256], notjson[256], missing[256];
+    snprintf(dir, sizeof dir, "/tmp/tally-test-partial-%d", (int)getpid());
+    tt_rmtree(dir);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(trace, sizeof trace, "%s/trace.json", dir);
+    snprintf(notjson, sizeof notjson, "%s/profile.json", dir);
+    snprintf(missing, sizeof missing, "%s/gone: rank1.json", dir);
+    tt_write_file(trace, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1},\n"
+                         " {\"ph\":\"X\",\"name\":\"b\",\"ts\":9,\"pid\":1,\"tid\":1}]");
+    tt_write_file(notjson, "# not a profile\n");
+    const char *paths[] = { trace, notjson, missing };
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_ingest_options o;
+    tl_ingest_options_init(&o);
+    tl_run run;
+    tl_run_init(&run);
+    assert_int_equal(tl_run_ingest(&run, paths, 3, &o), 1);
+    tl_aggregate a;
+    tl_aggregate_init(&a, &opt);
+    for (size_t i = 0; i < run.n; i++) {
+        tl_profile *p = run.profiles[i];
+        tl_session s;
+        if (p->skipped) {
+            assert_int_equal(tl_session_from_identity(&s, &p->id), 0);
+        } else {
+            assert_int_equal(tl_session_analyze(&s, p, &opt), 0);
+            assert_int_equal(tl_identity_take_settled(&s.id, &p->id), 0);
+        }
+        assert_int_equal(tl_aggregate_add_session(&a, &s), 0);
+    }
+    assert_int_equal(run.nunreadable, 1);
+    tl_session u;
+    assert_int_equal(tl_session_from_identity(&u, &run.unreadable[0]), 0);
+    assert_int_equal(tl_aggregate_add_session(&a, &u), 0);
+    tl_run_release(&run);
+    assert_int_equal(a.nsessions, 3);
+
+    char *text = partial_of(&a, "test");
+    tt_assert_contains(text, "\"offsets\":[[0,", "the partial");
+    tl_aggregate b;
+    read_into(&b, text, "problems");
+    assert_int_equal(b.nsessions, 3);
+    int kinds_seen = 0;
+    for (size_t i = 0; i < 3; i++) {
+        const tl_identity *x = &a.sessions[i].id, *y = &b.sessions[i].id;
+        assert_string_equal(x->path, y->path);
+        assert_int_equal(x->problems.n, y->problems.n);
+        for (size_t k = 0; k < x->problems.n; k++) {
+            const tl_problem *px = &x->problems.v[k], *py = &y->problems.v[k];
+            assert_string_equal(px->text, py->text);
+            assert_int_equal(px->offset, py->offset);
+            assert_int_equal(px->kind == TL_PROBLEM_UNREADABLE ? TL_PROBLEM_SKIPPED : px->kind, py->kind);
+            kinds_seen |= 1 << px->kind;
+        }
+    }
+    assert_int_equal(kinds_seen, (1 << TL_PROBLEM_WARNING) | (1 << TL_PROBLEM_SKIPPED) | (1 << TL_PROBLEM_UNREADABLE) |
+                                     (1 << TL_PROBLEM_RANK_ORDER));
+    char *again = partial_of(&b, "test");
+    assert_string_equal(text, again);
+    free(again);
+    free(text);
+    tl_aggregate_release(&a);
+    tl_aggregate_release(&b);
+    tt_rmtree(dir);
+}
+
 /* ---- a session that uses every field ---------------------------------------------- */
 
 static void stat_of(tl_dur_stat *d, uint64_t base)
@@ -130,18 +211,17 @@ static void stat_of(tl_dur_stat *d, uint64_t base)
 static void full_session(tl_session *s, const char *path, int rank)
 {
     tl_session_init(s);
-    s->path = tt_xstrdup(path);
-    s->format = TL_FMT_KINETO;
-    s->rank = rank;
-    s->world_size = 8;
-    s->rank_source = TL_RANK_NAME;
-    s->rank_detail = tt_xstrdup("file name: rank-1.json");
+    s->id.path = tt_xstrdup(path);
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = rank;
+    s->id.world_size = 8;
+    s->id.rank_source = TL_RANK_NAME;
+    s->id.rank_detail = tt_xstrdup("file name: rank-1.json");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = 5000000;
     s->truncated = 1;
-    s->companion_of = tt_xstrdup("report.json");
-    s->warnings = calloc(2, sizeof *s->warnings);
-    s->warnings[s->nwarnings++] = tt_xstrdup("1 event without \"cat\"");
+    s->id.companion_of = tt_xstrdup("report.json");
+    assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, 17, "offset 17: an event without \"cat\""), 0);
 
     s->names = calloc(2, sizeof *s->names);
     s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 } };
@@ -747,6 +827,11 @@ static void test_custom_hostile(void **state)
         { "\"version\":2", "\"version\":3", "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"", "\"format\": not one of its names (session 0)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":7", "\"format\": out of range (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":[[1,17]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":[[0,17],[0,18]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":[[0,-1]]", "\"offsets\": expected [index, byte] (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":{}", "\"offsets\": expected an array (session 0)" },
+        { "\"warnings\":[\"offset", "\"warnings\":[1,\"offset", "\"warnings\": expected strings (session 0)" },
         { "\"source\"", "\"source\"", NULL }, /* (a placeholder the loop skips) */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
@@ -988,6 +1073,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_every_field), cmocka_unit_test(test_round_trip_analyzed),
         cmocka_unit_test(test_seeds),                  cmocka_unit_test(test_hostile_fields),
         cmocka_unit_test(test_custom_hostile),         cmocka_unit_test(test_schema_matches_table),
+        cmocka_unit_test(test_round_trip_problems),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

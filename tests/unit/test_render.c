@@ -253,13 +253,13 @@ static void timeline(tl_session *s, int nlanes, int noisy)
         tl_lane *lane = &t->lanes[l];
         char label[96];
         lane->kind = TL_LANE_GPU;
-        lane->a = s->rank;
+        lane->a = s->id.rank;
         lane->b = 7 + l;
-        snprintf(label, sizeof label, l == 0 ? "GPU %d stream %d " H_SCRIPT : "GPU %d stream %d", s->rank, 7 + l);
+        snprintf(label, sizeof label, l == 0 ? "GPU %d stream %d " H_SCRIPT : "GPU %d stream %d", s->id.rank, 7 + l);
         lane->label = tt_xstrdup(label);
         for (int i = 0; i < TL_TIMELINE_BINS; i++) {
             if (noisy)
-                lane->busy[(i + l + s->rank) % TL_KT_COUNT][i] = (float)((i * 7 + l * 5 + s->rank) % 11) / 10.0f;
+                lane->busy[(i + l + s->id.rank) % TL_KT_COUNT][i] = (float)((i * 7 + l * 5 + s->id.rank) % 11) / 10.0f;
             else if ((i / 64) % 2 == 0)
                 lane->busy[(i / 128) % 2 ? TL_KT_COMM : TL_KT_COMPUTE][i] = 0.9f;
         }
@@ -294,17 +294,15 @@ static void session(tl_session *s, const synth *p)
     char path[128];
     memset(s, 0, sizeof *s);
     snprintf(path, sizeof path, "runs/" H_SCRIPT "/rank%d.pt.trace.json", p->rank);
-    s->path = tt_xstrdup(path);
-    s->format = TL_FMT_KINETO;
-    s->rank = p->rank;
-    s->world_size = p->world;
-    s->rank_source = TL_RANK_CONTENT;
-    s->rank_detail = tt_xstrdup("distributedInfo.rank " H_QUOTE);
+    s->id.path = tt_xstrdup(path);
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = p->rank;
+    s->id.world_size = p->world;
+    s->id.rank_source = TL_RANK_CONTENT;
+    s->id.rank_detail = tt_xstrdup("distributedInfo.rank " H_QUOTE);
     s->start_ns = BASE_NS + p->rank * 1000 + p->offset;
     s->span_ns = MS(100 * p->slow);
-    s->warnings = calloc(1, sizeof *s->warnings);
-    assert_non_null(s->warnings);
-    s->warnings[s->nwarnings++] = tt_xstrdup("skipped an event: " H_SVG " " H_QUOTE);
+    assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, -1, "skipped an event: " H_SVG " " H_QUOTE), 0);
     s->device_name = tt_xstrdup("GPU " H_QUOTE);
     s->names = calloc(8, sizeof *s->names);
     assert_non_null(s->names);
@@ -346,15 +344,13 @@ static tl_aggregate *aggregate(int nranks, int lanes, int noisy, int reverse)
     /* an input that is not a profile */
     tl_session x;
     memset(&x, 0, sizeof x);
-    x.path = tt_xstrdup("notes/" H_SVG ".txt");
-    x.rank = -1;
-    x.rank_detail = tt_xstrdup("");
+    x.id.path = tt_xstrdup("notes/" H_SVG ".txt");
+    x.id.rank = -1;
+    x.id.rank_detail = tt_xstrdup("");
     x.start_ns = INT64_MIN;
     x.span_ns = -1;
     x.peak_allocated = x.peak_reserved = x.device_total = x.peak_rss = x.gpu_util_mean = NAN;
-    x.warnings = calloc(1, sizeof *x.warnings);
-    assert_non_null(x.warnings);
-    x.warnings[x.nwarnings++] = tt_xstrdup("not a profile: " H_SCRIPT);
+    assert_int_equal(tl_problems_add_text(&x.id.problems, TL_PROBLEM_SKIPPED, -1, "not a profile: " H_SCRIPT), 0);
     assert_int_equal(tl_aggregate_add_session(a, &x), 0);
     assert_int_equal(tl_aggregate_finish(a), 0);
     return a;

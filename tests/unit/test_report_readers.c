@@ -83,16 +83,16 @@ static const tl_counter *counter_of(const tl_profile *p, const char *name)
 /* Is there a warning containing every one of the given substrings? */
 static int warned(const tl_profile *p, const char *a, const char *b)
 {
-    for (int i = 0; i < p->nwarnings; i++)
-        if (strstr(p->warnings[i], a) && (b == NULL || strstr(p->warnings[i], b)))
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        if (strstr(p->id.problems.v[i].text, a) && (b == NULL || strstr(p->id.problems.v[i].text, b)))
             return 1;
     return 0;
 }
 
 static void print_warnings(const tl_profile *p)
 {
-    for (int i = 0; i < p->nwarnings; i++)
-        print_message("  warning: %s\n", p->warnings[i]);
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        print_message("  warning: %s\n", p->id.problems.v[i].text);
 }
 
 #define assert_warned(p, a, b)                                                         \
@@ -113,9 +113,9 @@ static void test_framepack_generated(void **state)
     tl_profile p;
     assert_int_equal(read_path(&p, tl_read_framepack, FRAMEPACK "generated/profiling_report.json"), 0);
     print_warnings(&p);
-    assert_int_equal(p.nwarnings, 0);
-    assert_int_equal(p.format, TL_FMT_FRAMEPACK);
-    assert_int_equal(p.rank, -1); /* not in the content: the caller finds it from the path */
+    assert_int_equal(p.id.problems.n, 0);
+    assert_int_equal(p.id.format, TL_FMT_FRAMEPACK);
+    assert_int_equal(p.id.rank, -1); /* not in the content: the caller finds it from the path */
 
     assert_int_equal(count_cat(&p, "section"), 8);
     const tl_name_stat *s = stat_of(&p, "section", "text_encoding_positive");
@@ -165,7 +165,7 @@ static void test_framepack_gradio_no_iterations(void **state)
     tl_profile p;
     assert_int_equal(read_path(&p, tl_read_framepack,
                                FRAMEPACK "generated/as_demo_gradio/profiling_report.json"), 0);
-    assert_int_equal(p.nwarnings, 0);
+    assert_int_equal(p.id.problems.n, 0);
     assert_int_equal(count_cat(&p, "section"), 8);
     assert_null(stat_of(&p, "iteration", "iteration")); /* "iteration_stats": {} */
     assert_int_equal(p.nsnapshots, 5);
@@ -179,7 +179,7 @@ static void test_framepack_doc_snippet(void **state)
     /* the doc example has literal "..." lines: not JSON */
     assert_int_equal(read_path(&p, tl_read_framepack, FRAMEPACK "doc_example_PROFILING_FIX_md.json.txt"),
                      -1);
-    assert_int_equal(p.nwarnings, 1);
+    assert_int_equal(p.id.problems.n, 1);
     assert_warned(&p, "invalid JSON at line 11, column 5 (byte 186)", "expected near '.'");
     assert_int_equal(p.nstats, 0);
     tl_profile_release(&p);
@@ -214,7 +214,7 @@ static void test_framepack_wrong_types(void **state)
     assert_warned(&p, "memory_snapshots[0].allocated_mb: expected a number >= 0, got -1", NULL);
     assert_warned(&p, "memory_snapshots[1]: expected an object, got a number", NULL);
     assert_warned(&p, "iteration_stats: expected an object, got an array", NULL);
-    assert_int_equal(p.nwarnings, 9);
+    assert_int_equal(p.id.problems.n, 9);
     /* only the good entries are kept */
     assert_int_equal(p.nstats, 1);
     const tl_name_stat *s = stat_of(&p, "section", "good");
@@ -230,11 +230,11 @@ static void test_framepack_wrong_types(void **state)
 
 static void check_inferix_rank(const tl_profile *p, int rank)
 {
-    assert_int_equal(p->format, TL_FMT_INFERIX);
-    assert_int_equal(p->rank, rank);
-    assert_int_equal(p->world_size, 2);
-    assert_int_equal(p->rank_source, TL_RANK_CONTENT);
-    assert_string_equal(p->rank_detail, "session_info.tags.rank");
+    assert_int_equal(p->id.format, TL_FMT_INFERIX);
+    assert_int_equal(p->id.rank, rank);
+    assert_int_equal(p->id.world_size, 2);
+    assert_int_equal(p->id.rank_source, TL_RANK_CONTENT);
+    assert_string_equal(p->id.rank_detail, "session_info.tags.rank");
     assert_int_equal(p->base_time_ns, 1750000000000000000ll);
     assert_int_equal(p->start_ns, 0);
 
@@ -294,10 +294,10 @@ static void test_inferix_ranks(void **state)
     tl_profile r0, r1;
     assert_int_equal(read_path(&r0, tl_read_inferix, INFERIX_RANK(0)), 0);
     print_warnings(&r0);
-    assert_int_equal(r0.nwarnings, 0);
+    assert_int_equal(r0.id.problems.n, 0);
     check_inferix_rank(&r0, 0);
     assert_int_equal(read_path(&r1, tl_read_inferix, INFERIX_RANK(1)), 0);
-    assert_int_equal(r1.nwarnings, 0);
+    assert_int_equal(r1.id.problems.n, 0);
     check_inferix_rank(&r1, 1);
 
     const tl_name_stat *a = stat_of(&r0, "stage", "run_inference");
@@ -385,8 +385,8 @@ static void test_inferix_wrong_types(void **state)
         "   \"computation_time_ms\": 250.5}]},\n"
         " \"events\": {}}";
     assert_int_equal(read_text(&p, tl_read_inferix, doc), 0);
-    assert_int_equal(p.rank, 3); /* a decimal string tag is accepted */
-    assert_int_equal(p.world_size, 0);
+    assert_int_equal(p.id.rank, 3); /* a decimal string tag is accepted */
+    assert_int_equal(p.id.world_size, 0);
     assert_warned(&p, "session_info.tags.world_size: expected an integer >= 1", NULL);
     assert_warned(&p, "gpu_metrics.timeline[0].memory_used_mb: expected a number >= 0, got a string",
                   NULL);
@@ -395,7 +395,7 @@ static void test_inferix_wrong_types(void **state)
     assert_warned(&p, "diffusion_analysis.steps[0].computation_time_ms: expected a number >= 0, got -2",
                   NULL);
     assert_warned(&p, "events: expected an array, got an object", NULL);
-    assert_int_equal(p.nwarnings, 5);
+    assert_int_equal(p.id.problems.n, 5);
     assert_int_equal(p.end_ns, 5000000000ll); /* end_time null: the duration */
     assert_int_equal(p.ngpu_samples, 1);
     assert_int_equal(p.gpu_samples[0].ts_ns, 1000000000ll);
@@ -421,11 +421,11 @@ static void test_tally_report_v1(void **state)
     (void)state;
     tl_profile p;
     assert_int_equal(read_path(&p, tl_read_tally_report, FIXTURE("tally-report-v1.json")), 0);
-    assert_int_equal(p.format, TL_FMT_TALLY_REPORT);
-    assert_int_equal(p.rank, 2);
-    assert_int_equal(p.world_size, 4);
-    assert_int_equal(p.rank_source, TL_RANK_CONTENT);
-    assert_string_equal(p.rank_detail, "report rank (RANK)");
+    assert_int_equal(p.id.format, TL_FMT_TALLY_REPORT);
+    assert_int_equal(p.id.rank, 2);
+    assert_int_equal(p.id.world_size, 4);
+    assert_int_equal(p.id.rank_source, TL_RANK_CONTENT);
+    assert_string_equal(p.id.rank_detail, "report rank (RANK)");
     assert_int_equal(p.base_time_ns, 1750000000123456789ll); /* every digit kept */
     assert_int_equal(p.start_ns, 0);
     assert_int_equal(p.end_ns, 20000000000ll);
@@ -433,7 +433,7 @@ static void test_tally_report_v1(void **state)
     /* the problems the collector reported, and nothing else */
     assert_warned(&p, "trace.events_dropped", "5 trace events");
     assert_warned(&p, "problems.unclosed", "1 sections");
-    assert_int_equal(p.nwarnings, 2);
+    assert_int_equal(p.id.problems.n, 2);
 
     assert_int_equal(count_cat(&p, "section"), 2);
     const tl_name_stat *s = stat_of(&p, "section", "vae_decode");
@@ -535,7 +535,7 @@ static void test_tally_report_problem_counters(void **state)
     assert_warned(&p, "problems.depth_overflow", "44 sections were nested deeper");
     assert_warned(&p, "problems.rank_rejected", "2 tally_set_rank calls");
     assert_warned(&p, "problems.threads_skipped", "1 threads were left out");
-    assert_int_equal(p.nwarnings, 5); /* with the fixture's own two */
+    assert_int_equal(p.id.problems.n, 5); /* with the fixture's own two */
     tl_profile_release(&p);
 }
 
@@ -580,9 +580,9 @@ static void test_tally_report_samples_bounded(void **state)
     tl_profile p;
     assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
     print_warnings(&p);
-    assert_int_equal(p.nwarnings, 0);
-    assert_int_equal(p.world_size, 0);
-    assert_string_equal(p.rank_detail, "report rank (default)");
+    assert_int_equal(p.id.problems.n, 0);
+    assert_int_equal(p.id.world_size, 0);
+    assert_string_equal(p.id.rank_detail, "report rank (default)");
     const tl_name_stat *s = stat_of(&p, "iteration", "step");
     assert_non_null(s);
     assert_int_equal(s->d.count, 1500);
@@ -626,8 +626,8 @@ static void test_tally_report_hostile(void **state)
     assert_warned(&p, "trace: expected an object, got an array", NULL);
     assert_warned(&p, "problems.unclosed: expected an integer >= 0, got a string", NULL);
     assert_warned(&p, "system: expected an object, got null", NULL);
-    assert_int_equal(p.warnings_dropped, 0);
-    assert_int_equal(p.rank, -1);
+    assert_int_equal(p.id.problems.dropped, 0);
+    assert_int_equal(p.id.rank, -1);
     assert_int_equal(p.base_time_ns, INT64_MIN);
     /* only the consistent section survives, without its bad sample */
     assert_int_equal(p.nstats, 1);
@@ -747,7 +747,7 @@ static void test_bom_duplicates_size(void **state)
     const tl_name_stat *s = stat_of(&p, "iteration", "iteration");
     assert_non_null(s);
     assert_int_equal(s->d.count, 2);
-    assert_int_equal(p.nwarnings, 1);
+    assert_int_equal(p.id.problems.n, 1);
     tl_profile_release(&p);
 
     /* the size limit is checked before a byte is read */
@@ -773,7 +773,7 @@ static void test_truncated_and_mangled(void **state)
             int rc = tl_read_report(&p, buf, cut);
             assert_true(rc == -1 || rc == 0);
             if (rc == -1)
-                assert_true(p.nwarnings > 0);
+                assert_true(p.id.problems.n > 0);
             tl_profile_release(&p);
         }
         char *copy = malloc(len);

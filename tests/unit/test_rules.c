@@ -102,12 +102,12 @@ static void healthy(tl_session *s, int rank, int world)
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "rank%d.pt.trace.json", rank);
-    s->path = tt_xstrdup(path);
-    s->format = TL_FMT_KINETO;
-    s->rank = rank;
-    s->world_size = world;
-    s->rank_source = TL_RANK_CONTENT;
-    s->rank_detail = tt_xstrdup("distributedInfo.rank");
+    s->id.path = tt_xstrdup(path);
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = rank;
+    s->id.world_size = world;
+    s->id.rank_source = TL_RANK_CONTENT;
+    s->id.rank_detail = tt_xstrdup("distributedInfo.rank");
     s->start_ns = 1700000000000000000LL;
     s->span_ns = MS(100);
     s->names = calloc(MAX_NAMES, sizeof *s->names);
@@ -1136,10 +1136,10 @@ static void test_session_drift(void **state)
         for (int r = 0; r < NRANKS; r++) {
             tl_session *later = &s[NRANKS + r];
             later->start_ns += 1000000000LL;
-            free(later->path);
+            free(later->id.path);
             char path[64];
             snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
-            later->path = tt_xstrdup(path);
+            later->id.path = tt_xstrdup(path);
             later->names[0].d.total = (uint64_t)MS(forward_ms[c]);
         }
         tl_aggregate *a = finish(s, 2 * NRANKS);

@@ -53,10 +53,10 @@ static void name_dur(tl_profile *p, const char *cat, const char *name, int64_t d
 static void base(tl_profile *p, const char *path)
 {
     tl_profile_init(p, path);
-    p->format = TL_FMT_KINETO;
-    p->rank = 0;
-    p->world_size = 1;
-    p->rank_source = TL_RANK_CONTENT;
+    p->id.format = TL_FMT_KINETO;
+    p->id.rank = 0;
+    p->id.world_size = 1;
+    p->id.rank_source = TL_RANK_CONTENT;
 }
 
 /*
@@ -153,8 +153,8 @@ static void test_window_and_breakdown(void **state)
     tl_session s;
     assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
 
-    assert_string_equal(s.path, "window.json");
-    assert_int_equal(s.rank, 0);
+    assert_string_equal(s.id.path, "window.json");
+    assert_int_equal(s.id.rank, 0);
     assert_int_equal(s.span_ns, US(3000));
 
     const tl_gpu_breakdown *g = &s.gpu;

@@ -46,12 +46,12 @@ static void make(tl_session *s, int rank, int world, double compute_ms, const ks
     memset(s, 0, sizeof *s);
     char path[64];
     snprintf(path, sizeof path, "worker%d.pt.trace.json", rank);
-    s->path = tt_xstrdup(path);
-    s->rank_detail = tt_xstrdup("distributedInfo.rank");
-    s->format = TL_FMT_KINETO;
-    s->rank = rank;
-    s->world_size = world;
-    s->rank_source = TL_RANK_CONTENT;
+    s->id.path = tt_xstrdup(path);
+    s->id.rank_detail = tt_xstrdup("distributedInfo.rank");
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = rank;
+    s->id.world_size = world;
+    s->id.rank_source = TL_RANK_CONTENT;
     s->start_ns = 0;
     s->span_ns = MS(20 * NSTEPS);
     s->steps = calloc(NSTEPS, sizeof *s->steps);

@@ -1,8 +1,9 @@
 /*
  * aggregate.c - session results into per-rank results and the across-rank
  * view (see aggregate.h). Everything here is a function of the set of
- * sessions: they are sorted first, so the order they arrived in (one run,
- * or partials merged in any order) does not matter.
+ * sessions: ingest settles their identity first (tl_sessions_settle sorts
+ * them and decides which count), so the order they arrived in (one run, or
+ * partials merged in any order) does not matter.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -103,66 +104,12 @@ int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t e
         a->opt.kernel_wait_ns = p->kernel_wait_ns;
     }
     for (size_t i = 0; i < p->nsessions; i++)
-        if (p->sessions[i].path != NULL && tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
+        if (p->sessions[i].id.path != NULL && tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
     tl_partial_release(p);
     return 0;
-}
-
-/* A session that counts: read as a profile, not a companion of another input,
- * of the run analyzed. */
-static int counts(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
-/* ---- run identity ------------------------------------------------------------------ */
-
-#define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in the note) */
-
-static int format_family(int f)
-{
-    return f == TL_FMT_CHROME_TRACE ? TL_FMT_KINETO : f == TL_FMT_TALLY_TRACE ? TL_FMT_TALLY_REPORT : f;
-}
-
-typedef struct run_key {
-    int world_size, family;
-    const char *device;
-    size_t sessions;
-    int last_rank, last_abs, last_session;
-    int64_t last_end, last_pid;
-    const char *last_host;
-    const char *first_path, *first_host;
-    int64_t first_pid;
-    char why[160];             /* why the last session tried did not join it */
-} run_key;
-
-/* Why session s (of a rank the run r already has) cannot be its next
- * session, or NULL when it can: one process records a rank's sessions one
- * after the other, so they share the device, the format, the host and the
- * pid, and each starts after the one before ended. Times are compared when
- * both are on the wall clock, or when both come from one process (then one
- * clock, whatever it is). */
-static const char *not_next_session(run_key *r, const tl_session *s)
-{
-    if (r->family != format_family(s->format))
-        return "format";
-    if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
-        return "device";
-    if (r->last_host && s->sys.hostname && strcmp(r->last_host, s->sys.hostname) != 0) {
-        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->sys.hostname, r->last_host);
-        return r->why;
-    }
-    if (r->last_pid > 0 && s->pid > 0 && r->last_pid != s->pid) {
-        snprintf(r->why, sizeof r->why, "process %" PRId64 ", not %" PRId64, s->pid, r->last_pid);
-        return r->why;
-    }
-    int one_clock = (r->last_abs && s->abs_time) || (r->last_pid > 0 && r->last_pid == s->pid);
-    if (one_clock && s->start_ns < r->last_end)
-        return "overlap";
-    return NULL;
 }
 
 char *tl_vformat(const char *fmt, va_list ap)
@@ -178,239 +125,6 @@ char *tl_format(const char *fmt, ...)
     char *s = tl_vformat(fmt, ap);
     va_end(ap);
     return s;
-}
-
-static void add_note(tl_aggregate *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_note(tl_aggregate *a, const char *fmt, ...)
-{
-    char **x = realloc(a->notes, (a->nnotes + 1) * sizeof *x);
-    if (x == NULL)
-        return;
-    a->notes = x;
-    va_list ap;
-    va_start(ap, fmt);
-    a->notes[a->nnotes] = tl_vformat(fmt, ap);
-    va_end(ap);
-    if (a->notes[a->nnotes])
-        a->nnotes++;
-}
-
-/* Which sessions belong together, before several inputs of one rank are
- * pooled as its sessions: the same declared world size everywhere; and for a
- * second session of a rank, the same device and format family as the first,
- * starting after it ended on the wall clock (one process cannot record two
- * sessions at once). Inputs that do not belong form other runs; the run with
- * the most inputs is analyzed, the others are left out of the numbers and
- * named in a note (a warning, an error under --strict). */
-static void run_identity(tl_aggregate *a)
-{
-    run_key runs[TL_MAX_RUNS];
-    int nruns = 0, joined = 0;
-    for (size_t i = 0; i < a->nsessions; i++) {
-        tl_session *s = &a->sessions[i];
-        s->run = 0;
-        if (s->rank < 0 || s->companion_of != NULL)
-            continue;
-        int64_t end = s->start_ns + (s->span_ns > 0 ? s->span_ns : 0);
-        int k;
-        for (k = 0; k < nruns; k++) {
-            run_key *r = &runs[k];
-            if (r->world_size && s->world_size && r->world_size != s->world_size)
-                continue;
-            /* Another session of a rank this run already has: it must be the
-             * same kind of process (device, format) and come after it. */
-            if (r->last_rank == s->rank && not_next_session(r, s) != NULL)
-                continue;
-            break;
-        }
-        if (k == nruns) {
-            if (nruns == TL_MAX_RUNS) {
-                k = nruns - 1;
-                joined++;
-            } else {
-                runs[nruns++] = (run_key){ .world_size = s->world_size, .family = format_family(s->format),
-                                           .device = s->device_name, .last_rank = -1, .first_path = s->path,
-                                           .first_host = s->sys.hostname, .first_pid = s->pid };
-            }
-        }
-        run_key *r = &runs[k];
-        if (!r->world_size)
-            r->world_size = s->world_size;
-        if (!r->device)
-            r->device = s->device_name;
-        r->sessions++;
-        /* sessions numbered within their run (build_ranks renumbers the
-         * analyzed run's; the others keep these, whatever the input order) */
-        r->last_session = r->last_rank == s->rank ? r->last_session + 1 : 0;
-        s->session = r->last_session;
-        r->last_rank = s->rank;
-        r->last_abs = s->abs_time;
-        r->last_end = end;
-        r->last_pid = s->pid;
-        r->last_host = s->sys.hostname;
-        s->run = k;
-    }
-    if (nruns <= 1)
-        return;
-    int main_run = 0;
-    for (int k = 1; k < nruns; k++)
-        if (runs[k].sessions > runs[main_run].sessions)
-            main_run = k;
-    /* renumber: the analyzed run is 0 */
-    for (size_t i = 0; i < a->nsessions; i++) {
-        tl_session *s = &a->sessions[i];
-        if (s->rank < 0 || s->companion_of != NULL)
-            continue;
-        s->run = s->run == main_run ? 0 : s->run + 1;
-    }
-    int pool = a->opt.sessions_across_runs;
-    for (int k = 0; k < nruns; k++) {
-        if (k == main_run)
-            continue;
-        char files[400] = "";
-        size_t len = 0, n = 0;
-        for (size_t i = 0; i < a->nsessions; i++) {
-            const tl_session *s = &a->sessions[i];
-            if (s->run != k + 1 || s->rank < 0 || s->companion_of != NULL)
-                continue;
-            if (n < 3 && len < sizeof files)
-                len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->path);
-            n++;
-        }
-        const run_key *r = &runs[k], *m = &runs[main_run];
-        char why[200];
-        if (r->world_size && m->world_size && r->world_size != m->world_size)
-            snprintf(why, sizeof why, "world size %d, not %d", r->world_size, m->world_size);
-        else if (r->device && m->device && strcmp(r->device, m->device) != 0)
-            snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
-        else if (r->family != m->family)
-            snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
-        else if (r->first_host && m->first_host && strcmp(r->first_host, m->first_host) != 0)
-            snprintf(why, sizeof why, "host %.60s, not %.60s", r->first_host, m->first_host);
-        else if (r->first_pid > 0 && m->first_pid > 0 && r->first_pid != m->first_pid)
-            snprintf(why, sizeof why, "process %" PRId64 ", not %" PRId64, r->first_pid, m->first_pid);
-        else
-            snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
-        if (pool)
-            add_note(a, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
-                        "--sessions asks: %s%s",
-                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files, n > 3 ? ", ..." : "");
-        else
-            add_note(a, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
-                        "(the run analyzed includes %s)",
-                     n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
-                     n == 1 ? "its" : "their", m->first_path);
-    }
-    if (pool)
-        for (size_t i = 0; i < a->nsessions; i++)
-            a->sessions[i].run = 0;
-    if (joined)
-        add_note(a, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
-                 TL_MAX_RUNS, joined);
-}
-
-/* "1 of 8 ranks present": the ranks a declared world size promises. */
-int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size)
-{
-    size_t present = 0, beyond = 0, len = 0;
-    buf[0] = '\0';
-    if (world <= 0)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        if (ranks[i] < world)
-            present++;
-        else
-            beyond++;
-    }
-    if (present < (size_t)world) {
-        /* the gaps between the ranks present (sorted): O(R), whatever the world size */
-        char list[200] = "";
-        size_t llen = 0, shown = 0;
-        int prev = -1;
-        for (size_t k = 0; k <= n && shown < 8; k++) {
-            int cur = k < n && ranks[k] < world ? ranks[k] : world;
-            if (cur > prev + 1 && llen < sizeof list) {
-                llen += (size_t)(cur - 1 > prev + 1
-                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
-                                     : snprintf(list + llen, sizeof list - llen, "%s%d", shown ? ", " : "", prev + 1));
-                shown++;
-            }
-            if (cur == world)
-                break;
-            prev = cur;
-        }
-        len += (size_t)snprintf(buf, size, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present,
-                                world, world, world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
-    }
-    if (beyond && len < size)
-        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "",
-                 beyond, beyond == 1 ? "" : "s", world);
-    return buf[0] != '\0';
-}
-
-/* One run gives every input without a rank a rank of its own; two sessions
- * of one rank that both got it from the input order were numbered apart, in
- * partials aggregated separately (`tally aggregate --partial` per file) and
- * merged: nothing says they are one rank. Said, not guessed away. */
-static int order_ranked(const tl_session *s)
-{
-    return counts(s) && s->rank_source == TL_RANK_ORDER;
-}
-
-static void order_ranks(tl_aggregate *a)
-{
-    size_t inputs = 0, ranks = 0;
-    int first = -1;
-    for (size_t i = 0; i < a->nsessions; i++) {
-        const tl_session *s = &a->sessions[i];
-        if (!order_ranked(s))
-            continue;
-        int prev = i > 0 && order_ranked(&a->sessions[i - 1]) && a->sessions[i - 1].rank == s->rank;
-        int next = i + 1 < a->nsessions && order_ranked(&a->sessions[i + 1]) && a->sessions[i + 1].rank == s->rank;
-        if (!prev && !next)
-            continue;
-        inputs++;
-        if (!prev && ranks++ == 0)
-            first = s->rank;
-    }
-    if (inputs)
-        add_note(a, "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
-                    "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
-                    "files by rank (rank3, rank_3/) or aggregate them in one run",
-                 inputs, first, ranks > 1 ? " and others" : "");
-}
-
-static void missing_ranks(tl_aggregate *a)
-{
-    int world = 0;
-    for (size_t i = 0; i < a->nranks; i++)
-        if (a->ranks[i].world_size > world)
-            world = a->ranks[i].world_size;
-    int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
-    if (ranks == NULL)
-        return;
-    for (size_t i = 0; i < a->nranks; i++)
-        ranks[i] = a->ranks[i].rank;
-    char text[400];
-    if (tl_missing_ranks(ranks, a->nranks, world, text, sizeof text))
-        add_note(a, "%s", text);
-    free(ranks);
-}
-
-/* Usable sessions by rank then start then path; the others last, by path. */
-static int by_rank_start_path(const void *x, const void *y)
-{
-    const tl_session *a = x, *b = y;
-    int ua = counts(a), ub = counts(b);
-    if (ua != ub)
-        return ua ? -1 : 1;
-    if (!ua)
-        return strcmp(a->path, b->path);
-    if (a->rank != b->rank)
-        return a->rank < b->rank ? -1 : 1;
-    if (a->start_ns != b->start_ns)
-        return a->start_ns < b->start_ns ? -1 : 1;
-    return strcmp(a->path, b->path);
 }
 
 static void take_max(double *acc, double v)
@@ -543,17 +257,17 @@ static int build_ranks(tl_aggregate *a)
 {
     size_t usable = 0;
     for (size_t i = 0; i < a->nsessions; i++)
-        usable += counts(&a->sessions[i]);
+        usable += tl_session_counts(&a->sessions[i]);
     a->ranks = calloc(usable ? usable : 1, sizeof *a->ranks);
     if (a->ranks == NULL)
         return -1;
     for (size_t i = 0; i < a->nsessions; i++) {
         tl_session *s = &a->sessions[i];
-        if (!counts(s))
+        if (!tl_session_counts(s))
             continue;
-        if (a->nranks == 0 || a->ranks[a->nranks - 1].rank != s->rank) {
+        if (a->nranks == 0 || a->ranks[a->nranks - 1].rank != s->id.rank) {
             tl_rank_result *r = &a->ranks[a->nranks++];
-            r->rank = s->rank;
+            r->rank = s->id.rank;
             r->peak_allocated = r->peak_reserved = r->device_total = r->peak_rss = r->gpu_util_mean = NAN;
             r->peak_device_used = NAN;
             r->span_ns = 0;
@@ -561,7 +275,6 @@ static int build_ranks(tl_aggregate *a)
             tl_rank_diffusion_init(&r->diff);
         }
         tl_rank_result *r = &a->ranks[a->nranks - 1];
-        s->session = (int)r->nsessions;
         /* Keep each block as soon as its realloc succeeds: when one failed after
          * the other had moved its block, the old pointer was left in r and
          * release_derived freed it a second time. */
@@ -577,8 +290,8 @@ static int build_ranks(tl_aggregate *a)
         if (s->nsteps > 0) /* s->steps is NULL without steps: memcpy from NULL is undefined (UBSan) */
             memcpy(r->steps + r->nsteps, s->steps, s->nsteps * sizeof *st);
         r->nsteps += s->nsteps;
-        if (s->world_size > r->world_size)
-            r->world_size = s->world_size;
+        if (s->id.world_size > r->world_size)
+            r->world_size = s->id.world_size;
         add_gpu(&r->gpu, &s->gpu);
         take_max(&r->peak_allocated, s->peak_allocated);
         take_max(&r->peak_reserved, s->peak_reserved);
@@ -613,18 +326,18 @@ static int build_names(tl_aggregate *a)
     free(ranks);
     for (size_t i = 0; rc == 0 && i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (!counts(s))
+        if (!tl_session_counts(s))
             continue;
         /* Kernels come from the GPU window, so they add up to the breakdown;
          * the whole-trace kernel statistics are used only without GPU analysis. */
         int windowed = s->gpu.present;
         for (size_t k = 0; rc == 0 && k < s->nnames; k++)
             if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
-                rc = tl_name_table_add_nested(&a->names, s->rank, s->names[k].group, s->names[k].name,
+                rc = tl_name_table_add_nested(&a->names, s->id.rank, s->names[k].group, s->names[k].name,
                                               &s->names[k].d, s->names[k].exact, s->names[k].incl_ns,
                                               s->names[k].self_ns);
         for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
-            rc = tl_name_table_add(&a->names, s->rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
+            rc = tl_name_table_add(&a->names, s->id.rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
     }
     return rc == 0 ? tl_name_table_end(&a->names) : rc;
 }
@@ -718,79 +431,14 @@ const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
     return NULL;
 }
 
-/* A libtally report's sections carry no nesting; its companion trace (the
- * same process's events) does: the report's names take the trace's self and
- * inclusive time where the trace saw as many occurrences (a trace cut by
- * TALLY_MAX_EVENTS saw fewer, and then self time stays unknown). */
-static void adopt_nesting(tl_session *r, const tl_session *c)
-{
-    tl_strtab keys;
-    tl_strtab_init(&keys);
-    char key[1100];
-    for (size_t i = 0; i < c->nnames; i++) {
-        int n = snprintf(key, sizeof key, "%d\x1f%s", c->names[i].group, c->names[i].name);
-        if (n < 0 || (size_t)n >= sizeof key || tl_strtab_intern(&keys, key, (size_t)n) != i)
-            goto out; /* a duplicate or a failure: the ids no longer index c->names */
-    }
-    for (size_t i = 0; i < r->nnames; i++) {
-        tl_sname *x = &r->names[i];
-        if (x->incl_ns > 0)
-            continue;
-        int n = snprintf(key, sizeof key, "%d\x1f%s", x->group, x->name);
-        if (n < 0 || (size_t)n >= sizeof key)
-            continue;
-        uint32_t id = tl_strtab_find(&keys, key, (size_t)n);
-        if (id == UINT32_MAX || c->names[id].incl_ns <= 0 || c->names[id].d.count != x->d.count)
-            continue;
-        x->incl_ns = c->names[id].incl_ns;
-        x->self_ns = c->names[id].self_ns;
-    }
-out:
-    tl_strtab_release(&keys);
-}
-
-/* A libtally report has no events, so no timeline or memory series; its
- * companion trace (same process) has them. The report's session takes them
- * over, so the rank's timeline shows however the inputs were split. */
-static void adopt_companion_timelines(tl_aggregate *a)
-{
-    for (size_t i = 0; i < a->nsessions; i++) {
-        tl_session *c = &a->sessions[i];
-        if (c->companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0 && c->calltree.n == 0))
-            continue;
-        for (size_t k = 0; k < a->nsessions; k++) {
-            tl_session *r = &a->sessions[k];
-            if (r->companion_of != NULL || strcmp(r->path, c->companion_of) != 0)
-                continue;
-            if (r->timeline.nlanes == 0 && c->timeline.nlanes > 0) {
-                r->timeline = c->timeline;
-                memset(&c->timeline, 0, sizeof c->timeline);
-            }
-            if (r->nmem == 0 && c->nmem > 0) {
-                r->mem = c->mem;
-                r->nmem = c->nmem;
-                c->mem = NULL;
-                c->nmem = 0;
-            }
-            if (r->calltree.n == 0 && c->calltree.n > 0)
-                tl_calltree_move(&r->calltree, &c->calltree);
-            adopt_nesting(r, c);
-            break;
-        }
-    }
-}
-
 int tl_aggregate_finish(tl_aggregate *a)
 {
     release_derived(a);
-    adopt_companion_timelines(a);
-    if (a->nsessions > 1)
-        qsort(a->sessions, a->nsessions, sizeof *a->sessions, by_rank_start_path);
-    run_identity(a);
+    /* Identity first: which sessions count, in which order (session.h). */
+    if (tl_sessions_settle(a->sessions, a->nsessions, a->opt.sessions_across_runs, &a->notes, &a->nnotes) != 0)
+        return -1;
     if (build_ranks(a) != 0 || build_names(a) != 0 || tl_aggregate_calltrees(a) != 0)
         return -1;
-    missing_ranks(a);
-    order_ranks(a);
     across(a, "step_time_ns", m_step_mean);
     across(a, "step_median_ns", m_step_median);
     across(a, "compute_per_step_ns", m_compute_step);

@@ -8,6 +8,11 @@
  * concatenates lists and runs the same finalization, so the aggregate of any
  * split of the inputs equals the aggregate of all of them.
  *
+ * Analysis decides nothing about who an input is. tl_aggregate_finish first
+ * has ingest settle the identity of the complete list (tl_sessions_settle,
+ * session.h); from then on every analysis here, and every output in render,
+ * takes a session into the numbers exactly when tl_session_counts says so.
+ *
  * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
  */
 #ifndef TALLY_AGGREGATE_H
@@ -63,14 +68,11 @@ typedef struct tl_analyze_options {
 
 void tl_analyze_options_init(tl_analyze_options *o);
 
-/* Analyze one usable profile into a session result (allocated inside s). */
+/* Analyze one usable profile into a session result (allocated inside s),
+ * with a copy of its identity as it stands: analysis runs on the reading
+ * threads, before ingest settles ranks and companions over the whole run,
+ * so the caller takes those in afterwards (tl_identity_take_settled). */
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
-/* An input that is not a profile still appears in "inputs": a session with
- * no data and its warnings. */
-int tl_session_from_skipped(tl_session *s, const tl_profile *p);
-/* Take the rank fields of p (after rank assignment), with a warning when the
- * rank was only guessed from the input order. */
-int tl_session_set_rank(tl_session *s, const tl_profile *p);
 /* Free the samples kept per name and kernel (up to TL_PROFILE_MAX_SAMPLES each,
  * the largest part of an analyzed session); counts, totals, histograms and
  * everything else stay. */
@@ -184,7 +186,7 @@ typedef struct tl_aggregate {
     char *headline;            /* one sentence: the biggest opportunity with its number */
     const char *headline_severity; /* "ok" when nothing is wrong, else the finding's severity */
     int steps_compared;        /* the straggler analysis compared ranks step by step */
-    char **notes;              /* run identity: separate runs, missing ranks (warnings) */
+    char **notes;              /* from tl_sessions_settle: separate runs, missing ranks (warnings) */
     size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     /* The call trees of the ranks summed path by path (calltrees.c), with
@@ -205,8 +207,10 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
  * with other options (returns -1, err says so, p untouched). 0, or -1 when
  * out of memory (the sessions not yet taken stay p's). */
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen);
-/* Sort sessions, build ranks, across-rank metrics, stragglers and
- * recommendations. Deterministic in the set of sessions. */
+/* Settle the sessions' identity (tl_sessions_settle: sorted, runs, session
+ * numbers, notes), then build ranks from the sessions that count, across-rank
+ * metrics, stragglers and recommendations. Deterministic in the set of
+ * sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
 
 /* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */
@@ -251,12 +255,6 @@ double tl_rank_peak_device_pct(const tl_rank_result *r);
 /* Add the across-rank row of a metric from one value per rank (vals[i] for
  * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
 void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
-
-/* The ranks a declared world size promises and are not there, as one
- * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
- * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
- * 1 when there is something to say, else 0 (buf ""). */
-int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

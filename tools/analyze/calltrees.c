@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int counts(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
 /* The rank's tree: a pointer to its only session's, or its own sum. */
 static int rank_tree(tl_aggregate *a, tl_rank_result *r)
 {
@@ -28,7 +23,7 @@ static int rank_tree(tl_aggregate *a, tl_rank_result *r)
     size_t with = 0;
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
-        if (counts(s) && s->calltree.n > 0) {
+        if (tl_session_counts(s) && s->calltree.n > 0) {
             only = s;
             with++;
         }
@@ -42,7 +37,7 @@ static int rank_tree(tl_aggregate *a, tl_rank_result *r)
     }
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
-        if (counts(s) && s->calltree.n > 0 && tl_calltree_add(&r->own_calltree, &s->calltree, NULL, NULL) != 0)
+        if (tl_session_counts(s) && s->calltree.n > 0 && tl_calltree_add(&r->own_calltree, &s->calltree, NULL, NULL) != 0)
             return -1;
     }
     free(r->own_calltree.slots); /* only read from here on */

@@ -225,11 +225,6 @@ static int side_push(side *sd, const item *it, const char *name, int normalize)
     return 0;
 }
 
-static int counts_session(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL;
-}
-
 /* Is s the session this side compares (o->session: -1 every one, -2 the
  * rank's last, else its 0-based number; ranks with one session are left
  * out of a comparison of sessions)? */
@@ -239,9 +234,9 @@ static int session_wanted(const tl_aggregate *a, const tl_session *s, int which)
         return 1;
     /* Sessions are compared only on ranks that have more than one. */
     for (size_t i = 0; i < a->nranks; i++)
-        if (a->ranks[i].rank == s->rank)
+        if (a->ranks[i].rank == s->id.rank)
             return a->ranks[i].nsessions > 1 &&
-                   (which >= 0 ? s->session == which : (size_t)s->session + 1 == a->ranks[i].nsessions);
+                   (which >= 0 ? s->id.session == which : (size_t)s->id.session + 1 == a->ranks[i].nsessions);
     return 0;
 }
 
@@ -253,7 +248,7 @@ static int collect_memory(side *sd, const tl_session *s, size_t idx)
     for (int m = 0; m < 3; m++) {
         if (!(isfinite(v[m]) && v[m] > 0))
             continue;
-        item it = { TL_CMP_GROUP_MEMORY, NULL, s->rank, NULL, NAN, NULL, 0, idx, s->nsteps, v[m] };
+        item it = { TL_CMP_GROUP_MEMORY, NULL, s->id.rank, NULL, NAN, NULL, 0, idx, s->nsteps, v[m] };
         if (side_push(sd, &it, keys[m], 0) != 0)
             return -1;
     }
@@ -269,7 +264,7 @@ static int collect_memory(side *sd, const tl_session *s, size_t idx)
                 continue;
             char key[64];
             snprintf(key, sizeof key, "%s (GPU %" PRId64 ")", dkeys[m], g->id);
-            item it = { TL_CMP_GROUP_MEMORY, NULL, s->rank, NULL, NAN, NULL, 0, idx, s->nsteps, dv[m] };
+            item it = { TL_CMP_GROUP_MEMORY, NULL, s->id.rank, NULL, NAN, NULL, 0, idx, s->nsteps, dv[m] };
             if (side_push(sd, &it, key, 0) != 0)
                 return -1;
         }
@@ -290,15 +285,15 @@ static int collect_session(side *sd, const tl_session *s, size_t idx, const tl_c
         const tl_sname *sn = &s->names[k];
         if ((windowed && sn->group == TL_GROUP_KERNELS) || !want(o, sn->group))
             continue;
-        item it = { sn->group, NULL, s->rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0, idx, s->nsteps, NAN };
+        item it = { sn->group, NULL, s->id.rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, sn->name, o->normalize);
     }
     for (size_t k = 0; rc == 0 && windowed && want(o, TL_GROUP_KERNELS) && k < s->nkernels; k++) {
-        item it = { TL_GROUP_KERNELS, NULL, s->rank, &s->kernels[k].d, NAN, NULL, 0, idx, s->nsteps, NAN };
+        item it = { TL_GROUP_KERNELS, NULL, s->id.rank, &s->kernels[k].d, NAN, NULL, 0, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, s->kernels[k].name, o->normalize);
     }
     if (rc == 0 && s->nsteps > 0 && want(o, TL_CMP_GROUP_STEPS)) {
-        item it = { TL_CMP_GROUP_STEPS, NULL, s->rank, NULL, NAN, s->steps, s->nsteps, idx, s->nsteps, NAN };
+        item it = { TL_CMP_GROUP_STEPS, NULL, s->id.rank, NULL, NAN, s->steps, s->nsteps, idx, s->nsteps, NAN };
         rc = side_push(sd, &it, TL_CMP_STEP_NAME, 0);
     }
     if (rc == 0 && want(o, TL_CMP_GROUP_MEMORY))
@@ -328,7 +323,7 @@ static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int
 {
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (counts_session(s) && session_wanted(a, s, which) && collect_session(sd, s, i, o) != 0)
+        if (tl_session_counts(s) && session_wanted(a, s, which) && collect_session(sd, s, i, o) != 0)
             return -1;
     }
     if (sd->n > 1)

@@ -85,7 +85,7 @@ static int steps_and_layers(tl_sdiffusion *d, const tl_profile *p)
 
 int tl_session_diffusion(tl_session *s, const tl_profile *p)
 {
-    if (p->format != TL_FMT_INFERIX)
+    if (p->id.format != TL_FMT_INFERIX)
         return 0;
     return blocks(&s->diff, p) != 0 || steps_and_layers(&s->diff, p) != 0 ? -1 : 0;
 }

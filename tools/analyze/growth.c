@@ -133,7 +133,7 @@ static int by_ts(const void *x, const void *y)
  * place their steps on the clock of their memory events. */
 static int steps(tl_session *s, const tl_profile *p)
 {
-    if ((p->format != TL_FMT_KINETO && p->format != TL_FMT_CHROME_TRACE) || p->nsteps < TL_GROWTH_MIN_REPEATS + 1 ||
+    if ((p->id.format != TL_FMT_KINETO && p->id.format != TL_FMT_CHROME_TRACE) || p->nsteps < TL_GROWTH_MIN_REPEATS + 1 ||
         p->nmem == 0)
         return 0;
     enum { MAX_DEVICES = 64 }; /* devices told apart */

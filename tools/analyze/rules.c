@@ -904,7 +904,7 @@ static const tl_session *session_of(const tl_aggregate *a, const tl_rank_result 
 /* Inferix's monitor watches every GPU NVML sees and reports one series for them all. */
 static const char *monitor_note(const tl_session *s)
 {
-    return s->format == TL_FMT_INFERIX ? " (Inferix's monitor: the hottest / busiest of the GPUs it watches)" : "";
+    return s->id.format == TL_FMT_INFERIX ? " (Inferix's monitor: the hottest / busiest of the GPUs it watches)" : "";
 }
 
 static void sampled_utilization(tl_aggregate *a)
@@ -955,7 +955,7 @@ static void gpu_set_add(gpu_set *g, const tl_session *s, int64_t device)
         if (g->dev[i] != device)
             continue;
         if (s->sys.hostname ? g->s[i]->sys.hostname && strcmp(g->s[i]->sys.hostname, s->sys.hostname) == 0
-                            : !g->s[i]->sys.hostname && g->s[i]->rank == s->rank)
+                            : !g->s[i]->sys.hostname && g->s[i]->id.rank == s->id.rank)
             return;
     }
     if (g->n == (int)(sizeof g->dev / sizeof g->dev[0])) {
@@ -1023,15 +1023,15 @@ static void thermal(tl_aggregate *a)
     if (w->thermal_n > 0)
         snprintf(slow, sizeof slow, "%sNVML reports a thermal slowdown in %llu of %llu samples", temp[0] ? "; " : "",
                  (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
-    snprintf(msg, sizeof msg, "On rank %d, GPU %lld %s%s.", ws->rank, (long long)w->device, temp, slow);
+    snprintf(msg, sizeof msg, "On rank %d, GPU %lld %s%s.", ws->id.rank, (long long)w->device, temp, slow);
     char reasons[128] = "no NVML clocks event reasons recorded";
     if (w->reasons_n)
         snprintf(reasons, sizeof reasons, "NVML thermal slowdown in %llu of %llu samples",
                  (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
-    fire_full(a, "thermal", level[wl], NULL, ws->rank, msg,
+    fire_full(a, "thermal", level[wl], NULL, ws->id.rank, msg,
               "rank %d GPU %lld: peak %.0f \xc2\xb0" "C%s; above %.0f \xc2\xb0" "C in %llu of %llu samples (%.1f s); %s; %d GPU%s over the "
               "threshold",
-              ws->rank, (long long)w->device, w->temp_max, monitor_note(ws), TL_HOT_C, (unsigned long long)w->hot_n,
+              ws->id.rank, (long long)w->device, w->temp_max, monitor_note(ws), TL_HOT_C, (unsigned long long)w->hot_n,
               (unsigned long long)w->temp_n, (double)w->hot_ns / 1e9, reasons, hot_gpus, hot_gpus == 1 ? "" : "s");
 }
 
@@ -1079,10 +1079,10 @@ static void power_at_cap(tl_aggregate *a)
     if (w->reasons_n)
         snprintf(rs, sizeof rs, "NVML power cap or brake in %llu of %llu samples", (unsigned long long)w->power_throttle_n,
                  (unsigned long long)w->reasons_n);
-    snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %.0f%% of the time.", ws->rank,
+    snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %.0f%% of the time.", ws->id.rank,
              (long long)w->device, 100 * wv);
-    fire(a, "power-at-cap", ws->rank, msg, "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it",
-         ws->rank, (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
+    fire(a, "power-at-cap", ws->id.rank, msg, "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it",
+         ws->id.rank, (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
 }
 
 static void memory_growth(tl_aggregate *a)
@@ -1119,11 +1119,11 @@ static void memory_growth(tl_aggregate *a)
     if (w->span_ns > 0)
         snprintf(span, sizeof span, " over %.1f s", (double)w->span_ns / 1e9);
     snprintf(msg, sizeof msg, "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
-             "repetitions.", ws->rank, w->what, wv, w->n);
-    fire(a, "memory-growth", ws->rank, msg,
+             "repetitions.", ws->id.rank, w->what, wv, w->n);
+    fire(a, "memory-growth", ws->id.rank, msg,
          "rank %d: %s: %.2f GiB first, %.2f GiB last (+%.0f%%, +%.0f MiB)%s, highest %.2f GiB, %u repetitions, none "
          "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB",
-         ws->rank, w->what, w->first / 1073741824.0, w->last / 1073741824.0, wv, (w->last - w->first) / 1048576.0,
+         ws->id.rank, w->what, w->first / 1073741824.0, w->last / 1073741824.0, wv, (w->last - w->first) / 1048576.0,
          span, w->max / 1073741824.0, w->n, 100 * TL_GROWTH_NOISE, GROWTH_PCT, GROWTH_BYTES / 1048576.0);
 }
 
@@ -1196,9 +1196,9 @@ static void diffusion_rules(tl_aggregate *a)
         skip_absent(a, "dominant-layer", "no layer timings (Inferix's computation_analysis) of 2 or more layers");
     else if (lw != NULL) {
         char msg[300];
-        snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->rank,
+        snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->id.rank,
                  lw->diff.top_layer, lshare);
-        fire(a, "dominant-layer", lw->rank, msg, "%s: %.3f ms of %.3f ms over %u layers (%.1f%%); threshold %.0f%%",
+        fire(a, "dominant-layer", lw->id.rank, msg, "%s: %.3f ms of %.3f ms over %u layers (%.1f%%); threshold %.0f%%",
              lw->diff.top_layer, (double)lw->diff.top_layer_ns / 1e6, (double)lw->diff.layers_ns / 1e6,
              lw->diff.layers, lshare, LAYER_SHARE);
     }

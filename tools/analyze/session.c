@@ -744,7 +744,7 @@ static int take_steps(tl_session *s, const tl_profile *p)
             s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base, 0 };
         s->nsteps = p->nsteps;
         /* The profiler stops in the middle of its last step (the GPU window drops it too). */
-        if (p->nsteps >= 2 && (p->format == TL_FMT_KINETO || p->format == TL_FMT_CHROME_TRACE))
+        if (p->nsteps >= 2 && (p->id.format == TL_FMT_KINETO || p->id.format == TL_FMT_CHROME_TRACE))
             s->steps[p->nsteps - 1].partial = 1;
         return 0;
     }
@@ -764,41 +764,6 @@ static int take_steps(tl_session *s, const tl_profile *p)
     return 0;
 }
 
-int tl_session_from_skipped(tl_session *s, const tl_profile *p)
-{
-    tl_session_init(s);
-    s->path = dupstr(p->path);
-    s->rank_detail = dupstr("");
-    s->warnings = calloc((size_t)p->nwarnings + 1, sizeof *s->warnings);
-    if (s->path == NULL || s->warnings == NULL)
-        return -1;
-    for (int i = 0; i < p->nwarnings; i++)
-        s->warnings[s->nwarnings++] = dupstr(p->warnings[i]);
-    return 0;
-}
-
-int tl_session_set_rank(tl_session *s, const tl_profile *p)
-{
-    s->rank = p->rank;
-    s->world_size = p->world_size;
-    s->rank_source = p->rank_source;
-    s->session = p->session;
-    free(s->rank_detail);
-    s->rank_detail = dupstr(p->rank_detail);
-    if (s->rank_detail == NULL)
-        return -1;
-    if (p->rank_source == TL_RANK_ORDER) {
-        char **w = realloc(s->warnings, (s->nwarnings + 2) * sizeof *w);
-        if (w == NULL)
-            return -1;
-        s->warnings = w;
-        char msg[128];
-        snprintf(msg, sizeof msg, "no rank in the content or the name; rank %d assigned by input order", p->rank);
-        s->warnings[s->nwarnings++] = dupstr(msg);
-    }
-    return 0;
-}
-
 /* The telemetry series, on the timeline's axis; the cap's warning joins the session's. */
 static int telemetry(tl_session *s, const tl_profile *p)
 {
@@ -807,13 +772,9 @@ static int telemetry(tl_session *s, const tl_profile *p)
     if (tl_telemetry_series(p, base, &s->series, &s->nseries, &warning) != 0)
         return -1;
     if (warning != NULL) {
-        char **w = realloc(s->warnings, (s->nwarnings + 2) * sizeof *w);
-        if (w == NULL) {
-            free(warning);
-            return -1;
-        }
-        s->warnings = w;
-        s->warnings[s->nwarnings++] = warning;
+        int rc = tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, -1, warning);
+        free(warning);
+        return rc;
     }
     return 0;
 }
@@ -848,9 +809,9 @@ void tl_session_drop_samples(tl_session *s)
 
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
-    if (tl_session_from_skipped(s, p) != 0)
+    tl_session_init(s);
+    if (tl_identity_copy(&s->id, &p->id) != 0)
         return -1;
-    s->format = p->format;
     s->truncated = p->truncated;
     if (p->start_ns <= p->end_ns) {
         s->span_ns = p->end_ns - p->start_ns;
@@ -858,8 +819,6 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     } else if (p->base_time_ns != INT64_MIN) {
         s->start_ns = p->base_time_ns;
     }
-    if (tl_session_set_rank(s, p) != 0)
-        return -1;
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
         timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0)

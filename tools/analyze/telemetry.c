@@ -240,11 +240,6 @@ typedef struct gpu_total {
     int sessions;
 } gpu_total;
 
-static int counted_session(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
 /* Every (host, device, rank) with power samples; *n entries (the caller frees). */
 static gpu_total *gpu_totals(const tl_aggregate *a, size_t *n)
 {
@@ -257,19 +252,19 @@ static gpu_total *gpu_totals(const tl_aggregate *a, size_t *n)
         return NULL;
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (!counted_session(s))
+        if (!tl_session_counts(s))
             continue;
         for (size_t k = 0; k < s->nseries; k++) {
             const tl_tseries *t = &s->series[k];
             if (t->kind != TL_SERIES_GPU_POWER || !isfinite(t->energy_j))
                 continue;
             size_t j = 0;
-            while (j < *n && !(g[j].device == t->device && g[j].rank == s->rank &&
+            while (j < *n && !(g[j].device == t->device && g[j].rank == s->id.rank &&
                                ((g[j].host == NULL && s->sys.hostname == NULL) ||
                                 (g[j].host && s->sys.hostname && strcmp(g[j].host, s->sys.hostname) == 0))))
                 j++;
             if (j == *n)
-                g[(*n)++] = (gpu_total){ s->sys.hostname, t->device, s->rank, 0, 0, 0 };
+                g[(*n)++] = (gpu_total){ s->sys.hostname, t->device, s->id.rank, 0, 0, 0 };
             double dur = (double)(t->end_ns - t->start_ns) / 1e9;
             g[j].energy += t->energy_j;
             g[j].draw += dur > 0 ? t->energy_j / dur : t->mean;

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "discover.h"
+#include "array.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -31,8 +32,10 @@ void tl_item_list_release(tl_item_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->items[i].path);
-    for (size_t i = 0; i < l->nerrors; i++)
-        free(l->errors[i]);
+    for (size_t i = 0; i < l->nerrors; i++) {
+        free(l->errors[i].path);
+        free(l->errors[i].what);
+    }
     for (size_t i = 0; i < l->nnotes; i++)
         free(l->notes[i]);
     free(l->items);
@@ -43,14 +46,8 @@ void tl_item_list_release(tl_item_list *l)
 
 static void push_msg(char ***arr, size_t *n, size_t *cap, const char *path, const char *what)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 8;
-        char **p = realloc(*arr, c * sizeof *p);
-        if (p == NULL)
-            return;
-        *arr = p;
-        *cap = c;
-    }
+    if (tl_array_grow(arr, *n, cap, sizeof **arr, TL_ARRAY_FIRST) != 0)
+        return;
     size_t len = strlen(path) + strlen(what) + 3;
     char *msg = malloc(len);
     if (msg == NULL)
@@ -59,9 +56,22 @@ static void push_msg(char ***arr, size_t *n, size_t *cap, const char *path, cons
     (*arr)[(*n)++] = msg;
 }
 
+void tl_item_errors_add(tl_item_error **v, size_t *n, size_t *cap, const char *path, const char *what)
+{
+    if (tl_array_grow(v, *n, cap, sizeof **v, TL_ARRAY_FIRST) != 0)
+        return;
+    tl_item_error e = { strdup(path), strdup(what) };
+    if (e.path == NULL || e.what == NULL) {
+        free(e.path);
+        free(e.what);
+        return;
+    }
+    (*v)[(*n)++] = e;
+}
+
 static void add_error(tl_item_list *l, const char *path, const char *what)
 {
-    push_msg(&l->errors, &l->nerrors, &l->errors_cap, path, what);
+    tl_item_errors_add(&l->errors, &l->nerrors, &l->errors_cap, path, what);
 }
 
 static void add_note(tl_item_list *l, const char *path, const char *what)
@@ -71,14 +81,8 @@ static void add_note(tl_item_list *l, const char *path, const char *what)
 
 static void add_item(tl_item_list *l, const char *path, int from_walk, int is_stdin, const struct stat *st)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        tl_item *p = realloc(l->items, cap * sizeof *p);
-        if (p == NULL)
-            return;
-        l->items = p;
-        l->cap = cap;
-    }
+    if (tl_array_grow(&l->items, l->n, &l->cap, sizeof *l->items, 32) != 0)
+        return;
     char *copy = strdup(path);
     if (copy == NULL)
         return;

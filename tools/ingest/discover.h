@@ -61,10 +61,18 @@ typedef struct tl_item {
     tl_file_id id;        /* the file (the archive, for its members) */
 } tl_item;
 
+/* A path that could not be read, and why (becomes an unreadable input's identity). */
+typedef struct tl_item_error {
+    char *path, *what;
+} tl_item_error;
+/* Append copies of path and what to the list *v of *n (room for *cap);
+ * dropped when out of memory. */
+void tl_item_errors_add(tl_item_error **v, size_t *n, size_t *cap, const char *path, const char *what);
+
 typedef struct tl_item_list {
     tl_item *items;
     size_t n, cap;
-    char **errors;        /* paths that could not be read, with the reason */
+    tl_item_error *errors;  /* paths that could not be read, with the reason */
     size_t nerrors, errors_cap;
     char **notes;         /* things worth saying that are not problems ("read once") */
     size_t nnotes, notes_cap;

@@ -141,13 +141,12 @@ static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
                                                                                            : opt->max_report_bytes;
     char *doc = read_all(r, max, &len, &too_big);
     if (doc == NULL) {
-        tl_profile_warn(p, "out of memory");
-        p->skipped = p->error = 1;
+        tl_profile_skip(p, "out of memory");
+        p->error = 1;
         return;
     }
     if (too_big) {
-        tl_profile_warn(p, "a JSON object without \"traceEvents\" larger than %zu MiB; not read", max >> 20);
-        p->skipped = 1;
+        tl_profile_skip(p, "a JSON object without \"traceEvents\" larger than %zu MiB; not read", max >> 20);
         goto out;
     }
     /* tl_read_report parses once, recognizes the format (or says what the
@@ -155,8 +154,8 @@ static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
     if (tl_read_report(p, doc, len) != 0) {
         /* Not JSON, or not a report: nothing usable. A report whose reader
          * failed half way keeps what it read. */
-        if (p->format == TL_FMT_UNKNOWN)
-            p->skipped = 1;
+        if (p->id.format == TL_FMT_UNKNOWN && !p->skipped)
+            tl_profile_skip_last(p);
         else
             p->error = 1;
     }
@@ -175,12 +174,13 @@ static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
                         "is not read", limit, g->is_gzip ? " decompressed" : "");
         p->truncated = 1;
     } else if (g->error[0] && !g->is_gzip) {
-        tl_profile_warn(p, "the input broke off at byte %" PRIu64 ": %s; read up to there", g->error_offset,
-                        g->error);
+        tl_profile_warn_at(p, (int64_t)g->error_offset, "the input broke off at byte %" PRIu64 ": %s; read up to there",
+                           g->error_offset, g->error);
         p->truncated = 1;
     } else if (g->error[0]) {
-        tl_profile_warn(p, "compressed data damaged at byte %" PRIu64 " of the file: %s; read up to there",
-                        g->error_offset, g->error);
+        tl_profile_warn_at(p, (int64_t)g->error_offset,
+                           "compressed data damaged at byte %" PRIu64 " of the file: %s; read up to there",
+                           g->error_offset, g->error);
         p->truncated = 1;
     }
     if (g->trailing_garbage)
@@ -231,8 +231,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     p->max_names = opt->max_names;
     p->max_events = opt->max_events;
     if (tl_gzip_source_init(&g, in->read, in->ctx) != 0) {
-        tl_profile_warn(p, "out of memory");
-        p->skipped = p->error = 1;
+        tl_profile_skip(p, "out of memory");
+        p->error = 1;
         goto out;
     }
     g_ok = 1;
@@ -248,8 +248,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     for (;;) {
         int r = fill(&g, prefix, &n, cap);
         if (r < 0 && n == 0) {
-            tl_profile_warn(p, "cannot read: %s", g.error[0] ? g.error : strerror(errno));
-            p->skipped = p->error = 1;
+            tl_profile_skip(p, "cannot read: %s", g.error[0] ? g.error : strerror(errno));
+            p->error = 1;
             goto out;
         }
         eof = r != 0; /* a read error after some bytes: the readers see it again and say where */
@@ -264,8 +264,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         size_t grown = cap * 2 > max_sniff ? max_sniff : cap * 2;
         unsigned char *x = realloc(prefix, grown);
         if (x == NULL) {
-            tl_profile_warn(p, "out of memory");
-            p->skipped = p->error = 1;
+            tl_profile_skip(p, "out of memory");
+            p->error = 1;
             goto out;
         }
         prefix = x;
@@ -273,8 +273,7 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     }
     replay r = { prefix, n, 0, &g };
     if (i == n) {
-        tl_profile_warn(p, n == 0 ? "empty file" : "only whitespace");
-        p->skipped = 1;
+        tl_profile_skip(p, n == 0 ? "empty file" : "only whitespace");
     } else if (prefix[i] == '[' || (prefix[i] == '{' && kind != TL_SNIFF_REPORT)) {
         /* An array, "traceEvents", or an object cut before any deciding key
          * (a truncated trace): the trace reader says what it finds. The
@@ -291,18 +290,15 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (tl_bytes_look_like_archive(prefix, n)) {
-        tl_profile_warn(p, "an archive inside an archive; not read (unpack the outer one)");
-        p->skipped = 1;
+        tl_profile_skip(p, "an archive inside an archive; not read (unpack the outer one)");
     } else if (looks_binary(prefix + i, n - i)) {
         p->content_hint = content_hint(prefix, n);
-        tl_profile_warn(p, "not JSON (%s)", p->content_hint ? p->content_hint : "binary data");
-        p->skipped = 1;
+        tl_profile_skip(p, "not JSON (%s)", p->content_hint ? p->content_hint : "binary data");
     } else {
         char start[32];
         describe_start(prefix + i, n - i, start, sizeof start);
-        tl_profile_warn(p, "not JSON (starts with \"%s\")", start);
+        tl_profile_skip(p, "not JSON (starts with \"%s\")", start);
         p->content_hint = content_hint(prefix, n);
-        p->skipped = 1;
     }
 out:
     if (g_ok)

@@ -1,6 +1,7 @@
 /*
  * ingest.h - one input into one per-rank profile, and a whole run of inputs
- * into its profiles with ranks and sessions assigned.
+ * into its profiles with ranks and sessions assigned: the first stage, where
+ * every input's identity is settled.
  *
  * The format is sniffed from content: gzip by its magic bytes, then the text
  * itself. An array, or an object whose top-level keys reach "traceEvents"
@@ -8,7 +9,19 @@
  * size), is a trace and is streamed (never loaded whole); any other JSON
  * object is a report document, loaded with jansson and recognized by its keys
  * (libtally report, FramePack, Inferix). Anything else is skipped with a
- * warning that says what it is.
+ * problem that says what it is.
+ *
+ * Identity (identity.h): the readers give each profile its name, format,
+ * content rank and problems; tl_run_ingest then settles, over the whole run,
+ * ranks from names and input order, session numbers and companions, and
+ * lists the inputs that could not be opened (run->unreadable). What the
+ * later stages may rely on when it returns: every profile's identity is
+ * final but for its run, which only the list of every session can decide
+ * (tl_sessions_settle, session.h, called by tl_aggregate_finish).
+ *
+ * Reading on, one input's way to the page: profile.h (what it becomes),
+ * identity.h (who it is), session.h (its session result, and the last of
+ * identity), aggregate.h (across ranks), render.h (the outputs).
  */
 #ifndef TALLY_INGEST_H
 #define TALLY_INGEST_H
@@ -56,8 +69,11 @@ int tl_rank_from_path(const char *path, int *rank, char *detail, size_t detail_l
 typedef struct tl_run {
     tl_profile **profiles;
     size_t n, cap;
-    char **problems;           /* "name: what" for inputs that could not be read at all */
-    size_t nproblems, problems_cap;
+    /* Inputs that could not be read at all (a missing path, an archive that
+     * does not open, a member over the limits): an identity each, named,
+     * with one problem (TL_PROBLEM_UNREADABLE) saying why; never a profile. */
+    tl_identity *unreadable;
+    size_t nunreadable, unreadable_cap;
     char **notes;              /* "name: what" worth saying that is not a problem (--strict ignores) */
     size_t nnotes, notes_cap;
     size_t ignored;            /* files found by walking (or in archives) that are not profiles */
@@ -70,6 +86,8 @@ typedef struct tl_run {
 
 void tl_run_init(tl_run *run);
 void tl_run_release(tl_run *run);
+/* Add an input that could not be read at all (run->unreadable). 0, or -1 out of memory. */
+int tl_run_add_unreadable(tl_run *run, const char *name, const char *what);
 
 /* Discover and read every input of paths, --jobs wide, then assign ranks (content,
  * then name, then sorted order with a warning) and sessions (profiles of one rank
@@ -92,8 +110,12 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths,
  * profiles of all of them. Reading appends to run (profiles in item order,
  * each with its item index in p->item). */
 void tl_run_read_items(tl_run *run, const tl_item_list *items, const tl_ingest_options *opt);
-/* Companions, ranks (content, name, then input order) and sessions over
- * run's profiles, which must be in input order; sets run->nranks. */
+/* Settle the identity of run's profiles (identity.h), which must be in
+ * input order: companions paired, ranks (content, name, then input order,
+ * the last a problem of the input) and session numbers by start time within
+ * each rank; sets run->nranks. The only place that pairs companions and
+ * assigns ranks: a session takes the result (tl_identity_take_settled), and
+ * tl_sessions_settle (session.h) later settles runs over all sessions. */
 void tl_run_assign_ranks(tl_run *run);
 
 #endif

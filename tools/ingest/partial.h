@@ -85,6 +85,10 @@ enum tl_field_custom {
     TL_FC_SERIES_BINS,     /* tl_tseries: "bins": [[min, mean, max] | null] */
     TL_FC_CALLTREE,        /* tl_session: "calltree": {"dropped", "names", "nodes":
                             * [[parent | -1, name id, incl, self, count]]}, written when any */
+    TL_FC_PROBLEMS,        /* tl_session: "warnings": the text of each of its problems, in order
+                            * (their kinds follow from the identity: tl_identity_kinds_from_words) */
+    TL_FC_PROBLEM_OFFSETS, /* tl_session: "offsets": [[index into "warnings", byte]] of the
+                            * problems that name a byte of the input; written when any */
     TL_FC_COUNT
 };
 

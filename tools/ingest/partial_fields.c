@@ -342,17 +342,21 @@ static TABLE(growth_f, "growth", tl_sgrowth, 1, TL_FK_NONE);
 /* ---- the session ----------------------------------------------------------------- */
 #define ST tl_session
 static const tl_field session_f[] = {
-    STR("path", path),
-    ENUM("format", format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_INFERIX, .flags = TL_FF_ENUM_INT),
-    INT("rank", rank, -1, TL_PARTIAL_MAX_RANK),
-    INT("world_size", world_size, 0, TL_PARTIAL_MAX_RANK),
-    ENUM("rank_source", rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER, .flags = TL_FF_ENUM_INT),
-    STR("rank_detail", rank_detail),
+    /* the identity (identity.h): run and session are settled again over
+     * every session read (tl_sessions_settle), so they are not written */
+    STR("path", id.path),
+    ENUM("format", id.format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_INFERIX, .flags = TL_FF_ENUM_INT),
+    INT("rank", id.rank, -1, TL_PARTIAL_MAX_RANK),
+    INT("world_size", id.world_size, 0, TL_PARTIAL_MAX_RANK),
+    ENUM("rank_source", id.rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER,
+         .flags = TL_FF_ENUM_INT),
+    STR("rank_detail", id.rank_detail),
     TS("start_ns", start_ns),
     INT("span_ns", span_ns, -1, TL_PARTIAL_MAX_NS),
     FLAG("truncated", truncated),
-    STR_NULL("companion_of", companion_of),
-    STRINGS("warnings", warnings, nwarnings),
+    STR_NULL("companion_of", id.companion_of),
+    CUSTOM("warnings", TL_FC_PROBLEMS),
+    CUSTOM("offsets", TL_FC_PROBLEM_OFFSETS, OPT),
     ARRAY("names", names, nnames, name_f),
     ARRAY("kernels", kernels, nkernels, kernel_f),
     ARRAY("steps", steps, nsteps, step_f),

@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "array.h"
 #include "calltree.h"
 
 #include <inttypes.h>
@@ -29,11 +30,6 @@ const char *tl_format_name(int format)
     case TL_FMT_AGGREGATE: return "tally-aggregate";
     default: return "unknown";
     }
-}
-
-const char *tl_rank_source_name(int s)
-{
-    return s == TL_RANK_CONTENT ? "content" : s == TL_RANK_NAME ? "name" : s == TL_RANK_ORDER ? "order" : "unknown";
 }
 
 const char *tl_counter_source_name(int source)
@@ -215,8 +211,7 @@ uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
 void tl_profile_init(tl_profile *p, const char *path)
 {
     memset(p, 0, sizeof *p);
-    p->path = strdup(path ? path : "");
-    p->rank = -1;
+    tl_identity_init(&p->id, path);
     p->base_time_ns = INT64_MIN;
     p->pid = INT64_MIN;
     p->start_ns = INT64_MAX;
@@ -237,11 +232,8 @@ void tl_profile_release(tl_profile *p)
     tl_profile_shrink(p); /* the data; what is left is the identity */
     tl_profile_drop_aggregate_doc(p);
     free(p->aggregate_ranks);
-    free(p->path);
-    free(p->companion_of);
+    tl_identity_release(&p->id);
     free(p->cat_counts);
-    for (int i = 0; i < p->nwarnings; i++)
-        free(p->warnings[i]);
     tl_strtab_release(&p->cats);
     memset(p, 0, sizeof *p);
 }
@@ -314,36 +306,60 @@ void tl_profile_free(tl_profile *p)
     free(p);
 }
 
-void tl_profile_warn(tl_profile *p, const char *fmt, ...)
+static void vwarn(tl_profile *p, int kind, int64_t offset, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+static void vwarn(tl_profile *p, int kind, int64_t offset, const char *fmt, va_list ap)
 {
-    if (p->nwarnings == TL_PROFILE_MAX_WARNINGS) {
-        p->warnings_dropped++;
-        return;
-    }
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
+    char buf[TL_PROBLEM_TEXT_MAX + 1];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    char *w = strdup(buf);
-    if (w != NULL)
-        p->warnings[p->nwarnings++] = w;
+    tl_problems_add(&p->id.problems, kind, offset, "%s", buf);
 }
 
-/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one more. */
-static int grow(void **arr, size_t n, size_t *cap, size_t elem)
+void tl_profile_warn(tl_profile *p, const char *fmt, ...)
 {
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? *cap * 2 : 64;
-    void *x = realloc(*arr, c * elem);
-    if (x == NULL)
-        return -1;
-    *arr = x;
-    *cap = c;
-    return 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(p, TL_PROBLEM_WARNING, -1, fmt, ap);
+    va_end(ap);
 }
-#define GROW(arr, n, cap) grow((void **)&(arr), (n), &(cap), sizeof *(arr))
+
+void tl_profile_warn_at(tl_profile *p, int64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(p, TL_PROBLEM_WARNING, offset, fmt, ap);
+    va_end(ap);
+}
+
+void tl_profile_skip_last(tl_profile *p)
+{
+    tl_problems *l = &p->id.problems;
+    p->skipped = 1;
+    if (l->n == 0)
+        return;
+    /* The reason a profile is skipped is its first problem (inspect, run, partials). */
+    tl_problem reason = l->v[l->n - 1];
+    reason.kind = TL_PROBLEM_SKIPPED;
+    memmove(l->v + 1, l->v, (l->n - 1) * sizeof *l->v);
+    l->v[0] = reason;
+}
+
+void tl_profile_skip(tl_profile *p, const char *fmt, ...)
+{
+    size_t before = p->id.problems.n;
+    va_list ap;
+    va_start(ap, fmt);
+    vwarn(p, TL_PROBLEM_SKIPPED, -1, fmt, ap);
+    va_end(ap);
+    if (p->id.problems.n > before)
+        tl_profile_skip_last(p);
+    else
+        p->skipped = 1; /* beyond TL_IDENTITY_MAX_PROBLEMS: counted, not said */
+}
+
+/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one
+ * more (array.h; a profile's arrays start at 64). */
+#define GROW(arr, n, cap) tl_array_grow(&(arr), (n), &(cap), sizeof *(arr), 64)
 
 static uint32_t pair_hash(uint32_t cat, uint32_t name)
 {

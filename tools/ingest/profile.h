@@ -6,8 +6,10 @@
  * statistics per (category, name), the GPU events (kernels, copies, sets,
  * syncs with a stream) as intervals with their kernel type and launch time,
  * the ProfilerStep table, memory series and snapshots, counters, and what was
- * seen (events by phase and category, warnings). Its memory grows with the
- * number of distinct names and GPU events, not with the number of CPU events.
+ * seen (events by phase and category). Who the input is -- name, format,
+ * rank, its problems -- is its identity (tl_profile.id, identity.h). Its
+ * memory grows with the number of distinct names and GPU events, not with
+ * the number of CPU events.
  *
  * All times are int64 nanoseconds. Trace times are relative to the trace's
  * own zero; base_time_ns (Kineto's baseTimeNanoseconds, or a report's start
@@ -21,6 +23,7 @@
 #include <stdio.h>
 
 #include "binner.h"
+#include "identity.h"
 #include "stats.h"
 
 enum tl_format {
@@ -34,11 +37,6 @@ enum tl_format {
     TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed */
 };
 const char *tl_format_name(int format);
-
-/* How the rank was found, in DESIGN.md's order of preference. */
-enum tl_rank_source { TL_RANK_UNKNOWN = 0, TL_RANK_CONTENT, TL_RANK_NAME, TL_RANK_ORDER };
-/* "unknown", "content", "name", "order" (as the aggregate's inputs and partials say it). */
-const char *tl_rank_source_name(int source);
 
 /* Kinds of GPU events (HTA's kernel types, plus sync events as "other"). */
 enum tl_kernel_type { TL_KT_COMPUTE = 0, TL_KT_COMM, TL_KT_MEMORY, TL_KT_OTHER, TL_KT_COUNT };
@@ -334,18 +332,14 @@ struct tl_calltree;
 
 /* ---- the profile -------------------------------------------------------- */
 
-#define TL_PROFILE_MAX_WARNINGS 32
 
 typedef struct tl_profile {
-    char *path;            /* display name: a file path or "archive.zip:member/path" */
-    int format;            /* tl_format */
+    /* Who the input is (identity.h): the readers fill its path, format,
+     * rank and world size from the content, and its problems; run.c
+     * settles the rest over the whole run. Its problems are the profile's
+     * warnings: the reason a skipped profile was skipped is the first. */
+    tl_identity id;
     char format_detail[64];/* e.g. "object form", "array form, unterminated" */
-
-    int rank;              /* -1 until known */
-    int world_size;        /* 0 when unknown */
-    int rank_source;       /* tl_rank_source */
-    char rank_detail[96];  /* e.g. "distributedInfo.rank", "file name: rank3" */
-    int session;           /* 0-based session index within the rank (set when grouped) */
 
     int64_t base_time_ns;  /* wall-clock time of ts 0; INT64_MIN when unknown */
     /* The process that recorded it, for run identity (two inputs of one rank
@@ -417,10 +411,7 @@ typedef struct tl_profile {
     int unterminated;      /* array form without its closing ']' (valid per the format) */
     uint64_t bytes;        /* decompressed bytes read */
 
-    char *warnings[TL_PROFILE_MAX_WARNINGS];
-    int nwarnings;
-    uint64_t warnings_dropped;
-    int skipped;           /* not a profile: skip_reason says why */
+    int skipped;           /* not a profile: its first problem says why (TL_PROBLEM_SKIPPED) */
     /* Set by ingest when the bytes themselves say "this was meant to be a
      * profile" though they are not readable (all NUL bytes, JSON after NULs):
      * a static text saying so, else NULL. Run uses it to tell a damaged rank
@@ -448,11 +439,6 @@ typedef struct tl_profile {
     void *on_fold_ctx;
 
     void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
-    /* A libtally trace whose report (same rank, same start) is also an
-     * input: the same session, so its statistics are not counted twice.
-     * companion_of is the report's path. */
-    int companion;
-    char *companion_of;
 
     /* TL_FMT_AGGREGATE: the parsed document (a json_t *, owned; NULL once the
      * analysis took its sessions), and the ranks its sessions hold, which
@@ -478,10 +464,11 @@ typedef struct tl_profile {
 /* The name that holds what was folded beyond the budget. */
 #define TL_PROFILE_OTHER_NAMES "(other names)"
 
-/* Usable: read as a profile (not skipped as something else). */
-static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && !p->companion; }
+/* Usable: read as a profile (not skipped as something else), and a session
+ * of its own (not a companion, whose numbers are its report's). */
+static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && p->id.companion_of == NULL; }
 /* A partial or merged aggregate: an input that holds sessions of its own. */
-static inline int tl_profile_is_aggregate(const tl_profile *p) { return p->format == TL_FMT_AGGREGATE; }
+static inline int tl_profile_is_aggregate(const tl_profile *p) { return p->id.format == TL_FMT_AGGREGATE; }
 /* Let go of an aggregate's document (the consumer took its sessions). */
 void tl_profile_drop_aggregate_doc(tl_profile *p);
 
@@ -494,8 +481,16 @@ void tl_profile_release(tl_profile *p);
 void tl_profile_shrink(tl_profile *p);
 void tl_profile_free(tl_profile *p);
 
-/* Add a warning (printf-style). Beyond TL_PROFILE_MAX_WARNINGS they are counted. */
+/* Add a problem of the input (identity.h; printf-style): a warning; one
+ * whose text names a byte of the input (offset); the reason the input is
+ * not read as a profile, which also sets p->skipped. Beyond
+ * TL_IDENTITY_MAX_PROBLEMS they are counted. */
 void tl_profile_warn(tl_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl_profile_warn_at(tl_profile *p, int64_t offset, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tl_profile_skip(tl_profile *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Skip p for the problem a reader just added (its last): that one becomes
+ * the reason. Either way the reason is the first problem (identity.h). */
+void tl_profile_skip_last(tl_profile *p);
 
 /* The stat of (category, name), created if new; NULL when out of memory. */
 tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,

@@ -103,16 +103,14 @@ static void read_session(tl_profile *p, const json_t *root, double *base)
     int64_t rank, world;
     if (tags != NULL && json_object_get(tags, "rank") != NULL &&
         tag_int(p, tags, "rank", 0, INT_MAX - 1, &rank) == 0) {
-        p->rank = (int)rank;
-        p->rank_source = TL_RANK_CONTENT;
-        snprintf(p->rank_detail, sizeof p->rank_detail, "session_info.tags.rank");
+        tl_identity_set_rank(&p->id, (int)rank, TL_RANK_CONTENT, "session_info.tags.rank");
     }
     if (tags != NULL && json_object_get(tags, "world_size") != NULL &&
         tag_int(p, tags, "world_size", 1, INT_MAX, &world) == 0) {
-        p->world_size = (int)world;
-        if (p->rank >= p->world_size)
-            tl_profile_warn(p, "session_info.tags: rank %d is not below world_size %d", p->rank,
-                            p->world_size);
+        p->id.world_size = (int)world;
+        if (p->id.rank >= p->id.world_size)
+            tl_profile_warn(p, "session_info.tags: rank %d is not below world_size %d", p->id.rank,
+                            p->id.world_size);
     }
 }
 

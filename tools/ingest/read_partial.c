@@ -402,6 +402,58 @@ out:
     leave(r);
 }
 
+/* "warnings": each problem's text; their kinds follow from the identity,
+ * read before (tl_identity_kinds_from_words). */
+static void read_problems(reader *r, const json_t *v, void *base)
+{
+    tl_identity *id = &((tl_session *)base)->id;
+    json_t *x;
+    size_t i;
+    if (!json_is_array(v)) {
+        bad_key(r, "warnings", "expected an array");
+        return;
+    }
+    json_array_foreach(v, i, x) {
+        if (!json_is_string(x)) {
+            bad_key(r, "warnings", "expected strings");
+            return;
+        }
+        if (tl_problems_add_text(&id->problems, TL_PROBLEM_WARNING, -1, json_string_value(x)) != 0) {
+            bad(r, "out of memory");
+            return;
+        }
+    }
+    tl_identity_kinds_from_words(id);
+}
+
+/* "offsets": [[index into "warnings", byte]], indices ascending. */
+static void read_problem_offsets(reader *r, const json_t *v, void *base)
+{
+    tl_problems *l = &((tl_session *)base)->id.problems;
+    json_t *x;
+    size_t i;
+    int64_t last = -1;
+    if (!json_is_array(v)) {
+        bad_key(r, "offsets", "expected an array");
+        return;
+    }
+    json_array_foreach(v, i, x) {
+        json_t *ji = json_array_get(x, 0), *jo = json_array_get(x, 1);
+        int64_t at = json_is_integer(ji) ? json_integer_value(ji) : -1;
+        int64_t offset = json_is_integer(jo) ? json_integer_value(jo) : -1;
+        if (!json_is_array(x) || json_array_size(x) != 2 || at < 0 || offset < 0) {
+            bad_key(r, "offsets", "expected [index, byte]");
+            return;
+        }
+        if (at <= last || at >= (int64_t)l->n) {
+            bad_key(r, "offsets", "an index out of order or beyond \"warnings\"");
+            return;
+        }
+        l->v[at].offset = offset;
+        last = at;
+    }
+}
+
 /* v: the field's value in the object o (NULL: absent). */
 static void read_custom(reader *r, const tl_field *f, const json_t *v, const json_t *o, void *base)
 {
@@ -421,6 +473,8 @@ static void read_custom(reader *r, const tl_field *f, const json_t *v, const jso
         break;
     case TL_FC_SERIES_BINS: read_series_bins(r, v, base); break;
     case TL_FC_CALLTREE: read_calltree(r, v, base); break;
+    case TL_FC_PROBLEMS: read_problems(r, v, base); break;
+    case TL_FC_PROBLEM_OFFSETS: read_problem_offsets(r, v, base); break;
     default: bad_key(r, f->key, "not a field of this format"); break;
     }
 }

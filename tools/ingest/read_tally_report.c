@@ -186,8 +186,8 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
         long line, col;
         size_t at = sc.too_deep_at + skip;
         line_col(buf, len, at, &line, &col);
-        tl_profile_warn(p, "invalid report: nested deeper than %d levels at line %ld, column %ld "
-                        "(byte %zu)", TL_REPORT_MAX_DEPTH, line, col, at);
+        tl_profile_warn_at(p, (int64_t)at, "invalid report: nested deeper than %d levels at line %ld, column %ld "
+                           "(byte %zu)", TL_REPORT_MAX_DEPTH, line, col, at);
         goto out;
     }
     const char *doc = buf + skip;
@@ -228,8 +228,8 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
         /* jansson's position counts the bytes read up to and including the
          * offending one; the message gives that byte's 0-based offset */
         clean_copy(text, sizeof text, err.text, strlen(err.text), 120);
-        tl_profile_warn(p, "invalid JSON at line %ld, column %ld (byte %zu): %s", line, col,
-                        pos > 0 ? pos - 1 : 0, text);
+        tl_profile_warn_at(p, (int64_t)(pos > 0 ? pos - 1 : 0), "invalid JSON at line %ld, column %ld (byte %zu): %s",
+                           line, col, pos > 0 ? pos - 1 : 0, text);
         goto out;
     }
     ret = 0;
@@ -346,7 +346,7 @@ int tl_readers_expect(tl_profile *p, const json_t *root, int format, const char 
     char why[256];
     int kind = tl_report_kind(root, why, sizeof why);
     if (kind == format) {
-        p->format = format;
+        p->id.format = format;
         return 0;
     }
     if (kind != TL_FMT_UNKNOWN)
@@ -360,7 +360,7 @@ int tl_readers_expect(tl_profile *p, const json_t *root, int format, const char 
  * here only the ranks they hold are noted, for rank assignment. */
 static int read_aggregate(tl_profile *p, json_t *root)
 {
-    p->format = TL_FMT_AGGREGATE;
+    p->id.format = TL_FMT_AGGREGATE;
     json_t *sessions = json_object_get(root, "sessions"), *s;
     size_t i, n = json_array_size(sessions);
     p->aggregate_ranks = malloc((n ? n : 1) * sizeof *p->aggregate_ranks);
@@ -402,8 +402,7 @@ int tl_read_report(tl_profile *p, const char *buf, size_t len)
     case TL_FMT_INFERIX: ret = tl_read_inferix_json(p, root); break;
     case TL_FMT_AGGREGATE: ret = read_aggregate(p, root); break;
     default:
-        tl_profile_warn(p, "not a profile: %s", why);
-        p->skipped = 1;
+        tl_profile_skip(p, "not a profile: %s", why);
         break;
     }
     json_decref(root);
@@ -1176,14 +1175,14 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
         char s[48] = "unknown";
         if (tl_readers_string(p, root, "", "rank_source", TL_RD_OPTIONAL, &src, &src_len) == 0)
             clean_copy(s, sizeof s, src, src_len, 40);
-        p->rank = (int)rank;
-        p->rank_source = TL_RANK_CONTENT;
-        snprintf(p->rank_detail, sizeof p->rank_detail, "report rank (%s)", s);
+        char detail[TL_RANK_DETAIL_MAX + 1];
+        snprintf(detail, sizeof detail, "report rank (%s)", s);
+        tl_identity_set_rank(&p->id, (int)rank, TL_RANK_CONTENT, detail);
     }
     if (tl_readers_int(p, root, "", "world_size", TL_RD_NULLABLE, 1, INT_MAX, &world) == 0) {
-        p->world_size = (int)world;
-        if (p->rank >= p->world_size)
-            tl_profile_warn(p, "rank %d is not below world_size %d", p->rank, p->world_size);
+        p->id.world_size = (int)world;
+        if (p->id.rank >= p->id.world_size)
+            tl_profile_warn(p, "rank %d is not below world_size %d", p->id.rank, p->id.world_size);
     }
     if (tl_readers_ns(p, root, "", "start_time_unix_ns", 0, 1.0, &start) == 0)
         p->base_time_ns = start;

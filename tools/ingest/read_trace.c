@@ -432,8 +432,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (s == NULL)
         return;
     if (dur < 0) {
-        tl_profile_warn(p, "offset %" PRIu64 ": event \"%.*s\" has a negative duration; counted as 0",
-                        ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+        tl_profile_warn_at(p, (int64_t)ev->offset, "offset %" PRIu64 ": event \"%.*s\" has a negative duration; counted as 0",
+                           ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
         dur = 0;
     }
     tl_dur_stat_add(&s->d, (uint64_t)dur, TL_PROFILE_MAX_SAMPLES);
@@ -675,8 +675,8 @@ static void one_event(reader *r, const tl_trace_event *ev)
             return;
         }
         if (!ev->has_dur) {
-            tl_profile_warn(p, "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0",
-                            ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+            tl_profile_warn_at(p, (int64_t)ev->offset, "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0",
+                               ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
         }
         complete_event(r, cat, cat_len, name, name_len, ev, ev->ts_ns, ev->has_dur ? ev->dur_ns : 0);
         break;
@@ -724,27 +724,24 @@ static void take_meta(tl_profile *p, const tl_trace_stream *s, int kineto_hint)
 {
     const tl_trace_meta *m = &s->meta;
     if (m->form == TL_TRACE_FORM_OBJECT && !m->has_trace_events && s->stats.events == 0) {
-        tl_profile_warn(p, "a JSON object without a \"traceEvents\" array: not a trace");
-        p->skipped = 1;
+        tl_profile_skip(p, "a JSON object without a \"traceEvents\" array: not a trace");
     }
     int tally = strcmp(m->backend, "tally") == 0 ||
                 (m->other_data != NULL && strstr(m->other_data, "\"producer\":\"libtally") != NULL);
     if (tally)
-        p->format = TL_FMT_TALLY_TRACE;
+        p->id.format = TL_FMT_TALLY_TRACE;
     else if (kineto_hint || m->has_schema_version || m->device_count > 0 || m->has_rank || m->has_base_time)
-        p->format = TL_FMT_KINETO;
+        p->id.format = TL_FMT_KINETO;
     else
-        p->format = TL_FMT_CHROME_TRACE;
+        p->id.format = TL_FMT_CHROME_TRACE;
     snprintf(p->format_detail, sizeof p->format_detail, "%s form%s",
              m->form == TL_TRACE_FORM_OBJECT ? "object" : "array",
              s->stats.unterminated ? ", unterminated" : "");
     if (m->has_rank && m->rank >= 0 && m->rank <= INT32_MAX) {
-        p->rank = (int)m->rank;
-        p->rank_source = TL_RANK_CONTENT;
-        snprintf(p->rank_detail, sizeof p->rank_detail, "distributedInfo.rank");
+        tl_identity_set_rank(&p->id, (int)m->rank, TL_RANK_CONTENT, "distributedInfo.rank");
     }
     if (m->has_world_size && m->world_size > 0 && m->world_size <= INT32_MAX)
-        p->world_size = (int)m->world_size;
+        p->id.world_size = (int)m->world_size;
     if (m->has_base_time)
         p->base_time_ns = m->base_time_ns;
     int nd = m->device_count < TL_TRACE_MAX_DEVICES ? m->device_count : TL_TRACE_MAX_DEVICES;
@@ -773,13 +770,14 @@ static void take_stats(tl_profile *p, const tl_trace_stream *s, uint64_t unmatch
     p->unterminated = st->unterminated;
     p->bytes = st->bytes_read;
     for (unsigned i = 0; i < s->problem_count; i++)
-        tl_profile_warn(p, "offset %" PRIu64 ": %s", s->problems[i].offset, s->problems[i].text);
+        tl_profile_warn_at(p, (int64_t)s->problems[i].offset, "offset %" PRIu64 ": %s", s->problems[i].offset,
+                           s->problems[i].text);
     if (st->warnings > s->problem_count)
         tl_profile_warn(p, "%" PRIu64 " more problems of the kinds above", st->warnings - s->problem_count);
     /* The stream's final error is usually also its last problem: say it once. */
     const tl_parse_error *last = s->problem_count ? &s->problems[s->problem_count - 1] : NULL;
     if (s->has_error && !(last && last->offset == s->error.offset && !strcmp(last->text, s->error.text)))
-        tl_profile_warn(p, "offset %" PRIu64 ": %s", s->error.offset, s->error.text);
+        tl_profile_warn_at(p, (int64_t)s->error.offset, "offset %" PRIu64 ": %s", s->error.offset, s->error.text);
     if (unmatched_ends)
         tl_profile_warn(p, "%" PRIu64 " end (E) events without a begin", unmatched_ends);
     if (unclosed)
@@ -796,7 +794,7 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     int rc;
     memset(&r, 0, sizeof r);
     r.p = p;
-    if (tl_trace_stream_open(&s, read, ctx, p->path, opt) != 0) {
+    if (tl_trace_stream_open(&s, read, ctx, p->id.path, opt) != 0) {
         tl_trace_stream_release(&s);
         tl_profile_warn(p, "out of memory");
         p->error = 1;
@@ -827,15 +825,8 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     /* A trace with no events (or only metadata) says nothing about its rank:
      * counting it would add a rank of zeros to every across-rank figure. */
     if (!p->skipped && p->events == p->by_phase['M']) {
-        tl_profile_warn(p, "no events%s: a trace with nothing to measure is not a usable rank",
+        tl_profile_skip(p, "no events%s: a trace with nothing to measure is not a usable rank",
                         p->events ? " other than metadata (M)" : "");
-        p->skipped = 1;
-        /* The reason a profile is skipped is its first warning (inspect, run). */
-        if (p->nwarnings > 1) {
-            char *reason = p->warnings[p->nwarnings - 1];
-            memmove(p->warnings + 1, p->warnings, (size_t)(p->nwarnings - 1) * sizeof *p->warnings);
-            p->warnings[0] = reason;
-        }
     }
     resolve_launches(&r);
     take_pid(p, &r);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "ingest.h"
+#include "array.h"
 
 #include <ctype.h>
 #include <pthread.h>
@@ -25,12 +26,12 @@ void tl_run_release(tl_run *run)
 {
     for (size_t i = 0; i < run->n; i++)
         tl_profile_free(run->profiles[i]);
-    for (size_t i = 0; i < run->nproblems; i++)
-        free(run->problems[i]);
+    for (size_t i = 0; i < run->nunreadable; i++)
+        tl_identity_release(&run->unreadable[i]);
     for (size_t i = 0; i < run->nnotes; i++)
         free(run->notes[i]);
     free(run->profiles);
-    free(run->problems);
+    free(run->unreadable);
     free(run->notes);
     free(run->ids);
     memset(run, 0, sizeof *run);
@@ -38,15 +39,9 @@ void tl_run_release(tl_run *run)
 
 static void push_profile(tl_profile ***arr, size_t *n, size_t *cap, tl_profile *p)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 16;
-        tl_profile **x = realloc(*arr, c * sizeof *x);
-        if (x == NULL) {
-            tl_profile_free(p);
-            return;
-        }
-        *arr = x;
-        *cap = c;
+    if (tl_array_grow(arr, *n, cap, sizeof **arr, 16) != 0) {
+        tl_profile_free(p);
+        return;
     }
     (*arr)[(*n)++] = p;
 }
@@ -56,22 +51,26 @@ static void push_msg(char ***arr, size_t *n, size_t *cap, char *msg)
 {
     if (msg == NULL)
         return;
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 8;
-        char **x = realloc(*arr, c * sizeof *x);
-        if (x == NULL) {
-            free(msg);
-            return;
-        }
-        *arr = x;
-        *cap = c;
+    if (tl_array_grow(arr, *n, cap, sizeof **arr, TL_ARRAY_FIRST) != 0) {
+        free(msg);
+        return;
     }
     (*arr)[(*n)++] = msg;
 }
 
-static void push_problem(tl_run *run, char *msg)
+int tl_run_add_unreadable(tl_run *run, const char *name, const char *what)
 {
-    push_msg(&run->problems, &run->nproblems, &run->problems_cap, msg);
+    if (TL_ARRAY_GROW(run->unreadable, run->nunreadable, run->unreadable_cap) != 0)
+        return -1;
+    tl_identity *id = &run->unreadable[run->nunreadable];
+    if (tl_identity_init(id, name) != 0)
+        return -1;
+    if (tl_problems_add_text(&id->problems, TL_PROBLEM_UNREADABLE, -1, what) != 0) {
+        tl_identity_release(id);
+        return -1;
+    }
+    run->nunreadable++;
+    return 0;
 }
 
 static void push_note(tl_run *run, char *msg)
@@ -133,9 +132,9 @@ const char *tl_looks_like_rank_file(const char *name, const tl_profile *p)
 /* The first warnings that mean "nothing here is JSON at all". */
 static int unreadable_kind(const tl_profile *p)
 {
-    if (!p->skipped || p->nwarnings == 0)
+    if (!p->skipped || p->id.problems.n == 0)
         return 0;
-    const char *w = p->warnings[0];
+    const char *w = p->id.problems.v[0].text;
     return strncmp(w, "not JSON", 8) == 0 || strncmp(w, "empty file", 10) == 0 ||
            strncmp(w, "only whitespace", 15) == 0;
 }
@@ -144,12 +143,12 @@ static int unreadable_kind(const tl_profile *p)
 static void mark_damaged(tl_profile *p, const char *why)
 {
     char buf[640];
-    snprintf(buf, sizeof buf, "damaged profile (%s): %s", why, p->warnings[0]);
+    snprintf(buf, sizeof buf, "damaged profile (%s): %s", why, p->id.problems.v[0].text);
     char *w = strdup(buf);
     if (w == NULL)
         return;
-    free(p->warnings[0]);
-    p->warnings[0] = w;
+    free(p->id.problems.v[0].text);
+    p->id.problems.v[0].text = w;
 }
 
 /* ---- rank from a path ----------------------------------------------------- */
@@ -218,8 +217,8 @@ int tl_rank_from_path(const char *path, int *rank, char *detail, size_t dlen)
 typedef struct item_result {
     tl_profile **profiles;
     size_t n, cap;
-    char **problems;
-    size_t nproblems;
+    tl_item_error *problems;   /* inputs of the item that could not be read at all */
+    size_t nproblems, problems_cap;
     char *ignored_example;  /* the first input of this item skipped as not a profile */
     size_t ignored;
 } item_result;
@@ -266,10 +265,9 @@ static int on_input(const tl_input *in, void *user)
      * is usually a report's --json written next to the traces it summarizes:
      * reading both would count every session twice. */
     if (tl_profile_is_aggregate(p) && !p->skipped && in->from_walk) {
-        tl_profile_warn(p, "a tally aggregate found in a directory: not read, so the sessions it holds are not "
+        tl_profile_skip(p, "a tally aggregate found in a directory: not read, so the sessions it holds are not "
                            "counted twice next to their traces; name it to read it");
         tl_profile_drop_aggregate_doc(p);
-        p->skipped = 1;
     }
     atomic_fetch_add(&c->sh->bytes, p->bytes);
     if (c->sh->opt->on_profile != NULL)
@@ -281,17 +279,7 @@ static int on_input(const tl_input *in, void *user)
 static void on_problem(const char *name, const char *what, void *user)
 {
     item_ctx *c = user;
-    item_result *r = c->res;
-    char **x = realloc(r->problems, (r->nproblems + 1) * sizeof *x);
-    if (x == NULL)
-        return;
-    r->problems = x;
-    size_t len = strlen(name) + strlen(what) + 3;
-    char *m = malloc(len);
-    if (m == NULL)
-        return;
-    snprintf(m, len, "%s: %s", name, what);
-    r->problems[r->nproblems++] = m;
+    tl_item_errors_add(&c->res->problems, &c->res->nproblems, &c->res->problems_cap, name, what);
 }
 
 static void progress(shared *sh, int final)
@@ -337,12 +325,12 @@ static int64_t abs_start(const tl_profile *p)
 static int by_rank_then_start(const void *a, const void *b)
 {
     const tl_profile *x = *(tl_profile *const *)a, *y = *(tl_profile *const *)b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
+    if (x->id.rank != y->id.rank)
+        return x->id.rank < y->id.rank ? -1 : 1;
     int64_t sx = abs_start(x), sy = abs_start(y);
     if (sx != sy)
         return sx < sy ? -1 : 1;
-    return strcmp(x->path, y->path);
+    return strcmp(x->id.path, y->id.path);
 }
 
 /* The length of path without suffix, or 0 when it does not end so. */
@@ -366,21 +354,20 @@ static int same_stem(const char *report, const char *trace)
 /* libtally writes a report and a trace per process: when both are inputs,
  * the trace is the report's companion (the report's statistics are complete
  * even when trace events were dropped). They match by file stem, else (files
- * renamed) on rank and start time. */
+ * renamed) on rank and start time. The one place that pairs them. */
 static void pair_companions(tl_run *run)
 {
     for (size_t i = 0; i < run->n; i++) {
         tl_profile *t = run->profiles[i];
-        if (!tl_profile_usable(t) || t->format != TL_FMT_TALLY_TRACE)
+        if (!tl_profile_usable(t) || t->id.format != TL_FMT_TALLY_TRACE)
             continue;
         for (size_t k = 0; k < run->n; k++) {
             const tl_profile *r = run->profiles[k];
-            if (tl_profile_usable(r) && r->format == TL_FMT_TALLY_REPORT &&
-                (same_stem(r->path, t->path) ||
-                 (t->rank >= 0 && t->base_time_ns != INT64_MIN && r->rank == t->rank &&
+            if (tl_profile_usable(r) && r->id.format == TL_FMT_TALLY_REPORT &&
+                (same_stem(r->id.path, t->id.path) ||
+                 (t->id.rank >= 0 && t->base_time_ns != INT64_MIN && r->id.rank == t->id.rank &&
                   r->base_time_ns == t->base_time_ns))) {
-                t->companion = 1;
-                t->companion_of = strdup(r->path);
+                t->id.companion_of = strdup(r->id.path);
                 break;
             }
         }
@@ -429,36 +416,36 @@ static void assign_ranks(tl_run *run)
         if (!tl_profile_usable(p) || tl_profile_is_aggregate(p))
             continue;
         usable[n++] = p;
-        if (p->rank < 0 && tl_rank_from_path(p->path, &p->rank, p->rank_detail, sizeof p->rank_detail))
-            p->rank_source = TL_RANK_NAME;
+        int rank;
+        char detail[TL_RANK_DETAIL_MAX + 1];
+        if (p->id.rank < 0 && tl_rank_from_path(p->id.path, &rank, detail, sizeof detail))
+            tl_identity_set_rank(&p->id, rank, TL_RANK_NAME, detail);
     }
     /* The rest get the lowest ranks nobody has, in input (sorted) order. */
     int next = 0;
     for (size_t i = 0; i < n; i++) {
-        if (usable[i]->rank >= 0)
+        if (usable[i]->id.rank >= 0)
             continue;
         for (;;) {
             int taken = 0;
             for (size_t j = 0; j < n && !taken; j++)
-                taken = usable[j]->rank == next;
+                taken = usable[j]->id.rank == next;
             taken = taken || (nagg && bsearch(&next, agg, nagg, sizeof *agg, by_int) != NULL);
             if (!taken)
                 break;
             next++;
         }
-        usable[i]->rank = next;
-        usable[i]->rank_source = TL_RANK_ORDER;
-        snprintf(usable[i]->rank_detail, sizeof usable[i]->rank_detail,
-                 "no rank in the content or the name; assigned by input order");
+        tl_identity_set_rank(&usable[i]->id, next, TL_RANK_ORDER,
+                             "no rank in the content or the name; assigned by input order");
         next++;
     }
     qsort(usable, n, sizeof *usable, by_rank_then_start);
     int ranks = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && usable[i]->rank == usable[i - 1]->rank) {
-            usable[i]->session = usable[i - 1]->session + 1;
+        if (i > 0 && usable[i]->id.rank == usable[i - 1]->id.rank) {
+            usable[i]->id.session = usable[i - 1]->id.session + 1;
         } else {
-            usable[i]->session = 0;
+            usable[i]->id.session = 0;
             ranks++;
         }
     }
@@ -475,7 +462,7 @@ size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const
     tl_item_list_init(&items);
     tl_inputs_collect(&items, paths, npaths, &opt->limits);
     for (size_t i = 0; i < items.nerrors; i++)
-        push_problem(run, strdup(items.errors[i]));
+        tl_run_add_unreadable(run, items.errors[i].path, items.errors[i].what);
     for (size_t i = 0; i < items.nnotes; i++)
         push_note(run, strdup(items.notes[i]));
     run->duplicates = items.duplicates;
@@ -524,8 +511,11 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
             r->profiles[k]->item = i;
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
         }
-        for (size_t k = 0; k < r->nproblems; k++)
-            push_problem(run, r->problems[k]);
+        for (size_t k = 0; k < r->nproblems; k++) {
+            tl_run_add_unreadable(run, r->problems[k].path, r->problems[k].what);
+            free(r->problems[k].path);
+            free(r->problems[k].what);
+        }
         free(r->profiles);
         free(r->problems);
         if (r->ignored && example == NULL) {

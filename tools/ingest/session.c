@@ -1,7 +1,8 @@
 /*
  * session.c - a session result's lifecycle and the names of its enums
- * (session.h). The analysis that fills one is analyze/session.c's; the
- * partial reader that fills one from a file is read_partial.c.
+ * (session.h), and the session of an input that is no profile. The analysis
+ * that fills one is analyze/session.c's; the partial reader that fills one
+ * from a file is read_partial.c; settle.c settles the identity of all.
  */
 #include "session.h"
 
@@ -31,8 +32,8 @@ const char *tl_growth_metric_name(int metric)
 void tl_session_init(tl_session *s)
 {
     memset(s, 0, sizeof *s);
-    s->format = TL_FMT_UNKNOWN;
-    s->rank = -1;
+    s->id.format = TL_FMT_UNKNOWN;
+    s->id.rank = -1;
     s->start_ns = INT64_MIN;
     s->span_ns = -1;
     s->pid = -1;
@@ -70,12 +71,7 @@ static void release_extras(tl_session *s)
 
 void tl_session_release(tl_session *s)
 {
-    free(s->path);
-    free(s->companion_of);
-    free(s->rank_detail);
-    for (size_t i = 0; i < s->nwarnings; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
+    tl_identity_release(&s->id);
     for (size_t i = 0; i < s->nnames; i++) {
         free(s->names[i].name);
         tl_dur_stat_release(&s->names[i].d);
@@ -107,4 +103,24 @@ void tl_session_release(tl_session *s)
     free(s->devices);
     release_extras(s);
     memset(s, 0, sizeof *s);
+}
+
+int tl_session_from_identity(tl_session *s, const tl_identity *id)
+{
+    tl_session_init(s);
+    if (tl_identity_copy(&s->id, id) != 0)
+        return -1;
+    /* no data: whatever the profile had found is not this session's */
+    s->id.format = TL_FMT_UNKNOWN;
+    s->id.rank = -1;
+    s->id.world_size = s->id.rank_source = s->id.session = s->id.run = 0;
+    free(s->id.rank_detail);
+    free(s->id.companion_of);
+    s->id.companion_of = NULL;
+    s->id.rank_detail = strdup("");
+    if (s->id.rank_detail == NULL) {
+        tl_session_release(s);
+        return -1;
+    }
+    return 0;
 }

@@ -9,6 +9,15 @@
  * render include this header, ingest never includes theirs, and data flows
  * one way (ingest -> analyze -> render).
  *
+ * A session carries its input's identity (identity.h), taken from the
+ * profile once ingest settled it (tl_identity_take_settled) or read back from
+ * a partial. The last of identity -- runs, session numbers, what a companion
+ * lends its report -- needs every session and is settled here too, once
+ * (tl_sessions_settle, below). After it, analyze and render may rely on:
+ * sessions sorted (those that count first, by rank then start), every
+ * identity final, and tl_session_counts as the one answer to "does this
+ * session count"; tl_identity_standing says why one does not.
+ *
  * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
  */
 #ifndef TALLY_SESSION_H
@@ -18,6 +27,7 @@
 #include <stdint.h>
 
 #include "calltree.h"
+#include "identity.h"
 #include "profile.h"
 
 /* Groups of names: categories that mean the same thing across producers
@@ -278,16 +288,12 @@ typedef struct tl_tseries {
 } tl_tseries;
 
 typedef struct tl_session {
-    char *path;
-    int format;                /* tl_format */
-    int rank, world_size, rank_source, session;
-    char *rank_detail;
+    /* Who the input is (identity.h): settled by ingest, read by everyone
+     * after. Whether it counts is tl_session_counts(s), nothing else. */
+    tl_identity id;
     int64_t start_ns;          /* absolute when base time known, else as in the file */
     int64_t span_ns;           /* end - start of the events; -1 unknown */
     int truncated;
-    char **warnings;
-    size_t nwarnings;
-    char *companion_of;        /* a libtally trace whose report is an input: not counted */
 
     tl_sname *names;
     size_t nnames;
@@ -313,7 +319,6 @@ typedef struct tl_session {
     int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
                                 * the host is sys.hostname) */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
-    int run;                   /* which run it belongs to (run identity, aggregate.c); 0 the analyzed one */
     /* The call tree of the nested CPU events (calltree.h, names its own);
      * empty (n == 0) when the input does not nest. */
     tl_calltree calltree;
@@ -349,6 +354,48 @@ typedef struct tl_session {
 void tl_session_init(tl_session *s);
 /* Free what s holds and leave it zeroed. */
 void tl_session_release(tl_session *s);
+
+/* The session of an input that is no profile (skipped, or unreadable): its
+ * identity, copied, and no data; it is listed among the inputs, never
+ * counted. 0, or -1 out of memory (s is then released). */
+int tl_session_from_identity(tl_session *s, const tl_identity *id);
+
+/* Counted in the numbers: a session of its own (a profile with a rank, not
+ * a companion trace) of the run analyzed (identity.h). The one test every
+ * analysis and every output asks; valid once tl_sessions_settle ran. */
+static inline int tl_session_counts(const tl_session *s) { return tl_identity_counts(&s->id); }
+
+/* ---- the last of identity: over every session at once ---------------------
+ * Some of an input's identity depends on every other input: which run it
+ * belongs to, its session number in its rank, and what a companion trace
+ * lends its report. Those inputs may have been read by other processes or
+ * in other partials, so this is settled where the list of sessions is
+ * complete, once: tl_aggregate_finish calls tl_sessions_settle first, and
+ * everything after reads the result. In order:
+ *   1. a companion trace's session lends its report's session what a report
+ *      lacks (timeline, memory series, call tree, self and inclusive time);
+ *   2. the sessions are sorted: the sessions of their own by rank, start
+ *      and path, the others (not profiles, companions) after them by path;
+ *   3. run identity (docs/analysis.md): inputs are pooled as sessions of one
+ *      rank only when one process could have recorded them one after the
+ *      other (world size, device, format, host, process, times); the run with
+ *      the most inputs is the one analyzed (run 0), the others are left out
+ *      of the numbers with a note -- or pooled all the same when pool is set
+ *      (`tally compare --sessions`), still with a note;
+ *   4. each session is numbered among its rank's in its run, by start;
+ *   5. notes: ranks a declared world size promises that no input holds, and
+ *      inputs that share a rank only by input order (partials aggregated apart).
+ * The notes (malloc'd sentences, warnings that --strict counts) are appended
+ * to *notes. Deterministic in the set of sessions, whatever their order.
+ * 0, or -1 out of memory. */
+#define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in a note) */
+int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nnotes);
+
+/* The ranks a declared world size promises and are not there, as one
+ * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks
+ * 1-7"), with ranks at or beyond it; ranks sorted ascending, each once.
+ * 1 when there is something to say, else 0 (buf ""). */
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size);
 
 /* Names of the enums a session holds, as partials write them (partial.h):
  * "gpu"/"cpu"; "allocated"/"device_used"/"rss". NULL out of range. */

@@ -233,15 +233,15 @@ static void put_identity(buf *b, const tl_profile *p, size_t global_item)
 {
     put_i64(b, (int64_t)global_item);
     put_i64(b, p->skipped);
-    put_i64(b, p->format);
-    put_i64(b, p->rank);
-    put_i64(b, p->world_size);
-    put_i64(b, p->rank_source);
+    put_i64(b, p->id.format);
+    put_i64(b, p->id.rank);
+    put_i64(b, p->id.world_size);
+    put_i64(b, p->id.rank_source);
     put_i64(b, p->base_time_ns);
     put_i64(b, p->start_ns);
     put_i64(b, p->end_ns);
-    put_str(b, p->path);
-    put_str(b, p->rank_detail);
+    put_str(b, p->id.path);
+    put_str(b, p->id.rank_detail);
     put_i64(b, (int64_t)p->naggregate_ranks);
     for (size_t k = 0; k < p->naggregate_ranks; k++)
         put_i64(b, p->aggregate_ranks[k]);
@@ -257,18 +257,17 @@ static tl_profile *get_identity(buf *b, size_t *item)
     tl_profile_init(p, "");
     *item = (size_t)get_i64(b);
     p->skipped = (int)get_i64(b);
-    p->format = (int)get_i64(b);
-    p->rank = (int)get_i64(b);
-    p->world_size = (int)get_i64(b);
-    p->rank_source = (int)get_i64(b);
+    p->id.format = (int)get_i64(b);
+    p->id.rank = (int)get_i64(b);
+    p->id.world_size = (int)get_i64(b);
+    p->id.rank_source = (int)get_i64(b);
     p->base_time_ns = get_i64(b);
     p->start_ns = get_i64(b);
     p->end_ns = get_i64(b);
-    free(p->path);
-    p->path = get_str(b);
-    char *detail = get_str(b);
-    snprintf(p->rank_detail, sizeof p->rank_detail, "%s", detail ? detail : "");
-    free(detail);
+    free(p->id.path);
+    p->id.path = get_str(b);
+    free(p->id.rank_detail);
+    p->id.rank_detail = get_str(b);
     int64_t n = get_i64(b);
     if (!b->oom && n > 0 && (size_t)n <= (b->len - b->pos) / sizeof(int64_t)) {
         p->aggregate_ranks = malloc((size_t)n * sizeof *p->aggregate_ranks);
@@ -281,31 +280,34 @@ static tl_profile *get_identity(buf *b, size_t *item)
     return p;
 }
 
-/* What a profile learns back. */
+/* What a profile learns back: what tl_run_assign_ranks settled. The rank
+ * goes through tl_identity_set_rank, so a rank by input order becomes the
+ * input's problem here as it did on process 0. */
 static void put_assigned(buf *b, const tl_profile *p)
 {
-    put_i64(b, p->rank);
-    put_i64(b, p->rank_source);
-    put_i64(b, p->session);
-    put_i64(b, p->companion);
-    put_str(b, p->rank_detail);
-    put_str(b, p->companion_of);
+    put_i64(b, p->id.rank);
+    put_i64(b, p->id.rank_source);
+    put_i64(b, p->id.session);
+    put_i64(b, p->id.companion_of != NULL);
+    put_str(b, p->id.rank_detail);
+    put_str(b, p->id.companion_of);
 }
 
 static void get_assigned(buf *b, tl_profile *p)
 {
-    p->rank = (int)get_i64(b);
-    p->rank_source = (int)get_i64(b);
-    p->session = (int)get_i64(b);
-    p->companion = (int)get_i64(b);
+    int rank = (int)get_i64(b);
+    int source = (int)get_i64(b);
+    p->id.session = (int)get_i64(b);
+    int companion = (int)get_i64(b);
     char *detail = get_str(b);
-    snprintf(p->rank_detail, sizeof p->rank_detail, "%s", detail ? detail : "");
+    if (tl_identity_set_rank(&p->id, rank, source, detail) != 0)
+        b->oom = 1;
     free(detail);
-    free(p->companion_of);
-    p->companion_of = get_str(b);
-    if (p->companion_of && !p->companion) {
-        free(p->companion_of);
-        p->companion_of = NULL;
+    free(p->id.companion_of);
+    p->id.companion_of = get_str(b);
+    if (p->id.companion_of && !companion) {
+        free(p->id.companion_of);
+        p->id.companion_of = NULL;
     }
 }
 
@@ -701,13 +703,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     tl_run run;
     tl_run_init(&run);
     if (g_rank == 0) /* discovery problems were found once, here */
-        for (size_t i = 0; i < all.nerrors; i++) {
-            char **x = realloc(run.problems, (run.nproblems + 1) * sizeof *x);
-            if (x != NULL && (x[run.nproblems] = strdup(all.errors[i])) != NULL)
-                run.problems = x, run.nproblems++;
-            else if (x != NULL)
-                run.problems = x;
-        }
+        for (size_t i = 0; i < all.nerrors; i++)
+            tl_run_add_unreadable(&run, all.errors[i].path, all.errors[i].what);
     double t0 = MPI_Wtime();
     tl_run_read_items(&run, &mine, &io);
     double t_read = MPI_Wtime() - t0, t_read_max = 0;
@@ -751,13 +748,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     if (cli->progress)
         fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s\n", agg->nsessions,
                 MPI_Wtime() - t0);
-    for (size_t i = 0; i < agg->nsessions; i++) {
-        const tl_session *s = &agg->sessions[i];
-        *warnings += s->nwarnings;
-        if (!cli->quiet)
-            for (size_t w = 0; w < s->nwarnings; w++)
-                fprintf(stderr, "tally: %s: %s\n", s->path, s->warnings[w]);
-    }
+    for (size_t i = 0; i < agg->nsessions; i++)
+        *warnings += tl_cli_problems(cli, &agg->sessions[i].id);
     int frc = tl_cli_finish(agg, (size_t)total_usable);
     if (frc == TL_EXIT_OK)
         *warnings += tl_cli_notes(cli, agg); /* run identity, as tally prints it */

@@ -224,8 +224,8 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
             const tl_session *s = &a->sessions[r->sessions[k]];
             tl_json_object_begin(j);
             tl_json_kv_int(j, "session", (int64_t)k);
-            tl_json_kv_string(j, "path", s->path);
-            tl_json_kv_string(j, "format", tl_format_name(s->format));
+            tl_json_kv_string(j, "path", s->id.path);
+            tl_json_kv_string(j, "format", tl_format_name(s->id.format));
             tl_json_key(j, "start_ns");
             s->start_ns != INT64_MIN ? tl_json_int(j, s->start_ns) : tl_json_null(j);
             tl_json_key(j, "span_ns");
@@ -439,21 +439,21 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
         tl_json_object_begin(j);
-        tl_json_kv_string(j, "path", s->path);
-        tl_json_kv_string(j, "format", s->format != TL_FMT_UNKNOWN ? tl_format_name(s->format) : "not-a-profile");
+        tl_json_kv_string(j, "path", s->id.path);
+        tl_json_kv_string(j, "format", s->id.format != TL_FMT_UNKNOWN ? tl_format_name(s->id.format) : "not-a-profile");
         tl_json_key(j, "rank");
-        s->rank >= 0 ? tl_json_int(j, s->rank) : tl_json_null(j);
+        s->id.rank >= 0 ? tl_json_int(j, s->id.rank) : tl_json_null(j);
         tl_json_key(j, "rank_source");
-        s->rank >= 0 ? tl_json_string(j, tl_rank_source_name(s->rank_source)) : tl_json_null(j);
-        tl_json_kv_string(j, "rank_detail", s->rank_detail);
-        tl_json_kv_int(j, "session", s->session);
+        s->id.rank >= 0 ? tl_json_string(j, tl_rank_source_name(s->id.rank_source)) : tl_json_null(j);
+        tl_json_kv_string(j, "rank_detail", s->id.rank_detail);
+        tl_json_kv_int(j, "session", s->id.session);
         tl_json_kv_bool(j, "truncated", s->truncated);
         tl_json_key(j, "companion_of");
-        s->companion_of ? tl_json_string(j, s->companion_of) : tl_json_null(j);
+        s->id.companion_of ? tl_json_string(j, s->id.companion_of) : tl_json_null(j);
         tl_json_key(j, "warnings");
         tl_json_array_begin(j);
-        for (size_t w = 0; w < s->nwarnings; w++)
-            tl_json_string(j, s->warnings[w]);
+        for (size_t w = 0; w < s->id.problems.n; w++)
+            tl_json_string(j, s->id.problems.v[w].text);
         tl_json_array_end(j);
         tl_json_object_end(j);
     }

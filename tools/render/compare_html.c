@@ -107,7 +107,7 @@ static void run_line(FILE *f, const char *what, const tl_aggregate *a)
             a->nranks, a->nranks == 1 ? "" : "s");
     if (a->nsessions > 0) {
         fputs(" (", f);
-        tl_escape_html_n(f, a->sessions[0].path, 200);
+        tl_escape_html_n(f, a->sessions[0].id.path, 200);
         fputs(a->nsessions > 1 ? ", \xe2\x80\xa6)" : ")", f);
     }
     fputs("</p>\n", f);
@@ -442,7 +442,7 @@ static void run_range(const tl_aggregate *a, int64_t *start, int64_t *end)
     *end = INT64_MIN;
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_timeline *t = &a->sessions[i].timeline;
-        if (a->sessions[i].rank < 0 || t->start_ns >= t->end_ns || t->nlanes == 0)
+        if (!tl_session_counts(&a->sessions[i]) || t->start_ns >= t->end_ns || t->nlanes == 0)
             continue;
         if (t->start_ns < *start)
             *start = t->start_ns;
@@ -491,19 +491,19 @@ static void build_lanes(run_lanes *rl, const tl_aggregate *a, int64_t t0, double
     int last_rank = -1;
     for (size_t i = 0; i < a->nsessions && rl->n < TL_LANES; i++) {
         const tl_session *s = &a->sessions[i];
-        if (s->rank < 0 || s->timeline.start_ns >= s->timeline.end_ns)
+        if (!tl_session_counts(s) || s->timeline.start_ns >= s->timeline.end_ns)
             continue;
         for (size_t k = 0; k < s->timeline.nlanes && rl->n < TL_LANES; k++) {
             size_t j = rl->n++;
             tl_svg_lane *l = &rl->lanes[j];
-            snprintf(labels[j], 64, "r%d %s", s->rank, s->timeline.lanes[k].label);
+            snprintf(labels[j], 64, "r%d %s", s->id.rank, s->timeline.lanes[k].label);
             lane_columns(&s->timeline, &s->timeline.lanes[k], t0, col_ns, rl->kind[j], rl->level[j], rl->busy);
             l->label = labels[j];
             l->kind = rl->kind[j];
             l->level = rl->level[j];
             snprintf(l->note, sizeof l->note, "busy share per column; darker is busier");
-            l->group_start = s->rank != last_rank;
-            last_rank = s->rank;
+            l->group_start = s->id.rank != last_rank;
+            last_rank = s->id.rank;
         }
     }
 }

@@ -53,7 +53,7 @@ static void write_run(tl_json *j, const tl_aggregate *a)
     tl_json_key(j, "inputs");
     tl_json_array_begin(j);
     for (size_t i = 0; i < a->nsessions; i++)
-        tl_json_string(j, a->sessions[i].path);
+        tl_json_string(j, a->sessions[i].id.path);
     tl_json_array_end(j);
     tl_json_key(j, "ranks");
     tl_json_array_begin(j);

@@ -14,11 +14,6 @@
 #include "text_table.h"
 #include "units.h"
 
-int tl_context_counted(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
 /* ---- video diffusion ------------------------------------------------------ */
 
 const char *const tl_diffusion_heads[TL_DIFFUSION_COLS] = { "Rank",          "Blocks",   "Frames",
@@ -117,7 +112,7 @@ size_t tl_counters_count(const tl_aggregate *a)
 {
     size_t n = 0;
     for (size_t i = 0; i < a->nsessions; i++)
-        if (tl_context_counted(&a->sessions[i]))
+        if (tl_session_counts(&a->sessions[i]))
             n += a->sessions[i].ncounters;
     return n;
 }
@@ -125,7 +120,7 @@ size_t tl_counters_count(const tl_aggregate *a)
 /* The row cells of one counter. */
 static void counter_cells(const tl_session *s, const tl_scounter *c, char (*buf)[48])
 {
-    snprintf(buf[0], 48, "%d", s->rank);
+    snprintf(buf[0], 48, "%d", s->id.rank);
     snprintf(buf[1], 48, "%llu", (unsigned long long)c->count);
     tl_units_count(buf[2], 48, c->min);
     tl_units_count(buf[3], 48, c->mean);
@@ -146,7 +141,7 @@ void tl_counters_summary(FILE *out, const tl_aggregate *a, size_t width, size_t 
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (size_t i = 0; i < a->nsessions && shown < max; i++) {
         const tl_session *s = &a->sessions[i];
-        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < max; k++, shown++) {
+        for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < max; k++, shown++) {
             char b[5][48];
             counter_cells(s, &s->counters[k], b);
             const char *cells[] = { b[0], s->counters[k].name, b[1], b[2], b[3], b[4] };
@@ -167,7 +162,7 @@ void tl_counters_markdown(FILE *out, const tl_aggregate *a, size_t max)
     fputs("\n## Counters\n\n| Rank | Counter | Count | Min | Mean | Max |\n|---:|---|---:|---:|---:|---:|\n", out);
     for (size_t i = 0; i < a->nsessions && shown < max; i++) {
         const tl_session *s = &a->sessions[i];
-        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < max; k++, shown++) {
+        for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < max; k++, shown++) {
             char b[5][48];
             counter_cells(s, &s->counters[k], b);
             fprintf(out, "| %s | `", b[0]);
@@ -201,7 +196,7 @@ char *tl_events_sentence(const tl_aggregate *a)
     uint64_t total = 0;
     size_t kept = 0;
     for (size_t i = 0; i < a->nsessions; i++)
-        if (tl_context_counted(&a->sessions[i])) {
+        if (tl_session_counts(&a->sessions[i])) {
             total += a->sessions[i].events_total;
             kept += a->sessions[i].nevents;
         }
@@ -214,7 +209,7 @@ char *tl_events_sentence(const tl_aggregate *a)
     size_t nc = 0;
     for (size_t i = 0; c && i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        for (size_t k = 0; tl_context_counted(s) && k < s->nevents; k++) {
+        for (size_t k = 0; tl_session_counts(s) && k < s->nevents; k++) {
             size_t j = 0;
             while (j < nc && strcmp(c[j].name, s->events[k].name) != 0)
                 j++;
@@ -253,11 +248,11 @@ char *tl_hosts_sentence(const tl_aggregate *a)
     int hosts = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (!tl_context_counted(s) || s->sys.hostname == NULL)
+        if (!tl_session_counts(s) || s->sys.hostname == NULL)
             continue;
         int seen = 0;
         for (size_t k = 0; k < i && !seen; k++)
-            seen = tl_context_counted(&a->sessions[k]) && a->sessions[k].sys.hostname &&
+            seen = tl_session_counts(&a->sessions[k]) && a->sessions[k].sys.hostname &&
                    strcmp(a->sessions[k].sys.hostname, s->sys.hostname) == 0;
         if (seen)
             continue;
@@ -270,13 +265,13 @@ char *tl_hosts_sentence(const tl_aggregate *a)
             int m = 0;
             for (size_t k = i; k < a->nsessions; k++) {
                 const tl_session *t = &a->sessions[k];
-                if (!tl_context_counted(t) || t->sys.hostname == NULL ||
-                    strcmp(t->sys.hostname, s->sys.hostname) != 0 || t->rank == last)
+                if (!tl_session_counts(t) || t->sys.hostname == NULL ||
+                    strcmp(t->sys.hostname, s->sys.hostname) != 0 || t->id.rank == last)
                     continue;
                 if (pass == 1)
-                    fprintf(f, "%s%d", m ? ", " : " ", t->rank);
+                    fprintf(f, "%s%d", m ? ", " : " ", t->id.rank);
                 m++;
-                last = t->rank;
+                last = t->id.rank;
             }
             n = m;
         }

@@ -45,7 +45,5 @@ char *tl_events_sentence(const tl_aggregate *a);
 /* Each host the collector recorded with its ranks, OS, CPUs and memory, one
  * per "; ". Empty when no input recorded its host. The caller frees it. */
 char *tl_hosts_sentence(const tl_aggregate *a);
-/* Whether session s is one of the analyzed run's (counted, run 0). */
-int tl_context_counted(const tl_session *s);
 
 #endif

@@ -16,7 +16,7 @@
 void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
 {
     *start = *end = 0;
-    if (s->rank < 0 || s->companion_of != NULL)
+    if (!tl_session_counts(s))
         return;
     if (s->timeline.start_ns < s->timeline.end_ns) {
         *start = s->timeline.start_ns;
@@ -114,8 +114,6 @@ int tl_html_periods_find(tl_html_periods *p, const tl_aggregate *a)
     }
     for (size_t i = 0; i < a->nsessions; i++) {
         p->of[i] = -1;
-        if (a->sessions[i].run > 0)
-            continue; /* another run's inputs are left out (run identity) */
         tl_html_session_range(&a->sessions[i], &v[n].s, &v[n].e);
         if (v[n].s < v[n].e)
             v[n++].session = i;

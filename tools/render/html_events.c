@@ -18,15 +18,10 @@
 #define TL_HTML_EVENT_MARKS 400  /* markers of one strip chart; the rest are counted */
 #define STRIP_COLS 480
 
-static int counted(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
 static void mark_title(char *buf, size_t len, const tl_session *s, const tl_sevent *e, int64_t t0)
 {
     char t[48];
-    snprintf(buf, len, "rank %d, %s at %s: %s", s->rank, e->name, tl_units_dur(t, sizeof t, (double)(e->ts_ns - t0)),
+    snprintf(buf, len, "rank %d, %s at %s: %s", s->id.rank, e->name, tl_units_dur(t, sizeof t, (double)(e->ts_ns - t0)),
              e->payload);
 }
 
@@ -113,8 +108,8 @@ static int by_time(const void *x, const void *y)
             return -1;
         return ta < tb ? -1 : 1;
     }
-    if (a->s->rank != b->s->rank)
-        return a->s->rank < b->s->rank ? -1 : 1;
+    if (a->s->id.rank != b->s->id.rank)
+        return a->s->id.rank < b->s->id.rank ? -1 : 1;
     return a->e < b->e ? -1 : a->e > b->e;
 }
 
@@ -129,7 +124,7 @@ static void table(tl_html *h, size_t kept, uint64_t total)
     }
     for (size_t i = 0; i < h->a->nsessions; i++) {
         const tl_session *s = &h->a->sessions[i];
-        for (size_t k = 0; counted(s) && k < s->nevents; k++)
+        for (size_t k = 0; tl_session_counts(s) && k < s->nevents; k++)
             v[n++] = (row){ s, &s->events[k] };
     }
     qsort(v, n, sizeof *v, by_time);
@@ -144,7 +139,7 @@ static void table(tl_html *h, size_t kept, uint64_t total)
     for (size_t i = 0; i < n && shown < TL_HTML_EVENT_ROWS; i++, shown++) {
         char t[48];
         fprintf(f, "<tr><td class=\"num\">%s</td><td class=\"num\">%d</td><th scope=\"row\">",
-                v[i].e->ts_ns == INT64_MIN ? "\xe2\x80\x93" : tl_units_time(t, sizeof t, v[i].e->ts_ns), v[i].s->rank);
+                v[i].e->ts_ns == INT64_MIN ? "\xe2\x80\x93" : tl_units_time(t, sizeof t, v[i].e->ts_ns), v[i].s->id.rank);
         tl_escape_html_n(f, v[i].e->name, 200);
         fputs("</th><td><code>", f);
         tl_html_breakable(f, v[i].e->payload, TL_EVENT_PAYLOAD_MAX + 4);
@@ -164,7 +159,7 @@ void tl_html_events(tl_html *h)
     size_t kept = 0;
     uint64_t total = 0;
     for (size_t i = 0; i < h->a->nsessions; i++)
-        if (counted(&h->a->sessions[i])) {
+        if (tl_session_counts(&h->a->sessions[i])) {
             kept += h->a->sessions[i].nevents;
             total += h->a->sessions[i].events_total;
         }

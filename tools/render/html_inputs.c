@@ -18,12 +18,6 @@
 #define MAX_WARNINGS 5 /* per input, the rest counted */
 #define MAX_TAGS 16    /* per session in the sessions table, the rest counted */
 
-/* Counted in the numbers: a profile, not a companion, of the run analyzed. */
-static int counted(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL && s->run == 0;
-}
-
 static void path_cell(FILE *f, const char *path)
 {
     fputs("<th scope=\"row\" class=\"path\">", f);
@@ -36,9 +30,9 @@ static void path_cell(FILE *f, const char *path)
 static void session_row(FILE *f, const tl_session *s)
 {
     char b[48];
-    fprintf(f, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td>", s->rank, s->session);
-    path_cell(f, s->path);
-    fprintf(f, "<td>%s</td><td>%s</td>", tl_format_name(s->format), tl_units_time(b, sizeof b, s->start_ns));
+    fprintf(f, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td>", s->id.rank, s->id.session);
+    path_cell(f, s->id.path);
+    fprintf(f, "<td>%s</td><td>%s</td>", tl_format_name(s->id.format), tl_units_time(b, sizeof b, s->start_ns));
     tl_html_td(f, s->span_ns >= 0 ? (double)s->span_ns : NAN, TL_UNIT_NS);
     fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td>", s->nsteps,
             (unsigned long long)s->gpu.events, s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
@@ -100,7 +94,7 @@ void tl_html_sessions(tl_html *h)
     size_t shown = 0, total = 0;
     tl_html_open(h, "sessions", "Sessions");
     for (size_t i = 0; i < h->a->nsessions; i++)
-        total += counted(&h->a->sessions[i]);
+        total += tl_session_counts(&h->a->sessions[i]);
     if (total == 0) {
         tl_html_none(h, "No sessions: no input could be read as a profile.");
         tl_html_close(h);
@@ -113,7 +107,7 @@ void tl_html_sessions(tl_html *h)
           "<th scope=\"col\">Steps</th><th scope=\"col\">GPU events</th><th scope=\"col\">Lanes</th>"
           "<th scope=\"col\">Device</th><th scope=\"col\">Tags</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++)
-        if (counted(&h->a->sessions[i])) {
+        if (tl_session_counts(&h->a->sessions[i])) {
             session_row(f, &h->a->sessions[i]);
             shown++;
         }
@@ -128,15 +122,15 @@ void tl_html_sessions(tl_html *h)
 static void warnings_cell(FILE *f, const tl_session *s)
 {
     fputs("<td>", f);
-    if (s->nwarnings > 0) {
+    if (s->id.problems.n > 0) {
         fputs("<ul class=\"warnings\">", f);
-        for (size_t w = 0; w < s->nwarnings && w < MAX_WARNINGS; w++) {
+        for (size_t w = 0; w < s->id.problems.n && w < MAX_WARNINGS; w++) {
             fputs("<li>", f);
-            tl_escape_html_n(f, s->warnings[w], 500);
+            tl_escape_html_n(f, s->id.problems.v[w].text, 500);
             fputs("</li>", f);
         }
-        if (s->nwarnings > MAX_WARNINGS)
-            fprintf(f, "<li>and %zu more</li>", s->nwarnings - MAX_WARNINGS);
+        if (s->id.problems.n > MAX_WARNINGS)
+            fprintf(f, "<li>and %zu more</li>", s->id.problems.n - MAX_WARNINGS);
         fputs("</ul>", f);
     }
     fputs("</td>", f);
@@ -145,29 +139,33 @@ static void warnings_cell(FILE *f, const tl_session *s)
 static void input_row(FILE *f, const tl_session *s)
 {
     fputs("<tr>", f);
-    path_cell(f, s->path);
-    fprintf(f, "<td>%s</td>", s->format != TL_FMT_UNKNOWN ? tl_format_name(s->format) : "not a profile");
-    if (s->rank >= 0) {
-        fprintf(f, "<td class=\"num\">%d</td><td>%s", s->rank, tl_text_rank_source(s->rank_source));
-        if (s->rank_detail && *s->rank_detail) {
+    path_cell(f, s->id.path);
+    fprintf(f, "<td>%s</td>", s->id.format != TL_FMT_UNKNOWN ? tl_format_name(s->id.format) : "not a profile");
+    if (s->id.rank >= 0) {
+        fprintf(f, "<td class=\"num\">%d</td><td>%s", s->id.rank, tl_text_rank_source(s->id.rank_source));
+        if (s->id.rank_detail && *s->id.rank_detail) {
             fputs(": ", f);
-            tl_escape_html_n(f, s->rank_detail, 200);
+            tl_escape_html_n(f, s->id.rank_detail, 200);
         }
         fputs("</td>", f);
     } else {
         fputs("<td class=\"num\">\xe2\x80\x93</td><td>\xe2\x80\x93</td>", f);
     }
+    /* why it is not counted (identity.h), then whether it was cut short */
+    int standing = tl_identity_standing(&s->id);
     fputs("<td>", f);
-    if (s->companion_of) {
+    if (standing == TL_STANDING_COMPANION) {
         fputs("companion of ", f);
-        tl_html_code(f, s->companion_of, 0);
+        tl_html_code(f, s->id.companion_of, 0);
         fputs(" (not counted)", f);
-    }
-    if (s->run > 0 && !s->companion_of)
+    } else if (standing == TL_STANDING_OTHER_RUN) {
         fputs("another run: left out of the numbers (see Recommendations)", f);
+    }
     if (s->truncated)
-        fputs(s->companion_of || s->run > 0 ? "; truncated: read up to the last complete event"
-                                            : "truncated: read up to the last complete event", f);
+        fputs(standing == TL_STANDING_COMPANION || standing == TL_STANDING_OTHER_RUN
+                  ? "; truncated: read up to the last complete event"
+                  : "truncated: read up to the last complete event",
+              f);
     fputs("</td>", f);
     warnings_cell(f, s);
     fputs("</tr>\n", f);
@@ -178,10 +176,11 @@ static void inputs_summary(tl_html *h)
     size_t used = 0, skipped = 0, companions = 0, warnings = 0, truncated = 0;
     for (size_t i = 0; i < h->a->nsessions; i++) {
         const tl_session *s = &h->a->sessions[i];
-        used += counted(s);
-        skipped += s->rank < 0;
-        companions += s->rank >= 0 && s->companion_of != NULL;
-        warnings += s->nwarnings;
+        int standing = tl_identity_standing(&s->id);
+        used += standing == TL_STANDING_COUNTED;
+        skipped += standing == TL_STANDING_NOT_READ;
+        companions += standing == TL_STANDING_COMPANION;
+        warnings += s->id.problems.n;
         truncated += s->truncated != 0;
     }
     fprintf(h->f, "<p>%zu input%s: %zu used, %zu companion%s (not counted), %zu skipped; %zu truncated; %zu "
@@ -236,14 +235,14 @@ static void devices(tl_html *h)
     fputs("<dt>Devices</dt><dd>", f);
     for (size_t i = 0; i < h->a->nsessions; i++) {
         const tl_session *s = &h->a->sessions[i];
-        if (!counted(s))
+        if (!tl_session_counts(s))
             continue;
         for (size_t g = 0; g < gpus_of(s); g++) {
             const char *d = gpu_name(s, g);
             int seen = 0;
             for (size_t k = 0; k <= i && !seen; k++) {
                 const tl_session *t = &h->a->sessions[k];
-                for (size_t e = 0; counted(t) && e < gpus_of(t) && (k < i || e < g) && !seen; e++)
+                for (size_t e = 0; tl_session_counts(t) && e < gpus_of(t) && (k < i || e < g) && !seen; e++)
                     seen = strcmp(gpu_name(t, e), d) == 0;
             }
             if (seen)
@@ -252,7 +251,7 @@ static void devices(tl_html *h)
             for (size_t k = i; k < h->a->nsessions; k++) {
                 const tl_session *t = &h->a->sessions[k];
                 size_t here = 0;
-                for (size_t e = 0; counted(t) && e < gpus_of(t); e++)
+                for (size_t e = 0; tl_session_counts(t) && e < gpus_of(t); e++)
                     here += strcmp(gpu_name(t, e), d) == 0;
                 gpus += here;
                 sessions += here > 0;
@@ -311,7 +310,7 @@ static void formats(tl_html *h)
     for (int fmt = 0; fmt <= TL_FMT_INFERIX; fmt++) {
         size_t n = 0;
         for (size_t i = 0; i < h->a->nsessions; i++)
-            n += h->a->sessions[i].format == fmt;
+            n += h->a->sessions[i].id.format == fmt;
         if (n == 0)
             continue;
         fprintf(f, "%s%s: %zu", printed ? "; " : "", fmt == TL_FMT_UNKNOWN ? "not a profile" : tl_format_name(fmt), n);

@@ -297,7 +297,7 @@ static void snapshots(tl_html *h, size_t total)
     size_t shown = 0;
     int used = 0;
     for (size_t i = 0; i < h->a->nsessions; i++)
-        for (size_t k = 0; h->a->sessions[i].rank >= 0 && k < h->a->sessions[i].nsnaps; k++)
+        for (size_t k = 0; tl_session_counts(&h->a->sessions[i]) && k < h->a->sessions[i].nsnaps; k++)
             used |= isfinite(h->a->sessions[i].snaps[k].device_used);
     fputs("<h3>Snapshots</h3>\n", f);
     snapshots_chart(h);
@@ -309,11 +309,11 @@ static void snapshots(tl_html *h, size_t total)
                : "<th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &h->a->sessions[i];
-        if (s->rank < 0 || s->companion_of != NULL || s->run > 0)
+        if (!tl_session_counts(s))
             continue;
         for (size_t k = 0; k < s->nsnaps && shown < TL_HTML_MAX_ROWS; k++, shown++) {
             const tl_ssnap *p = &s->snaps[k];
-            fprintf(f, "<tr><td class=\"num\">%d</td><th scope=\"row\">", s->rank);
+            fprintf(f, "<tr><td class=\"num\">%d</td><th scope=\"row\">", s->id.rank);
             tl_escape_html_n(f, p->label, 200);
             fputs("</th>", f);
             tl_html_td(f, p->allocated, TL_UNIT_BYTES);
@@ -333,7 +333,7 @@ void tl_html_memory(tl_html *h)
 {
     size_t nsnaps = 0, nmem = 0, peaks_ = 0;
     for (size_t i = 0; i < h->a->nsessions; i++)
-        if (h->a->sessions[i].rank >= 0 && h->a->sessions[i].companion_of == NULL && h->a->sessions[i].run == 0) {
+        if (tl_session_counts(&h->a->sessions[i])) {
             nsnaps += h->a->sessions[i].nsnaps;
             nmem += h->a->sessions[i].nmem;
         }

@@ -168,7 +168,7 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
     size_t skipped = 0;
     char d[40];
     for (size_t i = 0; i < a->nsessions; i++)
-        skipped += a->sessions[i].rank < 0;
+        skipped += tl_identity_standing(&a->sessions[i].id) == TL_STANDING_NOT_READ;
     fprintf(f, "<p class=\"meta\">%zu rank%s \xc2\xb7 %zu input%s", a->nranks, a->nranks == 1 ? "" : "s", a->nsessions,
             a->nsessions == 1 ? "" : "s");
     if (skipped)

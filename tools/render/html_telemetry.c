@@ -43,11 +43,6 @@ static int kind_of_col(const tl_aggregate *a, int c)
     return TL_SERIES_SYS_CPU;
 }
 
-static int counted(const tl_session *s)
-{
-    return s->rank >= 0 && s->companion_of == NULL;
-}
-
 /* The series of session s of a kind and device, or NULL. */
 static const tl_tseries *find(const tl_session *s, int kind, int64_t device)
 {
@@ -68,7 +63,7 @@ static double col_max(const tl_aggregate *a, int kind)
                        : 0;
     double m = 0;
     for (size_t i = 0; i < a->nsessions; i++)
-        for (size_t k = 0; counted(&a->sessions[i]) && k < a->sessions[i].nseries; k++)
+        for (size_t k = 0; tl_session_counts(&a->sessions[i]) && k < a->sessions[i].nseries; k++)
             if (a->sessions[i].series[k].kind == kind && a->sessions[i].series[k].max > m)
                 m = a->sessions[i].series[k].max;
     m *= 1.1;
@@ -294,12 +289,12 @@ static void data_table(tl_html *h)
           h->f);
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        for (size_t k = 0; counted(s) && k < s->nseries; k++, total++) {
+        for (size_t k = 0; tl_session_counts(s) && k < s->nseries; k++, total++) {
             const tl_tseries *t = &s->series[k];
             if (shown == TL_HTML_MAX_ROWS)
                 continue;
             shown++;
-            fprintf(h->f, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td><td>", s->rank, s->session);
+            fprintf(h->f, "<tr><td class=\"num\">%d</td><td class=\"num\">%d</td><td>", s->id.rank, s->id.session);
             if (t->device >= 0)
                 fprintf(h->f, "GPU %lld", (long long)t->device);
             else
@@ -332,9 +327,9 @@ static void counters(tl_html *h)
           "</tr></thead>\n<tbody>\n", h->f);
     for (size_t i = 0; i < a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &a->sessions[i];
-        for (size_t k = 0; tl_context_counted(s) && k < s->ncounters && shown < TL_HTML_MAX_ROWS; k++, shown++) {
+        for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < TL_HTML_MAX_ROWS; k++, shown++) {
             const tl_scounter *x = &s->counters[k];
-            fprintf(h->f, "<tr><td class=\"num\">%d</td><th scope=\"row\"><code>", s->rank);
+            fprintf(h->f, "<tr><td class=\"num\">%d</td><th scope=\"row\"><code>", s->id.rank);
             tl_html_breakable(h->f, x->name, 300);
             fprintf(h->f, "</code></th><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
                           "<td class=\"num\">%s</td></tr>\n",
@@ -385,7 +380,7 @@ void tl_html_system_gpus(tl_html *h)
         const tl_session *best = NULL;
         for (size_t k = 0; k < r->nsessions; k++) {
             const tl_session *s = &a->sessions[r->sessions[k]];
-            if (counted(s) && s->ndevices > 0 && (best == NULL || s->ndevices > best->ndevices))
+            if (tl_session_counts(s) && s->ndevices > 0 && (best == NULL || s->ndevices > best->ndevices))
                 best = s;
         }
         if (best == NULL)

@@ -527,7 +527,7 @@ void tl_html_timelines(tl_html *h)
     if (lanes == 0) {
         int events = 0;
         for (size_t i = 0; i < h->a->nsessions && !events; i++)
-            events = h->a->sessions[i].nevents > 0 && h->a->sessions[i].run == 0 && h->a->sessions[i].rank >= 0;
+            events = h->a->sessions[i].nevents > 0 && tl_session_counts(&h->a->sessions[i]);
         tl_html_none(h, events ? "No swimlanes: the inputs carry no timed work (sections, kernels) to draw, only the "
                                  "events below."
                                : "No timeline data: the inputs carry no events with times to draw.");

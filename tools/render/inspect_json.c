@@ -22,27 +22,27 @@ static const char *phase_name(int ph)
 static void json_profile(tl_json *j, const tl_profile *p)
 {
     tl_json_object_begin(j);
-    tl_json_kv_string(j, "path", p->path);
-    tl_json_kv_string(j, "format", p->skipped ? "not-a-profile" : tl_format_name(p->format));
+    tl_json_kv_string(j, "path", p->id.path);
+    tl_json_kv_string(j, "format", p->skipped ? "not-a-profile" : tl_format_name(p->id.format));
     tl_json_kv_string(j, "format_detail", p->format_detail);
     tl_json_kv_bool(j, "skipped", p->skipped);
     tl_json_key(j, "rank");
-    if (p->rank >= 0 && !p->skipped)
-        tl_json_int(j, p->rank);
+    if (p->id.rank >= 0 && !p->skipped)
+        tl_json_int(j, p->id.rank);
     else
         tl_json_null(j);
     tl_json_key(j, "rank_source");
     if (p->skipped)
         tl_json_null(j);
     else
-        tl_json_string(j, tl_text_rank_source(p->rank_source));
-    tl_json_kv_string(j, "rank_detail", p->rank_detail);
-    tl_json_kv_int(j, "session", p->session);
+        tl_json_string(j, tl_text_rank_source(p->id.rank_source));
+    tl_json_kv_string(j, "rank_detail", p->id.rank_detail);
+    tl_json_kv_int(j, "session", p->id.session);
     tl_json_key(j, "companion_of");
-    p->companion ? tl_json_string(j, p->companion_of) : tl_json_null(j);
+    p->id.companion_of ? tl_json_string(j, p->id.companion_of) : tl_json_null(j);
     tl_json_key(j, "world_size");
-    if (p->world_size > 0)
-        tl_json_int(j, p->world_size);
+    if (p->id.world_size > 0)
+        tl_json_int(j, p->id.world_size);
     else
         tl_json_null(j);
     tl_json_kv_uint(j, "events", p->events);
@@ -73,25 +73,23 @@ static void json_profile(tl_json *j, const tl_profile *p)
     tl_json_kv_uint(j, "bytes", p->bytes);
     tl_json_key(j, "warnings");
     tl_json_array_begin(j);
-    for (int i = 0; i < p->nwarnings; i++)
-        tl_json_string(j, p->warnings[i]);
-    if (p->warnings_dropped) {
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        if (tl_problem_of_input(&p->id.problems.v[i])) /* a rank by order is the rank's to say */
+            tl_json_string(j, p->id.problems.v[i].text);
+    if (p->id.problems.dropped) {
         char more[64];
-        snprintf(more, sizeof more, "%" PRIu64 " more warnings", p->warnings_dropped);
+        snprintf(more, sizeof more, "%" PRIu64 " more warnings", p->id.problems.dropped);
         tl_json_string(j, more);
     }
     tl_json_array_end(j);
     tl_json_object_end(j);
 }
 
-static void json_problem(tl_json *j, const char *problem)
+/* An input that could not be read at all: its identity (ingest.h's run->unreadable). */
+static void json_unreadable(tl_json *j, const tl_identity *id)
 {
-    const char *sep = strstr(problem, ": ");
     tl_json_object_begin(j);
-    if (sep)
-        tl_json_key(j, "path"), tl_json_string_n(j, problem, (size_t)(sep - problem));
-    else
-        tl_json_kv_string(j, "path", problem);
+    tl_json_kv_string(j, "path", id->path);
     tl_json_kv_string(j, "format", "unreadable");
     tl_json_kv_bool(j, "skipped", 1);
     tl_json_key(j, "rank");
@@ -102,7 +100,8 @@ static void json_problem(tl_json *j, const char *problem)
     tl_json_kv_bool(j, "truncated", 0);
     tl_json_key(j, "warnings");
     tl_json_array_begin(j);
-    tl_json_string(j, sep ? sep + 2 : problem);
+    for (size_t i = 0; i < id->problems.n; i++)
+        tl_json_string(j, id->problems.v[i].text);
     tl_json_array_end(j);
     tl_json_object_end(j);
 }
@@ -112,8 +111,8 @@ void tl_inspect_write_json(tl_json *j, const tl_run *run)
     tl_json_array_begin(j);
     for (size_t i = 0; i < run->n; i++)
         json_profile(j, run->profiles[i]);
-    for (size_t i = 0; i < run->nproblems; i++)
-        json_problem(j, run->problems[i]);
+    for (size_t i = 0; i < run->nunreadable; i++)
+        json_unreadable(j, &run->unreadable[i]);
     tl_json_array_end(j);
     tl_json_write(j, "\n", 1);
 }

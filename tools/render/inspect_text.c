@@ -17,25 +17,25 @@ static void text_profile(FILE *out, const tl_profile *p)
 {
     static char path[8192];
     /* the name line: a newline in a file name must not start a fake record */
-    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->path));
+    fprintf(out, "%s\n", tl_term_escape(path, sizeof path, p->id.path));
     if (p->skipped) {
         /* The reason first, then whatever else was found on the way. */
-        fprintf(out, "  skipped      %s\n", p->nwarnings ? p->warnings[0] : "not a profile");
-        for (int i = 1; i < p->nwarnings; i++)
-            fprintf(out, "  warning      %s\n", p->warnings[i]);
+        fprintf(out, "  skipped      %s\n", p->id.problems.n ? p->id.problems.v[0].text : "not a profile");
+        for (size_t i = 1; i < p->id.problems.n; i++)
+            fprintf(out, "  warning      %s\n", p->id.problems.v[i].text);
         return;
     }
-    fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->format), p->format_detail[0] ? " (" : "",
+    fprintf(out, "  format       %s%s%s%s\n", tl_format_name(p->id.format), p->format_detail[0] ? " (" : "",
             p->format_detail, p->format_detail[0] ? ")" : "");
     if (tl_profile_is_aggregate(p))
         return; /* its sessions have their ranks: tally summary shows them */
-    fprintf(out, "  rank         %d (from %s: %s), session %d", p->rank, tl_text_rank_source(p->rank_source),
-            p->rank_detail, p->session);
-    if (p->world_size > 0)
-        fprintf(out, ", world size %d", p->world_size);
+    fprintf(out, "  rank         %d (from %s: %s), session %d", p->id.rank, tl_text_rank_source(p->id.rank_source),
+            p->id.rank_detail, p->id.session);
+    if (p->id.world_size > 0)
+        fprintf(out, ", world size %d", p->id.world_size);
     fputc('\n', out);
-    if (p->companion)
-        fprintf(out, "  companion    the trace of %s (its statistics come from the report)\n", p->companion_of);
+    if (p->id.companion_of)
+        fprintf(out, "  companion    the trace of %s (its statistics come from the report)\n", p->id.companion_of);
     fprintf(out, "  events       %" PRIu64, p->events);
     const char *sep = " (";
     for (int ph = 1; ph < 128; ph++)
@@ -63,12 +63,14 @@ static void text_profile(FILE *out, const tl_profile *p)
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");
-    if (p->nwarnings == 0)
+    /* its own problems: a rank by input order is said on the rank line (identity.h) */
+    if (tl_identity_input_problems(&p->id) == 0)
         fprintf(out, "  warnings     none\n");
-    for (int i = 0; i < p->nwarnings; i++)
-        fprintf(out, "  warning      %s\n", p->warnings[i]);
-    if (p->warnings_dropped)
-        fprintf(out, "  warning      %" PRIu64 " more\n", p->warnings_dropped);
+    for (size_t i = 0; i < p->id.problems.n; i++)
+        if (tl_problem_of_input(&p->id.problems.v[i]))
+            fprintf(out, "  warning      %s\n", p->id.problems.v[i].text);
+    if (p->id.problems.dropped)
+        fprintf(out, "  warning      %" PRIu64 " more\n", p->id.problems.dropped);
 }
 
 void tl_render_inspect(FILE *out, const tl_run *run)

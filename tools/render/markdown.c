@@ -191,20 +191,20 @@ static void inputs(FILE *f, const tl_aggregate *a)
 {
     size_t used = 0, skipped = 0, warnings = 0, shown = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
-        used += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL && a->sessions[i].run == 0;
-        skipped += a->sessions[i].rank < 0;
-        warnings += a->sessions[i].nwarnings;
+        used += tl_session_counts(&a->sessions[i]);
+        skipped += tl_identity_standing(&a->sessions[i].id) == TL_STANDING_NOT_READ;
+        warnings += a->sessions[i].id.problems.n;
     }
     fprintf(f, "\n## Inputs\n\n%zu inputs: %zu used, %zu skipped; %zu warnings.\n", a->nsessions, used, skipped,
             warnings);
     if (warnings)
         fputc('\n', f);
     for (size_t i = 0; i < a->nsessions && shown < MD_WARNINGS; i++)
-        for (size_t w = 0; w < a->sessions[i].nwarnings && shown < MD_WARNINGS; w++, shown++) {
+        for (size_t w = 0; w < a->sessions[i].id.problems.n && shown < MD_WARNINGS; w++, shown++) {
             fputs("- ", f);
-            tl_escape_md_n(f, a->sessions[i].path, MD_PATH);
+            tl_escape_md_n(f, a->sessions[i].id.path, MD_PATH);
             fputs(": ", f);
-            md_text(f, a->sessions[i].warnings[w]);
+            md_text(f, a->sessions[i].id.problems.v[w].text);
             fputc('\n', f);
         }
     more(f, shown, warnings, "warnings");

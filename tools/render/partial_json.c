@@ -142,6 +142,37 @@ static void write_calltree(tl_json *j, const tl_calltree *t)
     tl_json_object_end(j);
 }
 
+/* "warnings": the text of each problem, in order (what a partial has always said). */
+static void write_problems(tl_json *j, const tl_problems *l)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < l->n; i++)
+        tl_json_string(j, l->v[i].text);
+    tl_json_array_end(j);
+}
+
+/* "offsets": [[index, byte]] of the problems that name a byte; only when any.
+ * (A problem's kind is not written: it follows from the identity.) */
+static void write_problem_offsets(tl_json *j, const tl_problems *l)
+{
+    size_t any = 0;
+    for (size_t i = 0; i < l->n; i++)
+        any += l->v[i].offset >= 0;
+    if (any == 0)
+        return;
+    tl_json_key(j, "offsets");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < l->n; i++) {
+        if (l->v[i].offset < 0)
+            continue;
+        tl_json_array_begin(j);
+        tl_json_uint(j, i);
+        tl_json_int(j, l->v[i].offset);
+        tl_json_array_end(j);
+    }
+    tl_json_array_end(j);
+}
+
 /* The field's key and value, or nothing (the writers that decide to write
  * write their key themselves). */
 static void write_custom(tl_json *j, const tl_field *f, const void *base)
@@ -149,6 +180,7 @@ static void write_custom(tl_json *j, const tl_field *f, const void *base)
     switch (f->custom) {
     case TL_FC_LANE_CALLS: write_calls(j, base); return;
     case TL_FC_CALLTREE: write_calltree(j, &((const tl_session *)base)->calltree); return;
+    case TL_FC_PROBLEM_OFFSETS: write_problem_offsets(j, &((const tl_session *)base)->id.problems); return;
     case TL_FC_TIMELINE_NAMES:
         if (((const tl_timeline *)base)->names.n == 0)
             return;
@@ -163,6 +195,7 @@ static void write_custom(tl_json *j, const tl_field *f, const void *base)
     case TL_FC_LANE_BUSY: write_busy(j, base); break;
     case TL_FC_TIMELINE_NAMES: write_strtab(j, &((const tl_timeline *)base)->names); break;
     case TL_FC_SERIES_BINS: write_series_bins(j, base); break;
+    case TL_FC_PROBLEMS: write_problems(j, &((const tl_session *)base)->id.problems); break;
     default: tl_json_null(j); break;
     }
 }

@@ -6,6 +6,12 @@
  * commands parse options, call the stages and commit what these write. Every
  * string that came from an input is escaped for the context it lands in
  * (HTML text, attribute, SVG, Markdown, the console).
+ *
+ * Render shows an input's identity and never decides it: a session is in a
+ * table, a chart or a count of "used" inputs exactly when tl_session_counts
+ * (session.h) says so, and the inputs that are not say why from
+ * tl_identity_standing (identity.h) -- a companion with the report it
+ * belongs to, another run, not read -- with their problems' texts.
  */
 #ifndef TALLY_RENDER_H
 #define TALLY_RENDER_H

@@ -312,18 +312,18 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     };
     int with_used = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
-        for (size_t k = 0; agg->sessions[i].rank >= 0 && k < agg->sessions[i].nsnaps; k++)
+        for (size_t k = 0; tl_session_counts(&agg->sessions[i]) && k < agg->sessions[i].nsnaps; k++)
             with_used |= isfinite(agg->sessions[i].snaps[k].device_used);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
-        if (s->rank < 0)
+        if (!tl_session_counts(s))
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
             char rank[16], a[48], b[48], c[48], d[48], u[48];
-            snprintf(rank, sizeof rank, "%d", s->rank);
+            snprintf(rank, sizeof rank, "%d", s->id.rank);
             const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
                                     tl_units_bytes(b, sizeof b, m->reserved),
                                     tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss),
@@ -356,8 +356,8 @@ void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t
 {
     size_t sessions = 0, companions = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
-        sessions += a->sessions[i].rank >= 0 && a->sessions[i].companion_of == NULL && a->sessions[i].run == 0;
-        companions += a->sessions[i].companion_of != NULL;
+        sessions += tl_session_counts(&a->sessions[i]);
+        companions += tl_identity_standing(&a->sessions[i].id) == TL_STANDING_COMPANION;
     }
     char head[256];
     int len = snprintf(head, sizeof head, "%zu sessions of %zu ranks", sessions, a->nranks);

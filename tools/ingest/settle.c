@@ -1,0 +1,408 @@
+/*
+ * settle.c - the last of every input's identity, over all sessions at once
+ * (session.h's tl_sessions_settle): companions lend their reports what they
+ * lack, the sessions are sorted, split into runs, numbered, and what the
+ * ranks leave unsaid becomes a note.
+ *
+ * The one idea: this is the only code that decides whether an input counts.
+ * It sets tl_identity.run and .session; from here on tl_session_counts is
+ * the one answer, and run identity is never decided twice.
+ */
+#define _GNU_SOURCE
+#include "session.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- notes ------------------------------------------------------------------------------ */
+
+typedef struct notes {
+    char ***v;
+    size_t *n;
+    int oom;
+} notes;
+
+static void add_note(notes *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(notes *l, const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    char **x = rc < 0 ? NULL : realloc(*l->v, (*l->n + 1) * sizeof *x);
+    if (x == NULL) {
+        free(rc < 0 ? NULL : s);
+        l->oom = 1;
+        return;
+    }
+    *l->v = x;
+    x[(*l->n)++] = s;
+}
+
+/* ---- 1. companions ----------------------------------------------------------------------- */
+
+/* A libtally report's sections carry no nesting; its companion trace (the
+ * same process's events) does: the report's names take the trace's self and
+ * inclusive time where the trace saw as many occurrences (a trace cut by
+ * TALLY_MAX_EVENTS saw fewer, and then self time stays unknown). */
+static void adopt_nesting(tl_session *r, const tl_session *c)
+{
+    tl_strtab keys;
+    tl_strtab_init(&keys);
+    char key[1100];
+    for (size_t i = 0; i < c->nnames; i++) {
+        int n = snprintf(key, sizeof key, "%d\x1f%s", c->names[i].group, c->names[i].name);
+        if (n < 0 || (size_t)n >= sizeof key || tl_strtab_intern(&keys, key, (size_t)n) != i)
+            goto out; /* a duplicate or a failure: the ids no longer index c->names */
+    }
+    for (size_t i = 0; i < r->nnames; i++) {
+        tl_sname *x = &r->names[i];
+        if (x->incl_ns > 0)
+            continue;
+        int n = snprintf(key, sizeof key, "%d\x1f%s", x->group, x->name);
+        if (n < 0 || (size_t)n >= sizeof key)
+            continue;
+        uint32_t id = tl_strtab_find(&keys, key, (size_t)n);
+        if (id == UINT32_MAX || c->names[id].incl_ns <= 0 || c->names[id].d.count != x->d.count)
+            continue;
+        x->incl_ns = c->names[id].incl_ns;
+        x->self_ns = c->names[id].self_ns;
+    }
+out:
+    tl_strtab_release(&keys);
+}
+
+/* A libtally report has no events, so no timeline or memory series; its
+ * companion trace (same process) has them. The report's session takes them
+ * over, so the rank's timeline shows however the inputs were split (the two
+ * may come from different partials: hence here, not when pairing). */
+static void lend_to_reports(tl_session *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tl_session *c = &v[i];
+        if (c->id.companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0 && c->calltree.n == 0))
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            tl_session *r = &v[k];
+            if (r->id.companion_of != NULL || strcmp(r->id.path, c->id.companion_of) != 0)
+                continue;
+            if (r->timeline.nlanes == 0 && c->timeline.nlanes > 0) {
+                r->timeline = c->timeline;
+                memset(&c->timeline, 0, sizeof c->timeline);
+            }
+            if (r->nmem == 0 && c->nmem > 0) {
+                r->mem = c->mem;
+                r->nmem = c->nmem;
+                c->mem = NULL;
+                c->nmem = 0;
+            }
+            if (r->calltree.n == 0 && c->calltree.n > 0)
+                tl_calltree_move(&r->calltree, &c->calltree);
+            adopt_nesting(r, c);
+            break;
+        }
+    }
+}
+
+/* ---- 2. order ------------------------------------------------------------------------------- */
+
+/* Sessions of their own by rank then start then path; the others last, by path. */
+static int by_rank_start_path(const void *x, const void *y)
+{
+    const tl_session *a = x, *b = y;
+    int ua = tl_identity_is_session(&a->id), ub = tl_identity_is_session(&b->id);
+    if (ua != ub)
+        return ua ? -1 : 1;
+    if (!ua)
+        return strcmp(a->id.path, b->id.path);
+    if (a->id.rank != b->id.rank)
+        return a->id.rank < b->id.rank ? -1 : 1;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return strcmp(a->id.path, b->id.path);
+}
+
+/* ---- 3. runs ------------------------------------------------------------------------------- */
+
+static int format_family(int f)
+{
+    return f == TL_FMT_CHROME_TRACE ? TL_FMT_KINETO : f == TL_FMT_TALLY_TRACE ? TL_FMT_TALLY_REPORT : f;
+}
+
+typedef struct run_key {
+    int world_size, family;
+    const char *device;
+    size_t sessions;
+    int last_rank, last_abs;
+    int64_t last_end, last_pid;
+    const char *last_host;
+    const char *first_path, *first_host;
+    int64_t first_pid;
+    char why[160];             /* why the last session tried did not join it */
+} run_key;
+
+/* Why session s (of a rank the run r already has) cannot be its next
+ * session, or NULL when it can: one process records a rank's sessions one
+ * after the other, so they share the device, the format, the host and the
+ * pid, and each starts after the one before ended. Times are compared when
+ * both are on the wall clock, or when both come from one process (then one
+ * clock, whatever it is). */
+static const char *not_next_session(run_key *r, const tl_session *s)
+{
+    if (r->family != format_family(s->id.format))
+        return "format";
+    if (r->device && s->device_name && strcmp(r->device, s->device_name) != 0)
+        return "device";
+    if (r->last_host && s->sys.hostname && strcmp(r->last_host, s->sys.hostname) != 0) {
+        snprintf(r->why, sizeof r->why, "host %.60s, not %.60s", s->sys.hostname, r->last_host);
+        return r->why;
+    }
+    if (r->last_pid > 0 && s->pid > 0 && r->last_pid != s->pid) {
+        snprintf(r->why, sizeof r->why, "process %" PRId64 ", not %" PRId64, s->pid, r->last_pid);
+        return r->why;
+    }
+    int one_clock = (r->last_abs && s->abs_time) || (r->last_pid > 0 && r->last_pid == s->pid);
+    if (one_clock && s->start_ns < r->last_end)
+        return "overlap";
+    return NULL;
+}
+
+/* Which sessions belong together, before several inputs of one rank are
+ * pooled as its sessions: the same declared world size everywhere; and for a
+ * second session of a rank, the same device and format family as the first,
+ * starting after it ended on the wall clock (one process cannot record two
+ * sessions at once). Inputs that do not belong form other runs; the run with
+ * the most inputs is analyzed, the others are left out of the numbers and
+ * named in a note (a warning, an error under --strict). Sessions come sorted. */
+static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
+{
+    run_key runs[TL_MAX_RUNS];
+    int nruns = 0, joined = 0;
+    for (size_t i = 0; i < nsessions; i++) {
+        tl_session *s = &v[i];
+        s->id.run = 0;
+        if (!tl_identity_is_session(&s->id))
+            continue;
+        int64_t end = s->start_ns + (s->span_ns > 0 ? s->span_ns : 0);
+        int k;
+        for (k = 0; k < nruns; k++) {
+            run_key *r = &runs[k];
+            if (r->world_size && s->id.world_size && r->world_size != s->id.world_size)
+                continue;
+            /* Another session of a rank this run already has: it must be the
+             * same kind of process (device, format) and come after it. */
+            if (r->last_rank == s->id.rank && not_next_session(r, s) != NULL)
+                continue;
+            break;
+        }
+        if (k == nruns) {
+            if (nruns == TL_MAX_RUNS) {
+                k = nruns - 1;
+                joined++;
+            } else {
+                runs[nruns++] = (run_key){ .world_size = s->id.world_size, .family = format_family(s->id.format),
+                                           .device = s->device_name, .last_rank = -1, .first_path = s->id.path,
+                                           .first_host = s->sys.hostname, .first_pid = s->pid };
+            }
+        }
+        run_key *r = &runs[k];
+        if (!r->world_size)
+            r->world_size = s->id.world_size;
+        if (!r->device)
+            r->device = s->device_name;
+        r->sessions++;
+        r->last_rank = s->id.rank;
+        r->last_abs = s->abs_time;
+        r->last_end = end;
+        r->last_pid = s->pid;
+        r->last_host = s->sys.hostname;
+        s->id.run = k;
+    }
+    if (nruns <= 1)
+        return;
+    int main_run = 0;
+    for (int k = 1; k < nruns; k++)
+        if (runs[k].sessions > runs[main_run].sessions)
+            main_run = k;
+    /* renumber: the analyzed run is 0 */
+    for (size_t i = 0; i < nsessions; i++)
+        if (tl_identity_is_session(&v[i].id))
+            v[i].id.run = v[i].id.run == main_run ? 0 : v[i].id.run + 1;
+    for (int k = 0; k < nruns; k++) {
+        if (k == main_run)
+            continue;
+        char files[400] = "";
+        size_t len = 0, n = 0;
+        for (size_t i = 0; i < nsessions; i++) {
+            const tl_session *s = &v[i];
+            if (s->id.run != k + 1 || !tl_identity_is_session(&s->id))
+                continue;
+            if (n < 3 && len < sizeof files)
+                len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->id.path);
+            n++;
+        }
+        const run_key *r = &runs[k], *m = &runs[main_run];
+        char why[200];
+        if (r->world_size && m->world_size && r->world_size != m->world_size)
+            snprintf(why, sizeof why, "world size %d, not %d", r->world_size, m->world_size);
+        else if (r->device && m->device && strcmp(r->device, m->device) != 0)
+            snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
+        else if (r->family != m->family)
+            snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        else if (r->first_host && m->first_host && strcmp(r->first_host, m->first_host) != 0)
+            snprintf(why, sizeof why, "host %.60s, not %.60s", r->first_host, m->first_host);
+        else if (r->first_pid > 0 && m->first_pid > 0 && r->first_pid != m->first_pid)
+            snprintf(why, sizeof why, "process %" PRId64 ", not %" PRId64, r->first_pid, m->first_pid);
+        else
+            snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
+        if (pool)
+            add_note(nt, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
+                         "--sessions asks: %s%s",
+                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files, n > 3 ? ", ..." : "");
+        else
+            add_note(nt, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                         "(the run analyzed includes %s)",
+                     n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                     n == 1 ? "its" : "their", m->first_path);
+    }
+    if (pool)
+        for (size_t i = 0; i < nsessions; i++)
+            v[i].id.run = 0;
+    if (joined)
+        add_note(nt, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
+                 TL_MAX_RUNS, joined);
+}
+
+/* ---- 4. session numbers --------------------------------------------------------------------- */
+
+/* Each session of its own is numbered among its rank's in its run, in the
+ * sorted order (by start); the others are session 0. */
+static void number_sessions(tl_session *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tl_identity *id = &v[i].id;
+        id->session = 0;
+        if (!tl_identity_is_session(id))
+            continue;
+        for (size_t k = i; k-- > 0;)
+            if (tl_identity_is_session(&v[k].id) && v[k].id.run == id->run && v[k].id.rank == id->rank) {
+                id->session = v[k].id.session + 1;
+                break;
+            } else if (v[k].id.rank != id->rank) {
+                break;
+            }
+    }
+}
+
+/* ---- 5. notes on ranks -------------------------------------------------------------------- */
+
+int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t size)
+{
+    size_t present = 0, beyond = 0, len = 0;
+    buf[0] = '\0';
+    if (world <= 0)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ranks[i] < world)
+            present++;
+        else
+            beyond++;
+    }
+    if (present < (size_t)world) {
+        /* the gaps between the ranks present (sorted): O(R), whatever the world size */
+        char list[200] = "";
+        size_t llen = 0, shown = 0;
+        int prev = -1;
+        for (size_t k = 0; k <= n && shown < 8; k++) {
+            int cur = k < n && ranks[k] < world ? ranks[k] : world;
+            if (cur > prev + 1 && llen < sizeof list) {
+                llen += (size_t)(cur - 1 > prev + 1
+                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                     : snprintf(list + llen, sizeof list - llen, "%s%d", shown ? ", " : "", prev + 1));
+                shown++;
+            }
+            if (cur == world)
+                break;
+            prev = cur;
+        }
+        len += (size_t)snprintf(buf, size, "%zu of %d ranks present (world size %d): missing rank%s %s%s", present,
+                                world, world, world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
+    }
+    if (beyond && len < size)
+        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "",
+                 beyond, beyond == 1 ? "" : "s", world);
+    return buf[0] != '\0';
+}
+
+/* The ranks the counted sessions hold (each once, ascending: the sessions
+ * are sorted) against the largest world size they declare. */
+static void missing_ranks(const tl_session *v, size_t n, notes *nt)
+{
+    int world = 0, *ranks = malloc((n + 1) * sizeof *ranks);
+    size_t nranks = 0;
+    if (ranks == NULL) {
+        nt->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!tl_identity_counts(&v[i].id))
+            continue;
+        if (nranks == 0 || ranks[nranks - 1] != v[i].id.rank)
+            ranks[nranks++] = v[i].id.rank;
+        if (v[i].id.world_size > world)
+            world = v[i].id.world_size;
+    }
+    char text[400];
+    if (tl_missing_ranks(ranks, nranks, world, text, sizeof text))
+        add_note(nt, "%s", text);
+    free(ranks);
+}
+
+/* One run gives every input without a rank a rank of its own; two sessions
+ * of one rank that both got it from the input order were numbered apart, in
+ * partials aggregated separately (`tally aggregate --partial` per file) and
+ * merged: nothing says they are one rank. Said, not guessed away. */
+static int order_ranked(const tl_session *s)
+{
+    return tl_identity_counts(&s->id) && s->id.rank_source == TL_RANK_ORDER;
+}
+
+static void order_ranks(const tl_session *v, size_t n, notes *nt)
+{
+    size_t inputs = 0, ranks = 0;
+    int first = -1;
+    for (size_t i = 0; i < n; i++) {
+        const tl_session *s = &v[i];
+        if (!order_ranked(s))
+            continue;
+        int prev = i > 0 && order_ranked(&v[i - 1]) && v[i - 1].id.rank == s->id.rank;
+        int next = i + 1 < n && order_ranked(&v[i + 1]) && v[i + 1].id.rank == s->id.rank;
+        if (!prev && !next)
+            continue;
+        inputs++;
+        if (!prev && ranks++ == 0)
+            first = s->id.rank;
+    }
+    if (inputs)
+        add_note(nt, "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
+                     "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
+                     "files by rank (rank3, rank_3/) or aggregate them in one run",
+                 inputs, first, ranks > 1 ? " and others" : "");
+}
+
+int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***out, size_t *nout)
+{
+    notes nt = { out, nout, 0 };
+    lend_to_reports(v, n);
+    if (n > 1)
+        qsort(v, n, sizeof *v, by_rank_start_path);
+    split_runs(v, n, pool, &nt);
+    number_sessions(v, n);
+    missing_ranks(v, n, &nt);
+    order_ranks(v, n, &nt);
+    return nt.oom ? -1 : 0;
+}
