@@ -125,6 +125,10 @@ typedef struct tl_fields {
     int check;                 /* tl_field_check */
 } tl_fields;
 
+/* The integer member f of the struct at base, whatever its C type (the writer and
+ * the reader both read members this way). */
+int64_t tl_field_int(const void *base, const tl_field *f);
+
 /* The session result (tl_session) and the partial's "options" (tl_partial's
  * whole_trace, as "window", and kernel_wait_ns). */
 extern const tl_fields tl_partial_session_fields;

@@ -46,6 +46,19 @@
 
 #define OPT .flags = TL_FF_OPTIONAL
 
+int64_t tl_field_int(const void *base, const tl_field *f)
+{
+    const char *p = (const char *)base + f->offset;
+    switch (f->ctype) {
+    case TL_C_INT: return *(const int *)p;
+    case TL_C_I64: return *(const int64_t *)p;
+    case TL_C_U64: return (int64_t)*(const uint64_t *)p;
+    case TL_C_U32: return *(const uint32_t *)p;
+    case TL_C_U8: return *(const uint8_t *)p;
+    default: return 0;
+    }
+}
+
 const char *tl_partial_window_name(int whole_trace)
 {
     return whole_trace == 0 ? "profiler-steps" : whole_trace == 1 ? "whole-trace" : NULL;

@@ -202,18 +202,6 @@ static void write_custom(tl_json *j, const tl_field *f, const void *base)
 
 /* ---- by the table ------------------------------------------------------------------ */
 
-static int64_t member_int(const void *base, const tl_field *f)
-{
-    const char *p = (const char *)base + f->offset;
-    switch (f->ctype) {
-    case TL_C_INT: return *(const int *)p;
-    case TL_C_I64: return *(const int64_t *)p;
-    case TL_C_U64: return (int64_t)*(const uint64_t *)p;
-    case TL_C_U32: return *(const uint32_t *)p;
-    case TL_C_U8: return *(const uint8_t *)p;
-    default: return 0;
-    }
-}
 
 static const void *member_ptr(const void *base, size_t offset)
 {
@@ -236,7 +224,7 @@ static int absent(const tl_fields *t, const void *base)
     for (size_t i = 0; i < t->n; i++)
         if (t->f[i].flags & TL_FF_PRESENCE) {
             marked = 1;
-            if (member_int(base, &t->f[i]) != 0)
+            if (tl_field_int(base, &t->f[i]) != 0)
                 return 0;
         }
     return marked;
@@ -254,10 +242,10 @@ static void write_value(tl_json *j, const tl_field *f, const void *base)
         if (f->ctype == TL_C_U64)
             tl_json_uint(j, *(const uint64_t *)p);
         else
-            tl_json_int(j, member_int(base, f));
+            tl_json_int(j, tl_field_int(base, f));
         break;
     case TL_F_TS_NULL:
-        member_int(base, f) == INT64_MIN ? tl_json_null(j) : tl_json_int(j, member_int(base, f));
+        tl_field_int(base, f) == INT64_MIN ? tl_json_null(j) : tl_json_int(j, tl_field_int(base, f));
         break;
     case TL_F_NUM: {
         double v = *(const double *)p;
@@ -265,8 +253,8 @@ static void write_value(tl_json *j, const tl_field *f, const void *base)
         break;
     }
     case TL_F_ENUM: {
-        const char *name = f->name((int)member_int(base, f));
-        name ? tl_json_string(j, name) : tl_json_int(j, member_int(base, f));
+        const char *name = f->name((int)tl_field_int(base, f));
+        name ? tl_json_string(j, name) : tl_json_int(j, tl_field_int(base, f));
         break;
     }
     case TL_F_STRINGS: {
