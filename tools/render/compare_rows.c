@@ -145,16 +145,47 @@ const tl_cmp_row *tl_cmp_top_row(const tl_cmp_top *t, const tl_compare *c, size_
     return &c->rows[t->idx[i]];
 }
 
+/* The labels of the rows shown: one per distinct name, so that rows of one
+ * name (its metrics, its ranks) print that name alike and only different
+ * names are told apart (never "vae_decode #2" for vae_decode's per-run row). */
 void tl_cmp_top_label(tl_cmp_top *t, const tl_compare *c, size_t width)
 {
     const char **names = malloc((t->shown + 1) * sizeof *names);
+    size_t *of = malloc((t->shown + 1) * sizeof *of), nu = 0;
+    tl_labels uniq = { 0 };
     tl_labels_release(&t->lab);
-    if (names == NULL)
-        return;
-    for (size_t i = 0; i < t->shown; i++)
-        names[i] = tl_cmp_top_row(t, c, i)->name;
-    tl_labels_make(&t->lab, names, t->shown, width); /* out of memory: none (the fallback) */
+    if (names == NULL || of == NULL)
+        goto out;
+    for (size_t i = 0; i < t->shown; i++) {
+        const char *name = tl_cmp_top_row(t, c, i)->name;
+        size_t k = 0;
+        while (k < nu && strcmp(names[k], name) != 0)
+            k++;
+        if (k == nu)
+            names[nu++] = name;
+        of[i] = k;
+    }
+    if (tl_labels_make(&uniq, names, nu, width) != 0)
+        goto out; /* out of memory: none (the fallback) */
+    t->lab.full = calloc(t->shown + 1, sizeof *t->lab.full);
+    t->lab.text = calloc(t->shown + 1, sizeof *t->lab.text);
+    if (t->lab.full == NULL || t->lab.text == NULL) {
+        tl_labels_release(&t->lab);
+        goto out;
+    }
+    for (size_t i = 0; i < t->shown; i++, t->lab.n++) {
+        t->lab.full[i] = strdup(uniq.full[of[i]]);
+        t->lab.text[i] = strdup(uniq.text[of[i]]);
+        if (t->lab.full[i] == NULL || t->lab.text[i] == NULL) {
+            t->lab.n++;
+            tl_labels_release(&t->lab);
+            goto out;
+        }
+    }
+out:
+    tl_labels_release(&uniq);
     free(names);
+    free(of);
 }
 
 const char *tl_cmp_top_label_of(const tl_cmp_top *t, size_t i, const char *fallback)
