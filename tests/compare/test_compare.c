@@ -703,6 +703,84 @@ static void normalize_rules(void **state)
     check_norm("", "");
 }
 
+/* A run of 2 ranks with a GPU breakdown (comm share), a span and peak memory. */
+static void make_gpu_run(tl_aggregate *a, const int64_t comm[2], const int64_t span[2], double peak)
+{
+    tl_aggregate_init(a, NULL);
+    for (int rank = 0; rank < 2; rank++) {
+        tl_session s;
+        make_session(&s, rank, NULL, 0);
+        s.span_ns = span[rank];
+        s.peak_allocated = peak;
+        s.gpu.present = 1;
+        s.gpu.kernel_time = 1000000;
+        s.gpu.busy = s.gpu.compute = 800000;
+        s.gpu.idle = 200000;
+        s.gpu.comm = comm[rank];
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+static const tl_cmp_metric_row *metric_row(const tl_compare *c, const char *name)
+{
+    for (size_t i = 0; i < c->nmetrics; i++)
+        if (strcmp(c->metrics[i].info->name, name) == 0)
+            return &c->metrics[i];
+    return NULL;
+}
+
+/* The registry's metrics side by side: the figure its policy names, %
+ * metrics moved by points, the change judged the way the registry calls
+ * better, and nothing judged for a metric that is neither; metrics compare
+ * has rows of its own for (GPU idle, peak memory) and metrics neither run
+ * has are not listed; --sessions lists none. */
+static void registry_metrics(void **state)
+{
+    (void)state;
+    tl_aggregate b, c2;
+    make_gpu_run(&b, (const int64_t[]){ 100000, 300000 }, (const int64_t[]){ 1000000, 3000000 }, 1e9);
+    make_gpu_run(&c2, (const int64_t[]){ 300000, 300000 }, (const int64_t[]){ 1000000, 1000000 }, 2e9);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_metric_row *comm = metric_row(&c, "gpu.comm_pct");
+    assert_non_null(comm);
+    assert_float_equal(comm->value[0], 20.0, 1e-9); /* mean of 10 % and 30 % */
+    assert_float_equal(comm->value[1], 30.0, 1e-9);
+    assert_float_equal(comm->delta_pp, 10.0, 1e-9);
+    assert_float_equal(comm->delta_pct, 50.0, 1e-9);
+    assert_int_equal(comm->change, TL_CHANGE_WORSE); /* lower is better, +10 points > 5 */
+    assert_int_equal(comm->ranks[0], 2);
+    const tl_cmp_metric_row *span = metric_row(&c, "span_ns");
+    assert_non_null(span);
+    assert_float_equal(span->value[0], 3e6, 1e-9); /* the most: the longest rank */
+    assert_float_equal(span->value[1], 1e6, 1e-9);
+    assert_true(isnan(span->delta_pp));
+    assert_int_equal(span->change, TL_CHANGE_NONE); /* a profile's length is neither better nor worse */
+    assert_string_equal(tl_cmp_change_name(span->change), "");
+    assert_null(metric_row(&c, "gpu.idle_pct"));                /* the GPU breakdown's */
+    assert_null(metric_row(&c, "memory.peak_allocated_bytes")); /* the memory rows' */
+    assert_null(metric_row(&c, "diffusion.fps"));               /* neither run has it */
+    tl_compare_release(&c);
+
+    /* the other way round: better; within the threshold: within */
+    assert_int_equal(tl_compare_run(&c, &c2, &b, NULL), 0);
+    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_BETTER);
+    tl_compare_release(&c);
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.threshold_pct = 15;
+    assert_int_equal(tl_compare_run(&c, &c2, &b, &o), 0);
+    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_WITHIN);
+    tl_compare_release(&c);
+    o.session[0] = o.session[1] = -2;
+    assert_int_equal(tl_compare_run(&c, &c2, &b, &o), 0);
+    assert_int_equal(c.nmetrics, 0);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -717,6 +795,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),
         cmocka_unit_test(normalize_rules),
+        cmocka_unit_test(registry_metrics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * test_docs.c - docs/analysis.md says what the code does: its kernel-type
  * table and its rule table are generated from the tables in the code
- * (tools/ingest/kernel_class.c, tools/analyze/rules.c) between marker
+ * (tools/ingest/kernel_class.c, tools/analyze/rules.c) and its table of
+ * per-rank metrics from the registry (tools/analyze/metrics.c) between marker
  * comments, and this test fails when they differ. TALLY_REGEN=1 rewrites the
  * sections from the code.
  */
@@ -69,6 +70,32 @@ static void test_kernel_types(void **state)
     check_section("kernel-types", tl_kernel_class_markdown);
 }
 
+static void test_metrics(void **state)
+{
+    (void)state;
+    check_section("metrics", tl_metrics_markdown);
+}
+
+/* The registry is what the aggregate computes: one across row per entry a
+ * rank has, in the registry's order, each pointing at its entry. */
+static void test_metrics_registry(void **state)
+{
+    (void)state;
+    size_t n;
+    const tl_metric *m = tl_metrics(&n);
+    assert_true(n > 0 && n <= TL_MAX_ACROSS);
+    for (size_t i = 0; i < n; i++) {
+        assert_ptr_equal(tl_metric_find(m[i].name), &m[i]);
+        assert_non_null(m[i].get);
+        assert_true(strlen(m[i].definition) > 10);
+        for (size_t k = 0; k < i; k++)
+            assert_string_not_equal(m[i].name, m[k].name);
+    }
+    assert_null(tl_metric_find("no.such_metric"));
+    assert_string_equal(tl_better_name(tl_metric_find("diffusion.fps")->better), "higher");
+    assert_string_equal(tl_across_policy_name(tl_metric_find("memory.peak_reserved_bytes")->policy), "max");
+}
+
 static void test_rules(void **state)
 {
     (void)state;
@@ -134,6 +161,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kernel_types),
         cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_metrics_registry),
         cmocka_unit_test(test_kernel_class_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

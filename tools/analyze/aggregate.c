@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
+#include "metrics.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -347,8 +348,9 @@ double tl_pct(int64_t part, int64_t whole)
     return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-/* Add the across-rank summary of one metric (NaN values are skipped). */
-void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals)
+/* Add the across-rank summary of one metric (NaN values are skipped; a
+ * metric no rank has gets no row). */
+static void across_values(tl_aggregate *a, const tl_metric *metric, const double *vals)
 {
     if (a->nacross == TL_MAX_ACROSS)
         return;
@@ -357,7 +359,8 @@ void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const doubl
         return;
     tl_across *x = &a->across[a->nacross];
     memset(x, 0, sizeof *x);
-    x->metric = metric;
+    x->info = metric;
+    x->metric = metric->name;
     double sum = 0;
     for (size_t i = 0; i < a->nranks; i++) {
         double val = vals[i];
@@ -387,29 +390,6 @@ void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const doubl
     free(v);
 }
 
-static void across(tl_aggregate *a, const char *metric, double (*get)(const tl_rank_result *))
-{
-    double *v = malloc((a->nranks + 1) * sizeof *v);
-    if (v == NULL)
-        return;
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = get(&a->ranks[i]);
-    tl_aggregate_across_values(a, metric, v);
-    free(v);
-}
-
-static double m_step_mean(const tl_rank_result *r) { return r->step_mean; }
-static double m_step_median(const tl_rank_result *r) { return r->step_median; }
-static double m_compute_step(const tl_rank_result *r) { return r->compute_per_step; }
-static double m_span(const tl_rank_result *r) { return r->span_ns > 0 ? (double)r->span_ns : NAN; }
-static double m_kernel_time(const tl_rank_result *r) { return r->gpu.present ? (double)r->gpu.kernel_time : NAN; }
-static double m_idle_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.idle, r->gpu.kernel_time) : NAN; }
-static double m_compute_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.compute, r->gpu.kernel_time) : NAN; }
-static double m_noncompute_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.non_compute, r->gpu.kernel_time) : NAN; }
-static double m_overlap_pct(const tl_rank_result *r) { return r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN; }
-static double m_comm_pct(const tl_rank_result *r) { return r->gpu.present ? tl_pct(r->gpu.comm, r->gpu.kernel_time) : NAN; }
-static double m_peak_alloc(const tl_rank_result *r) { return r->peak_allocated; }
-
 double tl_rank_peak_device_pct(const tl_rank_result *r)
 {
     double peak = NAN;
@@ -420,8 +400,22 @@ double tl_rank_peak_device_pct(const tl_rank_result *r)
         return NAN;
     return 100 * peak / r->device_total;
 }
-static double m_peak_resv(const tl_rank_result *r) { return r->peak_reserved; }
-static double m_peak_used(const tl_rank_result *r) { return r->peak_device_used; }
+
+/* One across-rank row per entry of the metrics registry (metrics.h), in its order. */
+static void across_all(tl_aggregate *a)
+{
+    size_t n;
+    const tl_metric *m = tl_metrics(&n);
+    double *v = malloc((a->nranks + 1) * sizeof *v);
+    if (v == NULL)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t i = 0; i < a->nranks; i++)
+            v[i] = m[k].get(&a->ranks[i], m[k].arg);
+        across_values(a, &m[k], v);
+    }
+    free(v);
+}
 
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric)
 {
@@ -439,21 +433,7 @@ int tl_aggregate_finish(tl_aggregate *a)
         return -1;
     if (build_ranks(a) != 0 || build_names(a) != 0 || tl_aggregate_calltrees(a) != 0)
         return -1;
-    across(a, "step_time_ns", m_step_mean);
-    across(a, "step_median_ns", m_step_median);
-    across(a, "compute_per_step_ns", m_compute_step);
-    across(a, "span_ns", m_span);
-    across(a, "gpu.kernel_time_ns", m_kernel_time);
-    across(a, "gpu.idle_pct", m_idle_pct);
-    across(a, "gpu.compute_pct", m_compute_pct);
-    across(a, "gpu.non_compute_pct", m_noncompute_pct);
-    across(a, "gpu.comm_pct", m_comm_pct);
-    across(a, "gpu.comm_comp_overlap_pct", m_overlap_pct);
-    across(a, "memory.peak_allocated_bytes", m_peak_alloc);
-    across(a, "memory.peak_reserved_bytes", m_peak_resv);
-    across(a, "memory.peak_device_used_bytes", m_peak_used);
-    tl_telemetry_across(a);
-    tl_diffusion_across(a);
+    across_all(a);
     if (tl_drift_compute(&a->drift, a) != 0)
         return -1;
     tl_find_stragglers(a);

@@ -26,6 +26,7 @@
 #include "calltree.h"
 #include "drift.h"
 #include "intervals.h"
+#include "metrics.h"
 #include "names.h"
 #include "profile.h"
 #include "partial.h"
@@ -119,9 +120,11 @@ typedef struct tl_rank_result {
 
 /* ---- across ranks --------------------------------------------------------- */
 
-/* A per-rank metric summarized across ranks. */
+/* A per-rank metric summarized across ranks: one per entry of the metrics
+ * registry (metrics.h) that at least one rank has. */
 typedef struct tl_across {
-    const char *metric;        /* e.g. "step_time_ns", "gpu.idle_pct" */
+    const tl_metric *info;    /* its registry entry: label, unit, direction */
+    const char *metric;        /* info->name, e.g. "step_time_ns", "gpu.idle_pct" */
     int n;                     /* ranks that have it */
     double min, max, mean, median, std, imbalance; /* imbalance = max / mean */
     int min_rank, max_rank;
@@ -213,8 +216,6 @@ int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t e
  * sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
 
-/* The across-rank rows "diffusion.fps", ".bps", ".first_block_ns", ".block_size" (diffusion.c). */
-void tl_diffusion_across(tl_aggregate *a);
 /* The ranks' and the merged call trees (calltrees.c), run by tl_aggregate_finish
  * after the ranks are built. 0, or -1 when out of memory. */
 int tl_aggregate_calltrees(tl_aggregate *a);
@@ -252,9 +253,6 @@ double tl_pct(int64_t part, int64_t whole);
  * table, JSON, the memory rule). */
 double tl_rank_peak_device_pct(const tl_rank_result *r);
 
-/* Add the across-rank row of a metric from one value per rank (vals[i] for
- * a->ranks[i]; NaN: the rank does not have it). metric must outlive a. */
-void tl_aggregate_across_values(tl_aggregate *a, const char *metric, const double *vals);
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

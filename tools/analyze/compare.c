@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "significance.h"
+#include "units.h"
 
 void tl_cmp_options_init(tl_cmp_options *o)
 {
@@ -1315,6 +1316,52 @@ static int gpu_rows(tl_compare *c)
     return 0;
 }
 
+const char *tl_cmp_change_name(int change)
+{
+    static const char *const names[] = { "", "within threshold", "better", "worse" };
+    return change >= 0 && change <= TL_CHANGE_WORSE ? names[change] : "";
+}
+
+/* The registry's metrics side by side (tl_cmp_metric_row). Sessions of a rank
+ * compared on their own (--sessions) have no across-rank figures: none. */
+static int metric_rows(tl_compare *c)
+{
+    size_t n;
+    const tl_metric *m = tl_metrics(&n);
+    if (c->opt.session[0] != -1 || c->opt.session[1] != -1)
+        return 0;
+    c->metrics = calloc(n, sizeof *c->metrics);
+    if (c->metrics == NULL)
+        return -1;
+    const tl_aggregate *a[2] = { c->base, c->cand };
+    for (size_t k = 0; k < n; k++) {
+        if (m[k].compared_elsewhere)
+            continue;
+        tl_cmp_metric_row *x = &c->metrics[c->nmetrics];
+        x->info = &m[k];
+        for (int s = 0; s < 2; s++) {
+            const tl_across *ac = tl_aggregate_across(a[s], m[k].name);
+            x->value[s] = ac == NULL ? NAN : m[k].policy == TL_ACROSS_MAX ? ac->max : ac->mean;
+            x->ranks[s] = ac == NULL ? 0 : ac->n;
+        }
+        if (x->ranks[0] == 0 && x->ranks[1] == 0)
+            continue;
+        c->nmetrics++;
+        double b = x->value[0], d = x->value[1] - x->value[0];
+        x->delta_pct = isfinite(d) && b != 0 ? 100 * d / fabs(b) : NAN;
+        x->delta_pp = m[k].unit == TL_UNIT_PCT && isfinite(d) ? d : NAN;
+        /* A % metric moves by points: 40 % -> 42 % is 2 points, not 5 %. */
+        double moved = m[k].unit == TL_UNIT_PCT ? x->delta_pp : x->delta_pct;
+        if (!isfinite(moved) || m[k].better == TL_BETTER_NEITHER)
+            x->change = TL_CHANGE_NONE;
+        else if (fabs(moved) <= c->opt.threshold_pct)
+            x->change = TL_CHANGE_WITHIN;
+        else
+            x->change = (moved < 0) == (m[k].better == TL_BETTER_LOWER) ? TL_CHANGE_BETTER : TL_CHANGE_WORSE;
+    }
+    return 0;
+}
+
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o)
 {
     memset(c, 0, sizeof *c);
@@ -1329,7 +1376,7 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     int rc = -1;
     if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
         goto out;
-    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0)
+    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
         goto out;
     rc = 0;
 out:
@@ -1346,6 +1393,7 @@ void tl_compare_release(tl_compare *c)
     }
     free(c->rows);
     free(c->gpu);
+    free(c->metrics);
     free(c->ranks_base_only);
     free(c->ranks_cand_only);
     memset(c, 0, sizeof *c);

@@ -191,6 +191,28 @@ typedef struct tl_cmp_gpu {
     double idle_pct[2], compute_pct[2], non_compute_pct[2], overlap_pct[2];
 } tl_cmp_gpu;
 
+/* How a metric of the registry moved (tl_cmp_metric_row). */
+enum tl_cmp_change {
+    TL_CHANGE_NONE = 0,         /* not judged: a side lacks it, or neither direction is better */
+    TL_CHANGE_WITHIN,           /* within the threshold */
+    TL_CHANGE_BETTER,           /* beyond the threshold, the way the registry calls better */
+    TL_CHANGE_WORSE,
+};
+
+/* A per-rank metric of the registry (metrics.h) on both sides: the across-
+ * rank figure its policy names (the mean of the ranks, or the most). One
+ * value per rank is too few to test: these rows are descriptive, never in
+ * the gate. Metrics compare has rows of its own for (steps, peak memory, the
+ * GPU breakdown) are left out. */
+typedef struct tl_cmp_metric_row {
+    const tl_metric *info;
+    double value[2];            /* [0] baseline, [1] candidate; NaN: the side does not have it */
+    int ranks[2];               /* ranks that have it */
+    double delta_pct;           /* 100 (cand - base) / |base|; NaN unknown */
+    double delta_pp;            /* % metrics: cand - base in percentage points; NaN otherwise */
+    int change;                 /* tl_cmp_change: beyond the threshold, % metrics by points */
+} tl_cmp_metric_row;
+
 typedef struct tl_compare {
     tl_cmp_options opt;
     const tl_aggregate *base, *cand; /* borrowed: must outlive the comparison */
@@ -204,6 +226,8 @@ typedef struct tl_compare {
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
     size_t gate_failures;       /* rows with gate set */
+    tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
+    size_t nmetrics;
 } tl_compare;
 
 /* Compare two finished aggregates. c is initialized here; release it either
@@ -225,6 +249,8 @@ const char *tl_cmp_kind_name(int kind);
 const char *tl_cmp_group_name(int group);
 /* "median", "mean", "total". */
 const char *tl_cmp_metric_name(int metric);
+/* "better", "worse", "within threshold", "" (TL_CHANGE_NONE). */
+const char *tl_cmp_change_name(int change);
 /* Parse a metric name; -1 when unknown. */
 int tl_cmp_metric_parse(const char *s);
 

@@ -132,22 +132,3 @@ void tl_rank_diffusion_finish(tl_rank_diffusion *d)
         d->block_size = d->frames / (double)d->sized;
 }
 
-void tl_diffusion_across(tl_aggregate *a)
-{
-    double *v = malloc((a->nranks + 1) * sizeof *v);
-    if (v == NULL)
-        return;
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].diff.fps;
-    tl_aggregate_across_values(a, "diffusion.fps", v);
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].diff.bps;
-    tl_aggregate_across_values(a, "diffusion.bps", v);
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].diff.first_block_ns >= 0 ? (double)a->ranks[i].diff.first_block_ns : NAN;
-    tl_aggregate_across_values(a, "diffusion.first_block_ns", v);
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].diff.block_size;
-    tl_aggregate_across_values(a, "diffusion.block_size", v);
-    free(v);
-}

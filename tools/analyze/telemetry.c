@@ -193,37 +193,6 @@ void tl_rank_telemetry_finish(tl_rank_telemetry *t)
         t->power_w /= (double)t->power_sessions;
 }
 
-/* ---- across ranks ---------------------------------------------------------- */
-
-/* Metric names of the across rows, indexed by kind: static, as tl_across keeps the pointer. */
-#define ROW(name) { "telemetry." name ".mean", "telemetry." name ".max" }
-static const char *const across_names[TL_SERIES_COUNT][2] = {
-    ROW("gpu_util_pct"), ROW("gpu_memory_used_bytes"), ROW("gpu_temperature_c"), ROW("gpu_power_w"),
-    ROW("gpu_sm_clock_mhz"), ROW("process_cpu_pct"), ROW("system_cpu_pct"), ROW("rss_bytes"),
-    ROW("system_memory_used_bytes"), ROW("system_memory_available_bytes"), ROW("load1"),
-};
-#undef ROW
-
-void tl_telemetry_across(tl_aggregate *a)
-{
-    double *v = malloc((a->nranks + 1) * sizeof *v);
-    if (v == NULL)
-        return;
-    for (int k = 0; k < TL_SERIES_COUNT; k++)
-        for (int w = 0; w < 2; w++) {
-            for (size_t i = 0; i < a->nranks; i++)
-                v[i] = w ? a->ranks[i].tel.max[k] : a->ranks[i].tel.mean[k];
-            tl_aggregate_across_values(a, across_names[k][w], v);
-        }
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].tel.energy_j;
-    tl_aggregate_across_values(a, "telemetry.energy_j", v);
-    for (size_t i = 0; i < a->nranks; i++)
-        v[i] = a->ranks[i].tel.power_w;
-    tl_aggregate_across_values(a, "telemetry.power_w", v);
-    free(v);
-}
-
 /* ---- totals over the GPUs ------------------------------------------------------
  * Each rank's sampler reads every GPU of its node, so ranks that share a node
  * sample the same GPUs: a GPU is counted once when the collector recorded the

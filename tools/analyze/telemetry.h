@@ -43,9 +43,6 @@ int tl_telemetry_series(const tl_profile *p, int64_t base, tl_tseries **out, siz
 void tl_rank_telemetry_init(tl_rank_telemetry *t);
 void tl_rank_telemetry_add(tl_rank_telemetry *t, const tl_tseries *s, size_t n);
 void tl_rank_telemetry_finish(tl_rank_telemetry *t);
-/* The across-rank rows "telemetry.<series>.mean|max", "telemetry.energy_j",
- * "telemetry.power_w". */
-void tl_telemetry_across(struct tl_aggregate *a);
 /* Totals across ranks: the energy and the mean draw of every GPU; NaN without
  * power. A GPU of a recorded host is counted once however many ranks sampled
  * it (host, device); without the host, every rank's samples count (several

@@ -426,6 +426,35 @@ static void gpu_section(FILE *f, const tl_compare *c)
           f);
 }
 
+/* The registry's per-rank metrics side by side: descriptive, one value per
+ * rank, so no test and no verdict; the change is colored only when the
+ * registry says which way is better. */
+static void metrics_section(FILE *f, const tl_compare *c)
+{
+    if (c->nmetrics == 0)
+        return;
+    fputs("<section id=\"metrics\"><h2>Per-rank metrics</h2>\n<table><tr><th>metric</th><th>figure</th>"
+          "<th>baseline</th><th>candidate</th><th>\xce\x94</th><th>better</th><th>change</th></tr>\n",
+          f);
+    for (size_t i = 0; i < c->nmetrics; i++) {
+        const tl_cmp_metric_row *m = &c->metrics[i];
+        tl_cmp_metric_cells x;
+        tl_cmp_metric_cells_of(&x, m);
+        fputs("<tr><td>", f);
+        tl_escape_html(f, m->info->label);
+        fprintf(f, "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                   "<td>%s</td><td class=\"c-%s\">%s</td></tr>\n",
+                x.figure, x.base, x.cand, x.delta, tl_better_name(m->info->better),
+                m->change == TL_CHANGE_BETTER ? "better" : m->change == TL_CHANGE_WORSE ? "worse" : "same", x.change);
+    }
+    fprintf(f, "</table>\n<p class=\"note\">Each metric's across-rank figure (the mean of the ranks, or the "
+               "most: the rank that limits the job) in each run; \xce\x94 of %% metrics in percentage points. "
+               "One value per rank is too few to test: these rows describe, they are not verdicts and not in "
+               "the gate. Better or worse: beyond the threshold (%.4g%%, %% metrics by points). Definitions: "
+               "docs/analysis.md, Per-rank metrics.</p>\n</section>\n",
+            c->opt.threshold_pct);
+}
+
 /* ---- timelines ------------------------------------------------------------------------- */
 
 typedef struct run_lanes {
@@ -758,6 +787,7 @@ static int compare_body(FILE *f, void *ctx)
     if (headline(f, c) != 0 || delta_bars(f, c) != 0 || steps_section(f, c) != 0)
         return -1;
     gpu_section(f, c);
+    metrics_section(f, c);
     if (timelines(f, c) != 0 || rows_section(f, c) != 0)
         return -1;
     fputs("<section id=\"changes\"><h2>Added and removed</h2>\n", f);

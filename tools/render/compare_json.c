@@ -175,6 +175,28 @@ static void write_gpu(tl_json *j, const tl_cmp_gpu *g)
     tl_json_object_end(j);
 }
 
+/* A registry metric side by side (compare.h's tl_cmp_metric_row). */
+static void write_metric(tl_json *j, const tl_cmp_metric_row *m)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "metric", m->info->name);
+    tl_json_kv_string(j, "label", m->info->label);
+    tl_json_kv_string(j, "better", tl_better_name(m->info->better));
+    tl_json_kv_string(j, "figure", tl_across_policy_name(m->info->policy));
+    tl_json_kv_double(j, "baseline", m->value[0]);
+    tl_json_kv_double(j, "candidate", m->value[1]);
+    tl_json_kv_int(j, "ranks_baseline", m->ranks[0]);
+    tl_json_kv_int(j, "ranks_candidate", m->ranks[1]);
+    tl_json_kv_double(j, "delta_pct", m->delta_pct);
+    tl_json_kv_double(j, "delta_pp", m->delta_pp);
+    tl_json_key(j, "change");
+    if (m->change == TL_CHANGE_NONE)
+        tl_json_null(j);
+    else
+        tl_json_string(j, m->change == TL_CHANGE_WITHIN ? "within_threshold" : tl_cmp_change_name(m->change));
+    tl_json_object_end(j);
+}
+
 static void write_options(tl_json *j, const tl_compare *c)
 {
     tl_json_kv_string(j, "metric", tl_cmp_metric_name(c->opt.metric));
@@ -240,6 +262,11 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
     tl_json_array_begin(j);
     for (size_t i = 0; i < c->ngpu; i++)
         write_gpu(j, &c->gpu[i]);
+    tl_json_array_end(j);
+    tl_json_key(j, "metrics");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < c->nmetrics; i++)
+        write_metric(j, &c->metrics[i]);
     tl_json_array_end(j);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);

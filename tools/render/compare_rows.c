@@ -90,6 +90,24 @@ void tl_cmp_gpu_cells(const tl_cmp_gpu *g, tl_cmp_pct_cell cells[TL_CMP_GPU_COLS
     pct_cell(&cells[3], g->overlap_pct);
 }
 
+void tl_cmp_metric_cells_of(tl_cmp_metric_cells *cells, const tl_cmp_metric_row *m)
+{
+    const char *fig = m->info->policy == TL_ACROSS_MAX ? "most" : "mean";
+    if (m->ranks[0] == m->ranks[1])
+        snprintf(cells->figure, sizeof cells->figure, "%s of %d rank%s", fig, m->ranks[0], m->ranks[0] == 1 ? "" : "s");
+    else
+        snprintf(cells->figure, sizeof cells->figure, "%s of %d / %d ranks", fig, m->ranks[0], m->ranks[1]);
+    tl_units_fmt(cells->base, sizeof cells->base, m->value[0], m->info->unit);
+    tl_units_fmt(cells->cand, sizeof cells->cand, m->value[1], m->info->unit);
+    if (isfinite(m->delta_pp))
+        snprintf(cells->delta, sizeof cells->delta, "%+.1f pp", m->delta_pp);
+    else if (isfinite(m->delta_pct))
+        snprintf(cells->delta, sizeof cells->delta, "%+.1f%%", m->delta_pct);
+    else
+        snprintf(cells->delta, sizeof cells->delta, "\xe2\x80\x93");
+    cells->change = tl_cmp_change_name(m->change);
+}
+
 /* ---- which rows ------------------------------------------------------------------ */
 
 int tl_cmp_keep_matched(const tl_cmp_row *r, void *ctx)

@@ -191,6 +191,23 @@ static void md_gpu(FILE *f, const tl_compare *c)
         fputc('\n', f);
 }
 
+/* The registry's per-rank metrics, side by side (descriptive: not tested). */
+static void md_metrics(FILE *f, const tl_compare *c)
+{
+    if (c->nmetrics == 0)
+        return;
+    fputs("### Per-rank metrics (one value per rank: not tested, not in the gate)\n\n"
+          "| metric | figure | baseline | candidate | \xce\x94 | better | change |\n|---|---|---|---|---|---|---|\n", f);
+    for (size_t i = 0; i < c->nmetrics; i++) {
+        const tl_cmp_metric_row *m = &c->metrics[i];
+        tl_cmp_metric_cells x;
+        tl_cmp_metric_cells_of(&x, m);
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |\n", m->info->label, x.figure, x.base, x.cand, x.delta,
+                tl_better_name(m->info->better), x.change);
+    }
+    fputc('\n', f);
+}
+
 /* Added or removed names (overall rows), as a capped list. */
 static int md_list(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
@@ -241,6 +258,7 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
     md_steps(f, c);
     md_memory(f, c);
     md_gpu(f, c);
+    md_metrics(f, c);
     if (md_biggest(f, c) != 0 || md_list(f, c, TL_VERDICT_ADDED, "Added (only in the candidate)") != 0 ||
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
         return -1;

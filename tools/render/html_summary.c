@@ -152,8 +152,8 @@ static void ranks_table(tl_html *h)
 
 static void across_row(FILE *f, const tl_across *x)
 {
-    int unit;
-    const char *label = tl_text_metric(x->metric, &unit);
+    int unit = x->info->unit;
+    const char *label = x->info->label;
     char b[48];
     fprintf(f, "<tr><th scope=\"row\">%s</th><td class=\"num\">%d</td>", label, x->n);
     fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->min, unit), x->min_rank);
@@ -176,7 +176,7 @@ static void across_table(tl_html *h)
           "<th scope=\"col\">Max</th><th scope=\"col\">Std</th><th scope=\"col\">Imbalance</th></tr></thead>\n"
           "<tbody>\n", h->f);
     for (int i = 0; i < h->a->nacross; i++)
-        if (!tl_telemetry_is_metric(h->a->across[i].metric)) /* the Telemetry section's */
+        if (h->a->across[i].info->section != TL_SECTION_TELEMETRY) /* the Telemetry section's */
             across_row(h->f, &h->a->across[i]);
     fputs("</tbody>\n</table></div>\n", h->f);
 }

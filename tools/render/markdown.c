@@ -137,10 +137,10 @@ static void across(FILE *f, const tl_aggregate *a)
           "|---|---:|---:|---:|---:|---:|---:|\n", f);
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
-        int unit;
-        if (tl_telemetry_is_metric(x->metric))
+        if (x->info->section == TL_SECTION_TELEMETRY)
             continue; /* the Telemetry section */
-        const char *label = tl_text_metric(x->metric, &unit);
+        int unit = x->info->unit;
+        const char *label = x->info->label;
         fprintf(f, "| %s | %d | %s (rank %d) |", label, x->n, tl_units_fmt(lo, sizeof lo, x->min, unit), x->min_rank);
         cell(f, x->median, unit);
         cell(f, x->mean, unit);

@@ -25,40 +25,6 @@ const char *tl_text_rank_source(int s)
     return s == TL_RANK_CONTENT ? "content" : s == TL_RANK_NAME ? "name" : s == TL_RANK_ORDER ? "order" : "unknown";
 }
 
-const char *tl_text_metric(const char *m, int *unit)
-{
-    static const struct {
-        const char *metric, *label;
-        int unit;
-    } t[] = {
-        { "step_time_ns", "Step time (mean)", TL_UNIT_NS },
-        { "step_median_ns", "Step time (median)", TL_UNIT_NS },
-        { "compute_per_step_ns", "GPU compute per step", TL_UNIT_NS },
-        { "span_ns", "Wall time profiled", TL_UNIT_NS },
-        { "gpu.kernel_time_ns", "GPU kernel time", TL_UNIT_NS },
-        { "gpu.idle_pct", "GPU idle", TL_UNIT_PCT },
-        { "gpu.compute_pct", "GPU compute", TL_UNIT_PCT },
-        { "gpu.non_compute_pct", "GPU non-compute", TL_UNIT_PCT },
-        { "gpu.comm_pct", "GPU communication", TL_UNIT_PCT },
-        { "gpu.comm_comp_overlap_pct", "Communication overlapped by compute", TL_UNIT_PCT },
-        { "memory.peak_allocated_bytes", "Peak memory allocated", TL_UNIT_BYTES },
-        { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES },
-        { "memory.peak_device_used_bytes", "Peak device used (NVML)", TL_UNIT_BYTES },
-        { "diffusion.fps", "Frames per second (blocks)", TL_UNIT_COUNT },
-        { "diffusion.bps", "Blocks per second", TL_UNIT_COUNT },
-        { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS },
-        { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT },
-    };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-        if (strcmp(t[i].metric, m) == 0) {
-            *unit = t[i].unit;
-            return t[i].label;
-        }
-    *unit = strstr(m, "_ns") ? TL_UNIT_NS : strstr(m, "_pct") ? TL_UNIT_PCT : strstr(m, "bytes") ? TL_UNIT_BYTES
-                                                                                             : TL_UNIT_COUNT;
-    return m;
-}
-
 const char *tl_text_advice(const tl_recommendation *r)
 {
     if (r->advice)

@@ -30,9 +30,6 @@ int tl_text_headline_calm(const tl_aggregate *a);
 char *tl_text_finding(const tl_recommendation *r);
 const char *tl_text_advice(const tl_recommendation *r);
 
-/* A label for an across-rank metric ("Step time (mean)") and its unit. */
-const char *tl_text_metric(const char *metric, int *unit);
-
 /* "content", "name", "order" or "unknown". */
 const char *tl_text_rank_source(int source);
 

@@ -236,10 +236,10 @@ static void across_table(FILE *out, const tl_aggregate *a, size_t width)
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
-        if (tl_telemetry_is_metric(x->metric))
+        if (x->info->section == TL_SECTION_TELEMETRY)
             continue; /* the TELEMETRY table */
-        int unit;
-        const char *label = tl_text_metric(x->metric, &unit);
+        int unit = x->info->unit;
+        const char *label = x->info->label;
         char n[16], mn[64], md[48], me[48], mx[64], im[32];
         snprintf(n, sizeof n, "%d", x->n);
         const char *cells[] = { label, n, with_rank(mn, sizeof mn, x->min, unit, x->min_rank),

@@ -44,11 +44,6 @@ const char *tl_telemetry_energy(char *buf, size_t len, double j)
     return buf;
 }
 
-int tl_telemetry_is_metric(const char *metric)
-{
-    return strncmp(metric, "telemetry.", 10) == 0;
-}
-
 /* The across rows of a series kind: mean and max, or NULL. */
 static const tl_across *row(const tl_aggregate *a, int kind, const char *which)
 {
@@ -80,7 +75,7 @@ int tl_telemetry_row_of(const tl_aggregate *a, int kind, tl_telemetry_row *l)
 static int any_telemetry(const tl_aggregate *a)
 {
     for (int i = 0; i < a->nacross; i++)
-        if (tl_telemetry_is_metric(a->across[i].metric))
+        if (a->across[i].info->section == TL_SECTION_TELEMETRY)
             return 1;
     return 0;
 }

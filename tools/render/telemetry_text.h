@@ -16,9 +16,6 @@
 const char *tl_telemetry_fmt(char *buf, size_t len, double v, int kind);
 /* Energy in J as "0.806 Wh (2902 J)". */
 const char *tl_telemetry_energy(char *buf, size_t len, double joules);
-/* Whether an across-rank metric is a telemetry row (the generic across
- * tables leave them to the telemetry table). */
-int tl_telemetry_is_metric(const char *metric);
 /* One row of the telemetry tables, formatted: the series, the ranks that
  * have it, the lowest / median / highest of the ranks' means (with the
  * ranks), the highest sample (with its rank) and the imbalance of the means. */
