@@ -17,6 +17,9 @@ libnvidia-ml of the tests (2 GPUs: 10 and 20 GiB used of 80 GiB), then checks:
     the device share is 25 %; allocated and reserved are the pipeline's
     allocator provider's figures
   - `tally summary` prints the "Dev used" column with 20.0 GiB
+  - the reports and the traces aggregated as two partials and merged give
+    the aggregate of all four files (each trace paired with its report in
+    the merge);
   - the pipeline stopped by SIGTERM or SIGINT from outside dies of that signal
     and leaves a report and a trace that tally reads (issue 10 item 4)
 Exit 0 when all hold; the failed checks on stderr otherwise.
@@ -111,6 +114,34 @@ def main():
           f"device used {mem.get('peak_device_used_bytes')}, expected {20 * GIB}")
     check(mem.get("device_total_bytes") == 80 * GIB, f"device total {mem.get('device_total_bytes')}")
     check(mem.get("peak_device_pct") == 25.0, f"peak_device_pct {mem.get('peak_device_pct')}")
+
+    # The reports and the traces aggregated apart (two partials) and merged:
+    # the traces meet their reports only in the merge, and are paired there by
+    # stem, so the merge is the aggregate of all four files, byte for byte
+    # but for the inputs' order.
+    split = os.path.join(a.out, "split")
+    os.makedirs(split, exist_ok=True)
+    parts = []
+    for kind, sel in (("reports", reports), ("traces", traces)):
+        part = os.path.join(split, kind + ".partial.json")
+        p = subprocess.run([a.tally, "aggregate", "--partial", "-o", part] + [os.path.join(runs, f) for f in sel],
+                           capture_output=True, text=True)
+        check(p.returncode == 0, f"aggregate --partial {kind} exited {p.returncode}: {p.stderr}")
+        parts.append(part)
+    merged_path = os.path.join(split, "merged.json")
+    p = subprocess.run([a.tally, "merge", "-o", merged_path] + parts, capture_output=True, text=True)
+    check(p.returncode == 0, f"merge exited {p.returncode}: {p.stderr}")
+    if os.path.exists(merged_path):
+        merged = json.load(open(merged_path))
+        def counted(doc):
+            return sorted((i.get("path", "").rsplit("/", 1)[-1], i.get("companion_of") is not None)
+                          for i in doc.get("inputs", []))
+        check(counted(merged) == counted(agg), f"split partials: inputs {counted(merged)} != {counted(agg)}")
+        for key in ("names", "ranks", "across_ranks"):
+            check(merged.get(key) == agg.get(key), f"split partials: '{key}' differs from the aggregate of all")
+        mnames = {(n["group"], n["name"]): n["count"] for n in merged.get("names", [])}
+        anames = {(n["group"], n["name"]): n["count"] for n in agg.get("names", [])}
+        check(mnames == anames and anames, "split partials: name counts differ (a trace counted twice?)")
 
     # summary: what the user reads
     p = subprocess.run([a.tally, "summary", runs], capture_output=True, text=True)

@@ -165,3 +165,19 @@ int tl_identity_take_settled(tl_identity *dst, const tl_identity *src)
             return -1;
     return 0;
 }
+
+/* The length of path without suffix, or 0 when it does not end so. */
+static size_t stem_len(const char *path, const char *suffix)
+{
+    size_t n = strlen(path), k = strlen(suffix);
+    return n > k && strcmp(path + n - k, suffix) == 0 ? n - k : 0;
+}
+
+int tl_identity_same_stem(const char *report, const char *trace)
+{
+    size_t r = stem_len(report, ".report.json");
+    size_t t = stem_len(trace, ".trace.json.gz");
+    if (t == 0)
+        t = stem_len(trace, ".trace.json");
+    return r > 0 && r == t && memcmp(report, trace, r) == 0;
+}

@@ -132,6 +132,11 @@ void tl_identity_kinds_from_words(tl_identity *id);
  * fields and problems of dst stay. 0, or -1 out of memory. */
 int tl_identity_take_settled(tl_identity *dst, const tl_identity *src);
 
+/* A libtally report and trace of one process: {stem}.report.json and
+ * {stem}.trace.json(.gz), as libtally names them ({name}-rank{N}.{pid}-{time}).
+ * Both ways of pairing a companion use it (run.c, settle.c). */
+int tl_identity_same_stem(const char *report_path, const char *trace_path);
+
 /* Where an input stands in the numbers. */
 enum tl_standing {
     TL_STANDING_COUNTED = 0,   /* a session of the run analyzed: it counts */

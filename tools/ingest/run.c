@@ -333,28 +333,11 @@ static int by_rank_then_start(const void *a, const void *b)
     return strcmp(x->id.path, y->id.path);
 }
 
-/* The length of path without suffix, or 0 when it does not end so. */
-static size_t stem_len(const char *path, const char *suffix)
-{
-    size_t n = strlen(path), k = strlen(suffix);
-    return n > k && strcmp(path + n - k, suffix) == 0 ? n - k : 0;
-}
-
-/* Same stem: {stem}.report.json beside {stem}.trace.json(.gz), as libtally
- * names one run's files ({name}-rank{N}.{pid}-{time}). */
-static int same_stem(const char *report, const char *trace)
-{
-    size_t r = stem_len(report, ".report.json");
-    size_t t = stem_len(trace, ".trace.json.gz");
-    if (t == 0)
-        t = stem_len(trace, ".trace.json");
-    return r > 0 && r == t && memcmp(report, trace, r) == 0;
-}
-
 /* libtally writes a report and a trace per process: when both are inputs,
  * the trace is the report's companion (the report's statistics are complete
  * even when trace events were dropped). They match by file stem, else (files
- * renamed) on rank and start time. The one place that pairs them. */
+ * renamed) on rank and start time. Pairs split across partials meet only in
+ * tl_sessions_settle, which pairs them by stem (settle.c). */
 static void pair_companions(tl_run *run)
 {
     for (size_t i = 0; i < run->n; i++) {
@@ -364,7 +347,7 @@ static void pair_companions(tl_run *run)
         for (size_t k = 0; k < run->n; k++) {
             const tl_profile *r = run->profiles[k];
             if (tl_profile_usable(r) && r->id.format == TL_FMT_TALLY_REPORT &&
-                (same_stem(r->id.path, t->id.path) ||
+                (tl_identity_same_stem(r->id.path, t->id.path) ||
                  (t->id.rank >= 0 && t->base_time_ns != INT64_MIN && r->id.rank == t->id.rank &&
                   r->base_time_ns == t->base_time_ns))) {
                 t->id.companion_of = strdup(r->id.path);

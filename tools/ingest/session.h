@@ -372,7 +372,9 @@ static inline int tl_session_counts(const tl_session *s) { return tl_identity_co
  * in other partials, so this is settled where the list of sessions is
  * complete, once: tl_aggregate_finish calls tl_sessions_settle first, and
  * everything after reads the result. In order:
- *   1. a companion trace's session lends its report's session what a report
+ *   1. a libtally trace whose report was read apart (another partial) is
+ *      paired with it by file stem, as run.c pairs the two read together;
+ *      a companion trace's session lends its report's session what a report
  *      lacks (timeline, memory series, call tree, self and inclusive time);
  *   2. the sessions are sorted: the sessions of their own by rank, start
  *      and path, the others (not profiles, companions) after them by path;

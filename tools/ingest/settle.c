@@ -1,7 +1,7 @@
 /*
  * settle.c - the last of every input's identity, over all sessions at once
- * (session.h's tl_sessions_settle): companions lend their reports what they
- * lack, the sessions are sorted, split into runs, numbered, and what the
+ * (session.h's tl_sessions_settle): companions read apart are paired and
+ * lend their reports what they lack, the sessions are sorted, split into runs, numbered, and what the
  * ranks leave unsaid becomes a note.
  *
  * The one idea: this is the only code that decides whether an input counts.
@@ -44,6 +44,32 @@ static void add_note(notes *l, const char *fmt, ...)
 }
 
 /* ---- 1. companions ----------------------------------------------------------------------- */
+
+/* A libtally trace and its report read apart (`tally aggregate --partial`
+ * of each, then `tally merge`, or tally-mpi's shares) meet only here: the
+ * trace becomes the report's companion as if both had been read in one run
+ * (run.c's pair_companions). By file stem only: the rank-and-start-time
+ * match run.c also uses needs the profiles' clocks, which sessions do not
+ * keep, so renamed files split apart stay two sessions. */
+static int pair_split_companions(tl_session *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        tl_session *t = &v[i];
+        if (t->id.format != TL_FMT_TALLY_TRACE || !tl_identity_is_session(&t->id))
+            continue;
+        for (size_t k = 0; k < n; k++) {
+            const tl_session *r = &v[k];
+            if (r->id.format == TL_FMT_TALLY_REPORT && tl_identity_is_session(&r->id) &&
+                tl_identity_same_stem(r->id.path, t->id.path)) {
+                t->id.companion_of = strdup(r->id.path);
+                if (t->id.companion_of == NULL)
+                    return -1;
+                break;
+            }
+        }
+    }
+    return 0;
+}
 
 /* A libtally report's sections carry no nesting; its companion trace (the
  * same process's events) does: the report's names take the trace's self and
@@ -397,6 +423,8 @@ static void order_ranks(const tl_session *v, size_t n, notes *nt)
 int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***out, size_t *nout)
 {
     notes nt = { out, nout, 0 };
+    if (pair_split_companions(v, n) != 0)
+        return -1;
     lend_to_reports(v, n);
     if (n > 1)
         qsort(v, n, sizeof *v, by_rank_start_path);
