@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,20 +229,41 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
 
 /* ---- 3: ranks over all inputs --------------------------------------------- */
 
-/* What rank assignment reads of a profile (run.c's assign_ranks). */
+/* What rank assignment reads of a profile (run.c's assign_ranks and
+ * pair_companions), as one table that both directions walk, so the sender
+ * and the receiver cannot drift apart; a member's C type picks its kind (an
+ * unlisted type does not compile). The ranks an aggregate input holds follow
+ * the table as a counted list. */
+enum { WIRE_INT, WIRE_I64, WIRE_STR };
+#define WIRE(m) { offsetof(tl_profile, m), _Generic(((tl_profile *)0)->m, int: WIRE_INT, int64_t: WIRE_I64, char *: WIRE_STR) }
+static const struct wire_field {
+    size_t offset;
+    int kind;
+} identity_wire[] = {
+    WIRE(skipped),         WIRE(id.format), WIRE(id.rank),  WIRE(id.world_size), WIRE(id.rank_source),
+    WIRE(base_time_ns),    WIRE(start_ns),  WIRE(end_ns),   WIRE(id.path),       WIRE(id.rank_detail),
+};
+#undef WIRE
+
 static void put_identity(buf *b, const tl_profile *p, size_t global_item)
 {
     put_i64(b, (int64_t)global_item);
-    put_i64(b, p->skipped);
-    put_i64(b, p->id.format);
-    put_i64(b, p->id.rank);
-    put_i64(b, p->id.world_size);
-    put_i64(b, p->id.rank_source);
-    put_i64(b, p->base_time_ns);
-    put_i64(b, p->start_ns);
-    put_i64(b, p->end_ns);
-    put_str(b, p->id.path);
-    put_str(b, p->id.rank_detail);
+    for (size_t i = 0; i < sizeof identity_wire / sizeof identity_wire[0]; i++) {
+        const char *m = (const char *)p + identity_wire[i].offset;
+        if (identity_wire[i].kind == WIRE_INT) {
+            int v;
+            memcpy(&v, m, sizeof v);
+            put_i64(b, v);
+        } else if (identity_wire[i].kind == WIRE_I64) {
+            int64_t v;
+            memcpy(&v, m, sizeof v);
+            put_i64(b, v);
+        } else {
+            const char *v;
+            memcpy(&v, m, sizeof v);
+            put_str(b, v);
+        }
+    }
     put_i64(b, (int64_t)p->naggregate_ranks);
     for (size_t k = 0; k < p->naggregate_ranks; k++)
         put_i64(b, p->aggregate_ranks[k]);
@@ -256,18 +278,21 @@ static tl_profile *get_identity(buf *b, size_t *item)
     }
     tl_profile_init(p, "");
     *item = (size_t)get_i64(b);
-    p->skipped = (int)get_i64(b);
-    p->id.format = (int)get_i64(b);
-    p->id.rank = (int)get_i64(b);
-    p->id.world_size = (int)get_i64(b);
-    p->id.rank_source = (int)get_i64(b);
-    p->base_time_ns = get_i64(b);
-    p->start_ns = get_i64(b);
-    p->end_ns = get_i64(b);
-    free(p->id.path);
-    p->id.path = get_str(b);
-    free(p->id.rank_detail);
-    p->id.rank_detail = get_str(b);
+    for (size_t i = 0; i < sizeof identity_wire / sizeof identity_wire[0]; i++) {
+        char *m = (char *)p + identity_wire[i].offset;
+        if (identity_wire[i].kind == WIRE_INT) {
+            int v = (int)get_i64(b);
+            memcpy(m, &v, sizeof v);
+        } else if (identity_wire[i].kind == WIRE_I64) {
+            int64_t v = get_i64(b);
+            memcpy(m, &v, sizeof v);
+        } else {
+            char *old, *v = get_str(b); /* replaces what tl_profile_init set */
+            memcpy(&old, m, sizeof old);
+            free(old);
+            memcpy(m, &v, sizeof v);
+        }
+    }
     int64_t n = get_i64(b);
     if (!b->oom && n > 0 && (size_t)n <= (b->len - b->pos) / sizeof(int64_t)) {
         p->aggregate_ranks = malloc((size_t)n * sizeof *p->aggregate_ranks);
