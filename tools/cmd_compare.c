@@ -18,37 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "compare.h"
 #include "render.h"
-
-/* Does path start like a partial aggregate ({"format": "tally-partial", ...})? */
-static int is_partial(const char *path)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return 0;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    char buf[256];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *want[] = { "{", "\"format\"", ":", "\"tally-partial\"" };
-    const char *p = buf;
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        p += strspn(p, " \t\r\n");
-        size_t len = strlen(want[i]);
-        if (strncmp(p, want[i], len) != 0)
-            return 0;
-        p += len;
-    }
-    return 1;
-}
 
 static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 {
@@ -69,7 +43,7 @@ static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 /* One side (one argument) into a finished aggregate; release it either way. */
 static int load_side(const tl_cli *cli, const char *input, tl_aggregate *agg, size_t *warnings)
 {
-    if (is_partial(input))
+    if (tl_file_is_partial(input))
         return load_partial(cli, input, agg);
     tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
     one.inputs = &input;

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "ingest.h"
 #include "sniff.h"
 
 static int sniff(const char *s)
@@ -92,6 +93,28 @@ static void test_deep_nesting(void **state)
     free(s);
 }
 
+/* tally's aggregates say what they are first: the prefix decides (the
+ * reader's size limit, compare's partial inputs). */
+static void test_aggregate_doc_kind(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *doc;
+        int kind;
+    } cases[] = {
+        { "{\"format\": \"tally-partial\", \"version\": 2}", TL_DOC_PARTIAL },
+        { "\xef\xbb\xbf \n{ \"format\" :\t\"tally-aggregate\"", TL_DOC_AGGREGATE },
+        { "{\"format\":\"tally-partial", TL_DOC_OTHER },       /* cut inside the value */
+        { "{\"version\": 2, \"format\": \"tally-partial\"}", TL_DOC_OTHER }, /* not first */
+        { "{\"format\": \"tally-report\"}", TL_DOC_OTHER },
+        { "[{\"format\": \"tally-partial\"}]", TL_DOC_OTHER },
+        { "", TL_DOC_OTHER },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_int_equal(tl_aggregate_doc_kind((const unsigned char *)cases[i].doc, strlen(cases[i].doc)),
+                         cases[i].kind);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -99,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_cut_asks_for_more),
         cmocka_unit_test(test_key_after_a_big_value),
         cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_aggregate_doc_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,10 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "gzip_source.h"
 #include "read_trace.h"
@@ -108,37 +110,54 @@ static char *read_all(replay *r, size_t max, size_t *len, int *too_big)
  * tally writes "format" first: its aggregates (partial or merged) may be far
  * larger than a report, since they hold every session's statistics, and
  * their size must not send them to the trace reader. */
-static int starts_as_aggregate(const replay *r)
+int tl_aggregate_doc_kind(const unsigned char *b, size_t n)
 {
-    const unsigned char *b = r->prefix;
-    size_t n = r->len, i = 0;
+    size_t i = 0;
     if (n >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0)
         i = 3;
     i = skip_ws(b, i, n);
     if (i >= n || b[i] != '{')
-        return 0;
+        return TL_DOC_OTHER;
     i = skip_ws(b, i + 1, n);
     if (n - i < 8 || memcmp(b + i, "\"format\"", 8) != 0)
-        return 0;
+        return TL_DOC_OTHER;
     i = skip_ws(b, i + 8, n);
     if (i >= n || b[i] != ':')
-        return 0;
+        return TL_DOC_OTHER;
     i = skip_ws(b, i + 1, n);
-    static const char *const kinds[] = { "\"tally-partial\"", "\"tally-aggregate\"" };
-    for (size_t k = 0; k < 2; k++) {
-        size_t len = strlen(kinds[k]);
-        if (n - i >= len && memcmp(b + i, kinds[k], len) == 0)
-            return 1;
+    static const struct {
+        const char *text;
+        int kind;
+    } kinds[] = { { "\"tally-partial\"", TL_DOC_PARTIAL }, { "\"tally-aggregate\"", TL_DOC_AGGREGATE } };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t len = strlen(kinds[k].text);
+        if (n - i >= len && memcmp(b + i, kinds[k].text, len) == 0)
+            return kinds[k].kind;
     }
-    return 0;
+    return TL_DOC_OTHER;
+}
+
+int tl_file_is_partial(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return 0;
+    unsigned char buf[256];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    return tl_aggregate_doc_kind(buf, n) == TL_DOC_PARTIAL;
 }
 
 static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
 {
     size_t len;
     int too_big;
-    size_t max = starts_as_aggregate(r) && opt->max_aggregate_bytes > opt->max_report_bytes ? opt->max_aggregate_bytes
-                                                                                           : opt->max_report_bytes;
+    int aggregate = tl_aggregate_doc_kind(r->prefix, r->len) != TL_DOC_OTHER;
+    size_t max = aggregate && opt->max_aggregate_bytes > opt->max_report_bytes ? opt->max_aggregate_bytes
+                                                                             : opt->max_report_bytes;
     char *doc = read_all(r, max, &len, &too_big);
     if (doc == NULL) {
         tl_profile_skip(p, "out of memory");

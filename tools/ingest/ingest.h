@@ -56,6 +56,14 @@ void tl_ingest_options_init(tl_ingest_options *o);
  * p->skipped says the input was not a profile, with the reason as a warning. */
 tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt);
 
+/* What a JSON document's first bytes say it is: tally writes "format"
+ * first in its aggregates, so a prefix tells (a UTF-8 BOM and white space
+ * allowed). */
+enum { TL_DOC_OTHER = 0, TL_DOC_PARTIAL, TL_DOC_AGGREGATE };
+int tl_aggregate_doc_kind(const unsigned char *prefix, size_t n);
+/* A regular file that opens as a partial aggregate ({"format": "tally-partial", ...}). */
+int tl_file_is_partial(const char *path);
+
 /* Why the input named name looks like a profile that should have been
  * readable (a static text), or NULL: see tl_run_ingest. */
 const char *tl_looks_like_rank_file(const char *name, const tl_profile *p);
