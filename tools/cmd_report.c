@@ -8,7 +8,7 @@
  *
  * One input's way from here to the page, header by header: cli.h
  * (tl_cli_analyze), ingest.h, profile.h, identity.h (settled in ingest),
- * session.h, aggregate.h, render.h.
+ * session.h, aggregate.h (with metrics.h, the per-rank metrics), render.h.
  */
 #include <errno.h>
 #include <stdio.h>
