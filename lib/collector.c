@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "array.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -380,16 +381,10 @@ void tally_event(const char *name, const char *args_json)
         pthread_mutex_unlock(&tl_g.lock);
         goto fail;
     }
-    if (tl_g.ninstants == tl_g.instants_cap) {
-        size_t cap = tl_g.instants_cap ? tl_g.instants_cap * 2 : 32;
-        tl_instant *p = realloc(tl_g.instants, cap * sizeof *p);
-        if (p == NULL) {
-            tl_g.instants_dropped++;
-            pthread_mutex_unlock(&tl_g.lock);
-            goto fail;
-        }
-        tl_g.instants = p;
-        tl_g.instants_cap = cap;
+    if (tl_array_grow(&tl_g.instants, tl_g.ninstants, &tl_g.instants_cap, sizeof *tl_g.instants, 32) != 0) {
+        tl_g.instants_dropped++;
+        pthread_mutex_unlock(&tl_g.lock);
+        goto fail;
     }
     tl_g.instants[tl_g.ninstants++] = (tl_instant){ n, a, now, tid };
     pthread_mutex_unlock(&tl_g.lock);
@@ -410,16 +405,10 @@ void tally_memory_snapshot(const char *label)
         return;
     tl_memory_read(&snap.mem, 1);
     pthread_mutex_lock(&tl_g.lock);
-    if (tl_g.nsnapshots == tl_g.snapshots_cap) {
-        size_t cap = tl_g.snapshots_cap ? tl_g.snapshots_cap * 2 : 16;
-        tl_snapshot *p = realloc(tl_g.snapshots, cap * sizeof *p);
-        if (p == NULL) {
-            pthread_mutex_unlock(&tl_g.lock);
-            free(snap.label);
-            return;
-        }
-        tl_g.snapshots = p;
-        tl_g.snapshots_cap = cap;
+    if (tl_array_grow(&tl_g.snapshots, tl_g.nsnapshots, &tl_g.snapshots_cap, sizeof *tl_g.snapshots, 16) != 0) {
+        pthread_mutex_unlock(&tl_g.lock);
+        free(snap.label);
+        return;
     }
     tl_g.snapshots[tl_g.nsnapshots++] = snap;
     pthread_mutex_unlock(&tl_g.lock);

@@ -9,6 +9,7 @@
  * wait out a long period.
  */
 #include "internal.h"
+#include "array.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -67,19 +68,10 @@ static void record(double cpu_pct)
     pthread_mutex_lock(&sp.lock);
     if (sp.n >= TL_MAX_SAMPLER_POINTS) {
         sp.dropped++;
+    } else if (tl_array_grow(&sp.points, sp.n, &sp.cap, sizeof *sp.points, 64) == 0) {
+        sp.points[sp.n++] = p;
     } else {
-        if (sp.n == sp.cap) {
-            size_t cap = sp.cap ? sp.cap * 2 : 64;
-            tl_sample_point *q = realloc(sp.points, cap * sizeof *q);
-            if (q != NULL) {
-                sp.points = q;
-                sp.cap = cap;
-            }
-        }
-        if (sp.n < sp.cap)
-            sp.points[sp.n++] = p;
-        else
-            sp.dropped++;
+        sp.dropped++;
     }
     pthread_mutex_unlock(&sp.lock);
 }

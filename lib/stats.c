@@ -18,7 +18,7 @@ static void samples_push(tl_dur_stat *s, uint64_t v, long max_samples)
         s->samples_dropped++;
         return;
     }
-    if (s->nsamples == s->samples_cap) {
+    if (s->nsamples == s->samples_cap) { /* not tl_array_grow: the last block is clamped to max_samples */
         uint32_t cap = s->samples_cap ? s->samples_cap * 2 : 16;
         if ((long)cap > max_samples)
             cap = (uint32_t)max_samples;

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "internal.h"
+#include "array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,15 +107,11 @@ uint32_t tl_thread_lookup_name(tl_thread *t, const char *name)
 /* Grow an array of pointers to at least id+1 entries (doubling). */
 static int grow(void ***arr, uint32_t *cap, uint32_t id)
 {
-    uint32_t n = *cap ? *cap : 64;
-    while (n <= id)
-        n *= 2;
-    void **p = realloc(*arr, n * sizeof *p);
-    if (p == NULL)
+    size_t n = *cap; /* the caps stay uint32_t: tl_thread is per thread and the ids are uint32_t */
+    if (tl_array_grow(arr, id, &n, sizeof **arr, 64) != 0)
         return -1;
-    memset(p + *cap, 0, (n - *cap) * sizeof *p);
-    *arr = p;
-    *cap = n;
+    memset(*arr + *cap, 0, (n - *cap) * sizeof **arr);
+    *cap = (uint32_t)n;
     return 0;
 }
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "array.h"
 #include "term.h"
 
 #include "partial.h"
@@ -403,15 +404,9 @@ void tl_cli_release(tl_cli *cli)
 static void seen_add(const tl_cli *cli, dev_t dev, ino_t ino)
 {
     struct tl_cli_seen *s = cli->seen;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        tl_file_id *ids = realloc(s->ids, cap * sizeof *ids);
-        if (ids == NULL) {
-            s->lost = 1;
-            return;
-        }
-        s->ids = ids;
-        s->cap = cap;
+    if (tl_array_grow(&s->ids, s->n, &s->cap, sizeof *s->ids, 64) != 0) {
+        s->lost = 1;
+        return;
     }
     s->ids[s->n++] = (tl_file_id){ dev, ino };
 }

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
+#include "array.h"
 #include "metrics.h"
 
 #include <inttypes.h>
@@ -80,14 +81,8 @@ void tl_aggregate_release(tl_aggregate *a)
 
 int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
 {
-    if (a->nsessions == a->sessions_cap) {
-        size_t cap = a->sessions_cap ? a->sessions_cap * 2 : 16;
-        tl_session *x = realloc(a->sessions, cap * sizeof *x);
-        if (x == NULL)
-            return -1;
-        a->sessions = x;
-        a->sessions_cap = cap;
-    }
+    if (tl_array_grow(&a->sessions, a->nsessions, &a->sessions_cap, sizeof *a->sessions, 16) != 0)
+        return -1;
     a->sessions[a->nsessions++] = *s;
     memset(s, 0, sizeof *s);
     return 0;

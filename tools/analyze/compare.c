@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "array.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -209,14 +210,8 @@ static void side_release(side *sd)
 
 static int side_push(side *sd, const item *it, const char *name, int normalize)
 {
-    if (sd->n == sd->cap) {
-        size_t cap = sd->cap ? sd->cap * 2 : 256;
-        item *x = realloc(sd->items, cap * sizeof *x);
-        if (x == NULL)
-            return -1;
-        sd->items = x;
-        sd->cap = cap;
-    }
+    if (tl_array_grow(&sd->items, sd->n, &sd->cap, sizeof *sd->items, 256) != 0)
+        return -1;
     item *dst = &sd->items[sd->n];
     *dst = *it;
     dst->key = normalize ? tl_compare_normalize(name) : strdup(name);
@@ -343,15 +338,7 @@ static int vec_reserve(vec *v, size_t more)
 {
     if (v->n + more <= v->cap)
         return 0;
-    size_t cap = v->cap ? v->cap : 1024;
-    while (cap < v->n + more)
-        cap *= 2;
-    double *x = realloc(v->v, cap * sizeof *x);
-    if (x == NULL)
-        return -1;
-    v->v = x;
-    v->cap = cap;
-    return 0;
+    return tl_array_grow(&v->v, v->n + more - 1, &v->cap, sizeof *v->v, 1024); /* room for the last */
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -910,14 +897,8 @@ static char *display_name(const char *name)
 
 static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank, int kind)
 {
-    if (c->nrows == c->rows_cap) {
-        size_t cap = c->rows_cap ? c->rows_cap * 2 : 256;
-        tl_cmp_row *x = realloc(c->rows, cap * sizeof *x);
-        if (x == NULL)
-            return NULL;
-        c->rows = x;
-        c->rows_cap = cap;
-    }
+    if (tl_array_grow(&c->rows, c->nrows, &c->rows_cap, sizeof *c->rows, 256) != 0)
+        return NULL;
     tl_cmp_row *r = &c->rows[c->nrows];
     memset(r, 0, sizeof *r);
     r->name = display_name(name);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "drift.h"
+#include "array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,14 +30,8 @@ typedef struct entries {
 
 static int push(entries *e, int group, const char *name, int session, double value)
 {
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? 2 * e->cap : 256;
-        entry *x = realloc(e->v, cap * sizeof *x);
-        if (x == NULL)
-            return -1;
-        e->v = x;
-        e->cap = cap;
-    }
+    if (tl_array_grow(&e->v, e->n, &e->cap, sizeof *e->v, 256) != 0)
+        return -1;
     e->v[e->n++] = (entry){ group, name, session, value };
     return 0;
 }

@@ -2,6 +2,7 @@
  * intervals.c - unions, intersections and the kind sweep (see intervals.h).
  */
 #include "intervals.h"
+#include "array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,8 @@ int tl_ivset_add(tl_ivset *s, int64_t start, int64_t end)
 {
     if (end < start)
         end = start;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 256;
-        tl_interval *v = realloc(s->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        s->v = v;
-        s->cap = cap;
-    }
+    if (tl_array_grow(&s->v, s->n, &s->cap, sizeof *s->v, 256) != 0)
+        return -1;
     s->v[s->n++] = (tl_interval){ start, end };
     return 0;
 }

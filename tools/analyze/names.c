@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "names.h"
+#include "array.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -66,14 +67,8 @@ static tl_name_row *row_for(tl_name_table *t, int group, const char *name)
             return r;
         i = (i + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        tl_name_row *x = realloc(t->rows, cap * sizeof *x);
-        if (x == NULL)
-            return NULL;
-        t->rows = x;
-        t->cap = cap;
-    }
+    if (tl_array_grow(&t->rows, t->n, &t->cap, sizeof *t->rows, 256) != 0)
+        return NULL;
     tl_name_row *r = &t->rows[t->n];
     memset(r, 0, sizeof *r);
     r->group = group;

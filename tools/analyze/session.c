@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
+#include "array.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -323,13 +324,10 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
             goto out;
         if (id == before) {
             if (s->nkernels == kernels_cap) {
-                size_t cap = kernels_cap ? kernels_cap * 2 : 64;
-                tl_skernel *x = realloc(s->kernels, cap * sizeof *x);
-                if (x == NULL)
+                size_t old = kernels_cap;
+                if (tl_array_grow(&s->kernels, s->nkernels, &kernels_cap, sizeof *s->kernels, 64) != 0)
                     goto out;
-                memset(x + kernels_cap, 0, (cap - kernels_cap) * sizeof *x);
-                s->kernels = x;
-                kernels_cap = cap;
+                memset(s->kernels + old, 0, (kernels_cap - old) * sizeof *s->kernels);
             }
             s->kernels[id].name = dupstr(name);
             s->kernels[id].type = e->type;
@@ -339,7 +337,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         if (e->type == TL_KT_COMM && s->ncolls < TL_MAX_COLLECTIVES) {
             /* Grown as needed: a session is kept per rank, and the cap's 1.6 MB up front
              * made every rank cost that much address space (issue 15, memory flat in ranks). */
-            if (s->ncolls == colls_cap) {
+            if (s->ncolls == colls_cap) { /* not tl_array_grow: clamped to TL_MAX_COLLECTIVES */
                 size_t cap = colls_cap ? colls_cap * 2 : 256;
                 tl_collective *x = realloc(s->colls, (cap < TL_MAX_COLLECTIVES ? cap : TL_MAX_COLLECTIVES) * sizeof *x);
                 if (x != NULL) {

@@ -116,7 +116,7 @@ uint32_t tl_calltree_child(tl_calltree *t, uint32_t parent, uint32_t name)
         return i;
     if (t->n >= TL_CALLTREE_MAX_NODES || grow_index(t, t->n + 1) != 0)
         return TL_CALLTREE_NONE;
-    if (t->n == t->cap) {
+    if (t->n == t->cap) { /* not tl_array_grow: the last block is clamped to TL_CALLTREE_MAX_NODES */
         uint32_t cap = t->cap ? t->cap * 2 : 64;
         if (cap > TL_CALLTREE_MAX_NODES)
             cap = TL_CALLTREE_MAX_NODES;

@@ -133,13 +133,8 @@ static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *l
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' && (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
             continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 64;
-            char **p = realloc(names, cap * sizeof *p);
-            if (p == NULL)
-                break;
-            names = p;
-        }
+        if (tl_array_grow(&names, n, &cap, sizeof *names, 64) != 0)
+            break;
         names[n] = strdup(e->d_name);
         if (names[n] != NULL)
             n++;

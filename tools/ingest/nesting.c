@@ -2,6 +2,7 @@
  * nesting.c - self and inclusive time per name (see nesting.h).
  */
 #include "nesting.h"
+#include "array.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,14 +100,8 @@ static tl_nest_thread *thread_of(tl_nest *n, int64_t pid, int64_t tid, int cls)
         }
         j = (j + 1) & (n->nslots - 1);
     }
-    if (n->nthreads == n->threads_cap) {
-        size_t cap = n->threads_cap ? n->threads_cap * 2 : 16;
-        tl_nest_thread *x = realloc(n->threads, cap * sizeof *x);
-        if (x == NULL)
-            return NULL;
-        n->threads = x;
-        n->threads_cap = cap;
-    }
+    if (tl_array_grow(&n->threads, n->nthreads, &n->threads_cap, sizeof *n->threads, 16) != 0)
+        return NULL;
     tl_nest_thread *t = &n->threads[n->nthreads];
     memset(t, 0, sizeof *t);
     t->pid = pid;
@@ -279,15 +274,9 @@ static void place(tl_nest *n, const tl_nest_item *e)
         broken(n, "nesting deeper than TL_NEST_MAX_DEPTH");
         return;
     }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 32;
-        tl_nest_frame *x = realloc(t->v, cap * sizeof *x);
-        if (x == NULL) {
-            broken(n, "out of memory");
-            return;
-        }
-        t->v = x;
-        t->cap = cap;
+    if (tl_array_grow(&t->v, t->n, &t->cap, sizeof *t->v, 32) != 0) {
+        broken(n, "out of memory");
+        return;
     }
     if (t->n > 0)
         t->v[t->n - 1].children = tl_ns_add(t->v[t->n - 1].children, e->dur);

@@ -16,6 +16,10 @@
 #include <string.h>
 #include <strings.h>
 
+/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one
+ * more (array.h; a profile's arrays start at 64). */
+#define GROW(arr, n, cap) tl_array_grow(&(arr), (n), &(cap), sizeof *(arr), 64)
+
 /* ---- names -------------------------------------------------------------- */
 
 const char *tl_format_name(int format)
@@ -182,17 +186,11 @@ uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len)
         while (t->slots[slot])
             slot = (slot + 1) & (t->nslots - 1);
     }
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 64;
-        char **p = realloc(t->strs, cap * sizeof *p);
-        if (p == NULL)
+    if (t->n == t->cap) { /* strs and hashes grow together; cap stays uint32_t as the ids are */
+        size_t scap = t->cap, hcap = t->cap;
+        if (GROW(t->strs, t->n, scap) != 0 || GROW(t->hashes, t->n, hcap) != 0)
             return UINT32_MAX;
-        t->strs = p;
-        uint32_t *hs = realloc(t->hashes, cap * sizeof *hs);
-        if (hs == NULL)
-            return UINT32_MAX;
-        t->hashes = hs;
-        t->cap = cap;
+        t->cap = (uint32_t)scap;
     }
     char *copy = malloc(len + 1);
     if (copy == NULL)
@@ -356,10 +354,6 @@ void tl_profile_skip(tl_profile *p, const char *fmt, ...)
     else
         p->skipped = 1; /* beyond TL_IDENTITY_MAX_PROBLEMS: counted, not said */
 }
-
-/* Grow a typed array: GROW(p->gpu, p->ngpu, p->gpu_cap) makes room for one
- * more (array.h; a profile's arrays start at 64). */
-#define GROW(arr, n, cap) tl_array_grow(&(arr), (n), &(cap), sizeof *(arr), 64)
 
 static uint32_t pair_hash(uint32_t cat, uint32_t name)
 {
@@ -790,15 +784,11 @@ void tl_profile_count_category(tl_profile *p, const char *cat, size_t len)
 void tl_profile_count_category_id(tl_profile *p, uint32_t id)
 {
     if (id >= p->cat_counts_cap) {
-        uint32_t cap = p->cat_counts_cap ? p->cat_counts_cap * 2 : 32;
-        while (cap <= id)
-            cap *= 2;
-        uint64_t *x = realloc(p->cat_counts, cap * sizeof *x);
-        if (x == NULL)
+        size_t cap = p->cat_counts_cap;
+        if (tl_array_grow(&p->cat_counts, id, &cap, sizeof *p->cat_counts, 32) != 0)
             return;
-        memset(x + p->cat_counts_cap, 0, (cap - p->cat_counts_cap) * sizeof *x);
-        p->cat_counts = x;
-        p->cat_counts_cap = cap;
+        memset(p->cat_counts + p->cat_counts_cap, 0, (cap - p->cat_counts_cap) * sizeof *p->cat_counts);
+        p->cat_counts_cap = (uint32_t)cap;
     }
     p->cat_counts[id]++;
 }

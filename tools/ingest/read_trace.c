@@ -17,6 +17,7 @@
  */
 #include "read_trace.h"
 #include "nesting.h"
+#include "array.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -517,14 +518,8 @@ static void begin_event(reader *r, const char *cat, size_t cat_len, const char *
                         size_t name_len, const tl_trace_event *ev)
 {
     be_stack *b = &r->be;
-    if (b->n == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        open_slice *v = realloc(b->v, cap * sizeof *v);
-        if (v == NULL)
-            return;
-        b->v = v;
-        b->cap = cap;
-    }
+    if (tl_array_grow(&b->v, b->n, &b->cap, sizeof *b->v, 64) != 0)
+        return;
     open_slice *o = &b->v[b->n++];
     o->pid = ev->pid;
     o->tid = ev->tid;

@@ -39,6 +39,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "array.h"
 #include "json_writer.h"
 #include "partial.h"
 #include "render.h"
@@ -65,17 +66,9 @@ static void buf_put(buf *b, const void *d, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n > b->cap) {
-        size_t c = b->cap ? b->cap : 4096;
-        while (c < b->len + n)
-            c *= 2;
-        char *x = realloc(b->p, c);
-        if (x == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = x;
-        b->cap = c;
+    if (b->len + n > b->cap && tl_array_grow(&b->p, b->len + n - 1, &b->cap, 1, 4096) != 0) { /* room for the last byte */
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->len, d, n);
     b->len += n;
@@ -390,15 +383,10 @@ static int assign_ranks_globally(tl_run *run, const size_t *global_item)
             tl_profile *p = get_identity(&in, &item);
             if (p == NULL)
                 break;
-            if (nall == cap) {
-                cap = cap ? cap * 2 : 64;
-                shell *x = realloc(all, cap * sizeof *x);
-                if (x == NULL) {
-                    tl_profile_free(p);
-                    rc = -1;
-                    break;
-                }
-                all = x;
+            if (tl_array_grow(&all, nall, &cap, sizeof *all, 64) != 0) {
+                tl_profile_free(p);
+                rc = -1;
+                break;
             }
             all[nall++] = (shell){ p, item, seq, from };
             if (count)
@@ -529,14 +517,8 @@ typedef struct blobs {
 
 static int blobs_push(blobs *l, char *p, size_t n, int from)
 {
-    if (l->n == l->cap) {
-        size_t c = l->cap ? l->cap * 2 : 8;
-        blob *x = realloc(l->v, c * sizeof *x);
-        if (x == NULL)
-            return -1;
-        l->v = x;
-        l->cap = c;
-    }
+    if (TL_ARRAY_GROW(l->v, l->n, l->cap) != 0)
+        return -1;
     l->v[l->n++] = (blob){ p, n, from };
     return 0;
 }

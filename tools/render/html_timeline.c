@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "escape.h"
 #include "html_sections.h"
 #include "svg.h"
@@ -230,15 +231,9 @@ static void one_call(grid *g, calls_pass *cp, size_t li, const tl_lane_call *c, 
     if (!cp->taking) {
         if (c->row + 1 > g->keys[li].rows_seen)
             g->keys[li].rows_seen = c->row + 1;
-        if (cp->nwidths == cp->cap) {
-            size_t cap = cp->cap ? 2 * cp->cap : 1024;
-            double *x = realloc(cp->widths, cap * sizeof *x);
-            if (x == NULL) {
-                cp->oom = 1;
-                return;
-            }
-            cp->widths = x;
-            cp->cap = cap;
+        if (tl_array_grow(&cp->widths, cp->nwidths, &cp->cap, sizeof *cp->widths, 1024) != 0) {
+            cp->oom = 1;
+            return;
         }
         cp->widths[cp->nwidths++] = c1 - c0;
         return;
@@ -336,14 +331,8 @@ static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
         double col = (double)(st->ts_ns - g->t0) / g->colw;
         if (last >= 0 && col - last < 0.5)
             continue;
-        if (g->nmarks == g->mcap) {
-            size_t cap = g->mcap ? 2 * g->mcap : 64;
-            tl_svg_mark *m = realloc(g->marks, cap * sizeof *m);
-            if (m == NULL)
-                return -1;
-            g->marks = m;
-            g->mcap = cap;
-        }
+        if (tl_array_grow(&g->marks, g->nmarks, &g->mcap, sizeof *g->marks, 64) != 0)
+            return -1;
         tl_svg_mark *m = &g->marks[g->nmarks++];
         char d[48];
         *m = (tl_svg_mark){ col, lane0, n, "", 0 };
@@ -368,14 +357,8 @@ static int rank_events(grid *g, const tl_aggregate *a, const tl_rank_result *r, 
             const tl_sevent *e = &s->events[j];
             if (e->ts_ns == INT64_MIN || e->ts_ns < g->t0 || e->ts_ns > g->t1)
                 continue;
-            if (g->nmarks == g->mcap) {
-                size_t cap = g->mcap ? 2 * g->mcap : 64;
-                tl_svg_mark *m = realloc(g->marks, cap * sizeof *m);
-                if (m == NULL)
-                    return -1;
-                g->marks = m;
-                g->mcap = cap;
-            }
+            if (tl_array_grow(&g->marks, g->nmarks, &g->mcap, sizeof *g->marks, 64) != 0)
+                return -1;
             tl_svg_mark *m = &g->marks[g->nmarks++];
             char d[48];
             *m = (tl_svg_mark){ (double)(e->ts_ns - g->t0) / g->colw, lane0, n, "", 1 };

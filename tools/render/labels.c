@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "labels.h"
+#include "array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +33,9 @@ static void sb_add(sbuf *b, const char *s, size_t len)
 {
     if (b->oom)
         return;
-    if (b->n + len + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + len + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->oom = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
+    if (tl_array_grow(&b->p, b->n + len, &b->cap, 1, 64) != 0) { /* room for the NUL after s */
+        b->oom = 1;
+        return;
     }
     memcpy(b->p + b->n, s, len);
     b->n += len;

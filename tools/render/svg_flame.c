@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "escape.h"
 #include "labels.h"
 #include "svg_internal.h"
@@ -133,28 +134,16 @@ static void merged_box(walk *wk, uint32_t parent, size_t n, double ns, double x,
 
 static int push(item **v, size_t *n, size_t *cap, item it)
 {
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 256;
-        item *x = realloc(*v, c * sizeof *x);
-        if (x == NULL)
-            return -1;
-        *v = x;
-        *cap = c;
-    }
+    if (tl_array_grow(v, *n, cap, sizeof **v, 256) != 0)
+        return -1;
     (*v)[(*n)++] = it;
     return 0;
 }
 
 static int collect(walk *wk, double w)
 {
-    if (wk->nwidths == wk->cap) {
-        size_t c = wk->cap ? wk->cap * 2 : 1024;
-        double *x = realloc(wk->widths, c * sizeof *x);
-        if (x == NULL)
-            return -1;
-        wk->widths = x;
-        wk->cap = c;
-    }
+    if (tl_array_grow(&wk->widths, wk->nwidths, &wk->cap, sizeof *wk->widths, 1024) != 0)
+        return -1;
     wk->widths[wk->nwidths++] = w;
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "labels.h"
 #include "term.h"
 
@@ -41,15 +42,9 @@ void tl_text_table_row(tl_text_table *t, const char *const *cells)
 {
     if (t->oom)
         return;
-    if (t->nrows == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        char **c = realloc(t->cells, cap * t->ncols * sizeof *c);
-        if (c == NULL) {
-            t->oom = 1;
-            return;
-        }
-        t->cells = c;
-        t->cap = cap;
+    if (tl_array_grow(&t->cells, t->nrows, &t->cap, t->ncols * sizeof *t->cells, 16) != 0) { /* a row: ncols cells */
+        t->oom = 1;
+        return;
     }
     char **row = t->cells + t->nrows * t->ncols;
     for (size_t k = 0; k < t->ncols; k++) {
