@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tl_array_grow(void *arrp, size_t n, size_t *cap, size_t elem, size_t first)
+int tl_array_grow_slow(void *arrp, size_t n, size_t *cap, size_t elem, size_t first)
 {
     if (n < *cap)
         return 0;

@@ -19,7 +19,13 @@
  * bytes, *cap of them allocated): nothing when n < *cap, else the capacity
  * doubles (first when it was 0). 0, or -1 when out of memory or the size
  * would overflow (then the array and *cap are as they were). */
-int tl_array_grow(void *arrp, size_t n, size_t *cap, size_t elem, size_t first);
+int tl_array_grow_slow(void *arrp, size_t n, size_t *cap, size_t elem, size_t first);
+/* The check is inline, so an append with room costs a comparison, not a
+ * call (ingest appends per event). */
+static inline int tl_array_grow(void *arrp, size_t n, size_t *cap, size_t elem, size_t first)
+{
+    return n < *cap ? 0 : tl_array_grow_slow(arrp, n, cap, elem, first);
+}
 
 #define TL_ARRAY_GROW(v, n, cap) tl_array_grow(&(v), (n), &(cap), sizeof *(v), TL_ARRAY_FIRST)
 
