@@ -17,15 +17,6 @@
 #define TOP_NAMES 100
 #define TOP_CALLTREE 500 /* call paths of the merged tree listed (the largest, with their callers) */
 
-static void kv_num(tl_json *j, const char *k, double v)
-{
-    tl_json_key(j, k);
-    if (isfinite(v))
-        tl_json_double(j, v);
-    else
-        tl_json_null(j);
-}
-
 static void kv_us(tl_json *j, const char *k, int64_t ns)
 {
     tl_json_key(j, k);
@@ -97,14 +88,14 @@ static void write_steps(tl_json *j, const tl_rank_result *r)
     /* a report's loop summary (FramePack) counts its iterations without their durations */
     tl_json_kv_uint(j, "count", r->step_count);
     tl_json_kv_bool(j, "from_summary", r->steps_summarized);
-    kv_num(j, "mean_ns", r->step_mean);
-    kv_num(j, "median_ns", r->step_median);
-    kv_num(j, "min_ns", r->step_min);
-    kv_num(j, "max_ns", r->step_max);
-    kv_num(j, "std_ns", r->step_std);
-    kv_num(j, "spread", r->step_spread);
-    kv_num(j, "it_per_s", isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
-    kv_num(j, "compute_per_step_ns", r->compute_per_step);
+    tl_json_kv_double(j, "mean_ns", r->step_mean);
+    tl_json_kv_double(j, "median_ns", r->step_median);
+    tl_json_kv_double(j, "min_ns", r->step_min);
+    tl_json_kv_double(j, "max_ns", r->step_max);
+    tl_json_kv_double(j, "std_ns", r->step_std);
+    tl_json_kv_double(j, "spread", r->step_spread);
+    tl_json_kv_double(j, "it_per_s", isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
+    tl_json_kv_double(j, "compute_per_step_ns", r->compute_per_step);
     tl_json_key(j, "durations_ns");
     tl_json_array_begin(j);
     for (size_t i = 0; i < r->nsteps; i++)
@@ -174,14 +165,14 @@ static void write_rank_telemetry(tl_json *j, const tl_rank_telemetry *t)
         tl_json_key(j, tl_series_kind_name(k));
         tl_json_object_begin(j);
         tl_json_kv_uint(j, "samples", t->n[k]);
-        kv_num(j, "mean", t->mean[k]);
-        kv_num(j, "max", t->max[k]);
+        tl_json_kv_double(j, "mean", t->mean[k]);
+        tl_json_kv_double(j, "max", t->max[k]);
         tl_json_object_end(j);
     }
     tl_json_object_end(j);
-    kv_num(j, "power_w", t->power_w);
-    kv_num(j, "energy_j", t->energy_j);
-    kv_num(j, "energy_wh", t->energy_j / TL_J_PER_WH);
+    tl_json_kv_double(j, "power_w", t->power_w);
+    tl_json_kv_double(j, "energy_j", t->energy_j);
+    tl_json_kv_double(j, "energy_wh", t->energy_j / TL_J_PER_WH);
     tl_json_object_end(j);
 }
 
@@ -194,15 +185,15 @@ static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
     }
     tl_json_object_begin(j);
     tl_json_kv_uint(j, "blocks", d->blocks);
-    kv_num(j, "frames", d->sized ? d->frames : NAN);
-    kv_num(j, "block_size", d->block_size);
-    kv_num(j, "block_size_min", d->size_min);
-    kv_num(j, "block_size_max", d->size_max);
+    tl_json_kv_double(j, "frames", d->sized ? d->frames : NAN);
+    tl_json_kv_double(j, "block_size", d->block_size);
+    tl_json_kv_double(j, "block_size_min", d->size_min);
+    tl_json_kv_double(j, "block_size_max", d->size_max);
     tl_json_kv_int(j, "block_time_ns", d->block_ns);
-    kv_num(j, "fps", d->fps);
-    kv_num(j, "blocks_per_s", d->bps);
-    kv_num(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
-    kv_num(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    tl_json_kv_double(j, "fps", d->fps);
+    tl_json_kv_double(j, "blocks_per_s", d->bps);
+    tl_json_kv_double(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
+    tl_json_kv_double(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
     tl_json_kv_uint(j, "steps", d->steps);
     tl_json_kv_int(j, "step_time_ns", d->step_ns);
     tl_json_object_end(j);
@@ -242,16 +233,16 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         write_gpu(j, &r->gpu);
         tl_json_key(j, "memory");
         tl_json_object_begin(j);
-        kv_num(j, "peak_allocated_bytes", r->peak_allocated);
-        kv_num(j, "peak_reserved_bytes", r->peak_reserved);
-        kv_num(j, "peak_device_used_bytes", r->peak_device_used);
-        kv_num(j, "device_total_bytes", r->device_total);
+        tl_json_kv_double(j, "peak_allocated_bytes", r->peak_allocated);
+        tl_json_kv_double(j, "peak_reserved_bytes", r->peak_reserved);
+        tl_json_kv_double(j, "peak_device_used_bytes", r->peak_device_used);
+        tl_json_kv_double(j, "device_total_bytes", r->device_total);
         kv_pct(j, "peak_device_pct", tl_rank_peak_device_pct(r));
-        kv_num(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
+        tl_json_kv_double(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
                                              ? r->peak_reserved / r->peak_allocated
                                              : NAN);
-        kv_num(j, "peak_rss_bytes", r->peak_rss);
-        kv_num(j, "gpu_utilization_mean_pct", r->gpu_util_mean);
+        tl_json_kv_double(j, "peak_rss_bytes", r->peak_rss);
+        tl_json_kv_double(j, "gpu_utilization_mean_pct", r->gpu_util_mean);
         tl_json_object_end(j);
         tl_json_key(j, "telemetry");
         write_rank_telemetry(j, &r->tel);
@@ -272,14 +263,14 @@ static void write_across(tl_json *j, const tl_aggregate *a)
         tl_json_key(j, x->metric);
         tl_json_object_begin(j);
         tl_json_kv_int(j, "ranks", x->n);
-        kv_num(j, "min", x->min);
-        kv_num(j, "max", x->max);
-        kv_num(j, "mean", x->mean);
-        kv_num(j, "median", x->median);
-        kv_num(j, "std", x->std);
+        tl_json_kv_double(j, "min", x->min);
+        tl_json_kv_double(j, "max", x->max);
+        tl_json_kv_double(j, "mean", x->mean);
+        tl_json_kv_double(j, "median", x->median);
+        tl_json_kv_double(j, "std", x->std);
         tl_json_kv_int(j, "min_rank", x->min_rank);
         tl_json_kv_int(j, "max_rank", x->max_rank);
-        kv_num(j, "imbalance", x->imbalance);
+        tl_json_kv_double(j, "imbalance", x->imbalance);
         tl_json_object_end(j);
     }
     tl_json_object_end(j);
@@ -298,25 +289,25 @@ static void write_names(tl_json *j, const tl_aggregate *a)
             tl_json_kv_string(j, "name", r->name);
             tl_json_kv_uint(j, "count", r->all.count);
             tl_json_kv_uint(j, "total_ns", r->all.total);
-            kv_num(j, "inclusive_ns", r->incl_total);
-            kv_num(j, "self_ns", r->self_total >= 0 ? r->self_total : NAN);
-            kv_num(j, "mean_ns", r->all.mean);
+            tl_json_kv_double(j, "inclusive_ns", r->incl_total);
+            tl_json_kv_double(j, "self_ns", r->self_total >= 0 ? r->self_total : NAN);
+            tl_json_kv_double(j, "mean_ns", r->all.mean);
             tl_json_kv_uint(j, "min_ns", r->all.min);
             tl_json_kv_uint(j, "max_ns", r->all.max);
-            kv_num(j, "median_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.5) : NAN);
-            kv_num(j, "p95_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.95) : NAN);
-            kv_num(j, "std_ns", r->exact ? tl_dur_stat_std(&r->all) : NAN);
+            tl_json_kv_double(j, "median_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.5) : NAN);
+            tl_json_kv_double(j, "p95_ns", r->exact ? tl_dur_stat_quantile(&r->all, 0.95) : NAN);
+            tl_json_kv_double(j, "std_ns", r->exact ? tl_dur_stat_std(&r->all) : NAN);
             tl_json_key(j, "across_ranks");
             tl_json_object_begin(j);
             tl_json_kv_int(j, "ranks", r->nranks_with);
-            kv_num(j, "min_ns", r->rank_min);
-            kv_num(j, "max_ns", r->rank_max);
-            kv_num(j, "mean_ns", r->rank_mean);
-            kv_num(j, "median_ns", r->rank_median);
-            kv_num(j, "std_ns", r->rank_std);
+            tl_json_kv_double(j, "min_ns", r->rank_min);
+            tl_json_kv_double(j, "max_ns", r->rank_max);
+            tl_json_kv_double(j, "mean_ns", r->rank_mean);
+            tl_json_kv_double(j, "median_ns", r->rank_median);
+            tl_json_kv_double(j, "std_ns", r->rank_std);
             tl_json_kv_int(j, "min_rank", r->rank_of_min);
             tl_json_kv_int(j, "max_rank", r->rank_of_max);
-            kv_num(j, "imbalance", r->imbalance);
+            tl_json_kv_double(j, "imbalance", r->imbalance);
             tl_json_object_end(j);
             tl_json_object_end(j);
         }
@@ -397,15 +388,15 @@ static void write_stragglers(tl_json *j, const tl_aggregate *a)
         tl_json_key(j, "evidence");
         tl_json_object_begin(j);
         tl_json_kv_string(j, "summary", s->summary);
-        kv_num(j, "value", s->value);
-        kv_num(j, "others_median", s->others_median);
-        kv_num(j, "delta_pct", s->delta_pct);
+        tl_json_kv_double(j, "value", s->value);
+        tl_json_kv_double(j, "others_median", s->others_median);
+        tl_json_kv_double(j, "delta_pct", s->delta_pct);
         tl_json_key(j, "names");
         tl_json_array_begin(j);
         for (int k = 0; k < s->nitems; k++) {
             tl_json_object_begin(j);
             tl_json_kv_string(j, "name", s->items[k].name);
-            kv_num(j, "delta_per_step_ns", s->items[k].delta_ns);
+            tl_json_kv_double(j, "delta_per_step_ns", s->items[k].delta_ns);
             tl_json_object_end(j);
         }
         tl_json_array_end(j);
@@ -475,9 +466,9 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_across(j, a);
     tl_json_key(j, "telemetry");
     tl_json_object_begin(j);
-    kv_num(j, "power_w", tl_telemetry_power_total(a));
-    kv_num(j, "energy_j", tl_telemetry_energy_total(a));
-    kv_num(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
+    tl_json_kv_double(j, "power_w", tl_telemetry_power_total(a));
+    tl_json_kv_double(j, "energy_j", tl_telemetry_energy_total(a));
+    tl_json_kv_double(j, "energy_wh", tl_telemetry_energy_total(a) / TL_J_PER_WH);
     int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
     tl_json_kv_int(j, "gpus", gpus);
     tl_json_key(j, "counted_by");
