@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,29 @@ static void test_metrics_registry(void **state)
     assert_string_equal(tl_across_policy_name(tl_metric_find("memory.peak_reserved_bytes")->policy), "max");
 }
 
+/* docs/analysis.md's "Across ranks": min and max with the first rank that
+ * has them, mean, median, std (n - 1), imbalance = max / mean; ranks
+ * without a value (NaN) are left out. */
+static void test_spread(void **state)
+{
+    (void)state;
+    const double v[] = { 4, NAN, 2, 6, 2, 6 };
+    const int rank[] = { 0, 1, 2, 3, 4, 5 };
+    double scratch[6];
+    tl_spread sp;
+    tl_spread_of(&sp, v, rank, 6, scratch);
+    assert_int_equal(sp.n, 5);
+    assert_true(sp.min == 2 && sp.min_rank == 2 && sp.max == 6 && sp.max_rank == 3);
+    assert_true(sp.mean == 4 && sp.median == 4 && sp.std == 2 && sp.imbalance == 1.5);
+    tl_spread_of(&sp, v + 1, rank + 1, 1, scratch); /* only NaN */
+    assert_int_equal(sp.n, 0);
+    tl_spread_of(&sp, v, rank, 1, scratch); /* one rank: no spread */
+    assert_true(sp.n == 1 && sp.std == 0 && sp.imbalance == 1 && sp.median == 4);
+    const double zero[] = { 0, 0 };
+    tl_spread_of(&sp, zero, rank, 2, scratch);
+    assert_true(sp.n == 2 && sp.imbalance == 1.0); /* mean 0: balanced, not a division by 0 */
+}
+
 static void test_rules(void **state)
 {
     (void)state;
@@ -163,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_rules),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_metrics_registry),
+        cmocka_unit_test(test_spread),
         cmocka_unit_test(test_kernel_class_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,40 +349,19 @@ static void across_values(tl_aggregate *a, const tl_metric *metric, const double
 {
     if (a->nacross == TL_MAX_ACROSS)
         return;
-    double *v = malloc((a->nranks + 1) * sizeof *v);
-    if (v == NULL)
-        return;
-    tl_across *x = &a->across[a->nacross];
-    memset(x, 0, sizeof *x);
-    x->info = metric;
-    x->metric = metric->name;
-    double sum = 0;
-    for (size_t i = 0; i < a->nranks; i++) {
-        double val = vals[i];
-        if (!isfinite(val))
-            continue;
-        if (x->n == 0 || val < x->min) {
-            x->min = val;
-            x->min_rank = a->ranks[i].rank;
-        }
-        if (x->n == 0 || val > x->max) {
-            x->max = val;
-            x->max_rank = a->ranks[i].rank;
-        }
-        v[x->n++] = val;
-        sum += val;
+    double *scratch = malloc((a->nranks + 1) * sizeof *scratch);
+    int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
+    if (scratch != NULL && ranks != NULL) {
+        for (size_t i = 0; i < a->nranks; i++)
+            ranks[i] = a->ranks[i].rank;
+        tl_spread sp;
+        tl_spread_of(&sp, vals, ranks, a->nranks, scratch);
+        if (sp.n > 0)
+            a->across[a->nacross++] = (tl_across){ metric, metric->name, sp.n, sp.min, sp.max, sp.mean, sp.median,
+                                                   sp.std, sp.imbalance, sp.min_rank, sp.max_rank };
     }
-    if (x->n > 0) {
-        x->mean = sum / x->n;
-        double ss = 0;
-        for (int i = 0; i < x->n; i++)
-            ss += (v[i] - x->mean) * (v[i] - x->mean);
-        x->std = x->n > 1 ? sqrt(ss / (x->n - 1)) : 0;
-        x->median = tl_median_sort(v, (size_t)x->n);
-        x->imbalance = x->mean > 0 ? x->max / x->mean : 1.0;
-        a->nacross++;
-    }
-    free(v);
+    free(scratch);
+    free(ranks);
 }
 
 double tl_rank_peak_device_pct(const tl_rank_result *r)

@@ -118,38 +118,59 @@ double tl_median_sort(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* min, max, mean, median, std (sample), imbalance over the ranks that have the row. */
-static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
+void tl_spread_of(tl_spread *out, const double *v, const int *rank, size_t n, double *scratch)
 {
-    int k = 0;
+    memset(out, 0, sizeof *out);
     double sum = 0;
-    r->rank_min = INFINITY;
-    r->rank_max = -INFINITY;
-    for (int i = 0; i < t->nranks; i++) {
-        if (r->rank_count[i] == 0)
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
             continue;
-        double v = r->rank_total[i];
-        scratch[k++] = v;
-        sum += v;
-        if (v < r->rank_min) {
-            r->rank_min = v;
-            r->rank_of_min = t->ranks[i];
+        if (k == 0 || v[i] < out->min) {
+            out->min = v[i];
+            out->min_rank = rank[i];
         }
-        if (v > r->rank_max) {
-            r->rank_max = v;
-            r->rank_of_max = t->ranks[i];
+        if (k == 0 || v[i] > out->max) {
+            out->max = v[i];
+            out->max_rank = rank[i];
         }
+        scratch[k++] = v[i];
+        sum += v[i];
     }
-    r->nranks_with = k;
+    out->n = (int)k;
     if (k == 0)
         return;
-    r->rank_mean = sum / k;
+    out->mean = sum / (double)k;
     double ss = 0;
-    for (int i = 0; i < k; i++)
-        ss += (scratch[i] - r->rank_mean) * (scratch[i] - r->rank_mean);
-    r->rank_std = k > 1 ? sqrt(ss / (k - 1)) : 0;
-    r->rank_median = tl_median_sort(scratch, (size_t)k);
-    r->imbalance = r->rank_mean > 0 ? r->rank_max / r->rank_mean : 1.0;
+    for (size_t i = 0; i < k; i++)
+        ss += (scratch[i] - out->mean) * (scratch[i] - out->mean);
+    out->std = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+    out->median = tl_median_sort(scratch, k);
+    out->imbalance = out->mean > 0 ? out->max / out->mean : 1.0;
+}
+
+/* The across-rank columns of a row, over the ranks that have it. */
+static void across_ranks(tl_name_table *t, tl_name_row *r, double *scratch)
+{
+    double *v = scratch + t->nranks + 1; /* the values, NaN where a rank lacks the name */
+    for (int i = 0; i < t->nranks; i++)
+        v[i] = r->rank_count[i] > 0 ? r->rank_total[i] : NAN;
+    tl_spread sp;
+    tl_spread_of(&sp, v, t->ranks, (size_t)t->nranks, scratch);
+    r->nranks_with = sp.n;
+    if (sp.n == 0) {
+        r->rank_min = INFINITY; /* as before: no rank has it */
+        r->rank_max = -INFINITY;
+        return;
+    }
+    r->rank_min = sp.min;
+    r->rank_max = sp.max;
+    r->rank_of_min = sp.min_rank;
+    r->rank_of_max = sp.max_rank;
+    r->rank_mean = sp.mean;
+    r->rank_median = sp.median;
+    r->rank_std = sp.std;
+    r->imbalance = sp.imbalance;
 }
 
 int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks)
@@ -203,7 +224,7 @@ int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *
 
 int tl_name_table_end(tl_name_table *t)
 {
-    double *scratch = malloc(((size_t)t->nranks + 1) * sizeof *scratch);
+    double *scratch = malloc(2 * ((size_t)t->nranks + 1) * sizeof *scratch);
     if (scratch == NULL)
         return -1;
     for (size_t i = 0; i < t->n; i++)

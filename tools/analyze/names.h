@@ -64,4 +64,16 @@ size_t *tl_name_table_top(const tl_name_table *t, int group, size_t *count);
  * when n is 0. */
 double tl_median_sort(double *v, size_t n);
 
+/* One value per rank summarized across the ranks (docs/analysis.md, "Across
+ * ranks"): the names' columns and every per-rank metric's row are this. */
+typedef struct tl_spread {
+    int n;                     /* ranks with a value */
+    double min, max, mean, median, std, imbalance; /* std: n - 1; imbalance = max / mean (1 when mean <= 0) */
+    int min_rank, max_rank;    /* the first rank with the min, the max */
+} tl_spread;
+/* The spread of v[0, n) (NaN values are skipped) whose ranks are rank[0, n);
+ * scratch holds n doubles. n == 0 in the result: no rank has a value (the
+ * other fields are then 0). */
+void tl_spread_of(tl_spread *out, const double *v, const int *rank, size_t n, double *scratch);
+
 #endif
