@@ -2182,6 +2182,13 @@ static uint32_t read_value_fast(const char *text, const uint32_t **curp, struct 
  * after the '}', or FW_FALLBACK at the first thing the byte parser has to judge. Depths are
  * those of parse_object()/skip_container(): the event is 1, "args" 2, what is in args 3.
  */
+/* The event's member of each string key the walker decodes (by key: no branch). */
+static const size_t string_member[K_PH + 1] = {
+	[K_NAME] = offsetof(tl_trace_event, name),
+	[K_CAT] = offsetof(tl_trace_event, cat),
+	[K_PH] = offsetof(tl_trace_event, ph),
+};
+
 /* Phases whose args read_trace.c iterates: their members are kept (tl_args_index). */
 static const unsigned char keep_args[256] = { ['i'] = 1, ['I'] = 1, ['C'] = 1, ['M'] = 1 };
 
@@ -2217,28 +2224,14 @@ member:
 	case 0:
 		goto skip;
 	case K_NAME:
-		if (ch != '"')
-			goto other;
-		NEXT();
-		if (ch != ',' && ch != '}')
-			goto out;
-		ev->name = string_at(text + vo, text + o);
-		goto after;
 	case K_CAT:
-		if (ch != '"')
-			goto other;
-		NEXT();
-		if (ch != ',' && ch != '}')
-			goto out;
-		ev->cat = string_at(text + vo, text + o);
-		goto after;
 	case K_PH:
 		if (ch != '"')
 			goto other;
 		NEXT();
 		if (ch != ',' && ch != '}')
 			goto out;
-		ev->ph = string_at(text + vo, text + o);
+		*(tl_view *)((char *)ev + string_member[k]) = string_at(text + vo, text + o);
 		goto after;
 	case K_TS:
 	case K_DUR:
