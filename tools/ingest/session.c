@@ -69,6 +69,17 @@ static void release_extras(tl_session *s)
     free(s->growth);
 }
 
+void tl_timeline_release(tl_timeline *t)
+{
+    for (size_t i = 0; i < t->nlanes; i++) {
+        free(t->lanes[i].label);
+        free(t->lanes[i].calls);
+    }
+    free(t->lanes);
+    tl_strtab_release(&t->names);
+    memset(t, 0, sizeof *t);
+}
+
 void tl_session_release(tl_session *s)
 {
     tl_identity_release(&s->id);
@@ -88,12 +99,7 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
-    for (size_t i = 0; i < s->timeline.nlanes; i++) {
-        free(s->timeline.lanes[i].label);
-        free(s->timeline.lanes[i].calls);
-    }
-    free(s->timeline.lanes);
-    tl_strtab_release(&s->timeline.names);
+    tl_timeline_release(&s->timeline);
     tl_calltree_release(&s->calltree);
     free(s->mem);
     free(s->device_name);

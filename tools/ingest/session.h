@@ -354,6 +354,8 @@ typedef struct tl_session {
 void tl_session_init(tl_session *s);
 /* Free what s holds and leave it zeroed. */
 void tl_session_release(tl_session *s);
+/* Free what a timeline holds and leave it empty (start = end = 0: none). */
+void tl_timeline_release(tl_timeline *t);
 
 /* The session of an input that is no profile (skipped, or unreadable): its
  * identity, copied, and no data; it is listed among the inputs, never

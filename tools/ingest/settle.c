@@ -116,11 +116,15 @@ static void lend_to_reports(tl_session *v, size_t n)
             tl_session *r = &v[k];
             if (r->id.companion_of != NULL || strcmp(r->id.path, c->id.companion_of) != 0)
                 continue;
+            /* A report read from a partial holds empty arrays where a
+             * report made from its profile holds none: freed, not dropped. */
             if (r->timeline.nlanes == 0 && c->timeline.nlanes > 0) {
+                tl_timeline_release(&r->timeline);
                 r->timeline = c->timeline;
                 memset(&c->timeline, 0, sizeof c->timeline);
             }
             if (r->nmem == 0 && c->nmem > 0) {
+                free(r->mem);
                 r->mem = c->mem;
                 r->nmem = c->nmem;
                 c->mem = NULL;
