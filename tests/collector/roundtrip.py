@@ -117,14 +117,16 @@ def main():
 
     # The reports and the traces aggregated apart (two partials) and merged:
     # the traces meet their reports only in the merge, and are paired there by
-    # stem, so the merge is the aggregate of all four files, byte for byte
-    # but for the inputs' order.
-    split = os.path.join(a.out, "split")
+    # the stem of the file name -- the reports named from their folder, the
+    # traces by absolute path, as partials made in different places are --
+    # so the merge is the aggregate of all four files but for the paths.
+    split = os.path.abspath(os.path.join(a.out, "split"))
     os.makedirs(split, exist_ok=True)
     parts = []
-    for kind, sel in (("reports", reports), ("traces", traces)):
+    for kind, sel, names in (("reports", reports, reports),
+                             ("traces", traces, [os.path.abspath(os.path.join(runs, f)) for f in traces])):
         part = os.path.join(split, kind + ".partial.json")
-        p = subprocess.run([a.tally, "aggregate", "--partial", "-o", part] + [os.path.join(runs, f) for f in sel],
+        p = subprocess.run([a.tally, "aggregate", "--partial", "-o", part] + names, cwd=runs,
                            capture_output=True, text=True)
         check(p.returncode == 0, f"aggregate --partial {kind} exited {p.returncode}: {p.stderr}")
         parts.append(part)
@@ -137,7 +139,14 @@ def main():
             return sorted((i.get("path", "").rsplit("/", 1)[-1], i.get("companion_of") is not None)
                           for i in doc.get("inputs", []))
         check(counted(merged) == counted(agg), f"split partials: inputs {counted(merged)} != {counted(agg)}")
-        for key in ("names", "ranks", "across_ranks"):
+        def by_file_name(ranks):  # the sessions' paths as each partial spelled them: compared by file name
+            for r in ranks:
+                for se in r.get("sessions", []):
+                    se["path"] = os.path.basename(se.get("path", ""))
+            return ranks
+        check(by_file_name(merged.get("ranks", [])) == by_file_name(agg.get("ranks", [])),
+              "split partials: 'ranks' differs from the aggregate of all")
+        for key in ("names", "across_ranks"):
             check(merged.get(key) == agg.get(key), f"split partials: '{key}' differs from the aggregate of all")
         mnames = {(n["group"], n["name"]): n["count"] for n in merged.get("names", [])}
         anames = {(n["group"], n["name"]): n["count"] for n in agg.get("names", [])}

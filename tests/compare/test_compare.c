@@ -730,26 +730,28 @@ static const tl_cmp_metric_row *metric_row(const tl_compare *c, const char *name
     return NULL;
 }
 
-/* The registry's metrics side by side: the figure its policy names, %
- * metrics moved by points, the change judged the way the registry calls
- * better, and nothing judged for a metric that is neither; metrics compare
- * has rows of its own for (GPU idle, peak memory) and metrics neither run
- * has are not listed; --sessions lists none. */
+/* The registry's metrics side by side: the figure its policy names over the
+ * ranks both runs have, % metrics moved by points, the change judged beyond
+ * the large-change threshold the way the registry calls better, nothing
+ * judged for a metric that is neither or without a common rank; metrics
+ * compare has rows of its own for (GPU idle, peak memory) and metrics
+ * neither run has are not listed; --sessions lists none. */
 static void registry_metrics(void **state)
 {
     (void)state;
     tl_aggregate b, c2;
     make_gpu_run(&b, (const int64_t[]){ 100000, 300000 }, (const int64_t[]){ 1000000, 3000000 }, 1e9);
-    make_gpu_run(&c2, (const int64_t[]){ 300000, 300000 }, (const int64_t[]){ 1000000, 1000000 }, 2e9);
+    make_gpu_run(&c2, (const int64_t[]){ 300000, 500000 }, (const int64_t[]){ 1000000, 1000000 }, 2e9);
     tl_compare c;
     assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
     const tl_cmp_metric_row *comm = metric_row(&c, "gpu.comm_pct");
     assert_non_null(comm);
+    assert_int_equal(comm->common, 1);
     assert_float_equal(comm->value[0], 20.0, 1e-9); /* mean of 10 % and 30 % */
-    assert_float_equal(comm->value[1], 30.0, 1e-9);
-    assert_float_equal(comm->delta_pp, 10.0, 1e-9);
-    assert_float_equal(comm->delta_pct, 50.0, 1e-9);
-    assert_int_equal(comm->change, TL_CHANGE_WORSE); /* lower is better, +10 points > 5 */
+    assert_float_equal(comm->value[1], 40.0, 1e-9);
+    assert_float_equal(comm->delta_pp, 20.0, 1e-9);
+    assert_float_equal(comm->delta_pct, 100.0, 1e-9);
+    assert_int_equal(comm->change, TL_CHANGE_WITHIN); /* 20 points: within the untested rows' 25 */
     assert_int_equal(comm->ranks[0], 2);
     const tl_cmp_metric_row *span = metric_row(&c, "span_ns");
     assert_non_null(span);
@@ -758,21 +760,46 @@ static void registry_metrics(void **state)
     assert_true(isnan(span->delta_pp));
     assert_int_equal(span->change, TL_CHANGE_NONE); /* a profile's length is neither better nor worse */
     assert_string_equal(tl_cmp_change_name(span->change), "");
+    assert_null(tl_cmp_change_key(span->change));
     assert_null(metric_row(&c, "gpu.idle_pct"));                /* the GPU breakdown's */
     assert_null(metric_row(&c, "memory.peak_allocated_bytes")); /* the memory rows' */
     assert_null(metric_row(&c, "diffusion.fps"));               /* neither run has it */
     tl_compare_release(&c);
 
-    /* the other way round: better; within the threshold: within */
-    assert_int_equal(tl_compare_run(&c, &c2, &b, NULL), 0);
-    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_BETTER);
-    tl_compare_release(&c);
+    /* beyond a lower large-change threshold: worse, and the other way better */
     tl_cmp_options o;
     tl_cmp_options_init(&o);
-    o.threshold_pct = 15;
-    assert_int_equal(tl_compare_run(&c, &c2, &b, &o), 0);
-    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_WITHIN);
+    o.max_untested_pct = 15;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
+    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_WORSE);
+    assert_string_equal(tl_cmp_change_key(metric_row(&c, "gpu.comm_pct")->change), "worse");
     tl_compare_release(&c);
+    assert_int_equal(tl_compare_run(&c, &c2, &b, &o), 0);
+    assert_int_equal(metric_row(&c, "gpu.comm_pct")->change, TL_CHANGE_BETTER);
+    tl_compare_release(&c);
+
+    /* a candidate of rank 0 alone: the figures are rank 0's on both sides (10 % -> 30 %), not a mean of
+     * two ranks against one */
+    tl_aggregate one;
+    tl_aggregate_init(&one, NULL);
+    tl_session s;
+    make_session(&s, 0, NULL, 0);
+    s.gpu.present = 1;
+    s.gpu.kernel_time = 1000000;
+    s.gpu.busy = s.gpu.compute = 800000;
+    s.gpu.idle = 200000;
+    s.gpu.comm = 100000;
+    assert_int_equal(tl_aggregate_add_session(&one, &s), 0);
+    assert_int_equal(tl_aggregate_finish(&one), 0);
+    assert_int_equal(tl_compare_run(&c, &b, &one, &o), 0);
+    comm = metric_row(&c, "gpu.comm_pct");
+    assert_true(comm->common && comm->ranks[0] == 1 && comm->ranks[1] == 1);
+    assert_float_equal(comm->value[0], 10.0, 1e-9);
+    assert_float_equal(comm->value[1], 10.0, 1e-9);
+    assert_int_equal(comm->change, TL_CHANGE_WITHIN);
+    tl_compare_release(&c);
+    tl_aggregate_release(&one);
+
     o.session[0] = o.session[1] = -2;
     assert_int_equal(tl_compare_run(&c, &c2, &b, &o), 0);
     assert_int_equal(c.nmetrics, 0);

@@ -93,6 +93,16 @@ static void test_metrics_registry(void **state)
             assert_string_not_equal(m[i].name, m[k].name);
     }
     assert_null(tl_metric_find("no.such_metric"));
+    /* every sampled series has its two rows, under the name the telemetry
+     * section looks them up by (telemetry_text.c) */
+    for (int k = 0; k < TL_SERIES_COUNT; k++)
+        for (int w = 0; w < 2; w++) {
+            char name[96];
+            snprintf(name, sizeof name, "telemetry.%s.%s", tl_series_kind_name(k), w ? "max" : "mean");
+            const tl_metric *e = tl_metric_find(name);
+            if (e == NULL || e->section != TL_SECTION_TELEMETRY)
+                fail_msg("no telemetry row %s in the registry", name);
+        }
     assert_string_equal(tl_better_name(tl_metric_find("diffusion.fps")->better), "higher");
     assert_string_equal(tl_across_policy_name(tl_metric_find("memory.peak_reserved_bytes")->policy), "max");
 }

@@ -451,6 +451,42 @@ static void test_round_trip_analyzed(void **state)
 /* tests/fuzz/seeds/partial: what older and this tally wrote loads and
  * round-trips; version 1 (integers) reads to what version 2 (names) says;
  * the hostile ones are refused. */
+/* A byte order mark before the document: read as without it, from a buffer
+ * and from a file (tally compare and tally merge read files). */
+static void test_bom(void **state)
+{
+    (void)state;
+    char path[2048], err[512] = "";
+    snprintf(path, sizeof path, "%s/tests/fuzz/seeds/partial/inferix.v2.partial.json", TALLY_SOURCE_DIR);
+    size_t len;
+    char *text = tt_read_file(path, &len);
+    assert_non_null(text);
+    char *bom = malloc(len + 4);
+    assert_non_null(bom);
+    memcpy(bom, "\xef\xbb\xbf", 3);
+    memcpy(bom + 3, text, len + 1);
+    tl_partial p, q;
+    tl_partial_init(&p);
+    tl_partial_init(&q);
+    assert_int_equal(tl_partial_read_buffer(&p, text, len, err, sizeof err), 0);
+    assert_int_equal(tl_partial_read_buffer(&q, bom, len + 3, err, sizeof err), 0);
+    assert_true(p.nsessions > 0 && p.nsessions == q.nsessions);
+    tl_partial_release(&q);
+    char tmp[] = "/tmp/tally-bom-XXXXXX";
+    int fd = mkstemp(tmp);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, bom, len + 3), (ssize_t)(len + 3));
+    close(fd);
+    tl_partial_init(&q);
+    assert_int_equal(tl_partial_read(&q, tmp, err, sizeof err), 0);
+    assert_int_equal(q.nsessions, p.nsessions);
+    unlink(tmp);
+    tl_partial_release(&p);
+    tl_partial_release(&q);
+    free(bom);
+    free(text);
+}
+
 static void test_seeds(void **state)
 {
     (void)state;
@@ -1074,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_seeds),                  cmocka_unit_test(test_hostile_fields),
         cmocka_unit_test(test_custom_hostile),         cmocka_unit_test(test_schema_matches_table),
         cmocka_unit_test(test_round_trip_problems),
+        cmocka_unit_test(test_bom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1303,44 +1303,113 @@ const char *tl_cmp_change_name(int change)
     return change >= 0 && change <= TL_CHANGE_WORSE ? names[change] : "";
 }
 
-/* The registry's metrics side by side (tl_cmp_metric_row). Sessions of a rank
- * compared on their own (--sessions) have no across-rank figures: none. */
+const char *tl_cmp_change_key(int change)
+{
+    static const char *const keys[] = { NULL, "within_threshold", "better", "worse" };
+    return change >= 0 && change <= TL_CHANGE_WORSE ? keys[change] : NULL;
+}
+
+/* The registry's metrics side by side (tl_cmp_metric_row). A figure is taken
+ * over the ranks both runs have the metric on (matched by rank number), so a
+ * run with fewer ranks, or a rank without telemetry, does not move it; with
+ * no such rank each run's own ranks give its figure, and nothing is judged.
+ * One value per rank cannot be tested: a change is called better or worse
+ * only beyond the large-change threshold of untested rows
+ * (--max-untested-change), % metrics by points. Sessions of a rank compared
+ * on their own (--sessions) have no such figures: none. */
+static void metric_figure(tl_cmp_metric_row *x, int s, const double *v, const int *rank, size_t n, double *scratch)
+{
+    tl_spread sp;
+    tl_spread_of(&sp, v, rank, n, scratch);
+    x->value[s] = sp.n == 0 ? NAN : x->info->policy == TL_ACROSS_MAX ? sp.max : sp.mean;
+    x->ranks[s] = sp.n;
+}
+
+static void metric_row(tl_compare *c, tl_cmp_metric_row *x, const size_t *pair[2], size_t npairs, double *v[2],
+                       int *rk[2], double *scratch)
+{
+    const tl_aggregate *a[2] = { c->base, c->cand };
+    const tl_metric *m = x->info;
+    size_t both = 0;
+    for (size_t j = 0; j < npairs; j++) {
+        double vb = m->get(&a[0]->ranks[pair[0][j]], m->arg), vc = m->get(&a[1]->ranks[pair[1][j]], m->arg);
+        if (isfinite(vb) && isfinite(vc)) {
+            v[0][both] = vb;
+            v[1][both] = vc;
+            rk[0][both] = rk[1][both] = a[0]->ranks[pair[0][j]].rank;
+            both++;
+        }
+    }
+    x->common = both > 0;
+    if (x->common) {
+        for (int s = 0; s < 2; s++)
+            metric_figure(x, s, v[s], rk[s], both, scratch);
+    } else {
+        for (int s = 0; s < 2; s++) {
+            for (size_t i = 0; i < a[s]->nranks; i++) {
+                v[s][i] = m->get(&a[s]->ranks[i], m->arg);
+                rk[s][i] = a[s]->ranks[i].rank;
+            }
+            metric_figure(x, s, v[s], rk[s], a[s]->nranks, scratch);
+        }
+    }
+    double b = x->value[0], d = x->value[1] - x->value[0];
+    x->delta_pct = isfinite(d) && b != 0 ? 100 * d / fabs(b) : NAN;
+    x->delta_pp = m->unit == TL_UNIT_PCT && isfinite(d) ? d : NAN;
+    /* A % metric moves by points: 40 % -> 42 % is 2 points, not 5 %. */
+    double moved = m->unit == TL_UNIT_PCT ? x->delta_pp : x->delta_pct;
+    if (!x->common || !isfinite(moved) || m->better == TL_BETTER_NEITHER)
+        x->change = TL_CHANGE_NONE;
+    else if (fabs(moved) <= c->opt.max_untested_pct)
+        x->change = TL_CHANGE_WITHIN;
+    else
+        x->change = (moved < 0) == (m->better == TL_BETTER_LOWER) ? TL_CHANGE_BETTER : TL_CHANGE_WORSE;
+}
+
 static int metric_rows(tl_compare *c)
 {
     size_t n;
     const tl_metric *m = tl_metrics(&n);
     if (c->opt.session[0] != -1 || c->opt.session[1] != -1)
         return 0;
-    c->metrics = calloc(n, sizeof *c->metrics);
-    if (c->metrics == NULL)
-        return -1;
     const tl_aggregate *a[2] = { c->base, c->cand };
-    for (size_t k = 0; k < n; k++) {
-        if (m[k].compared_elsewhere)
-            continue;
-        tl_cmp_metric_row *x = &c->metrics[c->nmetrics];
-        x->info = &m[k];
-        for (int s = 0; s < 2; s++) {
-            const tl_across *ac = tl_aggregate_across(a[s], m[k].name);
-            x->value[s] = ac == NULL ? NAN : m[k].policy == TL_ACROSS_MAX ? ac->max : ac->mean;
-            x->ranks[s] = ac == NULL ? 0 : ac->n;
+    size_t cap = a[0]->nranks + a[1]->nranks + 1;
+    size_t *pair[2] = { malloc(cap * sizeof(size_t)), malloc(cap * sizeof(size_t)) };
+    double *v[2] = { malloc(cap * sizeof(double)), malloc(cap * sizeof(double)) }, *scratch = malloc(cap * sizeof(double));
+    int *rk[2] = { malloc(cap * sizeof(int)), malloc(cap * sizeof(int)) };
+    c->metrics = calloc(n, sizeof *c->metrics);
+    int rc = -1;
+    if (!pair[0] || !pair[1] || !v[0] || !v[1] || !scratch || !rk[0] || !rk[1] || !c->metrics)
+        goto out;
+    /* The ranks both runs have: both rank lists ascend. */
+    size_t npairs = 0;
+    for (size_t i = 0, k = 0; i < a[0]->nranks && k < a[1]->nranks;) {
+        int rb = a[0]->ranks[i].rank, rcand = a[1]->ranks[k].rank;
+        if (rb == rcand) {
+            pair[0][npairs] = i++;
+            pair[1][npairs++] = k++;
+        } else if (rb < rcand) {
+            i++;
+        } else {
+            k++;
         }
-        if (x->ranks[0] == 0 && x->ranks[1] == 0)
-            continue;
-        c->nmetrics++;
-        double b = x->value[0], d = x->value[1] - x->value[0];
-        x->delta_pct = isfinite(d) && b != 0 ? 100 * d / fabs(b) : NAN;
-        x->delta_pp = m[k].unit == TL_UNIT_PCT && isfinite(d) ? d : NAN;
-        /* A % metric moves by points: 40 % -> 42 % is 2 points, not 5 %. */
-        double moved = m[k].unit == TL_UNIT_PCT ? x->delta_pp : x->delta_pct;
-        if (!isfinite(moved) || m[k].better == TL_BETTER_NEITHER)
-            x->change = TL_CHANGE_NONE;
-        else if (fabs(moved) <= c->opt.threshold_pct)
-            x->change = TL_CHANGE_WITHIN;
-        else
-            x->change = (moved < 0) == (m[k].better == TL_BETTER_LOWER) ? TL_CHANGE_BETTER : TL_CHANGE_WORSE;
     }
-    return 0;
+    for (size_t k = 0; k < n; k++) {
+        if (m[k].compared_elsewhere || (!tl_aggregate_across(a[0], m[k].name) && !tl_aggregate_across(a[1], m[k].name)))
+            continue;
+        tl_cmp_metric_row *x = &c->metrics[c->nmetrics++];
+        x->info = &m[k];
+        metric_row(c, x, (const size_t **)pair, npairs, v, rk, scratch);
+    }
+    rc = 0;
+out:
+    for (int s = 0; s < 2; s++) {
+        free(pair[s]);
+        free(v[s]);
+        free(rk[s]);
+    }
+    free(scratch);
+    return rc;
 }
 
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o)

@@ -193,24 +193,28 @@ typedef struct tl_cmp_gpu {
 
 /* How a metric of the registry moved (tl_cmp_metric_row). */
 enum tl_cmp_change {
-    TL_CHANGE_NONE = 0,         /* not judged: a side lacks it, or neither direction is better */
-    TL_CHANGE_WITHIN,           /* within the threshold */
-    TL_CHANGE_BETTER,           /* beyond the threshold, the way the registry calls better */
+    TL_CHANGE_NONE = 0,         /* not judged: no common rank, or neither direction is better */
+    TL_CHANGE_WITHIN,           /* within the large-change threshold */
+    TL_CHANGE_BETTER,           /* beyond it, the way the registry calls better */
     TL_CHANGE_WORSE,
 };
 
 /* A per-rank metric of the registry (metrics.h) on both sides: the across-
- * rank figure its policy names (the mean of the ranks, or the most). One
- * value per rank is too few to test: these rows are descriptive, never in
- * the gate. Metrics compare has rows of its own for (steps, peak memory, the
- * GPU breakdown) are left out. */
+ * rank figure its policy names (the mean of the ranks, or the most), over
+ * the ranks both runs have it on. One value per rank is too few to test:
+ * these rows are descriptive, never in the gate; a change is judged only
+ * beyond the large-change threshold (max_untested_pct; % metrics by points)
+ * and only over common ranks. Metrics compare has rows of its own for
+ * (steps, peak memory, the GPU breakdown) are left out. */
 typedef struct tl_cmp_metric_row {
     const tl_metric *info;
     double value[2];            /* [0] baseline, [1] candidate; NaN: the side does not have it */
-    int ranks[2];               /* ranks that have it */
+    int ranks[2];               /* ranks the figure is over (the same when common) */
+    int common;                 /* over the ranks both runs have it on; 0: no such rank, each run's own
+                                 * ranks, not judged */
     double delta_pct;           /* 100 (cand - base) / |base|; NaN unknown */
     double delta_pp;            /* % metrics: cand - base in percentage points; NaN otherwise */
-    int change;                 /* tl_cmp_change: beyond the threshold, % metrics by points */
+    int change;                 /* tl_cmp_change: beyond max_untested_pct, % metrics by points */
 } tl_cmp_metric_row;
 
 typedef struct tl_compare {
@@ -249,8 +253,10 @@ const char *tl_cmp_kind_name(int kind);
 const char *tl_cmp_group_name(int group);
 /* "median", "mean", "total". */
 const char *tl_cmp_metric_name(int metric);
-/* "better", "worse", "within threshold", "" (TL_CHANGE_NONE). */
+/* "better", "worse", "within threshold", "" (TL_CHANGE_NONE): the words;
+ * "better", "worse", "within_threshold", NULL: the JSON's and the page's key. */
 const char *tl_cmp_change_name(int change);
+const char *tl_cmp_change_key(int change);
 /* Parse a metric name; -1 when unknown. */
 int tl_cmp_metric_parse(const char *s);
 

@@ -76,7 +76,9 @@ static double diffusion(const tl_rank_result *r, int arg)
 
 /* Quantities that grow with the length of the profile (wall time, kernel
  * time, energy) are NEITHER: two profiles of different lengths differ in
- * them without anything getting better or worse. */
+ * them without anything getting better or worse. So is a temperature: a
+ * change in degrees Celsius has no meaning as a ratio (the thermal rule
+ * judges hot GPUs against a limit instead). */
 static const tl_metric registry[] = {
     { "step_time_ns", "Step time (mean)", TL_UNIT_NS, LOWER, MEAN, RANKS, 1, step_mean, 0,
       "mean duration of the rank's steps (a loop summary's mean when the report keeps only that)" },
@@ -110,7 +112,7 @@ static const tl_metric registry[] = {
       "highest device memory in use (NVML or a monitor) of the rank's sessions" },
     SERIES("gpu_util_pct", TL_SERIES_GPU_UTIL, "GPU utilization", "", TL_UNIT_PCT, HIGHER, NEITHER),
     SERIES("gpu_memory_used_bytes", TL_SERIES_GPU_MEM, "GPU memory used", "", TL_UNIT_BYTES, LOWER, LOWER),
-    SERIES("gpu_temperature_c", TL_SERIES_GPU_TEMP, "GPU temperature", ", \xc2\xb0" "C", TL_UNIT_COUNT, LOWER, LOWER),
+    SERIES("gpu_temperature_c", TL_SERIES_GPU_TEMP, "GPU temperature", ", \xc2\xb0" "C", TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("gpu_power_w", TL_SERIES_GPU_POWER, "GPU power", ", W", TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("gpu_sm_clock_mhz", TL_SERIES_GPU_SM_CLOCK, "GPU SM clock", ", MHz", TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("process_cpu_pct", TL_SERIES_CPU, "Process CPU", "", TL_UNIT_PCT, NEITHER, NEITHER),

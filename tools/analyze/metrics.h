@@ -7,7 +7,7 @@
  * keeping a list of its own: the aggregate computes one across-rank row per
  * entry (tl_aggregate_finish), summary, the HTML page, Markdown and the JSON
  * print those rows with the entry's label and unit, and compare sets the two
- * runs' figures of every entry side by side. A new metric is one line here
+ * runs' figures of every entry side by side (over the ranks both have). A new metric is one line here
  * and one getter; docs/analysis.md lists the table (test_docs checks it).
  */
 #ifndef TALLY_METRICS_H
@@ -39,7 +39,7 @@ typedef enum tl_metric_section {
 } tl_metric_section;
 
 typedef struct tl_metric {
-    const char *name;          /* "gpu.idle_pct": the key in the JSON's "across" */
+    const char *name;          /* "gpu.idle_pct": the key in the aggregate JSON's "across_ranks" */
     const char *label;         /* "GPU idle" */
     int unit;                  /* TL_UNIT_* (units.h) */
     int better;                /* tl_better */

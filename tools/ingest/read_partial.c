@@ -800,14 +800,30 @@ static int read_loaded(tl_partial *p, json_t *root, const json_error_t *je, char
     return rc;
 }
 
+/* A UTF-8 byte order mark opens some files that editors and Windows tools
+ * wrote; JSON has no place for it, and ingest passes over it: so does this. */
+#define BOM "\xef\xbb\xbf"
+
 int tl_partial_read_buffer(tl_partial *p, const char *buf, size_t len, char *err, size_t errlen)
 {
     json_error_t je;
+    if (len >= 3 && memcmp(buf, BOM, 3) == 0) {
+        buf += 3;
+        len -= 3;
+    }
     return read_loaded(p, json_loadb(buf, len, 0, &je), &je, err, errlen);
 }
 
 int tl_partial_read(tl_partial *p, const char *path, char *err, size_t errlen)
 {
     json_error_t je;
-    return read_loaded(p, json_load_file(path, 0, &je), &je, err, errlen);
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) /* jansson's message names the file and the reason */
+        return read_loaded(p, json_load_file(path, 0, &je), &je, err, errlen);
+    char head[3];
+    if (fread(head, 1, 3, f) != 3 || memcmp(head, BOM, 3) != 0)
+        rewind(f);
+    json_t *root = json_loadf(f, 0, &je);
+    fclose(f);
+    return read_loaded(p, root, &je, err, errlen);
 }

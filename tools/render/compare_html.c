@@ -445,14 +445,15 @@ static void metrics_section(FILE *f, const tl_compare *c)
         fprintf(f, "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
                    "<td>%s</td><td class=\"c-%s\">%s</td></tr>\n",
                 x.figure, x.base, x.cand, x.delta, tl_better_name(m->info->better),
-                m->change == TL_CHANGE_BETTER ? "better" : m->change == TL_CHANGE_WORSE ? "worse" : "same", x.change);
+                tl_cmp_change_key(m->change) ? tl_cmp_change_key(m->change) : "none", x.change);
     }
     fprintf(f, "</table>\n<p class=\"note\">Each metric's across-rank figure (the mean of the ranks, or the "
                "most: the rank that limits the job) in each run; \xce\x94 of %% metrics in percentage points. "
+               "Over the ranks both runs have the metric on; with none in common each run's own, not judged. "
                "One value per rank is too few to test: these rows describe, they are not verdicts and not in "
-               "the gate. Better or worse: beyond the threshold (%.4g%%, %% metrics by points). Definitions: "
-               "docs/analysis.md, Per-rank metrics.</p>\n</section>\n",
-            c->opt.threshold_pct);
+               "the gate. Better or worse: beyond the large-change threshold of untested rows (%.4g%%, %% "
+               "metrics by points). Definitions: docs/analysis.md, Per-rank metrics.</p>\n</section>\n",
+            c->opt.max_untested_pct);
 }
 
 /* ---- timelines ------------------------------------------------------------------------- */

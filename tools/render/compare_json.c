@@ -189,11 +189,12 @@ static void write_metric(tl_json *j, const tl_cmp_metric_row *m)
     tl_json_kv_int(j, "ranks_candidate", m->ranks[1]);
     tl_json_kv_double(j, "delta_pct", m->delta_pct);
     tl_json_kv_double(j, "delta_pp", m->delta_pp);
+    tl_json_kv_bool(j, "common_ranks", m->common);
     tl_json_key(j, "change");
-    if (m->change == TL_CHANGE_NONE)
+    if (tl_cmp_change_key(m->change) == NULL)
         tl_json_null(j);
     else
-        tl_json_string(j, m->change == TL_CHANGE_WITHIN ? "within_threshold" : tl_cmp_change_name(m->change));
+        tl_json_string(j, tl_cmp_change_key(m->change));
     tl_json_object_end(j);
 }
 

@@ -93,10 +93,11 @@ void tl_cmp_gpu_cells(const tl_cmp_gpu *g, tl_cmp_pct_cell cells[TL_CMP_GPU_COLS
 void tl_cmp_metric_cells_of(tl_cmp_metric_cells *cells, const tl_cmp_metric_row *m)
 {
     const char *fig = m->info->policy == TL_ACROSS_MAX ? "most" : "mean";
-    if (m->ranks[0] == m->ranks[1])
+    if (m->common)
         snprintf(cells->figure, sizeof cells->figure, "%s of %d rank%s", fig, m->ranks[0], m->ranks[0] == 1 ? "" : "s");
     else
-        snprintf(cells->figure, sizeof cells->figure, "%s of %d / %d ranks", fig, m->ranks[0], m->ranks[1]);
+        snprintf(cells->figure, sizeof cells->figure, "%s of %d / %d ranks, none in common", fig, m->ranks[0],
+                 m->ranks[1]);
     tl_units_fmt(cells->base, sizeof cells->base, m->value[0], m->info->unit);
     tl_units_fmt(cells->cand, sizeof cells->cand, m->value[1], m->info->unit);
     if (isfinite(m->delta_pp))

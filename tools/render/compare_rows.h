@@ -49,7 +49,7 @@ typedef struct tl_cmp_pct_cell {
 void tl_cmp_gpu_cells(const tl_cmp_gpu *g, tl_cmp_pct_cell cells[TL_CMP_GPU_COLS]);
 
 /* A registry metric's row (tl_cmp_metric_row), formatted: which figure
- * ("mean of 4 ranks", "most of 2 / 3 ranks"), the two values in the
+ * ("mean of 4 ranks", "most of 1 / 1 ranks, none in common"), the two values in the
  * metric's unit ("–" when a side lacks it), the change ("+12.3%", for %
  * metrics "+1.5 pp") and its judgment ("better", "worse", "within
  * threshold", "" when the registry calls neither way better). */

@@ -196,8 +196,9 @@ static void md_metrics(FILE *f, const tl_compare *c)
 {
     if (c->nmetrics == 0)
         return;
-    fputs("### Per-rank metrics (one value per rank: not tested, not in the gate)\n\n"
-          "| metric | figure | baseline | candidate | \xce\x94 | better | change |\n|---|---|---|---|---|---|---|\n", f);
+    fprintf(f, "### Per-rank metrics (one value per rank: not tested, not in the gate; better or worse beyond %.4g%%)\n\n"
+               "| metric | figure | baseline | candidate | \xce\x94 | better | change |\n|---|---|---|---|---|---|---|\n",
+            c->opt.max_untested_pct);
     for (size_t i = 0; i < c->nmetrics; i++) {
         const tl_cmp_metric_row *m = &c->metrics[i];
         tl_cmp_metric_cells x;
