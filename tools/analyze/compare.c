@@ -1110,15 +1110,43 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
     return 0;
 }
 
+/* The ranks both runs have, as indices into each run's ranks (ia[j] in a,
+ * ib[j] in b; room for the fewer ranks): both rank lists ascend, so a merge.
+ * Returns how many. */
+static size_t rank_pairs(const tl_aggregate *a, const tl_aggregate *b, size_t *ia, size_t *ib)
+{
+    size_t n = 0;
+    for (size_t i = 0, k = 0; i < a->nranks && k < b->nranks;) {
+        int ra = a->ranks[i].rank, rb = b->ranks[k].rank;
+        if (ra == rb) {
+            ia[n] = i++;
+            ib[n++] = k++;
+        } else if (ra < rb) {
+            i++;
+        } else {
+            k++;
+        }
+    }
+    return n;
+}
+
 /* The ranks present in both runs, ascending (malloc'd). */
 static int *matched_ranks(const tl_aggregate *a, const tl_aggregate *b, size_t *n)
 {
-    int *out = malloc((a->nranks + 1) * sizeof *out);
+    size_t cap = (a->nranks < b->nranks ? a->nranks : b->nranks) + 1;
+    size_t *ia = malloc(cap * sizeof *ia), *ib = malloc(cap * sizeof *ib);
+    int *out = malloc(cap * sizeof *out);
     *n = 0;
-    for (size_t i = 0; out && i < a->nranks; i++)
-        for (size_t k = 0; k < b->nranks; k++)
-            if (a->ranks[i].rank == b->ranks[k].rank)
-                out[(*n)++] = a->ranks[i].rank;
+    if (ia && ib && out) {
+        *n = rank_pairs(a, b, ia, ib);
+        for (size_t j = 0; j < *n; j++)
+            out[j] = a->ranks[ia[j]].rank;
+    } else {
+        free(out);
+        out = NULL;
+    }
+    free(ia);
+    free(ib);
     return out;
 }
 
@@ -1381,19 +1409,7 @@ static int metric_rows(tl_compare *c)
     int rc = -1;
     if (!pair[0] || !pair[1] || !v[0] || !v[1] || !scratch || !rk[0] || !rk[1] || !c->metrics)
         goto out;
-    /* The ranks both runs have: both rank lists ascend. */
-    size_t npairs = 0;
-    for (size_t i = 0, k = 0; i < a[0]->nranks && k < a[1]->nranks;) {
-        int rb = a[0]->ranks[i].rank, rcand = a[1]->ranks[k].rank;
-        if (rb == rcand) {
-            pair[0][npairs] = i++;
-            pair[1][npairs++] = k++;
-        } else if (rb < rcand) {
-            i++;
-        } else {
-            k++;
-        }
-    }
+    size_t npairs = rank_pairs(a[0], a[1], pair[0], pair[1]);
     for (size_t k = 0; k < n; k++) {
         if (m[k].compared_elsewhere || (!tl_aggregate_across(a[0], m[k].name) && !tl_aggregate_across(a[1], m[k].name)))
             continue;
