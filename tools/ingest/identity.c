@@ -166,6 +166,14 @@ int tl_identity_take_settled(tl_identity *dst, const tl_identity *src)
     return 0;
 }
 
+const char *tl_path_file_name(const char *path)
+{
+    const char *colon = strrchr(path, ':');
+    const char *s = colon && colon[1] ? colon + 1 : path;
+    const char *base = strrchr(s, '/');
+    return base ? base + 1 : s;
+}
+
 /* The length of path without suffix, or 0 when it does not end so. */
 static size_t stem_len(const char *path, const char *suffix)
 {

@@ -132,6 +132,10 @@ void tl_identity_kinds_from_words(tl_identity *id);
  * fields and problems of dst stay. 0, or -1 out of memory. */
 int tl_identity_take_settled(tl_identity *dst, const tl_identity *src);
 
+/* The file name of an input's path (identity.path): of an archive member,
+ * the member's ("a.zip:run/rank3.json" -> "rank3.json"). */
+const char *tl_path_file_name(const char *path);
+
 /* A libtally report and trace of one process: {stem}.report.json and
  * {stem}.trace.json(.gz), as libtally names them ({name}-rank{N}.{pid}-{time}).
  * Both ways of pairing a companion use it (run.c, settle.c). */

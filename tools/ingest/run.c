@@ -102,17 +102,9 @@ static const char *const document_ext[] = {
     ".svg", ".pdf", ".yaml", ".yml", ".toml", ".ini", ".sh", ".py", ".xml", ".mp4", ".gif",
 };
 
-static const char *base_name(const char *name)
-{
-    const char *colon = strrchr(name, ':');
-    const char *s = colon && colon[1] ? colon + 1 : name;
-    const char *base = strrchr(s, '/');
-    return base ? base + 1 : s;
-}
-
 const char *tl_looks_like_rank_file(const char *name, const tl_profile *p)
 {
-    const char *base = base_name(name);
+    const char *base = tl_path_file_name(name);
     int document = 0;
     for (size_t i = 0; i < sizeof document_ext / sizeof document_ext[0]; i++)
         document |= ends_with_ci(base, document_ext[i]);
@@ -186,8 +178,7 @@ int tl_rank_from_path(const char *path, int *rank, char *detail, size_t dlen)
     /* For archive members the member path counts, not the archive's. */
     const char *colon = strrchr(path, ':');
     const char *s = colon && colon[1] ? colon + 1 : path;
-    const char *base = strrchr(s, '/');
-    base = base ? base + 1 : s;
+    const char *base = tl_path_file_name(path);
     size_t at;
     if (find_numbered(base, strlen(base), "rank", rank, &at)) {
         snprintf(detail, dlen, "file name: %.40s", base + at);
@@ -256,7 +247,7 @@ static int on_input(const tl_input *in, void *user)
             mark_damaged(p, why);
         } else if (in->from_walk) {
             if (c->res->ignored++ == 0)
-                c->res->ignored_example = strdup(base_name(in->name));
+                c->res->ignored_example = strdup(tl_path_file_name(in->name));
             tl_profile_free(p);
             return 0;
         }

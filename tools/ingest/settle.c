@@ -45,15 +45,6 @@ static void add_note(notes *l, const char *fmt, ...)
 
 /* ---- 1. companions ----------------------------------------------------------------------- */
 
-/* The file name of an input's path: after the last '/' (or the ':' of an
- * archive member at the archive's top). */
-static const char *file_name(const char *path)
-{
-    const char *slash = strrchr(path, '/'), *colon = strrchr(path, ':');
-    const char *sep = slash > colon ? slash : colon;
-    return sep ? sep + 1 : path;
-}
-
 /* A libtally trace and its report read apart (`tally aggregate --partial`
  * of each, then `tally merge`, or tally-mpi's shares) meet only here: the
  * trace becomes the report's companion as if both had been read in one run
@@ -72,7 +63,7 @@ static int pair_split_companions(tl_session *v, size_t n)
         for (size_t k = 0; k < n; k++) {
             const tl_session *r = &v[k];
             if (r->id.format == TL_FMT_TALLY_REPORT && tl_identity_is_session(&r->id) &&
-                tl_identity_same_stem(file_name(r->id.path), file_name(t->id.path))) {
+                tl_identity_same_stem(tl_path_file_name(r->id.path), tl_path_file_name(t->id.path))) {
                 t->id.companion_of = strdup(r->id.path);
                 if (t->id.companion_of == NULL)
                     return -1;
