@@ -132,7 +132,7 @@ static const tl_metric registry[] = {
       "blocks / their computation time" },
     { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS, LOWER, MEAN, RANKS, 0, diffusion,
       DIFF_FIRST_BLOCK,
-      "time to the first block of the first session with blocks" },
+      "computation time of the first block (Inferix's first-block delay), of the first session with blocks" },
     { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT, NEITHER, MEAN, RANKS, 0, diffusion,
       DIFF_BLOCK_SIZE,
       "frames / sized blocks" },
