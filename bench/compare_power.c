@@ -26,7 +26,10 @@
  * --threshold PCT sets compare's threshold (default 5): at 0 the tests have
  * no margin, and the A/A tables show their level (one-sided Holm at 5 %).
  *
- *   bench_compare_power [--seeds N] [--quick] [--threshold PCT]
+ *   bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--cell SAMPLES RANKS]
+ *
+ * --cell prints the one cell (of the sizes above) only: more seeds where a
+ * figure is close to its goal.
  *
  * Not a timed test: its figures are rates, the same on any machine.
  */
@@ -49,6 +52,12 @@ static double rank_sigma = 0, run_sigma = 0;
 
 static uint64_t rng;
 static tl_cmp_options opts; /* default options, --threshold */
+static int only_samples, only_ranks; /* --cell: 0 for every cell */
+
+static int in_cell(int samples, int ranks)
+{
+    return only_samples == 0 || (samples == only_samples && ranks == only_ranks);
+}
 
 static double uniform(void)
 {
@@ -172,6 +181,8 @@ static void aa_table(int seeds, const int *samples, const int *ranks, const char
     long total = 0, gates = 0, verdicts = 0;
     for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
+            if (!in_cell(samples[si], ranks[ri]))
+                continue;
             int g = 0, v = 0;
             for (int s = 0; s < seeds; s++) {
                 outcome o = compare_once(ranks[ri], samples[si], -1, 1.0);
@@ -203,8 +214,11 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) {
             opts.threshold_pct = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--cell") && i + 2 < argc) {
+            only_samples = atoi(argv[++i]);
+            only_ranks = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT]\n");
+            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--cell SAMPLES RANKS]\n");
             return 2;
         }
     }
@@ -219,6 +233,8 @@ int main(int argc, char **argv)
     rng = 20251125;
     for (size_t si = 0; si < NSAMPLES; si++)
         for (size_t ri = 0; ri < 3; ri++) {
+            if (!in_cell(samples[si], ranks[ri]))
+                continue;
             printf("| %d | %d |", samples[si], ranks[ri]);
             for (size_t ci = 0; ci < 4; ci++) {
                 int hits = 0;

@@ -510,8 +510,9 @@ static const tl_cmp_row *run_row(const tl_compare *c, const char *name)
 /* One call a rank on 8 ranks, 6 stages: the rank-level test. A spike on one
  * rank neither makes a regression (s1: +2.5x on rank 2 alone, the all-ranks
  * total +19 %) nor hides one (s0: +25 % on every rank, rank 5's baseline
- * spiked). The six stages' spreads are pooled (TL_CMP_POOL_MIN), the means
- * trimmed, and the hypotheses carry the threshold. */
+ * spiked). The six stages' spreads are pooled (TL_CMP_POOL_MIN), a row
+ * noisier than the pool is judged without its farthest rank, and the
+ * hypotheses carry the threshold. */
 static void spike_on_one_rank(void **state)
 {
     (void)state;
@@ -522,7 +523,8 @@ static void spike_on_one_rank(void **state)
     assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
     const tl_cmp_row *r = run_row(&c, "s0");
     assert_int_equal(r->lr_n, 8);
-    assert_int_equal(r->lr_h, 6);              /* one rank off each end */
+    assert_int_equal(r->lr_used, 7);           /* rank 5, far from the others, left out */
+    assert_float_equal(r->lr_est, log(1.25), 0.03);
     assert_int_equal(r->lr_up, 7);             /* rank 5 reads -22 % */
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
@@ -538,6 +540,45 @@ static void spike_on_one_rank(void **state)
         snprintf(name, sizeof name, "s%d", k);
         assert_int_equal(run_row(&c, name)->verdict, TL_VERDICT_UNCHANGED);
     }
+    assert_int_equal(c.gate_failures, 1);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
+/* s0 +25 % on every rank, but rank 3's baseline call spiked 2.5x: the
+ * total reads 4 x 1.25 against 3 + 2.5, -9 %. */
+static double turned_base(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 && rank == 3 ? 2.5 : 1.0;
+}
+
+static double turned_cand(int stage, int rank, int call)
+{
+    (void)rank;
+    (void)call;
+    return stage == 0 ? 1.25 : 1.0;
+}
+
+/* One call a rank on 4 ranks: the verdict weighs the change the test
+ * measured on the ranks, not the total a spike turned around; the note says
+ * both. */
+static void spike_turns_the_total(void **state)
+{
+    (void)state;
+    tl_aggregate b, c2;
+    make_staged(&b, 4, 6, 1, turned_base, 0);
+    make_staged(&c2, 4, 6, 1, turned_cand, 1);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = run_row(&c, "s0");
+    assert_true(r->delta_pct < -5);            /* the totals: about -9 % */
+    assert_int_equal(r->lr_used, 3);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_non_null(r->note);
+    assert_non_null(strstr(r->note, "on the ranks (3 of 4, the one far from the others left out); the total moved -"));
     assert_int_equal(c.gate_failures, 1);
     tl_compare_release(&c);
     tl_aggregate_release(&b);
@@ -816,6 +857,7 @@ int main(void)
         cmocka_unit_test(calls_per_step),
         cmocka_unit_test(memory_rows),
         cmocka_unit_test(spike_on_one_rank),
+        cmocka_unit_test(spike_turns_the_total),
         cmocka_unit_test(stratified_ranks),
         cmocka_unit_test(noisy_stage_out_of_pool),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),

@@ -518,27 +518,22 @@ static void mean_ss(const double *v, size_t n, double *mean, double *ss)
 }
 
 /* The rank-level statistics of an all-ranks row from its ranks' log ratios
- * lr[0, n), sorted: Yuen's trimmed mean (g = max(1, n / 5) values off each
- * end from 4 ranks on: a spike on one rank neither makes nor hides a change)
- * and the winsorized sum of squares (the trimmed values replaced by the
- * nearest kept one), and the ranks beyond the threshold each way. */
+ * lr[0, n), sorted: mean and sum of squares of all of them, and from 4 ranks
+ * of all but the one farthest from their median (the test's fallback when
+ * one rank holds a spike, rank_level_pooled), and the ranks beyond the
+ * threshold each way. */
 static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double limit)
 {
-    size_t g = n >= 4 ? (n / 5 > 1 ? n / 5 : 1) : 0;
-    double x;
     all->lr_n = n;
-    all->lr_h = n - 2 * g;
-    mean_ss(lr + g, n - 2 * g, &all->lr_tmean, &x);
     mean_ss(lr, n, &all->lr_mean, &all->lr_ss);
-    double wm = 0, ssw = 0;
-    for (size_t i = 0; i < n; i++)
-        wm += lr[i < g ? g : i >= n - g ? n - g - 1 : i];
-    wm /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        double d = lr[i < g ? g : i >= n - g ? n - g - 1 : i] - wm;
-        ssw += d * d;
+    all->lr_mean1 = all->lr_ss1 = NAN;
+    if (n >= 4) {
+        double med = n % 2 ? lr[n / 2] : (lr[n / 2 - 1] + lr[n / 2]) / 2;
+        int drop_last = lr[n - 1] - med > med - lr[0];
+        mean_ss(lr + !drop_last, n - 1, &all->lr_mean1, &all->lr_ss1);
     }
-    all->lr_ssw = ssw;
+    all->lr_est = all->lr_mean;
+    all->lr_used = n;
     all->lr_spread = lr[n - 1] != lr[0];
     all->lr_up = all->lr_down = 0;
     for (size_t i = 0; i < n; i++) {
@@ -632,15 +627,15 @@ static double t_up(double mean, double shift, double var, double h, double df)
     return tl_signif_t_sf((mean - shift) / sqrt(var / h), df);
 }
 
-/* The winsorized variance of a rank-level row per degree of freedom. */
+/* The variance of a rank-level row's log ratios per degree of freedom. */
 static double row_var(const tl_cmp_row *r)
 {
-    return r->lr_ssw / (double)(r->lr_h - 1);
+    return r->lr_ss / (double)(r->lr_n - 1);
 }
 
 static int is_pooled(const tl_cmp_row *r)
 {
-    return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_h > 1 && row_var(r) > 0;
+    return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_n > 1 && row_var(r) > 0;
 }
 
 /* P(F >= x) for Snedecor's F with d1 and d2 degrees of freedom. */
@@ -651,65 +646,137 @@ static double f_sf(double x, double d1, double d2)
     return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
 }
 
-/* The rank-level rows' p-values: Yuen's trimmed t, its winsorized variance
- * pooled over the rows of like noise in one family, group and kind when
- * there are at least TL_CMP_POOL_MIN of them (as a one-way analysis of
- * variance pools its error: one row's spread over 4 ranks has 1 degree of
- * freedom, ten rows' 10): the sum of their winsorized sums of squares over
- * the sum of their degrees of freedom. A row is not of like noise when the F
- * test of its variance against the rest of the pool's, F(h - 1, the rest's
- * degrees of freedom), finds it larger at level TL_CMP_POOL_LEVEL: a noisier
- * row (a stage with I/O, a CPU-bound stage on a loaded machine) keeps its own
- * variance, untrimmed, and degrees of freedom, so it neither floods the
- * others' nor is judged by theirs. The hypotheses carry the threshold as the
- * U tests' do: the mean log ratio beyond log(1 + threshold), or below
- * log(1 - threshold). Ranks whose ratios are all the same (copies) are
- * certain. */
+/* Sum of squares and degrees of freedom of a pool of rows. */
+typedef struct pool {
+    size_t rows;
+    double ss, df;
+} pool;
+
+/* A pooled row in the order of its pool and variance. */
+typedef struct by_var {
+    size_t key;
+    double var;
+    size_t row;
+} by_var;
+
+static int key_then_var(const void *a, const void *b)
+{
+    const by_var *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    if (x->var != y->var)
+        return (x->var > y->var) - (x->var < y->var);
+    return (x->row > y->row) - (x->row < y->row);
+}
+
+/* Mark the rows of like noise in each pool (the pooled rows of one family,
+ * group and kind, from TL_CMP_POOL_MIN of them): a row is of like noise
+ * unless the F test finds its variance larger than the pool's typical one
+ * at level TL_CMP_POOL_LEVEL. Typical: the median of the rows' variances,
+ * each over the median of its chi-square per degree of freedom
+ * (Wilson-Hilferty, (1 - 2 / 9d)^3) -- the median, not the pool's mean, so
+ * that spikes in two or three stages of one comparison (80 calls at 1 in
+ * 100 spiking hold three in 5 % of comparisons) cannot raise the yardstick
+ * enough to pass one another. */
+static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIND_COUNT], unsigned char *like)
+{
+    by_var *order = malloc((c->nrows + 1) * sizeof *order);
+    if (order == NULL)
+        return -1;
+    size_t no = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *o = &c->rows[i];
+        if (!is_pooled(o) || all[o->primary][o->group][o->kind].rows < TL_CMP_POOL_MIN)
+            continue;
+        double d = (double)(o->lr_n - 1), m = 1 - 2 / (9 * d);
+        size_t key = ((size_t)o->primary * TL_CMP_NGROUPS + (size_t)o->group) * TL_CMP_KIND_COUNT + (size_t)o->kind;
+        order[no++] = (by_var){ key, row_var(o) / (m * m * m), i };
+    }
+    qsort(order, no, sizeof *order, key_then_var);
+    for (size_t k = 0; k < no;) {
+        size_t end = k;
+        while (end < no && order[end].key == order[k].key)
+            end++;
+        size_t n = end - k;
+        double typical = n % 2 ? order[k + n / 2].var : (order[k + n / 2 - 1].var + order[k + n / 2].var) / 2;
+        const tl_cmp_row *first = &c->rows[order[k].row];
+        double df = all[first->primary][first->group][first->kind].df;
+        for (; k < end; k++) {
+            const tl_cmp_row *o = &c->rows[order[k].row];
+            double d = (double)(o->lr_n - 1);
+            like[order[k].row] = !(typical > 0) || f_sf(row_var(o) / typical, d, df - d) >= TL_CMP_POOL_LEVEL;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+/* The rank-level rows' p-values. One row's spread over 4 ranks has 3
+ * degrees of freedom; the variance is pooled over the rows of like noise
+ * (mark_like) in one family, group and kind, as a one-way analysis of
+ * variance pools its error (ten rows of 4 ranks: 30 degrees of freedom), and
+ * each row is judged by the first of:
+ *  - of like noise: its mean log ratio over all ranks with the pool's
+ *    variance (Student's t, the pool's degrees of freedom);
+ *  - from 4 ranks, noisier, but like the pool without the rank farthest
+ *    from the median (a 1-in-100 call that took 2x on one rank): the mean
+ *    of the other ranks with the pool's variance, so the spike neither makes
+ *    a change nor hides one;
+ *  - otherwise (a noisier stage -- I/O, a CPU-bound stage on a loaded
+ *    machine -- or too few rows to pool): Student's t of the row alone, so
+ *    it is judged by its own noise.
+ * The hypotheses carry the threshold as the U tests' do: the mean log ratio
+ * beyond log(1 + threshold), or below log(1 - threshold). Ranks whose ratios
+ * are all the same (copies) are certain. */
 static int rank_level_pooled(tl_compare *c)
 {
     enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };
-    double ss[2][NG][NK], df[2][NG][NK], ss_like[2][NG][NK], df_like[2][NG][NK];
-    size_t cnt[2][NG][NK];
-    memset(cnt, 0, sizeof cnt);
-    memset(ss, 0, sizeof ss);
-    memset(df, 0, sizeof df);
-    memset(ss_like, 0, sizeof ss_like);
-    memset(df_like, 0, sizeof df_like);
+    pool all[2][NG][NK], like[2][NG][NK];
+    memset(all, 0, sizeof all);
+    memset(like, 0, sizeof like);
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *o = &c->rows[i];
         if (!is_pooled(o))
             continue;
-        cnt[o->primary][o->group][o->kind]++;
-        ss[o->primary][o->group][o->kind] += o->lr_ssw;
-        df[o->primary][o->group][o->kind] += (double)(o->lr_h - 1);
+        pool *a = &all[o->primary][o->group][o->kind];
+        a->rows++;
+        a->ss += o->lr_ss;
+        a->df += (double)(o->lr_n - 1);
     }
-    unsigned char *like = calloc(c->nrows + 1, 1);
-    if (like == NULL)
+    unsigned char *is_like = calloc(c->nrows + 1, 1);
+    if (is_like == NULL || mark_like(c, all, is_like) != 0) {
+        free(is_like);
         return -1;
+    }
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o) || cnt[o->primary][o->group][o->kind] < TL_CMP_POOL_MIN)
-            continue;
-        double d = (double)(o->lr_h - 1), d_rest = df[o->primary][o->group][o->kind] - d;
-        double v_rest = (ss[o->primary][o->group][o->kind] - o->lr_ssw) / d_rest;
-        like[i] = !(v_rest > 0) || f_sf(row_var(o) / v_rest, d, d_rest) >= TL_CMP_POOL_LEVEL;
-        if (like[i]) {
-            ss_like[o->primary][o->group][o->kind] += o->lr_ssw;
-            df_like[o->primary][o->group][o->kind] += d;
+        if (is_like[i]) {
+            pool *l = &like[o->primary][o->group][o->kind];
+            l->rows++;
+            l->ss += o->lr_ss;
+            l->df += (double)(o->lr_n - 1);
         }
     }
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_RANK_T)
             continue;
-        int f = r->primary, g = r->group, k = r->kind;
+        const pool *l = &like[r->primary][r->group][r->kind];
+        double pool_var = l->df > 0 ? l->ss / l->df : NAN;
         double var, d, h, mean;
-        if (like[i] && ss_like[f][g][k] > 0) {
-            mean = r->lr_tmean; /* Yuen, the pool's variance */
-            h = (double)r->lr_h;
-            d = df_like[f][g][k];
-            var = ss_like[f][g][k] / d;
-        } else { /* too few rows to pool, or not of like noise: Student's t of the row alone */
+        if (is_like[i] && pool_var > 0) {
+            mean = r->lr_mean;
+            h = (double)r->lr_n;
+            d = l->df;
+            var = pool_var;
+        } else if (is_pooled(r) && all[r->primary][r->group][r->kind].rows >= TL_CMP_POOL_MIN && r->lr_n >= 4 &&
+                   pool_var > 0 &&
+                   f_sf(r->lr_ss1 / (double)(r->lr_n - 2) / pool_var, (double)(r->lr_n - 2), l->df) >= TL_CMP_POOL_LEVEL) {
+            mean = r->lr_mean1;
+            h = (double)(r->lr_n - 1);
+            d = l->df;
+            var = pool_var;
+        } else {
             mean = r->lr_mean;
             h = (double)r->lr_n;
             d = h - 1;
@@ -717,12 +784,14 @@ static int rank_level_pooled(tl_compare *c)
         }
         if (!r->lr_spread)
             var = 0;
+        r->lr_est = mean;
+        r->lr_used = (size_t)h;
         double limit = row_limit(&c->opt, r->group) / 100;
         r->p_up = t_up(mean, log1p(limit), var, h, d);
         r->p_down = t_up(-mean, -log(faster_scale(limit)), var, h, d);
         r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     }
-    free(like);
+    free(is_like);
     return 0;
 }
 
@@ -761,6 +830,20 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
     r->verdict = r->delta_pct > 0 ? TL_VERDICT_LARGE_INCREASE : TL_VERDICT_LARGE_DECREASE;
     r->note = untested_note(r, o->max_untested_pct);
     return r->note ? 0 : -1;
+}
+
+/* The note of a rank-level verdict whose total says otherwise: "+24.6 % on
+ * the ranks (3 of 4, the one far from the others left out); the total moved
+ * -2.8 %". */
+static char *ranks_note(const tl_cmp_row *r, double change)
+{
+    char buf[240], used[96];
+    if (r->lr_used < r->lr_n)
+        snprintf(used, sizeof used, "%zu of %zu, the one far from the others left out", r->lr_used, r->lr_n);
+    else
+        snprintf(used, sizeof used, "the mean of %zu", r->lr_n);
+    snprintf(buf, sizeof buf, "%+.1f %% on the ranks (%s); the total moved %+.1f %%", change, used, r->delta_pct);
+    return strdup(buf);
 }
 
 /* Correct the p-values for the number of tests, each family apart, then
@@ -826,9 +909,15 @@ static int decide(tl_compare *c)
         }
         double up = r->primary ? adj[i] : adj[2 * n + i], down = r->primary ? adj[n + i] : adj[2 * n + i];
         double limit = row_limit(&c->opt, r->group);
-        /* A primary row reports the side of its change; an explanatory row
-         * its two-sided p. */
-        int slower = !(r->delta_pct < 0);
+        /* The change the verdict weighs: the row's delta; for the rank-level
+         * test the change it measured on the ranks (exp of its mean log
+         * ratio, minus 1), which a one-off spike in one rank's total cannot
+         * turn around (baseline 20, 20, 20 and a 50 ms spike, candidate 25
+         * ms on every rank: -9 % in total, +25 % on the ranks). A primary
+         * row reports the side of its change; an explanatory row its
+         * two-sided p. */
+        double change = r->test == TL_TEST_RANK_T && isfinite(r->lr_est) ? 100 * expm1(r->lr_est) : r->delta_pct;
+        int slower = !(change < 0);
         r->p_value = !r->primary ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : slower ? r->p_up : r->p_down;
         r->p_adjusted = slower ? up : down;
         r->significant = r->p_adjusted < c->opt.alpha;
@@ -836,10 +925,16 @@ static int decide(tl_compare *c)
          * half of them beyond the threshold the same way. */
         int most_up = r->test != TL_TEST_RANK_T || 2 * r->lr_up > r->lr_n;
         int most_down = r->test != TL_TEST_RANK_T || 2 * r->lr_down > r->lr_n;
-        if (up < c->opt.alpha && r->delta_pct > limit && most_up)
+        if (up < c->opt.alpha && change > limit && most_up)
             r->verdict = TL_VERDICT_REGRESSION;
-        else if (down < c->opt.alpha && r->delta_pct < -limit && most_down)
+        else if (down < c->opt.alpha && change < -limit && most_down)
             r->verdict = TL_VERDICT_IMPROVEMENT;
+        if ((r->verdict == TL_VERDICT_REGRESSION && !(r->delta_pct > limit)) ||
+            (r->verdict == TL_VERDICT_IMPROVEMENT && !(r->delta_pct < -limit))) {
+            free(r->note);
+            if ((r->note = ranks_note(r, change)) == NULL)
+                goto out;
+        }
     }
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];

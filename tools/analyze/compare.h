@@ -39,9 +39,9 @@
  * change), so an all-ranks row does not pool them: with samples on every
  * rank, the stratified U test (the ranks' U statistics summed, each rank
  * against itself); with one sample a rank, the rank-level test over the
- * per-rank log ratios (Yuen's trimmed mean, the variance pooled over the
- * rows of like noise of the family, group and metric; the change wanted on
- * most ranks). A row that cannot be tested at all (one report per side, as
+ * per-rank log ratios (their mean, the variance pooled over the rows of
+ * like noise of the family, group and metric, a spike on one rank left
+ * out; the change wanted on most ranks). A row that cannot be tested at all (one report per side, as
  * FramePack and Inferix write) gets a verdict from its effect size alone,
  * labelled as untested, when the change is beyond the large-change threshold
  * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
@@ -101,7 +101,7 @@ enum tl_cmp_test {
     TL_TEST_EXACT,              /* U test, exact null distribution */
     TL_TEST_NORMAL,             /* U test, normal approximation */
     TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
-    TL_TEST_RANK_T,             /* all ranks: trimmed t over the per-rank log ratios, variance pooled */
+    TL_TEST_RANK_T,             /* all ranks: t over the per-rank log ratios, variance pooled */
     TL_TEST_COUNT
 };
 
@@ -170,12 +170,14 @@ typedef struct tl_cmp_row {
     tl_mwu mwu;                 /* the U test of the row's samples, whatever their number (p NaN: none) */
     tl_mwu mwu_up, mwu_down;    /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
     /* The rank-level test (all-ranks rows, TL_TEST_RANK_T) over the ranks'
-     * log ratios candidate/baseline: n ranks, h kept by the trimming, the
-     * trimmed mean and the winsorized sum of squares (Yuen), whether the
-     * ratios differ at all, and how many ranks changed by more than the
-     * threshold up and down. */
-    size_t lr_n, lr_h, lr_up, lr_down;
-    double lr_tmean, lr_ssw, lr_mean, lr_ss;
+     * log ratios candidate/baseline: n ranks, how many changed by more than
+     * the threshold up and down, the mean and sum of squares of all n, the
+     * same of the n - 1 but the rank farthest from the median (from 4
+     * ranks), whether the ratios differ at all; and what the test used: its
+     * mean log ratio (the change it found: exp(lr_est) - 1) over lr_used
+     * ranks. */
+    size_t lr_n, lr_up, lr_down, lr_used;
+    double lr_mean, lr_ss, lr_mean1, lr_ss1, lr_est;
     int lr_spread;
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */

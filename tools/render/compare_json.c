@@ -22,12 +22,13 @@ static const char method_all_ranks[] =
     "ranks whose ratios are all equal count as one";
 static const char method_rank_level[] =
     "all-ranks rows whose ranks have one sample (at least 3 ranks): the rank-level test over the per-rank log "
-    "ratios candidate/baseline, each rank one sample of the change; from 4 ranks Yuen's trimmed mean (max(1, "
-    "n/5) ranks off each end) with the winsorized variance pooled over the rows of the same family, group and "
-    "metric when there are at least 5 of them, over those of like noise (a row whose variance the F test "
-    "against the rest of the pool finds larger at 0.001 keeps its own); "
-    "otherwise Student's t of the row alone; a regression or improvement also needs more than half of the ranks "
-    "beyond the threshold the same way";
+    "ratios candidate/baseline, each rank one sample of the change: the mean log ratio with the variance pooled "
+    "over the rows of the same family, group and metric when there are at least 5 of them, over those of like "
+    "noise (a row whose variance the F test against the median of the rows' variances finds larger at 0.001 is "
+    "not); from 4 ranks a row not of like noise but like it without the rank farthest from the ranks' median: "
+    "the other ranks' mean with the pooled variance; otherwise Student's t of the row alone; the verdict weighs "
+    "the change measured on the ranks (exp of the mean log ratio, minus 1) and also needs more than half of the "
+    "ranks beyond the threshold the same way";
 static const char method_families[] =
     "primary rows (step time, total per run of sections, iterations, GPU annotations and kernels, peak memory) "
     "decide the gate; the others (per call, per step, calls per step, ops, runtime) explain";
