@@ -192,11 +192,13 @@ static void verdicts(void **state)
     assert_int_equal(slow->base.nsamples, 120);
     /* The all-ranks test: the ranks' U statistics (60 against 60 calls each)
      * summed, normal: U of each rank is its row's, and the sum is smaller in
-     * p than either rank alone. */
+     * p than either rank's U test alone. Each rank's own row, 60 calls a
+     * side, is judged by Yuen's trimmed t. */
     const tl_cmp_row *s0 = find(&c, "slow_kernel", 0), *s1 = find(&c, "slow_kernel", 1);
     assert_int_equal(slow->test, TL_TEST_STRATA);
+    assert_int_equal(s0->test, TL_TEST_YUEN);
     assert_true(fabs(slow->u - (s0->u + s1->u)) < 1e-9);
-    assert_true(slow->p_up < fmin(s0->p_up, s1->p_up));
+    assert_true(slow->p_up < fmin(s0->mwu_up.p_greater, s1->mwu_up.p_greater));
     assert_true(slow->p_adjusted >= slow->p_value);
     /* The 3 % change is significant with 400 samples but under the threshold. */
     assert_true(find(&c, "slightly_slower", -1)->delta_pct > 1);
@@ -507,6 +509,27 @@ static const tl_cmp_row *run_row(const tl_compare *c, const char *name)
     return r;
 }
 
+/* Two staged runs (make_staged, the candidate's calls times cand) and
+ * their comparison with default options. */
+typedef struct staged {
+    tl_aggregate base, cand;
+    tl_compare c;
+} staged;
+
+static void staged_compare(staged *s, int nranks, int nstages, int samples, factor_fn base, factor_fn cand)
+{
+    make_staged(&s->base, nranks, nstages, samples, base, 0);
+    make_staged(&s->cand, nranks, nstages, samples, cand, 1);
+    assert_int_equal(tl_compare_run(&s->c, &s->base, &s->cand, NULL), 0);
+}
+
+static void staged_release(staged *s)
+{
+    tl_compare_release(&s->c);
+    tl_aggregate_release(&s->base);
+    tl_aggregate_release(&s->cand);
+}
+
 /* One call a rank on 8 ranks, 6 stages: the rank-level test. A spike on one
  * rank neither makes a regression (s1: +2.5x on rank 2 alone, the all-ranks
  * total +19 %) nor hides one (s0: +25 % on every rank, rank 5's baseline
@@ -516,12 +539,10 @@ static const tl_cmp_row *run_row(const tl_compare *c, const char *name)
 static void spike_on_one_rank(void **state)
 {
     (void)state;
-    tl_aggregate b, c2;
-    make_staged(&b, 8, 6, 1, spiked_base, 0);
-    make_staged(&c2, 8, 6, 1, spiked_cand, 1);
-    tl_compare c;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
-    const tl_cmp_row *r = run_row(&c, "s0");
+    staged st;
+    staged_compare(&st, 8, 6, 1, spiked_base, spiked_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->lr_n, 8);
     assert_int_equal(r->lr_used, 7);           /* rank 5, far from the others, left out */
     assert_float_equal(r->lr_est, log(1.25), 0.03);
@@ -529,7 +550,7 @@ static void spike_on_one_rank(void **state)
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
     assert_true(r->p_value == r->p_up);        /* a primary row: one-sided, its direction */
-    const tl_cmp_row *spike = run_row(&c, "s1");
+    const tl_cmp_row *spike = run_row(c, "s1");
     assert_int_equal(spike->test, TL_TEST_RANK_T);
     assert_true(spike->delta_pct > 15);        /* the total moved: rank 2 is 1/8 of it */
     assert_int_equal(spike->lr_up, 1);
@@ -538,12 +559,10 @@ static void spike_on_one_rank(void **state)
     for (int k = 2; k < 6; k++) {
         char name[8];
         snprintf(name, sizeof name, "s%d", k);
-        assert_int_equal(run_row(&c, name)->verdict, TL_VERDICT_UNCHANGED);
+        assert_int_equal(run_row(c, name)->verdict, TL_VERDICT_UNCHANGED);
     }
-    assert_int_equal(c.gate_failures, 1);
-    tl_compare_release(&c);
-    tl_aggregate_release(&b);
-    tl_aggregate_release(&c2);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
 }
 
 /* s0 +25 % on every rank, but rank 3's baseline call spiked 2.5x: the
@@ -567,22 +586,55 @@ static double turned_cand(int stage, int rank, int call)
 static void spike_turns_the_total(void **state)
 {
     (void)state;
-    tl_aggregate b, c2;
-    make_staged(&b, 4, 6, 1, turned_base, 0);
-    make_staged(&c2, 4, 6, 1, turned_cand, 1);
-    tl_compare c;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
-    const tl_cmp_row *r = run_row(&c, "s0");
+    staged st;
+    staged_compare(&st, 4, 6, 1, turned_base, turned_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
     assert_true(r->delta_pct < -5);            /* the totals: about -9 % */
     assert_int_equal(r->lr_used, 3);
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
     assert_non_null(r->note);
     assert_non_null(strstr(r->note, "on the ranks (3 of 4, the one far from the others left out); the total moved -"));
-    assert_int_equal(c.gate_failures, 1);
-    tl_compare_release(&c);
-    tl_aggregate_release(&b);
-    tl_aggregate_release(&c2);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
+}
+
+/* One rank, 8 calls a side: s0 +25 %, but the baseline's call 3 spiked
+ * 2.5x, above every candidate call. */
+static double one_rank_base(int stage, int rank, int call)
+{
+    (void)rank;
+    return stage == 0 && call == 3 ? 2.5 : 1.0;
+}
+
+static double one_rank_cand(int stage, int rank, int call)
+{
+    (void)rank;
+    (void)call;
+    return stage == 0 ? 1.25 : 1.0;
+}
+
+/* Within one rank, 8 calls a side: the U test of 8 against 8 with one
+ * baseline spike above every candidate call gives p = 67 / 12870 = 0.0052,
+ * never below Holm's 0.05 / 10 however large the change; Yuen's trimmed t
+ * drops the spike and finds the +25 %. */
+static void one_rank_spike(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 1, 10, 8, one_rank_base, one_rank_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
+    assert_int_equal(r->test, TL_TEST_YUEN);
+    const tl_cmp_row *call = find_kind(c, "s0", 0, TL_CMP_PER_CALL);
+    assert_int_equal(call->test, TL_TEST_YUEN);
+    tt_assert_close(call->mwu_up.p_greater, 67.0 / 12870.0, 1e-12); /* what U alone would say */
+    assert_true(r->p_up < 1e-6);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
 }
 
 /* s0 +30 % on every rank; s1 a noisy stage, its ranks -10 % to +60 %. */
@@ -601,24 +653,20 @@ static double noisy_cand(int stage, int rank, int call)
 static void noisy_stage_out_of_pool(void **state)
 {
     (void)state;
-    tl_aggregate b, c2;
-    make_staged(&b, 4, 6, 1, NULL, 0);
-    make_staged(&c2, 4, 6, 1, noisy_cand, 1);
-    tl_compare c;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
-    const tl_cmp_row *r = run_row(&c, "s0");
+    staged st;
+    staged_compare(&st, 4, 6, 1, NULL, noisy_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->test, TL_TEST_RANK_T);
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
-    const tl_cmp_row *noisy = run_row(&c, "s1");
+    const tl_cmp_row *noisy = run_row(c, "s1");
     assert_int_equal(noisy->test, TL_TEST_RANK_T);
     assert_true(noisy->delta_pct > 15);
     assert_int_not_equal(noisy->verdict, TL_VERDICT_REGRESSION);
     assert_true(noisy->p_up > 0.05);            /* Student's t of its own 4 ranks */
-    assert_int_equal(c.gate_failures, 1);
-    tl_compare_release(&c);
-    tl_aggregate_release(&b);
-    tl_aggregate_release(&c2);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
 }
 
 /* s0 +25 % on every rank; s1 +25 % on rank 0 only; s2 +4 %, very steady. */
@@ -636,48 +684,44 @@ static double strata_cand(int stage, int rank, int call)
 static void stratified_ranks(void **state)
 {
     (void)state;
-    tl_aggregate b, c2;
-    make_staged(&b, 4, 4, 4, NULL, 0);
-    make_staged(&c2, 4, 4, 4, strata_cand, 1);
-    tl_compare c;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
-    const tl_cmp_row *r = run_row(&c, "s0");
+    staged st;
+    staged_compare(&st, 4, 4, 4, NULL, strata_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->test, TL_TEST_STRATA);
     assert_true(fabs(r->p_floor - pow(1.0 / 70.0, 4)) < 1e-15);
     assert_true(fabs(r->u - 64) < 1e-9);       /* every candidate call above every baseline call */
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
-    assert_int_equal(find_kind(&c, "s0", 1, TL_CMP_PER_RUN)->test, TL_TEST_NONE); /* a rank alone: too few */
-    const tl_cmp_row *one = run_row(&c, "s1");
+    assert_int_equal(find_kind(c, "s0", 1, TL_CMP_PER_RUN)->test, TL_TEST_NONE); /* a rank alone: too few */
+    const tl_cmp_row *one = run_row(c, "s1");
     assert_int_equal(one->test, TL_TEST_STRATA);
     assert_true(one->delta_pct > 5);           /* rank 0 is a quarter of the total */
     assert_int_not_equal(one->verdict, TL_VERDICT_REGRESSION);
     assert_false(one->gate);
-    const tl_cmp_row *small = run_row(&c, "s2");
+    const tl_cmp_row *small = run_row(c, "s2");
     assert_true(small->delta_pct > 3 && small->delta_pct < 5);
     assert_false(small->significant);
     assert_int_equal(small->verdict, TL_VERDICT_UNCHANGED);
-    assert_int_equal(c.gate_failures, 1);
-    tl_compare_release(&c);
+    assert_int_equal(c->gate_failures, 1);
+    tl_compare_release(c);
     /* Without the threshold in the way (--threshold 0), the steady +4 % is a
      * regression: the tests see it, the threshold decides it is not one. */
     tl_cmp_options o;
     tl_cmp_options_init(&o);
     o.threshold_pct = 0;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
-    assert_int_equal(run_row(&c, "s2")->verdict, TL_VERDICT_REGRESSION);
-    tl_compare_release(&c);
+    assert_int_equal(tl_compare_run(c, &st.base, &st.cand, &o), 0);
+    assert_int_equal(run_row(c, "s2")->verdict, TL_VERDICT_REGRESSION);
+    tl_compare_release(c);
     /* A threshold of 100 % or more: nothing can be that much faster, and
      * every p stays a probability. */
     o.threshold_pct = 200;
-    assert_int_equal(tl_compare_run(&c, &b, &c2, &o), 0);
-    for (size_t i = 0; i < c.nrows; i++)
-        if (c.rows[i].test != TL_TEST_NONE)
-            assert_true(c.rows[i].p_down >= 0.99 && c.rows[i].p_up >= 0 && c.rows[i].p_up <= 1);
-    assert_int_equal(c.counts[TL_VERDICT_REGRESSION] + c.counts[TL_VERDICT_IMPROVEMENT], 0);
-    tl_compare_release(&c);
-    tl_aggregate_release(&b);
-    tl_aggregate_release(&c2);
+    assert_int_equal(tl_compare_run(c, &st.base, &st.cand, &o), 0);
+    for (size_t i = 0; i < c->nrows; i++)
+        if (c->rows[i].test != TL_TEST_NONE)
+            assert_true(c->rows[i].p_down >= 0.99 && c->rows[i].p_up >= 0 && c->rows[i].p_up <= 1);
+    assert_int_equal(c->counts[TL_VERDICT_REGRESSION] + c->counts[TL_VERDICT_IMPROVEMENT], 0);
+    staged_release(&st);
 }
 
 static void normalized(void **state)
@@ -858,6 +902,7 @@ int main(void)
         cmocka_unit_test(memory_rows),
         cmocka_unit_test(spike_on_one_rank),
         cmocka_unit_test(spike_turns_the_total),
+        cmocka_unit_test(one_rank_spike),
         cmocka_unit_test(stratified_ranks),
         cmocka_unit_test(noisy_stage_out_of_pool),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),

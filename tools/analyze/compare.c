@@ -464,6 +464,35 @@ static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
     return rc;
 }
 
+/* Yuen's trimmed t of the log durations (20 % off each end), the threshold
+ * in the hypotheses: log(1 + threshold) and log(1 - threshold). Durations
+ * of 0 have no logarithm: the U test stands. */
+static int yuen_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *r)
+{
+    if (bs->v[0] <= 0 || cs->v[0] <= 0 || TL_CMP_TRIM * (double)bs->n < 1 || TL_CMP_TRIM * (double)cs->n < 1)
+        return 0;
+    double *lb = malloc((bs->n + 1) * sizeof *lb), *lc = malloc((cs->n + 1) * sizeof *lc);
+    int rc = -1;
+    if (lb == NULL || lc == NULL)
+        goto out;
+    for (size_t i = 0; i < bs->n; i++)
+        lb[i] = log(bs->v[i]);
+    for (size_t i = 0; i < cs->n; i++)
+        lc[i] = log(cs->v[i]);
+    double up, down;
+    if (tl_signif_yuen(lc, cs->n, lb, bs->n, TL_CMP_TRIM, log1p(limit), log(faster_scale(limit)), &up, &down) == 0) {
+        r->p_up = up;
+        r->p_down = down;
+        r->p_floor = 0;
+        r->test = TL_TEST_YUEN;
+    }
+    rc = 0;
+out:
+    free(lb);
+    free(lc);
+    return rc;
+}
+
 /* Delta and U tests of a row whose sides and values are filled in; the
  * verdicts of tested rows wait for the correction (decide). The hypotheses
  * carry the threshold: "slower by more than the threshold" is the U test of
@@ -497,9 +526,11 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
     r->u = r->mwu.u;
     r->p_up = r->mwu_up.p_greater;
     r->p_down = r->mwu_down.p_less;
-    r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     r->p_floor = u_floor(bs->n, cs->n);
     r->test = r->mwu.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
+    if (yuen_of_logs(bs, cs, limit, r) != 0)
+        return -1;
+    r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     r->verdict = TL_VERDICT_UNCHANGED;
     return 0;
 }
@@ -572,11 +603,13 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
     if (sup == NULL || sdown == NULL || lr == NULL)
         goto out;
     double u = 0, u_first = NAN;
+    const tl_cmp_row *only = NULL;
     for (size_t i = from; i < to; i++) {
         const tl_cmp_row *r = &rows[i];
         if (!r->base.present || !r->cand.present)
             continue;
         nboth++;
+        only = r;
         if (!isnan(r->mwu.p)) {
             sup[nstrata] = r->mwu_up;
             sdown[nstrata++] = r->mwu_down;
@@ -591,7 +624,13 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
     if (m > 1)
         qsort(lr, m, sizeof *lr, by_double);
     int copies = m > 1 && lr[0] == lr[m - 1];
-    if (nstrata > 0 && nstrata == nboth && minn >= 2) {
+    if (nboth == 1 && only->test == TL_TEST_YUEN) { /* one rank: its own test */
+        all->p_up = only->p_up;
+        all->p_down = only->p_down;
+        all->p_floor = 0;
+        all->u = only->u;
+        all->test = TL_TEST_YUEN;
+    } else if (nstrata > 0 && nstrata == nboth && minn >= 2) {
         size_t ns = copies ? 1 : nstrata;
         double x;
         if (tl_signif_mwu_strata(sup, ns, &all->p_up, &x, &all->p_floor) != 0 ||

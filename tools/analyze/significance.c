@@ -441,3 +441,50 @@ double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n,
         *used = m;
     return m ? exp(sum / (double)m) : NAN;
 }
+
+/* The trimmed mean of sorted v[0, n) with g values off each end, and
+ * Yuen's squared standard error of it: (n - 1) s_w^2 / (h (h - 1)), s_w^2
+ * the winsorized variance (the trimmed values replaced by the nearest kept
+ * one), h = n - 2g. */
+static void trimmed(const double *v, size_t n, size_t g, double *tmean, double *d)
+{
+    size_t h = n - 2 * g;
+    double sum = 0;
+    for (size_t i = g; i < n - g; i++)
+        sum += v[i];
+    *tmean = sum / (double)h;
+    double wm = 0, ss = 0;
+    for (size_t i = 0; i < n; i++)
+        wm += v[i < g ? g : i >= n - g ? n - g - 1 : i];
+    wm /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double e = v[i < g ? g : i >= n - g ? n - g - 1 : i] - wm;
+        ss += e * e;
+    }
+    *d = ss / (double)(h * (h - 1));
+}
+
+int tl_signif_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
+                   double shift_down, double *p_greater, double *p_less)
+{
+    *p_greater = *p_less = NAN;
+    if (!(trim >= 0 && trim < 0.5))
+        return -1;
+    size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
+    if (nx < 2 || ny < 2 || nx - 2 * gx < 2 || ny - 2 * gy < 2 || !is_sorted(x, nx) || !is_sorted(y, ny))
+        return -1;
+    double tx, dx, ty, dy;
+    trimmed(x, nx, gx, &tx, &dx);
+    trimmed(y, ny, gy, &ty, &dy);
+    double hx = (double)(nx - 2 * gx), hy = (double)(ny - 2 * gy), se2 = dx + dy;
+    double up = tx - ty - shift_up, down = tx - ty - shift_down;
+    if (!(se2 > 1e-24 * (tx * tx + ty * ty))) { /* no spread beyond rounding: certain */
+        *p_greater = up > 0 ? 0.0 : 1.0;
+        *p_less = down < 0 ? 0.0 : 1.0;
+        return 0;
+    }
+    double df = se2 * se2 / (dx * dx / (hx - 1) + dy * dy / (hy - 1)), se = sqrt(se2);
+    *p_greater = tl_signif_t_sf(up / se, df);
+    *p_less = tl_signif_t_sf(-down / se, df);
+    return 0;
+}

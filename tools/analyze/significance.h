@@ -113,6 +113,17 @@ int tl_signif_holm(const double *p, size_t n, double *adj);
  * out of memory. O(n log n). */
 int tl_signif_bh(const double *p, size_t n, double *adj);
 
+/* Yuen's two-sample trimmed t, in Welch's form (K. K. Yuen, 1974): x and y
+ * sorted, floor(trim * n) values off each end of each, the trimmed means
+ * compared with the winsorized variances and Welch's degrees of freedom.
+ * The hypotheses carry shifts: *p_greater is P(T >= t) for "the trimmed mean
+ * of x exceeds y's by more than shift_up", *p_less P(T <= t) for "by less
+ * than shift_down" (compare passes log ratios: log(1 + threshold) and
+ * log(1 - threshold)). No spread on either side: certain, 0 or 1. Returns -1
+ * (p NaN) with fewer than 2 values kept on a side, or unsorted input. */
+int tl_signif_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
+                   double shift_down, double *p_greater, double *p_less);
+
 /* Student's one-sample t test of the mean of x (n values) against 0:
  * t = mean / (s / sqrt(n)) with s the sample standard deviation, two-sided
  * p = I_{df/(df+t^2)}(df/2, 1/2) (the regularized incomplete beta function),
