@@ -26,7 +26,12 @@
  * --threshold PCT sets compare's threshold (default 5): at 0 the tests have
  * no margin, and the A/A tables show their level (one-sided Holm at 5 %).
  *
- *   bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--cell SAMPLES RANKS]
+ *   bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--max-untested PCT]
+ *                       [--cell SAMPLES RANKS]
+ *
+ * --max-untested sets compare's large-change threshold of untested rows
+ * (default 25): the 1 x 1 cells' trade-off between finding a one-report
+ * change and a spike failing the gate.
  *
  * --cell prints the one cell (of the sizes above) only: more seeds where a
  * figure is close to its goal.
@@ -214,11 +219,14 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) {
             opts.threshold_pct = atof(argv[++i]);
+        } else if (!strcmp(argv[i], "--max-untested") && i + 1 < argc) {
+            opts.max_untested_pct = atof(argv[++i]);
         } else if (!strcmp(argv[i], "--cell") && i + 2 < argc) {
             only_samples = atoi(argv[++i]);
             only_ranks = atoi(argv[++i]);
         } else {
-            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--cell SAMPLES RANKS]\n");
+            fprintf(stderr, "usage: bench_compare_power [--seeds N] [--quick] [--threshold PCT] [--max-untested PCT] "
+                            "[--cell SAMPLES RANKS]\n");
             return 2;
         }
     }
@@ -227,7 +235,7 @@ int main(int argc, char **argv)
     static const int ranks[] = { 1, 4, 8 };
     printf("tally compare power: %d stages, noise per call %.0f %% (lognormal), spikes %.0f %% of calls (1.5-3x); "
            "%d comparisons per cell; default options (alpha 0.05, threshold %g %%, untested beyond %.0f %%)\n\n",
-           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, opts.threshold_pct, TL_CMP_MAX_UNTESTED_PCT);
+           NAMES, 100 * CALL_SIGMA, 100 * SPIKE_P, seeds, opts.threshold_pct, opts.max_untested_pct);
     printf("Detection rate (the changed stage's total per run fails the gate)\n\n");
     printf("| samples/rank | ranks |   +5 %% |  +10 %% |  +25 %% | +100 %% |\n|---:|---:|---:|---:|---:|---:|\n");
     rng = 20251125;
