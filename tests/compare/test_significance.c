@@ -308,12 +308,12 @@ static int by_value(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Yuen's trimmed t against a hand computation in Python (the trimmed means,
- * winsorized variances and Welch's degrees of freedom written out, the t
- * tail by Simpson integration of the density, independent of betai): 8
- * calls a side, one spike in each, the candidate +24 %: 20 % off each end
- * drops both spikes. */
-static void yuen(void **state)
+/* The permutation test of trimmed means against brute force in Python
+ * (itertools.combinations over the 12870 splits, the trimmed means written
+ * out): 8 calls a side, the candidate +24 % with a spike on each side; and
+ * microsecond-quantized durations full of ties, where a t test's variance
+ * is 0. */
+static void perm_trimmed(void **state)
 {
     (void)state;
     double c[] = { 12.0, 12.5, 13.1, 12.8, 30.0, 12.2, 12.9, 13.3 };
@@ -325,19 +325,19 @@ static void yuen(void **state)
     qsort(c, 8, sizeof *c, by_value);
     qsort(b, 8, sizeof *b, by_value);
     double up, down;
-    assert_int_equal(tl_signif_yuen(c, 8, b, 8, 0.2, log1p(0.05), log(0.95), &up, &down), 0);
-    tt_assert_close(up, 9.20406463367e-06, 1e-9);
-    tt_assert_close(down, 0.999999782405, 1e-9);
-    /* No spread on either side: certain. */
-    double x[] = { 1, 1, 1, 1, 1 }, y[] = { 2, 2, 2, 2, 2 };
-    assert_int_equal(tl_signif_yuen(y, 5, x, 5, 0.2, 0.1, -0.1, &up, &down), 0);
-    assert_true(up == 0.0 && down == 1.0);
-    /* Too few kept, unsorted, a trim of a half or more: refused. */
-    assert_int_equal(tl_signif_yuen(x, 1, y, 5, 0.2, 0, 0, &up, &down), -1);
+    assert_int_equal(tl_signif_perm_trimmed(c, 8, b, 8, 0.2, log1p(0.05), log(0.95), &up, &down), 0);
+    tt_assert_close(up, 1100.0 / 12870.0, 1e-12);
+    tt_assert_close(down, 12695.0 / 12870.0, 1e-12);
+    double qb[] = { log(9), log(9), log(9), log(9), log(10) }, qc[] = { log(9), log(10), log(10), log(10), log(10) };
+    assert_int_equal(tl_signif_perm_trimmed(qc, 5, qb, 5, 0.2, log1p(0.05), log(0.95), &up, &down), 0);
+    tt_assert_close(up, 26.0 / 252.0, 1e-12);
+    tt_assert_close(down, 1.0, 1e-12);
+    /* Beyond C(16, 8) splits, unsorted: refused. */
+    double many[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    assert_int_equal(tl_signif_perm_trimmed(many, 9, many, 9, 0.2, 0, 0, &up, &down), -1);
     assert_true(isnan(up));
-    assert_int_equal(tl_signif_yuen(c, 8, b, 8, 0.5, 0, 0, &up, &down), -1);
     double unsorted[] = { 3, 1, 2, 4, 5 };
-    assert_int_equal(tl_signif_yuen(unsorted, 5, y, 5, 0.2, 0, 0, &up, &down), -1);
+    assert_int_equal(tl_signif_perm_trimmed(unsorted, 5, qb, 5, 0.2, 0, 0, &up, &down), -1);
 }
 
 int main(void)
@@ -355,7 +355,7 @@ int main(void)
         cmocka_unit_test(t_test),
         cmocka_unit_test(strata),
         cmocka_unit_test(t_tail),
-        cmocka_unit_test(yuen),
+        cmocka_unit_test(perm_trimmed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

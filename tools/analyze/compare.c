@@ -464,12 +464,15 @@ static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
     return rc;
 }
 
-/* Yuen's trimmed t of the log durations (20 % off each end), the threshold
- * in the hypotheses: log(1 + threshold) and log(1 - threshold). Durations
- * of 0 have no logarithm: the U test stands. */
-static int yuen_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *r)
+/* The permutation test of the trimmed means of the log durations (20 % off
+ * each end), the threshold in the hypotheses: log(1 + threshold) and
+ * log(1 - threshold); from 5 samples a side (one trimmed) up to 8 against 8
+ * (TL_SIGNIF_PERM_MAX splits). Durations of 0 have no logarithm: the U test
+ * stands, as it does beyond. */
+static int perm_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *r)
 {
-    if (bs->v[0] <= 0 || cs->v[0] <= 0 || TL_CMP_TRIM * (double)bs->n < 1 || TL_CMP_TRIM * (double)cs->n < 1)
+    if (bs->v[0] <= 0 || cs->v[0] <= 0 || TL_CMP_TRIM * (double)bs->n < 1 || TL_CMP_TRIM * (double)cs->n < 1 ||
+        bs->n + cs->n > 31)
         return 0;
     double *lb = malloc((bs->n + 1) * sizeof *lb), *lc = malloc((cs->n + 1) * sizeof *lc);
     int rc = -1;
@@ -480,11 +483,11 @@ static int yuen_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *
     for (size_t i = 0; i < cs->n; i++)
         lc[i] = log(cs->v[i]);
     double up, down;
-    if (tl_signif_yuen(lc, cs->n, lb, bs->n, TL_CMP_TRIM, log1p(limit), log(faster_scale(limit)), &up, &down) == 0) {
+    if (tl_signif_perm_trimmed(lc, cs->n, lb, bs->n, TL_CMP_TRIM, log1p(limit), log(faster_scale(limit)), &up,
+                               &down) == 0) {
         r->p_up = up;
         r->p_down = down;
-        r->p_floor = 0;
-        r->test = TL_TEST_YUEN;
+        r->test = TL_TEST_PERM;
     }
     rc = 0;
 out:
@@ -528,7 +531,7 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
     r->p_down = r->mwu_down.p_less;
     r->p_floor = u_floor(bs->n, cs->n);
     r->test = r->mwu.exact ? TL_TEST_EXACT : TL_TEST_NORMAL;
-    if (yuen_of_logs(bs, cs, limit, r) != 0)
+    if (perm_of_logs(bs, cs, limit, r) != 0)
         return -1;
     r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
     r->verdict = TL_VERDICT_UNCHANGED;
@@ -624,12 +627,12 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
     if (m > 1)
         qsort(lr, m, sizeof *lr, by_double);
     int copies = m > 1 && lr[0] == lr[m - 1];
-    if (nboth == 1 && only->test == TL_TEST_YUEN) { /* one rank: its own test */
+    if (nboth == 1 && only->test == TL_TEST_PERM) { /* one rank: its own test */
         all->p_up = only->p_up;
         all->p_down = only->p_down;
-        all->p_floor = 0;
+        all->p_floor = only->p_floor;
         all->u = only->u;
-        all->test = TL_TEST_YUEN;
+        all->test = TL_TEST_PERM;
     } else if (nstrata > 0 && nstrata == nboth && minn >= 2) {
         size_t ns = copies ? 1 : nstrata;
         double x;
@@ -811,10 +814,13 @@ static int rank_level_pooled(tl_compare *c)
         } else if (is_pooled(r) && all[r->primary][r->group][r->kind].rows >= TL_CMP_POOL_MIN && r->lr_n >= 4 &&
                    pool_var > 0 &&
                    f_sf(r->lr_ss1 / (double)(r->lr_n - 2) / pool_var, (double)(r->lr_n - 2), l->df) >= TL_CMP_POOL_LEVEL) {
+            /* never below the other ranks' own spread: a noisier stage whose
+             * inner ranks happen to look quiet is not judged by the pool */
+            double own = r->lr_ss1 / (double)(r->lr_n - 2);
             mean = r->lr_mean1;
             h = (double)(r->lr_n - 1);
-            d = l->df;
-            var = pool_var;
+            d = own > pool_var ? (double)(r->lr_n - 2) : l->df;
+            var = own > pool_var ? own : pool_var;
         } else {
             mean = r->lr_mean;
             h = (double)r->lr_n;

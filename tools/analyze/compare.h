@@ -35,8 +35,9 @@
  * Every test carries the threshold: "slower by more than the threshold" is
  * the U test of the candidate's samples over (1 + threshold) against the
  * baseline's, so a run that did not change is far inside the null; within
- * one rank, from 5 samples a side, Yuen's trimmed t of the log durations
- * with the same hypotheses (a spike among 8 calls cannot hide a change).
+ * one rank, from 5 to 8 samples a side, the exact permutation test of the
+ * trimmed means of the log durations with the same hypotheses (a spike
+ * among 8 calls cannot hide a change).
  * The ranks of one run are not one sample of a name (a straggler is not a
  * change), so an all-ranks row does not pool them: with samples on every
  * rank, the stratified U test (the ranks' U statistics summed, each rank
@@ -71,7 +72,8 @@
 #define TL_CMP_MIN_SAMPLES 4
 /* The rank-level test needs this many ranks on both sides. */
 #define TL_CMP_MIN_RANKS 3
-/* The share of samples trimmed off each end by Yuen's test. */
+/* The share of samples trimmed off each end by the permutation test of
+ * trimmed means (within one rank, 5 to 8 samples a side). */
 #define TL_CMP_TRIM 0.2
 /* The rank-level test pools the variance of the rows of one family, group
  * and kind when there are at least TL_CMP_POOL_MIN of them, over those of
@@ -106,7 +108,7 @@ enum tl_cmp_test {
     TL_TEST_NORMAL,             /* U test, normal approximation */
     TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
     TL_TEST_RANK_T,             /* all ranks: t over the per-rank log ratios, variance pooled */
-    TL_TEST_YUEN,               /* within one rank: Yuen's trimmed t of the log durations */
+    TL_TEST_PERM,               /* within one rank, 5 to 8 a side: permutation test of trimmed means of logs */
     TL_TEST_COUNT
 };
 

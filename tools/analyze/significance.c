@@ -11,6 +11,7 @@
 #include "significance.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -442,49 +443,91 @@ double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n,
     return m ? exp(sum / (double)m) : NAN;
 }
 
-/* The trimmed mean of sorted v[0, n) with g values off each end, and
- * Yuen's squared standard error of it: (n - 1) s_w^2 / (h (h - 1)), s_w^2
- * the winsorized variance (the trimmed values replaced by the nearest kept
- * one), h = n - 2g. */
-static void trimmed(const double *v, size_t n, size_t g, double *tmean, double *d)
+/* The sum of the values at the set bits of mask, from byte tables:
+ * tab[k][b] is the sum of v[8k + i] over the bits i of b. */
+static double mask_sum(double tab[4][256], uint32_t mask)
 {
-    size_t h = n - 2 * g;
-    double sum = 0;
-    for (size_t i = g; i < n - g; i++)
-        sum += v[i];
-    *tmean = sum / (double)h;
-    double wm = 0, ss = 0;
-    for (size_t i = 0; i < n; i++)
-        wm += v[i < g ? g : i >= n - g ? n - g - 1 : i];
-    wm /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        double e = v[i < g ? g : i >= n - g ? n - g - 1 : i] - wm;
-        ss += e * e;
-    }
-    *d = ss / (double)(h * (h - 1));
+    return tab[0][mask & 0xff] + tab[1][(mask >> 8) & 0xff] + tab[2][(mask >> 16) & 0xff] + tab[3][mask >> 24];
 }
 
-int tl_signif_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
-                   double shift_down, double *p_greater, double *p_less)
+/* The sum of the g lowest and g highest set bits' values of mask. */
+static double ends_sum(const double *v, uint32_t mask, size_t g)
+{
+    double sum = 0;
+    uint32_t lo = mask, hi = mask;
+    for (size_t k = 0; k < g; k++) {
+        int l = __builtin_ctz(lo), h = 31 - __builtin_clz(hi);
+        sum += v[l] + v[h];
+        lo &= lo - 1;
+        hi &= ~(1u << h);
+    }
+    return sum;
+}
+
+/* One side of the permutation test: x shifted by -shift against y, the
+ * share of splits of the pooled values whose trimmed-mean difference is at
+ * least (greater) or at most (!greater) the observed one. */
+static double perm_tail(const double *x, size_t nx, const double *y, size_t ny, double shift, size_t gx, size_t gy,
+                        int greater, double *vals)
+{
+    size_t n = nx + ny;
+    for (size_t i = 0; i < nx; i++)
+        vals[i] = x[i] - shift;
+    memcpy(vals + nx, y, ny * sizeof *y);
+    qsort(vals, n, sizeof *vals, by_value);
+    double tab[4][256];
+    memset(tab, 0, sizeof tab);
+    double total = 0;
+    for (size_t k = 0; k < 4; k++)
+        for (unsigned b = 1; b < 256; b++) {
+            unsigned low = b & -b;
+            size_t i = 8 * k + (size_t)__builtin_ctz(low);
+            tab[k][b] = tab[k][b ^ low] + (i < n ? vals[i] : 0);
+        }
+    for (size_t i = 0; i < n; i++)
+        total += vals[i];
+    double hx = (double)(nx - 2 * gx), hy = (double)(ny - 2 * gy);
+    double obs_x = 0, obs_y = 0;
+    for (size_t i = gx; i < nx - gx; i++)
+        obs_x += x[i] - shift;
+    for (size_t i = gy; i < ny - gy; i++)
+        obs_y += y[i];
+    double obs = obs_x / hx - obs_y / hy, tol = 1e-12 * (fabs(obs_x / hx) + fabs(obs_y / hy) + 1e-300);
+    uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
+    double hits = 0, splits = 0;
+    /* every nx-subset of the n positions, in Gosper's order */
+    for (uint32_t mask = (1u << nx) - 1; mask <= all && mask != 0;) {
+        double sx = mask_sum(tab, mask), sy = total - sx;
+        double d = (sx - ends_sum(vals, mask, gx)) / hx - (sy - ends_sum(vals, all & ~mask, gy)) / hy;
+        hits += greater ? d >= obs - tol : d <= obs + tol;
+        splits++;
+        uint32_t c = mask & -mask, r = mask + c;
+        if (r == 0 || r > all)
+            break;
+        mask = (((r ^ mask) >> 2) / c) | r;
+    }
+    return hits / splits;
+}
+
+int tl_signif_perm_trimmed(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
+                           double shift_down, double *p_greater, double *p_less)
 {
     *p_greater = *p_less = NAN;
-    if (!(trim >= 0 && trim < 0.5))
+    if (!(trim >= 0 && trim < 0.5) || nx < 1 || ny < 1 || nx + ny > 31 || !is_sorted(x, nx) || !is_sorted(y, ny))
+        return -1;
+    double count = 1; /* C(nx + ny, nx) */
+    for (size_t i = 1; i <= nx; i++)
+        count = count * (double)(ny + i) / (double)i;
+    if (count > TL_SIGNIF_PERM_MAX + 0.5)
         return -1;
     size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
-    if (nx < 2 || ny < 2 || nx - 2 * gx < 2 || ny - 2 * gy < 2 || !is_sorted(x, nx) || !is_sorted(y, ny))
+    if (nx - 2 * gx < 1 || ny - 2 * gy < 1)
         return -1;
-    double tx, dx, ty, dy;
-    trimmed(x, nx, gx, &tx, &dx);
-    trimmed(y, ny, gy, &ty, &dy);
-    double hx = (double)(nx - 2 * gx), hy = (double)(ny - 2 * gy), se2 = dx + dy;
-    double up = tx - ty - shift_up, down = tx - ty - shift_down;
-    if (!(se2 > 1e-24 * (tx * tx + ty * ty))) { /* no spread beyond rounding: certain */
-        *p_greater = up > 0 ? 0.0 : 1.0;
-        *p_less = down < 0 ? 0.0 : 1.0;
-        return 0;
-    }
-    double df = se2 * se2 / (dx * dx / (hx - 1) + dy * dy / (hy - 1)), se = sqrt(se2);
-    *p_greater = tl_signif_t_sf(up / se, df);
-    *p_less = tl_signif_t_sf(-down / se, df);
+    double *vals = malloc((nx + ny) * sizeof *vals);
+    if (vals == NULL)
+        return -1;
+    *p_greater = perm_tail(x, nx, y, ny, shift_up, gx, gy, 1, vals);
+    *p_less = perm_tail(x, nx, y, ny, shift_down, gx, gy, 0, vals);
+    free(vals);
     return 0;
 }

@@ -1,13 +1,16 @@
 /*
  * significance.h - the statistics `tally compare` rests on: the Mann–Whitney
- * U test (two-sided and one-sided) and its stratified sum over ranks, Holm
- * and Benjamini–Hochberg, Student's t, a distribution-free confidence
- * interval of the median, and the geometric mean of ratios.
+ * U test (two-sided and one-sided) and its stratified sum over ranks, the
+ * exact permutation test of trimmed means, Holm and Benjamini–Hochberg,
+ * Student's t, a distribution-free confidence interval of the median, and
+ * the geometric mean of ratios.
  *
- * The one idea: nothing here assumes a distribution. Durations are skewed and
- * have outliers (a GC pause, a clock change), so the test compares ranks, not
- * means, and the interval of the median comes from order statistics, not from
- * a standard error.
+ * The one idea: the tests of samples assume no distribution. Durations are
+ * skewed, quantized and have outliers (a GC pause, a clock change), so the
+ * tests compare ranks, or trimmed means against every split of the same
+ * values, and the interval of the median comes from order statistics, not
+ * from a standard error. (Student's t serves the rank-level test, over the
+ * ranks' log ratios: compare.c.)
  *
  * All functions are pure (no global state) and thread-safe. Values are
  * doubles in any unit; the compare stage passes nanoseconds.
@@ -113,16 +116,19 @@ int tl_signif_holm(const double *p, size_t n, double *adj);
  * out of memory. O(n log n). */
 int tl_signif_bh(const double *p, size_t n, double *adj);
 
-/* Yuen's two-sample trimmed t, in Welch's form (K. K. Yuen, 1974): x and y
- * sorted, floor(trim * n) values off each end of each, the trimmed means
- * compared with the winsorized variances and Welch's degrees of freedom.
- * The hypotheses carry shifts: *p_greater is P(T >= t) for "the trimmed mean
- * of x exceeds y's by more than shift_up", *p_less P(T <= t) for "by less
- * than shift_down" (compare passes log ratios: log(1 + threshold) and
- * log(1 - threshold)). No spread on either side: certain, 0 or 1. Returns -1
- * (p NaN) with fewer than 2 values kept on a side, or unsorted input. */
-int tl_signif_yuen(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
-                   double shift_down, double *p_greater, double *p_less);
+/* The exact permutation test of the difference of trimmed means: x and y
+ * sorted, floor(trim * n) values off each end of each; with x shifted by
+ * -shift_up, *p_greater is the share of the C(nx + ny, nx) splits of the
+ * pooled values into groups of nx and ny whose difference of trimmed means
+ * (x's group minus y's) is at least the observed one; with x shifted by
+ * -shift_down, *p_less the share at most the observed one (compare passes
+ * log durations and log(1 + threshold), log(1 - threshold)). Exact whatever
+ * the distribution -- ties, quantized or bimodal durations -- under the
+ * null of exchangeable samples, with U's floor 1 / C(nx + ny, nx). Returns
+ * -1 (p NaN) beyond TL_SIGNIF_PERM_MAX splits or for unsorted input. */
+#define TL_SIGNIF_PERM_MAX 12870 /* C(16, 8): up to 8 against 8 */
+int tl_signif_perm_trimmed(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
+                           double shift_down, double *p_greater, double *p_less);
 
 /* Student's one-sample t test of the mean of x (n values) against 0:
  * t = mean / (s / sqrt(n)) with s the sample standard deviation, two-sided

@@ -13,10 +13,10 @@ static const char method_test[] =
     "threshold' is the one-sided test of the candidate's samples over (1 + threshold) against the baseline's, "
     "'faster by more' of them over (1 - threshold); exact null distribution (dynamic programming) when both "
     "sides have at most 20 samples and there are no ties, else the normal approximation with tie and continuity "
-    "corrections; within one rank (its rows, and the all-ranks row of a run of one rank) from 5 samples a side "
-    "Yuen's trimmed t of the log durations instead (20 % off each end, winsorized variances, Welch's degrees of "
-    "freedom; the same hypotheses, the threshold as log(1 + threshold) and log(1 - threshold)), the U "
-    "statistics kept for the stratified test; p_value of a primary row is the one-sided p of the direction of "
+    "corrections; within one rank (its rows, and the all-ranks row of a run of one rank) from 5 to 8 samples a "
+    "side (up to C(16, 8) splits) the exact permutation test of the trimmed means of the log durations instead "
+    "(20 % off each end; the same hypotheses, the threshold as log(1 + threshold) and log(1 - threshold)), the "
+    "U statistics kept for the stratified test; p_value of a primary row is the one-sided p of the direction of "
     "its change, of an explanatory row twice the smaller one-sided p";
 static const char method_all_ranks[] =
     "all-ranks rows: median, interval and delta of the pooled samples; when every rank has at least 2 samples "
@@ -142,7 +142,7 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "u", r->u);
-    static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t", "yuen" };
+    static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t", "perm" };
     tl_json_key(j, "test");
     if (r->test > TL_TEST_NONE && r->test < TL_TEST_COUNT)
         tl_json_string(j, tests[r->test]);

@@ -267,8 +267,8 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
                "binomial), \xce\x94 of the %s; per run and per step: count \xc3\x97 median per call; "
                "Mann\xe2\x80\x93Whitney U of \xe2\x80\x9c" "beyond the threshold\xe2\x80\x9d (the candidate "
                "over 1 \xc2\xb1 threshold; exact for n \xe2\x89\xa4 20 without ties, else normal with tie and "
-               "continuity corrections; within a rank from 5 samples a side Yuen's trimmed t of the log "
-               "durations), one-sided on gate rows; all ranks: the ranks' U statistics summed "
+               "continuity corrections; within a rank from 5 to 8 samples a side the permutation test of "
+               "the trimmed means of the log durations), one-sided on gate rows; all ranks: the ranks' U statistics summed "
                "(stratified), or, with one sample a rank, a t over the ranks' log ratios (variance "
                "pooled over rows of like noise, the change on most ranks); p adjusted by %s; ~ not significant at "
                "\xce\xb1 = %.3g. See docs/compare.md.</sub>\n",
