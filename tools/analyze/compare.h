@@ -77,8 +77,10 @@
 #define TL_CMP_TRIM 0.2
 /* The rank-level test pools the variance of the rows of one family, group
  * and kind when there are at least TL_CMP_POOL_MIN of them, over those of
- * like noise: a row whose variance the F test against the rest of the pool
- * finds larger at level TL_CMP_POOL_LEVEL keeps its own. */
+ * like noise: a row whose variance the F test against the median of the
+ * rows' variances finds larger at level TL_CMP_POOL_LEVEL is not, and is
+ * judged without its farthest rank or by its own variance (compare.c,
+ * rank_level_pooled). */
 #define TL_CMP_POOL_MIN 5
 #define TL_CMP_POOL_LEVEL 0.001
 /* Default large-change threshold of untested rows (--max-untested-change). */
