@@ -338,6 +338,14 @@ static void perm_trimmed(void **state)
     assert_true(isnan(up));
     double unsorted[] = { 3, 1, 2, 4, 5 };
     assert_int_equal(tl_signif_perm_trimmed(unsorted, 5, qb, 5, 0.2, 0, 0, &up, &down), -1);
+    /* A value that is not finite: refused, not p = 0 (a review's case). */
+    double inf[] = { 1, 2, 4, 8, INFINITY }, fin[] = { 1, 2, 4, 8, 16 };
+    assert_int_equal(tl_signif_perm_trimmed(inf, 5, fin, 5, 0.2, 0, 0, &up, &down), -1);
+    /* Ties far below the extremes: the tolerance follows the values summed
+     * (brute force: 0.6786 = 171/252). */
+    double tx[] = { -1e6, -0.53, -0.53, -0.53, 1e6 }, ty[] = { -1.5e6, -0.53, -0.53, 0.71, 1.5e6 };
+    assert_int_equal(tl_signif_perm_trimmed(tx, 5, ty, 5, 0.2, 0, 0, &up, &down), 0);
+    tt_assert_close(up, 171.0 / 252.0, 1e-12);
 }
 
 int main(void)

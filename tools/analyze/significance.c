@@ -443,6 +443,12 @@ double tl_signif_geomean_ratio(const double *base, const double *cand, size_t n,
     return m ? exp(sum / (double)m) : NAN;
 }
 
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 /* The sum of the values at the set bits of mask, from byte tables:
  * tab[k][b] is the sum of v[8k + i] over the bits i of b. */
 static double mask_sum(double tab[4][256], uint32_t mask)
@@ -474,7 +480,7 @@ static double perm_tail(const double *x, size_t nx, const double *y, size_t ny, 
     for (size_t i = 0; i < nx; i++)
         vals[i] = x[i] - shift;
     memcpy(vals + nx, y, ny * sizeof *y);
-    qsort(vals, n, sizeof *vals, by_value);
+    qsort(vals, n, sizeof *vals, by_double);
     double tab[4][256];
     memset(tab, 0, sizeof tab);
     double total = 0;
@@ -492,7 +498,8 @@ static double perm_tail(const double *x, size_t nx, const double *y, size_t ny, 
         obs_x += x[i] - shift;
     for (size_t i = gy; i < ny - gy; i++)
         obs_y += y[i];
-    double obs = obs_x / hx - obs_y / hy, tol = 1e-12 * (fabs(obs_x / hx) + fabs(obs_y / hy) + 1e-300);
+    /* ties within rounding of the sums, which grows with the largest value */
+    double obs = obs_x / hx - obs_y / hy, tol = 1e-12 * fmax(fabs(vals[0]), fabs(vals[n - 1]));
     uint32_t all = n == 32 ? ~0u : (1u << n) - 1;
     double hits = 0, splits = 0;
     /* every nx-subset of the n positions, in Gosper's order */
@@ -521,8 +528,14 @@ int tl_signif_perm_trimmed(const double *x, size_t nx, const double *y, size_t n
     if (count > TL_SIGNIF_PERM_MAX + 0.5)
         return -1;
     size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
-    if (nx - 2 * gx < 1 || ny - 2 * gy < 1)
+    if (nx - 2 * gx < 1 || ny - 2 * gy < 1 || !isfinite(shift_up) || !isfinite(shift_down))
         return -1;
+    for (size_t i = 0; i < nx; i++)
+        if (!isfinite(x[i]))
+            return -1;
+    for (size_t i = 0; i < ny; i++)
+        if (!isfinite(y[i]))
+            return -1;
     double *vals = malloc((nx + ny) * sizeof *vals);
     if (vals == NULL)
         return -1;
