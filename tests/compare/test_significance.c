@@ -332,6 +332,8 @@ static void perm_trimmed(void **state)
     assert_int_equal(tl_signif_perm_trimmed(qc, 5, qb, 5, 0.2, log1p(0.05), log(0.95), &up, &down), 0);
     tt_assert_close(up, 26.0 / 252.0, 1e-12);
     tt_assert_close(down, 1.0, 1e-12);
+    assert_true(tl_signif_perm_fits(8, 8) && tl_signif_perm_fits(5, 13) && !tl_signif_perm_fits(9, 9));
+    assert_false(tl_signif_perm_fits(0, 5) || tl_signif_perm_fits(1, 31));
     /* Beyond C(16, 8) splits, unsorted: refused. */
     double many[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
     assert_int_equal(tl_signif_perm_trimmed(many, 9, many, 9, 0.2, 0, 0, &up, &down), -1);

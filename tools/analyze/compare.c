@@ -472,7 +472,7 @@ static int mwu_scaled(const vec *bs, const vec *cs, double scale, tl_mwu *out)
 static int perm_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *r)
 {
     if (bs->v[0] <= 0 || cs->v[0] <= 0 || TL_CMP_TRIM * (double)bs->n < 1 || TL_CMP_TRIM * (double)cs->n < 1 ||
-        bs->n + cs->n > 31)
+        !tl_signif_perm_fits(cs->n, bs->n))
         return 0;
     double *lb = malloc((bs->n + 1) * sizeof *lb), *lc = malloc((cs->n + 1) * sizeof *lc);
     int rc = -1;
@@ -688,7 +688,7 @@ static double f_sf(double x, double d1, double d2)
     return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
 }
 
-/* Sum of squares and degrees of freedom of a pool of rows. */
+/* Rows, sum of squares and degrees of freedom of a pool of rows. */
 typedef struct pool {
     size_t rows;
     double ss, df;
@@ -762,8 +762,9 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
  *    variance (Student's t, the pool's degrees of freedom);
  *  - from 4 ranks, noisier, but like the pool without the rank farthest
  *    from the median (a 1-in-100 call that took 2x on one rank): the mean
- *    of the other ranks with the pool's variance, so the spike neither makes
- *    a change nor hides one;
+ *    of the other ranks with the larger of the pool's variance and their
+ *    own, so the spike neither makes a change nor hides one, and a noisier
+ *    stage whose inner ranks happen to look quiet is not judged by the pool;
  *  - otherwise (a noisier stage -- I/O, a CPU-bound stage on a loaded
  *    machine -- or too few rows to pool): Student's t of the row alone, so
  *    it is judged by its own noise.
@@ -794,7 +795,6 @@ static int rank_level_pooled(tl_compare *c)
         const tl_cmp_row *o = &c->rows[i];
         if (is_like[i]) {
             pool *l = &like[o->primary][o->group][o->kind];
-            l->rows++;
             l->ss += o->lr_ss;
             l->df += (double)(o->lr_n - 1);
         }
@@ -814,8 +814,6 @@ static int rank_level_pooled(tl_compare *c)
         } else if (is_pooled(r) && all[r->primary][r->group][r->kind].rows >= TL_CMP_POOL_MIN && r->lr_n >= 4 &&
                    pool_var > 0 &&
                    f_sf(r->lr_ss1 / (double)(r->lr_n - 2) / pool_var, (double)(r->lr_n - 2), l->df) >= TL_CMP_POOL_LEVEL) {
-            /* never below the other ranks' own spread: a noisier stage whose
-             * inner ranks happen to look quiet is not judged by the pool */
             double own = r->lr_ss1 / (double)(r->lr_n - 2);
             mean = r->lr_mean1;
             h = (double)(r->lr_n - 1);
@@ -1194,12 +1192,33 @@ static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, ve
     return 0;
 }
 
+/* A rank's test of its calls, taken from its per-call row (the same
+ * samples: take_item fills both), so the U and permutation tests run once
+ * per name and rank, not once per kind. */
+static void take_test(tl_cmp_row *r, const tl_cmp_row *calls)
+{
+    r->mwu = calls->mwu;
+    r->mwu_up = calls->mwu_up;
+    r->mwu_down = calls->mwu_down;
+    if (calls->test == TL_TEST_NONE)
+        return; /* too few samples, as judge left it */
+    r->u = calls->u;
+    r->p_up = calls->p_up;
+    r->p_down = calls->p_down;
+    r->p_value = calls->p_value;
+    r->p_floor = calls->p_floor;
+    r->test = calls->test;
+    r->verdict = TL_VERDICT_UNCHANGED;
+}
+
 /* The run rows of a block of one kind: a row per matched rank, tested over
- * the calls (names) or the sessions (memory) when both sides have enough,
- * then the all-ranks row over every rank of each side, tested through its
- * rank rows (p_from_ranks). Per step and calls per step list only the
- * all-ranks row (their rank rows are worked out, then dropped). */
-static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nranks, int kind, vec *bs, vec *cs)
+ * the calls (names; the test of the rank's per-call row among
+ * rows[calls_from, calls_to)) or the sessions (memory) when both sides have
+ * enough, then the all-ranks row over every rank of each side, tested
+ * through its rank rows (p_from_ranks). Per step and calls per step list
+ * only the all-ranks row (their rank rows are worked out, then dropped). */
+static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nranks, int kind, vec *bs, vec *cs,
+                    size_t calls_from, size_t calls_to)
 {
     const item *any = bl->nb ? bl->b : bl->c;
     kind = run_kind(any, kind);
@@ -1226,8 +1245,17 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
          * did not change; otherwise the ranks decide (all-ranks row). */
         int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
                          (double)b.count * (double)cd.nsessions == (double)cd.count * (double)b.nsessions;
-        if (judge(&c->opt, r, same_calls ? bs : NULL, cs) != 0)
+        /* rows and per-call rows both ascend by rank */
+        while (calls_from < calls_to && c->rows[calls_from].rank < ranks[i])
+            calls_from++;
+        const tl_cmp_row *calls =
+            kind < TL_CMP_PEAK_ALLOCATED && calls_from < calls_to && c->rows[calls_from].rank == ranks[i]
+                ? &c->rows[calls_from]
+                : NULL;
+        if (judge(&c->opt, r, same_calls && calls == NULL ? bs : NULL, cs) != 0)
             return -1;
+        if (same_calls && calls != NULL && r->verdict == TL_VERDICT_TOO_FEW)
+            take_test(r, calls);
     }
     r = &c->rows[all];
     if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
@@ -1306,7 +1334,7 @@ static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_
     const item *any = bl->nb ? bl->b : bl->c;
     int both = bl->nb > 0 && bl->nc > 0;
     if (any->group == TL_CMP_GROUP_MEMORY)
-        return both ? run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs) : 0;
+        return both ? run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs, 0, 0) : 0;
     size_t all = c->nrows;
     if (block_row(c, bl, -1, all, bs, cs) != 0)
         return -1;
@@ -1315,15 +1343,16 @@ static int compare_block(tl_compare *c, const block *bl, const int *ranks, size_
     for (size_t i = 0; i < nranks; i++)
         if (block_row(c, bl, ranks[i], all, bs, cs) != 0)
             return -1;
-    if (p_from_ranks(c, all, all + 1, c->nrows) != 0)
+    size_t calls_to = c->nrows; /* the per-call rank rows: rows[all + 1, calls_to) */
+    if (p_from_ranks(c, all, all + 1, calls_to) != 0)
         return -1;
     if (any->group == TL_CMP_GROUP_STEPS)
         return 0;
-    if (run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs) != 0)
+    if (run_rows(c, bl, ranks, nranks, TL_CMP_PER_RUN, bs, cs, all + 1, calls_to) != 0)
         return -1;
     if (has_steps(bl->b, bl->nb) && has_steps(bl->c, bl->nc) &&
-        (run_rows(c, bl, ranks, nranks, TL_CMP_PER_STEP, bs, cs) != 0 ||
-         run_rows(c, bl, ranks, nranks, TL_CMP_CALLS_PER_STEP, bs, cs) != 0))
+        (run_rows(c, bl, ranks, nranks, TL_CMP_PER_STEP, bs, cs, all + 1, calls_to) != 0 ||
+         run_rows(c, bl, ranks, nranks, TL_CMP_CALLS_PER_STEP, bs, cs, all + 1, calls_to) != 0))
         return -1;
     return 0;
 }

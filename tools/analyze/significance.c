@@ -516,16 +516,21 @@ static double perm_tail(const double *x, size_t nx, const double *y, size_t ny, 
     return hits / splits;
 }
 
+int tl_signif_perm_fits(size_t nx, size_t ny)
+{
+    if (nx < 1 || ny < 1 || nx + ny > 31)
+        return 0;
+    double count = 1; /* C(nx + ny, nx) */
+    for (size_t i = 1; i <= nx; i++)
+        count = count * (double)(ny + i) / (double)i;
+    return count < TL_SIGNIF_PERM_MAX + 0.5;
+}
+
 int tl_signif_perm_trimmed(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
                            double shift_down, double *p_greater, double *p_less)
 {
     *p_greater = *p_less = NAN;
-    if (!(trim >= 0 && trim < 0.5) || nx < 1 || ny < 1 || nx + ny > 31 || !is_sorted(x, nx) || !is_sorted(y, ny))
-        return -1;
-    double count = 1; /* C(nx + ny, nx) */
-    for (size_t i = 1; i <= nx; i++)
-        count = count * (double)(ny + i) / (double)i;
-    if (count > TL_SIGNIF_PERM_MAX + 0.5)
+    if (!(trim >= 0 && trim < 0.5) || !tl_signif_perm_fits(nx, ny) || !is_sorted(x, nx) || !is_sorted(y, ny))
         return -1;
     size_t gx = (size_t)floor(trim * (double)nx), gy = (size_t)floor(trim * (double)ny);
     if (nx - 2 * gx < 1 || ny - 2 * gy < 1 || !isfinite(shift_up) || !isfinite(shift_down))

@@ -127,6 +127,9 @@ int tl_signif_bh(const double *p, size_t n, double *adj);
  * null of exchangeable samples, with U's floor 1 / C(nx + ny, nx). Returns
  * -1 (p NaN) beyond TL_SIGNIF_PERM_MAX splits or for unsorted input. */
 #define TL_SIGNIF_PERM_MAX 12870 /* C(16, 8): up to 8 against 8 */
+/* Whether nx against ny values are within TL_SIGNIF_PERM_MAX splits (and a
+ * 31-bit mask). */
+int tl_signif_perm_fits(size_t nx, size_t ny);
 int tl_signif_perm_trimmed(const double *x, size_t nx, const double *y, size_t ny, double trim, double shift_up,
                            double shift_down, double *p_greater, double *p_less);
 
