@@ -636,6 +636,37 @@ static void one_rank_spike(void **state)
     staged_release(&st);
 }
 
+/* s0 +25 % on every rank; s1 unchanged but rank 1's candidate call 1.08x. */
+static double mild_spike_cand(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 ? 1.25 : stage == 1 && rank == 1 ? 1.08 : 1.0;
+}
+
+/* One call a rank on 8 ranks, 10 stages: s1's rank 1 is 0.077 off the
+ * others (their spread +-0.02), a variance 3.6x the typical one, which the F
+ * test of like noise passes (F(7, 63) at 0.001: 3.9), but its farthest rank
+ * adds 17x the typical variance, beyond chi-square(1)'s 0.001 / 8 point
+ * (about 15): a spike. The row is judged without it and adds the other
+ * ranks' spread to the pool, not the spike's. */
+static void mild_spike_left_out(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 8, 10, 1, NULL, mild_spike_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *spike = run_row(c, "s1");
+    assert_int_equal(spike->test, TL_TEST_RANK_T);
+    assert_int_equal(spike->lr_used, 7);       /* rank 1 left out */
+    assert_true(fabs(spike->lr_est) < 0.01);
+    assert_int_equal(spike->verdict, TL_VERDICT_UNCHANGED);
+    const tl_cmp_row *r = run_row(c, "s0");
+    assert_int_equal(r->lr_used, 8);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
+}
+
 /* s0 +30 % on every rank; s1 a noisy stage, its ranks -10 % to +60 %. */
 static double noisy_cand(int stage, int rank, int call)
 {
@@ -904,6 +935,7 @@ int main(void)
         cmocka_unit_test(one_rank_spike),
         cmocka_unit_test(stratified_ranks),
         cmocka_unit_test(noisy_stage_out_of_pool),
+        cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),
