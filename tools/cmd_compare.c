@@ -2,7 +2,7 @@
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
  * [--normalize] [--correction holm|none] [--max-untested-change 25%]
- * [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
+ * [--untested-floor 1%] [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
  * with a significance test per name and metric and a verdict
  * (tools/analyze/compare.h, docs/compare.md). `tally compare --sessions
  * INPUT` compares the first session of each rank of one input with its last.
@@ -11,7 +11,8 @@
  * archive, a file) or a partial aggregate from `tally aggregate --partial`.
  * With --fail-on-regression the exit code is the CI gate: 1 when a primary
  * row regressed, or changed beyond --max-untested-change where it could not
- * be tested (each is printed on stderr), 0 otherwise. Ranks present on one
+ * be tested (a stage's total: by --untested-floor of the run's time or
+ * more; each is printed on stderr), 0 otherwise. Ranks present on one
  * side only are warnings, and gate failures with --strict.
  */
 #include <math.h>
@@ -102,7 +103,7 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
 }
 
 typedef struct compare_args {
-    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *memory;
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *floor, *memory;
     int fail, normalize, sessions;
 } compare_args;
 
@@ -126,6 +127,10 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         fprintf(stderr, "tally compare: --max-untested-change wants a percentage from 0 to 1000, like 25%%\n");
         return -1;
     }
+    if (a->floor && parse_threshold(a->floor, &co->untested_floor_pct) != 0) {
+        fprintf(stderr, "tally compare: --untested-floor wants a percentage from 0 to 1000, like 1%%\n");
+        return -1;
+    }
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
@@ -146,7 +151,7 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
     tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
@@ -158,6 +163,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
         { "--correction", NULL, 1, NULL, &a.correction, "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)", "C" },
         { "--max-untested-change", NULL, 1, NULL, &a.untested, "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it", "P" },
+        { "--untested-floor", NULL, 1, NULL, &a.floor, "... and a stage's untested increase fails the gate when it adds P % of the run's time (default 1%; 0: any)", "P" },
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },

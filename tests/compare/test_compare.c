@@ -667,6 +667,56 @@ static void mild_spike_left_out(void **state)
     staged_release(&st);
 }
 
+/* s0 (10 ms) and s9 (100 ms) 40 % slower. */
+static double small_and_large(int stage, int rank, int call)
+{
+    (void)rank;
+    (void)call;
+    return stage == 0 || stage == 9 ? 1.4 : 1.0;
+}
+
+/* One report a side (one rank, one call a stage), ten stages of 10 to 100 ms
+ * (550 ms): s0 and s9 +40 %, both untested large increases. s0 adds 4 ms,
+ * 0.73 % of the run's time (the group's: the report's span, 1 ms, is less),
+ * below the 1 % floor: not in the gate, and its note says why; s9 adds 40
+ * ms, 7.3 %: the gate fails. Against a 10 s profile s9 is 0.4 % and passes
+ * too; --untested-floor 0 gates both. */
+static void untested_floor(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 1, 10, 1, NULL, small_and_large);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *small = run_row(c, "s0"), *large = run_row(c, "s9");
+    assert_int_equal(small->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_int_equal(large->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(small->run_share_pct > 0.6 && small->run_share_pct < 0.85); /* 4 of 550 ms, wobble aside */
+    assert_true(large->run_share_pct > 6.5 && large->run_share_pct < 8.5);
+    assert_false(small->gate);
+    assert_non_null(strstr(small->note, "of the run's time, below the gate's floor (1 %)"));
+    assert_true(large->gate);
+    assert_null(strstr(large->note, "floor"));
+    assert_int_equal(c->gate_failures, 1);
+    tl_compare_release(&st.c);
+
+    /* the profile spans 10 s: the run's time is the span */
+    st.base.sessions[0].span_ns = 10000000000;
+    st.cand.sessions[0].span_ns = 10000000000;
+    assert_int_equal(tl_compare_run(&st.c, &st.base, &st.cand, NULL), 0);
+    large = run_row(c, "s9");
+    assert_true(large->run_share_pct > 0.3 && large->run_share_pct < 0.5);
+    assert_false(large->gate);
+    assert_int_equal(c->gate_failures, 0);
+    tl_compare_release(&st.c);
+
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.untested_floor_pct = 0;
+    assert_int_equal(tl_compare_run(&st.c, &st.base, &st.cand, &o), 0);
+    assert_int_equal(c->gate_failures, 2);
+    staged_release(&st);
+}
+
 /* s0 +30 % on every rank; s1 a noisy stage, its ranks -10 % to +60 %. */
 static double noisy_cand(int stage, int rank, int call)
 {
@@ -936,6 +986,7 @@ int main(void)
         cmocka_unit_test(stratified_ranks),
         cmocka_unit_test(noisy_stage_out_of_pool),
         cmocka_unit_test(mild_spike_left_out),
+        cmocka_unit_test(untested_floor),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),

@@ -35,6 +35,7 @@ void tl_cmp_options_init(tl_cmp_options *o)
     o->correction = TL_CMP_HOLM;
     o->groups = ((1u << TL_CMP_NGROUPS) - 1) & ~(1u << TL_GROUP_PYTHON) & ~(1u << TL_GROUP_OTHER);
     o->max_untested_pct = TL_CMP_MAX_UNTESTED_PCT;
+    o->untested_floor_pct = TL_CMP_UNTESTED_FLOOR_PCT;
     o->memory_threshold_pct = NAN;
     o->session[0] = o->session[1] = -1;
 }
@@ -327,6 +328,32 @@ static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int
     return 0;
 }
 
+/* The ranks' profiled wall time per run, summed over the ranks: each rank's
+ * compared sessions' mean span. NaN when a session's span is unknown. */
+static double side_span(const tl_aggregate *a, int which)
+{
+    double total = 0, rank_sum = 0;
+    size_t nsess = 0;
+    int rank = 0, any = 0;
+    for (size_t i = 0; i < a->nsessions; i++) { /* sorted by rank */
+        const tl_session *s = &a->sessions[i];
+        if (!tl_session_counts(s) || !session_wanted(a, s, which))
+            continue;
+        if (!(s->span_ns > 0))
+            return NAN;
+        if (any && s->id.rank != rank) {
+            total += rank_sum / (double)nsess;
+            rank_sum = 0;
+            nsess = 0;
+        }
+        rank = s->id.rank;
+        any = 1;
+        rank_sum += (double)s->span_ns;
+        nsess++;
+    }
+    return any ? total + rank_sum / (double)nsess : NAN;
+}
+
 /* ---- statistics of one side of a row ---------------------------------------- */
 
 typedef struct vec {
@@ -506,7 +533,7 @@ out:
  * from TL_CMP_MIN_SAMPLES a side. */
 static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const vec *cs)
 {
-    r->u = r->p_value = r->p_adjusted = r->delta_pct = r->p_up = r->p_down = NAN;
+    r->u = r->p_value = r->p_adjusted = r->delta_pct = r->p_up = r->p_down = r->run_share_pct = NAN;
     r->mwu.p = r->mwu_up.p = r->mwu_down.p = NAN;
     r->impact_ns = (r->cand.present ? r->cand.total : 0) - (r->base.present ? r->base.total : 0);
     if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP)
@@ -922,6 +949,48 @@ static char *ranks_note(const tl_cmp_row *r, double change)
     return strdup(buf);
 }
 
+/* Each all-ranks per-run row of a name's share of the run: 100 (candidate -
+ * baseline) / the baseline run's time, where the run's time is the larger of
+ * the ranks' profiled wall time (span_ns) and the row's group's time (the
+ * all-ranks per-run totals of its names summed): a report's timestamps may
+ * cover less than its stages (FramePack's span is its memory snapshots',
+ * 0.25 ms against 40 s of stages). An untested increase below
+ * untested_floor_pct of the run does not fail the gate: one trace a side,
+ * every kernel's total is untested, and a 5 us kernel that took 7 us (+37 %,
+ * 0.001 % of a 500 ms run) is run-to-run noise, not a regression; its note
+ * says so. */
+static int run_shares(tl_compare *c)
+{
+    double group_ns[TL_CMP_NGROUPS] = { 0 };
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->rank < 0 && r->kind == TL_CMP_PER_RUN && r->group < TL_GROUP_COUNT && r->base.present &&
+            isfinite(r->value_base))
+            group_ns[r->group] += r->value_base;
+    }
+    for (size_t i = 0; i < c->nrows; i++) {
+        tl_cmp_row *r = &c->rows[i];
+        r->run_share_pct = NAN;
+        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
+            !r->cand.present)
+            continue;
+        double run = isfinite(c->span_ns[0]) && c->span_ns[0] > group_ns[r->group] ? c->span_ns[0] : group_ns[r->group];
+        if (run > 0 && isfinite(r->value_base) && isfinite(r->value_cand))
+            r->run_share_pct = 100 * (r->value_cand - r->value_base) / run;
+        if (r->verdict != TL_VERDICT_LARGE_INCREASE || !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
+            continue;
+        char buf[320];
+        snprintf(buf, sizeof buf, "%s; %.2g %% of the run's time, below the gate's floor (%g %%)", r->note,
+                 r->run_share_pct, c->opt.untested_floor_pct);
+        char *note = strdup(buf);
+        if (note == NULL)
+            return -1;
+        free(r->note);
+        r->note = note;
+    }
+    return 0;
+}
+
 /* Correct the p-values for the number of tests, each family apart, then
  * give every row its verdict, decide which fail the gate and count them.
  * The gate's question has a direction: the primary rows' "slower by more
@@ -1012,12 +1081,17 @@ static int decide(tl_compare *c)
                 goto out;
         }
     }
+    if (run_shares(c) != 0)
+        goto out;
     for (size_t i = 0; i < n; i++) {
         tl_cmp_row *r = &c->rows[i];
         /* Untested verdicts gate on all-ranks rows (primary ones are) that
-         * could not be tested: with enough ranks, the rank-level test decides. */
-        r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION ||
-                                 (r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0));
+         * could not be tested (with enough ranks the rank-level test
+         * decides), and for a stage only when its increase is a share of the
+         * run worth a failed job (run_shares). */
+        int large = r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0 &&
+                    !(r->run_share_pct < c->opt.untested_floor_pct);
+        r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION || large);
         c->gate_failures += r->gate;
         c->counts[r->verdict]++;
     }
@@ -1644,6 +1718,8 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     int rc = -1;
     if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
         goto out;
+    c->span_ns[0] = side_span(base, c->opt.session[0]);
+    c->span_ns[1] = side_span(cand, c->opt.session[1]);
     if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
         goto out;
     rc = 0;

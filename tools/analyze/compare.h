@@ -47,7 +47,8 @@
  * out; the change wanted on most ranks). A row that cannot be tested at all (one report per side, as
  * FramePack and Inferix write) gets a verdict from its effect size alone,
  * labelled as untested, when the change is beyond the large-change threshold
- * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks).
+ * (max_untested_pct, 25 %); the gate honours it on primary rows (all ranks)
+ * whose increase is at least untested_floor_pct (1 %) of the run's time.
  */
 #ifndef TALLY_COMPARE_H
 #define TALLY_COMPARE_H
@@ -85,6 +86,10 @@
 #define TL_CMP_POOL_LEVEL 0.001
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
+/* Default floor of the gate's untested rows (--untested-floor): an untested
+ * increase of a stage's total fails the gate only when it adds this share of
+ * the run's time (tl_cmp_row.run_share_pct). */
+#define TL_CMP_UNTESTED_FLOOR_PCT 1.0
 
 /* What a row compares. */
 enum tl_cmp_kind {
@@ -136,6 +141,7 @@ typedef struct tl_cmp_options {
     int normalize;              /* match names by tl_compare_normalize */
     unsigned groups;            /* bit (1 << group) for each group compared, steps and memory included */
     double max_untested_pct;    /* untested rows beyond this change get a verdict (25) */
+    double untested_floor_pct;  /* ... and fail the gate when they add this % of the run's time (1) */
     double memory_threshold_pct; /* peak memory rows: a regression grows by more than this; NaN: threshold_pct */
     int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
                                  * -2 the last (tally compare --sessions) */
@@ -172,6 +178,8 @@ typedef struct tl_cmp_row {
     double value_base, value_cand; /* the chosen metric (per call), the row's value (other kinds) */
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
+    double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
+                                 * baseline run's time (decide: run_time_ns); NaN otherwise */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
     double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
@@ -241,6 +249,8 @@ typedef struct tl_compare {
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
     size_t gate_failures;       /* rows with gate set */
+    double span_ns[2];          /* per run, the ranks' profiled wall time summed (sessions' spans), each
+                                 * side; NaN when a session's is unknown */
     tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
     size_t nmetrics;
 } tl_compare;

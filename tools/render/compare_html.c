@@ -743,13 +743,15 @@ static void method(FILE *f, const tl_compare *c)
             "value per session (all ranks: the largest). A rank row of a total is tested like its per-call row; "
             "when the ranks have one sample each, the all-ranks row is tested over the ranks' log ratios (at "
             "least %d ranks, each one sample of the change): Student's t, its variance pooled over the rows of "
-            "like noise of the family, group and metric (from 4 ranks a row noisier than them judged without "
-            "its farthest rank), the verdict on the change measured on the ranks, wanted on more than half of "
+            "like noise of the family, group and metric (from 4 ranks a row with a spike on one rank, or "
+            "noisier than them, judged without its farthest rank), the verdict on the change measured on the ranks, wanted on more than half of "
             "them.</li>\n"
             "<li>The gate (--fail-on-regression) is the primary family: step time, the total per run of "
             "sections, iterations, GPU annotations and kernels, and peak memory. A row that cannot be tested "
             "(one report per side) is judged by its change alone beyond %.4g%%, labelled as not tested; a large "
-            "increase on a primary row fails the gate when the all-ranks row could not be tested either.</li>\n"
+            "increase on a primary row fails the gate when the all-ranks row could not be tested either and, "
+            "for a stage's total, adds at least %.4g%% of the run's time (the ranks' profiled time, or the "
+            "group's time when larger).</li>\n"
             "<li>%s; significant when the adjusted p &lt; %.3g (~ otherwise).</li>\n"
             "<li>A regression is a slowdown shown to be beyond %.4g%% (significant), an improvement a speed-up "
             "shown to be beyond %.4g%%.</li>\n"
@@ -760,7 +762,7 @@ static void method(FILE *f, const tl_compare *c)
                              : "by exact name",
             100 * c->opt.confidence, (1 - c->opt.confidence) / 2, tl_cmp_metric_name(c->opt.metric),
             c->opt.threshold_pct, TL_CMP_MIN_SAMPLES,
-            TL_CMP_MIN_RANKS, c->opt.max_untested_pct,
+            TL_CMP_MIN_RANKS, c->opt.max_untested_pct, c->opt.untested_floor_pct,
             c->opt.correction == TL_CMP_HOLM
                 ? "p (adj.): Holm's step-down adjustment over the primary rows' one-sided \xe2\x80\x9cslower"
                   "\xe2\x80\x9d p-values, so \xce\xb1 bounds the chance of any false regression in the gate (and "

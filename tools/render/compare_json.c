@@ -28,8 +28,9 @@ static const char method_rank_level[] =
     "ratios candidate/baseline, each rank one sample of the change: the mean log ratio with the variance pooled "
     "over the rows of the same family, group and metric when there are at least 5 of them, over those of like "
     "noise (a row whose variance the F test against the median of the rows' variances finds larger at 0.001 is "
-    "not); from 4 ranks a row not of like noise but like it without the rank farthest from the ranks' median: "
-    "the other ranks' mean with the pooled variance; otherwise Student's t of the row alone; the verdict weighs "
+    "not); from 4 ranks a row whose farthest rank from the median is a spike (the sum of squares it adds against "
+    "the typical variance, chi-square(1) at 0.001 / n) or that is not of like noise, but like it without that "
+    "rank: the other ranks' mean with the larger of the pooled variance and their own; otherwise Student's t of the row alone; the verdict weighs "
     "the change measured on the ranks (exp of the mean log ratio, minus 1) and also needs more than half of the "
     "ranks beyond the threshold the same way";
 static const char method_families[] =
@@ -38,7 +39,8 @@ static const char method_families[] =
 static const char method_untested[] =
     "rows that cannot be tested (too few samples on a side, e.g. one report per side) get "
     "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct; "
-    "on primary rows a large increase fails the gate unless the all-ranks row was tested";
+    "on primary rows a large increase fails the gate unless the all-ranks row was tested, and for a stage's "
+    "total per run only when it adds untested_floor_pct of the baseline run's time or more (run_share_pct)";
 static const char method_holm[] =
     "Holm's step-down adjustment over the primary rows' 'slower' p-values (alpha bounds the chance of any false "
     "regression in the gate) and, apart, over their 'faster' p-values; Benjamini-Hochberg over the explanatory "
@@ -141,6 +143,7 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "baseline_samples", &r->base, r->base.nsamples);
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
+    tl_json_kv_double(j, "run_share_pct", r->run_share_pct);
     tl_json_kv_double(j, "u", r->u);
     static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t", "perm" };
     tl_json_key(j, "test");
@@ -211,6 +214,7 @@ static void write_options(tl_json *j, const tl_compare *c)
     tl_json_kv_bool(j, "normalize", c->opt.normalize);
     tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? "holm" : "none");
     tl_json_kv_double(j, "max_untested_pct", c->opt.max_untested_pct);
+    tl_json_kv_double(j, "untested_floor_pct", c->opt.untested_floor_pct);
     tl_json_kv_double(j, "memory_threshold_pct",
                       isnan(c->opt.memory_threshold_pct) ? c->opt.threshold_pct : c->opt.memory_threshold_pct);
     tl_json_key(j, "sessions");

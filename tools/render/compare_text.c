@@ -59,9 +59,11 @@ static void md_headline(FILE *f, const tl_compare *c)
     fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak memory)",
             c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s");
     fprintf(f, "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
-               "beyond %.4g%% \xc2\xb7 %zu unchanged, %zu with too few samples, %zu large untested changes, "
-               "%zu added, %zu removed (rows per rank and metric included).\n\n",
+               "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu with "
+               "too few samples, %zu large untested changes, %zu added, %zu removed (rows per rank and metric "
+               "included).\n\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, c->opt.max_untested_pct,
+            c->opt.untested_floor_pct,
             n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
 }
