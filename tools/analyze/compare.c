@@ -977,7 +977,8 @@ static int run_shares(tl_compare *c)
         double run = isfinite(c->span_ns[0]) && c->span_ns[0] > group_ns[r->group] ? c->span_ns[0] : group_ns[r->group];
         if (run > 0 && isfinite(r->value_base) && isfinite(r->value_cand))
             r->run_share_pct = 100 * (r->value_cand - r->value_base) / run;
-        if (r->verdict != TL_VERDICT_LARGE_INCREASE || !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
+        if (!r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE || !(r->run_share_pct < c->opt.untested_floor_pct) ||
+            !r->note)
             continue;
         char buf[320];
         snprintf(buf, sizeof buf, "%s; %.2g %% of the run's time, below the gate's floor (%g %%)", r->note,

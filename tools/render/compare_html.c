@@ -140,8 +140,11 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             for (char *u = kind; *u; u++)
                 if (*u == '_')
                     *u = ' ';
-            fprintf(f, "</code> (%s %s %s, %s)", tl_cmp_group_name(r->group), kind,
+            fprintf(f, "</code> (%s %s %s, %s", tl_cmp_group_name(r->group), kind,
                     tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
+            if (r->primary && r->verdict == TL_VERDICT_LARGE_INCREASE && r->run_share_pct < c->opt.untested_floor_pct)
+                fprintf(f, "; %.2g%% of the run: under the gate's floor", r->run_share_pct);
+            fputc(')', f);
         }
         if (t.n > t.shown)
             fprintf(f, " and %zu more", t.n - t.shown);
