@@ -328,30 +328,33 @@ static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int
     return 0;
 }
 
-/* The ranks' profiled wall time per run, summed over the ranks: each rank's
- * compared sessions' mean span. NaN when a session's span is unknown. */
-static double side_span(const tl_aggregate *a, int which)
+/* The ranks' profiled wall time per run: each rank's compared sessions'
+ * mean span, averaged over the ranks (*span_ns; NaN when a session's span is
+ * unknown), and the number of ranks (*ranks). */
+static void side_span(const tl_aggregate *a, int which, double *span_ns, size_t *ranks)
 {
     double total = 0, rank_sum = 0;
-    size_t nsess = 0;
-    int rank = 0, any = 0;
+    size_t nsess = 0, nranks = 0;
+    int rank = 0, known = 1;
     for (size_t i = 0; i < a->nsessions; i++) { /* sorted by rank */
         const tl_session *s = &a->sessions[i];
         if (!tl_session_counts(s) || !session_wanted(a, s, which))
             continue;
-        if (!(s->span_ns > 0))
-            return NAN;
-        if (any && s->id.rank != rank) {
+        if (nranks > 0 && s->id.rank != rank) {
             total += rank_sum / (double)nsess;
             rank_sum = 0;
             nsess = 0;
         }
+        nranks += nsess == 0;
         rank = s->id.rank;
-        any = 1;
+        known = known && s->span_ns > 0;
         rank_sum += (double)s->span_ns;
         nsess++;
     }
-    return any ? total + rank_sum / (double)nsess : NAN;
+    if (nsess > 0)
+        total += rank_sum / (double)nsess;
+    *ranks = nranks;
+    *span_ns = known && nranks > 0 ? total / (double)nranks : NAN;
 }
 
 /* ---- statistics of one side of a row ---------------------------------------- */
@@ -742,7 +745,8 @@ static int key_then_var(const void *a, const void *b)
 enum row_noise {
     ROW_APART,        /* noisier than the pool: judged by its own variance */
     ROW_LIKE,         /* of like noise: in the pool, judged with its variance */
-    ROW_LIKE_BUT_ONE, /* of like noise without its farthest rank (a spike) */
+    ROW_LIKE_BUT_ONE, /* noisier, but of like noise without its farthest rank */
+    ROW_SPIKE,        /* of like noise but for a spike on its farthest rank */
 };
 
 /* Mark how each row of each pool (the pooled rows of one family, group and
@@ -757,14 +761,17 @@ enum row_noise {
  *    n times its distance from the other ranks' mean squared, is beyond the
  *    typical variance's chi-square with 1 degree of freedom (F(1, the
  *    others'), the level split over the n ranks it could have been);
- *  - a row with a spike, or whose variance F finds larger than the typical
- *    one, is like the pool but for one rank when the other ranks' variance
- *    is not larger (ROW_LIKE_BUT_ONE); otherwise it is apart;
+ *  - a row with a spike whose other ranks' variance is not larger than the
+ *    typical one is ROW_SPIKE; a row whose variance F finds larger, without
+ *    a spike, but whose other ranks' is not larger, ROW_LIKE_BUT_ONE; both
+ *    are judged without that rank; any other row with a spike or a larger
+ *    variance is apart;
  *  - any other row is of like noise (ROW_LIKE).
- * Why a spike test and not the F test of the row alone: a spike of 1.5x on
- * one of 4 ranks (a log ratio 0.41 off) passes F(3, 27) at 0.001, and two
- * such rows doubled a pool of ten (variance 0.011 where the noise gives
- * 0.005), which hid a +25 % change in 3.7 % of comparisons. */
+ * Why a spike test besides the F test of the whole row: F(3, 27) at 0.001
+ * passes a row whose one rank is up to about 1.46x off the others (F 7.3),
+ * and the spike test finds one from about 1.40x (its sum of squares 3 F
+ * times the typical variance, beyond F(1, 27)'s 0.001 / 4 point, 17.8): in
+ * that window the spike stayed in the pool and in its row's mean. */
 static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIND_COUNT], unsigned char *noise)
 {
     by_var *order = malloc((c->nrows + 1) * sizeof *order);
@@ -803,8 +810,10 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
             int like = f_sf(row_var(o) / typical, d, rest) >= TL_CMP_POOL_LEVEL;
             if (like && !spike)
                 noise[order[k].row] = ROW_LIKE;
+            else if (like_but_one)
+                noise[order[k].row] = spike ? ROW_SPIKE : ROW_LIKE_BUT_ONE;
             else
-                noise[order[k].row] = like_but_one ? ROW_LIKE_BUT_ONE : ROW_APART;
+                noise[order[k].row] = ROW_APART;
         }
     }
     free(order);
@@ -815,7 +824,9 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
  * degrees of freedom; the variance is pooled over the rows of like noise
  * (mark_like) in one family, group and kind, as a one-way analysis of
  * variance pools its error (ten rows of 4 ranks: 30 degrees of freedom; a
- * row like the pool but for a spike on one rank adds the other ranks'), and
+ * row like the pool but for a spike on one rank adds the other ranks'; a
+ * noisier row whose quieter ranks happen to look like the pool adds
+ * nothing: the ranks left would be a chosen, quiet sample), and
  * each row is judged:
  *  - of like noise: its mean log ratio over all ranks with the pool's
  *    variance (Student's t, the pool's degrees of freedom);
@@ -856,7 +867,7 @@ static int rank_level_pooled(tl_compare *c)
         if (noise[i] == ROW_LIKE) {
             l->ss += o->lr_ss;
             l->df += (double)(o->lr_n - 1);
-        } else if (noise[i] == ROW_LIKE_BUT_ONE) {
+        } else if (noise[i] == ROW_SPIKE) {
             l->ss += o->lr_ss1;
             l->df += (double)(o->lr_n - 2);
         }
@@ -873,7 +884,7 @@ static int rank_level_pooled(tl_compare *c)
             h = (double)r->lr_n;
             d = l->df;
             var = pool_var;
-        } else if (noise[i] == ROW_LIKE_BUT_ONE && pool_var > 0) {
+        } else if ((noise[i] == ROW_LIKE_BUT_ONE || noise[i] == ROW_SPIKE) && pool_var > 0) {
             double own = r->lr_ss1 / (double)(r->lr_n - 2);
             mean = r->lr_mean1;
             h = (double)(r->lr_n - 1);
@@ -949,40 +960,65 @@ static char *ranks_note(const tl_cmp_row *r, double change)
     return strdup(buf);
 }
 
+/* A rank's profiled wall time per run: the smaller of the two runs' (a
+ * report's span can be far off either way, and the smaller one makes a
+ * change the larger share: the floor errs toward the gate), or the one
+ * known; NaN when neither is. */
+static double run_rank_ns(const tl_compare *c)
+{
+    double b = c->span_ns[0], k = c->span_ns[1];
+    if (isfinite(b) && isfinite(k))
+        return b < k ? b : k;
+    return isfinite(b) ? b : k;
+}
+
 /* Each all-ranks per-run row of a name's share of the run: 100 (candidate -
- * baseline) / the baseline run's time, where the run's time is the larger of
- * the ranks' profiled wall time (span_ns) and the row's group's time (the
- * all-ranks per-run totals of its names summed): a report's timestamps may
- * cover less than its stages (FramePack's span is its memory snapshots',
- * 0.25 ms against 40 s of stages). An untested increase below
- * untested_floor_pct of the run does not fail the gate: one trace a side,
- * every kernel's total is untested, and a 5 us kernel that took 7 us (+37 %,
- * 0.001 % of a 500 ms run) is run-to-run noise, not a regression; its note
- * says so. */
+ * baseline, summed over the ranks) / (the run's time of one rank x the ranks
+ * that run the name on the baseline), so that a stage of one rank of 64 is
+ * measured against that rank's time. A rank's run time is its profiled wall
+ * time per run (run_rank_ns) unless that is unknown or shorter than the
+ * name of the row's group that takes the most time per rank (a report's
+ * timestamps may cover less than its stages: FramePack's span is its memory
+ * snapshots', 0.25 ms against 40 s of stages); then the group's time per
+ * rank, its names' per-run values summed (an overestimate when names nest).
+ * An untested increase below untested_floor_pct of the run does not fail the
+ * gate: one trace a side, every name called fewer than 4 times a run is
+ * untested, and a 5 us kernel that took 7 us (+37 %, 0.0004 % of a 500 ms
+ * run) is run-to-run noise, not a regression; the note says so. */
 static int run_shares(tl_compare *c)
 {
-    double group_ns[TL_CMP_NGROUPS] = { 0 };
+    double group_ns[TL_CMP_NGROUPS] = { 0 }, largest[TL_CMP_NGROUPS] = { 0 };
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        if (r->rank < 0 && r->kind == TL_CMP_PER_RUN && r->group < TL_GROUP_COUNT && r->base.present &&
-            isfinite(r->value_base))
-            group_ns[r->group] += r->value_base;
+        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
+            !isfinite(r->value_base) || r->base.nsamples == 0)
+            continue;
+        double per_rank = r->value_base / (double)r->base.nsamples;
+        group_ns[r->group] += r->value_base;
+        largest[r->group] = per_rank > largest[r->group] ? per_rank : largest[r->group];
     }
+    double span = run_rank_ns(c);
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         r->run_share_pct = NAN;
         if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
-            !r->cand.present)
+            !r->cand.present || r->base.nsamples == 0 || c->ranks[0] == 0)
             continue;
-        double run = isfinite(c->span_ns[0]) && c->span_ns[0] > group_ns[r->group] ? c->span_ns[0] : group_ns[r->group];
+        double rank_ns = span >= largest[r->group] ? span : group_ns[r->group] / (double)c->ranks[0];
+        double run = rank_ns * (double)r->base.nsamples;
         if (run > 0 && isfinite(r->value_base) && isfinite(r->value_cand))
             r->run_share_pct = 100 * (r->value_cand - r->value_base) / run;
-        if (!r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE || !(r->run_share_pct < c->opt.untested_floor_pct) ||
-            !r->note)
+        if (!r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE ||
+            !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
             continue;
-        char buf[320];
-        snprintf(buf, sizeof buf, "%s; %.2g %% of the run's time, below the gate's floor (%g %%)", r->note,
-                 r->run_share_pct, c->opt.untested_floor_pct);
+        /* Two decimals, rounded down: "0.99 %" under a floor of 1 %, never "1 %". */
+        char buf[320], share[32];
+        if (r->run_share_pct < 0.01)
+            snprintf(share, sizeof share, "under 0.01 %%");
+        else
+            snprintf(share, sizeof share, "%.2f %%", floor(100 * r->run_share_pct) / 100);
+        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note, share,
+                 c->opt.untested_floor_pct);
         char *note = strdup(buf);
         if (note == NULL)
             return -1;
@@ -1719,8 +1755,8 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     int rc = -1;
     if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
         goto out;
-    c->span_ns[0] = side_span(base, c->opt.session[0]);
-    c->span_ns[1] = side_span(cand, c->opt.session[1]);
+    side_span(base, c->opt.session[0], &c->span_ns[0], &c->ranks[0]);
+    side_span(cand, c->opt.session[1], &c->span_ns[1], &c->ranks[1]);
     if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
         goto out;
     rc = 0;

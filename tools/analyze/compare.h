@@ -179,7 +179,8 @@ typedef struct tl_cmp_row {
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
-                                 * baseline run's time (decide: run_time_ns); NaN otherwise */
+                                 * run's time of the ranks that run the name (compare.c, run_shares);
+                                 * NaN otherwise */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
     double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
@@ -249,8 +250,9 @@ typedef struct tl_compare {
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
     size_t gate_failures;       /* rows with gate set */
-    double span_ns[2];          /* per run, the ranks' profiled wall time summed (sessions' spans), each
-                                 * side; NaN when a session's is unknown */
+    double span_ns[2];          /* each side: a rank's profiled wall time per run (sessions' spans, the
+                                 * mean of the ranks); NaN when a session's is unknown */
+    size_t ranks[2];            /* each side: the ranks compared */
     tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
     size_t nmetrics;
 } tl_compare;
