@@ -768,6 +768,91 @@ static void untested_floor_one_rank_of_eight(void **state)
     tl_aggregate_release(&k);
 }
 
+/* One rank, one report a side: "train" holds "fwd" and "bwd" (nested
+ * sections), "ckpt" beside them; the profile spans span_ns. */
+static void make_nested_run(tl_aggregate *a, double train, double ckpt, int64_t span_ns)
+{
+    const nspec spec[] = { { TL_GROUP_SECTIONS, "train", train, 1 },
+                           { TL_GROUP_SECTIONS, "fwd", 0.4 * train, 1 },
+                           { TL_GROUP_SECTIONS, "bwd", 0.5 * train, 1 },
+                           { TL_GROUP_SECTIONS, "ckpt", ckpt, 1 } };
+    tl_aggregate_init(a, NULL);
+    tl_session s;
+    make_session(&s, 0, spec, 4);
+    s.id.world_size = 1;
+    s.span_ns = span_ns;
+    assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+/* The candidate got faster overall (train 9.5 -> 7.5 s, its profile 10 -> 8
+ * s) and ckpt slower, 0.2 -> 0.35 s: 1.9 % of the candidate's 8 s. Each
+ * side's span is checked against its own longest name (8 s >= 7.5 s): the
+ * smaller span stands, and the nested sections (their sum 17 s) do not
+ * dilute the share under the floor. */
+static void untested_floor_nested_faster_run(void **state)
+{
+    (void)state;
+    tl_aggregate b, k;
+    make_nested_run(&b, 9.5e9, 0.2e9, 10000000000);
+    make_nested_run(&k, 7.5e9, 0.35e9, 8000000000);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &k, NULL), 0);
+    const tl_cmp_row *r = run_row(&c, "ckpt");
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(r->run_share_pct > 1.5 && r->run_share_pct < 2.5); /* 0.15 of 8 s, noise aside */
+    assert_true(r->gate);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&k);
+}
+
+/* 8 ranks without a known span: rank 0 runs the sections ("eval" 9 s and
+ * "ckpt" 50 -> 80 ms), the others only kernels. The fallback, the group's
+ * time per rank, is over the ranks that run the group (9 s), not all 8
+ * (1.1 s): ckpt is 0.33 % of its rank's time and stays out of the gate. */
+static void untested_floor_group_of_one_rank(void **state)
+{
+    (void)state;
+    tl_aggregate side[2];
+    for (int k = 0; k < 2; k++) {
+        const nspec zero[] = { { TL_GROUP_SECTIONS, "eval", 9e9, 1 },
+                               { TL_GROUP_SECTIONS, "ckpt", k ? 80e6 : 50e6, 1 } };
+        const nspec rest[] = { { TL_GROUP_KERNELS, "gemm", 1e9, 1 } };
+        tl_aggregate_init(&side[k], NULL);
+        for (int rank = 0; rank < 8; rank++) {
+            tl_session s;
+            make_session(&s, rank, rank == 0 ? zero : rest, rank == 0 ? 2 : 1);
+            s.id.world_size = 8;
+            s.span_ns = -1;
+            assert_int_equal(tl_aggregate_add_session(&side[k], &s), 0);
+        }
+        assert_int_equal(tl_aggregate_finish(&side[k]), 0);
+    }
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &side[0], &side[1], NULL), 0);
+    const tl_cmp_row *r = run_row(&c, "ckpt");
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(r->run_share_pct > 0.2 && r->run_share_pct < 0.5);
+    assert_false(r->gate);
+    assert_non_null(strstr(r->note, " % of the run's time, below the gate's floor (1 %)"));
+    tl_compare_release(&c);
+    tl_aggregate_release(&side[0]);
+    tl_aggregate_release(&side[1]);
+}
+
+/* The share as notes and the page write it. */
+static void share_text(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(tl_cmp_share_text(b, sizeof b, 0.99594), "0.99 %");
+    assert_string_equal(tl_cmp_share_text(b, sizeof b, 0.57), "0.57 %");
+    assert_string_equal(tl_cmp_share_text(b, sizeof b, 4.5e-5), "under 0.01 %");
+    assert_string_equal(tl_cmp_share_text(b, sizeof b, -3), "under 0.01 %");
+    assert_string_equal(tl_cmp_share_text(b, sizeof b, 37.52), "37.52 %");
+}
+
 /* s0 +30 % on every rank; s1 a noisy stage, its ranks -10 % to +60 %. */
 static double noisy_cand(int stage, int rank, int call)
 {
@@ -1039,6 +1124,9 @@ int main(void)
         cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test(untested_floor),
         cmocka_unit_test(untested_floor_one_rank_of_eight),
+        cmocka_unit_test(untested_floor_nested_faster_run),
+        cmocka_unit_test(untested_floor_group_of_one_rank),
+        cmocka_unit_test(share_text),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),

@@ -328,10 +328,9 @@ static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int
     return 0;
 }
 
-/* The ranks' profiled wall time per run: each rank's compared sessions'
- * mean span, averaged over the ranks (*span_ns; NaN when a session's span is
- * unknown), and the number of ranks (*ranks). */
-static void side_span(const tl_aggregate *a, int which, double *span_ns, size_t *ranks)
+/* A rank's profiled wall time per run: each rank's compared sessions' mean
+ * span, averaged over the ranks; NaN when a session's span is unknown. */
+static double side_span(const tl_aggregate *a, int which)
 {
     double total = 0, rank_sum = 0;
     size_t nsess = 0, nranks = 0;
@@ -353,8 +352,7 @@ static void side_span(const tl_aggregate *a, int which, double *span_ns, size_t 
     }
     if (nsess > 0)
         total += rank_sum / (double)nsess;
-    *ranks = nranks;
-    *span_ns = known && nranks > 0 ? total / (double)nranks : NAN;
+    return known && nranks > 0 ? total / (double)nranks : NAN;
 }
 
 /* ---- statistics of one side of a row ---------------------------------------- */
@@ -960,65 +958,89 @@ static char *ranks_note(const tl_cmp_row *r, double change)
     return strdup(buf);
 }
 
-/* A rank's profiled wall time per run: the smaller of the two runs' (a
- * report's span can be far off either way, and the smaller one makes a
- * change the larger share: the floor errs toward the gate), or the one
- * known; NaN when neither is. */
-static double run_rank_ns(const tl_compare *c)
+/* "0.99 %": a share of the run's time in two decimals rounded down (never
+ * "1 %" for 0.996 % under a floor of 1 %), "under 0.01 %" below. */
+const char *tl_cmp_share_text(char *buf, size_t n, double pct)
 {
-    double b = c->span_ns[0], k = c->span_ns[1];
-    if (isfinite(b) && isfinite(k))
-        return b < k ? b : k;
-    return isfinite(b) ? b : k;
+    if (pct < 0.01)
+        snprintf(buf, n, "under 0.01 %%");
+    else
+        snprintf(buf, n, "%.2f %%", floor(100 * pct + 1e-9) / 100);
+    return buf;
+}
+
+/* What the run shares of one group are measured against, each side
+ * (run_shares): the name that takes the most time per rank, the names'
+ * per-run values summed, and the most ranks a name of the group runs on. */
+typedef struct group_time {
+    double largest[2], sum[2];
+    size_t ranks[2];
+} group_time;
+
+/* A rank's run time for the rows of a group: the smaller of the two runs'
+ * profiled wall time per rank (span_ns) among those at least as long as
+ * their own side's longest name of the group (a report's timestamps may
+ * cover less than its stages: FramePack's span is its memory snapshots',
+ * 0.25 ms, against 40 s of stages); with neither, the baseline group's
+ * time per rank, never below its longest name. */
+static double rank_time(const tl_compare *c, const group_time *g)
+{
+    double best = NAN;
+    for (int k = 0; k < 2; k++)
+        if (isfinite(c->span_ns[k]) && c->span_ns[k] >= g->largest[k] &&
+            !(best <= c->span_ns[k]))
+            best = c->span_ns[k];
+    if (isfinite(best))
+        return best;
+    double per_rank = g->ranks[0] ? g->sum[0] / (double)g->ranks[0] : NAN;
+    return per_rank > g->largest[0] ? per_rank : g->largest[0];
 }
 
 /* Each all-ranks per-run row of a name's share of the run: 100 (candidate -
- * baseline, summed over the ranks) / (the run's time of one rank x the ranks
- * that run the name on the baseline), so that a stage of one rank of 64 is
- * measured against that rank's time. A rank's run time is its profiled wall
- * time per run (run_rank_ns) unless that is unknown or shorter than the
- * name of the row's group that takes the most time per rank (a report's
- * timestamps may cover less than its stages: FramePack's span is its memory
- * snapshots', 0.25 ms against 40 s of stages); then the group's time per
- * rank, its names' per-run values summed (an overestimate when names nest).
- * An untested increase below untested_floor_pct of the run does not fail the
- * gate: one trace a side, every name called fewer than 4 times a run is
- * untested, and a 5 us kernel that took 7 us (+37 %, 0.0004 % of a 500 ms
- * run) is run-to-run noise, not a regression; the note says so. */
+ * baseline, summed over the ranks) / (a rank's run time, rank_time, x the
+ * ranks that run the name on the baseline), so that a stage of one rank of
+ * 64 is measured against that rank's time. An untested increase below
+ * untested_floor_pct of the run does not fail the gate: one trace a side,
+ * every name called fewer than 4 times a run is untested, and a 5 us kernel
+ * that took 7 us (+37 %, 0.0004 % of a 500 ms run) is run-to-run noise, not
+ * a regression; the note says so. Tested regressions are not floored: a
+ * +25 % change of a stage of 2 % of the run is a real change the tests were
+ * built to find. */
 static int run_shares(tl_compare *c)
 {
-    double group_ns[TL_CMP_NGROUPS] = { 0 }, largest[TL_CMP_NGROUPS] = { 0 };
+    group_time gt[TL_GROUP_COUNT];
+    memset(gt, 0, sizeof gt);
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
-        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
-            !isfinite(r->value_base) || r->base.nsamples == 0)
+        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT)
             continue;
-        double per_rank = r->value_base / (double)r->base.nsamples;
-        group_ns[r->group] += r->value_base;
-        largest[r->group] = per_rank > largest[r->group] ? per_rank : largest[r->group];
+        const tl_cmp_side *sd[2] = { &r->base, &r->cand };
+        const double v[2] = { r->value_base, r->value_cand };
+        for (int k = 0; k < 2; k++) {
+            if (!sd[k]->present || !isfinite(v[k]) || sd[k]->nsamples == 0)
+                continue;
+            group_time *g = &gt[r->group];
+            double per_rank = v[k] / (double)sd[k]->nsamples;
+            g->sum[k] += v[k];
+            g->largest[k] = per_rank > g->largest[k] ? per_rank : g->largest[k];
+            g->ranks[k] = sd[k]->nsamples > g->ranks[k] ? sd[k]->nsamples : g->ranks[k];
+        }
     }
-    double span = run_rank_ns(c);
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         r->run_share_pct = NAN;
         if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
-            !r->cand.present || r->base.nsamples == 0 || c->ranks[0] == 0)
+            !r->cand.present || r->base.nsamples == 0)
             continue;
-        double rank_ns = span >= largest[r->group] ? span : group_ns[r->group] / (double)c->ranks[0];
-        double run = rank_ns * (double)r->base.nsamples;
+        double run = rank_time(c, &gt[r->group]) * (double)r->base.nsamples;
         if (run > 0 && isfinite(r->value_base) && isfinite(r->value_cand))
             r->run_share_pct = 100 * (r->value_cand - r->value_base) / run;
         if (!r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE ||
             !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
             continue;
-        /* Two decimals, rounded down: "0.99 %" under a floor of 1 %, never "1 %". */
         char buf[320], share[32];
-        if (r->run_share_pct < 0.01)
-            snprintf(share, sizeof share, "under 0.01 %%");
-        else
-            snprintf(share, sizeof share, "%.2f %%", floor(100 * r->run_share_pct) / 100);
-        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note, share,
-                 c->opt.untested_floor_pct);
+        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note,
+                 tl_cmp_share_text(share, sizeof share, r->run_share_pct), c->opt.untested_floor_pct);
         char *note = strdup(buf);
         if (note == NULL)
             return -1;
@@ -1755,8 +1777,8 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     int rc = -1;
     if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
         goto out;
-    side_span(base, c->opt.session[0], &c->span_ns[0], &c->ranks[0]);
-    side_span(cand, c->opt.session[1], &c->span_ns[1], &c->ranks[1]);
+    c->span_ns[0] = side_span(base, c->opt.session[0]);
+    c->span_ns[1] = side_span(cand, c->opt.session[1]);
     if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
         goto out;
     rc = 0;

@@ -87,8 +87,8 @@
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 /* Default floor of the gate's untested rows (--untested-floor): an untested
- * increase of a stage's total fails the gate only when it adds this share of
- * the run's time (tl_cmp_row.run_share_pct). */
+ * increase of a stage's total per run fails the gate only when it adds this
+ * share of the run's time (tl_cmp_row.run_share_pct). */
 #define TL_CMP_UNTESTED_FLOOR_PCT 1.0
 
 /* What a row compares. */
@@ -179,8 +179,8 @@ typedef struct tl_cmp_row {
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
-                                 * run's time of the ranks that run the name (compare.c, run_shares);
-                                 * NaN otherwise */
+                                 * run's time of the ranks that run the name (compare.c, run_shares,
+                                 * rank_time); NaN otherwise */
     double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
     double p_adjusted;          /* p after the correction for all the comparison's tests */
     double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
@@ -252,7 +252,6 @@ typedef struct tl_compare {
     size_t gate_failures;       /* rows with gate set */
     double span_ns[2];          /* each side: a rank's profiled wall time per run (sessions' spans, the
                                  * mean of the ranks); NaN when a session's is unknown */
-    size_t ranks[2];            /* each side: the ranks compared */
     tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
     size_t nmetrics;
 } tl_compare;
@@ -280,6 +279,9 @@ const char *tl_cmp_metric_name(int metric);
  * "better", "worse", "within_threshold", NULL: the JSON's and the page's key. */
 const char *tl_cmp_change_name(int change);
 const char *tl_cmp_change_key(int change);
+/* A share of the run's time (tl_cmp_row.run_share_pct) as the notes write
+ * it: "0.99 %" (two decimals, rounded down), "under 0.01 %". Returns buf. */
+const char *tl_cmp_share_text(char *buf, size_t n, double pct);
 /* Parse a metric name; -1 when unknown. */
 int tl_cmp_metric_parse(const char *s);
 

@@ -142,8 +142,12 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
                     *u = ' ';
             fprintf(f, "</code> (%s %s %s, %s", tl_cmp_group_name(r->group), kind,
                     tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
-            if (r->primary && r->verdict == TL_VERDICT_LARGE_INCREASE && r->run_share_pct < c->opt.untested_floor_pct)
-                fprintf(f, "; %.2g%% of the run: under the gate's floor", r->run_share_pct);
+            if (r->primary && r->verdict == TL_VERDICT_LARGE_INCREASE &&
+                r->run_share_pct < c->opt.untested_floor_pct) {
+                char share[32];
+                fprintf(f, "; %s of the run: under the gate's floor",
+                        tl_cmp_share_text(share, sizeof share, r->run_share_pct));
+            }
             fputc(')', f);
         }
         if (t.n > t.shown)
@@ -753,8 +757,8 @@ static void method(FILE *f, const tl_compare *c)
             "sections, iterations, GPU annotations and kernels, and peak memory. A row that cannot be tested "
             "(one report per side) is judged by its change alone beyond %.4g%%, labelled as not tested; a large "
             "increase on a primary row fails the gate when the all-ranks row could not be tested either and, "
-            "for a stage's total, adds at least %.4g%% of the run's time (the ranks' profiled time, or the "
-            "group's time when larger).</li>\n"
+            "for a stage's total, adds at least %.4g%% of the run's time of the ranks that run it (their "
+            "profiled time, or the group's time when that is shorter than a stage).</li>\n"
             "<li>%s; significant when the adjusted p &lt; %.3g (~ otherwise).</li>\n"
             "<li>A regression is a slowdown shown to be beyond %.4g%% (significant), an improvement a speed-up "
             "shown to be beyond %.4g%%.</li>\n"

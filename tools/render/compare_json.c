@@ -40,7 +40,8 @@ static const char method_untested[] =
     "rows that cannot be tested (too few samples on a side, e.g. one report per side) get "
     "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct; "
     "on primary rows a large increase fails the gate unless the all-ranks row was tested, and for a stage's "
-    "total per run only when it adds untested_floor_pct of the baseline run's time or more (run_share_pct)";
+    "total per run only when it adds untested_floor_pct of the run's time of the ranks that run it or more "
+    "(run_share_pct)";
 static const char method_holm[] =
     "Holm's step-down adjustment over the primary rows' 'slower' p-values (alpha bounds the chance of any false "
     "regression in the gate) and, apart, over their 'faster' p-values; Benjamini-Hochberg over the explanatory "
