@@ -698,8 +698,10 @@ static void untested_floor(void **state)
     assert_true(small->run_share_pct > 0.6 && small->run_share_pct < 0.85); /* 4 of 550 ms, wobble aside */
     assert_true(large->run_share_pct > 6.5 && large->run_share_pct < 8.5);
     assert_false(small->gate);
+    assert_true(small->floored);               /* the outputs say "(under the gate's floor)" */
     assert_non_null(strstr(small->note, "of the run's time, below the gate's floor (1 %)"));
     assert_true(large->gate);
+    assert_false(large->floored);
     assert_null(strstr(large->note, "floor"));
     assert_int_equal(c->gate_failures, 1);
     tl_compare_release(&st.c);

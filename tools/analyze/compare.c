@@ -1038,6 +1038,7 @@ static int run_shares(tl_compare *c)
         if (!r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE ||
             !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
             continue;
+        r->floored = 1;
         char buf[320], share[32];
         snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note,
                  tl_cmp_share_text(share, sizeof share, r->run_share_pct), c->opt.untested_floor_pct);
@@ -1148,8 +1149,7 @@ static int decide(tl_compare *c)
          * could not be tested (with enough ranks the rank-level test
          * decides), and for a stage only when its increase is a share of the
          * run worth a failed job (run_shares). */
-        int large = r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0 &&
-                    !(r->run_share_pct < c->opt.untested_floor_pct);
+        int large = r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0 && !r->floored;
         r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION || large);
         c->gate_failures += r->gate;
         c->counts[r->verdict]++;

@@ -178,6 +178,7 @@ typedef struct tl_cmp_row {
     double value_base, value_cand; /* the chosen metric (per call), the row's value (other kinds) */
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
+    int floored;                /* an untested increase kept out of the gate by untested_floor_pct */
     double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
                                  * run's time of the ranks that run the name (compare.c, run_shares,
                                  * rank_time); NaN otherwise */

@@ -81,7 +81,7 @@ static const char *verdict_text(int v)
 static void cell_verdict(FILE *f, const tl_cmp_row *r)
 {
     fprintf(f, "<td class=\"v-%s\">%s%s", tl_verdict_name(r->verdict), verdict_text(r->verdict),
-            r->gate ? " <b>(gate)</b>" : "");
+            r->gate ? " <b>(gate)</b>" : r->floored ? " (under the gate's floor)" : "");
     if (r->note) {
         fputs("<br><span class=\"note\">", f);
         tl_escape_html_n(f, r->note, NAME_MAX);
@@ -142,8 +142,7 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
                     *u = ' ';
             fprintf(f, "</code> (%s %s %s, %s", tl_cmp_group_name(r->group), kind,
                     tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
-            if (r->primary && r->verdict == TL_VERDICT_LARGE_INCREASE &&
-                r->run_share_pct < c->opt.untested_floor_pct) {
+            if (r->floored) {
                 char share[32];
                 fprintf(f, "; %s of the run: under the gate's floor",
                         tl_cmp_share_text(share, sizeof share, r->run_share_pct));

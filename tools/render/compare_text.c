@@ -78,7 +78,7 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
     fputs(" | ", f);
     md_median(f, r, 1);
     fprintf(f, " | %s | %s | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
-            tl_verdict_name(r->verdict), r->gate ? " (gate)" : "");
+            tl_verdict_name(r->verdict), r->gate ? " (gate)" : r->floored ? " (under the gate's floor)" : "");
     if (r->note) {
         fputs(": ", f);
         tl_escape_md_n(f, r->note, MD_NAME);
