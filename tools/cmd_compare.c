@@ -163,7 +163,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
         { "--correction", NULL, 1, NULL, &a.correction, "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)", "C" },
         { "--max-untested-change", NULL, 1, NULL, &a.untested, "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it", "P" },
-        { "--untested-floor", NULL, 1, NULL, &a.floor, "... and a stage's untested increase fails the gate when it adds P % of the run's time (default 1%; 0: any)", "P" },
+        { "--untested-floor", NULL, 1, NULL, &a.floor, "a stage's untested increase fails the gate only when it adds P % of its ranks' run time (default 1%; 0: always)", "P" },
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
