@@ -969,12 +969,13 @@ const char *tl_cmp_share_text(char *buf, size_t n, double pct)
     return buf;
 }
 
-/* What the run shares of one group are measured against, each side
- * (run_shares): the name that takes the most time per rank, the names'
- * per-run values summed, and the most ranks a name of the group runs on. */
+/* What the run shares of one group are measured against (run_shares): on
+ * each side the name that takes the most time per rank; on the baseline the
+ * names' per-run values summed and the most ranks a name of the group runs
+ * on. */
 typedef struct group_time {
-    double largest[2], sum[2];
-    size_t ranks[2];
+    double largest[2], sum;
+    size_t ranks;
 } group_time;
 
 /* A rank's run time for the rows of a group: the smaller of the two runs'
@@ -992,7 +993,7 @@ static double rank_time(const tl_compare *c, const group_time *g)
             best = c->span_ns[k];
     if (isfinite(best))
         return best;
-    double per_rank = g->ranks[0] ? g->sum[0] / (double)g->ranks[0] : NAN;
+    double per_rank = g->ranks ? g->sum / (double)g->ranks : NAN;
     return per_rank > g->largest[0] ? per_rank : g->largest[0];
 }
 
@@ -1021,9 +1022,11 @@ static int run_shares(tl_compare *c)
                 continue;
             group_time *g = &gt[r->group];
             double per_rank = v[k] / (double)sd[k]->nsamples;
-            g->sum[k] += v[k];
             g->largest[k] = per_rank > g->largest[k] ? per_rank : g->largest[k];
-            g->ranks[k] = sd[k]->nsamples > g->ranks[k] ? sd[k]->nsamples : g->ranks[k];
+            if (k == 0) {
+                g->sum += v[k];
+                g->ranks = sd[k]->nsamples > g->ranks ? sd[k]->nsamples : g->ranks;
+            }
         }
     }
     for (size_t i = 0; i < c->nrows; i++) {
