@@ -716,7 +716,9 @@ static double f_sf(double x, double d1, double d2)
     return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
 }
 
-/* Rows, sum of squares and degrees of freedom of a pool of rows. */
+/* A pool of rows: how many and their degrees of freedom (all pooled rows,
+ * mark_like's yardstick), their sum of squares (the rows of like noise, the
+ * variance they judge with). */
 typedef struct pool {
     size_t rows;
     double ss, df;
@@ -851,7 +853,6 @@ static int rank_level_pooled(tl_compare *c)
             continue;
         pool *a = &all[o->primary][o->group][o->kind];
         a->rows++;
-        a->ss += o->lr_ss;
         a->df += (double)(o->lr_n - 1);
     }
     unsigned char *noise = calloc(c->nrows + 1, 1); /* ROW_APART unless marked */
