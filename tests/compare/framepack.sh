@@ -99,6 +99,13 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 if d["ranks_only_in_baseline"] != [1] or d["ranks_only_in_candidate"] != []:
     sys.exit(f"framepack.sh: ranks only in one side: {d['ranks_only_in_baseline']}, {d['ranks_only_in_candidate']}")
+# The all-ranks rows compare rank 0 with rank 0: nothing moved (over each run's
+# own ranks every stage's total read -50 %).
+if d["ranks_in_both"] != [0] or d["all_ranks_over"] != "ranks_in_both":
+    sys.exit(f"framepack.sh: ranks in both {d['ranks_in_both']}, all ranks over {d['all_ranks_over']}")
+moved = [r["name"] for r in d["rows"] if r["rank"] is None and r["delta_pct"] not in (None, 0)]
+if moved:
+    sys.exit(f"framepack.sh: all-ranks rows moved with the same rank 0 on both sides: {moved}")
 PY
 set +e
 "$tally" compare -q --strict "$work/two" "$work/first" -o "$work/missing.html" --fail-on-regression 2>/dev/null

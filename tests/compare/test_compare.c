@@ -330,6 +330,48 @@ static void one_run_each(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* A rank on one side only (its file lost, a run on more GPUs): the all-ranks
+ * rows compare the ranks both runs have. The same two ranks and a third in
+ * the candidate read +50 % in every stage's total over each run's own ranks
+ * -- untested (one report a rank), a large increase, the gate failed on
+ * nothing slower; now nothing changed. A stage 9.5x slower on the common
+ * ranks still fails the gate. */
+static void rank_on_one_side(void **state)
+{
+    (void)state;
+    const rank_spec spec[] = { { "vae_decode", { 3.769e9, 3.769e9, 3.769e9 }, 1 },
+                               { "sampling", { 8.2e9, 8.2e9, 8.2e9 }, 1 } };
+    const rank_spec slow[] = { { "vae_decode", { 3.769e9 * 9.5, 3.769e9 * 9.5, 3.769e9 * 9.5 }, 1 },
+                               { "sampling", { 8.2e9, 8.2e9, 8.2e9 }, 1 } };
+    tl_aggregate b, c2, c3;
+    make_ranks(&b, 2, spec, 2, 0, 8.2e9);
+    make_ranks(&c2, 3, spec, 2, 0, 8.2e9);
+    make_ranks(&c3, 3, slow, 2, 0, 8.2e9);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    assert_true(c.common_only);
+    assert_int_equal(c.nranks, 2);
+    assert_int_equal(c.ncand_only, 1);
+    const tl_cmp_row *r = find_kind(&c, "vae_decode", -1, TL_CMP_PER_RUN);
+    assert_true(fabs(r->value_base - 2 * 3.769e9) < 1 && fabs(r->value_cand - 2 * 3.769e9) < 1);
+    assert_true(fabs(r->delta_pct) < 1e-9);
+    assert_int_equal(r->verdict, TL_VERDICT_TOO_FEW);
+    assert_int_equal(c.gate_failures, 0);
+    assert_int_equal(c.counts[TL_VERDICT_LARGE_INCREASE], 0);
+    tl_compare_release(&c);
+    assert_int_equal(tl_compare_run(&c, &b, &c3, NULL), 0);
+    r = find_kind(&c, "vae_decode", -1, TL_CMP_PER_RUN);
+    assert_true(fabs(r->delta_pct - 850.0) < 1e-6);
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(r->gate);
+    assert_int_equal(find_kind(&c, "sampling", -1, TL_CMP_PER_RUN)->verdict, TL_VERDICT_TOO_FEW);
+    assert_int_equal(c.gate_failures, 1);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+    tl_aggregate_release(&c3);
+}
+
 /* Four ranks, one call each: no rank can be tested alone, so the ranks are
  * the samples. +20 % on every rank (with ±2 % of noise) is a regression by
  * the rank-level t test (p about 1e-4 with 3 degrees of freedom); a change
@@ -1126,6 +1168,7 @@ int main(void)
         cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test(untested_floor),
         cmocka_unit_test(untested_floor_one_rank_of_eight),
+        cmocka_unit_test(rank_on_one_side),
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),

@@ -316,11 +316,75 @@ static int by_key_rank(const void *x, const void *y)
     return (a->sess > b->sess) - (a->sess < b->sess);
 }
 
-static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int which)
+/* The ranks both runs have, as indices into each run's ranks (ia[j] in a,
+ * ib[j] in b; room for the fewer ranks): both rank lists ascend, so a merge.
+ * Returns how many. */
+static size_t rank_pairs(const tl_aggregate *a, const tl_aggregate *b, size_t *ia, size_t *ib)
+{
+    size_t n = 0;
+    for (size_t i = 0, k = 0; i < a->nranks && k < b->nranks;) {
+        int ra = a->ranks[i].rank, rb = b->ranks[k].rank;
+        if (ra == rb) {
+            ia[n] = i++;
+            ib[n++] = k++;
+        } else if (ra < rb) {
+            i++;
+        } else {
+            k++;
+        }
+    }
+    return n;
+}
+
+/* The ranks present in both runs, ascending (malloc'd). */
+static int *matched_ranks(const tl_aggregate *a, const tl_aggregate *b, size_t *n)
+{
+    size_t cap = (a->nranks < b->nranks ? a->nranks : b->nranks) + 1;
+    size_t *ia = malloc(cap * sizeof *ia), *ib = malloc(cap * sizeof *ib);
+    int *out = malloc(cap * sizeof *out);
+    *n = 0;
+    if (ia && ib && out) {
+        *n = rank_pairs(a, b, ia, ib);
+        for (size_t j = 0; j < *n; j++)
+            out[j] = a->ranks[ia[j]].rank;
+    } else {
+        free(out);
+        out = NULL;
+    }
+    free(ia);
+    free(ib);
+    return out;
+}
+
+/* Does this rank count in the all-ranks figures? When the runs' ranks
+ * differ but some are common (a rank's file missing on one side, a run on
+ * fewer GPUs), only the common ones: a total over 2 ranks against one over
+ * 1 is twice as large without any rank being slower, and a rank present on
+ * one side has nothing to be compared with. With no rank in common, each
+ * run's own ranks. */
+static int counted_rank(const tl_compare *c, int rank)
+{
+    if (!c->common_only)
+        return 1;
+    size_t lo = 0, hi = c->nranks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->ranks[mid] == rank)
+            return 1;
+        if (c->ranks[mid] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static int collect(side *sd, const tl_compare *c, const tl_aggregate *a, int which)
 {
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (tl_session_counts(s) && session_wanted(a, s, which) && collect_session(sd, s, i, o) != 0)
+        if (tl_session_counts(s) && session_wanted(a, s, which) && counted_rank(c, s->id.rank) &&
+            collect_session(sd, s, i, &c->opt) != 0)
             return -1;
     }
     if (sd->n > 1)
@@ -330,14 +394,14 @@ static int collect(side *sd, const tl_aggregate *a, const tl_cmp_options *o, int
 
 /* A rank's profiled wall time per run: each rank's compared sessions' mean
  * span, averaged over the ranks; NaN when a session's span is unknown. */
-static double side_span(const tl_aggregate *a, int which)
+static double side_span(const tl_compare *c, const tl_aggregate *a, int which)
 {
     double total = 0, rank_sum = 0;
     size_t nsess = 0, nranks = 0;
     int rank = 0, known = 1;
     for (size_t i = 0; i < a->nsessions; i++) { /* sorted by rank */
         const tl_session *s = &a->sessions[i];
-        if (!tl_session_counts(s) || !session_wanted(a, s, which))
+        if (!tl_session_counts(s) || !session_wanted(a, s, which) || !counted_rank(c, s->id.rank))
             continue;
         if (nranks > 0 && s->id.rank != rank) {
             total += rank_sum / (double)nsess;
@@ -1138,6 +1202,10 @@ static int decide(tl_compare *c)
             r->verdict = TL_VERDICT_REGRESSION;
         else if (down < c->opt.alpha && change < -limit && most_down)
             r->verdict = TL_VERDICT_IMPROVEMENT;
+        /* Unchanged is not "the same": a row that moved beyond the
+         * threshold without a verdict is shown as inconclusive (not
+         * significant), so "+95 %, unchanged" is never read. */
+        r->inconclusive = r->verdict == TL_VERDICT_UNCHANGED && fabs(change) > limit;
         if ((r->verdict == TL_VERDICT_REGRESSION && !(r->delta_pct > limit)) ||
             (r->verdict == TL_VERDICT_IMPROVEMENT && !(r->delta_pct < -limit))) {
             free(r->note);
@@ -1157,6 +1225,7 @@ static int decide(tl_compare *c)
         r->gate = r->primary && (r->verdict == TL_VERDICT_REGRESSION || large);
         c->gate_failures += r->gate;
         c->counts[r->verdict]++;
+        c->inconclusive += r->inconclusive;
     }
     rc = 0;
 out:
@@ -1448,46 +1517,6 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
     return 0;
 }
 
-/* The ranks both runs have, as indices into each run's ranks (ia[j] in a,
- * ib[j] in b; room for the fewer ranks): both rank lists ascend, so a merge.
- * Returns how many. */
-static size_t rank_pairs(const tl_aggregate *a, const tl_aggregate *b, size_t *ia, size_t *ib)
-{
-    size_t n = 0;
-    for (size_t i = 0, k = 0; i < a->nranks && k < b->nranks;) {
-        int ra = a->ranks[i].rank, rb = b->ranks[k].rank;
-        if (ra == rb) {
-            ia[n] = i++;
-            ib[n++] = k++;
-        } else if (ra < rb) {
-            i++;
-        } else {
-            k++;
-        }
-    }
-    return n;
-}
-
-/* The ranks present in both runs, ascending (malloc'd). */
-static int *matched_ranks(const tl_aggregate *a, const tl_aggregate *b, size_t *n)
-{
-    size_t cap = (a->nranks < b->nranks ? a->nranks : b->nranks) + 1;
-    size_t *ia = malloc(cap * sizeof *ia), *ib = malloc(cap * sizeof *ib);
-    int *out = malloc(cap * sizeof *out);
-    *n = 0;
-    if (ia && ib && out) {
-        *n = rank_pairs(a, b, ia, ib);
-        for (size_t j = 0; j < *n; j++)
-            out[j] = a->ranks[ia[j]].rank;
-    } else {
-        free(out);
-        out = NULL;
-    }
-    free(ia);
-    free(ib);
-    return out;
-}
-
 /* Does every item of the block have steps in its session? */
 static int has_steps(const item *it, size_t n)
 {
@@ -1536,10 +1565,10 @@ static size_t block_end(const side *sd, size_t i)
 
 static int walk(tl_compare *c, const side *sb, const side *sc)
 {
-    size_t nranks;
-    int *ranks = matched_ranks(c->base, c->cand, &nranks);
+    const int *ranks = c->ranks;
+    size_t nranks = c->nranks;
     vec bs = { 0 }, cs = { 0 };
-    int rc = ranks ? 0 : -1;
+    int rc = 0;
     size_t i = 0, k = 0;
     while (rc == 0 && (i < sb->n || k < sc->n)) {
         int order = i >= sb->n ? 1 : k >= sc->n ? -1 : by_key(&sb->items[i], &sc->items[k]);
@@ -1549,7 +1578,6 @@ static int walk(tl_compare *c, const side *sb, const side *sc)
         i = ie;
         k = ke;
     }
-    free(ranks);
     free(bs.v);
     free(cs.v);
     return rc;
@@ -1598,13 +1626,13 @@ static void gpu_side(tl_cmp_gpu *g, int s, const tl_gpu_breakdown *b)
 }
 
 /* The ranks' breakdowns added up (the figures are ratios of sums). */
-static tl_gpu_breakdown gpu_total(const tl_aggregate *a)
+static tl_gpu_breakdown gpu_total(const tl_compare *c, const tl_aggregate *a)
 {
     tl_gpu_breakdown t;
     memset(&t, 0, sizeof t);
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_gpu_breakdown *g = &a->ranks[i].gpu;
-        if (!g->present)
+        if (!g->present || !counted_rank(c, a->ranks[i].rank))
             continue;
         t.present = 1;
         t.kernel_time = tl_ns_add(t.kernel_time, g->kernel_time);
@@ -1641,7 +1669,7 @@ static int gpu_rows(tl_compare *c)
     tl_cmp_gpu *all = &c->gpu[c->ngpu++];
     all->rank = -1;
     for (int s = 0; s < 2; s++) {
-        tl_gpu_breakdown t = gpu_total(a[s]);
+        tl_gpu_breakdown t = gpu_total(c, a[s]);
         gpu_side(all, s, &t);
     }
     /* Ranks of either side, ascending: merge the two sorted rank lists. */
@@ -1779,10 +1807,13 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
     c->geomean_ratio = NAN;
     side sb = { 0 }, sc = { 0 };
     int rc = -1;
-    if (collect(&sb, base, &c->opt, c->opt.session[0]) != 0 || collect(&sc, cand, &c->opt, c->opt.session[1]) != 0)
+    if ((c->ranks = matched_ranks(base, cand, &c->nranks)) == NULL)
         goto out;
-    c->span_ns[0] = side_span(base, c->opt.session[0]);
-    c->span_ns[1] = side_span(cand, c->opt.session[1]);
+    c->common_only = c->nranks > 0 && (c->nranks < base->nranks || c->nranks < cand->nranks);
+    if (collect(&sb, c, base, c->opt.session[0]) != 0 || collect(&sc, c, cand, c->opt.session[1]) != 0)
+        goto out;
+    c->span_ns[0] = side_span(c, base, c->opt.session[0]);
+    c->span_ns[1] = side_span(c, cand, c->opt.session[1]);
     if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
         goto out;
     rc = 0;
@@ -1802,6 +1833,7 @@ void tl_compare_release(tl_compare *c)
     free(c->gpu);
     free(c->metrics);
     free(c->ranks_base_only);
+    free(c->ranks);
     free(c->ranks_cand_only);
     memset(c, 0, sizeof *c);
 }

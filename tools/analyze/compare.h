@@ -179,6 +179,8 @@ typedef struct tl_cmp_row {
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     int floored;                /* an untested increase kept out of the gate by untested_floor_pct */
+    int inconclusive;           /* unchanged, but moved beyond the threshold: not significant, or
+                                 * (rank-level test) not on most ranks */
     double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
                                  * run's time of the ranks that run the name (compare.c, run_shares,
                                  * rank_time); NaN otherwise */
@@ -247,10 +249,15 @@ typedef struct tl_compare {
     size_t ngpu;
     int *ranks_base_only, *ranks_cand_only;
     size_t nbase_only, ncand_only;
+    int *ranks;                 /* the ranks both runs have (matched by number), ascending */
+    size_t nranks;
+    int common_only;            /* the runs' ranks differ but some are common: the all-ranks rows,
+                                 * spans and GPU breakdown are over the common ones only */
     double geomean_ratio;       /* over names matched overall; NaN when none */
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
     size_t gate_failures;       /* rows with gate set */
+    size_t inconclusive;        /* of counts[TL_VERDICT_UNCHANGED]: the rows with inconclusive set */
     double span_ns[2];          /* each side: a rank's profiled wall time per run (sessions' spans, the
                                  * mean of the ranks); NaN when a session's is unknown */
     tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */

@@ -67,20 +67,10 @@ static const char *p_text(char *buf, size_t len, double p)
     return tl_cmp_p_text(buf, len, p, "&lt;");
 }
 
-static const char *verdict_text(int v)
-{
-    switch (v) {
-    case TL_VERDICT_TOO_FEW: return "too few samples";
-    case TL_VERDICT_LARGE_INCREASE: return "large increase, not tested";
-    case TL_VERDICT_LARGE_DECREASE: return "large decrease, not tested";
-    default: return tl_verdict_name(v);
-    }
-}
-
 /* The verdict cell: the verdict, "gate" when it fails the gate, the note. */
 static void cell_verdict(FILE *f, const tl_cmp_row *r)
 {
-    fprintf(f, "<td class=\"v-%s\">%s%s", tl_verdict_name(r->verdict), verdict_text(r->verdict),
+    fprintf(f, "<td class=\"v-%s\">%s%s", tl_verdict_name(r->verdict), tl_cmp_verdict_text(r, 1),
             r->gate ? " <b>(gate)</b>" : r->floored ? " (under the gate's floor)" : "");
     if (r->note) {
         fputs("<br><span class=\"note\">", f);
@@ -170,9 +160,11 @@ static int headline(FILE *f, const tl_compare *c)
                 c->geomean_n);
     }
     fprintf(f, "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
-               "%.4g%%); %zu unchanged, %zu with too few samples, %zu added, %zu removed.</p>\n",
+               "%.4g%%); %zu unchanged, %zu inconclusive (beyond the threshold, not significant), %zu with too few "
+               "samples, %zu added, %zu removed.</p>\n",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
-            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct, n[TL_VERDICT_UNCHANGED],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct,
+            n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
     fprintf(f, "<p class=\"headline\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
                "run of stages, peak memory). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
@@ -183,10 +175,12 @@ static int headline(FILE *f, const tl_compare *c)
         headline_names(f, c, TL_VERDICT_LARGE_INCREASE, "Larger, not tested") != 0 ||
         headline_names(f, c, TL_VERDICT_IMPROVEMENT, "Faster") != 0)
         return -1;
-    if (c->nbase_only || c->ncand_only)
-        fprintf(f, "<p class=\"note\">Warning: %zu rank(s) only in the baseline and %zu only in the candidate "
-                   "(a missing rank fails the gate with --strict); they count in the all-ranks rows only.</p>\n",
-                c->nbase_only, c->ncand_only);
+    if (c->nbase_only || c->ncand_only) {
+        char ranks[512];
+        fputs("<p class=\"note\">Warning: ", f);
+        tl_escape_html(f, tl_cmp_ranks_text(ranks, sizeof ranks, c));
+        fputs(" (a missing rank fails the gate with --strict).</p>\n", f);
+    }
     fputs("</section>\n", f);
     return 0;
 }

@@ -253,11 +253,15 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
     write_run(j, c->cand);
     write_ints(j, "ranks_only_in_baseline", c->ranks_base_only, c->nbase_only);
     write_ints(j, "ranks_only_in_candidate", c->ranks_cand_only, c->ncand_only);
+    write_ints(j, "ranks_in_both", c->ranks, c->nranks);
+    /* which ranks the all-ranks rows are over (tl_compare.common_only) */
+    tl_json_kv_string(j, "all_ranks_over", c->common_only ? "ranks_in_both" : c->nranks > 0 ? "all" : "each_runs_own");
     tl_json_kv_double(j, "geomean_ratio", c->geomean_ratio);
     tl_json_kv_uint(j, "geomean_names", c->geomean_n);
     tl_json_kv_uint(j, "regressions", c->counts[TL_VERDICT_REGRESSION]);
     tl_json_kv_uint(j, "improvements", c->counts[TL_VERDICT_IMPROVEMENT]);
     tl_json_kv_uint(j, "gate_failures", c->gate_failures);
+    tl_json_kv_uint(j, "inconclusive", c->inconclusive);
     tl_json_key(j, "counts");
     tl_json_object_begin(j);
     for (int v = 0; v < TL_VERDICT_COUNT; v++)

@@ -33,6 +33,51 @@ const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
     return buf;
 }
 
+const char *tl_cmp_verdict_text(const tl_cmp_row *r, int words)
+{
+    if (r->verdict == TL_VERDICT_UNCHANGED && r->inconclusive)
+        return r->significant ? "not on most ranks" : "not significant";
+    if (!words)
+        return tl_verdict_name(r->verdict);
+    switch (r->verdict) {
+    case TL_VERDICT_TOO_FEW: return "too few samples";
+    case TL_VERDICT_LARGE_INCREASE: return "large increase, not tested";
+    case TL_VERDICT_LARGE_DECREASE: return "large decrease, not tested";
+    default: return tl_verdict_name(r->verdict);
+    }
+}
+
+/* "2 ranks only in the baseline (3, 7)": up to 8 listed, then "...". */
+static size_t ranks_list(char *buf, size_t len, size_t at, const int *ranks, size_t n, const char *side)
+{
+    if (n == 0 || at >= len)
+        return at;
+    at += (size_t)snprintf(buf + at, len - at, "%s%zu rank%s only in the %s (", at ? ", " : "", n, n == 1 ? "" : "s",
+                           side);
+    for (size_t i = 0; i < n && i < 8 && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%d", i ? ", " : "", ranks[i]);
+    if (at < len)
+        at += (size_t)snprintf(buf + at, len - at, "%s)", n > 8 ? ", \xe2\x80\xa6" : "");
+    return at;
+}
+
+const char *tl_cmp_ranks_text(char *buf, size_t len, const tl_compare *c)
+{
+    buf[0] = '\0';
+    if (c->nbase_only == 0 && c->ncand_only == 0)
+        return buf;
+    size_t at = ranks_list(buf, len, 0, c->ranks_base_only, c->nbase_only, "baseline");
+    at = ranks_list(buf, len, at, c->ranks_cand_only, c->ncand_only, "candidate");
+    if (at >= len)
+        return buf;
+    if (c->nranks > 0)
+        snprintf(buf + at, len - at, ": the all-ranks rows compare the %zu rank%s both runs have", c->nranks,
+                 c->nranks == 1 ? "" : "s");
+    else
+        snprintf(buf + at, len - at, ": no rank is in both runs, the all-ranks rows compare each run's own ranks");
+    return buf;
+}
+
 const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double v)
 {
     if (!isfinite(v))

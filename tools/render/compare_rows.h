@@ -29,6 +29,19 @@ const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double
  * "&lt;" where it lands in HTML); "–" unknown. */
 const char *tl_cmp_p_text(char *buf, size_t len, double p, const char *lt);
 
+/* A row's verdict as the outputs show it: in words (the HTML: "too few
+ * samples", "large increase, not tested") or by its name (the Markdown, so a
+ * CI job can grep "large_increase_untested"); either way a row that moved
+ * beyond the threshold without a verdict (inconclusive) reads "not
+ * significant", or "not on most ranks", never "unchanged". Static text. */
+const char *tl_cmp_verdict_text(const tl_cmp_row *r, int words);
+
+/* When the runs' ranks differ, which ranks the all-ranks rows compare:
+ * "1 rank only in the candidate (0): the all-ranks rows compare the 1 rank
+ * both runs have"; with no rank in common, that they compare each run's own
+ * ranks; "" when both runs have the same ranks. */
+const char *tl_cmp_ranks_text(char *buf, size_t len, const tl_compare *c);
+
 /* One side of a row (cand: the candidate's, else the baseline's): its
  * compared value in the row's unit ("–" when the side does not have the
  * name) and, for a time per call, the median's interval "[lo, hi]" ("" when

@@ -59,13 +59,19 @@ static void md_headline(FILE *f, const tl_compare *c)
     fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak memory)",
             c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s");
     fprintf(f, "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
-               "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu with "
-               "too few samples, %zu large untested changes, %zu added, %zu removed (rows per rank and metric "
-               "included).\n\n",
+               "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu "
+               "inconclusive (beyond the threshold, not significant), %zu with too few samples, %zu large untested "
+               "changes, %zu added, %zu removed (rows per rank and metric included).\n\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, c->opt.max_untested_pct,
             c->opt.untested_floor_pct,
-            n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
-            n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+            n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive, n[TL_VERDICT_TOO_FEW],
+            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    if (c->nbase_only || c->ncand_only) {
+        char ranks[512];
+        fputs("**Ranks:** ", f);
+        tl_escape_md(f, tl_cmp_ranks_text(ranks, sizeof ranks, c));
+        fputs(".\n\n", f);
+    }
 }
 
 /* "rank | baseline | candidate | Δ | p | verdict |\n": the cells a row of
@@ -78,7 +84,7 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
     fputs(" | ", f);
     md_median(f, r, 1);
     fprintf(f, " | %s | %s | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
-            tl_verdict_name(r->verdict), r->gate ? " (gate)" : r->floored ? " (under the gate's floor)" : "");
+            tl_cmp_verdict_text(r, 0), r->gate ? " (gate)" : r->floored ? " (under the gate's floor)" : "");
     if (r->note) {
         fputs(": ", f);
         tl_escape_md_n(f, r->note, MD_NAME);
@@ -286,10 +292,11 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
 void tl_render_compare_console(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu with too few samples, "
-               "%zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
+    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu inconclusive, %zu with too few "
+               "samples, %zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
-            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED], n[TL_VERDICT_TOO_FEW],
+            n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
+            n[TL_VERDICT_TOO_FEW],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
             n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
