@@ -255,7 +255,7 @@ static void full_session(tl_session *s, const char *path, int rank)
     for (int m = 0; m < 8; m++)
         g->by_mask[m] = 1000 * m;
     g->streams = calloc(1, sizeof *g->streams);
-    g->streams[g->nstreams++] = (tl_stream_idle){ 0, 7, 100000, 200000, 100000, 12, 1500000, 3 };
+    g->streams[g->nstreams++] = (tl_stream_idle){ 0, 7, 100000, 200000, 100000, 12, 1500000, 3, 80000, 400000 };
     g->blocked_idle = 50000;
     snprintf(g->blocking_call, sizeof g->blocking_call, "cudaStreamSynchronize");
     g->blocking_call_ns = 40000;

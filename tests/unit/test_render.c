@@ -236,7 +236,7 @@ static void gpu_numbers(tl_session *s, double slow)
     g->streams = calloc(1, sizeof *g->streams);
     assert_non_null(g->streams);
     g->nstreams = 1;
-    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100, MS(60), 40 };
+    g->streams[0] = (tl_stream_idle){ 0, 7, MS(20), MS(10), MS(10), 100, MS(60), 40, MS(20), 0 };
 }
 
 /* Lanes over 100 ms. noisy: every bin a different kind and level, the

@@ -84,6 +84,7 @@ static void set_gpu(tl_session *s, double busy, double compute, double comm, dou
 static void set_idle(tl_session *s, double host_wait, double kernel_wait, double other)
 {
     s->gpu.streams[0].host_wait = MS(host_wait);
+    s->gpu.streams[0].host_part = MS(host_wait); /* all of it before the launches */
     /* gaps of 40 µs: launch overhead (test_launch_bound sets longer ones) */
     s->gpu.streams[0].host_gaps = (uint64_t)(host_wait * 25);
     s->gpu.streams[0].kernel_wait = MS(kernel_wait);
@@ -809,19 +810,59 @@ static void test_low_overlap(void **state)
     done(a);
 }
 
+/* A healthy run whose rank 2 is mostly idle (55 %), 32 of the 55 ms of gaps
+ * host_wait (58.2 %), all of it before the launches. */
+static void mostly_idle(tl_session *s)
+{
+    healthy_run(s);
+    set_gpu(&s[2], 45, 38, 6, 5);
+    set_idle(&s[2], 32, 23, 0);
+}
+
+/* Neither launch-bound nor host-bound fires on s. */
+static void no_host_rule(tl_session *s)
+{
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_null(find(a, "launch-bound"));
+    assert_null(find(a, "host-bound"));
+    done(a);
+}
+
 static void test_launch_bound(void **state)
 {
     (void)state;
     tl_session s[NRANKS];
     /* a mostly idle GPU (idle 55 %) whose gaps are mostly host_wait: 32 of 55 ms, 58.2 % */
-    healthy_run(s);
-    set_gpu(&s[2], 45, 38, 6, 5);
-    set_idle(&s[2], 32, 23, 0);
+    mostly_idle(s);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "launch-bound", 2, "low-gpu-utilization",
-                 STRS("host_wait 58.2% of the idle gaps of the 1 stream", "threshold 50% on 1 rank", "idle 55.0%"),
-                 STRS("host_wait is 58.2% of the idle gaps", "use CUDA graphs"));
+                 STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
+                      "threshold 50% in 3 gaps or more on 1 rank", "idle 55.0%"),
+                 STRS("58.2% of the idle gaps pass before the next launch", "use CUDA graphs"));
     done(a);
+
+    /* the same host_wait, but 10 of its 32 ms after the launches (the kernels
+     * waited on another stream): the host's part is 22 of 55 ms, 40 % */
+    mostly_idle(s);
+    s[2].gpu.streams[0].host_part = MS(22);
+    no_host_rule(s);
+
+    /* an older partial without the host's part (-1): all of host_wait */
+    mostly_idle(s);
+    s[2].gpu.streams[0].host_part = -1;
+    a = finish(s, NRANKS);
+    assert_non_null(find(a, "launch-bound"));
+    done(a);
+
+    /* the stream is mostly collectives: its gaps are the time between them */
+    mostly_idle(s);
+    s[2].gpu.streams[0].comm_busy = s[2].gpu.streams[0].busy * 3 / 4;
+    no_host_rule(s);
+
+    /* two long gaps: a pause, not a pattern */
+    mostly_idle(s);
+    s[2].gpu.streams[0].host_gaps = 2;
+    no_host_rule(s);
 
     /* host_wait exactly half: no */
     healthy_run(s);
@@ -840,9 +881,7 @@ static void test_launch_bound(void **state)
     done(a);
 
     /* the trace replays CUDA graphs: graph-aware advice, never "use CUDA graphs" */
-    healthy_run(s);
-    set_gpu(&s[2], 45, 38, 6, 5);
-    set_idle(&s[2], 32, 23, 0);
+    mostly_idle(s);
     s[2].graph_launches = 120;
     a = finish(s, NRANKS);
     assert_null(find(a, "launch-bound"));
@@ -862,30 +901,25 @@ static void test_launch_bound(void **state)
         assert_non_null(x);
         s[2].gpu.streams = x;
         s[2].gpu.nstreams = 2;
-        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01), 1 }; /* 2 kernels 465 ms apart */
+        x[1] = (tl_stream_idle){ 0, 20, MS(465), 0, 0, 1, MS(0.01), 1, MS(465), 0 }; /* 2 kernels 465 ms apart */
     }
-    a = finish(s, NRANKS);
-    assert_null(find(a, "launch-bound"));
-    assert_null(find(a, "host-bound"));
-    done(a);
+    no_host_rule(s);
 
     /* the same wait in 16 gaps of 2 ms: host work between launches, not launch
      * overhead: host-bound, and never "use CUDA graphs" */
-    healthy_run(s);
-    set_gpu(&s[2], 45, 38, 6, 5);
-    set_idle(&s[2], 32, 23, 0);
+    mostly_idle(s);
     s[2].gpu.streams[0].host_gaps = 16;
     a = finish(s, NRANKS);
     assert_null(find(a, "launch-bound"));
     assert_fires(a, "host-bound", 2, "low-gpu-utilization",
-                 STRS("host_wait 58.2% of the idle gaps of the 1 stream", "(16 host-wait gaps averaging 2.000 ms)"),
-                 STRS("waits for host work between launches", "in gaps averaging 2.000 ms", "CUDA graphs would not help"));
+                 STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
+                      "(16 host-wait gaps, the host's part averaging 2.000 ms; HTA's host_wait 32.000 ms, of it 0.000 ms "
+                      "after the launches)"),
+                 STRS("waits for host work between launches", "2.000 ms on average", "CUDA graphs would not help"));
     done(a);
 
     /* 1600 gaps of 20 µs: launch overhead */
-    healthy_run(s);
-    set_gpu(&s[2], 45, 38, 6, 5);
-    set_idle(&s[2], 32, 23, 0);
+    mostly_idle(s);
     s[2].gpu.streams[0].host_gaps = 1600;
     a = finish(s, NRANKS);
     assert_null(find(a, "host-bound"));

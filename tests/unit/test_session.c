@@ -187,13 +187,18 @@ static void test_window_and_breakdown(void **state)
     assert_int_equal(st->kernel_wait, US(10));
     assert_int_equal(st->other, US(200));
     assert_int_equal(st->host_wait, US(1100));
+    assert_int_equal(st->host_part, US(1000)); /* C4: launched 1000 after C3 ended, started 100 later */
+    assert_int_equal(st->comm_busy, 0);
     assert_int_equal(st->gaps, 3);
     st = stream_idle(g, 20);
     assert_int_equal(st->host_wait, US(350));
+    assert_int_equal(st->host_part, US(250));
+    assert_int_equal(st->comm_busy, US(600)); /* N1 and N2: a collectives' stream */
     assert_int_equal(st->kernel_wait + st->other, 0);
     assert_int_equal(st->gaps, 1);
     st = stream_idle(g, 24);
     assert_int_equal(st->host_wait, US(1180));
+    assert_int_equal(st->host_part, US(1170));
     assert_int_equal(st->kernel_wait + st->other, 0);
     assert_int_equal(st->gaps, 1);
 

@@ -27,9 +27,10 @@
 #define COMM_HEAVY_PCT 10.0       /* communication over 10 % of the kernel time */
 #define LOW_OVERLAP_PCT 30.0      /* less than 30 % of communication hidden under compute ... */
 #define OVERLAP_MIN_COMM 5.0      /* ... when communication is over 5 % of the kernel time */
-#define LAUNCH_BOUND_SHARE 50.0   /* host_wait over half of the idle gaps ... */
+#define LAUNCH_BOUND_SHARE 50.0   /* the host's part of host_wait over half of the idle gaps ... */
 #define LAUNCH_BOUND_IDLE 50.0    /* ... of a GPU idle at least half of the kernel time ... */
 #define REAL_WORK_PCT 10.0        /* ... over the streams that carry at least 10 % of the GPU's busy time */
+#define HOST_MIN_GAPS 3           /* ... in at least 3 gaps: one or two long gaps are a pause, not a pattern */
 /* Host-wait gaps are launch overhead when they average at most this: eager
  * PyTorch spends tens of µs per operator on dispatch and launch, so a host
  * that only launches leaves gaps of a few operators' worth, which CUDA
@@ -81,20 +82,22 @@ static const tl_rule_info rules[] = {
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
       ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
-      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging at most 1 ms "
-      "(launch overhead)",
+      "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
+      "real work, in at least 3 gaps averaging at most 1 ms (launch overhead)",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
-      "time; streams carrying at least 10% of the GPU's busy time (side streams with a few tiny kernels are left out); "
-      "blocking host calls do not explain the idle time",
-      "host_wait share, idle %, the streams counted",
+      "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives (side streams with a few "
+      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle time",
+      "the host's share, host_wait and its part after the launches, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
       "small kernels, or move Python overhead off the critical path.", NULL },
     { "host-bound", "warning",
-      "host_wait is over 50% of the idle gaps of the streams that carry real work, in gaps averaging over 1 ms, or "
-      "between CUDA/HIP graph replays",
+      "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
+      "real work, in at least 3 gaps averaging over 1 ms, or between CUDA/HIP graph replays",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
-      "time; streams carrying at least 10% of the GPU's busy time; blocking host calls do not explain the idle time",
-      "host_wait share, the number of host-wait gaps and their mean, idle %, the streams counted",
+      "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives; blocking host calls do "
+      "not explain the idle time",
+      "the host's share, the number of host-wait gaps and the mean of the host's part, host_wait and its part after "
+      "the launches, idle %, the streams counted",
       "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
       "covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side optimizer steps, data "
       "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
@@ -465,24 +468,35 @@ static double idle_pct(const tl_rank_result *r)
     return r->gpu.present ? tl_pct(r->gpu.idle, r->gpu.kernel_time) : NAN;
 }
 
-/* host_wait over the streams that carry real work; NaN when none does. */
-static double host_wait_share(const tl_rank_result *r, int *streams, int64_t *host_ns, uint64_t *host_gaps)
+/* The host's share of the idle gaps of the streams that carry real work:
+ * at least REAL_WORK_PCT of the GPU's busy time, and not mostly collectives
+ * (a collectives' stream idles between collectives while the compute stream
+ * works: not a wait for the host). The host's part of a host_wait gap is the
+ * time up to the launch; after it the kernel waited on the GPU side (another
+ * stream, an event: on HTA's trace_filter 67 of 214 ms of rank 0's
+ * host_wait). An older partial without that part: all of host_wait. NaN
+ * when no stream counts. *host_ns: the host's part; *host_wait_ns: HTA's
+ * host_wait of the same streams; *host_gaps their gaps. */
+static double host_wait_share(const tl_rank_result *r, int *streams, int64_t *host_ns, int64_t *host_wait_ns,
+                              uint64_t *host_gaps)
 {
-    int64_t host = 0, gaps = 0, busy = 0;
+    int64_t host = 0, wait = 0, gaps = 0, busy = 0;
     uint64_t ngaps = 0;
     *streams = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++)
         busy = tl_ns_add(busy, r->gpu.streams[s].busy);
     for (size_t s = 0; s < r->gpu.nstreams; s++) {
         const tl_stream_idle *st = &r->gpu.streams[s];
-        if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT)
+        if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT || 2 * st->comm_busy > st->busy)
             continue;
         (*streams)++;
-        host = tl_ns_add(host, st->host_wait);
+        host = tl_ns_add(host, st->host_part >= 0 ? st->host_part : st->host_wait);
+        wait = tl_ns_add(wait, st->host_wait);
         ngaps += st->host_gaps;
         gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
     *host_ns = host;
+    *host_wait_ns = wait;
     *host_gaps = ngaps;
     return gaps > 0 ? tl_pct(host, gaps) : NAN;
 }
@@ -594,7 +608,7 @@ static void host_rules(tl_aggregate *a)
     const tl_rank_result *bw = NULL, *lw = NULL;
     double bv = 0, lv = 0;
     int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, lstreams = 0;
-    int64_t lhost = 0;
+    int64_t lhost = 0, lwait = 0;
     uint64_t lgaps = 0;
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
@@ -614,19 +628,20 @@ static void host_rules(tl_aggregate *a)
             continue;
         idle_ok = 1;
         int streams;
-        int64_t host_ns;
+        int64_t host_ns, wait_ns;
         uint64_t host_gaps;
-        double hw = host_wait_share(r, &streams, &host_ns, &host_gaps);
+        double hw = host_wait_share(r, &streams, &host_ns, &wait_ns, &host_gaps);
         if (!isfinite(hw))
             continue;
         streams_ok = 1;
-        if (hw > LAUNCH_BOUND_SHARE) {
+        if (hw > LAUNCH_BOUND_SHARE && host_gaps >= HOST_MIN_GAPS) {
             lhits++;
             if (lw == NULL || hw > lv) {
                 lw = r;
                 lv = hw;
                 lstreams = streams;
                 lhost = host_ns;
+                lwait = wait_ns;
                 lgaps = host_gaps;
             }
         }
@@ -650,8 +665,8 @@ static void host_rules(tl_aggregate *a)
                 skip(a, id, "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
                      LAUNCH_BOUND_IDLE);
             else if (!streams_ok && bw == NULL)
-                skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time",
-                     REAL_WORK_PCT);
+                skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
+                     "collectives' streams)", REAL_WORK_PCT);
         }
         return;
     }
@@ -662,10 +677,11 @@ static void host_rules(tl_aggregate *a)
     double mean_gap = lgaps > 0 ? (double)lhost / (double)lgaps : NAN;
     int host_bound = graphs || (isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
     const char *id = host_bound ? "host-bound" : "launch-bound";
-    char gapinfo[120] = "";
+    char gapinfo[200] = "";
     if (isfinite(mean_gap))
-        snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s averaging %.3f ms)", lgaps,
-                 lgaps == 1 ? "" : "s", mean_gap / 1e6);
+        snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
+                 "host_wait %.3f ms, of it %.3f ms after the launches)", lgaps, lgaps == 1 ? "" : "s", mean_gap / 1e6,
+                 (double)lwait / 1e6, (double)(lwait - lhost) / 1e6);
     const char *advice = graphs
         ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
           "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
@@ -673,21 +689,22 @@ static void host_rules(tl_aggregate *a)
         : NULL;
     char msg[300];
     if (host_bound && !graphs)
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches: host_wait is %.1f%% of "
-                 "the idle gaps, in gaps averaging %.3f ms.", lw->rank, lv, mean_gap / 1e6);
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches: %.1f%% of the idle gaps "
+                 "pass before the next launch, %.3f ms on average.", lw->rank, lv, mean_gap / 1e6);
     else
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: host_wait is %.1f%% of the idle gaps%s.",
-                 lw->rank, lv, graphs ? " between graph replays" : "");
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: %.1f%% of the idle gaps pass before the next "
+                 "launch%s.", lw->rank, lv, graphs ? " between graph replays" : "");
     char g[200];
     gpu_evidence(g, sizeof g, lw);
     skip(a, host_bound ? "launch-bound" : "host-bound",
          host_bound ? "the host-wait gaps are not launch overhead (host-bound says what they are)"
                     : "the host-wait gaps are launch overhead (launch-bound says so)");
     fire_full(a, id, NULL, advice, lw->rank, msg,
-              "rank %d: host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least %.0f%% of the GPU's "
-              "busy time%s; threshold %.0f%% on %d rank%s%s%s",
-              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, gapinfo, LAUNCH_BOUND_SHARE, lhits,
-              lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
+              "rank %d: the host's part of host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least "
+              "%.0f%% of the GPU's busy time, collectives' streams left out%s; threshold %.0f%% in %d gaps or more on "
+              "%d rank%s%s%s",
+              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, gapinfo, LAUNCH_BOUND_SHARE,
+              HOST_MIN_GAPS, lhits, lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 
 static void rank_rules(tl_aggregate *a)

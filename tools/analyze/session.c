@@ -139,6 +139,8 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
         tl_stream_idle *st = &g->streams[e->stream];
         int64_t end = e->ts_ns + e->dur_ns;
         st->busy += e->dur_ns > 0 ? e->dur_ns : 0;
+        if (e->type == TL_KT_COMM)
+            st->comm_busy += e->dur_ns > 0 ? e->dur_ns : 0;
         if (prev_end[e->stream] != INT64_MIN) {
             int64_t gap = e->ts_ns - prev_end[e->stream];
             if (gap > 0) {
@@ -146,6 +148,10 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
                 if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream]) {
                     st->host_wait += gap;  /* the CPU launched after the stream drained */
                     st->host_gaps++;
+                    /* the host's part: up to the launch; a kernel that then
+                     * starts milliseconds later waited on the GPU side */
+                    int64_t host = e->launch_ns - prev_end[e->stream];
+                    st->host_part += host < gap ? host : gap;
                 } else if (gap < opt->kernel_wait_ns)
                     st->kernel_wait += gap; /* launch overhead between back-to-back kernels */
                 else

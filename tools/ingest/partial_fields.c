@@ -128,7 +128,7 @@ static TABLE(step_f, "step", tl_sstep, 1, TL_FK_NONE);
 
 /* ---- the GPU breakdown --------------------------------------------------------- */
 
-/* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps] */
+/* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps, host_part, comm_busy] */
 #define ST tl_stream_idle
 static const tl_field stream_f_f[] = {
     ANY("device", device),
@@ -139,6 +139,8 @@ static const tl_field stream_f_f[] = {
     COUNT("gaps", gaps),
     OPT_INT("busy", busy, 0, 0, TL_PARTIAL_MAX_NS),
     OPT_INT("host_gaps", host_gaps, 0, 0, TL_PARTIAL_MAX_COUNT),
+    OPT_INT("host_part", host_part, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("comm_busy", comm_busy, 0, 0, TL_PARTIAL_MAX_NS),
 };
 #undef ST
 static TABLE(stream_f, "stream", tl_stream_idle, 1, TL_FK_NONE);

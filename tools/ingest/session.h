@@ -55,6 +55,11 @@ typedef struct tl_stream_idle {
     int64_t busy;              /* sum of the stream's event durations in the window (ns) */
     uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
                                 * overhead from host work between launches) */
+    int64_t host_part;         /* of host_wait: from the stream draining to each launch (the
+                                * rest, launch to start, the event waited on something else:
+                                * another stream, an event); -1 unknown (older partials) */
+    int64_t comm_busy;         /* of busy: communication kernels (a collectives' stream's gaps
+                                * are the time between collectives, not waits for the host) */
 } tl_stream_idle;
 
 /* Kernel-type masks of the union sweep. */

@@ -76,6 +76,10 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
         kv_us(j, "other_us", st->other);
         tl_json_kv_uint(j, "gaps", st->gaps);
         tl_json_kv_uint(j, "host_wait_gaps", st->host_gaps);
+        if (st->host_part >= 0)
+            kv_us(j, "host_wait_before_launch_us", st->host_part);
+        kv_us(j, "busy_us", st->busy);
+        kv_us(j, "communication_busy_us", st->comm_busy);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
