@@ -838,7 +838,7 @@ static void test_launch_bound(void **state)
     assert_fires(a, "launch-bound", 2, "low-gpu-utilization",
                  STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
                       "threshold 50% in 3 gaps or more on 1 rank", "idle 55.0%"),
-                 STRS("58.2% of the idle gaps pass before the next launch", "use CUDA graphs"));
+                 STRS("waits for the host to launch work during 58.2% of its idle gaps", "use CUDA graphs"));
     done(a);
 
     /* the same host_wait, but 10 of its 32 ms after the launches (the kernels
@@ -915,7 +915,7 @@ static void test_launch_bound(void **state)
                  STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
                       "(16 host-wait gaps, the host's part averaging 2.000 ms; HTA's host_wait 32.000 ms, of it 0.000 ms "
                       "after the launches)"),
-                 STRS("waits for host work between launches", "2.000 ms on average", "CUDA graphs would not help"));
+                 STRS("waits for host work between launches", "2.000 ms a gap on average", "CUDA graphs would not help"));
     done(a);
 
     /* 1600 gaps of 20 µs: launch overhead */

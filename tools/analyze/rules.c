@@ -76,7 +76,8 @@ static const tl_rule_info rules[] = {
     { "blocking-host-call", "warning",
       "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; blocking host calls (cudaMemcpy, "
-      "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...) in the trace",
+      "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...; asynchronous copies, which block with "
+      "pageable memory) in the trace",
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
@@ -650,7 +651,15 @@ static void host_rules(tl_aggregate *a)
         char msg[300];
         snprintf(msg, sizeof msg, "On rank %d, the host sits in %s during %.1f%% of the GPU idle time.", bw->rank,
                  bw->gpu.blocking_call, tl_pct(bw->gpu.blocking_call_ns, bw->gpu.idle));
-        fire(a, "blocking-host-call", bw->rank, msg,
+        /* An asynchronous copy that blocks copies to or from pageable memory:
+         * "use the async variant" is what the program already does. */
+        const char *advice = strstr(bw->gpu.blocking_call, "Async") != NULL
+            ? "An asynchronous copy blocks the host when its host memory is pageable (the GPU side shows Memcpy "
+              "... Pageable): copy into pinned memory (tensor.to(device, non_blocking=True) from or into a "
+              "pin_memory() buffer, DataLoader(pin_memory=True)), or move the copy (.item(), .cpu(), .tolist()) off "
+              "the step's critical path."
+            : NULL;
+        fire_full(a, "blocking-host-call", NULL, advice, bw->rank, msg,
              "rank %d: blocking host calls cover %.3f ms of %.3f ms GPU idle (%.1f%%), %s alone %.3f ms; idle %.1f%% of "
              "the kernel time; on %d rank%s",
              bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
@@ -689,11 +698,14 @@ static void host_rules(tl_aggregate *a)
         : NULL;
     char msg[300];
     if (host_bound && !graphs)
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches: %.1f%% of the idle gaps "
-                 "pass before the next launch, %.3f ms on average.", lw->rank, lv, mean_gap / 1e6);
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches during %.1f%% of its idle "
+                 "gaps, %.3f ms a gap on average.", lw->rank, lv, mean_gap / 1e6);
+    else if (graphs)
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, between graph "
+                 "replays.", lw->rank, lv);
     else
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host: %.1f%% of the idle gaps pass before the next "
-                 "launch%s.", lw->rank, lv, graphs ? " between graph replays" : "");
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host to launch work during %.1f%% of its idle "
+                 "gaps.", lw->rank, lv);
     char g[200];
     gpu_evidence(g, sizeof g, lw);
     skip(a, host_bound ? "launch-bound" : "host-bound",
@@ -1260,6 +1272,39 @@ void tl_apply_rules(tl_aggregate *a)
 
 /* ---- the headline ----------------------------------------------------------------- */
 
+/* The finding that says why the GPU idles (blocking-host-call, launch-bound,
+ * host-bound) at the severity sev, or NULL. */
+static const tl_recommendation *idle_cause(const tl_aggregate *a, const char *sev)
+{
+    for (int i = 0; i < a->nrecs; i++) {
+        const tl_recommendation *r = &a->recs[i];
+        if (strcmp(r->severity, sev) == 0 &&
+            (!strcmp(r->id, "blocking-host-call") || !strcmp(r->id, "launch-bound") || !strcmp(r->id, "host-bound")))
+            return r;
+    }
+    return NULL;
+}
+
+/* "On rank 0, the GPU is busy only 36.1% of the kernel time: the host sits in
+ * cudaMemcpyAsync during 70.7% of the GPU idle time." -- the symptom with its
+ * cause, so the headline does not stop at a number the next finding
+ * explains. Another rank's cause keeps its own "On rank N". */
+static void symptom_and_cause(char *buf, size_t n, const tl_recommendation *low, const tl_recommendation *cause)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "On rank %d, ", low->rank);
+    size_t ll = strlen(low->finding), pl = strlen(prefix);
+    if (ll > 0 && low->finding[ll - 1] == '.')
+        ll--;
+    const char *why = cause->finding + pl;
+    if (cause->rank == low->rank && strncmp(cause->finding, prefix, pl) == 0 && strncmp(why, "the GPU ", 8) == 0)
+        snprintf(buf, n, "%.*s: it %s", (int)ll, low->finding, why + 8);
+    else if (cause->rank == low->rank && strncmp(cause->finding, prefix, pl) == 0)
+        snprintf(buf, n, "%.*s: %s", (int)ll, low->finding, why);
+    else
+        snprintf(buf, n, "%.*s; %s", (int)ll, low->finding, cause->finding);
+}
+
 void tl_decide_headline(tl_aggregate *a)
 {
     char buf[700];
@@ -1302,6 +1347,9 @@ void tl_decide_headline(tl_aggregate *a)
             }
             if (len > 0 && (size_t)len + 1 < sizeof buf && buf[len - 1] != '.')
                 snprintf(buf + len, sizeof buf - (size_t)len, ".");
+            a->headline = strdup(buf);
+        } else if (!strcmp(r->id, "low-gpu-utilization") && idle_cause(a, r->severity) != NULL) {
+            symptom_and_cause(buf, sizeof buf, r, idle_cause(a, r->severity));
             a->headline = strdup(buf);
         } else {
             a->headline = strdup(r->finding);
