@@ -998,6 +998,17 @@ static void test_data_loading(void **state)
     done(a);
 }
 
+/* Every rank launches 19.5 ms of compute a step; rank 1's steps take ms on
+ * the host. */
+static tl_aggregate *run_ahead(tl_session *s, const double *ms)
+{
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        set_compute(&s[r], 19.5);
+    set_steps(&s[1], ms, 19.5);
+    return finish(s, NRANKS);
+}
+
 static void test_step_time_variance(void **state)
 {
     (void)state;
@@ -1031,22 +1042,14 @@ static void test_step_time_variance(void **state)
     /* the host ran ahead in the first two steps (7 and 14 ms on the CPU),
      * each launching 19.5 ms of compute: the GPU's steps are all about 20 ms
      * (ns_resolution's shape): no */
-    healthy_run(s);
-    for (int r = 0; r < NRANKS; r++)
-        set_compute(&s[r], 19.5);
     static const double ahead[NSTEPS] = { 7, 14, 20, 20, 20 };
-    set_steps(&s[1], ahead, 19.5);
-    a = finish(s, NRANKS);
+    a = run_ahead(s, ahead);
     assert_null(find(a, "step-time-variance"));
     done(a);
 
     /* ... but a slow step stays slow, and the run-ahead steps are said */
-    healthy_run(s);
-    for (int r = 0; r < NRANKS; r++)
-        set_compute(&s[r], 19.5);
     static const double ahead_slow[NSTEPS] = { 7, 14, 20, 30, 20 };
-    set_steps(&s[1], ahead_slow, 19.5);
-    a = finish(s, NRANKS);
+    a = run_ahead(s, ahead_slow);
     assert_fires(a, "step-time-variance", 1, NULL,
                  STRS("min 19.500 ms", "max 30.000 ms", "(2 steps shorter on the host than the GPU compute they "
                       "launched counted as that compute)"),
