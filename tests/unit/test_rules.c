@@ -996,6 +996,21 @@ static void test_data_loading(void **state)
     a = finish(s, NRANKS);
     assert_silent(a);
     done(a);
+
+    /* a trace without steps: over the profiled span (8 of 100 ms) */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        s[r].nsteps = 0;
+        s[r].span_ns = MS(100);
+    }
+    add_name(&s[2], TL_GROUP_OPS, dl, MS(8), 5);
+    a = finish(s, NRANKS);
+    const tl_recommendation *r = find(a, "data-loading");
+    assert_non_null(r);
+    assert_int_equal(r->rank, 2);
+    tt_assert_contains(r->message, "8.0% of rank 2's profiled time", "message");
+    tt_assert_contains(r->evidence, "8.000 ms of the 100.000 ms profiled (8.0%; no steps in the trace)", "evidence");
+    done(a);
 }
 
 /* Every rank launches 19.5 ms of compute a step; rank 1's steps take ms on
