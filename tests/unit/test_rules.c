@@ -793,6 +793,52 @@ static void test_communication_heavy(void **state)
     done(a);
 }
 
+/* n all-reduces of ms each on s (one kernel name, a collective each). */
+static void add_collectives(tl_session *s, size_t n, double ms)
+{
+    s->kernels = calloc(1, sizeof *s->kernels);
+    s->colls = calloc(n, sizeof *s->colls);
+    assert_true(s->kernels != NULL && s->colls != NULL);
+    s->kernels[0].name = tt_xstrdup("ncclKernel_AllReduce_RING_LL_Sum_float");
+    s->kernels[0].type = TL_KT_COMM;
+    s->nkernels = 1;
+    for (size_t i = 0; i < n; i++)
+        s->colls[s->ncolls++] = (tl_collective){ 0, MS(ms) };
+}
+
+/* Rank 0 spends 20 ms in the same 8 collectives that take 6 ms on the others:
+ * the message says it is likely waiting, and the advice looks for the late
+ * rank, not at the volume; with different collectives, it does not. */
+static void test_communication_wait(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    healthy_run(s);
+    set_gpu(&s[0], 95, 80, 20, 7);
+    for (int k = 0; k < NRANKS; k++)
+        add_collectives(&s[k], 8, k == 0 ? 2.5 : 0.75);
+    tl_aggregate *a = finish(s, NRANKS);
+    const tl_recommendation *r = find(a, "communication-heavy");
+    assert_non_null(r);
+    assert_int_equal(r->rank, 0);
+    tt_assert_contains(r->message, "The same 8 collectives take 6.000 ms on rank 1 against 20.000 ms here: most of it "
+                       "is likely waiting for a rank that arrives later.", "message");
+    tt_assert_contains(r->message, "arrive early wait for the late one", "message");
+    assert_null(strstr(r->message, "Overlap communication with compute"));
+    done(a);
+
+    healthy_run(s);
+    set_gpu(&s[0], 95, 80, 20, 7);
+    for (int k = 0; k < NRANKS; k++)
+        add_collectives(&s[k], k == 0 ? 16 : 8, 0.75);
+    a = finish(s, NRANKS);
+    r = find(a, "communication-heavy");
+    assert_non_null(r);
+    assert_null(strstr(r->message, "likely waiting"));
+    tt_assert_contains(r->message, "Overlap communication with compute", "message");
+    done(a);
+}
+
 static void test_low_overlap(void **state)
 {
     (void)state;
@@ -1276,6 +1322,7 @@ int main(void)
         cmocka_unit_test(test_dominant_stage),
         cmocka_unit_test(test_memory_near_capacity),
         cmocka_unit_test(test_low_gpu_utilization),
+        cmocka_unit_test(test_communication_wait),
         cmocka_unit_test(test_communication_heavy),
         cmocka_unit_test(test_low_overlap),
         cmocka_unit_test(test_launch_bound),
