@@ -23,7 +23,8 @@
  *    with a note; when they share none, no rank is named.
  *
  * Cost: per step one sort of the ranks' values, so O(S R log R) for S steps
- * and R ranks; the evidence is the top rows' medians, computed once.
+ * and R ranks; the evidence is the top rows' medians over the other ranks, per
+ * straggler (at most TL_MAX_STRAGGLERS).
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -111,14 +112,14 @@ static double steps_of(const tl_aggregate *a, const tl_rank_result *r)
     return loop != NULL && loop->d.count > 0 ? (double)loop->d.count : 1;
 }
 
-/* The medians over ranks of the per-step totals of the top rows of a group
- * (computed once for every straggler). Communication kernels are left out:
- * their time is mostly waiting for the other ranks, a symptom, not a cause. */
+/* The top rows of a group, searched for a straggler's evidence (found once
+ * for every straggler). Communication kernels are left out: their time is
+ * mostly waiting for the other ranks, a symptom, not a cause. */
 typedef struct evidence_rows {
     size_t *rows;
-    double *median;
     size_t n;
     double *per_step_div; /* steps_of per rank index */
+    double *scratch;      /* the other ranks' per-step times of a row */
 } evidence_rows;
 
 static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
@@ -126,11 +127,10 @@ static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
     memset(e, 0, sizeof *e);
     size_t count = 0;
     size_t *top = tl_name_table_top(&a->names, group, &count);
-    double *v = malloc((a->nranks + 1) * sizeof *v);
+    e->scratch = malloc((a->nranks + 1) * sizeof *e->scratch);
     e->per_step_div = malloc((a->nranks + 1) * sizeof *e->per_step_div);
     e->rows = malloc((EVIDENCE_ROWS + 1) * sizeof *e->rows);
-    e->median = malloc((EVIDENCE_ROWS + 1) * sizeof *e->median);
-    if (top == NULL || v == NULL || e->per_step_div == NULL || e->rows == NULL || e->median == NULL)
+    if (top == NULL || e->scratch == NULL || e->per_step_div == NULL || e->rows == NULL)
         goto out;
     for (size_t i = 0; i < a->nranks; i++)
         e->per_step_div[i] = steps_of(a, &a->ranks[i]);
@@ -138,29 +138,37 @@ static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
         const tl_name_row *row = &a->names.rows[top[t]];
         if (group == TL_GROUP_KERNELS && tl_kernel_type_of(row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
             continue;
-        for (size_t i = 0; i < a->nranks; i++)
-            v[i] = row->rank_total[i] / e->per_step_div[i];
-        e->rows[e->n] = top[t];
-        e->median[e->n++] = tl_median_sort(v, a->nranks);
+        e->rows[e->n++] = top[t];
     }
 out:
     free(top);
-    free(v);
 }
 
 static void evidence_rows_release(evidence_rows *e)
 {
     free(e->rows);
-    free(e->median);
+    free(e->scratch);
     free(e->per_step_div);
 }
 
-/* The names whose per-step time grew most on rank index ri (top 5). */
+/* The names whose per-step time grew most on rank index ri (top 5), each
+ * against the median of the other ranks (as the step itself: with 2 ranks a
+ * median over both would halve every excess). A name that takes longer per
+ * step than the rank's step contains steps (Inferix's run_inference, a
+ * block of 4 steps): it says nothing of where in the step the time went. */
 static void evidence(tl_aggregate *a, tl_straggler *s, size_t ri, const evidence_rows *e)
 {
-    for (size_t t = 0; t < e->n; t++) {
+    const tl_rank_result *r = &a->ranks[ri];
+    for (size_t t = 0; t < e->n && e->scratch != NULL; t++) {
         const tl_name_row *row = &a->names.rows[e->rows[t]];
-        double delta = row->rank_total[ri] / e->per_step_div[ri] - e->median[t];
+        size_t n = 0;
+        for (size_t i = 0; i < a->nranks; i++)
+            if (i != ri)
+                e->scratch[n++] = row->rank_total[i] / e->per_step_div[i];
+        double mine = row->rank_total[ri] / e->per_step_div[ri];
+        if (n == 0 || (r->step_median > 0 && mine > r->step_median))
+            continue;
+        double delta = mine - tl_median_sort(e->scratch, n);
         if (!(delta > 0))
             continue;
         int pos = s->nitems;
