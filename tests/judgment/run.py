@@ -16,6 +16,7 @@ lists: findings that must appear and findings that must not. A finding is one of
   {"gpu": METRIC, "rank": N, "min": X, "max": Y}                       a rank's GPU number
   {"memory": METRIC, "rank": N, "min": X, "max": Y}                    a rank's memory number
   {"exit": CODE}                                                       the exit code
+  {"warning": SUBSTRING}                                               a line tally wrote to stderr
 Every case states why it is there ("why"). Exit 0 when every case holds."""
 import json
 import os
@@ -30,8 +31,8 @@ def findings_text(agg):
     return "\n".join(parts)
 
 
-def holds(f, agg, code):
-    """Whether the finding f is in the aggregate (and a description of it)."""
+def holds(f, agg, code, stderr=""):
+    """Whether the finding f is in the aggregate, the exit code or stderr."""
     if "rule" in f:
         for r in agg["recommendations"]:
             if r["id"] != f["rule"]:
@@ -84,6 +85,8 @@ def holds(f, agg, code):
         return f["text"] in findings_text(agg)
     if "exit" in f:
         return code == f["exit"]
+    if "warning" in f:
+        return any(f["warning"] in line for line in stderr.splitlines())
     raise ValueError(f"unknown finding {f}")
 
 
@@ -113,10 +116,10 @@ def main():
             with open(out) as f:
                 agg = json.load(f)
             for must in case.get("must", []):
-                if not holds(must, agg, p.returncode):
+                if not holds(must, agg, p.returncode, p.stderr):
                     problems.append(f"missing: {json.dumps(must)}")
             for must_not in case.get("must_not", []):
-                if holds(must_not, agg, p.returncode):
+                if holds(must_not, agg, p.returncode, p.stderr):
                     problems.append(f"present but must not be: {json.dumps(must_not)}")
         if problems:
             failed += 1
