@@ -1415,6 +1415,19 @@ static void symptom_and_cause(char *buf, size_t n, const tl_recommendation *low,
         snprintf(buf, n, "%.*s; %s", (int)ll, low->finding, cause->finding);
 }
 
+/* How many rules did not apply (a rule may say why more than once). */
+static size_t rules_skipped(const tl_aggregate *a)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < NRULES; i++)
+        for (int k = 0; k < a->nskips; k++)
+            if (a->skips[k].id == rules[i].id) {
+                n++;
+                break;
+            }
+    return n;
+}
+
 void tl_decide_headline(tl_aggregate *a)
 {
     char buf[700];
@@ -1466,10 +1479,14 @@ void tl_decide_headline(tl_aggregate *a)
         }
         return;
     }
-    /* Nothing wrong: say what the run looks like, calmly. */
+    /* Nothing wrong: say what the run looks like, calmly -- unless no rule
+     * could look (two kineto-docs traces with 110 ns of GPU work, no steps,
+     * no sections): "no problem found" would claim a look that was not taken. */
     a->headline_severity = "ok";
     const tl_across *st = tl_aggregate_across(a, "step_time_ns"), *idle = tl_aggregate_across(a, "gpu.idle_pct");
-    int len = snprintf(buf, sizeof buf, "No problem found in %zu rank%s", a->nranks, a->nranks == 1 ? "" : "s");
+    int judged = a->nrecs > 0 || rules_skipped(a) < NRULES;
+    int len = snprintf(buf, sizeof buf, "%s in %zu rank%s", judged ? "No problem found" : "Too little to judge",
+                       a->nranks, a->nranks == 1 ? "" : "s");
     if (st != NULL && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f ms", st->mean / 1e6);
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
@@ -1477,6 +1494,9 @@ void tl_decide_headline(tl_aggregate *a)
                         100 - idle->mean);
     if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "; %s", a->recs[0].finding);
+    else if (!judged && len > 0 && (size_t)len < sizeof buf)
+        snprintf(buf + len, sizeof buf - (size_t)len, "%s no rule's preconditions hold (see the rules that did not "
+                 "apply).", st != NULL ? ";" : ":");
     else if (len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, ".");
     a->headline = strdup(buf);
