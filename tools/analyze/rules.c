@@ -120,7 +120,8 @@ static const tl_rule_info rules[] = {
       "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
     { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
       "peak allocated and peak reserved known", "peak reserved and allocated",
-      "The caching allocator holds memory it cannot reuse: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", NULL },
+      "The caching allocator keeps blocks reserved that no tensor uses; when they are fragmented it cannot reuse them "
+      "for larger tensors: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", NULL },
     { "data-loading", "warning", "data loading takes over 5% of the step time (without steps: of the profiled time)",
       "steps or a profiled span; a data-loading section or operator (DataLoader, data_load)",
       "its time over the steps or the span",
@@ -595,8 +596,9 @@ static void memory_rule(tl_aggregate *a)
                      : "No backward pass in the trace (inference): lower the batch size or sequence length, or free "
                        "caches between requests, if it must fit alongside something else.";
     else
-        advice = reserved_high ? "Most of the peak is reserved, not allocated: the caching allocator holds memory it "
-                                 "cannot reuse (try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
+        advice = reserved_high ? "Most of the peak is reserved, not allocated: the caching allocator keeps blocks no "
+                                 "tensor uses, and fragmented ones it cannot reuse for larger tensors (try "
+                                 "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
                                : rule("memory-near-capacity")->advice;
     char msg[300];
     snprintf(msg, sizeof msg, "On rank %d, peak device memory at %.1f%% of the device.", r->rank, w.v);
