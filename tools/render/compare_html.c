@@ -152,12 +152,10 @@ static int headline(FILE *f, const tl_compare *c)
     const size_t *n = c->counts;
     fputs("<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline\">", f);
     if (isfinite(c->geomean_ratio)) {
-        double pct = 100.0 * (c->geomean_ratio - 1.0);
-        fprintf(f, "The candidate is <b>%.*f%% %s</b> overall (geometric mean of the %s ratios: %.4f over %zu "
-                   "names). ",
-                fabs(pct) < 1 ? 2 : 1, fabs(pct), pct <= 0 ? "faster" : "slower", tl_cmp_metric_name(c->opt.metric),
-                c->geomean_ratio,
-                c->geomean_n);
+        char g[48];
+        fprintf(f, "The candidate is <b>%s</b> overall (geometric mean of the %s ratios: %.4f over %zu names). ",
+                tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio), tl_cmp_metric_name(c->opt.metric),
+                c->geomean_ratio, c->geomean_n);
     }
     fprintf(f, "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
                "%.4g%%); %zu unchanged, %zu inconclusive (beyond the threshold, not significant), %zu with too few "

@@ -33,6 +33,16 @@ const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
     return buf;
 }
 
+const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio)
+{
+    double pct = 100.0 * (ratio - 1.0);
+    if (fabs(pct) < 0.005)
+        snprintf(buf, len, "as fast");
+    else
+        snprintf(buf, len, "%.*f%% %s", fabs(pct) < 1 ? 2 : 1, fabs(pct), pct < 0 ? "faster" : "slower");
+    return buf;
+}
+
 const char *tl_cmp_verdict_text(const tl_cmp_row *r, int words)
 {
     if (r->verdict == TL_VERDICT_UNCHANGED && r->inconclusive)

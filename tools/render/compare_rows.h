@@ -29,6 +29,10 @@ const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double
  * "&lt;" where it lands in HTML); "–" unknown. */
 const char *tl_cmp_p_text(char *buf, size_t len, double p, const char *lt);
 
+/* The geometric mean ratio as a change: "3.0% slower", "0.42% faster", "as
+ * fast" (under 0.005 % either way: "0.00% faster" said a change of nothing). */
+const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio);
+
 /* A row's verdict as the outputs show it: in words (the HTML: "too few
  * samples", "large increase, not tested") or by its name (the Markdown, so a
  * CI job can grep "large_increase_untested"); either way a row that moved

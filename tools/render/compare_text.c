@@ -51,10 +51,9 @@ static void md_headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s");
     if (isfinite(c->geomean_ratio)) {
-        double pct = 100.0 * (c->geomean_ratio - 1.0);
-        fprintf(f, " \xc2\xb7 geomean ratio %.4f (%.*f%% %s) over %zu names", c->geomean_ratio,
-                fabs(pct) < 1 ? 2 : 1, fabs(pct),
-                pct <= 0 ? "faster" : "slower", c->geomean_n);
+        char g[48];
+        fprintf(f, " \xc2\xb7 geomean ratio %.4f (%s) over %zu names", c->geomean_ratio,
+                tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio), c->geomean_n);
     }
     fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak memory)",
             c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s");
