@@ -221,8 +221,9 @@ static void verdicts(void **state)
         logs += log(r->cand.median / r->base.median);
     }
     assert_true(fabs(c.geomean_ratio - exp(logs / 5)) < 1e-12);
-    /* The total per run: count x median per call, summed over the ranks; a
-     * primary row (kernels) that fails the gate, tested through its ranks. */
+    /* The total per run: the calls' total, summed over the ranks (count x
+     * median per call beside it, for the untested verdict); a primary row
+     * (kernels) that fails the gate, tested through its ranks. */
     const tl_cmp_row *run = find_kind(&c, "slow_kernel", -1, TL_CMP_PER_RUN);
     assert_non_null(run);
     assert_true(run->primary);
@@ -232,7 +233,8 @@ static void verdicts(void **state)
     double want = 0;
     for (int rank = 0; rank < 2; rank++) {
         const tl_cmp_row *r = find_kind(&c, "slow_kernel", rank, TL_CMP_PER_RUN);
-        assert_true(fabs(r->value_base - 60.0 * find(&c, "slow_kernel", rank)->base.median) < 1e-6);
+        assert_true(fabs(r->value_base - find(&c, "slow_kernel", rank)->base.total) < 1e-6);
+        assert_true(fabs(r->robust_base - 60.0 * find(&c, "slow_kernel", rank)->base.median) < 1e-6);
         assert_true(fabs(r->p_up - find(&c, "slow_kernel", rank)->p_up) < 1e-15);
         want += r->value_base;
     }
@@ -370,6 +372,80 @@ static void rank_on_one_side(void **state)
     tl_aggregate_release(&b);
     tl_aggregate_release(&c2);
     tl_aggregate_release(&c3);
+}
+
+/* One rank, one run: a section "wait" with these calls (ms) and five others
+ * of three calls of 13 ms (so that wait is a share of the run worth the
+ * gate, and three calls against three cannot be significant in a family of
+ * six: untested). */
+static void make_calls(tl_aggregate *a, const double *ms, int n)
+{
+    tl_aggregate_init(a, NULL);
+    tl_session s;
+    make_session(&s, 0, NULL, 0);
+    s.id.world_size = 1;
+    s.span_ns = 400000000;
+    free(s.names);
+    s.names = calloc(6, sizeof *s.names);
+    assert_non_null(s.names);
+    const char *names[6] = { "wait", "work_a", "work_b", "work_c", "work_d", "work_e" };
+    for (int k = 0; k < 6; k++) {
+        tl_sname *x = &s.names[s.nnames++];
+        x->group = TL_GROUP_SECTIONS;
+        x->name = tt_xstrdup(names[k]);
+        x->exact = 1;
+        x->median_ns = x->p95_ns = x->std_ns = NAN;
+        for (int i = 0; i < (k ? 3 : n); i++)
+            tl_dur_stat_add(&x->d, (uint64_t)((k ? 13 + 0.1 * i : ms[i]) * 1e6), TL_PROFILE_MAX_SAMPLES);
+    }
+    assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+static const tl_cmp_row *compare_calls(tl_compare *c, const double *base, int nb, const double *cand, int nc)
+{
+    tl_aggregate b, k;
+    make_calls(&b, base, nb);
+    make_calls(&k, cand, nc);
+    assert_int_equal(tl_compare_run(c, &b, &k, NULL), 0);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&k);
+    return find_kind(c, "wait", -1, TL_CMP_PER_RUN);
+}
+
+/* The total per run is the calls' total: a wait that took 40-53 ms in two
+ * calls of six and 1-3 ms in the others (HTA trace_diff's test run), against
+ * six of 6.4 ms, fell 62 % -- count x median read +225 % and the gate failed
+ * on it. One outlier call among three (too few to test) moves the total
+ * (+66.7 %) but not count x median: not a verdict from the effect size
+ * alone; all three calls 30 % slower is. */
+static void total_per_run(void **state)
+{
+    (void)state;
+    tl_compare c;
+    const double bimodal[] = { 1.131, 1.133, 1.316, 2.611, 41.792, 52.989 };
+    const double even[] = { 6.38, 6.39, 6.37, 6.38, 6.39, 6.39 };
+    const tl_cmp_row *r = compare_calls(&c, bimodal, 6, even, 6);
+    assert_true(fabs(r->value_base - 100.972e6) < 1e3 && fabs(r->value_cand - 38.3e6) < 1e3);
+    assert_true(fabs(r->delta_pct + 62.07) < 0.01);
+    assert_true(r->robust_cand > r->robust_base); /* count x median: +225 % */
+    assert_int_not_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_false(r->gate);
+    assert_int_equal(c.gate_failures, 0);
+    tl_compare_release(&c);
+
+    const double three[] = { 10, 10, 10 }, spike[] = { 10, 10, 30 }, slower[] = { 13, 13, 13 };
+    r = compare_calls(&c, three, 3, spike, 3);
+    assert_true(fabs(r->delta_pct - 200.0 / 3) < 1e-6);
+    assert_int_equal(r->verdict, TL_VERDICT_TOO_FEW);
+    assert_false(r->gate);
+    tt_assert_contains(r->note, "+66.7 % in total but +0.0 % in calls x median", "note");
+    tl_compare_release(&c);
+
+    r = compare_calls(&c, three, 3, slower, 3);
+    assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
+    assert_true(r->gate);
+    tl_compare_release(&c);
 }
 
 /* Four ranks, one call each: no rank can be tested alone, so the ranks are
@@ -1169,6 +1245,7 @@ int main(void)
         cmocka_unit_test(untested_floor),
         cmocka_unit_test(untested_floor_one_rank_of_eight),
         cmocka_unit_test(rank_on_one_side),
+        cmocka_unit_test(total_per_run),
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),

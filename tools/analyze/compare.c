@@ -1004,6 +1004,23 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
     }
     if (r->verdict != TL_VERDICT_TOO_FEW || !isfinite(r->delta_pct) || fabs(r->delta_pct) <= o->max_untested_pct)
         return 0;
+    /* A total that moved but whose calls' typical size (count x median) did
+     * not move the same way beyond the threshold is one outlier call (a GC
+     * pause in one of four calls: +50 %) or a change of the calls' shape
+     * (HTA trace_diff's wait_sparse_data_dist: two of six calls of 40-53 ms
+     * in one run, none in the other: the total -62 %, count x median
+     * +223 %): not a verdict from the effect size alone. */
+    if (isfinite(r->robust_base) && isfinite(r->robust_cand) && r->robust_base > 0) {
+        double typical = 100.0 * (r->robust_cand - r->robust_base) / r->robust_base;
+        if (!(fabs(typical) > o->max_untested_pct && (typical > 0) == (r->delta_pct > 0))) {
+            char buf[200];
+            snprintf(buf, sizeof buf, "%+.1f %% in total but %+.1f %% in calls x median: one outlier call or a "
+                     "change of the calls' spread, not judged untested", r->delta_pct, typical);
+            free(r->note);
+            r->note = strdup(buf);
+            return r->note ? 0 : -1;
+        }
+    }
     r->verdict = r->delta_pct > 0 ? TL_VERDICT_LARGE_INCREASE : TL_VERDICT_LARGE_DECREASE;
     r->note = untested_note(r, o->max_untested_pct);
     return r->note ? 0 : -1;
@@ -1286,6 +1303,7 @@ static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank,
     r->kind = kind;
     r->primary = is_primary(group, kind, rank);
     r->all_row = SIZE_MAX;
+    r->robust_base = r->robust_cand = NAN;
     c->nrows++;
     return r;
 }
@@ -1332,18 +1350,22 @@ static int run_kind(const item *it, int kind)
                                                : TL_CMP_PEAK_RSS;
 }
 
-/* The side of a run row on one rank. For names, the time is count x the
- * median per call (a rare outlier call is not a change; a report without
- * samples has its recorded total), per run (over the rank's sessions) or per
- * step, and the samples tested are the calls', so that a rank row is tested
- * like its per-call row; calls per step are counted. For memory, each
- * session's peak is a sample and the value is their mean. samples gets them
- * sorted; *value the row's value. */
-static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_side *st, vec *samples, double *value)
+/* The side of a run row on one rank. For names, the time is the calls'
+ * total, per run (over the rank's sessions) or per step, and the samples
+ * tested are the calls', so that a rank row is tested like its per-call row;
+ * calls per step are counted. *robust is count x the median per call, per
+ * run or step (NaN without samples): a rare outlier call moves the total but
+ * not it, a change of the calls' shape (a wait that is short in four calls
+ * of six and 40 ms in two) moves it but not the total -- an untested verdict
+ * needs both (untested_verdict). For memory, each session's peak is a
+ * sample and the value is their mean. samples gets them sorted; *value the
+ * row's value. */
+static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_side *st, vec *samples, double *value,
+                         double *robust)
 {
     memset(st, 0, sizeof *st);
     st->mean = st->median = st->ci_lo = st->ci_hi = NAN;
-    *value = NAN;
+    *value = *robust = NAN;
     samples->n = 0;
     size_t nsess = 0;
     for (size_t i = 0; i < n; i++) {
@@ -1378,45 +1400,54 @@ static int run_side_rank(const item *it, size_t n, int rank, int kind, tl_cmp_si
     }
     if (st->count > 0)
         st->mean = st->total / (double)st->count;
-    double time = isfinite(st->median) ? (double)st->count * st->median : st->total;
-    if (kind == TL_CMP_PER_RUN)
-        *value = time / (double)nsess;
-    else if (st->steps > 0)
-        *value = (kind == TL_CMP_PER_STEP ? time : (double)st->count) / (double)st->steps;
+    double typical = isfinite(st->median) && samples->n > 0 ? (double)st->count * st->median : NAN;
+    if (kind == TL_CMP_PER_RUN) {
+        *value = st->total / (double)nsess;
+        *robust = typical / (double)nsess;
+    } else if (st->steps > 0) {
+        *value = (kind == TL_CMP_PER_STEP ? st->total : (double)st->count) / (double)st->steps;
+        *robust = kind == TL_CMP_PER_STEP ? typical / (double)st->steps : NAN;
+    }
     return 0;
 }
 
-/* The all-ranks side of a run row over every rank of the side (matched
- * or not): the sum of the ranks' values (per run), the time over all the
- * ranks' steps (per step, calls per step), the largest (peak memory).
- * Returns the value; NaN when no rank has one. */
-static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, vec *samples, double *value)
+/* The all-ranks side of a run row over the side's ranks (those both runs
+ * have, when their ranks differ: collect): the sum of the ranks' values (per
+ * run), the time over all the ranks' steps (per step, calls per step), the
+ * largest (peak memory); *robust likewise from the ranks' (NaN when a rank
+ * has none). Returns the value; NaN when no rank has one. */
+static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, vec *samples, double *value,
+                        double *robust)
 {
-    double v = 0, time = 0;
+    double v = 0, time = 0, rob = 0, rob_time = 0;
     memset(out, 0, sizeof *out);
     out->ci_lo = out->ci_hi = NAN;
-    *value = NAN;
+    *value = *robust = NAN;
     for (size_t i = 0; i < n;) {
         size_t j = i;
         while (j < n && it[j].rank == it[i].rank)
             j++;
         tl_cmp_side s;
-        double rv;
-        if (run_side_rank(it + i, j - i, it[i].rank, kind, &s, samples, &rv) != 0)
+        double rv, rr;
+        if (run_side_rank(it + i, j - i, it[i].rank, kind, &s, samples, &rv, &rr) != 0)
             return -1;
         i = j;
         if (!isfinite(rv))
             continue;
         out->nsamples++;
+        out->nsessions += s.nsessions;
         out->total += s.total;
         out->count += s.count;
         out->steps += s.steps;
-        if (kind == TL_CMP_PER_STEP)
+        if (kind == TL_CMP_PER_STEP) {
             time += rv * (double)s.steps;
-        else if (kind == TL_CMP_PER_RUN)
+            rob_time += rr * (double)s.steps;
+        } else if (kind == TL_CMP_PER_RUN) {
             v += rv;
-        else if (kind != TL_CMP_CALLS_PER_STEP)
+            rob += rr;
+        } else if (kind != TL_CMP_CALLS_PER_STEP) {
             v = rv > v ? rv : v;
+        }
     }
     out->present = n > 0;
     samples->n = 0;
@@ -1426,6 +1457,10 @@ static int run_side_all(const item *it, size_t n, int kind, tl_cmp_side *out, ve
         v = out->steps ? time / (double)out->steps : NAN;
     else if (kind == TL_CMP_CALLS_PER_STEP)
         v = out->steps ? (double)out->count / (double)out->steps : NAN;
+    if (out->nsamples > 0 && kind == TL_CMP_PER_RUN)
+        *robust = rob;
+    else if (out->nsamples > 0 && kind == TL_CMP_PER_STEP && out->steps)
+        *robust = rob_time / (double)out->steps;
     *value = v;
     out->mean = out->median = v;
     return 0;
@@ -1467,9 +1502,9 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
         return -1;
     for (size_t i = 0; i < nranks; i++) {
         tl_cmp_side b, cd;
-        double vb, vc;
-        if (run_side_rank(bl->b, bl->nb, ranks[i], kind, &b, bs, &vb) != 0 ||
-            run_side_rank(bl->c, bl->nc, ranks[i], kind, &cd, cs, &vc) != 0)
+        double vb, vc, rb, rc;
+        if (run_side_rank(bl->b, bl->nb, ranks[i], kind, &b, bs, &vb, &rb) != 0 ||
+            run_side_rank(bl->c, bl->nc, ranks[i], kind, &cd, cs, &vc, &rc) != 0)
             return -1;
         if (!b.present && !cd.present)
             continue;
@@ -1480,6 +1515,8 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
         r->cand = cd;
         r->value_base = vb;
         r->value_cand = vc;
+        r->robust_base = rb;
+        r->robust_cand = rc;
         /* The calls' test speaks for the total only when the calls per run
          * did not change; otherwise the ranks decide (all-ranks row). */
         int same_calls = kind >= TL_CMP_PEAK_ALLOCATED ||
@@ -1497,8 +1534,8 @@ static int run_rows(tl_compare *c, const block *bl, const int *ranks, size_t nra
             take_test(r, calls);
     }
     r = &c->rows[all];
-    if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base) != 0 ||
-        run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand) != 0)
+    if (run_side_all(bl->b, bl->nb, kind, &r->base, bs, &r->value_base, &r->robust_base) != 0 ||
+        run_side_all(bl->c, bl->nc, kind, &r->cand, cs, &r->value_cand, &r->robust_cand) != 0)
         return -1;
     if (judge(&c->opt, r, NULL, NULL) != 0 || p_from_ranks(c, all, all + 1, c->nrows) != 0)
         return -1;

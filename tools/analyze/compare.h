@@ -176,6 +176,8 @@ typedef struct tl_cmp_row {
     int rank;                   /* -1: all ranks */
     tl_cmp_side base, cand;
     double value_base, value_cand; /* the chosen metric (per call), the row's value (other kinds) */
+    double robust_base, robust_cand; /* per_run, per_step: calls x median per call instead of the calls'
+                                      * total (NaN without samples); an untested verdict needs both */
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     int floored;                /* an untested increase kept out of the gate by untested_floor_pct */

@@ -38,7 +38,9 @@ static const char method_families[] =
     "decide the gate; the others (per call, per step, calls per step, ops, runtime) explain";
 static const char method_untested[] =
     "rows that cannot be tested (too few samples on a side, e.g. one report per side) get "
-    "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct; "
+    "large_increase_untested / large_decrease_untested when |delta| exceeds max_untested_pct (for a total per "
+    "run or step with samples, when count x median per call moved beyond it the same way too: one outlier call "
+    "is not a verdict); "
     "on primary rows a large increase fails the gate unless the all-ranks row was tested, and for a stage's "
     "total per run only when it adds untested_floor_pct of the run's time of the ranks that run it or more "
     "(run_share_pct)";

@@ -271,7 +271,7 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0)
         return -1;
     fprintf(f, "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
-               "binomial), \xce\x94 of the %s; per run and per step: count \xc3\x97 median per call; "
+               "binomial), \xce\x94 of the %s; per run and per step: the calls' total; "
                "Mann\xe2\x80\x93Whitney U of \xe2\x80\x9c" "beyond the threshold\xe2\x80\x9d (the candidate "
                "over 1 \xc2\xb1 threshold; exact for n \xe2\x89\xa4 20 without ties, else normal with tie and "
                "continuity corrections; within a rank from 5 to 8 samples a side the permutation test of "
