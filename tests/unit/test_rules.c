@@ -793,17 +793,23 @@ static void test_communication_heavy(void **state)
     done(a);
 }
 
-/* n all-reduces of ms each on s (one kernel name, a collective each). */
-static void add_collectives(tl_session *s, size_t n, double ms)
+/* n collectives of ms each on s, all of one kernel name. */
+static void add_named_collectives(tl_session *s, const char *name, size_t n, double ms)
 {
     s->kernels = calloc(1, sizeof *s->kernels);
     s->colls = calloc(n, sizeof *s->colls);
     assert_true(s->kernels != NULL && s->colls != NULL);
-    s->kernels[0].name = tt_xstrdup("ncclKernel_AllReduce_RING_LL_Sum_float");
+    s->kernels[0].name = tt_xstrdup(name);
     s->kernels[0].type = TL_KT_COMM;
     s->nkernels = 1;
     for (size_t i = 0; i < n; i++)
         s->colls[s->ncolls++] = (tl_collective){ 0, MS(ms) };
+}
+
+/* n all-reduces of ms each on s. */
+static void add_collectives(tl_session *s, size_t n, double ms)
+{
+    add_named_collectives(s, "ncclKernel_AllReduce_RING_LL_Sum_float", n, ms);
 }
 
 /* Rank 0 spends 20 ms in the same 8 collectives that take 6 ms on the others:
@@ -836,6 +842,18 @@ static void test_communication_wait(void **state)
     assert_non_null(r);
     assert_null(strstr(r->message, "likely waiting"));
     tt_assert_contains(r->message, "Overlap communication with compute", "message");
+    done(a);
+
+    /* as many collectives, but of another kind (another parallel group) */
+    healthy_run(s);
+    set_gpu(&s[0], 95, 80, 20, 7);
+    for (int k = 0; k < NRANKS; k++)
+        add_named_collectives(&s[k], k == 0 ? "ncclKernel_AllGather_RING_LL_Sum_float" : "ncclKernel_AllReduce_RING_LL",
+                              8, k == 0 ? 2.5 : 0.75);
+    a = finish(s, NRANKS);
+    r = find(a, "communication-heavy");
+    assert_non_null(r);
+    assert_null(strstr(r->message, "likely waiting"));
     done(a);
 }
 
@@ -904,11 +922,18 @@ static void test_launch_bound(void **state)
     s[2].gpu.streams[0].host_part = MS(22);
     no_host_rule(s);
 
-    /* an older partial without the host's part (-1): all of host_wait */
+    /* an older partial without the host's part, the collectives' share or
+     * the gap count (-1, -1, 0): all of host_wait, the stream counts, no
+     * minimum of gaps -- and the evidence claims none of them */
     mostly_idle(s);
     s[2].gpu.streams[0].host_part = -1;
+    s[2].gpu.streams[0].comm_busy = -1;
+    s[2].gpu.streams[0].host_gaps = 0;
     a = finish(s, NRANKS);
-    assert_non_null(find(a, "launch-bound"));
+    const tl_recommendation *old = find(a, "launch-bound");
+    assert_non_null(old);
+    assert_null(strstr(old->evidence, "collectives' streams left out"));
+    assert_null(strstr(old->evidence, "after the launches"));
     done(a);
 
     /* the stream is mostly collectives: its gaps are the time between them */

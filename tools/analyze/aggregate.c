@@ -181,7 +181,9 @@ static void add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->streams[k].host_part = dst->streams[k].host_part < 0 || si->host_part < 0
                                         ? -1
                                         : tl_ns_add(dst->streams[k].host_part, si->host_part);
-        dst->streams[k].comm_busy = tl_ns_add(dst->streams[k].comm_busy, si->comm_busy);
+        dst->streams[k].comm_busy = dst->streams[k].comm_busy < 0 || si->comm_busy < 0
+                                        ? -1
+                                        : tl_ns_add(dst->streams[k].comm_busy, si->comm_busy);
         dst->streams[k].busy = tl_ns_add(dst->streams[k].busy, si->busy);
     }
 }

@@ -1222,7 +1222,7 @@ static int decide(tl_compare *c)
         /* Unchanged is not "the same": a row that moved beyond the
          * threshold without a verdict is shown as inconclusive (not
          * significant), so "+95 %, unchanged" is never read. */
-        r->inconclusive = r->verdict == TL_VERDICT_UNCHANGED && fabs(change) > limit;
+        r->inconclusive = r->verdict == TL_VERDICT_UNCHANGED && (fabs(change) > limit || fabs(r->delta_pct) > limit);
         if ((r->verdict == TL_VERDICT_REGRESSION && !(r->delta_pct > limit)) ||
             (r->verdict == TL_VERDICT_IMPROVEMENT && !(r->delta_pct < -limit))) {
             free(r->note);

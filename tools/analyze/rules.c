@@ -14,6 +14,7 @@
 #include "aggregate.h"
 
 #include <inttypes.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -488,31 +489,40 @@ static double idle_pct(const tl_rank_result *r)
  * works: not a wait for the host). The host's part of a host_wait gap is the
  * time up to the launch; after it the kernel waited on the GPU side (another
  * stream, an event: on HTA's trace_filter 67 of 214 ms of rank 0's
- * host_wait). An older partial without that part: all of host_wait. NaN
- * when no stream counts. *host_ns: the host's part; *host_wait_ns: HTA's
- * host_wait of the same streams; *host_gaps their gaps. */
-static double host_wait_share(const tl_rank_result *r, int *streams, int64_t *host_ns, int64_t *host_wait_ns,
-                              uint64_t *host_gaps)
+ * host_wait). Older partials lack some of it (host_part, comm_busy -1; no
+ * host_gaps: 0 with host_wait): then all of host_wait, every stream, no
+ * minimum of gaps, and the evidence says only what is known. */
+typedef struct host_share {
+    double pct;                /* NaN when no stream counts */
+    int streams;
+    int64_t host_ns, wait_ns;  /* the host's part; HTA's host_wait of the same streams */
+    uint64_t gaps;             /* host-wait gaps */
+    int part_known, comm_known, gaps_known;
+} host_share;
+
+static host_share host_wait_share(const tl_rank_result *r)
 {
-    int64_t host = 0, wait = 0, gaps = 0, busy = 0;
-    uint64_t ngaps = 0;
-    *streams = 0;
+    host_share h = { NAN, 0, 0, 0, 0, 1, 1, 1 };
+    int64_t gaps = 0, busy = 0;
     for (size_t s = 0; s < r->gpu.nstreams; s++)
         busy = tl_ns_add(busy, r->gpu.streams[s].busy);
     for (size_t s = 0; s < r->gpu.nstreams; s++) {
         const tl_stream_idle *st = &r->gpu.streams[s];
-        if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT || 2 * st->comm_busy > st->busy)
+        if (busy <= 0 || 100.0 * (double)st->busy / (double)busy < REAL_WORK_PCT)
             continue;
-        (*streams)++;
-        host = tl_ns_add(host, st->host_part >= 0 ? st->host_part : st->host_wait);
-        wait = tl_ns_add(wait, st->host_wait);
-        ngaps += st->host_gaps;
+        h.comm_known &= st->comm_busy >= 0;
+        if (st->comm_busy >= 0 && 2 * st->comm_busy > st->busy)
+            continue;
+        h.streams++;
+        h.part_known &= st->host_part >= 0;
+        h.gaps_known &= !(st->host_gaps == 0 && st->host_wait > 0);
+        h.host_ns = tl_ns_add(h.host_ns, st->host_part >= 0 ? st->host_part : st->host_wait);
+        h.wait_ns = tl_ns_add(h.wait_ns, st->host_wait);
+        h.gaps += st->host_gaps;
         gaps = tl_ns_add(gaps, tl_ns_add(st->host_wait, tl_ns_add(st->kernel_wait, st->other)));
     }
-    *host_ns = host;
-    *host_wait_ns = wait;
-    *host_gaps = ngaps;
-    return gaps > 0 ? tl_pct(host, gaps) : NAN;
+    h.pct = gaps > 0 ? tl_pct(h.host_ns, gaps) : NAN;
+    return h;
 }
 
 static double blocked_share(const tl_rank_result *r)
@@ -622,9 +632,8 @@ static void host_rules(tl_aggregate *a)
     }
     const tl_rank_result *bw = NULL, *lw = NULL;
     double bv = 0, lv = 0;
-    int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, lstreams = 0;
-    int64_t lhost = 0, lwait = 0;
-    uint64_t lgaps = 0;
+    int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, few_gaps = 0;
+    host_share lh = { NAN, 0, 0, 0, 0, 1, 1, 1 };
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
         if (!gpu_enough(r))
@@ -642,22 +651,18 @@ static void host_rules(tl_aggregate *a)
         if (!(idle >= LAUNCH_BOUND_IDLE))
             continue;
         idle_ok = 1;
-        int streams;
-        int64_t host_ns, wait_ns;
-        uint64_t host_gaps;
-        double hw = host_wait_share(r, &streams, &host_ns, &wait_ns, &host_gaps);
-        if (!isfinite(hw))
+        host_share h = host_wait_share(r);
+        if (!isfinite(h.pct))
             continue;
         streams_ok = 1;
-        if (hw > LAUNCH_BOUND_SHARE && host_gaps >= HOST_MIN_GAPS) {
+        if (h.pct > LAUNCH_BOUND_SHARE && h.gaps_known && h.gaps < HOST_MIN_GAPS)
+            few_gaps = 1;
+        else if (h.pct > LAUNCH_BOUND_SHARE) {
             lhits++;
-            if (lw == NULL || hw > lv) {
+            if (lw == NULL || h.pct > lv) {
                 lw = r;
-                lv = hw;
-                lstreams = streams;
-                lhost = host_ns;
-                lwait = wait_ns;
-                lgaps = host_gaps;
+                lv = h.pct;
+                lh = h;
             }
         }
     }
@@ -690,6 +695,9 @@ static void host_rules(tl_aggregate *a)
             else if (!streams_ok && bw == NULL)
                 skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
                      "collectives' streams)", REAL_WORK_PCT);
+            else if (few_gaps)
+                skip(a, id, "the host's part is over %.0f%% of the idle gaps only on ranks with fewer than %d "
+                     "host-wait gaps: a pause, not a pattern", LAUNCH_BOUND_SHARE, HOST_MIN_GAPS);
         }
         return;
     }
@@ -697,14 +705,16 @@ static void host_rules(tl_aggregate *a)
     /* Which wait it is: launch overhead leaves many short gaps; long gaps are
      * host work between launches, and with graph replays the launches are
      * batched already. An older partial without the gap count: launch-bound. */
-    double mean_gap = lgaps > 0 ? (double)lhost / (double)lgaps : NAN;
+    double mean_gap = lh.gaps > 0 ? (double)lh.host_ns / (double)lh.gaps : NAN;
     int host_bound = graphs || (isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
     const char *id = host_bound ? "host-bound" : "launch-bound";
-    char gapinfo[200] = "";
+    char gapinfo[200] = "", after[80] = "";
+    if (lh.part_known)
+        snprintf(after, sizeof after, ", of it %.3f ms after the launches", (double)(lh.wait_ns - lh.host_ns) / 1e6);
     if (isfinite(mean_gap))
         snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
-                 "host_wait %.3f ms, of it %.3f ms after the launches)", lgaps, lgaps == 1 ? "" : "s", mean_gap / 1e6,
-                 (double)lwait / 1e6, (double)(lwait - lhost) / 1e6);
+                 "host_wait %.3f ms%s)", lh.gaps, lh.gaps == 1 ? "" : "s", mean_gap / 1e6, (double)lh.wait_ns / 1e6,
+                 after);
     const char *advice = graphs
         ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
           "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
@@ -727,18 +737,31 @@ static void host_rules(tl_aggregate *a)
                     : "the host-wait gaps are launch overhead (launch-bound says so)");
     fire_full(a, id, NULL, advice, lw->rank, msg,
               "rank %d: the host's part of host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least "
-              "%.0f%% of the GPU's busy time, collectives' streams left out%s; threshold %.0f%% in %d gaps or more on "
-              "%d rank%s%s%s",
-              lw->rank, lv, lstreams, lstreams == 1 ? "" : "s", REAL_WORK_PCT, gapinfo, LAUNCH_BOUND_SHARE,
-              HOST_MIN_GAPS, lhits, lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
+              "%.0f%% of the GPU's busy time%s%s; threshold %.0f%% in %d gaps or more on %d rank%s%s%s",
+              lw->rank, lv, lh.streams, lh.streams == 1 ? "" : "s", REAL_WORK_PCT,
+              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, LAUNCH_BOUND_SHARE, HOST_MIN_GAPS, lhits,
+              lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 
-/* The collectives a rank ran (its sessions'). */
-static size_t rank_collectives(const tl_aggregate *a, const tl_rank_result *r)
+/* The collectives a rank ran (its sessions'); *names: a hash of the
+ * multiset of their kernels' names (FNV-1a of each, summed), so that ranks
+ * that ran as many collectives of other kinds (another parallel group) do not
+ * count as running the same ones. */
+static size_t rank_collectives(const tl_aggregate *a, const tl_rank_result *r, uint64_t *names)
 {
     size_t n = 0;
-    for (size_t k = 0; k < r->nsessions; k++)
-        n += a->sessions[r->sessions[k]].ncolls;
+    uint64_t sum = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        n += s->ncolls;
+        for (size_t c = 0; c < s->ncolls; c++) {
+            uint64_t h = 1469598103934665603ull;
+            for (const unsigned char *p = (const unsigned char *)s->kernels[s->colls[c].kernel].name; *p; p++)
+                h = (h ^ *p) * 1099511628211ull;
+            sum += h;
+        }
+    }
+    *names = sum;
     return n;
 }
 
@@ -750,13 +773,14 @@ static size_t rank_collectives(const tl_aggregate *a, const tl_rank_result *r)
  * starts its step 7.5 ms after rank 1). NULL otherwise. */
 static const tl_rank_result *least_in_collectives(const tl_aggregate *a, const tl_rank_result *r)
 {
-    size_t n = rank_collectives(a, r);
+    uint64_t names, other;
+    size_t n = rank_collectives(a, r, &names);
     const tl_rank_result *least = NULL;
-    for (size_t i = 0; i < a->nranks && n > 0; i++) {
+    for (size_t i = 0; i < a->nranks && n > 0 && n < TL_MAX_COLLECTIVES; i++) {
         const tl_rank_result *o = &a->ranks[i];
         if (!o->gpu.present || o->gpu.comm <= 0)
             continue;
-        if (rank_collectives(a, o) != n)
+        if (rank_collectives(a, o, &other) != n || other != names)
             return NULL; /* different collectives: their times say nothing of waiting */
         if (least == NULL || o->gpu.comm < least->gpu.comm)
             least = o;
@@ -787,7 +811,7 @@ static void comm_rule(tl_aggregate *a)
         "start, the straggler analysis) before reducing the volume.";
     if (least != NULL)
         snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
-                 "it is likely waiting for a rank that arrives later.", rank_collectives(a, w.r),
+                 "it is likely waiting for a rank that arrives later.", rank_collectives(a, w.r, &(uint64_t){ 0 }),
                  (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);
     snprintf(msg, sizeof msg, "On rank %d, communication takes %.1f%% of the kernel time, %.1f%% not hidden under "
              "compute.%s", w.r->rank, comm_pct(w.r), w.v, waits);
@@ -1413,8 +1437,9 @@ static void symptom_and_cause(char *buf, size_t n, const tl_recommendation *low,
         snprintf(buf, n, "%.*s: it %s", (int)ll, low->finding, why + 8);
     else if (cause->rank == low->rank && strncmp(cause->finding, prefix, pl) == 0)
         snprintf(buf, n, "%.*s: %s", (int)ll, low->finding, why);
-    else
-        snprintf(buf, n, "%.*s; %s", (int)ll, low->finding, cause->finding);
+    else /* "...; on rank 5, the host ..." */
+        snprintf(buf, n, "%.*s; %c%s", (int)ll, low->finding, tolower((unsigned char)cause->finding[0]),
+                 cause->finding[0] ? cause->finding + 1 : "");
 }
 
 /* How many rules did not apply (a rule may say why more than once). */

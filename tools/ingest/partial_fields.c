@@ -140,7 +140,7 @@ static const tl_field stream_f_f[] = {
     OPT_INT("busy", busy, 0, 0, TL_PARTIAL_MAX_NS),
     OPT_INT("host_gaps", host_gaps, 0, 0, TL_PARTIAL_MAX_COUNT),
     OPT_INT("host_part", host_part, -1, -1, TL_PARTIAL_MAX_NS),
-    OPT_INT("comm_busy", comm_busy, 0, 0, TL_PARTIAL_MAX_NS),
+    OPT_INT("comm_busy", comm_busy, -1, -1, TL_PARTIAL_MAX_NS),
 };
 #undef ST
 static TABLE(stream_f, "stream", tl_stream_idle, 1, TL_FK_NONE);

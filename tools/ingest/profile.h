@@ -392,6 +392,11 @@ typedef struct tl_profile {
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;
+    /* An accelerator's device events the GPU analysis does not read (MTIA's
+     * mtia_ccp_events): how many, of the most frequent such category (run.c
+     * says so in a note: the file is fine, the analysis does not cover it). */
+    uint64_t unread_device_events;
+    char unread_device_cat[48];
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
     int nesting;              /* tl_nesting */
     /* The call tree of the nested CPU events (calltree.h; names are ids in

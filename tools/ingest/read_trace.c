@@ -431,17 +431,19 @@ static unsigned host_call_flags(tl_profile *p, tl_name_stat *s, const char *name
 }
 
 /* An accelerator's device events that the GPU analysis does not read (it
- * reads CUDA and ROCm streams: kernel, gpu_memcpy, ...): say so, or a trace
- * of a busy MTIA device reads "no GPU events" and "no problem found" (HTA's
- * MTIA trace: 25 814 mtia_ccp_events). */
-static void warn_unread_devices(tl_profile *p)
+ * reads CUDA and ROCm streams: kernel, gpu_memcpy, ...): noted (run.c), or a
+ * trace of a busy MTIA device reads "no GPU events" and "no problem found"
+ * (HTA's MTIA trace: 25 814 mtia_ccp_events). Not a warning: the file is
+ * fine (validate and --strict pass it). */
+static void note_unread_devices(tl_profile *p)
 {
     for (uint32_t c = 0; c < p->cats.n && c < p->cat_counts_cap; c++) {
         const char *cat = p->cats.strs[c];
-        if (strncmp(cat, "mtia_", 5) == 0 && strcmp(cat, "mtia_runtime") != 0 && p->cat_counts[c] > 0)
-            tl_profile_warn(p, "%" PRIu64 " events of category %s (an MTIA accelerator's device events) are not "
-                            "analysed: the GPU breakdown and its rules read CUDA and ROCm device events only",
-                            p->cat_counts[c], cat);
+        if (strncmp(cat, "mtia_", 5) == 0 && strcmp(cat, "mtia_runtime") != 0 &&
+            p->cat_counts[c] > p->unread_device_events) {
+            p->unread_device_events = p->cat_counts[c];
+            snprintf(p->unread_device_cat, sizeof p->unread_device_cat, "%s", cat);
+        }
     }
 }
 
@@ -833,7 +835,7 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     if (p->blocking_dropped)
         tl_profile_warn(p, "%" PRIu64 " blocking host calls beyond %d not examined (TL_PROFILE_MAX_BLOCKING)",
                         p->blocking_dropped, TL_PROFILE_MAX_BLOCKING);
-    warn_unread_devices(p);
+    note_unread_devices(p);
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
     if (seen > limit)

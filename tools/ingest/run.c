@@ -11,6 +11,7 @@
 #include "array.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -483,6 +484,16 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
         item_result *r = &sh.results[i];
         for (size_t k = 0; k < r->n; k++) {
             r->profiles[k]->item = i;
+            const tl_profile *p = r->profiles[k];
+            if (p->unread_device_events) {
+                size_t len = strlen(p->id.path) + 256;
+                char *msg = malloc(len);
+                if (msg != NULL)
+                    snprintf(msg, len, "%s: %" PRIu64 " events of category %s (an MTIA accelerator's device events) "
+                             "are not analysed: the GPU breakdown and its rules read CUDA and ROCm device events only",
+                             p->id.path, p->unread_device_events, p->unread_device_cat);
+                push_note(run, msg);
+            }
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
         }
         for (size_t k = 0; k < r->nproblems; k++) {

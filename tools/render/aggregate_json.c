@@ -79,7 +79,8 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
         if (st->host_part >= 0)
             kv_us(j, "host_wait_before_launch_us", st->host_part);
         kv_us(j, "busy_us", st->busy);
-        kv_us(j, "communication_busy_us", st->comm_busy);
+        if (st->comm_busy >= 0)
+            kv_us(j, "communication_busy_us", st->comm_busy);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);

@@ -129,6 +129,7 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     tl_json_kv_double(j, "p_value", r->p_value);
     tl_json_kv_double(j, "p_adjusted", r->p_adjusted);
     tl_json_kv_bool(j, "significant", r->significant);
+    tl_json_kv_bool(j, "inconclusive", r->inconclusive);
     tl_json_kv_string(j, "verdict", tl_verdict_name(r->verdict));
     tl_json_key(j, "note");
     if (r->note)
