@@ -513,6 +513,8 @@ int tl_merged_build(tl_merged *m)
         m->stats[k] = calloc(m->nnames, sizeof(tl_dur_stat));
         if (m->stats[k] == NULL)
             goto fail;
+        for (size_t i = 0; i < m->nnames; i++)
+            m->stats[k][i].keep_first = 1; /* the threads' first samples, in order */
     }
     m->counters = calloc(m->nnames, sizeof(tl_value_stat));
     if (m->counters == NULL)

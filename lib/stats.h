@@ -22,10 +22,17 @@ typedef struct tl_dur_stat {
     uint64_t *samples;
     uint32_t nsamples, samples_cap;
     uint64_t samples_dropped;
+    /* Beyond the bound: 1 keeps the first values in order (the collector:
+     * a report's step table reads its main iteration's samples as steps);
+     * 0 keeps a uniform random sample of every value (reservoir sampling:
+     * what tests and medians need, tally's analysis). Merges follow dst. */
+    uint8_t keep_first;
 } tl_dur_stat;
 
 void tl_dur_stat_add(tl_dur_stat *s, uint64_t v, long max_samples);
-/* Merge src into dst. Samples are appended up to max_samples. */
+/* Merge src into dst. Samples: with dst->keep_first appended up to
+ * max_samples; else all of both when they fit, or a sample of both, each
+ * side in proportion to the values it stands for. */
 void tl_dur_stat_merge(tl_dur_stat *dst, const tl_dur_stat *src, long max_samples);
 /* Sample standard deviation (n - 1); 0 for fewer than two values. */
 double tl_dur_stat_std(const tl_dur_stat *s);

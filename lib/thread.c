@@ -124,6 +124,8 @@ tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id)
     tl_dur_stat *s = t->stats[kind][id];
     if (TL_UNLIKELY(s == NULL)) {
         s = calloc(1, sizeof *s);
+        if (s != NULL)
+            s->keep_first = 1; /* a report's step table reads the samples in order */
         t->stats[kind][id] = s;
     }
     return s;
