@@ -564,6 +564,45 @@ static void calls_per_step(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* A run whose one rank was recorded as two sessions (a rerun, a second
+ * epoch): "times per run" and the per-rank metrics are per session, not the
+ * two added up ("called 12 times per run instead of 12" for 6; a wall time of
+ * two sessions read twice as long). */
+static void two_sessions_a_run(void **state)
+{
+    (void)state;
+    const rank_spec six[] = { { "chunk", { 26e6 }, 6 } }, twelve[] = { { "chunk", { 26e6 }, 12 } };
+    tl_aggregate b, c2, one;
+    tl_aggregate_init(&b, NULL);
+    for (int k = 0; k < 2; k++) {
+        make_ranks(&one, 1, six, 1, 10, NAN); /* a session to copy: its rank 0, 10 steps */
+        tl_session s = one.sessions[0];
+        memset(&one.sessions[0], 0, sizeof one.sessions[0]); /* b takes it */
+        s.start_ns = k * 5000000000LL;
+        s.span_ns = 1000000000;
+        assert_int_equal(tl_aggregate_add_session(&b, &s), 0);
+        tl_aggregate_release(&one);
+    }
+    assert_int_equal(tl_aggregate_finish(&b), 0);
+    make_ranks(&c2, 1, twelve, 1, 10, NAN);
+    c2.sessions[0].span_ns = 1000000000;
+    c2.ranks[0].span_ns = 1000000000;
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &c2, NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "chunk", -1, TL_CMP_CALLS_PER_STEP);
+    assert_non_null(r);
+    assert_string_equal(r->note, "called 12 times per run instead of 6 (1.2 per step instead of 0.6)");
+    const tl_cmp_metric_row *wall = NULL;
+    for (size_t i = 0; i < c.nmetrics; i++)
+        if (!strcmp(c.metrics[i].info->name, "span_ns"))
+            wall = &c.metrics[i];
+    assert_non_null(wall);
+    assert_true(fabs(wall->value[0] - 1e9) < 1 && fabs(wall->delta_pct) < 1e-9); /* 2 s of two sessions: 1 s a run */
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&c2);
+}
+
 /* ---- the rules that give the gate its power ------------------------------ */
 
 /* A run of nranks sessions of nstages sections "s0".."s<n-1>", `samples`
@@ -1248,6 +1287,7 @@ int main(void)
         cmocka_unit_test(untested_floor_one_rank_of_eight),
         cmocka_unit_test(rank_on_one_side),
         cmocka_unit_test(total_per_run),
+        cmocka_unit_test(two_sessions_a_run),
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),

@@ -70,9 +70,9 @@ static double diffusion(const tl_rank_result *r, int arg)
  * limits: the hottest, the fullest), each a row. */
 #define SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                          \
     { "telemetry." key ".mean", label " (mean" suffix ")", unit, better_mean, MEAN, TEL, 0, tel_series, (kind) * 2,       \
-      "sample-weighted mean of the series over the rank's devices and sessions" },                               \
+      "sample-weighted mean of the series over the rank's devices and sessions", 0 },                               \
     { "telemetry." key ".max", label " (max" suffix ")", unit, better_max, MAX, TEL, 0, tel_series, (kind) * 2 + 1,       \
-      "highest sample of the series on the rank" }
+      "highest sample of the series on the rank", 0 }
 
 /* Quantities that grow with the length of the profile (wall time, kernel
  * time, energy) are NEITHER: two profiles of different lengths differ in
@@ -81,35 +81,35 @@ static double diffusion(const tl_rank_result *r, int arg)
  * judges hot GPUs against a limit instead). */
 static const tl_metric registry[] = {
     { "step_time_ns", "Step time (mean)", TL_UNIT_NS, LOWER, MEAN, RANKS, 1, step_mean, 0,
-      "mean duration of the rank's steps (a loop summary's mean when the report keeps only that)" },
+      "mean duration of the rank's steps (a loop summary's mean when the report keeps only that)", 0 },
     { "step_median_ns", "Step time (median)", TL_UNIT_NS, LOWER, MEAN, RANKS, 1, step_median, 0,
-      "median duration of the rank's steps" },
+      "median duration of the rank's steps", 0 },
     { "compute_per_step_ns", "GPU compute per step", TL_UNIT_NS, LOWER, MEAN, RANKS, 0, compute_step, 0,
-      "median over the steps of the compute-kernel time inside each step" },
+      "median over the steps of the compute-kernel time inside each step", 0 },
     { "span_ns", "Wall time profiled", TL_UNIT_NS, NEITHER, MAX, RANKS, 0, span, 0,
-      "first to last event of each session, the sessions added up" },
+      "first to last event of each session, the sessions added up", 1 },
     { "gpu.kernel_time_ns", "GPU kernel time", TL_UNIT_NS, NEITHER, MEAN, RANKS, 0, kernel_time, 0,
-      "(latest end) - (earliest start) of the GPU events of the window" },
+      "(latest end) - (earliest start) of the GPU events of the window", 1 },
     { "gpu.idle_pct", "GPU idle", TL_UNIT_PCT, LOWER, MEAN, RANKS, 1, gpu_pct, GPU_IDLE,
-      "kernel_time - busy, in % of kernel_time" },
+      "kernel_time - busy, in % of kernel_time", 0 },
     { "gpu.compute_pct", "GPU compute", TL_UNIT_PCT, HIGHER, MEAN, RANKS, 1, gpu_pct, GPU_COMPUTE,
-      "union of the compute kernels, in % of kernel_time" },
+      "union of the compute kernels, in % of kernel_time", 0 },
     { "gpu.non_compute_pct", "GPU non-compute", TL_UNIT_PCT, LOWER, MEAN, RANKS, 1, gpu_pct, GPU_NON_COMPUTE,
-      "busy - compute, in % of kernel_time" },
+      "busy - compute, in % of kernel_time", 0 },
     { "gpu.comm_pct", "GPU communication", TL_UNIT_PCT, LOWER, MEAN, RANKS, 0, gpu_pct, GPU_COMM,
-      "union of the communication kernels, in % of kernel_time" },
+      "union of the communication kernels, in % of kernel_time", 0 },
     { "gpu.comm_comp_overlap_pct", "Communication overlapped by compute", TL_UNIT_PCT, HIGHER, MEAN, RANKS, 1,
       gpu_pct, GPU_OVERLAP,
-      "communication time with a compute kernel running, in % of communication time (ranks with communication)" },
+      "communication time with a compute kernel running, in % of communication time (ranks with communication)", 0 },
     { "memory.peak_allocated_bytes", "Peak memory allocated", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
       MEM_ALLOCATED,
-      "highest allocator reading (allocated) of the rank's sessions" },
+      "highest allocator reading (allocated) of the rank's sessions", 0 },
     { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
       MEM_RESERVED,
-      "highest allocator reading (reserved) of the rank's sessions" },
+      "highest allocator reading (reserved) of the rank's sessions", 0 },
     { "memory.peak_device_used_bytes", "Peak device used (NVML)", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
       MEM_DEVICE_USED,
-      "highest device memory in use (NVML or a monitor) of the rank's sessions" },
+      "highest device memory in use (NVML or a monitor) of the rank's sessions", 0 },
     SERIES("gpu_util_pct", TL_SERIES_GPU_UTIL, "GPU utilization", "", TL_UNIT_PCT, HIGHER, NEITHER),
     SERIES("gpu_memory_used_bytes", TL_SERIES_GPU_MEM, "GPU memory used", "", TL_UNIT_BYTES, LOWER, LOWER),
     SERIES("gpu_temperature_c", TL_SERIES_GPU_TEMP, "GPU temperature", ", \xc2\xb0" "C", TL_UNIT_COUNT, NEITHER, NEITHER),
@@ -123,19 +123,19 @@ static const tl_metric registry[] = {
            NEITHER, NEITHER),
     SERIES("load1", TL_SERIES_LOAD, "Load (1 min)", "", TL_UNIT_COUNT, NEITHER, NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
-      "power samples integrated over time, every GPU of every session" },
+      "power samples integrated over time, every GPU of every session", 1 },
     { "telemetry.power_w", "GPU mean draw (W)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_power, 0,
-      "the mean draws of the rank's GPUs added up (sessions averaged)" },
+      "the mean draws of the rank's GPUs added up (sessions averaged)", 0 },
     { "diffusion.fps", "Frames per second (blocks)", TL_UNIT_COUNT, HIGHER, MEAN, RANKS, 0, diffusion, DIFF_FPS,
-      "frames of sized blocks / their computation time" },
+      "frames of sized blocks / their computation time", 0 },
     { "diffusion.bps", "Blocks per second", TL_UNIT_COUNT, HIGHER, MEAN, RANKS, 0, diffusion, DIFF_BPS,
-      "blocks / their computation time" },
+      "blocks / their computation time", 0 },
     { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS, LOWER, MEAN, RANKS, 0, diffusion,
       DIFF_FIRST_BLOCK,
-      "computation time of the first block (Inferix's first-block delay), of the first session with blocks" },
+      "computation time of the first block (Inferix's first-block delay), of the first session with blocks", 0 },
     { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT, NEITHER, MEAN, RANKS, 0, diffusion,
       DIFF_BLOCK_SIZE,
-      "frames / sized blocks" },
+      "frames / sized blocks", 0 },
 };
 
 const tl_metric *tl_metrics(size_t *n)

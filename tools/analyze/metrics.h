@@ -52,6 +52,10 @@ typedef struct tl_metric {
     double (*get)(const struct tl_rank_result *r, int arg);
     int arg;
     const char *definition;    /* one sentence for docs/analysis.md */
+    /* The rank's value adds its sessions up (wall time, kernel time,
+     * energy): compare takes it per session, so a run of two sessions does
+     * not read twice as long. */
+    int sessions_summed;
 } tl_metric;
 
 /* The registry, in the order every output lists it. */
