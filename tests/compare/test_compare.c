@@ -603,6 +603,43 @@ static void two_sessions_a_run(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* Kernels come from the GPU window, which leaves the last (cut-short)
+ * ProfilerStep out: 15 kernels in a window of 5 of 6 steps are 3 a step,
+ * not 2.5. */
+static void kernels_per_window_step(void **state)
+{
+    (void)state;
+    const rank_spec none[] = { { "forward", { 1e6 }, 6 } };
+    tl_aggregate a[2];
+    for (int side = 0; side < 2; side++) {
+        tl_aggregate one;
+        make_ranks(&one, 1, none, 1, 6, NAN);
+        tl_session s = one.sessions[0];
+        memset(&one.sessions[0], 0, sizeof one.sessions[0]);
+        tl_aggregate_release(&one);
+        s.gpu.present = 1;
+        s.gpu.whole_trace = 0;
+        s.gpu.steps_in_window = 5;
+        s.kernels = calloc(1, sizeof *s.kernels);
+        assert_non_null(s.kernels);
+        s.kernels[0].name = tt_xstrdup("gemm");
+        s.nkernels = 1;
+        for (int k = 0; k < (side ? 20 : 15); k++)
+            tl_dur_stat_add(&s.kernels[0].d, 100000, TL_PROFILE_MAX_SAMPLES);
+        tl_aggregate_init(&a[side], NULL);
+        assert_int_equal(tl_aggregate_add_session(&a[side], &s), 0);
+        assert_int_equal(tl_aggregate_finish(&a[side]), 0);
+    }
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &a[0], &a[1], NULL), 0);
+    const tl_cmp_row *r = find_kind(&c, "gemm", -1, TL_CMP_CALLS_PER_STEP);
+    assert_non_null(r);
+    assert_true(fabs(r->value_base - 3.0) < 1e-12 && fabs(r->value_cand - 4.0) < 1e-12);
+    tl_compare_release(&c);
+    tl_aggregate_release(&a[0]);
+    tl_aggregate_release(&a[1]);
+}
+
 /* ---- the rules that give the gate its power ------------------------------ */
 
 /* A run of nranks sessions of nstages sections "s0".."s<n-1>", `samples`
@@ -1288,6 +1325,7 @@ int main(void)
         cmocka_unit_test(rank_on_one_side),
         cmocka_unit_test(total_per_run),
         cmocka_unit_test(two_sessions_a_run),
+        cmocka_unit_test(kernels_per_window_step),
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),
