@@ -121,8 +121,12 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
         tl_json_int(j, r->rank);
     else
         tl_json_null(j);
-    kv_side_double(j, "baseline", &r->base, r->base.median);
-    kv_side_double(j, "candidate", &r->cand, r->cand.median);
+    /* per call: the median; the other metrics: the row's value (a rank's
+     * per_run row used to give its calls' median here, the all-ranks row
+     * its total) */
+    int per_call = r->kind == TL_CMP_PER_CALL;
+    kv_side_double(j, "baseline", &r->base, per_call ? r->base.median : r->value_base);
+    kv_side_double(j, "candidate", &r->cand, per_call ? r->cand.median : r->value_cand);
     write_ci(j, "baseline_ci", &r->base);
     write_ci(j, "candidate_ci", &r->cand);
     tl_json_kv_double(j, "delta_pct", r->delta_pct);
