@@ -200,8 +200,12 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, const char *label, double y,
     double zero = DB_X + DB_PLOT / 2.0, w = DB_PLOT / 2.0 * fabs(v) / scale;
     fputs("<g><title>", f);
     tl_escape_html_n(f, r->name, 1000);
-    fprintf(f, " (%s): median %s \xe2\x86\x92 %s, %s; total %s%s; p %s</title>", tl_cmp_group_name(r->group),
-            tl_units_dur(b1, sizeof b1, r->base.median), tl_units_dur(b2, sizeof b2, r->cand.median),
+    /* the row's own figure: a median per call, or a total per run */
+    int per_call = r->kind == TL_CMP_PER_CALL;
+    fprintf(f, " (%s): %s %s \xe2\x86\x92 %s, %s; total %s%s; p %s</title>", tl_cmp_group_name(r->group),
+            per_call ? "median" : tl_cmp_kind_name(r->kind),
+            tl_cmp_value_text(b1, sizeof b1, r, per_call ? r->base.median : r->value_base),
+            tl_cmp_value_text(b2, sizeof b2, r, per_call ? r->cand.median : r->value_cand),
             tl_cmp_delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
             p_text(p, sizeof p, r->p_adjusted));
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", DB_LABEL, y + 13);
