@@ -143,8 +143,9 @@ static void test_framepack_generated(void **state)
     assert_int_equal(p.base_time_ns, llround(1795297938.8564055 * 1e9));
     assert_int_equal(snapshot_of(&p, "worker_start")->ts_ns, 0);
     assert_near(m->ts_ns, (1795297938.8564138 - 1795297938.8564055) * 1e9, 1);
-    assert_int_equal(p.start_ns, 0);
-    assert_near(p.end_ns, (1795297938.8566508 - 1795297938.8564055) * 1e9, 1);
+    /* the snapshots span 0.25 ms of a report with seconds of stages: that is
+     * no wall time, so the span is unknown (start after end) */
+    assert_true(p.start_ns > p.end_ns);
 
     /* FramePack's one loop, named "iteration" (the JSON has no name) */
     s = stat_of(&p, "iteration", "iteration");
