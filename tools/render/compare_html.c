@@ -164,9 +164,11 @@ static int headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct,
             n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+    char split[96];
     fprintf(f, "<p class=\"headline\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
-               "run of stages, peak memory). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
+               "run of stages, peak memory%s). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
             c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s",
+            tl_cmp_gate_split(split, sizeof split, c),
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", c->opt.max_untested_pct);
     if (headline_names(f, c, TL_VERDICT_REGRESSION, "Slower") != 0 ||

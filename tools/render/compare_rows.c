@@ -33,6 +33,21 @@ const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
     return buf;
 }
 
+const char *tl_cmp_gate_split(char *buf, size_t len, const tl_compare *c)
+{
+    size_t tested = 0, untested = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        tested += c->rows[i].gate && c->rows[i].verdict == TL_VERDICT_REGRESSION;
+        untested += c->rows[i].gate && c->rows[i].verdict != TL_VERDICT_REGRESSION;
+    }
+    if (tested + untested == 0)
+        buf[0] = '\0';
+    else
+        snprintf(buf, len, "; %zu tested regression%s, %zu large untested increase%s", tested, tested == 1 ? "" : "s",
+                 untested, untested == 1 ? "" : "s");
+    return buf;
+}
+
 const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio)
 {
     double pct = 100.0 * (ratio - 1.0);
@@ -95,7 +110,7 @@ const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double
     else if (r->group == TL_CMP_GROUP_MEMORY)
         tl_units_bytes(buf, len, v);
     else if (r->kind == TL_CMP_CALLS_PER_STEP)
-        snprintf(buf, len, "%.3g calls", v);
+        snprintf(buf, len, "%.3g calls a step", v);
     else
         tl_units_dur(buf, len, v);
     return buf;

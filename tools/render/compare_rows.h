@@ -29,6 +29,11 @@ const char *tl_cmp_value_text(char *buf, size_t len, const tl_cmp_row *r, double
  * "&lt;" where it lands in HTML); "–" unknown. */
 const char *tl_cmp_p_text(char *buf, size_t len, double p, const char *lt);
 
+/* The gate's failures, when there are any: "; 0 tested regressions, 2 large
+ * untested increases" (a headline of "0 regressions" above "Gate: fails"
+ * must say what failed); "" when none failed. */
+const char *tl_cmp_gate_split(char *buf, size_t len, const tl_compare *c);
+
 /* The geometric mean ratio as a change: "3.0% slower", "0.42% faster", "as
  * fast" (under 0.005 % either way: "0.00% faster" said a change of nothing). */
 const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio);

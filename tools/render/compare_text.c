@@ -55,8 +55,11 @@ static void md_headline(FILE *f, const tl_compare *c)
         fprintf(f, " \xc2\xb7 geomean ratio %.4f (%s) over %zu names", c->geomean_ratio,
                 tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio), c->geomean_n);
     }
-    fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak memory)",
-            c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s");
+    char split[96];
+    fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak "
+               "memory%s)",
+            c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s",
+            tl_cmp_gate_split(split, sizeof split, c));
     fprintf(f, "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
                "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu "
                "inconclusive (beyond the threshold, not significant), %zu with too few samples, %zu large untested "
@@ -316,15 +319,16 @@ void tl_render_compare_regressions(FILE *f, const tl_compare *c)
         if (r->rank >= 0)
             snprintf(where, sizeof where, "rank %d", r->rank);
         const char *what = r->kind == TL_CMP_PER_CALL ? tl_cmp_metric_name(c->opt.metric) : tl_cmp_kind_name(r->kind);
+        char b[48], k[48]; /* the values in their unit: "499.5 ms -> 675.3 ms" */
+        tl_cmp_value_text(b, sizeof b, r, r->value_base);
+        tl_cmp_value_text(k, sizeof k, r, r->value_cand);
         tl_term_escape(name, sizeof name, r->name);
         if (r->verdict == TL_VERDICT_REGRESSION)
-            fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%.0f -> %.0f), p = %.3g (adjusted %.3g)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, r->value_base, r->value_cand,
-                    r->p_value, r->p_adjusted);
+            fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%s -> %s), p = %.3g (adjusted %.3g)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->delta_pct, b, k, r->p_value, r->p_adjusted);
         else
-            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%.0f -> %.0f)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", r->value_base,
-                    r->value_cand);
+            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%s -> %s)\n",
+                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", b, k);
     }
 }
 
