@@ -980,12 +980,14 @@ static int rank_level_pooled(tl_compare *c)
 static char *untested_note(const tl_cmp_row *r, double limit)
 {
     char buf[160], runs[48];
-    /* a rank's total per run or step is tested over its calls */
-    int calls = r->rank >= 0 && (r->kind == TL_CMP_PER_RUN || r->kind == TL_CMP_PER_STEP);
+    /* a rank's total per run or step is tested over its calls, the
+     * all-ranks one over its ranks */
+    int run = r->kind == TL_CMP_PER_RUN || r->kind == TL_CMP_PER_STEP;
     if (r->base.nsamples <= 1 && r->cand.nsamples <= 1)
         snprintf(runs, sizeof runs, "one run each");
     else
-        snprintf(runs, sizeof runs, "%zu and %zu %s", r->base.nsamples, r->cand.nsamples, calls ? "calls" : "samples");
+        snprintf(runs, sizeof runs, "%zu and %zu %s", r->base.nsamples, r->cand.nsamples,
+                 !run ? "samples" : r->rank >= 0 ? "calls" : "ranks");
     snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct,
              runs, limit);
     return strdup(buf);
