@@ -23,6 +23,8 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "read_trace.h"
+#include "tt_support.h"
 
 #define US(x) ((int64_t)(x) * 1000)
 #define NO_LAUNCH INT64_MIN
@@ -441,9 +443,35 @@ static void test_memory(void **state)
     tl_profile_release(&p);
 }
 
+/* Blocking host calls as read from a trace: the synchronous ones whatever
+ * their length, an asynchronous copy only when it blocked (50 us or more:
+ * pageable memory), not the microsecond ones a training step makes by the
+ * thousand. */
+static void test_blocking_calls_read(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":8},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":140000},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,\"tid\":1,\"ts\":140300,\"dur\":5}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "blocking.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &opt), 0);
+    assert_int_equal(p.nblocking, 2);
+    assert_int_equal(p.blocking[0].dur_ns, 140000000);
+    assert_int_equal(p.blocking[1].dur_ns, 5000);
+    tl_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_blocking_calls_read),
         cmocka_unit_test(test_window_and_breakdown),
         cmocka_unit_test(test_whole_trace_option),
         cmocka_unit_test(test_single_step_is_whole_trace),

@@ -417,13 +417,26 @@ static tl_name_stat *stat_of(reader *r, const char *name, size_t len)
     return s;
 }
 
+/* An asynchronous copy (blocking only with pageable memory), and how long
+ * one must take to count as having blocked. */
+#define TL_ASYNC_BLOCKED_NS 50000
+static int is_async_copy(const char *name, size_t len)
+{
+    for (size_t i = 0; i + 5 <= len; i++)
+        if (memcmp(name + i, "Async", 5) == 0)
+            return 1;
+    return 0;
+}
+
 /* What a host call is (is_blocking_call, is_graph_launch), worked out once per
- * name: bit 0 known, bit 1 blocking, bit 2 graph launch. */
+ * name: bit 0 known, bit 1 blocking, bit 2 graph launch, bit 3 an
+ * asynchronous copy. */
 static unsigned host_call_flags(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
 {
     unsigned f = s->host_flags;
     if (!(f & 1) || p->names_closed) { /* a folded name's pool has many names */
-        f = 1 | (is_blocking_call(name, len) ? 2u : 0u) | (is_graph_launch(name, len) ? 4u : 0u);
+        f = 1 | (is_blocking_call(name, len) ? 2u : 0u) | (is_graph_launch(name, len) ? 4u : 0u) |
+            (is_async_copy(name, len) ? 8u : 0u);
         if (!p->names_closed)
             s->host_flags = (uint8_t)f;
     }
@@ -481,7 +494,11 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         unsigned hf = host_call_flags(p, s, name, name_len);
         if (hf & 4)
             p->graph_launches++;
-        if (hf & 2)
+        /* An asynchronous copy that returned at once (pinned memory) covers
+         * no idle time worth a look, and a training trace makes hundreds of
+         * thousands of them: only those that blocked (50 us or more) are
+         * kept, so the blocking calls' bound is not spent on them. */
+        if ((hf & 2) && !((hf & 8) && dur < TL_ASYNC_BLOCKED_NS))
             tl_profile_add_blocking(p, &(tl_host_call){ ts, dur, s->name });
         return;
     }
