@@ -1050,7 +1050,7 @@ static void test_data_loading(void **state)
     add_name(&s[3], TL_GROUP_OPS, dl, MS(5.5), 5);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "data-loading", 3, NULL,
-                 STRS(dl, "5.500 ms over 5 steps of 100.000 ms total (5.5%)", "threshold 5%"),
+                 STRS(dl, "5.500 ms over 5 steps of 100.000 ms total (5.5%)", "threshold 5% on 1 of the 1 ranks it applies to"),
                  STRS("5.5% of rank 3's step time"));
     done(a);
 

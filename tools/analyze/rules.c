@@ -842,7 +842,7 @@ static void data_loading(tl_aggregate *a)
     const tl_rank_result *worst = NULL;
     const char *wname = NULL;
     double wpct = 0, wload = 0, wtotal = 0;
-    int steps = 0, found = 0;
+    int steps = 0, found = 0, hits = 0, with = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         if (r->nsteps == 0 && !(r->span_ns > 0))
@@ -864,6 +864,8 @@ static void data_loading(tl_aggregate *a)
             }
         found |= which != NULL;
         double pct = step_total > 0 ? 100 * load / step_total : 0;
+        with += which != NULL;
+        hits += which != NULL && pct > DATA_LOADING_PCT;
         if (which && pct > DATA_LOADING_PCT && pct > wpct) {
             worst = r;
             wname = which;
@@ -881,14 +883,14 @@ static void data_loading(tl_aggregate *a)
         char msg[300];
         snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's profiled time.", wpct, worst->rank);
         fire(a, "data-loading", worst->rank, msg,
-             "%s: %.3f ms of the %.3f ms profiled (%.1f%%; no steps in the trace); threshold %.0f%%", wname,
-             wload / 1e6, wtotal / 1e6, wpct, DATA_LOADING_PCT);
+             "%s: %.3f ms of the %.3f ms profiled (%.1f%%; no steps in the trace); threshold %.0f%% on %d of the %d "
+             "ranks it applies to", wname, wload / 1e6, wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
     } else if (worst != NULL) {
         char msg[300];
         snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's step time.", wpct, worst->rank);
         fire(a, "data-loading", worst->rank, msg, "%s: %.3f ms over %zu step%s of %.3f ms total (%.1f%%); threshold "
-             "%.0f%%", wname, wload / 1e6, worst->nsteps, worst->nsteps == 1 ? "" : "s", wtotal / 1e6, wpct,
-             DATA_LOADING_PCT);
+             "%.0f%% on %d of the %d ranks it applies to", wname, wload / 1e6, worst->nsteps,
+             worst->nsteps == 1 ? "" : "s", wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
     }
 }
 
