@@ -983,7 +983,10 @@ static char *untested_note(const tl_cmp_row *r, double limit)
     /* a rank's total per run or step is tested over its calls, the
      * all-ranks one over its ranks */
     int run = r->kind == TL_CMP_PER_RUN || r->kind == TL_CMP_PER_STEP;
-    if (r->base.nsamples <= 1 && r->cand.nsamples <= 1)
+    int one_rank = r->rank < 0 && run && r->base.nsamples <= 1 && r->cand.nsamples <= 1;
+    if (one_rank && (r->base.nsessions > 1 || r->cand.nsessions > 1))
+        snprintf(runs, sizeof runs, "%zu and %zu runs of one rank", r->base.nsessions, r->cand.nsessions);
+    else if (r->base.nsamples <= 1 && r->cand.nsamples <= 1)
         snprintf(runs, sizeof runs, "one run each");
     else
         snprintf(runs, sizeof runs, "%zu and %zu %s", r->base.nsamples, r->cand.nsamples,
