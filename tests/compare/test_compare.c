@@ -603,6 +603,43 @@ static void two_sessions_a_run(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* --sessions: the GPU breakdown is each compared session's (idle 40 % in the
+ * first, 30 % in the last), not the rank's two pooled (35 % both sides). */
+static void sessions_gpu_breakdown(void **state)
+{
+    (void)state;
+    const rank_spec six[] = { { "chunk", { 26e6 }, 6 } };
+    tl_aggregate a;
+    tl_aggregate_init(&a, NULL);
+    for (int k = 0; k < 2; k++) {
+        tl_aggregate one;
+        make_ranks(&one, 1, six, 1, 10, NAN);
+        tl_session s = one.sessions[0];
+        memset(&one.sessions[0], 0, sizeof one.sessions[0]);
+        tl_aggregate_release(&one);
+        s.start_ns = k * 5000000000LL;
+        s.span_ns = 1000000000;
+        s.gpu.present = 1;
+        s.gpu.kernel_time = 100000000;
+        s.gpu.idle = k ? 30000000 : 40000000;
+        s.gpu.compute = s.gpu.kernel_time - s.gpu.idle;
+        assert_int_equal(tl_aggregate_add_session(&a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(&a), 0);
+    tl_cmp_options o;
+    tl_cmp_options_init(&o);
+    o.session[0] = 0;
+    o.session[1] = -2;
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &a, &a, &o), 0);
+    assert_true(c.ngpu >= 2);
+    assert_int_equal(c.gpu[0].rank, -1);
+    assert_true(fabs(c.gpu[0].idle_pct[0] - 40.0) < 1e-9 && fabs(c.gpu[0].idle_pct[1] - 30.0) < 1e-9);
+    assert_true(fabs(c.gpu[1].idle_pct[0] - 40.0) < 1e-9 && fabs(c.gpu[1].idle_pct[1] - 30.0) < 1e-9);
+    tl_compare_release(&c);
+    tl_aggregate_release(&a);
+}
+
 /* Kernels come from the GPU window, which leaves the last (cut-short)
  * ProfilerStep out: 15 kernels in a window of 5 of 6 steps are 3 a step,
  * not 2.5. */
@@ -1326,6 +1363,7 @@ int main(void)
         cmocka_unit_test(total_per_run),
         cmocka_unit_test(two_sessions_a_run),
         cmocka_unit_test(kernels_per_window_step),
+        cmocka_unit_test(sessions_gpu_breakdown),
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),
