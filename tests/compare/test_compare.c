@@ -564,6 +564,20 @@ static void calls_per_step(void **state)
     tl_aggregate_release(&c2);
 }
 
+/* One session of rank 0 (make_ranks'), taken out of its aggregate: start
+ * start_ns, a span of 1 s. */
+static tl_session one_session(const rank_spec *spec, size_t steps, int64_t start_ns)
+{
+    tl_aggregate one;
+    make_ranks(&one, 1, spec, 1, steps, NAN);
+    tl_session s = one.sessions[0];
+    memset(&one.sessions[0], 0, sizeof one.sessions[0]); /* the caller takes it */
+    tl_aggregate_release(&one);
+    s.start_ns = start_ns;
+    s.span_ns = 1000000000;
+    return s;
+}
+
 /* A run whose one rank was recorded as two sessions (a rerun, a second
  * epoch): "times per run" and the per-rank metrics are per session, not the
  * two added up ("called 12 times per run instead of 12" for 6; a wall time of
@@ -572,16 +586,11 @@ static void two_sessions_a_run(void **state)
 {
     (void)state;
     const rank_spec six[] = { { "chunk", { 26e6 }, 6 } }, twelve[] = { { "chunk", { 26e6 }, 12 } };
-    tl_aggregate b, c2, one;
+    tl_aggregate b, c2;
     tl_aggregate_init(&b, NULL);
     for (int k = 0; k < 2; k++) {
-        make_ranks(&one, 1, six, 1, 10, NAN); /* a session to copy: its rank 0, 10 steps */
-        tl_session s = one.sessions[0];
-        memset(&one.sessions[0], 0, sizeof one.sessions[0]); /* b takes it */
-        s.start_ns = k * 5000000000LL;
-        s.span_ns = 1000000000;
+        tl_session s = one_session(six, 10, k * 5000000000LL);
         assert_int_equal(tl_aggregate_add_session(&b, &s), 0);
-        tl_aggregate_release(&one);
     }
     assert_int_equal(tl_aggregate_finish(&b), 0);
     make_ranks(&c2, 1, twelve, 1, 10, NAN);
@@ -612,13 +621,7 @@ static void sessions_gpu_breakdown(void **state)
     tl_aggregate a;
     tl_aggregate_init(&a, NULL);
     for (int k = 0; k < 2; k++) {
-        tl_aggregate one;
-        make_ranks(&one, 1, six, 1, 10, NAN);
-        tl_session s = one.sessions[0];
-        memset(&one.sessions[0], 0, sizeof one.sessions[0]);
-        tl_aggregate_release(&one);
-        s.start_ns = k * 5000000000LL;
-        s.span_ns = 1000000000;
+        tl_session s = one_session(six, 10, k * 5000000000LL);
         s.gpu.present = 1;
         s.gpu.kernel_time = 100000000;
         s.gpu.idle = k ? 30000000 : 40000000;
@@ -649,11 +652,7 @@ static void kernels_per_window_step(void **state)
     const rank_spec none[] = { { "forward", { 1e6 }, 6 } };
     tl_aggregate a[2];
     for (int side = 0; side < 2; side++) {
-        tl_aggregate one;
-        make_ranks(&one, 1, none, 1, 6, NAN);
-        tl_session s = one.sessions[0];
-        memset(&one.sessions[0], 0, sizeof one.sessions[0]);
-        tl_aggregate_release(&one);
+        tl_session s = one_session(none, 6, 0);
         s.gpu.present = 1;
         s.gpu.whole_trace = 0;
         s.gpu.steps_in_window = 5;
