@@ -1444,6 +1444,20 @@ static void symptom_and_cause(char *buf, size_t n, const tl_recommendation *low,
                  cause->finding[0] ? cause->finding + 1 : "");
 }
 
+/* What the headline counts: ranks, or, when no input declared one (every
+ * rank given by input order: FramePack's full run and its Gradio demo run,
+ * catapult's unrelated traces), inputs -- "No problem found in 24 ranks"
+ * called 24 unrelated files one job's ranks. */
+static const char *ranks_word(const tl_aggregate *a)
+{
+    int declared = 0;
+    for (size_t i = 0; i < a->nsessions && !declared; i++)
+        declared = tl_session_counts(&a->sessions[i]) && a->sessions[i].id.rank_source != TL_RANK_ORDER;
+    if (declared || a->nranks < 2)
+        return a->nranks == 1 ? "rank" : "ranks";
+    return "inputs (ranks by input order)";
+}
+
 /* How many rules did not apply (a rule may say why more than once). */
 static size_t rules_skipped(const tl_aggregate *a)
 {
@@ -1514,8 +1528,8 @@ void tl_decide_headline(tl_aggregate *a)
     a->headline_severity = "ok";
     const tl_across *st = tl_aggregate_across(a, "step_time_ns"), *idle = tl_aggregate_across(a, "gpu.idle_pct");
     int judged = a->nrecs > 0 || rules_skipped(a) < NRULES;
-    int len = snprintf(buf, sizeof buf, "%s in %zu rank%s", judged ? "No problem found" : "Too little to judge",
-                       a->nranks, a->nranks == 1 ? "" : "s");
+    int len = snprintf(buf, sizeof buf, "%s in %zu %s", judged ? "No problem found" : "Too little to judge",
+                       a->nranks, ranks_word(a));
     if (st != NULL && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f ms", st->mean / 1e6);
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
