@@ -1703,17 +1703,12 @@ static tl_gpu_breakdown gpu_total(const tl_compare *c, const tl_aggregate *a, in
     return t;
 }
 
-static const tl_gpu_breakdown *rank_gpu(const tl_aggregate *a, int rank)
+static int has_rank(const tl_aggregate *a, int rank)
 {
     for (size_t i = 0; i < a->nranks; i++)
         if (a->ranks[i].rank == rank)
-            return &a->ranks[i].gpu;
-    return NULL;
-}
-
-static int has_rank(const tl_aggregate *a, int rank)
-{
-    return rank_gpu(a, rank) != NULL;
+            return 1;
+    return 0;
 }
 
 static int gpu_rows(tl_compare *c)

@@ -770,11 +770,12 @@ static size_t rank_collectives(const tl_aggregate *a, const tl_rank_result *r, u
  * kernel runs until all its ranks have arrived, so the rest of r's time in
  * them is likely waiting for a rank that arrived later (PARAM's 8 DLRM ranks:
  * the same 8 collectives take 11.3 ms on rank 1 and 1.7 ms on rank 7, which
- * starts its step 7.5 ms after rank 1). NULL otherwise. */
-static const tl_rank_result *least_in_collectives(const tl_aggregate *a, const tl_rank_result *r)
+ * starts its step 7.5 ms after rank 1). NULL otherwise; *ncolls: how
+ * many collectives r ran. */
+static const tl_rank_result *least_in_collectives(const tl_aggregate *a, const tl_rank_result *r, size_t *ncolls)
 {
     uint64_t names, other;
-    size_t n = rank_collectives(a, r, &names);
+    size_t n = *ncolls = rank_collectives(a, r, &names);
     const tl_rank_result *least = NULL;
     for (size_t i = 0; i < a->nranks && n > 0 && n < TL_MAX_COLLECTIVES; i++) {
         const tl_rank_result *o = &a->ranks[i];
@@ -802,7 +803,8 @@ static void comm_rule(tl_aggregate *a)
     if (w.r == NULL)
         return;
     const tl_gpu_breakdown *gb = &w.r->gpu;
-    const tl_rank_result *least = least_in_collectives(a, w.r);
+    size_t ncolls;
+    const tl_rank_result *least = least_in_collectives(a, w.r, &ncolls);
     char msg[400], g[200], waits[200] = "";
     /* advice is kept by pointer: static text */
     static const char wait_advice[] =
@@ -811,7 +813,7 @@ static void comm_rule(tl_aggregate *a)
         "start, the straggler analysis) before reducing the volume.";
     if (least != NULL)
         snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
-                 "it is likely waiting for a rank that arrives later.", rank_collectives(a, w.r, &(uint64_t){ 0 }),
+                 "it is likely waiting for a rank that arrives later.", ncolls,
                  (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);
     snprintf(msg, sizeof msg, "On rank %d, communication takes %.1f%% of the kernel time, %.1f%% not hidden under "
              "compute.%s", w.r->rank, comm_pct(w.r), w.v, waits);
