@@ -408,6 +408,7 @@ static void test_settle_runs(void **state)
     assert_int_equal(nnotes, 2);
     tt_assert_contains(notes[0], "left out of the numbers", "note");
     tt_assert_contains(notes[0], "y/rank0.json", "note");
+    tt_assert_contains(notes[0], "(rank 0 in process 20, not 10)", "note");
     tt_assert_contains(notes[1], "world size 8, not 2", "note");
     free_all(v, NTWO, notes, nnotes);
 
@@ -426,6 +427,62 @@ static void test_settle_runs(void **state)
     /* rank 5 now counts, and its world size promises 8 */
     assert_string_equal(notes[2], "3 of 8 ranks present (world size 8): missing ranks 2-4, 6-7");
     free_all(v, NTWO, notes, nnotes);
+}
+
+/* HTA's test data in one folder: ranks 0 and 1 of a 128-GPU job recorded
+ * 0.5 ms apart, a rank 1 without a world size recorded 240 days before them,
+ * and a rank 2 three hours after. The ranks of one job record together: the
+ * early rank 1 must not take the job's rank 1's place (it did: first come,
+ * and the job's own rank 1 was left out as "process 4045, not 4037"), and the
+ * late rank 2 is another run. Without wall-clock times nothing says so. */
+static const spec apart[] = {
+    { "filter/rank0.json", 0, 128, TL_FMT_KINETO, T0, 3000 * MS, 4037, NULL },
+    { "filter/rank1.json", 1, 128, TL_FMT_KINETO, T0 + MS / 2, 3000 * MS, 4045, NULL },
+    { "compare/base.json", 1, 0, TL_FMT_KINETO, T0 - 240LL * 86400000 * MS, 700 * MS, 2568503, NULL },
+    { "later/rank2.json", 2, 0, TL_FMT_KINETO, T0 + 3 * 3600000 * MS, 700 * MS, 77, NULL },
+};
+#define NAPART (sizeof apart / sizeof apart[0])
+
+static void test_settle_runs_apart_in_time(void **state)
+{
+    (void)state;
+    tl_session v[NAPART];
+    for (size_t i = 0; i < NAPART; i++)
+        make(&v[i], &apart[i]);
+    char **notes;
+    size_t nnotes;
+    settle(v, NAPART, 0, &notes, &nnotes);
+    assert_int_equal(find(v, NAPART, "filter/rank0.json")->id.run, 0);
+    assert_int_equal(find(v, NAPART, "filter/rank1.json")->id.run, 0);
+    assert_true(find(v, NAPART, "compare/base.json")->id.run > 0);
+    assert_true(find(v, NAPART, "later/rank2.json")->id.run > 0);
+    assert_int_equal(nnotes, 3);
+    tt_assert_contains(notes[0], "1 input of a different run (rank 1 in process 2568503, not 4045) left out of the "
+                                 "numbers: compare/base.json", "note");
+    tt_assert_contains(notes[1], "1 input of a different run (recorded 3.0 hours after it) left out of the numbers: "
+                                 "later/rank2.json; analyze it on its own (the run analyzed includes filter/rank0.json)",
+                       "note");
+    tt_assert_contains(notes[2], "2 of 128 ranks present", "note");
+    free_all(v, NAPART, notes, nnotes);
+
+    /* 59 minutes after: one run */
+    for (size_t i = 0; i < NAPART; i++)
+        make(&v[i], &apart[i]);
+    v[3].start_ns = T0 + 3000 * MS + 59 * 60000 * MS;
+    settle(v, NAPART, 0, &notes, &nnotes);
+    assert_int_equal(find(v, NAPART, "later/rank2.json")->id.run, 0);
+    free_all(v, NAPART, notes, nnotes);
+
+    /* no wall clock: no time to tell them apart, first come */
+    for (size_t i = 0; i < NAPART; i++) {
+        make(&v[i], &apart[i]);
+        v[i].abs_time = 0;
+    }
+    settle(v, NAPART, 0, &notes, &nnotes);
+    assert_int_equal(find(v, NAPART, "compare/base.json")->id.run, 0);
+    assert_int_equal(find(v, NAPART, "later/rank2.json")->id.run, 0);
+    assert_true(find(v, NAPART, "filter/rank1.json")->id.run > 0);
+    free_all(v, NAPART, notes, nnotes);
 }
 
 /* The same sessions in any order settle the same. */
@@ -518,6 +575,7 @@ int main(void)
         cmocka_unit_test(test_companion_and_order),
         cmocka_unit_test(test_settle_companion),
         cmocka_unit_test(test_settle_runs),
+        cmocka_unit_test(test_settle_runs_apart_in_time),
         cmocka_unit_test(test_settle_order_free),
         cmocka_unit_test(test_settle_rank_notes),
     };

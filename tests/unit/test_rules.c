@@ -1269,6 +1269,22 @@ static void test_rank_imbalance(void **state)
     assert_null(find(a, "rank-imbalance"));
     done(a);
 
+    /* one rank without steps (a report's loop summary) among ranks with
+     * them: no per-step comparison, so rank-imbalance speaks, on the
+     * step-less rank (26 ms against 20 ms steps) */
+    healthy_run(s);
+    set_step_time(&s[0], 20);
+    set_step_time(&s[1], 20);
+    set_step_time(&s[2], 20);
+    loop_only(&s[3], 26);
+    a = finish(s, NRANKS);
+    assert_non_null(a->straggler_note);
+    tt_assert_contains(a->straggler_note, "no steps: cannot compare ranks (no ProfilerStep or tally iteration on some ranks)", "note");
+    assert_int_equal(a->nstragglers, 0);
+    assert_fires(a, "rank-imbalance", 3, NULL, STRS("step time max 26.000 ms (rank 3)", "min 20.000 ms (rank 0)"),
+                 STRS("1.21x the mean step time"));
+    done(a);
+
     /* one rank: nothing to be imbalanced against */
     healthy(&s[0], 0, 1);
     loop_only(&s[0], 26);

@@ -387,7 +387,9 @@ static inline int tl_session_counts(const tl_session *s) { return tl_identity_co
  *      and path, the others (not profiles, companions) after them by path;
  *   3. run identity (docs/analysis.md): inputs are pooled as sessions of one
  *      rank only when one process could have recorded them one after the
- *      other (world size, device, format, host, process, times); the run with
+ *      other (world size, device, format, host, process, times), and a rank
+ *      joins a run only if it recorded within TL_RUN_APART_NS of it (both on
+ *      the wall clock); the run with
  *      the most inputs is the one analyzed (run 0), the others are left out
  *      of the numbers with a note -- or pooled all the same when pool is set
  *      (`tally compare --sessions`), still with a note;
@@ -398,6 +400,10 @@ static inline int tl_session_counts(const tl_session *s) { return tl_identity_co
  * to *notes. Deterministic in the set of sessions, whatever their order.
  * 0, or -1 out of memory. */
 #define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in a note) */
+/* The ranks of one job record at the same time (DLRM's 8 within 7.5 ms):
+ * a rank's first input recorded more than an hour away from every input of
+ * a run, both on the wall clock, belongs to another run. */
+#define TL_RUN_APART_NS (3600LL * 1000000000LL)
 int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nnotes);
 
 /* The ranks a declared world size promises and are not there, as one

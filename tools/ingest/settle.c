@@ -173,8 +173,9 @@ typedef struct run_key {
     int last_rank, last_abs;
     int64_t last_end, last_pid;
     const char *last_host;
-    const char *first_path, *first_host;
-    int64_t first_pid;
+    const char *first_path;
+    int64_t t0, t1;            /* the wall-clock span of its sessions on the wall clock */
+    int timed;                 /* t0, t1 hold one at least */
     char why[160];             /* why the last session tried did not join it */
 } run_key;
 
@@ -204,11 +205,72 @@ static const char *not_next_session(run_key *r, const tl_session *s)
     return NULL;
 }
 
+/* Why run r (number rn after renumbering) is not the analyzed run m (run 0),
+ * in the words of the rule that split them: world size, device, format; a
+ * rank both have, recorded by another host or process or at the same time;
+ * else the time between them. */
+static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, const run_key *m, char *why, size_t size)
+{
+    if (r->world_size && m->world_size && r->world_size != m->world_size) {
+        snprintf(why, size, "world size %d, not %d", r->world_size, m->world_size);
+        return;
+    }
+    if (r->device && m->device && strcmp(r->device, m->device) != 0) {
+        snprintf(why, size, "device %.60s, not %.60s", r->device, m->device);
+        return;
+    }
+    if (r->family != m->family) {
+        snprintf(why, size, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tl_session *a = &v[i];
+        if (a->id.run != rn || !tl_identity_is_session(&a->id))
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            const tl_session *b = &v[j];
+            if (b->id.run != 0 || !tl_identity_is_session(&b->id) || b->id.rank != a->id.rank)
+                continue;
+            if (a->sys.hostname && b->sys.hostname && strcmp(a->sys.hostname, b->sys.hostname) != 0)
+                snprintf(why, size, "rank %d on host %.60s, not %.60s", a->id.rank, a->sys.hostname, b->sys.hostname);
+            else if (a->pid > 0 && b->pid > 0 && a->pid != b->pid)
+                snprintf(why, size, "rank %d in process %" PRId64 ", not %" PRId64, a->id.rank, a->pid, b->pid);
+            else
+                snprintf(why, size, "its sessions overlap in time with the same ranks' sessions of the other run");
+            return;
+        }
+    }
+    int64_t apart = r->timed && m->timed ? (r->t0 > m->t1 ? r->t0 - m->t1 : m->t0 > r->t1 ? m->t0 - r->t1 : 0) : 0;
+    double h = (double)apart / 3.6e12;
+    if (h >= 48)
+        snprintf(why, size, "recorded %.0f days %s it", h / 24, r->t0 > m->t1 ? "after" : "before");
+    else if (h >= 1)
+        snprintf(why, size, "recorded %.1f hours %s it", h, r->t0 > m->t1 ? "after" : "before");
+    else
+        snprintf(why, size, "its ranks' inputs could not be told apart from another run's");
+}
+
+/* How far session s [start, end] recorded from run r's sessions on the wall
+ * clock (0 when they overlap), or -1 when either time is not on it. */
+static int64_t time_apart(const run_key *r, const tl_session *s, int64_t end)
+{
+    if (!r->timed || !s->abs_time)
+        return -1;
+    return s->start_ns > r->t1 ? s->start_ns - r->t1 : r->t0 > end ? r->t0 - end : 0;
+}
+
 /* Which sessions belong together, before several inputs of one rank are
- * pooled as its sessions: the same declared world size everywhere; and for a
+ * pooled as its sessions: the same declared world size everywhere; for a
  * second session of a rank, the same device and format family as the first,
  * starting after it ended on the wall clock (one process cannot record two
- * sessions at once). Inputs that do not belong form other runs; the run with
+ * sessions at once); for a rank the run does not have yet, a recording
+ * within TL_RUN_APART_NS of the run's (the ranks of one job record together:
+ * HTA's trace_filter ranks 0 and 1 of a 128-GPU job, 0.5 ms apart, and
+ * trace_compare's rank 1, 8 months before them, are two runs; not "the
+ * closest in time": the sample pipeline runs its ranks one after the other,
+ * and its baseline's rank 1 ends nearer the optimized run's rank 0 than it
+ * starts after its own rank 0). The first run that takes it. Inputs that do
+ * not belong form other runs; the run with
  * the most inputs is analyzed, the others are left out of the numbers and
  * named in a note (a warning, an error under --strict). Sessions come sorted. */
 static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
@@ -227,8 +289,10 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
             if (r->world_size && s->id.world_size && r->world_size != s->id.world_size)
                 continue;
             /* Another session of a rank this run already has: it must be the
-             * same kind of process (device, format) and come after it. */
-            if (r->last_rank == s->id.rank && not_next_session(r, s) != NULL)
+             * same kind of process (device, format) and come after it; a
+             * rank it does not have must have recorded near its time. */
+            if (r->last_rank == s->id.rank ? not_next_session(r, s) != NULL
+                                           : time_apart(r, s, end) > TL_RUN_APART_NS)
                 continue;
             break;
         }
@@ -238,8 +302,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
                 joined++;
             } else {
                 runs[nruns++] = (run_key){ .world_size = s->id.world_size, .family = format_family(s->id.format),
-                                           .device = s->device_name, .last_rank = -1, .first_path = s->id.path,
-                                           .first_host = s->sys.hostname, .first_pid = s->pid };
+                                           .device = s->device_name, .last_rank = -1, .first_path = s->id.path };
             }
         }
         run_key *r = &runs[k];
@@ -247,6 +310,11 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
             r->world_size = s->id.world_size;
         if (!r->device)
             r->device = s->device_name;
+        if (s->abs_time) {
+            r->t0 = r->timed && r->t0 < s->start_ns ? r->t0 : s->start_ns;
+            r->t1 = r->timed && r->t1 > end ? r->t1 : end;
+            r->timed = 1;
+        }
         r->sessions++;
         r->last_rank = s->id.rank;
         r->last_abs = s->abs_time;
@@ -278,20 +346,8 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
                 len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->id.path);
             n++;
         }
-        const run_key *r = &runs[k], *m = &runs[main_run];
         char why[200];
-        if (r->world_size && m->world_size && r->world_size != m->world_size)
-            snprintf(why, sizeof why, "world size %d, not %d", r->world_size, m->world_size);
-        else if (r->device && m->device && strcmp(r->device, m->device) != 0)
-            snprintf(why, sizeof why, "device %.60s, not %.60s", r->device, m->device);
-        else if (r->family != m->family)
-            snprintf(why, sizeof why, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
-        else if (r->first_host && m->first_host && strcmp(r->first_host, m->first_host) != 0)
-            snprintf(why, sizeof why, "host %.60s, not %.60s", r->first_host, m->first_host);
-        else if (r->first_pid > 0 && m->first_pid > 0 && r->first_pid != m->first_pid)
-            snprintf(why, sizeof why, "process %" PRId64 ", not %" PRId64, r->first_pid, m->first_pid);
-        else
-            snprintf(why, sizeof why, "its sessions overlap in time with the same ranks' sessions of the other run");
+        run_why(v, nsessions, &runs[k], k + 1, &runs[main_run], why, sizeof why);
         if (pool)
             add_note(nt, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
                          "--sessions asks: %s%s",
@@ -300,7 +356,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
             add_note(nt, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
                          "(the run analyzed includes %s)",
                      n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
-                     n == 1 ? "its" : "their", m->first_path);
+                     n == 1 ? "its" : "their", runs[main_run].first_path);
     }
     if (pool)
         for (size_t i = 0; i < nsessions; i++)
