@@ -76,7 +76,12 @@ if comp:
     for n in ev["names"]:
         check(n["name"] in compute, f"slow: evidence {n['name'][:80]} is not a compute kernel the generator slows")
         check(n["delta_per_step_ns"] > 0, "slow: evidence with no delta")
-    check("most of it in " + ev["names"][0]["name"][:60] in ev["summary"], "slow: summary does not name the top kernel")
+    # "most of it in" only when the top kernel holds half the excess: here
+    # every compute kernel is 1.4x slower, so the largest holds a small part
+    lead = "most of it in " if ev["names"][0]["delta_per_step_ns"] >= 0.5 * (ev["value"] - ev["others_median"]) \
+        else "the largest part in "
+    check(lead == "the largest part in ", "slow: one kernel holds half the excess of 40 kernels slowed alike")
+    check(lead + ev["names"][0]["name"][:60] in ev["summary"], "slow: summary does not name the top kernel")
     # the top kernel: rank 2 spends about 1.4 x what rank 0 does on it
     top = ev["names"][0]["name"]
     per_rank = {}

@@ -148,6 +148,11 @@ typedef struct tl_straggler {
     int nitems;
 } tl_straggler;
 
+/* How a straggler's first evidence item is introduced: "most of it in" when
+ * its excess per step is at least half the straggler's, else "the largest
+ * part in" (names nest: the items' excesses overlap and do not add up). */
+const char *tl_straggler_lead(const tl_straggler *s);
+
 /* A rule that did not apply to this data, and why. */
 typedef struct tl_rule_skip {
     const char *id;

@@ -1527,8 +1527,8 @@ void tl_decide_headline(tl_aggregate *a)
                                s->rank, gpu ? "GPU compute per step" : "step time", s->delta_pct, s->slower, s->units,
                                s->value / 1e6, s->others_median / 1e6);
                 if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
-                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", most of it in %.120s (+%.3f ms per step)",
-                                    s->items[0].name, s->items[0].delta_ns / 1e6);
+                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", %s %.120s (+%.3f ms per step)",
+                                    tl_straggler_lead(s), s->items[0].name, s->items[0].delta_ns / 1e6);
             } else if (s != NULL) {
                 len = snprintf(buf, sizeof buf,
                                "Rank %d is a straggler: it arrives last to %d of %d matched collectives, so the other "

@@ -190,7 +190,8 @@ static void straggler(FILE *f, const tl_straggler *s)
     fputs("</p>\n", f);
     if (s->nitems > 0) {
         fputs("<table class=\"evidence\"><caption>Where the straggler spends more per step than the other "
-              "ranks' median</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">More per step</th>"
+              "ranks' median (names called at least once a step; a name's time includes the names that run inside "
+              "it, so the rows overlap)</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">More per step</th>"
               "</tr></thead><tbody>\n", f);
         for (int k = 0; k < s->nitems; k++) {
             fputs("<tr><th scope=\"row\">", f);
