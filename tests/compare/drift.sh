@@ -46,7 +46,7 @@ grep -E '^vae_decode_full_chunk_0 +3\.769 s +35\.81 s +\+850\.0% +\+850\.0% +dri
     fail "summary: no drifting vae_decode_full_chunk_0 row: $(sed -n '/SESSIONS/,$p' "$work/run.txt")"
 grep -E '^sampling_chunk_0 +8\.234 s +8\.234 s +\+0\.0% +\+0\.0% *$' "$work/run.txt" >/dev/null ||
     fail "summary: sampling_chunk_0 should be unchanged: $(sed -n '/SESSIONS/,$p' "$work/run.txt")"
-grep -F '[session-drift] "vae_decode_full_chunk_0" is 850% slower in the last of 2 sessions than in the first (2 stages drift).' \
+grep -F '[session-drift] "vae_decode_full_chunk_0" is 850% slower a call in the last of 2 sessions than in the first (2 stages drift).' \
     "$work/run.txt" >/dev/null || fail "summary: no session-drift finding: $(cat "$work/run.txt")"
 
 "$tally" report -q "$work/run" -o "$work/run.html"

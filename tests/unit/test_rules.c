@@ -1334,13 +1334,40 @@ static void test_session_drift(void **state)
             if (!strcmp(a->drift.stages[i].name, "forward"))
                 fw = &a->drift.stages[i];
         assert_non_null(fw);
-        assert_true(fabs(fw->value[0] - 25e6) < 1 && fabs(fw->value[1] - forward_ms[c] * 1e6) < 1);
+        /* per call: 5 calls a session */
+        assert_true(fabs(fw->value[0] - 5e6) < 1 && fabs(fw->value[1] - forward_ms[c] / 5 * 1e6) < 1);
+        assert_true(fw->calls[0] == 5 && fw->calls[1] == 5);
         if (c == 0)
-            assert_fires(a, "session-drift", -1, NULL, STRS("forward: 25.000 ms in session 1, 19.000 ms in session 2",
-                                                            "-24.0%", "threshold 20%"),
-                         STRS("\"forward\" is 24% faster in the last of 2 sessions than in the first"));
+            assert_fires(a, "session-drift", -1, NULL,
+                         STRS("forward: 5.000 ms a call in session 1 (5 calls), 3.800 ms in session 2 (5 calls)",
+                              "-24.0%", "threshold 20%"),
+                         STRS("\"forward\" is 24% faster a call in the last of 2 sessions than in the first"));
         else
             assert_silent(a);
+        done(a);
+    }
+    /* the second session profiled 2.5x as long: every name has 2.5x the
+     * calls and the total, each call as long: no drift (it read "forward
+     * 150% slower", the sessions' totals) */
+    {
+        tl_session s[2 * NRANKS];
+        healthy_run(s);
+        healthy_run(s + NRANKS);
+        for (int r = 0; r < NRANKS; r++) {
+            tl_session *later = &s[NRANKS + r];
+            later->start_ns += 1000000000LL;
+            free(later->id.path);
+            char path[64];
+            snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
+            later->id.path = tt_xstrdup(path);
+            for (size_t i = 0; i < later->nnames; i++) {
+                later->names[i].d.total = later->names[i].d.total * 5 / 2;
+                later->names[i].d.count = later->names[i].d.count * 5 / 2;
+            }
+        }
+        tl_aggregate *a = finish(s, 2 * NRANKS);
+        assert_int_equal(a->drift.nsessions, 2);
+        assert_null(find(a, "session-drift"));
         done(a);
     }
     tl_session one[NRANKS];

@@ -20,7 +20,8 @@ typedef struct entry {
     int group;                 /* -1: step time */
     const char *name;          /* borrowed from the session */
     int session;
-    double value;
+    double value;              /* per call (a step: the median step) */
+    double calls;              /* calls in the session (steps) */
 } entry;
 
 typedef struct entries {
@@ -28,11 +29,11 @@ typedef struct entries {
     size_t n, cap;
 } entries;
 
-static int push(entries *e, int group, const char *name, int session, double value)
+static int push(entries *e, int group, const char *name, int session, double value, double calls)
 {
     if (tl_array_grow(&e->v, e->n, &e->cap, sizeof *e->v, 256) != 0)
         return -1;
-    e->v[e->n++] = (entry){ group, name, session, value };
+    e->v[e->n++] = (entry){ group, name, session, value, calls };
     return 0;
 }
 
@@ -60,37 +61,49 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The median step time of a session; NaN without steps. */
-static double median_step(const tl_session *s)
+/* The median step time of a session over its whole steps (a trace's last
+ * ProfilerStep, cut short, left out); NaN without them. */
+static double median_step(const tl_session *s, size_t *n)
 {
-    if (s->nsteps == 0)
-        return NAN;
-    double *v = malloc(s->nsteps * sizeof *v);
+    *n = 0;
+    double *v = malloc((s->nsteps + 1) * sizeof *v);
     if (v == NULL)
         return NAN;
     for (size_t i = 0; i < s->nsteps; i++)
-        v[i] = (double)s->steps[i].dur_ns;
-    qsort(v, s->nsteps, sizeof *v, cmp_double);
-    double m = s->nsteps % 2 ? v[s->nsteps / 2] : (v[s->nsteps / 2 - 1] + v[s->nsteps / 2]) / 2;
+        if (!s->steps[i].partial)
+            v[(*n)++] = (double)s->steps[i].dur_ns;
+    double m = NAN;
+    if (*n > 0) {
+        qsort(v, *n, sizeof *v, cmp_double);
+        m = *n % 2 ? v[*n / 2] : (v[*n / 2 - 1] + v[*n / 2]) / 2;
+    }
     free(v);
     return m;
 }
 
-/* The entries of one session (number k of its rank). */
+/* The entries of one session (number k of its rank): a stage's time per
+ * call, not its total -- sessions of one run need not be as long (4 steps
+ * profiled, then 10: a total 2.5x as large for the same 50 ms a call). */
 static int session_entries(entries *e, const tl_session *s, int k)
 {
-    double step = median_step(s);
-    if (isfinite(step) && push(e, -1, "step", k, step) != 0)
+    size_t nsteps;
+    double step = median_step(s, &nsteps);
+    if (isfinite(step) && push(e, -1, "step", k, step, (double)nsteps) != 0)
         return -1;
-    for (size_t i = 0; i < s->nnames; i++)
-        if (is_stage(s->names[i].group) && push(e, s->names[i].group, s->names[i].name, k, (double)s->names[i].d.total) != 0)
+    for (size_t i = 0; i < s->nnames; i++) {
+        const tl_sname *x = &s->names[i];
+        if (is_stage(x->group) && x->d.count > 0 &&
+            push(e, x->group, x->name, k, (double)x->d.total / (double)x->d.count, (double)x->d.count) != 0)
             return -1;
+    }
     return 0;
 }
 
+/* A stage's time in the first session (per call x calls): the table's order
+ * and the share a stage needs to drift. */
 static double first_value(const tl_drift_stage *s)
 {
-    return s->value[0];
+    return s->group < 0 ? s->value[0] : s->value[0] * s->calls[0];
 }
 
 static int by_first(const void *x, const void *y)
@@ -130,7 +143,7 @@ static void trend(tl_drift_stage *s, int nsessions, double largest)
     }
     double den = n * sxx - sx * sx;
     s->slope_pct = den > 0 ? (n * sxy - sx * sy) / den : NAN;
-    s->drifts = fabs(s->change_pct) > TL_DRIFT_PCT && (s->group < 0 || v0 >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
+    s->drifts = fabs(s->change_pct) > TL_DRIFT_PCT && (s->group < 0 || first_value(s) >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
 }
 
 int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
@@ -167,22 +180,27 @@ int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
         if ((s->name = strdup(e.v[i].name)) == NULL)
             goto out;
         for (int k = 0; k < TL_DRIFT_MAX_SESSIONS; k++)
-            s->value[k] = NAN;
+            s->value[k] = s->calls[k] = NAN;
         while (i < e.n && e.v[i].group == s->group && strcmp(e.v[i].name, s->name) == 0) {
             size_t j = i; /* one cell: sorted by value, so its median is in the middle */
             while (j < e.n && e.v[j].group == s->group && e.v[j].session == e.v[i].session &&
                    strcmp(e.v[j].name, s->name) == 0)
                 j++;
             size_t n = j - i;
-            s->value[e.v[i].session] = n % 2 ? e.v[i + n / 2].value : (e.v[i + n / 2 - 1].value + e.v[i + n / 2].value) / 2;
-            s->nranks[e.v[i].session] = (int)n;
+            int k = e.v[i].session;
+            s->value[k] = n % 2 ? e.v[i + n / 2].value : (e.v[i + n / 2 - 1].value + e.v[i + n / 2].value) / 2;
+            s->nranks[k] = (int)n;
+            double calls = 0;
+            for (size_t c = i; c < j; c++)
+                calls += e.v[c].calls;
+            s->calls[k] = calls / (double)n;
             i = j;
         }
     }
     double largest = 0;
     for (size_t i = 0; i < d->nstages; i++)
-        if (d->stages[i].group >= 0 && isfinite(d->stages[i].value[0]) && d->stages[i].value[0] > largest)
-            largest = d->stages[i].value[0];
+        if (d->stages[i].group >= 0 && isfinite(first_value(&d->stages[i])) && first_value(&d->stages[i]) > largest)
+            largest = first_value(&d->stages[i]);
     for (size_t i = 0; i < d->nstages; i++)
         trend(&d->stages[i], d->nsessions, largest);
     qsort(d->stages, d->nstages, sizeof *d->stages, by_first);

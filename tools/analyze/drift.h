@@ -5,9 +5,9 @@
  * The one idea: sessions are kept apart. Two inputs of one rank (a rerun, a
  * second epoch) are two sessions, numbered in start order; session k of the
  * run is session k of every rank. A stage's value in session k is the median
- * over the ranks of what the stage took in that session (its total, calls x
- * median per call; a report without samples: its recorded total), and the
- * step time's is the median over the ranks of each rank's median step. A
+ * over the ranks of its time per call in that session (its total over its
+ * calls: sessions need not be as long), and the step time's is the median
+ * over the ranks of each rank's median whole step. A
  * stage drifts when its last session differs from its first by more than
  * TL_DRIFT_PCT; the finding ("session-drift", rules.c) names the largest.
  * `tally compare --sessions` tests the same change (docs/compare.md).
@@ -21,7 +21,7 @@
 #define TL_DRIFT_PCT 20.0
 /* Sessions with a column of their own; the table says how many more there were. */
 #define TL_DRIFT_MAX_SESSIONS 16
-/* Stages kept in the table (by their first session's share, largest first);
+/* Stages kept in the table (by their first session's time, largest first);
  * the rest are counted. */
 #define TL_DRIFT_MAX_STAGES 64
 /* A stage under this share of the first session's time is too small to drift. */
@@ -30,7 +30,8 @@
 typedef struct tl_drift_stage {
     int group;                 /* tl_group, or -1 for the step time */
     char *name;                /* "step" for the step time */
-    double value[TL_DRIFT_MAX_SESSIONS]; /* ns per session; NaN where no rank has it */
+    double value[TL_DRIFT_MAX_SESSIONS]; /* ns per call (the step time: median step) per session; NaN where no rank has it */
+    double calls[TL_DRIFT_MAX_SESSIONS]; /* calls (steps) in each session, the mean over its ranks; NaN as value */
     int nranks[TL_DRIFT_MAX_SESSIONS];   /* ranks behind each value */
     double change_pct;         /* last session against the first; NaN unknown */
     double slope_pct;          /* least-squares slope per session, % of the first; NaN unknown */

@@ -140,8 +140,8 @@ static const tl_rule_info rules[] = {
       "the rank's time)",
       "the section's self (and inclusive) time and share",
       "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
-    { "session-drift", "warning", "a stage's last session differs from its first by over 20% (median over the ranks)",
-      "a rank with two or more sessions (drift.h)", "the stage's time in the first and last session, its trend",
+    { "session-drift", "warning", "a stage's time per call (or the median step) in the last session differs from the first by over 20% (median over the ranks)",
+      "a rank with two or more sessions (drift.h)", "the stage's time per call (the median step) and its calls in the first and last session, its trend",
       "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
       "thermal state), and confirm with tally compare --sessions.", NULL },
     { "low-sampled-utilization", "warning",
@@ -1074,15 +1074,23 @@ static void drift_rule(tl_aggregate *a)
         return;
     const tl_drift_stage *s = worst ? worst : step;
     char msg[320];
-    snprintf(msg, sizeof msg, "\"%.120s\" is %.0f%% %s in the last of %d sessions than in the first (%zu stage%s "
-             "drift).", s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
-             n == 1 ? "" : "s");
+    if (s == step)
+        snprintf(msg, sizeof msg, "The median step is %.0f%% %s in the last of %d sessions than in the first (%zu "
+                 "stage%s drift).", fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
+                 n == 1 ? "" : "s");
+    else
+        snprintf(msg, sizeof msg, "\"%.120s\" is %.0f%% %s a call in the last of %d sessions than in the first (%zu "
+                 "stage%s drift).", s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster",
+                 d->nsessions, n, n == 1 ? "" : "s");
     int last = d->nsessions - 1;
     while (last > 0 && !isfinite(s->value[last]))
         last--;
-    fire(a, "session-drift", -1, msg, "%s: %.3f ms in session 1, %.3f ms in session %d (%+.1f%%, trend %+.1f%% "
-         "per session)%s%s; threshold %.0f%%", s->name, s->value[0] / 1e6, s->value[last] / 1e6, last + 1,
-         s->change_pct, s->slope_pct, step && step != s ? "; step time " : "",
+    const char *per = s == step ? "median step" : "a call", *unit = s == step ? "step" : "call";
+    fire(a, "session-drift", -1, msg, "%s: %.3f ms %s in session 1 (%.4g %s%s), %.3f ms in session %d (%.4g %s%s) "
+         "(%+.1f%%, trend %+.1f%% per session)%s%s; median over the ranks; threshold %.0f%%", s->name,
+         s->value[0] / 1e6, per, s->calls[0], unit, s->calls[0] == 1 ? "" : "s", s->value[last] / 1e6, last + 1,
+         s->calls[last], unit, s->calls[last] == 1 ? "" : "s", s->change_pct,
+         s->slope_pct, step && step != s ? "; step time " : "",
          step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_DRIFT_PCT);
 }
 

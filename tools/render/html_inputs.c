@@ -58,7 +58,7 @@ static void drift_table(tl_html *h)
     if (d->nstages == 0)
         return;
     fprintf(f, "<div class=\"scroll\"><table id=\"drift-table\">\n<caption>Each stage per session: the median over "
-               "the ranks of its time in that session; the change from the first session to the last and the "
+               "the ranks of its time per call in that session (the step: its median whole step); the change from the first session to the last and the "
                "least-squares trend per session; a stage drifts beyond %.0f%% (tally compare --sessions tests the "
                "change)</caption>\n<thead><tr><th scope=\"col\">Stage</th>",
             TL_DRIFT_PCT);

@@ -293,7 +293,7 @@ static void drift_table(FILE *out, const tl_aggregate *agg, size_t width)
         tl_text_table_row(&tt, cells);
     }
     char title[128];
-    snprintf(title, sizeof title, "SESSIONS (each stage per session, median over the ranks; %d sessions)",
+    snprintf(title, sizeof title, "SESSIONS (each stage per call per session, median over the ranks; %d sessions)",
              d->nsessions + d->sessions_dropped);
     heading(out, title);
     tl_text_table_print(out, &tt, width);
