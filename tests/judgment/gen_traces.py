@@ -376,6 +376,10 @@ def case_inferix(out, corpus):
         b["block_size"] = 12
         b["computation_time_ms"] = 450.0 if k == 0 else 400.0
     write("inferix-fast-blocks", d)
+    d = copy.deepcopy(base)
+    for k, b in enumerate(d["block_analysis"]["blocks"]):
+        b["memory_usage_mb"] = 20480 + 600 * k  # max_memory_allocated(), never reset: +18 %
+    write("inferix-block-peak-rises", d)
 
 
 def main():

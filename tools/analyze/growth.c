@@ -8,10 +8,12 @@
  * point is. So only repeated readings make a sequence: a snapshot label taken
  * four or more times (digits in labels are ignored, so "after_step_3" and
  * "after_step_4" are one point), the lowest allocator reading of each step
- * (PyTorch's [memory] events, ProfilerSteps), each diffusion block's memory,
- * and a monitor's samples after its first quarter (model loading) cut into
- * eight windows, each window's lowest sample. Each sequence is summarized
- * (first, last, highest, drops); the rule decides.
+ * (PyTorch's [memory] events, ProfilerSteps), and a monitor's samples after
+ * its first quarter (model loading) cut into eight windows, each window's
+ * lowest sample. Each sequence is summarized (first, last, highest, drops);
+ * the rule decides. Not Inferix's block memory: torch.cuda.max_memory_allocated()
+ * without a reset, a high-water mark that cannot drop, so "rises without a
+ * drop" says nothing of a leak (a block's transient peak, a KV cache).
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -102,23 +104,6 @@ static int snapshots(tl_session *s, const tl_profile *p)
     free(done);
     free(v);
     free(ts);
-    return rc;
-}
-
-static int blocks(tl_session *s, const tl_profile *p)
-{
-    if (p->nblocks < TL_GROWTH_MIN_REPEATS)
-        return 0;
-    double *v = malloc(p->nblocks * sizeof *v);
-    if (v == NULL)
-        return -1;
-    size_t k = 0;
-    for (size_t i = 0; i < p->nblocks; i++)
-        if (isfinite(p->blocks[i].memory))
-            v[k++] = p->blocks[i].memory;
-    int rc = add(s, TL_GROWTH_ALLOCATED, v, NULL, k,
-                 "peak allocated at each diffusion block (torch.cuda.max_memory_allocated)");
-    free(v);
     return rc;
 }
 
@@ -283,7 +268,7 @@ static int monitors(tl_session *s, const tl_profile *p)
 
 int tl_session_growth(tl_session *s, const tl_profile *p)
 {
-    if (snapshots(s, p) != 0 || blocks(s, p) != 0 || steps(s, p) != 0 || monitors(s, p) != 0)
+    if (snapshots(s, p) != 0 || steps(s, p) != 0 || monitors(s, p) != 0)
         return -1;
     return 0;
 }

@@ -175,7 +175,7 @@ static const tl_rule_info rules[] = {
       "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
       "over 64 MiB above its first value",
       "a repeated reading: a snapshot label taken 4 or more times (digits in labels ignored), the lowest allocator "
-      "reading of each of 4 or more ProfilerSteps, 4 or more diffusion blocks with their memory, or 24 or more "
+      "reading of each of 4 or more ProfilerSteps, or 24 or more "
       "monitor samples (device used, process RSS: the eighths after their first quarter, so model loading does not "
       "count)",
       "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
@@ -1309,7 +1309,7 @@ static void memory_growth(tl_aggregate *a)
         }
     if (!any) {
         skip_absent(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
-             "more times, %d or more steps with allocator events, diffusion blocks with their memory, or %d or more "
+             "more times, %d or more steps with allocator events, or %d or more "
              "monitor samples)", TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES);
         return;
     }
@@ -1573,9 +1573,14 @@ void tl_decide_headline(tl_aggregate *a)
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
                         100 - idle->mean);
-    if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "; %s", a->recs[0].finding);
-    else if (!judged && len > 0 && (size_t)len < sizeof buf)
+    if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf) {
+        /* one sentence: the finding goes on in lower case ("; on rank 0, the
+         * blocks ..."), unless it opens with a name or an acronym */
+        const char *f = a->recs[0].finding;
+        int lower = isupper((unsigned char)f[0]) && islower((unsigned char)f[1]);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "; %c%s", lower ? tolower((unsigned char)f[0]) : f[0],
+                        f[0] ? f + 1 : "");
+    } else if (!judged && len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, "%s no rule's preconditions hold (see the rules that did not "
                  "apply).", st != NULL ? ";" : ":");
     else if (len > 0 && (size_t)len < sizeof buf)
