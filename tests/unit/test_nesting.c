@@ -46,9 +46,8 @@ static size_t make_events(struct ev *v, unsigned seed)
 		v[r].dur = at + 1 - root;
 		t[th] = at + 2 + rand() % 4;
 	}
-	/* No two events of the two threads start at the same time: a name open on both
-	 * threads at once counts its inclusive time by the global order (st->open), which for
-	 * equal starts is the arrival order. */
+	/* No two events of the two threads start at the same time (the times are made
+	 * distinct per thread, as real threads' are). */
 	for (size_t i = 0; i < n; i++) {
 		v[i].ts = 2 * v[i].ts + v[i].tid;
 		v[i].dur *= 2;
@@ -147,10 +146,59 @@ static void test_order_does_not_matter(void **state)
 	}
 }
 
+/* Inclusive time counts a name nested in itself once, on its own thread: the
+ * same name open on the other thread is another call. Reference: each thread's
+ * events by start (longer first), a stack, an event counts when no frame of
+ * its name is on its thread's stack. */
+static void reference_incl(const struct ev *sorted, size_t n, int64_t *incl)
+{
+	memset(incl, 0, NAMES * sizeof *incl);
+	for (int th = 0; th < 2; th++) {
+		const struct ev *stack[EVENTS];
+		size_t depth = 0;
+		for (size_t i = 0; i < n; i++) {
+			const struct ev *e = &sorted[i];
+			if (e->tid != th)
+				continue;
+			while (depth > 0 && stack[depth - 1]->ts + stack[depth - 1]->dur <= e->ts)
+				depth--;
+			int outer = 1;
+			for (size_t k = 0; k < depth; k++)
+				outer &= stack[k]->stat != e->stat;
+			if (outer)
+				incl[e->stat] += e->dur;
+			stack[depth++] = e;
+		}
+	}
+}
+
+static void test_inclusive_per_thread(void **state)
+{
+	static struct ev sorted[EVENTS];
+	(void)state;
+	for (unsigned seed = 1; seed <= 20; seed++) {
+		size_t n = make_events(sorted, seed);
+		qsort(sorted, n, sizeof *sorted, by_start);
+		int64_t want[NAMES];
+		reference_incl(sorted, n, want);
+		struct result got;
+		run(sorted, n, &got);
+		assert_memory_equal(got.incl, want, sizeof want);
+	}
+	/* the review's case: A on thread 0 for 10, later A on thread 1 for 5
+	 * (thread 0's frame still on its stack, no later event there): 15 */
+	struct ev two[2] = { { 0, 10, 0, 3 }, { 50, 5, 1, 3 } };
+	struct result got;
+	run(two, 2, &got);
+	assert_int_equal(got.incl[3], 15);
+	assert_int_equal(got.self[3], 15);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_does_not_matter),
+		cmocka_unit_test(test_inclusive_per_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
