@@ -277,6 +277,14 @@ static int is_gpu_class(int cc)
     return cc == TL_CC_KERNEL || cc == TL_CC_MEMCPY || cc == TL_CC_MEMSET || cc == TL_CC_SYNC;
 }
 
+/* A cuda_sync event runs on a GPU stream when it names one (HTA): "Stream
+ * Wait Event" waits on a stream; "Event Sync" and "Context Sync" carry
+ * stream -1 and are the host waiting (docs/analysis.md, GPU events). */
+static int sync_on_stream(const tl_trace_event *ev)
+{
+    return ev->has_stream && ev->stream != -1;
+}
+
 /* "ProfilerStep#12" -> 12 */
 static int profiler_step(const char *name, size_t len, int64_t *n)
 {
@@ -479,7 +487,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     int cc = s->cat_class;
     if (cc != TL_CC_OTHER)
         r->kineto_hint = 1;
-    if ((is_gpu_class(cc) && !(cc == TL_CC_SYNC && !ev->has_stream)) || nest_class(cc) == 3) {
+    if ((is_gpu_class(cc) && !(cc == TL_CC_SYNC && !sync_on_stream(ev))) || nest_class(cc) == 3) {
         /* GPU events on a stream do not nest; runtime calls are leaves (and
          * Kineto writes some of them far from their time order) */
         s->incl_ns += dur;
@@ -515,7 +523,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
     /* GPU events are the events with a stream (HTA); sync events only count when
      * they carry one. Legacy traces without args fall back to pid/tid. */
-    if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !ev->has_stream)) {
+    if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !sync_on_stream(ev))) {
         if (cc != TL_CC_GPU_ANNOTATION)
             count_pid(r, ev);
         if (cc != TL_CC_GPU_ANNOTATION && dur > 0) {
