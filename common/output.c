@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -612,7 +613,15 @@ static int copy_in_place(tl_output *o)
         return -1;
     char buf[1 << 16];
     off_t total = 0;
-    if (lseek(o->fd, 0, SEEK_SET) != 0)
+    /* The room first: a full disk then fails before a byte of the old file
+     * is touched (where the file system cannot reserve, it is tried as is). */
+    struct stat st;
+    if (fstat(o->fd, &st) != 0)
+        e = errno;
+    else if (st.st_size > 0 && fallocate(out, FALLOC_FL_KEEP_SIZE, 0, st.st_size) != 0 && errno != EOPNOTSUPP &&
+             errno != ENOSYS && errno != EINVAL)
+        e = errno;
+    if (e == 0 && lseek(o->fd, 0, SEEK_SET) != 0)
         e = errno;
     while (e == 0) {
         ssize_t n = read(o->fd, buf, sizeof buf);
@@ -728,6 +737,23 @@ static void unplace(tl_output *o)
     }
 }
 
+/* The signals that end a process by default and that a user or a system
+ * sends (Ctrl-C, kill, a closed terminal, a CPU or file size limit): held
+ * while the outputs are put in place, so that an interrupt comes after every
+ * output is replaced or every one is back as it was, never between (three
+ * outputs, the second rename interrupted: one new, two old, and the backups
+ * left in the user's directory). SIGKILL cannot be held. */
+static void hold_signals(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+                                SIGVTALRM, SIGPROF, SIGPIPE };
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&set, sigs[i]);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
 int tl_output_commit_all(tl_output *const *outs, size_t n)
 {
     int bad = 0;
@@ -738,6 +764,9 @@ int tl_output_commit_all(tl_output *const *outs, size_t n)
     for (size_t i = 0; i < n; i++)
         if (outs[i]->kind == 0)
             bad = 1; /* opened with an error, or released */
+    /* not while writing to a pipe or a device, which can block for ever */
+    sigset_t old_mask;
+    hold_signals(&old_mask);
     if (!bad) {
         if (n > 1)
             for (size_t i = 0; i < n; i++)
@@ -766,6 +795,7 @@ int tl_output_commit_all(tl_output *const *outs, size_t n)
         drop_temp(outs[i]);
         release(outs[i]);
     }
+    sigprocmask(SIG_SETMASK, &old_mask, NULL);
     return bad ? -1 : 0;
 }
 

@@ -248,8 +248,39 @@ if is_root && command -v setpriv >/dev/null && setpriv --reuid=nobody --regid=no
     echo old >"$d/theirs.html"; chown nobody:nogroup "$d/theirs.html"; chmod 664 "$d/theirs.html"
     "$tally" report -q "$runs" -o "$d/theirs.html"
     check "root over nobody's file: owner kept" [ "$(stat -c %U:%G:%a "$d/theirs.html")" = nobody:nogroup:664 ]
+    # a writable file in a read-only directory on a full disk: rewritten in
+    # place only when the room is there (reserved first), else kept whole
+    if command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null; then
+        d=$root/full; mkdir "$d"
+        unshare -m sh -c "mount -t tmpfs -o size=400k,mode=755 tmpfs '$d' &&
+            echo old >'$d/rw.json' && chown nobody '$d/rw.json' &&
+            dd if=/dev/zero of='$d/fill' bs=1k count=330 2>/dev/null;
+            setpriv --reuid=nobody --regid=nogroup --clear-groups '$tally' aggregate -q '$runs' -o '$d/rw.json' 2>'$root/full.err';
+            echo \$? >'$root/full.rc'; cat '$d/rw.json' >'$root/full.kept'"
+        check "in place on a full disk: exit 4" [ "$(cat "$root/full.rc")" = 4 ]
+        check "in place on a full disk: the old file kept whole" [ "$(cat "$root/full.kept")" = old ]
+        check "in place on a full disk: says why" grep -q "No space left on device" "$root/full.err"
+    else
+        skip "full disk in place (needs unshare -m)"
+    fi
 else
     skip "other-user checks (needs root and setpriv)"
+fi
+
+# ---- an interrupt while the outputs are put in place --------------------------
+# Signals are held then: three outputs end all new (the interrupt comes after),
+# never one new and two old with the backups left beside them.
+if command -v strace >/dev/null 2>&1 && strace -qq -o /dev/null true 2>/dev/null; then
+    d=$root/commit; mkdir "$d"
+    echo old >"$d/o.html"; echo old >"$d/o.json"; echo old >"$d/o.md"
+    strace -f -qq -o /dev/null -e trace=renameat -e inject=renameat:signal=INT:when=2 \
+        "$tally" report -q "$runs" -o "$d/o.html" --json "$d/o.json" --markdown "$d/o.md" 2>/dev/null
+    new=0
+    for f in o.html o.json o.md; do [ "$(cat "$d/$f")" = old ] || new=$((new + 1)); done
+    check "interrupted commit: all three outputs new" [ $new = 3 ]
+    check "interrupted commit: nothing left beside them" [ "$(ls -A "$d" | wc -l)" = 3 ]
+else
+    skip "interrupt during the commit (needs strace)"
 fi
 
 # ---- only the outputs asked for ---------------------------------------------
