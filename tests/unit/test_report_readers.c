@@ -186,6 +186,39 @@ static void test_framepack_doc_snippet(void **state)
     tl_profile_release(&p);
 }
 
+/* Beyond the names budget (--max-names 10): 20 sections of 1..20 s; the
+ * rarest and every later one go to "(other names)" with their times, none is
+ * dropped (they were, each with "a second section of this name"). */
+static void test_framepack_names_budget(void **state)
+{
+    (void)state;
+    char doc[4096];
+    size_t len = (size_t)snprintf(doc, sizeof doc, "{\"timing_stats\": {");
+    for (int i = 0; i < 20; i++)
+        len += (size_t)snprintf(doc + len, sizeof doc - len,
+                                "%s\"s%d\": {\"count\": 1, \"total\": %d, \"mean\": %d, \"min\": %d, \"max\": %d}",
+                                i ? ", " : "", i, i + 1, i + 1, i + 1, i + 1);
+    snprintf(doc + len, sizeof doc - len, "}}");
+    tl_profile p;
+    tl_profile_init(&p, "inline");
+    p.max_names = 10;
+    assert_int_equal(tl_read_framepack(&p, doc, strlen(doc)), 0);
+    tl_profile_finish(&p);
+    uint64_t total = 0, count = 0;
+    for (uint32_t i = 0; i < p.nstats; i++) {
+        total += p.stats[i].d.total;
+        count += p.stats[i].d.count;
+    }
+    assert_int_equal(count, 20);
+    assert_int_equal(total, 210000000000ull);
+    const tl_name_stat *other = stat_of(&p, "section", "(other names)");
+    assert_non_null(other);
+    assert_int_equal(other->d.count, 15);
+    assert_false(warned(&p, "a second section", NULL));
+    assert_warned(&p, "more than 10 distinct names", "(15 events in 1 categories)");
+    tl_profile_release(&p);
+}
+
 static void test_framepack_wrong_types(void **state)
 {
     (void)state;
@@ -805,6 +838,7 @@ int main(void)
         cmocka_unit_test(test_framepack_generated),
         cmocka_unit_test(test_framepack_gradio_no_iterations),
         cmocka_unit_test(test_framepack_doc_snippet),
+        cmocka_unit_test(test_framepack_names_budget),
         cmocka_unit_test(test_framepack_wrong_types),
         cmocka_unit_test(test_inferix_ranks),
         cmocka_unit_test(test_inferix_not_profiles),

@@ -644,6 +644,16 @@ tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const cha
         tl_profile_warn(p, "%s: out of memory", path);
         return NULL;
     }
+    if (p->names_closed && s->name != tl_strtab_find(&p->strs, name, name_len)) {
+        /* Beyond the names budget: the name is one of "(other names)", which
+         * takes its summary like a folded name's statistics (the budget's
+         * warning says so). Its samples are not the pool's: NULL. */
+        tl_dur_stat d = { .count = count, .total = (uint64_t)total, .min = (uint64_t)min, .max = (uint64_t)max,
+                          .mean = mean, .m2 = isfinite(std) && count > 1 ? std * std * (double)(count - 1) : 0.0 };
+        tl_dur_stat_merge(&s->d, &d, TL_PROFILE_MAX_SAMPLES);
+        s->median_ns = s->p95_ns = s->std_ns = NAN;
+        return NULL;
+    }
     if (s->d.count != 0 || s->from_summary) {
         tl_profile_warn(p, "%s: a second %s of this name; the first is kept", path, cat);
         return NULL;
