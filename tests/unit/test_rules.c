@@ -337,6 +337,19 @@ static void test_memory_near_capacity(void **state)
                  STRS("92.5%"));
     done(a);
 
+    /* only the device's used memory known (an Inferix report's monitor):
+     * the evidence names that peak, no "nan" and no false "reserved 0.00" */
+    healthy_run(s);
+    s[2].peak_allocated = s[2].peak_reserved = NAN;
+    s[2].peak_device_used = 76.0e9;
+    a = finish(s, NRANKS);
+    assert_fires(a, "memory-near-capacity", 2, NULL,
+                 STRS("rank 2: peak used on the device 70.78 GiB, of a device of 74.51 GiB (95.0%)"), STRS("95.0%"));
+    const tl_recommendation *nc = find(a, "memory-near-capacity");
+    assert_null(strstr(nc->evidence, "nan"));
+    assert_null(strstr(nc->evidence, "reserved"));
+    done(a);
+
     /* 89.9 %: no */
     healthy_run(s);
     s[1].peak_allocated = 71.92e9;

@@ -116,8 +116,8 @@ static const tl_rule_info rules[] = {
     { "low-overlap", "info", "less than 30% of the communication time overlaps compute",
       "communication over 5% of the kernel time", "overlap %, communication time",
       "Schedule collectives on a separate stream alongside independent compute.", NULL },
-    { "memory-near-capacity", "warning", "peak device memory (allocated or reserved) over 90% of the device's capacity",
-      "the device's capacity and a peak known", "peak allocated and reserved, capacity",
+    { "memory-near-capacity", "warning", "peak device memory (allocated, reserved or used on the device) over 90% of the device's capacity",
+      "the device's capacity and a peak known", "the peaks known (allocated, reserved, used on the device), the capacity",
       "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
     { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
       "peak allocated and peak reserved known", "peak reserved and allocated",
@@ -610,14 +610,20 @@ static void memory_rule(tl_aggregate *a)
                                  "tensor uses, and fragmented ones it cannot reuse for larger tensors (try "
                                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
                                : rule("memory-near-capacity")->advice;
-    char msg[300];
+    char msg[300], peaks[200];
     snprintf(msg, sizeof msg, "On rank %d, peak device memory at %.1f%% of the device.", r->rank, w.v);
+    /* the peaks the input gives, each named (an Inferix report has the
+     * device's used memory only: no "nan" and no false 0) */
+    const double peak[3] = { r->peak_allocated, r->peak_reserved, r->peak_device_used };
+    static const char *const peak_name[3] = { "allocated", "reserved", "used on the device" };
+    size_t len = 0;
+    for (int k = 0; k < 3 && len < sizeof peaks; k++)
+        if (isfinite(peak[k]))
+            len += (size_t)snprintf(peaks + len, sizeof peaks - len, "%speak %s %.2f GiB", len ? ", " : "",
+                                    peak_name[k], peak[k] / 1073741824.0);
     fire_full(a, "memory-near-capacity", NULL, advice, r->rank, msg,
-              "rank %d: peak allocated %.2f GiB, peak reserved %.2f GiB, device %.2f GiB (%.1f%%); above the threshold "
-              "of %.0f%% on %d of the %d ranks it applies to",
-              r->rank, r->peak_allocated / 1073741824.0,
-              isfinite(r->peak_reserved) ? r->peak_reserved / 1073741824.0 : 0.0, r->device_total / 1073741824.0, w.v,
-              MEMORY_PEAK_PCT, w.hits, w.with);
+              "rank %d: %s, of a device of %.2f GiB (%.1f%%); above the threshold of %.0f%% on %d of the %d ranks it "
+              "applies to", r->rank, peaks, r->device_total / 1073741824.0, w.v, MEMORY_PEAK_PCT, w.hits, w.with);
 }
 
 /* Launch-bound, host-bound (the same wait, in long gaps: host work between
