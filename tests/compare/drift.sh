@@ -69,6 +69,27 @@ set -e
 grep -F 'regression (untested): sections "vae_decode_full_chunk_0" (all ranks): per_run +850.0 %' "$work/s.err" >/dev/null ||
     fail "compare --sessions does not name vae_decode_full_chunk_0: $(cat "$work/s.err")"
 
+# The page of a comparison of sessions draws each side's session only: the
+# TensorBoard ResNet's two sessions of 6 steps (one trace each, 470 s apart)
+# drew all 12 steps on both sides, and both sessions on a 0-470 s timeline.
+tb=$corpus/kineto-tb_plugin-samples/resnet50_num_workers_0
+if [ -d "$tb" ]; then
+    "$tally" compare -q --sessions "$tb" -o "$work/tb.html"
+    "$py" - "$work/tb.html" <<'PY' || fail "compare --sessions page draws other sessions"
+import re, sys
+h = open(sys.argv[1]).read()
+steps = h[h.index('id="steps"'):]
+steps = steps[:steps.index("</section>")]
+points = [len(p.split()) for p in re.findall(r'<polyline[^>]*points="([^"]*)"', steps)]
+if points != [6, 6]:
+    sys.exit(f"step lines of {points} points, not [6, 6]")
+tl = h[h.index('id="timelines"'):]
+ticks = re.findall(r">([0-9.]+) (ms|s)</text>", tl)
+if not ticks or any(u == "s" and float(v) > 2 for v, u in ticks):
+    sys.exit(f"timeline ticks {ticks[:12]}: not one session's ~1.2 s")
+PY
+fi
+
 # Must not fire: two identical sessions, and one session.
 "$tally" summary -q "$work/same" >"$work/same.txt"
 grep -F 'SESSIONS' "$work/same.txt" >/dev/null || fail "summary of two sessions: no SESSIONS table"

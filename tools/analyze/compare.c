@@ -225,7 +225,7 @@ static int side_push(side *sd, const item *it, const char *name, int normalize)
 /* Is s the session this side compares (o->session: -1 every one, -2 the
  * rank's last, else its 0-based number; ranks with one session are left
  * out of a comparison of sessions)? */
-static int session_wanted(const tl_aggregate *a, const tl_session *s, int which)
+int tl_compare_session_wanted(const tl_aggregate *a, const tl_session *s, int which)
 {
     if (which == -1)
         return 1;
@@ -386,7 +386,7 @@ static int collect(side *sd, const tl_compare *c, const tl_aggregate *a, int whi
 {
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
-        if (tl_session_counts(s) && session_wanted(a, s, which) && counted_rank(c, s->id.rank) &&
+        if (tl_session_counts(s) && tl_compare_session_wanted(a, s, which) && counted_rank(c, s->id.rank) &&
             collect_session(sd, s, i, &c->opt) != 0)
             return -1;
     }
@@ -404,7 +404,7 @@ static double side_span(const tl_compare *c, const tl_aggregate *a, int which)
     int rank = 0, known = 1;
     for (size_t i = 0; i < a->nsessions; i++) { /* sorted by rank */
         const tl_session *s = &a->sessions[i];
-        if (!tl_session_counts(s) || !session_wanted(a, s, which) || !counted_rank(c, s->id.rank))
+        if (!tl_session_counts(s) || !tl_compare_session_wanted(a, s, which) || !counted_rank(c, s->id.rank))
             continue;
         if (nranks > 0 && s->id.rank != rank) {
             total += rank_sum / (double)nsess;
@@ -1689,7 +1689,7 @@ static tl_gpu_breakdown gpu_total(const tl_compare *c, const tl_aggregate *a, in
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_session *s = &a->sessions[i];
         const tl_gpu_breakdown *g = &s->gpu;
-        if (!g->present || !tl_session_counts(s) || !session_wanted(a, s, which) ||
+        if (!g->present || !tl_session_counts(s) || !tl_compare_session_wanted(a, s, which) ||
             (rank == INT32_MIN ? !counted_rank(c, s->id.rank) : s->id.rank != rank))
             continue;
         t.present = 1;

@@ -274,6 +274,11 @@ typedef struct tl_compare {
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o);
 void tl_compare_release(tl_compare *c);
 
+/* Is s a session one side compares (tl_cmp_options.session: -1 every one,
+ * -2 the rank's last, else its 0-based number; with a session chosen, ranks
+ * with one session are left out)? */
+int tl_compare_session_wanted(const tl_aggregate *a, const tl_session *s, int which);
+
 /* "regression", "improvement", "unchanged", "added", "removed",
  * "too_few_samples", "large_increase_untested", "large_decrease_untested",
  * "changed". */

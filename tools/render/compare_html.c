@@ -299,27 +299,47 @@ typedef struct step_series {
     size_t n;
 } step_series;
 
-static int add_series(step_series *ss, const tl_rank_result *r, int side, size_t rank_slot)
+static int add_series(step_series *ss, const tl_sstep *steps, size_t nsteps, int rank, int side, size_t rank_slot)
 {
     size_t k = ss->n;
-    ss->x[k] = malloc((r->nsteps + 1) * sizeof(double));
-    ss->y[k] = malloc((r->nsteps + 1) * sizeof(double));
+    ss->x[k] = malloc((nsteps + 1) * sizeof(double));
+    ss->y[k] = malloc((nsteps + 1) * sizeof(double));
     if (ss->x[k] == NULL || ss->y[k] == NULL) {
         free(ss->x[k]);
         free(ss->y[k]);
         return -1;
     }
-    for (size_t i = 0; i < r->nsteps; i++) {
+    for (size_t i = 0; i < nsteps; i++) {
         ss->x[k][i] = (double)i;
-        ss->y[k][i] = (double)r->steps[i].dur_ns;
+        ss->y[k][i] = (double)steps[i].dur_ns;
     }
-    snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", r->rank);
+    snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", rank);
     /* the rank's color on both sides (the same rank reads as one hue), the
      * baseline dotted */
-    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(r->rank >= 0 ? (size_t)r->rank : rank_slot), side ? "" : " base");
-    ss->s[k] = (tl_svg_series){ ss->label[k], ss->cls[k], ss->x[k], ss->y[k], r->nsteps };
+    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(rank >= 0 ? (size_t)rank : rank_slot), side ? "" : " base");
+    ss->s[k] = (tl_svg_series){ ss->label[k], ss->cls[k], ss->x[k], ss->y[k], nsteps };
     ss->n++;
     return 0;
+}
+
+/* The steps a side compares of rank r: all of the rank's, or with a session
+ * chosen (--sessions) that session's only -- both sides are then one
+ * aggregate, and the rank's steps would draw both sessions twice. */
+static const tl_sstep *side_steps(const tl_compare *c, const tl_aggregate *a, const tl_rank_result *r, int side,
+                                  size_t *n)
+{
+    *n = r->nsteps;
+    if (c->opt.session[side] == -1)
+        return r->steps;
+    *n = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        if (tl_compare_session_wanted(a, s, c->opt.session[side])) {
+            *n = s->nsteps;
+            return s->steps;
+        }
+    }
+    return NULL;
 }
 
 static int steps_chart(FILE *f, const tl_compare *c)
@@ -329,11 +349,14 @@ static int steps_chart(FILE *f, const tl_compare *c)
     const tl_aggregate *a[2] = { c->base, c->cand };
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; side++)
-        for (size_t i = 0, drawn = 0; i < a[side]->nranks && drawn < CHART_RANKS && rc == 0; i++)
-            if (a[side]->ranks[i].nsteps > 0) {
-                rc = add_series(&ss, &a[side]->ranks[i], side, drawn);
+        for (size_t i = 0, drawn = 0; i < a[side]->nranks && drawn < CHART_RANKS && rc == 0; i++) {
+            size_t n;
+            const tl_sstep *steps = side_steps(c, a[side], &a[side]->ranks[i], side, &n);
+            if (n > 0) {
+                rc = add_series(&ss, steps, n, a[side]->ranks[i].rank, side, drawn);
                 drawn++;
             }
+        }
     if (rc == 0 && ss.n > 0) {
         tl_svg_frame fr = { "steps", "Step time per step and rank, baseline and candidate",
                             "One line per rank and run, in the rank's color: dotted the baseline, solid the candidate." };
@@ -469,14 +492,22 @@ typedef struct run_lanes {
     size_t n;
 } run_lanes;
 
+/* The sessions of a side's timeline: those it compares (which: its
+ * tl_cmp_options.session). */
+static int drawn_session(const tl_aggregate *a, const tl_session *s, int which)
+{
+    return tl_session_counts(s) && s->timeline.start_ns < s->timeline.end_ns &&
+           tl_compare_session_wanted(a, s, which);
+}
+
 /* The run's time range on its timeline axis; start >= end: no timeline. */
-static void run_range(const tl_aggregate *a, int64_t *start, int64_t *end)
+static void run_range(const tl_aggregate *a, int which, int64_t *start, int64_t *end)
 {
     *start = INT64_MAX;
     *end = INT64_MIN;
     for (size_t i = 0; i < a->nsessions; i++) {
         const tl_timeline *t = &a->sessions[i].timeline;
-        if (!tl_session_counts(&a->sessions[i]) || t->start_ns >= t->end_ns || t->nlanes == 0)
+        if (!drawn_session(a, &a->sessions[i], which) || t->nlanes == 0)
             continue;
         if (t->start_ns < *start)
             *start = t->start_ns;
@@ -520,12 +551,13 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
     }
 }
 
-static void build_lanes(run_lanes *rl, const tl_aggregate *a, int64_t t0, double col_ns, char (*labels)[64])
+static void build_lanes(run_lanes *rl, const tl_aggregate *a, int which, int64_t t0, double col_ns,
+                        char (*labels)[64])
 {
     int last_rank = -1;
     for (size_t i = 0; i < a->nsessions && rl->n < TL_LANES; i++) {
         const tl_session *s = &a->sessions[i];
-        if (!tl_session_counts(s) || s->timeline.start_ns >= s->timeline.end_ns)
+        if (!drawn_session(a, s, which))
             continue;
         for (size_t k = 0; k < s->timeline.nlanes && rl->n < TL_LANES; k++) {
             size_t j = rl->n++;
@@ -542,10 +574,11 @@ static void build_lanes(run_lanes *rl, const tl_aggregate *a, int64_t t0, double
     }
 }
 
-static int draw_run_timeline(FILE *f, const tl_aggregate *a, const char *id, const char *what, double span_ns)
+static int draw_run_timeline(FILE *f, const tl_aggregate *a, int which, const char *id, const char *what,
+                             double span_ns)
 {
     int64_t t0, t1;
-    run_range(a, &t0, &t1);
+    run_range(a, which, &t0, &t1);
     if (t0 >= t1) {
         fprintf(f, "<p>The %s has no timeline.</p>\n", what);
         return 0;
@@ -557,7 +590,7 @@ static int draw_run_timeline(FILE *f, const tl_aggregate *a, const char *id, con
         free(labels);
         return -1;
     }
-    build_lanes(rl, a, t0, span_ns / TL_COLS, labels);
+    build_lanes(rl, a, which, t0, span_ns / TL_COLS, labels);
     char axis[96], title[64];
     snprintf(axis, sizeof axis, "time since the %s's start (shared scale)", what);
     snprintf(title, sizeof title, "Timeline of the %s", what);
@@ -574,8 +607,8 @@ static int draw_run_timeline(FILE *f, const tl_aggregate *a, const char *id, con
 static int timelines(FILE *f, const tl_compare *c)
 {
     int64_t b0, b1, c0, c1;
-    run_range(c->base, &b0, &b1);
-    run_range(c->cand, &c0, &c1);
+    run_range(c->base, c->opt.session[0], &b0, &b1);
+    run_range(c->cand, c->opt.session[1], &c0, &c1);
     double span = fmax(b1 > b0 ? (double)(b1 - b0) : 0, c1 > c0 ? (double)(c1 - c0) : 0);
     fputs("<section id=\"timelines\"><h2>Timelines</h2>\n", f);
     if (!(span > 0)) {
@@ -587,9 +620,9 @@ static int timelines(FILE *f, const tl_compare *c)
     fputs("<p class=\"note\">Both runs from their own start, on the same time scale: a shorter run ends "
           "earlier.</p>\n",
           f);
-    int rc = draw_run_timeline(f, c->base, "tl-base", "baseline", span);
+    int rc = draw_run_timeline(f, c->base, c->opt.session[0], "tl-base", "baseline", span);
     if (rc == 0)
-        rc = draw_run_timeline(f, c->cand, "tl-cand", "candidate", span);
+        rc = draw_run_timeline(f, c->cand, c->opt.session[1], "tl-cand", "candidate", span);
     fputs("</section>\n", f);
     return rc;
 }
