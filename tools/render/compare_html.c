@@ -151,11 +151,15 @@ static int headline(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
     fputs("<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline\">", f);
-    if (isfinite(c->geomean_ratio)) {
-        char g[48];
-        fprintf(f, "The candidate is <b>%s</b> overall (geometric mean of the %s ratios: %.4f over %zu names). ",
-                tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio), tl_cmp_metric_name(c->opt.metric),
-                c->geomean_ratio, c->geomean_n);
+    char sentence[400];
+    if (tl_cmp_step_text(sentence, sizeof sentence, c)[0]) {
+        fputs("<b>", f);
+        tl_escape_html(f, sentence);
+        fputs("</b> ", f);
+    }
+    if (tl_cmp_geomean_sentence(sentence, sizeof sentence, c)[0]) {
+        tl_escape_html(f, sentence);
+        fputc(' ', f);
     }
     fprintf(f, "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
                "%.4g%%); %zu unchanged, %zu inconclusive (beyond the threshold, not significant), %zu with too few "

@@ -48,6 +48,41 @@ const char *tl_cmp_gate_split(char *buf, size_t len, const tl_compare *c)
     return buf;
 }
 
+const tl_cmp_row *tl_cmp_step_row(const tl_compare *c)
+{
+    for (size_t i = 0; i < c->nrows; i++)
+        if (c->rows[i].group == TL_CMP_GROUP_STEPS && c->rows[i].rank < 0)
+            return &c->rows[i];
+    return NULL;
+}
+
+const char *tl_cmp_step_text(char *buf, size_t len, const tl_compare *c)
+{
+    const tl_cmp_row *r = tl_cmp_step_row(c);
+    buf[0] = '\0';
+    if (r == NULL || !r->base.present || !r->cand.present)
+        return buf;
+    char b[48], v[48], d[48];
+    snprintf(buf, len, "Step time (median, all ranks): %s \xe2\x86\x92 %s, %s (%s).",
+             tl_cmp_value_text(b, sizeof b, r, r->base.median), tl_cmp_value_text(v, sizeof v, r, r->cand.median),
+             tl_cmp_delta_text(d, sizeof d, r), tl_cmp_verdict_text(r, 1));
+    return buf;
+}
+
+const char *tl_cmp_geomean_sentence(char *buf, size_t len, const tl_compare *c)
+{
+    buf[0] = '\0';
+    if (!isfinite(c->geomean_ratio))
+        return buf;
+    double pct = 100.0 * (c->geomean_ratio - 1.0);
+    char g[48];
+    snprintf(buf, len, "Per name, the geometric mean of the %s ratios is %.4f over %zu names (%s%s; each name counts "
+             "once, whatever its share of the time).", tl_cmp_metric_name(c->opt.metric), c->geomean_ratio,
+             c->geomean_n, tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio),
+             fabs(pct) < c->opt.threshold_pct && fabs(pct) >= 0.005 ? ", within the threshold" : "");
+    return buf;
+}
+
 const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio)
 {
     double pct = 100.0 * (ratio - 1.0);

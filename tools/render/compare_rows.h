@@ -37,6 +37,15 @@ const char *tl_cmp_gate_split(char *buf, size_t len, const tl_compare *c);
 /* The geometric mean ratio as a change: "3.0% slower", "0.42% faster", "as
  * fast" (under 0.005 % either way: "0.00% faster" said a change of nothing). */
 const char *tl_cmp_geomean_text(char *buf, size_t len, double ratio);
+/* The all-ranks step-time row, or NULL. */
+const tl_cmp_row *tl_cmp_step_row(const tl_compare *c);
+/* "Step time (median, all ranks): 176.3 ms -> 152.5 ms, -13.5 % (verdict)."
+ * -- what a headline leads with; "" without steps on both sides. */
+const char *tl_cmp_step_text(char *buf, size_t len, const tl_compare *c);
+/* The geomean as what it is: each name once, whatever its time ("" without
+ * one); not "faster overall" (16 names of the pipeline sample read "11.5 %
+ * faster overall" beside a step time 25.7 % shorter). */
+const char *tl_cmp_geomean_sentence(char *buf, size_t len, const tl_compare *c);
 
 /* A row's verdict as the outputs show it: in words (the HTML: "too few
  * samples", "large increase, not tested") or by its name (the Markdown, so a

@@ -52,9 +52,12 @@ static void md_headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s");
     if (isfinite(c->geomean_ratio)) {
         char g[48];
-        fprintf(f, " \xc2\xb7 geomean ratio %.4f (%s) over %zu names", c->geomean_ratio,
+        fprintf(f, " \xc2\xb7 geomean ratio %.4f (%s) over %zu names, each once", c->geomean_ratio,
                 tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio), c->geomean_n);
     }
+    char step[400];
+    if (tl_cmp_step_text(step, sizeof step, c)[0])
+        fprintf(f, "\n\n%s", step);
     char split[96];
     fprintf(f, "\n\n**Gate: %s** (%zu failure%s of the primary rows: step time, total per run of stages, peak "
                "memory%s)",
