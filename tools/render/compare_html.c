@@ -60,6 +60,20 @@ static void cell_median(FILE *f, const tl_cmp_row *r, int cand)
     fputs("</td>", f);
 }
 
+/* "+1.234 ms", the row's change of total time; "\xe2\x80\x93" where it has
+ * none of its own (bytes; per step and calls per step: a share of the
+ * per-run row's change), which the rows keep as 0 for sorting. */
+static const char *impact_text(char *buf, size_t len, const tl_cmp_row *r)
+{
+    if (r->group == TL_CMP_GROUP_MEMORY || r->kind == TL_CMP_PER_STEP || r->kind == TL_CMP_CALLS_PER_STEP) {
+        snprintf(buf, len, "\xe2\x80\x93");
+        return buf;
+    }
+    char t[48];
+    snprintf(buf, len, "%s%s", r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns));
+    return buf;
+}
+
 /* A p-value printed into HTML: "&lt;0.001" where the Markdown and JUnit
  * outputs write "<0.001". */
 static const char *p_text(char *buf, size_t len, double p)
@@ -208,12 +222,11 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, const char *label, double y,
     tl_escape_html_n(f, r->name, 1000);
     /* the row's own figure: a median per call, or a total per run */
     int per_call = r->kind == TL_CMP_PER_CALL;
-    fprintf(f, " (%s): %s %s \xe2\x86\x92 %s, %s; total %s%s; p %s</title>", tl_cmp_group_name(r->group),
+    fprintf(f, " (%s): %s %s \xe2\x86\x92 %s, %s; total %s; p %s</title>", tl_cmp_group_name(r->group),
             per_call ? "median" : tl_cmp_kind_name(r->kind),
             tl_cmp_value_text(b1, sizeof b1, r, per_call ? r->base.median : r->value_base),
             tl_cmp_value_text(b2, sizeof b2, r, per_call ? r->cand.median : r->value_cand),
-            tl_cmp_delta_text(d, sizeof d, r), r->impact_ns >= 0 ? "+" : "", tl_units_dur(t, sizeof t, r->impact_ns),
-            p_text(p, sizeof p, r->p_adjusted));
+            tl_cmp_delta_text(d, sizeof d, r), impact_text(t, sizeof t, r), p_text(p, sizeof p, r->p_adjusted));
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">", DB_LABEL, y + 13);
     tl_escape_html(f, label);
     fprintf(f, "</text><rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", bar_class(r),
@@ -643,9 +656,8 @@ static void row_tr(FILE *f, const tl_cmp_row *r, int with_rank)
         fprintf(f, "<td>%s</td>", tl_cmp_rank_label(rb, sizeof rb, r->rank));
     cell_median(f, r, 0);
     cell_median(f, r, 1);
-    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s%s</td>",
-            tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), r->impact_ns >= 0 ? "+" : "",
-            tl_units_dur(t, sizeof t, r->impact_ns));
+    fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>",
+            tl_cmp_delta_text(d, sizeof d, r), p_text(p, sizeof p, r->p_adjusted), impact_text(t, sizeof t, r));
     cell_verdict(f, r);
     fputs("</tr>\n", f);
 }
