@@ -227,7 +227,8 @@ static size_t gpus_of(const tl_session *s)
 }
 
 /* Every GPU of the counted sessions, by name (first seen first): how many
- * GPUs of that name and in how many sessions. */
+ * each session lists of that name, in how many sessions (a listing, not the
+ * GPUs in use: nothing says which one a process used). */
 static void devices(tl_html *h)
 {
     FILE *f = h->f;
@@ -259,8 +260,15 @@ static void devices(tl_html *h)
             if (shown++ < 10) {
                 fputs(shown > 1 ? "; " : "", f);
                 tl_escape_html_n(f, *d ? d : "unnamed GPU", 100);
-                fprintf(f, " (%zu GPU%s in %zu session%s)", gpus, gpus == 1 ? "" : "s", sessions,
-                        sessions == 1 ? "" : "s");
+                /* what each input lists: a PyTorch trace lists every GPU
+                 * its process could see, so 8 ranks of one node read "64
+                 * GPUs" for 8 */
+                if (sessions > 0 && gpus % sessions == 0)
+                    fprintf(f, " (%zu listed by each of %zu session%s)", gpus / sessions, sessions,
+                            sessions == 1 ? "" : "s");
+                else
+                    fprintf(f, " (listed %zu time%s by %zu session%s)", gpus, gpus == 1 ? "" : "s", sessions,
+                            sessions == 1 ? "" : "s");
             }
             distinct++;
         }
