@@ -336,8 +336,8 @@ run("report", "-q", "r0.report.json", "r1.report.json", "-o", lh, "--markdown", 
 html = open(lh).read().replace("<wbr>", "")
 check("<dt>Hosts</dt><dd>node0 (rank 0; Linux 6.1 x86_64; 64 CPUs; 64.0 GiB); node1 (rank 1; Linux 6.1 x86_64; "
       "64 CPUs; 64.0 GiB)</dd>" in html, "HTML: the hosts")
-check("<dt>Devices</dt><dd>GPU 0 of rank 0 (1 GPU in 1 session); GPU 0 of rank 1 (1 GPU in 1 session); "
-      "GPU 1 of rank 1 (1 GPU in 1 session)</dd>" in html, "HTML: the Devices line lists every GPU")
+check("<dt>Devices</dt><dd>GPU 0 of rank 0 (listed by 1 session); GPU 0 of rank 1 (listed by 1 session); "
+      "GPU 1 of rank 1 (listed by 1 session)</dd>" in html, "HTML: the Devices line lists every GPU")
 ct = html[html.index('<table id="counters-table">'):]
 check("<code>tokens</code></th><td class=\"num\">4</td><td class=\"num\">256</td><td class=\"num\">512</td>"
       "<td class=\"num\">768</td>" in ct, "HTML: the counters table")

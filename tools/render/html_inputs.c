@@ -263,9 +263,12 @@ static void devices(tl_html *h)
                 /* what each input lists: a PyTorch trace lists every GPU
                  * its process could see, so 8 ranks of one node read "64
                  * GPUs" for 8 */
-                if (sessions > 0 && gpus % sessions == 0)
-                    fprintf(f, " (%zu listed by each of %zu session%s)", gpus / sessions, sessions,
-                            sessions == 1 ? "" : "s");
+                if (sessions == 1 && gpus == 1)
+                    fputs(" (listed by 1 session)", f);
+                else if (sessions == 1)
+                    fprintf(f, " (%zu listed by 1 session)", gpus);
+                else if (gpus % sessions == 0)
+                    fprintf(f, " (%zu listed by each of %zu sessions)", gpus / sessions, sessions);
                 else
                     fprintf(f, " (listed %zu time%s by %zu session%s)", gpus, gpus == 1 ? "" : "s", sessions,
                             sessions == 1 ? "" : "s");
