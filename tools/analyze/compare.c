@@ -785,11 +785,101 @@ static double f_sf(double x, double d1, double d2)
 
 /* A pool of rows: how many and their degrees of freedom (all pooled rows,
  * mark_like's yardstick), their sum of squares (the rows of like noise, the
- * variance they judge with). */
+ * variance they judge with), and the prior of their variances (moderate). */
 typedef struct pool {
     size_t rows;
     double ss, df;
+    double sum_e, sum_ee, sum_tri; /* prior_fit's sums over the rows of like noise */
+    double sum_d, sum_dv, sum_dlv, sum_inv_d; /* Bartlett's: d, d s^2, d log s^2, 1 / d */
+    size_t n_e;
+    double d0, s0;              /* prior degrees of freedom (INFINITY: one variance) and variance */
 } pool;
+
+/* ---- moderated variances (Smyth 2004, limma's eBayes) ------------------------- */
+
+/* digamma and trigamma: the recurrence up to 6, then the asymptotic series. */
+static double digamma(double x)
+{
+    double r = 0;
+    for (; x < 6; x++)
+        r -= 1 / x;
+    double f = 1 / (x * x);
+    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
+}
+
+static double trigamma(double x)
+{
+    double r = 0;
+    for (; x < 6; x++)
+        r += 1 / (x * x);
+    double f = 1 / (x * x);
+    return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
+}
+
+/* x with trigamma(x) = y (trigamma falls from infinity to 0): bisection on
+ * log x. */
+static double trigamma_inverse(double y)
+{
+    double lo = log(1e-8), hi = log(1e8);
+    for (int i = 0; i < 200; i++) {
+        double mid = (lo + hi) / 2;
+        if (trigamma(exp(mid)) > y)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return exp((lo + hi) / 2);
+}
+
+/* A row's part of its pool's prior: e = log s^2 - digamma(d/2) + log(d/2),
+ * whose mean and variance over the rows give the prior (moderate). */
+static void prior_add(pool *l, double var, double d)
+{
+    double e = log(var) - digamma(d / 2) + log(d / 2);
+    l->sum_e += e;
+    l->sum_ee += e * e;
+    l->sum_tri += trigamma(d / 2);
+    l->sum_d += d;
+    l->sum_dv += d * var;
+    l->sum_dlv += d * log(var);
+    l->sum_inv_d += 1 / d;
+    l->n_e++;
+}
+
+/* Bartlett's test that the rows' variances are one: P(chi-square with k - 1
+ * degrees of freedom >= M / C), the chi-square by Wilson-Hilferty. */
+static double bartlett_p(const pool *l)
+{
+    double k = (double)l->n_e, m = l->sum_d * log(l->sum_dv / l->sum_d) - l->sum_dlv;
+    double cc = 1 + (l->sum_inv_d - 1 / l->sum_d) / (3 * (k - 1));
+    double nu = k - 1, x = m / cc / nu, a = 2 / (9 * nu);
+    double z = (cbrt(x) - (1 - a)) / sqrt(a);
+    return 0.5 * erfc(z / sqrt(2.0));
+}
+
+/* The prior of a pool's variances, fitted as limma's fitFDist does: the
+ * rows' variances are taken as scaled inverse chi-square draws around s0
+ * with d0 degrees of freedom; the spread of their logs beyond what their
+ * own degrees of freedom explain gives d0 (none left: INFINITY, one
+ * variance for all, the pool's). */
+static void prior_fit(pool *l)
+{
+    l->d0 = INFINITY;
+    l->s0 = NAN;
+    /* Only where the variances differ beyond chance (Bartlett at
+     * TL_CMP_MODERATE_LEVEL): a prior fitted to rows of one variance moves
+     * each row off the pool by its own sampling noise, which costs the
+     * changed row as much as it gains (1 sample x 4 ranks, +25 %: 94.0 ->
+     * 92.8 % found when always moderated). */
+    if (l->n_e < 3 || !(bartlett_p(l) < TL_CMP_MODERATE_LEVEL))
+        return;
+    double n = (double)l->n_e, mean = l->sum_e / n;
+    double var = (l->sum_ee - n * mean * mean) / (n - 1) - l->sum_tri / n;
+    if (var > 0) {
+        l->d0 = 2 * trigamma_inverse(var);
+        l->s0 = exp(mean + digamma(l->d0 / 2) - log(l->d0 / 2));
+    }
+}
 
 /* A pooled row in the order of its pool and variance. */
 typedef struct by_var {
@@ -933,11 +1023,14 @@ static int rank_level_pooled(tl_compare *c)
         if (noise[i] == ROW_LIKE) {
             l->ss += o->lr_ss;
             l->df += (double)(o->lr_n - 1);
+            prior_add(l, row_var(o), (double)(o->lr_n - 1));
         } else if (noise[i] == ROW_SPIKE) {
             l->ss += o->lr_ss1;
             l->df += (double)(o->lr_n - 2);
         }
     }
+    for (size_t g = 0; g < 2 * NG * NK; g++)
+        prior_fit(&(&like[0][0][0])[g]);
     for (size_t i = 0; i < c->nrows; i++) {
         tl_cmp_row *r = &c->rows[i];
         if (r->test != TL_TEST_RANK_T)
@@ -945,7 +1038,18 @@ static int rank_level_pooled(tl_compare *c)
         const pool *l = &like[r->primary][r->group][r->kind];
         double pool_var = l->df > 0 ? l->ss / l->df : NAN;
         double var, d, h, mean;
-        if (noise[i] == ROW_LIKE && pool_var > 0) {
+        if (noise[i] == ROW_LIKE && pool_var > 0 && isfinite(l->d0)) {
+            /* the rows' variances differ beyond chance (short stages on a
+             * loaded machine, long ones not): each row's own, moderated
+             * towards the pool's prior -- the pooled variance would judge a
+             * quiet row by the noisy ones' noise (the sample pipeline's
+             * decode, +35 % on 4 ranks within 1.6 %, read p 0.3 at load 4) */
+            double own = row_var(r), dr = (double)(r->lr_n - 1);
+            mean = r->lr_mean;
+            h = (double)r->lr_n;
+            d = fmin(l->d0 + dr, l->df);
+            var = (l->d0 * l->s0 + dr * own) / (l->d0 + dr);
+        } else if (noise[i] == ROW_LIKE && pool_var > 0) {
             mean = r->lr_mean;
             h = (double)r->lr_n;
             d = l->df;

@@ -84,6 +84,10 @@
  * rank_level_pooled). */
 #define TL_CMP_POOL_MIN 5
 #define TL_CMP_POOL_LEVEL 0.001
+/* Rows of like noise whose variances still differ beyond chance at this
+ * level (Bartlett) are judged each by its own variance moderated towards
+ * the pool's (Smyth's empirical Bayes), not by the pooled one. */
+#define TL_CMP_MODERATE_LEVEL 0.01
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 /* Default floor of the gate's untested rows (--untested-floor): an untested
