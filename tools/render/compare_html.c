@@ -164,7 +164,10 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
 static int headline(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
-    fputs("<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline\">", f);
+    /* Red (the report's .headline) only for what needs action: the counts when a
+     * regression is listed, the gate when it fails; otherwise the calm box. */
+    fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\">",
+            n[TL_VERDICT_REGRESSION] ? "" : " calm");
     char sentence[400];
     if (tl_cmp_step_text(sentence, sizeof sentence, c)[0]) {
         fputs("<b>", f);
@@ -183,9 +186,10 @@ static int headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
     char split[96];
-    fprintf(f, "<p class=\"headline\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
+    fprintf(f, "<p class=\"headline%s\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
                "run of stages, peak memory%s). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
-            c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s",
+            c->gate_failures ? "" : " calm", c->gate_failures ? "fails" : "passes", c->gate_failures,
+            c->gate_failures == 1 ? "" : "s",
             tl_cmp_gate_split(split, sizeof split, c),
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", c->opt.max_untested_pct);
