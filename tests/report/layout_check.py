@@ -3,7 +3,9 @@
 light and dark (prefers-color-scheme through CDP Emulation.setEmulatedMedia),
 saved as artifacts, and layout checks in the DOM of each:
 
-- the page does not scroll sideways (only a table's own box may);
+- the page does not scroll sideways (only a table's own box may), and the
+  name, kernel and sessions tables fit without scrolling (long signatures
+  show two lines until opened);
 - no table cell's content overflows its cell (scrollWidth > clientWidth);
 - every chart label (bar labels, lane labels, legends) lies inside its
   chart's drawing (SVG getBBox against the viewBox), and no two labels of
@@ -11,7 +13,8 @@ saved as artifacts, and layout checks in the DOM of each:
 - every name written in a box (a flame graph's frame, a timeline's CPU call)
   lies inside its box, in every flame graph (collapsed ones opened).
 
-Pages: `tally report` of the 8-rank DLRM set, HTA's trace_filter, a FramePack
+Pages: `tally report` of the 8-rank DLRM set, HTA's trace_filter and
+nccl_parser_config (mangled CUTLASS kernel names), a FramePack
 report, a CPU-only Chrome trace (catapult's big_trace: named calls in its
 timeline lanes), and `tally compare` of HTA's trace_diff pair. Screenshots go
 to OUT/<page>-<width>-<light|dark>.png.
@@ -31,6 +34,7 @@ SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file_
 PAGES = [
     ("dlrm", ["report", "param-dlrm_kineto-8rank"]),
     ("trace_filter", ["report", "hta/trace_filter"]),
+    ("nccl", ["report", "hta/nccl_parser_config"]),
     ("framepack", ["report", "framepack/generated/profiling_report.json"]),
     ("cpu_trace", ["report", "catapult-test_data/big_trace.json"]),
     ("compare", ["compare", "hta/trace_diff/control", "hta/trace_diff/test"]),
@@ -44,12 +48,14 @@ WIDTHS = (1280, 1920)
 # Runs in the page: what overflows, which chart labels stick out or repeat.
 PROBE = r"""
 const out = {pageWidth: document.documentElement.scrollWidth, viewport: window.innerWidth,
-             cells: [], outside: [], repeats: [], labels: 0, scrolled: []};
+             cells: [], outside: [], repeats: [], labels: 0, scrolled: [], wide: []};
 for (const s of document.querySelectorAll('.scroll')) {
   if (s.closest('details:not([open])')) continue;
   if (s.scrollWidth > s.clientWidth + 1) {
     const t = s.querySelector('table');
-    out.scrolled.push((t && (t.id || (t.caption && t.caption.textContent.slice(0, 50)))) + ' (' + s.scrollWidth + ' in ' + s.clientWidth + ')');
+    const what = (t && (t.id || (t.caption && t.caption.textContent.slice(0, 50)))) + ' (' + s.scrollWidth + ' in ' + s.clientWidth + ')';
+    out.scrolled.push(what);
+    if (t && (t.classList.contains('names') || t.id === 'sessions-table')) out.wide.push(what);
   }
 }
 for (const c of document.querySelectorAll('td, th')) {
@@ -101,6 +107,12 @@ def main():
         if checks.check(r.returncode in (0, 1) and os.path.isfile(path), f"{name}: tally {argv[0]} writes the page",
                         f"exit {r.returncode}: {r.stderr.decode(errors='replace')[-1000:]}"):
             pages.append((name, path))
+            if name == "nccl":
+                # a path wraps at its '/'; a short part stays whole (not "nccl_<wbr>parser")
+                text = open(path, encoding="utf-8").read()
+                checks.check("nccl_parser_config/<wbr>nccl_data.json.gz" in text,
+                             "nccl: a path wraps between its parts, not inside a short one")
+                checks.check('<details class="sig">' in text, "nccl: a long kernel signature opens in a <details>")
     b = reportlib.Browser(javascript=True)
     try:
         for name, path in pages:
@@ -127,6 +139,8 @@ def main():
                 checks.check(r["pageWidth"] <= r["viewport"], f"{label}: the page does not scroll sideways",
                              f"{r['pageWidth']} px wide in {r['viewport']}")
                 checks.check(not r["cells"], f"{label}: no table cell overflows", "; ".join(r["cells"][:5]))
+                checks.check(not r["wide"], f"{label}: the name, kernel and sessions tables fit the page",
+                             "; ".join(r["wide"][:5]))
                 checks.check(r["labels"] > 0, f"{label}: the charts have labels")
                 checks.check(not r["outside"], f"{label}: every chart label lies inside its chart",
                              "; ".join(r["outside"][:5]))

@@ -243,9 +243,10 @@ def outline(page):
             walk(c)
 
     def walk_inside_table(t):
-        # details or headings inside cells are part of the structure too
+        # details or headings inside cells are part of the structure too; a
+        # long signature's <details class="sig"> only opens the text it shows
         for e in t.iter():
-            if e is not t and e.tag == "summary":
+            if e is not t and e.tag == "summary" and "sig" not in (e.parent.get("class") or "").split():
                 lines.append(f"{'  ' * depth(e)}details: {norm(e.all_text())}")
 
     title = next(page.elements("title"), None)

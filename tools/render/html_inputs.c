@@ -34,10 +34,10 @@ static void session_row(FILE *f, const tl_session *s)
     path_cell(f, s->id.path);
     fprintf(f, "<td>%s</td><td>%s</td>", tl_format_name(s->id.format), tl_units_time(b, sizeof b, s->start_ns));
     tl_html_td(f, s->span_ns >= 0 ? (double)s->span_ns : NAN, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td>", s->nsteps,
+    fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td class=\"wrap\">", s->nsteps,
             (unsigned long long)s->gpu.events, s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
     tl_escape_html_n(f, s->device_name ? s->device_name : "\xe2\x80\x93", 100);
-    fputs("</td><td>", f);
+    fputs("</td><td class=\"tags\">", f);
     /* the run's tags (tally_tag, Inferix's session tags) */
     for (size_t i = 0; i < s->ntags && i < MAX_TAGS; i++) {
         fputs(i ? ", <code>" : "<code>", f);

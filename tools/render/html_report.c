@@ -73,25 +73,49 @@ void tl_html_name_cell(FILE *f, const char *label, const char *full)
     tl_escape_html(f, label);
     fputs("</code>", f);
     if (strcmp(label, full) != 0) {
-        fputs("<code class=\"full\">", f);
+        /* A long signature (a mangled CUTLASS kernel runs to 30 lines) shows
+         * its first lines; the <details> opens it whole, without script. */
+        int clamp = tl_labels_cols(full) > TL_HTML_FULL_CLAMP_COLS;
+        fputs(clamp ? "<details class=\"sig\"><summary><code class=\"full\">" : "<code class=\"full\">", f);
         tl_html_breakable(f, full, TL_HTML_NAME_MAX);
-        fputs("</code>", f);
+        fputs(clamp ? "</code></summary></details>" : "</code>", f);
     }
 }
 
-/* Where a long name or path may wrap: after these (a path at its
- * separators, a C++ name between its parts), never inside a word. */
-static int break_after(char c)
+/* Where a long name or path may wrap: after a separator between its parts (a
+ * path's directories, a C++ name's scopes, arguments and template arguments).
+ * Inside a part - a file name, an identifier, a tag - only when the part is too
+ * long to stay whole (TL_HTML_WORD_COLS), and then after '_', '.', '-' or '='. */
+static int break_between(char c)
 {
-    return c == '/' || c == '\\' || c == '_' || c == '.' || c == ',' || c == ':' || c == '<' || c == '(' ||
-           c == '-' || c == '=' || c == '&';
+    return c == '/' || c == '\\' || c == ',' || c == ':' || c == '<' || c == '(' || c == '&' || c == ' ';
+}
+
+static int break_within(char c)
+{
+    return c == '_' || c == '.' || c == '-' || c == '=';
+}
+
+static int break_char(char c)
+{
+    return break_between(c) || break_within(c);
 }
 
 void tl_html_breakable(FILE *f, const char *s, size_t max)
 {
-    size_t n = tl_escape_cut(s, max), from = 0;
-    for (size_t i = 0; i < n; i++)
-        if (break_after(s[i]) && i + 1 < n && !break_after(s[i + 1])) {
+    size_t n = tl_escape_cut(s, max), from = 0, part = 0;
+    int long_part = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == part) { /* a new part: does it need breaks inside? */
+            size_t e = i;
+            while (e < n && !break_between(s[e]))
+                e++;
+            part = e + 1;
+            long_part = e - i > TL_HTML_WORD_COLS;
+        }
+        /* a space breaks by itself */
+        int at = (break_between(s[i]) && s[i] != ' ') || (long_part && break_within(s[i]));
+        if (at && i + 1 < n && !break_char(s[i + 1])) {
             char *seg = strndup(s + from, i + 1 - from);
             if (seg == NULL)
                 break;
@@ -100,6 +124,7 @@ void tl_html_breakable(FILE *f, const char *s, size_t max)
             fputs("<wbr>", f);
             from = i + 1;
         }
+    }
     char *rest = strndup(s + from, n - from);
     if (rest != NULL)
         tl_escape_html(f, rest);

@@ -19,8 +19,10 @@
 
 #define TL_HTML_TOP 25
 #define TL_HTML_MAX_ROWS 200
-#define TL_HTML_NAME_MAX 2000   /* bytes of a full name or path printed; longer ones end in "…" */
-#define TL_HTML_LABEL_COLS 46   /* a name's label in charts and tables (svg.c's bar labels) */
+#define TL_HTML_NAME_MAX 2000       /* bytes of a full name or path printed; longer ones end in "…" */
+#define TL_HTML_LABEL_COLS 46       /* a name's label in charts and tables (svg.c's bar labels) */
+#define TL_HTML_FULL_CLAMP_COLS 100 /* a full name under its label longer than this shows 2 lines, opens whole */
+#define TL_HTML_WORD_COLS 24        /* a part of a name or path (between separators) longer than this wraps inside */
 
 typedef struct tl_html {
     FILE *f;
