@@ -329,6 +329,10 @@ check(ev.count("<tr>") == 1 + 74 and "checkpoint_loaded" in ev and '<code>{"chec
       "HTML: the events table, escaped")
 check(html.count('<path class="event"') == 74, "HTML: a marker per event")
 check("<code>model=self_forcing</code>" in html, "HTML: tags in the sessions table")
+check("<code>model=self_forcing</code>" in open(ih).read(), "HTML: a short tag does not wrap inside")
+# the ranks table's device share names the figure it is of (Inferix has NVML's used, no allocated)
+check(html.count("<td class=\"num\">\u2013 (NVML used 21.0 GiB: 26.4% of device)</td>") == 2,
+      "HTML: the ranks' peak memory share names NVML's used figure")
 
 # libtally (crafted): events, counters, tags, the host
 lh, lm = os.path.join(work, "crafted-ctx.html"), os.path.join(work, "crafted-ctx.md")

@@ -122,9 +122,22 @@ static void rank_row(FILE *f, const tl_rank_result *r)
     tl_html_td(f, gpu_pct(r, r->gpu.non_compute), TL_UNIT_PCT);
     tl_html_td(f, r->gpu.present && r->gpu.comm > 0 ? tl_pct(r->gpu.comm_compute, r->gpu.comm) : NAN, TL_UNIT_PCT);
     fprintf(f, "<td class=\"num\">%s", tl_units_bytes(b, sizeof b, r->peak_allocated));
-    /* the one peak figure (tl_rank_peak_device_pct): the memory table shows the same */
-    if (isfinite(tl_rank_peak_device_pct(r)))
-        fprintf(f, " (%s of device)", tl_units_pct(p, sizeof p, tl_rank_peak_device_pct(r)));
+    /* the one peak figure (tl_rank_peak_device_pct): the memory table shows the same.
+     * Its share is of the largest peak series, named when it is not the allocated
+     * figure beside it (Inferix has only NVML's "used"). */
+    if (isfinite(tl_rank_peak_device_pct(r))) {
+        const char *of = NULL;
+        double v = r->peak_allocated;
+        if (isfinite(r->peak_reserved) && !(r->peak_reserved <= v))
+            v = r->peak_reserved, of = "reserved";
+        if (isfinite(r->peak_device_used) && !(r->peak_device_used <= v))
+            v = r->peak_device_used, of = "NVML used";
+        if (of != NULL)
+            fprintf(f, " (%s %s: %s of device)", of, tl_units_bytes(b, sizeof b, v),
+                    tl_units_pct(p, sizeof p, tl_rank_peak_device_pct(r)));
+        else
+            fprintf(f, " (%s of device)", tl_units_pct(p, sizeof p, tl_rank_peak_device_pct(r)));
+    }
     fputs("</td></tr>\n", f);
 }
 
@@ -135,7 +148,8 @@ static void ranks_table(tl_html *h)
     size_t shown = 0, cap = 4 * TL_HTML_MAX_ROWS;
     fputs("<div class=\"scroll\"><table id=\"ranks\">\n<caption>Per rank: step times, GPU time (HTA's temporal "
           "breakdown, as a share of the kernel time), communication overlapped by compute, and peak memory "
-          "allocated. Stragglers are marked.</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
+          "allocated (with the share of the device the largest peak fills: allocated, reserved or used as NVML "
+          "sees it). Stragglers are marked.</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
           "<th scope=\"col\">Sessions</th><th scope=\"col\">Steps</th><th scope=\"col\">Step mean</th>"
           "<th scope=\"col\">Median</th><th scope=\"col\">Min</th><th scope=\"col\">Max</th>"
           "<th scope=\"col\">it/s</th><th scope=\"col\">GPU idle</th><th scope=\"col\">Compute</th>"
