@@ -330,6 +330,9 @@ check(ev.count("<tr>") == 1 + 74 and "checkpoint_loaded" in ev and '<code>{"chec
 check(html.count('<path class="event"') == 74, "HTML: a marker per event")
 check("<code>model=self_forcing</code>" in html, "HTML: tags in the sessions table")
 check("<code>model=self_forcing</code>" in open(ih).read(), "HTML: a short tag does not wrap inside")
+# a utilization's axis tops at 100% (the samples reach 92%), not 10% above
+util = re.findall(r'<text class="tick"[^>]*>([0-9.]+)%</text>', html)
+check(util and all(float(u) == 100 for u in util), "HTML: the %% axes of the sparklines top at 100%%: %s" % util)
 # the ranks table's device share names the figure it is of (Inferix has NVML's used, no allocated)
 check(html.count("<td class=\"num\">\u2013 (NVML used 21.0 GiB: 26.4% of device)</td>") == 2,
       "HTML: the ranks' peak memory share names NVML's used figure")

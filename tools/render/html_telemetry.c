@@ -54,20 +54,21 @@ static const tl_tseries *find(const tl_session *s, int kind, int64_t device)
 
 /* The column's y range: 0 to a tenth above the highest sample (headroom, so
  * that a flat series at the peak is not drawn on the frame); percentages and
- * temperatures to at least 100. */
+ * temperatures to at least 100. A percentage whose samples stay within 100 (a
+ * utilization) tops at 100, not at 110: process CPU over several cores may
+ * go beyond and keeps its headroom. */
 static double col_max(const tl_aggregate *a, int kind)
 {
-    double floor = kind == TL_SERIES_GPU_UTIL || kind == TL_SERIES_CPU || kind == TL_SERIES_SYS_CPU ||
-                           kind == TL_SERIES_GPU_TEMP
-                       ? 100
-                       : 0;
+    int pct = strcmp(tl_series_unit(kind), "%") == 0;
+    double floor = pct || kind == TL_SERIES_GPU_TEMP ? 100 : 0;
     double m = 0;
     for (size_t i = 0; i < a->nsessions; i++)
         for (size_t k = 0; tl_session_counts(&a->sessions[i]) && k < a->sessions[i].nseries; k++)
             if (a->sessions[i].series[k].kind == kind && a->sessions[i].series[k].max > m)
                 m = a->sessions[i].series[k].max;
+    int share = pct && m <= 100;
     m *= 1.1;
-    if (m < floor)
+    if (m < floor || share)
         m = floor;
     return m > 0 ? m : 1;
 }
