@@ -10,6 +10,8 @@ saved as artifacts, and layout checks in the DOM of each:
 - every chart label (bar labels, lane labels, legends) lies inside its
   chart's drawing (SVG getBBox against the viewBox), and no two labels of
   one chart read the same;
+- a bar chart's axis reaches its longest bar and whisker (the last grid line
+  lies at or beyond them);
 - every name written in a box (a flame graph's frame, a timeline's CPU call)
   lies inside its box, in every flame graph (collapsed ones opened).
 
@@ -78,6 +80,16 @@ for (const svg of document.querySelectorAll('svg.chart')) {
     seen.set(k, 1);
   }
 }
+// bar charts: the axis covers what is drawn
+out.axis = [];
+for (const svg of document.querySelectorAll('svg.hbars')) {
+  let grid = 0, drawn = 0;
+  for (const l of svg.querySelectorAll('line.grid')) grid = Math.max(grid, l.x1.baseVal.value);
+  for (const e of svg.querySelectorAll('g.row rect.bar, g.row path.whisker')) {
+    const b = e.getBBox(); drawn = Math.max(drawn, b.x + b.width);
+  }
+  if (drawn > grid + 0.5) out.axis.push(svg.getAttribute('aria-labelledby') + ': drawn to ' + drawn.toFixed(1) + ', axis to ' + grid.toFixed(1));
+}
 // names in boxes: flame graph frames and timeline calls, collapsed sections opened
 out.boxed = 0; out.spill = [];
 for (const d of document.querySelectorAll('details')) d.open = true;
@@ -142,6 +154,8 @@ def main():
                 checks.check(not r["wide"], f"{label}: the name, kernel and sessions tables fit the page",
                              "; ".join(r["wide"][:5]))
                 checks.check(r["labels"] > 0, f"{label}: the charts have labels")
+                checks.check(not r["axis"], f"{label}: every bar chart's axis reaches its longest bar and whisker",
+                             "; ".join(r["axis"][:5]))
                 checks.check(not r["outside"], f"{label}: every chart label lies inside its chart",
                              "; ".join(r["outside"][:5]))
                 checks.check(not r["repeats"], f"{label}: no two labels of one chart are the same",

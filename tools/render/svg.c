@@ -80,7 +80,7 @@ static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double m
 
 /* HB_COLS: the label's columns at 12 px (about 6.6 px a character in a
  * proportional font, 7.2 in monospace: 46 fit in HB_LABEL with room). */
-enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46 };
+enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46, HB_TICKS = 5 };
 
 static double bars_max(const tl_svg_bar *bars, size_t n)
 {
@@ -144,12 +144,17 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
 void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit)
 {
     double h = HB_TOP + (double)n * HB_ROW + 6, max = bars_max(bars, n);
+    /* the axis ends at the tick at or beyond the largest bar or whisker, so
+     * every drawn value lies under a labelled part of it */
+    double step = tl_units_nice_step(max, HB_TICKS, unit);
+    if (step > 0 && isfinite(step))
+        max = ceil(max / step * (1 - 1e-9)) * step;
     const char **names = calloc(n + 1, sizeof *names);
     for (size_t i = 0; names && i < n; i++)
         names[i] = bars[i].label;
     tl_labels *lab = names ? chart_labels(names, n, HB_COLS) : NULL;
     tl_svg_open(f, fr, "hbars", HB_W, h);
-    x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, h - 4, max, unit, 5);
+    x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, h - 4, max, unit, HB_TICKS);
     for (size_t i = 0; i < n; i++)
         bar_row(f, &bars[i], lab ? lab->full[i] : bars[i].label, lab ? lab->text[i] : bars[i].label,
                 HB_TOP + (double)i * HB_ROW, max, unit);
