@@ -11,7 +11,8 @@ saved as artifacts, and layout checks in the DOM of each:
   chart's drawing (SVG getBBox against the viewBox), and no two labels of
   one chart read the same;
 - a bar chart's axis reaches its longest bar and whisker (the last grid line
-  lies at or beyond them);
+  lies at or beyond them), and a chart that draws self/inclusive parts or
+  whiskers keys them in a legend;
 - every name written in a box (a flame graph's frame, a timeline's CPU call)
   lies inside its box, in every flame graph (collapsed ones opened).
 
@@ -80,8 +81,8 @@ for (const svg of document.querySelectorAll('svg.chart')) {
     seen.set(k, 1);
   }
 }
-// bar charts: the axis covers what is drawn
-out.axis = [];
+// bar charts: the axis covers what is drawn; what is drawn is keyed
+out.axis = []; out.keys = [];
 for (const svg of document.querySelectorAll('svg.hbars')) {
   let grid = 0, drawn = 0;
   for (const l of svg.querySelectorAll('line.grid')) grid = Math.max(grid, l.x1.baseVal.value);
@@ -89,6 +90,11 @@ for (const svg of document.querySelectorAll('svg.hbars')) {
     const b = e.getBBox(); drawn = Math.max(drawn, b.x + b.width);
   }
   if (drawn > grid + 0.5) out.axis.push(svg.getAttribute('aria-labelledby') + ': drawn to ' + drawn.toFixed(1) + ', axis to ' + grid.toFixed(1));
+  const legends = Array.from(svg.querySelectorAll('text.legend')).map(t => t.textContent).join(' | ');
+  if (svg.querySelector('g.row rect.incl') && !legends.includes('self time'))
+    out.keys.push(svg.getAttribute('aria-labelledby') + ': self/inclusive without a legend');
+  if (svg.querySelector('g.row path.whisker') && !/range/.test(legends))
+    out.keys.push(svg.getAttribute('aria-labelledby') + ': whiskers without a legend');
 }
 // names in boxes: flame graph frames and timeline calls, collapsed sections opened
 out.boxed = 0; out.spill = [];
@@ -156,6 +162,8 @@ def main():
                 checks.check(r["labels"] > 0, f"{label}: the charts have labels")
                 checks.check(not r["axis"], f"{label}: every bar chart's axis reaches its longest bar and whisker",
                              "; ".join(r["axis"][:5]))
+                checks.check(not r["keys"], f"{label}: bar charts key their self/inclusive parts and whiskers",
+                             "; ".join(r["keys"][:5]))
                 checks.check(not r["outside"], f"{label}: every chart label lies inside its chart",
                              "; ".join(r["outside"][:5]))
                 checks.check(not r["repeats"], f"{label}: no two labels of one chart are the same",

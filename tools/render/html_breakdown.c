@@ -93,7 +93,7 @@ static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const c
              "the whisker spans the least and the most of them; where the input nests, the solid part is self time "
              "and the lighter rest the time of what runs inside.", k, total, what);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
-    tl_svg_hbars(h->f, &fr, bars, k, TL_UNIT_NS);
+    tl_svg_hbars(h->f, &fr, bars, k, TL_UNIT_NS, "range over ranks: least to most per rank");
     free(bars);
     free(order);
 }

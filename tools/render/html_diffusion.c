@@ -40,7 +40,7 @@ static void fps_bars(tl_html *h)
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Frames per second per rank",
                             "Frames the blocks generated per second of block computation (frames / block time), "
                             "per rank." };
-        tl_svg_hbars(h->f, &fr, bars, n, TL_UNIT_COUNT);
+        tl_svg_hbars(h->f, &fr, bars, n, TL_UNIT_COUNT, NULL);
     }
 out:
     free(bars);

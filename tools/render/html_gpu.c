@@ -104,7 +104,7 @@ static void steps_bars(tl_html *h)
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Step time per rank",
                         "Mean step time of each rank (one or two steps each; the whisker spans both); stragglers "
                         "in their own color." };
-    tl_svg_hbars(h->f, &fr, bars, n, TL_UNIT_NS);
+    tl_svg_hbars(h->f, &fr, bars, n, TL_UNIT_NS, "range: the rank's shortest to longest step");
 out:
     free(bars);
     free(labels);

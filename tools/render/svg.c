@@ -80,7 +80,9 @@ static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double m
 
 /* HB_COLS: the label's columns at 12 px (about 6.6 px a character in a
  * proportional font, 7.2 in monospace: 46 fit in HB_LABEL with room). */
-enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46, HB_TICKS = 5 };
+enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46, HB_TICKS = 5,
+       HB_KEY = 22 /* the legend's row */ };
+#define HB_LEGEND_CHAR 5.8 /* px a character of a legend at 11 px */
 
 static double bars_max(const tl_svg_bar *bars, size_t n)
 {
@@ -112,6 +114,17 @@ static void bar_title(FILE *f, const tl_svg_bar *b, const char *full, int unit)
     fputs("</title>", f);
 }
 
+/* Self is drawn solid inside the lighter inclusive bar when it is less. */
+static int self_drawn(const tl_svg_bar *b)
+{
+    return b->has_self && isfinite(b->self) && b->self >= 0 && b->self < b->value;
+}
+
+static int whisker_drawn(const tl_svg_bar *b)
+{
+    return isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo;
+}
+
 static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *label, double y, double max,
                     int unit)
 {
@@ -121,7 +134,7 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
     bar_title(f, b, full, unit);
     tl_svg_text(f, "lbl", "end", HB_LABEL, y + 11, label, label == b->label ? 3 * HB_COLS / 2 : 0);
     const char *cls = b->cls ? b->cls : "compute";
-    if (b->has_self && isfinite(b->self) && b->self >= 0 && b->self < b->value) {
+    if (self_drawn(b)) {
         /* inclusive lighter, self solid from the axis */
         fprintf(f, "<rect class=\"bar incl %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
         fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1,
@@ -130,7 +143,7 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
         fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
     }
     double end = HB_X + w;
-    if (isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo) {
+    if (whisker_drawn(b)) {
         double x1 = HB_X + HB_PLOT * b->lo / max, x2 = HB_X + HB_PLOT * b->hi / max;
         fprintf(f, "<path class=\"whisker\" d=\"M%.1f %.1fv8M%.1f %.1fH%.1fM%.1f %.1fv8\"/>", x1, y + 4, x1, y + 8, x2,
                 x2, y + 4);
@@ -141,23 +154,58 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
     fputs("</g>\n", f);
 }
 
-void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit)
+/* The key to what the bars draw, only what some bar draws: the solid self
+ * part and the lighter inclusive rest, and the whisker with its meaning. */
+static void hbars_legend(FILE *f, const tl_svg_bar *bars, size_t n, const char *whisker, double y)
 {
-    double h = HB_TOP + (double)n * HB_ROW + 6, max = bars_max(bars, n);
+    const char *cls = NULL;
+    int range = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (cls == NULL && self_drawn(&bars[i]))
+            cls = bars[i].cls ? bars[i].cls : "compute";
+        range |= whisker_drawn(&bars[i]);
+    }
+    double x = HB_X;
+    if (cls != NULL) {
+        static const char self[] = "self time", incl[] = "with what runs inside (inclusive)";
+        fprintf(f, "<rect class=\"bar %s\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>", cls, x, y);
+        tl_svg_text(f, "legend", NULL, x + 16, y + 10, self, 0);
+        x += 30 + HB_LEGEND_CHAR * (double)strlen(self);
+        fprintf(f, "<rect class=\"bar incl %s\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>", cls, x, y);
+        tl_svg_text(f, "legend", NULL, x + 16, y + 10, incl, 0);
+        x += 30 + HB_LEGEND_CHAR * (double)strlen(incl);
+    }
+    if (range) {
+        fprintf(f, "<path class=\"whisker\" d=\"M%.1f %.1fv8M%.1f %.1fH%.1fM%.1f %.1fv8\"/>", x, y + 2, x, y + 6,
+                x + 16, x + 16, y + 2);
+        tl_svg_text(f, "legend", NULL, x + 22, y + 10, whisker ? whisker : "range", 0);
+    }
+    fputc('\n', f);
+}
+
+void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit, const char *whisker)
+{
+    double max = bars_max(bars, n);
     /* the axis ends at the tick at or beyond the largest bar or whisker, so
      * every drawn value lies under a labelled part of it */
     double step = tl_units_nice_step(max, HB_TICKS, unit);
     if (step > 0 && isfinite(step))
         max = ceil(max / step * (1 - 1e-9)) * step;
+    int keyed = 0;
+    for (size_t i = 0; i < n; i++)
+        keyed |= self_drawn(&bars[i]) || whisker_drawn(&bars[i]);
+    double body = HB_TOP + (double)n * HB_ROW + 6, h = body + (keyed ? HB_KEY : 0);
     const char **names = calloc(n + 1, sizeof *names);
     for (size_t i = 0; names && i < n; i++)
         names[i] = bars[i].label;
     tl_labels *lab = names ? chart_labels(names, n, HB_COLS) : NULL;
     tl_svg_open(f, fr, "hbars", HB_W, h);
-    x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, h - 4, max, unit, HB_TICKS);
+    x_ticks(f, HB_X, HB_PLOT, HB_TOP - 4, body - 4, max, unit, HB_TICKS);
     for (size_t i = 0; i < n; i++)
         bar_row(f, &bars[i], lab ? lab->full[i] : bars[i].label, lab ? lab->text[i] : bars[i].label,
                 HB_TOP + (double)i * HB_ROW, max, unit);
+    if (keyed)
+        hbars_legend(f, bars, n, whisker, body + 4);
     tl_svg_close(f);
     chart_labels_free(lab);
     free(names);

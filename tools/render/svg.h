@@ -40,7 +40,11 @@ typedef struct tl_svg_bar {
     double self;
 } tl_svg_bar;
 
-void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit);
+/* One bar a row, on an axis from 0 to the tick at or beyond the largest value or
+ * whisker end. A legend under the bars keys what some bar draws: self and
+ * inclusive parts, and the whisker, which reads as whisker (say "range over
+ * ranks: least to most"; NULL: "range"). */
+void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_t n, int unit, const char *whisker);
 
 /* ---- stacked bars (one row each, as shares of the row's total) --------------- */
 
