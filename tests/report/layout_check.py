@@ -13,6 +13,8 @@ saved as artifacts, and layout checks in the DOM of each:
 - a bar chart's axis reaches its longest bar and whisker (the last grid line
   lies at or beyond them), and a chart that draws self/inclusive parts or
   whiskers keys them in a legend;
+- a timeline keys the colors it draws in a legend, and its <desc> promises
+  no marks it does not draw (named calls, steps, events);
 - every name written in a box (a flame graph's frame, a timeline's CPU call)
   lies inside its box, in every flame graph (collapsed ones opened).
 
@@ -96,6 +98,19 @@ for (const svg of document.querySelectorAll('svg.hbars')) {
   if (svg.querySelector('g.row path.whisker') && !/range/.test(legends))
     out.keys.push(svg.getAttribute('aria-labelledby') + ': whiskers without a legend');
 }
+// timelines: a legend for what is drawn, a <desc> true to the marks
+for (const svg of document.querySelectorAll('svg.timeline')) {
+  const who = svg.getAttribute('aria-labelledby'), desc = svg.querySelector('desc').textContent;
+  const keys = Array.from(svg.querySelectorAll('.tlkey text')).map(t => t.textContent).join(' | ');
+  const kinds = {compute: 'compute', comm: 'communication', memory: 'memory', other: 'other'};
+  for (const [cls, word] of Object.entries(kinds))
+    if (svg.querySelector('svg.plot g:not(.cpu) path.' + cls) && !keys.includes(word) && !keys.includes('CPU thread'))
+      out.keys.push(who + ': lanes of ' + cls + ' without a legend entry');
+  if (svg.querySelector('line.step, path.step') && !keys.includes('step')) out.keys.push(who + ': steps without a legend entry');
+  if (/triangles/.test(desc) && !svg.querySelector('path.event:not(.swatch)')) out.keys.push(who + ': <desc> promises events');
+  if (/by name/.test(desc) && !svg.querySelector('g.call')) out.keys.push(who + ': <desc> promises named calls');
+  if (/vertical lines/.test(desc) && !svg.querySelector('line.step, path.step')) out.keys.push(who + ': <desc> promises steps');
+}
 // names in boxes: flame graph frames and timeline calls, collapsed sections opened
 out.boxed = 0; out.spill = [];
 for (const d of document.querySelectorAll('details')) d.open = true;
@@ -162,7 +177,7 @@ def main():
                 checks.check(r["labels"] > 0, f"{label}: the charts have labels")
                 checks.check(not r["axis"], f"{label}: every bar chart's axis reaches its longest bar and whisker",
                              "; ".join(r["axis"][:5]))
-                checks.check(not r["keys"], f"{label}: bar charts key their self/inclusive parts and whiskers",
+                checks.check(not r["keys"], f"{label}: bar charts and timelines key what they draw; <desc> promises nothing more",
                              "; ".join(r["keys"][:5]))
                 checks.check(not r["outside"], f"{label}: every chart label lies inside its chart",
                              "; ".join(r["outside"][:5]))

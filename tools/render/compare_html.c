@@ -588,6 +588,7 @@ static void build_lanes(run_lanes *rl, const tl_aggregate *a, int which, int64_t
             l->label = labels[j];
             l->kind = rl->kind[j];
             l->level = rl->level[j];
+            l->cpu = s->timeline.lanes[k].kind == TL_LANE_CPU;
             snprintf(l->note, sizeof l->note, "busy share per column; darker is busier");
             l->group_start = s->id.rank != last_rank;
             last_rank = s->id.rank;

@@ -168,6 +168,7 @@ static void cells_of(grid *g, size_t li, const float *acc)
     for (int t = 0; t <= TL_KT_COUNT; t++)
         k->share[t] *= 100.0 / g->ncols;
     g->lanes[li].label = k->label;
+    g->lanes[li].cpu = k->kind == TL_LANE_CPU;
     g->lanes[li].kind = kind;
     g->lanes[li].level = level;
     if (k->kind == TL_LANE_CPU)
@@ -408,19 +409,53 @@ static void axis_label(char *buf, size_t len, int64_t t0)
         snprintf(buf, len, "time since %s on the trace's own clock", tl_units_dur(t, sizeof t, (double)t0));
 }
 
+/* The chart's <desc>: what it draws, and only that (a chart without CPU
+ * calls, steps or events does not promise them). */
+static void chart_desc(char *buf, size_t len, const grid *g)
+{
+    char span[48];
+    int gpu = 0, cpu = 0, steps = 0, events = 0;
+    for (size_t i = 0; i < g->n; i++) {
+        cpu |= g->keys[i].kind == TL_LANE_CPU;
+        gpu |= g->keys[i].kind != TL_LANE_CPU;
+    }
+    for (size_t i = 0; i < g->nmarks; i++) {
+        events |= g->marks[i].event;
+        steps |= !g->marks[i].event;
+    }
+    size_t n = 0;
+#define ADD(...)                                                                                                \
+    do {                                                                                                        \
+        int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__);                                         \
+        n += w_ > 0 ? (size_t)w_ : 0;                                                                           \
+    } while (0)
+    ADD("%zu swimlanes (one per rank and %s) over %s, in %d columns", g->n,
+        gpu && cpu ? "GPU stream or CPU thread" : gpu ? "GPU stream" : "CPU thread",
+        tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
+    if (gpu)
+        ADD("; each column of a GPU stream is colored by its main kind of work (compute, communication, memory, "
+            "other) and shaded by how busy it is");
+    if (cpu)
+        ADD("; a CPU thread's columns are shaded by how busy the thread is");
+    if (g->ncalls > 0)
+        ADD("; a CPU thread's longest calls are drawn below it by name, stacked by nesting");
+    if (steps)
+        ADD("; thin vertical lines mark step starts");
+    if (events)
+        ADD("; triangles mark events");
+    ADD(". The legend under the axis keys the colors.");
+#undef ADD
+}
+
 static void chart(tl_html *h, grid *g, const char *who)
 {
-    char id[16], title[160], desc[400], axl[96], span[48];
+    char id[16], title[160], desc[600], axl[96];
     axis_label(axl, sizeof axl, g->t0);
     if (g->periods->n > 1)
         snprintf(title, sizeof title, "Timeline of %s, period %d of %zu", who, g->period + 1, g->periods->n);
     else
         snprintf(title, sizeof title, "Timeline of %s", who);
-    snprintf(desc, sizeof desc, "%zu swimlanes (one per rank and GPU stream or CPU thread) over %s, in %d columns; "
-             "each column is colored by its main kind of work (compute, communication, memory, other) and shaded "
-             "by how busy it is; a CPU thread's longest calls are drawn below it by name, stacked by nesting; "
-             "thin vertical lines mark steps, triangles events.", g->n,
-             tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
+    chart_desc(desc, sizeof desc, g);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_timeline t = { g->lanes, g->n, g->ncols, (double)(g->t1 - g->t0), axl, g->marks, g->nmarks };
     tl_svg_timeline_write(h->f, &fr, &t);

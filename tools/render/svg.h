@@ -118,6 +118,7 @@ typedef struct tl_svg_lane {
     const tl_svg_call *calls;  /* NULL: none */
     size_t ncalls;
     int rows;                  /* rows of calls under the band */
+    int cpu;                   /* a CPU thread's lane: kind is always compute, level how busy */
 } tl_svg_lane;
 
 /* A step mark: a thin vertical line at column col over lanes [lane0, lane0+nlanes). */
@@ -138,6 +139,9 @@ typedef struct tl_svg_timeline {
     size_t nmarks;
 } tl_svg_timeline;
 
+/* The lanes, their calls and marks over a time axis, and under it a legend of
+ * what this chart draws (kinds of GPU work, CPU threads, shading, named
+ * calls, steps, events), nothing it does not. */
 void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timeline *t);
 
 /* The series class of the i-th rank drawn: "s0".."s7", then "s8 dash"..

@@ -24,6 +24,8 @@ enum { TL_W = 1200, TL_LABEL = 214, TL_X = 220, TL_PLOT = 960, TL_LANE = 12, TL_
        TL_CALL_ROW = 15 };
 #define TL_LEVELS 5
 #define TL_CALL_CHAR_PX 6.6    /* a call label's character at 10 px monospace, with room */
+#define TL_KEY_CHAR_PX 5.8     /* a legend's character at 11 px */
+#define TL_KEY 22              /* the legend's row under the axis */
 
 /* The height of a lane: its band and its rows of calls. */
 static double lane_height(const tl_svg_lane *l)
@@ -208,12 +210,74 @@ static void axis(FILE *f, const tl_svg_timeline *t, double y)
     fputc('\n', f);
 }
 
+/* One legend entry: its swatch is written by the caller at x; the text after
+ * it. Returns the x of the next entry. */
+static double key_text(FILE *f, double x, double y, const char *text)
+{
+    tl_svg_text(f, "legend", NULL, x + 18, y + 10, text, 0);
+    return x + 18 + TL_KEY_CHAR_PX * (double)tl_labels_cols(text) + 16;
+}
+
+/* The legend under the axis: only what the chart draws. */
+static void legend(FILE *f, const tl_svg_timeline *t, double y)
+{
+    static const char *const kinds[4] = { "compute", "communication", "memory", "other" };
+    int gpu[4] = { 0 }, cpu = 0, calls = 0, steps = 0, events = 0;
+    for (size_t i = 0; i < t->nlanes; i++) {
+        const tl_svg_lane *l = &t->lanes[i];
+        for (int c = 0; c < t->ncols; c++)
+            if (l->level[c] > 0) {
+                if (l->cpu)
+                    cpu = 1;
+                else if (l->kind[c] < 4)
+                    gpu[l->kind[c]] = 1;
+            }
+        calls |= l->calls != NULL && l->ncalls > 0;
+    }
+    for (size_t i = 0; i < t->nmarks; i++) {
+        events |= t->marks[i].event;
+        steps |= !t->marks[i].event;
+    }
+    double x = TL_X;
+    fputs("<g class=\"tlkey\">", f);
+    for (int k = 0; k < 4; k++)
+        if (gpu[k]) {
+            fprintf(f, "<path class=\"%s l4\" d=\"M%.1f %.1fh12\"/>", tl_svg_kind_class(k), x, y + 6);
+            x = key_text(f, x, y, kinds[k]);
+        }
+    if (cpu) {
+        fprintf(f, "<path class=\"compute l4\" d=\"M%.1f %.1fh12\"/>", x, y + 6);
+        x = key_text(f, x, y, "CPU thread busy");
+    }
+    if (cpu || gpu[0] || gpu[1] || gpu[2] || gpu[3]) {
+        /* the shading: a column a quarter busy or less, then up to full */
+        const char *k = gpu[0] || cpu ? "compute" : gpu[1] ? "comm" : gpu[2] ? "memory" : "other";
+        for (int lv = 1; lv < TL_LEVELS; lv++)
+            fprintf(f, "<path class=\"%s l%d\" d=\"M%.1f %.1fh6\"/>", k, lv, x + 6.0 * (lv - 1), y + 6);
+        x = key_text(f, x + 12, y, "shade: \xc2\xbc, \xc2\xbd, \xc2\xbe or fully busy");
+    }
+    if (calls) {
+        fprintf(f, "<rect class=\"callkey\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>", x, y);
+        x = key_text(f, x, y, "CPU call, by name");
+    }
+    if (steps) {
+        fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x + 6, y - 1, x + 6,
+                y + 13);
+        x = key_text(f, x, y, "step start");
+    }
+    if (events) {
+        fprintf(f, "<path class=\"event swatch\" d=\"M%.1f %.1fl-4 -6h8z\"/>", x + 6, y + 9);
+        key_text(f, x, y, "event");
+    }
+    fputs("</g>\n", f);
+}
+
 void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timeline *t)
 {
     double acc = 0;
     for (size_t i = 0; i < t->nlanes; i++)
         lane_top(t, i, &acc);
-    tl_svg_open(f, fr, "timeline", TL_W, TL_TOP + acc + 40);
+    tl_svg_open(f, fr, "timeline", TL_W, TL_TOP + acc + 40 + TL_KEY);
     labels(f, t);
     lanes(f, t, acc);
     double y = 0;
@@ -224,5 +288,6 @@ void tl_svg_timeline_write(FILE *f, const tl_svg_frame *fr, const tl_svg_timelin
     }
     marks(f, t);
     axis(f, t, TL_TOP + acc + 2);
+    legend(f, t, TL_TOP + acc + 46);
     tl_svg_close(f);
 }
