@@ -21,8 +21,8 @@ saved as artifacts, and layout checks in the DOM of each:
 Pages: `tally report` of the 8-rank DLRM set, HTA's trace_filter and
 nccl_parser_config (mangled CUTLASS kernel names), a FramePack
 report, a CPU-only Chrome trace (catapult's big_trace: named calls in its
-timeline lanes), and `tally compare` of HTA's trace_diff pair. Screenshots go
-to OUT/<page>-<width>-<light|dark>.png.
+timeline lanes), the TensorFlow profiler's trace, and `tally compare` of
+HTA's trace_diff pair. Screenshots go to OUT/<page>-<width>-<light|dark>.png.
 
 Exits 77 (ctest: skipped) when selenium, chromium or chromedriver is missing.
 
@@ -42,6 +42,7 @@ PAGES = [
     ("nccl", ["report", "hta/nccl_parser_config"]),
     ("framepack", ["report", "framepack/generated/profiling_report.json"]),
     ("cpu_trace", ["report", "catapult-test_data/big_trace.json"]),
+    ("tf", ["report", "tensorflow-profiler"]),
     ("compare", ["compare", "hta/trace_diff/control", "hta/trace_diff/test"]),
     # the demo's own kind of input: the sample pipeline's libtally reports (samples/reports)
     ("pipeline", ["report", os.path.join(SOURCE, "samples/reports/pipeline-baseline")]),
@@ -140,6 +141,17 @@ def main():
         if checks.check(r.returncode in (0, 1) and os.path.isfile(path), f"{name}: tally {argv[0]} writes the page",
                         f"exit {r.returncode}: {r.stderr.decode(errors='replace')[-1000:]}"):
             pages.append((name, path))
+            if name == "cpu_trace":
+                # no GPU events: the header names no GPU window
+                text = open(path, encoding="utf-8").read()
+                meta = text[text.index('<p class="meta">'):]
+                checks.check("GPU window" not in meta[:meta.index("</p>")],
+                             "cpu_trace: the header names no GPU window without GPU events")
+            if name == "tf":
+                # a thread with one call drawn by name says so in the singular
+                text = open(path, encoding="utf-8").read()
+                checks.check("its longest call drawn below it" in text and "its 1 longest calls" not in text,
+                             "tf: 'its longest call', in the singular")
             if name == "nccl":
                 # a path wraps at its '/'; a short part stays whole (not "nccl_<wbr>parser")
                 text = open(path, encoding="utf-8").read()

@@ -208,8 +208,10 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
     const char *window = a->opt.whole_trace || stepped == 0 ? "whole trace"
                          : stepped == gpu                  ? "ProfilerSteps"
                                                            : "ProfilerSteps (whole trace on ranks with fewer than 2 steps)";
-    fprintf(f, " \xc2\xb7 GPU window: %s \xc2\xb7 generated %s</p>\n", window,
-            tl_units_date(d, sizeof d, o->generated_unix_s));
+    /* no GPU events at all: no window to speak of */
+    if (gpu > 0)
+        fprintf(f, " \xc2\xb7 GPU window: %s", window);
+    fprintf(f, " \xc2\xb7 generated %s</p>\n", tl_units_date(d, sizeof d, o->generated_unix_s));
 }
 
 /* Write the value of one {{key}}; 0 when the key is unknown. */

@@ -311,9 +311,12 @@ static int fill_calls(grid *g, const tl_aggregate *a)
     for (size_t li = 0; li < g->n; li++) {
         tl_svg_lane *l = &g->lanes[li];
         size_t len = strlen(l->note);
-        if (l->ncalls > 0 && len < sizeof l->note)
-            snprintf(l->note + len, sizeof l->note - len, "; its %zu longest calls drawn below it by nesting, %llu more in the "
-                     "shading", l->ncalls, (unsigned long long)(g->keys[li].calls_total - l->ncalls));
+        if (l->ncalls == 1 && len < sizeof l->note)
+            snprintf(l->note + len, sizeof l->note - len, "; its longest call drawn below it, %llu more in the "
+                     "shading", (unsigned long long)(g->keys[li].calls_total - l->ncalls));
+        else if (l->ncalls > 0 && len < sizeof l->note)
+            snprintf(l->note + len, sizeof l->note - len, "; its %zu longest calls drawn below it by nesting, %llu more "
+                     "in the shading", l->ncalls, (unsigned long long)(g->keys[li].calls_total - l->ncalls));
     }
     return 0;
 }
