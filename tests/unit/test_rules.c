@@ -296,8 +296,20 @@ static void test_dominant_stage(void **state)
     healthy_run(s);
     s[2].names[1].d.total = (uint64_t)MS(31);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "dominant-stage", 2, NULL, STRS("backward", "31.0%", "rank 2", "threshold 30%", "total 31.000 ms"),
-                 STRS("\"backward\" takes 31.0% of rank 2's time"));
+    /* on one rank of 4 (the others 28 ms): said, with the ranks' median */
+    assert_fires(a, "dominant-stage", 2, NULL, STRS("backward", "31.0%", "rank 2", "threshold 30%", "total 31.000 ms",
+                                                    "over 30% on 1 of the 4 ranks it runs on, their median 28.0%"),
+                 STRS("\"backward\" takes 31.0% of rank 2's time; over 30% on 1 of the 4 ranks it runs on, "
+                      "their median 28.0%."));
+    done(a);
+
+    /* on every rank: the finding says so only in the evidence */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        s[r].names[1].d.total = (uint64_t)MS(31 + r);
+    a = finish(s, NRANKS);
+    assert_fires(a, "dominant-stage", 3, NULL, STRS("over 30% on 4 of the 4 ranks it runs on, their median 32.5%"),
+                 STRS("\"backward\" takes 34.0% of rank 3's time."));
     done(a);
 
     /* 29.9 %: no */

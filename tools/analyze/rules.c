@@ -355,6 +355,9 @@ static void dominant_stage(tl_aggregate *a)
     int brank = -1, any = 0, unknown_nesting = 0, judged = 0;
     double overlap_pct = 0;
     size_t bri = 0;
+    double *whole_of = calloc(a->nranks + 1, sizeof *whole_of); /* each judged rank's time; 0 not judged */
+    if (whole_of == NULL)
+        return;
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (a
@@ -385,6 +388,7 @@ static void dominant_stage(tl_aggregate *a)
             continue;
         }
         judged = 1;
+        whole_of[ri] = whole;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
             if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
@@ -401,26 +405,51 @@ static void dominant_stage(tl_aggregate *a)
     }
     if (!any) {
         skip_absent(a, "dominant-stage", "no sections in the inputs");
+        free(whole_of);
         return;
     }
     if (!judged && unknown_nesting) {
+        /* "the input does not say" was wrong on HTA's MTIA trace: its
+         * annotations nest, but 32,825 of its events arrive beyond the
+         * reorder window, and self time is then not given */
         skip(a, "dominant-stage", "the sections run inside one another (their totals add up to %.0f%% of the time) and "
-             "the input does not say which runs inside which", overlap_pct);
+             "which runs inside which is not known (a report gives no nesting; a trace whose events arrive too far "
+             "out of time order has it, but tally could not restore it)", overlap_pct);
+        free(whole_of);
         return;
     }
     if (brow != NULL && best > STAGE_SHARE) {
         int has_self = brow->rank_self && brow->rank_self[bri] >= 0;
+        /* on how many ranks, and the typical one: DLRM's DDP.forward is 40 %
+         * of rank 1's time with a 6.6 ms sync inside it, 11-16 % on the ranks
+         * that do not wait; the worst rank alone read as the job's stage */
+        size_t over = 0, with = 0;
+        double *shares = malloc((a->nranks + 1) * sizeof *shares);
+        for (size_t ri = 0; shares != NULL && ri < a->nranks; ri++)
+            if (whole_of[ri] > 0 && brow->rank_count[ri] > 0) {
+                shares[with] = 100 * self_or_total(brow, ri) / whole_of[ri];
+                over += shares[with] > STAGE_SHARE;
+                with++;
+            }
+        double median = shares != NULL && with > 0 ? tl_median_sort(shares, with) : NAN;
+        free(shares);
+        char ranks[160] = "";
+        if (with > 1)
+            snprintf(ranks, sizeof ranks, "; over %.0f%% on %zu of the %zu ranks it runs on, their median %.1f%%",
+                     STAGE_SHARE, over, with, median);
         char msg[400];
-        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s.", brow->name, best, brank,
-                 has_self ? " outside the sections inside it (self time)" : "");
+        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s%s.", brow->name, best, brank,
+                 has_self ? " outside the sections inside it (self time)" : "",
+                 with > 1 && 2 * over <= with ? ranks : "");
         /* the stage that dominates is data loading: its advice, not "optimize
          * this stage" (traces without steps, where data-loading cannot apply) */
         int loading = is_data_loading(brow->name);
         fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
-                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%%s", brow->name,
+                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%%s%s", brow->name,
                   has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
-                  brank, STAGE_SHARE, loading ? "; it is data loading" : "");
+                  brank, STAGE_SHARE, ranks, loading ? "; it is data loading" : "");
     }
+    free(whole_of);
 }
 
 /* ---- per-rank rules ----------------------------------------------------------------- */
