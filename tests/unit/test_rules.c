@@ -327,6 +327,33 @@ static void test_dominant_stage(void **state)
     done(a);
 }
 
+/* The reason a rule did not apply, or NULL. */
+static const char *skip_why(const tl_aggregate *a, const char *id)
+{
+    for (int i = 0; i < a->nskips; i++)
+        if (strcmp(a->skips[i].id, id) == 0)
+            return a->skips[i].why;
+    return NULL;
+}
+
+/* Skip reasons name what is missing: no GPU events (not "communication
+ * not over 5%" of reports without any), no data-loading section (not "no
+ * steps" of reports that have them). */
+static void test_skip_reasons(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        s[r].gpu.present = 0;
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_non_null(skip_why(a, "low-overlap"));
+    tt_assert_contains(skip_why(a, "low-overlap"), "no GPU events", "low-overlap");
+    assert_non_null(skip_why(a, "data-loading"));
+    tt_assert_contains(skip_why(a, "data-loading"), "no data-loading section or operator", "data-loading");
+    done(a);
+}
+
 static void test_memory_near_capacity(void **state)
 {
     (void)state;
@@ -1423,6 +1450,7 @@ int main(void)
         cmocka_unit_test(test_healthy_fires_nothing),
         cmocka_unit_test(test_healthy_jittered_fires_nothing),
         cmocka_unit_test(test_dominant_stage),
+        cmocka_unit_test(test_skip_reasons),
         cmocka_unit_test(test_memory_near_capacity),
         cmocka_unit_test(test_low_gpu_utilization),
         cmocka_unit_test(test_communication_wait),

@@ -864,8 +864,10 @@ static void rank_rules(tl_aggregate *a)
     simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time",
                 gpu_unmet(a));
     comm_rule(a);
+    /* the reason that holds: without GPU events, there is no communication
+     * to speak of at all (it said "not over 5%" of FramePack reports) */
     simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute",
-                "communication is not over 5% of the kernel time on any rank");
+                any_gpu(a) ? "communication is not over 5% of the kernel time on any rank" : gpu_unmet(a));
     memory_rule(a);
     host_rules(a);
 }
@@ -912,8 +914,14 @@ static void data_loading(tl_aggregate *a)
         }
     }
     if (!steps || !found) {
+        /* the missing section first: a report with steps but no
+         * data-loading section said "no steps" */
+        int any_loading = found;
+        for (size_t i = 0; i < t->n && !any_loading; i++)
+            any_loading = (t->rows[i].group == TL_GROUP_SECTIONS || t->rows[i].group == TL_GROUP_OPS) &&
+                          is_data_loading(t->rows[i].name);
         skip_absent(a, "data-loading", "%s",
-                    !steps ? "no steps and no profiled span in the inputs" : "no data-loading section or operator");
+                    !any_loading ? "no data-loading section or operator" : "no steps and no profiled span in the inputs");
         return;
     }
     if (worst != NULL && worst->nsteps == 0) {
