@@ -5,6 +5,7 @@
  * per input (and one per input that could not be read at all).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -47,9 +48,25 @@ int tl_cmd_inspect(int argc, char **argv)
         out_rc = tl_cli_write_outputs(&cli, &doc, 1, write_json, &run);
     else
         tl_render_inspect(stdout, &run);
-    for (size_t i = 0; i < run.n; i++)
-        warnings += tl_identity_input_problems(&run.profiles[i]->id);
+    /* Inputs lost to memory: the listing is not the inputs' (it exited 0 on
+     * 120,000 small members under a memory limit, the last ones "skipped out
+     * of memory" on stdout only). */
+    size_t oom = 0;
+    for (size_t i = 0; i < run.n; i++) {
+        const tl_profile *p = run.profiles[i];
+        warnings += tl_identity_input_problems(&p->id);
+        int lost = 0;
+        for (size_t k = 0; k < p->id.problems.n && !lost; k++)
+            lost = strstr(p->id.problems.v[k].text, "out of memory") != NULL;
+        oom += lost;
+    }
+    for (size_t i = 0; i < run.nunreadable; i++)
+        oom += run.unreadable[i].problems.n > 0 && strstr(run.unreadable[i].problems.v[0].text, "out of memory") != NULL;
+    if (oom)
+        fprintf(stderr, "tally: out of memory: the listing is incomplete, %zu input%s not read whole (--max-names, "
+                        "--max-events and --max-input-size bound what one input takes)\n", oom, oom == 1 ? "" : "s");
     rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
+         : oom                                                                        ? TL_EXIT_NOMEM
          : usable == 0                                                                ? TL_EXIT_NO_INPUT
                                                                                       : TL_EXIT_OK;
     rc = tl_cli_strict(&cli, rc, warnings);

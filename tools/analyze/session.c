@@ -512,7 +512,7 @@ static int timeline(tl_session *s, const tl_profile *p)
     if (!p->ngpu) {
         n = 0; /* threads that only have a name (metadata) are not lanes */
         for (uint32_t k = 0; k < p->ncpu_lanes; k++)
-            n += p->cpu_lanes[k].events > 0;
+            n += p->cpu_lanes[k]->events > 0;
     }
     if (n > TL_TIMELINE_MAX_LANES)
         n = TL_TIMELINE_MAX_LANES;
@@ -540,7 +540,8 @@ static int timeline(tl_session *s, const tl_profile *p)
         tl_cpu_lane *order = malloc(p->ncpu_lanes * sizeof *order);
         if (order == NULL)
             return -1;
-        memcpy(order, p->cpu_lanes, p->ncpu_lanes * sizeof *order);
+        for (uint32_t k = 0; k < p->ncpu_lanes; k++)
+            order[k] = *p->cpu_lanes[k];
         qsort(order, p->ncpu_lanes, sizeof *order, by_lane_busy);
         double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
         for (size_t k = 0; k < n; k++) {

@@ -254,9 +254,11 @@ void tl_profile_shrink(tl_profile *p)
     free(p->gpu_samples);
     free(p->points);
     free(p->devices);
-    for (uint32_t i = 0; i < p->ncpu_lanes; i++)
-        free(p->cpu_lanes[i].top);
-    free(p->cpu_lanes);
+    for (uint32_t i = 0; i < p->ncpu_lanes; i++) {
+        free(p->cpu_lanes[i]->top);
+        free(p->cpu_lanes[i]);
+        p->cpu_lanes[i] = NULL;
+    }
     if (p->calltree != NULL) {
         tl_calltree_release(p->calltree);
         free(p->calltree);
@@ -274,7 +276,6 @@ void tl_profile_shrink(tl_profile *p)
     p->nblocks = p->blocks_cap = 0;
     p->blocking = NULL;
     p->nblocking = p->blocking_cap = 0;
-    p->cpu_lanes = NULL;
     p->ncpu_lanes = 0;
     p->stats = NULL;
     p->stat_slots = NULL;
@@ -796,17 +797,14 @@ void tl_profile_count_category_id(tl_profile *p, uint32_t id)
 tl_cpu_lane *tl_profile_cpu_lane(tl_profile *p, int64_t pid, int64_t tid)
 {
     for (uint32_t i = 0; i < p->ncpu_lanes; i++)
-        if (p->cpu_lanes[i].pid == pid && p->cpu_lanes[i].tid == tid)
-            return &p->cpu_lanes[i];
+        if (p->cpu_lanes[i]->pid == pid && p->cpu_lanes[i]->tid == tid)
+            return p->cpu_lanes[i];
     if (p->ncpu_lanes == TL_PROFILE_MAX_LANES)
         return NULL;
-    if (p->cpu_lanes == NULL) {
-        /* All at once: lanes are found by pointer while reading. */
-        p->cpu_lanes = calloc(TL_PROFILE_MAX_LANES, sizeof *p->cpu_lanes);
-        if (p->cpu_lanes == NULL)
-            return NULL;
-    }
-    tl_cpu_lane *l = &p->cpu_lanes[p->ncpu_lanes++];
+    tl_cpu_lane *l = calloc(1, sizeof *l);
+    if (l == NULL)
+        return NULL;
+    p->cpu_lanes[p->ncpu_lanes++] = l;
     l->pid = pid;
     l->tid = tid;
     return l;
