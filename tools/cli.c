@@ -667,6 +667,11 @@ int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *w
     int rc = TL_EXIT_OK;
     for (size_t i = 0; i < run->n; i++) {
         tl_profile *p = run->profiles[i];
+        /* an input read short of memory (its reader said so): the numbers
+         * would be incomplete, and it is not the input's fault */
+        for (size_t k = 0; k < p->id.problems.n; k++)
+            if (strstr(p->id.problems.v[k].text, "out of memory") != NULL)
+                rc = TL_EXIT_NOMEM;
         if (tl_profile_is_aggregate(p) && !p->skipped && p->result != NULL) {
             if (add_aggregate(cli, agg, p->result, warnings) != 0)
                 rc = TL_EXIT_NOMEM;

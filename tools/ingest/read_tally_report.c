@@ -213,6 +213,13 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
                         "used", text, err.line);
         *root = json_loadb(doc, doclen, 0, &err);
     }
+    if (*root == NULL && (json_error_code(&err) == json_error_out_of_memory || (err.text[0] == '\0' && err.line < 0))) {
+        /* not the input's fault: jansson reports every syntax error with a
+         * text and a line, and an allocation that failed with neither (it
+         * read "invalid JSON at line -1, column -1 (byte 0): ") */
+        tl_profile_warn(p, "out of memory reading the report");
+        goto out;
+    }
     if (*root == NULL) {
         char text[JSON_ERROR_TEXT_LENGTH];
         long line = err.line, col = err.column;
