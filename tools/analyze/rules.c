@@ -298,6 +298,15 @@ static void fire_full(tl_aggregate *a, const char *id, const char *severity, con
 
 #define fire(a, id, rank, finding, ...) fire_full(a, id, NULL, NULL, rank, finding, __VA_ARGS__)
 
+/* The finding of a rule that fired, or NULL. */
+static const tl_recommendation *find_rec(const tl_aggregate *a, const char *id)
+{
+    for (int i = 0; i < a->nrecs; i++)
+        if (strcmp(a->recs[i].id, id) == 0)
+            return &a->recs[i];
+    return NULL;
+}
+
 /* ---- what the data has ------------------------------------------------------------ */
 
 static int any_gpu(const tl_aggregate *a)
@@ -441,9 +450,17 @@ static void dominant_stage(tl_aggregate *a)
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s%s.", brow->name, best, brank,
                  has_self ? " outside the sections inside it (self time)" : "",
                  with > 1 && 2 * over <= with ? ranks : "");
-        /* the stage that dominates is data loading: its advice, not "optimize
-         * this stage" (traces without steps, where data-loading cannot apply) */
+        /* the stage that dominates is data loading: the data-loading finding
+         * says it (with steps, or over the profiled span without them) --
+         * twice the same 8204.993 ms on PARAM's trace said nothing more;
+         * where that rule could not look, this one does, with its advice */
         int loading = is_data_loading(brow->name);
+        if (loading && find_rec(a, "data-loading") != NULL) {
+            skip(a, "dominant-stage", "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
+                 "which the data-loading finding names", brow->name, best, brank);
+            free(whole_of);
+            return;
+        }
         fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
                   "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%%s%s", brow->name,
                   has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
