@@ -1624,11 +1624,14 @@ void tl_decide_headline(tl_aggregate *a)
     int len = snprintf(buf, sizeof buf, "%s in %zu %s", judged ? "No problem found" : "Too little to judge",
                        a->nranks, ranks_word(a));
     if (st != NULL && len > 0 && (size_t)len < sizeof buf) {
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f ms", st->mean / 1e6);
+        /* seconds from one: FramePack's steps read "2616.600 ms" */
+        double v = st->mean >= 1e9 ? st->mean / 1e9 : st->mean / 1e6;
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f %s", v, st->mean >= 1e9 ? "s" : "ms");
         double gpu_mean = step_mean_with_compute(a);
         if (gpu_mean > 1.05 * st->mean && len > 0 && (size_t)len < sizeof buf)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, " on the host, %.3f ms counting the GPU compute each "
-                            "step launched", gpu_mean / 1e6);
+            len += snprintf(buf + len, sizeof buf - (size_t)len, " on the host, %.3f %s counting the GPU compute each "
+                            "step launched", gpu_mean >= 1e9 ? gpu_mean / 1e9 : gpu_mean / 1e6,
+                            gpu_mean >= 1e9 ? "s" : "ms");
     }
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
