@@ -283,6 +283,17 @@ else
     skip "interrupt during the commit (needs strace)"
 fi
 
+# ---- standard output redirected into the input directory -----------------------
+# The shell makes the file before tally runs: walking the directory, tally
+# must not read its own (empty) output back as a damaged rank.
+d=$root/selfout; mkdir "$d"; cp "$runs"/* "$d"/
+"$tally" aggregate "$d" >"$d/all.json" 2>"$d.err"
+check "stdout into the inputs' directory: exit 0" [ $? = 0 ]
+check "stdout into the inputs' directory: not read back" grep -q "all.json: this command's standard output; not read" "$d.err"
+check "stdout into the inputs' directory: no damaged input" sh -c "! grep -q 'damaged\|not JSON' '$d.err'"
+"$tally" validate -q "$d/all.json" >/dev/null 2>&1
+check "stdout into the inputs' directory: the aggregate validates" [ $? = 0 ]
+
 # ---- only the outputs asked for ---------------------------------------------
 d=$root/asked; mkdir "$d"
 (cd "$d" && "$tally" compare "$base" "$runs" --junit j.xml >/dev/null 2>"$d.err")

@@ -116,6 +116,14 @@ static int name_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Is st the regular file this process's standard output goes to? */
+static int is_own_stdout(const struct stat *st)
+{
+    struct stat out;
+    return fstat(STDOUT_FILENO, &out) == 0 && S_ISREG(out.st_mode) && out.st_dev == st->st_dev &&
+           out.st_ino == st->st_ino;
+}
+
 static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *lim)
 {
     if (depth > lim->max_depth) {
@@ -162,6 +170,10 @@ static void walk(tl_item_list *l, const char *dir, int depth, const tl_limits *l
                     walk(l, path, depth + 1, lim);
                 else
                     add_note(l, path, "a symbolic link to a directory; not followed");
+            } else if (S_ISREG(st.st_mode) && is_own_stdout(&st)) {
+                /* `tally aggregate run > run/all.json`: the shell made the
+                 * file before tally ran, empty; read, it was a damaged rank */
+                add_note(l, path, "this command's standard output; not read");
             } else if (S_ISREG(st.st_mode)) {
                 add_item(l, path, 1, 0, &st);
             } else {
