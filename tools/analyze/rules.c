@@ -365,8 +365,12 @@ static void dominant_stage(tl_aggregate *a)
     double overlap_pct = 0;
     size_t bri = 0;
     double *whole_of = calloc(a->nranks + 1, sizeof *whole_of); /* each judged rank's time; 0 not judged */
-    if (whole_of == NULL)
+    unsigned char *of_sections = calloc(a->nranks + 1, 1);       /* ... that time the sum of its sections */
+    if (whole_of == NULL || of_sections == NULL) {
+        free(whole_of);
+        free(of_sections);
         return;
+    }
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         /* The rank's time: its wall span, else the sum of its sections (a
@@ -383,8 +387,10 @@ static void dominant_stage(tl_aggregate *a)
                 if (t->rows[i].rank_total[ri] > largest)
                     largest = t->rows[i].rank_total[ri];
             }
-        if (whole < largest)
+        if (whole < largest) {
             whole = sections;
+            of_sections[ri] = 1;
+        }
         if (whole <= 0)
             continue;
         /* Sections whose totals add up to more than the rank's time run
@@ -415,6 +421,7 @@ static void dominant_stage(tl_aggregate *a)
     if (!any) {
         skip_absent(a, "dominant-stage", "no sections in the inputs");
         free(whole_of);
+        free(of_sections);
         return;
     }
     if (!judged && unknown_nesting) {
@@ -425,6 +432,7 @@ static void dominant_stage(tl_aggregate *a)
              "which runs inside which is not known (a report gives no nesting; a trace whose events arrive too far "
              "out of time order has it, but tally could not restore it)", overlap_pct);
         free(whole_of);
+        free(of_sections);
         return;
     }
     if (brow != NULL && best > STAGE_SHARE) {
@@ -447,7 +455,9 @@ static void dominant_stage(tl_aggregate *a)
             snprintf(ranks, sizeof ranks, "; over %.0f%% on %zu of the %zu ranks it runs on, their median %.1f%%",
                      STAGE_SHARE, over, with, median);
         char msg[400];
-        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's time%s%s.", brow->name, best, brank,
+        /* a report without a wall time (FramePack's): a share of what it timed */
+        const char *of = of_sections[bri] ? "timed sections" : "time";
+        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's %s%s%s.", brow->name, best, brank, of,
                  has_self ? " outside the sections inside it (self time)" : "",
                  with > 1 && 2 * over <= with ? ranks : "");
         /* the stage that dominates is data loading: the data-loading finding
@@ -459,14 +469,17 @@ static void dominant_stage(tl_aggregate *a)
             skip(a, "dominant-stage", "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
                  "which the data-loading finding names", brow->name, best, brank);
             free(whole_of);
+            free(of_sections);
             return;
         }
         fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
-                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's time; threshold %.0f%%%s%s", brow->name,
+                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's %s%s; threshold %.0f%%%s%s", brow->name,
                   has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
-                  brank, STAGE_SHARE, ranks, loading ? "; it is data loading" : "");
+                  brank, of, of_sections[bri] ? " (the report has no wall time as long as them)" : "", STAGE_SHARE,
+                  ranks, loading ? "; it is data loading" : "");
     }
     free(whole_of);
+    free(of_sections);
 }
 
 /* ---- per-rank rules ----------------------------------------------------------------- */
