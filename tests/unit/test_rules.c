@@ -319,6 +319,21 @@ static void test_dominant_stage(void **state)
     assert_silent(a);
     done(a);
 
+    /* no wall time (a FramePack report): a share of its timed sections,
+     * said so -- rank 2's backward 40 ms of its 65 (forward 25), 61.5 %,
+     * above the other ranks' forward, 25 of 45 */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++) {
+        s[r].span_ns = 0;
+        s[r].names[1].d.total = (uint64_t)MS(20);
+    }
+    s[2].names[1].d.total = (uint64_t)MS(40);
+    a = finish(s, NRANKS);
+    assert_fires(a, "dominant-stage", 2, NULL,
+                 STRS("backward", "61.5% of rank 2's timed sections (the report has no wall time"),
+                 STRS("\"backward\" takes 61.5% of rank 2's timed sections"));
+    done(a);
+
     /* a wrapper around the whole run (99.5 %) says nothing */
     healthy_run(s);
     add_name(&s[0], TL_GROUP_SECTIONS, "main", MS(99.5), 1);
