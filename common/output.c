@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -751,7 +752,7 @@ static void hold_signals(sigset_t *old)
                                 SIGVTALRM, SIGPROF, SIGPIPE };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&set, sigs[i]);
-    sigprocmask(SIG_BLOCK, &set, old);
+    pthread_sigmask(SIG_BLOCK, &set, old); /* this thread: the collector commits from a program's own thread */
 }
 
 int tl_output_commit_all(tl_output *const *outs, size_t n)
@@ -795,7 +796,7 @@ int tl_output_commit_all(tl_output *const *outs, size_t n)
         drop_temp(outs[i]);
         release(outs[i]);
     }
-    sigprocmask(SIG_SETMASK, &old_mask, NULL);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return bad ? -1 : 0;
 }
 
