@@ -235,6 +235,14 @@ def case_memory(out):
     for i in range(6):
         t.memory(20000 * i + 5, int(0.95 * 85021163520), int(0.96 * 85021163520))
     t.write(f"{out}/training-memory-full/rank0.pt.trace.json")
+    # A process that sees two GPUs of different sizes and uses the small one:
+    # 15 GiB reserved on device 1 (16 GiB) is 93.75 %, not 18.75 % of device 0's 80 GiB.
+    t = training_rank(0, 1, 6, 20000, rng)
+    t.meta["deviceProperties"] = [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 80 * gib},
+                                  {"id": 1, "name": "Tesla V100-SXM2-16GB", "totalGlobalMem": 16 * gib}]
+    for i in range(6):
+        t.memory(20000 * i + 5, 14 * gib, 15 * gib, device_id=1)
+    t.write(f"{out}/memory-on-the-small-gpu/rank0.pt.trace.json")
 
 
 def case_unrelated_runs(out):

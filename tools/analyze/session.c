@@ -709,7 +709,24 @@ static void memory(tl_session *s, const tl_profile *p)
         take_max(&s->peak_rss, isfinite(m->peak_rss) ? m->peak_rss : m->rss);
         take_max(&s->peak_device_used, m->device_used);
     }
-    for (uint32_t i = 0; i < p->ndevices; i++)
+    /* The capacity of the device that holds the peak, when the memory points
+     * name it: a trace lists every GPU its process could see, and 15 GiB on
+     * a 16 GiB device 1 beside an 80 GiB device 0 read 18.75 % of "the
+     * device". Else the largest listed. */
+    int64_t peak_dev = -1;
+    double peak_v = -1;
+    for (size_t i = 0; i < p->nmem; i++) {
+        double v = fmax(isfinite(p->mem[i].allocated) ? p->mem[i].allocated : -1,
+                        isfinite(p->mem[i].reserved) ? p->mem[i].reserved : -1);
+        if (p->mem[i].device >= 0 && v > peak_v) {
+            peak_v = v;
+            peak_dev = p->mem[i].device;
+        }
+    }
+    for (uint32_t i = 0; i < p->ndevices && peak_dev >= 0; i++)
+        if (p->devices[i].id == peak_dev && p->devices[i].total_memory > 0)
+            s->device_total = p->devices[i].total_memory;
+    for (uint32_t i = 0; i < p->ndevices && !isfinite(s->device_total); i++)
         take_max(&s->device_total, p->devices[i].total_memory > 0 ? p->devices[i].total_memory : NAN);
     double sum = 0;
     size_t n = 0;
