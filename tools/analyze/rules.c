@@ -454,7 +454,7 @@ static void dominant_stage(tl_aggregate *a)
         if (with > 1)
             snprintf(ranks, sizeof ranks, "; over %.0f%% on %zu of the %zu ranks it runs on, their median %.1f%%",
                      STAGE_SHARE, over, with, median);
-        char msg[400];
+        char msg[640];
         /* a report without a wall time (FramePack's): a share of what it timed */
         const char *of = of_sections[bri] ? "timed sections" : "time";
         snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's %s%s%s.", brow->name, best, brank, of,
