@@ -297,7 +297,7 @@ void tl_html_gpu(tl_html *h)
     fprintf(h->f, "<p>GPU window: %s.</p>\n",
             h->a->opt.whole_trace ? "the whole trace (--whole-trace)"
                                   : "the ProfilerSteps, without the last one when there are two or more (it is "
-                                    "usually incomplete); traces without steps use the whole trace");
+                                    "usually incomplete); traces with fewer than two steps use the whole trace");
     gpu_chart(h, with < TL_HTML_MAX_ROWS ? with : TL_HTML_MAX_ROWS);
     tl_html_more(h, with < TL_HTML_MAX_ROWS ? with : TL_HTML_MAX_ROWS, with, "ranks not drawn");
     gpu_table(h);
