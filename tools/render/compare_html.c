@@ -568,7 +568,7 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
             }
         }
         double frac = fmin(1.0, sum / col_ns);
-        level[col] = frac < 0.02 ? 0 : (uint8_t)(1 + (frac >= 0.25) + (frac >= 0.5) + (frac >= 0.75));
+        level[col] = !(frac > 0) ? 0 : (uint8_t)(1 + (frac >= 0.25) + (frac >= 0.5) + (frac >= 0.75));
     }
 }
 

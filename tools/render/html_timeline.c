@@ -138,9 +138,11 @@ static void rebin(const grid *g, const tl_timeline *t, const tl_lane *l, float *
     }
 }
 
+/* Any work at all shows, at the faintest shade: events of microseconds in a
+ * lane of minutes (a column of 250 ms) left it looking empty. */
 static uint8_t level_of(double u)
 {
-    return u < 0.01 ? 0 : u <= 0.25 ? 1 : u <= 0.5 ? 2 : u <= 0.75 ? 3 : 4;
+    return !(u > 0) ? 0 : u <= 0.25 ? 1 : u <= 0.5 ? 2 : u <= 0.75 ? 3 : 4;
 }
 
 /* From the accumulated fractions to each column's dominant kind and level. */
