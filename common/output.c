@@ -49,7 +49,12 @@ static void set_err(tl_output *o, const char *path, const char *fmt, ...)
 static void set_err(tl_output *o, const char *path, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(o->err, sizeof o->err, "%s: ", path);
+    /* A path too long for the message is shown by its two ends: it said
+     * only "File name too long", not which output. */
+    size_t len = strlen(path);
+    int n = len + 160 < sizeof o->err ? snprintf(o->err, sizeof o->err, "%s: ", path)
+                                      : snprintf(o->err, sizeof o->err, "%.60s...%s (%zu bytes): ", path,
+                                                 path + len - 60, len);
     if (n < 0 || (size_t)n >= sizeof o->err)
         n = 0;
     va_start(ap, fmt);

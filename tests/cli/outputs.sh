@@ -283,6 +283,13 @@ else
     skip "interrupt during the commit (needs strace)"
 fi
 
+# ---- a path longer than the system takes: named by its ends, exit 4 --------------
+long=$root/$(printf 'a%.0s' $(seq 1 300))/$(printf 'b%.0s' $(seq 1 4700)).html
+"$tally" report -q "$runs" -o "$long" 2>"$root/long.err"
+rc=$?
+check "an output path too long: exit 4" [ $rc = 4 ]
+check "an output path too long: named by its ends" grep -q "bbb.html ([0-9]* bytes): File name too long" "$root/long.err"
+
 # ---- standard output redirected into the input directory -----------------------
 # The shell makes the file before tally runs: walking the directory, tally
 # must not read its own (empty) output back as a damaged rank.
