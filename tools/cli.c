@@ -662,6 +662,14 @@ int (*tl_cli_analyze_hook)(const tl_cli *, const tl_analyze_options *, tl_aggreg
 
 void tl_cli_analyze_profile(tl_profile *p, void *opt) { analyze_profile(p, opt); }
 
+int tl_cli_lost_to_memory(const tl_identity *id)
+{
+    for (size_t k = 0; k < id->problems.n; k++)
+        if (strstr(id->problems.v[k].text, "out of memory") != NULL)
+            return 1;
+    return 0;
+}
+
 int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings)
 {
     int rc = TL_EXIT_OK;
@@ -669,9 +677,8 @@ int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *w
         tl_profile *p = run->profiles[i];
         /* an input read short of memory (its reader said so): the numbers
          * would be incomplete, and it is not the input's fault */
-        for (size_t k = 0; k < p->id.problems.n; k++)
-            if (strstr(p->id.problems.v[k].text, "out of memory") != NULL)
-                rc = TL_EXIT_NOMEM;
+        if (tl_cli_lost_to_memory(&p->id))
+            rc = TL_EXIT_NOMEM;
         if (tl_profile_is_aggregate(p) && !p->skipped && p->result != NULL) {
             if (add_aggregate(cli, agg, p->result, warnings) != 0)
                 rc = TL_EXIT_NOMEM;

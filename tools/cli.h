@@ -155,6 +155,8 @@ extern int (*tl_cli_analyze_hook)(const tl_cli *cli, const tl_analyze_options *o
  * sessions too, whose warnings are printed unless --quiet and counted;
  * and the check that something was usable, then tl_aggregate_finish. */
 void tl_cli_analyze_profile(tl_profile *p, void *opt);
+/* Whether an input's reading ran out of memory (a problem says so): exit 5. */
+int tl_cli_lost_to_memory(const tl_identity *id);
 int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings);
 int tl_cli_finish(tl_aggregate *agg, size_t usable);
 /* Print the finished aggregate's run-identity notes (inputs of another run

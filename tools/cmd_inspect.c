@@ -5,7 +5,6 @@
  * per input (and one per input that could not be read at all).
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -53,15 +52,11 @@ int tl_cmd_inspect(int argc, char **argv)
      * of memory" on stdout only). */
     size_t oom = 0;
     for (size_t i = 0; i < run.n; i++) {
-        const tl_profile *p = run.profiles[i];
-        warnings += tl_identity_input_problems(&p->id);
-        int lost = 0;
-        for (size_t k = 0; k < p->id.problems.n && !lost; k++)
-            lost = strstr(p->id.problems.v[k].text, "out of memory") != NULL;
-        oom += lost;
+        warnings += tl_identity_input_problems(&run.profiles[i]->id);
+        oom += (size_t)tl_cli_lost_to_memory(&run.profiles[i]->id);
     }
     for (size_t i = 0; i < run.nunreadable; i++)
-        oom += run.unreadable[i].problems.n > 0 && strstr(run.unreadable[i].problems.v[0].text, "out of memory") != NULL;
+        oom += (size_t)tl_cli_lost_to_memory(&run.unreadable[i]);
     if (oom)
         fprintf(stderr, "tally: out of memory: the listing is incomplete, %zu input%s not read whole (--max-names, "
                         "--max-events and --max-input-size bound what one input takes)\n", oom, oom == 1 ? "" : "s");

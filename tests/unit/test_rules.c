@@ -1373,6 +1373,21 @@ static void test_rank_imbalance(void **state)
     done(a);
 }
 
+/* Two sessions of every rank in s[2 * NRANKS], the second a second later. */
+static void two_sessions(tl_session *s)
+{
+    healthy_run(s);
+    healthy_run(s + NRANKS);
+    for (int r = 0; r < NRANKS; r++) {
+        tl_session *later = &s[NRANKS + r];
+        later->start_ns += 1000000000LL;
+        free(later->id.path);
+        char path[64];
+        snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
+        later->id.path = tt_xstrdup(path);
+    }
+}
+
 /* A rule over ranks fires once, on the worst rank, and counts the others. */
 /* Two sessions of every rank, the second a second later: "forward" 24 % faster
  * in the second fires session-drift for the run (rank -1), with both values;
@@ -1383,17 +1398,9 @@ static void test_session_drift(void **state)
     const double forward_ms[] = { 19, 20.25, 25 };
     for (int c = 0; c < 3; c++) {
         tl_session s[2 * NRANKS];
-        healthy_run(s);
-        healthy_run(s + NRANKS);
-        for (int r = 0; r < NRANKS; r++) {
-            tl_session *later = &s[NRANKS + r];
-            later->start_ns += 1000000000LL;
-            free(later->id.path);
-            char path[64];
-            snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
-            later->id.path = tt_xstrdup(path);
-            later->names[0].d.total = (uint64_t)MS(forward_ms[c]);
-        }
+        two_sessions(s);
+        for (int r = 0; r < NRANKS; r++)
+            s[NRANKS + r].names[0].d.total = (uint64_t)MS(forward_ms[c]);
         tl_aggregate *a = finish(s, 2 * NRANKS);
         assert_int_equal(a->drift.nsessions, 2);
         const tl_drift_stage *fw = NULL;
@@ -1418,15 +1425,9 @@ static void test_session_drift(void **state)
      * 150% slower", the sessions' totals) */
     {
         tl_session s[2 * NRANKS];
-        healthy_run(s);
-        healthy_run(s + NRANKS);
+        two_sessions(s);
         for (int r = 0; r < NRANKS; r++) {
             tl_session *later = &s[NRANKS + r];
-            later->start_ns += 1000000000LL;
-            free(later->id.path);
-            char path[64];
-            snprintf(path, sizeof path, "later/rank%d.pt.trace.json", r);
-            later->id.path = tt_xstrdup(path);
             for (size_t i = 0; i < later->nnames; i++) {
                 later->names[i].d.total = later->names[i].d.total * 5 / 2;
                 later->names[i].d.count = later->names[i].d.count * 5 / 2;

@@ -223,22 +223,28 @@ static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, con
         snprintf(why, size, "format %s, not %s", tl_format_name(r->family), tl_format_name(m->family));
         return;
     }
-    for (size_t i = 0; i < n; i++) {
-        const tl_session *a = &v[i];
-        if (a->id.run != rn || !tl_identity_is_session(&a->id))
+    /* The sessions come sorted by rank: a rank's sessions are one block, so
+     * a rank both runs have is found in one pass. */
+    for (size_t lo = 0, hi; lo < n; lo = hi) {
+        for (hi = lo + 1; hi < n && v[hi].id.rank == v[lo].id.rank; hi++)
+            ;
+        const tl_session *a = NULL, *b = NULL;
+        for (size_t i = lo; i < hi; i++)
+            if (tl_identity_is_session(&v[i].id)) {
+                if (v[i].id.run == rn && a == NULL)
+                    a = &v[i];
+                else if (v[i].id.run == 0 && b == NULL)
+                    b = &v[i];
+            }
+        if (a == NULL || b == NULL)
             continue;
-        for (size_t j = 0; j < n; j++) {
-            const tl_session *b = &v[j];
-            if (b->id.run != 0 || !tl_identity_is_session(&b->id) || b->id.rank != a->id.rank)
-                continue;
-            if (a->sys.hostname && b->sys.hostname && strcmp(a->sys.hostname, b->sys.hostname) != 0)
-                snprintf(why, size, "rank %d on host %.60s, not %.60s", a->id.rank, a->sys.hostname, b->sys.hostname);
-            else if (a->pid > 0 && b->pid > 0 && a->pid != b->pid)
-                snprintf(why, size, "rank %d in process %" PRId64 ", not %" PRId64, a->id.rank, a->pid, b->pid);
-            else
-                snprintf(why, size, "its sessions overlap in time with the same ranks' sessions of the other run");
-            return;
-        }
+        if (a->sys.hostname && b->sys.hostname && strcmp(a->sys.hostname, b->sys.hostname) != 0)
+            snprintf(why, size, "rank %d on host %.60s, not %.60s", a->id.rank, a->sys.hostname, b->sys.hostname);
+        else if (a->pid > 0 && b->pid > 0 && a->pid != b->pid)
+            snprintf(why, size, "rank %d in process %" PRId64 ", not %" PRId64, a->id.rank, a->pid, b->pid);
+        else
+            snprintf(why, size, "its sessions overlap in time with the same ranks' sessions of the other run");
+        return;
     }
     int64_t apart = r->timed && m->timed ? (r->t0 > m->t1 ? r->t0 - m->t1 : m->t0 > r->t1 ? m->t0 - r->t1 : 0) : 0;
     double h = (double)apart / 3.6e12;
