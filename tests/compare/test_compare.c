@@ -904,6 +904,87 @@ static void mild_spike_left_out(void **state)
     staged_release(&st);
 }
 
+/* Ten stages, one call a rank on 4 ranks, each rank's ratio off by the
+ * pattern +-s (sd of the log ratios 0.05, the pool). s0: +25 % on ranks 0-2,
+ * their ratios 1.35x the pool's spread, and rank 3's baseline spiked 2.5x.
+ * Its levels (log baseline + log candidate) / 2 are quiet when only the
+ * candidate moves (quiet_spike_*), spread when ranks 0-2 run 1.0, 1.6 and
+ * 0.6x as long on both sides (a stage the ranks do not share alike). */
+static const double quiet_pattern[] = { 1.0, -1.0, 0.5, -0.5 };
+
+static double quiet_spike_base(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 0 && rank == 3 ? 2.5 : 1.0;
+}
+
+static double quiet_spike_cand(int stage, int rank, int call)
+{
+    (void)call;
+    static const double s0[] = { 0.0675, -0.0675, 0.0 };
+    if (stage == 0)
+        return rank == 3 ? 1.25 : 1.25 * exp(s0[rank]);
+    return exp(0.05 / 0.913 * quiet_pattern[(rank + stage) % 4]);
+}
+
+static double spread_levels(int stage, int rank)
+{
+    static const double level[] = { 1.0, 1.6, 0.6, 1.0 };
+    return stage == 0 ? level[rank] : 1.0;
+}
+
+static double spread_spike_base(int stage, int rank, int call)
+{
+    return quiet_spike_base(stage, rank, call) * spread_levels(stage, rank);
+}
+
+static double spread_spike_cand(int stage, int rank, int call)
+{
+    return quiet_spike_cand(stage, rank, call) * spread_levels(stage, rank);
+}
+
+/* A spike on one rank of the changed stage, whose other three ranks spread
+ * a little more than the pool (1.35x its sd): with only their own variance
+ * (2 degrees of freedom) the +25 % is not significant; their levels are as
+ * quiet as the pool's, 4 degrees of freedom in all that find no more noise
+ * than the pool's, so the row is judged by the pool and the change found
+ * (bench_compare_power, 1 x 4 at +25 %: 94.4 -> 96.3 %). */
+static void quiet_spike_judged_by_pool(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, quiet_spike_base, quiet_spike_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
+    assert_int_equal(r->test, TL_TEST_RANK_T);
+    assert_int_equal(r->lr_used, 3);           /* rank 3's spike left out */
+    assert_float_equal(r->lr_est, log(1.25), 0.02);
+    assert_true(r->p_adjusted < 0.05);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_int_equal(c->gate_failures, 1);
+    staged_release(&st);
+}
+
+/* The same ratios, but ranks 0-2 of s0 run 1.0, 1.6 and 0.6x as long on both
+ * sides: nothing says the stage is as quiet as the pool, and its three
+ * ranks are judged by their own spread -- not significant, no gate. */
+static void spread_spike_judged_alone(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, spread_spike_base, spread_spike_cand);
+    tl_compare *c = &st.c;
+    const tl_cmp_row *r = run_row(c, "s0");
+    assert_int_equal(r->lr_used, 3);
+    assert_float_equal(r->lr_est, log(1.25), 0.02);
+    assert_false(r->p_adjusted < 0.05);
+    assert_false(r->gate);
+    assert_true(r->inconclusive);
+    assert_int_equal(c->gate_failures, 0);
+    staged_release(&st);
+}
+
 /* The sample pipeline's sections at load 4 on 2 cores, where short stages
  * wait for a core and long ones hardly notice: s0 and s1 (vae_decode and its
  * chunks) +35 % on every rank; s2..s8 unchanged, with the spreads over the
@@ -1394,6 +1475,8 @@ int main(void)
         cmocka_unit_test(stratified_ranks),
         cmocka_unit_test(noisy_stage_out_of_pool),
         cmocka_unit_test(mild_spike_left_out),
+        cmocka_unit_test(quiet_spike_judged_by_pool),
+        cmocka_unit_test(spread_spike_judged_alone),
         cmocka_unit_test(uneven_noise_moderated),
         cmocka_unit_test(untested_floor),
         cmocka_unit_test(untested_floor_one_rank_of_eight),

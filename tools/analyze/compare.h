@@ -88,6 +88,11 @@
  * level (Bartlett) are judged each by its own variance moderated towards
  * the pool's (Smyth's empirical Bayes), not by the pooled one. */
 #define TL_CMP_MODERATE_LEVEL 0.01
+/* A row like the pool but for a spike on one rank is judged without that
+ * rank with the pool's variance when its other ranks are quiet in their
+ * ratios and their levels at this level (the F test of both, compare.c,
+ * mark_like); else by the larger of the pool's and their own. */
+#define TL_CMP_QUIET_LEVEL 0.2
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 /* Default floor of the gate's untested rows (--untested-floor): an untested
@@ -205,6 +210,8 @@ typedef struct tl_cmp_row {
      * ranks. */
     size_t lr_n, lr_up, lr_down, lr_used;
     double lr_mean, lr_ss, lr_mean1, lr_ss1, lr_est;
+    double lr_far;              /* the log ratio of the rank left out of lr_mean1 (NaN: none) */
+    size_t ranks_from, ranks_to; /* its rank rows, rows[ranks_from, ranks_to) (empty: dropped) */
     int lr_spread;
     int test;                   /* tl_cmp_test */
     int significant;            /* p_adjusted < alpha */

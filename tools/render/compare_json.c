@@ -30,7 +30,10 @@ static const char method_rank_level[] =
     "noise (a row whose variance the F test against the median of the rows' variances finds larger at 0.001 is "
     "not); from 4 ranks a row whose farthest rank from the median is a spike (the sum of squares it adds against "
     "the typical variance, chi-square(1) at 0.001 / n) or that is not of like noise, but like it without that "
-    "rank: the other ranks' mean with the larger of the pooled variance and their own; otherwise Student's t of the row alone; the verdict weighs "
+    "rank: the other ranks' mean with the larger of the pooled variance and their own -- with the pooled one when "
+    "that rank was a spike and the other ranks' ratios and levels (log baseline + log candidate, less the rank's "
+    "effect over the rows) together are not noisier than the pool at 0.2; otherwise Student's t of the row alone; "
+    "the verdict weighs "
     "the change measured on the ranks (exp of the mean log ratio, minus 1) and also needs more than half of the "
     "ranks beyond the threshold the same way";
 static const char method_families[] =
