@@ -948,7 +948,7 @@ static double spread_spike_cand(int stage, int rank, int call)
  * (2 degrees of freedom) the +25 % is not significant; their levels are as
  * quiet as the pool's, 4 degrees of freedom in all that find no more noise
  * than the pool's, so the row is judged by the pool and the change found
- * (bench_compare_power, 1 x 4 at +25 %: 94.4 -> 96.3 %). */
+ * (bench_compare_power, 1 x 4 at +25 %: 94.4 -> 96.2 % with the levels). */
 static void quiet_spike_judged_by_pool(void **state)
 {
     (void)state;
@@ -967,8 +967,10 @@ static void quiet_spike_judged_by_pool(void **state)
 }
 
 /* The same ratios, but ranks 0-2 of s0 run 1.0, 1.6 and 0.6x as long on both
- * sides: nothing says the stage is as quiet as the pool, and its three
- * ranks are judged by their own spread -- not significant, no gate. */
+ * sides: their levels are noisier than the pool's (a noisier stage's would
+ * be), so the three ranks' mean (+24 %) is judged by the larger of their
+ * own spread and the whole row's, on their 2 degrees of freedom -- not
+ * significant, no gate, shown as inconclusive. */
 static void spread_spike_judged_alone(void **state)
 {
     (void)state;
@@ -982,6 +984,73 @@ static void spread_spike_judged_alone(void **state)
     assert_false(r->gate);
     assert_true(r->inconclusive);
     assert_int_equal(c->gate_failures, 0);
+    staged_release(&st);
+}
+
+/* s9 +12 to +28 % on its 4 ranks (sd of the log ratios 0.072, like the
+ * pool's 0.05 by the F test), the other stages as in quiet_spike_*; its
+ * ranks run 1.0, 1.5, 0.7 and 1.3x as long on both sides in the second
+ * case (levels spread, as a noisier stage's are). */
+static const double noisy_ratio[] = { 1.20, 1.12, 1.28, 1.16 };
+
+static double levels_cand(int stage, int rank, int call)
+{
+    (void)call;
+    return stage == 9 ? noisy_ratio[rank] : exp(0.05 / 0.913 * quiet_pattern[(rank + stage) % 4]);
+}
+
+static double spread_level(int stage, int rank)
+{
+    static const double level[] = { 1.0, 1.5, 0.7, 1.3 };
+    return stage == 9 ? level[rank] : 1.0;
+}
+
+static double spread_levels_base(int stage, int rank, int call)
+{
+    (void)call;
+    return spread_level(stage, rank);
+}
+
+static double spread_levels_cand(int stage, int rank, int call)
+{
+    return levels_cand(stage, rank, call) * spread_level(stage, rank);
+}
+
+/* Ratios like the pool's and levels as quiet: the row is of like noise,
+ * judged by the pool's variance, and +17 % on every rank is a regression. */
+static void quiet_levels_judged_by_pool(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, NULL, levels_cand);
+    const tl_cmp_row *r = run_row(&st.c, "s9");
+    assert_int_equal(r->lr_used, 4);
+    assert_true(r->p_adjusted < 0.05);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    assert_int_equal(st.c.gate_failures, 1);
+    staged_release(&st);
+}
+
+/* The same ratios with the ranks' levels spread (1.0, 1.5, 0.7, 1.3x, none
+ * of it a rank's effect in the other stages): nothing says the stage is as
+ * quiet as the pool -- a stage 3x noisier than the rest has ratios this
+ * close in about half of the comparisons, and read "+19 %, regression"
+ * with the pool's variance (bench_compare_power --noisy-stage 30, 1 x 4:
+ * 4.6 % of A/A comparisons failed the gate, 1.2 % now). Judged by its own
+ * spread (3 degrees of freedom): not significant, no gate. */
+static void spread_levels_judged_alone(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, spread_levels_base, spread_levels_cand);
+    const tl_cmp_row *r = run_row(&st.c, "s9");
+    assert_int_equal(r->lr_used, 4);
+    assert_float_equal(r->lr_est, 0.176, 0.005);
+    assert_false(r->p_adjusted < 0.05);
+    assert_false(r->gate);
+    assert_true(r->inconclusive);
+    assert_int_equal(st.c.gate_failures, 0);
     staged_release(&st);
 }
 
@@ -1477,6 +1546,8 @@ int main(void)
         cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test(quiet_spike_judged_by_pool),
         cmocka_unit_test(spread_spike_judged_alone),
+        cmocka_unit_test(quiet_levels_judged_by_pool),
+        cmocka_unit_test(spread_levels_judged_alone),
         cmocka_unit_test(uneven_noise_moderated),
         cmocka_unit_test(untested_floor),
         cmocka_unit_test(untested_floor_one_rank_of_eight),

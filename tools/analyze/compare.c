@@ -927,19 +927,20 @@ static size_t row_levels(const tl_compare *c, const tl_cmp_row *o, double *lr, d
 }
 
 /* For every pooled row with its rank rows, the sum of squares of its ranks'
- * levels but the farthest rank's (the one lr_mean1 leaves out), each level
+ * levels, with and without the farthest rank (the one lr_mean1 leaves out), each level
  * less its rank's effect -- the median over the pool's rows of the rank's
  * level off its row's mean, so that a rank slower in every stage (another
  * GPU, a straggler) is not noise -- times 4, the scale of a log ratio's
  * (under one noise for both sides, a level's variance is a quarter of a
- * ratio's). NaN where a row has none. The ranks' spread within each side
- * is noise the ratios do not see when the ranks are alike: n - 2 more
- * degrees of freedom (mark_like's quiet test). */
-static int level_ss(const tl_compare *c, double *out)
+ * ratio's): out[i] without the farthest rank, whole[i] with every rank.
+ * NaN where a row has none. The ranks' spread within each side is noise
+ * the ratios do not see when the ranks are alike: as many more degrees of
+ * freedom (mark_like). */
+static int level_ss(const tl_compare *c, double *out, double *whole)
 {
     size_t total = 0, nmax = 0;
     for (size_t i = 0; i < c->nrows; i++) {
-        out[i] = NAN;
+        out[i] = whole[i] = NAN;
         const tl_cmp_row *o = &c->rows[i];
         if (is_pooled(o) && o->ranks_to > o->ranks_from) {
             total += o->ranks_to - o->ranks_from;
@@ -977,15 +978,12 @@ static int level_ss(const tl_compare *c, double *out)
     }
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o) || o->ranks_to <= o->ranks_from || !isfinite(o->lr_far))
+        if (!is_pooled(o) || o->ranks_to <= o->ranks_from)
             continue;
-        size_t m = row_levels(c, o, lr, lv, rank), k = 0;
-        int dropped = 0;
+        size_t m = row_levels(c, o, lr, lv, rank), far = m;
         for (size_t j = 0; j < m; j++) {
-            if (!dropped && lr[j] == o->lr_far) {
-                dropped = 1;
-                continue;
-            }
+            if (far == m && isfinite(o->lr_far) && lr[j] == o->lr_far)
+                far = j;
             level key = { pool_key(o), rank[j], -INFINITY };
             size_t lo = 0, hi = n;
             while (lo < hi) {
@@ -995,12 +993,17 @@ static int level_ss(const tl_compare *c, double *out)
                 else
                     hi = mid;
             }
-            lv[k++] = lv[j] - (lo < n && all[lo].key == key.key && all[lo].rank == key.rank ? all[lo].dev : 0);
+            lv[j] -= lo < n && all[lo].key == key.key && all[lo].rank == key.rank ? all[lo].dev : 0;
         }
         double mean, ss;
-        mean_ss(lv, k, &mean, &ss);
-        if (dropped && k >= 2)
+        mean_ss(lv, m, &mean, &ss);
+        if (m >= 2)
+            whole[i] = 4 * ss;
+        if (far < m && m >= 3) {
+            lv[far] = lv[m - 1];
+            mean_ss(lv, m - 1, &mean, &ss);
             out[i] = 4 * ss;
+        }
     }
     rc = 0;
 out:
@@ -1035,6 +1038,7 @@ enum row_noise {
     ROW_LIKE_BUT_ONE, /* noisier, but of like noise without its farthest rank */
     ROW_SPIKE,        /* of like noise but for a spike on its farthest rank */
     ROW_SPIKE_QUIET,  /* the same, and its other ranks' levels are quiet too */
+    ROW_SPIKE_OWN,    /* a spike, and its other ranks' levels are noisier than the pool's */
 };
 
 /* Mark how each row of each pool (the pooled rows of one family, group and
@@ -1052,18 +1056,22 @@ enum row_noise {
  *  - a row with a spike whose other ranks' variance is not larger than the
  *    typical one is ROW_SPIKE -- ROW_SPIKE_QUIET when, with their levels
  *    (level_ss: n - 2 more degrees of freedom), their variance is not larger
- *    at TL_CMP_QUIET_LEVEL either; a row whose variance F finds larger,
- *    without a spike, but whose other ranks' is not larger,
- *    ROW_LIKE_BUT_ONE; all three are judged without that rank; any other
- *    row with a spike or a larger variance is apart;
- *  - any other row is of like noise (ROW_LIKE).
+ *    at TL_CMP_QUIET_LEVEL either, ROW_SPIKE_OWN when their levels alone
+ *    are larger at TL_CMP_LEVELS_LEVEL; a row whose variance F finds larger,
+ *    without a spike, but whose other ranks' is not larger, nor their
+ *    levels', ROW_LIKE_BUT_ONE; all four are judged without that rank; any
+ *    other row with a spike or a larger variance is apart;
+ *  - any other row is of like noise (ROW_LIKE) when its levels' variance
+ *    is not larger at TL_CMP_LEVELS_LEVEL either (a stage 3x noisier than
+ *    the rest passes the F test of its 3 degrees of freedom of ratios in
+ *    about half of the comparisons; its levels give 3 more), else apart.
  * Why a spike test besides the F test of the whole row: F(3, 27) at 0.001
  * passes a row whose one rank is up to about 1.46x off the others (F 7.3),
  * and the spike test finds one from about 1.40x (its sum of squares 3 F
  * times the typical variance, beyond F(1, 27)'s 0.001 / 4 point, 17.8): in
  * that window the spike stayed in the pool and in its row's mean. */
 static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIND_COUNT], const double *lss,
-                     unsigned char *noise)
+                     const double *lwhole, unsigned char *noise)
 {
     by_var *order = malloc((c->nrows + 1) * sizeof *order);
     if (order == NULL)
@@ -1098,14 +1106,22 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
                 like_but_one = f_sf(o->lr_ss1 / (d - 1) / typical, d - 1, rest) >= TL_CMP_POOL_LEVEL;
             }
             int like = f_sf(row_var(o) / typical, d, rest) >= TL_CMP_POOL_LEVEL;
+            /* Of like noise in the levels too, where the rank rows give
+             * them: without (levels_one) and with the farthest rank; and,
+             * at a level where the doubt counts against the pool, the
+             * other ranks' ratios and levels together (quiet). */
+            double l1 = lss[order[k].row], lw = lwhole[order[k].row];
+            int levels_one = !isfinite(l1) || f_sf(l1 / (d - 1) / typical, d - 1, rest) >= TL_CMP_LEVELS_LEVEL;
+            int quiet = isfinite(l1) &&
+                        f_sf((o->lr_ss1 + l1) / (2 * (d - 1)) / typical, 2 * (d - 1), rest) >= TL_CMP_QUIET_LEVEL;
+            if (like && isfinite(lw))
+                like = f_sf(lw / d / typical, d, rest) >= TL_CMP_LEVELS_LEVEL;
             if (like && !spike)
                 noise[order[k].row] = ROW_LIKE;
-            else if (like_but_one && spike && isfinite(lss[order[k].row]) &&
-                     f_sf((o->lr_ss1 + lss[order[k].row]) / (2 * (d - 1)) / typical, 2 * (d - 1), rest) >=
-                         TL_CMP_QUIET_LEVEL)
-                noise[order[k].row] = ROW_SPIKE_QUIET;
-            else if (like_but_one)
-                noise[order[k].row] = spike ? ROW_SPIKE : ROW_LIKE_BUT_ONE;
+            else if (like_but_one && spike)
+                noise[order[k].row] = quiet ? ROW_SPIKE_QUIET : levels_one ? ROW_SPIKE : ROW_SPIKE_OWN;
+            else if (like_but_one && levels_one)
+                noise[order[k].row] = ROW_LIKE_BUT_ONE;
             else
                 noise[order[k].row] = ROW_APART;
         }
@@ -1133,8 +1149,12 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
  *    like noise (a noisier stage spreads its ranks' levels too: on 4
  *    ranks, 2 degrees of freedom of ratios could not tell it from a quiet
  *    stage whose three ranks came out a little apart, 2.2 points of the
- *    +25 % detection; with the levels' 2 more, 1 x 4 +25 % 94.4 -> 96.3 %,
- *    a noisier stage's A/A false gates 4.2 -> 4.4 %);
+ *    +25 % detection); and when their levels are noisier than the pool's
+ *    (ROW_SPIKE_OWN), with the larger of their own variance and the whole
+ *    row's, on their degrees of freedom (their own alone would judge a
+ *    noisier stage by a chosen, quiet sample). With the levels, 1 x 4 +25 %
+ *    94.4 -> 96.2 %, a noisier stage's A/A false gates 4.2 -> 2.8 % (3x the
+ *    others' sigma) and 4.4 -> 1.2 % (6x) (docs/compare.md);
  *  - otherwise (a noisier stage -- I/O, a CPU-bound stage on a loaded
  *    machine -- or too few rows to pool): Student's t of the row alone, so
  *    it is judged by its own noise.
@@ -1156,8 +1176,8 @@ static int rank_level_pooled(tl_compare *c)
         a->df += (double)(o->lr_n - 1);
     }
     unsigned char *noise = calloc(c->nrows + 1, 1); /* ROW_APART unless marked */
-    double *lss = malloc((c->nrows + 1) * sizeof *lss);
-    if (noise == NULL || lss == NULL || level_ss(c, lss) != 0 || mark_like(c, all, lss, noise) != 0) {
+    double *lss = malloc(2 * (c->nrows + 1) * sizeof *lss), *lwhole = lss + c->nrows + 1;
+    if (noise == NULL || lss == NULL || level_ss(c, lss, lwhole) != 0 || mark_like(c, all, lss, lwhole, noise) != 0) {
         free(noise);
         free(lss);
         return -1;
@@ -1205,6 +1225,11 @@ static int rank_level_pooled(tl_compare *c)
             h = (double)(r->lr_n - 1);
             d = l->df;
             var = pool_var;
+        } else if (noise[i] == ROW_SPIKE_OWN && r->lr_n >= 4) {
+            mean = r->lr_mean1;
+            h = (double)(r->lr_n - 1);
+            d = h - 1;
+            var = fmax(r->lr_ss1 / d, row_var(r));
         } else if ((noise[i] == ROW_LIKE_BUT_ONE || noise[i] == ROW_SPIKE) && pool_var > 0) {
             double own = r->lr_ss1 / (double)(r->lr_n - 2);
             mean = r->lr_mean1;

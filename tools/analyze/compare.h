@@ -93,6 +93,11 @@
  * ratios and their levels at this level (the F test of both, compare.c,
  * mark_like); else by the larger of the pool's and their own. */
 #define TL_CMP_QUIET_LEVEL 0.2
+/* A row is of like noise (or like it without its farthest rank) only when
+ * its ranks' levels are not noisier than the pool's at this level either: a
+ * stage noisier than the rest spreads its levels as much as its ratios,
+ * which may happen to look quiet (compare.c, level_ss, mark_like). */
+#define TL_CMP_LEVELS_LEVEL 0.01
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 /* Default floor of the gate's untested rows (--untested-floor): an untested
