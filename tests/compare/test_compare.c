@@ -948,7 +948,7 @@ static double spread_spike_cand(int stage, int rank, int call)
  * (2 degrees of freedom) the +25 % is not significant; their levels are as
  * quiet as the pool's, 4 degrees of freedom in all that find no more noise
  * than the pool's, so the row is judged by the pool and the change found
- * (bench_compare_power, 1 x 4 at +25 %: 94.4 -> 96.2 % with the levels). */
+ * (bench_compare_power, 1 x 4 at +25 %: 94.4 -> 96.1 % with the levels). */
 static void quiet_spike_judged_by_pool(void **state)
 {
     (void)state;
@@ -984,6 +984,79 @@ static void spread_spike_judged_alone(void **state)
     assert_false(r->gate);
     assert_true(r->inconclusive);
     assert_int_equal(c->gate_failures, 0);
+    staged_release(&st);
+}
+
+/* quiet_spike_* with ranks 0-2 1.0, 1.6 and 0.6x as long in every stage (a
+ * rank's effect: another GPU, a straggler). */
+static double every_level(int stage, int rank)
+{
+    static const double level[] = { 1.0, 1.6, 0.6, 1.0 };
+    (void)stage;
+    return level[rank];
+}
+
+static double every_spike_base(int stage, int rank, int call)
+{
+    return quiet_spike_base(stage, rank, call) * every_level(stage, rank);
+}
+
+static double every_spike_cand(int stage, int rank, int call)
+{
+    return quiet_spike_cand(stage, rank, call) * every_level(stage, rank);
+}
+
+/* Ranks that differ in every stage: their effect is taken off the levels,
+ * which are then as quiet as quiet_spike_judged_by_pool's, and the change
+ * is found the same way (a review's test: it fails without the effect). */
+static void rank_effect_removed(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, every_spike_base, every_spike_cand);
+    const tl_cmp_row *r = run_row(&st.c, "s0");
+    assert_int_equal(r->lr_used, 3);
+    assert_true(r->p_adjusted < 0.05);
+    assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
+    assert_true(r->gate);
+    staged_release(&st);
+}
+
+/* A job whose ranks 4-7 run only s9 (ranks 0-3 run s0-s8): s9 is
+ * spread_spike's s0 on ranks 4-7 (rank 7's baseline spiked). A rank's
+ * effect learnt from the row it judges would be the rank's own deviation,
+ * and any levels would read as quiet; a rank in fewer than
+ * TL_CMP_LEVELS_MIN_ROWS other rows has no known effect, and the row is
+ * judged without levels: by the larger of the pool's and its ranks' own
+ * variance, not significant (with the row's own levels taken for the
+ * effect, it was significant and the gate failed). Durations of 0 keep a
+ * stage off a rank (no ratio). */
+static double split_base(int stage, int rank, int call)
+{
+    if ((stage == 9) != (rank >= 4))
+        return 0;
+    return stage == 9 ? spread_spike_base(0, rank - 4, call) : 1.0;
+}
+
+static double split_cand(int stage, int rank, int call)
+{
+    if ((stage == 9) != (rank >= 4))
+        return 0;
+    return stage == 9 ? spread_spike_cand(0, rank - 4, call) : exp(0.05 / 0.913 * quiet_pattern[(rank + stage) % 4]);
+}
+
+static void rank_in_one_row_no_levels(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 8, 10, 1, split_base, split_cand);
+    const tl_cmp_row *r = run_row(&st.c, "s9");
+    assert_int_equal(r->test, TL_TEST_RANK_T);
+    assert_int_equal(r->lr_n, 4);
+    assert_int_equal(r->lr_used, 3);
+    assert_false(r->p_adjusted < 0.05);
+    assert_false(r->gate);
+    assert_int_equal(st.c.gate_failures, 0);
     staged_release(&st);
 }
 
@@ -1546,6 +1619,8 @@ int main(void)
         cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test(quiet_spike_judged_by_pool),
         cmocka_unit_test(spread_spike_judged_alone),
+        cmocka_unit_test(rank_effect_removed),
+        cmocka_unit_test(rank_in_one_row_no_levels),
         cmocka_unit_test(quiet_levels_judged_by_pool),
         cmocka_unit_test(spread_levels_judged_alone),
         cmocka_unit_test(uneven_noise_moderated),

@@ -926,13 +926,47 @@ static size_t row_levels(const tl_compare *c, const tl_cmp_row *o, double *lr, d
     return m;
 }
 
+/* A rank's effect in a pool: the median of its levels off their rows' means
+ * over the pool's rows but the one judged (whose own deviation, dev, is one
+ * of them): with it, a rank in one row only would have its deviation taken
+ * for its effect, and its levels would read as quiet whatever they are.
+ * 0 when the rank is in fewer than TL_CMP_LEVELS_MIN_ROWS other rows (then
+ * returns 0: not known). all[0, n) sorted by key_then_rank. */
+static int rank_effect(const level *all, size_t n, size_t key, int rank, double dev, double *effect)
+{
+    level want = { key, rank, dev };
+    size_t lo = 0, hi = n;
+    while (lo < hi) { /* the first entry not below (key, rank, dev): the row's own */
+        size_t mid = (lo + hi) / 2;
+        if (key_then_rank(&all[mid], &want) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t from = lo, to = lo;
+    while (from > 0 && all[from - 1].key == key && all[from - 1].rank == rank)
+        from--;
+    while (to < n && all[to].key == key && all[to].rank == rank)
+        to++;
+    *effect = 0;
+    if (lo == to || all[lo].dev != dev || to - from - 1 < TL_CMP_LEVELS_MIN_ROWS)
+        return 0;
+    size_t others = to - from - 1, own = lo - from;
+    /* the q-th of the others, in order: the group's q-th, past the row's own */
+#define OTHER(q) all[from + (q) + ((q) >= own)].dev
+    *effect = others % 2 ? OTHER(others / 2) : (OTHER(others / 2 - 1) + OTHER(others / 2)) / 2;
+#undef OTHER
+    return 1;
+}
+
 /* For every pooled row with its rank rows, the sum of squares of its ranks'
- * levels, with and without the farthest rank (the one lr_mean1 leaves out), each level
- * less its rank's effect -- the median over the pool's rows of the rank's
- * level off its row's mean, so that a rank slower in every stage (another
- * GPU, a straggler) is not noise -- times 4, the scale of a log ratio's
- * (under one noise for both sides, a level's variance is a quarter of a
- * ratio's): out[i] without the farthest rank, whole[i] with every rank.
+ * levels, with and without the farthest rank (the one lr_mean1 leaves
+ * out), each level less its rank's effect -- the median over the pool's
+ * other rows of the rank's level off its row's mean (rank_effect), so that
+ * a rank slower in every stage (another GPU, a straggler) is not noise --
+ * times 4, the scale of a log ratio's (under one noise for both sides, a
+ * level's variance is a quarter of a ratio's): out[i] without the farthest
+ * rank, whole[i] with every rank.
  * NaN where a row has none. The ranks' spread within each side is noise
  * the ratios do not see when the ranks are alike: as many more degrees of
  * freedom (mark_like). */
@@ -965,37 +999,23 @@ static int level_ss(const tl_compare *c, double *out, double *whole)
             all[n++] = (level){ pool_key(o), rank[j], lv[j] - mean };
     }
     qsort(all, n, sizeof *all, key_then_rank);
-    /* each (pool, rank) run of entries: its median in place of all */
-    for (size_t k = 0; k < n;) {
-        size_t end = k;
-        while (end < n && all[end].key == all[k].key && all[end].rank == all[k].rank)
-            end++;
-        size_t len = end - k;
-        double med = len % 2 ? all[k + len / 2].dev : (all[k + len / 2 - 1].dev + all[k + len / 2].dev) / 2;
-        for (size_t j = k; j < end; j++)
-            all[j].dev = med;
-        k = end;
-    }
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *o = &c->rows[i];
         if (!is_pooled(o) || o->ranks_to <= o->ranks_from)
             continue;
         size_t m = row_levels(c, o, lr, lv, rank), far = m;
+        double mean, ss;
+        mean_ss(lv, m, &mean, &ss);
+        int known = 1;
         for (size_t j = 0; j < m; j++) {
             if (far == m && isfinite(o->lr_far) && lr[j] == o->lr_far)
                 far = j;
-            level key = { pool_key(o), rank[j], -INFINITY };
-            size_t lo = 0, hi = n;
-            while (lo < hi) {
-                size_t mid = (lo + hi) / 2;
-                if (key_then_rank(&all[mid], &key) < 0)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            lv[j] -= lo < n && all[lo].key == key.key && all[lo].rank == key.rank ? all[lo].dev : 0;
+            double effect;
+            known &= rank_effect(all, n, pool_key(o), rank[j], lv[j] - mean, &effect);
+            lv[j] -= effect;
         }
-        double mean, ss;
+        if (!known)
+            continue; /* a rank in too few other rows: its effect is not known */
         mean_ss(lv, m, &mean, &ss);
         if (m >= 2)
             whole[i] = 4 * ss;
@@ -1153,7 +1173,7 @@ static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIN
  *    (ROW_SPIKE_OWN), with the larger of their own variance and the whole
  *    row's, on their degrees of freedom (their own alone would judge a
  *    noisier stage by a chosen, quiet sample). With the levels, 1 x 4 +25 %
- *    94.4 -> 96.2 %, a noisier stage's A/A false gates 4.2 -> 2.8 % (3x the
+ *    94.4 -> 96.1 %, a noisier stage's A/A false gates 4.2 -> 2.5 % (3x the
  *    others' sigma) and 4.4 -> 1.2 % (6x) (docs/compare.md);
  *  - otherwise (a noisier stage -- I/O, a CPU-bound stage on a loaded
  *    machine -- or too few rows to pool): Student's t of the row alone, so

@@ -98,6 +98,9 @@
  * stage noisier than the rest spreads its levels as much as its ratios,
  * which may happen to look quiet (compare.c, level_ss, mark_like). */
 #define TL_CMP_LEVELS_LEVEL 0.01
+/* A rank's effect on the levels is learnt from the pool's other rows, at
+ * least this many; a row with a rank in fewer is judged without levels. */
+#define TL_CMP_LEVELS_MIN_ROWS 3
 /* Default large-change threshold of untested rows (--max-untested-change). */
 #define TL_CMP_MAX_UNTESTED_PCT 25.0
 /* Default floor of the gate's untested rows (--untested-floor): an untested
