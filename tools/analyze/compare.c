@@ -930,8 +930,9 @@ static size_t row_levels(const tl_compare *c, const tl_cmp_row *o, double *lr, d
  * over the pool's rows but the one judged (whose own deviation, dev, is one
  * of them): with it, a rank in one row only would have its deviation taken
  * for its effect, and its levels would read as quiet whatever they are.
- * 0 when the rank is in fewer than TL_CMP_LEVELS_MIN_ROWS other rows (then
- * returns 0: not known). all[0, n) sorted by key_then_rank. */
+ * Returns 1 with *effect set, or 0 (and 0) when the rank is in fewer than
+ * TL_CMP_LEVELS_MIN_ROWS other rows: not known. all[0, n) sorted by
+ * key_then_rank. */
 static int rank_effect(const level *all, size_t n, size_t key, int rank, double dev, double *effect)
 {
     level want = { key, rank, dev };
