@@ -987,6 +987,44 @@ static void spread_spike_judged_alone(void **state)
     staged_release(&st);
 }
 
+/* quiet_spike_* with ranks 0-2 of s0 1.0, 1.08 and 0.92x as long on both
+ * sides: levels a little spread. */
+static double mild_level(int stage, int rank)
+{
+    static const double level[] = { 1.0, 1.08, 0.92, 1.0 };
+    return stage == 0 ? level[rank] : 1.0;
+}
+
+static double mild_spike_base(int stage, int rank, int call)
+{
+    return quiet_spike_base(stage, rank, call) * mild_level(stage, rank);
+}
+
+static double mild_spike_cand_levels(int stage, int rank, int call)
+{
+    return quiet_spike_cand(stage, rank, call) * mild_level(stage, rank);
+}
+
+/* The levels' scale: under one noise for both sides a level's variance is a
+ * quarter of a ratio's, so their sum of squares counts 4x. Here the three
+ * ranks' levels hold 6.9x the pool's typical variance at that scale: with
+ * their ratios (2.5x), F(4, 27) = 2.4, beyond the quiet test's 0.2 point
+ * (1.61) -- judged as before, by the larger of their own variance and the
+ * pool's, and not significant. Counted at the ratios' scale (1x) they would
+ * read as quiet (F 1.07) and the +25 % a regression. */
+static void levels_scale_pinned(void **state)
+{
+    (void)state;
+    staged st;
+    staged_compare(&st, 4, 10, 1, mild_spike_base, mild_spike_cand_levels);
+    const tl_cmp_row *r = run_row(&st.c, "s0");
+    assert_int_equal(r->lr_used, 3);
+    assert_float_equal(r->lr_est, log(1.25), 0.02);
+    assert_false(r->p_adjusted < 0.05);
+    assert_false(r->gate);
+    staged_release(&st);
+}
+
 /* quiet_spike_* with ranks 0-2 1.0, 1.6 and 0.6x as long in every stage (a
  * rank's effect: another GPU, a straggler). */
 static double every_level(int stage, int rank)
@@ -1619,6 +1657,7 @@ int main(void)
         cmocka_unit_test(mild_spike_left_out),
         cmocka_unit_test(quiet_spike_judged_by_pool),
         cmocka_unit_test(spread_spike_judged_alone),
+        cmocka_unit_test(levels_scale_pinned),
         cmocka_unit_test(rank_effect_removed),
         cmocka_unit_test(rank_in_one_row_no_levels),
         cmocka_unit_test(quiet_levels_judged_by_pool),
