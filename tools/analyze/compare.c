@@ -1246,7 +1246,7 @@ static int rank_level_pooled(tl_compare *c)
             h = (double)(r->lr_n - 1);
             d = l->df;
             var = pool_var;
-        } else if (noise[i] == ROW_SPIKE_OWN && r->lr_n >= 4) {
+        } else if (noise[i] == ROW_SPIKE_OWN) { /* a spike: from 4 ranks */
             mean = r->lr_mean1;
             h = (double)(r->lr_n - 1);
             d = h - 1;
