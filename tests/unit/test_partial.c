@@ -263,6 +263,14 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->colls = calloc(2, sizeof *s->colls);
     s->colls[s->ncolls++] = (tl_collective){ 0, 300000 };
     s->colls[s->ncolls++] = (tl_collective){ 0, 250000 };
+    s->coll_names = calloc(3, sizeof *s->coll_names);
+    s->coll_names[s->ncoll_names++] = tt_xstrdup("ncclDevKernel_AllReduce");
+    s->coll_names[s->ncoll_names++] = tt_xstrdup("gloo:all_reduce");
+    s->coll_names[s->ncoll_names++] = tt_xstrdup("0");
+    s->insts = calloc(2, sizeof *s->insts);
+    s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_GPU, 1700000000000001000LL, 300000, 7, 1059850, 2 };
+    s->insts[s->ninsts++] = (tl_scoll){ 1, TL_COLL_RUN, 1700000000000400000LL, 250000, -1, -1, -1 };
+    s->insts_dropped = 3;
     s->snaps = calloc(2, sizeof *s->snaps);
     s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load"), 1e9, 2e9, 1.5e9, 3e9, 4e9, 5000 };
     s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("end"), NAN, NAN, NAN, 3e9, NAN, INT64_MIN };

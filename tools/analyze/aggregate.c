@@ -68,6 +68,7 @@ static void release_derived(tl_aggregate *a)
     a->nnotes = 0;
     a->nacross = 0;
     tl_drift_release(&a->drift);
+    tl_waits_release(&a->waits);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -415,6 +416,8 @@ int tl_aggregate_finish(tl_aggregate *a)
         return -1;
     across_all(a);
     if (tl_drift_compute(&a->drift, a) != 0)
+        return -1;
+    if (tl_waits_compute(a) != 0)
         return -1;
     tl_find_stragglers(a);
     tl_apply_rules(a);

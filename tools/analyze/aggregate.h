@@ -32,6 +32,7 @@
 #include "partial.h"
 #include "session.h"
 #include "telemetry.h"
+#include "waits.h"
 
 /* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
 #define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
@@ -197,6 +198,7 @@ typedef struct tl_aggregate {
     char **notes;              /* from tl_sessions_settle: separate runs, missing ranks (warnings) */
     size_t nnotes;
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
+    tl_waits waits;            /* who waits for whom in collectives (waits.h) */
     /* The call trees of the ranks summed path by path (calltrees.c), with
      * each node's least and most inclusive time of one rank (a rank that has
      * a tree but not the node counts 0); calltree_ranks ranks have a tree. */

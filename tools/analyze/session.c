@@ -801,6 +801,62 @@ static int telemetry(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* ---- collectives ------------------------------------------------------------ */
+
+static int by_inst_start(const void *x, const void *y)
+{
+    const tl_scoll *a = x, *b = y;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    return a->side - b->side;
+}
+
+/* The profile's collectives on the timeline's axis, their names the
+ * session's own (waits.c matches them across ranks). */
+static int take_collectives(tl_session *s, const tl_profile *p)
+{
+    int rc = -1;
+    tl_strtab names;
+    tl_strtab_init(&names);
+    s->insts_dropped = p->colls_dropped;
+    if (p->ncolls == 0)
+        return 0;
+    s->insts = malloc(p->ncolls * sizeof *s->insts);
+    if (s->insts == NULL)
+        goto out;
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    for (size_t i = 0; i < p->ncolls; i++) {
+        const tl_prof_coll *c = &p->colls[i];
+        const char *name = tl_strtab_get(&p->strs, c->name);
+        uint32_t id = tl_strtab_intern(&names, name, strlen(name)), gid = UINT32_MAX;
+        if (id == UINT32_MAX)
+            goto out;
+        if (c->group != UINT32_MAX) {
+            const char *g = tl_strtab_get(&p->strs, c->group);
+            if ((gid = tl_strtab_intern(&names, g, strlen(g))) == UINT32_MAX)
+                goto out;
+        }
+        if (names.n > TL_SESSION_MAX_COLL_NAMES) { /* a hostile trace: said as dropped */
+            s->insts_dropped += p->ncolls - i;
+            break;
+        }
+        s->insts[s->ninsts++] = (tl_scoll){ id, c->side, tl_ns_add(c->ts_ns, base), c->dur_ns > 0 ? c->dur_ns : 0,
+                                            c->seq, c->nelems, gid == UINT32_MAX ? -1 : (int64_t)gid };
+    }
+    qsort(s->insts, s->ninsts, sizeof *s->insts, by_inst_start);
+    uint32_t nn = names.n < TL_SESSION_MAX_COLL_NAMES ? names.n : TL_SESSION_MAX_COLL_NAMES;
+    s->coll_names = calloc(nn + 1, sizeof *s->coll_names);
+    if (s->coll_names == NULL)
+        goto out;
+    for (uint32_t i = 0; i < nn; i++, s->ncoll_names++)
+        if ((s->coll_names[i] = dupstr(names.strs[i])) == NULL)
+            goto out;
+    rc = 0;
+out:
+    tl_strtab_release(&names);
+    return rc;
+}
+
 /* The profile's call tree with its names as strings (the session's own). */
 static int take_calltree(tl_session *s, const tl_profile *p)
 {
@@ -843,7 +899,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     }
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
-        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0)
+        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);

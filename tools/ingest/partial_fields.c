@@ -179,6 +179,20 @@ static const tl_field coll_f_f[] = {
 #undef ST
 static TABLE(coll_f, "collective", tl_collective, 1, TL_FK_NONE);
 
+/* [name, side, ts_ns, dur_ns, seq, nelems, group] */
+#define ST tl_scoll
+static const tl_field inst_f_f[] = {
+    INT("name", name, 0, TL_SESSION_MAX_COLL_NAMES - 1),
+    INT("side", side, 0, TL_COLL_SIDES - 1),
+    TS("ts_ns", ts_ns),
+    NS("dur_ns", dur_ns),
+    INT("seq", seq, -1, INT64_MAX),
+    INT("nelems", nelems, -1, INT64_MAX),
+    INT("group", group, -1, TL_SESSION_MAX_COLL_NAMES - 1),
+};
+#undef ST
+static TABLE(inst_f, "collective_instance", tl_scoll, 1, TL_FK_NONE);
+
 #define ST tl_ssnap
 static const tl_field snap_f_f[] = {
     STR("label", label),
@@ -377,6 +391,9 @@ static const tl_field session_f[] = {
     ARRAY("steps", steps, nsteps, step_f),
     OBJECT("gpu", gpu, gpu_f),
     ARRAY("collectives", colls, ncolls, coll_f, .max = TL_MAX_COLLECTIVES),
+    STRINGS("coll_names", coll_names, ncoll_names, .max = TL_SESSION_MAX_COLL_NAMES, OPT),
+    ARRAY("coll_instances", insts, ninsts, inst_f, .max = TL_PROFILE_MAX_COLLS, OPT),
+    OPT_INT("coll_instances_dropped", insts_dropped, 0, 0, TL_PARTIAL_MAX_COUNT),
     ARRAY("snapshots", snaps, nsnaps, snap_f),
     OBJECT("timeline", timeline, timeline_f),
     ARRAY("mem", mem, nmem, mem_f, .max = TL_MEM_SERIES),

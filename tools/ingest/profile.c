@@ -265,6 +265,9 @@ void tl_profile_shrink(tl_profile *p)
         p->calltree = NULL;
     }
     free(p->blocking);
+    free(p->colls);
+    p->colls = NULL;
+    p->ncolls = p->colls_cap = 0;
     free(p->ievents);
     free(p->tags);
     free(p->blocks);
@@ -632,6 +635,42 @@ int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t du
         return -1;
     p->steps[p->nsteps++] = (tl_step){ number, ts_ns, dur_ns };
     return 0;
+}
+
+int tl_profile_add_coll(tl_profile *p, const tl_prof_coll *c)
+{
+    if (p->ncolls == TL_PROFILE_MAX_COLLS) {
+        p->colls_dropped++;
+        return 0;
+    }
+    if (GROW(p->colls, p->ncolls, p->colls_cap) != 0)
+        return -1;
+    p->colls[p->ncolls++] = *c;
+    return 0;
+}
+
+/* Prefixes of CPU-side collective ranges: the backends' own ranges run the
+ * collective (gloo and MPI block the calling thread until every rank has
+ * arrived); NCCL's and c10d's dispatch ops enqueue it on a stream and return. */
+static const struct {
+    const char *prefix;
+    int side;
+} coll_prefixes[] = {
+    { "gloo:", TL_COLL_RUN },     { "mpi:", TL_COLL_RUN },   { "ucc:", TL_COLL_RUN },
+    { "nccl:", TL_COLL_ENQUEUE }, { "rccl:", TL_COLL_ENQUEUE }, { "hccl:", TL_COLL_ENQUEUE },
+    { "xccl:", TL_COLL_ENQUEUE }, { "c10d::", TL_COLL_ENQUEUE }, { "record_param_comms", TL_COLL_ENQUEUE },
+};
+
+int tl_coll_side_of_name(const char *name, size_t len)
+{
+    for (size_t i = 0; i < sizeof coll_prefixes / sizeof coll_prefixes[0]; i++) {
+        size_t n = strlen(coll_prefixes[i].prefix);
+        if (len >= n && memcmp(name, coll_prefixes[i].prefix, n) == 0)
+            return coll_prefixes[i].side;
+    }
+    if ((len == 7 && memcmp(name, "barrier", 7) == 0) || (len == 11 && memcmp(name, "MPI_Barrier", 11) == 0))
+        return TL_COLL_RUN;
+    return -1;
 }
 
 int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c)

@@ -162,6 +162,30 @@ typedef struct tl_host_call {
 } tl_host_call;
 #define TL_PROFILE_MAX_BLOCKING 100000 /* blocking calls kept (the rest are counted and said) */
 
+/* One collective as the trace recorded it, for "who waits for whom"
+ * (analyze/waits.c): a GPU communication kernel, or a CPU-side collective
+ * range (gloo:*, nccl:*, mpi:*, c10d::*, record_param_comms, barrier), with
+ * what its args say about it. Few per step, so every one is kept (up to
+ * TL_PROFILE_MAX_COLLS; the rest are counted in colls_dropped). */
+enum tl_coll_side {
+    TL_COLL_GPU = 0,       /* a communication kernel on a stream */
+    TL_COLL_RUN,           /* a CPU range that runs the collective and blocks in it (gloo:*, mpi:*, ucc:*) */
+    TL_COLL_ENQUEUE,       /* a CPU range that enqueues it (nccl:*, c10d::*, record_param_comms) */
+    TL_COLL_SIDES
+};
+typedef struct tl_prof_coll {
+    int64_t ts_ns, dur_ns;
+    int64_t seq;           /* Kineto's "Seq" (per process group); -1 unknown */
+    int64_t nelems;        /* "In msg nelems", else the first "Input Dims" product; -1 unknown */
+    uint32_t name;         /* strtab id */
+    uint32_t group;        /* strtab id of "Process Group Name"; UINT32_MAX unknown */
+    uint8_t side;          /* tl_coll_side */
+} tl_prof_coll;
+#define TL_PROFILE_MAX_COLLS 200000
+/* The side of a CPU range by its name: TL_COLL_RUN, TL_COLL_ENQUEUE, or -1
+ * when it is not a collective (docs/analysis.md, "Waits"). */
+int tl_coll_side_of_name(const char *name, size_t len);
+
 /* GPU streams (device, stream) per profile at most (the width of
  * tl_gpu_event.stream). */
 #define TL_PROFILE_MAX_STREAMS ((1u << 20) - 1)
@@ -392,6 +416,9 @@ typedef struct tl_profile {
      * 520 KB for each of 120,000 one-thread members of an archive */
     tl_cpu_lane *cpu_lanes[TL_PROFILE_MAX_LANES];
     uint32_t ncpu_lanes;
+    tl_prof_coll *colls;      /* collectives, in file order (at most TL_PROFILE_MAX_COLLS) */
+    size_t ncolls, colls_cap;
+    uint64_t colls_dropped;
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;
@@ -519,6 +546,8 @@ uint32_t tl_profile_stream(tl_profile *p, int64_t device, int64_t stream);
 int tl_profile_add_gpu(tl_profile *p, const tl_gpu_event *ev);
 int tl_profile_add_step(tl_profile *p, int64_t number, int64_t ts_ns, int64_t dur_ns);
 int tl_profile_add_mem(tl_profile *p, const tl_mem_point *pt);
+/* A collective; beyond TL_PROFILE_MAX_COLLS they are counted in colls_dropped. 0 or -1. */
+int tl_profile_add_coll(tl_profile *p, const tl_prof_coll *c);
 /* A blocking host call; beyond TL_PROFILE_MAX_BLOCKING they are counted in blocking_dropped. */
 int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c);
 int tl_profile_add_snapshot(tl_profile *p, const tl_mem_snapshot *s);

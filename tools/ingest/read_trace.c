@@ -446,7 +446,7 @@ static unsigned host_call_flags(tl_profile *p, tl_name_stat *s, const char *name
         f = 1 | (is_blocking_call(name, len) ? 2u : 0u) | (is_graph_launch(name, len) ? 4u : 0u) |
             (is_async_copy(name, len) ? 8u : 0u);
         if (!p->names_closed)
-            s->host_flags = (uint8_t)f;
+            s->host_flags = (uint8_t)(f | (s->host_flags & 0xF0u)); /* bits 4-6: coll_side's */
     }
     return f;
 }
@@ -466,6 +466,67 @@ static void note_unread_devices(tl_profile *p)
             snprintf(p->unread_device_cat, sizeof p->unread_device_cat, "%s", cat);
         }
     }
+}
+
+/* A collective's args (Kineto): its sequence number in its process group,
+ * the group, and its size ("In msg nelems", else the elements of the first
+ * "Input Dims" entry). Read only for collectives: a few per step. */
+static void coll_args(reader *r, const tl_trace_event *ev, tl_prof_coll *c)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    tl_args_iter_init_event(&it, ev);
+    while (tl_args_next(&it, &k, &v)) {
+        if (tl_view_eq(k, "Seq") && v.is_number && v.number >= 0 && v.number < 9e15)
+            c->seq = (int64_t)v.number;
+        else if (tl_view_eq(k, "In msg nelems") && v.is_number && v.number >= 0 && v.number < 9e15)
+            c->nelems = (int64_t)v.number;
+        else if (tl_view_eq(k, "Process Group Name") && v.kind == TL_JSON_STRING && v.text.len > 0) {
+            char g[128];
+            size_t n = tl_view_unescape(v.text, g, sizeof g);
+            c->group = tl_strtab_intern(&r->p->strs, g, n);
+        } else if (tl_view_eq(k, "Input Dims") && c->nelems < 0 && v.text.len > 2) {
+            /* [[1059850]] or [[4, 256], [...]]: the product of the first list */
+            const char *q = v.text.ptr, *end = q + v.text.len;
+            while (q < end && (*q == '[' || *q == ' '))
+                q++;
+            double prod = 1;
+            int any = 0;
+            while (q < end && *q != ']') {
+                char *after;
+                double d = strtod(q, &after);
+                if (after == q)
+                    break;
+                prod *= d;
+                any = 1;
+                q = after;
+                while (q < end && (*q == ',' || *q == ' '))
+                    q++;
+            }
+            if (any && prod >= 0 && prod < 9e15)
+                c->nelems = (int64_t)prod;
+        }
+    }
+}
+
+static void add_coll(reader *r, const tl_trace_event *ev, uint32_t name, int side, int64_t ts, int64_t dur)
+{
+    tl_prof_coll c = { ts, dur, -1, -1, name, UINT32_MAX, (uint8_t)side };
+    coll_args(r, ev, &c);
+    tl_profile_add_coll(r->p, &c);
+}
+
+/* The collective side of a CPU range's name (tl_coll_side_of_name), cached
+ * in its statistic's host_flags (bit 4: known; bits 5-6: side + 1). */
+static int coll_side(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
+{
+    if ((s->host_flags & 16) && !p->names_closed)
+        return ((s->host_flags >> 5) & 3) - 1;
+    int side = tl_coll_side_of_name(name, len);
+    if (!p->names_closed)
+        s->host_flags = (uint8_t)(s->host_flags | 16 | ((side + 1) << 5));
+    return side;
 }
 
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
@@ -526,6 +587,11 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !sync_on_stream(ev))) {
         if (cc != TL_CC_GPU_ANNOTATION)
             count_pid(r, ev);
+        if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
+            int side = coll_side(p, s, name, name_len);
+            if (side >= 0)
+                add_coll(r, ev, tl_strtab_intern(&p->strs, name, name_len), side, ts, dur);
+        }
         if (cc != TL_CC_GPU_ANNOTATION && dur > 0) {
             /* Threads beyond TL_PROFILE_MAX_LANES are not drawn (nothing read
              * a count of them, so none is kept). */
@@ -561,6 +627,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         .cat_class = (uint32_t)cc,
     };
     tl_profile_add_gpu(p, &g);
+    if (kt == TL_KT_COMM)
+        add_coll(r, ev, tl_strtab_intern(&p->strs, name, name_len), TL_COLL_GPU, ts, dur);
 }
 
 static void begin_event(reader *r, const char *cat, size_t cat_len, const char *name,

@@ -96,6 +96,10 @@ void tl_session_release(tl_session *s)
     free(s->steps);
     free(s->gpu.streams);
     free(s->colls);
+    free(s->insts);
+    for (size_t i = 0; i < s->ncoll_names; i++)
+        free(s->coll_names[i]);
+    free(s->coll_names);
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);

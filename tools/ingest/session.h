@@ -173,6 +173,20 @@ typedef struct tl_collective {
 
 #define TL_MAX_COLLECTIVES 100000
 
+/* One collective instance for the waits (analyze/waits.c): what
+ * tl_prof_coll (profile.h) recorded, its times on the session's timeline
+ * axis (the wall clock when the trace says where its zero is), its name and
+ * process group indices into the session's coll_names. */
+typedef struct tl_scoll {
+    int64_t name;              /* index into coll_names */
+    int side;                  /* tl_coll_side (profile.h) */
+    int64_t ts_ns, dur_ns;
+    int64_t seq;               /* sequence number in its process group; -1 unknown */
+    int64_t nelems;            /* elements sent; -1 unknown */
+    int64_t group;             /* index into coll_names of its process group; -1 unknown */
+} tl_scoll;
+#define TL_SESSION_MAX_COLL_NAMES 1024 /* distinct collective and group names kept per session */
+
 /* A labelled memory snapshot from a report (bytes; NaN unknown). */
 typedef struct tl_ssnap {
     char *label;
@@ -309,6 +323,11 @@ typedef struct tl_session {
     tl_gpu_breakdown gpu;
     tl_collective *colls;
     size_t ncolls;
+    tl_scoll *insts;           /* every collective instance, by start (waits.c) */
+    size_t ninsts;
+    uint64_t insts_dropped;    /* beyond TL_PROFILE_MAX_COLLS or TL_SESSION_MAX_COLL_NAMES */
+    char **coll_names;         /* their names and process groups */
+    size_t ncoll_names;
     tl_ssnap *snaps;
     size_t nsnaps;
     tl_timeline timeline;

@@ -411,6 +411,65 @@ static void write_stragglers(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
+static const char *waits_source_name(int source)
+{
+    return source == TL_WAITS_GPU ? "gpu_kernels" : source == TL_WAITS_CPU ? "cpu_ranges" : "none";
+}
+
+/* Who waits for whom (waits.h; docs/analysis.md, "Waits"). */
+static void write_waits(tl_json *j, const tl_aggregate *a)
+{
+    const tl_waits *w = &a->waits;
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "source", waits_source_name(w->source));
+    tl_json_kv_string(j, "matched_by", w->matched_by == TL_WAITS_BY_SEQ ? "sequence" : "order");
+    tl_json_kv_uint(j, "matched", w->matched);
+    tl_json_kv_uint(j, "unmatched", w->partial);
+    kv_us(j, "residual_us", w->residual_ns);
+    kv_us(j, "trust_us", w->trust_ns);
+    kv_us(j, "waited_us", w->waited_ns);
+    tl_json_key(j, "straggler");
+    w->straggler >= 0 ? tl_json_int(j, w->straggler) : tl_json_null(j);
+    tl_json_key(j, "most_last");
+    w->most_last >= 0 ? tl_json_int(j, w->most_last) : tl_json_null(j);
+    tl_json_kv_uint(j, "most_last_count", w->most_last_n);
+    tl_json_key(j, "why_none");
+    w->why_none && w->source != TL_WAITS_NONE ? tl_json_string(j, w->why_none) : tl_json_null(j);
+    tl_json_kv_double(j, "p_value", w->most_last >= 0 ? w->straggler_p : NAN);
+    tl_json_kv_double(j, "steps", w->steps);
+    kv_us(j, "caused_per_step_us", (int64_t)(isfinite(w->caused_per_step_ns) ? w->caused_per_step_ns : 0));
+    kv_pct(j, "caused_step_pct", w->step_share_pct);
+    tl_json_key(j, "cause");
+    tl_json_array_begin(j);
+    for (int i = 0; i < w->ncause; i++) {
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", w->cause[i].name);
+        tl_json_kv_string(j, "group", tl_group_name(w->cause[i].group));
+        tl_json_kv_double(j, "delta_per_step_ns", w->cause[i].delta_ns);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "ranks");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < w->nranks && w->source != TL_WAITS_NONE; i++) {
+        const tl_rank_waits *r = &w->ranks[i];
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "rank", r->rank);
+        tl_json_kv_bool(j, "used", r->used);
+        tl_json_key(j, "left_out");
+        r->why_out ? tl_json_string(j, r->why_out) : tl_json_null(j);
+        tl_json_kv_uint(j, "instances", r->instances);
+        tl_json_kv_uint(j, "last", r->last);
+        kv_us(j, "waited_us", r->waited_ns);
+        kv_us(j, "caused_us", r->caused_ns);
+        kv_us(j, "clock_offset_us", r->offset_ns);
+        kv_pct(j, "waited_step_pct", tl_waits_waited_pct(a, i));
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 static void write_recs(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -485,6 +544,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_calltree_merged(j, a);
     tl_json_key(j, "stragglers");
     write_stragglers(j, a);
+    tl_json_key(j, "waits");
+    write_waits(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
     tl_json_key(j, "headline");
