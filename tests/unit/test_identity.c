@@ -443,6 +443,39 @@ static const spec apart[] = {
 };
 #define NAPART (sizeof apart / sizeof apart[0])
 
+/* Twenty runs in one folder (a CI artifact of nightly runs): rank 0 of each
+ * recorded at once by its own process, rank 1 only in the first. Every run
+ * stays apart and the two-input run is analyzed; a fixed table of 16 runs
+ * pooled runs 16-19 into run 15, which then had the most inputs and was
+ * analyzed with five times the counts. */
+static void test_settle_twenty_runs(void **state)
+{
+    (void)state;
+    enum { NRUNS = 20, N = NRUNS + 1 };
+    tl_session v[N];
+    char paths[N][32];
+    for (int i = 0; i < N; i++) {
+        snprintf(paths[i], sizeof paths[i], "run%02d/rank%d.json", i < NRUNS ? i : 0, i < NRUNS ? 0 : 1);
+        spec sp = { paths[i], i < NRUNS ? 0 : 1, 2, TL_FMT_KINETO, T0, 100 * MS, i < NRUNS ? 100 + i : 99, NULL };
+        make(&v[i], &sp);
+    }
+    char **notes;
+    size_t nnotes;
+    settle(v, N, 0, &notes, &nnotes);
+    assert_int_equal(find(v, N, "run00/rank0.json")->id.run, 0);
+    assert_int_equal(find(v, N, "run00/rank1.json")->id.run, 0);
+    int seen[NRUNS + 2] = { 0 };
+    for (int i = 1; i < NRUNS; i++) {
+        int run = find(v, N, paths[i])->id.run;
+        assert_true(run > 0 && run <= NRUNS);
+        assert_int_equal(seen[run]++, 0); /* each a run of its own */
+    }
+    assert_int_equal(nnotes, NRUNS - 1);
+    for (size_t i = 0; i < nnotes; i++)
+        tt_assert_contains(notes[i], "1 input of a different run", "note");
+    free_all(v, N, notes, nnotes);
+}
+
 static void test_settle_runs_apart_in_time(void **state)
 {
     (void)state;
@@ -576,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_settle_companion),
         cmocka_unit_test(test_settle_runs),
         cmocka_unit_test(test_settle_runs_apart_in_time),
+        cmocka_unit_test(test_settle_twenty_runs),
         cmocka_unit_test(test_settle_order_free),
         cmocka_unit_test(test_settle_rank_notes),
     };

@@ -83,7 +83,22 @@ typedef struct tl_gpu_breakdown {
     int64_t blocked_idle;
     char blocking_call[48];
     int64_t blocking_call_ns;  /* idle covered by that call name */
+    /* What the host did in the host-wait gaps (docs/analysis.md, "Host
+     * gaps"), weighted by length, over the streams that carry real work (at
+     * least TL_REAL_WORK_PCT of the busy time, not mostly collectives); -1
+     * unknown (older partials): */
+    int64_t host_gap_ns;       /* the host's part of every such gap */
+    int64_t host_short_ns;     /* of it, in gaps of at most TL_LAUNCH_GAP_NS (launch overhead's scale) */
+    int64_t host_coll_ns;      /* of it, while the host sat in a collective (gloo, MPI: waiting for other ranks) */
+    int64_t host_load_ns;      /* of it, while the host was in a data-loading range */
 } tl_gpu_breakdown;
+/* A host-wait gap longer than this is host work, not launch overhead: eager
+ * PyTorch spends tens of µs per operator on dispatch and launch. */
+#define TL_LAUNCH_GAP_NS 1000000
+/* A stream carries real work when it holds at least this share of the busy time. */
+#define TL_REAL_WORK_PCT 10.0
+/* A name of data loading (DataLoader, data_loading, ...). */
+int tl_is_data_loading(const char *name);
 
 /* Statistics of one (group, name) in a session. */
 typedef struct tl_sname {
@@ -418,7 +433,12 @@ static inline int tl_session_counts(const tl_session *s) { return tl_identity_co
  * The notes (malloc'd sentences, warnings that --strict counts) are appended
  * to *notes. Deterministic in the set of sessions, whatever their order.
  * 0, or -1 out of memory. */
-#define TL_MAX_RUNS 16 /* distinct runs told apart; more join the last one (said in a note) */
+/* Distinct runs told apart (the table grows up to it): the inputs of runs
+ * past it are left out of the numbers as one more run, said in a note --
+ * never pooled into a run they do not belong to. The cap bounds the
+ * sessions x runs search. */
+#define TL_MAX_RUNS 1024
+#define TL_RUN_NOTES 32 /* other runs named in a note each; the rest are counted in one note */
 /* The ranks of one job record at the same time (DLRM's 8 within 7.5 ms):
  * a rank's first input recorded more than an hour away from every input of
  * a run, both on the wall clock, belongs to another run. */

@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "session.h"
+#include "array.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -281,8 +282,15 @@ static int64_t time_apart(const run_key *r, const tl_session *s, int64_t end)
  * named in a note (a warning, an error under --strict). Sessions come sorted. */
 static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
 {
-    run_key runs[TL_MAX_RUNS];
-    int nruns = 0, joined = 0;
+    /* The run table grows with the inputs: a folder of many nightly runs
+     * keeps each run apart (a fixed table once pooled every run past its
+     * size into the last one, counts and totals x5 over 20 runs). */
+    run_key *runs = NULL;
+    int nruns = 0;
+    size_t runs_cap = 0, beyond = 0;
+    /* per run: its inputs and the first three of their paths, for the notes (one pass, not one per run) */
+    size_t *count = NULL;
+    char (*files)[400] = NULL;
     for (size_t i = 0; i < nsessions; i++) {
         tl_session *s = &v[i];
         s->id.run = 0;
@@ -302,14 +310,19 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
                 continue;
             break;
         }
+        if (k == nruns && nruns == TL_MAX_RUNS) {
+            /* past the limit: a run of their own, left out, never pooled */
+            s->id.run = TL_MAX_RUNS;
+            beyond++;
+            continue;
+        }
         if (k == nruns) {
-            if (nruns == TL_MAX_RUNS) {
-                k = nruns - 1;
-                joined++;
-            } else {
-                runs[nruns++] = (run_key){ .world_size = s->id.world_size, .family = format_family(s->id.format),
-                                           .device = s->device_name, .last_rank = -1, .first_path = s->id.path };
+            if (tl_array_grow(&runs, (size_t)nruns, &runs_cap, sizeof *runs, 16) != 0) {
+                nt->oom = 1;
+                goto out;
             }
+            runs[nruns++] = (run_key){ .world_size = s->id.world_size, .family = format_family(s->id.format),
+                                       .device = s->device_name, .last_rank = -1, .first_path = s->id.path };
         }
         run_key *r = &runs[k];
         if (!r->world_size)
@@ -330,7 +343,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
         s->id.run = k;
     }
     if (nruns <= 1)
-        return;
+        goto out;
     int main_run = 0;
     for (int k = 1; k < nruns; k++)
         if (runs[k].sessions > runs[main_run].sessions)
@@ -339,37 +352,62 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
     for (size_t i = 0; i < nsessions; i++)
         if (tl_identity_is_session(&v[i].id))
             v[i].id.run = v[i].id.run == main_run ? 0 : v[i].id.run + 1;
+    count = calloc((size_t)nruns + 1, sizeof *count);
+    files = calloc((size_t)nruns + 1, sizeof *files);
+    if (count == NULL || files == NULL) {
+        nt->oom = 1;
+        goto out;
+    }
+    for (size_t i = 0; i < nsessions; i++) {
+        const tl_session *s = &v[i];
+        if (!tl_identity_is_session(&s->id) || s->id.run == 0 || s->id.run > nruns)
+            continue;
+        int k = s->id.run - 1;
+        size_t len = strlen(files[k]);
+        if (count[k] < 3 && len < sizeof files[k])
+            snprintf(files[k] + len, sizeof files[k] - len, "%s%s", count[k] ? ", " : "", s->id.path);
+        count[k]++;
+    }
+    /* Each other run is named in a note of its own, up to TL_RUN_NOTES of
+     * them; the rest are counted in one. */
+    int noted = 0;
+    size_t rest_runs = 0, rest_inputs = 0;
     for (int k = 0; k < nruns; k++) {
         if (k == main_run)
             continue;
-        char files[400] = "";
-        size_t len = 0, n = 0;
-        for (size_t i = 0; i < nsessions; i++) {
-            const tl_session *s = &v[i];
-            if (s->id.run != k + 1 || !tl_identity_is_session(&s->id))
-                continue;
-            if (n < 3 && len < sizeof files)
-                len += (size_t)snprintf(files + len, sizeof files - len, "%s%s", n ? ", " : "", s->id.path);
-            n++;
+        size_t n = count[k];
+        if (noted == TL_RUN_NOTES) {
+            rest_runs++;
+            rest_inputs += n;
+            continue;
         }
+        noted++;
         char why[200];
         run_why(v, nsessions, &runs[k], k + 1, &runs[main_run], why, sizeof why);
         if (pool)
             add_note(nt, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
                          "--sessions asks: %s%s",
-                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files, n > 3 ? ", ..." : "");
+                     n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files[k], n > 3 ? ", ..." : "");
         else
             add_note(nt, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
                          "(the run analyzed includes %s)",
-                     n, n == 1 ? "" : "s", why, files, n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
+                     n, n == 1 ? "" : "s", why, files[k], n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
                      n == 1 ? "its" : "their", runs[main_run].first_path);
     }
+    if (rest_runs)
+        add_note(nt, "%zu more runs (%zu inputs) %s (%d runs are named one by one, TL_RUN_NOTES)", rest_runs,
+                 rest_inputs, pool ? "compared as later sessions, as --sessions asks" : "left out of the numbers",
+                 TL_RUN_NOTES);
     if (pool)
         for (size_t i = 0; i < nsessions; i++)
             v[i].id.run = 0;
-    if (joined)
-        add_note(nt, "more than %d runs among the inputs: %d inputs were put with the last one (TL_MAX_RUNS)",
-                 TL_MAX_RUNS, joined);
+out:
+    if (beyond)
+        add_note(nt, "more than %d runs among the inputs: %zu inputs of further runs %s (TL_MAX_RUNS)", TL_MAX_RUNS,
+                 beyond, pool ? "compared as later sessions, as --sessions asks" : "left out of the numbers");
+    free(count);
+    free(files);
+    free(runs);
 }
 
 /* ---- 4. session numbers --------------------------------------------------------------------- */
