@@ -3,8 +3,8 @@
 #   make test   install what is missing, build, run every test (ctest)
 # Each target configures with a preset of CMakePresets.json (release, dev, asan, tsan, fuzz: the
 # options live there, -Werror included) into its build directory (the preset's own unless BUILD
-# is changed); CMAKE_FLAGS adds options. Without make: cmake --workflow --preset dev (or asan,
-# tsan) configures, builds and tests.
+# is changed); CMAKE_FLAGS adds options. Without make (CMake >= 3.22): cmake --preset dev &&
+# cmake --build --preset dev && ctest --preset dev (or asan, tsan) configures, builds and tests.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
