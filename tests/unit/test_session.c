@@ -468,6 +468,68 @@ static void test_blocking_calls_read(void **state)
     tl_profile_release(&p);
 }
 
+/* Two sessions of one rank, each with n GPU streams, half of them on both
+ * (streams n/2 .. n-1 of device 0): the rank's streams are sorted by
+ * (device, stream), each once, the shared ones summed. */
+static void gpu_streams_session(tl_session *s, const char *path, size_t first, size_t n)
+{
+    memset(s, 0, sizeof *s);
+    s->id.path = tt_xstrdup(path);
+    s->id.format = TL_FMT_KINETO;
+    s->id.rank = 0;
+    s->id.world_size = 1;
+    s->id.rank_source = TL_RANK_CONTENT;
+    s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->peak_device_used = NAN;
+    s->gpu.present = 1;
+    s->gpu.streams = calloc(n, sizeof *s->gpu.streams);
+    assert_non_null(s->gpu.streams);
+    s->gpu.nstreams = n;
+    for (size_t i = 0; i < n; i++) { /* descending: the merge must sort */
+        tl_stream_idle *x = &s->gpu.streams[i];
+        x->device = 0;
+        x->stream = (int64_t)(first + n - 1 - i);
+        x->host_wait = 10;
+        x->busy = 100;
+        x->gaps = 1;
+        x->host_part = 5;
+        x->comm_busy = 0;
+    }
+}
+
+static void merged_streams(size_t n)
+{
+    tl_session v[2];
+    gpu_streams_session(&v[0], "a.pt.trace.json", 0, n);
+    gpu_streams_session(&v[1], "b.pt.trace.json", n / 2, n);
+    tl_aggregate a;
+    tl_aggregate_init(&a, NULL);
+    assert_int_equal(tl_aggregate_add_session(&a, &v[0]), 0);
+    assert_int_equal(tl_aggregate_add_session(&a, &v[1]), 0);
+    assert_int_equal(tl_aggregate_finish(&a), 0);
+    assert_int_equal(a.nranks, 1);
+    const tl_gpu_breakdown *g = &a.ranks[0].gpu;
+    assert_int_equal(g->nstreams, n + n / 2);
+    for (size_t i = 0; i < g->nstreams; i++) {
+        int both = i >= n / 2 && i < n;
+        assert_int_equal(g->streams[i].stream, (int64_t)i);
+        assert_int_equal(g->streams[i].busy, both ? 200 : 100);
+        assert_int_equal(g->streams[i].gaps, both ? 2 : 1);
+        assert_int_equal(g->streams[i].host_part, both ? 10 : 5);
+    }
+    tl_aggregate_release(&a);
+}
+
+/* The merge of a rank's streams is O(n log n): a search per stream and a
+ * realloc by one took 112 s for 200,000 streams (the test's TIMEOUT catches
+ * it; benchmarks time it). */
+static void test_gpu_streams_merge(void **state)
+{
+    (void)state;
+    merged_streams(4);
+    merged_streams(200000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_idle_categories),
         cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_memory),
+        cmocka_unit_test(test_gpu_streams_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
