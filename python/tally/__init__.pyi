@@ -1,0 +1,19 @@
+from typing import Any
+
+from ._tally import counter as counter
+from ._tally import enabled as enabled
+from ._tally import flush as flush
+from ._tally import init as init
+from ._tally import iteration as iteration
+from ._tally import memory_snapshot as memory_snapshot
+from ._tally import register_memory_provider as register_memory_provider
+from ._tally import section as section
+from ._tally import set_rank as set_rank
+from ._tally import shutdown as shutdown
+from ._tally import stats as stats
+from ._tally import step as step
+
+__version__: str
+
+def event(name: str, **fields: Any) -> None: ...
+def tag(key: str, value: Any) -> None: ...

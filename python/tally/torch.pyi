@@ -1,0 +1,3 @@
+from typing import Any, Optional
+
+def register_memory(device: Optional[Any] = ..., name: str = ...) -> bool: ...
