@@ -1,0 +1,554 @@
+#!/usr/bin/env python3
+"""Tests of the `tally` Python module (issue 30), run by ctest one class at a time.
+
+usage: test_module.py [unittest args, e.g. TestNesting]
+environment: TALLY_TEST_PYTHONPATH  the folder that holds the tally package (BUILD/python)
+             TALLY_TEST_CLI         the tally command (for the read-back test)
+
+libtally records once per process and writes at shutdown, so every scenario runs
+in a fresh interpreter (a script in a temporary directory) and the test reads the
+files that process wrote: the report JSON, the trace, and what `tally` makes of them.
+"""
+import glob
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+PYTHONPATH = os.environ.get("TALLY_TEST_PYTHONPATH", "")
+TALLY_CLI = os.environ.get("TALLY_TEST_CLI", "")
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class ModuleTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="tally-pytest-")
+        self.out = os.path.join(self.dir, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_script(self, code, env=None, name="prog", expect_rc=0, args=()):
+        """Runs code as DIR/name.py with the module importable; returns the result."""
+        path = os.path.join(self.dir, name + ".py")
+        with open(path, "w") as f:
+            f.write(textwrap.dedent(code))
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("TALLY_") and k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")}
+        e["PYTHONPATH"] = PYTHONPATH + (os.pathsep + e["PYTHONPATH"] if e.get("PYTHONPATH") else "")
+        e["TALLY_OUTPUT_DIR"] = self.out
+        e["TALLY_SIGNALS"] = "0"
+        e.update(env or {})
+        r = subprocess.run([sys.executable, path, *args], cwd=self.dir, env=e,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, expect_rc,
+                         f"{name}.py exited {r.returncode}\nstdout:\n{r.stdout}\nstderr:\n{r.stderr}")
+        return r
+
+    def reports(self, directory=None):
+        files = sorted(glob.glob(os.path.join(directory or self.out, "*.report.json")))
+        return [(f, load(f)) for f in files]
+
+    def report(self, directory=None):
+        rs = self.reports(directory)
+        self.assertEqual(len(rs), 1, f"expected one report, found {[f for f, _ in rs]}")
+        return rs[0][1]
+
+    def trace_events(self, report_path):
+        trace = report_path[: -len(".report.json")] + ".trace.json.gz"
+        with gzip.open(trace, "rt") as f:
+            return json.load(f)["traceEvents"]
+
+    @staticmethod
+    def by_name(items):
+        return {x["name"]: x for x in items}
+
+    def assertClean(self, rep):
+        p = rep["problems"]
+        self.assertEqual((p["unmatched_ends"], p["unclosed"], p["depth_overflow"]), (0, 0, 0), p)
+
+
+class TestApi(ModuleTest):
+    def test_every_call_lands_in_the_report(self):
+        r = self.run_script("""
+            import tally
+            assert tally.enabled() is True
+            tally.set_rank(3, 8)
+            tally.tag("model", "framepack")
+            tally.tag("batch", 4)                       # str(value)
+            tally.register_memory_provider("fake", lambda: {"allocated": 1024, "reserved": 4096.0})
+            for i in range(5):
+                with tally.iteration("diffusion_step"):
+                    with tally.section("block"):
+                        pass
+                tally.counter("tokens", 10 * (i + 1))
+                tally.step()
+            tally.event("checkpoint", epoch=3, path="a\\"b", obj=object)
+            tally.event("bare")
+            tally.memory_snapshot("after_load")
+            s = tally.stats("block")
+            assert s["count"] == 5 and s["kind"] == "section", s
+            assert tally.stats("diffusion_step")["kind"] == "iteration"
+            assert tally.stats("never") is None
+            assert tally.flush() is True
+            import glob, os
+            assert len(glob.glob(os.path.join(os.environ["TALLY_OUTPUT_DIR"], "*.report.json"))) == 1
+            with tally.section("after_flush"):
+                pass
+            assert tally.shutdown() is True
+            assert tally.enabled() is False
+            with tally.section("after_shutdown"):   # a no-op, not an error
+                pass
+            assert tally.shutdown() is True          # idempotent
+            print("ok", tally.__version__)
+        """)
+        self.assertIn("ok 0.1.0", r.stdout)
+        [(path, rep)] = self.reports()
+        self.assertRegex(os.path.basename(path), r"^prog-rank3\.\d+-\d{8}T\d{6}Z\.report\.json$")
+        self.assertEqual((rep["rank"], rep["world_size"]), (3, 8))
+        sections = self.by_name(rep["sections"])
+        self.assertEqual(sections["block"]["count"], 5)
+        self.assertEqual(sections["after_flush"]["count"], 1)
+        self.assertNotIn("after_shutdown", sections)
+        self.assertEqual(self.by_name(rep["iterations"])["diffusion_step"]["count"], 5)
+        tokens = self.by_name(rep["counters"])["tokens"]
+        self.assertEqual((tokens["count"], tokens["sum"], tokens["last"]), (5, 150, 50))
+        self.assertEqual(rep["steps"], 5)
+        events = self.by_name(rep["events"])
+        self.assertEqual(events["checkpoint"]["args"],
+                         {"epoch": 3, "path": 'a"b', "obj": "<class 'object'>"})
+        self.assertEqual(events["bare"]["args"], {})
+        self.assertEqual(rep["tags"], {"model": "framepack", "batch": "4"})
+        [snap] = rep["memory_snapshots"]
+        self.assertEqual(snap["label"], "after_load")
+        self.assertEqual(snap["providers"], {"fake.allocated": 1024, "fake.reserved": 4096})
+        self.assertGreater(snap["rss_bytes"], 0)
+        self.assertClean(rep)
+
+    def test_bad_arguments_raise_clear_errors(self):
+        r = self.run_script("""
+            import tally
+            def fails(fn, exc, text):
+                try:
+                    fn()
+                except exc as e:
+                    assert text in str(e), (text, str(e))
+                    print("raised", exc.__name__, "-", e)
+                else:
+                    raise AssertionError(f"{fn} did not raise {exc.__name__}")
+            fails(lambda: tally.section(3), TypeError, "expects a str name, got int")
+            fails(lambda: tally.section(), TypeError, "exactly one argument")
+            fails(lambda: tally.section("a\\0b"), ValueError, "NUL")
+            fails(lambda: tally.counter("x", "many"), TypeError, "must be real number")
+            fails(lambda: tally.section("s")(42), TypeError, "decorates a function, got int")
+            fails(lambda: tally.register_memory_provider("p", 3), TypeError, "must be callable")
+            for i in range(64):
+                tally.tag(f"k{i}", i)
+            fails(lambda: tally.tag("one_more", 1), ValueError, "at most 64 tags")
+            fails(lambda: tally.init(output_dir="elsewhere"), RuntimeError, "already started")
+            # a provider that fails is reported, and the snapshot is still taken
+            tally.register_memory_provider("broken", lambda: 1 / 0)
+            tally.register_memory_provider("wrong", lambda: [1, 2])
+            tally.memory_snapshot("with_broken_providers")
+            print("done")
+        """)
+        self.assertIn("done", r.stdout)
+        self.assertIn("ZeroDivisionError", r.stderr)
+        self.assertIn("must return a dict of name -> bytes, got list", r.stderr)
+        rep = self.report()
+        self.assertEqual([s["label"] for s in rep["memory_snapshots"]], ["with_broken_providers"])
+
+    def test_import_alone_writes_nothing(self):
+        self.run_script("import tally\n")
+        self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+
+class TestNesting(ModuleTest):
+    def test_nested_sections_and_their_trace(self):
+        self.run_script("""
+            import tally
+            outer = tally.section("outer")          # a kept object, reused
+            for _ in range(3):
+                with outer:
+                    with tally.section("inner"):
+                        with tally.section("leaf"):
+                            pass
+                    with tally.section("inner"):
+                        pass
+            with outer:
+                with outer:                          # the same object nested in itself
+                    pass
+        """)
+        [(path, rep)] = self.reports()
+        self.assertClean(rep)
+        s = self.by_name(rep["sections"])
+        self.assertEqual((s["outer"]["count"], s["inner"]["count"], s["leaf"]["count"]), (5, 6, 3))
+        xs = [e for e in self.trace_events(path) if e.get("ph") == "X"]
+        self.assertEqual(len(xs), 14)
+        # every inner lies inside an outer of its thread
+        outers = [e for e in xs if e["name"] == "outer"]
+        for e in xs:
+            if e["name"] == "inner":
+                self.assertTrue(any(o["ts"] <= e["ts"] and e["ts"] + e["dur"] <= o["ts"] + o["dur"]
+                                    and o["tid"] == e["tid"] for o in outers), e)
+
+    def test_out_of_order_exit_cuts_the_later_section(self):
+        r = self.run_script("""
+            import tally
+            a, b = tally.section("a"), tally.section("b")
+            a.__enter__()
+            b.__enter__()
+            a.__exit__(None, None, None)   # b, opened after a, is closed with it
+            b.__exit__(None, None, None)   # and its own exit does nothing
+            with tally.section("c"):       # libtally's stack is in order again
+                pass
+            print(tally.stats("a")["count"], tally.stats("b")["count"], tally.stats("c")["count"])
+        """)
+        self.assertEqual(r.stdout.split(), ["1", "1", "1"])
+        rep = self.report()
+        self.assertClean(rep)
+        [cut] = [e for e in rep["events"] if e["name"] == "tally.section_cut"]
+        self.assertEqual(cut["args"], {"section": "b", "closed_with": "a"})
+
+    def test_asyncio_tasks_interleaving_on_one_thread(self):
+        r = self.run_script("""
+            import asyncio, tally
+            async def task(name, delay):
+                with tally.section(name):          # held across awaits
+                    await asyncio.sleep(delay)
+                    with tally.section(name + ".inner"):
+                        pass                        # no await inside: nests normally
+                    await asyncio.sleep(delay)
+            async def main():
+                await asyncio.gather(task("t1", 0.01), task("t2", 0.02), task("t3", 0.005))
+            asyncio.run(main())
+            print(*(tally.stats(n)["count"] for n in ("t1", "t2", "t3", "t1.inner", "t2.inner", "t3.inner")))
+        """)
+        self.assertEqual(r.stdout.split(), ["1"] * 6)
+        rep = self.report()
+        self.assertClean(rep)  # libtally never closed the wrong section, none left open
+        # t1 opened, t2 opened, t3 opened; t3 ends first (shortest): it is the
+        # innermost, no cut. t1 ends before t2: t2 was opened after t1 and is
+        # still open, so it is cut at t1's end.
+        cuts = [e["args"] for e in rep["events"] if e["name"] == "tally.section_cut"]
+        self.assertEqual(cuts, [{"section": "t2", "closed_with": "t1"}])
+
+
+class TestDecorator(ModuleTest):
+    def test_functions_methods_recursion(self):
+        r = self.run_script("""
+            import tally
+            @tally.section("decode")
+            def decode(x, *, scale=2):
+                "Decode x."
+                return x * scale
+            class Model:
+                @tally.section("forward")
+                def forward(self, x):
+                    return x + 1
+                @staticmethod
+                @tally.section("static")
+                def helper():
+                    return "h"
+            @tally.section("fact")
+            def fact(n):
+                return 1 if n <= 1 else n * fact(n - 1)
+            @tally.iteration("train_step")
+            def train_step():
+                pass
+            assert decode(3) == 6 and decode(3, scale=3) == 9
+            assert decode.__name__ == "decode" and decode.__doc__ == "Decode x."
+            assert decode.__wrapped__(1) == 2        # the undecorated function, not timed
+            m = Model()
+            assert m.forward(1) == 2 and Model.forward(m, 2) == 3 and Model.helper() == "h"
+            assert fact(5) == 120
+            for _ in range(4):
+                train_step()
+            try:
+                @tally.section("gen")
+                def gen():
+                    yield 1
+            except TypeError as e:
+                print("generator refused:", e)
+            try:
+                @tally.section("coro")
+                async def coro():
+                    pass
+            except TypeError as e:
+                print("coroutine refused:", e)
+        """)
+        self.assertIn("generator refused: tally.section('gen') cannot decorate gen", r.stdout)
+        self.assertIn("coroutine refused: tally.section('coro') cannot decorate coro", r.stdout)
+        rep = self.report()
+        self.assertClean(rep)
+        s = self.by_name(rep["sections"])
+        self.assertEqual({k: v["count"] for k, v in s.items()},
+                         {"decode": 2, "forward": 2, "static": 1, "fact": 5})
+        self.assertEqual(self.by_name(rep["iterations"])["train_step"]["count"], 4)
+
+
+class TestExceptions(ModuleTest):
+    def test_the_section_ends_and_the_exception_propagates(self):
+        r = self.run_script("""
+            import tally
+            class Boom(Exception):
+                pass
+            try:
+                with tally.section("outer"):
+                    with tally.section("inner"):
+                        raise Boom("inside")
+            except Boom as e:
+                print("caught", e)
+            @tally.section("decorated")
+            def fails():
+                raise KeyError("k")
+            for _ in range(3):
+                try:
+                    fails()
+                except KeyError:
+                    print("caught KeyError")
+            try:
+                with tally.iteration("step"):
+                    raise ValueError("v")
+            except ValueError:
+                print("caught ValueError")
+            with tally.section("after"):
+                pass
+        """)
+        self.assertEqual(r.stdout.count("caught"), 5)
+        self.assertIn("caught inside", r.stdout)
+        rep = self.report()
+        self.assertClean(rep)
+        s = self.by_name(rep["sections"])
+        self.assertEqual({k: v["count"] for k, v in s.items()},
+                         {"outer": 1, "inner": 1, "decorated": 3, "after": 1})
+        self.assertEqual(self.by_name(rep["iterations"])["step"]["count"], 1)
+
+    def test_an_uncaught_exception_still_writes_the_report(self):
+        r = self.run_script("""
+            import tally
+            with tally.section("before_crash"):
+                pass
+            with tally.section("crashing"):
+                raise SystemExit(3)
+        """, expect_rc=3)
+        rep = self.report()
+        self.assertClean(rep)
+        self.assertEqual(set(self.by_name(rep["sections"])), {"before_crash", "crashing"})
+
+
+class TestThreads(ModuleTest):
+    def test_each_thread_has_its_own_lane(self):
+        self.run_script("""
+            import threading, tally
+            shared = tally.section("shared")           # one object used by every thread
+            barrier = threading.Barrier(4)
+            def worker(i):
+                barrier.wait()
+                for _ in range(250):
+                    with tally.section("work"):
+                        with shared:
+                            pass
+            threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+            with tally.section("main"):
+                for t in threads:
+                    t.start()
+                for t in threads:
+                    t.join()
+        """, env={"TALLY_MAX_EVENTS": "100000"})
+        [(path, rep)] = self.reports()
+        self.assertClean(rep)
+        s = self.by_name(rep["sections"])
+        self.assertEqual((s["work"]["count"], s["shared"]["count"], s["main"]["count"]),
+                         (1000, 1000, 1))
+        self.assertGreaterEqual(rep["threads"], 5)
+        xs = [e for e in self.trace_events(path) if e.get("ph") == "X"]
+        main_tid = {e["tid"] for e in xs if e["name"] == "main"}
+        work_tids = {e["tid"] for e in xs if e["name"] == "work"}
+        self.assertEqual(len(work_tids), 4)
+        self.assertFalse(work_tids & main_tid)
+        for tid in work_tids:
+            self.assertEqual(sum(1 for e in xs if e["tid"] == tid and e["name"] == "shared"), 250)
+
+
+class TestFork(ModuleTest):
+    def test_children_write_their_own_files(self):
+        r = self.run_script("""
+            import multiprocessing, os, sys, tally
+            with tally.section("parent_before"):
+                pass
+            pid = os.fork()
+            if pid == 0:                               # a plain fork child
+                with tally.section("child_work"):
+                    pass
+                sys.exit(0)                            # atexit writes its files
+            os.waitpid(pid, 0)
+            def mp_child():
+                for _ in range(2):
+                    with tally.section("mp_child_work"):
+                        pass                           # written at multiprocessing's exit
+            p = multiprocessing.get_context("fork").Process(target=mp_child)
+            p.start()
+            p.join()
+            assert p.exitcode == 0
+            with tally.section("parent_after"):
+                pass
+            print("parent", os.getpid())
+        """)
+        parent_pid = int(r.stdout.split()[-1])
+        reps = self.reports()
+        self.assertEqual(len(reps), 3, [f for f, _ in reps])
+        by_pid = {rep["pid"]: rep for _, rep in reps}
+        parent = by_pid.pop(parent_pid)
+        self.assertFalse(parent["fork_child"])
+        self.assertEqual(set(self.by_name(parent["sections"])), {"parent_before", "parent_after"})
+        kids = sorted(by_pid.values(), key=lambda r: r["sections"][0]["name"])
+        self.assertEqual([(k["fork_child"], {s["name"]: s["count"] for s in k["sections"]})
+                          for k in kids],
+                         [(True, {"child_work": 1}), (True, {"mp_child_work": 2})])
+        for _, rep in reps:
+            self.assertClean(rep)
+
+
+class TestEnv(ModuleTest):
+    SCRIPT = """
+        import tally
+        with tally.section("s"):
+            pass
+        print("enabled", tally.enabled())
+    """
+
+    def test_rank_name_and_directory_from_the_environment(self):
+        out = os.path.join(self.dir, "nested", "runs")
+        self.run_script(self.SCRIPT, env={"TALLY_OUTPUT_DIR": out, "TALLY_NAME": "job42",
+                                          "RANK": "2", "WORLD_SIZE": "4"})
+        [(path, rep)] = self.reports(out)
+        self.assertTrue(os.path.basename(path).startswith("job42-rank2."), path)
+        self.assertEqual((rep["rank"], rep["world_size"], rep["rank_source"]), (2, 4, "RANK"))
+
+    def test_default_name_is_the_script(self):
+        self.run_script(self.SCRIPT, name="train_dit", env={"SLURM_PROCID": "1", "SLURM_NTASKS": "2"})
+        [(path, rep)] = self.reports()
+        self.assertTrue(os.path.basename(path).startswith("train_dit-rank1."), path)
+        self.assertEqual(rep["rank_source"], "SLURM_PROCID")
+
+    def test_disabled_records_nothing(self):
+        r = self.run_script(self.SCRIPT, env={"TALLY_ENABLE": "0"})
+        self.assertIn("enabled False", r.stdout)
+        self.assertFalse(os.path.exists(self.out) and os.listdir(self.out))
+
+    def test_trace_off_and_schedule(self):
+        self.run_script("""
+            import tally
+            for i in range(6):
+                with tally.iteration("step"):
+                    pass
+                tally.step()
+        """, env={"TALLY_TRACE": "0", "TALLY_SCHEDULE": "wait=1,warmup=1,active=2,repeat=1"})
+        rep = self.report()
+        self.assertEqual(self.by_name(rep["iterations"])["step"]["count"], 2)
+        self.assertEqual(glob.glob(os.path.join(self.out, "*.trace.json.gz")), [])
+
+    def test_init_overrides_the_environment(self):
+        other = os.path.join(self.dir, "other")
+        self.run_script(f"""
+            import tally
+            tally.init(output_dir={other!r}, name="from_init", trace=False)
+            with tally.section("s"):
+                pass
+        """, env={"TALLY_NAME": "from_env"})
+        self.assertFalse(os.path.exists(self.out))
+        [(path, rep)] = self.reports(other)
+        self.assertTrue(os.path.basename(path).startswith("from_init-rank0."), path)
+
+
+class TestTorchProvider(ModuleTest):
+    FAKE_TORCH = '''
+        class _Cuda:
+            def is_available(self):
+                return True
+            def memory_allocated(self, device=None):
+                return 3 * 2**30
+            def memory_reserved(self, device=None):
+                return 4 * 2**30
+            def max_memory_allocated(self, device=None):
+                return 5 * 2**30
+        cuda = _Cuda()
+    '''
+
+    def test_register_memory_with_torch(self):
+        fake = os.path.join(self.dir, "fake_torch", "torch")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "__init__.py"), "w") as f:
+            f.write(textwrap.dedent(self.FAKE_TORCH))
+        self.run_script("""
+            import sys, tally, tally.torch
+            assert "torch" not in sys.modules, "import tally imported torch"
+            assert tally.torch.register_memory() is True
+            tally.memory_snapshot("after_load")
+        """, env={"PYTHONPATH": PYTHONPATH + os.pathsep + os.path.dirname(fake)})
+        [snap] = self.report()["memory_snapshots"]
+        self.assertEqual(snap["providers"], {"cuda.allocated": 3 * 2**30,
+                                             "cuda.reserved": 4 * 2**30,
+                                             "cuda.peak_allocated": 5 * 2**30})
+
+    def test_register_memory_without_torch(self):
+        r = self.run_script("""
+            import sys, tally.torch
+            sys.modules["torch"] = None                # import torch raises ImportError
+            print(tally.torch.register_memory())
+        """)
+        self.assertEqual(r.stdout.strip(), "False")
+
+
+class TestReadBack(ModuleTest):
+    def test_tally_reads_what_the_module_writes(self):
+        self.assertTrue(TALLY_CLI, "TALLY_TEST_CLI is not set")
+        script = """
+            import tally
+            tally.tag("model", "py-sim")
+            for step in range(5):
+                with tally.iteration("diffusion_step"):
+                    for block in range(3):
+                        with tally.section("transformer_block"):
+                            with tally.section("attention"):
+                                pass
+                tally.counter("latent_norm", 1.0 / (step + 1))
+            tally.memory_snapshot("after_sampling")
+        """
+        for rank in range(2):
+            self.run_script(script, name="pysim", env={"RANK": str(rank), "WORLD_SIZE": "2"})
+        agg_path = os.path.join(self.dir, "aggregate.json")
+        r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        agg = load(agg_path)
+        self.assertEqual(agg["world_size_seen"], 2)
+        self.assertEqual([x["rank"] for x in agg["ranks"]], [0, 1])
+        for inp in agg["inputs"]:
+            self.assertEqual(inp["warnings"], [], inp)
+        self.assertEqual(sorted(i["format"] for i in agg["inputs"]).count("tally-report"), 2)
+        names = {(n["group"], n["name"]): n for n in agg["names"]}
+        self.assertEqual(names[("sections", "transformer_block")]["count"], 30)
+        self.assertEqual(names[("sections", "attention")]["count"], 30)
+        self.assertEqual(sum(x["steps"]["count"] for x in agg["ranks"]), 10)
+        html = os.path.join(self.dir, "report.html")
+        r = subprocess.run([TALLY_CLI, "report", "--quiet", self.out, "-o", html],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(html) as f:
+            self.assertIn("transformer_block", f.read())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
