@@ -476,6 +476,29 @@ static void test_settle_twenty_runs(void **state)
     free_all(v, N, notes, nnotes);
 }
 
+/* A partial's start_ns = INT64_MIN (issue 26, item 9): the time between it
+ * and a run overflowed (UBSan) and wrapped to "0.0 hours apart", so it joined
+ * the run. The difference saturates: it is another run. */
+static void test_settle_extreme_start(void **state)
+{
+    (void)state;
+    const spec in[] = {
+        { "a/rank0.json", 0, 2, TL_FMT_KINETO, T0, 100 * MS, 10, NULL },
+        { "b/rank1.json", 1, 2, TL_FMT_KINETO, INT64_MIN, 100 * MS, 11, NULL },
+        { "c/rank1.json", 1, 2, TL_FMT_KINETO, INT64_MAX - 50 * MS, 100 * MS, 12, NULL },
+    };
+    tl_session v[3];
+    for (size_t i = 0; i < 3; i++)
+        make(&v[i], &in[i]);
+    char **notes;
+    size_t nnotes;
+    settle(v, 3, 0, &notes, &nnotes);
+    assert_int_equal(find(v, 3, "a/rank0.json")->id.run, 0);
+    assert_true(find(v, 3, "b/rank1.json")->id.run > 0);
+    assert_true(find(v, 3, "c/rank1.json")->id.run > 0);
+    free_all(v, 3, notes, nnotes);
+}
+
 static void test_settle_runs_apart_in_time(void **state)
 {
     (void)state;
@@ -610,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_settle_runs),
         cmocka_unit_test(test_settle_runs_apart_in_time),
         cmocka_unit_test(test_settle_twenty_runs),
+        cmocka_unit_test(test_settle_extreme_start),
         cmocka_unit_test(test_settle_order_free),
         cmocka_unit_test(test_settle_rank_notes),
     };

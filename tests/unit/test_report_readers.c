@@ -635,6 +635,35 @@ static void test_tally_report_samples_bounded(void **state)
     free(doc);
 }
 
+/* Times at the int64's ends (issue 26, item 9): a sampler point at
+ * INT64_MAX ns and a start time of INT64_MAX were kept, and the base time
+ * plus a relative time overflowed (UBSan; a wrapped start time in Release).
+ * Beyond TL_TRACE_TS_MAX a time is not believed: warned, skipped. */
+static void test_tally_report_extreme_times(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"format\": \"tally-report\", \"version\": 1, \"rank\": 0, "
+        "\"world_size\": null, \"rank_source\": \"default\", "
+        "\"start_time_unix_ns\": 9223372036854775807, \"duration_ns\": 1, \"sections\": [], "
+        "\"counters\": [], \"memory_snapshots\": [], \"events\": [], "
+        "\"sampler\": {\"interval_ms\": 100, \"series\": ["
+        "{\"time_ns\": 9223372036854775807, \"cpu_pct\": 5, \"rss_bytes\": 1000},"
+        "{\"time_ns\": 1000, \"cpu_pct\": 7, \"rss_bytes\": 2000}]}, "
+        "\"system\": {\"gpus\": []}, \"trace\": {\"events_dropped\": 0}, "
+        "\"problems\": {\"unclosed\": 0, \"unmatched_ends\": 0, \"names_overflowed\": 0}, "
+        "\"iterations\": []}";
+    tl_profile p;
+    assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
+    assert_warned(&p, "start_time_unix_ns: 9223372036854775807 is too large for a time in ns", NULL);
+    assert_warned(&p, "sampler.series[0].time_ns: 9223372036854775807 is too large", NULL);
+    assert_int_equal(p.base_time_ns, INT64_MIN);
+    for (size_t i = 0; i < p.nmem; i++)
+        assert_true(p.mem[i].ts_ns <= TL_TRACE_TS_MAX);
+    assert_int_equal(p.nmem, 1); /* the second point's RSS, not the first's */
+    tl_profile_release(&p);
+}
+
 static void test_tally_report_hostile(void **state)
 {
     (void)state;
@@ -848,6 +877,7 @@ int main(void)
         cmocka_unit_test(test_tally_report_bad_version),
         cmocka_unit_test(test_tally_report_samples_bounded),
         cmocka_unit_test(test_tally_report_hostile),
+        cmocka_unit_test(test_tally_report_extreme_times),
         cmocka_unit_test(test_not_objects),
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_numbers_json_cannot_hold),

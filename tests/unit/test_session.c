@@ -468,6 +468,39 @@ static void test_blocking_calls_read(void **state)
     tl_profile_release(&p);
 }
 
+/* baseTimeNanoseconds = INT64_MAX (issue 26, item 9): the base time plus
+ * the trace's first time overflowed (UBSan; in Release a start in 1677).
+ * A base time past 2065 is not believed: warned, and times stay relative. */
+static void test_base_time_extreme(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"baseTimeNanoseconds\": 9223372036854775807, \"distributedInfo\": {\"rank\": 0, \"world_size\": 1},"
+        "\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":8},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":8}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "base.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &opt), 0);
+    assert_int_equal(p.base_time_ns, INT64_MIN);
+    int warned = 0;
+    for (size_t i = 0; i < p.id.problems.n; i++)
+        warned |= strstr(p.id.problems.v[i].text, "base time 9223372036854775807 ns is not a time") != NULL;
+    assert_true(warned);
+    tl_analyze_options aopt;
+    tl_analyze_options_init(&aopt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &aopt), 0);
+    assert_int_equal(s.start_ns, 100000);
+    assert_false(s.abs_time);
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
 /* Two sessions of one rank, each with n GPU streams, half of them on both
  * (streams n/2 .. n-1 of device 0): the rank's streams are sorted by
  * (device, stream), each once, the shared ones summed. */
@@ -541,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_no_gpu),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_gpu_streams_merge),
+        cmocka_unit_test(test_base_time_extreme),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

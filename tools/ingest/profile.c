@@ -885,6 +885,15 @@ static int by_mem_ts(const void *a, const void *b)
 
 void tl_profile_finish(tl_profile *p)
 {
+    /* A base time is a wall-clock time in ns since the epoch, before 2065
+     * (TL_TRACE_TS_MAX): every time of the input is added to it, and one past
+     * that (baseTimeNanoseconds = INT64_MAX) wrapped into a start time in
+     * 1677. Not a time: dropped, said. */
+    if (p->base_time_ns != INT64_MIN && (p->base_time_ns < 0 || p->base_time_ns > TL_TRACE_TS_MAX)) {
+        tl_profile_warn(p, "base time %" PRId64 " ns is not a time since the epoch before 2065: ignored (times stay "
+                        "relative to the file)", p->base_time_ns);
+        p->base_time_ns = INT64_MIN;
+    }
     if (p->gpu_stream_dropped && !p->streams_warned) {
         p->streams_warned = 1;
         tl_profile_warn(p, "more than %u GPU streams: %" PRIu64 " GPU events on further streams are not in the "

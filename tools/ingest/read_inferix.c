@@ -154,7 +154,7 @@ static int point_time(tl_profile *p, const json_t *e, const char *path, double b
     if (tl_readers_number(p, e, path, "timestamp", 0, &t) != 0)
         return -1;
     double ns = (t - base) * 1e9;
-    if (!(fabs(ns) < 9.2e18)) {
+    if (!(fabs(ns) <= (double)TL_TRACE_TS_MAX)) { /* base + ts stays inside an int64 */
         tl_profile_warn(p, "%s.timestamp: %g is not a time in seconds since the epoch", path, t);
         return -1;
     }

@@ -539,6 +539,12 @@ int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char
     if (scale == 1.0 && json_is_integer(v)) {
         /* ns already: keep every digit (a double would round above 2^53) */
         json_int_t i = json_integer_value(v);
+        if (i > TL_TRACE_TS_MAX || i < -TL_TRACE_TS_MAX) {
+            /* beyond 95 years: not a time, and a sum with it would overflow */
+            tl_profile_warn(p, "%s: %lld is too large for a time in ns",
+                            tl_readers_path(full, sizeof full, path, key), (long long)i);
+            return -1;
+        }
         if (i < 0 && !(flags & TL_RD_SIGNED)) {
             tl_profile_warn(p, "%s: expected a number >= 0, got %lld",
                             tl_readers_path(full, sizeof full, path, key), (long long)i);
@@ -551,7 +557,7 @@ int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char
     if (rc != 0)
         return rc;
     double ns = x * scale;
-    if (!(ns < NS_LIMIT)) {
+    if (!(fabs(ns) <= (double)TL_TRACE_TS_MAX)) {
         tl_profile_warn(p, "%s: %g is too large for a time in ns",
                         tl_readers_path(full, sizeof full, path, key), x);
         return -1;

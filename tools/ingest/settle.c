@@ -206,6 +206,15 @@ static const char *not_next_session(run_key *r, const tl_session *s)
     return NULL;
 }
 
+/* b - a for a <= b, INT64_MAX where it does not fit: a partial's times are
+ * whatever its file says (start_ns = INT64_MIN), and a difference of two
+ * times from different inputs must not overflow. */
+static int64_t ns_after(int64_t b, int64_t a)
+{
+    int64_t d;
+    return __builtin_sub_overflow(b, a, &d) ? INT64_MAX : d;
+}
+
 /* Why run r (number rn after renumbering) is not the analyzed run m (run 0),
  * in the words of the rule that split them: world size, device, format; a
  * rank both have, recorded by another host or process or at the same time;
@@ -247,7 +256,8 @@ static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, con
             snprintf(why, size, "its sessions overlap in time with the same ranks' sessions of the other run");
         return;
     }
-    int64_t apart = r->timed && m->timed ? (r->t0 > m->t1 ? r->t0 - m->t1 : m->t0 > r->t1 ? m->t0 - r->t1 : 0) : 0;
+    int64_t apart = r->timed && m->timed ? (r->t0 > m->t1 ? ns_after(r->t0, m->t1) : m->t0 > r->t1 ? ns_after(m->t0, r->t1) : 0)
+                                         : 0;
     double h = (double)apart / 3.6e12;
     if (h >= 48)
         snprintf(why, size, "recorded %.0f days %s it", h / 24, r->t0 > m->t1 ? "after" : "before");
@@ -263,7 +273,7 @@ static int64_t time_apart(const run_key *r, const tl_session *s, int64_t end)
 {
     if (!r->timed || !s->abs_time)
         return -1;
-    return s->start_ns > r->t1 ? s->start_ns - r->t1 : r->t0 > end ? r->t0 - end : 0;
+    return s->start_ns > r->t1 ? ns_after(s->start_ns, r->t1) : r->t0 > end ? ns_after(r->t0, end) : 0;
 }
 
 /* Which sessions belong together, before several inputs of one rank are
@@ -296,7 +306,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
         s->id.run = 0;
         if (!tl_identity_is_session(&s->id))
             continue;
-        int64_t end = s->start_ns + (s->span_ns > 0 ? s->span_ns : 0);
+        int64_t end = tl_ns_add(s->start_ns, s->span_ns > 0 ? s->span_ns : 0);
         int k;
         for (k = 0; k < nruns; k++) {
             run_key *r = &runs[k];
