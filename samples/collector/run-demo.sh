@@ -4,6 +4,8 @@
 #
 #   BUILD_DIR/demo/baseline/    the baseline variant
 #   BUILD_DIR/demo/optimized/   the optimized variant (faster attention, slower decode)
+#   BUILD_DIR/demo/python/      samples/python/pipeline.py, the same pipeline through the
+#                               tally Python module (when it is built; skipped otherwise)
 #
 # It prints rank 0's console summary of each run, then the files written, and
 # ends by rendering HTML reports with `tally report`:
@@ -11,6 +13,7 @@
 #   BUILD_DIR/demo/report.html            the baseline run
 #   BUILD_DIR/demo/report-optimized.html  the optimized run
 #   BUILD_DIR/demo/report-dlrm.html       samples/traces/dlrm-8rank (a real 8-rank trace set)
+#   BUILD_DIR/demo/report-python.html     the Python sample's run
 # Usage: run-demo.sh BUILD_DIR   (from any directory)
 set -eu
 
@@ -39,6 +42,25 @@ for variant in baseline optimized; do
         "$prog" --variant "$variant" --steps 10 --slow-rank 3 --slow-factor 1.5 --seed 1
     echo
 done
+
+# The same pipeline in Python (samples/python/pipeline.py, the tally module), when the module
+# is built: CMake builds it into BUILD_DIR/python when Python's headers (python3-dev) are found.
+pydir=$build/python
+py_out=$build/demo/python
+rm -rf "$py_out"
+if ls "$pydir"/tally/_tally*.so >/dev/null 2>&1; then
+    python=$(cat "$pydir/interpreter.txt" 2>/dev/null || command -v python3)
+    echo "== python: samples/python/pipeline.py, 4 ranks, rank 3 slower by 1.5x, into $py_out"
+    PYTHONPATH=$pydir${PYTHONPATH:+:$PYTHONPATH} sh "$here/launch.sh" -n 4 -o "$py_out" \
+        --name pipeline-py -q -- "$python" "$here/../python/pipeline.py" --variant baseline \
+        --steps 10 --slow-rank 3 --slow-factor 1.5 --seed 1
+    cat "$py_out"/logs/rank*.log | grep '^rank ' || true
+    echo
+else
+    echo "== python: skipped: the tally module is not built in $pydir (install python3-dev and" \
+        "build again to run samples/python/pipeline.py)"
+    echo
+fi
 
 tally=$build/tools/tally
 if [ -x "$tally" ]; then
@@ -69,7 +91,13 @@ echo "== HTML reports (one self-contained file each: open it in a browser)"
     --title "tally demo: optimized, 4 ranks (rank 3 made 1.5x slower)"
 "$tally" report --quiet "$here/../traces/dlrm-8rank" -o "$build/demo/report-dlrm.html" \
     --title "DLRM, 8 ranks (samples/traces/dlrm-8rank)"
-for f in report.html report-optimized.html report-dlrm.html; do
+reports="report.html report-optimized.html report-dlrm.html"
+if [ -d "$py_out" ]; then
+    "$tally" report --quiet "$py_out" -o "$build/demo/report-python.html" \
+        --title "tally demo: the Python sample, 4 ranks (rank 3 made 1.5x slower)"
+    reports="$reports report-python.html"
+fi
+for f in $reports; do
     printf '%10s  %s\n' "$(wc -c <"$build/demo/$f" | tr -d ' ')" "$build/demo/$f"
 done
 
