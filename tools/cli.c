@@ -23,7 +23,7 @@
 
 /* Options of every subcommand, after the command's own in the help. */
 enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS, OPT_MAX_NAMES,
-       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE };
+       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE, OPT_INPUTS_FROM };
 static const struct {
     const char *name;
     int has_arg, val;
@@ -43,6 +43,9 @@ static const struct {
       "events read per trace; the rest skipped with a warning (default 100000000)" },
     { "max-input-size", required_argument, OPT_MAX_INPUT_SIZE, "B",
       "decompressed bytes read per input, K, M, G allowed (default 64G)" },
+    { "inputs-from", required_argument, OPT_INPUTS_FROM, "FILE",
+      "read the inputs listed in FILE, one path a line (- standard input; blank lines and # comments "
+      "skipped); @FILE as an input does the same" },
     { "help", no_argument, 'h', NULL, "this help" },
     { "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
@@ -58,6 +61,17 @@ struct tl_cli_seen {
     tl_file_id *ids;
     size_t n, cap;
     int lost; /* out of memory while recording: every output is refused */
+};
+
+/* The longest line of an input list: a longer one is no path (PATH_MAX), so
+ * the file is not a list (a trace given as @FILE by mistake). */
+#define TL_CLI_LIST_LINE_MAX 4096
+
+struct tl_cli_lists {
+    char **bufs; /* each list's text, split in place into its paths */
+    size_t nbufs, bufs_cap;
+    size_t inputs_cap, args_cap;
+    int stdin_list; /* a list was read from standard input */
 };
 
 static int default_jobs(void)
@@ -117,7 +131,8 @@ void tl_cli_help(FILE *f, const tl_cli_spec *spec)
         help_line(f, common[i].val < 0x100 ? common[i].val : 0, common[i].name, common[i].arg, common[i].help);
     fprintf(f, "\nAn option's value may follow it (-o FILE, --output FILE) or be joined to it\n"
                "(-oFILE, --output=FILE); short flags bundle (-qj4); `--` ends the options;\n"
-               "`-` as an input is standard input, as an output standard output.\n"
+               "`-` as an input is standard input, as an output standard output;\n"
+               "@FILE as an input reads the inputs listed in FILE (./@NAME is a file named @NAME).\n"
                "Exit codes: 0 ok, 1 a gate failed (--strict, regression, problems), 2 usage,\n"
                "3 no usable input, 4 an output could not be written, 5 out of memory.\n"
                "See tally(1).\n");
@@ -241,6 +256,127 @@ static int parse_amount(const tl_cli *cli, const char *opt, const char *v, uint6
     return 0;
 }
 
+/* ---- input lists (@FILE, --inputs-from FILE) ------------------------------ */
+
+/* Append one path to cli->inputs (kept NULL-terminated). 0 or -1. */
+static int add_input(tl_cli *cli, const char *path)
+{
+    if (tl_array_grow(&cli->inputs, (size_t)cli->ninputs + 1, &cli->lists->inputs_cap, sizeof *cli->inputs, 64) != 0)
+        return -1;
+    cli->inputs[cli->ninputs++] = path;
+    cli->inputs[cli->ninputs] = NULL;
+    return 0;
+}
+
+/* Start argument nargs at the next input. 0 or -1. */
+static int begin_arg(tl_cli *cli)
+{
+    if (tl_array_grow(&cli->arg_start, (size_t)cli->nargs + 1, &cli->lists->args_cap, sizeof *cli->arg_start, 8) != 0)
+        return -1;
+    cli->arg_start[cli->nargs++] = cli->ninputs;
+    cli->arg_start[cli->nargs] = cli->ninputs;
+    return 0;
+}
+
+/* The whole of f into a NUL-terminated buffer (*len bytes before the NUL). */
+static char *slurp(FILE *f, size_t *len)
+{
+    size_t n = 0, cap = 0;
+    char *buf = NULL;
+    for (;;) {
+        /* room for a 4 KiB read and the NUL */
+        if (tl_array_grow(&buf, n + 4096, &cap, 1, 8192) != 0) {
+            free(buf);
+            errno = ENOMEM;
+            return NULL;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+    }
+    if (ferror(f)) {
+        int err = errno;
+        free(buf);
+        errno = err ? err : EIO;
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Read the input list at name ("-": standard input) as one argument of the
+ * paths it lists: one a line, CR LF allowed, blank lines and lines whose
+ * first non-blank is '#' skipped. Paths are relative to the current
+ * directory, as on the command line. Returns -1 to go on, or the exit code
+ * after saying what is wrong: TL_EXIT_NO_INPUT for a list that cannot be
+ * read or lists nothing, TL_EXIT_USAGE for a file that is not a list. */
+static int read_list(tl_cli *cli, const char *name)
+{
+    struct tl_cli_lists *l = cli->lists;
+    int is_stdin = strcmp(name, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : name;
+    if (is_stdin && l->stdin_list) {
+        fprintf(stderr, "tally %s: standard input holds one input list only\n", cli->cmd);
+        return TL_EXIT_USAGE;
+    }
+    FILE *f = is_stdin ? stdin : fopen(name, "rb");
+    size_t len = 0;
+    char *buf = f != NULL ? slurp(f, &len) : NULL;
+    int err = errno;
+    if (f != NULL && !is_stdin)
+        fclose(f);
+    if (buf == NULL) {
+        if (err == ENOMEM)
+            return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
+        fprintf(stderr, "tally %s: %s: cannot read the input list: %s\n", cli->cmd, shown, strerror(err));
+        return TL_EXIT_NO_INPUT;
+    }
+    if (tl_array_grow(&l->bufs, l->nbufs, &l->bufs_cap, sizeof *l->bufs, 8) != 0) {
+        free(buf);
+        return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
+    }
+    l->bufs[l->nbufs++] = buf;
+    l->stdin_list |= is_stdin;
+    tl_cli_seen_path(cli, name); /* no output may replace the list either */
+    const char *nul = memchr(buf, '\0', len);
+    if (nul != NULL) {
+        fprintf(stderr, "tally %s: %s: not a list of paths (a NUL byte at offset %zu); one path a line\n", cli->cmd,
+                shown, (size_t)(nul - buf));
+        return TL_EXIT_USAGE;
+    }
+    if (begin_arg(cli) != 0)
+        return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
+    int first = cli->ninputs;
+    size_t lineno = 0;
+    for (char *p = buf; p < buf + len;) {
+        char *end = memchr(p, '\n', (size_t)(buf + len - p));
+        char *next = end != NULL ? end + 1 : buf + len;
+        if (end == NULL)
+            end = buf + len;
+        lineno++;
+        if (end > p && end[-1] == '\r')
+            end--;
+        *end = '\0';
+        if (end - p > TL_CLI_LIST_LINE_MAX) {
+            fprintf(stderr, "tally %s: %s:%zu: a line of more than %d bytes is no path: not a list of paths\n",
+                    cli->cmd, shown, lineno, TL_CLI_LIST_LINE_MAX);
+            return TL_EXIT_USAGE;
+        }
+        const char *q = p + strspn(p, " \t");
+        if (*q != '\0' && *q != '#' && add_input(cli, p) != 0)
+            return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
+        p = next;
+    }
+    if (cli->ninputs == first) {
+        fprintf(stderr, "tally %s: %s: lists no input (one path a line; blank lines and # comments are skipped)\n",
+                cli->cmd, shown);
+        return TL_EXIT_NO_INPUT;
+    }
+    return -1;
+}
+
 static int parse(tl_cli *cli, int argc, char **argv)
 {
     const tl_cli_spec *spec = cli->spec;
@@ -326,6 +462,12 @@ static int parse(tl_cli *cli, int argc, char **argv)
             if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->max_input_bytes) != 0)
                 return TL_EXIT_USAGE;
             continue;
+        case OPT_INPUTS_FROM: {
+            int rc = read_list(cli, optarg);
+            if (rc >= 0)
+                return rc;
+            continue;
+        }
         default: break;
         }
         const tl_cli_opt *o = NULL;
@@ -342,8 +484,22 @@ static int parse(tl_cli *cli, int argc, char **argv)
             *o->flag = 1;
     }
     /* GNU getopt moved the inputs to the end, in their order. */
-    for (int i = optind; i < argc; i++)
-        cli->inputs[cli->ninputs++] = argv[i];
+    for (int i = optind; i < argc; i++) {
+        int rc = argv[i][0] == '@' && argv[i][1] ? read_list(cli, argv[i] + 1)
+                 : begin_arg(cli) == 0 && add_input(cli, argv[i]) == 0 ? -1
+                                                                        : TL_EXIT_NOMEM;
+        if (rc >= 0)
+            return rc;
+    }
+    if (begin_arg(cli) != 0) /* arg_start[nargs]: the end of the last argument */
+        return TL_EXIT_NOMEM;
+    cli->nargs--;
+    if (cli->lists->stdin_list)
+        for (int i = 0; i < cli->ninputs; i++)
+            if (strcmp(cli->inputs[i], "-") == 0) {
+                fprintf(stderr, "tally %s: standard input is the input list; it cannot be an input too\n", cli->cmd);
+                return TL_EXIT_USAGE;
+            }
     return -1;
 }
 
@@ -355,9 +511,9 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
     cli->cmd = spec->name;
     cli->jobs = default_jobs();
     cli->progress = -1;
-    cli->inputs = calloc((size_t)argc + 1, sizeof *cli->inputs);
+    cli->lists = calloc(1, sizeof *cli->lists);
     cli->seen = calloc(1, sizeof *cli->seen);
-    if (cli->inputs == NULL || cli->seen == NULL) {
+    if (cli->lists == NULL || cli->seen == NULL) {
         tl_cli_release(cli);
         fprintf(stderr, "tally: out of memory\n");
         return TL_EXIT_NOMEM;
@@ -370,9 +526,10 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
             fprintf(stderr, "tally %s: needs at least %d inputs (%s)\n", cli->cmd, spec->min_inputs, spec->args);
         fprintf(stderr, "usage: tally %s [options] %s\nsee 'tally help %s'\n", spec->name, spec->args, spec->name);
         rc = TL_EXIT_USAGE;
-    } else if (rc < 0 && spec->max_inputs >= 0 && cli->ninputs > spec->max_inputs) {
+    } else if (rc < 0 && spec->max_inputs >= 0 && cli->nargs > spec->max_inputs) {
+        /* an input list is one input here (compare's side) */
         fprintf(stderr, "tally %s: takes %d input%s (%s), not %d\n", cli->cmd, spec->max_inputs,
-                spec->max_inputs == 1 ? "" : "s", spec->args, cli->ninputs);
+                spec->max_inputs == 1 ? "" : "s", spec->args, cli->nargs);
         rc = TL_EXIT_USAGE;
     }
     if (rc >= 0) {
@@ -392,10 +549,19 @@ void tl_cli_release(tl_cli *cli)
     }
     cli->nouts = 0;
     free(cli->inputs);
+    free(cli->arg_start);
+    if (cli->lists != NULL) {
+        for (size_t i = 0; i < cli->lists->nbufs; i++)
+            free(cli->lists->bufs[i]);
+        free(cli->lists->bufs);
+    }
+    free(cli->lists);
     if (cli->seen != NULL)
         free(cli->seen->ids);
     free(cli->seen);
     cli->inputs = NULL;
+    cli->arg_start = NULL;
+    cli->lists = NULL;
     cli->seen = NULL;
 }
 

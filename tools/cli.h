@@ -61,8 +61,16 @@ typedef struct tl_cli_spec {
 typedef struct tl_cli {
     const tl_cli_spec *spec;
     const char *cmd;
+    /* Every input path, in order: the command line's, with each input list
+     * (@FILE, --inputs-from FILE: one path a line) replaced by its paths. */
     const char **inputs;
     int ninputs;
+    /* The command's arguments: argument k is inputs[arg_start[k] ..
+     * arg_start[k + 1]); an input list is one argument (compare's side).
+     * --inputs-from lists come first, then the command line's in order. */
+    int nargs;
+    int *arg_start;
+    struct tl_cli_lists *lists; /* the input lists' text and the arrays' room */
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
     /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
     uint32_t max_names;                /* --max-names N */

@@ -8,7 +8,8 @@
  * INPUT` compares the first session of each rank of one input with its last.
  *
  * Each side is one argument: anything `tally report` reads (a directory, an
- * archive, a file) or a partial aggregate from `tally aggregate --partial`.
+ * archive, a file), a partial aggregate from `tally aggregate --partial`, or
+ * an input list (@FILE) of such paths.
  * With --fail-on-regression the exit code is the CI gate: 1 when a primary
  * row regressed, or changed beyond --max-untested-change where it could not
  * be tested (a stage's total: by --untested-floor of the run's time or
@@ -41,14 +42,17 @@ static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
     return TL_EXIT_OK;
 }
 
-/* One side (one argument) into a finished aggregate; release it either way. */
-static int load_side(const tl_cli *cli, const char *input, tl_aggregate *agg, size_t *warnings)
+/* One side (argument k: a path, or an input list's paths) into a finished
+ * aggregate; release it either way. */
+static int load_side(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings)
 {
-    if (tl_file_is_partial(input))
-        return load_partial(cli, input, agg);
+    const char **inputs = cli->inputs + cli->arg_start[k];
+    int n = cli->arg_start[k + 1] - cli->arg_start[k];
+    if (n == 1 && tl_file_is_partial(inputs[0]))
+        return load_partial(cli, inputs[0], agg);
     tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
-    one.inputs = &input;
-    one.ninputs = 1;
+    one.inputs = inputs;
+    one.ninputs = n;
     return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
 }
 
@@ -109,7 +113,7 @@ typedef struct compare_args {
 
 static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 {
-    if (cli->ninputs != (a->sessions ? 1 : 2)) {
+    if (cli->nargs != (a->sessions ? 1 : 2)) {
         fprintf(stderr, "tally compare: needs exactly %s\n",
                 a->sessions ? "one input with --sessions" : "two inputs, BASELINE and CANDIDATE");
         return -1;
@@ -193,9 +197,9 @@ int tl_cmd_compare(int argc, char **argv)
     cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    rc = load_side(&cli, cli.inputs[0], &base, &wb);
+    rc = load_side(&cli, 0, &base, &wb);
     /* --sessions: both sides are the one input, told apart by co.session. */
-    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, cli.inputs[1], &cand, &wc);
+    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, 1, &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {
