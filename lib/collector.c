@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 tl_global tl_g = {
@@ -175,7 +176,7 @@ int tally_init(const tally_config *cfg_in)
                             "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);
     }
     if (!tl_g.rank_explicit)
-        tl_rank_detect(&tl_g.rank);
+        tl_g.rank_rejected += (uint64_t)tl_rank_detect(&tl_g.rank);
     tl_g.pid = (int)getpid();
     atomic_store(&tl_g.events_budget, tl_g.trace ? tl_g.max_events : 0);
     atomic_store(&tl_g.steps, 0);
@@ -194,6 +195,7 @@ int tally_init(const tally_config *cfg_in)
         tl_g.atexit_registered = 1;
     }
     tl_set_state(TL_RUNNING);
+    tl_nvml_start(); /* NVML loads on its own thread, off the host's */
     if (tl_g.sample_ms > 0 && tl_sampler_start(tl_g.sample_ms) != 0)
         fprintf(stderr, "tally: could not start the sampler thread; going on without it\n");
     if (tl_g.signals && tl_signals_setup() != 0) {
@@ -561,12 +563,12 @@ void tl_merged_release(tl_merged *m)
 }
 
 /* An output failure is reported once per process, not at every flush. */
-static void report_io_error(const char *what)
+static void report_io_error(const char *what, const char *then)
 {
     if (tl_g.io_error_reported)
         return;
     tl_g.io_error_reported = 1;
-    fprintf(stderr, "tally: %s; the program goes on without them\n", what);
+    fprintf(stderr, "tally: %s; %s\n", what, then);
 }
 
 /* Open path and write one output into it; on failure it is aborted and the
@@ -601,6 +603,23 @@ static int anything_recorded(const tl_merged *m)
     return tl_g.nsnapshots > 0 || tl_g.ninstants > 0;
 }
 
+/* Are a and b one file: the same path, or existing files of one inode
+ * (TALLY_REPORT_PATH and TALLY_TRACE_PATH given the same file)? */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Write the trace (first: the report says whether it was written), then the
+ * report, and commit them together. A trace that cannot be written (a full
+ * disk, a size limit, the report's own path) does not cost the report: the
+ * report is committed alone and says the trace is lost (trace.lost), and a
+ * trace an earlier flush of this run wrote under our own name is removed
+ * (it no longer matches). A report that cannot be written costs its trace
+ * too: no trace without its report. */
 static int write_outputs(int final)
 {
     int rc = 0;
@@ -609,7 +628,7 @@ static int write_outputs(int final)
     pthread_mutex_lock(&tl_g.write_lock);
     if (tl_merged_build(&m) != 0) {
         report_io_error("out of memory while merging statistics; the report and the trace "
-                        "are lost");
+                        "are lost", "the program goes on without them");
         rc = TALLY_ENOMEM;
         goto out;
     }
@@ -619,52 +638,72 @@ static int write_outputs(int final)
     /* Static, like outs below: write_lock is held, and the reasons (up to
      * TL_OUTPUT_ERR_LEN each) are large for a host's stack. */
     static char prep[2 * TL_OUTPUT_ERR_LEN + 16], what[sizeof prep + 3300];
+    int report_ok = 0, trace_ok = 0;
     prep[0] = '\0';
+    tl_g.trace_lost[0] = '\0';
     if (tl_outpath_prepare(prep, sizeof prep) != 0) {
         /* no directory to write into: nothing was opened */
         tl_output_paths(report, sizeof report, trace, sizeof trace);
         rc = TALLY_EIO;
     } else {
         tl_output_paths(report, sizeof report, trace, sizeof trace);
-        /* The report and its trace are committed together: both new or both old.
-         * Static: write_lock is held, and these are large for a host's stack. */
         static tl_output outs[2];
         tl_output *done[2];
         size_t n = 0;
         memset(outs, 0, sizeof outs);
         int own_trace = !tl_g.trace_path[0] || tl_g.is_fork_child, own_report = !tl_g.report_path[0] || tl_g.is_fork_child;
-        if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, own_trace, tl_trace_write, &m) != 0)
-            rc = TALLY_EIO;
+        if (tl_g.trace && same_file(report, trace))
+            snprintf(tl_g.trace_lost, sizeof tl_g.trace_lost, "%s: the trace's path is the report's too",
+                     trace);
+        else if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, own_trace, tl_trace_write, &m) != 0)
+            snprintf(tl_g.trace_lost, sizeof tl_g.trace_lost, "%s", outs[0].err);
         else if (tl_g.trace)
-            done[n++] = &outs[0];
-        if (write_one(&outs[1], report, 0, own_report, tl_report_write, &m) != 0)
-            rc = TALLY_EIO;
-        else
-            done[n++] = &outs[1];
-        if (rc != 0) {
-            for (size_t i = 0; i < n; i++)
-                tl_output_abort(done[i]);
-        } else if (tl_output_commit_all(done, n) != 0) {
-            rc = TALLY_EIO;
+            trace_ok = 1;
+        if (write_one(&outs[1], report, 0, own_report, tl_report_write, &m) == 0)
+            report_ok = 1;
+        if (trace_ok && !report_ok) {
+            tl_output_abort(&outs[0]);
+            trace_ok = 0;
         }
+        if (trace_ok)
+            done[n++] = &outs[0];
+        if (report_ok)
+            done[n++] = &outs[1];
+        if (n > 0 && tl_output_commit_all(done, n) != 0)
+            report_ok = trace_ok = 0; /* all old or all new */
+        if (report_ok && tl_g.trace_lost[0] && own_trace)
+            unlink(trace); /* an earlier flush's trace; never the report (same_file) */
+        if (!report_ok || (tl_g.trace && !trace_ok))
+            rc = TALLY_EIO;
+        const char *reserved = tl_outpath_reserved();
+        tl_outpath_written(strcmp(reserved, report) == 0 ? report_ok
+                           : strcmp(reserved, trace) == 0 ? trace_ok : 1,
+                           report_ok && (trace_ok || !tl_g.trace));
         /* the reasons: the trace's and the report's, each once */
-        for (int i = 0; i < 2 && rc != 0; i++)
-            if (outs[i].failed && outs[i].err[0] &&
-                !(i == 1 && outs[0].failed && strcmp(outs[0].err, outs[1].err) == 0)) {
+        for (int i = 0; i < 2 && rc != 0; i++) {
+            const char *why = i == 0 ? tl_g.trace_lost : outs[1].failed ? outs[1].err : "";
+            if (i == 0 && !why[0] && outs[0].failed)
+                why = outs[0].err;
+            if (why[0] && !(i == 1 && strcmp(why, tl_g.trace_lost) == 0)) {
                 size_t used = strlen(prep);
-                snprintf(prep + used, sizeof prep - used, "%s%s", used ? "; " : "", outs[i].err);
+                snprintf(prep + used, sizeof prep - used, "%s%s", used ? "; " : "", why);
             }
+        }
     }
-    if (rc != 0) {
+    if (rc != 0 && report_ok) {
+        snprintf(what, sizeof what, "%s; lost: the trace %s (the report %s was written without it)",
+                 prep[0] ? prep : "write failed", trace, report);
+        report_io_error(what, "the program goes on");
+    } else if (rc != 0) {
         /* Say which outputs are lost: committed together, a failure of
-         * either loses both (the previous versions, if any, are kept). */
+         * the report loses both (the previous versions, if any, are kept). */
         if (tl_g.trace)
             snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s",
                      prep[0] ? prep : "write failed", report, trace);
         else
             snprintf(what, sizeof what, "%s; lost: the report %s", prep[0] ? prep : "write failed",
                      report);
-        report_io_error(what);
+        report_io_error(what, "the program goes on without them");
     }
     if (final && tl_g.summary)
         tl_summary_print(stderr, &m);
@@ -682,14 +721,37 @@ int tally_flush(void)
     return write_outputs(0);
 }
 
+/* The final write. A signal that arrives meanwhile is held and delivered
+ * after it (signals.c); a second caller waits for the first one's write, so
+ * a host thread that exits while the signal writer writes does not end the
+ * process under it. Then nothing of libtally is left running: the program's
+ * signal dispositions are back, and the writer, sampler and NVML threads are
+ * stopped (what dlclose() of libtally needs; it runs this through atexit). */
 int tally_shutdown(void)
 {
     int expected = TL_RUNNING;
-    if (!atomic_compare_exchange_strong(&tl_g.state, &expected, TL_OFF))
+    tl_signals_hold();
+    if (!atomic_compare_exchange_strong(&tl_g.state, &expected, TL_OFF)) {
+        if (expected == TL_OFF) {
+            pthread_mutex_lock(&tl_g.write_lock);
+            pthread_mutex_unlock(&tl_g.write_lock);
+        }
+        tl_signals_release();
         return 0;
+    }
     __atomic_store_n(&tally__gate, TL_OFF, __ATOMIC_RELAXED);
     tl_sampler_stop();
     int rc = write_outputs(1);
     tl_nvml_close();
+    if (tl_g.signals)
+        tl_signals_teardown();
+    tl_signals_release();
     return rc;
+}
+
+/* dlclose() of libtally, after its atexit handler (tally_shutdown) ran: a
+ * thread that recorded and ends later must not call into unmapped code. */
+__attribute__((destructor)) static void tl_unload(void)
+{
+    tl_thread_unload();
 }

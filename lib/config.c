@@ -190,6 +190,10 @@ int tl_schedule_records(const tl_schedule *s, long step)
     return (int64_t)step % cycle >= quiet;
 }
 
+/* 1 with *out set when var holds an integer in [0, INT_MAX]; 0 when it is
+ * unset or empty; -1 when it holds something else ("-1", "abc", a number
+ * beyond INT_MAX), which is said on stderr: a launcher variable that cannot be
+ * a rank is never silently read as rank 0. */
 static int env_int(const char *var, int *out)
 {
     const char *v = getenv(var);
@@ -197,16 +201,21 @@ static int env_int(const char *var, int *out)
         return 0;
     char *end;
     errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || *end != '\0' || x < 0 || x > INT_MAX)
-        return 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || *end != '\0' || x < 0 || x > INT_MAX || !(*v >= '0' && *v <= '9')) {
+        fprintf(stderr, "tally: ignoring %s=%.64s: expected an integer from 0 to %d\n", var, v,
+                INT_MAX);
+        return -1;
+    }
     *out = (int)x;
     return 1;
 }
 
 /* Launchers in the order of the issue: torchrun, Open MPI, PMIx, PMI (MPICH,
- * Intel MPI), MVAPICH2, Slurm. */
-void tl_rank_detect(tl_rank_info *out)
+ * Intel MPI), MVAPICH2, Slurm. A rank variable that is set but not a rank is
+ * said on stderr, counted (the return value, added to problems.rank_rejected)
+ * and skipped: the next launcher's variable, else the default, is used. */
+int tl_rank_detect(tl_rank_info *out)
 {
     static const struct { const char *rank, *size; } vars[] = {
         { "RANK", "WORLD_SIZE" },
@@ -216,19 +225,27 @@ void tl_rank_detect(tl_rank_info *out)
         { "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE" },
         { "SLURM_PROCID", "SLURM_NTASKS" },
     };
+    int rejected = 0;
     out->rank = 0;
     out->world_size = 1;
     snprintf(out->source, sizeof out->source, "default");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         int r;
-        if (!env_int(vars[i].rank, &r))
+        int got = env_int(vars[i].rank, &r);
+        if (got < 0)
+            rejected++;
+        if (got <= 0)
             continue;
         out->rank = r;
         int w = 0;
-        if (!env_int(vars[i].size, &w) || w <= r)
+        got = env_int(vars[i].size, &w);
+        if (got < 0)
+            rejected++;
+        if (got <= 0 || w <= r)
             w = 0; /* unknown */
         out->world_size = w;
         snprintf(out->source, sizeof out->source, "%s", vars[i].rank);
-        return;
+        return rejected;
     }
+    return rejected;
 }

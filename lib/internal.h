@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "output.h" /* TL_OUTPUT_ERR_LEN */
 
 #define TL_LIKELY(x) __builtin_expect(!!(x), 1)
 /* Fields that their owner thread writes on the hot path and a flush reads
@@ -82,7 +83,8 @@ typedef struct tl_rank_info {
     char source[40]; /* the variable used, "tally_set_rank" or "default" */
 } tl_rank_info;
 
-void tl_rank_detect(tl_rank_info *out);
+/* The number of launcher variables refused (said on stderr). */
+int tl_rank_detect(tl_rank_info *out);
 
 /* ---- intern.c: the global name table ------------------------------------ */
 
@@ -170,6 +172,7 @@ typedef struct tl_thread {
 } tl_thread;
 
 tl_thread *tl_thread_self_slow(void);
+void tl_thread_unload(void); /* forget the retire key (dlclose) */
 extern __thread tl_thread *tl_self_ptr;
 static inline tl_thread *tl_thread_self(void)
 {
@@ -212,12 +215,12 @@ typedef struct tl_reading {
 typedef struct tl_gpu_reading {
     int index;
     char name[64];
-    double mem_used, mem_total;      /* bytes */
+    double mem_used, mem_total;      /* bytes, when has_mem */
     double util_gpu, util_mem;       /* % */
     double temperature_c, power_w;
     double power_limit_w;            /* NVML's enforced power limit */
     unsigned long long throttle;     /* NVML's clocks event (throttle) reasons, a bit mask */
-    int has_util, has_temp, has_power, has_limit, has_throttle;
+    int has_mem, has_util, has_temp, has_power, has_limit, has_throttle;
 } tl_gpu_reading;
 
 typedef struct tl_mem_reading {
@@ -233,9 +236,18 @@ double tl_memory_rss(void);
 double tl_memory_peak_rss(void);
 void tl_memory_system(double *total, double *available);
 
-int tl_nvml_open(const char *path); /* 0 when NVML answered; idempotent */
-int tl_nvml_read(tl_gpu_reading *out, int max); /* number of devices read */
-const char *tl_nvml_status(void);   /* "absent", "loaded", "init failed: ..." */
+/* NVML runs on a worker thread of its own (nvml.c): a reader waits at most
+ * TL_NVML_WAIT_MS for a fresh reading, else takes the last one; a call that
+ * has not returned after TL_NVML_DEADLINE_MS abandons NVML for good. */
+#define TL_NVML_WAIT_MS 200
+#define TL_NVML_DEADLINE_MS 500
+#define TL_NVML_MAX_TEMP_C 200u     /* hotter is not a reading */
+#define TL_NVML_MAX_POWER_W 10000.0 /* more power (or limit) is not a reading */
+void tl_nvml_start(void);           /* start the worker (loads NVML); idempotent */
+int tl_nvml_read(tl_gpu_reading *out, int max); /* devices in the reading; never blocks long */
+/* "absent", "loaded PATH", "nvmlInit failed (N)", "abandoned: ...", ... */
+void tl_nvml_status(char *buf, size_t len);
+uint64_t tl_nvml_rejected(void);    /* values left out as impossible */
 void tl_nvml_close(void);
 void tl_nvml_atfork_child(void);
 
@@ -267,6 +279,13 @@ size_t tl_sampler_points(tl_sample_point **out, uint64_t *dropped);
 /* Start the writer thread and install the SIGINT/SIGTERM/SIGHUP handlers. */
 int tl_signals_setup(void);
 void tl_signals_atfork_child(void);
+/* tally_shutdown() brackets its write with these: a SIGINT/SIGTERM/SIGHUP
+ * that arrives in between is held, and release() delivers it (after
+ * teardown restored the program's dispositions). Async-signal-safe state. */
+void tl_signals_hold(void);
+void tl_signals_release(void);
+/* Restore the dispositions of before tally_init() and stop the writer thread. */
+void tl_signals_teardown(void);
 
 /* ---- the global state (collector.c) ------------------------------------ */
 
@@ -335,6 +354,9 @@ typedef struct tl_global {
     tl_provider providers[TL_MAX_PROVIDERS]; int nproviders;
 
     int io_error_reported;
+    /* Why the trace of the write in progress is not written ("" when it is):
+     * the report says so (trace.lost). Under write_lock. */
+    char trace_lost[TL_OUTPUT_ERR_LEN + 128];
     int atexit_registered;
     atomic_int signal_writing;  /* the signal writer is writing (tl_thread_lock_for_write) */
 } tl_global;
@@ -376,7 +398,7 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
 
 #define TL_OUTPATH_MAX 1400        /* longest stem ({dir}/{name}-rank{N}.{pid}-{time}) */
 #define TL_OUTPATH_DIR_MODE 0755   /* directories made for TALLY_OUTPUT_DIR (less umask) */
-#define TL_OUTPATH_MAX_TRIES 1000  /* "-2" ... "-1000" after a taken stem; then overwrite */
+#define TL_OUTPATH_MAX_TRIES 100   /* random parts tried after a taken stem; then overwrite */
 
 /* Make the output directory if needed and choose the run's stem (once; again
  * after a rank change). 0, or -1 with the reason in err. Under write_lock. */
@@ -385,6 +407,12 @@ int tl_outpath_prepare(char *err, size_t errlen);
 int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen);
 /* Forget the stem (a fork child chooses its own). */
 void tl_outpath_forget(void);
+/* After a write: reserved_ok says whether the file that reserved the stem
+ * (tl_outpath_reserved(), "" when none is pending) was written; if not, the
+ * empty placeholder is removed. all_ok: every output was written, so the
+ * files of a stem given up for a new rank can go. Under write_lock. */
+void tl_outpath_written(int reserved_ok, int all_ok);
+const char *tl_outpath_reserved(void);
 /* Paths of the outputs: the exact paths if configured, else the run's stem. */
 void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen);
 

@@ -74,8 +74,7 @@ void tl_memory_read(tl_mem_reading *out, int with_providers)
     if (out->peak_rss < out->rss)
         out->peak_rss = out->rss;
     tl_memory_system(&out->sys_total, &out->sys_available);
-    if (tl_nvml_open(NULL) == 0)
-        out->ngpus = tl_nvml_read(out->gpus, TL_MAX_GPUS);
+    out->ngpus = tl_nvml_read(out->gpus, TL_MAX_GPUS); /* waits TL_NVML_WAIT_MS at most */
     if (!with_providers)
         return;
     /* Copy the table so a provider runs without the lock held. */

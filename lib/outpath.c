@@ -9,13 +9,25 @@
  *   {dir}/{name}-rank{N}.{pid}-{YYYYmmddTHHMMSSZ}.report.json
  *   {dir}/{name}-rank{N}.{pid}-{YYYYmmddTHHMMSSZ}.trace.json.gz
  *
- * and when files of that stem exist already (a pid reused within the same
- * second, as in containers where every job is pid 1), "-2", "-3", ... is
- * appended. The stem is chosen at the first write and kept, so a flush and
- * the final write of one run go to the same files; it is chosen again only
- * when the rank changed in between. tally pairs a report with its trace by
- * this common stem. Exact paths (TALLY_REPORT_PATH, TALLY_TRACE_PATH) are
- * used as given.
+ * and the stem is reserved atomically: the first of its files this process
+ * writes (the report, or the trace when the report has an exact path) is
+ * created empty with O_CREAT|O_EXCL, so two processes can never both take it,
+ * and the write then renames the complete file over that placeholder. When
+ * the name is taken (a pid reused within the same second, as in containers
+ * where every job is pid 1), a random part is appended, "-3fa09c1e", so
+ * processes with the same pid in the same second, even on several hosts
+ * sharing one directory, get stems of their own. The stem is chosen at the
+ * first write and kept, so a flush and the final write of one run go to the
+ * same files; it is chosen again only when the rank changed in between, and
+ * then the files the earlier flush wrote under the old rank are removed once
+ * the new ones are written (tl_outpath_written). A placeholder whose write
+ * failed is removed, never left as an empty report. tally pairs a report
+ * with its trace by this common stem. Exact paths (TALLY_REPORT_PATH,
+ * TALLY_TRACE_PATH) are used as given.
+ *
+ * Test seam: TALLY__TEST_STEM_PID and TALLY__TEST_STEM_TIME replace the pid
+ * and the time in the stem (the tests' stand-in for many pid-1 containers
+ * started in one second); nothing else reads them.
  *
  * Everything here runs under tl_g.write_lock.
  */
@@ -23,16 +35,26 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+#define TL_OUTPATH_SUFFIX_MAX 32 /* ".report.json", ".trace.json.gz" */
 
 static struct {
     int set;
     int rank;
     int pid;
     char stem[TL_OUTPATH_MAX];
+    /* the empty placeholder that reserves the stem, until a write fills it */
+    char reserved[TL_OUTPATH_MAX + TL_OUTPATH_SUFFIX_MAX];
+    /* a stem given up for a new rank: its files go once the new ones exist */
+    char stale[TL_OUTPATH_MAX];
 } st;
 
 int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen)
@@ -69,12 +91,17 @@ int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen)
     return 0;
 }
 
-static int taken(const char *stem)
+static const char *const suffixes[] = { ".report.json", ".trace.json", ".trace.json.gz" };
+#define NSUFFIXES (sizeof suffixes / sizeof suffixes[0])
+
+/* Does a file of stem exist under any of the suffixes but `except`? */
+static int taken(const char *stem, const char *except)
 {
-    static const char *const suffixes[] = { ".report.json", ".trace.json", ".trace.json.gz" };
-    char path[TL_OUTPATH_MAX + 32];
+    char path[TL_OUTPATH_MAX + TL_OUTPATH_SUFFIX_MAX];
     struct stat sb;
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+    for (size_t i = 0; i < NSUFFIXES; i++) {
+        if (except != NULL && strcmp(suffixes[i], except) == 0)
+            continue;
         snprintf(path, sizeof path, "%s%s", stem, suffixes[i]);
         if (lstat(path, &sb) == 0)
             return 1;
@@ -82,36 +109,123 @@ static int taken(const char *stem)
     return 0;
 }
 
-/* The stem without the "-2", "-3", ... of a taken name. */
-static void base_stem(char *base, size_t len)
+/* A test seam's value: digits only (pid) or digits, 'T' and 'Z' (time). */
+static const char *seam(const char *var, const char *allowed)
 {
-    char when[32] = "";
-    time_t secs = (time_t)(tl_g.start_realtime_ns / 1000000000);
-    struct tm tm;
-    if (gmtime_r(&secs, &tm) != NULL)
-        strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &tm);
-    snprintf(base, len, "%s/%s-rank%d.%d-%s", tl_g.output_dir, tl_g.name, tl_g.rank.rank, tl_g.pid,
-             when);
+    const char *v = getenv(var);
+    if (v == NULL || *v == '\0' || strlen(v) > 24 || strspn(v, allowed) != strlen(v))
+        return NULL;
+    return v;
 }
 
-/* Choose the stem of this run (see the file comment). */
+/* The stem without the random part of a taken name. */
+static void base_stem(char *base, size_t len)
+{
+    char when[32] = "", pid[32];
+    const char *forced_time = seam("TALLY__TEST_STEM_TIME", "0123456789TZ");
+    const char *forced_pid = seam("TALLY__TEST_STEM_PID", "0123456789");
+    time_t secs = (time_t)(tl_g.start_realtime_ns / 1000000000);
+    struct tm tm;
+    if (forced_time != NULL)
+        snprintf(when, sizeof when, "%s", forced_time);
+    else if (gmtime_r(&secs, &tm) != NULL)
+        strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &tm);
+    if (forced_pid != NULL)
+        snprintf(pid, sizeof pid, "%s", forced_pid);
+    else
+        snprintf(pid, sizeof pid, "%d", tl_g.pid);
+    snprintf(base, len, "%s/%s-rank%d.%s-%s", tl_g.output_dir, tl_g.name, tl_g.rank.rank, pid, when);
+}
+
+/* 32 random bits for a taken stem: getrandom, else what tells this process
+ * apart from its twins (host name, pid, the clock's nanoseconds). */
+static unsigned random_part(unsigned attempt)
+{
+    unsigned r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) == (ssize_t)sizeof r)
+        return r;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = host; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    h ^= tl_clock_ns_monotonic() + ((uint64_t)getpid() << 32) + attempt;
+    h *= 0x9e3779b97f4a7c15ull;
+    return (unsigned)(h >> 32);
+}
+
+/* Reserve stem: create stem+suffix empty with O_EXCL. 1 reserved, 0 taken
+ * (by a file of any suffix), -1 another error (errno; the write will say it). */
+static int reserve(const char *stem, const char *suffix)
+{
+    char path[sizeof st.reserved];
+    snprintf(path, sizeof path, "%s%s", stem, suffix);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errno == EEXIST ? 0 : -1;
+    close(fd);
+    if (taken(stem, suffix)) { /* a trace of that stem without its report */
+        unlink(path);
+        return 0;
+    }
+    snprintf(st.reserved, sizeof st.reserved, "%s", path);
+    return 1;
+}
+
+/* Choose and reserve the stem of this run (see the file comment). */
 static void choose_stem(void)
 {
     char base[TL_OUTPATH_MAX];
+    /* the file that reserves the stem: the report, unless it has an exact path */
+    const char *suffix = tl_g.report_path[0] && !tl_g.is_fork_child ? (tl_g.trace_gzip ? ".trace.json.gz" : ".trace.json")
+                                                                     : ".report.json";
     base_stem(base, sizeof base);
     snprintf(st.stem, sizeof st.stem, "%s", base);
-    int k;
-    for (k = 2; k <= TL_OUTPATH_MAX_TRIES && taken(st.stem); k++)
-        snprintf(st.stem, sizeof st.stem, "%.*s-%d", (int)sizeof base - 16, base, k);
-    if (k > TL_OUTPATH_MAX_TRIES && taken(st.stem))
-        fprintf(stderr, "tally: %d runs are named %s already (TL_OUTPATH_MAX_TRIES); the last "
-                        "one is overwritten\n", TL_OUTPATH_MAX_TRIES, base);
+    st.reserved[0] = '\0';
+    int k, got = 0;
+    for (k = 1; k <= TL_OUTPATH_MAX_TRIES && (got = reserve(st.stem, suffix)) == 0; k++)
+        snprintf(st.stem, sizeof st.stem, "%.*s-%08x", (int)sizeof base - 16, base,
+                 random_part((unsigned)k));
+    if (got == 0)
+        fprintf(stderr, "tally: %d names of runs named %s were taken (TL_OUTPATH_MAX_TRIES); the "
+                        "last one is overwritten\n", TL_OUTPATH_MAX_TRIES, base);
     st.set = 1;
     st.rank = tl_g.rank.rank;
     st.pid = tl_g.pid;
 }
 
-void tl_outpath_forget(void) { st.set = 0; }
+/* The parent's placeholder and old files are the parent's business. */
+void tl_outpath_forget(void)
+{
+    st.set = 0;
+    st.reserved[0] = '\0';
+    st.stale[0] = '\0';
+}
+
+static void remove_stem_files(const char *stem)
+{
+    char path[TL_OUTPATH_MAX + TL_OUTPATH_SUFFIX_MAX];
+    for (size_t i = 0; i < NSUFFIXES; i++) {
+        snprintf(path, sizeof path, "%s%s", stem, suffixes[i]);
+        unlink(path);
+    }
+}
+
+void tl_outpath_written(int reserved_ok, int all_ok)
+{
+    if (st.reserved[0] && !reserved_ok) {
+        /* never leave an empty report: the next write reserves afresh */
+        unlink(st.reserved);
+        st.set = 0;
+    }
+    st.reserved[0] = '\0';
+    if (st.stale[0] && all_ok) {
+        remove_stem_files(st.stale);
+        st.stale[0] = '\0';
+    }
+}
+
+const char *tl_outpath_reserved(void) { return st.reserved; }
 
 int tl_outpath_prepare(char *err, size_t errlen)
 {
@@ -129,8 +243,13 @@ int tl_outpath_prepare(char *err, size_t errlen)
         }
         return -1;
     }
-    if (!st.set || st.rank != tl_g.rank.rank || st.pid != tl_g.pid)
+    if (!st.set || st.rank != tl_g.rank.rank || st.pid != tl_g.pid) {
+        /* the files an earlier flush wrote under another rank, to remove
+         * once this write has replaced them (a flush before tally_set_rank) */
+        if (st.set && st.pid == tl_g.pid && st.rank != tl_g.rank.rank && !st.stale[0] && taken(st.stem, NULL))
+            snprintf(st.stale, sizeof st.stale, "%s", st.stem);
         choose_stem();
+    }
     return 0;
 }
 

@@ -104,8 +104,17 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name)
     tl_json_kv_int(j, "index", g->index);
     if (with_name)
         tl_json_kv_string(j, "name", g->name);
-    tl_json_kv_double(j, "used_bytes", g->mem_used);
-    tl_json_kv_double(j, "total_bytes", g->mem_total);
+    /* null: NVML's memory figures were impossible (used > total) */
+    tl_json_key(j, "used_bytes");
+    if (g->has_mem)
+        tl_json_double(j, g->mem_used);
+    else
+        tl_json_null(j);
+    tl_json_key(j, "total_bytes");
+    if (g->has_mem)
+        tl_json_double(j, g->mem_total);
+    else
+        tl_json_null(j);
     if (g->has_util) {
         tl_json_kv_double(j, "utilization_pct", g->util_gpu);
         tl_json_kv_double(j, "memory_utilization_pct", g->util_mem);
@@ -198,7 +207,15 @@ static void write_sampler(tl_json *j, const tl_merged *m)
     free(pts);
 }
 
-static void write_system(tl_json *j)
+/* The GPUs of the report's system block, read before tl_g.lock is taken:
+ * NVML may take up to TL_NVML_WAIT_MS, and recording threads need the lock. */
+typedef struct system_gpus {
+    tl_gpu_reading gpus[TL_MAX_GPUS];
+    int n;
+    char status[256];
+} system_gpus;
+
+static void write_system(tl_json *j, const system_gpus *sg)
 {
     char host[256] = "";
     struct utsname u;
@@ -214,13 +231,11 @@ static void write_system(tl_json *j)
     }
     tl_json_kv_int(j, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
     tl_json_kv_double(j, "memory_bytes", total);
-    tl_json_kv_string(j, "nvml", tl_nvml_status());
+    tl_json_kv_string(j, "nvml", sg->status);
     tl_json_key(j, "gpus");
     tl_json_array_begin(j);
-    tl_gpu_reading gpus[TL_MAX_GPUS];
-    int n = tl_nvml_open(NULL) == 0 ? tl_nvml_read(gpus, TL_MAX_GPUS) : 0;
-    for (int i = 0; i < n; i++)
-        tl_write_gpu(j, &gpus[i], 1);
+    for (int i = 0; i < sg->n; i++)
+        tl_write_gpu(j, &sg->gpus[i], 1);
     tl_json_array_end(j);
     tl_json_object_end(j);
 }
@@ -228,7 +243,10 @@ static void write_system(tl_json *j)
 int tl_report_write(tl_json *j, const tl_merged *m)
 {
     char report_path[1600], trace_path[1600];
+    static system_gpus sys; /* large; write_lock is held */
     tl_output_paths(report_path, sizeof report_path, trace_path, sizeof trace_path);
+    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS); /* first: the status says how it went */
+    tl_nvml_status(sys.status, sizeof sys.status);
     pthread_mutex_lock(&tl_g.lock);
     tl_json_object_begin(j);
     tl_json_kv_string(j, "format", "tally-report");
@@ -310,10 +328,12 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_object_begin(j);
     tl_json_kv_bool(j, "enabled", tl_g.trace);
     tl_json_key(j, "path");
-    if (tl_g.trace)
+    if (tl_g.trace && !tl_g.trace_lost[0])
         tl_json_string(j, trace_path);
     else
         tl_json_null(j);
+    if (tl_g.trace && tl_g.trace_lost[0])
+        tl_json_kv_string(j, "lost", tl_g.trace_lost); /* the report is written without it */
     tl_json_kv_uint(j, "events_recorded", m->events);
     tl_json_kv_uint(j, "events_dropped", m->dropped);
     tl_json_kv_int(j, "max_events", tl_g.max_events);
@@ -327,11 +347,12 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_kv_uint(j, "depth_overflow", m->depth_overflowed);
     tl_json_kv_uint(j, "rank_rejected", tl_g.rank_rejected);
     tl_json_kv_uint(j, "threads_skipped", m->threads_skipped);
+    tl_json_kv_uint(j, "nvml_values_rejected", tl_nvml_rejected());
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "threads", m->nthreads);
     tl_json_key(j, "system");
-    write_system(j);
+    write_system(j, &sys);
     tl_json_object_end(j);
     pthread_mutex_unlock(&tl_g.lock);
     tl_json_write(j, "\n", 1);

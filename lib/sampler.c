@@ -63,8 +63,7 @@ static void record(double cpu_pct)
     double total;
     tl_memory_system(&total, &p.sys_available);
     p.load1 = load1();
-    if (tl_nvml_open(NULL) == 0)
-        p.ngpus = tl_nvml_read(p.gpus, TL_MAX_GPUS);
+    p.ngpus = tl_nvml_read(p.gpus, TL_MAX_GPUS); /* waits TL_NVML_WAIT_MS at most */
     pthread_mutex_lock(&sp.lock);
     if (sp.n >= TL_MAX_SAMPLER_POINTS) {
         sp.dropped++;

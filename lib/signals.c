@@ -17,6 +17,16 @@
  * lock or its own buffer's flag) would wait for a writer that waits for it:
  * the timeout bounds that case, and the program then ends as it would have,
  * without the outputs.
+ *
+ * A signal that arrives while tally_shutdown() writes (the exit-time write of
+ * a large trace takes seconds, and torchrun and Slurm send SIGTERM exactly
+ * then) is held: the handler notes it and returns, the write goes on to its
+ * end, and tally_shutdown() then restores the program's dispositions and
+ * delivers the held signal (tl_signals_hold/tl_signals_release). Waiting in
+ * the handler instead could deadlock: it may run on the very thread that
+ * writes. tl_signals_teardown() restores the dispositions and stops the
+ * writer thread, so nothing of libtally is left to run on a signal after
+ * tally_shutdown() (or dlclose(), which runs it).
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -27,6 +37,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const int handled[] = { SIGINT, SIGTERM, SIGHUP };
@@ -37,7 +48,11 @@ static struct {
     struct sigaction old[NHANDLED]; /* what the program had before tally_init */
     int wake[2], done[2];           /* handler -> writer, writer -> handler */
     pid_t writer_pid;               /* the process whose writer thread owns the pipes */
+    pthread_t writer;               /* joined by tl_signals_teardown */
     atomic_int busy;                /* a handler is waiting for the writer */
+    atomic_int holding;             /* tally_shutdown() writes: signals are held */
+    atomic_int held;                /* the signal held meanwhile, or 0 */
+    atomic_int writer_exits;        /* the writer leaves after its answer */
 } sg = { .wake = { -1, -1 }, .done = { -1, -1 } };
 
 static int slot_of(int sig)
@@ -75,6 +90,10 @@ static void *writer_main(void *arg)
         atomic_store(&tl_g.signal_writing, 0);
         while (write(sg.done[1], &sig, 1) < 0 && errno == EINTR)
             ;
+        /* tally_shutdown() ran here (teardown on this thread): the program
+         * is about to end of the signal; the pipes stay for the handler. */
+        if (atomic_load(&sg.writer_exits))
+            return NULL;
     }
 }
 
@@ -94,7 +113,8 @@ static int start_writer(void)
     pthread_sigmask(SIG_SETMASK, &prev, NULL);
     if (rc != 0)
         goto fail_done;
-    pthread_detach(th);
+    sg.writer = th;
+    atomic_store(&sg.writer_exits, 0);
     sg.writer_pid = getpid();
     return 0;
 fail_done:
@@ -147,6 +167,16 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
     int i = slot_of(sig);
     if (i < 0)
         return;
+    if (atomic_load(&sg.holding) > 0) {
+        /* tally_shutdown() is writing: it delivers the signal when done
+         * (see the file comment), unless it finished in between and did
+         * not take it, which the exchange decides. */
+        atomic_store(&sg.held, sig);
+        if (atomic_load(&sg.holding) > 0 || atomic_exchange(&sg.held, 0) == 0) {
+            errno = saved_errno;
+            return;
+        }
+    }
     write_outputs_from_handler(sig);
     const struct sigaction *old = &sg.old[i];
     if (is_default(old)) {
@@ -194,6 +224,47 @@ int tl_signals_setup(void)
     return 0;
 }
 
+void tl_signals_hold(void) { atomic_fetch_add(&sg.holding, 1); }
+
+void tl_signals_release(void)
+{
+    atomic_fetch_sub(&sg.holding, 1);
+    int sig = atomic_exchange(&sg.held, 0);
+    /* The dispositions are the program's again (teardown): the signal ends
+     * the program, or calls its handler, as if libtally were not there. */
+    if (sig != 0)
+        kill(getpid(), sig);
+}
+
+void tl_signals_teardown(void)
+{
+    for (size_t i = 0; i < NHANDLED; i++) {
+        if (sg.installed[i] && sigaction(handled[i], &sg.old[i], NULL) == 0)
+            sg.installed[i] = 0;
+    }
+    if (sg.wake[1] < 0 || getpid() != sg.writer_pid)
+        return;
+    if (pthread_equal(pthread_self(), sg.writer)) {
+        /* called by the writer itself (the signal's final write) */
+        atomic_store(&sg.writer_exits, 1);
+        pthread_detach(sg.writer);
+        return;
+    }
+    /* The writer sees the end of its pipe and returns. */
+    close(sg.wake[1]);
+    pthread_join(sg.writer, NULL);
+    /* A handler that was still waiting for an answer (it had the answer
+     * before the writer returned) leaves before its pipe is closed. */
+    for (int spins = 0; atomic_load(&sg.busy) && spins < 1000; spins++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+    close(sg.wake[0]);
+    close(sg.done[0]);
+    close(sg.done[1]);
+    sg.wake[0] = sg.wake[1] = sg.done[0] = sg.done[1] = -1;
+}
+
 /* In a fork child the writer thread does not exist and the pipes are shared
  * with the parent (whose writer would answer): they are closed, and the
  * child has no writer. A signal then ends the child (or calls its handler)
@@ -211,4 +282,6 @@ void tl_signals_atfork_child(void)
     close(sg.done[1]);
     sg.wake[0] = sg.wake[1] = sg.done[0] = sg.done[1] = -1;
     atomic_store(&sg.busy, 0);
+    atomic_store(&sg.holding, 0);
+    atomic_store(&sg.held, 0);
 }

@@ -71,7 +71,8 @@ static void memory_table(FILE *out)
             fprintf(out, " %s=%s", s->mem.readings[r].key,
                     tl_units_bytes(a, sizeof a, s->mem.readings[r].value));
         for (int g = 0; g < s->mem.ngpus; g++)
-            fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, tl_units_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
+            if (s->mem.gpus[g].has_mem)
+                fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, tl_units_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
         fputc('\n', out);
     }
 }

@@ -49,9 +49,20 @@ static void retire(void *arg)
     tl_self_ptr = NULL;
 }
 
+static atomic_int key_made;
+
 static void make_key(void)
 {
-    pthread_key_create(&retire_key, retire);
+    if (pthread_key_create(&retire_key, retire) == 0)
+        atomic_store(&key_made, 1);
+}
+
+/* The key's destructor is libtally's code: at unload (dlclose) the key goes,
+ * so threads that end later do not call into it. Their buffers stay. */
+void tl_thread_unload(void)
+{
+    if (atomic_exchange(&key_made, 0))
+        pthread_key_delete(retire_key);
 }
 
 tl_thread *tl_thread_self_slow(void)

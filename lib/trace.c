@@ -232,7 +232,8 @@ static void write_sampler(tl_json *j, const tl_merged *m)
             event_head(j, "C", "sampler", name, 0, ts);
             tl_json_key(j, "args");
             tl_json_object_begin(j);
-            tl_json_kv_double(j, "memory_used_bytes", p->gpus[g].mem_used);
+            if (p->gpus[g].has_mem)
+                tl_json_kv_double(j, "memory_used_bytes", p->gpus[g].mem_used);
             if (p->gpus[g].has_util)
                 tl_json_kv_double(j, "utilization_pct", p->gpus[g].util_gpu);
             if (p->gpus[g].has_temp)

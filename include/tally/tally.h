@@ -11,10 +11,16 @@
  *                                   Format) that tally, Perfetto and chrome://tracing read
  *
  * {time} is the UTC start of recording (20260105T143000Z). Each run has a stem
- * of its own, so a second run in the same directory never overwrites the
- * first (if the stem is taken anyway, "-2", "-3"... is appended); tally pairs
- * a report with the trace of the same stem. The directory is created if
- * missing (mode 0755, like mkdir -p).
+ * of its own, reserved atomically (O_EXCL) at the first write, so a second
+ * run in the same directory never overwrites the first; if the stem is taken
+ * (the same pid in the same second: containers where every job is pid 1), a
+ * random part is appended ("-3fa09c1e"). tally pairs a report with the trace
+ * of the same stem. The directory is created if missing (mode 0755, like
+ * mkdir -p). The report is never lost for its trace: a trace that cannot be
+ * written (a full disk, a file size limit, TALLY_TRACE_PATH equal to
+ * TALLY_REPORT_PATH) is said on stderr and in the report (trace.lost, with
+ * trace.path null), and the report is written alone; a report that cannot be
+ * written is not written with its trace either.
  *
  * The one idea a reader needs: the hot path (tally_begin/tally_end and the
  * iteration and counter calls) touches only the calling thread's own buffer.
@@ -56,7 +62,12 @@
  * exit status); when the program had installed a handler of its own before
  * tally_init(), that handler is called (chained) after the outputs were
  * flushed, and recording goes on if the program does. A second signal while
- * the outputs are being written is not waited for. A handler the program
+ * the outputs are being written is not waited for. A signal that arrives
+ * while tally_shutdown() is writing (torchrun and Slurm send SIGTERM when the
+ * program exits) is held until the write is complete, then delivered with the
+ * program's own disposition. tally_shutdown() restores the dispositions the
+ * program had and stops libtally's threads, so a signal after it (or after
+ * dlclose() of libtally) is the program's alone. A handler the program
  * installs after tally_init() replaces libtally's (normal exit still writes).
  * A fork child has no writer (no thread may be started there before exec):
  * a signal ends it as it would without libtally, without its own outputs.
@@ -64,7 +75,10 @@
  * Rank and world size come from tally_set_rank(), else the first of RANK/WORLD_SIZE,
  * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK/PMI_SIZE,
  * MV2_COMM_WORLD_RANK/MV2_COMM_WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS that is set.
- * The report names the variable used ("rank_source").
+ * The report names the variable used ("rank_source"). A variable that is set
+ * but is not an integer from 0 to INT_MAX (RANK=-1, RANK=abc,
+ * RANK=9999999999999) is said on stderr, counted in problems.rank_rejected and
+ * skipped for the next launcher's (else rank 0, source "default").
  *
  * Errors: the library never aborts or blocks the host program. A failure to
  * write (unwritable directory, full disk) is reported once on stderr and the
@@ -156,7 +170,11 @@ TALLY_API int tally_init(const tally_config *cfg);
 /*
  * Stop recording, stop the sampler, write the report and the trace, and print
  * the console summary if configured. Later calls of the recording functions
- * are no-ops. Idempotent; also run at exit. Returns 0 or TALLY_EIO when an
+ * are no-ops. Idempotent; also run at exit (and by dlclose() of libtally); a
+ * call while another thread's shutdown is writing waits for that write.
+ * Restores the signal dispositions of before tally_init() and stops the
+ * writer, sampler and NVML threads (an NVML call that never returned is
+ * abandoned, and libtally then stays loaded). Returns 0 or TALLY_EIO when an
  * output could not be written (already reported on stderr). Sections still
  * open are closed at the shutdown time and counted in the report as
  * "unclosed". Cost: proportional to the recorded data (writing files).
@@ -166,8 +184,10 @@ TALLY_API int tally_shutdown(void);
 /*
  * Write the report and the trace with everything recorded so far, and keep
  * recording. The next flush or the shutdown overwrites them with more (the
- * same files: one stem per run).
- * Returns 0 or TALLY_EIO. Thread-safe; briefly pauses each recording thread
+ * same files: one stem per run; a flush under another rank, before
+ * tally_set_rank(), has its files removed once the next write under the new
+ * rank succeeds). Returns 0 or TALLY_EIO (also when only the trace was lost
+ * and the report written). Thread-safe; briefly pauses each recording thread
  * while its buffer is read.
  */
 TALLY_API int tally_flush(void);

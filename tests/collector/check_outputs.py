@@ -5,7 +5,7 @@ usage: check_outputs.py [--schema FILE] [--trace FILE] REPORT_OR_DIR...
 
 Every *.report.json given (or found in a given directory) is validated against
 schema/tally-report.schema.json (Draft 2020-12). When the report says a trace was
-written, the trace (gzip or plain, from report.trace.path unless --trace is given
+written (trace.enabled, and no trace.lost), the trace (gzip or plain, from report.trace.path unless --trace is given
 for a single report) is parsed back and checked against the report:
 
   - every event has ph, name, pid (the report's pid), tid; every non-metadata event
@@ -204,6 +204,15 @@ def check_report(path, trace_path, validator, problems):
     if not report["trace"]["enabled"]:
         if report["trace"]["path"] is not None:
             bad("trace disabled but trace.path is set")
+        return summary
+    if report["trace"].get("lost") is not None:
+        # the trace could not be written; the report was written without it
+        if report["trace"]["path"] is not None:
+            bad("trace lost but trace.path is set")
+        summary["trace_lost"] = report["trace"]["lost"]
+        return summary
+    if report["trace"]["path"] is None and trace_path is None:
+        bad("trace enabled, not lost, but trace.path is null")
         return summary
     trace_path = trace_path or report["trace"]["path"]
     summary["trace"] = trace_path

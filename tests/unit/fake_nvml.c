@@ -14,9 +14,27 @@
  * collector run: FAKE_NVML_DEVICES (1 or 2), FAKE_NVML_TEMP (C),
  * FAKE_NVML_POWER_MW, FAKE_NVML_LIMIT_MW (0: the limit is not supported) and
  * FAKE_NVML_THROTTLE (the reasons' bit mask), each for every device.
+ *
+ * And it misbehaves as a wedged or sick driver does (issue 26), so that the
+ * collector's defences can be tested:
+ *   FAKE_NVML_HANG=fn      the NVML function fn (e.g. nvmlInit_v2,
+ *                          nvmlDeviceGetMemoryInfo, nvmlShutdown) never returns
+ *   FAKE_NVML_DELAY_MS=N   every NVML call takes N ms
+ *   FAKE_NVML_GARBAGE=1    impossible values: 4294967295 % utilization, more
+ *                          memory used than the device has (total + 1 GiB),
+ *                          a temperature of 4294967295 C and power (and power
+ *                          limit) of 4294967295 mW
+ * The file FAKE_NVML_CALLS, when set, gets one line per call, "fn tid" (the
+ * function and the calling thread's id), so a test can see that NVML is
+ * never called on the program's main thread (whose tid is the pid).
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #define FAKE_API __attribute__((visibility("default")))
 
@@ -62,6 +80,30 @@ FAKE_API int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
 FAKE_API int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
 FAKE_API int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
 
+/* The misbehaviour of FAKE_NVML_HANG and FAKE_NVML_DELAY_MS, at the start of
+ * every call. */
+static void misbehave(const char *fn)
+{
+    const char *hang = getenv("FAKE_NVML_HANG");
+    const char *log = getenv("FAKE_NVML_CALLS");
+    if (log != NULL && *log != '\0') {
+        FILE *f = fopen(log, "a");
+        if (f != NULL) {
+            fprintf(f, "%s %ld\n", fn, (long)syscall(SYS_gettid));
+            fclose(f);
+        }
+    }
+    if (hang != NULL && strcmp(hang, fn) == 0)
+        for (;;)
+            pause(); /* a wedged driver: never returns */
+    unsigned long long ms = env("FAKE_NVML_DELAY_MS", 0);
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    while (ms > 0 && nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static int garbage(void) { return env("FAKE_NVML_GARBAGE", 0) != 0; }
+
 static int check(nvmlDevice_t device, const void *out)
 {
     if (!initialized)
@@ -73,12 +115,14 @@ static int check(nvmlDevice_t device, const void *out)
 
 int nvmlInit_v2(void)
 {
+    misbehave("nvmlInit_v2");
     initialized++;
     return NVML_SUCCESS;
 }
 
 int nvmlShutdown(void)
 {
+    misbehave("nvmlShutdown");
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
     initialized--;
@@ -87,6 +131,7 @@ int nvmlShutdown(void)
 
 int nvmlDeviceGetCount_v2(unsigned int *n)
 {
+    misbehave("nvmlDeviceGetCount_v2");
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
     if (n == NULL)
@@ -97,6 +142,7 @@ int nvmlDeviceGetCount_v2(unsigned int *n)
 
 int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+    misbehave("nvmlDeviceGetHandleByIndex_v2");
     if (!initialized)
         return NVML_ERROR_UNINITIALIZED;
     if (index >= count() || device == NULL)
@@ -107,6 +153,7 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 
 int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
+    misbehave("nvmlDeviceGetName");
     int rc = check(device, name);
     if (rc != NVML_SUCCESS)
         return rc;
@@ -116,59 +163,65 @@ int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 
 int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+    misbehave("nvmlDeviceGetMemoryInfo");
     int rc = check(device, memory);
     if (rc != NVML_SUCCESS)
         return rc;
     memory->total = 80 * GIB;
-    memory->used = (device->index + 1) * 10 * GIB;
-    memory->free = memory->total - memory->used;
+    memory->used = garbage() ? memory->total + GIB : (device->index + 1) * 10 * GIB;
+    memory->free = garbage() ? 0 : memory->total - memory->used;
     return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *utilization)
 {
+    misbehave("nvmlDeviceGetUtilizationRates");
     int rc = check(device, utilization);
     if (rc != NVML_SUCCESS)
         return rc;
-    utilization->gpu = 75;
+    utilization->gpu = garbage() ? 4294967295u : 75;
     utilization->memory = 40;
     return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned int *temp)
 {
+    misbehave("nvmlDeviceGetTemperature");
     int rc = check(device, temp);
     if (rc != NVML_SUCCESS)
         return rc;
     if (sensor != 0) /* NVML_TEMPERATURE_GPU */
         return NVML_ERROR_INVALID_ARGUMENT;
-    *temp = (unsigned int)env("FAKE_NVML_TEMP", 60);
+    *temp = garbage() ? 4294967295u : (unsigned int)env("FAKE_NVML_TEMP", 60);
     return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
+    misbehave("nvmlDeviceGetPowerUsage");
     int rc = check(device, power);
     if (rc != NVML_SUCCESS)
         return rc;
-    *power = (unsigned int)env("FAKE_NVML_POWER_MW", 300000); /* milliwatts */
+    *power = garbage() ? 4294967295u : (unsigned int)env("FAKE_NVML_POWER_MW", 300000); /* milliwatts */
     return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
 {
+    misbehave("nvmlDeviceGetEnforcedPowerLimit");
     int rc = check(device, limit);
     if (rc != NVML_SUCCESS)
         return rc;
     unsigned long long mw = env("FAKE_NVML_LIMIT_MW", 400000);
     if (mw == 0)
         return NVML_ERROR_NOT_SUPPORTED;
-    *limit = (unsigned int)mw;
+    *limit = garbage() ? 4294967295u : (unsigned int)mw;
     return NVML_SUCCESS;
 }
 
 int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons)
 {
+    misbehave("nvmlDeviceGetCurrentClocksEventReasons");
     int rc = check(device, reasons);
     if (rc != NVML_SUCCESS)
         return rc;

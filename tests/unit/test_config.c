@@ -370,6 +370,31 @@ static void test_rank_values(void **state)
     expect_rank(0, 1, "RANK");
 }
 
+/* Issue 26 item 10: a rank variable that cannot be a rank is refused and
+ * counted (said on stderr by tl_rank_detect), never silently rank 0. */
+static void test_rank_rejected_counted(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "-1", "abc", "9999999999999", "+3", " 3", "3x", "2147483648" };
+    tl_rank_info r;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("RANK", bad[i], 1);
+        if (tl_rank_detect(&r) != 1)
+            fail_msg("RANK=\"%s\" not counted as refused", bad[i]);
+        assert_string_equal(r.source, "default");
+    }
+    setenv("SLURM_PROCID", "5", 1);
+    setenv("SLURM_NTASKS", "many", 1); /* a refused world size counts too */
+    assert_int_equal(tl_rank_detect(&r), 2);
+    assert_int_equal(r.rank, 5);
+    assert_int_equal(r.world_size, 0);
+    assert_string_equal(r.source, "SLURM_PROCID");
+    setenv("RANK", "2147483647", 1);
+    setenv("WORLD_SIZE", "0", 1);
+    assert_int_equal(tl_rank_detect(&r), 0);
+    assert_int_equal(r.rank, 2147483647);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -381,6 +406,7 @@ int main(void)
         cmocka_unit_test_setup(test_schedule_bounds, clean_env),
         cmocka_unit_test_setup(test_rank_order, clean_env),
         cmocka_unit_test_setup(test_rank_values, clean_env),
+        cmocka_unit_test_setup(test_rank_rejected_counted, clean_env),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

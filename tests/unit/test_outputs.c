@@ -15,12 +15,15 @@
  */
 #include "collector_test_util.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tally/tally.h"
@@ -453,6 +456,189 @@ static void test_in_place_paths(void **state)
     tt_end(&s);
 }
 
+/* ---- issue 26: stems, a lost trace, one path for both, a rank change ---- */
+
+#define NTWINS 8
+
+/* Fork NTWINS processes that record (twin i: 1000 * (i + 1) sections), wait
+ * on one pipe and leave together, so that their exit-time writes race. The
+ * stem seam gives them all pid 1 and one second, as NTWINS containers
+ * started together. This process never calls libtally. */
+static int body_twins(void *arg)
+{
+    (void)arg;
+    int go[2];
+    pid_t kids[NTWINS];
+    TT_REQUIRE(pipe(go) == 0);
+    for (int i = 0; i < NTWINS; i++) {
+        kids[i] = fork();
+        TT_REQUIRE(kids[i] >= 0);
+        if (kids[i] == 0) {
+            char c;
+            close(go[1]);
+            int n = 1000 * (i + 1);
+            body_record(&n);
+            (void)!read(go[0], &c, 1); /* until every twin is ready */
+            exit(0);
+        }
+    }
+    close(go[0]);
+    struct timespec ts = { 0, 300 * 1000 * 1000 }; /* all twins recorded */
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    close(go[1]);
+    int failed = 0;
+    for (int i = 0; i < NTWINS; i++) {
+        int st;
+        TT_REQUIRE(waitpid(kids[i], &st, 0) == kids[i]);
+        failed += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    }
+    return failed ? 98 : 0;
+}
+
+/* Item 4: 8 processes with the same pid in the same second keep 8 reports
+ * and 8 traces, each its own (on the old lstat check: 1 or 2 of 8). */
+static void test_same_pid_same_second(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY__TEST_STEM_PID=1", "TALLY__TEST_STEM_TIME=20260101T000000Z",
+                          "TALLY_MAX_SAMPLES=10", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_twins, NULL), 0);
+    assert_string_equal(s.err, "");
+    assert_int_equal(tt_count_files(s.dir, ".report.json"), NTWINS);
+    assert_int_equal(tt_count_files(s.dir, ".trace.json.gz"), NTWINS);
+    assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
+    assert_int_equal(tt_count_files(s.dir, "t-rank0.1-20260101T000000Z"), 2 * NTWINS);
+    /* every twin's own report, each paired with its own trace */
+    int seen[NTWINS] = { 0 };
+    DIR *d = opendir(s.dir);
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (n < 12 || strcmp(e->d_name + n - 12, ".report.json") != 0)
+            continue;
+        json_t *r = tt_load_json(tt_out(&s, "%s", e->d_name));
+        long long count = tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count");
+        assert_true(count % 1000 == 0 && count / 1000 >= 1 && count / 1000 <= NTWINS);
+        seen[count / 1000 - 1]++;
+        const char *trace = tt_str(json_object_get(r, "trace"), "path");
+        assert_int_equal(strncmp(trace + strlen(s.dir) + 1, e->d_name, n - 12), 0);
+        json_decref(r);
+    }
+    closedir(d);
+    for (int i = 0; i < NTWINS; i++)
+        if (seen[i] != 1)
+            fail_msg("twin %d has %d reports", i, seen[i]);
+    json_decref(check_dir(&s));
+    tt_end(&s);
+}
+
+/* Flush a little (the trace fits), then record a trace that does not fit
+ * under RLIMIT_FSIZE while the report does. */
+static int body_trace_too_big(void *arg)
+{
+    (void)arg;
+    int small = 5, big = 20000; /* ~1.4 MB of plain trace; the report ~3 KB */
+    body_record(&small);
+    TT_REQUIRE(tally_flush() == 0);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = { 64 * 1024, 64 * 1024 };
+    TT_REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+    body_record(&big);
+    TT_REQUIRE(tally_flush() == TALLY_EIO); /* the trace is lost, not the report */
+    return 7;
+}
+
+/* Item 5: a trace that does not fit loses only itself: the report (complete
+ * statistics) is written, says trace.lost, and the trace of the earlier
+ * flush, which no longer matches it, is gone. On the old code: no new
+ * report at all (the flushed 5 sections stay). */
+static void test_trace_lost_report_kept(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_TRACE_GZIP=0", "TALLY_MAX_SAMPLES=10", NULL };
+    tt_begin(&s);
+    tt_run(&s, env, body_trace_too_big, NULL);
+    expect_one_complaint(&s, ".trace.json");
+    if (strstr(s.err, "lost: the trace ") == NULL || strstr(s.err, "was written without it") == NULL)
+        fail_msg("the complaint should say the trace alone is lost: %s", s.err);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 20005);
+    json_t *trace = json_object_get(r, "trace");
+    assert_true(json_is_true(json_object_get(trace, "enabled")));
+    assert_true(json_is_null(json_object_get(trace, "path")));
+    tt_assert_contains(tt_str(trace, "lost"), "File too large", "trace.lost");
+    json_decref(r);
+    assert_int_equal(tt_count_files(s.dir, ".trace.json"), 0);
+    assert_int_equal(tt_count_files(s.dir, ".tmp"), 0);
+    assert_int_equal(tt_count_files(s.dir, ""), 1);
+    json_t *sum = check_dir(&s);
+    assert_non_null(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "trace_lost"));
+    json_decref(sum);
+    tt_end(&s);
+}
+
+/* Item 10: TALLY_REPORT_PATH and TALLY_TRACE_PATH the same file: the report
+ * is written, the trace is not (said on stderr and in trace.lost), instead
+ * of one silently overwriting the other. */
+static void test_report_and_trace_one_path(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    char v1[1300], v2[1300], path[1200];
+    tt_begin(&s);
+    snprintf(path, sizeof path, "%s", tt_out(&s, "both.json"));
+    snprintf(v1, sizeof v1, "TALLY_REPORT_PATH=%s", path);
+    snprintf(v2, sizeof v2, "TALLY_TRACE_PATH=%s", path);
+    const char *env[] = { v1, v2, "TALLY_TRACE_GZIP=0", NULL };
+    tt_run(&s, env, body_record, NULL);
+    assert_int_equal(s.status, 0);
+    if (tt_count_lines(s.err, "tally:") != 1 || strstr(s.err, "the trace's path is the report's too") == NULL)
+        fail_msg("expected one complaint about the shared path, got:\n%s", s.err);
+    json_t *r = tt_load_json(path);
+    assert_string_equal(tt_str(r, "format"), "tally-report");
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 100);
+    tt_assert_contains(tt_str(json_object_get(r, "trace"), "lost"), "the report's too", "trace.lost");
+    json_decref(r);
+    assert_int_equal(tt_count_files(s.dir, ""), 1);
+    json_decref(tt_check((const char *const[]){ path, NULL }));
+    tt_end(&s);
+}
+
+/* A flush under rank 0, then tally_set_rank(3, 4), then the final write. */
+static int body_flush_then_rank(void *arg)
+{
+    (void)arg;
+    int n = 5;
+    body_record(&n);
+    TT_REQUIRE(tally_flush() == 0);
+    tally_set_rank(3, 4);
+    return body_record(&n);
+}
+
+/* Item 10: the files the flush wrote under rank 0 are gone once the rank-3
+ * files exist (on the old code they stay, a stale rank 0 beside rank 3). */
+static void test_flush_before_set_rank(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_flush_then_rank, NULL), 0);
+    assert_string_equal(s.err, "");
+    assert_int_equal(tt_count_files(s.dir, "rank0"), 0);
+    assert_int_equal(tt_count_files(s.dir, ""), 2);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank3"));
+    assert_int_equal(tt_int(r, "rank"), 3);
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "w"), "count"), 10);
+    json_decref(r);
+    json_decref(check_dir(&s));
+    tt_end(&s);
+}
+
 /* ---- the checker rejects what it should ---------------------------------- */
 
 static void expect_rejected(tt_scenario *s, void (*corrupt)(json_t *report), const char *why)
@@ -540,6 +726,10 @@ int main(void)
         cmocka_unit_test_teardown(test_disk_full_keeps_old_files, tt_teardown),
         cmocka_unit_test_teardown(test_in_place_paths, tt_teardown),
         cmocka_unit_test_teardown(test_checker_rejects, tt_teardown),
+        cmocka_unit_test_teardown(test_same_pid_same_second, tt_teardown),
+        cmocka_unit_test_teardown(test_trace_lost_report_kept, tt_teardown),
+        cmocka_unit_test_teardown(test_report_and_trace_one_path, tt_teardown),
+        cmocka_unit_test_teardown(test_flush_before_set_rank, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
