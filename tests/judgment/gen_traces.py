@@ -92,6 +92,78 @@ def training_rank(rank, world, steps, compute_us, rng, noise=0.02, comm_kernel="
     return t
 
 
+def ddp_rank(rank, world, steps, loader_us, rng, backend="gloo", skew_us=0, arrivals=None, seq=False, jitter=0.02):
+    """A DDP training rank the way PyTorch records one: per step data_loading, forward and
+    backward (kernels on stream 7), the gradient all-reduce, optimizer_step. The all-reduce ends
+    on every rank at the release: the last arrival plus 2 ms of transfer; arrivals[n][r] is when
+    rank r arrives in step n (computed by ddp_job for every rank first). gloo: the CPU range
+    gloo:all_reduce on a worker thread holds the wait; nccl: the kernel on stream 20 does. Every
+    time is shifted by skew_us (another host's clock)."""
+    t = Trace(rank, world)
+    if backend == "gloo":
+        t.meta["distributedInfo"] = {"backend": "gloo", "rank": rank, "world_size": world}
+    worker = t.tid + 7
+    for n in range(steps):
+        start, arrive, release, load = arrivals[n][rank]
+        sk = skew_us
+        t.step(200 + n, start + sk, release + 3000 - start)
+        t.cpu("data_loading", start + sk, load, cat="user_annotation")
+        t.cpu("aten::randn", start + 10 + sk, 900)
+        fwd = (arrive - start - load) * 0.4
+        t.cpu("forward", start + load + sk, int(fwd), cat="user_annotation")
+        t.cpu("aten::linear", start + load + 10 + sk, int(fwd) - 20)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", start + load + 20 + sk,
+                 start + load + 40 + sk, int(fwd) - 60)
+        b0 = start + load + int(fwd)
+        t.cpu("backward", b0 + sk, arrive - b0, cat="user_annotation")
+        t.cpu("autograd::engine::evaluate_function: MmBackward0", b0 + 10 + sk, arrive - b0 - 20)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64", b0 + 20 + sk, b0 + 40 + sk,
+                 arrive - b0 - 60)
+        if backend == "gloo":
+            t.cpu("c10d::allreduce_", arrive - 150 + sk, 120)
+            t.events.append({"ph": "X", "cat": "user_annotation", "name": "gloo:all_reduce", "pid": t.pid,
+                             "tid": worker, "ts": t.base + arrive + sk, "dur": release - arrive,
+                             "args": {"Input Dims": [[1059850]], "Input type": ["float"]}})
+        else:
+            t.cpu("nccl:all_reduce", arrive - 40 + sk, 30, cat="user_annotation")
+            t.corr += 1
+            t.events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": t.pid,
+                             "tid": t.tid, "ts": t.base + arrive - 30 + sk, "dur": 5,
+                             "args": {"correlation": t.corr}})
+            args = {"device": 0, "stream": 20, "correlation": t.corr}
+            if seq:
+                args.update({"Seq": n, "Process Group Name": "0", "In msg nelems": 1059850})
+            t.events.append({"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0,
+                             "tid": 20, "ts": t.base + arrive + sk, "dur": release - arrive, "args": args})
+        t.cpu("optimizer_step", release + 100 + sk, 2500, cat="user_annotation")
+        t.launch("multi_tensor_apply_kernel", release + 200 + sk, release + 220 + sk, 2000)
+    return t
+
+
+def ddp_job(out, name, world, steps=8, slow=None, extra_us=30000, backend="gloo", skews=None, truncated=(),
+            seq=False, seed=11):
+    """A DDP job of world ranks; rank slow's data loading takes extra_us longer every step.
+    truncated: ranks whose trace stops after 2 steps (the profiler cut short)."""
+    rng = random.Random(seed)
+    arrivals, start = [], 0
+    for n in range(steps):
+        row = {}
+        for r in range(world):
+            load = int(4000 * (1 + 0.05 * rng.random())) + (extra_us if r == slow else 0)
+            work = int(30000 * (1 + 0.04 * (2 * rng.random() - 1)))
+            row[r] = [start + int(200 * rng.random()), 0, 0, load]
+            row[r][1] = row[r][0] + load + work
+        release = max(v[1] for v in row.values()) + 2000
+        for r in range(world):
+            row[r][2] = release
+        arrivals.append(row)
+        start = release + 3500
+    for r in range(world):
+        skew = skews[r] if skews else 0
+        t = ddp_rank(r, world, 2 if r in truncated else steps, 0, rng, backend, skew, arrivals, seq)
+        t.write(f"{out}/{name}/rank{r}.pt.trace.json")
+
+
 def case_no_steps_inference(out):
     """Inference (no ProfilerStep), the same work on two ranks, one profile 15 ms longer."""
     for rank, extra in ((0, 0), (1, 15000)):
@@ -412,6 +484,13 @@ def main():
     case_unrelated_runs(out)
     case_missing_ranks(out)
     case_data_loading(out)
+    ddp_job(out, "gloo-slow-loader", 4, slow=3)
+    ddp_job(out, "gloo-balanced", 4)
+    ddp_job(out, "nccl-skewed-slow-host", 4, slow=1, extra_us=20000, backend="nccl", skews=[0, 7000, -4000, 2500],
+            seq=True)
+    ddp_job(out, "nccl-balanced-skewed", 4, backend="nccl", skews=[0, 7000, -4000, 2500])
+    ddp_job(out, "ranks64-truncated", 64, slow=40, backend="nccl", truncated=(5,))
+    ddp_job(out, "ranks512", 512, steps=4, slow=300, backend="nccl")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ lists: findings that must appear and findings that must not. A finding is one of
   {"memory": METRIC, "rank": N, "min": X, "max": Y}                    a rank's memory number
   {"exit": CODE}                                                       the exit code
   {"warning": SUBSTRING}                                               a line tally wrote to stderr
+  {"waits": KEY, "equals": V}                                          a number or word of the waits
+  {"waits_rank": N, "left_out": SUBSTRING}                             why a rank was left out of them
 Every case states why it is there ("why"). Exit 0 when every case holds."""
 import json
 import os
@@ -81,6 +83,10 @@ def holds(f, agg, code, stderr=""):
             if r["rank"] == f["rank"] and v is not None:
                 return f.get("min", v) <= v <= f.get("max", v)
         return False
+    if "waits" in f:
+        return agg["waits"].get(f["waits"]) == f["equals"]
+    if "waits_rank" in f:
+        return any(r["rank"] == f["waits_rank"] and f["left_out"] in (r["left_out"] or "") for r in agg["waits"]["ranks"])
     if "text" in f:
         return f["text"] in findings_text(agg)
     if "exit" in f:

@@ -353,7 +353,13 @@ static double self_or_total(const tl_name_row *row, size_t ri)
 
 static int is_data_loading(const char *name)
 {
-    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL;
+    return tl_is_data_loading(name);
+}
+
+/* A share of the host-wait gap time (length-weighted; session.h): NaN unknown. */
+static double host_gap_share(const tl_rank_result *r, int64_t part)
+{
+    return r->gpu.host_gap_ns > 0 && part >= 0 ? (double)part / (double)r->gpu.host_gap_ns : NAN;
 }
 
 static void dominant_stage(tl_aggregate *a)
@@ -406,7 +412,10 @@ static void dominant_stage(tl_aggregate *a)
         whole_of[ri] = whole;
         for (size_t i = 0; i < t->n; i++) {
             const tl_name_row *row = &t->rows[i];
-            if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0)
+            /* a collective's range is mostly waiting for the other ranks: never
+             * the stage for the waiting rank to optimize (Waits says for whom) */
+            if (row->group != TL_GROUP_SECTIONS || row->rank_count[ri] == 0 ||
+                tl_coll_side_of_name(row->name, strlen(row->name)) >= 0)
                 continue;
             double share = 100 * self_or_total(row, ri) / whole;
             /* A section that covers the whole run (a "main" wrapper) says nothing. */
@@ -454,12 +463,18 @@ static void dominant_stage(tl_aggregate *a)
         if (with > 1)
             snprintf(ranks, sizeof ranks, "; over %.0f%% on %zu of the %zu ranks it runs on, their median %.1f%%",
                      STAGE_SHARE, over, with, median);
-        char msg[640];
+        char msg[800];
         /* a report without a wall time (FramePack's): a share of what it timed */
         const char *of = of_sections[bri] ? "timed sections" : "time";
-        snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's %s%s%s.", brow->name, best, brank, of,
-                 has_self ? " outside the sections inside it (self time)" : "",
-                 with > 1 && 2 * over <= with ? ranks : "");
+        int mlen = snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's %s%s%s.", brow->name, best, brank, of,
+                            has_self ? " outside the sections inside it (self time)" : "",
+                            with > 1 && 2 * over <= with ? ranks : "");
+        /* a stage that waits for a collective on another thread (DDP's
+         * backward waits for gloo's all-reduce) holds that waiting too */
+        double waited = tl_waits_waited_pct(a, bri);
+        if (isfinite(waited) && waited >= 10 && mlen > 0 && (size_t)mlen < sizeof msg)
+            snprintf(msg + mlen, sizeof msg - (size_t)mlen, " Rank %d also waits %.1f%% of its step in collectives for "
+                     "other ranks, which may be inside this stage (Waits).", brank, waited);
         /* the stage that dominates is data loading: the data-loading finding
          * says it (with steps, or over the profiled span without them) --
          * twice the same 8204.993 ms on PARAM's trace said nothing more;
@@ -697,7 +712,8 @@ static void host_rules(tl_aggregate *a)
     }
     const tl_rank_result *bw = NULL, *lw = NULL;
     double bv = 0, lv = 0;
-    int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, few_gaps = 0;
+    int bhits = 0, lhits = 0, idle_ok = 0, streams_ok = 0, any_blocking = 0, few_gaps = 0, in_colls = 0;
+    const tl_rank_result *cw = NULL; /* a rank whose host waits in collectives in its GPU's gaps */
     host_share lh = { NAN, 0, 0, 0, 0, 1, 1, 1 };
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
@@ -722,7 +738,13 @@ static void host_rules(tl_aggregate *a)
         streams_ok = 1;
         if (h.pct > LAUNCH_BOUND_SHARE && h.gaps_known && h.gaps < HOST_MIN_GAPS)
             few_gaps = 1;
-        else if (h.pct > LAUNCH_BOUND_SHARE) {
+        else if (h.pct > LAUNCH_BOUND_SHARE && host_gap_share(r, r->gpu.host_coll_ns) >= 0.5) {
+            /* the host sat in a collective, waiting for another rank: that
+             * time is the rank waited for's (the Waits section) */
+            in_colls++;
+            if (cw == NULL)
+                cw = r;
+        } else if (h.pct > LAUNCH_BOUND_SHARE) {
             lhits++;
             if (lw == NULL || h.pct > lv) {
                 lw = r;
@@ -760,6 +782,11 @@ static void host_rules(tl_aggregate *a)
             else if (!streams_ok && bw == NULL)
                 skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
                      "collectives' streams)", REAL_WORK_PCT);
+            else if (in_colls)
+                skip(a, id, "the GPU idles while the host waits in a collective for another rank (on %d rank%s, "
+                     "rank %d first: %.1f%% of its host-wait gap time): the time belongs to the rank waited for "
+                     "(Waits)", in_colls, in_colls == 1 ? "" : "s", cw->rank,
+                     100 * host_gap_share(cw, cw->gpu.host_coll_ns));
             else if (few_gaps)
                 skip(a, id, "the host's part is over %.0f%% of the idle gaps only on ranks with fewer than %d "
                      "host-wait gaps: a pause, not a pattern", LAUNCH_BOUND_SHARE, HOST_MIN_GAPS);
@@ -771,7 +798,13 @@ static void host_rules(tl_aggregate *a)
      * host work between launches, and with graph replays the launches are
      * batched already. An older partial without the gap count: launch-bound. */
     double mean_gap = lh.gaps > 0 ? (double)lh.host_ns / (double)lh.gaps : NAN;
-    int host_bound = graphs || (isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+    /* weighted by length (a mean of many tiny gaps hides the few long ones:
+     * 517 gaps of 0.74 ms on average, 89 % of the wait in 16 of 20-34 ms);
+     * the mean only for partials that do not know the gaps' lengths */
+    double short_share = host_gap_share(lw, lw->gpu.host_short_ns);
+    double load_share = host_gap_share(lw, lw->gpu.host_load_ns);
+    int host_bound = graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+    int loading = host_bound && !graphs && load_share >= 0.5;
     const char *id = host_bound ? "host-bound" : "launch-bound";
     char gapinfo[200] = "", after[80] = "";
     if (lh.part_known)
@@ -780,15 +813,25 @@ static void host_rules(tl_aggregate *a)
         snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
                  "host_wait %.3f ms%s)", lh.gaps, lh.gaps == 1 ? "" : "s", mean_gap / 1e6, (double)lh.wait_ns / 1e6,
                  after);
+    char weights[200] = "";
+    if (isfinite(short_share))
+        snprintf(weights, sizeof weights, "; of the host's gap time %.1f%% in gaps up to %.0f ms (launch overhead), "
+                 "%.1f%% loading data, %.1f%% in collectives", 100 * short_share, TL_LAUNCH_GAP_NS / 1e6,
+                 100 * load_share, 100 * host_gap_share(lw, lw->gpu.host_coll_ns));
     const char *advice = graphs
         ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
           "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
           "covered by a captured graph that fall back to eager launches)."
         : NULL;
-    char msg[300];
-    if (host_bound && !graphs)
+    char msg[400];
+    if (loading) {
+        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, and the host "
+                 "is loading data during %.1f%% of that time.", lw->rank, lv, 100 * load_share);
+        advice = rule("data-loading")->advice;
+    } else if (host_bound && !graphs)
         snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches during %.1f%% of its idle "
-                 "gaps, %.3f ms a gap on average.", lw->rank, lv, mean_gap / 1e6);
+                 "gaps, %.3f ms a gap on average%s.", lw->rank, lv, mean_gap / 1e6,
+                 isfinite(short_share) ? "" : "");
     else if (graphs)
         snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, between graph "
                  "replays.", lw->rank, lv);
@@ -802,9 +845,9 @@ static void host_rules(tl_aggregate *a)
                     : "the host-wait gaps are launch overhead (launch-bound says so)");
     fire_full(a, id, NULL, advice, lw->rank, msg,
               "rank %d: the host's part of host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least "
-              "%.0f%% of the GPU's busy time%s%s; threshold %.0f%% in %d gaps or more on %d rank%s%s%s",
+              "%.0f%% of the GPU's busy time%s%s%s; threshold %.0f%% in %d gaps or more on %d rank%s%s%s",
               lw->rank, lv, lh.streams, lh.streams == 1 ? "" : "s", REAL_WORK_PCT,
-              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, LAUNCH_BOUND_SHARE, HOST_MIN_GAPS, lhits,
+              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, weights, LAUNCH_BOUND_SHARE, HOST_MIN_GAPS, lhits,
               lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 
@@ -855,6 +898,22 @@ static const tl_rank_result *least_in_collectives(const tl_aggregate *a, const t
 }
 
 /* Communication-heavy: the exposed share decides; the message gives both. */
+/* When the ranks wait in their communication kernels for one rank (waits.h),
+ * their communication time is that rank's: neither "reduce or overlap your
+ * communication" on a rank that waits. 1 when the rules were skipped. */
+static int comm_is_waiting(tl_aggregate *a)
+{
+    const tl_waits *w = &a->waits;
+    if (w->straggler < 0 || w->source != TL_WAITS_GPU)
+        return 0;
+    static const char *ids[] = { "communication-heavy", "low-overlap" };
+    for (int k = 0; k < 2; k++)
+        skip(a, ids[k], "the ranks' communication time is mostly waiting for rank %d, which arrives last to %llu of "
+             "%llu collectives (the straggler finding and Waits say why)", w->straggler,
+             (unsigned long long)w->straggler_last, (unsigned long long)w->matched);
+    return 1;
+}
+
 static void comm_rule(tl_aggregate *a)
 {
     worst_rank w = worst_of(a, exposed_comm_pct, COMM_HEAVY_PCT, 0);
@@ -893,11 +952,13 @@ static void rank_rules(tl_aggregate *a)
 {
     simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time",
                 gpu_unmet(a));
-    comm_rule(a);
-    /* the reason that holds: without GPU events, there is no communication
-     * to speak of at all (it said "not over 5%" of FramePack reports) */
-    simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute",
-                any_gpu(a) ? "communication is not over 5% of the kernel time on any rank" : gpu_unmet(a));
+    if (!comm_is_waiting(a)) {
+        comm_rule(a);
+        /* the reason that holds: without GPU events, there is no communication
+         * to speak of at all (it said "not over 5%" of FramePack reports) */
+        simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute",
+                    any_gpu(a) ? "communication is not over 5% of the kernel time on any rank" : gpu_unmet(a));
+    }
     memory_rule(a);
     host_rules(a);
 }
@@ -1108,16 +1169,48 @@ static void step_rules(tl_aggregate *a)
     }
 }
 
+/* The rank the others wait for in one sentence (waits.h): who, how often
+ * last, how long the others wait, and what it does meanwhile. */
+static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const tl_straggler *s)
+{
+    const tl_waits *w = &a->waits;
+    int others = (int)w->used - 1;
+    int len = snprintf(buf, size, "Rank %d holds the others back: it arrives last to %d of %d collectives", s->rank,
+                       s->slower, s->units);
+    if (len > 0 && (size_t)len < size) {
+        if (w->steps > 0 && isfinite(w->step_share_pct))
+            len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms a step for it "
+                            "(%.0f%% of their step)", others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6,
+                            w->step_share_pct);
+        else
+            len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms each time", others,
+                            others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
+    }
+    if (w->ncause > 0 && len > 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, "; it spends %.1f ms %s more than the others in \"%.120s\"",
+                        w->cause[0].delta_ns / 1e6, w->steps > 0 ? "a step" : "each time", w->cause[0].name);
+    return len;
+}
+
 static void straggler_rule(tl_aggregate *a)
 {
     if (a->nstragglers == 0 && a->straggler_note != NULL)
         skip(a, "straggler", "%s", a->straggler_note);
     for (int i = 0; i < a->nstragglers; i++) {
         const tl_straggler *s = &a->stragglers[i];
-        char msg[300];
-        snprintf(msg, sizeof msg, "Rank %d is a straggler (%s).", s->rank,
-                 strcmp(s->kind, "compute") == 0 ? "slow compute" : "last to arrive at collectives");
-        fire_full(a, "straggler", s->severity ? s->severity : "warning", NULL, s->rank, msg, "%s",
+        char msg[600];
+        const char *advice = NULL;
+        if (strcmp(s->kind, "compute") == 0)
+            snprintf(msg, sizeof msg, "Rank %d is a straggler (slow compute).", s->rank);
+        else {
+            int len = waits_sentence(a, msg, sizeof msg - 1, s);
+            if (len > 0 && (size_t)len < sizeof msg - 1)
+                snprintf(msg + len, sizeof msg - (size_t)len, ".");
+            if (a->waits.ncause > 0 && tl_is_data_loading(a->waits.cause[0].name))
+                advice = "Its data loading is what the others wait for: use more DataLoader workers, pinned memory and "
+                         "prefetching on that rank, and check its storage and its share of the data.";
+        }
+        fire_full(a, "straggler", s->severity ? s->severity : "warning", advice, s->rank, msg, "%s",
                   s->summary ? s->summary : "");
     }
 }
@@ -1611,9 +1704,7 @@ void tl_decide_headline(tl_aggregate *a)
                     len += snprintf(buf + len, sizeof buf - (size_t)len, ", %s %.120s (+%.3f ms per step)",
                                     tl_straggler_lead(s), s->items[0].name, s->items[0].delta_ns / 1e6);
             } else if (s != NULL) {
-                len = snprintf(buf, sizeof buf,
-                               "Rank %d is a straggler: it arrives last to %d of %d matched collectives, so the other "
-                               "ranks wait for it", s->rank, s->slower, s->units);
+                len = waits_sentence(a, buf, sizeof buf, s);
             } else {
                 len = snprintf(buf, sizeof buf, "%s", r->finding);
             }

@@ -116,6 +116,89 @@ static int kind_of(int type)
     return type == TL_KT_COMPUTE ? 0 : type == TL_KT_COMM ? 1 : type == TL_KT_MEMORY ? 2 : -1;
 }
 
+/* The length of [a, b) inside a union (sorted, disjoint): a binary search
+ * for the first interval that ends after a. */
+static int64_t covered(const tl_ivset *u, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = u->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (u->v[mid].end <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t len = 0;
+    for (size_t i = lo; i < u->n && u->v[i].start < b; i++) {
+        int64_t s = u->v[i].start > a ? u->v[i].start : a, e = u->v[i].end < b ? u->v[i].end : b;
+        if (e > s)
+            len += e - s;
+    }
+    return len;
+}
+
+/* What the host did in the host-wait gaps of the streams that carry real
+ * work (docs/analysis.md, "Host gaps"): each gap's host part, from the
+ * stream draining to the launch, weighted by its length -- in a collective
+ * that runs on the CPU (waiting for the other ranks), in a data-loading
+ * range (the CPU lanes' longest calls), and whether the gap is short enough
+ * to be launch overhead. */
+static int host_gaps(tl_session *s, const tl_profile *p, const uint8_t *in)
+{
+    tl_gpu_breakdown *g = &s->gpu;
+    g->host_gap_ns = g->host_short_ns = g->host_coll_ns = g->host_load_ns = 0;
+    int64_t busy = 0;
+    for (size_t k = 0; k < g->nstreams; k++)
+        busy = tl_ns_add(busy, g->streams[k].busy);
+    uint8_t *real = calloc(g->nstreams + 1, 1);
+    int64_t *prev_end = malloc((g->nstreams + 1) * sizeof *prev_end);
+    tl_ivset coll, load;
+    tl_ivset_init(&coll);
+    tl_ivset_init(&load);
+    int rc = -1;
+    if (real == NULL || prev_end == NULL)
+        goto out;
+    for (size_t k = 0; k < g->nstreams; k++) {
+        const tl_stream_idle *st = &g->streams[k];
+        real[k] = busy > 0 && 100.0 * (double)st->busy / (double)busy >= TL_REAL_WORK_PCT && 2 * st->comm_busy <= st->busy;
+        prev_end[k] = INT64_MIN;
+    }
+    for (size_t i = 0; i < p->ncolls; i++)
+        if (p->colls[i].side == TL_COLL_RUN && tl_ivset_add(&coll, p->colls[i].ts_ns, p->colls[i].ts_ns + p->colls[i].dur_ns) != 0)
+            goto out;
+    for (uint32_t l = 0; l < p->ncpu_lanes; l++) {
+        const tl_cpu_lane *lane = p->cpu_lanes[l];
+        for (uint32_t k = 0; lane->top != NULL && k < lane->ntop; k++)
+            if (tl_is_data_loading(tl_strtab_get(&p->strs, lane->top[k].name)) &&
+                tl_ivset_add(&load, lane->top[k].ts_ns, lane->top[k].ts_ns + lane->top[k].dur_ns) != 0)
+                goto out;
+    }
+    tl_ivset_union(&coll);
+    tl_ivset_union(&load);
+    for (size_t i = 0; i < p->ngpu; i++) {
+        const tl_gpu_event *e = &p->gpu[i];
+        if (!in[i] || e->stream >= g->nstreams || !real[e->stream])
+            continue;
+        int64_t prev = prev_end[e->stream];
+        prev_end[e->stream] = e->ts_ns + e->dur_ns;
+        if (prev == INT64_MIN || e->ts_ns <= prev || e->launch_ns == INT64_MIN || e->launch_ns <= prev)
+            continue;
+        int64_t host_end = e->launch_ns < e->ts_ns ? e->launch_ns : e->ts_ns, len = host_end - prev;
+        g->host_gap_ns += len;
+        if (len <= TL_LAUNCH_GAP_NS)
+            g->host_short_ns += len;
+        g->host_coll_ns += covered(&coll, prev, host_end);
+        g->host_load_ns += covered(&load, prev, host_end);
+    }
+    rc = 0;
+out:
+    free(real);
+    free(prev_end);
+    tl_ivset_release(&coll);
+    tl_ivset_release(&load);
+    return rc;
+}
+
 /* Idle gaps per stream, in HTA's categories. Events are sorted by start. */
 static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in, const tl_analyze_options *opt)
 {
@@ -164,7 +247,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
         prev_end[e->stream] = end;
     }
     free(prev_end);
-    return 0;
+    return host_gaps(s, p, in);
 }
 
 static int by_kernel_name(const void *a, const void *b, void *ctx)

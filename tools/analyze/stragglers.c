@@ -14,10 +14,9 @@
  *    ranks' own step-to-step noise (a single step says little; ten steps
  *    that agree say a lot). Without steps no rank is named.
  *  - last arrival: every rank waits in a collective until the last one
- *    arrives, so the last rank's communication kernel is the shortest.
- *    Matching the i-th collective of each name across ranks, a rank that is
- *    clearly shortest (by LAST_ARRIVAL_MARGIN) in at least LAST_ARRIVAL_SHARE
- *    of at least LAST_ARRIVAL_MIN collectives is the one the others wait for.
+ *    arrives; waits.c matches the collectives across ranks and names the
+ *    rank that arrives last in most of them beyond noise, with the waiting it
+ *    causes and its cause (waits.h). Named by both, a rank is one straggler.
  *  - the two never contradict each other: when both name ranks and the sets
  *    differ, only the ranks both name are kept, and the others are dropped
  *    with a note; when they share none, no rank is named.
@@ -43,9 +42,6 @@
 #define SEVERE_SHARE 0.9           /* ... in 90 % of at least ... */
 #define SEVERE_STEPS 5             /* ... 5 steps */
 #define WARN_EFFECT 0.10           /* warning: 10 % slower in two thirds of the steps */
-#define LAST_ARRIVAL_MIN 3         /* matched collectives needed */
-#define LAST_ARRIVAL_SHARE (2.0 / 3.0) /* last in two thirds of them */
-#define LAST_ARRIVAL_MARGIN 0.8    /* its kernel under 0.8 x the next shortest */
 #define EVIDENCE_ROWS 64           /* rows of a group searched for the evidence */
 
 /* The steps of a rank the analysis compares: not the partial last one. */
@@ -425,93 +421,55 @@ out:
 
 /* ---- last arrival ------------------------------------------------------------------ */
 
+/* The rank the others wait for in collectives (waits.c decides it, with its
+ * evidence). When the slow-compute analysis names the same rank, the two
+ * are one verdict: its summary gains the waiting it causes. 1 when a new
+ * straggler was added. */
 static int last_arrival(tl_aggregate *a)
 {
-    size_t nr = a->nranks;
-    int named = 0;
-    if (nr < 2)
+    const tl_waits *w = &a->waits;
+    if (w->straggler < 0 || a->nstragglers >= TL_MAX_STRAGGLERS)
         return 0;
-    uint64_t *last = calloc(nr, sizeof *last);
-    double *wait = calloc(nr, sizeof *wait);
-    const tl_session **ss = calloc(nr, sizeof *ss);
-    size_t *cursor = calloc(nr, sizeof *cursor);
-    if (last == NULL || wait == NULL || ss == NULL || cursor == NULL)
-        goto out;
-    for (size_t i = 0; i < nr; i++) {
-        ss[i] = &a->sessions[a->ranks[i].sessions[0]];
-        if (ss[i]->ncolls == 0)
-            goto out; /* a rank without collectives: nothing to match */
-    }
-    uint64_t matched = 0;
-    const tl_session *base = ss[0];
-    for (size_t c = 0; c < base->ncolls; c++) {
-        const char *name = base->kernels[base->colls[c].kernel].name;
-        int64_t best = INT64_MAX, second = INT64_MAX, durs_max = 0;
-        size_t best_rank = 0, found = 0;
-        for (size_t i = 0; i < nr; i++) {
-            const tl_session *s = ss[i];
-            size_t k = cursor[i];
-            while (k < s->ncolls && strcmp(s->kernels[s->colls[k].kernel].name, name) != 0)
-                k++;
-            if (k >= s->ncolls)
-                break;
-            cursor[i] = k + 1;
-            int64_t d = s->colls[k].dur_ns;
-            found++;
-            if (d > durs_max)
-                durs_max = d;
-            if (d < best) {
-                second = best;
-                best = d;
-                best_rank = i;
-            } else if (d < second) {
-                second = d;
+    char waits[400];
+    int others = (int)w->used - 1;
+    int len = snprintf(waits, sizeof waits, "rank %d arrives last to %llu of %llu matched collectives (p = %.2g)",
+                       w->straggler, (unsigned long long)w->straggler_last, (unsigned long long)w->matched,
+                       w->straggler_p);
+    if (w->steps > 0 && isfinite(w->step_share_pct))
+        snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms a step for it, %.1f%% of "
+                 "their step", others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
+    else
+        snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms each time", others,
+                 others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
+    for (int i = 0; i < a->nstragglers; i++)
+        if (a->stragglers[i].rank == w->straggler) {
+            char *both = NULL;
+            if (asprintf(&both, "%s; %s", a->stragglers[i].summary, waits) > 0) {
+                free(a->stragglers[i].summary);
+                a->stragglers[i].summary = both;
             }
+            return 0;
         }
-        if (found != nr)
-            break; /* the sequences diverge: stop matching */
-        matched++;
-        if (second > 0 && (double)best < LAST_ARRIVAL_MARGIN * (double)second) {
-            last[best_rank]++;
-            wait[best_rank] += (double)(durs_max - best);
-        }
+    tl_straggler *s = &a->stragglers[a->nstragglers++];
+    memset(s, 0, sizeof *s);
+    s->rank = w->straggler;
+    s->kind = strdup("last_arrival");
+    s->units = (int)w->matched;
+    s->slower = (int)w->straggler_last;
+    s->value = w->caused_per_step_ns;
+    s->others_median = isfinite(w->others_step_ns) ? w->others_step_ns : 0;
+    s->delta_pct = isfinite(w->step_share_pct) ? w->step_share_pct : 100.0 * (double)w->straggler_last / (double)w->matched;
+    double share = (double)w->straggler_last / (double)w->matched;
+    s->severity = share >= SEVERE_SHARE && w->matched >= SEVERE_STEPS && (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
+                      ? "critical" : "warning";
+    a->ranks[w->straggler_ri].straggler = 1;
+    s->summary = strdup(waits);
+    for (int k = 0; k < w->ncause && k < 5; k++) {
+        s->items[k].name = strdup(w->cause[k].name);
+        s->items[k].delta_ns = w->cause[k].delta_ns;
+        s->nitems += s->items[k].name != NULL;
     }
-    if (matched < LAST_ARRIVAL_MIN)
-        goto out;
-    evidence_rows ev;
-    evidence_rows_build(a, &ev, TL_GROUP_KERNELS);
-    for (size_t i = 0; i < nr && a->nstragglers < TL_MAX_STRAGGLERS; i++) {
-        double share = (double)last[i] / (double)matched;
-        if (share < LAST_ARRIVAL_SHARE || last[i] < LAST_ARRIVAL_MIN)
-            continue;
-        tl_straggler *s = &a->stragglers[a->nstragglers++];
-        memset(s, 0, sizeof *s);
-        s->rank = a->ranks[i].rank;
-        s->kind = strdup("last_arrival");
-        s->units = (int)matched;
-        s->slower = (int)last[i];
-        s->value = 100 * share;
-        s->others_median = (double)matched;
-        s->delta_pct = 100 * share;
-        s->severity = share >= SEVERE_SHARE && matched >= 10 ? "critical" : "warning";
-        a->ranks[i].straggler = 1;
-        char buf[400];
-        snprintf(buf, sizeof buf,
-                 "rank %d arrives last to %llu of %llu matched collectives (%.0f%%): its communication kernels are the "
-                 "shortest while the other ranks wait (%.3f ms of waiting per collective on average)",
-                 s->rank, (unsigned long long)last[i], (unsigned long long)matched, 100 * share,
-                 wait[i] / (double)last[i] / 1e6);
-        s->summary = strdup(buf);
-        evidence(a, s, i, &ev);
-        named++;
-    }
-    evidence_rows_release(&ev);
-out:
-    free(last);
-    free(wait);
-    free(ss);
-    free(cursor);
-    return named;
+    return 1;
 }
 
 static void drop_straggler(tl_aggregate *a, int i)

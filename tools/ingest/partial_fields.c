@@ -166,6 +166,10 @@ static const tl_field gpu_f_f[] = {
     FIELD("blocking_call", TL_F_STR_BUF, blocking_call, .ctype = TL_C_CHARS,
           .size = sizeof(((ST *)0)->blocking_call), OPT),
     OPT_INT("blocking_call_ns", blocking_call_ns, 0, 0, TL_PARTIAL_MAX_NS),
+    OPT_INT("host_gap_ns", host_gap_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("host_short_ns", host_short_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("host_coll_ns", host_coll_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("host_load_ns", host_load_ns, -1, -1, TL_PARTIAL_MAX_NS),
 };
 #undef ST
 static TABLE(gpu_f, "gpu", tl_gpu_breakdown, 0, TL_FK_NONE);

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 /*
  * session.c - a session result's lifecycle and the names of its enums
  * (session.h), and the session of an input that is no profile. The analysis
@@ -38,6 +39,7 @@ void tl_session_init(tl_session *s)
     s->span_ns = -1;
     s->pid = -1;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
+    s->gpu.host_gap_ns = s->gpu.host_short_ns = s->gpu.host_coll_ns = s->gpu.host_load_ns = -1;
     s->peak_device_used = NAN;
     s->sys.memory_bytes = NAN;
     s->diff.size_min = s->diff.size_max = NAN;
@@ -113,6 +115,12 @@ void tl_session_release(tl_session *s)
     free(s->devices);
     release_extras(s);
     memset(s, 0, sizeof *s);
+}
+
+int tl_is_data_loading(const char *name)
+{
+    return strcasestr(name, "DataLoader") != NULL || strcasestr(name, "data_load") != NULL ||
+           strcasestr(name, "dataloading") != NULL;
 }
 
 int tl_session_from_identity(tl_session *s, const tl_identity *id)
