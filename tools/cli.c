@@ -38,7 +38,7 @@ static const struct {
       "SPEC is GLOB=TYPE: GPU kernels matching GLOB are compute, communication, memory or other, before the "
       "built-in table (repeatable; docs/analysis.md, Kernel type)" },
     { "max-names", required_argument, OPT_MAX_NAMES, "N",
-      "distinct names kept per input; the rarest beyond are counted as \"(other names)\" (default 100000)" },
+      "distinct names kept per input; beyond, the names with the least time are counted as \"(other names)\" (default 100000)" },
     { "max-events", required_argument, OPT_MAX_EVENTS, "N",
       "events read per trace; the rest skipped with a warning (default 100000000)" },
     { "max-input-size", required_argument, OPT_MAX_INPUT_SIZE, "B",
