@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,7 +30,7 @@ static const struct {
     int has_arg, val;
     const char *arg, *help;
 } common[] = {
-    { "jobs", required_argument, 'j', "N", "read N files at once (default: the number of cores)" },
+    { "jobs", required_argument, 'j', "N", "read N files at once (default: the CPUs this process may use)" },
     { "strict", no_argument, OPT_STRICT, NULL, "treat every warning as an error (exit 1)" },
     { "quiet", no_argument, 'q', NULL, "print no warnings" },
     { "progress", no_argument, OPT_PROGRESS, NULL, "progress on stderr (default: only on a terminal)" },
@@ -74,10 +75,77 @@ struct tl_cli_lists {
     int stdin_list; /* a list was read from standard input */
 };
 
+/* Most threads --jobs defaults to, however many CPUs there are. */
+#define TL_CLI_MAX_DEFAULT_JOBS 64
+
+int tl_cli_cgroup_cpu_limit(const char *cgroup_root, const char *self_cgroup)
+{
+    char line[4096], dir[4096 + 512];
+    const char *rel = NULL;
+    FILE *f = fopen(self_cgroup, "r");
+    if (f == NULL)
+        return 0;
+    /* cgroup v2: the one line "0::/PATH" */
+    while (fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "0::", 3) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            rel = line + 3;
+            break;
+        }
+    fclose(f);
+    if (rel == NULL || rel[0] != '/' || strstr(rel, "/..") != NULL)
+        return 0;
+    int n = snprintf(dir, sizeof dir, "%s%s", cgroup_root, strcmp(rel, "/") == 0 ? "" : rel);
+    if (n < 0 || (size_t)n >= sizeof dir)
+        return 0;
+    size_t root_len = strlen(cgroup_root);
+    int limit = 0;
+    /* the cgroup and each parent up to the root: the tightest quota holds */
+    for (;;) {
+        char path[sizeof dir + 16];
+        snprintf(path, sizeof path, "%s/cpu.max", dir);
+        FILE *m = fopen(path, "r");
+        if (m != NULL) {
+            char quota[32] = "";
+            unsigned long long period = 0;
+            if (fscanf(m, "%31s %llu", quota, &period) == 2 && strcmp(quota, "max") != 0 && period > 0) {
+                char *end;
+                unsigned long long q = strtoull(quota, &end, 10);
+                if (*end == '\0' && q > 0) {
+                    unsigned long long cpus = (q + period - 1) / period; /* 1.5 CPUs: 2 threads */
+                    int c = cpus > 1024 ? 1024 : (int)cpus;
+                    if (limit == 0 || c < limit)
+                        limit = c;
+                }
+            }
+            fclose(m);
+        }
+        char *slash = strrchr(dir, '/');
+        if (slash == NULL || (size_t)(slash - dir) < root_len)
+            break;
+        *slash = '\0';
+    }
+    return limit;
+}
+
+int tl_cli_cpus(void)
+{
+    long n = 0;
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        n = CPU_COUNT(&set);
+    if (n < 1)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    int quota = tl_cli_cgroup_cpu_limit("/sys/fs/cgroup", "/proc/self/cgroup");
+    if (quota > 0 && quota < n)
+        n = quota;
+    return n < 1 ? 1 : n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
 static int default_jobs(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+    int n = tl_cli_cpus();
+    return n > TL_CLI_MAX_DEFAULT_JOBS ? TL_CLI_MAX_DEFAULT_JOBS : n;
 }
 
 /* "--output" -> "output"; "-o" -> 'o'. */
@@ -693,6 +761,8 @@ size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profi
     if (cli->max_input_bytes)
         opt.limits.max_input_bytes = cli->max_input_bytes;
     tl_run_init(run);
+    if (cli->progress)
+        fprintf(stderr, "tally: reading with %d job%s\n", cli->jobs, cli->jobs == 1 ? "" : "s");
     size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
     static char what[TL_CLI_ESCAPED_MAX];
     for (size_t i = 0; i < run->nunreadable; i++)

@@ -87,6 +87,17 @@ typedef struct tl_cli {
     tl_analyze_options analyze;
 } tl_cli;
 
+/* The CPUs this process may use: the CPUs of its affinity mask
+ * (sched_getaffinity: taskset, a Slurm or cpuset allocation), bounded by the
+ * cgroup v2 CPU quota (tl_cli_cgroup_cpu_limit); at least 1. --jobs defaults
+ * to it (at most 64), not to the machine's CPU count. */
+int tl_cli_cpus(void);
+/* The cgroup v2 CPU quota of the process whose /proc/PID/cgroup is
+ * self_cgroup ("0::/PATH"), under the cgroup2 mount cgroup_root: the
+ * smallest ceil(QUOTA / PERIOD) of the cpu.max files of its cgroup and every
+ * parent ("max": none). 0 when there is none or it cannot be read (cgroup v1). */
+int tl_cli_cgroup_cpu_limit(const char *cgroup_root, const char *self_cgroup);
+
 /* Parse argv (argv[0] is the subcommand) by spec. Returns -1 to go on, or the
  * exit code to return with: 0 after --help or --version, 2 after a usage
  * error (printed, with a suggestion when an option was misspelled). */
