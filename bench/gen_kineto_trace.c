@@ -591,6 +591,8 @@ typedef struct gen_options {
     uint64_t seed;
     int slow_rank;
     double slow_factor;
+    int data_rank;          /* --data-rank: this rank's DataLoader next() takes data_ms more a step */
+    double data_ms;
     kernel_scale scales[16];
     int nscales;
     int gzip, level;
@@ -901,6 +903,7 @@ typedef struct gen {
     node *nodes;
     int nnodes, nodes_cap;
     int block_root[NBLOCKS];       /* first top-level node of each parsed block */
+    int data_node;                 /* the DataLoader's next() (--data-rank) */
     double kscale[NKERNELS];
     char *kernel_args[NKERNELS];   /* pre-rendered constant args of each kernel */
     size_t kernel_args_len[NKERNELS];
@@ -1434,6 +1437,8 @@ static void run_node(gen *g, sim *s, int thread, int ni, int cpu_only)
     if (n->seq)
         s->seq++;
     int64_t self = jitter(&s->rng, n->cpu_us * 1000.0, 0.2, 0.003);
+    if (ni == g->data_node && s->rank == g->opt.data_rank)
+        self += jitter(&s->rng, g->opt.data_ms * 1e6, 0.05, 0); /* a slow input pipeline on one rank */
     s->cpu[thread] += self / 2;
     if (n->mem > 0 && !cpu_only)
         alloc(g, s, thread, n->mem);
@@ -2021,6 +2026,7 @@ static int generate_one(const gen_options *opt, const char *path, int rank)
     /* parse the operator trees and find the kernel scales */
     for (int b = 0; b < NBLOCKS; b++)
         g->block_root[b] = parse_block(g, b, 0);
+    g->data_node = g->block_root[block_id("data")];
     for (int i = 0; i < NKERNELS; i++)
         g->kscale[i] = 1.0;
     for (int j = 0; j < opt->nscales; j++) {
@@ -2123,6 +2129,8 @@ static void usage(FILE *f)
           "  --first-step N       number of the first ProfilerStep (default 2)\n"
           "  --layers N           transformer layers (default 24)\n"
           "  --seed S             random seed (default 1)\n"
+          "  --data-rank R --data-ms MS\n"
+          "                       rank R's DataLoader next() takes MS ms more in every step\n"
           "  --slow-rank R --slow-factor F\n"
           "                       rank R's compute kernels take F x longer (stragglers)\n"
           "  --kernel-scale NAME=F\n"
@@ -2181,6 +2189,7 @@ int bench_gen_main(int argc, char **argv)
     o.layers = 24;
     o.seed = 1;
     o.slow_rank = -1;
+    o.data_rank = -1;
     o.slow_factor = 1.0;
     o.level = 1;
     o.cpu_mult = 1;
@@ -2214,6 +2223,10 @@ int bench_gen_main(int argc, char **argv)
             o.seed = (uint64_t)strtoull(need_arg(argc, argv, &i), NULL, 10);
         } else if (!strcmp(a, "--slow-rank")) {
             o.slow_rank = parse_int(need_arg(argc, argv, &i), a);
+        } else if (!strcmp(a, "--data-rank")) {
+            o.data_rank = parse_int(need_arg(argc, argv, &i), a);
+        } else if (!strcmp(a, "--data-ms")) {
+            o.data_ms = parse_double(need_arg(argc, argv, &i), a);
         } else if (!strcmp(a, "--slow-factor")) {
             o.slow_factor = parse_double(need_arg(argc, argv, &i), a);
         } else if (!strcmp(a, "--kernel-scale")) {

@@ -2,7 +2,7 @@
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
  * [--normalize] [--correction holm|none] [--max-untested-change 25%]
- * [--untested-floor 1%] [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
+ * [--untested-floor 1%] [--materiality P] [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
  * with a significance test per name and metric and a verdict
  * (tools/analyze/compare.h, docs/compare.md). `tally compare --sessions
  * INPUT` compares the first session of each rank of one input with its last.
@@ -11,7 +11,9 @@
  * archive, a file), a partial aggregate from `tally aggregate --partial`, or
  * an input list (@FILE) of such paths.
  * With --fail-on-regression the exit code is the CI gate: 1 when a primary
- * row regressed, or changed beyond --max-untested-change where it could not
+ * row that is material to the step (--materiality: its change per step at
+ * least the threshold's share of the step time) regressed, or changed
+ * beyond --max-untested-change where it could not
  * be tested (a stage's total: by --untested-floor of the run's time or
  * more; each is printed on stderr), 0 otherwise. Ranks present on one
  * side only are warnings, and gate failures with --strict.
@@ -107,7 +109,7 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
 }
 
 typedef struct compare_args {
-    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *floor, *memory;
+    const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *floor, *memory, *material;
     int fail, normalize, sessions;
 } compare_args;
 
@@ -135,6 +137,10 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         fprintf(stderr, "tally compare: --untested-floor wants a percentage from 0 to 1000, like 1%%\n");
         return -1;
     }
+    if (a->material && parse_threshold(a->material, &co->material_pct) != 0) {
+        fprintf(stderr, "tally compare: --materiality wants a percentage from 0 to 1000, like 5%%\n");
+        return -1;
+    }
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
@@ -155,7 +161,7 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
     tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
@@ -168,6 +174,7 @@ int tl_cmd_compare(int argc, char **argv)
         { "--correction", NULL, 1, NULL, &a.correction, "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)", "C" },
         { "--max-untested-change", NULL, 1, NULL, &a.untested, "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it", "P" },
         { "--untested-floor", NULL, 1, NULL, &a.floor, "a stage's untested increase fails the gate only when it adds P % of its ranks' run time (default 1%; 0: always)", "P" },
+        { "--materiality", NULL, 1, NULL, &a.material, "a stage, op or kernel fails the gate only when its change per step is P % of the step time or more (of the run's time without steps; default: --threshold)", "P" },
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },

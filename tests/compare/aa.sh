@@ -12,9 +12,10 @@
 # zero_grad move by 25-45 % from run to run, Stream Sync from 4.6 to 6.8 us. Before
 # --untested-floor those failed the gate in 5 of these 5 pairs (0.001-0.1 % of a
 # 500 ms run); now none does, --untested-floor 0 brings the failures back (the
-# floor is what passes them), and a planted change that matters still fails:
-# lm_head's GEMM 2x slower (+99 %, 2 % of the run) names it on stderr (1.5x is
-# 1.0 % of the run, at the floor: it fails or passes by the run's noise).
+# floor is what passes them; --materiality 0, or every such row would also be
+# immaterial to the step), and a planted change: lm_head's GEMM 2x slower (+99 %,
+# 2 % of the step) is not material at the default 5 % (exit 0) and fails the gate
+# with --materiality 1, named on stderr.
 set -eu
 tally=$1
 gen=$2
@@ -59,7 +60,7 @@ for seed in 2 3 4 5 6; do
         cat "$work/gate.err" >&2
         exit 1
     fi
-    gate "$work/one_1.json.gz" "$work/one_$seed.json.gz" --untested-floor 0
+    gate "$work/one_1.json.gz" "$work/one_$seed.json.gz" --untested-floor 0 --materiality 0
     [ "$rc" -eq 1 ] && floor_off=$((floor_off + 1))
 done
 if [ "$floor_off" -lt 3 ]; then
@@ -69,6 +70,12 @@ fi
 "$gen" --out "$work/lm_head.json.gz" --rank 0 --world 1 --gzip --quiet --seed 2 --kernel-scale lm_head=2
 lm_head=$("$gen" --list-kernels | awk '$1 == "lm_head" { print $2; exit }')
 gate "$work/one_1.json.gz" "$work/lm_head.json.gz"
+if [ "$rc" -ne 0 ]; then
+    echo "aa.sh: one rank, lm_head 2x (2 % of the step): exit $rc, not 0 (not material at 5 %)" >&2
+    cat "$work/gate.err" >&2
+    exit 1
+fi
+gate "$work/one_1.json.gz" "$work/lm_head.json.gz" --materiality 1
 if [ "$rc" -ne 1 ] || ! grep -q "regression (untested): kernels \"$lm_head\"" "$work/gate.err"; then
     echo "aa.sh: one rank, lm_head 2x: exit $rc, not 1 naming $lm_head" >&2
     cat "$work/gate.err" >&2

@@ -3,7 +3,7 @@
 
     check_compare.py verdicts JSON [--only-regression NAME [--delta-range LO HI]] [--no-regression]
                                    [--regression N] [--improvement N] [--unchanged N]
-                                   [--added N] [--removed N]
+                                   [--added N] [--removed N] [--changed N]
     check_compare.py schema JSON SCHEMA     validates (Draft 2020-12)
     check_compare.py junit XML JSON         well-formed, counts agree with the JSON
     check_compare.py html HTML              self-contained, no script, tags balanced
@@ -72,7 +72,8 @@ def cmd_verdicts(a):
             lo, hi = a.delta_range
             check(lo < r["delta_pct"] < hi, f"{pat[:60]!r} rank {r['rank']}: delta {r['delta_pct']:.1f}%")
     for verdict, names in (("regression", a.regression), ("improvement", a.improvement),
-                           ("unchanged", a.unchanged), ("added", a.added), ("removed", a.removed)):
+                           ("unchanged", a.unchanged), ("added", a.added), ("removed", a.removed),
+                           ("changed", a.changed)):
         for pat in names or []:
             for r in overall(doc, pat, (a.metric,)):
                 check(r["verdict"] == verdict,
@@ -187,7 +188,7 @@ def main():
                    help="with --only-regression: the per-rank deltas lie in (LO, HI) percent")
     v.add_argument("--no-regression", action="store_true")
     v.add_argument("--metric", default="per_call", help="the metric of the rows --regression etc. check")
-    for k in ("regression", "improvement", "unchanged", "added", "removed"):
+    for k in ("regression", "improvement", "unchanged", "added", "removed", "changed"):
         v.add_argument("--" + k, action="append")
     s = sub.add_parser("schema")
     s.add_argument("json")

@@ -6,8 +6,11 @@
 # about 20 %, kernels 2 %, spikes). The candidate has another seed and
 # --kernel-scale flash_fwd=1.3: that kernel 30 % slower on every rank.
 #   - it is the only regression (all ranks and each rank, per call, per run and per step,
-#     +20..40 %), its total per run fails the gate (kernels are stages), and
-#     --fail-on-regression exits 1 and names it on stderr;
+#     +20..40 %); its total per run adds about 1 % to the step (the step moved +0.6 %,
+#     inside the threshold): not material, so the gate passes by default (exit 0,
+#     the regression still listed); with --materiality 0 (every stage may fail the
+#     gate) its total per run fails the gate, and --fail-on-regression exits 1 and
+#     names it on stderr;
 #   - the JSON validates against schema/tally-compare.schema.json, the JUnit file
 #     is well-formed with one failure per regression row, the Markdown is under
 #     1 MiB, the HTML page is self-contained with balanced tags;
@@ -37,9 +40,22 @@ make_run slow --seed 2 --kernel-scale flash_fwd=1.3
 flash=$("$gen" --list-kernels | awk '$1 == "flash_fwd" { sub(/^[^ ]+ +/, ""); print; exit }')
 [ -n "$flash" ] || { echo "generated.sh: no flash_fwd in --list-kernels" >&2; exit 1; }
 
+# By default the gate follows the step: a kernel that adds 1 % to it is not material.
+set +e
+"$tally" compare -q "$work/base" "$work/slow" --json "$work/material.json" --fail-on-regression 2>"$work/material.err"
+rc=$?
+set -e
+if [ "$rc" -ne 0 ]; then
+    echo "generated.sh: an immaterial regression (1 % of the step) failed the gate: exit $rc" >&2
+    cat "$work/material.err" >&2
+    exit 1
+fi
+$check verdicts "$work/material.json" --only-regression "$flash"
+grep -F '"material":false' "$work/material.json" >/dev/null
+
 set +e
 "$tally" compare "$work/base" "$work/slow" -o "$work/slow.html" --json "$work/slow.json" \
-    --junit "$work/slow.xml" --markdown "$work/slow.md" --fail-on-regression \
+    --junit "$work/slow.xml" --markdown "$work/slow.md" --fail-on-regression --materiality 0 \
     >"$work/slow.out" 2>"$work/slow.err"
 rc=$?
 set -e
@@ -69,11 +85,11 @@ grep -F "; 1 gate failure;" "$work/slow.out" >/dev/null || {
 
 # A partial aggregate is an input like the directory it came from.
 "$tally" aggregate -q --partial "$work/base" -o "$work/base.partial.json"
-"$tally" compare -q "$work/base.partial.json" "$work/slow" -o "$work/partial.html" --json "$work/partial.json"
+"$tally" compare -q --materiality 0 "$work/base.partial.json" "$work/slow" -o "$work/partial.html" --json "$work/partial.json"
 $check same-rows "$work/slow.json" "$work/partial.json"
 
 # No gate without --fail-on-regression; the same inputs give the same bytes.
-"$tally" compare -q "$work/base" "$work/slow" -o "$work/nogate.html" --markdown "$work/nogate.md"
+"$tally" compare -q --materiality 0 "$work/base" "$work/slow" -o "$work/nogate.html" --markdown "$work/nogate.md"
 cmp "$work/slow.html" "$work/nogate.html"
 cmp "$work/slow.md" "$work/nogate.md"
 echo "generated.sh: ok"

@@ -160,6 +160,9 @@ typedef struct tl_cmp_options {
     double max_untested_pct;    /* untested rows beyond this change get a verdict (25) */
     double untested_floor_pct;  /* ... and fail the gate when they add this % of the run's time (1) */
     double memory_threshold_pct; /* peak memory rows: a regression grows by more than this; NaN: threshold_pct */
+    double material_pct;        /* a name's total per run may fail the gate when its change per step is at least
+                                 * this % of the baseline's step time (without steps: of the run's time); NaN:
+                                 * threshold_pct (--materiality) */
     int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
                                  * -2 the last (tally compare --sessions) */
 } tl_cmp_options;
@@ -198,6 +201,14 @@ typedef struct tl_cmp_row {
     double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
     double impact_ns;           /* cand.total - base.total (what the bars sort by) */
     int floored;                /* an untested increase kept out of the gate by untested_floor_pct */
+    double step_share_pct;      /* all-ranks per-run rows of names with steps on both sides: 100 (the
+                                 * candidate's time per rank and step - the baseline's) / the baseline's
+                                 * median step time (compare.c, materiality); NaN otherwise */
+    int material;               /* primary rows: may fail the gate -- step and memory rows always; a name's
+                                 * total per run when its change per step (step_share_pct; without steps
+                                 * run_share_pct) is at least the threshold's share of the step (run) */
+    int call_mix;               /* per-call rows: the verdict is a change of call mix (calls x N, each call
+                                 * about / N, the total per run not beyond the threshold), not of speed */
     int inconclusive;           /* unchanged, but moved beyond the threshold: not significant, or
                                  * (rank-level test) not on most ranks */
     double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the

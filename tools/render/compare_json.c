@@ -156,6 +156,9 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     kv_side_count(j, "candidate_samples", &r->cand, r->cand.nsamples);
     tl_json_kv_double(j, "impact_ns", r->impact_ns);
     tl_json_kv_double(j, "run_share_pct", r->run_share_pct);
+    tl_json_kv_double(j, "step_share_pct", r->step_share_pct);
+    tl_json_kv_bool(j, "material", r->material);
+    tl_json_kv_bool(j, "call_mix", r->call_mix);
     tl_json_kv_double(j, "u", r->u);
     static const char *tests[TL_TEST_COUNT] = { NULL, "exact", "normal", "strata", "rank_t", "perm" };
     tl_json_key(j, "test");
@@ -227,6 +230,7 @@ static void write_options(tl_json *j, const tl_compare *c)
     tl_json_kv_string(j, "correction", c->opt.correction == TL_CMP_HOLM ? "holm" : "none");
     tl_json_kv_double(j, "max_untested_pct", c->opt.max_untested_pct);
     tl_json_kv_double(j, "untested_floor_pct", c->opt.untested_floor_pct);
+    tl_json_kv_double(j, "material_pct", isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct);
     tl_json_kv_double(j, "memory_threshold_pct",
                       isnan(c->opt.memory_threshold_pct) ? c->opt.threshold_pct : c->opt.memory_threshold_pct);
     tl_json_key(j, "sessions");
