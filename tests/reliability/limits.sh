@@ -50,5 +50,23 @@ hasnt runs-no-pool "$tmp/e" "put with the last one"
 run aggregate "$tmp/runs" -o "$tmp/agg.json" 2>"$tmp/e"; expect_exit runs-aggregate 0 $?
 jcheck runs-counts "$tmp/agg.json" 'len(doc["ranks"]) == 2 and all(len(r["sessions"]) == 1 and r["top"]["ops"][0]["count"] == 4 for r in doc["ranks"])'
 
+# ---- item 8: the names budget keeps the names that matter by time -------------------
+# 150,000 rare names (1 us each), then one op with 99.5 % of the time: the
+# first fold closed the table by first appearance and the top-ops table
+# showed only "(other names)".
+"$python" - "$tmp/late.json" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write('{"traceEvents":[\n')
+    for i in range(150000):
+        f.write('{"ph":"X","cat":"cpu_op","name":"rare_%06d","ts":%d,"dur":1,"pid":1,"tid":1},\n' % (i, 2 * i))
+    for k in range(1000):
+        f.write('{"ph":"X","cat":"cpu_op","name":"aten::hot","ts":%d,"dur":30000,"pid":1,"tid":1},\n' % (400000 + 30001 * k))
+    f.write('{"ph":"X","cat":"cpu_op","name":"end","ts":0,"dur":1,"pid":1,"tid":1}]}\n')
+PY
+run summary "$tmp/late.json" >"$tmp/o" 2>"$tmp/e"; expect_exit names-late 0 $?
+has names-late-top "$tmp/o" '^aten::hot +1000 +30.00 s'
+has names-late-said "$tmp/e" '2 folds kept the names with the most time'
+
 echo "limits: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -186,9 +186,10 @@ static void test_framepack_doc_snippet(void **state)
     tl_profile_release(&p);
 }
 
-/* Beyond the names budget (--max-names 10): 20 sections of 1..20 s; the
- * rarest and every later one go to "(other names)" with their times, none is
- * dropped (they were, each with "a second section of this name"). */
+/* Beyond the names budget (--max-names 10): 20 sections of 1..20 s; those
+ * with the least time go to "(other names)" with their times, none is
+ * dropped (they were, each with "a second section of this name"), and the
+ * last, longest one keeps its row (a fold by first appearance hid it). */
 static void test_framepack_names_budget(void **state)
 {
     (void)state;
@@ -214,6 +215,9 @@ static void test_framepack_names_budget(void **state)
     const tl_name_stat *other = stat_of(&p, "section", "(other names)");
     assert_non_null(other);
     assert_int_equal(other->d.count, 15);
+    const tl_name_stat *last = stat_of(&p, "section", "s19");
+    assert_non_null(last);
+    assert_int_equal(last->d.total, 20000000000ull);
     assert_false(warned(&p, "a second section", NULL));
     assert_warned(&p, "more than 10 distinct names", "(15 events in 1 categories)");
     tl_profile_release(&p);

@@ -501,6 +501,60 @@ static void test_base_time_extreme(void **state)
     tl_profile_release(&p);
 }
 
+/* The names budget keeps the names that matter by time (issue 26, item 8):
+ * 1,500 rare names (1 us each) under --max-names 1000, then one op with
+ * 99.5 % of the time. A fold by first appearance closed the table at the
+ * 1,000th name and counted the op in "(other names)": the top-ops table
+ * showed only that. */
+static void test_names_budget_keeps_late_heavy_name(void **state)
+{
+    (void)state;
+    enum { RARE = 1500, HOT = 300 };
+    size_t cap = (size_t)(RARE + HOT) * 120 + 64, o = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    o += (size_t)snprintf(text + o, cap - o, "{\"traceEvents\":[");
+    for (int i = 0; i < RARE; i++)
+        o += (size_t)snprintf(text + o, cap - o,
+                              "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"rare_%d\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":%d,\"dur\":1}", i ? "," : "", i, 2 * i);
+    for (int i = 0; i < HOT; i++) /* 300 x 1000 us = 99.5 % of 301.5 ms */
+        o += (size_t)snprintf(text + o, cap - o,
+                              ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::hot\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":%d,\"dur\":1000}", 10000 + 1001 * i);
+    o += (size_t)snprintf(text + o, cap - o, "]}");
+    assert_true(o < cap);
+    tl_profile p;
+    tl_profile_init(&p, "names.json");
+    p.max_names = 1000;
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &opt), 0);
+    const tl_name_stat *hot = NULL, *other = NULL;
+    uint64_t count = 0;
+    for (uint32_t i = 0; i < p.nstats; i++) {
+        const char *name = tl_strtab_get(&p.strs, p.stats[i].name);
+        if (strcmp(name, "aten::hot") == 0)
+            hot = &p.stats[i];
+        else if (strcmp(name, "(other names)") == 0)
+            other = &p.stats[i];
+        count += p.stats[i].d.count;
+    }
+    assert_int_equal(count, RARE + HOT); /* nothing dropped */
+    assert_non_null(hot);
+    assert_int_equal(hot->d.count, HOT);
+    assert_int_equal(hot->d.total, (uint64_t)HOT * 1000000);
+    assert_non_null(other);
+    assert_true(p.nstats <= 1000);
+    int said = 0;
+    for (size_t i = 0; i < p.id.problems.n; i++)
+        said |= strstr(p.id.problems.v[i].text, "kept the names with the most time") != NULL;
+    assert_true(said);
+    tl_profile_release(&p);
+    free(text);
+}
+
 /* Two sessions of one rank, each with n GPU streams, half of them on both
  * (streams n/2 .. n-1 of device 0): the rank's streams are sorted by
  * (device, stream), each once, the shared ones summed. */
@@ -575,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_gpu_streams_merge),
         cmocka_unit_test(test_base_time_extreme),
+        cmocka_unit_test(test_names_budget_keeps_late_heavy_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

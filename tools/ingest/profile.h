@@ -454,16 +454,24 @@ typedef struct tl_profile {
     const char *content_hint;
     int error;             /* a fatal read error: the profile holds what came before */
 
-    /* Bounded memory in distinct names. When nstats reaches max_names (0:
-     * TL_PROFILE_DEFAULT_MAX_NAMES), the rarest half (by count) is folded
-     * into one "(other names)" statistic per category and the table closes:
-     * names already kept stay exact, any name not kept is counted in
-     * "(other names)" of its category. tl_profile_finish() warns with the
+    /* Bounded memory in distinct names, a heavy-hitters fold: when nstats
+     * reaches max_names (0: TL_PROFILE_DEFAULT_MAX_NAMES), the half with
+     * the least time (total, then count) is folded into one "(other names)"
+     * statistic per category and the table stays open, so a name that
+     * matters by time and appears late still gets its own row. The budget
+     * reached again after TL_PROFILE_MAX_FOLDS folds closes the table: any
+     * name not kept is counted in "(other names)" of its category. A name folded once and
+     * seen again has a row of its own for its later occurrences
+     * (names_reentered counts them). tl_profile_finish() warns with the
      * numbers. */
     uint32_t max_names;
     uint64_t max_events;    /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int names_closed;
-    uint64_t names_folded;  /* distinct names folded when the table closed */
+    uint64_t names_folded;  /* distinct names folded, over all folds */
+    uint32_t names_folds;   /* folds made */
+    uint64_t names_reentered; /* names folded once that came back with a row of their own */
+    uint64_t *folded_keys;  /* (category << 32 | name) of every folded name, sorted */
+    size_t nfolded_keys;
     uint32_t other_pools;   /* "(other names)" statistics made */
     uint32_t other_first;   /* index + 1 of the first one */
     int names_warned;
@@ -494,6 +502,10 @@ typedef struct tl_profile {
  * truncated. GPU events cost ~48 bytes each, so this bounds one input's GPU
  * table to a few GB even when a small zip inflates to a huge trace. */
 #define TL_PROFILE_DEFAULT_MAX_EVENTS 100000000ull
+/* Folds of the names table before it closes: each keeps the half with the
+ * most time and lets new names in; the names' strings stay interned, so the
+ * strings held are bounded by max_names x (1 + TL_PROFILE_MAX_FOLDS / 2). */
+#define TL_PROFILE_MAX_FOLDS 8u
 /* "(other names)" statistics (one per category) at most; then they share one. */
 #define TL_PROFILE_MAX_OTHER_POOLS 1024u
 /* The name that holds what was folded beyond the budget. */
