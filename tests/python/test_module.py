@@ -3,7 +3,8 @@
 
 usage: test_module.py [unittest args, e.g. TestNesting]
 environment: TALLY_TEST_PYTHONPATH  the folder that holds the tally package (BUILD/python)
-             TALLY_TEST_CLI         the tally command (for the read-back test)
+             TALLY_TEST_CLI         the tally command (for the read-back tests)
+             TALLY_TEST_SOURCE_DIR  the checkout (for samples/python/pipeline.py)
 
 libtally records once per process and writes at shutdown, so every scenario runs
 in a fresh interpreter (a script in a temporary directory) and the test reads the
@@ -22,6 +23,7 @@ import unittest
 
 PYTHONPATH = os.environ.get("TALLY_TEST_PYTHONPATH", "")
 TALLY_CLI = os.environ.get("TALLY_TEST_CLI", "")
+SOURCE_DIR = os.environ.get("TALLY_TEST_SOURCE_DIR", "")
 
 
 def load(path):
@@ -548,6 +550,36 @@ class TestReadBack(ModuleTest):
         self.assertEqual(r.returncode, 0, r.stderr)
         with open(html) as f:
             self.assertIn("transformer_block", f.read())
+
+
+class TestSample(ModuleTest):
+    def test_the_python_sample_as_three_ranks(self):
+        """samples/python/pipeline.py, as make demo runs it (smaller): tally reads its files,
+        counts every stage exactly and names the slow rank."""
+        self.assertTrue(SOURCE_DIR and TALLY_CLI, "TALLY_TEST_SOURCE_DIR and TALLY_TEST_CLI")
+        sample = os.path.join(SOURCE_DIR, "samples", "python", "pipeline.py")
+        with open(sample) as f:
+            code = f.read()
+        for rank in range(3):
+            r = self.run_script(code, name="pipeline", args=(
+                "--steps", "4", "--blocks", "2", "--slow-rank", "2", "--slow-factor", "2"),
+                env={"RANK": str(rank), "WORLD_SIZE": "3"})
+            self.assertIn(f"rank {rank}/3: baseline (python), 4 steps x 2 blocks", r.stdout)
+        agg_path = os.path.join(self.dir, "aggregate.json")
+        r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        agg = load(agg_path)
+        counts = {(n["group"], n["name"]): n["count"] for n in agg["names"]}
+        self.assertEqual(counts[("iterations", "diffusion_step")], 12)
+        for name, per_rank in (("transformer_block", 8), ("attention", 8), ("norm", 8),
+                               ("scheduler_step", 4), ("vae_decode_chunk", 4), ("load_models", 1)):
+            self.assertEqual(counts[("sections", name)], 3 * per_rank, name)
+        self.assertEqual([x["steps"]["count"] for x in agg["ranks"]], [4, 4, 4])
+        # the sample's allocator provider: 62 MiB of models + 2 MiB for the text encoder's output
+        self.assertEqual([x["memory"]["peak_allocated_bytes"] for x in agg["ranks"]], [64 << 20] * 3)
+        self.assertEqual([(x["rank"], x["straggler"]) for x in agg["ranks"]],
+                         [(0, False), (1, False), (2, True)])
 
 
 if __name__ == "__main__":
