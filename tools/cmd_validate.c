@@ -98,8 +98,9 @@ int tl_cmd_validate(int argc, char **argv)
     }
     problems += (uint64_t)missing_ranks(&run, cli.strict, quiet);
     if (!quiet)
-        fprintf(stderr, "tally validate: %zu inputs, %" PRIu64 " clean, %" PRIu64 " problems\n",
-                run.n + run.nunreadable, clean, problems);
+        fprintf(stderr, "tally validate: %zu input%s, %" PRIu64 " clean, %" PRIu64 " problem%s\n",
+                run.n + run.nunreadable, tl_plural_s(run.n + run.nunreadable), clean, problems,
+                tl_plural_s((size_t)problems));
     rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
          : run.n + run.nunreadable == 0           ? TL_EXIT_NO_INPUT
          : problems                             ? TL_EXIT_GATE

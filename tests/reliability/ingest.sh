@@ -135,7 +135,7 @@ mkdir -p "$tmp/dup"; cp "$trace0" "$tmp/dup/rank0.json"; cp "$trace1" "$tmp/dup/
 ln "$tmp/dup/rank1.json" "$tmp/dup/rank1-hardlink.json"
 (cd "$tmp" && run summary dup dup/rank0.json ./dup "$tmp/dup" >"$tmp/o" 2>"$tmp/e"); expect_exit dup 0 $?
 # The one warning is the world size's: 2 of DLRM's 8 ranks are here.
-has dup "$tmp/o" '^tally summary: 2 sessions of 2 ranks, 1 warnings'
+has dup "$tmp/o" '^tally summary: 2 sessions of 2 ranks, 1 warning'
 has dup-missing "$tmp/e" 'warning: 2 of 8 ranks present'
 has dup-note "$tmp/e" 'note: .*read once'
 (cd "$tmp" && run inspect --json dup dup/rank0.json ./dup >"$tmp/o" 2>"$tmp/e")

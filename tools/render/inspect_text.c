@@ -54,8 +54,10 @@ static void text_profile(FILE *out, const tl_profile *p)
             fprintf(out, " ... (%u categories)", p->cats.n);
         fputc('\n', out);
     }
-    fprintf(out, "  contents     %u names, %zu GPU events on %u streams, %zu steps, %zu memory points, "
-                 "%zu snapshots\n", p->nstats, p->ngpu, p->nstreams, p->nsteps, p->nmem, p->nsnapshots);
+    fprintf(out, "  contents     %u name%s, %zu GPU event%s on %u stream%s, %zu step%s, %zu memory point%s, "
+                 "%zu snapshot%s\n", p->nstats, tl_plural_s(p->nstats), p->ngpu, tl_plural_s(p->ngpu), p->nstreams,
+            tl_plural_s(p->nstreams), p->nsteps, tl_plural_s(p->nsteps), p->nmem, tl_plural_s(p->nmem),
+            p->nsnapshots, tl_plural_s(p->nsnapshots));
     if (p->start_ns <= p->end_ns) {
         char span[48];
         /* the one duration format of every output (units.h) */

@@ -16,6 +16,7 @@
 #include "report_text.h"
 #include "context_text.h"
 #include "telemetry_text.h"
+#include "term.h" /* tl_plural_s */
 #include "units.h"
 
 #define MD_RANKS 32
@@ -195,8 +196,8 @@ static void inputs(FILE *f, const tl_aggregate *a)
         skipped += tl_identity_standing(&a->sessions[i].id) == TL_STANDING_NOT_READ;
         warnings += a->sessions[i].id.problems.n;
     }
-    fprintf(f, "\n## Inputs\n\n%zu inputs: %zu used, %zu skipped; %zu warnings.\n", a->nsessions, used, skipped,
-            warnings);
+    fprintf(f, "\n## Inputs\n\n%zu input%s: %zu used, %zu skipped; %zu warning%s.\n", a->nsessions,
+            tl_plural_s(a->nsessions), used, skipped, warnings, tl_plural_s(warnings));
     if (warnings)
         fputc('\n', f);
     for (size_t i = 0; i < a->nsessions && shown < MD_WARNINGS; i++)

@@ -25,6 +25,7 @@
 
 #include "context_text.h"
 #include "render.h"
+#include "term.h" /* tl_plural_s */
 #include "report_text.h"
 #include "telemetry_text.h"
 #include "text_table.h"
@@ -293,8 +294,8 @@ static void drift_table(FILE *out, const tl_aggregate *agg, size_t width)
         tl_text_table_row(&tt, cells);
     }
     char title[128];
-    snprintf(title, sizeof title, "SESSIONS (each stage per call per session, median over the ranks; %d sessions)",
-             d->nsessions + d->sessions_dropped);
+    snprintf(title, sizeof title, "SESSIONS (each stage per call per session, median over the ranks; %d session%s)",
+             d->nsessions + d->sessions_dropped, tl_plural_s((size_t)(d->nsessions + d->sessions_dropped)));
     heading(out, title);
     tl_text_table_print(out, &tt, width);
     tl_text_table_release(&tt);
@@ -360,12 +361,13 @@ void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t
         companions += tl_identity_standing(&a->sessions[i].id) == TL_STANDING_COMPANION;
     }
     char head[256];
-    int len = snprintf(head, sizeof head, "%zu sessions of %zu ranks", sessions, a->nranks);
+    int len = snprintf(head, sizeof head, "%zu session%s of %zu rank%s", sessions, tl_plural_s(sessions), a->nranks,
+                       tl_plural_s(a->nranks));
     if (companions && len > 0 && (size_t)len < sizeof head)
         len += snprintf(head + len, sizeof head - (size_t)len, " (%zu traces counted with their reports)",
                         companions);
     if (len > 0 && (size_t)len < sizeof head)
-        snprintf(head + len, sizeof head - (size_t)len, ", %zu warnings", warnings);
+        snprintf(head + len, sizeof head - (size_t)len, ", %zu warning%s", warnings, tl_plural_s(warnings));
     tl_text_wrap(out, "tally summary: ", head, width);
     findings(out, a, width);
     static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
