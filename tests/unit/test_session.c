@@ -555,6 +555,31 @@ static void test_names_budget_keeps_late_heavy_name(void **state)
     free(text);
 }
 
+/* An event of a timed phase without "ts" (issue 26, item 10) is malformed,
+ * counted and said: an X without ts was dropped silently, and validate
+ * called the file clean. */
+static void test_event_without_ts(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"no_ts\",\"pid\":1,\"tid\":1,\"dur\":5},"
+        "{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ok\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":5}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "nots.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &opt), 0);
+    assert_int_equal(p.malformed, 2);
+    assert_int_equal(p.id.problems.n, 1);
+    assert_non_null(strstr(p.id.problems.v[0].text, "2 events without \"ts\" skipped as malformed; the first at "
+                                                     "offset 16: \"no_ts\" (phase X)"));
+    tl_profile_release(&p);
+}
+
 /* Two sessions of one rank, each with n GPU streams, half of them on both
  * (streams n/2 .. n-1 of device 0): the rank's streams are sorted by
  * (device, stream), each once, the shared ones summed. */
@@ -630,6 +655,7 @@ int main(void)
         cmocka_unit_test(test_gpu_streams_merge),
         cmocka_unit_test(test_base_time_extreme),
         cmocka_unit_test(test_names_budget_keeps_late_heavy_name),
+        cmocka_unit_test(test_event_without_ts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

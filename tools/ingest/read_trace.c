@@ -150,6 +150,11 @@ typedef struct reader {
     int64_t pids[READER_PIDS];
     uint64_t pid_events[READER_PIDS];
     int npids, pid_slot;
+    /* Events of a timed phase (X, B, E, C, i) without "ts": malformed,
+     * counted and said once with the first (they were dropped silently). */
+    uint64_t no_ts, no_ts_offset;
+    char no_ts_phase;
+    char no_ts_name[81];
 } reader;
 
 /* A string view as plain text: the bytes themselves when there is no escape,
@@ -780,12 +785,19 @@ static void one_event(reader *r, const tl_trace_event *ev)
         p->malformed++;
         return;
     }
+    if (!ev->has_ts && ev->phase != 0 && strchr("XBECiI", ev->phase) != NULL) {
+        if (r->no_ts++ == 0) {
+            r->no_ts_offset = ev->offset;
+            r->no_ts_phase = ev->phase;
+            size_t k = name_len < sizeof r->no_ts_name - 1 ? name_len : sizeof r->no_ts_name - 1;
+            memcpy(r->no_ts_name, name, k);
+            r->no_ts_name[k] = '\0';
+        }
+        p->malformed++;
+        return;
+    }
     switch (ev->phase) {
     case 'X':
-        if (!ev->has_ts) {
-            p->malformed++;
-            return;
-        }
         if (!ev->has_dur) {
             tl_profile_warn_at(p, (int64_t)ev->offset, "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0",
                                ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
@@ -929,6 +941,10 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         tl_profile_warn(p, "%" PRIu64 " blocking host calls beyond %d not examined (TL_PROFILE_MAX_BLOCKING)",
                         p->blocking_dropped, TL_PROFILE_MAX_BLOCKING);
     note_unread_devices(p);
+    if (r.no_ts)
+        tl_profile_warn_at(p, (int64_t)r.no_ts_offset, "%" PRIu64 " event%s without \"ts\" skipped as malformed; the "
+                           "first at offset %" PRIu64 ": \"%s\" (phase %c)", r.no_ts, r.no_ts == 1 ? "" : "s",
+                           r.no_ts_offset, r.no_ts_name, r.no_ts_phase);
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
     if (seen > limit)
