@@ -98,11 +98,14 @@ def cmd_junit(a):
         return
     check(root.tag == "testsuites", f"root element <{root.tag}>, not <testsuites>")
     compared = [r for r in doc["rows"] if r["verdict"] not in ("added", "removed")]
+    # One failure per gate failure (what the exit code counts), whatever the
+    # other regressions; too few samples: skipped.
     want = {
         "tests": len(compared),
-        "failures": sum(r["verdict"] == "regression" or r["gate"] for r in compared),
-        "skipped": sum(r["verdict"] == "too_few_samples" for r in compared),
+        "failures": sum(r["gate"] for r in compared),
+        "skipped": sum(r["verdict"] == "too_few_samples" and not r["gate"] for r in compared),
     }
+    check(want["failures"] == doc["gate_failures"], f"JUnit failures {want['failures']} != gate_failures")
     cases = root.findall("testsuite/testcase")
     got = {
         "tests": len(cases),
@@ -110,8 +113,24 @@ def cmd_junit(a):
         "skipped": sum(c.find("skipped") is not None for c in cases),
     }
     check(got == want, f"test cases {got}, the JSON says {want}")
-    for key in want:
+    for key in ("tests", "failures"):
         check(int(root.get(key, -1)) == want[key], f"<testsuites {key}={root.get(key)!r}>, want {want[key]}")
+    # Jenkins xUnit's JUnit schema (junit-10.xsd): the attributes each element may have, and
+    # what a test case may hold (Ant's JUnit schema allows a subset of these).
+    allowed = {
+        "testsuites": {"name", "time", "tests", "failures", "disabled", "errors"},
+        "testsuite": {"name", "tests", "failures", "errors", "time", "disabled", "skipped", "timestamp",
+                      "hostname", "id", "package"},
+        "testcase": {"name", "assertions", "time", "classname", "status"},
+    }
+    check(set(root.attrib) <= allowed["testsuites"], f"<testsuites> attributes {sorted(root.attrib)}")
+    for suite in root.findall("testsuite"):
+        check(set(suite.attrib) <= allowed["testsuite"], f"<testsuite> attributes {sorted(suite.attrib)}")
+    for c in cases:
+        check(set(c.attrib) <= allowed["testcase"], f"<testcase> attributes {sorted(c.attrib)}")
+        kids = [k.tag for k in c]
+        check(set(kids) <= {"skipped", "error", "failure", "system-out", "system-err"}, f"<testcase> holds {kids}")
+        check(sum(k in ("skipped", "error", "failure") for k in kids) <= 1, f"<testcase> holds {kids}")
     for suite in root.findall("testsuite"):
         n = len(suite.findall("testcase"))
         check(int(suite.get("tests", -1)) == n, f"suite {suite.get('name')}: tests={suite.get('tests')}, has {n}")

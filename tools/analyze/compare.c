@@ -1706,6 +1706,24 @@ out:
     return rc;
 }
 
+void tl_compare_verdict(const tl_compare *c, tl_cmp_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->failures = c->gate_failures;
+    v->fails = c->gate_failures > 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->group == TL_CMP_GROUP_STEPS && r->rank < 0 && r->kind == TL_CMP_PER_CALL && r->base.present &&
+            r->cand.present)
+            v->step = r;
+        v->explained += r->verdict == TL_VERDICT_REGRESSION && !r->gate;
+        if (r->gate && (v->lead == NULL || fabs(r->impact_ns) > fabs(v->lead->impact_ns)))
+            v->lead = r;
+    }
+    if (v->step && v->step->gate)
+        v->lead = v->step;
+}
+
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
 {

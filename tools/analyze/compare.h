@@ -304,6 +304,22 @@ typedef struct tl_compare {
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o);
 void tl_compare_release(tl_compare *c);
 
+/* The comparison's one verdict: the exit code (--fail-on-regression), the
+ * console line, the JUnit failures, the Markdown status line and the HTML
+ * headline all derive from it, so they cannot disagree. */
+typedef struct tl_cmp_verdict {
+    int fails;                  /* the gate fails: some row has gate set */
+    size_t failures;            /* the rows that fail the gate (tl_compare.gate_failures) */
+    const tl_cmp_row *step;     /* the all-ranks step row with both sides; NULL without steps */
+    const tl_cmp_row *lead;     /* the gate failure that leads: the step row when it fails, else the
+                                 * failing row of the largest impact; NULL when the gate passes */
+    size_t explained;           /* regression verdicts that do not fail the gate (immaterial to the step,
+                                 * explanatory rows, ranks) */
+} tl_cmp_verdict;
+
+/* Fill v from a finished comparison (borrowed pointers into c). */
+void tl_compare_verdict(const tl_compare *c, tl_cmp_verdict *v);
+
 /* Is s a session one side compares (tl_cmp_options.session: -1 every one,
  * -2 the rank's last, else its 0-based number; with a session chosen, ranks
  * with one session are left out)? */

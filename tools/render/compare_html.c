@@ -166,8 +166,14 @@ static int headline(FILE *f, const tl_compare *c)
     const size_t *n = c->counts;
     /* Red (the report's .headline) only for what needs action: the counts when a
      * regression is listed, the gate when it fails; otherwise the calm box. */
-    fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\">",
-            n[TL_VERDICT_REGRESSION] ? "" : " calm");
+    /* the verdict first, as every output writes it (tl_compare_verdict) */
+    char status[512], advice[512];
+    fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\" id=\"status\"><b>%s ",
+            c->gate_failures ? "" : " calm", c->gate_failures ? "\xe2\x9d\x8c" : "\xe2\x9c\x85");
+    tl_escape_html(f, tl_cmp_status_text(status, sizeof status, c));
+    fputs("</b></p>\n<p class=\"note\"><b>What to do:</b> ", f);
+    tl_escape_html(f, tl_cmp_advice_text(advice, sizeof advice, c));
+    fprintf(f, "</p>\n<p class=\"headline%s\">", c->gate_failures ? "" : " calm");
     char sentence[400];
     if (tl_cmp_step_text(sentence, sizeof sentence, c)[0]) {
         fputs("<b>", f);

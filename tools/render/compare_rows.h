@@ -42,6 +42,26 @@ const tl_cmp_row *tl_cmp_step_row(const tl_compare *c);
 /* "Step time (median, all ranks): 176.3 ms -> 152.5 ms, -13.5 % (verdict)."
  * -- what a headline leads with; "" without steps on both sides. */
 const char *tl_cmp_step_text(char *buf, size_t len, const tl_compare *c);
+/* The gate's verdict in one line (tl_compare_verdict), what every output
+ * leads with: "gate fails: step time +18.9 % (35.34 ms -> 42.01 ms), adjusted
+ * p < 0.001", "gate fails: kernels \"gemm\" total per run +30.2 % (+1.80 ms a
+ * step, 5.1 % of the step)", "gate passes: step time -15.8 % (42.31 ms ->
+ * 35.62 ms, improvement)", "gate passes: no material regression"; with "; N
+ * more gate failures" and "; N regressions do not fail it (immaterial to
+ * the step, or explanatory)". Plain text: a name from an input is in it,
+ * each output escapes the whole. */
+const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c);
+
+/* What to do, in one or two sentences that follow the verdict: where the
+ * cause is when the gate fails, what the regressions that do not fail it
+ * mean, how to get a test of the step when there is none. Static wording and
+ * numbers only (no names). */
+const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c);
+
+/* Whether the comparison is of one rank on each side (the all-ranks rows and
+ * rank 0's say the same: outputs show the all-ranks ones only). */
+int tl_cmp_single_rank(const tl_compare *c);
+
 /* The geomean as what it is: each name once, whatever its time ("" without
  * one); not "faster overall" (16 names of the pipeline sample read "11.5 %
  * faster overall" beside a step time 25.7 % shorter). */
