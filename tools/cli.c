@@ -24,7 +24,7 @@
 
 /* Options of every subcommand, after the command's own in the help. */
 enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS, OPT_MAX_NAMES,
-       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE, OPT_INPUTS_FROM };
+       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE, OPT_INPUTS_FROM, OPT_COLOR };
 static const struct {
     const char *name;
     int has_arg, val;
@@ -47,6 +47,9 @@ static const struct {
     { "inputs-from", required_argument, OPT_INPUTS_FROM, "FILE",
       "read the inputs listed in FILE, one path a line (- standard input; blank lines and # comments "
       "skipped); @FILE as an input does the same" },
+    { "color", required_argument, OPT_COLOR, "WHEN",
+      "colour errors red and warnings yellow on stderr: auto (on a terminal, unless NO_COLOR is set; the "
+      "default), always or never" },
     { "help", no_argument, 'h', NULL, "this help" },
     { "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
@@ -530,6 +533,14 @@ static int parse(tl_cli *cli, int argc, char **argv)
             if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->max_input_bytes) != 0)
                 return TL_EXIT_USAGE;
             continue;
+        case OPT_COLOR: {
+            enum tl_term_color_mode m;
+            if (tl_term_color_parse(optarg, &m) != 0) {
+                fprintf(stderr, "tally %s: --color is auto, always or never, not '%s'\n", cli->cmd, optarg);
+                return TL_EXIT_USAGE;
+            }
+            continue; /* applied before parsing (color_from_argv) */
+        }
         case OPT_INPUTS_FROM: {
             int rc = read_list(cli, optarg);
             if (rc >= 0)
@@ -571,6 +582,27 @@ static int parse(tl_cli *cli, int argc, char **argv)
     return -1;
 }
 
+/* --color=WHEN (the last one given) decides the colour of standard error
+ * before anything is parsed, so that a usage error is coloured as asked. */
+static void color_from_argv(int argc, char **argv)
+{
+    int seen = 0;
+    enum tl_term_color_mode mode = TL_COLOR_AUTO;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        enum tl_term_color_mode m;
+        const char *v = strcmp(argv[i], "--color") == 0 && i + 1 < argc ? argv[i + 1]
+                        : strncmp(argv[i], "--color=", 8) == 0         ? argv[i] + 8
+                                                                       : NULL;
+        if (v != NULL && tl_term_color_parse(v, &m) == 0) {
+            mode = m;
+            seen = 1;
+        }
+    }
+    if (seen)
+        tl_term_set_color(stderr, tl_term_color_wanted(mode, getenv("NO_COLOR"), getenv("TERM"),
+                                                       isatty(STDERR_FILENO)));
+}
+
 int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
 {
     memset(cli, 0, sizeof *cli);
@@ -579,6 +611,7 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
     cli->cmd = spec->name;
     cli->jobs = default_jobs();
     cli->progress = -1;
+    color_from_argv(argc, argv);
     cli->lists = calloc(1, sizeof *cli->lists);
     cli->seen = calloc(1, sizeof *cli->seen);
     if (cli->lists == NULL || cli->seen == NULL) {
@@ -787,8 +820,10 @@ size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id)
     static char path[TL_CLI_ESCAPED_MAX], what[TL_CLI_ESCAPED_MAX];
     if (!cli->quiet && id->problems.n > 0) {
         tl_term_escape(path, sizeof path, id->path);
-        for (size_t w = 0; w < id->problems.n; w++)
+        for (size_t w = 0; w < id->problems.n; w++) {
+            tl_term_mark(stderr, TL_TERM_WARNING); /* an input's problem is a warning (--strict: an error) */
             fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, id->problems.v[w].text));
+        }
     }
     return id->problems.n + (size_t)id->problems.dropped;
 }

@@ -85,10 +85,82 @@ static void test_escape_field(void **state)
     assert_non_null(strstr(small, "..."));
 }
 
+/* Lines written one fprintf at a time to a coloured stderr-like stream (mark:
+ * the first line is marked a warning first); what came out. */
+static char *through_color(const char *const *lines, size_t n, int mark_first)
+{
+    static char out[4096];
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    FILE *f = tl_term_wrap(p[1], 1);
+    assert_non_null(f);
+    tl_term_set_color(f, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0 && mark_first)
+            tl_term_mark(f, TL_TERM_WARNING);
+        fputs(lines[i], f);
+    }
+    assert_int_equal(fclose(f), 0);
+    close(p[1]);
+    ssize_t r = read(p[0], out, sizeof out - 1);
+    close(p[0]);
+    out[r > 0 ? r : 0] = '\0';
+    return out;
+}
+
+/* Errors red, warnings yellow, the rest plain; an input's ESC inside a
+ * coloured line is still escaped; a message of two writes is one line. */
+static void test_color_lines(void **state)
+{
+    (void)state;
+    const char *warn[] = { "tally: warning: rank 3 is missing\n" };
+    assert_string_equal(through_color(warn, 1, 0), "\033[33mtally: warning: rank 3 is missing\033[0m\n");
+    const char *err[] = { "tally: x.json: cannot open \x1b[2J\n" };
+    assert_string_equal(through_color(err, 1, 0), "\033[31mtally: x.json: cannot open \\e[2J\033[0m\n");
+    const char *plain[] = { "tally: note: two runs\n", "\rtally: read 1/2 inputs", "\rtally: read 2/2 inputs\n",
+                            "tally: wrote r.html\n", "see 'tally help report'\n" };
+    assert_string_equal(through_color(plain, 5, 0), "tally: note: two runs\n\rtally: read 1/2 inputs\rtally: read 2/2 "
+                                                    "inputs\ntally: wrote r.html\nsee 'tally help report'\n");
+    const char *two[] = { "tally: 'reprot' is not a tally command", "; did you mean 'report'?",
+                          "\nsee 'tally --help'\n" };
+    assert_string_equal(through_color(two, 3, 0), "\033[31mtally: 'reprot' is not a tally command; did you mean "
+                                                  "'report'?\033[0m\nsee 'tally --help'\n");
+    /* an input's problem ("tally: FILE: TEXT") is marked a warning */
+    const char *problem[] = { "tally: t.json: truncated\n", "tally: y: bad\n" };
+    assert_string_equal(through_color(problem, 2, 1),
+                        "\033[33mtally: t.json: truncated\033[0m\n\033[31mtally: y: bad\033[0m\n");
+    /* colour off: no code at all */
+    assert_string_equal(through("tally: warning: w\ntally: x: e\n", 1, 1), "tally: warning: w\ntally: x: e\n");
+}
+
+/* --color=WHEN and NO_COLOR (no-color.org), TERM=dumb. */
+static void test_color_wanted(void **state)
+{
+    (void)state;
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_AUTO, NULL, "xterm", 1), 1);
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_AUTO, NULL, "xterm", 0), 0);
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_AUTO, "1", "xterm", 1), 0);
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_AUTO, "", "xterm", 1), 1); /* empty: unset */
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_AUTO, NULL, "dumb", 1), 0);
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_ALWAYS, "1", "dumb", 0), 1);
+    assert_int_equal(tl_term_color_wanted(TL_COLOR_NEVER, NULL, "xterm", 1), 0);
+    enum tl_term_color_mode m = TL_COLOR_AUTO;
+    assert_int_equal(tl_term_color_parse("never", &m), 0);
+    assert_int_equal(m, TL_COLOR_NEVER);
+    assert_int_equal(tl_term_color_parse("always", &m), 0);
+    assert_int_equal(m, TL_COLOR_ALWAYS);
+    assert_int_equal(tl_term_color_parse("auto", &m), 0);
+    assert_int_equal(m, TL_COLOR_AUTO);
+    assert_int_equal(tl_term_color_parse("yes", &m), -1);
+    assert_int_equal(tl_term_color_parse(NULL, &m), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_escapes_controls),
+        cmocka_unit_test(test_color_lines),
+        cmocka_unit_test(test_color_wanted),
         cmocka_unit_test(test_progress_cr),
         cmocka_unit_test(test_escape_field),
     };

@@ -18,7 +18,30 @@ typedef struct term_cookie {
     int fd;
     int progress_cr;
     int pending_c2; /* the last write ended with 0xC2: a C1 control may follow */
+    int color;      /* colour lines by class (tl_term_set_color) */
+    int mid_line;   /* the last write did not end a line */
+    int in_color;   /* a colour was started on this line: reset before its newline */
+    int mark;       /* the class of the next line (tl_term_mark), or -1 */
 } term_cookie;
+
+/* The wrapped streams and their cookies, to find a cookie from its FILE. */
+#define TERM_MAX_STREAMS 4
+static struct {
+    FILE *f;
+    term_cookie *t;
+} streams[TERM_MAX_STREAMS];
+
+static term_cookie *cookie_of(FILE *f)
+{
+    for (int i = 0; i < TERM_MAX_STREAMS; i++)
+        if (streams[i].f == f && f != NULL)
+            return streams[i].t;
+    return NULL;
+}
+
+#define SGR_RED "\033[31m"
+#define SGR_YELLOW "\033[33m"
+#define SGR_RESET "\033[0m"
 
 /* The escaped form of byte c (or of U+0080+c-0x80 when c1), in out; its length. */
 static size_t escape_one(unsigned char c, int c1, char out[8])
@@ -98,9 +121,88 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
+/* The class of a line from its first bytes (one write starts a line: tally
+ * prints each message with one fprintf, unbuffered on standard error). */
+static int line_class(const char *s, size_t n)
+{
+#define STARTS(p) (n >= sizeof(p) - 1 && memcmp(s, p, sizeof(p) - 1) == 0)
+    if (n == 0 || s[0] == '\r')
+        return TL_TERM_PLAIN; /* the progress line */
+    if (STARTS("tally: warning:") || STARTS("tally-mpi: warning:") || STARTS("tally: ignoring "))
+        return TL_TERM_WARNING;
+    if (STARTS("tally: note:") || STARTS("tally: reading with") || STARTS("tally: wrote ") ||
+        STARTS("tally: no output asked for") || STARTS("tally validate: ") || STARTS("tally-mpi: ranks assigned"))
+        return TL_TERM_PLAIN;
+    if (STARTS("tally"))
+        return TL_TERM_ERROR;
+    return TL_TERM_PLAIN;
+#undef STARTS
+}
+
+/* Escape and write buf[0..size) with no line colouring. */
+static int write_escaped(term_cookie *t, const char *buf, size_t size, int first_cr)
+{
+    char out[6 * 1024 + 8];
+    size_t done = 0;
+    while (done < size) {
+        size_t chunk = size - done > 1024 ? 1024 : size - done;
+        size_t o = escape_block((const unsigned char *)buf + done, chunk, out, &t->pending_c2, first_cr && done == 0);
+        if (write_all(t->fd, out, o) != 0)
+            return -1;
+        done += chunk;
+    }
+    return 0;
+}
+
+/* The coloured path: each line started in this write gets its class's colour,
+ * reset before its newline. */
+static ssize_t term_write_color(term_cookie *t, const char *buf, size_t size)
+{
+    size_t done = 0;
+    while (done < size) {
+        if (!t->mid_line) {
+            int cls = t->mark >= 0 ? t->mark : line_class(buf + done, size - done);
+            t->mark = -1;
+            const char *sgr = cls == TL_TERM_ERROR ? SGR_RED : cls == TL_TERM_WARNING ? SGR_YELLOW : NULL;
+            if (sgr != NULL && write_all(t->fd, sgr, strlen(sgr)) != 0)
+                return -1;
+            t->in_color = sgr != NULL;
+        }
+        const char *nl = memchr(buf + done, '\n', size - done);
+        size_t seg = nl != NULL ? (size_t)(nl - (buf + done)) : size - done;
+        if (write_escaped(t, buf + done, seg, t->progress_cr && done == 0) != 0)
+            return -1;
+        done += seg;
+        if (nl == NULL) {
+            t->mid_line = 1;
+            break;
+        }
+        if (t->pending_c2) { /* a lone 0xC2 before the newline: not a C1 control */
+            char c = (char)0xc2;
+            t->pending_c2 = 0;
+            if (write_all(t->fd, &c, 1) != 0)
+                return -1;
+        }
+        if (t->in_color && write_all(t->fd, SGR_RESET, strlen(SGR_RESET)) != 0)
+            return -1;
+        if (write_all(t->fd, "\n", 1) != 0)
+            return -1;
+        t->in_color = 0;
+        t->mid_line = 0;
+        done++;
+    }
+    return (ssize_t)size;
+}
+
 static ssize_t term_write(void *ctx, const char *buf, size_t size)
 {
     term_cookie *t = ctx;
+    if (t->color)
+        return term_write_color(t, buf, size);
+    if (size > 0) { /* kept up to date so that colour may be turned on mid-run */
+        t->mid_line = buf[size - 1] != '\n';
+        t->mark = -1;
+    }
     char out[6 * 1024 + 8];
     size_t done = 0;
     while (done < size) {
@@ -120,6 +222,11 @@ static int term_close(void *ctx)
 {
     term_cookie *t = ctx;
     int rc = 0;
+    for (int i = 0; i < TERM_MAX_STREAMS; i++)
+        if (streams[i].t == t)
+            streams[i].f = NULL, streams[i].t = NULL;
+    if (t->in_color)
+        rc = write_all(t->fd, SGR_RESET, strlen(SGR_RESET));
     if (t->pending_c2) {
         char c = (char)0xc2;
         rc = write_all(t->fd, &c, 1);
@@ -135,6 +242,7 @@ FILE *tl_term_wrap(int fd, int progress_cr)
         return NULL;
     t->fd = fd;
     t->progress_cr = progress_cr;
+    t->mark = -1;
     cookie_io_functions_t io = { NULL, term_write, NULL, term_close };
     FILE *f = fopencookie(t, "w", io);
     if (f == NULL) {
@@ -145,7 +253,53 @@ FILE *tl_term_wrap(int fd, int progress_cr)
         setvbuf(f, NULL, _IONBF, 0);
     else if (isatty(fd))
         setvbuf(f, NULL, _IOLBF, 0);
+    for (int i = 0; i < TERM_MAX_STREAMS; i++)
+        if (streams[i].f == NULL) {
+            streams[i].f = f;
+            streams[i].t = t;
+            break;
+        }
     return f;
+}
+
+int tl_term_color_wanted(enum tl_term_color_mode mode, const char *no_color, const char *term, int is_tty)
+{
+    if (mode != TL_COLOR_AUTO)
+        return mode == TL_COLOR_ALWAYS;
+    if (no_color != NULL && no_color[0] != '\0')
+        return 0;
+    if (term != NULL && strcmp(term, "dumb") == 0)
+        return 0;
+    return is_tty != 0;
+}
+
+int tl_term_color_parse(const char *s, enum tl_term_color_mode *mode)
+{
+    if (s == NULL)
+        return -1;
+    if (strcmp(s, "always") == 0)
+        *mode = TL_COLOR_ALWAYS;
+    else if (strcmp(s, "auto") == 0)
+        *mode = TL_COLOR_AUTO;
+    else if (strcmp(s, "never") == 0)
+        *mode = TL_COLOR_NEVER;
+    else
+        return -1;
+    return 0;
+}
+
+void tl_term_set_color(FILE *f, int on)
+{
+    term_cookie *t = cookie_of(f);
+    if (t != NULL)
+        t->color = on != 0;
+}
+
+void tl_term_mark(FILE *f, enum tl_term_class cls)
+{
+    term_cookie *t = cookie_of(f);
+    if (t != NULL && t->color)
+        t->mark = (int)cls;
 }
 
 char *tl_term_escape(char *buf, size_t len, const char *s)

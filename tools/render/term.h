@@ -19,6 +19,32 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Colour on standard error (git's, cargo's and ripgrep's convention): an
+ * error line red, a warning line yellow, everything else (notes, progress,
+ * usage hints, "wrote FILE") plain. A line's class is read from its start
+ * ("tally: warning:" is a warning, "tally...: " any other message an error)
+ * unless tl_term_mark named it first. The colour codes are the stream's
+ * own: an ESC from an input is still shown escaped inside a coloured line. */
+enum tl_term_color_mode { TL_COLOR_AUTO, TL_COLOR_ALWAYS, TL_COLOR_NEVER };
+enum tl_term_class { TL_TERM_PLAIN, TL_TERM_ERROR, TL_TERM_WARNING };
+
+/* Whether to colour: always and never as they say; auto only on a terminal
+ * (is_tty), with NO_COLOR unset or empty (no-color.org) and TERM not
+ * "dumb". no_color and term are the environment's values (NULL: unset). */
+int tl_term_color_wanted(enum tl_term_color_mode mode, const char *no_color, const char *term, int is_tty);
+
+/* "auto", "always" or "never" into *mode. 0, or -1 for another word. */
+int tl_term_color_parse(const char *s, enum tl_term_color_mode *mode);
+
+/* Colour the lines of f, a stream of tl_term_wrap, from now on (on) or not.
+ * Nothing for another stream. */
+void tl_term_set_color(FILE *f, int on);
+
+/* The next line written to f (a stream of tl_term_wrap) is of class cls,
+ * whatever it starts with (a per-input problem "tally: FILE: TEXT" is a
+ * warning). */
+void tl_term_mark(FILE *f, enum tl_term_class cls);
+
 /* A stream that writes to fd, escaping control characters. progress_cr: let
  * a CR through when it starts a write (standard error's progress line).
  * Returns NULL when out of memory. */
