@@ -17,8 +17,11 @@
  * again, and no stale reading is handed out), the report's system.nvml says
  * "abandoned: ..." and stderr says it once. At shutdown the worker is asked
  * to call nvmlShutdown and stop, and is waited for at most TL_NVML_WAIT_MS;
- * a worker stuck in a call is left behind, and libtally is then kept loaded
- * (RTLD_NODELETE) so that a dlclose() cannot unmap the code it returns to.
+ * a worker stuck in a call is left behind. So that a dlclose() cannot unmap
+ * the code such a worker returns to, libtally is kept loaded (RTLD_NODELETE)
+ * as soon as a reader finds a call overdue. (A call that starts to hang
+ * after the last reading, in nvmlShutdown during dlclose itself, cannot be
+ * covered: the loader decides to unmap before libtally's shutdown runs.)
  *
  * Values NVML cannot mean are not readings (a driver in trouble answers
  * 4294967295 %, or more memory used than the device has): memory used above
@@ -311,9 +314,20 @@ static void check_hung_locked(void)
     pthread_cond_broadcast(&nv.done);
 }
 
+/* A worker left in a call returns into libtally some day: libtally must stay
+ * mapped, whatever dlclose() the program calls. */
+static atomic_int pinned;
+
+static void keep_loaded(void)
+{
+    Dl_info info;
+    if (dladdr((void *)keep_loaded, &info) != 0 && info.dli_fname != NULL)
+        (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 int tl_nvml_read(tl_gpu_reading *out, int max)
 {
-    int n = 0;
+    int n = 0, overdue = 0;
     pthread_mutex_lock(&nv.lock);
     if (start_locked() != 0)
         goto out;
@@ -330,7 +344,8 @@ int tl_nvml_read(tl_gpu_reading *out, int max)
     while (nv.completed < want && !nv.exited && !nv.abandoned)
         if (pthread_cond_timedwait(&nv.done, &nv.lock, &until) == ETIMEDOUT)
             break;
-    if (nv.completed < want)
+    overdue = nv.completed < want && nv.call != NULL;
+    if (overdue)
         check_hung_locked();
     /* the fresh reading, or else the last complete one */
     if (!nv.abandoned && nv.have_last) {
@@ -339,6 +354,11 @@ int tl_nvml_read(tl_gpu_reading *out, int max)
     }
 out:
     pthread_mutex_unlock(&nv.lock);
+    /* A call overdue now may never return: pin libtally while that can still
+     * be done (not during a dlclose, whose unmapping is decided before its
+     * tally_shutdown runs). Outside nv.lock: dlopen takes the loader's lock. */
+    if (overdue && !atomic_exchange(&pinned, 1))
+        keep_loaded();
     return n;
 }
 
@@ -346,7 +366,7 @@ void tl_nvml_status(char *buf, size_t len)
 {
     pthread_mutex_lock(&nv.lock);
     check_hung_locked();
-    if (!nv.abandoned && nv.call != NULL && !nv.have_last) {
+    if (!nv.abandoned && nv.call != NULL && strcmp(nv.status, "loading") == 0) {
         uint64_t age_ms = (tl_clock_ns_monotonic() - nv.call_since_ns) / 1000000u;
         snprintf(buf, len, "loading: %s has not returned after %llu ms", nv.call,
                  (unsigned long long)age_ms);
@@ -362,15 +382,6 @@ uint64_t tl_nvml_rejected(void)
     uint64_t r = nv.rejected;
     pthread_mutex_unlock(&nv.lock);
     return r;
-}
-
-/* A worker left in a call returns into libtally some day: libtally must stay
- * mapped, whatever dlclose() the program calls. */
-static void keep_loaded(void)
-{
-    Dl_info info;
-    if (dladdr((void *)keep_loaded, &info) != 0 && info.dli_fname != NULL)
-        (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
 void tl_nvml_close(void)
@@ -399,7 +410,8 @@ void tl_nvml_close(void)
         pthread_join(nv.thread, NULL);
     } else {
         pthread_detach(nv.thread);
-        keep_loaded();
+        if (!atomic_exchange(&pinned, 1))
+            keep_loaded(); /* in time unless this is a dlclose (see tl_nvml_read) */
     }
 }
 

@@ -228,6 +228,9 @@ static void write_sampler(tl_json *j, const tl_merged *m)
         tl_json_object_end(j);
         for (int g = 0; g < p->ngpus; g++) {
             char name[32];
+            const tl_gpu_reading *gr = &p->gpus[g];
+            if (!gr->has_mem && !gr->has_util && !gr->has_temp && !gr->has_power)
+                continue; /* nothing NVML said was possible (nvml.c) */
             snprintf(name, sizeof name, "gpu%d", p->gpus[g].index);
             event_head(j, "C", "sampler", name, 0, ts);
             tl_json_key(j, "args");

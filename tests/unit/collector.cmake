@@ -4,7 +4,7 @@
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
 #   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
-#                   test_outputs: scenarios run in forked children through the
+#                   test_outputs, test_dlclose: scenarios run in forked children through the
 #                   public API of the shared library, their files checked with
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
 #                   validation with Debian's python3 + jsonschema)
@@ -35,13 +35,21 @@ endforeach()
 target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
 add_dependencies(test_nvml tally_fake_nvml)
 
+# dlopen/dlclose of libtally, then SIGTERM (issue 26): not linked with libtally.
+tally_add_unit_test(test_dlclose SOURCES test_dlclose.c
+  LIBS tally_collector_test_util ${CMAKE_DL_LIBS} LABELS collector)
+set_tests_properties(test_dlclose PROPERTIES TIMEOUT 120)
+target_compile_definitions(test_dlclose PRIVATE TALLY_SHARED_LIB="$<TARGET_FILE:tally_shared>"
+  TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
+add_dependencies(test_dlclose tally_shared tally_fake_nvml)
+
 # The end-to-end tests also run under ThreadSanitizer (label "tsan"):
 # `make test-tsan` builds only these (target tally_tsan_tests) with
 # -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
 # scenario's child makes it exit 66, which fails the test.
 add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
-  test_outputs test_signals tally_fake_nvml)
-foreach(name collector threads fork nvml outputs signals)
+  test_outputs test_signals test_dlclose tally_fake_nvml)
+foreach(name collector threads fork nvml outputs signals dlclose)
   set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
 endforeach()
 

@@ -11,6 +11,7 @@
  */
 #include "collector_test_util.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -187,6 +188,185 @@ static void test_not_nvml(void **state)
     expect_no_gpus("libz.so.1", "libz.so.1 lacks the NVML entry points");
 }
 
+/* ---- issue 26 item 2: NVML hangs, is slow, answers garbage -------------- */
+
+/* Three snapshots, each timed (the slowest on stdout as "slowest snapshot N
+ * ms"), then time for a hung call to pass its deadline. */
+static int body_timed_snapshots(void *arg)
+{
+    (void)arg;
+    double slowest = 0;
+    for (int i = 0; i < 3; i++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        tally_memory_snapshot("timed");
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+        if (ms > slowest)
+            slowest = ms;
+    }
+    printf("slowest snapshot %.0f ms\n", slowest);
+    struct timespec ts = { 0, 700 * 1000 * 1000 };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    return 0;
+}
+
+static double slowest_snapshot_ms(const tt_scenario *s)
+{
+    double ms = -1;
+    if (sscanf(s->out, "slowest snapshot %lf ms", &ms) != 1)
+        fail_msg("no timing on stdout: %s", s->out);
+    return ms;
+}
+
+/* NVML is never called on the program's own thread (main: tid == pid), with
+ * or without the sampler: on the old code, snapshots and the report at exit
+ * called it there. */
+static void test_nvml_off_the_host_thread(void **state)
+{
+    (void)state;
+    for (int sampler = 0; sampler < 2; sampler++) {
+        tt_scenario s;
+        char log[700], var[800];
+        tt_begin(&s);
+        snprintf(log, sizeof log, "%s/calls.txt", s.base);
+        snprintf(var, sizeof var, "FAKE_NVML_CALLS=%s", log);
+        const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, var,
+                              sampler ? "TALLY_SAMPLE_MS=10" : "TALLY_SAMPLE_MS=0", NULL };
+        assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
+        assert_string_equal(s.err, "");
+        char *calls = tt_read_file(log, NULL);
+        assert_non_null(strstr(calls, "nvmlInit_v2 "));
+        assert_non_null(strstr(calls, "nvmlDeviceGetMemoryInfo "));
+        assert_non_null(strstr(calls, "nvmlShutdown "));
+        char host[64];
+        snprintf(host, sizeof host, " %ld\n", (long)s.pid);
+        if (strstr(calls, host) != NULL)
+            fail_msg("NVML called on the main thread (tid %ld):\n%s", (long)s.pid, calls);
+        free(calls);
+        /* and the snapshot still has the readings */
+        json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+        json_t *snap = json_array_get(json_object_get(r, "memory_snapshots"), 0);
+        assert_int_equal(tt_len(snap, "gpus"), 2);
+        expect_fake_gpu(json_array_get(json_object_get(snap, "gpus"), 0), 0, 0);
+        json_decref(r);
+        tt_end(&s);
+    }
+}
+
+/* A call that never returns: the program goes on and ends as usual, every
+ * snapshot waits TL_NVML_WAIT_MS at most, the report says NVML was
+ * abandoned (or, hung in nvmlShutdown, has the readings) and stderr says it
+ * once. On the old code the program blocks for good (killed at 60 s). */
+static void test_nvml_hangs(void **state)
+{
+    (void)state;
+    static const struct { const char *fn; int sampler, readings; } cases[] = {
+        { "nvmlInit_v2", 0, 0 },
+        { "nvmlDeviceGetMemoryInfo", 0, 0 },
+        { "nvmlDeviceGetMemoryInfo", 1, 0 },
+        { "nvmlShutdown", 0, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tt_scenario s;
+        char var[200];
+        snprintf(var, sizeof var, "FAKE_NVML_HANG=%s", cases[i].fn);
+        const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, var,
+                              cases[i].sampler ? "TALLY_SAMPLE_MS=10" : "TALLY_SAMPLE_MS=0", NULL };
+        tt_begin(&s);
+        double t0 = tt_now_s();
+        int status = tt_run(&s, env, body_timed_snapshots, NULL);
+        double took = tt_now_s() - t0;
+        if (status != 0 || took > 10)
+            fail_msg("hung in %s: exit %d after %.1f s", cases[i].fn, status, took);
+        assert_true(slowest_snapshot_ms(&s) < 1000);
+        json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+        json_t *sys = json_object_get(r, "system");
+        if (cases[i].readings) {
+            assert_string_equal(s.err, "");
+            assert_string_equal(tt_str(sys, "nvml"), "loaded " TALLY_FAKE_NVML);
+            assert_int_equal(tt_len(sys, "gpus"), 2);
+        } else {
+            char want[200];
+            snprintf(want, sizeof want, "abandoned: %s did not return within", cases[i].fn);
+            if (strncmp(tt_str(sys, "nvml"), want, strlen(want)) != 0)
+                fail_msg("system.nvml is \"%s\", expected \"%s...\"", tt_str(sys, "nvml"), want);
+            assert_int_equal(tt_len(sys, "gpus"), 0);
+            assert_int_equal(tt_count_lines(s.err, "tally: NVML is not answering"), 1);
+            assert_int_equal(tt_count_lines(s.err, ""), 1);
+        }
+        json_decref(r);
+        const char *args[] = { s.dir, NULL };
+        json_decref(tt_check(args));
+        tt_end(&s);
+    }
+}
+
+/* 200 ms a call (a whole reading of 2 devices: 17 calls, 3.4 s): a snapshot
+ * waits TL_NVML_WAIT_MS at most, not the reading (on the old code, >= 3.4 s
+ * each), and NVML is slow, not abandoned. */
+static void test_nvml_slow(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "FAKE_NVML_DELAY_MS=200", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_timed_snapshots, NULL), 0);
+    assert_string_equal(s.err, "");
+    double ms = slowest_snapshot_ms(&s);
+    if (ms > 600)
+        fail_msg("a snapshot took %.0f ms", ms);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_string_equal(tt_str(json_object_get(r, "system"), "nvml"), "loaded " TALLY_FAKE_NVML);
+    json_decref(r);
+    tt_end(&s);
+}
+
+/* Impossible values (4294967295 %, C and mW; more memory used than the
+ * device has) are not readings: left out (memory as null), counted in
+ * problems.nvml_values_rejected, absent from the trace's counters. On the
+ * old code they were written as they came. */
+static void test_nvml_garbage(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10",
+                          "FAKE_NVML_GARBAGE=1", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *gpus = json_object_get(json_object_get(r, "system"), "gpus");
+    assert_int_equal(json_array_size(gpus), 2);
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g) {
+        assert_true(json_is_null(json_object_get(g, "used_bytes")));
+        assert_true(json_is_null(json_object_get(g, "total_bytes")));
+        assert_null(json_object_get(g, "utilization_pct"));
+        assert_null(json_object_get(g, "memory_utilization_pct"));
+        assert_null(json_object_get(g, "temperature_c"));
+        assert_null(json_object_get(g, "power_w"));
+        assert_null(json_object_get(g, "power_limit_w"));
+        assert_int_equal(tt_int(g, "throttle_reasons"), 0); /* a bit mask: any value is one */
+    }
+    /* 5 values a device (memory, utilization, temperature, power, limit), 2
+     * devices, in every reading: the system block's, the snapshot's, the sampler's */
+    long long rejected = tt_int(json_object_get(r, "problems"), "nvml_values_rejected");
+    assert_true(rejected >= 10 * 3 && rejected % 10 == 0);
+    json_t *pt;
+    json_array_foreach(json_object_get(json_object_get(r, "sampler"), "series"), i, pt)
+        assert_true(json_is_null(json_object_get(json_array_get(json_object_get(pt, "gpus"), 0), "used_bytes")));
+    json_decref(r);
+    const char *args[] = { s.dir, NULL };
+    json_t *sum = tt_check(args);
+    /* no counter without a value */
+    assert_null(json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "c"), "sampler/gpu0"));
+    json_decref(sum);
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +374,10 @@ int main(void)
         cmocka_unit_test_teardown(test_fake_nvml_one_hot_gpu, tt_teardown),
         cmocka_unit_test_teardown(test_nvml_absent, tt_teardown),
         cmocka_unit_test_teardown(test_not_nvml, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_off_the_host_thread, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_hangs, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_slow, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_garbage, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

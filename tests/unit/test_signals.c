@@ -167,6 +167,85 @@ static void test_ignored_stays_ignored(void **state)
     tt_end(&s);
 }
 
+/* ---- issue 26 item 3: a signal while tally_shutdown() writes ------------ */
+
+#define NBIG 500000 /* the exit-time write of the trace takes a while */
+
+/* Send SIGTERM as soon as the exit-time shutdown has begun (the library no
+ * longer records: tally_enabled() turns 0), i.e. in the middle of its write. */
+static void *killer_at_shutdown(void *arg)
+{
+    (void)arg;
+    struct timespec ts = { 0, 50 * 1000 };
+    while (tally_enabled())
+        nanosleep(&ts, NULL);
+    kill(getpid(), SIGTERM);
+    return NULL;
+}
+
+static int body_big_then_exit(void *arg)
+{
+    (void)arg;
+    pthread_t th;
+    record();
+    for (int i = 0; i < NBIG; i++) {
+        tally_begin("big");
+        tally_end();
+    }
+    TT_REQUIRE(pthread_create(&th, NULL, killer_at_shutdown, NULL) == 0);
+    return 0; /* exit(): the atexit handler writes, and the killer strikes */
+}
+
+/* The profile is complete and the process still dies of the SIGTERM (the
+ * status a launcher sees). On the old code the handler saw "not recording",
+ * re-raised at once and the process died with nothing written. */
+static void test_sigterm_during_shutdown(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_MAX_SAMPLES=10", NULL };
+    tt_begin(&s);
+    int status = tt_run(&s, env, body_big_then_exit, NULL);
+    if (status != 128 + SIGTERM)
+        fail_msg("exit status %d, expected %d (killed by SIGTERM after the write)\n%s", status,
+                 128 + SIGTERM, s.err);
+    assert_string_equal(s.err, "");
+    expect_outputs(&s);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "big"), "count"), NBIG);
+    json_decref(r);
+    tt_end(&s);
+}
+
+/* With a handler of the program's: the signal is held until the write is
+ * done, then the program's handler runs and the program ends as it chose.
+ * (A guard: the old code also got this right.) */
+static void host_handler_write(int sig)
+{
+    (void)sig;
+    static const char msg[] = "host handler ran\n";
+    (void)!write(1, msg, sizeof msg - 1);
+}
+
+static int body_big_host_handler(void *arg)
+{
+    TT_REQUIRE(signal(SIGTERM, host_handler_write) != SIG_ERR);
+    return body_big_then_exit(arg) == 0 ? 3 : 99;
+}
+
+static void test_sigterm_during_shutdown_chained(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_MAX_SAMPLES=10", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_big_host_handler, NULL), 3);
+    assert_string_equal(s.out, "host handler ran\n");
+    assert_string_equal(s.err, "");
+    expect_outputs(&s);
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +253,8 @@ int main(void)
         cmocka_unit_test_teardown(test_signals_off, tt_teardown),
         cmocka_unit_test_teardown(test_host_handler_chained, tt_teardown),
         cmocka_unit_test_teardown(test_ignored_stays_ignored, tt_teardown),
+        cmocka_unit_test_teardown(test_sigterm_during_shutdown, tt_teardown),
+        cmocka_unit_test_teardown(test_sigterm_during_shutdown_chained, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
