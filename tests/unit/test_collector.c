@@ -723,6 +723,32 @@ static void test_negative_rank_not_zero(void **state)
     tt_end(&s);
 }
 
+/* Issue 26 item 10: a launcher's rank variable that is not a rank (RANK=-1,
+ * abc, 9999999999999) is said on stderr and counted, and the next launcher's
+ * variable (or the default) is used: on the old code, silently rank 0. */
+static void test_rank_variable_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = { "RANK=-1", "RANK=abc", "RANK=9999999999999" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        for (int slurm = 0; slurm < 2; slurm++) {
+            tt_scenario s;
+            const char *env[] = { bad[i], slurm ? "SLURM_PROCID=2" : NULL, slurm ? "SLURM_NTASKS=4" : NULL, NULL };
+            char want[200];
+            tt_begin(&s);
+            assert_int_equal(tt_run(&s, env, body_small, NULL), 0);
+            snprintf(want, sizeof want, "tally: ignoring %s: expected an integer from 0 to 2147483647\n", bad[i]);
+            assert_string_equal(s.err, want);
+            json_t *r = load_out(&s, slurm ? "t-rank2.report.json" : "t-rank0.report.json");
+            assert_int_equal(tt_int(r, "rank"), slurm ? 2 : 0);
+            assert_string_equal(tt_str(r, "rank_source"), slurm ? "SLURM_PROCID" : "default");
+            assert_int_equal(tt_int(json_object_get(r, "problems"), "rank_rejected"), 1);
+            json_decref(r);
+            tt_end(&s);
+        }
+    }
+}
+
 /* TALLY_NAME must name a file inside the output directory. */
 static void test_name_is_a_file_name(void **state)
 {
@@ -839,6 +865,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_limits_counted, tt_teardown),
         cmocka_unit_test_teardown(test_negative_rank_not_zero, tt_teardown),
+        cmocka_unit_test_teardown(test_rank_variable_refused, tt_teardown),
         cmocka_unit_test_teardown(test_name_is_a_file_name, tt_teardown),
         cmocka_unit_test_teardown(test_stats_get, tt_teardown),
         cmocka_unit_test_teardown(test_stats_get_disabled, tt_teardown),
