@@ -854,6 +854,9 @@ static void test_custom_hostile(void **state)
         { "\"samples\":[", "\"samples\":[-1,", "\"samples\": a duration out of range (session 0, in names[0].stat)" },
         { "\"count\":5,\"total\":1500,\"min\":100,\"max\":500", "\"count\":5,\"total\":1500,\"min\":600,\"max\":500",
           "\"stat\": min, max, mean and m2 do not agree (session 0, in names[0].stat)" },
+        /* issue 26: a mean outside [min, max] was believed */
+        { "\"count\":5,\"total\":1500,\"min\":100,\"max\":500", "\"count\":5,\"total\":1500,\"min\":400,\"max\":500",
+          "\"stat\": mean 300 ns lies outside [min, max] = [400, 500] ns (session 0, in names[0].stat)" },
         { "\"by_mask\":[0,", "\"by_mask\":[", "\"by_mask\": expected 8 times (session 0, in gpu)" },
         { "\"by_mask\":[0,", "\"by_mask\":[-1,", "\"by_mask\": a time out of range (session 0, in gpu)" },
         { "\"busy\":[[]", "\"busy\":[[1]", "\"busy\": expected 0 or TL_TIMELINE_BINS values (session 0, in timeline.lanes[0])" },

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "partial.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,8 +475,16 @@ static void check(reader *r, int what, void *base)
     if (what == TL_FK_STAT) {
         /* What the statistics' readers divide by and compare must agree. */
         const tl_dur_stat *d = base;
-        if (d->count > 0 && (d->min > d->max || !isfinite(d->mean) || d->mean < 0 || !isfinite(d->m2) || d->m2 < 0))
+        if (d->count > 0 && (d->min > d->max || !isfinite(d->mean) || d->mean < 0 || !isfinite(d->m2) || d->m2 < 0)) {
             bad_key(r, "stat", "min, max, mean and m2 do not agree");
+        } else if (d->count > 0 && (d->mean < (double)d->min - 1.0 - 1e-9 * (double)d->min ||
+                                    d->mean > (double)d->max + 1.0 + 1e-9 * (double)d->max)) {
+            /* the mean of values in [min, max] lies in [min, max] (1 ns of rounding allowed) */
+            char msg[160];
+            snprintf(msg, sizeof msg, "mean %.0f ns lies outside [min, max] = [%" PRIu64 ", %" PRIu64 "] ns", d->mean,
+                     (uint64_t)d->min, (uint64_t)d->max);
+            bad_key(r, "stat", msg);
+        }
     } else if (what == TL_FK_TIMELINE) {
         const tl_timeline *t = base;
         for (size_t k = 0; k < t->nlanes; k++)
