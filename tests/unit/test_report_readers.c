@@ -668,6 +668,44 @@ static void test_tally_report_extreme_times(void **state)
     tl_profile_release(&p);
 }
 
+/* GPU readings no GPU gives (issue 26, item 10): NVML's 4294967295 ("not
+ * available"), a utilization above 100 %, memory used above the total.
+ * They were shown as they are; now left out and said once. */
+static void test_tally_report_gpu_garbage(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"format\": \"tally-report\", \"version\": 1, \"rank\": 0, "
+        "\"world_size\": null, \"rank_source\": \"default\", "
+        "\"start_time_unix_ns\": 0, \"duration_ns\": 1, \"sections\": [], "
+        "\"counters\": [], \"memory_snapshots\": [], \"events\": [], "
+        "\"sampler\": {\"interval_ms\": 100, \"series\": ["
+        "{\"time_ns\": 1000, \"gpus\": [{\"index\": 0, \"used_bytes\": 90000000000, \"total_bytes\": 80000000000, "
+        "\"utilization_pct\": 4294967295, \"temperature_c\": 4294967295, \"power_w\": 300}]},"
+        "{\"time_ns\": 2000, \"gpus\": [{\"index\": 0, \"used_bytes\": 1000, \"total_bytes\": 80000000000, "
+        "\"utilization_pct\": 101, \"temperature_c\": 60, \"power_w\": 4294967.295}]},"
+        "{\"time_ns\": 3000, \"gpus\": [{\"index\": 0, \"used_bytes\": 2000, \"total_bytes\": 80000000000, "
+        "\"utilization_pct\": 55, \"temperature_c\": 61, \"power_w\": 250}]}]}, "
+        "\"system\": {\"gpus\": []}, \"trace\": {\"events_dropped\": 0}, "
+        "\"problems\": {\"unclosed\": 0, \"unmatched_ends\": 0, \"names_overflowed\": 0}, "
+        "\"iterations\": []}";
+    tl_profile p;
+    assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
+    assert_warned(&p, "5 GPU readings that cannot be real left out",
+                  "the first: sampler.series[0].gpus[0].utilization_pct = 4294967295");
+    assert_int_equal(p.ngpu_samples, 3);
+    assert_true(isnan(p.gpu_samples[0].util_pct));
+    assert_true(isnan(p.gpu_samples[0].temperature_c));
+    assert_true(isnan(p.gpu_samples[0].mem_used));
+    assert_near(p.gpu_samples[0].power_w, 300, 1e-9);
+    assert_true(isnan(p.gpu_samples[1].util_pct));
+    assert_true(isnan(p.gpu_samples[1].power_w));
+    assert_near(p.gpu_samples[1].mem_used, 1000, 1e-9);
+    assert_near(p.gpu_samples[2].util_pct, 55, 1e-9);
+    assert_near(p.gpu_samples[2].temperature_c, 61, 1e-9);
+    tl_profile_release(&p);
+}
+
 static void test_tally_report_hostile(void **state)
 {
     (void)state;
@@ -882,6 +920,7 @@ int main(void)
         cmocka_unit_test(test_tally_report_samples_bounded),
         cmocka_unit_test(test_tally_report_hostile),
         cmocka_unit_test(test_tally_report_extreme_times),
+        cmocka_unit_test(test_tally_report_gpu_garbage),
         cmocka_unit_test(test_not_objects),
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_numbers_json_cannot_hold),

@@ -12,6 +12,7 @@
  */
 #include "report_readers.h"
 
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -1003,8 +1004,53 @@ static void read_snapshots(tl_profile *p, const json_t *root)
 }
 
 /* One GPU reading of the sampler or of system.gpus. 0 or -1 (warned). */
+/* GPU readings that cannot be real (NVML's "not available" is 0xFFFFFFFF,
+ * 4294967295; a wedged driver returns anything): a utilization outside
+ * 0-100 %, memory used above the total, a temperature or power no GPU has.
+ * Left out (NaN), counted, and said once per report with the first. */
+typedef struct gpu_garbage {
+    uint64_t n;
+    char first[200];
+} gpu_garbage;
+
+#define TL_GPU_MAX_BYTES 72057594037927936.0 /* 2^56 (64 PiB): beyond, not a memory size */
+#define TL_GPU_MAX_WATTS 10000.0
+#define TL_GPU_MIN_CELSIUS (-100.0)
+#define TL_GPU_MAX_CELSIUS 200.0
+
+static void not_a_reading(gpu_garbage *gb, double *v, const char *path, const char *key)
+{
+    if (gb->n++ == 0)
+        snprintf(gb->first, sizeof gb->first, "%s.%s = %.15g", path, key, *v);
+    *v = NAN;
+}
+
+static void drop_garbage(gpu_garbage *gb, tl_gpu_sample *s, const char *path)
+{
+    if (!isnan(s->util_pct) && !(s->util_pct >= 0 && s->util_pct <= 100))
+        not_a_reading(gb, &s->util_pct, path, "utilization_pct");
+    if (!isnan(s->temperature_c) && !(s->temperature_c >= TL_GPU_MIN_CELSIUS && s->temperature_c <= TL_GPU_MAX_CELSIUS))
+        not_a_reading(gb, &s->temperature_c, path, "temperature_c");
+    if (!isnan(s->power_w) && !(s->power_w <= TL_GPU_MAX_WATTS))
+        not_a_reading(gb, &s->power_w, path, "power_w");
+    if (s->power_limit_w > TL_GPU_MAX_WATTS)
+        not_a_reading(gb, &s->power_limit_w, path, "power_limit_w");
+    if (!isnan(s->mem_total) && !(s->mem_total < TL_GPU_MAX_BYTES))
+        not_a_reading(gb, &s->mem_total, path, "total_bytes");
+    if (!isnan(s->mem_used) && !(s->mem_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->mem_used > s->mem_total)))
+        not_a_reading(gb, &s->mem_used, path, "used_bytes");
+}
+
+static void say_garbage(tl_profile *p, const gpu_garbage *gb)
+{
+    if (gb->n)
+        tl_profile_warn(p, "%" PRIu64 " GPU reading%s that cannot be real left out (a utilization outside 0-100 %%, "
+                        "memory used above the total, 4294967295: NVML's \"not available\"); the first: %s",
+                        gb->n, gb->n == 1 ? "" : "s", gb->first);
+}
+
 static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sample *s,
-                    const char **name, size_t *name_len)
+                    const char **name, size_t *name_len, gpu_garbage *gb)
 {
     const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
     int64_t index;
@@ -1020,6 +1066,7 @@ static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sam
         tl_readers_number(p, g, path, "power_w", f, &s->power_w) < 0 ||
         tl_readers_number(p, g, path, "power_limit_w", f, &s->power_limit_w) < 0)
         return -1;
+    drop_garbage(gb, s, path);
     if (!(s->power_limit_w > 0))
         s->power_limit_w = 0; /* unknown */
     int64_t reasons;
@@ -1051,6 +1098,7 @@ static void read_sampler(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *e;
     char path[160];
+    gpu_garbage gb = { 0, "" };
     json_array_foreach(series, i, e) {
         tl_readers_index(path, sizeof path, "sampler.series", i);
         if (!json_is_object(e)) {
@@ -1090,10 +1138,11 @@ static void read_sampler(tl_profile *p, const json_t *root)
             char gp[192];
             snprintf(gp, sizeof gp, "%s.gpus[%zu]", path, g);
             tl_gpu_sample s = { .ts_ns = t };
-            if (read_gpu(p, ge, gp, &s, NULL, NULL) == 0)
+            if (read_gpu(p, ge, gp, &s, NULL, NULL, &gb) == 0)
                 tl_profile_add_gpu_sample(p, &s);
         }
     }
+    say_garbage(p, &gb);
 }
 
 static void read_system(tl_profile *p, const json_t *root)
@@ -1102,18 +1151,20 @@ static void read_system(tl_profile *p, const json_t *root)
     const json_t *gpus = tl_readers_array(p, sys, "system", "gpus", 0);
     size_t i;
     const json_t *g;
+    gpu_garbage gb = { 0, "" };
     json_array_foreach(gpus, i, g) {
         char path[160];
         const char *name = NULL;
         size_t name_len = 0;
         tl_gpu_sample s;
         tl_readers_index(path, sizeof path, "system.gpus", i);
-        if (read_gpu(p, g, path, &s, &name, &name_len) == 0 &&
+        if (read_gpu(p, g, path, &s, &name, &name_len, &gb) == 0 &&
             tl_readers_add_device(p, s.device, name, name_len, s.mem_total) == 0)
             for (uint32_t k = 0; k < p->ndevices; k++)
                 if (p->devices[k].id == s.device && s.power_limit_w > 0)
                     p->devices[k].power_limit_w = s.power_limit_w;
     }
+    say_garbage(p, &gb);
     /* the host (what the collector recorded of it) */
     const char *text;
     size_t len;
