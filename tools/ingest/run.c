@@ -412,6 +412,15 @@ static void assign_ranks(tl_run *run)
         }
         tl_identity_set_rank(&usable[i]->id, next, TL_RANK_ORDER,
                              "no rank in the content or the name; assigned by input order");
+        /* The only input of a run (a single-process trace): rank 0 is no guess
+         * among several inputs, so not a warning -- validate says nothing of
+         * it either, and --strict must not fail what validate passes. */
+        tl_problems *pl = &usable[i]->id.problems;
+        if (n == 1 && nagg == 0 && pl->n > 0 && pl->v[pl->n - 1].kind == TL_PROBLEM_RANK_ORDER) {
+            free(pl->v[--pl->n].text);
+            tl_identity_set_rank(&usable[i]->id, next, TL_RANK_ORDER, "no rank in the content or the name; the only input");
+            free(pl->v[--pl->n].text);
+        }
         next++;
     }
     qsort(usable, n, sizeof *usable, by_rank_then_start);
