@@ -111,6 +111,14 @@ int tl_bytes_look_like_archive(const unsigned char *b, size_t n)
     return 0;
 }
 
+/* zstd, xz or bzip2: a compression of one stream, which holds a tar (an
+ * archive) or a single file (`trace.json.zst`), told apart by libarchive. */
+static int compressed_stream(const unsigned char *b, size_t n)
+{
+    return (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0) || (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0) ||
+           (n >= 3 && memcmp(b, "BZh", 3) == 0);
+}
+
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -596,6 +604,12 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
     }
     archive_read_support_filter_all(a);
     archive_read_support_format_all(a);
+    /* A compressed single file (`trace.json.zst`) is libarchive's "raw"
+     * format: one member, read as the file itself. Only behind a
+     * compression's magic: a damaged zip is still an unrecognized archive. */
+    int maybe_raw = compressed_stream(h->head, h->len);
+    if (maybe_raw)
+        archive_read_support_format_raw(a);
     int opened;
     /* A regular file is rewound and read with seeks (zip's central directory
      * is at the end); anything else streams from the head already read. */
@@ -629,6 +643,20 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
             snprintf(msg, sizeof msg, "archive damaged after %llu members: %s",
                      (unsigned long long)members, archive_error_string(a) ? archive_error_string(a) : "read error");
             problem(aname, msg, user);
+            break;
+        }
+        if (maybe_raw && archive_format(a) == ARCHIVE_FORMAT_RAW) {
+            /* the decompressed file, under the file's own name */
+            member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0, "", NULL, 0, 0, 0, 0, 0 };
+            tl_input in = { aname, item->path, NULL, item->from_walk, -1, member_read, &src, item };
+            fn(&in, user);
+            if (src.error[0]) {
+                snprintf(msg, sizeof msg, "damaged after %llu decompressed bytes: %s", (unsigned long long)src.read,
+                         src.error);
+                problem(aname, msg, user);
+            }
+            if (src.over_limit)
+                problem(aname, "decompressed size over the limit (a bomb?); the rest is not read", user);
             break;
         }
         const char *member = archive_entry_pathname(e);
