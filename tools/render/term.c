@@ -17,7 +17,7 @@
 typedef struct term_cookie {
     int fd;
     int progress_cr;
-    int pending_c2; /* the last write ended with 0xC2: a C1 control may follow */
+    int pending_c2; /* the last write ended inside a sequence that may be a control (pending_bytes) */
     int color;      /* colour lines by class (tl_term_set_color) */
     int mid_line;   /* the last write did not end a line */
     int in_color;   /* a colour was started on this line: reset before its newline */
@@ -80,22 +80,71 @@ static int needs_escape(unsigned char c)
     return (c < 0x20 && c != '\n') || c == 0x7f;
 }
 
+/* The UTF-8 lead bytes held back until the next byte says whether they start
+ * a control: 0xC2 (a C1 control, U+0080-U+009F), 0xD8 (U+061C, the Arabic
+ * letter mark), 0xE2 and then 0xE2 0x80 or 0xE2 0x81 (the bidi controls
+ * U+200E, U+200F, U+202A-U+202E, U+2066-U+2069: "Trojan Source" reorders a
+ * line with them). *pending holds them (0xC2, 0xD8, 0xE2, 0xE280, 0xE281);
+ * pending_bytes writes them back out when they were text after all. */
+static size_t pending_bytes(int pending, char *out)
+{
+    if (pending > 0xff) {
+        out[0] = (char)(pending >> 8);
+        out[1] = (char)(pending & 0xff);
+        return 2;
+    }
+    if (pending) {
+        out[0] = (char)pending;
+        return 1;
+    }
+    return 0;
+}
+
+/* The code point a held sequence and its next byte c make when they are a
+ * bidi control, else 0. */
+static unsigned bidi_control(int pending, unsigned char c)
+{
+    if (pending == 0xD8 && c == 0x9c)
+        return 0x061c;
+    if (pending == 0xE280 && (c == 0x8e || c == 0x8f || (c >= 0xaa && c <= 0xae)))
+        return 0x2000u + (c - 0x80u);
+    if (pending == 0xE281 && c >= 0xa6 && c <= 0xa9)
+        return 0x2040u + (c - 0x80u);
+    return 0;
+}
+
 /* Escape s[0..n) into out (room for 6 bytes per input byte). */
 static size_t escape_block(const unsigned char *s, size_t n, char *out, int *pending_c2, int allow_first_cr)
 {
+    static const char hex[] = "0123456789abcdef";
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = s[i];
         if (*pending_c2) {
+            int pend = *pending_c2;
             *pending_c2 = 0;
-            if (c >= 0x80 && c <= 0x9f) {
+            if (pend == 0xC2 && c >= 0x80 && c <= 0x9f) {
                 o += escape_one(c, 1, out + o);
                 continue;
             }
-            out[o++] = (char)0xc2;
+            if (pend == 0xE2 && (c == 0x80 || c == 0x81)) {
+                *pending_c2 = 0xE200 | c;
+                continue;
+            }
+            unsigned cp = bidi_control(pend, c);
+            if (cp) {
+                memcpy(out + o, "\\u", 2);
+                out[o + 2] = hex[(cp >> 12) & 15];
+                out[o + 3] = hex[(cp >> 8) & 15];
+                out[o + 4] = hex[(cp >> 4) & 15];
+                out[o + 5] = hex[cp & 15];
+                o += 6;
+                continue;
+            }
+            o += pending_bytes(pend, out + o);
         }
-        if (c == 0xc2) {
-            *pending_c2 = 1;
+        if (c == 0xc2 || c == 0xd8 || c == 0xe2) {
+            *pending_c2 = c;
             continue;
         }
         if (needs_escape(c) && !(c == '\r' && i == 0 && allow_first_cr)) {
@@ -177,10 +226,11 @@ static ssize_t term_write_color(term_cookie *t, const char *buf, size_t size)
             t->mid_line = 1;
             break;
         }
-        if (t->pending_c2) { /* a lone 0xC2 before the newline: not a C1 control */
-            char c = (char)0xc2;
+        if (t->pending_c2) { /* a lead byte alone before the newline: not a control */
+            char c[2];
+            size_t k = pending_bytes(t->pending_c2, c);
             t->pending_c2 = 0;
-            if (write_all(t->fd, &c, 1) != 0)
+            if (write_all(t->fd, c, k) != 0)
                 return -1;
         }
         if (t->in_color && write_all(t->fd, SGR_RESET, strlen(SGR_RESET)) != 0)
@@ -228,8 +278,8 @@ static int term_close(void *ctx)
     if (t->in_color)
         rc = write_all(t->fd, SGR_RESET, strlen(SGR_RESET));
     if (t->pending_c2) {
-        char c = (char)0xc2;
-        rc = write_all(t->fd, &c, 1);
+        char c[2];
+        rc = write_all(t->fd, c, pending_bytes(t->pending_c2, c));
     }
     free(t);
     return rc;
@@ -317,8 +367,8 @@ char *tl_term_escape(char *buf, size_t len, const char *s)
         memcpy(buf + o, one, n);
         o += n;
     }
-    if (pending && o + 1 < len)
-        buf[o++] = (char)0xc2;
+    if (pending && o + 2 < len)
+        o += pending_bytes(pending, buf + o);
     if (len > 0)
         buf[o < len ? o : len - 1] = '\0';
     return buf;
