@@ -110,6 +110,8 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
 
 typedef struct compare_args {
     const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *floor, *memory, *material;
+    const char *title, *labels;
+    char *labels_copy;          /* --labels split at its comma (owned) */
     int fail, normalize, sessions;
 } compare_args;
 
@@ -141,6 +143,18 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         fprintf(stderr, "tally compare: --materiality wants a percentage from 0 to 1000, like 5%%\n");
         return -1;
     }
+    co->title = a->title;
+    if (a->labels) {
+        char *comma = strchr(a->labels, ',');
+        if (comma == NULL || comma == a->labels || comma[1] == '\0' || strchr(comma + 1, ',') != NULL ||
+            (a->labels_copy = strdup(a->labels)) == NULL) {
+            fprintf(stderr, "tally compare: --labels wants BASE,CAND (two names and one comma), like main@abc1234,PR 42\n");
+            return -1;
+        }
+        a->labels_copy[comma - a->labels] = '\0';
+        co->labels[0] = a->labels_copy;
+        co->labels[1] = a->labels_copy + (comma - a->labels) + 1;
+    }
     co->normalize = a->normalize;
     if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
@@ -161,7 +175,8 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
 
 int tl_cmd_compare(int argc, char **argv)
 {
-    compare_args a = { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0 };
+    compare_args a;
+    memset(&a, 0, sizeof a);
     tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &a.out, "the HTML page (- for standard output)", "FILE" },
@@ -176,6 +191,8 @@ int tl_cmd_compare(int argc, char **argv)
         { "--untested-floor", NULL, 1, NULL, &a.floor, "a stage's untested increase fails the gate only when it adds P % of its ranks' run time (default 1%; 0: always)", "P" },
         { "--materiality", NULL, 1, NULL, &a.material, "a stage, op or kernel fails the gate only when its change per step is P % of the step time or more (of the run's time without steps; default: --threshold)", "P" },
         { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
+        { "--title", NULL, 1, NULL, &a.title, "what the comparison is, on the page, in the Markdown and the JSON", "T" },
+        { "--labels", NULL, 1, NULL, &a.labels, "the runs' names instead of baseline and candidate (e.g. main@abc1234,PR 42)", "BASE,CAND" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
         { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
         TL_CLI_OPT_WHOLE_TRACE(cli),
@@ -194,13 +211,16 @@ int tl_cmd_compare(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (check_args(&cli, &a, &co) != 0) {
+        free(a.labels_copy);
         tl_cli_release(&cli);
         return TL_EXIT_USAGE;
     }
     const char *paths[] = { a.out, a.json, a.md, a.junit };
     tl_cli_default_output(&cli, paths, 4, DEFAULT_OUTPUT, "page");
-    if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0)
+    if ((rc = tl_cli_check_outputs(&cli, paths, 4)) >= 0) {
+        free(a.labels_copy);
         return rc;
+    }
     cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
@@ -235,6 +255,7 @@ out:
     tl_aggregate_release(&base);
     if (!a.sessions)
         tl_aggregate_release(&cand);
+    free(a.labels_copy);
     tl_cli_release(&cli);
     return rc;
 }

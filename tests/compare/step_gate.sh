@@ -74,4 +74,41 @@ swap = rows(tb, lambda r: r["rank"] is None and r["metric"] == "per_run" and r["
 if not swap or swap[0]["material"] or swap[0]["gate"]:
     sys.exit(f"step_gate.sh: the cuDNN swap is material: {swap[:1]}")
 PY
+
+# The page leads with the verdict; a chart's first bar has a verdict (a non-significant row never
+# leads it); its labels are distinct; --title and --labels reach the page, the Markdown and the JSON.
+"$tally" compare -q "$work/base" "$work/slow" --title "DDP data loading" --labels "main@abc1234,PR 42" \
+    -o "$work/labels.html" --markdown "$work/labels.md" --json "$work/labels.json"
+"$py" - "$work/labels.html" "$work/labels.md" "$work/labels.json" <<'PY'
+import json, re, sys
+page, md, doc = open(sys.argv[1], encoding="utf-8").read(), open(sys.argv[2], encoding="utf-8").read(), json.load(open(sys.argv[3]))
+if "<title>tally compare: DDP data loading</title>" not in page or "<b>main@abc1234</b>" not in page:
+    sys.exit("step_gate.sh: the page has not the title and labels")
+head = page[page.index('<section id="headline">'):]
+if not head.split("</p>")[0].endswith("adjusted p &lt; 0.001; 5 more gate failures; 31 regression verdicts do not fail it (immaterial to the step, or explanatory)</b>") or "Gate fails: step time +" not in head.split("</p>")[0]:
+    sys.exit("step_gate.sh: the headline does not lead with the step's verdict: " + head[:400])
+deltas = page[page.index('<section id="deltas">'):page.index("</section>", page.index('<section id="deltas">'))]
+classes = re.findall(r'<rect class="(\w+)"', deltas)
+if not classes or classes[0] == "neu":
+    sys.exit(f"step_gate.sh: the chart leads with a row without a verdict: {classes[:3]}")
+if "neu" in classes and any(c != "neu" for c in classes[classes.index("neu"):]):
+    sys.exit(f"step_gate.sh: a row with a verdict after one without: {classes}")
+labels = re.findall(r'text-anchor="end">([^<]*)</text><rect', deltas)
+if len(labels) != len(set(labels)):
+    sys.exit(f"step_gate.sh: a label twice in the chart: {sorted(l for l in labels if labels.count(l) > 1)[:3]}")
+if not md.startswith("## tally compare: DDP data loading\n\nmain&#64;abc1234 (baseline) \u2192 PR 42 (candidate)\n\n\u274c **gate fails: step time +"):
+    sys.exit("step_gate.sh: the Markdown's head: " + md[:300])
+if doc["title"] != "DDP data loading" or doc["labels"] != {"baseline": "main@abc1234", "candidate": "PR 42"}:
+    sys.exit(f"step_gate.sh: JSON title/labels {doc['title']!r} {doc['labels']!r}")
+if not doc["status"].startswith("gate fails: step time +"):
+    sys.exit(f"step_gate.sh: JSON status {doc['status']!r}")
+PY
+set +e
+"$tally" compare -q "$work/base" "$work/slow" --labels "one-name-only" -o "$work/x.html" 2>"$work/labels.err"
+rc=$?
+set -e
+if [ "$rc" -ne 2 ] || ! grep -q -- "--labels wants BASE,CAND" "$work/labels.err"; then
+    echo "step_gate.sh: --labels without a comma: exit $rc, not 2 with a message" >&2
+    exit 1
+fi
 echo "step_gate.sh: ok"

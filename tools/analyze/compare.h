@@ -163,6 +163,9 @@ typedef struct tl_cmp_options {
     double material_pct;        /* a name's total per run may fail the gate when its change per step is at least
                                  * this % of the baseline's step time (without steps: of the run's time); NaN:
                                  * threshold_pct (--materiality) */
+    const char *title;          /* --title: what the comparison is (borrowed; NULL: none) */
+    const char *labels[2];      /* --labels BASE,CAND: the runs' names ("main@abc1234", "PR 42"; borrowed;
+                                 * NULL: "baseline", "candidate") */
     int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
                                  * -2 the last (tally compare --sessions) */
 } tl_cmp_options;

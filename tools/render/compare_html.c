@@ -105,10 +105,16 @@ static int v_overall(const tl_cmp_row *r, void *ctx)
 
 /* ---- head and headline --------------------------------------------------------------- */
 
-static void run_line(FILE *f, const char *what, const tl_aggregate *a)
+static void run_line(FILE *f, const char *what, const char *label, const tl_aggregate *a)
 {
-    fprintf(f, "<p class=\"meta\">%s: %zu file%s, %zu rank%s", what, a->nsessions, a->nsessions == 1 ? "" : "s",
-            a->nranks, a->nranks == 1 ? "" : "s");
+    fprintf(f, "<p class=\"meta\">%s", what);
+    if (label) {
+        fputs(" <b>", f);
+        tl_escape_html_n(f, label, 200);
+        fputs("</b>", f);
+    }
+    fprintf(f, ": %zu file%s, %zu rank%s", a->nsessions, a->nsessions == 1 ? "" : "s", a->nranks,
+            a->nranks == 1 ? "" : "s");
     if (a->nsessions > 0) {
         fputs(" (", f);
         tl_escape_html_n(f, a->sessions[0].id.path, 200);
@@ -168,9 +174,14 @@ static int headline(FILE *f, const tl_compare *c)
      * regression is listed, the gate when it fails; otherwise the calm box. */
     /* the verdict first, as every output writes it (tl_compare_verdict) */
     char status[512], advice[512];
-    fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\" id=\"status\"><b>%s ",
-            c->gate_failures ? "" : " calm", c->gate_failures ? "\xe2\x9d\x8c" : "\xe2\x9c\x85");
-    tl_escape_html(f, tl_cmp_status_text(status, sizeof status, c));
+    /* no emoji here: a page must read without an emoji font (the box's
+     * colour and the words say it) */
+    fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\" id=\"status\"><b>",
+            c->gate_failures ? "" : " calm");
+    tl_cmp_status_text(status, sizeof status, c);
+    if (status[0] == 'g')
+        status[0] = 'G'; /* "Gate fails: ..." leads a paragraph */
+    tl_escape_html(f, status);
     fputs("</b></p>\n<p class=\"note\"><b>What to do:</b> ", f);
     tl_escape_html(f, tl_cmp_advice_text(advice, sizeof advice, c));
     fprintf(f, "</p>\n<p class=\"headline%s\">", c->gate_failures ? "" : " calm");
@@ -192,11 +203,11 @@ static int headline(FILE *f, const tl_compare *c)
             n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
             n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
     char split[96];
-    fprintf(f, "<p class=\"headline%s\">Gate: <b>%s</b> (%zu failure%s among the primary rows: step time, total per "
-               "run of stages, peak memory%s). %zu change%s beyond %.4g%% could not be tested (too few samples).</p>\n",
-            c->gate_failures ? "" : " calm", c->gate_failures ? "fails" : "passes", c->gate_failures,
-            c->gate_failures == 1 ? "" : "s",
-            tl_cmp_gate_split(split, sizeof split, c),
+    double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
+    fprintf(f, "<p class=\"note\">The gate: %zu failure%s (the step time first, then the stages, ops and kernels "
+               "whose change is %.4g%% of the step or more, and peak memory%s). %zu change%s beyond %.4g%% could "
+               "not be tested (too few samples).</p>\n",
+            c->gate_failures, c->gate_failures == 1 ? "" : "s", material, tl_cmp_gate_split(split, sizeof split, c),
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", c->opt.max_untested_pct);
     if (headline_names(f, c, TL_VERDICT_REGRESSION, "Slower") != 0 ||
@@ -244,11 +255,23 @@ static void delta_bar(FILE *f, const tl_cmp_row *r, const char *label, double y,
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text></g>\n", DB_X + DB_PLOT + 8.0, y + 13, d);
 }
 
-/* Larger change of the metric first (NaN last); equal ones by name. */
+/* Does a row lead the chart: a verdict (tested or untested) or a gate
+ * failure? Rows without one (unchanged, inconclusive, too few samples) come
+ * after, however large their change: a non-significant +2595 % never leads. */
+static int leads(const tl_cmp_row *r)
+{
+    return r->gate || r->verdict == TL_VERDICT_REGRESSION || r->verdict == TL_VERDICT_IMPROVEMENT ||
+           r->verdict == TL_VERDICT_LARGE_INCREASE || r->verdict == TL_VERDICT_LARGE_DECREASE;
+}
+
+/* Rows with a verdict first, then larger change of the metric first (NaN
+ * last); equal ones by name. */
 static int by_delta(const void *x, const void *y, void *ctx)
 {
     const tl_compare *c = ctx;
     const tl_cmp_row *a = &c->rows[*(const size_t *)x], *b = &c->rows[*(const size_t *)y];
+    if (leads(a) != leads(b))
+        return leads(a) ? -1 : 1;
     double da = isfinite(a->delta_pct) ? a->delta_pct : -INFINITY, db = isfinite(b->delta_pct) ? b->delta_pct : -INFINITY;
     if (da != db)
         return da < db ? 1 : -1;
@@ -274,9 +297,9 @@ static int delta_bars(FILE *f, const tl_compare *c)
     for (size_t i = 0; i < shown; i++)
         if (isfinite(tl_cmp_top_row(&t, c, i)->delta_pct))
             scale = fmax(scale, fmin(100.0, fabs(tl_cmp_top_row(&t, c, i)->delta_pct)));
-    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most, ordered by the change "
-               "each bar shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster, grey "
-               "not significant (~).</p>\n",
+    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most: those with a verdict "
+               "first, then those without (grey, not significant: ~), each part ordered by the change each bar "
+               "shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster.</p>\n",
             shown, tl_cmp_metric_name(c->opt.metric), scale);
     double h = DB_TOP + (double)shown * DB_ROW + 8, zero = DB_X + DB_PLOT / 2.0;
     fprintf(f, "<svg class=\"chart deltas\" role=\"img\" aria-labelledby=\"deltas-t\" viewBox=\"0 0 %d %.0f\" "
@@ -288,8 +311,19 @@ static int delta_bars(FILE *f, const tl_compare *c)
             DB_X, -scale, zero, DB_X + DB_PLOT, scale);
     fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"%.0f\"/>\n", zero, zero, h);
     tl_cmp_top_label(&t, c, DB_LABEL_COLS);
-    for (size_t i = 0; i < shown; i++)
-        delta_bar(f, tl_cmp_top_row(&t, c, i), tl_cmp_top_label_of(&t, i, ""), DB_TOP + (double)i * DB_ROW, scale);
+    for (size_t i = 0; i < shown; i++) {
+        /* A name in two groups (a section and a GPU annotation "forward")
+         * would read twice alike: its group tells them apart. */
+        const char *label = tl_cmp_top_label_of(&t, i, "");
+        char both[DB_LABEL_COLS * 4 + 48];
+        for (size_t j = 0; j < shown; j++)
+            if (j != i && strcmp(tl_cmp_top_label_of(&t, j, ""), label) == 0) {
+                snprintf(both, sizeof both, "%s [%s]", label, tl_cmp_group_name(tl_cmp_top_row(&t, c, i)->group));
+                label = both;
+                break;
+            }
+        delta_bar(f, tl_cmp_top_row(&t, c, i), label, DB_TOP + (double)i * DB_ROW, scale);
+    }
     fputs("</svg>\n</section>\n", f);
     tl_cmp_top_release(&t);
     return 0;
@@ -846,8 +880,8 @@ typedef struct page_ctx {
 static void compare_meta(FILE *f, void *ctx)
 {
     const tl_compare *c = ((const page_ctx *)ctx)->c;
-    run_line(f, "Baseline", c->base);
-    run_line(f, "Candidate", c->cand);
+    run_line(f, "Baseline", c->opt.labels[0], c->base);
+    run_line(f, "Candidate", c->opt.labels[1], c->cand);
     fprintf(f, "<p class=\"meta\">Metric: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g</p>\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha);
 }
@@ -855,17 +889,22 @@ static void compare_meta(FILE *f, void *ctx)
 static int compare_body(FILE *f, void *ctx)
 {
     const tl_compare *c = ((const page_ctx *)ctx)->c;
-    if (headline(f, c) != 0 || delta_bars(f, c) != 0 || steps_section(f, c) != 0)
-        return -1;
-    gpu_section(f, c);
-    metrics_section(f, c);
-    if (timelines(f, c) != 0 || rows_section(f, c) != 0)
+    /* the verdict, what changed with a verdict first, the names added and
+     * removed (a new kernel is often the cause), then the step times and the
+     * rest */
+    if (headline(f, c) != 0 || delta_bars(f, c) != 0)
         return -1;
     fputs("<section id=\"changes\"><h2>Added and removed</h2>\n", f);
     if (name_list(f, c, TL_VERDICT_ADDED, "Only in the candidate") != 0 ||
         name_list(f, c, TL_VERDICT_REMOVED, "Only in the baseline") != 0)
         return -1;
     fputs("</section>\n", f);
+    if (steps_section(f, c) != 0)
+        return -1;
+    gpu_section(f, c);
+    metrics_section(f, c);
+    if (timelines(f, c) != 0 || rows_section(f, c) != 0)
+        return -1;
     method(f, c);
     return 0;
 }
@@ -881,6 +920,13 @@ static void compare_footer(FILE *f, void *ctx)
 int tl_render_compare_html(FILE *f, const tl_compare *c, const char *version)
 {
     page_ctx ctx = { c, version };
-    tl_page p = { "tally compare: baseline vs candidate", version, compare_meta, compare_body, compare_footer, &ctx };
+    /* the page's title (escaped by tl_render_page): --title, else the runs' labels */
+    char title[600];
+    if (c->opt.title)
+        snprintf(title, sizeof title, "tally compare: %.500s", c->opt.title);
+    else
+        snprintf(title, sizeof title, "tally compare: %.250s vs %.250s",
+                 c->opt.labels[0] ? c->opt.labels[0] : "baseline", c->opt.labels[1] ? c->opt.labels[1] : "candidate");
+    tl_page p = { title, version, compare_meta, compare_body, compare_footer, &ctx };
     return tl_render_page(f, &p);
 }

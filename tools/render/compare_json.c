@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "compare.h"
+#include "compare_rows.h"
 #include "render.h"
 
 static const char method_test[] =
@@ -233,6 +234,25 @@ static void write_options(tl_json *j, const tl_compare *c)
     tl_json_kv_double(j, "material_pct", isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct);
     tl_json_kv_double(j, "memory_threshold_pct",
                       isnan(c->opt.memory_threshold_pct) ? c->opt.threshold_pct : c->opt.memory_threshold_pct);
+    tl_json_key(j, "title");
+    if (c->opt.title)
+        tl_json_string(j, c->opt.title);
+    else
+        tl_json_null(j);
+    tl_json_key(j, "labels");
+    tl_json_object_begin(j);
+    for (int s = 0; s < 2; s++) {
+        tl_json_key(j, s ? "candidate" : "baseline");
+        if (c->opt.labels[s])
+            tl_json_string(j, c->opt.labels[s]);
+        else
+            tl_json_null(j);
+    }
+    tl_json_object_end(j);
+    {
+        char status[512];
+        tl_json_kv_string(j, "status", tl_cmp_status_text(status, sizeof status, c));
+    }
     tl_json_key(j, "sessions");
     if (c->opt.session[0] == -1 && c->opt.session[1] == -1) {
         tl_json_null(j);

@@ -55,7 +55,19 @@ static void md_headline(FILE *f, const tl_compare *c)
     char status[512], advice[512];
     tl_cmp_status_text(status, sizeof status, c);
     /* the status line first: what a CI job page shows of the summary */
-    fprintf(f, "## tally compare\n\n%s **", c->gate_failures ? "\xe2\x9d\x8c" : "\xe2\x9c\x85");
+    fputs("## tally compare", f);
+    if (c->opt.title) {
+        fputs(": ", f);
+        tl_escape_md_n(f, c->opt.title, MD_NAME);
+    }
+    if (c->opt.labels[0] && c->opt.labels[1]) {
+        fputs("\n\n", f);
+        tl_escape_md_n(f, c->opt.labels[0], MD_NAME);
+        fputs(" (baseline) \xe2\x86\x92 ", f);
+        tl_escape_md_n(f, c->opt.labels[1], MD_NAME);
+        fputs(" (candidate)", f);
+    }
+    fprintf(f, "\n\n%s **", c->gate_failures ? "\xe2\x9d\x8c" : "\xe2\x9c\x85");
     tl_escape_md(f, status);
     fprintf(f, "**\n\n**%zu regression%s, %zu improvement%s**", n[TL_VERDICT_REGRESSION],
             n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
