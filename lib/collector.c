@@ -38,7 +38,17 @@ static void copy_str(char *dst, size_t len, const char *src)
     snprintf(dst, len, "%s", src ? src : "");
 }
 
-static void at_exit(void) { tally_shutdown(); }
+/* Registered with __cxa_atexit for this shared object (what glibc's atexit
+ * does inside a library), spelled out because an interposed atexit (under
+ * ThreadSanitizer) loses the object: bound to it, the handler runs at
+ * dlclose() of libtally, or at exit, never after the code is unmapped. */
+extern void *__dso_handle;
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+static void at_exit(void *unused)
+{
+    (void)unused;
+    tally_shutdown();
+}
 
 static void atfork_prepare(void)
 {
@@ -191,7 +201,7 @@ int tally_init(const tally_config *cfg_in)
     tl_g.start_realtime_ns = tl_clock_start_realtime_ns();
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     if (!tl_g.atexit_registered) {
-        atexit(at_exit);
+        __cxa_atexit(at_exit, NULL, __dso_handle);
         tl_g.atexit_registered = 1;
     }
     tl_set_state(TL_RUNNING);
@@ -749,9 +759,13 @@ int tally_shutdown(void)
     return rc;
 }
 
-/* dlclose() of libtally, after its atexit handler (tally_shutdown) ran: a
- * thread that recorded and ends later must not call into unmapped code. */
+/* dlclose() of libtally (and the end of the process, after the atexit
+ * handlers): tally_shutdown once more, for where the atexit handler is not
+ * run at dlclose (ThreadSanitizer's interception of atexit, for one; a no-op
+ * when it ran), then a thread that recorded and ends later must not call
+ * into unmapped code. */
 __attribute__((destructor)) static void tl_unload(void)
 {
+    tally_shutdown();
     tl_thread_unload();
 }
