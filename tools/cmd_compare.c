@@ -2,7 +2,8 @@
  * cmd_compare.c - `tally compare BASELINE CANDIDATE [-o compare.html]
  * [--json F] [--markdown F] [--junit F] [--threshold 5%] [--metric M]
  * [--normalize] [--correction holm|none] [--max-untested-change 25%]
- * [--untested-floor 1%] [--materiality P] [--memory-threshold P] [--fail-on-regression]`: two runs side by side,
+ * [--untested-floor 1%] [--materiality P] [--memory-threshold P] [--title T] [--labels BASE,CAND]
+ * [--fail-on-regression]`: two runs side by side,
  * with a significance test per name and metric and a verdict
  * (tools/analyze/compare.h, docs/compare.md). `tally compare --sessions
  * INPUT` compares the first session of each rank of one input with its last.
