@@ -26,6 +26,7 @@ static void spin(int n)
     volatile unsigned x = 0;
     for (int i = 0; i < n; i++)
         x += (unsigned)i * 2654435761u;
+    (void)x; /* clang's -Wunused-but-set-variable */
 }
 
 /* A file of the output directory; "t-rank0.report.json" is the run's report
