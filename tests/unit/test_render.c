@@ -478,6 +478,28 @@ static void test_html_without_timelines(void **state)
     done(a);
 }
 
+/* Counts read as English: one rank is "1 rank", in the page and its Markdown
+ * ("1 input", "1 warning" when there is one). */
+static void test_plurals(void **state)
+{
+    (void)state;
+    tl_aggregate *a = aggregate(1, 0, 0, 0);
+    page p = render(a, 0), m = render(a, 1);
+    assert_has(p.buf, "one line per rank (1 rank)");
+    assert_lacks(p.buf, "(1 ranks)");
+    assert_lacks(p.buf, "of 1 ranks");
+    assert_lacks(m.buf, " 1 warnings");
+    assert_lacks(m.buf, " 1 inputs");
+    free(p.buf);
+    free(m.buf);
+    done(a);
+    a = aggregate(3, 0, 0, 0);
+    p = render(a, 0);
+    assert_has(p.buf, "one line per rank (3 ranks)");
+    free(p.buf);
+    done(a);
+}
+
 static void test_html_of_nothing(void **state)
 {
     (void)state;
@@ -649,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_html_structure),
         cmocka_unit_test(test_html_is_deterministic),
         cmocka_unit_test(test_html_without_timelines),
+        cmocka_unit_test(test_plurals),
         cmocka_unit_test(test_html_of_nothing),
         cmocka_unit_test(test_html_size_bounded),
         cmocka_unit_test(test_timeline_axes),

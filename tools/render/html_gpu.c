@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "html_sections.h"
 #include "svg.h"
+#include "term.h" /* tl_plural_s */
 #include "units.h"
 
 /* ---- step times --------------------------------------------------------------------------- */
@@ -65,8 +66,8 @@ static void steps_chart(tl_html *h, size_t maxsteps)
     char id[16], desc[256];
     const tl_across *st = tl_aggregate_across(a, "step_time_ns");
     char lo[48], hi[48];
-    snprintf(desc, sizeof desc, "Step duration by step index, one line per rank (%zu ranks)%s%s%s%s.", n,
-             st ? "; mean step time from " : "", st ? tl_units_dur(lo, sizeof lo, st->min) : "", st ? " to " : "",
+    snprintf(desc, sizeof desc, "Step duration by step index, one line per rank (%zu rank%s)%s%s%s%s.", n,
+             tl_plural_s(n), st ? "; mean step time from " : "", st ? tl_units_dur(lo, sizeof lo, st->min) : "", st ? " to " : "",
              st ? tl_units_dur(hi, sizeof hi, st->max) : "");
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Step time per rank", desc };
     tl_svg_axes ax = { "step", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
@@ -201,8 +202,9 @@ static void gpu_chart(tl_html *h, size_t n)
         }
     const tl_across *idle = tl_aggregate_across(a, "gpu.idle_pct");
     char id[16], desc[256];
-    int len = snprintf(desc, sizeof desc, "For each of %zu ranks, the GPU kernel time split into compute only, "
-                       "compute overlapping communication, communication only, memory, other and idle", k);
+    int len = snprintf(desc, sizeof desc, "For %s%zu rank%s, the GPU kernel time split into compute only, "
+                       "compute overlapping communication, communication only, memory, other and idle",
+                       k == 1 ? "" : "each of ", k, tl_plural_s(k));
     if (idle != NULL && len > 0 && (size_t)len < sizeof desc)
         snprintf(desc + len, sizeof desc - (size_t)len, "; idle %.1f%% on average", idle->mean);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "GPU time breakdown per rank", desc };
