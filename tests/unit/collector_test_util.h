@@ -76,7 +76,7 @@ const char *tt_out(const tt_scenario *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The path of a run's report / trace in the output directory: the one file
- * named {stem}.{pid}-{time}[-k].report.json (trace.json.gz or trace.json),
+ * named {stem}.{pid}-{time}[-{random}].report.json (trace.json.gz or trace.json),
  * e.g. stem "t-rank0", where pid is the scenario's child (or, called inside
  * a child body, the calling process). Fails the test when there is none or
  * more than one. (One of 8 rotating static buffers.) */
