@@ -388,6 +388,12 @@ static int read_list(tl_cli *cli, const char *name)
     struct tl_cli_lists *l = cli->lists;
     int is_stdin = strcmp(name, "-") == 0;
     const char *shown = is_stdin ? "standard input" : name;
+    if (is_stdin && tl_cli_analyze_hook != NULL) {
+        /* tally-mpi: every process parses the same arguments, and only one has the standard input */
+        fprintf(stderr, "tally %s: an input list on standard input cannot be shared between processes; give it as a "
+                        "file (@FILE)\n", cli->cmd);
+        return TL_EXIT_USAGE;
+    }
     if (is_stdin && l->stdin_list) {
         fprintf(stderr, "tally %s: standard input holds one input list only\n", cli->cmd);
         return TL_EXIT_USAGE;

@@ -6,7 +6,7 @@
 #   compare of two lists = compare of the two directories;
 #   a list's own path is an input: no output may replace it;
 #   500 partials of distinct ranks merge through one list.
-# usage: inputs-list.sh TALLY_BINARY SOURCE_DIR
+# usage: inputs-list.sh TALLY_BINARY SOURCE_DIR [TALLY_MPI_BINARY]
 set -u
 tally=$1 src=$2
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tally-lists.XXXXXX") || exit 1
@@ -85,6 +85,30 @@ if [ $rc = 0 ] && [ -s "$tmp/many.json" ] && [ ! -s "$tmp/err" ] &&
     ok "500 partials of 500 ranks through one list"
 else
     bad "500 partials through a list: rc $rc: $(head -3 "$tmp/err")"
+fi
+
+# tally-mpi (third argument, with mpirun): a list file is read by every process; a list on
+# standard input, which only one process has, is refused by all (it would leave the others waiting)
+mpi=${3:-}
+if [ -n "$mpi" ] && [ -x "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
+    export OMPI_MCA_btl=self,vader OMPI_MCA_mpi_yield_when_idle=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    timeout 120 mpirun -n 2 --oversubscribe "$mpi" aggregate -q @"$tmp/parts.txt" -o "$tmp/mpi.json" >"$tmp/mpi.out" 2>&1
+    rc=$?
+    if [ $rc = 0 ] && cmp -s "$tmp/mpi.json" "$tmp/agg-args.json"; then
+        ok "tally-mpi aggregate @LIST = tally aggregate of the paths"
+    else
+        bad "tally-mpi aggregate @LIST: rc $rc: $(head -3 "$tmp/mpi.out")"
+    fi
+    timeout 120 mpirun -n 2 --oversubscribe "$mpi" aggregate -q --inputs-from - -o "$tmp/mpi2.json" \
+        <"$tmp/parts.txt" >"$tmp/mpi.out" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "cannot be shared between processes" "$tmp/mpi.out"; then
+        ok "tally-mpi --inputs-from -: refused (exit 2)"
+    else
+        bad "tally-mpi --inputs-from -: rc $rc: $(head -3 "$tmp/mpi.out")"
+    fi
+else
+    echo "skipped: tally-mpi with an input list (no tally-mpi or mpirun)"
 fi
 
 if [ $fails != 0 ]; then
