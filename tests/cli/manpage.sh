@@ -30,10 +30,12 @@ if command -v bash >/dev/null; then
         . "$1/tools/completions/tally.bash"
         COMP_WORDS=(tally co); COMP_CWORD=1; _tally; echo "${COMPREPLY[*]}"
         COMP_WORDS=(tally compare --fail); COMP_CWORD=2; _tally; echo "${COMPREPLY[*]}"
-        COMP_WORDS=(tally compare --metric ""); COMP_CWORD=3; _tally; echo "${COMPREPLY[*]}"' sh "$src")
+        COMP_WORDS=(tally compare --metric ""); COMP_CWORD=3; _tally; echo "${COMPREPLY[*]}"
+        COMP_WORDS=(tally summary --color ""); COMP_CWORD=3; _tally; echo "${COMPREPLY[*]}"' sh "$src")
     [ "$got" = "compare
 --fail-on-regression
-median mean total" ] || bad "bash completion: got $got"
+median mean total
+auto always never" ] || bad "bash completion: got $got"
 fi
 # cmake --install puts the page and both completions in place
 prefix=$(mktemp -d)

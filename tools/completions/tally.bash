@@ -49,6 +49,7 @@ _tally()
     FILE) COMPREPLY=($(compgen -f -- "$cur")); compopt -o filenames 2>/dev/null; return ;;
     M) COMPREPLY=($(compgen -W "median mean total" -- "$cur")); return ;;
     C) COMPREPLY=($(compgen -W "holm none" -- "$cur")); return ;;
+    WHEN) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     "" | -) ;;
     *) return ;; # a number or a title: nothing to offer
     esac
