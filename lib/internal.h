@@ -244,7 +244,9 @@ void tl_memory_system(double *total, double *available);
 #define TL_NVML_MAX_TEMP_C 200u     /* hotter is not a reading */
 #define TL_NVML_MAX_POWER_W 10000.0 /* more power (or limit) is not a reading */
 void tl_nvml_start(void);           /* start the worker (loads NVML); idempotent */
-int tl_nvml_read(tl_gpu_reading *out, int max); /* devices in the reading; never blocks long */
+/* The devices in the reading; never blocks long. may_pin: the caller is not
+ * on a path a dlclose() of libtally may be waiting for (see nvml.c). */
+int tl_nvml_read(tl_gpu_reading *out, int max, int may_pin);
 /* "absent", "loaded PATH", "nvmlInit failed (N)", "abandoned: ...", ... */
 void tl_nvml_status(char *buf, size_t len);
 uint64_t tl_nvml_rejected(void);    /* values left out as impossible */

@@ -74,7 +74,8 @@ void tl_memory_read(tl_mem_reading *out, int with_providers)
     if (out->peak_rss < out->rss)
         out->peak_rss = out->rss;
     tl_memory_system(&out->sys_total, &out->sys_available);
-    out->ngpus = tl_nvml_read(out->gpus, TL_MAX_GPUS); /* waits TL_NVML_WAIT_MS at most */
+    /* a snapshot, on a host thread: it may pin libtally (nvml.c) */
+    out->ngpus = tl_nvml_read(out->gpus, TL_MAX_GPUS, 1); /* waits TL_NVML_WAIT_MS at most */
     if (!with_providers)
         return;
     /* Copy the table so a provider runs without the lock held. */

@@ -19,9 +19,12 @@
  * to call nvmlShutdown and stop, and is waited for at most TL_NVML_WAIT_MS;
  * a worker stuck in a call is left behind. So that a dlclose() cannot unmap
  * the code such a worker returns to, libtally is kept loaded (RTLD_NODELETE)
- * as soon as a reader finds a call overdue. (A call that starts to hang
- * after the last reading, in nvmlShutdown during dlclose itself, cannot be
- * covered: the loader decides to unmap before libtally's shutdown runs.)
+ * as soon as a memory snapshot or a flush finds a call overdue. Not the
+ * sampler, nor a shutdown: dlopen takes the loader's lock, which a dlclose()
+ * of libtally holds while its shutdown joins the sampler. (A call that starts
+ * to hang after the last snapshot, or in nvmlShutdown during dlclose itself,
+ * is not covered: the loader decides to unmap before libtally's shutdown
+ * runs.)
  *
  * Values NVML cannot mean are not readings (a driver in trouble answers
  * 4294967295 %, or more memory used than the device has): memory used above
@@ -325,7 +328,7 @@ static void keep_loaded(void)
         (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-int tl_nvml_read(tl_gpu_reading *out, int max)
+int tl_nvml_read(tl_gpu_reading *out, int max, int may_pin)
 {
     int n = 0, overdue = 0;
     pthread_mutex_lock(&nv.lock);
@@ -357,7 +360,7 @@ out:
     /* A call overdue now may never return: pin libtally while that can still
      * be done (not during a dlclose, whose unmapping is decided before its
      * tally_shutdown runs). Outside nv.lock: dlopen takes the loader's lock. */
-    if (overdue && !atomic_exchange(&pinned, 1))
+    if (overdue && may_pin && !atomic_exchange(&pinned, 1))
         keep_loaded();
     return n;
 }
@@ -409,9 +412,7 @@ void tl_nvml_close(void)
     if (exited) {
         pthread_join(nv.thread, NULL);
     } else {
-        pthread_detach(nv.thread);
-        if (!atomic_exchange(&pinned, 1))
-            keep_loaded(); /* in time unless this is a dlclose (see tl_nvml_read) */
+        pthread_detach(nv.thread); /* not pinned here: this may be dlclose's shutdown */
     }
 }
 

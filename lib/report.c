@@ -245,7 +245,9 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     char report_path[1600], trace_path[1600];
     static system_gpus sys; /* large; write_lock is held */
     tl_output_paths(report_path, sizeof report_path, trace_path, sizeof trace_path);
-    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS); /* first: the status says how it went */
+    /* first: the status says how it went; pins only at a flush, never in a
+     * shutdown (which may be dlclose's own) */
+    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS, atomic_load(&tl_g.state) == TL_RUNNING);
     tl_nvml_status(sys.status, sizeof sys.status);
     pthread_mutex_lock(&tl_g.lock);
     tl_json_object_begin(j);

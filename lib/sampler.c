@@ -63,7 +63,8 @@ static void record(double cpu_pct)
     double total;
     tl_memory_system(&total, &p.sys_available);
     p.load1 = load1();
-    p.ngpus = tl_nvml_read(p.gpus, TL_MAX_GPUS); /* waits TL_NVML_WAIT_MS at most */
+    /* never pins: a dlclose holding the loader's lock may be joining this thread */
+    p.ngpus = tl_nvml_read(p.gpus, TL_MAX_GPUS, 0); /* waits TL_NVML_WAIT_MS at most */
     pthread_mutex_lock(&sp.lock);
     if (sp.n >= TL_MAX_SAMPLER_POINTS) {
         sp.dropped++;
