@@ -156,6 +156,7 @@ static const struct {
     void (*write)(tl_html *);
 } sections[] = {
     { "headline", "Summary", tl_html_headline },
+    { "waits", "Waits", tl_html_waits },
     { "recommendations", "Recommendations", tl_html_recommendations },
     { "per-rank", "Ranks", tl_html_ranks },
     { "breakdown", "Stages and ops", tl_html_breakdown },

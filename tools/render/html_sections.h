@@ -58,6 +58,7 @@ void tl_html_details(FILE *f, const char *summary);
 void tl_html_details_end(FILE *f);
 
 void tl_html_headline(tl_html *h);
+void tl_html_waits(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);

@@ -248,6 +248,13 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
         md_text(out, a->straggler_note);
         fputc('\n', out);
     }
+    char *waits = tl_text_waits(a);
+    if (waits != NULL) {
+        fputs("\nWaits: ", out);
+        md_text(out, waits);
+        fputc('\n', out);
+        free(waits);
+    }
     recommendations(out, a);
     ranks(out, a);
     across(out, a);

@@ -7,6 +7,7 @@
 #include "report_text.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,40 @@ int tl_text_headline_calm(const tl_aggregate *a)
 {
     return a->headline_severity == NULL || strcmp(a->headline_severity, "ok") == 0 ||
            strcmp(a->headline_severity, "info") == 0;
+}
+
+char *tl_text_waits(const tl_aggregate *a)
+{
+    const tl_waits *w = &a->waits;
+    if (w->source == TL_WAITS_NONE)
+        return NULL;
+    char *out = NULL, d[48];
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f == NULL)
+        return NULL;
+    fprintf(f, "%llu collective%s matched on %zu ranks (%s)", (unsigned long long)w->matched, w->matched == 1 ? "" : "s",
+            w->used, w->source == TL_WAITS_GPU ? "GPU communication kernels" : "gloo/MPI ranges");
+    if (w->straggler >= 0) {
+        fprintf(f, "; rank %d arrives last to %llu of them and the other %zu rank%s wait %s %s for it", w->straggler,
+                (unsigned long long)w->straggler_last, w->used - 1, w->used == 2 ? "" : "s",
+                tl_units_dur(d, sizeof d, w->caused_per_step_ns), w->steps > 0 ? "a step" : "each time");
+        if (isfinite(w->step_share_pct))
+            fprintf(f, " (%.1f%% of their step)", w->step_share_pct);
+        if (w->ncause > 0)
+            fprintf(f, "; it spends %s %s more than the others in %s", tl_units_dur(d, sizeof d, w->cause[0].delta_ns),
+                    w->steps > 0 ? "a step" : "each time", w->cause[0].name);
+    } else {
+        fprintf(f, "; no rank is named: %s", w->why_none ? w->why_none : "");
+        if (w->most_last >= 0)
+            fprintf(f, " (rank %d is last most often, in %llu)", w->most_last, (unsigned long long)w->most_last_n);
+    }
+    fputc('.', f);
+    if (fclose(f) != 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
 }
 
 /* ---- kernel types ------------------------------------------------------------------- */

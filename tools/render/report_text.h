@@ -24,6 +24,9 @@ typedef void (*tl_text_name_fn)(FILE *f, const char *name);
 void tl_text_headline(FILE *f, const tl_aggregate *a, tl_text_name_fn name, tl_text_name_fn text);
 /* Nothing wrong (or only information): the headline is shown calmly, not as an alarm. */
 int tl_text_headline_calm(const tl_aggregate *a);
+/* Who waits for whom in one sentence (analyze/waits.h) into a malloc'd
+ * string, or NULL when no collectives were matched (one rank, none). */
+char *tl_text_waits(const tl_aggregate *a);
 
 /* A recommendation's finding: its message without the rule's advice
  * (malloc'd; NULL when out of memory), and the advice (static). */

@@ -50,6 +50,11 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
         tl_text_wrap(out, "note: ", a->notes[i], width);
     if (a->nstragglers == 0 && a->straggler_note)
         tl_text_wrap(out, "stragglers: ", a->straggler_note, width);
+    char *waits = tl_text_waits(a);
+    if (waits != NULL) {
+        tl_text_wrap(out, "waits: ", waits, width);
+        free(waits);
+    }
     if (a->nrecs > 0)
         heading(out, "FINDINGS");
     for (int i = 0; i < a->nrecs; i++) {
