@@ -1844,6 +1844,52 @@ static void call_mix_not_regression(void **state)
     tl_aggregate_release(&k);
 }
 
+/* Counters (tally_counter, a trace's C events) are compared by name: a 70x
+ * drop of "tokens" is a row beyond the large-change threshold, a counter on
+ * one side only has a row with the other side unknown; not in the gate. */
+static void make_counter_run(tl_aggregate *a, double tokens, int with_hits)
+{
+    tl_aggregate_init(a, NULL);
+    for (int rank = 0; rank < 2; rank++) {
+        tl_session s;
+        const nspec spec[] = { { TL_GROUP_SECTIONS, "work", 1e6, 8 } };
+        make_session(&s, rank, spec, 1);
+        s.counters = calloc(2, sizeof *s.counters);
+        assert_non_null(s.counters);
+        s.counters[s.ncounters++] = (tl_scounter){ tt_xstrdup("tokens"), 0, 10, tokens * 0.9, tokens, tokens * 1.1 };
+        if (with_hits)
+            s.counters[s.ncounters++] = (tl_scounter){ tt_xstrdup("cache_hits"), 0, 4, 1, 2, 3 };
+        s.counters_total = s.ncounters;
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+static void counters_compared(void **state)
+{
+    (void)state;
+    tl_aggregate b, k;
+    make_counter_run(&b, 512, 0);
+    make_counter_run(&k, 512.0 / 70, 1);
+    tl_compare c;
+    assert_int_equal(tl_compare_run(&c, &b, &k, NULL), 0);
+    assert_int_equal(c.ncounters, 2);
+    const tl_cmp_counter_row *hits = &c.counters[0], *tokens = &c.counters[1]; /* by name */
+    assert_string_equal(hits->name, "cache_hits");
+    assert_true(isnan(hits->mean[0]) && fabs(hits->mean[1] - 2) < 1e-12 && isnan(hits->delta_pct));
+    assert_false(hits->beyond);
+    assert_string_equal(tokens->name, "tokens");
+    assert_true(fabs(tokens->mean[0] - 512) < 1e-9);
+    assert_true(fabs(tokens->delta_pct - 100.0 * (1.0 / 70 - 1)) < 1e-9);
+    assert_true(tokens->beyond);
+    assert_int_equal(tokens->count[0], 20);
+    assert_true(fabs(tokens->max[1] - 512.0 / 70 * 1.1) < 1e-9);
+    assert_int_equal(c.gate_failures, 0);
+    tl_compare_release(&c);
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1883,6 +1929,7 @@ int main(void)
         cmocka_unit_test(materiality_fix_passes),
         cmocka_unit_test(materiality_step_first),
         cmocka_unit_test(call_mix_not_regression),
+        cmocka_unit_test(counters_compared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

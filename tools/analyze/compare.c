@@ -2319,6 +2319,69 @@ out:
     return rc;
 }
 
+/* The counters of both sides (tl_cmp_counter_row): every compared session's
+ * counters, matched by name. A 70x drop of a counter the program records
+ * (tokens a step, cache hits) is a row, not nothing. */
+static int counter_rows(tl_compare *c)
+{
+    const tl_aggregate *run[2] = { c->base, c->cand };
+    size_t cap = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < run[k]->nsessions; i++)
+            cap += run[k]->sessions[i].ncounters;
+    if (cap == 0)
+        return 0;
+    double *sum[2] = { calloc(cap, sizeof(double)), calloc(cap, sizeof(double)) };
+    int rc = -1;
+    if ((c->counters = calloc(cap, sizeof *c->counters)) == NULL || !sum[0] || !sum[1])
+        goto out;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < run[k]->nsessions; i++) {
+            const tl_session *s = &run[k]->sessions[i];
+            if (!tl_compare_session_wanted(run[k], s, c->opt.session[k]) || !counted_rank(c, s->id.rank))
+                continue;
+            for (size_t j = 0; j < s->ncounters; j++) {
+                const tl_scounter *x = &s->counters[j];
+                if (x->name == NULL || !isfinite(x->mean))
+                    continue;
+                size_t r = 0;
+                while (r < c->ncounters && strcmp(c->counters[r].name, x->name) != 0)
+                    r++;
+                tl_cmp_counter_row *row = &c->counters[r];
+                if (r == c->ncounters) {
+                    if ((row->name = strdup(x->name)) == NULL)
+                        goto out;
+                    row->mean[0] = row->mean[1] = row->max[0] = row->max[1] = row->delta_pct = NAN;
+                    c->ncounters++;
+                }
+                sum[k][r] += x->mean;
+                row->count[k] += x->count;
+                row->sessions[k]++;
+                if (!(row->max[k] >= x->max))
+                    row->max[k] = x->max;
+            }
+        }
+    for (size_t r = 0; r < c->ncounters; r++) {
+        tl_cmp_counter_row *row = &c->counters[r];
+        for (int k = 0; k < 2; k++)
+            if (row->sessions[k])
+                row->mean[k] = sum[k][r] / (double)row->sessions[k];
+        if (isfinite(row->mean[0]) && isfinite(row->mean[1]) && row->mean[0] != 0)
+            row->delta_pct = 100.0 * (row->mean[1] - row->mean[0]) / fabs(row->mean[0]);
+        row->beyond = fabs(row->delta_pct) > c->opt.max_untested_pct;
+    }
+    rc = 0;
+out:
+    free(sum[0]);
+    free(sum[1]);
+    return rc;
+}
+
+static int by_counter_name(const void *x, const void *y)
+{
+    return strcmp(((const tl_cmp_counter_row *)x)->name, ((const tl_cmp_counter_row *)y)->name);
+}
+
 int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *o)
 {
     memset(c, 0, sizeof *c);
@@ -2338,8 +2401,11 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
         goto out;
     c->span_ns[0] = side_span(c, base, c->opt.session[0]);
     c->span_ns[1] = side_span(c, cand, c->opt.session[1]);
-    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0)
+    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0 ||
+        counter_rows(c) != 0)
         goto out;
+    if (c->ncounters > 1)
+        qsort(c->counters, c->ncounters, sizeof *c->counters, by_counter_name);
     rc = 0;
 out:
     side_release(&sb);
@@ -2356,6 +2422,9 @@ void tl_compare_release(tl_compare *c)
     free(c->rows);
     free(c->gpu);
     free(c->metrics);
+    for (size_t i = 0; i < c->ncounters; i++)
+        free(c->counters[i].name);
+    free(c->counters);
     free(c->ranks_base_only);
     free(c->ranks);
     free(c->ranks_cand_only);

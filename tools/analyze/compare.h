@@ -275,6 +275,21 @@ typedef struct tl_cmp_metric_row {
     int change;                 /* tl_cmp_change: beyond max_untested_pct, % metrics by points */
 } tl_cmp_metric_row;
 
+/* A counter the programs recorded (libtally's tally_counter, a trace's "C"
+ * events), on either side: the mean of the compared sessions' means (each
+ * session once, over the ranks the all-ranks rows are over), the largest
+ * value, the samples recorded. No test (a counter's samples are not kept)
+ * and never in the gate: a change beyond the large-change threshold
+ * (max_untested_pct) is marked, like the registry's metrics. */
+typedef struct tl_cmp_counter_row {
+    char *name;                 /* owned */
+    double mean[2], max[2];     /* [0] baseline, [1] candidate; NaN: the side does not have it */
+    uint64_t count[2];          /* values recorded */
+    size_t sessions[2];         /* sessions that have it */
+    double delta_pct;           /* of the mean: 100 (cand - base) / |base|; NaN unknown */
+    int beyond;                 /* |delta_pct| > max_untested_pct */
+} tl_cmp_counter_row;
+
 typedef struct tl_compare {
     tl_cmp_options opt;
     const tl_aggregate *base, *cand; /* borrowed: must outlive the comparison */
@@ -297,6 +312,8 @@ typedef struct tl_compare {
                                  * mean of the ranks); NaN when a session's is unknown */
     tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
     size_t nmetrics;
+    tl_cmp_counter_row *counters;   /* the counters either side has, by name */
+    size_t ncounters;
 } tl_compare;
 
 /* Compare two finished aggregates. c is initialized here; release it either

@@ -544,6 +544,32 @@ static void metrics_section(FILE *f, const tl_compare *c)
             c->opt.max_untested_pct);
 }
 
+/* The counters the programs recorded, side by side (not tested). */
+static void counters_section(FILE *f, const tl_compare *c)
+{
+    if (c->ncounters == 0)
+        return;
+    fputs("<section id=\"counters\"><h2>Counters</h2>\n<table><tr><th>counter</th><th>baseline mean</th>"
+          "<th>candidate mean</th><th>values recorded</th><th>\xce\x94</th><th>change</th></tr>\n",
+          f);
+    for (size_t i = 0; i < c->ncounters && i < LIST_ROWS; i++) {
+        tl_cmp_counter_cells x;
+        tl_cmp_counter_cells_of(&x, &c->counters[i]);
+        fputs("<tr>", f);
+        cell_name(f, c->counters[i].name);
+        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                   "<td>%s</td></tr>\n",
+                x.base, x.cand, x.counts, x.delta, x.change);
+    }
+    fputs("</table>\n", f);
+    if (c->ncounters > LIST_ROWS)
+        fprintf(f, "<p class=\"note\">%zu more counters in the JSON output.</p>\n", c->ncounters - LIST_ROWS);
+    fprintf(f, "<p class=\"note\">Each counter's mean over the compared sessions' means (tally_counter, a trace's C "
+               "events). Its values are not kept, so it is not tested and never in the gate: changed beyond the "
+               "large-change threshold (%.4g%%).</p>\n</section>\n",
+            c->opt.max_untested_pct);
+}
+
 /* ---- timelines ------------------------------------------------------------------------- */
 
 typedef struct run_lanes {
@@ -903,6 +929,7 @@ static int compare_body(FILE *f, void *ctx)
         return -1;
     gpu_section(f, c);
     metrics_section(f, c);
+    counters_section(f, c);
     if (timelines(f, c) != 0 || rows_section(f, c) != 0)
         return -1;
     method(f, c);

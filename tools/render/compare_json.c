@@ -317,6 +317,23 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
     for (size_t i = 0; i < c->nmetrics; i++)
         write_metric(j, &c->metrics[i]);
     tl_json_array_end(j);
+    tl_json_key(j, "counters");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < c->ncounters; i++) {
+        const tl_cmp_counter_row *x = &c->counters[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", x->name);
+        tl_json_kv_double(j, "baseline", x->mean[0]);
+        tl_json_kv_double(j, "candidate", x->mean[1]);
+        tl_json_kv_double(j, "baseline_max", x->max[0]);
+        tl_json_kv_double(j, "candidate_max", x->max[1]);
+        tl_json_kv_uint(j, "baseline_count", x->count[0]);
+        tl_json_kv_uint(j, "candidate_count", x->count[1]);
+        tl_json_kv_double(j, "delta_pct", x->delta_pct);
+        tl_json_kv_bool(j, "beyond_threshold", x->beyond);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }

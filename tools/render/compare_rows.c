@@ -106,6 +106,24 @@ const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c)
     return buf;
 }
 
+void tl_cmp_counter_cells_of(tl_cmp_counter_cells *cells, const tl_cmp_counter_row *x)
+{
+    char *v[2] = { cells->base, cells->cand };
+    for (int k = 0; k < 2; k++) {
+        if (isfinite(x->mean[k]))
+            snprintf(v[k], sizeof cells->base, "%.4g", x->mean[k]);
+        else
+            snprintf(v[k], sizeof cells->base, "\xe2\x80\x93");
+    }
+    snprintf(cells->counts, sizeof cells->counts, "%llu / %llu", (unsigned long long)x->count[0],
+             (unsigned long long)x->count[1]);
+    if (isfinite(x->delta_pct))
+        snprintf(cells->delta, sizeof cells->delta, "%+.1f%%", x->delta_pct);
+    else
+        snprintf(cells->delta, sizeof cells->delta, "\xe2\x80\x93");
+    cells->change = !isfinite(x->delta_pct) ? "" : x->beyond ? "changed" : "within threshold";
+}
+
 int tl_cmp_single_rank(const tl_compare *c)
 {
     return c->nranks == 1 && c->nbase_only == 0 && c->ncand_only == 0;

@@ -110,6 +110,16 @@ typedef struct tl_cmp_metric_cells {
 } tl_cmp_metric_cells;
 void tl_cmp_metric_cells_of(tl_cmp_metric_cells *cells, const tl_cmp_metric_row *m);
 
+/* A counter's row (tl_cmp_counter_row), formatted: the two means ("–" when
+ * a side lacks it), their values recorded, the change ("+12.3%") and its
+ * judgment ("changed" beyond the large-change threshold, "within threshold",
+ * "" when a side lacks it). */
+typedef struct tl_cmp_counter_cells {
+    char base[48], cand[48], counts[64], delta[32];
+    const char *change;
+} tl_cmp_counter_cells;
+void tl_cmp_counter_cells_of(tl_cmp_counter_cells *cells, const tl_cmp_counter_row *x);
+
 /* ---- which rows ---------------------------------------------------------------
  * Filters for tl_compare_by_impact (compare.h); ctx points to a verdict
  * where one is named. */

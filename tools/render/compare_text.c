@@ -281,6 +281,25 @@ static void md_metrics(FILE *f, const tl_compare *c)
     md_end(f, 1);
 }
 
+/* The counters, side by side (not tested), folded. */
+static void md_counters(FILE *f, const tl_compare *c)
+{
+    if (c->ncounters == 0)
+        return;
+    md_begin(f, 1, "Counters (not tested, not in the gate)", c->ncounters);
+    fputs("| counter | baseline mean | candidate mean | values | \xce\x94 | change |\n|---|---|---|---|---|---|\n", f);
+    for (size_t i = 0; i < c->ncounters && i < MD_ROWS; i++) {
+        tl_cmp_counter_cells x;
+        tl_cmp_counter_cells_of(&x, &c->counters[i]);
+        fputs("| ", f);
+        tl_escape_md_n(f, c->counters[i].name, MD_NAME);
+        fprintf(f, " | %s | %s | %s | %s | %s |\n", x.base, x.cand, x.counts, x.delta, x.change);
+    }
+    if (c->ncounters > MD_ROWS)
+        fprintf(f, "\n%zu more not shown (see the JSON output).\n", c->ncounters - MD_ROWS);
+    md_end(f, 1);
+}
+
 /* Added or removed names (overall rows), as a capped list. */
 static int md_list(FILE *f, const tl_compare *c, int verdict, const char *title)
 {
@@ -338,6 +357,7 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
     md_memory(f, c);
     md_gpu(f, c);
     md_metrics(f, c);
+    md_counters(f, c);
     if (md_biggest(f, c) != 0)
         return -1;
     fprintf(f, "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
