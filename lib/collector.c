@@ -685,10 +685,7 @@ static int write_outputs(int final)
             unlink(trace); /* an earlier flush's trace; never the report (same_file) */
         if (!report_ok || (tl_g.trace && !trace_ok))
             rc = TALLY_EIO;
-        const char *reserved = tl_outpath_reserved();
-        tl_outpath_written(strcmp(reserved, report) == 0 ? report_ok
-                           : strcmp(reserved, trace) == 0 ? trace_ok : 1,
-                           report_ok && (trace_ok || !tl_g.trace));
+        tl_outpath_written(report_ok, trace_ok);
         /* the reasons: the trace's and the report's, each once */
         for (int i = 0; i < 2 && rc != 0; i++) {
             const char *why = i == 0 ? tl_g.trace_lost : outs[1].failed ? outs[1].err : "";

@@ -409,12 +409,11 @@ int tl_outpath_prepare(char *err, size_t errlen);
 int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen);
 /* Forget the stem (a fork child chooses its own). */
 void tl_outpath_forget(void);
-/* After a write: reserved_ok says whether the file that reserved the stem
- * (tl_outpath_reserved(), "" when none is pending) was written; if not, the
- * empty placeholder is removed. all_ok: every output was written, so the
- * files of a stem given up for a new rank can go. Under write_lock. */
-void tl_outpath_written(int reserved_ok, int all_ok);
-const char *tl_outpath_reserved(void);
+/* After a write, which outputs were written: the stem's lock goes (the
+ * files hold the stem now, or nothing does and the next write reserves
+ * afresh), and once all were written the files of a stem given up for a new
+ * rank go too. Under write_lock. */
+void tl_outpath_written(int report_ok, int trace_ok);
 /* Paths of the outputs: the exact paths if configured, else the run's stem. */
 void tl_output_paths(char *report, size_t rlen, char *trace, size_t tlen);
 

@@ -9,10 +9,12 @@
  *   {dir}/{name}-rank{N}.{pid}-{YYYYmmddTHHMMSSZ}.report.json
  *   {dir}/{name}-rank{N}.{pid}-{YYYYmmddTHHMMSSZ}.trace.json.gz
  *
- * and the stem is reserved atomically: the first of its files this process
- * writes (the report, or the trace when the report has an exact path) is
- * created empty with O_CREAT|O_EXCL, so two processes can never both take it,
- * and the write then renames the complete file over that placeholder. When
+ * and the stem is reserved atomically while its first write is in progress:
+ * mkdir("{stem}.lock") succeeds for one process only (O_EXCL's guarantee,
+ * without an empty placeholder report that a process killed in the middle of
+ * its write would leave behind), and a stem whose report or trace exists is
+ * taken too. Once the run's files exist they keep the stem, and the lock
+ * directory is removed (tl_outpath_written). When
  * the name is taken (a pid reused within the same second, as in containers
  * where every job is pid 1), a random part is appended, "-3fa09c1e", so
  * processes with the same pid in the same second, even on several hosts
@@ -20,8 +22,9 @@
  * first write and kept, so a flush and the final write of one run go to the
  * same files; it is chosen again only when the rank changed in between, and
  * then the files the earlier flush wrote under the old rank are removed once
- * the new ones are written (tl_outpath_written). A placeholder whose write
- * failed is removed, never left as an empty report. tally pairs a report
+ * the new ones are written (tl_outpath_written). A process killed during its
+ * first write leaves an empty {stem}.lock directory, never a half or empty
+ * report. tally pairs a report
  * with its trace by this common stem. Exact paths (TALLY_REPORT_PATH,
  * TALLY_TRACE_PATH) are used as given.
  *
@@ -35,7 +38,6 @@
 #include "internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +53,7 @@ static struct {
     int rank;
     int pid;
     char stem[TL_OUTPATH_MAX];
-    /* the empty placeholder that reserves the stem, until a write fills it */
+    /* the lock directory that reserves the stem until its files exist */
     char reserved[TL_OUTPATH_MAX + TL_OUTPATH_SUFFIX_MAX];
     /* a stem given up for a new rank: its files go once the new ones exist */
     char stale[TL_OUTPATH_MAX];
@@ -94,14 +96,12 @@ int tl_outpath_mkdirs(const char *dir, char *err, size_t errlen)
 static const char *const suffixes[] = { ".report.json", ".trace.json", ".trace.json.gz" };
 #define NSUFFIXES (sizeof suffixes / sizeof suffixes[0])
 
-/* Does a file of stem exist under any of the suffixes but `except`? */
-static int taken(const char *stem, const char *except)
+/* Does a file of stem exist under any of the suffixes? */
+static int taken(const char *stem)
 {
     char path[TL_OUTPATH_MAX + TL_OUTPATH_SUFFIX_MAX];
     struct stat sb;
     for (size_t i = 0; i < NSUFFIXES; i++) {
-        if (except != NULL && strcmp(suffixes[i], except) == 0)
-            continue;
         snprintf(path, sizeof path, "%s%s", stem, suffixes[i]);
         if (lstat(path, &sb) == 0)
             return 1;
@@ -154,18 +154,17 @@ static unsigned random_part(unsigned attempt)
     return (unsigned)(h >> 32);
 }
 
-/* Reserve stem: create stem+suffix empty with O_EXCL. 1 reserved, 0 taken
- * (by a file of any suffix), -1 another error (errno; the write will say it). */
-static int reserve(const char *stem, const char *suffix)
+/* Reserve stem: mkdir {stem}.lock, atomic like O_EXCL. 1 reserved, 0 taken
+ * (locked by another process, or a file of the stem exists), -1 another
+ * error (the write will say it). */
+static int reserve(const char *stem)
 {
     char path[sizeof st.reserved];
-    snprintf(path, sizeof path, "%s%s", stem, suffix);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd < 0)
+    snprintf(path, sizeof path, "%s.lock", stem);
+    if (mkdir(path, 0700) != 0)
         return errno == EEXIST ? 0 : -1;
-    close(fd);
-    if (taken(stem, suffix)) { /* a trace of that stem without its report */
-        unlink(path);
+    if (taken(stem)) { /* an earlier run's files, its lock gone */
+        rmdir(path);
         return 0;
     }
     snprintf(st.reserved, sizeof st.reserved, "%s", path);
@@ -176,14 +175,11 @@ static int reserve(const char *stem, const char *suffix)
 static void choose_stem(void)
 {
     char base[TL_OUTPATH_MAX];
-    /* the file that reserves the stem: the report, unless it has an exact path */
-    const char *suffix = tl_g.report_path[0] && !tl_g.is_fork_child ? (tl_g.trace_gzip ? ".trace.json.gz" : ".trace.json")
-                                                                     : ".report.json";
     base_stem(base, sizeof base);
     snprintf(st.stem, sizeof st.stem, "%s", base);
     st.reserved[0] = '\0';
     int k, got = 0;
-    for (k = 1; k <= TL_OUTPATH_MAX_TRIES && (got = reserve(st.stem, suffix)) == 0; k++)
+    for (k = 1; k <= TL_OUTPATH_MAX_TRIES && (got = reserve(st.stem)) == 0; k++)
         snprintf(st.stem, sizeof st.stem, "%.*s-%08x", (int)sizeof base - 16, base,
                  random_part((unsigned)k));
     if (got == 0)
@@ -211,21 +207,22 @@ static void remove_stem_files(const char *stem)
     }
 }
 
-void tl_outpath_written(int reserved_ok, int all_ok)
+void tl_outpath_written(int report_ok, int trace_ok)
 {
-    if (st.reserved[0] && !reserved_ok) {
-        /* never leave an empty report: the next write reserves afresh */
-        unlink(st.reserved);
-        st.set = 0;
+    /* the file the stem is known by: the report, unless it has an exact path */
+    int own_report = !tl_g.report_path[0] || tl_g.is_fork_child;
+    int kept = own_report ? report_ok : trace_ok;
+    if (st.reserved[0]) {
+        rmdir(st.reserved);
+        st.reserved[0] = '\0';
+        if (!kept)
+            st.set = 0; /* nothing holds the stem: the next write reserves afresh */
     }
-    st.reserved[0] = '\0';
-    if (st.stale[0] && all_ok) {
+    if (st.stale[0] && report_ok && (trace_ok || !tl_g.trace)) {
         remove_stem_files(st.stale);
         st.stale[0] = '\0';
     }
 }
-
-const char *tl_outpath_reserved(void) { return st.reserved; }
 
 int tl_outpath_prepare(char *err, size_t errlen)
 {
@@ -246,7 +243,7 @@ int tl_outpath_prepare(char *err, size_t errlen)
     if (!st.set || st.rank != tl_g.rank.rank || st.pid != tl_g.pid) {
         /* the files an earlier flush wrote under another rank, to remove
          * once this write has replaced them (a flush before tally_set_rank) */
-        if (st.set && st.pid == tl_g.pid && st.rank != tl_g.rank.rank && !st.stale[0] && taken(st.stem, NULL))
+        if (st.set && st.pid == tl_g.pid && st.rank != tl_g.rank.rank && !st.stale[0] && taken(st.stem))
             snprintf(st.stale, sizeof st.stale, "%s", st.stem);
         choose_stem();
     }

@@ -22,7 +22,8 @@
  * a large trace takes seconds, and torchrun and Slurm send SIGTERM exactly
  * then) is held: the handler notes it and returns, the write goes on to its
  * end, and tally_shutdown() then restores the program's dispositions and
- * delivers the held signal (tl_signals_hold/tl_signals_release). Waiting in
+ * delivers the held signal (tl_signals_hold/tl_signals_release); a second
+ * signal meanwhile is not held and ends the program at once. Waiting in
  * the handler instead could deadlock: it may run on the very thread that
  * writes. tl_signals_teardown() restores the dispositions and stops the
  * writer thread, so nothing of libtally is left to run on a signal after
@@ -167,11 +168,12 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
     int i = slot_of(sig);
     if (i < 0)
         return;
-    if (atomic_load(&sg.holding) > 0) {
+    if (atomic_load(&sg.holding) > 0 && atomic_exchange(&sg.held, sig) == 0) {
         /* tally_shutdown() is writing: it delivers the signal when done
          * (see the file comment), unless it finished in between and did
-         * not take it, which the exchange decides. */
-        atomic_store(&sg.held, sig);
+         * not take it, which the exchange decides. A second signal while
+         * one is held is not held: it ends the program now (a user's
+         * second Ctrl-C), as it would without libtally. */
         if (atomic_load(&sg.holding) > 0 || atomic_exchange(&sg.held, 0) == 0) {
             errno = saved_errno;
             return;

@@ -11,7 +11,8 @@
  *                                   Format) that tally, Perfetto and chrome://tracing read
  *
  * {time} is the UTC start of recording (20260105T143000Z). Each run has a stem
- * of its own, reserved atomically (O_EXCL) at the first write, so a second
+ * of its own, reserved atomically at the first write (mkdir of a
+ * {stem}.lock directory, removed once the files exist), so a second
  * run in the same directory never overwrites the first; if the stem is taken
  * (the same pid in the same second: containers where every job is pid 1), a
  * random part is appended ("-3fa09c1e"). tally pairs a report with the trace
@@ -65,7 +66,8 @@
  * the outputs are being written is not waited for. A signal that arrives
  * while tally_shutdown() is writing (torchrun and Slurm send SIGTERM when the
  * program exits) is held until the write is complete, then delivered with the
- * program's own disposition. tally_shutdown() restores the dispositions the
+ * program's own disposition; a second one meanwhile (Ctrl-C twice) is not
+ * held, and ends the program at once. tally_shutdown() restores the dispositions the
  * program had and stops libtally's threads, so a signal after it (or after
  * dlclose() of libtally) is the program's alone. A handler the program
  * installs after tally_init() replaces libtally's (normal exit still writes).

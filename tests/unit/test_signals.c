@@ -218,6 +218,49 @@ static void test_sigterm_during_shutdown(void **state)
     tt_end(&s);
 }
 
+/* Two signals in a row during that write (SIGTERM, then Ctrl-C): the second
+ * is not held, and the process ends at once, before the write is done. */
+static void *killer_twice_at_shutdown(void *arg)
+{
+    (void)arg;
+    struct timespec ts = { 0, 50 * 1000 };
+    while (tally_enabled())
+        nanosleep(&ts, NULL);
+    kill(getpid(), SIGTERM); /* two signals of one kind could merge while pending */
+    ts.tv_nsec = 1000 * 1000;
+    nanosleep(&ts, NULL);
+    kill(getpid(), SIGINT);
+    return NULL;
+}
+
+static int body_big_then_exit_twice(void *arg)
+{
+    (void)arg;
+    pthread_t th;
+    record();
+    for (int i = 0; i < 2 * NBIG; i++) {
+        tally_begin("big");
+        tally_end();
+    }
+    TT_REQUIRE(pthread_create(&th, NULL, killer_twice_at_shutdown, NULL) == 0);
+    pthread_detach(th);
+    return 0;
+}
+
+static void test_second_signal_not_held(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_MAX_SAMPLES=10", NULL };
+    tt_begin(&s);
+    int status = tt_run(&s, env, body_big_then_exit_twice, NULL);
+    if (status != 128 + SIGINT && status != 128 + SIGTERM)
+        fail_msg("exit status %d, expected %d or %d (a signal)\n%s", status, 128 + SIGINT,
+                 128 + SIGTERM, s.err);
+    assert_null(tt_output(&s, "t-rank0", 0, ".report.json")); /* ended before the write did */
+    tt_end(&s);
+}
+
 /* With a handler of the program's: the signal is held until the write is
  * done, then the program's handler runs and the program ends as it chose.
  * (A guard: the old code also got this right.) */
@@ -257,6 +300,7 @@ int main(void)
         cmocka_unit_test_teardown(test_ignored_stays_ignored, tt_teardown),
         cmocka_unit_test_teardown(test_sigterm_during_shutdown, tt_teardown),
         cmocka_unit_test_teardown(test_sigterm_during_shutdown_chained, tt_teardown),
+        cmocka_unit_test_teardown(test_second_signal_not_held, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
