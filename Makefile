@@ -50,7 +50,7 @@ FUZZ_SECONDS ?= 60
 CORPUS ?= $(firstword $(wildcard ../shared/corpus $(TALLY_CORPUS_DIR) /work/shared/corpus))
 fuzz: deps-test
 	cmake --preset fuzz -B $(BUILD)-fuzz $(CMAKE_FLAGS)
-	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial
+	cmake --build $(BUILD)-fuzz -j $(JOBS) --target fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial fuzz_compare
 	sh tests/fuzz/run-fuzzers.sh $(BUILD)-fuzz $(CORPUS) . $(FUZZ_SECONDS)
 
 clean:

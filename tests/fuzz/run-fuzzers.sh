@@ -6,7 +6,7 @@
 set -eu
 build=$(cd "$1" && pwd) corpus=$(cd "$2" && pwd) src=$(cd "$3" && pwd) secs=${4:-60}
 status=0
-for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial; do
+for f in fuzz_trace_stream fuzz_report_readers fuzz_ingest fuzz_partial fuzz_compare; do
     bin=$build/tests/fuzz/$f
     [ -x "$bin" ] || { echo "$bin: not built"; exit 1; }
     work=$(mktemp -d)
