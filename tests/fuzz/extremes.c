@@ -21,9 +21,7 @@ const char *const tl_fuzz_extremes[] = {
     "3000000000000000001",  /* just past tally's time bound (TL_TRACE_TS_MAX) */
     "1e308",
     "-1e308",
-    "1.7976931348623157e308",
     "4.9e-324",             /* the smallest subnormal */
-    "1e-300",
 };
 const size_t tl_fuzz_nextremes = sizeof tl_fuzz_extremes / sizeof tl_fuzz_extremes[0];
 
