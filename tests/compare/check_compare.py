@@ -16,6 +16,7 @@ Each check prints what failed and exits 1, or exits 0 quietly.
 import argparse
 import html.parser
 import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -188,7 +189,20 @@ def cmd_markdown(a):
         data = f.read()
     check(len(data) < 1 << 20, f"{a.md}: {len(data)} bytes, over 1 MiB")
     check(data.startswith(b"## tally compare"), "the Markdown does not start with its headline")
-    data.decode("utf-8")
+    text = data.decode("utf-8")
+    # A GitHub job summary is 1012 px wide: table rows of at most 7 cells, no word in a cell
+    # longer than 48 characters (a cell wraps at spaces only), a status line first.
+    for line in text.splitlines():
+        if not line.startswith("| "):
+            continue
+        cells = [c for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        check(len(cells) <= 7, f"a table row of {len(cells)} cells: {line[:120]}")
+        long = [w for w in line.replace("\\", "").split() if len(w) > 48]
+        check(not long, f"a word of {len(long[0]) if long else 0} characters in a table row: {line[:160]}")
+    first = text.split("\n\n")[1] if text.count("\n\n") else ""
+    if first and not first.startswith(("\u2705", "\u274c")):
+        first = text.split("\n\n")[2] if text.count("\n\n") > 1 else ""  # after --labels' line
+    check(first.startswith(("\u2705 **gate passes", "\u274c **gate fails")), f"no status line first: {first[:80]!r}")
 
 
 def cmd_same_rows(a):

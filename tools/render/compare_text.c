@@ -23,7 +23,7 @@
 #include "term.h"
 #include "units.h"
 
-enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, MD_NOTE = 100, MD_LABEL_COLS = 40, XML_NAME = 1024 };
+enum { MD_ROWS = 25, MD_LIST = 40, MD_NAME = 120, MD_NOTE = 100, MD_LABEL_COLS = 36, XML_NAME = 1024 };
 
 /* "<0.001" where compare_html.c writes "&lt;0.001". */
 static const char *p_text(char *buf, size_t len, double p)
@@ -110,12 +110,14 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
     char rb[16], db[48], pb[32];
     tl_cmp_side_cell cell;
     fprintf(f, "%s | ", tl_cmp_rank_label(rb, sizeof rb, r->rank));
+    /* both sides in one cell and the p beside the delta, no intervals (they
+     * are in the JSON and on the page): the table fits a job summary */
     tl_cmp_side_cell_of(&cell, r, 0);
-    fputs(cell.value, f); /* the intervals are in the JSON and on the page: the table fits a job summary */
-    fputs(" | ", f);
+    fputs(cell.value, f);
+    fputs(" \xe2\x86\x92 ", f);
     tl_cmp_side_cell_of(&cell, r, 1);
     fputs(cell.value, f);
-    fprintf(f, " | %s | %s | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
+    fprintf(f, " | %s (%s) | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
             tl_cmp_verdict_text(r, 0), r->gate ? " (gate)" : r->floored ? " (under the gate's floor)" : "");
     if (r->note) {
         fputs(": ", f);
@@ -142,8 +144,8 @@ static void md_table(FILE *f, const tl_compare *c, const char *title, tl_cmp_top
     if (t->n == 0)
         return;
     md_begin(f, fold, title, t->n);
-    fputs("| name | what | rank | baseline | candidate | \xce\x94 | p (adj.) | verdict |\n"
-          "|---|---|---|---|---|---|---|---|\n",
+    fputs("| name | what | rank | baseline \xe2\x86\x92 candidate | \xce\x94 (p adj.) | verdict |\n"
+          "|---|---|---|---|---|---|\n",
           f);
     /* names as labels (labels.h), the report's Markdown rules: one row, one text */
     tl_cmp_top_label(t, c, MD_LABEL_COLS);
@@ -206,7 +208,7 @@ static void md_steps(FILE *f, const tl_compare *c)
     if (n == 0)
         return;
     md_begin(f, 1, "Step time per rank", n);
-    fputs("| rank | baseline median | candidate median | \xce\x94 | p (adj.) | verdict |\n|---|---|---|---|---|---|\n", f);
+    fputs("| rank | median, baseline \xe2\x86\x92 candidate | \xce\x94 (p adj.) | verdict |\n|---|---|---|---|\n", f);
     for (size_t i = 0; i < c->nrows; i++) {
         const tl_cmp_row *r = &c->rows[i];
         if (r->group != TL_CMP_GROUP_STEPS || (r->rank >= 0 && tl_cmp_single_rank(c)))
@@ -229,7 +231,7 @@ static void md_memory(FILE *f, const tl_compare *c)
                 continue;
             if (shown++ == 0)
                 fputs("<details><summary>Peak memory (all ranks: the largest rank)</summary>\n\n| metric | rank | "
-                      "baseline | candidate | \xce\x94 | p (adj.) | verdict |\n|---|---|---|---|---|---|---|\n",
+                      "baseline \xe2\x86\x92 candidate | \xce\x94 (p adj.) | verdict |\n|---|---|---|---|---|\n",
                       f);
             fprintf(f, "| %s | ", tl_cmp_kind_name(r->kind));
             md_rank_cells(f, r);
@@ -345,7 +347,7 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
      * kernel is often the cause); the rest folded */
     if (md_split_table(f, c, keep_gate, "Gate failures", 0) != 0 ||
         md_split_table(f, c, keep_explained, "Regressions that do not fail the gate (immaterial to the step, or "
-                       "explanatory)", c->gate_failures > 0) != 0 ||
+                       "explanatory)", 1) != 0 ||
         md_verdict_table(f, c, TL_VERDICT_LARGE_INCREASE, "Large increases, not tested (too few samples)", 0) != 0 ||
         md_list(f, c, TL_VERDICT_ADDED, "Added (only in the candidate)") != 0 ||
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0 ||
