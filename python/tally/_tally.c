@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Open sections tracked per thread; libtally's own limit (TL_MAX_DEPTH) is
  * the same. Sections beyond it are still passed to libtally (which counts
@@ -44,6 +46,7 @@
 struct tl_py_stack {
     int depth;
     int untracked; /* sections opened beyond TL_PY_MAX_DEPTH, still open */
+    int named;     /* name_thread() ran on this thread */
     PyObject *open[TL_PY_MAX_DEPTH]; /* strong references */
 };
 
@@ -129,9 +132,55 @@ static void note_cut(SectionObject *cut, SectionObject *by)
     tally_event("tally.section_cut", args);
 }
 
+/* A lane of the trace is named after its OS thread (libtally reads
+ * /proc/self/task/TID/comm when the thread first records). Python before 3.14
+ * does not name the OS threads it starts, so every lane would read "python3":
+ * a thread that first opens a section while it still has the name it
+ * inherited from the process gets its Python name (threading's "worker-1",
+ * "Thread-2 (run)"), cut to the kernel's 15 bytes, as Python 3.14 does for
+ * every thread. The main thread, and a thread that was named, keep theirs. */
+static void name_thread(void)
+{
+    char comm[16], process[16] = "";
+    py_stack.named = 1;
+    if ((pid_t)syscall(SYS_gettid) == getpid() ||
+        pthread_getname_np(pthread_self(), comm, sizeof comm) != 0)
+        return;
+    FILE *f = fopen("/proc/self/comm", "r");
+    if (f == NULL)
+        return;
+    if (fgets(process, sizeof process, f) == NULL)
+        process[0] = '\0';
+    fclose(f);
+    process[strcspn(process, "\n")] = '\0';
+    if (strcmp(comm, process) != 0)
+        return;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *current = threading ? PyObject_CallMethod(threading, "current_thread", NULL) : NULL;
+    PyObject *name = current ? PyObject_GetAttrString(current, "name") : NULL;
+    const char *text = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+    if (text != NULL && text[0] != '\0') {
+        char buf[16];
+        size_t n = strlen(text) < 15 ? strlen(text) : 15;
+        while (n > 0 && n < strlen(text) && ((unsigned char)text[n] & 0xc0) == 0x80)
+            n--; /* not inside a UTF-8 sequence */
+        memcpy(buf, text, n);
+        buf[n] = '\0';
+        pthread_setname_np(pthread_self(), buf);
+    }
+    Py_XDECREF(name);
+    Py_XDECREF(current);
+    Py_XDECREF(threading);
+    PyErr_Restore(type, value, tb); /* whatever failed here, the section goes on */
+}
+
 static void section_open(SectionObject *s)
 {
     ensure_started();
+    if (__builtin_expect(!py_stack.named, 0))
+        name_thread();
     if (s->kind == KIND_ITERATION) {
         tally_iteration_begin(s->utf8);
         return;

@@ -350,7 +350,7 @@ class TestExceptions(ModuleTest):
 
 class TestThreads(ModuleTest):
     def test_each_thread_has_its_own_lane(self):
-        self.run_script("""
+        r = self.run_script("""
             import threading, tally
             shared = tally.section("shared")           # one object used by every thread
             barrier = threading.Barrier(4)
@@ -360,12 +360,16 @@ class TestThreads(ModuleTest):
                     with tally.section("work"):
                         with shared:
                             pass
-            threads = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+            threads = [threading.Thread(target=worker, args=(i,), name=f"worker-{i}")
+                       for i in range(3)]
+            threads.append(threading.Thread(target=worker, args=(3,),
+                                            name="a-very-long-thread-name"))
             with tally.section("main"):
                 for t in threads:
                     t.start()
                 for t in threads:
                     t.join()
+            print(open("/proc/self/comm").read().strip())
         """, env={"TALLY_MAX_EVENTS": "100000"})
         [(path, rep)] = self.reports()
         self.assertClean(rep)
@@ -380,6 +384,13 @@ class TestThreads(ModuleTest):
         self.assertFalse(work_tids & main_tid)
         for tid in work_tids:
             self.assertEqual(sum(1 for e in xs if e["tid"] == tid and e["name"] == "shared"), 250)
+        # lanes are named after the Python threads (cut to the kernel's 15 bytes); the main
+        # thread keeps the process's name
+        names = {e["tid"]: e["args"]["name"] for e in self.trace_events(path)
+                 if e.get("ph") == "M" and e["name"] == "thread_name"}
+        self.assertEqual(sorted(names[t] for t in work_tids),
+                         ["a-very-long-thr", "worker-0", "worker-1", "worker-2"])
+        self.assertEqual(names[main_tid.pop()], r.stdout.strip())
 
 
 class TestFork(ModuleTest):
