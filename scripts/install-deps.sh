@@ -6,7 +6,8 @@
 #   test:  also cmocka, python3 and its headers, pip and setuptools (pip install ./python),
 #          python3-jsonschema (schema checks), clang (fuzz
 #          targets), chromium, chromium-driver, python3-selenium (the HTML report's browser
-#          checks), OpenMPI (tally-mpi and its tests under mpirun)
+#          checks), OpenMPI (tally-mpi and its tests under mpirun), xmllint (compare's JUnit
+#          against Jenkins xUnit's schema)
 # Debian and Ubuntu: apt-get (dpkg-query says what is installed). RHEL, Rocky, Alma, Fedora:
 # dnf, else yum, with EPEL's package names (rpm -q says what is installed). Elsewhere: prints
 # the packages to install (Debian and RPM names) and exits 1 when a tool or library is missing.
@@ -25,8 +26,8 @@ fi
 deb="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev"
 rpm_pkgs="gcc make cmake pkgconf zlib-devel jansson-devel libarchive-devel libzstd-devel isa-l-devel binutils-devel"
 if [ "$mode" = test ]; then
-  deb="$deb libcmocka-dev python3 python3-dev python3-pip python3-setuptools python3-jsonschema clang chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin"
-  rpm_pkgs="$rpm_pkgs libcmocka-devel python3 python3-devel python3-pip python3-setuptools python3-jsonschema clang chromium chromedriver python3-selenium openmpi openmpi-devel"
+  deb="$deb libcmocka-dev python3 python3-dev python3-pip python3-setuptools python3-jsonschema clang chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin libxml2-utils"
+  rpm_pkgs="$rpm_pkgs libcmocka-devel python3 python3-devel python3-pip python3-setuptools python3-jsonschema clang chromium chromedriver python3-selenium openmpi openmpi-devel libxml2"
 fi
 
 SUDO=""

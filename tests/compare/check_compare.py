@@ -16,6 +16,9 @@ Each check prints what failed and exits 1, or exits 0 quietly.
 import argparse
 import html.parser
 import json
+import os
+import shutil
+import subprocess
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -137,6 +140,12 @@ def cmd_junit(a):
         check(int(suite.get("tests", -1)) == n, f"suite {suite.get('name')}: tests={suite.get('tests')}, has {n}")
         f = sum(c.find("failure") is not None for c in suite.findall("testcase"))
         check(int(suite.get("failures", -1)) == f, f"suite {suite.get('name')}: failures={suite.get('failures')}")
+    # Jenkins xUnit's JUnit schema (junit-jenkins.xsd, written after the plugin's junit-10.xsd),
+    # when xmllint is there (scripts/install-deps.sh test installs it)
+    xsd = os.path.join(os.path.dirname(os.path.abspath(__file__)), "junit-jenkins.xsd")
+    if shutil.which("xmllint"):
+        r = subprocess.run(["xmllint", "--noout", "--schema", xsd, a.xml], capture_output=True, text=True)
+        check(r.returncode == 0, f"{a.xml} is not valid against junit-jenkins.xsd: {r.stderr.strip()[:400]}")
     ids = {(c.get("classname"), c.get("name")) for c in cases}
     check(len(ids) == len(cases), f"{len(cases) - len(ids)} test cases share a class name and name")
 
