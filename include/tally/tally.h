@@ -91,7 +91,15 @@
  * including threads that start and end while recording. After fork() the child
  * starts with empty statistics; it writes its own files (its own pid in the
  * stem, "fork_child": true in the report) only if it records something, and
- * never touches the parent's.
+ * never touches the parent's. It has no GPU readings (NVML runs on a thread
+ * of the parent's; system.nvml says "not read in a fork child").
+ *
+ * NVML (GPU readings) is never called on the program's threads: a thread of
+ * libtally makes every call; a snapshot or the report waits at most 200 ms
+ * for a reading (else it takes the last one), and a call that has not
+ * returned after 500 ms abandons NVML for good (said once on stderr and in
+ * system.nvml). Impossible values (4294967295 %, more memory used than the
+ * device has) are left out and counted in problems.nvml_values_rejected.
  */
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
