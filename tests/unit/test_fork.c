@@ -152,6 +152,9 @@ static void test_fork_child_writes_its_own(void **state)
     json_t *c = tt_load_json(tt_report_of(&s, "t-rank0", pids[0]));
     assert_int_equal(tt_int(c, "pid"), pids[0]);
     assert_true(json_is_true(json_object_get(c, "fork_child")));
+    /* NVML runs on a thread of the parent's (issue 26): none in the child */
+    assert_string_equal(tt_str(json_object_get(p, "system"), "nvml"), "absent");
+    assert_string_equal(tt_str(json_object_get(c, "system"), "nvml"), "not read in a fork child");
     assert_int_equal(tt_len(c, "sections"), 1);
     assert_int_equal(tt_int(entry(c, "sections", "child_only"), "count"), 5);
     assert_int_equal(tt_len(c, "counters"), 1);
