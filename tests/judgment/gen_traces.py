@@ -164,6 +164,15 @@ def ddp_job(out, name, world, steps=8, slow=None, extra_us=30000, backend="gloo"
         t.write(f"{out}/{name}/rank{r}.pt.trace.json")
 
 
+def case_truncated_compute(out):
+    """64 ranks, rank 9's GPU compute 1.3x, rank 5's trace cut after 2 steps: the short rank is left
+    out of the per-step comparison (it used to switch it off for the whole job)."""
+    rng = random.Random(5)
+    for r in range(64):
+        c = 20000 * (1.30 if r == 9 else 1.0)
+        training_rank(r, 64, 2 if r == 5 else 8, c, rng).write(f"{out}/ranks64-truncated-slow-compute/rank{r}.pt.trace.json")
+
+
 def case_no_steps_inference(out):
     """Inference (no ProfilerStep), the same work on two ranks, one profile 15 ms longer."""
     for rank, extra in ((0, 0), (1, 15000)):
@@ -491,6 +500,7 @@ def main():
     ddp_job(out, "nccl-balanced-skewed", 4, backend="nccl", skews=[0, 7000, -4000, 2500])
     ddp_job(out, "ranks64-truncated", 64, slow=40, backend="nccl", truncated=(5,))
     ddp_job(out, "ranks512", 512, steps=4, slow=300, backend="nccl")
+    case_truncated_compute(out)
 
 
 if __name__ == "__main__":

@@ -929,13 +929,19 @@ static void comm_rule(tl_aggregate *a)
     const tl_gpu_breakdown *gb = &w.r->gpu;
     size_t ncolls;
     const tl_rank_result *least = least_in_collectives(a, w.r, &ncolls);
-    char msg[400], g[200], waits[200] = "";
+    char msg[500], g[200], waits[300] = "";
     /* advice is kept by pointer: static text */
     static const char wait_advice[] =
         "A collective's kernel runs until every rank has arrived, so the ranks that arrive early wait for the late "
         "one: find what delays the rank that spends least in the same collectives (its work before them, its step's "
         "start, the straggler analysis) before reducing the volume.";
-    if (least != NULL)
+    const tl_waits *wt = &a->waits;
+    if (least != NULL && wt->most_last >= 0 && wt->most_last != w.r->rank && wt->source == TL_WAITS_GPU)
+        snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
+                 "it is likely waiting, for rank %d above all, which arrives last to %llu of %llu (Waits).", ncolls,
+                 (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6, wt->most_last,
+                 (unsigned long long)wt->most_last_n, (unsigned long long)wt->matched);
+    else if (least != NULL)
         snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
                  "it is likely waiting for a rank that arrives later.", ncolls,
                  (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);

@@ -220,7 +220,8 @@ static const char *severity_of(double effect, int slower, int units)
 
 static void compute_stragglers(tl_aggregate *a)
 {
-    size_t nr = a->nranks, total = 0, ncommon = 0;
+    size_t nr = a->nranks, total = 0, ncommon = 0, nout = 0;
+    unsigned char *out = NULL; /* out[i]: rank index i left out, too few steps */
     int64_t *all = NULL, *common = NULL;
     double *val = NULL, *x = NULL, *tmp = NULL;
     ranked *col = NULL;
@@ -229,11 +230,48 @@ static void compute_stragglers(tl_aggregate *a)
         set_note(a, "one rank: nothing to compare it with");
         return;
     }
+    /* A rank with far fewer steps than the others (a truncated trace, one
+     * without steps) is left out, so one cut-short rank among 64 does not
+     * switch the comparison off for the job (issue 27): fewer than
+     * STRAGGLER_MIN_STEPS or half the median rank's, while the median rank
+     * has enough, and at most a quarter of the ranks. */
+    out = calloc(nr, 1);
+    double *counts = malloc(nr * sizeof *counts);
+    if (out == NULL || counts == NULL) {
+        free(counts);
+        goto out;
+    }
+    for (size_t i = 0; i < nr; i++)
+        counts[i] = (double)comparable(&a->ranks[i]);
+    double med = tl_median_sort(counts, nr);
+    free(counts);
+    char left[200] = "";
+    size_t llen = 0;
+    if (med >= STRAGGLER_MIN_STEPS) {
+        for (size_t i = 0; i < nr; i++) {
+            double c = (double)comparable(&a->ranks[i]);
+            /* a report's loop summary (steps counted, not timed one by one)
+             * is left to rank-imbalance, which compares the means */
+            int summarized = a->ranks[i].nsteps == 0 && a->ranks[i].step_count > 0;
+            if (!summarized && (c < STRAGGLER_MIN_STEPS || c < 0.5 * med))
+                out[i] = 1, nout++;
+        }
+        if (4 * nout > nr || nr - nout < 2) {
+            memset(out, 0, nr);
+            nout = 0;
+        }
+        for (size_t i = 0; i < nr && nout > 0; i++)
+            if (out[i] && llen < sizeof left)
+                llen += (size_t)snprintf(left + llen, sizeof left - llen, "%s%d (%zu)", llen ? ", " : "",
+                                         a->ranks[i].rank, comparable(&a->ranks[i]));
+    }
     /* Which metric: compute per step when every comparable step of every rank has it. */
     int use_compute = 1;
     size_t min_steps = SIZE_MAX;
     for (size_t i = 0; i < nr; i++) {
         const tl_rank_result *r = &a->ranks[i];
+        if (out[i])
+            continue;
         size_t c = comparable(r);
         if (c < min_steps)
             min_steps = c;
@@ -255,7 +293,7 @@ static void compute_stragglers(tl_aggregate *a)
     for (size_t i = 0; i < nr; i++) {
         const tl_rank_result *r = &a->ranks[i];
         size_t first = n;
-        for (size_t k = 0; k < r->nsteps; k++)
+        for (size_t k = 0; k < r->nsteps && !out[i]; k++)
             if (!r->steps[k].partial)
                 all[n++] = r->steps[k].number;
         qsort(all + first, n - first, sizeof *all, by_int64);
@@ -273,7 +311,7 @@ static void compute_stragglers(tl_aggregate *a)
         size_t e = k;
         while (e < n && all[e] == all[k])
             e++;
-        if (e - k == nr)
+        if (e - k == nr - nout)
             common[ncommon++] = all[k];
         k = e;
     }
@@ -295,7 +333,7 @@ static void compute_stragglers(tl_aggregate *a)
         val[i] = NAN;
     for (size_t i = 0; i < nr; i++) {
         const tl_rank_result *r = &a->ranks[i];
-        for (size_t k = 0; k < r->nsteps; k++) {
+        for (size_t k = 0; k < r->nsteps && !out[i]; k++) {
             if (r->steps[k].partial)
                 continue;
             int64_t *hit = bsearch(&r->steps[k].number, common + skip, K, sizeof *common, by_int64);
@@ -308,13 +346,18 @@ static void compute_stragglers(tl_aggregate *a)
     }
     a->steps_compared = (int)K;
     /* Per step: each rank against the median of the others. */
+    size_t nin = nr - nout;
     for (size_t c = 0; c < K; c++) {
-        for (size_t i = 0; i < nr; i++)
-            col[i] = (ranked){ val[c * nr + i], (uint32_t)i };
-        qsort(col, nr, sizeof *col, by_ranked);
-        for (size_t p = 0; p < nr; p++) {
-            double m = median_without(col, nr, p);
-            x[c * nr + col[p].rank] = m > 0 ? col[p].v / m - 1 : 0;
+        size_t m = 0;
+        for (size_t i = 0; i < nr; i++) {
+            x[c * nr + i] = 0;
+            if (!out[i])
+                col[m++] = (ranked){ val[c * nr + i], (uint32_t)i };
+        }
+        qsort(col, nin, sizeof *col, by_ranked);
+        for (size_t p = 0; p < nin; p++) {
+            double md = median_without(col, nin, p);
+            x[c * nr + col[p].rank] = md > 0 ? col[p].v / md - 1 : 0;
         }
     }
     /* Per rank: steps slower, median excess, and its noise: how much its
@@ -336,9 +379,11 @@ static void compute_stragglers(tl_aggregate *a)
             ss += (x[c * nr + i] - mean) * (x[c * nr + i] - mean);
         noise[i] = K > 1 ? sqrt(ss / (double)(K - 1)) : 0;
     }
+    size_t nn = 0;
     for (size_t i = 0; i < nr; i++)
-        tmp[i] = noise[i];
-    double noise_all = tl_median_sort(tmp, nr);
+        if (!out[i])
+            tmp[nn++] = noise[i];
+    double noise_all = tl_median_sort(tmp, nn);
     /* the standard error of a mean of K steps given that noise */
     double bar = NOISE_K * noise_all / sqrt((double)K);
     if (bar < STRAGGLER_FLOOR)
@@ -354,14 +399,15 @@ static void compute_stragglers(tl_aggregate *a)
         /* the mean excess carries the evidence (its standard error is known);
          * the median and the count keep one huge step from deciding alone */
         double mean = sum / (double)K, median = tl_median_sort(tmp, K);
-        if (2 * (size_t)slower > K && median > STRAGGLER_FLOOR && mean > bar)
+        if (!out[i] && 2 * (size_t)slower > K && median > STRAGGLER_FLOOR && mean > bar)
             cand[ncand++] = (candidate){ i, mean, noise_all, slower };
     }
     free(noise);
     if (ncand == 0) {
         set_note(a, "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
-                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)", K,
-                 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all, use_compute ? "GPU compute per step" : "step time");
+                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)%s%s", K,
+                 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all, use_compute ? "GPU compute per step" : "step time",
+                 nout ? "; left out for too few steps: rank " : "", nout ? left : "");
         goto out;
     }
     qsort(cand, ncand, sizeof *cand, by_effect);
@@ -398,8 +444,11 @@ static void compute_stragglers(tl_aggregate *a)
                            s->rank, use_compute ? "GPU compute per step" : "step time", s->delta_pct, s->slower, K,
                            s->value / 1e6, s->others_median / 1e6, s->noise_pct);
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
-            snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%.3f ms per step)", tl_straggler_lead(s),
-                     s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", s->items[0].delta_ns / 1e6);
+            len += snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%.3f ms per step)",
+                            tl_straggler_lead(s), s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "",
+                            s->items[0].delta_ns / 1e6);
+        if (nout > 0 && len > 0 && (size_t)len < sizeof buf)
+            snprintf(buf + len, sizeof buf - (size_t)len, "; left out for too few steps: rank %s", left);
         s->summary = strdup(buf);
     }
     if (ncand > TL_MAX_STRAGGLERS)
@@ -410,6 +459,7 @@ static void compute_stragglers(tl_aggregate *a)
     evidence_rows_release(&ev);
     evidence_rows_release(&ev_ops);
 out:
+    free(out);
     free(all);
     free(common);
     free(val);

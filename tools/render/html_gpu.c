@@ -85,15 +85,22 @@ static void steps_bars(tl_html *h)
 {
     const tl_aggregate *a = h->a;
     size_t n = 0;
+    unsigned char *drawn = NULL;
     tl_svg_bar *bars = calloc(a->nranks + 1, sizeof *bars);
     char(*labels)[48] = calloc(a->nranks + 1, sizeof *labels);
     if (bars == NULL || labels == NULL) {
         h->oom = 1;
         goto out;
     }
+    size_t nd;
+    drawn = tl_html_ranks_drawn(a, TL_HTML_MAX_ROWS, &nd);
+    if (drawn == NULL) {
+        h->oom = 1;
+        goto out;
+    }
     for (size_t i = 0; i < a->nranks && n < TL_HTML_MAX_ROWS; i++) {
         const tl_rank_result *r = &a->ranks[i];
-        if (!isfinite(r->step_mean))
+        if (!isfinite(r->step_mean) || !drawn[i])
             continue;
         snprintf(labels[n], sizeof labels[n], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
         bars[n] = (tl_svg_bar){ .label = labels[n], .value = r->step_mean, .lo = r->nsteps > 1 ? r->step_min : NAN,
@@ -106,7 +113,9 @@ static void steps_bars(tl_html *h)
                         "Mean step time of each rank (one or two steps each; the whisker spans both); stragglers "
                         "in their own color." };
     tl_svg_hbars(h->f, &fr, bars, n, TL_UNIT_NS, "range: the rank's shortest to longest step");
+    tl_html_ranks_drawn_note(h, nd, a->nranks);
 out:
+    free(drawn);
     free(bars);
     free(labels);
 }
@@ -122,7 +131,12 @@ static void steps_table(tl_html *h)
           "<th scope=\"col\">Median</th><th scope=\"col\">Min</th><th scope=\"col\">Max</th>"
           "<th scope=\"col\">Std</th><th scope=\"col\">Spread</th><th scope=\"col\">it/s</th></tr></thead>\n<tbody>\n",
           f);
-    for (size_t i = 0; i < h->a->nranks && shown < TL_HTML_MAX_ROWS; i++, shown++) {
+    size_t nd;
+    unsigned char *drawn = tl_html_ranks_drawn(h->a, TL_HTML_MAX_ROWS, &nd);
+    for (size_t i = 0; i < h->a->nranks && shown < TL_HTML_MAX_ROWS; i++) {
+        if (drawn != NULL && !drawn[i])
+            continue;
+        shown++;
         const tl_rank_result *r = &h->a->ranks[i];
         fprintf(f, "<tr><th scope=\"row\">%d%s</th><td class=\"num\">%llu%s</td>", r->rank,
                 r->straggler ? " (straggler)" : "", (unsigned long long)r->step_count,
@@ -136,6 +150,7 @@ static void steps_table(tl_html *h)
         tl_html_td(f, isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN, TL_UNIT_COUNT);
         fputs("</tr>\n", f);
     }
+    free(drawn);
     fputs("</tbody>\n</table></div>\n", f);
     tl_html_more(h, shown, h->a->nranks, "ranks");
     tl_html_details_end(f);
@@ -195,11 +210,18 @@ static void gpu_chart(tl_html *h, size_t n)
         h->oom = 1;
         goto out;
     }
+    size_t nd;
+    unsigned char *drawn = tl_html_ranks_drawn(a, n, &nd);
+    if (drawn == NULL) {
+        h->oom = 1;
+        goto out;
+    }
     for (size_t i = 0; i < a->nranks && k < n; i++)
-        if (a->ranks[i].gpu.present) {
+        if (a->ranks[i].gpu.present && drawn[i]) {
             stack_of(&rows[k], &a->ranks[i], labels[k], sizeof labels[k]);
             k++;
         }
+    free(drawn);
     const tl_across *idle = tl_aggregate_across(a, "gpu.idle_pct");
     char id[16], desc[256];
     int len = snprintf(desc, sizeof desc, "For %s%zu rank%s, the GPU kernel time split into compute only, "
@@ -242,15 +264,18 @@ static void gpu_table(tl_html *h)
           "<th scope=\"col\">Idle</th><th scope=\"col\">Compute</th><th scope=\"col\">Non-compute</th>"
           "<th scope=\"col\">Communication</th><th scope=\"col\">Overlap</th><th scope=\"col\">Window</th>"
           "</tr></thead>\n<tbody>\n", f);
+    size_t nd;
+    unsigned char *drawn = tl_html_ranks_drawn(h->a, TL_HTML_MAX_ROWS, &nd);
     for (size_t i = 0; i < h->a->nranks; i++) {
         if (!h->a->ranks[i].gpu.present)
             continue;
         with++;
-        if (shown < TL_HTML_MAX_ROWS) {
+        if (shown < TL_HTML_MAX_ROWS && (drawn == NULL || drawn[i])) {
             gpu_row(f, &h->a->ranks[i]);
             shown++;
         }
     }
+    free(drawn);
     fputs("</tbody>\n</table></div>\n", f);
     tl_html_more(h, shown, with, "ranks");
 }

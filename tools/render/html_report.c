@@ -6,6 +6,7 @@
  * order, so the same inputs give the same bytes.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,53 @@ void tl_html_td(FILE *f, double v, int unit)
 {
     char b[48];
     fprintf(f, "<td class=\"num\">%s</td>", tl_units_fmt(b, sizeof b, v, unit));
+}
+
+unsigned char *tl_html_ranks_drawn(const tl_aggregate *a, size_t max, size_t *n)
+{
+    size_t nr = a->nranks;
+    unsigned char *m = calloc(nr + 1, 1);
+    *n = 0;
+    if (m == NULL)
+        return NULL;
+    if (nr <= max) {
+        memset(m, 1, nr);
+        *n = nr;
+        return m;
+    }
+    size_t lo = SIZE_MAX, hi = SIZE_MAX;
+    for (size_t i = 0; i < nr; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        if ((r->straggler || r->rank == a->waits.straggler) && *n < max)
+            m[i] = 1, (*n)++;
+        if (isfinite(r->step_mean)) {
+            if (lo == SIZE_MAX || r->step_mean < a->ranks[lo].step_mean)
+                lo = i;
+            if (hi == SIZE_MAX || r->step_mean > a->ranks[hi].step_mean)
+                hi = i;
+        }
+    }
+    size_t ext[2] = { lo, hi };
+    for (int k = 0; k < 2; k++)
+        if (ext[k] != SIZE_MAX && !m[ext[k]] && *n < max)
+            m[ext[k]] = 1, (*n)++;
+    /* an even sample of the rest, deterministic: every (nr / room)-th rank */
+    size_t room = max - *n;
+    for (size_t j = 0; j < room; j++) {
+        size_t i = (size_t)((double)j * (double)nr / (double)room);
+        while (i < nr && m[i])
+            i++;
+        if (i < nr)
+            m[i] = 1, (*n)++;
+    }
+    return m;
+}
+
+void tl_html_ranks_drawn_note(tl_html *h, size_t k, size_t n)
+{
+    if (k < n)
+        fprintf(h->f, "<p class=\"more\">%zu of %zu ranks drawn: the stragglers, the ranks with the shortest and "
+                      "longest steps, and an even sample of the rest</p>\n", k, n);
 }
 
 void tl_html_details(FILE *f, const char *summary)

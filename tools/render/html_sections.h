@@ -57,6 +57,15 @@ void tl_html_td(FILE *f, double v, int unit);
 void tl_html_details(FILE *f, const char *summary);
 void tl_html_details_end(FILE *f);
 
+/* Which ranks a chart or table draws when there are more than max: the
+ * stragglers (and the rank the others wait for), the ranks with the
+ * shortest and longest mean step, then an even sample of the rest --
+ * never simply the lowest-numbered. A malloc'd mask by rank index (all set
+ * when nranks <= max), *n the ranks set; NULL out of memory. */
+unsigned char *tl_html_ranks_drawn(const tl_aggregate *a, size_t max, size_t *n);
+/* "K of N ranks drawn: ..." when K < N. */
+void tl_html_ranks_drawn_note(tl_html *h, size_t k, size_t n);
+
 void tl_html_headline(tl_html *h);
 void tl_html_waits(tl_html *h);
 void tl_html_recommendations(tl_html *h);

@@ -24,6 +24,7 @@
 #include "units.h"
 
 #define MAX_LANES 512          /* rows drawn over all charts */
+#define TIMELINE_RANKS 64      /* ranks drawn, past which a chosen set (tl_html_ranks_drawn) */
 #define MAX_CALLS 3000         /* CPU calls drawn by name over all charts (the widest) */
 #define MAX_CALL_ROWS 96       /* rows of calls under the lanes of one chart (the first lanes' first) */
 #define MAX_MARKS_PER_RANK 100 /* step marks per rank */
@@ -498,8 +499,14 @@ static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period
     int rc = -1;
     if (g.keys == NULL || g.lanes == NULL)
         goto out;
+    /* past TIMELINE_RANKS ranks: the stragglers, the extremes and a sample,
+     * not the lowest-numbered (html_sections.h) */
+    size_t nd;
+    unsigned char *drawn = tl_html_ranks_drawn(h->a, TIMELINE_RANKS, &nd);
     for (size_t ri = 0; ri < h->a->nranks; ri++)
-        st->dropped += rank_lanes(&g, h->a, ri);
+        if (drawn == NULL || drawn[ri])
+            st->dropped += rank_lanes(&g, h->a, ri);
+    free(drawn);
     rc = 0;
     if (g.n == 0)
         goto out;
@@ -577,6 +584,8 @@ void tl_html_timelines(tl_html *h)
     fclose(st.table);
     tl_html_more(h, MAX_LANES - st.left, MAX_LANES - st.left + st.dropped, "lanes not drawn (the page draws at "
                  "most 512)");
+    if (h->a->nranks > TIMELINE_RANKS)
+        tl_html_ranks_drawn_note(h, TIMELINE_RANKS, h->a->nranks);
     if (rows != NULL)
         table_out(h, &st, rows, len);
     free(rows);
