@@ -119,4 +119,8 @@ check_set() {
 
 check_set param-dlrm_kineto-8rank dlrm 8
 check_set hta/trace_filter hta 2
+# real CPU-side collectives (gloo): the waits, matched across ranks, survive any split
+check_set h200-ddp-gloo gloo 4
+grep -q '"waits":{"source":"cpu_ranges","matched_by":"order","matched":16,' "$work/gloo/all.json" ||
+    fail "gloo: the merged aggregate lost the waits"
 echo "all splits agree"
