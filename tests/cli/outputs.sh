@@ -384,6 +384,9 @@ check "validate: the file name shown escaped" grep -qF 'rank1-\e]0;title\a.json'
 nl=$root/nl; mkdir "$nl"
 printf '[{"name":"a\\nfake line","ph":"X","ts":0,"dur":5,"pid":1,"tid":1,"cat":"cpu_op"}]' >"$nl/rank0
 tally: OK.json"
+# a second input without a rank: both are told their rank is by input order, naming the files
+# (the only input of a run is not)
+printf '[{"name":"b","ph":"X","ts":0,"dur":5,"pid":1,"tid":1,"cat":"cpu_op"}]' >"$nl/other.json"
 "$tally" summary "$nl" >"$d.out" 2>&1
 check "summary: a newline in a name shown escaped" grep -qF 'a\nfake line' "$d.out"
 check "summary: a newline in a file name shown escaped" grep -qF 'rank0\ntally: OK.json' "$d.out"

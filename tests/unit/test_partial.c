@@ -123,31 +123,34 @@ static char *round_trip(const char *text, const char *producer, const char *what
 /* ---- the identity's problems: words, offsets, and kinds that follow ------------------- */
 
 /* Inputs of every standing (identity.h): a trace with a problem at a byte
- * and no rank (one by input order), a file that is not JSON, a path that
- * does not exist. Their sessions are written and read back with every
+ * and no rank and a second trace without one (ranks by input order: the only
+ * input of a run is not told it), a file that is not JSON, a path that does
+ * not exist. Their sessions are written and read back with every
  * problem's text, kind and byte; an unreadable input's reads back as
  * skipped (both: not read), the one difference partial.h states. */
 static void test_round_trip_problems(void **state)
 {
     (void)state;
-    char dir[128], trace[256], notjson[256], missing[256];
+    char dir[128], trace[256], other[256], notjson[256], missing[256];
     snprintf(dir, sizeof dir, "/tmp/tally-test-partial-%d", (int)getpid());
     tt_rmtree(dir);
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(trace, sizeof trace, "%s/trace.json", dir);
+    snprintf(other, sizeof other, "%s/other.json", dir);
     snprintf(notjson, sizeof notjson, "%s/profile.json", dir);
     snprintf(missing, sizeof missing, "%s/gone: rank1.json", dir);
     tt_write_file(trace, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1},\n"
                          " {\"ph\":\"X\",\"name\":\"b\",\"ts\":9,\"pid\":1,\"tid\":1}]");
+    tt_write_file(other, "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":5,\"pid\":1,\"tid\":1}]");
     tt_write_file(notjson, "# not a profile\n");
-    const char *paths[] = { trace, notjson, missing };
+    const char *paths[] = { trace, other, notjson, missing };
     tl_analyze_options opt;
     tl_analyze_options_init(&opt);
     tl_ingest_options o;
     tl_ingest_options_init(&o);
     tl_run run;
     tl_run_init(&run);
-    assert_int_equal(tl_run_ingest(&run, paths, 3, &o), 1);
+    assert_int_equal(tl_run_ingest(&run, paths, 4, &o), 2);
     tl_aggregate a;
     tl_aggregate_init(&a, &opt);
     for (size_t i = 0; i < run.n; i++) {
@@ -166,15 +169,15 @@ static void test_round_trip_problems(void **state)
     assert_int_equal(tl_session_from_identity(&u, &run.unreadable[0]), 0);
     assert_int_equal(tl_aggregate_add_session(&a, &u), 0);
     tl_run_release(&run);
-    assert_int_equal(a.nsessions, 3);
+    assert_int_equal(a.nsessions, 4);
 
     char *text = partial_of(&a, "test");
     tt_assert_contains(text, "\"offsets\":[[0,", "the partial");
     tl_aggregate b;
     read_into(&b, text, "problems");
-    assert_int_equal(b.nsessions, 3);
+    assert_int_equal(b.nsessions, 4);
     int kinds_seen = 0;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         const tl_identity *x = &a.sessions[i].id, *y = &b.sessions[i].id;
         assert_string_equal(x->path, y->path);
         assert_int_equal(x->problems.n, y->problems.n);
