@@ -12,7 +12,7 @@
  *    step: none (within twice the ranks' noise);
  *  - 2 ranks: the 5 % floor, on both sides; 4 ranks: every rank beyond it;
  *  - a rank slower in only one step of four, or with fewer than 3 steps: none;
- *  - collectives where rank 2's communication kernel is always the shortest:
+ *  - collectives (as waits.c instances) where rank 2 arrives last every time:
  *    a last_arrival straggler, rank 2; shortest by less than the 20 % margin, in
  *    only a third of the collectives, or in too few (2) collectives: none; random
  *    jitter only: none.
