@@ -687,7 +687,8 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
             pt.reserved = v.number;
             found = 1;
         } else if (tl_view_eq(k, "Device Id")) {
-            pt.device = (int64_t)v.number;
+            /* a double beyond int64 converts to anything (UB): a device id is small */
+            pt.device = v.number >= 0 && v.number <= INT32_MAX ? (int64_t)v.number : -1;
         } else if (tl_view_eq(k, "Device Type")) {
             host = v.number == 0; /* c10::DeviceType::CPU: the CPU allocator */
         }
