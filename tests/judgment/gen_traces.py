@@ -242,6 +242,22 @@ def case_side_stream_blocking(out):
     t.write(f"{out}/side-stream-blocking/rank0.pt.trace.json")
 
 
+def case_queued_gpu(out):
+    """SGLang's decode shape: each step's kernels are launched at once but start ~60 ms later (the
+    GPU is busy outside the trace's window), while the host sits in a synchronous copy: the GPU had
+    work queued, no host call blocked it."""
+    t = Trace(0, 1)
+    ts = 0
+    for n in range(6):
+        t.step(n, ts, 100000)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 10, ts + 20, 30000)
+        # launched at +30.05 ms, starts at +90.1 ms: queued behind work the trace does not show
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64", ts + 30050, ts + 90100, 9000)
+        t.runtime("cudaMemcpy", ts + 30100, 60000)
+        ts += 100000
+    t.write(f"{out}/queued-gpu-blocking-call/rank0.pt.trace.json")
+
+
 def case_busy_gpu(out):
     """The GPU is 89 % busy; the small gaps are host waits. Not launch-bound."""
     t = Trace(0, 1)
@@ -324,6 +340,24 @@ def case_memory(out):
     for i in range(6):
         t.memory(20000 * i + 5, 14 * gib, 15 * gib, device_id=1)
     t.write(f"{out}/memory-on-the-small-gpu/rank0.pt.trace.json")
+
+
+def case_vllm_capture(out):
+    """vLLM's CUDA-graph capture at start-up (issue 28 class 3): graphs captured and instantiated,
+    none replayed, so the kernels it records did not run there (1 us each, far apart); 170.5 of
+    178.3 GiB allocated (the KV cache's reservation); a Python frame named save_for_backward; no
+    autograd operator."""
+    t = Trace(0, 1, device=B200)
+    gib = 1 << 30
+    t.runtime("cudaStreamBeginCapture", 100, 5)
+    for i in range(40):
+        t.cpu("aten::linear", 1000 * i + 200, 500)
+        t.launch("sm100_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", 1000 * i + 205, 1000 * i + 220, 1)
+        t.memory(1000 * i + 201, int(170.5 * gib), int(172 * gib))
+    t.events.append({"ph": "X", "cat": "python_function", "name": "torch/autograd/function.py(40): save_for_backward",
+                     "pid": t.pid, "tid": t.tid, "ts": t.base + 300, "dur": 10, "args": {}})
+    t.runtime("cudaGraphInstantiate", 41000, 300)
+    t.write(f"{out}/vllm-capture/rank0.pt.trace.json")
 
 
 def case_unrelated_runs(out):
@@ -501,6 +535,8 @@ def main():
     ddp_job(out, "ranks64-truncated", 64, slow=40, backend="nccl", truncated=(5,))
     ddp_job(out, "ranks512", 512, steps=4, slow=300, backend="nccl")
     case_truncated_compute(out)
+    case_queued_gpu(out)
+    case_vllm_capture(out)
 
 
 if __name__ == "__main__":

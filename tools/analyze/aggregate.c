@@ -155,9 +155,11 @@ static int add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
         dst->by_mask[m] = tl_ns_add(dst->by_mask[m], src->by_mask[m]);
     dst->blocked_idle = tl_ns_add(dst->blocked_idle, src->blocked_idle);
     /* the host gaps' causes: known only when every session knows them */
-    int64_t *d4[] = { &dst->host_gap_ns, &dst->host_short_ns, &dst->host_coll_ns, &dst->host_load_ns };
-    const int64_t s4[] = { src->host_gap_ns, src->host_short_ns, src->host_coll_ns, src->host_load_ns };
-    for (int k = 0; k < 4; k++)
+    int64_t *d4[] = { &dst->host_gap_ns, &dst->host_short_ns, &dst->host_coll_ns, &dst->host_load_ns,
+                      &dst->queued_idle };
+    const int64_t s4[] = { src->host_gap_ns, src->host_short_ns, src->host_coll_ns, src->host_load_ns,
+                           src->queued_idle };
+    for (int k = 0; k < 5; k++)
         *d4[k] = *d4[k] < 0 || s4[k] < 0 ? -1 : tl_ns_add(*d4[k], s4[k]);
     if (src->blocking_call_ns > dst->blocking_call_ns) {
         dst->blocking_call_ns = src->blocking_call_ns;

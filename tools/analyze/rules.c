@@ -75,29 +75,36 @@ static const tl_rule_info rules[] = {
       "critical: over 25% slower in 90% of at least 5 steps (or last to 90% of at least 10 collectives); warning: over "
       "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
     { "blocking-host-call", "warning",
-      "blocking host calls cover over 50% of the GPU idle time, with idle over 10% of the kernel time",
+      "blocking host calls cover over 50% of the GPU idle time that had no work queued (no kernel launched before it "
+      "waiting to start), with idle over 10% of the kernel time",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; blocking host calls (cudaMemcpy, "
       "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...; asynchronous copies, which block with "
-      "pageable memory) in the trace",
+      "pageable memory) in the trace; the trace does not only capture graphs",
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
       ".cpu(), printing tensors synchronize too).", NULL },
     { "launch-bound", "warning",
       "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
-      "real work, in at least 3 gaps averaging at most 1 ms (launch overhead)",
+      "real work, in at least 3 gaps, and gaps of at most 1 ms (launch overhead) hold over half of the host's gap time "
+      "(weighted by length, never by count)",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
       "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives (side streams with a few "
-      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle time",
+      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle time; "
+      "the host does not sit in a collective for half of the gap time (waiting for another rank: Waits); the trace "
+      "does not only capture graphs",
       "the host's share, host_wait and its part after the launches, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
       "small kernels, or move Python overhead off the critical path.", NULL },
     { "host-bound", "warning",
       "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
-      "real work, in at least 3 gaps averaging over 1 ms, or between CUDA/HIP graph replays",
+      "real work, in at least 3 gaps, and gaps over 1 ms hold half of the host's gap time or more (weighted by length), "
+      "or between CUDA/HIP graph replays; when the host loads data for half of that time it says so, with the "
+      "data-loading advice",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
       "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives; blocking host calls do "
-      "not explain the idle time",
+      "not explain the idle time; the host does not sit in a collective for half of the gap time (Waits); the trace "
+      "does not only capture graphs",
       "the host's share, the number of host-wait gaps and the mean of the host's part, host_wait and its part after "
       "the launches, idle %, the streams counted",
       "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
@@ -105,8 +112,9 @@ static const tl_rule_info rules[] = {
       "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
       "not help here.", NULL },
     { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
-      "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); a "
-      "monitor's sampled utilization is low-sampled-utilization's", "busy %, kernel time, idle, compute",
+      "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); the "
+      "trace does not only capture graphs (captured kernels did not run); a monitor's sampled utilization is "
+      "low-sampled-utilization's", "busy %, kernel time, idle, compute",
       "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
     { "communication-heavy", "warning",
       "communication kernels not overlapping compute (exposed communication) take over 10% of the kernel time",
@@ -325,15 +333,33 @@ static uint64_t rank_graph_launches(const tl_aggregate *a, const tl_rank_result 
     return n;
 }
 
-/* Training leaves backward operators; an inference server does not. */
+/* Training leaves backward operators (autograd's nodes, its engine, a
+ * backward section or kernel); an inference server does not. Python frames
+ * do not count: vLLM's capture has a frame named save_for_backward. */
 static int has_backward(const tl_aggregate *a)
 {
     for (size_t i = 0; i < a->names.n; i++) {
-        const char *n = a->names.rows[i].name;
+        const tl_name_row *row = &a->names.rows[i];
+        const char *n = row->name;
+        if (row->group == TL_GROUP_PYTHON || strstr(n, "save_for_backward"))
+            continue;
         if (strstr(n, "Backward") || strstr(n, "autograd::engine") || strcasestr(n, "backward"))
             return 1;
     }
     return 0;
+}
+
+/* Graph captures without a replay: the trace recorded kernels while capturing
+ * a graph, and those did not run there (a capture-only trace). */
+static int capture_only(const tl_aggregate *a)
+{
+    uint64_t captures = 0, launches = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (tl_session_counts(&a->sessions[i])) {
+            captures += a->sessions[i].graph_captures;
+            launches += a->sessions[i].graph_launches;
+        }
+    return captures > 0 && launches == 0;
 }
 
 static size_t comparable_steps(const tl_rank_result *r)
@@ -704,6 +730,13 @@ static void memory_rule(tl_aggregate *a)
  * launches) and their alternative explanation, blocking host calls. */
 static void host_rules(tl_aggregate *a)
 {
+    if (capture_only(a)) {
+        static const char *ids[] = { "blocking-host-call", "launch-bound", "host-bound" };
+        for (int k = 0; k < 3; k++)
+            skip(a, ids[k], "the trace captures CUDA/HIP graphs and replays none: the GPU's gaps between captured "
+                 "kernels are not waits");
+        return;
+    }
     if (!any_gpu_enough(a)) {
         (any_gpu(a) ? skip : skip_absent)(a, "blocking-host-call", "%s", gpu_unmet(a));
         (any_gpu(a) ? skip : skip_absent)(a, "launch-bound", "%s", gpu_unmet(a));
@@ -771,7 +804,15 @@ static void host_rules(tl_aggregate *a)
              bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
              (double)bw->gpu.blocking_call_ns / 1e6, idle_pct(bw), bhits, bhits == 1 ? "" : "s");
     } else if (!any_blocking) {
-        skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
+        int64_t queued = 0;
+        for (size_t i = 0; i < a->nranks; i++)
+            queued += a->ranks[i].gpu.queued_idle > 0 ? a->ranks[i].gpu.queued_idle : 0;
+        if (queued > 0)
+            skip(a, "blocking-host-call", "no blocking host call covers GPU idle time without work queued: %.3f ms "
+                 "of idle time had a kernel launched before it waiting to start (the GPU was busy outside the trace)",
+                 (double)queued / 1e6);
+        else
+            skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
     }
     if (lw == NULL) {
         for (int k = 0; k < 2; k++) {
@@ -956,8 +997,12 @@ static void comm_rule(tl_aggregate *a)
 
 static void rank_rules(tl_aggregate *a)
 {
-    simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ", "% of the kernel time",
-                gpu_unmet(a));
+    if (capture_only(a))
+        skip(a, "low-gpu-utilization", "the trace captures CUDA/HIP graphs and replays none: the kernels it records "
+             "were captured, not run, so their time says nothing of the GPU's use");
+    else
+        simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ",
+                    "% of the kernel time", gpu_unmet(a));
     if (!comm_is_waiting(a)) {
         comm_rule(a);
         /* the reason that holds: without GPU events, there is no communication

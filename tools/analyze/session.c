@@ -325,9 +325,48 @@ static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset
     tl_ivset_init(&gaps);
     tl_ivset_init(&calls);
     int rc = -1;
-    for (size_t i = 1; i < all->n; i++)
-        if (tl_ivset_add(&gaps, all->v[i - 1].end, all->v[i].start) != 0)
+    /* The part of a gap during which the GPU had work queued (a kernel
+     * launched before it that starts only after the gap: the device was busy
+     * outside the trace's window or its streams) is not idle for want of the
+     * host: no host call blocked it (SGLang's decode: kernels launched at
+     * +0.04 ms start 463 ms later). suffix[k]: the earliest launch of the
+     * kernels k.. by start. Not with graph replays: a graph's nodes all carry
+     * the graph launch's time, however late each runs. */
+    int64_t *suffix = malloc((p->ngpu + 1) * sizeof *suffix);
+    if (suffix == NULL)
+        goto out;
+    suffix[p->ngpu] = INT64_MAX;
+    for (size_t k = p->ngpu; k-- > 0;) {
+        /* kernels only: a copy that a synchronous call issued starts late
+         * because the host stages it (pageable memory), not because the GPU
+         * was busy elsewhere */
+        int64_t l = p->gpu[k].launch_ns != INT64_MIN && p->gpu[k].cat_class == TL_CC_KERNEL && !p->graph_launches
+                        ? p->gpu[k].launch_ns : INT64_MAX;
+        suffix[k] = l < suffix[k + 1] ? l : suffix[k + 1];
+    }
+    for (size_t i = 1; i < all->n; i++) {
+        int64_t a = all->v[i - 1].end, b = all->v[i].start;
+        size_t lo = 0, hi = p->ngpu; /* the first event that starts at b or later */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (p->gpu[mid].ts_ns < b)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        /* from the earliest launch of a kernel that starts after the gap, the
+         * GPU had that kernel queued */
+        int64_t q = suffix[lo] > a ? suffix[lo] : a;
+        if (q < b) {
+            g->queued_idle += b - q;
+            b = q;
+        }
+        if (b > a && tl_ivset_add(&gaps, a, b) != 0) {
+            free(suffix);
             goto out;
+        }
+    }
+    free(suffix);
     tl_ivset_union(&gaps);
     for (size_t i = 0; i < p->nblocking; i++)
         if (tl_ivset_add(&calls, p->blocking[i].ts_ns, p->blocking[i].ts_ns + p->blocking[i].dur_ns) != 0)
@@ -443,6 +482,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         goto out;
     }
     g->present = 1;
+    g->queued_idle = 0;
     tl_ivset_union(&all);
     tl_ivset_union(&comp);
     tl_ivset_union(&comm);
@@ -989,6 +1029,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     s->abs_time = p->base_time_ns != INT64_MIN || (p->start_ns <= p->end_ns && s->start_ns >= TL_WALL_CLOCK_MIN_NS);
     s->pid = p->pid != INT64_MIN ? p->pid : -1;
     s->graph_launches = p->graph_launches;
+    s->graph_captures = p->graph_captures;
     size_t nd = p->ndevices < TL_SESSION_MAX_DEVICES ? p->ndevices : TL_SESSION_MAX_DEVICES;
     s->devices = calloc(nd + 1, sizeof *s->devices);
     if (s->devices == NULL)

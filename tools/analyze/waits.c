@@ -171,6 +171,7 @@ void tl_waits_release(tl_waits *w)
         free(w->cause[i].name);
     memset(w, 0, sizeof *w);
     w->straggler = w->most_last = -1;
+    w->others_step_ns = w->step_share_pct = NAN;
 }
 
 /* Steps of a rank for per-step figures: its steps, else 0 (unknown). */

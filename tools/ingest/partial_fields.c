@@ -170,6 +170,7 @@ static const tl_field gpu_f_f[] = {
     OPT_INT("host_short_ns", host_short_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("host_coll_ns", host_coll_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("host_load_ns", host_load_ns, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("queued_idle", queued_idle, -1, -1, TL_PARTIAL_MAX_NS),
 };
 #undef ST
 static TABLE(gpu_f, "gpu", tl_gpu_breakdown, 0, TL_FK_NONE);
@@ -398,6 +399,7 @@ static const tl_field session_f[] = {
     STRINGS("coll_names", coll_names, ncoll_names, .max = TL_SESSION_MAX_COLL_NAMES, OPT),
     ARRAY("coll_instances", insts, ninsts, inst_f, .max = TL_PROFILE_MAX_COLLS, OPT),
     OPT_INT("coll_instances_dropped", insts_dropped, 0, 0, TL_PARTIAL_MAX_COUNT),
+    OPT_INT("graph_captures", graph_captures, 0, 0, TL_PARTIAL_MAX_COUNT),
     ARRAY("snapshots", snaps, nsnaps, snap_f),
     OBJECT("timeline", timeline, timeline_f),
     ARRAY("mem", mem, nmem, mem_f, .max = TL_MEM_SERIES),

@@ -428,6 +428,7 @@ typedef struct tl_profile {
     uint64_t unread_device_events;
     char unread_device_cat[48];
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
+    uint64_t graph_captures;  /* graph captures and instantiations seen (their kernels did not run) */
     int nesting;              /* tl_nesting */
     /* The call tree of the nested CPU events (calltree.h; names are ids in
      * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */

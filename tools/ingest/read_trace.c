@@ -250,11 +250,23 @@ static int is_blocking_call(const char *name, size_t len)
 
 /* A CUDA/HIP graph launched, replayed or captured: launch overhead is
  * already amortized (captures are replayed later in the same program). */
+/* Capturing a graph (its kernels are recorded, not run: a capture-only
+ * trace has launches whose kernels never ran there). */
+static int is_graph_capture(const char *name, size_t len)
+{
+    static const char *const names[] = { "cudaStreamBeginCapture", "hipStreamBeginCapture", "cuStreamBeginCapture",
+                                         "cudaGraphInstantiate", "hipGraphInstantiate", "cuGraphInstantiate" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        size_t n = strlen(names[i]);
+        if (len >= n && memcmp(names[i], name, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static int is_graph_launch(const char *name, size_t len)
 {
-    static const char *const names[] = { "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch",
-                                         "cudaStreamBeginCapture", "hipStreamBeginCapture", "cuStreamBeginCapture",
-                                         "cudaGraphInstantiate", "hipGraphInstantiate", "cuGraphInstantiate" };
+    static const char *const names[] = { "cudaGraphLaunch", "hipGraphLaunch", "cuGraphLaunch" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i]);
         if (len >= n && memcmp(names[i], name, n) == 0)
@@ -443,15 +455,15 @@ static int is_async_copy(const char *name, size_t len)
 
 /* What a host call is (is_blocking_call, is_graph_launch), worked out once per
  * name: bit 0 known, bit 1 blocking, bit 2 graph launch, bit 3 an
- * asynchronous copy. */
+ * asynchronous copy, bit 7 a graph capture (bits 4-6: coll_side's). */
 static unsigned host_call_flags(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
 {
     unsigned f = s->host_flags;
     if (!(f & 1) || p->names_closed) { /* a folded name's pool has many names */
         f = 1 | (is_blocking_call(name, len) ? 2u : 0u) | (is_graph_launch(name, len) ? 4u : 0u) |
-            (is_async_copy(name, len) ? 8u : 0u);
+            (is_async_copy(name, len) ? 8u : 0u) | (is_graph_capture(name, len) ? 128u : 0u);
         if (!p->names_closed)
-            s->host_flags = (uint8_t)(f | (s->host_flags & 0xF0u)); /* bits 4-6: coll_side's */
+            s->host_flags = (uint8_t)(f | (s->host_flags & 0x70u)); /* bits 4-6: coll_side's */
     }
     return f;
 }
@@ -568,6 +580,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         unsigned hf = host_call_flags(p, s, name, name_len);
         if (hf & 4)
             p->graph_launches++;
+        if (hf & 128)
+            p->graph_captures++;
         /* An asynchronous copy that returned at once (pinned memory) covers
          * no idle time worth a look, and a training trace makes hundreds of
          * thousands of them: only those that blocked (50 us or more) are
@@ -579,8 +593,17 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     /* PyTorch's graph replays and torch.compile's CUDA graph trees, annotated
      * on the CPU side (CUDAGraph::replay, CUDAGraphTreeManager...) */
     if ((cc == TL_CC_USER_ANNOTATION || cc == TL_CC_CPU_OP) &&
-        ((name_len >= 9 && memcmp(name, "CUDAGraph", 9) == 0) || (name_len >= 8 && memcmp(name, "HIPGraph", 8) == 0)))
-        p->graph_launches++;
+        ((name_len >= 9 && memcmp(name, "CUDAGraph", 9) == 0) || (name_len >= 8 && memcmp(name, "HIPGraph", 8) == 0))) {
+        /* CUDAGraph::capture_begin / capture_end record a graph; the rest
+         * (replay, the graph trees' manager) run one */
+        int capture = 0;
+        for (size_t i = 0; i + 7 <= name_len && !capture; i++)
+            capture = memcmp(name + i, "capture", 7) == 0;
+        if (capture)
+            p->graph_captures++;
+        else
+            p->graph_launches++;
+    }
     int64_t step;
     if (cc != TL_CC_GPU_ANNOTATION && profiler_step(name, name_len, &step)) {
         tl_profile_add_step(p, step, ts, dur);

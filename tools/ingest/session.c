@@ -40,6 +40,7 @@ void tl_session_init(tl_session *s)
     s->pid = -1;
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->gpu.host_gap_ns = s->gpu.host_short_ns = s->gpu.host_coll_ns = s->gpu.host_load_ns = -1;
+    s->gpu.queued_idle = -1;
     s->peak_device_used = NAN;
     s->sys.memory_bytes = NAN;
     s->diff.size_min = s->diff.size_max = NAN;

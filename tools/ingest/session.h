@@ -91,6 +91,9 @@ typedef struct tl_gpu_breakdown {
     int64_t host_short_ns;     /* of it, in gaps of at most TL_LAUNCH_GAP_NS (launch overhead's scale) */
     int64_t host_coll_ns;      /* of it, while the host sat in a collective (gloo, MPI: waiting for other ranks) */
     int64_t host_load_ns;      /* of it, while the host was in a data-loading range */
+    int64_t queued_idle;       /* idle gaps during which a kernel launched before the gap waited to
+                                * start (the GPU was busy outside the trace): never blamed on a host
+                                * call; -1 unknown (older partials) */
 } tl_gpu_breakdown;
 /* A host-wait gap longer than this is host work, not launch overhead: eager
  * PyTorch spends tens of µs per operator on dispatch and launch. */
@@ -358,6 +361,7 @@ typedef struct tl_session {
     int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
                                 * the host is sys.hostname) */
     uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
+    uint64_t graph_captures;   /* graph captures and instantiations (partials: after the instances) */
     /* The call tree of the nested CPU events (calltree.h, names its own);
      * empty (n == 0) when the input does not nest. */
     tl_calltree calltree;
