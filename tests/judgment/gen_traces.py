@@ -360,6 +360,20 @@ def case_vllm_capture(out):
     t.write(f"{out}/vllm-capture/rank0.pt.trace.json")
 
 
+def case_stack_late(out):
+    """A with_stack trace (issue 28 class 6a): 20,000 operators in time order, then the
+    python_function events, written last and newest first -- more than the 16,384-event reorder
+    window late. Only the Python frames lose their self time; the operators keep theirs."""
+    t = Trace(0, 1)
+    for i in range(20000):
+        t.cpu("aten::add", 100 * i, 40)
+        t.cpu("aten::mul", 100 * i + 50, 30)
+    for i in reversed(range(200)):
+        t.events.append({"ph": "X", "cat": "python_function", "name": f"model.py({i}): forward", "pid": t.pid,
+                         "tid": t.tid, "ts": t.base + 10000 * i, "dur": 9000, "args": {}})
+    t.write(f"{out}/stack-late/rank0.pt.trace.json")
+
+
 def case_unrelated_runs(out):
     """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
     rng = random.Random(11)
@@ -537,6 +551,7 @@ def main():
     case_truncated_compute(out)
     case_queued_gpu(out)
     case_vllm_capture(out)
+    case_stack_late(out)
 
 
 if __name__ == "__main__":

@@ -45,12 +45,17 @@ static int take_names(tl_session *s, const tl_profile *p)
         if (strncmp(name, "ProfilerStep#", 13) == 0)
             continue; /* the steps, not a section */
         int group = tl_group_of(st->cat_class);
-        char key[1100];
-        int klen = snprintf(key, sizeof key, "%d\x1f%s", group, name);
-        if (klen < 0 || (size_t)klen >= sizeof key)
-            klen = (int)sizeof key - 1;
+        /* the whole name in the key: two 2,000-character kernel names that
+         * differ at character 1,344 are two names (a fixed key merged them) */
+        char small[256], *key = small;
+        size_t need = strlen(name) + 16;
+        if (need > sizeof small && (key = malloc(need)) == NULL)
+            goto fail;
+        int klen = snprintf(key, need > sizeof small ? need : sizeof small, "%d\x1f%s", group, name);
         uint32_t before = keys.n;
-        uint32_t id = tl_strtab_intern(&keys, key, (size_t)klen);
+        uint32_t id = klen < 0 ? UINT32_MAX : tl_strtab_intern(&keys, key, (size_t)klen);
+        if (key != small)
+            free(key);
         if (id == UINT32_MAX)
             goto fail;
         tl_sname *n = &s->names[id];
@@ -62,6 +67,8 @@ static int take_names(tl_session *s, const tl_profile *p)
             n->incl_ns = n->self_ns = p->nesting == TL_NEST_DONE ? 0 : -1;
             s->nnames++;
         }
+        if (st->nest_lost) /* its kind of event came too far out of order (nesting.h) */
+            n->incl_ns = n->self_ns = -1;
         if (n->incl_ns >= 0) {
             n->incl_ns += st->incl_ns;
             n->self_ns += st->self_ns;

@@ -2,6 +2,8 @@
  * nesting.c - self and inclusive time per name (see nesting.h).
  */
 #include "nesting.h"
+
+#include <inttypes.h>
 #include "array.h"
 
 #include <stdio.h>
@@ -262,8 +264,11 @@ static void place(tl_nest *n, const tl_nest_item *e)
         broken(n, "too many threads");
         return;
     }
-    if (e->ts < t->last_ts) {
-        broken(n, "events arrive too far out of time order");
+    if (e->ts < t->last_ts || (n->cls_lost & (1u << (e->cls & 31)))) {
+        /* this kind of event came more than the reorder buffer late: it
+         * alone loses its nesting, the other kinds keep theirs */
+        n->cls_lost |= 1u << (e->cls & 31);
+        n->lost_events++;
         return;
     }
     t->last_ts = e->ts;
@@ -431,6 +436,7 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
         buffer_pop(n, &e);
         place(n, &e);
     }
+    n->p->stats[stat].nest_cls = (uint8_t)(cls + 1);
     buffer_push(n, &(tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls });
 }
 
@@ -450,6 +456,25 @@ void tl_nest_finish(tl_nest *n)
     /* Not a warning: the input is fine, tally just cannot say self time
      * (tables show "-"); the reason stays in n->why for a debugger. */
     p->nesting = n->broken ? TL_NEST_BROKEN : TL_NEST_DONE;
+    if (!n->broken && n->cls_lost) {
+        uint64_t names = 0;
+        for (uint32_t i = 0; i < p->nstats; i++)
+            if (p->stats[i].nest_cls && (n->cls_lost & (1u << ((p->stats[i].nest_cls - 1) & 31)))) {
+                p->stats[i].nest_lost = 1;
+                names++;
+            }
+        /* the kinds as read_trace.c's nest_class numbers them */
+        static const char *const kinds[] = { "other", "operator", "annotation", "runtime", "python_function",
+                                             "GPU annotation" };
+        char which[64] = "";
+        size_t len = 0;
+        for (int c = 0; c < 6; c++)
+            if ((n->cls_lost & (1u << c)) && len < sizeof which)
+                len += (size_t)snprintf(which + len, sizeof which - len, "%s%s", len ? ", " : "", kinds[c]);
+        snprintf(p->nest_lost, sizeof p->nest_lost, "%" PRIu64 " %s events (%" PRIu64 " names) came more than %d "
+                 "events out of time order: those names have no self or inclusive time", n->lost_events, which, names,
+                 TL_NEST_REORDER);
+    }
     if (!n->broken && n->tree != NULL && n->tree->n > 0) {
         free(n->tree->slots); /* the index is for building; readers walk the nodes */
         n->tree->slots = NULL;

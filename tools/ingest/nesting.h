@@ -9,8 +9,11 @@
  * time is each occurrence minus its direct children. Events reach the stacks
  * in start order through a bounded reorder buffer (TL_NEST_REORDER events), so
  * traces written at completion (end order, as libtally and B/E pairs are)
- * work too as long as no event arrives more than that many events late;
- * beyond it the profile's nesting is TL_NEST_BROKEN and no self time is given.
+ * work too as long as no event arrives more than that many events late.
+ * Beyond it only that kind of event loses its nesting (PyTorch writes a
+ * with_stack trace's python_function events after ~21,000 operators): its
+ * names get no self or inclusive time (tl_name_stat.nest_lost), the other
+ * kinds keep theirs, and the profile says so (tl_profile.nest_lost, a note).
  *
  * The same stacks build the profile's call tree (calltree.h): each frame is a
  * node under the frame below it, or under its kind's root. A frame that is
@@ -76,6 +79,8 @@ typedef struct tl_nest {
     size_t last_thread;     /* the thread of the last event placed */
     int broken;
     char why[160];
+    uint32_t cls_lost;     /* kinds whose events came too far out of order: left out (bit per cls) */
+    uint64_t lost_events;  /* their events not placed */
     tl_calltree *tree;     /* handed to the profile by tl_nest_finish */
     uint32_t roots[TL_CTK_COUNT]; /* root node per kind, TL_CALLTREE_NONE until used */
 } tl_nest;

@@ -130,6 +130,8 @@ typedef struct tl_name_stat {
     int64_t incl_ns, self_ns;
     uint32_t open;       /* occurrences on the stacks right now */
     uint8_t host_flags;  /* read_trace's note of what a host call is (0: not known yet) */
+    uint8_t nest_cls;    /* the nesting kind its events were placed with, + 1 (0: none) */
+    uint8_t nest_lost;   /* its kind's events came too far out of order: no self or inclusive time */
 } tl_name_stat;
 
 /* Whether a profile's self and inclusive times are known. */
@@ -430,6 +432,7 @@ typedef struct tl_profile {
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
     uint64_t graph_captures;  /* graph captures and instantiations seen (their kernels did not run) */
     int nesting;              /* tl_nesting */
+    char nest_lost[160];      /* when a kind of event lost its self time (nesting.h): what and why; "" none */
     /* The call tree of the nested CPU events (calltree.h; names are ids in
      * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */
     struct tl_calltree *calltree;

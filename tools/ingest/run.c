@@ -494,6 +494,13 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
         for (size_t k = 0; k < r->n; k++) {
             r->profiles[k]->item = i;
             const tl_profile *p = r->profiles[k];
+            if (p->nest_lost[0]) {
+                size_t len = strlen(p->id.path) + sizeof p->nest_lost + 8;
+                char *msg = malloc(len);
+                if (msg != NULL)
+                    snprintf(msg, len, "%s: %s", p->id.path, p->nest_lost);
+                push_note(run, msg);
+            }
             if (p->unread_device_events) {
                 size_t len = strlen(p->id.path) + 256;
                 char *msg = malloc(len);
