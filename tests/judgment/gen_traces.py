@@ -374,6 +374,16 @@ def case_stack_late(out):
     t.write(f"{out}/stack-late/rank0.pt.trace.json")
 
 
+def case_long_names(out):
+    """Two 2,000-character operator names that differ at character 1,344 (issue 28 class 6b): two
+    names everywhere, not one."""
+    t = Trace(0, 1)
+    base = "x" * 1343
+    for i, c in enumerate("ab"):
+        t.cpu("op_" + base + c + "y" * 653, 1000 * i, 100 * (i + 1))
+    t.write(f"{out}/long-names/rank0.pt.trace.json")
+
+
 def case_unrelated_runs(out):
     """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
     rng = random.Random(11)
@@ -552,6 +562,7 @@ def main():
     case_queued_gpu(out)
     case_vllm_capture(out)
     case_stack_late(out)
+    case_long_names(out)
 
 
 if __name__ == "__main__":
