@@ -59,6 +59,8 @@ class Trace:
                "distributedInfo": {"backend": "nccl", "rank": self.rank, "world_size": self.world},
                "baseTimeNanoseconds": 0, "traceEvents": self.events}
         doc.update(self.meta)
+        for k in [k for k, v in doc.items() if v is None]:
+            del doc[k]  # a key the producer does not write
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "w") as f:
             json.dump(doc, f)
@@ -384,6 +386,34 @@ def case_long_names(out):
     t.write(f"{out}/long-names/rank0.pt.trace.json")
 
 
+def case_inference_runs_apart(out):
+    """Two single-GPU inference runs of different processes, without distributedInfo, recorded
+    39 s apart, in one folder (issue 28 class 1); the second 2.5x slower per request. And two
+    unranked traces that did record together (they overlap): still one job."""
+    for k, (start, slow) in enumerate(((0, 1.0), (39_000_000, 2.5))):
+        t = Trace(0, 1, pid=5000 + k)
+        t.meta["distributedInfo"] = None
+        ts = start
+        for n in range(6):
+            d = int(20000 * slow)
+            t.step(n, ts, d + 500)
+            t.cpu("aten::linear", ts + 10, d - 100)
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 20, ts + 40, d - 200)
+            ts += d + 500
+        t.write(f"{out}/inference-runs-apart/run{k}.pt.trace.json")
+    for k in range(2):
+        t = Trace(0, 1, pid=6000 + k)
+        t.meta["distributedInfo"] = None
+        ts = 300 * k
+        for n in range(6):
+            d = int(20000 * (1.3 if k else 1.0))
+            t.step(n, ts, d + 500)
+            t.cpu("aten::linear", ts + 10, d - 100)
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 20, ts + 40, d - 200)
+            ts += d + 500
+        t.write(f"{out}/unranked-together/worker{k}.pt.trace.json")
+
+
 def case_unrelated_runs(out):
     """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
     rng = random.Random(11)
@@ -563,6 +593,7 @@ def main():
     case_vllm_capture(out)
     case_stack_late(out)
     case_long_names(out)
+    case_inference_runs_apart(out)
 
 
 if __name__ == "__main__":

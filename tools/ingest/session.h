@@ -447,6 +447,9 @@ static inline int tl_session_counts(const tl_session *s) { return tl_identity_co
  * a rank's first input recorded more than an hour away from every input of
  * a run, both on the wall clock, belongs to another run. */
 #define TL_RUN_APART_NS (3600LL * 1000000000LL)
+/* The same for inputs whose rank is a guess (input order): they must have
+ * recorded at the same time, give or take this. */
+#define TL_UNRANKED_APART_NS (1000LL * 1000000LL)
 int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nnotes);
 
 /* The ranks a declared world size promises and are not there, as one

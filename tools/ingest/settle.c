@@ -177,6 +177,7 @@ typedef struct run_key {
     const char *first_path;
     int64_t t0, t1;            /* the wall-clock span of its sessions on the wall clock */
     int timed;                 /* t0, t1 hold one at least */
+    int unranked;              /* a session's rank was given by input order (a guess) */
     char why[160];             /* why the last session tried did not join it */
 } run_key;
 
@@ -263,6 +264,9 @@ static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, con
         snprintf(why, size, "recorded %.0f days %s it", h / 24, r->t0 > m->t1 ? "after" : "before");
     else if (h >= 1)
         snprintf(why, size, "recorded %.1f hours %s it", h, r->t0 > m->t1 ? "after" : "before");
+    else if (apart > TL_UNRANKED_APART_NS && (r->unranked || m->unranked))
+        snprintf(why, size, "recorded %.1f s %s it, and no rank declared: inputs that did not record at the same time "
+                 "are not ranks of one job", (double)apart / 1e9, r->t0 > m->t1 ? "after" : "before");
     else
         snprintf(why, size, "its ranks' inputs could not be told apart from another run's");
 }
@@ -315,8 +319,14 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
             /* Another session of a rank this run already has: it must be the
              * same kind of process (device, format) and come after it; a
              * rank it does not have must have recorded near its time. */
+            /* Ranks by input order are a guess, and a guess never pools two
+             * recordings that did not run together: without a declared rank
+             * on either side, a rank joins only a run whose time it overlaps
+             * (within TL_UNRANKED_APART_NS); two inference runs 39 s apart
+             * were ranks 0 and 1 of one job, one a "straggler" */
+            int unranked = r->unranked || s->id.rank_source == TL_RANK_ORDER;
             if (r->last_rank == s->id.rank ? not_next_session(r, s) != NULL
-                                           : time_apart(r, s, end) > TL_RUN_APART_NS)
+                                           : time_apart(r, s, end) > (unranked ? TL_UNRANKED_APART_NS : TL_RUN_APART_NS))
                 continue;
             break;
         }
@@ -345,6 +355,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
             r->timed = 1;
         }
         r->sessions++;
+        r->unranked |= s->id.rank_source == TL_RANK_ORDER;
         r->last_rank = s->id.rank;
         r->last_abs = s->abs_time;
         r->last_end = end;
