@@ -414,6 +414,24 @@ def case_inference_runs_apart(out):
         t.write(f"{out}/unranked-together/worker{k}.pt.trace.json")
 
 
+def case_two_gpus(out):
+    """One process driving two GPUs, each busy half the time, in turn (issue 28 class 7): the union
+    across devices read 'idle 0 %'; per device it is 50 %."""
+    t = Trace(0, 1)
+    t.meta["deviceProperties"] = [H100, dict(H100, id=1)]
+    for n in range(6):
+        ts = n * 20000
+        t.step(n, ts, 20000)
+        for dev in (0, 1):
+            t.corr += 1
+            t.events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": t.pid, "tid": t.tid,
+                             "ts": t.base + ts + 5 + dev, "dur": 4, "args": {"correlation": t.corr}})
+            t.events.append({"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64",
+                             "pid": dev, "tid": 7, "ts": t.base + ts + 10 + dev * 10000, "dur": 10000,
+                             "args": {"device": dev, "stream": 7, "correlation": t.corr}})
+    t.write(f"{out}/two-gpus/rank0.pt.trace.json")
+
+
 def case_unrelated_runs(out):
     """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
     rng = random.Random(11)
@@ -594,6 +612,7 @@ def main():
     case_stack_late(out)
     case_long_names(out)
     case_inference_runs_apart(out)
+    case_two_gpus(out)
 
 
 if __name__ == "__main__":

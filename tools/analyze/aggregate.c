@@ -154,6 +154,8 @@ static int add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
     for (int m = 0; m < 8; m++)
         dst->by_mask[m] = tl_ns_add(dst->by_mask[m], src->by_mask[m]);
     dst->blocked_idle = tl_ns_add(dst->blocked_idle, src->blocked_idle);
+    if (src->devices > dst->devices)
+        dst->devices = src->devices;
     /* the host gaps' causes: known only when every session knows them */
     int64_t *d4[] = { &dst->host_gap_ns, &dst->host_short_ns, &dst->host_coll_ns, &dst->host_load_ns,
                       &dst->queued_idle };

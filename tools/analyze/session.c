@@ -411,6 +411,83 @@ out:
     return rc;
 }
 
+/* A process that drives several GPUs: the breakdown is each device's, added
+ * up (kernel time, busy, idle, compute, communication and the kinds' sweep
+ * are sums over the devices), so two GPUs busy half the time each read 50 %
+ * busy, not 100 % (a union across devices hid one device's idle time behind
+ * the other's work). One device: the figures stand as computed. */
+static int per_device(tl_gpu_breakdown *g, const tl_profile *p, const uint8_t *in)
+{
+    int64_t devs[16];
+    size_t nd = 0;
+    for (uint32_t k = 0; k < p->nstreams && nd < 16; k++) {
+        size_t j = 0;
+        while (j < nd && devs[j] != p->streams[k].device)
+            j++;
+        if (j == nd)
+            devs[nd++] = p->streams[k].device;
+    }
+    if (nd < 2)
+        return 0;
+    int rc = -1;
+    tl_ivset all, comp, comm;
+    tl_kinded *kinded = malloc((p->ngpu + 1) * sizeof *kinded);
+    tl_gpu_breakdown sum = *g;
+    sum.kernel_time = sum.busy = sum.idle = sum.compute = sum.non_compute = sum.comm = sum.comm_compute = 0;
+    memset(sum.by_mask, 0, sizeof sum.by_mask);
+    tl_ivset_init(&all);
+    tl_ivset_init(&comp);
+    tl_ivset_init(&comm);
+    if (kinded == NULL)
+        goto out;
+    for (size_t d = 0; d < nd; d++) {
+        int64_t first = INT64_MAX, last = INT64_MIN, by_mask[8] = { 0 };
+        size_t nk = 0;
+        all.n = comp.n = comm.n = 0;
+        for (size_t i = 0; i < p->ngpu; i++) {
+            const tl_gpu_event *e = &p->gpu[i];
+            if (!in[i] || e->stream >= p->nstreams || p->streams[e->stream].device != devs[d])
+                continue;
+            int64_t end = e->ts_ns + (e->dur_ns > 0 ? e->dur_ns : 0);
+            first = e->ts_ns < first ? e->ts_ns : first;
+            last = end > last ? end : last;
+            if (tl_ivset_add(&all, e->ts_ns, end) != 0 ||
+                (e->type == TL_KT_COMPUTE && tl_ivset_add(&comp, e->ts_ns, end) != 0) ||
+                (e->type == TL_KT_COMM && tl_ivset_add(&comm, e->ts_ns, end) != 0))
+                goto out;
+            int kind = kind_of(e->type);
+            if (kind >= 0)
+                kinded[nk++] = (tl_kinded){ e->ts_ns, end, kind };
+        }
+        if (first > last)
+            continue;
+        tl_ivset_union(&all);
+        tl_ivset_union(&comp);
+        tl_ivset_union(&comm);
+        int64_t busy = tl_ivset_length(&all), compute = tl_ivset_length(&comp);
+        sum.kernel_time += last - first;
+        sum.busy += busy;
+        sum.idle += (last - first) - busy;
+        sum.compute += compute;
+        sum.non_compute += busy - compute;
+        sum.comm += tl_ivset_length(&comm);
+        sum.comm_compute += tl_ivset_intersection(&comm, &comp);
+        if (tl_sweep_kinds(kinded, nk, by_mask) != 0)
+            goto out;
+        for (int m = 0; m < 8; m++)
+            sum.by_mask[m] += by_mask[m];
+    }
+    sum.devices = (int)nd;
+    *g = sum;
+    rc = 0;
+out:
+    free(kinded);
+    tl_ivset_release(&all);
+    tl_ivset_release(&comp);
+    tl_ivset_release(&comm);
+    return rc;
+}
+
 static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     tl_gpu_breakdown *g = &s->gpu;
@@ -503,6 +580,8 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     if (blocked_idle(g, p, &all) != 0)
         goto out;
     if (tl_sweep_kinds(kinded, nk, g->by_mask) != 0 || idle_by_stream(s, p, in, opt) != 0)
+        goto out;
+    if (per_device(g, p, in) != 0)
         goto out;
     if (sort_kernels(s) != 0)
         goto out;

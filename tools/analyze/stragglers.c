@@ -283,7 +283,7 @@ static void compute_stragglers(tl_aggregate *a)
     if (min_steps == 0) {
         set_note(a, "no steps: cannot compare ranks (no ProfilerStep or tally iteration on %s)",
                  total == 0 ? "any rank" : "some ranks");
-        return;
+        goto out;
     }
     /* Step numbers present on every rank (each rank's numbers made unique). */
     all = malloc(total * sizeof *all);

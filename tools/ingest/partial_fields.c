@@ -171,6 +171,7 @@ static const tl_field gpu_f_f[] = {
     OPT_INT("host_coll_ns", host_coll_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("host_load_ns", host_load_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("queued_idle", queued_idle, -1, -1, TL_PARTIAL_MAX_NS),
+    OPT_INT("devices", devices, 0, 0, 1024),
 };
 #undef ST
 static TABLE(gpu_f, "gpu", tl_gpu_breakdown, 0, TL_FK_NONE);

@@ -47,6 +47,7 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
     tl_json_kv_int(j, "steps", g->steps_in_window);
     tl_json_object_end(j);
     tl_json_kv_uint(j, "events", g->events);
+    tl_json_kv_int(j, "devices", g->devices > 1 ? g->devices : 1);
     kv_us(j, "kernel_time_us", g->kernel_time);
     kv_us(j, "idle_us", g->idle);
     kv_us(j, "compute_us", g->compute);
