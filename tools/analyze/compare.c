@@ -2084,7 +2084,8 @@ static int walk(tl_compare *c, const side *sb, const side *sc)
     while (rc == 0 && (i < sb->n || k < sc->n)) {
         int order = i >= sb->n ? 1 : k >= sc->n ? -1 : by_key(&sb->items[i], &sc->items[k]);
         size_t ie = order <= 0 ? block_end(sb, i) : i, ke = order >= 0 ? block_end(sc, k) : k;
-        block bl = { sb->items + i, sc->items + k, ie - i, ke - k };
+        /* a side without rows has no array at all: no pointer arithmetic on NULL */
+        block bl = { sb->items ? sb->items + i : NULL, sc->items ? sc->items + k : NULL, ie - i, ke - k };
         rc = compare_block(c, &bl, ranks, nranks, &bs, &cs);
         i = ie;
         k = ke;
