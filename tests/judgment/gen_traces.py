@@ -432,6 +432,19 @@ def case_two_gpus(out):
     t.write(f"{out}/two-gpus/rank0.pt.trace.json")
 
 
+def case_two_threads(out):
+    """A section that runs on two threads at once, each 45 % of the wall clock (issue 28 class 5):
+    its share of the rank's time is a sum over the threads, and says so."""
+    t = Trace(0, 1)
+    for n in range(6):
+        ts = n * 10000
+        t.step(n, ts, 10000)
+        for tid in (t.tid, t.tid + 1):
+            t.cpu("decode_worker", ts + 1000, 4500, cat="user_annotation", tid=tid)
+            t.cpu("aten::mm", ts + 1100, 1000, tid=tid)
+    t.write(f"{out}/two-threads/rank0.pt.trace.json")
+
+
 def case_unrelated_runs(out):
     """One folder: a B200 trace and two MI300X traces (recorded at the same time), each rank 0."""
     rng = random.Random(11)
@@ -613,6 +626,7 @@ def main():
     case_long_names(out)
     case_inference_runs_apart(out)
     case_two_gpus(out)
+    case_two_threads(out)
 
 
 if __name__ == "__main__":

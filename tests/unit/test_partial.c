@@ -227,9 +227,9 @@ static void full_session(tl_session *s, const char *path, int rank)
     assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, 17, "offset 17: an event without \"cat\""), 0);
 
     s->names = calloc(2, sizeof *s->names);
-    s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 } };
+    s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 }, 2 };
     stat_of(&s->names[0].d, 100);
-    s->names[1] = (tl_sname){ TL_GROUP_SECTIONS, tt_xstrdup("load"), 0, -1, -1, 300.5, 900, 12.25, { 0 } };
+    s->names[1] = (tl_sname){ TL_GROUP_SECTIONS, tt_xstrdup("load"), 0, -1, -1, 300.5, 900, 12.25, { 0 }, 0 };
     stat_of(&s->names[1].d, 300);
     s->nnames = 2;
     s->kernels = calloc(2, sizeof *s->kernels);
@@ -271,8 +271,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->coll_names[s->ncoll_names++] = tt_xstrdup("gloo:all_reduce");
     s->coll_names[s->ncoll_names++] = tt_xstrdup("0");
     s->insts = calloc(2, sizeof *s->insts);
-    s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_GPU, 1700000000000001000LL, 300000, 7, 1059850, 2 };
-    s->insts[s->ninsts++] = (tl_scoll){ 1, TL_COLL_RUN, 1700000000000400000LL, 250000, -1, -1, -1 };
+    s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_GPU, 1700000000000001000LL, 300000, 7, 1059850, 2, 4, 8 };
+    s->insts[s->ninsts++] = (tl_scoll){ 1, TL_COLL_RUN, 1700000000000400000LL, 250000, -1, -1, -1, -1, -1 };
     s->insts_dropped = 3;
     s->snaps = calloc(2, sizeof *s->snaps);
     s->snaps[s->nsnaps++] = (tl_ssnap){ tt_xstrdup("after_load"), 1e9, 2e9, 1.5e9, 3e9, 4e9, 5000 };

@@ -67,6 +67,9 @@ static int take_names(tl_session *s, const tl_profile *p)
             n->incl_ns = n->self_ns = p->nesting == TL_NEST_DONE ? 0 : -1;
             s->nnames++;
         }
+        int threads = __builtin_popcountll(st->thread_bits);
+        if (threads > n->threads)
+            n->threads = threads;
         if (st->nest_lost) /* its kind of event came too far out of order (nesting.h) */
             n->incl_ns = n->self_ns = -1;
         if (n->incl_ns >= 0) {
@@ -1050,7 +1053,8 @@ static int take_collectives(tl_session *s, const tl_profile *p)
             break;
         }
         s->insts[s->ninsts++] = (tl_scoll){ id, c->side, tl_ns_add(c->ts_ns, base), c->dur_ns > 0 ? c->dur_ns : 0,
-                                            c->seq, c->nelems, gid == UINT32_MAX ? -1 : (int64_t)gid };
+                                            c->seq, c->nelems, gid == UINT32_MAX ? -1 : (int64_t)gid,
+                                            c->elem_bytes, c->group_size };
     }
     qsort(s->insts, s->ninsts, sizeof *s->insts, by_inst_start);
     uint32_t nn = names.n < TL_SESSION_MAX_COLL_NAMES ? names.n : TL_SESSION_MAX_COLL_NAMES;

@@ -303,6 +303,8 @@ static void place(tl_nest *n, const tl_nest_item *e)
     if (t->n > 0)
         t->v[t->n - 1].children = tl_ns_add(t->v[t->n - 1].children, e->dur);
     tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
+    if (st != NULL) /* the threads it ran on (a bit per thread index mod 64) */
+        st->thread_bits |= 1ull << ((size_t)(t - n->threads) & 63);
     uint32_t node = node_of(n, t, e);
     lane_offer(n, t, e, t->n);
     t->v[t->n] = (tl_nest_frame){ e->ts, end, adopted, e->stat, node, !open_on(t, st, e->stat), t->n == 0 };

@@ -101,6 +101,7 @@ static const tl_field name_f_f[] = {
     OPT_INT("incl_ns", incl_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("self_ns", self_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OBJECT("stat", d, stat_f),
+    OPT_INT("threads", threads, 0, 0, 64),
 };
 #undef ST
 static TABLE(name_f, "name", tl_sname, 0, TL_FK_NONE);
@@ -185,7 +186,7 @@ static const tl_field coll_f_f[] = {
 #undef ST
 static TABLE(coll_f, "collective", tl_collective, 1, TL_FK_NONE);
 
-/* [name, side, ts_ns, dur_ns, seq, nelems, group] */
+/* [name, side, ts_ns, dur_ns, seq, nelems, group, elem_bytes, group_size] */
 #define ST tl_scoll
 static const tl_field inst_f_f[] = {
     INT("name", name, 0, TL_SESSION_MAX_COLL_NAMES - 1),
@@ -195,6 +196,8 @@ static const tl_field inst_f_f[] = {
     INT("seq", seq, -1, INT64_MAX),
     INT("nelems", nelems, -1, INT64_MAX),
     INT("group", group, -1, TL_SESSION_MAX_COLL_NAMES - 1),
+    OPT_INT("elem_bytes", elem_bytes, -1, -1, 64),
+    OPT_INT("group_size", group_size, -1, -1, TL_PARTIAL_MAX_RANK),
 };
 #undef ST
 static TABLE(inst_f, "collective_instance", tl_scoll, 1, TL_FK_NONE);

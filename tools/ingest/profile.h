@@ -131,6 +131,7 @@ typedef struct tl_name_stat {
     uint32_t open;       /* occurrences on the stacks right now */
     uint8_t host_flags;  /* read_trace's note of what a host call is (0: not known yet) */
     uint8_t nest_cls;    /* the nesting kind its events were placed with, + 1 (0: none) */
+    uint64_t thread_bits;/* the threads its nested events ran on: bit (thread index mod 64) */
     uint8_t nest_lost;   /* its kind's events came too far out of order: no self or inclusive time */
 } tl_name_stat;
 
@@ -182,11 +183,17 @@ typedef struct tl_prof_coll {
     uint32_t name;         /* strtab id */
     uint32_t group;        /* strtab id of "Process Group Name"; UINT32_MAX unknown */
     uint8_t side;          /* tl_coll_side */
+    int8_t elem_bytes;     /* bytes of an element ("dtype", else the first "Input type"); -1 unknown */
+    int32_t group_size;    /* "Group size"; -1 unknown (the world size stands in: collbw.c) */
 } tl_prof_coll;
 #define TL_PROFILE_MAX_COLLS 200000
 /* The side of a CPU range by its name: TL_COLL_RUN, TL_COLL_ENQUEUE, or -1
  * when it is not a collective (docs/analysis.md, "Waits"). */
 int tl_coll_side_of_name(const char *name, size_t len);
+/* The bytes of one element of a tensor type as a trace names it ("float",
+ * "c10::BFloat16", "Long", "bf16"; case-insensitive), or -1 when the name is
+ * not in the table (dtype.c). */
+int tl_dtype_bytes(const char *name, size_t len);
 
 /* GPU streams (device, stream) per profile at most (the width of
  * tl_gpu_event.stream). */

@@ -116,6 +116,8 @@ typedef struct tl_sname {
     int64_t incl_ns, self_ns;
     double median_ns, p95_ns, std_ns; /* from a report's summary when !exact (NaN unknown) */
     tl_dur_stat d;             /* ns */
+    int threads;               /* the threads it ran on (up to 64), when nested; 0 unknown: a share
+                                * of a rank's time summed over 2 or more is said to be a sum */
 } tl_sname;
 
 /* A GPU kernel (by name) inside the window. */
@@ -204,6 +206,8 @@ typedef struct tl_scoll {
     int64_t seq;               /* sequence number in its process group; -1 unknown */
     int64_t nelems;            /* elements sent; -1 unknown */
     int64_t group;             /* index into coll_names of its process group; -1 unknown */
+    int64_t elem_bytes;        /* bytes of an element; -1 unknown (older partials) */
+    int64_t group_size;        /* ranks in its process group as the trace says; -1 unknown */
 } tl_scoll;
 #define TL_SESSION_MAX_COLL_NAMES 1024 /* distinct collective and group names kept per session */
 
