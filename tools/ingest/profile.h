@@ -439,7 +439,7 @@ typedef struct tl_profile {
     uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
     uint64_t graph_captures;  /* graph captures and instantiations seen (their kernels did not run) */
     int nesting;              /* tl_nesting */
-    char nest_lost[160];      /* when a kind of event lost its self time (nesting.h): what and why; "" none */
+    char nest_lost[256];      /* when a kind of event lost its self time (nesting.h): what and why; "" none */
     /* The call tree of the nested CPU events (calltree.h; names are ids in
      * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */
     struct tl_calltree *calltree;
