@@ -98,7 +98,7 @@ static void colls(tl_session *s, const char *const *names, const double *ms, siz
         if (k == s->ncoll_names)
             s->coll_names[s->ncoll_names++] = tt_xstrdup(names[i]);
         int64_t release = MS(100) * (int64_t)(i + 1);
-        s->insts[s->ninsts++] = (tl_scoll){ (int64_t)k, TL_COLL_GPU, release - MS(ms[i]), MS(ms[i]), -1, -1, -1 };
+        s->insts[s->ninsts++] = (tl_scoll){ (int64_t)k, TL_COLL_GPU, release - MS(ms[i]), MS(ms[i]), -1, -1, -1, -1, -1 };
     }
 }
 

@@ -63,7 +63,7 @@ static void colls(tl_session *s, int n, const double *arrive_ms, double skew_ms,
         int k = seq ? (int)seq[c] : c;
         double release = 33.0 * k + 30.0;
         s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_RUN, MS(arrive_ms[k] + skew_ms), MS(release - arrive_ms[k]),
-                                            seq ? seq[c] : -1, 1024, -1 };
+                                            seq ? seq[c] : -1, 1024, -1, -1, -1 };
     }
 }
 

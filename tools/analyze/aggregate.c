@@ -69,6 +69,7 @@ static void release_derived(tl_aggregate *a)
     a->nacross = 0;
     tl_drift_release(&a->drift);
     tl_waits_release(&a->waits);
+    tl_collbw_release(&a->collbw);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -454,6 +455,8 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (tl_drift_compute(&a->drift, a) != 0)
         return -1;
     if (tl_waits_compute(a) != 0)
+        return -1;
+    if (tl_collbw_compute(a) != 0)
         return -1;
     tl_find_stragglers(a);
     tl_apply_rules(a);

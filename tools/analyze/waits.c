@@ -50,6 +50,7 @@ typedef struct arrival {
     uint32_t ri;
     int64_t ts, end, dur;
     int name;                  /* index into the waits' names, or -1 */
+    uint32_t k;                /* index of the instance in its session */
 } arrival;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -163,6 +164,8 @@ static int chart_name(tl_waits *w, const char *name)
 
 void tl_waits_release(tl_waits *w)
 {
+    for (size_t i = 0; w->ranks != NULL && i < w->nranks; i++)
+        free(w->ranks[i].inst_wait);
     free(w->ranks);
     free(w->chart);
     for (int i = 0; i < w->nnames; i++)
@@ -392,6 +395,7 @@ static int measure(tl_aggregate *a, tl_waits *w, const arrival *v, const size_t 
             if (wt < 0)
                 wt = 0;
             w->ranks[g[j].ri].waited_ns += wt;
+            w->ranks[g[j].ri].inst_wait[g[j].k] = wt;
             w->waited_ns += wt;
             if (j != last)
                 waits[nw++] = wt;
@@ -471,6 +475,15 @@ int tl_waits_compute(tl_aggregate *a)
         }
     }
     w->instances = total;
+    for (size_t i = 0; i < a->nranks; i++) {
+        if (!w->ranks[i].used)
+            continue;
+        size_t ni = first_session(a, i)->ninsts;
+        if ((w->ranks[i].inst_wait = malloc((ni + 1) * sizeof *w->ranks[i].inst_wait)) == NULL)
+            goto out;
+        for (size_t k = 0; k < ni; k++)
+            w->ranks[i].inst_wait[k] = -1;
+    }
     if (w->used < 2) {
         w->source = TL_WAITS_NONE;
         rc = 0;
@@ -503,7 +516,8 @@ int tl_waits_compute(tl_aggregate *a)
             uint64_t key = fnv(14695981039346656037ull, group);
             key = by_seq ? fnv_int(key, c->seq) : fnv_int(fnv(key, name), c->nelems);
             int ni = chart_name(w, name);
-            v[n++] = (arrival){ key, 0, (uint32_t)i, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), c->dur_ns, ni };
+            v[n++] = (arrival){ key, 0, (uint32_t)i, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), c->dur_ns, ni,
+                                (uint32_t)k };
         }
     }
     if (!by_seq) { /* the n-th occurrence of a key on each rank */

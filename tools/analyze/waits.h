@@ -39,6 +39,9 @@ typedef struct tl_rank_waits {
     int64_t waited_ns;         /* its waits added up */
     int64_t caused_ns;         /* over the instances it was last in: the other ranks' median wait, added up */
     int64_t offset_ns;         /* its clock's offset estimate (ends minus the instances' median end) */
+    int64_t *inst_wait;        /* per instance of its first session (tl_session.insts): its wait in
+                                * a matched instance, -1 otherwise; NULL when not used (collbw.c
+                                * takes the time after the last arrival from it) */
 } tl_rank_waits;
 
 /* One matched instance, for the per-instance chart (the first TL_WAITS_MAX_CHART). */

@@ -487,7 +487,8 @@ static void note_unread_devices(tl_profile *p)
 
 /* A collective's args (Kineto): its sequence number in its process group,
  * the group, and its size ("In msg nelems", else the elements of the first
- * "Input Dims" entry). Read only for collectives: a few per step. */
+ * "Input Dims" entry), its element size ("dtype", else the first "Input
+ * type") and "Group size". Read only for collectives: a few per step. */
 static void coll_args(reader *r, const tl_trace_event *ev, tl_prof_coll *c)
 {
     tl_args_iter it;
@@ -503,6 +504,21 @@ static void coll_args(reader *r, const tl_trace_event *ev, tl_prof_coll *c)
             char g[128];
             size_t n = tl_view_unescape(v.text, g, sizeof g);
             c->group = tl_strtab_intern(&r->p->strs, g, n);
+        } else if (tl_view_eq(k, "dtype") && v.kind == TL_JSON_STRING) {
+            char t[32];
+            size_t n = tl_view_unescape(v.text, t, sizeof t);
+            int b = tl_dtype_bytes(t, n);
+            if (b > 0)
+                c->elem_bytes = (int8_t)b;
+        } else if (tl_view_eq(k, "Input type") && c->elem_bytes < 0 && v.text.len > 2) {
+            /* ["float"] or ["TensorList", ...]: the first entry's */
+            const char *q = memchr(v.text.ptr, '"', v.text.len);
+            const char *e = q != NULL ? memchr(q + 1, '"', (size_t)(v.text.ptr + v.text.len - q - 1)) : NULL;
+            int b = e != NULL ? tl_dtype_bytes(q + 1, (size_t)(e - q - 1)) : -1;
+            if (b > 0)
+                c->elem_bytes = (int8_t)b;
+        } else if (tl_view_eq(k, "Group size") && v.is_number && v.number >= 1 && v.number <= 1e8) {
+            c->group_size = (int32_t)v.number;
         } else if (tl_view_eq(k, "Input Dims") && c->nelems < 0 && v.text.len > 2) {
             /* [[1059850]] or [[4, 256], [...]]: the product of the first list */
             const char *q = v.text.ptr, *end = q + v.text.len;
@@ -529,7 +545,8 @@ static void coll_args(reader *r, const tl_trace_event *ev, tl_prof_coll *c)
 
 static void add_coll(reader *r, const tl_trace_event *ev, uint32_t name, int side, int64_t ts, int64_t dur)
 {
-    tl_prof_coll c = { ts, dur, -1, -1, name, UINT32_MAX, (uint8_t)side };
+    tl_prof_coll c = { .ts_ns = ts, .dur_ns = dur, .seq = -1, .nelems = -1, .name = name, .group = UINT32_MAX,
+                       .side = (uint8_t)side, .elem_bytes = -1, .group_size = -1 };
     coll_args(r, ev, &c);
     tl_profile_add_coll(r->p, &c);
 }

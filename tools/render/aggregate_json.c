@@ -471,6 +471,75 @@ static void write_waits(tl_json *j, const tl_aggregate *a)
     tl_json_object_end(j);
 }
 
+/* One cell of the collective bandwidth (collbw.h): GB/s are 1e9 bytes/s, as NCCL's tests print. */
+static void write_collbw_cell(tl_json *j, const tl_collbw_cell *c)
+{
+    tl_json_kv_uint(j, "count", c->count);
+    tl_json_key(j, "bytes");
+    tl_json_fixed(j, c->bytes, 0);
+    kv_us(j, "time_us", c->time_ns);
+    kv_pct(j, "algbw_gbps", tl_collbw_algbw(c) / 1e9);
+    kv_pct(j, "busbw_gbps", tl_collbw_busbw(c) / 1e9);
+}
+
+/* Collective bytes and bandwidth (collbw.h; docs/analysis.md, "Collective bandwidth"). */
+static void write_collbw(tl_json *j, const tl_aggregate *a)
+{
+    const tl_collbw *c = &a->collbw;
+    tl_json_object_begin(j);
+    tl_json_kv_string(j, "source", waits_source_name(c->source));
+    tl_json_kv_uint(j, "instances", c->instances);
+    tl_json_kv_uint(j, "sized", c->sized);
+    tl_json_kv_uint(j, "sized_from_annotation", c->paired);
+    tl_json_kv_uint(j, "after_last_arrival", c->after_arrival);
+    tl_json_kv_uint(j, "no_time_left", c->untimed);
+    tl_json_key(j, "rows");
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_collbw_row *r = &c->rows[i];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "kind", tl_coll_kind_name(r->kind));
+        tl_json_key(j, "bucket_lo_bytes");
+        tl_json_fixed(j, tl_collbw_bucket_lo(r->bucket), 0);
+        tl_json_key(j, "bucket_hi_bytes");
+        r->bucket + 1 < TL_COLLBW_BUCKETS ? tl_json_fixed(j, tl_collbw_bucket_lo(r->bucket + 1), 0) : tl_json_null(j);
+        write_collbw_cell(j, &r->all);
+        tl_json_kv_int(j, "ranks", r->nranks);
+        kv_pct(j, "busbw_min_gbps", r->busbw_min / 1e9);
+        kv_pct(j, "busbw_median_gbps", r->busbw_median / 1e9);
+        kv_pct(j, "busbw_max_gbps", r->busbw_max / 1e9);
+        tl_json_key(j, "min_rank");
+        r->min_rank >= 0 ? tl_json_int(j, r->min_rank) : tl_json_null(j);
+        tl_json_key(j, "max_rank");
+        r->max_rank >= 0 ? tl_json_int(j, r->max_rank) : tl_json_null(j);
+        tl_json_key(j, "per_rank");
+        tl_json_array_begin(j);
+        for (size_t k = 0; k < c->nranks; k++) {
+            if (r->rank[k].count == 0)
+                continue;
+            tl_json_object_begin(j);
+            tl_json_kv_int(j, "rank", a->ranks[k].rank);
+            write_collbw_cell(j, &r->rank[k]);
+            tl_json_object_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_key(j, "ranks");
+    tl_json_array_begin(j);
+    for (size_t k = 0; k < c->nranks; k++) {
+        if (c->ranks[k].count == 0)
+            continue;
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "rank", a->ranks[k].rank);
+        write_collbw_cell(j, &c->ranks[k]);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 static void write_recs(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -547,6 +616,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_stragglers(j, a);
     tl_json_key(j, "waits");
     write_waits(j, a);
+    tl_json_key(j, "collectives");
+    write_collbw(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
     tl_json_key(j, "headline");
