@@ -364,6 +364,67 @@ static void test_settle_companion(void **state)
     free_all(v, 4, notes, nnotes);
 }
 
+/* A libtally report's steps are laid back to back from its start (it has no
+ * start times); its companion trace's lane holds the iterations where they
+ * ran: the report's steps move there (by length, in order). The third
+ * iteration is not among the lane's calls (a trace cut short): it follows
+ * the second. A section as long as a step is not taken for it. */
+static void test_settle_report_steps_at_trace_times(void **state)
+{
+    (void)state;
+    const spec in[] = {
+        { "b/r1.trace.json", 1, 2, TL_FMT_TALLY_TRACE, T0, 900 * MS, 7, "b/r1.report.json" },
+        { "b/r1.report.json", 1, 2, TL_FMT_TALLY_REPORT, T0, 900 * MS, 7, NULL },
+    };
+    tl_session v[2];
+    for (size_t i = 0; i < 2; i++)
+        make(&v[i], &in[i]);
+    tl_session *r = &v[1];
+    const int64_t dur[4] = { 120 * MS + 17, 100 * MS + 3, 110 * MS, 105 * MS + 1 };
+    r->steps = calloc(4, sizeof *r->steps);
+    r->nsteps = 4;
+    int64_t sum = T0;
+    for (int k = 0; k < 4; k++) {
+        r->steps[k] = (tl_sstep){ k, dur[k], -1, sum, 0 };
+        sum += dur[k];
+    }
+    r->names = calloc(2, sizeof *r->names);
+    r->nnames = 2;
+    r->names[0] = (tl_sname){ .group = TL_GROUP_ITERATIONS, .name = tt_xstrdup("diffusion_step") };
+    r->names[0].d.total = 435 * MS;
+    r->names[1] = (tl_sname){ .group = TL_GROUP_ITERATIONS, .name = tt_xstrdup("warmup") };
+    r->names[1].d.total = 5 * MS;
+    tl_timeline *t = &v[0].timeline;
+    t->start_ns = T0;
+    t->end_ns = T0 + 900 * MS;
+    t->nlanes = 1;
+    t->lanes = calloc(1, sizeof *t->lanes);
+    t->lanes[0].kind = TL_LANE_CPU;
+    t->lanes[0].label = tt_xstrdup("thread 7 main");
+    uint32_t step = tl_strtab_intern(&t->names, "diffusion_step", 14);
+    uint32_t load = tl_strtab_intern(&t->names, "load", 4);
+    t->lanes[0].calls = calloc(4, sizeof *t->lanes[0].calls);
+    t->lanes[0].ncalls = 4;
+    /* by duration, as nesting.c keeps them: not by start */
+    t->lanes[0].calls[0] = (tl_lane_call){ T0 + 404 * MS, dur[0] + 400, step, 0 };
+    t->lanes[0].calls[1] = (tl_lane_call){ T0 + 300 * MS, dur[0], load, 0 };
+    t->lanes[0].calls[2] = (tl_lane_call){ T0 + 800 * MS, dur[3], step, 0 };
+    t->lanes[0].calls[3] = (tl_lane_call){ T0 + 530 * MS, dur[1], step, 0 };
+    char **notes;
+    size_t nnotes;
+    settle(v, 2, 0, &notes, &nnotes);
+    r = &v[0];
+    assert_string_equal(r->id.path, "b/r1.report.json");
+    assert_int_equal(r->nsteps, 4);
+    assert_int_equal(r->steps[0].ts_ns, T0 + 404 * MS);
+    assert_int_equal(r->steps[1].ts_ns, T0 + 530 * MS);
+    assert_int_equal(r->steps[2].ts_ns, T0 + 530 * MS + dur[1]);
+    assert_int_equal(r->steps[3].ts_ns, T0 + 800 * MS);
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(r->steps[k].dur_ns, dur[k]);
+    free_all(v, 2, notes, nnotes);
+}
+
 /* Rank 0 recorded twice at the same time by two processes, and a rank of a
  * job with another world size: three runs; the biggest is analyzed. */
 static const spec two_runs[] = {
@@ -630,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_unreadable_keeps_its_name),
         cmocka_unit_test(test_companion_and_order),
         cmocka_unit_test(test_settle_companion),
+        cmocka_unit_test(test_settle_report_steps_at_trace_times),
         cmocka_unit_test(test_settle_runs),
         cmocka_unit_test(test_settle_runs_apart_in_time),
         cmocka_unit_test(test_settle_twenty_runs),

@@ -106,6 +106,77 @@ out:
     tl_strtab_release(&keys);
 }
 
+static int call_by_ts(const void *x, const void *y)
+{
+    const tl_lane_call *a = x, *b = y;
+    return a->ts_ns < b->ts_ns ? -1 : a->ts_ns > b->ts_ns;
+}
+
+/* A libtally report's steps have lengths but no start times (the reader
+ * lays them back to back from the report's start); its companion trace has
+ * each iteration as a call on a CPU lane. Each step takes the start of the
+ * next call of the main loop's name (the report's iteration with the most
+ * total time, as the reader chose it) whose length is the step's within
+ * TL_STEP_MATCH_NS or 0.1 %; a step without such a call (a trace cut by
+ * TALLY_MAX_EVENTS, calls beyond the lane's TL_LANE_TOP_EVENTS) is placed
+ * right after the step before it (or right before the step after it).
+ * Nothing matched: the steps stay where the reader put them.
+ * docs/analysis.md, "Steps". */
+#define TL_STEP_MATCH_NS 1000
+static void place_report_steps(tl_session *r, const tl_timeline *t)
+{
+    const tl_sname *loop = NULL;
+    for (size_t i = 0; i < r->nnames; i++)
+        if (r->names[i].group == TL_GROUP_ITERATIONS && (loop == NULL || r->names[i].d.total > loop->d.total))
+            loop = &r->names[i];
+    if (loop == NULL || r->nsteps == 0 || t->nlanes == 0)
+        return;
+    uint32_t id = tl_strtab_find(&t->names, loop->name, strlen(loop->name));
+    if (id == UINT32_MAX)
+        return;
+    size_t n = 0;
+    for (size_t l = 0; l < t->nlanes; l++)
+        for (uint32_t k = 0; k < t->lanes[l].ncalls; k++)
+            n += t->lanes[l].calls[k].name == id;
+    tl_lane_call *calls = n ? malloc(n * sizeof *calls) : NULL;
+    int64_t *ts = malloc(r->nsteps * sizeof *ts);
+    if (calls == NULL || ts == NULL)
+        goto out;
+    n = 0;
+    for (size_t l = 0; l < t->nlanes; l++)
+        for (uint32_t k = 0; k < t->lanes[l].ncalls; k++)
+            if (t->lanes[l].calls[k].name == id)
+                calls[n++] = t->lanes[l].calls[k];
+    qsort(calls, n, sizeof *calls, call_by_ts);
+    size_t next = 0, matched = 0;
+    for (size_t s = 0; s < r->nsteps; s++) {
+        int64_t d = r->steps[s].dur_ns, tol = d / 1000 > TL_STEP_MATCH_NS ? d / 1000 : TL_STEP_MATCH_NS;
+        ts[s] = INT64_MIN;
+        for (size_t k = next; k < n; k++) {
+            int64_t diff = calls[k].dur_ns - d;
+            if (diff >= -tol && diff <= tol) {
+                ts[s] = calls[k].ts_ns;
+                next = k + 1;
+                matched++;
+                break;
+            }
+        }
+    }
+    if (matched == 0)
+        goto out;
+    for (size_t s = 1; s < r->nsteps; s++)
+        if (ts[s] == INT64_MIN && ts[s - 1] != INT64_MIN)
+            ts[s] = tl_ns_add(ts[s - 1], r->steps[s - 1].dur_ns);
+    for (size_t s = r->nsteps - 1; s-- > 0;)
+        if (ts[s] == INT64_MIN && ts[s + 1] != INT64_MIN)
+            ts[s] = tl_ns_add(ts[s + 1], r->steps[s].dur_ns > 0 ? -r->steps[s].dur_ns : 0);
+    for (size_t s = 0; s < r->nsteps; s++)
+        r->steps[s].ts_ns = ts[s];
+out:
+    free(calls);
+    free(ts);
+}
+
 /* A libtally report has no events, so no timeline or memory series; its
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split (the two
@@ -126,6 +197,8 @@ static void lend_to_reports(tl_session *v, size_t n)
                 tl_timeline_release(&r->timeline);
                 r->timeline = c->timeline;
                 memset(&c->timeline, 0, sizeof c->timeline);
+                if (r->id.format == TL_FMT_TALLY_REPORT)
+                    place_report_steps(r, &r->timeline);
             }
             if (r->nmem == 0 && c->nmem > 0) {
                 free(r->mem);
