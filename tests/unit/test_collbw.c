@@ -9,6 +9,8 @@
  *  - one rank whose all_gather kernels carry their own size, dtype and group
  *    size (newer Kineto): S is the gathered whole, (n-1)/n, no waits;
  *  - as many annotations as kernels or none: unsized kernels stay unsized;
+ *  - the args as a trace carries them (dtype, Group size, Input type), read
+ *    into the profile's collectives and the session's instances;
  *  - the kind of a name, the bus factors and the size of a dtype.
  */
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "read_trace.h"
 #include "tt_support.h"
 
 #define MS(x) ((int64_t)((x) * 1e6 + 0.5))
@@ -153,6 +156,68 @@ static void test_allgather_own_args_one_rank(void **state)
     done(a);
 }
 
+/* The args read from a trace: a kernel with newer Kineto's "In msg nelems",
+ * "dtype" and "Group size"; an annotation with older Kineto's "Input Dims"
+ * and "Input type"; a c10d op whose first input is a TensorList: no size. */
+static void test_args_read(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"distributedInfo\": {\"rank\": 0, \"world_size\": 16}, \"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c10d::allreduce_\",\"pid\":1,\"tid\":1,\"ts\":90,"
+        "\"dur\":30,\"args\":{\"Input Dims\":[[], []],\"Input type\":[\"TensorList\", \"\"]}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"nccl:all_reduce\",\"pid\":1,\"tid\":1,\"ts\":100,"
+        "\"dur\":10,\"args\":{\"Input Dims\":[[4, 256]],\"Input type\":[\"c10::BFloat16\"]}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather_RING_LL\",\"pid\":0,\"tid\":7,"
+        "\"ts\":120,\"dur\":50,\"args\":{\"device\":0,\"stream\":7,\"In msg nelems\":1024,\"Out msg nelems\":8192,"
+        "\"Group size\":8,\"dtype\":\"Float\",\"Seq\":3}}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "colls.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &opt), 0);
+    assert_int_equal(p.ncolls, 3);
+    int seen = 0;
+    for (size_t i = 0; i < p.ncolls; i++) {
+        const tl_prof_coll *c = &p.colls[i];
+        const char *name = tl_strtab_get(&p.strs, c->name);
+        if (strcmp(name, "c10d::allreduce_") == 0) {
+            assert_int_equal(c->elem_bytes, -1);
+            seen |= 1;
+        } else if (strcmp(name, "nccl:all_reduce") == 0) {
+            assert_int_equal(c->nelems, 1024);
+            assert_int_equal(c->elem_bytes, 2);
+            assert_int_equal(c->group_size, -1);
+            seen |= 2;
+        } else {
+            assert_int_equal(c->side, TL_COLL_GPU);
+            assert_int_equal(c->nelems, 1024);
+            assert_int_equal(c->elem_bytes, 4);
+            assert_int_equal(c->group_size, 8);
+            assert_int_equal(c->seq, 3);
+            seen |= 4;
+        }
+    }
+    assert_int_equal(seen, 7);
+    /* and on into the session's instances */
+    tl_analyze_options aopt;
+    tl_analyze_options_init(&aopt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &aopt), 0);
+    int gpu = 0;
+    for (size_t i = 0; i < s.ninsts; i++)
+        if (s.insts[i].side == TL_COLL_GPU) {
+            assert_int_equal(s.insts[i].elem_bytes, 4);
+            assert_int_equal(s.insts[i].group_size, 8);
+            gpu++;
+        }
+    assert_int_equal(gpu, 1);
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
 static void test_kinds_factors_dtypes(void **state)
 {
     (void)state;
@@ -187,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_allreduce_after_last_arrival),
         cmocka_unit_test(test_allreduce_unsized_without_annotations),
         cmocka_unit_test(test_allgather_own_args_one_rank),
+        cmocka_unit_test(test_args_read),
         cmocka_unit_test(test_kinds_factors_dtypes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,8 @@ void tl_html_ranks_drawn_note(tl_html *h, size_t k, size_t n);
 
 void tl_html_headline(tl_html *h);
 void tl_html_waits(tl_html *h);
+/* Collective bandwidth (html_collbw.c): a subsection at the end of Waits, nothing without sized collectives. */
+void tl_html_collbw(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);

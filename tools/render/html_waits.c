@@ -180,6 +180,7 @@ void tl_html_waits(tl_html *h)
         tl_html_none(h, h->a->nranks < 2 ? "One rank: nobody waits for another."
                                          : "No collectives to match across ranks (no communication kernels on two "
                                            "ranks, no gloo or MPI collective ranges).");
+        tl_html_collbw(h);
         tl_html_close(h);
         return;
     }
@@ -207,5 +208,6 @@ void tl_html_waits(tl_html *h)
     rank_table(h, w, order, w->nranks);
     free(order);
     arrival_chart(h, w);
+    tl_html_collbw(h);
     tl_html_close(h);
 }

@@ -14,6 +14,7 @@
 #include "labels.h"
 #include "render.h"
 #include "report_text.h"
+#include "collbw_text.h"
 #include "context_text.h"
 #include "telemetry_text.h"
 #include "term.h" /* tl_plural_s */
@@ -258,6 +259,7 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     recommendations(out, a);
     ranks(out, a);
     across(out, a);
+    tl_collbw_markdown(out, a);
     tl_diffusion_markdown(out, a);
     tl_telemetry_markdown(out, a);
     tl_counters_markdown(out, a, MD_NAMES);
