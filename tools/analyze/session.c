@@ -711,76 +711,217 @@ static int by_lane_busy(const void *x, const void *y)
     return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
-/* Lanes over the session's span: one per GPU stream when there are GPU
- * events, else one per CPU thread (the busiest first). Times on the axis are
- * file times plus the base time, so ranks line up on the wall clock. */
+/* The CPU threads drawn (session.h): without GPU events, every thread with
+ * events, the busiest first; beside GPU streams, those whose outermost
+ * events cover TL_TIMELINE_MIN_THREAD_SHARE of the span, at most
+ * TL_TIMELINE_MAX_CPU_LANES. Fills order[] and returns how many. */
+static size_t cpu_threads(const tl_profile *p, tl_cpu_lane *order, size_t max)
+{
+    size_t n = 0;
+    for (uint32_t k = 0; k < p->ncpu_lanes; k++)
+        if (p->cpu_lanes[k]->events > 0)
+            order[n++] = *p->cpu_lanes[k];
+    qsort(order, n, sizeof *order, by_lane_busy);
+    if (!p->ngpu)
+        return n < max ? n : max;
+    size_t kept = 0;
+    for (size_t k = 0; k < n && kept < TL_TIMELINE_MAX_CPU_LANES && kept < max; k++)
+        if (tl_binner_fraction(&order[k].bins, p->start_ns, p->end_ns) >= TL_TIMELINE_MIN_THREAD_SHARE)
+            order[kept++] = order[k];
+    return kept;
+}
+
+typedef struct stream_busy {
+    size_t stream;
+    int64_t device, busy;
+    uint64_t events;
+    int own;                   /* a lane of its own (session.h) */
+} stream_busy;
+
+static int by_device(const void *x, const void *y)
+{
+    const stream_busy *a = x, *b = y;
+    if (a->device != b->device)
+        return a->device < b->device ? -1 : 1;
+    return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+/* own lanes: the busiest first, then by stream */
+static int by_busy(const void *x, const void *y)
+{
+    const stream_busy *a = x, *b = y;
+    if (a->busy != b->busy)
+        return a->busy > b->busy ? -1 : 1;
+    return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+/* Which lane each GPU stream with events goes to (session.h): its own when
+ * it carries TL_TIMELINE_MIN_STREAM_SHARE of its GPU's busy time (the
+ * busiest first while lanes are left, one kept for each GPU's "other
+ * streams"), else its GPU's "other streams" lane. Lanes are added to tl
+ * from index first on, at most TL_TIMELINE_MAX_LANES in all; lane_of[stream]
+ * is the lane or SIZE_MAX (not drawn). Returns the lanes added, -1 out of
+ * memory. */
+static long gpu_lanes(tl_timeline *tl, const tl_profile *p, size_t first, size_t *lane_of)
+{
+    size_t ns = p->nstreams, nb = 0, ndev = 0;
+    stream_busy *v = calloc(ns ? ns : 1, sizeof *v);
+    if (v == NULL)
+        return -1;
+    for (size_t k = 0; k < ns; k++) {
+        v[k] = (stream_busy){ k, p->streams[k].device, 0, 0, 0 };
+        lane_of[k] = SIZE_MAX;
+    }
+    for (size_t i = 0; i < p->ngpu; i++) {
+        v[p->gpu[i].stream].busy = tl_ns_add(v[p->gpu[i].stream].busy, p->gpu[i].dur_ns > 0 ? p->gpu[i].dur_ns : 0);
+        v[p->gpu[i].stream].events++;
+    }
+    for (size_t k = 0; k < ns; k++)
+        if (v[k].busy > 0)
+            v[nb++] = v[k];
+    /* per GPU (the streams of one device are one run once sorted): a lane
+     * of its own for a stream with TL_TIMELINE_MIN_STREAM_SHARE of the
+     * GPU's busy time or of its events (a compute stream beside a
+     * communication stream that waits for the other ranks most of the
+     * time), for the GPU's busiest, and for the only one that
+     * would be folded (a lane of one stream says more than "1 other") */
+    qsort(v, nb, sizeof *v, by_device);
+    for (size_t k = 0; k < nb;) {
+        size_t e = k, top = k, small = 0;
+        int64_t sum = 0;
+        uint64_t events = 0;
+        for (; e < nb && v[e].device == v[k].device; e++) {
+            sum = tl_ns_add(sum, v[e].busy);
+            events += v[e].events;
+            top = v[e].busy > v[top].busy ? e : top;
+        }
+        for (size_t m = k; m < e; m++) {
+            v[m].own = m == top || (double)v[m].busy >= TL_TIMELINE_MIN_STREAM_SHARE * (double)sum ||
+                       (double)v[m].events >= TL_TIMELINE_MIN_STREAM_SHARE * (double)events;
+            small += !v[m].own;
+        }
+        for (size_t m = k; m < e && small == 1; m++)
+            v[m].own = 1;
+        ndev += small > 1;
+        k = e;
+    }
+    qsort(v, nb, sizeof *v, by_busy);
+    size_t cap = TL_TIMELINE_MAX_LANES - first, own = 0, added = 0;
+    size_t room = cap > ndev ? cap - ndev : 1;
+    for (size_t k = 0; k < nb && own < room && own < cap; k++) {
+        if (!v[k].own)
+            continue;
+        tl_lane *l = &tl->lanes[first + own];
+        l->kind = TL_LANE_GPU;
+        l->a = v[k].device;
+        l->b = p->streams[v[k].stream].stream;
+        l->label = lane_label(TL_LANE_GPU, l->a, l->b, NULL);
+        if (l->label == NULL) {
+            free(v);
+            return -1;
+        }
+        lane_of[v[k].stream] = first + own++;
+    }
+    added = own;
+    uint64_t *folded = calloc(cap ? cap : 1, sizeof *folded);
+    if (folded == NULL) {
+        free(v);
+        return -1;
+    }
+    for (size_t k = 0; k < nb; k++) {
+        if (lane_of[v[k].stream] != SIZE_MAX)
+            continue;
+        size_t li = SIZE_MAX;
+        for (size_t m = first + own; m < first + added && li == SIZE_MAX; m++)
+            if (tl->lanes[m].a == v[k].device)
+                li = m;
+        if (li == SIZE_MAX) {
+            if (added == cap)
+                continue; /* no lane left: not drawn */
+            li = first + added++;
+            tl->lanes[li].kind = TL_LANE_GPU;
+            tl->lanes[li].a = v[k].device;
+            tl->lanes[li].b = TL_LANE_OTHER_STREAMS;
+        }
+        lane_of[v[k].stream] = li;
+        folded[li - first]++;
+    }
+    long rc = (long)added;
+    for (size_t m = first + own; m < first + added; m++) {
+        char buf[96];
+        snprintf(buf, sizeof buf, "GPU %lld, %llu other stream%s", (long long)tl->lanes[m].a,
+                 (unsigned long long)folded[m - first], folded[m - first] == 1 ? "" : "s");
+        if ((tl->lanes[m].label = dupstr(buf)) == NULL)
+            rc = -1;
+    }
+    free(folded);
+    free(v);
+    return rc;
+}
+
+/* Lanes over the session's span (session.h): the CPU threads that carry
+ * work, then the GPU streams that carry a share of their GPU's busy time,
+ * each GPU's other streams folded into one lane. Times on the axis are file
+ * times plus the base time, so ranks line up on the wall clock. */
 static int timeline(tl_session *s, const tl_profile *p)
 {
     tl_timeline *tl = &s->timeline;
     if (p->start_ns >= p->end_ns)
         return 0;
     int64_t t0 = p->start_ns, t1 = p->end_ns, base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
-    size_t n = p->nstreams;
-    if (!p->ngpu) {
-        n = 0; /* threads that only have a name (metadata) are not lanes */
-        for (uint32_t k = 0; k < p->ncpu_lanes; k++)
-            n += p->cpu_lanes[k]->events > 0;
-    }
-    if (n > TL_TIMELINE_MAX_LANES)
-        n = TL_TIMELINE_MAX_LANES;
-    if (n == 0)
-        return 0;
-    tl->lanes = calloc(n, sizeof *tl->lanes);
-    if (tl->lanes == NULL)
-        return -1;
+    int rc = -1;
+    tl_cpu_lane *order = malloc((p->ncpu_lanes ? p->ncpu_lanes : 1) * sizeof *order);
+    size_t *lane_of = malloc((p->nstreams ? p->nstreams : 1) * sizeof *lane_of);
+    tl->lanes = calloc(TL_TIMELINE_MAX_LANES, sizeof *tl->lanes);
+    if (order == NULL || lane_of == NULL || tl->lanes == NULL)
+        goto out;
+    /* room for a GPU lane at least when there are GPU events */
+    size_t ncpu = cpu_threads(p, order, p->ngpu ? TL_TIMELINE_MAX_LANES - 2 : TL_TIMELINE_MAX_LANES);
     tl->start_ns = t0 + base;
     tl->end_ns = t1 + base;
-    if (p->ngpu) {
-        for (size_t k = 0; k < n; k++) {
-            tl->lanes[k].kind = TL_LANE_GPU;
-            tl->lanes[k].a = p->streams[k].device;
-            tl->lanes[k].b = p->streams[k].stream;
-            tl->lanes[k].label = lane_label(TL_LANE_GPU, p->streams[k].device, p->streams[k].stream, NULL);
+    double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
+    for (size_t k = 0; k < ncpu; k++) {
+        tl_lane *lane = &tl->lanes[k];
+        lane->kind = TL_LANE_CPU;
+        lane->a = order[k].pid;
+        lane->b = order[k].tid;
+        lane->label = lane_label(TL_LANE_CPU, order[k].pid, order[k].tid, order[k].name);
+        for (int i = 0; i < TL_TIMELINE_BINS; i++) {
+            int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
+            lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
         }
-        tl->nlanes = n;
+        tl->nlanes = k + 1;
+        if (p->nesting == TL_NEST_DONE && lane_calls(lane, &tl->names, &order[k], p, base) != 0)
+            goto out;
+    }
+    if (p->ngpu) {
+        long g = gpu_lanes(tl, p, ncpu, lane_of);
+        if (g < 0) {
+            tl->nlanes = TL_TIMELINE_MAX_LANES; /* the labels written so far are freed with the rest */
+            goto out;
+        }
+        tl->nlanes = ncpu + (size_t)g;
         for (size_t i = 0; i < p->ngpu; i++) {
             const tl_gpu_event *e = &p->gpu[i];
-            if (e->stream < n)
-                bin_add(&tl->lanes[e->stream], e->type, t0, t1, e->ts_ns, e->ts_ns + e->dur_ns);
+            if (lane_of[e->stream] != SIZE_MAX)
+                bin_add(&tl->lanes[lane_of[e->stream]], e->type, t0, t1, e->ts_ns, e->ts_ns + e->dur_ns);
         }
-    } else {
-        tl_cpu_lane *order = malloc(p->ncpu_lanes * sizeof *order);
-        if (order == NULL)
-            return -1;
-        for (uint32_t k = 0; k < p->ncpu_lanes; k++)
-            order[k] = *p->cpu_lanes[k];
-        qsort(order, p->ncpu_lanes, sizeof *order, by_lane_busy);
-        double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
-        for (size_t k = 0; k < n; k++) {
-            tl_lane *lane = &tl->lanes[k];
-            lane->kind = TL_LANE_CPU;
-            lane->a = order[k].pid;
-            lane->b = order[k].tid;
-            lane->label = lane_label(TL_LANE_CPU, order[k].pid, order[k].tid, order[k].name);
-            for (int i = 0; i < TL_TIMELINE_BINS; i++) {
-                int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
-                lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
-            }
-            tl->nlanes = k + 1;
-            if (p->nesting == TL_NEST_DONE && lane_calls(lane, &tl->names, &order[k], p, base) != 0) {
-                free(order);
-                return -1;
-            }
-        }
-        tl->nlanes = n;
-        free(order);
     }
     for (size_t k = 0; k < tl->nlanes; k++)
         for (int t = 0; t < TL_KT_COUNT; t++)
             for (int i = 0; i < TL_TIMELINE_BINS; i++)
                 if (tl->lanes[k].busy[t][i] > 1.0f)
                     tl->lanes[k].busy[t][i] = 1.0f;
-    return 0;
+    rc = 0;
+out:
+    if (tl->nlanes == 0) {
+        free(tl->lanes);
+        tl->lanes = NULL;
+        tl->start_ns = tl->end_ns = 0;
+    }
+    free(order);
+    free(lane_of);
+    return rc;
 }
 
 /* Which memory points make the series: a [memory] event says which device

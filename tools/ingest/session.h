@@ -136,8 +136,10 @@ typedef struct tl_sstep {
 } tl_sstep;
 
 /* ---- timelines --------------------------------------------------------------
- * A session's activity at a fixed resolution: lanes (one per GPU stream, or
- * per CPU thread when the trace has no GPU events) of TL_TIMELINE_BINS bins
+ * A session's activity at a fixed resolution: lanes (the CPU threads that
+ * carry work, then the GPU streams that carry at least
+ * TL_TIMELINE_MIN_STREAM_SHARE of their GPU's busy time, the other streams
+ * of a GPU folded into one lane, b = TL_LANE_OTHER_STREAMS) of TL_TIMELINE_BINS bins
  * over [start_ns, end_ns). Each bin holds the fraction of its time that each
  * kind of work covered (GPU: compute, communication, memory, other; CPU: the
  * outermost events as "compute"). Events narrower than a bin add up as
@@ -147,6 +149,19 @@ typedef struct tl_sstep {
  * in the file. */
 #define TL_TIMELINE_BINS 1024
 #define TL_TIMELINE_MAX_LANES 64
+/* Beside GPU streams, CPU threads whose outermost events cover at least
+ * TL_TIMELINE_MIN_THREAD_SHARE of the session's span are lanes, at most
+ * TL_TIMELINE_MAX_CPU_LANES of them (the busiest); without GPU events every
+ * thread with events is (up to TL_TIMELINE_MAX_LANES). A GPU stream whose
+ * events add up to less than TL_TIMELINE_MIN_STREAM_SHARE of its GPU's busy
+ * time (all its streams' events added up), and that has less than that share
+ * of its GPU's events, joins its GPU's "other streams" lane, unless it is
+ * the GPU's busiest or the only one that would.
+ * docs/analysis.md, "Timelines". */
+#define TL_TIMELINE_MAX_CPU_LANES 8
+#define TL_TIMELINE_MIN_THREAD_SHARE 0.01
+#define TL_TIMELINE_MIN_STREAM_SHARE 0.10
+#define TL_LANE_OTHER_STREAMS INT64_MAX /* tl_lane.b of a GPU's folded streams */
 
 enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
 
