@@ -82,7 +82,12 @@ check(len(usable) == 8, "samples dlrm: not 8 sessions")
 check(all(s["format"] == "pytorch-profiler" and s["rank_source"] == "content" for s in usable),
       "samples dlrm: format or rank_source not by name")
 check(any(k["type"] == "communication" for s in usable for k in s["kernels"]), "samples dlrm: no communication kernel")
-check(all(l["kind"] == "gpu" for s in usable for l in s["timeline"]["lanes"]), "samples dlrm: lanes not gpu")
+# the CPU threads that carry work, then the GPU streams (docs/analysis.md, Timelines)
+check(all([l["kind"] for l in s["timeline"]["lanes"]] == sorted((l["kind"] for l in s["timeline"]["lanes"]),
+                                                                 key=lambda k: k != "cpu")
+          and any(l["kind"] == "cpu" for l in s["timeline"]["lanes"])
+          and any(l["kind"] == "gpu" for l in s["timeline"]["lanes"]) for s in usable),
+      "samples dlrm: lanes not CPU threads then GPU streams")
 check(any(n["group"] == "kernels" for s in usable for n in s["names"]), "samples dlrm: no name of group kernels")
 
 if "hta_df_index_resolver.json" in docs:

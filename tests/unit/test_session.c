@@ -404,6 +404,66 @@ static void test_no_gpu(void **state)
     tl_profile_release(&p);
 }
 
+/* Timeline lanes beside GPU events (session.h): the CPU threads that carry
+ * work first (a data loader busy 30 %, not a thread busy 0.5 %), then the
+ * streams that matter: stream 7 (40 kernels), stream 84 (two long NCCL
+ * kernels: most of the busy time), and 6 side streams of one copy each
+ * folded into one "other streams" lane, which holds their work. */
+static void test_timeline_lanes_with_gpu(void **state)
+{
+    (void)state;
+    tl_profile p;
+    base(&p, "lanes.json");
+    uint16_t s7 = tl_profile_stream(&p, 0, 7), s84 = tl_profile_stream(&p, 0, 84);
+    for (int i = 0; i < 40; i++)
+        gpu(&p, s7, "gemm", TL_CC_KERNEL, 100 + 20 * i, 10, NO_LAUNCH);
+    gpu(&p, s84, "ncclKernel_AllReduce", TL_CC_KERNEL, 0, 400, NO_LAUNCH);
+    gpu(&p, s84, "ncclKernel_AllReduce", TL_CC_KERNEL, 500, 400, NO_LAUNCH);
+    for (int k = 0; k < 6; k++)
+        gpu(&p, tl_profile_stream(&p, 0, 100 + k), "Memcpy HtoD", TL_CC_MEMCPY, 100 * k, 5, NO_LAUNCH);
+    tl_cpu_lane *main_thread = tl_profile_cpu_lane(&p, 1, 1), *idle = tl_profile_cpu_lane(&p, 1, 3);
+    tl_cpu_lane *loader = tl_profile_cpu_lane(&p, 1, 2);
+    assert_non_null(main_thread);
+    assert_non_null(idle);
+    assert_non_null(loader);
+    tl_binner_add(&main_thread->bins, 0, US(900));
+    main_thread->events = 10;
+    tl_binner_add(&loader->bins, US(100), US(370));
+    loader->events = 3;
+    tl_binner_add(&idle->bins, US(10), US(14));
+    idle->events = 20;
+    tl_profile_finish(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    const tl_timeline *t = &s.timeline;
+    assert_int_equal(t->nlanes, 5);
+    assert_int_equal(t->lanes[0].kind, TL_LANE_CPU);
+    assert_int_equal(t->lanes[0].b, 1);
+    assert_int_equal(t->lanes[1].kind, TL_LANE_CPU);
+    assert_int_equal(t->lanes[1].b, 2);
+    int seen7 = 0, seen84 = 0;
+    for (int k = 2; k < 4; k++) {
+        assert_int_equal(t->lanes[k].kind, TL_LANE_GPU);
+        seen7 += t->lanes[k].b == 7;
+        seen84 += t->lanes[k].b == 84;
+    }
+    assert_int_equal(seen7, 1);
+    assert_int_equal(seen84, 1);
+    const tl_lane *other = &t->lanes[4];
+    assert_int_equal(other->kind, TL_LANE_GPU);
+    assert_true(other->b == TL_LANE_OTHER_STREAMS);
+    assert_string_equal(other->label, "GPU 0, 6 other streams");
+    double work = 0;
+    for (int i = 0; i < TL_TIMELINE_BINS; i++)
+        work += other->busy[TL_KT_MEMORY][i];
+    /* 6 copies of 5 us over a span of 0..900 us in 1024 bins */
+    assert_true(fabs(work * (US(900) / (double)TL_TIMELINE_BINS) - US(30)) < US(1));
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
 /* Memory: peaks over the series, snapshots and monitor samples; the device's capacity;
  * the mean utilization of the samples. */
 static void test_memory(void **state)
@@ -651,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_single_step_is_whole_trace),
         cmocka_unit_test(test_idle_categories),
         cmocka_unit_test(test_no_gpu),
+        cmocka_unit_test(test_timeline_lanes_with_gpu),
         cmocka_unit_test(test_memory),
         cmocka_unit_test(test_gpu_streams_merge),
         cmocka_unit_test(test_base_time_extreme),

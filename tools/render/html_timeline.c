@@ -90,12 +90,13 @@ static int add_lane(grid *g, size_t ri, int rank, const tl_lane *l, size_t first
     return 0;
 }
 
-/* GPU lanes first, then by device and stream (or pid and tid). */
+/* CPU threads first (what the host did, then what the GPU did), then by
+ * pid and tid (or device and stream, a GPU's other streams last). */
 static int by_lane(const void *x, const void *y)
 {
     const lane_key *a = x, *b = y;
     if (a->kind != b->kind)
-        return a->kind < b->kind ? -1 : 1;
+        return a->kind == TL_LANE_CPU ? -1 : 1;
     if (a->a != b->a)
         return a->a < b->a ? -1 : 1;
     return a->b < b->b ? -1 : a->b > b->b;
@@ -281,6 +282,34 @@ static void each_call(grid *g, const tl_aggregate *a, calls_pass *cp)
     }
 }
 
+/* MAX_CALL_ROWS rows of calls shared fairly among the chart's CPU lanes (a
+ * lane that needs fewer than its share leaves the rest to the others), so
+ * the last ranks' threads get rows too, not only the first ranks'. */
+static void allot_rows(grid *g)
+{
+    int rows = MAX_CALL_ROWS;
+    size_t want = 0;
+    for (size_t li = 0; li < g->n; li++) {
+        g->keys[li].rows_allot = 0;
+        want += g->keys[li].rows_seen > 0;
+    }
+    while (want > 0 && rows > 0) {
+        int share = rows / (int)want > 0 ? rows / (int)want : 1;
+        size_t still = 0;
+        for (size_t li = 0; li < g->n && rows > 0; li++) {
+            lane_key *k = &g->keys[li];
+            int need = k->rows_seen - k->rows_allot;
+            if (need <= 0)
+                continue;
+            int take = need < share ? need : share;
+            k->rows_allot += take;
+            rows -= take;
+            still += k->rows_seen > k->rows_allot;
+        }
+        want = still;
+    }
+}
+
 /* The calls drawn: those of at least a column (about a pixel), or the
  * budget's widest when there are more. */
 static int fill_calls(grid *g, const tl_aggregate *a)
@@ -301,11 +330,7 @@ static int fill_calls(grid *g, const tl_aggregate *a)
     cp.widths = NULL;
     if (take == 0)
         return 0;
-    int rows = MAX_CALL_ROWS;
-    for (size_t li = 0; li < g->n; li++) {
-        g->keys[li].rows_allot = g->keys[li].rows_seen < rows ? g->keys[li].rows_seen : rows;
-        rows -= g->keys[li].rows_allot;
-    }
+    allot_rows(g);
     if ((g->calls = malloc(take * sizeof *g->calls)) == NULL)
         return -1;
     cp.taking = 1;
