@@ -355,6 +355,14 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 1, 7e9, 8.5e9, NAN };
     s->growth = calloc(1, sizeof *s->growth);
     s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
+    s->shapes = calloc(2, sizeof *s->shapes);
+    s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::addmm"), tt_xstrdup("[[1024],[512,1024],[1024,1024],[],[]]"),
+                                           tt_xstrdup("float,float,float,Scalar,Scalar"), 8, 800000, 90000, 120000,
+                                           8 * 1073741824.0, 8, 560000, 8 };
+    s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::relu"), tt_xstrdup("[[512,1024]]"), tt_xstrdup("float"), 8,
+                                           40000, 4000, 6000, NAN, 0, 0, 0 };
+    s->shapes_dropped_keys = 3;
+    s->shapes_dropped_calls = 12;
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);

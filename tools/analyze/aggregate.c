@@ -70,6 +70,7 @@ static void release_derived(tl_aggregate *a)
     tl_drift_release(&a->drift);
     tl_waits_release(&a->waits);
     tl_collbw_release(&a->collbw);
+    tl_shapes_release(&a->shapes);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -457,6 +458,8 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (tl_waits_compute(a) != 0)
         return -1;
     if (tl_collbw_compute(a) != 0)
+        return -1;
+    if (tl_shapes_compute(a) != 0)
         return -1;
     tl_find_stragglers(a);
     tl_apply_rules(a);

@@ -33,6 +33,7 @@
 #include "session.h"
 #include "telemetry.h"
 #include "collbw.h"
+#include "shapes.h"
 #include "waits.h"
 
 /* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
@@ -201,6 +202,7 @@ typedef struct tl_aggregate {
     tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
     tl_waits waits;            /* who waits for whom in collectives (waits.h) */
     tl_collbw collbw;          /* collective bytes and bandwidth (collbw.h) */
+    tl_shapes shapes;          /* operators by input shape, FLOPs (analyze/shapes.h) */
     /* The call trees of the ranks summed path by path (calltrees.c), with
      * each node's least and most inclusive time of one rank (a rank that has
      * a tree but not the node counts 0); calltree_ranks ranks have a tree. */

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 #include "array.h"
+#include "shape_table.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1211,6 +1212,68 @@ out:
     return rc;
 }
 
+/* The operators by input shape (ingest/shape_table.h): the TL_SESSION_MAX_SHAPES
+ * keys with the most time, by total time (ties: name, dims, types), the rest
+ * counted. */
+static int by_shape_total(const void *x, const void *y, void *ctx)
+{
+    const tl_shape_stat *a = x, *b = y;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    const tl_strtab *t = ctx;
+    int c = strcmp(tl_strtab_get(t, a->name), tl_strtab_get(t, b->name));
+    if (c == 0)
+        c = strcmp(tl_strtab_get(t, a->dims), tl_strtab_get(t, b->dims));
+    return c != 0 ? c : strcmp(tl_strtab_get(t, a->types), tl_strtab_get(t, b->types));
+}
+
+static int take_shapes(tl_session *s, const tl_profile *p)
+{
+    const tl_shape_table *t = p->shapes;
+    if (t == NULL || t->n == 0)
+        return 0;
+    tl_shape_stat *v = malloc(t->n * sizeof *v);
+    if (v == NULL)
+        return -1;
+    memcpy(v, t->v, t->n * sizeof *v);
+    qsort_r(v, t->n, sizeof *v, by_shape_total, (void *)&t->strs);
+    size_t keep = t->n < TL_SESSION_MAX_SHAPES ? t->n : TL_SESSION_MAX_SHAPES;
+    s->shapes = calloc(keep + 1, sizeof *s->shapes);
+    if (s->shapes == NULL) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < keep; i++, s->nshapes++) {
+        tl_sshape *d = &s->shapes[i];
+        d->name = dupstr(tl_strtab_get(&t->strs, v[i].name));
+        d->dims = dupstr(tl_strtab_get(&t->strs, v[i].dims));
+        d->types = dupstr(tl_strtab_get(&t->strs, v[i].types));
+        if (d->name == NULL || d->dims == NULL || d->types == NULL) {
+            free(d->name);
+            free(d->dims);
+            free(d->types);
+            free(v);
+            return -1;
+        }
+        d->count = v[i].count;
+        d->total_ns = v[i].total_ns;
+        d->min_ns = v[i].min_ns;
+        d->max_ns = v[i].max_ns;
+        d->flops = v[i].flops_n > 0 ? v[i].flops : NAN;
+        d->flops_n = v[i].flops_n;
+        d->gpu_ns = v[i].gpu_ns;
+        d->kernels = v[i].kernels;
+    }
+    s->shapes_dropped_keys = t->n - keep;
+    s->shapes_dropped_calls = t->dropped;
+    for (size_t i = keep; i < t->n; i++)
+        s->shapes_dropped_calls += v[i].count;
+    if (t->dropped > 0)
+        s->shapes_dropped_keys++; /* at least one more key, beyond TL_SHAPES_MAX */
+    free(v);
+    return 0;
+}
+
 /* The profile's call tree with its names as strings (the session's own). */
 static int take_calltree(tl_session *s, const tl_profile *p)
 {
@@ -1253,7 +1316,8 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     }
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
-        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0)
+        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0 ||
+        take_shapes(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);

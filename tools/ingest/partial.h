@@ -70,8 +70,9 @@ enum tl_field_ctype { TL_C_INT, TL_C_I64, TL_C_U64, TL_C_U32, TL_C_U8, TL_C_DOUB
 #define TL_FF_PRESENCE 0x4u  /* the object is written as null when every field so marked is 0 */
 #define TL_FF_NULLABLE 0x8u  /* TL_F_OBJECT: null reads as absent */
 #define TL_FF_POSITIVE 0x10u /* TL_F_NUM: written as null unless > 0 (0 means unknown) */
-#define TL_FF_OMIT_EMPTY 0x20u /* TL_F_ARRAY (optional): not written when empty, so partials
-                              * without it keep their bytes */
+#define TL_FF_OMIT_EMPTY 0x20u /* TL_F_ARRAY (optional): not written when empty; TL_F_INT
+                              * (optional, not in a tuple): not written when it is def; so
+                              * partials without it keep their bytes */
 
 /* The nested arrays a table does not say. */
 enum tl_field_custom {

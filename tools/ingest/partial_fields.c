@@ -377,6 +377,24 @@ static const tl_field growth_f_f[] = {
 #undef ST
 static TABLE(growth_f, "growth", tl_sgrowth, 1, TL_FK_NONE);
 
+/* [name, dims, types, count, total_ns, min_ns, max_ns, flops, flops_n, gpu_ns, kernels] */
+#define ST tl_sshape
+static const tl_field shape_f_f[] = {
+    STR("name", name),
+    STR("dims", dims),
+    STR("types", types),
+    INT("count", count, 1, TL_PARTIAL_MAX_COUNT),
+    NS("total_ns", total_ns),
+    NS("min_ns", min_ns),
+    NS("max_ns", max_ns),
+    NUM("flops", flops),
+    INT_UPTO("flops_n", flops_n, "count"),
+    NS("gpu_ns", gpu_ns),
+    COUNT("kernels", kernels),
+};
+#undef ST
+static TABLE(shape_f, "shape", tl_sshape, 1, TL_FK_NONE);
+
 /* ---- the session ----------------------------------------------------------------- */
 #define ST tl_session
 static const tl_field session_f[] = {
@@ -432,6 +450,10 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     ARRAY("growth", growth, ngrowth, growth_f, .max = TL_SESSION_MAX_GROWTH, OPT),
     CUSTOM("calltree", TL_FC_CALLTREE, OPT),
+    ARRAY("shapes", shapes, nshapes, shape_f, .max = TL_SESSION_MAX_SHAPES,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    INT("shapes_dropped_keys", shapes_dropped_keys, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    INT("shapes_dropped_calls", shapes_dropped_calls, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
 };
 #undef ST
 const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],

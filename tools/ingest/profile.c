@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "shape_table.h"
 #include "array.h"
 #include "calltree.h"
 
@@ -238,6 +239,10 @@ void tl_profile_release(tl_profile *p)
 
 void tl_profile_shrink(tl_profile *p)
 {
+    if (p->shapes != NULL)
+        tl_shape_table_release(p->shapes);
+    free(p->shapes);
+    p->shapes = NULL;
     for (uint32_t i = 0; i < p->nstats; i++)
         tl_dur_stat_release(&p->stats[i].d);
     free(p->stats);

@@ -428,6 +428,7 @@ typedef struct tl_profile {
     tl_prof_coll *colls;      /* collectives, in file order (at most TL_PROFILE_MAX_COLLS) */
     size_t ncolls, colls_cap;
     uint64_t colls_dropped;
+    struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;

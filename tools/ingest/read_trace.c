@@ -17,9 +17,11 @@
  */
 #include "read_trace.h"
 #include "nesting.h"
+#include "shape_table.h"
 #include "array.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -551,6 +553,55 @@ static void add_coll(reader *r, const tl_trace_event *ev, uint32_t name, int sid
     tl_profile_add_coll(r->p, &c);
 }
 
+/* An operator's shapes (record_shapes: "Input Dims", "Input type") and the
+ * profiler's "flops" (with_flops), added to the profile's shape table
+ * (shape_table.h). Operators without "Input Dims" are not in it. */
+static void shape_args(reader *r, const tl_trace_event *ev, const char *name, size_t name_len, int64_t dur)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    tl_view dims = { NULL, 0 }, types = { NULL, 0 };
+    double flops = NAN;
+    int64_t ext = -1;
+    tl_args_iter_init_event(&it, ev);
+    while (tl_args_next(&it, &k, &v)) {
+        if (tl_view_eq(k, "External id") && v.is_number && v.number >= 0 && v.number < 9e15)
+            ext = (int64_t)v.number;
+        else if (tl_view_eq(k, "Input Dims") && v.kind == TL_JSON_ARRAY)
+            dims = v.text;
+        else if (tl_view_eq(k, "Input type") && v.kind == TL_JSON_ARRAY)
+            types = v.text;
+        else if (tl_view_eq(k, "flops") && v.is_number)
+            flops = v.number;
+    }
+    if (dims.ptr == NULL)
+        return;
+    tl_profile *p = r->p;
+    if (p->shapes == NULL) {
+        if ((p->shapes = malloc(sizeof *p->shapes)) == NULL)
+            return;
+        tl_shape_table_init(p->shapes);
+    }
+    tl_shape_table_add(p->shapes, name, name_len, dims.ptr, dims.len, types.ptr ? types.ptr : "", types.len, dur,
+                       flops, ext);
+}
+
+/* A kernel, copy or set of a trace with shapes: its time goes to the operator that
+ * launched it ("External id"), linked after reading (tl_shape_table_link). */
+static void shape_kernel(reader *r, const tl_trace_event *ev, int64_t dur)
+{
+    tl_args_iter it;
+    tl_view k;
+    tl_json_value v;
+    tl_args_iter_init_event(&it, ev);
+    while (tl_args_next(&it, &k, &v))
+        if (tl_view_eq(k, "External id") && v.is_number && v.number >= 0 && v.number < 9e15) {
+            tl_shape_table_kernel(r->p->shapes, (int64_t)v.number, dur);
+            return;
+        }
+}
+
 /* The collective side of a CPU range's name (tl_coll_side_of_name), cached
  * in its statistic's host_flags (bit 4: known; bits 5-6: side + 1). */
 static int coll_side(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
@@ -632,6 +683,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !sync_on_stream(ev))) {
         if (cc != TL_CC_GPU_ANNOTATION)
             count_pid(r, ev);
+        if (cc == TL_CC_CPU_OP)
+            shape_args(r, ev, name, name_len, dur);
         if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
             int side = coll_side(p, s, name, name_len);
             if (side >= 0)
@@ -672,6 +725,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         .cat_class = (uint32_t)cc,
     };
     tl_profile_add_gpu(p, &g);
+    if (p->shapes != NULL && (cc == TL_CC_KERNEL || cc == TL_CC_MEMCPY || cc == TL_CC_MEMSET))
+        shape_kernel(r, ev, dur);
     if (kt == TL_KT_COMM)
         add_coll(r, ev, tl_strtab_intern(&p->strs, name, name_len), TL_COLL_GPU, ts, dur);
 }
@@ -982,6 +1037,8 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         tl_profile_warn(p, "%" PRIu64 " blocking host calls beyond %d not examined (TL_PROFILE_MAX_BLOCKING)",
                         p->blocking_dropped, TL_PROFILE_MAX_BLOCKING);
     note_unread_devices(p);
+    if (p->shapes != NULL)
+        tl_shape_table_link(p->shapes);
     if (r.no_ts)
         tl_profile_warn_at(p, (int64_t)r.no_ts_offset, "%" PRIu64 " event%s without \"ts\" skipped as malformed; the "
                            "first at offset %" PRIu64 ": \"%s\" (phase %c)", r.no_ts, r.no_ts == 1 ? "" : "s",

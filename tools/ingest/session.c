@@ -114,6 +114,12 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
     free(s->devices);
+    for (size_t i = 0; i < s->nshapes; i++) {
+        free(s->shapes[i].name);
+        free(s->shapes[i].dims);
+        free(s->shapes[i].types);
+    }
+    free(s->shapes);
     release_extras(s);
     memset(s, 0, sizeof *s);
 }

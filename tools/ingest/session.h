@@ -226,6 +226,23 @@ typedef struct tl_scoll {
 } tl_scoll;
 #define TL_SESSION_MAX_COLL_NAMES 1024 /* distinct collective and group names kept per session */
 
+/* An operator's calls with one set of input shapes and dtypes (record_shapes;
+ * ingest/shape_table.h): the key as the trace wrote it, normalized. */
+typedef struct tl_sshape {
+    char *name;                /* the operator ("aten::addmm") */
+    char *dims;                /* "[[512,1024],[1024,1024],[]]" */
+    char *types;               /* "float,float,Scalar" */
+    uint64_t count;
+    int64_t total_ns, min_ns, max_ns;
+    double flops;              /* the trace's "flops" args added up (with_flops) */
+    uint64_t flops_n;          /* calls that had one (0: none) */
+    int64_t gpu_ns;            /* the kernels its calls launched themselves, added up */
+    uint64_t kernels;          /* ... how many (0: none linked) */
+} tl_sshape;
+/* Kept per session: the keys with the most time; the rest are counted in
+ * shapes_dropped_keys and shapes_dropped_calls. */
+#define TL_SESSION_MAX_SHAPES 500
+
 /* A labelled memory snapshot from a report (bytes; NaN unknown). */
 typedef struct tl_ssnap {
     char *label;
@@ -410,6 +427,10 @@ typedef struct tl_session {
     size_t ndevmem;
     tl_sgrowth *growth;
     size_t ngrowth;
+    tl_sshape *shapes;         /* operators by input shape, by total time (record_shapes) */
+    size_t nshapes;
+    uint64_t shapes_dropped_keys;  /* keys not kept (TL_SESSION_MAX_SHAPES, TL_SHAPES_MAX) */
+    uint64_t shapes_dropped_calls; /* ... and their calls */
 } tl_session;
 
 /* A session with nothing known: every pointer NULL, every count 0, rank -1,

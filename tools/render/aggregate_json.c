@@ -540,6 +540,85 @@ static void write_collbw(tl_json *j, const tl_aggregate *a)
     tl_json_object_end(j);
 }
 
+static const char *flops_source_name(int s)
+{
+    return s == TL_FLOPS_TRACE ? "trace" : s == TL_FLOPS_SHAPES ? "shapes" : "none";
+}
+
+/* Operators by input shape, FLOPs and TFLOP/s (analyze/shapes.h; docs/analysis.md). */
+static void write_shapes(tl_json *j, const tl_aggregate *a)
+{
+    const tl_shapes *sh = &a->shapes;
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "sessions", sh->sessions);
+    tl_json_kv_uint(j, "operators", sh->ops_total);
+    tl_json_kv_int(j, "top_operators", TL_SHAPES_TOP_OPS);
+    tl_json_kv_int(j, "top_shapes_per_operator", TL_SHAPES_PER_OP);
+    tl_json_kv_uint(j, "dropped_keys", sh->dropped_keys);
+    tl_json_kv_uint(j, "dropped_calls", sh->dropped_calls);
+    tl_json_key(j, "device");
+    sh->device ? tl_json_string(j, sh->device) : tl_json_null(j);
+    tl_json_kv_bool(j, "device_peak_known", sh->peak_known);
+    tl_json_key(j, "ops");
+    tl_json_array_begin(j);
+    for (size_t o = 0; o < sh->nops; o++) {
+        const tl_shape_op *op = &sh->ops[o];
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", op->name);
+        tl_json_kv_uint(j, "calls", op->count);
+        kv_us(j, "total_us", op->total_ns);
+        tl_json_kv_uint(j, "shapes", op->shapes);
+        tl_json_key(j, "rows");
+        tl_json_array_begin(j);
+        for (size_t k = op->first; k < op->first + op->n; k++) {
+            const tl_shape_row *r = &sh->rows[k];
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "input_dims", r->dims);
+            tl_json_kv_string(j, "input_types", r->types);
+            tl_json_kv_uint(j, "calls", r->count);
+            kv_us(j, "total_us", r->total_ns);
+            tl_json_key(j, "mean_us");
+            tl_json_fixed(j, r->count ? (double)r->total_ns / (double)r->count / 1000.0 : 0, 3);
+            kv_us(j, "min_us", r->min_ns);
+            kv_us(j, "max_us", r->max_ns);
+            tl_json_kv_int(j, "ranks", r->nranks);
+            kv_us(j, "rank_min_us", r->rank_min_ns);
+            tl_json_key(j, "rank_median_us");
+            tl_json_fixed(j, r->rank_median_ns / 1000.0, 3);
+            kv_us(j, "rank_max_us", r->rank_max_ns);
+            tl_json_kv_int(j, "min_rank", r->min_rank);
+            tl_json_kv_int(j, "max_rank", r->max_rank);
+            tl_json_kv_string(j, "flops_source", flops_source_name(r->flops_source));
+            tl_json_key(j, "flops");
+            isfinite(r->flops) ? tl_json_fixed(j, r->flops, 0) : tl_json_null(j);
+            kv_us(j, "gpu_us", r->gpu_ns);
+            tl_json_kv_uint(j, "kernels", r->kernels);
+            tl_json_kv_string(j, "tflops_over", r->time_source == TL_TFLOPS_GPU   ? "kernels"
+                                                 : r->time_source == TL_TFLOPS_CPU ? "cpu_time"
+                                                                                   : "none");
+            kv_pct(j, "tflops", r->tflops);
+            kv_pct(j, "peak_tflops", r->peak_tflops);
+            kv_pct(j, "peak_pct", 100.0 * r->tflops / r->peak_tflops);
+            tl_json_key(j, "per_rank");
+            tl_json_array_begin(j);
+            for (size_t ri = 0; ri < a->nranks; ri++) {
+                if (r->rank_ns[ri] == 0)
+                    continue;
+                tl_json_object_begin(j);
+                tl_json_kv_int(j, "rank", a->ranks[ri].rank);
+                kv_us(j, "total_us", r->rank_ns[ri]);
+                tl_json_object_end(j);
+            }
+            tl_json_array_end(j);
+            tl_json_object_end(j);
+        }
+        tl_json_array_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    tl_json_object_end(j);
+}
+
 static void write_recs(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -618,6 +697,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_waits(j, a);
     tl_json_key(j, "collectives");
     write_collbw(j, a);
+    tl_json_key(j, "op_shapes");
+    write_shapes(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
     tl_json_key(j, "headline");

@@ -202,6 +202,7 @@ void tl_html_breakdown(tl_html *h)
         any |= group_block(h, g);
     if (!any)
         tl_html_none(h, "No sections, stages or ops in the inputs.");
+    tl_html_shapes(h);
     tl_html_close(h);
 }
 

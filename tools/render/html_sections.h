@@ -73,6 +73,8 @@ void tl_html_collbw(tl_html *h);
 void tl_html_recommendations(tl_html *h);
 void tl_html_ranks(tl_html *h);
 void tl_html_breakdown(tl_html *h);
+/* Operators by input shape (html_shapes.c): a subsection at the end of Stages and ops, nothing without shapes. */
+void tl_html_shapes(tl_html *h);
 void tl_html_calltree(tl_html *h);
 void tl_html_steps(tl_html *h);
 /* Video diffusion (html_diffusion.c): a subsection of the steps section, nothing without records. */

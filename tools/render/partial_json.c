@@ -291,7 +291,9 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
             write_custom(j, f, base);
             continue;
         }
-        if ((f->flags & TL_FF_OMIT_EMPTY) && f->type == TL_F_ARRAY && !t->tuple && member_count(base, f) == 0)
+        if ((f->flags & TL_FF_OMIT_EMPTY) && !t->tuple &&
+            ((f->type == TL_F_ARRAY && member_count(base, f) == 0) ||
+             (f->type == TL_F_INT && tl_field_int(base, f) == f->def)))
             continue;
         if (!t->tuple)
             tl_json_key(j, f->key);

@@ -1,0 +1,211 @@
+/*
+ * shape_table.c - operators by input shape (shape_table.h).
+ */
+#include "shape_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tl_shape_table_init(tl_shape_table *t)
+{
+    memset(t, 0, sizeof *t);
+    tl_strtab_init(&t->strs);
+}
+
+void tl_shape_table_release(tl_shape_table *t)
+{
+    tl_strtab_release(&t->strs);
+    free(t->v);
+    free(t->slots);
+    free(t->op_ext);
+    free(t->op_key);
+    free(t->kern);
+    memset(t, 0, sizeof *t);
+}
+
+/* The text without whitespace; types also without quotes and brackets
+ * ("float,c10::Half,,Scalar"). Cut to TL_SHAPE_TEXT_MAX with "...". */
+static size_t normalize(char *out, const char *s, size_t len, int types)
+{
+    size_t n = 0;
+    int in_str = 0;
+    for (size_t i = 0; i < len && n < TL_SHAPE_TEXT_MAX; i++) {
+        char c = s[i];
+        if (c == '"') {
+            in_str = !in_str;
+            if (types)
+                continue;
+        } else if (!in_str && (c == ' ' || c == '\n' || c == '\t' || c == '\r')) {
+            continue;
+        } else if (types && !in_str && (c == '[' || c == ']')) {
+            continue;
+        } else if (c == '\\' && i + 1 < len) {
+            out[n++] = c;
+            c = s[++i];
+            if (n >= TL_SHAPE_TEXT_MAX)
+                break;
+        }
+        out[n++] = c;
+    }
+    if (n >= TL_SHAPE_TEXT_MAX) {
+        n = TL_SHAPE_TEXT_MAX;
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    return n;
+}
+
+static uint64_t key_hash(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = (h ^ a) * 1099511628211ull;
+    h = (h ^ b) * 1099511628211ull;
+    h = (h ^ c) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int grow_slots(tl_shape_table *t)
+{
+    size_t ns = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *s = calloc(ns, sizeof *s);
+    if (s == NULL)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        const tl_shape_stat *e = &t->v[i];
+        size_t k = key_hash(e->name, e->dims, e->types) & (ns - 1);
+        while (s[k])
+            k = (k + 1) & (ns - 1);
+        s[k] = (uint32_t)i + 1;
+    }
+    free(t->slots);
+    t->slots = s;
+    t->nslots = ns;
+    return 0;
+}
+
+static size_t ext_slot(int64_t ext, size_t nslots)
+{
+    uint64_t h = (uint64_t)ext * 0x9E3779B97F4A7C15ull;
+    return (size_t)(h ^ (h >> 31)) & (nslots - 1);
+}
+
+static int map_put(tl_shape_table *t, int64_t ext, uint32_t key)
+{
+    if (t->op_n >= TL_SHAPE_MAX_LINKS) {
+        t->links_dropped++;
+        return 0;
+    }
+    if ((t->op_n + 1) * 2 > t->op_slots) {
+        size_t ns = t->op_slots ? t->op_slots * 2 : 1024;
+        int64_t *e = malloc(ns * sizeof *e);
+        uint32_t *k = calloc(ns, sizeof *k);
+        if (e == NULL || k == NULL) {
+            free(e);
+            free(k);
+            return -1;
+        }
+        for (size_t i = 0; i < t->op_slots; i++) {
+            if (!t->op_key[i])
+                continue;
+            size_t j = ext_slot(t->op_ext[i], ns);
+            while (k[j])
+                j = (j + 1) & (ns - 1);
+            e[j] = t->op_ext[i];
+            k[j] = t->op_key[i];
+        }
+        free(t->op_ext);
+        free(t->op_key);
+        t->op_ext = e;
+        t->op_key = k;
+        t->op_slots = ns;
+    }
+    size_t j = ext_slot(ext, t->op_slots);
+    while (t->op_key[j] && t->op_ext[j] != ext)
+        j = (j + 1) & (t->op_slots - 1);
+    if (!t->op_key[j])
+        t->op_n++;
+    t->op_ext[j] = ext;
+    t->op_key[j] = key + 1;
+    return 0;
+}
+
+int tl_shape_table_kernel(tl_shape_table *t, int64_t ext, int64_t dur)
+{
+    if (t->nkern >= TL_SHAPE_MAX_LINKS) {
+        t->links_dropped++;
+        return 0;
+    }
+    if (t->nkern == t->kern_cap) {
+        size_t nc = t->kern_cap ? t->kern_cap * 2 : 256;
+        tl_shape_link *k = realloc(t->kern, nc * sizeof *k);
+        if (k == NULL)
+            return -1;
+        t->kern = k;
+        t->kern_cap = nc;
+    }
+    t->kern[t->nkern++] = (tl_shape_link){ ext, dur };
+    return 0;
+}
+
+void tl_shape_table_link(tl_shape_table *t)
+{
+    for (size_t i = 0; i < t->nkern && t->op_slots > 0; i++) {
+        size_t j = ext_slot(t->kern[i].ext, t->op_slots);
+        while (t->op_key[j] && t->op_ext[j] != t->kern[i].ext)
+            j = (j + 1) & (t->op_slots - 1);
+        if (!t->op_key[j])
+            continue;
+        tl_shape_stat *e = &t->v[t->op_key[j] - 1];
+        e->gpu_ns += t->kern[i].dur_ns;
+        e->kernels++;
+    }
+    t->nkern = 0;
+}
+
+int tl_shape_table_add(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
+                       const char *types, size_t tlen, int64_t dur, double flops, int64_t ext)
+{
+    char d[TL_SHAPE_TEXT_MAX + 4], ty[TL_SHAPE_TEXT_MAX + 4];
+    size_t dn = normalize(d, dims, dlen, 0), tn = normalize(ty, types, tlen, 1);
+    uint32_t ni = tl_strtab_intern(&t->strs, name, nlen), di = tl_strtab_intern(&t->strs, d, dn),
+             ti = tl_strtab_intern(&t->strs, ty, tn);
+    if (ni == UINT32_MAX || di == UINT32_MAX || ti == UINT32_MAX)
+        return -1;
+    if ((t->n + 1) * 2 > t->nslots && grow_slots(t) != 0)
+        return -1;
+    size_t k = key_hash(ni, di, ti) & (t->nslots - 1);
+    while (t->slots[k]) {
+        tl_shape_stat *e = &t->v[t->slots[k] - 1];
+        if (e->name == ni && e->dims == di && e->types == ti)
+            goto found;
+        k = (k + 1) & (t->nslots - 1);
+    }
+    if (t->n >= TL_SHAPES_MAX) {
+        t->dropped++;
+        return 0;
+    }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        tl_shape_stat *v = realloc(t->v, nc * sizeof *v);
+        if (v == NULL)
+            return -1;
+        t->v = v;
+        t->cap = nc;
+    }
+    t->v[t->n] = (tl_shape_stat){ .name = ni, .dims = di, .types = ti, .min_ns = INT64_MAX, .max_ns = 0 };
+    t->slots[k] = (uint32_t)++t->n;
+found:;
+    tl_shape_stat *e = &t->v[t->slots[k] - 1];
+    e->count++;
+    e->total_ns += dur;
+    if (dur < e->min_ns)
+        e->min_ns = dur;
+    if (dur > e->max_ns)
+        e->max_ns = dur;
+    if (isfinite(flops) && flops >= 0) {
+        e->flops += flops;
+        e->flops_n++;
+    }
+    return ext >= 0 ? map_put(t, ext, t->slots[k] - 1) : 0;
+}
