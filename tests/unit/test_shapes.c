@@ -126,6 +126,11 @@ static void test_formulas(void **state)
     assert_true(isnan(tl_shape_flops("aten::mm", "[[4,8]]")));
     assert_true(isnan(tl_shape_flops("aten::mm", "[[[4,8]],[8,16]]")));
     assert_true(isnan(tl_shape_flops("aten::relu", "[[4,8]]")));
+    assert_true(isnan(tl_shape_flops("aten::mm", "[[-4,8],[8,16]]")));
+    assert_true(isnan(tl_shape_flops("aten::bmm", "[[999999999999,999999999999,999999999999],"
+                                                   "[999999999999,999999999999,999999999999]]")) ||
+                isfinite(tl_shape_flops("aten::bmm", "[[999999999999,999999999999,999999999999],"
+                                                      "[999999999999,999999999999,999999999999]]")));
     assert_true(isnan(tl_shape_flops("aten::conv2d", "[[1,3,224,224],[64,3,7,7],[64],[],[],[],[]]")));
 }
 

@@ -77,7 +77,15 @@ static int is(const char *name, const char *op)
     return strcmp(name, op) == 0;
 }
 
+static double shape_flops(const char *name, const char *dims);
+
 double tl_shape_flops(const char *name, const char *dims)
+{
+    double f = shape_flops(name, dims);
+    return isfinite(f) && f >= 0 ? f : NAN; /* a negative or overflowing dimension: no FLOPs */
+}
+
+static double shape_flops(const char *name, const char *dims)
 {
     int64_t d[MAX_TENSORS][MAX_DIMS];
     int nd[MAX_TENSORS], n;
