@@ -291,7 +291,9 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         cap = grown;
     }
     replay r = { prefix, n, 0, &g };
-    if (i == n) {
+    if (i < n && prefix[i] == '[' && (p->known_kind = tl_known_companion(in->name, prefix, n)) != NULL) {
+        p->skipped = 1; /* named by run.c, not read */
+    } else if (i == n) {
         tl_profile_skip(p, n == 0 ? "empty file" : "only whitespace");
     } else if (prefix[i] == '[' || (prefix[i] == '{' && kind != TL_SNIFF_REPORT)) {
         /* An array, "traceEvents", or an object cut before any deciding key

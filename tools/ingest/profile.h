@@ -194,6 +194,11 @@ int tl_coll_side_of_name(const char *name, size_t len);
  * "c10::BFloat16", "Long", "bf16"; case-insensitive), or -1 when the name is
  * not in the table (dtype.c). */
 int tl_dtype_bytes(const char *name, size_t len);
+/* The known companion file a name or the first bytes of a JSON array say an
+ * input is (FramePack's memory_log.json: MemoryTracker's snapshots;
+ * timing_summary.txt), as a static text, or NULL (dtype.c's neighbour,
+ * companions.c). b may be NULL. */
+const char *tl_known_companion(const char *path, const unsigned char *b, size_t n);
 
 /* GPU streams (device, stream) per profile at most (the width of
  * tl_gpu_event.stream). */
@@ -464,6 +469,11 @@ typedef struct tl_profile {
      * a static text saying so, else NULL. Run uses it to tell a damaged rank
      * file from a README found by walking. */
     const char *content_hint;
+    /* A file a profiler's tool writes beside its profiles that is not one
+     * (FramePack's memory_log.json, timing_summary.txt): a static text naming
+     * it, else NULL. Run names it in a note and reads nothing of it; it is
+     * no problem for validate or --strict (tl_known_companion). */
+    const char *known_kind;
     int error;             /* a fatal read error: the profile holds what came before */
 
     /* Bounded memory in distinct names, a heavy-hitters fold: when nstats

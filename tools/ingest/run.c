@@ -237,6 +237,12 @@ static int on_input(const tl_input *in, void *user)
     tl_profile *p = tl_ingest_one(in, c->sh->opt);
     if (p == NULL)
         return 1;
+    if (p->known_kind == NULL && p->skipped)
+        p->known_kind = tl_known_companion(in->name, NULL, 0);
+    if (p->known_kind != NULL) { /* named in a note by tl_run_ingest, not read */
+        push_profile(&c->res->profiles, &c->res->n, &c->res->cap, p);
+        return 0;
+    }
     /* Files a directory walk found that are not JSON at all (HTML reports,
      * logs, images next to the traces) are noise, not problems -- unless the
      * name or the bytes say it was meant to be a profile: then it is a
@@ -509,6 +515,15 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
                              "are not analysed: the GPU breakdown and its rules read CUDA and ROCm device events only",
                              p->id.path, p->unread_device_events, p->unread_device_cat);
                 push_note(run, msg);
+            }
+            if (p->known_kind != NULL) {
+                size_t len = strlen(p->id.path) + strlen(p->known_kind) + 32;
+                char *msg = malloc(len);
+                if (msg != NULL)
+                    snprintf(msg, len, "%s: %s; not read as a profile", p->id.path, p->known_kind);
+                push_note(run, msg);
+                tl_profile_free(r->profiles[k]);
+                continue;
             }
             push_profile(&run->profiles, &run->n, &run->cap, r->profiles[k]);
         }
