@@ -220,7 +220,10 @@ typedef struct tl_gpu_reading {
     double temperature_c, power_w;
     double power_limit_w;            /* NVML's enforced power limit */
     unsigned long long throttle;     /* NVML's clocks event (throttle) reasons, a bit mask */
-    int has_mem, has_util, has_temp, has_power, has_limit, has_throttle;
+    /* this process's own memory on the device (NVML's per-process accounting,
+     * when has_proc); mem_used is device-wide: every process's */
+    double proc_used;
+    int has_mem, has_util, has_temp, has_power, has_limit, has_throttle, has_proc;
 } tl_gpu_reading;
 
 typedef struct tl_mem_reading {
@@ -243,6 +246,7 @@ void tl_memory_system(double *total, double *available);
 #define TL_NVML_DEADLINE_MS 500
 #define TL_NVML_MAX_TEMP_C 200u     /* hotter is not a reading */
 #define TL_NVML_MAX_POWER_W 10000.0 /* more power (or limit) is not a reading */
+#define TL_NVML_MAX_PROCESSES 4096  /* processes on a device listed to find this one */
 void tl_nvml_start(void);           /* start the worker (loads NVML); idempotent */
 /* The devices in the reading; never blocks long. may_pin: the caller is not
  * on a path a dlclose() of libtally may be waiting for (see nvml.c). */

@@ -26,11 +26,21 @@
  * is not covered: the loader decides to unmap before libtally's shutdown
  * runs.)
  *
+ * Device-wide used memory is every process's, so each device's reading also
+ * has this process's own memory there, from NVML's per-process accounting
+ * (nvmlDeviceGetComputeRunningProcesses, _v3 then _v2 then the first layout;
+ * the entry for getpid()): the report's process_used_bytes beside used_bytes.
+ * It is absent where NVML does not list this pid (no context on the device;
+ * a container's pid namespace, where NVML lists the host's pids) or does not
+ * know the figure; a program's registered provider (torch.cuda's allocated
+ * and reserved, in memory snapshots) is then its own memory.
+ *
  * Values NVML cannot mean are not readings (a driver in trouble answers
  * 4294967295 %, or more memory used than the device has): memory used above
  * the total (or a total of 0), utilization above 100 %, a temperature above
  * TL_NVML_MAX_TEMP_C, a power or power limit above TL_NVML_MAX_POWER_W. Each
- * such value is left out of the reading (memory as null in the report) and
+ * such value (and a process using more than the device has) is left out of
+ * the reading (memory as null in the report) and
  * counted in the report's problems.nvml_values_rejected.
  */
 #define _GNU_SOURCE
@@ -42,11 +52,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef void *nvml_device;
 typedef struct { unsigned long long total, free, used; } nvml_memory;
 typedef struct { unsigned int gpu, memory; } nvml_utilization;
+/* nvmlProcessInfo_t of the _v2 and _v3 entry points, and the older one's */
+typedef struct { unsigned int pid; unsigned long long used; unsigned int gpu_instance, compute_instance; } nvml_process;
+typedef struct { unsigned int pid; unsigned long long used; } nvml_process_v1;
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull /* usedGpuMemory unknown (WDDM, no permission) */
 
 static struct {
     pthread_mutex_t lock;
@@ -76,6 +93,9 @@ static struct {
     int (*power)(nvml_device, unsigned int *);
     int (*power_limit)(nvml_device, unsigned int *);
     int (*throttle)(nvml_device, unsigned long long *);
+    int (*processes)(nvml_device, unsigned int *, void *);
+    const char *processes_name;     /* the entry point found (v1 layout without _v2/_v3) */
+    size_t process_size;            /* sizeof its nvmlProcessInfo_t */
 } nv = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
          .done = PTHREAD_COND_INITIALIZER, .status = "not loaded" };
 
@@ -140,6 +160,17 @@ static int open_library(void)
     *(void **)&nv.power_limit = sym("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit");
     /* renamed in CUDA 12.2; the old name stays as an alias */
     *(void **)&nv.throttle = sym("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
+    /* The program's own memory on each device: NVML's per-process accounting,
+     * the newest layout first (_v3 and _v2 share one, the first has no
+     * instance ids). */
+    static const char *const proc_names[] = { "nvmlDeviceGetComputeRunningProcesses_v3",
+                                              "nvmlDeviceGetComputeRunningProcesses_v2",
+                                              "nvmlDeviceGetComputeRunningProcesses" };
+    for (size_t i = 0; i < sizeof proc_names / sizeof proc_names[0] && nv.processes == NULL; i++) {
+        *(void **)&nv.processes = dlsym(nv.handle, proc_names[i]);
+        nv.processes_name = proc_names[i];
+        nv.process_size = i < 2 ? sizeof(nvml_process) : sizeof(nvml_process_v1);
+    }
     if (!nv.init || !nv.count || !nv.handle_by_index || !nv.memory) {
         set_status("lacks the NVML entry points", path);
         dlclose(nv.handle);
@@ -160,6 +191,53 @@ static int open_library(void)
     snprintf(nv.status, sizeof nv.status, "loaded %s", path);
     pthread_mutex_unlock(&nv.lock);
     return 0;
+}
+
+/* The memory this process uses on dev by NVML's per-process accounting, into
+ * g->proc_used (on the worker). Not a reading when the call fails, when this
+ * pid is not in the list (no context on the device, or a container whose pid
+ * namespace hides the host's pids), or when NVML does not know the figure. */
+static void read_own_memory(nvml_device dev, tl_gpu_reading *g, uint64_t *rejected)
+{
+    enum { ON_STACK = 64 };
+    unsigned char stack[ON_STACK * sizeof(nvml_process)];
+    unsigned char *buf = stack;
+    unsigned int n = ON_STACK;
+    int _rc;
+    if (nv.processes == NULL)
+        return;
+    int rc = CALL(nv.processes_name, nv.processes(dev, &n, buf));
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE && n > ON_STACK && n <= TL_NVML_MAX_PROCESSES) {
+        unsigned int want = n + 8; /* room for processes started since */
+        buf = malloc((size_t)want * nv.process_size);
+        n = want;
+        rc = buf != NULL ? CALL(nv.processes_name, nv.processes(dev, &n, buf)) : -1;
+    }
+    if (rc != 0)
+        goto out;
+    unsigned int self = (unsigned int)getpid();
+    for (unsigned int i = 0; i < n; i++) {
+        const unsigned char *e = buf + (size_t)i * nv.process_size;
+        unsigned int pid;
+        unsigned long long used;
+        /* both layouts begin with pid and usedGpuMemory */
+        memcpy(&pid, e + offsetof(nvml_process, pid), sizeof pid);
+        memcpy(&used, e + offsetof(nvml_process, used), sizeof used);
+        if (pid != self)
+            continue;
+        if (used == NVML_VALUE_NOT_AVAILABLE)
+            break;
+        if (g->has_mem && (double)used > g->mem_total) {
+            ++*rejected;
+            break;
+        }
+        g->proc_used = (double)used;
+        g->has_proc = 1;
+        break;
+    }
+out:
+    if (buf != stack)
+        free(buf);
 }
 
 /* One reading of every device (on the worker); *rejected counts the values
@@ -190,6 +268,7 @@ static int read_devices(tl_gpu_reading *out, int max, uint64_t *rejected)
                 ++*rejected;
             }
         }
+        read_own_memory(dev, g, rejected);
         nvml_utilization u;
         if (nv.utilization && CALL("nvmlDeviceGetUtilizationRates", nv.utilization(dev, &u)) == 0) {
             if (u.gpu <= 100 && u.memory <= 100) {

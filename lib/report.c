@@ -115,6 +115,9 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name)
         tl_json_double(j, g->mem_total);
     else
         tl_json_null(j);
+    /* this process's own share of used_bytes (NVML's per-process accounting) */
+    if (g->has_proc)
+        tl_json_kv_double(j, "process_used_bytes", g->proc_used);
     if (g->has_util) {
         tl_json_kv_double(j, "utilization_pct", g->util_gpu);
         tl_json_kv_double(j, "memory_utilization_pct", g->util_mem);

@@ -237,6 +237,8 @@ static void write_sampler(tl_json *j, const tl_merged *m)
             tl_json_object_begin(j);
             if (p->gpus[g].has_mem)
                 tl_json_kv_double(j, "memory_used_bytes", p->gpus[g].mem_used);
+            if (p->gpus[g].has_proc) /* this process's own, beside the device-wide figure */
+                tl_json_kv_double(j, "process_memory_used_bytes", p->gpus[g].proc_used);
             if (p->gpus[g].has_util)
                 tl_json_kv_double(j, "utilization_pct", p->gpus[g].util_gpu);
             if (p->gpus[g].has_temp)

@@ -100,6 +100,8 @@
  * returned after 500 ms abandons NVML for good (said once on stderr and in
  * system.nvml). Impossible values (4294967295 %, more memory used than the
  * device has) are left out and counted in problems.nvml_values_rejected.
+ * Each GPU reading has the device-wide used memory (every process's) and,
+ * where NVML lists this pid, the process's own (process_used_bytes).
  */
 #ifndef TALLY_TALLY_H
 #define TALLY_TALLY_H
@@ -247,7 +249,11 @@ TALLY_API void tally_event(const char *name, const char *args_json);
 /*
  * Take a memory snapshot labelled label: the process RSS and peak RSS (from
  * /proc and getrusage), system total and available memory, NVML device memory
- * when NVML is present, and every registered provider's readings. Written to
+ * when NVML is present (device-wide used memory, every process's, and beside
+ * it this process's own from NVML's per-process accounting where the driver
+ * lists this pid), and every registered provider's readings (a GPU
+ * allocator's "allocated" and "reserved": the program's own memory where NVML
+ * does not give it). Written to
  * the report's memory_snapshots and as an instant and counters in the trace.
  * Thread-safe; takes a lock and reads /proc (microseconds).
  */

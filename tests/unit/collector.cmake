@@ -26,14 +26,19 @@ target_compile_definitions(tally_collector_test_util PRIVATE
 # A fake libnvidia-ml with fixed readings, dlopen'ed through TALLY_NVML_LIBRARY.
 add_library(tally_fake_nvml SHARED fake_nvml.c)
 target_link_libraries(tally_fake_nvml PRIVATE tally_warnings)
+# The same without nvmlDeviceGetComputeRunningProcesses_v3 (a driver before CUDA 11).
+add_library(tally_fake_nvml_v1 SHARED fake_nvml.c)
+target_link_libraries(tally_fake_nvml_v1 PRIVATE tally_warnings)
+target_compile_definitions(tally_fake_nvml_v1 PRIVATE FAKE_NVML_NO_V3)
 
 foreach(name collector threads fork nvml outputs signals)
   tally_add_unit_test(test_${name} SOURCES test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
 endforeach()
-target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
-add_dependencies(test_nvml tally_fake_nvml)
+target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>"
+  TALLY_FAKE_NVML_V1="$<TARGET_FILE:tally_fake_nvml_v1>")
+add_dependencies(test_nvml tally_fake_nvml tally_fake_nvml_v1)
 
 # dlopen/dlclose of libtally, then SIGTERM (issue 26): not linked with libtally.
 tally_add_unit_test(test_dlclose SOURCES test_dlclose.c
@@ -48,7 +53,7 @@ add_dependencies(test_dlclose tally_shared tally_fake_nvml)
 # -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
 # scenario's child makes it exit 66, which fails the test.
 add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
-  test_outputs test_signals test_dlclose tally_fake_nvml)
+  test_outputs test_signals test_dlclose tally_fake_nvml tally_fake_nvml_v1)
 foreach(name collector threads fork nvml outputs signals dlclose)
   set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
 endforeach()

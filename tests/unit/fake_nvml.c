@@ -15,6 +15,20 @@
  * FAKE_NVML_POWER_MW, FAKE_NVML_LIMIT_MW (0: the limit is not supported) and
  * FAKE_NVML_THROTTLE (the reasons' bit mask), each for every device.
  *
+ * Processes (NVML's per-process accounting, nvmlDeviceGetComputeRunningProcesses
+ * _v3 and the first layout; built with FAKE_NVML_NO_V3, the library has only
+ * the first, as drivers before CUDA 11 do), on every device:
+ *   FAKE_NVML_OWN_MIB=N          the calling process (getpid()) uses N MiB
+ *                                (unset: it is not listed)
+ *   FAKE_NVML_OWN_STEP_MIB=N     ... and N MiB more at every reading of the device
+ *   FAKE_NVML_OTHER_MIB=N        another process (pid getpid() + 1) uses N MiB
+ *                                (unset: not listed)
+ *   FAKE_NVML_OTHER_JUMP_MIB=N   ... and N MiB more from the device's reading
+ *   FAKE_NVML_OTHER_JUMP_AT=K    number K on (default 4; readings count from 1)
+ * The device-wide used memory grows with them: 10 or 20 GiB plus the own
+ * process's growth plus the other process's jump. A reading is a call of
+ * nvmlDeviceGetMemoryInfo; the process list answers for the last one.
+ *
  * And it misbehaves as a wedged or sick driver does (issue 26), so that the
  * collector's defences can be tested:
  *   FAKE_NVML_HANG=fn      the NVML function fn (e.g. nvmlInit_v2,
@@ -49,6 +63,12 @@ typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
 #define GIB (1024ull * 1024 * 1024)
 
 static struct fake_device devices[FAKE_COUNT] = { { 0 }, { 1 } };
+static unsigned long long readings[FAKE_COUNT]; /* nvmlDeviceGetMemoryInfo calls per device */
+#define MIB (1024ull * 1024)
+
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; unsigned int gpuInstanceId, computeInstanceId; }
+    nvmlProcessInfo_t;
+typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
 static int initialized; /* nvmlInit_v2 calls not yet shut down */
 
 /* A reading from the environment, else its default. */
@@ -79,6 +99,11 @@ FAKE_API int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned 
 FAKE_API int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
 FAKE_API int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
 FAKE_API int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
+#ifndef FAKE_NVML_NO_V3
+FAKE_API int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos);
+#endif
+FAKE_API int nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *count,
+                                                  nvmlProcessInfo_v1_t *infos);
 
 /* The misbehaviour of FAKE_NVML_HANG and FAKE_NVML_DELAY_MS, at the start of
  * every call. */
@@ -167,8 +192,12 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
     int rc = check(device, memory);
     if (rc != NVML_SUCCESS)
         return rc;
+    unsigned long long k = ++readings[device->index];
+    unsigned long long own = getenv("FAKE_NVML_OWN_MIB") ? env("FAKE_NVML_OWN_STEP_MIB", 0) * MIB * (k - 1) : 0;
+    unsigned long long other = getenv("FAKE_NVML_OTHER_MIB") && k >= env("FAKE_NVML_OTHER_JUMP_AT", 4)
+                                   ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) * MIB : 0;
     memory->total = 80 * GIB;
-    memory->used = garbage() ? memory->total + GIB : (device->index + 1) * 10 * GIB;
+    memory->used = garbage() ? memory->total + GIB : (device->index + 1) * 10 * GIB + own + other;
     memory->free = garbage() ? 0 : memory->total - memory->used;
     return NVML_SUCCESS;
 }
@@ -226,5 +255,66 @@ int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long lo
     if (rc != NVML_SUCCESS)
         return rc;
     *reasons = env("FAKE_NVML_THROTTLE", 0);
+    return NVML_SUCCESS;
+}
+
+/* The processes of FAKE_NVML_OWN_* and FAKE_NVML_OTHER_* at the device's last
+ * reading: pid and bytes, *n of them (at most 2). */
+static void processes(const struct fake_device *d, unsigned int pid[2], unsigned long long used[2], unsigned int *n)
+{
+    unsigned long long k = readings[d->index] ? readings[d->index] : 1;
+    *n = 0;
+    /* the other process first: a reader with the wrong layout misses this one */
+    if (getenv("FAKE_NVML_OTHER_MIB") != NULL) {
+        pid[*n] = (unsigned int)getpid() + 1;
+        used[(*n)++] = (env("FAKE_NVML_OTHER_MIB", 0) +
+                        (k >= env("FAKE_NVML_OTHER_JUMP_AT", 4) ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) : 0)) * MIB;
+    }
+    if (getenv("FAKE_NVML_OWN_MIB") != NULL) {
+        pid[*n] = (unsigned int)getpid();
+        used[(*n)++] = garbage() ? ~0ull /* NVML_VALUE_NOT_AVAILABLE */
+                                 : (env("FAKE_NVML_OWN_MIB", 0) + env("FAKE_NVML_OWN_STEP_MIB", 0) * (k - 1)) * MIB;
+    }
+}
+
+/* NVML's contract: *count is the room in infos; too little room answers
+ * NVML_ERROR_INSUFFICIENT_SIZE with the count needed. */
+#ifndef FAKE_NVML_NO_V3
+int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos)
+{
+    misbehave("nvmlDeviceGetComputeRunningProcesses_v3");
+    int rc = check(device, count);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    unsigned int pid[2], n;
+    unsigned long long used[2];
+    processes(device, pid, used, &n);
+    if (*count < n || (n > 0 && infos == NULL)) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned int i = 0; i < n; i++)
+        infos[i] = (nvmlProcessInfo_t){ pid[i], used[i], 0xFFFFFFFFu, 0xFFFFFFFFu };
+    *count = n;
+    return NVML_SUCCESS;
+}
+#endif
+
+int nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_v1_t *infos)
+{
+    misbehave("nvmlDeviceGetComputeRunningProcesses");
+    int rc = check(device, count);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    unsigned int pid[2], n;
+    unsigned long long used[2];
+    processes(device, pid, used, &n);
+    if (*count < n || (n > 0 && infos == NULL)) {
+        *count = n;
+        return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    for (unsigned int i = 0; i < n; i++)
+        infos[i] = (nvmlProcessInfo_v1_t){ pid[i], used[i] };
+    *count = n;
     return NVML_SUCCESS;
 }

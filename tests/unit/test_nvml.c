@@ -11,6 +11,7 @@
  */
 #include "collector_test_util.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +48,7 @@ static void expect_fake_gpu(json_t *g, int i, int with_name)
     assert_true(tt_num(g, "power_w") == 300);
     assert_true(tt_num(g, "power_limit_w") == 400);
     assert_int_equal(tt_int(g, "throttle_reasons"), 0);
+    assert_null(json_object_get(g, "process_used_bytes")); /* the fake lists no process unless told */
 }
 
 static void test_fake_nvml(void **state)
@@ -367,6 +369,91 @@ static void test_nvml_garbage(void **state)
     tt_end(&s);
 }
 
+/* ---- issue 28 item 2: the program's own GPU memory -------------------------- */
+
+#define MIB (1024.0 * 1024)
+
+/* Another process on the GPU takes 973 MiB once (from the 4th reading): the
+ * device-wide used_bytes jumps by 973 MiB, this process's process_used_bytes
+ * (NVML's per-process accounting, its own pid) stays at 512 MiB, in the
+ * sampler, the snapshot and the trace's counters. On the old code there was
+ * no process_used_bytes: only the device-wide figure. */
+static void test_nvml_own_memory(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=1",
+                          "FAKE_NVML_OWN_MIB=512", "FAKE_NVML_OTHER_MIB=100", "FAKE_NVML_OTHER_JUMP_MIB=973",
+                          "FAKE_NVML_OTHER_JUMP_AT=4", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *snap = json_array_get(json_object_get(r, "memory_snapshots"), 0);
+    json_t *sg = json_array_get(json_object_get(snap, "gpus"), 0);
+    assert_true(tt_num(sg, "process_used_bytes") == 512 * MIB);
+    json_t *series = json_object_get(json_object_get(r, "sampler"), "series");
+    assert_true(json_array_size(series) >= 4);
+    size_t i;
+    json_t *pt;
+    int after = 0;
+    json_array_foreach(series, i, pt) {
+        json_t *g = json_array_get(json_object_get(pt, "gpus"), 0);
+        assert_true(tt_num(g, "process_used_bytes") == 512 * MIB);
+        double used = tt_num(g, "used_bytes");
+        after += used == 10 * GIB + 973 * MIB;
+        assert_true(used == 10 * GIB || used == 10 * GIB + 973 * MIB);
+    }
+    assert_true(after > 0);
+    json_t *sys = json_array_get(json_object_get(json_object_get(r, "system"), "gpus"), 0);
+    assert_true(tt_num(sys, "used_bytes") == 10 * GIB + 973 * MIB);
+    assert_true(tt_num(sys, "process_used_bytes") == 512 * MIB);
+    json_decref(r);
+    const char *args[] = { s.dir, NULL };
+    json_t *sum = tt_check(args);
+    json_t *gc = json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "c"), "sampler/gpu0");
+    json_t *last = json_object_get(gc, "last");
+    assert_true(tt_num(last, "process_memory_used_bytes") == 512 * MIB);
+    assert_true(tt_num(last, "memory_used_bytes") == 10 * GIB + 973 * MIB);
+    json_decref(sum);
+    tt_end(&s);
+}
+
+/* A library without the _v3 entry point (drivers before CUDA 11): the first
+ * one, whose records have no instance ids, read with their own size (the
+ * other process is listed first, so a reader with the _v3 layout would miss
+ * this one). The own process grows 8 MiB a reading: process_used_bytes rises. */
+static void test_nvml_own_memory_v1(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML_V1, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=2",
+                          "FAKE_NVML_OWN_MIB=256", "FAKE_NVML_OWN_STEP_MIB=8", "FAKE_NVML_OTHER_MIB=100", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *series = json_object_get(json_object_get(r, "sampler"), "series");
+    assert_true(json_array_size(series) >= 2);
+    size_t i;
+    json_t *pt;
+    double prev[2] = { 0, 0 };
+    json_array_foreach(series, i, pt) {
+        for (size_t d = 0; d < 2; d++) {
+            json_t *g = json_array_get(json_object_get(pt, "gpus"), d);
+            double own = tt_num(g, "process_used_bytes");
+            assert_true(own >= 256 * MIB && own < 80 * GIB);
+            assert_true(fmod(own, 8 * MIB) == 0);
+            assert_true(own > prev[d]);
+            /* the device-wide figure has the own process's growth in it */
+            assert_true(tt_num(g, "used_bytes") == (double)(d + 1) * 10 * GIB + own - 256 * MIB);
+            prev[d] = own;
+        }
+    }
+    json_decref(r);
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +465,8 @@ int main(void)
         cmocka_unit_test_teardown(test_nvml_hangs, tt_teardown),
         cmocka_unit_test_teardown(test_nvml_slow, tt_teardown),
         cmocka_unit_test_teardown(test_nvml_garbage, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_own_memory, tt_teardown),
+        cmocka_unit_test_teardown(test_nvml_own_memory_v1, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
