@@ -29,6 +29,7 @@
 #define MAX_CALL_ROWS 96       /* rows of calls under the lanes of one chart (the first lanes' first) */
 #define MAX_MARKS_PER_RANK 100 /* step marks per rank */
 #define TIMELINE_BUDGET 1500000.0 /* bytes of lane paths, worst case about 10 per run */
+#define LANE_WAIT 2            /* a rank's row of its waits in collectives (not a tl_lane_kind) */
 
 /* ---- one chart: lanes, cells and marks ---------------------------------------------------------- */
 
@@ -102,7 +103,21 @@ static int by_lane(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
-/* The lanes of one rank, sorted; returns how many did not fit. */
+/* The rank's waits per collective instance (waits.h: inst_wait, over the
+ * instances of its first session), when it waited at all and that session
+ * is drawn in this period; else NULL. */
+static const tl_rank_waits *rank_waits(const tl_aggregate *a, size_t ri, const tl_html_periods *p, int period)
+{
+    const tl_waits *w = &a->waits;
+    const tl_rank_result *r = &a->ranks[ri];
+    if (w->source == TL_WAITS_NONE || ri >= w->nranks || !w->ranks[ri].used || w->ranks[ri].inst_wait == NULL ||
+        w->ranks[ri].waited_ns <= 0 || r->nsessions == 0 || p->of[r->sessions[0]] != period)
+        return NULL;
+    return &w->ranks[ri];
+}
+
+/* The lanes of one rank, sorted, then its waits in collectives; returns how
+ * many did not fit. */
 static size_t rank_lanes(grid *g, const tl_aggregate *a, size_t ri)
 {
     const tl_rank_result *r = &a->ranks[ri];
@@ -116,6 +131,16 @@ static size_t rank_lanes(grid *g, const tl_aggregate *a, size_t ri)
     }
     if (g->n > first)
         qsort(g->keys + first, g->n - first, sizeof *g->keys, by_lane);
+    if (g->n > first && rank_waits(a, ri, g->periods, g->period) != NULL) {
+        if (g->n == g->cap)
+            return dropped + 1;
+        lane_key *k = &g->keys[g->n];
+        memset(k, 0, sizeof *k);
+        k->rank = ri;
+        k->kind = LANE_WAIT;
+        snprintf(k->label, sizeof k->label, "rank %d \xc2\xb7 waiting in collectives", r->rank);
+        g->n++;
+    }
     return dropped;
 }
 
@@ -184,6 +209,45 @@ static void cells_of(grid *g, size_t li, const float *acc)
                  k->share[3], k->share[4]);
 }
 
+/* A rank's row of waits: each matched instance it waited in adds
+ * [its arrival, the last arrival) (waits.h, on its own clock: the axis of its
+ * session's timeline) to the columns it overlaps; drawn in the wait color,
+ * shaded by the share of the column spent waiting. */
+static void wait_cells(grid *g, size_t li, const tl_aggregate *a, float *acc)
+{
+    lane_key *k = &g->keys[li];
+    const tl_rank_waits *rw = rank_waits(a, k->rank, g->periods, g->period);
+    const tl_session *s = &a->sessions[a->ranks[k->rank].sessions[0]];
+    uint64_t n = 0;
+    int64_t total = 0;
+    for (size_t i = 0; rw != NULL && i < s->ninsts; i++) {
+        int64_t w = rw->inst_wait[i];
+        if (w <= 0)
+            continue;
+        n++;
+        total = tl_ns_add(total, w);
+        double x0 = (double)(s->insts[i].ts_ns - g->t0) / g->colw, x1 = x0 + (double)w / g->colw;
+        int c0 = x0 < 0 ? 0 : (int)floor(x0), c1 = x1 > g->ncols ? g->ncols : (int)ceil(x1);
+        for (int c = c0; c < c1; c++) {
+            double ov = fmin(x1, c + 1.0) - fmax(x0, (double)c);
+            if (ov > 0)
+                acc[c] += (float)ov;
+        }
+    }
+    uint8_t *kind = g->cells + li * 2 * (size_t)g->ncols, *level = kind + g->ncols;
+    for (int c = 0; c < g->ncols; c++) {
+        kind[c] = TL_SVG_KIND_WAIT;
+        level[c] = level_of(fmin(1.0, acc[c]));
+    }
+    char d[48];
+    g->lanes[li].label = k->label;
+    g->lanes[li].kind = kind;
+    g->lanes[li].level = level;
+    snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "waited %s in %llu collective instance%s for the last "
+             "rank to arrive (from its own arrival to the last one's)", tl_units_dur(d, sizeof d, (double)total),
+             (unsigned long long)n, n == 1 ? "" : "s");
+}
+
 static int fill_cells(grid *g, const tl_aggregate *a)
 {
     float *acc = malloc((size_t)TL_KT_COUNT * g->ncols * sizeof *acc);
@@ -196,6 +260,10 @@ static int fill_cells(grid *g, const tl_aggregate *a)
         const lane_key *key = &g->keys[li];
         const tl_rank_result *r = &a->ranks[key->rank];
         memset(acc, 0, (size_t)TL_KT_COUNT * g->ncols * sizeof *acc);
+        if (key->kind == LANE_WAIT) {
+            wait_cells(g, li, a, acc);
+            continue;
+        }
         for (size_t k = 0; k < r->nsessions; k++) {
             const tl_timeline *t = &a->sessions[r->sessions[k]].timeline;
             if (g->periods->of[r->sessions[k]] != g->period)
@@ -422,6 +490,8 @@ static void lane_rows(FILE *f, const grid *g, size_t *rows)
 {
     for (size_t i = 0; i < g->n && *rows < TL_HTML_MAX_ROWS; i++, (*rows)++) {
         const lane_key *k = &g->keys[i];
+        if (k->kind == LANE_WAIT)
+            continue; /* not a busy time: its tooltip says how long it waited */
         fputs("<tr><th scope=\"row\">", f);
         tl_escape_html(f, k->label);
         fputs("</th>", f);
@@ -445,10 +515,11 @@ static void axis_label(char *buf, size_t len, int64_t t0)
 static void chart_desc(char *buf, size_t len, const grid *g)
 {
     char span[48];
-    int gpu = 0, cpu = 0, steps = 0, events = 0;
+    int gpu = 0, cpu = 0, steps = 0, events = 0, waits = 0;
     for (size_t i = 0; i < g->n; i++) {
         cpu |= g->keys[i].kind == TL_LANE_CPU;
-        gpu |= g->keys[i].kind != TL_LANE_CPU;
+        gpu |= g->keys[i].kind == TL_LANE_GPU;
+        waits |= g->keys[i].kind == LANE_WAIT;
     }
     for (size_t i = 0; i < g->nmarks; i++) {
         events |= g->marks[i].event;
@@ -470,6 +541,8 @@ static void chart_desc(char *buf, size_t len, const grid *g)
         ADD("; a CPU thread's columns are shaded by how busy the thread is");
     if (g->ncalls > 0)
         ADD("; a CPU thread's longest calls are drawn below it by name, stacked by nesting");
+    if (waits)
+        ADD("; a rank's last row marks its time waiting in collectives, from its arrival to the last rank's");
     if (steps)
         ADD("; thin vertical lines mark step starts");
     if (events)

@@ -108,8 +108,10 @@ typedef struct tl_svg_call {
 } tl_svg_call;
 
 /* One swimlane at ncols columns: per column the dominant kind of work
- * (tl_kernel_type) and a level 0..4 of how busy the column is (0: idle);
- * a CPU lane may add rows of calls under it. */
+ * (tl_kernel_type, or TL_SVG_KIND_WAIT: waiting for other ranks) and a level
+ * 0..4 of how busy the column is (0: idle); a CPU lane may add rows of calls
+ * under it. */
+#define TL_SVG_KIND_WAIT 4
 typedef struct tl_svg_lane {
     const char *label;
     const uint8_t *kind, *level;

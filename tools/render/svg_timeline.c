@@ -74,9 +74,14 @@ static void lane_calls(FILE *f, const tl_svg_timeline *t, const tl_svg_lane *l, 
     }
 }
 
+static const char *lane_class(int kind)
+{
+    return kind == TL_SVG_KIND_WAIT ? "wait" : tl_svg_kind_class(kind);
+}
+
 static void lane_paths(FILE *f, const tl_svg_lane *l, int ncols, double y)
 {
-    for (int kind = 0; kind < 4; kind++)
+    for (int kind = 0; kind <= TL_SVG_KIND_WAIT; kind++)
         for (int lv = 1; lv < TL_LEVELS; lv++) {
             int open = 0;
             for (int c = 0; c < ncols;) {
@@ -88,7 +93,7 @@ static void lane_paths(FILE *f, const tl_svg_lane *l, int ncols, double y)
                 while (e < ncols && l->kind[e] == kind && l->level[e] == lv)
                     e++;
                 if (!open)
-                    fprintf(f, "<path class=\"%s l%d\" d=\"", tl_svg_kind_class(kind), lv);
+                    fprintf(f, "<path class=\"%s l%d\" d=\"", lane_class(kind), lv);
                 fprintf(f, "M%d %.0fh%d", c, y + TL_LANE / 2.0, e - c);
                 open = 1;
                 c = e;
@@ -222,13 +227,15 @@ static double key_text(FILE *f, double x, double y, const char *text)
 static void legend(FILE *f, const tl_svg_timeline *t, double y)
 {
     static const char *const kinds[4] = { "compute", "communication", "memory", "other" };
-    int gpu[4] = { 0 }, cpu = 0, calls = 0, steps = 0, events = 0;
+    int gpu[4] = { 0 }, cpu = 0, calls = 0, steps = 0, events = 0, wait = 0;
     for (size_t i = 0; i < t->nlanes; i++) {
         const tl_svg_lane *l = &t->lanes[i];
         for (int c = 0; c < t->ncols; c++)
             if (l->level[c] > 0) {
                 if (l->cpu)
                     cpu = 1;
+                else if (l->kind[c] == TL_SVG_KIND_WAIT)
+                    wait = 1;
                 else if (l->kind[c] < 4)
                     gpu[l->kind[c]] = 1;
             }
@@ -255,6 +262,10 @@ static void legend(FILE *f, const tl_svg_timeline *t, double y)
         for (int lv = 1; lv < TL_LEVELS; lv++)
             fprintf(f, "<path class=\"%s l%d\" d=\"M%.1f %.1fh6\"/>", k, lv, x + 6.0 * (lv - 1), y + 6);
         x = key_text(f, x + 12, y, "shade: \xc2\xbc, \xc2\xbd, \xc2\xbe or fully busy");
+    }
+    if (wait) {
+        fprintf(f, "<path class=\"wait l4\" d=\"M%.1f %.1fh12\"/>", x, y + 6);
+        x = key_text(f, x, y, "waiting for the last rank");
     }
     if (calls) {
         fprintf(f, "<rect class=\"callkey\" x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\"/>", x, y);
