@@ -489,16 +489,17 @@ def case_allocator_growth(out):
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 
 
-def libtally_report(path, rank, world, host, gpus, snapshots=(), n=40):
+def libtally_report(path, rank, world, host, gpus, snapshots=(), n=40, rss=2e9):
     """A libtally report (the fixture's shape) with a sampler of n points every 0.5 s: gpus is a
-    list of functions i -> the GPU reading at point i, snapshots (label, t_s, allocated, rss)."""
+    list of functions i -> the GPU reading at point i, snapshots (label, t_s, allocated, rss); rss
+    None: the sampler's RSS is null (not read)."""
     with open(os.path.join(FIXTURES, "tally-report-v1.json")) as f:
         d = json.load(f)
     d["rank"], d["world_size"] = rank, world
     d["start_time_unix_ns"] = 1750000000000000000
     d["system"]["hostname"] = host
     d["system"]["gpus"] = [dict(g(0), name="NVIDIA H100 80GB HBM3") for g in gpus]
-    d["sampler"]["series"] = [{"time_ns": i * 500000000, "cpu_pct": 100.0, "rss_bytes": 2e9,
+    d["sampler"]["series"] = [{"time_ns": i * 500000000, "cpu_pct": 100.0, "rss_bytes": rss,
                                "system_available_bytes": 6e10, "load1": 1.0, "gpus": [g(i) for g in gpus]}
                               for i in range(n)]
     d["memory_snapshots"] = [{"label": lab, "time_ns": int(t * 1e9), "tid": 1, "rss_bytes": rss,
@@ -511,12 +512,19 @@ def libtally_report(path, rank, world, host, gpus, snapshots=(), n=40):
         json.dump(d, f)
 
 
-def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9):
-    """A GPU reading function: each argument a number or a function of the point index."""
+def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9, own=None):
+    """A GPU reading function: each argument a number or a function of the point index; own: the
+    program's own memory on the GPU (NVML's per-process process_used_bytes), None for none."""
     v = lambda x, i: x(i) if callable(x) else x  # noqa: E731
-    return lambda i: {"index": index, "used_bytes": v(used, i), "total_bytes": 85520809984,
-                      "utilization_pct": v(util, i), "memory_utilization_pct": 40, "temperature_c": v(temp, i),
-                      "power_w": v(power, i), "power_limit_w": limit, "throttle_reasons": v(reasons, i)}
+
+    def reading(i):
+        r = {"index": index, "used_bytes": v(used, i), "total_bytes": 85520809984,
+             "utilization_pct": v(util, i), "memory_utilization_pct": 40, "temperature_c": v(temp, i),
+             "power_w": v(power, i), "power_limit_w": limit, "throttle_reasons": v(reasons, i)}
+        if own is not None:
+            r["process_used_bytes"] = v(own, i)
+        return r
+    return reading
 
 
 def case_libtally_telemetry(out):
@@ -542,6 +550,21 @@ def case_libtally_snapshots(out):
     libtally_report(f"{out}/libtally-leak/rank0.report.json", 0, 1, "node0", cool, leak)
     steady = [(f"after_step_{k}", 1 + k, 8 * GIB + ((k * 37) % 5) * (4 << 20), 3e9) for k in range(10)]
     libtally_report(f"{out}/libtally-steady/rank0.report.json", 0, 1, "node0", cool, steady)
+
+
+def case_libtally_own_memory(out):
+    """Issue 28 item 2. The program's own GPU memory (NVML per process) flat at 6 GiB while another
+    process on the GPU allocates 973 MiB once (device-wide used 8 GiB, then 8 GiB + 973 MiB from the
+    20th of 40 samples: +11.9 %, the shape libtally's sampler read on an H200); the program's own
+    memory growing 64 MiB a sample (device-wide with it); and device-wide used memory alone
+    (no own figure, no RSS) with the same 973 MiB step."""
+    jump = lambda i: 8 * GIB + (973 << 20) * (i >= 20)  # noqa: E731
+    other = [gpu(0, 90, 60, 250, used=jump, own=6 * GIB)]
+    libtally_report(f"{out}/libtally-other-process/rank0.report.json", 0, 1, "node0", other)
+    grow = [gpu(0, 90, 60, 250, used=lambda i: 8 * GIB + i * (64 << 20), own=lambda i: 6 * GIB + i * (64 << 20))]
+    libtally_report(f"{out}/libtally-own-leak/rank0.report.json", 0, 1, "node0", grow)
+    wide = [gpu(0, 90, 60, 250, used=jump)]
+    libtally_report(f"{out}/libtally-device-wide-only/rank0.report.json", 0, 1, "node0", wide, rss=None)
 
 
 def case_inferix(out, corpus):
@@ -596,6 +619,7 @@ def main():
     case_allocator_growth(out)
     case_libtally_telemetry(out)
     case_libtally_snapshots(out)
+    case_libtally_own_memory(out)
     if corpus:
         case_inferix(out, corpus)
     case_no_steps_inference(out)

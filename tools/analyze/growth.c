@@ -14,6 +14,13 @@
  * the rule decides. Not Inferix's block memory: torch.cuda.max_memory_allocated()
  * without a reset, a high-water mark that cannot drop, so "rises without a
  * drop" says nothing of a leak (a block's transient peak, a KV cache).
+ *
+ * Whose memory: the allocator's allocated, the program's own device memory
+ * (NVML's per-process accounting, libtally's process_used_bytes) and its RSS
+ * are the program's; device-wide used memory is every process's on the GPU
+ * (another program allocating 973 MiB once reads as a step). Each is its own
+ * sequence, never merged, the program's own first (the sequences are
+ * bounded); the rule never reads device-wide growth as a leak.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -24,7 +31,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const metric_word[TL_GROWTH_COUNT] = { "allocated", "device used", "RSS" };
+static const char *const metric_word[TL_GROWTH_COUNT] = {
+    "allocated", "device-wide used (every process's)", "RSS", "own GPU memory (NVML, this process)" };
+/* The order sequences are made in: the program's own memory first. */
+static const int metric_order[TL_GROWTH_COUNT] = { TL_GROWTH_ALLOCATED, TL_GROWTH_PROCESS_USED, TL_GROWTH_RSS,
+                                                   TL_GROWTH_DEVICE_USED };
+
+static double snapshot_value(const tl_mem_snapshot *x, int m)
+{
+    switch (m) {
+    case TL_GROWTH_ALLOCATED: return x->allocated;
+    case TL_GROWTH_DEVICE_USED: return x->device_used;
+    case TL_GROWTH_PROCESS_USED: return x->process_used;
+    default: return x->rss;
+    }
+}
 
 /* Summarize v[0..n) (finite values) into a new sequence of s. */
 static int add(tl_session *s, int metric, const double *v, const int64_t *ts, size_t n, const char *what)
@@ -82,14 +103,15 @@ static int snapshots(tl_session *s, const tl_profile *p)
     for (size_t i = 0; rc == 0 && i < n; i++) {
         if (done[i])
             continue;
-        for (int m = 0; rc == 0 && m < TL_GROWTH_COUNT; m++) {
+        for (int o = 0; rc == 0 && o < TL_GROWTH_COUNT; o++) {
+            int m = metric_order[o];
             size_t k = 0;
             for (size_t j = i; j < n; j++) {
                 if (strcmp(key[j], key[i]) != 0)
                     continue;
                 done[j] = 1;
                 const tl_mem_snapshot *x = &p->snapshots[j];
-                double val = m == TL_GROWTH_ALLOCATED ? x->allocated : m == TL_GROWTH_DEVICE_USED ? x->device_used : x->rss;
+                double val = snapshot_value(x, m);
                 if (isfinite(val)) {
                     ts[k] = x->ts_ns;
                     v[k++] = val;
@@ -235,17 +257,22 @@ static int monitors(tl_session *s, const tl_profile *p)
         memcpy(g, p->gpu_samples, p->ngpu_samples * sizeof *g);
         qsort(g, p->ngpu_samples, sizeof *g, by_device_time);
     }
-    for (size_t lo = 0, hi; rc == 0 && g && lo < p->ngpu_samples; lo = hi) {
-        size_t n = 0;
-        for (hi = lo; hi < p->ngpu_samples && g[hi].device == g[lo].device; hi++)
-            if (isfinite(g[hi].mem_used)) {
-                t[n] = g[hi].ts_ns;
-                x[n++] = g[hi].mem_used;
+    /* the program's own memory on each GPU (NVML per process), then the
+     * device-wide figure: two sequences of their own */
+    for (int own = 1; own >= 0; own--)
+        for (size_t lo = 0, hi; rc == 0 && g && lo < p->ngpu_samples; lo = hi) {
+            size_t n = 0;
+            for (hi = lo; hi < p->ngpu_samples && g[hi].device == g[lo].device; hi++) {
+                double v = own ? g[hi].proc_used : g[hi].mem_used;
+                if (isfinite(v)) {
+                    t[n] = g[hi].ts_ns;
+                    x[n++] = v;
+                }
             }
-        char what[64];
-        snprintf(what, sizeof what, "GPU %lld's samples", (long long)g[lo].device);
-        rc = windows(s, TL_GROWTH_DEVICE_USED, t, x, n, what);
-    }
+            char what[64];
+            snprintf(what, sizeof what, "GPU %lld's samples", (long long)g[lo].device);
+            rc = windows(s, own ? TL_GROWTH_PROCESS_USED : TL_GROWTH_DEVICE_USED, t, x, n, what);
+        }
     /* the process RSS (libtally's sampler), in time order */
     size_t n = 0;
     for (size_t i = 0; rc == 0 && i < p->npoints; i++)

@@ -182,10 +182,11 @@ static const tl_rule_info rules[] = {
     { "memory-growth", "warning",
       "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
       "over 64 MiB above its first value",
-      "a repeated reading: a snapshot label taken 4 or more times (digits in labels ignored), the lowest allocator "
-      "reading of each of 4 or more ProfilerSteps, or 24 or more "
-      "monitor samples (device used, process RSS: the eighths after their first quarter, so model loading does not "
-      "count)",
+      "a repeated reading of the program's own memory: a snapshot label taken 4 or more times (digits in labels "
+      "ignored), the lowest allocator reading of each of 4 or more ProfilerSteps, or 24 or more "
+      "monitor samples (the process's own GPU memory by NVML's per-process accounting, process RSS: the eighths after "
+      "their first quarter, so model loading does not count); device-wide used memory is every process's on the GPU "
+      "and never supports the finding alone",
       "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
       "Memory that is higher every time the program comes back to the same point is leak-like: look for references "
       "kept across steps (tensors appended to a list, a loss kept with its graph instead of loss.item(), caches without "
@@ -1517,12 +1518,16 @@ static void power_at_cap(tl_aggregate *a)
          ws->id.rank, (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
 }
 
+/* Only the program's own memory supports a leak: allocated, its own device
+ * memory by NVML's per-process accounting, its RSS. Device-wide used memory
+ * is every process's on the GPU (another program allocating 973 MiB once read
+ * as "leak-like"): said only as device-wide, never a finding alone. */
 static void memory_growth(tl_aggregate *a)
 {
-    const tl_sgrowth *w = NULL;
-    const tl_session *ws = NULL;
-    double wv = 0;
-    int any = 0;
+    const tl_sgrowth *w = NULL, *dw = NULL;
+    const tl_session *ws = NULL, *dws = NULL;
+    double wv = 0, dwv = 0;
+    int any = 0, any_device = 0;
     for (size_t i = 0; i < a->nranks; i++)
         for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
             const tl_session *s = session_of(a, &a->ranks[i], k);
@@ -1530,33 +1535,44 @@ static void memory_growth(tl_aggregate *a)
                 const tl_sgrowth *x = &s->growth[g];
                 if (x->n < TL_GROWTH_MIN_REPEATS || !(x->first > 0) || !isfinite(x->last))
                     continue;
-                any = 1;
+                int device = x->metric == TL_GROWTH_DEVICE_USED;
+                *(device ? &any_device : &any) = 1;
                 double pct = 100 * (x->last - x->first) / x->first;
-                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES && pct > wv) {
-                    w = x;
-                    ws = s;
-                    wv = pct;
+                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES && pct > (device ? dwv : wv)) {
+                    *(device ? &dw : &w) = x;
+                    *(device ? &dws : &ws) = s;
+                    *(device ? &dwv : &wv) = pct;
                 }
             }
         }
+    if (!any && dw != NULL) {
+        skip(a, "memory-growth", "only device-wide used memory repeats, and it rises (rank %d: %.150s, +%.0f%%): that is "
+             "every process's memory on the GPU, other programs' included, never a leak finding alone; the program's "
+             "own memory (an allocator's allocated, NVML's per-process figure, the RSS) was not read at a repeated point",
+             dws->id.rank, dw->what, dwv);
+        return;
+    }
     if (!any) {
         skip_absent(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
-             "more times, %d or more steps with allocator events, or %d or more "
-             "monitor samples)", TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES);
+             "more times, %d or more steps with allocator events, or %d or more monitor samples)%s",
+             TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES, any_device ? "; device-wide used memory (every process's) repeats but is never read as a leak alone" : "");
         return;
     }
     if (w == NULL)
         return;
-    char msg[400], span[64] = "";
+    char msg[400], span[64] = "", wide[240] = "";
     if (w->span_ns > 0)
         snprintf(span, sizeof span, " over %.1f s", (double)w->span_ns / 1e9);
+    if (dw != NULL)
+        snprintf(wide, sizeof wide, "; device-wide used memory (every process's, other programs' included) rises "
+                 "too: %.120s +%.0f%%", dw->what, dwv);
     snprintf(msg, sizeof msg, "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
              "repetitions.", ws->id.rank, w->what, wv, w->n);
     fire(a, "memory-growth", ws->id.rank, msg,
          "rank %d: %s: %.2f GiB first, %.2f GiB last (+%.0f%%, +%.0f MiB)%s, highest %.2f GiB, %u repetitions, none "
-         "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB",
+         "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB%s",
          ws->id.rank, w->what, w->first / 1073741824.0, w->last / 1073741824.0, wv, (w->last - w->first) / 1048576.0,
-         span, w->max / 1073741824.0, w->n, 100 * TL_GROWTH_NOISE, GROWTH_PCT, GROWTH_BYTES / 1048576.0);
+         span, w->max / 1073741824.0, w->n, 100 * TL_GROWTH_NOISE, GROWTH_PCT, GROWTH_BYTES / 1048576.0, wide);
 }
 
 static void diffusion_rules(tl_aggregate *a)

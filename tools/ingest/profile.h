@@ -228,8 +228,10 @@ typedef struct tl_mem_snapshot {
     uint32_t label;        /* strtab id */
     int64_t ts_ns;         /* INT64_MIN when unknown */
     double allocated, reserved, peak_allocated; /* device memory (allocator), bytes */
-    double device_used;    /* NVML's used memory of the fullest device, bytes */
+    double device_used;    /* NVML's used memory of the fullest device, bytes: every process's */
     double rss, peak_rss;  /* host memory, bytes */
+    double process_used;   /* the program's own device memory (NVML's per-process accounting), summed
+                            * over its devices, bytes; never merged with device_used */
 } tl_mem_snapshot;
 
 /* Where a counter comes from: only the program's own counters are shown
@@ -257,6 +259,10 @@ typedef struct tl_gpu_sample {
     double power_limit_w;  /* NVML's enforced power limit, W; 0 when unknown */
     uint64_t throttle;     /* NVML's clocks event (throttle) reasons when has_throttle */
     int has_throttle;
+    /* the program's own memory on the device (NVML's per-process accounting),
+     * bytes; NaN unknown. mem_used is device-wide (every process's): the two
+     * are different series, never merged (docs/analysis.md, "Memory") */
+    double proc_used;
 } tl_gpu_sample;
 
 /* NVML's clocks event reasons (nvml.h, nvmlClocksEventReason*): the ones the

@@ -118,6 +118,7 @@ static void read_snapshots(tl_profile *p, const json_t *root, double t0)
             .device_used = NAN,
             .rss = NAN,
             .peak_rss = NAN,
+            .process_used = NAN,
         };
         if (s.label == UINT32_MAX || tl_profile_add_snapshot(p, &s) != 0)
             tl_profile_warn(p, "%s: out of memory", path);

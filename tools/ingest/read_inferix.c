@@ -196,6 +196,7 @@ static void read_gpu_timeline(tl_profile *p, const json_t *root, double base)
             .util_pct = util,
             .temperature_c = has_temp ? temp : NAN,
             .power_w = has_power ? power : NAN,
+            .proc_used = NAN, /* a monitor's memory is device-wide */
         };
         /* NVML's used memory: device used, not allocator-allocated */
         tl_mem_point pt = { .ts_ns = ts, .device = 0, .allocated = NAN, .reserved = NAN,

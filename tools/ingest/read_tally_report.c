@@ -933,11 +933,15 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+#define TL_GPU_MAX_BYTES 72057594037927936.0 /* 2^56 (64 PiB): beyond, not a memory size */
+
 /* memory_snapshots[]: host memory from rss/peak_rss; allocator memory from
  * the first registered provider that reports "<provider>.allocated" (etc.);
  * device used from NVML's used_bytes of the fullest of gpus[] (what the
  * device has in use, including the allocator's cache and other processes:
- * a different thing from allocated, kept apart). */
+ * a different thing from allocated, kept apart); the program's own device
+ * memory from NVML's per-process process_used_bytes, summed over gpus[]
+ * (its own series: never merged with device used). */
 static void read_snapshots(tl_profile *p, const json_t *root)
 {
     const json_t *arr = tl_readers_array(p, root, "", "memory_snapshots", 0);
@@ -955,7 +959,7 @@ static void read_snapshots(tl_profile *p, const json_t *root)
         size_t label_len;
         int64_t t;
         tl_mem_snapshot s = { .allocated = NAN, .reserved = NAN, .peak_allocated = NAN,
-                              .device_used = NAN };
+                              .device_used = NAN, .process_used = NAN };
         if (tl_readers_string(p, e, path, "label", 0, &label, &label_len) != 0 ||
             tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "rss_bytes", f, &s.rss) < 0 ||
@@ -987,13 +991,16 @@ static void read_snapshots(tl_profile *p, const json_t *root)
         const json_t *gpus = tl_readers_array(p, e, path, "gpus", TL_RD_OPTIONAL);
         for (size_t g = 0; ok && g < json_array_size(gpus); g++) {
             char gp[192];
-            double used;
+            double used, own;
             snprintf(gp, sizeof gp, "%s.gpus[%zu]", path, g);
             if (tl_readers_number(p, json_array_get(gpus, g), gp, "used_bytes", TL_RD_NULLABLE,
-                                  &used) < 0)
+                                  &used) < 0 ||
+                tl_readers_number(p, json_array_get(gpus, g), gp, "process_used_bytes", f, &own) < 0)
                 ok = 0;
-            else if (isfinite(used) && !(used <= s.device_used))
+            if (ok && isfinite(used) && !(used <= s.device_used))
                 s.device_used = used;
+            if (ok && isfinite(own) && own < TL_GPU_MAX_BYTES)
+                s.process_used = (isfinite(s.process_used) ? s.process_used : 0) + own;
         }
         if (!ok)
             continue;
@@ -1013,7 +1020,6 @@ typedef struct gpu_garbage {
     char first[200];
 } gpu_garbage;
 
-#define TL_GPU_MAX_BYTES 72057594037927936.0 /* 2^56 (64 PiB): beyond, not a memory size */
 #define TL_GPU_MAX_WATTS 10000.0
 #define TL_GPU_MIN_CELSIUS (-100.0)
 #define TL_GPU_MAX_CELSIUS 200.0
@@ -1039,6 +1045,8 @@ static void drop_garbage(gpu_garbage *gb, tl_gpu_sample *s, const char *path)
         not_a_reading(gb, &s->mem_total, path, "total_bytes");
     if (!isnan(s->mem_used) && !(s->mem_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->mem_used > s->mem_total)))
         not_a_reading(gb, &s->mem_used, path, "used_bytes");
+    if (!isnan(s->proc_used) && !(s->proc_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->proc_used > s->mem_total)))
+        not_a_reading(gb, &s->proc_used, path, "process_used_bytes");
 }
 
 static void say_garbage(tl_profile *p, const gpu_garbage *gb)
@@ -1064,7 +1072,8 @@ static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sam
         tl_readers_number(p, g, path, "utilization_pct", f, &s->util_pct) < 0 ||
         tl_readers_number(p, g, path, "temperature_c", f | TL_RD_SIGNED, &s->temperature_c) < 0 ||
         tl_readers_number(p, g, path, "power_w", f, &s->power_w) < 0 ||
-        tl_readers_number(p, g, path, "power_limit_w", f, &s->power_limit_w) < 0)
+        tl_readers_number(p, g, path, "power_limit_w", f, &s->power_limit_w) < 0 ||
+        tl_readers_number(p, g, path, "process_used_bytes", f, &s->proc_used) < 0)
         return -1;
     drop_garbage(gb, s, path);
     if (!(s->power_limit_w > 0))

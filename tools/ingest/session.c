@@ -26,7 +26,7 @@ const char *tl_lane_kind_name(int kind)
 
 const char *tl_growth_metric_name(int metric)
 {
-    static const char *const names[TL_GROWTH_COUNT] = { "allocated", "device_used", "rss" };
+    static const char *const names[TL_GROWTH_COUNT] = { "allocated", "device_used", "rss", "process_used" };
     return metric >= 0 && metric < TL_GROWTH_COUNT ? names[metric] : NULL;
 }
 

@@ -322,7 +322,12 @@ typedef struct tl_sgrowth {
     double first, last, max;   /* bytes */
     int64_t span_ns;           /* from the first to the last repetition; -1 unknown */
 } tl_sgrowth;
-enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_COUNT };
+/* The program's own memory (allocated, its process's device memory by NVML's
+ * per-process accounting, RSS), and device-wide used memory: every process's
+ * on the GPU, which never supports a leak finding alone. Appended only: version
+ * 1 partials wrote the positions. */
+enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_PROCESS_USED,
+                        TL_GROWTH_COUNT };
 #define TL_SESSION_MAX_GROWTH 16
 #define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
 
