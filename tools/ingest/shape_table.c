@@ -11,11 +11,14 @@ void tl_shape_table_init(tl_shape_table *t)
 {
     memset(t, 0, sizeof *t);
     tl_strtab_init(&t->strs);
+    tl_strtab_init(&t->raw);
 }
 
 void tl_shape_table_release(tl_shape_table *t)
 {
     tl_strtab_release(&t->strs);
+    tl_strtab_release(&t->raw);
+    free(t->raw_key);
     free(t->v);
     free(t->slots);
     free(t->op_ext);
@@ -163,10 +166,73 @@ void tl_shape_table_link(tl_shape_table *t)
     t->nkern = 0;
 }
 
+static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
+                   const char *types, size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key);
+
+/* Bytes of a joined raw text kept for the fast path. */
+#define RAW_TEXT_MAX 1024
+
 int tl_shape_table_add(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
                        const char *types, size_t tlen, int64_t dur, double flops, int64_t ext)
 {
+    char raw[RAW_TEXT_MAX];
+    size_t rn = nlen + dlen + tlen + 2;
+    uint32_t rid = UINT32_MAX, key;
+    if (rn <= sizeof raw && t->raw.n < TL_SHAPE_RAW_MAX) {
+        memcpy(raw, name, nlen);
+        raw[nlen] = '\x1f';
+        memcpy(raw + nlen + 1, dims, dlen);
+        raw[nlen + 1 + dlen] = '\x1f';
+        memcpy(raw + nlen + 2 + dlen, types, tlen);
+        uint32_t known = t->raw.n;
+        rid = tl_strtab_intern(&t->raw, raw, rn);
+        if (rid != UINT32_MAX && rid < known) { /* seen: its key, exactly (the strtab compares the bytes) */
+            key = t->raw_key[rid];
+            if (key == UINT32_MAX) { /* a key beyond TL_SHAPES_MAX */
+                t->dropped++;
+                return 0;
+            }
+            goto found;
+        }
+    }
+    if (add_key(t, name, nlen, dims, dlen, types, tlen, dur, flops, ext, &key) != 0)
+        return -1;
+    if (rid != UINT32_MAX) {
+        if (rid >= t->raw_cap) {
+            size_t nc = t->raw_cap ? t->raw_cap * 2 : 256;
+            while (nc <= rid)
+                nc *= 2;
+            uint32_t *v = realloc(t->raw_key, nc * sizeof *v);
+            if (v == NULL)
+                return -1;
+            t->raw_key = v;
+            t->raw_cap = nc;
+        }
+        t->raw_key[rid] = key;
+    }
+    return 0;
+found:;
+    tl_shape_stat *e = &t->v[key];
+    e->count++;
+    e->total_ns += dur;
+    if (dur < e->min_ns)
+        e->min_ns = dur;
+    if (dur > e->max_ns)
+        e->max_ns = dur;
+    if (isfinite(flops) && flops >= 0) {
+        e->flops += flops;
+        e->flops_n++;
+    }
+    return ext >= 0 ? map_put(t, ext, key) : 0;
+}
+
+/* The slow path: normalize, find or add the key, count the call; *key its
+ * index, or UINT32_MAX when it is beyond TL_SHAPES_MAX (counted in dropped). */
+static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
+                   const char *types, size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key)
+{
     char d[TL_SHAPE_TEXT_MAX + 4], ty[TL_SHAPE_TEXT_MAX + 4];
+    *key = UINT32_MAX;
     size_t dn = normalize(d, dims, dlen, 0), tn = normalize(ty, types, tlen, 1);
     uint32_t ni = tl_strtab_intern(&t->strs, name, nlen), di = tl_strtab_intern(&t->strs, d, dn),
              ti = tl_strtab_intern(&t->strs, ty, tn);
@@ -207,5 +273,6 @@ found:;
         e->flops += flops;
         e->flops_n++;
     }
-    return ext >= 0 ? map_put(t, ext, t->slots[k] - 1) : 0;
+    *key = t->slots[k] - 1;
+    return ext >= 0 ? map_put(t, ext, *key) : 0;
 }

@@ -55,7 +55,14 @@ typedef struct tl_shape_table {
     tl_shape_link *kern;
     size_t nkern, kern_cap;
     uint64_t links_dropped;    /* operators or kernels beyond TL_SHAPE_MAX_LINKS */
+    /* The fast path: the raw texts of a call as the trace wrote them
+     * (name, dims, types joined) -> its key, so a repeated call costs one
+     * lookup; at most TL_SHAPE_RAW_MAX raw texts, then the slow path only. */
+    tl_strtab raw;
+    uint32_t *raw_key;         /* raw id -> key index */
+    size_t raw_cap;
 } tl_shape_table;
+#define TL_SHAPE_RAW_MAX (4 * TL_SHAPES_MAX)
 
 void tl_shape_table_init(tl_shape_table *t);
 void tl_shape_table_release(tl_shape_table *t);
