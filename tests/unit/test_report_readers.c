@@ -706,6 +706,50 @@ static void test_tally_report_gpu_garbage(void **state)
     tl_profile_release(&p);
 }
 
+/* Issue 28 item 2: process_used_bytes (the program's own memory on the GPU,
+ * NVML per process) is read into a series of its own, beside the device-wide
+ * used_bytes and never into it; a snapshot's is summed over its GPUs; a figure
+ * above the device's total is not a reading. On the old code it was ignored. */
+static void test_tally_report_own_memory(void **state)
+{
+    (void)state;
+    static const char doc[] =
+        "{\"format\": \"tally-report\", \"version\": 1, \"rank\": 0, "
+        "\"world_size\": null, \"rank_source\": \"default\", "
+        "\"start_time_unix_ns\": 0, \"duration_ns\": 1, \"sections\": [], \"counters\": [], "
+        "\"memory_snapshots\": [{\"label\": \"after_step\", \"time_ns\": 500, \"tid\": 1, "
+        "\"rss_bytes\": 1000, \"peak_rss_bytes\": 1000, \"providers\": {}, \"gpus\": ["
+        "{\"index\": 0, \"used_bytes\": 9000, \"total_bytes\": 80000, \"process_used_bytes\": 3000},"
+        "{\"index\": 1, \"used_bytes\": 7000, \"total_bytes\": 80000, \"process_used_bytes\": 2000}]},"
+        "{\"label\": \"before\", \"time_ns\": 600, \"tid\": 1, \"rss_bytes\": 1000, "
+        "\"peak_rss_bytes\": 1000, \"providers\": {}, \"gpus\": [{\"index\": 0, \"used_bytes\": 9000, "
+        "\"total_bytes\": 80000}]}], \"events\": [], "
+        "\"sampler\": {\"interval_ms\": 100, \"series\": ["
+        "{\"time_ns\": 1000, \"gpus\": [{\"index\": 0, \"used_bytes\": 9000, \"total_bytes\": 80000, "
+        "\"process_used_bytes\": 3000}]},"
+        "{\"time_ns\": 2000, \"gpus\": [{\"index\": 0, \"used_bytes\": 9973, \"total_bytes\": 80000}]},"
+        "{\"time_ns\": 3000, \"gpus\": [{\"index\": 0, \"used_bytes\": 9000, \"total_bytes\": 80000, "
+        "\"process_used_bytes\": 90000}]}]}, "
+        "\"system\": {\"gpus\": []}, \"trace\": {\"events_dropped\": 0}, "
+        "\"problems\": {\"unclosed\": 0, \"unmatched_ends\": 0, \"names_overflowed\": 0}, "
+        "\"iterations\": []}";
+    tl_profile p;
+    assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
+    assert_warned(&p, "1 GPU reading that cannot be real left out",
+                  "the first: sampler.series[2].gpus[0].process_used_bytes = 90000");
+    assert_int_equal(p.ngpu_samples, 3);
+    assert_near(p.gpu_samples[0].proc_used, 3000, 1e-9);
+    assert_near(p.gpu_samples[0].mem_used, 9000, 1e-9);
+    assert_true(isnan(p.gpu_samples[1].proc_used));
+    assert_near(p.gpu_samples[1].mem_used, 9973, 1e-9);
+    assert_true(isnan(p.gpu_samples[2].proc_used));
+    assert_int_equal(p.nsnapshots, 2);
+    assert_near(p.snapshots[0].process_used, 5000, 1e-9);
+    assert_near(p.snapshots[0].device_used, 9000, 1e-9);
+    assert_true(isnan(p.snapshots[1].process_used));
+    tl_profile_release(&p);
+}
+
 static void test_tally_report_hostile(void **state)
 {
     (void)state;
@@ -921,6 +965,7 @@ int main(void)
         cmocka_unit_test(test_tally_report_hostile),
         cmocka_unit_test(test_tally_report_extreme_times),
         cmocka_unit_test(test_tally_report_gpu_garbage),
+        cmocka_unit_test(test_tally_report_own_memory),
         cmocka_unit_test(test_not_objects),
         cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_numbers_json_cannot_hold),
