@@ -40,6 +40,15 @@ int tl_render_html(FILE *out, const tl_aggregate *a, const tl_report_options *o)
  * and the key tables, without links; stays under 1 MiB whatever the input. */
 int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options *o);
 
+/* One Chrome Trace Event file of the whole job for Perfetto UI and
+ * chrome://tracing (chrome_trace.c; docs/analysis.md, "Merged trace"): a
+ * process per rank with its steps, timeline lanes and waits in collectives,
+ * clocks aligned by the waits' offsets, and a "tally findings" process; at
+ * most TL_TRACE_MAX_EVENTS events, the bound and the count left out in its
+ * otherData. gzip: write it gzip-compressed. Deterministic. Returns 0, or -1
+ * when out of memory or a write failed. */
+int tl_render_trace(FILE *out, const tl_aggregate *a, const char *version, int gzip);
+
 /* One page of tally's (the report, the compare page): the template
  * templates/report.html with assets/report.css, so both pages are one
  * product. The callbacks write the header's lines under the title ({{meta}},
