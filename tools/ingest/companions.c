@@ -1,7 +1,8 @@
 /*
  * companions.c - files a profiler's tool writes beside its profiles that are
  * not profiles themselves, recognised and named instead of read as a damaged
- * or empty trace (docs/inputs.md, "Companion files").
+ * or empty trace (docs/inputs.md, "Companion files"): FramePack's memory log
+ * and timing summary, PyTorch memory snapshot pickles.
  *
  * The one idea: a table of (file name, what its first bytes must hold, what
  * it is); the name alone is not enough for JSON (any tool may write a
@@ -49,9 +50,21 @@ static const struct {
       "holds" },
 };
 
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
 const char *tl_known_companion(const char *path, const unsigned char *b, size_t n)
 {
     const char *base = base_name(path);
+    /* a pickle (protocol 2-5 starts with PROTO, 0x80 and the version): PyTorch's
+     * memory snapshot (torch.cuda.memory._dump_snapshot), as cache-dit writes it */
+    if ((ends_with(base, ".pickle") || ends_with(base, ".pkl")) && b != NULL && n >= 2 && b[0] == 0x80 && b[1] >= 2 &&
+        b[1] <= 5)
+        return "a Python pickle: PyTorch's CUDA memory snapshot (torch.cuda.memory._dump_snapshot, as cache-dit "
+               "writes it), which pytorch.org/memory_viz reads";
     for (size_t i = 0; i < sizeof companions / sizeof companions[0]; i++) {
         if (strcmp(base, companions[i].name) != 0)
             continue;

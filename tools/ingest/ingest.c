@@ -310,6 +310,8 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         read_report(p, &r, opt);
         tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
+    } else if ((p->known_kind = tl_known_companion(in->name, prefix + i, n - i)) != NULL) {
+        p->skipped = 1; /* a known companion file (a memory snapshot pickle): named by run.c, not read */
     } else if (tl_bytes_look_like_archive(prefix, n)) {
         tl_profile_skip(p, "an archive inside an archive; not read (unpack the outer one)");
     } else if (looks_binary(prefix + i, n - i)) {

@@ -194,10 +194,10 @@ int tl_coll_side_of_name(const char *name, size_t len);
  * "c10::BFloat16", "Long", "bf16"; case-insensitive), or -1 when the name is
  * not in the table (dtype.c). */
 int tl_dtype_bytes(const char *name, size_t len);
-/* The known companion file a name or the first bytes of a JSON array say an
- * input is (FramePack's memory_log.json: MemoryTracker's snapshots;
- * timing_summary.txt), as a static text, or NULL (dtype.c's neighbour,
- * companions.c). b may be NULL. */
+/* The known companion file a name and the first bytes say an input is
+ * (FramePack's memory_log.json: MemoryTracker's snapshots; timing_summary.txt;
+ * a PyTorch memory snapshot pickle), as a static text, or NULL
+ * (companions.c). b may be NULL: then only what the name alone tells. */
 const char *tl_known_companion(const char *path, const unsigned char *b, size_t n);
 
 /* GPU streams (device, stream) per profile at most (the width of
