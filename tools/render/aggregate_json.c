@@ -471,6 +471,11 @@ static void write_waits(tl_json *j, const tl_aggregate *a)
     tl_json_object_end(j);
 }
 
+/* A row's per-rank list (collective bandwidth, operators by shape) holds at
+ * most this many ranks; the rest are counted in "per_rank_cut" (written only
+ * then): a 100,000-rank job's rows stay small, its across-rank figures whole. */
+#define TL_JSON_ROW_RANKS 256
+
 /* One cell of the collective bandwidth (collbw.h): GB/s are 1e9 bytes/s, as NCCL's tests print. */
 static void write_collbw_cell(tl_json *j, const tl_collbw_cell *c)
 {
@@ -514,15 +519,23 @@ static void write_collbw(tl_json *j, const tl_aggregate *a)
         r->max_rank >= 0 ? tl_json_int(j, r->max_rank) : tl_json_null(j);
         tl_json_key(j, "per_rank");
         tl_json_array_begin(j);
+        size_t shown = 0, cut = 0;
         for (size_t k = 0; k < c->nranks; k++) {
             if (r->rank[k].count == 0)
                 continue;
+            if (shown == TL_JSON_ROW_RANKS) {
+                cut++;
+                continue;
+            }
+            shown++;
             tl_json_object_begin(j);
             tl_json_kv_int(j, "rank", a->ranks[k].rank);
             write_collbw_cell(j, &r->rank[k]);
             tl_json_object_end(j);
         }
         tl_json_array_end(j);
+        if (cut > 0)
+            tl_json_kv_uint(j, "per_rank_cut", cut);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -601,15 +614,23 @@ static void write_shapes(tl_json *j, const tl_aggregate *a)
             kv_pct(j, "peak_pct", 100.0 * r->tflops / r->peak_tflops);
             tl_json_key(j, "per_rank");
             tl_json_array_begin(j);
+            size_t shown = 0, cut = 0;
             for (size_t ri = 0; ri < a->nranks; ri++) {
                 if (r->rank_ns[ri] == 0)
                     continue;
+                if (shown == TL_JSON_ROW_RANKS) {
+                    cut++;
+                    continue;
+                }
+                shown++;
                 tl_json_object_begin(j);
                 tl_json_kv_int(j, "rank", a->ranks[ri].rank);
                 kv_us(j, "total_us", r->rank_ns[ri]);
                 tl_json_object_end(j);
             }
             tl_json_array_end(j);
+            if (cut > 0)
+                tl_json_kv_uint(j, "per_rank_cut", cut);
             tl_json_object_end(j);
         }
         tl_json_array_end(j);
