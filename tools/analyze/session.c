@@ -873,11 +873,16 @@ static int timeline(tl_session *s, const tl_profile *p)
     int rc = -1;
     tl_cpu_lane *order = malloc((p->ncpu_lanes ? p->ncpu_lanes : 1) * sizeof *order);
     size_t *lane_of = malloc((p->nstreams ? p->nstreams : 1) * sizeof *lane_of);
-    tl->lanes = calloc(TL_TIMELINE_MAX_LANES, sizeof *tl->lanes);
-    if (order == NULL || lane_of == NULL || tl->lanes == NULL)
+    if (order == NULL || lane_of == NULL)
         goto out;
     /* room for a GPU lane at least when there are GPU events */
     size_t ncpu = cpu_threads(p, order, p->ngpu ? TL_TIMELINE_MAX_LANES - 2 : TL_TIMELINE_MAX_LANES);
+    /* a lane is 16 KB of bins: only as many as can be used (one per stream at most) */
+    size_t ngpu = p->ngpu ? (p->nstreams < TL_TIMELINE_MAX_LANES - ncpu ? p->nstreams : TL_TIMELINE_MAX_LANES - ncpu) : 0;
+    if (ncpu + ngpu == 0 || (tl->lanes = calloc(ncpu + ngpu, sizeof *tl->lanes)) == NULL) {
+        rc = ncpu + ngpu == 0 ? 0 : -1;
+        goto out;
+    }
     tl->start_ns = t0 + base;
     tl->end_ns = t1 + base;
     double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
