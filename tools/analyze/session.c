@@ -763,7 +763,7 @@ static int by_busy(const void *x, const void *y)
  * from index first on, at most TL_TIMELINE_MAX_LANES in all; lane_of[stream]
  * is the lane or SIZE_MAX (not drawn). Returns the lanes added, -1 out of
  * memory. */
-static long gpu_lanes(tl_timeline *tl, const tl_profile *p, size_t first, size_t *lane_of)
+static long gpu_lanes(tl_timeline *tl, const tl_profile *p, size_t first, size_t cap, size_t *lane_of)
 {
     size_t ns = p->nstreams, nb = 0, ndev = 0;
     stream_busy *v = calloc(ns ? ns : 1, sizeof *v);
@@ -807,7 +807,7 @@ static long gpu_lanes(tl_timeline *tl, const tl_profile *p, size_t first, size_t
         k = e;
     }
     qsort(v, nb, sizeof *v, by_busy);
-    size_t cap = TL_TIMELINE_MAX_LANES - first, own = 0, added = 0;
+    size_t own = 0, added = 0;
     size_t room = cap > ndev ? cap - ndev : 1;
     for (size_t k = 0; k < nb && own < room && own < cap; k++) {
         if (!v[k].own)
@@ -901,9 +901,9 @@ static int timeline(tl_session *s, const tl_profile *p)
             goto out;
     }
     if (p->ngpu) {
-        long g = gpu_lanes(tl, p, ncpu, lane_of);
+        long g = gpu_lanes(tl, p, ncpu, ngpu, lane_of);
         if (g < 0) {
-            tl->nlanes = TL_TIMELINE_MAX_LANES; /* the labels written so far are freed with the rest */
+            tl->nlanes = ncpu + ngpu; /* the labels written so far are freed with the rest */
             goto out;
         }
         tl->nlanes = ncpu + (size_t)g;
