@@ -68,7 +68,8 @@ def main():
         c.check(all(isinstance(e["ts"], (int, float)) and e["ts"] >= 0 and e["dur"] >= 0 for e in xs),
                 f"{name}: times from 0, durations not negative")
         c.check(isinstance(other.get("max_events"), int) and other.get("events_left_out") == 0 and
-                other.get("events_written") == len(xs), f"{name}: the bound and the count in otherData", str(other))
+                other.get("events_written") == len(xs) + sum(1 for e in ev if e.get("ph") in ("s", "f")),
+                f"{name}: the bound and the count in otherData", str(other))
         for rk in range(ranks):
             pid = next((p for p, v in procs.items() if v == f"rank {rk}"), None)
             mine = [e for e in xs if e["pid"] == pid]
@@ -83,6 +84,24 @@ def main():
         found = [e for e in xs if fp and e["pid"] == fp[0]]
         c.check(any(e["name"].endswith(" last") and "last_rank" in e["args"] for e in found),
                 f"{name}: collectives with their last rank in the findings")
+        # waits nest (overlapping ones on threads of their own); flows from a
+        # finding to a wait, each end inside a slice of its thread
+        slices = {}
+        for e in xs:
+            slices.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+        over = 0
+        waits = {}
+        for e in xs:
+            if e["cat"] == "wait":
+                waits.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+        for v in waits.values():
+            v.sort()
+            over += sum(1 for p, q in zip(v, v[1:]) if q[0] < p[1])
+        c.check(over == 0, f"{name}: waits on one thread do not overlap", str(over))
+        fl = [e for e in ev if e.get("ph") in ("s", "f")]
+        inside = all(any(a0 <= e["ts"] <= a1 for a0, a1 in slices.get((e["pid"], e["tid"]), ())) for e in fl)
+        c.check(len(fl) > 0 and len(fl) % 2 == 0 and other.get("flows") == len(fl) // 2 and inside,
+                f"{name}: flows from the findings to the waits, bound to slices", f"{len(fl)} flow events")
         c.check(all(e["ts"] + e["dur"] <= max(x["ts"] + x["dur"] for x in xs) + 1 for e in found),
                 f"{name}: findings inside the job")
         # the same bytes again

@@ -26,11 +26,15 @@
 
 #define TL_TRACE_MAX_EVENTS 200000 /* complete events written at most (metadata aside) */
 #define FINDINGS_PID 1000000        /* the "tally findings" process */
+#define WAIT_ROWS 4                 /* threads of a rank's waits (gloo runs two all-reduces at once) */
 
 typedef struct tw {
     tl_json j;
     int64_t t0;                /* the trace's zero, on the aligned clock */
     uint64_t written, left;
+    int64_t *wait_tid;         /* per rank index: the tid of its first row of waits; 0 none */
+    uint8_t **wait_row;        /* per rank index and instance: the row of its wait */
+    uint64_t flow_id;
 } tw;
 
 static int sink(void *ctx, const void *buf, size_t len)
@@ -184,16 +188,32 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
         r->nsessions == 0)
         return;
     const tl_session *s = &a->sessions[r->sessions[0]];
-    meta(w, "thread_name", pid, tid, "name", "waiting in collectives", 0);
-    meta(w, "thread_sort_index", pid, tid, "sort_index", NULL, tid);
+    /* waits that overlap (two collectives at once) go to rows of their own,
+     * so that every thread's slices nest */
+    if ((w->wait_row[ri] = calloc(s->ninsts + 1, 1)) == NULL)
+        return;
+    w->wait_tid[ri] = tid;
+    int64_t row_end[WAIT_ROWS];
+    int rows = 0;
+    for (int k = 0; k < WAIT_ROWS; k++)
+        row_end[k] = INT64_MIN;
     for (size_t i = 0; i < s->ninsts; i++) {
         int64_t wait = wt->ranks[ri].inst_wait[i];
         if (wait <= 0)
             continue;
         const tl_scoll *c = &s->insts[i];
+        int row = 0;
+        while (row < WAIT_ROWS - 1 && row_end[row] > c->ts_ns)
+            row++;
+        row_end[row] = c->ts_ns + wait > row_end[row] ? c->ts_ns + wait : row_end[row];
+        w->wait_row[ri][i] = (uint8_t)row;
+        for (; rows <= row; rows++) {
+            meta(w, "thread_name", pid, tid + rows, "name", rows ? "waiting in collectives (at once)" : "waiting in collectives", 0);
+            meta(w, "thread_sort_index", pid, tid + rows, "sort_index", NULL, tid + rows);
+        }
         const char *name = c->name >= 0 && (size_t)c->name < s->ncoll_names ? s->coll_names[c->name] : "collective";
         snprintf(buf, sizeof buf, "waiting in %.120s", name);
-        if (begin_x(w, "wait", buf, pid, tid, c->ts_ns - off, wait)) {
+        if (begin_x(w, "wait", buf, pid, tid + row, c->ts_ns - off, wait)) {
             tl_json_key(&w->j, "args");
             tl_json_object_begin(&w->j);
             us(&w->j, "wait_us", wait);
@@ -203,9 +223,66 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
     }
 }
 
+/* Flows from a collective instance of the findings (its last arrival at
+ * last) to each rank's wait that ended at that arrival: a rank's wait is the
+ * last arrival minus its own (waits.h), so its aligned end is last exactly
+ * (unless cut to the collective's length). insts are by start: the rank's
+ * instance is among the last few that start at or before last. */
+static void flows(tw *w, const tl_aggregate *a, int64_t src_ts, int64_t last)
+{
+    const tl_waits *wt = &a->waits;
+    for (size_t ri = 0; ri < a->nranks && ri < wt->nranks; ri++) {
+        if (w->wait_row[ri] == NULL)
+            continue;
+        const tl_session *s = &a->sessions[a->ranks[ri].sessions[0]];
+        int64_t off = offset_of(a, ri);
+        size_t lo = 0, hi = s->ninsts;
+        while (lo < hi) { /* the first instance that starts after last */
+            size_t mid = lo + (hi - lo) / 2;
+            if (s->insts[mid].ts_ns - off <= last)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (size_t i = lo, seen = 0; i-- > 0 && seen < 4; seen++) {
+            int64_t wait = wt->ranks[ri].inst_wait[i];
+            if (wait <= 0 || s->insts[i].ts_ns - off + wait != last)
+                continue;
+            if (w->written + 2 > TL_TRACE_MAX_EVENTS) {
+                w->left += 2;
+                return;
+            }
+            w->written += 2;
+            tl_json *j = &w->j;
+            w->flow_id++;
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "ph", "s");
+            tl_json_kv_string(j, "cat", "wait");
+            tl_json_kv_string(j, "name", "waits for the last rank");
+            tl_json_kv_uint(j, "id", w->flow_id);
+            tl_json_kv_int(j, "pid", FINDINGS_PID);
+            tl_json_kv_int(j, "tid", 2);
+            us(j, "ts", src_ts - w->t0);
+            tl_json_object_end(j);
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "ph", "f");
+            tl_json_kv_string(j, "bp", "e");
+            tl_json_kv_string(j, "cat", "wait");
+            tl_json_kv_string(j, "name", "waits for the last rank");
+            tl_json_kv_uint(j, "id", w->flow_id);
+            tl_json_kv_int(j, "pid", a->ranks[ri].rank);
+            tl_json_kv_int(j, "tid", w->wait_tid[ri] + w->wait_row[ri][i]);
+            us(j, "ts", s->insts[i].ts_ns - off + wait / 2 - w->t0);
+            tl_json_object_end(j);
+            break;
+        }
+    }
+}
+
 /* The findings process: the straggler over the whole job, the matched
- * collective instances (rank 0's clock, offsets removed, as the trace's
- * axis) with their last rank, and every recommendation over the whole job. */
+ * collective instances (on the aligned clock: offsets removed, as the
+ * trace's axis) with their last rank and flows to the ranks that waited for
+ * it, and every recommendation over the whole job. */
 static void findings(tw *w, const tl_aggregate *a, int64_t end)
 {
     tl_json *j = &w->j;
@@ -230,7 +307,6 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
         }
     }
     const tl_waits *wt = &a->waits;
-    int64_t off0 = wt->source != TL_WAITS_NONE && wt->nranks > 0 && wt->ranks[0].used ? wt->ranks[0].offset_ns : 0;
     for (size_t i = 0; i < wt->nchart; i++) {
         const tl_wait_inst *c = &wt->chart[i];
         const char *name = c->name >= 0 && c->name < wt->nnames ? wt->names[c->name] : "collective";
@@ -238,7 +314,7 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             snprintf(buf, sizeof buf, "%.100s: rank %d last", name, c->last_rank);
         else
             snprintf(buf, sizeof buf, "%.100s: no rank last", name);
-        if (begin_x(w, "finding", buf, pid, 2, c->ts_ns - off0, c->spread_ns)) {
+        if (begin_x(w, "finding", buf, pid, 2, c->ts_ns, c->spread_ns)) {
             tl_json_key(j, "args");
             tl_json_object_begin(j);
             tl_json_kv_int(j, "last_rank", c->last_rank);
@@ -246,6 +322,8 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             us(j, "others_median_wait_us", c->caused_ns);
             tl_json_object_end(j);
             tl_json_object_end(j);
+            if (c->last_rank >= 0)
+                flows(w, a, c->ts_ns + c->spread_ns / 2, c->ts_ns + c->spread_ns);
         }
     }
     for (int i = 0; i < a->nrecs; i++) {
@@ -285,6 +363,14 @@ static int write_trace(FILE *out, const tl_aggregate *a, const char *version)
     tl_json *j = &w->j;
     tl_json_init(j, sink, out);
     w->t0 = zero_of(a);
+    w->wait_tid = calloc(a->nranks + 1, sizeof *w->wait_tid);
+    w->wait_row = calloc(a->nranks + 1, sizeof *w->wait_row);
+    if (w->wait_tid == NULL || w->wait_row == NULL) {
+        free(w->wait_tid);
+        free(w->wait_row);
+        free(w);
+        return -1;
+    }
     tl_json_object_begin(j);
     tl_json_kv_string(j, "displayTimeUnit", "ms");
     tl_json_key(j, "traceEvents");
@@ -308,9 +394,14 @@ static int write_trace(FILE *out, const tl_aggregate *a, const char *version)
     tl_json_kv_int(j, "max_events", TL_TRACE_MAX_EVENTS);
     tl_json_kv_uint(j, "events_written", w->written);
     tl_json_kv_uint(j, "events_left_out", w->left);
+    tl_json_kv_uint(j, "flows", w->flow_id);
     tl_json_object_end(j);
     tl_json_object_end(j);
     int rc = tl_json_finish(j);
+    for (size_t ri = 0; ri < a->nranks; ri++)
+        free(w->wait_row[ri]);
+    free(w->wait_row);
+    free(w->wait_tid);
     free(w);
     return rc;
 }
