@@ -98,6 +98,18 @@ def main():
             v.sort()
             over += sum(1 for p, q in zip(v, v[1:]) if q[0] < p[1])
         c.check(over == 0, f"{name}: waits on one thread do not overlap", str(over))
+        # every thread's slices nest (the format's rule for complete events)
+        bad = []
+        for key, v in slices.items():
+            st = []
+            for a0, a1 in sorted(v, key=lambda x: (x[0], -x[1])):
+                while st and st[-1] <= a0 + 1e-9:
+                    st.pop()
+                if st and a1 > st[-1] + 1e-9:
+                    bad.append(key)
+                    continue
+                st.append(a1)
+        c.check(not bad, f"{name}: every thread's slices nest", str(bad[:5]))
         fl = [e for e in ev if e.get("ph") in ("s", "f")]
         inside = all(any(a0 <= e["ts"] <= a1 for a0, a1 in slices.get((e["pid"], e["tid"]), ())) for e in fl)
         c.check(len(fl) > 0 and len(fl) % 2 == 0 and other.get("flows") == len(fl) // 2 and inside,

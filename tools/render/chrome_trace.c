@@ -151,6 +151,45 @@ static void gpu_ranges(tw *w, const tl_timeline *t, const tl_lane *l, int64_t pi
     }
 }
 
+/* A CPU lane's calls (by start, the longer first) on its thread where they
+ * nest; those that overlap a call without lying inside it (an operator and
+ * an annotation of different kinds) on a second thread, so that every
+ * thread's slices nest as the format wants. *tid: the lane's; it moves on
+ * past the second thread when there is one. */
+static void cpu_calls(tw *w, const tl_timeline *t, const tl_lane *ln, int64_t pid, int64_t *tid, int64_t off)
+{
+    int64_t stack[TL_LANE_MAX_DEPTH + 1];
+    for (int pass = 0; pass < 2; pass++) {
+        int n = 0, aside = 0;
+        for (uint32_t c = 0; c < ln->ncalls; c++) {
+            const tl_lane_call *x = &ln->calls[c];
+            int64_t end = x->ts_ns + (x->dur_ns > 0 ? x->dur_ns : 0);
+            while (n > 0 && stack[n - 1] <= x->ts_ns)
+                n--;
+            int nests = n == 0 || end <= stack[n - 1];
+            if (nests && n < TL_LANE_MAX_DEPTH + 1)
+                stack[n++] = end;
+            else
+                nests = 0;
+            aside += !nests;
+            if (nests != (pass == 0))
+                continue;
+            if (begin_x(w, "cpu", tl_strtab_get(&t->names, x->name), pid, *tid + pass, x->ts_ns - off, x->dur_ns))
+                tl_json_object_end(&w->j);
+        }
+        if (pass == 1) {
+            (*tid)++;
+            break;
+        }
+        if (aside == 0)
+            break;
+        char buf[160];
+        snprintf(buf, sizeof buf, "%.120s (overlapping calls)", ln->label ? ln->label : "lane");
+        meta(w, "thread_name", pid, *tid + 1, "name", buf, 0);
+        meta(w, "thread_sort_index", pid, *tid + 1, "sort_index", NULL, *tid + 1);
+    }
+}
+
 static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
 {
     const tl_rank_result *r = &a->ranks[ri];
@@ -176,10 +215,7 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
                 gpu_ranges(w, t, ln, pid, tid, off);
                 continue;
             }
-            for (uint32_t c = 0; c < ln->ncalls; c++)
-                if (begin_x(w, "cpu", tl_strtab_get(&t->names, ln->calls[c].name), pid, tid, ln->calls[c].ts_ns - off,
-                            ln->calls[c].dur_ns))
-                    tl_json_object_end(&w->j);
+            cpu_calls(w, t, ln, pid, &tid, off);
         }
     }
     /* its waits in collectives (waits.h: per instance of its first session) */
@@ -228,7 +264,7 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
  * last arrival minus its own (waits.h), so its aligned end is last exactly
  * (unless cut to the collective's length). insts are by start: the rank's
  * instance is among the last few that start at or before last. */
-static void flows(tw *w, const tl_aggregate *a, int64_t src_ts, int64_t last)
+static void flows(tw *w, const tl_aggregate *a, int64_t src_tid, int64_t src_ts, int64_t last)
 {
     const tl_waits *wt = &a->waits;
     for (size_t ri = 0; ri < a->nranks && ri < wt->nranks; ri++) {
@@ -261,7 +297,7 @@ static void flows(tw *w, const tl_aggregate *a, int64_t src_ts, int64_t last)
             tl_json_kv_string(j, "name", "waits for the last rank");
             tl_json_kv_uint(j, "id", w->flow_id);
             tl_json_kv_int(j, "pid", FINDINGS_PID);
-            tl_json_kv_int(j, "tid", 2);
+            tl_json_kv_int(j, "tid", src_tid);
             us(j, "ts", src_ts - w->t0);
             tl_json_object_end(j);
             tl_json_object_begin(j);
@@ -292,6 +328,10 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
     meta(w, "thread_name", pid, 1, "name", "straggler", 0);
     meta(w, "thread_name", pid, 2, "name", "collectives: the last rank to arrive", 0);
     meta(w, "thread_name", pid, 3, "name", "recommendations", 0);
+    for (int k = 1; k < WAIT_ROWS; k++) {
+        meta(w, "thread_name", pid, 3 + k, "name", "collectives: the last rank to arrive (at once)", 0);
+        meta(w, "thread_sort_index", pid, 3 + k, "sort_index", NULL, 2);
+    }
     char buf[160];
     for (int i = 0; i < a->nstragglers; i++) {
         const tl_straggler *s = &a->stragglers[i];
@@ -307,6 +347,10 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
         }
     }
     const tl_waits *wt = &a->waits;
+    /* instances at once (gloo's two all-reduces) on rows of their own: tid 2, then 4.. */
+    int64_t row_end[WAIT_ROWS];
+    for (int k = 0; k < WAIT_ROWS; k++)
+        row_end[k] = INT64_MIN;
     for (size_t i = 0; i < wt->nchart; i++) {
         const tl_wait_inst *c = &wt->chart[i];
         const char *name = c->name >= 0 && c->name < wt->nnames ? wt->names[c->name] : "collective";
@@ -314,7 +358,13 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             snprintf(buf, sizeof buf, "%.100s: rank %d last", name, c->last_rank);
         else
             snprintf(buf, sizeof buf, "%.100s: no rank last", name);
-        if (begin_x(w, "finding", buf, pid, 2, c->ts_ns, c->spread_ns)) {
+        int row = 0;
+        while (row < WAIT_ROWS - 1 && row_end[row] > c->ts_ns)
+            row++;
+        if (c->ts_ns + c->spread_ns > row_end[row])
+            row_end[row] = c->ts_ns + c->spread_ns;
+        int64_t ctid = row == 0 ? 2 : 3 + row;
+        if (begin_x(w, "finding", buf, pid, ctid, c->ts_ns, c->spread_ns)) {
             tl_json_key(j, "args");
             tl_json_object_begin(j);
             tl_json_kv_int(j, "last_rank", c->last_rank);
@@ -323,7 +373,7 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             tl_json_object_end(j);
             tl_json_object_end(j);
             if (c->last_rank >= 0)
-                flows(w, a, c->ts_ns + c->spread_ns / 2, c->ts_ns + c->spread_ns);
+                flows(w, a, ctid, c->ts_ns + c->spread_ns / 2, c->ts_ns + c->spread_ns);
         }
     }
     for (int i = 0; i < a->nrecs; i++) {
