@@ -24,7 +24,7 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
     }
     /* the telemetry charts share this axis */
     for (size_t i = 0; i < s->nseries; i++) {
-        int64_t a = s->series[i].start_ns, b = s->series[i].end_ns + 1;
+        int64_t a = s->series[i].start_ns, b = tl_ns_add(s->series[i].end_ns, 1);
         if (*start >= *end) {
             *start = a;
             *end = b;
@@ -34,7 +34,7 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
         }
     }
     if (s->nmem > 0) {
-        int64_t a = s->mem[0].ts_ns, b = s->mem[s->nmem - 1].ts_ns + 1;
+        int64_t a = s->mem[0].ts_ns, b = tl_ns_add(s->mem[s->nmem - 1].ts_ns, 1); /* a partial's times: any int64 */
         if (*start >= *end) {
             *start = a;
             *end = b;
@@ -52,10 +52,10 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
             continue;
         if (*start >= *end) {
             *start = t;
-            *end = t + 1;
+            *end = tl_ns_add(t, 1);
         } else {
             *start = t < *start ? t : *start;
-            *end = t + 1 > *end ? t + 1 : *end;
+            *end = tl_ns_add(t, 1) > *end ? tl_ns_add(t, 1) : *end;
         }
     }
 }

@@ -21,7 +21,7 @@
 static void mark_title(char *buf, size_t len, const tl_session *s, const tl_sevent *e, int64_t t0)
 {
     char t[48];
-    snprintf(buf, len, "rank %d, %s at %s: %s", s->id.rank, e->name, tl_units_dur(t, sizeof t, (double)(e->ts_ns - t0)),
+    snprintf(buf, len, "rank %d, %s at %s: %s", s->id.rank, e->name, tl_units_dur(t, sizeof t, ((double)e->ts_ns - (double)t0)),
              e->payload);
 }
 
@@ -39,7 +39,7 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
         h->oom = 1;
         goto out;
     }
-    double colw = (double)(t1 - t0) / STRIP_COLS;
+    double colw = ((double)t1 - (double)t0) / STRIP_COLS;
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
         int lane = -1;
@@ -63,7 +63,7 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
                     continue;
                 }
                 tl_svg_mark *m = &marks[nm++];
-                *m = (tl_svg_mark){ colw > 0 ? (double)(e->ts_ns - t0) / colw : 0, lane, 1, "", 1 };
+                *m = (tl_svg_mark){ colw > 0 ? ((double)e->ts_ns - (double)t0) / colw : 0, lane, 1, "", 1 };
                 mark_title(m->title, sizeof m->title, s, e, t0);
             }
         }
@@ -81,7 +81,7 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
         else
             snprintf(axl, sizeof axl, "time since %s on the input's own clock", tl_units_dur(tb, sizeof tb, (double)t0));
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
-        tl_svg_timeline t = { lanes, nl, STRIP_COLS, (double)(t1 - t0), axl, marks, nm };
+        tl_svg_timeline t = { lanes, nl, STRIP_COLS, ((double)t1 - (double)t0), axl, marks, nm };
         tl_svg_timeline_write(h->f, &fr, &t);
     }
 out:

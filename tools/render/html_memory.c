@@ -52,7 +52,7 @@ static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_resul
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
         for (size_t i = 0; p->of[r->sessions[k]] == period && i < s->nmem; i++, m->n++) {
-            m->x[m->n] = (double)(s->mem[i].ts_ns - zero);
+            m->x[m->n] = ((double)s->mem[i].ts_ns - (double)zero);
             m->alloc[m->n] = s->mem[i].allocated;
             m->resv[m->n] = s->mem[i].reserved;
         }
@@ -129,7 +129,7 @@ static size_t time_notes(const tl_aggregate *a, const tl_html_periods *p, tl_svg
                 const tl_ssnap *q = &s->snaps[j];
                 if (q->ts_ns == INT64_MIN || q->ts_ns < p->start[0] || q->ts_ns > p->end[0] || !isfinite(snap_value(q)))
                     continue;
-                v[n++] = (tl_svg_note){ (double)(q->ts_ns - p->start[0]), snap_value(q), q->label,
+                v[n++] = (tl_svg_note){ ((double)q->ts_ns - (double)p->start[0]), snap_value(q), q->label,
                                         cls_of(r, i, a->nranks, 0) };
             }
         }

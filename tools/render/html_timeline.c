@@ -147,8 +147,8 @@ static size_t rank_lanes(grid *g, const tl_aggregate *a, size_t ri)
 /* Add one session lane's bins to the columns they overlap. */
 static void rebin(const grid *g, const tl_timeline *t, const tl_lane *l, float *acc)
 {
-    double bw = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
-    double off = (double)(t->start_ns - g->t0);
+    double bw = ((double)t->end_ns - (double)t->start_ns) / TL_TIMELINE_BINS;
+    double off = ((double)t->start_ns - (double)g->t0);
     for (int i = 0; i < TL_TIMELINE_BINS; i++) {
         float any = 0;
         for (int k = 0; k < TL_KT_COUNT; k++)
@@ -226,7 +226,7 @@ static void wait_cells(grid *g, size_t li, const tl_aggregate *a, float *acc)
             continue;
         n++;
         total = tl_ns_add(total, w);
-        double x0 = (double)(s->insts[i].ts_ns - g->t0) / g->colw, x1 = x0 + (double)w / g->colw;
+        double x0 = ((double)s->insts[i].ts_ns - (double)g->t0) / g->colw, x1 = x0 + (double)w / g->colw;
         int c0 = x0 < 0 ? 0 : (int)floor(x0), c1 = x1 > g->ncols ? g->ncols : (int)ceil(x1);
         for (int c = c0; c < c1; c++) {
             double ov = fmin(x1, c + 1.0) - fmax(x0, (double)c);
@@ -296,7 +296,7 @@ typedef struct calls_pass {
 
 static void one_call(grid *g, calls_pass *cp, size_t li, const tl_lane_call *c, const char *name)
 {
-    double c0 = (double)(c->ts_ns - g->t0) / g->colw, c1 = c0 + (double)c->dur_ns / g->colw;
+    double c0 = ((double)c->ts_ns - (double)g->t0) / g->colw, c1 = c0 + (double)c->dur_ns / g->colw;
     c0 = c0 < 0 ? 0 : c0;
     c1 = c1 > g->ncols ? g->ncols : c1;
     if (!(c1 - c0 >= cp->min_w))
@@ -428,7 +428,7 @@ static int rank_marks(grid *g, const tl_rank_result *r, int lane0, int n)
         const tl_sstep *st = &r->steps[k];
         if (st->ts_ns == INT64_MIN || st->ts_ns < g->t0 || st->ts_ns > g->t1)
             continue;
-        double col = (double)(st->ts_ns - g->t0) / g->colw;
+        double col = ((double)st->ts_ns - (double)g->t0) / g->colw;
         if (last >= 0 && col - last < 0.5)
             continue;
         if (tl_array_grow(&g->marks, g->nmarks, &g->mcap, sizeof *g->marks, 64) != 0)
@@ -461,9 +461,9 @@ static int rank_events(grid *g, const tl_aggregate *a, const tl_rank_result *r, 
                 return -1;
             tl_svg_mark *m = &g->marks[g->nmarks++];
             char d[48];
-            *m = (tl_svg_mark){ (double)(e->ts_ns - g->t0) / g->colw, lane0, n, "", 1 };
+            *m = (tl_svg_mark){ ((double)e->ts_ns - (double)g->t0) / g->colw, lane0, n, "", 1 };
             snprintf(m->title, sizeof m->title, "rank %d, %s at %s: %s", r->rank, e->name,
-                     tl_units_dur(d, sizeof d, (double)(e->ts_ns - g->t0)), e->payload);
+                     tl_units_dur(d, sizeof d, ((double)e->ts_ns - (double)g->t0)), e->payload);
             added++;
         }
     }
@@ -533,7 +533,7 @@ static void chart_desc(char *buf, size_t len, const grid *g)
     } while (0)
     ADD("%zu swimlanes (one per rank and %s) over %s, in %d columns", g->n,
         gpu && cpu ? "GPU stream or CPU thread" : gpu ? "GPU stream" : "CPU thread",
-        tl_units_dur(span, sizeof span, (double)(g->t1 - g->t0)), g->ncols);
+        tl_units_dur(span, sizeof span, ((double)g->t1 - (double)g->t0)), g->ncols);
     if (gpu)
         ADD("; each column of a GPU stream is colored by its main kind of work (compute, communication, memory, "
             "other) and shaded by how busy it is");
@@ -561,7 +561,7 @@ static void chart(tl_html *h, grid *g, const char *who)
         snprintf(title, sizeof title, "Timeline of %s", who);
     chart_desc(desc, sizeof desc, g);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
-    tl_svg_timeline t = { g->lanes, g->n, g->ncols, (double)(g->t1 - g->t0), axl, g->marks, g->nmarks };
+    tl_svg_timeline t = { g->lanes, g->n, g->ncols, ((double)g->t1 - (double)g->t0), axl, g->marks, g->nmarks };
     tl_svg_timeline_write(h->f, &fr, &t);
 }
 
@@ -590,7 +590,7 @@ static void who(char *buf, size_t len, const grid *g, const tl_aggregate *a)
 static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period)
 {
     int64_t t0 = p->start[period], t1 = p->end[period];
-    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = (double)(t1 - t0) / st->ncols, .periods = p,
+    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = ((double)t1 - (double)t0) / st->ncols, .periods = p,
                .period = period, .cap = st->left };
     g.keys = calloc(g.cap + 1, sizeof *g.keys);
     g.lanes = calloc(g.cap + 1, sizeof *g.lanes);
