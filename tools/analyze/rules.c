@@ -378,11 +378,6 @@ static double self_or_total(const tl_name_row *row, size_t ri)
     return row->rank_self && row->rank_self[ri] >= 0 ? row->rank_self[ri] : row->rank_total[ri];
 }
 
-static int is_data_loading(const char *name)
-{
-    return tl_is_data_loading(name);
-}
-
 /* A share of the host-wait gap time (length-weighted; session.h): NaN unknown. */
 static double host_gap_share(const tl_rank_result *r, int64_t part)
 {
@@ -521,7 +516,7 @@ static void dominant_stage(tl_aggregate *a)
          * says it (with steps, or over the profiled span without them) --
          * twice the same 8204.993 ms on PARAM's trace said nothing more;
          * where that rule could not look, this one does, with its advice */
-        int loading = is_data_loading(brow->name);
+        int loading = tl_is_data_loading(brow->name);
         if (loading && find_rec(a, "data-loading") != NULL) {
             skip(a, "dominant-stage", "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
                  "which the data-loading finding names", brow->name, best, brank);
@@ -1055,7 +1050,7 @@ static void data_loading(tl_aggregate *a)
         const char *which = NULL;
         for (size_t i = 0; i < t->n; i++)
             if ((t->rows[i].group == TL_GROUP_SECTIONS || t->rows[i].group == TL_GROUP_OPS) &&
-                is_data_loading(t->rows[i].name) && t->rows[i].rank_total[ri] > load) {
+                tl_is_data_loading(t->rows[i].name) && t->rows[i].rank_total[ri] > load) {
                 load = t->rows[i].rank_total[ri];
                 which = t->rows[i].name;
             }
@@ -1077,7 +1072,7 @@ static void data_loading(tl_aggregate *a)
         int any_loading = found;
         for (size_t i = 0; i < t->n && !any_loading; i++)
             any_loading = (t->rows[i].group == TL_GROUP_SECTIONS || t->rows[i].group == TL_GROUP_OPS) &&
-                          is_data_loading(t->rows[i].name);
+                          tl_is_data_loading(t->rows[i].name);
         skip_absent(a, "data-loading", "%s",
                     !any_loading ? "no data-loading section or operator" : "no steps and no profiled span in the inputs");
         return;

@@ -321,9 +321,8 @@ static void judge(tl_aggregate *a, tl_waits *w)
 }
 
 /* Steps 4-5 over the matched instances; full[k] is the start of instance k in v. */
-static int measure(tl_aggregate *a, tl_waits *w, const arrival *v, const size_t *full, size_t nfull)
+static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfull)
 {
-    (void)a;
     size_t nu = w->used, ns = nfull < WAITS_OFFSET_SAMPLE ? nfull : WAITS_OFFSET_SAMPLE;
     int rc = -1;
     int64_t *d = malloc((ns * nu + 1) * sizeof *d), *ends = malloc((nu + 1) * sizeof *ends);
@@ -548,7 +547,7 @@ int tl_waits_compute(tl_aggregate *a)
     /* in time order, so the chart reads left to right */
     qsort_r(full, nfull, sizeof *full, by_first_ts, v);
     w->matched = nfull;
-    if (nfull > 0 && measure(a, w, v, full, nfull) != 0)
+    if (nfull > 0 && measure(w, v, full, nfull) != 0)
         goto out;
     if (nfull > 0)
         judge(a, w);
