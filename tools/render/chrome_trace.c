@@ -115,7 +115,7 @@ static const char *const kind_name[TL_KT_COUNT] = { "compute", "communication", 
  * most work in the run, with its busy share. */
 static void gpu_ranges(tw *w, const tl_timeline *t, const tl_lane *l, int64_t pid, int64_t tid, int64_t off)
 {
-    double bw = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    double bw = ((double)t->end_ns - (double)t->start_ns) / TL_TIMELINE_BINS;
     for (int i = 0; i < TL_TIMELINE_BINS;) {
         double any = 0;
         for (int k = 0; k < TL_KT_COUNT; k++)

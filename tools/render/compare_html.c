@@ -609,13 +609,13 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
                          uint8_t *level, double (*busy)[TL_KT_COUNT])
 {
     memset(busy, 0, TL_COLS * sizeof *busy);
-    double bin_ns = (double)(t->end_ns - t->start_ns) / TL_TIMELINE_BINS;
+    double bin_ns = ((double)t->end_ns - (double)t->start_ns) / TL_TIMELINE_BINS;
     /* each bin adds to the columns it overlaps, in proportion to the overlap
      * (as html_timeline.c does): a bin given whole to the column of its
      * midpoint gives some columns two bins and others one, which shows as
      * stripes of alternating shade */
     for (int b = 0; b < TL_TIMELINE_BINS; b++) {
-        double x0 = ((double)(t->start_ns - t0) + b * bin_ns) / col_ns, x1 = x0 + bin_ns / col_ns;
+        double x0 = (((double)t->start_ns - (double)t0) + b * bin_ns) / col_ns, x1 = x0 + bin_ns / col_ns;
         long c0 = x0 < 0 ? 0 : (long)floor(x0), c1 = x1 > TL_COLS ? TL_COLS : (long)ceil(x1);
         for (long col = c0; col < c1; col++) {
             double ov = (fmin(x1, col + 1.0) - fmax(x0, (double)col)) * col_ns;
@@ -697,7 +697,7 @@ static int timelines(FILE *f, const tl_compare *c)
     int64_t b0, b1, c0, c1;
     run_range(c->base, c->opt.session[0], &b0, &b1);
     run_range(c->cand, c->opt.session[1], &c0, &c1);
-    double span = fmax(b1 > b0 ? (double)(b1 - b0) : 0, c1 > c0 ? (double)(c1 - c0) : 0);
+    double span = fmax(b1 > b0 ? ((double)b1 - (double)b0) : 0, c1 > c0 ? ((double)c1 - (double)c0) : 0);
     fputs("<section id=\"timelines\"><h2>Timelines</h2>\n", f);
     if (!(span > 0)) {
         fputs("<p>Neither run has a timeline; each run's own report (tally report) shows what it has.</p>"

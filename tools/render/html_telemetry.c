@@ -133,7 +133,7 @@ static void cell(chart_ctx *c, int col, int kind, int64_t device, double ymax, c
     }
     char id[16], title[160], desc[300], top[32], right[32], mean[32], pk[32];
     tl_telemetry_fmt(top, sizeof top, ymax, kind);
-    tl_units_dur(right, sizeof right, (double)(c->p->end[c->period] - c->p->start[c->period]));
+    tl_units_dur(right, sizeof right, ((double)c->p->end[c->period] - (double)c->p->start[c->period]));
     snprintf(title, sizeof title, "%s, %s", col_title[col], rowlabel);
     double marks[TL_HTML_TEL_MARKS];
     size_t nmarks = step_marks(c, marks);

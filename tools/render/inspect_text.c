@@ -61,7 +61,7 @@ static void text_profile(FILE *out, const tl_profile *p)
     if (p->start_ns <= p->end_ns) {
         char span[48];
         /* the one duration format of every output (units.h) */
-        tl_units_dur(span, sizeof span, (double)(p->end_ns - p->start_ns));
+        tl_units_dur(span, sizeof span, ((double)p->end_ns - (double)p->start_ns));
         fprintf(out, "  time span    %s\n", span);
     }
     fprintf(out, "  truncated    %s\n", p->truncated ? "yes (read up to the last complete event)" : "no");
