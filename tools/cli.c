@@ -626,6 +626,7 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
         return TL_EXIT_NOMEM;
     }
     int rc = parse(cli, argc, argv);
+    cli->analyze.kernel_classes = tl_kernel_class_spec(); /* recorded in partials, checked on joining */
     if (rc < 0 && cli->ninputs < spec->min_inputs) {
         if (cli->ninputs == 0)
             fprintf(stderr, "tally %s: no input given\n", cli->cmd);
@@ -873,11 +874,9 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
         tl_profile_skip(p, "%s", err);
         goto bad;
     }
-    if (part->has_options &&
-        (part->whole_trace != opt->whole_trace || part->kernel_wait_ns != opt->kernel_wait_ns)) {
-        tl_profile_skip(p, "analyzed with other options (%s window, kernel wait %lld ns) than this command's; "
-                           "not read", part->whole_trace ? "whole-trace" : "profiler-steps",
-                        (long long)part->kernel_wait_ns);
+    char why[600];
+    if (tl_partial_options_check(part, opt, why, sizeof why) != 0) {
+        tl_profile_skip(p, "other options than this command's: %s; not read", why);
         goto bad;
     }
     tl_profile_drop_aggregate_doc(p);

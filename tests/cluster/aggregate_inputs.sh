@@ -152,6 +152,28 @@ set -e
 [ "$rc" -eq 3 ] || fail "a --whole-trace partial was taken by a command without --whole-trace (exit $rc)"
 grep -q 'other options' "$work/w.err" || fail "no message on the options of a --whole-trace partial"
 "$tally" report -q --whole-trace "$work/whole.json" -o "$work/w.html" || fail "--whole-trace partial with --whole-trace"
+# ... the kernel-class table too: partials made with different --kernel-class
+# patterns are never merged (one rank's communication counted as compute).
+kc='*ncclKernel*=compute'
+"$tally" aggregate -q --partial --kernel-class "$kc" $second -o "$work/kc.json"
+grep -q '"kernel_classes":"\*ncclKernel\*=compute"' "$work/kc.json" || fail "the partial does not record --kernel-class"
+set +e
+"$tally" merge "$work/p1.json" "$work/kc.json" -o "$work/kcm.json" 2>"$work/kc.err"
+set -e
+grep -q "kc.json: other options than the inputs before it: analyzed with --kernel-class '\*ncclKernel\*=compute', here without; not read" \
+    "$work/kc.err" || fail "a partial with another kernel-class table was merged: $(cat "$work/kc.err")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["sessions"]) == 4, len(d["sessions"])' \
+    "$work/kcm.json" || fail "the merge took the partial made with another kernel-class table"
+set +e
+"$tally" report --kernel-class "$kc" "$work/p1.json" -o "$work/kc.html" 2>"$work/kc.err"
+set -e
+grep -q "p1.json: other options than this command's: analyzed without --kernel-class, here with '\*ncclKernel\*=compute'" \
+    "$work/kc.err" || fail "a partial without --kernel-class taken by a command with it: $(cat "$work/kc.err")"
+# the same table joins, and a merge keeps it for the next stage of a tree merge
+"$tally" aggregate -q --partial --kernel-class "$kc" $first -o "$work/kc1.json"
+"$tally" merge -q "$work/kc1.json" "$work/kc.json" -o "$work/kcm.json" || fail "partials with the same table"
+grep -q '"kernel_classes":"\*ncclKernel\*=compute"' "$work/kcm.json" || fail "the merge dropped the kernel-class table"
+"$tally" report -q --kernel-class "$kc" "$work/kcm.json" -o "$work/kc.html" || fail "the merged partial with its table"
 echo "ok: options"
 
 # An aggregate without its sessions (older tally) is named.

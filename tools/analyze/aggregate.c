@@ -79,6 +79,7 @@ void tl_aggregate_release(tl_aggregate *a)
     for (size_t i = 0; i < a->nsessions; i++)
         tl_session_release(&a->sessions[i]);
     free(a->sessions);
+    free(a->kernel_classes);
     memset(a, 0, sizeof *a);
 }
 
@@ -91,16 +92,51 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
+int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, char *why, size_t n)
+{
+    if (!p->has_options)
+        return 0;
+    if (p->whole_trace != opt->whole_trace) {
+        snprintf(why, n, "analyzed over the %s, here the %s (--whole-trace)",
+                 p->whole_trace ? "whole trace" : "ProfilerStep window",
+                 opt->whole_trace ? "whole trace" : "ProfilerStep window");
+        return -1;
+    }
+    if (p->kernel_wait_ns != opt->kernel_wait_ns) {
+        snprintf(why, n, "analyzed with a kernel wait of %lld ns, here %lld ns", (long long)p->kernel_wait_ns,
+                 (long long)opt->kernel_wait_ns);
+        return -1;
+    }
+    const char *mine = p->kernel_classes, *here = opt->kernel_classes;
+    if ((mine == NULL) != (here == NULL) || (mine != NULL && strcmp(mine, here) != 0)) {
+        if (here == NULL)
+            snprintf(why, n, "analyzed with --kernel-class '%s', here without", mine);
+        else if (mine == NULL)
+            snprintf(why, n, "analyzed without --kernel-class, here with '%s'", here);
+        else
+            snprintf(why, n, "analyzed with --kernel-class '%s', here '%s'", mine, here);
+        return -1;
+    }
+    return 0;
+}
+
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen)
 {
     if (p->has_options) {
-        if (a->nsessions > 0 &&
-            (p->whole_trace != a->opt.whole_trace || p->kernel_wait_ns != a->opt.kernel_wait_ns)) {
-            snprintf(err, errlen, "analyzed with other options (window, kernel wait) than the inputs before it");
+        char why[600];
+        if (a->nsessions > 0 && tl_partial_options_check(p, &a->opt, why, sizeof why) != 0) {
+            snprintf(err, errlen, "other options than the inputs before it: %s; not read", why);
             return -1;
         }
         a->opt.whole_trace = p->whole_trace;
         a->opt.kernel_wait_ns = p->kernel_wait_ns;
+        /* the aggregate records the table it was made with (for the next merge) */
+        if (a->nsessions == 0) {
+            free(a->kernel_classes);
+            a->kernel_classes = p->kernel_classes;
+            p->kernel_classes = NULL;
+            a->opt.kernel_classes = a->kernel_classes;
+        }
     }
     for (size_t i = 0; i < p->nsessions; i++)
         if (p->sessions[i].id.path != NULL && tl_aggregate_add_session(a, &p->sessions[i]) != 0) {

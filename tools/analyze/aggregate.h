@@ -63,6 +63,11 @@ typedef struct tl_analyze_options {
      * identity tells apart as another run (said in a note): what
      * `tally compare --sessions` asks for. */
     int sessions_across_runs;
+    /* The --kernel-class patterns in force (tl_kernel_class_spec's string;
+     * NULL: the built-in table only). The classifier itself is installed
+     * process-wide by tl_kernel_class_add; this is what partials record and
+     * what a partial must match to join. Not owned. */
+    const char *kernel_classes;
     /* The command has no use for each session's samples of every name (only
      * compare and partial aggregates do): they are freed as soon as a session
      * is analyzed (tl_session_drop_samples), so that memory per rank stays
@@ -208,7 +213,13 @@ typedef struct tl_aggregate {
      * a tree but not the node counts 0); calltree_ranks ranks have a tree. */
     tl_calltree calltree;
     int calltree_ranks;
+    /* The rank whose steps the per-step view shows (stepcats.c): the
+     * straggler when one is named and has categories, else the rank whose
+     * mean step is the median of those that have them; -1 none. */
+    int stepcat_rank;
+    int stepcat_rank_straggler; /* chosen as the straggler */
     tl_analyze_options opt;
+    char *kernel_classes;      /* owned: opt.kernel_classes when taken from a partial */
 } tl_aggregate;
 
 void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt);
@@ -221,6 +232,12 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
  * with other options (returns -1, err says so, p untouched). 0, or -1 when
  * out of memory (the sessions not yet taken stay p's). */
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen);
+/* The one check of a partial's recorded analysis options against opt (the
+ * command's, or those of the partials already taken): 0 when they agree (or
+ * the partial records none), else -1 with why naming the first option that
+ * differs and both values ("other options than this command's: made with
+ * --kernel-class 'x*=comm', here none"). */
+int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, char *why, size_t n);
 /* Settle the sessions' identity (tl_sessions_settle: sorted, runs, session
  * numbers, notes), then build ranks from the sessions that count, across-rank
  * metrics, stragglers and recommendations. Deterministic in the set of

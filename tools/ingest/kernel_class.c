@@ -56,6 +56,10 @@ static const kclass table[] = {
 
 static kclass user[TL_KERNEL_CLASS_MAX_USER];
 static int nuser;
+/* The user's table as one string ("pattern=type; pattern=type", in the order
+ * given, types by their canonical names): how partials record it, so that
+ * partials made with different tables are never merged. */
+static char *user_spec;
 
 /* Glob match, case-insensitive, iterative with one backtrack point. */
 static int glob_ci(const char *p, const char *s, size_t len)
@@ -105,8 +109,22 @@ int tl_kernel_class_add(const char *spec)
     char *pat = strndup(spec, (size_t)(eq - spec));
     if (pat == NULL)
         return -1;
+    const char *tname = tl_kernel_type_name(type);
+    size_t old = user_spec ? strlen(user_spec) : 0;
+    char *spec2 = realloc(user_spec, old + (old ? 2 : 0) + strlen(pat) + 1 + strlen(tname) + 1);
+    if (spec2 == NULL) {
+        free(pat);
+        return -1;
+    }
+    sprintf(spec2 + old, "%s%s=%s", old ? "; " : "", pat, tname);
+    user_spec = spec2;
     user[nuser++] = (kclass){ pat, type, "--kernel-class" };
     return 0;
+}
+
+const char *tl_kernel_class_spec(void)
+{
+    return user_spec;
 }
 
 void tl_kernel_class_reset(void)
@@ -114,6 +132,8 @@ void tl_kernel_class_reset(void)
     for (int i = 0; i < nuser; i++)
         free((char *)user[i].pattern);
     nuser = 0;
+    free(user_spec);
+    user_spec = NULL;
 }
 
 /* ASCII lower case, as tolower() in the C locale (tally never calls setlocale). */

@@ -131,7 +131,7 @@ typedef struct tl_fields {
 int64_t tl_field_int(const void *base, const tl_field *f);
 
 /* The session result (tl_session) and the partial's "options" (tl_partial's
- * whole_trace, as "window", and kernel_wait_ns). */
+ * whole_trace, as "window", kernel_wait_ns and kernel_classes). */
 extern const tl_fields tl_partial_session_fields;
 extern const tl_fields tl_partial_options_fields;
 /* "profiler-steps" (0) or "whole-trace" (1): the GPU window of tl_partial's whole_trace. */
@@ -144,6 +144,7 @@ typedef struct tl_partial {
     int has_options;           /* the document says how it was analyzed (else: unknown) */
     int whole_trace;           /* the GPU window: every GPU event, not the ProfilerSteps */
     int64_t kernel_wait_ns;    /* the gap under which idle time is kernel_wait */
+    char *kernel_classes;      /* the --kernel-class patterns (tl_kernel_class_spec); NULL none */
     tl_session *sessions;      /* owned; taken by tl_aggregate_add_partial */
     size_t nsessions;
 } tl_partial;

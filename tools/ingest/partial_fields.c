@@ -69,6 +69,7 @@ const char *tl_partial_window_name(int whole_trace)
 static const tl_field options_f[] = {
     ENUM("window", whole_trace, tl_partial_window_name, 0, 1),
     NS("kernel_wait_ns", kernel_wait_ns),
+    FIELD("kernel_classes", TL_F_STR_NULL, kernel_classes, .ctype = TL_C_PTR, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST
 const tl_fields tl_partial_options_fields = { "options", options_f, sizeof options_f / sizeof options_f[0],

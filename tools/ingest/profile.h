@@ -51,6 +51,9 @@ int tl_kernel_type_parse(const char *s);
  * beyond TL_KERNEL_CLASS_MAX_USER patterns. */
 int tl_kernel_class_add(const char *spec);
 void tl_kernel_class_reset(void);
+/* The user's patterns as one string, "GLOB=type; GLOB=type" in the order
+ * added; NULL when none (what partials record as their "kernel_classes"). */
+const char *tl_kernel_class_spec(void);
 /* The table as Markdown (docs/analysis.md). */
 void tl_kernel_class_markdown(FILE *f);
 

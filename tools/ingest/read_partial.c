@@ -726,6 +726,7 @@ void tl_partial_release(tl_partial *p)
     for (size_t i = 0; i < p->nsessions; i++)
         tl_session_release(&p->sessions[i]);
     free(p->sessions);
+    free(p->kernel_classes);
     memset(p, 0, sizeof *p);
 }
 

@@ -293,6 +293,7 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
         }
         if ((f->flags & TL_FF_OMIT_EMPTY) && !t->tuple &&
             ((f->type == TL_F_ARRAY && member_count(base, f) == 0) ||
+             (f->type == TL_F_STR_NULL && member_ptr(base, f->offset) == NULL) ||
              (f->type == TL_F_INT && tl_field_int(base, f) == f->def)))
             continue;
         if (!t->tuple)
@@ -306,7 +307,8 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
 
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
 {
-    tl_partial view = { .whole_trace = o->whole_trace, .kernel_wait_ns = o->kernel_wait_ns };
+    tl_partial view = { .whole_trace = o->whole_trace, .kernel_wait_ns = o->kernel_wait_ns,
+                        .kernel_classes = (char *)o->kernel_classes };
     write_fields(j, &tl_partial_options_fields, &view);
 }
 
