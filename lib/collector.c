@@ -148,6 +148,43 @@ static const char *file_name_or_default(const char *name)
     return program_name();
 }
 
+/* The sampler's settings from the configuration (sampler.c): each part's
+ * period (its own, else sample_ms), the readings and devices, the budget,
+ * the flushes. A list that cannot be parsed is said and left at its default. */
+static void sampler_setup(const tally_config *cfg)
+{
+    tl_sampler_config *sc = &tl_g.sampler;
+    char why[128];
+    memset(sc, 0, sizeof *sc);
+    sc->gpu_ms = cfg->sample_gpu_ms > 0 ? cfg->sample_gpu_ms : tl_g.sample_ms;
+    sc->host_ms = cfg->sample_cpu_ms > 0 ? cfg->sample_cpu_ms : tl_g.sample_ms;
+    sc->what = TL_SAMPLE_ALL;
+    if (cfg->sample != NULL && tl_sample_parse(cfg->sample, &sc->what, why, sizeof why) != 0) {
+        fprintf(stderr, "tally: ignoring the sampler's readings \"%s\": %s\n", cfg->sample, why);
+        sc->what = TL_SAMPLE_ALL;
+    }
+    if (!(sc->what & TL_SAMPLE_GPU))
+        sc->gpu_ms = 0;
+    if (!(sc->what & TL_SAMPLE_HOST))
+        sc->host_ms = 0;
+    sc->gpus = UINT64_MAX;
+    if (cfg->gpus != NULL && tl_gpus_parse(cfg->gpus, &sc->gpus, why, sizeof why) != 0) {
+        fprintf(stderr, "tally: ignoring the sampler's GPUs \"%s\": %s\n", cfg->gpus, why);
+        sc->gpus = UINT64_MAX;
+    }
+    /* asked for by name: a GPU period (a preset's too), "gpu" in the list, or devices */
+    sc->gpu_asked = (sc->what & TL_SAMPLE_GPU) &&
+                    (cfg->sample_gpu_ms > 0 || (cfg->sample != NULL && strstr(cfg->sample, "gpu")) ||
+                     sc->gpus != UINT64_MAX);
+    sc->budget = cfg->sample_points > 0 ? cfg->sample_points : TL_MAX_SAMPLER_POINTS;
+    sc->flush_s = cfg->flush_s > 0 ? cfg->flush_s : 0;
+    const char *root = getenv("TALLY_PROC_ROOT");
+    copy_str(sc->proc_root, sizeof sc->proc_root, root && *root ? root : "/proc");
+    tl_sample_format(sc->what, tl_g.sample_text, sizeof tl_g.sample_text);
+    copy_str(tl_g.gpus_text, sizeof tl_g.gpus_text, sc->gpus != UINT64_MAX ? cfg->gpus : "");
+    copy_str(tl_g.preset, sizeof tl_g.preset, cfg->preset);
+}
+
 int tally_init(const tally_config *cfg_in)
 {
     tally_config env_cfg;
@@ -174,6 +211,7 @@ int tally_init(const tally_config *cfg_in)
     tl_g.max_events = cfg->max_events < 0 ? 0 : cfg->max_events;
     tl_g.max_samples = cfg->max_samples < 0 ? 0 : cfg->max_samples;
     tl_g.sample_ms = cfg->sample_ms < 0 ? 0 : cfg->sample_ms;
+    sampler_setup(cfg);
     copy_str(tl_g.clock_mode, sizeof tl_g.clock_mode, cfg->clock ? cfg->clock : "auto");
     memset(&tl_g.schedule, 0, sizeof tl_g.schedule);
     tl_g.schedule_text[0] = '\0';
@@ -206,7 +244,8 @@ int tally_init(const tally_config *cfg_in)
     }
     tl_set_state(TL_RUNNING);
     tl_nvml_start(); /* NVML loads on its own thread, off the host's */
-    if (tl_g.sample_ms > 0 && tl_sampler_start(tl_g.sample_ms) != 0)
+    if ((tl_g.sampler.gpu_ms > 0 || tl_g.sampler.host_ms > 0 || tl_g.sampler.flush_s > 0) &&
+        tl_sampler_start(&tl_g.sampler) != 0)
         fprintf(stderr, "tally: could not start the sampler thread; going on without it\n");
     if (tl_g.signals && tl_signals_setup() != 0) {
         fprintf(stderr, "tally: could not start the signal writer thread; SIGINT/SIGTERM/SIGHUP "
@@ -719,6 +758,14 @@ out_release:
 out:
     pthread_mutex_unlock(&tl_g.write_lock);
     return rc;
+}
+
+/* TALLY_FLUSH_S: the sampler thread's periodic write, like tally_flush(). */
+int tl_flush_from_sampler(void)
+{
+    if (atomic_load(&tl_g.state) != TL_RUNNING)
+        return TALLY_ESTATE;
+    return write_outputs(0);
 }
 
 int tally_flush(void)

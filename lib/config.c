@@ -64,11 +64,125 @@ static void env_str(const char *var, const char **out)
         *out = v;
 }
 
+/* The presets (TALLY_PRESET, tally_config_preset): one row each, the
+ * fields it sets. The table in tally.h and docs/collector.md says the same;
+ * test_config checks every row against the docs. */
+static const struct preset {
+    const char *name;
+    long gpu_ms, cpu_ms;
+    const char *sample; /* NULL: all */
+    int trace;
+    long max_samples;
+    int summary;
+    long flush_s;
+} presets[] = {
+    { "dev", 500, 500, NULL, 1, 10000, 1, 0 },
+    { "prod", 1000, 5000, "gpu,cpu,memory", 0, 1000, 0, 0 },
+    { "debug", 50, 50, NULL, 1, 100000, 1, 10 },
+};
+
+int tally_config_preset(tally_config *cfg, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < sizeof presets / sizeof presets[0]; i++) {
+        const struct preset *p = &presets[i];
+        if (strcmp(name, p->name) != 0)
+            continue;
+        cfg->sample_gpu_ms = p->gpu_ms;
+        cfg->sample_cpu_ms = p->cpu_ms;
+        cfg->sample = p->sample;
+        cfg->trace = p->trace;
+        cfg->max_samples = p->max_samples;
+        cfg->summary = p->summary;
+        cfg->flush_s = p->flush_s;
+        cfg->preset = p->name;
+        return 0;
+    }
+    return TALLY_EINVAL;
+}
+
+static const char *const sample_words[] = { "gpu", "cpu", "memory", "disk", "load" };
+#define NWORDS (sizeof sample_words / sizeof sample_words[0])
+
+int tl_sample_parse(const char *text, unsigned *mask, char *err, size_t errlen)
+{
+    unsigned m = 0;
+    const char *p = text;
+    if (text == NULL || *text == '\0') {
+        snprintf(err, errlen, "empty");
+        return -1;
+    }
+    if (strcmp(text, "none") == 0 || strcmp(text, "all") == 0) {
+        *mask = text[0] == 'a' ? TL_SAMPLE_ALL : 0;
+        return 0;
+    }
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        size_t k;
+        for (k = 0; k < NWORDS; k++)
+            if (strlen(sample_words[k]) == len && strncmp(p, sample_words[k], len) == 0)
+                break;
+        if (k == NWORDS) {
+            snprintf(err, errlen, "unknown reading \"%.*s\"", (int)(len < 40 ? len : 40), p);
+            return -1;
+        }
+        m |= 1u << k;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
+void tl_sample_format(unsigned mask, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < NWORDS; k++)
+        if (mask & (1u << k)) {
+            int n = snprintf(buf + used, len - used, "%s%s", used ? "," : "", sample_words[k]);
+            if (n < 0 || (size_t)n >= len - used)
+                break;
+            used += (size_t)n;
+        }
+}
+
+int tl_gpus_parse(const char *text, uint64_t *mask, char *err, size_t errlen)
+{
+    uint64_t m = 0;
+    const char *p = text;
+    if (text == NULL || *text == '\0') {
+        snprintf(err, errlen, "empty");
+        return -1;
+    }
+    for (;;) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (!(*p >= '0' && *p <= '9') || errno != 0 || v > 63 || (*end != ',' && *end != '\0')) {
+            snprintf(err, errlen, "expected device indices from 0 to 63 at \"%.20s\"", p);
+            return -1;
+        }
+        m |= 1ull << v;
+        if (*end == '\0')
+            break;
+        p = end + 1;
+    }
+    *mask = m;
+    return 0;
+}
+
 int tally_config_from_env(tally_config *cfg)
 {
     int rc = 0;
     long x;
+    char why[128];
     tally_config_init(cfg);
+    const char *preset = getenv("TALLY_PRESET");
+    if (preset != NULL && *preset != '\0' && tally_config_preset(cfg, preset) != 0) {
+        fprintf(stderr, "tally: ignoring TALLY_PRESET=%s: expected dev, prod or debug\n", preset);
+        rc |= TALLY_EINVAL;
+    }
     rc |= env_bool("TALLY_ENABLE", &cfg->enable);
     env_str("TALLY_OUTPUT_DIR", &cfg->output_dir);
     env_str("TALLY_NAME", &cfg->name);
@@ -85,10 +199,35 @@ int tally_config_from_env(tally_config *cfg)
     x = cfg->sample_ms;
     rc |= env_long("TALLY_SAMPLE_MS", 0, &x);
     cfg->sample_ms = x;
+    if (getenv("TALLY_SAMPLE_MS") != NULL && getenv("TALLY_SAMPLE_MS")[0] != '\0') {
+        /* an explicit TALLY_SAMPLE_MS is the period of both parts unless
+         * their own variables say otherwise (over a preset's) */
+        cfg->sample_gpu_ms = cfg->sample_cpu_ms = 0;
+    }
+    rc |= env_long("TALLY_SAMPLE_GPU_MS", 0, &cfg->sample_gpu_ms);
+    rc |= env_long("TALLY_SAMPLE_CPU_MS", 0, &cfg->sample_cpu_ms);
+    x = cfg->sample_points;
+    rc |= env_long("TALLY_SAMPLE_POINTS", TL_MIN_SAMPLER_POINTS, &x);
+    cfg->sample_points = x;
+    rc |= env_long("TALLY_FLUSH_S", 0, &cfg->flush_s);
+    env_str("TALLY_SAMPLE", &cfg->sample);
+    unsigned what;
+    if (cfg->sample != NULL && tl_sample_parse(cfg->sample, &what, why, sizeof why) != 0) {
+        fprintf(stderr, "tally: ignoring TALLY_SAMPLE=%s: %s; expected a list of gpu, cpu, memory, "
+                        "disk, load (or all, none)\n", cfg->sample, why);
+        cfg->sample = NULL;
+        rc |= TALLY_EINVAL;
+    }
+    env_str("TALLY_GPUS", &cfg->gpus);
+    uint64_t gm;
+    if (cfg->gpus != NULL && tl_gpus_parse(cfg->gpus, &gm, why, sizeof why) != 0) {
+        fprintf(stderr, "tally: ignoring TALLY_GPUS=%s: %s\n", cfg->gpus, why);
+        cfg->gpus = NULL;
+        rc |= TALLY_EINVAL;
+    }
     env_str("TALLY_SCHEDULE", &cfg->schedule);
     if (cfg->schedule != NULL) {
         tl_schedule s;
-        char why[128];
         if (tl_schedule_parse(cfg->schedule, &s, why, sizeof why) != 0) {
             fprintf(stderr, "tally: ignoring TALLY_SCHEDULE=%s: %s; expected "
                             "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);

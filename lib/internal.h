@@ -223,7 +223,11 @@ typedef struct tl_gpu_reading {
     /* this process's own memory on the device (NVML's per-process accounting,
      * when has_proc); mem_used is device-wide: every process's */
     double proc_used;
+    /* NVML's current SM and memory clocks, and the default applications
+     * clock of the SM (the base clock), MHz, when has_clocks / has_base */
+    double sm_clock, mem_clock, base_sm_clock;
     int has_mem, has_util, has_temp, has_power, has_limit, has_throttle, has_proc;
+    int has_clocks, has_base;
 } tl_gpu_reading;
 
 typedef struct tl_mem_reading {
@@ -246,6 +250,7 @@ void tl_memory_system(double *total, double *available);
 #define TL_NVML_DEADLINE_MS 500
 #define TL_NVML_MAX_TEMP_C 200u     /* hotter is not a reading */
 #define TL_NVML_MAX_POWER_W 10000.0 /* more power (or limit) is not a reading */
+#define TL_NVML_MAX_CLOCK_MHZ 100000u /* a faster clock is not a reading */
 #define TL_NVML_MAX_PROCESSES 4096  /* processes on a device listed to find this one */
 void tl_nvml_start(void);           /* start the worker (loads NVML); idempotent */
 /* The devices in the reading; never blocks long. may_pin: the caller is not
@@ -259,17 +264,62 @@ void tl_nvml_atfork_child(void);
 
 /* ---- sampler.c ---------------------------------------------------------- */
 
+/* What the sampler reads (TALLY_SAMPLE); a point says which it has. */
+enum {
+    TL_SAMPLE_GPU = 0x1, TL_SAMPLE_CPU = 0x2, TL_SAMPLE_MEMORY = 0x4, TL_SAMPLE_DISK = 0x8,
+    TL_SAMPLE_LOAD = 0x10,
+    TL_SAMPLE_HOST = TL_SAMPLE_CPU | TL_SAMPLE_MEMORY | TL_SAMPLE_DISK | TL_SAMPLE_LOAD,
+    TL_SAMPLE_ALL = TL_SAMPLE_GPU | TL_SAMPLE_HOST
+};
+
 typedef struct tl_sample_point {
     uint64_t ticks;
+    unsigned has;                  /* TL_SAMPLE_* read at this point */
     double cpu_pct, rss, sys_available, load1;
+    double disk_read_bps, disk_write_bps; /* bytes/s since the previous host point */
     int ngpus;
     tl_gpu_reading gpus[TL_MAX_GPUS];
 } tl_sample_point;
 
-#define TL_MAX_SAMPLER_POINTS 100000
+#define TL_MAX_SAMPLER_POINTS 100000 /* the default point budget (TALLY_SAMPLE_POINTS) */
+#define TL_MIN_SAMPLER_POINTS 16
 
-int tl_sampler_start(long period_ms);
+/* "gpu,cpu,memory,disk,load" (or "none", "all") -> TL_SAMPLE_* mask; -1 with
+ * the reason in err. */
+int tl_sample_parse(const char *text, unsigned *mask, char *err, size_t errlen);
+/* "0,2" -> a mask of NVML indices (below 64); -1 with the reason in err. */
+int tl_gpus_parse(const char *text, uint64_t *mask, char *err, size_t errlen);
+/* The words of a TL_SAMPLE_* mask ("gpu,cpu"), into buf. */
+void tl_sample_format(unsigned mask, char *buf, size_t len);
+
+/* The sampler's settings (copied from the configuration at tally_init). */
+typedef struct tl_sampler_config {
+    long gpu_ms, host_ms;          /* 0: that part is not sampled */
+    unsigned what;                 /* TL_SAMPLE_* */
+    uint64_t gpus;                 /* NVML indices to read; all ones: every device */
+    int gpu_asked;                 /* GPU sampling was asked for by name (message when NVML is absent) */
+    long budget;                   /* points kept at most (then decimated) */
+    long flush_s;                  /* write the outputs every flush_s seconds */
+    char proc_root[256];           /* "/proc", or TALLY_PROC_ROOT */
+} tl_sampler_config;
+
+/* Start the thread (sampling and/or periodic flushes); 0 or -1. */
+int tl_sampler_start(const tl_sampler_config *cfg);
 void tl_sampler_stop(void);
+/* The state the report states: the budget, points decimated and the stride,
+ * and why there are no GPU readings ("" when there are, or none were asked). */
+typedef struct tl_sampler_info {
+    long budget, stride;
+    uint64_t decimated, dropped;
+    char gpu_status[256], disk_status[512];
+} tl_sampler_info;
+void tl_sampler_info_get(tl_sampler_info *out);
+/* The sampler's latest reading (tally_current). */
+int tl_sampler_current(tally_reading *out);
+/* One flush from the sampler thread (collector.c). */
+int tl_flush_from_sampler(void);
+/* Set on the sampler thread: a write from it must never pin libtally (nvml.c). */
+extern __thread int tl_on_sampler_thread;
 void tl_sampler_atfork_prepare(void);
 void tl_sampler_atfork_parent(void);
 void tl_sampler_atfork_child(void);
@@ -337,6 +387,8 @@ typedef struct tl_global {
     char trace_path[1024];
     int trace, trace_gzip, summary, signals;
     long max_events, max_samples, sample_ms;
+    tl_sampler_config sampler;     /* the sampler's settings (tl_sampler_start) */
+    char sample_text[64], gpus_text[128], preset[16];
     char schedule_text[128];
     tl_schedule schedule;
     char clock_mode[16];

@@ -38,7 +38,8 @@
  * Values NVML cannot mean are not readings (a driver in trouble answers
  * 4294967295 %, or more memory used than the device has): memory used above
  * the total (or a total of 0), utilization above 100 %, a temperature above
- * TL_NVML_MAX_TEMP_C, a power or power limit above TL_NVML_MAX_POWER_W. Each
+ * TL_NVML_MAX_TEMP_C, a power or power limit above TL_NVML_MAX_POWER_W, a
+ * clock above TL_NVML_MAX_CLOCK_MHZ. Each
  * such value (and a process using more than the device has) is left out of
  * the reading (memory as null in the report) and
  * counted in the report's problems.nvml_values_rejected.
@@ -63,6 +64,8 @@ typedef struct { unsigned int gpu, memory; } nvml_utilization;
 typedef struct { unsigned int pid; unsigned long long used; unsigned int gpu_instance, compute_instance; } nvml_process;
 typedef struct { unsigned int pid; unsigned long long used; } nvml_process_v1;
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_CLOCK_SM 1  /* nvmlClockType_t */
+#define NVML_CLOCK_MEM 2
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull /* usedGpuMemory unknown (WDDM, no permission) */
 
 static struct {
@@ -93,6 +96,10 @@ static struct {
     int (*power)(nvml_device, unsigned int *);
     int (*power_limit)(nvml_device, unsigned int *);
     int (*throttle)(nvml_device, unsigned long long *);
+    int (*clock)(nvml_device, int, unsigned int *);      /* nvmlDeviceGetClockInfo */
+    int (*base_clock)(nvml_device, int, unsigned int *); /* nvmlDeviceGetDefaultApplicationsClock */
+    int base_known[TL_MAX_GPUS];    /* by device index: 1 read, -1 not supported, 0 not asked yet */
+    unsigned int base_mhz[TL_MAX_GPUS];
     int (*processes)(nvml_device, unsigned int *, void *);
     const char *processes_name;     /* the entry point found (v1 layout without _v2/_v3) */
     size_t process_size;            /* sizeof its nvmlProcessInfo_t */
@@ -160,6 +167,8 @@ static int open_library(void)
     *(void **)&nv.power_limit = sym("nvmlDeviceGetEnforcedPowerLimit", "nvmlDeviceGetPowerManagementLimit");
     /* renamed in CUDA 12.2; the old name stays as an alias */
     *(void **)&nv.throttle = sym("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons");
+    *(void **)&nv.clock = sym("nvmlDeviceGetClockInfo", NULL);
+    *(void **)&nv.base_clock = sym("nvmlDeviceGetDefaultApplicationsClock", NULL);
     /* The program's own memory on each device: NVML's per-process accounting,
      * the newest layout first (_v3 and _v2 share one, the first has no
      * instance ids). */
@@ -303,6 +312,28 @@ static int read_devices(tl_gpu_reading *out, int max, uint64_t *rejected)
             } else {
                 ++*rejected;
             }
+        }
+        /* the clocks now, and the base clock (NVML's default applications
+         * clock of the SM: fixed, so asked once per device) */
+        unsigned int sm, memclk;
+        if (nv.clock && CALL("nvmlDeviceGetClockInfo", nv.clock(dev, NVML_CLOCK_SM, &sm)) == 0 &&
+            CALL("nvmlDeviceGetClockInfo", nv.clock(dev, NVML_CLOCK_MEM, &memclk)) == 0) {
+            if (sm <= TL_NVML_MAX_CLOCK_MHZ && memclk <= TL_NVML_MAX_CLOCK_MHZ) {
+                g->sm_clock = sm;
+                g->mem_clock = memclk;
+                g->has_clocks = 1;
+            } else {
+                ++*rejected;
+            }
+        }
+        if (nv.base_clock && i < TL_MAX_GPUS && nv.base_known[i] == 0)
+            nv.base_known[i] = CALL("nvmlDeviceGetDefaultApplicationsClock",
+                                    nv.base_clock(dev, NVML_CLOCK_SM, &nv.base_mhz[i])) == 0 &&
+                                       nv.base_mhz[i] > 0 && nv.base_mhz[i] <= TL_NVML_MAX_CLOCK_MHZ
+                                   ? 1 : -1;
+        if (i < TL_MAX_GPUS && nv.base_known[i] == 1) {
+            g->base_sm_clock = nv.base_mhz[i];
+            g->has_base = 1;
         }
         unsigned long long reasons;
         if (nv.throttle && CALL("nvmlDeviceGetCurrentClocksEventReasons", nv.throttle(dev, &reasons)) == 0) {

@@ -130,6 +130,12 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name)
         tl_json_kv_double(j, "power_limit_w", g->power_limit_w);
     if (g->has_throttle)
         tl_json_kv_uint(j, "throttle_reasons", g->throttle);
+    if (g->has_clocks) {
+        tl_json_kv_double(j, "sm_clock_mhz", g->sm_clock);
+        tl_json_kv_double(j, "memory_clock_mhz", g->mem_clock);
+    }
+    if (g->has_base)
+        tl_json_kv_double(j, "base_sm_clock_mhz", g->base_sm_clock);
     tl_json_object_end(j);
 }
 
@@ -182,27 +188,57 @@ static void write_sampler(tl_json *j, const tl_merged *m)
     tl_sample_point *pts;
     uint64_t dropped;
     size_t n = tl_sampler_points(&pts, &dropped);
-    if (tl_g.sample_ms <= 0 && n == 0) {
+    if (tl_g.sampler.gpu_ms <= 0 && tl_g.sampler.host_ms <= 0 && n == 0) {
         tl_json_null(j);
         return;
     }
+    const tl_sampler_config *sc = &tl_g.sampler;
+    tl_sampler_info info;
+    tl_sampler_info_get(&info);
     tl_json_object_begin(j);
-    tl_json_kv_int(j, "interval_ms", tl_g.sample_ms);
+    /* the host part's period (the one period of older reports), else the GPU part's */
+    tl_json_kv_int(j, "interval_ms", sc->host_ms > 0 ? sc->host_ms : sc->gpu_ms > 0 ? sc->gpu_ms : 1);
+    tl_json_kv_int(j, "gpu_interval_ms", sc->gpu_ms);
+    tl_json_kv_int(j, "host_interval_ms", sc->host_ms);
+    tl_json_kv_string(j, "readings", tl_g.sample_text);
+    tl_json_key(j, "gpus");
+    if (tl_g.gpus_text[0])
+        tl_json_string(j, tl_g.gpus_text);
+    else
+        tl_json_null(j);
+    if (info.gpu_status[0])
+        tl_json_kv_string(j, "gpu_status", info.gpu_status);
+    if (info.disk_status[0])
+        tl_json_kv_string(j, "disk_status", info.disk_status);
     tl_json_kv_uint(j, "points_dropped", dropped);
+    tl_json_kv_int(j, "points_budget", info.budget);
+    tl_json_kv_uint(j, "points_decimated", info.decimated);
+    tl_json_kv_int(j, "stride", info.stride);
     tl_json_key(j, "series");
     tl_json_array_begin(j);
     for (size_t i = 0; i < n; i++) {
+        const tl_sample_point *p = &pts[i];
         tl_json_object_begin(j);
-        tl_json_kv_int(j, "time_ns", ns_since_start(pts[i].ticks, m));
-        tl_json_kv_double(j, "cpu_pct", round(pts[i].cpu_pct * 100) / 100);
-        tl_json_kv_double(j, "rss_bytes", pts[i].rss);
-        tl_json_kv_double(j, "system_available_bytes", pts[i].sys_available);
-        tl_json_kv_double(j, "load1", pts[i].load1);
-        tl_json_key(j, "gpus");
-        tl_json_array_begin(j);
-        for (int g = 0; g < pts[i].ngpus; g++)
-            tl_write_gpu(j, &pts[i].gpus[g], 0);
-        tl_json_array_end(j);
+        tl_json_kv_int(j, "time_ns", ns_since_start(p->ticks, m));
+        if (p->has & TL_SAMPLE_CPU)
+            tl_json_kv_double(j, "cpu_pct", round(p->cpu_pct * 100) / 100);
+        if (p->has & TL_SAMPLE_MEMORY) {
+            tl_json_kv_double(j, "rss_bytes", p->rss);
+            tl_json_kv_double(j, "system_available_bytes", p->sys_available);
+        }
+        if (p->has & TL_SAMPLE_LOAD)
+            tl_json_kv_double(j, "load1", p->load1);
+        if (p->has & TL_SAMPLE_DISK) {
+            tl_json_kv_double(j, "disk_read_bytes_per_s", round(p->disk_read_bps));
+            tl_json_kv_double(j, "disk_write_bytes_per_s", round(p->disk_write_bps));
+        }
+        if (p->has & TL_SAMPLE_GPU) {
+            tl_json_key(j, "gpus");
+            tl_json_array_begin(j);
+            for (int g = 0; g < p->ngpus; g++)
+                tl_write_gpu(j, &p->gpus[g], 0);
+            tl_json_array_end(j);
+        }
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -249,8 +285,10 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     static system_gpus sys; /* large; write_lock is held */
     tl_output_paths(report_path, sizeof report_path, trace_path, sizeof trace_path);
     /* first: the status says how it went; pins only at a flush, never in a
-     * shutdown (which may be dlclose's own) */
-    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS, atomic_load(&tl_g.state) == TL_RUNNING);
+     * shutdown (which may be dlclose's own) nor on the sampler thread
+     * (TALLY_FLUSH_S: a dlclose may be joining it) */
+    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS,
+                         atomic_load(&tl_g.state) == TL_RUNNING && !tl_on_sampler_thread);
     tl_nvml_status(sys.status, sizeof sys.status);
     pthread_mutex_lock(&tl_g.lock);
     tl_json_object_begin(j);
@@ -299,6 +337,21 @@ int tl_report_write(tl_json *j, const tl_merged *m)
         tl_json_null(j);
     tl_json_kv_bool(j, "summary", tl_g.summary);
     tl_json_kv_bool(j, "signals", tl_g.signals);
+    tl_json_kv_int(j, "sample_gpu_ms", tl_g.sampler.gpu_ms);
+    tl_json_kv_int(j, "sample_cpu_ms", tl_g.sampler.host_ms);
+    tl_json_kv_string(j, "sample", tl_g.sample_text);
+    tl_json_key(j, "gpus");
+    if (tl_g.gpus_text[0])
+        tl_json_string(j, tl_g.gpus_text);
+    else
+        tl_json_null(j);
+    tl_json_kv_int(j, "sample_points", tl_g.sampler.budget);
+    tl_json_kv_int(j, "flush_s", tl_g.sampler.flush_s);
+    tl_json_key(j, "preset");
+    if (tl_g.preset[0])
+        tl_json_string(j, tl_g.preset);
+    else
+        tl_json_null(j);
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "steps", atomic_load(&tl_g.steps));

@@ -207,25 +207,40 @@ static void write_sampler(tl_json *j, const tl_merged *m)
     for (size_t i = 0; i < n; i++) {
         const tl_sample_point *p = &pts[i];
         double ts = us(p->ticks, m);
-        event_head(j, "C", "sampler", "cpu_pct", 0, ts);
-        tl_json_key(j, "args");
-        tl_json_object_begin(j);
-        tl_json_kv_double(j, "cpu_pct", round(p->cpu_pct * 100) / 100);
-        tl_json_object_end(j);
-        tl_json_object_end(j);
-        event_head(j, "C", "sampler", "memory_bytes", 0, ts);
-        tl_json_key(j, "args");
-        tl_json_object_begin(j);
-        tl_json_kv_double(j, "rss", p->rss);
-        tl_json_kv_double(j, "system_available", p->sys_available);
-        tl_json_object_end(j);
-        tl_json_object_end(j);
-        event_head(j, "C", "sampler", "load1", 0, ts);
-        tl_json_key(j, "args");
-        tl_json_object_begin(j);
-        tl_json_kv_double(j, "load1", p->load1);
-        tl_json_object_end(j);
-        tl_json_object_end(j);
+        if (p->has & TL_SAMPLE_CPU) {
+            event_head(j, "C", "sampler", "cpu_pct", 0, ts);
+            tl_json_key(j, "args");
+            tl_json_object_begin(j);
+            tl_json_kv_double(j, "cpu_pct", round(p->cpu_pct * 100) / 100);
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
+        if (p->has & TL_SAMPLE_MEMORY) {
+            event_head(j, "C", "sampler", "memory_bytes", 0, ts);
+            tl_json_key(j, "args");
+            tl_json_object_begin(j);
+            tl_json_kv_double(j, "rss", p->rss);
+            tl_json_kv_double(j, "system_available", p->sys_available);
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
+        if (p->has & TL_SAMPLE_LOAD) {
+            event_head(j, "C", "sampler", "load1", 0, ts);
+            tl_json_key(j, "args");
+            tl_json_object_begin(j);
+            tl_json_kv_double(j, "load1", p->load1);
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
+        if (p->has & TL_SAMPLE_DISK) {
+            event_head(j, "C", "sampler", "disk_bytes_per_s", 0, ts);
+            tl_json_key(j, "args");
+            tl_json_object_begin(j);
+            tl_json_kv_double(j, "read", round(p->disk_read_bps));
+            tl_json_kv_double(j, "write", round(p->disk_write_bps));
+            tl_json_object_end(j);
+            tl_json_object_end(j);
+        }
         for (int g = 0; g < p->ngpus; g++) {
             char name[32];
             const tl_gpu_reading *gr = &p->gpus[g];
@@ -245,6 +260,10 @@ static void write_sampler(tl_json *j, const tl_merged *m)
                 tl_json_kv_double(j, "temperature_c", p->gpus[g].temperature_c);
             if (p->gpus[g].has_power)
                 tl_json_kv_double(j, "power_w", p->gpus[g].power_w);
+            if (p->gpus[g].has_clocks) {
+                tl_json_kv_double(j, "sm_clock_mhz", p->gpus[g].sm_clock);
+                tl_json_kv_double(j, "memory_clock_mhz", p->gpus[g].mem_clock);
+            }
             tl_json_object_end(j);
             tl_json_object_end(j);
         }

@@ -3,9 +3,9 @@
  * -o FILE, --output=FILE, bundled short flags, `--` ends the options, `-` is
  * standard input), the common options (--jobs, --strict, --quiet,
  * --progress/--no-progress, --help, --version), help text generated from the
- * option tables, "did you mean" suggestions, the exit codes of DESIGN.md,
- * reading the inputs into a run, and the command's outputs (written through
- * common/output.h and committed together at the end).
+ * option tables, "did you mean" suggestions, the exit codes of
+ * docs/architecture.md, reading the inputs into a run, and the command's
+ * outputs (written through common/output.h and committed together at the end).
  */
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
@@ -184,7 +184,7 @@ int tl_cli_finish(tl_aggregate *agg, size_t usable);
 size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg);
 
 /* Close a console stream (standard output), reporting write errors (full
- * disk) as DESIGN.md asks. 0 or -1. */
+ * disk) as docs/architecture.md asks. 0 or -1. */
 int tl_cli_close_output(FILE *f, const char *name);
 
 /* ---- what the commands share after parsing ----------------------------------

@@ -1,7 +1,8 @@
 /*
  * cmd_aggregate.c - `tally aggregate INPUT... [-o aggregate.json] [--partial]`:
- * every analysis of DESIGN.md as JSON (schema/tally-aggregate.schema.json),
- * or with --partial the session results that `tally merge` combines.
+ * every analysis (docs/architecture.md, docs/analysis.md) as JSON
+ * (schema/tally-aggregate.schema.json), or with --partial the session results
+ * that `tally merge` combines.
  */
 #include "cli.h"
 #include "commands.h"

@@ -42,6 +42,24 @@
  *   TALLY_MAX_EVENTS=N      trace events kept per process (default 1000000)
  *   TALLY_MAX_SAMPLES=N     per-name duration samples kept for compare (default 10000)
  *   TALLY_SAMPLE_MS=N       background sampler period in ms (default 0 = off)
+ *   TALLY_SAMPLE_GPU_MS=N   the GPU readings' own period (default: TALLY_SAMPLE_MS)
+ *   TALLY_SAMPLE_CPU_MS=N   the host readings' own period: CPU, memory, disk, load
+ *                           (default: TALLY_SAMPLE_MS); either one alone starts the sampler
+ *   TALLY_SAMPLE=gpu,cpu,memory,disk,load   what the sampler reads (default all;
+ *                           "none" or a subset; unknown words are an error)
+ *   TALLY_GPUS=0,2          the NVML device indices the sampler reads (default all)
+ *   TALLY_SAMPLE_POINTS=N   the sampler's point budget (default 100000, at least 16);
+ *                           when it is reached the series is decimated (every other
+ *                           point dropped, then every 2nd, 4th ... point kept), and the
+ *                           report says so (sampler.points_decimated, sampler.stride)
+ *   TALLY_FLUSH_S=N         write the outputs every N seconds (default 0 = only at
+ *                           exit), from libtally's sampler thread, so that `tally
+ *                           watch` can follow a running program
+ *   TALLY_PRESET=dev|prod|debug   a set of the values above at once (table at
+ *                           tally_config_preset() and in docs/collector.md);
+ *                           every variable set explicitly overrides the preset's
+ *   TALLY_PROC_ROOT=dir     read the sampler's /proc files (self/io) under dir
+ *                           instead of /proc (for tests)
  *   TALLY_SCHEDULE=wait=1,warmup=1,active=3,repeat=1   record only active steps
  *                           (each value at most 1000000000; anything else is an
  *                           error on stderr and the schedule is ignored)
@@ -133,7 +151,8 @@ extern "C" {
 #define TALLY_EIO     (-3) /* an output could not be written */
 #define TALLY_ESTATE  (-4) /* called in the wrong state (e.g. after shutdown) */
 #define TALLY_EFULL   (-5) /* a fixed table is full (providers, tags) */
-#define TALLY_ENOENT  (-6) /* no such name was recorded (tally_stats_get) */
+#define TALLY_ENOENT  (-6) /* no such name was recorded (tally_stats_get), no reading yet (tally_current) */
+#define TALLY_EAGAIN  (-7) /* try again (tally_current: the reading kept changing) */
 
 /*
  * Configuration for tally_init(). Fill it with tally_config_init() (which sets
@@ -157,7 +176,29 @@ typedef struct tally_config {
     int summary;             /* print console tables at shutdown */
     const char *clock;       /* "auto", "tsc" or "monotonic" */
     int signals;             /* write the outputs on SIGINT/SIGTERM/SIGHUP (see above) */
+    /* The sampler (added in 0.1: zero in every field means the defaults). */
+    long sample_gpu_ms;      /* GPU readings' period; 0: sample_ms */
+    long sample_cpu_ms;      /* host readings' period (CPU, memory, disk, load); 0: sample_ms */
+    const char *sample;      /* "gpu,cpu,memory,disk,load" (a subset, or "none"); NULL: all */
+    const char *gpus;        /* "0,2": NVML indices the sampler reads; NULL: every device */
+    long sample_points;      /* the sampler's point budget; 0: 100000 */
+    long flush_s;            /* write the outputs every flush_s seconds; 0: only at the end */
+    const char *preset;      /* the preset applied ("dev", "prod", "debug") or NULL, for the report */
 } tally_config;
+
+/*
+ * Apply the preset named name ("dev", "prod" or "debug") to *cfg: it sets
+ * the fields of the table below and leaves the others as they are.
+ * tally_config_from_env() applies TALLY_PRESET first, then every TALLY_*
+ * variable that is set overrides the preset's value. Returns 0 or
+ * TALLY_EINVAL (an unknown name; *cfg unchanged).
+ *
+ *   preset  sample_gpu_ms sample_cpu_ms sample              trace max_samples summary flush_s
+ *   dev     500           500           all                 1     10000       1       0
+ *   prod    1000          5000          gpu,cpu,memory      0     1000        0       0
+ *   debug   50            50            all                 1     100000      1       10
+ */
+TALLY_API int tally_config_preset(tally_config *cfg, const char *name);
 
 /* Fill *cfg with the built-in defaults. Does not read the environment. */
 TALLY_API void tally_config_init(tally_config *cfg);
@@ -344,6 +385,63 @@ typedef struct tally_stats {
  */
 TALLY_API int tally_stats_get(const char *name, tally_stats *out);
 
+/* Validity flags of tally_reading.valid: which host readings it has. */
+#define TALLY_READING_CPU    0x1u  /* cpu_pct */
+#define TALLY_READING_MEMORY 0x2u  /* rss_bytes, system_available_bytes */
+#define TALLY_READING_DISK   0x4u  /* disk_read_bytes_per_s, disk_write_bytes_per_s */
+#define TALLY_READING_LOAD   0x8u  /* load1 */
+#define TALLY_READING_GPU    0x10u /* gpus[0..ngpus): at least one GPU reading */
+/* Validity flags of tally_gpu_reading.valid. */
+#define TALLY_GPU_UTIL       0x1u  /* utilization_pct, memory_utilization_pct */
+#define TALLY_GPU_MEMORY     0x2u  /* used_bytes (device-wide), total_bytes */
+#define TALLY_GPU_PROCESS    0x4u  /* process_used_bytes: this process's own */
+#define TALLY_GPU_TEMP       0x8u  /* temperature_c */
+#define TALLY_GPU_POWER      0x10u /* power_w */
+#define TALLY_GPU_LIMIT      0x20u /* power_limit_w */
+#define TALLY_GPU_CLOCKS     0x40u /* sm_clock_mhz, memory_clock_mhz */
+#define TALLY_GPU_BASE_CLOCK 0x80u /* base_sm_clock_mhz */
+#define TALLY_GPU_THROTTLE   0x100u /* throttle_reasons */
+#define TALLY_READING_MAX_GPUS 8
+
+/* One GPU in a tally_reading; a field is meaningful only when its flag is in valid. */
+typedef struct tally_gpu_reading {
+    int index;                /* NVML's device index */
+    unsigned valid;           /* TALLY_GPU_* */
+    double utilization_pct, memory_utilization_pct;
+    double used_bytes, total_bytes, process_used_bytes;
+    double temperature_c, power_w, power_limit_w;
+    double sm_clock_mhz, memory_clock_mhz;
+    double base_sm_clock_mhz; /* NVML's default applications clock: the base clock */
+    uint64_t throttle_reasons; /* NVML's clocks event reasons, a bit mask */
+} tally_gpu_reading;
+
+/* The latest reading of the background sampler (tally_current). */
+typedef struct tally_reading {
+    unsigned valid;           /* TALLY_READING_* */
+    int ngpus;
+    uint64_t sequence;        /* sampler points published so far (1 for the first) */
+    int64_t time_unix_ns;     /* when the newest part was read (CLOCK_REALTIME) */
+    int64_t host_time_unix_ns, gpu_time_unix_ns; /* when each part was read; 0: never */
+    double cpu_pct;           /* process CPU since the previous reading, 100 = one core */
+    double rss_bytes, system_available_bytes, load1;
+    double disk_read_bytes_per_s, disk_write_bytes_per_s; /* /proc/self/io read_bytes, write_bytes */
+    tally_gpu_reading gpus[TALLY_READING_MAX_GPUS];
+} tally_reading;
+
+/*
+ * Copy the background sampler's latest reading into *out: the host part
+ * (CPU, memory, disk, load) and the GPU part, each as of its last sampling
+ * (with TALLY_SAMPLE_GPU_MS and TALLY_SAMPLE_CPU_MS they have periods of
+ * their own). Lock-free: the sampler thread publishes each reading through a
+ * sequence lock, and this call copies it, retrying while a new one is being
+ * written; it never waits for the sampler, NVML or a lock, and allocates
+ * nothing. Cost: ~100 ns. Any thread, any time. Returns 0; TALLY_EINVAL (out
+ * is NULL); TALLY_ESTATE (not initialized, or disabled); TALLY_ENOENT (the
+ * sampler is off, or has not read anything yet; *out is zeroed);
+ * TALLY_EAGAIN (the reading changed under every one of many tries).
+ */
+TALLY_API int tally_current(tally_reading *out);
+
 /*
  * A section that ends when the enclosing scope exits (GCC/Clang cleanup
  * attribute), e.g. { TALLY_SCOPE("vae_decode"); decode(); }.
@@ -392,6 +490,7 @@ TALLY_API extern int tally__gate;
 #define tally_tag(key, value) (0)
 #define tally_step() ((void)0)
 #define tally_stats_get(name, out) (TALLY_ESTATE) /* nothing is recorded */
+#define tally_current(out) (TALLY_ESTATE)
 #endif
 
 #if !defined(TALLY_DISABLE) && !defined(TALLY_NO_INLINE_GATE) && defined(__GNUC__)

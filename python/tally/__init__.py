@@ -17,6 +17,7 @@
     tally.counter("tokens", 512)
     tally.event("checkpoint", epoch=3)       # fields as JSON
     tally.tag("model", "framepack")
+    tally.current()                          # the sampler's latest reading (a dict)
 
 Everything is recorded by libtally (the C library of this repository): the
 same per-thread buffers, statistics, schedule, NVML sampler and files as a C
@@ -44,6 +45,7 @@ import sys as _sys
 from . import _tally
 from ._tally import (
     counter,
+    current,
     enabled,
     flush,
     init,
@@ -71,6 +73,7 @@ __all__ = [
     "enabled",
     "init",
     "stats",
+    "current",
     "register_memory_provider",
 ]
 

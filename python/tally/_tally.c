@@ -611,18 +611,103 @@ static PyObject *py_stats(PyObject *m, PyObject *args)
                          "std_ns", st.std_ns, "median_ns", st.median_ns, "p95_ns", st.p95_ns);
 }
 
+/* current(): the sampler's latest reading as a dict with only the valid
+ * readings, or None (sampler off, nothing read yet, not started). Lock-free
+ * in libtally: no need to release the GIL. */
+static int put_num(PyObject *d, const char *key, double v)
+{
+    PyObject *o = PyFloat_FromDouble(v);
+    int rc = o != NULL ? PyDict_SetItemString(d, key, o) : -1;
+    Py_XDECREF(o);
+    return rc;
+}
+
+static PyObject *gpu_dict(const tally_gpu_reading *g)
+{
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    PyObject *idx = PyLong_FromLong(g->index);
+    int rc = idx != NULL ? PyDict_SetItemString(d, "index", idx) : -1;
+    Py_XDECREF(idx);
+    const struct { unsigned flag; const char *key; double v; } f[] = {
+        { TALLY_GPU_UTIL, "utilization_pct", g->utilization_pct },
+        { TALLY_GPU_UTIL, "memory_utilization_pct", g->memory_utilization_pct },
+        { TALLY_GPU_MEMORY, "used_bytes", g->used_bytes },
+        { TALLY_GPU_MEMORY, "total_bytes", g->total_bytes },
+        { TALLY_GPU_PROCESS, "process_used_bytes", g->process_used_bytes },
+        { TALLY_GPU_TEMP, "temperature_c", g->temperature_c },
+        { TALLY_GPU_POWER, "power_w", g->power_w },
+        { TALLY_GPU_LIMIT, "power_limit_w", g->power_limit_w },
+        { TALLY_GPU_CLOCKS, "sm_clock_mhz", g->sm_clock_mhz },
+        { TALLY_GPU_CLOCKS, "memory_clock_mhz", g->memory_clock_mhz },
+        { TALLY_GPU_BASE_CLOCK, "base_sm_clock_mhz", g->base_sm_clock_mhz },
+    };
+    for (size_t i = 0; rc == 0 && i < sizeof f / sizeof f[0]; i++)
+        if (g->valid & f[i].flag)
+            rc = put_num(d, f[i].key, f[i].v);
+    if (rc == 0 && (g->valid & TALLY_GPU_THROTTLE)) {
+        PyObject *t = PyLong_FromUnsignedLongLong(g->throttle_reasons);
+        rc = t != NULL ? PyDict_SetItemString(d, "throttle_reasons", t) : -1;
+        Py_XDECREF(t);
+    }
+    if (rc != 0)
+        Py_CLEAR(d);
+    return d;
+}
+
+static PyObject *py_current(PyObject *m, PyObject *unused)
+{
+    tally_reading r;
+    if (!py_inited || tally_current(&r) != 0)
+        Py_RETURN_NONE;
+    PyObject *d = Py_BuildValue("{s:K,s:L}", "sequence", (unsigned long long)r.sequence,
+                                "time_unix_ns", (long long)r.time_unix_ns);
+    if (d == NULL)
+        return NULL;
+    const struct { unsigned flag; const char *key; double v; } f[] = {
+        { TALLY_READING_CPU, "cpu_pct", r.cpu_pct },
+        { TALLY_READING_MEMORY, "rss_bytes", r.rss_bytes },
+        { TALLY_READING_MEMORY, "system_available_bytes", r.system_available_bytes },
+        { TALLY_READING_LOAD, "load1", r.load1 },
+        { TALLY_READING_DISK, "disk_read_bytes_per_s", r.disk_read_bytes_per_s },
+        { TALLY_READING_DISK, "disk_write_bytes_per_s", r.disk_write_bytes_per_s },
+    };
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof f / sizeof f[0]; i++)
+        if (r.valid & f[i].flag)
+            rc = put_num(d, f[i].key, f[i].v);
+    PyObject *gpus = rc == 0 ? PyList_New(0) : NULL;
+    for (int i = 0; gpus != NULL && i < r.ngpus && (r.valid & TALLY_READING_GPU); i++) {
+        PyObject *g = gpu_dict(&r.gpus[i]);
+        if (g == NULL || PyList_Append(gpus, g) != 0)
+            Py_CLEAR(gpus);
+        Py_XDECREF(g);
+    }
+    rc = gpus != NULL ? PyDict_SetItemString(d, "gpus", gpus) : -1;
+    Py_XDECREF(gpus);
+    if (rc != 0)
+        Py_CLEAR(d);
+    return d;
+}
+
 /* init(enable=None, output_dir=None, name=None, trace=None, max_events=None,
- *      sample_ms=None, schedule=None, summary=None): the environment's
- * configuration with these replaced. */
+ *      sample_ms=None, schedule=None, summary=None, preset=None, sample_gpu_ms=None,
+ *      sample_cpu_ms=None, sample=None, gpus=None, flush_s=None): the environment's
+ * configuration with these replaced (a preset first, the others over it). */
 static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = { "enable", "output_dir", "name", "trace", "max_events",
-                              "sample_ms", "schedule", "summary", NULL };
+                              "sample_ms", "schedule", "summary", "preset", "sample_gpu_ms",
+                              "sample_cpu_ms", "sample", "gpus", "flush_s", NULL };
     PyObject *enable = Py_None, *trace = Py_None, *summary = Py_None;
     PyObject *max_events = Py_None, *sample_ms = Py_None;
+    PyObject *sample_gpu_ms = Py_None, *sample_cpu_ms = Py_None, *flush_s = Py_None;
     const char *output_dir = NULL, *name = NULL, *schedule = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OzzOOOzO:init", kwlist, &enable, &output_dir,
-                                     &name, &trace, &max_events, &sample_ms, &schedule, &summary))
+    const char *preset = NULL, *sample = NULL, *gpus = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OzzOOOzOzOOzzO:init", kwlist, &enable, &output_dir,
+                                     &name, &trace, &max_events, &sample_ms, &schedule, &summary,
+                                     &preset, &sample_gpu_ms, &sample_cpu_ms, &sample, &gpus, &flush_s))
         return NULL;
     if (py_inited) {
         PyErr_SetString(PyExc_RuntimeError,
@@ -640,6 +725,16 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
         cfg.name = name;
     if (schedule != NULL)
         cfg.schedule = schedule;
+    /* a preset given here comes first; the other arguments override it */
+    if (preset != NULL && tally_config_preset(&cfg, preset) != 0) {
+        PyErr_Format(PyExc_ValueError, "tally.init(): unknown preset '%s' (expected dev, prod or debug)",
+                     preset);
+        return NULL;
+    }
+    if (sample != NULL)
+        cfg.sample = sample;
+    if (gpus != NULL)
+        cfg.gpus = gpus;
     struct { PyObject *o; int *dst; } flags[] = {
         { enable, &cfg.enable }, { trace, &cfg.trace }, { summary, &cfg.summary },
     };
@@ -652,6 +747,8 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
         }
     struct { PyObject *o; long *dst; const char *what; } nums[] = {
         { max_events, &cfg.max_events, "max_events" }, { sample_ms, &cfg.sample_ms, "sample_ms" },
+        { sample_gpu_ms, &cfg.sample_gpu_ms, "sample_gpu_ms" },
+        { sample_cpu_ms, &cfg.sample_cpu_ms, "sample_cpu_ms" }, { flush_s, &cfg.flush_s, "flush_s" },
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (nums[i].o != Py_None) {
@@ -665,6 +762,11 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
             }
             *nums[i].dst = v;
         }
+    /* sample_ms is both parts' period unless they are given too (as in C) */
+    if (sample_ms != Py_None && sample_gpu_ms == Py_None)
+        cfg.sample_gpu_ms = 0;
+    if (sample_ms != Py_None && sample_cpu_ms == Py_None)
+        cfg.sample_cpu_ms = 0;
     int rc = tally_init(&cfg);
     py_inited = 1;
     if (rc == TALLY_ESTATE) {
@@ -770,8 +872,11 @@ static PyMethodDef module_methods[] = {
       "stats(name)\n--\n\nStatistics of a section or iteration so far (a dict), or None." },
     { "init", (PyCFunction)(void (*)(void))py_init, METH_VARARGS | METH_KEYWORDS,
       "init(*, enable=None, output_dir=None, name=None, trace=None, max_events=None, "
-      "sample_ms=None, schedule=None, summary=None)\n--\n\n"
+      "sample_ms=None, schedule=None, summary=None, preset=None, sample_gpu_ms=None, "
+      "sample_cpu_ms=None, sample=None, gpus=None, flush_s=None)\n--\n\n"
       "Start recording with the environment's configuration, these replaced." },
+    { "current", py_current, METH_NOARGS,
+      "current()\n--\n\nThe sampler's latest reading (a dict of the valid readings), or None." },
     { "register_memory_provider", py_register_memory_provider, METH_VARARGS,
       "register_memory_provider(name, fn)\n--\n\nfn() -> {key: bytes}, read at every snapshot." },
     { "_set_default_name", py_set_default_name, METH_VARARGS, NULL },

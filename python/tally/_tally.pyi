@@ -54,6 +54,13 @@ def init(
     sample_ms: Optional[int] = ...,
     schedule: Optional[str] = ...,
     summary: Optional[bool] = ...,
+    preset: Optional[str] = ...,
+    sample_gpu_ms: Optional[int] = ...,
+    sample_cpu_ms: Optional[int] = ...,
+    sample: Optional[str] = ...,
+    gpus: Optional[str] = ...,
+    flush_s: Optional[int] = ...,
 ) -> None: ...
+def current() -> Optional[Dict[str, Any]]: ...
 def register_memory_provider(name: str, fn: Callable[[], Dict[str, float]]) -> None: ...
 def _set_default_name(name: str) -> None: ...

@@ -178,9 +178,14 @@ def check_trace(report, trace, problems):
         if summary["i"].get(f"event/{name}", 0) != count:
             bad(f"event {name!r}: {summary['i'].get(f'event/{name}', 0)} instants, report has {count}")
     if report["sampler"] is not None:
-        got = summary["c"].get("sampler/cpu_pct", {"count": 0})["count"]
-        if got != len(report["sampler"]["series"]):
-            bad(f"{got} sampler cpu_pct events, report series has {len(report['sampler']['series'])}")
+        # a counter event per point that has the reading (a point of the GPU
+        # part alone has no cpu_pct; TALLY_SAMPLE may turn readings off)
+        for key, counter in (("cpu_pct", "cpu_pct"), ("rss_bytes", "memory_bytes"), ("load1", "load1"),
+                             ("disk_read_bytes_per_s", "disk_bytes_per_s")):
+            want = sum(1 for pt in report["sampler"]["series"] if key in pt)
+            got = summary["c"].get(f"sampler/{counter}", {"count": 0})["count"]
+            if got != want:
+                bad(f"{got} sampler {counter} events, report series has {want} points with {key}")
     return summary
 
 

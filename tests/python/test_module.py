@@ -484,6 +484,77 @@ class TestEnv(ModuleTest):
         self.assertTrue(os.path.basename(path).startswith("from_init-rank0."), path)
 
 
+class TestCurrent(ModuleTest):
+    """tally.current(): the sampler's latest reading; init()'s sampler options (issue 36)."""
+
+    def test_current_reading_and_disk_rate(self):
+        proc = os.path.join(self.dir, "proc", "self")
+        os.makedirs(proc)
+        with open(os.path.join(proc, "io"), "w") as f:
+            f.write("read_bytes: 0\nwrite_bytes: 0\n")
+        r = self.run_script(f"""
+            import json, os, time, tally
+            print("before", tally.current())
+            tally.init(sample_ms=10, sample="cpu,memory,disk")
+            deadline = time.time() + 5
+            cur = None
+            while cur is None and time.time() < deadline:
+                cur = tally.current()
+                time.sleep(0.005)
+            io = {os.path.join(proc, "io")!r}
+            with open(io + ".tmp", "w") as f:
+                f.write("read_bytes: 536870912\\nwrite_bytes: 0\\n")
+            os.rename(io + ".tmp", io)
+            seen = 0.0
+            while time.time() < deadline and seen == 0.0:
+                time.sleep(0.005)
+                seen = tally.current().get("disk_read_bytes_per_s", 0.0)
+            print(json.dumps({{"first": cur, "read_bps": seen}}))
+        """, env={"TALLY_PROC_ROOT": os.path.join(self.dir, "proc")})
+        lines = r.stdout.splitlines()
+        self.assertEqual(lines[0], "before None")
+        got = json.loads(lines[1])
+        first = got["first"]
+        self.assertGreater(first["rss_bytes"], 1e6)
+        self.assertGreaterEqual(first["cpu_pct"], 0)
+        self.assertIn("system_available_bytes", first)
+        self.assertNotIn("load1", first)  # not asked for
+        self.assertEqual(first["gpus"], [])  # not asked for either
+        self.assertGreaterEqual(first["sequence"], 1)
+        self.assertGreater(first["time_unix_ns"], 1.6e18)
+        # 512 MiB in one point of about 10 ms
+        self.assertGreater(got["read_bps"], 512 * 2**20 / 0.1)
+        rep = self.report()
+        self.assertEqual(rep["config"]["sample"], "cpu,memory,disk")
+        self.assertEqual(rep["sampler"]["readings"], "cpu,memory,disk")
+
+    def test_sampler_off_gives_none(self):
+        r = self.run_script("""
+            import tally
+            with tally.section("s"):
+                pass
+            print("current", tally.current())
+        """)
+        self.assertIn("current None", r.stdout)
+
+    def test_init_preset_and_periods(self):
+        r = self.run_script("""
+            import tally
+            try:
+                tally.init(preset="fastest")
+            except ValueError as e:
+                print("error", e)
+            tally.init(preset="prod", sample_cpu_ms=20, flush_s=0)
+            import time
+            with tally.section("s"):
+                time.sleep(0.15)
+        """)
+        self.assertIn("error tally.init(): unknown preset 'fastest' (expected dev, prod or debug)", r.stdout)
+        cfg = self.report()["config"]
+        self.assertEqual((cfg["preset"], cfg["sample_gpu_ms"], cfg["sample_cpu_ms"], cfg["trace"],
+                          cfg["max_samples"]), ("prod", 1000, 20, False, 1000))
+
+
 class TestTorchProvider(ModuleTest):
     FAKE_TORCH = '''
         class _Cuda:

@@ -4,7 +4,7 @@
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
 #   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
-#                   test_outputs, test_dlclose: scenarios run in forked children through the
+#                   test_outputs, test_dlclose, test_sampler: scenarios run in forked children through the
 #                   public API of the shared library, their files checked with
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
 #                   validation with Debian's python3 + jsonschema)
@@ -14,6 +14,7 @@ foreach(name histogram stats json_writer config thread)
     LIBS tally_static PkgConfig::JANSSON m LABELS collector)
   target_include_directories(test_${name} PRIVATE ${PROJECT_SOURCE_DIR}/lib)
 endforeach()
+target_compile_definitions(test_config PRIVATE TALLY_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # Helpers of the end-to-end tests: fork a scenario, read its files, run the checker.
 add_library(tally_collector_test_util STATIC collector_test_util.c)
@@ -31,7 +32,7 @@ add_library(tally_fake_nvml_v1 SHARED fake_nvml.c)
 target_link_libraries(tally_fake_nvml_v1 PRIVATE tally_warnings)
 target_compile_definitions(tally_fake_nvml_v1 PRIVATE FAKE_NVML_NO_V3)
 
-foreach(name collector threads fork nvml outputs signals)
+foreach(name collector threads fork nvml outputs signals sampler)
   tally_add_unit_test(test_${name} SOURCES test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
@@ -39,6 +40,8 @@ endforeach()
 target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>"
   TALLY_FAKE_NVML_V1="$<TARGET_FILE:tally_fake_nvml_v1>")
 add_dependencies(test_nvml tally_fake_nvml tally_fake_nvml_v1)
+target_compile_definitions(test_sampler PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
+add_dependencies(test_sampler tally_fake_nvml)
 
 # dlopen/dlclose of libtally, then SIGTERM (issue 26): not linked with libtally.
 tally_add_unit_test(test_dlclose SOURCES test_dlclose.c
@@ -53,8 +56,8 @@ add_dependencies(test_dlclose tally_shared tally_fake_nvml)
 # -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
 # scenario's child makes it exit 66, which fails the test.
 add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
-  test_outputs test_signals test_dlclose tally_fake_nvml tally_fake_nvml_v1)
-foreach(name collector threads fork nvml outputs signals dlclose)
+  test_outputs test_signals test_dlclose test_sampler tally_fake_nvml tally_fake_nvml_v1)
+foreach(name collector threads fork nvml outputs signals dlclose sampler)
   set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
 endforeach()
 

@@ -13,7 +13,10 @@
  * The environment changes the readings, so the rules can be tested on a real
  * collector run: FAKE_NVML_DEVICES (1 or 2), FAKE_NVML_TEMP (C),
  * FAKE_NVML_POWER_MW, FAKE_NVML_LIMIT_MW (0: the limit is not supported) and
- * FAKE_NVML_THROTTLE (the reasons' bit mask), each for every device.
+ * FAKE_NVML_THROTTLE (the reasons' bit mask), FAKE_NVML_SM_MHZ and
+ * FAKE_NVML_MEM_MHZ (the clocks now: 1410 and 1593 MHz by default) and
+ * FAKE_NVML_BASE_MHZ (the SM's default applications clock, 1095 MHz; 0: not
+ * supported), each for every device.
  *
  * Processes (NVML's per-process accounting, nvmlDeviceGetComputeRunningProcesses
  * _v3 and the first layout; built with FAKE_NVML_NO_V3, the library has only
@@ -99,6 +102,8 @@ FAKE_API int nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned 
 FAKE_API int nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power);
 FAKE_API int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit);
 FAKE_API int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons);
+FAKE_API int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock);
+FAKE_API int nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, int type, unsigned int *clock);
 #ifndef FAKE_NVML_NO_V3
 FAKE_API int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos);
 #endif
@@ -199,6 +204,35 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
     memory->total = 80 * GIB;
     memory->used = garbage() ? memory->total + GIB : (device->index + 1) * 10 * GIB + own + other;
     memory->free = garbage() ? 0 : memory->total - memory->used;
+    return NVML_SUCCESS;
+}
+
+/* NVML_CLOCK_SM (1) and NVML_CLOCK_MEM (2): FAKE_NVML_SM_MHZ (default 1410),
+ * FAKE_NVML_MEM_MHZ (default 1593). */
+int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock)
+{
+    misbehave("nvmlDeviceGetClockInfo");
+    int rc = check(device, clock);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    if (type != 1 && type != 2)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    *clock = (unsigned int)(type == 1 ? env("FAKE_NVML_SM_MHZ", 1410) : env("FAKE_NVML_MEM_MHZ", 1593));
+    return NVML_SUCCESS;
+}
+
+/* The SM's default applications clock (the base clock): FAKE_NVML_BASE_MHZ
+ * (default 1095; 0: not supported). */
+int nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, int type, unsigned int *clock)
+{
+    misbehave("nvmlDeviceGetDefaultApplicationsClock");
+    int rc = check(device, clock);
+    if (rc != NVML_SUCCESS)
+        return rc;
+    unsigned long long base = env("FAKE_NVML_BASE_MHZ", 1095);
+    if (type != 1 || base == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    *clock = (unsigned int)base;
     return NVML_SUCCESS;
 }
 

@@ -204,6 +204,147 @@ static void test_invalid_values(void **state)
     expect_invalid("TALLY_SCHEDULE", "wait=1,warmup=x");
     expect_invalid("TALLY_SCHEDULE", "active=0");
     expect_invalid("TALLY_CLOCK", "rdtsc");
+    expect_invalid("TALLY_SAMPLE_GPU_MS", "fast");
+    expect_invalid("TALLY_SAMPLE_CPU_MS", "-3");
+    expect_invalid("TALLY_SAMPLE", "gpu,network");
+    expect_invalid("TALLY_GPUS", "0,x");
+    expect_invalid("TALLY_GPUS", "64");
+    expect_invalid("TALLY_SAMPLE_POINTS", "3");
+    expect_invalid("TALLY_FLUSH_S", "-1");
+    expect_invalid("TALLY_PRESET", "fast");
+}
+
+/* The sampler's variables (issue 36): each part's period, the readings, the
+ * devices, the budget, the flushes. */
+static void test_sampler_values(void **state)
+{
+    (void)state;
+    setenv("TALLY_SAMPLE_GPU_MS", "20", 1);
+    setenv("TALLY_SAMPLE_CPU_MS", "500", 1);
+    setenv("TALLY_SAMPLE", "gpu,disk", 1);
+    setenv("TALLY_GPUS", "0,2", 1);
+    setenv("TALLY_SAMPLE_POINTS", "5000", 1);
+    setenv("TALLY_FLUSH_S", "3", 1);
+    tally_config c;
+    char err[1024];
+    assert_int_equal(from_env_capture(&c, err, sizeof err), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(c.sample_ms, 0);
+    assert_int_equal(c.sample_gpu_ms, 20);
+    assert_int_equal(c.sample_cpu_ms, 500);
+    assert_string_equal(c.sample, "gpu,disk");
+    assert_string_equal(c.gpus, "0,2");
+    assert_int_equal(c.sample_points, 5000);
+    assert_int_equal(c.flush_s, 3);
+    assert_null(c.preset);
+
+    unsigned mask;
+    uint64_t gpus;
+    char why[128];
+    assert_int_equal(tl_sample_parse("gpu,disk", &mask, why, sizeof why), 0);
+    assert_int_equal(mask, TL_SAMPLE_GPU | TL_SAMPLE_DISK);
+    assert_int_equal(tl_sample_parse("load,cpu,memory", &mask, why, sizeof why), 0);
+    assert_int_equal(mask, TL_SAMPLE_LOAD | TL_SAMPLE_CPU | TL_SAMPLE_MEMORY);
+    assert_int_equal(tl_sample_parse("all", &mask, why, sizeof why), 0);
+    assert_int_equal(mask, TL_SAMPLE_ALL);
+    assert_int_equal(tl_sample_parse("none", &mask, why, sizeof why), 0);
+    assert_int_equal(mask, 0);
+    char words[64];
+    tl_sample_format(TL_SAMPLE_GPU | TL_SAMPLE_LOAD, words, sizeof words);
+    assert_string_equal(words, "gpu,load");
+    tl_sample_format(TL_SAMPLE_ALL, words, sizeof words);
+    assert_string_equal(words, "gpu,cpu,memory,disk,load");
+    assert_int_equal(tl_sample_parse("gpu,", &mask, why, sizeof why), -1);
+    assert_int_equal(tl_sample_parse("gpus", &mask, why, sizeof why), -1);
+    assert_string_equal(why, "unknown reading \"gpus\"");
+    assert_int_equal(tl_gpus_parse("0,2,63", &gpus, why, sizeof why), 0);
+    assert_true(gpus == (1ull | 4ull | 1ull << 63));
+    assert_int_equal(tl_gpus_parse("64", &gpus, why, sizeof why), -1);
+    assert_int_equal(tl_gpus_parse("1,,2", &gpus, why, sizeof why), -1);
+    assert_int_equal(tl_gpus_parse("-1", &gpus, why, sizeof why), -1);
+}
+
+/* The preset table: each row's values, documented in docs/collector.md as a
+ * table row of the same numbers; an explicit variable overrides the preset. */
+static void test_presets(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *row;
+        long gpu_ms, cpu_ms;
+        const char *sample;
+        int trace;
+        long max_samples;
+        int summary;
+        long flush_s;
+    } rows[] = {
+        { "dev", "| `dev` | 500 | 500 | all | 1 | 10000 | 1 | 0 |", 500, 500, NULL, 1, 10000, 1, 0 },
+        { "prod", "| `prod` | 1000 | 5000 | gpu,cpu,memory | 0 | 1000 | 0 | 0 |", 1000, 5000, "gpu,cpu,memory",
+          0, 1000, 0, 0 },
+        { "debug", "| `debug` | 50 | 50 | all | 1 | 100000 | 1 | 10 |", 50, 50, NULL, 1, 100000, 1, 10 },
+    };
+    char *docs = NULL;
+    FILE *f = fopen(TALLY_SOURCE_DIR "/docs/collector.md", "r");
+    assert_non_null(f);
+    size_t cap = 0;
+    assert_true(getdelim(&docs, &cap, '\0', f) > 0);
+    fclose(f);
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        tally_config c;
+        char err[1024];
+        clean_env(NULL);
+        setenv("TALLY_PRESET", rows[i].name, 1);
+        assert_int_equal(from_env_capture(&c, err, sizeof err), 0);
+        assert_string_equal(err, "");
+        assert_string_equal(c.preset, rows[i].name);
+        assert_int_equal(c.sample_gpu_ms, rows[i].gpu_ms);
+        assert_int_equal(c.sample_cpu_ms, rows[i].cpu_ms);
+        if (rows[i].sample)
+            assert_string_equal(c.sample, rows[i].sample);
+        else
+            assert_null(c.sample);
+        assert_int_equal(c.trace, rows[i].trace);
+        assert_int_equal(c.max_samples, rows[i].max_samples);
+        assert_int_equal(c.summary, rows[i].summary);
+        assert_int_equal(c.flush_s, rows[i].flush_s);
+        if (strstr(docs, rows[i].row) == NULL)
+            fail_msg("docs/collector.md lacks the preset row %s", rows[i].row);
+        /* the same through the API, on a config of the defaults */
+        tally_config d;
+        tally_config_init(&d);
+        assert_int_equal(tally_config_preset(&d, rows[i].name), 0);
+        assert_int_equal(d.sample_gpu_ms, rows[i].gpu_ms);
+        assert_int_equal(d.flush_s, rows[i].flush_s);
+    }
+    free(docs);
+    /* explicit variables win over the preset's values */
+    clean_env(NULL);
+    setenv("TALLY_PRESET", "prod", 1);
+    setenv("TALLY_TRACE", "1", 1);
+    setenv("TALLY_SAMPLE_CPU_MS", "250", 1);
+    setenv("TALLY_SAMPLE", "cpu", 1);
+    tally_config c;
+    char err[1024];
+    assert_int_equal(from_env_capture(&c, err, sizeof err), 0);
+    assert_int_equal(c.trace, 1);
+    assert_int_equal(c.sample_gpu_ms, 1000);
+    assert_int_equal(c.sample_cpu_ms, 250);
+    assert_string_equal(c.sample, "cpu");
+    assert_int_equal(c.max_samples, 1000);
+    /* TALLY_SAMPLE_MS set is the period of both parts, over the preset's */
+    setenv("TALLY_SAMPLE_MS", "100", 1);
+    unsetenv("TALLY_SAMPLE_CPU_MS");
+    assert_int_equal(from_env_capture(&c, err, sizeof err), 0);
+    assert_int_equal(c.sample_ms, 100);
+    assert_int_equal(c.sample_gpu_ms, 0);
+    assert_int_equal(c.sample_cpu_ms, 0);
+    /* an unknown preset changes nothing */
+    tally_config d;
+    tally_config_init(&d);
+    assert_int_equal(tally_config_preset(&d, "fast"), TALLY_EINVAL);
+    tally_config e;
+    tally_config_init(&e);
+    assert_memory_equal(&d, &e, sizeof d);
 }
 
 static void test_schedule_parse(void **state)
@@ -401,6 +542,8 @@ int main(void)
         cmocka_unit_test_setup(test_defaults, clean_env),
         cmocka_unit_test_setup(test_valid_values, clean_env),
         cmocka_unit_test_setup(test_invalid_values, clean_env),
+        cmocka_unit_test_setup(test_sampler_values, clean_env),
+        cmocka_unit_test_setup(test_presets, clean_env),
         cmocka_unit_test_setup(test_schedule_parse, clean_env),
         cmocka_unit_test_setup(test_schedule_records, clean_env),
         cmocka_unit_test_setup(test_schedule_bounds, clean_env),

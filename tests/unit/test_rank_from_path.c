@@ -1,7 +1,7 @@
 /*
  * test_rank_from_path.c - the rank from an input's name (tools/ingest/run.c,
- * tl_rank_from_path), DESIGN.md's rules after the content: rank-3, rank3,
- * rank_3, -rank3., rank_3/ folders, graph_capture_rank_0.<ns>..., then
+ * tl_rank_from_path), docs/architecture.md's rules after the content: rank-3,
+ * rank3, rank_3, -rank3., rank_3/ folders, graph_capture_rank_0.<ns>..., then
  * TensorBoard's worker3. Each case is a name people's runs really have (the
  * corpus' among them) with the rank and the "how it was found" text the
  * report shows, or no rank where a careless match would invent one.
@@ -43,7 +43,8 @@ static void check(const rank_case *c, size_t n)
     }
 }
 
-/* DESIGN.md's spellings in a file name; the text quotes the name from the word on. */
+/* docs/architecture.md's spellings in a file name; the text quotes the name
+ * from the word on. */
 static void test_file_names(void **state)
 {
     (void)state;

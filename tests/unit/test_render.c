@@ -6,10 +6,10 @@
  * test_rules.c does) and finished with tl_aggregate_finish. Their names,
  * paths, labels and warnings carry strings made to break out of HTML, SVG
  * attributes and Markdown: the pages must hold their escaped forms and never
- * the raw ones. Also: the sections come in DESIGN.md's order, the same
- * aggregate gives the same bytes (whatever order its sessions arrived in),
- * and the pages stay small for inputs with 100k names or 64 ranks x 8 lanes
- * of busy timelines.
+ * the raw ones. Also: the sections come in docs/architecture.md's order,
+ * the same aggregate gives the same bytes (whatever order its sessions
+ * arrived in), and the pages stay small for inputs with 100k names or 64
+ * ranks x 8 lanes of busy timelines.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -75,7 +75,7 @@ int tl_problems_add_text(tl_problems *l, int kind, int64_t offset, const char *t
 /* Free the problems and leave l empty. */
 void tl_problems_release(tl_problems *l);
 
-/* How an input's rank was found, in DESIGN.md's order of preference. */
+/* How an input's rank was found, in docs/architecture.md's order of preference. */
 enum tl_rank_source { TL_RANK_UNKNOWN = 0, TL_RANK_CONTENT, TL_RANK_NAME, TL_RANK_ORDER };
 /* "unknown", "content", "name", "order" (as the aggregate's inputs and partials say it). */
 const char *tl_rank_source_name(int source);

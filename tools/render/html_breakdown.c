@@ -4,8 +4,9 @@
  * the per-rank totals, with a whisker from the least to the most of them, so
  * the chart shows both what dominates and how unequal the ranks are. Bars
  * are ordered by what they draw (the time per rank); the tables are sorted
- * by total time over all ranks (DESIGN.md: total finds the bottleneck). Names
- * are labels (labels.h): distinct, demangled, the full name beside them.
+ * by total time over all ranks (docs/architecture.md: total finds the
+ * bottleneck). Names are labels (labels.h): distinct, demangled, the full name
+ * beside them.
  */
 #define _GNU_SOURCE
 #include <math.h>

@@ -1,6 +1,7 @@
 /*
  * html_gpu.c - step time per rank (one line per rank, the straggler's drawn
- * on top in its own color) and the GPU temporal breakdown per rank (stacked
+ * on top in its own color; past STEP_LINE_RANKS ranks, bands of the ranks'
+ * quantiles at each step instead, the stragglers' lines on top) and the GPU temporal breakdown per rank (stacked
  * bars of the kernel time: compute only, compute overlapped with
  * communication, communication only, memory, other, idle), with the idle
  * time per stream. The definitions are HTA's; the numbers are the aggregate
@@ -17,6 +18,10 @@
 #include "units.h"
 
 /* ---- step times --------------------------------------------------------------------------- */
+
+/* One line per rank up to this many ranks with steps; past it, the chart
+ * draws each step's min-max and p10-p90 bands and the median. */
+#define STEP_LINE_RANKS 64
 
 typedef struct series_buf {
     char label[48];
@@ -76,6 +81,97 @@ static void steps_chart(tl_html *h, size_t maxsteps)
         free(b[i].y);
 out:
     free(x);
+    free(s);
+    free(b);
+}
+
+static int by_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The q-quantile of n sorted values, interpolated between the two nearest
+ * (numpy's default, "linear"). */
+static double quantile(const double *v, size_t n, double q)
+{
+    double at = q * (double)(n - 1);
+    size_t lo = (size_t)at;
+    return lo + 1 < n ? v[lo] + (v[lo + 1] - v[lo]) * (at - (double)lo) : v[lo];
+}
+
+/* Past STEP_LINE_RANKS ranks: at each step index, over the ranks that have
+ * that step, the band from the least to the most, the 10th to 90th
+ * percentile darker inside it, the median a line, the stragglers' lines on
+ * top. Its size is bounded by the steps, not the ranks. */
+static void steps_bands(tl_html *h, size_t maxsteps, size_t nwith)
+{
+    const tl_aggregate *a = h->a;
+    double *v = malloc((a->nranks + 1) * sizeof *v), *q = malloc(6 * (maxsteps + 1) * sizeof *q);
+    tl_svg_series *s = calloc(TL_MAX_STRAGGLERS + 2, sizeof *s);
+    series_buf *b = calloc(TL_MAX_STRAGGLERS + 2, sizeof *b);
+    size_t n = 0;
+    if (v == NULL || q == NULL || s == NULL || b == NULL) {
+        h->oom = 1;
+        goto out;
+    }
+    double *x = q, *lo = q + maxsteps, *p10 = q + 2 * maxsteps, *med = q + 3 * maxsteps, *p90 = q + 4 * maxsteps,
+           *hi = q + 5 * maxsteps;
+    for (size_t k = 0; k < maxsteps; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < a->nranks; i++)
+            if (a->ranks[i].nsteps > k)
+                v[m++] = (double)a->ranks[i].steps[k].dur_ns;
+        x[k] = (double)k;
+        lo[k] = p10[k] = med[k] = p90[k] = hi[k] = NAN;
+        if (m == 0)
+            continue;
+        qsort(v, m, sizeof *v, by_double);
+        lo[k] = v[0];
+        p10[k] = quantile(v, m, 0.10);
+        med[k] = quantile(v, m, 0.50);
+        p90[k] = quantile(v, m, 0.90);
+        hi[k] = v[m - 1];
+    }
+    /* short labels: a legend entry has 18 characters */
+    tl_svg_area areas[] = {
+        { "ranks: min-max", "band outer", x, lo, hi, maxsteps },
+        { "ranks: p10-p90", "band inner", x, p10, p90, maxsteps },
+    };
+    snprintf(b[n].label, sizeof b[n].label, "ranks: median");
+    s[n] = (tl_svg_series){ b[n].label, "s0", x, med, maxsteps };
+    n++;
+    for (size_t i = 0; i < a->nranks && n < TL_MAX_STRAGGLERS + 1; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        if (!r->straggler || r->nsteps == 0)
+            continue;
+        b[n].y = malloc(r->nsteps * sizeof *b[n].y);
+        if (b[n].y == NULL) {
+            h->oom = 1;
+            break;
+        }
+        for (size_t k = 0; k < r->nsteps; k++)
+            b[n].y[k] = (double)r->steps[k].dur_ns;
+        snprintf(b[n].label, sizeof b[n].label, "rank %d (straggler)", r->rank);
+        s[n] = (tl_svg_series){ b[n].label, "strag", x, b[n].y, r->nsteps };
+        n++;
+    }
+    char id[16], desc[384], l1[48], l2[48];
+    const tl_across *st = tl_aggregate_across(a, "step_time_ns");
+    snprintf(desc, sizeof desc,
+             "Step duration by step index over %zu ranks (more than %d: bands instead of a line per rank): at each "
+             "step the least to the most of the ranks, the 10th to 90th percentile darker, the median a line, "
+             "stragglers in their own color%s%s%s%s.",
+             nwith, STEP_LINE_RANKS, st ? "; mean step time from " : "", st ? tl_units_dur(l1, sizeof l1, st->min) : "",
+             st ? " to " : "", st ? tl_units_dur(l2, sizeof l2, st->max) : "");
+    tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Step time per rank", desc };
+    tl_svg_axes ax = { "step", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
+    tl_svg_lines_areas(h->f, &fr, &ax, areas, sizeof areas / sizeof areas[0], s, n);
+out:
+    for (size_t i = 0; b && i < n; i++)
+        free(b[i].y);
+    free(v);
+    free(q);
     free(s);
     free(b);
 }
@@ -158,14 +254,17 @@ static void steps_table(tl_html *h)
 
 void tl_html_steps(tl_html *h)
 {
-    size_t maxsteps = 0, summary = 0;
+    size_t maxsteps = 0, summary = 0, nwith = 0;
     for (size_t i = 0; i < h->a->nranks; i++) {
         if (h->a->ranks[i].nsteps > maxsteps)
             maxsteps = h->a->ranks[i].nsteps;
         summary += isfinite(h->a->ranks[i].step_mean);
+        nwith += h->a->ranks[i].nsteps > 0;
     }
     tl_html_open(h, "steps", "Step time per rank");
-    if (maxsteps > 2)
+    if (maxsteps > 2 && nwith > STEP_LINE_RANKS)
+        steps_bands(h, maxsteps, nwith);
+    else if (maxsteps > 2)
         steps_chart(h, maxsteps);
     else if (maxsteps > 0)
         steps_bars(h);

@@ -1,9 +1,9 @@
 /*
  * html_report.c - tl_render_html: the report page. The template
  * (templates/report.html) gives the frame; {{sections}} is filled by one
- * function per section, in DESIGN.md's order (html_sections.h). Everything
- * here is a function of the aggregate and the options, written in a fixed
- * order, so the same inputs give the same bytes.
+ * function per section, in docs/architecture.md's order (html_sections.h).
+ * Everything here is a function of the aggregate and the options, written in
+ * a fixed order, so the same inputs give the same bytes.
  */
 #define _GNU_SOURCE
 #include <math.h>
@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "labels.h"
 #include "html_sections.h"
+#include "rank_pick.h"
 #include "render.h"
 #include "units.h"
 
@@ -142,49 +143,15 @@ void tl_html_td(FILE *f, double v, int unit)
 
 unsigned char *tl_html_ranks_drawn(const tl_aggregate *a, size_t max, size_t *n)
 {
-    size_t nr = a->nranks;
-    unsigned char *m = calloc(nr + 1, 1);
-    *n = 0;
-    if (m == NULL)
-        return NULL;
-    if (nr <= max) {
-        memset(m, 1, nr);
-        *n = nr;
-        return m;
-    }
-    size_t lo = SIZE_MAX, hi = SIZE_MAX;
-    for (size_t i = 0; i < nr; i++) {
-        const tl_rank_result *r = &a->ranks[i];
-        if ((r->straggler || r->rank == a->waits.straggler) && *n < max)
-            m[i] = 1, (*n)++;
-        if (isfinite(r->step_mean)) {
-            if (lo == SIZE_MAX || r->step_mean < a->ranks[lo].step_mean)
-                lo = i;
-            if (hi == SIZE_MAX || r->step_mean > a->ranks[hi].step_mean)
-                hi = i;
-        }
-    }
-    size_t ext[2] = { lo, hi };
-    for (int k = 0; k < 2; k++)
-        if (ext[k] != SIZE_MAX && !m[ext[k]] && *n < max)
-            m[ext[k]] = 1, (*n)++;
-    /* an even sample of the rest, deterministic: every (nr / room)-th rank */
-    size_t room = max - *n;
-    for (size_t j = 0; j < room; j++) {
-        size_t i = (size_t)((double)j * (double)nr / (double)room);
-        while (i < nr && m[i])
-            i++;
-        if (i < nr)
-            m[i] = 1, (*n)++;
-    }
-    return m;
+    return tl_rank_pick(a, max, n); /* the ranks every output lists (rank_pick.h) */
 }
 
 void tl_html_ranks_drawn_note(tl_html *h, size_t k, size_t n)
 {
     if (k < n)
         fprintf(h->f, "<p class=\"more\">%zu of %zu ranks drawn: the stragglers, the ranks with the shortest and "
-                      "longest steps, and an even sample of the rest</p>\n", k, n);
+                      "longest mean step, the ranks at its 10th, 25th, 50th, 75th and 90th percentile, and an even "
+                      "sample of the rest</p>\n", k, n);
 }
 
 void tl_html_details(FILE *f, const char *summary)

@@ -1,7 +1,7 @@
 /*
  * html_sections.h - the sections of the HTML report, one function each, in
- * DESIGN.md's order, and the small helpers they share. html_report.c calls
- * them in order between the template's header and footer.
+ * docs/architecture.md's order, and the small helpers they share.
+ * html_report.c calls them in order between the template's header and footer.
  *
  * A section is <section id="..."><h2>..</h2>...</section>; one without data
  * says so in a line. Tables have a <caption> and <th scope>; every chart is

@@ -17,6 +17,7 @@
 #include "collbw_text.h"
 #include "shapes_text.h"
 #include "context_text.h"
+#include "rank_pick.h"
 #include "telemetry_text.h"
 #include "term.h" /* tl_plural_s */
 #include "units.h"
@@ -99,12 +100,13 @@ static void recommendations(FILE *f, const tl_aggregate *a)
     }
 }
 
-static void rank_row(FILE *f, const tl_rank_result *r)
+static void rank_row(FILE *f, const tl_rank_result *r, unsigned char why)
 {
     char b[48];
+    const char *tag = tl_rank_pick_tag(why);
     /* a loop summary's count (FramePack) is marked: its steps ran, their times were not recorded */
-    fprintf(f, "| %d%s | %llu%s |", r->rank, r->straggler ? " (straggler)" : "", (unsigned long long)r->step_count,
-            r->steps_summarized ? " (summary)" : "");
+    fprintf(f, "| %d%s%s%s | %llu%s |", r->rank, *tag ? " " : "", tag, r->straggler ? " (straggler)" : "",
+            (unsigned long long)r->step_count, r->steps_summarized ? " (summary)" : "");
     cell(f, r->step_mean, TL_UNIT_NS);
     cell(f, r->step_median, TL_UNIT_NS);
     cell(f, r->step_min, TL_UNIT_NS);
@@ -116,19 +118,25 @@ static void rank_row(FILE *f, const tl_rank_result *r)
     fprintf(f, " %s |\n", tl_units_bytes(b, sizeof b, r->peak_allocated));
 }
 
+/* Every rank up to MD_RANKS, else MD_RANKS of them picked (rank_pick.h). */
 static void ranks(FILE *f, const tl_aggregate *a)
 {
     size_t shown = 0;
     if (a->nranks == 0)
         return;
+    unsigned char *why = tl_rank_pick(a, MD_RANKS, &shown);
+    if (why == NULL)
+        return;
     fputs("\n## Ranks\n\n| Rank | Steps | Step mean | Median | Min | Max | it/s | GPU idle | Compute | Overlap | "
           "Peak memory |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
     for (size_t i = 0; i < a->nranks; i++)
-        if (shown < MD_RANKS || a->ranks[i].straggler) {
-            rank_row(f, &a->ranks[i]);
-            shown++;
-        }
-    more(f, shown, a->nranks, "ranks");
+        if (why[i])
+            rank_row(f, &a->ranks[i], why[i]);
+    free(why);
+    char note[512];
+    tl_rank_pick_note(note, sizeof note, shown, a->nranks);
+    if (*note)
+        fprintf(f, "\n_%s_\n", note);
 }
 
 static void across(FILE *f, const tl_aggregate *a)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "context_text.h"
+#include "rank_pick.h"
 #include "render.h"
 #include "term.h" /* tl_plural_s */
 #include "report_text.h"
@@ -147,12 +148,22 @@ static void group_table(FILE *out, const tl_name_table *t, int group, size_t wid
     free(idx);
 }
 
-static void rank_label(char *buf, size_t len, const tl_rank_result *r)
+/* "12 *" a straggler; past TL_RANKS_LISTED ranks, why a rank is listed:
+ * "4711 p90", "80 max *" (rank_pick.h). */
+static void rank_label(char *buf, size_t len, const tl_rank_result *r, unsigned char why)
 {
-    snprintf(buf, len, "%d%s", r->rank, r->straggler ? " *" : "");
+    const char *tag = tl_rank_pick_tag(why);
+    snprintf(buf, len, "%d%s%s%s", r->rank, *tag ? " " : "", tag, r->straggler ? " *" : "");
 }
 
-static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
+/* The ranks the per-rank tables list: all of them up to TL_RANKS_LISTED,
+ * else TL_RANKS_PICKED chosen by rank_pick.h. */
+static unsigned char *ranks_listed(const tl_aggregate *a, size_t *n)
+{
+    return tl_rank_pick(a, a->nranks <= TL_RANKS_LISTED ? TL_RANKS_LISTED : TL_RANKS_PICKED, n);
+}
+
+static void rank_steps(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t width)
 {
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },      { "Sessions", 1, 5, 0 }, { "Steps", 1, 1, 0 }, { "Step mean", 1, 0, 0 },
@@ -163,8 +174,10 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
     heading(out, "PER RANK: STEPS");
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
-        char rank[16], ses[16], st[16], a[48], b[48], c[48], d[48], its[48];
-        rank_label(rank, sizeof rank, r);
+        if (!why[i])
+            continue;
+        char rank[32], ses[16], st[16], a[48], b[48], c[48], d[48], its[48];
+        rank_label(rank, sizeof rank, r, why[i]);
         snprintf(ses, sizeof ses, "%zu", r->nsessions);
         /* a loop summary's count (FramePack): the steps it ran, without their times */
         snprintf(st, sizeof st, "%llu%s", (unsigned long long)r->step_count, r->steps_summarized ? " (s)" : "");
@@ -178,14 +191,14 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, size_t width)
     tl_text_table_print(out, &tt, width);
     tl_text_table_release(&tt);
     for (size_t i = 0; i < agg->nranks; i++)
-        if (agg->ranks[i].steps_summarized) {
+        if (why[i] && agg->ranks[i].steps_summarized) {
             tl_text_wrap(out, "", "(s) from the report's loop summary: the count, mean, min and max it recorded, not "
                          "each step", width);
             break;
         }
 }
 
-static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
+static void rank_gpu(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t width)
 {
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },        { "GPU idle", 1, 0, 0 },  { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
@@ -203,8 +216,10 @@ static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
     for (size_t i = 0; i < agg->nranks; i++) {
         const tl_rank_result *r = &agg->ranks[i];
         const tl_gpu_breakdown *g = &r->gpu;
-        char rank[16], a[32], b[32], c[32], d[32], e[48], f[48], u[48];
-        rank_label(rank, sizeof rank, r);
+        if (!why[i])
+            continue;
+        char rank[32], a[32], b[32], c[32], d[32], e[48], f[48], u[48];
+        rank_label(rank, sizeof rank, r, why[i]);
         tl_units_pct(a, sizeof a, g->present ? tl_pct(g->idle, g->kernel_time) : NAN);
         tl_units_pct(b, sizeof b, g->present ? tl_pct(g->compute, g->kernel_time) : NAN);
         tl_units_pct(c, sizeof c, g->present ? tl_pct(g->non_compute, g->kernel_time) : NAN);
@@ -218,15 +233,19 @@ static void rank_gpu(FILE *out, const tl_aggregate *agg, size_t width)
     tl_text_table_release(&tt);
 }
 
-static void rank_tables(FILE *out, const tl_aggregate *agg, size_t width)
+static void rank_tables(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t listed, size_t width)
 {
-    rank_steps(out, agg, width);
-    rank_gpu(out, agg, width);
+    rank_steps(out, agg, why, width);
+    rank_gpu(out, agg, why, width);
     int any = 0;
     for (size_t i = 0; i < agg->nranks; i++)
-        any |= agg->ranks[i].straggler;
+        any |= why[i] && agg->ranks[i].straggler;
     if (any)
         fprintf(out, "* straggler (see FINDINGS)\n");
+    char note[512];
+    tl_rank_pick_note(note, sizeof note, listed, agg->nranks);
+    if (*note)
+        tl_text_wrap(out, "", note, width);
 }
 
 static void across_table(FILE *out, const tl_aggregate *a, size_t width)
@@ -309,7 +328,27 @@ static void drift_table(FILE *out, const tl_aggregate *agg, size_t width)
                 d->nstages - (d->nstages > TOP_N ? TOP_N : d->nstages) + d->stages_dropped);
 }
 
-static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
+/* Whether rank number `rank` is listed (why, by index of agg->ranks). */
+static int rank_listed(const tl_aggregate *agg, const unsigned char *why, int rank)
+{
+    size_t lo = 0, hi = agg->nranks;
+    while (lo < hi) { /* ranks ascend by number */
+        size_t mid = lo + (hi - lo) / 2;
+        if (agg->ranks[mid].rank < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < agg->nranks && agg->ranks[lo].rank == rank)
+        return why[lo] != 0;
+    for (size_t i = 0; i < agg->nranks; i++) /* not in order: look at every one */
+        if (agg->ranks[i].rank == rank)
+            return why[i] != 0;
+    return 0;
+}
+
+static void snapshot_table(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t listed,
+                           size_t width)
 {
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 },     { "Label", 0, 0, 1 },     { "Allocated", 1, 0, 0 },
@@ -324,7 +363,7 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !with_used);
     for (size_t i = 0; i < agg->nsessions; i++) {
         const tl_session *s = &agg->sessions[i];
-        if (!tl_session_counts(s))
+        if (!tl_session_counts(s) || (listed < agg->nranks && !rank_listed(agg, why, s->id.rank)))
             continue;
         for (size_t k = 0; k < s->nsnaps; k++) {
             const tl_ssnap *m = &s->snaps[k];
@@ -340,6 +379,8 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, size_t width)
     if (tt.nrows > 0) {
         heading(out, "MEMORY SNAPSHOTS");
         tl_text_table_print(out, &tt, width);
+        if (listed < agg->nranks)
+            fprintf(out, "(the %zu ranks listed above only)\n", listed);
     }
     tl_text_table_release(&tt);
 }
@@ -379,12 +420,17 @@ void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t
                                  TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
     for (size_t g = 0; g < sizeof order / sizeof order[0]; g++)
         group_table(out, &a->names, order[g], width);
-    rank_tables(out, a, width);
+    size_t listed = 0;
+    unsigned char *why = ranks_listed(a, &listed);
+    if (why != NULL)
+        rank_tables(out, a, why, listed, width);
     across_table(out, a, width);
     tl_diffusion_summary(out, a, width);
     tl_telemetry_summary(out, a, width);
     tl_counters_summary(out, a, width, TOP_N);
     context_lines(out, a, width);
-    snapshot_table(out, a, width);
+    if (why != NULL)
+        snapshot_table(out, a, why, listed, width);
     drift_table(out, a, width);
+    free(why);
 }

@@ -417,6 +417,50 @@ static void lines_legend(FILE *f, const tl_svg_series *s, size_t n, double y)
     fputc('\n', f);
 }
 
+/* The areas' legend entries: a swatch each, on the rows before the lines'. */
+static void areas_legend(FILE *f, const tl_svg_area *a, size_t na, double y)
+{
+    for (size_t i = 0; i < na; i++) {
+        double x = LN_X + (double)(i % LN_LEGEND_COLS) * 140, yy = y + (double)(i / LN_LEGEND_COLS) * 18;
+        fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"10\"/>", a[i].cls, x, yy - 5);
+        tl_svg_text(f, "legend", NULL, x + 24, yy + 4, a[i].label, LN_LEGEND_CHARS);
+    }
+    fputc('\n', f);
+}
+
+/* An area between lo and hi: the lows left to right, the highs back; long
+ * ones thinned to the lowest low and highest high of each of cols buckets. */
+static void area_write(FILE *f, const tl_svg_area *a, const range *r, size_t cols)
+{
+    fprintf(f, "<g class=\"%s\"><title>", a->cls);
+    tl_escape_html(f, a->label);
+    fputs("</title><polygon points=\"", f);
+    size_t nb = a->n <= 2 * cols ? a->n : cols;
+    double *bx = malloc((nb + 1) * sizeof *bx), *blo = malloc((nb + 1) * sizeof *blo),
+           *bhi = malloc((nb + 1) * sizeof *bhi);
+    size_t m = 0;
+    for (size_t c = 0, k = 0; bx && blo && bhi && c < nb && k < a->n; c++) {
+        size_t end = a->n <= 2 * cols ? k + 1 : (size_t)((double)a->n * (double)(c + 1) / (double)nb);
+        double lo = INFINITY, hi = -INFINITY, x = a->x[k];
+        for (; k < end && k < a->n; k++)
+            if (isfinite(a->lo[k]) && isfinite(a->hi[k])) {
+                lo = fmin(lo, a->lo[k]);
+                hi = fmax(hi, a->hi[k]);
+            }
+        if (lo <= hi)
+            bx[m] = x, blo[m] = lo, bhi[m] = hi, m++;
+    }
+    int first = 1;
+    for (size_t k = 0; k < m; k++)
+        point(f, r, bx[k], blo[k], &first);
+    for (size_t k = m; k-- > 0;)
+        point(f, r, bx[k], bhi[k], &first);
+    fputs("\"/></g>\n", f);
+    free(bx);
+    free(blo);
+    free(bhi);
+}
+
 static size_t legend_entries(const tl_svg_series *s, size_t n)
 {
     size_t e = 0, muted = 0;
@@ -456,10 +500,22 @@ static void notes_write(FILE *f, const range *r, const tl_svg_axes *ax, const tl
     }
 }
 
-void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
-                        const tl_svg_note *notes, size_t nnotes)
+static void lines_chart(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_area *areas, size_t na,
+                        const tl_svg_series *s, size_t n, const tl_svg_note *notes, size_t nnotes)
 {
     range r = lines_range(s, n);
+    for (size_t i = 0; i < na; i++) /* the areas: as lines of their highs, for the range */
+        for (size_t k = 0; k < areas[i].n; k++) {
+            if (!isfinite(areas[i].x[k]) || !isfinite(areas[i].hi[k]))
+                continue;
+            if (n == 0 && i == 0 && k == 0)
+                r.x0 = fmin(0, areas[i].x[k]), r.x1 = areas[i].x[k];
+            r.x0 = fmin(r.x0, areas[i].x[k]);
+            r.x1 = fmax(r.x1, areas[i].x[k]);
+            r.y1 = fmax(r.y1, areas[i].hi[k]);
+        }
+    if (r.x1 <= r.x0)
+        r.x1 = r.x0 + 1;
     for (size_t i = 0; i < nnotes; i++) {
         if (!isfinite(notes[i].x) || !isfinite(notes[i].y))
             continue;
@@ -473,7 +529,8 @@ void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, 
         r.y1 *= 1.15;
         r.x1 += (r.x1 - r.x0) * 0.18;
     }
-    size_t rows = (legend_entries(s, n) + LN_LEGEND_COLS - 1) / LN_LEGEND_COLS;
+    size_t arows = (na + LN_LEGEND_COLS - 1) / LN_LEGEND_COLS;
+    size_t rows = arows + (legend_entries(s, n) + LN_LEGEND_COLS - 1) / LN_LEGEND_COLS;
     double h = LN_TOP + LN_PLOT_H + 48 + (double)rows * 18;
     size_t cols = n ? 6000 / n : 400, total = 0;
     cols = cols < 50 ? 50 : cols > LN_PLOT_W ? LN_PLOT_W : cols;
@@ -481,6 +538,8 @@ void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, 
         total += s[i].n;
     tl_svg_open(f, fr, "lines", LN_W, h);
     lines_axes(f, ax, &r);
+    for (size_t i = 0; i < na; i++)
+        area_write(f, &areas[i], &r, LN_PLOT_W / 2);
     for (size_t pass = 0; pass < 2; pass++) /* the straggler last, on top */
         for (size_t i = 0; i < n; i++) {
             if ((strcmp(s[i].cls, "strag") == 0) != (pass == 1))
@@ -494,8 +553,22 @@ void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, 
             fputs("</g>\n", f);
         }
     notes_write(f, &r, ax, notes, nnotes);
-    lines_legend(f, s, n, LN_TOP + LN_PLOT_H + 56);
+    if (na > 0)
+        areas_legend(f, areas, na, LN_TOP + LN_PLOT_H + 56);
+    lines_legend(f, s, n, LN_TOP + LN_PLOT_H + 56 + (double)arows * 18);
     tl_svg_close(f);
+}
+
+void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
+                        const tl_svg_note *notes, size_t nnotes)
+{
+    lines_chart(f, fr, ax, NULL, 0, s, n, notes, nnotes);
+}
+
+void tl_svg_lines_areas(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_area *areas, size_t na,
+                        const tl_svg_series *s, size_t n)
+{
+    lines_chart(f, fr, ax, areas, na, s, n, NULL, 0);
 }
 
 void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n)

@@ -96,6 +96,21 @@ typedef struct tl_svg_note {
 void tl_svg_lines_notes(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_series *s, size_t n,
                         const tl_svg_note *notes, size_t nnotes);
 
+/* A shaded area between two series over one x (a quantile band): its
+ * polygon in class cls ("band outer", "band inner"), label in the legend and
+ * tooltip (escaped here); NaN where a point has no value. */
+typedef struct tl_svg_area {
+    const char *label;
+    const char *cls;
+    const double *x, *lo, *hi; /* x ascending */
+    size_t n;
+} tl_svg_area;
+/* tl_svg_lines over areas drawn first, in order (the widest first); the
+ * lines go on top, the straggler's last. Areas longer than the plot's
+ * columns are thinned to each column's lowest low and highest high. */
+void tl_svg_lines_areas(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const tl_svg_area *areas, size_t na,
+                        const tl_svg_series *s, size_t n);
+
 /* ---- timeline ------------------------------------------------------------------ */
 
 /* A call drawn by name under a CPU lane's band: [c0, c1) in columns, on a

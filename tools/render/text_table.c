@@ -116,14 +116,53 @@ static size_t layout(const tl_text_table *t, const size_t *nat, int *shown, size
     return room < min ? min : room < nat[flex] ? room : nat[flex];
 }
 
+static int by_text(const void *x, const void *y, void *cells)
+{
+    const char *const *c = cells;
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    int d = strcmp(c[a], c[b]);
+    return d ? d : (a > b) - (a < b);
+}
+
+/* The names column's distinct texts, in first-seen order, into uniq (*nu of
+ * them); row r's text is uniq[id[r]]. Equal names get one label: a counter
+ * or snapshot that every rank has is one name, never "tokens #2". */
+static int distinct(const char **names, size_t n, const char **uniq, size_t *id, size_t *nu)
+{
+    size_t *ord = malloc((n + 1) * sizeof *ord), *rep = malloc((n + 1) * sizeof *rep);
+    if (ord == NULL || rep == NULL) {
+        free(ord);
+        free(rep);
+        return -1;
+    }
+    for (size_t r = 0; r < n; r++)
+        ord[r] = r;
+    qsort_r(ord, n, sizeof *ord, by_text, names);
+    for (size_t k = 0; k < n; k++) /* each row's first equal row */
+        rep[ord[k]] = k > 0 && strcmp(names[ord[k]], names[ord[k - 1]]) == 0 ? rep[ord[k - 1]] : ord[k];
+    *nu = 0;
+    for (size_t r = 0; r < n; r++) {
+        if (rep[r] == r) {
+            id[r] = (*nu)++;
+            uniq[id[r]] = names[r];
+        } else {
+            id[r] = id[rep[r]];
+        }
+    }
+    free(ord);
+    free(rep);
+    return 0;
+}
+
 int tl_text_table_print(FILE *out, tl_text_table *t, size_t width)
 {
     int rc = -1;
     size_t *nat = calloc(t->ncols + 1, sizeof *nat), need = 0, flex = t->ncols;
     int *shown = calloc(t->ncols + 1, sizeof *shown);
-    const char **names = calloc(t->nrows + 1, sizeof *names);
+    const char **names = calloc(t->nrows + 1, sizeof *names), **uniq = calloc(t->nrows + 1, sizeof *uniq);
+    size_t *id = calloc(t->nrows + 1, sizeof *id), nu = 0;
     tl_labels lab = { 0 };
-    if (nat == NULL || shown == NULL || names == NULL || t->oom)
+    if (nat == NULL || shown == NULL || names == NULL || uniq == NULL || id == NULL || t->oom)
         goto out;
     for (size_t k = 0; k < t->ncols; k++) {
         nat[k] = natural(t, k);
@@ -134,11 +173,11 @@ int tl_text_table_print(FILE *out, tl_text_table *t, size_t width)
     if (flex < t->ncols) {
         for (size_t r = 0; r < t->nrows; r++)
             names[r] = t->cells[r * t->ncols + flex];
-        if (tl_labels_make(&lab, names, t->nrows, fw) != 0)
+        if (distinct(names, t->nrows, uniq, id, &nu) != 0 || tl_labels_make(&lab, uniq, nu, fw) != 0)
             goto out;
         /* labels may be narrower than the width given: size the column by them */
         size_t w = tl_labels_cols(t->cols[flex].head);
-        for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t r = 0; r < nu; r++) {
             size_t c = tl_labels_cols(lab.text[r]);
             w = c > w ? c : w;
         }
@@ -163,7 +202,7 @@ int tl_text_table_print(FILE *out, tl_text_table *t, size_t width)
     for (size_t r = 0; r < t->nrows; r++) {
         for (size_t k = 0, first = 1; k < t->ncols; k++)
             if (shown[k]) {
-                const char *s = k == flex ? lab.text[r] : t->cells[r * t->ncols + k];
+                const char *s = k == flex ? lab.text[id[r]] : t->cells[r * t->ncols + k];
                 fprintf(out, "%*s", first ? 0 : TL_TEXT_GAP, "");
                 cell(out, s, nat[k], t->cols[k].right, k == last);
                 first = 0;
@@ -194,6 +233,8 @@ out:
     free(nat);
     free(shown);
     free(names);
+    free(uniq);
+    free(id);
     return rc;
 }
 
