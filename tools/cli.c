@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1075,6 +1076,49 @@ int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)
     if (bad)
         fprintf(stderr, "tally: %s: %s\n", path, err);
     return bad ? -1 : 0;
+}
+
+int tl_cli_parse_percent(const char *s, double *pct)
+{
+    char *end;
+    double v = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    if (*end == '%')
+        end++;
+    if (end == s || *end != '\0' || !isfinite(v) || v < 0 || v > 1000)
+        return -1;
+    *pct = v;
+    return 0;
+}
+
+/* A partial aggregate as one argument's finished aggregate. */
+static int analyze_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
+{
+    tl_aggregate_init(agg, NULL);
+    if (tl_cli_add_partial(cli, agg, path) != 0)
+        return TL_EXIT_NO_INPUT;
+    if (tl_aggregate_finish(agg) != 0) {
+        fprintf(stderr, "tally: out of memory\n");
+        return TL_EXIT_NOMEM;
+    }
+    if (agg->nranks == 0) {
+        fprintf(stderr, "tally: %s: no usable session in the partial aggregate\n", path);
+        return TL_EXIT_NO_INPUT;
+    }
+    return TL_EXIT_OK;
+}
+
+int tl_cli_analyze_arg(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings)
+{
+    const char **inputs = cli->inputs + cli->arg_start[k];
+    int n = cli->arg_start[k + 1] - cli->arg_start[k];
+    if (n == 1 && tl_file_is_partial(inputs[0]))
+        return analyze_partial(cli, inputs[0], agg);
+    tl_cli one = *cli; /* shares cli->seen: the inputs of every argument are recorded */
+    one.inputs = inputs;
+    one.ninputs = n;
+    return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
 }
 
 int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,

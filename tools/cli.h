@@ -207,6 +207,15 @@ void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, cons
  * replaces it. 0, or -1 after printing "tally: PATH: what is wrong". */
 int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path);
 
+/* A percentage option's value ("5%", "5" or "2.5 %") from 0 to 1000 into
+ * *pct: 0, or -1 when it is not one (the caller says which option). */
+int tl_cli_parse_percent(const char *s, double *pct);
+/* Argument k of the command (a path, or an input list's paths: compare's
+ * side, one run of trend) read and analyzed into a finished aggregate
+ * (initialized here; release it either way): a partial aggregate
+ * (tally aggregate --partial) taken as it is, anything else through
+ * tl_cli_analyze. TL_EXIT_OK, TL_EXIT_NO_INPUT or TL_EXIT_NOMEM. */
+int tl_cli_analyze_arg(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings);
 /* A command's outputs, written together: open each of paths[0..n) that is
  * not NULL first (so a bad one fails before a byte is written anywhere,
  * standard output included), then write(o, i, ctx) each (0, or -1 when out

@@ -29,51 +29,6 @@
 #include "compare.h"
 #include "render.h"
 
-static int load_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
-{
-    tl_aggregate_init(agg, NULL);
-    if (tl_cli_add_partial(cli, agg, path) != 0)
-        return TL_EXIT_NO_INPUT;
-    if (tl_aggregate_finish(agg) != 0) {
-        fprintf(stderr, "tally: out of memory\n");
-        return TL_EXIT_NOMEM;
-    }
-    if (agg->nranks == 0) {
-        fprintf(stderr, "tally: %s: no usable session in the partial aggregate\n", path);
-        return TL_EXIT_NO_INPUT;
-    }
-    return TL_EXIT_OK;
-}
-
-/* One side (argument k: a path, or an input list's paths) into a finished
- * aggregate; release it either way. */
-static int load_side(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings)
-{
-    const char **inputs = cli->inputs + cli->arg_start[k];
-    int n = cli->arg_start[k + 1] - cli->arg_start[k];
-    if (n == 1 && tl_file_is_partial(inputs[0]))
-        return load_partial(cli, inputs[0], agg);
-    tl_cli one = *cli; /* shares cli->seen: the inputs of both sides are recorded */
-    one.inputs = inputs;
-    one.ninputs = n;
-    return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
-}
-
-/* "5%", "5" or "2.5 %": a percentage from 0 to 1000. */
-static int parse_threshold(const char *s, double *pct)
-{
-    char *end;
-    double v = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (*end == '%')
-        end++;
-    if (end == s || *end != '\0' || !isfinite(v) || v < 0 || v > 1000)
-        return -1;
-    *pct = v;
-    return 0;
-}
-
 /* The HTML's name when no output is asked for. */
 #define DEFAULT_OUTPUT "compare.html"
 
@@ -128,19 +83,19 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         co->session[0] = 0;
         co->session[1] = -2;
     }
-    if (a->memory && parse_threshold(a->memory, &co->memory_threshold_pct) != 0) {
+    if (a->memory && tl_cli_parse_percent(a->memory, &co->memory_threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --memory-threshold wants a percentage from 0 to 1000, like 10%%\n");
         return -1;
     }
-    if (a->untested && parse_threshold(a->untested, &co->max_untested_pct) != 0) {
+    if (a->untested && tl_cli_parse_percent(a->untested, &co->max_untested_pct) != 0) {
         fprintf(stderr, "tally compare: --max-untested-change wants a percentage from 0 to 1000, like 25%%\n");
         return -1;
     }
-    if (a->floor && parse_threshold(a->floor, &co->untested_floor_pct) != 0) {
+    if (a->floor && tl_cli_parse_percent(a->floor, &co->untested_floor_pct) != 0) {
         fprintf(stderr, "tally compare: --untested-floor wants a percentage from 0 to 1000, like 1%%\n");
         return -1;
     }
-    if (a->material && parse_threshold(a->material, &co->material_pct) != 0) {
+    if (a->material && tl_cli_parse_percent(a->material, &co->material_pct) != 0) {
         fprintf(stderr, "tally compare: --materiality wants a percentage from 0 to 1000, like 5%%\n");
         return -1;
     }
@@ -157,7 +112,7 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         co->labels[1] = a->labels_copy + (comma - a->labels) + 1;
     }
     co->normalize = a->normalize;
-    if (a->threshold && parse_threshold(a->threshold, &co->threshold_pct) != 0) {
+    if (a->threshold && tl_cli_parse_percent(a->threshold, &co->threshold_pct) != 0) {
         fprintf(stderr, "tally compare: --threshold wants a percentage from 0 to 1000, like 5%%\n");
         return -1;
     }
@@ -225,9 +180,9 @@ int tl_cmd_compare(int argc, char **argv)
     cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    rc = load_side(&cli, 0, &base, &wb);
+    rc = tl_cli_analyze_arg(&cli, 0, &base, &wb);
     /* --sessions: both sides are the one input, told apart by co.session. */
-    int rc2 = a.sessions ? TL_EXIT_OK : load_side(&cli, 1, &cand, &wc);
+    int rc2 = a.sessions ? TL_EXIT_OK : tl_cli_analyze_arg(&cli, 1, &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {

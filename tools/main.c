@@ -30,6 +30,7 @@ static const struct command commands[] = {
     { "aggregate", tl_cmd_aggregate, "every analysis as JSON: per rank, across ranks, stragglers, recommendations" },
     { "merge", tl_cmd_merge, "merge partial aggregates (tally aggregate --partial) into one" },
     { "compare", tl_cmd_compare, "a baseline run against a candidate: per-name deltas, significance, regressions" },
+    { "trend", tl_cmd_trend, "N runs in order: step time, throughput, GPU, memory, stage shares, change points" },
     { "summary", tl_cmd_summary, "console tables: top names by total time, per rank and across ranks" },
     { "validate", tl_cmd_validate, "check inputs against their format; report every problem" },
     { "inspect", tl_cmd_inspect, "what each file is: format, rank, session, events, time span" },

@@ -21,6 +21,7 @@
 
 #include "aggregate.h"
 #include "compare.h"
+#include "trend.h"
 #include "ingest.h"
 #include "json_writer.h"
 
@@ -128,6 +129,15 @@ void tl_render_compare_regressions(FILE *out, const tl_compare *c);
 int tl_render_compare_junit(FILE *out, const tl_compare *c);
 /* The JSON document (schema/tally-compare.schema.json), in compare_json.c. */
 void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer);
+
+/* ---- trend -----------------------------------------------------------------
+ * `tally trend` (analyze/trend.h), in trend_text.c: the runs as a console
+ * table fitting width (the run names the flexible column) with the change
+ * points under it, the same as a Markdown table, and the JSON document
+ * (schema/tally-trend.schema.json). */
+void tl_render_trend_console(FILE *out, const tl_trend *t, size_t width);
+int tl_render_trend_markdown(FILE *out, const tl_trend *t);
+void tl_trend_write_json(tl_json *j, const tl_trend *t, const char *producer);
 
 /* The assets compiled into the binary (cmake/embed.cmake). */
 extern const char tl_asset_report_html[];
