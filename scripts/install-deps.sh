@@ -2,7 +2,8 @@
 # Install the packages tally needs to build and test, when missing.
 # Usage: scripts/install-deps.sh [build|test]
 #   build: compiler, make, cmake (>= 3.22), pkg-config, zlib, jansson, libarchive, zstd,
-#          isa-l (fast gzip inflate), libiberty (C++ name demangling), python3 and its headers
+#          isa-l (fast gzip inflate), libiberty (C++ name demangling), SQLite (Nsight Systems
+#          exports), python3 and its headers
 #          (the `tally` Python module, which make demo runs beside the C sample)
 #   test:  also cmocka, pip and setuptools (pip install ./python),
 #          python3-jsonschema (schema checks), clang (fuzz
@@ -24,8 +25,8 @@ if [ "${TALLY_SKIP_DEPS:-0}" = 1 ]; then
   exit 0
 fi
 
-deb="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev python3 python3-dev"
-rpm_pkgs="gcc make cmake pkgconf zlib-devel jansson-devel libarchive-devel libzstd-devel isa-l-devel binutils-devel python3 python3-devel"
+deb="build-essential cmake pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev libsqlite3-dev python3 python3-dev"
+rpm_pkgs="gcc make cmake pkgconf zlib-devel jansson-devel libarchive-devel libzstd-devel isa-l-devel binutils-devel sqlite-devel python3 python3-devel"
 if [ "$mode" = test ]; then
   deb="$deb libcmocka-dev python3-pip python3-setuptools python3-jsonschema clang chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin libxml2-utils"
   rpm_pkgs="$rpm_pkgs libcmocka-devel python3-pip python3-setuptools python3-jsonschema clang chromium chromedriver python3-selenium openmpi openmpi-devel libxml2"

@@ -43,7 +43,7 @@ stub rpm 'case $2 in gcc|make|cmake) exit 0;; *) exit 1;; esac'
 stub dnf 'exit 0'
 run build
 rc=$?
-want="dnf install -y pkgconf zlib-devel jansson-devel libarchive-devel libzstd-devel isa-l-devel binutils-devel python3 python3-devel"
+want="dnf install -y pkgconf zlib-devel jansson-devel libarchive-devel libzstd-devel isa-l-devel binutils-devel sqlite-devel python3 python3-devel"
 if [ $rc = 0 ] && [ "$(installs)" = "$want" ]; then
   ok "dnf installs exactly the missing build packages"
 else
@@ -104,7 +104,7 @@ stub dnf 'exit 0'
 stub rpm 'exit 1'
 run build
 rc=$?
-want="apt-get install -y -qq --no-install-recommends pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev python3 python3-dev"
+want="apt-get install -y -qq --no-install-recommends pkg-config zlib1g-dev libjansson-dev libarchive-dev libzstd-dev libisal-dev libiberty-dev libsqlite3-dev python3 python3-dev"
 if [ $rc = 0 ] && [ "$(installs)" = "$want" ] && grep -q "^apt-get update" "$tmp/log"; then
   ok "apt-get installs exactly the missing Debian packages"
 else

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "gzip_source.h"
+#include "read_nsys.h"
 #include "read_trace.h"
 #include "report_readers.h"
 #include "sniff.h"
@@ -310,6 +311,23 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         read_report(p, &r, opt);
         tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
+    } else if (tl_bytes_are_sqlite(prefix, n)) {
+        /* Nsight Systems' SQLite export: a plain file is opened by name (SQLite
+         * reads pages, not a stream); anything else is read into memory */
+        struct stat st;
+        int plain = in->member == NULL && !g.is_gzip && in->path != NULL && !(in->item != NULL && in->item->is_stdin) &&
+                    stat(in->path, &st) == 0 && S_ISREG(st.st_mode);
+        tl_read_nsys(p, plain ? in->path : NULL, replay_read, &r);
+        tl_gzip_source_finish(&g);
+    } else if (tl_nsys_report_name(in->name) && !tl_bytes_look_like_archive(prefix, n)) {
+        /* named on the command line, it is a problem with the advice; found
+         * by walking (beside its export, usually), a note */
+        if (in->from_walk) {
+            p->known_kind = tl_nsys_report_advice;
+            p->skipped = 1;
+        } else {
+            tl_profile_skip(p, "%s", tl_nsys_report_advice);
+        }
     } else if ((p->known_kind = tl_known_companion(in->name, prefix + i, n - i)) != NULL) {
         p->skipped = 1; /* a known companion file (a memory snapshot pickle): named by run.c, not read */
     } else if (tl_bytes_look_like_archive(prefix, n)) {

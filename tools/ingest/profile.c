@@ -33,6 +33,7 @@ const char *tl_format_name(int format)
     case TL_FMT_FRAMEPACK: return "framepack-report";
     case TL_FMT_INFERIX: return "inferix-report";
     case TL_FMT_AGGREGATE: return "tally-aggregate";
+    case TL_FMT_NSYS: return "nsys-sqlite";
     default: return "unknown";
     }
 }

@@ -34,7 +34,9 @@ enum tl_format {
     TL_FMT_TALLY_TRACE,   /* libtally's trace.json(.gz) */
     TL_FMT_FRAMEPACK,     /* FramePack profiling_report.json */
     TL_FMT_INFERIX,       /* Inferix per-rank profiling report */
-    TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed */
+    TL_FMT_NSYS,          /* Nsight Systems' SQLite export (read_nsys.h) */
+    TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed
+                           * (never a session's format: after the formats partials write) */
 };
 const char *tl_format_name(int format);
 
