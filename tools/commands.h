@@ -13,5 +13,6 @@ int tl_cmd_merge(int argc, char **argv);
 int tl_cmd_report(int argc, char **argv);
 int tl_cmd_compare(int argc, char **argv);
 int tl_cmd_trend(int argc, char **argv);
+int tl_cmd_watch(int argc, char **argv);
 
 #endif

@@ -31,6 +31,7 @@ static const struct command commands[] = {
     { "merge", tl_cmd_merge, "merge partial aggregates (tally aggregate --partial) into one" },
     { "compare", tl_cmd_compare, "a baseline run against a candidate: per-name deltas, significance, regressions" },
     { "trend", tl_cmd_trend, "N runs in order: step time, throughput, GPU, memory, stage shares, change points" },
+    { "watch", tl_cmd_watch, "follow a running program's flushed libtally report: steps/s, stages, GPU telemetry" },
     { "summary", tl_cmd_summary, "console tables: top names by total time, per rank and across ranks" },
     { "validate", tl_cmd_validate, "check inputs against their format; report every problem" },
     { "inspect", tl_cmd_inspect, "what each file is: format, rank, session, events, time span" },

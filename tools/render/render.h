@@ -22,6 +22,7 @@
 #include "aggregate.h"
 #include "compare.h"
 #include "trend.h"
+#include "watch.h"
 #include "ingest.h"
 #include "json_writer.h"
 
@@ -138,6 +139,13 @@ void tl_compare_write_json(tl_json *j, const tl_compare *c, const char *producer
 void tl_render_trend_console(FILE *out, const tl_trend *t, size_t width);
 int tl_render_trend_markdown(FILE *out, const tl_trend *t);
 void tl_trend_write_json(tl_json *j, const tl_trend *t, const char *producer);
+
+/* ---- watch -----------------------------------------------------------------
+ * One frame of `tally watch` (analyze/watch.h), in watch_text.c: the report's
+ * path, when it was written (written_s, seconds since the epoch) and its age
+ * at now_s, the steps and their rate, the largest stages, each sampled
+ * series' latest value with a sparkline. Plain text lines. */
+void tl_render_watch_frame(FILE *out, const tl_watch_view *v, const char *path, int64_t written_s, int64_t now_s);
 
 /* The assets compiled into the binary (cmake/embed.cmake). */
 extern const char tl_asset_report_html[];
