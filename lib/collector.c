@@ -321,13 +321,11 @@ void tally_end(void)
     if (!o.recorded)
         return;
     uint64_t dur = now > o.t0 ? now - o.t0 : 0;
-    tl_thread_lock(t);
-    tl_dur_stat *s = tl_thread_dur_stat(t, TL_SECTION, o.name);
-    if (TL_LIKELY(s != NULL))
-        tl_dur_stat_add(s, dur, tl_g.max_samples);
-    if (tl_g.trace)
-        tl_thread_append(t, TL_EV_SECTION, o.name, o.t0, dur);
-    tl_thread_unlock(t);
+    /* No flag and no statistics here: the trace's event, or else a pending
+     * duration, is counted later by tl_thread_fold (thread.c). */
+    if (TL_LIKELY(tl_g.trace) && TL_LIKELY(tl_thread_push(t, TL_EV_SECTION, o.name, o.t0, dur)))
+        return;
+    tl_thread_pend(t, o.name, dur);
 }
 
 void tally__scope_end(int *unused)
@@ -576,6 +574,7 @@ int tl_merged_build(tl_merged *m)
             m->threads_skipped++;
             continue;
         }
+        tl_thread_fold(t);
         for (int k = 0; k < TL_NKINDS; k++) {
             for (uint32_t id = 0; id < t->stats_cap[k] && id < m->nnames; id++)
                 if (t->stats[k][id])
@@ -584,8 +583,8 @@ int tl_merged_build(tl_merged *m)
         for (uint32_t id = 0; id < t->counters_cap && id < m->nnames; id++)
             if (t->counters[id])
                 tl_value_stat_merge(&m->counters[id], t->counters[id]);
-        m->events += t->events;
-        m->dropped += t->dropped;
+        m->events += tl_thread_events(t);
+        m->dropped += TL_LOAD(t->dropped);
         m->unmatched_ends += TL_LOAD(t->unmatched_ends);
         m->depth_overflowed += TL_LOAD(t->depth_overflowed);
         m->unclosed += (uint64_t)TL_LOAD(t->depth) + (uint64_t)TL_LOAD(t->niters);

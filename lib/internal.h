@@ -4,8 +4,11 @@
  * The recording path works on a tl_thread (one per recording thread, reached
  * through a __thread pointer). Each tl_thread holds its own statistics tables,
  * indexed by interned name id, and its own chunks of trace events. A tl_thread
- * is guarded by a one-word flag that only its owner takes on the hot path, so
- * the flag is never contended except while a flush reads that thread. Nothing
+ * is guarded by a one-word flag that its owner takes for rare updates
+ * (allocations, iterations, counters) and a flush takes to read it. The
+ * begin/end pair takes no flag: it writes an event (or a pending duration)
+ * that only its thread writes and publishes it with a release store; the
+ * statistics count it later (thread.c, "Statistics off the hot path"). Nothing
  * is ever freed while the process runs: a thread that ends leaves its buffer
  * "retired" in the registry, so a report written later still counts its work.
  *
@@ -117,10 +120,23 @@ typedef struct tl_event {
 } tl_event;
 
 typedef struct tl_event_chunk {
-    struct tl_event_chunk *next;
+    struct tl_event_chunk *next;  /* set under the owner's flag */
+    /* The owner fills ev[used] and then publishes it with a release store;
+     * readers load used with acquire and read the entries below it. */
     uint32_t used, cap;
     tl_event ev[];
 } tl_event_chunk;
+
+/* A section's duration not yet counted in its thread's statistics, kept when
+ * the trace does not keep the section itself (tracing off, or the event
+ * budget spent): see "Statistics off the hot path" in thread.c. */
+typedef struct tl_pending {
+    uint64_t dur;   /* ticks */
+    uint32_t name;
+    uint32_t unused;
+} tl_pending;
+
+#define TL_PENDING_CAP 512u /* a power of two: 8 KiB a thread, allocated on first use */
 
 #define TL_MAX_DEPTH 256
 #define TL_NAME_CACHE 256
@@ -166,9 +182,19 @@ typedef struct tl_thread {
     tl_value_stat **counters;
     uint32_t counters_cap;
 
-    /* A chunk's cap is the share of TALLY_MAX_EVENTS it was granted (thread.c). */
+    /* A chunk's cap is the share of TALLY_MAX_EVENTS it was granted (thread.c).
+     * dropped: written by the owner without the flag (TL_STORE / TL_LOAD). */
     tl_event_chunk *chunks_head, *chunks_tail;
-    uint64_t events, dropped;
+    uint64_t dropped;
+
+    /* Sections ended but not yet in stats[TL_SECTION] (thread.c): the trace's
+     * events from fold_chunk[fold_used] on, then pend[pend_tail, pend_head).
+     * The owner writes pend[] and publishes pend_head (release); whoever
+     * folds holds the flag and publishes pend_tail (release). */
+    tl_event_chunk *fold_chunk;
+    uint32_t fold_used;
+    tl_pending *pend;
+    uint64_t pend_head, pend_tail;
 } tl_thread;
 
 tl_thread *tl_thread_self_slow(void);
@@ -199,7 +225,52 @@ static inline void tl_thread_unlock(tl_thread *t)
 int tl_thread_lock_for_write(tl_thread *t);
 tl_dur_stat *tl_thread_dur_stat(tl_thread *t, int kind, uint32_t id);
 tl_value_stat *tl_thread_counter(tl_thread *t, uint32_t id);
+/* Append a trace event; the caller holds t's flag. */
 void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value);
+/* Count the sections that ended but are not in stats[TL_SECTION] yet; the
+ * caller holds t's flag (every reader of the statistics does this first). */
+void tl_thread_fold(tl_thread *t);
+/* Trace events in t's chunks; the caller holds t's flag. */
+uint64_t tl_thread_events(tl_thread *t);
+
+/* The owner's slow paths of the two below (thread.c). */
+int tl_thread_push_slow(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value);
+void tl_thread_pend_slow(tl_thread *t, uint32_t name, uint64_t dur);
+
+/* The hot path's append, by t's owner without the flag: the event is written
+ * and then published with a release store of the chunk's count. 1 when the
+ * trace keeps it, 0 when it was dropped (the budget is spent). */
+static inline int tl_thread_push(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
+{
+    tl_event_chunk *c = t->chunks_tail;
+    uint32_t used;
+    if (TL_UNLIKELY(c == NULL || (used = c->used) == c->cap))
+        return tl_thread_push_slow(t, kind, name, t0, value);
+    tl_event *e = &c->ev[used];
+    e->t0 = t0;
+    e->value = value;
+    e->name = name;
+    e->kind = kind;
+    __atomic_store_n(&c->used, used + 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* A section's duration for the statistics, by t's owner without the flag
+ * (when the trace does not keep the section): a slot of the ring, published
+ * with a release store; a full ring is folded first (under the flag). */
+static inline void tl_thread_pend(tl_thread *t, uint32_t name, uint64_t dur)
+{
+    uint64_t head = t->pend_head;
+    if (TL_UNLIKELY(t->pend == NULL ||
+                    head - __atomic_load_n(&t->pend_tail, __ATOMIC_ACQUIRE) == TL_PENDING_CAP)) {
+        tl_thread_pend_slow(t, name, dur);
+        return;
+    }
+    tl_pending *p = &t->pend[head & (TL_PENDING_CAP - 1)];
+    p->dur = dur;
+    p->name = name;
+    __atomic_store_n(&t->pend_head, head + 1, __ATOMIC_RELEASE);
+}
 
 /* ---- memory.c / nvml.c -------------------------------------------------- */
 

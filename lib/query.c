@@ -18,6 +18,7 @@ static void merge_one(int kind, uint32_t id, tl_dur_stat *out)
     pthread_mutex_lock(&tl_g.lock);
     for (tl_thread *t = tl_g.threads; t != NULL; t = t->next) {
         tl_thread_lock(t);
+        tl_thread_fold(t);
         if (id < t->stats_cap[kind] && t->stats[kind][id] != NULL)
             tl_dur_stat_merge(out, t->stats[kind][id], 0); /* no samples needed */
         tl_thread_unlock(t);

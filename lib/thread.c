@@ -9,6 +9,17 @@
  * Trace events go into chunks whose size doubles (256 ... 16384 events). The
  * process-wide TALLY_MAX_EVENTS budget is handed out to threads a chunk at a
  * time, so the hot path checks a thread-local counter, not a shared atomic.
+ *
+ * Statistics off the hot path. A section's end updates no statistics: with
+ * tracing on, its trace event is all it writes (a plain store of 24 bytes and
+ * a release store of the chunk's count, no locked instruction); when the
+ * trace does not keep it (tracing off, the budget spent) its duration goes to
+ * a ring of TL_PENDING_CAP slots the same way. tl_thread_fold() then counts
+ * them, in the order they ended, with the same tl_dur_stat_add() as before,
+ * under the thread's flag: every reader of the statistics (a flush, the
+ * shutdown, tally_stats_get) folds first, and the owner folds its ring when
+ * it is full (once per TL_PENDING_CAP sections). The numbers are those of
+ * counting each section at its end; only the moment of the counting moves.
  */
 #define _GNU_SOURCE
 #include "internal.h"
@@ -168,6 +179,7 @@ static uint32_t take_budget(uint32_t want)
     return 0;
 }
 
+/* Under t's flag. */
 static tl_event_chunk *new_chunk(tl_thread *t)
 {
     uint32_t cap = t->chunks_tail ? t->chunks_tail->cap * 2 : 256;
@@ -176,6 +188,10 @@ static tl_event_chunk *new_chunk(tl_thread *t)
     uint32_t budget = take_budget(cap);
     if (budget == 0)
         return NULL;
+    /* Sections in the ring ended before the events this chunk will hold:
+     * count them now, so that the statistics see every section in order. */
+    if (t->pend_head != t->pend_tail)
+        tl_thread_fold(t);
     tl_event_chunk *c = malloc(sizeof *c + budget * sizeof(tl_event));
     if (c == NULL) {
         atomic_fetch_add(&tl_g.events_budget, (long)budget);
@@ -198,14 +214,97 @@ void tl_thread_append(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, u
     if (TL_UNLIKELY(c == NULL || c->used == c->cap)) {
         c = new_chunk(t);
         if (c == NULL) {
-            t->dropped++;
+            TL_STORE(t->dropped, t->dropped + 1);
             return;
         }
     }
-    tl_event *e = &c->ev[c->used++];
+    uint32_t used = c->used;
+    tl_event *e = &c->ev[used];
     e->t0 = t0;
     e->value = value;
     e->name = name;
     e->kind = kind;
-    t->events++;
+    __atomic_store_n(&c->used, used + 1, __ATOMIC_RELEASE);
+}
+
+int tl_thread_push_slow(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
+{
+    /* The budget spent: dropped without taking the flag (a relaxed load of a
+     * word only written when chunks are handed out). */
+    if (atomic_load_explicit(&tl_g.events_budget, memory_order_relaxed) <= 0) {
+        TL_STORE(t->dropped, t->dropped + 1);
+        return 0;
+    }
+    tl_thread_lock(t);
+    uint64_t before = t->dropped;
+    tl_thread_append(t, kind, name, t0, value);
+    int kept = t->dropped == before;
+    tl_thread_unlock(t);
+    return kept;
+}
+
+/* Count one section's duration; under t's flag. */
+static inline void fold_one(tl_thread *t, uint32_t name, uint64_t dur, tl_dur_stat **last,
+                            uint32_t *last_name)
+{
+    if (name != *last_name || *last == NULL) {
+        *last = tl_thread_dur_stat(t, TL_SECTION, name);
+        *last_name = name;
+    }
+    if (TL_LIKELY(*last != NULL))
+        tl_dur_stat_add(*last, dur, tl_g.max_samples);
+}
+
+void tl_thread_fold(tl_thread *t)
+{
+    tl_dur_stat *last = NULL;
+    uint32_t last_name = 0;
+    /* The trace's sections first: the ring only holds sections that ended
+     * after them (new_chunk folds the ring before a chunk is added). */
+    tl_event_chunk *c = t->fold_chunk ? t->fold_chunk : t->chunks_head;
+    uint32_t i = t->fold_chunk ? t->fold_used : 0;
+    while (c != NULL) {
+        uint32_t used = __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+        for (; i < used; i++)
+            if (c->ev[i].kind == TL_EV_SECTION)
+                fold_one(t, c->ev[i].name, c->ev[i].value, &last, &last_name);
+        t->fold_chunk = c;
+        t->fold_used = used;
+        if (c->next == NULL || used < c->cap)
+            break;
+        c = c->next;
+        i = 0;
+    }
+    uint64_t head = __atomic_load_n(&t->pend_head, __ATOMIC_ACQUIRE), tail = t->pend_tail;
+    for (; tail != head; tail++) {
+        const tl_pending *p = &t->pend[tail & (TL_PENDING_CAP - 1)];
+        fold_one(t, p->name, p->dur, &last, &last_name);
+    }
+    __atomic_store_n(&t->pend_tail, tail, __ATOMIC_RELEASE);
+}
+
+void tl_thread_pend_slow(tl_thread *t, uint32_t name, uint64_t dur)
+{
+    tl_thread_lock(t);
+    if (t->pend == NULL)
+        t->pend = malloc(TL_PENDING_CAP * sizeof *t->pend);
+    tl_thread_fold(t); /* full: count what it holds */
+    if (t->pend == NULL) {
+        /* no memory for the ring: counted at once, as before it existed */
+        tl_dur_stat *s = tl_thread_dur_stat(t, TL_SECTION, name);
+        if (s != NULL)
+            tl_dur_stat_add(s, dur, tl_g.max_samples);
+        tl_thread_unlock(t);
+        return;
+    }
+    tl_thread_unlock(t);
+    tl_thread_pend(t, name, dur);
+}
+
+uint64_t tl_thread_events(tl_thread *t)
+{
+    uint64_t n = 0;
+    for (tl_event_chunk *c = t->chunks_head; c != NULL; c = c->next)
+        n += __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
+    return n;
 }

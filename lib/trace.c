@@ -120,7 +120,7 @@ static void write_thread_events(tl_json *j, const thread_view *v, const tl_merge
     char head[64];
     int hn = snprintf(head, sizeof head, ",\"pid\":%d,\"tid\":%d,\"ts\":", tl_g.pid, v->tid);
     for (tl_event_chunk *c = v->head; c != NULL; c = c->next) {
-        uint32_t used = c == v->tail ? v->tail_used : c->used;
+        uint32_t used = c == v->tail ? v->tail_used : __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < used; i++) {
             const tl_event *e = &c->ev[i];
             int64_t ts = llround(tl_clock_ticks_to_ns_since_start(e->t0, m->ns_per_tick));
@@ -302,7 +302,8 @@ static thread_view *snapshot_threads(int *n)
         x->tid = t->tid;
         x->head = t->chunks_head;
         x->tail = t->chunks_tail;
-        x->tail_used = t->chunks_tail ? t->chunks_tail->used : 0;
+        /* the owner appends without the flag: what it published (thread.c) */
+        x->tail_used = t->chunks_tail ? __atomic_load_n(&t->chunks_tail->used, __ATOMIC_ACQUIRE) : 0;
         if (t->retired)
             memcpy(x->name, t->name, sizeof x->name);
         tl_thread_unlock(t);
