@@ -189,3 +189,33 @@ int tl_identity_same_stem(const char *report, const char *trace)
         t = stem_len(trace, ".trace.json");
     return r > 0 && r == t && memcmp(report, trace, r) == 0;
 }
+
+/* The directory part of a path (an archive member's folders count: the
+ * member path follows "archive:"), as [*start, end); 0 when it has none. */
+static size_t folder_of(const char *path, const char **start)
+{
+    const char *slash = strrchr(path, '/');
+    *start = path;
+    return slash != NULL ? (size_t)(slash - path) : 0;
+}
+
+int tl_identity_same_folder(const char *a, const char *b, int exact)
+{
+    const char *sa, *sb;
+    size_t na = folder_of(a, &sa), nb = folder_of(b, &sb);
+    if (!exact) {
+        /* the last folder name only */
+        const char *la = sa, *lb = sb;
+        for (size_t i = 0; i < na; i++)
+            if (sa[i] == '/' || sa[i] == ':')
+                la = sa + i + 1;
+        for (size_t i = 0; i < nb; i++)
+            if (sb[i] == '/' || sb[i] == ':')
+                lb = sb + i + 1;
+        na -= (size_t)(la - sa);
+        nb -= (size_t)(lb - sb);
+        sa = la;
+        sb = lb;
+    }
+    return na == nb && memcmp(sa, sb, na) == 0;
+}

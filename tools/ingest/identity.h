@@ -141,6 +141,13 @@ const char *tl_path_file_name(const char *path);
  * Both ways of pairing a companion use it (run.c, settle.c). */
 int tl_identity_same_stem(const char *report_path, const char *trace_path);
 
+/* Two inputs in one folder: the same directory part of their paths (exact),
+ * or, for inputs read apart into partials that may spell the folder
+ * differently ("runs/x" and "/home/u/runs/x"), the same last folder name
+ * (!exact). What pairs FramePack's profiling_results/ trace.json with its
+ * profiling_report.json (run.c, settle.c). */
+int tl_identity_same_folder(const char *a, const char *b, int exact);
+
 /* Where an input stands in the numbers. */
 enum tl_standing {
     TL_STANDING_COUNTED = 0,   /* a session of the run analyzed: it counts */

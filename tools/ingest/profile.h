@@ -547,6 +547,14 @@ typedef struct tl_profile {
 /* Usable: read as a profile (not skipped as something else), and a session
  * of its own (not a companion, whose numbers are its report's). */
 static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && p->id.companion_of == NULL; }
+/* A trace that may be the one process of a FramePack profiling_results/
+ * folder beside its profiling_report.json: a Chrome or PyTorch profiler
+ * trace without a rank of its own in the content (no torch.distributed). */
+static inline int tl_identity_framepack_trace(const tl_identity *id)
+{
+    return (id->format == TL_FMT_KINETO || id->format == TL_FMT_CHROME_TRACE) && id->rank_source != TL_RANK_CONTENT &&
+           id->companion_of == NULL;
+}
 /* A partial or merged aggregate: an input that holds sessions of its own. */
 static inline int tl_profile_is_aggregate(const tl_profile *p) { return p->id.format == TL_FMT_AGGREGATE; }
 /* Let go of an aggregate's document (the consumer took its sessions). */

@@ -353,6 +353,29 @@ static void pair_companions(tl_run *run)
             }
         }
     }
+    /* FramePack's profiling_results/ folder (PROFILING_GUIDE.md's output files):
+     * the PyTorch profiler's trace.json of the process that wrote
+     * profiling_report.json beside it -- one process, one rank. Paired only
+     * when the folder holds one FramePack report and one trace. */
+    for (size_t k = 0; k < run->n; k++) {
+        const tl_profile *r = run->profiles[k];
+        if (!tl_profile_usable(r) || r->id.format != TL_FMT_FRAMEPACK)
+            continue;
+        tl_profile *trace = NULL;
+        size_t traces = 0, reports = 0;
+        for (size_t i = 0; i < run->n; i++) {
+            tl_profile *t = run->profiles[i];
+            if (!tl_profile_usable(t) || !tl_identity_same_folder(r->id.path, t->id.path, 1))
+                continue;
+            reports += t->id.format == TL_FMT_FRAMEPACK;
+            if (tl_identity_framepack_trace(&t->id)) {
+                traces++;
+                trace = t;
+            }
+        }
+        if (reports == 1 && traces == 1)
+            trace->id.companion_of = strdup(r->id.path);
+    }
 }
 
 static int by_int(const void *a, const void *b)

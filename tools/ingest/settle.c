@@ -72,6 +72,34 @@ static int pair_split_companions(tl_session *v, size_t n)
             }
         }
     }
+    /* FramePack's profiling_results/ folder read apart (run.c pairs it when
+     * read together): by the folder's name, one report and one trace in it */
+    for (size_t k = 0; k < n; k++) {
+        const tl_session *r = &v[k];
+        if (r->id.format != TL_FMT_FRAMEPACK || !tl_identity_is_session(&r->id))
+            continue;
+        tl_session *trace = NULL;
+        size_t traces = 0, reports = 0;
+        for (size_t i = 0; i < n; i++) {
+            tl_session *t = &v[i];
+            if (!tl_identity_same_folder(r->id.path, t->id.path, 0))
+                continue;
+            if (t->id.companion_of != NULL && strcmp(t->id.companion_of, r->id.path) == 0)
+                traces += 2; /* paired when read: nothing to do */
+            if (!tl_identity_is_session(&t->id))
+                continue;
+            reports += t->id.format == TL_FMT_FRAMEPACK;
+            if (tl_identity_framepack_trace(&t->id)) {
+                traces++;
+                trace = t;
+            }
+        }
+        if (reports == 1 && traces == 1) {
+            trace->id.companion_of = strdup(r->id.path);
+            if (trace->id.companion_of == NULL)
+                return -1;
+        }
+    }
     return 0;
 }
 
@@ -177,6 +205,77 @@ out:
     free(ts);
 }
 
+/* Move the names of c that r has none of (same group and name) to r. */
+static void lend_names(tl_session *r, tl_session *c)
+{
+    size_t add = 0;
+    for (size_t i = 0; i < c->nnames; i++)
+        add += c->names[i].group != TL_GROUP_SECTIONS && c->names[i].group != TL_GROUP_ITERATIONS;
+    if (add == 0)
+        return;
+    tl_sname *v = realloc(r->names, (r->nnames + add) * sizeof *v);
+    if (v == NULL)
+        return;
+    r->names = v;
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nnames; i++) {
+        tl_sname *x = &c->names[i];
+        int have = x->group == TL_GROUP_SECTIONS || x->group == TL_GROUP_ITERATIONS;
+        for (size_t k = 0; k < r->nnames && !have; k++)
+            have = r->names[k].group == x->group && strcmp(r->names[k].name, x->name) == 0;
+        if (have)
+            c->names[kept++] = *x;
+        else
+            r->names[r->nnames++] = *x;
+    }
+    c->nnames = kept;
+}
+
+/* A FramePack report holds its sections' totals, memory snapshots and
+ * iteration times, no events; the PyTorch profiler trace its process wrote
+ * beside it (profiling_results/trace.json) holds the operators, kernels,
+ * GPU breakdown, shapes and devices. The report's session takes what it
+ * lacks, so the folder reads as one process: the report's own sections and
+ * steps stay its own (the trace covers only the profiler's window). */
+static void lend_trace_analysis(tl_session *r, tl_session *c)
+{
+    lend_names(r, c);
+    if (r->nkernels == 0 && c->nkernels > 0) {
+        free(r->kernels);
+        r->kernels = c->kernels;
+        r->nkernels = c->nkernels;
+        c->kernels = NULL;
+        c->nkernels = 0;
+    }
+    if (!r->gpu.present && c->gpu.present) {
+        free(r->gpu.streams);
+        r->gpu = c->gpu;
+        memset(&c->gpu, 0, sizeof c->gpu);
+    }
+    if (r->nshapes == 0 && c->nshapes > 0) {
+        free(r->shapes);
+        r->shapes = c->shapes;
+        r->nshapes = c->nshapes;
+        r->shapes_dropped_keys = c->shapes_dropped_keys;
+        r->shapes_dropped_calls = c->shapes_dropped_calls;
+        c->shapes = NULL;
+        c->nshapes = 0;
+    }
+    if (r->device_name == NULL && c->device_name != NULL) {
+        r->device_name = c->device_name;
+        c->device_name = NULL;
+    }
+    if (r->ndevices == 0 && c->ndevices > 0) {
+        free(r->devices);
+        r->devices = c->devices;
+        r->ndevices = c->ndevices;
+        c->devices = NULL;
+        c->ndevices = 0;
+    }
+    r->graph_launches += c->graph_launches;
+    r->graph_captures += c->graph_captures;
+}
+
 /* A libtally report has no events, so no timeline or memory series; its
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split (the two
@@ -185,7 +284,7 @@ static void lend_to_reports(tl_session *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         tl_session *c = &v[i];
-        if (c->id.companion_of == NULL || (c->timeline.nlanes == 0 && c->nmem == 0 && c->calltree.n == 0))
+        if (c->id.companion_of == NULL)
             continue;
         for (size_t k = 0; k < n; k++) {
             tl_session *r = &v[k];
@@ -210,6 +309,8 @@ static void lend_to_reports(tl_session *v, size_t n)
             if (r->calltree.n == 0 && c->calltree.n > 0)
                 tl_calltree_move(&r->calltree, &c->calltree);
             adopt_nesting(r, c);
+            if (r->id.format == TL_FMT_FRAMEPACK)
+                lend_trace_analysis(r, c);
             break;
         }
     }
