@@ -512,9 +512,10 @@ def libtally_report(path, rank, world, host, gpus, snapshots=(), n=40, rss=2e9):
         json.dump(d, f)
 
 
-def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9, own=None):
+def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9, own=None, sm=None, base=None):
     """A GPU reading function: each argument a number or a function of the point index; own: the
-    program's own memory on the GPU (NVML's per-process process_used_bytes), None for none."""
+    program's own memory on the GPU (NVML's per-process process_used_bytes), None for none; sm:
+    the SM clock (memory clock 2619 MHz beside it) and base the base clock, MHz, None for none."""
     v = lambda x, i: x(i) if callable(x) else x  # noqa: E731
 
     def reading(i):
@@ -523,6 +524,10 @@ def gpu(index, util, temp, power, limit=400.0, reasons=0, used=20e9, own=None):
              "power_w": v(power, i), "power_limit_w": limit, "throttle_reasons": v(reasons, i)}
         if own is not None:
             r["process_used_bytes"] = v(own, i)
+        if sm is not None:
+            r["sm_clock_mhz"], r["memory_clock_mhz"] = v(sm, i), 2619
+        if base is not None:
+            r["base_sm_clock_mhz"] = base
         return r
     return reading
 
@@ -565,6 +570,20 @@ def case_libtally_own_memory(out):
     libtally_report(f"{out}/libtally-own-leak/rank0.report.json", 0, 1, "node0", grow)
     wide = [gpu(0, 90, 60, 250, used=jump)]
     libtally_report(f"{out}/libtally-device-wide-only/rank0.report.json", 0, 1, "node0", wide, rss=None)
+
+
+def case_libtally_clocks(out):
+    """Issue 36. A busy H100 (base clock 1095 MHz) whose SM clock drops to 810 MHz in every other
+    sample with NVML's software power cap (0x4) while its neighbour boosts at 1755 MHz; and the
+    healthy shape: boost clocks while busy, the clock parked at 345 MHz while idle (the first and
+    last quarter of the run, utilization 0), which is not a slow-down."""
+    slow = [gpu(0, 96, 70, 380, sm=lambda i: 810 if i % 2 else 1755, base=1095, reasons=lambda i: 0x4 if i % 2 else 0),
+            gpu(1, 95, 66, 300, sm=1755, base=1095)]
+    libtally_report(f"{out}/libtally-slow-clocks/rank0.report.json", 0, 1, "node0", slow)
+    busy = lambda i: 10 <= i < 30  # noqa: E731
+    healthy = [gpu(0, lambda i: 97 if busy(i) else 0, 60, lambda i: 350 if busy(i) else 70,
+                   sm=lambda i: 1755 - (i % 3) * 15 if busy(i) else 345, base=1095)]
+    libtally_report(f"{out}/libtally-boost-clocks/rank0.report.json", 0, 1, "node0", healthy)
 
 
 def case_inferix(out, corpus):
@@ -613,6 +632,69 @@ def case_inferix(out, corpus):
     write("inferix-block-peak-rises", d)
 
 
+def case_reserved_jumps(out):
+    """Issue 36: training steps whose allocated memory comes and goes over the same floor and peak
+    (10 and 14 GiB) while the allocator reserves 2 GiB more at steps 3 and 6 (reserved 16, 18,
+    20 GiB: +12.5 % and +11 %): fragmentation; and the same steps with reserved rising only with a
+    new, larger peak each time (a bigger batch: allocated's peak +2.5 GiB): explained."""
+    for name, explained in (("reserved-jumps", False), ("reserved-follows-peak", True)):
+        rng = random.Random(17)
+        t = training_rank(0, 1, 9, 20000, rng)
+        reserved, peak = 16 * GIB, 14 * GIB
+        for n in range(9):
+            t0 = n * 23200
+            before = reserved
+            if n in (3, 6):
+                reserved += 2 * GIB
+                if explained:
+                    peak += 2 * GIB + GIB // 2
+            # the segment is reserved by the allocation that needs it: the peak's, when there is one
+            t.memory(t0 + 100, 12 * GIB, before if explained else reserved)
+            t.memory(t0 + 9000, peak, reserved)
+            t.memory(t0 + 20000, 10 * GIB, reserved)
+        t.write(f"{out}/{name}/rank0.pt.trace.json")
+
+
+def attention_rank(device, dtype, path, fused=False, steps=6):
+    """Issue 36: a transformer's steps whose attention is computed op by op (bmm, softmax over
+    [8, 16, 1024, 1024] scores, bmm) with record_shapes, or by SDPA's flash kernel (fused)."""
+    t = Trace(0, 1, device)
+    ts = 0
+    for n in range(steps):
+        t.step(100 + n, ts, 20000)
+        t.cpu("aten::linear", ts + 20, 6000)
+        t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", ts + 30, ts + 50, 5900)
+        if fused:
+            t.cpu("aten::scaled_dot_product_attention", ts + 6100, 3000)
+            t.cpu("aten::_scaled_dot_product_flash_attention", ts + 6110, 2900)
+            t.events[-1]["args"] = {"Input Dims": [[8, 16, 1024, 64], [8, 16, 1024, 64], [8, 16, 1024, 64]],
+                                    "Input type": [dtype, dtype, dtype]}
+            t.launch("void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<64, 128, 128, 4> >", ts + 6120,
+                     ts + 6130, 2800)
+        else:
+            t.cpu("aten::matmul", ts + 6100, 2000)
+            t.cpu("aten::bmm", ts + 6110, 1900)
+            t.events[-1]["args"] = {"Input Dims": [[128, 1024, 64], [128, 64, 1024]], "Input type": [dtype, dtype]}
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x128x64", ts + 6120, ts + 6130, 1900)
+            t.cpu("aten::softmax", ts + 8200, 3000)
+            t.cpu("aten::_softmax", ts + 8210, 2900)
+            t.events[-1]["args"] = {"Input Dims": [[8, 16, 1024, 1024], [], []], "Input type": [dtype, "Scalar", "Scalar"]}
+            t.launch("void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float>", ts + 8220,
+                     ts + 8230, 2800)
+            t.cpu("aten::bmm", ts + 11300, 1900)
+            t.events[-1]["args"] = {"Input Dims": [[128, 1024, 1024], [128, 1024, 64]], "Input type": [dtype, dtype]}
+            t.launch("sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64", ts + 11310, ts + 11320, 1900)
+        ts += 20200
+    t.write(path)
+
+
+def case_eager_attention(out):
+    attention_rank(H100, "c10::BFloat16", f"{out}/eager-attention/rank0.pt.trace.json")
+    attention_rank(H100, "c10::BFloat16", f"{out}/fused-attention/rank0.pt.trace.json", fused=True)
+    attention_rank(H100, "float", f"{out}/eager-attention-fp32/rank0.pt.trace.json")
+    attention_rank(MI300X, "c10::BFloat16", f"{out}/eager-attention-mi300x/rank0.pt.trace.json")
+
+
 def main():
     out = sys.argv[1]
     corpus = sys.argv[2] if len(sys.argv) > 2 else None
@@ -620,6 +702,7 @@ def main():
     case_libtally_telemetry(out)
     case_libtally_snapshots(out)
     case_libtally_own_memory(out)
+    case_libtally_clocks(out)
     if corpus:
         case_inferix(out, corpus)
     case_no_steps_inference(out)
@@ -651,6 +734,8 @@ def main():
     case_inference_runs_apart(out)
     case_two_gpus(out)
     case_two_threads(out)
+    case_reserved_jumps(out)
+    case_eager_attention(out)
 
 
 if __name__ == "__main__":

@@ -208,6 +208,32 @@ static const tl_rule_info rules[] = {
       "the layer, its time, the layers' time and its share",
       "This layer bounds what optimizing the others can gain: look at its kernels first (attention implementation, "
       "precision, fusion).", NULL },
+    { "reserved-memory-jumps", "info",
+      "between consecutive memory readings of one device, reserved memory grows by 256 MiB and 10% or more while the "
+      "highest allocated memory so far rises by under a quarter of that growth; twice or more, adding up to 1 GiB",
+      "3 or more readings of one device with both allocated and reserved memory: memory snapshots (FramePack, "
+      "libtally's cuda.allocated and cuda.reserved providers) or a trace's [memory] events (the series' maxima); a "
+      "snapshot's peak allocated counts where the report has it",
+      "the jumps, the largest with its readings (label or time), the allocated memory then, the reserved growth added "
+      "up, the rank",
+      "The caching allocator reserved new segments although the tensors did not grow: its free cached blocks did not "
+      "fit the requests (fragmentation; allocations of changing sizes). Try "
+      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, allocate the largest buffers first, or keep shapes fixed "
+      "(padding, bucketing); torch.cuda.memory_snapshot() shows the segments.", NULL },
+    { "eager-attention", "info",
+      "a trace runs attention on the math path: aten::_scaled_dot_product_attention_math, or softmax over square "
+      "L x L scores (L 128 or more) beside batched matrix products without any fused attention operator or kernel, "
+      "in fp16 or bf16, for 1% of a rank's time or more",
+      "the device known as an NVIDIA GPU with a fused attention kernel for the dtype (compute capability 8.0 or "
+      "more: A100, A10, L4, L40, H100, H200, B200, GeForce RTX 30-50 ...) and the operators' dtypes recorded "
+      "(record_shapes): on another or an unknown device, or without dtypes, nothing is said",
+      "the operator, its calls, shape and dtype, its time and share of the rank's time, the device",
+      "PyTorch computed attention unfused (Q K^T, softmax, then V: the L x L scores written to memory) although a "
+      "fused kernel (FlashAttention, memory-efficient attention) exists for this GPU and dtype. Call "
+      "torch.nn.functional.scaled_dot_product_attention instead of a hand-written softmax(Q K^T) V; if it is "
+      "already called, find what keeps it on the math path (an explicit attn_mask of another dtype, dropout with "
+      "the flash kernel unavailable, a head dimension over 256, a disabled backend: "
+      "torch.nn.attention.sdpa_kernel).", NULL },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -1661,6 +1687,256 @@ static int severity_rank(const char *s)
     return strcmp(s, "critical") == 0 ? 0 : strcmp(s, "warning") == 0 ? 1 : 2;
 }
 
+/* ---- reserved-memory jumps and eager attention ---------------------------- */
+
+#define JUMP_MIN_BYTES (256.0 * 1024 * 1024) /* a reserved jump: 256 MiB or more ... */
+#define JUMP_MIN_FRAC 0.10        /* ... and 10 % of the reserved memory before it ... */
+#define JUMP_EXPLAINED 0.25       /* ... with the highest allocated rising under a quarter of it */
+#define JUMP_MIN_COUNT 2          /* twice or more ... */
+#define JUMP_TOTAL_BYTES (1024.0 * 1024 * 1024) /* ... adding up to 1 GiB */
+#define JUMP_MIN_READINGS 3
+
+typedef struct jump_scan {
+    int n;                      /* jumps */
+    double total;               /* their reserved growth added up */
+    double big, big_alloc;      /* the largest, and the allocated memory at it */
+    size_t big_at;              /* the reading after it */
+} jump_scan;
+
+/* One step of the scan: reading i (allocated al, reserved rs, the snapshot's
+ * peak allocated pk or NaN) after the one before (prev_rs) with the highest
+ * allocated so far *hi. */
+static void jump_step(jump_scan *j, size_t i, double al, double rs, double pk, double prev_rs, double *hi)
+{
+    double before = *hi, now = al;
+    if (isfinite(pk) && pk > now)
+        now = pk;
+    if (now > *hi)
+        *hi = now;
+    double d = rs - prev_rs;
+    if (i == 0 || !(d >= JUMP_MIN_BYTES && d >= JUMP_MIN_FRAC * prev_rs))
+        return;
+    if (*hi - before > JUMP_EXPLAINED * d)
+        return;
+    j->n++;
+    j->total += d;
+    if (d > j->big) {
+        j->big = d;
+        j->big_alloc = al;
+        j->big_at = i;
+    }
+}
+
+static void reserved_jumps(tl_aggregate *a)
+{
+    int any = 0;
+    jump_scan best = { 0 };
+    const tl_session *bs = NULL;
+    int from_snaps = 0;
+    for (size_t r = 0; r < a->nranks; r++)
+        for (size_t k = 0; k < a->ranks[r].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[r], k);
+            size_t ns = 0, nm = 0;
+            for (size_t i = 0; i < s->nsnaps; i++)
+                ns += isfinite(s->snaps[i].allocated) && isfinite(s->snaps[i].reserved);
+            for (size_t i = 0; i < s->nmem; i++)
+                nm += isfinite(s->mem[i].allocated) && isfinite(s->mem[i].reserved);
+            if (ns < JUMP_MIN_READINGS && nm < JUMP_MIN_READINGS)
+                continue;
+            any = 1;
+            jump_scan j = { 0 };
+            double hi = -INFINITY, prev = NAN;
+            size_t idx = 0;
+            int snaps = ns >= JUMP_MIN_READINGS;
+            size_t n = snaps ? s->nsnaps : s->nmem;
+            for (size_t i = 0; i < n; i++) {
+                double al = snaps ? s->snaps[i].allocated : s->mem[i].allocated;
+                double rs = snaps ? s->snaps[i].reserved : s->mem[i].reserved;
+                double pk = snaps ? s->snaps[i].peak_allocated : NAN;
+                if (!isfinite(al) || !isfinite(rs))
+                    continue;
+                jump_step(&j, idx == 0 ? 0 : i, al, rs, pk, prev, &hi);
+                prev = rs;
+                idx++;
+            }
+            if (j.n >= JUMP_MIN_COUNT && j.total >= JUMP_TOTAL_BYTES && (bs == NULL || j.total > best.total)) {
+                best = j;
+                bs = s;
+                from_snaps = snaps;
+            }
+        }
+    if (!any) {
+        skip_absent(a, "reserved-memory-jumps", "no %d readings of allocated and reserved memory of one device",
+                    JUMP_MIN_READINGS);
+        return;
+    }
+    if (bs == NULL)
+        return;
+    char where[200], msg[300];
+    if (from_snaps)
+        snprintf(where, sizeof where, "at snapshot '%.80s'", bs->snaps[best.big_at].label ? bs->snaps[best.big_at].label : "");
+    else
+        snprintf(where, sizeof where, "%.3f s after the first reading",
+                 ((double)bs->mem[best.big_at].ts_ns - (double)bs->mem[0].ts_ns) / 1e9);
+    snprintf(msg, sizeof msg, "On rank %d, reserved GPU memory grew in %d jumps (%.2f GiB) while allocated memory "
+             "stayed flat: the allocator fragments.", bs->id.rank, best.n, best.total / 1073741824.0);
+    fire(a, "reserved-memory-jumps", bs->id.rank, msg,
+         "%d jumps of reserved memory adding up to %.2f GiB over %s; the largest +%.2f GiB %s with %.2f GiB "
+         "allocated; thresholds: a jump of 256 MiB and 10%%, allocated rising under 25%% of it, %d jumps and 1 GiB",
+         best.n, best.total / 1073741824.0, from_snaps ? "memory snapshots" : "the trace's [memory] events",
+         best.big / 1073741824.0, where, best.big_alloc / 1073741824.0, JUMP_MIN_COUNT);
+}
+
+#define EAGER_MIN_SHARE 1.0       /* eager attention: 1 % of a rank's time or more ... */
+#define EAGER_MIN_SEQ 128         /* ... with L x L scores of L 128 or more (softmax) */
+
+/* Whether PyTorch has a fused attention kernel (FlashAttention-2, memory-
+ * efficient attention) for fp16/bf16 on the device: NVIDIA GPUs of compute
+ * capability 8.0 and later, by a part of their name. Unknown or other
+ * devices (AMD, older NVIDIA): 0, and nothing is said. */
+static int fused_attention_device(const char *name)
+{
+    static const char *const parts[] = { "A100", "A800", "A10", "A16", "A30", "A40", "A2 ", "A6000", "A5000",
+                                         "A4000", "L4", "L20", "L40", "H100", "H800", "H200", "H20", "GH200",
+                                         "B100", "B200", "GB200", "B300", "RTX 30", "RTX 40", "RTX 50",
+                                         "RTX A", "RTX 6000 Ada", "RTX PRO" };
+    if (name == NULL || strstr(name, "NVIDIA") == NULL)
+        return 0;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strstr(name, parts[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+/* The first input's dtype in a shape key's types ("c10::BFloat16,Scalar"):
+ * 1 half or bfloat16, 0 another, -1 none recorded. */
+static int half_dtype(const char *types)
+{
+    if (types == NULL || types[0] == '\0')
+        return -1;
+    size_t n = strcspn(types, ",");
+    return (n == 13 && !strncmp(types, "c10::BFloat16", n)) || (n == 9 && !strncmp(types, "c10::Half", n)) ||
+           (n == 8 && !strncmp(types, "BFloat16", n)) || (n == 4 && !strncmp(types, "Half", n));
+}
+
+/* Softmax over square scores: the first input has 3 or more dimensions and
+ * its last two are equal and at least EAGER_MIN_SEQ ("[[8,16,1024,1024],...").
+ * Returns L, or 0. */
+static long square_scores(const char *dims)
+{
+    if (dims == NULL || strncmp(dims, "[[", 2) != 0)
+        return 0;
+    long v[8];
+    int n = 0;
+    const char *p = dims + 2;
+    while (n < 8) {
+        char *end;
+        long x = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        v[n++] = x;
+        p = end;
+        if (*p != ',')
+            break;
+        p++;
+    }
+    if (*p != ']' || n < 3 || v[n - 1] != v[n - 2] || v[n - 1] < EAGER_MIN_SEQ)
+        return 0;
+    return v[n - 1];
+}
+
+static int is_fused_attention(const char *name)
+{
+    static const char *const fused[] = { "scaled_dot_product_flash", "scaled_dot_product_efficient",
+                                         "scaled_dot_product_cudnn", "_flash_attention", "_efficient_attention",
+                                         "flash_fwd", "flash_bwd", "fmha", "FlashAttn", "flash_attn",
+                                         "cudnn_generated_fort_native_sdpa" };
+    for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++)
+        if (strstr(name, fused[i]) != NULL)
+            return 1;
+    return 0;
+}
+
+static void eager_attention(tl_aggregate *a)
+{
+    int seen = 0, unknown_device = 0, no_dtype = 0, other_dtype = 0;
+    const tl_session *ws = NULL;
+    const tl_sshape *wshape = NULL;
+    double wshare = 0;
+    int64_t wtotal = 0;
+    uint64_t wcalls = 0;
+    for (size_t r = 0; r < a->nranks; r++)
+        for (size_t k = 0; k < a->ranks[r].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[r], k);
+            int math = 0, soft = 0, matmul = 0, fused = 0;
+            for (size_t i = 0; i < s->nnames; i++) {
+                const char *n = s->names[i].name;
+                math |= !strcmp(n, "aten::_scaled_dot_product_attention_math");
+                soft |= !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax");
+                matmul |= !strcmp(n, "aten::bmm") || !strcmp(n, "aten::matmul") || !strcmp(n, "aten::baddbmm");
+                fused |= is_fused_attention(n);
+            }
+            for (size_t i = 0; i < s->nkernels && !fused; i++)
+                fused |= is_fused_attention(s->kernels[i].name);
+            if (!math && !(soft && matmul && !fused))
+                continue;
+            seen = 1;
+            if (!fused_attention_device(s->device_name)) {
+                unknown_device = 1;
+                continue;
+            }
+            if (s->span_ns <= 0)
+                continue;
+            /* each candidate shape key of the math path in half precision */
+            int typed = 0;
+            for (size_t i = 0; i < s->nshapes; i++) {
+                const tl_sshape *sh = &s->shapes[i];
+                int is_math = !strcmp(sh->name, "aten::_scaled_dot_product_attention_math");
+                int is_soft = (!strcmp(sh->name, "aten::softmax") || !strcmp(sh->name, "aten::_softmax")) &&
+                              matmul && !fused && square_scores(sh->dims) > 0;
+                if (!is_math && !is_soft)
+                    continue;
+                int h = half_dtype(sh->types);
+                typed |= h >= 0;
+                other_dtype |= h == 0;
+                if (h != 1)
+                    continue;
+                double share = 100.0 * (double)sh->total_ns / (double)s->span_ns;
+                if (share >= EAGER_MIN_SHARE && share > wshare) {
+                    ws = s;
+                    wshape = sh;
+                    wshare = share;
+                    wtotal = sh->total_ns;
+                    wcalls = sh->count;
+                }
+            }
+            no_dtype |= !typed;
+        }
+    if (!seen) {
+        skip_absent(a, "eager-attention", "no attention on the math path (aten::_scaled_dot_product_attention_math, "
+                    "softmax beside batched matrix products without a fused attention operator)");
+        return;
+    }
+    if (ws == NULL) {
+        if (unknown_device)
+            skip(a, "eager-attention", "the device is not known to have a fused attention kernel (an NVIDIA GPU "
+                 "of compute capability 8.0 or more by its name): nothing is said");
+        else if (no_dtype)
+            skip(a, "eager-attention", "the math path's dtypes are not recorded (record_shapes): nothing is said");
+        else if (other_dtype)
+            skip(a, "eager-attention", "the math path runs in another dtype than fp16 or bf16 (the fused kernels' "
+                 "own), or under 1%% of the time");
+        return;
+    }
+    char msg[300];
+    snprintf(msg, sizeof msg, "On rank %d, attention runs unfused (%.60s) for %.1f%% of the time although %.60s has "
+             "a fused kernel for its dtype.", ws->id.rank, wshape->name, wshare, ws->device_name);
+    fire(a, "eager-attention", ws->id.rank, msg,
+         "%s: %llu calls, inputs %.120s of %.60s, %.3f ms (%.1f%% of the rank's %.3f s); device %.60s; threshold %.0f%%",
+         wshape->name, (unsigned long long)wcalls, wshape->dims, wshape->types, (double)wtotal / 1e6, wshare,
+         (double)ws->span_ns / 1e9, ws->device_name, EAGER_MIN_SHARE);
+}
+
 void tl_apply_rules(tl_aggregate *a)
 {
     straggler_rule(a);
@@ -1670,6 +1946,8 @@ void tl_apply_rules(tl_aggregate *a)
     dominant_stage(a);
     drift_rule(a);
     seed_rules(a);
+    reserved_jumps(a);
+    eager_attention(a);
     /* Most severe first; within a severity, the order they fired in
      * (insertion sort: stable, and there are few). */
     for (int i = 1; i < a->nrecs; i++) {
