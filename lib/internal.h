@@ -26,6 +26,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "histogram.h"
 #include "output.h" /* TL_OUTPUT_ERR_LEN */
@@ -150,8 +151,11 @@ typedef struct tl_open {
 
 typedef struct tl_cache_slot {
     const char *key;      /* the caller's pointer */
-    const char *interned; /* its interned copy, for the strcmp check */
+    const char *interned; /* its interned copy, for the text check */
     uint32_t id;
+    uint32_t len;         /* strlen(interned) */
+    uint32_t mask;        /* len < 16: the bits of head's bytes 0..len (its NUL) */
+    unsigned char head[16]; /* interned's first 16 bytes, NUL and zeros after its end */
 } tl_cache_slot;
 
 enum tl_stat_kind { TL_SECTION = 0, TL_ITERATION = 1, TL_NKINDS = 2 };
@@ -199,13 +203,71 @@ typedef struct tl_thread {
 
 tl_thread *tl_thread_self_slow(void);
 void tl_thread_unload(void); /* forget the retire key (dlclose) */
-extern __thread tl_thread *tl_self_ptr;
+/* In libtally.so, initial-exec: read at a fixed offset from the thread
+ * pointer instead of a call to __tls_get_addr on every access (the default
+ * model of a shared object), at the cost of 12 bytes of the static TLS that
+ * glibc keeps for libraries loaded later. Not in the static library: linked
+ * into a program the linker makes the access direct anyway, and the Python
+ * module that embeds it has a TLS block too large for that reserve. */
+#ifdef TALLY_TLS_INITIAL_EXEC
+#define TL_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define TL_TLS_MODEL
+#endif
+extern __thread tl_thread *tl_self_ptr TL_TLS_MODEL;
 static inline tl_thread *tl_thread_self(void)
 {
     tl_thread *t = tl_self_ptr;
     return TL_LIKELY(t != NULL) ? t : tl_thread_self_slow();
 }
-uint32_t tl_thread_lookup_name(tl_thread *t, const char *name);
+/* The name's id through the thread's cache of the caller's pointers (thread.c). */
+uint32_t tl_thread_lookup_slow(tl_thread *t, tl_cache_slot *slot, const char *name);
+
+/* Is the caller's name the slot's text? The pointer alone is not proof: a
+ * caller may reuse a buffer for another name. strcmp through the PLT costs a
+ * third of a pair; instead 16 bytes of name are compared at once with the
+ * slot's copy (bytes after the name's NUL are masked off; the load stays in
+ * name's page, so it cannot fault), and strcmp checks only what is past them.
+ * Under the sanitizers, which would report the masked bytes, strcmp. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define TL_NAME_STRCMP_ONLY 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TL_NAME_STRCMP_ONLY 1
+#endif
+#if defined(__SSE2__) && !defined(TL_NAME_STRCMP_ONLY)
+#include <emmintrin.h>
+static inline int tl_name_is(const tl_cache_slot *slot, const char *name)
+{
+    if (TL_LIKELY(((uintptr_t)name & 4095) <= 4096 - 16)) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)name);
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)slot->head);
+        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, h));
+        if (TL_LIKELY(slot->len < 16))
+            return (eq & slot->mask) == slot->mask;
+        return eq == 0xffffu && strcmp(name + 16, slot->interned + 16) == 0;
+    }
+    return strcmp(slot->interned, name) == 0;
+}
+#else
+static inline int tl_name_is(const tl_cache_slot *slot, const char *name)
+{
+    return strcmp(slot->interned, name) == 0;
+}
+#endif
+
+static inline uint32_t tl_thread_lookup_name(tl_thread *t, const char *name)
+{
+    if (TL_UNLIKELY(name == NULL))
+        name = "(null)";
+    uintptr_t p = (uintptr_t)name;
+    tl_cache_slot *slot = &t->cache[((p >> 3) ^ (p >> 11)) & (TL_NAME_CACHE - 1)];
+    if (TL_LIKELY(slot->key == name) && TL_LIKELY(tl_name_is(slot, name)))
+        return slot->id;
+    return tl_thread_lookup_slow(t, slot, name);
+}
 static inline void tl_thread_lock(tl_thread *t)
 {
     while (atomic_exchange_explicit(&t->busy, 1, memory_order_acquire))

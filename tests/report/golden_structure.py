@@ -37,7 +37,8 @@ CASES = {
 # Ids are matched most specific first (a "gpu-breakdown" is the GPU section, not
 # the stage breakdown; "step-times" is not the per-rank table).
 DESIGN_ORDER = ["headline", "recommendations", "per-rank table", "stage/op breakdown", "call tree", "step times",
-                "GPU breakdown", "timelines", "kernels", "memory", "telemetry", "sessions", "inputs", "system info"]
+                "GPU breakdown", "timelines", "per-step categories", "kernels", "memory", "telemetry", "sessions",
+                "inputs", "system info"]
 # "telemetry" (issue 13: sampled GPU and host series) comes after memory; the
 # call tree (issue 14: flame graphs and the tree table) after the breakdown.
 ID_PATTERNS = [
@@ -46,6 +47,7 @@ ID_PATTERNS = [
     (r"telemetry", "telemetry"),
     (r"recommend", "recommendations"),
     (r"timeline", "timelines"),
+    (r"step-categor", "per-step categories"),
     (r"kernel", "kernels"),
     (r"mem", "memory"),
     (r"session", "sessions"),

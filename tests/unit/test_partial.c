@@ -363,6 +363,10 @@ static void full_session(tl_session *s, const char *path, int rank)
                                            40000, 4000, 6000, NAN, 0, 0, 0 };
     s->shapes_dropped_keys = 3;
     s->shapes_dropped_calls = 12;
+    s->stepcats = calloc(2, sizeof *s->stepcats);
+    s->stepcats[s->nstepcats++] = (tl_sstepcat){ 12, { 900000, 100000, 2000, 300000, 150000, 200000, 248000, 100000 } };
+    s->stepcats[s->nstepcats++] = (tl_sstepcat){ 13, { 0, 0, 0, 0, 0, 0, 600000, 400000 } };
+    s->stepcats_cut = 1;
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);
@@ -879,6 +883,13 @@ static void test_custom_hostile(void **state)
         { "\"names\":[\"forward\",\"step\"]", "\"names\":[\"forward\",\"forward\"]", "\"names\": a name given twice (session 0, in timeline)" },
         { "\"bins\":[", "\"bins\":[[1,2,\"x\"],", "\"bins\": expected [min, mean, max] or null (session 0, in telemetry[0])" },
         { "\"collectives\":[[0,", "\"collectives\":[[2,", "\"collectives\": kernel index out of range (session 0)" },
+        /* each step's time by category: one per step, its numbers, not more than the step's time */
+        { "\"step_categories\":[[12,", "\"step_categories\":[[12,1,0,0,0,0,0,0,0],[12,",
+          "\"step_categories\": not one per step (session 0)" },
+        { "\"step_categories\":[[12,", "\"step_categories\":[[11,",
+          "\"step_categories\": not the steps' numbers, or more time than the step's (session 0)" },
+        { "\"step_categories\":[[12,900000,", "\"step_categories\":[[12,900001,",
+          "\"step_categories\": not the steps' numbers, or more time than the step's (session 0)" },
         { "\"frames\":18", "\"frames\":-1", "\"frames\": expected a number >= 0 (session 0, in diffusion)" },
         { "\"nodes\":[[-1,", "\"nodes\":[[0,", "\"nodes\": a node's parent must come before it (session 0, in calltree)" },
         { "\"dropped\":1", "\"dropped\":-1", "\"dropped\": out of range (session 0, in calltree)" },

@@ -394,7 +394,7 @@ static void test_html_sections_in_design_order(void **state)
 {
     (void)state;
     static const char *const ids[] = { "headline", "waits", "recommendations", "per-rank", "breakdown", "calltree", "steps", "gpu",
-                                       "timelines", "kernels", "memory", "telemetry", "sessions", "inputs",
+                                       "timelines", "step-categories", "kernels", "memory", "telemetry", "sessions", "inputs",
                                        "system" };
     tl_aggregate *a = aggregate(4, 2, 0, 0);
     page p = render(a, 0);

@@ -528,6 +528,96 @@ static void test_blocking_calls_read(void **state)
     tl_profile_release(&p);
 }
 
+/* Step time by category (docs/analysis.md), read from a trace: each instant
+ * to the first category active, GPU work first. Step 1 [0,1000) µs:
+ *   cpu_op aten::linear [50,450), cudaLaunchKernel [100,120), kernel gemm
+ *   [110,310), Memcpy [320,340), Memset [330,360), ncclDevKernel [500,600),
+ *   the DataLoader's __next__ (a user annotation, named as data loading)
+ *   [600,700), the annotation "forward" [0,900) (labels only).
+ *   -> kernel 200, memcpy 20, memset [340,360) 20, communication 100,
+ *   runtime [100,110) 10, data loading 100, CPU exec 400 - 10 - 200 - 40 =
+ *   150, other 1000 - 600 = 400.
+ * Step 2 [1000,2000): gloo:all_reduce (runs in place) [1100,1400), a Python
+ *   frame [1000,1900), kernel gemm [1950,2100) (past the step's end).
+ *   -> communication 300, CPU exec 600, kernel 50, other 50. */
+static void test_step_categories(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"forward\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":900},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":400},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20,"
+        "\"args\":{\"correlation\":5}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\","
+        "\"pid\":1,\"tid\":1,\"ts\":600,\"dur\":100},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":110,\"dur\":200,"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":5}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,\"ts\":320,"
+        "\"dur\":20,\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":330,\"dur\":30,"
+        "\"args\":{\"device\":0,\"stream\":7}},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":0,\"tid\":20,"
+        "\"ts\":500,\"dur\":100,\"args\":{\"device\":0,\"stream\":20}},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"train.py(12): step\",\"pid\":1,\"tid\":1,\"ts\":1000,"
+        "\"dur\":900},"
+        "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"gloo:all_reduce\",\"pid\":1,\"tid\":2,\"ts\":1100,\"dur\":300},"
+        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":1950,\"dur\":150,"
+        "\"args\":{\"device\":0,\"stream\":7}}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "stepcats.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options topt;
+    tl_trace_options_init(&topt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &topt), 0);
+    p.id.rank = 0;
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_int_equal(s.nsteps, 2);
+    assert_int_equal(s.nstepcats, 2);
+    static const int64_t want[2][TL_SC_COUNT] = {
+        { 200, 20, 20, 100, 10, 100, 150, 400 },
+        { 50, 0, 0, 300, 0, 0, 600, 50 },
+    };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(s.stepcats[k].number, k + 1);
+        int64_t sum = 0;
+        for (int c = 0; c < TL_SC_COUNT; c++) {
+            if (s.stepcats[k].ns[c] != US(want[k][c]))
+                fail_msg("step %d %s: %lld ns, want %lld", k + 1, tl_stepcat_name(c), (long long)s.stepcats[k].ns[c],
+                         (long long)US(want[k][c]));
+            sum += s.stepcats[k].ns[c];
+        }
+        assert_int_equal(sum, s.steps[k].dur_ns);
+    }
+    assert_false(s.stepcats_cut);
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+/* A report's loop has no events to split: no categories, not steps of "other". */
+static void test_step_categories_none_without_events(void **state)
+{
+    (void)state;
+    tl_profile p;
+    base(&p, "loop.json");
+    assert_int_equal(tl_profile_add_step(&p, 1, US(0), US(10)), 0);
+    tl_profile_finish(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_int_equal(s.nsteps, 1);
+    assert_int_equal(s.nstepcats, 0);
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
 /* baseTimeNanoseconds = INT64_MAX (issue 26, item 9): the base time plus
  * the trace's first time overflowed (UBSan; in Release a start in 1677).
  * A base time past 2065 is not believed: warned, and times stay relative. */
@@ -717,6 +807,8 @@ int main(void)
         cmocka_unit_test(test_base_time_extreme),
         cmocka_unit_test(test_names_budget_keeps_late_heavy_name),
         cmocka_unit_test(test_event_without_ts),
+        cmocka_unit_test(test_step_categories),
+        cmocka_unit_test(test_step_categories_none_without_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

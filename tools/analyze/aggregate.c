@@ -498,6 +498,7 @@ int tl_aggregate_finish(tl_aggregate *a)
     if (tl_shapes_compute(a) != 0)
         return -1;
     tl_find_stragglers(a);
+    tl_aggregate_stepcats(a);
     tl_apply_rules(a);
     return 0;
 }

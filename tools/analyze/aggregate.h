@@ -54,6 +54,7 @@ int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
 int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
 int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
 int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
+int tl_session_stepcats(tl_session *s, const tl_profile *p); /* stepcats.c: each step's time by category */
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
@@ -124,6 +125,12 @@ typedef struct tl_rank_result {
      * there are several (own_calltree); NULL when no session has one. */
     const tl_calltree *calltree;
     tl_calltree own_calltree;
+    /* The rank's mean step by category (stepcats.c): over its steps that
+     * have categories and are not cut short (tl_sstep.partial); ns by
+     * tl_stepcat. stepcat_steps 0: none. */
+    double stepcat_mean[TL_SC_COUNT];
+    size_t stepcat_steps;
+    int stepcats_cut;          /* a session's host events went past the ranges' cap */
 } tl_rank_result;
 
 /* ---- across ranks --------------------------------------------------------- */
@@ -250,6 +257,8 @@ int tl_aggregate_calltrees(tl_aggregate *a);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);
+/* Each rank's mean step by category and the rank the per-step view shows (stepcats.c). */
+void tl_aggregate_stepcats(tl_aggregate *a);
 void tl_apply_rules(tl_aggregate *a);
 
 /* One rule of the recommendation table, for documentation and tests. */

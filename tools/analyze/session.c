@@ -1320,7 +1320,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         s->start_ns = p->base_time_ns;
     }
     memory(s, p);
-    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
+    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || tl_session_stepcats(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
         timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0 ||
         take_shapes(s, p) != 0)
         return -1;

@@ -128,6 +128,22 @@ static const tl_field step_f_f[] = {
 #undef ST
 static TABLE(step_f, "step", tl_sstep, 1, TL_FK_NONE);
 
+/* [number, kernel, memcpy, memset, communication, runtime, data_loading, cpu_exec, other] */
+#define ST tl_sstepcat
+static const tl_field stepcat_f_f[] = {
+    ANY("number", number),
+    NS("kernel", ns[TL_SC_KERNEL]),
+    NS("memcpy", ns[TL_SC_MEMCPY]),
+    NS("memset", ns[TL_SC_MEMSET]),
+    NS("communication", ns[TL_SC_COMM]),
+    NS("runtime", ns[TL_SC_RUNTIME]),
+    NS("data_loading", ns[TL_SC_DATA]),
+    NS("cpu_exec", ns[TL_SC_CPU]),
+    NS("other", ns[TL_SC_OTHER]),
+};
+#undef ST
+static TABLE(stepcat_f, "step_category", tl_sstepcat, 1, TL_FK_NONE);
+
 /* ---- the GPU breakdown --------------------------------------------------------- */
 
 /* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps, host_part, comm_busy] */
@@ -455,6 +471,9 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     INT("shapes_dropped_keys", shapes_dropped_keys, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
     INT("shapes_dropped_calls", shapes_dropped_calls, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    /* each step's time by category (stepcats.c), one per step */
+    ARRAY("step_categories", stepcats, nstepcats, stepcat_f, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    INT("step_categories_cut", stepcats_cut, 0, 1, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
 };
 #undef ST
 const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],

@@ -273,6 +273,8 @@ void tl_profile_shrink(tl_profile *p)
         free(p->calltree);
         p->calltree = NULL;
     }
+    for (int i = 0; i < TL_ROLE_COUNT; i++)
+        tl_ranges_release(&p->roles[i]);
     free(p->blocking);
     free(p->colls);
     p->colls = NULL;
@@ -722,6 +724,70 @@ int tl_coll_side_of_name(const char *name, size_t len)
     if ((len == 7 && memcmp(name, "barrier", 7) == 0) || (len == 11 && memcmp(name, "MPI_Barrier", 11) == 0))
         return TL_COLL_RUN;
     return -1;
+}
+
+static int by_range_start(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+void tl_ranges_union(tl_ranges *r)
+{
+    if (r->n < 2)
+        return;
+    qsort(r->v, r->n, sizeof *r->v, by_range_start);
+    size_t k = 0;
+    for (size_t i = 1; i < r->n; i++) {
+        if (r->v[i][0] <= r->v[k][1]) {
+            if (r->v[i][1] > r->v[k][1])
+                r->v[k][1] = r->v[i][1];
+        } else {
+            r->v[++k][0] = r->v[i][0];
+            r->v[k][1] = r->v[i][1];
+        }
+    }
+    r->n = k + 1;
+}
+
+int tl_ranges_add(tl_ranges *r, int64_t a, int64_t b)
+{
+    if (r->cut || !(b > a))
+        return 0;
+    if (r->n > 0 && a >= r->v[r->n - 1][0] && a <= r->v[r->n - 1][1]) {
+        if (b > r->v[r->n - 1][1])
+            r->v[r->n - 1][1] = b;
+        return 0;
+    }
+    if (r->n == r->cap) {
+        tl_ranges_union(r);
+        /* grow only when merging freed less than half */
+        if (r->n * 2 > r->cap || r->cap == 0) {
+            if (r->cap >= TL_PROFILE_MAX_RANGES) {
+                if (r->n == r->cap) {
+                    r->cut = 1;
+                    return 0;
+                }
+            } else {
+                size_t cap = r->cap ? r->cap * 2 : 1024;
+                void *v = realloc(r->v, cap * sizeof *r->v);
+                if (v == NULL)
+                    return -1;
+                r->v = v;
+                r->cap = cap;
+            }
+        }
+    }
+    r->v[r->n][0] = a;
+    r->v[r->n][1] = b;
+    r->n++;
+    return 0;
+}
+
+void tl_ranges_release(tl_ranges *r)
+{
+    free(r->v);
+    memset(r, 0, sizeof *r);
 }
 
 int tl_profile_add_blocking(tl_profile *p, const tl_host_call *c)

@@ -138,6 +138,7 @@ typedef struct tl_name_stat {
     uint8_t nest_cls;    /* the nesting kind its events were placed with, + 1 (0: none) */
     uint64_t thread_bits;/* the threads its nested events ran on: bit (thread index mod 64) */
     uint8_t nest_lost;   /* its kind's events came too far out of order: no self or inclusive time */
+    uint8_t role;        /* read_trace's tl_host_role of its CPU events, + 1 (0: not known yet) */
 } tl_name_stat;
 
 /* Whether a profile's self and inclusive times are known. */
@@ -169,6 +170,32 @@ typedef struct tl_host_call {
     uint32_t name;         /* strtab id */
 } tl_host_call;
 #define TL_PROFILE_MAX_BLOCKING 100000 /* blocking calls kept (the rest are counted and said) */
+
+/* The host's share of the per-step categories (docs/analysis.md, "Step time
+ * by category"): the union of the CPU-side events of each role, which
+ * analyze/session.c splits by step beside the GPU events. TensorBoard's
+ * roles: runtime calls (cuda_runtime, cuda_driver), data loading (a name of
+ * tl_is_data_loading) and CPU execution (operators, Python frames, the
+ * collector's sections; annotations only label others). Events without a
+ * known category are kept apart (PLAIN): CPU execution in a plain Chrome
+ * trace, but not in a PyTorch trace, whose "Trace" event spans the whole
+ * profile. */
+enum tl_host_role { TL_ROLE_RUNTIME = 0, TL_ROLE_DATA, TL_ROLE_CPU, TL_ROLE_PLAIN, TL_ROLE_COUNT };
+/* Disjoint ranges after tl_ranges_union; while reading, a range that starts
+ * inside the last one extends it (events come nearly in start order), and a
+ * full array is sorted and merged before it grows. */
+typedef struct tl_ranges {
+    int64_t (*v)[2];           /* [start, end) */
+    size_t n, cap;
+    int cut;                   /* TL_PROFILE_MAX_RANGES disjoint ranges were reached: later
+                                * events of the role were not recorded */
+} tl_ranges;
+#define TL_PROFILE_MAX_RANGES (1u << 20) /* disjoint ranges per role (16 MB) */
+/* Add [a, b) (b > a); 0, or -1 when out of memory. Beyond the cap it sets cut. */
+int tl_ranges_add(tl_ranges *r, int64_t a, int64_t b);
+/* Sort and merge: disjoint, in order. */
+void tl_ranges_union(tl_ranges *r);
+void tl_ranges_release(tl_ranges *r);
 
 /* One collective as the trace recorded it, for "who waits for whom"
  * (analyze/waits.c): a GPU communication kernel, or a CPU-side collective
@@ -445,6 +472,7 @@ typedef struct tl_profile {
     size_t ncolls, colls_cap;
     uint64_t colls_dropped;
     struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
+    tl_ranges roles[TL_ROLE_COUNT]; /* the host's time by role (tl_host_role), for the per-step categories */
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;

@@ -504,6 +504,20 @@ static void check(reader *r, int what, void *base)
                 bad_key(r, "collectives", "kernel index out of range");
                 return;
             }
+        /* one per step, in step order, adding up to the step's time */
+        if (s->nstepcats != 0 && s->nstepcats != s->nsteps) {
+            bad_key(r, "step_categories", "not one per step");
+            return;
+        }
+        for (size_t i = 0; i < s->nstepcats; i++) {
+            double sum = 0;
+            for (int c = 0; c < TL_SC_COUNT; c++)
+                sum += (double)s->stepcats[i].ns[c];
+            if (s->stepcats[i].number != s->steps[i].number || sum > (double)s->steps[i].dur_ns + 0.5) {
+                bad_key(r, "step_categories", "not the steps' numbers, or more time than the step's");
+                return;
+            }
+        }
     }
 }
 

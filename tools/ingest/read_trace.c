@@ -19,6 +19,7 @@
 #include "read_trace.h"
 #include "nesting.h"
 #include "shape_table.h"
+#include "session.h"
 #include "array.h"
 
 #include <inttypes.h>
@@ -620,6 +621,42 @@ static int coll_side(tl_profile *p, tl_name_stat *s, const char *name, size_t le
     return side;
 }
 
+/* The host role of a CPU-side event for the per-step categories (profile.h's
+ * tl_host_role), or -1: annotations, iterations and GPU annotations label
+ * other work. Cached in the statistic (role), unless the names table closed
+ * (a folded statistic stands for many names). */
+static int host_role(tl_profile *p, tl_name_stat *s, const char *name, size_t len)
+{
+    if (s->role && !p->names_closed)
+        return s->role - 2;
+    int cc = s->cat_class, role = -1;
+    if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
+        role = TL_ROLE_RUNTIME;
+    } else if (cc == TL_CC_CPU_OP || cc == TL_CC_PYTHON || cc == TL_CC_OTHER || cc == TL_CC_SECTION ||
+               cc == TL_CC_USER_ANNOTATION) {
+        char buf[256];
+        size_t n = len < sizeof buf - 1 ? len : sizeof buf - 1;
+        memcpy(buf, name, n);
+        buf[n] = 0;
+        if (tl_is_data_loading(buf))
+            role = TL_ROLE_DATA;
+        else if (cc == TL_CC_OTHER)
+            role = TL_ROLE_PLAIN;
+        else if (cc != TL_CC_USER_ANNOTATION)
+            role = TL_ROLE_CPU;
+    }
+    if (!p->names_closed)
+        s->role = (uint8_t)(role + 2);
+    return role;
+}
+
+static void add_role(reader *r, tl_name_stat *s, const char *name, size_t len, int64_t ts, int64_t dur)
+{
+    int role = host_role(r->p, s, name, len);
+    if (role >= 0 && dur > 0)
+        tl_ranges_add(&r->p->roles[role], ts, tl_ns_add(ts, dur));
+}
+
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
                            size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
@@ -651,6 +688,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
         if (ev->has_correlation)
             launch_put(&r->launches, ev->correlation, ts);
+        add_role(r, s, name, name_len, ts, dur);
         unsigned hf = host_call_flags(p, s, name, name_len);
         if (hf & 4)
             p->graph_launches++;
@@ -689,6 +727,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (!is_gpu_class(cc) || (cc == TL_CC_SYNC && !sync_on_stream(ev))) {
         if (cc != TL_CC_GPU_ANNOTATION)
             count_pid(r, ev);
+        if (cc != TL_CC_GPU_ANNOTATION)
+            add_role(r, s, name, name_len, ts, dur);
         if (cc == TL_CC_CPU_OP)
             shape_args(r, ev, name, name_len, dur);
         if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
@@ -1062,6 +1102,8 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
                         p->events ? " other than metadata (M)" : "");
     }
     resolve_launches(&r);
+    for (int i = 0; i < TL_ROLE_COUNT; i++)
+        tl_ranges_union(&p->roles[i]);
     take_pid(p, &r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);

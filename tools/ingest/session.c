@@ -97,6 +97,7 @@ void tl_session_release(tl_session *s)
     }
     free(s->kernels);
     free(s->steps);
+    free(s->stepcats);
     free(s->gpu.streams);
     free(s->colls);
     free(s->insts);
@@ -123,6 +124,15 @@ void tl_session_release(tl_session *s)
     release_extras(s);
     memset(s, 0, sizeof *s);
 }
+
+static const char *const stepcat_names[TL_SC_COUNT][2] = {
+    { "kernel", "Kernel" },         { "memcpy", "Memcpy" },   { "memset", "Memset" },
+    { "communication", "Communication" }, { "runtime", "Runtime" }, { "data_loading", "Data loading" },
+    { "cpu_exec", "CPU exec" },     { "other", "Other" },
+};
+
+const char *tl_stepcat_name(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][0] : NULL; }
+const char *tl_stepcat_label(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][1] : NULL; }
 
 int tl_is_data_loading(const char *name)
 {

@@ -135,6 +135,32 @@ typedef struct tl_sstep {
     int partial;               /* the last ProfilerStep of a trace (usually cut short): not compared */
 } tl_sstep;
 
+/* A step's time by category, TensorBoard's overview (docs/analysis.md, "Step
+ * time by category"): every instant of the step goes to the first category
+ * active at it, in this order (GPU work first, then the host's); what no
+ * category covers is other. The categories add up to the step's time. */
+enum tl_stepcat {
+    TL_SC_KERNEL = 0,          /* GPU kernels other than communication */
+    TL_SC_MEMCPY,              /* GPU copies */
+    TL_SC_MEMSET,              /* GPU sets */
+    TL_SC_COMM,                /* communication kernels, CPU-side collectives that run in place (gloo) */
+    TL_SC_RUNTIME,             /* the host in runtime calls (cudaLaunchKernel, cudaMemcpyAsync, ...) */
+    TL_SC_DATA,                /* the host loading data (DataLoader, data_loading) */
+    TL_SC_CPU,                 /* the host executing operators, Python or sections */
+    TL_SC_OTHER,               /* none of them */
+    TL_SC_COUNT
+};
+/* "kernel", "memcpy", "memset", "communication", "runtime", "data_loading",
+ * "cpu_exec", "other" (JSON, partials); NULL out of range. */
+const char *tl_stepcat_name(int c);
+/* "Kernel", "Memcpy", ..., "CPU exec", "Other": what the report shows. */
+const char *tl_stepcat_label(int c);
+
+typedef struct tl_sstepcat {
+    int64_t number;            /* the step's number (tl_sstep.number) */
+    int64_t ns[TL_SC_COUNT];   /* by tl_stepcat; they add up to the step's dur_ns */
+} tl_sstepcat;
+
 /* ---- timelines --------------------------------------------------------------
  * A session's activity at a fixed resolution: lanes (the CPU threads that
  * carry work, then the GPU streams that carry at least
@@ -381,6 +407,12 @@ typedef struct tl_session {
     size_t nkernels;
     tl_sstep *steps;
     size_t nsteps;
+    /* each step's time by category, in step order (one per step), when the
+     * input has the events (a trace); else none. stepcats_cut: a host role's
+     * events went past TL_PROFILE_MAX_RANGES ranges, later ones are other */
+    tl_sstepcat *stepcats;
+    size_t nstepcats;
+    int stepcats_cut;
     tl_gpu_breakdown gpu;
     tl_collective *colls;
     size_t ncolls;

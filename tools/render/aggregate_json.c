@@ -107,6 +107,61 @@ static void write_steps(tl_json *j, const tl_rank_result *r)
     for (size_t i = 0; i < r->nsteps; i++)
         tl_json_int(j, r->steps[i].dur_ns);
     tl_json_array_end(j);
+    /* the mean step by category (docs/analysis.md, "Step time by category") */
+    tl_json_key(j, "by_category");
+    if (r->stepcat_steps == 0) {
+        tl_json_null(j);
+    } else {
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "steps", r->stepcat_steps);
+        tl_json_kv_bool(j, "host_cut", r->stepcats_cut);
+        tl_json_key(j, "mean_ns");
+        tl_json_object_begin(j);
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            tl_json_kv_double(j, tl_stepcat_name(c), r->stepcat_mean[c]);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+    }
+    tl_json_object_end(j);
+}
+
+/* The per-step view: every step of the rank it shows, by category. */
+static void write_stepcats(tl_json *j, const tl_aggregate *a)
+{
+    const tl_rank_result *r = NULL;
+    for (size_t i = 0; i < a->nranks && a->stepcat_rank >= 0; i++)
+        if (a->ranks[i].rank == a->stepcat_rank)
+            r = &a->ranks[i];
+    if (r == NULL) {
+        tl_json_null(j);
+        return;
+    }
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "rank", r->rank);
+    tl_json_kv_string(j, "chosen_as", a->stepcat_rank_straggler ? "straggler" : "median");
+    tl_json_key(j, "categories");
+    tl_json_array_begin(j);
+    for (int c = 0; c < TL_SC_COUNT; c++)
+        tl_json_string(j, tl_stepcat_name(c));
+    tl_json_array_end(j);
+    tl_json_key(j, "steps");
+    tl_json_array_begin(j);
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        if (s->nstepcats != s->nsteps)
+            continue;
+        for (size_t i = 0; i < s->nstepcats; i++) {
+            tl_json_object_begin(j);
+            tl_json_kv_int(j, "session", (int64_t)k);
+            tl_json_kv_int(j, "number", s->steps[i].number);
+            tl_json_kv_int(j, "dur_ns", s->steps[i].dur_ns);
+            tl_json_kv_bool(j, "partial", s->steps[i].partial);
+            for (int c = 0; c < TL_SC_COUNT; c++)
+                tl_json_kv_int(j, tl_stepcat_name(c), s->stepcats[i].ns[c]);
+            tl_json_object_end(j);
+        }
+    }
+    tl_json_array_end(j);
     tl_json_object_end(j);
 }
 
@@ -720,6 +775,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_collbw(j, a);
     tl_json_key(j, "op_shapes");
     write_shapes(j, a);
+    tl_json_key(j, "step_categories");
+    write_stepcats(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
     tl_json_key(j, "headline");

@@ -179,6 +179,7 @@ static const struct {
     { "steps", "Step time per rank", tl_html_steps },
     { "gpu", "GPU time breakdown", tl_html_gpu },
     { "timelines", "Timelines", tl_html_timelines },
+    { "step-categories", "Step time by category", tl_html_stepcats },
     { "kernels", "Kernels", tl_html_kernels },
     { "memory", "Memory", tl_html_memory },
     { "telemetry", "Telemetry", tl_html_telemetry },

@@ -81,6 +81,8 @@ void tl_html_steps(tl_html *h);
 void tl_html_diffusion(tl_html *h);
 void tl_html_gpu(tl_html *h);
 void tl_html_timelines(tl_html *h);
+/* Step time by category (html_stepcats.c): one rank's steps and each rank's mean step. */
+void tl_html_stepcats(tl_html *h);
 void tl_html_kernels(tl_html *h);
 void tl_html_memory(tl_html *h);
 void tl_html_telemetry(tl_html *h);

@@ -139,6 +139,55 @@ static void ranks(FILE *f, const tl_aggregate *a)
         fprintf(f, "\n_%s_\n", note);
 }
 
+/* Each rank's mean step by category (docs/analysis.md, "Step time by
+ * category"): the categories some rank has, each cell the mean time and its
+ * share of the mean step; ranks picked as in the Ranks table. */
+static void stepcats(FILE *f, const tl_aggregate *a)
+{
+    int used[TL_SC_COUNT] = { 0 }, any = 0;
+    for (size_t i = 0; i < a->nranks; i++)
+        for (int c = 0; c < TL_SC_COUNT && a->ranks[i].stepcat_steps; c++)
+            any |= used[c] |= a->ranks[i].stepcat_mean[c] > 0;
+    if (!any)
+        return;
+    size_t shown = 0;
+    unsigned char *why = tl_rank_pick(a, MD_RANKS, &shown);
+    if (why == NULL)
+        return;
+    fputs("\n## Step time by category\n\nEach rank's mean step, split as TensorBoard's overview splits it "
+          "(GPU kernels first, then copies, sets, communication, runtime calls, data loading, CPU execution).\n\n"
+          "| Rank | Steps | Step |", f);
+    for (int c = 0; c < TL_SC_COUNT; c++)
+        if (used[c])
+            fprintf(f, " %s |", tl_stepcat_label(c));
+    fputs("\n|---:|---:|---:|", f);
+    for (int c = 0; c < TL_SC_COUNT; c++)
+        if (used[c])
+            fputs("---:|", f);
+    fputc('\n', f);
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        if (!why[i] || r->stepcat_steps == 0)
+            continue;
+        double step = 0;
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            step += r->stepcat_mean[c];
+        char b[48], p[32];
+        fprintf(f, "| %d%s | %zu |", r->rank, r->straggler ? " (straggler)" : "", r->stepcat_steps);
+        cell(f, step, TL_UNIT_NS);
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            if (used[c])
+                fprintf(f, " %s (%s) |", tl_units_fmt(b, sizeof b, r->stepcat_mean[c], TL_UNIT_NS),
+                        tl_units_pct(p, sizeof p, step > 0 ? 100 * r->stepcat_mean[c] / step : 0));
+        fputc('\n', f);
+    }
+    free(why);
+    char note[512];
+    tl_rank_pick_note(note, sizeof note, shown, a->nranks);
+    if (*note)
+        fprintf(f, "\n_%s_\n", note);
+}
+
 static void across(FILE *f, const tl_aggregate *a)
 {
     char lo[48], hi[48];
@@ -267,6 +316,7 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     }
     recommendations(out, a);
     ranks(out, a);
+    stepcats(out, a);
     across(out, a);
     tl_collbw_markdown(out, a);
     tl_diffusion_markdown(out, a);

@@ -267,6 +267,70 @@ void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, s
     tl_svg_close(f);
 }
 
+/* ---- stacked columns ----------------------------------------------------------- */
+
+enum { SC_W = 960, SC_X = 76, SC_PLOT_W = 864, SC_TOP = 14, SC_PLOT_H = 220, SC_TICKS_X = 24 };
+
+/* One column a row, its segments stacked from the axis up in their order,
+ * heights in the unit's time (not shares): a long step reads long. */
+void tl_svg_columns(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *cols, size_t n, int unit, const char *xlabel,
+                    const char *what)
+{
+    double max = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(cols[i].total) && cols[i].total > max)
+            max = cols[i].total;
+    double step = tl_units_nice_step(max > 0 ? max : 1, 5, unit);
+    if (!(step > 0) || !isfinite(step))
+        step = 1;
+    double top = ceil((max > 0 ? max : 1) / step * (1 - 1e-9)) * step;
+    double base = SC_TOP + SC_PLOT_H, h = base + 62;
+    tl_svg_open(f, fr, "columns", SC_W, h);
+    char b[48], v[48], p[32];
+    for (int i = 0; i * step <= top * 1.0000001 && i < 64; i++) {
+        double y = base - SC_PLOT_H * (i * step) / top;
+        fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>", SC_X, y, SC_X + SC_PLOT_W, y);
+        tl_svg_text(f, "tick", "end", SC_X - 6, y + 4, tl_units_tick(b, sizeof b, i * step, step, unit), 0);
+    }
+    fputc('\n', f);
+    /* a few columns stay narrow (one step is not a 600 px block), many get at least a pixel */
+    double cw = n ? (double)SC_PLOT_W / (double)n : SC_PLOT_W, bw = cw * 0.72 < 1 ? 1 : cw * 0.72 > 64 ? 64 : cw * 0.72;
+    size_t every = n > SC_TICKS_X ? (n + SC_TICKS_X - 1) / SC_TICKS_X : 1;
+    for (size_t i = 0; i < n; i++) {
+        const tl_svg_stack *c = &cols[i];
+        double x = SC_X + cw * (double)i + (cw - bw) / 2, y = base;
+        fputs("<g class=\"row\"><title>", f);
+        if (what)
+            fprintf(f, "%s ", what);
+        tl_escape_html_n(f, c->label, 200);
+        fprintf(f, ": %s</title>", tl_units_fmt(v, sizeof v, c->total, unit));
+        for (int k = 0; k < c->nsegs && c->total > 0; k++) {
+            const tl_svg_seg *g = &c->segs[k];
+            if (!(g->value > 0))
+                continue;
+            double sh = SC_PLOT_H * g->value / top;
+            y -= sh;
+            fprintf(f, "<rect class=\"seg %s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>", g->cls, x,
+                    y, bw, sh);
+            if (what)
+                fprintf(f, "%s ", what);
+            tl_escape_html_n(f, c->label, 200);
+            fprintf(f, ": %s %s (%s of %s)</title></rect>", g->name, tl_units_fmt(v, sizeof v, g->value, unit),
+                    tl_units_pct(p, sizeof p, 100 * g->value / c->total), tl_units_fmt(b, sizeof b, c->total, unit));
+        }
+        fputs("</g>", f);
+        if (i % every == 0)
+            tl_svg_text(f, "tick", "middle", SC_X + cw * ((double)i + 0.5), base + 15, c->label, 12);
+        fputc('\n', f);
+    }
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", SC_X, base,
+            SC_X + SC_PLOT_W, base);
+    tl_svg_text(f, "axlbl", "middle", SC_X + SC_PLOT_W / 2.0, base + 31, xlabel, 0);
+    if (n > 0)
+        legend(f, cols[0].segs, cols[0].nsegs, base + 42);
+    tl_svg_close(f);
+}
+
 /* ---- lines ----------------------------------------------------------------------- */
 
 /* LN_LEGEND_CHARS: a legend entry's text in its 140 px at 11 px (about 6 px a character). */

@@ -64,6 +64,12 @@ typedef struct tl_svg_stack {
 
 /* The legend comes from the first row's segments. */
 void tl_svg_stacked(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *rows, size_t n, int unit);
+/* Stacked columns (TensorBoard's step-time chart): one column a row, its
+ * segments from the axis up in order, heights in unit on a common axis (a
+ * row's total is its column's height); each column's label under it (thinned
+ * when many), "what label" in its tooltips ("step 12"). Legend as above. */
+void tl_svg_columns(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *cols, size_t n, int unit, const char *xlabel,
+                    const char *what);
 
 /* ---- lines --------------------------------------------------------------------- */
 
