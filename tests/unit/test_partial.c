@@ -350,6 +350,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900 };
     s->health = calloc(1, sizeof *s->health);
     s->health[s->nhealth++] = (tl_shealth){ 0, 8, 2, 2000, 88, 8, 3, 700, 699, 8, 1, 2 };
+    s->clocks = calloc(1, sizeof *s->clocks);
+    s->clocks[s->nclocks++] = (tl_sclock){ 0, 8, 3, 2, 1095, 810 };
     s->devmem = calloc(2, sizeof *s->devmem);
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 0, 6e9, 8e9, 9e9 };
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 1, 7e9, 8.5e9, NAN };

@@ -231,7 +231,7 @@ static const char *const tested[] = {
     "low-overlap", "launch-bound", "host-bound", "data-loading", "step-time-variance",
     "memory-fragmentation", "straggler", "rank-imbalance", "blocking-host-call", "session-drift",
     "low-sampled-utilization", "thermal", "power-at-cap", "memory-growth", "low-fps", "first-block-delay",
-    "dominant-layer",
+    "dominant-layer", "clocks-below-base",
 };
 
 static void test_every_rule_is_tested(void **state)
@@ -668,6 +668,60 @@ static void test_power_at_cap(void **state)
     for (int i = 0; i < a->nskips; i++)
         skipped += strcmp(a->skips[i].id, "power-at-cap") == 0 && strstr(a->skips[i].why, "no power limit") != NULL;
     assert_int_equal(skipped, 1);
+    done(a);
+}
+
+/* One GPU's busy samples against its base clock on session s. */
+static void add_clock(tl_session *s, int64_t dev, uint64_t n, uint64_t slow, uint64_t reasons, double base,
+                      double min)
+{
+    tl_sclock *x = realloc(s->clocks, (s->nclocks + 1) * sizeof *x);
+    assert_non_null(x);
+    s->clocks = x;
+    s->clocks[s->nclocks++] = (tl_sclock){ dev, n, slow, reasons, base, min };
+}
+
+static void test_clocks_below_base(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* rank 1's GPU 3 below its 1095 MHz base in 30 of 100 busy samples, with
+     * power reasons in 25 of them; the others at their boost clock */
+    healthy_run(s);
+    for (int r = 0; r < NRANKS; r++)
+        add_clock(&s[r], 3, 100, r == 1 ? 30 : 0, r == 1 ? 25 : 0, 1095, r == 1 ? 810 : 1410);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "clocks-below-base", 1, NULL,
+                 STRS("below the 1095 MHz base in 30 of 100 busy samples", "lowest 810 MHz",
+                      "NVML's power or thermal reasons in 25 of them", "1 GPU over it"),
+                 STRS("On rank 1, busy GPU 3 runs below its 1095 MHz base clock 30% of the time."));
+    assert_int_equal(a->nrecs, 1);
+    done(a);
+
+    /* 10 of 100 is not over 10 %: silent; a clock at the base exactly is not below it (gpu_health.c) */
+    healthy_run(s);
+    add_clock(&s[0], 0, 100, 10, 0, 1095, 1000);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* below the base in 4 of 4 busy samples: too few to say */
+    healthy_run(s);
+    add_clock(&s[2], 0, 4, 4, 0, 1095, 600);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "clocks-below-base") == 0 && strstr(a->skips[i].why, "5 busy samples") != NULL;
+    assert_int_equal(skipped, 1);
+    done(a);
+
+    /* without reasons: said so */
+    healthy_run(s);
+    add_clock(&s[3], 1, 20, 20, 0, 1275, 900);
+    a = finish(s, NRANKS);
+    assert_fires(a, "clocks-below-base", 3, NULL, STRS("no power or thermal reason from NVML in them", "in 20 of 20"),
+                 NULL);
     done(a);
 }
 
@@ -1484,6 +1538,7 @@ int main(void)
         cmocka_unit_test(test_low_sampled_utilization),
         cmocka_unit_test(test_thermal),
         cmocka_unit_test(test_power_at_cap),
+        cmocka_unit_test(test_clocks_below_base),
         cmocka_unit_test(test_memory_growth),
         cmocka_unit_test(test_low_fps),
         cmocka_unit_test(test_first_block_delay),

@@ -24,7 +24,7 @@
 
 static void sample(tl_profile *p, int64_t ts, int64_t dev, double util, double temp, double power)
 {
-    tl_gpu_sample s = { ts, dev, NAN, NAN, util, temp, power, 0, 0, 0, NAN };
+    tl_gpu_sample s = { ts, dev, NAN, NAN, util, temp, power, 0, 0, 0, NAN, 0, 0, 0 };
     assert_int_equal(tl_profile_add_gpu_sample(p, &s), 0);
 }
 

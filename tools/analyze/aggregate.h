@@ -39,6 +39,7 @@
 /* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
 #define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
 #define TL_POWER_CAP_SHARE 0.95    /* a power sample within 5 % of the limit */
+#define TL_LOADED_UTIL_PCT 50.0    /* a GPU sample "under load": utilization at 50 % or more */
 #define TL_GROWTH_NOISE 0.01       /* a drop under 1 % of the value is noise, not a drop */
 #define TL_GROWTH_WINDOWS 8        /* a monitor's samples after the first quarter: 8 windows ... */
 #define TL_GROWTH_MIN_SAMPLES 24   /* ... of at least 24 samples */

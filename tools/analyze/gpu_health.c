@@ -69,6 +69,28 @@ static void one(tl_shealth *h, const tl_profile *p, const tl_gpu_sample *const *
             h->thermal_n += (s->throttle & TL_THROTTLE_THERMAL) != 0;
             h->power_throttle_n += (s->throttle & TL_THROTTLE_POWER) != 0;
         }
+
+    }
+}
+
+/* One device's busy samples against its base clock (clocks-below-base). */
+static void one_clock(tl_sclock *c, const tl_gpu_sample *const *g, size_t n)
+{
+    memset(c, 0, sizeof *c);
+    c->device = g[0]->device;
+    for (size_t i = 0; i < n; i++) {
+        const tl_gpu_sample *s = g[i];
+        if (!(s->sm_clock_mhz > 0 && s->base_clock_mhz > 0 && s->util_pct >= TL_LOADED_UTIL_PCT))
+            continue;
+        c->n++;
+        if (s->base_clock_mhz > c->base_mhz)
+            c->base_mhz = s->base_clock_mhz;
+        if (c->n == 1 || s->sm_clock_mhz < c->min_mhz)
+            c->min_mhz = s->sm_clock_mhz;
+        if (s->sm_clock_mhz < s->base_clock_mhz) {
+            c->slow_n++;
+            c->slow_reason_n += s->has_throttle && (s->throttle & (TL_THROTTLE_THERMAL | TL_THROTTLE_POWER)) != 0;
+        }
     }
 }
 
@@ -88,7 +110,8 @@ int tl_session_health(tl_session *s, const tl_profile *p)
     if (ndev > TL_SESSION_MAX_DEVICES)
         ndev = TL_SESSION_MAX_DEVICES;
     s->health = calloc(ndev, sizeof *s->health);
-    if (s->health == NULL) {
+    s->clocks = calloc(ndev, sizeof *s->clocks);
+    if (s->health == NULL || s->clocks == NULL) {
         free(g);
         return -1;
     }
@@ -99,6 +122,10 @@ int tl_session_health(tl_session *s, const tl_profile *p)
         one(&h, p, g + lo, hi - lo);
         if (h.temp_n > 0 || h.power_n > 0 || h.reasons_n > 0 || isfinite(h.power_max))
             s->health[s->nhealth++] = h;
+        tl_sclock c;
+        one_clock(&c, g + lo, hi - lo);
+        if (c.n > 0)
+            s->clocks[s->nclocks++] = c;
     }
     free(g);
     return 0;

@@ -122,6 +122,11 @@ static const tl_metric registry[] = {
     SERIES("system_memory_available_bytes", TL_SERIES_SYS_AVAIL, "System memory available", "", TL_UNIT_BYTES,
            NEITHER, NEITHER),
     SERIES("load1", TL_SERIES_LOAD, "Load (1 min)", "", TL_UNIT_COUNT, NEITHER, NEITHER),
+    SERIES("gpu_memory_clock_mhz", TL_SERIES_GPU_MEM_CLOCK, "GPU memory clock", ", MHz", TL_UNIT_COUNT, NEITHER, NEITHER),
+    /* a read rate that collapses (weights from a slow disk, a cold cache) is worse */
+    SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
+    SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
+           NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
       "power samples integrated over time, every GPU of every session", 1 },
     { "telemetry.power_w", "GPU mean draw (W)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_power, 0,

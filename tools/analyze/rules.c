@@ -56,6 +56,8 @@
 #define HOT_SHARE_WARN 0.10       /* above 85 C in over 10 % of the samples: warning */
 #define THERMAL_SLOWDOWN_CRIT 0.10 /* NVML thermal slowdown in over 10 % of the samples: critical */
 #define POWER_CAP_SHARE 0.50      /* power at the cap in over half of the samples */
+#define SLOW_CLOCK_SHARE 0.10     /* the SM clock below the base in over 10 % of the busy samples ... */
+#define SLOW_CLOCK_MIN_SAMPLES 5  /* ... of at least 5 busy samples with both clocks */
 #define GROWTH_PCT 10.0           /* memory growth: over 10 % ... */
 #define GROWTH_BYTES (64.0 * 1024 * 1024) /* ... and over 64 MiB from the first repetition to the last */
 #define LOW_FPS 10.0              /* Inferix's FPS rule: under 10 frames per second */
@@ -179,6 +181,15 @@ static const tl_rule_info rules[] = {
       "The GPU runs at its power limit and lowers its clocks to stay under it: expected of a compute-bound job on a "
       "busy GPU. If the limit is below the board's default (nvidia-smi -q -d POWER), raising it buys speed; otherwise "
       "speed has to come from less work per step (lower precision, fused kernels).", NULL },
+    { "clocks-below-base", "warning",
+      "a busy GPU's SM clock is below its base clock in over 10% of its busy samples (utilization 50% or more)",
+      "at least 5 busy samples with NVML's SM clock and base clock (libtally's sampler records both; Inferix reports "
+      "and traces do not)",
+      "the share of busy samples below the base clock, the lowest clock against the base, NVML's power or thermal "
+      "reasons in those samples, the GPU and rank",
+      "A busy GPU should run at its base clock or above: below it the GPU slows itself down (a power cap or brake, "
+      "heat, or a clock locked low by nvidia-smi -lgc or application clocks). Check nvidia-smi -q -d "
+      "PERFORMANCE,CLOCK,POWER on that node; a slow GPU makes its rank the straggler of every collective.", NULL },
     { "memory-growth", "warning",
       "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
       "over 64 MiB above its first value",
@@ -1673,11 +1684,64 @@ static void diffusion_rules(tl_aggregate *a)
     }
 }
 
+/* A busy GPU below its base clock (NVML's default applications clock): the
+ * GPU slows itself down. The reasons NVML gives (power, thermal) are named
+ * as evidence; the thermal and power-at-cap rules judge them on their own. */
+static void clocks_below_base(tl_aggregate *a)
+{
+    const tl_sclock *w = NULL;
+    const tl_session *ws = NULL;
+    double wv = 0;
+    int any = 0;
+    gpu_set slow = { .n = 0 };
+    for (size_t i = 0; i < a->nranks; i++)
+        for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
+            const tl_session *s = session_of(a, &a->ranks[i], k);
+            for (size_t d = 0; d < s->nclocks; d++) {
+                const tl_sclock *c = &s->clocks[d];
+                if (c->n < SLOW_CLOCK_MIN_SAMPLES)
+                    continue;
+                any = 1;
+                double v = (double)c->slow_n / (double)c->n;
+                if (v > SLOW_CLOCK_SHARE) {
+                    gpu_set_add(&slow, s, c->device);
+                    if (w == NULL || v > wv) {
+                        w = c;
+                        ws = s;
+                        wv = v;
+                    }
+                }
+            }
+        }
+    if (!any) {
+        skip_absent(a, "clocks-below-base", "no GPU with %d busy samples of NVML's SM clock and base clock (libtally's "
+                    "sampler records them)", SLOW_CLOCK_MIN_SAMPLES);
+        return;
+    }
+    if (w == NULL)
+        return;
+    int hits = gpu_set_count(&slow);
+    char msg[300], reasons[160];
+    if (w->slow_reason_n)
+        snprintf(reasons, sizeof reasons, "NVML's power or thermal reasons in %llu of them",
+                 (unsigned long long)w->slow_reason_n);
+    else
+        snprintf(reasons, sizeof reasons, "no power or thermal reason from NVML in them");
+    snprintf(msg, sizeof msg, "On rank %d, busy GPU %lld runs below its %.0f MHz base clock %.0f%% of the time.",
+             ws->id.rank, (long long)w->device, w->base_mhz, 100 * wv);
+    fire(a, "clocks-below-base", ws->id.rank, msg,
+         "rank %d GPU %lld: SM clock below the %.0f MHz base in %llu of %llu busy samples (lowest %.0f MHz); %s; "
+         "threshold %.0f%% of at least %d busy samples; %d GPU%s over it",
+         ws->id.rank, (long long)w->device, w->base_mhz, (unsigned long long)w->slow_n, (unsigned long long)w->n,
+         w->min_mhz, reasons, 100 * SLOW_CLOCK_SHARE, SLOW_CLOCK_MIN_SAMPLES, hits, hits == 1 ? "" : "s");
+}
+
 static void seed_rules(tl_aggregate *a)
 {
     sampled_utilization(a);
     thermal(a);
     power_at_cap(a);
+    clocks_below_base(a);
     memory_growth(a);
     diffusion_rules(a);
 }

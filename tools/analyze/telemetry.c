@@ -84,7 +84,7 @@ static void build(tl_tseries *s, const tl_series_point *pt, size_t n, int64_t ba
 int tl_telemetry_series(const tl_profile *p, int64_t base, tl_tseries **out, size_t *nout, char **warning)
 {
     int rc = -1;
-    size_t n = p->npoints + p->ngpu_samples * 4, m = 0, ns = 0;
+    size_t n = p->npoints + p->ngpu_samples * 6, m = 0, ns = 0;
     tl_series_point *pt = NULL;
     tl_tseries *s = NULL;
     *out = NULL;
@@ -104,6 +104,11 @@ int tl_telemetry_series(const tl_profile *p, int64_t base, tl_tseries **out, siz
         for (int k = 0; k < 4; k++)
             if (isfinite(v[k]))
                 pt[m++] = (tl_series_point){ g->ts_ns, (int32_t)g->device, TL_SERIES_GPU_UTIL + k, v[k] };
+        /* clocks: 0 is unknown (a clock never reads 0 MHz on a running GPU) */
+        if (g->sm_clock_mhz > 0 && isfinite(g->sm_clock_mhz))
+            pt[m++] = (tl_series_point){ g->ts_ns, (int32_t)g->device, TL_SERIES_GPU_SM_CLOCK, g->sm_clock_mhz };
+        if (g->mem_clock_mhz > 0 && isfinite(g->mem_clock_mhz))
+            pt[m++] = (tl_series_point){ g->ts_ns, (int32_t)g->device, TL_SERIES_GPU_MEM_CLOCK, g->mem_clock_mhz };
     }
     if (m == 0) {
         rc = 0;
@@ -295,7 +300,8 @@ int tl_telemetry_gpus_counted(const tl_aggregate *a, int *by_host)
 const char *tl_series_unit(int kind)
 {
     static const char *const units[TL_SERIES_COUNT] = { "%", "bytes", "C", "W", "MHz", "%", "%",
-                                                        "bytes", "bytes", "bytes", "" };
+                                                        "bytes", "bytes", "bytes", "", "MHz", "bytes/s",
+                                                        "bytes/s" };
     return kind >= 0 && kind < TL_SERIES_COUNT ? units[kind] : "";
 }
 
@@ -304,7 +310,7 @@ const char *tl_series_label(int kind)
     static const char *const labels[TL_SERIES_COUNT] = {
         "GPU utilization", "GPU memory used", "GPU temperature", "GPU power", "GPU SM clock",
         "Process CPU", "System CPU", "Process RSS", "System memory used", "System memory available",
-        "Load (1 min)",
+        "Load (1 min)", "GPU memory clock", "Disk read", "Disk write",
     };
     return kind >= 0 && kind < TL_SERIES_COUNT ? labels[kind] : "";
 }

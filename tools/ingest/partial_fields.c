@@ -379,6 +379,19 @@ static const tl_field health_f_f[] = {
 #undef ST
 static TABLE(health_f, "health", tl_shealth, 1, TL_FK_NONE);
 
+/* [device, n, slow_n, slow_reason_n, base_mhz, min_mhz] (issue 36) */
+#define ST tl_sclock
+static const tl_field clock_f_f[] = {
+    INT("device", device, -1, TL_PARTIAL_MAX_RANK),
+    COUNT("n", n),
+    INT_UPTO("slow_n", slow_n, "n"),
+    INT_UPTO("slow_reason_n", slow_reason_n, "slow_n"),
+    NUM("base_mhz", base_mhz),
+    NUM("min_mhz", min_mhz),
+};
+#undef ST
+static TABLE(clock_f, "clock", tl_sclock, 1, TL_FK_NONE);
+
 /* [what, metric, n, drops, first, last, max, span_ns] */
 #define ST tl_sgrowth
 static const tl_field growth_f_f[] = {
@@ -463,6 +476,9 @@ static const tl_field session_f[] = {
     OBJECT("system", sys, system_f, OPT),
     OBJECT("diffusion", diff, diffusion_f, .flags = TL_FF_OPTIONAL | TL_FF_NULLABLE),
     ARRAY("health", health, nhealth, health_f, .max = TL_SESSION_MAX_DEVICES, OPT),
+    /* optional, omitted when empty: partials without it keep their bytes */
+    ARRAY("clocks", clocks, nclocks, clock_f, .max = TL_SESSION_MAX_DEVICES,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     ARRAY("devmem", devmem, ndevmem, devmem_f, .max = TL_SESSION_MAX_DEVICES,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     ARRAY("growth", growth, ngrowth, growth_f, .max = TL_SESSION_MAX_GROWTH, OPT),

@@ -295,6 +295,9 @@ typedef struct tl_gpu_sample {
      * bytes; NaN unknown. mem_used is device-wide (every process's): the two
      * are different series, never merged (docs/analysis.md, "Memory") */
     double proc_used;
+    /* NVML's SM and memory clocks and the SM's base clock (the default
+     * applications clock), MHz; 0 when unknown (docs/collector.md) */
+    double sm_clock_mhz, mem_clock_mhz, base_clock_mhz;
 } tl_gpu_sample;
 
 /* NVML's clocks event reasons (nvml.h, nvmlClocksEventReason*): the ones the
@@ -321,6 +324,10 @@ enum tl_series_kind {
     TL_SERIES_SYS_USED,         /* system memory used, bytes */
     TL_SERIES_SYS_AVAIL,        /* system memory available, bytes */
     TL_SERIES_LOAD,             /* 1-minute load average */
+    /* appended (partials name kinds; a kind's place only orders the output) */
+    TL_SERIES_GPU_MEM_CLOCK,    /* MHz (from tl_gpu_sample) */
+    TL_SERIES_DISK_READ,        /* process disk reads, bytes/s (/proc/self/io read_bytes; libtally's sampler) */
+    TL_SERIES_DISK_WRITE,       /* process disk writes, bytes/s (write_bytes) */
     TL_SERIES_COUNT
 };
 /* The series' name in JSON and docs ("gpu_util_pct"), or NULL out of range. */
@@ -328,7 +335,10 @@ const char *tl_series_kind_name(int kind);
 /* The kind of a name written by tl_series_kind_name, or -1. */
 int tl_series_kind_of(const char *name);
 /* A GPU series (one per device) rather than a host one. */
-static inline int tl_series_kind_gpu(int kind) { return kind >= 0 && kind <= TL_SERIES_GPU_SM_CLOCK; }
+static inline int tl_series_kind_gpu(int kind)
+{
+    return (kind >= 0 && kind <= TL_SERIES_GPU_SM_CLOCK) || kind == TL_SERIES_GPU_MEM_CLOCK;
+}
 
 typedef struct tl_series_point {
     int64_t ts_ns;

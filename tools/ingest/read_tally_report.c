@@ -1023,6 +1023,7 @@ typedef struct gpu_garbage {
 #define TL_GPU_MAX_WATTS 10000.0
 #define TL_GPU_MIN_CELSIUS (-100.0)
 #define TL_GPU_MAX_CELSIUS 200.0
+#define TL_GPU_MAX_MHZ 100000.0
 
 static void not_a_reading(gpu_garbage *gb, double *v, const char *path, const char *key)
 {
@@ -1073,9 +1074,17 @@ static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sam
         tl_readers_number(p, g, path, "temperature_c", f | TL_RD_SIGNED, &s->temperature_c) < 0 ||
         tl_readers_number(p, g, path, "power_w", f, &s->power_w) < 0 ||
         tl_readers_number(p, g, path, "power_limit_w", f, &s->power_limit_w) < 0 ||
-        tl_readers_number(p, g, path, "process_used_bytes", f, &s->proc_used) < 0)
+        tl_readers_number(p, g, path, "process_used_bytes", f, &s->proc_used) < 0 ||
+        tl_readers_number(p, g, path, "sm_clock_mhz", f, &s->sm_clock_mhz) < 0 ||
+        tl_readers_number(p, g, path, "memory_clock_mhz", f, &s->mem_clock_mhz) < 0 ||
+        tl_readers_number(p, g, path, "base_sm_clock_mhz", f, &s->base_clock_mhz) < 0)
         return -1;
     drop_garbage(gb, s, path);
+    /* clocks: 0 unknown (absent, null, or not a clock: NaN or beyond 100 GHz) */
+    double *clk[3] = { &s->sm_clock_mhz, &s->mem_clock_mhz, &s->base_clock_mhz };
+    for (int k = 0; k < 3; k++)
+        if (!(*clk[k] > 0 && *clk[k] <= TL_GPU_MAX_MHZ))
+            *clk[k] = 0;
     if (!(s->power_limit_w > 0))
         s->power_limit_w = 0; /* unknown */
     int64_t reasons;
@@ -1103,6 +1112,29 @@ static void read_sampler(tl_profile *p, const json_t *root)
                        &dropped) == 0 && dropped > 0)
         tl_profile_warn(p, "sampler.points_dropped: the collector dropped %lld sampler points; "
                         "the series has gaps", (long long)dropped);
+    /* the point budget reached: the series keeps every stride-th point */
+    int64_t decimated, budget = 0, stride = 0;
+    if (tl_readers_int(p, sampler, "sampler", "points_decimated", TL_RD_OPTIONAL, 0, INT64_MAX, &decimated) == 0 &&
+        decimated > 0) {
+        (void)tl_readers_int(p, sampler, "sampler", "points_budget", TL_RD_OPTIONAL, 0, INT64_MAX, &budget);
+        (void)tl_readers_int(p, sampler, "sampler", "stride", TL_RD_OPTIONAL, 1, INT64_MAX, &stride);
+        tl_profile_warn(p, "sampler: the collector's point budget (%lld points, TALLY_SAMPLE_POINTS) was reached; "
+                        "%lld points were decimated and the series keeps every %lld%s point taken",
+                        (long long)budget, (long long)decimated, (long long)stride,
+                        stride == 2 ? "nd" : stride == 3 ? "rd" : "th");
+    }
+    /* why a part has no readings (NVML absent, /proc/self/io unreadable) */
+    static const char *const status_keys[2] = { "gpu_status", "disk_status" };
+    for (int k = 0; k < 2; k++) {
+        const char *why;
+        size_t why_len;
+        char text[200];
+        if (tl_readers_string(p, sampler, "sampler", status_keys[k], TL_RD_OPTIONAL, &why, &why_len) != 0)
+            continue;
+        clean_copy(text, sizeof text, why, why_len, sizeof text - 4);
+        tl_profile_warn(p, "sampler.%s: %s: %s", status_keys[k], text,
+                        k == 0 ? "no GPU series from the collector's sampler" : "no disk rates");
+    }
     const json_t *series = tl_readers_array(p, sampler, "sampler", "series", 0);
     size_t i;
     const json_t *e;
@@ -1115,19 +1147,28 @@ static void read_sampler(tl_profile *p, const json_t *root)
             continue;
         }
         int64_t t;
-        double cpu, rss, avail, load;
+        double cpu, rss, avail, load, drd, dwr;
         const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
         if (tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "cpu_pct", f, &cpu) < 0 ||
             tl_readers_number(p, e, path, "rss_bytes", f, &rss) < 0 ||
             tl_readers_number(p, e, path, "system_available_bytes", f, &avail) < 0 ||
-            tl_readers_number(p, e, path, "load1", f, &load) < 0)
+            tl_readers_number(p, e, path, "load1", f, &load) < 0 ||
+            tl_readers_number(p, e, path, "disk_read_bytes_per_s", f, &drd) < 0 ||
+            tl_readers_number(p, e, path, "disk_write_bytes_per_s", f, &dwr) < 0)
             continue;
+        /* a negative rate is not a reading */
+        if (drd < 0)
+            drd = NAN;
+        if (dwr < 0)
+            dwr = NAN;
         /* the telemetry series (a NaN reading is not recorded) */
         if (tl_profile_add_point(p, TL_SERIES_CPU, -1, t, cpu) != 0 ||
             tl_profile_add_point(p, TL_SERIES_RSS, -1, t, rss) != 0 ||
             tl_profile_add_point(p, TL_SERIES_SYS_AVAIL, -1, t, avail) != 0 ||
-            tl_profile_add_point(p, TL_SERIES_LOAD, -1, t, load) != 0)
+            tl_profile_add_point(p, TL_SERIES_LOAD, -1, t, load) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_DISK_READ, -1, t, drd) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_DISK_WRITE, -1, t, dwr) != 0)
             tl_profile_warn(p, "%s: out of memory", path);
         if (!isnan(cpu)) {
             tl_counter *c = tl_profile_counter(p, "cpu_usage_pct", strlen("cpu_usage_pct"));

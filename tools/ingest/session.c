@@ -66,6 +66,7 @@ static void release_extras(tl_session *s)
     free(s->sys.os);
     free(s->diff.top_layer);
     free(s->health);
+    free(s->clocks);
     free(s->devmem);
     for (size_t i = 0; i < s->ngrowth; i++)
         free(s->growth[i].what);

@@ -339,6 +339,18 @@ typedef struct tl_shealth {
     uint64_t thermal_n, power_throttle_n; /* ... reporting a thermal slowdown / a power cap or brake */
 } tl_shealth;
 
+/* A GPU's SM clock against its base clock while the GPU is busy (utilization
+ * at TL_LOADED_UTIL_PCT or more): what the clocks-below-base rule reads
+ * (gpu_health.c; docs/collector.md). Only GPUs with such samples. */
+typedef struct tl_sclock {
+    int64_t device;
+    uint64_t n;                /* busy samples with the SM clock and the base clock */
+    uint64_t slow_n;           /* ... with the SM clock below the base */
+    uint64_t slow_reason_n;    /* ... of those, with NVML's power or thermal reasons */
+    double base_mhz;           /* the highest base clock seen, MHz */
+    double min_mhz;            /* the lowest SM clock of the busy samples, MHz */
+} tl_sclock;
+
 /* A memory reading taken again and again at one point of the work (a
  * snapshot label, each step, each block, windows of a monitor's samples). */
 typedef struct tl_sgrowth {
@@ -459,6 +471,8 @@ typedef struct tl_session {
     tl_sdiffusion diff;
     tl_shealth *health;        /* per GPU with temperature or power samples */
     size_t nhealth;
+    tl_sclock *clocks;         /* per GPU with busy samples of both clocks (clocks-below-base) */
+    size_t nclocks;
     tl_sdevmem *devmem;        /* per GPU memory peaks, when the input has readings of two
                                 * or more GPUs (one GPU: the session's peaks say it all) */
     size_t ndevmem;

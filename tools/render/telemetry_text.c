@@ -25,6 +25,11 @@ const char *tl_telemetry_fmt(char *buf, size_t len, double v, int kind)
         return tl_units_fmt(buf, len, v, strcmp(u, "bytes") == 0 ? TL_UNIT_BYTES : TL_UNIT_COUNT);
     if (strcmp(u, "%") == 0)
         return tl_units_pct(buf, len, v);
+    if (strcmp(u, "bytes/s") == 0) { /* "1.5 GiB/s" */
+        tl_units_fmt(n, sizeof n, v, TL_UNIT_BYTES);
+        snprintf(buf, len, "%s/s", n);
+        return buf;
+    }
     tl_units_count(n, sizeof n, v);
     if (strcmp(u, "C") == 0)
         snprintf(buf, len, "%s °C", n);
