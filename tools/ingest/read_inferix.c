@@ -9,7 +9,8 @@
  *   stage_analysis {stages: {name: {total_time, call_count, avg_time, min_time, max_time}}} (s)
  *   events [{name, timestamp, data}], recommendations, summary, and when recorded:
  *   diffusion_analysis {steps[]}, block_analysis {blocks[{block_size, computation_time_ms,
- *   memory_usage_mb}]}, computation_analysis {layer_performance{}}  (ms)
+ *   memory_usage_mb}]}, computation_analysis {layer_performance{}}  (ms),
+ *   model_analysis {models{name: {parameters_count, model_type}}}
  *
  * The one thing to know about its GPU timeline: each point is what
  * GPUMonitor watched, summed (memory, power) or maxed (utilization,
@@ -357,6 +358,41 @@ static void read_events(tl_profile *p, const json_t *root, double base)
     }
 }
 
+/* The models' parameter counts (Inferix's model_analysis, made from its
+ * record_model_parameters events: models{name: {parameters_count,
+ * model_type}}) as the tags "model_parameters.NAME" and "model_type.NAME",
+ * the convention a libtally program follows with tally_tag() (docs/inputs.md):
+ * the run's description shows them (tl_models_sentence). */
+static void read_models(tl_profile *p, const json_t *root)
+{
+    const json_t *ma = tl_readers_object(p, root, "", "model_analysis", TL_RD_OPTIONAL | TL_RD_NULLABLE);
+    const json_t *models = tl_readers_object(p, ma, "model_analysis", "models", TL_RD_OPTIONAL | TL_RD_NULLABLE);
+    const char *name;
+    const json_t *m;
+    json_object_foreach((json_t *)models, name, m) {
+        char path[200], key[300], text[32];
+        snprintf(path, sizeof path, "model_analysis.models.%.100s", name);
+        int64_t count;
+        const char *type;
+        size_t type_len;
+        if (!json_is_object(m)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(m));
+            continue;
+        }
+        if (tl_readers_int(p, m, path, "parameters_count", 0, 0, INT64_MAX, &count) == 0) {
+            int k = snprintf(key, sizeof key, "model_parameters.%s", name);
+            int t = snprintf(text, sizeof text, "%lld", (long long)count);
+            if (k > 0 && (size_t)k < sizeof key && tl_profile_add_tag(p, key, (size_t)k, text, (size_t)t) != 0)
+                tl_profile_warn(p, "%s: out of memory", path);
+        }
+        if (tl_readers_string(p, m, path, "model_type", TL_RD_OPTIONAL | TL_RD_NULLABLE, &type, &type_len) == 0) {
+            int k = snprintf(key, sizeof key, "model_type.%s", name);
+            if (k > 0 && (size_t)k < sizeof key && tl_profile_add_tag(p, key, (size_t)k, type, type_len) != 0)
+                tl_profile_warn(p, "%s: out of memory", path);
+        }
+    }
+}
+
 int tl_read_inferix_json(tl_profile *p, const json_t *root)
 {
     static const char *const stage_keys[5] = { "total_time", "call_count", "avg_time", "min_time",
@@ -388,6 +424,7 @@ int tl_read_inferix_json(tl_profile *p, const json_t *root)
     read_summaries(p, layers, "computation_analysis.layer_performance", "layer", layer_keys, 1e6);
     read_records(p, root, "diffusion_analysis", "steps", "diffusion", "diffusion_step");
     read_records(p, root, "block_analysis", "blocks", "block", "block_computation");
+    read_models(p, root);
 
     read_events(p, root, base);
     tl_profile_finish(p);

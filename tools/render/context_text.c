@@ -236,6 +236,88 @@ char *tl_events_sentence(const tl_aggregate *a)
     return out;
 }
 
+/* ---- models -------------------------------------------------------------------- */
+
+/* A parameter count as people say it: "1.30 B", "860 M", "12.5 k", "512". */
+static void params_text(char *buf, size_t n, double v)
+{
+    if (v >= 1e9)
+        snprintf(buf, n, "%.3g B", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, n, "%.3g M", v / 1e6);
+    else if (v >= 1e3)
+        snprintf(buf, n, "%.3g k", v / 1e3);
+    else
+        snprintf(buf, n, "%.0f", v);
+}
+
+#define MODEL_PARAMS_TAG "model_parameters."
+#define MODEL_TYPE_TAG "model_type."
+/* Models named in one sentence at most. */
+#define MODELS_SHOWN 8
+
+/* The value of the tag "prefix NAME" of s, or NULL. */
+static const char *model_tag(const tl_session *s, const char *prefix, const char *name)
+{
+    size_t pl = strlen(prefix), nl = strlen(name);
+    for (size_t i = 0; i < s->ntags; i++)
+        if (!strncmp(s->tags[i], prefix, pl) && !strncmp(s->tags[i] + pl, name, nl) && s->tags[i][pl + nl] == '=')
+            return s->tags[i] + pl + nl + 1;
+    return NULL;
+}
+
+char *tl_models_sentence(const tl_aggregate *a)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    if (f == NULL)
+        return NULL;
+    size_t shown = 0, more = 0;
+    double total = 0;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!tl_session_counts(s))
+            continue;
+        for (size_t t = 0; t < s->ntags; t++) {
+            const char *tag = s->tags[t];
+            const char *eq = strchr(tag, '=');
+            size_t pl = strlen(MODEL_PARAMS_TAG);
+            if (strncmp(tag, MODEL_PARAMS_TAG, pl) != 0 || eq == NULL)
+                continue;
+            char name[160];
+            snprintf(name, sizeof name, "%.*s", (int)(eq - tag - pl), tag + pl);
+            int seen = 0; /* each model once: every rank of a job names the same ones */
+            for (size_t k = 0; k < i && !seen; k++)
+                seen = tl_session_counts(&a->sessions[k]) && model_tag(&a->sessions[k], MODEL_PARAMS_TAG, name) != NULL;
+            char *end;
+            double v = strtod(eq + 1, &end);
+            if (seen || end == eq + 1 || !(v >= 0) || !isfinite(v))
+                continue;
+            total += v;
+            if (shown == MODELS_SHOWN) {
+                more++;
+                continue;
+            }
+            char num[32];
+            params_text(num, sizeof num, v);
+            const char *type = model_tag(s, MODEL_TYPE_TAG, name);
+            fprintf(f, "%s%.80s %s parameters", shown++ ? "; " : "", name, num);
+            if (type && *type)
+                fprintf(f, " (%.60s)", type);
+        }
+    }
+    if (more)
+        fprintf(f, "; %zu more", more);
+    if (shown + more > 1) {
+        char num[32];
+        params_text(num, sizeof num, total);
+        fprintf(f, "; %s in all", num);
+    }
+    fclose(f);
+    return out;
+}
+
 /* ---- hosts --------------------------------------------------------------------- */
 
 char *tl_hosts_sentence(const tl_aggregate *a)

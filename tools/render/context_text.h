@@ -45,5 +45,11 @@ char *tl_events_sentence(const tl_aggregate *a);
 /* Each host the collector recorded with its ranks, OS, CPUs and memory, one
  * per "; ". Empty when no input recorded its host. The caller frees it. */
 char *tl_hosts_sentence(const tl_aggregate *a);
+/* The models and their parameter counts the inputs carry (the tags
+ * "model_parameters.NAME" and "model_type.NAME": Inferix's model_analysis,
+ * or a libtally program's tally_tag), each model once: "dit 1.3 B
+ * parameters (diffusion); t5 4.76 B parameters (text_encoder); 6.06 B in
+ * all"; "" when none (malloc'd; NULL when out of memory). */
+char *tl_models_sentence(const tl_aggregate *a);
 
 #endif

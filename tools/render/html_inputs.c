@@ -295,6 +295,18 @@ static void hosts(tl_html *h)
     free(text);
 }
 
+/* The models and their parameter counts (Inferix's model_analysis, tags). */
+static void models(tl_html *h)
+{
+    char *text = tl_models_sentence(h->a);
+    if (text && *text) {
+        fputs("<dt>Models</dt><dd>", h->f);
+        tl_escape_html_n(h->f, text, 4000);
+        fputs("</dd>\n", h->f);
+    }
+    free(text);
+}
+
 static void world_sizes(tl_html *h)
 {
     FILE *f = h->f;
@@ -339,6 +351,7 @@ void tl_html_system(tl_html *h)
     hosts(h);
     devices(h);
     tl_html_system_gpus(h);
+    models(h);
     world_sizes(h);
     formats(h);
     fputs("<dt>tally</dt><dd>", f);

@@ -270,7 +270,7 @@ static void inputs(FILE *f, const tl_aggregate *a)
     more(f, shown, warnings, "warnings");
 }
 
-/* The events (counted by name) and the hosts, a line each. */
+/* The events (counted by name), the hosts and the models, a line each. */
 static void context(FILE *f, const tl_aggregate *a)
 {
     char *ev = tl_events_sentence(a), *hosts = tl_hosts_sentence(a);
@@ -284,6 +284,13 @@ static void context(FILE *f, const tl_aggregate *a)
         md_text(f, hosts);
         fputc('\n', f);
     }
+    char *models = tl_models_sentence(a);
+    if (models && *models) {
+        fputs("\nModels: ", f);
+        md_text(f, models);
+        fputc('\n', f);
+    }
+    free(models);
     free(ev);
     free(hosts);
 }

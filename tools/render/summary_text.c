@@ -385,18 +385,21 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, const unsigned ch
     tl_text_table_release(&tt);
 }
 
-/* The events (counted by name) and the hosts, one wrapped line each. */
+/* The events (counted by name), the hosts and the models, one wrapped line each. */
 static void context_lines(FILE *out, const tl_aggregate *a, size_t width)
 {
-    char *ev = tl_events_sentence(a), *hosts = tl_hosts_sentence(a);
-    if ((ev && *ev) || (hosts && *hosts))
+    char *ev = tl_events_sentence(a), *hosts = tl_hosts_sentence(a), *models = tl_models_sentence(a);
+    if ((ev && *ev) || (hosts && *hosts) || (models && *models))
         fputc('\n', out);
     if (ev && *ev)
         tl_text_wrap(out, "events: ", ev, width);
     if (hosts && *hosts)
         tl_text_wrap(out, "hosts: ", hosts, width);
+    if (models && *models)
+        tl_text_wrap(out, "models: ", models, width);
     free(ev);
     free(hosts);
+    free(models);
 }
 
 void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t width)
