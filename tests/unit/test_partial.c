@@ -369,6 +369,11 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->stepcats[s->nstepcats++] = (tl_sstepcat){ 12, { 900000, 100000, 2000, 300000, 150000, 200000, 248000, 100000 } };
     s->stepcats[s->nstepcats++] = (tl_sstepcat){ 13, { 0, 0, 0, 0, 0, 0, 600000, 400000 } };
     s->stepcats_cut = 1;
+    s->memops = calloc(2, sizeof *s->memops);
+    s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup("aten::empty_strided"), 24, 3221225472, 1073741824 };
+    s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup(""), 2, 4096, -1 };
+    s->memops_dropped = 5;
+    s->memops_peak = 7516192768;
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);
@@ -897,7 +902,7 @@ static void test_custom_hostile(void **state)
         { "\"dropped\":1", "\"dropped\":-1", "\"dropped\": out of range (session 0, in calltree)" },
         { "\"version\":2", "\"version\":3", "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"", "\"format\": not one of its names (session 0)" },
-        { "\"format\":\"pytorch-profiler\"", "\"format\":7", "\"format\": out of range (session 0)" },
+        { "\"format\":\"pytorch-profiler\"", "\"format\":8", "\"format\": out of range (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[1,17]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[0,17],[0,18]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[0,-1]]", "\"offsets\": expected [index, byte] (session 0)" },

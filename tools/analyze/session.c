@@ -10,6 +10,7 @@
  * the GPU events launched inside the remaining steps.
  */
 #define _GNU_SOURCE
+#include "memops.h"
 #include "aggregate.h"
 #include "array.h"
 #include "shape_table.h"
@@ -1322,7 +1323,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     memory(s, p);
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || tl_session_stepcats(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
         timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0 ||
-        take_shapes(s, p) != 0)
+        take_shapes(s, p) != 0 || tl_session_take_memops(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);

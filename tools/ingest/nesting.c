@@ -2,6 +2,7 @@
  * nesting.c - self and inclusive time per name (see nesting.h).
  */
 #include "nesting.h"
+#include "mem_ops.h"
 
 #include <inttypes.h>
 #include "array.h"
@@ -256,9 +257,28 @@ static int open_on(const tl_nest_thread *t, const tl_name_stat *st, uint32_t s)
     return 0;
 }
 
+/* A probe (tl_nest_probe: dur -1) in start order: the innermost frame of
+ * its thread still open at its time. */
+static void probe(tl_nest *n, const tl_nest_item *e)
+{
+    tl_nest_thread *t = thread_of(n, e->pid, e->tid, e->cls);
+    uint32_t stat = UINT32_MAX;
+    if (t != NULL && !(n->cls_lost & (1u << (e->cls & 31))) && e->ts >= t->last_ts)
+        for (size_t k = t->n; k-- > 0;)
+            if (t->v[k].end > e->ts) {
+                stat = t->v[k].stat;
+                break;
+            }
+    tl_mem_ops_apply(n->p, e->name, stat);
+}
+
 /* One event in start order on its thread. */
 static void place(tl_nest *n, const tl_nest_item *e)
 {
+    if (e->dur < 0) {
+        probe(n, e);
+        return;
+    }
     tl_nest_thread *t = thread_of(n, e->pid, e->tid, e->cls);
     if (t == NULL) {
         broken(n, "too many threads");
@@ -442,6 +462,25 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
     buffer_push(n, &(tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls });
 }
 
+_Static_assert(TL_MEM_OPS_PENDING >= TL_NEST_REORDER, "every probe in the reorder buffer has its instant pending");
+
+void tl_nest_probe(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, uint32_t key)
+{
+    if (n->broken)
+        return;
+    if (n->heap == NULL && (n->heap = malloc(TL_NEST_REORDER * sizeof *n->heap)) == NULL) {
+        broken(n, "out of memory");
+        return;
+    }
+    if (n->nheap == TL_NEST_REORDER) {
+        tl_nest_item e;
+        buffer_pop(n, &e);
+        place(n, &e);
+    }
+    n->probes++;
+    buffer_push(n, &(tl_nest_item){ ts, -1, pid, tid, n->seq++, UINT32_MAX, key, cls });
+}
+
 void tl_nest_finish(tl_nest *n)
 {
     tl_profile *p = n->p;
@@ -453,7 +492,7 @@ void tl_nest_finish(tl_nest *n)
     for (size_t i = 0; !n->broken && i < n->nthreads; i++)
         while (n->threads[i].n > 0)
             finalize(n, &n->threads[i], &n->threads[i].v[--n->threads[i].n]);
-    if (n->seq == 0)
+    if (n->seq == n->probes)
         return; /* no CPU events: nothing nests */
     /* Not a warning: the input is fine, tally just cannot say self time
      * (tables show "-"); the reason stays in n->why for a debugger. */

@@ -77,6 +77,7 @@ typedef struct tl_nest {
     uint32_t *slots;
     size_t nslots;
     size_t last_thread;     /* the thread of the last event placed */
+    uint64_t probes;        /* probes added (tl_nest_probe): no events of their own */
     int broken;
     char why[160];
     uint32_t cls_lost;     /* kinds whose events came too far out of order: left out (bit per cls) */
@@ -92,5 +93,11 @@ void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int6
  * p->calltree (not when the nesting broke: a partial tree would mislead). */
 void tl_nest_finish(tl_nest *n);
 void tl_nest_release(tl_nest *n);
+
+/* Which event of kind cls is open on thread (pid, tid) at ts: when the
+ * stacks reach ts in start order (after every event that starts at ts), the
+ * innermost open frame's stat (UINT32_MAX: none) goes to mem_ops.h's
+ * tl_mem_ops_apply with key -- a [memory] instant learns its operator. */
+void tl_nest_probe(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, uint32_t key);
 
 #endif

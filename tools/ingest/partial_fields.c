@@ -425,6 +425,17 @@ static const tl_field shape_f_f[] = {
 #undef ST
 static TABLE(shape_f, "shape", tl_sshape, 1, TL_FK_NONE);
 
+/* [name, allocs, bytes, peak_bytes]: device memory by operator (mem_ops.h) */
+#define ST tl_smemop
+static const tl_field memop_f_f[] = {
+    STR("name", name),
+    COUNT("allocs", allocs),
+    INT("bytes", bytes, 0, INT64_MAX),
+    INT("peak_bytes", peak_bytes, -1, INT64_MAX),
+};
+#undef ST
+static TABLE(memop_f, "memop", tl_smemop, 1, TL_FK_NONE);
+
 /* ---- the session ----------------------------------------------------------------- */
 #define ST tl_session
 static const tl_field session_f[] = {
@@ -490,6 +501,11 @@ static const tl_field session_f[] = {
     /* each step's time by category (stepcats.c), one per step */
     ARRAY("step_categories", stepcats, nstepcats, stepcat_f, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     INT("step_categories_cut", stepcats_cut, 0, 1, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    /* device memory by operator (mem_ops.h), by bytes allocated */
+    ARRAY("mem_ops", memops, nmemops, memop_f, .max = TL_SESSION_MAX_MEMOPS,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    INT("mem_ops_dropped", memops_dropped, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    INT("mem_ops_peak", memops_peak, -1, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = -1),
 };
 #undef ST
 const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],

@@ -5,6 +5,7 @@
  */
 #include "profile.h"
 #include "shape_table.h"
+#include "mem_ops.h"
 #include "array.h"
 #include "calltree.h"
 
@@ -244,6 +245,8 @@ void tl_profile_shrink(tl_profile *p)
         tl_shape_table_release(p->shapes);
     free(p->shapes);
     p->shapes = NULL;
+    tl_mem_ops_free(p->memops);
+    p->memops = NULL;
     for (uint32_t i = 0; i < p->nstats; i++)
         tl_dur_stat_release(&p->stats[i].d);
     free(p->stats);

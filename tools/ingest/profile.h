@@ -482,6 +482,7 @@ typedef struct tl_profile {
     size_t ncolls, colls_cap;
     uint64_t colls_dropped;
     struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
+    struct tl_mem_ops *memops;     /* device memory by operator (mem_ops.h); NULL without profile_memory */
     tl_ranges roles[TL_ROLE_COUNT]; /* the host's time by role (tl_host_role), for the per-step categories */
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;

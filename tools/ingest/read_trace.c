@@ -18,6 +18,7 @@
 #define _GNU_SOURCE /* memmem */
 #include "read_trace.h"
 #include "nesting.h"
+#include "mem_ops.h"
 #include "shape_table.h"
 #include "session.h"
 #include "array.h"
@@ -817,11 +818,16 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
     tl_json_value v;
     tl_mem_point pt = { ev->ts_ns, -1, 0.0 / 0.0, 0.0 / 0.0, 0.0 / 0.0 };
     int found = 0, host = 0;
+    double bytes = 0.0 / 0.0, addr = -1; /* an allocation (> 0) or a free (< 0): mem_ops.h */
     tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
         if (!v.is_number)
             continue;
-        if (tl_view_eq(k, "Total Allocated")) {
+        if (tl_view_eq(k, "Bytes")) {
+            bytes = v.number;
+        } else if (tl_view_eq(k, "Addr")) {
+            addr = v.number;
+        } else if (tl_view_eq(k, "Total Allocated")) {
             pt.allocated = v.number;
             found = 1;
         } else if (tl_view_eq(k, "Total Reserved")) {
@@ -838,6 +844,13 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
         pt.device = -1; /* host memory: never on a GPU's line */
     if (found)
         tl_profile_add_mem(r->p, &pt);
+    /* device memory by operator: the instant learns its operator when the
+     * operators' stacks reach its time (nesting.h's probe); values beyond
+     * 2^62 are no byte counts or addresses */
+    if (!host && pt.device >= 0 && bytes == bytes && bytes != 0 && fabs(bytes) < 0x1p62 && addr >= 0 && addr < 0x1p62 &&
+        pt.allocated == pt.allocated && fabs(pt.allocated) < 0x1p62)
+        tl_nest_probe(&r->nest, ev->pid, ev->tid, nest_class(TL_CC_CPU_OP), ev->ts_ns,
+                      tl_mem_ops_pend(r->p, ev->ts_ns, (int64_t)addr, (int64_t)bytes, pt.device, (int64_t)pt.allocated));
 }
 
 static void counter_event(reader *r, const char *name, size_t name_len, const tl_trace_event *ev)

@@ -41,6 +41,7 @@ void tl_session_init(tl_session *s)
     s->peak_allocated = s->peak_reserved = s->device_total = s->peak_rss = s->gpu_util_mean = NAN;
     s->gpu.host_gap_ns = s->gpu.host_short_ns = s->gpu.host_coll_ns = s->gpu.host_load_ns = -1;
     s->gpu.queued_idle = -1;
+    s->memops_peak = -1;
     s->peak_device_used = NAN;
     s->sys.memory_bytes = NAN;
     s->diff.size_min = s->diff.size_max = NAN;
@@ -116,6 +117,9 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->ndevices; i++)
         free(s->devices[i].name);
     free(s->devices);
+    for (size_t i = 0; i < s->nmemops; i++)
+        free(s->memops[i].name);
+    free(s->memops);
     for (size_t i = 0; i < s->nshapes; i++) {
         free(s->shapes[i].name);
         free(s->shapes[i].dims);

@@ -269,6 +269,17 @@ typedef struct tl_sshape {
  * shapes_dropped_keys and shapes_dropped_calls. */
 #define TL_SESSION_MAX_SHAPES 500
 
+/* Device memory one operator allocated (profile_memory's [memory] instants;
+ * ingest/mem_ops.h, docs/analysis.md "Memory by operator"). */
+typedef struct tl_smemop {
+    char *name;                /* the operator; "" for allocations outside any operator */
+    uint64_t allocs;
+    int64_t bytes;             /* allocated, summed */
+    int64_t peak_bytes;        /* still live at the device's peak Total Allocated; -1 unknown */
+} tl_smemop;
+/* Kept per session: the operators that allocated the most bytes; the rest in memops_dropped. */
+#define TL_SESSION_MAX_MEMOPS 100
+
 /* A labelled memory snapshot from a report (bytes; NaN unknown). */
 typedef struct tl_ssnap {
     char *label;
@@ -482,6 +493,10 @@ typedef struct tl_session {
     size_t nshapes;
     uint64_t shapes_dropped_keys;  /* keys not kept (TL_SESSION_MAX_SHAPES, TL_SHAPES_MAX) */
     uint64_t shapes_dropped_calls; /* ... and their calls */
+    tl_smemop *memops;         /* device memory by operator, by bytes allocated */
+    size_t nmemops;
+    uint64_t memops_dropped;   /* operators beyond TL_SESSION_MAX_MEMOPS */
+    int64_t memops_peak;       /* the device's peak Total Allocated the contributions are of; -1 unknown */
 } tl_session;
 
 /* A session with nothing known: every pointer NULL, every count 0, rank -1,

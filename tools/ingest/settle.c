@@ -272,6 +272,15 @@ static void lend_trace_analysis(tl_session *r, tl_session *c)
         c->devices = NULL;
         c->ndevices = 0;
     }
+    if (r->nmemops == 0 && c->nmemops > 0) {
+        free(r->memops);
+        r->memops = c->memops;
+        r->nmemops = c->nmemops;
+        r->memops_dropped = c->memops_dropped;
+        r->memops_peak = c->memops_peak;
+        c->memops = NULL;
+        c->nmemops = 0;
+    }
     r->graph_launches += c->graph_launches;
     r->graph_captures += c->graph_captures;
 }

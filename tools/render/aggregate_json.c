@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "render.h"
+#include "memops_out.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -775,6 +776,10 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     write_collbw(j, a);
     tl_json_key(j, "op_shapes");
     write_shapes(j, a);
+    if (tl_memops_any(a)) { /* absent without profile_memory: aggregates without it keep their bytes */
+        tl_json_key(j, "memory_by_op");
+        tl_memops_json(j, a);
+    }
     tl_json_key(j, "step_categories");
     write_stepcats(j, a);
     tl_json_key(j, "recommendations");

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Memory by operator (docs/analysis.md): PyTorch profiler [memory] instants under the operator
+open on their thread, followed to their frees, with each operator's share of the device peak.
+
+Two ranks of hand-made Kineto traces (profile_memory=True shape: "[memory]" instants with
+"Bytes", "Addr", "Total Allocated", "Device Type", "Device Id"), written out of time order (the
+instants first) so the attribution cannot depend on file order. The expected numbers are worked
+out here from the events: allocations and bytes per operator, the innermost operator (aten::mm
+inside aten::linear), an instant at an operator's start (inside) and at its end (outside), another
+thread's operator, a host allocation (not counted), a free of memory allocated before the trace
+(matched to nothing), and the peak contribution at each rank's highest Total Allocated.
+
+usage: check_memops.py TALLY WORKDIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+MIB = 1 << 20
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+def trace(rank, mm_bytes):
+    ops, mem = [], []
+    base = 1024 * MIB  # allocated before the trace (weights): no instant of its own
+    total = [base]
+
+    def op(name, ts, dur, tid=1):
+        ops.append(dict(ph="X", cat="cpu_op", name=name, pid=7, tid=tid, ts=ts, dur=dur))
+
+    def m(ts, nbytes, addr, tid=1, host=False):
+        if not host:
+            total[0] += nbytes
+        mem.append(dict(ph="i", s="t", cat="cpu_instant_event", name="[memory]", pid=7, tid=tid, ts=ts,
+                        args={"Device Type": 0 if host else 1, "Device Id": -1 if host else 0, "Addr": addr,
+                              "Bytes": nbytes, "Total Allocated": total[0] if not host else 5 * MIB,
+                              "Total Reserved": 2048 * MIB}))
+
+    op("ProfilerStep#1", 0, 1000)
+    op("aten::linear", 0, 100)
+    op("aten::mm", 10, 50)
+    m(20, mm_bytes, 0x1000)            # aten::mm (innermost)
+    m(70, 16 * MIB, 0x2000)            # aten::linear, after its aten::mm ended
+    m(150, 8 * MIB, 0x3000)            # inside ProfilerStep#1 only: a user annotation is no operator
+    op("aten::relu", 200, 60)
+    m(210, 32 * MIB, 0x4000)           # aten::relu: the peak
+    m(250, -mm_bytes, 0x1000)          # aten::mm's output freed (inside aten::relu: no new allocation)
+    op("aten::add", 300, 100, tid=2)
+    m(310, 4 * MIB, 0x5000, tid=2)     # another thread's operator, after the peak
+    m(320, 1 * MIB, 0x6000, tid=2, host=True)  # the CPU allocator: not counted
+    m(390, -4 * MIB, 0x5000, tid=2)
+    m(500, -2 * MIB, 0x9999)           # allocated before the trace: matched to nothing
+    op("aten::copy_", 600, 50)
+    m(600, 2 * MIB, 0x7000)            # at aten::copy_'s start: inside it
+    m(650, 1 * MIB, 0x8000)            # at its end: outside
+    # ops already in the ProfilerStep's user_annotation are not user_annotation here: make the step
+    # an annotation as Kineto writes it
+    ops[0]["cat"] = "user_annotation"
+    ev = mem + ops  # out of time order: the instants first
+    return dict(schemaVersion=1, distributedInfo=dict(rank=rank, world_size=2), traceEvents=ev,
+                deviceProperties=[dict(id=0, name="NVIDIA H100 80GB HBM3", totalGlobalMem=85520809984)])
+
+
+def main():
+    tally, work = sys.argv[1], sys.argv[2]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for rank, mm in ((0, 64 * MIB), (1, 128 * MIB)):
+        with open(os.path.join(work, f"rank{rank}.pt.trace.json"), "w") as f:
+            json.dump(trace(rank, mm), f)
+    out = os.path.join(work, "agg.json")
+    md = os.path.join(work, "summary.md")
+    html = os.path.join(work, "report.html")
+    r = subprocess.run([tally, "report", "-q", work, "--json", out, "--markdown", md, "-o", html],
+                       capture_output=True, text=True)
+    check(r.returncode == 0, f"report: exit {r.returncode}: {r.stderr}")
+    a = json.load(open(out))
+    m = a.get("memory_by_op")
+    check(m is not None, "memory_by_op present")
+    if m is None:
+        return 1
+    rows = {x["name"]: x for x in m["ops"]}
+    # per rank: mm 1 allocation (64 / 128 MiB), linear 16, outside 8 + 1, relu 32, add 4, copy_ 2
+    expect = {
+        "aten::mm": (2, 192 * MIB, 128 * MIB, 1),
+        "aten::linear": (2, 32 * MIB, 16 * MIB, 0),
+        "aten::relu": (2, 64 * MIB, 32 * MIB, 0),
+        "": (4, 18 * MIB, 8 * MIB, 0),
+        "aten::add": (2, 8 * MIB, 0, 0),
+        "aten::copy_": (2, 4 * MIB, 0, 0),
+    }
+    check(set(rows) == set(expect), f"operators: {sorted(rows)}")
+    for name, (allocs, nbytes, peak, peak_rank) in expect.items():
+        x = rows.get(name)
+        if x is None:
+            continue
+        check(x["allocs"] == allocs, f"{name or '(outside)'}: allocs {x['allocs']}, expected {allocs}")
+        check(x["bytes"] == nbytes, f"{name or '(outside)'}: bytes {x['bytes']}, expected {nbytes}")
+        check(x["peak_bytes"] == peak, f"{name or '(outside)'}: peak contribution {x['peak_bytes']}, expected {peak}")
+        if peak > 0:
+            check(x["peak_rank"] == peak_rank, f"{name}: peak rank {x['peak_rank']}, expected {peak_rank}")
+    # rank 1's peak: 1024 + 128 + 16 + 8 + 32 MiB
+    check(m["peak_bytes"] == (1024 + 128 + 16 + 8 + 32) * MIB, f"peak {m['peak_bytes']}")
+    check([x["name"] for x in m["ops"]][:2] == ["aten::mm", "aten::relu"], "by bytes allocated")
+    for s in a["sessions"]:
+        peak = s.get("mem_ops_peak")
+        live = sum(op[3] for op in s["mem_ops"] if op[3] > 0)
+        check(peak is not None and live <= peak - 1024 * MIB, f"rank {s['rank']}: contributions within the peak")
+    text = open(md).read()
+    check("## Memory by operator" in text and "| `aten::mm` | 2 | 192.0 MiB | 128.0 MiB" in text,
+          "Markdown table: " + text[text.find("## Memory by operator"):][:600])
+    page = open(html).read()
+    check('id="memory-by-op"' in page and "(outside any operator)" in page, "HTML table")
+    if fails:
+        print(f"{len(fails)} check(s) failed")
+        return 1
+    print("memory by operator: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
