@@ -74,9 +74,21 @@ typedef struct row_text {
     char allocs[24], bytes[32], peak[48];
 } row_text;
 
-static void row_text_of(const tl_memop_row *r, int64_t peak, row_text *t)
+/* The device peak of the session of rank the row's contribution is on: its percentage is of that. */
+static int64_t rank_peak(const tl_aggregate *a, int rank)
+{
+    int64_t peak = -1;
+    for (size_t i = 0; i < a->nsessions; i++)
+        if (tl_session_counts(&a->sessions[i]) && a->sessions[i].id.rank == rank &&
+            a->sessions[i].memops_peak > peak)
+            peak = a->sessions[i].memops_peak;
+    return peak;
+}
+
+static void row_text_of(const tl_aggregate *a, const tl_memop_row *r, row_text *t)
 {
     char b[32];
+    int64_t peak = r->peak_bytes >= 0 ? rank_peak(a, r->peak_rank) : -1;
     snprintf(t->allocs, sizeof t->allocs, "%llu", (unsigned long long)r->allocs);
     tl_units_bytes(t->bytes, sizeof t->bytes, (double)r->bytes);
     if (r->peak_bytes < 0)
@@ -99,7 +111,7 @@ static void sentence(FILE *out, const tl_aggregate *a, size_t n)
             n, n == 1 ? "" : "s");
     if (peak >= 0)
         fprintf(out, " (%s%s)", sessions > 1 ? "the highest peak: " : "", tl_units_bytes(b, sizeof b, (double)peak));
-    fputs(", the largest on any rank.", out);
+    fputs(", the largest on any rank, as a share of that rank's peak.", out);
 }
 
 static void md_code(FILE *out, const char *s)
@@ -112,17 +124,16 @@ static void md_code(FILE *out, const char *s)
 
 void tl_memops_markdown(FILE *out, const tl_aggregate *a)
 {
-    size_t n, sessions;
+    size_t n;
     tl_memop_row *v = tl_memops_across(a->sessions, a->nsessions, &n);
     if (n == 0)
         return;
-    int64_t peak = top_peak(a, &sessions);
     fputs("\n## Memory by operator\n\n", out);
     sentence(out, a, n);
     fputs("\n\n| Operator | Allocations | Bytes allocated | Peak contribution |\n|---|--:|--:|--:|\n", out);
     for (size_t i = 0; i < n && i < TL_MEMOPS_TOP; i++) {
         row_text t;
-        row_text_of(&v[i], peak, &t);
+        row_text_of(a, &v[i], &t);
         fputs("| ", out);
         if (v[i].name[0])
             md_code(out, v[i].name);
@@ -137,12 +148,11 @@ void tl_memops_markdown(FILE *out, const tl_aggregate *a)
 
 void tl_html_memops(tl_html *h)
 {
-    size_t n, sessions;
+    size_t n;
     tl_memop_row *v = tl_memops_across(h->a->sessions, h->a->nsessions, &n);
     if (n == 0)
         return;
     FILE *f = h->f;
-    int64_t peak = top_peak(h->a, &sessions);
     fputs("<h3 id=\"memory-by-op\">Memory by operator</h3>\n<p class=\"note\">", f);
     sentence(f, h->a, n);
     fputs("</p>\n<table>\n<caption>Device memory by operator: allocations, bytes allocated, and what was still "
@@ -151,7 +161,7 @@ void tl_html_memops(tl_html *h)
           f);
     for (size_t i = 0; i < n && i < TL_MEMOPS_TOP; i++) {
         row_text t;
-        row_text_of(&v[i], peak, &t);
+        row_text_of(h->a, &v[i], &t);
         fputs("<tr><td>", f);
         if (v[i].name[0])
             tl_html_code(f, v[i].name, TL_HTML_LABEL_COLS);
