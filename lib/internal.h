@@ -506,6 +506,13 @@ typedef struct tl_provider {
 
 #define TL_MAX_TAGS 64
 #define TL_MAX_INSTANTS 100000
+#define TL_MAX_BLOCKS 100000   /* blocks kept (tally_block_begin/end); more are counted */
+
+typedef struct tl_block {
+    uint64_t t0, dur;          /* ticks */
+    double frames;             /* < 0: not given */
+    int tid;
+} tl_block;
 
 typedef struct tl_global {
     atomic_int state;          /* tl_state */
@@ -521,6 +528,12 @@ typedef struct tl_global {
     int trace, trace_gzip, summary, signals;
     long max_events, max_samples, sample_ms;
     tl_sampler_config sampler;     /* the sampler's settings (tl_sampler_start) */
+    /* blocks.c, under lock: the blocks, and the one open */
+    tl_block *blocks; size_t nblocks, blocks_cap;
+    uint64_t blocks_dropped, block_unmatched, block_restarted;
+    int block_open, block_tid;
+    uint64_t block_t0;
+    double block_frames;
     char sample_text[64], gpus_text[128], preset[16];
     char schedule_text[128];
     tl_schedule schedule;
@@ -584,6 +597,10 @@ void tl_summary_print(FILE *out, const tl_merged *m);
 /* Ids of names with data in stats[nnames], by total time descending (malloc'd). */
 uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n);
 void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
+/* blocks.c: the report's "blocks" and the trace's block events (under tl_g.lock). */
+void tl_blocks_write_report(tl_json *j, double ns_per_tick);
+void tl_blocks_write_trace(tl_json *j, double ns_per_tick, int pid);
+void tl_blocks_atfork_child(void);
 
 /* ---- outpath.c: the output directory and the run's file stem ----------- */
 

@@ -379,6 +379,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_key(j, "events");
     write_events(j, m);
     tl_json_kv_uint(j, "events_dropped", tl_g.instants_dropped);
+    tl_blocks_write_report(j, m->ns_per_tick);
     tl_json_key(j, "sampler");
     write_sampler(j, m);
 

@@ -288,6 +288,23 @@ TALLY_API void tally_counter(const char *name, double value);
 TALLY_API void tally_event(const char *name, const char *args_json);
 
 /*
+ * Blocks of a block-wise generation (a video diffusion pipeline that makes
+ * its frames a chunk at a time, like Inferix's block_analysis): the time from
+ * tally_block_begin(frames) to tally_block_end() is one block that generated
+ * `frames` frames (a negative or NaN value: unknown). tally reads them into
+ * the report's FPS (frames over the blocks' time), blocks per second and
+ * first-block delay (docs/analysis.md, "Video diffusion"). One block is open
+ * per process at a time (any thread may end it); a begin while one is open
+ * starts it again (counted as blocks.restarted), an end without one is
+ * counted (blocks.unmatched_ends). The report lists each block (at most
+ * 100000; more are counted as blocks.dropped) and the trace has it as an
+ * event of category "block". Not for the hot path: takes the global lock
+ * (~100 ns). Thread-safe.
+ */
+TALLY_API void tally_block_begin(double frames);
+TALLY_API void tally_block_end(void);
+
+/*
  * Take a memory snapshot labelled label: the process RSS and peak RSS (from
  * /proc and getrusage), system total and available memory, NVML device memory
  * when NVML is present (device-wide used memory, every process's, and beside
@@ -483,6 +500,8 @@ TALLY_API extern int tally__gate;
 #define tally_iteration_end(name) ((void)0)
 #define tally_counter(name, value) ((void)0)
 #define tally_event(name, args) ((void)0)
+#define tally_block_begin(frames) ((void)0)
+#define tally_block_end() ((void)0)
 #define tally_memory_snapshot(label) ((void)0)
 #define tally_provider_put(sink, key, bytes) ((void)0)
 #define tally_register_memory_provider(name, fn, user) (0)

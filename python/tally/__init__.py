@@ -62,6 +62,7 @@ from ._tally import (
 __all__ = [
     "section",
     "iteration",
+    "block",
     "memory_snapshot",
     "counter",
     "event",
@@ -88,6 +89,31 @@ def event(name, **fields):
     """
     args = _json.dumps(fields, default=str, allow_nan=False) if fields else None
     _tally.event(name, args)
+
+
+class block:
+    """A block of a block-wise generation (a video diffusion pipeline that makes its
+    frames a chunk at a time): tally gives FPS and the first-block delay from them.
+
+        with tally.block(frames=4):
+            latents = sample_block(...)
+
+    frames: the frames this block generates (None: unknown). One block is open per
+    process at a time; libtally's tally_block_begin/tally_block_end.
+    """
+
+    __slots__ = ("frames",)
+
+    def __init__(self, frames=None):
+        self.frames = -1.0 if frames is None else float(frames)
+
+    def __enter__(self):
+        _tally.block_begin(self.frames)
+        return self
+
+    def __exit__(self, *exc):
+        _tally.block_end()
+        return False
 
 
 def tag(key, value):

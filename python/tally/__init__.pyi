@@ -1,4 +1,4 @@
-from typing import Any
+from typing import Any, Optional
 
 from ._tally import counter as counter
 from ._tally import current as current
@@ -17,4 +17,10 @@ from ._tally import step as step
 __version__: str
 
 def event(name: str, **fields: Any) -> None: ...
+class block:
+    frames: float
+    def __init__(self, frames: Optional[float] = ...) -> None: ...
+    def __enter__(self) -> "block": ...
+    def __exit__(self, *exc: Any) -> bool: ...
+
 def tag(key: str, value: Any) -> None: ...

@@ -561,6 +561,25 @@ static PyObject *py_set_rank(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+/* block_begin(frames=-1.0), block_end(): tally_block_begin/end (the
+ * tally.block context manager of __init__.py). */
+static PyObject *py_block_begin(PyObject *m, PyObject *args)
+{
+    double frames = -1.0;
+    if (!PyArg_ParseTuple(args, "|d:block_begin", &frames))
+        return NULL;
+    ensure_started();
+    tally_block_begin(frames);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_block_end(PyObject *m, PyObject *unused)
+{
+    ensure_started();
+    tally_block_end();
+    Py_RETURN_NONE;
+}
+
 static PyObject *py_step(PyObject *m, PyObject *unused)
 {
     ensure_started();
@@ -863,6 +882,9 @@ static PyMethodDef module_methods[] = {
     { "set_rank", (PyCFunction)(void (*)(void))py_set_rank, METH_VARARGS | METH_KEYWORDS,
       "set_rank(rank, world_size=0)\n--\n\nSet this process's rank and the world size." },
     { "step", py_step, METH_NOARGS, "step()\n--\n\nAdvance the profiling schedule by one step." },
+    { "block_begin", py_block_begin, METH_VARARGS,
+      "block_begin(frames=-1.0)\n--\n\nOpen a block of a block-wise generation that makes frames frames." },
+    { "block_end", py_block_end, METH_NOARGS, "block_end()\n--\n\nClose the open block." },
     { "flush", py_flush, METH_NOARGS,
       "flush()\n--\n\nWrite the report and trace so far; True when written." },
     { "shutdown", py_shutdown, METH_NOARGS,

@@ -39,6 +39,7 @@ for rank in 0 1; do
     grep -q '"tally-report"' "$report" || fail "$report: not a tally report"
     grep -q '"diffusion_step"' "$report" || fail "$report: no diffusion_step iterations"
     grep -q '"after_vae_decode"' "$report" || fail "$report: no after_vae_decode snapshot"
+    grep -q '"frames":8' "$report" || fail "$report: no blocks of 8 frames (tally_block_begin)"
     if command -v gzip >/dev/null 2>&1; then
         gzip -t "$trace" || fail "$trace: not a complete gzip stream"
         gzip -dc "$trace" | grep -q '"transformer_block"' ||

@@ -8,7 +8,7 @@
  * Copy it as a starting point: every libtally call a real pipeline needs is
  * here (sections, a timed loop, nested sections, memory snapshots with a
  * provider for the program's own allocator, a counter, an event, tags, the
- * schedule step). The "GPU" is simulated: each stage waits for a cost in
+ * schedule step, the blocks of a block-wise generation). The "GPU" is simulated: each stage waits for a cost in
  * milliseconds set per variant (with noise), the way a host waits for its
  * device, and computes a small matrix product for a data-dependent result;
  * a bookkeeping allocator stands in for a caching GPU allocator (what
@@ -483,16 +483,23 @@ static void sample(struct worker *w, const struct costs *c, const struct options
     tally_end();
 }
 
+/* Video frames each decoded chunk yields: every chunk is one block of the
+ * generation (tally_block_begin/end), from which tally reports FPS and the
+ * first-block delay as it does for Inferix's block-wise pipelines. */
+#define FRAMES_PER_CHUNK 8
+
 static void vae_decode(struct worker *w, const struct costs *c, void **frames)
 {
     TALLY_SCOPE("vae_decode");
     timeline_begin(w);
     for (int i = 0; i < c->decode_chunks; i++) {
+        tally_block_begin(FRAMES_PER_CHUNK);
         TALLY_SCOPE("vae_decode_chunk");
         struct timespec start;
         clock_gettime(CLOCK_MONOTONIC, &start);
         frames[i] = sim_alloc(c->decode_chunk_bytes);
         stage_from(w, &c->decode_chunk, 0, &start);
+        tally_block_end();
     }
     timeline_end(w);
 }

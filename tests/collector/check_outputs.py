@@ -13,7 +13,7 @@ for a single report) is parsed back and checked against the report:
   - every (pid, tid) used by an event has thread_name metadata, the pid process_name
   - distributedInfo.rank == report rank; distributedInfo.world_size == report
     world_size (an unknown world size, null in the report, is written as 1)
-  - X events + counter C events == trace.events_recorded
+  - X events + counter C events == trace.events_recorded (block X events == blocks.count)
   - when nothing was dropped: X events per (category, name) == the section and
     iteration counts, counter C events per name == the counter counts, and the sum
     of a name's X durations == its total_ns within rounding (0.5 ns per event)
@@ -71,7 +71,7 @@ def check_trace(report, trace, problems):
     process_named = set()
     thread_names = {}
     used = set()
-    x_total = c_counter = 0
+    x_total = c_counter = x_blocks = 0
     for n, e in enumerate(events):
         if not isinstance(e, dict):
             bad(f"event {n} is not an object")
@@ -105,7 +105,10 @@ def check_trace(report, trace, problems):
             if not isinstance(dur, (int, float)) or dur < 0:
                 bad(f"X event {n} ({name}) has dur {dur!r}")
                 dur = 0
-            x_total += 1
+            if cat == "block":
+                x_blocks += 1  # tally_block_begin/end: listed in the report's blocks, not events_recorded
+            else:
+                x_total += 1
             key = f"{cat}/{name}"
             slot = summary["x"].setdefault(key, {"count": 0, "dur_ns": 0.0})
             slot["count"] += 1
@@ -140,6 +143,8 @@ def check_trace(report, trace, problems):
     for (p, t), tname in thread_names.items():
         summary["threads"].setdefault(str(t), {"name": None, "x": {}})["name"] = tname
 
+    if x_blocks != report.get("blocks", {}).get("count", 0):
+        bad(f"{x_blocks} block events in the trace, report lists {report.get('blocks', {}).get('count', 0)} blocks")
     tr = report["trace"]
     if x_total + c_counter != tr["events_recorded"]:
         bad(f"{x_total} X + {c_counter} counter events in the trace, "

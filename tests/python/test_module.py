@@ -555,6 +555,45 @@ class TestCurrent(ModuleTest):
                           cfg["max_samples"]), ("prod", 1000, 20, False, 1000))
 
 
+class TestBlocks(ModuleTest):
+    """tally.block (tally_block_begin/end): FPS and first-block delay from a program (issue 36)."""
+
+    def test_blocks_give_fps_and_first_block_delay(self):
+        self.run_script("""
+            import time, tally
+            for i, ms in enumerate((120, 30, 30, 30)):
+                with tally.block(frames=4):
+                    time.sleep(ms / 1000)
+            with tally.block():          # frames unknown: counted, not in FPS
+                time.sleep(0.01)
+            tally._tally.block_end()     # no block open: counted
+        """)
+        [(path, rep)] = self.reports()
+        b = rep["blocks"]
+        self.assertEqual((b["count"], b["frames"], b["dropped"], b["unmatched_ends"], b["restarted"], b["open"]),
+                         (5, 16.0, 0, 1, 0, False))
+        durs = [x["dur_ns"] / 1e6 for x in b["items"]]
+        self.assertEqual([x["frames"] for x in b["items"]], [4, 4, 4, 4, None])
+        for got, want in zip(durs, (120, 30, 30, 30, 10)):
+            self.assertGreaterEqual(got, want)
+            self.assertLess(got, want + 60)
+        events = [e for e in self.trace_events(path) if e.get("cat") == "block"]
+        self.assertEqual([e["name"] for e in events], ["block 0", "block 1", "block 2", "block 3", "block 4"])
+        self.assertEqual(events[0]["args"], {"index": 0, "frames": 4})
+        agg_path = os.path.join(self.dir, "aggregate.json")
+        r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        agg = load(agg_path)
+        self.assertEqual(agg["inputs"][0]["warnings"],
+                         ["blocks.unmatched_ends: 1 tally_block_end() calls without an open block"])
+        d = agg["ranks"][0]["diffusion"]
+        self.assertEqual((d["blocks"], d["frames"]), (5, 16))
+        sized_s = sum(durs[:4]) / 1e3
+        self.assertAlmostEqual(d["fps"], 16 / sized_s, delta=0.02 * 16 / sized_s)
+        self.assertAlmostEqual(d["first_block_ns"] / 1e6, durs[0], delta=0.01)
+
+
 class TestTorchProvider(ModuleTest):
     FAKE_TORCH = '''
         class _Cuda:

@@ -4,7 +4,7 @@
 #                   the library's internals, linked statically with lib/ on the
 #                   include path
 #   end to end      test_collector, test_threads, test_fork, test_nvml, test_signals,
-#                   test_outputs, test_dlclose, test_sampler: scenarios run in forked children through the
+#                   test_outputs, test_dlclose, test_sampler, test_blocks: scenarios run in forked children through the
 #                   public API of the shared library, their files checked with
 #                   jansson/zlib and tests/collector/check_outputs.py (schema
 #                   validation with Debian's python3 + jsonschema)
@@ -32,7 +32,7 @@ add_library(tally_fake_nvml_v1 SHARED fake_nvml.c)
 target_link_libraries(tally_fake_nvml_v1 PRIVATE tally_warnings)
 target_compile_definitions(tally_fake_nvml_v1 PRIVATE FAKE_NVML_NO_V3)
 
-foreach(name collector threads fork nvml outputs signals sampler)
+foreach(name collector threads fork nvml outputs signals sampler blocks)
   tally_add_unit_test(test_${name} SOURCES test_${name}.c
     LIBS tally::tally tally_collector_test_util Threads::Threads m LABELS collector)
   set_tests_properties(test_${name} PROPERTIES TIMEOUT 120)
@@ -56,8 +56,8 @@ add_dependencies(test_dlclose tally_shared tally_fake_nvml)
 # -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
 # scenario's child makes it exit 66, which fails the test.
 add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
-  test_outputs test_signals test_dlclose test_sampler tally_fake_nvml tally_fake_nvml_v1)
-foreach(name collector threads fork nvml outputs signals dlclose sampler)
+  test_outputs test_signals test_dlclose test_sampler test_blocks tally_fake_nvml tally_fake_nvml_v1)
+foreach(name collector threads fork nvml outputs signals dlclose sampler blocks)
   set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
 endforeach()
 

@@ -71,6 +71,11 @@ static void test_every_macro(void **state)
     tally_set_rank(evaluated++, evaluated++);
     assert_int_equal(tally_tag(name_of("k"), name_of("v")), 0);
     tally_step();
+    tally_block_begin((double)evaluated++);
+    tally_block_end();
+    tally_reading cur = { 0 };
+    assert_int_equal(tally_current(&cur), TALLY_ESTATE);
+    (void)cur;
     tally_stats st = { 0 };
     assert_int_equal(tally_stats_get(name_of("a"), &st), TALLY_ESTATE);
     assert_int_equal(st.count, 0);

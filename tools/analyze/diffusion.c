@@ -83,11 +83,13 @@ static int steps_and_layers(tl_sdiffusion *d, const tl_profile *p)
     return 0;
 }
 
+/* Blocks come from Inferix's block_analysis and from libtally's
+ * tally_block_begin/end; the denoising steps and layers are Inferix's. */
 int tl_session_diffusion(tl_session *s, const tl_profile *p)
 {
-    if (p->id.format != TL_FMT_INFERIX)
-        return 0;
-    return blocks(&s->diff, p) != 0 || steps_and_layers(&s->diff, p) != 0 ? -1 : 0;
+    if (blocks(&s->diff, p) != 0)
+        return -1;
+    return p->id.format == TL_FMT_INFERIX && steps_and_layers(&s->diff, p) != 0 ? -1 : 0;
 }
 
 /* ---- per rank and across ranks ----------------------------------------------- */

@@ -1195,6 +1195,45 @@ static void read_sampler(tl_profile *p, const json_t *root)
     say_garbage(p, &gb);
 }
 
+/* blocks (tally_block_begin/end): each block's time and frames, read like
+ * Inferix's block_analysis.blocks[] (FPS, first-block delay: diffusion.c). */
+static void read_blocks(tl_profile *p, const json_t *root)
+{
+    const json_t *b = tl_readers_object(p, root, "", "blocks", TL_RD_OPTIONAL | TL_RD_NULLABLE);
+    if (b == NULL)
+        return;
+    const json_t *items = tl_readers_array(p, b, "blocks", "items", 0);
+    size_t i;
+    const json_t *e;
+    char path[160];
+    json_array_foreach(items, i, e) {
+        int64_t dur;
+        double frames;
+        tl_readers_index(path, sizeof path, "blocks.items", i);
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_ns(p, e, path, "dur_ns", 0, 1.0, &dur) != 0 ||
+            tl_readers_number(p, e, path, "frames", TL_RD_OPTIONAL | TL_RD_NULLABLE, &frames) < 0)
+            continue;
+        tl_diff_block blk = { dur, frames, NAN };
+        if (tl_profile_add_block(p, &blk) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
+    }
+    static const char *const counts[3] = { "dropped", "unmatched_ends", "restarted" };
+    static const char *const what[3] = {
+        "blocks beyond the collector's 100000 are not listed: FPS and the block count cover the listed ones",
+        "tally_block_end() calls without an open block",
+        "tally_block_begin() calls while a block was open (the earlier begin was dropped)",
+    };
+    for (int k = 0; k < 3; k++) {
+        int64_t n;
+        if (tl_readers_int(p, b, "blocks", counts[k], TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+            tl_profile_warn(p, "blocks.%s: %lld %s", counts[k], (long long)n, what[k]);
+    }
+}
+
 static void read_system(tl_profile *p, const json_t *root)
 {
     const json_t *sys = tl_readers_object(p, root, "", "system", 0);
@@ -1324,6 +1363,7 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
     read_events(p, root);
     tl_readers_tags(p, tl_readers_object(p, root, "", "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE));
     read_sampler(p, root);
+    read_blocks(p, root);
     read_system(p, root);
     read_problems(p, root);
     tl_profile_finish(p);

@@ -1,0 +1,126 @@
+/*
+ * test_blocks.c - tally_block_begin/end end to end (lib/blocks.c, issue 36):
+ * the report's blocks (times, frames, the counts of misuse and of blocks
+ * beyond the cap) and the trace's block events, checked against each other
+ * by check_outputs.py. FPS and the first-block delay that tally reads from
+ * them are tested in tests/python (TestBlocks) and the demo.
+ */
+#include "collector_test_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tally/tally.h"
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static int body_blocks(void *arg)
+{
+    (void)arg;
+    tally_block_end();              /* nothing open: counted */
+    tally_block_begin(4);
+    sleep_ms(60);
+    tally_block_end();
+    tally_block_begin(4);
+    sleep_ms(20);
+    tally_block_end();
+    tally_block_begin(NAN);         /* frames unknown */
+    tally_block_begin(2);           /* restarts the open one */
+    sleep_ms(20);
+    tally_block_end();
+    tally_block_begin(1);           /* still open at exit */
+    return 0;
+}
+
+static void test_blocks(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_blocks, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *b = json_object_get(r, "blocks");
+    assert_int_equal(tt_int(b, "count"), 3);
+    assert_true(tt_num(b, "frames") == 10);
+    assert_int_equal(tt_int(b, "dropped"), 0);
+    assert_int_equal(tt_int(b, "unmatched_ends"), 1);
+    assert_int_equal(tt_int(b, "restarted"), 1);
+    assert_true(json_is_true(json_object_get(b, "open")));
+    json_t *items = json_object_get(b, "items");
+    const double want_ms[3] = { 60, 20, 20 }, frames[3] = { 4, 4, 2 };
+    long long prev_end = 0;
+    for (size_t i = 0; i < 3; i++) {
+        json_t *x = json_array_get(items, i);
+        double ms = (double)tt_int(x, "dur_ns") / 1e6;
+        if (!(ms >= want_ms[i] && ms < want_ms[i] + 40))
+            fail_msg("block %zu took %.1f ms, slept %.0f", i, ms, want_ms[i]);
+        assert_true(tt_num(x, "frames") == frames[i]);
+        assert_true(tt_int(x, "time_ns") >= prev_end);
+        prev_end = tt_int(x, "time_ns") + tt_int(x, "dur_ns");
+    }
+    json_decref(r);
+    /* the trace: a complete event of category "block" per block */
+    json_t *t = tt_load_json(tt_trace(&s, "t-rank0"));
+    size_t i, n = 0;
+    json_t *e;
+    json_array_foreach(json_object_get(t, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        if (cat == NULL || strcmp(cat, "block") != 0)
+            continue;
+        char name[16];
+        snprintf(name, sizeof name, "block %zu", n);
+        assert_string_equal(tt_str(e, "name"), name);
+        assert_string_equal(tt_str(e, "ph"), "X");
+        assert_true(tt_num(json_object_get(e, "args"), "frames") == frames[n]);
+        n++;
+    }
+    assert_int_equal(n, 3);
+    json_decref(t);
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
+/* More than the cap: the first TL_MAX_BLOCKS (100000) listed, the rest counted. */
+static int body_many(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100005; i++) {
+        tally_block_begin(1);
+        tally_block_end();
+    }
+    return 0;
+}
+
+static void test_blocks_cap(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    const char *env[] = { "TALLY_TRACE=0", NULL };
+    assert_int_equal(tt_run(&s, env, body_many, NULL), 0);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *b = json_object_get(r, "blocks");
+    assert_int_equal(tt_int(b, "count"), 100000);
+    assert_int_equal(tt_int(b, "dropped"), 5);
+    assert_int_equal(tt_len(b, "items"), 100000);
+    json_decref(r);
+    tt_end(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_teardown(test_blocks, tt_teardown),
+        cmocka_unit_test_teardown(test_blocks_cap, tt_teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
