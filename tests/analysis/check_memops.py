@@ -10,6 +10,11 @@ inside aten::linear), an instant at an operator's start (inside) and at its end 
 thread's operator, a host allocation (not counted), a free of memory allocated before the trace
 (matched to nothing), and the peak contribution at each rank's highest Total Allocated.
 
+And torch.profiler's export_memory_timeline JSON ([times, sizes], sizes 1 + 8 categories): read as
+the memory series (the categories added up) and one snapshot per category at the peak, on its own
+and beside the trace the same profiler exported (then one rank: the timeline is the trace's
+companion).
+
 usage: check_memops.py TALLY WORKDIR
 """
 import json
@@ -119,11 +124,59 @@ def main():
           "Markdown table: " + text[text.find("## Memory by operator"):][:600])
     page = open(html).read()
     check('id="memory-by-op"' in page and "(outside any operator)" in page, "HTML table")
+    memory_timeline(tally, work)
     if fails:
         print(f"{len(fails)} check(s) failed")
         return 1
-    print("memory by operator: all checks passed")
+    print("memory by operator, memory timeline: all checks passed")
     return 0
+
+
+CATEGORIES = ["PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL",
+              "UNKNOWN"]
+
+
+def memory_timeline(tally, work):
+    gib = 1 << 30
+    t0 = 1764000000000000  # us since the epoch, as PyTorch 2.1+ writes them
+    times = [-1, t0, t0 + 1000, t0 + 2000, t0 + 3000]  # -1: memory there before the profile
+    sizes = [[0, 2 * gib, 0, 0, 0, 0, 0, 0, 0],
+             [0, 2 * gib, 0, 64 * MIB, 0, 0, 0, 0, 0],
+             [0, 2 * gib, 0, 64 * MIB, 8 * MIB, gib, 0, 0, 4 * MIB],
+             [0, 2 * gib, 4 * gib, 64 * MIB, 0, 512 * MIB, 2 * gib, 16 * MIB, 4 * MIB],
+             [0, 2 * gib, 4 * gib, 0, 0, 0, 0, 0, 4 * MIB]]
+    peak_row = sizes[3]
+    d = os.path.join(work, "timeline")
+    os.makedirs(d)
+    with open(os.path.join(d, "rank0_memory_timeline.json"), "w") as f:
+        json.dump([times, sizes], f)
+    out = os.path.join(work, "timeline.json")
+    r = subprocess.run([tally, "aggregate", "-q", d, "-o", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"memory timeline: exit {r.returncode}: {r.stderr}")
+    a = json.load(open(out))
+    s = a["sessions"][0]
+    check(a["inputs"][0]["format"] == "torch-memory-timeline", f"format {a['inputs'][0]['format']}")
+    check(s["peak_allocated"] == sum(peak_row), f"peak {s['peak_allocated']}, expected {sum(peak_row)}")
+    snaps = {x[0]: x for x in s["snapshots"]} if s["snapshots"] and isinstance(s["snapshots"][0], list) else \
+        {x["label"]: x for x in s["snapshots"]}
+    for i, c in enumerate(CATEGORIES):
+        x = snaps.get(f"{c} at the peak")
+        got = (x[2] if isinstance(x, list) else x.get("allocated")) if x is not None else None
+        check(got == peak_row[i + 1], f"{c} at the peak: {got}, expected {peak_row[i + 1]}")
+    check(len(s["mem"]) > 0, "the memory series")
+    # beside the trace of the same profiler: one rank
+    both = os.path.join(work, "timeline-and-trace")
+    shutil.copytree(d, both)
+    with open(os.path.join(both, "rank0.pt.trace.json"), "w") as f:
+        json.dump(trace(0, 64 * MIB), f)
+    out = os.path.join(work, "both.json")
+    r = subprocess.run([tally, "aggregate", "-q", both, "-o", out], capture_output=True, text=True)
+    b = json.load(open(out))
+    counted = [x for x in b["inputs"] if x["companion_of"] is None]
+    check(len(b["ranks"]) == 1 and len(counted) == 1 and counted[0]["format"] == "pytorch-profiler",
+          f"timeline and trace: one rank, the trace's: {[(x['path'], x['companion_of']) for x in b['inputs']]}")
+    tr = [x for x in b["sessions"] if x["companion_of"] is None][0]
+    check(any("GRADIENT at the peak" in json.dumps(x) for x in tr["snapshots"]), "the trace's session has the categories")
 
 
 if __name__ == "__main__":

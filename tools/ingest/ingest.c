@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "gzip_source.h"
+#include "read_mem_timeline.h"
 #include "read_nsys.h"
 #include "read_trace.h"
 #include "report_readers.h"
@@ -186,6 +187,29 @@ out:
     free(doc);
 }
 
+/* torch.profiler's memory timeline: a small document, read whole (bounded
+ * like a report) */
+static void read_mem_timeline(tl_profile *p, replay *r, const tl_ingest_options *opt)
+{
+    size_t len;
+    int too_big;
+    char *doc = read_all(r, opt->max_report_bytes, &len, &too_big);
+    if (doc == NULL) {
+        tl_profile_skip(p, "out of memory");
+        p->error = 1;
+        return;
+    }
+    if (too_big)
+        tl_profile_skip(p, "an array of arrays (a PyTorch memory timeline?) larger than %zu MiB; not read",
+                        opt->max_report_bytes >> 20);
+    else if (tl_read_mem_timeline(p, doc, len) != 0)
+        tl_profile_skip_last(p);
+    p->bytes = len;
+    if (!p->skipped)
+        tl_profile_finish(p);
+    free(doc);
+}
+
 static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
 {
     /* The per-input size limit (a bomb guard), not damage: say which limit. */
@@ -294,6 +318,11 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     replay r = { prefix, n, 0, &g };
     if (i < n && prefix[i] == '[' && (p->known_kind = tl_known_companion(in->name, prefix, n)) != NULL) {
         p->skipped = 1; /* named by run.c, not read */
+    } else if (tl_bytes_look_like_mem_timeline(prefix, n)) {
+        /* an array of arrays: torch.profiler's export_memory_timeline JSON, not a trace */
+        read_mem_timeline(p, &r, opt);
+        tl_gzip_source_finish(&g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (i == n) {
         tl_profile_skip(p, n == 0 ? "empty file" : "only whitespace");
     } else if (prefix[i] == '[' || (prefix[i] == '{' && kind != TL_SNIFF_REPORT)) {

@@ -35,6 +35,7 @@ const char *tl_format_name(int format)
     case TL_FMT_INFERIX: return "inferix-report";
     case TL_FMT_AGGREGATE: return "tally-aggregate";
     case TL_FMT_NSYS: return "nsys-sqlite";
+    case TL_FMT_MEM_TIMELINE: return "torch-memory-timeline";
     default: return "unknown";
     }
 }

@@ -100,6 +100,29 @@ static int pair_split_companions(tl_session *v, size_t n)
                 return -1;
         }
     }
+    /* a PyTorch memory timeline beside its trace, read apart (run.c pairs it when read together) */
+    for (size_t k = 0; k < n; k++) {
+        tl_session *m = &v[k];
+        if (m->id.format != TL_FMT_MEM_TIMELINE || !tl_identity_is_session(&m->id))
+            continue;
+        const tl_session *trace = NULL;
+        size_t traces = 0, timelines = 0;
+        for (size_t i = 0; i < n; i++) {
+            const tl_session *t = &v[i];
+            if (!tl_identity_is_session(&t->id) || !tl_identity_same_folder(m->id.path, t->id.path, 0))
+                continue;
+            timelines += t->id.format == TL_FMT_MEM_TIMELINE;
+            if (t->id.format == TL_FMT_KINETO) {
+                traces++;
+                trace = t;
+            }
+        }
+        if (timelines == 1 && traces == 1) {
+            m->id.companion_of = strdup(trace->id.path);
+            if (m->id.companion_of == NULL)
+                return -1;
+        }
+    }
     return 0;
 }
 
@@ -317,6 +340,14 @@ static void lend_to_reports(tl_session *v, size_t n)
             }
             if (r->calltree.n == 0 && c->calltree.n > 0)
                 tl_calltree_move(&r->calltree, &c->calltree);
+            /* a memory timeline's categories at its peak (read_mem_timeline.h) */
+            if (r->nsnaps == 0 && c->nsnaps > 0) {
+                free(r->snaps);
+                r->snaps = c->snaps;
+                r->nsnaps = c->nsnaps;
+                c->snaps = NULL;
+                c->nsnaps = 0;
+            }
             adopt_nesting(r, c);
             if (r->id.format == TL_FMT_FRAMEPACK)
                 lend_trace_analysis(r, c);
