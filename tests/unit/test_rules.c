@@ -231,7 +231,7 @@ static const char *const tested[] = {
     "low-overlap", "launch-bound", "host-bound", "data-loading", "step-time-variance",
     "memory-fragmentation", "straggler", "rank-imbalance", "blocking-host-call", "session-drift",
     "low-sampled-utilization", "thermal", "power-at-cap", "memory-growth", "low-fps", "first-block-delay",
-    "dominant-layer", "clocks-below-base",
+    "dominant-layer", "clocks-below-base", "reserved-memory-jumps", "eager-attention",
 };
 
 static void test_every_rule_is_tested(void **state)
@@ -1305,6 +1305,132 @@ static void test_memory_fragmentation(void **state)
     done(a);
 }
 
+/* Snapshots of allocated and reserved memory (GiB; peak allocated NaN). */
+static void set_snaps(tl_session *s, int n, const double *alloc_gib, const double *rsv_gib)
+{
+    s->snaps = calloc((size_t)n, sizeof *s->snaps);
+    assert_non_null(s->snaps);
+    s->nsnaps = (size_t)n;
+    for (int i = 0; i < n; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "after_chunk_%d", i);
+        s->snaps[i].label = tt_xstrdup(label);
+        s->snaps[i].allocated = alloc_gib[i] * GIB;
+        s->snaps[i].reserved = rsv_gib[i] * GIB;
+        s->snaps[i].peak_allocated = s->snaps[i].rss = s->snaps[i].device_used = NAN;
+        s->snaps[i].ts_ns = INT64_MIN;
+    }
+}
+
+static void test_reserved_memory_jumps(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* allocated flat at 10 GiB, reserved 12 -> 14 -> 14 -> 16 GiB: two jumps of 2 GiB (16.7 %, 14.3 %) */
+    healthy_run(s);
+    set_snaps(&s[1], 4, (const double[]){ 10, 10.1, 10, 10.1 }, (const double[]){ 12, 14, 14, 16 });
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "reserved-memory-jumps", 1, NULL,
+                 STRS("2 jumps of reserved memory adding up to 4.00 GiB over memory snapshots",
+                      "the largest +2.00 GiB at snapshot 'after_chunk_1' with 10.10 GiB allocated"),
+                 STRS("On rank 1, reserved GPU memory grew in 2 jumps (4.00 GiB)"));
+    done(a);
+
+    /* reserved grows with allocated (each jump's growth explained by a new high): no */
+    healthy_run(s);
+    set_snaps(&s[1], 4, (const double[]){ 10, 11.5, 11, 13 }, (const double[]){ 12, 14, 14, 16 });
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* a snapshot's recorded peak explains the jump: no */
+    healthy_run(s);
+    set_snaps(&s[1], 4, (const double[]){ 10, 10, 10, 10 }, (const double[]){ 12, 14, 14, 16 });
+    s[1].snaps[1].peak_allocated = 13 * GIB;
+    s[1].snaps[3].peak_allocated = 15 * GIB;
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* one jump only, and jumps of 8 % of the reserved memory: no */
+    healthy_run(s);
+    set_snaps(&s[1], 3, (const double[]){ 10, 10, 10 }, (const double[]){ 12, 14, 14 });
+    set_snaps(&s[2], 4, (const double[]){ 10, 10, 10, 10 }, (const double[]){ 25, 27, 27, 29 });
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* no readings: not applicable */
+    healthy_run(s);
+    a = finish(s, NRANKS);
+    int skipped = 0;
+    for (int i = 0; i < a->nskips; i++)
+        skipped += strcmp(a->skips[i].id, "reserved-memory-jumps") == 0 && a->skips[i].absent;
+    assert_int_equal(skipped, 1);
+    done(a);
+}
+
+/* Attention op by op on a rank: softmax over scores of dims, in dtype, for total_ms. */
+static void eager(tl_session *s, const char *device, const char *dims, const char *types, double total_ms)
+{
+    add_name(s, TL_GROUP_OPS, "aten::_softmax", MS(total_ms), 10);
+    add_name(s, TL_GROUP_OPS, "aten::bmm", MS(4), 20);
+    s->device_name = device ? tt_xstrdup(device) : NULL;
+    s->shapes = calloc(1, sizeof *s->shapes);
+    assert_non_null(s->shapes);
+    s->nshapes = 1;
+    s->shapes[0].name = tt_xstrdup("aten::_softmax");
+    s->shapes[0].dims = tt_xstrdup(dims);
+    s->shapes[0].types = tt_xstrdup(types);
+    s->shapes[0].count = 10;
+    s->shapes[0].total_ns = MS(total_ms);
+}
+
+static void test_eager_attention(void **state)
+{
+    (void)state;
+    tl_session s[NRANKS];
+    /* bf16 softmax over [8,16,1024,1024] scores, 3 ms of a 100 ms span, on an H100 */
+    healthy_run(s);
+    eager(&s[2], "NVIDIA H100 80GB HBM3", "[[8,16,1024,1024],[],[]]", "c10::BFloat16,Scalar,Scalar", 3);
+    tl_aggregate *a = finish(s, NRANKS);
+    assert_fires(a, "eager-attention", 2, NULL,
+                 STRS("aten::_softmax: 10 calls, inputs [[8,16,1024,1024],[],[]] of c10::BFloat16,Scalar,Scalar",
+                      "3.000 ms (3.0% of the rank's 0.100 s)", "threshold 1%"),
+                 STRS("On rank 2, attention runs unfused (aten::_softmax) for 3.0% of the time"));
+    done(a);
+
+    /* a fused attention kernel in the session: no */
+    healthy_run(s);
+    eager(&s[2], "NVIDIA H100 80GB HBM3", "[[8,16,1024,1024],[],[]]", "c10::BFloat16,Scalar,Scalar", 3);
+    add_name(&s[2], TL_GROUP_OPS, "aten::_scaled_dot_product_flash_attention", MS(2), 2);
+    a = finish(s, NRANKS);
+    assert_silent(a);
+    done(a);
+
+    /* fp32, scores not square (a [512,1024] softmax over a vocabulary), under 1 %, an A100-less
+     * unknown device, no dtypes: no */
+    static const struct {
+        const char *device, *dims, *types;
+        double ms;
+    } quiet[] = {
+        { "NVIDIA H100 80GB HBM3", "[[8,16,1024,1024],[],[]]", "float,Scalar,Scalar", 3 },
+        { "NVIDIA H100 80GB HBM3", "[[8,512,32000],[],[]]", "c10::BFloat16,Scalar,Scalar", 3 },
+        { "NVIDIA H100 80GB HBM3", "[[8,16,1024,1024],[],[]]", "c10::BFloat16,Scalar,Scalar", 0.5 },
+        { "AMD Instinct MI300X", "[[8,16,1024,1024],[],[]]", "c10::BFloat16,Scalar,Scalar", 3 },
+        { "Tesla V100-SXM2-16GB", "[[8,16,1024,1024],[],[]]", "c10::Half,Scalar,Scalar", 3 },
+        { NULL, "[[8,16,1024,1024],[],[]]", "c10::BFloat16,Scalar,Scalar", 3 },
+        { "NVIDIA H100 80GB HBM3", "[[8,16,1024,1024],[],[]]", "", 3 },
+    };
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+        healthy_run(s);
+        eager(&s[2], quiet[i].device, quiet[i].dims, quiet[i].types, quiet[i].ms);
+        a = finish(s, NRANKS);
+        assert_silent(a);
+        done(a);
+    }
+}
+
 static void test_straggler(void **state)
 {
     (void)state;
@@ -1531,6 +1657,8 @@ int main(void)
         cmocka_unit_test(test_data_loading),
         cmocka_unit_test(test_step_time_variance),
         cmocka_unit_test(test_memory_fragmentation),
+        cmocka_unit_test(test_reserved_memory_jumps),
+        cmocka_unit_test(test_eager_attention),
         cmocka_unit_test(test_straggler),
         cmocka_unit_test(test_rank_imbalance),
         cmocka_unit_test(test_rank_rule_counts_ranks),
