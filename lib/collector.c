@@ -114,6 +114,7 @@ static void atfork_child(void)
     tl_g.ninstants = tl_g.instants_cap = 0;
     tl_g.instants_dropped = 0;
     tl_blocks_atfork_child();
+    tl_sargs_atfork_child();
     atomic_store(&tl_g.events_budget, tl_g.trace ? tl_g.max_events : 0);
     tl_sampler_atfork_child();
     tl_nvml_atfork_child();
@@ -649,7 +650,7 @@ static int anything_recorded(const tl_merged *m)
     for (uint32_t i = 0; i < m->nnames; i++)
         if (m->stats[TL_SECTION][i].count || m->stats[TL_ITERATION][i].count || m->counters[i].count)
             return 1;
-    return tl_g.nsnapshots > 0 || tl_g.ninstants > 0 || tl_g.nblocks > 0;
+    return tl_g.nsnapshots > 0 || tl_g.ninstants > 0 || tl_g.nblocks > 0 || tl_g.nsargs > 0;
 }
 
 /* Are a and b one file: the same path, or existing files of one inode

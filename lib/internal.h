@@ -534,6 +534,9 @@ typedef struct tl_global {
     int block_open, block_tid;
     uint64_t block_t0;
     double block_frames;
+    /* section_args.c, under lock: metadata of sections */
+    tl_instant *sargs; size_t nsargs, sargs_cap;
+    uint64_t sargs_dropped, sargs_orphans;
     char sample_text[64], gpus_text[128], preset[16];
     char schedule_text[128];
     tl_schedule schedule;
@@ -601,6 +604,10 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
 void tl_blocks_write_report(tl_json *j, double ns_per_tick);
 void tl_blocks_write_trace(tl_json *j, double ns_per_tick, int pid);
 void tl_blocks_atfork_child(void);
+/* section_args.c: the report's "section_args" and the trace's instants (under tl_g.lock). */
+void tl_sargs_write_report(tl_json *j, double ns_per_tick);
+void tl_sargs_write_trace(tl_json *j, double ns_per_tick, int pid);
+void tl_sargs_atfork_child(void);
 
 /* ---- outpath.c: the output directory and the run's file stem ----------- */
 

@@ -380,6 +380,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     write_events(j, m);
     tl_json_kv_uint(j, "events_dropped", tl_g.instants_dropped);
     tl_blocks_write_report(j, m->ns_per_tick);
+    tl_sargs_write_report(j, m->ns_per_tick);
     tl_json_key(j, "sampler");
     write_sampler(j, m);
 

@@ -359,6 +359,7 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
     write_snapshots(j, m);
     write_instants(j, m);
     tl_blocks_write_trace(j, m->ns_per_tick, tl_g.pid);
+    tl_sargs_write_trace(j, m->ns_per_tick, tl_g.pid);
     pthread_mutex_unlock(&tl_g.lock);
     write_sampler(j, m);
     name_cache names = { calloc(m->nnames ? m->nnames : 1, sizeof(char *)), m->nnames };

@@ -259,6 +259,22 @@ TALLY_API int tally_enabled(void);
  */
 TALLY_API void tally_begin(const char *name);
 
+/*
+ * Metadata of a section: tally_begin_args(name, args_json) opens the section
+ * name as tally_begin() does and attaches args_json, a JSON object such as
+ * "{\"resolution\":\"720p\",\"frames\":33}", to this occurrence;
+ * tally_section_args(args_json) attaches it to the calling thread's innermost
+ * open section (counted as section_args_orphans when none is open). The text
+ * is copied; text that is not a JSON object is kept as {"text": "..."}. The
+ * report lists each (section_args: name, start, thread, args; at most 100000,
+ * more counted as section_args_dropped), the trace has each as an instant of
+ * category "section_args" at the section's start on its thread, and tally
+ * shows them with the events. Not for the hot path: it allocates and takes
+ * the global lock (the section itself is timed as by tally_begin). Thread-safe.
+ */
+TALLY_API void tally_begin_args(const char *name, const char *args_json);
+TALLY_API void tally_section_args(const char *args_json);
+
 /* Close the innermost section of the calling thread. A call with no open
  * section is counted ("unmatched_ends" in the report) and otherwise ignored. */
 TALLY_API void tally_end(void);
@@ -502,6 +518,8 @@ TALLY_API extern int tally__gate;
 #define tally_event(name, args) ((void)0)
 #define tally_block_begin(frames) ((void)0)
 #define tally_block_end() ((void)0)
+#define tally_begin_args(name, args) ((void)0)
+#define tally_section_args(args) ((void)0)
 #define tally_memory_snapshot(label) ((void)0)
 #define tally_provider_put(sink, key, bytes) ((void)0)
 #define tally_register_memory_provider(name, fn, user) (0)

@@ -63,6 +63,8 @@ __all__ = [
     "section",
     "iteration",
     "block",
+    "stage",
+    "section_args",
     "memory_snapshot",
     "counter",
     "event",
@@ -89,6 +91,41 @@ def event(name, **fields):
     """
     args = _json.dumps(fields, default=str, allow_nan=False) if fields else None
     _tally.event(name, args)
+
+
+def section_args(**meta):
+    """Attach metadata to the innermost open section of this thread.
+
+    with tally.section("vae_decode"):
+        tally.section_args(resolution="720p", frames=33)
+
+    The fields become a JSON object (a value JSON cannot encode is written as its
+    str()); the report lists it with the section's name and start (section_args) and
+    tally shows it with the events. Not for the hot path: it formats text.
+    """
+    _tally.section_args(_json.dumps(meta, default=str, allow_nan=False))
+
+
+class stage:
+    """A section with metadata: with tally.stage("vae_decode", resolution="720p"): ...
+
+    The section is timed as tally.section(name) is; the keyword fields are attached
+    to this occurrence (tally_begin_args). Formats text: for stages, not inner loops.
+    """
+
+    __slots__ = ("_section", "_meta")
+
+    def __init__(self, name, **meta):
+        self._section = section(name)
+        self._meta = _json.dumps(meta, default=str, allow_nan=False)
+
+    def __enter__(self):
+        self._section.__enter__()
+        _tally.section_args(self._meta)
+        return self
+
+    def __exit__(self, *exc):
+        return self._section.__exit__(*exc)
 
 
 class block:

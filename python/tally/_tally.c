@@ -561,6 +561,18 @@ static PyObject *py_set_rank(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+/* section_args(args_json): tally_section_args, the metadata of the thread's
+ * innermost open section (tally.stage and tally.section_args of __init__.py). */
+static PyObject *py_section_args(PyObject *m, PyObject *args)
+{
+    const char *json;
+    if (!PyArg_ParseTuple(args, "s:section_args", &json))
+        return NULL;
+    ensure_started();
+    tally_section_args(json);
+    Py_RETURN_NONE;
+}
+
 /* block_begin(frames=-1.0), block_end(): tally_block_begin/end (the
  * tally.block context manager of __init__.py). */
 static PyObject *py_block_begin(PyObject *m, PyObject *args)
@@ -885,6 +897,8 @@ static PyMethodDef module_methods[] = {
     { "block_begin", py_block_begin, METH_VARARGS,
       "block_begin(frames=-1.0)\n--\n\nOpen a block of a block-wise generation that makes frames frames." },
     { "block_end", py_block_end, METH_NOARGS, "block_end()\n--\n\nClose the open block." },
+    { "section_args", py_section_args, METH_VARARGS,
+      "section_args(args_json)\n--\n\nAttach a JSON object to the innermost open section of this thread." },
     { "flush", py_flush, METH_NOARGS,
       "flush()\n--\n\nWrite the report and trace so far; True when written." },
     { "shutdown", py_shutdown, METH_NOARGS,

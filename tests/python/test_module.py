@@ -594,6 +594,39 @@ class TestBlocks(ModuleTest):
         self.assertAlmostEqual(d["first_block_ns"] / 1e6, durs[0], delta=0.01)
 
 
+class TestSectionArgs(ModuleTest):
+    """tally.stage / tally.section_args (tally_begin_args): stage metadata in the report, the trace
+    and tally's events (issue 36)."""
+
+    def test_stage_metadata(self):
+        self.run_script("""
+            import tally
+            with tally.stage("vae_decode", resolution="720p", frames=33):
+                with tally.section("chunk"):
+                    tally.section_args(index=0)
+            tally.section_args(orphan=True)    # no section open: counted
+        """)
+        [(path, rep)] = self.reports()
+        self.assertEqual([(x["name"], x["args"]) for x in rep["section_args"]],
+                         [("vae_decode", {"resolution": "720p", "frames": 33}), ("chunk", {"index": 0})])
+        self.assertEqual((rep["section_args_dropped"], rep["section_args_orphans"]), (0, 1))
+        secs = self.by_name(rep["sections"])
+        self.assertEqual((secs["vae_decode"]["count"], secs["chunk"]["count"]), (1, 1))
+        events = self.trace_events(path)
+        xs = {e["name"]: e for e in events if e.get("ph") == "X"}
+        marks = [e for e in events if e.get("cat") == "section_args"]
+        self.assertEqual([(e["name"], e["args"]) for e in marks],
+                         [("vae_decode", {"resolution": "720p", "frames": 33}), ("chunk", {"index": 0})])
+        self.assertEqual(marks[0]["ts"], xs["vae_decode"]["ts"])  # at the section's start
+        self.assertEqual(marks[0]["tid"], xs["vae_decode"]["tid"])
+        agg_path = os.path.join(self.dir, "aggregate.json")
+        r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        text = open(agg_path).read()
+        self.assertIn("720p", text)
+
+
 class TestTorchProvider(ModuleTest):
     FAKE_TORCH = '''
         class _Cuda:

@@ -3,7 +3,8 @@
  * the report's blocks (times, frames, the counts of misuse and of blocks
  * beyond the cap) and the trace's block events, checked against each other
  * by check_outputs.py. FPS and the first-block delay that tally reads from
- * them are tested in tests/python (TestBlocks) and the demo.
+ * them are tested in tests/python (TestBlocks) and the demo. And the
+ * metadata of sections (lib/section_args.c, tally_begin_args).
  */
 #include "collector_test_util.h"
 
@@ -116,11 +117,53 @@ static void test_blocks_cap(void **state)
     tt_end(&s);
 }
 
+/* tally_begin_args on two threads' worth of nesting, text that is not JSON,
+ * and an orphan: the report's section_args, at the sections' own starts. */
+static int body_args(void *arg)
+{
+    (void)arg;
+    tally_begin_args("load_model", "{\"model\":\"dit\",\"params\":1300000000}");
+    tally_begin_args("read_shard", "shard 3 of 8");
+    tally_end();
+    tally_end();
+    tally_section_args("{\"orphan\":1}");
+    return 0;
+}
+
+static void test_section_args(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_args, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *a = json_object_get(r, "section_args");
+    assert_int_equal(json_array_size(a), 2);
+    json_t *x = json_array_get(a, 0), *y = json_array_get(a, 1);
+    assert_string_equal(tt_str(x, "name"), "load_model");
+    assert_string_equal(tt_str(json_object_get(x, "args"), "model"), "dit");
+    assert_true(tt_num(json_object_get(x, "args"), "params") == 1.3e9);
+    assert_string_equal(tt_str(y, "name"), "read_shard");
+    assert_string_equal(tt_str(json_object_get(y, "args"), "text"), "shard 3 of 8");
+    assert_true(tt_int(y, "time_ns") >= tt_int(x, "time_ns"));
+    assert_int_equal(tt_int(r, "section_args_orphans"), 1);
+    assert_int_equal(tt_int(r, "section_args_dropped"), 0);
+    json_t *secs = json_object_get(r, "sections");
+    assert_int_equal(tt_int(tt_find(secs, "name", "load_model"), "count"), 1);
+    assert_int_equal(tt_int(tt_find(secs, "name", "read_shard"), "count"), 1);
+    json_decref(r);
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_blocks, tt_teardown),
         cmocka_unit_test_teardown(test_blocks_cap, tt_teardown),
+        cmocka_unit_test_teardown(test_section_args, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,8 @@ static void test_every_macro(void **state)
     tally_step();
     tally_block_begin((double)evaluated++);
     tally_block_end();
+    tally_begin_args(name_of("s"), name_of("{}"));
+    tally_section_args(name_of("{}"));
     tally_reading cur = { 0 };
     assert_int_equal(tally_current(&cur), TALLY_ESTATE);
     (void)cur;

@@ -927,6 +927,37 @@ static void read_events(tl_profile *p, const json_t *root)
     }
 }
 
+/* section_args[] (tally_begin_args): a section's metadata, shown with the
+ * events (at the section's start, under its name). */
+static void read_section_args(tl_profile *p, const json_t *root)
+{
+    const json_t *arr = tl_readers_array(p, root, "", "section_args", TL_RD_OPTIONAL);
+    size_t i;
+    const json_t *e;
+    char path[160];
+    json_array_foreach(arr, i, e) {
+        tl_readers_index(path, sizeof path, "section_args", i);
+        const char *name;
+        size_t name_len;
+        int64_t t;
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_string(p, e, path, "name", 0, &name, &name_len) != 0 ||
+            tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0)
+            continue;
+        char *args = tl_readers_text(json_object_get(e, "args"));
+        if (args == NULL || tl_profile_add_event(p, t, name, name_len, args, strlen(args)) != 0)
+            tl_profile_warn(p, "%s: out of memory", path);
+        free(args);
+    }
+    int64_t n;
+    if (tl_readers_int(p, root, "", "section_args_dropped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p, "section_args_dropped: %lld sections' metadata beyond the collector's 100000 not kept",
+                        (long long)n);
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -1364,6 +1395,7 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
     tl_readers_tags(p, tl_readers_object(p, root, "", "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE));
     read_sampler(p, root);
     read_blocks(p, root);
+    read_section_args(p, root);
     read_system(p, root);
     read_problems(p, root);
     tl_profile_finish(p);
