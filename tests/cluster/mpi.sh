@@ -138,4 +138,32 @@ mrc=$?
 set -e
 [ "$mrc" -eq 2 ] && grep -q 'tally compare' "$work/compare.err" || fail "tally-mpi compare: exit $mrc, not pointed to tally compare"
 echo "ok: --help, compare"
+
+# A process that stops answering (SIGSTOP after its read, under a test-only
+# variable) ends the job after --timeout with a message naming it; the others
+# wait without spinning (CPU time well below the wall time).
+cd "$gset"
+set +e
+start=$(date +%s)
+TALLY_MPI_TEST_STOP_PROCESS=2 timeout 60 mpirun $root --oversubscribe -n 3 -x TALLY_MPI_TEST_STOP_PROCESS \
+    /usr/bin/time -f 'cpu %U %S wall %e' "$tmpi" report -q --timeout 4 . -o "$work/stopped.html" 2>"$work/stopped.err"
+mrc=$?
+set -e
+took=$(( $(date +%s) - start ))
+[ "$mrc" -ne 0 ] && [ "$mrc" -ne 124 ] || { cat "$work/stopped.err" >&2; fail "stopped process: exit $mrc (124: the job hung)"; }
+[ "$took" -lt 40 ] || fail "stopped process: the job ended after $took s, --timeout was 4"
+grep -q 'tally-mpi: process 0: process 2 sent nothing for 4 s while this one waited for its message (--timeout 4): it stopped answering; ending the job' \
+    "$work/stopped.err" || { cat "$work/stopped.err" >&2; fail "stopped process: not named"; }
+[ ! -e "$work/stopped.html" ] || fail "stopped process: a report was written"
+grep -q 'process 1: process 0 sent nothing' "$work/stopped.err" && fail "stopped process: process 0 blamed"
+awk '/^cpu / { if ($2 + $3 > 0.5 * $5) bad = 1; n++ } END { exit !(n > 0 && !bad) }' "$work/stopped.err" ||
+    fail "stopped process: the waiting processes spun ($(grep '^cpu ' "$work/stopped.err"))"
+# a bad --timeout is a usage error
+set +e
+run_mpi 2 report --timeout=0 . 2>"$work/timeout.err"
+mrc=$?
+set -e
+[ "$mrc" -eq 2 ] && grep -q -- '--timeout (or TALLY_MPI_TIMEOUT) takes seconds' "$work/timeout.err" ||
+    fail "--timeout=0: exit $mrc, not a usage error"
+echo "ok: a stopped process is named after --timeout"
 echo "tally-mpi agrees with tally"

@@ -30,6 +30,8 @@
 #include <errno.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,6 +55,36 @@ enum { TAG_SIZE = 1, TAG_DATA = 2 };
 
 static int g_rank, g_size;
 static int g_stderr = -1; /* a worker's real stderr while the command parses */
+double tl_mpi_timeout_s = TL_MPI_TIMEOUT_DEFAULT;
+
+void tl_mpi_wait(MPI_Request *req, int peer, const char *what)
+{
+    int done = 0;
+    double start = MPI_Wtime();
+    /* process 0 hears from every process and names the one that stopped; a
+     * process waiting for process 0 (which may itself be waiting for that
+     * one) gives it twice as long before it speaks */
+    double limit = g_rank != 0 && peer <= 0 ? 2 * tl_mpi_timeout_s : tl_mpi_timeout_s;
+    long ns = 20000;
+    for (;;) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done)
+            return;
+        if (MPI_Wtime() - start > limit)
+            break;
+        struct timespec t = { 0, ns };
+        nanosleep(&t, NULL);
+        ns = ns < 1000000 ? 2 * ns : 1000000;
+    }
+    tl_mpi_restore_stderr();
+    char who[32] = "a process";
+    if (peer >= 0)
+        snprintf(who, sizeof who, "process %d", peer);
+    fprintf(stderr, "tally-mpi: process %d: %s sent nothing for %.0f s while this one waited for %s "
+                    "(--timeout %.0f): it stopped answering; ending the job\n",
+            g_rank, who, limit, what, tl_mpi_timeout_s);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+}
 
 /* ---- a byte buffer and the records in it ----------------------------------- */
 
@@ -119,10 +151,13 @@ static int json_sink(void *ctx, const void *d, size_t n)
 static void send_bytes(const void *p, size_t n, int to)
 {
     uint64_t len = n;
-    MPI_Send(&len, 1, MPI_UINT64_T, to, TAG_SIZE, MPI_COMM_WORLD);
+    MPI_Request r;
+    MPI_Isend(&len, 1, MPI_UINT64_T, to, TAG_SIZE, MPI_COMM_WORLD, &r);
+    tl_mpi_wait(&r, to, "it to take a message");
     for (size_t off = 0; off < n; off += TL_MPI_CHUNK) {
         size_t k = n - off < TL_MPI_CHUNK ? n - off : TL_MPI_CHUNK;
-        MPI_Send((const char *)p + off, (int)k, MPI_BYTE, to, TAG_DATA, MPI_COMM_WORLD);
+        MPI_Isend((const char *)p + off, (int)k, MPI_BYTE, to, TAG_DATA, MPI_COMM_WORLD, &r);
+        tl_mpi_wait(&r, to, "it to take a message");
     }
 }
 
@@ -132,7 +167,9 @@ static void send_bytes(const void *p, size_t n, int to)
 static char *recv_bytes(size_t *n, int from)
 {
     uint64_t len = 0;
-    MPI_Recv(&len, 1, MPI_UINT64_T, from, TAG_SIZE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Request r;
+    MPI_Irecv(&len, 1, MPI_UINT64_T, from, TAG_SIZE, MPI_COMM_WORLD, &r);
+    tl_mpi_wait(&r, from, "its message");
     char *p = malloc(len ? len : 1);
     if (p == NULL) {
         fprintf(stderr, "tally-mpi: process %d: out of memory receiving %llu bytes from process %d\n", g_rank,
@@ -141,7 +178,8 @@ static char *recv_bytes(size_t *n, int from)
     }
     for (uint64_t off = 0; off < len; off += TL_MPI_CHUNK) {
         size_t k = len - off < TL_MPI_CHUNK ? (size_t)(len - off) : TL_MPI_CHUNK;
-        MPI_Recv(p + off, (int)k, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Irecv(p + off, (int)k, MPI_BYTE, from, TAG_DATA, MPI_COMM_WORLD, &r);
+        tl_mpi_wait(&r, from, "its message");
     }
     *n = (size_t)len;
     return p;
@@ -151,7 +189,9 @@ static char *recv_bytes(size_t *n, int from)
 static void bcast_buf(buf *b)
 {
     uint64_t len = b->len;
-    MPI_Bcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    MPI_Request r;
+    MPI_Ibcast(&len, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD, &r);
+    tl_mpi_wait(&r, g_rank == 0 ? -1 : 0, "the input list");
     if (g_rank != 0) {
         b->p = malloc(len ? len : 1);
         b->len = b->cap = b->p ? (size_t)len : 0;
@@ -164,7 +204,8 @@ static void bcast_buf(buf *b)
             fprintf(stderr, "tally-mpi: process %d: out of memory for the input list\n", g_rank);
             MPI_Abort(MPI_COMM_WORLD, 3);
         }
-        MPI_Bcast(b->p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD);
+        MPI_Ibcast(b->p + off, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+        tl_mpi_wait(&r, g_rank == 0 ? -1 : 0, "the input list");
     }
 }
 
@@ -482,7 +523,12 @@ static int unpack_partial(tl_partial *part, const char *p, size_t n, int *code, 
         *code = (int)c;
     char *raw = malloc(rawlen ? rawlen : 1);
     uLongf len = (uLongf)rawlen;
-    if (raw == NULL || uncompress((Bytef *)raw, &len, (const Bytef *)p + 16, (uLong)(n - 16)) != Z_OK ||
+    if (raw == NULL) {
+        fprintf(stderr, "tally-mpi: process %d: out of memory unpacking the partial of process %d (%llu bytes)\n",
+                g_rank, from, (unsigned long long)rawlen);
+        return -1;
+    }
+    if (uncompress((Bytef *)raw, &len, (const Bytef *)p + 16, (uLong)(n - 16)) != Z_OK ||
         len != rawlen) {
         fprintf(stderr, "tally-mpi: the partial of process %d could not be unpacked\n", from);
         free(raw);
@@ -568,8 +614,10 @@ static void *parse_worker(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (i >= j->l->n)
             return NULL;
-        const blob *b = &j->l->v[i];
+        blob *b = &j->l->v[i];
         j->bad[i] = unpack_partial(&j->parts[i], b->p, b->n, &j->codes[i], b->from) != 0;
+        free(b->p); /* parsed: its packed bytes are not held until the end */
+        b->p = NULL;
     }
 }
 
@@ -654,7 +702,7 @@ static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
     }
     /* Process 0: the others on this node are done and wait without spinning
      * (tally_mpi.c), so the parse may use every core here. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = tl_cli_cpus();
     if (cores > jobs)
         jobs = cores > 64 ? 64 : (int)cores;
     if (parse_all(agg, &held, jobs, code) != 0)
@@ -714,22 +762,33 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
             tl_run_add_unreadable(&run, all.errors[i].path, all.errors[i].what);
     double t0 = MPI_Wtime();
     tl_run_read_items(&run, &mine, &io);
-    double t_read = MPI_Wtime() - t0, t_read_max = 0;
-    unsigned long long my_bytes = run.bytes, all_bytes = 0;
-    MPI_Reduce(&t_read, &t_read_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&my_bytes, &all_bytes, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (g_rank == 0 && cli->progress)
-        fprintf(stderr, "tally-mpi: %zu inputs, %.1f MB read and analyzed by %d processes in %.3f s (slowest)\n",
-                all.n, (double)all_bytes / 1e6, g_size, t_read_max);
+    double t_read = MPI_Wtime() - t0;
+    /* Test only: this process stops answering after its read, as a process
+     * stopped by a signal or stuck on a filesystem would (tests/cluster/mpi.sh). */
+    const char *stop = getenv("TALLY_MPI_TEST_STOP_PROCESS");
+    if (stop != NULL && atoi(stop) == g_rank && g_rank != 0)
+        raise(SIGSTOP);
     t0 = MPI_Wtime();
+    /* the first message every process sends to process 0: one that stopped
+     * answering during its read is named here (tl_mpi_wait) */
     if (assign_ranks_globally(&run, global) != 0) {
         fprintf(stderr, "tally-mpi: process %d: out of memory assigning ranks\n", g_rank);
         code = TL_EXIT_NO_INPUT;
     }
-    unsigned long long usable = 0, total_usable = 0;
+    unsigned long long usable = 0;
     for (size_t i = 0; i < run.n; i++)
         usable += tl_profile_usable(run.profiles[i]);
-    MPI_Reduce(&usable, &total_usable, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* read time (slowest), bytes and usable profiles, reduced without spinning */
+    double tin[3] = { t_read, (double)run.bytes, (double)usable }, tout[3] = { 0, 0, 0 };
+    MPI_Request rq[2];
+    MPI_Ireduce(tin, tout, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &rq[0]);
+    tl_mpi_wait(&rq[0], -1, "the read times");
+    MPI_Ireduce(tin + 1, tout + 1, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &rq[1]);
+    tl_mpi_wait(&rq[1], -1, "the counts of profiles");
+    unsigned long long total_usable = (unsigned long long)tout[2];
+    if (g_rank == 0 && cli->progress)
+        fprintf(stderr, "tally-mpi: %zu inputs, %.1f MB read and analyzed by %d processes in %.3f s (slowest)\n",
+                all.n, tout[1] / 1e6, g_size, tout[0]);
 
     /* sessions with their final ranks; warnings are printed by process 0 */
     tl_cli quiet = *cli;

@@ -8,7 +8,25 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mpi.h>
+
 #include "cli.h"
+
+/* Seconds a process waits for another that sends nothing before it ends the
+ * job (tally-mpi --timeout, TALLY_MPI_TIMEOUT). A process that stops
+ * answering (stopped, swapping, on a hung filesystem) would otherwise hang
+ * the job forever. Long enough for a share of big traces to be read. */
+#define TL_MPI_TIMEOUT_DEFAULT 1800
+extern double tl_mpi_timeout_s;
+
+/* Wait for req to complete without spinning: MPI_Test, then sleeps from
+ * 20 us doubling to 1 ms, so a waiting process leaves its core to the
+ * readers (OpenMPI's blocking calls busy-poll). After tl_mpi_timeout_s
+ * seconds without completion (twice that on a process waiting for process
+ * 0, which names the process that stopped first) it prints "tally-mpi: process R: process P
+ * sent nothing for S s (WHAT; --timeout) ..." (peer -1: "a process") and
+ * ends the job with MPI_Abort (exit 3). */
+void tl_mpi_wait(MPI_Request *req, int peer, const char *what);
 
 /* Install the hook for this process (rank of size, MPI already initialized).
  * On processes other than 0, stderr is held back until the analysis starts,

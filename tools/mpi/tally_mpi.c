@@ -23,8 +23,10 @@
 #define TALLY_VERSION "unknown"
 #endif
 
-/* Threads per process when --jobs is not given: the node's cores shared by
- * the processes on it (mpirun -n 8 on 8 cores: one thread each). */
+/* Threads per process when --jobs is not given: the CPUs this process may
+ * use (its affinity mask and cgroup quota, tl_cli_cpus: a Slurm allocation's
+ * --cpus-per-task) shared by the processes of this job on its node that
+ * share them (mpirun -n 8 on 8 cores: one thread each). */
 static int default_jobs(void)
 {
     MPI_Comm node;
@@ -33,8 +35,9 @@ static int default_jobs(void)
         MPI_Comm_size(node, &local);
         MPI_Comm_free(&node);
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    long j = cores / (local > 0 ? local : 1);
+    long cores = tl_cli_cpus();
+    /* processes bound to a CPU each (srun --cpu-bind) see one CPU already */
+    long j = cores >= local ? cores / (local > 0 ? local : 1) : cores;
     return j < 1 ? 1 : j > 64 ? 64 : (int)j;
 }
 
@@ -51,10 +54,44 @@ static int has_jobs(int argc, char **argv)
 
 static int usage(FILE *out, int code)
 {
-    fprintf(out, "usage: tally-mpi report|summary|aggregate [options] INPUT...\n"
+    fprintf(out, "usage: tally-mpi report|summary|aggregate [--timeout SEC] [options] INPUT...\n"
                  "  run under mpirun or srun; options and outputs as in tally (see tally CMD --help).\n"
-                 "  Process 0 discovers the inputs and writes the outputs; the others read a share each.\n");
+                 "  Process 0 discovers the inputs and writes the outputs; the others read a share each.\n"
+                 "  --timeout SEC  end the job when a process sends nothing for SEC seconds while\n"
+                 "                 another waits for it (default %d; TALLY_MPI_TIMEOUT also sets it)\n",
+            TL_MPI_TIMEOUT_DEFAULT);
     return code;
+}
+
+/* --timeout SEC / --timeout=SEC (tally-mpi's own option) out of argv, into
+ * tl_mpi_timeout_s; TALLY_MPI_TIMEOUT gives the default. -1: a bad value. */
+static int take_timeout(int *argc, char **argv)
+{
+    const char *v = getenv("TALLY_MPI_TIMEOUT");
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) { /* the rest are inputs */
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (!strcmp(argv[i], "--timeout") && i + 1 < *argc)
+            v = argv[++i];
+        else if (!strncmp(argv[i], "--timeout=", 10))
+            v = argv[i] + 10;
+        else
+            argv[out++] = argv[i];
+    }
+    argv[out] = NULL;
+    *argc = out;
+    if (v == NULL)
+        return 0;
+    char *end;
+    double t = strtod(v, &end);
+    if (end == v || *end || !(t > 0) || t > 1e7)
+        return -1;
+    tl_mpi_timeout_s = t;
+    return 0;
 }
 
 static int run(int rank, int argc, char **argv, int jobs_default)
@@ -113,18 +150,12 @@ static int run(int rank, int argc, char **argv, int jobs_default)
 static void final_code(int *rc)
 {
     MPI_Request req;
-    int done = 0;
     if (MPI_Ibcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS) {
         MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
         return;
     }
-    while (!done) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done) {
-            struct timespec ms = { 0, 1000000 };
-            nanosleep(&ms, NULL);
-        }
-    }
+    /* process 0's render can take a while: its exit code, not its silence */
+    tl_mpi_wait(&req, 0, "its exit code");
 }
 
 int main(int argc, char **argv)
@@ -140,7 +171,14 @@ int main(int argc, char **argv)
     tl_mpi_setup(rank, size);
     /* Collective: every process computes it before any can return early. */
     int jobs_default = default_jobs();
-    int rc = run(rank, argc, argv, jobs_default);
+    int rc;
+    if (take_timeout(&argc, argv) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "tally-mpi: --timeout (or TALLY_MPI_TIMEOUT) takes seconds, more than 0\n");
+        rc = TL_EXIT_USAGE;
+    } else {
+        rc = run(rank, argc, argv, jobs_default);
+    }
     tl_mpi_restore_stderr();
     /* Every process exits with process 0's code, so mpirun's and srun's
      * status is the command's. */
