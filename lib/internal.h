@@ -507,6 +507,11 @@ typedef struct tl_provider {
 #define TL_MAX_TAGS 64
 #define TL_MAX_INSTANTS 100000
 #define TL_MAX_BLOCKS 100000   /* blocks kept (tally_block_begin/end); more are counted */
+#define TL_MAX_RATES 32        /* counter rates (tally_counter_rate) */
+
+typedef struct tl_rate {
+    char name[128], hits[128], misses[128];
+} tl_rate;
 
 typedef struct tl_block {
     uint64_t t0, dur;          /* ticks */
@@ -537,6 +542,8 @@ typedef struct tl_global {
     /* section_args.c, under lock: metadata of sections */
     tl_instant *sargs; size_t nsargs, sargs_cap;
     uint64_t sargs_dropped, sargs_orphans;
+    /* counter_rates.c, under lock */
+    tl_rate rates[TL_MAX_RATES]; int nrates;
     char sample_text[64], gpus_text[128], preset[16];
     char schedule_text[128];
     tl_schedule schedule;
@@ -608,6 +615,8 @@ void tl_blocks_atfork_child(void);
 void tl_sargs_write_report(tl_json *j, double ns_per_tick);
 void tl_sargs_write_trace(tl_json *j, double ns_per_tick, int pid);
 void tl_sargs_atfork_child(void);
+/* counter_rates.c: the report's "counter_rates" (under tl_g.lock). */
+void tl_rates_write_report(tl_json *j, const tl_merged *m);
 
 /* ---- outpath.c: the output directory and the run's file stem ----------- */
 

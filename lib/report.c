@@ -374,6 +374,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     write_dur_stats(j, m->stats[TL_ITERATION], m->nnames, m->ns_per_tick, 1);
     tl_json_key(j, "counters");
     write_counters(j, m);
+    tl_rates_write_report(j, m);
     tl_json_key(j, "memory_snapshots");
     write_snapshots(j, m);
     tl_json_key(j, "events");

@@ -296,6 +296,18 @@ TALLY_API void tally_iteration_end(const char *name);
 TALLY_API void tally_counter(const char *name, double value);
 
 /*
+ * Register the rate named name (e.g. "kv_cache.hit_rate") of the counter
+ * pair hits and misses (two counters the program records with
+ * tally_counter(), e.g. "kv_cache.hits" and "kv_cache.misses"): the report's
+ * counter_rates gives rate = sum(hits) / (sum(hits) + sum(misses)) over every
+ * thread (null while both are 0), and tally shows it with the counters.
+ * Registering a name again replaces its pair. At most 32 rates; names up to
+ * 127 bytes. Returns 0, TALLY_EFULL or TALLY_EINVAL. Thread-safe; any time,
+ * also before tally_init().
+ */
+TALLY_API int tally_counter_rate(const char *name, const char *hits, const char *misses);
+
+/*
  * Record an instant event named name with arguments args_json, a JSON object
  * such as "{\"epoch\":3}" (NULL for none). The text is copied; text that is
  * not a JSON object is kept as {"text": "..."}. Not for the hot path: it
@@ -520,6 +532,7 @@ TALLY_API extern int tally__gate;
 #define tally_block_end() ((void)0)
 #define tally_begin_args(name, args) ((void)0)
 #define tally_section_args(args) ((void)0)
+#define tally_counter_rate(name, hits, misses) (0)
 #define tally_memory_snapshot(label) ((void)0)
 #define tally_provider_put(sink, key, bytes) ((void)0)
 #define tally_register_memory_provider(name, fn, user) (0)

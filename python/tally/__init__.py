@@ -45,6 +45,7 @@ import sys as _sys
 from . import _tally
 from ._tally import (
     counter,
+    counter_rate,
     current,
     enabled,
     flush,
@@ -65,6 +66,7 @@ __all__ = [
     "block",
     "stage",
     "section_args",
+    "counter_rate",
     "memory_snapshot",
     "counter",
     "event",

@@ -561,6 +561,21 @@ static PyObject *py_set_rank(PyObject *m, PyObject *args, PyObject *kwds)
     Py_RETURN_NONE;
 }
 
+/* counter_rate(name, hits, misses): tally_counter_rate. */
+static PyObject *py_counter_rate(PyObject *m, PyObject *args)
+{
+    const char *name, *hits, *misses;
+    if (!PyArg_ParseTuple(args, "sss:counter_rate", &name, &hits, &misses))
+        return NULL;
+    int rc = tally_counter_rate(name, hits, misses);
+    if (rc != 0) {
+        PyErr_SetString(PyExc_ValueError, rc == TALLY_EFULL ? "counter_rate(): at most 32 rates"
+                                                            : "counter_rate(): empty name or a name over 127 bytes");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* section_args(args_json): tally_section_args, the metadata of the thread's
  * innermost open section (tally.stage and tally.section_args of __init__.py). */
 static PyObject *py_section_args(PyObject *m, PyObject *args)
@@ -897,6 +912,8 @@ static PyMethodDef module_methods[] = {
     { "block_begin", py_block_begin, METH_VARARGS,
       "block_begin(frames=-1.0)\n--\n\nOpen a block of a block-wise generation that makes frames frames." },
     { "block_end", py_block_end, METH_NOARGS, "block_end()\n--\n\nClose the open block." },
+    { "counter_rate", py_counter_rate, METH_VARARGS,
+      "counter_rate(name, hits, misses)\n--\n\nThe report gives name = hits / (hits + misses) of two counters." },
     { "section_args", py_section_args, METH_VARARGS,
       "section_args(args_json)\n--\n\nAttach a JSON object to the innermost open section of this thread." },
     { "flush", py_flush, METH_NOARGS,

@@ -627,6 +627,42 @@ class TestSectionArgs(ModuleTest):
         self.assertIn("720p", text)
 
 
+class TestCounterRate(ModuleTest):
+    """tally.counter_rate (tally_counter_rate): a hit rate from a counter pair (issue 36)."""
+
+    def test_hit_rate(self):
+        r = self.run_script("""
+            import threading, tally
+            tally.counter_rate("kv_cache.hit_rate", "kv_cache.hits", "kv_cache.misses")
+            tally.counter_rate("empty.rate", "empty.hits", "empty.misses")   # never recorded: null
+            def lookups(hits, misses):
+                for _ in range(hits):
+                    tally.counter("kv_cache.hits", 1)
+                for _ in range(misses):
+                    tally.counter("kv_cache.misses", 1)
+            t = threading.Thread(target=lookups, args=(30, 10))
+            t.start(); lookups(60, 0); t.join()
+            try:
+                tally.counter_rate("", "a", "b")
+            except ValueError as e:
+                print("error", e)
+        """)
+        self.assertIn("error counter_rate(): empty name or a name over 127 bytes", r.stdout)
+        rep = self.report()
+        rates = {x["name"]: x for x in rep["counter_rates"]}
+        kv = rates["kv_cache.hit_rate"]
+        self.assertEqual((kv["hits"], kv["misses"], kv["hits_total"], kv["misses_total"]),
+                         ("kv_cache.hits", "kv_cache.misses", 90, 10))
+        self.assertAlmostEqual(kv["rate"], 0.9)
+        self.assertIsNone(rates["empty.rate"]["rate"])
+        summary = subprocess.run([TALLY_CLI, "summary", "--quiet", self.out], capture_output=True, text=True,
+                                 timeout=120)
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        line = [x for x in summary.stdout.splitlines() if "kv_cache.hit_rate" in x]
+        self.assertEqual(len(line), 1, summary.stdout)
+        self.assertIn("0.9", line[0])
+
+
 class TestTorchProvider(ModuleTest):
     FAKE_TORCH = '''
         class _Cuda:

@@ -4,11 +4,13 @@
  * beyond the cap) and the trace's block events, checked against each other
  * by check_outputs.py. FPS and the first-block delay that tally reads from
  * them are tested in tests/python (TestBlocks) and the demo. And the
- * metadata of sections (lib/section_args.c, tally_begin_args).
+ * metadata of sections (lib/section_args.c, tally_begin_args) and the rates
+ * of counter pairs (lib/counter_rates.c, tally_counter_rate).
  */
 #include "collector_test_util.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -158,12 +160,66 @@ static void test_section_args(void **state)
     tt_end(&s);
 }
 
+/* tally_counter_rate: registered before init, summed over threads, replaced
+ * when registered again; misuse refused. */
+static void *misses_thread(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 25; i++)
+        tally_counter("cache.misses", 1);
+    return NULL;
+}
+
+static int body_rates(void *arg)
+{
+    (void)arg;
+    TT_REQUIRE(tally_counter_rate("cache.hit_rate", "cache.hits", "wrong") == 0);
+    TT_REQUIRE(tally_counter_rate("cache.hit_rate", "cache.hits", "cache.misses") == 0); /* replaces */
+    TT_REQUIRE(tally_counter_rate("", "a", "b") == TALLY_EINVAL);
+    TT_REQUIRE(tally_counter_rate("x", NULL, "b") == TALLY_EINVAL);
+    char many[16];
+    for (int i = 0; i < 31; i++) {
+        snprintf(many, sizeof many, "r%d", i);
+        TT_REQUIRE(tally_counter_rate(many, "h", "m") == 0);
+    }
+    TT_REQUIRE(tally_counter_rate("one_too_many", "h", "m") == TALLY_EFULL);
+    pthread_t th;
+    TT_REQUIRE(pthread_create(&th, NULL, misses_thread, NULL) == 0);
+    tally_counter("cache.hits", 50);
+    tally_counter("cache.hits", 25);
+    pthread_join(th, NULL);
+    return 0;
+}
+
+static void test_counter_rates(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, NULL, body_rates, NULL), 0);
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *rates = json_object_get(r, "counter_rates");
+    assert_int_equal(json_array_size(rates), 32);
+    json_t *c = tt_find(rates, "name", "cache.hit_rate");
+    assert_non_null(c);
+    assert_string_equal(tt_str(c, "misses"), "cache.misses");
+    assert_true(tt_num(c, "hits_total") == 75);
+    assert_true(tt_num(c, "misses_total") == 25);
+    assert_true(tt_num(c, "rate") == 0.75);
+    assert_true(json_is_null(json_object_get(tt_find(rates, "name", "r0"), "rate")));
+    json_decref(r);
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_blocks, tt_teardown),
         cmocka_unit_test_teardown(test_blocks_cap, tt_teardown),
         cmocka_unit_test_teardown(test_section_args, tt_teardown),
+        cmocka_unit_test_teardown(test_counter_rates, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

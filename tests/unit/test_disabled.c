@@ -75,6 +75,7 @@ static void test_every_macro(void **state)
     tally_block_end();
     tally_begin_args(name_of("s"), name_of("{}"));
     tally_section_args(name_of("{}"));
+    assert_int_equal(tally_counter_rate(name_of("r"), name_of("h"), name_of("m")), 0);
     tally_reading cur = { 0 };
     assert_int_equal(tally_current(&cur), TALLY_ESTATE);
     (void)cur;

@@ -927,6 +927,47 @@ static void read_events(tl_profile *p, const json_t *root)
     }
 }
 
+/* counter_rates[] (tally_counter_rate): each rate, hits / (hits + misses)
+ * of a counter pair, as a counter of its own name with that one value (0 to
+ * 1), so every table of counters shows it beside its pair. */
+static void read_counter_rates(tl_profile *p, const json_t *root)
+{
+    const json_t *arr = tl_readers_array(p, root, "", "counter_rates", TL_RD_OPTIONAL);
+    size_t i;
+    const json_t *e;
+    char path[160];
+    json_array_foreach(arr, i, e) {
+        const char *name;
+        size_t name_len;
+        double rate;
+        tl_readers_index(path, sizeof path, "counter_rates", i);
+        if (!json_is_object(e)) {
+            tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
+            continue;
+        }
+        if (tl_readers_string(p, e, path, "name", 0, &name, &name_len) != 0 ||
+            tl_readers_number(p, e, path, "rate", TL_RD_NULLABLE, &rate) < 0)
+            continue;
+        if (isnan(rate))
+            continue; /* nothing looked up */
+        if (!(rate >= 0 && rate <= 1)) {
+            tl_profile_warn(p, "%s: rate %g is not a share from 0 to 1; left out", path, rate);
+            continue;
+        }
+        tl_counter *c = tl_profile_counter(p, name, name_len);
+        if (c == NULL) {
+            tl_profile_warn(p, "%s: out of memory", path);
+            continue;
+        }
+        if (c->v.count != 0) {
+            tl_profile_warn(p, "%s: a counter of this name exists; the rate is left out", path);
+            continue;
+        }
+        c->source = TL_COUNTER_USER;
+        tl_value_stat_add(&c->v, rate, 0);
+    }
+}
+
 /* section_args[] (tally_begin_args): a section's metadata, shown with the
  * events (at the section's start, under its name). */
 static void read_section_args(tl_profile *p, const json_t *root)
@@ -1390,6 +1431,7 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
     read_durations(p, root, "sections", "section", 0);
     read_durations(p, root, "iterations", "iteration", 1);
     read_counters(p, root);
+    read_counter_rates(p, root);
     read_snapshots(p, root);
     read_events(p, root);
     tl_readers_tags(p, tl_readers_object(p, root, "", "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE));
