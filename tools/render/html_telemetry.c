@@ -26,12 +26,17 @@
 /* Step marks drawn in one chart (every k-th step beyond). */
 #define TL_HTML_TEL_MARKS 64
 
-/* The columns: GPU series, then the host's CPU (the process's, else the system's). */
-enum { COL_UTIL, COL_MEM, COL_TEMP, COL_POWER, COL_CPU, NCOLS };
+/* The columns: GPU series, then the host's CPU (the process's, else the
+ * system's) and disk reads. A column is drawn only when a rank has its series
+ * (the SM clock and disk reads: libtally's sampler). */
+enum { COL_UTIL, COL_MEM, COL_TEMP, COL_POWER, COL_CLOCK, COL_CPU, COL_DISK, NCOLS };
 static const int col_kind[NCOLS] = { TL_SERIES_GPU_UTIL, TL_SERIES_GPU_MEM, TL_SERIES_GPU_TEMP, TL_SERIES_GPU_POWER,
-                                     TL_SERIES_CPU };
+                                     TL_SERIES_GPU_SM_CLOCK, TL_SERIES_CPU, TL_SERIES_DISK_READ };
 static const char *const col_title[NCOLS] = { "GPU utilization", "GPU memory used", "GPU temperature", "GPU power",
-                                              "CPU" };
+                                              "GPU SM clock", "CPU", "Disk read" };
+
+/* A column of the host (one chart a rank), not of each GPU. */
+static int col_host(int c) { return c == COL_CPU || c == COL_DISK; }
 
 static int kind_of_col(const tl_aggregate *a, int c)
 {
@@ -219,7 +224,8 @@ static void charts(tl_html *h)
             const tl_rank_result *r = &a->ranks[i];
             int64_t dev[TL_HTML_TEL_ROWS];
             size_t ndev = gpus_of(a, r, &p, (int)k, dev, TL_HTML_TEL_ROWS);
-            int host = show[COL_CPU] && rank_has_host(a, r, &p, (int)k, kinds[COL_CPU]);
+            int host = (show[COL_CPU] && rank_has_host(a, r, &p, (int)k, kinds[COL_CPU])) ||
+                       (show[COL_DISK] && rank_has_host(a, r, &p, (int)k, kinds[COL_DISK]));
             size_t nrows = ndev ? ndev : (size_t)host;
             for (size_t d = 0; d < nrows; d++, total++) {
                 if (rows == TL_HTML_TEL_ROWS)
@@ -238,7 +244,7 @@ static void charts(tl_html *h)
                 for (int c = 0; c < NCOLS; c++) {
                     if (!show[c])
                         continue;
-                    if (c == COL_CPU)
+                    if (col_host(c))
                         d == 0 ? cell(&cc, c, kinds[c], -1, ymax[c], label) : (void)fputs("<td></td>", h->f);
                     else if (ndev)
                         cell(&cc, c, kinds[c], dev[d], ymax[c], label);
