@@ -15,6 +15,7 @@
 #include "gzip_source.h"
 #include "read_mem_timeline.h"
 #include "read_nsys.h"
+#include "read_stacks.h"
 #include "read_trace.h"
 #include "report_readers.h"
 #include "sniff.h"
@@ -338,6 +339,11 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (prefix[i] == '{') {
         read_report(p, &r, opt);
+        tl_gzip_source_finish(&g);
+        note_gzip(p, &g, opt->limits.max_input_bytes);
+    } else if (tl_bytes_look_like_stacks(prefix + i, n - i)) {
+        /* torch.profiler's export_stacks text: "frame;frame;frame value" lines */
+        tl_read_stacks(p, replay_read, &r);
         tl_gzip_source_finish(&g);
         note_gzip(p, &g, opt->limits.max_input_bytes);
     } else if (tl_bytes_are_sqlite(prefix, n)) {

@@ -36,6 +36,7 @@ const char *tl_format_name(int format)
     case TL_FMT_AGGREGATE: return "tally-aggregate";
     case TL_FMT_NSYS: return "nsys-sqlite";
     case TL_FMT_MEM_TIMELINE: return "torch-memory-timeline";
+    case TL_FMT_STACKS: return "torch-stacks";
     default: return "unknown";
     }
 }

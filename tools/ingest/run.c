@@ -376,12 +376,12 @@ static void pair_companions(tl_run *run)
         if (reports == 1 && traces == 1)
             trace->id.companion_of = strdup(r->id.path);
     }
-    /* torch.profiler's export_memory_timeline JSON beside the trace the same
-     * profiler exported (export_chrome_trace): one process, when the folder
-     * holds one such trace and one timeline */
+    /* torch.profiler's export_memory_timeline JSON or export_stacks text
+     * beside the trace the same profiler exported (export_chrome_trace): one
+     * process, when the folder holds one such trace and one such file */
     for (size_t k = 0; k < run->n; k++) {
         tl_profile *m = run->profiles[k];
-        if (!tl_profile_usable(m) || m->id.format != TL_FMT_MEM_TIMELINE)
+        if (!tl_profile_usable(m) || (m->id.format != TL_FMT_MEM_TIMELINE && m->id.format != TL_FMT_STACKS))
             continue;
         const tl_profile *trace = NULL;
         size_t traces = 0, timelines = 0;
@@ -389,7 +389,7 @@ static void pair_companions(tl_run *run)
             const tl_profile *t = run->profiles[i];
             if (!tl_profile_usable(t) || !tl_identity_same_folder(m->id.path, t->id.path, 1))
                 continue;
-            timelines += t->id.format == TL_FMT_MEM_TIMELINE;
+            timelines += t->id.format == m->id.format;
             if (t->id.format == TL_FMT_KINETO) {
                 traces++;
                 trace = t;

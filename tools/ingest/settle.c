@@ -100,10 +100,11 @@ static int pair_split_companions(tl_session *v, size_t n)
                 return -1;
         }
     }
-    /* a PyTorch memory timeline beside its trace, read apart (run.c pairs it when read together) */
+    /* a PyTorch memory timeline or stacks file beside its trace, read apart
+     * (run.c pairs it when read together) */
     for (size_t k = 0; k < n; k++) {
         tl_session *m = &v[k];
-        if (m->id.format != TL_FMT_MEM_TIMELINE || !tl_identity_is_session(&m->id))
+        if ((m->id.format != TL_FMT_MEM_TIMELINE && m->id.format != TL_FMT_STACKS) || !tl_identity_is_session(&m->id))
             continue;
         const tl_session *trace = NULL;
         size_t traces = 0, timelines = 0;
@@ -111,7 +112,7 @@ static int pair_split_companions(tl_session *v, size_t n)
             const tl_session *t = &v[i];
             if (!tl_identity_is_session(&t->id) || !tl_identity_same_folder(m->id.path, t->id.path, 0))
                 continue;
-            timelines += t->id.format == TL_FMT_MEM_TIMELINE;
+            timelines += t->id.format == m->id.format;
             if (t->id.format == TL_FMT_KINETO) {
                 traces++;
                 trace = t;
