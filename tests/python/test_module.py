@@ -528,6 +528,44 @@ class TestCurrent(ModuleTest):
         self.assertEqual(rep["config"]["sample"], "cpu,memory,disk")
         self.assertEqual(rep["sampler"]["readings"], "cpu,memory,disk")
 
+    def test_disk_read_collapse_is_a_compare_row(self):
+        """FramePack's SSD story: the same load reading 100 MiB per 50 ms step in the baseline and
+        10 MiB in the candidate is a 'worse' row of tally compare (about -90 %)."""
+        script = """
+            import os, sys, time, tally
+            io = sys.argv[1] + "/self/io"
+            rd = 0
+            for step in range(12):
+                with tally.iteration("step"):
+                    with tally.section("load_weights"):
+                        rd += int(sys.argv[2])
+                        with open(io + ".t", "w") as f:
+                            f.write(f"read_bytes: {rd}\\nwrite_bytes: 0\\n")
+                        os.rename(io + ".t", io)
+                        time.sleep(0.05)
+        """
+        outs = []
+        for side, per_step in (("base", 100 << 20), ("cand", 10 << 20)):
+            proc = os.path.join(self.dir, side, "proc")
+            os.makedirs(os.path.join(proc, "self"))
+            with open(os.path.join(proc, "self", "io"), "w") as f:
+                f.write("read_bytes: 0\nwrite_bytes: 0\n")
+            out = os.path.join(self.dir, side, "out")
+            self.run_script(script, name="load", args=(proc, str(per_step)),
+                            env={"TALLY_OUTPUT_DIR": out, "TALLY_SAMPLE_MS": "10", "TALLY_SAMPLE": "cpu,disk",
+                                 "TALLY_PROC_ROOT": proc})
+            outs.append(out)
+        cmp_path = os.path.join(self.dir, "compare.json")
+        r = subprocess.run([TALLY_CLI, "compare", "--quiet", *outs, "--json", cmp_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = [m for m in load(cmp_path)["metrics"] if m["metric"] == "telemetry.disk_read_bytes_per_s.mean"][0]
+        self.assertEqual((row["better"], row["change"]), ("higher", "worse"))
+        self.assertAlmostEqual(row["delta_pct"], -90, delta=5)
+        # the baseline read about 100 MiB per 50 ms: about 2 GiB/s (sleeps only lengthen a step)
+        self.assertGreater(row["baseline"], 1.2 * 2**30)
+        self.assertLess(row["baseline"], 2.2 * 2**30)
+
     def test_sampler_off_gives_none(self):
         r = self.run_script("""
             import tally

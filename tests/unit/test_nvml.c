@@ -306,7 +306,8 @@ static void test_nvml_hangs(void **state)
     }
 }
 
-/* 200 ms a call (a whole reading of 2 devices: 19 calls, 3.8 s): a snapshot
+/* 200 ms a call (a whole reading of 2 devices: 25 calls, 5 s; the base clocks
+ * once more): a snapshot
  * waits TL_NVML_WAIT_MS at most, not the reading (on the old code, >= 3.4 s
  * each), and NVML is slow, not abandoned. */
 static void test_nvml_slow(void **state)
