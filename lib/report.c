@@ -183,6 +183,16 @@ static void write_events(tl_json *j, const tl_merged *m)
     tl_json_array_end(j);
 }
 
+/* key: text, or null when text is "" (not set) */
+static void kv_text_or_null(tl_json *j, const char *key, const char *text)
+{
+    tl_json_key(j, key);
+    if (text[0])
+        tl_json_string(j, text);
+    else
+        tl_json_null(j);
+}
+
 static void write_sampler(tl_json *j, const tl_merged *m)
 {
     tl_sample_point *pts;
@@ -201,11 +211,7 @@ static void write_sampler(tl_json *j, const tl_merged *m)
     tl_json_kv_int(j, "gpu_interval_ms", sc->gpu_ms);
     tl_json_kv_int(j, "host_interval_ms", sc->host_ms);
     tl_json_kv_string(j, "readings", tl_g.sample_text);
-    tl_json_key(j, "gpus");
-    if (tl_g.gpus_text[0])
-        tl_json_string(j, tl_g.gpus_text);
-    else
-        tl_json_null(j);
+    kv_text_or_null(j, "gpus", tl_g.gpus_text);
     if (info.gpu_status[0])
         tl_json_kv_string(j, "gpu_status", info.gpu_status);
     if (info.disk_status[0])
@@ -340,18 +346,10 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     tl_json_kv_int(j, "sample_gpu_ms", tl_g.sampler.gpu_ms);
     tl_json_kv_int(j, "sample_cpu_ms", tl_g.sampler.host_ms);
     tl_json_kv_string(j, "sample", tl_g.sample_text);
-    tl_json_key(j, "gpus");
-    if (tl_g.gpus_text[0])
-        tl_json_string(j, tl_g.gpus_text);
-    else
-        tl_json_null(j);
+    kv_text_or_null(j, "gpus", tl_g.gpus_text);
     tl_json_kv_int(j, "sample_points", tl_g.sampler.budget);
     tl_json_kv_int(j, "flush_s", tl_g.sampler.flush_s);
-    tl_json_key(j, "preset");
-    if (tl_g.preset[0])
-        tl_json_string(j, tl_g.preset);
-    else
-        tl_json_null(j);
+    kv_text_or_null(j, "preset", tl_g.preset);
     tl_json_object_end(j);
 
     tl_json_kv_int(j, "steps", atomic_load(&tl_g.steps));

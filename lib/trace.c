@@ -199,6 +199,20 @@ static void write_instants(tl_json *j, const tl_merged *m)
     }
 }
 
+/* One counter ("C") event of the sampler (tid 0) with one or two values (k2 NULL: one). */
+static void sampler_counter(tl_json *j, const char *name, double ts, const char *k1, double v1, const char *k2,
+                            double v2)
+{
+    event_head(j, "C", "sampler", name, 0, ts);
+    tl_json_key(j, "args");
+    tl_json_object_begin(j);
+    tl_json_kv_double(j, k1, v1);
+    if (k2 != NULL)
+        tl_json_kv_double(j, k2, v2);
+    tl_json_object_end(j);
+    tl_json_object_end(j);
+}
+
 static void write_sampler(tl_json *j, const tl_merged *m)
 {
     tl_sample_point *pts;
@@ -207,40 +221,15 @@ static void write_sampler(tl_json *j, const tl_merged *m)
     for (size_t i = 0; i < n; i++) {
         const tl_sample_point *p = &pts[i];
         double ts = us(p->ticks, m);
-        if (p->has & TL_SAMPLE_CPU) {
-            event_head(j, "C", "sampler", "cpu_pct", 0, ts);
-            tl_json_key(j, "args");
-            tl_json_object_begin(j);
-            tl_json_kv_double(j, "cpu_pct", round(p->cpu_pct * 100) / 100);
-            tl_json_object_end(j);
-            tl_json_object_end(j);
-        }
-        if (p->has & TL_SAMPLE_MEMORY) {
-            event_head(j, "C", "sampler", "memory_bytes", 0, ts);
-            tl_json_key(j, "args");
-            tl_json_object_begin(j);
-            tl_json_kv_double(j, "rss", p->rss);
-            tl_json_kv_double(j, "system_available", p->sys_available);
-            tl_json_object_end(j);
-            tl_json_object_end(j);
-        }
-        if (p->has & TL_SAMPLE_LOAD) {
-            event_head(j, "C", "sampler", "load1", 0, ts);
-            tl_json_key(j, "args");
-            tl_json_object_begin(j);
-            tl_json_kv_double(j, "load1", p->load1);
-            tl_json_object_end(j);
-            tl_json_object_end(j);
-        }
-        if (p->has & TL_SAMPLE_DISK) {
-            event_head(j, "C", "sampler", "disk_bytes_per_s", 0, ts);
-            tl_json_key(j, "args");
-            tl_json_object_begin(j);
-            tl_json_kv_double(j, "read", round(p->disk_read_bps));
-            tl_json_kv_double(j, "write", round(p->disk_write_bps));
-            tl_json_object_end(j);
-            tl_json_object_end(j);
-        }
+        if (p->has & TL_SAMPLE_CPU)
+            sampler_counter(j, "cpu_pct", ts, "cpu_pct", round(p->cpu_pct * 100) / 100, NULL, 0);
+        if (p->has & TL_SAMPLE_MEMORY)
+            sampler_counter(j, "memory_bytes", ts, "rss", p->rss, "system_available", p->sys_available);
+        if (p->has & TL_SAMPLE_LOAD)
+            sampler_counter(j, "load1", ts, "load1", p->load1, NULL, 0);
+        if (p->has & TL_SAMPLE_DISK)
+            sampler_counter(j, "disk_bytes_per_s", ts, "read", round(p->disk_read_bps), "write",
+                            round(p->disk_write_bps));
         for (int g = 0; g < p->ngpus; g++) {
             char name[32];
             const tl_gpu_reading *gr = &p->gpus[g];
