@@ -628,13 +628,21 @@ static int write_one(tl_output *o, const char *path, int gzip, int own, int (*fn
 {
     /* a name of our own (not TALLY_REPORT_PATH/TALLY_TRACE_PATH): never a
      * link or a device someone planted in a shared output directory */
-    unsigned flags = (gzip ? TL_OUTPUT_GZIP : 0) | (own ? TL_OUTPUT_OWN_NAME : 0);
+    unsigned flags = own ? TL_OUTPUT_OWN_NAME : 0;
     if (tl_output_open(o, path, flags, NULL, NULL) != 0)
         return TALLY_EIO;
-    tl_json j;
-    tl_json_init(&j, tl_output_write, o);
-    int rc = fn(&j, m);
-    if (tl_json_finish(&j) != 0 || rc != 0) {
+    /* gzip: compressed here at level 1 (gzip_writer.c), not by the output */
+    tl_gzip *gz = gzip ? tl_gzip_open(o) : NULL;
+    int rc = gzip && gz == NULL ? -1 : 0;
+    if (rc == 0) {
+        tl_json j;
+        tl_json_init(&j, gz ? tl_gzip_write : tl_output_write, gz ? (void *)gz : (void *)o);
+        rc = fn(&j, m);
+        if (tl_json_finish(&j) != 0 || rc != 0 || (gz != NULL && tl_gzip_finish(gz) != 0))
+            rc = -1;
+    }
+    tl_gzip_free(gz);
+    if (rc != 0) {
         char why[128];
         snprintf(o->err, sizeof o->err, "%s: write failed: %s", path,
                  strerror_r(errno ? errno : EIO, why, sizeof why));

@@ -603,6 +603,16 @@ void tl_merged_release(tl_merged *m);
 
 int tl_report_write(tl_json *j, const tl_merged *m);
 int tl_trace_write(tl_json *j, const tl_merged *m);
+
+/* gzip_writer.c: a gzip stream into an output opened without TL_OUTPUT_GZIP
+ * (isa-l's level 1, else zlib's level 1). tl_gzip_write is a tl_json sink;
+ * tl_gzip_finish ends the stream (0 or -1, errno set); free in any case. */
+typedef struct tl_gzip tl_gzip;
+tl_gzip *tl_gzip_open(tl_output *out);
+int tl_gzip_write(void *gz, const void *buf, size_t len);
+int tl_gzip_finish(tl_gzip *gz);
+void tl_gzip_free(tl_gzip *gz);
+const char *tl_gzip_method(void); /* "isa-l level 1" or "zlib level 1" */
 void tl_summary_print(FILE *out, const tl_merged *m);
 /* Ids of names with data in stats[nnames], by total time descending (malloc'd). */
 uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n);

@@ -243,6 +243,19 @@ void tl_json_raw_element(tl_json *j, const char *text, size_t n)
     tl_json_write(j, text, n);
 }
 
+char *tl_json_element_begin(tl_json *j, size_t n)
+{
+    sep(j);
+    if (n > sizeof j->buf - j->len)
+        flush_buf(j);
+    return j->buf + j->len;
+}
+
+void tl_json_element_end(tl_json *j, size_t used)
+{
+    j->len += used;
+}
+
 void tl_json_raw(tl_json *j, const char *text)
 {
     sep(j);

@@ -49,6 +49,11 @@ void tl_json_raw(tl_json *j, const char *text);
 /* Insert an already-formatted element of n bytes (a value) with its separator:
  * for hand-formatted hot loops. */
 void tl_json_raw_element(tl_json *j, const char *text, size_t n);
+/* Room for one element of at most n bytes (n <= the buffer, 64 KiB) after its
+ * separator: format it at the pointer returned, then say how many bytes it
+ * took with tl_json_element_end. Saves a copy per element in hot loops. */
+char *tl_json_element_begin(tl_json *j, size_t n);
+void tl_json_element_end(tl_json *j, size_t used);
 /* Write raw bytes with no separator logic. */
 void tl_json_write(tl_json *j, const void *p, size_t n);
 
