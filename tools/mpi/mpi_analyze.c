@@ -25,6 +25,8 @@
  * an exit code. Progress is shown by process 0 only.
  */
 #define _GNU_SOURCE
+#include <mpi.h> /* before mpi_analyze.h: its MPI declarations */
+
 #include "mpi_analyze.h"
 
 #include <errno.h>

@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <mpi.h>
-
 #include "cli.h"
 
 /* Seconds a process waits for another that sends nothing before it ends the
@@ -26,7 +24,9 @@ extern double tl_mpi_timeout_s;
  * 0, which names the process that stopped first) it prints "tally-mpi: process R: process P
  * sent nothing for S s (WHAT; --timeout) ..." (peer -1: "a process") and
  * ends the job with MPI_Abort (exit 3). */
+#ifdef MPI_VERSION /* mpi.h included before this header (shares.c's test builds without MPI) */
 void tl_mpi_wait(MPI_Request *req, int peer, const char *what);
+#endif
 
 /* Install the hook for this process (rank of size, MPI already initialized).
  * On processes other than 0, stderr is held back until the analysis starts,
