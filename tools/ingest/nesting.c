@@ -445,19 +445,28 @@ static void buffer_push(tl_nest *n, const tl_nest_item *e)
     n->nheap++;
 }
 
-void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat)
+/* Room for one more item in the reorder buffer (the earliest placed when it
+ * is full); 0, or -1 when the nesting is broken. */
+static int make_room(tl_nest *n)
 {
     if (n->broken)
-        return;
+        return -1;
     if (n->heap == NULL && (n->heap = malloc(TL_NEST_REORDER * sizeof *n->heap)) == NULL) {
         broken(n, "out of memory");
-        return;
+        return -1;
     }
     if (n->nheap == TL_NEST_REORDER) {
         tl_nest_item e;
         buffer_pop(n, &e);
         place(n, &e);
     }
+    return 0;
+}
+
+void tl_nest_add(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, int64_t dur, uint32_t stat)
+{
+    if (make_room(n) != 0)
+        return;
     n->p->stats[stat].nest_cls = (uint8_t)(cls + 1);
     buffer_push(n, &(tl_nest_item){ ts, dur < 0 ? 0 : dur, pid, tid, n->seq++, stat, n->p->stats[stat].name, cls });
 }
@@ -466,17 +475,8 @@ _Static_assert(TL_MEM_OPS_PENDING >= TL_NEST_REORDER, "every probe in the reorde
 
 void tl_nest_probe(tl_nest *n, int64_t pid, int64_t tid, int cls, int64_t ts, uint32_t key)
 {
-    if (n->broken)
+    if (make_room(n) != 0)
         return;
-    if (n->heap == NULL && (n->heap = malloc(TL_NEST_REORDER * sizeof *n->heap)) == NULL) {
-        broken(n, "out of memory");
-        return;
-    }
-    if (n->nheap == TL_NEST_REORDER) {
-        tl_nest_item e;
-        buffer_pop(n, &e);
-        place(n, &e);
-    }
     n->probes++;
     buffer_push(n, &(tl_nest_item){ ts, -1, pid, tid, n->seq++, UINT32_MAX, key, cls });
 }
