@@ -7,8 +7,9 @@
  * TALLY_FLUSH_S set, every so many seconds, always to a temporary name
  * renamed over the report: a read sees the old report or the new one, never
  * half of one. FILE is read as it is; in DIR the newest *.report.json (by
- * modification time) is, looked up again at every frame, so a program that
- * starts again is followed. A report that is absent or not readable yet is
+ * modification time) is, with the other ranks' reports of its run (the same
+ * name before "-rank", written within WATCH_RUN_WINDOW_S of it), looked up
+ * again at every frame, so a program that starts again is followed. A report that is absent or not readable yet is
  * waited for, and the frame says so. On a terminal each frame replaces the
  * last (the screen cleared with ANSI codes); elsewhere frames are plain text
  * separated by a blank line. Ctrl-C ends it, exit 0. --once prints one frame:
@@ -50,29 +51,62 @@ static int has_suffix(const char *s, const char *suffix)
     return n >= m && !strcmp(s + n - m, suffix);
 }
 
-/* The report to read now: target itself, or the newest report in it when it
- * is a directory (malloc'd into *path; its modification time into *mtime).
- * 0, or -1 with why filled. */
-static int pick(const char *target, char **path, int64_t *mtime, char *why, size_t n)
+/* A report of the directory. */
+typedef struct report_file {
+    char *path;
+    struct timespec mtime;
+} report_file;
+
+static int newer(struct timespec a, struct timespec b)
+{
+    return a.tv_sec != b.tv_sec ? a.tv_sec > b.tv_sec : a.tv_nsec > b.tv_nsec;
+}
+
+/* The run of a libtally report's name: what comes before "-rank"
+ * ("pipeline" of "pipeline-rank3.4242-20261128T111455Z.report.json"), its
+ * length; the whole name without "-rank". */
+static size_t run_prefix(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *r = strstr(base, "-rank");
+    return (size_t)((r ? r : base + strlen(base)) - path);
+}
+
+/* The reports to read now (malloc'd into *paths, *n of them; the newest's
+ * modification time into *mtime): target itself, or in a directory the
+ * newest report and the other ranks' of its run -- the same name before
+ * "-rank", written within WATCH_RUN_WINDOW_S of it. 0, or -1 with why. */
+#define WATCH_RUN_WINDOW_S 30
+static int pick(const char *target, char ***paths, size_t *n, int64_t *mtime, char *why, size_t whylen)
 {
     struct stat st;
-    *path = NULL;
+    *paths = NULL;
+    *n = 0;
     if (stat(target, &st) != 0) {
-        snprintf(why, n, "%s", strerror(errno));
+        snprintf(why, whylen, "%s", strerror(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
         *mtime = (int64_t)st.st_mtime;
-        return (*path = strdup(target)) != NULL ? 0 : (snprintf(why, n, "out of memory"), -1);
+        if ((*paths = malloc(sizeof **paths)) == NULL || ((*paths)[0] = strdup(target)) == NULL) {
+            free(*paths);
+            *paths = NULL;
+            snprintf(why, whylen, "out of memory");
+            return -1;
+        }
+        *n = 1;
+        return 0;
     }
     DIR *d = opendir(target);
     if (d == NULL) {
-        snprintf(why, n, "%s", strerror(errno));
+        snprintf(why, whylen, "%s", strerror(errno));
         return -1;
     }
+    report_file *all = NULL;
+    size_t nall = 0, cap = 0, best = 0;
+    int rc = -1;
     struct dirent *e;
-    char best[4096] = "";
-    struct timespec best_t = { 0, 0 };
     while ((e = readdir(d)) != NULL) {
         char full[4096];
         if (!has_suffix(e->d_name, REPORT_SUFFIX) ||
@@ -80,20 +114,46 @@ static int pick(const char *target, char **path, int64_t *mtime, char *why, size
             continue;
         if (stat(full, &st) != 0 || !S_ISREG(st.st_mode))
             continue; /* renamed away between readdir and stat */
-        struct timespec t = st.st_mtim;
-        if (best[0] == '\0' || t.tv_sec > best_t.tv_sec || (t.tv_sec == best_t.tv_sec && t.tv_nsec > best_t.tv_nsec) ||
-            (t.tv_sec == best_t.tv_sec && t.tv_nsec == best_t.tv_nsec && strcmp(full, best) > 0)) {
-            memcpy(best, full, sizeof best);
-            best_t = t;
+        if (nall == cap) {
+            report_file *x = realloc(all, (cap = cap ? 2 * cap : 16) * sizeof *x);
+            if (x == NULL)
+                goto oom;
+            all = x;
         }
+        if ((all[nall].path = strdup(full)) == NULL)
+            goto oom;
+        all[nall].mtime = st.st_mtim;
+        if (nall == 0 || newer(st.st_mtim, all[best].mtime) ||
+            (!newer(all[best].mtime, st.st_mtim) && strcmp(full, all[best].path) > 0))
+            best = nall;
+        nall++;
     }
+    if (nall == 0) {
+        snprintf(why, whylen, "no *%s in it yet", REPORT_SUFFIX);
+        goto out;
+    }
+    if ((*paths = malloc(nall * sizeof **paths)) == NULL)
+        goto oom;
+    size_t plen = run_prefix(all[best].path);
+    for (size_t i = 0; i < nall; i++)
+        if (i == best || (run_prefix(all[i].path) == plen && !strncmp(all[i].path, all[best].path, plen) &&
+                          all[best].mtime.tv_sec - all[i].mtime.tv_sec <= WATCH_RUN_WINDOW_S))
+            (*paths)[(*n)++] = all[i].path;
+    for (size_t i = 0; i < nall; i++) /* the chosen ones are *paths' now */
+        for (size_t k = 0; k < *n; k++)
+            if (all[i].path == (*paths)[k])
+                all[i].path = NULL;
+    *mtime = (int64_t)all[best].mtime.tv_sec;
+    rc = 0;
+    goto out;
+oom:
+    snprintf(why, whylen, "out of memory");
+out:
     closedir(d);
-    if (best[0] == '\0') {
-        snprintf(why, n, "no *%s in it yet", REPORT_SUFFIX);
-        return -1;
-    }
-    *mtime = (int64_t)best_t.tv_sec;
-    return (*path = strdup(best)) != NULL ? 0 : (snprintf(why, n, "out of memory"), -1);
+    for (size_t i = 0; i < nall; i++)
+        free(all[i].path);
+    free(all);
+    return rc;
 }
 
 /* One frame into f: 1 when a report was shown, 0 when there was none to
@@ -101,18 +161,18 @@ static int pick(const char *target, char **path, int64_t *mtime, char *why, size
 static int frame(FILE *f, const tl_cli *cli, const char *target, double interval, int once)
 {
     char why[512] = "";
-    char *path;
+    char **paths;
+    size_t npaths;
     int64_t mtime;
-    if (pick(target, &path, &mtime, why, sizeof why) != 0) {
+    if (pick(target, &paths, &npaths, &mtime, why, sizeof why) != 0) {
         fprintf(f, "tally watch: %s: %s; %s\n", target, why,
                 once ? "nothing to show" : "waiting for the program to flush its report");
         return 0;
     }
     tl_cli one = *cli;
-    const char *inputs[1] = { path };
-    int starts[2] = { 0, 1 };
-    one.inputs = inputs;
-    one.ninputs = 1;
+    int starts[2] = { 0, (int)npaths };
+    one.inputs = (const char **)paths;
+    one.ninputs = (int)npaths;
     one.nargs = 1;
     one.arg_start = starts;
     one.quiet = 1;  /* a report replaced while read is read again at the next frame */
@@ -123,18 +183,20 @@ static int frame(FILE *f, const tl_cli *cli, const char *target, double interval
     if (rc == TL_EXIT_OK) {
         tl_watch_view v;
         tl_watch_compute(&v, &agg);
-        tl_render_watch_frame(f, &v, path, mtime, (int64_t)time(NULL));
+        tl_render_watch_frame(f, &v, npaths == 1 ? paths[0] : target, mtime, (int64_t)time(NULL));
         shown = 1;
     } else if (rc == TL_EXIT_NOMEM) {
         shown = -1;
     } else {
-        fprintf(f, "tally watch: %s: not a readable report%s\n", path,
+        fprintf(f, "tally watch: %s: not a readable report%s\n", npaths == 1 ? paths[0] : target,
                 once ? "" : " yet; reading it again at the next frame");
     }
     if (!once && shown >= 0)
         fprintf(f, "(every %g s; Ctrl-C ends)\n", interval);
     tl_aggregate_release(&agg);
-    free(path);
+    for (size_t i = 0; i < npaths; i++)
+        free(paths[i]);
+    free(paths);
     return shown;
 }
 

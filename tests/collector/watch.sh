@@ -9,7 +9,9 @@
 #     utilization, memory, temperature and power lines from the report's telemetry;
 #   - after it went on (6 more steps) and exited, which rewrote the report: 12 steps;
 #   - without --once, to a file (not a terminal): plain frames without ANSI codes,
-#     a blank line between them, and SIGINT ends it with exit 0.
+#     a blank line between them, and SIGINT ends it with exit 0;
+#   - two ranks of one run flushing into one folder: one frame of both (12 steps), an
+#     hour-old report of the same name left out.
 set -eu
 tally=$1
 prog=$2
@@ -75,4 +77,26 @@ grep -q "^steps    12 " "$work/follow.txt" || fail "follow: never showed the 12 
 grep -q "^(every 0.2 s; Ctrl-C ends)$" "$work/follow.txt" || fail "follow: no interval line"
 "$tally" watch --once "$work/out" >"$work/done.txt"
 grep -q "^steps    12 " "$work/done.txt" || fail "final report: not 12 steps: $(cat "$work/done.txt")"
+# Two ranks of one run in one folder (and an older run's report beside them): the frame is the run's
+# two ranks, 6 steps each; the old report is left out.
+mkdir -p "$work/out2"
+cp "$(ls "$work"/out/*.report.json | head -1)" "$work/out2/flusher-rank5.1-20260101T000000Z.report.json"
+touch -d "-1 hour" "$work/out2/flusher-rank5.1-20260101T000000Z.report.json"
+for r in 0 1; do
+    RANK=$r WORLD_SIZE=2 TALLY_OUTPUT_DIR=$work/out2 TALLY_NAME=flusher TALLY_SAMPLE_MS=20 TALLY_NVML_LIBRARY=$nvml \
+        "$prog" "$work/flushed$r" "$work/go2" &
+    eval "pid$r=\$!"
+done
+i=0
+while [ ! -e "$work/flushed0" ] || [ ! -e "$work/flushed1" ]; do
+    i=$((i + 1))
+    [ "$i" -lt 300 ] || { kill "$pid0" "$pid1"; fail "the two ranks never flushed"; }
+    sleep 0.1
+done
+"$tally" watch --once "$work/out2" >"$work/ranks.txt"
+touch "$work/go2"
+wait "$pid0" && wait "$pid1" || fail "a rank failed"
+grep -q "; 2 ranks$" "$work/ranks.txt" && grep -q "^steps    12 " "$work/ranks.txt" &&
+    grep -q "^rank 1 GPU 0 " "$work/ranks.txt" && ! grep -q "^rank 5 " "$work/ranks.txt" ||
+    fail "two ranks: $(cat "$work/ranks.txt")"
 echo "watch.sh: ok"
