@@ -369,6 +369,9 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->stepcats[s->nstepcats++] = (tl_sstepcat){ 12, { 900000, 100000, 2000, 300000, 150000, 200000, 248000, 100000 } };
     s->stepcats[s->nstepcats++] = (tl_sstepcat){ 13, { 0, 0, 0, 0, 0, 0, 600000, 400000 } };
     s->stepcats_cut = 1;
+    s->kinfo = calloc(1, sizeof *s->kinfo);
+    s->kinfo[s->nkinfo++] = (tl_skinfo){ tt_xstrdup("volta_sgemm_128x32_nt"), tt_xstrdup("aten::mm"), 2, 470000, 540000,
+                                         { 4, 8, 1 }, { 256, 1, 1 }, 57, 16384, 4.04, 1 };
     s->memops = calloc(2, sizeof *s->memops);
     s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup("aten::empty_strided"), 24, 3221225472, 1073741824 };
     s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup(""), 2, 4096, -1 };
@@ -660,6 +663,7 @@ static const char *missing_what(const tl_field *f)
     case TL_F_INT:
     case TL_F_TS: return "expected an integer";
     case TL_F_TS_NULL: return "expected an integer or null";
+    case TL_F_STR_NULL: return "expected a string or null";
     case TL_F_NUM: return "expected a number or null";
     case TL_F_STR:
     case TL_F_STR_BUF: return "expected a string";

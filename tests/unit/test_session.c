@@ -528,7 +528,8 @@ static void test_blocking_calls_read(void **state)
     tl_profile_release(&p);
 }
 
-/* Step time by category (docs/analysis.md), read from a trace: each instant
+/* Step time by category (docs/analysis.md), read from a trace (and the kernel's
+ * launching operator and launch configuration, at the end): each instant
  * to the first category active, GPU work first. Step 1 [0,1000) µs:
  *   cpu_op aten::linear [50,450), cudaLaunchKernel [100,120), kernel gemm
  *   [110,310), Memcpy [320,340), Memset [330,360), ncclDevKernel [500,600),
@@ -553,7 +554,8 @@ static void test_step_categories(void **state)
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\","
         "\"pid\":1,\"tid\":1,\"ts\":600,\"dur\":100},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":110,\"dur\":200,"
-        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":5}},"
+        "\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,\"grid\":[32, 2, 1],\"block\":[128, 1, 1],"
+        "\"registers per thread\":72,\"shared memory\":13824,\"est. achieved occupancy %\":5}},"
         "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,\"ts\":320,"
         "\"dur\":20,\"args\":{\"device\":0,\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":330,\"dur\":30,"
@@ -596,6 +598,21 @@ static void test_step_categories(void **state)
         assert_int_equal(sum, s.steps[k].dur_ns);
     }
     assert_false(s.stepcats_cut);
+    /* the kernel's launching operator (the innermost cpu_op around the runtime
+     * call of its correlation id) and launch configuration (kernel_ops.h); the
+     * second gemm (no correlation, no args) adds nothing */
+    assert_int_equal(s.nkinfo, 1);
+    assert_string_equal(s.kinfo[0].name, "gemm");
+    assert_string_equal(s.kinfo[0].op, "aten::linear");
+    assert_int_equal(s.kinfo[0].ops, 1);
+    assert_int_equal(s.kinfo[0].linked_ns, US(200));
+    assert_int_equal(s.kinfo[0].grid[0], 32);
+    assert_int_equal(s.kinfo[0].grid[1], 2);
+    assert_int_equal(s.kinfo[0].block[0], 128);
+    assert_int_equal(s.kinfo[0].regs, 72);
+    assert_int_equal(s.kinfo[0].smem, 13824);
+    assert_true(fabs(s.kinfo[0].occupancy - 5) < 1e-9);
+    assert_false(s.kinfo[0].varies);
     tl_session_release(&s);
     tl_profile_release(&p);
 }

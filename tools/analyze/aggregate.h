@@ -56,6 +56,7 @@ int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
 int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
 int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
 int tl_session_stepcats(tl_session *s, const tl_profile *p); /* stepcats.c: each step's time by category */
+int tl_session_kinfo(tl_session *s, const tl_profile *p);    /* kinfo.c: kernels' launching operators */
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
@@ -258,6 +259,10 @@ int tl_aggregate_calltrees(tl_aggregate *a);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);
+/* The launch details of a kernel name over the counted sessions (kinfo.c):
+ * the entry of the session where most of its time has a known operator, or
+ * else the first with a launch configuration; NULL when none has it. */
+const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name);
 /* Each rank's mean step by category and the rank the per-step view shows (stepcats.c). */
 void tl_aggregate_stepcats(tl_aggregate *a);
 void tl_apply_rules(tl_aggregate *a);

@@ -144,6 +144,28 @@ static const tl_field stepcat_f_f[] = {
 #undef ST
 static TABLE(stepcat_f, "step_category", tl_sstepcat, 1, TL_FK_NONE);
 
+/* [name, op, ops, op_ns, linked_ns, grid x, y, z, block x, y, z, regs, smem, occupancy, varies] */
+#define ST tl_skinfo
+static const tl_field kinfo_f_f[] = {
+    STR("name", name),
+    FIELD("op", TL_F_STR_NULL, op, .ctype = TL_C_PTR), /* null: unknown (not optional: mid-tuple) */
+    COUNT("ops", ops),
+    NS("op_ns", op_ns),
+    NS("linked_ns", linked_ns),
+    INT("grid_x", grid[0], -1, INT32_MAX),
+    INT("grid_y", grid[1], -1, INT32_MAX),
+    INT("grid_z", grid[2], -1, INT32_MAX),
+    INT("block_x", block[0], -1, INT32_MAX),
+    INT("block_y", block[1], -1, INT32_MAX),
+    INT("block_z", block[2], -1, INT32_MAX),
+    INT("registers", regs, -1, 1000000),
+    INT("shared_memory", smem, -1, 1000000000000LL),
+    NUM("occupancy_pct", occupancy),
+    FLAG("varies", varies),
+};
+#undef ST
+static TABLE(kinfo_f, "kernel_launch", tl_skinfo, 1, TL_FK_NONE);
+
 /* ---- the GPU breakdown --------------------------------------------------------- */
 
 /* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps, host_part, comm_busy] */
@@ -506,6 +528,9 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     INT("mem_ops_dropped", memops_dropped, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
     INT("mem_ops_peak", memops_peak, -1, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = -1),
+    /* each kernel's launching operator and launch configuration (kernel_ops.h) */
+    ARRAY("kernel_launches", kinfo, nkinfo, kinfo_f, .max = TL_SESSION_MAX_KINFO,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST
 const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],

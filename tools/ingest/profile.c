@@ -280,6 +280,11 @@ void tl_profile_shrink(tl_profile *p)
     }
     for (int i = 0; i < TL_ROLE_COUNT; i++)
         tl_ranges_release(&p->roles[i]);
+    free(p->klaunch);
+    free(p->klaunch_of);
+    p->klaunch = NULL;
+    p->klaunch_of = NULL;
+    p->nklaunch = p->klaunch_cap = p->nklaunch_of = 0;
     free(p->blocking);
     free(p->colls);
     p->colls = NULL;

@@ -199,6 +199,21 @@ int tl_ranges_add(tl_ranges *r, int64_t a, int64_t b);
 void tl_ranges_union(tl_ranges *r);
 void tl_ranges_release(tl_ranges *r);
 
+/* How a kernel (by name) was launched and by which operator (kernel_ops.h),
+ * from a trace's kernel args and its runtime calls' correlation ids. */
+typedef struct tl_kernel_launch {
+    uint32_t name;             /* the kernel's name (strtab id) */
+    int32_t grid[3], block[3]; /* of its first launch with them; -1 unknown */
+    int32_t regs;              /* registers per thread; -1 unknown */
+    int64_t smem;              /* shared memory per block, bytes; -1 unknown */
+    double occ_sum, occ_w;     /* "est. achieved occupancy %" weighted by duration (occ_w: ns) */
+    uint8_t varies;            /* launched with more than one grid or block */
+    uint32_t op;               /* the operator that launched most of its time (strtab id); UINT32_MAX none */
+    uint32_t ops;              /* operators that launched it */
+    int64_t op_ns, linked_ns;  /* its time launched by op; its time with a known operator */
+} tl_kernel_launch;
+#define TL_PROFILE_MAX_KERNEL_LAUNCHES 100000 /* kernel names with launch details (the rest have none) */
+
 /* One collective as the trace recorded it, for "who waits for whom"
  * (analyze/waits.c): a GPU communication kernel, or a CPU-side collective
  * range (gloo:*, nccl:*, mpi:*, c10d::*, record_param_comms, barrier), with
@@ -486,6 +501,11 @@ typedef struct tl_profile {
     struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
     struct tl_mem_ops *memops;     /* device memory by operator (mem_ops.h); NULL without profile_memory */
     tl_ranges roles[TL_ROLE_COUNT]; /* the host's time by role (tl_host_role), for the per-step categories */
+    tl_kernel_launch *klaunch; /* per kernel name with launch details (kernel_ops.h) */
+    size_t nklaunch, klaunch_cap;
+    uint32_t *klaunch_of;      /* strtab id -> index + 1 into klaunch (0: none) */
+    size_t nklaunch_of;
+    uint64_t kops_dropped;     /* operator ranges or launch calls past kernel_ops.h's caps */
     tl_host_call *blocking;   /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;

@@ -21,6 +21,7 @@
 #include "mem_ops.h"
 #include "shape_table.h"
 #include "session.h"
+#include "kernel_ops.h"
 #include "array.h"
 
 #include <inttypes.h>
@@ -138,6 +139,7 @@ typedef struct reader {
     tl_profile *p;
     tl_nest nest;
     launch_map launches;
+    tl_kops kops;              /* operators and launches, for each kernel's launching operator */
     be_stack be;
     char *scratch;          /* unescaped strings */
     size_t scratch_cap;
@@ -687,8 +689,10 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
 
     if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
-        if (ev->has_correlation)
+        if (ev->has_correlation) {
             launch_put(&r->launches, ev->correlation, ts);
+            tl_kops_add_launch(&r->kops, ev->pid, ev->tid, ts, ev->correlation);
+        }
         add_role(r, s, name, name_len, ts, dur);
         unsigned hf = host_call_flags(p, s, name, name_len);
         if (hf & 4)
@@ -730,8 +734,11 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
             count_pid(r, ev);
         if (cc != TL_CC_GPU_ANNOTATION)
             add_role(r, s, name, name_len, ts, dur);
-        if (cc == TL_CC_CPU_OP)
+        if (cc == TL_CC_CPU_OP) {
             shape_args(r, ev, name, name_len, dur);
+            tl_kops_add_op(&r->kops, ev->pid, ev->tid, ts, dur,
+                       p->names_closed ? tl_strtab_intern(&p->strs, name, name_len) : s->name);
+        }
         if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
             int side = coll_side(p, s, name, name_len);
             if (side >= 0)
@@ -772,6 +779,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         .cat_class = (uint32_t)cc,
     };
     tl_profile_add_gpu(p, &g);
+    if (cc == TL_CC_KERNEL)
+        tl_kops_kernel_args(p, g.name, dur, ev);
     if (p->shapes != NULL && (cc == TL_CC_KERNEL || cc == TL_CC_MEMCPY || cc == TL_CC_MEMSET))
         shape_kernel(r, ev, dur);
     if (kt == TL_KT_COMM)
@@ -1081,6 +1090,7 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     }
     uint64_t limit = p->max_events ? p->max_events : TL_PROFILE_DEFAULT_MAX_EVENTS, seen = 0;
     tl_nest_init(&r.nest, p);
+    tl_kops_init(&r.kops);
     while ((rc = tl_trace_stream_next(&s, &ev)) == 1) {
         if (seen++ == limit) {
             tl_profile_warn(p, "more than %" PRIu64 " events (the events limit, --max-events): the rest of the "
@@ -1115,6 +1125,9 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
                         p->events ? " other than metadata (M)" : "");
     }
     resolve_launches(&r);
+    if (tl_kops_resolve(&r.kops, p) != 0)
+        tl_profile_warn(p, "out of memory linking kernels to their operators: kernels have no launching operator");
+    tl_kops_release(&r.kops);
     for (int i = 0; i < TL_ROLE_COUNT; i++)
         tl_ranges_union(&p->roles[i]);
     take_pid(p, &r);

@@ -100,6 +100,11 @@ void tl_session_release(tl_session *s)
     free(s->kernels);
     free(s->steps);
     free(s->stepcats);
+    for (size_t i = 0; i < s->nkinfo; i++) {
+        free(s->kinfo[i].name);
+        free(s->kinfo[i].op);
+    }
+    free(s->kinfo);
     free(s->gpu.streams);
     free(s->colls);
     free(s->insts);

@@ -120,6 +120,21 @@ typedef struct tl_sname {
                                 * of a rank's time summed over 2 or more is said to be a sum */
 } tl_sname;
 
+/* How a kernel (by name) was launched and by which operator (ingest/kernel_ops.h):
+ * what the kernel table shows beside it. Kept per session for the kernels
+ * with the most time (TL_SESSION_MAX_KINFO). */
+typedef struct tl_skinfo {
+    char *name;                /* the kernel */
+    char *op;                  /* the operator that launched most of its time; NULL unknown */
+    int64_t ops;               /* operators that launched it (0: none known) */
+    int64_t op_ns, linked_ns;  /* its time launched by op; its time with a known operator */
+    int64_t grid[3], block[3]; /* of its first launch that says them; -1 unknown */
+    int64_t regs, smem;        /* registers per thread, shared memory per block (bytes); -1 unknown */
+    double occupancy;          /* "est. achieved occupancy %", weighted by duration; NaN unknown */
+    int64_t varies;            /* 1: launched with more than one grid or block */
+} tl_skinfo;
+#define TL_SESSION_MAX_KINFO 500
+
 /* A GPU kernel (by name) inside the window. */
 typedef struct tl_skernel {
     char *name;
@@ -436,6 +451,8 @@ typedef struct tl_session {
     tl_sstepcat *stepcats;
     size_t nstepcats;
     int stepcats_cut;
+    tl_skinfo *kinfo;          /* kernels' launching operators and launch configurations */
+    size_t nkinfo;
     tl_gpu_breakdown gpu;
     tl_collective *colls;
     size_t ncolls;

@@ -126,6 +126,55 @@ static void write_steps(tl_json *j, const tl_rank_result *r)
     tl_json_object_end(j);
 }
 
+/* The top kernels' launching operators and launch configurations (kinfo.c). */
+#define TL_JSON_KERNEL_LAUNCHES 50
+static void write_kernel_launches(tl_json *j, const tl_aggregate *a)
+{
+    size_t n = 0;
+    size_t *idx = tl_name_table_top(&a->names, TL_GROUP_KERNELS, &n);
+    tl_json_array_begin(j);
+    for (size_t i = 0, shown = 0; idx != NULL && i < n && shown < TL_JSON_KERNEL_LAUNCHES; i++) {
+        const char *name = a->names.rows[idx[i]].name;
+        const tl_skinfo *k = tl_kernel_info(a, name);
+        if (k == NULL)
+            continue;
+        shown++;
+        tl_json_object_begin(j);
+        tl_json_kv_string(j, "name", name);
+        tl_json_key(j, "op");
+        k->op ? tl_json_string(j, k->op) : tl_json_null(j);
+        tl_json_kv_int(j, "ops", k->ops);
+        tl_json_kv_double(j, "op_share", k->linked_ns > 0 ? (double)k->op_ns / (double)k->linked_ns : NAN);
+        tl_json_key(j, "grid");
+        if (k->grid[0] < 0) {
+            tl_json_null(j);
+        } else {
+            tl_json_array_begin(j);
+            for (int d = 0; d < 3; d++)
+                tl_json_int(j, k->grid[d]);
+            tl_json_array_end(j);
+        }
+        tl_json_key(j, "block");
+        if (k->block[0] < 0) {
+            tl_json_null(j);
+        } else {
+            tl_json_array_begin(j);
+            for (int d = 0; d < 3; d++)
+                tl_json_int(j, k->block[d]);
+            tl_json_array_end(j);
+        }
+        tl_json_kv_bool(j, "varies", (int)k->varies);
+        tl_json_key(j, "registers_per_thread");
+        k->regs >= 0 ? tl_json_int(j, k->regs) : tl_json_null(j);
+        tl_json_key(j, "shared_memory_bytes");
+        k->smem >= 0 ? tl_json_int(j, k->smem) : tl_json_null(j);
+        tl_json_kv_double(j, "occupancy_pct", k->occupancy);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+    free(idx);
+}
+
 /* The per-step view: every step of the rank it shows, by category. */
 static void write_stepcats(tl_json *j, const tl_aggregate *a)
 {
@@ -782,6 +831,8 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     }
     tl_json_key(j, "step_categories");
     write_stepcats(j, a);
+    tl_json_key(j, "kernel_launches");
+    write_kernel_launches(j, a);
     tl_json_key(j, "recommendations");
     write_recs(j, a);
     tl_json_key(j, "headline");

@@ -236,6 +236,7 @@ void tl_html_kernels(tl_html *h)
             table(h, idx, n, TL_HTML_TOP, TL_HTML_MAX_ROWS, "The next kernels by total time", &kt);
             tl_html_details_end(h->f);
         }
+        tl_html_kernel_launches(h, idx, n);
     }
     tl_text_kernel_types_release(&kt);
     free(idx);

@@ -84,6 +84,8 @@ void tl_html_timelines(tl_html *h);
 /* Step time by category (html_stepcats.c): one rank's steps and each rank's mean step. */
 void tl_html_stepcats(tl_html *h);
 void tl_html_kernels(tl_html *h);
+/* How the top kernels (idx: name rows, n of them, by total) were launched (html_kinfo.c): nothing when no kernel says. */
+void tl_html_kernel_launches(tl_html *h, const size_t *idx, size_t n);
 void tl_html_memory(tl_html *h);
 void tl_html_telemetry(tl_html *h);
 /* The events (html_events.c): markers for the timelines and a subsection of

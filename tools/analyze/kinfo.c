@@ -1,0 +1,90 @@
+/*
+ * kinfo.c - each kernel's launching operator and launch configuration, from
+ * the profile (ingest/kernel_ops.h) into the session, and looked up by name
+ * over the sessions for the kernel table (docs/analysis.md, "Kernels").
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int64_t weight(const tl_kernel_launch *e)
+{
+    return e->linked_ns > (int64_t)e->occ_w ? e->linked_ns : (int64_t)e->occ_w;
+}
+
+static int by_weight(const void *x, const void *y, void *ctx)
+{
+    const tl_strtab *strs = ctx;
+    const tl_kernel_launch *a = *(const tl_kernel_launch *const *)x, *b = *(const tl_kernel_launch *const *)y;
+    int64_t wa = weight(a), wb = weight(b);
+    if (wa != wb)
+        return wa > wb ? -1 : 1;
+    return strcmp(tl_strtab_get(strs, a->name), tl_strtab_get(strs, b->name));
+}
+
+int tl_session_kinfo(tl_session *s, const tl_profile *p)
+{
+    if (p->nklaunch == 0)
+        return 0;
+    const tl_kernel_launch **v = malloc(p->nklaunch * sizeof *v);
+    if (v == NULL)
+        return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nklaunch; i++)
+        if (p->klaunch[i].op != UINT32_MAX || p->klaunch[i].grid[0] >= 0)
+            v[n++] = &p->klaunch[i];
+    qsort_r(v, n, sizeof *v, by_weight, (void *)&p->strs);
+    if (n > TL_SESSION_MAX_KINFO)
+        n = TL_SESSION_MAX_KINFO;
+    s->kinfo = calloc(n + 1, sizeof *s->kinfo);
+    if (s->kinfo == NULL) {
+        free(v);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tl_kernel_launch *e = v[i];
+        tl_skinfo *k = &s->kinfo[s->nkinfo++];
+        k->name = strdup(tl_strtab_get(&p->strs, e->name));
+        k->op = e->op != UINT32_MAX ? strdup(tl_strtab_get(&p->strs, e->op)) : NULL;
+        if (k->name == NULL || (e->op != UINT32_MAX && k->op == NULL)) {
+            free(v);
+            return -1;
+        }
+        k->ops = e->ops;
+        k->op_ns = e->op_ns;
+        k->linked_ns = e->linked_ns;
+        for (int d = 0; d < 3; d++) {
+            k->grid[d] = e->grid[d];
+            k->block[d] = e->block[d];
+        }
+        k->regs = e->regs;
+        k->smem = e->smem;
+        k->occupancy = e->occ_w > 0 ? e->occ_sum / e->occ_w : NAN;
+        k->varies = e->varies;
+    }
+    free(v);
+    return 0;
+}
+
+const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name)
+{
+    const tl_skinfo *best = NULL;
+    for (size_t i = 0; i < a->nsessions; i++) {
+        const tl_session *s = &a->sessions[i];
+        if (!tl_session_counts(s))
+            continue;
+        for (size_t k = 0; k < s->nkinfo; k++) {
+            const tl_skinfo *x = &s->kinfo[k];
+            if (strcmp(x->name, name) != 0)
+                continue;
+            if (best == NULL || x->linked_ns > best->linked_ns ||
+                (x->linked_ns == best->linked_ns && best->grid[0] < 0 && x->grid[0] >= 0))
+                best = x;
+            break;
+        }
+    }
+    return best;
+}
