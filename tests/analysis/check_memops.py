@@ -125,11 +125,41 @@ def main():
     page = open(html).read()
     check('id="memory-by-op"' in page and "(outside any operator)" in page, "HTML table")
     memory_timeline(tally, work)
+    framepack_memory_log(tally, work)
     if fails:
         print(f"{len(fails)} check(s) failed")
         return 1
     print("memory by operator, memory timeline: all checks passed")
     return 0
+
+
+def framepack_memory_log(tally, work):
+    """FramePack's profiling_results/ folder: memory_log.json's snapshots are the report's memory series."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "framepack-profiling_results")
+    log = json.load(open(os.path.join(folder, "memory_log.json")))
+    out = os.path.join(work, "framepack.json")
+    r = subprocess.run([tally, "aggregate", "-q", folder, "-o", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"framepack folder: exit {r.returncode}: {r.stderr}")
+    a = json.load(open(out))
+    check(len(a["ranks"]) == 1, f"framepack folder: one rank, not {len(a['ranks'])}")
+    by = {os.path.basename(s["path"]): s for s in a["sessions"]}
+    m = by.get("memory_log.json")
+    check(m is not None and m["format"] == "framepack-memory-log" and m["companion_of"].endswith("profiling_report.json"),
+          f"memory_log.json: the report's companion: {m and (m['format'], m['companion_of'])}")
+    rep = by.get("profiling_report.json")
+    mem = rep["mem"] if rep else []
+    want = [x["allocated_mb"] * MIB for x in log]
+    got = [pt[1] if isinstance(pt, list) else pt.get("allocated") for pt in mem]
+    check(got == want, f"the report's memory series is the log's snapshots: {got} vs {want}")
+    # alone, the log is a rank of its own
+    alone = os.path.join(work, "memlog-alone")
+    os.makedirs(alone)
+    shutil.copy(os.path.join(folder, "memory_log.json"), alone)
+    out = os.path.join(work, "memlog.json")
+    subprocess.run([tally, "aggregate", "-q", alone, "-o", out], capture_output=True, text=True)
+    b = json.load(open(out))
+    check(b["inputs"][0]["format"] == "framepack-memory-log" and len(b["sessions"][0]["snapshots"]) == len(log),
+          "memory_log.json alone: its snapshots")
 
 
 CATEGORIES = ["PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL",

@@ -906,7 +906,7 @@ static void test_custom_hostile(void **state)
         { "\"dropped\":1", "\"dropped\":-1", "\"dropped\": out of range (session 0, in calltree)" },
         { "\"version\":2", "\"version\":3", "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"", "\"format\": not one of its names (session 0)" },
-        { "\"format\":\"pytorch-profiler\"", "\"format\":10", "\"format\": out of range (session 0)" },
+        { "\"format\":\"pytorch-profiler\"", "\"format\":11", "\"format\": out of range (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[1,17]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[0,17],[0,18]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[0,-1]]", "\"offsets\": expected [index, byte] (session 0)" },

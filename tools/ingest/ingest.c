@@ -211,6 +211,27 @@ static void read_mem_timeline(tl_profile *p, replay *r, const tl_ingest_options 
     free(doc);
 }
 
+/* FramePack's memory_log.json: a small document, read whole like a report */
+static void read_memlog(tl_profile *p, replay *r, const tl_ingest_options *opt)
+{
+    size_t len;
+    int too_big;
+    char *doc = read_all(r, opt->max_report_bytes, &len, &too_big);
+    if (doc == NULL) {
+        tl_profile_skip(p, "out of memory");
+        p->error = 1;
+        return;
+    }
+    if (too_big)
+        tl_profile_skip(p, "a FramePack memory log larger than %zu MiB; not read", opt->max_report_bytes >> 20);
+    else if (tl_read_framepack_memlog(p, doc, len) != 0)
+        tl_profile_skip_last(p);
+    p->bytes = len;
+    if (!p->skipped)
+        tl_profile_finish(p);
+    free(doc);
+}
+
 static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
 {
     /* The per-input size limit (a bomb guard), not damage: say which limit. */
@@ -317,7 +338,13 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
         cap = grown;
     }
     replay r = { prefix, n, 0, &g };
-    if (i < n && prefix[i] == '[' && (p->known_kind = tl_known_companion(in->name, prefix, n)) != NULL) {
+    if (i < n && prefix[i] == '[' && (p->known_kind = tl_known_companion(in->name, prefix, n)) != NULL &&
+        tl_framepack_memlog_name(in->name)) {
+        /* FramePack's memory log: its snapshots, read as a memory series */
+        p->known_kind = NULL;
+        read_memlog(p, &r, opt);
+        tl_gzip_source_finish(&g);
+    } else if (i < n && prefix[i] == '[' && p->known_kind != NULL) {
         p->skipped = 1; /* named by run.c, not read */
     } else if (tl_bytes_look_like_mem_timeline(prefix, n)) {
         /* an array of arrays: torch.profiler's export_memory_timeline JSON, not a trace */

@@ -464,7 +464,7 @@ static const tl_field session_f[] = {
     /* the identity (identity.h): run and session are settled again over
      * every session read (tl_sessions_settle), so they are not written */
     STR("path", id.path),
-    ENUM("format", id.format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_STACKS, .flags = TL_FF_ENUM_INT),
+    ENUM("format", id.format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_FRAMEPACK_MEMLOG, .flags = TL_FF_ENUM_INT),
     INT("rank", id.rank, -1, TL_PARTIAL_MAX_RANK),
     INT("world_size", id.world_size, 0, TL_PARTIAL_MAX_RANK),
     ENUM("rank_source", id.rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER,

@@ -37,6 +37,7 @@ const char *tl_format_name(int format)
     case TL_FMT_NSYS: return "nsys-sqlite";
     case TL_FMT_MEM_TIMELINE: return "torch-memory-timeline";
     case TL_FMT_STACKS: return "torch-stacks";
+    case TL_FMT_FRAMEPACK_MEMLOG: return "framepack-memory-log";
     default: return "unknown";
     }
 }

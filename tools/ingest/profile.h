@@ -37,6 +37,7 @@ enum tl_format {
     TL_FMT_NSYS,          /* Nsight Systems' SQLite export (read_nsys.h) */
     TL_FMT_MEM_TIMELINE,  /* torch.profiler's export_memory_timeline JSON (read_mem_timeline.h) */
     TL_FMT_STACKS,        /* torch.profiler's export_stacks text (read_stacks.h) */
+    TL_FMT_FRAMEPACK_MEMLOG, /* FramePack's memory_log.json (report_readers.h) */
     TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed
                            * (never a session's format: after the formats partials write) */
 };

@@ -181,3 +181,60 @@ int tl_read_framepack(tl_profile *p, const char *buf, size_t len)
     json_decref(root);
     return ret;
 }
+
+int tl_framepack_memlog_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strcmp(base != NULL ? base + 1 : path, "memory_log.json") == 0;
+}
+
+/* FramePack's memory_log.json (MemoryTracker.export_json): the array its
+ * profiling_report.json holds as "memory_snapshots", read the same way, and
+ * each snapshot also a point of the memory series (allocated, reserved). */
+int tl_read_framepack_memlog(tl_profile *p, const char *doc, size_t len)
+{
+    json_error_t err;
+    json_t *arr = json_loadb(doc, len, 0, &err), *root = NULL;
+    int ret = -1;
+    if (arr == NULL) {
+        tl_profile_warn_at(p, err.position, "not JSON at byte %d (line %d): %s", err.position, err.line, err.text);
+        return -1;
+    }
+    if (!json_is_array(arr) || (root = json_pack("{sO}", "memory_snapshots", arr)) == NULL) {
+        tl_profile_warn(p, "a FramePack memory log is an array of snapshots, got %s", tl_readers_type(arr));
+        goto out;
+    }
+    double t0 = INFINITY, t;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(arr, i, e) {
+        const json_t *v = json_object_get(e, "timestamp");
+        if (json_is_number(v) && isfinite(t = json_number_value(v)) && t > 0 && t < 1e11 && t < t0)
+            t0 = t;
+    }
+    if (!isfinite(t0)) {
+        tl_profile_warn(p, "a FramePack memory log without a snapshot time: nothing to measure");
+        goto out;
+    }
+    p->base_time_ns = llround(t0 * 1e9);
+    read_snapshots(p, root, t0);
+    for (size_t k = 0; k < p->nsnapshots; k++) {
+        const tl_mem_snapshot *s = &p->snapshots[k];
+        tl_mem_point pt = { s->ts_ns, 0, s->allocated, s->reserved, NAN };
+        if (tl_profile_add_mem(p, &pt) != 0)
+            goto out;
+        tl_profile_span(p, s->ts_ns, s->ts_ns);
+    }
+    if (p->nsnapshots == 0) {
+        tl_profile_warn(p, "a FramePack memory log without a readable snapshot: nothing to measure");
+        goto out;
+    }
+    p->events = p->nsnapshots;
+    p->id.format = TL_FMT_FRAMEPACK_MEMLOG;
+    snprintf(p->format_detail, sizeof p->format_detail, "%zu snapshots", p->nsnapshots);
+    ret = 0;
+out:
+    json_decref(root);
+    json_decref(arr);
+    return ret;
+}

@@ -72,6 +72,11 @@ int tl_report_kind(const json_t *root, char *why, size_t whylen);
 /* The same readers on a document already parsed (root is borrowed). */
 int tl_read_tally_report_json(tl_profile *p, const json_t *root);
 int tl_read_framepack_json(tl_profile *p, const json_t *root);
+/* FramePack's memory_log.json (its snapshots, as a memory series too):
+ * doc[0..len). 0, or -1 when it is not one (a warning says why). */
+int tl_read_framepack_memlog(tl_profile *p, const char *doc, size_t len);
+/* The name FramePack's MemoryTracker.export_json is called with. */
+int tl_framepack_memlog_name(const char *path);
 int tl_read_inferix_json(tl_profile *p, const json_t *root);
 
 /* ---- helpers shared by the three readers (read_tally_report.c) ----------

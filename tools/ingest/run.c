@@ -361,8 +361,8 @@ static void pair_companions(tl_run *run)
         const tl_profile *r = run->profiles[k];
         if (!tl_profile_usable(r) || r->id.format != TL_FMT_FRAMEPACK)
             continue;
-        tl_profile *trace = NULL;
-        size_t traces = 0, reports = 0;
+        tl_profile *trace = NULL, *memlog = NULL;
+        size_t traces = 0, reports = 0, memlogs = 0;
         for (size_t i = 0; i < run->n; i++) {
             tl_profile *t = run->profiles[i];
             if (!tl_profile_usable(t) || !tl_identity_same_folder(r->id.path, t->id.path, 1))
@@ -372,9 +372,15 @@ static void pair_companions(tl_run *run)
                 traces++;
                 trace = t;
             }
+            if (t->id.format == TL_FMT_FRAMEPACK_MEMLOG) { /* its memory_log.json */
+                memlogs++;
+                memlog = t;
+            }
         }
         if (reports == 1 && traces == 1)
             trace->id.companion_of = strdup(r->id.path);
+        if (reports == 1 && memlogs == 1)
+            memlog->id.companion_of = strdup(r->id.path);
     }
     /* torch.profiler's export_memory_timeline JSON or export_stacks text
      * beside the trace the same profiler exported (export_chrome_trace): one

@@ -78,14 +78,17 @@ static int pair_split_companions(tl_session *v, size_t n)
         const tl_session *r = &v[k];
         if (r->id.format != TL_FMT_FRAMEPACK || !tl_identity_is_session(&r->id))
             continue;
-        tl_session *trace = NULL;
-        size_t traces = 0, reports = 0;
+        tl_session *trace = NULL, *memlog = NULL;
+        size_t traces = 0, reports = 0, memlogs = 0;
         for (size_t i = 0; i < n; i++) {
             tl_session *t = &v[i];
             if (!tl_identity_same_folder(r->id.path, t->id.path, 0))
                 continue;
-            if (t->id.companion_of != NULL && strcmp(t->id.companion_of, r->id.path) == 0)
-                traces += 2; /* paired when read: nothing to do */
+            if (t->id.companion_of != NULL && strcmp(t->id.companion_of, r->id.path) == 0) {
+                /* paired when read: nothing to do */
+                traces += t->id.format != TL_FMT_FRAMEPACK_MEMLOG ? 2 : 0;
+                memlogs += t->id.format == TL_FMT_FRAMEPACK_MEMLOG ? 2 : 0;
+            }
             if (!tl_identity_is_session(&t->id))
                 continue;
             reports += t->id.format == TL_FMT_FRAMEPACK;
@@ -93,10 +96,19 @@ static int pair_split_companions(tl_session *v, size_t n)
                 traces++;
                 trace = t;
             }
+            if (t->id.format == TL_FMT_FRAMEPACK_MEMLOG) {
+                memlogs++;
+                memlog = t;
+            }
         }
         if (reports == 1 && traces == 1) {
             trace->id.companion_of = strdup(r->id.path);
             if (trace->id.companion_of == NULL)
+                return -1;
+        }
+        if (reports == 1 && memlogs == 1) {
+            memlog->id.companion_of = strdup(r->id.path);
+            if (memlog->id.companion_of == NULL)
                 return -1;
         }
     }
@@ -331,6 +343,13 @@ static void lend_to_reports(tl_session *v, size_t n)
                 memset(&c->timeline, 0, sizeof c->timeline);
                 if (r->id.format == TL_FMT_TALLY_REPORT)
                     place_report_steps(r, &r->timeline);
+            }
+            /* FramePack's memory log is the report's own clock and the whole
+             * run: its series, not the trace's profiler window, is the report's */
+            if (c->id.format == TL_FMT_FRAMEPACK_MEMLOG && c->nmem > 0 && r->nmem > 0) {
+                free(r->mem);
+                r->mem = NULL;
+                r->nmem = 0;
             }
             if (r->nmem == 0 && c->nmem > 0) {
                 free(r->mem);

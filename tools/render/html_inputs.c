@@ -330,7 +330,7 @@ static void formats(tl_html *h)
     FILE *f = h->f;
     int printed = 0;
     fputs("<dt>Formats</dt><dd>", f);
-    for (int fmt = 0; fmt <= TL_FMT_STACKS; fmt++) {
+    for (int fmt = 0; fmt <= TL_FMT_FRAMEPACK_MEMLOG; fmt++) {
         size_t n = 0;
         for (size_t i = 0; i < h->a->nsessions; i++)
             n += h->a->sessions[i].id.format == fmt;
