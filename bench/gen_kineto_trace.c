@@ -234,6 +234,27 @@ static const kernel_def kernel_table[] = {
       { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
     { "event_record", KK_RUNTIME, ST_COMPUTE, 0, 0, NULL,
       { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
+    /* the GPU-heavy shape (--shape gpu): Inductor's fused Triton kernels between the GEMMs */
+    { "tri_ln", KK_KERNEL, ST_COMPUTE, 0, 14, "triton_per_fused_add_native_layer_norm_0",
+      { 8192, 1, 1 }, { 256, 1, 1 }, 24, 0, "18.963", "151.704", 100, 0 },
+    { "tri_split", KK_KERNEL, ST_COMPUTE, 0, 11, "triton_poi_fused_clone_split_view_1",
+      { 24576, 1, 1 }, { 128, 1, 1 }, 20, 0, "227.556", "910.222", 100, 0 },
+    { "tri_rope", KK_KERNEL, ST_COMPUTE, 0, 9, "triton_poi_fused_add_cat_mul_neg_slice_2",
+      { 16384, 1, 1 }, { 128, 1, 1 }, 26, 0, "151.704", "606.815", 100, 0 },
+    { "tri_gelu", KK_KERNEL, ST_COMPUTE, 0, 22, "triton_poi_fused_gelu_3",
+      { 32768, 1, 1 }, { 128, 1, 1 }, 22, 0, "303.407", "1213.630", 100, 0 },
+    { "tri_add", KK_KERNEL, ST_COMPUTE, 0, 6, "triton_poi_fused_add_4",
+      { 8192, 1, 1 }, { 128, 1, 1 }, 16, 0, "75.852", "303.407", 100, 0 },
+    { "tri_drop", KK_KERNEL, ST_COMPUTE, 0, 8, "triton_poi_fused_native_dropout_5",
+      { 8192, 1, 1 }, { 128, 1, 1 }, 30, 0, "75.852", "303.407", 100, 0 },
+    { "tri_ln_bwd", KK_KERNEL, ST_COMPUTE, 0, 18, "triton_red_fused_native_layer_norm_backward_6",
+      { 8192, 1, 1 }, { 64, 1, 1 }, 40, 0, "75.852", "151.704", 100, 0 },
+    { "tri_gelu_bwd", KK_KERNEL, ST_COMPUTE, 0, 24, "triton_poi_fused_gelu_backward_7",
+      { 32768, 1, 1 }, { 128, 1, 1 }, 26, 0, "303.407", "1213.630", 100, 0 },
+    { "tri_sum", KK_KERNEL, ST_COMPUTE, 0, 12, "triton_red_fused_sum_8",
+      { 1024, 1, 1 }, { 64, 8, 1 }, 32, 0, "9.481", "151.704", 100, 0 },
+    { "tri_cast", KK_KERNEL, ST_COMPUTE, 0, 5, "triton_poi_fused__to_copy_9",
+      { 4096, 1, 1 }, { 128, 1, 1 }, 14, 0, "37.926", "151.704", 100, 0 },
 };
 #define NKERNELS ((int)(sizeof kernel_table / sizeof kernel_table[0]))
 
@@ -538,6 +559,29 @@ static const block_def blocks[] = {
     { "loss_item",
       "aten::item | t=F | d=\n"
       " aten::_local_scalar_dense | t=F | d= | k=d2h,sync\n" },
+    /* The GPU-heavy shape (--shape gpu): a torch.compile'd layer is a handful of CPU-side
+     * operators, each launching many fused kernels (40 forward, 60 backward), no record_shapes.
+     * At 24 layers a step is ~2,400 kernels, ~2,400 launches, ~4,800 flow events and ~430
+     * CPU-side events: the proportions of a real GPU-heavy training profile. */
+    { "g_layer_fwd",
+      "CompiledFunction | s | c=18\n"
+      " ## Call CompiledFxGraph fwd ## | u | c=9\n"
+      "  triton_per_fused_add_native_layer_norm | k=tri_ln,tri_cast,gemm_qkv,tri_split,tri_rope,tri_rope,tri_cast,tri_cast | c=3\n"
+      "  aten::_scaled_dot_product_flash_attention | k=flash_fwd,tri_cast,tri_add,tri_cast,gemm_proj,tri_drop,tri_add,tri_cast | c=4\n"
+      "  triton_per_fused_native_layer_norm | k=tri_ln,tri_cast,gemm_fc1,tri_gelu,tri_cast,gemm_fc2,tri_drop,tri_add | c=3\n"
+      "  aten::mm | k=tri_cast,tri_cast,tri_add,tri_split,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
+      "  aten::addmm | k=tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add | c=3\n" },
+    { "g_layer_bwd",
+      "CompiledFunctionBackward | s | c=16\n"
+      " ## Call CompiledFxGraph bwd ## | u | c=9\n"
+      "  aten::mm | k=tri_add,tri_drop,fc2_dgrad,fc2_wgrad,tri_sum,tri_gelu_bwd,tri_cast,tri_cast | c=3\n"
+      "  aten::mm | k=fc1_dgrad,fc1_wgrad,tri_sum,tri_cast,tri_ln_bwd,tri_sum,tri_add,tri_cast | c=3\n"
+      "  aten::mm | k=tri_drop,proj_dgrad,proj_wgrad,tri_sum,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
+      "  aten::_scaled_dot_product_flash_attention_backward | k=flash_bwd_dot,flash_bwd,flash_bwd_dq,tri_cast,tri_rope,tri_rope,tri_split,tri_cast | c=4\n"
+      "  aten::mm | k=qkv_dgrad,qkv_wgrad,tri_sum,tri_cast,tri_ln_bwd,tri_sum,tri_add,tri_cast | c=3\n"
+      "  aten::mm | k=tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast | c=3\n"
+      "  aten::mm | k=tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
+      "  aten::sum | k=tri_sum,tri_sum,tri_cast,tri_add | c=3\n" },
 };
 #define NBLOCKS ((int)(sizeof blocks / sizeof blocks[0]))
 
@@ -597,6 +641,7 @@ typedef struct gen_options {
     int nscales;
     int gzip, level;
     int cpu_mult;
+    int gpu_shape;          /* --shape gpu: the GPU-heavy training shape (see the g_* blocks) */
     int relative_ts;
     int jobs;
     int quiet;
@@ -1247,7 +1292,11 @@ static void render_kernel_args(gen *g)
     for (int i = 0; i < NKERNELS; i++) {
         const kernel_def *k = &kernel_table[i];
         sbuf b = { 0 };
-        if (k->kind == KK_KERNEL || k->kind == KK_COMM) {
+        if ((k->kind == KK_KERNEL || k->kind == KK_COMM) && g->opt.gpu_shape) {
+            /* the GPU-heavy shape: the launch geometry only (~175 bytes an event on average) */
+            sb_fmt(&b, ", \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d]", k->grid[0], k->grid[1], k->grid[2],
+                   k->block[0], k->block[1], k->block[2]);
+        } else if (k->kind == KK_KERNEL || k->kind == KK_COMM) {
             sb_fmt(&b,
                    ", \"registers per thread\": %d, \"shared memory\": %d, \"blocks per SM\": %s, "
                    "\"warps per SM\": %s, \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d], "
@@ -1457,6 +1506,8 @@ static void run_node(gen *g, sim *s, int thread, int ni, int cpu_only)
  * free that many of the most recent allocations (the backward pass releasing activations). */
 static void run_block(gen *g, sim *s, int thread, int bi, size_t free_each)
 {
+    if (bi < 0) /* a block the shape does not have */
+        return;
     for (int ni = g->block_root[bi]; ni >= 0; ni = g->nodes[ni].next) {
         run_node(g, s, thread, ni, 0);
         for (int k = 1; k < g->opt.cpu_mult; k++)
@@ -1675,7 +1726,7 @@ static void write_gpu(gen *g, const rec *r)
         p = put_mem(p, g->dev_str, g->dev_len);
         p = PUT(p, ", \"context\": 1\n    }\n  }");
     } else {
-        if (k->kind != KK_MEMCPY && k->kind != KK_MEMSET)
+        if (k->kind != KK_MEMCPY && k->kind != KK_MEMSET && !g->opt.gpu_shape)
             p = PUT(p, ", \"queued\": 0");
         p = PUT(p, ", \"device\": ");
         p = put_mem(p, g->dev_str, g->dev_len);
@@ -1719,11 +1770,39 @@ static void write_gpu_annotation(gen *g, const rec *r)
     g->events++;
 }
 
+/* The GPU-heavy shape writes each event on one line (its "\n    " indents dropped; an event
+ * still starts a line): about 175 bytes an event on average, as in the traces of that shape. */
+static void squeeze(gen *g, size_t from)
+{
+    char *b = g->o.buf;
+    size_t w = from, n = g->o.len;
+    for (size_t r = from; r < n; r++) {
+        if (b[r] == '\n' && r > from) {
+            size_t e = r + 1;
+            while (e < n && b[e] == ' ')
+                e++;
+            if (e >= n || b[e] != '{') {
+                r = e - 1;
+                continue;
+            }
+        }
+        b[w++] = b[r];
+    }
+    g->o.len = w;
+}
+
 /* Kineto writes the CPU side of a step first, then the GPU activity with its launches. */
 static void write_step(gen *g)
 {
+    out_reserve(&g->o);
+    size_t from = g->o.len;
     for (size_t i = 0; i < g->nrec; i++) {
         const rec *r = &g->recs[i];
+        if (g->opt.gpu_shape) {
+            squeeze(g, from);
+            out_reserve(&g->o); /* flush here, so that `from` stays in the buffer */
+            from = g->o.len;
+        }
         switch (r->kind) {
         case R_CPU: write_cpu(g, r); break;
         case R_ANN:
@@ -1738,6 +1817,11 @@ static void write_step(gen *g)
     }
     for (size_t i = 0; i < g->nrec; i++) {
         const rec *r = &g->recs[i];
+        if (g->opt.gpu_shape) {
+            squeeze(g, from);
+            out_reserve(&g->o); /* flush here, so that `from` stays in the buffer */
+            from = g->o.len;
+        }
         switch (r->kind) {
         case R_RT: write_runtime(g, r); break;
         case R_GPU: write_gpu(g, r); break;
@@ -1745,6 +1829,8 @@ static void write_step(gen *g)
         default: break;
         }
     }
+    if (g->opt.gpu_shape)
+        squeeze(g, from);
     g->nrec = 0;
 }
 
@@ -1755,6 +1841,12 @@ static void run_step(gen *g)
     int bi_data = block_id("data"), bi_embed = block_id("embed_fwd"), bi_layer = block_id("layer_fwd");
     int bi_head = block_id("head_fwd"), bi_bstart = block_id("bwd_start"), bi_hbwd = block_id("head_bwd");
     int bi_lbwd = block_id("layer_bwd"), bi_ebwd = block_id("embed_bwd"), bi_ddp = block_id("ddp_allreduce");
+    if (g->opt.gpu_shape) {
+        /* the compiled model: its layers, the DDP buckets, the optimizer and the loss */
+        bi_data = bi_embed = bi_head = bi_bstart = bi_hbwd = bi_ebwd = -1;
+        bi_layer = block_id("g_layer_fwd");
+        bi_lbwd = block_id("g_layer_bwd");
+    }
     int bi_optim = block_id("optim"), bi_lar = block_id("loss_allreduce"), bi_item = block_id("loss_item");
     int ki_ar_bf16 = kernel_index("ar_bf16", 7), ki_ar_f32 = kernel_index("ar_f32", 6);
     int layers = g->opt.layers;
@@ -1884,7 +1976,9 @@ static void write_header(gen *g)
             o->rank, o->world, o->world);
     for (int r = 0; r < o->world; r++)
         put_fmt(g, "%s%d", r ? ", " : "", r);
-    put_str(g, "]}], \"nccl_version\": \"2.18.5\"},\n  \"record_shapes\": 1,\n  \"profile_memory\": 1,\n");
+    put_str(g, "]}], \"nccl_version\": \"2.18.5\"},\n");
+    put_str(g, g->opt.gpu_shape ? "  \"record_shapes\": 0,\n  \"profile_memory\": 0,\n"
+                                : "  \"record_shapes\": 1,\n  \"profile_memory\": 1,\n");
     put_fmt(g, "  \"trace_id\": \"%016" PRIX64 "\",\n", (uint64_t)(o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)o->rank));
     put_str(g, "  \"displayTimeUnit\": \"ms\",\n");
     put_fmt(g, "  \"baseTimeNanoseconds\": %" PRId64 ",\n  \"traceEvents\": [", g->base_ns);
@@ -2138,6 +2232,10 @@ static void usage(FILE *f)
           "                       name) takes F x longer on every rank; may be repeated\n"
           "  --cpu-mult K         each CPU operator tree also runs K-1 more times on the CPU alone\n"
           "                       (more CPU-side events, same names and GPU events)\n"
+          "  --shape ops|gpu      ops (default): record_shapes, nested operators, ~350 bytes an\n"
+          "                       event; gpu: the GPU-heavy training shape (torch.compile'd layers:\n"
+          "                       ~2,400 kernels, launches and 4,800 flows a step, ~175 bytes an\n"
+          "                       event, no shapes, relative ts; 300 steps ~ 526 MB, 3.0 M events)\n"
           "  --relative-ts        ts relative to baseTimeNanoseconds (newer Kineto)\n"
           "  --trace-name NAME    the \"traceName\" written (default: the output path)\n"
           "  --jobs N             processes in --ranks mode (default 1)\n"
@@ -2244,6 +2342,12 @@ int bench_gen_main(int argc, char **argv)
             o.cpu_mult = parse_int(need_arg(argc, argv, &i), a);
             if (o.cpu_mult < 1)
                 die("--cpu-mult must be at least 1");
+        } else if (!strcmp(a, "--shape")) {
+            const char *v = need_arg(argc, argv, &i);
+            if (!strcmp(v, "gpu"))
+                o.gpu_shape = o.relative_ts = 1; /* newer Kineto's relative ts, as such traces have */
+            else if (strcmp(v, "ops") != 0)
+                die("--shape wants ops or gpu, not \"%s\"", v);
         } else if (!strcmp(a, "--gzip")) {
             o.gzip = 1;
         } else if (!strcmp(a, "--level")) {

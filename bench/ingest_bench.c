@@ -72,6 +72,8 @@ typedef struct bench_options {
     int jobs_test, rss_test;
     int gz_level;
     int generate_only;
+    int e2e;                /* the CLI end to end on both shapes (needs BENCH_TALLY) */
+    double scaling_max_mb;  /* the scaling series up to this size (0: skip) */
 } bench_options;
 
 /* ---- what a child measured ---------------------------------------------- */
@@ -948,6 +950,9 @@ static void usage(FILE *f)
           "  --no-baselines      skip jansson, Python and zcat\n"
           "  --no-jobs           skip the --jobs measurement\n"
           "  --no-rss            skip the peak-RSS-vs-events measurement\n"
+          "  --no-e2e            skip tally summary / report end to end on both shapes\n"
+          "  --scaling-max-mb M  the scaling series on the GPU-heavy shape from 50 MB up to M\n"
+          "                      (default 1600; 0: skip)\n"
           "  --quick             a ~5 MB trace, tally and jansson only: a smoke test\n"
           "  --generate-only     make the data (if missing) and stop\n"
           "  --once PATH         ingest PATH once in this process and print the profile's\n"
@@ -1034,6 +1039,221 @@ static int rss_per_rank(const bench_options *o, const char *small, const char *l
 }
 #endif
 
+#ifdef BENCH_TALLY
+/* ---- end to end: the CLI on both shapes, and how its time scales ---------- */
+
+/* The median CPU time (user + system) and the largest peak RSS of `repeat` runs of argv. */
+static int exec_cpu(char *const argv[], int repeat, double *cpu, long *rss_kb, char *note, size_t note_len)
+{
+    double c[MAX_RUNS];
+    *rss_kb = 0;
+    for (int r = 0; r < repeat; r++) {
+        double secs;
+        child_usage u = { 0, 0 };
+        if (run_exec(argv, 1, &secs, &u, note, note_len) != 0)
+            return -1;
+        c[r] = u.cpu;
+        if (u.maxrss_kb > *rss_kb)
+            *rss_kb = u.maxrss_kb;
+    }
+    qsort(c, (size_t)repeat, sizeof c[0], cmp_double);
+    *cpu = c[repeat / 2];
+    return 0;
+}
+
+/* The events and GPU events of a trace (tally's own count, one ingest in a child). */
+static void count_events(const char *path, uint64_t *events, uint64_t *gpu)
+{
+    job j = { path, 1 };
+    result r;
+    child_usage u;
+    *events = *gpu = 0;
+    if (run_child(child_ingest, &j, &r, &u) == 0 && r.ok) {
+        *events = r.events;
+        *gpu = r.gpu;
+    }
+}
+
+/* Make a generated trace (plain) if it is not there yet. */
+static int ensure_trace(const char *path, const char *const *args)
+{
+    int64_t sz;
+    if (file_size(path, &sz) == 0)
+        return 0;
+    fprintf(stderr, "generating %s ...\n", path);
+    return generate(path, 0, args, NULL);
+}
+
+/* tally summary / tally report of `path` beside cat and simdjson, in CPU seconds. */
+static int e2e_shape(const bench_options *o, const char *label, const char *path)
+{
+    char tally[] = BENCH_TALLY, sum[] = "summary", rep[] = "report", q[] = "-q", oo[] = "-o", cat[] = "cat";
+    char html[4300], file[4200];
+    snprintf(html, sizeof html, "%s/e2e-report.html", o->data_dir);
+    copy_str(file, sizeof file, path);
+    int64_t size = 0;
+    file_size(path, &size);
+    uint64_t events, gpu;
+    count_events(path, &events, &gpu);
+    char ev[32], gev[32];
+    printf("\n%s: %s (%.1f MB, %s events, %s GPU events)\n", label, path, mb((uint64_t)size),
+           count_str(events, ev, sizeof ev), count_str(gpu, gev, sizeof gev));
+    printf("%-30s %8s %12s %9s %12s %10s\n", "command", "CPU s", "MB/s of CPU", "ns/event", "peak RSS",
+           "CPU/cat");
+    struct {
+        const char *name;
+        char *argv[8];
+        int optional;
+    } cmds[] = {
+        { "cat > /dev/null", { cat, file, NULL }, 0 },
+#ifdef BENCH_SIMDJSON
+        { "simdjson ondemand, sum dur", { (char *)BENCH_SIMDJSON, file, NULL }, 1 },
+#endif
+        { "tally summary", { tally, sum, q, file, NULL }, 0 },
+        { "tally report -o FILE", { tally, rep, q, file, oo, html, NULL }, 0 },
+    };
+    double cat_cpu = 0, simd_cpu = 0;
+    int ok = 1;
+    for (size_t c = 0; c < sizeof cmds / sizeof cmds[0]; c++) {
+        double cpu = 0;
+        long rss = 0;
+        char note[160] = "";
+        if (exec_cpu(cmds[c].argv, o->repeat, &cpu, &rss, note, sizeof note) != 0) {
+            printf("%-30s %s\n", cmds[c].name, note);
+            ok = ok && cmds[c].optional;
+            continue;
+        }
+        if (c == 0)
+            cat_cpu = cpu;
+        if (strncmp(cmds[c].name, "simdjson", 8) == 0)
+            simd_cpu = cpu;
+        printf("%-30s %8.3f %12.1f %9.1f %9.1f MB %9.2fx", cmds[c].name, cpu, cpu > 0 ? mb((uint64_t)size) / cpu : 0,
+               events ? cpu * 1e9 / (double)events : 0, (double)rss / 1024.0, cat_cpu > 0 ? cpu / cat_cpu : 0);
+        if (simd_cpu > 0 && strncmp(cmds[c].name, "tally", 5) == 0)
+            printf("  (%.2fx simdjson)", cpu / simd_cpu);
+        if (strcmp(cmds[c].name, "tally summary") == 0 && gpu > 0)
+            printf("\n%-30s goal >= 1000 MB/s of CPU per core: %s; %.0f B of peak RSS per GPU event", "",
+                   mb((uint64_t)size) / cpu >= 1000 ? "met" : "NOT met", (double)rss * 1024.0 / (double)gpu);
+        putchar('\n');
+    }
+    unlink(html);
+    return ok;
+}
+
+/* Least squares of log(y) on log(x): the exponent of y ~ x^k. */
+static double fit_exponent(const double *x, const double *y, int n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (int i = 0; i < n; i++) {
+        double lx = log(x[i]), ly = log(y[i]);
+        sx += lx;
+        sy += ly;
+        sxx += lx * lx;
+        sxy += lx * ly;
+    }
+    double d = n * sxx - sx * sx;
+    return d != 0 ? (n * sxy - sx * sy) / d : 0;
+}
+
+/* `tally summary` over GPU-heavy traces of growing size (and, at one size, more steps of
+ * fewer layers; and more rank files): CPU time against size, and the fitted exponent. */
+static int scaling(const bench_options *o)
+{
+    char tally[] = BENCH_TALLY, sum[] = "summary", q[] = "-q";
+    int ok = 1;
+    double xs[16], ys[16];
+    int n = 0;
+    printf("\nscaling: tally summary on the GPU-heavy shape (--shape gpu), median CPU s of %d runs\n", o->repeat);
+    printf("%-34s %10s %12s %8s %12s %10s %12s\n", "trace", "MB", "events", "CPU s", "MB/s of CPU", "ns/event",
+           "peak RSS");
+    for (double size = 50; size <= o->scaling_max_mb * 1.001 && n < 16; size *= 2) {
+        char path[4200], sz[32];
+        snprintf(sz, sizeof sz, "%g", size);
+        snprintf(path, sizeof path, "%s/kineto-gpu-seed1-%gmb.json", o->data_dir, size);
+        const char *args[] = { "--shape", "gpu", "--seed", "1", "--size-mb", sz, NULL };
+        if (ensure_trace(path, args) != 0)
+            return 0;
+        int64_t bytes = 0;
+        file_size(path, &bytes);
+        uint64_t events, gpu;
+        count_events(path, &events, &gpu);
+        char *argv[] = { tally, sum, q, path, NULL };
+        double cpu;
+        long rss;
+        char note[160] = "", ev[32];
+        if (exec_cpu(argv, o->repeat, &cpu, &rss, note, sizeof note) != 0) {
+            printf("%-34s %s\n", path, note);
+            ok = 0;
+            break;
+        }
+        char label[64];
+        snprintf(label, sizeof label, "size %g MB", size);
+        printf("%-34s %10.1f %12s %8.3f %12.1f %10.1f %9.1f MB\n", label, mb((uint64_t)bytes),
+               count_str(events, ev, sizeof ev), cpu, mb((uint64_t)bytes) / cpu, cpu * 1e9 / (double)events,
+               (double)rss / 1024.0);
+        xs[n] = (double)bytes;
+        ys[n] = cpu;
+        n++;
+    }
+    if (n >= 2)
+        printf("fitted exponent of CPU time vs size (%d sizes): %.3f (goal <= 1.01: %s)\n", n,
+               fit_exponent(xs, ys, n), fit_exponent(xs, ys, n) <= 1.01 ? "met" : "NOT met");
+    /* steps: the same size with a quarter of the layers, so four times the steps */
+    {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/kineto-gpu-seed1-200mb-layers6.json", o->data_dir);
+        const char *args[] = { "--shape", "gpu", "--seed", "1", "--size-mb", "200", "--layers", "6", NULL };
+        if (ensure_trace(path, args) == 0) {
+            int64_t bytes = 0;
+            file_size(path, &bytes);
+            uint64_t events, gpu;
+            count_events(path, &events, &gpu);
+            char *argv[] = { tally, sum, q, path, NULL };
+            double cpu;
+            long rss;
+            char note[160] = "", ev[32];
+            if (exec_cpu(argv, o->repeat, &cpu, &rss, note, sizeof note) == 0)
+                printf("%-34s %10.1f %12s %8.3f %12.1f %10.1f %9.1f MB\n", "200 MB, 6 layers (4x the steps)",
+                       mb((uint64_t)bytes), count_str(events, ev, sizeof ev), cpu, mb((uint64_t)bytes) / cpu,
+                       cpu * 1e9 / (double)events, (double)rss / 1024.0);
+        }
+    }
+    /* ranks: 1, 4 and 16 rank files of 25 MB each */
+    printf("ranks (files of 25 MB, --shape gpu), tally summary --jobs 1:\n");
+    double rx[3], ry[3];
+    int nr = 0;
+    for (int ranks = 1; ranks <= 16; ranks *= 4) {
+        char dir[4200], nrs[16];
+        snprintf(nrs, sizeof nrs, "%d", ranks);
+        snprintf(dir, sizeof dir, "%s/gpu-ranks%d-25mb", o->data_dir, ranks);
+        if (!dir_exists(dir)) {
+            const char *args[] = { "--shape", "gpu", "--seed", "3", "--ranks", nrs, "--size-mb", "25", "--jobs", "2", NULL };
+            fprintf(stderr, "generating %s ...\n", dir);
+            if (generate(dir, 1, args, NULL) != 0)
+                return 0;
+        }
+        char js[] = "--jobs", one[] = "1";
+        char *argv[] = { tally, sum, q, js, one, dir, NULL };
+        double cpu;
+        long rss;
+        char note[160] = "";
+        if (exec_cpu(argv, o->repeat, &cpu, &rss, note, sizeof note) != 0) {
+            printf("  %d ranks: %s\n", ranks, note);
+            ok = 0;
+            break;
+        }
+        printf("  %2d ranks: %8.3f CPU s, %.3f s a rank, peak RSS %.1f MB\n", ranks, cpu, cpu / ranks,
+               (double)rss / 1024.0);
+        rx[nr] = ranks;
+        ry[nr] = cpu;
+        nr++;
+    }
+    if (nr >= 2)
+        printf("fitted exponent of CPU time vs ranks: %.3f\n", fit_exponent(rx, ry, nr));
+    return ok;
+}
+#endif
+
 /* tokenize: 0 the whole ingest, 1 the tokenizer alone from the index, 2 with the byte parser */
 static int once(const char *path, int jobs, int tokenize)
 {
@@ -1068,6 +1288,8 @@ int main(int argc, char **argv)
     o.jobs_test = 1;
     o.rss_test = 1;
     o.gz_level = 6;
+    o.e2e = 1;
+    o.scaling_max_mb = 1600;
     const char *once_path = NULL;
     int once_jobs = 1, once_tokenize = 0;
     for (int i = 1; i < argc; i++) {
@@ -1093,6 +1315,10 @@ int main(int argc, char **argv)
             o.jobs_test = 0;
         } else if (!strcmp(a, "--no-rss")) {
             o.rss_test = 0;
+        } else if (!strcmp(a, "--no-e2e")) {
+            o.e2e = 0;
+        } else if (!strcmp(a, "--scaling-max-mb") && more) {
+            o.scaling_max_mb = atof(argv[++i]);
         } else if (!strcmp(a, "--generate-only")) {
             o.generate_only = 1;
         } else if (!strcmp(a, "--once") && more) {
@@ -1248,8 +1474,23 @@ int main(int argc, char **argv)
         }
     }
 #endif
+    /* the GPU-heavy shape at the same size (--shape gpu): the shape users have */
+    char gpu_trace[4200] = "";
+#ifdef BENCH_TALLY
+    if (o.e2e && !o.trace) {
+        double size = o.quick ? 5 : o.size_mb;
+        char sz[32];
+        snprintf(sz, sizeof sz, "%g", size);
+        snprintf(gpu_trace, sizeof gpu_trace, "%s/kineto-gpu-seed1-%gmb.json", o.data_dir, size);
+        const char *args[] = { "--shape", "gpu", "--seed", "1", "--size-mb", sz, NULL };
+        if (ensure_trace(gpu_trace, args) != 0)
+            return 1;
+    }
+#endif
     if (o.generate_only) {
         printf("data in %s:\n  %s\n  %s\n", o.data_dir, plain, gz);
+        if (gpu_trace[0])
+            printf("  %s\n", gpu_trace);
         if (rdir[0])
             printf("  %s/\n", rdir);
         if (cpu3[0])
@@ -1462,6 +1703,17 @@ int main(int argc, char **argv)
     /* ---- memory per rank: the CLI over the two sets ---- */
 #ifdef BENCH_TALLY
     if (dir[0] && rdir[0] && !rss_per_rank(&o, dir, rdir))
+        failed = 1;
+    /* ---- end to end on both shapes, then the scaling series ---- */
+    if (o.e2e) {
+        printf("\nend to end: the tally command (median CPU s of %d runs) beside cat and simdjson "
+               "(the whole file in memory, sum of dur) on the same file\n", o.repeat);
+        if (!e2e_shape(&o, "operator shape (record_shapes, the trace above)", plain))
+            failed = 1;
+        if (gpu_trace[0] && !e2e_shape(&o, "GPU-heavy shape (--shape gpu)", gpu_trace))
+            failed = 1;
+    }
+    if (!o.quick && !o.trace && o.scaling_max_mb >= 50 && !scaling(&o))
         failed = 1;
 #endif
     double load_end = loadavg();
