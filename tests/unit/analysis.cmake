@@ -1,6 +1,6 @@
 # Tests of the analysis stage (tools/analyze: tally_analyze). Included from
 # tests/unit/CMakeLists.txt; the command-level analysis tests are in tests/analysis.
-foreach(t intervals session rules stragglers waits collbw shapes telemetry docs)
+foreach(t intervals session rules stragglers waits collbw shapes telemetry docs gpu_order)
   tally_add_unit_test(test_${t} SOURCES test_${t}.c LIBS tally_analyze LABELS analysis)
 endforeach()
 # the call tree: nesting into paths, the cap, partials, the merge across ranks (and the page's note)

@@ -284,6 +284,29 @@ static void test_random_against_grid(void **state)
         assert_int_equal(out[0], 0);
         for (int m = 1; m < 8; m++)
             assert_int_equal(out[m], masks[m]);
+        /* the same intervals in start order take the one-pass sweep (no sort):
+         * the same times; and the union of sorted input skips its sort alike */
+        for (size_t i = 1; i < nk; i++)
+            for (size_t j = i; j > 0 && kv[j].start < kv[j - 1].start; j--) {
+                tl_kinded t = kv[j];
+                kv[j] = kv[j - 1];
+                kv[j - 1] = t;
+            }
+        memset(out, 0x55, sizeof out);
+        assert_int_equal(tl_sweep_kinds(kv, nk, out), 0);
+        assert_int_equal(out[0], 0);
+        for (int m = 1; m < 8; m++)
+            assert_int_equal(out[m], masks[m]);
+        tl_ivset sorted;
+        tl_ivset_init(&sorted);
+        for (size_t i = 0; i < nk; i++)
+            assert_int_equal(tl_ivset_add(&sorted, kv[i].start, kv[i].end), 0);
+        tl_ivset_union(&sorted);
+        int64_t lall = 0;
+        for (int t = 0; t < GRID; t++)
+            lall += gk[t] != 0;
+        assert_int_equal(tl_ivset_length(&sorted), lall);
+        tl_ivset_release(&sorted);
         tl_ivset_release(&a);
         tl_ivset_release(&b);
     }

@@ -37,7 +37,13 @@ void tl_ivset_union(tl_ivset *s)
 {
     if (s->n < 2)
         return;
-    qsort(s->v, s->n, sizeof *s->v, by_start);
+    /* GPU events arrive sorted by start: check before sorting (the union of
+     * intervals in start order is the same whatever order ties are in) */
+    size_t i0 = 1;
+    while (i0 < s->n && s->v[i0 - 1].start <= s->v[i0].start)
+        i0++;
+    if (i0 < s->n)
+        qsort(s->v, s->n, sizeof *s->v, by_start);
     size_t k = 0;
     for (size_t i = 1; i < s->n; i++) {
         if (s->v[i].start <= s->v[k].end) {
@@ -89,11 +95,74 @@ static int by_time(const void *a, const void *b)
     return x->delta - y->delta; /* ends before starts at the same instant */
 }
 
+/* The sweep over intervals in start order, without sorting or memory: every
+ * interval seen so far started at or before the cursor, so from the cursor on
+ * kind k is active exactly until the latest end of its intervals so far
+ * (last[k]). Between two starts the time splits at those ends. */
+static void sweep_sorted(const tl_kinded *v, size_t n, int64_t out[8])
+{
+    int64_t last[3] = { INT64_MIN, INT64_MIN, INT64_MIN }, cur = INT64_MIN;
+    int started = 0;
+    for (size_t i = 0; i <= n; i++) {
+        int64_t to = INT64_MAX; /* past the last interval: to the latest end */
+        if (i < n) {
+            if (v[i].end <= v[i].start || v[i].kind < 0 || v[i].kind > 2)
+                continue;
+            to = v[i].start;
+        }
+        if (started) {
+            /* [cur, to): the kinds' ends inside it, in order (three at most) */
+            int64_t cut[3];
+            int nc = 0;
+            for (int k = 0; k < 3; k++)
+                if (last[k] > cur && last[k] < to)
+                    cut[nc++] = last[k];
+            for (int a = 1; a < nc; a++)
+                for (int b = a; b > 0 && cut[b] < cut[b - 1]; b--) {
+                    int64_t t = cut[b];
+                    cut[b] = cut[b - 1];
+                    cut[b - 1] = t;
+                }
+            int64_t from = cur;
+            for (int c = 0; c <= nc; c++) {
+                int64_t until = c < nc ? cut[c] : to;
+                int mask = (last[0] > from) | (last[1] > from) << 1 | (last[2] > from) << 2;
+                if (mask != 0 && until > from)
+                    out[mask] += until - from;
+                from = until;
+                if (mask == 0)
+                    break; /* nothing active any more before `to` */
+            }
+        }
+        if (i == n)
+            break;
+        cur = v[i].start;
+        started = 1;
+        if (v[i].end > last[v[i].kind])
+            last[v[i].kind] = v[i].end;
+    }
+}
+
 int tl_sweep_kinds(const tl_kinded *v, size_t n, int64_t out[8])
 {
     memset(out, 0, 8 * sizeof *out);
     if (n == 0)
         return 0;
+    /* GPU events come in start order (tl_profile_finish sorts them): then one
+     * pass, no sort of 2n points through qsort. Both ways give the same times. */
+    int sorted = 1;
+    int64_t prev = INT64_MIN;
+    for (size_t i = 0; i < n && sorted; i++) {
+        if (v[i].end <= v[i].start || v[i].kind < 0 || v[i].kind > 2)
+            continue;
+        sorted = v[i].start >= prev;
+        prev = v[i].start;
+    }
+    if (sorted) {
+        sweep_sorted(v, n, out);
+        out[0] = 0;
+        return 0;
+    }
     point *p = malloc(2 * n * sizeof *p);
     if (p == NULL)
         return -1;

@@ -306,17 +306,51 @@ static int step_compute(tl_session *s, const tl_profile *p)
     tl_ivset *per = calloc(s->nsteps, sizeof *per);
     if (per == NULL)
         return -1;
+    /* A kernel belongs to the first step (in number order) whose [start, end]
+     * holds its launch. When the steps are also in time order and do not
+     * overlap (they touch at most), that is the first of the steps starting
+     * at or before the launch that ends at or after it: two binary
+     * searches, not a scan of every step for every kernel (O(kernels x steps),
+     * 28 % of a 300-step trace's analysis). Otherwise the scan. */
+    int ordered = 1;
+    for (size_t k = 0; k + 1 < p->nsteps && ordered; k++)
+        ordered = tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns) <= p->steps[k + 1].ts_ns &&
+                  p->steps[k].dur_ns >= 0;
+    if (p->nsteps > 0 && p->steps[p->nsteps - 1].dur_ns < 0)
+        ordered = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *e = &p->gpu[i];
         if (e->type != TL_KT_COMPUTE)
             continue;
         int64_t t = e->launch_ns != INT64_MIN ? e->launch_ns : e->ts_ns;
-        for (size_t k = 0; k < p->nsteps; k++) { /* few steps: a scan is fine */
-            if (t >= p->steps[k].ts_ns && t <= p->steps[k].ts_ns + p->steps[k].dur_ns) {
-                tl_ivset_add(&per[k], e->ts_ns, e->ts_ns + e->dur_ns);
-                break;
+        size_t found = p->nsteps;
+        if (ordered) {
+            size_t lo = 0, hi = p->nsteps; /* the first step that starts after t */
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (p->steps[mid].ts_ns <= t)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
+            size_t a = 0, b = lo; /* the first of them that ends at t or later (ends ascend too) */
+            while (a < b) {
+                size_t mid = a + (b - a) / 2;
+                if (tl_ns_add(p->steps[mid].ts_ns, p->steps[mid].dur_ns) < t)
+                    a = mid + 1;
+                else
+                    b = mid;
+            }
+            found = a < lo ? a : p->nsteps;
+        } else {
+            for (size_t k = 0; k < p->nsteps; k++)
+                if (t >= p->steps[k].ts_ns && t <= tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns)) {
+                    found = k;
+                    break;
+                }
         }
+        if (found < p->nsteps && found < s->nsteps)
+            tl_ivset_add(&per[found], e->ts_ns, e->ts_ns + e->dur_ns);
     }
     for (size_t k = 0; k < s->nsteps; k++) {
         tl_ivset_union(&per[k]);
@@ -502,6 +536,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         return 0;
     uint8_t *in = calloc(p->ngpu, 1);
     tl_kinded *kinded = malloc(p->ngpu * sizeof *kinded);
+    uint32_t *kid_of = malloc((p->strs.n ? p->strs.n : 1) * sizeof *kid_of);
     tl_ivset all, comp, comm;
     tl_strtab knames;
     tl_ivset_init(&all);
@@ -509,8 +544,9 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     tl_ivset_init(&comm);
     tl_strtab_init(&knames);
     size_t kernels_cap = 0, colls_cap = 0;
-    if (in == NULL || kinded == NULL)
+    if (in == NULL || kinded == NULL || kid_of == NULL)
         goto out;
+    memset(kid_of, 0xff, (p->strs.n ? p->strs.n : 1) * sizeof *kid_of);
     size_t nk = 0;
     int64_t first = INT64_MAX, last = INT64_MIN;
     for (size_t i = 0; i < p->ngpu; i++) {
@@ -533,12 +569,20 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         if (kind >= 0)
             kinded[nk++] = (tl_kinded){ e->ts_ns, end, kind };
 
-        /* the kernel's own statistics */
-        const char *name = tl_strtab_get(&p->strs, e->name);
-        uint32_t before = knames.n;
-        uint32_t id = tl_strtab_intern(&knames, name, strlen(name));
-        if (id == UINT32_MAX)
-            goto out;
+        /* the kernel's own statistics: its name interned once per name id of
+         * the profile (kid_of), not once per event */
+        uint32_t id = e->name < p->strs.n ? kid_of[e->name] : UINT32_MAX;
+        const char *name = NULL;
+        uint32_t before = UINT32_MAX;
+        if (id == UINT32_MAX) {
+            name = tl_strtab_get(&p->strs, e->name);
+            before = knames.n;
+            id = tl_strtab_intern(&knames, name, strlen(name));
+            if (id == UINT32_MAX)
+                goto out;
+            if (e->name < p->strs.n)
+                kid_of[e->name] = id;
+        }
         if (id == before) {
             if (s->nkernels == kernels_cap) {
                 size_t old = kernels_cap;
@@ -600,6 +644,7 @@ out:
     tl_ivset_release(&comp);
     tl_ivset_release(&comm);
     tl_strtab_release(&knames);
+    free(kid_of);
     return rc;
 }
 

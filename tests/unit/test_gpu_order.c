@@ -1,0 +1,216 @@
+/*
+ * test_gpu_order.c - the fast paths of a GPU-heavy trace give what the slow
+ * ones gave (issue 33): the correlation id -> launch map (a dense array for
+ * ids that count up, a hash for the rest), the GPU events' sort (insertion
+ * for a nearly sorted trace, qsort past a budget of moves) and the step of
+ * each kernel (binary searches over ordered steps, a scan over overlapping
+ * ones).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "read_trace.h"
+#include "aggregate.h"
+#include "tt_support.h"
+
+static void read_text(tl_profile *p, const char *text)
+{
+    tl_profile_init(p, "gpu-order.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options opt;
+    tl_trace_options_init(&opt);
+    assert_int_equal(tl_read_trace(p, tt_mem_read, &m, &opt), 0);
+}
+
+static const tl_gpu_event *kernel_at(const tl_profile *p, int64_t ts_ns)
+{
+    for (size_t i = 0; i < p->ngpu; i++)
+        if (p->gpu[i].ts_ns == ts_ns)
+            return &p->gpu[i];
+    fail_msg("no GPU event at %lld ns", (long long)ts_ns);
+    return NULL;
+}
+
+#define TEXT_MAX ((size_t)8 << 20) /* ~20,000 launches of ~130 bytes */
+
+/* Launches with ids that count up (the dense array), one id launched twice
+ * (the earlier wins), ids below the first (the hash), far beyond it (the
+ * hash), negative, and one the array grows over after the hash took it. */
+static void test_launch_map(void **state)
+{
+    (void)state;
+    char *text = malloc(TEXT_MAX);
+    assert_non_null(text);
+    size_t n = (size_t)snprintf(text, TEXT_MAX, "{\"traceEvents\":[");
+    /* ids 1000..1099 launched at ts 10 + id */
+    for (int id = 1000; id < 1100; id++)
+        n += (size_t)snprintf(text + n, TEXT_MAX - n,
+                              "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}},",
+                              10 + id, id);
+    static const struct {
+        long long id, ts;
+    } odd[] = {
+        { 1050, 5 },              /* a second launch of 1050, earlier: it wins */
+        { 1060, 9000 },           /* a second launch of 1060, later: the first wins */
+        { 500, 7 },               /* below the dense array's base */
+        { 1000000000000LL, 8 },   /* far beyond its end */
+        { -3, 11 },               /* negative */
+        { 70000, 12 },            /* beyond what the array may take now: the hash */
+    };
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        n += (size_t)snprintf(text + n, TEXT_MAX - n,
+                              "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":%lld,\"dur\":1,\"args\":{\"correlation\":%lld}},",
+                              odd[i].ts, odd[i].id);
+    /* enough ids to grow the array over 70000, one of them 70000 again, later */
+    for (int id = 1100; id < 20000; id++)
+        n += (size_t)snprintf(text + n, TEXT_MAX - n,
+                              "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}},",
+                              20000 + id, id);
+    n += (size_t)snprintf(text + n, TEXT_MAX - n,
+                          "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                          "\"tid\":1,\"ts\":13,\"dur\":1,\"args\":{\"correlation\":70000}},");
+    /* kernels, each at its own ts (in ms, apart from every launch) */
+    static const long long kid[] = { 1000, 1050, 1060, 1099, 500, 1000000000000LL, -3, 70000, 19999, 123456789 };
+    for (size_t i = 0; i < sizeof kid / sizeof kid[0]; i++)
+        n += (size_t)snprintf(text + n, TEXT_MAX - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%zu000,"
+                              "\"dur\":1,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%lld}}",
+                              i ? "," : "", i + 100, kid[i]);
+    snprintf(text + n, TEXT_MAX - n, "]}");
+    tl_profile p;
+    read_text(&p, text);
+    free(text);
+    /* launch_ns in ns; the kernel correlation -1 is "none" (a negative id) */
+    static const long long want[] = { 1010, 5, 1070, 1109, 7, 8, -1, 12, 39999, -1 };
+    for (size_t i = 0; i < sizeof kid / sizeof kid[0]; i++) {
+        const tl_gpu_event *e = kernel_at(&p, (int64_t)(i + 100) * 1000000);
+        if (want[i] < 0)
+            assert_true(e->launch_ns == INT64_MIN || kid[i] < 0);
+        else
+            assert_int_equal(e->launch_ns, want[i] * 1000);
+    }
+    tl_profile_release(&p);
+}
+
+/* GPU events nearly in order (two streams interleaved) and in reverse order
+ * (past the insertion budget: qsort): both end sorted by start, and events
+ * alike in start, duration, stream and name keep the file's order (their
+ * launches tell them apart). */
+static void sort_case(int reverse)
+{
+    enum { N = 200 };
+    char *text = malloc(1 << 20);
+    assert_non_null(text);
+    size_t n = (size_t)snprintf(text, 1 << 20, "{\"traceEvents\":[");
+    for (int k = 0; k < N; k++) {
+        int i = reverse ? N - 1 - k : k;
+        /* stream 7 at 10 µs steps; stream 20 lags by up to 25 µs; pairs of twins */
+        int stream = i % 2 ? 20 : 7;
+        int ts = stream == 7 ? (i / 4) * 20 : (i / 2) * 10 + 25; /* stream 7 in twins */
+        n += (size_t)snprintf(text + n, (1 << 20) - n,
+                              "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}},"
+                              "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":%d,\"ts\":%d,"
+                              "\"dur\":5,\"args\":{\"device\":0,\"stream\":%d,\"correlation\":%d}}",
+                              k ? "," : "", k, k + 1, stream, stream == 20 && i % 4 == 1 ? ts - 25 : ts, stream,
+                              k + 1);
+    }
+    snprintf(text + n, (1 << 20) - n, "]}");
+    tl_profile p;
+    read_text(&p, text);
+    free(text);
+    assert_int_equal(p.ngpu, N);
+    for (size_t i = 1; i < p.ngpu; i++) {
+        const tl_gpu_event *a = &p.gpu[i - 1], *b = &p.gpu[i];
+        assert_true(a->ts_ns <= b->ts_ns);
+        if (a->ts_ns == b->ts_ns && a->dur_ns == b->dur_ns && a->stream == b->stream && a->name == b->name)
+            assert_true(a->launch_ns < b->launch_ns); /* file order: launches count up with it */
+    }
+    tl_profile_release(&p);
+}
+
+static void test_sort_nearly_sorted(void **state)
+{
+    (void)state;
+    sort_case(0);
+}
+
+static void test_sort_reversed(void **state)
+{
+    (void)state;
+    sort_case(1);
+}
+
+/* Kernels to steps: ordered steps that touch (a launch at the boundary
+ * belongs to the earlier step), a zero-length step, and the same kernels
+ * with overlapping steps (the scan): each step's compute by hand. */
+static void step_case(const char *steps, const int64_t *want, size_t nwant)
+{
+    char text[8192];
+    size_t n = (size_t)snprintf(text, sizeof text, "{\"traceEvents\":[%s", steps);
+    /* launches at 100, 200, 200 (a boundary), 250, 300, 399 µs; kernels 10 µs each */
+    static const int launch[] = { 100, 200, 250, 300, 399, 450 };
+    for (size_t i = 0; i < sizeof launch / sizeof launch[0]; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+                              "\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%zu}},"
+                              "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+                              "\"dur\":10,\"args\":{\"device\":0,\"stream\":7,\"correlation\":%zu}}",
+                              launch[i], i + 1, launch[i] + 5 + (int)i * 20, i + 1);
+    snprintf(text + n, sizeof text - n, "]}");
+    tl_profile p;
+    read_text(&p, text);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_int_equal(s.nsteps, nwant);
+    for (size_t k = 0; k < nwant; k++)
+        assert_int_equal(s.steps[k].compute_ns, want[k]);
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
+#define STEP(n, ts, dur)                                                                                      \
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+    ",\"dur\":" #dur "}"
+
+static void test_steps_ordered(void **state)
+{
+    (void)state;
+    /* [100,200] [200,300] [300,300] [300,400]: 100 and 200 in step 1, 250
+     * in 2, 300 in 2 (it ends there), 399 in 4, 450 in none */
+    const int64_t want[] = { 20000, 20000, 0, 10000 };
+    step_case(STEP(1, 100, 100) "," STEP(2, 200, 100) "," STEP(3, 300, 0) "," STEP(4, 300, 100), want, 4);
+}
+
+static void test_steps_overlapping(void **state)
+{
+    (void)state;
+    /* [100,350] [200,300] [300,460]: the first step (by number) holding the
+     * launch: 100, 200, 250, 300 in 1; 399, 450 in 3 */
+    const int64_t want[] = { 40000, 0, 20000 };
+    step_case(STEP(1, 100, 250) "," STEP(2, 200, 100) "," STEP(3, 300, 160), want, 3);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_launch_map),
+        cmocka_unit_test(test_sort_nearly_sorted),
+        cmocka_unit_test(test_sort_reversed),
+        cmocka_unit_test(test_steps_ordered),
+        cmocka_unit_test(test_steps_overlapping),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
