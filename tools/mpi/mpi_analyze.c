@@ -601,12 +601,18 @@ static int blobs_take(blobs *l, const char *p, size_t n, int from)
 
 typedef struct parse_job {
     blobs *l;
-    tl_partial *parts;
-    int *codes, *bad;
-    size_t next;
+    tl_aggregate *agg;
+    int code, rc;
+    size_t next, added; /* the next partial to parse; the partials added so far */
     pthread_mutex_t lock;
+    pthread_cond_t turn;
 } parse_job;
 
+/* Parse partial i, then wait for its turn and add it to the aggregate: they
+ * are added in the order of the list, as tally merge adds them, so the
+ * result does not depend on which thread finished first. A partial is freed
+ * as soon as it is added, and its packed bytes as soon as it is parsed: at
+ * most `jobs` parsed partials are held beside the aggregate, not all of them. */
 static void *parse_worker(void *arg)
 {
     parse_job *j = arg;
@@ -617,51 +623,51 @@ static void *parse_worker(void *arg)
         if (i >= j->l->n)
             return NULL;
         blob *b = &j->l->v[i];
-        j->bad[i] = unpack_partial(&j->parts[i], b->p, b->n, &j->codes[i], b->from) != 0;
+        tl_partial part;
+        tl_partial_init(&part);
+        int code = 0;
+        int bad = unpack_partial(&part, b->p, b->n, &code, b->from) != 0;
         free(b->p); /* parsed: its packed bytes are not held until the end */
         b->p = NULL;
+        pthread_mutex_lock(&j->lock);
+        while (j->added != i)
+            pthread_cond_wait(&j->turn, &j->lock);
+        if (code > j->code)
+            j->code = code;
+        if (bad)
+            j->rc = -1;
+        char err[512] = "";
+        if (!bad && tl_aggregate_add_partial(j->agg, &part, err, sizeof err) != 0) {
+            fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", b->from, err);
+            j->rc = -1;
+        }
+        j->added++;
+        pthread_cond_broadcast(&j->turn);
+        pthread_mutex_unlock(&j->lock);
+        tl_partial_release(&part);
     }
 }
 
 /* Process 0: every packed partial into agg, jobs threads wide. */
 static int parse_all(tl_aggregate *agg, blobs *l, int jobs, int *code)
 {
-    int rc = 0;
-    parse_job j = { l, calloc(l->n + 1, sizeof *j.parts), calloc(l->n + 1, sizeof *j.codes),
-                    calloc(l->n + 1, sizeof *j.bad), 0, PTHREAD_MUTEX_INITIALIZER };
-    if (j.parts == NULL || j.codes == NULL || j.bad == NULL) {
-        rc = -1;
-        goto out;
-    }
-    for (size_t i = 0; i < l->n; i++)
-        tl_partial_init(&j.parts[i]);
-    int n = jobs < 1 ? 1 : (size_t)jobs > l->n ? (int)l->n : jobs;
+    parse_job j = { .l = l, .agg = agg, .code = *code };
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.turn, NULL);
+    int n = jobs < 1 ? 1 : (size_t)jobs > l->n ? (int)(l->n ? l->n : 1) : jobs;
     pthread_t *t = calloc((size_t)n + 1, sizeof *t);
     int started = 0;
     for (int k = 1; t && k < n; k++)
-        if (pthread_create(&t[k], NULL, parse_worker, &j) == 0)
+        if (pthread_create(&t[started + 1], NULL, parse_worker, &j) == 0)
             started++;
     parse_worker(&j);
     for (int k = 1; t && k <= started; k++)
         pthread_join(t[k], NULL);
     free(t);
-    for (size_t i = 0; i < l->n; i++) {
-        if (j.codes[i] > *code)
-            *code = j.codes[i];
-        if (j.bad[i])
-            rc = -1;
-        char err[512] = "";
-        if (tl_aggregate_add_partial(agg, &j.parts[i], err, sizeof err) != 0) {
-            fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", l->v[i].from, err);
-            rc = -1;
-        }
-        tl_partial_release(&j.parts[i]);
-    }
-out:
-    free(j.parts);
-    free(j.codes);
-    free(j.bad);
-    return rc;
+    pthread_cond_destroy(&j.turn);
+    pthread_mutex_destroy(&j.lock);
+    *code = j.code;
+    return j.rc;
 }
 
 static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
