@@ -413,8 +413,8 @@ void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t
     int len = snprintf(head, sizeof head, "%zu session%s of %zu rank%s", sessions, tl_plural_s(sessions), a->nranks,
                        tl_plural_s(a->nranks));
     if (companions && len > 0 && (size_t)len < sizeof head)
-        len += snprintf(head + len, sizeof head - (size_t)len, " (%zu traces counted with their reports)",
-                        companions);
+        len += snprintf(head + len, sizeof head - (size_t)len, " (%zu companion file%s counted with %s report%s)",
+                        companions, tl_plural_s(companions), companions == 1 ? "its" : "their", tl_plural_s(companions));
     if (len > 0 && (size_t)len < sizeof head)
         snprintf(head + len, sizeof head - (size_t)len, ", %zu warning%s", warnings, tl_plural_s(warnings));
     tl_text_wrap(out, "tally summary: ", head, width);
