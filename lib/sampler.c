@@ -70,9 +70,11 @@ static void publish(const tally_reading *r)
     src.r = *r;
     uint64_t s = __atomic_load_n(&pub_seq, __ATOMIC_RELAXED);
     __atomic_store_n(&pub_seq, s + 1, __ATOMIC_RELAXED);
-    __atomic_thread_fence(__ATOMIC_RELEASE);
+    /* release stores (plain moves on x86): the odd sequence above is
+     * visible to any reader that sees one of these words (no standalone
+     * fence: ThreadSanitizer does not model them) */
     for (size_t i = 0; i < PUB_WORDS; i++)
-        __atomic_store_n(&pub_buf.w[i], src.w[i], __ATOMIC_RELAXED);
+        __atomic_store_n(&pub_buf.w[i], src.w[i], __ATOMIC_RELEASE);
     __atomic_store_n(&pub_seq, s + 2, __ATOMIC_RELEASE);
 }
 
@@ -89,9 +91,10 @@ int tl_sampler_current(tally_reading *out)
         }
         if (s1 & 1)
             continue;
+        /* acquire loads: the sequence read after them is not read before
+         * them, and a word of a newer write brings that write's odd sequence */
         for (size_t i = 0; i < PUB_WORDS; i++)
-            dst.w[i] = __atomic_load_n(&pub_buf.w[i], __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+            dst.w[i] = __atomic_load_n(&pub_buf.w[i], __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&pub_seq, __ATOMIC_RELAXED) == s1) {
             *out = dst.r;
             return 0;
