@@ -222,6 +222,7 @@ typedef struct shared {
     atomic_size_t next;
     atomic_size_t done;
     atomic_ullong bytes;
+    atomic_ullong reading;     /* bytes read so far of the inputs being read (progress) */
     pthread_mutex_t progress_lock;
     struct timespec last_progress;
 } shared;
@@ -231,10 +232,43 @@ typedef struct item_ctx {
     item_result *res;
 } item_ctx;
 
+static void progress(shared *sh, int final);
+
+/* An input's reads counted as they go, so that progress moves within one
+ * large input (a 10 GB trace shows its megabytes, not nothing for a minute). */
+typedef struct counted {
+    tl_read_fn read;
+    void *ctx;
+    shared *sh;
+    unsigned long long n;
+} counted;
+
+static ssize_t counted_read(void *ctx, void *buf, size_t cap)
+{
+    counted *c = ctx;
+    ssize_t r = c->read(c->ctx, buf, cap);
+    if (r > 0) {
+        c->n += (unsigned long long)r;
+        atomic_fetch_add(&c->sh->reading, (unsigned long long)r);
+        progress(c->sh, 0);
+    }
+    return r;
+}
+
 static int on_input(const tl_input *in, void *user)
 {
     item_ctx *c = user;
-    tl_profile *p = tl_ingest_one(in, c->sh->opt);
+    tl_profile *p;
+    if (c->sh->opt->progress) {
+        counted cnt = { in->read, in->ctx, c->sh, 0 };
+        tl_input mine = *in;
+        mine.read = counted_read;
+        mine.ctx = &cnt;
+        p = tl_ingest_one(&mine, c->sh->opt);
+        atomic_fetch_sub(&c->sh->reading, cnt.n); /* counted in bytes once read */
+    } else {
+        p = tl_ingest_one(in, c->sh->opt);
+    }
     if (p == NULL)
         return 1;
     if (p->known_kind == NULL && p->skipped)
@@ -289,8 +323,9 @@ static void progress(shared *sh, int final)
                    (double)(now.tv_nsec - sh->last_progress.tv_nsec) / 1e9;
     if (final || since >= 0.2) {
         sh->last_progress = now;
+        /* the inputs read, and the bytes read: of those and of the ones being read */
         fprintf(stderr, "\rtally: read %zu/%zu inputs, %.1f MB%s", atomic_load(&sh->done), sh->items->n,
-                (double)atomic_load(&sh->bytes) / 1e6, final ? "\n" : "");
+                (double)(atomic_load(&sh->bytes) + atomic_load(&sh->reading)) / 1e6, final ? "\n" : "");
         fflush(stderr);
     }
     pthread_mutex_unlock(&sh->progress_lock);
