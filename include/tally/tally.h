@@ -480,9 +480,10 @@ typedef struct tally_reading {
  * their own). Lock-free: the sampler thread publishes each reading through a
  * sequence lock, and this call copies it, retrying while a new one is being
  * written; it never waits for the sampler, NVML or a lock, and allocates
- * nothing. Cost: ~100 ns. Any thread, any time. Returns 0; TALLY_EINVAL (out
- * is NULL); TALLY_ESTATE (not initialized, or disabled); TALLY_ENOENT (the
- * sampler is off, or has not read anything yet; *out is zeroed);
+ * nothing. Cost: ~60 ns (a 920-byte copy). Any thread, any time. After
+ * tally_shutdown() the last reading stays readable. Returns 0; TALLY_EINVAL
+ * (out is NULL); TALLY_ESTATE (not initialized, or disabled); TALLY_ENOENT
+ * (the sampler is off, or has not read anything yet; *out is zeroed);
  * TALLY_EAGAIN (the reading changed under every one of many tries).
  */
 TALLY_API int tally_current(tally_reading *out);
