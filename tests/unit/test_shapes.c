@@ -9,7 +9,8 @@
  *    the shapes (2MKN) and TFLOP/s is over the kernels' time, against the
  *    H100's dense peak for float;
  *  - the FLOPs formulas one by one, and shapes that do not fit them;
- *  - the device peak table.
+ *  - the device peak table;
+ *  - the "External id" map's dense array and hash (issue 33).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +25,7 @@
 
 #include "aggregate.h"
 #include "read_trace.h"
+#include "shape_table.h"
 #include "tt_support.h"
 
 static void read_session(tl_session *s, const char *text, const char *path)
@@ -147,12 +149,51 @@ static void test_peaks(void **state)
     assert_true(isnan(tl_device_peak_tflops(NULL, "float")));
 }
 
+/* The operators' "External id" -> call map: ids that count up go to a dense
+ * array, ids below its base or far beyond its end to a hash, and an id the
+ * hash took before the array grew over it is the array's on its next call
+ * (the later call wins, as in one hash): each kernel goes to the right row. */
+static void test_ext_map(void **state)
+{
+    (void)state;
+    tl_shape_table t;
+    tl_shape_table_init(&t);
+    /* rows: "a" for the ids that count up, "below", "far" and "again" */
+    for (int64_t ext = 1000; ext < 1100; ext++)
+        assert_int_equal(tl_shape_table_add(&t, "a", 1, "[[1]]", 5, "", 0, 10, NAN, ext), 0);
+    assert_int_equal(tl_shape_table_add(&t, "below", 5, "[[2]]", 5, "", 0, 10, NAN, 500), 0);
+    assert_int_equal(tl_shape_table_add(&t, "far", 3, "[[3]]", 5, "", 0, 10, NAN, 1000000000000LL), 0);
+    assert_int_equal(tl_shape_table_add(&t, "far", 3, "[[3]]", 5, "", 0, 10, NAN, 71000), 0); /* the hash */
+    for (int64_t ext = 1100; ext < 20000; ext++) /* the array grows over 71000 */
+        assert_int_equal(tl_shape_table_add(&t, "a", 1, "[[1]]", 5, "", 0, 10, NAN, ext), 0);
+    assert_int_equal(tl_shape_table_add(&t, "again", 5, "[[4]]", 5, "", 0, 10, NAN, 71000), 0);
+    assert_int_equal(t.op_n, 100 + 1 + 1 + 1 + 18900); /* 71000 once */
+    static const struct {
+        int64_t ext, dur;
+    } k[] = { { 1000, 1 }, { 19999, 2 }, { 500, 4 }, { 1000000000000LL, 8 }, { 71000, 16 }, { 30000, 32 } };
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        assert_int_equal(tl_shape_table_kernel(&t, k[i].ext, k[i].dur), 0);
+    tl_shape_table_link(&t);
+    int64_t got[4] = { -1, -1, -1, -1 };
+    static const char *names[4] = { "a", "below", "far", "again" };
+    for (size_t i = 0; i < t.n; i++)
+        for (int j = 0; j < 4; j++)
+            if (strcmp(tl_strtab_get(&t.strs, t.v[i].name), names[j]) == 0)
+                got[j] = t.v[i].gpu_ns;
+    assert_int_equal(got[0], 1 + 2);  /* 30000: no operator */
+    assert_int_equal(got[1], 4);
+    assert_int_equal(got[2], 8);
+    assert_int_equal(got[3], 16);     /* the later call of 71000 */
+    tl_shape_table_release(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_ranks),
         cmocka_unit_test(test_formulas),
         cmocka_unit_test(test_peaks),
+        cmocka_unit_test(test_ext_map),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@ void tl_shape_table_release(tl_shape_table *t)
     free(t->slots);
     free(t->op_ext);
     free(t->op_key);
+    free(t->op_dense);
     free(t->kern);
     memset(t, 0, sizeof *t);
 }
@@ -93,12 +94,68 @@ static size_t ext_slot(int64_t ext, size_t nslots)
     return (size_t)(h ^ (h >> 31)) & (nslots - 1);
 }
 
+/* The key of `ext` in the hash, or 0. */
+static uint32_t hash_get(const tl_shape_table *t, int64_t ext)
+{
+    if (t->op_slots == 0)
+        return 0;
+    size_t j = ext_slot(ext, t->op_slots);
+    while (t->op_key[j] && t->op_ext[j] != ext)
+        j = (j + 1) & (t->op_slots - 1);
+    return t->op_key[j];
+}
+
+#define OP_DENSE_SLACK 65536 /* ids the dense array may run ahead of 4x its entries */
+
+/* The dense array's slot of `ext` (ext >= 0), grown to take it when it stays
+ * dense enough; NULL: the hash's. Once an id is in the array's range it stays
+ * there, so a later call of an id that the hash holds lands in the array and
+ * the array is read first. */
+static uint32_t *dense_slot(tl_shape_table *t, int64_t ext, int grow)
+{
+    if (t->op_dcap == 0 && t->op_dn == 0 && grow)
+        t->op_base = ext;
+    if (ext < t->op_base)
+        return NULL;
+    uint64_t i = (uint64_t)ext - (uint64_t)t->op_base;
+    if (i >= t->op_dcap) {
+        if (!grow || i >= 4 * (uint64_t)t->op_dn + OP_DENSE_SLACK)
+            return NULL;
+        size_t cap = t->op_dcap ? t->op_dcap * 2 : 4096;
+        while (cap <= i)
+            cap *= 2;
+        uint32_t *d = realloc(t->op_dense, cap * sizeof *d);
+        if (d == NULL)
+            return NULL;
+        memset(d + t->op_dcap, 0, (cap - t->op_dcap) * sizeof *d);
+        t->op_dense = d;
+        t->op_dcap = cap;
+    }
+    return &t->op_dense[i];
+}
+
+static int hash_put(tl_shape_table *t, int64_t ext, uint32_t key);
+
 static int map_put(tl_shape_table *t, int64_t ext, uint32_t key)
 {
     if (t->op_n >= TL_SHAPE_MAX_LINKS) {
         t->links_dropped++;
         return 0;
     }
+    uint32_t *d = dense_slot(t, ext, 1);
+    if (d == NULL)
+        return hash_put(t, ext, key);
+    if (!*d) {
+        t->op_dn++;
+        if (t->op_hashed == 0 || hash_get(t, ext) == 0)
+            t->op_n++; /* a new id (not one the hash took before the array reached it) */
+    }
+    *d = key + 1;
+    return 0;
+}
+
+static int hash_put(tl_shape_table *t, int64_t ext, uint32_t key)
+{
     if ((t->op_n + 1) * 2 > t->op_slots) {
         size_t ns = t->op_slots ? t->op_slots * 2 : 1024;
         int64_t *e = malloc(ns * sizeof *e);
@@ -126,8 +183,10 @@ static int map_put(tl_shape_table *t, int64_t ext, uint32_t key)
     size_t j = ext_slot(ext, t->op_slots);
     while (t->op_key[j] && t->op_ext[j] != ext)
         j = (j + 1) & (t->op_slots - 1);
-    if (!t->op_key[j])
+    if (!t->op_key[j]) {
         t->op_n++;
+        t->op_hashed++;
+    }
     t->op_ext[j] = ext;
     t->op_key[j] = key + 1;
     return 0;
@@ -153,13 +212,12 @@ int tl_shape_table_kernel(tl_shape_table *t, int64_t ext, int64_t dur)
 
 void tl_shape_table_link(tl_shape_table *t)
 {
-    for (size_t i = 0; i < t->nkern && t->op_slots > 0; i++) {
-        size_t j = ext_slot(t->kern[i].ext, t->op_slots);
-        while (t->op_key[j] && t->op_ext[j] != t->kern[i].ext)
-            j = (j + 1) & (t->op_slots - 1);
-        if (!t->op_key[j])
+    for (size_t i = 0; i < t->nkern && (t->op_slots > 0 || t->op_dcap > 0); i++) {
+        uint32_t *d = t->kern[i].ext >= 0 ? dense_slot(t, t->kern[i].ext, 0) : NULL;
+        uint32_t key = d && *d ? *d : hash_get(t, t->kern[i].ext);
+        if (!key)
             continue;
-        tl_shape_stat *e = &t->v[t->op_key[j] - 1];
+        tl_shape_stat *e = &t->v[key - 1];
         e->gpu_ns += t->kern[i].dur_ns;
         e->kernels++;
     }
