@@ -495,7 +495,8 @@ class TestCurrent(ModuleTest):
         r = self.run_script(f"""
             import json, os, time, tally
             print("before", tally.current())
-            tally.init(sample_ms=10, sample="cpu,memory,disk")
+            # 200 ms: a reading stays current long enough to be seen on a loaded machine
+            tally.init(sample_ms=200, sample="cpu,memory,disk")
             deadline = time.time() + 5
             cur = None
             while cur is None and time.time() < deadline:
@@ -522,9 +523,15 @@ class TestCurrent(ModuleTest):
         self.assertEqual(first["gpus"], [])  # not asked for either
         self.assertGreaterEqual(first["sequence"], 1)
         self.assertGreater(first["time_unix_ns"], 1.6e18)
-        # 512 MiB in one point of about 10 ms
-        self.assertGreater(got["read_bps"], 512 * 2**20 / 0.1)
+        # 512 MiB in one point of about 200 ms (late wake-ups only lengthen it)
+        self.assertGreater(got["read_bps"], 512 * 2**20 / 0.5)
         rep = self.report()
+        # and the series: the rates over the points add up to the 512 MiB
+        pts, prev, total = rep["sampler"]["series"], 0, 0.0
+        for p in pts:
+            total += p["disk_read_bytes_per_s"] * (p["time_ns"] - prev) / 1e9
+            prev = p["time_ns"]
+        self.assertAlmostEqual(total / 2**20, 512, delta=512 * 0.05)
         self.assertEqual(rep["config"]["sample"], "cpu,memory,disk")
         self.assertEqual(rep["sampler"]["readings"], "cpu,memory,disk")
 
