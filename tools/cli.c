@@ -1174,3 +1174,22 @@ int tl_cli_strict(const tl_cli *cli, int rc, size_t warnings)
 {
     return rc == TL_EXIT_OK && cli->strict && warnings ? TL_EXIT_GATE : rc;
 }
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TL_CLI_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(TL_CLI_ASAN)
+#define TL_CLI_ASAN 1
+#endif
+
+int tl_cli_free_at_exit(void)
+{
+#ifdef TL_CLI_ASAN
+    return 1;
+#else
+    const char *v = getenv("TALLY_FREE_AT_EXIT");
+    return v != NULL && strcmp(v, "0") != 0;
+#endif
+}

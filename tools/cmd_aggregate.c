@@ -29,7 +29,8 @@ int tl_cmd_aggregate(int argc, char **argv)
     rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK)
         rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), warnings);
-    tl_aggregate_release(&agg);
+    if (tl_cli_free_at_exit()) /* else the exit frees it, at once */
+        tl_aggregate_release(&agg);
     tl_cli_release(&cli);
     return rc;
 }

@@ -100,7 +100,8 @@ int tl_cmd_report(int argc, char **argv)
                     fprintf(stderr, "tally: wrote %s\n", paths[i]);
         rc = tl_cli_strict(&cli, rc, warnings);
     }
-    tl_aggregate_release(&agg);
+    if (tl_cli_free_at_exit()) /* else the exit frees it, at once */
+        tl_aggregate_release(&agg);
     tl_cli_release(&cli);
     return rc;
 }

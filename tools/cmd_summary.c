@@ -50,7 +50,8 @@ int tl_cmd_summary(int argc, char **argv)
         rc = tl_cli_strict(&cli, tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT : TL_EXIT_OK,
                            warnings);
     }
-    tl_aggregate_release(&agg);
+    if (tl_cli_free_at_exit()) /* else the exit frees it, at once */
+        tl_aggregate_release(&agg);
     tl_cli_release(&cli);
     return rc;
 }
