@@ -573,6 +573,32 @@ class TestCurrent(ModuleTest):
         self.assertGreater(row["baseline"], 1.2 * 2**30)
         self.assertLess(row["baseline"], 2.2 * 2**30)
 
+    def test_budget_and_absent_nvml_are_said_by_tally(self):
+        """The sampler's point budget reached and NVML absent: the report says so, and tally's
+        reader turns both into warnings of the input (and stderr said NVML once at start)."""
+        r = self.run_script("""
+            import time, tally
+            with tally.section("s"):
+                time.sleep(0.4)
+        """, env={"TALLY_SAMPLE_GPU_MS": "2", "TALLY_SAMPLE_CPU_MS": "2", "TALLY_SAMPLE_POINTS": "16",
+                  "TALLY_NVML_LIBRARY": "/nonexistent/libnvidia-ml.so.1"})
+        self.assertEqual(r.stderr, "tally: GPU sampling was asked for, but NVML is not available (absent); "
+                                   "sampling goes on without GPU readings\n")
+        sp = self.report()["sampler"]
+        self.assertEqual(sp["points_budget"], 16)
+        self.assertGreater(sp["points_decimated"], 20)
+        agg_path = os.path.join(self.dir, "aggregate.json")
+        res = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
+                             capture_output=True, text=True, timeout=120)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        warnings = load(agg_path)["inputs"][0]["warnings"]
+        self.assertIn("sampler.gpu_status: not sampled: NVML absent: no GPU series from the collector's sampler",
+                      warnings)
+        budget = [w for w in warnings if w.startswith("sampler: the collector's point budget")]
+        self.assertEqual(len(budget), 1, warnings)
+        self.assertIn(f"(16 points, TALLY_SAMPLE_POINTS) was reached; {sp['points_decimated']} points were "
+                      f"decimated and the series keeps every {sp['stride']}", budget[0])
+
     def test_sampler_off_gives_none(self):
         r = self.run_script("""
             import tally
