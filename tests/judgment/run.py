@@ -17,7 +17,7 @@ lists: findings that must appear and findings that must not. A finding is one of
   {"memory": METRIC, "rank": N, "min": X, "max": Y}                    a rank's memory number
   {"exit": CODE}                                                       the exit code
   {"warning": SUBSTRING}                                               a line tally wrote to stderr
-  {"waits": KEY, "equals": V}                                          a number or word of the waits
+  {"waits": KEY, "equals": V}                                          a number or word of the waits (KEY may be dotted)
   {"waits_rank": N, "left_out": SUBSTRING}                             why a rank was left out of them
 Every case states why it is there ("why"). Exit 0 when every case holds."""
 import json
@@ -83,8 +83,11 @@ def holds(f, agg, code, stderr=""):
             if r["rank"] == f["rank"] and v is not None:
                 return f.get("min", v) <= v <= f.get("max", v)
         return False
-    if "waits" in f:
-        return agg["waits"].get(f["waits"]) == f["equals"]
+    if "waits" in f:  # a dotted key reads inside objects ("window.cause")
+        v = agg["waits"]
+        for k in f["waits"].split("."):
+            v = v.get(k) if isinstance(v, dict) else None
+        return v == f["equals"]
     if "waits_rank" in f:
         return any(r["rank"] == f["waits_rank"] and f["left_out"] in (r["left_out"] or "") for r in agg["waits"]["ranks"])
     if "text" in f:

@@ -377,6 +377,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup(""), 2, 4096, -1 };
     s->memops_dropped = 5;
     s->memops_peak = 7516192768;
+    s->coll_windows = calloc(1, sizeof *s->coll_windows);
+    s->coll_windows[s->ncoll_windows++] = (tl_sstepcat){ 1, { 50000, 0, 0, 0, 12000, 30000000, 9000, 1000 } };
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);

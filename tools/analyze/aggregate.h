@@ -55,7 +55,9 @@ int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
 int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
 int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
 int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
-int tl_session_stepcats(tl_session *s, const tl_profile *p); /* stepcats.c: each step's time by category */
+/* stepcats.c: each step's time by category, and each collective instance's
+ * window (s->insts taken first) */
+int tl_session_stepcats(tl_session *s, const tl_profile *p);
 int tl_session_kinfo(tl_session *s, const tl_profile *p);    /* kinfo.c: kernels' launching operators */
 
 /* Analysis options. */

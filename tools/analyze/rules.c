@@ -1288,6 +1288,12 @@ static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const t
     if (w->ncause > 0 && len > 0 && (size_t)len < size)
         len += snprintf(buf + len, size - (size_t)len, "; it spends %.1f ms %s more than the others in \"%.120s\"",
                         w->cause[0].delta_ns / 1e6, w->steps > 0 ? "a step" : "each time", w->cause[0].name);
+    if (w->window_cause >= 0 && len > 0 && (size_t)len < size) {
+        int c = w->window_cause;
+        len += snprintf(buf + len, size - (size_t)len, "; before its late arrivals it spends %.1f ms in %s against "
+                        "%.1f ms on the others", w->window_mine_ns[c] / 1e6, tl_stepcat_phrase(c),
+                        w->window_others_ns[c] / 1e6);
+    }
     return len;
 }
 
@@ -1305,7 +1311,8 @@ static void straggler_rule(tl_aggregate *a)
             int len = waits_sentence(a, msg, sizeof msg - 1, s);
             if (len > 0 && (size_t)len < sizeof msg - 1)
                 snprintf(msg + len, sizeof msg - (size_t)len, ".");
-            if (a->waits.ncause > 0 && tl_is_data_loading(a->waits.cause[0].name))
+            if ((a->waits.ncause > 0 && tl_is_data_loading(a->waits.cause[0].name)) ||
+                a->waits.window_cause == TL_SC_DATA)
                 advice = "Its data loading is what the others wait for: use more DataLoader workers, pinned memory and "
                          "prefetching on that rank, and check its storage and its share of the data.";
         }

@@ -1366,8 +1366,9 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
         s->start_ns = p->base_time_ns;
     }
     memory(s, p);
-    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || tl_session_stepcats(s, p) != 0 || gpu_analysis(s, p, opt) != 0 ||
-        timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_collectives(s, p) != 0 ||
+    /* the collectives before the step categories: the same sweep measures their windows */
+    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || take_collectives(s, p) != 0 || tl_session_stepcats(s, p) != 0 ||
+        gpu_analysis(s, p, opt) != 0 || timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 ||
         take_shapes(s, p) != 0 || tl_session_take_memops(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])

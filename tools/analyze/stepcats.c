@@ -72,7 +72,15 @@ static int gpu_cat(const tl_gpu_event *g)
 typedef struct span {
     int64_t a, b;
     size_t step;
+    int64_t len;               /* what the categories add up to (a step's dur_ns) */
 } span;
+
+/* Times come from the input, which may hold anything an int64 can. */
+static int64_t sat_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+}
 
 static int by_span_start(const void *x, const void *y)
 {
@@ -105,48 +113,117 @@ static int collect(edges *e, const tl_profile *p)
     return 0;
 }
 
-/* Add [a, b) of category c to the steps it overlaps (sorted by start; *lo is
- * the first whose end is past every stretch so far). */
-static void credit(tl_sstepcat *out, const span *st, size_t n, size_t *lo, int64_t a, int64_t b, int c)
+/* Spans that receive the stretches: the steps, or one side's collective
+ * windows. Within a list the spans do not overlap and are sorted by start, so
+ * each list is walked once (lo: the first whose end is past every stretch so
+ * far). out[span.step] receives. */
+typedef struct spans {
+    span *v;
+    size_t n, lo;
+    tl_sstepcat *out;
+} spans;
+
+static void credit(spans *l, int64_t a, int64_t b, int c)
 {
-    while (*lo < n && st[*lo].b <= a)
-        (*lo)++;
-    for (size_t k = *lo; k < n && st[k].a < b; k++) {
-        int64_t x = st[k].a > a ? st[k].a : a, y = st[k].b < b ? st[k].b : b;
+    while (l->lo < l->n && l->v[l->lo].b <= a)
+        l->lo++;
+    for (size_t k = l->lo; k < l->n && l->v[k].a < b; k++) {
+        int64_t x = l->v[k].a > a ? l->v[k].a : a, y = l->v[k].b < b ? l->v[k].b : b;
         if (y > x)
-            out[st[k].step].ns[c] += y - x;
+            l->out[l->v[k].step].ns[c] += y - x;
     }
+}
+
+/* Every span's "other": what no category covers. */
+static void finish_other(spans *l)
+{
+    for (size_t k = 0; k < l->n; k++) {
+        tl_sstepcat *o = &l->out[l->v[k].step];
+        int64_t sum = 0;
+        for (int c = 0; c < TL_SC_OTHER; c++)
+            sum = tl_ns_add(sum, o->ns[c]);
+        int64_t other = l->v[k].len - sum;
+        o->ns[TL_SC_OTHER] = other > 0 ? other : 0;
+    }
+}
+
+/* Each instance's window on one side (docs/analysis.md, "Waits"): from the
+ * previous release -- the latest end of the instances of the same side that
+ * started before it -- to its own start, on the profile's axis. The first
+ * instance, and one that starts before the previous release, has none. */
+static size_t windows_of(const tl_session *s, int side, int64_t base, span *out)
+{
+    size_t n = 0;
+    int64_t release = INT64_MIN;
+    for (size_t k = 0; k < s->ninsts; k++) {
+        const tl_scoll *c = &s->insts[k];
+        if (c->side != side)
+            continue;
+        int64_t ts = sat_sub(c->ts_ns, base), end = tl_ns_add(ts, c->dur_ns);
+        if (release != INT64_MIN && ts > release)
+            out[n++] = (span){ release, ts, k, sat_sub(ts, release) };
+        if (end > release)
+            release = end;
+    }
+    return n;
+}
+
+static int by_step_index(const void *x, const void *y)
+{
+    const tl_sstepcat *a = x, *b = y;
+    return (a->number > b->number) - (a->number < b->number);
 }
 
 int tl_session_stepcats(tl_session *s, const tl_profile *p)
 {
-    if (p->nsteps == 0 || s->nsteps != p->nsteps)
-        return 0;
     int host = 0;
     for (int r = 0; r < TL_ROLE_COUNT; r++)
         host |= p->roles[r].n > 0;
     if (p->ngpu == 0 && p->ncolls == 0 && !host)
         return 0; /* no events of any category: a report's loop, not a trace */
+    int steps = p->nsteps > 0 && s->nsteps == p->nsteps;
     int rc = -1;
     edges e = { NULL, 0, 0, INT64_MAX, INT64_MIN };
-    span *st = calloc(p->nsteps, sizeof *st);
-    tl_sstepcat *out = calloc(p->nsteps, sizeof *out);
-    if (st == NULL || out == NULL)
+    /* 0: the steps; 1, 2: the windows of GPU collectives and of CPU ones that run in place */
+    spans l[3] = { { 0 } };
+    size_t nw = 0;
+    l[0].v = calloc(p->nsteps + 1, sizeof *l[0].v);
+    l[0].out = calloc(p->nsteps + 1, sizeof *l[0].out);
+    l[1].v = calloc(s->ninsts + 1, sizeof *l[1].v);
+    l[2].v = calloc(s->ninsts + 1, sizeof *l[2].v);
+    tl_sstepcat *win = calloc(s->ninsts + 1, sizeof *win);
+    if (l[0].v == NULL || l[0].out == NULL || l[1].v == NULL || l[2].v == NULL || win == NULL)
         goto out;
-    for (size_t k = 0; k < p->nsteps; k++) {
-        st[k] = (span){ p->steps[k].ts_ns, tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns), k };
-        out[k].number = p->steps[k].number;
-        if (st[k].a < e.lo)
-            e.lo = st[k].a;
-        if (st[k].b > e.hi)
-            e.hi = st[k].b;
+    for (size_t k = 0; steps && k < p->nsteps; k++) {
+        l[0].v[l[0].n++] = (span){ p->steps[k].ts_ns, tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns), k,
+                                   p->steps[k].dur_ns };
+        l[0].out[k].number = p->steps[k].number;
     }
-    qsort(st, p->nsteps, sizeof *st, by_span_start);
+    qsort(l[0].v, l[0].n, sizeof *l[0].v, by_span_start);
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    l[1].n = windows_of(s, TL_COLL_GPU, base, l[1].v);
+    l[2].n = windows_of(s, TL_COLL_RUN, base, l[2].v);
+    for (int i = 1; i < 3; i++)
+        for (size_t k = 0; k < l[i].n; k++) { /* the window's record, found again by its instance */
+            win[nw].number = (int64_t)l[i].v[k].step;
+            l[i].v[k].step = nw++;
+        }
+    l[1].out = l[2].out = win;
+    if (l[0].n == 0 && nw == 0) {
+        rc = 0;
+        goto out;
+    }
+    for (int i = 0; i < 3; i++)
+        for (size_t k = 0; k < l[i].n; k++) {
+            if (l[i].v[k].a < e.lo)
+                e.lo = l[i].v[k].a;
+            if (l[i].v[k].b > e.hi)
+                e.hi = l[i].v[k].b;
+        }
     if (collect(&e, p) != 0)
         goto out;
     qsort(e.v, e.n, sizeof *e.v, by_time);
     int active[TL_SC_COUNT] = { 0 };
-    size_t lo = 0;
     for (size_t i = 0; i < e.n;) {
         int64_t t = e.v[i].t;
         for (; i < e.n && e.v[i].t == t; i++)
@@ -157,25 +234,31 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
         while (c < TL_SC_OTHER && active[c] <= 0)
             c++;
         if (c < TL_SC_OTHER)
-            credit(out, st, p->nsteps, &lo, t, e.v[i].t, c);
+            for (int k = 0; k < 3; k++)
+                credit(&l[k], t, e.v[i].t, c);
     }
-    for (size_t k = 0; k < p->nsteps; k++) {
-        int64_t sum = 0;
-        for (int c = 0; c < TL_SC_OTHER; c++)
-            sum = tl_ns_add(sum, out[k].ns[c]);
-        int64_t other = p->steps[k].dur_ns - sum;
-        out[k].ns[TL_SC_OTHER] = other > 0 ? other : 0;
+    for (int i = 0; i < 3; i++)
+        finish_other(&l[i]);
+    if (l[0].n > 0) {
+        s->stepcats = l[0].out;
+        s->nstepcats = p->nsteps;
+        l[0].out = NULL;
+        for (int r = 0; r < TL_ROLE_COUNT; r++)
+            s->stepcats_cut |= p->roles[r].cut;
     }
-    s->stepcats = out;
-    s->nstepcats = p->nsteps;
-    out = NULL;
-    for (int r = 0; r < TL_ROLE_COUNT; r++)
-        s->stepcats_cut |= p->roles[r].cut;
+    if (nw > 0) {
+        qsort(win, nw, sizeof *win, by_step_index);
+        s->coll_windows = win;
+        s->ncoll_windows = nw;
+        win = NULL;
+    }
     rc = 0;
 out:
     free(e.v);
-    free(st);
-    free(out);
+    for (int i = 0; i < 3; i++)
+        free(l[i].v);
+    free(l[0].out);
+    free(win);
     return rc;
 }
 

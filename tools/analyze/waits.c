@@ -23,7 +23,11 @@
  *     WAITS_MATERIAL_PCT of the waiting ranks' step);
  *  7. its cause: the names (sections, ops, Python functions, compute
  *     kernels) it spends more time in per step than the median of the
- *     others, collectives left out (their time is the waiting).
+ *     others, collectives left out (their time is the waiting); and, over
+ *     the instances it was last in, its windows from the previous release
+ *     to its arrival against the other ranks' windows at the same
+ *     instances, by the steps' categories (data loading, CPU, runtime,
+ *     kernels, ...): what it did while the others were already waiting.
  *
  * Cost: one sort of every instance of the used ranks (O(N log N)), and
  * WAITS_OFFSET_SAMPLE x ranks int64s for the offsets.
@@ -175,6 +179,7 @@ void tl_waits_release(tl_waits *w)
     memset(w, 0, sizeof *w);
     w->straggler = w->most_last = -1;
     w->others_step_ns = w->step_share_pct = NAN;
+    w->window_cause = -1;
 }
 
 /* Steps of a rank for per-step figures: its steps, else 0 (unknown). */
@@ -262,8 +267,80 @@ static void find_cause(tl_aggregate *a, tl_waits *w, size_t si)
     free(others);
 }
 
+/* A session's window of instance k (tl_session.coll_windows, by instance), or NULL. */
+static const tl_sstepcat *window_of(const tl_session *s, uint32_t k)
+{
+    size_t lo = 0, hi = s->ncoll_windows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->coll_windows[mid].number < (int64_t)k)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->ncoll_windows && s->coll_windows[lo].number == (int64_t)k ? &s->coll_windows[lo] : NULL;
+}
+
+/* Step 7, the windows: over the instances the rank waited for (index si)
+ * was last in and has a window at, its windows by category against the
+ * median, over the other ranks, of their windows at the same instances (a
+ * rank without a window there counts 0: it left the previous one as late as
+ * it arrived). lastri[k]: the rank index last beyond the residual in matched
+ * instance k, or -1. */
+static void window_cause(tl_aggregate *a, tl_waits *w, size_t si, const arrival *v, const size_t *full,
+                         const int32_t *lastri, size_t nfull)
+{
+    size_t nu = w->used;
+    double *sum = calloc((nu + 1) * TL_SC_COUNT, sizeof *sum), *col = malloc((nu + 1) * sizeof *col);
+    if (sum == NULL || col == NULL)
+        goto out;
+    uint64_t n = 0;
+    for (size_t k = 0; k < nfull; k++) {
+        if (lastri[k] != (int32_t)si)
+            continue;
+        const arrival *g = &v[full[k]];
+        const tl_sstepcat *mine = NULL;
+        for (size_t j = 0; j < nu; j++)
+            if (g[j].ri == si)
+                mine = window_of(first_session(a, si), g[j].k);
+        if (mine == NULL)
+            continue;
+        /* column j: the j-th arrival of the instance, which is rank order (by_key_occ_rank) */
+        for (size_t j = 0; j < nu; j++) {
+            const tl_sstepcat *x = g[j].ri == si ? mine : window_of(first_session(a, g[j].ri), g[j].k);
+            for (int c = 0; x != NULL && c < TL_SC_COUNT; c++)
+                sum[j * TL_SC_COUNT + c] += (double)x->ns[c];
+        }
+        n++;
+    }
+    w->window_n = n;
+    if (n == 0)
+        goto out;
+    double caused = w->ranks[si].last ? (double)w->ranks[si].caused_ns / (double)w->ranks[si].last : 0, best = 0;
+    for (int c = 0; c < TL_SC_COUNT; c++) {
+        size_t nc = 0;
+        for (size_t j = 0; j < nu; j++) {
+            if (v[full[0] + j].ri == si)
+                w->window_mine_ns[c] = sum[j * TL_SC_COUNT + c] / (double)n;
+            else
+                col[nc++] = sum[j * TL_SC_COUNT + c] / (double)n;
+        }
+        w->window_others_ns[c] = nc ? tl_median_sort(col, nc) : NAN;
+        double delta = w->window_mine_ns[c] - w->window_others_ns[c];
+        /* "other" is no cause: nothing the trace shows */
+        if (c != TL_SC_OTHER && delta > best && delta >= WAITS_CAUSE_SHARE * caused) {
+            best = delta;
+            w->window_cause = c;
+        }
+    }
+out:
+    free(sum);
+    free(col);
+}
+
 /* Step 6: the rank the others wait for, or why none is named. */
-static void judge(tl_aggregate *a, tl_waits *w)
+static void judge(tl_aggregate *a, tl_waits *w, const arrival *arrivals, const size_t *full, const int32_t *lastri,
+                  size_t nfull)
 {
     size_t best = SIZE_MAX;
     for (size_t i = 0; i < w->nranks; i++)
@@ -318,10 +395,11 @@ static void judge(tl_aggregate *a, tl_waits *w)
     w->straggler_last = w->ranks[best].last;
     w->why_none = NULL;
     find_cause(a, w, best);
+    window_cause(a, w, best, arrivals, full, lastri, nfull);
 }
 
 /* Steps 4-5 over the matched instances; full[k] is the start of instance k in v. */
-static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfull)
+static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfull, int32_t *lastri)
 {
     size_t nu = w->used, ns = nfull < WAITS_OFFSET_SAMPLE ? nfull : WAITS_OFFSET_SAMPLE;
     int rc = -1;
@@ -402,6 +480,7 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
         }
         int64_t caused = median_i64(waits, nw);
         int beyond = arr[last] - second > w->trust_ns;
+        lastri[k] = beyond ? (int32_t)g[last].ri : -1;
         if (beyond) {
             w->ranks[g[last].ri].last++;
             w->ranks[g[last].ri].caused_ns += caused;
@@ -431,6 +510,8 @@ int tl_waits_compute(tl_aggregate *a)
     int rc = -1;
     arrival *v = NULL;
     size_t *full = NULL, *counts = NULL;
+    int32_t *lastri = NULL;
+    w->window_cause = -1;
     w->ranks = calloc(a->nranks, sizeof *w->ranks);
     counts = calloc(a->nranks + 1, sizeof *counts);
     if (w->ranks == NULL || counts == NULL)
@@ -547,10 +628,12 @@ int tl_waits_compute(tl_aggregate *a)
     /* in time order, so the chart reads left to right */
     qsort_r(full, nfull, sizeof *full, by_first_ts, v);
     w->matched = nfull;
-    if (nfull > 0 && measure(w, v, full, nfull) != 0)
+    if ((lastri = malloc((nfull + 1) * sizeof *lastri)) == NULL)
+        goto out;
+    if (nfull > 0 && measure(w, v, full, nfull, lastri) != 0)
         goto out;
     if (nfull > 0)
-        judge(a, w);
+        judge(a, w, v, full, lastri, nfull);
     else
         w->why_none = "no collective matched on every rank";
     rc = 0;
@@ -558,5 +641,6 @@ out:
     free(v);
     free(full);
     free(counts);
+    free(lastri);
     return rc;
 }

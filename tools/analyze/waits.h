@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "session.h"
+
 struct tl_aggregate;
 
 /* Where the instances came from: the first of these that at least two ranks
@@ -90,6 +92,17 @@ typedef struct tl_waits {
     double step_share_pct;     /* caused_per_step / others_step, %; NaN without steps */
     tl_wait_cause cause[5];
     int ncause;
+    /* Before its late arrivals: each window from the previous release on its
+     * side to its arrival (tl_session.coll_windows), by the steps' categories
+     * (tl_stepcat), on the rank waited for and -- at the same instances -- the
+     * median of the other ranks, per late instance. window_n 0: no window to
+     * compare (reports, partials of an older tally, no late instance after a
+     * first). window_cause: the category it spends the most more time in,
+     * when that explains at least WAITS_CAUSE_SHARE of the wait it causes;
+     * -1 none. */
+    uint64_t window_n;
+    double window_mine_ns[TL_SC_COUNT], window_others_ns[TL_SC_COUNT];
+    int window_cause;
     /* The rank last most often (for the sentence when none is named), and
      * why none is named; NULL when one is. */
     int most_last;             /* rank number, -1 none */

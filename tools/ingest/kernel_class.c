@@ -111,12 +111,13 @@ int tl_kernel_class_add(const char *spec)
         return -1;
     const char *tname = tl_kernel_type_name(type);
     size_t old = user_spec ? strlen(user_spec) : 0;
-    char *spec2 = realloc(user_spec, old + (old ? 2 : 0) + strlen(pat) + 1 + strlen(tname) + 1);
+    size_t more = (old ? 2 : 0) + strlen(pat) + 1 + strlen(tname) + 1;
+    char *spec2 = realloc(user_spec, old + more);
     if (spec2 == NULL) {
         free(pat);
         return -1;
     }
-    sprintf(spec2 + old, "%s%s=%s", old ? "; " : "", pat, tname);
+    snprintf(spec2 + old, more, "%s%s=%s", old ? "; " : "", pat, tname);
     user_spec = spec2;
     user[nuser++] = (kclass){ pat, type, "--kernel-class" };
     return 0;

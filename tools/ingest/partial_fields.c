@@ -166,6 +166,22 @@ static const tl_field kinfo_f_f[] = {
 #undef ST
 static TABLE(kinfo_f, "kernel_launch", tl_skinfo, 1, TL_FK_NONE);
 
+/* [instance, kernel, memcpy, memset, communication, runtime, data_loading, cpu_exec, other] */
+#define ST tl_sstepcat
+static const tl_field collwin_f_f[] = {
+    INT("instance", number, 0, TL_PROFILE_MAX_COLLS - 1),
+    NS("kernel", ns[TL_SC_KERNEL]),
+    NS("memcpy", ns[TL_SC_MEMCPY]),
+    NS("memset", ns[TL_SC_MEMSET]),
+    NS("communication", ns[TL_SC_COMM]),
+    NS("runtime", ns[TL_SC_RUNTIME]),
+    NS("data_loading", ns[TL_SC_DATA]),
+    NS("cpu_exec", ns[TL_SC_CPU]),
+    NS("other", ns[TL_SC_OTHER]),
+};
+#undef ST
+static TABLE(collwin_f, "collective_window", tl_sstepcat, 1, TL_FK_NONE);
+
 /* ---- the GPU breakdown --------------------------------------------------------- */
 
 /* [device, stream, host_wait, kernel_wait, other, gaps, busy, host_gaps, host_part, comm_busy] */
@@ -530,6 +546,9 @@ static const tl_field session_f[] = {
     INT("mem_ops_peak", memops_peak, -1, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = -1),
     /* each kernel's launching operator and launch configuration (kernel_ops.h) */
     ARRAY("kernel_launches", kinfo, nkinfo, kinfo_f, .max = TL_SESSION_MAX_KINFO,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    /* each collective instance's window by category (stepcats.c), by instance */
+    ARRAY("coll_windows", coll_windows, ncoll_windows, collwin_f, .max = TL_PROFILE_MAX_COLLS,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST

@@ -518,6 +518,12 @@ static void check(reader *r, int what, void *base)
                 return;
             }
         }
+        /* by instance (waits.c searches them); one past the instances is never looked up */
+        for (size_t i = 1; i < s->ncoll_windows; i++)
+            if (s->coll_windows[i].number <= s->coll_windows[i - 1].number) {
+                bad_key(r, "coll_windows", "not in instance order");
+                return;
+            }
     }
 }
 

@@ -100,6 +100,7 @@ void tl_session_release(tl_session *s)
     free(s->kernels);
     free(s->steps);
     free(s->stepcats);
+    free(s->coll_windows);
     for (size_t i = 0; i < s->nkinfo; i++) {
         free(s->kinfo[i].name);
         free(s->kinfo[i].op);
@@ -143,6 +144,15 @@ static const char *const stepcat_names[TL_SC_COUNT][2] = {
 
 const char *tl_stepcat_name(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][0] : NULL; }
 const char *tl_stepcat_label(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][1] : NULL; }
+
+const char *tl_stepcat_phrase(int c)
+{
+    static const char *const phrase[TL_SC_COUNT] = {
+        "GPU kernels", "GPU copies", "GPU memsets", "other collectives", "CUDA runtime calls", "data loading",
+        "CPU work (operators, Python, sections)", "time the trace shows nothing in",
+    };
+    return c >= 0 && c < TL_SC_COUNT ? phrase[c] : NULL;
+}
 
 int tl_is_data_loading(const char *name)
 {

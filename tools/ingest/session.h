@@ -170,6 +170,9 @@ enum tl_stepcat {
 const char *tl_stepcat_name(int c);
 /* "Kernel", "Memcpy", ..., "CPU exec", "Other": what the report shows. */
 const char *tl_stepcat_label(int c);
+/* In a sentence: "data loading", "GPU kernels", "CPU work (operators,
+ * Python, sections)", ...; NULL out of range. */
+const char *tl_stepcat_phrase(int c);
 
 typedef struct tl_sstepcat {
     int64_t number;            /* the step's number (tl_sstep.number) */
@@ -468,6 +471,13 @@ typedef struct tl_session {
     size_t nmem;
     char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
     tl_sdevice *devices;       /* every GPU the input names (at most TL_SESSION_MAX_DEVICES) */
+    /* each collective instance's window by the same categories (stepcats.c):
+     * from the previous release on its side to its start; number is the
+     * instance's index in insts, in that order; an instance without a window
+     * (the first of its side, one that starts before the previous release)
+     * has none. waits.c compares the straggler's windows with the others'. */
+    tl_sstepcat *coll_windows;
+    size_t ncoll_windows;
     size_t ndevices;
     tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;

@@ -555,6 +555,25 @@ static void write_waits(tl_json *j, const tl_aggregate *a)
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
+    /* before the late arrivals (only when there are windows to compare) */
+    if (w->straggler >= 0 && w->window_n > 0) {
+        tl_json_key(j, "window");
+        tl_json_object_begin(j);
+        tl_json_kv_uint(j, "arrivals", w->window_n);
+        tl_json_key(j, "cause");
+        w->window_cause >= 0 ? tl_json_string(j, tl_stepcat_name(w->window_cause)) : tl_json_null(j);
+        tl_json_key(j, "straggler_ns");
+        tl_json_object_begin(j);
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            tl_json_kv_double(j, tl_stepcat_name(c), w->window_mine_ns[c]);
+        tl_json_object_end(j);
+        tl_json_key(j, "others_ns");
+        tl_json_object_begin(j);
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            tl_json_kv_double(j, tl_stepcat_name(c), w->window_others_ns[c]);
+        tl_json_object_end(j);
+        tl_json_object_end(j);
+    }
     tl_json_key(j, "ranks");
     tl_json_array_begin(j);
     for (size_t i = 0; i < w->nranks && w->source != TL_WAITS_NONE; i++) {

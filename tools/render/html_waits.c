@@ -54,6 +54,14 @@ static void verdict(tl_html *h, const tl_waits *w)
             }
             fputs(".", f);
         }
+        if (w->window_cause >= 0) {
+            int c = w->window_cause;
+            char o[48];
+            fprintf(f, " Before its late arrivals, from the previous release to its arrival, it spends %s in %s "
+                       "against %s on the other ranks (median; per arrival, over %llu).",
+                    tl_units_dur(d, sizeof d, w->window_mine_ns[c]), tl_stepcat_phrase(c),
+                    tl_units_dur(o, sizeof o, w->window_others_ns[c]), (unsigned long long)w->window_n);
+        }
         fputs("</p>\n", f);
         return;
     }
@@ -135,6 +143,29 @@ static void rank_table(tl_html *h, const tl_waits *w, const size_t *order, size_
     tl_html_details_end(f);
 }
 
+/* The windows before the late arrivals by category: the evidence of the
+ * window sentence, every category beside the others' median. */
+static void window_table(tl_html *h, const tl_waits *w)
+{
+    if (w->straggler < 0 || w->window_n == 0)
+        return;
+    FILE *f = h->f;
+    tl_html_details(f, "Before its late arrivals: the windows by category");
+    fprintf(f, "<table>\n<caption>From the previous release to the arrival, per late arrival of rank %d (%llu), "
+               "against the other ranks at the same collectives</caption>\n<thead><tr><th scope=\"col\">category</th>"
+               "<th scope=\"col\">rank %d</th><th scope=\"col\">others (median)</th><th scope=\"col\">more</th>"
+               "</tr></thead>\n<tbody>\n", w->straggler, (unsigned long long)w->window_n, w->straggler);
+    for (int c = 0; c < TL_SC_COUNT; c++) {
+        fprintf(f, "<tr%s><td>%s</td>", c == w->window_cause ? " class=\"straggler\"" : "", tl_stepcat_label(c));
+        tl_html_td(f, w->window_mine_ns[c], TL_UNIT_NS);
+        tl_html_td(f, w->window_others_ns[c], TL_UNIT_NS);
+        tl_html_td(f, w->window_mine_ns[c] - w->window_others_ns[c], TL_UNIT_NS);
+        fputs("</tr>\n", f);
+    }
+    fputs("</tbody>\n</table>\n", f);
+    tl_html_details_end(f);
+}
+
 static void arrival_chart(tl_html *h, const tl_waits *w)
 {
     size_t k = w->nchart < WAITS_INSTANCES ? w->nchart : WAITS_INSTANCES;
@@ -206,6 +237,7 @@ void tl_html_waits(tl_html *h)
     qsort_r(order, w->nranks, sizeof *order, by_weight, (void *)w);
     rank_bars(h, w, order, w->nranks);
     rank_table(h, w, order, w->nranks);
+    window_table(h, w);
     free(order);
     arrival_chart(h, w);
     tl_html_collbw(h);

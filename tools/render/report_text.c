@@ -128,6 +128,13 @@ char *tl_text_waits(const tl_aggregate *a)
         if (w->ncause > 0)
             fprintf(f, "; it spends %s %s more than the others in %s", tl_units_dur(d, sizeof d, w->cause[0].delta_ns),
                     w->steps > 0 ? "a step" : "each time", w->cause[0].name);
+        if (w->window_cause >= 0) {
+            char o[48];
+            int c = w->window_cause;
+            fprintf(f, "; before its late arrivals it spends %s in %s against %s on the others (median, per arrival "
+                       "over %llu)", tl_units_dur(d, sizeof d, w->window_mine_ns[c]), tl_stepcat_phrase(c),
+                    tl_units_dur(o, sizeof o, w->window_others_ns[c]), (unsigned long long)w->window_n);
+        }
     } else {
         fprintf(f, "; no rank is named: %s", w->why_none ? w->why_none : "");
         if (w->most_last >= 0)
