@@ -1,6 +1,6 @@
 #!/bin/sh
 # Install the packages tally needs to build and test, when missing.
-# Usage: scripts/install-deps.sh [build|test]
+# Usage: scripts/install-deps.sh [build|test|bench]
 #   build: compiler, make, cmake (>= 3.22), pkg-config, zlib, jansson, libarchive, zstd,
 #          isa-l (fast gzip inflate), libiberty (C++ name demangling), SQLite (Nsight Systems
 #          exports), python3 and its headers
@@ -10,6 +10,8 @@
 #          targets), chromium, chromium-driver, python3-selenium (the HTML report's browser
 #          checks), OpenMPI (tally-mpi and its tests under mpirun), xmllint (compare's JUnit
 #          against Jenkins xUnit's schema)
+#   bench: build's, plus the optional baselines of bench/ (Debian only: simdjson, yajl,
+#          isa-l's igzip, libdeflate-gunzip); the benchmarks skip a baseline that is missing
 # Debian and Ubuntu: apt-get (dpkg-query says what is installed). RHEL, Rocky, Alma, Fedora:
 # dnf, else yum, with EPEL's package names (rpm -q says what is installed). Elsewhere: prints
 # the packages to install (Debian and RPM names) and exits 1 when a tool or library is missing.
@@ -18,8 +20,8 @@
 set -eu
 mode=${1:-build}
 case $mode in
-  build|test) ;;
-  *) echo "usage: scripts/install-deps.sh [build|test]" >&2; exit 2 ;;
+  build|test|bench) ;;
+  *) echo "usage: scripts/install-deps.sh [build|test|bench]" >&2; exit 2 ;;
 esac
 if [ "${TALLY_SKIP_DEPS:-0}" = 1 ]; then
   exit 0
@@ -30,6 +32,9 @@ rpm_pkgs="gcc make cmake pkgconf zlib-devel jansson-devel libarchive-devel libzs
 if [ "$mode" = test ]; then
   deb="$deb libcmocka-dev python3-pip python3-setuptools python3-jsonschema clang chromium chromium-driver python3-selenium libopenmpi-dev openmpi-bin libxml2-utils"
   rpm_pkgs="$rpm_pkgs libcmocka-devel python3-pip python3-setuptools python3-jsonschema clang chromium chromedriver python3-selenium openmpi openmpi-devel libxml2"
+fi
+if [ "$mode" = bench ]; then
+  deb="$deb libsimdjson-dev libyajl-dev isal libdeflate-tools"
 fi
 
 SUDO=""
