@@ -235,7 +235,14 @@ int tl_kops_resolve(tl_kops *k, tl_profile *p)
         if (d > 0)
             co[nco++] = (corr_op){ l->corr, stack[d - 1]->name };
     }
-    qsort(co, nco, sizeof *co, by_corr);
+    /* Correlation ids count up in launch order, so per thread the pairs are
+     * mostly in order already: sort only when they are not (ties keep their
+     * order either way: glibc's qsort is a merge sort) */
+    size_t c0 = 1;
+    while (c0 < nco && co[c0 - 1].corr <= co[c0].corr)
+        c0++;
+    if (c0 < nco)
+        qsort(co, nco, sizeof *co, by_corr);
     size_t nko = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *g = &p->gpu[i];
