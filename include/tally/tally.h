@@ -38,7 +38,9 @@
  *   TALLY_NAME=name         file name prefix (default: the program's name); a name
  *                           with '/' or '..' is refused for the program's name
  *   TALLY_TRACE=0|1         keep trace events (default 1); statistics are always kept
- *   TALLY_TRACE_GZIP=0|1    gzip the trace (default 1)
+ *   TALLY_TRACE_GZIP=0|1    gzip the trace (default 1): isa-l's level 1 where libtally
+ *                           was built with it, else zlib's level 1
+ *   TALLY_GZIP_ENCODER=zlib zlib's level 1 although isa-l is built in (to compare)
  *   TALLY_MAX_EVENTS=N      trace events kept per process (default 1000000)
  *   TALLY_MAX_SAMPLES=N     per-name duration samples kept for compare (default 10000)
  *   TALLY_SAMPLE_MS=N       background sampler period in ms (default 0 = off)
