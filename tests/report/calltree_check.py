@@ -24,6 +24,7 @@ usage: calltree_check.py --tally TALLY --corpus CORPUS_DIR --out OUT_DIR
 import argparse
 import decimal
 import gzip
+from html import unescape as html_unescape
 import json
 import os
 import re
@@ -332,6 +333,22 @@ def main():
         for p in [q for q in want if len(q) == 1]:
             checks.check(f"{p[0]} \u00b7 {dur(want[p][0])}" in text or dur(want[p][0]) in text,
                          f"{name}: the flame graph's {p[0]} band says its total")
+        # the frames' hue: each band in its kind's class; no two labels of one graph name different calls
+        # (the DLRM set's "eva\u2026" for both SplitLookupFunction ops before the labels were chosen as a set)
+        bands = re.findall(r'<g class="band (k[a-z])">', text)
+        checks.check(len(bands) > 0 and all(b in ("ko", "ka", "kp", "kg", "kr", "ke") for b in bands),
+                     f"{name}: the flame graphs' bands carry their kind's class", str(sorted(set(bands))))
+        same, labelled = [], 0
+        for svg in re.findall(r'<svg class="chart flame".*?</svg>', text, re.S):
+            seen = {}
+            for title, label in re.findall(r'<g class="f[0-3]"><title>([^\n<]*)[^<]*</title><rect[^>]*/>'
+                                           r'(?:<text[^>]*>([^<]*)</text>)?', svg):
+                if label:
+                    labelled += 1
+                    seen.setdefault(html_unescape(label), set()).add(html_unescape(title))
+            same += [f"{t!r}: {sorted(n)[:2]}" for t, n in seen.items() if len(n) > 1]
+        checks.check(labelled > 0 and not same, f"{name}: no two flame graph labels read the same ({labelled})",
+                     "; ".join(same[:3]))
     return checks.finish()
 
 

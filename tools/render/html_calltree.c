@@ -216,6 +216,25 @@ static void per_rank(tl_html *h)
     free(order);
 }
 
+/* The kinds the tree has, each in its hue, in the order of the bands. */
+static void legend_kinds(tl_html *h, const tl_calltree *t)
+{
+    static const int order[] = { TL_CTK_ANNOTATIONS, TL_CTK_OPS, TL_CTK_PYTHON, TL_CTK_GPU_ANNOTATIONS,
+                                 TL_CTK_RUNTIME, TL_CTK_OTHER };
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+        const char *label = tl_calltree_kind_label(order[k]);
+        int present = 0;
+        for (uint32_t i = 0; i < t->n && !present; i++)
+            present = t->nodes[i].parent == TL_CALLTREE_NONE && strcmp(tl_calltree_name(t, i), label) == 0;
+        if (!present)
+            continue;
+        fprintf(h->f, " <span class=\"key %s\">", tl_svg_flame_kind_class(label));
+        tl_escape_html(h->f, label);
+        fputs("</span>", h->f);
+    }
+    fputs(";", h->f);
+}
+
 void tl_html_calltree(tl_html *h)
 {
     const tl_aggregate *a = h->a;
@@ -230,10 +249,12 @@ void tl_html_calltree(tl_html *h)
     }
     fputs("<p>Where the CPU-side time went, by call path: each kind of event (operators, annotations and "
           "sections, Python frames) nests in itself and has its own root. A box is as wide as its inclusive time; "
-          "the part of it no call below covers is its self time, and its color says how large that part is: "
+          "the part of it no call below covers is its self time. Its hue is its kind:", h->f);
+    legend_kinds(h, t);
+    fputs(" and its shade says how large its self time is: "
           "<span class=\"key f0\">self &lt; 5%</span> <span class=\"key f1\">5\xe2\x80\x93" "25%</span> "
           "<span class=\"key f2\">25\xe2\x80\x93" "60%</span> <span class=\"key f3\">\xe2\x89\xa5 60%</span>. "
-          "Hover a box for its numbers.</p>\n", h->f);
+          "Hover a box for its full name and numbers.</p>\n", h->f);
     if (a->calltree_ranks > 1) {
         snprintf(title, sizeof title, "Call tree of %d ranks, merged", a->calltree_ranks);
         snprintf(who, sizeof who, "the CPU-side calls of %d ranks, summed path by path", a->calltree_ranks);

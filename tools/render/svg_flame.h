@@ -51,6 +51,12 @@ typedef struct tl_svg_flame_stats {
     double height;               /* of the bands */
 } tl_svg_flame_stats;
 
+/* The CSS class of a root's category, from its name (calltree.h's kind
+ * labels): "ko" operators, "ka" annotations and sections, "kp" Python frames,
+ * "kg" GPU annotations, "kr" runtime calls, "ke" other events. The flame
+ * graph puts each band under it; the page's legend uses it too. */
+const char *tl_svg_flame_kind_class(const char *root_name);
+
 void tl_svg_flame_write(FILE *f, const tl_svg_frame *fr, const tl_svg_flame *fl, tl_svg_flame_stats *st);
 
 #endif
