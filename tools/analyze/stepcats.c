@@ -222,7 +222,8 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
         }
     if (collect(&e, p) != 0)
         goto out;
-    qsort(e.v, e.n, sizeof *e.v, by_time);
+    if (e.n > 1) /* none pushed: e.v is NULL, which qsort may not take */
+        qsort(e.v, e.n, sizeof *e.v, by_time);
     int active[TL_SC_COUNT] = { 0 };
     for (size_t i = 0; i < e.n;) {
         int64_t t = e.v[i].t;
