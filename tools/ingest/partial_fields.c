@@ -128,18 +128,18 @@ static const tl_field step_f_f[] = {
 #undef ST
 static TABLE(step_f, "step", tl_sstep, 1, TL_FK_NONE);
 
+/* The time of a span by category (tl_stepcat), in tl_stepcat's order: a
+ * step's and a collective instance's window share it. */
+#define STEPCAT_FIELDS                                                                                         \
+    NS("kernel", ns[TL_SC_KERNEL]), NS("memcpy", ns[TL_SC_MEMCPY]), NS("memset", ns[TL_SC_MEMSET]),            \
+        NS("communication", ns[TL_SC_COMM]), NS("runtime", ns[TL_SC_RUNTIME]),                                 \
+        NS("data_loading", ns[TL_SC_DATA]), NS("cpu_exec", ns[TL_SC_CPU]), NS("other", ns[TL_SC_OTHER])
+
 /* [number, kernel, memcpy, memset, communication, runtime, data_loading, cpu_exec, other] */
 #define ST tl_sstepcat
 static const tl_field stepcat_f_f[] = {
     ANY("number", number),
-    NS("kernel", ns[TL_SC_KERNEL]),
-    NS("memcpy", ns[TL_SC_MEMCPY]),
-    NS("memset", ns[TL_SC_MEMSET]),
-    NS("communication", ns[TL_SC_COMM]),
-    NS("runtime", ns[TL_SC_RUNTIME]),
-    NS("data_loading", ns[TL_SC_DATA]),
-    NS("cpu_exec", ns[TL_SC_CPU]),
-    NS("other", ns[TL_SC_OTHER]),
+    STEPCAT_FIELDS,
 };
 #undef ST
 static TABLE(stepcat_f, "step_category", tl_sstepcat, 1, TL_FK_NONE);
@@ -170,14 +170,7 @@ static TABLE(kinfo_f, "kernel_launch", tl_skinfo, 1, TL_FK_NONE);
 #define ST tl_sstepcat
 static const tl_field collwin_f_f[] = {
     INT("instance", number, 0, TL_PROFILE_MAX_COLLS - 1),
-    NS("kernel", ns[TL_SC_KERNEL]),
-    NS("memcpy", ns[TL_SC_MEMCPY]),
-    NS("memset", ns[TL_SC_MEMSET]),
-    NS("communication", ns[TL_SC_COMM]),
-    NS("runtime", ns[TL_SC_RUNTIME]),
-    NS("data_loading", ns[TL_SC_DATA]),
-    NS("cpu_exec", ns[TL_SC_CPU]),
-    NS("other", ns[TL_SC_OTHER]),
+    STEPCAT_FIELDS,
 };
 #undef ST
 static TABLE(collwin_f, "collective_window", tl_sstepcat, 1, TL_FK_NONE);
