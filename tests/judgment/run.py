@@ -2,7 +2,8 @@
 """run.py TALLY CORPUS CASES WORKDIR [CASE...] - the judgment set.
 
 Each case of CASES (cases.json) is one `tally aggregate` over its inputs (corpus paths as
-$CORPUS/..., generated traces as $GEN/..., written by gen_traces.py into WORKDIR/gen) and two
+$CORPUS/..., generated traces as $GEN/..., written by gen_traces.py into WORKDIR/gen, real runs
+recorded for these tests as $FIXTURES/..., tests/fixtures) and two
 lists: findings that must appear and findings that must not. A finding is one of
   {"rule": ID [, "rank": N] [, "severity": S] [, "text": SUBSTRING]}  a recommendation
   {"straggler": RANK [, "kind": K] [, "severity": S]}                 a named straggler
@@ -104,6 +105,7 @@ def main():
     only = set(sys.argv[5:])
     gen = os.path.join(work, "gen")
     here = os.path.dirname(os.path.abspath(__file__))
+    fixtures = os.path.join(here, "..", "fixtures")
     subprocess.run([sys.executable, os.path.join(here, "gen_traces.py"), gen, corpus], check=True)
     with open(cases_path) as f:
         cases = json.load(f)
@@ -112,7 +114,8 @@ def main():
         name = case["name"]
         if only and name not in only:
             continue
-        inputs = [i.replace("$CORPUS", corpus).replace("$GEN", gen) for i in case["inputs"]]
+        inputs = [i.replace("$CORPUS", corpus).replace("$GEN", gen).replace("$FIXTURES", fixtures)
+                  for i in case["inputs"]]
         out = os.path.join(work, name + ".json")
         if os.path.exists(out):
             os.remove(out)

@@ -69,13 +69,14 @@ static const tl_rule_info rules[] = {
     { "straggler", "warning",
       "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean excess is "
       "beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to two thirds of "
-      "the matched collectives",
+      "the matched collectives or causes two thirds of the waiting in them (p < 0.01)",
       "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
       "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
       "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
       "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
-      "critical: over 25% slower in 90% of at least 5 steps (or last to 90% of at least 10 collectives); warning: over "
-      "10% slower in two thirds of the steps (or last to two thirds of the collectives); else info" },
+      "critical: over 25% slower in 90% of at least 5 steps (or last to, or causing the waiting in, 90% of at least 5 "
+      "collectives); warning: over 10% slower in two thirds of the steps (or last to two thirds of the collectives, or "
+      "causing two thirds of the waiting); else info" },
     { "blocking-host-call", "warning",
       "blocking host calls cover over 50% of the GPU idle time that had no work queued (no kernel launched before it "
       "waiting to start), with idle over 10% of the kernel time",
@@ -1276,6 +1277,8 @@ static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const t
     int others = (int)w->used - 1;
     int len = snprintf(buf, size, "Rank %d holds the others back: it arrives last to %d of %d collectives", s->rank,
                        s->slower, s->units);
+    if (w->by_cause && len > 0 && (size_t)len < size)
+        len += snprintf(buf + len, size - (size_t)len, ", causing %.0f%% of the waiting", w->caused_share_pct);
     if (len > 0 && (size_t)len < size) {
         if (w->steps > 0 && isfinite(w->step_share_pct))
             len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms a step for it "

@@ -90,9 +90,8 @@ static int by_span_start(const void *x, const void *y)
 
 static int collect(edges *e, const tl_profile *p)
 {
-    /* events without a category are the work in a plain trace; in a PyTorch
-     * trace they are its own markers ("Trace": the whole profile) */
-    int plain_is_cpu = p->id.format != TL_FMT_KINETO;
+    /* events without a category: profile.h's plain_is_work */
+    int plain_is_cpu = p->plain_is_work;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *g = &p->gpu[i];
         int c = gpu_cat(g);

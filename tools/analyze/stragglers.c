@@ -482,9 +482,9 @@ static int last_arrival(tl_aggregate *a)
         return 0;
     char waits[400];
     int others = (int)w->used - 1;
-    int len = snprintf(waits, sizeof waits, "rank %d arrives last to %llu of %llu matched collectives (p = %.2g)",
-                       w->straggler, (unsigned long long)w->straggler_last, (unsigned long long)w->matched,
-                       w->straggler_p);
+    int len = snprintf(waits, sizeof waits, "rank %d arrives last to %llu of %llu matched collectives (p = %.2g) "
+                       "and causes %.0f%% of the waiting", w->straggler, (unsigned long long)w->straggler_last,
+                       (unsigned long long)w->matched, w->straggler_p, w->caused_share_pct);
     if (w->steps > 0 && isfinite(w->step_share_pct))
         snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms a step for it, %.1f%% of "
                  "their step", others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
@@ -510,6 +510,8 @@ static int last_arrival(tl_aggregate *a)
     s->others_median = isfinite(w->others_step_ns) ? w->others_step_ns : 0;
     s->delta_pct = isfinite(w->step_share_pct) ? w->step_share_pct : 100.0 * (double)w->straggler_last / (double)w->matched;
     double share = (double)w->straggler_last / (double)w->matched;
+    if (w->caused_share_pct / 100 > share)
+        share = w->caused_share_pct / 100;
     s->severity = share >= SEVERE_SHARE && w->matched >= SEVERE_STEPS && (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
                       ? "critical" : "warning";
     a->ranks[w->straggler_ri].straggler = 1;

@@ -18,7 +18,8 @@
  *     the next; each rank's wait = last arrival - its arrival, at most its
  *     own duration; the last counts only beyond trust_ns;
  *  6. the rank waited for: last in at least WAITS_LAST_SHARE of at least
- *     WAITS_MIN_INSTANCES instances, unlikely by chance (binomial p under
+ *     WAITS_MIN_INSTANCES instances, or the cause of that share of all the
+ *     waiting caused, unlikely by chance (binomial p under
  *     WAITS_P with 1/ranks a try), and the wait it causes material (at least
  *     WAITS_MATERIAL_PCT of the waiting ranks' step);
  *  7. its cause: the names (sections, ops, Python functions, compute
@@ -177,8 +178,8 @@ void tl_waits_release(tl_waits *w)
     for (int i = 0; i < w->ncause; i++)
         free(w->cause[i].name);
     memset(w, 0, sizeof *w);
-    w->straggler = w->most_last = -1;
-    w->others_step_ns = w->step_share_pct = NAN;
+    w->straggler = w->most_last = w->judged = -1;
+    w->others_step_ns = w->step_share_pct = w->caused_share_pct = NAN;
     w->window_cause = -1;
 }
 
@@ -342,18 +343,36 @@ out:
 static void judge(tl_aggregate *a, tl_waits *w, const arrival *arrivals, const size_t *full, const int32_t *lastri,
                   size_t nfull)
 {
-    size_t best = SIZE_MAX;
-    for (size_t i = 0; i < w->nranks; i++)
-        if (w->ranks[i].used && w->ranks[i].last > 0 && (best == SIZE_MAX || w->ranks[i].last > w->ranks[best].last))
+    size_t best = SIZE_MAX, causer = SIZE_MAX;
+    double total_caused = 0;
+    for (size_t i = 0; i < w->nranks; i++) {
+        if (!w->ranks[i].used || w->ranks[i].last == 0)
+            continue;
+        if (best == SIZE_MAX || w->ranks[i].last > w->ranks[best].last)
             best = i;
+        if (causer == SIZE_MAX || w->ranks[i].caused_ns > w->ranks[causer].caused_ns)
+            causer = i;
+        total_caused += (double)w->ranks[i].caused_ns;
+    }
     if (best == SIZE_MAX) {
         w->why_none = "no rank arrives last by more than the clocks' residual";
         return;
     }
     w->most_last = w->ranks[best].rank;
     w->most_last_n = w->ranks[best].last;
+    /* The rank judged: the one that causes two thirds of the waiting, else
+     * the one last most often. A job with several collectives a step (DDP's
+     * gradient buckets) waits for a slow rank at the first of them; the
+     * later ones start together, so who is last there is chance, and the
+     * slow rank shows in the wait it causes rather than in the count. */
+    double caused_share = total_caused > 0 ? (double)w->ranks[causer].caused_ns / total_caused : 0;
+    if (caused_share >= WAITS_LAST_SHARE)
+        best = causer;
+    w->judged = w->ranks[best].rank;
+    w->caused_share_pct = total_caused > 0 ? 100 * (double)w->ranks[best].caused_ns / total_caused : NAN;
     double share = (double)w->ranks[best].last / (double)w->matched;
     double p = binomial_tail(w->ranks[best].last, w->matched, 1.0 / (double)w->used);
+    w->by_cause = share < WAITS_LAST_SHARE;
     /* per step of the waiting ranks: their median step count and step time */
     double *v = malloc((w->nranks + 1) * sizeof *v), *t = malloc((w->nranks + 1) * sizeof *t);
     size_t nv = 0, nt = 0;
@@ -378,8 +397,8 @@ static void judge(tl_aggregate *a, tl_waits *w, const arrival *arrivals, const s
         w->why_none = "too few collectives matched on every rank";
         return;
     }
-    if (share < WAITS_LAST_SHARE) {
-        w->why_none = "no rank arrives last in two thirds of the collectives";
+    if (share < WAITS_LAST_SHARE && caused_share < WAITS_LAST_SHARE) {
+        w->why_none = "no rank arrives last in two thirds of the collectives or causes two thirds of the waiting";
         return;
     }
     if (!(p < WAITS_P)) {

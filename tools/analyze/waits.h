@@ -107,6 +107,12 @@ typedef struct tl_waits {
      * why none is named; NULL when one is. */
     int most_last;             /* rank number, -1 none */
     uint64_t most_last_n;
+    /* The rank judged (named or not): the one that causes two thirds of
+     * the waiting when one does, else most_last; -1 none. Its share of the
+     * waiting all the ranks cause (tl_rank_waits.caused_ns added up), %. */
+    int judged;
+    double caused_share_pct;
+    int by_cause;              /* 1: judged for the waiting it causes, being last in under two thirds */
     const char *why_none;
 } tl_waits;
 

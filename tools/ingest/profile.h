@@ -562,6 +562,12 @@ typedef struct tl_profile {
     uint32_t max_names;
     uint64_t max_events;    /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int names_closed;
+    /* 1 when events without a category are the program's work (per-step
+     * categories count them as CPU exec): a plain Chrome trace's, and the
+     * legacy autograd profiler's export (PyTorch built without Kineto: a bare
+     * array of uncategorized "CPU functions"); a Kineto trace's are its own
+     * markers ("Trace": the whole profile). */
+    int plain_is_work;
     uint64_t names_folded;  /* distinct names folded, over all folds */
     uint32_t names_folds;   /* folds made */
     uint64_t names_reentered; /* names folded once that came back with a row of their own */

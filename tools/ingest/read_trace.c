@@ -1076,6 +1076,7 @@ static void take_meta(tl_profile *p, const tl_trace_stream *s, int kineto_hint)
         p->id.format = TL_FMT_KINETO;
     else
         p->id.format = TL_FMT_CHROME_TRACE;
+    p->plain_is_work = p->id.format != TL_FMT_KINETO || m->form == TL_TRACE_FORM_ARRAY;
     snprintf(p->format_detail, sizeof p->format_detail, "%s form%s",
              m->form == TL_TRACE_FORM_OBJECT ? "object" : "array",
              s->stats.unterminated ? ", unterminated" : "");

@@ -541,7 +541,10 @@ static void write_waits(tl_json *j, const tl_aggregate *a)
     tl_json_kv_uint(j, "most_last_count", w->most_last_n);
     tl_json_key(j, "why_none");
     w->why_none && w->source != TL_WAITS_NONE ? tl_json_string(j, w->why_none) : tl_json_null(j);
-    tl_json_kv_double(j, "p_value", w->most_last >= 0 ? w->straggler_p : NAN);
+    tl_json_key(j, "judged");
+    w->judged >= 0 ? tl_json_int(j, w->judged) : tl_json_null(j);
+    tl_json_kv_double(j, "p_value", w->judged >= 0 ? w->straggler_p : NAN);
+    kv_pct(j, "caused_share_pct", w->caused_share_pct);
     tl_json_kv_double(j, "steps", w->steps);
     kv_us(j, "caused_per_step_us", (int64_t)(isfinite(w->caused_per_step_ns) ? w->caused_per_step_ns : 0));
     kv_pct(j, "caused_step_pct", w->step_share_pct);

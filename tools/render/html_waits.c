@@ -37,9 +37,11 @@ static void verdict(tl_html *h, const tl_waits *w)
     char d[48];
     FILE *f = h->f;
     if (w->straggler >= 0) {
-        fprintf(f, "<p class=\"strag\">Rank %d arrives last to %llu of %llu collectives (p = %.2g): the other %zu rank%s "
-                   "wait %s %s for it", w->straggler, (unsigned long long)w->straggler_last,
-                (unsigned long long)w->matched, w->straggler_p, w->used - 1, w->used == 2 ? "" : "s",
+        fprintf(f, "<p class=\"strag\">Rank %d arrives last to %llu of %llu collectives (p = %.2g)", w->straggler,
+                (unsigned long long)w->straggler_last, (unsigned long long)w->matched, w->straggler_p);
+        if (w->by_cause)
+            fprintf(f, " and causes %.0f%% of the waiting", w->caused_share_pct);
+        fprintf(f, ": the other %zu rank%s wait %s %s for it", w->used - 1, w->used == 2 ? "" : "s",
                 tl_units_dur(d, sizeof d, w->caused_per_step_ns), w->steps > 0 ? "a step" : "each time");
         if (isfinite(w->step_share_pct))
             fprintf(f, ", %.1f%% of their step", w->step_share_pct);

@@ -120,8 +120,10 @@ char *tl_text_waits(const tl_aggregate *a)
     fprintf(f, "%llu collective%s matched on %zu ranks (%s)", (unsigned long long)w->matched, w->matched == 1 ? "" : "s",
             w->used, w->source == TL_WAITS_GPU ? "GPU communication kernels" : "gloo/MPI ranges");
     if (w->straggler >= 0) {
-        fprintf(f, "; rank %d arrives last to %llu of them and the other %zu rank%s wait %s %s for it", w->straggler,
-                (unsigned long long)w->straggler_last, w->used - 1, w->used == 2 ? "" : "s",
+        fprintf(f, "; rank %d arrives last to %llu of them", w->straggler, (unsigned long long)w->straggler_last);
+        if (w->by_cause)
+            fprintf(f, ", causing %.0f%% of the waiting,", w->caused_share_pct);
+        fprintf(f, " and the other %zu rank%s wait %s %s for it", w->used - 1, w->used == 2 ? "" : "s",
                 tl_units_dur(d, sizeof d, w->caused_per_step_ns), w->steps > 0 ? "a step" : "each time");
         if (isfinite(w->step_share_pct))
             fprintf(f, " (%.1f%% of their step)", w->step_share_pct);
