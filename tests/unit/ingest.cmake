@@ -1,6 +1,8 @@
 # Tests of the ingest stage (tools/ingest: tally_ingest). Included from tests/unit/CMakeLists.txt.
 tally_add_unit_test(test_trace_stream SOURCES test_trace_stream.c LIBS tally_ingest)
 tally_add_unit_test(test_json_scan SOURCES test_json_scan.c LIBS tally_ingest)
+# The stable sort that is linear on sorted input (tools/ingest/sort_stable.c).
+tally_add_unit_test(test_sort_stable SOURCES test_sort_stable.c LIBS tally_ingest)
 
 # The expected event counts are checked in; this keeps them true to the corpus: it re-runs
 # the independent Python count and fails with a diff when the corpus has changed.

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE /* memmem */
 #include "kernel_ops.h"
+#include "sort_stable.h"
 #include "trace_stream.h"
 
 #include <stdlib.h>
@@ -190,7 +191,174 @@ static int by_kernel_op(const void *x, const void *y)
     return (a->op > b->op) - (a->op < b->op);
 }
 
+/*
+ * The sorts by thread and time. A trace lists each thread's calls in time
+ * order, the threads interleaved in blocks, so a stable pass first gathers
+ * each thread's elements (threads ordered by pid, tid), then each thread is
+ * sorted by tl_sort_stable(), which only checks a thread already in order.
+ * Both element types start with their int64 pid and tid, which cmp compares
+ * first: the result is that of a stable sort of the whole array by cmp.
+ * Beyond KOPS_FEW_THREADS threads the array is sorted as one.
+ */
+#define KOPS_FEW_THREADS 64
+
+typedef struct kops_thread {
+    int64_t pid, tid;
+    size_t n, at;
+} kops_thread;
+
+static int by_pid_tid(const void *x, const void *y)
+{
+    const kops_thread *a = x, *b = y;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+static inline __attribute__((always_inline)) void sort_by_thread(void *base, size_t n, size_t size,
+                                                                 int (*cmp)(const void *, const void *))
+{
+    char *v = base, *tmp = NULL;
+    unsigned char *which = NULL;
+    kops_thread th[KOPS_FEW_THREADS];
+    size_t nth = 0, cur = 0;
+    int64_t key[2];
+
+    if (n < 2)
+        return;
+    if ((which = malloc(n)) == NULL)
+        goto whole;
+    for (size_t i = 0; i < n; i++) {
+        memcpy(key, v + i * size, sizeof key);
+        if (nth == 0 || th[cur].pid != key[0] || th[cur].tid != key[1]) {
+            for (cur = 0; cur < nth && (th[cur].pid != key[0] || th[cur].tid != key[1]); cur++)
+                ;
+            if (cur == nth) {
+                if (nth == KOPS_FEW_THREADS)
+                    goto whole;
+                th[nth++] = (kops_thread){ key[0], key[1], 0, 0 };
+            }
+        }
+        th[cur].n++;
+        which[i] = (unsigned char)cur;
+    }
+    if (nth > 1) {
+        kops_thread order[KOPS_FEW_THREADS];
+        memcpy(order, th, nth * sizeof *th);
+        for (size_t t = 0; t < nth; t++)
+            order[t].at = t; /* its index in th */
+        qsort(order, nth, sizeof *order, by_pid_tid); /* distinct keys: no ties */
+        size_t at = 0;
+        for (size_t t = 0; t < nth; t++) {
+            th[order[t].at].at = at;
+            at += order[t].n;
+        }
+        if ((tmp = malloc(n * size)) == NULL)
+            goto whole;
+        for (size_t i = 0; i < n; i++) /* stable: each thread's elements keep their order */
+            memcpy(tmp + th[which[i]].at++ * size, v + i * size, size);
+        memcpy(v, tmp, n * size);
+        free(tmp);
+        tmp = NULL;
+        size_t lo = 0;
+        for (size_t t = 0; t < nth; t++) {
+            tl_sort_stable(v + lo * size, order[t].n, size, cmp);
+            lo += order[t].n;
+        }
+    } else {
+        tl_sort_stable(v, n, size, cmp);
+    }
+    goto out;
+whole: /* many threads, or no memory: the whole array as one */
+    tl_sort_stable(v, n, size, cmp);
+out:
+    free(which);
+    free(tmp);
+}
+
 #define STACK_MAX 256
+
+/* The (kernel, launching operator) pairs and the time of their kernels, summed
+ * in the order of the profile's GPU events: an open-addressing table of
+ * indexes into the pairs array. */
+typedef struct kop_sums {
+    kop *v;
+    size_t n, cap;
+    uint32_t *slot; /* index + 1 into v, 0 empty */
+    size_t mask;
+} kop_sums;
+
+static int kop_sums_grow(kop_sums *s)
+{
+    size_t nslots = s->slot ? (s->mask + 1) * 2 : 1024;
+    uint32_t *slot = calloc(nslots, sizeof *slot);
+    if (slot == NULL)
+        return -1;
+    for (size_t i = 0; i < s->n; i++) {
+        uint64_t h = (((uint64_t)s->v[i].kernel << 32) | s->v[i].op) * 0x9E3779B97F4A7C15ull;
+        size_t j = (size_t)(h >> 32) & (nslots - 1);
+        while (slot[j])
+            j = (j + 1) & (nslots - 1);
+        slot[j] = (uint32_t)i + 1;
+    }
+    free(s->slot);
+    s->slot = slot;
+    s->mask = nslots - 1;
+    return 0;
+}
+
+static int kop_sums_add(kop_sums *s, uint32_t kernel, uint32_t op, int64_t ns)
+{
+    uint64_t h = (((uint64_t)kernel << 32) | op) * 0x9E3779B97F4A7C15ull;
+    size_t j = (size_t)(h >> 32) & s->mask;
+    for (; s->slot[j]; j = (j + 1) & s->mask) {
+        kop *e = &s->v[s->slot[j] - 1];
+        if (e->kernel == kernel && e->op == op) {
+            e->ns = tl_ns_add(e->ns, ns);
+            return 0;
+        }
+    }
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 256;
+        kop *v = realloc(s->v, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n] = (kop){ kernel, op, ns };
+    s->slot[j] = (uint32_t)++s->n;
+    if (s->n * 2 > s->mask + 1) /* at most half full */
+        return kop_sums_grow(s);
+    return 0;
+}
+
+/* The pair of correlation id `corr` in co (sorted by corr), as bsearch() over
+ * by_corr finds it (the same element when several have that id): from the
+ * element after the previous hit when it is the only one with that id. */
+static const corr_op *find_corr(const corr_op *co, size_t nco, int64_t corr, size_t *next)
+{
+    size_t i = *next;
+    if (i < nco && co[i].corr == corr && (i == 0 || co[i - 1].corr != corr) &&
+        (i + 1 == nco || co[i + 1].corr != corr)) {
+        *next = i + 1;
+        return &co[i];
+    }
+    /* glibc's bsearch, step for step */
+    size_t l = 0, u = nco;
+    while (l < u) {
+        size_t m = (l + u) / 2;
+        if (corr < co[m].corr) {
+            u = m;
+        } else if (corr > co[m].corr) {
+            l = m + 1;
+        } else {
+            *next = m + 1;
+            return &co[m];
+        }
+    }
+    return NULL;
+}
 
 int tl_kops_resolve(tl_kops *k, tl_profile *p)
 {
@@ -198,12 +366,12 @@ int tl_kops_resolve(tl_kops *k, tl_profile *p)
     if (k->nops == 0 || k->nlaunches == 0 || p->ngpu == 0)
         return 0;
     int rc = -1;
+    kop_sums ks = { 0 };
     corr_op *co = malloc(k->nlaunches * sizeof *co);
-    kop *ko = malloc(p->ngpu * sizeof *ko);
-    if (co == NULL || ko == NULL)
+    if (co == NULL || kop_sums_grow(&ks) != 0)
         goto out;
-    qsort(k->ops, k->nops, sizeof *k->ops, by_thread_start);
-    qsort(k->launches, k->nlaunches, sizeof *k->launches, by_thread_ts);
+    sort_by_thread(k->ops, k->nops, sizeof *k->ops, by_thread_start);
+    sort_by_thread(k->launches, k->nlaunches, sizeof *k->launches, by_thread_ts);
     /* per thread, a sweep: the stack holds the operators open at the launch */
     size_t nco = 0, oi = 0;
     const tl_kop_range *stack[STACK_MAX];
@@ -235,25 +403,23 @@ int tl_kops_resolve(tl_kops *k, tl_profile *p)
         if (d > 0)
             co[nco++] = (corr_op){ l->corr, stack[d - 1]->name };
     }
-    /* Correlation ids count up in launch order, so per thread the pairs are
-     * mostly in order already: sort only when they are not (ties keep their
-     * order either way: glibc's qsort is a merge sort) */
-    size_t c0 = 1;
-    while (c0 < nco && co[c0 - 1].corr <= co[c0].corr)
-        c0++;
-    if (c0 < nco)
-        qsort(co, nco, sizeof *co, by_corr);
-    size_t nko = 0;
+    /* Correlation ids count up in launch order: per thread the pairs are in
+     * order already, so the sort merges one run a thread */
+    tl_sort_stable(co, nco, sizeof *co, by_corr);
+    size_t next = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *g = &p->gpu[i];
         if (g->correlation < 0 || g->cat_class != TL_CC_KERNEL)
             continue;
-        corr_op key = { g->correlation, 0 };
-        const corr_op *hit = bsearch(&key, co, nco, sizeof *co, by_corr);
-        if (hit != NULL)
-            ko[nko++] = (kop){ g->name, hit->op, g->dur_ns };
+        const corr_op *hit = find_corr(co, nco, g->correlation, &next);
+        if (hit != NULL && kop_sums_add(&ks, g->name, hit->op, g->dur_ns) != 0)
+            goto out;
     }
-    qsort(ko, nko, sizeof *ko, by_kernel_op);
+    /* each kernel's operators in id order, as the sorted pairs were before */
+    kop *ko = ks.v;
+    size_t nko = ks.n;
+    if (nko > 1)
+        qsort(ko, nko, sizeof *ko, by_kernel_op); /* distinct pairs: no ties */
     for (size_t i = 0; i < nko;) {
         tl_kernel_launch *e = entry(p, ko[i].kernel);
         size_t j = i;
@@ -277,6 +443,7 @@ int tl_kops_resolve(tl_kops *k, tl_profile *p)
     rc = 0;
 out:
     free(co);
-    free(ko);
+    free(ks.v);
+    free(ks.slot);
     return rc;
 }
