@@ -18,11 +18,11 @@ INCLUDE = os.path.join(ROOT, "include")
 
 # libtally's sources: lib/CMakeLists.txt's TALLY_LIB_SOURCES and common/'s object library.
 LIB_SOURCES = [
-    "clock.c", "collector.c", "config.c", "gzip_writer.c", "histogram.c", "intern.c",
-    "json_writer.c", "memory.c", "nvml.c", "report.c", "sampler.c", "stats.c", "summary.c", "thread.c",
-    "trace.c", "outpath.c", "query.c", "signals.c", "blocks.c", "section_args.c", "counter_rates.c",
+    "clock.c", "collector.c", "config.c", "gzip_writer.c", "intern.c", "memory.c", "nvml.c", "report.c",
+    "sampler.c", "summary.c", "thread.c", "trace.c", "outpath.c", "query.c", "signals.c", "blocks.c",
+    "section_args.c", "counter_rates.c",
 ]
-COMMON_SOURCES = ["array.c", "output.c", "units.c"]
+COMMON_SOURCES = ["array.c", "histogram.c", "json_writer.c", "output.c", "stats.c", "units.c"]
 
 
 def libtally_sources():

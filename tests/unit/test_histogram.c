@@ -1,5 +1,5 @@
 /*
- * test_histogram.c - the log-bucket histogram (lib/histogram.c).
+ * test_histogram.c - the log-bucket histogram (common/histogram.c).
  *
  * The report's median and p95 come from this histogram, and the promise is a
  * relative error of at most 1 % (a bucket is at most 1/64 of its lower bound

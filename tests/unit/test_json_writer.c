@@ -1,6 +1,6 @@
 /*
  * test_json_writer.c - the streaming JSON writer and the object validator
- * (lib/json_writer.c).
+ * (common/json_writer.c).
  *
  * Every name a program passes ends up in a JSON string, so the writer must
  * escape quotes, backslashes and control characters, replace invalid UTF-8

@@ -1,5 +1,5 @@
 /*
- * test_stats.c - per-name statistics (lib/stats.c).
+ * test_stats.c - per-name statistics (common/stats.c).
  *
  * Durations keep exact count/total/min/max, Welford's running mean and M2,
  * a histogram and a bounded list of raw samples; per-thread statistics are

@@ -6,7 +6,7 @@
  * Merging per-thread statistics uses Chan, Golub and LeVeque's pairwise
  * update, so the merged variance equals the variance of all values.
  */
-#include "internal.h"
+#include "stats.h"
 
 #include <math.h>
 #include <stdlib.h>
