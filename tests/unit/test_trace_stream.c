@@ -1133,6 +1133,78 @@ static void test_args_iter(void **state)
 	run_free(r);
 }
 
+/* Arrays in args (kernels' "grid"/"block", record_shapes' "Input Dims"/"Input type"): each
+ * member's kind and exact text, whether the array is one tl_args_next() checks itself (plain
+ * integers and strings, one level deep) or one it leaves to the byte parser (fractions,
+ * escapes, deeper nesting, a comma out of place); the members after them still come. */
+static void test_args_arrays(void **state)
+{
+	static const char text[] =
+		"{\"grid\": [8192, 1, 1], \"block\":[256,1,1],\"dims\": [[8, 1024, 4096], [], [-1, 0]],"
+		" \"types\": [\"c10::BFloat16\", \"\"], \"empty\": [ ], \"frac\": [1.5, 2e3],"
+		" \"deep\": [[[1]], 2], \"esc\": [\"a\\\"b\"], \"obj\": [{\"x\": 1}], \"lead0\": [01],"
+		" \"tc\": [1,], \"ws\": [\n1 ,\t2 ] , \"n\": 7}";
+	static const struct {
+		const char *key, *text;
+		enum tl_json_kind kind;
+	} want[] = {
+		{ "grid", "[8192, 1, 1]", TL_JSON_ARRAY },
+		{ "block", "[256,1,1]", TL_JSON_ARRAY },
+		{ "dims", "[[8, 1024, 4096], [], [-1, 0]]", TL_JSON_ARRAY },
+		{ "types", "[\"c10::BFloat16\", \"\"]", TL_JSON_ARRAY },
+		{ "empty", "[ ]", TL_JSON_ARRAY },
+		{ "frac", "[1.5, 2e3]", TL_JSON_ARRAY },
+		{ "deep", "[[[1]], 2]", TL_JSON_ARRAY },
+		{ "esc", "[\"a\\\"b\"]", TL_JSON_ARRAY },
+		{ "obj", "[{\"x\": 1}]", TL_JSON_ARRAY },
+		{ "lead0", "[01]", TL_JSON_ARRAY },
+		{ "tc", "[1,]", TL_JSON_ARRAY },
+		{ "ws", "[\n1 ,\t2 ]", TL_JSON_ARRAY },
+		{ "n", "7", TL_JSON_NUMBER },
+	};
+	tl_args_iter it;
+	tl_view key, args = { text, sizeof text - 1 };
+	tl_json_value v;
+	(void)state;
+
+	tl_args_iter_init(&it, args);
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		assert_true(tl_args_next(&it, &key, &v));
+		assert_true(tl_view_eq(key, want[i].key));
+		assert_int_equal(v.kind, want[i].kind);
+		assert_int_equal(v.text.len, strlen(want[i].text));
+		assert_memory_equal(v.text.ptr, want[i].text, v.text.len);
+		assert_int_equal(v.is_number, want[i].kind == TL_JSON_NUMBER);
+	}
+	assert_false(tl_args_next(&it, &key, &v));
+
+	/* a comma missing inside an array: the byte parser takes it as it does in events */
+	static const char loose[] = "{\"a\": [1, 2], \"b\": [1 2], \"c\": 3}";
+	tl_args_iter_init(&it, (tl_view){ loose, sizeof loose - 1 });
+	assert_true(tl_args_next(&it, &key, &v));
+	assert_true(tl_view_eq(key, "a") && tl_view_eq(v.text, "[1, 2]"));
+	assert_true(tl_args_next(&it, &key, &v));
+	assert_true(tl_view_eq(key, "b") && tl_view_eq(v.text, "[1 2]") && v.kind == TL_JSON_ARRAY);
+	assert_true(tl_args_next(&it, &key, &v));
+	assert_true(tl_view_eq(key, "c") && v.is_number && v.number == 3);
+	assert_false(tl_args_next(&it, &key, &v));
+}
+
+/* tl_view_contains(): memmem()'s answer, at the edges of the view too. */
+static void test_view_contains(void **state)
+{
+	static const char t[] = "{\"grid\": [1], \"x\": \"gridgrid\"}";
+	(void)state;
+	assert_true(tl_view_contains((tl_view){ t, sizeof t - 1 }, "\"grid\"", 6));
+	assert_true(tl_view_contains((tl_view){ t + 1, 6 }, "\"grid\"", 6));  /* exactly the view */
+	assert_false(tl_view_contains((tl_view){ t + 1, 5 }, "\"grid\"", 6)); /* one byte short */
+	assert_false(tl_view_contains((tl_view){ t + 2, 8 }, "\"grid\"", 6)); /* starts past the quote */
+	assert_false(tl_view_contains((tl_view){ t + 14, 19 }, "\"grid\"", 6)); /* grid unquoted */
+	assert_false(tl_view_contains((tl_view){ NULL, 0 }, "\"grid\"", 6));
+	assert_true(tl_view_contains((tl_view){ "ab", 2 }, "ab", 2));
+	assert_false(tl_view_contains((tl_view){ "aab", 2 }, "ab", 2));
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Gzip                                                                                       */
 
@@ -1685,6 +1757,8 @@ int main(void)
 		cmocka_unit_test(test_kineto_meta),
 		cmocka_unit_test(test_kineto_args),
 		cmocka_unit_test(test_args_iter),
+		cmocka_unit_test(test_args_arrays),
+		cmocka_unit_test(test_view_contains),
 		cmocka_unit_test(test_gzip_bytes_named_json),
 		cmocka_unit_test(test_gzip_multimember),
 		cmocka_unit_test(test_gzip_truncated),

@@ -2,7 +2,6 @@
  * kernel_ops.c - each kernel's launching operator and launch configuration
  * (see kernel_ops.h).
  */
-#define _GNU_SOURCE /* memmem */
 #include "kernel_ops.h"
 #include "sort_stable.h"
 #include "trace_stream.h"
@@ -89,6 +88,35 @@ static tl_kernel_launch *entry(tl_profile *p, uint32_t name)
     return e;
 }
 
+/* strtol(q, &after, 10) for what dims3() accepts: a value in [0, 2^31), else
+ * -1 (as strtol, leading white space and a sign are taken; *after == q when
+ * there are no digits). Without strtol's locale and errno machinery: dims3()
+ * runs for every kernel. */
+static int64_t dim_at(const char *q, const char **after)
+{
+    const char *p = q;
+    while (*p == ' ' || (*p >= '\t' && *p <= '\r')) /* isspace() in the C locale */
+        p++;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    const char *d = p;
+    int64_t x = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (x <= 0x7fffffff) /* past it the value is refused whatever follows */
+            x = x * 10 + (*p - '0');
+        p++;
+    }
+    if (p == d) {
+        *after = q;
+        return -1;
+    }
+    *after = p;
+    if (x > 0x7fffffff || (neg && x != 0))
+        return -1;
+    return x;
+}
+
 /* "[32, 2, 1]" -> three ints; 0 when it is not three numbers. */
 static int dims3(tl_view v, int32_t out[3])
 {
@@ -97,9 +125,9 @@ static int dims3(tl_view v, int32_t out[3])
     while (q < end && n < 3) {
         while (q < end && (*q == '[' || *q == ' ' || *q == ','))
             q++;
-        char *after;
-        long x = strtol(q, &after, 10);
-        if (after == q || x < 0 || x > 0x7fffffff)
+        const char *after;
+        int64_t x = dim_at(q, &after);
+        if (after == q || x < 0)
             return 0;
         out[n++] = (int32_t)x;
         q = after;
@@ -107,13 +135,37 @@ static int dims3(tl_view v, int32_t out[3])
     return n == 3;
 }
 
+/* The keys tl_kops_kernel_args() reads. */
+enum { KA_OTHER, KA_GRID, KA_BLOCK, KA_REGS, KA_SMEM, KA_OCC };
+
+static int kernel_arg_key(tl_view k)
+{
+    switch (k.len) { /* by length first: one compare for most keys */
+    case 4: return tl_view_eq(k, "grid") ? KA_GRID : KA_OTHER;
+    case 5: return tl_view_eq(k, "block") ? KA_BLOCK : KA_OTHER;
+    case 13: return tl_view_eq(k, "shared memory") ? KA_SMEM : KA_OTHER;
+    case 20: return tl_view_eq(k, "registers per thread") ? KA_REGS : KA_OTHER;
+    case 25: return tl_view_eq(k, "est. achieved occupancy %") ? KA_OCC : KA_OTHER;
+    default: return KA_OTHER;
+    }
+}
+
+/* Whether a kernel's args name a launch configuration at all: the text
+ * "grid" in quotes anywhere in them. */
+static int has_grid(const tl_trace_event *ev)
+{
+    return tl_view_contains(ev->args, "\"grid\"", 6);
+}
+
 void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_trace_event *ev)
 {
-    if (ev->args.ptr == NULL || memmem(ev->args.ptr, ev->args.len, "\"grid\"", 6) == NULL)
+    if (ev->args.ptr == NULL)
         return;
-    tl_kernel_launch *e = entry(p, name);
-    if (e == NULL)
-        return;
+    /* The entry is made for args that hold "grid" (has_grid()). Once the key
+     * itself comes -- in Kineto's args before the other keys read here -- that
+     * is known without searching the text. */
+    tl_kernel_launch *e = NULL;
+    int decided = 0;
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
@@ -121,19 +173,33 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
     int has_g = 0, has_b = 0;
     tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
-        if (tl_view_eq(k, "grid") && v.kind == TL_JSON_ARRAY)
+        int key = kernel_arg_key(k);
+        if (key == KA_OTHER)
+            continue;
+        if (!decided) {
+            decided = 1;
+            if (key != KA_GRID && !has_grid(ev))
+                return;
+            if ((e = entry(p, name)) == NULL)
+                return;
+        }
+        if (key == KA_GRID && v.kind == TL_JSON_ARRAY)
             has_g = dims3(v.text, g);
-        else if (tl_view_eq(k, "block") && v.kind == TL_JSON_ARRAY)
+        else if (key == KA_BLOCK && v.kind == TL_JSON_ARRAY)
             has_b = dims3(v.text, b);
-        else if (tl_view_eq(k, "registers per thread") && v.is_number && v.number >= 0 && v.number < 1e6)
+        else if (key == KA_REGS && v.is_number && v.number >= 0 && v.number < 1e6)
             e->regs = (int32_t)v.number;
-        else if (tl_view_eq(k, "shared memory") && v.is_number && v.number >= 0 && v.number < 1e12)
+        else if (key == KA_SMEM && v.is_number && v.number >= 0 && v.number < 1e12)
             e->smem = (int64_t)v.number;
-        else if (tl_view_eq(k, "est. achieved occupancy %") && v.is_number && v.number >= 0 && v.number <= 100 &&
-                 dur > 0) {
+        else if (key == KA_OCC && v.is_number && v.number >= 0 && v.number <= 100 && dur > 0) {
             e->occ_sum += v.number * (double)dur;
             e->occ_w += (double)dur;
         }
+    }
+    if (!decided) { /* none of the keys: the entry, with nothing known, when "grid" is there */
+        if (has_grid(ev))
+            (void)entry(p, name);
+        return;
     }
     if (has_g && has_b) {
         if (e->grid[0] < 0) {

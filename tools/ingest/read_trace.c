@@ -15,7 +15,6 @@
  * are kept in a map so each GPU event learns when it was launched (the idle
  * breakdown's host_wait needs it).
  */
-#define _GNU_SOURCE /* memmem */
 #include "read_trace.h"
 #include "nesting.h"
 #include "mem_ops.h"
@@ -624,7 +623,7 @@ static void shape_args(reader *r, const tl_trace_event *ev, const char *name, si
     double flops = NAN;
     int64_t ext = -1;
     /* most operators of most traces have no shapes: one scan says so */
-    if (ev->args.ptr == NULL || memmem(ev->args.ptr, ev->args.len, "\"Input Dims\"", 12) == NULL)
+    if (!tl_view_contains(ev->args, "\"Input Dims\"", 12))
         return;
     tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v)) {
@@ -656,7 +655,7 @@ static void shape_kernel(reader *r, const tl_trace_event *ev, int64_t dur)
     tl_args_iter it;
     tl_view k;
     tl_json_value v;
-    if (ev->args.ptr == NULL || memmem(ev->args.ptr, ev->args.len, "\"External id\"", 13) == NULL)
+    if (!tl_view_contains(ev->args, "\"External id\"", 13))
         return;
     tl_args_iter_init_event(&it, ev);
     while (tl_args_next(&it, &k, &v))

@@ -2189,8 +2189,9 @@ static const size_t string_member[K_PH + 1] = {
 	[K_PH] = offsetof(tl_trace_event, ph),
 };
 
-/* Phases whose args read_trace.c iterates: their members are kept (tl_args_index). */
-static const unsigned char keep_args[256] = { ['i'] = 1, ['I'] = 1, ['C'] = 1, ['M'] = 1 };
+/* Phases whose args read_trace.c iterates: their members are kept (tl_args_index). X: a
+ * kernel's grid and block, an operator's shapes, a collective's sizes. */
+static const unsigned char keep_args[256] = { ['i'] = 1, ['I'] = 1, ['C'] = 1, ['M'] = 1, ['X'] = 1 };
 
 static int fast_walk(const char *text, const uint32_t **curp, struct pctx *c, tl_trace_event *ev,
                      struct fast_ints *ints, tl_args_index *argsix, const char **endp)
@@ -3001,6 +3002,62 @@ static int text_to_double(tl_view t, double *out)
 	return end == tmp + t.len;
 }
 
+/* The end (after its ']') of the array at q when it is valid JSON made only of plain integers
+ * (no fraction or exponent), strings without escapes and such arrays one level down; NULL for
+ * anything else, which the byte parser then judges. For such an array read_value() takes the
+ * same bytes. */
+static const char *plain_array(const char *q, const char *end)
+{
+	const char *d = skip_ws(q + 1, end);
+	int depth = 1;
+
+	if (d < end && *d == ']')
+		return d + 1;
+	for (;;) { /* d: at an element */
+		if (d >= end)
+			return NULL;
+		if (*d == '"') {
+			const char *x = find_special(d + 1, end);
+			if (x == end || *x != '"')
+				return NULL;
+			d = x + 1;
+		} else if (*d == '[') {
+			if (depth == 2)
+				return NULL;
+			depth = 2;
+			d = skip_ws(d + 1, end);
+			if (d < end && *d == ']') {
+				d++;
+				depth = 1;
+			} else {
+				continue;
+			}
+		} else {
+			const char *s = d + (d < end && *d == '-'), *x = s;
+			while (x < end && is_digit(*x))
+				x++;
+			if (x == s || (*s == '0' && x - s > 1))
+				return NULL;
+			d = x;
+		}
+		/* after an element: ',' and the next one, or the end of its array(s) */
+		for (;;) {
+			d = skip_ws(d, end);
+			if (d >= end)
+				return NULL;
+			if (*d == ',') {
+				d = skip_ws(d + 1, end);
+				break;
+			}
+			if (*d != ']')
+				return NULL;
+			d++;
+			if (--depth == 0)
+				return d;
+		}
+	}
+}
+
 /* A member the fast path of tl_args_next() did not take (escapes, containers, exponents...),
  * from its key's quote at p, with the byte parser's scanners. */
 static int args_next_slow(tl_args_iter *it, const char *p, tl_view *key, tl_json_value *val)
@@ -3069,6 +3126,18 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val)
 		val->kind = TL_JSON_STRING;
 		val->text = (tl_view){ q + 1, (size_t)(e - q) - 1 };
 		e++;
+	} else if (*q == '[') {
+		/* kernels' "grid"/"block", record_shapes' dims and types: arrays of plain integers
+		 * and strings, at most one level deep, are checked here; anything else (a fraction,
+		 * an escape, a comma out of place) goes the byte parser's way */
+		if (!(e = plain_array(q, end)))
+			return args_next_slow(it, p, key, val);
+		val->kind = TL_JSON_ARRAY;
+		val->text = (tl_view){ q, (size_t)(e - q) };
+		val->number = 0;
+		val->is_number = 0;
+		it->p = e;
+		return 1;
 	} else {
 		const char *s = q + (*q == '-'), *d = s;
 		uint64_t v = 0;

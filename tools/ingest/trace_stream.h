@@ -69,8 +69,8 @@ enum tl_json_kind {
 
 /* Where the members of an event's "args" are, as the index walker found them (offsets from
  * `text`): tl_args_iter_init_event() iterates them without parsing the object again. Kept by
- * the stream for events whose phase is one whose args tally reads (i, I, C, M) and that have
- * at most TL_ARGS_INDEX_MAX members. */
+ * the stream for events whose phase is one whose args tally reads (i, I, C, M, and X: kernels'
+ * launch configuration, operators' shapes) and that have at most TL_ARGS_INDEX_MAX members. */
 #define TL_ARGS_INDEX_MAX 32
 typedef struct tl_args_index {
 	const char *text;
@@ -294,6 +294,25 @@ static inline int tl_view_eq(tl_view v, const char *lit)
 {
 	size_t n = __builtin_strlen(lit);
 	return v.ptr && v.len == n && __builtin_memcmp(v.ptr, lit, n) == 0;
+}
+
+/* 1 if the n bytes of `lit` (n >= 2) occur anywhere in `v`, else 0: memmem()'s answer, found by
+ * memchr() on lit[1] (readers ask for a quoted key such as "\"grid\"", whose second byte is rare
+ * in args text), without memmem()'s set-up, which cost more than the search on short args. */
+static inline int tl_view_contains(tl_view v, const char *lit, size_t n)
+{
+	if (v.ptr == NULL || n < 2 || v.len < n)
+		return 0;
+	const char *p = v.ptr + 1, *lim = v.ptr + v.len - n + 2; /* where lit[1] may be */
+	while (p < lim) {
+		const char *q = (const char *)__builtin_memchr(p, lit[1], (size_t)(lim - p));
+		if (q == NULL)
+			return 0;
+		if (q[-1] == lit[0] && __builtin_memcmp(q + 1, lit + 2, n - 2) == 0)
+			return 1;
+		p = q + 1;
+	}
+	return 0;
 }
 
 /* Parse `v` as a whole decimal integer (optional sign). Returns 0 and sets *out, or -1. */
