@@ -166,6 +166,32 @@ def ddp_job(out, name, world, steps=8, slow=None, extra_us=30000, backend="gloo"
         t.write(f"{out}/{name}/rank{r}.pt.trace.json")
 
 
+def case_mpi_ranges(out, name="mpi-allreduce-slow-rank", slow=2):
+    """3 MPI ranks as a plain Chrome trace (the ranges Nsight Systems' MPI trace and PMPI tools
+    write): each of 6 iterations computes, sends to its neighbour (MPI_Send/MPI_Recv, which are no
+    collective) and joins an MPI_Allreduce; rank slow computes 20 ms longer each time."""
+    rng = random.Random(3)
+    t0 = 0
+    events = {r: [] for r in range(3)}
+    for i in range(6):
+        ends = {}
+        for r in range(3):
+            work = 10000 + int(300 * rng.random()) + (20000 if r == slow else 0)
+            events[r].append({"name": "compute", "ph": "X", "pid": r, "tid": 1, "ts": t0, "dur": work})
+            events[r].append({"name": "MPI_Send" if r % 2 == 0 else "MPI_Recv", "ph": "X", "pid": r, "tid": 1,
+                              "ts": t0 + work, "dur": 50})
+            ends[r] = t0 + work + 60
+        release = max(ends.values()) + 100
+        for r in range(3):
+            events[r].append({"name": "MPI_Allreduce", "ph": "X", "pid": r, "tid": 1, "ts": ends[r],
+                              "dur": release - ends[r]})
+        t0 = release + 500
+    os.makedirs(f"{out}/{name}", exist_ok=True)
+    for r in range(3):
+        with open(f"{out}/{name}/rank{r}.json", "w") as f:
+            json.dump({"traceEvents": events[r], "displayTimeUnit": "ms"}, f)
+
+
 def case_truncated_compute(out):
     """64 ranks, rank 9's GPU compute 1.3x, rank 5's trace cut after 2 steps: the short rank is left
     out of the per-step comparison (it used to switch it off for the whole job)."""
@@ -727,6 +753,8 @@ def main():
     ddp_job(out, "ranks64-truncated", 64, slow=40, backend="nccl", truncated=(5,))
     ddp_job(out, "ranks512", 512, steps=4, slow=300, backend="nccl")
     case_truncated_compute(out)
+    case_mpi_ranges(out)
+    case_mpi_ranges(out, "mpi-allreduce-balanced", slow=None)
     case_queued_gpu(out)
     case_vllm_capture(out)
     case_stack_late(out)

@@ -732,8 +732,17 @@ int tl_coll_side_of_name(const char *name, size_t len)
         if (len >= n && memcmp(name, coll_prefixes[i].prefix, n) == 0)
             return coll_prefixes[i].side;
     }
-    if ((len == 7 && memcmp(name, "barrier", 7) == 0) || (len == 11 && memcmp(name, "MPI_Barrier", 11) == 0))
+    if (len == 7 && memcmp(name, "barrier", 7) == 0)
         return TL_COLL_RUN;
+    /* MPI's blocking collectives as Nsight Systems' MPI trace and PMPI tools name them (the
+     * non-blocking MPI_I* only start one; point-to-point calls are no collective) */
+    static const char *const mpi[] = { "MPI_Barrier", "MPI_Allreduce", "MPI_Reduce", "MPI_Bcast", "MPI_Allgather",
+                                       "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
+                                       "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter",
+                                       "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan" };
+    for (size_t i = 0; len > 4 && memcmp(name, "MPI_", 4) == 0 && i < sizeof mpi / sizeof mpi[0]; i++)
+        if (strlen(mpi[i]) == len && memcmp(name, mpi[i], len) == 0)
+            return TL_COLL_RUN;
     return -1;
 }
 
