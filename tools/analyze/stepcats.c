@@ -11,8 +11,10 @@
  * of a step add up to its time.
  */
 #include "aggregate.h"
+#include "sort_stable.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,12 +49,6 @@ static int push(edges *e, int64_t a, int64_t b, int cat)
     e->v[e->n++] = (edge){ a, cat, 1 };
     e->v[e->n++] = (edge){ b, cat, -1 };
     return 0;
-}
-
-static int by_time(const void *x, const void *y)
-{
-    const edge *a = x, *b = y;
-    return (a->t > b->t) - (a->t < b->t);
 }
 
 /* The category of a GPU event: kernels by kernel type, copies and sets by
@@ -221,8 +217,9 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
         }
     if (collect(&e, p) != 0)
         goto out;
-    if (e.n > 1) /* none pushed: e.v is NULL, which qsort may not take */
-        qsort(e.v, e.n, sizeof *e.v, by_time);
+    /* by time: two edges a GPU event, so a radix sort, not n log n comparisons (what the
+     * sweep adds up at one time does not depend on the order there) */
+    tl_sort_by_int64(e.v, e.n, sizeof *e.v, offsetof(edge, t));
     int active[TL_SC_COUNT] = { 0 };
     for (size_t i = 0; i < e.n;) {
         int64_t t = e.v[i].t;

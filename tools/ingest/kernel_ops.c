@@ -122,6 +122,29 @@ static int dims3(tl_view v, int32_t out[3])
 {
     const char *q = v.ptr, *end = v.ptr + v.len;
     int n = 0;
+    /* What Kineto writes, "[a, b, c]" of up to 9 digits each, read at once; anything else
+     * (and this too, would it not match to the ']') the general way below, which gives
+     * the same three values for it. */
+    if (v.len >= 7 && q[0] == '[') {
+        const char *p = q + 1;
+        for (; n < 3; n++) {
+            if (n > 0) {
+                if (p >= end || *p != ',')
+                    break;
+                p += p + 1 < end && p[1] == ' ' ? 2 : 1;
+            }
+            const char *d = p;
+            int32_t x = 0;
+            while (p < end && p - d < 9 && *p >= '0' && *p <= '9')
+                x = x * 10 + (*p++ - '0');
+            if (p == d || p >= end || (*p >= '0' && *p <= '9'))
+                break;
+            out[n] = x;
+        }
+        if (n == 3 && p == end - 1 && *p == ']')
+            return 1;
+        n = 0;
+    }
     while (q < end && n < 3) {
         while (q < end && (*q == '[' || *q == ' ' || *q == ','))
             q++;

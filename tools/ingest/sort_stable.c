@@ -129,3 +129,85 @@ fallback:
     free(runs);
     qsort(base, n, size, cmp);
 }
+
+/* tl_sort_by_int64() when out of memory: the same order by comparison. */
+static _Thread_local size_t fallback_key_at;
+
+static int by_int64_at(const void *x, const void *y)
+{
+    int64_t a, b;
+    memcpy(&a, (const char *)x + fallback_key_at, sizeof a);
+    memcpy(&b, (const char *)y + fallback_key_at, sizeof b);
+    return (a > b) - (a < b);
+}
+
+#define RADIX_BITS 11
+#define RADIX_SIZE (1u << RADIX_BITS)
+
+static inline __attribute__((always_inline)) void radix_passes(char *v, char *tmp, size_t n, size_t size,
+                                                               size_t key_at, uint64_t lo, int passes)
+{
+    size_t count[RADIX_SIZE];
+    char *from = v, *to = tmp;
+    for (int pass = 0; pass < passes; pass++) {
+        int shift = pass * RADIX_BITS;
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++) {
+            int64_t k;
+            memcpy(&k, from + i * size + key_at, sizeof k);
+            count[(((uint64_t)k - lo) >> shift) & (RADIX_SIZE - 1)]++;
+        }
+        size_t at = 0;
+        for (size_t d = 0; d < RADIX_SIZE; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) { /* in order: equal digits keep their order */
+            int64_t k;
+            memcpy(&k, from + i * size + key_at, sizeof k);
+            memcpy(to + count[(((uint64_t)k - lo) >> shift) & (RADIX_SIZE - 1)]++ * size, from + i * size, size);
+        }
+        char *t = from;
+        from = to;
+        to = t;
+    }
+    if (from != v)
+        memcpy(v, from, n * size);
+}
+
+void tl_sort_by_int64(void *base, size_t n, size_t size, size_t key_at)
+{
+    if (n < 2 || size < key_at + sizeof(int64_t))
+        return;
+    char *v = base;
+    int64_t min = INT64_MAX, max = INT64_MIN;
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k;
+        memcpy(&k, v + i * size + key_at, sizeof k);
+        sorted &= k >= max || i == 0;
+        if (k < min)
+            min = k;
+        if (k > max)
+            max = k;
+    }
+    if (sorted)
+        return;
+    /* the keys less the smallest: differences of int64 values fit a uint64 */
+    uint64_t lo = (uint64_t)min, span = (uint64_t)max - lo;
+    int bits = 64 - __builtin_clzll(span), passes = (bits + RADIX_BITS - 1) / RADIX_BITS;
+    char *tmp = malloc(n * size);
+    if (tmp == NULL) {
+        fallback_key_at = key_at;
+        tl_sort_stable(base, n, size, by_int64_at);
+        return;
+    }
+    switch (size) { /* the common sizes inlined */
+    case 16: radix_passes(v, tmp, n, 16, key_at, lo, passes); break;
+    case 24: radix_passes(v, tmp, n, 24, key_at, lo, passes); break;
+    case 32: radix_passes(v, tmp, n, 32, key_at, lo, passes); break;
+    default: radix_passes(v, tmp, n, size, key_at, lo, passes); break;
+    }
+    free(tmp);
+}
