@@ -65,65 +65,141 @@ typedef struct thread_view {
 /* Names as JSON string literals, escaped once per name rather than per event. */
 typedef struct name_cache {
     char **lit;
+    size_t *len;
     uint32_t n;
 } name_cache;
 
-static const char *name_literal(name_cache *c, uint32_t id)
+static const char *name_literal(name_cache *c, uint32_t id, size_t *len)
 {
-    if (id >= c->n)
-        return "\"(other names)\"";
-    if (c->lit[id] == NULL)
+    static const char other[] = "\"(other names)\"", empty[] = "\"\"";
+    if (id >= c->n) {
+        *len = sizeof other - 1;
+        return other;
+    }
+    if (c->lit[id] == NULL) {
         c->lit[id] = tl_json_quote(tl_name(id));
-    return c->lit[id] ? c->lit[id] : "\"\"";
+        if (c->lit[id] == NULL) {
+            *len = sizeof empty - 1;
+            return empty;
+        }
+        c->len[id] = strlen(c->lit[id]);
+    }
+    *len = c->len[id];
+    return c->lit[id];
 }
 
-/* Decimal digits of v at the end of buf; returns the first digit. */
-static char *put_u64(char *end, uint64_t v)
-{
-    do {
-        *--end = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return end;
-}
+static const char digits2[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                              "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                              "8081828384858687888990919293949596979899";
 
-/* ns as microseconds with exactly three decimals ("12.345"). */
+/* ns as microseconds with exactly three decimals ("12.345"), at most 25 bytes. */
 static size_t put_us(char *out, int64_t ns)
 {
-    char tmp[32], *end = tmp + sizeof tmp, *p;
-    uint64_t u = ns < 0 ? (uint64_t)(-ns) : (uint64_t)ns;
-    p = end;
-    uint64_t frac = u % 1000;
-    *--p = (char)('0' + frac % 10);
-    *--p = (char)('0' + frac / 10 % 10);
-    *--p = (char)('0' + frac / 100);
-    *--p = '.';
-    p = put_u64(p, u / 1000);
-    if (ns < 0)
-        *--p = '-';
-    size_t n = (size_t)(end - p);
-    memcpy(out, p, n);
+    size_t n = 0;
+    uint64_t u = (uint64_t)ns;
+    if (ns < 0) {
+        out[n++] = '-';
+        u = 0 - u;
+    }
+    uint64_t q = u / 1000;
+    unsigned frac = (unsigned)(u % 1000), d = 1;
+    for (uint64_t p10 = 10; d < 20 && q >= p10; p10 *= 10)
+        d++;
+    char *p = out + n + d;
+    while (q >= 100) {
+        unsigned r = (unsigned)(q % 100);
+        q /= 100;
+        p -= 2;
+        memcpy(p, digits2 + 2 * r, 2);
+    }
+    if (q >= 10) {
+        p -= 2;
+        memcpy(p, digits2 + 2 * q, 2);
+    } else {
+        *--p = (char)('0' + q);
+    }
+    n += d;
+    out[n] = '.';
+    out[n + 1] = (char)('0' + frac / 100);
+    memcpy(out + n + 2, digits2 + 2 * (frac % 100), 2);
+    return n + 4;
+}
+
+/* llround(x) for 0 <= x < 2^63, without the call: x - trunc(x) is exact. */
+static inline int64_t round_ns(double x)
+{
+    if (TL_UNLIKELY(!(x < 9.2e18)))
+        return llround(x);
+    int64_t r = (int64_t)x;
+    return r + (x - (double)r >= 0.5);
+}
+
+/* ticks -> ns since the start of recording (tl_clock_ticks_to_ns_since_start, rounded). */
+static inline int64_t since_start_ns(uint64_t ticks, uint64_t start, double ns_per_tick)
+{
+    return ticks < start ? 0 : round_ns((double)(ticks - start) * ns_per_tick);
+}
+
+/* One complete event ({"ph":"X",...}) into out (room for llen + TL_TRACE_EVENT_ROOM). */
+#define TL_TRACE_EVENT_ROOM 160
+static size_t format_complete(char *out, const tl_event *e, const char *lit, size_t llen, const char *head,
+                              size_t hn, int64_t ts, int64_t dur)
+{
+    static const char iter[] = "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":";
+    static const char sect[] = "{\"ph\":\"X\",\"cat\":\"section\",\"name\":";
+    static const char dur_key[] = ",\"dur\":";
+    size_t n;
+    if (e->kind == TL_EV_ITERATION) {
+        memcpy(out, iter, sizeof iter - 1);
+        n = sizeof iter - 1;
+    } else {
+        memcpy(out, sect, sizeof sect - 1);
+        n = sizeof sect - 1;
+    }
+    memcpy(out + n, lit, llen);
+    n += llen;
+    memcpy(out + n, head, hn);
+    n += hn;
+    n += put_us(out + n, ts);
+    memcpy(out + n, dur_key, sizeof dur_key - 1);
+    n += sizeof dur_key - 1;
+    n += put_us(out + n, dur);
+    out[n++] = '}';
     return n;
 }
 
-static size_t put_str(char *out, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(out, s, n);
-    return n;
-}
+/* The text of a complete event up to its "ts" value is the same for every
+ * event of one name and kind on one thread: it is built once into a slot of
+ * a small cache (reset per thread) and copied 16 bytes at a time. */
+#define TL_PREFIX_SLOTS 256
+#define TL_PREFIX_MAX 192 /* a multiple of 16: the copy reads whole blocks */
+typedef struct prefix_slot {
+    uint32_t key; /* 1 + (name << 1 | iteration); 0: empty */
+    uint32_t len;
+    char text[TL_PREFIX_MAX];
+} prefix_slot;
 
-/* The hot loop of a big trace: complete events formatted by hand. Counters
- * (rare) go through the generic writer. */
-static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m, name_cache *names)
+/* Room after the prefix: ts and dur (25 bytes each), ",\"dur\":" and "}". */
+#define TL_TRACE_NUMBERS_ROOM 64
+
+/* The hot loop of a big trace: complete events formatted by hand, straight
+ * into the writer's buffer. Counters (rare) go through the generic writer. */
+static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m, name_cache *names,
+                                prefix_slot *prefixes)
 {
+    static const char dur_key[] = ",\"dur\":";
     char head[64];
     int hn = snprintf(head, sizeof head, ",\"pid\":%d,\"tid\":%d,\"ts\":", tl_g.pid, v->tid);
+    uint64_t start = tl_clock_start_ticks();
+    double k = m->ns_per_tick;
+    if (prefixes != NULL)
+        for (unsigned i = 0; i < TL_PREFIX_SLOTS; i++)
+            prefixes[i].key = 0;
     for (tl_event_chunk *c = v->head; c != NULL; c = c->next) {
         uint32_t used = c == v->tail ? v->tail_used : __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
         for (uint32_t i = 0; i < used; i++) {
             const tl_event *e = &c->ev[i];
-            int64_t ts = llround(tl_clock_ticks_to_ns_since_start(e->t0, m->ns_per_tick));
+            int64_t ts = since_start_ns(e->t0, start, k);
             if (e->kind == TL_EV_COUNTER) {
                 double value;
                 memcpy(&value, &e->value, sizeof value);
@@ -135,26 +211,51 @@ static void write_thread_events(tl_json *j, const thread_view *v, const tl_merge
                 tl_json_object_end(j);
                 continue;
             }
-            const char *lit = name_literal(names, e->name);
-            size_t llen = strlen(lit);
-            char small[512];
-            char *buf = llen + 160 <= sizeof small ? small : malloc(llen + 160);
+            int64_t dur = round_ns((double)e->value * k);
+            uint32_t key = 1 + (e->name << 1 | (e->kind == TL_EV_ITERATION));
+            prefix_slot *slot = prefixes ? &prefixes[(key * 0x9e3779b1u) >> 24] : NULL;
+            if (slot != NULL && slot->key != key) {
+                size_t llen;
+                const char *lit = name_literal(names, e->name, &llen);
+                slot->key = 0;
+                if (llen + (size_t)hn + 48 + 16 <= TL_PREFIX_MAX) {
+                    /* format_complete's text up to the ts value */
+                    static const char iter[] = "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":";
+                    static const char sect[] = "{\"ph\":\"X\",\"cat\":\"section\",\"name\":";
+                    const char *pre = e->kind == TL_EV_ITERATION ? iter : sect;
+                    size_t pn = e->kind == TL_EV_ITERATION ? sizeof iter - 1 : sizeof sect - 1;
+                    memcpy(slot->text, pre, pn);
+                    memcpy(slot->text + pn, lit, llen);
+                    memcpy(slot->text + pn + llen, head, (size_t)hn);
+                    slot->len = (uint32_t)(pn + llen + (size_t)hn);
+                    slot->key = key;
+                }
+            }
+            if (TL_LIKELY(slot != NULL && slot->key == key)) {
+                char *out = tl_json_element_begin(j, TL_PREFIX_MAX + TL_TRACE_NUMBERS_ROOM);
+                for (uint32_t b = 0; b < slot->len; b += 16)
+                    memcpy(out + b, slot->text + b, 16);
+                size_t n = slot->len;
+                n += put_us(out + n, ts);
+                memcpy(out + n, dur_key, sizeof dur_key - 1);
+                n += sizeof dur_key - 1;
+                n += put_us(out + n, dur);
+                out[n++] = '}';
+                tl_json_element_end(j, n);
+                continue;
+            }
+            size_t llen;
+            const char *lit = name_literal(names, e->name, &llen);
+            if (llen + TL_TRACE_EVENT_ROOM <= sizeof j->buf) {
+                char *out = tl_json_element_begin(j, llen + TL_TRACE_EVENT_ROOM);
+                tl_json_element_end(j, format_complete(out, e, lit, llen, head, (size_t)hn, ts, dur));
+                continue;
+            }
+            char *buf = malloc(llen + TL_TRACE_EVENT_ROOM);
             if (buf == NULL)
                 continue;
-            size_t n = 0;
-            n += put_str(buf + n, e->kind == TL_EV_ITERATION ? "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":"
-                                                             : "{\"ph\":\"X\",\"cat\":\"section\",\"name\":");
-            memcpy(buf + n, lit, llen);
-            n += llen;
-            memcpy(buf + n, head, (size_t)hn);
-            n += (size_t)hn;
-            n += put_us(buf + n, ts);
-            n += put_str(buf + n, ",\"dur\":");
-            n += put_us(buf + n, llround((double)e->value * m->ns_per_tick));
-            buf[n++] = '}';
-            tl_json_raw_element(j, buf, n);
-            if (buf != small)
-                free(buf);
+            tl_json_raw_element(j, buf, format_complete(buf, e, lit, llen, head, (size_t)hn, ts, dur));
+            free(buf);
         }
         if (c == v->tail)
             break;
@@ -351,14 +452,18 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
     tl_sargs_write_trace(j, m->ns_per_tick, tl_g.pid);
     pthread_mutex_unlock(&tl_g.lock);
     write_sampler(j, m);
-    name_cache names = { calloc(m->nnames ? m->nnames : 1, sizeof(char *)), m->nnames };
-    if (names.lit == NULL)
+    name_cache names = { calloc(m->nnames ? m->nnames : 1, sizeof(char *)),
+                         calloc(m->nnames ? m->nnames : 1, sizeof(size_t)), m->nnames };
+    if (names.lit == NULL || names.len == NULL)
         names.n = 0;
+    prefix_slot *prefixes = malloc(TL_PREFIX_SLOTS * sizeof *prefixes); /* NULL: the slow path */
     for (int i = n - 1; i >= 0; i--)
-        write_thread_events(j, &threads[i], m, &names);
+        write_thread_events(j, &threads[i], m, &names, prefixes);
+    free(prefixes);
     for (uint32_t i = 0; i < names.n; i++)
         free(names.lit[i]);
     free(names.lit);
+    free(names.len);
     tl_json_array_end(j);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
