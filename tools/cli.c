@@ -1,6 +1,6 @@
 /*
- * cli.c - option parsing, help, outputs and input reading for the
- * subcommands (see cli.h).
+ * cli.c - option parsing, help, input lists and outputs for the subcommands
+ * (see cli.h); the stages that read and analyze are in pipeline.c.
  */
 #define _GNU_SOURCE
 #include "cli.h"
@@ -57,8 +57,6 @@ static const struct {
 #define NCOMMON (sizeof common / sizeof common[0])
 /* Command options are numbered from here in getopt's val. */
 #define OPT_CMD_BASE 0x200
-/* Room for one escaped path or message (longer ones are cut with "..."). */
-#define TL_CLI_ESCAPED_MAX 8192
 /* Most options a command may declare. */
 #define TL_CLI_MAX_OPTS 32
 
@@ -389,7 +387,7 @@ static int read_list(tl_cli *cli, const char *name)
     struct tl_cli_lists *l = cli->lists;
     int is_stdin = strcmp(name, "-") == 0;
     const char *shown = is_stdin ? "standard input" : name;
-    if (is_stdin && tl_cli_analyze_hook != NULL) {
+    if (is_stdin && cli->engine != NULL && cli->engine->shared_argv) {
         /* tally-mpi: every process parses the same arguments, and only one has the standard input */
         fprintf(stderr, "tally %s: an input list on standard input cannot be shared between processes; give it as a "
                         "file (@FILE)\n", cli->cmd);
@@ -610,9 +608,10 @@ static void color_from_argv(int argc, char **argv)
                                                        isatty(STDERR_FILENO)));
 }
 
-int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec)
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec, const tl_engine *engine)
 {
     memset(cli, 0, sizeof *cli);
+    cli->engine = engine;
     tl_analyze_options_init(&cli->analyze);
     cli->spec = spec;
     cli->cmd = spec->name;
@@ -676,7 +675,7 @@ void tl_cli_release(tl_cli *cli)
 
 /* ---- outputs ------------------------------------------------------------- */
 
-static void seen_add(const tl_cli *cli, dev_t dev, ino_t ino)
+void tl_cli_seen_file(const tl_cli *cli, dev_t dev, ino_t ino)
 {
     struct tl_cli_seen *s = cli->seen;
     if (tl_array_grow(&s->ids, s->n, &s->cap, sizeof *s->ids, 64) != 0) {
@@ -690,7 +689,7 @@ void tl_cli_seen_path(const tl_cli *cli, const char *path)
 {
     struct stat st;
     if (strcmp(path, "-") == 0 ? fstat(STDIN_FILENO, &st) == 0 : stat(path, &st) == 0)
-        seen_add(cli, st.st_dev, st.st_ino);
+        tl_cli_seen_file(cli, st.st_dev, st.st_ino);
 }
 
 static int is_input(dev_t dev, ino_t ino, void *user)
@@ -704,12 +703,10 @@ static int is_input(dev_t dev, ino_t ino, void *user)
     return 0;
 }
 
-int tl_cli_no_outputs;
-
 int tl_cli_check_output(const tl_cli *cli, const char *path)
 {
     char err[TL_OUTPUT_ERR_LEN];
-    if (tl_cli_no_outputs)
+    if (cli->engine != NULL && cli->engine->writes_nothing)
         return 0;
     if (tl_output_check(path, err, sizeof err) != 0) {
         fprintf(stderr, "tally: %s\n", err);
@@ -787,65 +784,6 @@ int tl_cli_commit_outputs(tl_cli *cli)
     return rc;
 }
 
-/* ---- inputs -------------------------------------------------------------- */
-
-size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
-{
-    tl_ingest_options opt;
-    tl_ingest_options_init(&opt);
-    opt.on_profile = on_profile;
-    opt.user = user;
-    opt.jobs = cli->jobs;
-    opt.progress = cli->progress;
-    opt.max_names = cli->max_names;
-    opt.max_events = cli->max_events;
-    if (cli->max_input_bytes)
-        opt.limits.max_input_bytes = cli->max_input_bytes;
-    tl_run_init(run);
-    if (cli->progress)
-        fprintf(stderr, "tally: reading with %d job%s\n", cli->jobs, cli->jobs == 1 ? "" : "s");
-    size_t usable = tl_run_ingest(run, cli->inputs, (size_t)cli->ninputs, &opt);
-    static char what[TL_CLI_ESCAPED_MAX];
-    for (size_t i = 0; i < run->nunreadable; i++)
-        tl_cli_problems(cli, &run->unreadable[i]);
-    /* Notes are not warnings: --strict does not count them. */
-    for (size_t i = 0; i < run->nnotes && !cli->quiet; i++)
-        fprintf(stderr, "tally: note: %s\n", tl_term_escape(what, sizeof what, run->notes[i]));
-    /* The inputs' identities outlive the run: outputs are checked against
-     * them after the analysis. Standard input counts when it is a file. */
-    for (size_t i = 0; i < run->nids; i++)
-        seen_add(cli, run->ids[i].dev, run->ids[i].ino);
-    for (int i = 0; i < cli->ninputs; i++)
-        if (strcmp(cli->inputs[i], "-") == 0)
-            tl_cli_seen_path(cli, "-");
-    return usable;
-}
-
-size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id)
-{
-    /* A newline inside a file name or a warning (which may quote a name)
-     * could forge a line of its own: escaped (the stream escapes the rest). */
-    static char path[TL_CLI_ESCAPED_MAX], what[TL_CLI_ESCAPED_MAX];
-    if (!cli->quiet && id->problems.n > 0) {
-        tl_term_escape(path, sizeof path, id->path);
-        for (size_t w = 0; w < id->problems.n; w++) {
-            tl_term_mark(stderr, TL_TERM_WARNING); /* an input's problem is a warning (--strict: an error) */
-            fprintf(stderr, "tally: %s: %s\n", path, tl_term_escape(what, sizeof what, id->problems.v[w].text));
-        }
-    }
-    return id->problems.n + (size_t)id->problems.dropped;
-}
-
-size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < run->nunreadable; i++)
-        n += run->unreadable[i].problems.n;
-    for (size_t i = 0; i < run->n; i++)
-        n += tl_cli_problems(cli, &run->profiles[i]->id);
-    return n;
-}
-
 int tl_cli_close_output(FILE *f, const char *name)
 {
     errno = 0;
@@ -856,190 +794,6 @@ int tl_cli_close_output(FILE *f, const char *name)
         return -1;
     }
     return 0;
-}
-
-/* On the worker thread: an aggregate input's sessions read by ingest into a
- * tl_partial (p->result), the document let go. A document that is not what it
- * claims, or was analyzed with other options than this command's, makes the
- * input skipped with the reason, like any other bad input. */
-static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
-{
-    char err[512] = "";
-    tl_partial *part = malloc(sizeof *part);
-    if (part == NULL) {
-        tl_profile_skip(p, "out of memory");
-        goto bad;
-    }
-    tl_partial_init(part);
-    if (tl_partial_read_json(part, p->aggregate_doc, err, sizeof err) != 0) {
-        tl_profile_skip(p, "%s", err);
-        goto bad;
-    }
-    char why[600];
-    if (tl_partial_options_check(part, opt, why, sizeof why) != 0) {
-        tl_profile_skip(p, "other options than this command's: %s; not read", why);
-        goto bad;
-    }
-    tl_profile_drop_aggregate_doc(p);
-    p->result = part;
-    return;
-bad:
-    if (part != NULL) {
-        tl_partial_release(part);
-        free(part);
-    }
-    tl_profile_drop_aggregate_doc(p);
-    p->error = 1;
-}
-
-/* On the worker thread: analyze the profile into a session and let go of its data. */
-static void analyze_profile(tl_profile *p, void *user)
-{
-    const tl_analyze_options *opt = user;
-    if (tl_profile_is_aggregate(p) && !p->skipped) {
-        take_aggregate(p, opt);
-        if (!p->skipped)
-            return;
-    }
-    tl_session *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return;
-    int rc = !p->skipped ? tl_session_analyze(s, p, opt) : tl_session_from_identity(s, &p->id);
-    if (rc != 0) {
-        tl_session_release(s);
-        free(s);
-        return;
-    }
-    if (opt->drop_samples)
-        tl_session_drop_samples(s);
-    p->result = s;
-    tl_profile_shrink(p);
-}
-
-/* Move the sessions of an aggregate input into agg (part is freed; its
- * options were checked on the worker thread). Their warnings were the
- * warnings of the inputs they came from: they are printed and counted again,
- * so --strict and the summary's count are those of a run over the raw
- * inputs. */
-static int add_aggregate(const tl_cli *cli, tl_aggregate *agg, tl_partial *part, size_t *warnings)
-{
-    int rc = 0;
-    for (size_t k = 0; k < part->nsessions; k++) {
-        tl_session *s = &part->sessions[k];
-        *warnings += tl_cli_problems(cli, &s->id);
-        if (tl_aggregate_add_session(agg, s) != 0)
-            rc = -1;
-    }
-    tl_partial_release(part);
-    free(part);
-    return rc;
-}
-
-int (*tl_cli_analyze_hook)(const tl_cli *, const tl_analyze_options *, tl_aggregate *, size_t *);
-
-void tl_cli_analyze_profile(tl_profile *p, void *opt) { analyze_profile(p, opt); }
-
-int tl_cli_lost_to_memory(const tl_identity *id)
-{
-    for (size_t k = 0; k < id->problems.n; k++)
-        if (strstr(id->problems.v[k].text, "out of memory") != NULL)
-            return 1;
-    return 0;
-}
-
-int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings)
-{
-    int rc = TL_EXIT_OK;
-    for (size_t i = 0; i < run->n; i++) {
-        tl_profile *p = run->profiles[i];
-        /* an input read short of memory (its reader said so): the numbers
-         * would be incomplete, and it is not the input's fault */
-        if (tl_cli_lost_to_memory(&p->id))
-            rc = TL_EXIT_NOMEM;
-        if (tl_profile_is_aggregate(p) && !p->skipped && p->result != NULL) {
-            if (add_aggregate(cli, agg, p->result, warnings) != 0)
-                rc = TL_EXIT_NOMEM;
-            p->result = NULL;
-            continue;
-        }
-        tl_session *s = p->result;
-        if (s == NULL) {
-            fprintf(stderr, "tally: %s: out of memory while analyzing\n", p->id.path);
-            rc = TL_EXIT_NOMEM;
-            continue;
-        }
-        /* Ranks and companions were settled after the analysis: take them now. */
-        if (!p->skipped && tl_identity_take_settled(&s->id, &p->id) != 0)
-            rc = TL_EXIT_NOMEM;
-        if (tl_aggregate_add_session(agg, s) != 0) {
-            tl_session_release(s);
-            rc = TL_EXIT_NOMEM;
-        }
-        free(s);
-        p->result = NULL;
-    }
-    /* Inputs that could not be read at all are listed too. */
-    for (size_t i = 0; i < run->nunreadable; i++) {
-        tl_session s;
-        if (tl_session_from_identity(&s, &run->unreadable[i]) != 0 || tl_aggregate_add_session(agg, &s) != 0) {
-            tl_session_release(&s);
-            rc = TL_EXIT_NOMEM;
-        }
-    }
-    return rc;
-}
-
-size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg)
-{
-    static char what[TL_CLI_ESCAPED_MAX];
-    for (size_t i = 0; i < agg->nnotes && !cli->quiet; i++)
-        fprintf(stderr, "tally: warning: %s\n", tl_term_escape(what, sizeof what, agg->notes[i]));
-    return agg->nnotes;
-}
-
-int tl_cli_finish(tl_aggregate *agg, size_t usable)
-{
-    /* Aggregates are usable inputs that may hold no usable session. */
-    size_t ranked = 0;
-    for (size_t i = 0; i < agg->nsessions; i++)
-        ranked += agg->sessions[i].id.rank >= 0;
-    if (usable == 0 || ranked == 0) {
-        fprintf(stderr, "tally: no usable input\n");
-        return TL_EXIT_NO_INPUT;
-    }
-    if (tl_aggregate_finish(agg) != 0) {
-        fprintf(stderr, "tally: out of memory\n");
-        return TL_EXIT_NOMEM;
-    }
-    return TL_EXIT_OK;
-}
-
-int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
-{
-    if (tl_cli_analyze_hook != NULL)
-        return tl_cli_analyze_hook(cli, opt, agg, warnings);
-    tl_run run;
-    tl_aggregate_init(agg, opt);
-    size_t usable = tl_cli_ingest(cli, &run, analyze_profile, (void *)opt);
-    *warnings = tl_cli_warnings(cli, &run);
-    int rc = tl_cli_sessions(cli, &run, agg, warnings);
-    tl_run_release(&run);
-    /* An input lost to memory is not "no usable input": say what happened. */
-    size_t ranked = 0;
-    for (size_t i = 0; i < agg->nsessions; i++)
-        ranked += agg->sessions[i].id.rank >= 0;
-    if (rc == TL_EXIT_NOMEM && ranked == 0) {
-        fprintf(stderr, "tally: out of memory: nothing could be analyzed (--max-names, --max-events and "
-                        "--max-input-size bound what one input takes)\n");
-        return TL_EXIT_NOMEM;
-    }
-    int frc = tl_cli_finish(agg, usable);
-    if (frc != TL_EXIT_OK)
-        return frc;
-    *warnings += tl_cli_notes(cli, agg);
-    if (rc == TL_EXIT_NOMEM)
-        fprintf(stderr, "tally: out of memory; the results would be incomplete\n");
-    return rc;
 }
 
 /* ---- what the commands share after parsing --------------------------------- */
@@ -1064,20 +818,6 @@ void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, cons
         fprintf(stderr, "tally: no output asked for; writing the HTML %s to %s (-o FILE names it)\n", what, name);
 }
 
-int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)
-{
-    char err[512] = "";
-    tl_cli_seen_path(cli, path); /* the output may not replace it */
-    tl_partial part;
-    tl_partial_init(&part);
-    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
-              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
-    tl_partial_release(&part);
-    if (bad)
-        fprintf(stderr, "tally: %s: %s\n", path, err);
-    return bad ? -1 : 0;
-}
-
 int tl_cli_parse_percent(const char *s, double *pct)
 {
     char *end;
@@ -1090,35 +830,6 @@ int tl_cli_parse_percent(const char *s, double *pct)
         return -1;
     *pct = v;
     return 0;
-}
-
-/* A partial aggregate as one argument's finished aggregate. */
-static int analyze_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
-{
-    tl_aggregate_init(agg, NULL);
-    if (tl_cli_add_partial(cli, agg, path) != 0)
-        return TL_EXIT_NO_INPUT;
-    if (tl_aggregate_finish(agg) != 0) {
-        fprintf(stderr, "tally: out of memory\n");
-        return TL_EXIT_NOMEM;
-    }
-    if (agg->nranks == 0) {
-        fprintf(stderr, "tally: %s: no usable session in the partial aggregate\n", path);
-        return TL_EXIT_NO_INPUT;
-    }
-    return TL_EXIT_OK;
-}
-
-int tl_cli_analyze_arg(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings)
-{
-    const char **inputs = cli->inputs + cli->arg_start[k];
-    int n = cli->arg_start[k + 1] - cli->arg_start[k];
-    if (n == 1 && tl_file_is_partial(inputs[0]))
-        return analyze_partial(cli, inputs[0], agg);
-    tl_cli one = *cli; /* shares cli->seen: the inputs of every argument are recorded */
-    one.inputs = inputs;
-    one.ninputs = n;
-    return tl_cli_analyze(&one, &cli->analyze, agg, warnings);
 }
 
 int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,

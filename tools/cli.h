@@ -4,14 +4,16 @@
  * standard input), the common options (--jobs, --strict, --quiet,
  * --progress/--no-progress, --help, --version), help text generated from the
  * option tables, "did you mean" suggestions, the exit codes of
- * docs/architecture.md, reading the inputs into a run, and the command's
- * outputs (written through common/output.h and committed together at the end).
+ * docs/architecture.md, input lists, and the command's outputs (written
+ * through common/output.h and committed together at the end). Reading and
+ * analyzing the inputs is pipeline.h's.
  */
 #ifndef TALLY_CLI_H
 #define TALLY_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "aggregate.h"
 #include "ingest.h"
@@ -28,6 +30,24 @@ enum tl_exit {
 
 /* Outputs one command may write (report: HTML, JSON, Markdown; compare: four). */
 #define TL_CLI_MAX_OUTPUTS 8
+/* Room for one escaped path or message (longer ones are cut with "..."). */
+#define TL_CLI_ESCAPED_MAX 8192
+
+typedef struct tl_cli tl_cli;
+
+/* How a command's inputs become one aggregate, given to the command by its
+ * caller (commands.h): NULL in tally (tools/pipeline.c reads and analyzes
+ * every input in this process); tally-mpi's spreads the inputs over its MPI
+ * processes (tools/mpi/mpi_analyze.c). */
+typedef struct tl_engine {
+    /* the analysis tl_pipeline_run does: TL_EXIT_WORKER on the processes
+     * that write nothing */
+    int (*analyze)(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
+    int shared_argv;    /* several processes parse the same arguments: no input list on standard input */
+    int writes_nothing; /* this process writes no output: tl_cli_check_output passes (its node need not
+                         * even see the output's directory) */
+} tl_engine;
+#define TL_EXIT_WORKER 100
 
 /* A command-specific option. The first five fields are what commands have
  * always written ({ "--json", NULL, 1, NULL, &json }); help and arg feed the
@@ -58,8 +78,9 @@ typedef struct tl_cli_spec {
     int min_inputs, max_inputs; /* max -1: no limit */
 } tl_cli_spec;
 
-typedef struct tl_cli {
+struct tl_cli {
     const tl_cli_spec *spec;
+    const tl_engine *engine; /* NULL: this process does it all (tally) */
     const char *cmd;
     /* Every input path, in order: the command line's, with each input list
      * (@FILE, --inputs-from FILE: one path a line) replaced by its paths. */
@@ -85,7 +106,7 @@ typedef struct tl_cli {
      * tl_cli_begin before it parses, so a command's option may point into
      * them (--whole-trace: &cli.analyze.whole_trace). */
     tl_analyze_options analyze;
-} tl_cli;
+};
 
 /* The CPUs this process may use: the CPUs of its affinity mask
  * (sched_getaffinity: taskset, a Slurm or cpuset allocation), bounded by the
@@ -98,10 +119,11 @@ int tl_cli_cpus(void);
  * parent ("max": none). 0 when there is none or it cannot be read (cgroup v1). */
 int tl_cli_cgroup_cpu_limit(const char *cgroup_root, const char *self_cgroup);
 
-/* Parse argv (argv[0] is the subcommand) by spec. Returns -1 to go on, or the
+/* Parse argv (argv[0] is the subcommand) by spec; engine is the caller's
+ * (commands.h: NULL in tally). Returns -1 to go on, or the
  * exit code to return with: 0 after --help or --version, 2 after a usage
  * error (printed, with a suggestion when an option was misspelled). */
-int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec);
+int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec, const tl_engine *engine);
 
 /* Print the help of spec on f. */
 void tl_cli_help(FILE *f, const tl_cli_spec *spec);
@@ -128,60 +150,10 @@ tl_output *tl_cli_open_output(tl_cli *cli, const char *path, unsigned flags);
  * "tally: PATH: why" for each that failed. TL_EXIT_OK or TL_EXIT_OUTPUT. */
 int tl_cli_commit_outputs(tl_cli *cli);
 
-/* Record a file read outside tl_cli_ingest (a partial aggregate) as an
- * input, so that no output replaces it. */
+/* Record a file read outside tl_pipeline_read (a partial aggregate) as an
+ * input, so that no output replaces it; tl_cli_seen_file by its identity. */
 void tl_cli_seen_path(const tl_cli *cli, const char *path);
-
-/* Read the inputs into run with the parsed options (on_profile and user as in
- * tl_ingest_options; may be NULL). Prints discovery problems unless --quiet.
- * Records the identity of every input file in cli for the output check. */
-size_t tl_cli_ingest(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user);
-
-/* Print every problem of the run's inputs (unless --quiet), one
- * "tally: NAME: TEXT" line each, ranks only guessed from the input order
- * included; returns how many there are (what --strict turns into an error).
- * The inputs that could not be read at all were printed by tl_cli_ingest and
- * are counted here. */
-size_t tl_cli_warnings(const tl_cli *cli, const tl_run *run);
-/* The same for one input's identity: its problems printed (unless --quiet)
- * and counted, those beyond TL_IDENTITY_MAX_PROBLEMS included. */
-size_t tl_cli_problems(const tl_cli *cli, const tl_identity *id);
-
-/* Read the inputs and analyze them into a finished aggregate (initialized
- * here; release it either way). Prints warnings unless --quiet and counts them
- * in *warnings. Returns TL_EXIT_OK, TL_EXIT_NO_INPUT (nothing usable) or
- * TL_EXIT_NOMEM. The way of one input: ingest reads it into a profile
- * (ingest.h) and analyze makes its session on the reading thread
- * (tl_session_analyze); once all are read, ingest settles ranks and
- * companions (tl_run_ingest) and the session takes them
- * (tl_identity_take_settled, in tl_cli_sessions); tl_aggregate_finish settles
- * runs over every session and computes across ranks; a command renders. */
-int tl_cli_analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings);
-
-/* tally-mpi (tools/mpi) sets this to analyze across MPI processes instead:
- * then tl_cli_analyze returns the hook's result, which is TL_EXIT_WORKER on
- * every process but the one that writes the outputs. NULL in tally. */
-#define TL_EXIT_WORKER 100
-/* Set by tally-mpi on the processes that write nothing: tl_cli_check_output
- * passes there (their node need not even see the output's directory). */
-extern int tl_cli_no_outputs;
-extern int (*tl_cli_analyze_hook)(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg,
-                                  size_t *warnings);
-
-/* The pieces of tl_cli_analyze, for the hook: the analysis on the ingest
- * worker threads (tl_ingest_options.on_profile with user = the options);
- * the run's results (ranks assigned) into agg's sessions, aggregate inputs'
- * sessions too, whose warnings are printed unless --quiet and counted;
- * and the check that something was usable, then tl_aggregate_finish. */
-void tl_cli_analyze_profile(tl_profile *p, void *opt);
-/* Whether an input's reading ran out of memory (a problem says so): exit 5. */
-int tl_cli_lost_to_memory(const tl_identity *id);
-int tl_cli_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings);
-int tl_cli_finish(tl_aggregate *agg, size_t usable);
-/* Print the finished aggregate's run-identity notes (inputs of another run
- * left out, missing ranks) as warnings unless --quiet; returns how many
- * (what --strict counts). */
-size_t tl_cli_notes(const tl_cli *cli, const tl_aggregate *agg);
+void tl_cli_seen_file(const tl_cli *cli, dev_t dev, ino_t ino);
 
 /* Close a console stream (standard output), reporting write errors (full
  * disk) as docs/architecture.md asks. 0 or -1. */
@@ -202,20 +174,9 @@ int tl_cli_check_outputs(tl_cli *cli, const char *const *paths, size_t n);
  * to name"). */
 void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, const char *name, const char *what);
 
-/* Read one partial aggregate (tally aggregate --partial) at path into agg
- * (initialized, not finished), recorded as an input so that no output
- * replaces it. 0, or -1 after printing "tally: PATH: what is wrong". */
-int tl_cli_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path);
-
 /* A percentage option's value ("5%", "5" or "2.5 %") from 0 to 1000 into
  * *pct: 0, or -1 when it is not one (the caller says which option). */
 int tl_cli_parse_percent(const char *s, double *pct);
-/* Argument k of the command (a path, or an input list's paths: compare's
- * side, one run of trend) read and analyzed into a finished aggregate
- * (initialized here; release it either way): a partial aggregate
- * (tally aggregate --partial) taken as it is, anything else through
- * tl_cli_analyze. TL_EXIT_OK, TL_EXIT_NO_INPUT or TL_EXIT_NOMEM. */
-int tl_cli_analyze_arg(const tl_cli *cli, int k, tl_aggregate *agg, size_t *warnings);
 /* A command's outputs, written together: open each of paths[0..n) that is
  * not NULL first (so a bad one fails before a byte is written anywhere,
  * standard output included), then write(o, i, ctx) each (0, or -1 when out

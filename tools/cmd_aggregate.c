@@ -5,9 +5,10 @@
  * that `tally merge` combines.
  */
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 
-int tl_cmd_aggregate(int argc, char **argv)
+int tl_cmd_aggregate(int argc, char **argv, const tl_engine *engine)
 {
     int partial = 0;
     const char *out = "-";
@@ -21,12 +22,12 @@ int tl_cmd_aggregate(int argc, char **argv)
     const tl_cli_spec spec = {
         "aggregate", "INPUT...", "Every analysis of the inputs as one JSON document.", NULL, opts, 1, -1,
     };
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)
         return rc;
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
+    rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK)
         rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), warnings);
     if (tl_cli_free_at_exit()) /* else the exit frees it, at once */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "compare.h"
 #include "render.h"
@@ -129,7 +130,7 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
     return 0;
 }
 
-int tl_cmd_compare(int argc, char **argv)
+int tl_cmd_compare(int argc, char **argv, const tl_engine *engine)
 {
     compare_args a;
     memset(&a, 0, sizeof a);
@@ -163,7 +164,7 @@ int tl_cmd_compare(int argc, char **argv)
         opts, 1, 2, /* two, or one with --sessions (check_args) */
     };
     tl_cmp_options co;
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     if (check_args(&cli, &a, &co) != 0) {
@@ -180,9 +181,9 @@ int tl_cmd_compare(int argc, char **argv)
     cli.analyze.sessions_across_runs = a.sessions;
     tl_aggregate base, cand;
     size_t wb = 0, wc = 0;
-    rc = tl_cli_analyze_arg(&cli, 0, &base, &wb);
+    rc = tl_pipeline_run_arg(&cli, 0, &base, &wb);
     /* --sessions: both sides are the one input, told apart by co.session. */
-    int rc2 = a.sessions ? TL_EXIT_OK : tl_cli_analyze_arg(&cli, 1, &cand, &wc);
+    int rc2 = a.sessions ? TL_EXIT_OK : tl_pipeline_run_arg(&cli, 1, &cand, &wc);
     tl_compare c;
     memset(&c, 0, sizeof c);
     if (rc != TL_EXIT_OK || rc2 != TL_EXIT_OK) {

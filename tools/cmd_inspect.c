@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "render.h"
 
@@ -20,7 +21,7 @@ static int write_json(tl_output *o, size_t i, void *run)
     return 0;
 }
 
-int tl_cmd_inspect(int argc, char **argv)
+int tl_cmd_inspect(int argc, char **argv, const tl_engine *engine)
 {
     int json = 0;
     const tl_cli_opt opts[] = {
@@ -32,12 +33,12 @@ int tl_cmd_inspect(int argc, char **argv)
         NULL, opts, 1, -1,
     };
     tl_cli cli;
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     tl_run run;
     cli.quiet = cli.quiet || json; /* problems are in the JSON */
-    size_t usable = tl_cli_ingest(&cli, &run, NULL, NULL);
+    size_t usable = tl_pipeline_read(&cli, &run, NULL, NULL);
     size_t warnings = run.nunreadable;
     /* The JSON is a document: written as it is (not through the console's
      * escaping stream), with every write checked. */
@@ -53,10 +54,10 @@ int tl_cmd_inspect(int argc, char **argv)
     size_t oom = 0;
     for (size_t i = 0; i < run.n; i++) {
         warnings += tl_identity_input_problems(&run.profiles[i]->id);
-        oom += (size_t)tl_cli_lost_to_memory(&run.profiles[i]->id);
+        oom += (size_t)tl_pipeline_lost_to_memory(&run.profiles[i]->id);
     }
     for (size_t i = 0; i < run.nunreadable; i++)
-        oom += (size_t)tl_cli_lost_to_memory(&run.unreadable[i]);
+        oom += (size_t)tl_pipeline_lost_to_memory(&run.unreadable[i]);
     if (oom)
         fprintf(stderr, "tally: out of memory: the listing is incomplete, %zu input%s not read whole (--max-names, "
                         "--max-events and --max-input-size bound what one input takes)\n", oom, oom == 1 ? "" : "s");

@@ -7,9 +7,10 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 
-int tl_cmd_merge(int argc, char **argv)
+int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
 {
     int partial = 0;
     const char *out = "-";
@@ -23,14 +24,14 @@ int tl_cmd_merge(int argc, char **argv)
         opts, 1, -1,
     };
     tl_cli cli;
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)
         return rc;
     tl_aggregate agg;
     tl_aggregate_init(&agg, NULL);
     int read = 0;
     for (int i = 0; i < cli.ninputs; i++) {
-        if (tl_cli_add_partial(&cli, &agg, cli.inputs[i]) == 0)
+        if (tl_pipeline_add_partial(&cli, &agg, cli.inputs[i]) == 0)
             read++;
         else if (cli.strict) {
             rc = TL_EXIT_GATE;
@@ -47,7 +48,7 @@ int tl_cmd_merge(int argc, char **argv)
         goto out;
     }
     /* run identity, missing ranks, ranks shared by input order: said as in a run over the inputs */
-    size_t notes = tl_cli_notes(&cli, &agg);
+    size_t notes = tl_pipeline_notes(&cli, &agg);
     /* Unreadable partials were reported; with --strict they already failed. */
     rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), notes);
 out:

@@ -8,7 +8,7 @@
  * SOURCE_DATE_EPOCH when set, so the same inputs give the same bytes.
  *
  * One input's way from here to the page, header by header: cli.h
- * (tl_cli_analyze), ingest.h, profile.h, identity.h (settled in ingest),
+ * (tl_pipeline_run), ingest.h, profile.h, identity.h (settled in ingest),
  * session.h, aggregate.h (with metrics.h, the per-rank metrics), render.h.
  */
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "render.h"
 
@@ -59,7 +60,7 @@ static int write_output(tl_output *o, size_t i, void *ctx)
     return i == 0 ? tl_render_html(o->f, d->agg, d->ro) : tl_render_markdown(o->f, d->agg, d->ro);
 }
 
-int tl_cmd_report(int argc, char **argv)
+int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
 {
     const char *out = NULL, *title = NULL, *json = NULL, *md = NULL, *trace = NULL;
     tl_cli cli;
@@ -78,7 +79,7 @@ int tl_cmd_report(int argc, char **argv)
         "--trace, the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
         opts, 1, -1,
     };
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     const char *paths[] = { out, json, md, trace };
@@ -88,7 +89,7 @@ int tl_cmd_report(int argc, char **argv)
     cli.analyze.drop_samples = json == NULL; /* only the JSON aggregate carries them */
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
+    rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
         size_t tlen = trace ? strlen(trace) : 0;

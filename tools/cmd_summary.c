@@ -9,11 +9,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "render.h"
 #include "text_table.h" /* the widths --width accepts */
 
-int tl_cmd_summary(int argc, char **argv)
+int tl_cmd_summary(int argc, char **argv, const tl_engine *engine)
 {
     const char *width_arg = NULL;
     tl_cli cli;
@@ -26,7 +27,7 @@ int tl_cmd_summary(int argc, char **argv)
         "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
         NULL, opts, 1, -1,
     };
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     long want = 0;
@@ -44,7 +45,7 @@ int tl_cmd_summary(int argc, char **argv)
     cli.analyze.drop_samples = 1; /* no compare, no partial: the samples are not used */
     tl_aggregate agg;
     size_t warnings = 0;
-    rc = tl_cli_analyze(&cli, &cli.analyze, &agg, &warnings);
+    rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_render_summary(stdout, &agg, warnings, width);
         rc = tl_cli_strict(&cli, tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT : TL_EXIT_OK,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "render.h"
 #include "text_table.h"
@@ -35,7 +36,7 @@ static int write_output(tl_output *o, size_t i, void *ctx)
     return 0;
 }
 
-int tl_cmd_trend(int argc, char **argv)
+int tl_cmd_trend(int argc, char **argv, const tl_engine *engine)
 {
     const char *json = NULL, *md = NULL, *threshold = NULL, *alpha_arg = NULL, *width_arg = NULL;
     int fail = 0;
@@ -59,7 +60,7 @@ int tl_cmd_trend(int argc, char **argv)
         "samples get no verdict (docs/compare.md, \"Trend\").",
         opts, 2, -1,
     };
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     double threshold_pct = 5.0, alpha = 0.05;
@@ -99,7 +100,7 @@ int tl_cmd_trend(int argc, char **argv)
     }
     for (size_t k = 0; k < n; k++, loaded++) {
         labels[k] = cli.inputs[cli.arg_start[k]];
-        if ((rc = tl_cli_analyze_arg(&cli, (int)k, &runs[k], &warnings)) != TL_EXIT_OK) {
+        if ((rc = tl_pipeline_run_arg(&cli, (int)k, &runs[k], &warnings)) != TL_EXIT_OK) {
             loaded++; /* released below either way */
             goto out;
         }

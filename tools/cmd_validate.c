@@ -11,6 +11,7 @@
 
 #include "aggregate.h"
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "term.h"
 
@@ -70,20 +71,20 @@ static uint64_t print_problems(const tl_identity *id)
     return n;
 }
 
-int tl_cmd_validate(int argc, char **argv)
+int tl_cmd_validate(int argc, char **argv, const tl_engine *engine)
 {
     const tl_cli_spec spec = {
         "validate", "INPUT...", "Check every input against its format and print every problem, one a line.",
         "Exit 1 when there is any problem, 0 when every input is a clean profile.", NULL, 1, -1,
     };
     tl_cli cli;
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     tl_run run;
     int quiet = cli.quiet;
     cli.quiet = 1; /* printed below, in one place */
-    tl_cli_ingest(&cli, &run, NULL, NULL);
+    tl_pipeline_read(&cli, &run, NULL, NULL);
     /* Notes (files skipped as not profiles, inputs read once) are not problems. */
     if (!quiet)
         for (size_t i = 0; i < run.nnotes; i++)

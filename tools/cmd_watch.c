@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "pipeline.h"
 #include "commands.h"
 #include "render.h"
 #include "watch.h"
@@ -179,7 +180,7 @@ static int frame(FILE *f, const tl_cli *cli, const char *target, double interval
     one.progress = 0;
     tl_aggregate agg;
     size_t warnings = 0;
-    int rc = tl_cli_analyze(&one, &one.analyze, &agg, &warnings), shown = 0;
+    int rc = tl_pipeline_run(&one, &one.analyze, &agg, &warnings), shown = 0;
     if (rc == TL_EXIT_OK) {
         tl_watch_view v;
         tl_watch_compute(&v, &agg);
@@ -208,7 +209,7 @@ static void pause_for(double s)
         ;
 }
 
-int tl_cmd_watch(int argc, char **argv)
+int tl_cmd_watch(int argc, char **argv, const tl_engine *engine)
 {
     const char *interval_arg = NULL;
     int once = 0;
@@ -225,7 +226,7 @@ int tl_cmd_watch(int argc, char **argv)
         "TALLY_FLUSH_S seconds. On a terminal each frame replaces the last; Ctrl-C ends.",
         opts, 1, 1,
     };
-    int rc = tl_cli_begin(&cli, argc, argv, &spec);
+    int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
         return rc;
     double interval = 2.0;

@@ -21,7 +21,7 @@
 
 struct command {
     const char *name;
-    int (*fn)(int argc, char **argv);
+    int (*fn)(int argc, char **argv, const tl_engine *engine);
     const char *help;
 };
 
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[1], "help")) {
         const struct command *c = find(argv[2]);
         char *help_argv[] = { argv[2], "--help", NULL };
-        rc = c ? c->fn(2, help_argv) : unknown(argv[2]);
+        rc = c ? c->fn(2, help_argv, NULL) : unknown(argv[2]);
     } else if (!strcmp(argv[1], "--version")) {
         printf("tally %s\n", TALLY_VERSION);
         rc = TL_EXIT_OK;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
         rc = TL_EXIT_USAGE;
     } else {
         const struct command *c = find(argv[1]);
-        rc = c ? c->fn(argc - 1, argv + 1) : unknown(argv[1]);
+        rc = c ? c->fn(argc - 1, argv + 1, NULL) : unknown(argv[1]); /* NULL: tally's own pipeline */
     }
     /* The console text must reach its descriptor: a full disk under
      * `tally summary > log` is an error, not a silent short log. */

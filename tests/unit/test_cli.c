@@ -123,7 +123,7 @@ static void affinity_bounds_jobs(void **state)
     const tl_cli_spec spec = { "inspect", "INPUT...", "test", NULL, NULL, 1, -1 };
     char *argv[] = { "inspect", "x", NULL };
     tl_cli cli;
-    assert_int_equal(tl_cli_begin(&cli, 2, argv, &spec), -1);
+    assert_int_equal(tl_cli_begin(&cli, 2, argv, &spec, NULL), -1);
     assert_int_equal(cli.jobs, 1);
     tl_cli_release(&cli);
     assert_int_equal(sched_setaffinity(0, sizeof old, &old), 0);

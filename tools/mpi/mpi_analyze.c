@@ -28,6 +28,7 @@
 #include <mpi.h> /* before mpi_analyze.h: its MPI declarations */
 
 #include "mpi_analyze.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <mpi.h>
@@ -734,7 +735,7 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         }
     tl_ingest_options io;
     tl_ingest_options_init(&io);
-    io.on_profile = tl_cli_analyze_profile;
+    io.on_profile = tl_pipeline_analyze_profile;
     io.user = (void *)opt;
     io.jobs = cli->jobs;
     io.progress = g_rank == 0 && cli->progress;
@@ -802,7 +803,7 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     tl_cli quiet = *cli;
     quiet.quiet = 1;
     size_t ignored = 0;
-    int rc = tl_cli_sessions(&quiet, &run, agg, &ignored);
+    int rc = tl_pipeline_sessions(&quiet, &run, agg, &ignored);
     if (rc > code)
         code = rc;
     tl_run_release(&run);
@@ -823,19 +824,21 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s\n", agg->nsessions,
                 MPI_Wtime() - t0);
     for (size_t i = 0; i < agg->nsessions; i++)
-        *warnings += tl_cli_problems(cli, &agg->sessions[i].id);
-    int frc = tl_cli_finish(agg, (size_t)total_usable);
+        *warnings += tl_pipeline_problems(cli, &agg->sessions[i].id);
+    int frc = tl_pipeline_finish(agg, (size_t)total_usable);
     if (frc == TL_EXIT_OK)
-        *warnings += tl_cli_notes(cli, agg); /* run identity, as tally prints it */
+        *warnings += tl_pipeline_notes(cli, agg); /* run identity, as tally prints it */
     return frc != TL_EXIT_OK ? frc : code;
 }
 
-void tl_mpi_setup(int rank, int size)
+const tl_engine *tl_mpi_setup(int rank, int size)
 {
+    static tl_engine engine;
     g_rank = rank;
     g_size = size;
-    tl_cli_analyze_hook = analyze;
-    tl_cli_no_outputs = rank != 0;
+    engine.analyze = analyze;
+    engine.shared_argv = 1;
+    engine.writes_nothing = rank != 0;
     /* Argument errors would be printed by every process: the workers' stderr
      * goes to a scratch file until the analysis starts (every process parses
      * the same argv, so process 0 says it once). */
@@ -846,6 +849,7 @@ void tl_mpi_setup(int rank, int size)
         if (scratch != NULL && g_stderr >= 0)
             dup2(fileno(scratch), STDERR_FILENO);
     }
+    return &engine;
 }
 
 void tl_mpi_restore_stderr(void)

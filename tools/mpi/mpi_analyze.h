@@ -1,6 +1,6 @@
 /*
  * mpi_analyze.h - tally-mpi's distributed analysis (see mpi_analyze.c): the
- * hook that replaces tl_cli_analyze in every process of an MPI job.
+ * hook that replaces tl_pipeline_run in every process of an MPI job.
  */
 #ifndef TALLY_MPI_ANALYZE_H
 #define TALLY_MPI_ANALYZE_H
@@ -28,10 +28,11 @@ extern double tl_mpi_timeout_s;
 void tl_mpi_wait(MPI_Request *req, int peer, const char *what);
 #endif
 
-/* Install the hook for this process (rank of size, MPI already initialized).
- * On processes other than 0, stderr is held back until the analysis starts,
- * so argument errors are printed once. */
-void tl_mpi_setup(int rank, int size);
+/* The engine the commands run on in this process (rank of size, MPI already
+ * initialized; cli.h's tl_engine): the analysis spread over the processes,
+ * outputs written by process 0 only. On processes other than 0, stderr is
+ * held back until the analysis starts, so argument errors are printed once. */
+const tl_engine *tl_mpi_setup(int rank, int size);
 /* Give a worker its stderr back (done by the analysis; also at exit). */
 void tl_mpi_restore_stderr(void);
 /* The shares: owner[i] is the process that reads item i of n, largest items

@@ -94,7 +94,7 @@ static int take_timeout(int *argc, char **argv)
     return 0;
 }
 
-static int run(int rank, int argc, char **argv, int jobs_default)
+static int run(int rank, int argc, char **argv, int jobs_default, const tl_engine *engine)
 {
     if (argc < 2)
         return usage(stderr, TL_EXIT_USAGE);
@@ -107,7 +107,7 @@ static int run(int rank, int argc, char **argv, int jobs_default)
     }
     static const struct {
         const char *name;
-        int (*fn)(int, char **);
+        int (*fn)(int, char **, const tl_engine *);
     } commands[] = {
         { "report", tl_cmd_report },
         { "summary", tl_cmd_summary },
@@ -133,7 +133,7 @@ static int run(int rank, int argc, char **argv, int jobs_default)
             }
         }
         args[n] = NULL;
-        int rc = commands[i].fn(n, args);
+        int rc = commands[i].fn(n, args, engine);
         free(args);
         return rc;
     }
@@ -168,7 +168,7 @@ int main(int argc, char **argv)
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    tl_mpi_setup(rank, size);
+    const tl_engine *engine = tl_mpi_setup(rank, size);
     /* Collective: every process computes it before any can return early. */
     int jobs_default = default_jobs();
     int rc;
@@ -177,7 +177,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "tally-mpi: --timeout (or TALLY_MPI_TIMEOUT) takes seconds, more than 0\n");
         rc = TL_EXIT_USAGE;
     } else {
-        rc = run(rank, argc, argv, jobs_default);
+        rc = run(rank, argc, argv, jobs_default, engine);
     }
     tl_mpi_restore_stderr();
     /* Every process exits with process 0's code, so mpirun's and srun's
