@@ -3,8 +3,7 @@
  * exactly the order of a stable sort (equal keys in input order) for every
  * shape of input it takes a different path for: sorted, a few runs, runs
  * interleaved in blocks (a trace's threads), reversed, random with many ties
- * (past the run limit: qsort), and element sizes inlined or not. tl_sort_by_int64() the
- * same against a stable sort by its key, over keys of any sign and span.
+ * (past the run limit: qsort), and element sizes inlined or not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -114,60 +113,11 @@ static void test_merge_moves(void **state)
         assert_int_equal(w[i].pos, pos[i]);
 }
 
-/* An element with an int64 key after 8 other bytes, and its input position. */
-typedef struct rec {
-    uint64_t pad;
-    int64_t t;
-    uint32_t pos, more;
-} rec;
-
-static int by_t_pos(const void *x, const void *y)
-{
-    const rec *a = x, *b = y;
-    if (a->t != b->t)
-        return (a->t > b->t) - (a->t < b->t);
-    return (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-static void test_by_int64(void **state)
-{
-    (void)state;
-    static const size_t counts[] = { 0, 1, 2, 5, 1000, 50000 };
-    for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
-        size_t n = counts[c];
-        for (int kind = 0; kind < 5; kind++) {
-            rec *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b);
-            assert_non_null(a);
-            assert_non_null(b);
-            for (size_t i = 0; i < n; i++) {
-                uint64_t r = ((uint64_t)next_rand() << 32) | next_rand();
-                switch (kind) {
-                case 0: a[i].t = (int64_t)(r % 100000000000ull) + 1700000000000000000ll; break; /* times */
-                case 1: a[i].t = (int64_t)r; break;                       /* any sign, full span */
-                case 2: a[i].t = (int64_t)(r % 7) - 3; break;               /* many ties */
-                case 3: a[i].t = i % 2 ? INT64_MAX - (int64_t)(r % 3) : INT64_MIN + (int64_t)(r % 3); break;
-                default: a[i].t = (int64_t)i * 10; break;                  /* sorted already */
-                }
-                a[i].pad = r;
-                a[i].pos = (uint32_t)i;
-                a[i].more = (uint32_t)(r >> 7);
-            }
-            memcpy(b, a, n * sizeof *a);
-            tl_sort_by_int64(a, n, sizeof *a, offsetof(rec, t));
-            qsort(b, n, sizeof *b, by_t_pos);
-            assert_memory_equal(a, b, n * sizeof *a);
-            free(a);
-            free(b);
-        }
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shapes_and_sizes),
         cmocka_unit_test(test_merge_moves),
-        cmocka_unit_test(test_by_int64),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,6 @@
 #include "sort_stable.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,25 +29,47 @@ typedef struct edges {
     int64_t lo, hi;            /* the steps' range: intervals are clipped to it */
 } edges;
 
+/* Room for k more edges. */
+static int reserve(edges *e, size_t k)
+{
+    if (e->n + k <= e->cap)
+        return 0;
+    size_t cap = e->cap ? e->cap : 4096;
+    while (cap < e->n + k)
+        cap *= 2;
+    edge *v = realloc(e->v, cap * sizeof *v);
+    if (v == NULL)
+        return -1;
+    e->v = v;
+    e->cap = cap;
+    return 0;
+}
+
+/* The interval [a, b) clipped to the steps' range; 0 when nothing is left. */
+static int clip(const edges *e, int64_t *a, int64_t *b)
+{
+    if (*a < e->lo)
+        *a = e->lo;
+    if (*b > e->hi)
+        *b = e->hi;
+    return *b > *a;
+}
+
 static int push(edges *e, int64_t a, int64_t b, int cat)
 {
-    if (a < e->lo)
-        a = e->lo;
-    if (b > e->hi)
-        b = e->hi;
-    if (!(b > a))
+    if (!clip(e, &a, &b))
         return 0;
-    if (e->n + 2 > e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 4096;
-        edge *v = realloc(e->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        e->v = v;
-        e->cap = cap;
-    }
+    if (reserve(e, 2) != 0)
+        return -1;
     e->v[e->n++] = (edge){ a, cat, 1 };
     e->v[e->n++] = (edge){ b, cat, -1 };
     return 0;
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const edge *a = x, *b = y;
+    return (a->t > b->t) - (a->t < b->t);
 }
 
 /* The category of a GPU event: kernels by kernel type, copies and sets by
@@ -84,16 +105,45 @@ static int by_span_start(const void *x, const void *y)
     return a->a < b->a ? -1 : a->a > b->a ? 1 : (a->step > b->step) - (a->step < b->step);
 }
 
+/*
+ * The edges in an order that is nearly sorted, so that tl_sort_stable() has
+ * few runs to merge: the GPU events' starts as they are (the profile's GPU
+ * events are in start order), then their ends stream by stream (on a stream
+ * one kernel follows another, so each stream's ends are in order), then the
+ * collectives' and each role's intervals (a role's are disjoint and sorted).
+ */
 static int collect(edges *e, const tl_profile *p)
 {
     /* events without a category: profile.h's plain_is_work */
     int plain_is_cpu = p->plain_is_work;
+    size_t nst = (size_t)p->nstreams + 1; /* the last: an index out of range, should there be one */
+    size_t *at = calloc(nst + 1, sizeof *at), ngpu = 0;
+    if (at == NULL || reserve(e, p->ngpu) != 0)
+        goto fail;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *g = &p->gpu[i];
         int c = gpu_cat(g);
-        if (c >= 0 && push(e, g->ts_ns, tl_ns_add(g->ts_ns, g->dur_ns), c) != 0)
-            return -1;
+        int64_t a = g->ts_ns, b = tl_ns_add(g->ts_ns, g->dur_ns);
+        if (c < 0 || !clip(e, &a, &b))
+            continue;
+        e->v[e->n++] = (edge){ a, c, 1 };
+        at[(g->stream < p->nstreams ? g->stream : p->nstreams) + 1]++;
+        ngpu++;
     }
+    if (reserve(e, ngpu) != 0)
+        goto fail;
+    for (size_t k = 1; k <= nst; k++) /* where each stream's ends go */
+        at[k] += at[k - 1];
+    for (size_t i = 0; i < p->ngpu; i++) {
+        const tl_gpu_event *g = &p->gpu[i];
+        int c = gpu_cat(g);
+        int64_t a = g->ts_ns, b = tl_ns_add(g->ts_ns, g->dur_ns);
+        if (c < 0 || !clip(e, &a, &b))
+            continue;
+        e->v[e->n + at[g->stream < p->nstreams ? g->stream : p->nstreams]++] = (edge){ b, c, -1 };
+    }
+    e->n += ngpu;
+    free(at);
     for (size_t i = 0; i < p->ncolls; i++) {
         const tl_prof_coll *c = &p->colls[i];
         if (c->side == TL_COLL_RUN && push(e, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), TL_SC_COMM) != 0)
@@ -106,6 +156,9 @@ static int collect(edges *e, const tl_profile *p)
             if (push(e, p->roles[r].v[i][0], p->roles[r].v[i][1], role_cat[r]) != 0)
                 return -1;
     return 0;
+fail:
+    free(at);
+    return -1;
 }
 
 /* Spans that receive the stretches: the steps, or one side's collective
@@ -217,9 +270,9 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
         }
     if (collect(&e, p) != 0)
         goto out;
-    /* by time: two edges a GPU event, so a radix sort, not n log n comparisons (what the
-     * sweep adds up at one time does not depend on the order there) */
-    tl_sort_by_int64(e.v, e.n, sizeof *e.v, offsetof(edge, t));
+    /* by time: collect() made a few runs in order, which the sort merges (what the sweep
+     * adds up at one time does not depend on the order there) */
+    tl_sort_stable(e.v, e.n, sizeof *e.v, by_time);
     int active[TL_SC_COUNT] = { 0 };
     for (size_t i = 0; i < e.n;) {
         int64_t t = e.v[i].t;

@@ -26,12 +26,4 @@ void tl_sort_stable(void *base, size_t n, size_t size, int (*cmp)(const void *, 
 /* Past n / this many runs the input is not "nearly sorted": qsort takes it. */
 #define TL_SORT_RUNS_MAX_FRACTION 8
 
-/* Sort the n elements of `size` bytes at base by the int64_t at byte `key_at` of each,
- * ascending, stably: a least-significant-digit radix sort over the bits in which the keys
- * differ (11 a pass; times within a run of a minute differ in about 36, so four passes),
- * for the large arrays whose order is by one time. Cost: O(n) per pass, no comparison.
- * Allocates a copy of the array; without memory it falls back to tl_sort_stable() by the
- * same key. */
-void tl_sort_by_int64(void *base, size_t n, size_t size, size_t key_at);
-
 #endif
