@@ -101,7 +101,8 @@ void tl_sort_stable(void *base, size_t n, size_t size, cmp_fn cmp)
     for (size_t i = 1; i < n; i++) {
         if (cmp(v + (i - 1) * size, v + i * size) <= 0)
             continue;
-        if (runs == NULL && (runs = malloc((max_runs + 1) * sizeof *runs)) == NULL)
+        /* runs[0], up to max_runs starts, and runs[k] = n after them */
+        if (runs == NULL && (runs = malloc((max_runs + 2) * sizeof *runs)) == NULL)
             goto fallback;
         if (k == max_runs)
             goto fallback; /* far from sorted: a plain merge sort does as well */
