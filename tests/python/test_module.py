@@ -732,6 +732,25 @@ class TestCounterRate(ModuleTest):
         line = [x for x in summary.stdout.splitlines() if "kv_cache.hit_rate" in x]
         self.assertEqual(len(line), 1, summary.stdout)
         self.assertIn("0.9", line[0])
+        self.assertTrue(line[0].rstrip().endswith("90.0 %"), line[0])   # the Rate column
+        head = [x for x in summary.stdout.splitlines() if x.lstrip().startswith("Rank") and "Counter" in x]
+        self.assertTrue(head and head[0].rstrip().endswith("Rate"), summary.stdout)
+        hits = [x for x in summary.stdout.splitlines() if "kv_cache.hits" in x]
+        self.assertFalse(hits[0].rstrip().endswith("%"), hits[0])        # a plain counter has no rate
+        # Markdown, HTML and the aggregate JSON give the same rate
+        md, html, agg = (os.path.join(self.dir, n) for n in ("r.md", "r.html", "agg.json"))
+        rep_run = subprocess.run([TALLY_CLI, "report", "--quiet", self.out, "--markdown", md, "-o", html,
+                                  "--json", agg], capture_output=True, text=True, timeout=120)
+        self.assertEqual(rep_run.returncode, 0, rep_run.stderr)
+        with open(md) as f:
+            md_text = f.read()
+        self.assertIn("| Max | Rate |", md_text)
+        self.assertIn("hit\\_rate` | 1 | 0.900 | 0.900 | 0.900 | 90.0 % |", md_text)
+        with open(html) as f:
+            html_text = f.read()
+        self.assertIn('<th scope="col">Rate</th>', html_text)
+        self.assertIn('<td class="num">90.0 %</td>', html_text)
+        self.assertEqual(load(agg)["ranks"][0]["counter_rates"], [{"name": "kv_cache.hit_rate", "rate": 0.9}])
 
 
 class TestTorchProvider(ModuleTest):

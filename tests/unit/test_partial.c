@@ -342,10 +342,11 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->events_total = 3;
     s->tags = calloc(2, sizeof *s->tags);
     s->tags[s->ntags++] = tt_xstrdup("model=dlrm");
-    s->counters = calloc(2, sizeof *s->counters);
+    s->counters = calloc(3, sizeof *s->counters);
     s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("loss"), TL_COUNTER_USER, 2, -1, -0.75, -0.5 };
     s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("queue.depth"), TL_COUNTER_TRACE, 4, 0, 1.5, 3 };
-    s->counters_total = 5;
+    s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("kv.hit_rate"), TL_COUNTER_RATE, 1, 0.75, 0.75, 0.75 };
+    s->counters_total = 6;
     s->sys = (tl_ssystem){ tt_xstrdup("node7"), tt_xstrdup("Linux 6.1"), 96, 1.1e12 };
     s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900 };
     s->health = calloc(1, sizeof *s->health);

@@ -349,7 +349,7 @@ static TABLE(event_f, "event", tl_sevent, 1, TL_FK_NONE);
 #define ST tl_scounter
 static const tl_field counter_f_f[] = {
     STR("name", name),
-    ENUM("source", source, tl_counter_source_name, TL_COUNTER_USER, TL_COUNTER_TRACE, .flags = TL_FF_ENUM_INT),
+    ENUM("source", source, tl_counter_source_name, TL_COUNTER_USER, TL_COUNTER_RATE, .flags = TL_FF_ENUM_INT),
     INT("count", count, 1, TL_PARTIAL_MAX_COUNT),
     NUM("min", min),
     NUM("mean", mean),

@@ -44,8 +44,8 @@ const char *tl_format_name(int format)
 
 const char *tl_counter_source_name(int source)
 {
-    static const char *const names[] = { "derived", "user", "trace" };
-    return source >= TL_COUNTER_DERIVED && source <= TL_COUNTER_TRACE ? names[source] : NULL;
+    static const char *const names[] = { "derived", "user", "trace", "rate" };
+    return source >= TL_COUNTER_DERIVED && source <= TL_COUNTER_RATE ? names[source] : NULL;
 }
 
 const char *tl_kernel_type_name(int type)

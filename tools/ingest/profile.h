@@ -291,8 +291,9 @@ enum tl_counter_source {
     TL_COUNTER_DERIVED = 0,    /* made by a reader from a monitor's timeline (cpu_usage_pct, ...) */
     TL_COUNTER_USER,           /* libtally's tally_counter */
     TL_COUNTER_TRACE,          /* a Chrome trace's counter event ("ph": "C"), "name.key" */
+    TL_COUNTER_RATE,           /* libtally's tally_counter_rate: hits / (hits + misses), one value from 0 to 1 */
 };
-/* "derived", "user", "trace"; NULL out of range. */
+/* "derived", "user", "trace", "rate"; NULL out of range. */
 const char *tl_counter_source_name(int source);
 
 typedef struct tl_counter {

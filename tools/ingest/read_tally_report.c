@@ -963,7 +963,7 @@ static void read_counter_rates(tl_profile *p, const json_t *root)
             tl_profile_warn(p, "%s: a counter of this name exists; the rate is left out", path);
             continue;
         }
-        c->source = TL_COUNTER_USER;
+        c->source = TL_COUNTER_RATE; /* shown as a rate (%) beside its pair */
         tl_value_stat_add(&c->v, rate, 0);
     }
 }

@@ -310,6 +310,30 @@ static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
     tl_json_object_end(j);
 }
 
+/* The rank's counter rates (tally_counter_rate), only where it has one. */
+static void write_rank_rates(tl_json *j, const tl_aggregate *a, const tl_rank_result *r)
+{
+    int any = 0;
+    for (size_t k = 0; k < r->nsessions; k++) {
+        const tl_session *s = &a->sessions[r->sessions[k]];
+        for (size_t c = 0; tl_session_counts(s) && c < s->ncounters; c++) {
+            const tl_scounter *x = &s->counters[c];
+            if (x->source != TL_COUNTER_RATE || !isfinite(x->mean))
+                continue;
+            if (!any++) {
+                tl_json_key(j, "counter_rates");
+                tl_json_array_begin(j);
+            }
+            tl_json_object_begin(j);
+            tl_json_kv_string(j, "name", x->name);
+            tl_json_kv_double(j, "rate", x->mean);
+            tl_json_object_end(j);
+        }
+    }
+    if (any)
+        tl_json_array_end(j);
+}
+
 static void write_ranks(tl_json *j, const tl_aggregate *a)
 {
     tl_json_array_begin(j);
@@ -357,6 +381,7 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         tl_json_object_end(j);
         tl_json_key(j, "telemetry");
         write_rank_telemetry(j, &r->tel);
+        write_rank_rates(j, a, r);
         tl_json_key(j, "diffusion");
         write_rank_diffusion(j, &r->diff);
         tl_json_key(j, "top");

@@ -117,7 +117,25 @@ size_t tl_counters_count(const tl_aggregate *a)
     return n;
 }
 
-/* The row cells of one counter. */
+int tl_counters_any_rate(const tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nsessions; i++)
+        for (size_t k = 0; tl_session_counts(&a->sessions[i]) && k < a->sessions[i].ncounters; k++)
+            if (a->sessions[i].counters[k].source == TL_COUNTER_RATE)
+                return 1;
+    return 0;
+}
+
+const char *tl_counter_rate_text(const tl_scounter *c, char *buf, size_t len)
+{
+    if (c->source == TL_COUNTER_RATE && isfinite(c->mean))
+        snprintf(buf, len, "%.1f %%", c->mean * 100.0);
+    else
+        snprintf(buf, len, "%s", "");
+    return buf;
+}
+
+/* The row cells of one counter: rank, count, min, mean, max, rate. */
 static void counter_cells(const tl_session *s, const tl_scounter *c, char (*buf)[48])
 {
     snprintf(buf[0], 48, "%d", s->id.rank);
@@ -125,26 +143,29 @@ static void counter_cells(const tl_session *s, const tl_scounter *c, char (*buf)
     tl_units_count(buf[2], 48, c->min);
     tl_units_count(buf[3], 48, c->mean);
     tl_units_count(buf[4], 48, c->max);
+    tl_counter_rate_text(c, buf[5], 48);
 }
 
 void tl_counters_summary(FILE *out, const tl_aggregate *a, size_t width, size_t max)
 {
     static const tl_text_col cols[] = {
         { "Rank", 1, 0, 0 }, { "Counter", 0, 0, 1 }, { "Count", 1, 1, 0 },
-        { "Min", 1, 2, 0 },  { "Mean", 1, 0, 0 },    { "Max", 1, 0, 0 },
+        { "Min", 1, 2, 0 },  { "Mean", 1, 0, 0 },    { "Max", 1, 0, 0 }, { "Rate", 1, 0, 0 },
     };
     size_t total = tl_counters_count(a), shown = 0;
     if (total == 0)
         return;
     fputs("\nCOUNTERS (the program's: tally_counter, trace counter events)\n", out);
+    /* the Rate column only where a counter is a rate (tally_counter_rate) */
+    int rates = tl_counters_any_rate(a);
     tl_text_table tt;
-    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
+    tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0] - !rates);
     for (size_t i = 0; i < a->nsessions && shown < max; i++) {
         const tl_session *s = &a->sessions[i];
         for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < max; k++, shown++) {
-            char b[5][48];
+            char b[6][48];
             counter_cells(s, &s->counters[k], b);
-            const char *cells[] = { b[0], s->counters[k].name, b[1], b[2], b[3], b[4] };
+            const char *cells[] = { b[0], s->counters[k].name, b[1], b[2], b[3], b[4], b[5] };
             tl_text_table_row(&tt, cells);
         }
     }
@@ -159,15 +180,20 @@ void tl_counters_markdown(FILE *out, const tl_aggregate *a, size_t max)
     size_t total = tl_counters_count(a), shown = 0;
     if (total == 0)
         return;
-    fputs("\n## Counters\n\n| Rank | Counter | Count | Min | Mean | Max |\n|---:|---|---:|---:|---:|---:|\n", out);
+    int rates = tl_counters_any_rate(a);
+    fprintf(out, "\n## Counters\n\n| Rank | Counter | Count | Min | Mean | Max |%s\n|---:|---|---:|---:|---:|---:|%s\n",
+            rates ? " Rate |" : "", rates ? "---:|" : "");
     for (size_t i = 0; i < a->nsessions && shown < max; i++) {
         const tl_session *s = &a->sessions[i];
         for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < max; k++, shown++) {
-            char b[5][48];
+            char b[6][48];
             counter_cells(s, &s->counters[k], b);
             fprintf(out, "| %s | `", b[0]);
             tl_escape_md_n(out, s->counters[k].name, 200);
-            fprintf(out, "` | %s | %s | %s | %s |\n", b[1], b[2], b[3], b[4]);
+            fprintf(out, "` | %s | %s | %s | %s |", b[1], b[2], b[3], b[4]);
+            if (rates)
+                fprintf(out, " %s |", b[5]);
+            fputc('\n', out);
         }
     }
     if (total > shown)

@@ -34,7 +34,12 @@ void tl_diffusion_markdown(FILE *out, const tl_aggregate *a);
 
 /* Counters of the analyzed sessions (the program's; docs/analysis.md). */
 size_t tl_counters_count(const tl_aggregate *a);
-/* The console table (COUNTERS: rank, name, count, min, mean, max), at most
+/* Whether a counter of the sessions is a rate (tally_counter_rate), and a
+ * rate counter's rate as "75.0 %" ("" for any other counter). */
+int tl_counters_any_rate(const tl_aggregate *a);
+const char *tl_counter_rate_text(const tl_scounter *c, char *buf, size_t len);
+/* The console table (COUNTERS: rank, name, count, min, mean, max, and the
+ * rate where a counter is one), at most
  * max rows, and the Markdown one; nothing without counters. */
 void tl_counters_summary(FILE *out, const tl_aggregate *a, size_t width, size_t max);
 void tl_counters_markdown(FILE *out, const tl_aggregate *a, size_t max);

@@ -324,14 +324,18 @@ static void counters(tl_html *h)
 {
     const tl_aggregate *a = h->a;
     size_t total = tl_counters_count(a), shown = 0;
-    char c[48], mn[48], me[48], mx[48];
+    char c[48], mn[48], me[48], mx[48], rt[48];
     if (total == 0)
         return;
-    fputs("<h3 id=\"counters\">Counters</h3>\n<div class=\"scroll\"><table id=\"counters-table\">\n<caption>The "
-          "program's counters (tally_counter; a trace's counter events as name.key): per rank, how many values and "
-          "their least, mean and most</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Counter</th>"
-          "<th scope=\"col\">Count</th><th scope=\"col\">Min</th><th scope=\"col\">Mean</th><th scope=\"col\">Max</th>"
-          "</tr></thead>\n<tbody>\n", h->f);
+    /* the Rate column only where a counter is a rate (tally_counter_rate) */
+    int rates = tl_counters_any_rate(a);
+    fprintf(h->f, "<h3 id=\"counters\">Counters</h3>\n<div class=\"scroll\"><table id=\"counters-table\">\n<caption>The "
+            "program's counters (tally_counter; a trace's counter events as name.key): per rank, how many values and "
+            "their least, mean and most%s</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Counter</th>"
+            "<th scope=\"col\">Count</th><th scope=\"col\">Min</th><th scope=\"col\">Mean</th><th scope=\"col\">Max</th>"
+            "%s</tr></thead>\n<tbody>\n",
+            rates ? "; a rate (tally_counter_rate) is hits / (hits + misses) of its counter pair" : "",
+            rates ? "<th scope=\"col\">Rate</th>" : "");
     for (size_t i = 0; i < a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &a->sessions[i];
         for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < TL_HTML_MAX_ROWS; k++, shown++) {
@@ -339,9 +343,12 @@ static void counters(tl_html *h)
             fprintf(h->f, "<tr><td class=\"num\">%d</td><th scope=\"row\"><code>", s->id.rank);
             tl_html_breakable(h->f, x->name, 300);
             fprintf(h->f, "</code></th><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                          "<td class=\"num\">%s</td></tr>\n",
+                          "<td class=\"num\">%s</td>",
                     tl_units_count(c, sizeof c, (double)x->count), tl_units_count(mn, sizeof mn, x->min),
                     tl_units_count(me, sizeof me, x->mean), tl_units_count(mx, sizeof mx, x->max));
+            if (rates)
+                fprintf(h->f, "<td class=\"num\">%s</td>", tl_counter_rate_text(x, rt, sizeof rt));
+            fputs("</tr>\n", h->f);
         }
     }
     fputs("</tbody>\n</table></div>\n", h->f);
