@@ -1,7 +1,9 @@
 /*
  * compare.c - a baseline aggregate against a candidate (see compare.h):
  * matching names per rank and overall, per-row statistics and verdicts, the
- * geometric mean of ratios and the GPU breakdown of each rank.
+ * geometric mean of ratios and the GPU breakdown of each rank. The rank-level
+ * rows' second, pooled look at their noise is compare_levels.c's; the
+ * verdicts, run shares and materiality compare_verdicts.c's.
  *
  * Each side is first flattened into items, one per (group, name, session),
  * sorted by group, name and rank; the two sorted lists are then walked
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare_internal.h"
 #include "significance.h"
 #include "units.h"
 
@@ -533,7 +536,7 @@ static double u_floor(size_t n1, size_t n2)
 }
 
 /* The threshold of a row's group, in %: peak memory has its own. */
-static double row_limit(const tl_cmp_options *o, int group)
+double tl_cmp_row_limit(const tl_cmp_options *o, int group)
 {
     return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct
                                                                            : o->threshold_pct;
@@ -542,7 +545,7 @@ static double row_limit(const tl_cmp_options *o, int group)
 /* The candidate's scale of "faster by more than the threshold" (a fraction):
  * 1 - threshold; from a threshold of 100 % on nothing can be that much
  * faster, and a scale near 0 makes every candidate sample larger. */
-static double faster_scale(double limit)
+double tl_cmp_faster_scale(double limit)
 {
     return limit < 1 ? 1 - limit : 1e-12;
 }
@@ -579,7 +582,7 @@ static int perm_of_logs(const vec *bs, const vec *cs, double limit, tl_cmp_row *
     for (size_t i = 0; i < cs->n; i++)
         lc[i] = log(cs->v[i]);
     double up, down;
-    if (tl_signif_perm_trimmed(lc, cs->n, lb, bs->n, TL_CMP_TRIM, log1p(limit), log(faster_scale(limit)), &up,
+    if (tl_signif_perm_trimmed(lc, cs->n, lb, bs->n, TL_CMP_TRIM, log1p(limit), log(tl_cmp_faster_scale(limit)), &up,
                                &down) == 0) {
         r->p_up = up;
         r->p_down = down;
@@ -616,9 +619,9 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
     r->verdict = TL_VERDICT_TOO_FEW;
     if (bs == NULL || bs->n == 0 || cs->n == 0)
         return 0;
-    double limit = row_limit(o, r->group) / 100;
+    double limit = tl_cmp_row_limit(o, r->group) / 100;
     if (tl_signif_mwu(cs->v, cs->n, bs->v, bs->n, &r->mwu) != 0 || mwu_scaled(bs, cs, 1 + limit, &r->mwu_up) != 0 ||
-        mwu_scaled(bs, cs, faster_scale(limit), &r->mwu_down) != 0)
+        mwu_scaled(bs, cs, tl_cmp_faster_scale(limit), &r->mwu_down) != 0)
         return -1;
     if (bs->n < TL_CMP_MIN_SAMPLES || cs->n < TL_CMP_MIN_SAMPLES)
         return 0;
@@ -634,8 +637,7 @@ static int judge(const tl_cmp_options *o, tl_cmp_row *r, const vec *bs, const ve
     return 0;
 }
 
-/* Mean and sum of squared deviations of v[0, n) (Welford). */
-static void mean_ss(const double *v, size_t n, double *mean, double *ss)
+void tl_cmp_mean_ss(const double *v, size_t n, double *mean, double *ss)
 {
     double m = 0, q = 0;
     for (size_t i = 0; i < n; i++) {
@@ -655,12 +657,12 @@ static void mean_ss(const double *v, size_t n, double *mean, double *ss)
 static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double limit)
 {
     all->lr_n = n;
-    mean_ss(lr, n, &all->lr_mean, &all->lr_ss);
+    tl_cmp_mean_ss(lr, n, &all->lr_mean, &all->lr_ss);
     all->lr_mean1 = all->lr_ss1 = all->lr_far = NAN;
     if (n >= 4) {
         double med = n % 2 ? lr[n / 2] : (lr[n / 2 - 1] + lr[n / 2]) / 2;
         int drop_last = lr[n - 1] - med > med - lr[0];
-        mean_ss(lr + !drop_last, n - 1, &all->lr_mean1, &all->lr_ss1);
+        tl_cmp_mean_ss(lr + !drop_last, n - 1, &all->lr_mean1, &all->lr_ss1);
         all->lr_far = drop_last ? lr[n - 1] : lr[0];
     }
     all->lr_est = all->lr_mean;
@@ -669,14 +671,8 @@ static void rank_level_stats(tl_cmp_row *all, const double *lr, size_t n, double
     all->lr_up = all->lr_down = 0;
     for (size_t i = 0; i < n; i++) {
         all->lr_up += lr[i] > log1p(limit / 100);
-        all->lr_down += lr[i] < log(faster_scale(limit / 100));
+        all->lr_down += lr[i] < log(tl_cmp_faster_scale(limit / 100));
     }
-}
-
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 /* The all-ranks row's test from its per-rank rows rows[from, to), chosen by
@@ -722,7 +718,7 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
             lr[m++] = log(r->value_cand / r->value_base);
     }
     if (m > 1)
-        qsort(lr, m, sizeof *lr, by_double);
+        qsort(lr, m, sizeof *lr, cmp_double);
     int copies = m > 1 && lr[0] == lr[m - 1];
     if (nboth == 1 && only->test == TL_TEST_PERM) { /* one rank: its own test */
         all->p_up = only->p_up;
@@ -739,7 +735,7 @@ static int p_from_ranks(tl_compare *c, size_t all_i, size_t from, size_t to)
         all->u = copies ? u_first : u;
         all->test = TL_TEST_STRATA;
     } else if (m >= TL_CMP_MIN_RANKS) {
-        rank_level_stats(all, lr, m, row_limit(&c->opt, all->group));
+        rank_level_stats(all, lr, m, tl_cmp_row_limit(&c->opt, all->group));
         all->ranks_from = from;
         all->ranks_to = to;
         all->u = NAN;
@@ -759,970 +755,6 @@ out:
     return rc;
 }
 
-/* One-sided p-values of the statistic (mean - shift) / sqrt(var / h) against
- * Student's t with df degrees of freedom. No spread (var 0): certain. */
-static double t_up(double mean, double shift, double var, double h, double df)
-{
-    if (!(var > 0))
-        return mean > shift ? 0.0 : 1.0;
-    return tl_signif_t_sf((mean - shift) / sqrt(var / h), df);
-}
-
-/* The variance of a rank-level row's log ratios per degree of freedom. */
-static double row_var(const tl_cmp_row *r)
-{
-    return r->lr_ss / (double)(r->lr_n - 1);
-}
-
-static int is_pooled(const tl_cmp_row *r)
-{
-    return r->test == TL_TEST_RANK_T && r->lr_spread && r->lr_n > 1 && row_var(r) > 0;
-}
-
-/* P(F >= x) for Snedecor's F with d1 and d2 degrees of freedom. */
-static double f_sf(double x, double d1, double d2)
-{
-    if (!(x > 0))
-        return 1.0;
-    return tl_signif_betai(d2 / 2, d1 / 2, d2 / (d2 + d1 * x));
-}
-
-/* A pool of rows: how many and their degrees of freedom (all pooled rows,
- * mark_like's yardstick), their sum of squares (the rows of like noise, the
- * variance they judge with), and the prior of their variances (moderate). */
-typedef struct pool {
-    size_t rows;
-    double ss, df;
-    double sum_e, sum_ee, sum_tri; /* prior_fit's sums over the rows of like noise */
-    double sum_d, sum_dv, sum_dlv, sum_inv_d; /* Bartlett's: d, d s^2, d log s^2, 1 / d */
-    size_t n_e;
-    double d0, s0;              /* prior degrees of freedom (INFINITY: one variance) and variance */
-} pool;
-
-/* ---- moderated variances (Smyth 2004, limma's eBayes) ------------------------- */
-
-/* digamma and trigamma: the recurrence up to 6, then the asymptotic series. */
-static double digamma(double x)
-{
-    double r = 0;
-    for (; x < 6; x++)
-        r -= 1 / x;
-    double f = 1 / (x * x);
-    return r + log(x) - 0.5 / x - f * (1.0 / 12 - f * (1.0 / 120 - f * (1.0 / 252 - f * (1.0 / 240 - f / 132))));
-}
-
-static double trigamma(double x)
-{
-    double r = 0;
-    for (; x < 6; x++)
-        r += 1 / (x * x);
-    double f = 1 / (x * x);
-    return r + 1 / x + f / 2 + f / x * (1.0 / 6 - f * (1.0 / 30 - f * (1.0 / 42 - f / 30)));
-}
-
-/* x with trigamma(x) = y (trigamma falls from infinity to 0): bisection on
- * log x. */
-static double trigamma_inverse(double y)
-{
-    double lo = log(1e-8), hi = log(1e8);
-    for (int i = 0; i < 200; i++) {
-        double mid = (lo + hi) / 2;
-        if (trigamma(exp(mid)) > y)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return exp((lo + hi) / 2);
-}
-
-/* A row's part of its pool's prior: e = log s^2 - digamma(d/2) + log(d/2),
- * whose mean and variance over the rows give the prior (moderate). */
-static void prior_add(pool *l, double var, double d)
-{
-    double e = log(var) - digamma(d / 2) + log(d / 2);
-    l->sum_e += e;
-    l->sum_ee += e * e;
-    l->sum_tri += trigamma(d / 2);
-    l->sum_d += d;
-    l->sum_dv += d * var;
-    l->sum_dlv += d * log(var);
-    l->sum_inv_d += 1 / d;
-    l->n_e++;
-}
-
-/* Bartlett's test that the rows' variances are one: P(chi-square with k - 1
- * degrees of freedom >= M / C), the chi-square by Wilson-Hilferty. */
-static double bartlett_p(const pool *l)
-{
-    double k = (double)l->n_e, m = l->sum_d * log(l->sum_dv / l->sum_d) - l->sum_dlv;
-    double cc = 1 + (l->sum_inv_d - 1 / l->sum_d) / (3 * (k - 1));
-    double nu = k - 1, x = m / cc / nu, a = 2 / (9 * nu);
-    double z = (cbrt(x) - (1 - a)) / sqrt(a);
-    return 0.5 * erfc(z / sqrt(2.0));
-}
-
-/* The prior of a pool's variances, fitted as limma's fitFDist does: the
- * rows' variances are taken as scaled inverse chi-square draws around s0
- * with d0 degrees of freedom; the spread of their logs beyond what their
- * own degrees of freedom explain gives d0 (none left: INFINITY, one
- * variance for all, the pool's). */
-static void prior_fit(pool *l)
-{
-    l->d0 = INFINITY;
-    l->s0 = NAN;
-    /* Only where the variances differ beyond chance (Bartlett at
-     * TL_CMP_MODERATE_LEVEL): a prior fitted to rows of one variance moves
-     * each row off the pool by its own sampling noise, which costs the
-     * changed row as much as it gains (1 sample x 4 ranks, +25 %: 94.0 ->
-     * 92.8 % found when always moderated). */
-    if (l->n_e < 3 || !(bartlett_p(l) < TL_CMP_MODERATE_LEVEL))
-        return;
-    double n = (double)l->n_e, mean = l->sum_e / n;
-    double var = (l->sum_ee - n * mean * mean) / (n - 1) - l->sum_tri / n;
-    if (var > 0) {
-        l->d0 = 2 * trigamma_inverse(var);
-        l->s0 = exp(mean + digamma(l->d0 / 2) - log(l->d0 / 2));
-    }
-}
-
-/* ---- the ranks' levels: a second look at a row's noise ----------------------- */
-
-/* A rank's level in a row, (log baseline + log candidate) / 2, off the row's
- * mean level, with its pool (the key of mark_like) and rank. */
-typedef struct level {
-    size_t key;
-    int rank;
-    double dev;
-} level;
-
-static int key_then_rank(const void *a, const void *b)
-{
-    const level *x = a, *y = b;
-    if (x->key != y->key)
-        return (x->key > y->key) - (x->key < y->key);
-    if (x->rank != y->rank)
-        return (x->rank > y->rank) - (x->rank < y->rank);
-    return (x->dev > y->dev) - (x->dev < y->dev);
-}
-
-static size_t pool_key(const tl_cmp_row *o)
-{
-    return ((size_t)o->primary * TL_CMP_NGROUPS + (size_t)o->group) * TL_CMP_KIND_COUNT + (size_t)o->kind;
-}
-
-/* Visit the rank rows of a pooled row with a usable value on both sides:
- * their log ratio and level. Returns how many. */
-static size_t row_levels(const tl_compare *c, const tl_cmp_row *o, double *lr, double *lv, int *rank)
-{
-    size_t m = 0;
-    for (size_t j = o->ranks_from; j < o->ranks_to; j++) {
-        const tl_cmp_row *x = &c->rows[j];
-        if (!x->base.present || !x->cand.present || !(x->value_base > 0) || !(x->value_cand > 0) ||
-            !isfinite(x->value_base) || !isfinite(x->value_cand))
-            continue;
-        lr[m] = log(x->value_cand / x->value_base);
-        lv[m] = (log(x->value_cand) + log(x->value_base)) / 2;
-        rank[m++] = x->rank;
-    }
-    return m;
-}
-
-/* A rank's effect in a pool: the median of its levels off their rows' means
- * over the pool's rows but the one judged (whose own deviation, dev, is one
- * of them): with it, a rank in one row only would have its deviation taken
- * for its effect, and its levels would read as quiet whatever they are.
- * Returns 1 with *effect set, or 0 (and 0) when the rank is in fewer than
- * TL_CMP_LEVELS_MIN_ROWS other rows: not known. all[0, n) sorted by
- * key_then_rank. */
-static int rank_effect(const level *all, size_t n, size_t key, int rank, double dev, double *effect)
-{
-    level want = { key, rank, dev };
-    size_t lo = 0, hi = n;
-    while (lo < hi) { /* the first entry not below (key, rank, dev): the row's own */
-        size_t mid = (lo + hi) / 2;
-        if (key_then_rank(&all[mid], &want) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t from = lo, to = lo;
-    while (from > 0 && all[from - 1].key == key && all[from - 1].rank == rank)
-        from--;
-    while (to < n && all[to].key == key && all[to].rank == rank)
-        to++;
-    *effect = 0;
-    if (lo == to || all[lo].dev != dev || to - from - 1 < TL_CMP_LEVELS_MIN_ROWS)
-        return 0;
-    size_t others = to - from - 1, own = lo - from;
-    /* the q-th of the others, in order: the group's q-th, past the row's own */
-#define OTHER(q) all[from + (q) + ((q) >= own)].dev
-    *effect = others % 2 ? OTHER(others / 2) : (OTHER(others / 2 - 1) + OTHER(others / 2)) / 2;
-#undef OTHER
-    return 1;
-}
-
-/* For every pooled row with its rank rows, the sum of squares of its ranks'
- * levels, with and without the farthest rank (the one lr_mean1 leaves
- * out), each level less its rank's effect -- the median over the pool's
- * other rows of the rank's level off its row's mean (rank_effect), so that
- * a rank slower in every stage (another GPU, a straggler) is not noise --
- * times 4, the scale of a log ratio's (under one noise for both sides, a
- * level's variance is a quarter of a ratio's): out[i] without the farthest
- * rank, whole[i] with every rank.
- * NaN where a row has none. The ranks' spread within each side is noise
- * the ratios do not see when the ranks are alike: as many more degrees of
- * freedom (mark_like). */
-static int level_ss(const tl_compare *c, double *out, double *whole)
-{
-    size_t total = 0, nmax = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        out[i] = whole[i] = NAN;
-        const tl_cmp_row *o = &c->rows[i];
-        if (is_pooled(o) && o->ranks_to > o->ranks_from) {
-            total += o->ranks_to - o->ranks_from;
-            nmax = o->ranks_to - o->ranks_from > nmax ? o->ranks_to - o->ranks_from : nmax;
-        }
-    }
-    level *all = malloc((total + 1) * sizeof *all);
-    double *lr = malloc((nmax + 1) * sizeof *lr), *lv = malloc((nmax + 1) * sizeof *lv);
-    int *rank = malloc((nmax + 1) * sizeof *rank);
-    int rc = -1;
-    if (all == NULL || lr == NULL || lv == NULL || rank == NULL)
-        goto out;
-    size_t n = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o) || o->ranks_to <= o->ranks_from)
-            continue;
-        size_t m = row_levels(c, o, lr, lv, rank);
-        double mean, ss;
-        mean_ss(lv, m, &mean, &ss);
-        for (size_t j = 0; j < m; j++)
-            all[n++] = (level){ pool_key(o), rank[j], lv[j] - mean };
-    }
-    qsort(all, n, sizeof *all, key_then_rank);
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o) || o->ranks_to <= o->ranks_from)
-            continue;
-        size_t m = row_levels(c, o, lr, lv, rank), far = m;
-        double mean, ss;
-        mean_ss(lv, m, &mean, &ss);
-        int known = 1;
-        for (size_t j = 0; j < m; j++) {
-            if (far == m && isfinite(o->lr_far) && lr[j] == o->lr_far)
-                far = j;
-            double effect;
-            known &= rank_effect(all, n, pool_key(o), rank[j], lv[j] - mean, &effect);
-            lv[j] -= effect;
-        }
-        if (!known)
-            continue; /* a rank in too few other rows: its effect is not known */
-        mean_ss(lv, m, &mean, &ss);
-        if (m >= 2)
-            whole[i] = 4 * ss;
-        if (far < m && m >= 3) {
-            lv[far] = lv[m - 1];
-            mean_ss(lv, m - 1, &mean, &ss);
-            out[i] = 4 * ss;
-        }
-    }
-    rc = 0;
-out:
-    free(all);
-    free(lr);
-    free(lv);
-    free(rank);
-    return rc;
-}
-
-/* A pooled row in the order of its pool and variance. */
-typedef struct by_var {
-    size_t key;
-    double var;
-    size_t row;
-} by_var;
-
-static int key_then_var(const void *a, const void *b)
-{
-    const by_var *x = a, *y = b;
-    if (x->key != y->key)
-        return (x->key > y->key) - (x->key < y->key);
-    if (x->var != y->var)
-        return (x->var > y->var) - (x->var < y->var);
-    return (x->row > y->row) - (x->row < y->row);
-}
-
-/* How a pooled row stands to its pool's noise (mark_like). */
-enum row_noise {
-    ROW_APART,        /* noisier than the pool: judged by its own variance */
-    ROW_LIKE,         /* of like noise: in the pool, judged with its variance */
-    ROW_LIKE_BUT_ONE, /* noisier, but of like noise without its farthest rank */
-    ROW_SPIKE,        /* of like noise but for a spike on its farthest rank */
-    ROW_SPIKE_QUIET,  /* the same, and its other ranks' levels are quiet too */
-    ROW_SPIKE_OWN,    /* a spike, and its other ranks' levels are noisier than the pool's */
-};
-
-/* Mark how each row of each pool (the pooled rows of one family, group and
- * kind, from TL_CMP_POOL_MIN of them) stands to the pool's noise, against
- * the pool's typical variance: the median of the rows' variances, each over
- * the median of its chi-square per degree of freedom (Wilson-Hilferty,
- * (1 - 2 / 9d)^3) -- the median, not the pool's mean, so that spikes in two
- * or three stages of one comparison (80 calls at 1 in 100 spiking hold three
- * in 5 % of comparisons) cannot raise the yardstick enough to pass one
- * another. At level TL_CMP_POOL_LEVEL:
- *  - the farthest rank is a spike when the sum of squares it adds, (n - 1) /
- *    n times its distance from the other ranks' mean squared, is beyond the
- *    typical variance's chi-square with 1 degree of freedom (F(1, the
- *    others'), the level split over the n ranks it could have been);
- *  - a row with a spike whose other ranks' variance is not larger than the
- *    typical one is ROW_SPIKE -- ROW_SPIKE_QUIET when, with their levels
- *    (level_ss: n - 2 more degrees of freedom), their variance is not larger
- *    at TL_CMP_QUIET_LEVEL either, ROW_SPIKE_OWN when their levels alone
- *    are larger at TL_CMP_LEVELS_LEVEL; a row whose variance F finds larger,
- *    without a spike, but whose other ranks' is not larger, nor their
- *    levels', ROW_LIKE_BUT_ONE; all four are judged without that rank; any
- *    other row with a spike or a larger variance is apart;
- *  - any other row is of like noise (ROW_LIKE) when its levels' variance
- *    is not larger at TL_CMP_LEVELS_LEVEL either (a stage 3x noisier than
- *    the rest passes the F test of its 3 degrees of freedom of ratios in
- *    about half of the comparisons; its levels give 3 more), else apart.
- * Why a spike test besides the F test of the whole row: F(3, 27) at 0.001
- * passes a row whose one rank is up to about 1.46x off the others (F 7.3),
- * and the spike test finds one from about 1.40x (its sum of squares 3 F
- * times the typical variance, beyond F(1, 27)'s 0.001 / 4 point, 17.8): in
- * that window the spike stayed in the pool and in its row's mean. */
-static int mark_like(const tl_compare *c, pool all[2][TL_CMP_NGROUPS][TL_CMP_KIND_COUNT], const double *lss,
-                     const double *lwhole, unsigned char *noise)
-{
-    by_var *order = malloc((c->nrows + 1) * sizeof *order);
-    if (order == NULL)
-        return -1;
-    size_t no = 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o) || all[o->primary][o->group][o->kind].rows < TL_CMP_POOL_MIN)
-            continue;
-        double d = (double)(o->lr_n - 1), m = 1 - 2 / (9 * d);
-        order[no++] = (by_var){ pool_key(o), row_var(o) / (m * m * m), i };
-    }
-    qsort(order, no, sizeof *order, key_then_var);
-    for (size_t k = 0; k < no;) {
-        size_t end = k;
-        while (end < no && order[end].key == order[k].key)
-            end++;
-        size_t n = end - k;
-        double typical = n % 2 ? order[k + n / 2].var : (order[k + n / 2 - 1].var + order[k + n / 2].var) / 2;
-        const tl_cmp_row *first = &c->rows[order[k].row];
-        double df = all[first->primary][first->group][first->kind].df;
-        for (; k < end; k++) {
-            const tl_cmp_row *o = &c->rows[order[k].row];
-            double d = (double)(o->lr_n - 1), rest = df - d;
-            if (!(typical > 0)) {
-                noise[order[k].row] = ROW_LIKE;
-                continue;
-            }
-            int spike = 0, like_but_one = 0;
-            if (o->lr_n >= 4 && isfinite(o->lr_ss1)) {
-                spike = f_sf((o->lr_ss - o->lr_ss1) / typical, 1, rest) < TL_CMP_POOL_LEVEL / (double)o->lr_n;
-                like_but_one = f_sf(o->lr_ss1 / (d - 1) / typical, d - 1, rest) >= TL_CMP_POOL_LEVEL;
-            }
-            int like = f_sf(row_var(o) / typical, d, rest) >= TL_CMP_POOL_LEVEL;
-            /* Of like noise in the levels too, where the rank rows give
-             * them: without (levels_one) and with the farthest rank; and,
-             * at a level where the doubt counts against the pool, the
-             * other ranks' ratios and levels together (quiet). */
-            double l1 = lss[order[k].row], lw = lwhole[order[k].row];
-            int levels_one = !isfinite(l1) || f_sf(l1 / (d - 1) / typical, d - 1, rest) >= TL_CMP_LEVELS_LEVEL;
-            int quiet = isfinite(l1) &&
-                        f_sf((o->lr_ss1 + l1) / (2 * (d - 1)) / typical, 2 * (d - 1), rest) >= TL_CMP_QUIET_LEVEL;
-            if (like && isfinite(lw))
-                like = f_sf(lw / d / typical, d, rest) >= TL_CMP_LEVELS_LEVEL;
-            if (like && !spike)
-                noise[order[k].row] = ROW_LIKE;
-            else if (like_but_one && spike)
-                noise[order[k].row] = quiet ? ROW_SPIKE_QUIET : levels_one ? ROW_SPIKE : ROW_SPIKE_OWN;
-            else if (like_but_one && levels_one)
-                noise[order[k].row] = ROW_LIKE_BUT_ONE;
-            else
-                noise[order[k].row] = ROW_APART;
-        }
-    }
-    free(order);
-    return 0;
-}
-
-/* The rank-level rows' p-values. One row's spread over 4 ranks has 3
- * degrees of freedom; the variance is pooled over the rows of like noise
- * (mark_like) in one family, group and kind, as a one-way analysis of
- * variance pools its error (ten rows of 4 ranks: 30 degrees of freedom; a
- * row like the pool but for a spike on one rank adds the other ranks'; a
- * noisier row whose quieter ranks happen to look like the pool adds
- * nothing: the ranks left would be a chosen, quiet sample), and
- * each row is judged:
- *  - of like noise: its mean log ratio over all ranks with the pool's
- *    variance (Student's t, the pool's degrees of freedom);
- *  - like the pool but for its farthest rank (a 1-in-100 call that took 2x
- *    on one rank): the mean of the other ranks with the larger of the
- *    pool's variance and their own, so the spike neither makes a change nor
- *    hides one, and a noisier stage whose inner ranks happen to look quiet
- *    is not judged by the pool -- unless their levels are as quiet as their
- *    ratios (ROW_SPIKE_QUIET): then with the pool's variance, as a row of
- *    like noise (a noisier stage spreads its ranks' levels too: on 4
- *    ranks, 2 degrees of freedom of ratios could not tell it from a quiet
- *    stage whose three ranks came out a little apart, 2.2 points of the
- *    +25 % detection); and when their levels are noisier than the pool's
- *    (ROW_SPIKE_OWN), with the larger of their own variance and the whole
- *    row's, on their degrees of freedom (their own alone would judge a
- *    noisier stage by a chosen, quiet sample). With the levels, 1 x 4 +25 %
- *    94.4 -> 96.1 %, a noisier stage's A/A false gates 4.2 -> 2.5 % (3x the
- *    others' sigma) and 4.4 -> 1.2 % (6x) (docs/compare.md);
- *  - otherwise (a noisier stage -- I/O, a CPU-bound stage on a loaded
- *    machine -- or too few rows to pool): Student's t of the row alone, so
- *    it is judged by its own noise.
- * The hypotheses carry the threshold as the U tests' do: the mean log ratio
- * beyond log(1 + threshold), or below log(1 - threshold). Ranks whose ratios
- * are all the same (copies) are certain. */
-static int rank_level_pooled(tl_compare *c)
-{
-    enum { NG = TL_CMP_NGROUPS, NK = TL_CMP_KIND_COUNT };
-    pool all[2][NG][NK], like[2][NG][NK];
-    memset(all, 0, sizeof all);
-    memset(like, 0, sizeof like);
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *o = &c->rows[i];
-        if (!is_pooled(o))
-            continue;
-        pool *a = &all[o->primary][o->group][o->kind];
-        a->rows++;
-        a->df += (double)(o->lr_n - 1);
-    }
-    unsigned char *noise = calloc(c->nrows + 1, 1); /* ROW_APART unless marked */
-    double *lss = malloc(2 * (c->nrows + 1) * sizeof *lss), *lwhole = lss + c->nrows + 1;
-    if (noise == NULL || lss == NULL || level_ss(c, lss, lwhole) != 0 || mark_like(c, all, lss, lwhole, noise) != 0) {
-        free(noise);
-        free(lss);
-        return -1;
-    }
-    free(lss);
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *o = &c->rows[i];
-        pool *l = &like[o->primary][o->group][o->kind];
-        if (noise[i] == ROW_LIKE) {
-            l->ss += o->lr_ss;
-            l->df += (double)(o->lr_n - 1);
-            prior_add(l, row_var(o), (double)(o->lr_n - 1));
-        } else if (noise[i] == ROW_SPIKE || noise[i] == ROW_SPIKE_QUIET) {
-            l->ss += o->lr_ss1;
-            l->df += (double)(o->lr_n - 2);
-        }
-    }
-    for (size_t g = 0; g < 2 * NG * NK; g++)
-        prior_fit(&(&like[0][0][0])[g]);
-    for (size_t i = 0; i < c->nrows; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        if (r->test != TL_TEST_RANK_T)
-            continue;
-        const pool *l = &like[r->primary][r->group][r->kind];
-        double pool_var = l->df > 0 ? l->ss / l->df : NAN;
-        double var, d, h, mean;
-        if (noise[i] == ROW_LIKE && pool_var > 0 && isfinite(l->d0)) {
-            /* the rows' variances differ beyond chance (short stages on a
-             * loaded machine, long ones not): each row's own, moderated
-             * towards the pool's prior -- the pooled variance would judge a
-             * quiet row by the noisy ones' noise (the sample pipeline's
-             * decode, +35 % on 4 ranks within 1.6 %, read p 0.3 at load 4) */
-            double own = row_var(r), dr = (double)(r->lr_n - 1);
-            mean = r->lr_mean;
-            h = (double)r->lr_n;
-            d = fmin(l->d0 + dr, l->df);
-            var = (l->d0 * l->s0 + dr * own) / (l->d0 + dr);
-        } else if (noise[i] == ROW_LIKE && pool_var > 0) {
-            mean = r->lr_mean;
-            h = (double)r->lr_n;
-            d = l->df;
-            var = pool_var;
-        } else if (noise[i] == ROW_SPIKE_QUIET && pool_var > 0) {
-            mean = r->lr_mean1;
-            h = (double)(r->lr_n - 1);
-            d = l->df;
-            var = pool_var;
-        } else if (noise[i] == ROW_SPIKE_OWN) { /* a spike: from 4 ranks */
-            mean = r->lr_mean1;
-            h = (double)(r->lr_n - 1);
-            d = h - 1;
-            var = fmax(r->lr_ss1 / d, row_var(r));
-        } else if ((noise[i] == ROW_LIKE_BUT_ONE || noise[i] == ROW_SPIKE) && pool_var > 0) {
-            double own = r->lr_ss1 / (double)(r->lr_n - 2);
-            mean = r->lr_mean1;
-            h = (double)(r->lr_n - 1);
-            d = own > pool_var ? (double)(r->lr_n - 2) : l->df;
-            var = own > pool_var ? own : pool_var;
-        } else {
-            mean = r->lr_mean;
-            h = (double)r->lr_n;
-            d = h - 1;
-            var = r->lr_ss / d;
-        }
-        if (!r->lr_spread)
-            var = 0;
-        r->lr_est = mean;
-        r->lr_used = (size_t)h;
-        double limit = row_limit(&c->opt, r->group) / 100;
-        r->p_up = t_up(mean, log1p(limit), var, h, d);
-        r->p_down = t_up(-mean, -log(faster_scale(limit)), var, h, d);
-        r->p_value = fmin(1.0, 2.0 * fmin(r->p_up, r->p_down));
-    }
-    free(noise);
-    return 0;
-}
-
-/* The note of an untested verdict: "+850.0 %, one run each: beyond the
- * large-change threshold (25 %), not tested". */
-static char *untested_note(const tl_cmp_row *r, double limit)
-{
-    char buf[160], runs[48];
-    /* a rank's total per run or step is tested over its calls, the
-     * all-ranks one over its ranks */
-    int run = r->kind == TL_CMP_PER_RUN || r->kind == TL_CMP_PER_STEP;
-    int one_rank = r->rank < 0 && run && r->base.nsamples <= 1 && r->cand.nsamples <= 1;
-    if (one_rank && (r->base.nsessions > 1 || r->cand.nsessions > 1))
-        snprintf(runs, sizeof runs, "%zu and %zu runs of one rank", r->base.nsessions, r->cand.nsessions);
-    else if (r->base.nsamples <= 1 && r->cand.nsamples <= 1)
-        snprintf(runs, sizeof runs, "one run each");
-    else
-        snprintf(runs, sizeof runs, "%zu and %zu %s", r->base.nsamples, r->cand.nsamples,
-                 !run ? "samples" : r->rank >= 0 ? "calls" : "ranks");
-    snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct,
-             runs, limit);
-    return strdup(buf);
-}
-
-/* Verdicts that need no test: untested rows beyond the large-change
- * threshold, and changed call counts. */
-static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
-{
-    if (r->kind == TL_CMP_CALLS_PER_STEP) {
-        if (!(isfinite(r->delta_pct) && fabs(r->delta_pct) > o->threshold_pct))
-            return 0;
-        char buf[160];
-        r->verdict = TL_VERDICT_CHANGED;
-        /* Per rank and run: the all-ranks counts add up every rank's
-         * sessions (a rank with two sessions read "12 times per run instead
-         * of 12" for 6 per run). */
-        double nb = r->base.nsessions ? (double)r->base.nsessions : 1;
-        double nc = r->cand.nsessions ? (double)r->cand.nsessions : 1;
-        double per_c = (double)r->cand.count / nc, per_b = (double)r->base.count / nb;
-        snprintf(buf, sizeof buf, "called %.4g time%s per run instead of %.4g (%.3g per step instead of %.3g)", per_c,
-                 per_c == 1 ? "" : "s", per_b, r->value_cand, r->value_base);
-        r->note = strdup(buf);
-        return r->note ? 0 : -1;
-    }
-    if (r->verdict != TL_VERDICT_TOO_FEW || !isfinite(r->delta_pct) || fabs(r->delta_pct) <= o->max_untested_pct)
-        return 0;
-    /* A total that moved but whose calls' typical size (count x median) did
-     * not move the same way beyond the threshold is one outlier call (a GC
-     * pause in one of four calls: +50 %) or a change of the calls' shape
-     * (HTA trace_diff's wait_sparse_data_dist: two of six calls of 40-53 ms
-     * in one run, none in the other: the total -62 %, count x median
-     * +223 %): not a verdict from the effect size alone. */
-    if (isfinite(r->robust_base) && isfinite(r->robust_cand) && r->robust_base > 0) {
-        double typical = 100.0 * (r->robust_cand - r->robust_base) / r->robust_base;
-        if (!(fabs(typical) > o->max_untested_pct && (typical > 0) == (r->delta_pct > 0))) {
-            char buf[200];
-            snprintf(buf, sizeof buf, "%+.1f %% in total but %+.1f %% in calls x median: one outlier call or a "
-                     "change of the calls' spread, not judged untested", r->delta_pct, typical);
-            free(r->note);
-            r->note = strdup(buf);
-            return r->note ? 0 : -1;
-        }
-    }
-    r->verdict = r->delta_pct > 0 ? TL_VERDICT_LARGE_INCREASE : TL_VERDICT_LARGE_DECREASE;
-    r->note = untested_note(r, o->max_untested_pct);
-    return r->note ? 0 : -1;
-}
-
-/* The note of a rank-level verdict whose total says otherwise: "+24.6 % on
- * the ranks (3 of 4, the one far from the others left out); the total moved
- * -2.8 %". */
-static char *ranks_note(const tl_cmp_row *r, double change)
-{
-    char buf[240], used[96];
-    if (r->lr_used < r->lr_n)
-        snprintf(used, sizeof used, "%zu of %zu, the one far from the others left out", r->lr_used, r->lr_n);
-    else
-        snprintf(used, sizeof used, "the mean of %zu", r->lr_n);
-    snprintf(buf, sizeof buf, "%+.1f %% on the ranks (%s); the total moved %+.1f %%", change, used, r->delta_pct);
-    return strdup(buf);
-}
-
-/* "0.99 %": a share of the run's time in two decimals rounded down (never
- * "1 %" for 0.996 % under a floor of 1 %), "under 0.01 %" below. */
-const char *tl_cmp_share_text(char *buf, size_t n, double pct)
-{
-    if (pct < 0.01)
-        snprintf(buf, n, "under 0.01 %%");
-    else
-        snprintf(buf, n, "%.2f %%", floor(100 * pct + 1e-9) / 100);
-    return buf;
-}
-
-/* What the run shares of one group are measured against (run_shares): on
- * each side the name that takes the most time per rank; on the baseline the
- * names' per-run values summed and the most ranks a name of the group runs
- * on. */
-typedef struct group_time {
-    double largest[2], sum;
-    size_t ranks;
-} group_time;
-
-/* A rank's run time for the rows of a group: the smaller of the two runs'
- * profiled wall time per rank (span_ns) among those at least as long as
- * their own side's longest name of the group (a report's timestamps may
- * cover less than its stages: FramePack's span is its memory snapshots',
- * 0.25 ms, against 40 s of stages); with neither, the baseline group's
- * time per rank, never below its longest name. */
-static double rank_time(const tl_compare *c, const group_time *g)
-{
-    double best = NAN;
-    for (int k = 0; k < 2; k++)
-        if (isfinite(c->span_ns[k]) && c->span_ns[k] >= g->largest[k] &&
-            !(best <= c->span_ns[k]))
-            best = c->span_ns[k];
-    if (isfinite(best))
-        return best;
-    double per_rank = g->ranks ? g->sum / (double)g->ranks : NAN;
-    return per_rank > g->largest[0] ? per_rank : g->largest[0];
-}
-
-/* Each all-ranks per-run row of a name's share of the run: 100 (candidate -
- * baseline, summed over the ranks) / (a rank's run time, rank_time, x the
- * ranks that run the name on the baseline), so that a stage of one rank of
- * 64 is measured against that rank's time. An untested increase below
- * untested_floor_pct of the run does not fail the gate: one trace a side,
- * every name called fewer than 4 times a run is untested, and a 5 us kernel
- * that took 7 us (+37 %, 0.0004 % of a 500 ms run) is run-to-run noise, not
- * a regression; the note says so. Tested regressions are not floored: a
- * +25 % change of a stage of 2 % of the run is a real change the tests were
- * built to find. */
-static int run_shares(tl_compare *c, int floor_notes)
-{
-    group_time gt[TL_GROUP_COUNT];
-    memset(gt, 0, sizeof gt);
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT)
-            continue;
-        const tl_cmp_side *sd[2] = { &r->base, &r->cand };
-        const double v[2] = { r->value_base, r->value_cand };
-        for (int k = 0; k < 2; k++) {
-            if (!sd[k]->present || !isfinite(v[k]) || sd[k]->nsamples == 0)
-                continue;
-            group_time *g = &gt[r->group];
-            double per_rank = v[k] / (double)sd[k]->nsamples;
-            g->largest[k] = per_rank > g->largest[k] ? per_rank : g->largest[k];
-            if (k == 0) {
-                g->sum += v[k];
-                g->ranks = sd[k]->nsamples > g->ranks ? sd[k]->nsamples : g->ranks;
-            }
-        }
-    }
-    for (size_t i = 0; i < c->nrows; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        r->run_share_pct = NAN;
-        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || r->group >= TL_GROUP_COUNT || !r->base.present ||
-            !r->cand.present || r->base.nsamples == 0)
-            continue;
-        double run = rank_time(c, &gt[r->group]) * (double)r->base.nsamples;
-        if (run > 0 && isfinite(r->value_base) && isfinite(r->value_cand))
-            r->run_share_pct = 100 * (r->value_cand - r->value_base) / run;
-        if (!floor_notes || !r->primary || r->verdict != TL_VERDICT_LARGE_INCREASE ||
-            !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
-            continue;
-        r->floored = 1;
-        char buf[320], share[32];
-        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note,
-                 tl_cmp_share_text(share, sizeof share, r->run_share_pct), c->opt.untested_floor_pct);
-        char *note = strdup(buf);
-        if (note == NULL)
-            return -1;
-        free(r->note);
-        r->note = note;
-    }
-    return 0;
-}
-
-/* The baseline's median step time (all ranks); NaN without steps. */
-static double base_step_ns(const tl_compare *c)
-{
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (r->group == TL_CMP_GROUP_STEPS && r->rank < 0 && r->kind == TL_CMP_PER_CALL && r->base.present)
-            return r->base.median;
-    }
-    return NAN;
-}
-
-/* Materiality: which primary rows may fail the gate. The gate's question is
- * the step (the run, without steps): a stage, op or kernel fails it only when
- * its change is material to the step, not only to itself -- its change per
- * step (the candidate's time per rank and step minus the baseline's) at least
- * material_pct (the threshold) of the baseline's median step time; without
- * steps its run share (run_shares). An optimizer kernel +13 % that adds 0.2
- * ms to a 54 ms step is a true change and an explanation, not a failed job.
- * Step and memory rows are always material; a name whose share cannot be
- * measured (one side has no value) stays material. Decided from the values
- * alone, before any test: immaterial rows leave the gate's families, so that
- * Holm's correction is over the rows that could fail it. */
-static void materiality(tl_compare *c)
-{
-    double step = base_step_ns(c);
-    double limit = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
-    for (size_t i = 0; i < c->nrows; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        r->step_share_pct = NAN;
-        r->material = r->primary;
-        if (!r->primary || r->group >= TL_GROUP_COUNT)
-            continue;
-        if (step > 0 && r->base.present && r->cand.present && r->base.steps > 0 && r->cand.steps > 0)
-            r->step_share_pct =
-                100 * (r->cand.total / (double)r->cand.steps - r->base.total / (double)r->base.steps) / step;
-        double share = isfinite(r->step_share_pct) ? r->step_share_pct : r->run_share_pct;
-        r->material = !(fabs(share) < limit);
-    }
-}
-
-/* The families of the correction: the rows that may fail the gate, in two
- * levels -- the all-ranks step time, the one question, then the other
- * material primary rows (rank step times, stages, peak memory) -- and the
- * explanatory rows (immaterial primary rows among them). */
-enum { FAM_EXPLAIN = 0, FAM_GATE, FAM_STEP, FAM_COUNT };
-
-static int family(const tl_cmp_row *r)
-{
-    if (!r->primary || !r->material)
-        return FAM_EXPLAIN;
-    return r->group == TL_CMP_GROUP_STEPS && r->rank < 0 && r->kind == TL_CMP_PER_CALL ? FAM_STEP : FAM_GATE;
-}
-
-/* A rank's row with 5 samples a side or more is tested whatever the size of
- * its (Benjamini–Hochberg) family: the floor below is Bonferroni's bound,
- * which BH does not have (a rank whose DataLoader took 5.3x in all 8 steps
- * read "untested"). */
-static int keeps_test(const tl_cmp_row *r)
-{
-    return family(r) == FAM_EXPLAIN && r->rank >= 0 && r->base.nsamples >= 5 && r->cand.nsamples >= 5;
-}
-
-/* A per-call verdict that is a change of call mix, not of speed: the calls
- * per run moved beyond the threshold against the per-call time (740 calls of
- * an op became 20, each 40x longer) and the total per run did not move
- * beyond the threshold the per-call way. The per-run row of the same name and
- * rank follows the per-call rows of its block (compare_block). */
-static int call_mix(tl_compare *c, size_t i)
-{
-    tl_cmp_row *r = &c->rows[i];
-    if (r->kind != TL_CMP_PER_CALL || r->group >= TL_GROUP_COUNT ||
-        (r->verdict != TL_VERDICT_REGRESSION && r->verdict != TL_VERDICT_IMPROVEMENT))
-        return 0;
-    const tl_cmp_row *run = NULL;
-    for (size_t k = i + 1; k < c->nrows && c->rows[k].group == r->group && !strcmp(c->rows[k].name, r->name); k++)
-        if (c->rows[k].kind == TL_CMP_PER_RUN && c->rows[k].rank == r->rank) {
-            run = &c->rows[k];
-            break;
-        }
-    if (run == NULL || !run->base.nsessions || !run->cand.nsessions || !run->base.count || !isfinite(run->delta_pct))
-        return 0;
-    double t = c->opt.threshold_pct / 100;
-    double calls_b = (double)run->base.count / (double)run->base.nsessions;
-    double calls_c = (double)run->cand.count / (double)run->cand.nsessions;
-    double ratio = calls_c / calls_b;
-    int up = r->verdict == TL_VERDICT_REGRESSION;
-    if (up ? !(ratio < 1 / (1 + t) && run->delta_pct <= 100 * t) : !(ratio > 1 + t && run->delta_pct >= -100 * t))
-        return 0;
-    char buf[240];
-    snprintf(buf, sizeof buf, "call mix: %.4g calls per run instead of %.4g, each %+.1f %%; the total per run %+.1f %%",
-             calls_c, calls_b, r->delta_pct, run->delta_pct);
-    char *note = strdup(buf);
-    if (note == NULL)
-        return -1;
-    free(r->note);
-    r->note = note;
-    r->verdict = TL_VERDICT_CHANGED;
-    r->call_mix = 1;
-    return 0;
-}
-
-/* Correct the p-values for the number of tests, each family apart, then
- * give every row its verdict, decide which fail the gate and count them.
- * The gate's question has a direction: the primary rows' "slower by more
- * than the threshold" p-values are adjusted with Holm's method, so alpha
- * bounds the chance of any false regression in the gate; their "faster"
- * p-values likewise, apart (improvements never fail the gate). Explanatory
- * rows take the two-sided p (twice the smaller one-sided one), adjusted
- * with Benjamini–Hochberg. */
-static int decide(tl_compare *c)
-{
-    size_t n = c->nrows;
-    double *p = malloc((5 * n + 1) * sizeof *p), *adj = malloc((5 * n + 1) * sizeof *adj);
-    int rc = -1;
-    if (p == NULL || adj == NULL)
-        goto out;
-    if (run_shares(c, 0) != 0)
-        goto out;
-    materiality(c);
-    /* A test that could not give a p small enough to be significant in its
-     * family, however large the change (4 against 4 samples: at best 1/70
-     * one-sided, never below alpha over a family of ten), had too few
-     * samples: the row is judged like an untested one. The families shrink
-     * as rows leave, so this runs until nothing changes. */
-    for (int changed = 1; changed;) {
-        size_t m[FAM_COUNT] = { 0, 0, 0 };
-        changed = 0;
-        for (size_t i = 0; i < n; i++)
-            m[family(&c->rows[i])] += c->rows[i].test != TL_TEST_NONE;
-        for (size_t i = 0; i < n; i++) {
-            tl_cmp_row *r = &c->rows[i];
-            int f = family(r);
-            double sides = f == FAM_EXPLAIN ? 2 : 1;
-            if (r->test == TL_TEST_NONE || keeps_test(r) || !(sides * r->p_floor * (double)m[f] >= c->opt.alpha))
-                continue;
-            r->test = TL_TEST_NONE;
-            r->verdict = TL_VERDICT_TOO_FEW;
-            r->p_value = r->u = r->p_up = r->p_down = NAN;
-            changed = 1;
-        }
-    }
-    if (rank_level_pooled(c) != 0)
-        goto out;
-    /* p[0, n): the step row, slower; p[n, 2n): faster; p[2n, 3n) and
-     * p[3n, 4n): the other rows that may fail the gate, likewise;
-     * p[4n, 5n): the explanatory rows, two-sided. */
-    size_t m_step = 0, m_gate = 0;
-    for (size_t i = 0; i < n; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        int t = r->test != TL_TEST_NONE, f = family(r);
-        m_step += t && f == FAM_STEP;
-        m_gate += t && f == FAM_GATE;
-        p[i] = f == FAM_STEP && t ? r->p_up : NAN;
-        p[n + i] = f == FAM_STEP && t ? r->p_down : NAN;
-        p[2 * n + i] = f == FAM_GATE && t ? r->p_up : NAN;
-        p[3 * n + i] = f == FAM_GATE && t ? r->p_down : NAN;
-        p[4 * n + i] = f == FAM_EXPLAIN && t ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : NAN;
-    }
-    /* The gate's two levels share alpha by the fallback procedure (Wiens
-     * 2003): the step row at alpha / 2 when other rows may fail the gate
-     * (else at alpha), the others (Holm) at alpha / 2, or at the whole alpha
-     * once the step row is rejected in that direction. The family-wise error
-     * stays alpha, and the step time is never drowned by a correction over
-     * dozens of rows (one rank's data loading 5.3x slower: the step's p
-     * 0.011 became 0.54 under Holm over 50 rows). The adjusted p-values are
-     * scaled to be compared with alpha: p x alpha / level. */
-    double level_step = c->opt.alpha, level_gate[2] = { c->opt.alpha, c->opt.alpha };
-    if (c->opt.correction == TL_CMP_HOLM) {
-        if (tl_signif_holm(p, n, adj) != 0 || tl_signif_holm(p + n, n, adj + n) != 0 ||
-            tl_signif_holm(p + 2 * n, n, adj + 2 * n) != 0 || tl_signif_holm(p + 3 * n, n, adj + 3 * n) != 0 ||
-            tl_signif_bh(p + 4 * n, n, adj + 4 * n) != 0)
-            goto out;
-        if (m_step > 0 && m_gate > 0) {
-            level_step = c->opt.alpha / 2;
-            for (int d = 0; d < 2; d++) {
-                int rejected = 0;
-                for (size_t i = 0; i < n; i++)
-                    rejected |= adj[d * n + i] < level_step;
-                level_gate[d] = rejected ? c->opt.alpha : c->opt.alpha / 2;
-            }
-        }
-        for (size_t i = 0; i < n; i++)
-            for (int d = 0; d < 2; d++) {
-                adj[d * n + i] = fmin(1.0, adj[d * n + i] * c->opt.alpha / level_step);
-                adj[(2 + d) * n + i] = fmin(1.0, adj[(2 + d) * n + i] * c->opt.alpha / level_gate[d]);
-            }
-    } else {
-        memcpy(adj, p, 5 * n * sizeof *adj);
-    }
-    for (size_t i = 0; i < n; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        if (r->test == TL_TEST_NONE) {
-            if (untested_verdict(r, &c->opt) != 0)
-                goto out;
-            continue;
-        }
-        int f = family(r);
-        size_t at = f == FAM_STEP ? 0 : f == FAM_GATE ? 2 * n : 4 * n;
-        double up = adj[at + i], down = f == FAM_EXPLAIN ? adj[at + i] : adj[at + n + i];
-        double limit = row_limit(&c->opt, r->group);
-        /* The change the verdict weighs: the row's delta; for the rank-level
-         * test the change it measured on the ranks (exp of its mean log
-         * ratio, minus 1), which a one-off spike in one rank's total cannot
-         * turn around (baseline 20, 20, 20 and a 50 ms spike, candidate 25
-         * ms on every rank: -9 % in total, +25 % on the ranks). A primary
-         * row reports the side of its change; an explanatory row its
-         * two-sided p. */
-        double change = r->test == TL_TEST_RANK_T && isfinite(r->lr_est) ? 100 * expm1(r->lr_est) : r->delta_pct;
-        int slower = !(change < 0);
-        r->p_value = f == FAM_EXPLAIN ? fmin(1.0, 2.0 * fmin(r->p_up, r->p_down)) : slower ? r->p_up : r->p_down;
-        r->p_adjusted = slower ? up : down;
-        r->significant = r->p_adjusted < c->opt.alpha;
-        /* The rank-level test also wants the change on most ranks: more than
-         * half of them beyond the threshold the same way. */
-        int most_up = r->test != TL_TEST_RANK_T || 2 * r->lr_up > r->lr_n;
-        int most_down = r->test != TL_TEST_RANK_T || 2 * r->lr_down > r->lr_n;
-        if (up < c->opt.alpha && change > limit && most_up)
-            r->verdict = TL_VERDICT_REGRESSION;
-        else if (down < c->opt.alpha && change < -limit && most_down)
-            r->verdict = TL_VERDICT_IMPROVEMENT;
-        /* Unchanged is not "the same": a row that moved beyond the
-         * threshold without a verdict is shown as inconclusive (not
-         * significant), so "+95 %, unchanged" is never read. */
-        r->inconclusive = r->verdict == TL_VERDICT_UNCHANGED && (fabs(change) > limit || fabs(r->delta_pct) > limit);
-        if ((r->verdict == TL_VERDICT_REGRESSION && !(r->delta_pct > limit)) ||
-            (r->verdict == TL_VERDICT_IMPROVEMENT && !(r->delta_pct < -limit))) {
-            free(r->note);
-            if ((r->note = ranks_note(r, change)) == NULL)
-                goto out;
-        }
-    }
-    if (run_shares(c, 1) != 0)
-        goto out;
-    for (size_t i = 0; i < n; i++) {
-        tl_cmp_row *r = &c->rows[i];
-        /* Untested verdicts gate on all-ranks rows (primary ones are) that
-         * could not be tested (with enough ranks the rank-level test
-         * decides), and for a stage only when its increase is a share of the
-         * run worth a failed job (run_shares). */
-        if (call_mix(c, i) != 0)
-            goto out;
-        int large = r->verdict == TL_VERDICT_LARGE_INCREASE && r->rank < 0 && !r->floored;
-        r->gate = r->primary && r->material && (r->verdict == TL_VERDICT_REGRESSION || large);
-        c->gate_failures += r->gate;
-        c->counts[r->verdict]++;
-        c->inconclusive += r->inconclusive;
-    }
-    rc = 0;
-out:
-    free(p);
-    free(adj);
-    return rc;
-}
-
-void tl_compare_verdict(const tl_compare *c, tl_cmp_verdict *v)
-{
-    memset(v, 0, sizeof *v);
-    v->failures = c->gate_failures;
-    v->fails = c->gate_failures > 0;
-    for (size_t i = 0; i < c->nrows; i++) {
-        const tl_cmp_row *r = &c->rows[i];
-        if (r->group == TL_CMP_GROUP_STEPS && r->rank < 0 && r->kind == TL_CMP_PER_CALL && r->base.present &&
-            r->cand.present)
-            v->step = r;
-        v->explained += r->verdict == TL_VERDICT_REGRESSION && !r->gate;
-        if (r->gate && (v->lead == NULL || fabs(r->impact_ns) > fabs(v->lead->impact_ns)))
-            v->lead = r;
-    }
-    if (v->step && v->step->gate)
-        v->lead = v->step;
-}
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
@@ -2402,7 +1434,7 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
         goto out;
     c->span_ns[0] = side_span(c, base, c->opt.session[0]);
     c->span_ns[1] = side_span(c, cand, c->opt.session[1]);
-    if (walk(c, &sb, &sc) != 0 || decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0 ||
+    if (walk(c, &sb, &sc) != 0 || tl_cmp_decide(c) != 0 || geomean(c) != 0 || gpu_rows(c) != 0 || metric_rows(c) != 0 ||
         counter_rows(c) != 0)
         goto out;
     if (c->ncounters > 1)

@@ -10,7 +10,7 @@
  * tests compare ranks, or trimmed means against every split of the same
  * values, and the interval of the median comes from order statistics, not
  * from a standard error. (Student's t serves the rank-level test, over the
- * ranks' log ratios: compare.c.)
+ * ranks' log ratios: compare.c, compare_levels.c.)
  *
  * All functions are pure (no global state) and thread-safe. Values are
  * doubles in any unit; the compare stage passes nanoseconds.

@@ -23,7 +23,7 @@ const char *tl_cmp_rank_label(char *buf, size_t len, int rank)
 }
 
 /* "+12.3%", with " ~" when the change is not significant. (A row with too few
- * samples is never tested, so it is never significant: compare.c's decide.) */
+ * samples is never tested, so it is never significant: compare_verdicts.c's tl_cmp_decide.) */
 const char *tl_cmp_delta_text(char *buf, size_t len, const tl_cmp_row *r)
 {
     if (!isfinite(r->delta_pct))
