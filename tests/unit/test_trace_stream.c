@@ -1190,6 +1190,53 @@ static void test_args_arrays(void **state)
 	assert_false(tl_args_next(&it, &key, &v));
 }
 
+/* tl_args_next_picked(): the members of the keys picked, with the values tl_args_next() gives,
+ * both from the members the index walker kept (an X event's args) and without them (the
+ * byte parser's event, a raw args text), and nothing after the last one. */
+static int pick_two(tl_view k)
+{
+	return tl_view_eq(k, "grid") ? 1 : tl_view_eq(k, "registers per thread") ? 2 : 0;
+}
+
+static void test_args_picked(void **state)
+{
+	static const char text[] =
+		"[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":2,\"pid\":0,\"tid\":7,"
+		"\"args\":{\"External id\": 5, \"grid\": [8, 1, 1], \"stream\": 7, \"registers per thread\": 32,"
+		" \"grid\": [9, 1, 1], \"x\": \"grid\"}}]";
+	tt_mem_src m = { text, sizeof text - 1, 0, 0, 0 };
+	tl_trace_stream s;
+	tl_trace_event e;
+	tl_args_iter it;
+	tl_view key;
+	tl_json_value v;
+	int which;
+	(void)state;
+
+	assert_int_equal(tl_trace_stream_open(&s, tt_mem_read, &m, "test", NULL), 0);
+	assert_int_equal(tl_trace_stream_next(&s, &e), 1);
+	assert_non_null(e.args_index); /* an X event's members are kept */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			tl_args_iter_init_event(&it, &e); /* from the index */
+		else
+			tl_args_iter_init(&it, e.args); /* parsed again */
+		assert_true(tl_args_next_picked(&it, pick_two, &which, &key, &v));
+		assert_int_equal(which, 1);
+		assert_true(tl_view_eq(key, "grid") && tl_view_eq(v.text, "[8, 1, 1]") && v.kind == TL_JSON_ARRAY);
+		assert_true(tl_args_next_picked(&it, pick_two, &which, &key, &v));
+		assert_int_equal(which, 2);
+		assert_true(v.is_number && v.number == 32);
+		assert_true(tl_args_next_picked(&it, pick_two, &which, &key, &v));
+		assert_int_equal(which, 1);
+		assert_true(tl_view_eq(v.text, "[9, 1, 1]")); /* a key given twice: both, in order */
+		assert_false(tl_args_next_picked(&it, pick_two, &which, &key, &v));
+		assert_false(tl_args_next(&it, &key, &v)); /* and the iterator stays at the end */
+	}
+	assert_int_equal(tl_trace_stream_next(&s, &e), 0);
+	tl_trace_stream_release(&s);
+}
+
 /* tl_view_contains(): memmem()'s answer, at the edges of the view too. */
 static void test_view_contains(void **state)
 {
@@ -1758,6 +1805,7 @@ int main(void)
 		cmocka_unit_test(test_kineto_args),
 		cmocka_unit_test(test_args_iter),
 		cmocka_unit_test(test_args_arrays),
+		cmocka_unit_test(test_args_picked),
 		cmocka_unit_test(test_view_contains),
 		cmocka_unit_test(test_gzip_bytes_named_json),
 		cmocka_unit_test(test_gzip_multimember),

@@ -158,7 +158,7 @@ static int dims3(tl_view v, int32_t out[3])
     return n == 3;
 }
 
-/* The keys tl_kops_kernel_args() reads. */
+/* The keys tl_kops_kernel_args() reads (tl_args_next_picked: 0 for the others). */
 enum { KA_OTHER, KA_GRID, KA_BLOCK, KA_REGS, KA_SMEM, KA_OCC };
 
 static int kernel_arg_key(tl_view k)
@@ -194,11 +194,9 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
     tl_json_value v;
     int32_t g[3], b[3];
     int has_g = 0, has_b = 0;
+    int key;
     tl_args_iter_init_event(&it, ev);
-    while (tl_args_next(&it, &k, &v)) {
-        int key = kernel_arg_key(k);
-        if (key == KA_OTHER)
-            continue;
+    while (tl_args_next_picked(&it, kernel_arg_key, &key, &k, &v)) {
         if (!decided) {
             decided = 1;
             if (key != KA_GRID && !has_grid(ev))

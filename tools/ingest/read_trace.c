@@ -611,6 +611,20 @@ static void add_coll(reader *r, const tl_trace_event *ev, uint32_t name, int sid
     tl_profile_add_coll(r->p, &c);
 }
 
+/* The keys shape_args() reads (tl_args_next_picked: 0 for the others). */
+enum { SK_OTHER, SK_EXT, SK_DIMS, SK_TYPES, SK_FLOPS };
+
+static int shape_key(tl_view k)
+{
+    if (tl_view_eq(k, "External id"))
+        return SK_EXT;
+    if (tl_view_eq(k, "Input Dims"))
+        return SK_DIMS;
+    if (tl_view_eq(k, "Input type"))
+        return SK_TYPES;
+    return tl_view_eq(k, "flops") ? SK_FLOPS : SK_OTHER;
+}
+
 /* An operator's shapes (record_shapes: "Input Dims", "Input type") and the
  * profiler's "flops" (with_flops), added to the profile's shape table
  * (shape_table.h). Operators without "Input Dims" are not in it. */
@@ -625,15 +639,16 @@ static void shape_args(reader *r, const tl_trace_event *ev, const char *name, si
     /* most operators of most traces have no shapes: one scan says so */
     if (!tl_view_contains(ev->args, "\"Input Dims\"", 12))
         return;
+    int key;
     tl_args_iter_init_event(&it, ev);
-    while (tl_args_next(&it, &k, &v)) {
-        if (tl_view_eq(k, "External id") && v.is_number && v.number >= 0 && v.number < 9e15)
+    while (tl_args_next_picked(&it, shape_key, &key, &k, &v)) {
+        if (key == SK_EXT && v.is_number && v.number >= 0 && v.number < 9e15)
             ext = (int64_t)v.number;
-        else if (tl_view_eq(k, "Input Dims") && v.kind == TL_JSON_ARRAY)
+        else if (key == SK_DIMS && v.kind == TL_JSON_ARRAY)
             dims = v.text;
-        else if (tl_view_eq(k, "Input type") && v.kind == TL_JSON_ARRAY)
+        else if (key == SK_TYPES && v.kind == TL_JSON_ARRAY)
             types = v.text;
-        else if (tl_view_eq(k, "flops") && v.is_number)
+        else if (key == SK_FLOPS && v.is_number)
             flops = v.number;
     }
     if (dims.ptr == NULL)

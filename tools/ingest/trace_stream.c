@@ -2903,21 +2903,35 @@ static inline int is_ws(char ch)
 
 /* tl_args_next() from the members the index walker kept: the object was checked whole, so
  * each value runs from its first byte to the last one before the ',' or '}' after it. */
+tl_view tl_args_member_key(const tl_args_index *x, uint32_t i)
+{
+	const char *t = x->text, *k;
+
+	for (k = t + x->colon[i] - 1; *k != '"'; k--)
+		;
+	return (tl_view){ t + x->key[i] + 1, (size_t)(k - (t + x->key[i] + 1)) };
+}
+
 static int args_next_indexed(tl_args_iter *it, tl_view *key, tl_json_value *val)
 {
 	const tl_args_index *x = it->ix;
 	uint32_t i = it->i;
-	const char *t = x->text, *k, *v, *e;
 
 	if (i >= x->n) {
 		it->ix = NULL;
 		it->p = it->end = NULL;
 		return 0;
 	}
-	for (k = t + x->colon[i] - 1; *k != '"'; k--)
-		;
-	key->ptr = t + x->key[i] + 1;
-	key->len = (size_t)(k - key->ptr);
+	it->i = i + 1;
+	tl_args_member(x, i, key, val);
+	return 1;
+}
+
+void tl_args_member(const tl_args_index *x, uint32_t i, tl_view *key, tl_json_value *val)
+{
+	const char *t = x->text, *v, *e;
+
+	*key = tl_args_member_key(x, i);
 	if (i + 1 < x->n) { /* back from the next key over whitespace, ',' and whitespace */
 		for (e = t + x->key[i + 1] - 1; is_ws(*e); e--)
 			;
@@ -2943,17 +2957,39 @@ static int args_next_indexed(tl_args_iter *it, tl_view *key, tl_json_value *val)
 	}
 	if (*v != '"')
 		val->text = (tl_view){ v, (size_t)(e - v) };
-	it->i = i + 1;
 	if (e - v <= 15 && is_digit(*v) && v + digit_run(v) == e) {
 		/* a plain integer, as text_to_double() reads it (the buffer goes on past it) */
 		val->number = (double)run_value(v, (unsigned)(e - v));
 		val->is_number = 1;
-		return 1;
+		return;
 	}
 	val->number = 0;
 	val->is_number = (val->kind == TL_JSON_NUMBER || val->kind == TL_JSON_STRING) &&
 	                 text_to_double(val->text, &val->number);
-	return 1;
+}
+
+int tl_args_next_picked(tl_args_iter *it, int (*pick)(tl_view key), int *picked, tl_view *key,
+                        tl_json_value *val)
+{
+	if (it->ix) {
+		const tl_args_index *x = it->ix;
+		for (uint32_t i = it->i; i < x->n; i++) {
+			int k = pick(tl_args_member_key(x, i));
+			if (k != 0) {
+				it->i = i + 1;
+				tl_args_member(x, i, key, val);
+				*picked = k;
+				return 1;
+			}
+		}
+		it->ix = NULL;
+		it->p = it->end = NULL;
+		return 0;
+	}
+	while (tl_args_next(it, key, val))
+		if ((*picked = pick(*key)) != 0)
+			return 1;
+	return 0;
 }
 
 void tl_args_iter_init(tl_args_iter *it, tl_view args)

@@ -345,9 +345,22 @@ void tl_args_iter_init(tl_args_iter *it, tl_view args);
  * members, without parsing the object again). */
 void tl_args_iter_init_event(tl_args_iter *it, const tl_trace_event *ev);
 
+/* Member i (< x->n) of an args index (tl_trace_event.args_index): its key alone, for readers
+ * that look at a few keys of many (no value decoded), and the member as tl_args_next() gives it. */
+tl_view tl_args_member_key(const tl_args_index *x, uint32_t i);
+void tl_args_member(const tl_args_index *x, uint32_t i, tl_view *key, tl_json_value *val);
+
 /* Step to the next member: sets *key (escaped content) and *val, returns 1; returns 0 after
  * the last member or at the first thing that is not a member. The views borrow `args`. Counter
  * events ("ph":"C") keep their series this way: each key with a number. */
 int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val);
+
+/* tl_args_next() for a reader that wants a few keys: the next member whose key `pick` maps to
+ * a non-zero number (stored in *picked). Members of other keys are passed over without decoding
+ * their values when the index walker kept the members (tl_args_iter_init_event), so the cost is
+ * a key compare per member rather than a value's decoding. The members found are those
+ * tl_args_next() would give, in the same order. */
+int tl_args_next_picked(tl_args_iter *it, int (*pick)(tl_view key), int *picked, tl_view *key,
+                        tl_json_value *val);
 
 #endif
