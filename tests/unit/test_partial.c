@@ -287,12 +287,12 @@ static void full_session(tl_session *s, const char *path, int rank)
     t->lanes[0].b = 7;
     t->lanes[0].label = tt_xstrdup("GPU 0 stream 7");
     for (int i = 0; i < TL_TIMELINE_BINS; i += 3)
-        t->lanes[0].busy[TL_KT_COMM][i] = 0.25f;
+        tl_lane_busy_row(&t->lanes[0], TL_KT_COMM)[i] = 0.25f;
     t->lanes[1].kind = TL_LANE_CPU;
     t->lanes[1].a = 1234;
     t->lanes[1].b = 1235;
     t->lanes[1].label = tt_xstrdup("thread 1235 main");
-    t->lanes[1].busy[TL_KT_COMPUTE][5] = 1.0f;
+    tl_lane_busy_row(&t->lanes[1], TL_KT_COMPUTE)[5] = 1.0f;
     assert_int_equal(tl_strtab_intern(&t->names, "forward", 7), 0);
     assert_int_equal(tl_strtab_intern(&t->names, "step", 4), 1);
     t->lanes[1].calls = calloc(2, sizeof *t->lanes[1].calls);

@@ -259,9 +259,9 @@ static void timeline(tl_session *s, int nlanes, int noisy)
         lane->label = tt_xstrdup(label);
         for (int i = 0; i < TL_TIMELINE_BINS; i++) {
             if (noisy)
-                lane->busy[(i + l + s->id.rank) % TL_KT_COUNT][i] = (float)((i * 7 + l * 5 + s->id.rank) % 11) / 10.0f;
+                tl_lane_busy_row(lane, (i + l + s->id.rank) % TL_KT_COUNT)[i] = (float)((i * 7 + l * 5 + s->id.rank) % 11) / 10.0f;
             else if ((i / 64) % 2 == 0)
-                lane->busy[(i / 128) % 2 ? TL_KT_COMM : TL_KT_COMPUTE][i] = 0.9f;
+                tl_lane_busy_row(lane, (i / 128) % 2 ? TL_KT_COMM : TL_KT_COMPUTE)[i] = 0.9f;
         }
     }
 }

@@ -457,7 +457,7 @@ static void test_timeline_lanes_with_gpu(void **state)
     assert_string_equal(other->label, "GPU 0, 6 other streams");
     double work = 0;
     for (int i = 0; i < TL_TIMELINE_BINS; i++)
-        work += other->busy[TL_KT_MEMORY][i];
+        work += tl_lane_busy(other, TL_KT_MEMORY, (size_t)i);
     /* 6 copies of 5 us over a span of 0..900 us in 1024 bins */
     assert_true(fabs(work * (US(900) / (double)TL_TIMELINE_BINS) - US(30)) < US(1));
     tl_session_release(&s);

@@ -650,12 +650,16 @@ out:
 
 /* ---- timeline ----------------------------------------------------------------- */
 
-/* Add [start, end) (file time) to a lane's bins of kind k over [t0, t1). */
-static void bin_add(tl_lane *lane, int k, int64_t t0, int64_t t1, int64_t start, int64_t end)
+/* Add [start, end) (file time) to a lane's bins of kind k over [t0, t1).
+ * 0, or -1 when the kind's bins could not be allocated. */
+static int bin_add(tl_lane *lane, int k, int64_t t0, int64_t t1, int64_t start, int64_t end)
 {
     double width = (double)(t1 - t0) / TL_TIMELINE_BINS;
     if (end <= start || width <= 0)
-        return;
+        return 0;
+    float *busy = tl_lane_busy_row(lane, k);
+    if (busy == NULL)
+        return -1;
     int first = (int)((double)(start - t0) / width), last = (int)((double)(end - t0) / width);
     if (first < 0)
         first = 0;
@@ -665,8 +669,9 @@ static void bin_add(tl_lane *lane, int k, int64_t t0, int64_t t1, int64_t start,
         double lo = (double)t0 + i * width, hi = lo + width;
         double s = (double)start > lo ? (double)start : lo, e = (double)end < hi ? (double)end : hi;
         if (e > s)
-            lane->busy[k][i] += (float)((e - s) / width);
+            busy[i] += (float)((e - s) / width);
     }
+    return 0;
 }
 
 static char *lane_label(int kind, int64_t a, int64_t b, const char *name)
@@ -923,7 +928,7 @@ static int timeline(tl_session *s, const tl_profile *p)
         goto out;
     /* room for a GPU lane at least when there are GPU events */
     size_t ncpu = cpu_threads(p, order, p->ngpu ? TL_TIMELINE_MAX_LANES - 2 : TL_TIMELINE_MAX_LANES);
-    /* a lane is 16 KB of bins: only as many as can be used (one per stream at most) */
+    /* only as many lanes as can be used (one per stream at most) */
     size_t ngpu = p->ngpu ? (p->nstreams < TL_TIMELINE_MAX_LANES - ncpu ? p->nstreams : TL_TIMELINE_MAX_LANES - ncpu) : 0;
     if (ncpu + ngpu == 0 || (tl->lanes = calloc(ncpu + ngpu, sizeof *tl->lanes)) == NULL) {
         rc = ncpu + ngpu == 0 ? 0 : -1;
@@ -938,11 +943,14 @@ static int timeline(tl_session *s, const tl_profile *p)
         lane->a = order[k].pid;
         lane->b = order[k].tid;
         lane->label = lane_label(TL_LANE_CPU, order[k].pid, order[k].tid, order[k].name);
+        tl->nlanes = k + 1;
+        float *busy = tl_lane_busy_row(lane, TL_KT_COMPUTE);
+        if (busy == NULL)
+            goto out;
         for (int i = 0; i < TL_TIMELINE_BINS; i++) {
             int64_t lo = t0 + (int64_t)(i * width), hi = t0 + (int64_t)((i + 1) * width);
-            lane->busy[TL_KT_COMPUTE][i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
+            busy[i] = (float)tl_binner_fraction(&order[k].bins, lo, hi > lo ? hi : lo + 1);
         }
-        tl->nlanes = k + 1;
         if (p->nesting == TL_NEST_DONE && lane_calls(lane, &tl->names, &order[k], p, base) != 0)
             goto out;
     }
@@ -955,13 +963,14 @@ static int timeline(tl_session *s, const tl_profile *p)
         tl->nlanes = ncpu + (size_t)g;
         for (size_t i = 0; i < p->ngpu; i++) {
             const tl_gpu_event *e = &p->gpu[i];
-            if (lane_of[e->stream] != SIZE_MAX)
-                bin_add(&tl->lanes[lane_of[e->stream]], e->type, t0, t1, e->ts_ns, e->ts_ns + e->dur_ns);
+            if (lane_of[e->stream] != SIZE_MAX &&
+                bin_add(&tl->lanes[lane_of[e->stream]], e->type, t0, t1, e->ts_ns, e->ts_ns + e->dur_ns) != 0)
+                goto out;
         }
     }
     for (size_t k = 0; k < tl->nlanes; k++)
         for (int t = 0; t < TL_KT_COUNT; t++)
-            for (int i = 0; i < TL_TIMELINE_BINS; i++)
+            for (int i = 0; tl->lanes[k].busy[t] && i < TL_TIMELINE_BINS; i++)
                 if (tl->lanes[k].busy[t][i] > 1.0f)
                     tl->lanes[k].busy[t][i] = 1.0f;
     rc = 0;

@@ -206,6 +206,11 @@ static void read_busy(reader *r, const json_t *busy, void *base)
             bad_key(r, "busy", "expected 0 or TL_TIMELINE_BINS values");
             return;
         }
+        float *row = NULL;
+        if (nb != 0 && (row = tl_lane_busy_row(l, (int)kt)) == NULL) {
+            bad(r, "out of memory");
+            return;
+        }
         for (size_t b = 0; b < nb; b++) {
             json_t *v = json_array_get(bins, b);
             double f = json_is_number(v) ? number(v) : -1.0;
@@ -214,7 +219,7 @@ static void read_busy(reader *r, const json_t *busy, void *base)
                 bad_key(r, "busy", "a fraction out of [0, 1]");
                 return;
             }
-            l->busy[kt][b] = (float)f;
+            row[b] = (float)f;
         }
     }
 }

@@ -74,11 +74,20 @@ static void release_extras(tl_session *s)
     free(s->growth);
 }
 
+float *tl_lane_busy_row(tl_lane *l, int k)
+{
+    if (l->busy[k] == NULL)
+        l->busy[k] = calloc(TL_TIMELINE_BINS, sizeof *l->busy[k]);
+    return l->busy[k];
+}
+
 void tl_timeline_release(tl_timeline *t)
 {
     for (size_t i = 0; i < t->nlanes; i++) {
         free(t->lanes[i].label);
         free(t->lanes[i].calls);
+        for (int k = 0; k < TL_KT_COUNT; k++)
+            free(t->lanes[i].busy[k]);
     }
     free(t->lanes);
     tl_strtab_release(&t->names);

@@ -226,11 +226,23 @@ typedef struct tl_lane {
     int kind;                  /* tl_lane_kind */
     int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
     char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
-    float busy[TL_KT_COUNT][TL_TIMELINE_BINS]; /* fraction 0..1 of each bin, by tl_kernel_type */
+    /* Per tl_kernel_type, TL_TIMELINE_BINS fractions 0..1 (of each bin's time), or NULL: that
+     * kind never ran on the lane (every bin 0). Allocated on first use (tl_lane_busy_row): a CPU
+     * lane has compute only, most GPU lanes one or two kinds, so a rank keeps 4 KB a kind it
+     * ran instead of 16 KB a lane; read through tl_lane_busy. */
+    float *busy[TL_KT_COUNT];
     tl_lane_call *calls;       /* CPU lanes: sorted by start; NULL when none */
     uint32_t ncalls;
     uint64_t calls_left;       /* nested calls of the thread not among calls (shorter, deeper) */
 } tl_lane;
+
+/* Bin i's fraction of kind k on lane l (0 where the kind never ran). */
+static inline float tl_lane_busy(const tl_lane *l, int k, size_t i)
+{
+    return l->busy[k] ? l->busy[k][i] : 0.0f;
+}
+/* Kind k's bins of lane l, allocated as zeros on first use; NULL when out of memory. */
+float *tl_lane_busy_row(tl_lane *l, int k);
 
 typedef struct tl_timeline {
     int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */

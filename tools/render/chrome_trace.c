@@ -119,7 +119,7 @@ static void gpu_ranges(tw *w, const tl_timeline *t, const tl_lane *l, int64_t pi
     for (int i = 0; i < TL_TIMELINE_BINS;) {
         double any = 0;
         for (int k = 0; k < TL_KT_COUNT; k++)
-            any += l->busy[k][i];
+            any += tl_lane_busy(l, k, (size_t)i);
         if (!(any > 0)) {
             i++;
             continue;
@@ -129,11 +129,11 @@ static void gpu_ranges(tw *w, const tl_timeline *t, const tl_lane *l, int64_t pi
         for (; e < TL_TIMELINE_BINS; e++) {
             double b = 0;
             for (int k = 0; k < TL_KT_COUNT; k++)
-                b += l->busy[k][e];
+                b += tl_lane_busy(l, k, (size_t)e);
             if (!(b > 0))
                 break;
             for (int k = 0; k < TL_KT_COUNT; k++)
-                by[k] += l->busy[k][e];
+                by[k] += tl_lane_busy(l, k, (size_t)e);
             sum += fmin(b, 1.0);
         }
         int best = 0;

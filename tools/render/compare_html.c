@@ -620,7 +620,7 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
         for (long col = c0; col < c1; col++) {
             double ov = (fmin(x1, col + 1.0) - fmax(x0, (double)col)) * col_ns;
             for (int k = 0; ov > 0 && k < TL_KT_COUNT; k++)
-                busy[col][k] += l->busy[k][b] * ov;
+                busy[col][k] += tl_lane_busy(l, k, (size_t)b) * ov;
         }
     }
     for (int col = 0; col < TL_COLS; col++) {

@@ -152,7 +152,7 @@ static void rebin(const grid *g, const tl_timeline *t, const tl_lane *l, float *
     for (int i = 0; i < TL_TIMELINE_BINS; i++) {
         float any = 0;
         for (int k = 0; k < TL_KT_COUNT; k++)
-            any += l->busy[k][i];
+            any += tl_lane_busy(l, k, (size_t)i);
         if (!(any > 0))
             continue;
         double x0 = (off + i * bw) / g->colw, x1 = (off + (i + 1) * bw) / g->colw;
@@ -160,7 +160,7 @@ static void rebin(const grid *g, const tl_timeline *t, const tl_lane *l, float *
         for (int c = c0; c < c1; c++) {
             double ov = fmin(x1, c + 1.0) - fmax(x0, (double)c);
             for (int k = 0; ov > 0 && k < TL_KT_COUNT; k++)
-                acc[k * g->ncols + c] += (float)(l->busy[k][i] * ov);
+                acc[k * g->ncols + c] += (float)(tl_lane_busy(l, k, (size_t)i) * ov);
         }
     }
 }

@@ -59,7 +59,7 @@ static void write_busy(tl_json *j, const tl_lane *l)
     tl_json_array_begin(j);
     for (int kt = 0; kt < TL_KT_COUNT; kt++) {
         int any = 0;
-        for (int i = 0; i < TL_TIMELINE_BINS && !any; i++)
+        for (int i = 0; l->busy[kt] && i < TL_TIMELINE_BINS && !any; i++)
             any = l->busy[kt][i] != 0.0f;
         tl_json_array_begin(j);
         for (int i = 0; any && i < TL_TIMELINE_BINS; i++)
