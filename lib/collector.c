@@ -182,6 +182,21 @@ static void sampler_setup(const tally_config *cfg)
     sc->flush_s = cfg->flush_s > 0 ? cfg->flush_s : 0;
     const char *root = getenv("TALLY_PROC_ROOT");
     copy_str(sc->proc_root, sizeof sc->proc_root, root && *root ? root : "/proc");
+    root = getenv("TALLY_SYS_ROOT");
+    copy_str(sc->sys_root, sizeof sc->sys_root, root && *root ? root : "/sys");
+    /* the devices of the working directory and the output directory, taken
+     * now: the program may change its directory before the sampler starts */
+    const char *paths = getenv("TALLY_DISK_PATHS");
+    char cwd[1024];
+    if (paths && *paths)
+        copy_str(sc->disk_paths, sizeof sc->disk_paths, paths);
+    else if (getcwd(cwd, sizeof cwd) != NULL) {
+        int rel = tl_g.output_dir[0] != '/';
+        if (snprintf(sc->disk_paths, sizeof sc->disk_paths, "%s:%s%s%s", cwd, rel ? cwd : "", rel ? "/" : "",
+                     tl_g.output_dir) >= (int)sizeof sc->disk_paths)
+            copy_str(sc->disk_paths, sizeof sc->disk_paths, cwd); /* a path too long to stat */
+    } else
+        copy_str(sc->disk_paths, sizeof sc->disk_paths, tl_g.output_dir);
     tl_sample_format(sc->what, tl_g.sample_text, sizeof tl_g.sample_text);
     copy_str(tl_g.gpus_text, sizeof tl_g.gpus_text, sc->gpus != UINT64_MAX ? cfg->gpus : "");
     copy_str(tl_g.preset, sizeof tl_g.preset, cfg->preset);

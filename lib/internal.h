@@ -410,6 +410,10 @@ typedef struct tl_sample_point {
     unsigned has;                  /* TL_SAMPLE_* read at this point */
     double cpu_pct, rss, sys_available, load1;
     double disk_read_bps, disk_write_bps; /* bytes/s since the previous host point */
+    /* the block devices' (diskstats) sectors read and written, bytes/s since
+     * the previous host point, when has_device */
+    double dev_read_bps, dev_write_bps;
+    int has_device;
     int ngpus;
     tl_gpu_reading gpus[TL_MAX_GPUS];
 } tl_sample_point;
@@ -434,7 +438,13 @@ typedef struct tl_sampler_config {
     long budget;                   /* points kept at most (then decimated) */
     long flush_s;                  /* write the outputs every flush_s seconds */
     char proc_root[256];           /* "/proc", or TALLY_PROC_ROOT */
+    char sys_root[256];            /* "/sys", or TALLY_SYS_ROOT */
+    /* the paths whose block devices' I/O is sampled, ':'-separated
+     * (TALLY_DISK_PATHS; default the working directory and the output directory) */
+    char disk_paths[2048];
 } tl_sampler_config;
+
+#define TL_MAX_DISK_DEVICES 8      /* block devices sampled at most (the first found) */
 
 /* Start the thread (sampling and/or periodic flushes); 0 or -1. */
 int tl_sampler_start(const tl_sampler_config *cfg);
@@ -445,6 +455,9 @@ typedef struct tl_sampler_info {
     long budget, stride;
     uint64_t decimated, dropped;
     char gpu_status[256], disk_status[512];
+    char device_status[600];       /* why no device rates, or which paths have no device */
+    char devices[TL_MAX_DISK_DEVICES][64]; /* the whole disks sampled ("sda", "nvme0n1") */
+    int ndevices;
 } tl_sampler_info;
 void tl_sampler_info_get(tl_sampler_info *out);
 /* The sampler's latest reading (tally_current). */

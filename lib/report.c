@@ -216,6 +216,15 @@ static void write_sampler(tl_json *j, const tl_merged *m)
         tl_json_kv_string(j, "gpu_status", info.gpu_status);
     if (info.disk_status[0])
         tl_json_kv_string(j, "disk_status", info.disk_status);
+    if (sc->what & TL_SAMPLE_DISK) {
+        tl_json_key(j, "disk_devices");
+        tl_json_array_begin(j);
+        for (int d = 0; d < info.ndevices; d++)
+            tl_json_string(j, info.devices[d]);
+        tl_json_array_end(j);
+        if (info.device_status[0])
+            tl_json_kv_string(j, "device_status", info.device_status);
+    }
     tl_json_kv_uint(j, "points_dropped", dropped);
     tl_json_kv_int(j, "points_budget", info.budget);
     tl_json_kv_uint(j, "points_decimated", info.decimated);
@@ -237,6 +246,10 @@ static void write_sampler(tl_json *j, const tl_merged *m)
         if (p->has & TL_SAMPLE_DISK) {
             tl_json_kv_double(j, "disk_read_bytes_per_s", round(p->disk_read_bps));
             tl_json_kv_double(j, "disk_write_bytes_per_s", round(p->disk_write_bps));
+        }
+        if (p->has_device) {
+            tl_json_kv_double(j, "device_read_bytes_per_s", round(p->dev_read_bps));
+            tl_json_kv_double(j, "device_write_bytes_per_s", round(p->dev_write_bps));
         }
         if (p->has & TL_SAMPLE_GPU) {
             tl_json_key(j, "gpus");

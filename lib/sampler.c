@@ -34,8 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 __thread int tl_on_sampler_thread;
 
@@ -51,6 +55,10 @@ static struct {
     uint64_t dropped, decimated, seen;
     long stride;
     char gpu_status[256], disk_status[512];
+    /* the whole disks under cfg.disk_paths (found once, on the sampler thread) */
+    char devices[TL_MAX_DISK_DEVICES][64];
+    int ndevices;
+    char device_status[600];
 } sp = { .lock = PTHREAD_MUTEX_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER, .stride = 1 };
 
@@ -177,12 +185,135 @@ static int disk_bytes(uint64_t *rd, uint64_t *wr)
     return 0;
 }
 
+/* ---- the block devices (/proc/diskstats) ------------------------------------
+ *
+ * A path's device is its st_dev; {sys_root}/dev/block/MAJ:MIN links to the
+ * device's directory in sysfs, and a partition (a directory with a
+ * "partition" file) is counted as its whole disk, the unit diskstats and the
+ * hardware read at. A path on no block device (major 0: tmpfs, overlay, a
+ * network file system; sysfs has no link for it) is said in device_status
+ * and left out. */
+
+/* Add a path's problem to device_status (under sp.lock). */
+static void device_note(const char *msg)
+{
+    size_t used = strlen(sp.device_status);
+    /* what does not fit is cut (the first paths' problems are said) */
+    if (used + 4 < sizeof sp.device_status &&
+        snprintf(sp.device_status + used, sizeof sp.device_status - used, "%s%s", used ? "; " : "", msg) < 0)
+        sp.device_status[used] = '\0';
+}
+
+/* The whole disk under path into name; 0, or -1 with the reason noted. */
+static int whole_disk_of(const char *path, char *name, size_t len)
+{
+    struct stat st;
+    char why[96], link[400], real[PATH_MAX], msg[600];
+    if (stat(path, &st) != 0) {
+        snprintf(msg, sizeof msg, "%.300s: %s", path, strerror_r(errno, why, sizeof why));
+        device_note(msg);
+        return -1;
+    }
+    snprintf(link, sizeof link, "%.300s/dev/block/%u:%u", sp.cfg.sys_root, major(st.st_dev), minor(st.st_dev));
+    if (realpath(link, real) == NULL) {
+        /* major 0 is the kernel's anonymous devices: sysfs never lists them */
+        if (major(st.st_dev) == 0)
+            snprintf(msg, sizeof msg, "%.300s is on no block device (device 0:%u: tmpfs, overlay or a network "
+                     "file system)", path, minor(st.st_dev));
+        else
+            snprintf(msg, sizeof msg, "%s: %s", link, strerror_r(errno, why, sizeof why));
+        device_note(msg);
+        return -1;
+    }
+    size_t n = strlen(real);
+    if (n + sizeof "/partition" <= sizeof real) {
+        memcpy(real + n, "/partition", sizeof "/partition");
+        int part = access(real, F_OK) == 0;
+        real[n] = '\0';
+        char *slash = strrchr(real, '/');
+        if (part && slash != NULL && slash != real)
+            *slash = '\0'; /* a partition: its disk is the directory above */
+    }
+    const char *base = strrchr(real, '/');
+    snprintf(name, len, "%s", base ? base + 1 : real);
+    return name[0] ? 0 : -1;
+}
+
+/* The disks of cfg.disk_paths, each once (sampler thread, at its start). */
+static void find_devices(void)
+{
+    char paths[sizeof sp.cfg.disk_paths], *save = NULL;
+    snprintf(paths, sizeof paths, "%s", sp.cfg.disk_paths);
+    pthread_mutex_lock(&sp.lock);
+    sp.ndevices = 0;
+    sp.device_status[0] = '\0';
+    for (char *p = strtok_r(paths, ":", &save); p != NULL; p = strtok_r(NULL, ":", &save)) {
+        char name[64];
+        if (whole_disk_of(p, name, sizeof name) != 0)
+            continue;
+        int seen = 0;
+        for (int i = 0; i < sp.ndevices; i++)
+            seen |= strcmp(sp.devices[i], name) == 0;
+        if (!seen && sp.ndevices < TL_MAX_DISK_DEVICES)
+            snprintf(sp.devices[sp.ndevices++], sizeof sp.devices[0], "%s", name);
+    }
+    if (sp.ndevices == 0 && sp.device_status[0] == '\0')
+        device_note("no paths to find devices of (TALLY_DISK_PATHS)");
+    pthread_mutex_unlock(&sp.lock);
+}
+
+/* Sectors read and written by the devices (diskstats' 6th and 10th fields,
+ * 512-byte sectors whatever the device's own block size), in bytes. 0, or -1
+ * (the reason in device_status) when none of them is listed. */
+static int device_bytes(uint64_t *rd, uint64_t *wr)
+{
+    char path[300], line[512];
+    snprintf(path, sizeof path, "%s/diskstats", sp.cfg.proc_root);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        char why[96];
+        pthread_mutex_lock(&sp.lock);
+        snprintf(sp.device_status, sizeof sp.device_status, "not sampled: %s: %s", path,
+                 strerror_r(errno, why, sizeof why));
+        pthread_mutex_unlock(&sp.lock);
+        return -1;
+    }
+    int found = 0;
+    *rd = *wr = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        unsigned ma, mi;
+        char name[64];
+        unsigned long long r_ios, r_merged, r_sect, r_ms, w_ios, w_merged, w_sect;
+        if (sscanf(line, " %u %u %63s %llu %llu %llu %llu %llu %llu %llu", &ma, &mi, name, &r_ios, &r_merged,
+                   &r_sect, &r_ms, &w_ios, &w_merged, &w_sect) != 10)
+            continue;
+        for (int i = 0; i < sp.ndevices; i++)
+            if (strcmp(sp.devices[i], name) == 0) {
+                /* saturating: a hostile file cannot wrap the sum */
+                *rd = r_sect > (UINT64_MAX - *rd) / 512 ? UINT64_MAX : *rd + r_sect * 512;
+                *wr = w_sect > (UINT64_MAX - *wr) / 512 ? UINT64_MAX : *wr + w_sect * 512;
+                found++;
+            }
+    }
+    fclose(f);
+    if (found == 0) {
+        pthread_mutex_lock(&sp.lock);
+        snprintf(sp.device_status, sizeof sp.device_status, "not sampled: %s lists none of %s%s%s", path,
+                 sp.devices[0], sp.ndevices > 1 ? " and " : "", sp.ndevices > 1 ? "the others" : "");
+        pthread_mutex_unlock(&sp.lock);
+        return -1;
+    }
+    return 0;
+}
+
 /* What the sampler thread carries from one host point to the next. */
 typedef struct host_state {
     double cpu;
     uint64_t wall_ns;
     uint64_t rd, wr, disk_ns;
     int have_disk;
+    uint64_t dev_rd, dev_wr, dev_ns;  /* the devices' bytes at the previous host point */
+    int have_dev;
 } host_state;
 
 static void host_start(host_state *h)
@@ -191,6 +322,12 @@ static void host_start(host_state *h)
     h->wall_ns = tl_clock_ns_monotonic();
     h->have_disk = (sp.cfg.what & TL_SAMPLE_DISK) && disk_bytes(&h->rd, &h->wr) == 0;
     h->disk_ns = h->wall_ns;
+    h->have_dev = 0;
+    if ((sp.cfg.what & TL_SAMPLE_DISK) && sp.cfg.host_ms > 0) {
+        find_devices();
+        h->have_dev = sp.ndevices > 0 && device_bytes(&h->dev_rd, &h->dev_wr) == 0;
+    }
+    h->dev_ns = h->wall_ns;
 }
 
 static void read_host(tl_sample_point *p, host_state *h)
@@ -229,6 +366,20 @@ static void read_host(tl_sample_point *p, host_state *h)
         h->wr = wr;
         h->disk_ns = now;
         h->have_disk = 1;
+    }
+    /* the devices: every process's I/O to them, the page cache's writeback included */
+    if ((what & TL_SAMPLE_DISK) && sp.ndevices > 0 && device_bytes(&rd, &wr) == 0) {
+        uint64_t now = tl_clock_ns_monotonic();
+        if (h->have_dev && now > h->dev_ns && rd >= h->dev_rd && wr >= h->dev_wr) {
+            double dt = (double)(now - h->dev_ns) / 1e9;
+            p->dev_read_bps = (double)(rd - h->dev_rd) / dt;
+            p->dev_write_bps = (double)(wr - h->dev_wr) / dt;
+            p->has_device = 1;
+        }
+        h->dev_rd = rd;
+        h->dev_wr = wr;
+        h->dev_ns = now;
+        h->have_dev = 1;
     }
 }
 
@@ -269,7 +420,13 @@ static void update_current(tally_reading *cur, const tl_sample_point *p)
     cur->time_unix_ns = now;
     if (p->has & TL_SAMPLE_HOST) {
         cur->host_time_unix_ns = now;
-        cur->valid &= ~(TALLY_READING_CPU | TALLY_READING_MEMORY | TALLY_READING_DISK | TALLY_READING_LOAD);
+        cur->valid &= ~(TALLY_READING_CPU | TALLY_READING_MEMORY | TALLY_READING_DISK | TALLY_READING_LOAD |
+                        TALLY_READING_DEVICE);
+    }
+    if (p->has_device) {
+        cur->device_read_bytes_per_s = p->dev_read_bps;
+        cur->device_write_bytes_per_s = p->dev_write_bps;
+        cur->valid |= TALLY_READING_DEVICE;
     }
     if (p->has & TL_SAMPLE_CPU) {
         cur->cpu_pct = p->cpu_pct;
@@ -436,6 +593,8 @@ int tl_sampler_start(const tl_sampler_config *cfg)
         sp.cfg.host_ms = 0;
     if (sp.cfg.proc_root[0] == '\0')
         snprintf(sp.cfg.proc_root, sizeof sp.cfg.proc_root, "/proc");
+    if (sp.cfg.sys_root[0] == '\0')
+        snprintf(sp.cfg.sys_root, sizeof sp.cfg.sys_root, "/sys");
     sp.stop = 0;
     /* Every signal blocked in the sampler (it inherits the mask): a SIGTERM
      * handler running on it would wait for a writer that joins it. */
@@ -496,6 +655,9 @@ void tl_sampler_info_get(tl_sampler_info *out)
     out->dropped = sp.dropped;
     snprintf(out->gpu_status, sizeof out->gpu_status, "%s", sp.gpu_status);
     snprintf(out->disk_status, sizeof out->disk_status, "%s", sp.disk_status);
+    snprintf(out->device_status, sizeof out->device_status, "%s", sp.device_status);
+    out->ndevices = sp.ndevices;
+    memcpy(out->devices, sp.devices, sizeof out->devices);
     pthread_mutex_unlock(&sp.lock);
 }
 

@@ -331,6 +331,9 @@ static void write_sampler(tl_json *j, const tl_merged *m)
         if (p->has & TL_SAMPLE_DISK)
             sampler_counter(j, "disk_bytes_per_s", ts, "read", round(p->disk_read_bps), "write",
                             round(p->disk_write_bps));
+        if (p->has_device)
+            sampler_counter(j, "device_bytes_per_s", ts, "read", round(p->dev_read_bps), "write",
+                            round(p->dev_write_bps));
         for (int g = 0; g < p->ngpus; g++) {
             char name[32];
             const tl_gpu_reading *gr = &p->gpus[g];

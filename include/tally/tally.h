@@ -60,8 +60,12 @@
  *   TALLY_PRESET=dev|prod|debug   a set of the values above at once (table at
  *                           tally_config_preset() and in docs/collector.md);
  *                           every variable set explicitly overrides the preset's
- *   TALLY_PROC_ROOT=dir     read the sampler's /proc files (self/io) under dir
- *                           instead of /proc (for tests)
+ *   TALLY_PROC_ROOT=dir     read the sampler's /proc files (self/io, diskstats) under
+ *                           dir instead of /proc (for tests)
+ *   TALLY_SYS_ROOT=dir      find block devices under dir/dev/block instead of /sys
+ *                           (for tests)
+ *   TALLY_DISK_PATHS=a:b    the paths whose block devices' reads and writes are
+ *                           sampled (default the working and output directories)
  *   TALLY_SCHEDULE=wait=1,warmup=1,active=3,repeat=1   record only active steps
  *                           (each value at most 1000000000; anything else is an
  *                           error on stderr and the schedule is ignored)
@@ -438,6 +442,7 @@ TALLY_API int tally_stats_get(const char *name, tally_stats *out);
 #define TALLY_READING_DISK   0x4u  /* disk_read_bytes_per_s, disk_write_bytes_per_s */
 #define TALLY_READING_LOAD   0x8u  /* load1 */
 #define TALLY_READING_GPU    0x10u /* gpus[0..ngpus): at least one GPU reading */
+#define TALLY_READING_DEVICE 0x20u /* device_read_bytes_per_s, device_write_bytes_per_s */
 /* Validity flags of tally_gpu_reading.valid. */
 #define TALLY_GPU_UTIL       0x1u  /* utilization_pct, memory_utilization_pct */
 #define TALLY_GPU_MEMORY     0x2u  /* used_bytes (device-wide), total_bytes */
@@ -473,6 +478,10 @@ typedef struct tally_reading {
     double rss_bytes, system_available_bytes, load1;
     double disk_read_bytes_per_s, disk_write_bytes_per_s; /* /proc/self/io read_bytes, write_bytes */
     tally_gpu_reading gpus[TALLY_READING_MAX_GPUS];
+    /* the block devices under the working and output directories (or
+     * TALLY_DISK_PATHS): /proc/diskstats' sectors read and written, every
+     * process's I/O to them, bytes/s since the previous host reading */
+    double device_read_bytes_per_s, device_write_bytes_per_s;
 } tally_reading;
 
 /*

@@ -718,6 +718,8 @@ static PyObject *py_current(PyObject *m, PyObject *unused)
         { TALLY_READING_LOAD, "load1", r.load1 },
         { TALLY_READING_DISK, "disk_read_bytes_per_s", r.disk_read_bytes_per_s },
         { TALLY_READING_DISK, "disk_write_bytes_per_s", r.disk_write_bytes_per_s },
+        { TALLY_READING_DEVICE, "device_read_bytes_per_s", r.device_read_bytes_per_s },
+        { TALLY_READING_DEVICE, "device_write_bytes_per_s", r.device_write_bytes_per_s },
     };
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < sizeof f / sizeof f[0]; i++)

@@ -186,7 +186,8 @@ def check_trace(report, trace, problems):
         # a counter event per point that has the reading (a point of the GPU
         # part alone has no cpu_pct; TALLY_SAMPLE may turn readings off)
         for key, counter in (("cpu_pct", "cpu_pct"), ("rss_bytes", "memory_bytes"), ("load1", "load1"),
-                             ("disk_read_bytes_per_s", "disk_bytes_per_s")):
+                             ("disk_read_bytes_per_s", "disk_bytes_per_s"),
+                             ("device_read_bytes_per_s", "device_bytes_per_s")):
             want = sum(1 for pt in report["sampler"]["series"] if key in pt)
             got = summary["c"].get(f"sampler/{counter}", {"count": 0})["count"]
             if got != want:

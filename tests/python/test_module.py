@@ -573,6 +573,61 @@ class TestCurrent(ModuleTest):
         self.assertGreater(row["baseline"], 1.2 * 2**30)
         self.assertLess(row["baseline"], 2.2 * 2**30)
 
+    def test_device_read_collapse_is_a_compare_row(self):
+        """The disk's own rates (/proc/diskstats of the disk under the program's directory, from a
+        fake /proc and /sys): 200 MiB per 50 ms step in the baseline, 20 MiB in the candidate is a
+        'worse' row of tally compare, and the aggregate has the series."""
+        script = """
+            import os, sys, time, tally
+            stats = sys.argv[1] + "/diskstats"
+            sect = 0
+            for step in range(12):
+                with tally.iteration("step"):
+                    with tally.section("load_weights"):
+                        sect += int(sys.argv[2]) // 512
+                        with open(stats + ".t", "w") as f:
+                            f.write(f" 254 0 fakedisk 1 0 {sect} 1 1 0 0 1 0 1 1\\n"
+                                    f" 254 1 fakedisk1 1 0 99999999 1 1 0 0 1 0 1 1\\n")
+                        os.rename(stats + ".t", stats)
+                        time.sleep(0.05)
+        """
+        outs = []
+        for side, per_step in (("base", 200 << 20), ("cand", 20 << 20)):
+            proc = os.path.join(self.dir, side, "proc")
+            os.makedirs(os.path.join(proc, "self"))
+            with open(os.path.join(proc, "self", "io"), "w") as f:
+                f.write("read_bytes: 0\nwrite_bytes: 0\n")
+            with open(os.path.join(proc, "diskstats"), "w") as f:
+                f.write(" 254 0 fakedisk 1 0 0 1 1 0 0 1 0 1 1\n")
+            sys_root = os.path.join(self.dir, side, "sys")
+            part = os.path.join(sys_root, "devices", "virtual", "block", "fakedisk", "fakedisk1")
+            os.makedirs(part)
+            open(os.path.join(part, "partition"), "w").close()
+            os.makedirs(os.path.join(sys_root, "dev", "block"))
+            st = os.stat(self.dir)
+            os.symlink(part, os.path.join(sys_root, "dev", "block", f"{os.major(st.st_dev)}:{os.minor(st.st_dev)}"))
+            out = os.path.join(self.dir, side, "out")
+            self.run_script(script, name="load", args=(proc, str(per_step)),
+                            env={"TALLY_OUTPUT_DIR": out, "TALLY_SAMPLE_MS": "10", "TALLY_SAMPLE": "cpu,disk",
+                                 "TALLY_PROC_ROOT": proc, "TALLY_SYS_ROOT": sys_root,
+                                 "TALLY_DISK_PATHS": self.dir})
+            rep = load(glob.glob(os.path.join(out, "*.report.json"))[0])
+            self.assertEqual(rep["sampler"]["disk_devices"], ["fakedisk"])
+            outs.append(out)
+        cmp_path = os.path.join(self.dir, "compare.json")
+        r = subprocess.run([TALLY_CLI, "compare", "--quiet", *outs, "--json", cmp_path],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        row = [m for m in load(cmp_path)["metrics"] if m["metric"] == "telemetry.device_read_bytes_per_s.mean"][0]
+        self.assertEqual((row["better"], row["change"]), ("higher", "worse"))
+        self.assertAlmostEqual(row["delta_pct"], -90, delta=5)
+        # about 200 MiB per 50 ms: about 4 GiB/s (sleeps only lengthen a step)
+        self.assertGreater(row["baseline"], 2.4 * 2**30)
+        self.assertLess(row["baseline"], 4.4 * 2**30)
+        # the process's own rate is beside it: its fake self/io never moved
+        row = [m for m in load(cmp_path)["metrics"] if m["metric"] == "telemetry.disk_read_bytes_per_s.mean"][0]
+        self.assertEqual(row["baseline"], 0)
+
     def test_budget_and_absent_nvml_are_said_by_tally(self):
         """The sampler's point budget reached and NVML absent: the report says so, and tally's
         reader turns both into warnings of the input (and stderr said NVML once at start)."""

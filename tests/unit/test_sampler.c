@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -327,6 +328,155 @@ static void test_disk_rates(void **state)
     tt_end(&s);
 }
 
+/* ---- device rates from a fake /proc/diskstats and /sys ---------------------- */
+
+typedef struct dev_arg {
+    char stats[700]; /* the fake diskstats */
+} dev_arg;
+
+/* diskstats with the disk's sectors read and written; its partition and
+ * another disk have numbers of their own that must not be counted. */
+static int write_diskstats(const char *path, unsigned long long rd, unsigned long long wr)
+{
+    char tmp[800];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return -1;
+    fprintf(f, "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+               " 254       0 fakedisk 10 0 %llu 5 20 0 %llu 7 0 12 12 0 0 0 0 0 0\n"
+               " 254       1 fakedisk1 10 0 999999 5 20 0 999999 7 0 12 12 0 0 0 0 0 0\n"
+               "   8       0 otherdisk 10 0 777777 5 20 0 777777 7 0 12 12\n",
+            rd / 512, wr / 512);
+    fclose(f);
+    return rename(tmp, path);
+}
+
+/* sysfs under base/sys: dev/block/MAJ:MIN of base's device -> a partition
+ * (fakedisk1) of the disk fakedisk. */
+static void make_fake_sys(const char *base, char *sys, size_t len)
+{
+    char part[700], link[700], dir[700], partfile[720];
+    struct stat st;
+    snprintf(sys, len, "%s/sys", base);
+    const char *dirs[] = { "", "/dev", "/dev/block", "/devices", "/devices/virtual", "/devices/virtual/block",
+                           "/devices/virtual/block/fakedisk", "/devices/virtual/block/fakedisk/fakedisk1" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        snprintf(dir, sizeof dir, "%s%s", sys, dirs[i]);
+        assert_int_equal(mkdir(dir, 0755), 0);
+    }
+    snprintf(part, sizeof part, "%s/devices/virtual/block/fakedisk/fakedisk1", sys);
+    snprintf(partfile, sizeof partfile, "%s/partition", part);
+    FILE *f = fopen(partfile, "w");
+    assert_non_null(f);
+    fputs("1\n", f);
+    fclose(f);
+    assert_int_equal(stat(base, &st), 0);
+    snprintf(link, sizeof link, "%s/dev/block/%u:%u", sys, major(st.st_dev), minor(st.st_dev));
+    assert_int_equal(symlink(part, link), 0);
+}
+
+/* 2 GiB read after 100 ms, then 512 MiB written (as sectors). */
+static int body_device(void *arg)
+{
+    const dev_arg *d = arg;
+    tally_begin("load_weights");
+    sleep_ms(100);
+    TT_REQUIRE(write_diskstats(d->stats, 2ull << 30, 0) == 0);
+    sleep_ms(100);
+    TT_REQUIRE(write_diskstats(d->stats, 2ull << 30, 512ull << 20) == 0);
+    sleep_ms(100);
+    tally_reading r;
+    TT_REQUIRE(tally_current(&r) == 0);
+    TT_REQUIRE(r.valid & TALLY_READING_DEVICE);
+    TT_REQUIRE(r.device_read_bytes_per_s == 0 && r.device_write_bytes_per_s == 0); /* nothing since */
+    tally_end();
+    return 0;
+}
+
+static void test_device_rates(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    dev_arg d;
+    char proc[600], self[620], io[640], sys[600];
+    char envproc[700], envsys[700], envpaths[2000];
+    snprintf(proc, sizeof proc, "%s/proc", s.base);
+    snprintf(self, sizeof self, "%s/self", proc);
+    snprintf(io, sizeof io, "%s/io", self);
+    assert_int_equal(mkdir(proc, 0755), 0);
+    assert_int_equal(mkdir(self, 0755), 0);
+    assert_int_equal(write_io(io, 0, 0), 0);
+    snprintf(d.stats, sizeof d.stats, "%s/diskstats", proc);
+    assert_int_equal(write_diskstats(d.stats, 0, 0), 0);
+    make_fake_sys(s.base, sys, sizeof sys);
+    snprintf(envproc, sizeof envproc, "TALLY_PROC_ROOT=%s", proc);
+    snprintf(envsys, sizeof envsys, "TALLY_SYS_ROOT=%s", sys);
+    /* two paths on the one disk (counted once) and one that does not exist */
+    snprintf(envpaths, sizeof envpaths, "TALLY_DISK_PATHS=%s:%s:%s/missing", s.base, proc, s.base);
+    const char *env[] = { envproc, envsys, envpaths, "TALLY_SAMPLE_CPU_MS=10", "TALLY_SAMPLE=disk", NULL };
+    assert_int_equal(tt_run(&s, env, body_device, &d), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *sp = json_object_get(r, "sampler");
+    json_t *devs = json_object_get(sp, "disk_devices");
+    assert_int_equal(json_array_size(devs), 1);
+    assert_string_equal(json_string_value(json_array_get(devs, 0)), "fakedisk");
+    char want[800];
+    snprintf(want, sizeof want, "%s/missing: No such file or directory", s.base);
+    assert_string_equal(tt_str(sp, "device_status"), want);
+    json_t *series = json_object_get(sp, "series");
+    size_t n = json_array_size(series);
+    assert_true(n >= 10);
+    assert_int_equal(count_with(series, "device_read_bytes_per_s"), n);
+    double rd = 0, wr = 0;
+    for (size_t i = 1; i < n; i++) {
+        json_t *a = json_array_get(series, i - 1), *b = json_array_get(series, i);
+        double dt = (double)(tt_int(b, "time_ns") - tt_int(a, "time_ns")) / 1e9;
+        rd += tt_num(b, "device_read_bytes_per_s") * dt;
+        wr += tt_num(b, "device_write_bytes_per_s") * dt;
+        /* the process's own rates beside: its fake self/io never moved */
+        assert_true(tt_num(b, "disk_read_bytes_per_s") == 0);
+    }
+    tt_assert_close(rd, 2048 * MIB, 0.05);
+    tt_assert_close(wr, 512 * MIB, 0.05);
+    json_decref(r);
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args)); /* the schema, and a trace counter per point */
+    tt_end(&s);
+
+    /* the same disk missing from diskstats: no device rates, and why */
+    tt_begin(&s);
+    snprintf(proc, sizeof proc, "%s/proc", s.base);
+    snprintf(self, sizeof self, "%s/self", proc);
+    snprintf(io, sizeof io, "%s/io", self);
+    assert_int_equal(mkdir(proc, 0755), 0);
+    assert_int_equal(mkdir(self, 0755), 0);
+    assert_int_equal(write_io(io, 0, 0), 0);
+    snprintf(d.stats, sizeof d.stats, "%s/diskstats", proc);
+    make_fake_sys(s.base, sys, sizeof sys);
+    snprintf(envsys, sizeof envsys, "TALLY_SYS_ROOT=%s", sys);
+    FILE *f = fopen(d.stats, "w");
+    assert_non_null(f);
+    fputs(" 8 0 otherdisk 10 0 777777 5 20 0 777777 7 0 12 12\n", f);
+    fclose(f);
+    snprintf(envproc, sizeof envproc, "TALLY_PROC_ROOT=%s", proc);
+    snprintf(envpaths, sizeof envpaths, "TALLY_DISK_PATHS=%s", s.base);
+    const char *env2[] = { envproc, envsys, envpaths, "TALLY_SAMPLE_CPU_MS=10", "TALLY_SAMPLE=disk", NULL };
+    long ms = 100;
+    assert_int_equal(tt_run(&s, env2, body_wait, &ms), 0);
+    assert_string_equal(s.err, "");
+    r = tt_load_json(tt_report(&s, "t-rank0"));
+    sp = json_object_get(r, "sampler");
+    snprintf(want, sizeof want, "not sampled: %s/diskstats lists none of fakedisk", proc);
+    assert_string_equal(tt_str(sp, "device_status"), want);
+    assert_int_equal(count_with(json_object_get(sp, "series"), "device_read_bytes_per_s"), 0);
+    assert_true(count_with(json_object_get(sp, "series"), "disk_read_bytes_per_s") >= 3);
+    json_decref(r);
+    tt_end(&s);
+}
+
 /* The real /proc/self/io: a program that writes 8 MiB with fsync shows it. */
 static int body_real_write(void *arg)
 {
@@ -539,6 +689,7 @@ int main(void)
         cmocka_unit_test_teardown(test_readings_and_devices, tt_teardown),
         cmocka_unit_test_teardown(test_disk_rates, tt_teardown),
         cmocka_unit_test_teardown(test_disk_real_proc, tt_teardown),
+        cmocka_unit_test_teardown(test_device_rates, tt_teardown),
         cmocka_unit_test_teardown(test_point_budget, tt_teardown),
         cmocka_unit_test_teardown(test_nvml_absent_message, tt_teardown),
         cmocka_unit_test_teardown(test_preset_run, tt_teardown),

@@ -127,6 +127,11 @@ static const tl_metric registry[] = {
     SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
     SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
            NEITHER),
+    /* the devices under the program's directories: every process's I/O to them */
+    SERIES("device_read_bytes_per_s", TL_SERIES_DEVICE_READ, "Device read per second", "", TL_UNIT_BYTES, HIGHER,
+           HIGHER),
+    SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES,
+           NEITHER, NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
       "power samples integrated over time, every GPU of every session", 1 },
     { "telemetry.power_w", "GPU mean draw (W)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_power, 0,

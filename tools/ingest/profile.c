@@ -861,7 +861,7 @@ static const char *const series_names[TL_SERIES_COUNT] = {
     "gpu_util_pct", "gpu_memory_used_bytes", "gpu_temperature_c", "gpu_power_w", "gpu_sm_clock_mhz",
     "process_cpu_pct", "system_cpu_pct", "rss_bytes", "system_memory_used_bytes",
     "system_memory_available_bytes", "load1", "gpu_memory_clock_mhz", "disk_read_bytes_per_s",
-    "disk_write_bytes_per_s",
+    "disk_write_bytes_per_s", "device_read_bytes_per_s", "device_write_bytes_per_s",
 };
 
 const char *tl_series_kind_name(int kind)

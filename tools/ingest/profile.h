@@ -347,6 +347,8 @@ enum tl_series_kind {
     TL_SERIES_GPU_MEM_CLOCK,    /* MHz (from tl_gpu_sample) */
     TL_SERIES_DISK_READ,        /* process disk reads, bytes/s (/proc/self/io read_bytes; libtally's sampler) */
     TL_SERIES_DISK_WRITE,       /* process disk writes, bytes/s (write_bytes) */
+    TL_SERIES_DEVICE_READ,      /* the block devices' reads, bytes/s (/proc/diskstats; libtally's sampler) */
+    TL_SERIES_DEVICE_WRITE,     /* the block devices' writes, bytes/s */
     TL_SERIES_COUNT
 };
 /* The series' name in JSON and docs ("gpu_util_pct"), or NULL out of range. */

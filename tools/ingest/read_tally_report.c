@@ -1219,7 +1219,7 @@ static void read_sampler(tl_profile *p, const json_t *root)
             continue;
         }
         int64_t t;
-        double cpu, rss, avail, load, drd, dwr;
+        double cpu, rss, avail, load, drd, dwr, vrd, vwr;
         const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
         if (tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "cpu_pct", f, &cpu) < 0 ||
@@ -1227,20 +1227,28 @@ static void read_sampler(tl_profile *p, const json_t *root)
             tl_readers_number(p, e, path, "system_available_bytes", f, &avail) < 0 ||
             tl_readers_number(p, e, path, "load1", f, &load) < 0 ||
             tl_readers_number(p, e, path, "disk_read_bytes_per_s", f, &drd) < 0 ||
-            tl_readers_number(p, e, path, "disk_write_bytes_per_s", f, &dwr) < 0)
+            tl_readers_number(p, e, path, "disk_write_bytes_per_s", f, &dwr) < 0 ||
+            tl_readers_number(p, e, path, "device_read_bytes_per_s", f, &vrd) < 0 ||
+            tl_readers_number(p, e, path, "device_write_bytes_per_s", f, &vwr) < 0)
             continue;
         /* a negative rate is not a reading */
         if (drd < 0)
             drd = NAN;
         if (dwr < 0)
             dwr = NAN;
+        if (vrd < 0)
+            vrd = NAN;
+        if (vwr < 0)
+            vwr = NAN;
         /* the telemetry series (a NaN reading is not recorded) */
         if (tl_profile_add_point(p, TL_SERIES_CPU, -1, t, cpu) != 0 ||
             tl_profile_add_point(p, TL_SERIES_RSS, -1, t, rss) != 0 ||
             tl_profile_add_point(p, TL_SERIES_SYS_AVAIL, -1, t, avail) != 0 ||
             tl_profile_add_point(p, TL_SERIES_LOAD, -1, t, load) != 0 ||
             tl_profile_add_point(p, TL_SERIES_DISK_READ, -1, t, drd) != 0 ||
-            tl_profile_add_point(p, TL_SERIES_DISK_WRITE, -1, t, dwr) != 0)
+            tl_profile_add_point(p, TL_SERIES_DISK_WRITE, -1, t, dwr) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_DEVICE_READ, -1, t, vrd) != 0 ||
+            tl_profile_add_point(p, TL_SERIES_DEVICE_WRITE, -1, t, vwr) != 0)
             tl_profile_warn(p, "%s: out of memory", path);
         if (!isnan(cpu)) {
             tl_counter *c = tl_profile_counter(p, "cpu_usage_pct", strlen("cpu_usage_pct"));
