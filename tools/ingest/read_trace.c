@@ -177,7 +177,8 @@ typedef struct cat_entry {
 } cat_entry;
 
 #define CAT_CACHE 8     /* categories kept: Kineto interleaves a handful */
-#define STAT_CACHE 256  /* (category, name) -> statistics, direct-mapped */
+#define STAT_CACHE_BITS 12
+#define STAT_CACHE (1u << STAT_CACHE_BITS) /* (category, name) -> statistics, direct-mapped */
 
 /* Where the statistics of a (category, name) are, found by a hash of the name's
  * first and last bytes; checked against the interned name before use. */
@@ -485,7 +486,7 @@ static tl_name_stat *stat_of(reader *r, const char *name, size_t len)
     h = (a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full) ^ ((uint64_t)len << 32 | cat);
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
-    stat_entry *e = &r->stat_cache[h >> 56];
+    stat_entry *e = &r->stat_cache[h >> (64 - STAT_CACHE_BITS)];
     if (e->key == h && e->len == len && e->idx != 0 && e->idx <= p->nstats) {
         tl_name_stat *s = &p->stats[e->idx - 1];
         if (s->cat == cat && s->name == e->name &&
