@@ -851,33 +851,33 @@ int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
     return tl_cli_commit_outputs(cli);
 }
 
-void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial)
+void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial, int all)
 {
     tl_json j;
     tl_json_init(&j, tl_output_write, o);
     if (partial)
         tl_partial_write(&j, agg, "tally " TALLY_VERSION);
     else
-        tl_aggregate_write(&j, agg, "tally " TALLY_VERSION);
+        tl_aggregate_write(&j, agg, "tally " TALLY_VERSION, all);
     tl_json_finish(&j);
 }
 
 typedef struct aggregate_doc {
     const tl_aggregate *agg;
-    int partial;
+    int partial, all;
 } aggregate_doc;
 
 static int write_aggregate(tl_output *o, size_t i, void *ctx)
 {
     const aggregate_doc *d = ctx;
     (void)i;
-    tl_cli_aggregate_json(o, d->agg, d->partial);
+    tl_cli_aggregate_json(o, d->agg, d->partial, d->all);
     return 0;
 }
 
 int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial)
 {
-    aggregate_doc d = { agg, partial };
+    aggregate_doc d = { agg, partial, cli->json_all };
     return tl_cli_write_outputs(cli, &path, 1, write_aggregate, &d);
 }
 

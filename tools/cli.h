@@ -68,6 +68,12 @@ typedef struct tl_cli_opt {
     { "--whole-trace", NULL, 0, &(cli).analyze.whole_trace, NULL,                                                   \
       "GPU breakdown over the whole trace, not the ProfilerStep window", NULL }
 
+/* The option of every command that writes the aggregate JSON: past
+ * TL_JSON_RANKS_FULL ranks (render.h) it is bounded unless asked for all. */
+#define TL_CLI_OPT_JSON_ALL(cli)                                                                                    \
+    { "--json-all", NULL, 0, &(cli).json_all, NULL,                                                                 \
+      "the aggregate JSON with every rank in full (else past 256 ranks: 32 picked)", NULL }
+
 /* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */
 typedef struct tl_cli_spec {
     const char *name;     /* "report" */
@@ -93,6 +99,7 @@ struct tl_cli {
     int *arg_start;
     struct tl_cli_lists *lists; /* the input lists' text and the arrays' room */
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
+    int json_all; /* --json-all: the aggregate JSON holds every rank in full, however many */
     /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
     uint32_t max_names;                /* --max-names N */
     uint64_t max_events;               /* --max-events N */
@@ -186,10 +193,11 @@ int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
                          int (*write)(tl_output *o, size_t i, void *ctx), void *ctx);
 
 /* The aggregate as the JSON document of this tally (render.h's
- * tl_aggregate_write, or tl_partial_write when partial) into o; write
- * errors are seen at commit. */
-void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial);
-/* That document as the command's one output at path (tl_cli_write_outputs). */
+ * tl_aggregate_write, every rank in full when all, or tl_partial_write when
+ * partial) into o; write errors are seen at commit. */
+void tl_cli_aggregate_json(tl_output *o, const tl_aggregate *agg, int partial, int all);
+/* That document as the command's one output at path (tl_cli_write_outputs),
+ * every rank in full with cli->json_all. */
 int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial);
 
 /* --strict turns every warning into an error: TL_EXIT_GATE when rc is

@@ -16,6 +16,7 @@ int tl_cmd_aggregate(int argc, char **argv, const tl_engine *engine)
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
         { "--partial", "-p", 0, &partial, NULL, "write a partial aggregate for `tally merge`", NULL },
+        TL_CLI_OPT_JSON_ALL(cli),
         TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };

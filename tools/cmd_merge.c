@@ -14,16 +14,17 @@ int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
 {
     int partial = 0;
     const char *out = "-";
+    tl_cli cli;
     const tl_cli_opt opts[] = {
         { "--output", "-o", 1, NULL, &out, "where to write (default: standard output)", "FILE" },
         { "--partial", "-p", 0, &partial, NULL, "write the merged partial aggregate (for a tree of merges)", NULL },
+        TL_CLI_OPT_JSON_ALL(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
         "merge", "PARTIAL...", "Merge partial aggregates (tally aggregate --partial) into one aggregate.", NULL,
         opts, 1, -1,
     };
-    tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)
         return rc;

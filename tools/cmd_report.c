@@ -43,6 +43,7 @@ typedef struct report_doc {
     const tl_aggregate *agg;
     const tl_report_options *ro;
     int trace_gzip;            /* the --trace path ends in .gz */
+    int json_all;              /* --json-all */
 } report_doc;
 
 /* Output i of tl_cmd_report's paths (-o, --json, --markdown, --trace): the
@@ -54,7 +55,7 @@ static int write_output(tl_output *o, size_t i, void *ctx)
     if (i == 3)
         return tl_render_trace(o->f, d->agg, d->ro->version, d->trace_gzip);
     if (i == 1) {
-        tl_cli_aggregate_json(o, d->agg, 0);
+        tl_cli_aggregate_json(o, d->agg, 0, d->json_all);
         return 0;
     }
     return i == 0 ? tl_render_html(o->f, d->agg, d->ro) : tl_render_markdown(o->f, d->agg, d->ro);
@@ -70,6 +71,7 @@ int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
         { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
         { "--trace", NULL, 1, NULL, &trace, "one Chrome trace of the whole job for Perfetto (.gz: compressed)", "FILE" },
+        TL_CLI_OPT_JSON_ALL(cli),
         TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
@@ -93,7 +95,7 @@ int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
         size_t tlen = trace ? strlen(trace) : 0;
-        report_doc doc = { &agg, &ro, tlen >= 3 && strcmp(trace + tlen - 3, ".gz") == 0 };
+        report_doc doc = { &agg, &ro, tlen >= 3 && strcmp(trace + tlen - 3, ".gz") == 0, cli.json_all };
         rc = tl_cli_write_outputs(&cli, paths, 4, write_output, &doc);
         if (rc == TL_EXIT_OK && !cli.quiet)
             for (size_t i = 0; i < 4; i++)

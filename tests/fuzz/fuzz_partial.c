@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto done;
     tl_json j;
     tl_json_init(&j, sink, &out);
-    tl_aggregate_write(&j, &a, "fuzz");
+    tl_aggregate_write(&j, &a, "fuzz", 0);
     tl_json_finish(&j);
     char *html = NULL;
     size_t hlen = 0;

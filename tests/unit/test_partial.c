@@ -469,10 +469,10 @@ static void test_round_trip_analyzed(void **state)
     sink x = { 0 }, y = { 0 };
     tl_json *j = malloc(sizeof *j);
     tl_json_init(j, sink_write, &x);
-    tl_aggregate_write(j, &a, "test");
+    tl_aggregate_write(j, &a, "test", 0);
     tl_json_finish(j);
     tl_json_init(j, sink_write, &y);
-    tl_aggregate_write(j, &b, "test");
+    tl_aggregate_write(j, &b, "test", 0);
     tl_json_finish(j);
     assert_string_equal(x.data, y.data);
     free(j);

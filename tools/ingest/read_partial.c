@@ -787,6 +787,19 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
                  json_is_integer(ver) ? (long long)json_integer_value(ver) : -1LL, newest);
         return -1;
     }
+    /* An aggregate of more ranks than it keeps in full (render.h,
+     * TL_JSON_RANKS_FULL) holds the sessions of some ranks only: read as the
+     * run, its numbers would be those of the picked ranks. */
+    json_t *left = json_object_get(json_object_get(root, "detail"), "sessions_left_out");
+    if (!partial && json_is_integer(left) && json_integer_value(left) != 0) {
+        json_t *full = json_object_get(json_object_get(root, "detail"), "ranks_in_full");
+        snprintf(err, errlen,
+                 "a bounded aggregate (%lld ranks in full, %lld sessions of the other ranks left out); it "
+                 "cannot stand for the run. Make it with --json-all, or pass the partials "
+                 "(tally aggregate --partial)",
+                 json_is_integer(full) ? (long long)json_integer_value(full) : -1LL, (long long)json_integer_value(left));
+        return -1;
+    }
     json_t *opt = json_object_get(root, "options"), *sessions = json_object_get(root, "sessions"), *x;
     if (opt != NULL) {
         read_fields(&r, &tl_partial_options_fields, opt, p);

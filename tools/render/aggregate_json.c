@@ -3,11 +3,14 @@
  * the tables users and machines read (ranks, across ranks, names, the merged
  * call tree, stragglers, recommendations, inputs), then every session result
  * exactly as a partial holds it (partial_json.c), so that an aggregate is an
- * input too.
+ * input too. Past TL_JSON_RANKS_FULL ranks (render.h) it is bounded unless
+ * asked for all (--json-all): the picked ranks in full, a short row for every
+ * rank, and a "detail" object saying what was left out.
  */
 #define _GNU_SOURCE
 #include "render.h"
 #include "memops_out.h"
+#include "rank_pick.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,13 +27,18 @@ static void kv_us(tl_json *j, const char *k, int64_t ns)
     tl_json_fixed(j, (double)ns / 1000.0, 3);
 }
 
-static void kv_pct(tl_json *j, const char *k, double v)
+static void kv_pct_value(tl_json *j, double v)
 {
-    tl_json_key(j, k);
     if (isfinite(v))
         tl_json_fixed(j, v, 3);
     else
         tl_json_null(j);
+}
+
+static void kv_pct(tl_json *j, const char *k, double v)
+{
+    tl_json_key(j, k);
+    kv_pct_value(j, v);
 }
 
 /* ---- the aggregate ------------------------------------------------------- */
@@ -334,11 +342,15 @@ static void write_rank_rates(tl_json *j, const tl_aggregate *a, const tl_rank_re
         tl_json_array_end(j);
 }
 
-static void write_ranks(tl_json *j, const tl_aggregate *a)
+/* The ranks in full: every rank, or past TL_JSON_RANKS_FULL without
+ * --json-all those rank_pick.h picks (why[i] != 0). */
+static void write_ranks(tl_json *j, const tl_aggregate *a, const unsigned char *why)
 {
     tl_json_array_begin(j);
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
+        if (why != NULL && why[i] == 0)
+            continue;
         tl_json_object_begin(j);
         tl_json_kv_int(j, "rank", r->rank);
         tl_json_key(j, "world_size");
@@ -386,6 +398,60 @@ static void write_ranks(tl_json *j, const tl_aggregate *a)
         write_rank_diffusion(j, &r->diff);
         tl_json_key(j, "top");
         write_rank_top(j, a, i);
+        tl_json_object_end(j);
+    }
+    tl_json_array_end(j);
+}
+
+/* Why a rank is in full, as words: "all" (nothing was left out), else
+ * "straggler", "min", "max", "p10" ... "p90", "sample" (rank_pick.h). */
+static void write_picked(tl_json *j, unsigned char why)
+{
+    static const char *q[] = { NULL, "p10", "p25", "median", "p75", "p90", NULL, NULL };
+    tl_json_array_begin(j);
+    if (why & TL_PICK_ALL)
+        tl_json_string(j, "all");
+    if (why & TL_PICK_STRAGGLER)
+        tl_json_string(j, "straggler");
+    if (why & TL_PICK_LEAST)
+        tl_json_string(j, "min");
+    if (why & TL_PICK_MOST)
+        tl_json_string(j, "max");
+    if (q[TL_PICK_QUANTILE(why)] != NULL)
+        tl_json_string(j, q[TL_PICK_QUANTILE(why)]);
+    if (why & TL_PICK_SAMPLE)
+        tl_json_string(j, "sample");
+    tl_json_array_end(j);
+}
+
+/* One short row per rank, every rank, whatever "ranks" keeps in full: the
+ * numbers of the per-rank tables (docs/analysis.md, "The aggregate JSON"). */
+static void write_rank_rows(tl_json *j, const tl_aggregate *a, const unsigned char *why)
+{
+    tl_json_array_begin(j);
+    for (size_t i = 0; i < a->nranks; i++) {
+        const tl_rank_result *r = &a->ranks[i];
+        unsigned char w = why != NULL ? why[i] : TL_PICK_ALL;
+        tl_json_object_begin(j);
+        tl_json_kv_int(j, "rank", r->rank);
+        tl_json_kv_bool(j, "in_full", w != 0);
+        tl_json_key(j, "picked");
+        write_picked(j, w);
+        tl_json_kv_bool(j, "straggler", r->straggler);
+        tl_json_kv_uint(j, "sessions", r->nsessions);
+        tl_json_key(j, "span_ns");
+        r->span_ns > 0 ? tl_json_int(j, r->span_ns) : tl_json_null(j);
+        tl_json_kv_uint(j, "steps", r->step_count);
+        tl_json_kv_double(j, "step_mean_ns", r->step_mean);
+        tl_json_kv_double(j, "step_median_ns", r->step_median);
+        tl_json_kv_double(j, "step_max_ns", r->step_max);
+        tl_json_kv_double(j, "it_per_s", isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
+        tl_json_key(j, "gpu_idle_pct");
+        if (r->gpu.present)
+            kv_pct_value(j, tl_pct(r->gpu.idle, r->gpu.kernel_time));
+        else
+            tl_json_null(j);
+        tl_json_kv_double(j, "peak_allocated_bytes", r->peak_allocated);
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -837,8 +903,68 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
     tl_json_array_end(j);
 }
 
-void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
+/* Which ranks and sessions the document holds in full: all of them, or past
+ * TL_JSON_RANKS_FULL ranks without --json-all the ranks rank_pick.h picks for
+ * every bounded output, their sessions, and the sessions of no rank (inputs
+ * that were not read: small). why and keep NULL: everything. */
+typedef struct json_detail {
+    unsigned char *why;  /* per rank (a->ranks), 0: only its row in "rank_rows" */
+    unsigned char *keep; /* per session (a->sessions), 0: left out */
+    size_t ranks, sessions; /* how many are in full */
+} json_detail;
+
+static void detail_choose(json_detail *d, const tl_aggregate *a, int all)
 {
+    *d = (json_detail){ NULL, NULL, a->nranks, a->nsessions };
+    if (all || a->nranks <= TL_JSON_RANKS_FULL)
+        return;
+    size_t n = 0;
+    d->why = tl_rank_pick(a, TL_RANKS_PICKED, &n);
+    d->keep = malloc(a->nsessions + 1);
+    if (d->why == NULL || d->keep == NULL) { /* out of memory: the whole document, as asked before */
+        free(d->why);
+        free(d->keep);
+        *d = (json_detail){ NULL, NULL, a->nranks, a->nsessions };
+        return;
+    }
+    memset(d->keep, 1, a->nsessions + 1);
+    for (size_t i = 0; i < a->nranks; i++)
+        for (size_t k = 0; d->why[i] == 0 && k < a->ranks[i].nsessions; k++)
+            d->keep[a->ranks[i].sessions[k]] = 0;
+    d->ranks = n;
+    d->sessions = 0;
+    for (size_t i = 0; i < a->nsessions; i++)
+        d->sessions += d->keep[i];
+}
+
+static void write_detail(tl_json *j, const tl_aggregate *a, const json_detail *d)
+{
+    tl_json_object_begin(j);
+    tl_json_kv_int(j, "full_up_to_ranks", TL_JSON_RANKS_FULL);
+    tl_json_kv_uint(j, "ranks_in_full", d->ranks);
+    tl_json_kv_uint(j, "ranks_left_out", a->nranks - d->ranks);
+    tl_json_kv_uint(j, "sessions_in_full", d->sessions);
+    tl_json_kv_uint(j, "sessions_left_out", a->nsessions - d->sessions);
+    tl_json_key(j, "note");
+    if (d->why != NULL) {
+        char note[600];
+        snprintf(note, sizeof note,
+                 "%zu of %zu ranks in full (\"ranks\", \"sessions\"): the stragglers, the shortest and longest mean "
+                 "step, its 10th-90th percentiles and an even sample; every rank has its row in \"rank_rows\". "
+                 "%zu sessions left out: this document is not an input of tally; write it with --json-all for "
+                 "every rank, or tally aggregate --partial for tally merge",
+                 d->ranks, a->nranks, a->nsessions - d->sessions);
+        tl_json_string(j, note);
+    } else {
+        tl_json_null(j);
+    }
+    tl_json_object_end(j);
+}
+
+void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer, int all)
+{
+    json_detail d;
+    detail_choose(&d, a, all);
     tl_json_object_begin(j);
     tl_json_kv_string(j, "format", "tally-aggregate");
     tl_json_kv_int(j, "version", 1);
@@ -846,8 +972,12 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_key(j, "options");
     tl_partial_write_options(j, &a->opt);
     tl_json_kv_uint(j, "world_size_seen", a->nranks);
+    tl_json_key(j, "detail");
+    write_detail(j, a, &d);
     tl_json_key(j, "ranks");
-    write_ranks(j, a);
+    write_ranks(j, a, d.why);
+    tl_json_key(j, "rank_rows");
+    write_rank_rows(j, a, d.why);
     tl_json_key(j, "across_ranks");
     write_across(j, a);
     tl_json_key(j, "telemetry");
@@ -909,7 +1039,9 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer)
     /* The exact session results, as in a partial: an aggregate is also an
      * input (tally report, summary, compare, merge take it back). */
     tl_json_key(j, "sessions");
-    tl_partial_write_sessions(j, a->sessions, a->nsessions);
+    tl_partial_write_sessions(j, a->sessions, a->nsessions, d.keep);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
+    free(d.why);
+    free(d.keep);
 }

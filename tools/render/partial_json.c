@@ -312,11 +312,12 @@ void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
     write_fields(j, &tl_partial_options_fields, &view);
 }
 
-void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n)
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep)
 {
     tl_json_array_begin(j);
     for (size_t i = 0; i < n; i++)
-        write_fields(j, &tl_partial_session_fields, &s[i]);
+        if (keep == NULL || keep[i])
+            write_fields(j, &tl_partial_session_fields, &s[i]);
     tl_json_array_end(j);
 }
 
@@ -329,7 +330,7 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_key(j, "options");
     tl_partial_write_options(j, &a->opt);
     tl_json_key(j, "sessions");
-    tl_partial_write_sessions(j, a->sessions, a->nsessions);
+    tl_partial_write_sessions(j, a->sessions, a->nsessions, NULL);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }

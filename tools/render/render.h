@@ -72,8 +72,13 @@ int tl_render_page(FILE *out, const tl_page *p);
  * is the caller's). */
 
 /* The aggregate document (schema/tally-aggregate.schema.json), with every
- * session result as in a partial, so that an aggregate is an input too. */
-void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer);
+ * session result as in a partial, so that an aggregate is an input too: up
+ * to TL_JSON_RANKS_FULL ranks, or with all set (--json-all). Past it, its size
+ * is bounded: the ranks rank_pick.h picks (TL_RANKS_PICKED) keep their full
+ * rows and sessions, every rank a short row in "rank_rows", and "detail" says
+ * how many were left out; such a document is refused as an input. */
+#define TL_JSON_RANKS_FULL 256
+void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer, int all);
 /* The partial aggregate (schema/tally-partial.schema.json): a's analysis
  * options and every session result, exactly, for tally merge and tally-mpi;
  * ingest's tl_partial_read (partial.h) reads it back. */
@@ -81,7 +86,8 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer);
 /* Its parts, which the aggregate carries too: the "options" object and the
  * "sessions" array, by the field tables of ingest's partial.h. */
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o);
-void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n);
+/* keep: NULL, every session; else only those with keep[i] != 0. */
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep);
 
 /* ---- console ----------------------------------------------------------------
  * What the commands print on standard output (a stream of term.h's, which
