@@ -9,8 +9,10 @@
  * seconds), so it takes the global lock, like a memory snapshot: one block
  * is open per process at a time, whichever thread ends it. The report lists
  * every block (at most TL_MAX_BLOCKS, the rest counted) with its start, its
- * duration and its frames; the trace has each as a complete event of
- * category "block".
+ * duration, its frames and the memory at its end (the process RSS, and the
+ * GPU memory of the sampler's latest reading, like Inferix's per-block
+ * memory_usage_mb); the trace has each as a complete event of category
+ * "block".
  */
 #include "internal.h"
 #include "array.h"
@@ -37,18 +39,56 @@ void tally_block_begin(double frames)
     pthread_mutex_unlock(&tl_g.lock);
 }
 
+/* The GPU memory of the sampler's latest reading into b: this process's own,
+ * added up over the GPUs read, where NVML accounts it on every one of them,
+ * else the devices' used memory (every process's). Lock-free. */
+static void gpu_memory(tl_block *b)
+{
+    tally_reading r;
+    b->gpu_mem = -1;
+    b->gpu_own = 0;
+    if (tl_sampler_current(&r) != 0 || !(r.valid & TALLY_READING_GPU) || r.ngpus <= 0)
+        return;
+    double own = 0, used = 0;
+    int nown = 0, nused = 0;
+    for (int i = 0; i < r.ngpus && i < TALLY_READING_MAX_GPUS; i++) {
+        if (r.gpus[i].valid & TALLY_GPU_PROCESS) {
+            own += r.gpus[i].process_used_bytes;
+            nown++;
+        }
+        if (r.gpus[i].valid & TALLY_GPU_MEMORY) {
+            used += r.gpus[i].used_bytes;
+            nused++;
+        }
+    }
+    if (nown == r.ngpus) {
+        b->gpu_mem = own;
+        b->gpu_own = 1;
+    } else if (nused > 0) {
+        b->gpu_mem = used;
+    }
+}
+
 void tally_block_end(void)
 {
     if (atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING && !tl_ensure_running())
         return;
     uint64_t now = tl_now();
+    /* the memory at the end, read after the block's time was taken and
+     * before the lock: /proc/self/statm, and the sampler's reading */
+    tl_block mem = { 0 };
+    mem.rss = tl_memory_rss();
+    if (!(mem.rss > 0))
+        mem.rss = -1;
+    gpu_memory(&mem);
     pthread_mutex_lock(&tl_g.lock);
     if (!tl_g.block_open) {
         tl_g.block_unmatched++;
         goto out;
     }
     tl_g.block_open = 0;
-    tl_block b = { tl_g.block_t0, now > tl_g.block_t0 ? now - tl_g.block_t0 : 0, tl_g.block_frames, tl_g.block_tid };
+    tl_block b = { tl_g.block_t0, now > tl_g.block_t0 ? now - tl_g.block_t0 : 0, tl_g.block_frames, tl_g.block_tid,
+                   mem.rss, mem.gpu_mem, mem.gpu_own };
     if (tl_g.nblocks >= TL_MAX_BLOCKS ||
         tl_array_grow(&tl_g.blocks, tl_g.nblocks, &tl_g.blocks_cap, sizeof *tl_g.blocks, 64) != 0) {
         tl_g.blocks_dropped++;
@@ -94,6 +134,12 @@ void tl_blocks_write_report(tl_json *j, double ns_per_tick)
         else
             tl_json_null(j);
         tl_json_kv_int(j, "tid", b->tid);
+        if (b->rss >= 0)
+            tl_json_kv_double(j, "rss_bytes", b->rss);
+        if (b->gpu_mem >= 0) {
+            tl_json_kv_double(j, "gpu_memory_bytes", b->gpu_mem);
+            tl_json_kv_string(j, "gpu_memory_kind", b->gpu_own ? "process" : "device");
+        }
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -123,6 +169,10 @@ void tl_blocks_write_trace(tl_json *j, double ns_per_tick, int pid)
         tl_json_kv_int(j, "index", (long long)i);
         if (b->frames >= 0)
             tl_json_kv_double(j, "frames", b->frames);
+        if (b->rss >= 0)
+            tl_json_kv_double(j, "rss_bytes", b->rss);
+        if (b->gpu_mem >= 0)
+            tl_json_kv_double(j, "gpu_memory_bytes", b->gpu_mem);
         tl_json_object_end(j);
         tl_json_object_end(j);
     }

@@ -530,6 +530,11 @@ typedef struct tl_block {
     uint64_t t0, dur;          /* ticks */
     double frames;             /* < 0: not given */
     int tid;
+    /* memory at the block's end: the process RSS (< 0 unread), and the GPU
+     * memory of the sampler's latest reading (< 0 none): this process's own
+     * on every GPU read (gpu_own), else the devices' used memory */
+    double rss, gpu_mem;
+    int gpu_own;
 } tl_block;
 
 typedef struct tl_global {

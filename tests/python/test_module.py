@@ -705,7 +705,12 @@ class TestBlocks(ModuleTest):
             self.assertLess(got, want + 60)
         events = [e for e in self.trace_events(path) if e.get("cat") == "block"]
         self.assertEqual([e["name"] for e in events], ["block 0", "block 1", "block 2", "block 3", "block 4"])
-        self.assertEqual(events[0]["args"], {"index": 0, "frames": 4})
+        self.assertEqual({k: v for k, v in events[0]["args"].items() if k != "rss_bytes"}, {"index": 0, "frames": 4})
+        # the memory at each block's end: the RSS (no sampler: no GPU memory)
+        rss = [x["rss_bytes"] for x in b["items"]]
+        self.assertEqual(events[0]["args"]["rss_bytes"], rss[0])
+        self.assertTrue(all(r > 1e6 for r in rss), rss)
+        self.assertNotIn("gpu_memory_bytes", b["items"][0])
         agg_path = os.path.join(self.dir, "aggregate.json")
         r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
                            capture_output=True, text=True, timeout=120)
@@ -718,6 +723,13 @@ class TestBlocks(ModuleTest):
         sized_s = sum(durs[:4]) / 1e3
         self.assertAlmostEqual(d["fps"], 16 / sized_s, delta=0.02 * 16 / sized_s)
         self.assertAlmostEqual(d["first_block_ns"] / 1e6, durs[0], delta=0.01)
+        self.assertEqual(d["block_rss_peak_bytes"], max(rss))
+        self.assertIsNone(d["block_memory_peak_bytes"])
+        summary = subprocess.run([TALLY_CLI, "summary", "--quiet", "--width", "200", self.out],
+                                 capture_output=True, text=True, timeout=120)
+        self.assertEqual(summary.returncode, 0, summary.stderr)
+        head = [x for x in summary.stdout.splitlines() if "First block" in x][0]
+        self.assertTrue(head.rstrip().endswith("Block memory  Block RSS"), head)
 
 
 class TestSectionArgs(ModuleTest):

@@ -42,6 +42,8 @@ target_compile_definitions(test_nvml PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tall
 add_dependencies(test_nvml tally_fake_nvml tally_fake_nvml_v1)
 target_compile_definitions(test_sampler PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
 add_dependencies(test_sampler tally_fake_nvml)
+target_compile_definitions(test_blocks PRIVATE TALLY_FAKE_NVML="$<TARGET_FILE:tally_fake_nvml>")
+add_dependencies(test_blocks tally_fake_nvml)
 
 # dlopen/dlclose of libtally, then SIGTERM (issue 26): not linked with libtally.
 tally_add_unit_test(test_dlclose SOURCES test_dlclose.c

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "tally/tally.h"
@@ -62,6 +63,9 @@ static void test_blocks(void **state)
     long long prev_end = 0;
     for (size_t i = 0; i < 3; i++) {
         json_t *x = json_array_get(items, i);
+        /* no sampler: the RSS at the end, no GPU memory */
+        assert_true(tt_num(x, "rss_bytes") > 1e6);
+        assert_null(json_object_get(x, "gpu_memory_bytes"));
         double ms = (double)tt_int(x, "dur_ns") / 1e6;
         if (!(ms >= want_ms[i] && ms < want_ms[i] + 40))
             fail_msg("block %zu took %.1f ms, slept %.0f", i, ms, want_ms[i]);
@@ -87,6 +91,73 @@ static void test_blocks(void **state)
     }
     assert_int_equal(n, 3);
     json_decref(t);
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
+/* Memory per block: the fake NVML's own memory grows 100 MiB per reading
+ * (every 10 ms), and the second block touches 64 MiB more of the heap. */
+static int body_block_memory(void *arg)
+{
+    (void)arg;
+    tally_reading r;
+    tally_begin("start"); /* starts libtally and its sampler */
+    tally_end();
+    for (int i = 0; i < 500 && !(tally_current(&r) == 0 && (r.valid & TALLY_READING_GPU)); i++)
+        sleep_ms(10);
+    TT_REQUIRE(r.valid & TALLY_READING_GPU);
+    tally_block_begin(4);
+    sleep_ms(50);
+    tally_block_end();
+    tally_block_begin(4);
+    size_t n = 64u << 20;
+    /* fresh pages (a malloc could reuse resident ones the heap freed) */
+    char *big = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    TT_REQUIRE(big != MAP_FAILED);
+    memset(big, 1, n);
+    sleep_ms(50);
+    tally_block_end();
+    munmap(big, n);
+    return 0;
+}
+
+static void test_block_memory(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    tt_begin(&s);
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "FAKE_NVML_DEVICES=1", "FAKE_NVML_OWN_MIB=1000",
+                          "FAKE_NVML_OWN_STEP_MIB=100", "TALLY_SAMPLE_MS=10", NULL };
+    assert_int_equal(tt_run(&s, env, body_block_memory, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
+    json_t *items = json_object_get(json_object_get(r, "blocks"), "items");
+    assert_int_equal(json_array_size(items), 2);
+    json_t *b0 = json_array_get(items, 0), *b1 = json_array_get(items, 1);
+    /* the process's own GPU memory of a sampler reading taken before the
+     * block's end: one of the series' values, and it grew between blocks */
+    json_t *series = json_object_get(json_object_get(r, "sampler"), "series");
+    for (int k = 0; k < 2; k++) {
+        json_t *b = k ? b1 : b0;
+        assert_string_equal(tt_str(b, "gpu_memory_kind"), "process");
+        double mem = tt_num(b, "gpu_memory_bytes");
+        long long end = tt_int(b, "time_ns") + tt_int(b, "dur_ns");
+        int found = 0;
+        size_t i;
+        json_t *p;
+        json_array_foreach(series, i, p) {
+            json_t *g = json_array_get(json_object_get(p, "gpus"), 0);
+            found |= g && tt_int(p, "time_ns") <= end + 1000000 && tt_num(g, "process_used_bytes") == mem;
+        }
+        if (!found)
+            fail_msg("block %d: %.0f bytes of GPU memory, in no sampler point before its end", k, mem);
+        assert_true(mem >= 1100.0 * 1024 * 1024);
+    }
+    assert_true(tt_num(b1, "gpu_memory_bytes") >= tt_num(b0, "gpu_memory_bytes") + 200.0 * 1024 * 1024);
+    if (!(tt_num(b1, "rss_bytes") >= tt_num(b0, "rss_bytes") + 60.0 * 1024 * 1024))
+        fail_msg("RSS %.0f then %.0f: not 64 MiB more", tt_num(b0, "rss_bytes"), tt_num(b1, "rss_bytes"));
+    json_decref(r);
     const char *args[] = { s.dir, NULL };
     json_decref(tt_check(args));
     tt_end(&s);
@@ -218,6 +289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_blocks, tt_teardown),
         cmocka_unit_test_teardown(test_blocks_cap, tt_teardown),
+        cmocka_unit_test_teardown(test_block_memory, tt_teardown),
         cmocka_unit_test_teardown(test_section_args, tt_teardown),
         cmocka_unit_test_teardown(test_counter_rates, tt_teardown),
     };

@@ -348,7 +348,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("kv.hit_rate"), TL_COUNTER_RATE, 1, 0.75, 0.75, 0.75 };
     s->counters_total = 6;
     s->sys = (tl_ssystem){ tt_xstrdup("node7"), tt_xstrdup("Linux 6.1"), 96, 1.1e12 };
-    s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900 };
+    s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900,
+                               5.5e9, 2.25e9 /* block memory: GPU and RSS peaks */ };
     s->health = calloc(1, sizeof *s->health);
     s->health[s->nhealth++] = (tl_shealth){ 0, 8, 2, 2000, 88, 8, 3, 700, 699, 8, 1, 2 };
     s->clocks = calloc(1, sizeof *s->clocks);

@@ -100,6 +100,7 @@ typedef struct tl_rank_diffusion {
     double frames, size_min, size_max;
     int64_t block_ns, sized_ns, step_ns;
     int64_t first_block_ns, later_median_ns; /* of the first session with blocks; -1 none */
+    double mem_peak, rss_peak; /* the most GPU memory and RSS of a block over the sessions; NaN unknown */
     double fps, bps, block_size; /* frames / s and blocks / s of block computation, frames per block; NaN unknown */
 } tl_rank_diffusion;
 void tl_rank_diffusion_init(tl_rank_diffusion *d);

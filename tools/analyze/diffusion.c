@@ -29,6 +29,9 @@ static int blocks(tl_sdiffusion *d, const tl_profile *p)
         const tl_diff_block *b = &p->blocks[i];
         d->blocks++;
         d->block_ns = tl_ns_add(d->block_ns, b->dur_ns);
+        /* the peaks of the blocks that say their memory (fmax: NaN is none) */
+        d->mem_peak = fmax(d->mem_peak, b->memory);
+        d->rss_peak = fmax(d->rss_peak, b->rss);
         if (isfinite(b->frames) && b->frames >= 0) {
             d->sized++;
             d->frames += b->frames;
@@ -98,6 +101,7 @@ void tl_rank_diffusion_init(tl_rank_diffusion *d)
 {
     memset(d, 0, sizeof *d);
     d->size_min = d->size_max = NAN;
+    d->mem_peak = d->rss_peak = NAN;
     d->first_block_ns = d->later_median_ns = -1;
     d->fps = d->bps = d->block_size = NAN;
 }
@@ -117,6 +121,8 @@ void tl_rank_diffusion_add(tl_rank_diffusion *d, const tl_sdiffusion *s)
         d->size_min = s->size_min;
     if (!(s->size_max <= d->size_max))
         d->size_max = s->size_max;
+    d->mem_peak = fmax(d->mem_peak, s->mem_peak);
+    d->rss_peak = fmax(d->rss_peak, s->rss_peak);
     /* the first block of the rank's first session with blocks */
     if (d->first_block_ns < 0 && s->first_block_ns >= 0) {
         d->first_block_ns = s->first_block_ns;

@@ -386,6 +386,8 @@ static const tl_field diffusion_f_f[] = {
     NS("layers_ns", layers_ns),
     STR_NULL("top_layer", top_layer),
     INT_UPTO("top_layer_ns", top_layer_ns, "layers_ns"),
+    NUM("block_memory_peak", mem_peak, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    NUM("block_rss_peak", rss_peak, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST
 static TABLE(diffusion_f, "diffusion", tl_sdiffusion, 0, TL_FK_DIFFUSION);

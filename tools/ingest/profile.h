@@ -406,7 +406,8 @@ typedef struct tl_host_info {
 typedef struct tl_diff_block {
     int64_t dur_ns;        /* its computation_time_ms */
     double frames;         /* its block_size (frames); NaN unknown */
-    double memory;         /* its memory_usage_mb, bytes; NaN unknown */
+    double memory;         /* its GPU memory, bytes (Inferix's memory_usage_mb; libtally's gpu_memory_bytes); NaN unknown */
+    double rss;            /* the process RSS at its end, bytes (libtally); NaN unknown */
 } tl_diff_block;
 #define TL_PROFILE_MAX_BLOCKS 100000 /* kept per profile; more are counted in the statistics only */
 /* One call of a CPU lane kept to be drawn by name: nesting.c keeps the

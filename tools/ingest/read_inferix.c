@@ -310,7 +310,7 @@ static void read_records(tl_profile *p, const json_t *root, const char *section,
             continue;
         /* the blocks in order: frames, time and memory of each (diffusion metrics) */
         if (blocks) {
-            tl_diff_block b = { ns, size, isnan(mem) ? NAN : mem * MIB };
+            tl_diff_block b = { ns, size, isnan(mem) ? NAN : mem * MIB, NAN };
             if (tl_profile_add_block(p, &b) != 0)
                 tl_profile_warn(p, "%s: out of memory", path);
         }

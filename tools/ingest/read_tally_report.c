@@ -1288,16 +1288,20 @@ static void read_blocks(tl_profile *p, const json_t *root)
     char path[160];
     json_array_foreach(items, i, e) {
         int64_t dur;
-        double frames;
+        double frames, rss, gpu;
         tl_readers_index(path, sizeof path, "blocks.items", i);
         if (!json_is_object(e)) {
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
             continue;
         }
         if (tl_readers_ns(p, e, path, "dur_ns", 0, 1.0, &dur) != 0 ||
-            tl_readers_number(p, e, path, "frames", TL_RD_OPTIONAL | TL_RD_NULLABLE, &frames) < 0)
+            tl_readers_number(p, e, path, "frames", TL_RD_OPTIONAL | TL_RD_NULLABLE, &frames) < 0 ||
+            tl_readers_number(p, e, path, "rss_bytes", TL_RD_OPTIONAL | TL_RD_NULLABLE, &rss) < 0 ||
+            tl_readers_number(p, e, path, "gpu_memory_bytes", TL_RD_OPTIONAL | TL_RD_NULLABLE, &gpu) < 0)
             continue;
-        tl_diff_block blk = { dur, frames, NAN };
+        /* memory at the block's end (absent in older reports): a negative
+         * amount is not one */
+        tl_diff_block blk = { dur, frames, gpu >= 0 ? gpu : NAN, rss >= 0 ? rss : NAN };
         if (tl_profile_add_block(p, &blk) != 0)
             tl_profile_warn(p, "%s: out of memory", path);
     }

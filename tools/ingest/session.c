@@ -45,6 +45,7 @@ void tl_session_init(tl_session *s)
     s->peak_device_used = NAN;
     s->sys.memory_bytes = NAN;
     s->diff.size_min = s->diff.size_max = NAN;
+    s->diff.mem_peak = s->diff.rss_peak = NAN;
     s->diff.first_block_ns = s->diff.later_median_ns = -1;
 }
 

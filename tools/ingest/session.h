@@ -365,6 +365,7 @@ typedef struct tl_sdiffusion {
     int64_t layers_ns;         /* their total time added up */
     char *top_layer;           /* the layer with the most time, or NULL */
     int64_t top_layer_ns;
+    double mem_peak, rss_peak; /* the most GPU memory and RSS of a block (at its end), bytes; NaN unknown */
 } tl_sdiffusion;
 
 /* A GPU's temperature and power against their limits (thresholds: aggregate.h). */

@@ -313,6 +313,8 @@ static void write_rank_diffusion(tl_json *j, const tl_rank_diffusion *d)
     tl_json_kv_double(j, "blocks_per_s", d->bps);
     tl_json_kv_double(j, "first_block_ns", d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
     tl_json_kv_double(j, "later_block_median_ns", d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
+    tl_json_kv_double(j, "block_memory_peak_bytes", d->mem_peak);
+    tl_json_kv_double(j, "block_rss_peak_bytes", d->rss_peak);
     tl_json_kv_uint(j, "steps", d->steps);
     tl_json_kv_int(j, "step_time_ns", d->step_ns);
     tl_json_object_end(j);

@@ -18,7 +18,8 @@
 
 const char *const tl_diffusion_heads[TL_DIFFUSION_COLS] = { "Rank",          "Blocks",   "Frames",
                                                             "Block size",    "FPS",      "Blocks/s",
-                                                            "First block",   "Later blocks", "Steps" };
+                                                            "First block",   "Later blocks", "Steps",
+                                                            "Block memory",  "Block RSS" };
 
 int tl_diffusion_any(const tl_aggregate *a)
 {
@@ -45,13 +46,15 @@ int tl_diffusion_row_of(const tl_rank_result *rank, tl_diffusion_row *r)
     tl_units_dur(r->first, sizeof r->first, d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN);
     tl_units_dur(r->later, sizeof r->later, d->later_median_ns >= 0 ? (double)d->later_median_ns : NAN);
     snprintf(r->steps, sizeof r->steps, "%llu", (unsigned long long)d->steps);
+    tl_units_bytes(r->mem, sizeof r->mem, d->mem_peak);
+    tl_units_bytes(r->rss, sizeof r->rss, d->rss_peak);
     return 1;
 }
 
 void tl_diffusion_cells(const tl_diffusion_row *r, const char *cells[TL_DIFFUSION_COLS])
 {
     const char *c[TL_DIFFUSION_COLS] = { r->rank, r->blocks, r->frames, r->size, r->fps, r->bps, r->first, r->later,
-                                         r->steps };
+                                         r->steps, r->mem, r->rss };
     memcpy(cells, c, sizeof c);
 }
 
@@ -61,12 +64,14 @@ void tl_diffusion_summary(FILE *out, const tl_aggregate *a, size_t width)
         { "Rank", 1, 0, 0 }, { "Blocks", 1, 2, 0 },      { "Frames", 1, 3, 0 },
         { "Block size", 1, 4, 0 }, { "FPS", 1, 0, 0 },   { "Blocks/s", 1, 1, 0 },
         { "First block", 1, 0, 0 }, { "Later blocks", 1, 1, 0 }, { "Steps", 1, 5, 0 },
+        { "Block memory", 1, 6, 0 }, { "Block RSS", 1, 7, 0 }, /* left out first: the timings come first */
     };
     if (!tl_diffusion_any(a))
         return;
     fputs("\nVIDEO DIFFUSION\n", out);
     tl_text_wrap(out, "", "Frames and blocks per second of block computation; first block: its time (the "
-                 "first-block delay); later blocks: their median.", width);
+                 "first-block delay); later blocks: their median; block memory and RSS: the most GPU memory and process RSS "
+                 "of a block.", width);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, TL_DIFFUSION_COLS);
     for (size_t i = 0; i < a->nranks; i++) {
@@ -86,7 +91,8 @@ void tl_diffusion_markdown(FILE *out, const tl_aggregate *a)
     if (!tl_diffusion_any(a))
         return;
     fputs("\n## Video diffusion\n\nFrames and blocks per second of block computation; first block: its "
-          "computation time (Inferix's first-block delay); later blocks: their median.\n\n|", out);
+          "computation time (Inferix's first-block delay); later blocks: their median; block memory and RSS: the most "
+          "GPU memory and process RSS of a block.\n\n|", out);
     for (int c = 0; c < TL_DIFFUSION_COLS; c++)
         fprintf(out, " %s |", tl_diffusion_heads[c]);
     fputs("\n|", out);

@@ -19,8 +19,9 @@ int tl_diffusion_any(const tl_aggregate *a);
 /* One rank's row, formatted ("–" unknown). */
 typedef struct tl_diffusion_row {
     char rank[16], blocks[24], frames[24], size[32], fps[24], bps[24], first[32], later[32], steps[24];
+    char mem[24], rss[24];
 } tl_diffusion_row;
-#define TL_DIFFUSION_COLS 9
+#define TL_DIFFUSION_COLS 11
 extern const char *const tl_diffusion_heads[TL_DIFFUSION_COLS];
 /* Fill r for rank r; 0 when the rank has no diffusion records. */
 int tl_diffusion_row_of(const tl_rank_result *rank, tl_diffusion_row *r);

@@ -59,7 +59,8 @@ void tl_html_diffusion(tl_html *h)
     fps_bars(h);
     fputs("<div class=\"scroll\"><table id=\"diffusion-table\">\n<caption>Per rank: blocks, frames (the blocks' "
           "sizes added up), frames per block, FPS and blocks per second of block computation, the first block's "
-          "computation time, the later blocks' median and the denoising steps</caption>\n<thead><tr>", f);
+          "computation time, the later blocks' median, the denoising steps, and the most GPU memory and process RSS "
+          "of a block</caption>\n<thead><tr>", f);
     for (int c = 0; c < TL_DIFFUSION_COLS; c++)
         fprintf(f, "<th scope=\"col\">%s</th>", tl_diffusion_heads[c]);
     fputs("</tr></thead>\n<tbody>\n", f);

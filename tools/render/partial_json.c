@@ -294,7 +294,8 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
         if ((f->flags & TL_FF_OMIT_EMPTY) && !t->tuple &&
             ((f->type == TL_F_ARRAY && member_count(base, f) == 0) ||
              (f->type == TL_F_STR_NULL && member_ptr(base, f->offset) == NULL) ||
-             (f->type == TL_F_INT && tl_field_int(base, f) == f->def)))
+             (f->type == TL_F_INT && tl_field_int(base, f) == f->def) ||
+             (f->type == TL_F_NUM && isnan(*(const double *)((const char *)base + f->offset)))))
             continue;
         if (!t->tuple)
             tl_json_key(j, f->key);
