@@ -639,9 +639,25 @@ void tl_write_gpu(tl_json *j, const tl_gpu_reading *g, int with_name);
 void tl_blocks_write_report(tl_json *j, double ns_per_tick);
 void tl_blocks_write_trace(tl_json *j, double ns_per_tick, int pid);
 void tl_blocks_atfork_child(void);
-/* section_args.c: the report's "section_args" and the trace's instants (under tl_g.lock). */
+/* section_args.c: the report's "section_args" and its sections' args (under
+ * tl_g.lock); the trace's sections' args and instants (a snapshot taken
+ * under tl_g.lock, used outside it). */
 void tl_sargs_write_report(tl_json *j, double ns_per_tick);
-void tl_sargs_write_trace(tl_json *j, double ns_per_tick, int pid);
+int tl_sargs_by_name(uint32_t nnames, const char ***last, uint32_t **count);
+typedef struct tl_sargs_ref {
+    uint64_t ticks;
+    uint32_t name_id;          /* UINT32_MAX: not interned */
+    int tid, written;
+    const char *name, *args;
+} tl_sargs_ref;
+typedef struct tl_sargs_view {
+    tl_sargs_ref *refs;        /* by tid, then ticks */
+    size_t n;
+} tl_sargs_view;
+int tl_sargs_snapshot(tl_sargs_view *v);
+int tl_sargs_thread_has(const tl_sargs_view *v, int tid);
+const char *tl_sargs_find(tl_sargs_view *v, int tid, uint64_t ticks, uint32_t name);
+void tl_sargs_write_unwritten(tl_json *j, const tl_sargs_view *v, double ns_per_tick, int pid);
 void tl_sargs_atfork_child(void);
 /* counter_rates.c: the report's "counter_rates" (under tl_g.lock). */
 void tl_rates_write_report(tl_json *j, const tl_merged *m);

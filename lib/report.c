@@ -39,8 +39,10 @@ uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n)
     return ids;
 }
 
+/* args_last/args_count (sections only, NULL when no section has metadata):
+ * the metadata of a name's latest occurrence and how many had some. */
 static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nnames, double k,
-                            int iterations)
+                            int iterations, const char *const *args_last, const uint32_t *args_count)
 {
     uint32_t n;
     uint32_t *ids = tl_sorted_ids(stats, nnames, &n);
@@ -66,6 +68,11 @@ static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nname
             tl_json_int(j, llround((double)s->samples[x] * k));
         tl_json_array_end(j);
         tl_json_kv_uint(j, "samples_dropped", s->samples_dropped);
+        if (args_last != NULL && args_last[ids[i]] != NULL) {
+            tl_json_key(j, "args");
+            tl_json_raw(j, args_last[ids[i]]);
+            tl_json_kv_uint(j, "args_count", args_count[ids[i]]);
+        }
         tl_json_object_end(j);
     }
     tl_json_array_end(j);
@@ -379,10 +386,15 @@ int tl_report_write(tl_json *j, const tl_merged *m)
         tl_json_null(j);
     }
 
+    const char **args_last;
+    uint32_t *args_count;
+    (void)tl_sargs_by_name(m->nnames, &args_last, &args_count); /* out of memory: section_args has them */
     tl_json_key(j, "sections");
-    write_dur_stats(j, m->stats[TL_SECTION], m->nnames, m->ns_per_tick, 0);
+    write_dur_stats(j, m->stats[TL_SECTION], m->nnames, m->ns_per_tick, 0, args_last, args_count);
+    free(args_last);
+    free(args_count);
     tl_json_key(j, "iterations");
-    write_dur_stats(j, m->stats[TL_ITERATION], m->nnames, m->ns_per_tick, 1);
+    write_dur_stats(j, m->stats[TL_ITERATION], m->nnames, m->ns_per_tick, 1, NULL, NULL);
     tl_json_key(j, "counters");
     write_counters(j, m);
     tl_rates_write_report(j, m);

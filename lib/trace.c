@@ -185,8 +185,10 @@ typedef struct prefix_slot {
 /* The hot loop of a big trace: complete events formatted by hand, straight
  * into the writer's buffer. Counters (rare) go through the generic writer. */
 static void write_thread_events(tl_json *j, const thread_view *v, const tl_merged *m, name_cache *names,
-                                prefix_slot *prefixes)
+                                prefix_slot *prefixes, tl_sargs_view *sargs)
 {
+    /* sections with metadata (tally_begin_args): only on threads that have some */
+    int with_args = tl_sargs_thread_has(sargs, v->tid);
     static const char dur_key[] = ",\"dur\":";
     char head[64];
     int hn = snprintf(head, sizeof head, ",\"pid\":%d,\"tid\":%d,\"ts\":", tl_g.pid, v->tid);
@@ -212,6 +214,18 @@ static void write_thread_events(tl_json *j, const thread_view *v, const tl_merge
                 continue;
             }
             int64_t dur = round_ns((double)e->value * k);
+            const char *args;
+            if (TL_UNLIKELY(with_args) && e->kind == TL_EV_SECTION &&
+                (args = tl_sargs_find(sargs, v->tid, e->t0, e->name)) != NULL) {
+                /* the section's metadata as its own args */
+                event_head(j, "X", "section", tl_name(e->name), v->tid, (double)ts / 1000.0);
+                tl_json_key(j, "dur");
+                tl_json_fixed(j, (double)dur / 1000.0, 3);
+                tl_json_key(j, "args");
+                tl_json_raw(j, args);
+                tl_json_object_end(j);
+                continue;
+            }
             uint32_t key = 1 + (e->name << 1 | (e->kind == TL_EV_ITERATION));
             prefix_slot *slot = prefixes ? &prefixes[(key * 0x9e3779b1u) >> 24] : NULL;
             if (slot != NULL && slot->key != key) {
@@ -452,7 +466,8 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
     write_snapshots(j, m);
     write_instants(j, m);
     tl_blocks_write_trace(j, m->ns_per_tick, tl_g.pid);
-    tl_sargs_write_trace(j, m->ns_per_tick, tl_g.pid);
+    tl_sargs_view sargs;
+    (void)tl_sargs_snapshot(&sargs); /* out of memory: the metadata as instants only */
     pthread_mutex_unlock(&tl_g.lock);
     write_sampler(j, m);
     name_cache names = { calloc(m->nnames ? m->nnames : 1, sizeof(char *)),
@@ -461,8 +476,10 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
         names.n = 0;
     prefix_slot *prefixes = malloc(TL_PREFIX_SLOTS * sizeof *prefixes); /* NULL: the slow path */
     for (int i = n - 1; i >= 0; i--)
-        write_thread_events(j, &threads[i], m, &names, prefixes);
+        write_thread_events(j, &threads[i], m, &names, prefixes, &sargs);
     free(prefixes);
+    tl_sargs_write_unwritten(j, &sargs, m->ns_per_tick, tl_g.pid);
+    free(sargs.refs);
     for (uint32_t i = 0; i < names.n; i++)
         free(names.lit[i]);
     free(names.lit);

@@ -750,13 +750,16 @@ class TestSectionArgs(ModuleTest):
         self.assertEqual((rep["section_args_dropped"], rep["section_args_orphans"]), (0, 1))
         secs = self.by_name(rep["sections"])
         self.assertEqual((secs["vae_decode"]["count"], secs["chunk"]["count"]), (1, 1))
+        # the report's section entries carry their metadata
+        self.assertEqual((secs["vae_decode"]["args"], secs["vae_decode"]["args_count"]),
+                         ({"resolution": "720p", "frames": 33}, 1))
+        self.assertEqual(secs["chunk"]["args"], {"index": 0})
+        # the trace: the metadata is the args of the section's own X event (no instant left)
         events = self.trace_events(path)
         xs = {e["name"]: e for e in events if e.get("ph") == "X"}
-        marks = [e for e in events if e.get("cat") == "section_args"]
-        self.assertEqual([(e["name"], e["args"]) for e in marks],
-                         [("vae_decode", {"resolution": "720p", "frames": 33}), ("chunk", {"index": 0})])
-        self.assertEqual(marks[0]["ts"], xs["vae_decode"]["ts"])  # at the section's start
-        self.assertEqual(marks[0]["tid"], xs["vae_decode"]["tid"])
+        self.assertEqual(xs["vae_decode"]["args"], {"resolution": "720p", "frames": 33})
+        self.assertEqual(xs["chunk"]["args"], {"index": 0})
+        self.assertEqual([e for e in events if e.get("cat") == "section_args"], [])
         agg_path = os.path.join(self.dir, "aggregate.json")
         r = subprocess.run([TALLY_CLI, "aggregate", "--quiet", self.out, "-o", agg_path],
                            capture_output=True, text=True, timeout=120)

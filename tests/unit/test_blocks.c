@@ -225,7 +225,32 @@ static void test_section_args(void **state)
     json_t *secs = json_object_get(r, "sections");
     assert_int_equal(tt_int(tt_find(secs, "name", "load_model"), "count"), 1);
     assert_int_equal(tt_int(tt_find(secs, "name", "read_shard"), "count"), 1);
+    /* each section's entry has its metadata */
+    json_t *lm = tt_find(secs, "name", "load_model");
+    assert_string_equal(tt_str(json_object_get(lm, "args"), "model"), "dit");
+    assert_int_equal(tt_int(lm, "args_count"), 1);
+    assert_string_equal(tt_str(json_object_get(tt_find(secs, "name", "read_shard"), "args"), "text"), "shard 3 of 8");
     json_decref(r);
+    /* the trace: the metadata is the args of the section's own X event, no instant */
+    json_t *t = tt_load_json(tt_trace(&s, "t-rank0"));
+    size_t i, with = 0;
+    json_t *e;
+    json_array_foreach(json_object_get(t, "traceEvents"), i, e) {
+        const char *cat = json_string_value(json_object_get(e, "cat"));
+        assert_false(cat != NULL && strcmp(cat, "section_args") == 0);
+        if (cat == NULL || strcmp(cat, "section") != 0)
+            continue;
+        assert_string_equal(tt_str(e, "ph"), "X");
+        if (strcmp(tt_str(e, "name"), "load_model") == 0) {
+            assert_true(tt_num(json_object_get(e, "args"), "params") == 1.3e9);
+            with++;
+        } else if (strcmp(tt_str(e, "name"), "read_shard") == 0) {
+            assert_string_equal(tt_str(json_object_get(e, "args"), "text"), "shard 3 of 8");
+            with++;
+        }
+    }
+    assert_int_equal(with, 2);
+    json_decref(t);
     const char *args[] = { s.dir, NULL };
     json_decref(tt_check(args));
     tt_end(&s);
