@@ -120,6 +120,36 @@ static char *round_trip(const char *text, const char *producer, const char *what
     return first;
 }
 
+/* src's sessions through tally-mpi's wire (partial_wire.c) into a fresh dst,
+ * as process 0 takes another process's: packed, unpacked, added. */
+static void wire_into(tl_aggregate *dst, const tl_aggregate *src)
+{
+    tl_partial view = { .whole_trace = src->opt.whole_trace, .kernel_wait_ns = src->opt.kernel_wait_ns,
+                        .kernel_classes = (char *)src->opt.kernel_classes };
+    tl_wire w = { 0 };
+    assert_int_equal(tl_partial_wire_pack(&w, &view, src->sessions, src->nsessions), 0);
+    char err[512] = "";
+    tl_partial p;
+    /* cut short anywhere, the bytes are refused and nothing half read stays */
+    static const size_t cuts[] = { 0, 7, 8, 9, 100, 1000 };
+    for (size_t k = 0; k <= sizeof cuts / sizeof cuts[0]; k++) {
+        size_t len = k < sizeof cuts / sizeof cuts[0] ? cuts[k] : w.len / 2;
+        if (len >= w.len)
+            continue;
+        tl_partial_init(&p);
+        assert_int_equal(tl_partial_wire_unpack(&p, w.p, len, err, sizeof err), -1);
+        assert_int_equal(p.nsessions, 0);
+        tl_partial_release(&p);
+    }
+    tl_partial_init(&p);
+    if (tl_partial_wire_unpack(&p, w.p, w.len, err, sizeof err) != 0)
+        fail_msg("the wire: %s", err);
+    free(w.p);
+    tl_aggregate_init(dst, &src->opt);
+    assert_int_equal(tl_aggregate_add_partial(dst, &p, err, sizeof err), 0);
+    tl_partial_release(&p);
+}
+
 /* ---- the identity's problems: words, offsets, and kinds that follow ------------------- */
 
 /* Inputs of every standing (identity.h): a trace with a problem at a byte
@@ -432,6 +462,23 @@ static void test_round_trip_every_field(void **state)
     free(text);
 }
 
+/* Every field, and sessions as the analysis makes them, cross the wire
+ * unchanged: the partial written after it is the partial written before. */
+static void test_wire_every_field(void **state)
+{
+    (void)state;
+    tl_aggregate a, b;
+    char *text = full_partial();
+    read_into(&a, text, "every field");
+    wire_into(&b, &a);
+    char *after = partial_of(&b, "test");
+    assert_string_equal(text, after);
+    free(after);
+    free(text);
+    tl_aggregate_release(&a);
+    tl_aggregate_release(&b);
+}
+
 /* Sessions as the analysis makes them: two ranks of the in-repo DLRM traces
  * (kernels, streams, collectives, GPU lanes, a call tree). */
 static void test_round_trip_analyzed(void **state)
@@ -462,12 +509,18 @@ static void test_round_trip_analyzed(void **state)
     char *text = partial_of(&a, "test");
     char *again = round_trip(text, "test", "dlrm");
     assert_string_equal(text, again);
-    /* and the aggregate of the sessions read back is the aggregate of the analyzed ones */
-    tl_aggregate b;
+    /* and the aggregate of the sessions read back (from the partial, and from
+     * tally-mpi's wire) is the aggregate of the analyzed ones */
+    tl_aggregate b, c;
     read_into(&b, text, "dlrm");
+    wire_into(&c, &a);
+    char *wired = partial_of(&c, "test");
+    assert_string_equal(text, wired);
+    free(wired);
     assert_int_equal(tl_aggregate_finish(&a), 0);
     assert_int_equal(tl_aggregate_finish(&b), 0);
-    sink x = { 0 }, y = { 0 };
+    assert_int_equal(tl_aggregate_finish(&c), 0);
+    sink x = { 0 }, y = { 0 }, z = { 0 };
     tl_json *j = malloc(sizeof *j);
     tl_json_init(j, sink_write, &x);
     tl_aggregate_write(j, &a, "test", 0);
@@ -475,11 +528,17 @@ static void test_round_trip_analyzed(void **state)
     tl_json_init(j, sink_write, &y);
     tl_aggregate_write(j, &b, "test", 0);
     tl_json_finish(j);
+    tl_json_init(j, sink_write, &z);
+    tl_aggregate_write(j, &c, "test", 0);
+    tl_json_finish(j);
     assert_string_equal(x.data, y.data);
+    assert_string_equal(x.data, z.data);
     free(j);
     free(x.data);
     free(y.data);
+    free(z.data);
     tl_aggregate_release(&b);
+    tl_aggregate_release(&c);
     free(again);
     free(text);
     tl_aggregate_release(&a);
@@ -1157,7 +1216,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_every_field), cmocka_unit_test(test_round_trip_analyzed),
         cmocka_unit_test(test_seeds),                  cmocka_unit_test(test_hostile_fields),
         cmocka_unit_test(test_custom_hostile),         cmocka_unit_test(test_schema_matches_table),
-        cmocka_unit_test(test_round_trip_problems),
+        cmocka_unit_test(test_round_trip_problems),    cmocka_unit_test(test_wire_every_field),
         cmocka_unit_test(test_bom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,24 @@ int tl_partial_read(tl_partial *p, const char *path, char *err, size_t errlen);
 int tl_partial_read_buffer(tl_partial *p, const char *buf, size_t len, char *err, size_t errlen);
 /* The same from a parsed document (ingest recognized it). */
 int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t errlen);
+/* ---- the wire (partial_wire.c) ----------------------------------------------------
+ * Session results as bytes between the processes of one tally-mpi job: the
+ * same tables walked in the same order, each value as its raw bits (no text
+ * formatted or parsed). Read only by the binary that wrote it, in the same
+ * job; bounded by the buffer, not range-checked like a partial file. */
+typedef struct tl_wire {
+    char *p;
+    size_t len, cap;
+    int oom;
+} tl_wire;
+/* Append the options (whole_trace, kernel_wait_ns, kernel_classes of
+ * options, a tl_partial used as their view) and n sessions to w (zeroed
+ * first, or holding earlier bytes). 0, or -1 when out of memory. */
+int tl_partial_wire_pack(tl_wire *w, const tl_partial *options, const tl_session *s, size_t n);
+/* What tl_partial_wire_pack wrote, into p (initialized, empty); -1 with err
+ * when the bytes end early, do not read back or memory runs out. */
+int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err, size_t errlen);
+
 /* Is root a document tl_partial_read_json takes (a partial, or an aggregate
  * with its sessions)? */
 int tl_partial_is_document(const json_t *root);

@@ -15,10 +15,11 @@
  *      session order) are assigned once: each process sends the identity of
  *      its profiles to process 0, which runs the same assignment over all of
  *      them in input order and sends each its answer.
- *   4. Each process's sessions become a partial aggregate, serialized as the
- *      partial JSON compressed with zlib, and partials are merged up a
- *      binomial tree (log2 P rounds); the merge is tally merge's, with the
- *      parsing done once, at the root, in parallel (see reduce_tree).
+ *   4. Each process's sessions (already reduced from its traces) travel as
+ *      bytes, their raw values by the partial's field tables (partial.h's
+ *      wire: no JSON text), up a binomial tree (log2 P rounds); the merge
+ *      is tally merge's, the unpacking done once, at the root, in parallel
+ *      (see reduce_tree).
  *   5. Process 0 finishes the aggregate; the command renders its outputs.
  * Inputs a process cannot read (a file missing on its node) become sessions
  * with a warning, like any bad input; other failures travel up the tree as
@@ -42,21 +43,24 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "array.h"
-#include "json_writer.h"
 #include "partial.h"
-#include "render.h"
 
 /* MPI counts are ints: larger messages go in pieces of this size. */
 #define TL_MPI_CHUNK ((size_t)1 << 30)
-/* zlib level of the partials sent up the tree: fast, about 10x smaller. */
-#define TL_MPI_ZLEVEL 1
 
 enum { TAG_SIZE = 1, TAG_DATA = 2 };
 
 static int g_rank, g_size;
+static size_t g_wire_bytes; /* process 0: the sessions' bytes it received */
+
+/* This process's CPU time, all threads, in seconds (the progress lines'). */
+static double cpu_s(void)
+{
+    struct timespec t;
+    return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) == 0 ? (double)t.tv_sec + (double)t.tv_nsec / 1e9 : 0.0;
+}
 static int g_stderr = -1; /* a worker's real stderr while the command parses */
 double tl_mpi_timeout_s = TL_MPI_TIMEOUT_DEFAULT;
 
@@ -140,13 +144,6 @@ static char *get_str(buf *b)
     char *s = strndup(b->p + b->pos, (size_t)n);
     b->pos += (size_t)n;
     return s;
-}
-
-static int json_sink(void *ctx, const void *d, size_t n)
-{
-    buf *b = ctx;
-    buf_put(b, d, n);
-    return b->oom ? -1 : 0;
 }
 
 /* ---- messages of any size ---------------------------------------------------- */
@@ -478,70 +475,47 @@ static int assign_ranks_globally(tl_run *run, const size_t *global_item)
 
 /* ---- 4: the tree of merges ---------------------------------------------- */
 
-/* The partial of agg, compressed: [u64 raw length][i64 exit code][zlib data]. */
+/* This process's sessions as one message: [i64 exit code] then the wire
+ * (partial.h, partial_wire.c): the session results as their raw bits, by the
+ * partial's field tables. No JSON text is made here nor parsed at process 0,
+ * and nothing is compressed: the wire is about the size of the partial's
+ * JSON, and a copy over shared memory or InfiniBand costs less than zlib. */
 static int pack_partial(const tl_aggregate *agg, int code, buf *out)
 {
-    buf raw = { 0 };
-    tl_json j;
-    tl_json_init(&j, json_sink, &raw);
-    tl_partial_write(&j, agg, "tally-mpi");
-    if (tl_json_finish(&j) != 0 || raw.oom) {
-        free(raw.p);
-        return -1;
-    }
-    uLongf clen = compressBound((uLong)raw.len);
-    memset(out, 0, sizeof *out);
-    out->p = malloc(16 + clen);
-    if (out->p == NULL) {
-        free(raw.p);
-        return -1;
-    }
-    uint64_t rawlen = raw.len;
+    tl_partial view = { .whole_trace = agg->opt.whole_trace, .kernel_wait_ns = agg->opt.kernel_wait_ns,
+                        .kernel_classes = (char *)agg->opt.kernel_classes };
+    tl_wire w = { 0 };
     int64_t c = code;
-    memcpy(out->p, &rawlen, 8);
-    memcpy(out->p + 8, &c, 8);
-    int zrc = compress2((Bytef *)out->p + 16, &clen, (const Bytef *)raw.p, (uLong)raw.len, TL_MPI_ZLEVEL);
-    free(raw.p);
-    if (zrc != Z_OK) {
-        free(out->p);
-        out->p = NULL;
+    if (tl_array_grow(&w.p, sizeof c, &w.cap, 1, 1 << 16) != 0)
+        return -1;
+    memcpy(w.p, &c, sizeof c);
+    w.len = sizeof c;
+    if (tl_partial_wire_pack(&w, &view, agg->sessions, agg->nsessions) != 0) {
+        free(w.p);
         return -1;
     }
-    out->len = 16 + clen;
+    memset(out, 0, sizeof *out);
+    out->p = w.p;
+    out->len = w.len;
+    out->cap = w.cap;
     return 0;
 }
 
-/* Read the sessions of a packed partial into part; *code takes the worst exit code. */
+/* Read the sessions of a packed message into part; *code takes the worst exit code. */
 static int unpack_partial(tl_partial *part, const char *p, size_t n, int *code, int from)
 {
-    uint64_t rawlen;
     int64_t c;
-    if (p == NULL || n < 16) {
-        fprintf(stderr, "tally-mpi: the partial of process %d was lost (out of memory)\n", from);
+    if (p == NULL || n < sizeof c) {
+        fprintf(stderr, "tally-mpi: the sessions of process %d were lost (out of memory)\n", from);
         return -1;
     }
-    memcpy(&rawlen, p, 8);
-    memcpy(&c, p + 8, 8);
+    memcpy(&c, p, sizeof c);
     if (c > *code)
         *code = (int)c;
-    char *raw = malloc(rawlen ? rawlen : 1);
-    uLongf len = (uLongf)rawlen;
-    if (raw == NULL) {
-        fprintf(stderr, "tally-mpi: process %d: out of memory unpacking the partial of process %d (%llu bytes)\n",
-                g_rank, from, (unsigned long long)rawlen);
-        return -1;
-    }
-    if (uncompress((Bytef *)raw, &len, (const Bytef *)p + 16, (uLong)(n - 16)) != Z_OK ||
-        len != rawlen) {
-        fprintf(stderr, "tally-mpi: the partial of process %d could not be unpacked\n", from);
-        free(raw);
-        return -1;
-    }
     char err[512] = "";
-    int rc = tl_partial_read_buffer(part, raw, len, err, sizeof err);
+    int rc = tl_partial_wire_unpack(part, p + sizeof c, n - sizeof c, err, sizeof err);
     if (rc != 0)
-        fprintf(stderr, "tally-mpi: the partial of process %d: %s\n", from, err);
-    free(raw);
+        fprintf(stderr, "tally-mpi: process %d: the sessions of process %d: %s\n", g_rank, from, err);
     return rc;
 }
 
@@ -550,8 +524,8 @@ static int unpack_partial(tl_partial *part, const char *p, size_t n, int *code, 
  * others receive from r + 2^k. What a process holds is a list of packed
  * partials, one per process below it: merging partials is concatenating
  * their sessions, so the inner processes pass the packed ones on instead of
- * parsing and packing them again, and process 0 parses them all at the end,
- * --jobs threads wide (parsing is what costs: about 15 ms a Kineto rank).
+ * unpacking and packing them again, and process 0 unpacks them all at the
+ * end, --jobs threads wide (a copy of each session's values, in its order).
  * Message: [u64 count] then per partial [u64 length][bytes]. */
 typedef struct blob {
     char *p;
@@ -711,6 +685,8 @@ static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
     }
     /* Process 0: the others on this node are done and wait without spinning
      * (tally_mpi.c), so the parse may use every core here. */
+    for (size_t i = 0; i < held.n; i++)
+        g_wire_bytes += held.v[i].n;
     long cores = tl_cli_cpus();
     if (cores > jobs)
         jobs = cores > 64 ? 64 : (int)cores;
@@ -769,15 +745,16 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     if (g_rank == 0) /* discovery problems were found once, here */
         for (size_t i = 0; i < all.nerrors; i++)
             tl_run_add_unreadable(&run, all.errors[i].path, all.errors[i].what);
-    double t0 = MPI_Wtime();
+    double t0 = MPI_Wtime(), c0 = cpu_s();
     tl_run_read_items(&run, &mine, &io);
-    double t_read = MPI_Wtime() - t0;
+    double t_read = MPI_Wtime() - t0, c_read = cpu_s() - c0;
     /* Test only: this process stops answering after its read, as a process
      * stopped by a signal or stuck on a filesystem would (tests/cluster/mpi.sh). */
     const char *stop = getenv("TALLY_MPI_TEST_STOP_PROCESS");
     if (stop != NULL && atoi(stop) == g_rank && g_rank != 0)
         raise(SIGSTOP);
     t0 = MPI_Wtime();
+    c0 = cpu_s();
     /* the first message every process sends to process 0: one that stopped
      * answering during its read is named here (tl_mpi_wait) */
     if (assign_ranks_globally(&run, global) != 0) {
@@ -787,17 +764,19 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     unsigned long long usable = 0;
     for (size_t i = 0; i < run.n; i++)
         usable += tl_profile_usable(run.profiles[i]);
-    /* read time (slowest), bytes and usable profiles, reduced without spinning */
-    double tin[3] = { t_read, (double)run.bytes, (double)usable }, tout[3] = { 0, 0, 0 };
+    /* read time and its CPU (the slowest's), bytes and usable profiles, reduced without spinning */
+    double tin[4] = { t_read, c_read, (double)run.bytes, (double)usable }, tout[4] = { 0, 0, 0, 0 };
     MPI_Request rq[2];
-    MPI_Ireduce(tin, tout, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Ireduce(tin, tout, 2, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD, &rq[0]);
     tl_mpi_wait(&rq[0], -1, "the read times");
-    MPI_Ireduce(tin + 1, tout + 1, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &rq[1]);
+    MPI_Ireduce(tin + 2, tout + 2, 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &rq[1]);
     tl_mpi_wait(&rq[1], -1, "the counts of profiles");
-    unsigned long long total_usable = (unsigned long long)tout[2];
+    unsigned long long total_usable = (unsigned long long)tout[3];
     if (g_rank == 0 && cli->progress)
-        fprintf(stderr, "tally-mpi: %zu inputs, %.1f MB read and analyzed by %d processes in %.3f s (slowest)\n",
-                all.n, tout[1] / 1e6, g_size, tout[0]);
+        fprintf(stderr,
+                "tally-mpi: %zu inputs, %.1f MB read and analyzed by %d processes in %.3f s (slowest; %.3f s of CPU, "
+                "the most of one process)\n",
+                all.n, tout[2] / 1e6, g_size, tout[0], tout[1]);
 
     /* sessions with their final ranks; warnings are printed by process 0 */
     tl_cli quiet = *cli;
@@ -821,8 +800,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     if (g_rank != 0)
         return TL_EXIT_WORKER;
     if (cli->progress)
-        fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s\n", agg->nsessions,
-                MPI_Wtime() - t0);
+        fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s (%.3f s of CPU; %.1f MB received)\n",
+                agg->nsessions, MPI_Wtime() - t0, cpu_s() - c0, (double)g_wire_bytes / 1e6);
     for (size_t i = 0; i < agg->nsessions; i++)
         *warnings += tl_pipeline_problems(cli, &agg->sessions[i].id);
     int frc = tl_pipeline_finish(agg, (size_t)total_usable);
