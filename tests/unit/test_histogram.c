@@ -53,7 +53,7 @@ static uint64_t exact_quantile(const uint64_t *sorted, size_t n, double q)
 /* Add values to a histogram and check every quantile against the exact one. */
 static void check_quantiles(uint64_t *v, size_t n, double bound)
 {
-    tl_hist h = { { 0 } };
+    tl_hist h = { 0 };
     for (size_t i = 0; i < n; i++)
         assert_int_equal(tl_hist_add(&h, v[i]), 0);
     qsort(v, n, sizeof *v, cmp_u64);
@@ -136,7 +136,7 @@ static void test_every_single_value_within_bound(void **state)
     /* A histogram of one value reports it within 1/128 whatever its bucket:
      * every value up to 2^16, then both sides of each power of two. */
     for (uint64_t x = 0; x < 70000; x++) {
-        tl_hist h = { { 0 } };
+        tl_hist h = { 0 };
         tl_hist_add(&h, x);
         double got = tl_hist_quantile(&h, 1, 0.5);
         if (x < 128)
@@ -149,7 +149,7 @@ static void test_every_single_value_within_bound(void **state)
         uint64_t p = (uint64_t)1 << e;
         uint64_t probes[] = { p - 1, p, p + 1, p + p / 3, p | (p - 1) };
         for (size_t i = 0; i < 5; i++) {
-            tl_hist h = { { 0 } };
+            tl_hist h = { 0 };
             tl_hist_add(&h, probes[i]);
             double got = tl_hist_quantile(&h, 1, 0.5);
             assert_true(fabs(got - (double)probes[i]) / (double)probes[i] <= BOUND);
@@ -161,7 +161,7 @@ static void test_every_single_value_within_bound(void **state)
 static void test_edge_cases(void **state)
 {
     (void)state;
-    tl_hist h = { { 0 } };
+    tl_hist h = { 0 };
     assert_true(tl_hist_quantile(&h, 0, 0.5) == 0.0); /* empty */
     tl_hist_add(&h, 10);
     tl_hist_add(&h, 20);
@@ -169,20 +169,23 @@ static void test_edge_cases(void **state)
     assert_true(tl_hist_quantile(&h, 3, -1.0) == 10.0); /* clamped to 0 */
     assert_true(tl_hist_quantile(&h, 3, 2.0) == 30.0);  /* clamped to 1 */
     assert_true(tl_hist_quantile(&h, 3, 0.5) == 20.0);
-    /* Only one page per power of two in use: 10, 20, 30 all live in page 0. */
-    assert_non_null(h.pages[0]);
-    for (unsigned i = 1; i < TL_HIST_PAGES; i++)
-        assert_null(h.pages[i]);
+    /* Only the buckets in use are held (with some room): 10, 20 and 30 in less than a page. */
+    assert_non_null(h.counts);
+    assert_int_equal(h.first, 0);
+    assert_true(h.n >= 31 && h.n <= TL_HIST_SUB);
+    assert_int_equal(tl_hist_count(&h, 20), 1);
+    assert_int_equal(tl_hist_count(&h, 21), 0);
+    assert_int_equal(tl_hist_count(&h, TL_HIST_BUCKETS - 1), 0); /* outside the range held */
     tl_hist_release(&h);
-    for (unsigned i = 0; i < TL_HIST_PAGES; i++)
-        assert_null(h.pages[i]);
+    assert_null(h.counts);
+    assert_int_equal(h.n, 0);
 }
 
 static void test_merge_equals_single(void **state)
 {
     (void)state;
     size_t n = 30000;
-    tl_hist all = { { 0 } }, part[3] = { { { 0 } }, { { 0 } }, { { 0 } } }, merged = { { 0 } };
+    tl_hist all = { 0 }, part[3] = { { 0 }, { 0 }, { 0 } }, merged = { 0 };
     rng_state = 5;
     for (size_t i = 0; i < n; i++) {
         uint64_t x = (uint64_t)llround(exp(8.0 + 3.0 * normal()));
@@ -191,13 +194,10 @@ static void test_merge_equals_single(void **state)
     }
     for (int k = 0; k < 3; k++)
         assert_int_equal(tl_hist_merge(&merged, &part[k]), 0);
-    tl_hist empty = { { 0 } };
+    tl_hist empty = { 0 };
     assert_int_equal(tl_hist_merge(&merged, &empty), 0); /* merging nothing changes nothing */
-    for (unsigned i = 0; i < TL_HIST_PAGES; i++) {
-        assert_int_equal(all.pages[i] == NULL, merged.pages[i] == NULL);
-        if (all.pages[i])
-            assert_memory_equal(all.pages[i], merged.pages[i], TL_HIST_SUB * sizeof(uint32_t));
-    }
+    for (unsigned b = 0; b < TL_HIST_BUCKETS; b++)
+        assert_int_equal(tl_hist_count(&all, b), tl_hist_count(&merged, b));
     for (size_t k = 0; k < NQ; k++)
         assert_true(tl_hist_quantile(&all, n, quantiles[k]) == tl_hist_quantile(&merged, n, quantiles[k]));
     tl_hist_release(&all);
@@ -206,10 +206,42 @@ static void test_merge_equals_single(void **state)
         tl_hist_release(&part[k]);
 }
 
+/* The range held grows down as well as up; bucket by bucket (a partial read
+ * back) gives the same histogram, and a count saturates instead of wrapping. */
+static void test_grow_both_ways(void **state)
+{
+    (void)state;
+    tl_hist down = { 0 }, up = { 0 }, buckets = { 0 };
+    for (uint64_t v = 1000000000; v > 0; v = v * 9 / 10)
+        assert_int_equal(tl_hist_add(&down, v), 0);
+    uint64_t vals[512], n = 0;
+    for (uint64_t v = 1000000000; v > 0; v = v * 9 / 10)
+        vals[n++] = v;
+    for (uint64_t i = n; i-- > 0;)
+        assert_int_equal(tl_hist_add(&up, vals[i]), 0);
+    for (unsigned b = 0; b < TL_HIST_BUCKETS; b++) {
+        assert_int_equal(tl_hist_count(&down, b), tl_hist_count(&up, b));
+        if (tl_hist_count(&down, b))
+            assert_int_equal(tl_hist_add_bucket(&buckets, b, tl_hist_count(&down, b)), 0);
+    }
+    for (size_t k = 0; k < NQ; k++) {
+        assert_true(tl_hist_quantile(&down, n, quantiles[k]) == tl_hist_quantile(&up, n, quantiles[k]));
+        assert_true(tl_hist_quantile(&down, n, quantiles[k]) == tl_hist_quantile(&buckets, n, quantiles[k]));
+    }
+    assert_int_equal(tl_hist_add_bucket(&buckets, TL_HIST_BUCKETS, 1), -1); /* no such bucket */
+    assert_int_equal(tl_hist_add_bucket(&buckets, 7, UINT32_MAX), 0);
+    assert_int_equal(tl_hist_add_bucket(&buckets, 7, 5), 0);
+    assert_true(tl_hist_count(&buckets, 7) == UINT32_MAX);
+    tl_hist_release(&down);
+    tl_hist_release(&up);
+    tl_hist_release(&buckets);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uniform),
+        cmocka_unit_test(test_grow_both_ways),
         cmocka_unit_test(test_lognormal),
         cmocka_unit_test(test_constant),
         cmocka_unit_test(test_small_values_exact),

@@ -87,6 +87,12 @@ static int take_names(tl_session *s, const tl_profile *p)
         }
     }
     tl_strtab_release(&keys);
+    /* one row per (group, name): fewer than the profile's (category, name) rows */
+    if (s->nnames > 0 && s->nnames < p->nstats) {
+        tl_sname *n = realloc(s->names, s->nnames * sizeof *n);
+        if (n != NULL)
+            s->names = n;
+    }
     return 0;
 fail:
     tl_strtab_release(&keys);
@@ -586,7 +592,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         if (id == before) {
             if (s->nkernels == kernels_cap) {
                 size_t old = kernels_cap;
-                if (tl_array_grow(&s->kernels, s->nkernels, &kernels_cap, sizeof *s->kernels, 64) != 0)
+                if (tl_array_grow(&s->kernels, s->nkernels, &kernels_cap, sizeof *s->kernels, TL_ARRAY_FIRST) != 0)
                     goto out;
                 memset(s->kernels + old, 0, (kernels_cap - old) * sizeof *s->kernels);
             }
@@ -609,6 +615,18 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
             if (s->ncolls < colls_cap)
                 s->colls[s->ncolls++] = (tl_collective){ id, e->dur_ns };
         }
+    }
+    /* The session is kept until every rank is read: no room left over in it
+     * (a doubled array is up to half empty; a kernel's row is ~110 bytes). */
+    if (s->nkernels > 0 && s->nkernels < kernels_cap) {
+        tl_skernel *k = realloc(s->kernels, s->nkernels * sizeof *k);
+        if (k != NULL)
+            s->kernels = k;
+    }
+    if (s->ncolls > 0 && s->ncolls < colls_cap) {
+        tl_collective *c = realloc(s->colls, s->ncolls * sizeof *c);
+        if (c != NULL)
+            s->colls = c;
     }
     if (g->events == 0) {
         rc = 0;

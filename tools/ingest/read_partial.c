@@ -134,16 +134,14 @@ static void read_hist(reader *r, const json_t *h, void *base)
         json_t *jb = json_array_get(x, 0), *jc = json_array_get(x, 1);
         int64_t b = json_is_integer(jb) ? json_integer_value(jb) : -1;
         int64_t c = json_is_integer(jc) ? json_integer_value(jc) : -1;
-        if (!json_is_array(x) || b < 0 || b >= (int64_t)TL_HIST_PAGES * TL_HIST_SUB || c < 0 || c > UINT32_MAX) {
+        if (!json_is_array(x) || b < 0 || b >= (int64_t)TL_HIST_BUCKETS || c < 0 || c > UINT32_MAX) {
             bad_key(r, "hist", "bucket out of range (expected [bucket, count])");
             return;
         }
-        unsigned page = (unsigned)b / TL_HIST_SUB, slot = (unsigned)b % TL_HIST_SUB;
-        if (d->hist.pages[page] == NULL && (d->hist.pages[page] = calloc(TL_HIST_SUB, sizeof(uint32_t))) == NULL) {
+        if (tl_hist_add_bucket(&d->hist, (unsigned)b, (uint32_t)c) != 0) {
             bad(r, "out of memory");
             return;
         }
-        d->hist.pages[page][slot] = (uint32_t)c;
         in_hist += (uint64_t)c;
     }
     if (in_hist > d->count)

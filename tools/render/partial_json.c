@@ -21,17 +21,13 @@
 static void write_hist(tl_json *j, const tl_dur_stat *d)
 {
     tl_json_array_begin(j);
-    for (unsigned p = 0; p < TL_HIST_PAGES; p++) {
-        if (d->hist.pages[p] == NULL)
+    for (unsigned i = 0; i < d->hist.n; i++) {
+        if (d->hist.counts[i] == 0)
             continue;
-        for (unsigned s = 0; s < TL_HIST_SUB; s++) {
-            if (d->hist.pages[p][s] == 0)
-                continue;
-            tl_json_array_begin(j);
-            tl_json_uint(j, p * TL_HIST_SUB + s);
-            tl_json_uint(j, d->hist.pages[p][s]);
-            tl_json_array_end(j);
-        }
+        tl_json_array_begin(j);
+        tl_json_uint(j, d->hist.first + i);
+        tl_json_uint(j, d->hist.counts[i]);
+        tl_json_array_end(j);
     }
     tl_json_array_end(j);
 }
