@@ -116,9 +116,12 @@ static void expect(const tl_calltree *t, const tl_strtab *strs, const char *root
 }
 
 /* The generated nesting, in start order or in end order (children first):
- *   op a [0,100) > op a [10,60) > op b [20,40); op a > op c [70,90)
- *   op d [200,250) and its child e [200,220): equal starts, the child first
- *   op a [300,310) again; annotation step [0,400) > annotation fwd [5,95)
+ * operators inside annotations, one tree for the thread:
+ *   annotation step [0,400) > annotation fwd [0,100) > op a [0,100) (the
+ *   same range: the annotation holds the op) > op a [10,60) > op b [20,40);
+ *   op a > op c [70,90)
+ *   step > op d [200,250) and its child e [200,220): equal starts, the child first
+ *   step > op a [300,310); op a [500,510) outside every annotation
  */
 static char *generated(int end_order)
 {
@@ -128,7 +131,7 @@ static char *generated(int end_order)
         { "cpu_op", "a", 0, 100 },   { "cpu_op", "a", 10, 50 },  { "cpu_op", "b", 20, 20 },
         { "cpu_op", "c", 70, 20 },   { "cpu_op", "e", 200, 20 }, { "cpu_op", "d", 200, 50 },
         { "cpu_op", "a", 300, 10 },  { "user_annotation", "step", 0, 400 },
-        { "user_annotation", "fwd", 5, 90 },
+        { "user_annotation", "fwd", 0, 100 }, { "cpu_op", "a", 500, 10 },
     };
     size_t n = sizeof ev / sizeof ev[0];
     int order[16];
@@ -149,21 +152,37 @@ static char *generated(int end_order)
     return text_end(&t);
 }
 
+static void expect_kind(const tl_calltree *t, const tl_strtab *strs, const char *root, const char *p, int kind)
+{
+    uint32_t i = path(t, strs, root, p);
+    if (i == TL_CALLTREE_NONE || t->nodes[i].kind != kind)
+        fail_msg("%s/%s: kind %d, expected %d", root, p, i == TL_CALLTREE_NONE ? -1 : t->nodes[i].kind, kind);
+}
+
 static void check_generated(const tl_calltree *t, const tl_strtab *strs)
 {
     const char *ops = tl_calltree_kind_label(TL_CTK_OPS), *ann = tl_calltree_kind_label(TL_CTK_ANNOTATIONS);
-    /* the root: its top-level calls a, d, a */
-    expect(t, strs, ops, "", 160, 0, 3);
-    expect(t, strs, ops, "a", 110, 40, 2);
-    expect(t, strs, ops, "a/a", 50, 30, 1);
-    expect(t, strs, ops, "a/a/b", 20, 20, 1);
-    expect(t, strs, ops, "a/c", 20, 20, 1);
-    expect(t, strs, ops, "d", 50, 30, 1);
-    expect(t, strs, ops, "d/e", 20, 20, 1);
+    /* the annotations' root: its one top-level call, step, holds the operators */
     expect(t, strs, ann, "", 400, 0, 1);
-    expect(t, strs, ann, "step", 400, 310, 1);
-    expect(t, strs, ann, "step/fwd", 90, 90, 1);
-    assert_int_equal(t->n, 10);
+    expect(t, strs, ann, "step", 400, 240, 1);
+    expect(t, strs, ann, "step/fwd", 100, 0, 1);
+    expect(t, strs, ann, "step/fwd/a", 100, 30, 1);
+    expect(t, strs, ann, "step/fwd/a/a", 50, 30, 1);
+    expect(t, strs, ann, "step/fwd/a/a/b", 20, 20, 1);
+    expect(t, strs, ann, "step/fwd/a/c", 20, 20, 1);
+    expect(t, strs, ann, "step/d", 50, 30, 1);
+    expect(t, strs, ann, "step/d/e", 20, 20, 1);
+    expect(t, strs, ann, "step/a", 10, 10, 1);
+    /* the operators' root: the op outside every annotation */
+    expect(t, strs, ops, "", 10, 0, 1);
+    expect(t, strs, ops, "a", 10, 10, 1);
+    /* each node its own kind */
+    expect_kind(t, strs, ann, "", TL_CTK_ANNOTATIONS);
+    expect_kind(t, strs, ann, "step/fwd", TL_CTK_ANNOTATIONS);
+    expect_kind(t, strs, ann, "step/fwd/a", TL_CTK_OPS);
+    expect_kind(t, strs, ann, "step/fwd/a/a/b", TL_CTK_OPS);
+    expect_kind(t, strs, ops, "", TL_CTK_OPS);
+    assert_int_equal(t->n, 12);
     assert_int_equal(t->dropped, 0);
     /* a parent before its children */
     for (uint32_t i = 0; i < t->n; i++)
@@ -189,6 +208,31 @@ static void test_end_order(void **state)
     tl_profile *p = read_text(s, "end.json");
     assert_int_equal(p->nesting, TL_NEST_DONE);
     check_generated(p->calltree, &p->strs);
+    free_profile(p);
+    free(s);
+}
+
+/* PyTorch's numbered steps are one node, their operators under it: two
+ * steps of a thread, and a range only named like one. */
+static void test_profiler_steps(void **state)
+{
+    (void)state;
+    text t;
+    text_begin(&t);
+    x(&t, "user_annotation", "ProfilerStep#1", 1, 0, 100);
+    x(&t, "cpu_op", "aten::mm", 1, 10, 40);
+    x(&t, "user_annotation", "ProfilerStep#2", 1, 100, 100);
+    x(&t, "cpu_op", "aten::mm", 1, 110, 20);
+    x(&t, "user_annotation", "ProfilerStep#2b", 1, 300, 10);
+    char *s = text_end(&t);
+    tl_profile *p = read_text(s, "steps.json");
+    const char *ann = tl_calltree_kind_label(TL_CTK_ANNOTATIONS);
+    expect(p->calltree, &p->strs, ann, "", 210, 0, 3);
+    expect(p->calltree, &p->strs, ann, "ProfilerStep#*", 200, 140, 2);
+    expect(p->calltree, &p->strs, ann, "ProfilerStep#*/aten::mm", 60, 60, 2);
+    expect_kind(p->calltree, &p->strs, ann, "ProfilerStep#*/aten::mm", TL_CTK_OPS);
+    expect(p->calltree, &p->strs, ann, "ProfilerStep#2b", 10, 10, 1);
+    assert_int_equal(p->calltree->n, 4);
     free_profile(p);
     free(s);
 }
@@ -337,6 +381,7 @@ static void assert_same_tree(const tl_calltree *x, const tl_calltree *y)
         assert_int_equal(x->nodes[i].incl_ns, y->nodes[i].incl_ns);
         assert_int_equal(x->nodes[i].self_ns, y->nodes[i].self_ns);
         assert_int_equal(x->nodes[i].count, y->nodes[i].count);
+        assert_int_equal(x->nodes[i].kind, y->nodes[i].kind);
         if (x->min_ns || y->min_ns) {
             assert_int_equal(x->min_ns[i], y->min_ns[i]);
             assert_int_equal(x->max_ns[i], y->max_ns[i]);
@@ -350,6 +395,8 @@ static char *other_rank(void)
 {
     text t;
     text_begin(&t);
+    x(&t, "user_annotation", "step", 1, 0, 400);
+    x(&t, "user_annotation", "fwd", 1, 0, 100);
     x(&t, "cpu_op", "a", 1, 0, 100);
     x(&t, "cpu_op", "a", 1, 10, 50);
     x(&t, "cpu_op", "b", 1, 20, 30);
@@ -376,14 +423,16 @@ static void test_merge_and_partial(void **state)
     tl_aggregate a;
     build(&a, t0, t1);
     const tl_calltree *m = &a.calltree;
-    const char *ops = tl_calltree_kind_label(TL_CTK_OPS);
+    const char *ann = tl_calltree_kind_label(TL_CTK_ANNOTATIONS);
     assert_int_equal(a.calltree_ranks, 2);
-    /* sums over ranks, path by path */
-    expect(m, &m->names, ops, "a", 210, 90, 3);
-    expect(m, &m->names, ops, "a/a/b", 50, 50, 2);
-    expect(m, &m->names, ops, "a/c", 20, 20, 1);
+    /* sums over ranks, path by path, each node of its kind */
+    expect(m, &m->names, ann, "step/fwd/a", 200, 80, 2);
+    expect(m, &m->names, ann, "step/fwd/a/a/b", 50, 50, 2);
+    expect(m, &m->names, ann, "step/fwd/a/c", 20, 20, 1);
+    expect_kind(m, &m->names, ann, "step/fwd", TL_CTK_ANNOTATIONS);
+    expect_kind(m, &m->names, ann, "step/fwd/a/c", TL_CTK_OPS);
     /* the least and the most of one rank; rank 1 has no a/c: its least is 0 */
-    uint32_t ab = path(m, &m->names, ops, "a/a/b"), ac = path(m, &m->names, ops, "a/c");
+    uint32_t ab = path(m, &m->names, ann, "step/fwd/a/a/b"), ac = path(m, &m->names, ann, "step/fwd/a/c");
     assert_int_equal(m->min_ns[ab], 20 * US);
     assert_int_equal(m->max_ns[ab], 30 * US);
     assert_int_equal(m->ranks[ab], 2);
@@ -509,13 +558,13 @@ static void test_lane_rows(void **state)
     session_of(&s, t0, 0, "lane.json");
     assert_int_equal(s.timeline.nlanes, 1);
     const tl_lane *l = &s.timeline.lanes[0];
-    assert_int_equal(l->ncalls, 9);
+    assert_int_equal(l->ncalls, 10);
     assert_int_equal(l->calls_left, 0);
     static const struct { const char *name; int64_t ts_us; int row; } want[] = {
-        { "step", 0, 0 }, { "a", 0, 1 }, { "fwd", 5, 2 }, { "a", 10, 3 }, { "b", 20, 4 },
-        { "c", 70, 3 },   { "d", 200, 1 }, { "e", 200, 2 }, { "a", 300, 1 },
+        { "step", 0, 0 }, { "a", 0, 1 }, { "fwd", 0, 2 }, { "a", 10, 3 }, { "b", 20, 4 },
+        { "c", 70, 3 },   { "d", 200, 1 }, { "e", 200, 2 }, { "a", 300, 1 }, { "a", 500, 0 },
     };
-    for (size_t i = 0; i < 9; i++) {
+    for (size_t i = 0; i < 10; i++) {
         const tl_lane_call *c = &l->calls[i];
         if (strcmp(tl_strtab_get(&s.timeline.names, c->name), want[i].name) != 0 || c->ts_ns != want[i].ts_us * US ||
             c->row != want[i].row)
@@ -604,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_start_order),
         cmocka_unit_test(test_end_order),
         cmocka_unit_test(test_begin_end),
+        cmocka_unit_test(test_profiler_steps),
         cmocka_unit_test(test_cap),
         cmocka_unit_test(test_merge_and_partial),
         cmocka_unit_test(test_hostile_partial),

@@ -421,6 +421,19 @@ static void full_session(tl_session *s, const char *path, int rank)
     c->nodes[mm].incl_ns = 900;
     c->nodes[mm].self_ns = 800;
     c->nodes[mm].count = 2;
+    c->nodes[root].kind = c->nodes[mm].kind = TL_CTK_OPS;
+    /* an operator under an annotation: the kinds written out ("kinds") */
+    assert_int_equal(tl_strtab_intern(&c->names, "annotations and sections", 24), 2);
+    assert_int_equal(tl_strtab_intern(&c->names, "ProfilerStep#1", 14), 3);
+    uint32_t ann = tl_calltree_child(c, TL_CALLTREE_NONE, 2), step = tl_calltree_child(c, ann, 3);
+    uint32_t mm2 = tl_calltree_child(c, step, 1);
+    c->nodes[ann].kind = c->nodes[step].kind = TL_CTK_ANNOTATIONS;
+    c->nodes[mm2].kind = TL_CTK_OPS;
+    c->nodes[ann].incl_ns = c->nodes[step].incl_ns = 700;
+    c->nodes[ann].count = c->nodes[step].count = 1;
+    c->nodes[step].self_ns = 200;
+    c->nodes[mm2].incl_ns = c->nodes[mm2].self_ns = 500;
+    c->nodes[mm2].count = 1;
     c->dropped = 1;
 }
 
@@ -452,6 +465,7 @@ static void test_round_trip_every_field(void **state)
         "[13,1000000,-1,-9223372036854775808,1]", "\"ts_ns\":null", "[null,\"done\",\"\"]", "\"calls_left\":17",
         "\"names\":[\"forward\",\"step\"]", "\"top_layer\":\"blocks.3.attn\"", "\"hostname\":\"node7\"",
         "\"blocking_call\":\"cudaStreamSynchronize\"", "[300,300,300],null,[400,425.25,450.5]",
+        "\"kinds\":[1,1,2,2,1]",
     };
     for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
         if (strstr(text, said[i]) == NULL)
@@ -967,6 +981,8 @@ static void test_custom_hostile(void **state)
         { "\"frames\":18", "\"frames\":-1", "\"frames\": expected a number >= 0 (session 0, in diffusion)" },
         { "\"nodes\":[[-1,", "\"nodes\":[[0,", "\"nodes\": a node's parent must come before it (session 0, in calltree)" },
         { "\"dropped\":1", "\"dropped\":-1", "\"dropped\": out of range (session 0, in calltree)" },
+        { "\"kinds\":[1,1,2,2,1]", "\"kinds\":[1,1,2,9,1]", "\"kinds\": a kind out of range (session 0, in calltree)" },
+        { "\"kinds\":[1,1,2,2,1]", "\"kinds\":[1,1,2,2]", "\"kinds\": expected an array of one kind per node (session 0, in calltree)" },
         { "\"version\":2", "\"version\":3", "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"", "\"format\": not one of its names (session 0)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":11", "\"format\": out of range (session 0)" },

@@ -20,6 +20,14 @@ const char *tl_calltree_kind_label(int kind)
     }
 }
 
+int tl_calltree_kind_of_label(const char *label)
+{
+    for (int k = 0; label != NULL && k < TL_CTK_COUNT; k++)
+        if (strcmp(label, tl_calltree_kind_label(k)) == 0)
+            return k;
+    return TL_CTK_OTHER;
+}
+
 void tl_calltree_init(tl_calltree *t)
 {
     memset(t, 0, sizeof *t);
@@ -127,7 +135,7 @@ uint32_t tl_calltree_child(tl_calltree *t, uint32_t parent, uint32_t name)
         t->cap = cap;
     }
     i = t->n++;
-    t->nodes[i] = (tl_cnode){ parent, name, 0, 0, 0 };
+    t->nodes[i] = (tl_cnode){ parent, name, 0, 0, 0, parent < i ? t->nodes[parent].kind : TL_CTK_OTHER };
     put(t->slots, t->nslots, t->nodes, i);
     return i;
 }
@@ -157,7 +165,7 @@ int tl_calltree_add(tl_calltree *dst, const tl_calltree *src, const tl_strtab *s
         uint32_t id = tl_strtab_intern(&dst->names, name, strlen(name));
         if (id == UINT32_MAX)
             goto out;
-        uint32_t d = tl_calltree_child(dst, parent, id);
+        uint32_t had = dst->n, d = tl_calltree_child(dst, parent, id);
         if (d == TL_CALLTREE_NONE) {
             if (dst->n < TL_CALLTREE_MAX_NODES)
                 goto out; /* out of memory */
@@ -165,6 +173,8 @@ int tl_calltree_add(tl_calltree *dst, const tl_calltree *src, const tl_strtab *s
             continue;
         }
         tl_cnode *x = &dst->nodes[d];
+        if (d >= had)
+            x->kind = s->kind; /* new in dst */
         x->incl_ns = add_ns(x->incl_ns, s->incl_ns);
         x->self_ns = add_ns(x->self_ns, s->self_ns);
         x->count += s->count;

@@ -8,9 +8,14 @@
  * node's inclusive time is a plain sum, never counted twice.
  *
  * Roots are per kind of event (nesting.h's classes: operators, annotations
- * and sections, Python frames, GPU annotations, other events), because each
- * kind nests only in itself: a root's inclusive time is the sum of its
- * top-level calls, its self time 0, its count the number of top-level calls.
+ * and sections, Python frames, GPU annotations, other events): a call with
+ * no enclosing call on its thread goes under the root of its own kind. Below
+ * a root the kinds mix: operators, annotations, sections and other events of
+ * one thread nest in each other by time (an aten::mm under ProfilerStep#5
+ * under the annotations' root), so each node carries its own kind. Python
+ * frames and GPU annotations nest only in their own kind (nesting.h says
+ * why). A root's inclusive time is the sum of its top-level calls, its self
+ * time 0, its count the number of top-level calls.
  *
  * The same structure holds the tree of a profile (ingest: names are ids in
  * the profile's string table), of a session, a rank and the merge across
@@ -47,12 +52,15 @@ enum tl_calltree_kind {
 };
 /* The root's name of a kind ("operators (cpu_op)"), the label every reader sees. */
 const char *tl_calltree_kind_label(int kind);
+/* The kind whose root is named label; TL_CTK_OTHER for any other name. */
+int tl_calltree_kind_of_label(const char *label);
 
 typedef struct tl_cnode {
     uint32_t parent;         /* index, TL_CALLTREE_NONE for a root */
     uint32_t name;           /* string id (see above) */
     int64_t incl_ns, self_ns;
     uint64_t count;
+    uint8_t kind;            /* enum tl_calltree_kind of the calls (a new node takes its parent's) */
 } tl_cnode;
 
 typedef struct tl_calltree {

@@ -124,7 +124,7 @@ static int64_t sat_sub(int64_t a, int64_t b)
     return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
 }
 
-static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f)
+static void finalize(tl_nest *n, const tl_nest_frame *f)
 {
     /* UINT32_MAX: the fold could not place the name (out of memory) */
     tl_name_stat *st = f->stat < n->p->nstats ? &n->p->stats[f->stat] : NULL;
@@ -143,7 +143,7 @@ static void finalize(tl_nest *n, const tl_nest_thread *t, const tl_nest_frame *f
         c->count++;
     }
     /* a root holds its top-level calls, recorded as nodes or not */
-    uint32_t r = f->toplevel ? n->roots[t->cls >= 0 && t->cls < TL_CTK_COUNT ? t->cls : TL_CTK_OTHER] : TL_CALLTREE_NONE;
+    uint32_t r = f->toplevel ? n->roots[f->kind < TL_CTK_COUNT ? f->kind : TL_CTK_OTHER] : TL_CALLTREE_NONE;
     if (r != TL_CALLTREE_NONE) {
         n->tree->nodes[r].incl_ns = tl_ns_add(n->tree->nodes[r].incl_ns, dur);
         n->tree->nodes[r].count++;
@@ -167,17 +167,53 @@ static uint32_t root_of(tl_nest *n, int cls)
     uint32_t name = tl_strtab_intern(&n->p->strs, label, strlen(label));
     if (name != UINT32_MAX)
         n->roots[cls] = tl_calltree_child(n->tree, TL_CALLTREE_NONE, name);
+    if (n->roots[cls] != TL_CALLTREE_NONE)
+        n->tree->nodes[n->roots[cls]].kind = (uint8_t)cls;
     return n->roots[cls];
 }
 
-/* The node of a new frame under the thread's top frame (or the root). */
+/* The tree's name of an annotation: PyTorch's numbered steps (ProfilerStep#N)
+ * are one node, ProfilerStep#*, whose count is the steps' (else the tree
+ * holds every operator path once per step: the steps a trace records
+ * multiply its nodes, and ranks whose step numbers differ would not merge). */
+static uint32_t step_name(tl_nest *n, uint32_t name)
+{
+    static const char prefix[] = "ProfilerStep#";
+    const char *s = tl_strtab_get(&n->p->strs, name);
+    size_t len = sizeof prefix - 1;
+    if (s == NULL || strncmp(s, prefix, len) != 0 || s[len] == '\0')
+        return name;
+    for (const char *c = s + len; *c; c++)
+        if (*c < '0' || *c > '9')
+            return name;
+    if (n->step_name == 0) {
+        uint32_t id = tl_strtab_intern(&n->p->strs, "ProfilerStep#*", 14);
+        n->step_name = id == UINT32_MAX ? UINT32_MAX : id + 1;
+    }
+    return n->step_name != UINT32_MAX ? n->step_name - 1 : name;
+}
+
+/* The node of a new frame under the call tree stack's top frame (or the
+ * root of its kind), of the event's kind. */
 static uint32_t node_of(tl_nest *n, const tl_nest_thread *t, const tl_nest_item *e)
 {
     uint32_t parent = t->n > 0 ? t->v[t->n - 1].node : root_of(n, e->cls);
-    uint32_t node = parent == TL_CALLTREE_NONE ? TL_CALLTREE_NONE : tl_calltree_child(n->tree, parent, e->name);
+    uint32_t had = n->tree != NULL ? n->tree->n : 0;
+    uint32_t name = e->cls == TL_CTK_ANNOTATIONS ? step_name(n, e->name) : e->name;
+    uint32_t node = parent == TL_CALLTREE_NONE ? TL_CALLTREE_NONE : tl_calltree_child(n->tree, parent, name);
     if (node == TL_CALLTREE_NONE && n->tree != NULL)
         n->tree->dropped++;
+    else if (node != TL_CALLTREE_NONE && node >= had)
+        n->tree->nodes[node].kind = (uint8_t)(e->cls >= 0 && e->cls < TL_CTK_COUNT ? e->cls : TL_CTK_OTHER);
     return node;
+}
+
+/* Which call tree stack an event's kind nests in (nesting.h): operators
+ * with annotations and sections, every other kind with itself. Offset past
+ * the kinds so that a thread's tree stack is never one of its kind stacks. */
+static int tree_group(int cls)
+{
+    return TL_NEST_TREE_STACK + (cls == TL_CTK_ANNOTATIONS ? TL_CTK_OPS : cls);
 }
 
 /* Offer a call to its thread's lane: kept when among the lane's
@@ -272,6 +308,74 @@ static void probe(tl_nest *n, const tl_nest_item *e)
     tl_mem_ops_apply(n->p, e->name, stat);
 }
 
+/* Close the frames of stack t that do not contain [ts, end) (an event in
+ * start order); the time of those it adopts (see below), for its children. */
+static int64_t close_to(tl_nest *n, tl_nest_thread *t, int64_t ts, int64_t end)
+{
+    int64_t adopted = 0;
+    /* Frames that ended before this event starts are done. */
+    while (t->n > 0 && t->v[t->n - 1].end <= ts)
+        finalize(n, &t->v[--t->n]);
+    /* A frame that does not contain the event either starts with it and is
+     * shorter (then it is the event's child: equal start times come in any
+     * order) or overlaps it without nesting (then it is closed as it is). */
+    while (t->n > 0 && !contains(&t->v[t->n - 1], ts, end)) {
+        tl_nest_frame *top = &t->v[t->n - 1];
+        if (top->ts >= ts && top->end <= end) {
+            tl_nest_frame *below = t->n > 1 ? &t->v[t->n - 2] : NULL;
+            if (below == NULL || !(below->ts >= ts && below->end <= end)) {
+                adopted = tl_ns_add(adopted, sat_sub(top->end, top->ts));
+                if (below)
+                    below->children = sat_sub(below->children, sat_sub(top->end, top->ts));
+            }
+        }
+        finalize(n, top);
+        t->n--;
+    }
+    return adopted;
+}
+
+/* Push a frame on stack t (its top frame gets the event as a child); 0, or
+ * -1 when the nesting broke. */
+static int push_frame(tl_nest *n, tl_nest_thread *t, tl_nest_frame f)
+{
+    if (t->n >= TL_NEST_MAX_DEPTH) {
+        broken(n, "nesting deeper than TL_NEST_MAX_DEPTH");
+        return -1;
+    }
+    if (tl_array_grow(&t->v, t->n, &t->cap, sizeof *t->v, 32) != 0) {
+        broken(n, "out of memory");
+        return -1;
+    }
+    if (t->n > 0)
+        t->v[t->n - 1].children = tl_ns_add(t->v[t->n - 1].children, sat_sub(f.end, f.ts));
+    t->v[t->n++] = f;
+    return 0;
+}
+
+/* The event on its thread's call tree stack, where the kinds that nest in
+ * each other share one stack (tree_group). An event the stack cannot take
+ * in start order (it came later than the reorder buffer could restore, past
+ * an event of the other kind) is not recorded, like a call beyond the cap. */
+static void place_in_tree(tl_nest *n, const tl_nest_item *e, int64_t end)
+{
+    tl_nest_thread *t = thread_of(n, e->pid, e->tid, tree_group(e->cls));
+    if (t == NULL) {
+        broken(n, "too many threads");
+        return;
+    }
+    if (e->ts < t->last_ts) {
+        if (n->tree != NULL)
+            n->tree->dropped++;
+        return;
+    }
+    t->last_ts = e->ts;
+    int64_t adopted = close_to(n, t, e->ts, end);
+    uint32_t node = node_of(n, t, e);
+    uint8_t kind = (uint8_t)(e->cls >= 0 && e->cls < TL_CTK_COUNT ? e->cls : TL_CTK_OTHER);
+    push_frame(n, t, (tl_nest_frame){ e->ts, end, adopted, UINT32_MAX, node, 0, t->n == 0, kind });
+}
+
 /* One event in start order on its thread. */
 static void place(tl_nest *n, const tl_nest_item *e)
 {
@@ -292,54 +396,38 @@ static void place(tl_nest *n, const tl_nest_item *e)
         return;
     }
     t->last_ts = e->ts;
-    int64_t end = tl_ns_add(e->ts, e->dur), adopted = 0;
-    /* Frames that ended before this event starts are done. */
-    while (t->n > 0 && t->v[t->n - 1].end <= e->ts)
-        finalize(n, t, &t->v[--t->n]);
-    /* A frame that does not contain the event either starts with it and is
-     * shorter (then it is the event's child: equal start times come in any
-     * order) or overlaps it without nesting (then it is closed as it is). */
-    while (t->n > 0 && !contains(&t->v[t->n - 1], e->ts, end)) {
-        tl_nest_frame *top = &t->v[t->n - 1];
-        if (top->ts >= e->ts && top->end <= end) {
-            tl_nest_frame *below = t->n > 1 ? &t->v[t->n - 2] : NULL;
-            if (below == NULL || !(below->ts >= e->ts && below->end <= end)) {
-                adopted = tl_ns_add(adopted, sat_sub(top->end, top->ts));
-                if (below)
-                    below->children = sat_sub(below->children, sat_sub(top->end, top->ts));
-            }
-        }
-        finalize(n, t, top);
-        t->n--;
-    }
-    if (t->n >= TL_NEST_MAX_DEPTH) {
-        broken(n, "nesting deeper than TL_NEST_MAX_DEPTH");
+    int64_t end = tl_ns_add(e->ts, e->dur);
+    place_in_tree(n, e, end);
+    if (n->broken)
+        return;
+    t = thread_of(n, e->pid, e->tid, e->cls); /* the tree's stack may have moved the threads */
+    if (t == NULL) {
+        broken(n, "too many threads");
         return;
     }
-    if (tl_array_grow(&t->v, t->n, &t->cap, sizeof *t->v, 32) != 0) {
-        broken(n, "out of memory");
-        return;
-    }
-    if (t->n > 0)
-        t->v[t->n - 1].children = tl_ns_add(t->v[t->n - 1].children, e->dur);
+    int64_t adopted = close_to(n, t, e->ts, end);
     tl_name_stat *st = e->stat < n->p->nstats ? &n->p->stats[e->stat] : NULL;
     if (st != NULL) /* the threads it ran on (a bit per thread index mod 64) */
         st->thread_bits |= 1ull << ((size_t)(t - n->threads) & 63);
-    uint32_t node = node_of(n, t, e);
-    lane_offer(n, t, e, t->n);
-    t->v[t->n] = (tl_nest_frame){ e->ts, end, adopted, e->stat, node, !open_on(t, st, e->stat), t->n == 0 };
-    t->n++;
-    if (st != NULL)
+    if (t->n < TL_NEST_MAX_DEPTH)
+        lane_offer(n, t, e, t->n);
+    uint8_t outer = (uint8_t)!open_on(t, st, e->stat);
+    if (push_frame(n, t, (tl_nest_frame){ e->ts, end, adopted, e->stat, TL_CALLTREE_NONE, outer, 0, 0 }) == 0 && st)
         st->open++;
 }
 
-/* The reorder order: by (ts, longer first, arrival), a strict total order. */
+/* The reorder order: by (ts, longer first, annotations first, arrival), a
+ * strict total order. */
 static int before(const tl_nest_item *a, const tl_nest_item *b)
 {
     if (a->ts != b->ts)
         return a->ts < b->ts;
     if (a->dur != b->dur)
         return a->dur > b->dur;
+    /* the same range twice: an annotation or section holds the operator
+     * (a record_function range and the op it wraps, to the nanosecond) */
+    if ((a->cls == TL_CTK_ANNOTATIONS) != (b->cls == TL_CTK_ANNOTATIONS))
+        return a->cls == TL_CTK_ANNOTATIONS;
     return a->seq < b->seq;
 }
 
@@ -491,7 +579,7 @@ void tl_nest_finish(tl_nest *n)
     }
     for (size_t i = 0; !n->broken && i < n->nthreads; i++)
         while (n->threads[i].n > 0)
-            finalize(n, &n->threads[i], &n->threads[i].v[--n->threads[i].n]);
+            finalize(n, &n->threads[i].v[--n->threads[i].n]);
     if (n->seq == n->probes)
         return; /* no CPU events: nothing nests */
     /* Not a warning: the input is fine, tally just cannot say self time

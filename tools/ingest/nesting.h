@@ -39,6 +39,7 @@
 #define TL_NEST_SHIFT_BUDGET 4  /* items a late event may move into place, per event on average */
 #define TL_NEST_MAX_DEPTH 4096  /* deeper nesting: self time is not given */
 #define TL_NEST_MAX_THREADS 65536
+#define TL_NEST_TREE_STACK 64   /* a thread's call tree stacks: kinds from here (nesting.c's tree_group) */
 
 typedef struct tl_nest_frame {
     int64_t ts, end, children;
@@ -46,11 +47,12 @@ typedef struct tl_nest_frame {
     uint32_t node;         /* call tree node, TL_CALLTREE_NONE: not recorded */
     uint8_t outer;
     uint8_t toplevel;      /* directly under its kind's root */
+    uint8_t kind;          /* a call tree stack's frame: its event's kind */
 } tl_nest_frame;
 
 typedef struct tl_nest_thread {
     int64_t pid, tid, last_ts;
-    int cls;
+    int cls;               /* the kind of its events, or TL_NEST_TREE_STACK + the call tree group */
     tl_nest_frame *v;
     size_t n, cap;
     tl_cpu_lane *lane;     /* the thread's timeline lane (NULL: none) */
@@ -84,6 +86,7 @@ typedef struct tl_nest {
     uint64_t lost_events;  /* their events not placed */
     tl_calltree *tree;     /* handed to the profile by tl_nest_finish */
     uint32_t roots[TL_CTK_COUNT]; /* root node per kind, TL_CALLTREE_NONE until used */
+    uint32_t step_name;    /* "ProfilerStep#*" in the profile's strings + 1 (0: not yet, UINT32_MAX: none) */
 } tl_nest;
 
 void tl_nest_init(tl_nest *n, tl_profile *p);

@@ -386,6 +386,23 @@ static void read_calltree(reader *r, const json_t *ct, void *base)
         t->nodes[k].incl_ns = incl;
         t->nodes[k].self_ns = self;
         t->nodes[k].count = (uint64_t)count;
+        if (parent < 0) /* a child takes its parent's kind (tl_calltree_child) */
+            t->nodes[k].kind = (uint8_t)tl_calltree_kind_of_label(tl_strtab_get(&t->names, (uint32_t)name));
+    }
+    /* each node's kind where they differ from the inferred ones (partial_json.c) */
+    json_t *kinds = json_object_get(ct, "kinds");
+    if (kinds != NULL) {
+        if (!json_is_array(kinds) || json_array_size(kinds) != t->n) {
+            bad_key(r, "kinds", "expected an array of one kind per node");
+            goto out;
+        }
+        json_array_foreach(kinds, i, x) {
+            if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) >= TL_CTK_COUNT) {
+                bad_key(r, "kinds", "a kind out of range");
+                goto out;
+            }
+            t->nodes[i].kind = (uint8_t)json_integer_value(x);
+        }
     }
     free(t->slots); /* a session's tree is only read from here on */
     t->slots = NULL;

@@ -116,6 +116,7 @@ int tl_read_stacks(tl_profile *p, tl_read_fn read, void *ctx)
     st.root = name != UINT32_MAX ? tl_calltree_child(st.t, TL_CALLTREE_NONE, name) : TL_CALLTREE_NONE;
     if (st.root == TL_CALLTREE_NONE)
         goto out;
+    st.t->nodes[st.root].kind = TL_CTK_PYTHON; /* every frame below takes it */
     int eof = 0, skipping = 0;
     uint64_t bytes = 0;
     while (!eof || len > 0) {

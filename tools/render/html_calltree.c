@@ -216,7 +216,8 @@ static void per_rank(tl_html *h)
     free(order);
 }
 
-/* The kinds the tree has, each in its hue, in the order of the bands. */
+/* The kinds the tree has (a root's, or a call's nested under another
+ * kind: operators under annotations), each in its hue, in the order of the bands. */
 static void legend_kinds(tl_html *h, const tl_calltree *t)
 {
     static const int order[] = { TL_CTK_ANNOTATIONS, TL_CTK_OPS, TL_CTK_PYTHON, TL_CTK_GPU_ANNOTATIONS,
@@ -225,7 +226,8 @@ static void legend_kinds(tl_html *h, const tl_calltree *t)
         const char *label = tl_calltree_kind_label(order[k]);
         int present = 0;
         for (uint32_t i = 0; i < t->n && !present; i++)
-            present = t->nodes[i].parent == TL_CALLTREE_NONE && strcmp(tl_calltree_name(t, i), label) == 0;
+            present = t->nodes[i].parent == TL_CALLTREE_NONE ? strcmp(tl_calltree_name(t, i), label) == 0
+                                                             : t->nodes[i].kind == order[k];
         if (!present)
             continue;
         fprintf(h->f, " <span class=\"key %s\">", tl_svg_flame_kind_class(label));
@@ -247,8 +249,9 @@ void tl_html_calltree(tl_html *h)
         tl_html_close(h);
         return;
     }
-    fputs("<p>Where the CPU-side time went, by call path: each kind of event (operators, annotations and "
-          "sections, Python frames) nests in itself and has its own root. A box is as wide as its inclusive time; "
+    fputs("<p>Where the CPU-side time went, by call path, one tree per thread: operators nest in the annotations "
+          "and sections that contain them in time, Python frames and GPU annotations each in themselves; a call "
+          "that nothing contains is under its kind's root. A box is as wide as its inclusive time; "
           "the part of it no call below covers is its self time. Its hue is its kind:", h->f);
     legend_kinds(h, t);
     fputs(" and its shade says how large its self time is: "

@@ -110,9 +110,26 @@ static void write_series_bins(tl_json *j, const tl_tseries *t)
     tl_json_array_end(j);
 }
 
+/* Whether some node's kind is not the one a reader infers (calltree.h: a
+ * root's from its name, any other node's its parent's): then "kinds" says
+ * each node's. A tree of one kind per root (every tree before the kinds
+ * nested, and Python stacks) writes no "kinds", as it always has. */
+static int kinds_differ(const tl_calltree *t)
+{
+    for (uint32_t i = 0; i < t->n; i++) {
+        const tl_cnode *c = &t->nodes[i];
+        int inferred = c->parent == TL_CALLTREE_NONE ? tl_calltree_kind_of_label(tl_calltree_name(t, i))
+                                                     : t->nodes[c->parent].kind;
+        if (c->kind != inferred)
+            return 1;
+    }
+    return 0;
+}
+
 /* {"dropped": N, "names": [...], "nodes": [[parent | -1, name id, incl, self,
- * count]]}, nodes in their order (a parent before its children); only when
- * the session has a tree. */
+ * count]], "kinds": [kind per node] (only when kinds_differ)}, nodes in
+ * their order (a parent before its children); only when the session has a
+ * tree. */
 static void write_calltree(tl_json *j, const tl_calltree *t)
 {
     if (t->n == 0)
@@ -135,6 +152,13 @@ static void write_calltree(tl_json *j, const tl_calltree *t)
         tl_json_array_end(j);
     }
     tl_json_array_end(j);
+    if (kinds_differ(t)) {
+        tl_json_key(j, "kinds");
+        tl_json_array_begin(j);
+        for (uint32_t i = 0; i < t->n; i++)
+            tl_json_uint(j, t->nodes[i].kind);
+        tl_json_array_end(j);
+    }
     tl_json_object_end(j);
 }
 

@@ -8,8 +8,9 @@
  * times add up to more than their parent's, which only a hostile partial can
  * give, are scaled to fit), so the frames drawn always include their parents.
  *
- * A frame's hue is its category, the kind of its root (each band is a <g> of
- * the kind's class), its shade its self share of its inclusive time (the
+ * A frame's hue is its category: each band is a <g> of its root's kind's
+ * class, and a frame of another kind (an operator under an annotation) has
+ * its own kind's class too; its shade its self share of its inclusive time (the
  * frame's class); report.css holds the colors, light and dark. Labels are
  * chosen for the frames drawn as a set, between the two walks (a third walk
  * lists them): each fitted to its box, and where two different names would
@@ -81,16 +82,22 @@ static char *box_label(const char *full, double w)
     return cols >= 1 ? tl_labels_box(full, (size_t)cols) : NULL;
 }
 
+/* The CSS class of a kind (calltree.h's enum). */
+static const char *kind_class(int kind)
+{
+    switch (kind) {
+    case TL_CTK_OPS: return "ko";
+    case TL_CTK_ANNOTATIONS: return "ka";
+    case TL_CTK_PYTHON: return "kp";
+    case TL_CTK_GPU_ANNOTATIONS: return "kg";
+    case TL_CTK_RUNTIME: return "kr";
+    default: return "ke";
+    }
+}
+
 const char *tl_svg_flame_kind_class(const char *root_name)
 {
-    static const struct { int kind; const char *cls; } kinds[] = {
-        { TL_CTK_OPS, "ko" }, { TL_CTK_ANNOTATIONS, "ka" }, { TL_CTK_PYTHON, "kp" },
-        { TL_CTK_GPU_ANNOTATIONS, "kg" }, { TL_CTK_RUNTIME, "kr" },
-    };
-    for (size_t k = 0; root_name != NULL && k < sizeof kinds / sizeof kinds[0]; k++)
-        if (strcmp(root_name, tl_calltree_kind_label(kinds[k].kind)) == 0)
-            return kinds[k].cls;
-    return "ke";
+    return kind_class(root_name != NULL ? tl_calltree_kind_of_label(root_name) : TL_CTK_OTHER);
 }
 
 /* ---- labels: chosen for the frames drawn as a set ------------------------------------- */
@@ -233,7 +240,13 @@ static void frame_box(walk *wk, uint32_t i, const item *it)
     char *full = tl_labels_full(tl_calltree_name(t, i));
     const char *name = full ? full : tl_calltree_name(t, i);
     int root = c->parent == TL_CALLTREE_NONE;
-    fprintf(f, "<g class=\"%s\"><title>", root ? "fr" : self_class(c));
+    /* a frame of another kind than its band's (an operator under an
+     * annotation) carries its own kind's class: its hue */
+    const tl_cnode *r0 = &t->nodes[root_of(t, i)];
+    if (!root && c->kind != r0->kind)
+        fprintf(f, "<g class=\"%s %s\"><title>", self_class(c), kind_class(c->kind));
+    else
+        fprintf(f, "<g class=\"%s\"><title>", root ? "fr" : self_class(c));
     tl_escape_html_n(f, name, 2000);
     if (root) {
         fprintf(f, "\n%s in %llu top-level calls", tl_units_dur(a, sizeof a, (double)c->incl_ns),
