@@ -141,6 +141,7 @@ static void put_custom(tl_wire *w, const tl_field *f, const void *base)
             put_i64(w, c->incl_ns);
             put_i64(w, c->self_ns);
             put_u64(w, c->count);
+            put_u64(w, c->kind);
         }
         break;
     }
@@ -399,7 +400,7 @@ static void get_custom(rd *r, const tl_field *f, void *base)
     }
     case TL_FC_CALLTREE: {
         tl_calltree *t = &((tl_session *)base)->calltree;
-        size_t n = get_count(r, 5 * sizeof(int64_t));
+        size_t n = get_count(r, 6 * sizeof(int64_t));
         if (n == 0 || r->bad)
             return;
         t->dropped = get_u64(r);
@@ -407,8 +408,8 @@ static void get_custom(rd *r, const tl_field *f, void *base)
         for (size_t i = 0; i < n && !r->bad; i++) {
             uint64_t parent = get_u64(r), name = get_u64(r);
             int64_t incl = get_i64(r), self = get_i64(r);
-            uint64_t count = get_u64(r);
-            if (r->bad || name >= t->names.n || (parent != TL_CALLTREE_NONE && parent >= i)) {
+            uint64_t count = get_u64(r), kind = get_u64(r);
+            if (r->bad || name >= t->names.n || (parent != TL_CALLTREE_NONE && parent >= i) || kind >= TL_CTK_COUNT) {
                 r->bad = 1;
                 return;
             }
@@ -420,6 +421,7 @@ static void get_custom(rd *r, const tl_field *f, void *base)
             t->nodes[k].incl_ns = incl;
             t->nodes[k].self_ns = self;
             t->nodes[k].count = count;
+            t->nodes[k].kind = (uint8_t)kind;
         }
         free(t->slots); /* as read_partial.c: a session's tree is only read from here on */
         t->slots = NULL;
