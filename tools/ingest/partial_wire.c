@@ -74,15 +74,11 @@ static void put_custom(tl_wire *w, const tl_field *f, const void *base)
     switch (f->custom) {
     case TL_FC_STAT_HIST: {
         const tl_dur_stat *d = base;
-        for (unsigned p = 0; p < TL_HIST_PAGES; p++) {
-            if (d->hist.pages[p] == NULL)
-                continue;
-            for (unsigned s = 0; s < TL_HIST_SUB; s++)
-                if (d->hist.pages[p][s] != 0) {
-                    put_u64(w, p * TL_HIST_SUB + s);
-                    put_u64(w, d->hist.pages[p][s]);
-                }
-        }
+        for (unsigned i = 0; i < d->hist.n; i++)
+            if (d->hist.counts[i] != 0) {
+                put_u64(w, d->hist.first + i);
+                put_u64(w, d->hist.counts[i]);
+            }
         put_u64(w, UINT64_MAX); /* the end */
         break;
     }
@@ -325,16 +321,14 @@ static void get_custom(rd *r, const tl_field *f, void *base)
             if (r->bad || b == UINT64_MAX)
                 return;
             uint64_t c = get_u64(r);
-            if (b >= (uint64_t)TL_HIST_PAGES * TL_HIST_SUB) {
+            if (b >= TL_HIST_BUCKETS || c > UINT32_MAX) {
                 r->bad = 1;
                 return;
             }
-            unsigned page = (unsigned)b / TL_HIST_SUB, slot = (unsigned)b % TL_HIST_SUB;
-            if (d->hist.pages[page] == NULL && (d->hist.pages[page] = calloc(TL_HIST_SUB, sizeof(uint32_t))) == NULL) {
+            if (tl_hist_add_bucket(&d->hist, (unsigned)b, (uint32_t)c) != 0) {
                 r->bad = 2;
                 return;
             }
-            d->hist.pages[page][slot] = (uint32_t)c;
         }
     }
     case TL_FC_STAT_SAMPLES: {
