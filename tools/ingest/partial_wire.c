@@ -475,7 +475,7 @@ static void get_value(rd *r, const tl_field *f, void *base)
     }
     case TL_F_OBJECT: get_fields(r, f->sub, p); break;
     case TL_F_ARRAY: {
-        size_t n = get_count(r, 1);
+        size_t n = get_count(r, sizeof(int64_t)); /* every element's first value takes 8 bytes or more */
         char *elems = calloc(n + 1, f->sub->size);
         set_ptr(base, f->offset, elems);
         if (elems == NULL) {
@@ -509,7 +509,7 @@ int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err
     }
     get_fields(&r, &tl_partial_options_fields, p);
     p->has_options = 1;
-    size_t n = get_count(&r, 1);
+    size_t n = get_count(&r, sizeof(int64_t));
     if (!r.bad && (p->sessions = calloc(n + 1, sizeof *p->sessions)) == NULL)
         r.bad = 2;
     for (size_t i = 0; i < n && !r.bad; i++) {
