@@ -299,18 +299,20 @@ int tl_telemetry_gpus_counted(const tl_aggregate *a, int *by_host)
 
 const char *tl_series_unit(int kind)
 {
-    static const char *const units[TL_SERIES_COUNT] = { "%", "bytes", "C", "W", "MHz", "%", "%",
-                                                        "bytes", "bytes", "bytes", "", "MHz", "bytes/s",
-                                                        "bytes/s" };
+    static const char *const units[] = { "%", "bytes", "C", "W", "MHz", "%", "%", "bytes", "bytes", "bytes", "",
+                                         "MHz", "bytes/s", "bytes/s", "bytes/s", "bytes/s" };
+    /* a kind added without its unit is a build error, not a NULL read */
+    _Static_assert(sizeof units / sizeof units[0] == TL_SERIES_COUNT, "a unit per series kind");
     return kind >= 0 && kind < TL_SERIES_COUNT ? units[kind] : "";
 }
 
 const char *tl_series_label(int kind)
 {
-    static const char *const labels[TL_SERIES_COUNT] = {
+    static const char *const labels[] = {
         "GPU utilization", "GPU memory used", "GPU temperature", "GPU power", "GPU SM clock",
         "Process CPU", "System CPU", "Process RSS", "System memory used", "System memory available",
-        "Load (1 min)", "GPU memory clock", "Disk read", "Disk write",
+        "Load (1 min)", "GPU memory clock", "Disk read", "Disk write", "Device read", "Device write",
     };
+    _Static_assert(sizeof labels / sizeof labels[0] == TL_SERIES_COUNT, "a label per series kind");
     return kind >= 0 && kind < TL_SERIES_COUNT ? labels[kind] : "";
 }

@@ -857,12 +857,13 @@ int tl_profile_add_point(tl_profile *p, int kind, int device, int64_t ts_ns, dou
 }
 
 /* Indexed by tl_series_kind; the names are the aggregate's keys. */
-static const char *const series_names[TL_SERIES_COUNT] = {
+static const char *const series_names[] = {
     "gpu_util_pct", "gpu_memory_used_bytes", "gpu_temperature_c", "gpu_power_w", "gpu_sm_clock_mhz",
     "process_cpu_pct", "system_cpu_pct", "rss_bytes", "system_memory_used_bytes",
     "system_memory_available_bytes", "load1", "gpu_memory_clock_mhz", "disk_read_bytes_per_s",
     "disk_write_bytes_per_s", "device_read_bytes_per_s", "device_write_bytes_per_s",
 };
+_Static_assert(sizeof series_names / sizeof series_names[0] == TL_SERIES_COUNT, "a name per series kind");
 
 const char *tl_series_kind_name(int kind)
 {
