@@ -424,6 +424,10 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->memops_peak = 7516192768;
     s->coll_windows = calloc(1, sizeof *s->coll_windows);
     s->coll_windows[s->ncoll_windows++] = (tl_sstepcat){ 1, { 50000, 0, 0, 0, 12000, 30000000, 9000, 1000 } };
+    s->memcats = calloc(2, sizeof *s->memcats);
+    s->memcats[s->nmemcats++] = (tl_memcat_point){ 1764000000000000000, { 2147483648, 0, 0, 0, 0, 0, 0, 0 } };
+    s->memcats[s->nmemcats++] =
+        (tl_memcat_point){ 1764000000003000000, { 2147483648, 4294967296, 67108864, 0, 536870912, 2147483648, 16777216, -4194304 } };
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);

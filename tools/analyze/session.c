@@ -1184,6 +1184,24 @@ static void memory(tl_session *s, const tl_profile *p)
     }
 }
 
+/* The memory timeline's categories over time (read_mem_timeline.h), already
+ * downsampled; on the session's clock, like the snapshots. */
+static int take_memcats(tl_session *s, const tl_profile *p)
+{
+    if (p->nmemcats == 0)
+        return 0;
+    s->memcats = malloc(p->nmemcats * sizeof *s->memcats);
+    if (s->memcats == NULL)
+        return -1;
+    int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
+    for (size_t i = 0; i < p->nmemcats; i++) {
+        s->memcats[i] = p->memcats[i];
+        s->memcats[i].ts_ns = tl_ns_add(p->memcats[i].ts_ns, base);
+    }
+    s->nmemcats = p->nmemcats;
+    return 0;
+}
+
 /* ---- steps ------------------------------------------------------------------ */
 
 /* ProfilerStep#N, else the samples of the loop with the most time (reports). */
@@ -1396,7 +1414,7 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     /* the collectives before the step categories: the same sweep measures their windows */
     if (take_names(s, p) != 0 || take_steps(s, p) != 0 || take_collectives(s, p) != 0 || tl_session_stepcats(s, p) != 0 ||
         gpu_analysis(s, p, opt) != 0 || timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 ||
-        take_shapes(s, p) != 0 || tl_session_take_memops(s, p) != 0)
+        take_shapes(s, p) != 0 || tl_session_take_memops(s, p) != 0 || take_memcats(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);

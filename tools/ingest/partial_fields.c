@@ -469,6 +469,25 @@ static const tl_field memop_f_f[] = {
 #undef ST
 static TABLE(memop_f, "memop", tl_smemop, 1, TL_FK_NONE);
 
+/* [ts_ns, PARAMETER, OPTIMIZER_STATE, INPUT, TEMPORARY, ACTIVATION, GRADIENT,
+ * AUTOGRAD_DETAIL, UNKNOWN]: a memory timeline's bytes by category at a time
+ * (read_mem_timeline.h); a category's bytes may be below 0 (freed unseen) */
+#define ST tl_memcat_point
+static const tl_field memcat_f_f[] = {
+    TS("ts_ns", ts_ns),
+    ANY("parameter", bytes[0]),
+    ANY("optimizer_state", bytes[1]),
+    ANY("input", bytes[2]),
+    ANY("temporary", bytes[3]),
+    ANY("activation", bytes[4]),
+    ANY("gradient", bytes[5]),
+    ANY("autograd_detail", bytes[6]),
+    ANY("unknown", bytes[7]),
+};
+#undef ST
+static TABLE(memcat_f, "memcat", tl_memcat_point, 1, TL_FK_NONE);
+_Static_assert(TL_MEM_CATEGORIES == 8, "memcat_f has a field per category");
+
 /* ---- the session ----------------------------------------------------------------- */
 #define ST tl_session
 static const tl_field session_f[] = {
@@ -544,6 +563,9 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     /* each collective instance's window by category (stepcats.c), by instance */
     ARRAY("coll_windows", coll_windows, ncoll_windows, collwin_f, .max = TL_PROFILE_MAX_COLLS,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    /* a memory timeline's bytes by category over time (read_mem_timeline.h), downsampled */
+    ARRAY("mem_categories", memcats, nmemcats, memcat_f, .max = TL_MEMCAT_POINTS,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST

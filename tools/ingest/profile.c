@@ -24,6 +24,14 @@
 
 /* ---- names -------------------------------------------------------------- */
 
+const char *tl_mem_category_name(int c)
+{
+    static const char *const names[TL_MEM_CATEGORIES] = {
+        "PARAMETER", "OPTIMIZER_STATE", "INPUT", "TEMPORARY", "ACTIVATION", "GRADIENT", "AUTOGRAD_DETAIL", "UNKNOWN",
+    };
+    return c >= 0 && c < TL_MEM_CATEGORIES ? names[c] : NULL;
+}
+
 const char *tl_format_name(int format)
 {
     switch (format) {
@@ -250,6 +258,9 @@ void tl_profile_shrink(tl_profile *p)
     p->shapes = NULL;
     tl_mem_ops_free(p->memops);
     p->memops = NULL;
+    free(p->memcats);
+    p->memcats = NULL;
+    p->nmemcats = 0;
     for (uint32_t i = 0; i < p->nstats; i++)
         tl_dur_stat_release(&p->stats[i].d);
     free(p->stats);

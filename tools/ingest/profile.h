@@ -273,6 +273,23 @@ typedef struct tl_mem_point {
     double used;           /* bytes; NaN when not given */
 } tl_mem_point;
 
+/* The device's memory by category over time (torch.profiler's
+ * export_memory_timeline JSON, read_mem_timeline.h): at a time, the bytes of
+ * each of PyTorch's categories, in the order of tl_mem_category_name. */
+#define TL_MEM_CATEGORIES 8
+/* At most this many points are kept per profile (and session): longer
+ * timelines are downsampled keeping their first and last points and, of each
+ * bucket between, the point with the highest total (so the peak is kept). */
+#define TL_MEMCAT_POINTS 240
+typedef struct tl_memcat_point {
+    int64_t ts_ns;         /* a profile's relative time; a session's absolute (like its snapshots) */
+    int64_t bytes[TL_MEM_CATEGORIES];
+} tl_memcat_point;
+/* PyTorch's name of category c (0 .. TL_MEM_CATEGORIES - 1): PARAMETER,
+ * OPTIMIZER_STATE, INPUT, TEMPORARY, ACTIVATION, GRADIENT, AUTOGRAD_DETAIL,
+ * UNKNOWN (PyTorch's category None); NULL beyond. */
+const char *tl_mem_category_name(int c);
+
 /* A labelled memory snapshot from a report. NaN when a field is not given. */
 typedef struct tl_mem_snapshot {
     uint32_t label;        /* strtab id */
@@ -505,6 +522,8 @@ typedef struct tl_profile {
     uint64_t colls_dropped;
     struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
     struct tl_mem_ops *memops;     /* device memory by operator (mem_ops.h); NULL without profile_memory */
+    tl_memcat_point *memcats;      /* memory by category over time (export_memory_timeline), downsampled */
+    size_t nmemcats;
     tl_ranges roles[TL_ROLE_COUNT]; /* the host's time by role (tl_host_role), for the per-step categories */
     tl_kernel_launch *klaunch; /* per kernel name with launch details (kernel_ops.h) */
     size_t nklaunch, klaunch_cap;

@@ -136,6 +136,7 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nmemops; i++)
         free(s->memops[i].name);
     free(s->memops);
+    free(s->memcats);
     for (size_t i = 0; i < s->nshapes; i++) {
         free(s->shapes[i].name);
         free(s->shapes[i].dims);

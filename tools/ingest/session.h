@@ -537,6 +537,9 @@ typedef struct tl_session {
     size_t nmemops;
     uint64_t memops_dropped;   /* operators beyond TL_SESSION_MAX_MEMOPS */
     int64_t memops_peak;       /* the device's peak Total Allocated the contributions are of; -1 unknown */
+    tl_memcat_point *memcats;  /* memory by category over time (export_memory_timeline), at most
+                                * TL_MEMCAT_POINTS, times absolute like the snapshots' */
+    size_t nmemcats;
 } tl_session;
 
 /* A session with nothing known: every pointer NULL, every count 0, rank -1,

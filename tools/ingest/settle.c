@@ -368,6 +368,13 @@ static void lend_to_reports(tl_session *v, size_t n)
                 c->snaps = NULL;
                 c->nsnaps = 0;
             }
+            if (r->nmemcats == 0 && c->nmemcats > 0) { /* ... and over time */
+                free(r->memcats);
+                r->memcats = c->memcats;
+                r->nmemcats = c->nmemcats;
+                c->memcats = NULL;
+                c->nmemcats = 0;
+            }
             adopt_nesting(r, c);
             if (r->id.format == TL_FMT_FRAMEPACK)
                 lend_trace_analysis(r, c);

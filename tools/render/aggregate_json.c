@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "render.h"
+#include "memcats_out.h"
 #include "memops_out.h"
 #include "rank_pick.h"
 
@@ -1007,6 +1008,10 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer,
     if (tl_memops_any(a)) { /* absent without profile_memory: aggregates without it keep their bytes */
         tl_json_key(j, "memory_by_op");
         tl_memops_json(j, a);
+    }
+    if (tl_memcats_out_any(a)) { /* absent without a memory timeline, likewise */
+        tl_json_key(j, "memory_categories");
+        tl_memcats_json(j, a);
     }
     tl_json_key(j, "step_categories");
     write_stepcats(j, a);

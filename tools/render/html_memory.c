@@ -4,6 +4,7 @@
  * the timelines use), each rank's peaks against its device, and the
  * labelled snapshots of reports (FramePack, tally's own).
  */
+#include "memcats_out.h"
 #include "memops_out.h"
 #include <math.h>
 #include <stdlib.h>
@@ -341,8 +342,8 @@ void tl_html_memory(tl_html *h)
     for (size_t i = 0; i < h->a->nranks; i++)
         peaks_ += has_peaks(&h->a->ranks[i]);
     tl_html_open(h, "memory", "Memory");
-    int memops = tl_memops_any(h->a);
-    if (nsnaps + nmem + peaks_ == 0 && !memops)
+    int memops = tl_memops_any(h->a), memcats = tl_memcats_out_any(h->a);
+    if (nsnaps + nmem + peaks_ == 0 && !memops && !memcats)
         tl_html_none(h, "No memory data: the inputs have no memory samples, snapshots or device figures.");
     if (nmem > 0)
         over_time(h);
@@ -350,6 +351,7 @@ void tl_html_memory(tl_html *h)
         peaks(h);
     if (nsnaps > 0)
         snapshots(h, nsnaps);
+    tl_html_memcats(h);
     tl_html_memops(h);
     tl_html_close(h);
 }

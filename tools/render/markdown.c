@@ -16,6 +16,7 @@
 #include "report_text.h"
 #include "collbw_text.h"
 #include "shapes_text.h"
+#include "memcats_out.h"
 #include "memops_out.h"
 #include "context_text.h"
 #include "rank_pick.h"
@@ -395,6 +396,7 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     names(out, a, TL_GROUP_OPS, "Top ops");
     tl_shapes_markdown(out, a);
     tl_memops_markdown(out, a);
+    tl_memcats_markdown(out, a);
     names(out, a, TL_GROUP_KERNELS, "Top kernels (GPU window)");
     kernel_launches(out, a);
     inputs(out, a);
