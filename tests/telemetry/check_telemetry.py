@@ -303,6 +303,10 @@ for f in files:
     close(r["first_block_ns"], blocks[0]["computation_time_ms"] * 1e6, "Inferix rank %d: first-block delay" % rank,
           tol=1e-9)
     close(r["block_size"], frames / len(blocks), "Inferix rank %d: block size" % rank)
+    # the most memory of a block: Inferix's memory_usage_mb (MiB); no RSS per block there
+    close(r["block_memory_peak_bytes"], max(b["memory_usage_mb"] for b in blocks) * 2**20,
+          "Inferix rank %d: block memory peak" % rank)
+    check(r["block_rss_peak_bytes"] is None, "Inferix rank %d: no block RSS" % rank)
     check(r["steps"] == len(d["diffusion_analysis"]["steps"]), "Inferix rank %d: denoising steps" % rank)
     ses = [x for x in ca["sessions"] if x["rank"] == rank][0]
     check(ses["events_total"] == len(d["events"]) and len(ses["events"]) == len(d["events"]),
@@ -312,7 +316,7 @@ fps = [x["diffusion"]["fps"] for x in ca["ranks"]]
 close(ca["across_ranks"]["diffusion.fps"]["min"], min(fps), "Inferix: FPS across ranks")
 out = run("summary", "--width", "120", *files)
 check(re.search(r"^VIDEO DIFFUSION$", out, re.M) and re.search(r"^\s+0\s+7\s+21\s+3\s+1\.937\s+0\.646\s+2\.320 s\s+"
-                                                              r"1\.420 s\s+28$", out, re.M),
+                                                              r"1\.420 s\s+28\s+20\.1 GiB\s+–$", out, re.M),
       "summary: the video diffusion table")
 check(re.search(r"^Frames per second \(blocks\)\s+2\s+1\.703 \(r1\)", out, re.M), "summary: FPS across ranks")
 check("events: 74 recorded: diffusion_step 56, block_computation 14, checkpoint_loaded 2, generation_completed 2"
