@@ -163,12 +163,13 @@ void tl_memcats_markdown(FILE *out, const tl_aggregate *a)
 }
 
 /* The stacked areas of one session: each category from the sum of those
- * before it up, memory below 0 drawn as 0; steps, since a category holds its
- * bytes until the next time. */
+ * before it up, memory below 0 drawn as 0; straight between the points, as
+ * PyTorch's own plot of the timeline (stackplot) draws them, so the last
+ * point's stack shows too. */
 static void chart(tl_html *h, const tl_session *s, const char *who)
 {
-    size_t n = s->nmemcats, np = 2 * n - 1;
-    double *x = malloc(np * sizeof *x), *lvl = calloc((TL_MEM_CATEGORIES + 1) * np, sizeof *lvl);
+    size_t n = s->nmemcats;
+    double *x = malloc(n * sizeof *x), *lvl = calloc((TL_MEM_CATEGORIES + 1) * n, sizeof *lvl);
     tl_svg_area ar[TL_MEM_CATEGORIES];
     static const char *const cls[TL_MEM_CATEGORIES] = { "stack s0", "stack s1", "stack s2", "stack s3",
                                                         "stack s4", "stack s5", "stack s6", "stack s7" };
@@ -176,19 +177,16 @@ static void chart(tl_html *h, const tl_session *s, const char *who)
         h->oom = 1;
         goto out;
     }
-    /* lvl[c * np + k]: the top of categories 0..c-1 at step point k (row 0: the axis) */
-    for (size_t i = 0, k = 0; i < n; i++) {
-        for (int rep = i == 0 ? 1 : 0; rep < 2; rep++, k++) {
-            /* rep 0: at this time, the previous point's stack; rep 1: this point's */
-            const tl_memcat_point *p = &s->memcats[rep == 0 ? i - 1 : i];
-            x[k] = (double)s->memcats[i].ts_ns - (double)s->memcats[0].ts_ns; /* doubles: any int64 */
-            double top = 0;
-            for (int c = 0; c < TL_MEM_CATEGORIES; c++) {
-                lvl[(size_t)c * np + k] = top;
-                top += p->bytes[c] > 0 ? (double)p->bytes[c] : 0;
-            }
-            lvl[(size_t)TL_MEM_CATEGORIES * np + k] = top;
+    /* lvl[c * n + k]: the top of categories 0..c-1 at point k (row 0: the axis) */
+    for (size_t k = 0; k < n; k++) {
+        const tl_memcat_point *p = &s->memcats[k];
+        x[k] = (double)p->ts_ns - (double)s->memcats[0].ts_ns; /* doubles: any int64 */
+        double top = 0;
+        for (int c = 0; c < TL_MEM_CATEGORIES; c++) {
+            lvl[(size_t)c * n + k] = top;
+            top += p->bytes[c] > 0 ? (double)p->bytes[c] : 0;
         }
+        lvl[(size_t)TL_MEM_CATEGORIES * n + k] = top;
     }
     size_t na = 0;
     for (int c = 0; c < TL_MEM_CATEGORIES; c++) {
@@ -196,8 +194,8 @@ static void chart(tl_html *h, const tl_session *s, const char *who)
         for (size_t i = 0; i < n && !any; i++)
             any = s->memcats[i].bytes[c] > 0;
         if (any) /* a category never above 0 has no area and no legend entry */
-            ar[na++] = (tl_svg_area){ tl_mem_category_name(c), cls[c], x, &lvl[(size_t)c * np],
-                                      &lvl[(size_t)(c + 1) * np], np };
+            ar[na++] = (tl_svg_area){ tl_mem_category_name(c), cls[c], x, &lvl[(size_t)c * n],
+                                      &lvl[(size_t)(c + 1) * n], n };
     }
     char id[16], title[64], desc[200];
     snprintf(title, sizeof title, "%s: memory by category over time", who);
