@@ -74,6 +74,8 @@ typedef struct bench_options {
     int generate_only;
     int e2e;                /* the CLI end to end on both shapes (needs BENCH_TALLY) */
     double scaling_max_mb;  /* the scaling series up to this size (0: skip) */
+    int memory;             /* --memory: only the memory figures (memory_figures) */
+    const char *real_ranks; /* the real rank files replicated for memory per extra rank */
 } bench_options;
 
 /* ---- what a child measured ---------------------------------------------- */
@@ -953,6 +955,10 @@ static void usage(FILE *f)
           "  --no-e2e            skip tally summary / report end to end on both shapes\n"
           "  --scaling-max-mb M  the scaling series on the GPU-heavy shape from 50 MB up to M\n"
           "                      (default 1600; 0: skip)\n"
+          "  --memory            only the memory figures: bytes of peak RSS per GPU event and per\n"
+          "                      extra rank of real rank files, beside baselines from the same run\n"
+          "  --real-ranks DIR    the rank files --memory replicates (default: the corpus'\n"
+          "                      h200-ddp-gloo)\n"
           "  --quick             a ~5 MB trace, tally and jansson only: a smoke test\n"
           "  --generate-only     make the data (if missing) and stop\n"
           "  --once PATH         ingest PATH once in this process and print the profile's\n"
@@ -1140,6 +1146,216 @@ static int e2e_shape(const bench_options *o, const char *label, const char *path
     return ok;
 }
 
+/* ---- memory: bytes per GPU event and per extra rank (issue 33) ----------- */
+
+/* The peak RSS (KB) of argv: the median of `repeat` runs (the peak moves a little with timing). */
+static long median_rss(char *const argv[], int repeat, char *note, size_t note_len)
+{
+    long peaks[MAX_RUNS];
+    for (int r = 0; r < repeat; r++) {
+        double secs;
+        child_usage u = { 0, 0 };
+        if (run_exec(argv, 1, &secs, &u, note, note_len) != 0)
+            return -1;
+        peaks[r] = u.maxrss_kb;
+    }
+    for (int a = 1; a < repeat; a++)
+        for (int b = a; b > 0 && peaks[b] < peaks[b - 1]; b--) {
+            long t = peaks[b];
+            peaks[b] = peaks[b - 1];
+            peaks[b - 1] = t;
+        }
+    return peaks[repeat / 2];
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    int in = open(from, O_RDONLY), out = in < 0 ? -1 : open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    char buf[1 << 16];
+    ssize_t n = 0;
+    while (out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            n = -1;
+            break;
+        }
+    if (in >= 0)
+        close(in);
+    if (out >= 0)
+        close(out);
+    return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
+/* dst/rank{i}.{i}.pt.trace.json[.gz] for i < n, copies of src's rank files in turn
+ * (renamed, so each is a rank of its own); made once. A rank's JSON bytes (uncompressed,
+ * the mean over src's files) in *rank_bytes. */
+static int replicate_ranks(const char *src, const char *dst, int n, double *rank_bytes)
+{
+    char names[64][512];
+    int nsrc = 0;
+    FILE *ls;
+    char cmd[4400];
+    snprintf(cmd, sizeof cmd, "ls '%s' | grep -E '^rank[0-9]+.*\\.(json|json\\.gz)$' | sort -V", src);
+    if ((ls = popen(cmd, "r")) == NULL)
+        return -1;
+    while (nsrc < 64 && fgets(names[nsrc], sizeof names[nsrc], ls) != NULL) {
+        names[nsrc][strcspn(names[nsrc], "\n")] = 0;
+        nsrc++;
+    }
+    pclose(ls);
+    if (nsrc == 0)
+        return -1;
+    double total = 0;
+    for (int i = 0; i < nsrc; i++) {
+        char from[4700];
+        int64_t sz = 0;
+        if (snprintf(from, sizeof from, "%s/%s", src, names[i]) >= (int)sizeof from)
+            return -1;
+        gzFile f = gzopen(from, "rb"); /* the JSON's bytes: gzread reads a plain file as is */
+        char buf[1 << 16];
+        int got;
+        while (f != NULL && (got = gzread(f, buf, sizeof buf)) > 0)
+            sz += got;
+        if (f != NULL)
+            gzclose(f);
+        total += (double)sz;
+    }
+    *rank_bytes = total / nsrc;
+    if (dir_exists(dst))
+        return 0;
+    if (mkdirs(dst) != 0)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i % nsrc];
+        const char *gz = strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".gz") ? ".gz" : "";
+        char from[4700], to[4700];
+        if (snprintf(from, sizeof from, "%s/%s", src, name) >= (int)sizeof from ||
+            snprintf(to, sizeof to, "%s/rank%d.%d.pt.trace.json%s", dst, i, i, gz) >= (int)sizeof to ||
+            copy_file(from, to) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Peak RSS per GPU event (the slope between two GPU-heavy traces, so what every
+ * process holds anyway cancels) and per extra rank of real rank files
+ * replicated 8 and 64 times, each beside a baseline from the same run. */
+static int memory_figures(const bench_options *o)
+{
+    char tally[] = BENCH_TALLY, sum[] = "summary", rep[] = "report", val[] = "validate", q[] = "-q";
+    char js[] = "--jobs", one[] = "1", oo[] = "-o", note[160] = "";
+    char html[4300];
+    snprintf(html, sizeof html, "%s/memory-report.html", o->data_dir);
+    int ok = 1;
+
+    /* per GPU event */
+    double sizes[2] = { o->quick ? 5 : 50, o->quick ? 15 : 200 };
+    char paths[2][4200];
+    uint64_t gpu[2] = { 0, 0 };
+    for (int k = 0; k < 2; k++) {
+        char sz[32];
+        uint64_t events;
+        snprintf(sz, sizeof sz, "%g", sizes[k]);
+        snprintf(paths[k], sizeof paths[k], "%s/kineto-gpu-seed1-%gmb.json", o->data_dir, sizes[k]);
+        const char *args[] = { "--shape", "gpu", "--seed", "1", "--size-mb", sz, NULL };
+        if (ensure_trace(paths[k], args) != 0)
+            return 0;
+        count_events(paths[k], &events, &gpu[k]);
+    }
+    printf("\nmemory per GPU event: peak RSS over the GPU-heavy shape, %g MB (%" PRIu64 " GPU events) and %g MB "
+           "(%" PRIu64 "),\nthe slope between them (median of %d runs each); goal (issue 33): <= 60 B\n",
+           sizes[0], gpu[0], sizes[1], gpu[1], o->repeat);
+    printf("%-34s %12s %12s %14s %8s\n", "command", "small", "large", "B per GPU event", "ratio");
+    struct {
+        const char *label;
+        char *argv[8];
+    } per_event[] = {
+#ifdef BENCH_SIMDJSON
+        { "baseline: simdjson (file in memory)", { (char *)BENCH_SIMDJSON, NULL } },
+#endif
+        { "tally summary --jobs 1", { tally, sum, q, js, one, NULL } },
+        { "tally report --jobs 1", { tally, rep, q, js, one, oo, html, NULL } },
+    };
+    double base = 0;
+    for (size_t c = 0; c < sizeof per_event / sizeof per_event[0] && gpu[1] > gpu[0]; c++) {
+        long kb[2];
+        for (int k = 0; k < 2; k++) {
+            char *argv[12];
+            size_t a = 0;
+            for (; per_event[c].argv[a]; a++)
+                argv[a] = per_event[c].argv[a];
+            argv[a++] = paths[k];
+            argv[a] = NULL;
+            if ((kb[k] = median_rss(argv, o->repeat, note, sizeof note)) < 0)
+                break;
+        }
+        if (kb[0] < 0 || kb[1] < 0) {
+            printf("%-34s %s\n", per_event[c].label, note);
+            ok = ok && strncmp(per_event[c].label, "baseline", 8) == 0;
+            continue;
+        }
+        double per = (double)(kb[1] - kb[0]) * 1024.0 / (double)(gpu[1] - gpu[0]);
+        if (strncmp(per_event[c].label, "baseline", 8) == 0)
+            base = per;
+        printf("%-34s %9.1f MB %9.1f MB %14.0f", per_event[c].label, kb[0] / 1024.0, kb[1] / 1024.0, per);
+        if (base > 0 && strncmp(per_event[c].label, "baseline", 8) != 0)
+            printf(" %7.2fx  %s", per / base, per <= 60 ? "(met)" : "(NOT met)");
+        putchar('\n');
+    }
+
+    /* per extra rank, real traces */
+    const char *src = o->real_ranks ? o->real_ranks : BENCH_REAL_RANKS;
+    int n[2] = { 8, o->quick ? 16 : 64 };
+    char dirs[2][4200];
+    double rank_bytes = 0;
+    for (int k = 0; k < 2; k++) {
+        snprintf(dirs[k], sizeof dirs[k], "%s/real-ranks%d", o->data_dir, n[k]);
+        if (replicate_ranks(src, dirs[k], n[k], &rank_bytes) != 0) {
+            printf("\nmemory per extra rank: no rank files in %s (--real-ranks DIR)\n", src);
+            unlink(html);
+            return ok;
+        }
+    }
+    printf("\nmemory per extra rank: peak RSS over the rank files of %s replicated as %d and %d ranks\n"
+           "(%s, %s; a rank file holds %.0f KB of JSON), median of %d runs; goal (issue 33): <= 0.25 MiB\n",
+           src, n[0], n[1], dirs[0], dirs[1], rank_bytes / 1024.0, o->repeat);
+    printf("%-34s %12s %12s %14s %8s\n", "command", "fewer", "more", "KB per rank", "ratio");
+    struct {
+        const char *label;
+        char *argv[10];
+    } per_rank[] = {
+        { "baseline: tally validate --jobs 1", { tally, val, q, js, one, NULL } },
+        { "tally summary --jobs 1", { tally, sum, q, js, one, NULL } },
+        { "tally report --jobs 1", { tally, rep, q, js, one, oo, html, NULL } },
+    };
+    for (size_t c = 0; c < sizeof per_rank / sizeof per_rank[0]; c++) {
+        long kb[2];
+        for (int k = 0; k < 2; k++) {
+            char *argv[12];
+            size_t a = 0;
+            for (; per_rank[c].argv[a]; a++)
+                argv[a] = per_rank[c].argv[a];
+            argv[a++] = dirs[k];
+            argv[a] = NULL;
+            if ((kb[k] = median_rss(argv, o->repeat, note, sizeof note)) < 0)
+                break;
+        }
+        if (kb[0] < 0 || kb[1] < 0) {
+            printf("%-34s %s\n", per_rank[c].label, note);
+            ok = 0;
+            continue;
+        }
+        double per = (double)(kb[1] - kb[0]) / (double)(n[1] - n[0]);
+        printf("%-34s %9.1f MB %9.1f MB %14.1f", per_rank[c].label, kb[0] / 1024.0, kb[1] / 1024.0, per);
+        if (c > 0)
+            printf(" %7.2fx  %s", per * 1024.0 / rank_bytes, per <= 256 ? "(met)" : "(NOT met)");
+        putchar('\n');
+    }
+    printf("ratio: per GPU event, over simdjson's (the file in memory) in the same run; per extra rank,\n"
+           "over a rank's JSON bytes; validate reads every file and keeps identities only (the floor)\n");
+    unlink(html);
+    return ok;
+}
+
 /* Least squares of log(y) on log(x): the exponent of y ~ x^k. */
 static double fit_exponent(const double *x, const double *y, int n)
 {
@@ -1319,6 +1535,10 @@ int main(int argc, char **argv)
             o.e2e = 0;
         } else if (!strcmp(a, "--scaling-max-mb") && more) {
             o.scaling_max_mb = atof(argv[++i]);
+        } else if (!strcmp(a, "--memory")) {
+            o.memory = 1;
+        } else if (!strcmp(a, "--real-ranks") && more) {
+            o.real_ranks = argv[++i];
         } else if (!strcmp(a, "--generate-only")) {
             o.generate_only = 1;
         } else if (!strcmp(a, "--once") && more) {
@@ -1360,6 +1580,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_ingest: %s: %s\n", o.data_dir, strerror(errno));
         return 1;
     }
+#ifdef BENCH_TALLY
+    if (o.memory) {
+        print_env();
+        return memory_figures(&o) ? 0 : 1;
+    }
+#endif
 
     /* ---- the main trace and its .gz ---- */
     char plain[4096], gz[4200], size_arg[32], steps_arg[32];
