@@ -11,7 +11,8 @@ user reads:
     median, the straggler's line on top, no line per rank; its band at each
     step spans exactly the least and most of the ranks' step times (from
     the JSON);
-  - JSON: every rank is there;
+  - JSON with --json-all: every rank is there in full (without it, past 256
+    ranks it keeps 32: tests/analysis/json_bounded.sh), and every rank's row;
   - 64 ranks (the stated limit) still get one line and one row per rank.
 
 usage: many_ranks.py --tally TALLY --gen GENERATOR --out DIR
@@ -77,10 +78,12 @@ def main():
 
     # report: HTML, Markdown, JSON
     html, md, js = (os.path.join(a.out, n) for n in ("r.html", "r.md", "r.json"))
-    rc = subprocess.run([a.tally, "report", "-q", data, "-o", html, "--markdown", md, "--json", js], env=env).returncode
+    rc = subprocess.run([a.tally, "report", "-q", data, "-o", html, "--markdown", md, "--json", js, "--json-all"],
+                        env=env).returncode
     check(rc == 0, "report exits 0 (%d)" % rc)
     doc = json.load(open(js))
     check(len(doc["ranks"]) == RANKS, "JSON: all %d ranks (%d)" % (RANKS, len(doc["ranks"])))
+    check(len(doc["rank_rows"]) == RANKS and doc["detail"]["ranks_left_out"] == 0, "JSON: every rank's row, none left out")
     mdt = open(md).read()
     rows = [l for l in mdt.split("## Ranks", 1)[1].split("\n## ", 1)[0].splitlines() if re.match(r"\| \d", l)]
     check(len(rows) == 32, "Markdown: 32 rank rows (%d)" % len(rows))
