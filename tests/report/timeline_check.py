@@ -15,6 +15,9 @@
 usage: timeline_check.py --tally TALLY --corpus CORPUS_DIR --demo DEMO_DIR --out OUT_DIR
 """
 import argparse
+import glob
+import gzip
+import json
 import html
 import os
 import re
@@ -102,6 +105,50 @@ def main():
             f"{len(marks)} marks, {len(xs)} calls")
     off = [(t, x) for t, x in marks if not any(abs(x - cx) < 0.6 for cx in xs)]
     c.check(not off, "demo: every step mark at a diffusion_step call's start", str(off[:3]))
+
+    # the demo's steps by category (libtally reports: the companion traces' iterations and sections), against
+    # the traces read here: each diffusion_step's time covered by a section is CPU exec (data loading where
+    # the section is named so), the rest other
+    agg = os.path.join(out, "demo.json")
+    r = reportlib.run_tally(a.tally, ["aggregate", a.demo, "-o", agg])
+    c.check(r.returncode == 0, "demo: tally aggregate", r.stderr.decode(errors="replace")[-400:])
+    doc = json.load(open(agg))
+    got = {rk["rank"]: (rk.get("steps") or {}).get("by_category") for rk in doc["ranks"]}
+    c.check(sorted(got) == [0, 1, 2, 3] and all(g and g["steps"] == 10 for g in got.values()),
+            "demo: every rank has its 10 steps by category", str({k: g and g["steps"] for k, g in got.items()}))
+    for rank, g in sorted(got.items()):
+        if not g:
+            continue
+        path = [f for f in glob.glob(os.path.join(a.demo, f"*-rank{rank}.*.trace.json.gz"))][0]
+        with gzip.open(path) as f:
+            ev = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "X"]
+        steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev if e.get("name") == "diffusion_step")
+        secs = sorted((e["ts"], e["ts"] + e["dur"], "data" in e["name"].lower()) for e in ev
+                      if e.get("cat") == "section")
+        want = {"cpu_exec": 0.0, "data_loading": 0.0, "other": 0.0}
+        for a0, b0 in steps:
+            covered = []
+            for x, y, data in secs:  # the union of the sections inside the step
+                x, y = max(x, a0), min(y, b0)
+                if y > x:
+                    covered.append((x, y))
+            covered.sort()
+            cov, end = 0.0, a0
+            for x, y in covered:
+                if y > end:
+                    cov += y - max(x, end)
+                    end = y
+            want["cpu_exec"] += cov
+            want["other"] += (b0 - a0) - cov
+        mean = g["mean_ns"]
+        bad = [k for k in want if abs(mean[k] - want[k] * 1000 / len(steps)) > 1000]  # within 1 us of the trace's
+        c.check(not bad and all(mean[k] == 0 for k in mean if k not in want),
+                f"demo rank {rank}: mean step by category as the trace says", f"{mean} vs {want}")
+    page = open(os.path.join(out, "demo.html")).read()
+    sc = page[page.find('id="step-categories"'):]
+    sc = sc[:sc.find("</section>")]
+    c.check("No step to split" not in sc and "<svg" in sc and "libtally report" in sc,
+            "demo: the Step time by category section draws the libtally steps and says what they can show")
     return c.finish()
 
 

@@ -617,6 +617,55 @@ static void test_step_categories(void **state)
     tl_profile_release(&p);
 }
 
+/* A trace without ProfilerStep#N whose loop's iterations have times
+ * (libtally's trace: category iteration) has them as its steps, numbered
+ * from 0, at their real times; the loop is the iteration name with the most
+ * time (train_step, not the shorter inner one). Its steps split by category:
+ * step 0 [0,1000) µs: the section data_loading [0,200) is data loading,
+ * forward [200,700) CPU exec, 300 other; step 1 [1000,2000): forward
+ * [1000,1500) CPU exec, 500 other. */
+static void test_step_categories_iterations(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "{\"traceEvents\":["
+        "{\"ph\":\"X\",\"cat\":\"section\",\"name\":\"data_loading\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":200},"
+        "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":50},"
+        "{\"ph\":\"X\",\"cat\":\"section\",\"name\":\"forward\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":500},"
+        "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":\"train_step\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"section\",\"name\":\"forward\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":500},"
+        "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":\"train_step\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000}"
+        "]}";
+    tl_profile p;
+    tl_profile_init(&p, "loop.trace.json");
+    tt_mem_src m = { text, strlen(text), 0, 0, 0 };
+    tl_trace_options topt;
+    tl_trace_options_init(&topt);
+    assert_int_equal(tl_read_trace(&p, tt_mem_read, &m, &topt), 0);
+    assert_int_equal(p.nsteps, 2);
+    assert_int_equal(p.steps[1].number, 1);
+    assert_int_equal(p.steps[1].ts_ns, US(1000));
+    assert_int_equal(p.steps[1].dur_ns, US(1000));
+    p.id.rank = 0;
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session s;
+    assert_int_equal(tl_session_analyze(&s, &p, &opt), 0);
+    assert_int_equal(s.nsteps, 2);
+    assert_int_equal(s.nstepcats, 2);
+    static const int64_t want[2][TL_SC_COUNT] = { { 0, 0, 0, 0, 0, 200, 500, 300 }, { 0, 0, 0, 0, 0, 0, 500, 500 } };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(s.stepcats[k].number, k);
+        assert_false(s.steps[k].partial); /* libtally writes whole iterations */
+        for (int c = 0; c < TL_SC_COUNT; c++)
+            if (s.stepcats[k].ns[c] != US(want[k][c]))
+                fail_msg("step %d %s: %lld ns, want %lld", k, tl_stepcat_name(c), (long long)s.stepcats[k].ns[c],
+                         (long long)US(want[k][c]));
+    }
+    tl_session_release(&s);
+    tl_profile_release(&p);
+}
+
 /* A report's loop has no events to split: no categories, not steps of "other". */
 static void test_step_categories_none_without_events(void **state)
 {
@@ -826,6 +875,7 @@ int main(void)
         cmocka_unit_test(test_event_without_ts),
         cmocka_unit_test(test_step_categories),
         cmocka_unit_test(test_step_categories_none_without_events),
+        cmocka_unit_test(test_step_categories_iterations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

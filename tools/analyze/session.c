@@ -1216,7 +1216,8 @@ static int take_steps(tl_session *s, const tl_profile *p)
             s->steps[i] = (tl_sstep){ p->steps[i].number, p->steps[i].dur_ns, -1, p->steps[i].ts_ns + base, 0 };
         s->nsteps = p->nsteps;
         /* The profiler stops in the middle of its last step (the GPU window drops it too). */
-        if (p->nsteps >= 2 && (p->id.format == TL_FMT_KINETO || p->id.format == TL_FMT_CHROME_TRACE))
+        if (p->nsteps >= 2 && !p->steps_from_loop &&
+            (p->id.format == TL_FMT_KINETO || p->id.format == TL_FMT_CHROME_TRACE))
             s->steps[p->nsteps - 1].partial = 1;
         return 0;
     }

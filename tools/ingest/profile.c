@@ -327,7 +327,7 @@ void tl_profile_shrink(tl_profile *p)
     p->devices = NULL;
     p->nstats = p->stats_cap = p->nstat_slots = 0;
     p->nstreams = p->streams_cap = 0;
-    p->ngpu = p->gpu_cap = p->nsteps = p->steps_cap = p->nmem = p->mem_cap = 0;
+    p->ngpu = p->gpu_cap = p->nsteps = p->steps_cap = p->steps_from_loop = p->nmem = p->mem_cap = 0;
     p->nsnapshots = p->snapshots_cap = p->ngpu_samples = p->gpu_samples_cap = 0;
     p->ncounters = p->counters_cap = p->ndevices = 0;
     tl_strtab_release(&p->strs);

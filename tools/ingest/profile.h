@@ -491,6 +491,7 @@ typedef struct tl_profile {
     size_t ngpu, gpu_cap;
 
     tl_step *steps;
+    int steps_from_loop;   /* the steps are a loop's iterations (read_trace.c), whole ones: none is cut short */
     size_t nsteps, steps_cap;
     tl_mem_point *mem;
     size_t nmem, mem_cap;

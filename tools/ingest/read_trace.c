@@ -216,7 +216,15 @@ typedef struct reader {
     uint64_t no_ts, no_ts_offset;
     char no_ts_phase;
     char no_ts_name[81];
+    /* Iterations (category iteration: libtally's loops) with their times:
+     * the steps of a trace without ProfilerStep#N (steps_from_iterations). */
+    struct iter_ev { uint32_t name; int64_t ts, dur; } *iters;
+    size_t niters, iters_cap;
 } reader;
+
+/* Iterations kept per trace for its steps; beyond, the steps are the first
+ * ones and the profile says so. */
+#define READER_MAX_ITERS (1u << 18)
 
 /* A string view as plain text: the bytes themselves when there is no escape,
  * else decoded into the scratch buffer (valid until the next call). */
@@ -729,6 +737,69 @@ static void add_role(reader *r, tl_name_stat *s, const char *name, size_t len, i
         tl_ranges_add(&r->p->roles[role], ts, tl_ns_add(ts, dur));
 }
 
+static void keep_iteration(reader *r, uint32_t name, int64_t ts, int64_t dur)
+{
+    if (r->niters == READER_MAX_ITERS) {
+        r->niters++; /* one past: said once at the end */
+        return;
+    }
+    if (r->niters > READER_MAX_ITERS ||
+        tl_array_grow(&r->iters, r->niters, &r->iters_cap, sizeof *r->iters, 64) != 0)
+        return;
+    r->iters[r->niters++] = (struct iter_ev){ name, ts, dur };
+}
+
+static int iter_by_ts(const void *x, const void *y)
+{
+    const struct iter_ev *a = x, *b = y;
+    return a->ts < b->ts ? -1 : a->ts > b->ts;
+}
+
+/* A trace without ProfilerStep#N ranges whose loop's iterations have times
+ * (libtally's: category iteration) takes them as its steps, numbered from 0
+ * in time order like the report's steps, so the steps have their real start
+ * times (step markers, step time by category: docs/analysis.md, "Steps").
+ * The loop is the iteration name with the most time, as a report's. */
+static void steps_from_iterations(reader *r)
+{
+    tl_profile *p = r->p;
+    size_t n = r->niters > READER_MAX_ITERS ? READER_MAX_ITERS : r->niters;
+    if (p->nsteps > 0 || n == 0)
+        return;
+    /* the names' totals: a trace has a few loops (a report's iterations), 64 at most looked at */
+    struct { uint32_t name; int64_t total; } tot[64];
+    size_t nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < nt && tot[k].name != r->iters[i].name)
+            k++;
+        if (k == nt) {
+            if (nt == sizeof tot / sizeof tot[0])
+                continue;
+            tot[nt++].name = r->iters[i].name;
+            tot[k].total = 0;
+        }
+        tot[k].total = tl_ns_add(tot[k].total, r->iters[i].dur);
+    }
+    uint32_t loop = tot[0].name;
+    for (size_t k = 1; k < nt; k++)
+        if (tot[k].total > tot[0].total) {
+            tot[0] = tot[k];
+            loop = tot[k].name;
+        }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r->iters[i].name == loop)
+            r->iters[m++] = r->iters[i];
+    qsort(r->iters, m, sizeof *r->iters, iter_by_ts);
+    p->steps_from_loop = 1;
+    for (size_t i = 0; i < m; i++)
+        if (tl_profile_add_step(p, (int64_t)i, r->iters[i].ts, r->iters[i].dur) != 0)
+            break;
+    if (r->niters > READER_MAX_ITERS)
+        tl_profile_warn(p, "more than %u iterations: the steps are the first ones", READER_MAX_ITERS);
+}
+
 static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
                            size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
@@ -746,6 +817,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     tl_dur_stat_add(&s->d, (uint64_t)dur, TL_PROFILE_MAX_SAMPLES);
     tl_profile_span(p, ts, tl_ns_add(ts, dur));
     int cc = s->cat_class;
+    if (cc == TL_CC_ITERATION && dur > 0)
+        keep_iteration(r, s->name, ts, dur);
     if (cc != TL_CC_OTHER)
         r->kineto_hint = 1;
     if ((is_gpu_class(cc) && !(cc == TL_CC_SYNC && !sync_on_stream(ev))) || nest_class(cc) == 3) {
@@ -1201,6 +1274,7 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     for (int i = 0; i < TL_ROLE_COUNT; i++)
         tl_ranges_union(&p->roles[i]);
     take_pid(p, &r);
+    steps_from_iterations(&r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);
     free(r.launches.keys);
@@ -1208,5 +1282,6 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     free(r.launches.dts);
     free(r.be.v);
     free(r.scratch);
+    free(r.iters);
     return rc < 0 ? -1 : 0;
 }

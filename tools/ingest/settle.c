@@ -241,6 +241,40 @@ out:
     free(ts);
 }
 
+/* A libtally report's steps by category (docs/analysis.md, "Step time by
+ * category"): its companion trace has the loop's iterations with their times
+ * and the sections, so the trace's session has them (stepcats.c); the
+ * report, whose steps are the same iterations, takes them when the trace saw
+ * every step: as many, each as long within TL_STEP_MATCH_NS or 0.1 %. A
+ * trace cut short (TALLY_MAX_EVENTS) or of another run's loop lends none,
+ * and the report's section says the steps have no categories. Each step's
+ * "other" is made up to the report's length of it. */
+static void lend_stepcats(tl_session *r, tl_session *c)
+{
+    if (r->nstepcats > 0 || c->nstepcats == 0 || c->nstepcats != c->nsteps || r->nsteps != c->nsteps)
+        return;
+    for (size_t s = 0; s < r->nsteps; s++) {
+        int64_t d = r->steps[s].dur_ns, diff = c->steps[s].dur_ns - d;
+        int64_t tol = d / 1000 > TL_STEP_MATCH_NS ? d / 1000 : TL_STEP_MATCH_NS;
+        if (diff < -tol || diff > tol || c->stepcats[s].number != r->steps[s].number)
+            return;
+    }
+    for (size_t s = 0; s < r->nsteps; s++) {
+        tl_sstepcat *o = &c->stepcats[s];
+        int64_t sum = 0;
+        for (int k = 0; k < TL_SC_OTHER; k++)
+            sum = tl_ns_add(sum, o->ns[k]);
+        int64_t other = r->steps[s].dur_ns - sum;
+        o->ns[TL_SC_OTHER] = other > 0 ? other : 0;
+    }
+    free(r->stepcats);
+    r->stepcats = c->stepcats;
+    r->nstepcats = c->nstepcats;
+    r->stepcats_cut = c->stepcats_cut;
+    c->stepcats = NULL;
+    c->nstepcats = 0;
+}
+
 /* Move the names of c that r has none of (same group and name) to r. */
 static void lend_names(tl_session *r, tl_session *c)
 {
@@ -344,6 +378,8 @@ static void lend_to_reports(tl_session *v, size_t n)
                 if (r->id.format == TL_FMT_TALLY_REPORT)
                     place_report_steps(r, &r->timeline);
             }
+            if (r->id.format == TL_FMT_TALLY_REPORT)
+                lend_stepcats(r, c);
             /* FramePack's memory log is the report's own clock and the whole
              * run: its series, not the trace's profiler window, is the report's */
             if (c->id.format == TL_FMT_FRAMEPACK_MEMLOG && c->nmem > 0 && r->nmem > 0) {

@@ -113,7 +113,7 @@ static void per_step(tl_html *h, const tl_rank_result *r, const int used[])
         }
     }
     fprintf(f, "<h3>Rank %d, step by step</h3>\n<p>Rank %d is shown as %s. Each column is one step (its "
-               "ProfilerStep range), split by what ran at each instant of it.</p>\n",
+               "ProfilerStep range, or its loop iteration), split by what ran at each instant of it.</p>\n",
             r->rank, r->rank,
             a->stepcat_rank_straggler ? "the straggler" : "the rank whose mean step is the median of the ranks'");
     char id[16], desc[200];
@@ -163,8 +163,8 @@ static void per_rank(tl_html *h, const int used[])
         fill(&cols[n], labels[n], NULL, r->stepcat_mean, used);
         n++;
     }
-    fputs("<h3>Each rank's mean step</h3>\n<p>Over each rank's steps; a trace of two or more steps has its last "
-          "left out (it is usually cut short).</p>\n",
+    fputs("<h3>Each rank's mean step</h3>\n<p>Over each rank's steps; a profiler trace of two or more steps has "
+          "its last left out (it is usually cut short).</p>\n",
           f);
     char id[16];
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Mean step time by category, per rank",
@@ -192,7 +192,7 @@ void tl_html_stepcats(tl_html *h)
     tl_html_open(h, "step-categories", "Step time by category");
     if (r == NULL) {
         tl_html_none(h, "No step to split: the categories need a trace with ProfilerStep ranges and the events "
-                        "inside them.");
+                        "inside them, or a libtally report with its trace (the same process, every step in it).");
         tl_html_close(h);
         return;
     }
@@ -202,10 +202,20 @@ void tl_html_stepcats(tl_html *h)
         cut |= a->ranks[i].stepcats_cut;
     fputs("<p>As TensorBoard's overview splits a step: each instant goes to the first category active at it "
           "&mdash; GPU kernels, copies, sets, communication (kernels, and collectives the host runs in place, "
-          "such as gloo's), then the host's runtime calls, data loading and CPU execution (operators, Python); "
+          "such as gloo's), then the host's runtime calls, data loading and CPU execution (operators, Python, "
+          "libtally sections); "
           "what none covers is <em>other</em>. A step's categories add up to its time "
           "(<code>docs/analysis.md</code>, &ldquo;Step time by category&rdquo;).</p>\n",
           h->f);
+    int libtally = 0;
+    for (size_t k = 0; k < r->nsessions; k++)
+        libtally |= a->sessions[r->sessions[k]].id.format == TL_FMT_TALLY_REPORT &&
+                    a->sessions[r->sessions[k]].nstepcats > 0;
+    if (libtally)
+        fputs("<p class=\"note\">These steps are a libtally report's loop, split by its trace's sections: the trace "
+              "has the CPU side only, so a section that waits for the GPU is CPU execution here, and kernels, "
+              "copies and the runtime are not seen.</p>\n",
+              h->f);
     if (cut)
         fprintf(h->f, "<p class=\"note\">A rank's host events went past the %u ranges kept per category: later "
                       "host time is counted as other.</p>\n",
