@@ -397,8 +397,8 @@ static int run_shutdown_child(struct child *c)
         fprintf(stderr, "bench_collector_overhead: %s: the shutdown or its baseline failed\n", c->mode);
         return 1;
     }
-    printf("result shutdown_ms=%.3f cpu_ms=%.3f base_ms=%.3f json_bytes=%zu file_bytes=%lld\n", wall, cpu,
-           base, len, file_bytes);
+    printf("result shutdown_ms=%.3f cpu_ms=%.3f base_ms=%.3f json_bytes=%zu file_bytes=%lld\n", wall, cpu, base, len,
+           file_bytes);
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -479,14 +479,14 @@ static int run_row(const char *self, struct row *r, const char *dir, int quick)
     snprintf(pairs, sizeof pairs, "%ld", r->used);
     snprintf(cpairs, sizeof cpairs, "%ld", quick ? 20000L : 1000000L);
     snprintf(warmup, sizeof warmup, "%ld", quick ? 2000L : 50000L);
-    char *args[] = { (char *)self, "--mode", (char *)r->mode, "--threads", threads,
-                     "--pairs", pairs, "--clock-pairs", cpairs, "--warmup", warmup,
-                     "--dir", (char *)dir, NULL };
+    char *args[] = { (char *)self,    "--mode", (char *)r->mode, "--threads", threads, "--pairs",   pairs,
+                     "--clock-pairs", cpairs,   "--warmup",      warmup,      "--dir", (char *)dir, NULL };
     if (spawn(args, out, sizeof out, r->label) != 0)
         return -1;
     const char *line = strstr(out, "result ");
-    if (line == NULL || sscanf(line, "result pair_ns=%lf clock_ns=%lf best_pair_ns=%lf best_clock_ns=%lf "
-                                     "recorded=%lld dropped=%lld clock=%31s",
+    if (line == NULL || sscanf(line,
+                               "result pair_ns=%lf clock_ns=%lf best_pair_ns=%lf best_clock_ns=%lf "
+                               "recorded=%lld dropped=%lld clock=%31s",
                                &r->pair_ns, &r->clock_ns, &r->best_pair_ns, &r->best_clock_ns, &r->recorded,
                                &r->dropped, r->clock) != 7) {
         fprintf(stderr, "bench_collector_overhead: %s: no result from the child\n", r->label);
@@ -594,12 +594,12 @@ static int run_parent(const char *self, int quick)
         if (run_shutdown_row(self, &shutdown_rows[i], dir, shutdown_events) != 0)
             goto out;
 
-    printf("collector overhead (ns per tally_begin/tally_end pair, median of %d repetitions%s)\n",
-           REPS, quick ? ", --quick: counts too small to trust" : "");
+    printf("collector overhead (ns per tally_begin/tally_end pair, median of %d repetitions%s)\n", REPS,
+           quick ? ", --quick: counts too small to trust" : "");
     printf("libtally linked statically; its clock: %s; %ld CPUs online\n", rows[0].clock,
            sysconf(_SC_NPROCESSORS_ONLN));
-    printf("%-42s %9s %19s %7s %9s %10s %7s   %s\n", "mode", "ns/pair", "clock_gettime pair", "ratio",
-           "best ns", "best clock", "ratio", "trace events kept / dropped");
+    printf("%-42s %9s %19s %7s %9s %10s %7s   %s\n", "mode", "ns/pair", "clock_gettime pair", "ratio", "best ns",
+           "best clock", "ratio", "trace events kept / dropped");
     for (size_t i = 0; i < NROWS; i++) {
         struct row *r = &rows[i];
         printf("%-42s %9.2f %19.2f %7.3f %9.2f %10.2f %7.3f   %s\n", r->label, r->pair_ns, r->clock_ns,
@@ -633,10 +633,9 @@ static int run_parent(const char *self, int quick)
                     : "SOME in the \"trace on\" rows (their figures include the drop path)",
            over_ok ? "every timed pair's event in the \"over budget\" rows"
                    : "NOT every timed pair's event in the \"over budget\" rows");
-    printf("target enabled <= 100 ns/pair: %s (worst %.2f ns, %s)\n",
-           worst_enabled <= 100 ? "met" : "MISSED", worst_enabled, worst_label);
-    printf("target disabled at run time <= 2 ns/pair: %s (%.2f ns)\n",
-           disabled <= 2 ? "met" : "MISSED", disabled);
+    printf("target enabled <= 100 ns/pair: %s (worst %.2f ns, %s)\n", worst_enabled <= 100 ? "met" : "MISSED",
+           worst_enabled, worst_label);
+    printf("target disabled at run time <= 2 ns/pair: %s (%.2f ns)\n", disabled <= 2 ? "met" : "MISSED", disabled);
     /* issue 33: a traced pair on one thread */
     const struct row *traced = &rows[0];
     double traced_ratio = traced->clock_ns > 0 ? traced->pair_ns / traced->clock_ns : 0;
@@ -646,14 +645,14 @@ static int run_parent(const char *self, int quick)
            traced->pair_ns <= 30 && traced_ratio <= 0.8 ? "met" : "MISSED", traced->pair_ns, traced_ratio,
            traced->best_pair_ns <= 30 && best_ratio <= 0.8 ? "met" : "MISSED", traced->best_pair_ns, best_ratio);
 
-    printf("\nshutdown of %ld sections (tally_shutdown: merge, report, trace; median of %d runs)\n",
-           shutdown_events, SHUTDOWN_REPS);
-    printf("%-42s %9s %9s %19s %7s %10s %10s\n", "trace", "wall ms", "CPU ms", "write+fsync JSON ms",
-           "ratio", "JSON MB", "file MB");
+    printf("\nshutdown of %ld sections (tally_shutdown: merge, report, trace; median of %d runs)\n", shutdown_events,
+           SHUTDOWN_REPS);
+    printf("%-42s %9s %9s %19s %7s %10s %10s\n", "trace", "wall ms", "CPU ms", "write+fsync JSON ms", "ratio",
+           "JSON MB", "file MB");
     for (size_t i = 0; i < NSHUTDOWN; i++) {
         const struct shutdown_row *r = &shutdown_rows[i];
-        printf("%-42s %9.1f %9.1f %19.1f %7.2f %10.1f %10.1f\n", r->label, r->wall_ms, r->cpu_ms,
-               r->base_ms, r->base_ms > 0 ? r->wall_ms / r->base_ms : 0.0, r->json_mb, r->file_mb);
+        printf("%-42s %9.1f %9.1f %19.1f %7.2f %10.1f %10.1f\n", r->label, r->wall_ms, r->cpu_ms, r->base_ms,
+               r->base_ms > 0 ? r->wall_ms / r->base_ms : 0.0, r->json_mb, r->file_mb);
     }
     printf("write+fsync JSON: the same trace's JSON text written with write(2) in 1 MiB blocks and\n"
            "fsync'ed, in the same child after its shutdown (no formatting, no compression).\n"
@@ -710,8 +709,7 @@ int main(int argc, char **argv)
         return run_parent(argv[0], quick);
     if (!strncmp(c.mode, "shutdown_", 9) && c.pairs >= 1 && c.dir != NULL)
         return run_shutdown_child(&c);
-    if (c.threads < 1 || c.threads > MAX_THREADS || c.pairs < 1 || c.clock_pairs < 1 ||
-        c.warmup < 0 || c.dir == NULL) {
+    if (c.threads < 1 || c.threads > MAX_THREADS || c.pairs < 1 || c.clock_pairs < 1 || c.warmup < 0 || c.dir == NULL) {
         fprintf(stderr, "bench_collector_overhead: bad child arguments\n");
         return 2;
     }

@@ -66,7 +66,7 @@ static double noisy_sigma = 0;
 #define BASE_NS 20e6
 
 static uint64_t rng;
-static tl_cmp_options opts; /* default options, --threshold */
+static tl_cmp_options opts;          /* default options, --threshold */
 static int only_samples, only_ranks; /* --cell: 0 for every cell */
 
 static int in_cell(int samples, int ranks)
@@ -162,9 +162,9 @@ static void make_run(tl_aggregate *a, int nranks, int samples, int changed, doub
 }
 
 typedef struct outcome {
-    int detected;       /* the comparison fails the gate (the step row, or a material stage) */
-    int false_gate;     /* another row fails the gate */
-    int false_verdict;  /* a (tested) regression verdict on any row of an unchanged stage */
+    int detected;      /* the comparison fails the gate (the step row, or a material stage) */
+    int false_gate;    /* another row fails the gate */
+    int false_verdict; /* a (tested) regression verdict on any row of an unchanged stage */
 } outcome;
 
 static outcome compare_once(int nranks, int samples, int changed, double factor)
@@ -200,8 +200,8 @@ static outcome compare_once(int nranks, int samples, int changed, double factor)
  * (tested) regression verdict on any row, explanatory rows included. */
 static void aa_table(int seeds, const int *samples, const int *ranks, const char *title)
 {
-    printf("\n%s: comparisons with any false gate failure / with any regression verdict (%d pairs per cell)\n\n",
-           title, seeds);
+    printf("\n%s: comparisons with any false gate failure / with any regression verdict (%d pairs per cell)\n\n", title,
+           seeds);
     printf("| samples/rank | ranks | false gate | any regression verdict |\n|---:|---:|---:|---:|\n");
     long total = 0, gates = 0, verdicts = 0;
     for (size_t si = 0; si < NSAMPLES; si++)

@@ -58,203 +58,760 @@ enum { ST_COMPUTE = 0, ST_COMM = 1, ST_COPY = 2, ST_COUNT = 3 };
 static const int stream_ids[ST_COUNT] = { 7, 20, 24 };
 
 enum kind {
-    KK_KERNEL = 1,  /* compute kernel (cat "kernel") */
-    KK_COMM,        /* NCCL collective kernel (cat "kernel"), ends when the last rank arrives */
-    KK_MEMCPY,      /* cat "gpu_memcpy" */
-    KK_MEMSET,      /* cat "gpu_memset" */
-    KK_WAIT,        /* cudaStreamWaitEvent: stream `stream` waits for stream `other` (cuda_sync) */
-    KK_SYNC,        /* cudaStreamSynchronize: the CPU waits for `stream` (cuda_sync) */
-    KK_RUNTIME,     /* a runtime call without GPU activity (cudaEventRecord) */
+    KK_KERNEL = 1, /* compute kernel (cat "kernel") */
+    KK_COMM,       /* NCCL collective kernel (cat "kernel"), ends when the last rank arrives */
+    KK_MEMCPY,     /* cat "gpu_memcpy" */
+    KK_MEMSET,     /* cat "gpu_memset" */
+    KK_WAIT,       /* cudaStreamWaitEvent: stream `stream` waits for stream `other` (cuda_sync) */
+    KK_SYNC,       /* cudaStreamSynchronize: the CPU waits for `stream` (cuda_sync) */
+    KK_RUNTIME,    /* a runtime call without GPU activity (cudaEventRecord) */
 };
 
 typedef struct kernel_def {
     const char *key;
     int kind;
-    int stream;           /* ST_* */
-    int other;            /* KK_WAIT: the stream waited for */
-    double base_us;       /* duration on the reference GPU */
-    const char *name;     /* kernel / copy / sync name */
+    int stream;       /* ST_* */
+    int other;        /* KK_WAIT: the stream waited for */
+    double base_us;   /* duration on the reference GPU */
+    const char *name; /* kernel / copy / sync name */
     int grid[3], block[3];
     int regs, smem;
     const char *bps, *wps; /* "blocks per SM", "warps per SM" as Kineto prints them */
     int occupancy;
-    int64_t bytes;         /* copies, sets, collectives */
+    int64_t bytes; /* copies, sets, collectives */
 } kernel_def;
 
 #define GEMM_ARGS(gx, gy, r, sm, b, w, o) { gx, gy, 1 }, { 256, 1, 1 }, r, sm, b, w, o, 0
 
 static const kernel_def kernel_table[] = {
     /* forward */
-    { "emb_fwd", KK_KERNEL, ST_COMPUTE, 0, 28,
-      "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 30, 0, "62.061", "248.242", 100, 0 },
-    { "ln_fwd", KK_KERNEL, ST_COMPUTE, 0, 42,
-      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
-      { 8192, 1, 1 }, { 32, 4, 1 }, 40, 0, "75.852", "303.409", 100, 0 },
+    { "emb_fwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      28,
+      "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, "
+      "true>(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 "
+      "const, unsigned int>, at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned "
+      "int, long)",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      30,
+      0,
+      "62.061",
+      "248.242",
+      100,
+      0 },
+    { "ln_fwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      42,
+      "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>(int, float, "
+      "c10::BFloat16 const*, c10::BFloat16 const*, c10::BFloat16 const*, float*, float*, c10::BFloat16*)",
+      { 8192, 1, 1 },
+      { 32, 4, 1 },
+      40,
+      0,
+      "75.852",
+      "303.409",
+      100,
+      0 },
     { "gemm_qkv", KK_KERNEL, ST_COMPUTE, 0, 215,
       "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32_stage3_warpsize4x2x1_tensor16x8x16_kernel",
       GEMM_ARGS(24, 32, 230, 98304, "5.818", "46.545", 12) },
-    { "flash_fwd", KK_KERNEL, ST_COMPUTE, 0, 290,
-      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)",
-      { 8, 8, 16 }, { 128, 1, 1 }, 255, 49152, "7.758", "31.030", 6, 0 },
-    { "copy", KK_KERNEL, ST_COMPUTE, 0, 38,
-      "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1}>(int, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1})",
-      { 16384, 1, 1 }, { 128, 1, 1 }, 26, 0, "124.121", "496.485", 100, 0 },
-    { "gemm_proj", KK_KERNEL, ST_COMPUTE, 0, 78,
-      "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_tn",
+    { "flash_fwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      290,
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
+      "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::bfloat16_t> >, false, true, "
+      "false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)",
+      { 8, 8, 16 },
+      { 128, 1, 1 },
+      255,
+      49152,
+      "7.758",
+      "31.030",
+      6,
+      0 },
+    { "copy",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      38,
+      "void at::native::elementwise_kernel<128, 4, "
+      "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::"
+      "operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, "
+      "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+      "const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1}>(int, "
+      "at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::"
+      "operator()() const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, "
+      "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+      "const::{lambda()#7}::operator()() const::{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1})",
+      { 16384, 1, 1 },
+      { 128, 1, 1 },
+      26,
+      0,
+      "124.121",
+      "496.485",
+      100,
+      0 },
+    { "gemm_proj", KK_KERNEL, ST_COMPUTE, 0, 78, "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_tn",
       GEMM_ARGS(8, 64, 238, 196608, "3.879", "31.030", 12) },
-    { "dropout", KK_KERNEL, ST_COMPUTE, 0, 31,
-      "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<c10::BFloat16, float, unsigned int, 1, 8, bool>(at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, unsigned int, float, at::PhiloxCudaState)",
-      { 864, 1, 1 }, { 256, 1, 1 }, 32, 0, "6.545", "52.364", 100, 0 },
-    { "add", KK_KERNEL, ST_COMPUTE, 0, 26,
-      "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 24, 0, "62.061", "248.242", 100, 0 },
+    { "dropout",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      31,
+      "void at::native::(anonymous namespace)::fused_dropout_kernel_vec<c10::BFloat16, float, unsigned int, 1, 8, "
+      "bool>(at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, "
+      "at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<bool, unsigned int>, "
+      "unsigned int, float, at::PhiloxCudaState)",
+      { 864, 1, 1 },
+      { 256, 1, 1 },
+      32,
+      0,
+      "6.545",
+      "52.364",
+      100,
+      0 },
+    { "add",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      26,
+      "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>, "
+      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, at::detail::Array<char*, 3>)",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      24,
+      0,
+      "62.061",
+      "248.242",
+      100,
+      0 },
     { "gemm_fc1", KK_KERNEL, ST_COMPUTE, 0, 285,
       "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32_stage3_warpsize4x2x1_tensor16x8x16_kernel",
       GEMM_ARGS(32, 32, 230, 98304, "7.758", "62.061", 12) },
-    { "gelu", KK_KERNEL, ST_COMPUTE, 0, 58,
-      "void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2>)",
-      { 32768, 1, 1 }, { 128, 1, 1 }, 28, 0, "248.242", "992.970", 100, 0 },
-    { "gemm_fc2", KK_KERNEL, ST_COMPUTE, 0, 282,
-      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_tn",
+    { "gelu",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      58,
+      "void at::native::vectorized_elementwise_kernel<8, at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, "
+      "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+      "const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2> >(int, "
+      "at::native::GeluCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() "
+      "const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, at::detail::Array<char*, 2>)",
+      { 32768, 1, 1 },
+      { 128, 1, 1 },
+      28,
+      0,
+      "248.242",
+      "992.970",
+      100,
+      0 },
+    { "gemm_fc2", KK_KERNEL, ST_COMPUTE, 0, 282, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_tn",
       GEMM_ARGS(4, 64, 240, 196608, "1.939", "15.515", 12) },
     { "lm_head", KK_KERNEL, ST_COMPUTE, 0, 3400,
       "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize256x128x32_stage3_warpsize4x2x1_tensor16x8x16_kernel",
       GEMM_ARGS(393, 32, 230, 98304, "95.273", "762.182", 12) },
-    { "softmax", KK_KERNEL, ST_COMPUTE, 0, 820,
-      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
-      { 8192, 1, 1 }, { 1024, 1, 1 }, 37, 64, "62.061", "1985.939", 100, 0 },
-    { "nll", KK_KERNEL, ST_COMPUTE, 0, 35,
-      "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<c10::BFloat16, float, long>(c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, bool, long, long, long, long)",
-      { 1, 1, 1 }, { 32, 1, 1 }, 32, 256, "0.008", "0.008", 0, 0 },
-    { "fill", KK_KERNEL, ST_COMPUTE, 0, 3,
-      "void at::native::vectorized_elementwise_kernel<8, at::native::FillFunctor<c10::BFloat16>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<c10::BFloat16>, at::detail::Array<char*, 1>)",
-      { 1, 1, 1 }, { 128, 1, 1 }, 16, 0, "0.008", "0.030", 0, 0 },
-    { "fill_f32", KK_KERNEL, ST_COMPUTE, 0, 9,
-      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 16, 0, "62.061", "248.242", 100, 0 },
+    { "softmax",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      820,
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, "
+      "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
+      { 8192, 1, 1 },
+      { 1024, 1, 1 },
+      37,
+      64,
+      "62.061",
+      "1985.939",
+      100,
+      0 },
+    { "nll",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      35,
+      "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<c10::BFloat16, float, "
+      "long>(c10::BFloat16*, c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, bool, long, "
+      "long, long, long)",
+      { 1, 1, 1 },
+      { 32, 1, 1 },
+      32,
+      256,
+      "0.008",
+      "0.008",
+      0,
+      0 },
+    { "fill",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      3,
+      "void at::native::vectorized_elementwise_kernel<8, at::native::FillFunctor<c10::BFloat16>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<c10::BFloat16>, at::detail::Array<char*, 1>)",
+      { 1, 1, 1 },
+      { 128, 1, 1 },
+      16,
+      0,
+      "0.008",
+      "0.030",
+      0,
+      0 },
+    { "fill_f32",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      9,
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> "
+      ">(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      16,
+      0,
+      "62.061",
+      "248.242",
+      100,
+      0 },
     /* backward */
-    { "nll_bwd", KK_KERNEL, ST_COMPUTE, 0, 12,
-      "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<c10::BFloat16, long>(c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, c10::BFloat16 const*, bool, int, int, long, long)",
-      { 1, 1, 1 }, { 32, 1, 1 }, 30, 0, "0.008", "0.008", 0, 0 },
-    { "softmax_bwd", KK_KERNEL, ST_COMPUTE, 0, 990,
-      "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<8, c10::BFloat16, float, c10::BFloat16, at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, c10::BFloat16 const*, int)",
-      { 8192, 1, 1 }, { 1024, 1, 1 }, 40, 64, "62.061", "1985.939", 100, 0 },
+    { "nll_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      12,
+      "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<c10::BFloat16, "
+      "long>(c10::BFloat16*, c10::BFloat16 const*, long const*, c10::BFloat16 const*, c10::BFloat16 const*, bool, int, "
+      "int, long, long)",
+      { 1, 1, 1 },
+      { 32, 1, 1 },
+      30,
+      0,
+      "0.008",
+      "0.008",
+      0,
+      0 },
+    { "softmax_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      990,
+      "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<8, c10::BFloat16, float, c10::BFloat16, "
+      "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, "
+      "c10::BFloat16 const*, int)",
+      { 8192, 1, 1 },
+      { 1024, 1, 1 },
+      40,
+      64,
+      "62.061",
+      "1985.939",
+      100,
+      0 },
     { "lm_dgrad", KK_KERNEL, ST_COMPUTE, 0, 3450,
       "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize256x128x32_stage3_warpsize4x2x1_tensor16x8x16_kernel",
       GEMM_ARGS(8, 32, 230, 98304, "1.939", "15.515", 12) },
     { "lm_wgrad", KK_KERNEL, ST_COMPUTE, 0, 3500,
       "sm80_xmma_gemm_bf16bf16_bf16f32_f32_nt_n_tilesize128x256x32_stage3_warpsize2x4x1_tensor16x8x16_kernel",
       GEMM_ARGS(8, 393, 230, 98304, "23.818", "190.545", 12) },
-    { "dropout_bwd", KK_KERNEL, ST_COMPUTE, 0, 30,
-      "void at::native::vectorized_elementwise_kernel<8, at::native::(anonymous namespace)::masked_scale_kernel<bool, c10::BFloat16, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(c10::BFloat16, bool)#1}, at::detail::Array<char*, 3> >(int, at::native::(anonymous namespace)::masked_scale_kernel<bool, c10::BFloat16, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(c10::BFloat16, bool)#1}, at::detail::Array<char*, 3>)",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 26, 0, "62.061", "248.242", 100, 0 },
-    { "fc2_dgrad", KK_KERNEL, ST_COMPUTE, 0, 280,
-      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn",
+    { "dropout_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      30,
+      "void at::native::vectorized_elementwise_kernel<8, at::native::(anonymous namespace)::masked_scale_kernel<bool, "
+      "c10::BFloat16, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(c10::BFloat16, "
+      "bool)#1}, at::detail::Array<char*, 3> >(int, at::native::(anonymous namespace)::masked_scale_kernel<bool, "
+      "c10::BFloat16, float>(at::Tensor&, at::Tensor const&, at::Tensor const&, float)::{lambda(c10::BFloat16, "
+      "bool)#1}, at::detail::Array<char*, 3>)",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      26,
+      0,
+      "62.061",
+      "248.242",
+      100,
+      0 },
+    { "fc2_dgrad", KK_KERNEL, ST_COMPUTE, 0, 280, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nn",
       GEMM_ARGS(16, 64, 240, 196608, "7.758", "62.061", 12) },
-    { "fc2_wgrad", KK_KERNEL, ST_COMPUTE, 0, 296,
-      "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nt",
+    { "fc2_wgrad", KK_KERNEL, ST_COMPUTE, 0, 296, "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nt",
       GEMM_ARGS(16, 8, 238, 196608, "0.970", "7.758", 12) },
-    { "bias_grad", KK_KERNEL, ST_COMPUTE, 0, 22,
-      "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4> >(at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4>)",
-      { 8, 64, 1 }, { 32, 16, 1 }, 32, 16, "3.879", "62.061", 48, 0 },
-    { "gelu_bwd", KK_KERNEL, ST_COMPUTE, 0, 72,
-      "void at::native::vectorized_elementwise_kernel<8, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3> >(int, at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3>)",
-      { 32768, 1, 1 }, { 128, 1, 1 }, 30, 0, "248.242", "992.970", 100, 0 },
-    { "fc1_dgrad", KK_KERNEL, ST_COMPUTE, 0, 283,
-      "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nn",
+    { "bias_grad",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      22,
+      "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<c10::BFloat16, "
+      "at::native::func_wrapper_t<c10::BFloat16, at::native::sum_functor<c10::BFloat16, float, "
+      "c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, c10::BFloat16, 4> "
+      ">(at::native::ReduceOp<c10::BFloat16, at::native::func_wrapper_t<c10::BFloat16, "
+      "at::native::sum_functor<c10::BFloat16, float, c10::BFloat16>::operator()(at::TensorIterator&)::{lambda(float, "
+      "float)#1}>, unsigned int, c10::BFloat16, 4>)",
+      { 8, 64, 1 },
+      { 32, 16, 1 },
+      32,
+      16,
+      "3.879",
+      "62.061",
+      48,
+      0 },
+    { "gelu_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      72,
+      "void at::native::vectorized_elementwise_kernel<8, "
+      "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, "
+      "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+      "const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3> >(int, "
+      "at::native::GeluBackwardCUDAKernelImpl(at::TensorIteratorBase&, "
+      "at::native::GeluType)::{lambda()#2}::operator()() const::{lambda()#4}::operator()() "
+      "const::{lambda(c10::BFloat16, c10::BFloat16)#1}, at::detail::Array<char*, 3>)",
+      { 32768, 1, 1 },
+      { 128, 1, 1 },
+      30,
+      0,
+      "248.242",
+      "992.970",
+      100,
+      0 },
+    { "fc1_dgrad", KK_KERNEL, ST_COMPUTE, 0, 283, "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nn",
       GEMM_ARGS(4, 64, 238, 196608, "1.939", "15.515", 12) },
-    { "fc1_wgrad", KK_KERNEL, ST_COMPUTE, 0, 301,
-      "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nt",
+    { "fc1_wgrad", KK_KERNEL, ST_COMPUTE, 0, 301, "ampere_bf16_s16816gemm_bf16_256x128_ldg8_f2f_stages_64x3_nt",
       GEMM_ARGS(4, 16, 240, 196608, "0.485", "3.879", 12) },
-    { "ln_bwd_in", KK_KERNEL, ST_COMPUTE, 0, 55,
-      "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, float>(c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, c10::BFloat16*, int)",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 38, 1024, "62.061", "248.242", 100, 0 },
-    { "ln_bwd_gb", KK_KERNEL, ST_COMPUTE, 0, 40,
-      "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<c10::BFloat16, float>(long, long, c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16*, c10::BFloat16*)",
-      { 32, 1, 1 }, { 32, 32, 1 }, 40, 8448, "0.242", "7.758", 6, 0 },
-    { "proj_dgrad", KK_KERNEL, ST_COMPUTE, 0, 75,
-      "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn",
+    { "ln_bwd_in",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      55,
+      "void at::native::(anonymous namespace)::layer_norm_grad_input_kernel_vectorized<c10::BFloat16, "
+      "float>(c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16 const*, "
+      "c10::BFloat16*, int)",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      38,
+      1024,
+      "62.061",
+      "248.242",
+      100,
+      0 },
+    { "ln_bwd_gb",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      40,
+      "void at::native::(anonymous namespace)::GammaBetaBackwardCUDAKernel_32x32<c10::BFloat16, float>(long, long, "
+      "c10::BFloat16 const*, c10::BFloat16 const*, float const*, float const*, c10::BFloat16*, c10::BFloat16*)",
+      { 32, 1, 1 },
+      { 32, 32, 1 },
+      40,
+      8448,
+      "0.242",
+      "7.758",
+      6,
+      0 },
+    { "proj_dgrad", KK_KERNEL, ST_COMPUTE, 0, 75, "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nn",
       GEMM_ARGS(8, 64, 236, 131072, "3.879", "15.515", 12) },
-    { "proj_wgrad", KK_KERNEL, ST_COMPUTE, 0, 81,
-      "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nt",
+    { "proj_wgrad", KK_KERNEL, ST_COMPUTE, 0, 81, "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nt",
       GEMM_ARGS(8, 8, 236, 131072, "0.485", "1.939", 12) },
-    { "flash_bwd_dot", KK_KERNEL, ST_COMPUTE, 0, 18,
-      "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params)",
-      { 8, 8, 16 }, { 256, 1, 1 }, 32, 0, "7.758", "62.061", 100, 0 },
-    { "flash_bwd", KK_KERNEL, ST_COMPUTE, 0, 720,
-      "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> >, true, false, false, false, false, true, false, false>(pytorch_flash::Flash_bwd_params)",
-      { 8, 8, 16 }, { 256, 1, 1 }, 255, 98304, "7.758", "62.061", 12, 0 },
-    { "flash_bwd_dq", KK_KERNEL, ST_COMPUTE, 0, 14,
-      "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> >, true, false>(pytorch_flash::Flash_bwd_params, int)",
-      { 8, 8, 16 }, { 256, 1, 1 }, 40, 16384, "7.758", "62.061", 100, 0 },
-    { "cat", KK_KERNEL, ST_COMPUTE, 0, 48,
-      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 4, 128, 1>(at::native::(anonymous namespace)::OpaqueType<2u>*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)",
-      { 1056, 3, 1 }, { 512, 1, 1 }, 32, 0, "24.000", "384.000", 100, 0 },
-    { "qkv_dgrad", KK_KERNEL, ST_COMPUTE, 0, 212,
-      "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nn",
+    { "flash_bwd_dot",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      18,
+      "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 2, "
+      "4, 2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, "
+      "cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params)",
+      { 8, 8, 16 },
+      { 256, 1, 1 },
+      32,
+      0,
+      "7.758",
+      "62.061",
+      100,
+      0 },
+    { "flash_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      720,
+      "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_bwd_kernel_traits<64, "
+      "128, 128, 8, 2, 4, 2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, "
+      "cutlass::bfloat16_t> >, true, false, false, false, false, true, false, false>(pytorch_flash::Flash_bwd_params)",
+      { 8, 8, 16 },
+      { 256, 1, 1 },
+      255,
+      98304,
+      "7.758",
+      "62.061",
+      12,
+      0 },
+    { "flash_bwd_dq",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      14,
+      "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 2, 4, "
+      "2, false, false, cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::bfloat16_t> "
+      ">, true, false>(pytorch_flash::Flash_bwd_params, int)",
+      { 8, 8, 16 },
+      { 256, 1, 1 },
+      40,
+      16384,
+      "7.758",
+      "62.061",
+      100,
+      0 },
+    { "cat",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      48,
+      "void at::native::(anonymous namespace)::CatArrayBatchedCopy_aligned16_contig<at::native::(anonymous "
+      "namespace)::OpaqueType<2u>, unsigned int, 4, 128, 1>(at::native::(anonymous namespace)::OpaqueType<2u>*, "
+      "at::native::(anonymous namespace)::CatArrInputTensorMetadata<at::native::(anonymous namespace)::OpaqueType<2u>, "
+      "unsigned int, 128, 1>, at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned "
+      "int)",
+      { 1056, 3, 1 },
+      { 512, 1, 1 },
+      32,
+      0,
+      "24.000",
+      "384.000",
+      100,
+      0 },
+    { "qkv_dgrad", KK_KERNEL, ST_COMPUTE, 0, 212, "ampere_bf16_s16816gemm_bf16_128x256_ldg8_f2f_stages_64x3_nn",
       GEMM_ARGS(4, 64, 238, 196608, "1.939", "15.515", 12) },
-    { "qkv_wgrad", KK_KERNEL, ST_COMPUTE, 0, 231,
-      "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nt",
+    { "qkv_wgrad", KK_KERNEL, ST_COMPUTE, 0, 231, "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_64x3_nt",
       GEMM_ARGS(8, 24, 236, 131072, "1.455", "5.818", 12) },
-    { "emb_bwd", KK_KERNEL, ST_COMPUTE, 0, 160,
-      "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, float, long>(long const*, c10::BFloat16 const*, float*, int, long, int, int)",
-      { 32, 1, 1 }, { 32, 32, 1 }, 40, 8448, "0.242", "7.758", 6, 0 },
+    { "emb_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      160,
+      "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, float, long>(long "
+      "const*, c10::BFloat16 const*, float*, int, long, int, int)",
+      { 32, 1, 1 },
+      { 32, 32, 1 },
+      40,
+      8448,
+      "0.242",
+      "7.758",
+      6,
+      0 },
     /* optimizer */
-    { "adam", KK_KERNEL, ST_COMPUTE, 0, 420,
-      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double*, double, double, double, double, double, bool, float*, float*>(at::native::(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double*, double, double, double, double, double, bool, float*, float*)",
-      { 320, 1, 1 }, { 512, 1, 1 }, 96, 0, "2.424", "38.788", 50, 0 },
-    { "foreach_add", KK_KERNEL, ST_COMPUTE, 0, 6,
-      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::UnaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::UnaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float)",
-      { 2, 1, 1 }, { 512, 1, 1 }, 30, 0, "0.015", "0.242", 0, 0 },
+    { "adam",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      420,
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, "
+      "(at::native::ADAM_MODE)1, false>, double*, double, double, double, double, double, bool, float*, "
+      "float*>(at::native::(anonymous namespace)::TensorListMetadata<4>, at::native::(anonymous "
+      "namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, double*, double, double, double, "
+      "double, double, bool, float*, float*)",
+      { 320, 1, 1 },
+      { 512, 1, 1 },
+      96,
+      0,
+      "2.424",
+      "38.788",
+      50,
+      0 },
+    { "foreach_add",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      6,
+      "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+      "namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::UnaryOpScalarFunctor<float, 1, 1, 0>, "
+      "std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous "
+      "namespace)::UnaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>, float)",
+      { 2, 1, 1 },
+      { 512, 1, 1 },
+      30,
+      0,
+      "0.015",
+      "0.242",
+      0,
+      0 },
     /* communication */
-    { "ar_bf16", KK_COMM, ST_COMM, 0, 310,
+    { "ar_bf16",
+      KK_COMM,
+      ST_COMM,
+      0,
+      310,
       "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-      { 24, 1, 1 }, { 544, 1, 1 }, 96, 0, "0.182", "3.091", 3, 26214400 },
-    { "ar_f32", KK_COMM, ST_COMM, 0, 21,
+      { 24, 1, 1 },
+      { 544, 1, 1 },
+      96,
+      0,
+      "0.182",
+      "3.091",
+      3,
+      26214400 },
+    { "ar_f32",
+      KK_COMM,
+      ST_COMM,
+      0,
+      21,
       "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
-      { 2, 1, 1 }, { 544, 1, 1 }, 96, 0, "0.015", "0.258", 0, 4 },
+      { 2, 1, 1 },
+      { 544, 1, 1 },
+      96,
+      0,
+      "0.015",
+      "0.258",
+      0,
+      4 },
     /* copies and sets */
-    { "h2d", KK_MEMCPY, ST_COPY, 0, 7, "Memcpy HtoD (Pinned -> Device)",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 131072 },
-    { "d2h", KK_MEMCPY, ST_COMPUTE, 0, 2, "Memcpy DtoH (Device -> Pageable)",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 4 },
-    { "memset", KK_MEMSET, ST_COMPUTE, 0, 118, "Memset (Device)",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 205852672 },
-    { "memset_small", KK_MEMSET, ST_COMPUTE, 0, 2, "Memset (Device)",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 4 },
+    { "h2d",
+      KK_MEMCPY,
+      ST_COPY,
+      0,
+      7,
+      "Memcpy HtoD (Pinned -> Device)",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      131072 },
+    { "d2h",
+      KK_MEMCPY,
+      ST_COMPUTE,
+      0,
+      2,
+      "Memcpy DtoH (Device -> Pageable)",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      4 },
+    { "memset",
+      KK_MEMSET,
+      ST_COMPUTE,
+      0,
+      118,
+      "Memset (Device)",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      205852672 },
+    { "memset_small",
+      KK_MEMSET,
+      ST_COMPUTE,
+      0,
+      2,
+      "Memset (Device)",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      4 },
     /* synchronization and runtime-only calls */
-    { "wait_copy", KK_WAIT, ST_COMPUTE, ST_COPY, 0, "Stream Wait Event",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
-    { "wait_compute", KK_WAIT, ST_COMM, ST_COMPUTE, 0, "Stream Wait Event",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
-    { "wait_comm", KK_WAIT, ST_COMPUTE, ST_COMM, 0, "Stream Wait Event",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
-    { "sync", KK_SYNC, ST_COMPUTE, 0, 0, "Stream Sync",
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
-    { "event_record", KK_RUNTIME, ST_COMPUTE, 0, 0, NULL,
-      { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
+    { "wait_copy",
+      KK_WAIT,
+      ST_COMPUTE,
+      ST_COPY,
+      0,
+      "Stream Wait Event",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      0 },
+    { "wait_compute",
+      KK_WAIT,
+      ST_COMM,
+      ST_COMPUTE,
+      0,
+      "Stream Wait Event",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      0 },
+    { "wait_comm",
+      KK_WAIT,
+      ST_COMPUTE,
+      ST_COMM,
+      0,
+      "Stream Wait Event",
+      { 0, 0, 0 },
+      { 0, 0, 0 },
+      0,
+      0,
+      NULL,
+      NULL,
+      0,
+      0 },
+    { "sync", KK_SYNC, ST_COMPUTE, 0, 0, "Stream Sync", { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
+    { "event_record", KK_RUNTIME, ST_COMPUTE, 0, 0, NULL, { 0, 0, 0 }, { 0, 0, 0 }, 0, 0, NULL, NULL, 0, 0 },
     /* the GPU-heavy shape (--shape gpu): Inductor's fused Triton kernels between the GEMMs */
-    { "tri_ln", KK_KERNEL, ST_COMPUTE, 0, 14, "triton_per_fused_add_native_layer_norm_0",
-      { 8192, 1, 1 }, { 256, 1, 1 }, 24, 0, "18.963", "151.704", 100, 0 },
-    { "tri_split", KK_KERNEL, ST_COMPUTE, 0, 11, "triton_poi_fused_clone_split_view_1",
-      { 24576, 1, 1 }, { 128, 1, 1 }, 20, 0, "227.556", "910.222", 100, 0 },
-    { "tri_rope", KK_KERNEL, ST_COMPUTE, 0, 9, "triton_poi_fused_add_cat_mul_neg_slice_2",
-      { 16384, 1, 1 }, { 128, 1, 1 }, 26, 0, "151.704", "606.815", 100, 0 },
-    { "tri_gelu", KK_KERNEL, ST_COMPUTE, 0, 22, "triton_poi_fused_gelu_3",
-      { 32768, 1, 1 }, { 128, 1, 1 }, 22, 0, "303.407", "1213.630", 100, 0 },
-    { "tri_add", KK_KERNEL, ST_COMPUTE, 0, 6, "triton_poi_fused_add_4",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 16, 0, "75.852", "303.407", 100, 0 },
-    { "tri_drop", KK_KERNEL, ST_COMPUTE, 0, 8, "triton_poi_fused_native_dropout_5",
-      { 8192, 1, 1 }, { 128, 1, 1 }, 30, 0, "75.852", "303.407", 100, 0 },
-    { "tri_ln_bwd", KK_KERNEL, ST_COMPUTE, 0, 18, "triton_red_fused_native_layer_norm_backward_6",
-      { 8192, 1, 1 }, { 64, 1, 1 }, 40, 0, "75.852", "151.704", 100, 0 },
-    { "tri_gelu_bwd", KK_KERNEL, ST_COMPUTE, 0, 24, "triton_poi_fused_gelu_backward_7",
-      { 32768, 1, 1 }, { 128, 1, 1 }, 26, 0, "303.407", "1213.630", 100, 0 },
-    { "tri_sum", KK_KERNEL, ST_COMPUTE, 0, 12, "triton_red_fused_sum_8",
-      { 1024, 1, 1 }, { 64, 8, 1 }, 32, 0, "9.481", "151.704", 100, 0 },
-    { "tri_cast", KK_KERNEL, ST_COMPUTE, 0, 5, "triton_poi_fused__to_copy_9",
-      { 4096, 1, 1 }, { 128, 1, 1 }, 14, 0, "37.926", "151.704", 100, 0 },
+    { "tri_ln",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      14,
+      "triton_per_fused_add_native_layer_norm_0",
+      { 8192, 1, 1 },
+      { 256, 1, 1 },
+      24,
+      0,
+      "18.963",
+      "151.704",
+      100,
+      0 },
+    { "tri_split",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      11,
+      "triton_poi_fused_clone_split_view_1",
+      { 24576, 1, 1 },
+      { 128, 1, 1 },
+      20,
+      0,
+      "227.556",
+      "910.222",
+      100,
+      0 },
+    { "tri_rope",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      9,
+      "triton_poi_fused_add_cat_mul_neg_slice_2",
+      { 16384, 1, 1 },
+      { 128, 1, 1 },
+      26,
+      0,
+      "151.704",
+      "606.815",
+      100,
+      0 },
+    { "tri_gelu",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      22,
+      "triton_poi_fused_gelu_3",
+      { 32768, 1, 1 },
+      { 128, 1, 1 },
+      22,
+      0,
+      "303.407",
+      "1213.630",
+      100,
+      0 },
+    { "tri_add",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      6,
+      "triton_poi_fused_add_4",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      16,
+      0,
+      "75.852",
+      "303.407",
+      100,
+      0 },
+    { "tri_drop",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      8,
+      "triton_poi_fused_native_dropout_5",
+      { 8192, 1, 1 },
+      { 128, 1, 1 },
+      30,
+      0,
+      "75.852",
+      "303.407",
+      100,
+      0 },
+    { "tri_ln_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      18,
+      "triton_red_fused_native_layer_norm_backward_6",
+      { 8192, 1, 1 },
+      { 64, 1, 1 },
+      40,
+      0,
+      "75.852",
+      "151.704",
+      100,
+      0 },
+    { "tri_gelu_bwd",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      24,
+      "triton_poi_fused_gelu_backward_7",
+      { 32768, 1, 1 },
+      { 128, 1, 1 },
+      26,
+      0,
+      "303.407",
+      "1213.630",
+      100,
+      0 },
+    { "tri_sum",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      12,
+      "triton_red_fused_sum_8",
+      { 1024, 1, 1 },
+      { 64, 8, 1 },
+      32,
+      0,
+      "9.481",
+      "151.704",
+      100,
+      0 },
+    { "tri_cast",
+      KK_KERNEL,
+      ST_COMPUTE,
+      0,
+      5,
+      "triton_poi_fused__to_copy_9",
+      { 4096, 1, 1 },
+      { 128, 1, 1 },
+      14,
+      0,
+      "37.926",
+      "151.704",
+      100,
+      0 },
 };
 #define NKERNELS ((int)(sizeof kernel_table / sizeof kernel_table[0]))
 
@@ -347,7 +904,8 @@ static const block_def blocks[] = {
       "aten::scaled_dot_product_attention | s | t=BBB_Fb_b | d=8x16x1024x64,8x16x1024x64,8x16x1024x64,,,,,\n"
       " aten::_scaled_dot_product_flash_attention | t=BBBFbb_ | d=8x16x1024x64,8x16x1024x64,8x16x1024x64,,,,\n"
       "  =tr\n  =tr\n  =tr\n"
-      "  aten::_flash_attention_forward | k=flash_fwd | t=BBB____Fbb___ | d=8x1024x16x64,8x1024x16x64,8x1024x16x64,,,,,,,,,,\n"
+      "  aten::_flash_attention_forward | k=flash_fwd | t=BBB____Fbb___ | "
+      "d=8x1024x16x64,8x1024x16x64,8x1024x16x64,,,,,,,,,,\n"
       "   aten::empty_like\n"
       "    aten::empty | m=16777216\n"
       "   aten::empty | m=524288\n"
@@ -375,9 +933,10 @@ static const block_def blocks[] = {
             "   detach | t=B | d=1024x1024\n" },
     { "bw_add", "autograd::engine::evaluate_function: AddBackward0 | s\n"
                 " AddBackward0\n" },
-    { "bw_drop", "autograd::engine::evaluate_function: NativeDropoutBackward0 | s\n"
-                 " NativeDropoutBackward0\n"
-                 "  aten::native_dropout_backward | k=dropout_bwd | m=16777216 | t=BBF | d=8x1024x1024,8x1024x1024,\n" },
+    { "bw_drop",
+      "autograd::engine::evaluate_function: NativeDropoutBackward0 | s\n"
+      " NativeDropoutBackward0\n"
+      "  aten::native_dropout_backward | k=dropout_bwd | m=16777216 | t=BBF | d=8x1024x1024,8x1024x1024,\n" },
     { "bw_t", "autograd::engine::evaluate_function: TBackward0 | s\n"
               " TBackward0\n"
               "  =tw\n" },
@@ -423,7 +982,8 @@ static const block_def blocks[] = {
                 "  aten::view | t=Bl | d=1x3072,\n" },
     { "bw_ln", "autograd::engine::evaluate_function: NativeLayerNormBackward0 | s\n"
                " NativeLayerNormBackward0\n"
-               "  aten::native_layer_norm_backward | k=ln_bwd_in,ln_bwd_gb | m=16777216 | t=BBlBBBB_ | d=8x1024x1024,8x1024x1024,,8192x1,8192x1,1024,1024,\n"
+               "  aten::native_layer_norm_backward | k=ln_bwd_in,ln_bwd_gb | m=16777216 | t=BBlBBBB_ | "
+               "d=8x1024x1024,8x1024x1024,,8192x1,8192x1,1024,1024,\n"
                "   aten::empty_like\n"
                "    aten::empty\n"
                "   aten::empty | m=4096\n"
@@ -447,9 +1007,11 @@ static const block_def blocks[] = {
       "=bw_tr\n"
       "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0 | s\n"
       " ScaledDotProductFlashAttentionBackward0\n"
-      "  aten::_scaled_dot_product_flash_attention_backward | t=BBBBBB________Fb_b | d=8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024,,,,,,,,,,,,\n"
+      "  aten::_scaled_dot_product_flash_attention_backward | t=BBBBBB________Fb_b | "
+      "d=8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024x64,8x16x1024,,,,,,,,,,,,\n"
       "   =tr\n   =tr\n   =tr\n   =tr\n   =tr\n"
-      "   aten::_flash_attention_backward | k=flash_bwd_dot,flash_bwd,flash_bwd_dq | m=50331648 | t=BBBBBB__________ | d=8x1024x16x64,8x1024x16x64,8x1024x16x64,8x1024x16x64,8x1024x16x64,8x16x1024,,,,,,,,,,\n"
+      "   aten::_flash_attention_backward | k=flash_bwd_dot,flash_bwd,flash_bwd_dq | m=50331648 | t=BBBBBB__________ | "
+      "d=8x1024x16x64,8x1024x16x64,8x1024x16x64,8x1024x16x64,8x1024x16x64,8x16x1024,,,,,,,,,,\n"
       "    aten::empty_like\n     aten::empty\n"
       "    aten::empty_like\n     aten::empty\n"
       "    aten::empty_like\n     aten::empty\n"
@@ -465,52 +1027,48 @@ static const block_def blocks[] = {
       "  aten::cat | k=cat | m=50331648 | t=TS | d=,\n"
       "=bw_view\n=bw_qkv\n=bw_t\n=ev\n=ev\n"
       "=bw_ln\n=ev\n=ev\n" },
-    { "data",
-      "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ | u | c=380\n"
-      " aten::stack | t=TS | d=, | c=12\n"
-      "  aten::unsqueeze | t=LS | d=1024, | c=2\n"
-      "   aten::as_strided | t=L___ | d=1024,,, | c=1\n"
-      "  aten::cat | t=TS | d=, | c=24\n"
-      " aten::stack | t=TS | d=, | c=12\n"
-      "  aten::unsqueeze | t=LS | d=1024, | c=2\n"
-      "   aten::as_strided | t=L___ | d=1024,,, | c=1\n"
-      "  aten::cat | t=TS | d=, | c=24\n"
-      "aten::to | t=LD____ | d=8x1024,,,,, \n"
-      " aten::_to_copy | t=L_D____ | d=8x1024,,,,,,\n"
-      "  aten::empty_strided | t=ll_D__ | d=,,,,,\n"
-      "  aten::copy_ | k=h2d | t=LLb | d=8x1024,8x1024,\n"
-      "aten::record_stream | t=L_ | d=8x1024, | k=wait_copy\n" },
-    { "embed_fwd",
-      "aten::embedding | s | t=BLSbb | d=50304x1024,8x1024,,,\n"
-      " aten::reshape | t=Ll | d=8x1024,\n"
-      "  aten::view | t=Ll | d=8x1024,\n"
-      " aten::index_select | k=emb_fwd | m=16777216 | t=BSL | d=50304x1024,,8192\n"
-      "  aten::empty | m=16777216\n"
-      " aten::view | t=Bl | d=8192x1024,\n"
-      "aten::embedding | s | t=BLSbb | d=1024x1024,1024,,,\n"
-      " aten::index_select | k=emb_fwd | m=2097152 | t=BSL | d=1024x1024,,1024\n"
-      "aten::add | s | k=add | m=16777216 | t=BBS | d=8x1024x1024,1x1024x1024,\n"
-      "=drop\n" },
-    { "head_fwd",
-      "=ln\n"
-      "aten::linear | s | t=BB_ | d=8x1024x1024,50304x1024,\n"
-      " =tw\n"
-      " aten::matmul | t=BB | d=8x1024x1024,1024x50304\n"
-      "  aten::view | t=Bl | d=8x1024x1024,\n"
-      "  aten::mm | k=lm_head | m=824180736 | t=BB | d=8192x1024,1024x50304\n"
-      "  aten::_unsafe_view | t=Bl | d=8192x50304,\n"
-      "aten::view | t=Bl | d=8x1024x50304,\n"
-      "aten::cross_entropy_loss | s | t=BL_SSF | d=8192x50304,8192,,,,\n"
-      " aten::log_softmax | t=BS_ | d=8192x50304,,\n"
-      "  aten::_log_softmax | k=softmax | m=824180736 | t=BSb | d=8192x50304,,\n"
-      " aten::nll_loss_nd | t=BL_SS | d=8192x50304,8192,,,\n"
-      "  aten::nll_loss | t=BL_SS | d=8192x50304,8192,,,\n"
-      "   aten::nll_loss_forward | k=nll | m=4 | t=BL_SS | d=8192x50304,8192,,,\n" },
-    { "bwd_start",
-      "aten::ones_like | t=B_____ | d=,,,,,\n"
-      " aten::empty_like | t=B_____ | d=,,,,,\n"
-      "  aten::empty_strided | t=ll_D__ | d=,,,,,\n"
-      " aten::fill_ | k=fill | t=BS | d=,\n" },
+    { "data", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ | u | c=380\n"
+              " aten::stack | t=TS | d=, | c=12\n"
+              "  aten::unsqueeze | t=LS | d=1024, | c=2\n"
+              "   aten::as_strided | t=L___ | d=1024,,, | c=1\n"
+              "  aten::cat | t=TS | d=, | c=24\n"
+              " aten::stack | t=TS | d=, | c=12\n"
+              "  aten::unsqueeze | t=LS | d=1024, | c=2\n"
+              "   aten::as_strided | t=L___ | d=1024,,, | c=1\n"
+              "  aten::cat | t=TS | d=, | c=24\n"
+              "aten::to | t=LD____ | d=8x1024,,,,, \n"
+              " aten::_to_copy | t=L_D____ | d=8x1024,,,,,,\n"
+              "  aten::empty_strided | t=ll_D__ | d=,,,,,\n"
+              "  aten::copy_ | k=h2d | t=LLb | d=8x1024,8x1024,\n"
+              "aten::record_stream | t=L_ | d=8x1024, | k=wait_copy\n" },
+    { "embed_fwd", "aten::embedding | s | t=BLSbb | d=50304x1024,8x1024,,,\n"
+                   " aten::reshape | t=Ll | d=8x1024,\n"
+                   "  aten::view | t=Ll | d=8x1024,\n"
+                   " aten::index_select | k=emb_fwd | m=16777216 | t=BSL | d=50304x1024,,8192\n"
+                   "  aten::empty | m=16777216\n"
+                   " aten::view | t=Bl | d=8192x1024,\n"
+                   "aten::embedding | s | t=BLSbb | d=1024x1024,1024,,,\n"
+                   " aten::index_select | k=emb_fwd | m=2097152 | t=BSL | d=1024x1024,,1024\n"
+                   "aten::add | s | k=add | m=16777216 | t=BBS | d=8x1024x1024,1x1024x1024,\n"
+                   "=drop\n" },
+    { "head_fwd", "=ln\n"
+                  "aten::linear | s | t=BB_ | d=8x1024x1024,50304x1024,\n"
+                  " =tw\n"
+                  " aten::matmul | t=BB | d=8x1024x1024,1024x50304\n"
+                  "  aten::view | t=Bl | d=8x1024x1024,\n"
+                  "  aten::mm | k=lm_head | m=824180736 | t=BB | d=8192x1024,1024x50304\n"
+                  "  aten::_unsafe_view | t=Bl | d=8192x50304,\n"
+                  "aten::view | t=Bl | d=8x1024x50304,\n"
+                  "aten::cross_entropy_loss | s | t=BL_SSF | d=8192x50304,8192,,,,\n"
+                  " aten::log_softmax | t=BS_ | d=8192x50304,,\n"
+                  "  aten::_log_softmax | k=softmax | m=824180736 | t=BSb | d=8192x50304,,\n"
+                  " aten::nll_loss_nd | t=BL_SS | d=8192x50304,8192,,,\n"
+                  "  aten::nll_loss | t=BL_SS | d=8192x50304,8192,,,\n"
+                  "   aten::nll_loss_forward | k=nll | m=4 | t=BL_SS | d=8192x50304,8192,,,\n" },
+    { "bwd_start", "aten::ones_like | t=B_____ | d=,,,,,\n"
+                   " aten::empty_like | t=B_____ | d=,,,,,\n"
+                   "  aten::empty_strided | t=ll_D__ | d=,,,,,\n"
+                   " aten::fill_ | k=fill | t=BS | d=,\n" },
     { "head_bwd",
       "autograd::engine::evaluate_function: NllLossBackward0 | s\n"
       " NllLossBackward0\n"
@@ -529,55 +1087,54 @@ static const block_def blocks[] = {
       "  aten::mm | k=lm_wgrad | m=103022592 | t=BB | d=1024x8192,8192x50304\n"
       "=bw_t\n=ev\n"
       "=bw_ln\n=ev\n=ev\n" },
-    { "embed_bwd",
-      "=bw_drop\n"
-      "=bw_add\n"
-      "autograd::engine::evaluate_function: EmbeddingBackward0 | s\n"
-      " EmbeddingBackward0\n"
-      "  aten::embedding_backward | t=BLSSbb | d=8x1024x1024,8x1024,,,,\n"
-      "   aten::embedding_dense_backward | k=emb_bwd | t=BLSSb | d=8x1024x1024,8x1024,,,\n"
-      "    aten::zeros | t=lS_DS | d=,,,,\n"
-      "     aten::empty | m=205852672\n"
-      "     aten::zero_ | t=B | d=50304x1024 | k=memset\n"
-      "=ev\n"
-      "autograd::engine::evaluate_function: EmbeddingBackward0 | s\n"
-      " EmbeddingBackward0\n"
-      "  aten::embedding_backward | t=BLSSbb | d=8x1024x1024,1024,,,,\n"
-      "   aten::embedding_dense_backward | k=emb_bwd | t=BLSSb | d=8x1024x1024,1024,,,\n"
-      "=ev\n" },
-    { "ddp_allreduce",
-      "nccl:all_reduce | u | c=14\n"
-      " record_param_comms | t=T____SS__ | d=,,,,,,,, | c=9 | k=event_record,wait_compute,ar_bf16\n" },
-    { "optim",
-      "Optimizer.step#AdamW.step | u | c=90\n"
-      " aten::_foreach_add_ | t=TS | d=, | k=foreach_add\n"
-      " aten::_fused_adamw_ | t=TTTTTTFFFFFbb__ | d=,,,,,,,,,,,,,, | c=140 | k=adam,adam,adam,adam,adam,adam,adam,adam\n"
-      "Optimizer.zero_grad#AdamW.zero_grad | u | c=310\n" },
-    { "loss_allreduce",
-      "nccl:all_reduce | u | c=14\n"
-      " record_param_comms | t=T____SS__ | d=,,,,,,,, | c=9 | k=event_record,wait_compute,ar_f32\n" },
-    { "loss_item",
-      "aten::item | t=F | d=\n"
-      " aten::_local_scalar_dense | t=F | d= | k=d2h,sync\n" },
+    { "embed_bwd", "=bw_drop\n"
+                   "=bw_add\n"
+                   "autograd::engine::evaluate_function: EmbeddingBackward0 | s\n"
+                   " EmbeddingBackward0\n"
+                   "  aten::embedding_backward | t=BLSSbb | d=8x1024x1024,8x1024,,,,\n"
+                   "   aten::embedding_dense_backward | k=emb_bwd | t=BLSSb | d=8x1024x1024,8x1024,,,\n"
+                   "    aten::zeros | t=lS_DS | d=,,,,\n"
+                   "     aten::empty | m=205852672\n"
+                   "     aten::zero_ | t=B | d=50304x1024 | k=memset\n"
+                   "=ev\n"
+                   "autograd::engine::evaluate_function: EmbeddingBackward0 | s\n"
+                   " EmbeddingBackward0\n"
+                   "  aten::embedding_backward | t=BLSSbb | d=8x1024x1024,1024,,,,\n"
+                   "   aten::embedding_dense_backward | k=emb_bwd | t=BLSSb | d=8x1024x1024,1024,,,\n"
+                   "=ev\n" },
+    { "ddp_allreduce", "nccl:all_reduce | u | c=14\n"
+                       " record_param_comms | t=T____SS__ | d=,,,,,,,, | c=9 | k=event_record,wait_compute,ar_bf16\n" },
+    { "optim", "Optimizer.step#AdamW.step | u | c=90\n"
+               " aten::_foreach_add_ | t=TS | d=, | k=foreach_add\n"
+               " aten::_fused_adamw_ | t=TTTTTTFFFFFbb__ | d=,,,,,,,,,,,,,, | c=140 | "
+               "k=adam,adam,adam,adam,adam,adam,adam,adam\n"
+               "Optimizer.zero_grad#AdamW.zero_grad | u | c=310\n" },
+    { "loss_allreduce", "nccl:all_reduce | u | c=14\n"
+                        " record_param_comms | t=T____SS__ | d=,,,,,,,, | c=9 | k=event_record,wait_compute,ar_f32\n" },
+    { "loss_item", "aten::item | t=F | d=\n"
+                   " aten::_local_scalar_dense | t=F | d= | k=d2h,sync\n" },
     /* The GPU-heavy shape (--shape gpu): a torch.compile'd layer is a handful of CPU-side
      * operators, each launching many fused kernels (40 forward, 60 backward), no record_shapes.
      * At 24 layers a step is ~2,400 kernels, ~2,400 launches, ~4,800 flow events and ~430
      * CPU-side events: the proportions of a real GPU-heavy training profile. */
-    { "g_layer_fwd",
-      "CompiledFunction | s | c=18\n"
-      " ## Call CompiledFxGraph fwd ## | u | c=9\n"
-      "  triton_per_fused_add_native_layer_norm | k=tri_ln,tri_cast,gemm_qkv,tri_split,tri_rope,tri_rope,tri_cast,tri_cast | c=3\n"
-      "  aten::_scaled_dot_product_flash_attention | k=flash_fwd,tri_cast,tri_add,tri_cast,gemm_proj,tri_drop,tri_add,tri_cast | c=4\n"
-      "  triton_per_fused_native_layer_norm | k=tri_ln,tri_cast,gemm_fc1,tri_gelu,tri_cast,gemm_fc2,tri_drop,tri_add | c=3\n"
-      "  aten::mm | k=tri_cast,tri_cast,tri_add,tri_split,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
-      "  aten::addmm | k=tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add | c=3\n" },
+    { "g_layer_fwd", "CompiledFunction | s | c=18\n"
+                     " ## Call CompiledFxGraph fwd ## | u | c=9\n"
+                     "  triton_per_fused_add_native_layer_norm | "
+                     "k=tri_ln,tri_cast,gemm_qkv,tri_split,tri_rope,tri_rope,tri_cast,tri_cast | c=3\n"
+                     "  aten::_scaled_dot_product_flash_attention | "
+                     "k=flash_fwd,tri_cast,tri_add,tri_cast,gemm_proj,tri_drop,tri_add,tri_cast | c=4\n"
+                     "  triton_per_fused_native_layer_norm | "
+                     "k=tri_ln,tri_cast,gemm_fc1,tri_gelu,tri_cast,gemm_fc2,tri_drop,tri_add | c=3\n"
+                     "  aten::mm | k=tri_cast,tri_cast,tri_add,tri_split,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
+                     "  aten::addmm | k=tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add | c=3\n" },
     { "g_layer_bwd",
       "CompiledFunctionBackward | s | c=16\n"
       " ## Call CompiledFxGraph bwd ## | u | c=9\n"
       "  aten::mm | k=tri_add,tri_drop,fc2_dgrad,fc2_wgrad,tri_sum,tri_gelu_bwd,tri_cast,tri_cast | c=3\n"
       "  aten::mm | k=fc1_dgrad,fc1_wgrad,tri_sum,tri_cast,tri_ln_bwd,tri_sum,tri_add,tri_cast | c=3\n"
       "  aten::mm | k=tri_drop,proj_dgrad,proj_wgrad,tri_sum,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
-      "  aten::_scaled_dot_product_flash_attention_backward | k=flash_bwd_dot,flash_bwd,flash_bwd_dq,tri_cast,tri_rope,tri_rope,tri_split,tri_cast | c=4\n"
+      "  aten::_scaled_dot_product_flash_attention_backward | "
+      "k=flash_bwd_dot,flash_bwd,flash_bwd_dq,tri_cast,tri_rope,tri_rope,tri_split,tri_cast | c=4\n"
       "  aten::mm | k=qkv_dgrad,qkv_wgrad,tri_sum,tri_cast,tri_ln_bwd,tri_sum,tri_add,tri_cast | c=3\n"
       "  aten::mm | k=tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast | c=3\n"
       "  aten::mm | k=tri_add,tri_cast,tri_cast,tri_add,tri_cast,tri_cast,tri_add,tri_cast | c=3\n"
@@ -607,9 +1164,9 @@ typedef struct node {
     int64_t mem;
     double cpu_us;
     int seq, annotation;
-    char *args;       /* pre-rendered args members after "Record function id", with a trailing ", " */
+    char *args; /* pre-rendered args members after "Record function id", with a trailing ", " */
     size_t args_len;
-    char *head;       /* pre-rendered event text up to the pid (name and category) */
+    char *head; /* pre-rendered event text up to the pid (name and category) */
     size_t head_len;
 } node;
 
@@ -635,13 +1192,13 @@ typedef struct gen_options {
     uint64_t seed;
     int slow_rank;
     double slow_factor;
-    int data_rank;          /* --data-rank: this rank's DataLoader next() takes data_ms more a step */
+    int data_rank; /* --data-rank: this rank's DataLoader next() takes data_ms more a step */
     double data_ms;
     kernel_scale scales[16];
     int nscales;
     int gzip, level;
     int cpu_mult;
-    int gpu_shape;          /* --shape gpu: the GPU-heavy training shape (see the g_* blocks) */
+    int gpu_shape; /* --shape gpu: the GPU-heavy training shape (see the g_* blocks) */
     int relative_ts;
     int jobs;
     int quiet;
@@ -784,10 +1341,9 @@ static inline char *put_mem(char *p, const char *s, size_t n)
 
 #define PUT(p, lit) put_mem((p), (lit), sizeof(lit) - 1)
 
-static const char digit_pairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
 
 static inline char *put_u64(char *p, uint64_t v)
 {
@@ -913,9 +1469,9 @@ enum rec_kind { R_CPU = 1, R_ANN, R_MEM, R_RT, R_GPU, R_GPU_ANN };
 
 typedef struct rec {
     uint8_t kind;
-    uint8_t thread;   /* 0 main, 1 autograd */
-    uint8_t flow;     /* R_RT: launched GPU work (write an ac2g start) */
-    int32_t ref;      /* node (R_CPU, R_ANN), kernel (R_RT, R_GPU), step number (R_ANN < 0) */
+    uint8_t thread; /* 0 main, 1 autograd */
+    uint8_t flow;   /* R_RT: launched GPU work (write an ac2g start) */
+    int32_t ref;    /* node (R_CPU, R_ANN), kernel (R_RT, R_GPU), step number (R_ANN < 0) */
     int64_t ts, dur;
     int64_t ext, corr;
     int64_t a, b, c, d; /* R_CPU/R_ANN: ev idx, seq; R_MEM: bytes, allocated, reserved, addr */
@@ -930,15 +1486,15 @@ typedef struct alloc_entry {
 typedef struct sim {
     int rank;
     uint64_t rng;
-    int64_t cpu[2];               /* clocks of the main and autograd threads */
-    int64_t gpu_free[ST_COUNT];   /* when each stream finishes its queued work */
+    int64_t cpu[2];             /* clocks of the main and autograd threads */
+    int64_t gpu_free[ST_COUNT]; /* when each stream finishes its queued work */
     int64_t ext, corr, evidx, seq;
-    double slow;                  /* compute kernel factor */
+    double slow; /* compute kernel factor */
     int64_t allocated, reserved, next_addr;
     alloc_entry *live;
     size_t nlive, live_cap;
-    int64_t arrival;              /* of the pending collective on this rank */
-    int64_t comm_rec;             /* its record index (the written rank only) */
+    int64_t arrival;  /* of the pending collective on this rank */
+    int64_t comm_rec; /* its record index (the written rank only) */
     int64_t step_gpu_first, step_gpu_last;
     int emit;
 } sim;
@@ -947,20 +1503,20 @@ typedef struct gen {
     gen_options opt;
     node *nodes;
     int nnodes, nodes_cap;
-    int block_root[NBLOCKS];       /* first top-level node of each parsed block */
-    int data_node;                 /* the DataLoader's next() (--data-rank) */
+    int block_root[NBLOCKS]; /* first top-level node of each parsed block */
+    int data_node;           /* the DataLoader's next() (--data-rank) */
     double kscale[NKERNELS];
-    char *kernel_args[NKERNELS];   /* pre-rendered constant args of each kernel */
+    char *kernel_args[NKERNELS]; /* pre-rendered constant args of each kernel */
     size_t kernel_args_len[NKERNELS];
     sim *sims;
     int nsims;
-    int target;                    /* index into sims of the rank written */
+    int target; /* index into sims of the rank written */
     rec *recs;
     size_t nrec, rec_cap;
-    int step;                      /* current step number */
+    int step; /* current step number */
     int pid, tid_main, tid_bwd, device;
-    int64_t t0;                    /* trace start, ns since the epoch */
-    int64_t base_ns;               /* baseTimeNanoseconds */
+    int64_t t0;      /* trace start, ns since the epoch */
+    int64_t base_ns; /* baseTimeNanoseconds */
     out o;
     int first_event;
     uint64_t events;
@@ -1017,15 +1573,24 @@ static int block_index(const char *name, size_t len)
 static const char *type_name(char c)
 {
     switch (c) {
-    case 'B': return "c10::BFloat16";
-    case 'F': return "float";
-    case 'L': return "long int";
-    case 'S': return "Scalar";
-    case 'l': return "ScalarList";
-    case 'D': return "Device";
-    case 'b': return "bool";
-    case 'T': return "TensorList";
-    default: return "";
+    case 'B':
+        return "c10::BFloat16";
+    case 'F':
+        return "float";
+    case 'L':
+        return "long int";
+    case 'S':
+        return "Scalar";
+    case 'l':
+        return "ScalarList";
+    case 'D':
+        return "Device";
+    case 'b':
+        return "bool";
+    case 'T':
+        return "TensorList";
+    default:
+        return "";
     }
 }
 
@@ -1120,10 +1685,9 @@ static double default_cpu_us(const char *name, size_t len)
         const char *name;
         double us;
     } t[] = {
-        { "aten::empty", 2.1 },     { "aten::as_strided", 1.1 }, { "aten::view", 1.6 },
-        { "aten::transpose", 2.4 }, { "aten::t", 1.9 },          { "aten::detach", 1.7 },
-        { "detach", 0.9 },          { "aten::empty_like", 1.8 }, { "aten::reshape", 2.0 },
-        { "aten::slice", 2.2 },     { "aten::narrow", 1.5 },     { "aten::_unsafe_view", 1.4 },
+        { "aten::empty", 2.1 },   { "aten::as_strided", 1.1 }, { "aten::view", 1.6 },   { "aten::transpose", 2.4 },
+        { "aten::t", 1.9 },       { "aten::detach", 1.7 },     { "detach", 0.9 },       { "aten::empty_like", 1.8 },
+        { "aten::reshape", 2.0 }, { "aten::slice", 2.2 },      { "aten::narrow", 1.5 }, { "aten::_unsafe_view", 1.4 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (strlen(t[i].name) == len && memcmp(t[i].name, name, len) == 0)
@@ -1301,8 +1865,8 @@ static void render_kernel_args(gen *g)
                    ", \"registers per thread\": %d, \"shared memory\": %d, \"blocks per SM\": %s, "
                    "\"warps per SM\": %s, \"grid\": [%d, %d, %d], \"block\": [%d, %d, %d], "
                    "\"est. achieved occupancy %%\": %d",
-                   k->regs, k->smem, k->bps, k->wps, k->grid[0], k->grid[1], k->grid[2], k->block[0],
-                   k->block[1], k->block[2], k->occupancy);
+                   k->regs, k->smem, k->bps, k->wps, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                   k->block[2], k->occupancy);
         } else if (k->kind == KK_MEMCPY || k->kind == KK_MEMSET) {
             double gbps = (double)k->bytes / (k->base_us * 1e3);
             sb_fmt(&b, ", \"bytes\": %" PRId64 ", \"memory bandwidth (GB/s)\": %.6g", k->bytes, gbps);
@@ -1619,7 +2183,9 @@ static void write_step_annotation(gen *g, const rec *r)
 static void write_mem(gen *g, const rec *r)
 {
     char *p = event_start(g, out_reserve(&g->o));
-    p = PUT(p, "  {\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": ");
+    p = PUT(
+        p,
+        "  {\n    \"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\",\n    \"pid\": ");
     p = put_mem(p, g->pid_str, g->pid_len);
     p = PUT(p, ", \"tid\": ");
     p = put_tid(g, p, r->thread);
@@ -1688,11 +2254,18 @@ static void write_gpu(gen *g, const rec *r)
     char *p = event_start(g, out_reserve(&g->o));
     const char *cat = "kernel";
     switch (k->kind) {
-    case KK_MEMCPY: cat = "gpu_memcpy"; break;
-    case KK_MEMSET: cat = "gpu_memset"; break;
+    case KK_MEMCPY:
+        cat = "gpu_memcpy";
+        break;
+    case KK_MEMSET:
+        cat = "gpu_memset";
+        break;
     case KK_WAIT:
-    case KK_SYNC: cat = "cuda_sync"; break;
-    default: break;
+    case KK_SYNC:
+        cat = "cuda_sync";
+        break;
+    default:
+        break;
     }
     p = PUT(p, "  {\n    \"ph\": \"X\", \"cat\": \"");
     p = put_mem(p, cat, strlen(cat));
@@ -1804,15 +2377,20 @@ static void write_step(gen *g)
             from = g->o.len;
         }
         switch (r->kind) {
-        case R_CPU: write_cpu(g, r); break;
+        case R_CPU:
+            write_cpu(g, r);
+            break;
         case R_ANN:
             if (r->ref < 0)
                 write_step_annotation(g, r);
             else
                 write_cpu(g, r);
             break;
-        case R_MEM: write_mem(g, r); break;
-        default: break;
+        case R_MEM:
+            write_mem(g, r);
+            break;
+        default:
+            break;
         }
     }
     for (size_t i = 0; i < g->nrec; i++) {
@@ -1823,10 +2401,17 @@ static void write_step(gen *g)
             from = g->o.len;
         }
         switch (r->kind) {
-        case R_RT: write_runtime(g, r); break;
-        case R_GPU: write_gpu(g, r); break;
-        case R_GPU_ANN: write_gpu_annotation(g, r); break;
-        default: break;
+        case R_RT:
+            write_runtime(g, r);
+            break;
+        case R_GPU:
+            write_gpu(g, r);
+            break;
+        case R_GPU_ANN:
+            write_gpu_annotation(g, r);
+            break;
+        default:
+            break;
         }
     }
     if (g->opt.gpu_shape)
@@ -1979,13 +2564,13 @@ static void write_header(gen *g)
     put_str(g, "]}], \"nccl_version\": \"2.18.5\"},\n");
     put_str(g, g->opt.gpu_shape ? "  \"record_shapes\": 0,\n  \"profile_memory\": 0,\n"
                                 : "  \"record_shapes\": 1,\n  \"profile_memory\": 1,\n");
-    put_fmt(g, "  \"trace_id\": \"%016" PRIX64 "\",\n", (uint64_t)(o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)o->rank));
+    put_fmt(g, "  \"trace_id\": \"%016" PRIX64 "\",\n",
+            (uint64_t)(o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)o->rank));
     put_str(g, "  \"displayTimeUnit\": \"ms\",\n");
     put_fmt(g, "  \"baseTimeNanoseconds\": %" PRId64 ",\n  \"traceEvents\": [", g->base_ns);
     /* process metadata, as Kineto writes it first */
     char *p;
-    const char *pm[][2] = { { "process_name", "\"name\": \"python3\"" },
-                            { "process_labels", "\"labels\": \"CPU\"" } };
+    const char *pm[][2] = { { "process_name", "\"name\": \"python3\"" }, { "process_labels", "\"labels\": \"CPU\"" } };
     for (int i = 0; i < 2; i++) {
         p = event_start(g, out_reserve(&g->o));
         g->o.len = (size_t)(p - g->o.buf);
@@ -2003,9 +2588,11 @@ static void write_header(gen *g)
         p = put_ts(g, g->o.buf + g->o.len, g->t0);
         g->o.len = (size_t)(p - g->o.buf);
         if (i == 0)
-            put_fmt(g, ", \"pid\": %d, \"tid\": 0,\n    \"args\": {\n      \"name\": \"python3\"\n    }\n  }", g->device);
+            put_fmt(g, ", \"pid\": %d, \"tid\": 0,\n    \"args\": {\n      \"name\": \"python3\"\n    }\n  }",
+                    g->device);
         else if (i == 1)
-            put_fmt(g, ", \"pid\": %d, \"tid\": 0,\n    \"args\": {\n      \"labels\": \"GPU %d\"\n    }\n  }", g->device, g->device);
+            put_fmt(g, ", \"pid\": %d, \"tid\": 0,\n    \"args\": {\n      \"labels\": \"GPU %d\"\n    }\n  }",
+                    g->device, g->device);
         else
             put_fmt(g, ", \"pid\": %d, \"tid\": 0,\n    \"args\": {\n      \"sort_index\": %d\n    }\n  }", g->device,
                     5000000 + g->device);
@@ -2020,17 +2607,15 @@ static void write_trailer(gen *g, int64_t end)
         int pid, tid;
         const char *name; /* CPU threads: "thread <tid> (<name>)" */
     } threads[] = {
-        { g->pid, g->tid_main, "python3" },
-        { g->pid, g->tid_bwd, "pt_autograd_0" },
-        { g->device, 7, "stream 7 " },
-        { g->device, 20, "stream 20 " },
-        { g->device, 24, "stream 24 " },
+        { g->pid, g->tid_main, "python3" }, { g->pid, g->tid_bwd, "pt_autograd_0" }, { g->device, 7, "stream 7 " },
+        { g->device, 20, "stream 20 " },    { g->device, 24, "stream 24 " },
     };
     for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
         for (int kind = 0; kind < 2; kind++) {
             p = event_start(g, out_reserve(&g->o));
             g->o.len = (size_t)(p - g->o.buf);
-            put_fmt(g, "  {\n    \"name\": \"%s\", \"ph\": \"M\", \"ts\": ", kind ? "thread_sort_index" : "thread_name");
+            put_fmt(g,
+                    "  {\n    \"name\": \"%s\", \"ph\": \"M\", \"ts\": ", kind ? "thread_sort_index" : "thread_name");
             p = put_ts(g, g->o.buf + g->o.len, g->t0);
             g->o.len = (size_t)(p - g->o.buf);
             put_fmt(g, ", \"pid\": %d, \"tid\": %d,\n    \"args\": {\n      ", threads[i].pid, threads[i].tid);
@@ -2190,8 +2775,8 @@ static int generate_one(const gen_options *opt, const char *path, int rank)
     uint64_t raw = g->o.raw_bytes + g->o.len;
     int rc = out_close(&g->o);
     if (rc == 0 && !opt->quiet)
-        fprintf(stderr, "%s: rank %d/%d, %d steps, %" PRIu64 " events, %.1f MB%s\n", path, rank, opt->world,
-                nsteps, g->events, (double)raw / 1e6, opt->gzip ? " before gzip" : "");
+        fprintf(stderr, "%s: rank %d/%d, %d steps, %" PRIu64 " events, %.1f MB%s\n", path, rank, opt->world, nsteps,
+                g->events, (double)raw / 1e6, opt->gzip ? " before gzip" : "");
     for (int i = 0; i < g->nnodes; i++) {
         free(g->nodes[i].args);
         free(g->nodes[i].head);

@@ -62,13 +62,13 @@ int bench_gen_main(int argc, char **argv); /* gen_kineto_trace.c */
 typedef struct bench_options {
     int quick;
     const char *data_dir;
-    const char *trace;      /* given by the user, or NULL */
-    double size_mb;         /* generated main trace */
-    double rank_size_mb;    /* each file of the --jobs set */
-    int ranks;              /* files in the --jobs set */
-    int rss_ranks;          /* files in the larger set of the memory-per-rank rows (0: none) */
+    const char *trace;   /* given by the user, or NULL */
+    double size_mb;      /* generated main trace */
+    double rank_size_mb; /* each file of the --jobs set */
+    int ranks;           /* files in the --jobs set */
+    int rss_ranks;       /* files in the larger set of the memory-per-rank rows (0: none) */
     int repeat;
-    int baselines;          /* jansson, python, zcat */
+    int baselines; /* jansson, python, zcat */
     int jobs_test, rss_test;
     int gz_level;
     int generate_only;
@@ -93,10 +93,10 @@ typedef struct measured {
     int ok, ran, skipped;
     double t[MAX_RUNS], cpus[MAX_RUNS]; /* each run's wall and CPU seconds */
     int nruns;
-    double secs;        /* median over the runs */
-    long maxrss_kb;     /* largest over the runs */
-    double cpu;         /* CPU seconds (user + system) of the median run */
-    result r;           /* the child's report of the last run */
+    double secs;    /* median over the runs */
+    long maxrss_kb; /* largest over the runs */
+    double cpu;     /* CPU seconds (user + system) of the median run */
+    result r;       /* the child's report of the last run */
     char note[160];
 } measured;
 
@@ -325,9 +325,8 @@ static uint64_t count_category(const tl_profile *p, const char *cat)
 
 static uint64_t cpu_side_events(const tl_profile *p)
 {
-    return count_category(p, "cpu_op") + count_category(p, "user_annotation") +
-           count_category(p, "cpu_instant_event") + count_category(p, "cuda_runtime") +
-           count_category(p, "cuda_driver");
+    return count_category(p, "cpu_op") + count_category(p, "user_annotation") + count_category(p, "cpu_instant_event") +
+           count_category(p, "cuda_runtime") + count_category(p, "cuda_driver");
 }
 
 /* tally end to end: sniffing, gzip when the bytes say so, the trace reader, the profile. */
@@ -344,8 +343,13 @@ static void child_ingest(const void *arg, result *r)
     }
     struct stat st;
     fstat(fd, &st);
-    tl_input in = { .name = j->path, .path = j->path, .member = NULL, .from_walk = 0,
-                    .size = (int64_t)st.st_size, .read = tl_fd_read, .ctx = &fd };
+    tl_input in = { .name = j->path,
+                    .path = j->path,
+                    .member = NULL,
+                    .from_walk = 0,
+                    .size = (int64_t)st.st_size,
+                    .read = tl_fd_read,
+                    .ctx = &fd };
     tl_profile *p = tl_ingest_one(&in, &opt);
     close(fd);
     r->secs = now() - t0;
@@ -546,8 +550,8 @@ static int ys_bool(void *ctx, int b)
 static void child_yajl(const void *arg, result *r)
 {
     const job *j = arg;
-    static const yajl_callbacks cb = { ys_other, ys_bool, NULL, NULL, ys_number, ys_string, ys_start_map,
-                                       ys_map_key, ys_end_map, ys_other, ys_other };
+    static const yajl_callbacks cb = { ys_other,     ys_bool,    NULL,       NULL,     ys_number, ys_string,
+                                       ys_start_map, ys_map_key, ys_end_map, ys_other, ys_other };
     size_t cap = 1u << 20;
     unsigned char *buf = malloc(cap);
     yajl_sum y = { 0, 0, 0, 0 };
@@ -644,8 +648,7 @@ static void child_run(const void *arg, result *r)
         r->events += run.profiles[i]->events;
         r->gpu += run.profiles[i]->ngpu;
     }
-    if (!r->ok)
-    {
+    if (!r->ok) {
         if (run.nunreadable)
             snprintf(r->note, sizeof r->note, "%s: %s", run.unreadable[0].path, run.unreadable[0].problems.v[0].text);
         else
@@ -870,7 +873,10 @@ static double loadavg(void)
     return l;
 }
 
-static double mb(uint64_t bytes) { return (double)bytes / 1e6; }
+static double mb(uint64_t bytes)
+{
+    return (double)bytes / 1e6;
+}
 
 /* One row: the reader's figures over `bytes` of uncompressed JSON, and its time and RSS
  * as a multiple of the reference row's (tally's). */
@@ -1034,10 +1040,11 @@ static int rss_per_rank(const bench_options *o, const char *small, const char *l
             break;
         }
         double per = (double)(kb[1] - kb[0]) / 1024.0 / (double)(n[1] - n[0]);
-        printf("%-32s %7.1f MB %7.1f MB %10.2f MiB%s\n", cmds[c].label, (double)kb[0] / 1024.0,
-               (double)kb[1] / 1024.0, per,
-               c == 3 ? " (the JSON aggregate carries every session's samples)"
-                      : per <= 0.5 ? " (met)" : " (NOT met)");
+        printf("%-32s %7.1f MB %7.1f MB %10.2f MiB%s\n", cmds[c].label, (double)kb[0] / 1024.0, (double)kb[1] / 1024.0,
+               per,
+               c == 3       ? " (the JSON aggregate carries every session's samples)"
+               : per <= 0.5 ? " (met)"
+                            : " (NOT met)");
     }
     unlink(html);
     unlink(json);
@@ -1104,8 +1111,7 @@ static int e2e_shape(const bench_options *o, const char *label, const char *path
     char ev[32], gev[32];
     printf("\n%s: %s (%.1f MB, %s events, %s GPU events)\n", label, path, mb((uint64_t)size),
            count_str(events, ev, sizeof ev), count_str(gpu, gev, sizeof gev));
-    printf("%-30s %8s %12s %9s %12s %10s\n", "command", "CPU s", "MB/s of CPU", "ns/event", "peak RSS",
-           "CPU/cat");
+    printf("%-30s %8s %12s %9s %12s %10s\n", "command", "CPU s", "MB/s of CPU", "ns/event", "peak RSS", "CPU/cat");
     struct {
         const char *name;
         char *argv[8];
@@ -1412,8 +1418,8 @@ static int scaling(const bench_options *o)
         n++;
     }
     if (n >= 2)
-        printf("fitted exponent of CPU time vs size (%d sizes): %.3f (goal <= 1.01: %s)\n", n,
-               fit_exponent(xs, ys, n), fit_exponent(xs, ys, n) <= 1.01 ? "met" : "NOT met");
+        printf("fitted exponent of CPU time vs size (%d sizes): %.3f (goal <= 1.01: %s)\n", n, fit_exponent(xs, ys, n),
+               fit_exponent(xs, ys, n) <= 1.01 ? "met" : "NOT met");
     /* steps: the same size with a quarter of the layers, so four times the steps */
     {
         char path[4200];
@@ -1443,7 +1449,8 @@ static int scaling(const bench_options *o)
         snprintf(nrs, sizeof nrs, "%d", ranks);
         snprintf(dir, sizeof dir, "%s/gpu-ranks%d-25mb", o->data_dir, ranks);
         if (!dir_exists(dir)) {
-            const char *args[] = { "--shape", "gpu", "--seed", "3", "--ranks", nrs, "--size-mb", "25", "--jobs", "2", NULL };
+            const char *args[] = { "--shape",   "gpu", "--seed", "3", "--ranks", nrs,
+                                   "--size-mb", "25",  "--jobs", "2", NULL };
             fprintf(stderr, "generating %s ...\n", dir);
             if (generate(dir, 1, args, NULL) != 0)
                 return 0;
@@ -1668,8 +1675,8 @@ int main(int argc, char **argv)
         snprintf(nr, sizeof nr, "%d", o.ranks);
         snprintf(dir, sizeof dir, "%s/ranks%d-%gmb", o.data_dir, o.ranks, per);
         if (!dir_exists(dir)) {
-            const char *args_quick[] = { "--seed", "2", "--ranks", nr, "--layers", "2", "--steps", "2",
-                                         "--jobs", "2", NULL };
+            const char *args_quick[] = { "--seed",  "2", "--ranks", nr,  "--layers", "2",
+                                         "--steps", "2", "--jobs",  "2", NULL };
             const char *args[] = { "--seed", "2", "--ranks", nr, "--size-mb", rsz, "--jobs", "2", NULL };
             double secs = 0;
             fprintf(stderr, "generating %s ...\n", dir);
@@ -1689,8 +1696,8 @@ int main(int argc, char **argv)
         snprintf(nr, sizeof nr, "%d", n);
         snprintf(rdir, sizeof rdir, "%s/ranks%d-%gmb", o.data_dir, n, per);
         if (!dir_exists(rdir)) {
-            const char *args_quick[] = { "--seed", "2", "--ranks", nr, "--layers", "2", "--steps", "2",
-                                         "--jobs", "2", NULL };
+            const char *args_quick[] = { "--seed",  "2", "--ranks", nr,  "--layers", "2",
+                                         "--steps", "2", "--jobs",  "2", NULL };
             const char *args[] = { "--seed", "2", "--ranks", nr, "--size-mb", rsz, "--jobs", "2", NULL };
             double secs = 0;
             fprintf(stderr, "generating %s ...\n", rdir);
@@ -1727,8 +1734,8 @@ int main(int argc, char **argv)
     }
 
     job jp = { plain, 1 }, jg = { gz, 1 }, jb = { plain, -1 };
-    measured m_read, m_tok, m_tokb, m_ing, m_mmap, m_gz, m_gzz, m_inflate, m_jansson, m_python, m_zcat,
-        m_floor, m_cat, m_simd, m_yajl, m_igzip, m_deflate;
+    measured m_read, m_tok, m_tokb, m_ing, m_mmap, m_gz, m_gzz, m_inflate, m_jansson, m_python, m_zcat, m_floor, m_cat,
+        m_simd, m_yajl, m_igzip, m_deflate;
     double load_start = loadavg();
     memset(&m_jansson, 0, sizeof m_jansson);
     memset(&m_python, 0, sizeof m_python);
@@ -1744,10 +1751,9 @@ int main(int argc, char **argv)
     measure(&m_read, child_read, &jp, 2);
     measure(&m_read, child_read, &jg, 1);
     plan main_plan[] = {
-        { &m_read, child_read, &jp },          { &m_mmap, child_mmap, &jp },
-        { &m_tok, child_tokenize, &jp },       { &m_tokb, child_tokenize, &jb },
-        { &m_ing, child_ingest, &jp },         { &m_gz, child_ingest, &jg },
-        { &m_gzz, child_ingest_zlib, &jg },    { &m_inflate, child_inflate, &jg },
+        { &m_read, child_read, &jp },       { &m_mmap, child_mmap, &jp },       { &m_tok, child_tokenize, &jp },
+        { &m_tokb, child_tokenize, &jb },   { &m_ing, child_ingest, &jp },      { &m_gz, child_ingest, &jg },
+        { &m_gzz, child_ingest_zlib, &jg }, { &m_inflate, child_inflate, &jg },
     };
     measure_interleaved(main_plan, (int)(sizeof main_plan / sizeof main_plan[0]), o.repeat);
     uint64_t bytes = (uint64_t)plain_size, events = m_ing.ok ? m_ing.r.events : m_tok.r.events;
@@ -1755,8 +1761,7 @@ int main(int argc, char **argv)
     if (o.baselines) {
         if (plain_size > ((int64_t)1 << 30)) {
             m_jansson.ran = m_jansson.skipped = 1;
-            snprintf(m_jansson.note, sizeof m_jansson.note,
-                     "skipped: the file is over 1 GB (the DOM would need ~10x)");
+            snprintf(m_jansson.note, sizeof m_jansson.note, "skipped: the file is over 1 GB (the DOM would need ~10x)");
         } else {
             measure(&m_jansson, child_jansson, &jp, 1);
         }
@@ -1796,7 +1801,8 @@ int main(int argc, char **argv)
            gz_size ? (double)plain_size / (double)gz_size : 0.0);
     print_env();
     printf("MB/s and Mev/s are of the uncompressed JSON; tally rows: median of %d runs; "
-           "baselines: 1 run; ref = tally ingest (.gz rows: tally ingest .gz)\n\n", o.repeat);
+           "baselines: 1 run; ref = tally ingest (.gz rows: tally ingest .gz)\n\n",
+           o.repeat);
     printf("structural index: %s; gzip decoder: %s\n\n", tl_json_scan_isa(), tl_gzip_source_decoder());
     header_row();
     row("tally ingest (profile)", &m_ing, bytes, events, &m_ing);
@@ -1825,8 +1831,8 @@ int main(int argc, char **argv)
 
     /* the split: where tally's time goes */
     if (m_ing.ok && m_tok.ok) {
-        printf("\nsplit: tokenizer %.0f%% of tally ingest's time, the profile %.0f%%",
-               100.0 * m_tok.secs / m_ing.secs, 100.0 * (m_ing.secs - m_tok.secs) / m_ing.secs);
+        printf("\nsplit: tokenizer %.0f%% of tally ingest's time, the profile %.0f%%", 100.0 * m_tok.secs / m_ing.secs,
+               100.0 * (m_ing.secs - m_tok.secs) / m_ing.secs);
         if (m_read.ok)
             printf(", read(2) %.0f%%", 100.0 * m_read.secs / m_ing.secs);
         putchar('\n');
@@ -1876,8 +1882,8 @@ int main(int argc, char **argv)
         char a[32], b[32], c[32];
         printf("\npeak RSS against CPU-side events: the same steps, names and GPU events, with "
                "every CPU operator tree run 3 times (generator --cpu-mult 3):\n");
-        printf("%-34s %10s %14s %12s %11s %10s %12s\n", "trace", "MB", "events", "CPU-side", "GPU events",
-               "MB/s", "peak RSS");
+        printf("%-34s %10s %14s %12s %11s %10s %12s\n", "trace", "MB", "events", "CPU-side", "GPU events", "MB/s",
+               "peak RSS");
         printf("%-34s %10.1f %14s %12s %11" PRIu64 " %10.1f %9.1f MB\n", "1x (the trace above)", mb(bytes),
                count_str(m_ing.r.events, a, sizeof a), count_str(m_ing.r.cpu_side, b, sizeof b), m_ing.r.gpu,
                mb(bytes) / m_ing.secs, (double)m_ing.maxrss_kb / 1024.0);
@@ -1885,10 +1891,9 @@ int main(int argc, char **argv)
             char label[64];
             snprintf(label, sizeof label, "%.2fx events (--cpu-mult 3)",
                      (double)m_cpu2.r.events / (double)(m_ing.r.events ? m_ing.r.events : 1));
-            printf("%-34s %10.1f %14s %12s %11" PRIu64 " %10.1f %9.1f MB\n", label,
-                   mb((uint64_t)sz), count_str(m_cpu2.r.events, a, sizeof a),
-                   count_str(m_cpu2.r.cpu_side, c, sizeof c), m_cpu2.r.gpu, mb((uint64_t)sz) / m_cpu2.secs,
-                   (double)m_cpu2.maxrss_kb / 1024.0);
+            printf("%-34s %10.1f %14s %12s %11" PRIu64 " %10.1f %9.1f MB\n", label, mb((uint64_t)sz),
+                   count_str(m_cpu2.r.events, a, sizeof a), count_str(m_cpu2.r.cpu_side, c, sizeof c), m_cpu2.r.gpu,
+                   mb((uint64_t)sz) / m_cpu2.secs, (double)m_cpu2.maxrss_kb / 1024.0);
             printf("peak RSS ratio %.2fx for %.2fx the CPU-side events (%.2fx all events)\n",
                    (double)m_cpu2.maxrss_kb / (double)m_ing.maxrss_kb,
                    (double)m_cpu2.r.cpu_side / (double)(m_ing.r.cpu_side ? m_ing.r.cpu_side : 1),
@@ -1933,7 +1938,8 @@ int main(int argc, char **argv)
     /* ---- end to end on both shapes, then the scaling series ---- */
     if (o.e2e) {
         printf("\nend to end: the tally command (median CPU s of %d runs) beside cat and simdjson "
-               "(the whole file in memory, sum of dur) on the same file\n", o.repeat);
+               "(the whole file in memory, sum of dur) on the same file\n",
+               o.repeat);
         if (!e2e_shape(&o, "operator shape (record_shapes, the trace above)", plain))
             failed = 1;
         if (gpu_trace[0] && !e2e_shape(&o, "GPU-heavy shape (--shape gpu)", gpu_trace))

@@ -28,8 +28,8 @@
 #define TL_HIST_GROW 16u
 
 typedef struct tl_hist {
-    uint32_t *counts;          /* counts[i]: bucket first + i; NULL: nothing added */
-    uint32_t first, n;         /* the buckets held: [first, first + n) */
+    uint32_t *counts;  /* counts[i]: bucket first + i; NULL: nothing added */
+    uint32_t first, n; /* the buckets held: [first, first + n) */
 } tl_hist;
 
 static inline void tl_hist_index(uint64_t v, unsigned *page, unsigned *slot)

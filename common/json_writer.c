@@ -80,10 +80,22 @@ static void close_(tl_json *j, char c)
     put(j, c);
 }
 
-void tl_json_object_begin(tl_json *j) { open_(j, '{'); }
-void tl_json_object_end(tl_json *j) { close_(j, '}'); }
-void tl_json_array_begin(tl_json *j) { open_(j, '['); }
-void tl_json_array_end(tl_json *j) { close_(j, ']'); }
+void tl_json_object_begin(tl_json *j)
+{
+    open_(j, '{');
+}
+void tl_json_object_end(tl_json *j)
+{
+    close_(j, '}');
+}
+void tl_json_array_begin(tl_json *j)
+{
+    open_(j, '[');
+}
+void tl_json_array_end(tl_json *j)
+{
+    close_(j, ']');
+}
 
 /* Length of a valid UTF-8 sequence at s (max n bytes), or 0 if invalid. */
 static size_t utf8_len(const unsigned char *s, size_t n)
@@ -193,8 +205,14 @@ static void number(tl_json *j, const char *fmt, ...)
         tl_json_write(j, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
-void tl_json_int(tl_json *j, int64_t v) { number(j, "%lld", (long long)v); }
-void tl_json_uint(tl_json *j, uint64_t v) { number(j, "%llu", (unsigned long long)v); }
+void tl_json_int(tl_json *j, int64_t v)
+{
+    number(j, "%lld", (long long)v);
+}
+void tl_json_uint(tl_json *j, uint64_t v)
+{
+    number(j, "%llu", (unsigned long long)v);
+}
 
 void tl_json_double(tl_json *j, double v)
 {
@@ -262,11 +280,31 @@ void tl_json_raw(tl_json *j, const char *text)
     tl_json_write(j, text, strlen(text));
 }
 
-void tl_json_kv_string(tl_json *j, const char *k, const char *s) { tl_json_key(j, k); tl_json_string(j, s); }
-void tl_json_kv_int(tl_json *j, const char *k, int64_t v) { tl_json_key(j, k); tl_json_int(j, v); }
-void tl_json_kv_uint(tl_json *j, const char *k, uint64_t v) { tl_json_key(j, k); tl_json_uint(j, v); }
-void tl_json_kv_double(tl_json *j, const char *k, double v) { tl_json_key(j, k); tl_json_double(j, v); }
-void tl_json_kv_bool(tl_json *j, const char *k, int v) { tl_json_key(j, k); tl_json_bool(j, v); }
+void tl_json_kv_string(tl_json *j, const char *k, const char *s)
+{
+    tl_json_key(j, k);
+    tl_json_string(j, s);
+}
+void tl_json_kv_int(tl_json *j, const char *k, int64_t v)
+{
+    tl_json_key(j, k);
+    tl_json_int(j, v);
+}
+void tl_json_kv_uint(tl_json *j, const char *k, uint64_t v)
+{
+    tl_json_key(j, k);
+    tl_json_uint(j, v);
+}
+void tl_json_kv_double(tl_json *j, const char *k, double v)
+{
+    tl_json_key(j, k);
+    tl_json_double(j, v);
+}
+void tl_json_kv_bool(tl_json *j, const char *k, int v)
+{
+    tl_json_key(j, k);
+    tl_json_bool(j, v);
+}
 
 /* ---- a strict RFC 8259 validator (recursive descent, bounded depth) ---- */
 
@@ -292,8 +330,7 @@ static const char *string_(const char *p)
             p++;
             if (*p == 'u') {
                 for (int i = 1; i <= 4; i++)
-                    if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') ||
-                          (p[i] >= 'A' && p[i] <= 'F')))
+                    if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || (p[i] >= 'A' && p[i] <= 'F')))
                         return NULL;
                 p += 5;
             } else if (*p && strchr("\"\\/bfnrt", *p)) {
@@ -375,13 +412,20 @@ static const char *value(const char *p, int depth)
     if (depth > 64)
         return NULL;
     switch (*p) {
-    case '{': return container(p, depth, '}');
-    case '[': return container(p, depth, ']');
-    case '"': return string_(p);
-    case 't': return strncmp(p, "true", 4) ? NULL : p + 4;
-    case 'f': return strncmp(p, "false", 5) ? NULL : p + 5;
-    case 'n': return strncmp(p, "null", 4) ? NULL : p + 4;
-    default: return number_(p);
+    case '{':
+        return container(p, depth, '}');
+    case '[':
+        return container(p, depth, ']');
+    case '"':
+        return string_(p);
+    case 't':
+        return strncmp(p, "true", 4) ? NULL : p + 4;
+    case 'f':
+        return strncmp(p, "false", 5) ? NULL : p + 5;
+    case 'n':
+        return strncmp(p, "null", 4) ? NULL : p + 4;
+    default:
+        return number_(p);
     }
 }
 

@@ -40,8 +40,8 @@ void tl_json_string(tl_json *j, const char *s);
 void tl_json_string_n(tl_json *j, const char *s, size_t n);
 void tl_json_int(tl_json *j, int64_t v);
 void tl_json_uint(tl_json *j, uint64_t v);
-void tl_json_double(tl_json *j, double v);                 /* %.17g, shortest that round-trips */
-void tl_json_fixed(tl_json *j, double v, int decimals);    /* e.g. µs with 3 decimals */
+void tl_json_double(tl_json *j, double v);              /* %.17g, shortest that round-trips */
+void tl_json_fixed(tl_json *j, double v, int decimals); /* e.g. µs with 3 decimals */
 void tl_json_bool(tl_json *j, int v);
 void tl_json_null(tl_json *j);
 /* Insert already-valid JSON text as a value (e.g. an event's args). */

@@ -44,17 +44,16 @@ static const char *errtext(int e, char *buf, size_t len)
     return strerror_r(e, buf, len);
 }
 
-static void set_err(tl_output *o, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void set_err(tl_output *o, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_err(tl_output *o, const char *path, const char *fmt, ...)
 {
     va_list ap;
     /* A path too long for the message is shown by its two ends: it said
      * only "File name too long", not which output. */
     size_t len = strlen(path);
-    int n = len + 160 < sizeof o->err ? snprintf(o->err, sizeof o->err, "%s: ", path)
-                                      : snprintf(o->err, sizeof o->err, "%.60s...%s (%zu bytes): ", path,
-                                                 path + len - 60, len);
+    int n = len + 160 < sizeof o->err
+                ? snprintf(o->err, sizeof o->err, "%s: ", path)
+                : snprintf(o->err, sizeof o->err, "%.60s...%s (%zu bytes): ", path, path + len - 60, len);
     if (n < 0 || (size_t)n >= sizeof o->err)
         n = 0;
     va_start(ap, fmt);
@@ -172,8 +171,10 @@ static char *resolve(tl_output *o, const char *path)
         struct stat dst;
         int sticky = stat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH);
         if (sticky && st.st_uid != geteuid() && st.st_uid != dst.st_uid) {
-            set_err(o, path, "%s is a symbolic link in a shared sticky directory owned by someone else; "
-                    "refusing to follow it", cur);
+            set_err(o, path,
+                    "%s is a symbolic link in a shared sticky directory owned by someone else; "
+                    "refusing to follow it",
+                    cur);
             free(dir);
             free(base);
             free(cur);
@@ -466,8 +467,10 @@ int tl_output_open(tl_output *o, const char *path, unsigned flags, tl_output_is_
     }
     struct stat st;
     if ((flags & TL_OUTPUT_OWN_NAME) && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        set_err(o, path, "is not a regular file (%s at a name this program chose for its own output); refusing "
-                "to follow or write it", S_ISLNK(st.st_mode) ? "a symbolic link" : "something else");
+        set_err(o, path,
+                "is not a regular file (%s at a name this program chose for its own output); refusing "
+                "to follow or write it",
+                S_ISLNK(st.st_mode) ? "a symbolic link" : "something else");
         goto fail;
     }
     if (strcmp(path, "-") == 0) {
@@ -693,7 +696,8 @@ static int place(tl_output *o)
 
 static void place_failed(tl_output *o, int e)
 {
-    set_errno(o, o->path, o->kind == TL_OUTPUT_IN_PLACE ? "cannot rewrite it" : "cannot move the new file into place", e);
+    set_errno(o, o->path, o->kind == TL_OUTPUT_IN_PLACE ? "cannot rewrite it" : "cannot move the new file into place",
+              e);
 }
 
 int tl_output_commit(tl_output *o)
@@ -753,8 +757,8 @@ static void hold_signals(sigset_t *old)
 {
     sigset_t set;
     sigemptyset(&set);
-    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
-                                SIGVTALRM, SIGPROF, SIGPIPE };
+    static const int sigs[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGALRM, SIGUSR1,
+                                SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGPIPE };
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         sigaddset(&set, sigs[i]);
     pthread_sigmask(SIG_BLOCK, &set, old); /* this thread: the collector commits from a program's own thread */

@@ -67,24 +67,24 @@ enum tl_output_kind {
 typedef int (*tl_output_is_input_fn)(dev_t dev, ino_t ino, void *user);
 
 typedef struct tl_output {
-    FILE *f;          /* write here (stdio), unless opened with TL_OUTPUT_GZIP */
-    char *path;       /* as given: what messages name */
-    int kind;         /* enum tl_output_kind */
-    int failed;       /* an error happened; err says which */
+    FILE *f;    /* write here (stdio), unless opened with TL_OUTPUT_GZIP */
+    char *path; /* as given: what messages name */
+    int kind;   /* enum tl_output_kind */
+    int failed; /* an error happened; err says which */
     char err[TL_OUTPUT_ERR_LEN];
     /* private */
-    char *target;     /* the file replaced (a symlink's target), for ATOMIC / IN_PLACE */
-    char *base;       /* its name inside dirfd */
-    char *tmpname;    /* the named temporary file, NULL while unnamed */
-    char *backup;     /* hard link to the old file during commit_all */
+    char *target;  /* the file replaced (a symlink's target), for ATOMIC / IN_PLACE */
+    char *base;    /* its name inside dirfd */
+    char *tmpname; /* the named temporary file, NULL while unnamed */
+    char *backup;  /* hard link to the old file during commit_all */
     int dirfd;
-    int fd;           /* the descriptor under f */
-    int unnamed;      /* O_TMPFILE: linked into the directory at commit */
-    int existed;      /* the target existed (its old contents can be restored) */
+    int fd;      /* the descriptor under f */
+    int unnamed; /* O_TMPFILE: linked into the directory at commit */
+    int existed; /* the target existed (its old contents can be restored) */
     int finished;
-    int placed;       /* renamed into place by commit_all (undone on a later failure) */
-    void *gz;         /* gzFile */
-    int write_errno;  /* the first failed write's errno (ENOSPC), reported at finish */
+    int placed;      /* renamed into place by commit_all (undone on a later failure) */
+    void *gz;        /* gzFile */
+    int write_errno; /* the first failed write's errno (ENOSPC), reported at finish */
 } tl_output;
 
 /* For tests: nonzero makes tl_output_open name its temporary files (the

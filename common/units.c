@@ -69,10 +69,14 @@ const char *tl_units_pct(char *buf, size_t len, double pct)
 const char *tl_units_fmt(char *buf, size_t len, double v, int unit)
 {
     switch (unit) {
-    case TL_UNIT_NS: return tl_units_dur(buf, len, v);
-    case TL_UNIT_BYTES: return tl_units_bytes(buf, len, v);
-    case TL_UNIT_PCT: return tl_units_pct(buf, len, v);
-    default: break;
+    case TL_UNIT_NS:
+        return tl_units_dur(buf, len, v);
+    case TL_UNIT_BYTES:
+        return tl_units_bytes(buf, len, v);
+    case TL_UNIT_PCT:
+        return tl_units_pct(buf, len, v);
+    default:
+        break;
     }
     if (!isfinite(v))
         snprintf(buf, len, DASH);

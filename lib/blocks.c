@@ -87,8 +87,10 @@ void tally_block_end(void)
         goto out;
     }
     tl_g.block_open = 0;
-    tl_block b = { tl_g.block_t0, now > tl_g.block_t0 ? now - tl_g.block_t0 : 0, tl_g.block_frames, tl_g.block_tid,
-                   mem.rss, mem.gpu_mem, mem.gpu_own };
+    tl_block b = { tl_g.block_t0,     now > tl_g.block_t0 ? now - tl_g.block_t0 : 0,
+                   tl_g.block_frames, tl_g.block_tid,
+                   mem.rss,           mem.gpu_mem,
+                   mem.gpu_own };
     if (tl_g.nblocks >= TL_MAX_BLOCKS ||
         tl_array_grow(&tl_g.blocks, tl_g.nblocks, &tl_g.blocks_cap, sizeof *tl_g.blocks, 64) != 0) {
         tl_g.blocks_dropped++;

@@ -76,8 +76,14 @@ const char *tl_clock_source(void)
     return TL_LOAD(tl_clock_use_tsc) ? "tsc" : "CLOCK_MONOTONIC";
 }
 
-uint64_t tl_clock_start_ticks(void) { return start_ticks; }
-int64_t tl_clock_start_realtime_ns(void) { return start_real_ns; }
+uint64_t tl_clock_start_ticks(void)
+{
+    return start_ticks;
+}
+int64_t tl_clock_start_realtime_ns(void)
+{
+    return start_real_ns;
+}
 
 /* ns per tick from the start of recording to now: the TSC read between two
  * monotonic reads to pair them tightly. */

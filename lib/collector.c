@@ -145,8 +145,10 @@ static const char *file_name_or_default(const char *name)
         ok = *c >= 0x20 && *c != 0x7f;
     if (ok)
         return name;
-    fprintf(stderr, "tally: ignoring the name \"%.200s\": expected a file name without '/' or "
-                    "'..'; using \"%s\"\n", name, program_name());
+    fprintf(stderr,
+            "tally: ignoring the name \"%.200s\": expected a file name without '/' or "
+            "'..'; using \"%s\"\n",
+            name, program_name());
     return program_name();
 }
 
@@ -175,9 +177,9 @@ static void sampler_setup(const tally_config *cfg)
         sc->gpus = UINT64_MAX;
     }
     /* asked for by name: a GPU period (a preset's too), "gpu" in the list, or devices */
-    sc->gpu_asked = (sc->what & TL_SAMPLE_GPU) &&
-                    (cfg->sample_gpu_ms > 0 || (cfg->sample != NULL && strstr(cfg->sample, "gpu")) ||
-                     sc->gpus != UINT64_MAX);
+    sc->gpu_asked =
+        (sc->what & TL_SAMPLE_GPU) &&
+        (cfg->sample_gpu_ms > 0 || (cfg->sample != NULL && strstr(cfg->sample, "gpu")) || sc->gpus != UINT64_MAX);
     sc->budget = cfg->sample_points > 0 ? cfg->sample_points : TL_MAX_SAMPLER_POINTS;
     sc->flush_s = cfg->flush_s > 0 ? cfg->flush_s : 0;
     const char *root = getenv("TALLY_PROC_ROOT");
@@ -237,8 +239,10 @@ int tally_init(const tally_config *cfg_in)
         if (tl_schedule_parse(cfg->schedule, &tl_g.schedule, why, sizeof why) == 0)
             copy_str(tl_g.schedule_text, sizeof tl_g.schedule_text, cfg->schedule);
         else
-            fprintf(stderr, "tally: ignoring schedule \"%s\": %s; expected "
-                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);
+            fprintf(stderr,
+                    "tally: ignoring schedule \"%s\": %s; expected "
+                    "wait=N,warmup=N,active=N,repeat=N\n",
+                    cfg->schedule, why);
     }
     if (!tl_g.rank_explicit)
         tl_g.rank_rejected += (uint64_t)tl_rank_detect(&tl_g.rank);
@@ -289,11 +293,11 @@ int tally_enabled(void)
 /* The check every recording call starts with. An acquire load (a plain mov
  * on x86) so that a thread that sees TL_RUNNING also sees the configuration
  * and the clock that tally_init() set before publishing the state. */
-#define TL_GATE()                                                                      \
-    do {                                                                               \
-        if (TL_UNLIKELY(atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING) \
-            && !tl_ensure_running())                                                   \
-            return;                                                                    \
+#define TL_GATE()                                                                                                      \
+    do {                                                                                                               \
+        if (TL_UNLIKELY(atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING) &&                      \
+            !tl_ensure_running())                                                                                      \
+            return;                                                                                                    \
     } while (0)
 
 void tally_begin(const char *name)
@@ -517,8 +521,10 @@ void tally_set_rank(int rank, int world_size)
     }
     pthread_mutex_unlock(&tl_g.lock);
     if (!said && (rank < 0 || (world_size > 0 && rank >= world_size)))
-        fprintf(stderr, "tally: tally_set_rank(%d, %d): %s; counted in the report's "
-                        "problems.rank_rejected\n", rank, world_size,
+        fprintf(stderr,
+                "tally: tally_set_rank(%d, %d): %s; counted in the report's "
+                "problems.rank_rejected\n",
+                rank, world_size,
                 rank < 0 ? "a negative rank is refused, the rank is unchanged"
                          : "the rank is not below the world size, which is left unknown");
 }
@@ -564,8 +570,7 @@ void tally_step(void)
     if (tl_schedule_records(&tl_g.schedule, done))
         atomic_fetch_add(&tl_g.recorded_steps, 1);
     long next = done < LONG_MAX ? done + 1 : done;
-    atomic_store_explicit(&tl_g.recording, tl_schedule_records(&tl_g.schedule, next),
-                          memory_order_relaxed);
+    atomic_store_explicit(&tl_g.recording, tl_schedule_records(&tl_g.schedule, next), memory_order_relaxed);
 }
 
 /* ---- merging and writing ------------------------------------------------ */
@@ -659,8 +664,7 @@ static int write_one(tl_output *o, const char *path, int gzip, int own, int (*fn
     tl_gzip_free(gz);
     if (rc != 0) {
         char why[128];
-        snprintf(o->err, sizeof o->err, "%s: write failed: %s", path,
-                 strerror_r(errno ? errno : EIO, why, sizeof why));
+        snprintf(o->err, sizeof o->err, "%s: write failed: %s", path, strerror_r(errno ? errno : EIO, why, sizeof why));
         tl_output_abort(o);
         o->failed = 1;
         return TALLY_EIO;
@@ -701,7 +705,8 @@ static int write_outputs(int final)
     pthread_mutex_lock(&tl_g.write_lock);
     if (tl_merged_build(&m) != 0) {
         report_io_error("out of memory while merging statistics; the report and the trace "
-                        "are lost", "the program goes on without them");
+                        "are lost",
+                        "the program goes on without them");
         rc = TALLY_ENOMEM;
         goto out;
     }
@@ -724,10 +729,10 @@ static int write_outputs(int final)
         tl_output *done[2];
         size_t n = 0;
         memset(outs, 0, sizeof outs);
-        int own_trace = !tl_g.trace_path[0] || tl_g.is_fork_child, own_report = !tl_g.report_path[0] || tl_g.is_fork_child;
+        int own_trace = !tl_g.trace_path[0] || tl_g.is_fork_child,
+            own_report = !tl_g.report_path[0] || tl_g.is_fork_child;
         if (tl_g.trace && same_file(report, trace))
-            snprintf(tl_g.trace_lost, sizeof tl_g.trace_lost, "%s: the trace's path is the report's too",
-                     trace);
+            snprintf(tl_g.trace_lost, sizeof tl_g.trace_lost, "%s: the trace's path is the report's too", trace);
         else if (tl_g.trace && write_one(&outs[0], trace, tl_g.trace_gzip, own_trace, tl_trace_write, &m) != 0)
             snprintf(tl_g.trace_lost, sizeof tl_g.trace_lost, "%s", outs[0].err);
         else if (tl_g.trace)
@@ -768,11 +773,10 @@ static int write_outputs(int final)
         /* Say which outputs are lost: committed together, a failure of
          * the report loses both (the previous versions, if any, are kept). */
         if (tl_g.trace)
-            snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s",
-                     prep[0] ? prep : "write failed", report, trace);
+            snprintf(what, sizeof what, "%s; lost: the report %s and the trace %s", prep[0] ? prep : "write failed",
+                     report, trace);
         else
-            snprintf(what, sizeof what, "%s; lost: the report %s", prep[0] ? prep : "write failed",
-                     report);
+            snprintf(what, sizeof what, "%s; lost: the report %s", prep[0] ? prep : "write failed", report);
         report_io_error(what, "the program goes on without them");
     }
     if (final && tl_g.summary)

@@ -213,8 +213,10 @@ int tally_config_from_env(tally_config *cfg)
     env_str("TALLY_SAMPLE", &cfg->sample);
     unsigned what;
     if (cfg->sample != NULL && tl_sample_parse(cfg->sample, &what, why, sizeof why) != 0) {
-        fprintf(stderr, "tally: ignoring TALLY_SAMPLE=%s: %s; expected a list of gpu, cpu, memory, "
-                        "disk, load (or all, none)\n", cfg->sample, why);
+        fprintf(stderr,
+                "tally: ignoring TALLY_SAMPLE=%s: %s; expected a list of gpu, cpu, memory, "
+                "disk, load (or all, none)\n",
+                cfg->sample, why);
         cfg->sample = NULL;
         rc |= TALLY_EINVAL;
     }
@@ -229,8 +231,10 @@ int tally_config_from_env(tally_config *cfg)
     if (cfg->schedule != NULL) {
         tl_schedule s;
         if (tl_schedule_parse(cfg->schedule, &s, why, sizeof why) != 0) {
-            fprintf(stderr, "tally: ignoring TALLY_SCHEDULE=%s: %s; expected "
-                            "wait=N,warmup=N,active=N,repeat=N\n", cfg->schedule, why);
+            fprintf(stderr,
+                    "tally: ignoring TALLY_SCHEDULE=%s: %s; expected "
+                    "wait=N,warmup=N,active=N,repeat=N\n",
+                    cfg->schedule, why);
             cfg->schedule = NULL;
             rc |= TALLY_EINVAL;
         }
@@ -342,8 +346,7 @@ static int env_int(const char *var, int *out)
     errno = 0;
     long long x = strtoll(v, &end, 10);
     if (errno || *end != '\0' || x < 0 || x > INT_MAX || !(*v >= '0' && *v <= '9')) {
-        fprintf(stderr, "tally: ignoring %s=%.64s: expected an integer from 0 to %d\n", var, v,
-                INT_MAX);
+        fprintf(stderr, "tally: ignoring %s=%.64s: expected an integer from 0 to %d\n", var, v, INT_MAX);
         return -1;
     }
     *out = (int)x;
@@ -356,7 +359,9 @@ static int env_int(const char *var, int *out)
  * and skipped: the next launcher's variable, else the default, is used. */
 int tl_rank_detect(tl_rank_info *out)
 {
-    static const struct { const char *rank, *size; } vars[] = {
+    static const struct {
+        const char *rank, *size;
+    } vars[] = {
         { "RANK", "WORLD_SIZE" },
         { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
         { "PMIX_RANK", "PMIX_SIZE" },

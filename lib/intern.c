@@ -41,7 +41,10 @@ const char *tl_name(uint32_t id)
     return pages[id >> PAGE_BITS][id & (PAGE_SIZE - 1)];
 }
 
-uint32_t tl_name_count(void) { return atomic_load(&nnames); }
+uint32_t tl_name_count(void)
+{
+    return atomic_load(&nnames);
+}
 uint64_t tl_intern_overflowed(void)
 {
     pthread_mutex_lock(&intern_lock); /* written by tl_intern on any thread */
@@ -134,6 +137,15 @@ out:
     return id;
 }
 
-void tl_intern_atfork_prepare(void) { pthread_mutex_lock(&intern_lock); }
-void tl_intern_atfork_parent(void) { pthread_mutex_unlock(&intern_lock); }
-void tl_intern_atfork_child(void) { pthread_mutex_unlock(&intern_lock); }
+void tl_intern_atfork_prepare(void)
+{
+    pthread_mutex_lock(&intern_lock);
+}
+void tl_intern_atfork_parent(void)
+{
+    pthread_mutex_unlock(&intern_lock);
+}
+void tl_intern_atfork_child(void)
+{
+    pthread_mutex_unlock(&intern_lock);
+}

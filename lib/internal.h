@@ -41,8 +41,8 @@
 
 /* ---- clock.c ------------------------------------------------------------ */
 
-void tl_clock_setup(const char *mode);        /* "auto", "tsc", "monotonic" */
-const char *tl_clock_source(void);            /* "tsc" or "CLOCK_MONOTONIC" */
+void tl_clock_setup(const char *mode); /* "auto", "tsc", "monotonic" */
+const char *tl_clock_source(void);     /* "tsc" or "CLOCK_MONOTONIC" */
 uint64_t tl_clock_ns_monotonic(void);
 int64_t tl_clock_ns_realtime(void);
 /* Current time in ticks. Inline because it is the hot path's main cost. */
@@ -56,7 +56,10 @@ static inline uint64_t tl_now(void)
     return tl_clock_ns_monotonic();
 }
 #else
-static inline uint64_t tl_now(void) { return tl_clock_ns_monotonic(); }
+static inline uint64_t tl_now(void)
+{
+    return tl_clock_ns_monotonic();
+}
 #endif
 /* Calibrate (waits until at least 20 ms have passed since setup) and return ns per tick. */
 double tl_clock_ns_per_tick(void);
@@ -92,13 +95,13 @@ int tl_rank_detect(tl_rank_info *out);
 
 /* ---- intern.c: the global name table ------------------------------------ */
 
-#define TL_MAX_NAMES 65536     /* distinct names; more map to TL_NAME_OVERFLOW */
-#define TL_NAME_OVERFLOW 0     /* id 0 is "(other names)" */
-#define TL_MAX_NAME_LEN 1024   /* longer names are cut */
+#define TL_MAX_NAMES 65536   /* distinct names; more map to TL_NAME_OVERFLOW */
+#define TL_NAME_OVERFLOW 0   /* id 0 is "(other names)" */
+#define TL_MAX_NAME_LEN 1024 /* longer names are cut */
 
-uint32_t tl_intern(const char *name); /* thread-safe; copies */
+uint32_t tl_intern(const char *name);      /* thread-safe; copies */
 uint32_t tl_intern_find(const char *name); /* the id, or UINT32_MAX; never adds */
-const char *tl_name(uint32_t id);     /* the interned string */
+const char *tl_name(uint32_t id);          /* the interned string */
 uint32_t tl_name_count(void);
 uint64_t tl_intern_overflowed(void);
 void tl_intern_atfork_prepare(void);
@@ -114,14 +117,14 @@ void tl_intern_atfork_child(void);
 enum tl_event_kind { TL_EV_SECTION = 1, TL_EV_ITERATION = 2, TL_EV_COUNTER = 3 };
 
 typedef struct tl_event {
-    uint64_t t0;     /* ticks */
-    uint64_t value;  /* duration ticks, or the bits of a double for counters */
+    uint64_t t0;    /* ticks */
+    uint64_t value; /* duration ticks, or the bits of a double for counters */
     uint32_t name;
     uint32_t kind;
 } tl_event;
 
 typedef struct tl_event_chunk {
-    struct tl_event_chunk *next;  /* set under the owner's flag */
+    struct tl_event_chunk *next; /* set under the owner's flag */
     /* The owner fills ev[used] and then publishes it with a release store;
      * readers load used with acquire and read the entries below it. */
     uint32_t used, cap;
@@ -132,7 +135,7 @@ typedef struct tl_event_chunk {
  * the trace does not keep the section itself (tracing off, or the event
  * budget spent): see "Statistics off the hot path" in thread.c. */
 typedef struct tl_pending {
-    uint64_t dur;   /* ticks */
+    uint64_t dur; /* ticks */
     uint32_t name;
     uint32_t unused;
 } tl_pending;
@@ -153,19 +156,19 @@ typedef struct tl_cache_slot {
     const char *key;      /* the caller's pointer */
     const char *interned; /* its interned copy, for the text check */
     uint32_t id;
-    uint32_t len;         /* strlen(interned) */
-    uint32_t mask;        /* len < 16: the bits of head's bytes 0..len (its NUL) */
+    uint32_t len;           /* strlen(interned) */
+    uint32_t mask;          /* len < 16: the bits of head's bytes 0..len (its NUL) */
     unsigned char head[16]; /* interned's first 16 bytes, NUL and zeros after its end */
 } tl_cache_slot;
 
 enum tl_stat_kind { TL_SECTION = 0, TL_ITERATION = 1, TL_NKINDS = 2 };
 
 typedef struct tl_thread {
-    struct tl_thread *next;       /* registry list, under tl_g.lock */
-    atomic_int busy;              /* the per-thread flag (see file comment) */
+    struct tl_thread *next; /* registry list, under tl_g.lock */
+    atomic_int busy;        /* the per-thread flag (see file comment) */
     int tid;
-    int retired;                  /* the thread has ended */
-    char name[32];                /* captured when the thread ended */
+    int retired;   /* the thread has ended */
+    char name[32]; /* captured when the thread ended */
 
     tl_cache_slot cache[TL_NAME_CACHE];
 
@@ -173,8 +176,8 @@ typedef struct tl_thread {
      * owner without the flag and read by a flush: TL_STORE / TL_LOAD. */
     tl_open stack[TL_MAX_DEPTH];
     int depth;
-    uint64_t depth_overflow;      /* begins beyond TL_MAX_DEPTH, still to be ended */
-    uint64_t depth_overflowed;    /* all begins beyond TL_MAX_DEPTH (not recorded) */
+    uint64_t depth_overflow;   /* begins beyond TL_MAX_DEPTH, still to be ended */
+    uint64_t depth_overflowed; /* all begins beyond TL_MAX_DEPTH (not recorded) */
     uint64_t unmatched_ends;
 
     tl_open iters[TL_MAX_OPEN_ITERATIONS];
@@ -323,8 +326,7 @@ static inline int tl_thread_push(tl_thread *t, uint32_t kind, uint32_t name, uin
 static inline void tl_thread_pend(tl_thread *t, uint32_t name, uint64_t dur)
 {
     uint64_t head = t->pend_head;
-    if (TL_UNLIKELY(t->pend == NULL ||
-                    head - __atomic_load_n(&t->pend_tail, __ATOMIC_ACQUIRE) == TL_PENDING_CAP)) {
+    if (TL_UNLIKELY(t->pend == NULL || head - __atomic_load_n(&t->pend_tail, __ATOMIC_ACQUIRE) == TL_PENDING_CAP)) {
         tl_thread_pend_slow(t, name, dur);
         return;
     }
@@ -348,11 +350,11 @@ typedef struct tl_reading {
 typedef struct tl_gpu_reading {
     int index;
     char name[64];
-    double mem_used, mem_total;      /* bytes, when has_mem */
-    double util_gpu, util_mem;       /* % */
+    double mem_used, mem_total; /* bytes, when has_mem */
+    double util_gpu, util_mem;  /* % */
     double temperature_c, power_w;
-    double power_limit_w;            /* NVML's enforced power limit */
-    unsigned long long throttle;     /* NVML's clocks event (throttle) reasons, a bit mask */
+    double power_limit_w;        /* NVML's enforced power limit */
+    unsigned long long throttle; /* NVML's clocks event (throttle) reasons, a bit mask */
     /* this process's own memory on the device (NVML's per-process accounting,
      * when has_proc); mem_used is device-wide: every process's */
     double proc_used;
@@ -381,17 +383,17 @@ void tl_memory_system(double *total, double *available);
  * has not returned after TL_NVML_DEADLINE_MS abandons NVML for good. */
 #define TL_NVML_WAIT_MS 200
 #define TL_NVML_DEADLINE_MS 500
-#define TL_NVML_MAX_TEMP_C 200u     /* hotter is not a reading */
-#define TL_NVML_MAX_POWER_W 10000.0 /* more power (or limit) is not a reading */
+#define TL_NVML_MAX_TEMP_C 200u       /* hotter is not a reading */
+#define TL_NVML_MAX_POWER_W 10000.0   /* more power (or limit) is not a reading */
 #define TL_NVML_MAX_CLOCK_MHZ 100000u /* a faster clock is not a reading */
-#define TL_NVML_MAX_PROCESSES 4096  /* processes on a device listed to find this one */
-void tl_nvml_start(void);           /* start the worker (loads NVML); idempotent */
+#define TL_NVML_MAX_PROCESSES 4096    /* processes on a device listed to find this one */
+void tl_nvml_start(void);             /* start the worker (loads NVML); idempotent */
 /* The devices in the reading; never blocks long. may_pin: the caller is not
  * on a path a dlclose() of libtally may be waiting for (see nvml.c). */
 int tl_nvml_read(tl_gpu_reading *out, int max, int may_pin);
 /* "absent", "loaded PATH", "nvmlInit failed (N)", "abandoned: ...", ... */
 void tl_nvml_status(char *buf, size_t len);
-uint64_t tl_nvml_rejected(void);    /* values left out as impossible */
+uint64_t tl_nvml_rejected(void); /* values left out as impossible */
 void tl_nvml_close(void);
 void tl_nvml_atfork_child(void);
 
@@ -399,7 +401,10 @@ void tl_nvml_atfork_child(void);
 
 /* What the sampler reads (TALLY_SAMPLE); a point says which it has. */
 enum {
-    TL_SAMPLE_GPU = 0x1, TL_SAMPLE_CPU = 0x2, TL_SAMPLE_MEMORY = 0x4, TL_SAMPLE_DISK = 0x8,
+    TL_SAMPLE_GPU = 0x1,
+    TL_SAMPLE_CPU = 0x2,
+    TL_SAMPLE_MEMORY = 0x4,
+    TL_SAMPLE_DISK = 0x8,
     TL_SAMPLE_LOAD = 0x10,
     TL_SAMPLE_HOST = TL_SAMPLE_CPU | TL_SAMPLE_MEMORY | TL_SAMPLE_DISK | TL_SAMPLE_LOAD,
     TL_SAMPLE_ALL = TL_SAMPLE_GPU | TL_SAMPLE_HOST
@@ -407,7 +412,7 @@ enum {
 
 typedef struct tl_sample_point {
     uint64_t ticks;
-    unsigned has;                  /* TL_SAMPLE_* read at this point */
+    unsigned has; /* TL_SAMPLE_* read at this point */
     double cpu_pct, rss, sys_available, load1;
     double disk_read_bps, disk_write_bps; /* bytes/s since the previous host point */
     /* the block devices' (diskstats) sectors read and written, bytes/s since
@@ -431,20 +436,20 @@ void tl_sample_format(unsigned mask, char *buf, size_t len);
 
 /* The sampler's settings (copied from the configuration at tally_init). */
 typedef struct tl_sampler_config {
-    long gpu_ms, host_ms;          /* 0: that part is not sampled */
-    unsigned what;                 /* TL_SAMPLE_* */
-    uint64_t gpus;                 /* NVML indices to read; all ones: every device */
-    int gpu_asked;                 /* GPU sampling was asked for by name (message when NVML is absent) */
-    long budget;                   /* points kept at most (then decimated) */
-    long flush_s;                  /* write the outputs every flush_s seconds */
-    char proc_root[256];           /* "/proc", or TALLY_PROC_ROOT */
-    char sys_root[256];            /* "/sys", or TALLY_SYS_ROOT */
+    long gpu_ms, host_ms; /* 0: that part is not sampled */
+    unsigned what;        /* TL_SAMPLE_* */
+    uint64_t gpus;        /* NVML indices to read; all ones: every device */
+    int gpu_asked;        /* GPU sampling was asked for by name (message when NVML is absent) */
+    long budget;          /* points kept at most (then decimated) */
+    long flush_s;         /* write the outputs every flush_s seconds */
+    char proc_root[256];  /* "/proc", or TALLY_PROC_ROOT */
+    char sys_root[256];   /* "/sys", or TALLY_SYS_ROOT */
     /* the paths whose block devices' I/O is sampled, ':'-separated
      * (TALLY_DISK_PATHS; default the working directory and the output directory) */
     char disk_paths[2048];
 } tl_sampler_config;
 
-#define TL_MAX_DISK_DEVICES 8      /* block devices sampled at most (the first found) */
+#define TL_MAX_DISK_DEVICES 8 /* block devices sampled at most (the first found) */
 
 /* Start the thread (sampling and/or periodic flushes); 0 or -1. */
 int tl_sampler_start(const tl_sampler_config *cfg);
@@ -455,7 +460,7 @@ typedef struct tl_sampler_info {
     long budget, stride;
     uint64_t decimated, dropped;
     char gpu_status[256], disk_status[512];
-    char device_status[600];       /* why no device rates, or which paths have no device */
+    char device_status[600];               /* why no device rates, or which paths have no device */
     char devices[TL_MAX_DISK_DEVICES][64]; /* the whole disks sampled ("sda", "nvme0n1") */
     int ndevices;
 } tl_sampler_info;
@@ -502,7 +507,7 @@ typedef struct tl_snapshot {
 
 typedef struct tl_instant {
     char *name;
-    char *args;      /* a JSON object */
+    char *args; /* a JSON object */
     uint64_t ticks;
     int tid;
 } tl_instant;
@@ -519,16 +524,16 @@ typedef struct tl_provider {
 
 #define TL_MAX_TAGS 64
 #define TL_MAX_INSTANTS 100000
-#define TL_MAX_BLOCKS 100000   /* blocks kept (tally_block_begin/end); more are counted */
-#define TL_MAX_RATES 32        /* counter rates (tally_counter_rate) */
+#define TL_MAX_BLOCKS 100000 /* blocks kept (tally_block_begin/end); more are counted */
+#define TL_MAX_RATES 32      /* counter rates (tally_counter_rate) */
 
 typedef struct tl_rate {
     char name[128], hits[128], misses[128];
 } tl_rate;
 
 typedef struct tl_block {
-    uint64_t t0, dur;          /* ticks */
-    double frames;             /* < 0: not given */
+    uint64_t t0, dur; /* ticks */
+    double frames;    /* < 0: not given */
     int tid;
     /* memory at the block's end: the process RSS (< 0 unread), and the GPU
      * memory of the sampler's latest reading (< 0 none): this process's own
@@ -538,10 +543,10 @@ typedef struct tl_block {
 } tl_block;
 
 typedef struct tl_global {
-    atomic_int state;          /* tl_state */
-    atomic_int recording;      /* schedule gate */
-    pthread_mutex_t lock;      /* registry, snapshots, instants, tags, providers */
-    pthread_mutex_t write_lock;/* one writer at a time (flush/shutdown) */
+    atomic_int state;           /* tl_state */
+    atomic_int recording;       /* schedule gate */
+    pthread_mutex_t lock;       /* registry, snapshots, instants, tags, providers */
+    pthread_mutex_t write_lock; /* one writer at a time (flush/shutdown) */
 
     /* configuration (copied) */
     char output_dir[1024];
@@ -550,18 +555,21 @@ typedef struct tl_global {
     char trace_path[1024];
     int trace, trace_gzip, summary, signals;
     long max_events, max_samples, sample_ms;
-    tl_sampler_config sampler;     /* the sampler's settings (tl_sampler_start) */
+    tl_sampler_config sampler; /* the sampler's settings (tl_sampler_start) */
     /* blocks.c, under lock: the blocks, and the one open */
-    tl_block *blocks; size_t nblocks, blocks_cap;
+    tl_block *blocks;
+    size_t nblocks, blocks_cap;
     uint64_t blocks_dropped, block_unmatched, block_restarted;
     int block_open, block_tid;
     uint64_t block_t0;
     double block_frames;
     /* section_args.c, under lock: metadata of sections */
-    tl_instant *sargs; size_t nsargs, sargs_cap;
+    tl_instant *sargs;
+    size_t nsargs, sargs_cap;
     uint64_t sargs_dropped, sargs_orphans;
     /* counter_rates.c, under lock */
-    tl_rate rates[TL_MAX_RATES]; int nrates;
+    tl_rate rates[TL_MAX_RATES];
+    int nrates;
     char sample_text[64], gpus_text[128], preset[16];
     char schedule_text[128];
     tl_schedule schedule;
@@ -569,7 +577,7 @@ typedef struct tl_global {
 
     tl_rank_info rank;
     int rank_explicit;
-    uint64_t rank_rejected;    /* tally_set_rank calls with an impossible rank */
+    uint64_t rank_rejected; /* tally_set_rank calls with an impossible rank */
     int pid;
     int is_fork_child;
     uint64_t start_ticks;
@@ -580,31 +588,36 @@ typedef struct tl_global {
     atomic_long events_budget; /* trace events not yet handed to threads */
 
     tl_thread *threads;
-    tl_snapshot *snapshots; size_t nsnapshots, snapshots_cap;
-    tl_instant *instants;   size_t ninstants, instants_cap; uint64_t instants_dropped;
-    tl_tag tags[TL_MAX_TAGS]; int ntags;
-    tl_provider providers[TL_MAX_PROVIDERS]; int nproviders;
+    tl_snapshot *snapshots;
+    size_t nsnapshots, snapshots_cap;
+    tl_instant *instants;
+    size_t ninstants, instants_cap;
+    uint64_t instants_dropped;
+    tl_tag tags[TL_MAX_TAGS];
+    int ntags;
+    tl_provider providers[TL_MAX_PROVIDERS];
+    int nproviders;
 
     int io_error_reported;
     /* Why the trace of the write in progress is not written ("" when it is):
      * the report says so (trace.lost). Under write_lock. */
     char trace_lost[TL_OUTPUT_ERR_LEN + 128];
     int atexit_registered;
-    atomic_int signal_writing;  /* the signal writer is writing (tl_thread_lock_for_write) */
+    atomic_int signal_writing; /* the signal writer is writing (tl_thread_lock_for_write) */
 } tl_global;
 
 extern tl_global tl_g;
 
-int tl_ensure_running(void); /* initialize if needed; nonzero when recording */
-void tl_set_state(int state);  /* tl_g.state and the header's inline gate together */
+int tl_ensure_running(void);  /* initialize if needed; nonzero when recording */
+void tl_set_state(int state); /* tl_g.state and the header's inline gate together */
 
 /* The merged view of all threads, built when writing (writer.c uses it). */
 typedef struct tl_merged {
     uint32_t nnames;
-    tl_dur_stat *stats[TL_NKINDS];  /* [nnames] each */
-    tl_value_stat *counters;        /* [nnames] */
+    tl_dur_stat *stats[TL_NKINDS]; /* [nnames] each */
+    tl_value_stat *counters;       /* [nnames] */
     uint64_t events, dropped, unmatched_ends, unclosed, depth_overflowed;
-    uint64_t threads_skipped;       /* left out of a signal-time write (see above) */
+    uint64_t threads_skipped; /* left out of a signal-time write (see above) */
     int nthreads;
     double ns_per_tick;
 } tl_merged;
@@ -646,12 +659,12 @@ void tl_sargs_write_report(tl_json *j, double ns_per_tick);
 int tl_sargs_by_name(uint32_t nnames, const char ***last, uint32_t **count);
 typedef struct tl_sargs_ref {
     uint64_t ticks;
-    uint32_t name_id;          /* UINT32_MAX: not interned */
+    uint32_t name_id; /* UINT32_MAX: not interned */
     int tid, written;
     const char *name, *args;
 } tl_sargs_ref;
 typedef struct tl_sargs_view {
-    tl_sargs_ref *refs;        /* by tid, then ticks */
+    tl_sargs_ref *refs; /* by tid, then ticks */
     size_t n;
 } tl_sargs_view;
 int tl_sargs_snapshot(tl_sargs_view *v);
@@ -664,9 +677,9 @@ void tl_rates_write_report(tl_json *j, const tl_merged *m);
 
 /* ---- outpath.c: the output directory and the run's file stem ----------- */
 
-#define TL_OUTPATH_MAX 1400        /* longest stem ({dir}/{name}-rank{N}.{pid}-{time}) */
-#define TL_OUTPATH_DIR_MODE 0755   /* directories made for TALLY_OUTPUT_DIR (less umask) */
-#define TL_OUTPATH_MAX_TRIES 100   /* random parts tried after a taken stem; then overwrite */
+#define TL_OUTPATH_MAX 1400      /* longest stem ({dir}/{name}-rank{N}.{pid}-{time}) */
+#define TL_OUTPATH_DIR_MODE 0755 /* directories made for TALLY_OUTPUT_DIR (less umask) */
+#define TL_OUTPATH_MAX_TRIES 100 /* random parts tried after a taken stem; then overwrite */
 
 /* Make the output directory if needed and choose the run's stem (once; again
  * after a rank change). 0, or -1 with the reason in err. Under write_lock. */

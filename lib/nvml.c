@@ -58,24 +58,35 @@
 #include <unistd.h>
 
 typedef void *nvml_device;
-typedef struct { unsigned long long total, free, used; } nvml_memory;
-typedef struct { unsigned int gpu, memory; } nvml_utilization;
+typedef struct {
+    unsigned long long total, free, used;
+} nvml_memory;
+typedef struct {
+    unsigned int gpu, memory;
+} nvml_utilization;
 /* nvmlProcessInfo_t of the _v2 and _v3 entry points, and the older one's */
-typedef struct { unsigned int pid; unsigned long long used; unsigned int gpu_instance, compute_instance; } nvml_process;
-typedef struct { unsigned int pid; unsigned long long used; } nvml_process_v1;
+typedef struct {
+    unsigned int pid;
+    unsigned long long used;
+    unsigned int gpu_instance, compute_instance;
+} nvml_process;
+typedef struct {
+    unsigned int pid;
+    unsigned long long used;
+} nvml_process_v1;
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
-#define NVML_CLOCK_SM 1  /* nvmlClockType_t */
+#define NVML_CLOCK_SM 1 /* nvmlClockType_t */
 #define NVML_CLOCK_MEM 2
 #define NVML_VALUE_NOT_AVAILABLE 0xFFFFFFFFFFFFFFFFull /* usedGpuMemory unknown (WDDM, no permission) */
 
 static struct {
     pthread_mutex_t lock;
-    pthread_cond_t work;            /* the worker waits for a request or stop */
-    pthread_cond_t done;            /* readers wait for a reading */
+    pthread_cond_t work; /* the worker waits for a request or stop */
+    pthread_cond_t done; /* readers wait for a reading */
     pthread_t thread;
     int started, exited, joined, stop, abandoned, fork_child;
     unsigned long requested, completed; /* readings asked for / delivered */
-    const char *call;               /* the NVML function running, or NULL */
+    const char *call;                   /* the NVML function running, or NULL */
     uint64_t call_since_ns;
     tl_gpu_reading last[TL_MAX_GPUS];
     int nlast, have_last;
@@ -98,13 +109,15 @@ static struct {
     int (*throttle)(nvml_device, unsigned long long *);
     int (*clock)(nvml_device, int, unsigned int *);      /* nvmlDeviceGetClockInfo */
     int (*base_clock)(nvml_device, int, unsigned int *); /* nvmlDeviceGetDefaultApplicationsClock */
-    int base_known[TL_MAX_GPUS];    /* by device index: 1 read, -1 not supported, 0 not asked yet */
+    int base_known[TL_MAX_GPUS]; /* by device index: 1 read, -1 not supported, 0 not asked yet */
     unsigned int base_mhz[TL_MAX_GPUS];
     int (*processes)(nvml_device, unsigned int *, void *);
-    const char *processes_name;     /* the entry point found (v1 layout without _v2/_v3) */
-    size_t process_size;            /* sizeof its nvmlProcessInfo_t */
-} nv = { .lock = PTHREAD_MUTEX_INITIALIZER, .work = PTHREAD_COND_INITIALIZER,
-         .done = PTHREAD_COND_INITIALIZER, .status = "not loaded" };
+    const char *processes_name; /* the entry point found (v1 layout without _v2/_v3) */
+    size_t process_size;        /* sizeof its nvmlProcessInfo_t */
+} nv = { .lock = PTHREAD_MUTEX_INITIALIZER,
+         .work = PTHREAD_COND_INITIALIZER,
+         .done = PTHREAD_COND_INITIALIZER,
+         .status = "not loaded" };
 
 static void set_status(const char *what, const char *path)
 {
@@ -289,7 +302,8 @@ static int read_devices(tl_gpu_reading *out, int max, uint64_t *rejected)
             }
         }
         unsigned int v;
-        if (nv.temperature && CALL("nvmlDeviceGetTemperature", nv.temperature(dev, 0 /* NVML_TEMPERATURE_GPU */, &v)) == 0) {
+        if (nv.temperature &&
+            CALL("nvmlDeviceGetTemperature", nv.temperature(dev, 0 /* NVML_TEMPERATURE_GPU */, &v)) == 0) {
             if (v <= TL_NVML_MAX_TEMP_C) {
                 g->temperature_c = v;
                 g->has_temp = 1;
@@ -330,7 +344,8 @@ static int read_devices(tl_gpu_reading *out, int max, uint64_t *rejected)
             nv.base_known[i] = CALL("nvmlDeviceGetDefaultApplicationsClock",
                                     nv.base_clock(dev, NVML_CLOCK_SM, &nv.base_mhz[i])) == 0 &&
                                        nv.base_mhz[i] > 0 && nv.base_mhz[i] <= TL_NVML_MAX_CLOCK_MHZ
-                                   ? 1 : -1;
+                                   ? 1
+                                   : -1;
         if (i < TL_MAX_GPUS && nv.base_known[i] == 1) {
             g->base_sm_clock = nv.base_mhz[i];
             g->has_base = 1;
@@ -420,10 +435,11 @@ static void check_hung_locked(void)
     if (age_ms < TL_NVML_DEADLINE_MS)
         return;
     nv.abandoned = 1;
-    snprintf(nv.status, sizeof nv.status, "abandoned: %s did not return within %d ms", nv.call,
-             TL_NVML_DEADLINE_MS);
-    fprintf(stderr, "tally: NVML is not answering (%s did not return within %d ms); going on "
-                    "without GPU readings\n", nv.call, TL_NVML_DEADLINE_MS);
+    snprintf(nv.status, sizeof nv.status, "abandoned: %s did not return within %d ms", nv.call, TL_NVML_DEADLINE_MS);
+    fprintf(stderr,
+            "tally: NVML is not answering (%s did not return within %d ms); going on "
+            "without GPU readings\n",
+            nv.call, TL_NVML_DEADLINE_MS);
     pthread_cond_broadcast(&nv.done);
 }
 
@@ -481,8 +497,7 @@ void tl_nvml_status(char *buf, size_t len)
     check_hung_locked();
     if (!nv.abandoned && nv.call != NULL && strcmp(nv.status, "loading") == 0) {
         uint64_t age_ms = (tl_clock_ns_monotonic() - nv.call_since_ns) / 1000000u;
-        snprintf(buf, len, "loading: %s has not returned after %llu ms", nv.call,
-                 (unsigned long long)age_ms);
+        snprintf(buf, len, "loading: %s has not returned after %llu ms", nv.call, (unsigned long long)age_ms);
     } else {
         snprintf(buf, len, "%s", nv.status);
     }

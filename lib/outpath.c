@@ -180,11 +180,12 @@ static void choose_stem(void)
     st.reserved[0] = '\0';
     int k, got = 0;
     for (k = 1; k <= TL_OUTPATH_MAX_TRIES && (got = reserve(st.stem)) == 0; k++)
-        snprintf(st.stem, sizeof st.stem, "%.*s-%08x", (int)sizeof base - 16, base,
-                 random_part((unsigned)k));
+        snprintf(st.stem, sizeof st.stem, "%.*s-%08x", (int)sizeof base - 16, base, random_part((unsigned)k));
     if (got == 0)
-        fprintf(stderr, "tally: %d names of runs named %s were taken (TL_OUTPATH_MAX_TRIES); the "
-                        "last one is overwritten\n", TL_OUTPATH_MAX_TRIES, base);
+        fprintf(stderr,
+                "tally: %d names of runs named %s were taken (TL_OUTPATH_MAX_TRIES); the "
+                "last one is overwritten\n",
+                TL_OUTPATH_MAX_TRIES, base);
     st.set = 1;
     st.rank = tl_g.rank.rank;
     st.pid = tl_g.pid;
@@ -226,8 +227,7 @@ void tl_outpath_written(int report_ok, int trace_ok)
 
 int tl_outpath_prepare(char *err, size_t errlen)
 {
-    int own_names = !tl_g.report_path[0] || (tl_g.trace && !tl_g.trace_path[0]) ||
-                    tl_g.is_fork_child;
+    int own_names = !tl_g.report_path[0] || (tl_g.trace && !tl_g.trace_path[0]) || tl_g.is_fork_child;
     if (!own_names)
         return 0;
     if (tl_outpath_mkdirs(tl_g.output_dir, err, errlen) != 0) {

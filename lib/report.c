@@ -41,8 +41,8 @@ uint32_t *tl_sorted_ids(const tl_dur_stat *stats, uint32_t nnames, uint32_t *n)
 
 /* args_last/args_count (sections only, NULL when no section has metadata):
  * the metadata of a name's latest occurrence and how many had some. */
-static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nnames, double k,
-                            int iterations, const char *const *args_last, const uint32_t *args_count)
+static void write_dur_stats(tl_json *j, const tl_dur_stat *stats, uint32_t nnames, double k, int iterations,
+                            const char *const *args_last, const uint32_t *args_count)
 {
     uint32_t n;
     uint32_t *ids = tl_sorted_ids(stats, nnames, &n);
@@ -313,8 +313,7 @@ int tl_report_write(tl_json *j, const tl_merged *m)
     /* first: the status says how it went; pins only at a flush, never in a
      * shutdown (which may be dlclose's own) nor on the sampler thread
      * (TALLY_FLUSH_S: a dlclose may be joining it) */
-    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS,
-                         atomic_load(&tl_g.state) == TL_RUNNING && !tl_on_sampler_thread);
+    sys.n = tl_nvml_read(sys.gpus, TL_MAX_GPUS, atomic_load(&tl_g.state) == TL_RUNNING && !tl_on_sampler_thread);
     tl_nvml_status(sys.status, sizeof sys.status);
     pthread_mutex_lock(&tl_g.lock);
     tl_json_object_begin(j);

@@ -59,8 +59,9 @@ static struct {
     char devices[TL_MAX_DISK_DEVICES][64];
     int ndevices;
     char device_status[600];
-} sp = { .lock = PTHREAD_MUTEX_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER,
-          .wake = PTHREAD_COND_INITIALIZER, .stride = 1 };
+} sp = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .busy = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .stride = 1
+};
 
 /* ---- the published reading (tally_current) -------------------------------- */
 
@@ -73,7 +74,10 @@ static uint64_t pub_seq; /* odd while being written */
 
 static void publish(const tally_reading *r)
 {
-    union { tally_reading r; uint64_t w[PUB_WORDS]; } src;
+    union {
+        tally_reading r;
+        uint64_t w[PUB_WORDS];
+    } src;
     memset(&src, 0, sizeof src);
     src.r = *r;
     uint64_t s = __atomic_load_n(&pub_seq, __ATOMIC_RELAXED);
@@ -90,7 +94,10 @@ static void publish(const tally_reading *r)
 
 int tl_sampler_current(tally_reading *out)
 {
-    union { tally_reading r; uint64_t w[PUB_WORDS]; } dst;
+    union {
+        tally_reading r;
+        uint64_t w[PUB_WORDS];
+    } dst;
     for (int t = 0; t < TL_CURRENT_TRIES; t++) {
         uint64_t s1 = __atomic_load_n(&pub_seq, __ATOMIC_ACQUIRE);
         if (s1 == 0) {
@@ -131,8 +138,8 @@ static double cpu_seconds(void)
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) != 0)
         return 0;
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-           (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
 }
 
 static double load1(void)
@@ -218,8 +225,10 @@ static int whole_disk_of(const char *path, char *name, size_t len)
     if (realpath(link, real) == NULL) {
         /* major 0 is the kernel's anonymous devices: sysfs never lists them */
         if (major(st.st_dev) == 0)
-            snprintf(msg, sizeof msg, "%.300s is on no block device (device 0:%u: tmpfs, overlay or a network "
-                     "file system)", path, minor(st.st_dev));
+            snprintf(msg, sizeof msg,
+                     "%.300s is on no block device (device 0:%u: tmpfs, overlay or a network "
+                     "file system)",
+                     path, minor(st.st_dev));
         else
             snprintf(msg, sizeof msg, "%s: %s", link, strerror_r(errno, why, sizeof why));
         device_note(msg);
@@ -284,8 +293,8 @@ static int device_bytes(uint64_t *rd, uint64_t *wr)
         unsigned ma, mi;
         char name[64];
         unsigned long long r_ios, r_merged, r_sect, r_ms, w_ios, w_merged, w_sect;
-        if (sscanf(line, " %u %u %63s %llu %llu %llu %llu %llu %llu %llu", &ma, &mi, name, &r_ios, &r_merged,
-                   &r_sect, &r_ms, &w_ios, &w_merged, &w_sect) != 10)
+        if (sscanf(line, " %u %u %63s %llu %llu %llu %llu %llu %llu %llu", &ma, &mi, name, &r_ios, &r_merged, &r_sect,
+                   &r_ms, &w_ios, &w_merged, &w_sect) != 10)
             continue;
         for (int i = 0; i < sp.ndevices; i++)
             if (strcmp(sp.devices[i], name) == 0) {
@@ -298,8 +307,8 @@ static int device_bytes(uint64_t *rd, uint64_t *wr)
     fclose(f);
     if (found == 0) {
         pthread_mutex_lock(&sp.lock);
-        snprintf(sp.device_status, sizeof sp.device_status, "not sampled: %s lists none of %s%s%s", path,
-                 sp.devices[0], sp.ndevices > 1 ? " and " : "", sp.ndevices > 1 ? "the others" : "");
+        snprintf(sp.device_status, sizeof sp.device_status, "not sampled: %s lists none of %s%s%s", path, sp.devices[0],
+                 sp.ndevices > 1 ? " and " : "", sp.ndevices > 1 ? "the others" : "");
         pthread_mutex_unlock(&sp.lock);
         return -1;
     }
@@ -312,7 +321,7 @@ typedef struct host_state {
     uint64_t wall_ns;
     uint64_t rd, wr, disk_ns;
     int have_disk;
-    uint64_t dev_rd, dev_wr, dev_ns;  /* the devices' bytes at the previous host point */
+    uint64_t dev_rd, dev_wr, dev_ns; /* the devices' bytes at the previous host point */
     int have_dev;
 } host_state;
 
@@ -407,8 +416,10 @@ static void read_gpus(tl_sample_point *p)
     pthread_mutex_unlock(&sp.lock);
     if (sp.cfg.gpu_asked && !said) {
         said = 1;
-        fprintf(stderr, "tally: GPU sampling was asked for, but NVML is not available (%s); "
-                        "sampling goes on without GPU readings\n", status);
+        fprintf(stderr,
+                "tally: GPU sampling was asked for, but NVML is not available (%s); "
+                "sampling goes on without GPU readings\n",
+                status);
     }
 }
 
@@ -505,7 +516,10 @@ out:
 
 /* ---- the thread ---------------------------------------------------------------- */
 
-static uint64_t ms_ns(long ms) { return (uint64_t)ms * 1000000u; }
+static uint64_t ms_ns(long ms)
+{
+    return (uint64_t)ms * 1000000u;
+}
 
 static void *sampler_main(void *arg)
 {
@@ -665,8 +679,14 @@ void tl_sampler_info_get(tl_sampler_info *out)
  * being taken holds open files and allocations (and may be growing the
  * series) that only that thread, absent in the child, refers to. Taking a
  * point never waits for a lock the forking thread holds. */
-void tl_sampler_atfork_prepare(void) { pthread_mutex_lock(&sp.busy); }
-void tl_sampler_atfork_parent(void) { pthread_mutex_unlock(&sp.busy); }
+void tl_sampler_atfork_prepare(void)
+{
+    pthread_mutex_lock(&sp.busy);
+}
+void tl_sampler_atfork_parent(void)
+{
+    pthread_mutex_unlock(&sp.busy);
+}
 
 /* In a fork child the sampler thread does not exist and its lock may have
  * been held at the fork: start over, unlocked, with an empty series and no

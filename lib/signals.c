@@ -132,8 +132,7 @@ fail_wake:
  * TL_SIGNAL_WRITE_TIMEOUT_MS. Only async-signal-safe calls. */
 static void write_outputs_from_handler(int sig)
 {
-    if (sg.wake[1] < 0 || getpid() != sg.writer_pid ||
-        atomic_load(&tl_g.state) != TL_RUNNING)
+    if (sg.wake[1] < 0 || getpid() != sg.writer_pid || atomic_load(&tl_g.state) != TL_RUNNING)
         return;
     int expected = 0;
     if (!atomic_compare_exchange_strong(&sg.busy, &expected, 1))
@@ -226,7 +225,10 @@ int tl_signals_setup(void)
     return 0;
 }
 
-void tl_signals_hold(void) { atomic_fetch_add(&sg.holding, 1); }
+void tl_signals_hold(void)
+{
+    atomic_fetch_add(&sg.holding, 1);
+}
 
 void tl_signals_release(void)
 {

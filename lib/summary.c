@@ -44,10 +44,9 @@ static void sections_table(FILE *out, const tl_merged *m, double k)
     fprintf(out, "%-44s %8s %10s %10s %10s %10s\n", "Section", "Count", "Total", "Mean", "Min", "Max");
     for (uint32_t i = 0; ids && i < n && i < TOP_N; i++) {
         const tl_dur_stat *s = &m->stats[TL_SECTION][ids[i]];
-        fprintf(out, "%-44.44s %8llu %10s %10s %10s %10s\n", tl_name(ids[i]),
-                (unsigned long long)s->count, fmt_dur(a, sizeof a, (double)s->total * k),
-                fmt_dur(b, sizeof b, s->mean * k), fmt_dur(c, sizeof c, (double)s->min * k),
-                fmt_dur(d, sizeof d, (double)s->max * k));
+        fprintf(out, "%-44.44s %8llu %10s %10s %10s %10s\n", tl_name(ids[i]), (unsigned long long)s->count,
+                fmt_dur(a, sizeof a, (double)s->total * k), fmt_dur(b, sizeof b, s->mean * k),
+                fmt_dur(c, sizeof c, (double)s->min * k), fmt_dur(d, sizeof d, (double)s->max * k));
     }
     if (ids && n > TOP_N)
         fprintf(out, "... and %u more sections (see the report)\n", n - TOP_N);
@@ -68,8 +67,7 @@ static void memory_table(FILE *out)
         fprintf(out, "%-32.32s %10s %10s ", s->label, fmt_bytes(a, sizeof a, s->mem.rss),
                 fmt_bytes(b, sizeof b, s->mem.peak_rss));
         for (int r = 0; r < s->mem.nreadings; r++)
-            fprintf(out, " %s=%s", s->mem.readings[r].key,
-                    tl_units_bytes(a, sizeof a, s->mem.readings[r].value));
+            fprintf(out, " %s=%s", s->mem.readings[r].key, tl_units_bytes(a, sizeof a, s->mem.readings[r].value));
         for (int g = 0; g < s->mem.ngpus; g++)
             if (s->mem.gpus[g].has_mem)
                 fprintf(out, " gpu%d=%s", s->mem.gpus[g].index, tl_units_bytes(a, sizeof a, s->mem.gpus[g].mem_used));
@@ -84,16 +82,15 @@ static void iterations_table(FILE *out, const tl_merged *m, double k)
     char a[32], b[32], c[32], d[32], e[32];
     if (ids && n > 0) {
         fprintf(out, "%.92s\nITERATIONS\n%.92s\n", RULE, RULE);
-        fprintf(out, "%-24s %7s %10s %10s %10s %10s %10s %8s\n", "Loop", "Count", "Total", "Mean",
-                "Median", "Min", "Max", "it/s");
+        fprintf(out, "%-24s %7s %10s %10s %10s %10s %10s %8s\n", "Loop", "Count", "Total", "Mean", "Median", "Min",
+                "Max", "it/s");
     }
     for (uint32_t i = 0; ids && i < n; i++) {
         const tl_dur_stat *s = &m->stats[TL_ITERATION][ids[i]];
         double med = tl_dur_stat_quantile(s, 0.5);
         double mean = s->mean * k;
-        fprintf(out, "%-24.24s %7llu %10s %10s %10s %10s %10s %8.2f\n", tl_name(ids[i]),
-                (unsigned long long)s->count, fmt_dur(a, sizeof a, (double)s->total * k),
-                fmt_dur(b, sizeof b, mean), fmt_dur(c, sizeof c, med * k),
+        fprintf(out, "%-24.24s %7llu %10s %10s %10s %10s %10s %8.2f\n", tl_name(ids[i]), (unsigned long long)s->count,
+                fmt_dur(a, sizeof a, (double)s->total * k), fmt_dur(b, sizeof b, mean), fmt_dur(c, sizeof c, med * k),
                 fmt_dur(d, sizeof d, (double)s->min * k), fmt_dur(e, sizeof e, (double)s->max * k),
                 mean > 0 ? 1e9 / mean : 0.0);
     }

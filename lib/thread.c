@@ -259,8 +259,7 @@ int tl_thread_push_slow(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0,
 }
 
 /* Count one section's duration; under t's flag. */
-static inline void fold_one(tl_thread *t, uint32_t name, uint64_t dur, tl_dur_stat **last,
-                            uint32_t *last_name)
+static inline void fold_one(tl_thread *t, uint32_t name, uint64_t dur, tl_dur_stat **last, uint32_t *last_name)
 {
     if (name != *last_name || *last == NULL) {
         *last = tl_thread_dur_stat(t, TL_SECTION, name);

@@ -23,8 +23,7 @@ static double us(uint64_t ticks, const tl_merged *m)
     return tl_clock_ticks_to_ns_since_start(ticks, m->ns_per_tick) / 1000.0;
 }
 
-static void event_head(tl_json *j, const char *ph, const char *cat, const char *name, int tid,
-                       double ts_us)
+static void event_head(tl_json *j, const char *ph, const char *cat, const char *name, int tid, double ts_us)
 {
     tl_json_object_begin(j);
     tl_json_kv_string(j, "ph", ph);
@@ -37,8 +36,7 @@ static void event_head(tl_json *j, const char *ph, const char *cat, const char *
     tl_json_fixed(j, ts_us, 3);
 }
 
-static void metadata(tl_json *j, const char *what, int tid, const char *key, const char *sval,
-                     long ival)
+static void metadata(tl_json *j, const char *what, int tid, const char *key, const char *sval, long ival)
 {
     tl_json_object_begin(j);
     tl_json_kv_string(j, "ph", "M");
@@ -142,8 +140,8 @@ static inline int64_t since_start_ns(uint64_t ticks, uint64_t start, double ns_p
 
 /* One complete event ({"ph":"X",...}) into out (room for llen + TL_TRACE_EVENT_ROOM). */
 #define TL_TRACE_EVENT_ROOM 160
-static size_t format_complete(char *out, const tl_event *e, const char *lit, size_t llen, const char *head,
-                              size_t hn, int64_t ts, int64_t dur)
+static size_t format_complete(char *out, const tl_event *e, const char *lit, size_t llen, const char *head, size_t hn,
+                              int64_t ts, int64_t dur)
 {
     static const char iter[] = "{\"ph\":\"X\",\"cat\":\"iteration\",\"name\":";
     static const char sect[] = "{\"ph\":\"X\",\"cat\":\"section\",\"name\":";
@@ -455,8 +453,7 @@ int tl_trace_write(tl_json *j, const tl_merged *m)
     metadata(j, "process_labels", 0, "labels", label, 0);
     metadata(j, "process_sort_index", 0, "sort_index", NULL, tl_g.rank.rank);
     for (int i = 0; i < n; i++) {
-        metadata(j, "thread_name", threads[i].tid, "name",
-                 threads[i].name[0] ? threads[i].name : "thread", 0);
+        metadata(j, "thread_name", threads[i].tid, "name", threads[i].name[0] ? threads[i].name : "thread", 0);
         /* The first thread to record (usually the main one) sorts first. */
         metadata(j, "thread_sort_index", threads[i].tid, "sort_index", NULL, n - i);
     }

@@ -24,8 +24,18 @@
 #endif
 
 /* Options of every subcommand, after the command's own in the help. */
-enum { OPT_STRICT = 0x100, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_VERSION, OPT_KERNEL_CLASS, OPT_MAX_NAMES,
-       OPT_MAX_EVENTS, OPT_MAX_INPUT_SIZE, OPT_INPUTS_FROM, OPT_COLOR };
+enum {
+    OPT_STRICT = 0x100,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
+    OPT_VERSION,
+    OPT_KERNEL_CLASS,
+    OPT_MAX_NAMES,
+    OPT_MAX_EVENTS,
+    OPT_MAX_INPUT_SIZE,
+    OPT_INPUTS_FROM,
+    OPT_COLOR
+};
 static const struct {
     const char *name;
     int has_arg, val;
@@ -40,7 +50,8 @@ static const struct {
       "SPEC is GLOB=TYPE: GPU kernels matching GLOB are compute, communication, memory or other, before the "
       "built-in table (repeatable; docs/analysis.md, Kernel type)" },
     { "max-names", required_argument, OPT_MAX_NAMES, "N",
-      "distinct names kept per input; beyond, the names with the least time are counted as \"(other names)\" (default 100000)" },
+      "distinct names kept per input; beyond, the names with the least time are counted as \"(other names)\" (default "
+      "100000)" },
     { "max-events", required_argument, OPT_MAX_EVENTS, "N",
       "events read per trace; the rest skipped with a warning (default 100000000)" },
     { "max-input-size", required_argument, OPT_MAX_INPUT_SIZE, "B",
@@ -389,8 +400,10 @@ static int read_list(tl_cli *cli, const char *name)
     const char *shown = is_stdin ? "standard input" : name;
     if (is_stdin && cli->engine != NULL && cli->engine->shared_argv) {
         /* tally-mpi: every process parses the same arguments, and only one has the standard input */
-        fprintf(stderr, "tally %s: an input list on standard input cannot be shared between processes; give it as a "
-                        "file (@FILE)\n", cli->cmd);
+        fprintf(stderr,
+                "tally %s: an input list on standard input cannot be shared between processes; give it as a "
+                "file (@FILE)\n",
+                cli->cmd);
         return TL_EXIT_USAGE;
     }
     if (is_stdin && l->stdin_list) {
@@ -506,20 +519,34 @@ static int parse(tl_cli *cli, int argc, char **argv)
             return TL_EXIT_USAGE;
         }
         switch (c) {
-        case 'h': tl_cli_help(stdout, spec); return TL_EXIT_OK;
-        case OPT_VERSION: printf("tally %s\n", TALLY_VERSION); return TL_EXIT_OK;
-        case 'q': cli->quiet = 1; continue;
-        case OPT_STRICT: cli->strict = 1; continue;
-        case OPT_PROGRESS: cli->progress = 1; continue;
-        case OPT_NO_PROGRESS: cli->progress = 0; continue;
+        case 'h':
+            tl_cli_help(stdout, spec);
+            return TL_EXIT_OK;
+        case OPT_VERSION:
+            printf("tally %s\n", TALLY_VERSION);
+            return TL_EXIT_OK;
+        case 'q':
+            cli->quiet = 1;
+            continue;
+        case OPT_STRICT:
+            cli->strict = 1;
+            continue;
+        case OPT_PROGRESS:
+            cli->progress = 1;
+            continue;
+        case OPT_NO_PROGRESS:
+            cli->progress = 0;
+            continue;
         case 'j':
             if (parse_jobs(cli, optarg, &cli->jobs) != 0)
                 return TL_EXIT_USAGE;
             continue;
         case OPT_KERNEL_CLASS:
             if (tl_kernel_class_add(optarg) != 0) {
-                fprintf(stderr, "tally %s: --kernel-class needs GLOB=TYPE with TYPE compute, communication, memory "
-                                "or other (at most 64)\n", cli->cmd);
+                fprintf(stderr,
+                        "tally %s: --kernel-class needs GLOB=TYPE with TYPE compute, communication, memory "
+                        "or other (at most 64)\n",
+                        cli->cmd);
                 return TL_EXIT_USAGE;
             }
             continue;
@@ -552,7 +579,8 @@ static int parse(tl_cli *cli, int argc, char **argv)
                 return rc;
             continue;
         }
-        default: break;
+        default:
+            break;
         }
         const tl_cli_opt *o = NULL;
         if (c >= OPT_CMD_BASE && c < OPT_CMD_BASE + (int)n)
@@ -569,9 +597,9 @@ static int parse(tl_cli *cli, int argc, char **argv)
     }
     /* GNU getopt moved the inputs to the end, in their order. */
     for (int i = optind; i < argc; i++) {
-        int rc = argv[i][0] == '@' && argv[i][1] ? read_list(cli, argv[i] + 1)
+        int rc = argv[i][0] == '@' && argv[i][1]                       ? read_list(cli, argv[i] + 1)
                  : begin_arg(cli) == 0 && add_input(cli, argv[i]) == 0 ? -1
-                                                                        : TL_EXIT_NOMEM;
+                                                                       : TL_EXIT_NOMEM;
         if (rc >= 0)
             return rc;
     }
@@ -596,16 +624,16 @@ static void color_from_argv(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         enum tl_term_color_mode m;
         const char *v = strcmp(argv[i], "--color") == 0 && i + 1 < argc ? argv[i + 1]
-                        : strncmp(argv[i], "--color=", 8) == 0         ? argv[i] + 8
-                                                                       : NULL;
+                        : strncmp(argv[i], "--color=", 8) == 0          ? argv[i] + 8
+                                                                        : NULL;
         if (v != NULL && tl_term_color_parse(v, &m) == 0) {
             mode = m;
             seen = 1;
         }
     }
     if (seen)
-        tl_term_set_color(stderr, tl_term_color_wanted(mode, getenv("NO_COLOR"), getenv("TERM"),
-                                                       isatty(STDERR_FILENO)));
+        tl_term_set_color(stderr,
+                          tl_term_color_wanted(mode, getenv("NO_COLOR"), getenv("TERM"), isatty(STDERR_FILENO)));
 }
 
 int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec, const tl_engine *engine)

@@ -21,11 +21,11 @@
 
 enum tl_exit {
     TL_EXIT_OK = 0,
-    TL_EXIT_GATE = 1,      /* a gate failed: compare regression, validate problems, --strict */
+    TL_EXIT_GATE = 1, /* a gate failed: compare regression, validate problems, --strict */
     TL_EXIT_USAGE = 2,
-    TL_EXIT_NO_INPUT = 3,  /* no usable input */
-    TL_EXIT_OUTPUT = 4,    /* an output could not be written */
-    TL_EXIT_NOMEM = 5,     /* out of memory */
+    TL_EXIT_NO_INPUT = 3, /* no usable input */
+    TL_EXIT_OUTPUT = 4,   /* an output could not be written */
+    TL_EXIT_NOMEM = 5,    /* out of memory */
 };
 
 /* Outputs one command may write (report: HTML, JSON, Markdown; compare: four). */
@@ -53,8 +53,8 @@ typedef struct tl_engine {
  * always written ({ "--json", NULL, 1, NULL, &json }); help and arg feed the
  * generated help. */
 typedef struct tl_cli_opt {
-    const char *name;   /* "--output" */
-    const char *alias;  /* the short form "-o", or NULL */
+    const char *name;  /* "--output" */
+    const char *alias; /* the short form "-o", or NULL */
     int takes_value;
     int *flag;          /* a flag sets *flag = 1 */
     const char **value; /* an option with a value stores it here */
@@ -64,23 +64,27 @@ typedef struct tl_cli_opt {
 
 /* The option of every command that analyzes, spelled once: --whole-trace
  * sets the analysis option of cli (a tl_cli, declared before the table). */
-#define TL_CLI_OPT_WHOLE_TRACE(cli)                                                                                 \
-    { "--whole-trace", NULL, 0, &(cli).analyze.whole_trace, NULL,                                                   \
-      "GPU breakdown over the whole trace, not the ProfilerStep window", NULL }
+#define TL_CLI_OPT_WHOLE_TRACE(cli)                                                                                    \
+    {                                                                                                                  \
+        "--whole-trace", NULL, 0, &(cli).analyze.whole_trace, NULL,                                                    \
+            "GPU breakdown over the whole trace, not the ProfilerStep window", NULL                                    \
+    }
 
 /* The option of every command that writes the aggregate JSON: past
  * TL_JSON_RANKS_FULL ranks (render.h) it is bounded unless asked for all. */
-#define TL_CLI_OPT_JSON_ALL(cli)                                                                                    \
-    { "--json-all", NULL, 0, &(cli).json_all, NULL,                                                                 \
-      "the aggregate JSON with every rank in full (else past 256 ranks: 32 picked)", NULL }
+#define TL_CLI_OPT_JSON_ALL(cli)                                                                                       \
+    {                                                                                                                  \
+        "--json-all", NULL, 0, &(cli).json_all, NULL,                                                                  \
+            "the aggregate JSON with every rank in full (else past 256 ranks: 32 picked)", NULL                        \
+    }
 
 /* A subcommand's description: drives parsing, `--help` and `tally help CMD`. */
 typedef struct tl_cli_spec {
-    const char *name;     /* "report" */
-    const char *args;     /* "INPUT..." */
-    const char *summary;  /* one line */
-    const char *details;  /* paragraphs after the usage line, or NULL */
-    const tl_cli_opt *opts; /* terminated by a zero entry; may be NULL */
+    const char *name;           /* "report" */
+    const char *args;           /* "INPUT..." */
+    const char *summary;        /* one line */
+    const char *details;        /* paragraphs after the usage line, or NULL */
+    const tl_cli_opt *opts;     /* terminated by a zero entry; may be NULL */
     int min_inputs, max_inputs; /* max -1: no limit */
 } tl_cli_spec;
 
@@ -97,13 +101,13 @@ struct tl_cli {
      * --inputs-from lists come first, then the command line's in order. */
     int nargs;
     int *arg_start;
-    struct tl_cli_lists *lists; /* the input lists' text and the arrays' room */
+    struct tl_cli_lists *lists;        /* the input lists' text and the arrays' room */
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
-    int json_all; /* --json-all: the aggregate JSON holds every rank in full, however many */
+    int json_all;                      /* --json-all: the aggregate JSON holds every rank in full, however many */
     /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
-    uint32_t max_names;                /* --max-names N */
-    uint64_t max_events;               /* --max-events N */
-    uint64_t max_input_bytes;          /* --max-input-size BYTES (K, M, G suffixes) */
+    uint32_t max_names;       /* --max-names N */
+    uint64_t max_events;      /* --max-events N */
+    uint64_t max_input_bytes; /* --max-input-size BYTES (K, M, G suffixes) */
     /* every file read as an input, by device and inode: no output may be one
      * (behind a pointer: reading through a const tl_cli records them) */
     struct tl_cli_seen *seen;

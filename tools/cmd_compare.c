@@ -41,9 +41,12 @@ static int write_output(tl_output *o, size_t i, void *ctx)
     const tl_compare *c = ctx;
     tl_json j;
     switch (i) {
-    case 0: return tl_render_compare_html(o->f, c, TALLY_VERSION);
-    case 2: return tl_render_compare_markdown(o->f, c);
-    case 3: return tl_render_compare_junit(o->f, c);
+    case 0:
+        return tl_render_compare_html(o->f, c, TALLY_VERSION);
+    case 2:
+        return tl_render_compare_markdown(o->f, c);
+    case 3:
+        return tl_render_compare_junit(o->f, c);
     default:
         tl_json_init(&j, tl_output_write, o);
         tl_compare_write_json(&j, c, "tally " TALLY_VERSION);
@@ -68,7 +71,7 @@ static size_t warn_unmatched_ranks(const tl_compare *c)
 typedef struct compare_args {
     const char *out, *json, *md, *junit, *threshold, *metric, *correction, *untested, *floor, *memory, *material;
     const char *title, *labels;
-    char *labels_copy;          /* --labels split at its comma (owned) */
+    char *labels_copy; /* --labels split at its comma (owned) */
     int fail, normalize, sessions;
 } compare_args;
 
@@ -105,7 +108,8 @@ static int check_args(const tl_cli *cli, compare_args *a, tl_cmp_options *co)
         char *comma = strchr(a->labels, ',');
         if (comma == NULL || comma == a->labels || comma[1] == '\0' || strchr(comma + 1, ',') != NULL ||
             (a->labels_copy = strdup(a->labels)) == NULL) {
-            fprintf(stderr, "tally compare: --labels wants BASE,CAND (two names and one comma), like main@abc1234,PR 42\n");
+            fprintf(stderr,
+                    "tally compare: --labels wants BASE,CAND (two names and one comma), like main@abc1234,PR 42\n");
             return -1;
         }
         a->labels_copy[comma - a->labels] = '\0';
@@ -140,28 +144,49 @@ int tl_cmd_compare(int argc, char **argv, const tl_engine *engine)
         { "--json", NULL, 1, NULL, &a.json, "the comparison as JSON (schema/tally-compare.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &a.md, "a Markdown summary for a CI job page (under 1 MiB)", "FILE" },
         { "--junit", NULL, 1, NULL, &a.junit, "JUnit XML: one test case per compared metric", "FILE" },
-        { "--threshold", NULL, 1, NULL, &a.threshold, "a regression is a significant slowdown of more than P % (default 5%)", "P" },
-        { "--metric", NULL, 1, NULL, &a.metric, "what the deltas and the geomean compare: median (default), mean, total", "M" },
-        { "--normalize", NULL, 0, &a.normalize, NULL, "match names without template arguments, parameters and numeric suffixes", NULL },
-        { "--correction", NULL, 1, NULL, &a.correction, "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)", "C" },
-        { "--max-untested-change", NULL, 1, NULL, &a.untested, "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it", "P" },
-        { "--untested-floor", NULL, 1, NULL, &a.floor, "a stage's untested increase fails the gate only when it adds P % of its ranks' run time (default 1%; 0: always)", "P" },
-        { "--materiality", NULL, 1, NULL, &a.material, "a stage, op or kernel fails the gate only when its change per step is P % of the step time or more (of the run's time without steps; default: --threshold)", "P" },
-        { "--memory-threshold", NULL, 1, NULL, &a.memory, "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
-        { "--title", NULL, 1, NULL, &a.title, "what the comparison is, on the page, in the Markdown and the JSON", "T" },
-        { "--labels", NULL, 1, NULL, &a.labels, "the runs' names instead of baseline and candidate (e.g. main@abc1234,PR 42)", "BASE,CAND" },
+        { "--threshold", NULL, 1, NULL, &a.threshold,
+          "a regression is a significant slowdown of more than P % (default 5%)", "P" },
+        { "--metric", NULL, 1, NULL, &a.metric,
+          "what the deltas and the geomean compare: median (default), mean, total", "M" },
+        { "--normalize", NULL, 0, &a.normalize, NULL,
+          "match names without template arguments, parameters and numeric suffixes", NULL },
+        { "--correction", NULL, 1, NULL, &a.correction,
+          "holm (default: Holm over the gate rows, Benjamini-Hochberg over the rest) or none (each row at alpha)",
+          "C" },
+        { "--max-untested-change", NULL, 1, NULL, &a.untested,
+          "rows too small to test (one report a side) get a verdict beyond P % (default 25%); the gate honours it",
+          "P" },
+        { "--untested-floor", NULL, 1, NULL, &a.floor,
+          "a stage's untested increase fails the gate only when it adds P % of its ranks' run time (default 1%; 0: "
+          "always)",
+          "P" },
+        { "--materiality", NULL, 1, NULL, &a.material,
+          "a stage, op or kernel fails the gate only when its change per step is P % of the step time or more (of the "
+          "run's time without steps; default: --threshold)",
+          "P" },
+        { "--memory-threshold", NULL, 1, NULL, &a.memory,
+          "peak memory (allocated, reserved, RSS) regresses beyond P % (default: --threshold)", "P" },
+        { "--title", NULL, 1, NULL, &a.title, "what the comparison is, on the page, in the Markdown and the JSON",
+          "T" },
+        { "--labels", NULL, 1, NULL, &a.labels,
+          "the runs' names instead of baseline and candidate (e.g. main@abc1234,PR 42)", "BASE,CAND" },
         { "--sessions", NULL, 0, &a.sessions, NULL, "one INPUT: each rank's first session against its last", NULL },
-        { "--fail-on-regression", NULL, 0, &a.fail, NULL, "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
+        { "--fail-on-regression", NULL, 0, &a.fail, NULL,
+          "exit 1 when a gate row regressed (listed on stderr; docs/compare.md)", NULL },
         TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
-        "compare", "BASELINE CANDIDATE", "Compare a baseline run with a candidate: per-name deltas, significance, verdicts.",
+        "compare",
+        "BASELINE CANDIDATE",
+        "Compare a baseline run with a candidate: per-name deltas, significance, verdicts.",
         "BASELINE and CANDIDATE are one input each: a directory, archive or file `tally report`\n"
         "reads, or a partial aggregate (tally aggregate --partial). With --sessions, one INPUT.\n"
         "Only the outputs asked for are written. With none of -o, --json, --markdown, --junit,\n"
         "the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
-        opts, 1, 2, /* two, or one with --sessions (check_args) */
+        opts,
+        1,
+        2, /* two, or one with --sessions (check_args) */
     };
     tl_cmp_options co;
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);

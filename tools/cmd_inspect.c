@@ -30,7 +30,8 @@ int tl_cmd_inspect(int argc, char **argv, const tl_engine *engine)
     };
     const tl_cli_spec spec = {
         "inspect", "FILE...", "What each input is: format, rank and how it was found, session, events, time span.",
-        NULL, opts, 1, -1,
+        NULL,      opts,      1,
+        -1,
     };
     tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
@@ -59,12 +60,14 @@ int tl_cmd_inspect(int argc, char **argv, const tl_engine *engine)
     for (size_t i = 0; i < run.nunreadable; i++)
         oom += (size_t)tl_pipeline_lost_to_memory(&run.unreadable[i]);
     if (oom)
-        fprintf(stderr, "tally: out of memory: the listing is incomplete, %zu input%s not read whole (--max-names, "
-                        "--max-events and --max-input-size bound what one input takes)\n", oom, oom == 1 ? "" : "s");
+        fprintf(stderr,
+                "tally: out of memory: the listing is incomplete, %zu input%s not read whole (--max-names, "
+                "--max-events and --max-input-size bound what one input takes)\n",
+                oom, oom == 1 ? "" : "s");
     rc = out_rc != TL_EXIT_OK || tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
-         : oom                                                                        ? TL_EXIT_NOMEM
-         : usable == 0                                                                ? TL_EXIT_NO_INPUT
-                                                                                      : TL_EXIT_OK;
+         : oom                                                                       ? TL_EXIT_NOMEM
+         : usable == 0                                                               ? TL_EXIT_NO_INPUT
+                                                                                     : TL_EXIT_OK;
     rc = tl_cli_strict(&cli, rc, warnings);
     tl_run_release(&run);
     tl_cli_release(&cli);

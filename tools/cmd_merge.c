@@ -22,8 +22,8 @@ int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
         { 0 },
     };
     const tl_cli_spec spec = {
-        "merge", "PARTIAL...", "Merge partial aggregates (tally aggregate --partial) into one aggregate.", NULL,
-        opts, 1, -1,
+        "merge", "PARTIAL...", "Merge partial aggregates (tally aggregate --partial) into one aggregate.", NULL, opts,
+        1,       -1,
     };
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0 || (rc = tl_cli_check_outputs(&cli, &out, 1)) >= 0)

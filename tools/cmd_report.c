@@ -42,8 +42,8 @@ static int64_t report_date(void)
 typedef struct report_doc {
     const tl_aggregate *agg;
     const tl_report_options *ro;
-    int trace_gzip;            /* the --trace path ends in .gz */
-    int json_all;              /* --json-all */
+    int trace_gzip; /* the --trace path ends in .gz */
+    int json_all;   /* --json-all */
 } report_doc;
 
 /* Output i of tl_cmd_report's paths (-o, --json, --markdown, --trace): the
@@ -70,16 +70,21 @@ int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
         { "--title", "-t", 1, NULL, &title, "the report's title", "T" },
         { "--json", NULL, 1, NULL, &json, "the aggregate JSON (schema/tally-aggregate.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "a Markdown summary (for a CI job summary)", "FILE" },
-        { "--trace", NULL, 1, NULL, &trace, "one Chrome trace of the whole job for Perfetto (.gz: compressed)", "FILE" },
+        { "--trace", NULL, 1, NULL, &trace, "one Chrome trace of the whole job for Perfetto (.gz: compressed)",
+          "FILE" },
         TL_CLI_OPT_JSON_ALL(cli),
         TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
-        "report", "INPUT...", "Read every input and write one self-contained HTML report of the run.",
+        "report",
+        "INPUT...",
+        "Read every input and write one self-contained HTML report of the run.",
         "Only the outputs asked for are written. With none of -o, --json, --markdown,\n"
         "--trace, the HTML goes to " DEFAULT_OUTPUT " (and stderr says so).",
-        opts, 1, -1,
+        opts,
+        1,
+        -1,
     };
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)

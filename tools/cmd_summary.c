@@ -25,7 +25,8 @@ int tl_cmd_summary(int argc, char **argv, const tl_engine *engine)
     };
     const tl_cli_spec spec = {
         "summary", "INPUT...", "Console tables: findings, top names by total time, per rank and across ranks.",
-        NULL, opts, 1, -1,
+        NULL,      opts,       1,
+        -1,
     };
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)

@@ -44,21 +44,28 @@ int tl_cmd_trend(int argc, char **argv, const tl_engine *engine)
     const tl_cli_opt opts[] = {
         { "--json", NULL, 1, NULL, &json, "the series as JSON (schema/tally-trend.schema.json)", "FILE" },
         { "--markdown", NULL, 1, NULL, &md, "the table as Markdown for a CI job page", "FILE" },
-        { "--threshold", NULL, 1, NULL, &threshold, "a change point moves the step time by more than P % (default 5%)", "P" },
-        { "--alpha", NULL, 1, NULL, &alpha_arg, "the series' significance level, split over its boundaries (default 0.05)", "A" },
+        { "--threshold", NULL, 1, NULL, &threshold, "a change point moves the step time by more than P % (default 5%)",
+          "P" },
+        { "--alpha", NULL, 1, NULL, &alpha_arg,
+          "the series' significance level, split over its boundaries (default 0.05)", "A" },
         { "--width", NULL, 1, NULL, &width_arg, "columns to fit (default: the terminal's width, else 80)", "N" },
-        { "--fail-on-regression", NULL, 0, &fail, NULL, "exit 1 when the series ends slower: its latest change point is a slowdown", NULL },
+        { "--fail-on-regression", NULL, 0, &fail, NULL,
+          "exit 1 when the series ends slower: its latest change point is a slowdown", NULL },
         TL_CLI_OPT_WHOLE_TRACE(cli),
         { 0 },
     };
     const tl_cli_spec spec = {
-        "trend", "RUN...", "The primary metrics of N runs in order, with the change points of the step time.",
+        "trend",
+        "RUN...",
+        "The primary metrics of N runs in order, with the change points of the step time.",
         "Each RUN is one input: a directory, archive or file `tally report` reads, a partial\n"
         "aggregate, or @FILE (an input list of one run). The runs are read in the order given\n"
         "(oldest first). A change point is a step-time shift beyond --threshold, judged by\n"
         "compare's test against the run before, that the next run holds; runs without step\n"
         "samples get no verdict (docs/compare.md, \"Trend\").",
-        opts, 2, -1,
+        opts,
+        2,
+        -1,
     };
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)

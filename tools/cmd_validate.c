@@ -83,8 +83,13 @@ static void keep_identity(tl_profile *p, void *user)
 int tl_cmd_validate(int argc, char **argv, const tl_engine *engine)
 {
     const tl_cli_spec spec = {
-        "validate", "INPUT...", "Check every input against its format and print every problem, one a line.",
-        "Exit 1 when there is any problem, 0 when every input is a clean profile.", NULL, 1, -1,
+        "validate",
+        "INPUT...",
+        "Check every input against its format and print every problem, one a line.",
+        "Exit 1 when there is any problem, 0 when every input is a clean profile.",
+        NULL,
+        1,
+        -1,
     };
     tl_cli cli;
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
@@ -112,9 +117,9 @@ int tl_cmd_validate(int argc, char **argv, const tl_engine *engine)
                 run.n + run.nunreadable, tl_plural_s(run.n + run.nunreadable), clean, problems,
                 tl_plural_s((size_t)problems));
     rc = tl_cli_close_output(stdout, "standard output") != 0 ? TL_EXIT_OUTPUT
-         : run.n + run.nunreadable == 0           ? TL_EXIT_NO_INPUT
-         : problems                             ? TL_EXIT_GATE
-                                                : TL_EXIT_OK;
+         : run.n + run.nunreadable == 0                      ? TL_EXIT_NO_INPUT
+         : problems                                          ? TL_EXIT_GATE
+                                                             : TL_EXIT_OK;
     tl_run_release(&run);
     tl_cli_release(&cli);
     return rc;

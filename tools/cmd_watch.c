@@ -176,7 +176,7 @@ static int frame(FILE *f, const tl_cli *cli, const char *target, double interval
     one.ninputs = (int)npaths;
     one.nargs = 1;
     one.arg_start = starts;
-    one.quiet = 1;  /* a report replaced while read is read again at the next frame */
+    one.quiet = 1; /* a report replaced while read is read again at the next frame */
     one.progress = 0;
     tl_aggregate agg;
     size_t warnings = 0;
@@ -220,11 +220,15 @@ int tl_cmd_watch(int argc, char **argv, const tl_engine *engine)
         { 0 },
     };
     const tl_cli_spec spec = {
-        "watch", "DIR|FILE", "Follow a running program's flushed libtally report: steps/s, stages, GPU telemetry.",
+        "watch",
+        "DIR|FILE",
+        "Follow a running program's flushed libtally report: steps/s, stages, GPU telemetry.",
         "FILE is a libtally report; in DIR (TALLY_OUTPUT_DIR) the newest *.report.json is shown,\n"
         "looked up again at every frame. libtally writes it at tally_flush(), at exit and every\n"
         "TALLY_FLUSH_S seconds. On a terminal each frame replaces the last; Ctrl-C ends.",
-        opts, 1, 1,
+        opts,
+        1,
+        1,
     };
     int rc = tl_cli_begin(&cli, argc, argv, &spec, engine);
     if (rc >= 0)
@@ -233,9 +237,10 @@ int tl_cmd_watch(int argc, char **argv, const tl_engine *engine)
     if (interval_arg) {
         char *end;
         interval = strtod(interval_arg, &end);
-        if (end == interval_arg || *end != '\0' || !(interval >= WATCH_MIN_INTERVAL_S && interval <= WATCH_MAX_INTERVAL_S)) {
-            fprintf(stderr, "tally watch: --interval wants seconds from %g to %g, like 2 or 0.5\n", WATCH_MIN_INTERVAL_S,
-                    WATCH_MAX_INTERVAL_S);
+        if (end == interval_arg || *end != '\0' ||
+            !(interval >= WATCH_MIN_INTERVAL_S && interval <= WATCH_MAX_INTERVAL_S)) {
+            fprintf(stderr, "tally watch: --interval wants seconds from %g to %g, like 2 or 0.5\n",
+                    WATCH_MIN_INTERVAL_S, WATCH_MAX_INTERVAL_S);
             tl_cli_release(&cli);
             return TL_EXIT_USAGE;
         }

@@ -82,8 +82,8 @@ static void escape_terminal_streams(void)
         stderr = err;
     /* colour by default on a terminal (NO_COLOR, TERM=dumb: none); a
      * command's --color=WHEN decides again (tl_cli_begin) */
-    tl_term_set_color(stderr, tl_term_color_wanted(TL_COLOR_AUTO, getenv("NO_COLOR"), getenv("TERM"),
-                                                   isatty(STDERR_FILENO)));
+    tl_term_set_color(stderr,
+                      tl_term_color_wanted(TL_COLOR_AUTO, getenv("NO_COLOR"), getenv("TERM"), isatty(STDERR_FILENO)));
 }
 
 /* Close the escaping streams (their last bytes written) and put the plain

@@ -259,7 +259,6 @@ int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggre
     return rc;
 }
 
-
 int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)
 {
     char err[512] = "";

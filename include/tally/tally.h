@@ -152,13 +152,13 @@ extern "C" {
 #define TALLY_REPORT_VERSION 1
 
 /* Error codes (negative). */
-#define TALLY_EINVAL  (-1) /* a bad argument */
-#define TALLY_ENOMEM  (-2) /* out of memory */
-#define TALLY_EIO     (-3) /* an output could not be written */
-#define TALLY_ESTATE  (-4) /* called in the wrong state (e.g. after shutdown) */
-#define TALLY_EFULL   (-5) /* a fixed table is full (providers, tags) */
-#define TALLY_ENOENT  (-6) /* no such name was recorded (tally_stats_get), no reading yet (tally_current) */
-#define TALLY_EAGAIN  (-7) /* try again (tally_current: the reading kept changing) */
+#define TALLY_EINVAL (-1) /* a bad argument */
+#define TALLY_ENOMEM (-2) /* out of memory */
+#define TALLY_EIO (-3)    /* an output could not be written */
+#define TALLY_ESTATE (-4) /* called in the wrong state (e.g. after shutdown) */
+#define TALLY_EFULL (-5)  /* a fixed table is full (providers, tags) */
+#define TALLY_ENOENT (-6) /* no such name was recorded (tally_stats_get), no reading yet (tally_current) */
+#define TALLY_EAGAIN (-7) /* try again (tally_current: the reading kept changing) */
 
 /*
  * Configuration for tally_init(). Fill it with tally_config_init() (which sets
@@ -183,13 +183,13 @@ typedef struct tally_config {
     const char *clock;       /* "auto", "tsc" or "monotonic" */
     int signals;             /* write the outputs on SIGINT/SIGTERM/SIGHUP (see above) */
     /* The sampler (added in 0.1: zero in every field means the defaults). */
-    long sample_gpu_ms;      /* GPU readings' period; 0: sample_ms */
-    long sample_cpu_ms;      /* host readings' period (CPU, memory, disk, load); 0: sample_ms */
-    const char *sample;      /* "gpu,cpu,memory,disk,load" (a subset, or "none"); NULL: all */
-    const char *gpus;        /* "0,2": NVML indices the sampler reads; NULL: every device */
-    long sample_points;      /* the sampler's point budget; 0: 100000 */
-    long flush_s;            /* write the outputs every flush_s seconds; 0: only at the end */
-    const char *preset;      /* the preset applied ("dev", "prod", "debug") or NULL, for the report */
+    long sample_gpu_ms; /* GPU readings' period; 0: sample_ms */
+    long sample_cpu_ms; /* host readings' period (CPU, memory, disk, load); 0: sample_ms */
+    const char *sample; /* "gpu,cpu,memory,disk,load" (a subset, or "none"); NULL: all */
+    const char *gpus;   /* "0,2": NVML indices the sampler reads; NULL: every device */
+    long sample_points; /* the sampler's point budget; 0: 100000 */
+    long flush_s;       /* write the outputs every flush_s seconds; 0: only at the end */
+    const char *preset; /* the preset applied ("dev", "prod", "debug") or NULL, for the report */
 } tally_config;
 
 /*
@@ -368,17 +368,14 @@ typedef void (*tally_memory_provider_fn)(tally_provider_sink *sink, void *user);
  * its value in bytes. The report stores it as "{provider}.{key}". At most 16
  * readings per provider and call; more are ignored.
  */
-TALLY_API void tally_provider_put(tally_provider_sink *sink, const char *key,
-                                  double bytes);
+TALLY_API void tally_provider_put(tally_provider_sink *sink, const char *key, double bytes);
 
 /*
  * Register a memory provider named name (e.g. "cuda" for a program that can
  * ask its allocator). name is copied. At most 8 providers; returns 0,
  * TALLY_EFULL or TALLY_EINVAL. Thread-safe.
  */
-TALLY_API int tally_register_memory_provider(const char *name,
-                                             tally_memory_provider_fn fn,
-                                             void *user);
+TALLY_API int tally_register_memory_provider(const char *name, tally_memory_provider_fn fn, void *user);
 
 /*
  * Set this process's rank and the world size (world_size <= 0: unknown). Takes
@@ -416,7 +413,7 @@ TALLY_API void tally_step(void);
  * (within 1 % of the exact value); std_ns is the sample standard deviation.
  */
 typedef struct tally_stats {
-    int iteration;        /* 1: statistics of tally_iteration_*, 0: of sections */
+    int iteration; /* 1: statistics of tally_iteration_*, 0: of sections */
     uint64_t count;
     double total_ns, mean_ns, min_ns, max_ns, std_ns, median_ns, p95_ns;
 } tally_stats;
@@ -437,44 +434,44 @@ typedef struct tally_stats {
 TALLY_API int tally_stats_get(const char *name, tally_stats *out);
 
 /* Validity flags of tally_reading.valid: which host readings it has. */
-#define TALLY_READING_CPU    0x1u  /* cpu_pct */
+#define TALLY_READING_CPU 0x1u     /* cpu_pct */
 #define TALLY_READING_MEMORY 0x2u  /* rss_bytes, system_available_bytes */
-#define TALLY_READING_DISK   0x4u  /* disk_read_bytes_per_s, disk_write_bytes_per_s */
-#define TALLY_READING_LOAD   0x8u  /* load1 */
-#define TALLY_READING_GPU    0x10u /* gpus[0..ngpus): at least one GPU reading */
+#define TALLY_READING_DISK 0x4u    /* disk_read_bytes_per_s, disk_write_bytes_per_s */
+#define TALLY_READING_LOAD 0x8u    /* load1 */
+#define TALLY_READING_GPU 0x10u    /* gpus[0..ngpus): at least one GPU reading */
 #define TALLY_READING_DEVICE 0x20u /* device_read_bytes_per_s, device_write_bytes_per_s */
 /* Validity flags of tally_gpu_reading.valid. */
-#define TALLY_GPU_UTIL       0x1u  /* utilization_pct, memory_utilization_pct */
-#define TALLY_GPU_MEMORY     0x2u  /* used_bytes (device-wide), total_bytes */
-#define TALLY_GPU_PROCESS    0x4u  /* process_used_bytes: this process's own */
-#define TALLY_GPU_TEMP       0x8u  /* temperature_c */
-#define TALLY_GPU_POWER      0x10u /* power_w */
-#define TALLY_GPU_LIMIT      0x20u /* power_limit_w */
-#define TALLY_GPU_CLOCKS     0x40u /* sm_clock_mhz, memory_clock_mhz */
+#define TALLY_GPU_UTIL 0x1u        /* utilization_pct, memory_utilization_pct */
+#define TALLY_GPU_MEMORY 0x2u      /* used_bytes (device-wide), total_bytes */
+#define TALLY_GPU_PROCESS 0x4u     /* process_used_bytes: this process's own */
+#define TALLY_GPU_TEMP 0x8u        /* temperature_c */
+#define TALLY_GPU_POWER 0x10u      /* power_w */
+#define TALLY_GPU_LIMIT 0x20u      /* power_limit_w */
+#define TALLY_GPU_CLOCKS 0x40u     /* sm_clock_mhz, memory_clock_mhz */
 #define TALLY_GPU_BASE_CLOCK 0x80u /* base_sm_clock_mhz */
-#define TALLY_GPU_THROTTLE   0x100u /* throttle_reasons */
+#define TALLY_GPU_THROTTLE 0x100u  /* throttle_reasons */
 #define TALLY_READING_MAX_GPUS 8
 
 /* One GPU in a tally_reading; a field is meaningful only when its flag is in valid. */
 typedef struct tally_gpu_reading {
-    int index;                /* NVML's device index */
-    unsigned valid;           /* TALLY_GPU_* */
+    int index;      /* NVML's device index */
+    unsigned valid; /* TALLY_GPU_* */
     double utilization_pct, memory_utilization_pct;
     double used_bytes, total_bytes, process_used_bytes;
     double temperature_c, power_w, power_limit_w;
     double sm_clock_mhz, memory_clock_mhz;
-    double base_sm_clock_mhz; /* NVML's default applications clock: the base clock */
+    double base_sm_clock_mhz;  /* NVML's default applications clock: the base clock */
     uint64_t throttle_reasons; /* NVML's clocks event reasons, a bit mask */
 } tally_gpu_reading;
 
 /* The latest reading of the background sampler (tally_current). */
 typedef struct tally_reading {
-    unsigned valid;           /* TALLY_READING_* */
+    unsigned valid; /* TALLY_READING_* */
     int ngpus;
-    uint64_t sequence;        /* sampler points published so far (1 for the first) */
-    int64_t time_unix_ns;     /* when the newest part was read (CLOCK_REALTIME) */
+    uint64_t sequence;                           /* sampler points published so far (1 for the first) */
+    int64_t time_unix_ns;                        /* when the newest part was read (CLOCK_REALTIME) */
     int64_t host_time_unix_ns, gpu_time_unix_ns; /* when each part was read; 0: never */
-    double cpu_pct;           /* process CPU since the previous reading, 100 = one core */
+    double cpu_pct;                              /* process CPU since the previous reading, 100 = one core */
     double rss_bytes, system_available_bytes, load1;
     double disk_read_bytes_per_s, disk_write_bytes_per_s; /* /proc/self/io read_bytes, write_bytes */
     tally_gpu_reading gpus[TALLY_READING_MAX_GPUS];
@@ -517,10 +514,8 @@ TALLY_API void tally__scope_end(int *unused);
 TALLY_API extern int tally__gate;
 #define TALLY__CAT2(a, b) a##b
 #define TALLY__CAT(a, b) TALLY__CAT2(a, b)
-#define TALLY_SCOPE(name)                                                       \
-    int TALLY__CAT(tally__scope_, __LINE__)                                     \
-        __attribute__((cleanup(tally__scope_end), unused)) =                    \
-            (tally_begin(name), 0)
+#define TALLY_SCOPE(name)                                                                                              \
+    int TALLY__CAT(tally__scope_, __LINE__) __attribute__((cleanup(tally__scope_end), unused)) = (tally_begin(name), 0)
 #else
 #error "TALLY_SCOPE needs GCC or Clang (the cleanup attribute)"
 #endif
@@ -557,22 +552,45 @@ TALLY_API extern int tally__gate;
 
 #if !defined(TALLY_DISABLE) && !defined(TALLY_NO_INLINE_GATE) && defined(__GNUC__)
 #define TALLY__OFF() __builtin_expect(__atomic_load_n(&tally__gate, __ATOMIC_RELAXED) == 2, 0)
-static inline void tally__begin_gate(const char *name) { if (!TALLY__OFF()) tally_begin(name); }
-static inline void tally__end_gate(void) { if (!TALLY__OFF()) tally_end(); }
-static inline void tally__iteration_begin_gate(const char *name) { if (!TALLY__OFF()) tally_iteration_begin(name); }
-static inline void tally__iteration_end_gate(const char *name) { if (!TALLY__OFF()) tally_iteration_end(name); }
-static inline void tally__counter_gate(const char *name, double value) { if (!TALLY__OFF()) tally_counter(name, value); }
-static inline void tally__scope_end_gate(int *unused) { if (!TALLY__OFF()) tally__scope_end(unused); }
+static inline void tally__begin_gate(const char *name)
+{
+    if (!TALLY__OFF())
+        tally_begin(name);
+}
+static inline void tally__end_gate(void)
+{
+    if (!TALLY__OFF())
+        tally_end();
+}
+static inline void tally__iteration_begin_gate(const char *name)
+{
+    if (!TALLY__OFF())
+        tally_iteration_begin(name);
+}
+static inline void tally__iteration_end_gate(const char *name)
+{
+    if (!TALLY__OFF())
+        tally_iteration_end(name);
+}
+static inline void tally__counter_gate(const char *name, double value)
+{
+    if (!TALLY__OFF())
+        tally_counter(name, value);
+}
+static inline void tally__scope_end_gate(int *unused)
+{
+    if (!TALLY__OFF())
+        tally__scope_end(unused);
+}
 #define tally_begin(name) tally__begin_gate(name)
 #define tally_end() tally__end_gate()
 #define tally_iteration_begin(name) tally__iteration_begin_gate(name)
 #define tally_iteration_end(name) tally__iteration_end_gate(name)
 #define tally_counter(name, value) tally__counter_gate(name, value)
 #undef TALLY_SCOPE
-#define TALLY_SCOPE(name)                                                       \
-    int TALLY__CAT(tally__scope_, __LINE__)                                     \
-        __attribute__((cleanup(tally__scope_end_gate), unused)) =               \
-            (tally_begin(name), 0)
+#define TALLY_SCOPE(name)                                                                                              \
+    int TALLY__CAT(tally__scope_, __LINE__) __attribute__((cleanup(tally__scope_end_gate), unused)) =                  \
+        (tally_begin(name), 0)
 #endif
 
 #ifdef __cplusplus

@@ -45,8 +45,8 @@
 
 struct tl_py_stack {
     int depth;
-    int untracked; /* sections opened beyond TL_PY_MAX_DEPTH, still open */
-    int named;     /* name_thread() ran on this thread */
+    int untracked;                   /* sections opened beyond TL_PY_MAX_DEPTH, still open */
+    int named;                       /* name_thread() ran on this thread */
     PyObject *open[TL_PY_MAX_DEPTH]; /* strong references */
 };
 
@@ -64,15 +64,13 @@ static PyObject *update_wrapper; /* functools.update_wrapper */
 enum { KIND_SECTION = 0, KIND_ITERATION = 1 };
 
 typedef struct {
-    PyObject_HEAD
-    PyObject *name;   /* str */
-    const char *utf8; /* the UTF-8 buffer cached inside name */
+    PyObject_HEAD PyObject *name; /* str */
+    const char *utf8;             /* the UTF-8 buffer cached inside name */
     int kind;
 } SectionObject;
 
 typedef struct {
-    PyObject_HEAD
-    SectionObject *section;
+    PyObject_HEAD SectionObject *section;
     PyObject *func;
     PyObject *dict; /* __name__, __doc__, __wrapped__... (functools.update_wrapper) */
     vectorcallfunc vectorcall;
@@ -143,8 +141,7 @@ static void name_thread(void)
 {
     char comm[16], process[16] = "";
     py_stack.named = 1;
-    if ((pid_t)syscall(SYS_gettid) == getpid() ||
-        pthread_getname_np(pthread_self(), comm, sizeof comm) != 0)
+    if ((pid_t)syscall(SYS_gettid) == getpid() || pthread_getname_np(pthread_self(), comm, sizeof comm) != 0)
         return;
     FILE *f = fopen("/proc/self/comm", "r");
     if (f == NULL)
@@ -250,8 +247,7 @@ static PyObject *section_make(PyTypeObject *type, PyObject *name)
     return (PyObject *)s;
 }
 
-static PyObject *section_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf,
-                                    PyObject *kwnames)
+static PyObject *section_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyTypeObject *t = (PyTypeObject *)type;
@@ -297,8 +293,7 @@ static PyObject *section_exit(SectionObject *s, PyObject *const *args, Py_ssize_
 
 static PyObject *section_repr(SectionObject *s)
 {
-    return PyUnicode_FromFormat("tally.%s(%R)", s->kind == KIND_ITERATION ? "iteration" : "section",
-                                s->name);
+    return PyUnicode_FromFormat("tally.%s(%R)", s->kind == KIND_ITERATION ? "iteration" : "section", s->name);
 }
 
 static PyObject *section_get_name(SectionObject *s, void *unused)
@@ -307,8 +302,7 @@ static PyObject *section_get_name(SectionObject *s, void *unused)
     return s->name;
 }
 
-static PyObject *wrapped_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                    PyObject *kwnames);
+static PyObject *wrapped_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames);
 
 /* As a decorator: @tally.section("decode") def decode(...). */
 static PyObject *section_call(SectionObject *s, PyObject *args, PyObject *kwds)
@@ -322,8 +316,7 @@ static PyObject *section_call(SectionObject *s, PyObject *args, PyObject *kwds)
         return NULL;
     if (!PyCallable_Check(func)) {
         PyErr_Format(PyExc_TypeError, "tally.%s(%R) decorates a function, got %.80s",
-                     s->kind == KIND_ITERATION ? "iteration" : "section", s->name,
-                     Py_TYPE(func)->tp_name);
+                     s->kind == KIND_ITERATION ? "iteration" : "section", s->name, Py_TYPE(func)->tp_name);
         return NULL;
     }
     /* A generator or coroutine function returns at its first suspension: the
@@ -367,29 +360,24 @@ static PyMethodDef section_methods[] = {
     { NULL, NULL, 0, NULL }
 };
 
-static PyGetSetDef section_getset[] = {
-    { "name", (getter)section_get_name, NULL, "The section's name.", NULL },
-    { NULL, NULL, NULL, NULL, NULL }
-};
+static PyGetSetDef section_getset[] = { { "name", (getter)section_get_name, NULL, "The section's name.", NULL },
+                                        { NULL, NULL, NULL, NULL, NULL } };
 
-PyDoc_STRVAR(section_doc,
-"section(name)\n--\n\n"
-"A timed section of the calling thread: `with tally.section(\"vae_decode\"):`\n"
-"or, as a decorator, `@tally.section(\"decode\")`. Sections nest; each thread\n"
-"has its own lane. The section ends when the block is left, also by an\n"
-"exception (which propagates). A section object may be kept and reused, also\n"
-"from several threads at once.");
+PyDoc_STRVAR(section_doc, "section(name)\n--\n\n"
+                          "A timed section of the calling thread: `with tally.section(\"vae_decode\"):`\n"
+                          "or, as a decorator, `@tally.section(\"decode\")`. Sections nest; each thread\n"
+                          "has its own lane. The section ends when the block is left, also by an\n"
+                          "exception (which propagates). A section object may be kept and reused, also\n"
+                          "from several threads at once.");
 
-PyDoc_STRVAR(iteration_doc,
-"iteration(name)\n--\n\n"
-"One iteration of the loop named name (\"diffusion_step\"):\n"
-"`with tally.iteration(\"diffusion_step\"):` or as a decorator. Iterations get\n"
-"their own statistics (with it/s) and keep their samples for `tally compare`.\n"
-"At most one iteration of a name is open per thread.");
+PyDoc_STRVAR(iteration_doc, "iteration(name)\n--\n\n"
+                            "One iteration of the loop named name (\"diffusion_step\"):\n"
+                            "`with tally.iteration(\"diffusion_step\"):` or as a decorator. Iterations get\n"
+                            "their own statistics (with it/s) and keep their samples for `tally compare`.\n"
+                            "At most one iteration of a name is open per thread.");
 
 static PyTypeObject SectionType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tally.section",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tally.section",
     .tp_basicsize = sizeof(SectionObject),
     .tp_dealloc = (destructor)section_dealloc,
     .tp_repr = (reprfunc)section_repr,
@@ -403,8 +391,7 @@ static PyTypeObject SectionType = {
 };
 
 static PyTypeObject IterationType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tally.iteration",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tally.iteration",
     .tp_basicsize = sizeof(SectionObject),
     .tp_dealloc = (destructor)section_dealloc,
     .tp_repr = (reprfunc)section_repr,
@@ -419,8 +406,7 @@ static PyTypeObject IterationType = {
 
 /* ---- the decorated function -------------------------------------------------- */
 
-static PyObject *wrapped_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
-                                    PyObject *kwnames)
+static PyObject *wrapped_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     WrappedObject *w = (WrappedObject *)self;
     SectionObject *s = w->section;
@@ -468,21 +454,17 @@ static PyObject *wrapped_repr(WrappedObject *w)
     return PyUnicode_FromFormat("<function %R timed by %R>", w->func, (PyObject *)w->section);
 }
 
-static PyGetSetDef wrapped_getset[] = {
-    { "__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL },
-    { NULL, NULL, NULL, NULL, NULL }
-};
+static PyGetSetDef wrapped_getset[] = { { "__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL },
+                                        { NULL, NULL, NULL, NULL, NULL } };
 
 static PyTypeObject WrappedType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tally.timed_function",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tally.timed_function",
     .tp_basicsize = sizeof(WrappedObject),
     .tp_dealloc = (destructor)wrapped_dealloc,
     .tp_vectorcall_offset = offsetof(WrappedObject, vectorcall),
     .tp_repr = (reprfunc)wrapped_repr,
     .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
-                Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_doc = "A function timed as a tally section on every call (made by @tally.section).",
     .tp_traverse = (traverseproc)wrapped_traverse,
     .tp_clear = (inquiry)wrapped_clear,
@@ -530,10 +512,8 @@ static PyObject *py_memory_snapshot(PyObject *m, PyObject *args)
         return NULL;
     ensure_started();
     /* Registered Python providers take the GIL back (py_provider). */
-    Py_BEGIN_ALLOW_THREADS
-    tally_memory_snapshot(label);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS tally_memory_snapshot(label);
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_tag(PyObject *m, PyObject *args)
@@ -619,10 +599,8 @@ static PyObject *py_flush(PyObject *m, PyObject *unused)
     int rc;
     if (!py_inited)
         Py_RETURN_TRUE; /* nothing recorded: nothing to write */
-    Py_BEGIN_ALLOW_THREADS
-    rc = tally_flush();
-    Py_END_ALLOW_THREADS
-    return PyBool_FromLong(rc == 0);
+    Py_BEGIN_ALLOW_THREADS rc = tally_flush();
+    Py_END_ALLOW_THREADS return PyBool_FromLong(rc == 0);
 }
 
 static PyObject *py_shutdown(PyObject *m, PyObject *unused)
@@ -630,10 +608,8 @@ static PyObject *py_shutdown(PyObject *m, PyObject *unused)
     int rc;
     if (!py_inited)
         Py_RETURN_TRUE;
-    Py_BEGIN_ALLOW_THREADS
-    rc = tally_shutdown();
-    Py_END_ALLOW_THREADS
-    return PyBool_FromLong(rc == 0);
+    Py_BEGIN_ALLOW_THREADS rc = tally_shutdown();
+    Py_END_ALLOW_THREADS return PyBool_FromLong(rc == 0);
 }
 
 static PyObject *py_enabled(PyObject *m, PyObject *unused)
@@ -650,11 +626,10 @@ static PyObject *py_stats(PyObject *m, PyObject *args)
         return NULL;
     if (!py_inited || tally_stats_get(name, &st) != 0)
         Py_RETURN_NONE;
-    return Py_BuildValue("{s:s,s:K,s:d,s:d,s:d,s:d,s:d,s:d,s:d}",
-                         "kind", st.iteration ? "iteration" : "section",
-                         "count", (unsigned long long)st.count, "total_ns", st.total_ns,
-                         "mean_ns", st.mean_ns, "min_ns", st.min_ns, "max_ns", st.max_ns,
-                         "std_ns", st.std_ns, "median_ns", st.median_ns, "p95_ns", st.p95_ns);
+    return Py_BuildValue("{s:s,s:K,s:d,s:d,s:d,s:d,s:d,s:d,s:d}", "kind", st.iteration ? "iteration" : "section",
+                         "count", (unsigned long long)st.count, "total_ns", st.total_ns, "mean_ns", st.mean_ns,
+                         "min_ns", st.min_ns, "max_ns", st.max_ns, "std_ns", st.std_ns, "median_ns", st.median_ns,
+                         "p95_ns", st.p95_ns);
 }
 
 /* current(): the sampler's latest reading as a dict with only the valid
@@ -676,7 +651,11 @@ static PyObject *gpu_dict(const tally_gpu_reading *g)
     PyObject *idx = PyLong_FromLong(g->index);
     int rc = idx != NULL ? PyDict_SetItemString(d, "index", idx) : -1;
     Py_XDECREF(idx);
-    const struct { unsigned flag; const char *key; double v; } f[] = {
+    const struct {
+        unsigned flag;
+        const char *key;
+        double v;
+    } f[] = {
         { TALLY_GPU_UTIL, "utilization_pct", g->utilization_pct },
         { TALLY_GPU_UTIL, "memory_utilization_pct", g->memory_utilization_pct },
         { TALLY_GPU_MEMORY, "used_bytes", g->used_bytes },
@@ -707,11 +686,15 @@ static PyObject *py_current(PyObject *m, PyObject *unused)
     tally_reading r;
     if (!py_inited || tally_current(&r) != 0)
         Py_RETURN_NONE;
-    PyObject *d = Py_BuildValue("{s:K,s:L}", "sequence", (unsigned long long)r.sequence,
-                                "time_unix_ns", (long long)r.time_unix_ns);
+    PyObject *d = Py_BuildValue("{s:K,s:L}", "sequence", (unsigned long long)r.sequence, "time_unix_ns",
+                                (long long)r.time_unix_ns);
     if (d == NULL)
         return NULL;
-    const struct { unsigned flag; const char *key; double v; } f[] = {
+    const struct {
+        unsigned flag;
+        const char *key;
+        double v;
+    } f[] = {
         { TALLY_READING_CPU, "cpu_pct", r.cpu_pct },
         { TALLY_READING_MEMORY, "rss_bytes", r.rss_bytes },
         { TALLY_READING_MEMORY, "system_available_bytes", r.system_available_bytes },
@@ -745,22 +728,21 @@ static PyObject *py_current(PyObject *m, PyObject *unused)
  * configuration with these replaced (a preset first, the others over it). */
 static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = { "enable", "output_dir", "name", "trace", "max_events",
-                              "sample_ms", "schedule", "summary", "preset", "sample_gpu_ms",
-                              "sample_cpu_ms", "sample", "gpus", "flush_s", NULL };
+    static char *kwlist[] = { "enable",        "output_dir", "name",    "trace",   "max_events",
+                              "sample_ms",     "schedule",   "summary", "preset",  "sample_gpu_ms",
+                              "sample_cpu_ms", "sample",     "gpus",    "flush_s", NULL };
     PyObject *enable = Py_None, *trace = Py_None, *summary = Py_None;
     PyObject *max_events = Py_None, *sample_ms = Py_None;
     PyObject *sample_gpu_ms = Py_None, *sample_cpu_ms = Py_None, *flush_s = Py_None;
     const char *output_dir = NULL, *name = NULL, *schedule = NULL;
     const char *preset = NULL, *sample = NULL, *gpus = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OzzOOOzOzOOzzO:init", kwlist, &enable, &output_dir,
-                                     &name, &trace, &max_events, &sample_ms, &schedule, &summary,
-                                     &preset, &sample_gpu_ms, &sample_cpu_ms, &sample, &gpus, &flush_s))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|$OzzOOOzOzOOzzO:init", kwlist, &enable, &output_dir, &name, &trace,
+                                     &max_events, &sample_ms, &schedule, &summary, &preset, &sample_gpu_ms,
+                                     &sample_cpu_ms, &sample, &gpus, &flush_s))
         return NULL;
     if (py_inited) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "tally.init(): tally is already started (init() must come before the "
-                        "first section, counter or snapshot)");
+        PyErr_SetString(PyExc_RuntimeError, "tally.init(): tally is already started (init() must come before the "
+                                            "first section, counter or snapshot)");
         return NULL;
     }
     tally_config cfg;
@@ -775,16 +757,20 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
         cfg.schedule = schedule;
     /* a preset given here comes first; the other arguments override it */
     if (preset != NULL && tally_config_preset(&cfg, preset) != 0) {
-        PyErr_Format(PyExc_ValueError, "tally.init(): unknown preset '%s' (expected dev, prod or debug)",
-                     preset);
+        PyErr_Format(PyExc_ValueError, "tally.init(): unknown preset '%s' (expected dev, prod or debug)", preset);
         return NULL;
     }
     if (sample != NULL)
         cfg.sample = sample;
     if (gpus != NULL)
         cfg.gpus = gpus;
-    struct { PyObject *o; int *dst; } flags[] = {
-        { enable, &cfg.enable }, { trace, &cfg.trace }, { summary, &cfg.summary },
+    struct {
+        PyObject *o;
+        int *dst;
+    } flags[] = {
+        { enable, &cfg.enable },
+        { trace, &cfg.trace },
+        { summary, &cfg.summary },
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (flags[i].o != Py_None) {
@@ -793,10 +779,16 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
                 return NULL;
             *flags[i].dst = t;
         }
-    struct { PyObject *o; long *dst; const char *what; } nums[] = {
-        { max_events, &cfg.max_events, "max_events" }, { sample_ms, &cfg.sample_ms, "sample_ms" },
+    struct {
+        PyObject *o;
+        long *dst;
+        const char *what;
+    } nums[] = {
+        { max_events, &cfg.max_events, "max_events" },
+        { sample_ms, &cfg.sample_ms, "sample_ms" },
         { sample_gpu_ms, &cfg.sample_gpu_ms, "sample_gpu_ms" },
-        { sample_cpu_ms, &cfg.sample_cpu_ms, "sample_cpu_ms" }, { flush_s, &cfg.flush_s, "flush_s" },
+        { sample_cpu_ms, &cfg.sample_cpu_ms, "sample_cpu_ms" },
+        { flush_s, &cfg.flush_s, "flush_s" },
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         if (nums[i].o != Py_None) {
@@ -804,8 +796,7 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
             if (v == -1 && PyErr_Occurred())
                 return NULL;
             if (v < 0) {
-                PyErr_Format(PyExc_ValueError, "tally.init(): %s must be >= 0, got %ld",
-                             nums[i].what, v);
+                PyErr_Format(PyExc_ValueError, "tally.init(): %s must be >= 0, got %ld", nums[i].what, v);
                 return NULL;
             }
             *nums[i].dst = v;
@@ -818,8 +809,7 @@ static PyObject *py_init(PyObject *m, PyObject *args, PyObject *kwds)
     int rc = tally_init(&cfg);
     py_inited = 1;
     if (rc == TALLY_ESTATE) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "tally.init(): libtally was already started in this process");
+        PyErr_SetString(PyExc_RuntimeError, "tally.init(): libtally was already started in this process");
         return NULL;
     }
     Py_RETURN_NONE;
@@ -844,8 +834,10 @@ static void py_provider(tally_provider_sink *sink, void *user)
     PyObject *fn = user;
     PyObject *r = PyObject_CallNoArgs(fn);
     if (r != NULL && !PyDict_Check(r)) {
-        PyErr_Format(PyExc_TypeError, "a tally memory provider must return a dict of "
-                     "name -> bytes, got %.80s", Py_TYPE(r)->tp_name);
+        PyErr_Format(PyExc_TypeError,
+                     "a tally memory provider must return a dict of "
+                     "name -> bytes, got %.80s",
+                     Py_TYPE(r)->tp_name);
         Py_CLEAR(r);
     }
     if (r != NULL) {
@@ -856,8 +848,7 @@ static void py_provider(tally_provider_sink *sink, void *user)
             double bytes = key != NULL ? PyFloat_AsDouble(v) : -1.0;
             if (key == NULL || (bytes == -1.0 && PyErr_Occurred())) {
                 if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_TypeError,
-                                    "a tally memory provider's keys must be str");
+                    PyErr_SetString(PyExc_TypeError, "a tally memory provider's keys must be str");
                 break;
             }
             tally_provider_put(sink, key, bytes);
@@ -884,9 +875,8 @@ static PyObject *py_register_memory_provider(PyObject *m, PyObject *args)
     int rc = tally_register_memory_provider(name, py_provider, fn);
     if (rc != 0) {
         Py_DECREF(fn);
-        PyErr_SetString(PyExc_ValueError, rc == TALLY_EFULL
-                        ? "register_memory_provider(): at most 8 memory providers"
-                        : "register_memory_provider(): bad name");
+        PyErr_SetString(PyExc_ValueError, rc == TALLY_EFULL ? "register_memory_provider(): at most 8 memory providers"
+                                                            : "register_memory_provider(): bad name");
         return NULL;
     }
     Py_RETURN_NONE;
@@ -918,8 +908,7 @@ static PyMethodDef module_methods[] = {
       "counter_rate(name, hits, misses)\n--\n\nThe report gives name = hits / (hits + misses) of two counters." },
     { "section_args", py_section_args, METH_VARARGS,
       "section_args(args_json)\n--\n\nAttach a JSON object to the innermost open section of this thread." },
-    { "flush", py_flush, METH_NOARGS,
-      "flush()\n--\n\nWrite the report and trace so far; True when written." },
+    { "flush", py_flush, METH_NOARGS, "flush()\n--\n\nWrite the report and trace so far; True when written." },
     { "shutdown", py_shutdown, METH_NOARGS,
       "shutdown()\n--\n\nStop recording and write the outputs; True when written." },
     { "enabled", py_enabled, METH_NOARGS, "enabled()\n--\n\nTrue while recording." },
@@ -953,8 +942,7 @@ PyMODINIT_FUNC PyInit__tally(void)
     PyObject *m = NULL, *functools = NULL;
     static int atfork_registered;
 
-    if (PyType_Ready(&SectionType) < 0 || PyType_Ready(&IterationType) < 0 ||
-        PyType_Ready(&WrappedType) < 0)
+    if (PyType_Ready(&SectionType) < 0 || PyType_Ready(&IterationType) < 0 || PyType_Ready(&WrappedType) < 0)
         goto fail;
     functools = PyImport_ImportModule("functools");
     if (functools == NULL)

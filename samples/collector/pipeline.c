@@ -55,16 +55,15 @@ struct options {
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: tally_sample_pipeline [options]\n"
-            "  --steps N             diffusion steps (default 10)\n"
-            "  --blocks N            transformer blocks per step (default 4)\n"
-            "  --variant V           baseline or optimized (default baseline)\n"
-            "  --slow-rank R         the rank that runs slower (default: none)\n"
-            "  --slow-factor F       how much slower that rank is (default 1.5)\n"
-            "  --seed S              seed of the timing noise (default 1)\n"
-            "The rank and world size are read from RANK and WORLD_SIZE; libtally\n"
-            "is configured by the TALLY_* variables (see tally.h).\n");
+    fprintf(out, "usage: tally_sample_pipeline [options]\n"
+                 "  --steps N             diffusion steps (default 10)\n"
+                 "  --blocks N            transformer blocks per step (default 4)\n"
+                 "  --variant V           baseline or optimized (default baseline)\n"
+                 "  --slow-rank R         the rank that runs slower (default: none)\n"
+                 "  --slow-factor F       how much slower that rank is (default 1.5)\n"
+                 "  --seed S              seed of the timing noise (default 1)\n"
+                 "The rank and world size are read from RANK and WORLD_SIZE; libtally\n"
+                 "is configured by the TALLY_* variables (see tally.h).\n");
 }
 
 static int parse_long(const char *opt, const char *text, long min, long max, long *out)
@@ -73,8 +72,8 @@ static int parse_long(const char *opt, const char *text, long min, long max, lon
     errno = 0;
     long v = strtol(text, &end, 10);
     if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
-        fprintf(stderr, "tally_sample_pipeline: %s: expected an integer in [%ld, %ld], got \"%s\"\n",
-                opt, min, max, text);
+        fprintf(stderr, "tally_sample_pipeline: %s: expected an integer in [%ld, %ld], got \"%s\"\n", opt, min, max,
+                text);
         return -1;
     }
     *out = v;
@@ -167,17 +166,35 @@ struct costs {
 /* Loading fills 62 MiB of model buffers before it waits: its cost leaves room
  * for that even on a loaded machine, so that the stage's time stays set. */
 static const struct costs baseline_costs = {
-    .load = 300, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
-    .norm = 2, .attention = 12, .mlp = 8, .scheduler = 3,
-    .decode_chunk = 50, .decode_chunks = 4,
-    .attention_workspace = 6 * MiB, .decode_chunk_bytes = 3 * MiB,
+    .load = 300,
+    .tokenize = 2,
+    .text_encoder = 40,
+    .image_encoder = 25,
+    .vae_encode = 30,
+    .norm = 2,
+    .attention = 12,
+    .mlp = 8,
+    .scheduler = 3,
+    .decode_chunk = 50,
+    .decode_chunks = 4,
+    .attention_workspace = 6 * MiB,
+    .decode_chunk_bytes = 3 * MiB,
 };
 
 static const struct costs optimized_costs = {
-    .load = 300, .tokenize = 2, .text_encoder = 40, .image_encoder = 25, .vae_encode = 30,
-    .norm = 2, .attention = 6.4, .mlp = 8, .scheduler = 3,
-    .decode_chunk = 45, .decode_chunks = 6,
-    .attention_workspace = 1 * MiB, .decode_chunk_bytes = 2 * MiB,
+    .load = 300,
+    .tokenize = 2,
+    .text_encoder = 40,
+    .image_encoder = 25,
+    .vae_encode = 30,
+    .norm = 2,
+    .attention = 6.4,
+    .mlp = 8,
+    .scheduler = 3,
+    .decode_chunk = 45,
+    .decode_chunks = 6,
+    .attention_workspace = 1 * MiB,
+    .decode_chunk_bytes = 2 * MiB,
 };
 
 /* ---- a simulated caching GPU allocator ---------------------------------- */
@@ -197,7 +214,10 @@ struct sim_allocator {
 
 static struct sim_allocator gpu = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
 
 /* Freed blocks kept for reuse, like the caching allocator's free blocks: a
  * workspace allocated in every transformer block is filled once, not once
@@ -288,10 +308,10 @@ static void gpu_provider(tally_provider_sink *sink, void *user)
 
 struct worker {
     float a[DIM * DIM], b[DIM * DIM], c[DIM * DIM];
-    double speed;           /* > 1: this rank is slower */
-    double rms;             /* of the last product, before rescaling */
+    double speed; /* > 1: this rank is slower */
+    double rms;   /* of the last product, before rescaling */
     uint64_t rng;
-    int on_timeline;        /* stages end at `due` + their cost (timeline_begin) */
+    int on_timeline; /* stages end at `due` + their cost (timeline_begin) */
     struct timespec due;
 };
 
@@ -304,7 +324,10 @@ static uint64_t next_random(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static double uniform(uint64_t *s) { return (double)(next_random(s) >> 11) / 9007199254740992.0; }
+static double uniform(uint64_t *s)
+{
+    return (double)(next_random(s) >> 11) / 9007199254740992.0;
+}
 
 static void matmul(struct worker *w)
 {
@@ -331,7 +354,10 @@ static void matmul(struct worker *w)
         w->a[i] = w->c[i] * scale;
 }
 
-static double ts_ms(const struct timespec *ts) { return (double)ts->tv_sec * 1e3 + (double)ts->tv_nsec / 1e6; }
+static double ts_ms(const struct timespec *ts)
+{
+    return (double)ts->tv_sec * 1e3 + (double)ts->tv_nsec / 1e6;
+}
 
 static struct timespec ts_plus_ms(const struct timespec *ts, double ms)
 {
@@ -341,7 +367,6 @@ static struct timespec ts_plus_ms(const struct timespec *ts, double ms)
     out.tv_nsec = (long)(ns % 1000000000LL);
     return out;
 }
-
 
 static void worker_init(struct worker *w, uint64_t seed, double speed)
 {
@@ -387,7 +412,10 @@ static void timeline_begin(struct worker *w)
     w->on_timeline = 1;
 }
 
-static void timeline_end(struct worker *w) { w->on_timeline = 0; }
+static void timeline_end(struct worker *w)
+{
+    w->on_timeline = 0;
+}
 
 static double stage(struct worker *w, const double *cost, int spiky)
 {
@@ -396,8 +424,14 @@ static double stage(struct worker *w, const double *cost, int spiky)
     return stage_from(w, cost, spiky, &now);
 }
 
-static double work(struct worker *w, const double *cost) { return stage(w, cost, 0); }
-static double work_spiky(struct worker *w, const double *cost) { return stage(w, cost, 1); }
+static double work(struct worker *w, const double *cost)
+{
+    return stage(w, cost, 0);
+}
+static double work_spiky(struct worker *w, const double *cost)
+{
+    return stage(w, cost, 1);
+}
 
 /* ---- the pipeline ------------------------------------------------------- */
 
@@ -537,8 +571,7 @@ int main(int argc, char **argv)
     tally_register_memory_provider("gpu", gpu_provider, &gpu);
 
     static struct worker w;
-    worker_init(&w, (uint64_t)o.seed * 1000003u + (uint64_t)rank,
-                rank == o.slow_rank ? o.slow_factor : 1.0);
+    worker_init(&w, (uint64_t)o.seed * 1000003u + (uint64_t)rank, rank == o.slow_rank ? o.slow_factor : 1.0);
 
     load_models(&w, c, &m);
     tally_memory_snapshot("after_load");
@@ -574,8 +607,8 @@ int main(int argc, char **argv)
     sim_free(m.vae);
     sim_empty_cache();
 
-    printf("rank %ld/%ld: %s, %ld steps x %ld blocks, %.0f ms%s\n", rank, world, o.variant,
-           o.steps, o.blocks, wall_ms() - t0, rank == o.slow_rank ? " (slow rank)" : "");
+    printf("rank %ld/%ld: %s, %ld steps x %ld blocks, %.0f ms%s\n", rank, world, o.variant, o.steps, o.blocks,
+           wall_ms() - t0, rank == o.slow_rank ? " (slow rank)" : "");
     fflush(stdout);
     /* Also run at exit; calling it here writes the files before we return.
      * A write failure was already reported on stderr; the run itself is fine. */

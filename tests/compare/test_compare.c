@@ -54,8 +54,8 @@ static int run_stat(tl_compare *c, const tl_aggregate *b, const tl_aggregate *k,
 typedef struct nspec {
     int group;
     const char *name;
-    double base_ns;     /* each sample: base_ns times about 1 ± 4 % */
-    int n;              /* samples */
+    double base_ns; /* each sample: base_ns times about 1 ± 4 % */
+    int n;          /* samples */
 } nspec;
 
 static uint64_t rng_state;
@@ -269,8 +269,8 @@ static void verdicts(void **state)
 
 typedef struct rank_spec {
     const char *name;
-    double ns[8];       /* per rank: the one call's duration; 0: absent */
-    uint64_t count;     /* calls (each of the same duration) */
+    double ns[8];   /* per rank: the one call's duration; 0: absent */
+    uint64_t count; /* calls (each of the same duration) */
 } rank_spec;
 
 /* A run of nranks sessions, each with one sample per name (count calls of
@@ -795,15 +795,15 @@ static void spike_on_one_rank(void **state)
     tl_compare *c = &st.c;
     const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->lr_n, 8);
-    assert_int_equal(r->lr_used, 7);           /* rank 5, far from the others, left out */
+    assert_int_equal(r->lr_used, 7); /* rank 5, far from the others, left out */
     assert_float_equal(r->lr_est, log(1.25), 0.03);
-    assert_int_equal(r->lr_up, 7);             /* rank 5 reads -22 % */
+    assert_int_equal(r->lr_up, 7); /* rank 5 reads -22 % */
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
-    assert_true(r->p_value == r->p_up);        /* a primary row: one-sided, its direction */
+    assert_true(r->p_value == r->p_up); /* a primary row: one-sided, its direction */
     const tl_cmp_row *spike = run_row(c, "s1");
     assert_int_equal(spike->test, TL_TEST_RANK_T);
-    assert_true(spike->delta_pct > 15);        /* the total moved: rank 2 is 1/8 of it */
+    assert_true(spike->delta_pct > 15); /* the total moved: rank 2 is 1/8 of it */
     assert_int_equal(spike->lr_up, 1);
     assert_int_not_equal(spike->verdict, TL_VERDICT_REGRESSION);
     assert_false(spike->gate);
@@ -843,7 +843,7 @@ static void spike_turns_the_total(void **state)
     staged_compare(&st, 4, 6, 1, turned_base, turned_cand);
     tl_compare *c = &st.c;
     const tl_cmp_row *r = run_row(c, "s0");
-    assert_true(r->delta_pct < -5);            /* the totals: about -9 % */
+    assert_true(r->delta_pct < -5); /* the totals: about -9 % */
     assert_int_equal(r->lr_used, 3);
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
@@ -883,7 +883,7 @@ static void one_rank_spike(void **state)
     const tl_cmp_row *call = find_kind(c, "s0", 0, TL_CMP_PER_CALL);
     assert_int_equal(call->test, TL_TEST_PERM);
     tt_assert_close(call->mwu_up.p_greater, 67.0 / 12870.0, 1e-12); /* what U alone would say */
-    tt_assert_close(r->p_up, 9.0 / 12870.0, 1e-12); /* 9 of the 12870 splits */
+    tt_assert_close(r->p_up, 9.0 / 12870.0, 1e-12);                 /* 9 of the 12870 splits */
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
     assert_int_equal(c->gate_failures, 1);
@@ -914,7 +914,7 @@ static void mild_spike_left_out(void **state)
     tl_compare *c = &st.c;
     const tl_cmp_row *spike = run_row(c, "s1");
     assert_int_equal(spike->test, TL_TEST_RANK_T);
-    assert_int_equal(spike->lr_used, 7);       /* rank 1 left out */
+    assert_int_equal(spike->lr_used, 7); /* rank 1 left out */
     assert_true(fabs(spike->lr_est) < 0.01);
     assert_int_equal(spike->verdict, TL_VERDICT_UNCHANGED);
     const tl_cmp_row *r = run_row(c, "s0");
@@ -979,7 +979,7 @@ static void quiet_spike_judged_by_pool(void **state)
     tl_compare *c = &st.c;
     const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->test, TL_TEST_RANK_T);
-    assert_int_equal(r->lr_used, 3);           /* rank 3's spike left out */
+    assert_int_equal(r->lr_used, 3); /* rank 3's spike left out */
     assert_float_equal(r->lr_est, log(1.25), 0.02);
     assert_true(r->p_adjusted < 0.05);
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
@@ -1251,7 +1251,7 @@ static void untested_floor(void **state)
     assert_true(small->run_share_pct > 0.6 && small->run_share_pct < 0.85); /* 4 of 550 ms, wobble aside */
     assert_true(large->run_share_pct > 6.5 && large->run_share_pct < 8.5);
     assert_false(small->gate);
-    assert_true(small->floored);               /* the outputs say "(under the gate's floor)" */
+    assert_true(small->floored); /* the outputs say "(under the gate's floor)" */
     assert_non_null(strstr(small->note, "of the run's time, below the gate's floor (1 %)"));
     assert_true(large->gate);
     assert_false(large->floored);
@@ -1435,7 +1435,7 @@ static void noisy_stage_out_of_pool(void **state)
     assert_int_equal(noisy->test, TL_TEST_RANK_T);
     assert_true(noisy->delta_pct > 15);
     assert_int_not_equal(noisy->verdict, TL_VERDICT_REGRESSION);
-    assert_true(noisy->p_up > 0.05);            /* Student's t of its own 4 ranks */
+    assert_true(noisy->p_up > 0.05); /* Student's t of its own 4 ranks */
     assert_int_equal(c->gate_failures, 1);
     staged_release(&st);
 }
@@ -1461,13 +1461,13 @@ static void stratified_ranks(void **state)
     const tl_cmp_row *r = run_row(c, "s0");
     assert_int_equal(r->test, TL_TEST_STRATA);
     assert_true(fabs(r->p_floor - pow(1.0 / 70.0, 4)) < 1e-15);
-    assert_true(fabs(r->u - 64) < 1e-9);       /* every candidate call above every baseline call */
+    assert_true(fabs(r->u - 64) < 1e-9); /* every candidate call above every baseline call */
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
     assert_int_equal(find_kind(c, "s0", 1, TL_CMP_PER_RUN)->test, TL_TEST_NONE); /* a rank alone: too few */
     const tl_cmp_row *one = run_row(c, "s1");
     assert_int_equal(one->test, TL_TEST_STRATA);
-    assert_true(one->delta_pct > 5);           /* rank 0 is a quarter of the total */
+    assert_true(one->delta_pct > 5); /* rank 0 is a quarter of the total */
     assert_int_not_equal(one->verdict, TL_VERDICT_REGRESSION);
     assert_false(one->gate);
     const tl_cmp_row *small = run_row(c, "s2");

@@ -18,10 +18,10 @@ const char *const tl_fuzz_extremes[] = {
     "-1",
     "0",
     "-0",
-    "3000000000000000001",  /* just past tally's time bound (TL_TRACE_TS_MAX) */
+    "3000000000000000001", /* just past tally's time bound (TL_TRACE_TS_MAX) */
     "1e308",
     "-1e308",
-    "4.9e-324",             /* the smallest subnormal */
+    "4.9e-324", /* the smallest subnormal */
 };
 const size_t tl_fuzz_nextremes = sizeof tl_fuzz_extremes / sizeof tl_fuzz_extremes[0];
 

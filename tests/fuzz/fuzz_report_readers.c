@@ -16,7 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     int (*readers[])(tl_profile *, const char *, size_t) = {
-        tl_read_report, tl_read_tally_report, tl_read_framepack, tl_read_inferix,
+        tl_read_report,
+        tl_read_tally_report,
+        tl_read_framepack,
+        tl_read_inferix,
     };
     for (size_t i = 0; i < sizeof readers / sizeof readers[0]; i++) {
         tl_profile p;

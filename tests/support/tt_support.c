@@ -190,8 +190,7 @@ char *tt_xstrdup(const char *s)
 void tt_assert_contains(const char *hay, const char *needle, const char *what)
 {
     if (hay == NULL || strstr(hay, needle) == NULL)
-        fail_msg("%s%s\"%s\" does not contain \"%s\"", what ? what : "", what ? " " : "",
-                 hay ? hay : "(null)", needle);
+        fail_msg("%s%s\"%s\" does not contain \"%s\"", what ? what : "", what ? " " : "", hay ? hay : "(null)", needle);
 }
 
 void tt_assert_close(double got, double want, double rel)

@@ -26,9 +26,8 @@ extern char **environ;
 
 /* Launcher variables that tally_init() reads for the rank (config.c). */
 static const char *const rank_vars[] = {
-    "RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-    "PMIX_SIZE", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",
-    "SLURM_PROCID", "SLURM_NTASKS",
+    "RANK",     "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMIX_SIZE",
+    "PMI_RANK", "PMI_SIZE",   "MV2_COMM_WORLD_RANK",  "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "SLURM_NTASKS",
 };
 
 /*
@@ -298,13 +297,11 @@ static const char *find_output(const char *dir, const char *stem, long pid, cons
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t n = strlen(e->d_name);
-        if (n <= pl + xl || strncmp(e->d_name, prefix, pl) != 0 ||
-            strcmp(e->d_name + n - xl, suffix) != 0 ||
+        if (n <= pl + xl || strncmp(e->d_name, prefix, pl) != 0 || strcmp(e->d_name + n - xl, suffix) != 0 ||
             memchr(e->d_name + pl, '.', n - xl - pl) != NULL)
             continue;
         if (found++)
-            fail_msg("%s: two outputs %s*%s (%s and %s)", dir, prefix, suffix,
-                     strrchr(b, '/') + 1, e->d_name);
+            fail_msg("%s: two outputs %s*%s (%s and %s)", dir, prefix, suffix, strrchr(b, '/') + 1, e->d_name);
         snprintf(b, sizeof bufs[0], "%s/%s", dir, e->d_name);
     }
     closedir(d);
@@ -364,7 +361,8 @@ json_t *tt_find(json_t *array, const char *key, const char *value)
     json_t *x;
     if (!json_is_array(array))
         return NULL;
-    json_array_foreach(array, i, x) {
+    json_array_foreach(array, i, x)
+    {
         const char *v = json_string_value(json_object_get(x, key));
         if (v != NULL && strcmp(v, value) == 0)
             return x;
@@ -460,7 +458,8 @@ json_t *tt_summary_of(json_t *summary, const char *basename)
     if (r == NULL && bl > xl && strcmp(basename + bl - xl, ".report.json") == 0) {
         const char *key;
         json_t *v;
-        json_object_foreach(reports, key, v) {
+        json_object_foreach(reports, key, v)
+        {
             size_t kl = strlen(key);
             if (kl > bl && strncmp(key, basename, bl - xl) == 0 && key[bl - xl] == '.' &&
                 strcmp(key + kl - xl, ".report.json") == 0 &&

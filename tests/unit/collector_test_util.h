@@ -36,7 +36,7 @@ typedef struct tt_scenario {
     int status;     /* its exit status, or 128 + the signal that killed it */
     char *out;      /* its stdout and stderr (NUL-terminated) */
     char *err;
-    int slot;       /* (internal: for tt_teardown) */
+    int slot; /* (internal: for tt_teardown) */
 } tt_scenario;
 
 /* A child body: records, returns the exit status (the child calls exit() with it). */
@@ -44,12 +44,12 @@ typedef int (*tt_body)(void *arg);
 
 /* A check inside a child body: on failure, say which on stderr and return 99
  * (tt_run prints the child's stderr when it exits nonzero). */
-#define TT_REQUIRE(cond)                                                              \
-    do {                                                                              \
-        if (!(cond)) {                                                                \
-            fprintf(stderr, "child check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
-            return 99;                                                                \
-        }                                                                             \
+#define TT_REQUIRE(cond)                                                                                               \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "child check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__);                            \
+            return 99;                                                                                                 \
+        }                                                                                                              \
     } while (0)
 
 /* Make the directories of a scenario (base and base/out). */
@@ -72,8 +72,7 @@ int tt_teardown(void **state);
 int tt_run(tt_scenario *s, const char *const *env, tt_body body, void *arg);
 
 /* A path inside the output directory (one of 8 rotating static buffers). */
-const char *tt_out(const tt_scenario *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+const char *tt_out(const tt_scenario *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The path of a run's report / trace in the output directory: the one file
  * named {stem}.{pid}-{time}[-{random}].report.json (trace.json.gz or trace.json),

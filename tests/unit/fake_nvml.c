@@ -55,12 +55,23 @@
 
 #define FAKE_API __attribute__((visibility("default")))
 
-enum { NVML_SUCCESS = 0, NVML_ERROR_UNINITIALIZED = 1, NVML_ERROR_INVALID_ARGUMENT = 2,
-       NVML_ERROR_NOT_SUPPORTED = 3, NVML_ERROR_INSUFFICIENT_SIZE = 7 };
+enum {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7
+};
 
-typedef struct fake_device { unsigned int index; } *nvmlDevice_t;
-typedef struct { unsigned long long total, free, used; } nvmlMemory_t;
-typedef struct { unsigned int gpu, memory; } nvmlUtilization_t;
+typedef struct fake_device {
+    unsigned int index;
+} * nvmlDevice_t;
+typedef struct {
+    unsigned long long total, free, used;
+} nvmlMemory_t;
+typedef struct {
+    unsigned int gpu, memory;
+} nvmlUtilization_t;
 
 #define FAKE_COUNT 2u
 #define GIB (1024ull * 1024 * 1024)
@@ -69,9 +80,15 @@ static struct fake_device devices[FAKE_COUNT] = { { 0 }, { 1 } };
 static unsigned long long readings[FAKE_COUNT]; /* nvmlDeviceGetMemoryInfo calls per device */
 #define MIB (1024ull * 1024)
 
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; unsigned int gpuInstanceId, computeInstanceId; }
-    nvmlProcessInfo_t;
-typedef struct { unsigned int pid; unsigned long long usedGpuMemory; } nvmlProcessInfo_v1_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+    unsigned int gpuInstanceId, computeInstanceId;
+} nvmlProcessInfo_t;
+typedef struct {
+    unsigned int pid;
+    unsigned long long usedGpuMemory;
+} nvmlProcessInfo_v1_t;
 static int initialized; /* nvmlInit_v2 calls not yet shut down */
 
 /* A reading from the environment, else its default. */
@@ -105,7 +122,8 @@ FAKE_API int nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigne
 FAKE_API int nvmlDeviceGetClockInfo(nvmlDevice_t device, int type, unsigned int *clock);
 FAKE_API int nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, int type, unsigned int *clock);
 #ifndef FAKE_NVML_NO_V3
-FAKE_API int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count, nvmlProcessInfo_t *infos);
+FAKE_API int nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *count,
+                                                     nvmlProcessInfo_t *infos);
 #endif
 FAKE_API int nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *count,
                                                   nvmlProcessInfo_v1_t *infos);
@@ -132,7 +150,10 @@ static void misbehave(const char *fn)
         ;
 }
 
-static int garbage(void) { return env("FAKE_NVML_GARBAGE", 0) != 0; }
+static int garbage(void)
+{
+    return env("FAKE_NVML_GARBAGE", 0) != 0;
+}
 
 static int check(nvmlDevice_t device, const void *out)
 {
@@ -200,7 +221,8 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
     unsigned long long k = ++readings[device->index];
     unsigned long long own = getenv("FAKE_NVML_OWN_MIB") ? env("FAKE_NVML_OWN_STEP_MIB", 0) * MIB * (k - 1) : 0;
     unsigned long long other = getenv("FAKE_NVML_OTHER_MIB") && k >= env("FAKE_NVML_OTHER_JUMP_AT", 4)
-                                   ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) * MIB : 0;
+                                   ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) * MIB
+                                   : 0;
     memory->total = 80 * GIB;
     memory->used = garbage() ? memory->total + GIB : (device->index + 1) * 10 * GIB + own + other;
     memory->free = garbage() ? 0 : memory->total - memory->used;
@@ -302,7 +324,8 @@ static void processes(const struct fake_device *d, unsigned int pid[2], unsigned
     if (getenv("FAKE_NVML_OTHER_MIB") != NULL) {
         pid[*n] = (unsigned int)getpid() + 1;
         used[(*n)++] = (env("FAKE_NVML_OTHER_MIB", 0) +
-                        (k >= env("FAKE_NVML_OTHER_JUMP_AT", 4) ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) : 0)) * MIB;
+                        (k >= env("FAKE_NVML_OTHER_JUMP_AT", 4) ? env("FAKE_NVML_OTHER_JUMP_MIB", 0) : 0)) *
+                       MIB;
     }
     if (getenv("FAKE_NVML_OWN_MIB") != NULL) {
         pid[*n] = (unsigned int)getpid();

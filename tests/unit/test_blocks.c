@@ -28,18 +28,18 @@ static void sleep_ms(long ms)
 static int body_blocks(void *arg)
 {
     (void)arg;
-    tally_block_end();              /* nothing open: counted */
+    tally_block_end(); /* nothing open: counted */
     tally_block_begin(4);
     sleep_ms(60);
     tally_block_end();
     tally_block_begin(4);
     sleep_ms(20);
     tally_block_end();
-    tally_block_begin(NAN);         /* frames unknown */
-    tally_block_begin(2);           /* restarts the open one */
+    tally_block_begin(NAN); /* frames unknown */
+    tally_block_begin(2);   /* restarts the open one */
     sleep_ms(20);
     tally_block_end();
-    tally_block_begin(1);           /* still open at exit */
+    tally_block_begin(1); /* still open at exit */
     return 0;
 }
 
@@ -78,7 +78,8 @@ static void test_blocks(void **state)
     json_t *t = tt_load_json(tt_trace(&s, "t-rank0"));
     size_t i, n = 0;
     json_t *e;
-    json_array_foreach(json_object_get(t, "traceEvents"), i, e) {
+    json_array_foreach(json_object_get(t, "traceEvents"), i, e)
+    {
         const char *cat = json_string_value(json_object_get(e, "cat"));
         if (cat == NULL || strcmp(cat, "block") != 0)
             continue;
@@ -128,7 +129,7 @@ static void test_block_memory(void **state)
     tt_scenario s;
     tt_begin(&s);
     const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "FAKE_NVML_DEVICES=1", "FAKE_NVML_OWN_MIB=1000",
-                          "FAKE_NVML_OWN_STEP_MIB=100", "TALLY_SAMPLE_MS=10", NULL };
+                          "FAKE_NVML_OWN_STEP_MIB=100",          "TALLY_SAMPLE_MS=10",  NULL };
     assert_int_equal(tt_run(&s, env, body_block_memory, NULL), 0);
     assert_string_equal(s.err, "");
     json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
@@ -146,7 +147,8 @@ static void test_block_memory(void **state)
         int found = 0;
         size_t i;
         json_t *p;
-        json_array_foreach(series, i, p) {
+        json_array_foreach(series, i, p)
+        {
             json_t *g = json_array_get(json_object_get(p, "gpus"), 0);
             found |= g && tt_int(p, "time_ns") <= end + 1000000 && tt_num(g, "process_used_bytes") == mem;
         }
@@ -235,7 +237,8 @@ static void test_section_args(void **state)
     json_t *t = tt_load_json(tt_trace(&s, "t-rank0"));
     size_t i, with = 0;
     json_t *e;
-    json_array_foreach(json_object_get(t, "traceEvents"), i, e) {
+    json_array_foreach(json_object_get(t, "traceEvents"), i, e)
+    {
         const char *cat = json_string_value(json_object_get(e, "cat"));
         assert_false(cat != NULL && strcmp(cat, "section_args") == 0);
         if (cat == NULL || strcmp(cat, "section") != 0)

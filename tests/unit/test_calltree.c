@@ -127,11 +127,20 @@ static char *generated(int end_order)
 {
     text t;
     text_begin(&t);
-    struct { const char *cat, *name; double ts, dur; } ev[] = {
-        { "cpu_op", "a", 0, 100 },   { "cpu_op", "a", 10, 50 },  { "cpu_op", "b", 20, 20 },
-        { "cpu_op", "c", 70, 20 },   { "cpu_op", "e", 200, 20 }, { "cpu_op", "d", 200, 50 },
-        { "cpu_op", "a", 300, 10 },  { "user_annotation", "step", 0, 400 },
-        { "user_annotation", "fwd", 0, 100 }, { "cpu_op", "a", 500, 10 },
+    struct {
+        const char *cat, *name;
+        double ts, dur;
+    } ev[] = {
+        { "cpu_op", "a", 0, 100 },
+        { "cpu_op", "a", 10, 50 },
+        { "cpu_op", "b", 20, 20 },
+        { "cpu_op", "c", 70, 20 },
+        { "cpu_op", "e", 200, 20 },
+        { "cpu_op", "d", 200, 50 },
+        { "cpu_op", "a", 300, 10 },
+        { "user_annotation", "step", 0, 400 },
+        { "user_annotation", "fwd", 0, 100 },
+        { "cpu_op", "a", 500, 10 },
     };
     size_t n = sizeof ev / sizeof ev[0];
     int order[16];
@@ -474,7 +483,9 @@ static void test_hostile_partial(void **state)
     /* the first node of the first tree is [-1,0,...]: a root */
     const char *nodes = strstr(json, "\"nodes\":[[");
     assert_non_null(nodes);
-    static const struct { const char *from, *to, *why; } cases[] = {
+    static const struct {
+        const char *from, *to, *why;
+    } cases[] = {
         { "\"nodes\":[[-1,", "\"nodes\":[[0,", "parent must come before it" }, /* its own parent */
         { "\"nodes\":[[-1,", "\"nodes\":[[5,", "parent must come before it" }, /* a parent after it */
         { "\"nodes\":[[-1,0,", "\"nodes\":[[-1,99,", "name id out of range" },
@@ -560,8 +571,12 @@ static void test_lane_rows(void **state)
     const tl_lane *l = &s.timeline.lanes[0];
     assert_int_equal(l->ncalls, 10);
     assert_int_equal(l->calls_left, 0);
-    static const struct { const char *name; int64_t ts_us; int row; } want[] = {
-        { "step", 0, 0 }, { "a", 0, 1 }, { "fwd", 0, 2 }, { "a", 10, 3 }, { "b", 20, 4 },
+    static const struct {
+        const char *name;
+        int64_t ts_us;
+        int row;
+    } want[] = {
+        { "step", 0, 0 }, { "a", 0, 1 },   { "fwd", 0, 2 }, { "a", 10, 3 },  { "b", 20, 4 },
         { "c", 70, 3 },   { "d", 200, 1 }, { "e", 200, 2 }, { "a", 300, 1 }, { "a", 500, 0 },
     };
     for (size_t i = 0; i < 10; i++) {

@@ -53,7 +53,10 @@ static void fake_cpu_max(fake *f, const char *rel, const char *text)
     tt_write_file(file, text);
 }
 
-static int limit_of(fake *f) { return tl_cli_cgroup_cpu_limit(f->root, f->self); }
+static int limit_of(fake *f)
+{
+    return tl_cli_cgroup_cpu_limit(f->root, f->self);
+}
 
 static void quota_of_own_cgroup(void **state)
 {
@@ -134,10 +137,8 @@ static void affinity_bounds_jobs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(quota_of_own_cgroup),
-        cmocka_unit_test(tightest_parent_wins),
-        cmocka_unit_test(container_root_quota),
-        cmocka_unit_test(no_quota),
+        cmocka_unit_test(quota_of_own_cgroup),  cmocka_unit_test(tightest_parent_wins),
+        cmocka_unit_test(container_root_quota), cmocka_unit_test(no_quota),
         cmocka_unit_test(affinity_bounds_jobs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,7 @@
 #include "read_trace.h"
 #include "tt_support.h"
 
-#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MS(x) ((int64_t)((x)*1e6 + 0.5))
 #define NR 4
 #define NC 6
 
@@ -78,7 +78,8 @@ static void allreduce_rank(tl_session *s, int r, int late, int annotations)
     for (int c = 0; c < NC; c++) {
         double arrive = 33.0 * c + 10.0 + (r == late ? 1.0 : 0), release = 33.0 * c + 11.5;
         if (annotations)
-            s->insts[s->ninsts++] = (tl_scoll){ 1, TL_COLL_ENQUEUE, MS(arrive - 0.05), MS(0.04), -1, 1048576, -1, 4, -1 };
+            s->insts[s->ninsts++] =
+                (tl_scoll){ 1, TL_COLL_ENQUEUE, MS(arrive - 0.05), MS(0.04), -1, 1048576, -1, 4, -1 };
         s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_GPU, MS(arrive), MS(release - arrive), -1, -1, -1, -1, -1 };
     }
 }

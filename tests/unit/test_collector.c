@@ -89,8 +89,7 @@ static const char weird_name[] = "we\"ird\xff";
 static int body_every_call(void *arg)
 {
     (void)arg;
-    TT_REQUIRE(tally_register_memory_provider("fakealloc", fake_alloc_provider,
-                                              (void *)alloc_amounts) == 0);
+    TT_REQUIRE(tally_register_memory_provider("fakealloc", fake_alloc_provider, (void *)alloc_amounts) == 0);
     TT_REQUIRE(tally_register_memory_provider("greedy", greedy_provider, NULL) == 0);
     TT_REQUIRE(tally_register_memory_provider(NULL, silent_provider, NULL) == TALLY_EINVAL);
     TT_REQUIRE(tally_register_memory_provider("", silent_provider, NULL) == TALLY_EINVAL);
@@ -146,10 +145,10 @@ static int body_every_call(void *arg)
     tally_begin(long_name);
     tally_end();
 
-    tally_end();                           /* nothing open: unmatched */
-    tally_iteration_end("never_begun");    /* unmatched too */
-    tally_begin("left_open");              /* closed by shutdown: "unclosed" */
-    tally_iteration_begin("open_loop");    /* unclosed too */
+    tally_end();                        /* nothing open: unmatched */
+    tally_iteration_end("never_begun"); /* unmatched too */
+    tally_begin("left_open");           /* closed by shutdown: "unclosed" */
+    tally_iteration_begin("open_loop"); /* unclosed too */
     tally_step();
     tally_step();
     return 0;
@@ -195,15 +194,13 @@ static void test_every_call(void **state)
         long long sum = 0;
         size_t i;
         json_t *v;
-        json_array_foreach(json_object_get(x, "samples_ns"), i, v)
-            sum += json_integer_value(v);
+        json_array_foreach(json_object_get(x, "samples_ns"), i, v) sum += json_integer_value(v);
         assert_true(llabs(sum - tt_int(x, "total_ns")) <= 10); /* rounding, 1 ns each */
     }
     /* Sorted by total time, descending. */
     json_t *secs = json_object_get(r, "sections");
     for (size_t i = 1; i < json_array_size(secs); i++)
-        assert_true(tt_int(json_array_get(secs, i - 1), "total_ns") >=
-                    tt_int(json_array_get(secs, i), "total_ns"));
+        assert_true(tt_int(json_array_get(secs, i - 1), "total_ns") >= tt_int(json_array_get(secs, i), "total_ns"));
     assert_null(tt_find(secs, "name", "left_open"));
     assert_null(tt_find(json_object_get(r, "iterations"), "name", "open_loop"));
     for (int i = 0; i < 3; i++) {
@@ -215,16 +212,13 @@ static void test_every_call(void **state)
     size_t longest = 0;
     size_t i;
     json_t *v;
-    json_array_foreach(secs, i, v)
-        if (strlen(tt_str(v, "name")) > longest)
-            longest = strlen(tt_str(v, "name"));
+    json_array_foreach(secs, i, v) if (strlen(tt_str(v, "name")) > longest) longest = strlen(tt_str(v, "name"));
     assert_int_equal(longest, 1024); /* names are cut at TL_MAX_NAME_LEN */
     assert_int_equal(json_array_size(secs), 2 + 3 + 1 + 1);
 
     json_t *step = section(r, "iterations", "step");
     assert_int_equal(tt_int(step, "count"), 4);
-    assert_true(fabs(tt_num(step, "it_per_s") - 1e9 / tt_num(step, "mean_ns")) <=
-                1e-3 * tt_num(step, "it_per_s"));
+    assert_true(fabs(tt_num(step, "it_per_s") - 1e9 / tt_num(step, "mean_ns")) <= 1e-3 * tt_num(step, "it_per_s"));
     assert_int_equal(json_array_size(json_object_get(r, "iterations")), 1);
 
     json_t *tokens = section(r, "counters", "tokens");
@@ -310,8 +304,8 @@ static int body_set_rank_late(void *arg)
     return 0;
 }
 
-static void expect_rank_files(const char *const *env, tt_body body, const char *file, int rank,
-                              int world, const char *source)
+static void expect_rank_files(const char *const *env, tt_body body, const char *file, int rank, int world,
+                              const char *source)
 {
     tt_scenario s;
     tt_begin(&s);
@@ -336,8 +330,8 @@ static void expect_rank_files(const char *const *env, tt_body body, const char *
 static void test_rank(void **state)
 {
     (void)state;
-    const char *ompi[] = { "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=8", "SLURM_PROCID=7",
-                           "SLURM_NTASKS=9", NULL };
+    const char *ompi[] = { "OMPI_COMM_WORLD_RANK=3", "OMPI_COMM_WORLD_SIZE=8", "SLURM_PROCID=7", "SLURM_NTASKS=9",
+                           NULL };
     expect_rank_files(ompi, body_small, "t-rank3.report.json", 3, 8, "OMPI_COMM_WORLD_RANK");
     const char *slurm[] = { "SLURM_PROCID=7", "SLURM_NTASKS=9", NULL };
     expect_rank_files(slurm, body_small, "t-rank7.report.json", 7, 9, "SLURM_PROCID");
@@ -387,8 +381,9 @@ static void expect_schedule(const char *schedule, int steps, int recorded)
     assert_string_equal(tt_str(json_object_get(r, "config"), "schedule"), schedule);
     assert_int_equal(tt_len(r, "memory_snapshots"), 1);
     json_t *sum = check_dir(&s);
-    assert_int_equal(tt_int(json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"),
-                                                            "x"), "section/s"), "count"), recorded);
+    assert_int_equal(
+        tt_int(json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "x"), "section/s"), "count"),
+        recorded);
     json_decref(sum);
     json_decref(r);
     tt_end(&s);
@@ -426,8 +421,8 @@ static void test_dropped_events(void **state)
     assert_int_equal(tt_run(&s, env, body_many, NULL), 0);
     json_t *r = load_out(&s, "t-rank0.report.json");
     json_t *d = section(r, "sections", "d");
-    assert_int_equal(tt_int(d, "count"), 5000);       /* statistics are complete */
-    assert_int_equal(tt_len(d, "samples_ns"), 100);    /* samples bounded... */
+    assert_int_equal(tt_int(d, "count"), 5000);           /* statistics are complete */
+    assert_int_equal(tt_len(d, "samples_ns"), 100);       /* samples bounded... */
     assert_int_equal(tt_int(d, "samples_dropped"), 4900); /* ...and the rest counted */
     assert_int_equal(tt_int(section(r, "counters", "dc"), "count"), 500);
     json_t *trace = json_object_get(r, "trace");
@@ -482,8 +477,8 @@ static void test_flush(void **state)
     assert_true(tt_int(fin, "duration_ns") >= tt_int(mid, "duration_ns"));
     const char *mid_args[] = { "--trace", tt_out(&s, "mid.trace.gz"), tt_out(&s, "mid.json"), NULL };
     json_t *sum = tt_check(mid_args);
-    assert_int_equal(tt_int(json_object_get(json_object_get(tt_summary_of(sum, "mid.json"), "x"),
-                                            "section/a"), "count"), 100);
+    assert_int_equal(
+        tt_int(json_object_get(json_object_get(tt_summary_of(sum, "mid.json"), "x"), "section/a"), "count"), 100);
     json_decref(sum);
     json_decref(check_dir(&s));
     json_decref(mid);
@@ -670,8 +665,8 @@ static int body_limits(void *arg)
         tally_begin("deep");
     for (int i = 0; i < 300; i++)
         tally_end();
-    tally_set_rank(-5, -1);             /* refused: the rank stays 2 (RANK) */
-    tally_set_rank(4, 3);               /* rank kept, world size unknown */
+    tally_set_rank(-5, -1); /* refused: the rank stays 2 (RANK) */
+    tally_set_rank(4, 3);   /* rank kept, world size unknown */
     return 0;
 }
 
@@ -754,15 +749,15 @@ static void test_rank_variable_refused(void **state)
 static void test_name_is_a_file_name(void **state)
 {
     (void)state;
-    static const char *const bad[] = { "TALLY_NAME=../escaped", "TALLY_NAME=sub/x",
-                                       "TALLY_NAME=..", "TALLY_NAME=/tmp/abs" };
+    static const char *const bad[] = { "TALLY_NAME=../escaped", "TALLY_NAME=sub/x", "TALLY_NAME=..",
+                                       "TALLY_NAME=/tmp/abs" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tt_scenario s;
         const char *env[] = { bad[i], NULL };
         tt_begin(&s);
         assert_int_equal(tt_run(&s, env, body_small, NULL), 0);
         assert_int_equal(tt_count_lines(s.err, "tally: ignoring the name"), 1);
-        assert_int_equal(tt_count_files(s.base, ""), 1);    /* nothing beside out/ */
+        assert_int_equal(tt_count_files(s.base, ""), 1);                     /* nothing beside out/ */
         assert_int_equal(tt_count_files(s.dir, "test_collector-rank0."), 2); /* program name */
         tt_end(&s);
     }
@@ -806,13 +801,11 @@ static int body_stats_get(void *arg)
     TT_REQUIRE(tally_stats_get("shared", &st) == 0);
     TT_REQUIRE(st.iteration == 0);
     TT_REQUIRE(st.count == 150); /* every thread's, merged */
-    TT_REQUIRE(st.min_ns > 0 && st.min_ns <= st.median_ns && st.median_ns <= st.p95_ns &&
-               st.p95_ns <= st.max_ns);
+    TT_REQUIRE(st.min_ns > 0 && st.min_ns <= st.median_ns && st.median_ns <= st.p95_ns && st.p95_ns <= st.max_ns);
     TT_REQUIRE(st.mean_ns >= st.min_ns && st.mean_ns <= st.max_ns);
     TT_REQUIRE(st.total_ns > 149 * st.min_ns && st.total_ns < 151 * st.max_ns);
     /* Print what the report will say too: the test compares the two. */
-    printf("shared %llu %.0f %.0f %.0f\n", (unsigned long long)st.count, st.total_ns, st.min_ns,
-           st.max_ns);
+    printf("shared %llu %.0f %.0f %.0f\n", (unsigned long long)st.count, st.total_ns, st.min_ns, st.max_ns);
     TT_REQUIRE(tally_stats_get("loop", &st) == 0);
     TT_REQUIRE(st.iteration == 1 && st.count == 7);
     TT_REQUIRE(tally_shutdown() == 0);

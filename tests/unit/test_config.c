@@ -26,9 +26,8 @@
 extern char **environ;
 
 static const char *const rank_vars[] = {
-    "RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-    "PMIX_SIZE", "PMI_RANK", "PMI_SIZE", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",
-    "SLURM_PROCID", "SLURM_NTASKS",
+    "RANK",     "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK",    "PMIX_SIZE",
+    "PMI_RANK", "PMI_SIZE",   "MV2_COMM_WORLD_RANK",  "MV2_COMM_WORLD_SIZE",  "SLURM_PROCID", "SLURM_NTASKS",
 };
 
 /* Start every test from an environment without TALLY_* or rank variables. */
@@ -279,8 +278,8 @@ static void test_presets(void **state)
         long flush_s;
     } rows[] = {
         { "dev", "| `dev` | 500 | 500 | all | 1 | 10000 | 1 | 0 |", 500, 500, NULL, 1, 10000, 1, 0 },
-        { "prod", "| `prod` | 1000 | 5000 | gpu,cpu,memory | 0 | 1000 | 0 | 0 |", 1000, 5000, "gpu,cpu,memory",
-          0, 1000, 0, 0 },
+        { "prod", "| `prod` | 1000 | 5000 | gpu,cpu,memory | 0 | 1000 | 0 | 0 |", 1000, 5000, "gpu,cpu,memory", 0, 1000,
+          0, 0 },
         { "debug", "| `debug` | 50 | 50 | all | 1 | 100000 | 1 | 10 |", 50, 50, NULL, 1, 100000, 1, 10 },
     };
     char *docs = NULL;
@@ -365,13 +364,29 @@ static void test_schedule_parse(void **state)
     assert_int_equal(s.repeat, 2);
 
     static const char *const bad[] = {
-        "", "wait", "wait=", "wait=-1", "wait=1x", "foo=1", "active=0", "wait=1;active=2",
-        "waitx=1", "wai=1", "active=99999999999999999999999", "=1", "wait=1,,active=2",
+        "",
+        "wait",
+        "wait=",
+        "wait=-1",
+        "wait=1x",
+        "foo=1",
+        "active=0",
+        "wait=1;active=2",
+        "waitx=1",
+        "wai=1",
+        "active=99999999999999999999999",
+        "=1",
+        "wait=1,,active=2",
         /* issue 10 item 5: a trailing comma, duplicate keys, signs and values
          * whose sums or products overflowed a long (SIGFPE through step % 0) */
-        "wait=1,", "active=3,", "wait=1,wait=2", "wait=+1", "wait= 1",
+        "wait=1,",
+        "active=3,",
+        "wait=1,wait=2",
+        "wait=+1",
+        "wait= 1",
         "wait=9223372036854775807,warmup=9223372036854775807,active=2",
-        "active=1000000001", "repeat=4611686018427387904,active=2,wait=2",
+        "active=1000000001",
+        "repeat=4611686018427387904,active=2,wait=2",
         "wait=3074457345618258602,warmup=3074457345618258602,active=3074457345618258604",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -387,11 +402,12 @@ static void test_schedule_parse(void **state)
     tl_schedule keep = { 1, 7, 7, 7, 7 };
     assert_int_equal(tl_schedule_parse("wait=1,", &keep, why, sizeof why), TALLY_EINVAL);
     assert_string_equal(why, "trailing comma");
-    assert_int_equal(tl_schedule_parse("wait=1,active=99999999999", &keep, why, sizeof why),
-                     TALLY_EINVAL);
+    assert_int_equal(tl_schedule_parse("wait=1,active=99999999999", &keep, why, sizeof why), TALLY_EINVAL);
     assert_string_equal(why, "active: 99999999999 is absurd (at most 1000000000 steps)");
     assert_int_equal(tl_schedule_parse("wait=1000000000,warmup=1000000000,active=1000000000,"
-                                       "repeat=1000000000", &s, why, sizeof why), 0);
+                                       "repeat=1000000000",
+                                       &s, why, sizeof why),
+                     0);
 }
 
 /* The largest schedule never overflows or divides by zero, whatever the step,
@@ -401,7 +417,9 @@ static void test_schedule_bounds(void **state)
     (void)state;
     tl_schedule s;
     assert_int_equal(tl_schedule_parse("wait=1000000000,warmup=1000000000,active=1000000000,"
-                                       "repeat=1000000000", &s, NULL, 0), 0);
+                                       "repeat=1000000000",
+                                       &s, NULL, 0),
+                     0);
     assert_int_equal(tl_schedule_records(&s, 0), 0);
     assert_int_equal(tl_schedule_records(&s, 2000000000L), 1);
     assert_int_equal(tl_schedule_records(&s, 2999999999L), 1);
@@ -449,8 +467,7 @@ static void expect_rank(int rank, int world, const char *source)
     memset(&r, 0x55, sizeof r);
     tl_rank_detect(&r);
     if (r.rank != rank || r.world_size != world || strcmp(r.source, source) != 0)
-        fail_msg("rank %d/%d from %s, expected %d/%d from %s", r.rank, r.world_size, r.source, rank,
-                 world, source);
+        fail_msg("rank %d/%d from %s, expected %d/%d from %s", r.rank, r.world_size, r.source, rank, world, source);
 }
 
 static void test_rank_order(void **state)

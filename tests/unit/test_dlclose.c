@@ -56,12 +56,10 @@ static int body_dlclose_then_sigterm(void *arg)
 static void expect_sigterm_and_report(tt_scenario *s, const char *stdout_want)
 {
     if (s->status != 128 + SIGTERM)
-        fail_msg("exit status %d, expected %d (SIGTERM, not a crash)\n%s", s->status, 128 + SIGTERM,
-                 s->err);
+        fail_msg("exit status %d, expected %d (SIGTERM, not a crash)\n%s", s->status, 128 + SIGTERM, s->err);
     assert_string_equal(s->out, stdout_want);
     json_t *r = tt_load_json(tt_report(s, "t-rank0"));
-    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "before_dlclose"), "count"),
-                     10);
+    assert_int_equal(tt_int(tt_find(json_object_get(r, "sections"), "name", "before_dlclose"), "count"), 10);
     json_decref(r);
     const char *args[] = { s->dir, NULL };
     json_decref(tt_check(args));
@@ -85,8 +83,8 @@ static void test_dlclose_with_hung_nvml(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY_SAMPLE_MS=5", "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML,
-                          "FAKE_NVML_HANG=nvmlInit_v2", NULL };
+    const char *env[] = { "TALLY_SAMPLE_MS=5", "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "FAKE_NVML_HANG=nvmlInit_v2",
+                          NULL };
     tt_begin(&s);
     tt_run(&s, env, body_dlclose_then_sigterm, NULL);
     expect_sigterm_and_report(&s, "kept loaded\n");

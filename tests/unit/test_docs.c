@@ -42,7 +42,8 @@ static void check_section(const char *name, void (*fn)(FILE *))
     char *doc = tt_read_file(DOC, &len);
     assert_non_null(doc);
     char begin[96], end[96];
-    snprintf(begin, sizeof begin, "<!-- BEGIN %s (generated from the code: TALLY_REGEN=1 ctest -R test_docs) -->\n", name);
+    snprintf(begin, sizeof begin, "<!-- BEGIN %s (generated from the code: TALLY_REGEN=1 ctest -R test_docs) -->\n",
+             name);
     snprintf(end, sizeof end, "<!-- END %s -->", name);
     char *b = strstr(doc, begin), *e = b ? strstr(b, end) : NULL;
     if (b == NULL || e == NULL)
@@ -59,7 +60,8 @@ static void check_section(const char *name, void (*fn)(FILE *))
         assert_int_equal(fclose(f), 0);
     } else if ((size_t)(e - b) != strlen(want) || memcmp(b, want, strlen(want)) != 0) {
         fail_msg("docs/analysis.md's %s section differs from the code; run TALLY_REGEN=1 ctest -R test_docs\n"
-                 "--- code says:\n%s", name, want);
+                 "--- code says:\n%s",
+                 name, want);
     }
     free(want);
     free(doc);
@@ -193,12 +195,9 @@ static void test_kernel_class_examples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kernel_types),
-        cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_metrics),
-        cmocka_unit_test(test_metrics_registry),
-        cmocka_unit_test(test_spread),
-        cmocka_unit_test(test_kernel_class_examples),
+        cmocka_unit_test(test_kernel_types), cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_metrics),      cmocka_unit_test(test_metrics_registry),
+        cmocka_unit_test(test_spread),       cmocka_unit_test(test_kernel_class_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

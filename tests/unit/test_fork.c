@@ -117,9 +117,9 @@ static void expect_quiet(const char *err)
     for (const char *line = err; *line;) {
         const char *end = strchr(line, '\n');
         size_t n = end ? (size_t)(end - line) : strlen(line);
-        if (n > 0 && !(strncmp(line, "==", 2) == 0 &&
-                       strstr(line, "was not suspended. False leaks are possible.") != NULL &&
-                       (size_t)(strstr(line, "was not suspended") - line) < n))
+        if (n > 0 &&
+            !(strncmp(line, "==", 2) == 0 && strstr(line, "was not suspended. False leaks are possible.") != NULL &&
+              (size_t)(strstr(line, "was not suspended") - line) < n))
             fail_msg("unexpected stderr: %.*s", (int)n, line);
         line += end ? n + 1 : n;
     }
@@ -145,8 +145,7 @@ static void test_fork_child_writes_its_own(void **state)
     assert_int_equal(tt_len(p, "counters"), 1);
     entry(p, "counters", "parent_counter");
     assert_int_equal(tt_len(p, "memory_snapshots"), 1);
-    assert_string_equal(tt_str(json_array_get(json_object_get(p, "memory_snapshots"), 0), "label"),
-                        "parent_snapshot");
+    assert_string_equal(tt_str(json_array_get(json_object_get(p, "memory_snapshots"), 0), "label"), "parent_snapshot");
 
     char name[128];
     json_t *c = tt_load_json(tt_report_of(&s, "t-rank0", pids[0]));
@@ -160,13 +159,11 @@ static void test_fork_child_writes_its_own(void **state)
     assert_int_equal(tt_len(c, "counters"), 1);
     assert_true(tt_num(entry(c, "counters", "child_counter"), "sum") == 2);
     assert_int_equal(tt_len(c, "memory_snapshots"), 1);
-    assert_string_equal(tt_str(json_array_get(json_object_get(c, "memory_snapshots"), 0), "label"),
-                        "child_snapshot");
+    assert_string_equal(tt_str(json_array_get(json_object_get(c, "memory_snapshots"), 0), "label"), "child_snapshot");
     assert_int_equal(tt_int(json_object_get(c, "problems"), "unclosed"), 0);
     assert_int_equal(tt_int(json_object_get(c, "problems"), "unmatched_ends"), 0);
     assert_int_equal(tt_int(json_object_get(c, "trace"), "events_recorded"), 6);
-    assert_string_equal(tt_str(json_object_get(c, "trace"), "path"),
-                        tt_trace_of(&s, "t-rank0", pids[0]));
+    assert_string_equal(tt_str(json_object_get(c, "trace"), "path"), tt_trace_of(&s, "t-rank0", pids[0]));
 
     /* The child that recorded nothing left nothing; four files in all. */
     snprintf(name, sizeof name, ".%d-", (int)pids[1]);
@@ -178,8 +175,7 @@ static void test_fork_child_writes_its_own(void **state)
     const char *args[] = { s.dir, NULL };
     json_t *sum = tt_check(args);
     json_t *px = json_object_get(tt_summary_of(sum, tt_basename(tt_report(&s, "t-rank0"))), "x");
-    json_t *cx = json_object_get(tt_summary_of(sum, tt_basename(tt_report_of(&s, "t-rank0", pids[0]))),
-                                 "x");
+    json_t *cx = json_object_get(tt_summary_of(sum, tt_basename(tt_report_of(&s, "t-rank0", pids[0]))), "x");
     assert_int_equal(json_object_size(px), 3);
     assert_null(json_object_get(px, "section/child_only"));
     assert_int_equal(json_object_size(cx), 1);

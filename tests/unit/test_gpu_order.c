@@ -58,12 +58,12 @@ static void test_launch_map(void **state)
     static const struct {
         long long id, ts;
     } odd[] = {
-        { 1050, 5 },              /* a second launch of 1050, earlier: it wins */
-        { 1060, 9000 },           /* a second launch of 1060, later: the first wins */
-        { 500, 7 },               /* below the dense array's base */
-        { 1000000000000LL, 8 },   /* far beyond its end */
-        { -3, 11 },               /* negative */
-        { 70000, 12 },            /* beyond what the array may take now: the hash */
+        { 1050, 5 },            /* a second launch of 1050, earlier: it wins */
+        { 1060, 9000 },         /* a second launch of 1060, later: the first wins */
+        { 500, 7 },             /* below the dense array's base */
+        { 1000000000000LL, 8 }, /* far beyond its end */
+        { -3, 11 },             /* negative */
+        { 70000, 12 },          /* beyond what the array may take now: the hash */
     };
     for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
         n += (size_t)snprintf(text + n, TEXT_MAX - n,
@@ -122,8 +122,7 @@ static void sort_case(int reverse)
                               "\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}},"
                               "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":%d,\"ts\":%d,"
                               "\"dur\":5,\"args\":{\"device\":0,\"stream\":%d,\"correlation\":%d}}",
-                              k ? "," : "", k, k + 1, stream, stream == 20 && i % 4 == 1 ? ts - 25 : ts, stream,
-                              k + 1);
+                              k ? "," : "", k, k + 1, stream, stream == 20 && i % 4 == 1 ? ts - 25 : ts, stream, k + 1);
     }
     snprintf(text + n, (1 << 20) - n, "]}");
     tl_profile p;
@@ -181,8 +180,8 @@ static void step_case(const char *steps, const int64_t *want, size_t nwant)
     tl_profile_release(&p);
 }
 
-#define STEP(n, ts, dur)                                                                                      \
-    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+#define STEP(n, ts, dur)                                                                                               \
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#" #n "\",\"pid\":1,\"tid\":1,\"ts\":" #ts       \
     ",\"dur\":" #dur "}"
 
 static void test_steps_ordered(void **state)
@@ -206,10 +205,8 @@ static void test_steps_overlapping(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_launch_map),
-        cmocka_unit_test(test_sort_nearly_sorted),
-        cmocka_unit_test(test_sort_reversed),
-        cmocka_unit_test(test_steps_ordered),
+        cmocka_unit_test(test_launch_map),        cmocka_unit_test(test_sort_nearly_sorted),
+        cmocka_unit_test(test_sort_reversed),     cmocka_unit_test(test_steps_ordered),
         cmocka_unit_test(test_steps_overlapping),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

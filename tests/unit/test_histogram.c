@@ -27,8 +27,14 @@ static const double quantiles[] = { 0.0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9,
 #define BOUND (1.0 / 128 + 1e-12)
 
 static uint64_t rng_state;
-static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
-static double uniform01(void) { return (double)(rng() >> 11) / 9007199254740992.0; }
+static uint64_t rng(void)
+{
+    return tt_splitmix64(&rng_state);
+}
+static double uniform01(void)
+{
+    return (double)(rng() >> 11) / 9007199254740992.0;
+}
 static double normal(void)
 {
     double u = uniform01(), v = uniform01();
@@ -62,8 +68,8 @@ static void check_quantiles(uint64_t *v, size_t n, double bound)
         double got = tl_hist_quantile(&h, n, quantiles[k]);
         double err = exact == 0 ? fabs(got) : fabs(got - exact) / exact;
         if (err > bound)
-            fail_msg("q=%g: histogram %.17g, exact %.17g, relative error %g > %g", quantiles[k], got,
-                     exact, err, bound);
+            fail_msg("q=%g: histogram %.17g, exact %.17g, relative error %g > %g", quantiles[k], got, exact, err,
+                     bound);
     }
     tl_hist_release(&h);
 }

@@ -574,10 +574,13 @@ static void test_settle_runs_apart_in_time(void **state)
     assert_true(find(v, NAPART, "compare/base.json")->id.run > 0);
     assert_true(find(v, NAPART, "later/rank2.json")->id.run > 0);
     assert_int_equal(nnotes, 3);
-    tt_assert_contains(notes[0], "1 input of a different run (rank 1 in process 2568503, not 4045) left out of the "
-                                 "numbers: compare/base.json", "note");
-    tt_assert_contains(notes[1], "1 input of a different run (recorded 3.0 hours after it) left out of the numbers: "
-                                 "later/rank2.json; analyze it on its own (the run analyzed includes filter/rank0.json)",
+    tt_assert_contains(notes[0],
+                       "1 input of a different run (rank 1 in process 2568503, not 4045) left out of the "
+                       "numbers: compare/base.json",
+                       "note");
+    tt_assert_contains(notes[1],
+                       "1 input of a different run (recorded 3.0 hours after it) left out of the numbers: "
+                       "later/rank2.json; analyze it on its own (the run analyzed includes filter/rank0.json)",
                        "note");
     tt_assert_contains(notes[2], "2 of 128 ranks present", "note");
     free_all(v, NAPART, notes, nnotes);

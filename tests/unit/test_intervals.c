@@ -190,13 +190,13 @@ static void test_sweep_by_hand(void **state)
     int64_t out[8];
     assert_int_equal(tl_sweep_kinds(v, 5, out), 0);
     assert_int_equal(out[0], 0);
-    assert_int_equal(out[1], 50 + 30);     /* compute only */
-    assert_int_equal(out[2], 50);          /* communication only */
-    assert_int_equal(out[3], 40 + 5 + 5);  /* compute + communication */
-    assert_int_equal(out[4], 0);           /* memory only */
-    assert_int_equal(out[5], 10);          /* compute + memory */
-    assert_int_equal(out[6], 0);           /* communication + memory */
-    assert_int_equal(out[7], 5 + 5);       /* all three */
+    assert_int_equal(out[1], 50 + 30);    /* compute only */
+    assert_int_equal(out[2], 50);         /* communication only */
+    assert_int_equal(out[3], 40 + 5 + 5); /* compute + communication */
+    assert_int_equal(out[4], 0);          /* memory only */
+    assert_int_equal(out[5], 10);         /* compute + memory */
+    assert_int_equal(out[6], 0);          /* communication + memory */
+    assert_int_equal(out[7], 5 + 5);      /* all three */
 }
 
 static void test_sweep_same_kind_overlap_and_gaps(void **state)
@@ -212,7 +212,7 @@ static void test_sweep_same_kind_overlap_and_gaps(void **state)
     memset(out, 0x55, sizeof out);
     assert_int_equal(tl_sweep_kinds(v, 7, out), 0);
     assert_int_equal(out[0], 0);
-    assert_int_equal(out[1], 0);   /* zero-length and reversed compute intervals are ignored */
+    assert_int_equal(out[1], 0); /* zero-length and reversed compute intervals are ignored */
     assert_int_equal(out[2], 30);
     assert_int_equal(out[4], 10);
     assert_int_equal(out[3] + out[5] + out[6] + out[7], 0);
@@ -226,7 +226,10 @@ static void test_sweep_same_kind_overlap_and_gaps(void **state)
 /* ---- randomized, against a per-ns grid -------------------------------------- */
 
 static uint64_t rng_state;
-static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
+static uint64_t rng(void)
+{
+    return tt_splitmix64(&rng_state);
+}
 
 #define GRID 200
 
@@ -315,16 +318,11 @@ static void test_random_against_grid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_union_overlapping),
-        cmocka_unit_test(test_union_touching),
-        cmocka_unit_test(test_union_nested),
-        cmocka_unit_test(test_union_unsorted),
-        cmocka_unit_test(test_union_empty_and_single),
-        cmocka_unit_test(test_union_zero_length),
-        cmocka_unit_test(test_union_many_grows),
-        cmocka_unit_test(test_intersection),
-        cmocka_unit_test(test_sweep_by_hand),
-        cmocka_unit_test(test_sweep_same_kind_overlap_and_gaps),
+        cmocka_unit_test(test_union_overlapping),      cmocka_unit_test(test_union_touching),
+        cmocka_unit_test(test_union_nested),           cmocka_unit_test(test_union_unsorted),
+        cmocka_unit_test(test_union_empty_and_single), cmocka_unit_test(test_union_zero_length),
+        cmocka_unit_test(test_union_many_grows),       cmocka_unit_test(test_intersection),
+        cmocka_unit_test(test_sweep_by_hand),          cmocka_unit_test(test_sweep_same_kind_overlap_and_gaps),
         cmocka_unit_test(test_random_against_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,18 +107,22 @@ static void test_utf8(void **state)
     (void)state;
     /* Valid 2, 3 and 4 byte sequences are kept byte for byte. */
     check_string("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad",
-                  "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad\"",
-                  "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad");
+                 "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad\"",
+                 "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xe4\xb8\xad");
     /* Invalid bytes become U+FFFD, one per byte that cannot start a sequence. */
 #define R "\xef\xbf\xbd"
-    check_string("a\xff" "b", "\"a" R "b\"", "a" R "b");
+    check_string("a\xff"
+                 "b",
+                 "\"a" R "b\"", "a" R "b");
     check_string("\xc0\x80", "\"" R R "\"", R R);                 /* overlong NUL */
     check_string("\xe0\x80\xaf", "\"" R R R "\"", R R R);         /* overlong '/' */
     check_string("\xed\xa0\x80", "\"" R R R "\"", R R R);         /* surrogate D800 */
     check_string("\xf4\x90\x80\x80", "\"" R R R R "\"", R R R R); /* > U+10FFFF */
     check_string("x\xe2\x82", "\"x" R R "\"", "x" R R);           /* truncated at the end */
-    check_string("\xe2\x82" "A", "\"" R R "A\"", R R "A");        /* truncated before ASCII */
-    check_string("\x80\xbf", "\"" R R "\"", R R);                 /* lone continuations */
+    check_string("\xe2\x82"
+                 "A",
+                 "\"" R R "A\"", R R "A");        /* truncated before ASCII */
+    check_string("\x80\xbf", "\"" R R "\"", R R); /* lone continuations */
     check_string("\xf5\x80", "\"" R R "\"", R R);
 #undef R
 }
@@ -143,8 +147,9 @@ static void write_nonfinite(tl_json *j)
     tl_json_fixed(j, -INFINITY, 3);
 }
 
-static const double doubles[] = { 0.1, 1.0 / 3.0, 2.0 / 3.0, 1e300, -1e-300, 5e-324, 123456.789,
-                                  1e15, 1e16 + 2, -0.5, 4503599627370497.0, 0.30000000000000004 };
+static const double doubles[] = { 0.1,      1.0 / 3.0, 2.0 / 3.0,          1e300,
+                                  -1e-300,  5e-324,    123456.789,         1e15,
+                                  1e16 + 2, -0.5,      4503599627370497.0, 0.30000000000000004 };
 
 static void write_doubles(tl_json *j)
 {
@@ -296,15 +301,43 @@ static void test_is_object(void **state)
 {
     (void)state;
     static const char *const good[] = {
-        "{}", " {\"a\":1} \n", "{\"a\":[1,2,{\"b\":\"c\"}],\"d\":-1.5e3,\"e\":true,\"f\":null}",
-        "{\"u\":\"\\u00e9\\n\\\"\\/\"}", "{\"s\":\"caf\xc3\xa9\"}", "{\"n\":0,\"m\":-0.25,\"k\":1E+2}",
-        "{\"a\":{\"b\":{\"c\":{}}}}", "{\"a\":[]}",
+        "{}",
+        " {\"a\":1} \n",
+        "{\"a\":[1,2,{\"b\":\"c\"}],\"d\":-1.5e3,\"e\":true,\"f\":null}",
+        "{\"u\":\"\\u00e9\\n\\\"\\/\"}",
+        "{\"s\":\"caf\xc3\xa9\"}",
+        "{\"n\":0,\"m\":-0.25,\"k\":1E+2}",
+        "{\"a\":{\"b\":{\"c\":{}}}}",
+        "{\"a\":[]}",
     };
     static const char *const bad[] = {
-        "", "   ", "[]", "\"x\"", "1", "null", "{", "}", "{\"a\":1,}", "{\"a\":1}x",
-        "{'a':1}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":\"\x01\"}", "{\"a\":\"\\q\"}",
-        "{\"a\" 1}", "{\"a\":tru}", "{\"a\":\"\xff\"}", "{\"a\":\"\\u12\"}", "{} {}",
-        "{\"a\":1}{\"b\":2}", "{a:1}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":[1,]}", "{\"a\"}",
+        "",
+        "   ",
+        "[]",
+        "\"x\"",
+        "1",
+        "null",
+        "{",
+        "}",
+        "{\"a\":1,}",
+        "{\"a\":1}x",
+        "{'a':1}",
+        "{\"a\":01}",
+        "{\"a\":1.}",
+        "{\"a\":.5}",
+        "{\"a\":\"\x01\"}",
+        "{\"a\":\"\\q\"}",
+        "{\"a\" 1}",
+        "{\"a\":tru}",
+        "{\"a\":\"\xff\"}",
+        "{\"a\":\"\\u12\"}",
+        "{} {}",
+        "{\"a\":1}{\"b\":2}",
+        "{a:1}",
+        "{\"a\":-}",
+        "{\"a\":1e}",
+        "{\"a\":[1,]}",
+        "{\"a\"}",
         "{\"a\":\"unterminated}",
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
@@ -355,14 +388,10 @@ static void test_object_or_text(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_escaping),
-        cmocka_unit_test(test_utf8),
-        cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_structure),
-        cmocka_unit_test(test_large_output),
-        cmocka_unit_test(test_sink_error_sticks),
-        cmocka_unit_test(test_is_object),
-        cmocka_unit_test(test_object_or_text),
+        cmocka_unit_test(test_escaping),     cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_numbers),      cmocka_unit_test(test_structure),
+        cmocka_unit_test(test_large_output), cmocka_unit_test(test_sink_error_sticks),
+        cmocka_unit_test(test_is_object),    cmocka_unit_test(test_object_or_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,9 +94,9 @@ static void test_corpus_sets_distinct(void **state)
         const char *path;
         int group;
     } sets[] = {
-        { "param-dlrm_kineto-8rank", TL_GROUP_KERNELS },  { "param-dlrm_kineto-8rank", TL_GROUP_OPS },
-        { "hta/trace_filter", TL_GROUP_KERNELS },         { "hta/trace_filter", TL_GROUP_OPS },
-        { "kineto-docs-traces", TL_GROUP_KERNELS },       { "hta/nccl_parser_config", TL_GROUP_KERNELS },
+        { "param-dlrm_kineto-8rank", TL_GROUP_KERNELS }, { "param-dlrm_kineto-8rank", TL_GROUP_OPS },
+        { "hta/trace_filter", TL_GROUP_KERNELS },        { "hta/trace_filter", TL_GROUP_OPS },
+        { "kineto-docs-traces", TL_GROUP_KERNELS },      { "hta/nccl_parser_config", TL_GROUP_KERNELS },
     };
     static const size_t widths[] = { 21, 30, 46, 60 };
     for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
@@ -156,7 +156,7 @@ static void test_demangle(void **state)
     if (!found)
         fail_msg("'%s' is not a DLRM kernel name", d);
     free(d);
-    assert_null(tl_labels_demangle("aten::mm"));     /* not mangled */
+    assert_null(tl_labels_demangle("aten::mm"));      /* not mangled */
     assert_null(tl_labels_demangle("_Znot mangled")); /* does not demangle: shown as it is */
     release(&s);
 }
@@ -193,7 +193,8 @@ static void test_compact(void **state)
     (void)state;
     char *c = tl_labels_compact("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
                                 "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
-                                "at::detail::Array<char*, 1>)", 0);
+                                "at::detail::Array<char*, 1>)",
+                                0);
     assert_string_equal(c, "vectorized_elementwise_kernel<4, FillFunctor<float>, Array<char*, 1>>");
     free(c);
     c = tl_labels_compact("void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl<at::native::"
@@ -205,11 +206,13 @@ static void test_compact(void **state)
                           "{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1}>"
                           "(at::TensorIteratorBase&, at::native::sqrt_kernel_cuda(at::TensorIteratorBase&)::"
                           "{lambda()#2}::operator()() const::{lambda()#2}::operator()() const::{lambda(float)#1} "
-                          "const&)::{lambda(int)#1})", 0);
+                          "const&)::{lambda(int)#1})",
+                          0);
     assert_string_equal(c, "elementwise_kernel<128, 2, gpu_kernel_impl<sqrt_kernel_cuda::{lambda}>::{lambda}>");
     free(c);
     c = tl_labels_compact("void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, "
-                          "int const*, int const*, int const*, int*, int*, decltype(nullptr))", 0);
+                          "int const*, int const*, int const*, int*, int*, decltype(nullptr))",
+                          0);
     assert_string_equal(c, "permute_2D_data_kernel<false, int, int, decltype(nullptr)>");
     free(c);
     /* not C++: kept as it is */
@@ -236,7 +239,9 @@ static void test_fit(void **state)
     assert_string_equal(f, "short");
     free(f);
     /* middle ellipsis, UTF-8 safe, exactly the width */
-    f = tl_labels_fit("\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5" "abcdefghij", 10, 0, 0);
+    f = tl_labels_fit("\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5\xc2\xb5"
+                      "abcdefghij",
+                      10, 0, 0);
     assert_int_equal(tl_labels_cols(f), 10);
     assert_non_null(strstr(f, "\xe2\x80\xa6"));
     free(f);
@@ -271,12 +276,16 @@ static void test_text_table(void **state)
     static const tl_text_col cols[] = { { "Name", 0, 0, 1 }, { "Total", 1, 0, 0 }, { "Extra", 1, 1, 0 } };
     tl_text_table t;
     tl_text_table_init(&t, cols, 3);
-    const char *r1[] = { "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                         "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
-                         "1.246 ms", "123456789012345678901234567890" };
-    const char *r2[] = { "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
-                         "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<int>, at::detail::Array<char*, 1>)",
-                         "317.5 \xc2\xb5s", "x" };
+    const char *r1[] = {
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+        "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+        "1.246 ms", "123456789012345678901234567890"
+    };
+    const char *r2[] = {
+        "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<int>, "
+        "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<int>, at::detail::Array<char*, 1>)",
+        "317.5 \xc2\xb5s", "x"
+    };
     tl_text_table_row(&t, r1);
     tl_text_table_row(&t, r2);
     char *out = NULL;
@@ -331,8 +340,9 @@ static void test_box(void **state)
     assert_string_equal(l, "forward");
     free(l);
     /* a C++ name: compacted, then cut in the middle, within the width at every width */
-    const char *cxx = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
-                      "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
+    const char *cxx =
+        "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+        "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)";
     assert_null(tl_labels_box(cxx, 3));
     l = tl_labels_box("E", 1);
     assert_string_equal(l, "E");

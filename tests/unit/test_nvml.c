@@ -80,7 +80,8 @@ static void test_fake_nvml(void **state)
     assert_true(json_array_size(series) >= 2);
     size_t i;
     json_t *pt;
-    json_array_foreach(series, i, pt) {
+    json_array_foreach(series, i, pt)
+    {
         assert_int_equal(tt_len(pt, "gpus"), 2);
         for (int g = 0; g < 2; g++)
             expect_fake_gpu(json_array_get(json_object_get(pt, "gpus"), (size_t)g), g, 0);
@@ -110,9 +111,14 @@ static void test_fake_nvml_one_hot_gpu(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=1",
-                          "FAKE_NVML_TEMP=91", "FAKE_NVML_POWER_MW=395000", "FAKE_NVML_LIMIT_MW=400000",
-                          "FAKE_NVML_THROTTLE=36", NULL };
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML,
+                          "TALLY_SAMPLE_MS=10",
+                          "FAKE_NVML_DEVICES=1",
+                          "FAKE_NVML_TEMP=91",
+                          "FAKE_NVML_POWER_MW=395000",
+                          "FAKE_NVML_LIMIT_MW=400000",
+                          "FAKE_NVML_THROTTLE=36",
+                          NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
@@ -123,7 +129,8 @@ static void test_fake_nvml_one_hot_gpu(void **state)
     assert_true(json_array_size(series) >= 2);
     size_t i;
     json_t *pt;
-    json_array_foreach(series, i, pt) {
+    json_array_foreach(series, i, pt)
+    {
         assert_int_equal(tt_len(pt, "gpus"), 1);
         json_t *g = json_array_get(json_object_get(pt, "gpus"), 0);
         assert_true(tt_num(g, "temperature_c") == 91);
@@ -135,7 +142,8 @@ static void test_fake_nvml_one_hot_gpu(void **state)
     tt_end(&s);
 
     /* a limit the device does not support is not written (the power-at-cap rule does not apply) */
-    const char *nolimit[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_LIMIT_MW=0", NULL };
+    const char *nolimit[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_LIMIT_MW=0",
+                              NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, nolimit, body_gpu, NULL), 0);
     r = tt_load_json(tt_report(&s, "t-rank0"));
@@ -165,12 +173,10 @@ static void expect_no_gpus(const char *library, const char *status_prefix)
     assert_true(json_array_size(series) >= 2);
     size_t i;
     json_t *pt;
-    json_array_foreach(series, i, pt)
-        assert_int_equal(tt_len(pt, "gpus"), 0);
+    json_array_foreach(series, i, pt) assert_int_equal(tt_len(pt, "gpus"), 0);
     const char *args[] = { s.dir, NULL };
     json_t *sum = tt_check(args);
-    assert_null(json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "c"),
-                                "sampler/gpu0"));
+    assert_null(json_object_get(json_object_get(tt_summary_of(sum, "t-rank0.report.json"), "c"), "sampler/gpu0"));
     json_decref(sum);
     json_decref(r);
     tt_end(&s);
@@ -264,7 +270,10 @@ static void test_nvml_off_the_host_thread(void **state)
 static void test_nvml_hangs(void **state)
 {
     (void)state;
-    static const struct { const char *fn; int sampler, readings; } cases[] = {
+    static const struct {
+        const char *fn;
+        int sampler, readings;
+    } cases[] = {
         { "nvmlInit_v2", 0, 0 },
         { "nvmlDeviceGetMemoryInfo", 0, 0 },
         { "nvmlDeviceGetMemoryInfo", 1, 0 },
@@ -335,8 +344,7 @@ static void test_nvml_garbage(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10",
-                          "FAKE_NVML_GARBAGE=1", NULL };
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_GARBAGE=1", NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
@@ -345,7 +353,8 @@ static void test_nvml_garbage(void **state)
     assert_int_equal(json_array_size(gpus), 2);
     size_t i;
     json_t *g;
-    json_array_foreach(gpus, i, g) {
+    json_array_foreach(gpus, i, g)
+    {
         assert_true(json_is_null(json_object_get(g, "used_bytes")));
         assert_true(json_is_null(json_object_get(g, "total_bytes")));
         assert_null(json_object_get(g, "utilization_pct"));
@@ -384,9 +393,14 @@ static void test_nvml_own_memory(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=1",
-                          "FAKE_NVML_OWN_MIB=512", "FAKE_NVML_OTHER_MIB=100", "FAKE_NVML_OTHER_JUMP_MIB=973",
-                          "FAKE_NVML_OTHER_JUMP_AT=4", NULL };
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML,
+                          "TALLY_SAMPLE_MS=10",
+                          "FAKE_NVML_DEVICES=1",
+                          "FAKE_NVML_OWN_MIB=512",
+                          "FAKE_NVML_OTHER_MIB=100",
+                          "FAKE_NVML_OTHER_JUMP_MIB=973",
+                          "FAKE_NVML_OTHER_JUMP_AT=4",
+                          NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
@@ -399,7 +413,8 @@ static void test_nvml_own_memory(void **state)
     size_t i;
     json_t *pt;
     int after = 0;
-    json_array_foreach(series, i, pt) {
+    json_array_foreach(series, i, pt)
+    {
         json_t *g = json_array_get(json_object_get(pt, "gpus"), 0);
         assert_true(tt_num(g, "process_used_bytes") == 512 * MIB);
         double used = tt_num(g, "used_bytes");
@@ -429,8 +444,13 @@ static void test_nvml_own_memory_v1(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML_V1, "TALLY_SAMPLE_MS=10", "FAKE_NVML_DEVICES=2",
-                          "FAKE_NVML_OWN_MIB=256", "FAKE_NVML_OWN_STEP_MIB=8", "FAKE_NVML_OTHER_MIB=100", NULL };
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML_V1,
+                          "TALLY_SAMPLE_MS=10",
+                          "FAKE_NVML_DEVICES=2",
+                          "FAKE_NVML_OWN_MIB=256",
+                          "FAKE_NVML_OWN_STEP_MIB=8",
+                          "FAKE_NVML_OTHER_MIB=100",
+                          NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_gpu, NULL), 0);
     assert_string_equal(s.err, "");
@@ -440,7 +460,8 @@ static void test_nvml_own_memory_v1(void **state)
     size_t i;
     json_t *pt;
     double prev[2] = { 0, 0 };
-    json_array_foreach(series, i, pt) {
+    json_array_foreach(series, i, pt)
+    {
         for (size_t d = 0; d < 2; d++) {
             json_t *g = json_array_get(json_object_get(pt, "gpus"), d);
             double own = tt_num(g, "process_used_bytes");

@@ -147,7 +147,8 @@ static void test_trace_gzip_encoders(void **state)
         json_t *events = json_object_get(t, "traceEvents");
         size_t i, sections = 0, counters = 0;
         json_t *ev;
-        json_array_foreach(events, i, ev) {
+        json_array_foreach(events, i, ev)
+        {
             const char *ph = tt_str(ev, "ph");
             sections += strcmp(ph, "X") == 0;
             counters += strcmp(ph, "C") == 0 && strcmp(tt_str(ev, "cat"), "counter") == 0;
@@ -181,8 +182,8 @@ static void test_unwritable_directory(void **state)
         fail_msg("the complaint does not name both lost outputs: %s", s.err);
     /* ... by their whole names: the directory, the name, the rank and the run's stem */
     snprintf(path, sizeof path, "lost: the report %s/file/sub/", s.base);
-    if (strstr(s.err, path) == NULL || strstr(s.err, "-rank0.") == NULL ||
-        strstr(s.err, "/.report.json") != NULL || strstr(s.err, "/.trace.json") != NULL)
+    if (strstr(s.err, path) == NULL || strstr(s.err, "-rank0.") == NULL || strstr(s.err, "/.report.json") != NULL ||
+        strstr(s.err, "/.trace.json") != NULL)
         fail_msg("the complaint does not name the lost files by their paths: %s", s.err);
     tt_end(&s);
 
@@ -426,7 +427,7 @@ static int body_disk_full(void *arg)
     int small = 5;
     body_record(&small);
     TT_REQUIRE(tally_flush() == 0); /* these files must survive the failure */
-    signal(SIGXFSZ, SIG_IGN); /* then write() fails with EFBIG instead */
+    signal(SIGXFSZ, SIG_IGN);       /* then write() fails with EFBIG instead */
     struct rlimit rl = { 4096, 4096 };
     TT_REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
     int n = 3000; /* the report's samples alone take more than 4 KiB */
@@ -535,8 +536,8 @@ static void test_same_pid_same_second(void **state)
 {
     (void)state;
     tt_scenario s;
-    const char *env[] = { "TALLY__TEST_STEM_PID=1", "TALLY__TEST_STEM_TIME=20260101T000000Z",
-                          "TALLY_MAX_SAMPLES=10", NULL };
+    const char *env[] = { "TALLY__TEST_STEM_PID=1", "TALLY__TEST_STEM_TIME=20260101T000000Z", "TALLY_MAX_SAMPLES=10",
+                          NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_twins, NULL), 0);
     assert_string_equal(s.err, "");
@@ -686,8 +687,14 @@ static void expect_rejected(tt_scenario *s, void (*corrupt)(json_t *report), con
     unlink(tt_out(s, "bad.report.json"));
 }
 
-static void drop_sections(json_t *r) { json_object_del(r, "sections"); }
-static void bad_rank_source(json_t *r) { json_object_set_new(r, "rank_source", json_string("MY_RANK")); }
+static void drop_sections(json_t *r)
+{
+    json_object_del(r, "sections");
+}
+static void bad_rank_source(json_t *r)
+{
+    json_object_set_new(r, "rank_source", json_string("MY_RANK"));
+}
 static void negative_total(json_t *r)
 {
     json_object_set_new(json_array_get(json_object_get(r, "sections"), 0), "total_ns", json_integer(-1));
@@ -702,8 +709,14 @@ static void total_doubled(json_t *r)
     json_t *w = tt_find(json_object_get(r, "sections"), "name", "w");
     json_object_set_new(w, "total_ns", json_integer(2 * json_integer_value(json_object_get(w, "total_ns")) + 1000));
 }
-static void other_rank(json_t *r) { json_object_set_new(r, "rank", json_integer(1)); }
-static void other_pid(json_t *r) { json_object_set_new(r, "pid", json_integer(1)); }
+static void other_rank(json_t *r)
+{
+    json_object_set_new(r, "rank", json_integer(1));
+}
+static void other_pid(json_t *r)
+{
+    json_object_set_new(r, "pid", json_integer(1));
+}
 static void counter_count(json_t *r)
 {
     json_object_set_new(json_array_get(json_object_get(r, "counters"), 0), "count", json_integer(1));

@@ -124,7 +124,8 @@ static char *round_trip(const char *text, const char *producer, const char *what
  * as process 0 takes another process's: packed, unpacked, added. */
 static void wire_into(tl_aggregate *dst, const tl_aggregate *src)
 {
-    tl_partial view = { .whole_trace = src->opt.whole_trace, .kernel_wait_ns = src->opt.kernel_wait_ns,
+    tl_partial view = { .whole_trace = src->opt.whole_trace,
+                        .kernel_wait_ns = src->opt.kernel_wait_ns,
                         .kernel_classes = (char *)src->opt.kernel_classes };
     tl_wire w = { 0 };
     assert_int_equal(tl_partial_wire_pack(&w, &view, src->sessions, src->nsessions), 0);
@@ -267,7 +268,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->span_ns = 5000000;
     s->truncated = 1;
     s->id.companion_of = tt_xstrdup("report.json");
-    assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, 17, "offset 17: an event without \"cat\""), 0);
+    assert_int_equal(
+        tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, 17, "offset 17: an event without \"cat\""), 0);
 
     s->names = calloc(2, sizeof *s->names);
     s->names[0] = (tl_sname){ TL_GROUP_GPU_ANNOTATIONS, tt_xstrdup("forward"), 1, 700, 400, NAN, NAN, NAN, { 0 }, 2 };
@@ -391,8 +393,9 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->counters[s->ncounters++] = (tl_scounter){ tt_xstrdup("kv.hit_rate"), TL_COUNTER_RATE, 1, 0.75, 0.75, 0.75 };
     s->counters_total = 6;
     s->sys = (tl_ssystem){ tt_xstrdup("node7"), tt_xstrdup("Linux 6.1"), 96, 1.1e12 };
-    s->diff = (tl_sdiffusion){ 7, 6, 18, 3, 3, 10000, 9000, 2000, 1400, 28, 8000, 30, 7000, tt_xstrdup("blocks.3.attn"), 900,
-                               5.5e9, 2.25e9 /* block memory: GPU and RSS peaks */ };
+    s->diff = (tl_sdiffusion){ 7,    6,     18,    3,    3,  10000, 9000,
+                               2000, 1400,  28,    8000, 30, 7000,  tt_xstrdup("blocks.3.attn"),
+                               900,  5.5e9, 2.25e9 /* block memory: GPU and RSS peaks */ };
     s->health = calloc(1, sizeof *s->health);
     s->health[s->nhealth++] = (tl_shealth){ 0, 8, 2, 2000, 88, 8, 3, 700, 699, 8, 1, 2 };
     s->clocks = calloc(1, sizeof *s->clocks);
@@ -401,13 +404,23 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 0, 6e9, 8e9, 9e9 };
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 1, 7e9, 8.5e9, NAN };
     s->growth = calloc(1, sizeof *s->growth);
-    s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
+    s->growth[s->ngrowth++] =
+        (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
     s->shapes = calloc(2, sizeof *s->shapes);
-    s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::addmm"), tt_xstrdup("[[1024],[512,1024],[1024,1024],[],[]]"),
-                                           tt_xstrdup("float,float,float,Scalar,Scalar"), 8, 800000, 90000, 120000,
-                                           8 * 1073741824.0, 8, 560000, 8 };
-    s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::relu"), tt_xstrdup("[[512,1024]]"), tt_xstrdup("float"), 8,
-                                           40000, 4000, 6000, NAN, 0, 0, 0 };
+    s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::addmm"),
+                                           tt_xstrdup("[[1024],[512,1024],[1024,1024],[],[]]"),
+                                           tt_xstrdup("float,float,float,Scalar,Scalar"),
+                                           8,
+                                           800000,
+                                           90000,
+                                           120000,
+                                           8 * 1073741824.0,
+                                           8,
+                                           560000,
+                                           8 };
+    s->shapes[s->nshapes++] = (tl_sshape){
+        tt_xstrdup("aten::relu"), tt_xstrdup("[[512,1024]]"), tt_xstrdup("float"), 8, 40000, 4000, 6000, NAN, 0, 0, 0
+    };
     s->shapes_dropped_keys = 3;
     s->shapes_dropped_calls = 12;
     s->stepcats = calloc(2, sizeof *s->stepcats);
@@ -415,8 +428,17 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->stepcats[s->nstepcats++] = (tl_sstepcat){ 13, { 0, 0, 0, 0, 0, 0, 600000, 400000 } };
     s->stepcats_cut = 1;
     s->kinfo = calloc(1, sizeof *s->kinfo);
-    s->kinfo[s->nkinfo++] = (tl_skinfo){ tt_xstrdup("volta_sgemm_128x32_nt"), tt_xstrdup("aten::mm"), 2, 470000, 540000,
-                                         { 4, 8, 1 }, { 256, 1, 1 }, 57, 16384, 4.04, 1 };
+    s->kinfo[s->nkinfo++] = (tl_skinfo){ tt_xstrdup("volta_sgemm_128x32_nt"),
+                                         tt_xstrdup("aten::mm"),
+                                         2,
+                                         470000,
+                                         540000,
+                                         { 4, 8, 1 },
+                                         { 256, 1, 1 },
+                                         57,
+                                         16384,
+                                         4.04,
+                                         1 };
     s->memops = calloc(2, sizeof *s->memops);
     s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup("aten::empty_strided"), 24, 3221225472, 1073741824 };
     s->memops[s->nmemops++] = (tl_smemop){ tt_xstrdup(""), 2, 4096, -1 };
@@ -427,7 +449,8 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->memcats = calloc(2, sizeof *s->memcats);
     s->memcats[s->nmemcats++] = (tl_memcat_point){ 1764000000000000000, { 2147483648, 0, 0, 0, 0, 0, 0, 0 } };
     s->memcats[s->nmemcats++] =
-        (tl_memcat_point){ 1764000000003000000, { 2147483648, 4294967296, 67108864, 0, 536870912, 2147483648, 16777216, -4194304 } };
+        (tl_memcat_point){ 1764000000003000000,
+                           { 2147483648, 4294967296, 67108864, 0, 536870912, 2147483648, 16777216, -4194304 } };
 
     tl_calltree *c = &s->calltree;
     assert_int_equal(tl_strtab_intern(&c->names, "operators (cpu_op)", 18), 0);
@@ -476,12 +499,26 @@ static void test_round_trip_every_field(void **state)
     char *text = full_partial();
     /* enums by name, the unknowns as the format says them */
     static const char *const said[] = {
-        "\"version\":2,", "\"format\":\"pytorch-profiler\"", "\"rank_source\":\"name\"", "\"group\":\"gpu annotations\"",
-        "\"type\":\"communication\"", "\"kind\":\"cpu\"", "[\"loss\",\"user\",", "[\"queue.depth\",\"trace\",",
-        "[\"rss at each step\",\"rss\",", "\"series\":\"gpu_power_w\"", "\"window\":\"profiler-steps\"",
-        "[13,1000000,-1,-9223372036854775808,1]", "\"ts_ns\":null", "[null,\"done\",\"\"]", "\"calls_left\":17",
-        "\"names\":[\"forward\",\"step\"]", "\"top_layer\":\"blocks.3.attn\"", "\"hostname\":\"node7\"",
-        "\"blocking_call\":\"cudaStreamSynchronize\"", "[300,300,300],null,[400,425.25,450.5]",
+        "\"version\":2,",
+        "\"format\":\"pytorch-profiler\"",
+        "\"rank_source\":\"name\"",
+        "\"group\":\"gpu annotations\"",
+        "\"type\":\"communication\"",
+        "\"kind\":\"cpu\"",
+        "[\"loss\",\"user\",",
+        "[\"queue.depth\",\"trace\",",
+        "[\"rss at each step\",\"rss\",",
+        "\"series\":\"gpu_power_w\"",
+        "\"window\":\"profiler-steps\"",
+        "[13,1000000,-1,-9223372036854775808,1]",
+        "\"ts_ns\":null",
+        "[null,\"done\",\"\"]",
+        "\"calls_left\":17",
+        "\"names\":[\"forward\",\"step\"]",
+        "\"top_layer\":\"blocks.3.attn\"",
+        "\"hostname\":\"node7\"",
+        "\"blocking_call\":\"cudaStreamSynchronize\"",
+        "[300,300,300],null,[400,425.25,450.5]",
         "\"kinds\":[1,1,2,2,1]",
     };
     for (size_t i = 0; i < sizeof said / sizeof said[0]; i++)
@@ -673,8 +710,8 @@ static void test_seeds(void **state)
 
 #define MAX_SEEN 512
 typedef struct walk {
-    json_t *doc;               /* {"format": "tally-partial", "version": 2, "sessions": [session]} */
-    const char *seen[MAX_SEEN];/* "table.key" of the fields changed */
+    json_t *doc;                /* {"format": "tally-partial", "version": 2, "sessions": [session]} */
+    const char *seen[MAX_SEEN]; /* "table.key" of the fields changed */
     size_t nseen;
     int cases;
 } walk;
@@ -755,20 +792,28 @@ static const char *missing_what(const tl_field *f)
 {
     switch (f->type) {
     case TL_F_INT:
-    case TL_F_TS: return "expected an integer";
-    case TL_F_TS_NULL: return "expected an integer or null";
-    case TL_F_STR_NULL: return "expected a string or null";
-    case TL_F_NUM: return "expected a number or null";
+    case TL_F_TS:
+        return "expected an integer";
+    case TL_F_TS_NULL:
+        return "expected an integer or null";
+    case TL_F_STR_NULL:
+        return "expected a string or null";
+    case TL_F_NUM:
+        return "expected a number or null";
     case TL_F_STR:
-    case TL_F_STR_BUF: return "expected a string";
-    case TL_F_ENUM: return "expected one of its names";
+    case TL_F_STR_BUF:
+        return "expected a string";
+    case TL_F_ENUM:
+        return "expected one of its names";
     case TL_F_STRINGS: {
         static char what[64];
         snprintf(what, sizeof what, "expected an array of at most %zu strings", f->max);
         return f->max ? what : "expected an array";
     }
-    case TL_F_OBJECT: return (f->flags & TL_FF_NULLABLE) ? "expected an object or null" : "expected an object";
-    default: return "expected an array";
+    case TL_F_OBJECT:
+        return (f->flags & TL_FF_NULLABLE) ? "expected an object or null" : "expected an object";
+    default:
+        return "expected an array";
     }
 }
 
@@ -842,7 +887,9 @@ static void walk_field(walk *w, const tl_fields *t, size_t i, json_t *holder, co
             expect(w, holder, t, i, json_null(), NULL);
         break;
     case TL_F_STR:
-    case TL_F_STR_BUF: expect_msg(w, holder, t, i, json_integer(1), "expected a string", where); break;
+    case TL_F_STR_BUF:
+        expect_msg(w, holder, t, i, json_integer(1), "expected a string", where);
+        break;
     case TL_F_STR_NULL:
         expect_msg(w, holder, t, i, json_integer(1), "expected a string or null", where);
         expect(w, holder, t, i, json_null(), NULL);
@@ -892,7 +939,8 @@ static void walk_field(walk *w, const tl_fields *t, size_t i, json_t *holder, co
         walk_fields(w, f->sub, item, inner);
         break;
     }
-    default: return; /* TL_F_CUSTOM: test_custom_hostile */
+    default:
+        return; /* TL_F_CUSTOM: test_custom_hostile */
     }
     saw(w, t, f);
 }
@@ -968,8 +1016,10 @@ static void test_custom_hostile(void **state)
     static const struct {
         const char *from, *to, *want;
     } cases[] = {
-        { "\"hist\":[[", "\"hist\":[[-1,1],[", "\"hist\": bucket out of range (expected [bucket, count]) (session 0, in names[0].stat)" },
-        { "\"hist\":[[", "\"hist\":[[3776,1],[", "\"hist\": bucket out of range (expected [bucket, count]) (session 0, in names[0].stat)" },
+        { "\"hist\":[[", "\"hist\":[[-1,1],[",
+          "\"hist\": bucket out of range (expected [bucket, count]) (session 0, in names[0].stat)" },
+        { "\"hist\":[[", "\"hist\":[[3776,1],[",
+          "\"hist\": bucket out of range (expected [bucket, count]) (session 0, in names[0].stat)" },
         { "\"hist\":[[", "\"hist\":[[5,100],[", "\"hist\": more values than \"count\" (session 0, in names[0].stat)" },
         { "\"samples\":[", "\"samples\":[-1,", "\"samples\": a duration out of range (session 0, in names[0].stat)" },
         { "\"count\":5,\"total\":1500,\"min\":100,\"max\":500", "\"count\":5,\"total\":1500,\"min\":600,\"max\":500",
@@ -979,14 +1029,21 @@ static void test_custom_hostile(void **state)
           "\"stat\": mean 300 ns lies outside [min, max] = [400, 500] ns (session 0, in names[0].stat)" },
         { "\"by_mask\":[0,", "\"by_mask\":[", "\"by_mask\": expected 8 times (session 0, in gpu)" },
         { "\"by_mask\":[0,", "\"by_mask\":[-1,", "\"by_mask\": a time out of range (session 0, in gpu)" },
-        { "\"busy\":[[]", "\"busy\":[[1]", "\"busy\": expected 0 or TL_TIMELINE_BINS values (session 0, in timeline.lanes[0])" },
-        { "\"busy\":[[]", "\"busy\":[[],[],[],[],[]", "\"busy\": expected an array of at most one per kernel type (session 0, in timeline.lanes[0])" },
+        { "\"busy\":[[]", "\"busy\":[[1]",
+          "\"busy\": expected 0 or TL_TIMELINE_BINS values (session 0, in timeline.lanes[0])" },
+        { "\"busy\":[[]", "\"busy\":[[],[],[],[],[]",
+          "\"busy\": expected an array of at most one per kernel type (session 0, in timeline.lanes[0])" },
         { "\"calls\":[[100,", "\"calls\":[[300,", "\"calls\": not in start order (session 0, in timeline.lanes[1])" },
-        { "\"calls\":[[100,4000,1,0]", "\"calls\":[[100,4000,8,0]", "\"calls\": expected [ts, dur, row, name id] in range (session 0, in timeline.lanes[1])" },
-        { "\"calls\":[[100,4000,1,0]", "\"calls\":[[100,4000,1,2]", "\"calls\": a call's name id out of range of the timeline's names (session 0, in timeline)" },
-        { "\"calls_left\":17", "\"calls_left\":-1", "\"calls_left\": expected an integer in range (session 0, in timeline.lanes[1])" },
-        { "\"names\":[\"forward\",\"step\"]", "\"names\":[\"forward\",\"forward\"]", "\"names\": a name given twice (session 0, in timeline)" },
-        { "\"bins\":[", "\"bins\":[[1,2,\"x\"],", "\"bins\": expected [min, mean, max] or null (session 0, in telemetry[0])" },
+        { "\"calls\":[[100,4000,1,0]", "\"calls\":[[100,4000,8,0]",
+          "\"calls\": expected [ts, dur, row, name id] in range (session 0, in timeline.lanes[1])" },
+        { "\"calls\":[[100,4000,1,0]", "\"calls\":[[100,4000,1,2]",
+          "\"calls\": a call's name id out of range of the timeline's names (session 0, in timeline)" },
+        { "\"calls_left\":17", "\"calls_left\":-1",
+          "\"calls_left\": expected an integer in range (session 0, in timeline.lanes[1])" },
+        { "\"names\":[\"forward\",\"step\"]", "\"names\":[\"forward\",\"forward\"]",
+          "\"names\": a name given twice (session 0, in timeline)" },
+        { "\"bins\":[", "\"bins\":[[1,2,\"x\"],",
+          "\"bins\": expected [min, mean, max] or null (session 0, in telemetry[0])" },
         { "\"collectives\":[[0,", "\"collectives\":[[2,", "\"collectives\": kernel index out of range (session 0)" },
         /* each step's time by category: one per step, its numbers, not more than the step's time */
         { "\"step_categories\":[[12,", "\"step_categories\":[[12,1,0,0,0,0,0,0,0],[12,",
@@ -996,15 +1053,21 @@ static void test_custom_hostile(void **state)
         { "\"step_categories\":[[12,900000,", "\"step_categories\":[[12,900001,",
           "\"step_categories\": not the steps' numbers, or more time than the step's (session 0)" },
         { "\"frames\":18", "\"frames\":-1", "\"frames\": expected a number >= 0 (session 0, in diffusion)" },
-        { "\"nodes\":[[-1,", "\"nodes\":[[0,", "\"nodes\": a node's parent must come before it (session 0, in calltree)" },
+        { "\"nodes\":[[-1,", "\"nodes\":[[0,",
+          "\"nodes\": a node's parent must come before it (session 0, in calltree)" },
         { "\"dropped\":1", "\"dropped\":-1", "\"dropped\": out of range (session 0, in calltree)" },
         { "\"kinds\":[1,1,2,2,1]", "\"kinds\":[1,1,2,9,1]", "\"kinds\": a kind out of range (session 0, in calltree)" },
-        { "\"kinds\":[1,1,2,2,1]", "\"kinds\":[1,1,2,2]", "\"kinds\": expected an array of one kind per node (session 0, in calltree)" },
-        { "\"version\":2", "\"version\":3", "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
-        { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"", "\"format\": not one of its names (session 0)" },
+        { "\"kinds\":[1,1,2,2,1]", "\"kinds\":[1,1,2,2]",
+          "\"kinds\": expected an array of one kind per node (session 0, in calltree)" },
+        { "\"version\":2", "\"version\":3",
+          "partial aggregate version 3 is not supported (this tally reads versions 1 to 2)" },
+        { "\"format\":\"pytorch-profiler\"", "\"format\":\"tally-aggregate\"",
+          "\"format\": not one of its names (session 0)" },
         { "\"format\":\"pytorch-profiler\"", "\"format\":11", "\"format\": out of range (session 0)" },
-        { "\"offsets\":[[0,17]]", "\"offsets\":[[1,17]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
-        { "\"offsets\":[[0,17]]", "\"offsets\":[[0,17],[0,18]]", "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":[[1,17]]",
+          "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
+        { "\"offsets\":[[0,17]]", "\"offsets\":[[0,17],[0,18]]",
+          "\"offsets\": an index out of order or beyond \"warnings\" (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":[[0,-1]]", "\"offsets\": expected [index, byte] (session 0)" },
         { "\"offsets\":[[0,17]]", "\"offsets\":{}", "\"offsets\": expected an array (session 0)" },
         { "\"warnings\":[\"offset", "\"warnings\":[1,\"offset", "\"warnings\": expected strings (session 0)" },
@@ -1028,13 +1091,15 @@ static void test_custom_hostile(void **state)
     const char *at = strstr(text, "[\"loss\",\"user\"");
     assert_non_null(at);
     char *bad = NULL;
-    assert_true(asprintf(&bad, "%.*s[\"loss\",\"derived\"%s", (int)(at - text), text, at + strlen("[\"loss\",\"user\"")) > 0);
+    assert_true(
+        asprintf(&bad, "%.*s[\"loss\",\"derived\"%s", (int)(at - text), text, at + strlen("[\"loss\",\"user\"")) > 0);
     char err[512] = "";
     assert_int_not_equal(try_read(bad, err, sizeof err), 0);
     assert_string_equal(err, "\"source\": not one of its names (session 0, in counters[0])");
     free(bad);
     /* an aggregate's own version */
-    assert_int_not_equal(try_read("{\"format\":\"tally-aggregate\",\"version\":2,\"sessions\":[]}", err, sizeof err), 0);
+    assert_int_not_equal(try_read("{\"format\":\"tally-aggregate\",\"version\":2,\"sessions\":[]}", err, sizeof err),
+                         0);
     assert_string_equal(err, "aggregate version 2 is not supported (this tally reads versions 1 to 1)");
     free(text);
 }
@@ -1136,7 +1201,8 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
         if (!(f->flags & TL_FF_ENUM_INT) != !(desc && strstr(desc, v1)))
             fail_msg("schema %s: %s \"%s\"", ctx, (f->flags & TL_FF_ENUM_INT) ? "does not say" : "says", v1);
         if (json_array_size(names) != (size_t)(f->hi - f->lo + 1))
-            fail_msg("schema %s: %zu names, the table %lld", ctx, json_array_size(names), (long long)(f->hi - f->lo + 1));
+            fail_msg("schema %s: %zu names, the table %lld", ctx, json_array_size(names),
+                     (long long)(f->hi - f->lo + 1));
         for (int64_t v = f->lo; v <= f->hi; v++)
             if (strcmp(json_string_value(json_array_get(names, (size_t)(v - f->lo))), f->name((int)v)) != 0)
                 fail_msg("schema %s: name %lld is not \"%s\"", ctx, (long long)v, f->name((int)v));
@@ -1148,7 +1214,8 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
             fail_msg("schema %s: not an array", ctx);
         json_t *mx = json_object_get(s, "maxItems");
         if ((size_t)(mx ? json_integer_value(mx) : 0) != f->max)
-            fail_msg("schema %s: maxItems %lld, the table's limit %zu", ctx, mx ? (long long)json_integer_value(mx) : 0LL, f->max);
+            fail_msg("schema %s: maxItems %lld, the table's limit %zu", ctx,
+                     mx ? (long long)json_integer_value(mx) : 0LL, f->max);
         json_t *items = json_object_get(s, "items");
         if (f->type == TL_F_STRINGS) {
             if (!json_str_is(json_object_get(items, "type"), "string"))
@@ -1167,7 +1234,7 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
         break;
     }
     case TL_F_OBJECT: {
-        const char *or = ref_of(s);
+        const char * or = ref_of(s);
         if ((f->flags & TL_FF_NULLABLE) && or == NULL)
             or = ref_of(json_array_get(json_object_get(s, "anyOf"), 1));
         char want[64];
@@ -1177,7 +1244,8 @@ static void check_field(const tl_fields *t, const tl_field *f, json_t *s)
         check_table(f->sub);
         break;
     }
-    default: break; /* custom: its def is checked by key only */
+    default:
+        break; /* custom: its def is checked by key only */
     }
 }
 
@@ -1200,7 +1268,8 @@ static void check_table(const tl_fields *t)
     const char *key;
     if (!json_is_false(json_object_get(d, "additionalProperties")))
         fail_msg("schema %s: additional properties allowed", t->what);
-    json_object_foreach(props, key, x) {
+    json_object_foreach(props, key, x)
+    {
         size_t i;
         for (i = 0; i < t->n && strcmp(t->f[i].key, key) != 0; i++)
             ;
@@ -1246,10 +1315,14 @@ static void test_schema_matches_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip_every_field), cmocka_unit_test(test_round_trip_analyzed),
-        cmocka_unit_test(test_seeds),                  cmocka_unit_test(test_hostile_fields),
-        cmocka_unit_test(test_custom_hostile),         cmocka_unit_test(test_schema_matches_table),
-        cmocka_unit_test(test_round_trip_problems),    cmocka_unit_test(test_wire_every_field),
+        cmocka_unit_test(test_round_trip_every_field),
+        cmocka_unit_test(test_round_trip_analyzed),
+        cmocka_unit_test(test_seeds),
+        cmocka_unit_test(test_hostile_fields),
+        cmocka_unit_test(test_custom_hostile),
+        cmocka_unit_test(test_schema_matches_table),
+        cmocka_unit_test(test_round_trip_problems),
+        cmocka_unit_test(test_wire_every_field),
         cmocka_unit_test(test_bom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

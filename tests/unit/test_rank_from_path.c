@@ -19,8 +19,8 @@
 
 typedef struct rank_case {
     const char *path;
-    int rank;                  /* -1: no rank from the name */
-    const char *detail;        /* what the report says */
+    int rank;           /* -1: no rank from the name */
+    const char *detail; /* what the report says */
 } rank_case;
 
 static void check(const rank_case *c, size_t n)
@@ -118,11 +118,11 @@ static void test_no_rank(void **state)
     static const rank_case cases[] = {
         { "trace.json", -1, NULL },
         { "", -1, NULL },
-        { "frank3.json", -1, NULL },          /* a word that ends in "rank" */
-        { "ranks3.json", -1, NULL },          /* not the word rank */
+        { "frank3.json", -1, NULL }, /* a word that ends in "rank" */
+        { "ranks3.json", -1, NULL }, /* not the word rank */
         { "rank.json", -1, NULL },
         { "rank-.json", -1, NULL },
-        { "rank--3.json", -1, NULL },         /* one separator at most */
+        { "rank--3.json", -1, NULL }, /* one separator at most */
         { "ranking_3.json", -1, NULL },
         { "param-dlrm_kineto-8rank/LICENSE", -1, NULL }, /* "8rank": no number after the word */
         { "resnet50_num_workers_4/trace.json", -1, NULL },
@@ -148,8 +148,8 @@ static void test_short_detail(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_file_names), cmocka_unit_test(test_folders), cmocka_unit_test(test_worker),
-        cmocka_unit_test(test_no_rank), cmocka_unit_test(test_short_detail),
+        cmocka_unit_test(test_file_names), cmocka_unit_test(test_folders),      cmocka_unit_test(test_worker),
+        cmocka_unit_test(test_no_rank),    cmocka_unit_test(test_short_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

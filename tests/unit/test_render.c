@@ -28,7 +28,7 @@
 #include "units.h"
 #include "tt_support.h"
 
-#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MS(x) ((int64_t)((x)*1e6 + 0.5))
 #define BASE_NS 1700000000000000000LL
 #define NSTEPS 5
 
@@ -62,7 +62,11 @@ static void assert_utf8(const char *s, size_t n)
     const unsigned char *u = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
         unsigned c = u[i];
-        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        size_t len = c < 0x80                 ? 1
+                     : c >= 0xc2 && c <= 0xdf ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
         if (len == 0 || i + len > n)
             fail_msg("invalid UTF-8 at byte %zu", i);
         for (size_t k = 1; k < len; k++)
@@ -115,15 +119,29 @@ static void test_escape_html_text(void **state)
 {
     (void)state;
     char *s = escaped(tl_escape_html, H_SCRIPT " " H_QUOTE " " H_SVG);
-    assert_string_equal(s, "&lt;script&gt;alert(1)&lt;/script&gt; q\"'&amp;x evil&lt;/svg&gt;&lt;svg onload=alert(2)&gt;");
+    assert_string_equal(s,
+                        "&lt;script&gt;alert(1)&lt;/script&gt; q\"'&amp;x evil&lt;/svg&gt;&lt;svg onload=alert(2)&gt;");
     free(s);
-    s = escaped(tl_escape_html, "a\x01" "b\x7f" "c\td\n\xc3\xa9");
-    assert_string_equal(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\td\n\xc3\xa9"); /* controls: U+FFFD; UTF-8 kept */
+    s = escaped(tl_escape_html, "a\x01"
+                                "b\x7f"
+                                "c\td\n\xc3\xa9");
+    assert_string_equal(s, "a\xef\xbf\xbd"
+                           "b\xef\xbf\xbd"
+                           "c\td\n\xc3\xa9"); /* controls: U+FFFD; UTF-8 kept */
     free(s);
     /* invalid UTF-8 (a stray byte, a cut sequence, an overlong '<', a surrogate, a C1 control) */
-    s = escaped(tl_escape_html, "a\xff" "b\xc3" "c\xc0\xbc" "d\xed\xa0\x80" "e\xc2\x85" "f\xf0\x9f\x98\x80");
-    assert_string_equal(s, "a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd\xef\xbf\xbd"
-                           "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "e\xef\xbf\xbd\xef\xbf\xbd" "f\xf0\x9f\x98\x80");
+    s = escaped(tl_escape_html, "a\xff"
+                                "b\xc3"
+                                "c\xc0\xbc"
+                                "d\xed\xa0\x80"
+                                "e\xc2\x85"
+                                "f\xf0\x9f\x98\x80");
+    assert_string_equal(s, "a\xef\xbf\xbd"
+                           "b\xef\xbf\xbd"
+                           "c\xef\xbf\xbd\xef\xbf\xbd"
+                           "d\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                           "e\xef\xbf\xbd\xef\xbf\xbd"
+                           "f\xf0\x9f\x98\x80");
     free(s);
     s = escaped(tl_escape_html, NULL);
     assert_string_equal(s, "");
@@ -149,8 +167,14 @@ static void test_escape_markdown(void **state)
     free(s);
 }
 
-static void md_cut5(FILE *f, const char *s) { tl_escape_md_n(f, s, 5); }
-static void html_cut4(FILE *f, const char *s) { tl_escape_html_n(f, s, 4); }
+static void md_cut5(FILE *f, const char *s)
+{
+    tl_escape_md_n(f, s, 5);
+}
+static void html_cut4(FILE *f, const char *s)
+{
+    tl_escape_html_n(f, s, 4);
+}
 
 static void test_escape_cut(void **state)
 {
@@ -259,7 +283,8 @@ static void timeline(tl_session *s, int nlanes, int noisy)
         lane->label = tt_xstrdup(label);
         for (int i = 0; i < TL_TIMELINE_BINS; i++) {
             if (noisy)
-                tl_lane_busy_row(lane, (i + l + s->id.rank) % TL_KT_COUNT)[i] = (float)((i * 7 + l * 5 + s->id.rank) % 11) / 10.0f;
+                tl_lane_busy_row(lane, (i + l + s->id.rank) % TL_KT_COUNT)[i] =
+                    (float)((i * 7 + l * 5 + s->id.rank) % 11) / 10.0f;
             else if ((i / 64) % 2 == 0)
                 tl_lane_busy_row(lane, (i / 128) % 2 ? TL_KT_COMM : TL_KT_COMPUTE)[i] = 0.9f;
         }
@@ -285,8 +310,8 @@ static void memory(tl_session *s)
 
 typedef struct synth {
     int rank, world, lanes, noisy;
-    double slow;               /* step and compute time factor: > 1.2 makes a straggler */
-    int64_t offset;            /* added to the start time */
+    double slow;    /* step and compute time factor: > 1.2 makes a straggler */
+    int64_t offset; /* added to the start time */
 } synth;
 
 static void session(tl_session *s, const synth *p)
@@ -302,7 +327,8 @@ static void session(tl_session *s, const synth *p)
     s->id.rank_detail = tt_xstrdup("distributedInfo.rank " H_QUOTE);
     s->start_ns = BASE_NS + p->rank * 1000 + p->offset;
     s->span_ns = MS(100 * p->slow);
-    assert_int_equal(tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, -1, "skipped an event: " H_SVG " " H_QUOTE), 0);
+    assert_int_equal(
+        tl_problems_add_text(&s->id.problems, TL_PROBLEM_WARNING, -1, "skipped an event: " H_SVG " " H_QUOTE), 0);
     s->device_name = tt_xstrdup("GPU " H_QUOTE);
     s->names = calloc(8, sizeof *s->names);
     assert_non_null(s->names);
@@ -376,7 +402,7 @@ static void test_html_escapes_hostile_strings(void **state)
     assert_lacks(p.buf, "<b>");
     assert_has(p.buf, "&lt;script&gt;alert(1)&lt;/script&gt;");
     assert_has(p.buf, "evil&lt;/svg&gt;&lt;svg onload=alert(2)&gt;");
-    assert_has(p.buf, "q\"'&amp;x");                 /* in text */
+    assert_has(p.buf, "q\"'&amp;x");                                  /* in text */
     assert_has(p.buf, "Report of &lt;b&gt;\"x\"&lt;/b&gt; &amp; co"); /* the title */
     /* every <svg is one of ours: a chart or its nested plot */
     assert_int_equal(count(p.buf, "<svg"), count(p.buf, "<svg class=\"chart") + count(p.buf, "<svg class=\"plot\""));
@@ -393,9 +419,10 @@ static void test_html_escapes_hostile_strings(void **state)
 static void test_html_sections_in_design_order(void **state)
 {
     (void)state;
-    static const char *const ids[] = { "headline", "waits", "recommendations", "per-rank", "breakdown", "calltree", "steps", "gpu",
-                                       "timelines", "step-categories", "kernels", "memory", "telemetry", "sessions", "inputs",
-                                       "system" };
+    static const char *const ids[] = { "headline",  "waits",           "recommendations", "per-rank",
+                                       "breakdown", "calltree",        "steps",           "gpu",
+                                       "timelines", "step-categories", "kernels",         "memory",
+                                       "telemetry", "sessions",        "inputs",          "system" };
     tl_aggregate *a = aggregate(4, 2, 0, 0);
     page p = render(a, 0);
     const char *at = p.buf;
@@ -591,7 +618,7 @@ static void test_markdown_escapes(void **state)
     (void)state;
     tl_aggregate *a = aggregate(4, 0, 0, 0);
     page m = render(a, 1);
-    assert_lacks(m.buf, "](");      /* no links */
+    assert_lacks(m.buf, "]("); /* no links */
     assert_has(m.buf, "\\<script\\>alert(1)\\</script\\>");
     assert_has(m.buf, "# Report of \\<b\\>\"x\"\\</b\\> \\& co");
     assert_has(m.buf, "## Recommendations");

@@ -21,8 +21,7 @@
 #define MIB 1048576.0
 #define FRAMEPACK TALLY_CORPUS_DIR "/framepack/"
 #define INFERIX TALLY_CORPUS_DIR "/inferix/generated/"
-#define INFERIX_RANK(n) INFERIX "multi_rank_reports/rank_" #n \
-    "/profiling_report_t2v_generation_20261121_215140.json"
+#define INFERIX_RANK(n) INFERIX "multi_rank_reports/rank_" #n "/profiling_report_t2v_generation_20261121_215140.json"
 #define FIXTURE(name) TALLY_SOURCE_DIR "/tests/fixtures/" name
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -95,12 +94,12 @@ static void print_warnings(const tl_profile *p)
         print_message("  warning: %s\n", p->id.problems.v[i].text);
 }
 
-#define assert_warned(p, a, b)                                                         \
-    do {                                                                               \
-        if (!warned((p), (a), (b))) {                                                  \
-            print_warnings(p);                                                         \
-            fail_msg("no warning with \"%s\"%s%s", (a), (b) ? " and " : "", (b) ? (b) : ""); \
-        }                                                                              \
+#define assert_warned(p, a, b)                                                                                         \
+    do {                                                                                                               \
+        if (!warned((p), (a), (b))) {                                                                                  \
+            print_warnings(p);                                                                                         \
+            fail_msg("no warning with \"%s\"%s%s", (a), (b) ? " and " : "", (b) ? (b) : "");                           \
+        }                                                                                                              \
     } while (0)
 
 #define assert_near(x, y, eps) assert_true(fabs((double)(x) - (double)(y)) <= (eps))
@@ -164,8 +163,7 @@ static void test_framepack_gradio_no_iterations(void **state)
 {
     (void)state;
     tl_profile p;
-    assert_int_equal(read_path(&p, tl_read_framepack,
-                               FRAMEPACK "generated/as_demo_gradio/profiling_report.json"), 0);
+    assert_int_equal(read_path(&p, tl_read_framepack, FRAMEPACK "generated/as_demo_gradio/profiling_report.json"), 0);
     assert_int_equal(p.id.problems.n, 0);
     assert_int_equal(count_cat(&p, "section"), 8);
     assert_null(stat_of(&p, "iteration", "iteration")); /* "iteration_stats": {} */
@@ -178,8 +176,7 @@ static void test_framepack_doc_snippet(void **state)
     (void)state;
     tl_profile p;
     /* the doc example has literal "..." lines: not JSON */
-    assert_int_equal(read_path(&p, tl_read_framepack, FRAMEPACK "doc_example_PROFILING_FIX_md.json.txt"),
-                     -1);
+    assert_int_equal(read_path(&p, tl_read_framepack, FRAMEPACK "doc_example_PROFILING_FIX_md.json.txt"), -1);
     assert_int_equal(p.id.problems.n, 1);
     assert_warned(&p, "invalid JSON at line 11, column 5 (byte 186)", "expected near '.'");
     assert_int_equal(p.nstats, 0);
@@ -227,21 +224,20 @@ static void test_framepack_wrong_types(void **state)
 {
     (void)state;
     tl_profile p;
-    const char *doc =
-        "{\"timestamp\": 100.0,\n"
-        " \"timing_stats\": {\n"
-        "  \"vae_decode\": {\"count\": 2, \"total\": \"abc\", \"mean\": 1, \"min\": 1, \"max\": 1},\n"
-        "  \"negative\": {\"count\": -3, \"total\": 1, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
-        "  \"huge\": {\"count\": 1, \"total\": 1e300, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
-        "  \"no_max\": {\"count\": 1, \"total\": 1, \"mean\": 1, \"min\": 1},\n"
-        "  \"mean_out\": {\"count\": 2, \"total\": 3, \"mean\": 9, \"min\": 1, \"max\": 2},\n"
-        "  \"list\": [1, 2],\n"
-        "  \"good\": {\"count\": 2, \"total\": 0.5, \"mean\": 0.25, \"min\": 0.2, \"max\": 0.3}},\n"
-        " \"memory_snapshots\": [{\"label\": \"a\", \"timestamp\": 101.5, \"allocated_mb\": -1,\n"
-        "   \"reserved_mb\": 1, \"max_allocated_mb\": 1}, 3,\n"
-        "  {\"label\": \"b\", \"timestamp\": 102.0, \"allocated_mb\": 1, \"reserved_mb\": 2,\n"
-        "   \"max_allocated_mb\": 1.5}],\n"
-        " \"iteration_stats\": [1]}";
+    const char *doc = "{\"timestamp\": 100.0,\n"
+                      " \"timing_stats\": {\n"
+                      "  \"vae_decode\": {\"count\": 2, \"total\": \"abc\", \"mean\": 1, \"min\": 1, \"max\": 1},\n"
+                      "  \"negative\": {\"count\": -3, \"total\": 1, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
+                      "  \"huge\": {\"count\": 1, \"total\": 1e300, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
+                      "  \"no_max\": {\"count\": 1, \"total\": 1, \"mean\": 1, \"min\": 1},\n"
+                      "  \"mean_out\": {\"count\": 2, \"total\": 3, \"mean\": 9, \"min\": 1, \"max\": 2},\n"
+                      "  \"list\": [1, 2],\n"
+                      "  \"good\": {\"count\": 2, \"total\": 0.5, \"mean\": 0.25, \"min\": 0.2, \"max\": 0.3}},\n"
+                      " \"memory_snapshots\": [{\"label\": \"a\", \"timestamp\": 101.5, \"allocated_mb\": -1,\n"
+                      "   \"reserved_mb\": 1, \"max_allocated_mb\": 1}, 3,\n"
+                      "  {\"label\": \"b\", \"timestamp\": 102.0, \"allocated_mb\": 1, \"reserved_mb\": 2,\n"
+                      "   \"max_allocated_mb\": 1.5}],\n"
+                      " \"iteration_stats\": [1]}";
     assert_int_equal(read_text(&p, tl_read_framepack, doc), 0);
     assert_warned(&p, "timing_stats.vae_decode.total: expected a number >= 0, got a string", NULL);
     assert_warned(&p, "timing_stats.negative.count: expected an integer >= 1, got -3", NULL);
@@ -406,32 +402,28 @@ static void test_inferix_wrong_types(void **state)
 {
     (void)state;
     tl_profile p;
-    const char *doc =
-        "{\"session_info\": {\"id\": \"s\", \"start_time\": 1000.0, \"end_time\": null,\n"
-        "   \"duration\": 5.0, \"tags\": {\"rank\": \"3\", \"world_size\": \"two\"}},\n"
-        " \"gpu_metrics\": {\"timeline\": [\n"
-        "   {\"timestamp\": 1000.5, \"memory_used_mb\": \"lots\", \"memory_total_mb\": 100,\n"
-        "    \"utilization\": 1, \"temperature\": 0, \"power\": 0},\n"
-        "   {\"timestamp\": 1001.0, \"memory_used_mb\": 10, \"memory_total_mb\": 100,\n"
-        "    \"utilization\": 50, \"temperature\": 0, \"power\": 0}]},\n"
-        " \"stage_analysis\": {\"stages\": {\n"
-        "   \"zero_calls\": {\"total_time\": 1, \"call_count\": 0, \"avg_time\": 1, \"min_time\": 1,\n"
-        "                  \"max_time\": 1},\n"
-        "   \"ok\": {\"total_time\": 3, \"call_count\": 2, \"avg_time\": 1.5, \"min_time\": 1,\n"
-        "          \"max_time\": 2}}},\n"
-        " \"diffusion_analysis\": {\"steps\": [{\"computation_time_ms\": -2}, {\"step\": 1,\n"
-        "   \"computation_time_ms\": 250.5}]},\n"
-        " \"events\": {}}";
+    const char *doc = "{\"session_info\": {\"id\": \"s\", \"start_time\": 1000.0, \"end_time\": null,\n"
+                      "   \"duration\": 5.0, \"tags\": {\"rank\": \"3\", \"world_size\": \"two\"}},\n"
+                      " \"gpu_metrics\": {\"timeline\": [\n"
+                      "   {\"timestamp\": 1000.5, \"memory_used_mb\": \"lots\", \"memory_total_mb\": 100,\n"
+                      "    \"utilization\": 1, \"temperature\": 0, \"power\": 0},\n"
+                      "   {\"timestamp\": 1001.0, \"memory_used_mb\": 10, \"memory_total_mb\": 100,\n"
+                      "    \"utilization\": 50, \"temperature\": 0, \"power\": 0}]},\n"
+                      " \"stage_analysis\": {\"stages\": {\n"
+                      "   \"zero_calls\": {\"total_time\": 1, \"call_count\": 0, \"avg_time\": 1, \"min_time\": 1,\n"
+                      "                  \"max_time\": 1},\n"
+                      "   \"ok\": {\"total_time\": 3, \"call_count\": 2, \"avg_time\": 1.5, \"min_time\": 1,\n"
+                      "          \"max_time\": 2}}},\n"
+                      " \"diffusion_analysis\": {\"steps\": [{\"computation_time_ms\": -2}, {\"step\": 1,\n"
+                      "   \"computation_time_ms\": 250.5}]},\n"
+                      " \"events\": {}}";
     assert_int_equal(read_text(&p, tl_read_inferix, doc), 0);
     assert_int_equal(p.id.rank, 3); /* a decimal string tag is accepted */
     assert_int_equal(p.id.world_size, 0);
     assert_warned(&p, "session_info.tags.world_size: expected an integer >= 1", NULL);
-    assert_warned(&p, "gpu_metrics.timeline[0].memory_used_mb: expected a number >= 0, got a string",
-                  NULL);
-    assert_warned(&p, "stage_analysis.stages.zero_calls.call_count: expected an integer >= 1, got 0",
-                  NULL);
-    assert_warned(&p, "diffusion_analysis.steps[0].computation_time_ms: expected a number >= 0, got -2",
-                  NULL);
+    assert_warned(&p, "gpu_metrics.timeline[0].memory_used_mb: expected a number >= 0, got a string", NULL);
+    assert_warned(&p, "stage_analysis.stages.zero_calls.call_count: expected an integer >= 1, got 0", NULL);
+    assert_warned(&p, "diffusion_analysis.steps[0].computation_time_ms: expected a number >= 0, got -2", NULL);
     assert_warned(&p, "events: expected an array, got an object", NULL);
     assert_int_equal(p.id.problems.n, 5);
     assert_int_equal(p.end_ns, 5000000000ll); /* end_time null: the duration */
@@ -565,8 +557,10 @@ static void test_tally_report_problem_counters(void **state)
     char *at = strstr(buf, from);
     assert_non_null(at);
     char doc[65536];
-    snprintf(doc, sizeof doc, "%.*s\"names_overflowed\": 0, \"depth_overflow\": 44, "
-             "\"rank_rejected\": 2, \"threads_skipped\": 1}%s", (int)(at - buf), buf, at + strlen(from));
+    snprintf(doc, sizeof doc,
+             "%.*s\"names_overflowed\": 0, \"depth_overflow\": 44, "
+             "\"rank_rejected\": 2, \"threads_skipped\": 1}%s",
+             (int)(at - buf), buf, at + strlen(from));
     free(buf);
     tl_profile p;
     assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
@@ -646,17 +640,16 @@ static void test_tally_report_samples_bounded(void **state)
 static void test_tally_report_extreme_times(void **state)
 {
     (void)state;
-    static const char doc[] =
-        "{\"format\": \"tally-report\", \"version\": 1, \"rank\": 0, "
-        "\"world_size\": null, \"rank_source\": \"default\", "
-        "\"start_time_unix_ns\": 9223372036854775807, \"duration_ns\": 1, \"sections\": [], "
-        "\"counters\": [], \"memory_snapshots\": [], \"events\": [], "
-        "\"sampler\": {\"interval_ms\": 100, \"series\": ["
-        "{\"time_ns\": 9223372036854775807, \"cpu_pct\": 5, \"rss_bytes\": 1000},"
-        "{\"time_ns\": 1000, \"cpu_pct\": 7, \"rss_bytes\": 2000}]}, "
-        "\"system\": {\"gpus\": []}, \"trace\": {\"events_dropped\": 0}, "
-        "\"problems\": {\"unclosed\": 0, \"unmatched_ends\": 0, \"names_overflowed\": 0}, "
-        "\"iterations\": []}";
+    static const char doc[] = "{\"format\": \"tally-report\", \"version\": 1, \"rank\": 0, "
+                              "\"world_size\": null, \"rank_source\": \"default\", "
+                              "\"start_time_unix_ns\": 9223372036854775807, \"duration_ns\": 1, \"sections\": [], "
+                              "\"counters\": [], \"memory_snapshots\": [], \"events\": [], "
+                              "\"sampler\": {\"interval_ms\": 100, \"series\": ["
+                              "{\"time_ns\": 9223372036854775807, \"cpu_pct\": 5, \"rss_bytes\": 1000},"
+                              "{\"time_ns\": 1000, \"cpu_pct\": 7, \"rss_bytes\": 2000}]}, "
+                              "\"system\": {\"gpus\": []}, \"trace\": {\"events_dropped\": 0}, "
+                              "\"problems\": {\"unclosed\": 0, \"unmatched_ends\": 0, \"names_overflowed\": 0}, "
+                              "\"iterations\": []}";
     tl_profile p;
     assert_int_equal(read_text(&p, tl_read_tally_report, doc), 0);
     assert_warned(&p, "start_time_unix_ns: 9223372036854775807 is too large for a time in ns", NULL);
@@ -791,8 +784,7 @@ static void test_tally_report_hostile(void **state)
 
 /* ---- hostile documents, all readers ------------------------------------- */
 
-static reader_fn readers[] = { tl_read_tally_report, tl_read_framepack, tl_read_inferix,
-                               tl_read_report };
+static reader_fn readers[] = { tl_read_tally_report, tl_read_framepack, tl_read_inferix, tl_read_report };
 
 static void test_not_objects(void **state)
 {
@@ -854,24 +846,23 @@ static void test_numbers_json_cannot_hold(void **state)
     (void)state;
     tl_profile p;
     /* 1e400 overflows a double: jansson refuses the document, with its position */
-    assert_int_equal(read_text(&p, tl_read_framepack,
-                               "{\"timing_stats\": {\"a\": {\"count\": 1,\n \"total\": 1e400}}}"),
-                     -1);
+    assert_int_equal(
+        read_text(&p, tl_read_framepack, "{\"timing_stats\": {\"a\": {\"count\": 1,\n \"total\": 1e400}}}"), -1);
     assert_warned(&p, "invalid JSON at line 2, column ", "real number overflow");
     tl_profile_release(&p);
-    assert_int_equal(read_text(&p, tl_read_tally_report,
-                               "{\"format\": \"tally-report\", \"version\": 99999999999999999999}"),
-                     -1);
+    assert_int_equal(
+        read_text(&p, tl_read_tally_report, "{\"format\": \"tally-report\", \"version\": 99999999999999999999}"), -1);
     assert_warned(&p, "invalid JSON", "too big");
     tl_profile_release(&p);
 
     /* Python's NaN/Infinity: read as null, so the entry is refused with its path */
-    assert_int_equal(read_text(&p, tl_read_framepack,
-                               "{\"timestamp\": 5, \"timing_stats\": {\n"
-                               " \"a\": {\"count\": 1, \"total\": NaN, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
-                               " \"b\": {\"count\": 1, \"total\": 1, \"mean\": 1, \"min\": -Infinity, \"max\": Infinity},\n"
-                               " \"NaN\": {\"count\": 1, \"total\": 2, \"mean\": 2, \"min\": 2, \"max\": 2}}}"),
-                     0);
+    assert_int_equal(
+        read_text(&p, tl_read_framepack,
+                  "{\"timestamp\": 5, \"timing_stats\": {\n"
+                  " \"a\": {\"count\": 1, \"total\": NaN, \"mean\": 1, \"min\": 1, \"max\": 1},\n"
+                  " \"b\": {\"count\": 1, \"total\": 1, \"mean\": 1, \"min\": -Infinity, \"max\": Infinity},\n"
+                  " \"NaN\": {\"count\": 1, \"total\": 2, \"mean\": 2, \"min\": 2, \"max\": 2}}}"),
+        0);
     assert_warned(&p, "3 NaN/Infinity literals", "read as null");
     assert_warned(&p, "timing_stats.a.total: expected a number >= 0, got null", NULL);
     assert_warned(&p, "timing_stats.b.min: expected a number >= 0, got null", NULL);

@@ -23,7 +23,7 @@
 #include "aggregate.h"
 #include "tt_support.h"
 
-#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MS(x) ((int64_t)((x)*1e6 + 0.5))
 #define MAX_NAMES 8
 #define NSTEPS 5
 
@@ -227,11 +227,30 @@ static void assert_silent(const tl_aggregate *a)
 /* ---- the table ------------------------------------------------------------------- */
 
 static const char *const tested[] = {
-    "dominant-stage", "memory-near-capacity", "low-gpu-utilization", "communication-heavy",
-    "low-overlap", "launch-bound", "host-bound", "data-loading", "step-time-variance",
-    "memory-fragmentation", "straggler", "rank-imbalance", "blocking-host-call", "session-drift",
-    "low-sampled-utilization", "thermal", "power-at-cap", "memory-growth", "low-fps", "first-block-delay",
-    "dominant-layer", "clocks-below-base", "reserved-memory-jumps", "eager-attention",
+    "dominant-stage",
+    "memory-near-capacity",
+    "low-gpu-utilization",
+    "communication-heavy",
+    "low-overlap",
+    "launch-bound",
+    "host-bound",
+    "data-loading",
+    "step-time-variance",
+    "memory-fragmentation",
+    "straggler",
+    "rank-imbalance",
+    "blocking-host-call",
+    "session-drift",
+    "low-sampled-utilization",
+    "thermal",
+    "power-at-cap",
+    "memory-growth",
+    "low-fps",
+    "first-block-delay",
+    "dominant-layer",
+    "clocks-below-base",
+    "reserved-memory-jumps",
+    "eager-attention",
 };
 
 static void test_every_rule_is_tested(void **state)
@@ -297,8 +316,9 @@ static void test_dominant_stage(void **state)
     s[2].names[1].d.total = (uint64_t)MS(31);
     tl_aggregate *a = finish(s, NRANKS);
     /* on one rank of 4 (the others 28 ms): said, with the ranks' median */
-    assert_fires(a, "dominant-stage", 2, NULL, STRS("backward", "31.0%", "rank 2", "threshold 30%", "total 31.000 ms",
-                                                    "over 30% on 1 of the 4 ranks it runs on, their median 28.0%"),
+    assert_fires(a, "dominant-stage", 2, NULL,
+                 STRS("backward", "31.0%", "rank 2", "threshold 30%", "total 31.000 ms",
+                      "over 30% on 1 of the 4 ranks it runs on, their median 28.0%"),
                  STRS("\"backward\" takes 31.0% of rank 2's time; over 30% on 1 of the 4 ranks it runs on, "
                       "their median 28.0%."));
     done(a);
@@ -378,7 +398,8 @@ static void test_memory_near_capacity(void **state)
     s[1].peak_allocated = 72.8e9;
     s[1].peak_reserved = 72.8e9;
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "memory-near-capacity", 1, NULL, STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%", "rank 1"),
+    assert_fires(a, "memory-near-capacity", 1, NULL,
+                 STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%", "rank 1"),
                  STRS("On rank 1", "peak device memory at 91.0% of the device"));
     done(a);
 
@@ -387,7 +408,8 @@ static void test_memory_near_capacity(void **state)
     s[3].peak_allocated = 60e9;
     s[3].peak_reserved = 74e9; /* 92.5 % */
     a = finish(s, NRANKS);
-    assert_fires(a, "memory-near-capacity", 3, NULL, STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%"),
+    assert_fires(a, "memory-near-capacity", 3, NULL,
+                 STRS("above the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 90%"),
                  STRS("92.5%"));
     done(a);
 
@@ -423,7 +445,8 @@ static void test_low_gpu_utilization(void **state)
     set_idle(&s[3], 10, 41, 0);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "low-gpu-utilization", 3, NULL,
-                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 50%", "rank 3", "kernel time 100.000 ms", "idle 51.0%"),
+                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 50%", "rank 3",
+                      "kernel time 100.000 ms", "idle 51.0%"),
                  STRS("busy only 49.0%"));
     done(a);
 
@@ -507,9 +530,10 @@ static void test_low_sampled_utilization(void **state)
         add_series(&s[r], TL_SERIES_GPU_UTIL, 0, 20, r == 1 ? 30.0 : 91.0, r == 1 ? 44.0 : 95.0);
     }
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "low-sampled-utilization", 1, NULL,
-                 STRS("sampled utilization mean 30.0%", "highest 44.0%", "20 samples", "on 1 of the 4 ranks with samples"),
-                 STRS("sampled GPU utilization averages 30.0%"));
+    assert_fires(
+        a, "low-sampled-utilization", 1, NULL,
+        STRS("sampled utilization mean 30.0%", "highest 44.0%", "20 samples", "on 1 of the 4 ranks with samples"),
+        STRS("sampled GPU utilization averages 30.0%"));
     /* worded as sampled utilization, never as kernel time */
     assert_null(strstr(find(a, "low-sampled-utilization")->message, "kernel time"));
     assert_null(find(a, "low-gpu-utilization"));
@@ -635,7 +659,8 @@ static void test_power_at_cap(void **state)
         h->power_max = r == 0 ? 399 : 390;
     }
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "power-at-cap", 0, NULL, STRS("in 80 of 100 samples", "400 W limit", "highest 399 W", "1 GPU over it"),
+    assert_fires(a, "power-at-cap", 0, NULL,
+                 STRS("in 80 of 100 samples", "400 W limit", "highest 399 W", "1 GPU over it"),
                  STRS("runs at its power limit 80% of the time"));
     done(a);
 
@@ -655,7 +680,8 @@ static void test_power_at_cap(void **state)
     h->reasons_n = 10;
     h->power_throttle_n = 9;
     a = finish(s, NRANKS);
-    assert_fires(a, "power-at-cap", 2, NULL, STRS("no limit recorded", "NVML power cap or brake in 9 of 10 samples"), NULL);
+    assert_fires(a, "power-at-cap", 2, NULL, STRS("no limit recorded", "NVML power cap or brake in 9 of 10 samples"),
+                 NULL);
     done(a);
 
     /* power samples without a limit (Inferix): not applicable, and it says why */
@@ -672,8 +698,7 @@ static void test_power_at_cap(void **state)
 }
 
 /* One GPU's busy samples against its base clock on session s. */
-static void add_clock(tl_session *s, int64_t dev, uint64_t n, uint64_t slow, uint64_t reasons, double base,
-                      double min)
+static void add_clock(tl_session *s, int64_t dev, uint64_t n, uint64_t slow, uint64_t reasons, double base, double min)
 {
     tl_sclock *x = realloc(s->clocks, (s->nclocks + 1) * sizeof *x);
     assert_non_null(x);
@@ -712,7 +737,8 @@ static void test_clocks_below_base(void **state)
     assert_silent(a);
     int skipped = 0;
     for (int i = 0; i < a->nskips; i++)
-        skipped += strcmp(a->skips[i].id, "clocks-below-base") == 0 && strstr(a->skips[i].why, "5 busy samples") != NULL;
+        skipped +=
+            strcmp(a->skips[i].id, "clocks-below-base") == 0 && strstr(a->skips[i].why, "5 busy samples") != NULL;
     assert_int_equal(skipped, 1);
     done(a);
 
@@ -730,8 +756,9 @@ static void add_growth(tl_session *s, const char *what, uint32_t n, uint32_t dro
     tl_sgrowth *x = realloc(s->growth, (s->ngrowth + 1) * sizeof *x);
     assert_non_null(x);
     s->growth = x;
-    s->growth[s->ngrowth++] = (tl_sgrowth){ tt_xstrdup(what), TL_GROWTH_ALLOCATED, n, drops, first, last,
-                                            last > first ? last : first, MS(5000) };
+    s->growth[s->ngrowth++] =
+        (tl_sgrowth){ tt_xstrdup(what), TL_GROWTH_ALLOCATED, n, drops, first, last, last > first ? last : first,
+                      MS(5000) };
 }
 
 #define GIB 1073741824.0
@@ -745,7 +772,8 @@ static void test_memory_growth(void **state)
     for (int r = 0; r < NRANKS; r++)
         add_growth(&s[r], "allocated at snapshot \"after_step_#\"", 8, 0, 10 * GIB, r == 3 ? 12 * GIB : 10.2 * GIB);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "memory-growth", 3, NULL, STRS("10.00 GiB first, 12.00 GiB last (+20%, +2048 MiB) over 5.0 s", "8 repetitions"),
+    assert_fires(a, "memory-growth", 3, NULL,
+                 STRS("10.00 GiB first, 12.00 GiB last (+20%, +2048 MiB) over 5.0 s", "8 repetitions"),
                  STRS("rises 20% over 8 repetitions", "after_step_#"));
     done(a);
 
@@ -835,7 +863,8 @@ static void test_first_block_delay(void **state)
     const tl_recommendation *rec = find(a, "first-block-delay");
     assert_non_null(rec);
     assert_int_equal(rec->rank, 0);
-    tt_assert_contains(rec->evidence, "first block 2.320 s, later blocks' median 1.420 s (+0.900 s, 1.63x)", "evidence");
+    tt_assert_contains(rec->evidence, "first block 2.320 s, later blocks' median 1.420 s (+0.900 s, 1.63x)",
+                       "evidence");
     tt_assert_contains(rec->message, "the first block takes 2.32 s, 1.6x the later blocks", "message");
     done(a);
 
@@ -948,8 +977,10 @@ static void test_communication_wait(void **state)
     const tl_recommendation *r = find(a, "communication-heavy");
     assert_non_null(r);
     assert_int_equal(r->rank, 0);
-    tt_assert_contains(r->message, "The same 8 collectives take 6.000 ms on rank 1 against 20.000 ms here: most of it "
-                       "is likely waiting for a rank that arrives later.", "message");
+    tt_assert_contains(r->message,
+                       "The same 8 collectives take 6.000 ms on rank 1 against 20.000 ms here: most of it "
+                       "is likely waiting for a rank that arrives later.",
+                       "message");
     tt_assert_contains(r->message, "arrive early wait for the late one", "message");
     assert_null(strstr(r->message, "Overlap communication with compute"));
     done(a);
@@ -987,7 +1018,8 @@ static void test_low_overlap(void **state)
     set_gpu(&s[1], 92, 80, 6, 1.7);
     tl_aggregate *a = finish(s, NRANKS);
     assert_fires(a, "low-overlap", 1, NULL,
-                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 30%", "rank 1", "communication 6.000 ms"),
+                 STRS("below the threshold of", "on 1 of the 4 ranks it applies to", "threshold of 30%", "rank 1",
+                      "communication 6.000 ms"),
                  STRS("only 28.3% of the communication overlaps compute"));
     done(a);
 
@@ -1114,11 +1146,12 @@ static void test_launch_bound(void **state)
     s[2].gpu.streams[0].host_gaps = 16;
     a = finish(s, NRANKS);
     assert_null(find(a, "launch-bound"));
-    assert_fires(a, "host-bound", 2, "low-gpu-utilization",
-                 STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
-                      "(16 host-wait gaps, the host's part averaging 2.000 ms; HTA's host_wait 32.000 ms, of it 0.000 ms "
-                      "after the launches)"),
-                 STRS("waits for host work between launches", "2.000 ms a gap on average", "CUDA graphs would not help"));
+    assert_fires(
+        a, "host-bound", 2, "low-gpu-utilization",
+        STRS("the host's part of host_wait 58.2% of the idle gaps of the 1 stream",
+             "(16 host-wait gaps, the host's part averaging 2.000 ms; HTA's host_wait 32.000 ms, of it 0.000 ms "
+             "after the launches)"),
+        STRS("waits for host work between launches", "2.000 ms a gap on average", "CUDA graphs would not help"));
     done(a);
 
     /* 1600 gaps of 20 µs: launch overhead */
@@ -1170,9 +1203,10 @@ static void test_data_loading(void **state)
     healthy_run(s);
     add_name(&s[3], TL_GROUP_OPS, dl, MS(5.5), 5);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "data-loading", 3, NULL,
-                 STRS(dl, "5.500 ms over 5 steps of 100.000 ms total (5.5%)", "threshold 5% on 1 of the 1 ranks it applies to"),
-                 STRS("5.5% of rank 3's step time"));
+    assert_fires(
+        a, "data-loading", 3, NULL,
+        STRS(dl, "5.500 ms over 5 steps of 100.000 ms total (5.5%)", "threshold 5% on 1 of the 1 ranks it applies to"),
+        STRS("5.5% of rank 3's step time"));
     done(a);
 
     /* a section named like a data loader counts too */
@@ -1260,15 +1294,18 @@ static void test_step_time_variance(void **state)
         set_steps(&s[r], ahead, 19.5);
     a = finish(s, NRANKS);
     assert_null(find(a, "step-time-variance"));
-    tt_assert_contains(a->headline, "mean step time 16.200 ms on the host, 19.800 ms counting the GPU compute each "
-                                    "step launched, GPU busy", "headline");
+    tt_assert_contains(a->headline,
+                       "mean step time 16.200 ms on the host, 19.800 ms counting the GPU compute each "
+                       "step launched, GPU busy",
+                       "headline");
     done(a);
 
     /* ... but a slow step stays slow, and the run-ahead steps are said */
     static const double ahead_slow[NSTEPS] = { 7, 14, 20, 30, 20 };
     a = run_ahead(s, ahead_slow);
     assert_fires(a, "step-time-variance", 1, NULL,
-                 STRS("min 19.500 ms", "max 30.000 ms", "(2 steps shorter on the host than the GPU compute they "
+                 STRS("min 19.500 ms", "max 30.000 ms",
+                      "(2 steps shorter on the host than the GPU compute they "
                       "launched counted as that compute)"),
                  STRS("vary by 52% of the median"));
     done(a);
@@ -1507,10 +1544,10 @@ static void test_rank_imbalance(void **state)
     for (int r = 0; r < NRANKS; r++)
         loop_only(&s[r], r == 1 ? 26 : 20);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "rank-imbalance", 1, NULL,
-                 STRS("step time max 26.000 ms (rank 1)", "mean 21.500 ms", "min 20.000 ms (rank 0)",
-                      "threshold 1.20x"),
-                 STRS("1.21x the mean step time"));
+    assert_fires(
+        a, "rank-imbalance", 1, NULL,
+        STRS("step time max 26.000 ms (rank 1)", "mean 21.500 ms", "min 20.000 ms (rank 0)", "threshold 1.20x"),
+        STRS("1.21x the mean step time"));
     done(a);
 
     /* 25.6 / 21.4 = 1.196: no */
@@ -1539,7 +1576,8 @@ static void test_rank_imbalance(void **state)
     loop_only(&s[3], 26);
     a = finish(s, NRANKS);
     assert_non_null(a->straggler_note);
-    tt_assert_contains(a->straggler_note, "no steps: cannot compare ranks (no ProfilerStep or tally iteration on some ranks)", "note");
+    tt_assert_contains(a->straggler_note,
+                       "no steps: cannot compare ranks (no ProfilerStep or tally iteration on some ranks)", "note");
     assert_int_equal(a->nstragglers, 0);
     assert_fires(a, "rank-imbalance", 3, NULL, STRS("step time max 26.000 ms (rank 3)", "min 20.000 ms (rank 0)"),
                  STRS("1.21x the mean step time"));
@@ -1634,8 +1672,10 @@ static void test_rank_rule_counts_ranks(void **state)
     set_gpu(&s[2], 95, 80, 20, 7);
     set_gpu(&s[3], 95, 80, 16, 5);
     tl_aggregate *a = finish(s, NRANKS);
-    assert_fires(a, "communication-heavy", 2, NULL, STRS("above the threshold of", "on 3 of the 4 ranks it applies to", "rank 2", "communication 20.000 ms"),
-                 STRS("On rank 2, communication takes 20.0% of the kernel time, 13.0% not hidden"));
+    assert_fires(
+        a, "communication-heavy", 2, NULL,
+        STRS("above the threshold of", "on 3 of the 4 ranks it applies to", "rank 2", "communication 20.000 ms"),
+        STRS("On rank 2, communication takes 20.0% of the kernel time, 13.0% not hidden"));
     done(a);
 }
 

@@ -143,8 +143,7 @@ static size_t count_with(json_t *series, const char *key)
 {
     size_t i, n = 0;
     json_t *pt;
-    json_array_foreach(series, i, pt)
-        n += json_object_get(pt, key) != NULL;
+    json_array_foreach(series, i, pt) n += json_object_get(pt, key) != NULL;
     return n;
 }
 
@@ -154,8 +153,8 @@ static void test_two_periods(void **state)
     (void)state;
     tt_scenario s;
     long ms = 600;
-    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_GPU_MS=10",
-                          "TALLY_SAMPLE_CPU_MS=60", NULL };
+    const char *env[] = { "TALLY_NVML_LIBRARY=" TALLY_FAKE_NVML, "TALLY_SAMPLE_GPU_MS=10", "TALLY_SAMPLE_CPU_MS=60",
+                          NULL };
     tt_begin(&s);
     assert_int_equal(tt_run(&s, env, body_wait, &ms), 0);
     assert_string_equal(s.err, "");
@@ -214,7 +213,8 @@ static void test_readings_and_devices(void **state)
     series = json_object_get(sp, "series");
     size_t i;
     json_t *pt;
-    json_array_foreach(series, i, pt) {
+    json_array_foreach(series, i, pt)
+    {
         json_t *gpus = json_object_get(pt, "gpus");
         assert_int_equal(json_array_size(gpus), 1);
         json_t *g = json_array_get(gpus, 0);
@@ -245,8 +245,10 @@ static int write_io(const char *path, unsigned long long rd, unsigned long long 
     FILE *f = fopen(tmp, "w");
     if (f == NULL)
         return -1;
-    fprintf(f, "rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: %llu\nwrite_bytes: %llu\n"
-               "cancelled_write_bytes: 0\n", rd, wr);
+    fprintf(f,
+            "rchar: 1\nwchar: 2\nsyscr: 3\nsyscw: 4\nread_bytes: %llu\nwrite_bytes: %llu\n"
+            "cancelled_write_bytes: 0\n",
+            rd, wr);
     fclose(f);
     return rename(tmp, path); /* the sampler never reads half a file */
 }
@@ -320,8 +322,7 @@ static void test_disk_rates(void **state)
     assert_string_equal(s.err, "");
     r = tt_load_json(tt_report(&s, "t-rank0"));
     sp = json_object_get(r, "sampler");
-    assert_string_equal(tt_str(sp, "disk_status"),
-                        "not sampled: /nonexistent-proc/self/io: No such file or directory");
+    assert_string_equal(tt_str(sp, "disk_status"), "not sampled: /nonexistent-proc/self/io: No such file or directory");
     assert_int_equal(count_with(json_object_get(sp, "series"), "disk_read_bytes_per_s"), 0);
     assert_true(count_with(json_object_get(sp, "series"), "cpu_pct") >= 3);
     json_decref(r);
@@ -343,10 +344,11 @@ static int write_diskstats(const char *path, unsigned long long rd, unsigned lon
     FILE *f = fopen(tmp, "w");
     if (f == NULL)
         return -1;
-    fprintf(f, "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
-               " 254       0 fakedisk 10 0 %llu 5 20 0 %llu 7 0 12 12 0 0 0 0 0 0\n"
-               " 254       1 fakedisk1 10 0 999999 5 20 0 999999 7 0 12 12 0 0 0 0 0 0\n"
-               "   8       0 otherdisk 10 0 777777 5 20 0 777777 7 0 12 12\n",
+    fprintf(f,
+            "   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+            " 254       0 fakedisk 10 0 %llu 5 20 0 %llu 7 0 12 12 0 0 0 0 0 0\n"
+            " 254       1 fakedisk1 10 0 999999 5 20 0 999999 7 0 12 12 0 0 0 0 0 0\n"
+            "   8       0 otherdisk 10 0 777777 5 20 0 777777 7 0 12 12\n",
             rd / 512, wr / 512);
     fclose(f);
     return rename(tmp, path);
@@ -359,8 +361,14 @@ static void make_fake_sys(const char *base, char *sys, size_t len)
     char part[700], link[700], dir[700], partfile[720];
     struct stat st;
     snprintf(sys, len, "%s/sys", base);
-    const char *dirs[] = { "", "/dev", "/dev/block", "/devices", "/devices/virtual", "/devices/virtual/block",
-                           "/devices/virtual/block/fakedisk", "/devices/virtual/block/fakedisk/fakedisk1" };
+    const char *dirs[] = { "",
+                           "/dev",
+                           "/dev/block",
+                           "/devices",
+                           "/devices/virtual",
+                           "/devices/virtual/block",
+                           "/devices/virtual/block/fakedisk",
+                           "/devices/virtual/block/fakedisk/fakedisk1" };
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         snprintf(dir, sizeof dir, "%s%s", sys, dirs[i]);
         assert_int_equal(mkdir(dir, 0755), 0);
@@ -672,7 +680,7 @@ static void test_flush_every(void **state)
     assert_string_equal(s.err, "");
     json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
     assert_int_equal(tt_int(json_object_get(r, "config"), "flush_s"), 1);
-    assert_true(json_is_null(json_object_get(r, "sampler"))); /* flushes alone sample nothing */
+    assert_true(json_is_null(json_object_get(r, "sampler")));                        /* flushes alone sample nothing */
     assert_non_null(tt_find(json_object_get(r, "sections"), "name", "after_flush")); /* the final write */
     json_decref(r);
     const char *args[] = { s.dir, NULL };

@@ -26,7 +26,7 @@
 #include "read_trace.h"
 #include "tt_support.h"
 
-#define US(x) ((int64_t)(x) * 1000)
+#define US(x) ((int64_t)(x)*1000)
 #define NO_LAUNCH INT64_MIN
 
 /* Add one GPU event; its kernel type comes from its name and category, as in ingest. */
@@ -475,15 +475,23 @@ static void test_memory(void **state)
     tl_mem_point m2 = { .ts_ns = 10, .device = 0, .allocated = 3e9, .reserved = 2.5e9 };
     assert_int_equal(tl_profile_add_mem(&p, &m1), 0);
     assert_int_equal(tl_profile_add_mem(&p, &m2), 0);
-    tl_mem_snapshot snap = { .label = tl_strtab_intern(&p.strs, "after_load", 10), .ts_ns = 5, .allocated = 2e9,
-                             .reserved = 4e9, .peak_allocated = 3.5e9, .rss = 1e8, .peak_rss = 2e8 };
+    tl_mem_snapshot snap = { .label = tl_strtab_intern(&p.strs, "after_load", 10),
+                             .ts_ns = 5,
+                             .allocated = 2e9,
+                             .reserved = 4e9,
+                             .peak_allocated = 3.5e9,
+                             .rss = 1e8,
+                             .peak_rss = 2e8 };
     assert_int_equal(tl_profile_add_snapshot(&p, &snap), 0);
-    tl_gpu_sample g1 = { .ts_ns = 0, .mem_used = 1e9, .mem_total = 80e9, .util_pct = 40.0,
-                         .temperature_c = NAN, .power_w = NAN };
-    tl_gpu_sample g2 = { .ts_ns = 1, .mem_used = 2e9, .mem_total = 80e9, .util_pct = 60.0,
-                         .temperature_c = NAN, .power_w = NAN };
-    tl_gpu_sample g3 = { .ts_ns = 2, .mem_used = NAN, .mem_total = NAN, .util_pct = NAN,
-                         .temperature_c = NAN, .power_w = NAN };
+    tl_gpu_sample g1 = {
+        .ts_ns = 0, .mem_used = 1e9, .mem_total = 80e9, .util_pct = 40.0, .temperature_c = NAN, .power_w = NAN
+    };
+    tl_gpu_sample g2 = {
+        .ts_ns = 1, .mem_used = 2e9, .mem_total = 80e9, .util_pct = 60.0, .temperature_c = NAN, .power_w = NAN
+    };
+    tl_gpu_sample g3 = {
+        .ts_ns = 2, .mem_used = NAN, .mem_total = NAN, .util_pct = NAN, .temperature_c = NAN, .power_w = NAN
+    };
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g1), 0);
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g2), 0);
     assert_int_equal(tl_profile_add_gpu_sample(&p, &g3), 0);
@@ -513,8 +521,10 @@ static void test_blocking_calls_read(void **state)
     static const char text[] =
         "{\"traceEvents\":["
         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":8},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":140000},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,\"tid\":1,\"ts\":140300,\"dur\":5}"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaMemcpyAsync\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":"
+        "140000},"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,\"tid\":1,\"ts\":140300,"
+        "\"dur\":5}"
         "]}";
     tl_profile p;
     tl_profile_init(&p, "blocking.json");
@@ -546,23 +556,28 @@ static void test_step_categories(void **state)
     (void)state;
     static const char text[] =
         "{\"traceEvents\":["
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":"
+        "1000},"
         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"forward\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":900},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::linear\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":400},"
-        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":20,"
+        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":"
+        "20,"
         "\"args\":{\"correlation\":5}},"
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__\","
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter.__"
+        "next__\","
         "\"pid\":1,\"tid\":1,\"ts\":600,\"dur\":100},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":110,\"dur\":200,"
         "\"args\":{\"device\":0,\"stream\":7,\"correlation\":5,\"grid\":[32, 2, 1],\"block\":[128, 1, 1],"
         "\"registers per thread\":72,\"shared memory\":13824,\"est. achieved occupancy %\":5}},"
-        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":7,\"ts\":320,"
+        "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD (Pageable -> "
+        "Device)\",\"pid\":0,\"tid\":7,\"ts\":320,"
         "\"dur\":20,\"args\":{\"device\":0,\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":7,\"ts\":330,\"dur\":30,"
         "\"args\":{\"device\":0,\"stream\":7}},"
         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllReduce_Sum_f32_RING_LL\",\"pid\":0,\"tid\":20,"
         "\"ts\":500,\"dur\":100,\"args\":{\"device\":0,\"stream\":20}},"
-        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":1000},"
+        "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":"
+        "1000},"
         "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"train.py(12): step\",\"pid\":1,\"tid\":1,\"ts\":1000,"
         "\"dur\":900},"
         "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"gloo:all_reduce\",\"pid\":1,\"tid\":2,\"ts\":1100,\"dur\":300},"
@@ -733,11 +748,13 @@ static void test_names_budget_keeps_late_heavy_name(void **state)
     for (int i = 0; i < RARE; i++)
         o += (size_t)snprintf(text + o, cap - o,
                               "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"rare_%d\",\"pid\":1,\"tid\":1,"
-                              "\"ts\":%d,\"dur\":1}", i ? "," : "", i, 2 * i);
+                              "\"ts\":%d,\"dur\":1}",
+                              i ? "," : "", i, 2 * i);
     for (int i = 0; i < HOT; i++) /* 300 x 1000 us = 99.5 % of 301.5 ms */
         o += (size_t)snprintf(text + o, cap - o,
                               ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::hot\",\"pid\":1,\"tid\":1,"
-                              "\"ts\":%d,\"dur\":1000}", 10000 + 1001 * i);
+                              "\"ts\":%d,\"dur\":1000}",
+                              10000 + 1001 * i);
     o += (size_t)snprintf(text + o, cap - o, "]}");
     assert_true(o < cap);
     tl_profile p;
@@ -792,7 +809,7 @@ static void test_event_without_ts(void **state)
     assert_int_equal(p.malformed, 2);
     assert_int_equal(p.id.problems.n, 1);
     assert_non_null(strstr(p.id.problems.v[0].text, "2 events without \"ts\" skipped as malformed; the first at "
-                                                     "offset 16: \"no_ts\" (phase X)"));
+                                                    "offset 16: \"no_ts\" (phase X)"));
     tl_profile_release(&p);
 }
 

@@ -43,17 +43,17 @@ static void read_session(tl_session *s, const char *text, const char *path)
     tl_profile_release(&p);
 }
 
-#define HEAD(rank)                                                                                             \
-    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}], \"distributedInfo\": {\"rank\": " #rank \
-    ", \"world_size\": 2}, \"traceEvents\":["
-#define MM(ts, ext, dims)                                                                                      \
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":20,"       \
+#define HEAD(rank)                                                                                                     \
+    "{\"deviceProperties\": [{\"id\": 0, \"name\": \"NVIDIA H100 80GB HBM3\"}], \"distributedInfo\": "                 \
+    "{\"rank\": " #rank ", \"world_size\": 2}, \"traceEvents\":["
+#define MM(ts, ext, dims)                                                                                              \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":" #ts ",\"dur\":20,"            \
     "\"args\":{\"External id\":" #ext ",\"Input Dims\":" dims ",\"Input type\":[\"float\", \"float\"]}},"
-#define KERNEL(ts, ext)                                                                                        \
-    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_gemm\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":10,"       \
+#define KERNEL(ts, ext)                                                                                                \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_gemm\",\"pid\":0,\"tid\":7,\"ts\":" #ts ",\"dur\":10,"           \
     "\"args\":{\"device\":0,\"stream\":7,\"External id\":" #ext ",\"correlation\":" #ext "}},"
-#define END                                                                                                    \
-    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":5,"             \
+#define END                                                                                                            \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::relu\",\"pid\":1,\"tid\":1,\"ts\":500,\"dur\":5,"               \
     "\"args\":{\"External id\":99,\"Input Dims\":[[512, 1024]],\"Input type\":[\"float\"],\"flops\":1000}}]}"
 
 static void test_two_ranks(void **state)
@@ -62,8 +62,8 @@ static void test_two_ranks(void **state)
     static const char r0[] = HEAD(0) MM(100, 1, "[[512, 1024], [1024, 1024]]") KERNEL(110, 1)
         MM(200, 2, "[[512,1024],[1024,1024]]") KERNEL(210, 2) MM(300, 3, "[[16, 32], [32, 8]]") END;
     /* rank 1: a kernel written before its operator (once an operator with shapes was read) */
-    static const char r1[] = HEAD(1) MM(50, 7, "[[512, 1024],[1024, 1024]]") KERNEL(110, 1)
-        MM(100, 1, "[[512, 1024],[1024, 1024]]") END;
+    static const char r1[] =
+        HEAD(1) MM(50, 7, "[[512, 1024],[1024, 1024]]") KERNEL(110, 1) MM(100, 1, "[[512, 1024],[1024, 1024]]") END;
     tl_session s[2];
     read_session(&s[0], r0, "rank0.pt.trace.json");
     read_session(&s[1], r1, "rank1.pt.trace.json");
@@ -116,7 +116,8 @@ static void test_formulas(void **state)
     assert_true(fabs(tl_shape_flops("aten::mm", "[[4,8],[8,16]]") - 2.0 * 4 * 8 * 16) < 1e-9);
     assert_true(fabs(tl_shape_flops("aten::addmm", "[[16],[4,8],[8,16],[],[]]") - 2.0 * 4 * 8 * 16) < 1e-9);
     assert_true(fabs(tl_shape_flops("aten::bmm", "[[3,4,8],[3,8,16]]") - 2.0 * 3 * 4 * 8 * 16) < 1e-9);
-    assert_true(fabs(tl_shape_flops("aten::baddbmm", "[[3,4,16],[3,4,8],[3,8,16],[],[]]") - 2.0 * 3 * 4 * 8 * 16) < 1e-9);
+    assert_true(fabs(tl_shape_flops("aten::baddbmm", "[[3,4,16],[3,4,8],[3,8,16],[],[]]") - 2.0 * 3 * 4 * 8 * 16) <
+                1e-9);
     /* linear: x[2,5,8] W[16,8] -> 2 x 10 rows x 8 x 16 */
     assert_true(fabs(tl_shape_flops("aten::linear", "[[2,5,8],[16,8],[16]]") - 2.0 * 10 * 8 * 16) < 1e-9);
     /* attention q[2,4,128,64] k,v[2,4,256,64]: 4 x B H L S E */
@@ -130,9 +131,9 @@ static void test_formulas(void **state)
     assert_true(isnan(tl_shape_flops("aten::relu", "[[4,8]]")));
     assert_true(isnan(tl_shape_flops("aten::mm", "[[-4,8],[8,16]]")));
     assert_true(isnan(tl_shape_flops("aten::bmm", "[[999999999999,999999999999,999999999999],"
-                                                   "[999999999999,999999999999,999999999999]]")) ||
+                                                  "[999999999999,999999999999,999999999999]]")) ||
                 isfinite(tl_shape_flops("aten::bmm", "[[999999999999,999999999999,999999999999],"
-                                                      "[999999999999,999999999999,999999999999]]")));
+                                                     "[999999999999,999999999999,999999999999]]")));
     assert_true(isnan(tl_shape_flops("aten::conv2d", "[[1,3,224,224],[64,3,7,7],[64],[],[],[],[]]")));
 }
 
@@ -180,10 +181,10 @@ static void test_ext_map(void **state)
         for (int j = 0; j < 4; j++)
             if (strcmp(tl_strtab_get(&t.strs, t.v[i].name), names[j]) == 0)
                 got[j] = t.v[i].gpu_ns;
-    assert_int_equal(got[0], 1 + 2);  /* 30000: no operator */
+    assert_int_equal(got[0], 1 + 2); /* 30000: no operator */
     assert_int_equal(got[1], 4);
     assert_int_equal(got[2], 8);
-    assert_int_equal(got[3], 16);     /* the later call of 71000 */
+    assert_int_equal(got[3], 16); /* the later call of 71000 */
     tl_shape_table_release(&t);
 }
 

@@ -85,8 +85,8 @@ static void test_default_disposition(void **state)
         tt_begin(&s);
         int status = tt_run(&s, NULL, body_killed, &sig);
         if (status != 128 + sig)
-            fail_msg("signal %d: exit status %d, expected %d (killed by the signal)\n%s", sig,
-                     status, 128 + sig, s.err);
+            fail_msg("signal %d: exit status %d, expected %d (killed by the signal)\n%s", sig, status, 128 + sig,
+                     s.err);
         assert_string_equal(s.err, "");
         expect_outputs(&s);
         tt_end(&s);
@@ -108,7 +108,10 @@ static void test_signals_off(void **state)
 /* The program's own handler, installed before libtally starts: it is called
  * (chained) after the outputs were flushed, and the program decides. */
 static volatile sig_atomic_t host_saw;
-static void host_handler(int sig) { host_saw = sig; }
+static void host_handler(int sig)
+{
+    host_saw = sig;
+}
 
 static int body_host_handler(void *arg)
 {
@@ -194,7 +197,7 @@ static int body_big_then_exit(void *arg)
     }
     TT_REQUIRE(pthread_create(&th, NULL, killer_at_shutdown, NULL) == 0);
     pthread_detach(th); /* not joined: the program may end before it does */
-    return 0; /* exit(): the atexit handler writes, and the killer strikes */
+    return 0;           /* exit(): the atexit handler writes, and the killer strikes */
 }
 
 /* The profile is complete and the process still dies of the SIGTERM (the
@@ -208,8 +211,7 @@ static void test_sigterm_during_shutdown(void **state)
     tt_begin(&s);
     int status = tt_run(&s, env, body_big_then_exit, NULL);
     if (status != 128 + SIGTERM)
-        fail_msg("exit status %d, expected %d (killed by SIGTERM after the write)\n%s", status,
-                 128 + SIGTERM, s.err);
+        fail_msg("exit status %d, expected %d (killed by SIGTERM after the write)\n%s", status, 128 + SIGTERM, s.err);
     assert_string_equal(s.err, "");
     expect_outputs(&s);
     json_t *r = tt_load_json(tt_report(&s, "t-rank0"));
@@ -255,8 +257,7 @@ static void test_second_signal_not_held(void **state)
     tt_begin(&s);
     int status = tt_run(&s, env, body_big_then_exit_twice, NULL);
     if (status != 128 + SIGINT && status != 128 + SIGTERM)
-        fail_msg("exit status %d, expected %d or %d (a signal)\n%s", status, 128 + SIGINT,
-                 128 + SIGTERM, s.err);
+        fail_msg("exit status %d, expected %d or %d (a signal)\n%s", status, 128 + SIGINT, 128 + SIGTERM, s.err);
     assert_null(tt_output(&s, "t-rank0", 0, ".report.json")); /* ended before the write did */
     tt_end(&s);
 }

@@ -104,7 +104,7 @@ static void test_aggregate_doc_kind(void **state)
     } cases[] = {
         { "{\"format\": \"tally-partial\", \"version\": 2}", TL_DOC_PARTIAL },
         { "\xef\xbb\xbf \n{ \"format\" :\t\"tally-aggregate\"", TL_DOC_AGGREGATE },
-        { "{\"format\":\"tally-partial", TL_DOC_OTHER },       /* cut inside the value */
+        { "{\"format\":\"tally-partial", TL_DOC_OTHER },                     /* cut inside the value */
         { "{\"version\": 2, \"format\": \"tally-partial\"}", TL_DOC_OTHER }, /* not first */
         { "{\"format\": \"tally-report\"}", TL_DOC_OTHER },
         { "[{\"format\": \"tally-partial\"}]", TL_DOC_OTHER },
@@ -118,10 +118,8 @@ static void test_aggregate_doc_kind(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deciding_keys),
-        cmocka_unit_test(test_cut_asks_for_more),
-        cmocka_unit_test(test_key_after_a_big_value),
-        cmocka_unit_test(test_deep_nesting),
+        cmocka_unit_test(test_deciding_keys),         cmocka_unit_test(test_cut_asks_for_more),
+        cmocka_unit_test(test_key_after_a_big_value), cmocka_unit_test(test_deep_nesting),
         cmocka_unit_test(test_aggregate_doc_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -54,13 +54,20 @@ enum shape { SORTED, TWO_RUNS, BLOCKS, REVERSED, RANDOM, FEW_KEYS, SHAPES };
 static int32_t key_of(enum shape s, size_t i, size_t n)
 {
     switch (s) {
-    case SORTED: return (int32_t)(i / 3); /* ties in threes */
-    case TWO_RUNS: return (int32_t)(i < n / 2 ? i : i - n / 2);
-    case BLOCKS: return (int32_t)((i / 50) % 2 ? 1000000 + i / 7 : i / 7); /* two threads in blocks */
-    case REVERSED: return (int32_t)(n - i);
-    case RANDOM: return (int32_t)(next_rand() % 1000);
-    case FEW_KEYS: return (int32_t)(next_rand() % 3);
-    default: return 0;
+    case SORTED:
+        return (int32_t)(i / 3); /* ties in threes */
+    case TWO_RUNS:
+        return (int32_t)(i < n / 2 ? i : i - n / 2);
+    case BLOCKS:
+        return (int32_t)((i / 50) % 2 ? 1000000 + i / 7 : i / 7); /* two threads in blocks */
+    case REVERSED:
+        return (int32_t)(n - i);
+    case RANDOM:
+        return (int32_t)(next_rand() % 1000);
+    case FEW_KEYS:
+        return (int32_t)(next_rand() % 3);
+    default:
+        return 0;
     }
 }
 

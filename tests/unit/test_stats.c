@@ -23,7 +23,10 @@
 #include "tt_support.h"
 
 static uint64_t rng_state;
-static uint64_t rng(void) { return tt_splitmix64(&rng_state); }
+static uint64_t rng(void)
+{
+    return tt_splitmix64(&rng_state);
+}
 
 /* Two-pass mean and sample variance of v[0..n). */
 static void two_pass(const uint64_t *v, size_t n, double *mean, double *var)
@@ -154,9 +157,9 @@ static void test_samples_bounded(void **state)
     tl_dur_stat s = { 0 };
     for (uint64_t i = 0; i < 250; i++)
         tl_dur_stat_add(&s, 1000 + i, 100);
-    assert_int_equal(s.count, 250);      /* statistics stay complete */
+    assert_int_equal(s.count, 250); /* statistics stay complete */
     assert_int_equal(s.nsamples, 100);
-    assert_true(s.samples_cap <= 100);   /* never more memory than the bound */
+    assert_true(s.samples_cap <= 100); /* never more memory than the bound */
     assert_int_equal(s.samples_dropped, 150);
     int seen[250] = { 0 }, late = 0;
     for (uint32_t i = 0; i < 100; i++) {

@@ -31,7 +31,7 @@
 #include "aggregate.h"
 #include "tt_support.h"
 
-#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MS(x) ((int64_t)((x)*1e6 + 0.5))
 #define NSTEPS 4
 
 typedef struct kspec {
@@ -98,7 +98,8 @@ static void colls(tl_session *s, const char *const *names, const double *ms, siz
         if (k == s->ncoll_names)
             s->coll_names[s->ncoll_names++] = tt_xstrdup(names[i]);
         int64_t release = MS(100) * (int64_t)(i + 1);
-        s->insts[s->ninsts++] = (tl_scoll){ (int64_t)k, TL_COLL_GPU, release - MS(ms[i]), MS(ms[i]), -1, -1, -1, -1, -1 };
+        s->insts[s->ninsts++] =
+            (tl_scoll){ (int64_t)k, TL_COLL_GPU, release - MS(ms[i]), MS(ms[i]), -1, -1, -1, -1, -1 };
     }
 }
 
@@ -179,8 +180,10 @@ static void test_compute_straggler_named_kernel(void **state)
         if (k > 0)
             assert_true(st->items[k].delta_ns <= st->items[k - 1].delta_ns);
     }
-    tt_assert_contains(st->summary, "rank 5: GPU compute per step 30% above the median of the other ranks on average, "
-                                 "slower in 4 of 4 comparable steps (median 13.000 ms vs 10.000 ms", NULL);
+    tt_assert_contains(st->summary,
+                       "rank 5: GPU compute per step 30% above the median of the other ranks on average, "
+                       "slower in 4 of 4 comparable steps (median 13.000 ms vs 10.000 ms",
+                       NULL);
     assert_int_equal(st->units, 4);
     assert_int_equal(st->slower, 4);
     assert_string_equal(st->severity, "warning"); /* +30 % but only 4 steps: not critical */
@@ -229,7 +232,8 @@ static void test_noisy_run_mad_none(void **state)
     tl_aggregate *a = finish(s, NR);
     assert_none(a);
     assert_non_null(a->straggler_note);
-    tt_assert_contains(a->straggler_note, "no rank is slower than the others in most of 4 comparable steps by more than", NULL);
+    tt_assert_contains(a->straggler_note,
+                       "no rank is slower than the others in most of 4 comparable steps by more than", NULL);
     done(a);
 
     /* the same +20 % in every step, ranks steady: named */
@@ -335,8 +339,10 @@ static void test_step_time_fallback(void **state)
     tl_aggregate *a = finish(s, 3);
     assert_int_equal(a->nstragglers, 1);
     assert_int_equal(a->stragglers[0].rank, 1);
-    tt_assert_contains(a->stragglers[0].summary, "rank 1: step time 50% above the median of the other ranks on average, "
-                                              "slower in 4 of 4 comparable steps (median 30.000 ms vs 20.000 ms", NULL);
+    tt_assert_contains(a->stragglers[0].summary,
+                       "rank 1: step time 50% above the median of the other ranks on average, "
+                       "slower in 4 of 4 comparable steps (median 30.000 ms vs 20.000 ms",
+                       NULL);
     assert_string_equal(a->stragglers[0].items[0].name, "decode");
     assert_true(fabs(a->stragglers[0].items[0].delta_ns - 10e6) < 1);
     for (int k = 0; k < a->stragglers[0].nitems; k++)
@@ -380,8 +386,8 @@ static void test_last_arrival(void **state)
     assert_int_equal(st->rank, 2);
     assert_string_equal(st->kind, "last_arrival");
     assert_true(a->ranks[2].straggler);
-    assert_int_equal(st->slower, NC);      /* last in every collective */
-    assert_int_equal(st->units, NC);       /* of 12 matched */
+    assert_int_equal(st->slower, NC); /* last in every collective */
+    assert_int_equal(st->units, NC);  /* of 12 matched */
     tt_assert_contains(st->summary, "rank 2 arrives last to 12 of 12 matched collectives", NULL);
     /* the others wait (their duration - 1.0x ms) for it: 12 collectives over NSTEPS steps */
     assert_int_equal(a->waits.straggler, 2);

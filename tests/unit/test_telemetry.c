@@ -20,7 +20,7 @@
 
 #include "aggregate.h"
 
-#define S(x) ((int64_t)(x) * 1000000000LL)
+#define S(x) ((int64_t)(x)*1000000000LL)
 
 static void sample(tl_profile *p, int64_t ts, int64_t dev, double util, double temp, double power)
 {

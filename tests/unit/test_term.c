@@ -53,12 +53,18 @@ static void test_stream_escapes_controls(void **state)
     assert_string_equal(through("\x1b[2J\x1b[H", 0, 0), "\\e[2J\\e[H");
     assert_string_equal(through("bad\rOK\bX\x7f\x01\n", 0, 0), "bad\\rOK\\bX\\x7f\\x01\n");
     /* C1 CSI as UTF-8 (C2 9B) is a control for some terminals; other C2 xx are text */
-    assert_string_equal(through("a\xc2\x9b" "31mb \xc2\xb5s\n", 0, 0), "a\\u009b31mb \xc2\xb5s\n");
+    assert_string_equal(through("a\xc2\x9b"
+                                "31mb \xc2\xb5s\n",
+                                0, 0),
+                        "a\\u009b31mb \xc2\xb5s\n");
     /* bidi controls (Trojan Source: U+202E RLO, U+2066 LRI, U+200F RLM, U+061C ALM) are shown
      * escaped; other characters of the same lead bytes (U+2026, U+2014, U+0628) pass */
-    assert_string_equal(through("k\xe2\x80\xae" "lanigiro\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f\xd8\x9c\n", 0, 0),
+    assert_string_equal(through("k\xe2\x80\xae"
+                                "lanigiro\xe2\x81\xa6x\xe2\x81\xa9 \xe2\x80\x8f\xd8\x9c\n",
+                                0, 0),
                         "k\\u202elanigiro\\u2066x\\u2069 \\u200f\\u061c\n");
-    assert_string_equal(through("a\xe2\x80\xa6 b\xe2\x80\x94 \xd8\xa8\xe2\n", 0, 0), "a\xe2\x80\xa6 b\xe2\x80\x94 \xd8\xa8\xe2\n");
+    assert_string_equal(through("a\xe2\x80\xa6 b\xe2\x80\x94 \xd8\xa8\xe2\n", 0, 0),
+                        "a\xe2\x80\xa6 b\xe2\x80\x94 \xd8\xa8\xe2\n");
     /* split across writes, byte by byte */
     assert_string_equal(through("\xe2\n\xe2\x80\n", 0, 1), "\xe2\n\xe2\x80\n");
     char buf[64];

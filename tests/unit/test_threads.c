@@ -151,7 +151,8 @@ static void test_many_threads(void **state)
     int seen = 0;
     const char *tid;
     json_t *th;
-    json_object_foreach(json_object_get(one, "threads"), tid, th) {
+    json_object_foreach(json_object_get(one, "threads"), tid, th)
+    {
         const char *name = json_string_value(json_object_get(th, "name"));
         json_t *x = json_object_get(th, "x");
         if (name && strncmp(name, "worker", 6) == 0) {

@@ -25,7 +25,7 @@
 #include "aggregate.h"
 #include "tt_support.h"
 
-#define MS(x) ((int64_t)((x) * 1e6 + 0.5))
+#define MS(x) ((int64_t)((x)*1e6 + 0.5))
 #define NR 4
 #define NC 12
 #define NSTEPS 4
@@ -48,7 +48,8 @@ static void make(tl_session *s, int rank)
     s->steps = calloc(NSTEPS, sizeof *s->steps);
     assert_non_null(s->steps);
     for (int i = 0; i < NSTEPS; i++)
-        s->steps[s->nsteps++] = (tl_sstep){ .number = i + 1, .dur_ns = MS(STEP_MS), .compute_ns = -1, .ts_ns = INT64_MIN };
+        s->steps[s->nsteps++] =
+            (tl_sstep){ .number = i + 1, .dur_ns = MS(STEP_MS), .compute_ns = -1, .ts_ns = INT64_MIN };
 }
 
 /* Collective c of rank r: arrives at arrive_ms (on the true clock), ends at
@@ -62,8 +63,9 @@ static void colls(tl_session *s, int n, const double *arrive_ms, double skew_ms,
     for (int c = 0; c < n; c++) {
         int k = seq ? (int)seq[c] : c;
         double release = 33.0 * k + 30.0;
-        s->insts[s->ninsts++] = (tl_scoll){ 0, TL_COLL_RUN, MS(arrive_ms[k] + skew_ms), MS(release - arrive_ms[k]),
-                                            seq ? seq[c] : -1, 1024, -1, -1, -1 };
+        s->insts[s->ninsts++] = (tl_scoll){
+            0, TL_COLL_RUN, MS(arrive_ms[k] + skew_ms), MS(release - arrive_ms[k]), seq ? seq[c] : -1, 1024, -1, -1, -1
+        };
     }
 }
 
@@ -214,15 +216,18 @@ static void test_half_the_time_not_named(void **state)
     tl_aggregate *a = finish(s, NR);
     assert_int_equal(a->waits.straggler, -1);
     assert_int_equal(a->waits.most_last_n, NC / 2);
-    assert_string_equal(a->waits.why_none, "no rank arrives last in two thirds of the collectives or causes two thirds of the waiting");
+    assert_string_equal(a->waits.why_none,
+                        "no rank arrives last in two thirds of the collectives or causes two thirds of the waiting");
     done(a);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_late_rank_with_skewed_clocks), cmocka_unit_test(test_by_sequence),
-        cmocka_unit_test(test_jitter_only), cmocka_unit_test(test_truncated_rank_left_out),
+        cmocka_unit_test(test_late_rank_with_skewed_clocks),
+        cmocka_unit_test(test_by_sequence),
+        cmocka_unit_test(test_jitter_only),
+        cmocka_unit_test(test_truncated_rank_left_out),
         cmocka_unit_test(test_half_the_time_not_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -179,8 +179,9 @@ static int add_gpu(tl_gpu_breakdown *dst, const tl_gpu_breakdown *src)
     }
     dst->present = 1;
     dst->whole_trace = dst->whole_trace && src->whole_trace;
-    dst->steps_in_window = src->steps_in_window > INT32_MAX - dst->steps_in_window ? INT32_MAX
-                                                                                   : dst->steps_in_window + src->steps_in_window;
+    dst->steps_in_window = src->steps_in_window > INT32_MAX - dst->steps_in_window
+                               ? INT32_MAX
+                               : dst->steps_in_window + src->steps_in_window;
     dst->events += src->events;
     dst->kernel_time = tl_ns_add(dst->kernel_time, src->kernel_time);
     dst->busy = tl_ns_add(dst->busy, src->busy);
@@ -312,8 +313,7 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         for (size_t k = 0; k < r->nsessions; k++) {
             const tl_session *s = &a->sessions[r->sessions[k]];
             for (size_t i = 0; i < s->nnames; i++)
-                if (s->names[i].group == TL_GROUP_ITERATIONS &&
-                    (loop == NULL || s->names[i].d.total > loop->d.total))
+                if (s->names[i].group == TL_GROUP_ITERATIONS && (loop == NULL || s->names[i].d.total > loop->d.total))
                     loop = &s->names[i];
         }
         if (loop == NULL || loop->d.count == 0)
@@ -410,9 +410,9 @@ static int build_names(tl_aggregate *a)
         int windowed = s->gpu.present;
         for (size_t k = 0; rc == 0 && k < s->nnames; k++)
             if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
-                rc = tl_name_table_add_nested(&a->names, s->id.rank, s->names[k].group, s->names[k].name,
-                                              &s->names[k].d, s->names[k].exact, s->names[k].incl_ns,
-                                              s->names[k].self_ns);
+                rc =
+                    tl_name_table_add_nested(&a->names, s->id.rank, s->names[k].group, s->names[k].name, &s->names[k].d,
+                                             s->names[k].exact, s->names[k].incl_ns, s->names[k].self_ns);
         for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
             rc = tl_name_table_add(&a->names, s->id.rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
     }
@@ -438,8 +438,9 @@ static void across_values(tl_aggregate *a, const tl_metric *metric, const double
         tl_spread sp;
         tl_spread_of(&sp, vals, ranks, a->nranks, scratch);
         if (sp.n > 0)
-            a->across[a->nacross++] = (tl_across){ metric, metric->name, sp.n, sp.min, sp.max, sp.mean, sp.median,
-                                                   sp.std, sp.imbalance, sp.min_rank, sp.max_rank };
+            a->across[a->nacross++] =
+                (tl_across){ metric,    metric->name, sp.n,         sp.min,      sp.max,     sp.mean,
+                             sp.median, sp.std,       sp.imbalance, sp.min_rank, sp.max_rank };
     }
     free(scratch);
     free(ranks);

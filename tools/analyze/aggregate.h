@@ -37,12 +37,12 @@
 #include "waits.h"
 
 /* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
-#define TL_HOT_C 85.0              /* Inferix's thermal_throttling_risk threshold */
-#define TL_POWER_CAP_SHARE 0.95    /* a power sample within 5 % of the limit */
-#define TL_LOADED_UTIL_PCT 50.0    /* a GPU sample "under load": utilization at 50 % or more */
-#define TL_GROWTH_NOISE 0.01       /* a drop under 1 % of the value is noise, not a drop */
-#define TL_GROWTH_WINDOWS 8        /* a monitor's samples after the first quarter: 8 windows ... */
-#define TL_GROWTH_MIN_SAMPLES 24   /* ... of at least 24 samples */
+#define TL_HOT_C 85.0            /* Inferix's thermal_throttling_risk threshold */
+#define TL_POWER_CAP_SHARE 0.95  /* a power sample within 5 % of the limit */
+#define TL_LOADED_UTIL_PCT 50.0  /* a GPU sample "under load": utilization at 50 % or more */
+#define TL_GROWTH_NOISE 0.01     /* a drop under 1 % of the value is noise, not a drop */
+#define TL_GROWTH_WINDOWS 8      /* a monitor's samples after the first quarter: 8 windows ... */
+#define TL_GROWTH_MIN_SAMPLES 24 /* ... of at least 24 samples */
 
 /* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
  * the wall clock: older Kineto traces write absolute µs without
@@ -58,12 +58,12 @@ int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
 /* stepcats.c: each step's time by category, and each collective instance's
  * window (s->insts taken first) */
 int tl_session_stepcats(tl_session *s, const tl_profile *p);
-int tl_session_kinfo(tl_session *s, const tl_profile *p);    /* kinfo.c: kernels' launching operators */
+int tl_session_kinfo(tl_session *s, const tl_profile *p); /* kinfo.c: kernels' launching operators */
 
 /* Analysis options. */
 typedef struct tl_analyze_options {
-    int whole_trace;           /* use every GPU event, not the ProfilerStep window */
-    int64_t kernel_wait_ns;    /* gap under which idle time is kernel_wait (30 µs) */
+    int whole_trace;        /* use every GPU event, not the ProfilerStep window */
+    int64_t kernel_wait_ns; /* gap under which idle time is kernel_wait (30 µs) */
     /* Every input of a rank is one of its sessions, even one that run
      * identity tells apart as another run (said in a note): what
      * `tally compare --sessions` asks for. */
@@ -100,7 +100,7 @@ typedef struct tl_rank_diffusion {
     double frames, size_min, size_max;
     int64_t block_ns, sized_ns, step_ns;
     int64_t first_block_ns, later_median_ns; /* of the first session with blocks; -1 none */
-    double mem_peak, rss_peak; /* the most GPU memory and RSS of a block over the sessions; NaN unknown */
+    double mem_peak, rss_peak;               /* the most GPU memory and RSS of a block over the sessions; NaN unknown */
     double fps, bps, block_size; /* frames / s and blocks / s of block computation, frames per block; NaN unknown */
 } tl_rank_diffusion;
 void tl_rank_diffusion_init(tl_rank_diffusion *d);
@@ -111,21 +111,21 @@ typedef struct tl_rank_result {
     int rank;
     int world_size;
     size_t nsessions;
-    size_t *sessions;          /* indices into the aggregate's sessions, in order */
+    size_t *sessions; /* indices into the aggregate's sessions, in order */
     /* steps of every session, in session order */
     tl_sstep *steps;
     size_t nsteps;
     double step_mean, step_median, step_min, step_max, step_std, step_spread; /* ns; spread = (max-min)/median */
-    double compute_per_step;   /* median of the per-step compute; NaN unknown */
-    tl_gpu_breakdown gpu;      /* sessions added up */
+    double compute_per_step; /* median of the per-step compute; NaN unknown */
+    tl_gpu_breakdown gpu;    /* sessions added up */
     double peak_allocated, peak_reserved, device_total, peak_rss, gpu_util_mean;
-    double peak_device_used;   /* as in tl_session */
-    int64_t span_ns;           /* sum of the sessions' spans */
-    tl_rank_telemetry tel;     /* sampled telemetry of every session */
-    int straggler;             /* marked by the straggler analysis */
-    uint64_t step_count;       /* steps: nsteps, else the count of a report's loop summary (FramePack) */
-    int steps_summarized;      /* step_count and the step statistics come from a loop summary */
-    tl_rank_diffusion diff;    /* video diffusion of every session (diffusion.c) */
+    double peak_device_used; /* as in tl_session */
+    int64_t span_ns;         /* sum of the sessions' spans */
+    tl_rank_telemetry tel;   /* sampled telemetry of every session */
+    int straggler;           /* marked by the straggler analysis */
+    uint64_t step_count;     /* steps: nsteps, else the count of a report's loop summary (FramePack) */
+    int steps_summarized;    /* step_count and the step statistics come from a loop summary */
+    tl_rank_diffusion diff;  /* video diffusion of every session (diffusion.c) */
     /* The rank's call tree: its session's, or the sum of its sessions' when
      * there are several (own_calltree); NULL when no session has one. */
     const tl_calltree *calltree;
@@ -135,7 +135,7 @@ typedef struct tl_rank_result {
      * tl_stepcat. stepcat_steps 0: none. */
     double stepcat_mean[TL_SC_COUNT];
     size_t stepcat_steps;
-    int stepcats_cut;          /* a session's host events went past the ranges' cap */
+    int stepcats_cut; /* a session's host events went past the ranges' cap */
 } tl_rank_result;
 
 /* ---- across ranks --------------------------------------------------------- */
@@ -143,25 +143,25 @@ typedef struct tl_rank_result {
 /* A per-rank metric summarized across ranks: one per entry of the metrics
  * registry (metrics.h) that at least one rank has. */
 typedef struct tl_across {
-    const tl_metric *info;    /* its registry entry: label, unit, direction */
-    const char *metric;        /* info->name, e.g. "step_time_ns", "gpu.idle_pct" */
-    int n;                     /* ranks that have it */
+    const tl_metric *info;                         /* its registry entry: label, unit, direction */
+    const char *metric;                            /* info->name, e.g. "step_time_ns", "gpu.idle_pct" */
+    int n;                                         /* ranks that have it */
     double min, max, mean, median, std, imbalance; /* imbalance = max / mean */
     int min_rank, max_rank;
 } tl_across;
 
 typedef struct tl_evidence_item {
-    char *name;                /* a kernel, op or section */
-    double delta_ns;           /* how much more the straggler spends on it per step */
+    char *name;      /* a kernel, op or section */
+    double delta_ns; /* how much more the straggler spends on it per step */
 } tl_evidence_item;
 
 typedef struct tl_straggler {
     int rank;
-    char *kind;                /* "compute" or "last_arrival" */
-    const char *severity;      /* "info", "warning", "critical": by effect and evidence */
-    int units, slower;         /* steps (or collectives) compared, and those it was slower in (last in) */
-    double noise_pct;          /* the ranks' own step-to-step noise, % */
-    char *summary;             /* one sentence with the numbers */
+    char *kind;                  /* "compute" or "last_arrival" */
+    const char *severity;        /* "info", "warning", "critical": by effect and evidence */
+    int units, slower;           /* steps (or collectives) compared, and those it was slower in (last in) */
+    double noise_pct;            /* the ranks' own step-to-step noise, % */
+    char *summary;               /* one sentence with the numbers */
     double value, others_median; /* the metric on this rank and the median of the others */
     double delta_pct;
     tl_evidence_item items[5];
@@ -177,19 +177,19 @@ const char *tl_straggler_lead(const tl_straggler *s);
 typedef struct tl_rule_skip {
     const char *id;
     char *why;
-    int absent;                /* the inputs carry no data of the kind the rule reads
+    int absent; /* the inputs carry no data of the kind the rule reads
                                 * (no GPU events, no monitor samples, no diffusion
                                 * blocks): summary and Markdown list these by id only */
 } tl_rule_skip;
 
 typedef struct tl_recommendation {
     const char *id;
-    const char *severity;      /* "info", "warning", "critical" */
-    char *finding;             /* what was found, one sentence with its number */
-    const char *advice;        /* what to do (the rule's, or one chosen from the evidence) */
-    char *message;             /* finding + advice */
-    char *evidence;            /* the numbers that made it fire */
-    int rank;                  /* -1 for the whole run */
+    const char *severity; /* "info", "warning", "critical" */
+    char *finding;        /* what was found, one sentence with its number */
+    const char *advice;   /* what to do (the rule's, or one chosen from the evidence) */
+    char *message;        /* finding + advice */
+    char *evidence;       /* the numbers that made it fire */
+    int rank;             /* -1 for the whole run */
 } tl_recommendation;
 
 #define TL_MAX_ACROSS 64
@@ -197,11 +197,11 @@ typedef struct tl_recommendation {
 #define TL_MAX_RECOMMENDATIONS 32
 
 typedef struct tl_aggregate {
-    tl_session *sessions;      /* every input (skipped ones too), sorted by rank, start, path */
+    tl_session *sessions; /* every input (skipped ones too), sorted by rank, start, path */
     size_t nsessions, sessions_cap;
     tl_rank_result *ranks;
     size_t nranks;
-    tl_name_table names;       /* per (group, name) across ranks */
+    tl_name_table names; /* per (group, name) across ranks */
     tl_across across[TL_MAX_ACROSS];
     int nacross;
     tl_straggler stragglers[TL_MAX_STRAGGLERS];
@@ -210,16 +210,16 @@ typedef struct tl_aggregate {
     int nrecs;
     tl_rule_skip skips[TL_MAX_RECOMMENDATIONS];
     int nskips;
-    char *straggler_note;      /* why no straggler was named ("no steps: cannot compare ranks"), or NULL */
-    char *headline;            /* one sentence: the biggest opportunity with its number */
+    char *straggler_note;          /* why no straggler was named ("no steps: cannot compare ranks"), or NULL */
+    char *headline;                /* one sentence: the biggest opportunity with its number */
     const char *headline_severity; /* "ok" when nothing is wrong, else the finding's severity */
-    int steps_compared;        /* the straggler analysis compared ranks step by step */
-    char **notes;              /* from tl_sessions_settle: separate runs, missing ranks (warnings) */
+    int steps_compared;            /* the straggler analysis compared ranks step by step */
+    char **notes;                  /* from tl_sessions_settle: separate runs, missing ranks (warnings) */
     size_t nnotes;
-    tl_drift drift;            /* each stage per session, when a rank has two or more (drift.h) */
-    tl_waits waits;            /* who waits for whom in collectives (waits.h) */
-    tl_collbw collbw;          /* collective bytes and bandwidth (collbw.h) */
-    tl_shapes shapes;          /* operators by input shape, FLOPs (analyze/shapes.h) */
+    tl_drift drift;   /* each stage per session, when a rank has two or more (drift.h) */
+    tl_waits waits;   /* who waits for whom in collectives (waits.h) */
+    tl_collbw collbw; /* collective bytes and bandwidth (collbw.h) */
+    tl_shapes shapes; /* operators by input shape, FLOPs (analyze/shapes.h) */
     /* The call trees of the ranks summed path by path (calltrees.c), with
      * each node's least and most inclusive time of one rank (a rank that has
      * a tree but not the node counts 0); calltree_ranks ranks have a tree. */
@@ -231,7 +231,7 @@ typedef struct tl_aggregate {
     int stepcat_rank;
     int stepcat_rank_straggler; /* chosen as the straggler */
     tl_analyze_options opt;
-    char *kernel_classes;      /* owned: opt.kernel_classes when taken from a partial */
+    char *kernel_classes; /* owned: opt.kernel_classes when taken from a partial */
 } tl_aggregate;
 
 void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt);
@@ -273,7 +273,7 @@ void tl_apply_rules(tl_aggregate *a);
 /* One rule of the recommendation table, for documentation and tests. */
 typedef struct tl_rule_info {
     const char *id, *severity, *condition, *preconditions, *evidence, *advice;
-    const char *scale;         /* how the severity grows, when it is not always `severity` (or NULL) */
+    const char *scale; /* how the severity grows, when it is not always `severity` (or NULL) */
 } tl_rule_info;
 /* The rule table as Markdown (docs/analysis.md's rules section). */
 void tl_rules_markdown(FILE *f);
@@ -298,7 +298,6 @@ double tl_pct(int64_t part, int64_t whole);
  * The one peak figure everywhere a share is shown (ranks table, memory
  * table, JSON, the memory rule). */
 double tl_rank_peak_device_pct(const tl_rank_result *r);
-
 
 /* The across-rank entry of a metric, or NULL. */
 const tl_across *tl_aggregate_across(const tl_aggregate *a, const char *metric);

@@ -37,7 +37,8 @@ static int rank_tree(tl_aggregate *a, tl_rank_result *r)
     }
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
-        if (tl_session_counts(s) && s->calltree.n > 0 && tl_calltree_add(&r->own_calltree, &s->calltree, NULL, NULL) != 0)
+        if (tl_session_counts(s) && s->calltree.n > 0 &&
+            tl_calltree_add(&r->own_calltree, &s->calltree, NULL, NULL) != 0)
             return -1;
     }
     free(r->own_calltree.slots); /* only read from here on */
@@ -101,7 +102,7 @@ int tl_aggregate_calltrees(tl_aggregate *a)
     for (uint32_t k = 0; k < m->n; k++)
         if (m->ranks[k] < (uint32_t)a->calltree_ranks)
             m->min_ns[k] = 0; /* a rank with a tree but not this path */
-    free(m->slots); /* only read from here on */
+    free(m->slots);           /* only read from here on */
     m->slots = NULL;
     m->nslots = 0;
     rc = 0;

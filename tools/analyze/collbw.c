@@ -47,9 +47,9 @@ int tl_coll_kind_of(const char *name)
         const char *sub;
         int kind;
     } subs[] = {
-        { "allreduce", TL_CK_ALL_REDUCE },   { "allgather", TL_CK_ALL_GATHER },  { "reducescatter", TL_CK_REDUCE_SCATTER },
-        { "alltoall", TL_CK_ALL_TO_ALL },    { "broadcast", TL_CK_BROADCAST },   { "bcast", TL_CK_BROADCAST },
-        { "sendrecv", TL_CK_SEND_RECV },     { "send", TL_CK_SEND_RECV },        { "recv", TL_CK_SEND_RECV },
+        { "allreduce", TL_CK_ALL_REDUCE }, { "allgather", TL_CK_ALL_GATHER }, { "reducescatter", TL_CK_REDUCE_SCATTER },
+        { "alltoall", TL_CK_ALL_TO_ALL },  { "broadcast", TL_CK_BROADCAST },  { "bcast", TL_CK_BROADCAST },
+        { "sendrecv", TL_CK_SEND_RECV },   { "send", TL_CK_SEND_RECV },       { "recv", TL_CK_SEND_RECV },
         { "reduce", TL_CK_REDUCE },
     };
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
@@ -64,14 +64,18 @@ double tl_coll_bus_factor(int kind, int64_t n)
         return NAN;
     double r = (double)(n - 1) / (double)n;
     switch (kind) {
-    case TL_CK_ALL_REDUCE: return 2 * r;
+    case TL_CK_ALL_REDUCE:
+        return 2 * r;
     case TL_CK_ALL_GATHER:
     case TL_CK_REDUCE_SCATTER:
-    case TL_CK_ALL_TO_ALL: return r;
+    case TL_CK_ALL_TO_ALL:
+        return r;
     case TL_CK_BROADCAST:
     case TL_CK_REDUCE:
-    case TL_CK_SEND_RECV: return 1;
-    default: return NAN;
+    case TL_CK_SEND_RECV:
+        return 1;
+    default:
+        return NAN;
     }
 }
 
@@ -216,12 +220,12 @@ int tl_collbw_compute(tl_aggregate *a)
     for (size_t ri = 0; ri < a->nranks; ri++) {
         const tl_rank_result *r = &a->ranks[ri];
         for (size_t j = 0; j < r->nsessions; j++) {
-            const int64_t *waits = j == 0 && ri < a->waits.nranks && a->waits.ranks != NULL
-                                       ? a->waits.ranks[ri].inst_wait : NULL;
+            const int64_t *waits =
+                j == 0 && ri < a->waits.nranks && a->waits.ranks != NULL ? a->waits.ranks[ri].inst_wait : NULL;
             add_session(a, bw, cells, ri, &a->sessions[r->sessions[j]], waits);
         }
     }
-    bw->source = bw->instances == 0 ? TL_WAITS_NONE
+    bw->source = bw->instances == 0                 ? TL_WAITS_NONE
                  : a->waits.source != TL_WAITS_NONE ? a->waits.source
                                                     : TL_WAITS_NONE;
     if (bw->source == TL_WAITS_NONE && bw->instances > 0) /* one rank: whichever side it read */

@@ -31,7 +31,7 @@ enum tl_coll_kind {
     TL_CK_BROADCAST,
     TL_CK_REDUCE,
     TL_CK_SEND_RECV,
-    TL_CK_OTHER,               /* barrier, gather, scatter, ... : no bus factor */
+    TL_CK_OTHER, /* barrier, gather, scatter, ... : no bus factor */
     TL_CK_COUNT
 };
 /* "all_reduce", ..., "other"; NULL out of range. */
@@ -51,12 +51,12 @@ int tl_collbw_bucket_of(double bytes);
 
 /* Instances added up: bandwidths are sums over sums (bytes / time). */
 typedef struct tl_collbw_cell {
-    uint64_t count;            /* sized instances with a positive time */
-    double bytes;              /* NCCL's S, added up */
-    double bus_bytes;          /* S x the bus factor, added up (NaN factors left out) */
-    uint64_t bus_count;        /* instances in bus_bytes */
-    int64_t time_ns;           /* their times added up */
-    int64_t bus_time_ns;       /* ... of those in bus_bytes */
+    uint64_t count;      /* sized instances with a positive time */
+    double bytes;        /* NCCL's S, added up */
+    double bus_bytes;    /* S x the bus factor, added up (NaN factors left out) */
+    uint64_t bus_count;  /* instances in bus_bytes */
+    int64_t time_ns;     /* their times added up */
+    int64_t bus_time_ns; /* ... of those in bus_bytes */
 } tl_collbw_cell;
 /* bytes / s: algorithm bandwidth and bus bandwidth of a cell; NaN when empty. */
 double tl_collbw_algbw(const tl_collbw_cell *c);
@@ -64,23 +64,23 @@ double tl_collbw_busbw(const tl_collbw_cell *c);
 
 typedef struct tl_collbw_row {
     int kind, bucket;
-    tl_collbw_cell all;        /* every rank's */
-    tl_collbw_cell *rank;      /* per rank index (tl_aggregate.ranks) */
-    int nranks;                /* ranks with an instance in the row */
+    tl_collbw_cell all;                        /* every rank's */
+    tl_collbw_cell *rank;                      /* per rank index (tl_aggregate.ranks) */
+    int nranks;                                /* ranks with an instance in the row */
     double busbw_min, busbw_median, busbw_max; /* across those ranks (bytes/s; NaN without a factor) */
-    int min_rank, max_rank;    /* rank numbers; -1 unknown */
+    int min_rank, max_rank;                    /* rank numbers; -1 unknown */
 } tl_collbw_row;
 
 typedef struct tl_collbw {
-    int source;                /* tl_waits_source of the instances read; NONE: no collectives */
-    uint64_t instances;        /* collective instances read */
-    uint64_t sized;            /* ... with a size (bytes known) */
-    uint64_t after_arrival;    /* ... sized, timed after the last arrival (the waits matched them) */
-    uint64_t paired;           /* GPU kernels sized by their CPU-side annotation (nccl:*) */
-    uint64_t untimed;          /* sized, but no time left after the last arrival: left out */
-    tl_collbw_row *rows;       /* by kind, then bucket */
+    int source;             /* tl_waits_source of the instances read; NONE: no collectives */
+    uint64_t instances;     /* collective instances read */
+    uint64_t sized;         /* ... with a size (bytes known) */
+    uint64_t after_arrival; /* ... sized, timed after the last arrival (the waits matched them) */
+    uint64_t paired;        /* GPU kernels sized by their CPU-side annotation (nccl:*) */
+    uint64_t untimed;       /* sized, but no time left after the last arrival: left out */
+    tl_collbw_row *rows;    /* by kind, then bucket */
     size_t nrows;
-    tl_collbw_cell *ranks;     /* per rank index: every kind and size */
+    tl_collbw_cell *ranks; /* per rank index: every kind and size */
     size_t nranks;
 } tl_collbw;
 

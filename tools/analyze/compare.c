@@ -47,8 +47,15 @@ void tl_cmp_options_init(tl_cmp_options *o)
 const char *tl_verdict_name(int v)
 {
     static const char *names[TL_VERDICT_COUNT] = {
-        "unchanged", "regression", "improvement", "added", "removed", "too_few_samples",
-        "large_increase_untested", "large_decrease_untested", "changed",
+        "unchanged",
+        "regression",
+        "improvement",
+        "added",
+        "removed",
+        "too_few_samples",
+        "large_increase_untested",
+        "large_decrease_untested",
+        "changed",
     };
     return v >= 0 && v < TL_VERDICT_COUNT ? names[v] : "unchanged";
 }
@@ -189,15 +196,15 @@ char *tl_compare_normalize(const char *name)
 
 typedef struct item {
     int group;
-    char *key;                /* owned: the name, normalized or not */
+    char *key; /* owned: the name, normalized or not */
     int rank;
-    const tl_dur_stat *d;     /* a name's statistics; NULL for steps and memory */
-    double summary_median;    /* a report's summary median when d has no samples */
+    const tl_dur_stat *d;  /* a name's statistics; NULL for steps and memory */
+    double summary_median; /* a report's summary median when d has no samples */
     const tl_sstep *steps;
     size_t nsteps;
-    size_t sess;              /* index of the session in its aggregate */
-    size_t session_steps;     /* steps of that session */
-    double value;             /* memory: the session's peak, bytes */
+    size_t sess;          /* index of the session in its aggregate */
+    size_t session_steps; /* steps of that session */
+    double value;         /* memory: the session's peak, bytes */
 } item;
 
 typedef struct side {
@@ -286,12 +293,15 @@ static int collect_session(side *sd, const tl_session *s, size_t idx, const tl_c
         const tl_sname *sn = &s->names[k];
         if ((windowed && sn->group == TL_GROUP_KERNELS) || !want(o, sn->group))
             continue;
-        item it = { sn->group, NULL, s->id.rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0, idx, s->nsteps, NAN };
+        item it = {
+            sn->group, NULL, s->id.rank, &sn->d, sn->exact ? NAN : sn->median_ns, NULL, 0, idx, s->nsteps, NAN
+        };
         rc = side_push(sd, &it, sn->name, o->normalize);
     }
     /* The kernels of the GPU window ran in its steps (the last, cut-short
      * ProfilerStep left out): per step is over those, not every step. */
-    size_t window_steps = s->gpu.whole_trace || s->gpu.steps_in_window <= 0 ? s->nsteps : (size_t)s->gpu.steps_in_window;
+    size_t window_steps =
+        s->gpu.whole_trace || s->gpu.steps_in_window <= 0 ? s->nsteps : (size_t)s->gpu.steps_in_window;
     for (size_t k = 0; rc == 0 && windowed && want(o, TL_GROUP_KERNELS) && k < s->nkernels; k++) {
         item it = { TL_GROUP_KERNELS, NULL, s->id.rank, &s->kernels[k].d, NAN, NULL, 0, idx, window_steps, NAN };
         rc = side_push(sd, &it, s->kernels[k].name, o->normalize);
@@ -538,8 +548,7 @@ static double u_floor(size_t n1, size_t n2)
 /* The threshold of a row's group, in %: peak memory has its own. */
 double tl_cmp_row_limit(const tl_cmp_options *o, int group)
 {
-    return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct
-                                                                           : o->threshold_pct;
+    return group == TL_CMP_GROUP_MEMORY && !isnan(o->memory_threshold_pct) ? o->memory_threshold_pct : o->threshold_pct;
 }
 
 /* The candidate's scale of "faster by more than the threshold" (a fraction):
@@ -755,7 +764,6 @@ out:
     return rc;
 }
 
-
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)
 {
@@ -814,7 +822,7 @@ static tl_cmp_row *new_row(tl_compare *c, int group, const char *name, int rank,
 }
 
 typedef struct block {
-    const item *b, *c;        /* the items of each side (NULL when absent) */
+    const item *b, *c; /* the items of each side (NULL when absent) */
     size_t nb, nc;
 } block;
 
@@ -850,7 +858,7 @@ static int run_kind(const item *it, int kind)
 {
     if (it->group != TL_CMP_GROUP_MEMORY)
         return kind;
-    return !strcmp(it->key, "peak_allocated") ? TL_CMP_PEAK_ALLOCATED
+    return !strcmp(it->key, "peak_allocated")  ? TL_CMP_PEAK_ALLOCATED
            : !strcmp(it->key, "peak_reserved") ? TL_CMP_PEAK_RESERVED
                                                : TL_CMP_PEAK_RSS;
 }
@@ -1327,7 +1335,8 @@ static int metric_rows(tl_compare *c)
     const tl_aggregate *a[2] = { c->base, c->cand };
     size_t cap = a[0]->nranks + a[1]->nranks + 1;
     size_t *pair[2] = { malloc(cap * sizeof(size_t)), malloc(cap * sizeof(size_t)) };
-    double *v[2] = { malloc(cap * sizeof(double)), malloc(cap * sizeof(double)) }, *scratch = malloc(cap * sizeof(double));
+    double *v[2] = { malloc(cap * sizeof(double)), malloc(cap * sizeof(double)) },
+           *scratch = malloc(cap * sizeof(double));
     int *rk[2] = { malloc(cap * sizeof(int)), malloc(cap * sizeof(int)) };
     c->metrics = calloc(n, sizeof *c->metrics);
     int rc = -1;

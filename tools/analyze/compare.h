@@ -110,11 +110,11 @@
 
 /* What a row compares. */
 enum tl_cmp_kind {
-    TL_CMP_PER_CALL = 0,        /* time per call: the samples (steps: the step time) */
-    TL_CMP_PER_RUN,             /* total per run: each session's total is one sample */
-    TL_CMP_PER_STEP,            /* total per step: the run's total over its steps */
-    TL_CMP_CALLS_PER_STEP,      /* calls per step (counted, not tested) */
-    TL_CMP_PEAK_ALLOCATED,      /* bytes, one value per session */
+    TL_CMP_PER_CALL = 0,   /* time per call: the samples (steps: the step time) */
+    TL_CMP_PER_RUN,        /* total per run: each session's total is one sample */
+    TL_CMP_PER_STEP,       /* total per step: the run's total over its steps */
+    TL_CMP_CALLS_PER_STEP, /* calls per step (counted, not tested) */
+    TL_CMP_PEAK_ALLOCATED, /* bytes, one value per session */
     TL_CMP_PEAK_RESERVED,
     TL_CMP_PEAK_RSS,
     TL_CMP_KIND_COUNT
@@ -127,12 +127,12 @@ enum tl_cmp_correction { TL_CMP_HOLM = 0, TL_CMP_NO_CORRECTION };
 
 /* Where a row's p-value comes from. */
 enum tl_cmp_test {
-    TL_TEST_NONE = 0,           /* not tested (added, removed, too few samples) */
-    TL_TEST_EXACT,              /* U test, exact null distribution */
-    TL_TEST_NORMAL,             /* U test, normal approximation */
-    TL_TEST_STRATA,             /* all ranks: the stratified U test (the ranks' U statistics summed) */
-    TL_TEST_RANK_T,             /* all ranks: t over the per-rank log ratios, variance pooled */
-    TL_TEST_PERM,               /* within one rank, 5 to 8 a side: permutation test of trimmed means of logs */
+    TL_TEST_NONE = 0, /* not tested (added, removed, too few samples) */
+    TL_TEST_EXACT,    /* U test, exact null distribution */
+    TL_TEST_NORMAL,   /* U test, normal approximation */
+    TL_TEST_STRATA,   /* all ranks: the stratified U test (the ranks' U statistics summed) */
+    TL_TEST_RANK_T,   /* all ranks: t over the per-rank log ratios, variance pooled */
+    TL_TEST_PERM,     /* within one rank, 5 to 8 a side: permutation test of trimmed means of logs */
     TL_TEST_COUNT
 };
 
@@ -140,33 +140,33 @@ enum tl_verdict {
     TL_VERDICT_UNCHANGED = 0,
     TL_VERDICT_REGRESSION,
     TL_VERDICT_IMPROVEMENT,
-    TL_VERDICT_ADDED,           /* only in the candidate */
-    TL_VERDICT_REMOVED,         /* only in the baseline */
-    TL_VERDICT_TOO_FEW,         /* a side has fewer than TL_CMP_MIN_SAMPLES samples */
-    TL_VERDICT_LARGE_INCREASE,  /* not tested, but larger than max_untested_pct */
+    TL_VERDICT_ADDED,          /* only in the candidate */
+    TL_VERDICT_REMOVED,        /* only in the baseline */
+    TL_VERDICT_TOO_FEW,        /* a side has fewer than TL_CMP_MIN_SAMPLES samples */
+    TL_VERDICT_LARGE_INCREASE, /* not tested, but larger than max_untested_pct */
     TL_VERDICT_LARGE_DECREASE,
-    TL_VERDICT_CHANGED,         /* a count changed (calls per step) */
+    TL_VERDICT_CHANGED, /* a count changed (calls per step) */
     TL_VERDICT_COUNT
 };
 
 typedef struct tl_cmp_options {
-    int metric;                 /* tl_cmp_metric: what delta_pct and the geomean compare */
-    double threshold_pct;       /* a regression is slower by more than this (5) */
-    double alpha;               /* significance level (0.05), of the family with TL_CMP_HOLM */
-    int correction;             /* tl_cmp_correction */
-    double confidence;          /* of the median's interval (0.95) */
-    int normalize;              /* match names by tl_compare_normalize */
-    unsigned groups;            /* bit (1 << group) for each group compared, steps and memory included */
-    double max_untested_pct;    /* untested rows beyond this change get a verdict (25) */
-    double untested_floor_pct;  /* ... and fail the gate when they add this % of the run's time (1) */
+    int metric;                  /* tl_cmp_metric: what delta_pct and the geomean compare */
+    double threshold_pct;        /* a regression is slower by more than this (5) */
+    double alpha;                /* significance level (0.05), of the family with TL_CMP_HOLM */
+    int correction;              /* tl_cmp_correction */
+    double confidence;           /* of the median's interval (0.95) */
+    int normalize;               /* match names by tl_compare_normalize */
+    unsigned groups;             /* bit (1 << group) for each group compared, steps and memory included */
+    double max_untested_pct;     /* untested rows beyond this change get a verdict (25) */
+    double untested_floor_pct;   /* ... and fail the gate when they add this % of the run's time (1) */
     double memory_threshold_pct; /* peak memory rows: a regression grows by more than this; NaN: threshold_pct */
-    double material_pct;        /* a name's total per run may fail the gate when its change per step is at least
+    double material_pct;         /* a name's total per run may fail the gate when its change per step is at least
                                  * this % of the baseline's step time (without steps: of the run's time); NaN:
                                  * threshold_pct (--materiality) */
-    const char *title;          /* --title: what the comparison is (borrowed; NULL: none) */
-    const char *labels[2];      /* --labels BASE,CAND: the runs' names ("main@abc1234", "PR 42"; borrowed;
+    const char *title;           /* --title: what the comparison is (borrowed; NULL: none) */
+    const char *labels[2];       /* --labels BASE,CAND: the runs' names ("main@abc1234", "PR 42"; borrowed;
                                  * NULL: "baseline", "candidate") */
-    int session[2];             /* compare only this session (0-based) of each rank on each side; -1 all,
+    int session[2];              /* compare only this session (0-based) of each rank on each side; -1 all,
                                  * -2 the last (tally compare --sessions) */
 } tl_cmp_options;
 
@@ -189,40 +189,40 @@ typedef struct tl_cmp_side {
 } tl_cmp_side;
 
 typedef struct tl_cmp_row {
-    int group;                  /* tl_group, TL_CMP_GROUP_STEPS or TL_CMP_GROUP_MEMORY */
-    int kind;                   /* tl_cmp_kind */
-    int primary;                /* in the gate family */
-    int gate;                   /* its verdict fails --fail-on-regression */
-    char *note;                 /* why the verdict (untested, count changed), or NULL; owned */
-    size_t all_row;             /* a rank row: the index of its all-ranks row; SIZE_MAX otherwise */
-    char *name;                 /* as matched (normalized with --normalize); invalid UTF-8 shown as U+FFFD */
-    int rank;                   /* -1: all ranks */
+    int group;      /* tl_group, TL_CMP_GROUP_STEPS or TL_CMP_GROUP_MEMORY */
+    int kind;       /* tl_cmp_kind */
+    int primary;    /* in the gate family */
+    int gate;       /* its verdict fails --fail-on-regression */
+    char *note;     /* why the verdict (untested, count changed), or NULL; owned */
+    size_t all_row; /* a rank row: the index of its all-ranks row; SIZE_MAX otherwise */
+    char *name;     /* as matched (normalized with --normalize); invalid UTF-8 shown as U+FFFD */
+    int rank;       /* -1: all ranks */
     tl_cmp_side base, cand;
-    double value_base, value_cand; /* the chosen metric (per call), the row's value (other kinds) */
+    double value_base, value_cand;   /* the chosen metric (per call), the row's value (other kinds) */
     double robust_base, robust_cand; /* per_run, per_step: calls x median per call instead of the calls'
                                       * total (NaN without samples); an untested verdict needs both */
-    double delta_pct;           /* 100 (cand - base) / base of the chosen metric; NaN unknown */
-    double impact_ns;           /* cand.total - base.total (what the bars sort by) */
-    int floored;                /* an untested increase kept out of the gate by untested_floor_pct */
-    double step_share_pct;      /* all-ranks per-run rows of names with steps on both sides: 100 (the
+    double delta_pct;                /* 100 (cand - base) / base of the chosen metric; NaN unknown */
+    double impact_ns;                /* cand.total - base.total (what the bars sort by) */
+    int floored;                     /* an untested increase kept out of the gate by untested_floor_pct */
+    double step_share_pct;           /* all-ranks per-run rows of names with steps on both sides: 100 (the
                                  * candidate's time per rank and step - the baseline's) / the baseline's
                                  * median step time (compare.c, materiality); NaN otherwise */
-    int material;               /* primary rows: may fail the gate -- step and memory rows always; a name's
+    int material;                    /* primary rows: may fail the gate -- step and memory rows always; a name's
                                  * total per run when its change per step (step_share_pct; without steps
                                  * run_share_pct) is at least the threshold's share of the step (run) */
-    int call_mix;               /* per-call rows: the verdict is a change of call mix (calls x N, each call
+    int call_mix;                    /* per-call rows: the verdict is a change of call mix (calls x N, each call
                                  * about / N, the total per run not beyond the threshold), not of speed */
-    int inconclusive;           /* unchanged, but moved beyond the threshold: not significant, or
+    int inconclusive;                /* unchanged, but moved beyond the threshold: not significant, or
                                  * (rank-level test) not on most ranks */
-    double run_share_pct;       /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
+    double run_share_pct;            /* all-ranks per-run rows of names: 100 (value_cand - value_base) / the
                                  * run's time of the ranks that run the name (compare.c, run_shares,
                                  * rank_time); NaN otherwise */
-    double u, p_value;          /* the test's U (of the candidate) and p; NaN when not tested */
-    double p_adjusted;          /* p after the correction for all the comparison's tests */
-    double p_floor;             /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
-    double p_up, p_down;        /* one-sided p of "slower by more than the threshold", "faster by more" */
-    tl_mwu mwu;                 /* the U test of the row's samples, whatever their number (p NaN: none) */
-    tl_mwu mwu_up, mwu_down;    /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
+    double u, p_value;               /* the test's U (of the candidate) and p; NaN when not tested */
+    double p_adjusted;               /* p after the correction for all the comparison's tests */
+    double p_floor;                  /* the smallest one-sided p the row's test could give (1 / C(n1 + n2, n1) for U) */
+    double p_up, p_down;             /* one-sided p of "slower by more than the threshold", "faster by more" */
+    tl_mwu mwu;                      /* the U test of the row's samples, whatever their number (p NaN: none) */
+    tl_mwu mwu_up, mwu_down;         /* the same with the candidate's samples over 1 + threshold, 1 - threshold */
     /* The rank-level test (all-ranks rows, TL_TEST_RANK_T) over the ranks'
      * log ratios candidate/baseline: n ranks, how many changed by more than
      * the threshold up and down, the mean and sum of squares of all n, the
@@ -232,12 +232,12 @@ typedef struct tl_cmp_row {
      * ranks. */
     size_t lr_n, lr_up, lr_down, lr_used;
     double lr_mean, lr_ss, lr_mean1, lr_ss1, lr_est;
-    double lr_far;              /* the log ratio of the rank left out of lr_mean1 (NaN: none) */
+    double lr_far;               /* the log ratio of the rank left out of lr_mean1 (NaN: none) */
     size_t ranks_from, ranks_to; /* its rank rows, rows[ranks_from, ranks_to) (empty: dropped) */
     int lr_spread;
-    int test;                   /* tl_cmp_test */
-    int significant;            /* p_adjusted < alpha */
-    int verdict;                /* tl_verdict */
+    int test;        /* tl_cmp_test */
+    int significant; /* p_adjusted < alpha */
+    int verdict;     /* tl_verdict */
 } tl_cmp_row;
 
 /* The GPU temporal breakdown of a rank (or all ranks: rank -1) on each side,
@@ -251,9 +251,9 @@ typedef struct tl_cmp_gpu {
 
 /* How a metric of the registry moved (tl_cmp_metric_row). */
 enum tl_cmp_change {
-    TL_CHANGE_NONE = 0,         /* not judged: no common rank, or neither direction is better */
-    TL_CHANGE_WITHIN,           /* within the large-change threshold */
-    TL_CHANGE_BETTER,           /* beyond it, the way the registry calls better */
+    TL_CHANGE_NONE = 0, /* not judged: no common rank, or neither direction is better */
+    TL_CHANGE_WITHIN,   /* within the large-change threshold */
+    TL_CHANGE_BETTER,   /* beyond it, the way the registry calls better */
     TL_CHANGE_WORSE,
 };
 
@@ -266,13 +266,13 @@ enum tl_cmp_change {
  * (steps, peak memory, the GPU breakdown) are left out. */
 typedef struct tl_cmp_metric_row {
     const tl_metric *info;
-    double value[2];            /* [0] baseline, [1] candidate; NaN: the side does not have it */
-    int ranks[2];               /* ranks the figure is over (the same when common) */
-    int common;                 /* over the ranks both runs have it on; 0: no such rank, each run's own
+    double value[2];  /* [0] baseline, [1] candidate; NaN: the side does not have it */
+    int ranks[2];     /* ranks the figure is over (the same when common) */
+    int common;       /* over the ranks both runs have it on; 0: no such rank, each run's own
                                  * ranks, not judged */
-    double delta_pct;           /* 100 (cand - base) / |base|; NaN unknown */
-    double delta_pp;            /* % metrics: cand - base in percentage points; NaN otherwise */
-    int change;                 /* tl_cmp_change: beyond max_untested_pct, % metrics by points */
+    double delta_pct; /* 100 (cand - base) / |base|; NaN unknown */
+    double delta_pp;  /* % metrics: cand - base in percentage points; NaN otherwise */
+    int change;       /* tl_cmp_change: beyond max_untested_pct, % metrics by points */
 } tl_cmp_metric_row;
 
 /* A counter the programs recorded (libtally's tally_counter, a trace's "C"
@@ -282,37 +282,37 @@ typedef struct tl_cmp_metric_row {
  * and never in the gate: a change beyond the large-change threshold
  * (max_untested_pct) is marked, like the registry's metrics. */
 typedef struct tl_cmp_counter_row {
-    char *name;                 /* owned */
-    double mean[2], max[2];     /* [0] baseline, [1] candidate; NaN: the side does not have it */
-    uint64_t count[2];          /* values recorded */
-    size_t sessions[2];         /* sessions that have it */
-    double delta_pct;           /* of the mean: 100 (cand - base) / |base|; NaN unknown */
-    int beyond;                 /* |delta_pct| > max_untested_pct */
+    char *name;             /* owned */
+    double mean[2], max[2]; /* [0] baseline, [1] candidate; NaN: the side does not have it */
+    uint64_t count[2];      /* values recorded */
+    size_t sessions[2];     /* sessions that have it */
+    double delta_pct;       /* of the mean: 100 (cand - base) / |base|; NaN unknown */
+    int beyond;             /* |delta_pct| > max_untested_pct */
 } tl_cmp_counter_row;
 
 typedef struct tl_compare {
     tl_cmp_options opt;
     const tl_aggregate *base, *cand; /* borrowed: must outlive the comparison */
-    tl_cmp_row *rows;           /* by group, name, then rank (-1 first) */
+    tl_cmp_row *rows;                /* by group, name, then rank (-1 first) */
     size_t nrows, rows_cap;
-    tl_cmp_gpu *gpu;            /* all ranks first, then each rank of either side */
+    tl_cmp_gpu *gpu; /* all ranks first, then each rank of either side */
     size_t ngpu;
     int *ranks_base_only, *ranks_cand_only;
     size_t nbase_only, ncand_only;
-    int *ranks;                 /* the ranks both runs have (matched by number), ascending */
+    int *ranks; /* the ranks both runs have (matched by number), ascending */
     size_t nranks;
-    int common_only;            /* the runs' ranks differ but some are common: the all-ranks rows,
+    int common_only;      /* the runs' ranks differ but some are common: the all-ranks rows,
                                  * spans and GPU breakdown are over the common ones only */
-    double geomean_ratio;       /* over names matched overall; NaN when none */
+    double geomean_ratio; /* over names matched overall; NaN when none */
     size_t geomean_n;
     size_t counts[TL_VERDICT_COUNT]; /* rows of each verdict, every rank included */
-    size_t gate_failures;       /* rows with gate set */
-    size_t inconclusive;        /* of counts[TL_VERDICT_UNCHANGED]: the rows with inconclusive set */
-    double span_ns[2];          /* each side: a rank's profiled wall time per run (sessions' spans, the
+    size_t gate_failures;            /* rows with gate set */
+    size_t inconclusive;             /* of counts[TL_VERDICT_UNCHANGED]: the rows with inconclusive set */
+    double span_ns[2];               /* each side: a rank's profiled wall time per run (sessions' spans, the
                                  * mean of the ranks); NaN when a session's is unknown */
-    tl_cmp_metric_row *metrics;     /* the registry's metrics either side has, in its order; none with --sessions */
+    tl_cmp_metric_row *metrics;      /* the registry's metrics either side has, in its order; none with --sessions */
     size_t nmetrics;
-    tl_cmp_counter_row *counters;   /* the counters either side has, by name */
+    tl_cmp_counter_row *counters; /* the counters either side has, by name */
     size_t ncounters;
 } tl_compare;
 
@@ -328,12 +328,12 @@ void tl_compare_release(tl_compare *c);
  * console line, the JUnit failures, the Markdown status line and the HTML
  * headline all derive from it, so they cannot disagree. */
 typedef struct tl_cmp_verdict {
-    int fails;                  /* the gate fails: some row has gate set */
-    size_t failures;            /* the rows that fail the gate (tl_compare.gate_failures) */
-    const tl_cmp_row *step;     /* the all-ranks step row with both sides; NULL without steps */
-    const tl_cmp_row *lead;     /* the gate failure that leads: the step row when it fails, else the
+    int fails;              /* the gate fails: some row has gate set */
+    size_t failures;        /* the rows that fail the gate (tl_compare.gate_failures) */
+    const tl_cmp_row *step; /* the all-ranks step row with both sides; NULL without steps */
+    const tl_cmp_row *lead; /* the gate failure that leads: the step row when it fails, else the
                                  * failing row of the largest impact; NULL when the gate passes */
-    size_t explained;           /* regression verdicts that do not fail the gate (immaterial to the step,
+    size_t explained;       /* regression verdicts that do not fail the gate (immaterial to the step,
                                  * explanatory rows, ranks) */
 } tl_cmp_verdict;
 
@@ -378,6 +378,5 @@ char *tl_compare_normalize(const char *name);
 /* Indices of the rows that pass keep (NULL: all), by |impact_ns| descending,
  * then name (malloc'd; *n gets the count; NULL when out of memory). */
 size_t *tl_compare_by_impact(const tl_compare *c, int (*keep)(const tl_cmp_row *, void *), void *ctx, size_t *n);
-
 
 #endif

@@ -48,10 +48,10 @@ static double f_sf(double x, double d1, double d2)
 typedef struct pool {
     size_t rows;
     double ss, df;
-    double sum_e, sum_ee, sum_tri; /* prior_fit's sums over the rows of like noise */
+    double sum_e, sum_ee, sum_tri;            /* prior_fit's sums over the rows of like noise */
     double sum_d, sum_dv, sum_dlv, sum_inv_d; /* Bartlett's: d, d s^2, d log s^2, 1 / d */
     size_t n_e;
-    double d0, s0;              /* prior degrees of freedom (INFINITY: one variance) and variance */
+    double d0, s0; /* prior degrees of freedom (INFINITY: one variance) and variance */
 } pool;
 
 /* ---- moderated variances (Smyth 2004, limma's eBayes) ------------------------- */
@@ -531,4 +531,3 @@ int tl_cmp_levels_pooled(tl_compare *c)
     free(noise);
     return 0;
 }
-

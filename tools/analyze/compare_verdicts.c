@@ -28,9 +28,11 @@ static char *untested_note(const tl_cmp_row *r, double limit)
         snprintf(runs, sizeof runs, "one run each");
     else
         snprintf(runs, sizeof runs, "%zu and %zu %s", r->base.nsamples, r->cand.nsamples,
-                 !run ? "samples" : r->rank >= 0 ? "calls" : "ranks");
-    snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct,
-             runs, limit);
+                 !run           ? "samples"
+                 : r->rank >= 0 ? "calls"
+                                : "ranks");
+    snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct, runs,
+             limit);
     return strdup(buf);
 }
 
@@ -66,8 +68,10 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
         double typical = 100.0 * (r->robust_cand - r->robust_base) / r->robust_base;
         if (!(fabs(typical) > o->max_untested_pct && (typical > 0) == (r->delta_pct > 0))) {
             char buf[200];
-            snprintf(buf, sizeof buf, "%+.1f %% in total but %+.1f %% in calls x median: one outlier call or a "
-                     "change of the calls' spread, not judged untested", r->delta_pct, typical);
+            snprintf(buf, sizeof buf,
+                     "%+.1f %% in total but %+.1f %% in calls x median: one outlier call or a "
+                     "change of the calls' spread, not judged untested",
+                     r->delta_pct, typical);
             free(r->note);
             r->note = strdup(buf);
             return r->note ? 0 : -1;
@@ -122,8 +126,7 @@ static double rank_time(const tl_compare *c, const group_time *g)
 {
     double best = NAN;
     for (int k = 0; k < 2; k++)
-        if (isfinite(c->span_ns[k]) && c->span_ns[k] >= g->largest[k] &&
-            !(best <= c->span_ns[k]))
+        if (isfinite(c->span_ns[k]) && c->span_ns[k] >= g->largest[k] && !(best <= c->span_ns[k]))
             best = c->span_ns[k];
     if (isfinite(best))
         return best;

@@ -106,8 +106,9 @@ static int counters(tl_session *s, const tl_profile *p)
     for (size_t i = 0; rc == 0 && i < keep; i++) {
         const tl_counter *c = order[i];
         tl_scounter *d = &s->counters[s->ncounters++];
-        *d = (tl_scounter){ strdup(tl_strtab_get(&p->strs, c->name)), c->source, c->v.count, c->v.min, c->v.mean,
-                            c->v.max };
+        *d = (tl_scounter){
+            strdup(tl_strtab_get(&p->strs, c->name)), c->source, c->v.count, c->v.min, c->v.mean, c->v.max
+        };
         if (d->name == NULL)
             rc = -1;
     }

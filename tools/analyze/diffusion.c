@@ -139,4 +139,3 @@ void tl_rank_diffusion_finish(tl_rank_diffusion *d)
     if (d->sized > 0)
         d->block_size = d->frames / (double)d->sized;
 }
-

@@ -17,11 +17,11 @@
 #include "aggregate.h"
 
 typedef struct entry {
-    int group;                 /* -1: step time */
-    const char *name;          /* borrowed from the session */
+    int group;        /* -1: step time */
+    const char *name; /* borrowed from the session */
     int session;
-    double value;              /* per call (a step: the median step) */
-    double calls;              /* calls in the session (steps) */
+    double value; /* per call (a step: the median step) */
+    double calls; /* calls in the session (steps) */
 } entry;
 
 typedef struct entries {
@@ -143,7 +143,8 @@ static void trend(tl_drift_stage *s, int nsessions, double largest)
     }
     double den = n * sxx - sx * sx;
     s->slope_pct = den > 0 ? (n * sxy - sx * sy) / den : NAN;
-    s->drifts = fabs(s->change_pct) > TL_DRIFT_PCT && (s->group < 0 || first_value(s) >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
+    s->drifts = fabs(s->change_pct) > TL_DRIFT_PCT &&
+                (s->group < 0 || first_value(s) >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
 }
 
 int tl_drift_compute(tl_drift *d, const tl_aggregate *a)

@@ -28,22 +28,23 @@
 #define TL_DRIFT_MIN_SHARE_PCT 1.0
 
 typedef struct tl_drift_stage {
-    int group;                 /* tl_group, or -1 for the step time */
-    char *name;                /* "step" for the step time */
-    double value[TL_DRIFT_MAX_SESSIONS]; /* ns per call (the step time: median step) per session; NaN where no rank has it */
+    int group;  /* tl_group, or -1 for the step time */
+    char *name; /* "step" for the step time */
+    double value
+        [TL_DRIFT_MAX_SESSIONS]; /* ns per call (the step time: median step) per session; NaN where no rank has it */
     double calls[TL_DRIFT_MAX_SESSIONS]; /* calls (steps) in each session, the mean over its ranks; NaN as value */
     int nranks[TL_DRIFT_MAX_SESSIONS];   /* ranks behind each value */
-    double change_pct;         /* last session against the first; NaN unknown */
-    double slope_pct;          /* least-squares slope per session, % of the first; NaN unknown */
-    int drifts;                /* |change_pct| > TL_DRIFT_PCT and the stage is not too small */
+    double change_pct;                   /* last session against the first; NaN unknown */
+    double slope_pct;                    /* least-squares slope per session, % of the first; NaN unknown */
+    int drifts;                          /* |change_pct| > TL_DRIFT_PCT and the stage is not too small */
 } tl_drift_stage;
 
 typedef struct tl_drift {
-    int nsessions;             /* sessions of the rank with the most (the columns: at most TL_DRIFT_MAX_SESSIONS) */
-    int sessions_dropped;      /* sessions beyond the columns */
-    tl_drift_stage *stages;    /* step time first, then stages by first-session value, largest first */
+    int nsessions;          /* sessions of the rank with the most (the columns: at most TL_DRIFT_MAX_SESSIONS) */
+    int sessions_dropped;   /* sessions beyond the columns */
+    tl_drift_stage *stages; /* step time first, then stages by first-session value, largest first */
     size_t nstages;
-    size_t stages_dropped;     /* beyond TL_DRIFT_MAX_STAGES */
+    size_t stages_dropped; /* beyond TL_DRIFT_MAX_STAGES */
 } tl_drift;
 
 struct tl_aggregate;

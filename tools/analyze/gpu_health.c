@@ -69,7 +69,6 @@ static void one(tl_shealth *h, const tl_profile *p, const tl_gpu_sample *const *
             h->thermal_n += (s->throttle & TL_THROTTLE_THERMAL) != 0;
             h->power_throttle_n += (s->throttle & TL_THROTTLE_POWER) != 0;
         }
-
     }
 }
 

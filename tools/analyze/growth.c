@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const metric_word[TL_GROWTH_COUNT] = {
-    "allocated", "device-wide used (every process's)", "RSS", "own GPU memory (NVML, this process)" };
+static const char *const metric_word[TL_GROWTH_COUNT] = { "allocated", "device-wide used (every process's)", "RSS",
+                                                          "own GPU memory (NVML, this process)" };
 /* The order sequences are made in: the program's own memory first. */
 static const int metric_order[TL_GROWTH_COUNT] = { TL_GROWTH_ALLOCATED, TL_GROWTH_PROCESS_USED, TL_GROWTH_RSS,
                                                    TL_GROWTH_DEVICE_USED };
@@ -40,10 +40,14 @@ static const int metric_order[TL_GROWTH_COUNT] = { TL_GROWTH_ALLOCATED, TL_GROWT
 static double snapshot_value(const tl_mem_snapshot *x, int m)
 {
     switch (m) {
-    case TL_GROWTH_ALLOCATED: return x->allocated;
-    case TL_GROWTH_DEVICE_USED: return x->device_used;
-    case TL_GROWTH_PROCESS_USED: return x->process_used;
-    default: return x->rss;
+    case TL_GROWTH_ALLOCATED:
+        return x->allocated;
+    case TL_GROWTH_DEVICE_USED:
+        return x->device_used;
+    case TL_GROWTH_PROCESS_USED:
+        return x->process_used;
+    default:
+        return x->rss;
     }
 }
 
@@ -93,7 +97,7 @@ static int snapshots(tl_session *s, const tl_profile *p)
     size_t n = p->nsnapshots;
     if (n < TL_GROWTH_MIN_REPEATS)
         return 0;
-    char (*key)[80] = malloc(n * sizeof *key);
+    char(*key)[80] = malloc(n * sizeof *key);
     char *done = calloc(n, 1);
     double *v = malloc(n * sizeof *v);
     int64_t *ts = malloc(n * sizeof *ts);
@@ -140,8 +144,8 @@ static int by_ts(const void *x, const void *y)
  * place their steps on the clock of their memory events. */
 static int steps(tl_session *s, const tl_profile *p)
 {
-    if ((p->id.format != TL_FMT_KINETO && p->id.format != TL_FMT_CHROME_TRACE) || p->nsteps < TL_GROWTH_MIN_REPEATS + 1 ||
-        p->nmem == 0)
+    if ((p->id.format != TL_FMT_KINETO && p->id.format != TL_FMT_CHROME_TRACE) ||
+        p->nsteps < TL_GROWTH_MIN_REPEATS + 1 || p->nmem == 0)
         return 0;
     enum { MAX_DEVICES = 64 }; /* devices told apart */
     int64_t devs[MAX_DEVICES], dev = -1;

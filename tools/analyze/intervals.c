@@ -7,7 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl_ivset_init(tl_ivset *s) { memset(s, 0, sizeof *s); }
+void tl_ivset_init(tl_ivset *s)
+{
+    memset(s, 0, sizeof *s);
+}
 
 void tl_ivset_release(tl_ivset *s)
 {

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-
 /* b - a, saturating like tl_ns_add (a category may be below 0; a partial may hold any int64) */
 static int64_t sat_diff(int64_t b, int64_t a)
 {

@@ -13,16 +13,16 @@
 #include "session.h"
 
 typedef struct tl_memcat_summary {
-    size_t points;             /* the session's points (downsampled: at most TL_MEMCAT_POINTS) */
-    int64_t span_ns;           /* the last point's time less the first's */
-    size_t peak;               /* the point whose categories add up to the most (the first of equals) */
-    int64_t peak_bytes;        /* ... that sum */
-    int64_t peak_at_ns;        /* ... its time less the first point's */
+    size_t points;                     /* the session's points (downsampled: at most TL_MEMCAT_POINTS) */
+    int64_t span_ns;                   /* the last point's time less the first's */
+    size_t peak;                       /* the point whose categories add up to the most (the first of equals) */
+    int64_t peak_bytes;                /* ... that sum */
+    int64_t peak_at_ns;                /* ... its time less the first point's */
     double share[TL_MEM_CATEGORIES];   /* each category's bytes at the peak / peak_bytes; NaN when peak_bytes <= 0 */
     int64_t first[TL_MEM_CATEGORIES];  /* bytes at the first point */
     int64_t last[TL_MEM_CATEGORIES];   /* ... at the last */
     int64_t growth[TL_MEM_CATEGORIES]; /* last - first (saturating) */
-    int grown;                 /* the category with the largest growth above 0; -1 when none grew */
+    int grown;                         /* the category with the largest growth above 0; -1 when none grew */
 } tl_memcat_summary;
 
 /* s's summary into *out; 0, or -1 when s has no memory timeline. */

@@ -17,11 +17,11 @@ int tl_session_take_memops(tl_session *s, const tl_profile *p);
  * summed, the peak contribution the largest of any session (each rank's own
  * device peak), with the rank it was on. */
 typedef struct tl_memop_row {
-    const char *name;          /* borrowed from a session */
+    const char *name; /* borrowed from a session */
     uint64_t allocs;
     int64_t bytes;
-    int64_t peak_bytes;        /* -1 unknown */
-    int peak_rank;             /* -1 unknown */
+    int64_t peak_bytes; /* -1 unknown */
+    int peak_rank;      /* -1 unknown */
     int sessions;
 } tl_memop_row;
 

@@ -11,11 +11,31 @@
 #include "aggregate.h"
 #include "units.h"
 
-static double step_mean(const tl_rank_result *r, int arg) { (void)arg; return r->step_mean; }
-static double step_median(const tl_rank_result *r, int arg) { (void)arg; return r->step_median; }
-static double compute_step(const tl_rank_result *r, int arg) { (void)arg; return r->compute_per_step; }
-static double span(const tl_rank_result *r, int arg) { (void)arg; return r->span_ns > 0 ? (double)r->span_ns : NAN; }
-static double kernel_time(const tl_rank_result *r, int arg) { (void)arg; return r->gpu.present ? (double)r->gpu.kernel_time : NAN; }
+static double step_mean(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->step_mean;
+}
+static double step_median(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->step_median;
+}
+static double compute_step(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->compute_per_step;
+}
+static double span(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->span_ns > 0 ? (double)r->span_ns : NAN;
+}
+static double kernel_time(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->gpu.present ? (double)r->gpu.kernel_time : NAN;
+}
 
 /* The GPU breakdown's shares (HTA's definitions): arg picks the part. */
 enum { GPU_IDLE, GPU_COMPUTE, GPU_NON_COMPUTE, GPU_COMM, GPU_OVERLAP };
@@ -25,11 +45,16 @@ static double gpu_pct(const tl_rank_result *r, int arg)
     if (!g->present)
         return NAN;
     switch (arg) {
-    case GPU_IDLE: return tl_pct(g->idle, g->kernel_time);
-    case GPU_COMPUTE: return tl_pct(g->compute, g->kernel_time);
-    case GPU_NON_COMPUTE: return tl_pct(g->non_compute, g->kernel_time);
-    case GPU_COMM: return tl_pct(g->comm, g->kernel_time);
-    default: return g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN; /* of communication time */
+    case GPU_IDLE:
+        return tl_pct(g->idle, g->kernel_time);
+    case GPU_COMPUTE:
+        return tl_pct(g->compute, g->kernel_time);
+    case GPU_NON_COMPUTE:
+        return tl_pct(g->non_compute, g->kernel_time);
+    case GPU_COMM:
+        return tl_pct(g->comm, g->kernel_time);
+    default:
+        return g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN; /* of communication time */
     }
 }
 
@@ -44,18 +69,30 @@ static double tel_series(const tl_rank_result *r, int arg)
 {
     return arg % 2 ? r->tel.max[arg / 2] : r->tel.mean[arg / 2];
 }
-static double tel_energy(const tl_rank_result *r, int arg) { (void)arg; return r->tel.energy_j; }
-static double tel_power(const tl_rank_result *r, int arg) { (void)arg; return r->tel.power_w; }
+static double tel_energy(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->tel.energy_j;
+}
+static double tel_power(const tl_rank_result *r, int arg)
+{
+    (void)arg;
+    return r->tel.power_w;
+}
 
 enum { DIFF_FPS, DIFF_BPS, DIFF_FIRST_BLOCK, DIFF_BLOCK_SIZE };
 static double diffusion(const tl_rank_result *r, int arg)
 {
     const tl_rank_diffusion *d = &r->diff;
     switch (arg) {
-    case DIFF_FPS: return d->fps;
-    case DIFF_BPS: return d->bps;
-    case DIFF_FIRST_BLOCK: return d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN;
-    default: return d->block_size;
+    case DIFF_FPS:
+        return d->fps;
+    case DIFF_BPS:
+        return d->bps;
+    case DIFF_FIRST_BLOCK:
+        return d->first_block_ns >= 0 ? (double)d->first_block_ns : NAN;
+    default:
+        return d->block_size;
     }
 }
 
@@ -68,11 +105,22 @@ static double diffusion(const tl_rank_result *r, int arg)
 #define TEL TL_SECTION_TELEMETRY
 /* A sampled series: its mean (the typical rank's) and its max (the rank that
  * limits: the hottest, the fullest), each a row. */
-#define SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                          \
-    { "telemetry." key ".mean", label " (mean" suffix ")", unit, better_mean, MEAN, TEL, 0, tel_series, (kind) * 2,       \
-      "sample-weighted mean of the series over the rank's devices and sessions", 0 },                               \
-    { "telemetry." key ".max", label " (max" suffix ")", unit, better_max, MAX, TEL, 0, tel_series, (kind) * 2 + 1,       \
-      "highest sample of the series on the rank", 0 }
+#define SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                                \
+    { "telemetry." key ".mean",                                                                                        \
+      label " (mean" suffix ")",                                                                                       \
+      unit,                                                                                                            \
+      better_mean,                                                                                                     \
+      MEAN,                                                                                                            \
+      TEL,                                                                                                             \
+      0,                                                                                                               \
+      tel_series,                                                                                                      \
+      (kind)*2,                                                                                                        \
+      "sample-weighted mean of the series over the rank's devices and sessions",                                       \
+      0 },                                                                                                             \
+    {                                                                                                                  \
+        "telemetry." key ".max", label " (max" suffix ")", unit, better_max, MAX, TEL, 0, tel_series, (kind)*2 + 1,    \
+            "highest sample of the series on the rank", 0                                                              \
+    }
 
 /* Quantities that grow with the length of the profile (wall time, kernel
  * time, energy) are NEITHER: two profiles of different lengths differ in
@@ -98,31 +146,32 @@ static const tl_metric registry[] = {
       "busy - compute, in % of kernel_time", 0 },
     { "gpu.comm_pct", "GPU communication", TL_UNIT_PCT, LOWER, MEAN, RANKS, 0, gpu_pct, GPU_COMM,
       "union of the communication kernels, in % of kernel_time", 0 },
-    { "gpu.comm_comp_overlap_pct", "Communication overlapped by compute", TL_UNIT_PCT, HIGHER, MEAN, RANKS, 1,
-      gpu_pct, GPU_OVERLAP,
+    { "gpu.comm_comp_overlap_pct", "Communication overlapped by compute", TL_UNIT_PCT, HIGHER, MEAN, RANKS, 1, gpu_pct,
+      GPU_OVERLAP,
       "communication time with a compute kernel running, in % of communication time (ranks with communication)", 0 },
     { "memory.peak_allocated_bytes", "Peak memory allocated", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
-      MEM_ALLOCATED,
-      "highest allocator reading (allocated) of the rank's sessions", 0 },
-    { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
-      MEM_RESERVED,
+      MEM_ALLOCATED, "highest allocator reading (allocated) of the rank's sessions", 0 },
+    { "memory.peak_reserved_bytes", "Peak memory reserved", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory, MEM_RESERVED,
       "highest allocator reading (reserved) of the rank's sessions", 0 },
     { "memory.peak_device_used_bytes", "Peak device used (NVML)", TL_UNIT_BYTES, LOWER, MAX, RANKS, 1, memory,
-      MEM_DEVICE_USED,
-      "highest device memory in use (NVML or a monitor) of the rank's sessions", 0 },
+      MEM_DEVICE_USED, "highest device memory in use (NVML or a monitor) of the rank's sessions", 0 },
     SERIES("gpu_util_pct", TL_SERIES_GPU_UTIL, "GPU utilization", "", TL_UNIT_PCT, HIGHER, NEITHER),
     SERIES("gpu_memory_used_bytes", TL_SERIES_GPU_MEM, "GPU memory used", "", TL_UNIT_BYTES, LOWER, LOWER),
-    SERIES("gpu_temperature_c", TL_SERIES_GPU_TEMP, "GPU temperature", ", \xc2\xb0" "C", TL_UNIT_COUNT, NEITHER, NEITHER),
+    SERIES("gpu_temperature_c", TL_SERIES_GPU_TEMP, "GPU temperature",
+           ", \xc2\xb0"
+           "C",
+           TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("gpu_power_w", TL_SERIES_GPU_POWER, "GPU power", ", W", TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("gpu_sm_clock_mhz", TL_SERIES_GPU_SM_CLOCK, "GPU SM clock", ", MHz", TL_UNIT_COUNT, NEITHER, NEITHER),
     SERIES("process_cpu_pct", TL_SERIES_CPU, "Process CPU", "", TL_UNIT_PCT, NEITHER, NEITHER),
     SERIES("system_cpu_pct", TL_SERIES_SYS_CPU, "System CPU", "", TL_UNIT_PCT, NEITHER, NEITHER),
     SERIES("rss_bytes", TL_SERIES_RSS, "Process RSS", "", TL_UNIT_BYTES, LOWER, LOWER),
     SERIES("system_memory_used_bytes", TL_SERIES_SYS_USED, "System memory used", "", TL_UNIT_BYTES, NEITHER, NEITHER),
-    SERIES("system_memory_available_bytes", TL_SERIES_SYS_AVAIL, "System memory available", "", TL_UNIT_BYTES,
-           NEITHER, NEITHER),
+    SERIES("system_memory_available_bytes", TL_SERIES_SYS_AVAIL, "System memory available", "", TL_UNIT_BYTES, NEITHER,
+           NEITHER),
     SERIES("load1", TL_SERIES_LOAD, "Load (1 min)", "", TL_UNIT_COUNT, NEITHER, NEITHER),
-    SERIES("gpu_memory_clock_mhz", TL_SERIES_GPU_MEM_CLOCK, "GPU memory clock", ", MHz", TL_UNIT_COUNT, NEITHER, NEITHER),
+    SERIES("gpu_memory_clock_mhz", TL_SERIES_GPU_MEM_CLOCK, "GPU memory clock", ", MHz", TL_UNIT_COUNT, NEITHER,
+           NEITHER),
     /* a read rate that collapses (weights from a slow disk, a cold cache) is worse */
     SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
     SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
@@ -130,8 +179,8 @@ static const tl_metric registry[] = {
     /* the devices under the program's directories: every process's I/O to them */
     SERIES("device_read_bytes_per_s", TL_SERIES_DEVICE_READ, "Device read per second", "", TL_UNIT_BYTES, HIGHER,
            HIGHER),
-    SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES,
-           NEITHER, NEITHER),
+    SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES, NEITHER,
+           NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
       "power samples integrated over time, every GPU of every session", 1 },
     { "telemetry.power_w", "GPU mean draw (W)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_power, 0,
@@ -140,11 +189,9 @@ static const tl_metric registry[] = {
       "frames of sized blocks / their computation time", 0 },
     { "diffusion.bps", "Blocks per second", TL_UNIT_COUNT, HIGHER, MEAN, RANKS, 0, diffusion, DIFF_BPS,
       "blocks / their computation time", 0 },
-    { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS, LOWER, MEAN, RANKS, 0, diffusion,
-      DIFF_FIRST_BLOCK,
+    { "diffusion.first_block_ns", "First-block delay", TL_UNIT_NS, LOWER, MEAN, RANKS, 0, diffusion, DIFF_FIRST_BLOCK,
       "computation time of the first block (Inferix's first-block delay), of the first session with blocks", 0 },
-    { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT, NEITHER, MEAN, RANKS, 0, diffusion,
-      DIFF_BLOCK_SIZE,
+    { "diffusion.block_size", "Block size (frames)", TL_UNIT_COUNT, NEITHER, MEAN, RANKS, 0, diffusion, DIFF_BLOCK_SIZE,
       "frames / sized blocks", 0 },
 };
 
@@ -174,10 +221,14 @@ const char *tl_across_policy_name(int policy)
 
 void tl_metrics_markdown(FILE *f)
 {
-    static const char *const units[] = { [TL_UNIT_COUNT] = "number", [TL_UNIT_NS] = "ns", [TL_UNIT_BYTES] = "bytes",
-                                         [TL_UNIT_PCT] = "%", [TL_UNIT_RATIO] = "ratio" };
+    static const char *const units[] = { [TL_UNIT_COUNT] = "number",
+                                         [TL_UNIT_NS] = "ns",
+                                         [TL_UNIT_BYTES] = "bytes",
+                                         [TL_UNIT_PCT] = "%",
+                                         [TL_UNIT_RATIO] = "ratio" };
     fputs("| metric | label | unit | better | for the job | shown in | definition (per rank) |\n"
-          "|---|---|---|---|---|---|---|\n", f);
+          "|---|---|---|---|---|---|---|\n",
+          f);
     for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
         const tl_metric *m = &registry[i];
         fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s | %s |\n", m->name, m->label, units[m->unit],

@@ -13,18 +13,26 @@ int tl_group_of(int cc)
 {
     switch (cc) {
     case TL_CC_SECTION:
-    case TL_CC_USER_ANNOTATION: return TL_GROUP_SECTIONS;
-    case TL_CC_ITERATION: return TL_GROUP_ITERATIONS;
-    case TL_CC_CPU_OP: return TL_GROUP_OPS;
+    case TL_CC_USER_ANNOTATION:
+        return TL_GROUP_SECTIONS;
+    case TL_CC_ITERATION:
+        return TL_GROUP_ITERATIONS;
+    case TL_CC_CPU_OP:
+        return TL_GROUP_OPS;
     case TL_CC_KERNEL:
     case TL_CC_MEMCPY:
     case TL_CC_MEMSET:
-    case TL_CC_SYNC: return TL_GROUP_KERNELS;
+    case TL_CC_SYNC:
+        return TL_GROUP_KERNELS;
     case TL_CC_RUNTIME:
-    case TL_CC_DRIVER: return TL_GROUP_RUNTIME;
-    case TL_CC_PYTHON: return TL_GROUP_PYTHON;
-    case TL_CC_GPU_ANNOTATION: return TL_GROUP_GPU_ANNOTATIONS;
-    default: return TL_GROUP_OTHER;
+    case TL_CC_DRIVER:
+        return TL_GROUP_RUNTIME;
+    case TL_CC_PYTHON:
+        return TL_GROUP_PYTHON;
+    case TL_CC_GPU_ANNOTATION:
+        return TL_GROUP_GPU_ANNOTATIONS;
+    default:
+        return TL_GROUP_OTHER;
     }
 }
 
@@ -189,14 +197,13 @@ int tl_name_table_begin(tl_name_table *t, const int *ranks, int nranks)
     return 0;
 }
 
-int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
-                      int exact)
+int tl_name_table_add(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d, int exact)
 {
     return tl_name_table_add_nested(t, rank, group, name, d, exact, -1, -1);
 }
 
-int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d,
-                             int exact, int64_t incl_ns, int64_t self_ns)
+int tl_name_table_add_nested(tl_name_table *t, int rank, int group, const char *name, const tl_dur_stat *d, int exact,
+                             int64_t incl_ns, int64_t self_ns)
 {
     int ri = name_table_rank_index(t, rank);
     if (ri < 0)

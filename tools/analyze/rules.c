@@ -22,48 +22,48 @@
 #include <string.h>
 #include <strings.h>
 
-#define STAGE_SHARE 30.0          /* a stage's self time over 30 % of the time (Inferix's bottleneck rule) */
-#define MEMORY_PEAK_PCT 90.0      /* peak memory over 90 % of the device */
-#define LOW_GPU_UTIL_PCT 50.0     /* GPU busy under 50 % of the kernel time */
-#define COMM_HEAVY_PCT 10.0       /* communication not hidden under compute over 10 % of the kernel time */
-#define LOW_OVERLAP_PCT 30.0      /* less than 30 % of communication hidden under compute ... */
-#define OVERLAP_MIN_COMM 5.0      /* ... when communication is over 5 % of the kernel time */
-#define LAUNCH_BOUND_SHARE 50.0   /* the host's part of host_wait over half of the idle gaps ... */
-#define LAUNCH_BOUND_IDLE 50.0    /* ... of a GPU idle at least half of the kernel time ... */
-#define REAL_WORK_PCT 10.0        /* ... over the streams that carry at least 10 % of the GPU's busy time */
-#define HOST_MIN_GAPS 3           /* ... in at least 3 gaps: one or two long gaps are a pause, not a pattern */
+#define STAGE_SHARE 30.0        /* a stage's self time over 30 % of the time (Inferix's bottleneck rule) */
+#define MEMORY_PEAK_PCT 90.0    /* peak memory over 90 % of the device */
+#define LOW_GPU_UTIL_PCT 50.0   /* GPU busy under 50 % of the kernel time */
+#define COMM_HEAVY_PCT 10.0     /* communication not hidden under compute over 10 % of the kernel time */
+#define LOW_OVERLAP_PCT 30.0    /* less than 30 % of communication hidden under compute ... */
+#define OVERLAP_MIN_COMM 5.0    /* ... when communication is over 5 % of the kernel time */
+#define LAUNCH_BOUND_SHARE 50.0 /* the host's part of host_wait over half of the idle gaps ... */
+#define LAUNCH_BOUND_IDLE 50.0  /* ... of a GPU idle at least half of the kernel time ... */
+#define REAL_WORK_PCT 10.0      /* ... over the streams that carry at least 10 % of the GPU's busy time */
+#define HOST_MIN_GAPS 3         /* ... in at least 3 gaps: one or two long gaps are a pause, not a pattern */
 /* Host-wait gaps are launch overhead when they average at most this: eager
  * PyTorch spends tens of µs per operator on dispatch and launch, so a host
  * that only launches leaves gaps of a few operators' worth, which CUDA
  * graphs remove; gaps of milliseconds are host work between launches (CPU
  * ops, Python, data preparation), which graphs do not remove. */
 #define LAUNCH_GAP_NS 1000000
-#define BLOCKED_SHARE 50.0        /* blocking host calls cover over half of the GPU idle time ... */
-#define BLOCKED_IDLE 10.0         /* ... when idle is over 10 % */
-#define DATA_LOADING_PCT 5.0      /* data loading over 5 % of the step */
-#define STEP_SPREAD 0.20          /* (max - min) / median of step times over 20 % */
-#define MIN_STEPS 3               /* steps for anything said about steps */
-#define FRAGMENTATION_RATIO 1.5   /* reserved over 1.5 x allocated ... */
+#define BLOCKED_SHARE 50.0                         /* blocking host calls cover over half of the GPU idle time ... */
+#define BLOCKED_IDLE 10.0                          /* ... when idle is over 10 % */
+#define DATA_LOADING_PCT 5.0                       /* data loading over 5 % of the step */
+#define STEP_SPREAD 0.20                           /* (max - min) / median of step times over 20 % */
+#define MIN_STEPS 3                                /* steps for anything said about steps */
+#define FRAGMENTATION_RATIO 1.5                    /* reserved over 1.5 x allocated ... */
 #define FRAGMENTATION_BYTES (1024.0 * 1024 * 1024) /* ... and over 1 GiB apart */
-#define IMBALANCE 1.20            /* a rank 20 % above the mean step time */
-#define MIN_KERNEL_NS 1000000     /* kernel-time shares need 1 ms of kernel time ... */
-#define MIN_GPU_EVENTS 5          /* ... and 5 GPU events: below, a share of nothing says nothing */
+#define IMBALANCE 1.20                             /* a rank 20 % above the mean step time */
+#define MIN_KERNEL_NS 1000000                      /* kernel-time shares need 1 ms of kernel time ... */
+#define MIN_GPU_EVENTS 5                           /* ... and 5 GPU events: below, a share of nothing says nothing */
 /* The seeds' rules on sampled telemetry and video diffusion (seed_rules below). */
-#define LOW_SAMPLED_UTIL_PCT 50.0 /* a monitor's utilization averaging under 50 % (Inferix's GPU rule) */
-#define MIN_UTIL_SAMPLES 3        /* ... over at least 3 samples */
-#define HOT_WARN_C 90.0           /* thermal: warning above 90 C ... */
-#define HOT_CRIT_C 95.0           /* ... critical at 95 C held over half of the samples */
-#define HOT_SHARE_WARN 0.10       /* above 85 C in over 10 % of the samples: warning */
-#define THERMAL_SLOWDOWN_CRIT 0.10 /* NVML thermal slowdown in over 10 % of the samples: critical */
-#define POWER_CAP_SHARE 0.50      /* power at the cap in over half of the samples */
-#define SLOW_CLOCK_SHARE 0.10     /* the SM clock below the base in over 10 % of the busy samples ... */
-#define SLOW_CLOCK_MIN_SAMPLES 5  /* ... of at least 5 busy samples with both clocks */
-#define GROWTH_PCT 10.0           /* memory growth: over 10 % ... */
+#define LOW_SAMPLED_UTIL_PCT 50.0         /* a monitor's utilization averaging under 50 % (Inferix's GPU rule) */
+#define MIN_UTIL_SAMPLES 3                /* ... over at least 3 samples */
+#define HOT_WARN_C 90.0                   /* thermal: warning above 90 C ... */
+#define HOT_CRIT_C 95.0                   /* ... critical at 95 C held over half of the samples */
+#define HOT_SHARE_WARN 0.10               /* above 85 C in over 10 % of the samples: warning */
+#define THERMAL_SLOWDOWN_CRIT 0.10        /* NVML thermal slowdown in over 10 % of the samples: critical */
+#define POWER_CAP_SHARE 0.50              /* power at the cap in over half of the samples */
+#define SLOW_CLOCK_SHARE 0.10             /* the SM clock below the base in over 10 % of the busy samples ... */
+#define SLOW_CLOCK_MIN_SAMPLES 5          /* ... of at least 5 busy samples with both clocks */
+#define GROWTH_PCT 10.0                   /* memory growth: over 10 % ... */
 #define GROWTH_BYTES (64.0 * 1024 * 1024) /* ... and over 64 MiB from the first repetition to the last */
-#define LOW_FPS 10.0              /* Inferix's FPS rule: under 10 frames per second */
-#define FIRST_BLOCK_RATIO 1.5     /* the first block over 1.5x the later blocks' median ... */
-#define FIRST_BLOCK_EXTRA_NS 500000000 /* ... and 0.5 s more */
-#define LAYER_SHARE 30.0          /* a layer over 30 % of the layers' time (Inferix's computation bottleneck) */
+#define LOW_FPS 10.0                      /* Inferix's FPS rule: under 10 frames per second */
+#define FIRST_BLOCK_RATIO 1.5             /* the first block over 1.5x the later blocks' median ... */
+#define FIRST_BLOCK_EXTRA_NS 500000000    /* ... and 0.5 s more */
+#define LAYER_SHARE 30.0                  /* a layer over 30 % of the layers' time (Inferix's computation bottleneck) */
 
 static const tl_rule_info rules[] = {
     { "straggler", "warning",
@@ -86,22 +86,26 @@ static const tl_rule_info rules[] = {
       "the idle time covered, the call covering most of it",
       "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
       "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
-      ".cpu(), printing tensors synchronize too).", NULL },
+      ".cpu(), printing tensors synchronize too).",
+      NULL },
     { "launch-bound", "warning",
       "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
       "real work, in at least 3 gaps, and gaps of at most 1 ms (launch overhead) hold over half of the host's gap time "
       "(weighted by length, never by count)",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
       "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives (side streams with a few "
-      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle time; "
+      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle "
+      "time; "
       "the host does not sit in a collective for half of the gap time (waiting for another rank: Waits); the trace "
       "does not only capture graphs",
       "the host's share, host_wait and its part after the launches, idle %, the streams counted",
       "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
-      "small kernels, or move Python overhead off the critical path.", NULL },
+      "small kernels, or move Python overhead off the critical path.",
+      NULL },
     { "host-bound", "warning",
       "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
-      "real work, in at least 3 gaps, and gaps over 1 ms hold half of the host's gap time or more (weighted by length), "
+      "real work, in at least 3 gaps, and gaps over 1 ms hold half of the host's gap time or more (weighted by "
+      "length), "
       "or between CUDA/HIP graph replays; when the host loads data for half of that time it says so, with the "
       "data-loading advice",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
@@ -113,12 +117,17 @@ static const tl_rule_info rules[] = {
       "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
       "covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side optimizer steps, data "
       "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
-      "not help here.", NULL },
-    { "low-gpu-utilization", "warning", "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
+      "not help here.",
+      NULL },
+    { "low-gpu-utilization", "warning",
+      "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
       "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); the "
       "trace does not only capture graphs (captured kernels did not run); a monitor's sampled utilization is "
-      "low-sampled-utilization's", "busy %, kernel time, idle, compute",
-      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between kernels.", NULL },
+      "low-sampled-utilization's",
+      "busy %, kernel time, idle, compute",
+      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between "
+      "kernels.",
+      NULL },
     { "communication-heavy", "warning",
       "communication kernels not overlapping compute (exposed communication) take over 10% of the kernel time",
       "GPU events present; communication kernels present (the kernel-type table)",
@@ -127,13 +136,16 @@ static const tl_rule_info rules[] = {
     { "low-overlap", "info", "less than 30% of the communication time overlaps compute",
       "communication over 5% of the kernel time", "overlap %, communication time",
       "Schedule collectives on a separate stream alongside independent compute.", NULL },
-    { "memory-near-capacity", "warning", "peak device memory (allocated, reserved or used on the device) over 90% of the device's capacity",
-      "the device's capacity and a peak known", "the peaks known (allocated, reserved, used on the device), the capacity",
+    { "memory-near-capacity", "warning",
+      "peak device memory (allocated, reserved or used on the device) over 90% of the device's capacity",
+      "the device's capacity and a peak known",
+      "the peaks known (allocated, reserved, used on the device), the capacity",
       "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
     { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
       "peak allocated and peak reserved known", "peak reserved and allocated",
       "The caching allocator keeps blocks reserved that no tensor uses; when they are fragmented it cannot reuse them "
-      "for larger tensors: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.", NULL },
+      "for larger tensors: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+      NULL },
     { "data-loading", "warning", "data loading takes over 5% of the step time (without steps: of the profiled time)",
       "steps or a profiled span; a data-loading section or operator (DataLoader, data_load)",
       "its time over the steps or the span",
@@ -144,17 +156,22 @@ static const tl_rule_info rules[] = {
     { "rank-imbalance", "warning", "a rank's mean step time is over 1.2x the mean of all ranks",
       "two or more ranks with at least 3 steps each; the per-step straggler analysis could not compare steps "
       "(reports with loop summaries only), since where it can it decides",
-      "max, mean and min step time with their ranks", "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
+      "max, mean and min step time with their ranks",
+      "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
     { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
       "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
       "blamed for its children; without self time, sections that do not run inside one another (their totals fit in "
       "the rank's time)",
       "the section's self (and inclusive) time and share",
       "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
-    { "session-drift", "warning", "a stage's time per call (or the median step) in the last session differs from the first by over 20% (median over the ranks)",
-      "a rank with two or more sessions (drift.h)", "the stage's time per call (the median step) and its calls in the first and last session, its trend",
+    { "session-drift", "warning",
+      "a stage's time per call (or the median step) in the last session differs from the first by over 20% (median "
+      "over the ranks)",
+      "a rank with two or more sessions (drift.h)",
+      "the stage's time per call (the median step) and its calls in the first and last session, its trend",
       "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
-      "thermal state), and confirm with tally compare --sessions.", NULL },
+      "thermal state), and confirm with tally compare --sessions.",
+      NULL },
     { "low-sampled-utilization", "warning",
       "the GPU utilization a monitor sampled averages under 50% (NVML's utilization: the share of each sample period "
       "in which any kernel ran; not the trace's kernel time)",
@@ -163,7 +180,8 @@ static const tl_rule_info rules[] = {
       "the mean and highest sampled utilization, the samples, the rank's GPUs",
       "The GPU sits without a kernel for half of the time: find what it waits for (the host, data loading, "
       "communication) by profiling a few steps with torch.profiler; sampled utilization counts any kernel as busy, so "
-      "a high figure does not prove the GPU is used well.", NULL },
+      "a high figure does not prove the GPU is used well.",
+      NULL },
     { "thermal", "warning", "a GPU's peak sampled temperature is over 85 C, or NVML reports a thermal slowdown",
       "GPU temperature samples (libtally's NVML sampler; Inferix's monitor reports the hottest GPU it watches), or "
       "NVML's clocks event reasons",
@@ -171,7 +189,8 @@ static const tl_rule_info rules[] = {
       "A GPU this hot lowers its clocks to cool down (thermal throttling): check its cooling (airflow, fans, a "
       "blocked inlet, hot neighbours in the chassis) and compare its step time with the other GPUs'.",
       "critical: NVML reports a thermal slowdown in over 10% of the samples, or above 85 C in over half of them with a "
-      "peak of 95 C or more; warning: a peak over 90 C, above 85 C in over 10% of the samples, or any thermal slowdown; "
+      "peak of 95 C or more; warning: a peak over 90 C, above 85 C in over 10% of the samples, or any thermal "
+      "slowdown; "
       "else info" },
     { "power-at-cap", "info",
       "a GPU's sampled power is at 95% of its power limit or above in over half of its samples, or NVML reports the "
@@ -181,7 +200,8 @@ static const tl_rule_info rules[] = {
       "the share of samples at the cap, the limit, the highest sample, NVML's power-cap reasons, the GPU and rank",
       "The GPU runs at its power limit and lowers its clocks to stay under it: expected of a compute-bound job on a "
       "busy GPU. If the limit is below the board's default (nvidia-smi -q -d POWER), raising it buys speed; otherwise "
-      "speed has to come from less work per step (lower precision, fused kernels).", NULL },
+      "speed has to come from less work per step (lower precision, fused kernels).",
+      NULL },
     { "clocks-below-base", "warning",
       "a busy GPU's SM clock is below its base clock in over 10% of its busy samples (utilization 50% or more)",
       "at least 5 busy samples with NVML's SM clock and base clock (libtally's sampler records both; Inferix reports "
@@ -190,7 +210,8 @@ static const tl_rule_info rules[] = {
       "reasons in those samples, the GPU and rank",
       "A busy GPU should run at its base clock or above: below it the GPU slows itself down (a power cap or brake, "
       "heat, or a clock locked low by nvidia-smi -lgc or application clocks). Check nvidia-smi -q -d "
-      "PERFORMANCE,CLOCK,POWER on that node; a slow GPU makes its rank the straggler of every collective.", NULL },
+      "PERFORMANCE,CLOCK,POWER on that node; a slow GPU makes its rank the straggler of every collective.",
+      NULL },
     { "memory-growth", "warning",
       "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
       "over 64 MiB above its first value",
@@ -201,25 +222,30 @@ static const tl_rule_info rules[] = {
       "and never supports the finding alone",
       "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
       "Memory that is higher every time the program comes back to the same point is leak-like: look for references "
-      "kept across steps (tensors appended to a list, a loss kept with its graph instead of loss.item(), caches without "
-      "a bound); torch.cuda.memory_snapshot() or tracemalloc show what holds it.", NULL },
+      "kept across steps (tensors appended to a list, a loss kept with its graph instead of loss.item(), caches "
+      "without "
+      "a bound); torch.cuda.memory_snapshot() or tracemalloc show what holds it.",
+      NULL },
     { "low-fps", "info", "the blocks generate under 10 frames per second of block computation (frames / block time)",
       "block records with their sizes (Inferix's block_analysis)", "FPS, frames, blocks, block time, blocks per second",
       "Generation is slower than real-time playback: for streaming or interactive use, fewer denoising steps per "
       "block, a smaller model or resolution, or blocks spread over more GPUs; for offline generation it only sets the "
-      "wait.", NULL },
+      "wait.",
+      NULL },
     { "first-block-delay", "info",
       "the first block takes over 1.5x the median of the later blocks, and over 0.5 s more",
       "at least 3 block records (Inferix's block_analysis): the first and two later ones",
       "the first block's time, the later blocks' median, the excess",
       "The first block pays for warm-up (CUDA context, kernel compilation or autotuning, cache allocation): for "
       "latency-sensitive generation, warm up before the first request (a dummy block, ahead-of-time compilation) or "
-      "keep the pipeline resident between requests.", NULL },
+      "keep the pipeline resident between requests.",
+      NULL },
     { "dominant-layer", "info", "a layer takes over 30% of the time of all timed layers",
       "timings of at least 2 layers (Inferix's computation_analysis.layer_performance)",
       "the layer, its time, the layers' time and its share",
       "This layer bounds what optimizing the others can gain: look at its kernels first (attention implementation, "
-      "precision, fusion).", NULL },
+      "precision, fusion).",
+      NULL },
     { "reserved-memory-jumps", "info",
       "between consecutive memory readings of one device, reserved memory grows by 256 MiB and 10% or more while the "
       "highest allocated memory so far rises by under a quarter of that growth; twice or more, adding up to 1 GiB",
@@ -231,7 +257,8 @@ static const tl_rule_info rules[] = {
       "The caching allocator reserved new segments although the tensors did not grow: its free cached blocks did not "
       "fit the requests (fragmentation; allocations of changing sizes). Try "
       "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, allocate the largest buffers first, or keep shapes fixed "
-      "(padding, bucketing); torch.cuda.memory_snapshot() shows the segments.", NULL },
+      "(padding, bucketing); torch.cuda.memory_snapshot() shows the segments.",
+      NULL },
     { "eager-attention", "info",
       "a trace runs attention on the math path: aten::_scaled_dot_product_attention_math, or softmax over square "
       "L x L scores (L 128 or more) beside batched matrix products without any fused attention operator or kernel, "
@@ -245,7 +272,8 @@ static const tl_rule_info rules[] = {
       "torch.nn.functional.scaled_dot_product_attention instead of a hand-written softmax(Q K^T) V; if it is "
       "already called, find what keeps it on the math path (an explicit attn_mask of another dtype, dropout with "
       "the flash kernel unavailable, a head dimension over 256, a disabled backend: "
-      "torch.nn.attention.sdpa_kernel).", NULL },
+      "torch.nn.attention.sdpa_kernel).",
+      NULL },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -269,9 +297,9 @@ void tl_rules_markdown(FILE *f)
 {
     fputs("| rule | severity | condition | preconditions | evidence | advice |\n|---|---|---|---|---|---|\n", f);
     for (size_t i = 0; i < NRULES; i++)
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id, rules[i].scale ? rules[i].scale : rules[i].severity,
-                rules[i].condition,
-                rules[i].preconditions, rules[i].evidence, rules[i].advice);
+        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id,
+                rules[i].scale ? rules[i].scale : rules[i].severity, rules[i].condition, rules[i].preconditions,
+                rules[i].evidence, rules[i].advice);
 }
 
 static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)
@@ -431,7 +459,7 @@ static void dominant_stage(tl_aggregate *a)
     double overlap_pct = 0;
     size_t bri = 0;
     double *whole_of = calloc(a->nranks + 1, sizeof *whole_of); /* each judged rank's time; 0 not judged */
-    unsigned char *of_sections = calloc(a->nranks + 1, 1);       /* ... that time the sum of its sections */
+    unsigned char *of_sections = calloc(a->nranks + 1, 1);      /* ... that time the sum of its sections */
     if (whole_of == NULL || of_sections == NULL) {
         free(whole_of);
         free(of_sections);
@@ -497,9 +525,11 @@ static void dominant_stage(tl_aggregate *a)
         /* "the input does not say" was wrong on HTA's MTIA trace: its
          * annotations nest, but 32,825 of its events arrive beyond the
          * reorder window, and self time is then not given */
-        skip(a, "dominant-stage", "the sections run inside one another (their totals add up to %.0f%% of the time) and "
+        skip(a, "dominant-stage",
+             "the sections run inside one another (their totals add up to %.0f%% of the time) and "
              "which runs inside which is not known (a report gives no nesting; a trace whose events arrive too far "
-             "out of time order has it, but tally could not restore it)", overlap_pct);
+             "out of time order has it, but tally could not restore it)",
+             overlap_pct);
         free(whole_of);
         free(of_sections);
         return;
@@ -548,25 +578,29 @@ static void dominant_stage(tl_aggregate *a)
          * backward waits for gloo's all-reduce) holds that waiting too */
         double waited = tl_waits_waited_pct(a, bri);
         if (isfinite(waited) && waited >= 10 && mlen > 0 && (size_t)mlen < sizeof msg)
-            snprintf(msg + mlen, sizeof msg - (size_t)mlen, " Rank %d also waits %.1f%% of its step in collectives for "
-                     "other ranks, which may be inside this stage (Waits).", brank, waited);
+            snprintf(msg + mlen, sizeof msg - (size_t)mlen,
+                     " Rank %d also waits %.1f%% of its step in collectives for "
+                     "other ranks, which may be inside this stage (Waits).",
+                     brank, waited);
         /* the stage that dominates is data loading: the data-loading finding
          * says it (with steps, or over the profiled span without them) --
          * twice the same 8204.993 ms on PARAM's trace said nothing more;
          * where that rule could not look, this one does, with its advice */
         int loading = tl_is_data_loading(brow->name);
         if (loading && find_rec(a, "data-loading") != NULL) {
-            skip(a, "dominant-stage", "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
-                 "which the data-loading finding names", brow->name, best, brank);
+            skip(a, "dominant-stage",
+                 "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
+                 "which the data-loading finding names",
+                 brow->name, best, brank);
             free(whole_of);
             free(of_sections);
             return;
         }
         fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
                   "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's %s%s; threshold %.0f%%%s%s", brow->name,
-                  has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best,
-                  brank, of, of_sections[bri] ? " (the report has no wall time as long as them)" : "", STAGE_SHARE,
-                  ranks, loading ? "; it is data loading" : "");
+                  has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best, brank,
+                  of, of_sections[bri] ? " (the report has no wall time as long as them)" : "", STAGE_SHARE, ranks,
+                  loading ? "; it is data loading" : "");
     }
     free(whole_of);
     free(of_sections);
@@ -642,10 +676,10 @@ static double idle_pct(const tl_rank_result *r)
  * host_gaps: 0 with host_wait): then all of host_wait, every stream, no
  * minimum of gaps, and the evidence says only what is known. */
 typedef struct host_share {
-    double pct;                /* NaN when no stream counts */
+    double pct; /* NaN when no stream counts */
     int streams;
-    int64_t host_ns, wait_ns;  /* the host's part; HTA's host_wait of the same streams */
-    uint64_t gaps;             /* host-wait gaps */
+    int64_t host_ns, wait_ns; /* the host's part; HTA's host_wait of the same streams */
+    uint64_t gaps;            /* host-wait gaps */
     int part_known, comm_known, gaps_known;
 } host_share;
 
@@ -772,7 +806,8 @@ static void memory_rule(tl_aggregate *a)
                                     peak_name[k], peak[k] / 1073741824.0);
     fire_full(a, "memory-near-capacity", NULL, advice, r->rank, msg,
               "rank %d: %s, of a device of %.2f GiB (%.1f%%); above the threshold of %.0f%% on %d of the %d ranks it "
-              "applies to", r->rank, peaks, r->device_total / 1073741824.0, w.v, MEMORY_PEAK_PCT, w.hits, w.with);
+              "applies to",
+              r->rank, peaks, r->device_total / 1073741824.0, w.v, MEMORY_PEAK_PCT, w.hits, w.with);
 }
 
 /* Launch-bound, host-bound (the same wait, in long gaps: host work between
@@ -782,7 +817,8 @@ static void host_rules(tl_aggregate *a)
     if (capture_only(a)) {
         static const char *ids[] = { "blocking-host-call", "launch-bound", "host-bound" };
         for (int k = 0; k < 3; k++)
-            skip(a, ids[k], "the trace captures CUDA/HIP graphs and replays none: the GPU's gaps between captured "
+            skip(a, ids[k],
+                 "the trace captures CUDA/HIP graphs and replays none: the GPU's gaps between captured "
                  "kernels are not waits");
         return;
     }
@@ -841,23 +877,27 @@ static void host_rules(tl_aggregate *a)
                  bw->gpu.blocking_call, tl_pct(bw->gpu.blocking_call_ns, bw->gpu.idle));
         /* An asynchronous copy that blocks copies to or from pageable memory:
          * "use the async variant" is what the program already does. */
-        const char *advice = strstr(bw->gpu.blocking_call, "Async") != NULL
-            ? "An asynchronous copy blocks the host when its host memory is pageable (the GPU side shows Memcpy "
-              "... Pageable): copy into pinned memory (tensor.to(device, non_blocking=True) from or into a "
-              "pin_memory() buffer, DataLoader(pin_memory=True)), or move the copy (.item(), .cpu(), .tolist()) off "
-              "the step's critical path."
-            : NULL;
-        fire_full(a, "blocking-host-call", NULL, advice, bw->rank, msg,
-             "rank %d: blocking host calls cover %.3f ms of %.3f ms GPU idle (%.1f%%), %s alone %.3f ms; idle %.1f%% of "
-             "the kernel time; on %d rank%s",
-             bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
-             (double)bw->gpu.blocking_call_ns / 1e6, idle_pct(bw), bhits, bhits == 1 ? "" : "s");
+        const char *advice =
+            strstr(bw->gpu.blocking_call, "Async") != NULL
+                ? "An asynchronous copy blocks the host when its host memory is pageable (the GPU side shows Memcpy "
+                  "... Pageable): copy into pinned memory (tensor.to(device, non_blocking=True) from or into a "
+                  "pin_memory() buffer, DataLoader(pin_memory=True)), or move the copy (.item(), .cpu(), .tolist()) "
+                  "off "
+                  "the step's critical path."
+                : NULL;
+        fire_full(
+            a, "blocking-host-call", NULL, advice, bw->rank, msg,
+            "rank %d: blocking host calls cover %.3f ms of %.3f ms GPU idle (%.1f%%), %s alone %.3f ms; idle %.1f%% of "
+            "the kernel time; on %d rank%s",
+            bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
+            (double)bw->gpu.blocking_call_ns / 1e6, idle_pct(bw), bhits, bhits == 1 ? "" : "s");
     } else if (!any_blocking) {
         int64_t queued = 0;
         for (size_t i = 0; i < a->nranks; i++)
             queued += a->ranks[i].gpu.queued_idle > 0 ? a->ranks[i].gpu.queued_idle : 0;
         if (queued > 0)
-            skip(a, "blocking-host-call", "no blocking host call covers GPU idle time without work queued: %.3f ms "
+            skip(a, "blocking-host-call",
+                 "no blocking host call covers GPU idle time without work queued: %.3f ms "
                  "of idle time had a kernel launched before it waiting to start (the GPU was busy outside the trace)",
                  (double)queued / 1e6);
         else
@@ -870,16 +910,21 @@ static void host_rules(tl_aggregate *a)
                 skip(a, id, "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
                      LAUNCH_BOUND_IDLE);
             else if (!streams_ok && bw == NULL)
-                skip(a, id, "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
-                     "collectives' streams)", REAL_WORK_PCT);
+                skip(a, id,
+                     "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
+                     "collectives' streams)",
+                     REAL_WORK_PCT);
             else if (in_colls)
-                skip(a, id, "the GPU idles while the host waits in a collective for another rank (on %d rank%s, "
+                skip(a, id,
+                     "the GPU idles while the host waits in a collective for another rank (on %d rank%s, "
                      "rank %d first: %.1f%% of its host-wait gap time): the time belongs to the rank waited for "
-                     "(Waits)", in_colls, in_colls == 1 ? "" : "s", cw->rank,
-                     100 * host_gap_share(cw, cw->gpu.host_coll_ns));
+                     "(Waits)",
+                     in_colls, in_colls == 1 ? "" : "s", cw->rank, 100 * host_gap_share(cw, cw->gpu.host_coll_ns));
             else if (few_gaps)
-                skip(a, id, "the host's part is over %.0f%% of the idle gaps only on ranks with fewer than %d "
-                     "host-wait gaps: a pause, not a pattern", LAUNCH_BOUND_SHARE, HOST_MIN_GAPS);
+                skip(a, id,
+                     "the host's part is over %.0f%% of the idle gaps only on ranks with fewer than %d "
+                     "host-wait gaps: a pause, not a pattern",
+                     LAUNCH_BOUND_SHARE, HOST_MIN_GAPS);
         }
         return;
     }
@@ -893,41 +938,54 @@ static void host_rules(tl_aggregate *a)
      * the mean only for partials that do not know the gaps' lengths */
     double short_share = host_gap_share(lw, lw->gpu.host_short_ns);
     double load_share = host_gap_share(lw, lw->gpu.host_load_ns);
-    int host_bound = graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+    int host_bound =
+        graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
     int loading = host_bound && !graphs && load_share >= 0.5;
     const char *id = host_bound ? "host-bound" : "launch-bound";
     char gapinfo[200] = "", after[80] = "";
     if (lh.part_known)
         snprintf(after, sizeof after, ", of it %.3f ms after the launches", (double)(lh.wait_ns - lh.host_ns) / 1e6);
     if (isfinite(mean_gap))
-        snprintf(gapinfo, sizeof gapinfo, " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
-                 "host_wait %.3f ms%s)", lh.gaps, lh.gaps == 1 ? "" : "s", mean_gap / 1e6, (double)lh.wait_ns / 1e6,
-                 after);
+        snprintf(gapinfo, sizeof gapinfo,
+                 " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
+                 "host_wait %.3f ms%s)",
+                 lh.gaps, lh.gaps == 1 ? "" : "s", mean_gap / 1e6, (double)lh.wait_ns / 1e6, after);
     char weights[200] = "";
     if (isfinite(short_share))
-        snprintf(weights, sizeof weights, "; of the host's gap time %.1f%% in gaps up to %.0f ms (launch overhead), "
-                 "%.1f%% loading data, %.1f%% in collectives", 100 * short_share, TL_LAUNCH_GAP_NS / 1e6,
-                 100 * load_share, 100 * host_gap_share(lw, lw->gpu.host_coll_ns));
-    const char *advice = graphs
-        ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work between "
-          "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
-          "covered by a captured graph that fall back to eager launches)."
-        : NULL;
+        snprintf(weights, sizeof weights,
+                 "; of the host's gap time %.1f%% in gaps up to %.0f ms (launch overhead), "
+                 "%.1f%% loading data, %.1f%% in collectives",
+                 100 * short_share, TL_LAUNCH_GAP_NS / 1e6, 100 * load_share,
+                 100 * host_gap_share(lw, lw->gpu.host_coll_ns));
+    const char *advice =
+        graphs
+            ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work "
+              "between "
+              "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
+              "covered by a captured graph that fall back to eager launches)."
+            : NULL;
     char msg[400];
     if (loading) {
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, and the host "
-                 "is loading data during %.1f%% of that time.", lw->rank, lv, 100 * load_share);
+        snprintf(msg, sizeof msg,
+                 "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, and the host "
+                 "is loading data during %.1f%% of that time.",
+                 lw->rank, lv, 100 * load_share);
         advice = rule("data-loading")->advice;
     } else if (host_bound && !graphs)
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for host work between launches during %.1f%% of its idle "
-                 "gaps, %.3f ms a gap on average%s.", lw->rank, lv, mean_gap / 1e6,
-                 isfinite(short_share) ? "" : "");
+        snprintf(msg, sizeof msg,
+                 "On rank %d, the GPU waits for host work between launches during %.1f%% of its idle "
+                 "gaps, %.3f ms a gap on average%s.",
+                 lw->rank, lv, mean_gap / 1e6, isfinite(short_share) ? "" : "");
     else if (graphs)
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, between graph "
-                 "replays.", lw->rank, lv);
+        snprintf(msg, sizeof msg,
+                 "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, between graph "
+                 "replays.",
+                 lw->rank, lv);
     else
-        snprintf(msg, sizeof msg, "On rank %d, the GPU waits for the host to launch work during %.1f%% of its idle "
-                 "gaps.", lw->rank, lv);
+        snprintf(msg, sizeof msg,
+                 "On rank %d, the GPU waits for the host to launch work during %.1f%% of its idle "
+                 "gaps.",
+                 lw->rank, lv);
     char g[200];
     gpu_evidence(g, sizeof g, lw);
     skip(a, host_bound ? "launch-bound" : "host-bound",
@@ -937,8 +995,8 @@ static void host_rules(tl_aggregate *a)
               "rank %d: the host's part of host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least "
               "%.0f%% of the GPU's busy time%s%s%s; threshold %.0f%% in %d gaps or more on %d rank%s%s%s",
               lw->rank, lv, lh.streams, lh.streams == 1 ? "" : "s", REAL_WORK_PCT,
-              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, weights, LAUNCH_BOUND_SHARE, HOST_MIN_GAPS, lhits,
-              lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
+              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, weights, LAUNCH_BOUND_SHARE,
+              HOST_MIN_GAPS, lhits, lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
 }
 
 /* The collectives a rank ran (its sessions'); *names: a hash of the
@@ -998,9 +1056,10 @@ static int comm_is_waiting(tl_aggregate *a)
         return 0;
     static const char *ids[] = { "communication-heavy", "low-overlap" };
     for (int k = 0; k < 2; k++)
-        skip(a, ids[k], "the ranks' communication time is mostly waiting for rank %d, which arrives last to %llu of "
-             "%llu collectives (the straggler finding and Waits say why)", w->straggler,
-             (unsigned long long)w->straggler_last, (unsigned long long)w->matched);
+        skip(a, ids[k],
+             "the ranks' communication time is mostly waiting for rank %d, which arrives last to %llu of "
+             "%llu collectives (the straggler finding and Waits say why)",
+             w->straggler, (unsigned long long)w->straggler_last, (unsigned long long)w->matched);
     return 1;
 }
 
@@ -1027,16 +1086,20 @@ static void comm_rule(tl_aggregate *a)
         "start, the straggler analysis) before reducing the volume.";
     const tl_waits *wt = &a->waits;
     if (least != NULL && wt->most_last >= 0 && wt->most_last != w.r->rank && wt->source == TL_WAITS_GPU)
-        snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
-                 "it is likely waiting, for rank %d above all, which arrives last to %llu of %llu (Waits).", ncolls,
-                 (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6, wt->most_last,
+        snprintf(waits, sizeof waits,
+                 " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
+                 "it is likely waiting, for rank %d above all, which arrives last to %llu of %llu (Waits).",
+                 ncolls, (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6, wt->most_last,
                  (unsigned long long)wt->most_last_n, (unsigned long long)wt->matched);
     else if (least != NULL)
-        snprintf(waits, sizeof waits, " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
-                 "it is likely waiting for a rank that arrives later.", ncolls,
-                 (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);
-    snprintf(msg, sizeof msg, "On rank %d, communication takes %.1f%% of the kernel time, %.1f%% not hidden under "
-             "compute.%s", w.r->rank, comm_pct(w.r), w.v, waits);
+        snprintf(waits, sizeof waits,
+                 " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
+                 "it is likely waiting for a rank that arrives later.",
+                 ncolls, (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);
+    snprintf(msg, sizeof msg,
+             "On rank %d, communication takes %.1f%% of the kernel time, %.1f%% not hidden under "
+             "compute.%s",
+             w.r->rank, comm_pct(w.r), w.v, waits);
     gpu_evidence(g, sizeof g, w.r);
     fire_full(a, "communication-heavy", NULL, least != NULL ? wait_advice : NULL, w.r->rank, msg,
               "rank %d: communication %.1f%% of the kernel time, %.1f%% of it overlapping compute, exposed %.1f%%; "
@@ -1047,7 +1110,8 @@ static void comm_rule(tl_aggregate *a)
 static void rank_rules(tl_aggregate *a)
 {
     if (capture_only(a))
-        skip(a, "low-gpu-utilization", "the trace captures CUDA/HIP graphs and replays none: the kernels it records "
+        skip(a, "low-gpu-utilization",
+             "the trace captures CUDA/HIP graphs and replays none: the kernels it records "
              "were captured, not run, so their time says nothing of the GPU's use");
     else
         simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ",
@@ -1056,7 +1120,8 @@ static void rank_rules(tl_aggregate *a)
         comm_rule(a);
         /* the reason that holds: without GPU events, there is no communication
          * to speak of at all (it said "not over 5%" of FramePack reports) */
-        simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ", "% of the communication overlaps compute",
+        simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ",
+                    "% of the communication overlaps compute",
                     any_gpu(a) ? "communication is not over 5% of the kernel time on any rank" : gpu_unmet(a));
     }
     memory_rule(a);
@@ -1112,7 +1177,8 @@ static void data_loading(tl_aggregate *a)
             any_loading = (t->rows[i].group == TL_GROUP_SECTIONS || t->rows[i].group == TL_GROUP_OPS) &&
                           tl_is_data_loading(t->rows[i].name);
         skip_absent(a, "data-loading", "%s",
-                    !any_loading ? "no data-loading section or operator" : "no steps and no profiled span in the inputs");
+                    !any_loading ? "no data-loading section or operator"
+                                 : "no steps and no profiled span in the inputs");
         return;
     }
     if (worst != NULL && worst->nsteps == 0) {
@@ -1120,13 +1186,16 @@ static void data_loading(tl_aggregate *a)
         snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's profiled time.", wpct, worst->rank);
         fire(a, "data-loading", worst->rank, msg,
              "%s: %.3f ms of the %.3f ms profiled (%.1f%%; no steps in the trace); threshold %.0f%% on %d of the %d "
-             "ranks it applies to", wname, wload / 1e6, wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
+             "ranks it applies to",
+             wname, wload / 1e6, wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
     } else if (worst != NULL) {
         char msg[300];
         snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's step time.", wpct, worst->rank);
-        fire(a, "data-loading", worst->rank, msg, "%s: %.3f ms over %zu step%s of %.3f ms total (%.1f%%); threshold "
-             "%.0f%% on %d of the %d ranks it applies to", wname, wload / 1e6, worst->nsteps,
-             worst->nsteps == 1 ? "" : "s", wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
+        fire(a, "data-loading", worst->rank, msg,
+             "%s: %.3f ms over %zu step%s of %.3f ms total (%.1f%%); threshold "
+             "%.0f%% on %d of the %d ranks it applies to",
+             wname, wload / 1e6, worst->nsteps, worst->nsteps == 1 ? "" : "s", wtotal / 1e6, wpct, DATA_LOADING_PCT,
+             hits, with);
     }
 }
 
@@ -1213,7 +1282,7 @@ static void step_rules(tl_aggregate *a)
                                      "is often a deliberate pool (a KV cache, CUDA graph memory pools); if it is not, "
                                      "try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
                           r->rank, msg, "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
-                     r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
+                          r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
             }
         }
     }
@@ -1224,8 +1293,10 @@ static void step_rules(tl_aggregate *a)
         snprintf(msg, sizeof msg, "Rank %d's step times vary by %.0f%% of the median.", vw->rank, 100 * vspread);
         char ahead[160] = "";
         if (vahead > 0)
-            snprintf(ahead, sizeof ahead, " (%d step%s shorter on the host than the GPU compute %s launched counted as "
-                     "that compute)", vahead, vahead == 1 ? "" : "s", vahead == 1 ? "it" : "they");
+            snprintf(ahead, sizeof ahead,
+                     " (%d step%s shorter on the host than the GPU compute %s launched counted as "
+                     "that compute)",
+                     vahead, vahead == 1 ? "" : "s", vahead == 1 ? "it" : "they");
         fire(a, "step-time-variance", vw->rank, msg,
              "min %.3f ms, median %.3f ms, max %.3f ms over %zu comparable steps%s; threshold %.0f%%", vmin / 1e6,
              vmed / 1e6, vmax / 1e6, vn, ahead, 100 * STEP_SPREAD);
@@ -1262,7 +1333,8 @@ static void step_rules(tl_aggregate *a)
     }
     if (st != NULL && st->n >= 2 && st->imbalance > IMBALANCE) {
         char msg[256];
-        snprintf(msg, sizeof msg, "Rank %d's steps take %.2fx the mean step time of all ranks.", st->max_rank, st->imbalance);
+        snprintf(msg, sizeof msg, "Rank %d's steps take %.2fx the mean step time of all ranks.", st->max_rank,
+                 st->imbalance);
         fire(a, "rank-imbalance", st->max_rank, msg,
              "step time max %.3f ms (rank %d), mean %.3f ms, min %.3f ms (rank %d); threshold %.2fx", st->max / 1e6,
              st->max_rank, st->mean / 1e6, st->min / 1e6, st->min_rank, IMBALANCE);
@@ -1281,9 +1353,10 @@ static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const t
         len += snprintf(buf + len, size - (size_t)len, ", causing %.0f%% of the waiting", w->caused_share_pct);
     if (len > 0 && (size_t)len < size) {
         if (w->steps > 0 && isfinite(w->step_share_pct))
-            len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms a step for it "
-                            "(%.0f%% of their step)", others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6,
-                            w->step_share_pct);
+            len += snprintf(buf + len, size - (size_t)len,
+                            ", and the other %d rank%s wait %.1f ms a step for it "
+                            "(%.0f%% of their step)",
+                            others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
         else
             len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms each time", others,
                             others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
@@ -1293,9 +1366,10 @@ static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const t
                         w->cause[0].delta_ns / 1e6, w->steps > 0 ? "a step" : "each time", w->cause[0].name);
     if (w->window_cause >= 0 && len > 0 && (size_t)len < size) {
         int c = w->window_cause;
-        len += snprintf(buf + len, size - (size_t)len, "; before its late arrivals it spends %.1f ms in %s against "
-                        "%.1f ms on the others", w->window_mine_ns[c] / 1e6, tl_stepcat_phrase(c),
-                        w->window_others_ns[c] / 1e6);
+        len += snprintf(buf + len, size - (size_t)len,
+                        "; before its late arrivals it spends %.1f ms in %s against "
+                        "%.1f ms on the others",
+                        w->window_mine_ns[c] / 1e6, tl_stepcat_phrase(c), w->window_others_ns[c] / 1e6);
     }
     return len;
 }
@@ -1350,22 +1424,26 @@ static void drift_rule(tl_aggregate *a)
     const tl_drift_stage *s = worst ? worst : step;
     char msg[320];
     if (s == step)
-        snprintf(msg, sizeof msg, "The median step is %.0f%% %s in the last of %d sessions than in the first (%zu "
-                 "stage%s drift).", fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
-                 n == 1 ? "" : "s");
+        snprintf(msg, sizeof msg,
+                 "The median step is %.0f%% %s in the last of %d sessions than in the first (%zu "
+                 "stage%s drift).",
+                 fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n, n == 1 ? "" : "s");
     else
-        snprintf(msg, sizeof msg, "\"%.120s\" is %.0f%% %s a call in the last of %d sessions than in the first (%zu "
-                 "stage%s drift).", s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster",
-                 d->nsessions, n, n == 1 ? "" : "s");
+        snprintf(msg, sizeof msg,
+                 "\"%.120s\" is %.0f%% %s a call in the last of %d sessions than in the first (%zu "
+                 "stage%s drift).",
+                 s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
+                 n == 1 ? "" : "s");
     int last = d->nsessions - 1;
     while (last > 0 && !isfinite(s->value[last]))
         last--;
     const char *per = s == step ? "median step" : "a call", *unit = s == step ? "step" : "call";
-    fire(a, "session-drift", -1, msg, "%s: %.3f ms %s in session 1 (%.4g %s%s), %.3f ms in session %d (%.4g %s%s) "
-         "(%+.1f%%, trend %+.1f%% per session)%s%s; median over the ranks; threshold %.0f%%", s->name,
-         s->value[0] / 1e6, per, s->calls[0], unit, s->calls[0] == 1 ? "" : "s", s->value[last] / 1e6, last + 1,
-         s->calls[last], unit, s->calls[last] == 1 ? "" : "s", s->change_pct,
-         s->slope_pct, step && step != s ? "; step time " : "",
+    fire(a, "session-drift", -1, msg,
+         "%s: %.3f ms %s in session 1 (%.4g %s%s), %.3f ms in session %d (%.4g %s%s) "
+         "(%+.1f%%, trend %+.1f%% per session)%s%s; median over the ranks; threshold %.0f%%",
+         s->name, s->value[0] / 1e6, per, s->calls[0], unit, s->calls[0] == 1 ? "" : "s", s->value[last] / 1e6,
+         last + 1, s->calls[last], unit, s->calls[last] == 1 ? "" : "s", s->change_pct, s->slope_pct,
+         step && step != s ? "; step time " : "",
          step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_DRIFT_PCT);
 }
 
@@ -1398,16 +1476,20 @@ static void sampled_utilization(tl_aggregate *a)
         }
     }
     if (with == 0) {
-        skip_absent(a, "low-sampled-utilization", "no rank has %d or more GPU utilization samples (libtally's NVML sampler, "
-             "Inferix's GPU monitor)", MIN_UTIL_SAMPLES);
+        skip_absent(a, "low-sampled-utilization",
+                    "no rank has %d or more GPU utilization samples (libtally's NVML sampler, "
+                    "Inferix's GPU monitor)",
+                    MIN_UTIL_SAMPLES);
         return;
     }
     if (w == NULL)
         return;
     const char *note = w->nsessions ? monitor_note(session_of(a, w, 0)) : "";
     char msg[300];
-    snprintf(msg, sizeof msg, "On rank %d, the sampled GPU utilization averages %.1f%%: no kernel runs for over half "
-             "of the time.", w->rank, w->tel.mean[TL_SERIES_GPU_UTIL]);
+    snprintf(msg, sizeof msg,
+             "On rank %d, the sampled GPU utilization averages %.1f%%: no kernel runs for over half "
+             "of the time.",
+             w->rank, w->tel.mean[TL_SERIES_GPU_UTIL]);
     fire(a, "low-sampled-utilization", w->rank, msg,
          "rank %d: sampled utilization mean %.1f%%, highest %.1f%%, %llu samples over %d GPU%s%s; below the threshold "
          "of %.0f%% on %d of the %d ranks with samples",
@@ -1494,7 +1576,10 @@ static void thermal(tl_aggregate *a)
     int hot_gpus = gpu_set_count(&hot);
     char msg[300], temp[64] = "", slow[128] = "";
     if (isfinite(w->temp_max))
-        snprintf(temp, sizeof temp, "reaches %.0f \xc2\xb0" "C", w->temp_max);
+        snprintf(temp, sizeof temp,
+                 "reaches %.0f \xc2\xb0"
+                 "C",
+                 w->temp_max);
     if (w->thermal_n > 0)
         snprintf(slow, sizeof slow, "%sNVML reports a thermal slowdown in %llu of %llu samples", temp[0] ? "; " : "",
                  (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
@@ -1504,7 +1589,9 @@ static void thermal(tl_aggregate *a)
         snprintf(reasons, sizeof reasons, "NVML thermal slowdown in %llu of %llu samples",
                  (unsigned long long)w->thermal_n, (unsigned long long)w->reasons_n);
     fire_full(a, "thermal", level[wl], NULL, ws->id.rank, msg,
-              "rank %d GPU %lld: peak %.0f \xc2\xb0" "C%s; above %.0f \xc2\xb0" "C in %llu of %llu samples (%.1f s); %s; %d GPU%s over the "
+              "rank %d GPU %lld: peak %.0f \xc2\xb0"
+              "C%s; above %.0f \xc2\xb0"
+              "C in %llu of %llu samples (%.1f s); %s; %d GPU%s over the "
               "threshold",
               ws->id.rank, (long long)w->device, w->temp_max, monitor_note(ws), TL_HOT_C, (unsigned long long)w->hot_n,
               (unsigned long long)w->temp_n, (double)w->hot_ns / 1e9, reasons, hot_gpus, hot_gpus == 1 ? "" : "s");
@@ -1539,8 +1626,9 @@ static void power_at_cap(tl_aggregate *a)
             }
         }
     if (!any) {
-        skip_absent(a, "power-at-cap", "no power limit recorded (libtally records NVML's; Inferix reports and traces do not) "
-             "and no NVML clocks event reasons");
+        skip_absent(a, "power-at-cap",
+                    "no power limit recorded (libtally records NVML's; Inferix reports and traces do not) "
+                    "and no NVML clocks event reasons");
         return;
     }
     if (w == NULL)
@@ -1552,12 +1640,13 @@ static void power_at_cap(tl_aggregate *a)
                  100 * TL_POWER_CAP_SHARE, w->power_limit_w, (unsigned long long)w->cap_n,
                  (unsigned long long)w->power_n, w->power_max);
     if (w->reasons_n)
-        snprintf(rs, sizeof rs, "NVML power cap or brake in %llu of %llu samples", (unsigned long long)w->power_throttle_n,
-                 (unsigned long long)w->reasons_n);
+        snprintf(rs, sizeof rs, "NVML power cap or brake in %llu of %llu samples",
+                 (unsigned long long)w->power_throttle_n, (unsigned long long)w->reasons_n);
     snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %.0f%% of the time.", ws->id.rank,
              (long long)w->device, 100 * wv);
-    fire(a, "power-at-cap", ws->id.rank, msg, "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it",
-         ws->id.rank, (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
+    fire(a, "power-at-cap", ws->id.rank, msg,
+         "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it", ws->id.rank,
+         (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
 }
 
 /* Only the program's own memory supports a leak: allocated, its own device
@@ -1580,7 +1669,8 @@ static void memory_growth(tl_aggregate *a)
                 int device = x->metric == TL_GROWTH_DEVICE_USED;
                 *(device ? &any_device : &any) = 1;
                 double pct = 100 * (x->last - x->first) / x->first;
-                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES && pct > (device ? dwv : wv)) {
+                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES &&
+                    pct > (device ? dwv : wv)) {
                     *(device ? &dw : &w) = x;
                     *(device ? &dws : &ws) = s;
                     *(device ? &dwv : &wv) = pct;
@@ -1588,16 +1678,21 @@ static void memory_growth(tl_aggregate *a)
             }
         }
     if (!any && dw != NULL) {
-        skip(a, "memory-growth", "only device-wide used memory repeats, and it rises (rank %d: %.150s, +%.0f%%): that is "
+        skip(a, "memory-growth",
+             "only device-wide used memory repeats, and it rises (rank %d: %.150s, +%.0f%%): that is "
              "every process's memory on the GPU, other programs' included, never a leak finding alone; the program's "
-             "own memory (an allocator's allocated, NVML's per-process figure, the RSS) was not read at a repeated point",
+             "own memory (an allocator's allocated, NVML's per-process figure, the RSS) was not read at a repeated "
+             "point",
              dws->id.rank, dw->what, dwv);
         return;
     }
     if (!any) {
-        skip_absent(a, "memory-growth", "no memory reading repeats at one point of the work (a snapshot label taken %d or "
-             "more times, %d or more steps with allocator events, or %d or more monitor samples)%s",
-             TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES, any_device ? "; device-wide used memory (every process's) repeats but is never read as a leak alone" : "");
+        skip_absent(a, "memory-growth",
+                    "no memory reading repeats at one point of the work (a snapshot label taken %d or "
+                    "more times, %d or more steps with allocator events, or %d or more monitor samples)%s",
+                    TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_REPEATS, TL_GROWTH_MIN_SAMPLES,
+                    any_device ? "; device-wide used memory (every process's) repeats but is never read as a leak alone"
+                               : "");
         return;
     }
     if (w == NULL)
@@ -1606,10 +1701,14 @@ static void memory_growth(tl_aggregate *a)
     if (w->span_ns > 0)
         snprintf(span, sizeof span, " over %.1f s", (double)w->span_ns / 1e9);
     if (dw != NULL)
-        snprintf(wide, sizeof wide, "; device-wide used memory (every process's, other programs' included) rises "
-                 "too: %.120s +%.0f%%", dw->what, dwv);
-    snprintf(msg, sizeof msg, "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
-             "repetitions.", ws->id.rank, w->what, wv, w->n);
+        snprintf(wide, sizeof wide,
+                 "; device-wide used memory (every process's, other programs' included) rises "
+                 "too: %.120s +%.0f%%",
+                 dw->what, dwv);
+    snprintf(msg, sizeof msg,
+             "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
+             "repetitions.",
+             ws->id.rank, w->what, wv, w->n);
     fire(a, "memory-growth", ws->id.rank, msg,
          "rank %d: %s: %.2f GiB first, %.2f GiB last (+%.0f%%, +%.0f MiB)%s, highest %.2f GiB, %u repetitions, none "
          "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB%s",
@@ -1689,8 +1788,8 @@ static void diffusion_rules(tl_aggregate *a)
         snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->id.rank,
                  lw->diff.top_layer, lshare);
         fire(a, "dominant-layer", lw->id.rank, msg, "%s: %.3f ms of %.3f ms over %u layers (%.1f%%); threshold %.0f%%",
-             lw->diff.top_layer, (double)lw->diff.top_layer_ns / 1e6, (double)lw->diff.layers_ns / 1e6,
-             lw->diff.layers, lshare, LAYER_SHARE);
+             lw->diff.top_layer, (double)lw->diff.top_layer_ns / 1e6, (double)lw->diff.layers_ns / 1e6, lw->diff.layers,
+             lshare, LAYER_SHARE);
     }
 }
 
@@ -1724,8 +1823,10 @@ static void clocks_below_base(tl_aggregate *a)
             }
         }
     if (!any) {
-        skip_absent(a, "clocks-below-base", "no GPU with %d busy samples of NVML's SM clock and base clock (libtally's "
-                    "sampler records them)", SLOW_CLOCK_MIN_SAMPLES);
+        skip_absent(a, "clocks-below-base",
+                    "no GPU with %d busy samples of NVML's SM clock and base clock (libtally's "
+                    "sampler records them)",
+                    SLOW_CLOCK_MIN_SAMPLES);
         return;
     }
     if (w == NULL)
@@ -1763,18 +1864,18 @@ static int severity_rank(const char *s)
 
 /* ---- reserved-memory jumps and eager attention ---------------------------- */
 
-#define JUMP_MIN_BYTES (256.0 * 1024 * 1024) /* a reserved jump: 256 MiB or more ... */
-#define JUMP_MIN_FRAC 0.10        /* ... and 10 % of the reserved memory before it ... */
-#define JUMP_EXPLAINED 0.25       /* ... with the highest allocated rising under a quarter of it */
-#define JUMP_MIN_COUNT 2          /* twice or more ... */
+#define JUMP_MIN_BYTES (256.0 * 1024 * 1024)    /* a reserved jump: 256 MiB or more ... */
+#define JUMP_MIN_FRAC 0.10                      /* ... and 10 % of the reserved memory before it ... */
+#define JUMP_EXPLAINED 0.25                     /* ... with the highest allocated rising under a quarter of it */
+#define JUMP_MIN_COUNT 2                        /* twice or more ... */
 #define JUMP_TOTAL_BYTES (1024.0 * 1024 * 1024) /* ... adding up to 1 GiB */
 #define JUMP_MIN_READINGS 3
 
 typedef struct jump_scan {
-    int n;                      /* jumps */
-    double total;               /* their reserved growth added up */
-    double big, big_alloc;      /* the largest, and the allocated memory at it */
-    size_t big_at;              /* the reading after it */
+    int n;                 /* jumps */
+    double total;          /* their reserved growth added up */
+    double big, big_alloc; /* the largest, and the allocated memory at it */
+    size_t big_at;         /* the reading after it */
 } jump_scan;
 
 /* One step of the scan: reading i (allocated al, reserved rs, the snapshot's
@@ -1848,12 +1949,15 @@ static void reserved_jumps(tl_aggregate *a)
         return;
     char where[200], msg[300];
     if (from_snaps)
-        snprintf(where, sizeof where, "at snapshot '%.80s'", bs->snaps[best.big_at].label ? bs->snaps[best.big_at].label : "");
+        snprintf(where, sizeof where, "at snapshot '%.80s'",
+                 bs->snaps[best.big_at].label ? bs->snaps[best.big_at].label : "");
     else
         snprintf(where, sizeof where, "%.3f s after the first reading",
                  ((double)bs->mem[best.big_at].ts_ns - (double)bs->mem[0].ts_ns) / 1e9);
-    snprintf(msg, sizeof msg, "On rank %d, reserved GPU memory grew in %d jumps (%.2f GiB) while allocated memory "
-             "stayed flat: the allocator fragments.", bs->id.rank, best.n, best.total / 1073741824.0);
+    snprintf(msg, sizeof msg,
+             "On rank %d, reserved GPU memory grew in %d jumps (%.2f GiB) while allocated memory "
+             "stayed flat: the allocator fragments.",
+             bs->id.rank, best.n, best.total / 1073741824.0);
     fire(a, "reserved-memory-jumps", bs->id.rank, msg,
          "%d jumps of reserved memory adding up to %.2f GiB over %s; the largest +%.2f GiB %s with %.2f GiB "
          "allocated; thresholds: a jump of 256 MiB and 10%%, allocated rising under 25%% of it, %d jumps and 1 GiB",
@@ -1861,8 +1965,8 @@ static void reserved_jumps(tl_aggregate *a)
          best.big / 1073741824.0, where, best.big_alloc / 1073741824.0, JUMP_MIN_COUNT);
 }
 
-#define EAGER_MIN_SHARE 1.0       /* eager attention: 1 % of a rank's time or more ... */
-#define EAGER_MIN_SEQ 128         /* ... with L x L scores of L 128 or more (softmax) */
+#define EAGER_MIN_SHARE 1.0 /* eager attention: 1 % of a rank's time or more ... */
+#define EAGER_MIN_SEQ 128   /* ... with L x L scores of L 128 or more (softmax) */
 
 /* Whether PyTorch has a fused attention kernel (FlashAttention-2, memory-
  * efficient attention) for fp16/bf16 on the device: NVIDIA GPUs of compute
@@ -1870,10 +1974,10 @@ static void reserved_jumps(tl_aggregate *a)
  * devices (AMD, older NVIDIA): 0, and nothing is said. */
 static int fused_attention_device(const char *name)
 {
-    static const char *const parts[] = { "A100", "A800", "A10", "A16", "A30", "A40", "A2 ", "A6000", "A5000",
-                                         "A4000", "L4", "L20", "L40", "H100", "H800", "H200", "H20", "GH200",
-                                         "B100", "B200", "GB200", "B300", "RTX 30", "RTX 40", "RTX 50",
-                                         "RTX A", "RTX 6000 Ada", "RTX PRO" };
+    static const char *const parts[] = { "A100",  "A800",   "A10",    "A16",    "A30",   "A40",          "A2 ",
+                                         "A6000", "A5000",  "A4000",  "L4",     "L20",   "L40",          "H100",
+                                         "H800",  "H200",   "H20",    "GH200",  "B100",  "B200",         "GB200",
+                                         "B300",  "RTX 30", "RTX 40", "RTX 50", "RTX A", "RTX 6000 Ada", "RTX PRO" };
     if (name == NULL || strstr(name, "NVIDIA") == NULL)
         return 0;
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
@@ -1921,9 +2025,16 @@ static long square_scores(const char *dims)
 
 static int is_fused_attention(const char *name)
 {
-    static const char *const fused[] = { "scaled_dot_product_flash", "scaled_dot_product_efficient",
-                                         "scaled_dot_product_cudnn", "_flash_attention", "_efficient_attention",
-                                         "flash_fwd", "flash_bwd", "fmha", "FlashAttn", "flash_attn",
+    static const char *const fused[] = { "scaled_dot_product_flash",
+                                         "scaled_dot_product_efficient",
+                                         "scaled_dot_product_cudnn",
+                                         "_flash_attention",
+                                         "_efficient_attention",
+                                         "flash_fwd",
+                                         "flash_bwd",
+                                         "fmha",
+                                         "FlashAttn",
+                                         "flash_attn",
                                          "cudnn_generated_fort_native_sdpa" };
     for (size_t i = 0; i < sizeof fused / sizeof fused[0]; i++)
         if (strstr(name, fused[i]) != NULL)
@@ -1966,8 +2077,8 @@ static void eager_attention(tl_aggregate *a)
             for (size_t i = 0; i < s->nshapes; i++) {
                 const tl_sshape *sh = &s->shapes[i];
                 int is_math = !strcmp(sh->name, "aten::_scaled_dot_product_attention_math");
-                int is_soft = (!strcmp(sh->name, "aten::softmax") || !strcmp(sh->name, "aten::_softmax")) &&
-                              matmul && !fused && square_scores(sh->dims) > 0;
+                int is_soft = (!strcmp(sh->name, "aten::softmax") || !strcmp(sh->name, "aten::_softmax")) && matmul &&
+                              !fused && square_scores(sh->dims) > 0;
                 if (!is_math && !is_soft)
                     continue;
                 int h = half_dtype(sh->types);
@@ -1987,28 +2098,34 @@ static void eager_attention(tl_aggregate *a)
             no_dtype |= !typed;
         }
     if (!seen) {
-        skip_absent(a, "eager-attention", "no attention on the math path (aten::_scaled_dot_product_attention_math, "
+        skip_absent(a, "eager-attention",
+                    "no attention on the math path (aten::_scaled_dot_product_attention_math, "
                     "softmax beside batched matrix products without a fused attention operator)");
         return;
     }
     if (ws == NULL) {
         if (unknown_device)
-            skip(a, "eager-attention", "the device is not known to have a fused attention kernel (an NVIDIA GPU "
+            skip(a, "eager-attention",
+                 "the device is not known to have a fused attention kernel (an NVIDIA GPU "
                  "of compute capability 8.0 or more by its name): nothing is said");
         else if (no_dtype)
             skip(a, "eager-attention", "the math path's dtypes are not recorded (record_shapes): nothing is said");
         else if (other_dtype)
-            skip(a, "eager-attention", "the math path runs in another dtype than fp16 or bf16 (the fused kernels' "
+            skip(a, "eager-attention",
+                 "the math path runs in another dtype than fp16 or bf16 (the fused kernels' "
                  "own), or under 1%% of the time");
         return;
     }
     char msg[300];
-    snprintf(msg, sizeof msg, "On rank %d, attention runs unfused (%.60s) for %.1f%% of the time although %.60s has "
-             "a fused kernel for its dtype.", ws->id.rank, wshape->name, wshare, ws->device_name);
-    fire(a, "eager-attention", ws->id.rank, msg,
-         "%s: %llu calls, inputs %.120s of %.60s, %.3f ms (%.1f%% of the rank's %.3f s); device %.60s; threshold %.0f%%",
-         wshape->name, (unsigned long long)wcalls, wshape->dims, wshape->types, (double)wtotal / 1e6, wshare,
-         (double)ws->span_ns / 1e9, ws->device_name, EAGER_MIN_SHARE);
+    snprintf(msg, sizeof msg,
+             "On rank %d, attention runs unfused (%.60s) for %.1f%% of the time although %.60s has "
+             "a fused kernel for its dtype.",
+             ws->id.rank, wshape->name, wshare, ws->device_name);
+    fire(
+        a, "eager-attention", ws->id.rank, msg,
+        "%s: %llu calls, inputs %.120s of %.60s, %.3f ms (%.1f%% of the rank's %.3f s); device %.60s; threshold %.0f%%",
+        wshape->name, (unsigned long long)wcalls, wshape->dims, wshape->types, (double)wtotal / 1e6, wshare,
+        (double)ws->span_ns / 1e9, ws->device_name, EAGER_MIN_SHARE);
 }
 
 void tl_apply_rules(tl_aggregate *a)
@@ -2154,17 +2271,19 @@ void tl_decide_headline(tl_aggregate *a)
     a->headline_severity = "ok";
     const tl_across *st = tl_aggregate_across(a, "step_time_ns"), *idle = tl_aggregate_across(a, "gpu.idle_pct");
     int judged = a->nrecs > 0 || rules_skipped(a) < NRULES;
-    int len = snprintf(buf, sizeof buf, "%s in %zu %s", judged ? "No problem found" : "Too little to judge",
-                       a->nranks, ranks_word(a));
+    int len = snprintf(buf, sizeof buf, "%s in %zu %s", judged ? "No problem found" : "Too little to judge", a->nranks,
+                       ranks_word(a));
     if (st != NULL && len > 0 && (size_t)len < sizeof buf) {
         /* seconds from one: FramePack's steps read "2616.600 ms" */
         double v = st->mean >= 1e9 ? st->mean / 1e9 : st->mean / 1e6;
-        len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f %s", v, st->mean >= 1e9 ? "s" : "ms");
+        len +=
+            snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f %s", v, st->mean >= 1e9 ? "s" : "ms");
         double gpu_mean = step_mean_with_compute(a);
         if (gpu_mean > 1.05 * st->mean && len > 0 && (size_t)len < sizeof buf)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, " on the host, %.3f %s counting the GPU compute each "
-                            "step launched", gpu_mean >= 1e9 ? gpu_mean / 1e9 : gpu_mean / 1e6,
-                            gpu_mean >= 1e9 ? "s" : "ms");
+            len += snprintf(buf + len, sizeof buf - (size_t)len,
+                            " on the host, %.3f %s counting the GPU compute each "
+                            "step launched",
+                            gpu_mean >= 1e9 ? gpu_mean / 1e9 : gpu_mean / 1e6, gpu_mean >= 1e9 ? "s" : "ms");
     }
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
@@ -2177,8 +2296,10 @@ void tl_decide_headline(tl_aggregate *a)
         len += snprintf(buf + len, sizeof buf - (size_t)len, "; %c%s", lower ? tolower((unsigned char)f[0]) : f[0],
                         f[0] ? f + 1 : "");
     } else if (!judged && len > 0 && (size_t)len < sizeof buf)
-        snprintf(buf + len, sizeof buf - (size_t)len, "%s no rule's preconditions hold (see the rules that did not "
-                 "apply).", st != NULL ? ";" : ":");
+        snprintf(buf + len, sizeof buf - (size_t)len,
+                 "%s no rule's preconditions hold (see the rules that did not "
+                 "apply).",
+                 st != NULL ? ";" : ":");
     else if (len > 0 && (size_t)len < sizeof buf)
         snprintf(buf + len, sizeof buf - (size_t)len, ".");
     a->headline = strdup(buf);

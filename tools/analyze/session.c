@@ -178,11 +178,13 @@ static int host_gaps(tl_session *s, const tl_profile *p, const uint8_t *in)
         goto out;
     for (size_t k = 0; k < g->nstreams; k++) {
         const tl_stream_idle *st = &g->streams[k];
-        real[k] = busy > 0 && 100.0 * (double)st->busy / (double)busy >= TL_REAL_WORK_PCT && 2 * st->comm_busy <= st->busy;
+        real[k] =
+            busy > 0 && 100.0 * (double)st->busy / (double)busy >= TL_REAL_WORK_PCT && 2 * st->comm_busy <= st->busy;
         prev_end[k] = INT64_MIN;
     }
     for (size_t i = 0; i < p->ncolls; i++)
-        if (p->colls[i].side == TL_COLL_RUN && tl_ivset_add(&coll, p->colls[i].ts_ns, p->colls[i].ts_ns + p->colls[i].dur_ns) != 0)
+        if (p->colls[i].side == TL_COLL_RUN &&
+            tl_ivset_add(&coll, p->colls[i].ts_ns, p->colls[i].ts_ns + p->colls[i].dur_ns) != 0)
             goto out;
     for (uint32_t l = 0; l < p->ncpu_lanes; l++) {
         const tl_cpu_lane *lane = p->cpu_lanes[l];
@@ -247,7 +249,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
             if (gap > 0) {
                 st->gaps++;
                 if (e->launch_ns != INT64_MIN && e->launch_ns > prev_end[e->stream]) {
-                    st->host_wait += gap;  /* the CPU launched after the stream drained */
+                    st->host_wait += gap; /* the CPU launched after the stream drained */
                     st->host_gaps++;
                     /* the host's part: up to the launch; a kernel that then
                      * starts milliseconds later waited on the GPU side */
@@ -320,8 +322,7 @@ static int step_compute(tl_session *s, const tl_profile *p)
      * 28 % of a 300-step trace's analysis). Otherwise the scan. */
     int ordered = 1;
     for (size_t k = 0; k + 1 < p->nsteps && ordered; k++)
-        ordered = tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns) <= p->steps[k + 1].ts_ns &&
-                  p->steps[k].dur_ns >= 0;
+        ordered = tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns) <= p->steps[k + 1].ts_ns && p->steps[k].dur_ns >= 0;
     if (p->nsteps > 0 && p->steps[p->nsteps - 1].dur_ns < 0)
         ordered = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
@@ -393,7 +394,8 @@ static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset
          * because the host stages it (pageable memory), not because the GPU
          * was busy elsewhere */
         int64_t l = p->gpu[k].launch_ns != INT64_MIN && p->gpu[k].cat_class == TL_CC_KERNEL && !p->graph_launches
-                        ? p->gpu[k].launch_ns : INT64_MAX;
+                        ? p->gpu[k].launch_ns
+                        : INT64_MAX;
         suffix[k] = l < suffix[k + 1] ? l : suffix[k + 1];
     }
     for (size_t i = 1; i < all->n; i++) {
@@ -735,14 +737,15 @@ static int lane_calls(tl_lane *lane, tl_strtab *names, const tl_cpu_lane *src, c
     memcpy(ev, src->top, src->ntop * sizeof *ev);
     qsort(ev, src->ntop, sizeof *ev, by_start_longer);
     int64_t row_end[TL_LANE_MAX_DEPTH];
-    uint32_t stack[TL_LANE_TOP_EVENTS];  /* kept calls still open, outermost first */
+    uint32_t stack[TL_LANE_TOP_EVENTS]; /* kept calls still open, outermost first */
     size_t nstack = 0;
     for (int r = 0; r < TL_LANE_MAX_DEPTH; r++)
         row_end[r] = INT64_MIN;
     for (uint32_t i = 0; i < src->ntop; i++) {
         const tl_lane_event *e = &ev[i];
         int64_t end = e->ts_ns + e->dur_ns;
-        while (nstack > 0 && lane->calls[stack[nstack - 1]].ts_ns + lane->calls[stack[nstack - 1]].dur_ns - base <= e->ts_ns)
+        while (nstack > 0 &&
+               lane->calls[stack[nstack - 1]].ts_ns + lane->calls[stack[nstack - 1]].dur_ns - base <= e->ts_ns)
             nstack--;
         int row = 0;
         for (size_t k = nstack; k-- > 0;) {
@@ -805,7 +808,7 @@ typedef struct stream_busy {
     size_t stream;
     int64_t device, busy;
     uint64_t events;
-    int own;                   /* a lane of its own (session.h) */
+    int own; /* a lane of its own (session.h) */
 } stream_busy;
 
 static int by_device(const void *x, const void *y)
@@ -947,7 +950,8 @@ static int timeline(tl_session *s, const tl_profile *p)
     /* room for a GPU lane at least when there are GPU events */
     size_t ncpu = cpu_threads(p, order, p->ngpu ? TL_TIMELINE_MAX_LANES - 2 : TL_TIMELINE_MAX_LANES);
     /* only as many lanes as can be used (one per stream at most) */
-    size_t ngpu = p->ngpu ? (p->nstreams < TL_TIMELINE_MAX_LANES - ncpu ? p->nstreams : TL_TIMELINE_MAX_LANES - ncpu) : 0;
+    size_t ngpu =
+        p->ngpu ? (p->nstreams < TL_TIMELINE_MAX_LANES - ncpu ? p->nstreams : TL_TIMELINE_MAX_LANES - ncpu) : 0;
     if (ncpu + ngpu == 0 || (tl->lanes = calloc(ncpu + ngpu, sizeof *tl->lanes)) == NULL) {
         rc = ncpu + ngpu == 0 ? 0 : -1;
         goto out;
@@ -1178,9 +1182,13 @@ static void memory(tl_session *s, const tl_profile *p)
     int64_t base = p->base_time_ns != INT64_MIN ? p->base_time_ns : 0;
     for (size_t i = 0; s->snaps && i < p->nsnapshots; i++) {
         const tl_mem_snapshot *m = &p->snapshots[i];
-        s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)), m->allocated, m->reserved,
-                                           m->peak_allocated, m->rss, m->device_used,
-                                           m->ts_ns == INT64_MIN ? INT64_MIN : tl_ns_add(m->ts_ns, base) };
+        s->snaps[s->nsnaps++] = (tl_ssnap){ dupstr(tl_strtab_get(&p->strs, m->label)),
+                                            m->allocated,
+                                            m->reserved,
+                                            m->peak_allocated,
+                                            m->rss,
+                                            m->device_used,
+                                            m->ts_ns == INT64_MIN ? INT64_MIN : tl_ns_add(m->ts_ns, base) };
     }
 }
 
@@ -1291,9 +1299,15 @@ static int take_collectives(tl_session *s, const tl_profile *p)
             s->insts_dropped += p->ncolls - i;
             break;
         }
-        s->insts[s->ninsts++] = (tl_scoll){ id, c->side, tl_ns_add(c->ts_ns, base), c->dur_ns > 0 ? c->dur_ns : 0,
-                                            c->seq, c->nelems, gid == UINT32_MAX ? -1 : (int64_t)gid,
-                                            c->elem_bytes, c->group_size };
+        s->insts[s->ninsts++] = (tl_scoll){ id,
+                                            c->side,
+                                            tl_ns_add(c->ts_ns, base),
+                                            c->dur_ns > 0 ? c->dur_ns : 0,
+                                            c->seq,
+                                            c->nelems,
+                                            gid == UINT32_MAX ? -1 : (int64_t)gid,
+                                            c->elem_bytes,
+                                            c->group_size };
     }
     qsort(s->insts, s->ninsts, sizeof *s->insts, by_inst_start);
     uint32_t nn = names.n < TL_SESSION_MAX_COLL_NAMES ? names.n : TL_SESSION_MAX_COLL_NAMES;
@@ -1413,9 +1427,10 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     }
     memory(s, p);
     /* the collectives before the step categories: the same sweep measures their windows */
-    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || take_collectives(s, p) != 0 || tl_session_stepcats(s, p) != 0 ||
-        gpu_analysis(s, p, opt) != 0 || timeline(s, p) != 0 || mem_series(s, p) != 0 || take_calltree(s, p) != 0 ||
-        take_shapes(s, p) != 0 || tl_session_take_memops(s, p) != 0 || take_memcats(s, p) != 0)
+    if (take_names(s, p) != 0 || take_steps(s, p) != 0 || take_collectives(s, p) != 0 ||
+        tl_session_stepcats(s, p) != 0 || gpu_analysis(s, p, opt) != 0 || timeline(s, p) != 0 ||
+        mem_series(s, p) != 0 || take_calltree(s, p) != 0 || take_shapes(s, p) != 0 ||
+        tl_session_take_memops(s, p) != 0 || take_memcats(s, p) != 0)
         return -1;
     if (p->ndevices > 0 && p->devices[0].name[0])
         s->device_name = dupstr(p->devices[0].name);

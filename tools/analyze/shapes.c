@@ -123,20 +123,13 @@ static double shape_flops(const char *name, const char *dims)
 /* Dense (no sparsity) peaks in TFLOP/s from the vendors' data sheets; fp32 is
  * the non-tensor rate (PyTorch's default: matmuls in float do not use TF32). */
 static const struct {
-    const char *match;         /* a part of the device name; the first match wins */
-    double fp32, fp16, fp8;    /* fp16: also bf16 */
+    const char *match;      /* a part of the device name; the first match wins */
+    double fp32, fp16, fp8; /* fp16: also bf16 */
 } peaks[] = {
-    { "H100 PCIe", 51.2, 756.5, 1513.0 },
-    { "H100", 66.9, 989.4, 1978.9 },
-    { "H200", 66.9, 989.4, 1978.9 },
-    { "A100", 19.5, 312.0, NAN },
-    { "V100-SXM2", 15.7, 125.0, NAN },
-    { "V100", 14.0, 112.0, NAN },
-    { "L40S", 91.6, 362.1, 733.0 },
-    { "L4", 30.3, 121.0, 242.0 },
-    { "A10", 31.2, 125.0, NAN },
-    { "MI300X", 163.4, 1307.4, 2614.9 },
-    { "MI250X", 95.7, 383.0, NAN },
+    { "H100 PCIe", 51.2, 756.5, 1513.0 }, { "H100", 66.9, 989.4, 1978.9 },   { "H200", 66.9, 989.4, 1978.9 },
+    { "A100", 19.5, 312.0, NAN },         { "V100-SXM2", 15.7, 125.0, NAN }, { "V100", 14.0, 112.0, NAN },
+    { "L40S", 91.6, 362.1, 733.0 },       { "L4", 30.3, 121.0, 242.0 },      { "A10", 31.2, 125.0, NAN },
+    { "MI300X", 163.4, 1307.4, 2614.9 },  { "MI250X", 95.7, 383.0, NAN },
 };
 
 static int peak_index(const char *device)
@@ -173,7 +166,7 @@ double tl_device_peak_tflops(const char *device, const char *dtype)
 typedef struct ref {
     const tl_sshape *s;
     size_t ri;
-    int gpu;                   /* its session has GPU events */
+    int gpu; /* its session has GPU events */
 } ref;
 
 static int by_key(const void *x, const void *y)
@@ -196,7 +189,7 @@ static int same_key(const tl_sshape *a, const tl_sshape *b)
 
 /* A key added up over the ranks (before the top is chosen). */
 typedef struct key {
-    size_t first, n;           /* its refs */
+    size_t first, n; /* its refs */
     int64_t total_ns;
     uint64_t count;
 } key;

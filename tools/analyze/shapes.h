@@ -34,37 +34,37 @@ typedef struct tl_shape_row {
     const char *name, *dims, *types; /* borrowed from the sessions */
     uint64_t count;
     int64_t total_ns, min_ns, max_ns;
-    int64_t *rank_ns;          /* per rank index: its total (0: none) */
-    int nranks;                /* ranks with a call */
+    int64_t *rank_ns; /* per rank index: its total (0: none) */
+    int nranks;       /* ranks with a call */
     int64_t rank_min_ns, rank_max_ns;
     double rank_median_ns;
-    int min_rank, max_rank;    /* rank numbers */
-    int flops_source;          /* tl_flops_source */
-    double flops;              /* every call's FLOPs added up; NaN unknown */
-    int64_t gpu_ns;            /* the kernels its calls launched themselves, added up */
-    uint64_t kernels;          /* ... how many */
-    int time_source;           /* tl_tflops_time: the time TFLOP/s is over */
-    double tflops;             /* achieved: flops / that time, 1e12/s; NaN unknown */
-    double peak_tflops;        /* the device's peak for the row's dtype; NaN unknown */
+    int min_rank, max_rank; /* rank numbers */
+    int flops_source;       /* tl_flops_source */
+    double flops;           /* every call's FLOPs added up; NaN unknown */
+    int64_t gpu_ns;         /* the kernels its calls launched themselves, added up */
+    uint64_t kernels;       /* ... how many */
+    int time_source;        /* tl_tflops_time: the time TFLOP/s is over */
+    double tflops;          /* achieved: flops / that time, 1e12/s; NaN unknown */
+    double peak_tflops;     /* the device's peak for the row's dtype; NaN unknown */
 } tl_shape_row;
 
 typedef struct tl_shape_op {
     const char *name;
     uint64_t count;
-    int64_t total_ns;          /* over every shape of it kept by the sessions */
-    size_t shapes;             /* its distinct shapes */
-    size_t first, n;           /* its rows shown: rows[first .. first + n) */
+    int64_t total_ns; /* over every shape of it kept by the sessions */
+    size_t shapes;    /* its distinct shapes */
+    size_t first, n;  /* its rows shown: rows[first .. first + n) */
 } tl_shape_op;
 
 typedef struct tl_shapes {
-    tl_shape_row *rows;        /* the shown rows, by operator then total */
+    tl_shape_row *rows; /* the shown rows, by operator then total */
     size_t nrows;
-    tl_shape_op *ops;          /* the TL_SHAPES_TOP_OPS operators, by total */
-    size_t nops, ops_total;    /* shown, and every operator with shapes */
+    tl_shape_op *ops;                     /* the TL_SHAPES_TOP_OPS operators, by total */
+    size_t nops, ops_total;               /* shown, and every operator with shapes */
     uint64_t dropped_keys, dropped_calls; /* the sessions' keys not kept (TL_SESSION_MAX_SHAPES) */
-    int sessions;              /* sessions with shapes */
-    const char *device;        /* the device the peaks are of (the first rank's); NULL unknown */
-    int peak_known;            /* the device is in the peak table */
+    int sessions;                         /* sessions with shapes */
+    const char *device;                   /* the device the peaks are of (the first rank's); NULL unknown */
+    int peak_known;                       /* the device is in the peak table */
 } tl_shapes;
 
 int tl_shapes_compute(struct tl_aggregate *a);

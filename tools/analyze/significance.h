@@ -26,15 +26,15 @@
 
 /* The result of a Mann–Whitney U test of x against y. */
 typedef struct tl_mwu {
-    double u;        /* U of x: the number of pairs (x_i, y_j) with x_i > y_j, ties counting ½ */
-    double z;        /* the normal approximation's z (with continuity correction); NaN when exact */
-    double p;        /* two-sided p-value in [0, 1]; NaN when a side is empty */
+    double u;         /* U of x: the number of pairs (x_i, y_j) with x_i > y_j, ties counting ½ */
+    double z;         /* the normal approximation's z (with continuity correction); NaN when exact */
+    double p;         /* two-sided p-value in [0, 1]; NaN when a side is empty */
     double p_greater; /* one-sided p: x stochastically larger than y (large U); NaN when a side is empty */
-    double p_less;   /* one-sided p: x stochastically smaller (small U) */
-    double var;      /* the variance of U under the null, tie-corrected */
-    size_t nx, ny;   /* the sample sizes */
-    int exact;       /* p from the exact null distribution */
-    int ties;        /* some value occurs more than once in the pooled sample */
+    double p_less;    /* one-sided p: x stochastically smaller (small U) */
+    double var;       /* the variance of U under the null, tie-corrected */
+    size_t nx, ny;    /* the sample sizes */
+    int exact;        /* p from the exact null distribution */
+    int ties;         /* some value occurs more than once in the pooled sample */
 } tl_mwu;
 
 /* Mann–Whitney U test of x (nx values) against y (ny values), two-sided and

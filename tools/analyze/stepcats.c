@@ -20,13 +20,13 @@
 typedef struct edge {
     int64_t t;
     int cat;
-    int delta;                 /* +1 an interval starts, -1 it ends */
+    int delta; /* +1 an interval starts, -1 it ends */
 } edge;
 
 typedef struct edges {
     edge *v;
     size_t n, cap;
-    int64_t lo, hi;            /* the steps' range: intervals are clipped to it */
+    int64_t lo, hi; /* the steps' range: intervals are clipped to it */
 } edges;
 
 /* Room for k more edges. */
@@ -79,17 +79,21 @@ static int gpu_cat(const tl_gpu_event *g)
     if (g->type == TL_KT_COMM)
         return TL_SC_COMM;
     switch (g->cat_class) {
-    case TL_CC_KERNEL: return TL_SC_KERNEL;
-    case TL_CC_MEMCPY: return TL_SC_MEMCPY;
-    case TL_CC_MEMSET: return TL_SC_MEMSET;
-    default: return -1;
+    case TL_CC_KERNEL:
+        return TL_SC_KERNEL;
+    case TL_CC_MEMCPY:
+        return TL_SC_MEMCPY;
+    case TL_CC_MEMSET:
+        return TL_SC_MEMSET;
+    default:
+        return -1;
     }
 }
 
 typedef struct span {
     int64_t a, b;
     size_t step;
-    int64_t len;               /* what the categories add up to (a step's dur_ns) */
+    int64_t len; /* what the categories add up to (a step's dur_ns) */
 } span;
 
 /* Times come from the input, which may hold anything an int64 can. */
@@ -149,8 +153,10 @@ static int collect(edges *e, const tl_profile *p)
         if (c->side == TL_COLL_RUN && push(e, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), TL_SC_COMM) != 0)
             return -1;
     }
-    static const int role_cat[TL_ROLE_COUNT] = { [TL_ROLE_RUNTIME] = TL_SC_RUNTIME, [TL_ROLE_DATA] = TL_SC_DATA,
-                                                 [TL_ROLE_CPU] = TL_SC_CPU, [TL_ROLE_PLAIN] = TL_SC_CPU };
+    static const int role_cat[TL_ROLE_COUNT] = { [TL_ROLE_RUNTIME] = TL_SC_RUNTIME,
+                                                 [TL_ROLE_DATA] = TL_SC_DATA,
+                                                 [TL_ROLE_CPU] = TL_SC_CPU,
+                                                 [TL_ROLE_PLAIN] = TL_SC_CPU };
     for (int r = 0; r < TL_ROLE_COUNT; r++)
         for (size_t i = 0; i < p->roles[r].n && !(r == TL_ROLE_PLAIN && plain_is_cpu == 0); i++)
             if (push(e, p->roles[r].v[i][0], p->roles[r].v[i][1], role_cat[r]) != 0)
@@ -243,8 +249,8 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
     if (l[0].v == NULL || l[0].out == NULL || l[1].v == NULL || l[2].v == NULL || win == NULL)
         goto out;
     for (size_t k = 0; steps && k < p->nsteps; k++) {
-        l[0].v[l[0].n++] = (span){ p->steps[k].ts_ns, tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns), k,
-                                   p->steps[k].dur_ns };
+        l[0].v[l[0].n++] =
+            (span){ p->steps[k].ts_ns, tl_ns_add(p->steps[k].ts_ns, p->steps[k].dur_ns), k, p->steps[k].dur_ns };
         l[0].out[k].number = p->steps[k].number;
     }
     qsort(l[0].v, l[0].n, sizeof *l[0].v, by_span_start);

@@ -34,15 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STRAGGLER_MIN_STEPS 3      /* comparable steps needed to compare ranks */
-#define STRAGGLER_MAX_STEPS 512    /* the last this many comparable steps are compared (said when reached) */
-#define STRAGGLER_FLOOR 0.05       /* slower than the others' median by more than 5 % */
-#define NOISE_K 2.0                /* ... and by more than two standard errors of a median excess */
-#define SEVERE_EFFECT 0.25         /* critical: 25 % slower ... */
-#define SEVERE_SHARE 0.9           /* ... in 90 % of at least ... */
-#define SEVERE_STEPS 5             /* ... 5 steps */
-#define WARN_EFFECT 0.10           /* warning: 10 % slower in two thirds of the steps */
-#define EVIDENCE_ROWS 64           /* rows of a group searched for the evidence */
+#define STRAGGLER_MIN_STEPS 3   /* comparable steps needed to compare ranks */
+#define STRAGGLER_MAX_STEPS 512 /* the last this many comparable steps are compared (said when reached) */
+#define STRAGGLER_FLOOR 0.05    /* slower than the others' median by more than 5 % */
+#define NOISE_K 2.0             /* ... and by more than two standard errors of a median excess */
+#define SEVERE_EFFECT 0.25      /* critical: 25 % slower ... */
+#define SEVERE_SHARE 0.9        /* ... in 90 % of at least ... */
+#define SEVERE_STEPS 5          /* ... 5 steps */
+#define WARN_EFFECT 0.10        /* warning: 10 % slower in two thirds of the steps */
+#define EVIDENCE_ROWS 64        /* rows of a group searched for the evidence */
 
 /* The steps of a rank the analysis compares: not the partial last one. */
 static size_t comparable(const tl_rank_result *r)
@@ -190,7 +190,7 @@ static void evidence(tl_aggregate *a, tl_straggler *s, size_t ri, const evidence
 const char *tl_straggler_lead(const tl_straggler *s)
 {
     return s->nitems > 0 && s->items[0].delta_ns >= 0.5 * (s->value - s->others_median) ? "most of it in"
-                                                                                          : "the largest part in";
+                                                                                        : "the largest part in";
 }
 
 /* ---- slow compute ---------------------------------------------------------------- */
@@ -404,10 +404,12 @@ static void compute_stragglers(tl_aggregate *a)
     }
     free(noise);
     if (ncand == 0) {
-        set_note(a, "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
-                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)%s%s", K,
-                 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all, use_compute ? "GPU compute per step" : "step time",
-                 nout ? "; left out for too few steps: rank " : "", nout ? left : "");
+        set_note(a,
+                 "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
+                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)%s%s",
+                 K, 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all,
+                 use_compute ? "GPU compute per step" : "step time", nout ? "; left out for too few steps: rank " : "",
+                 nout ? left : "");
         goto out;
     }
     qsort(cand, ncand, sizeof *cand, by_effect);
@@ -444,9 +446,9 @@ static void compute_stragglers(tl_aggregate *a)
                            s->rank, use_compute ? "GPU compute per step" : "step time", s->delta_pct, s->slower, K,
                            s->value / 1e6, s->others_median / 1e6, s->noise_pct);
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
-            len += snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%.3f ms per step)",
-                            tl_straggler_lead(s), s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "",
-                            s->items[0].delta_ns / 1e6);
+            len +=
+                snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%.3f ms per step)", tl_straggler_lead(s),
+                         s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", s->items[0].delta_ns / 1e6);
         if (nout > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len, "; left out for too few steps: rank %s", left);
         s->summary = strdup(buf);
@@ -482,12 +484,16 @@ static int last_arrival(tl_aggregate *a)
         return 0;
     char waits[400];
     int others = (int)w->used - 1;
-    int len = snprintf(waits, sizeof waits, "rank %d arrives last to %llu of %llu matched collectives (p = %.2g) "
-                       "and causes %.0f%% of the waiting", w->straggler, (unsigned long long)w->straggler_last,
-                       (unsigned long long)w->matched, w->straggler_p, w->caused_share_pct);
+    int len = snprintf(waits, sizeof waits,
+                       "rank %d arrives last to %llu of %llu matched collectives (p = %.2g) "
+                       "and causes %.0f%% of the waiting",
+                       w->straggler, (unsigned long long)w->straggler_last, (unsigned long long)w->matched,
+                       w->straggler_p, w->caused_share_pct);
     if (w->steps > 0 && isfinite(w->step_share_pct))
-        snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms a step for it, %.1f%% of "
-                 "their step", others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
+        snprintf(waits + len, sizeof waits - (size_t)len,
+                 "; the other %d rank%s wait %.3f ms a step for it, %.1f%% of "
+                 "their step",
+                 others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
     else
         snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms each time", others,
                  others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
@@ -508,12 +514,15 @@ static int last_arrival(tl_aggregate *a)
     s->slower = (int)w->straggler_last;
     s->value = w->caused_per_step_ns;
     s->others_median = isfinite(w->others_step_ns) ? w->others_step_ns : 0;
-    s->delta_pct = isfinite(w->step_share_pct) ? w->step_share_pct : 100.0 * (double)w->straggler_last / (double)w->matched;
+    s->delta_pct =
+        isfinite(w->step_share_pct) ? w->step_share_pct : 100.0 * (double)w->straggler_last / (double)w->matched;
     double share = (double)w->straggler_last / (double)w->matched;
     if (w->caused_share_pct / 100 > share)
         share = w->caused_share_pct / 100;
-    s->severity = share >= SEVERE_SHARE && w->matched >= SEVERE_STEPS && (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
-                      ? "critical" : "warning";
+    s->severity =
+        share >= SEVERE_SHARE && w->matched >= SEVERE_STEPS && (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
+            ? "critical"
+            : "warning";
     a->ranks[w->straggler_ri].straggler = 1;
     s->summary = strdup(waits);
     for (int k = 0; k < w->ncause && k < 5; k++) {
@@ -570,11 +579,15 @@ static void reconcile(tl_aggregate *a, int ncompute)
         drop_straggler(a, i);
     }
     if (agree)
-        set_note(a, "the per-step compute and the collective arrival order disagree on rank %s: only the ranks both "
-                 "name are stragglers", dropped);
+        set_note(a,
+                 "the per-step compute and the collective arrival order disagree on rank %s: only the ranks both "
+                 "name are stragglers",
+                 dropped);
     else
-        set_note(a, "the per-step compute and the collective arrival order point to different ranks (%s): the "
-                 "evidence disagrees, no straggler named", dropped);
+        set_note(a,
+                 "the per-step compute and the collective arrival order point to different ranks (%s): the "
+                 "evidence disagrees, no straggler named",
+                 dropped);
 }
 
 void tl_find_stragglers(tl_aggregate *a)

@@ -128,8 +128,8 @@ int tl_telemetry_series(const tl_profile *p, int64_t base, tl_tseries **out, siz
         }
         build(&s[ns++], pt + lo, hi - lo, base);
     }
-    if (dropped && asprintf(warning, "telemetry: %zu series beyond the first %d (TL_SERIES_MAX) are not shown",
-                            dropped, TL_SERIES_MAX) < 0)
+    if (dropped && asprintf(warning, "telemetry: %zu series beyond the first %d (TL_SERIES_MAX) are not shown", dropped,
+                            TL_SERIES_MAX) < 0)
         *warning = NULL;
     *out = s;
     *nout = ns;
@@ -207,10 +207,10 @@ void tl_rank_telemetry_finish(tl_rank_telemetry *t)
  * ranks' samples. */
 
 typedef struct gpu_total {
-    const char *host;          /* NULL: unknown, then keyed by rank too */
+    const char *host; /* NULL: unknown, then keyed by rank too */
     int64_t device;
     int rank;
-    double energy, draw;       /* sessions added up; the draw averaged over them in the end */
+    double energy, draw; /* sessions added up; the draw averaged over them in the end */
     int sessions;
 } gpu_total;
 
@@ -299,8 +299,8 @@ int tl_telemetry_gpus_counted(const tl_aggregate *a, int *by_host)
 
 const char *tl_series_unit(int kind)
 {
-    static const char *const units[] = { "%", "bytes", "C", "W", "MHz", "%", "%", "bytes", "bytes", "bytes", "",
-                                         "MHz", "bytes/s", "bytes/s", "bytes/s", "bytes/s" };
+    static const char *const units[] = { "%",     "bytes", "C", "W",   "MHz",     "%",       "%",       "bytes",
+                                         "bytes", "bytes", "",  "MHz", "bytes/s", "bytes/s", "bytes/s", "bytes/s" };
     /* a kind added without its unit is a build error, not a NULL read */
     _Static_assert(sizeof units / sizeof units[0] == TL_SERIES_COUNT, "a unit per series kind");
     return kind >= 0 && kind < TL_SERIES_COUNT ? units[kind] : "";
@@ -309,9 +309,10 @@ const char *tl_series_unit(int kind)
 const char *tl_series_label(int kind)
 {
     static const char *const labels[] = {
-        "GPU utilization", "GPU memory used", "GPU temperature", "GPU power", "GPU SM clock",
-        "Process CPU", "System CPU", "Process RSS", "System memory used", "System memory available",
-        "Load (1 min)", "GPU memory clock", "Disk read", "Disk write", "Device read", "Device write",
+        "GPU utilization", "GPU memory used",  "GPU temperature", "GPU power",          "GPU SM clock",
+        "Process CPU",     "System CPU",       "Process RSS",     "System memory used", "System memory available",
+        "Load (1 min)",    "GPU memory clock", "Disk read",       "Disk write",         "Device read",
+        "Device write",
     };
     _Static_assert(sizeof labels / sizeof labels[0] == TL_SERIES_COUNT, "a label per series kind");
     return kind >= 0 && kind < TL_SERIES_COUNT ? labels[kind] : "";

@@ -23,13 +23,13 @@
 
 /* Per rank: each metric over all its sessions and devices. */
 typedef struct tl_rank_telemetry {
-    uint64_t n[TL_SERIES_COUNT];     /* samples; 0: the rank does not have the metric */
-    double mean[TL_SERIES_COUNT];    /* sample-weighted mean over devices and sessions */
+    uint64_t n[TL_SERIES_COUNT];  /* samples; 0: the rank does not have the metric */
+    double mean[TL_SERIES_COUNT]; /* sample-weighted mean over devices and sessions */
     double max[TL_SERIES_COUNT];
-    double energy_j;                 /* every GPU, every session; NaN without power samples */
-    double power_w;                  /* the rank's GPUs' mean draw added up (sessions averaged) */
-    int gpus;                        /* distinct GPU devices with samples */
-    int power_sessions;              /* sessions with power samples */
+    double energy_j;    /* every GPU, every session; NaN without power samples */
+    double power_w;     /* the rank's GPUs' mean draw added up (sessions averaged) */
+    int gpus;           /* distinct GPU devices with samples */
+    int power_sessions; /* sessions with power samples */
 } tl_rank_telemetry;
 
 struct tl_session;

@@ -17,9 +17,8 @@
 
 const char *tl_trend_mark_name(int mark)
 {
-    static const char *const names[TL_TREND_MARK_COUNT] = { "first", "same", "change",
-                                                            "unconfirmed", "outlier", "no_verdict",
-                                                            "inconclusive" };
+    static const char *const names[TL_TREND_MARK_COUNT] = { "first",   "same",       "change",      "unconfirmed",
+                                                            "outlier", "no_verdict", "inconclusive" };
     return mark >= 0 && mark < TL_TREND_MARK_COUNT ? names[mark] : "?";
 }
 
@@ -162,8 +161,8 @@ static int run_figures(tl_trend *t, tl_trend_run *r, const tl_aggregate *a)
  * the adjusted p of its verdict; *inconclusive whether it moved beyond the
  * threshold without significance. 0, or -1 when out of memory. */
 #define NO_VERDICT 2
-static int judge(const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *co, int *dir,
-                 double *delta, double *p, int *inconclusive)
+static int judge(const tl_aggregate *base, const tl_aggregate *cand, const tl_cmp_options *co, int *dir, double *delta,
+                 double *p, int *inconclusive)
 {
     tl_compare c;
     *delta = *p = NAN;

@@ -48,14 +48,14 @@
 #define WAITS_TRUST_FLOOR_NS 10000 /* 10 µs: below it clocks and launch jitter decide */
 #define WAITS_SHORT_SHARE 0.75
 #define WAITS_OFFSET_SAMPLE 1024
-#define WAITS_CAUSE_SHARE 0.10     /* a cause explains at least 10 % of the wait caused */
+#define WAITS_CAUSE_SHARE 0.10 /* a cause explains at least 10 % of the wait caused */
 
 typedef struct arrival {
     uint64_t key, occ;
     uint32_t ri;
     int64_t ts, end, dur;
-    int name;                  /* index into the waits' names, or -1 */
-    uint32_t k;                /* index of the instance in its session */
+    int name;   /* index into the waits' names, or -1 */
+    uint32_t k; /* index of the instance in its session */
 } arrival;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -390,8 +390,8 @@ static void judge(tl_aggregate *a, tl_waits *w, const arrival *arrivals, const s
     free(t);
     double caused = (double)w->ranks[best].caused_ns;
     w->caused_per_step_ns = w->steps > 0 ? caused / w->steps : caused / (double)w->ranks[best].last;
-    w->step_share_pct = w->steps > 0 && isfinite(w->others_step_ns) ? 100 * w->caused_per_step_ns / w->others_step_ns
-                                                                    : NAN;
+    w->step_share_pct =
+        w->steps > 0 && isfinite(w->others_step_ns) ? 100 * w->caused_per_step_ns / w->others_step_ns : NAN;
     w->straggler_p = p;
     if (w->matched < WAITS_MIN_INSTANCES) {
         w->why_none = "too few collectives matched on every rank";
@@ -465,8 +465,8 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
         w->residual_ns = median_i64(res, nr);
         free(res);
     }
-    w->trust_ns = WAITS_TRUST_K * w->residual_ns > WAITS_TRUST_FLOOR_NS ? WAITS_TRUST_K * w->residual_ns
-                                                                         : WAITS_TRUST_FLOOR_NS;
+    w->trust_ns =
+        WAITS_TRUST_K * w->residual_ns > WAITS_TRUST_FLOOR_NS ? WAITS_TRUST_K * w->residual_ns : WAITS_TRUST_FLOOR_NS;
     /* arrivals and waits */
     for (size_t k = 0; k < nfull; k++) {
         const arrival *g = &v[full[k]];
@@ -505,8 +505,8 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
             w->ranks[g[last].ri].caused_ns += caused;
         }
         if (w->nchart < TL_WAITS_MAX_CHART) {
-            w->chart[w->nchart++] = (tl_wait_inst){ first, arr[last] - first, caused,
-                                                   beyond ? w->ranks[g[last].ri].rank : -1, g[0].name };
+            w->chart[w->nchart++] =
+                (tl_wait_inst){ first, arr[last] - first, caused, beyond ? w->ranks[g[last].ri].rank : -1, g[0].name };
         }
     }
     rc = 0;
@@ -566,7 +566,7 @@ int tl_waits_compute(tl_aggregate *a)
             w->ranks[i].why_out = "no collectives";
         else if ((double)counts[i] < WAITS_SHORT_SHARE * med)
             w->ranks[i].why_out = first_session(a, i)->truncated ? "truncated: fewer collectives than the other ranks"
-                                                                   : "fewer collectives than the other ranks";
+                                                                 : "fewer collectives than the other ranks";
         else {
             w->ranks[i].used = 1;
             w->used++;
@@ -615,8 +615,8 @@ int tl_waits_compute(tl_aggregate *a)
             uint64_t key = fnv(14695981039346656037ull, group);
             key = by_seq ? fnv_int(key, c->seq) : fnv_int(fnv(key, name), c->nelems);
             int ni = chart_name(w, name);
-            v[n++] = (arrival){ key, 0, (uint32_t)i, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), c->dur_ns, ni,
-                                (uint32_t)k };
+            v[n++] =
+                (arrival){ key, 0, (uint32_t)i, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), c->dur_ns, ni, (uint32_t)k };
         }
     }
     if (!by_seq) { /* the n-th occurrence of a key on each rank */

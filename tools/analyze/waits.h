@@ -34,25 +34,25 @@ enum tl_waits_match { TL_WAITS_BY_ORDER = 0, TL_WAITS_BY_SEQ };
 
 typedef struct tl_rank_waits {
     int rank;
-    int used;                  /* took part in the matching (else why_out says why not) */
-    const char *why_out;       /* "no collectives", "truncated", ... ; NULL when used */
-    uint64_t instances;        /* matched instances it took part in */
-    uint64_t last;             /* instances it arrived last in, beyond the residual */
-    int64_t waited_ns;         /* its waits added up */
-    int64_t caused_ns;         /* over the instances it was last in: the other ranks' median wait, added up */
-    int64_t offset_ns;         /* its clock's offset estimate (ends minus the instances' median end) */
-    int64_t *inst_wait;        /* per instance of its first session (tl_session.insts): its wait in
+    int used;            /* took part in the matching (else why_out says why not) */
+    const char *why_out; /* "no collectives", "truncated", ... ; NULL when used */
+    uint64_t instances;  /* matched instances it took part in */
+    uint64_t last;       /* instances it arrived last in, beyond the residual */
+    int64_t waited_ns;   /* its waits added up */
+    int64_t caused_ns;   /* over the instances it was last in: the other ranks' median wait, added up */
+    int64_t offset_ns;   /* its clock's offset estimate (ends minus the instances' median end) */
+    int64_t *inst_wait;  /* per instance of its first session (tl_session.insts): its wait in
                                 * a matched instance, -1 otherwise; NULL when not used (collbw.c
                                 * takes the time after the last arrival from it) */
 } tl_rank_waits;
 
 /* One matched instance, for the per-instance chart (the first TL_WAITS_MAX_CHART). */
 typedef struct tl_wait_inst {
-    int64_t ts_ns;             /* the first arrival, on rank 0's clock (offsets removed) */
-    int64_t spread_ns;         /* last arrival minus first */
-    int64_t caused_ns;         /* the other ranks' median wait */
-    int last_rank;             /* the last to arrive; -1 when not beyond the residual */
-    int name;                  /* index into tl_waits.names */
+    int64_t ts_ns;     /* the first arrival, on rank 0's clock (offsets removed) */
+    int64_t spread_ns; /* last arrival minus first */
+    int64_t caused_ns; /* the other ranks' median wait */
+    int last_rank;     /* the last to arrive; -1 when not beyond the residual */
+    int name;          /* index into tl_waits.names */
 } tl_wait_inst;
 #define TL_WAITS_MAX_CHART 256
 #define TL_WAITS_MAX_NAMES 16
@@ -61,25 +61,25 @@ typedef struct tl_wait_inst {
  * than the median of the other ranks. */
 typedef struct tl_wait_cause {
     char *name;
-    int group;                 /* tl_group */
-    double delta_ns;           /* per step (per instance when the ranks have no steps) */
+    int group;       /* tl_group */
+    double delta_ns; /* per step (per instance when the ranks have no steps) */
 } tl_wait_cause;
 
 typedef struct tl_waits {
-    int source;                /* tl_waits_source; NONE: nothing to match (then the rest is empty) */
-    int matched_by;            /* tl_waits_match */
-    uint64_t matched;          /* instances matched on every rank used */
-    uint64_t partial;          /* instances some used rank lacks (not judged) */
-    uint64_t instances;        /* instances of the chosen source on the used ranks, added up */
-    int64_t residual_ns;       /* median |end - offset - release| over matched instances and ranks */
-    int64_t trust_ns;          /* the margin an arrival needs to count as last: max(3 x residual, 10 µs) */
-    tl_rank_waits *ranks;      /* by rank index (tl_aggregate.ranks) */
+    int source;           /* tl_waits_source; NONE: nothing to match (then the rest is empty) */
+    int matched_by;       /* tl_waits_match */
+    uint64_t matched;     /* instances matched on every rank used */
+    uint64_t partial;     /* instances some used rank lacks (not judged) */
+    uint64_t instances;   /* instances of the chosen source on the used ranks, added up */
+    int64_t residual_ns;  /* median |end - offset - release| over matched instances and ranks */
+    int64_t trust_ns;     /* the margin an arrival needs to count as last: max(3 x residual, 10 µs) */
+    tl_rank_waits *ranks; /* by rank index (tl_aggregate.ranks) */
     size_t nranks, used;
-    tl_wait_inst *chart;       /* the first TL_WAITS_MAX_CHART matched instances */
+    tl_wait_inst *chart; /* the first TL_WAITS_MAX_CHART matched instances */
     size_t nchart;
     char *names[TL_WAITS_MAX_NAMES]; /* the chart's collective names ("(other)" past the limit) */
     int nnames;
-    int64_t waited_ns;         /* every used rank's waits added up */
+    int64_t waited_ns; /* every used rank's waits added up */
 
     /* The rank waited for, when one is (tl_waits_compute's rule): -1 none. */
     int straggler;             /* rank number */
@@ -105,14 +105,14 @@ typedef struct tl_waits {
     int window_cause;
     /* The rank last most often (for the sentence when none is named), and
      * why none is named; NULL when one is. */
-    int most_last;             /* rank number, -1 none */
+    int most_last; /* rank number, -1 none */
     uint64_t most_last_n;
     /* The rank judged (named or not): the one that causes two thirds of
      * the waiting when one does, else most_last; -1 none. Its share of the
      * waiting all the ranks cause (tl_rank_waits.caused_ns added up), %. */
     int judged;
     double caused_share_pct;
-    int by_cause;              /* 1: judged for the waiting it causes, being last in under two thirds */
+    int by_cause; /* 1: judged for the waiting it causes, being last in under two thirds */
     const char *why_none;
 } tl_waits;
 

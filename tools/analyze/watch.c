@@ -64,8 +64,8 @@ static void stages(tl_watch_view *v, const tl_aggregate *a)
 /* The series a frame shows, in this order for each device: the GPU's
  * utilization, memory, temperature and power, the host's CPU, RSS and disk
  * rates. Other kinds (clocks, system memory, load) are summary's. */
-static const int shown_kinds[] = { TL_SERIES_GPU_UTIL, TL_SERIES_GPU_MEM, TL_SERIES_GPU_TEMP, TL_SERIES_GPU_POWER,
-                                   TL_SERIES_CPU, TL_SERIES_RSS, TL_SERIES_DISK_READ, TL_SERIES_DISK_WRITE };
+static const int shown_kinds[] = { TL_SERIES_GPU_UTIL, TL_SERIES_GPU_MEM, TL_SERIES_GPU_TEMP,  TL_SERIES_GPU_POWER,
+                                   TL_SERIES_CPU,      TL_SERIES_RSS,     TL_SERIES_DISK_READ, TL_SERIES_DISK_WRITE };
 #define NSHOWN (sizeof shown_kinds / sizeof shown_kinds[0])
 
 static int kind_order(int kind)

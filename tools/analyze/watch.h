@@ -28,29 +28,29 @@
 #define TL_WATCH_SPARK 16
 
 typedef struct tl_watch_series {
-    int kind;                   /* tl_series_kind */
-    int64_t device;             /* GPU index; -1 the host */
+    int kind;       /* tl_series_kind */
+    int64_t device; /* GPU index; -1 the host */
     int rank;
-    double last;                /* the latest bin's mean; NaN none */
-    double max;                 /* over every sample */
+    double last;                  /* the latest bin's mean; NaN none */
+    double max;                   /* over every sample */
     double spark[TL_WATCH_SPARK]; /* the last bins' means, oldest first; NaN where a bin has no sample */
     int nspark;
 } tl_watch_series;
 
 typedef struct tl_watch_view {
     size_t nranks;
-    uint64_t steps;             /* over the ranks */
-    double steps_per_s;         /* the steps over their summed time, mean of the ranks; NaN none */
-    double recent_per_s;        /* the same over each rank's last TL_WATCH_RECENT steps */
-    double step_last_ns;        /* the last step of the first rank; NaN */
-    double span_ns;             /* the longest rank's profiled time; NaN */
-    int64_t end_wall_ns;        /* the last event on the wall clock (start + span); INT64_MIN unknown */
+    uint64_t steps;                      /* over the ranks */
+    double steps_per_s;                  /* the steps over their summed time, mean of the ranks; NaN none */
+    double recent_per_s;                 /* the same over each rank's last TL_WATCH_RECENT steps */
+    double step_last_ns;                 /* the last step of the first rank; NaN */
+    double span_ns;                      /* the longest rank's profiled time; NaN */
+    int64_t end_wall_ns;                 /* the last event on the wall clock (start + span); INT64_MIN unknown */
     const char *stages[TL_WATCH_STAGES]; /* borrowed from the aggregate's names */
-    double share[TL_WATCH_STAGES]; /* % of the ranks' profiled time added up */
+    double share[TL_WATCH_STAGES];       /* % of the ranks' profiled time added up */
     size_t nstages;
     tl_watch_series series[TL_WATCH_SERIES];
     size_t nseries;
-    size_t series_left;         /* series beyond TL_WATCH_SERIES, not shown (the frame says how many) */
+    size_t series_left; /* series beyond TL_WATCH_SERIES, not shown (the frame says how many) */
 } tl_watch_view;
 
 /* The frame's numbers from a finished aggregate (borrowed: the view's

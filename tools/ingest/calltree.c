@@ -11,12 +11,18 @@
 const char *tl_calltree_kind_label(int kind)
 {
     switch (kind) {
-    case TL_CTK_OPS: return "operators (cpu_op)";
-    case TL_CTK_ANNOTATIONS: return "annotations and sections";
-    case TL_CTK_RUNTIME: return "runtime calls";
-    case TL_CTK_PYTHON: return "Python frames (python_function)";
-    case TL_CTK_GPU_ANNOTATIONS: return "GPU annotations";
-    default: return "events";
+    case TL_CTK_OPS:
+        return "operators (cpu_op)";
+    case TL_CTK_ANNOTATIONS:
+        return "annotations and sections";
+    case TL_CTK_RUNTIME:
+        return "runtime calls";
+    case TL_CTK_PYTHON:
+        return "Python frames (python_function)";
+    case TL_CTK_GPU_ANNOTATIONS:
+        return "GPU annotations";
+    default:
+        return "events";
     }
 }
 

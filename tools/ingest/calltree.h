@@ -38,16 +38,16 @@
 #include "profile.h"
 
 #define TL_CALLTREE_MAX_NODES 20000u
-#define TL_CALLTREE_NONE UINT32_MAX  /* no node: a root's parent, a call not recorded */
+#define TL_CALLTREE_NONE UINT32_MAX /* no node: a root's parent, a call not recorded */
 
 /* The kinds of roots: nesting.h's classes (read_trace.c's nest_class). */
 enum tl_calltree_kind {
-    TL_CTK_OTHER = 0,        /* events without a known category (plain Chrome traces) */
-    TL_CTK_OPS,              /* cpu_op, Operator */
-    TL_CTK_ANNOTATIONS,      /* user_annotation, sections, iterations */
-    TL_CTK_RUNTIME,          /* cuda_runtime: leaves, never in the tree */
-    TL_CTK_PYTHON,           /* python_function */
-    TL_CTK_GPU_ANNOTATIONS,  /* gpu_user_annotation */
+    TL_CTK_OTHER = 0,       /* events without a known category (plain Chrome traces) */
+    TL_CTK_OPS,             /* cpu_op, Operator */
+    TL_CTK_ANNOTATIONS,     /* user_annotation, sections, iterations */
+    TL_CTK_RUNTIME,         /* cuda_runtime: leaves, never in the tree */
+    TL_CTK_PYTHON,          /* python_function */
+    TL_CTK_GPU_ANNOTATIONS, /* gpu_user_annotation */
     TL_CTK_COUNT
 };
 /* The root's name of a kind ("operators (cpu_op)"), the label every reader sees. */
@@ -56,19 +56,19 @@ const char *tl_calltree_kind_label(int kind);
 int tl_calltree_kind_of_label(const char *label);
 
 typedef struct tl_cnode {
-    uint32_t parent;         /* index, TL_CALLTREE_NONE for a root */
-    uint32_t name;           /* string id (see above) */
+    uint32_t parent; /* index, TL_CALLTREE_NONE for a root */
+    uint32_t name;   /* string id (see above) */
     int64_t incl_ns, self_ns;
     uint64_t count;
-    uint8_t kind;            /* enum tl_calltree_kind of the calls (a new node takes its parent's) */
+    uint8_t kind; /* enum tl_calltree_kind of the calls (a new node takes its parent's) */
 } tl_cnode;
 
 typedef struct tl_calltree {
     tl_cnode *nodes;
     uint32_t n, cap;
-    tl_strtab names;         /* the names of a session's, rank's or merged tree */
-    uint64_t dropped;        /* calls not recorded as nodes (beyond the cap) */
-    uint32_t *slots;         /* hash (parent, name) -> index + 1 */
+    tl_strtab names;  /* the names of a session's, rank's or merged tree */
+    uint64_t dropped; /* calls not recorded as nodes (beyond the cap) */
+    uint32_t *slots;  /* hash (parent, name) -> index + 1 */
     uint32_t nslots;
     /* The merge across ranks only (NULL otherwise), per node: the least and
      * most inclusive time of one rank (a rank without the node counts 0),
@@ -106,8 +106,8 @@ int tl_calltree_add(tl_calltree *dst, const tl_calltree *src, const tl_strtab *s
  * operators, Python frames, GPU annotations, other events), then largest
  * first. For walking a tree top-down. */
 typedef struct tl_calltree_kids {
-    uint32_t *start;         /* [n + 2] */
-    uint32_t *list;          /* [n] */
+    uint32_t *start; /* [n + 2] */
+    uint32_t *list;  /* [n] */
 } tl_calltree_kids;
 int tl_calltree_kids_build(tl_calltree_kids *k, const tl_calltree *t);
 void tl_calltree_kids_release(tl_calltree_kids *k);

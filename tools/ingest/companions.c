@@ -38,8 +38,8 @@ static int first_object_has(const unsigned char *b, size_t n, const char *k1, co
 }
 
 static const struct {
-    const char *name;          /* the file name the tool writes */
-    const char *key1, *key2;   /* JSON: keys of the first array element (NULL: any content) */
+    const char *name;        /* the file name the tool writes */
+    const char *key1, *key2; /* JSON: keys of the first array element (NULL: any content) */
     const char *what;
 } companions[] = {
     { "memory_log.json", "\"label\"", "\"allocated_mb\"",

@@ -26,7 +26,10 @@ void tl_limits_init(tl_limits *l)
     l->max_depth = 64;
 }
 
-void tl_item_list_init(tl_item_list *l) { memset(l, 0, sizeof *l); }
+void tl_item_list_init(tl_item_list *l)
+{
+    memset(l, 0, sizeof *l);
+}
 
 void tl_item_list_release(tl_item_list *l)
 {
@@ -98,7 +101,10 @@ int tl_bytes_look_like_archive(const unsigned char *b, size_t n)
         return 1;
     if (n >= 6 && memcmp(b, "7z\xbc\xaf\x27\x1c", 6) == 0)
         return 1;
-    if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
+    if (n >= 6 && memcmp(b,
+                         "\xfd"
+                         "7zXZ\0",
+                         6) == 0)
         return 1;
     if (n >= 3 && memcmp(b, "BZh", 3) == 0)
         return 1;
@@ -115,7 +121,11 @@ int tl_bytes_look_like_archive(const unsigned char *b, size_t n)
  * archive) or a single file (`trace.json.zst`), told apart by libarchive. */
 static int compressed_stream(const unsigned char *b, size_t n)
 {
-    return (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0) || (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0) ||
+    return (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0) ||
+           (n >= 6 && memcmp(b,
+                             "\xfd"
+                             "7zXZ\0",
+                             6) == 0) ||
            (n >= 3 && memcmp(b, "BZh", 3) == 0);
 }
 
@@ -248,8 +258,10 @@ static void dedup(tl_item_list *l)
                  l->duplicates > 1 ? " (and more inputs reached twice: see the count)" : "");
         add_note(l, l->items[first_dup].path, what);
         if (l->duplicates > 1) {
-            snprintf(what, sizeof what, "%zu inputs were reached more than once (the same path twice, "
-                     "a directory and a file in it, a link); each is read once", l->duplicates);
+            snprintf(what, sizeof what,
+                     "%zu inputs were reached more than once (the same path twice, "
+                     "a directory and a file in it, a link); each is read once",
+                     l->duplicates);
             add_note(l, "inputs", what);
         }
     }
@@ -266,8 +278,7 @@ out:
     free(drop);
 }
 
-size_t tl_inputs_collect(tl_item_list *l, const char *const *paths, size_t npaths,
-                         const tl_limits *lim)
+size_t tl_inputs_collect(tl_item_list *l, const char *const *paths, size_t npaths, const tl_limits *lim)
 {
     for (size_t i = 0; i < npaths; i++) {
         struct stat st;
@@ -297,9 +308,9 @@ typedef struct head_source {
     int fd;
     unsigned char *head;
     size_t len, pos;
-    uint64_t read, limit;       /* bytes handed out; the per-input limit */
+    uint64_t read, limit; /* bytes handed out; the per-input limit */
     int over_limit;
-    unsigned char *block;       /* libarchive's read buffer (archives only) */
+    unsigned char *block; /* libarchive's read buffer (archives only) */
 } head_source;
 
 #define TL_DISCOVER_BLOCK 65536
@@ -370,8 +381,8 @@ static int gzip_holds_tar(head_source *h)
         }
         /* More compressed bytes could give more output: read them, up to the cap. */
         size_t before = h->len;
-        if ((r != Z_OK && r != Z_BUF_ERROR) || h->len >= TL_DISCOVER_GZIP_HEAD ||
-            head_fill(h, h->len * 2) != 0 || h->len == before)
+        if ((r != Z_OK && r != Z_BUF_ERROR) || h->len >= TL_DISCOVER_GZIP_HEAD || head_fill(h, h->len * 2) != 0 ||
+            h->len == before)
             break;
     }
     return tar;
@@ -419,14 +430,14 @@ typedef struct member_source {
     uint64_t read, limit;
     uint64_t *archive_total, archive_limit;
     int over_limit;
-    char error[200];            /* libarchive's words when the member's data broke */
+    char error[200]; /* libarchive's words when the member's data broke */
     /* The current data block (archive_read_data_block): handed out in
      * pieces, so a member cut short keeps every byte before the cut
      * (archive_read_data drops the bytes of a call that hits the cut). */
     const unsigned char *blk;
     size_t blk_len, blk_pos;
-    int64_t at;                 /* member offset of the next byte handed out */
-    int64_t blk_off;            /* member offset of blk[0]: past `at` for a sparse hole */
+    int64_t at;      /* member offset of the next byte handed out */
+    int64_t blk_off; /* member offset of blk[0]: past `at` for a sparse hole */
     int eof;
 } member_source;
 
@@ -513,12 +524,18 @@ static la_ssize_t archive_cb_read(struct archive *a, void *ctx, const void **buf
 static const char *member_type(struct archive_entry *e)
 {
     switch (archive_entry_filetype(e)) {
-    case AE_IFLNK: return "a symbolic link";
-    case AE_IFCHR: return "a character device";
-    case AE_IFBLK: return "a block device";
-    case AE_IFIFO: return "a FIFO";
-    case AE_IFSOCK: return "a socket";
-    default: return "not a regular file";
+    case AE_IFLNK:
+        return "a symbolic link";
+    case AE_IFCHR:
+        return "a character device";
+    case AE_IFBLK:
+        return "a block device";
+    case AE_IFIFO:
+        return "a FIFO";
+    case AE_IFSOCK:
+        return "a socket";
+    default:
+        return "not a regular file";
     }
 }
 
@@ -640,14 +657,16 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
         if (r == ARCHIVE_WARN) {
             problem(aname, archive_error_string(a), user);
         } else if (r != ARCHIVE_OK) {
-            snprintf(msg, sizeof msg, "archive damaged after %llu members: %s",
-                     (unsigned long long)members, archive_error_string(a) ? archive_error_string(a) : "read error");
+            snprintf(msg, sizeof msg, "archive damaged after %llu members: %s", (unsigned long long)members,
+                     archive_error_string(a) ? archive_error_string(a) : "read error");
             problem(aname, msg, user);
             break;
         }
         if (maybe_raw && archive_format(a) == ARCHIVE_FORMAT_RAW) {
             /* the decompressed file, under the file's own name */
-            member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0, "", NULL, 0, 0, 0, 0, 0 };
+            member_source src = {
+                a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0, "", NULL, 0, 0, 0, 0, 0
+            };
             tl_input in = { aname, item->path, NULL, item->from_walk, -1, member_read, &src, item };
             fn(&in, user);
             if (src.error[0]) {
@@ -700,8 +719,8 @@ static int each_member(const tl_item *item, head_source *h, const tl_limits *lim
         }
         member_source src = { a, 0, lim->max_input_bytes, &total, lim->max_archive_bytes, 0, "", NULL, 0, 0, 0, 0, 0 };
         /* Members are found, not named: like a directory walk's files. */
-        tl_input in = { name, item->path, member, 1,
-                        archive_entry_size_is_set(e) ? archive_entry_size(e) : -1, member_read, &src, item };
+        tl_input in = { name,        item->path, member, 1, archive_entry_size_is_set(e) ? archive_entry_size(e) : -1,
+                        member_read, &src,       item };
         int stop = fn(&in, user);
         if (src.error[0]) {
             /* What was read of the member is kept (marked truncated by its reader). */
@@ -723,8 +742,7 @@ out:
     return rc;
 }
 
-int tl_item_each(const tl_item *item, const tl_limits *lim, tl_input_fn fn,
-                 tl_item_problem_fn problem, void *user)
+int tl_item_each(const tl_item *item, const tl_limits *lim, tl_input_fn fn, tl_item_problem_fn problem, void *user)
 {
     head_source h;
     int kind = open_item(item, lim, &h);
@@ -732,8 +750,7 @@ int tl_item_each(const tl_item *item, const tl_limits *lim, tl_input_fn fn,
         problem(display_name(item), strerror(errno), user);
         return -1;
     }
-    int rc = kind == TL_ITEM_ARCHIVE ? each_member(item, &h, lim, fn, problem, user)
-                                     : each_file(item, &h, fn, user);
+    int rc = kind == TL_ITEM_ARCHIVE ? each_member(item, &h, lim, fn, problem, user) : each_file(item, &h, fn, user);
     close_item(item, &h);
     return rc;
 }

@@ -52,13 +52,13 @@ typedef struct tl_file_id {
 
 typedef struct tl_item {
     char *path;
-    int from_walk;        /* found by walking a directory, not named by the user */
-    int is_stdin;         /* `-`: read standard input */
+    int from_walk; /* found by walking a directory, not named by the user */
+    int is_stdin;  /* `-`: read standard input */
     /* The identity of what was found (stat, or fstat of stdin): inputs are
      * deduplicated by it, and outputs are checked against it. has_id is 0
      * when stat failed. */
     int has_id;
-    tl_file_id id;        /* the file (the archive, for its members) */
+    tl_file_id id; /* the file (the archive, for its members) */
 } tl_item;
 
 /* A path that could not be read, and why (becomes an unreadable input's identity). */
@@ -72,18 +72,18 @@ void tl_item_errors_add(tl_item_error **v, size_t *n, size_t *cap, const char *p
 typedef struct tl_item_list {
     tl_item *items;
     size_t n, cap;
-    tl_item_error *errors;  /* paths that could not be read, with the reason */
+    tl_item_error *errors; /* paths that could not be read, with the reason */
     size_t nerrors, errors_cap;
-    char **notes;         /* things worth saying that are not problems ("read once") */
+    char **notes; /* things worth saying that are not problems ("read once") */
     size_t nnotes, notes_cap;
-    size_t duplicates;    /* items dropped because an earlier one is the same file */
+    size_t duplicates; /* items dropped because an earlier one is the same file */
 } tl_item_list;
 
 typedef struct tl_limits {
-    uint64_t max_members;        /* archive members considered (default 100000) */
-    uint64_t max_input_bytes;    /* decompressed bytes of one input (default 64 GiB) */
-    uint64_t max_archive_bytes;  /* decompressed bytes of one archive (default 256 GiB) */
-    int max_depth;               /* directory depth (default 64) */
+    uint64_t max_members;       /* archive members considered (default 100000) */
+    uint64_t max_input_bytes;   /* decompressed bytes of one input (default 64 GiB) */
+    uint64_t max_archive_bytes; /* decompressed bytes of one archive (default 256 GiB) */
+    int max_depth;              /* directory depth (default 64) */
 } tl_limits;
 
 void tl_limits_init(tl_limits *l);
@@ -96,20 +96,19 @@ void tl_item_list_release(tl_item_list *l);
  * with a note). Errors (a path that does not exist or cannot be read) are
  * recorded in list->errors; returns the number of items. Nothing is opened:
  * a FIFO named here is only opened (and waited on, like cat) when read. */
-size_t tl_inputs_collect(tl_item_list *list, const char *const *paths, size_t npaths,
-                         const tl_limits *limits);
+size_t tl_inputs_collect(tl_item_list *list, const char *const *paths, size_t npaths, const tl_limits *limits);
 
 /* One input as a byte stream. name is what messages and reports show: the
  * file path, or "archive.zip:member/path". */
 typedef struct tl_input {
     const char *name;
-    const char *path;     /* the file on disk (the archive for a member) */
-    const char *member;   /* NULL, or the member path inside the archive */
+    const char *path;   /* the file on disk (the archive for a member) */
+    const char *member; /* NULL, or the member path inside the archive */
     int from_walk;
-    int64_t size;         /* bytes as stored (compressed size unknown: -1) */
+    int64_t size; /* bytes as stored (compressed size unknown: -1) */
     tl_read_fn read;
     void *ctx;
-    const tl_item *item;  /* the item it came from (NULL outside discovery) */
+    const tl_item *item; /* the item it came from (NULL outside discovery) */
 } tl_input;
 
 /* Called for each input of an item. Return 0 to go on, nonzero to stop. */
@@ -123,8 +122,7 @@ typedef void (*tl_item_problem_fn)(const char *name, const char *what, void *use
 /* Open the item (once), decide from its first bytes whether it is an
  * archive, and call fn for each input in it. Returns 0, or -1 when the item
  * could not be opened at all (problem was called). */
-int tl_item_each(const tl_item *item, const tl_limits *limits, tl_input_fn fn,
-                 tl_item_problem_fn problem, void *user);
+int tl_item_each(const tl_item *item, const tl_limits *limits, tl_input_fn fn, tl_item_problem_fn problem, void *user);
 
 /* Sniff the first bytes of a file: is it an archive libarchive should read? */
 int tl_bytes_look_like_archive(const unsigned char *buf, size_t len);

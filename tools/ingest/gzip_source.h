@@ -28,38 +28,38 @@
 #define TL_GZIP_CHUNKS 6
 
 typedef struct tl_gzip_source {
-	int is_gzip;               /* known after the first read: the input had the gzip magic */
-	unsigned members;          /* gzip members started so far */
-	int trailing_garbage;      /* bytes after the last member that are not a gzip member */
-	uint64_t in_bytes;         /* compressed bytes consumed by the decoder */
-	uint64_t out_bytes;        /* bytes handed out */
-	uint64_t max_output;       /* 0 = no limit; else an error past this many output bytes */
-	int background;            /* set before the first read: inflate in a helper thread, one
+    int is_gzip;           /* known after the first read: the input had the gzip magic */
+    unsigned members;      /* gzip members started so far */
+    int trailing_garbage;  /* bytes after the last member that are not a gzip member */
+    uint64_t in_bytes;     /* compressed bytes consumed by the decoder */
+    uint64_t out_bytes;    /* bytes handed out */
+    uint64_t max_output;   /* 0 = no limit; else an error past this many output bytes */
+    int background;        /* set before the first read: inflate in a helper thread, one
 	                              chunk ahead of the reader, when the inner source may be read
 	                              from another thread (a file). The bytes are the same. */
-	char error[200];           /* why the last read failed; "" when none */
-	uint64_t error_offset;     /* compressed offset of that failure */
+    char error[200];       /* why the last read failed; "" when none */
+    uint64_t error_offset; /* compressed offset of that failure */
 
-	/* private */
-	tl_read_fn read;
-	void *ctx;
-	void *dec;                 /* the decoder's state (isa-l or zlib), allocated at the magic */
-	int use_isal;              /* which decoder `dec` is */
-	int mode, in_eof, in_err, in_errno;
-	unsigned char *in, *next_in; /* in[0..in_cap): next_in..+avail_in is unconsumed */
-	size_t in_cap, avail_in;
-	unsigned char *out;        /* decoded bytes not yet handed out: out[out_pos..out_len) */
-	size_t out_pos, out_len;
-	uint64_t in_read; /* bytes taken from the inner source */
-	/* Decoded chunks, filled in turn by the decoder (the helper thread or the reader) and
+    /* private */
+    tl_read_fn read;
+    void *ctx;
+    void *dec;    /* the decoder's state (isa-l or zlib), allocated at the magic */
+    int use_isal; /* which decoder `dec` is */
+    int mode, in_eof, in_err, in_errno;
+    unsigned char *in, *next_in; /* in[0..in_cap): next_in..+avail_in is unconsumed */
+    size_t in_cap, avail_in;
+    unsigned char *out; /* decoded bytes not yet handed out: out[out_pos..out_len) */
+    size_t out_pos, out_len;
+    uint64_t in_read; /* bytes taken from the inner source */
+    /* Decoded chunks, filled in turn by the decoder (the helper thread or the reader) and
 	 * handed out by the reader; chunk_mode is the decoder's mode after each. Each buffer is
 	 * allocated, zeroed, when first used. */
-	unsigned char *chunk[TL_GZIP_CHUNKS];
-	size_t chunk_len[TL_GZIP_CHUNKS];
-	int chunk_mode[TL_GZIP_CHUNKS];
-	uint64_t chunks_taken;
-	int rmode;                 /* the reader's mode: the last chunk's, M_ERROR on its own errors */
-	void *bg;                  /* the helper thread, when background */
+    unsigned char *chunk[TL_GZIP_CHUNKS];
+    size_t chunk_len[TL_GZIP_CHUNKS];
+    int chunk_mode[TL_GZIP_CHUNKS];
+    uint64_t chunks_taken;
+    int rmode; /* the reader's mode: the last chunk's, M_ERROR on its own errors */
+    void *bg;  /* the helper thread, when background */
 } tl_gzip_source;
 
 /* Prepare `g` to read from `read(ctx, ...)`. Allocates a 128 KiB input buffer; nothing is read

@@ -128,8 +128,8 @@ void tl_identity_kinds_from_words(tl_identity *id)
     for (size_t i = 0; i < id->problems.n; i++) {
         tl_problem *p = &id->problems.v[i];
         p->kind = id->rank_source == TL_RANK_ORDER && strcmp(p->text, order) == 0 ? TL_PROBLEM_RANK_ORDER
-                  : i == 0 && id->format == TL_FMT_UNKNOWN                 ? TL_PROBLEM_SKIPPED
-                                                                            : TL_PROBLEM_WARNING;
+                  : i == 0 && id->format == TL_FMT_UNKNOWN                        ? TL_PROBLEM_SKIPPED
+                                                                                  : TL_PROBLEM_WARNING;
     }
 }
 

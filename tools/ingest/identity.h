@@ -31,10 +31,10 @@
 
 /* What kind of problem: who found it and what it means for the input. */
 enum tl_problem_kind {
-    TL_PROBLEM_WARNING = 0,    /* the input was read; something about it is worth saying */
-    TL_PROBLEM_SKIPPED,        /* why the input is not read as a profile (its first problem) */
-    TL_PROBLEM_UNREADABLE,     /* the input could not be opened or listed at all (discovery) */
-    TL_PROBLEM_RANK_ORDER,     /* no rank in the content or the name: one given by input order */
+    TL_PROBLEM_WARNING = 0, /* the input was read; something about it is worth saying */
+    TL_PROBLEM_SKIPPED,     /* why the input is not read as a profile (its first problem) */
+    TL_PROBLEM_UNREADABLE,  /* the input could not be opened or listed at all (discovery) */
+    TL_PROBLEM_RANK_ORDER,  /* no rank in the content or the name: one given by input order */
     TL_PROBLEM_COUNT
 };
 
@@ -42,16 +42,19 @@ enum tl_problem_kind {
  * turns each into an error); validate and inspect list those of the input
  * itself (tl_problem_of_input). */
 typedef struct tl_problem {
-    int kind;                  /* tl_problem_kind */
-    int64_t offset;            /* the byte of the input the text names; -1 none */
-    char *text;                /* one sentence, without the input's name (messages put
+    int kind;       /* tl_problem_kind */
+    int64_t offset; /* the byte of the input the text names; -1 none */
+    char *text;     /* one sentence, without the input's name (messages put
                                 * "tally: NAME: " in front) */
 } tl_problem;
 
 /* A problem of the input itself (what validate and inspect list), not of
  * how it sits among the others (a rank only guessed from the input order:
  * a warning of the run, which --strict counts, not a fault of the file). */
-static inline int tl_problem_of_input(const tl_problem *p) { return p->kind != TL_PROBLEM_RANK_ORDER; }
+static inline int tl_problem_of_input(const tl_problem *p)
+{
+    return p->kind != TL_PROBLEM_RANK_ORDER;
+}
 
 /* Problems kept per input; beyond it they are counted in tl_problems.dropped. */
 #define TL_IDENTITY_MAX_PROBLEMS 32
@@ -59,9 +62,9 @@ static inline int tl_problem_of_input(const tl_problem *p) { return p->kind != T
 #define TL_PROBLEM_TEXT_MAX 511
 
 typedef struct tl_problems {
-    tl_problem *v;             /* in the order they were found */
+    tl_problem *v; /* in the order they were found */
     size_t n, cap;
-    uint64_t dropped;          /* beyond TL_IDENTITY_MAX_PROBLEMS (said as "N more") */
+    uint64_t dropped; /* beyond TL_IDENTITY_MAX_PROBLEMS (said as "N more") */
 } tl_problems;
 
 /* Add a problem (printf-style text, cut to TL_PROBLEM_TEXT_MAX bytes);
@@ -84,14 +87,14 @@ const char *tl_rank_source_name(int source);
 #define TL_RANK_DETAIL_MAX 95
 
 typedef struct tl_identity {
-    char *path;                /* display name: a file path or "archive.zip:member/path" */
-    int format;                /* tl_format (profile.h); TL_FMT_UNKNOWN: not a profile */
-    int rank;                  /* -1 until known; -1 for an input that is not a profile */
-    int world_size;            /* declared by the content; 0 unknown */
-    int rank_source;           /* tl_rank_source */
-    char *rank_detail;         /* where: "distributedInfo.rank", "file name: rank3", ...; never NULL */
-    int session;               /* 0-based, among the inputs of its rank (in its run), by start time */
-    int run;                   /* 0: the run analyzed; k > 0: another run, left out of the numbers */
+    char *path;        /* display name: a file path or "archive.zip:member/path" */
+    int format;        /* tl_format (profile.h); TL_FMT_UNKNOWN: not a profile */
+    int rank;          /* -1 until known; -1 for an input that is not a profile */
+    int world_size;    /* declared by the content; 0 unknown */
+    int rank_source;   /* tl_rank_source */
+    char *rank_detail; /* where: "distributedInfo.rank", "file name: rank3", ...; never NULL */
+    int session;       /* 0-based, among the inputs of its rank (in its run), by start time */
+    int run;           /* 0: the run analyzed; k > 0: another run, left out of the numbers */
     /* A libtally trace whose report (same process) is also an input: the
      * report's path. The two are one session, counted once, as the report;
      * the trace lends it what a report lacks (timeline, memory series,
@@ -150,10 +153,10 @@ int tl_identity_same_folder(const char *a, const char *b, int exact);
 
 /* Where an input stands in the numbers. */
 enum tl_standing {
-    TL_STANDING_COUNTED = 0,   /* a session of the run analyzed: it counts */
-    TL_STANDING_NOT_READ,      /* not a profile (skipped, unreadable): only listed */
-    TL_STANDING_COMPANION,     /* a libtally trace counted with its report (companion_of) */
-    TL_STANDING_OTHER_RUN,     /* a session of another run: left out, with a note */
+    TL_STANDING_COUNTED = 0, /* a session of the run analyzed: it counts */
+    TL_STANDING_NOT_READ,    /* not a profile (skipped, unreadable): only listed */
+    TL_STANDING_COMPANION,   /* a libtally trace counted with its report (companion_of) */
+    TL_STANDING_OTHER_RUN,   /* a session of another run: left out, with a note */
 };
 
 /* A session of its own: read as a profile with a rank, not a companion

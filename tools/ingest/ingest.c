@@ -160,7 +160,7 @@ static void read_report(tl_profile *p, replay *r, const tl_ingest_options *opt)
     int too_big;
     int aggregate = tl_aggregate_doc_kind(r->prefix, r->len) != TL_DOC_OTHER;
     size_t max = aggregate && opt->max_aggregate_bytes > opt->max_report_bytes ? opt->max_aggregate_bytes
-                                                                             : opt->max_report_bytes;
+                                                                               : opt->max_report_bytes;
     char *doc = read_all(r, max, &len, &too_big);
     if (doc == NULL) {
         tl_profile_skip(p, "out of memory");
@@ -236,8 +236,10 @@ static void note_gzip(tl_profile *p, const tl_gzip_source *g, uint64_t limit)
 {
     /* The per-input size limit (a bomb guard), not damage: say which limit. */
     if (g->error[0] && (strstr(g->error, "exceeds the limit") || strstr(g->error, strerror(EFBIG)))) {
-        tl_profile_warn(p, "more than %" PRIu64 " bytes%s (the input size limit, --max-input-size): the rest "
-                        "is not read", limit, g->is_gzip ? " decompressed" : "");
+        tl_profile_warn(p,
+                        "more than %" PRIu64 " bytes%s (the input size limit, --max-input-size): the rest "
+                        "is not read",
+                        limit, g->is_gzip ? " decompressed" : "");
         p->truncated = 1;
     } else if (g->error[0] && !g->is_gzip) {
         tl_profile_warn_at(p, (int64_t)g->error_offset, "the input broke off at byte %" PRIu64 ": %s; read up to there",

@@ -35,12 +35,12 @@
 
 typedef struct tl_ingest_options {
     tl_limits limits;
-    size_t max_report_bytes;   /* report documents larger than this are refused (256 MiB) */
-    size_t max_aggregate_bytes;/* tally's aggregates likewise (TL_AGGREGATE_MAX_BYTES) */
-    int jobs;                  /* worker threads across files (>= 1) */
-    uint32_t max_names;        /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
-    uint64_t max_events;       /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
-    int progress;              /* progress lines on stderr (callers check isatty) */
+    size_t max_report_bytes;    /* report documents larger than this are refused (256 MiB) */
+    size_t max_aggregate_bytes; /* tally's aggregates likewise (TL_AGGREGATE_MAX_BYTES) */
+    int jobs;                   /* worker threads across files (>= 1) */
+    uint32_t max_names;         /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
+    uint64_t max_events;        /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
+    int progress;               /* progress lines on stderr (callers check isatty) */
     /* Called on the worker thread for every profile as soon as it is read
      * (before ranks are assigned, so p->rank may still be -1). A consumer
      * that analyzes it there can store its result in p->result and call
@@ -82,14 +82,14 @@ typedef struct tl_run {
      * with one problem (TL_PROBLEM_UNREADABLE) saying why; never a profile. */
     tl_identity *unreadable;
     size_t nunreadable, unreadable_cap;
-    char **notes;              /* "name: what" worth saying that is not a problem (--strict ignores) */
+    char **notes; /* "name: what" worth saying that is not a problem (--strict ignores) */
     size_t nnotes, notes_cap;
-    size_t ignored;            /* files found by walking (or in archives) that are not profiles */
-    size_t duplicates;         /* inputs reached twice and read once */
-    tl_file_id *ids;           /* every file discovered (read or skipped), for the output check */
+    size_t ignored;    /* files found by walking (or in archives) that are not profiles */
+    size_t duplicates; /* inputs reached twice and read once */
+    tl_file_id *ids;   /* every file discovered (read or skipped), for the output check */
     size_t nids;
-    uint64_t bytes;            /* decompressed bytes read */
-    int nranks;                /* distinct ranks among usable profiles */
+    uint64_t bytes; /* decompressed bytes read */
+    int nranks;     /* distinct ranks among usable profiles */
 } tl_run;
 
 void tl_run_init(tl_run *run);
@@ -110,8 +110,7 @@ int tl_run_add_unreadable(tl_run *run, const char *name, const char *what);
  * its bytes (all NUL, JSON after NULs: p->content_hint). Anything else found by
  * walking (READMEs, licences, logs, images) is only counted in run->ignored
  * and named in one note. */
-size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths,
-                     const tl_ingest_options *opt);
+size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt);
 
 /* The two halves of tl_run_ingest after discovery, for tally-mpi, where each
  * process reads a share of the items and ranks are assigned once over the

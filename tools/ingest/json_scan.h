@@ -41,8 +41,7 @@
  * *scanned is how many bytes the entries cover (a multiple of 64, or `len` at the end), so an
  * offset >= *scanned was not looked at. `max_out` must be at least 64.
  */
-size_t tl_json_scan_index(const char *text, size_t len, uint32_t *out, size_t max_out,
-                          size_t *scanned);
+size_t tl_json_scan_index(const char *text, size_t len, uint32_t *out, size_t max_out, size_t *scanned);
 
 /* The instruction set the indexer uses on this CPU: "avx2+pclmul", "sse2+pclmul", "sse2" or
  * "scalar". */
@@ -50,7 +49,7 @@ const char *tl_json_scan_isa(void);
 
 /* tl_json_scan_index() with a named instruction set (see tl_json_scan_isa()), for tests that
  * compare them; returns (size_t)-1 when this CPU cannot run it. */
-size_t tl_json_scan_index_as(const char *isa, const char *text, size_t len, uint32_t *out,
-                             size_t max_out, size_t *scanned);
+size_t tl_json_scan_index_as(const char *isa, const char *text, size_t len, uint32_t *out, size_t max_out,
+                             size_t *scanned);
 
 #endif

@@ -39,7 +39,8 @@ static const kclass table[] = {
     { "*cross_device_reduce*", TL_KT_COMM, "vLLM custom all-reduce (`csrc/custom_all_reduce.cuh`)" },
     { "*nvshmem*", TL_KT_COMM, "NVSHMEM device kernels (`nvshmemi_*`, `nvshmem_*`)" },
     { "*oneccl*", TL_KT_COMM, "oneCCL kernels on Intel GPUs" },
-    { "*AllReduce*", TL_KT_COMM, "collective kernels named by their operation (NCCL, TensorRT-LLM, DeepSpeed, custom)" },
+    { "*AllReduce*", TL_KT_COMM,
+      "collective kernels named by their operation (NCCL, TensorRT-LLM, DeepSpeed, custom)" },
     { "*all_reduce*", TL_KT_COMM, "the same, snake case (SGLang, vLLM, FlashInfer custom all-reduce)" },
     { "*AllGather*", TL_KT_COMM, "collective kernels named by their operation" },
     { "*all_gather*", TL_KT_COMM, "the same, snake case" },
@@ -197,7 +198,8 @@ void tl_kernel_class_markdown(FILE *f)
     fputs("| (category `cuda_sync`) | other | CUDA/HIP synchronization events that carry a stream |\n", f);
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         fprintf(f, "| `%s` | %s | %s |\n", table[i].pattern, tl_kernel_type_name(table[i].type), table[i].source);
-    fputs("| (category `gpu_memcpy`, `gpu_memset`, `Memcpy`, `Memset`) | memory | copies and fills, whatever their name |\n",
+    fputs("| (category `gpu_memcpy`, `gpu_memset`, `Memcpy`, `Memset`) | memory | copies and fills, whatever their "
+          "name |\n",
           f);
     fputs("| anything else | compute | |\n", f);
 }

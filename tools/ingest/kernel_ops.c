@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tl_kops_init(tl_kops *k) { memset(k, 0, sizeof *k); }
+void tl_kops_init(tl_kops *k)
+{
+    memset(k, 0, sizeof *k);
+}
 
 void tl_kops_release(tl_kops *k)
 {
@@ -82,8 +85,9 @@ static tl_kernel_launch *entry(tl_profile *p, uint32_t name)
         p->klaunch_cap = cap;
     }
     tl_kernel_launch *e = &p->klaunch[p->nklaunch++];
-    *e = (tl_kernel_launch){ .name = name, .grid = { -1, -1, -1 }, .block = { -1, -1, -1 }, .regs = -1, .smem = -1,
-                             .op = UINT32_MAX };
+    *e = (tl_kernel_launch){
+        .name = name, .grid = { -1, -1, -1 }, .block = { -1, -1, -1 }, .regs = -1, .smem = -1, .op = UINT32_MAX
+    };
     p->klaunch_of[name] = (uint32_t)p->nklaunch;
     return e;
 }
@@ -164,12 +168,18 @@ enum { KA_OTHER, KA_GRID, KA_BLOCK, KA_REGS, KA_SMEM, KA_OCC };
 static int kernel_arg_key(tl_view k)
 {
     switch (k.len) { /* by length first: one compare for most keys */
-    case 4: return tl_view_eq(k, "grid") ? KA_GRID : KA_OTHER;
-    case 5: return tl_view_eq(k, "block") ? KA_BLOCK : KA_OTHER;
-    case 13: return tl_view_eq(k, "shared memory") ? KA_SMEM : KA_OTHER;
-    case 20: return tl_view_eq(k, "registers per thread") ? KA_REGS : KA_OTHER;
-    case 25: return tl_view_eq(k, "est. achieved occupancy %") ? KA_OCC : KA_OTHER;
-    default: return KA_OTHER;
+    case 4:
+        return tl_view_eq(k, "grid") ? KA_GRID : KA_OTHER;
+    case 5:
+        return tl_view_eq(k, "block") ? KA_BLOCK : KA_OTHER;
+    case 13:
+        return tl_view_eq(k, "shared memory") ? KA_SMEM : KA_OTHER;
+    case 20:
+        return tl_view_eq(k, "registers per thread") ? KA_REGS : KA_OTHER;
+    case 25:
+        return tl_view_eq(k, "est. achieved occupancy %") ? KA_OCC : KA_OTHER;
+    default:
+        return KA_OTHER;
     }
 }
 
@@ -333,7 +343,7 @@ static inline __attribute__((always_inline)) void sort_by_thread(void *base, siz
         kops_thread order[KOPS_FEW_THREADS];
         memcpy(order, th, nth * sizeof *th);
         for (size_t t = 0; t < nth; t++)
-            order[t].at = t; /* its index in th */
+            order[t].at = t;                          /* its index in th */
         qsort(order, nth, sizeof *order, by_pid_tid); /* distinct keys: no ties */
         size_t at = 0;
         for (size_t t = 0; t < nth; t++) {

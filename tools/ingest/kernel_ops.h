@@ -28,7 +28,7 @@
 
 typedef struct tl_kop_range {
     int64_t pid, tid, ts, end;
-    uint32_t name;             /* strtab id */
+    uint32_t name; /* strtab id */
 } tl_kop_range;
 
 typedef struct tl_kop_launch {

@@ -32,11 +32,11 @@
 #define TL_MEM_OPS_NO_OP UINT32_MAX
 
 typedef struct tl_mem_op_row {
-    uint32_t name;             /* strtab id of the operator; TL_MEM_OPS_NO_OP: none */
+    uint32_t name; /* strtab id of the operator; TL_MEM_OPS_NO_OP: none */
     uint64_t allocs;
-    int64_t bytes;             /* allocated, summed */
-    int64_t live;              /* allocated and not freed yet (on the peak device) */
-    int64_t snap;              /* live at the last peak, once changed after it */
+    int64_t bytes; /* allocated, summed */
+    int64_t live;  /* allocated and not freed yet (on the peak device) */
+    int64_t snap;  /* live at the last peak, once changed after it */
     uint64_t snap_epoch;
 } tl_mem_op_row;
 
@@ -45,24 +45,24 @@ typedef struct tl_mem_pending {
 } tl_mem_pending;
 
 typedef struct tl_mem_live {
-    int64_t addr, bytes;       /* addr INT64_MIN: empty; INT64_MAX: deleted */
+    int64_t addr, bytes; /* addr INT64_MIN: empty; INT64_MAX: deleted */
     uint32_t row;
 } tl_mem_live;
 
 typedef struct tl_mem_ops {
     tl_mem_op_row *rows;
     uint32_t nrows, cap;
-    uint32_t *slots;           /* name id -> row + 1 */
+    uint32_t *slots; /* name id -> row + 1 */
     uint32_t nslots;
     tl_mem_pending pending[TL_MEM_OPS_PENDING];
-    uint64_t next;             /* instants pended */
+    uint64_t next; /* instants pended */
     tl_mem_live *live;
     size_t nlive, ndead, live_cap;
-    int64_t device;            /* the peak device; -1 none yet */
-    int64_t peak, peak_ts;     /* its highest Total Allocated, and when */
-    uint64_t epoch;            /* new peaks seen */
-    uint64_t untracked;        /* allocations beyond TL_MEM_OPS_MAX_LIVE */
-    uint64_t unmatched_frees;  /* frees of memory allocated before the trace */
+    int64_t device;           /* the peak device; -1 none yet */
+    int64_t peak, peak_ts;    /* its highest Total Allocated, and when */
+    uint64_t epoch;           /* new peaks seen */
+    uint64_t untracked;       /* allocations beyond TL_MEM_OPS_MAX_LIVE */
+    uint64_t unmatched_frees; /* frees of memory allocated before the trace */
 } tl_mem_ops;
 
 /* Keep one [memory] instant until its operator is known; returns the

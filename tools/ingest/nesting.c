@@ -65,7 +65,8 @@ static void broken(tl_nest *n, const char *why)
 
 static uint64_t thread_hash(int64_t pid, int64_t tid, int cls)
 {
-    uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid + 0x632be59bd9b4e019ull) ^ ((uint64_t)cls << 56);
+    uint64_t h =
+        (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)tid + 0x632be59bd9b4e019ull) ^ ((uint64_t)cls << 56);
     return h ^ (h >> 29);
 }
 
@@ -242,7 +243,8 @@ static void lane_offer(tl_nest *n, tl_nest_thread *t, const tl_nest_item *e, siz
     if (l->top == NULL && (l->top = malloc(TL_LANE_TOP_EVENTS * sizeof *l->top)) == NULL)
         return;
     l->top_offered++;
-    tl_lane_event x = { e->ts, e->dur, e->name, (uint8_t)depth, (uint8_t)(e->cls >= 0 && e->cls < TL_CTK_COUNT ? e->cls : 0) };
+    tl_lane_event x = { e->ts, e->dur, e->name, (uint8_t)depth,
+                        (uint8_t)(e->cls >= 0 && e->cls < TL_CTK_COUNT ? e->cls : 0) };
     size_t i;
     if (l->ntop < TL_LANE_TOP_EVENTS) {
         i = l->ntop++;
@@ -593,16 +595,17 @@ void tl_nest_finish(tl_nest *n)
                 names++;
             }
         /* the kinds as read_trace.c's nest_class numbers them */
-        static const char *const kinds[] = { "other", "operator", "annotation", "runtime", "python_function",
-                                             "GPU annotation" };
+        static const char *const kinds[] = { "other",   "operator",        "annotation",
+                                             "runtime", "python_function", "GPU annotation" };
         char which[64] = "";
         size_t len = 0;
         for (int c = 0; c < 6; c++)
             if ((n->cls_lost & (1u << c)) && len < sizeof which)
                 len += (size_t)snprintf(which + len, sizeof which - len, "%s%s", len ? ", " : "", kinds[c]);
-        snprintf(p->nest_lost, sizeof p->nest_lost, "%" PRIu64 " %s events (%" PRIu64 " names) came more than %d "
-                 "events out of time order: those names have no self or inclusive time", n->lost_events, which, names,
-                 TL_NEST_REORDER);
+        snprintf(p->nest_lost, sizeof p->nest_lost,
+                 "%" PRIu64 " %s events (%" PRIu64 " names) came more than %d "
+                 "events out of time order: those names have no self or inclusive time",
+                 n->lost_events, which, names, TL_NEST_REORDER);
     }
     if (!n->broken && n->tree != NULL && n->tree->n > 0) {
         free(n->tree->slots); /* the index is for building; readers walk the nodes */

@@ -35,58 +35,58 @@
 #include "calltree.h"
 #include "profile.h"
 
-#define TL_NEST_REORDER 16384   /* events held back to restore start order (a power of 2) */
-#define TL_NEST_SHIFT_BUDGET 4  /* items a late event may move into place, per event on average */
-#define TL_NEST_MAX_DEPTH 4096  /* deeper nesting: self time is not given */
+#define TL_NEST_REORDER 16384  /* events held back to restore start order (a power of 2) */
+#define TL_NEST_SHIFT_BUDGET 4 /* items a late event may move into place, per event on average */
+#define TL_NEST_MAX_DEPTH 4096 /* deeper nesting: self time is not given */
 #define TL_NEST_MAX_THREADS 65536
-#define TL_NEST_TREE_STACK 64   /* a thread's call tree stacks: kinds from here (nesting.c's tree_group) */
+#define TL_NEST_TREE_STACK 64 /* a thread's call tree stacks: kinds from here (nesting.c's tree_group) */
 
 typedef struct tl_nest_frame {
     int64_t ts, end, children;
     uint32_t stat;
-    uint32_t node;         /* call tree node, TL_CALLTREE_NONE: not recorded */
+    uint32_t node; /* call tree node, TL_CALLTREE_NONE: not recorded */
     uint8_t outer;
-    uint8_t toplevel;      /* directly under its kind's root */
-    uint8_t kind;          /* a call tree stack's frame: its event's kind */
+    uint8_t toplevel; /* directly under its kind's root */
+    uint8_t kind;     /* a call tree stack's frame: its event's kind */
 } tl_nest_frame;
 
 typedef struct tl_nest_thread {
     int64_t pid, tid, last_ts;
-    int cls;               /* the kind of its events, or TL_NEST_TREE_STACK + the call tree group */
+    int cls; /* the kind of its events, or TL_NEST_TREE_STACK + the call tree group */
     tl_nest_frame *v;
     size_t n, cap;
-    tl_cpu_lane *lane;     /* the thread's timeline lane (NULL: none) */
-    int lane_known;        /* lane was looked up */
+    tl_cpu_lane *lane; /* the thread's timeline lane (NULL: none) */
+    int lane_known;    /* lane was looked up */
 } tl_nest_thread;
 
 typedef struct tl_nest_item {
     int64_t ts, dur, pid, tid;
     uint64_t seq;
     uint32_t stat;
-    uint32_t name;         /* strtab id of the stat's name when added (stable across folding) */
+    uint32_t name; /* strtab id of the stat's name when added (stable across folding) */
     int cls;
 } tl_nest_item;
 
 typedef struct tl_nest {
     tl_profile *p;
-    tl_nest_item *heap;     /* the reorder buffer: a sorted ring from `head`, or a heap */
+    tl_nest_item *heap; /* the reorder buffer: a sorted ring from `head`, or a heap */
     size_t nheap, head;
-    size_t budget;          /* moves left for late events (TL_NEST_SHIFT_BUDGET per event) */
+    size_t budget; /* moves left for late events (TL_NEST_SHIFT_BUDGET per event) */
     int is_heap;
     uint64_t seq;
     tl_nest_thread *threads;
     size_t nthreads, threads_cap;
     uint32_t *slots;
     size_t nslots;
-    size_t last_thread;     /* the thread of the last event placed */
-    uint64_t probes;        /* probes added (tl_nest_probe): no events of their own */
+    size_t last_thread; /* the thread of the last event placed */
+    uint64_t probes;    /* probes added (tl_nest_probe): no events of their own */
     int broken;
     char why[160];
-    uint32_t cls_lost;     /* kinds whose events came too far out of order: left out (bit per cls) */
-    uint64_t lost_events;  /* their events not placed */
-    tl_calltree *tree;     /* handed to the profile by tl_nest_finish */
+    uint32_t cls_lost;            /* kinds whose events came too far out of order: left out (bit per cls) */
+    uint64_t lost_events;         /* their events not placed */
+    tl_calltree *tree;            /* handed to the profile by tl_nest_finish */
     uint32_t roots[TL_CTK_COUNT]; /* root node per kind, TL_CALLTREE_NONE until used */
-    uint32_t step_name;    /* "ProfilerStep#*" in the profile's strings + 1 (0: not yet, UINT32_MAX: none) */
+    uint32_t step_name;           /* "ProfilerStep#*" in the profile's strings + 1 (0: not yet, UINT32_MAX: none) */
 } tl_nest;
 
 void tl_nest_init(tl_nest *n, tl_profile *p);

@@ -44,33 +44,35 @@
 /* ---- the format, as data --------------------------------------------------- */
 
 enum tl_field_type {
-    TL_F_STR,          /* char *: a string */
-    TL_F_STR_NULL,     /* char *: a string, or null for NULL */
-    TL_F_STR_BUF,      /* char[size]: a string, cut to the buffer */
-    TL_F_INT,          /* an integer in [lo, hi] */
-    TL_F_TS,           /* a timestamp: within +-TL_PARTIAL_MAX_TS, or INT64_MIN / INT64_MAX */
-    TL_F_TS_NULL,      /* a timestamp, or null for INT64_MIN (unknown) */
-    TL_F_NUM,          /* a double, or null for NaN (any value that is not finite) */
-    TL_F_ENUM,         /* an int in [lo, hi], written by its name (name()); with
+    TL_F_STR,      /* char *: a string */
+    TL_F_STR_NULL, /* char *: a string, or null for NULL */
+    TL_F_STR_BUF,  /* char[size]: a string, cut to the buffer */
+    TL_F_INT,      /* an integer in [lo, hi] */
+    TL_F_TS,       /* a timestamp: within +-TL_PARTIAL_MAX_TS, or INT64_MIN / INT64_MAX */
+    TL_F_TS_NULL,  /* a timestamp, or null for INT64_MIN (unknown) */
+    TL_F_NUM,      /* a double, or null for NaN (any value that is not finite) */
+    TL_F_ENUM,     /* an int in [lo, hi], written by its name (name()); with
                         * TL_FF_ENUM_INT the integer of older partials reads too */
-    TL_F_STRINGS,      /* char **: an array of strings, their number at count */
-    TL_F_OBJECT,       /* a struct member: an object of sub's fields */
-    TL_F_ARRAY,        /* a pointer to count elements of sub: objects, or
+    TL_F_STRINGS,  /* char **: an array of strings, their number at count */
+    TL_F_OBJECT,   /* a struct member: an object of sub's fields */
+    TL_F_ARRAY,    /* a pointer to count elements of sub: objects, or
                         * arrays of sub's fields in order when sub->tuple */
-    TL_F_CUSTOM,       /* a dedicated pair of functions (custom: tl_field_custom) */
+    TL_F_CUSTOM,   /* a dedicated pair of functions (custom: tl_field_custom) */
 };
 
 /* How the C member is stored. */
 enum tl_field_ctype { TL_C_INT, TL_C_I64, TL_C_U64, TL_C_U32, TL_C_U8, TL_C_DOUBLE, TL_C_PTR, TL_C_CHARS };
 
-#define TL_FF_OPTIONAL 0x1u  /* absent in partials of an older tally: reads as def (NUM: NaN,
+#define TL_FF_OPTIONAL                                                                                                 \
+    0x1u                     /* absent in partials of an older tally: reads as def (NUM: NaN,
                               * STR_NULL: NULL, TS_NULL: INT64_MIN, arrays: none, objects:
                               * as tl_session_init leaves them); in a tuple, only at its end */
 #define TL_FF_ENUM_INT 0x2u  /* TL_F_ENUM: older partials wrote the integer */
 #define TL_FF_PRESENCE 0x4u  /* the object is written as null when every field so marked is 0 */
 #define TL_FF_NULLABLE 0x8u  /* TL_F_OBJECT: null reads as absent */
 #define TL_FF_POSITIVE 0x10u /* TL_F_NUM: written as null unless > 0 (0 means unknown) */
-#define TL_FF_OMIT_EMPTY 0x20u /* TL_F_ARRAY (optional): not written when empty; TL_F_INT
+#define TL_FF_OMIT_EMPTY                                                                                               \
+    0x20u /* TL_F_ARRAY (optional): not written when empty; TL_F_INT
                               * (optional, not in a tuple): not written when it is def; so
                               * partials without it keep their bytes */
 
@@ -100,30 +102,30 @@ enum tl_field_check { TL_FK_NONE, TL_FK_STAT, TL_FK_TIMELINE, TL_FK_DIFFUSION, T
 struct tl_fields;
 
 typedef struct tl_field {
-    const char *key;           /* the JSON key; in a tuple, what the position holds */
-    unsigned char type;        /* tl_field_type */
-    unsigned char ctype;       /* tl_field_ctype */
-    unsigned short flags;      /* TL_FF_* */
-    size_t offset;             /* of the member in its struct */
-    size_t size;               /* TL_F_STR_BUF: the buffer's size */
-    int64_t lo, hi;            /* TL_F_INT, TL_F_ENUM: the range */
+    const char *key;             /* the JSON key; in a tuple, what the position holds */
+    unsigned char type;          /* tl_field_type */
+    unsigned char ctype;         /* tl_field_ctype */
+    unsigned short flags;        /* TL_FF_* */
+    size_t offset;               /* of the member in its struct */
+    size_t size;                 /* TL_F_STR_BUF: the buffer's size */
+    int64_t lo, hi;              /* TL_F_INT, TL_F_ENUM: the range */
     const char *lo_key, *hi_key; /* ... or a bound that is an earlier field of the same struct */
-    int64_t def;               /* TL_FF_OPTIONAL integers: the value when absent */
-    const char *(*name)(int);  /* TL_F_ENUM: a value's name (NULL out of range) */
+    int64_t def;                 /* TL_FF_OPTIONAL integers: the value when absent */
+    const char *(*name)(int);    /* TL_F_ENUM: a value's name (NULL out of range) */
     const struct tl_fields *sub; /* TL_F_OBJECT, TL_F_ARRAY: the element's fields */
-    size_t count;              /* TL_F_ARRAY, TL_F_STRINGS: offset of the size_t count */
-    size_t max;                /* ... at most this many (0: no limit) */
-    const char *max_key;       /* ... and at most this earlier field's value */
-    int custom;                /* TL_F_CUSTOM: tl_field_custom */
+    size_t count;                /* TL_F_ARRAY, TL_F_STRINGS: offset of the size_t count */
+    size_t max;                  /* ... at most this many (0: no limit) */
+    const char *max_key;         /* ... and at most this earlier field's value */
+    int custom;                  /* TL_F_CUSTOM: tl_field_custom */
 } tl_field;
 
 typedef struct tl_fields {
-    const char *what;          /* the struct, for messages and tests */
+    const char *what; /* the struct, for messages and tests */
     const tl_field *f;
     size_t n;
-    size_t size;               /* sizeof the struct (array elements) */
-    int tuple;                 /* written as an array of the fields' values in order */
-    int check;                 /* tl_field_check */
+    size_t size; /* sizeof the struct (array elements) */
+    int tuple;   /* written as an array of the fields' values in order */
+    int check;   /* tl_field_check */
 } tl_fields;
 
 /* The integer member f of the struct at base, whatever its C type (the writer and
@@ -141,11 +143,11 @@ const char *tl_partial_window_name(int whole_trace);
 
 /* What a partial holds: how it was analyzed and its session results. */
 typedef struct tl_partial {
-    int has_options;           /* the document says how it was analyzed (else: unknown) */
-    int whole_trace;           /* the GPU window: every GPU event, not the ProfilerSteps */
-    int64_t kernel_wait_ns;    /* the gap under which idle time is kernel_wait */
-    char *kernel_classes;      /* the --kernel-class patterns (tl_kernel_class_spec); NULL none */
-    tl_session *sessions;      /* owned; taken by tl_aggregate_add_partial */
+    int has_options;        /* the document says how it was analyzed (else: unknown) */
+    int whole_trace;        /* the GPU window: every GPU event, not the ProfilerSteps */
+    int64_t kernel_wait_ns; /* the gap under which idle time is kernel_wait */
+    char *kernel_classes;   /* the --kernel-class patterns (tl_kernel_class_spec); NULL none */
+    tl_session *sessions;   /* owned; taken by tl_aggregate_add_partial */
     size_t nsessions;
 } tl_partial;
 

@@ -16,32 +16,43 @@
 #include <stddef.h>
 
 /* How a member is stored, from its type. */
-#define CT(m)                                                                                                  \
-    _Generic(((ST *)0)->m, int: TL_C_INT, int64_t: TL_C_I64, uint64_t: TL_C_U64, uint32_t: TL_C_U32,         \
-             uint8_t: TL_C_U8, double: TL_C_DOUBLE)
+#define CT(m)                                                                                                          \
+    _Generic(((ST *)0)->m, int                                                                                         \
+             : TL_C_INT, int64_t                                                                                       \
+             : TL_C_I64, uint64_t                                                                                      \
+             : TL_C_U64, uint32_t                                                                                      \
+             : TL_C_U32, uint8_t                                                                                       \
+             : TL_C_U8, double                                                                                         \
+             : TL_C_DOUBLE)
 
-#define FIELD(k, ty, m, ...) { .key = k, .type = ty, .offset = offsetof(ST, m), __VA_ARGS__ }
+#define FIELD(k, ty, m, ...)                                                                                           \
+    {                                                                                                                  \
+        .key = k, .type = ty, .offset = offsetof(ST, m), __VA_ARGS__                                                   \
+    }
 #define STR(k, m) FIELD(k, TL_F_STR, m, .ctype = TL_C_PTR)
 #define STR_NULL(k, m) FIELD(k, TL_F_STR_NULL, m, .ctype = TL_C_PTR, .flags = TL_FF_OPTIONAL)
 #define INT(k, m, l, h, ...) FIELD(k, TL_F_INT, m, .ctype = CT(m), .lo = (l), .hi = (h), __VA_ARGS__)
 #define OPT_INT(k, m, d, l, h) INT(k, m, l, h, .flags = TL_FF_OPTIONAL, .def = (d))
-#define INT_UPTO(k, m, bound) INT(k, m, 0, 0, .hi_key = bound)          /* 0 .. an earlier field */
-#define NS(k, m) INT(k, m, 0, TL_PARTIAL_MAX_NS)                          /* a duration or a sum of them */
+#define INT_UPTO(k, m, bound) INT(k, m, 0, 0, .hi_key = bound) /* 0 .. an earlier field */
+#define NS(k, m) INT(k, m, 0, TL_PARTIAL_MAX_NS)               /* a duration or a sum of them */
 #define COUNT(k, m) INT(k, m, 0, TL_PARTIAL_MAX_COUNT)
 #define ANY(k, m) INT(k, m, INT64_MIN, INT64_MAX)
-#define FLAG(k, m) INT(k, m, 0, 1)                                        /* written 0 or 1 */
+#define FLAG(k, m) INT(k, m, 0, 1) /* written 0 or 1 */
 #define TS(k, m) FIELD(k, TL_F_TS, m, .ctype = CT(m))
 #define TS_NULL(k, m, ...) FIELD(k, TL_F_TS_NULL, m, .ctype = CT(m), .def = INT64_MIN, __VA_ARGS__)
 #define NUM(k, m, ...) FIELD(k, TL_F_NUM, m, .ctype = TL_C_DOUBLE, __VA_ARGS__)
 #define ENUM(k, m, fn, l, h, ...) FIELD(k, TL_F_ENUM, m, .ctype = CT(m), .name = fn, .lo = (l), .hi = (h), __VA_ARGS__)
 /* The offset of an array's count, which must be a size_t (else no _Generic association: an error). */
-#define COUNT_OF(n) (offsetof(ST, n) + 0 * sizeof(char[_Generic(((ST *)0)->n, size_t: 1)]))
+#define COUNT_OF(n) (offsetof(ST, n) + 0 * sizeof(char[_Generic(((ST *)0)->n, size_t : 1)]))
 #define STRINGS(k, m, n, ...) FIELD(k, TL_F_STRINGS, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), __VA_ARGS__)
 #define OBJECT(k, m, t, ...) FIELD(k, TL_F_OBJECT, m, .sub = &(t), __VA_ARGS__)
-#define ARRAY(k, m, n, t, ...)                                                                                 \
+#define ARRAY(k, m, n, t, ...)                                                                                         \
     FIELD(k, TL_F_ARRAY, m, .ctype = TL_C_PTR, .count = COUNT_OF(n), .sub = &(t), __VA_ARGS__)
-#define CUSTOM(k, id, ...) { .key = k, .type = TL_F_CUSTOM, .custom = id, __VA_ARGS__ }
-#define TABLE(name, what, st, is_tuple, chk)                                                                   \
+#define CUSTOM(k, id, ...)                                                                                             \
+    {                                                                                                                  \
+        .key = k, .type = TL_F_CUSTOM, .custom = id, __VA_ARGS__                                                       \
+    }
+#define TABLE(name, what, st, is_tuple, chk)                                                                           \
     const tl_fields name = { what, name##_f, sizeof name##_f / sizeof name##_f[0], sizeof(st), is_tuple, chk }
 
 #define OPT .flags = TL_FF_OPTIONAL
@@ -50,12 +61,18 @@ int64_t tl_field_int(const void *base, const tl_field *f)
 {
     const char *p = (const char *)base + f->offset;
     switch (f->ctype) {
-    case TL_C_INT: return *(const int *)p;
-    case TL_C_I64: return *(const int64_t *)p;
-    case TL_C_U64: return (int64_t)*(const uint64_t *)p;
-    case TL_C_U32: return *(const uint32_t *)p;
-    case TL_C_U8: return *(const uint8_t *)p;
-    default: return 0;
+    case TL_C_INT:
+        return *(const int *)p;
+    case TL_C_I64:
+        return *(const int64_t *)p;
+    case TL_C_U64:
+        return (int64_t) * (const uint64_t *)p;
+    case TL_C_U32:
+        return *(const uint32_t *)p;
+    case TL_C_U8:
+        return *(const uint8_t *)p;
+    default:
+        return 0;
     }
 }
 
@@ -69,11 +86,12 @@ const char *tl_partial_window_name(int whole_trace)
 static const tl_field options_f[] = {
     ENUM("window", whole_trace, tl_partial_window_name, 0, 1),
     NS("kernel_wait_ns", kernel_wait_ns),
-    FIELD("kernel_classes", TL_F_STR_NULL, kernel_classes, .ctype = TL_C_PTR, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    FIELD("kernel_classes", TL_F_STR_NULL, kernel_classes, .ctype = TL_C_PTR,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST
-const tl_fields tl_partial_options_fields = { "options", options_f, sizeof options_f / sizeof options_f[0],
-                                              sizeof(tl_partial), 0, TL_FK_NONE };
+const tl_fields tl_partial_options_fields = { "options",          options_f, sizeof options_f / sizeof options_f[0],
+                                              sizeof(tl_partial), 0,         TL_FK_NONE };
 
 /* ---- statistics of a name or kernel (stats.h's tl_dur_stat) ---------------------- */
 #define ST tl_dur_stat
@@ -130,10 +148,10 @@ static TABLE(step_f, "step", tl_sstep, 1, TL_FK_NONE);
 
 /* The time of a span by category (tl_stepcat), in tl_stepcat's order: a
  * step's and a collective instance's window share it. */
-#define STEPCAT_FIELDS                                                                                         \
-    NS("kernel", ns[TL_SC_KERNEL]), NS("memcpy", ns[TL_SC_MEMCPY]), NS("memset", ns[TL_SC_MEMSET]),            \
-        NS("communication", ns[TL_SC_COMM]), NS("runtime", ns[TL_SC_RUNTIME]),                                 \
-        NS("data_loading", ns[TL_SC_DATA]), NS("cpu_exec", ns[TL_SC_CPU]), NS("other", ns[TL_SC_OTHER])
+#define STEPCAT_FIELDS                                                                                                 \
+    NS("kernel", ns[TL_SC_KERNEL]), NS("memcpy", ns[TL_SC_MEMCPY]), NS("memset", ns[TL_SC_MEMSET]),                    \
+        NS("communication", ns[TL_SC_COMM]), NS("runtime", ns[TL_SC_RUNTIME]), NS("data_loading", ns[TL_SC_DATA]),     \
+        NS("cpu_exec", ns[TL_SC_CPU]), NS("other", ns[TL_SC_OTHER])
 
 /* [number, kernel, memcpy, memset, communication, runtime, data_loading, cpu_exec, other] */
 #define ST tl_sstepcat
@@ -212,8 +230,8 @@ static const tl_field gpu_f_f[] = {
     CUSTOM("by_mask", TL_FC_GPU_BY_MASK),
     ARRAY("streams", streams, nstreams, stream_f),
     OPT_INT("blocked_idle", blocked_idle, 0, 0, TL_PARTIAL_MAX_NS),
-    FIELD("blocking_call", TL_F_STR_BUF, blocking_call, .ctype = TL_C_CHARS,
-          .size = sizeof(((ST *)0)->blocking_call), OPT),
+    FIELD("blocking_call", TL_F_STR_BUF, blocking_call, .ctype = TL_C_CHARS, .size = sizeof(((ST *)0)->blocking_call),
+          OPT),
     OPT_INT("blocking_call_ns", blocking_call_ns, 0, 0, TL_PARTIAL_MAX_NS),
     OPT_INT("host_gap_ns", host_gap_ns, -1, -1, TL_PARTIAL_MAX_NS),
     OPT_INT("host_short_ns", host_short_ns, -1, -1, TL_PARTIAL_MAX_NS),
@@ -474,15 +492,9 @@ static TABLE(memop_f, "memop", tl_smemop, 1, TL_FK_NONE);
  * (read_mem_timeline.h); a category's bytes may be below 0 (freed unseen) */
 #define ST tl_memcat_point
 static const tl_field memcat_f_f[] = {
-    TS("ts_ns", ts_ns),
-    ANY("parameter", bytes[0]),
-    ANY("optimizer_state", bytes[1]),
-    ANY("input", bytes[2]),
-    ANY("temporary", bytes[3]),
-    ANY("activation", bytes[4]),
-    ANY("gradient", bytes[5]),
-    ANY("autograd_detail", bytes[6]),
-    ANY("unknown", bytes[7]),
+    TS("ts_ns", ts_ns),        ANY("parameter", bytes[0]),       ANY("optimizer_state", bytes[1]),
+    ANY("input", bytes[2]),    ANY("temporary", bytes[3]),       ANY("activation", bytes[4]),
+    ANY("gradient", bytes[5]), ANY("autograd_detail", bytes[6]), ANY("unknown", bytes[7]),
 };
 #undef ST
 static TABLE(memcat_f, "memcat", tl_memcat_point, 1, TL_FK_NONE);
@@ -497,8 +509,7 @@ static const tl_field session_f[] = {
     ENUM("format", id.format, tl_format_name, TL_FMT_UNKNOWN, TL_FMT_FRAMEPACK_MEMLOG, .flags = TL_FF_ENUM_INT),
     INT("rank", id.rank, -1, TL_PARTIAL_MAX_RANK),
     INT("world_size", id.world_size, 0, TL_PARTIAL_MAX_RANK),
-    ENUM("rank_source", id.rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER,
-         .flags = TL_FF_ENUM_INT),
+    ENUM("rank_source", id.rank_source, tl_rank_source_name, TL_RANK_UNKNOWN, TL_RANK_ORDER, .flags = TL_FF_ENUM_INT),
     STR("rank_detail", id.rank_detail),
     TS("start_ns", start_ns),
     INT("span_ns", span_ns, -1, TL_PARTIAL_MAX_NS),
@@ -534,8 +545,7 @@ static const tl_field session_f[] = {
     ARRAY("events", events, nevents, event_f, .max = TL_SESSION_MAX_EVENTS, .max_key = "events_total", OPT),
     STRINGS("tags", tags, ntags, .max = TL_SESSION_MAX_TAGS, OPT),
     OPT_INT("counters_total", counters_total, 0, 0, TL_PARTIAL_MAX_COUNT),
-    ARRAY("counters", counters, ncounters, counter_f, .max = TL_SESSION_MAX_COUNTERS, .max_key = "counters_total",
-          OPT),
+    ARRAY("counters", counters, ncounters, counter_f, .max = TL_SESSION_MAX_COUNTERS, .max_key = "counters_total", OPT),
     OBJECT("system", sys, system_f, OPT),
     OBJECT("diffusion", diff, diffusion_f, .flags = TL_FF_OPTIONAL | TL_FF_NULLABLE),
     ARRAY("health", health, nhealth, health_f, .max = TL_SESSION_MAX_DEVICES, OPT),
@@ -546,17 +556,19 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     ARRAY("growth", growth, ngrowth, growth_f, .max = TL_SESSION_MAX_GROWTH, OPT),
     CUSTOM("calltree", TL_FC_CALLTREE, OPT),
-    ARRAY("shapes", shapes, nshapes, shape_f, .max = TL_SESSION_MAX_SHAPES,
-          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
-    INT("shapes_dropped_keys", shapes_dropped_keys, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
-    INT("shapes_dropped_calls", shapes_dropped_calls, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    ARRAY("shapes", shapes, nshapes, shape_f, .max = TL_SESSION_MAX_SHAPES, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    INT("shapes_dropped_keys", shapes_dropped_keys, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY,
+        .def = 0),
+    INT("shapes_dropped_calls", shapes_dropped_calls, 0, TL_PARTIAL_MAX_COUNT,
+        .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
     /* each step's time by category (stepcats.c), one per step */
     ARRAY("step_categories", stepcats, nstepcats, stepcat_f, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
     INT("step_categories_cut", stepcats_cut, 0, 1, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
     /* device memory by operator (mem_ops.h), by bytes allocated */
     ARRAY("mem_ops", memops, nmemops, memop_f, .max = TL_SESSION_MAX_MEMOPS,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
-    INT("mem_ops_dropped", memops_dropped, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    INT("mem_ops_dropped", memops_dropped, 0, TL_PARTIAL_MAX_COUNT, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY,
+        .def = 0),
     INT("mem_ops_peak", memops_peak, -1, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = -1),
     /* each kernel's launching operator and launch configuration (kernel_ops.h) */
     ARRAY("kernel_launches", kinfo, nkinfo, kinfo_f, .max = TL_SESSION_MAX_KINFO,
@@ -569,5 +581,5 @@ static const tl_field session_f[] = {
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
 #undef ST
-const tl_fields tl_partial_session_fields = { "session", session_f, sizeof session_f / sizeof session_f[0],
-                                              sizeof(tl_session), 0, TL_FK_SESSION };
+const tl_fields tl_partial_session_fields = { "session",          session_f, sizeof session_f / sizeof session_f[0],
+                                              sizeof(tl_session), 0,         TL_FK_SESSION };

@@ -38,9 +38,18 @@ static void put(tl_wire *w, const void *d, size_t n)
     w->len += n;
 }
 
-static void put_i64(tl_wire *w, int64_t v) { put(w, &v, sizeof v); }
-static void put_u64(tl_wire *w, uint64_t v) { put(w, &v, sizeof v); }
-static void put_f64(tl_wire *w, double v) { put(w, &v, sizeof v); }
+static void put_i64(tl_wire *w, int64_t v)
+{
+    put(w, &v, sizeof v);
+}
+static void put_u64(tl_wire *w, uint64_t v)
+{
+    put(w, &v, sizeof v);
+}
+static void put_f64(tl_wire *w, double v)
+{
+    put(w, &v, sizeof v);
+}
 
 /* A string, or NULL (length -1). */
 static void put_str(tl_wire *w, const char *s)
@@ -57,7 +66,10 @@ static const void *ptr_at(const void *base, size_t offset)
     return v;
 }
 
-static size_t count_at(const void *base, const tl_field *f) { return *(const size_t *)((const char *)base + f->count); }
+static size_t count_at(const void *base, const tl_field *f)
+{
+    return *(const size_t *)((const char *)base + f->count);
+}
 
 static void put_strtab(tl_wire *w, const tl_strtab *t)
 {
@@ -88,7 +100,9 @@ static void put_custom(tl_wire *w, const tl_field *f, const void *base)
         put(w, d->samples, (size_t)d->nsamples * sizeof *d->samples);
         break;
     }
-    case TL_FC_GPU_BY_MASK: put(w, ((const tl_gpu_breakdown *)base)->by_mask, 8 * sizeof(int64_t)); break;
+    case TL_FC_GPU_BY_MASK:
+        put(w, ((const tl_gpu_breakdown *)base)->by_mask, 8 * sizeof(int64_t));
+        break;
     case TL_FC_LANE_BUSY: {
         const tl_lane *l = base;
         for (int kt = 0; kt < TL_KT_COUNT; kt++) {
@@ -112,7 +126,9 @@ static void put_custom(tl_wire *w, const tl_field *f, const void *base)
         }
         break;
     }
-    case TL_FC_TIMELINE_NAMES: put_strtab(w, &((const tl_timeline *)base)->names); break;
+    case TL_FC_TIMELINE_NAMES:
+        put_strtab(w, &((const tl_timeline *)base)->names);
+        break;
     case TL_FC_SERIES_BINS: {
         const tl_tseries *t = base;
         put_i64(w, t->nbins);
@@ -151,8 +167,11 @@ static void put_custom(tl_wire *w, const tl_field *f, const void *base)
         }
         break;
     }
-    case TL_FC_PROBLEM_OFFSETS: break; /* with the problems */
-    default: w->oom = 1; break;        /* a custom field without its pair here: test_partial fails */
+    case TL_FC_PROBLEM_OFFSETS:
+        break; /* with the problems */
+    default:
+        w->oom = 1;
+        break; /* a custom field without its pair here: test_partial fails */
     }
 }
 
@@ -161,13 +180,21 @@ static void put_value(tl_wire *w, const tl_field *f, const void *base)
     const char *p = (const char *)base + f->offset;
     switch (f->type) {
     case TL_F_STR:
-    case TL_F_STR_NULL: put_str(w, ptr_at(base, f->offset)); break;
-    case TL_F_STR_BUF: put_str(w, p); break;
+    case TL_F_STR_NULL:
+        put_str(w, ptr_at(base, f->offset));
+        break;
+    case TL_F_STR_BUF:
+        put_str(w, p);
+        break;
     case TL_F_INT:
     case TL_F_TS:
     case TL_F_TS_NULL:
-    case TL_F_ENUM: put_i64(w, tl_field_int(base, f)); break; /* a uint64 travels as its bits */
-    case TL_F_NUM: put_f64(w, *(const double *)p); break;
+    case TL_F_ENUM:
+        put_i64(w, tl_field_int(base, f));
+        break; /* a uint64 travels as its bits */
+    case TL_F_NUM:
+        put_f64(w, *(const double *)p);
+        break;
     case TL_F_STRINGS: {
         char *const *s = ptr_at(base, f->offset);
         put_u64(w, count_at(base, f));
@@ -175,7 +202,9 @@ static void put_value(tl_wire *w, const tl_field *f, const void *base)
             put_str(w, s[i]);
         break;
     }
-    case TL_F_OBJECT: put_fields(w, f->sub, p); break;
+    case TL_F_OBJECT:
+        put_fields(w, f->sub, p);
+        break;
     case TL_F_ARRAY: {
         const char *elems = ptr_at(base, f->offset);
         put_u64(w, count_at(base, f));
@@ -183,8 +212,12 @@ static void put_value(tl_wire *w, const tl_field *f, const void *base)
             put_fields(w, f->sub, elems + i * f->sub->size);
         break;
     }
-    case TL_F_CUSTOM: put_custom(w, f, base); break;
-    default: w->oom = 1; break;
+    case TL_F_CUSTOM:
+        put_custom(w, f, base);
+        break;
+    default:
+        w->oom = 1;
+        break;
     }
 }
 
@@ -282,16 +315,30 @@ static void set_int(void *base, const tl_field *f, int64_t v)
 {
     char *p = (char *)base + f->offset;
     switch (f->ctype) {
-    case TL_C_INT: *(int *)p = (int)v; break;
-    case TL_C_I64: *(int64_t *)p = v; break;
-    case TL_C_U64: *(uint64_t *)p = (uint64_t)v; break;
-    case TL_C_U32: *(uint32_t *)p = (uint32_t)v; break;
-    case TL_C_U8: *(uint8_t *)p = (uint8_t)v; break;
-    default: break;
+    case TL_C_INT:
+        *(int *)p = (int)v;
+        break;
+    case TL_C_I64:
+        *(int64_t *)p = v;
+        break;
+    case TL_C_U64:
+        *(uint64_t *)p = (uint64_t)v;
+        break;
+    case TL_C_U32:
+        *(uint32_t *)p = (uint32_t)v;
+        break;
+    case TL_C_U8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    default:
+        break;
     }
 }
 
-static void set_ptr(void *base, size_t offset, void *v) { memcpy((char *)base + offset, &v, sizeof v); }
+static void set_ptr(void *base, size_t offset, void *v)
+{
+    memcpy((char *)base + offset, &v, sizeof v);
+}
 
 static void get_strtab(rd *r, tl_strtab *t)
 {
@@ -344,7 +391,9 @@ static void get_custom(rd *r, const tl_field *f, void *base)
         d->nsamples = d->samples_cap = (uint32_t)n;
         return;
     }
-    case TL_FC_GPU_BY_MASK: get(r, ((tl_gpu_breakdown *)base)->by_mask, 8 * sizeof(int64_t)); return;
+    case TL_FC_GPU_BY_MASK:
+        get(r, ((tl_gpu_breakdown *)base)->by_mask, 8 * sizeof(int64_t));
+        return;
     case TL_FC_LANE_BUSY: {
         tl_lane *l = base;
         for (int kt = 0; kt < TL_KT_COUNT && !r->bad; kt++) {
@@ -376,7 +425,9 @@ static void get_custom(rd *r, const tl_field *f, void *base)
         }
         return;
     }
-    case TL_FC_TIMELINE_NAMES: get_strtab(r, &((tl_timeline *)base)->names); return;
+    case TL_FC_TIMELINE_NAMES:
+        get_strtab(r, &((tl_timeline *)base)->names);
+        return;
     case TL_FC_SERIES_BINS: {
         tl_tseries *t = base;
         int64_t n = get_i64(r);
@@ -436,8 +487,11 @@ static void get_custom(rd *r, const tl_field *f, void *base)
         }
         return;
     }
-    case TL_FC_PROBLEM_OFFSETS: return;
-    default: r->bad = 1; return;
+    case TL_FC_PROBLEM_OFFSETS:
+        return;
+    default:
+        r->bad = 1;
+        return;
     }
 }
 
@@ -447,7 +501,9 @@ static void get_value(rd *r, const tl_field *f, void *base)
     size_t len;
     switch (f->type) {
     case TL_F_STR:
-    case TL_F_STR_NULL: set_ptr(base, f->offset, get_str(r, &len)); break;
+    case TL_F_STR_NULL:
+        set_ptr(base, f->offset, get_str(r, &len));
+        break;
     case TL_F_STR_BUF: {
         char *s = get_str(r, &len);
         snprintf(p, f->size, "%s", s ? s : "");
@@ -457,8 +513,12 @@ static void get_value(rd *r, const tl_field *f, void *base)
     case TL_F_INT:
     case TL_F_TS:
     case TL_F_TS_NULL:
-    case TL_F_ENUM: set_int(base, f, get_i64(r)); break;
-    case TL_F_NUM: *(double *)p = get_f64(r); break;
+    case TL_F_ENUM:
+        set_int(base, f, get_i64(r));
+        break;
+    case TL_F_NUM:
+        *(double *)p = get_f64(r);
+        break;
     case TL_F_STRINGS: {
         size_t n = get_count(r, sizeof(int64_t));
         char **s = calloc(n + 1, sizeof *s);
@@ -473,7 +533,9 @@ static void get_value(rd *r, const tl_field *f, void *base)
                 r->bad = r->bad ? r->bad : 1;
         break;
     }
-    case TL_F_OBJECT: get_fields(r, f->sub, p); break;
+    case TL_F_OBJECT:
+        get_fields(r, f->sub, p);
+        break;
     case TL_F_ARRAY: {
         size_t n = get_count(r, sizeof(int64_t)); /* every element's first value takes 8 bytes or more */
         char *elems = calloc(n + 1, f->sub->size);
@@ -489,8 +551,12 @@ static void get_value(rd *r, const tl_field *f, void *base)
         }
         break;
     }
-    case TL_F_CUSTOM: get_custom(r, f, base); break;
-    default: r->bad = 1; break;
+    case TL_F_CUSTOM:
+        get_custom(r, f, base);
+        break;
+    default:
+        r->bad = 1;
+        break;
     }
 }
 

@@ -35,18 +35,30 @@ const char *tl_mem_category_name(int c)
 const char *tl_format_name(int format)
 {
     switch (format) {
-    case TL_FMT_TALLY_REPORT: return "tally-report";
-    case TL_FMT_CHROME_TRACE: return "chrome-trace";
-    case TL_FMT_KINETO: return "pytorch-profiler";
-    case TL_FMT_TALLY_TRACE: return "tally-trace";
-    case TL_FMT_FRAMEPACK: return "framepack-report";
-    case TL_FMT_INFERIX: return "inferix-report";
-    case TL_FMT_AGGREGATE: return "tally-aggregate";
-    case TL_FMT_NSYS: return "nsys-sqlite";
-    case TL_FMT_MEM_TIMELINE: return "torch-memory-timeline";
-    case TL_FMT_STACKS: return "torch-stacks";
-    case TL_FMT_FRAMEPACK_MEMLOG: return "framepack-memory-log";
-    default: return "unknown";
+    case TL_FMT_TALLY_REPORT:
+        return "tally-report";
+    case TL_FMT_CHROME_TRACE:
+        return "chrome-trace";
+    case TL_FMT_KINETO:
+        return "pytorch-profiler";
+    case TL_FMT_TALLY_TRACE:
+        return "tally-trace";
+    case TL_FMT_FRAMEPACK:
+        return "framepack-report";
+    case TL_FMT_INFERIX:
+        return "inferix-report";
+    case TL_FMT_AGGREGATE:
+        return "tally-aggregate";
+    case TL_FMT_NSYS:
+        return "nsys-sqlite";
+    case TL_FMT_MEM_TIMELINE:
+        return "torch-memory-timeline";
+    case TL_FMT_STACKS:
+        return "torch-stacks";
+    case TL_FMT_FRAMEPACK_MEMLOG:
+        return "framepack-memory-log";
+    default:
+        return "unknown";
     }
 }
 
@@ -62,7 +74,10 @@ const char *tl_kernel_type_name(int type)
     return type >= 0 && type < TL_KT_COUNT ? names[type] : "other";
 }
 
-#define CAT(s, cc) { s, sizeof s - 1, cc }
+#define CAT(s, cc)                                                                                                     \
+    {                                                                                                                  \
+        s, sizeof s - 1, cc                                                                                            \
+    }
 static const struct {
     const char *cat;
     size_t len;
@@ -102,9 +117,8 @@ int tl_cat_class_of(const char *cat, size_t len)
 const char *tl_cat_class_name(int cc)
 {
     static const char *names[TL_CC_COUNT] = {
-        "other", "cpu_op", "user_annotation", "gpu_user_annotation", "cuda_runtime",
-        "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "python_function",
-        "section", "iteration",
+        "other",      "cpu_op",     "user_annotation", "gpu_user_annotation", "cuda_runtime", "cuda_driver", "kernel",
+        "gpu_memcpy", "gpu_memset", "cuda_sync",       "python_function",     "section",      "iteration",
     };
     return cc >= 0 && cc < TL_CC_COUNT ? names[cc] : "other";
 }
@@ -131,7 +145,10 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
-void tl_strtab_init(tl_strtab *t) { memset(t, 0, sizeof *t); }
+void tl_strtab_init(tl_strtab *t)
+{
+    memset(t, 0, sizeof *t);
+}
 
 void tl_strtab_release(tl_strtab *t)
 {
@@ -416,8 +433,7 @@ static int stat_rehash(tl_profile *p)
     return 0;
 }
 
-tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,
-                              size_t name_len)
+tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name, size_t name_len)
 {
     uint32_t c = tl_strtab_intern(&p->strs, cat, cat_len);
     if (c == UINT32_MAX)
@@ -639,8 +655,8 @@ static tl_name_stat *stat_new(tl_profile *p, uint32_t c, int cat_class, uint32_t
     return s;
 }
 
-int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name,
-                            size_t name_len, int64_t dur_ns)
+int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name, size_t name_len,
+                            int64_t dur_ns)
 {
     tl_name_stat *s = tl_profile_stat(p, cat, cat_len, name, name_len);
     if (s == NULL)
@@ -731,8 +747,8 @@ static const struct {
     const char *prefix;
     int side;
 } coll_prefixes[] = {
-    { "gloo:", TL_COLL_RUN },     { "mpi:", TL_COLL_RUN },   { "ucc:", TL_COLL_RUN },
-    { "nccl:", TL_COLL_ENQUEUE }, { "rccl:", TL_COLL_ENQUEUE }, { "hccl:", TL_COLL_ENQUEUE },
+    { "gloo:", TL_COLL_RUN },     { "mpi:", TL_COLL_RUN },       { "ucc:", TL_COLL_RUN },
+    { "nccl:", TL_COLL_ENQUEUE }, { "rccl:", TL_COLL_ENQUEUE },  { "hccl:", TL_COLL_ENQUEUE },
     { "xccl:", TL_COLL_ENQUEUE }, { "c10d::", TL_COLL_ENQUEUE }, { "record_param_comms", TL_COLL_ENQUEUE },
 };
 
@@ -747,10 +763,12 @@ int tl_coll_side_of_name(const char *name, size_t len)
         return TL_COLL_RUN;
     /* MPI's blocking collectives as Nsight Systems' MPI trace and PMPI tools name them (the
      * non-blocking MPI_I* only start one; point-to-point calls are no collective) */
-    static const char *const mpi[] = { "MPI_Barrier", "MPI_Allreduce", "MPI_Reduce", "MPI_Bcast", "MPI_Allgather",
-                                       "MPI_Allgatherv", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
-                                       "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw", "MPI_Reduce_scatter",
-                                       "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan" };
+    static const char *const mpi[] = { "MPI_Barrier",   "MPI_Allreduce",      "MPI_Reduce",
+                                       "MPI_Bcast",     "MPI_Allgather",      "MPI_Allgatherv",
+                                       "MPI_Gather",    "MPI_Gatherv",        "MPI_Scatter",
+                                       "MPI_Scatterv",  "MPI_Alltoall",       "MPI_Alltoallv",
+                                       "MPI_Alltoallw", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block",
+                                       "MPI_Scan",      "MPI_Exscan" };
     for (size_t i = 0; len > 4 && memcmp(name, "MPI_", 4) == 0 && i < sizeof mpi / sizeof mpi[0]; i++)
         if (strlen(mpi[i]) == len && memcmp(name, mpi[i], len) == 0)
             return TL_COLL_RUN;
@@ -869,10 +887,22 @@ int tl_profile_add_point(tl_profile *p, int kind, int device, int64_t ts_ns, dou
 
 /* Indexed by tl_series_kind; the names are the aggregate's keys. */
 static const char *const series_names[] = {
-    "gpu_util_pct", "gpu_memory_used_bytes", "gpu_temperature_c", "gpu_power_w", "gpu_sm_clock_mhz",
-    "process_cpu_pct", "system_cpu_pct", "rss_bytes", "system_memory_used_bytes",
-    "system_memory_available_bytes", "load1", "gpu_memory_clock_mhz", "disk_read_bytes_per_s",
-    "disk_write_bytes_per_s", "device_read_bytes_per_s", "device_write_bytes_per_s",
+    "gpu_util_pct",
+    "gpu_memory_used_bytes",
+    "gpu_temperature_c",
+    "gpu_power_w",
+    "gpu_sm_clock_mhz",
+    "process_cpu_pct",
+    "system_cpu_pct",
+    "rss_bytes",
+    "system_memory_used_bytes",
+    "system_memory_available_bytes",
+    "load1",
+    "gpu_memory_clock_mhz",
+    "disk_read_bytes_per_s",
+    "disk_write_bytes_per_s",
+    "device_read_bytes_per_s",
+    "device_write_bytes_per_s",
 };
 _Static_assert(sizeof series_names / sizeof series_names[0] == TL_SERIES_COUNT, "a name per series kind");
 
@@ -1069,15 +1099,18 @@ void tl_profile_finish(tl_profile *p)
      * that (baseTimeNanoseconds = INT64_MAX) wrapped into a start time in
      * 1677. Not a time: dropped, said. */
     if (p->base_time_ns != INT64_MIN && (p->base_time_ns < 0 || p->base_time_ns > TL_TRACE_TS_MAX)) {
-        tl_profile_warn(p, "base time %" PRId64 " ns is not a time since the epoch before 2065: ignored (times stay "
-                        "relative to the file)", p->base_time_ns);
+        tl_profile_warn(p,
+                        "base time %" PRId64 " ns is not a time since the epoch before 2065: ignored (times stay "
+                        "relative to the file)",
+                        p->base_time_ns);
         p->base_time_ns = INT64_MIN;
     }
     if (p->gpu_stream_dropped && !p->streams_warned) {
         p->streams_warned = 1;
-        tl_profile_warn(p, "more than %u GPU streams: %" PRIu64 " GPU events on further streams are not in the "
-                        "GPU breakdown (their names' statistics are)", TL_PROFILE_MAX_STREAMS,
-                        p->gpu_stream_dropped);
+        tl_profile_warn(p,
+                        "more than %u GPU streams: %" PRIu64 " GPU events on further streams are not in the "
+                        "GPU breakdown (their names' statistics are)",
+                        TL_PROFILE_MAX_STREAMS, p->gpu_stream_dropped);
     }
     if ((p->names_closed || p->names_folds > 0) && !p->names_warned) {
         /* Every cap is a number in the report: say what the budget folded. */
@@ -1090,13 +1123,18 @@ void tl_profile_finish(tl_profile *p)
             }
         char closed[160] = "", back[200] = "";
         if (p->names_closed)
-            snprintf(closed, sizeof closed, "; after %u folds (TL_PROFILE_MAX_FOLDS) the table closed: every name first "
-                     "seen later is counted there too", p->names_folds);
+            snprintf(closed, sizeof closed,
+                     "; after %u folds (TL_PROFILE_MAX_FOLDS) the table closed: every name first "
+                     "seen later is counted there too",
+                     p->names_folds);
         if (p->names_reentered)
-            snprintf(back, sizeof back, "; %" PRIu64 " folded names came back: their rows hold only the occurrences "
-                     "after their fold", p->names_reentered);
+            snprintf(back, sizeof back,
+                     "; %" PRIu64 " folded names came back: their rows hold only the occurrences "
+                     "after their fold",
+                     p->names_reentered);
         p->names_warned = 1;
-        tl_profile_warn(p, "more than %u distinct names (the names budget, --max-names): %u fold%s kept the names "
+        tl_profile_warn(p,
+                        "more than %u distinct names (the names budget, --max-names): %u fold%s kept the names "
                         "with the most time; the %" PRIu64 " names with the least are counted as \"%s\" (%" PRIu64
                         " events in %" PRIu64 " categories)%s%s; the %u names kept have exact statistics",
                         names_budget(p), p->names_folds, p->names_folds == 1 ? "" : "s", p->names_folded,

@@ -28,17 +28,17 @@
 
 enum tl_format {
     TL_FMT_UNKNOWN = 0,
-    TL_FMT_TALLY_REPORT,  /* libtally's report.json */
-    TL_FMT_CHROME_TRACE,  /* Trace Event Format, no PyTorch markers */
-    TL_FMT_KINETO,        /* PyTorch profiler trace */
-    TL_FMT_TALLY_TRACE,   /* libtally's trace.json(.gz) */
-    TL_FMT_FRAMEPACK,     /* FramePack profiling_report.json */
-    TL_FMT_INFERIX,       /* Inferix per-rank profiling report */
-    TL_FMT_NSYS,          /* Nsight Systems' SQLite export (read_nsys.h) */
-    TL_FMT_MEM_TIMELINE,  /* torch.profiler's export_memory_timeline JSON (read_mem_timeline.h) */
-    TL_FMT_STACKS,        /* torch.profiler's export_stacks text (read_stacks.h) */
+    TL_FMT_TALLY_REPORT,     /* libtally's report.json */
+    TL_FMT_CHROME_TRACE,     /* Trace Event Format, no PyTorch markers */
+    TL_FMT_KINETO,           /* PyTorch profiler trace */
+    TL_FMT_TALLY_TRACE,      /* libtally's trace.json(.gz) */
+    TL_FMT_FRAMEPACK,        /* FramePack profiling_report.json */
+    TL_FMT_INFERIX,          /* Inferix per-rank profiling report */
+    TL_FMT_NSYS,             /* Nsight Systems' SQLite export (read_nsys.h) */
+    TL_FMT_MEM_TIMELINE,     /* torch.profiler's export_memory_timeline JSON (read_mem_timeline.h) */
+    TL_FMT_STACKS,           /* torch.profiler's export_stacks text (read_stacks.h) */
     TL_FMT_FRAMEPACK_MEMLOG, /* FramePack's memory_log.json (report_readers.h) */
-    TL_FMT_AGGREGATE,     /* tally's partial or merged aggregate: sessions already analyzed
+    TL_FMT_AGGREGATE,        /* tally's partial or merged aggregate: sessions already analyzed
                            * (never a session's format: after the formats partials write) */
 };
 const char *tl_format_name(int format);
@@ -65,18 +65,18 @@ void tl_kernel_class_markdown(FILE *f);
 /* Normalized categories: current and legacy Kineto names map to one class. */
 enum tl_cat_class {
     TL_CC_OTHER = 0,
-    TL_CC_CPU_OP,           /* cpu_op, Operator */
-    TL_CC_USER_ANNOTATION,  /* user_annotation */
-    TL_CC_GPU_ANNOTATION,   /* gpu_user_annotation */
-    TL_CC_RUNTIME,          /* cuda_runtime, Runtime */
-    TL_CC_DRIVER,           /* cuda_driver */
-    TL_CC_KERNEL,           /* kernel, Kernel */
-    TL_CC_MEMCPY,           /* gpu_memcpy, Memcpy */
-    TL_CC_MEMSET,           /* gpu_memset, Memset */
-    TL_CC_SYNC,             /* cuda_sync */
-    TL_CC_PYTHON,           /* python_function */
-    TL_CC_SECTION,          /* a report's or the collector's section / stage */
-    TL_CC_ITERATION,        /* a report's or the collector's iteration loop */
+    TL_CC_CPU_OP,          /* cpu_op, Operator */
+    TL_CC_USER_ANNOTATION, /* user_annotation */
+    TL_CC_GPU_ANNOTATION,  /* gpu_user_annotation */
+    TL_CC_RUNTIME,         /* cuda_runtime, Runtime */
+    TL_CC_DRIVER,          /* cuda_driver */
+    TL_CC_KERNEL,          /* kernel, Kernel */
+    TL_CC_MEMCPY,          /* gpu_memcpy, Memcpy */
+    TL_CC_MEMSET,          /* gpu_memset, Memset */
+    TL_CC_SYNC,            /* cuda_sync */
+    TL_CC_PYTHON,          /* python_function */
+    TL_CC_SECTION,         /* a report's or the collector's section / stage */
+    TL_CC_ITERATION,       /* a report's or the collector's iteration loop */
     TL_CC_COUNT
 };
 int tl_cat_class_of(const char *cat, size_t len);
@@ -102,10 +102,10 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
 /* ---- interned strings, per profile ------------------------------------- */
 
 typedef struct tl_strtab {
-    char **strs;        /* id -> NUL-terminated copy */
-    uint32_t *hashes;   /* id -> hash of the string, checked before comparing bytes */
+    char **strs;      /* id -> NUL-terminated copy */
+    uint32_t *hashes; /* id -> hash of the string, checked before comparing bytes */
     uint32_t n, cap;
-    uint32_t *slots;    /* open addressing: id + 1, or 0 */
+    uint32_t *slots; /* open addressing: id + 1, or 0 */
     uint32_t nslots;
 } tl_strtab;
 
@@ -123,25 +123,25 @@ static inline const char *tl_strtab_get(const tl_strtab *t, uint32_t id)
 /* ---- statistics per (category, name) ------------------------------------ */
 
 typedef struct tl_name_stat {
-    uint32_t cat;        /* strtab id of the category as written */
-    uint32_t name;       /* strtab id */
-    uint8_t cat_class;   /* tl_cat_class */
-    int8_t kernel_type;  /* tl_kernel_type_of(name, cat), computed once; -1 not yet */
-    uint8_t from_summary;/* built from a report's summary numbers, not from events:
+    uint32_t cat;                     /* strtab id of the category as written */
+    uint32_t name;                    /* strtab id */
+    uint8_t cat_class;                /* tl_cat_class */
+    int8_t kernel_type;               /* tl_kernel_type_of(name, cat), computed once; -1 not yet */
+    uint8_t from_summary;             /* built from a report's summary numbers, not from events:
                           * d.m2/d.hist are empty; median/p95/std below if known */
     double median_ns, p95_ns, std_ns; /* from_summary only; NaN when unknown */
-    tl_dur_stat d;       /* durations in ns */
+    tl_dur_stat d;                    /* durations in ns */
     /* Nesting (read_trace's per-thread stack; valid when the profile's
      * nesting is TL_NEST_DONE): inclusive time counting a name nested in
      * itself once, at its outermost occurrence, and self time (each
      * occurrence minus its children). */
     int64_t incl_ns, self_ns;
-    uint32_t open;       /* occurrences on the stacks right now */
-    uint8_t host_flags;  /* read_trace's note of what a host call is (0: not known yet) */
-    uint8_t nest_cls;    /* the nesting kind its events were placed with, + 1 (0: none) */
-    uint64_t thread_bits;/* the threads its nested events ran on: bit (thread index mod 64) */
-    uint8_t nest_lost;   /* its kind's events came too far out of order: no self or inclusive time */
-    uint8_t role;        /* read_trace's tl_host_role of its CPU events, + 1 (0: not known yet) */
+    uint32_t open;        /* occurrences on the stacks right now */
+    uint8_t host_flags;   /* read_trace's note of what a host call is (0: not known yet) */
+    uint8_t nest_cls;     /* the nesting kind its events were placed with, + 1 (0: none) */
+    uint64_t thread_bits; /* the threads its nested events ran on: bit (thread index mod 64) */
+    uint8_t nest_lost;    /* its kind's events came too far out of order: no self or inclusive time */
+    uint8_t role;         /* read_trace's tl_host_role of its CPU events, + 1 (0: not known yet) */
 } tl_name_stat;
 
 /* Whether a profile's self and inclusive times are known. */
@@ -155,22 +155,22 @@ typedef struct tl_gpu_stream {
 
 typedef struct tl_gpu_event {
     int64_t ts_ns, dur_ns;
-    int64_t launch_ns;     /* ts of the launching runtime call; INT64_MIN if unknown */
-    int64_t correlation;   /* -1 if none */
-    uint32_t name;         /* strtab id */
+    int64_t launch_ns;   /* ts of the launching runtime call; INT64_MIN if unknown */
+    int64_t correlation; /* -1 if none */
+    uint32_t name;       /* strtab id */
     /* Packed into one word so an event stays 40 bytes: up to
      * TL_PROFILE_MAX_STREAMS streams, then the events of further streams are
      * counted (gpu_stream_dropped) and warned about, never mixed in. */
-    uint32_t stream : 20;  /* index into tl_profile.streams */
-    uint32_t type : 4;     /* tl_kernel_type */
-    uint32_t cat_class : 8;/* tl_cat_class */
+    uint32_t stream : 20;   /* index into tl_profile.streams */
+    uint32_t type : 4;      /* tl_kernel_type */
+    uint32_t cat_class : 8; /* tl_cat_class */
 } tl_gpu_event;
 
 /* A host call that blocks until the GPU is done (cudaMemcpy, cudaStreamSynchronize,
  * hipMemcpyWithStream, ...): the cause of GPU idle time when it covers it. */
 typedef struct tl_host_call {
     int64_t ts_ns, dur_ns;
-    uint32_t name;         /* strtab id */
+    uint32_t name; /* strtab id */
 } tl_host_call;
 #define TL_PROFILE_MAX_BLOCKING 100000 /* blocking calls kept (the rest are counted and said) */
 
@@ -188,9 +188,9 @@ enum tl_host_role { TL_ROLE_RUNTIME = 0, TL_ROLE_DATA, TL_ROLE_CPU, TL_ROLE_PLAI
  * inside the last one extends it (events come nearly in start order), and a
  * full array is sorted and merged before it grows. */
 typedef struct tl_ranges {
-    int64_t (*v)[2];           /* [start, end) */
+    int64_t (*v)[2]; /* [start, end) */
     size_t n, cap;
-    int cut;                   /* TL_PROFILE_MAX_RANGES disjoint ranges were reached: later
+    int cut; /* TL_PROFILE_MAX_RANGES disjoint ranges were reached: later
                                 * events of the role were not recorded */
 } tl_ranges;
 #define TL_PROFILE_MAX_RANGES (1u << 20) /* disjoint ranges per role (16 MB) */
@@ -221,20 +221,20 @@ typedef struct tl_kernel_launch {
  * what its args say about it. Few per step, so every one is kept (up to
  * TL_PROFILE_MAX_COLLS; the rest are counted in colls_dropped). */
 enum tl_coll_side {
-    TL_COLL_GPU = 0,       /* a communication kernel on a stream */
-    TL_COLL_RUN,           /* a CPU range that runs the collective and blocks in it (gloo:*, mpi:*, ucc:*) */
-    TL_COLL_ENQUEUE,       /* a CPU range that enqueues it (nccl:*, c10d::*, record_param_comms) */
+    TL_COLL_GPU = 0, /* a communication kernel on a stream */
+    TL_COLL_RUN,     /* a CPU range that runs the collective and blocks in it (gloo:*, mpi:*, ucc:*) */
+    TL_COLL_ENQUEUE, /* a CPU range that enqueues it (nccl:*, c10d::*, record_param_comms) */
     TL_COLL_SIDES
 };
 typedef struct tl_prof_coll {
     int64_t ts_ns, dur_ns;
-    int64_t seq;           /* Kineto's "Seq" (per process group); -1 unknown */
-    int64_t nelems;        /* "In msg nelems", else the first "Input Dims" product; -1 unknown */
-    uint32_t name;         /* strtab id */
-    uint32_t group;        /* strtab id of "Process Group Name"; UINT32_MAX unknown */
-    uint8_t side;          /* tl_coll_side */
-    int8_t elem_bytes;     /* bytes of an element ("dtype", else the first "Input type"); -1 unknown */
-    int32_t group_size;    /* "Group size"; -1 unknown (the world size stands in: collbw.c) */
+    int64_t seq;        /* Kineto's "Seq" (per process group); -1 unknown */
+    int64_t nelems;     /* "In msg nelems", else the first "Input Dims" product; -1 unknown */
+    uint32_t name;      /* strtab id */
+    uint32_t group;     /* strtab id of "Process Group Name"; UINT32_MAX unknown */
+    uint8_t side;       /* tl_coll_side */
+    int8_t elem_bytes;  /* bytes of an element ("dtype", else the first "Input type"); -1 unknown */
+    int32_t group_size; /* "Group size"; -1 unknown (the world size stands in: collbw.c) */
 } tl_prof_coll;
 #define TL_PROFILE_MAX_COLLS 200000
 /* The side of a CPU range by its name: TL_COLL_RUN, TL_COLL_ENQUEUE, or -1
@@ -257,7 +257,7 @@ const char *tl_known_companion(const char *path, const unsigned char *b, size_t 
 /* ---- steps, memory, counters -------------------------------------------- */
 
 typedef struct tl_step {
-    int64_t number;        /* N of ProfilerStep#N, or the iteration index */
+    int64_t number; /* N of ProfilerStep#N, or the iteration index */
     int64_t ts_ns, dur_ns;
 } tl_step;
 
@@ -268,9 +268,9 @@ typedef struct tl_step {
  * used, for every process on the device; the process RSS for the host). */
 typedef struct tl_mem_point {
     int64_t ts_ns;
-    int64_t device;        /* -1 host */
+    int64_t device;             /* -1 host */
     double allocated, reserved; /* bytes; NaN when not given */
-    double used;           /* bytes; NaN when not given */
+    double used;                /* bytes; NaN when not given */
 } tl_mem_point;
 
 /* The device's memory by category over time (torch.profiler's
@@ -282,7 +282,7 @@ typedef struct tl_mem_point {
  * bucket between, the point with the highest total (so the peak is kept). */
 #define TL_MEMCAT_POINTS 240
 typedef struct tl_memcat_point {
-    int64_t ts_ns;         /* a profile's relative time; a session's absolute (like its snapshots) */
+    int64_t ts_ns; /* a profile's relative time; a session's absolute (like its snapshots) */
     int64_t bytes[TL_MEM_CATEGORIES];
 } tl_memcat_point;
 /* PyTorch's name of category c (0 .. TL_MEM_CATEGORIES - 1): PARAMETER,
@@ -292,12 +292,12 @@ const char *tl_mem_category_name(int c);
 
 /* A labelled memory snapshot from a report. NaN when a field is not given. */
 typedef struct tl_mem_snapshot {
-    uint32_t label;        /* strtab id */
-    int64_t ts_ns;         /* INT64_MIN when unknown */
+    uint32_t label;                             /* strtab id */
+    int64_t ts_ns;                              /* INT64_MIN when unknown */
     double allocated, reserved, peak_allocated; /* device memory (allocator), bytes */
-    double device_used;    /* NVML's used memory of the fullest device, bytes: every process's */
-    double rss, peak_rss;  /* host memory, bytes */
-    double process_used;   /* the program's own device memory (NVML's per-process accounting), summed
+    double device_used;                         /* NVML's used memory of the fullest device, bytes: every process's */
+    double rss, peak_rss;                       /* host memory, bytes */
+    double process_used; /* the program's own device memory (NVML's per-process accounting), summed
                             * over its devices, bytes; never merged with device_used */
 } tl_mem_snapshot;
 
@@ -305,17 +305,17 @@ typedef struct tl_mem_snapshot {
  * (docs/analysis.md, "Events, tags, counters"); the readers' are series
  * that the telemetry shows already. */
 enum tl_counter_source {
-    TL_COUNTER_DERIVED = 0,    /* made by a reader from a monitor's timeline (cpu_usage_pct, ...) */
-    TL_COUNTER_USER,           /* libtally's tally_counter */
-    TL_COUNTER_TRACE,          /* a Chrome trace's counter event ("ph": "C"), "name.key" */
-    TL_COUNTER_RATE,           /* libtally's tally_counter_rate: hits / (hits + misses), one value from 0 to 1 */
+    TL_COUNTER_DERIVED = 0, /* made by a reader from a monitor's timeline (cpu_usage_pct, ...) */
+    TL_COUNTER_USER,        /* libtally's tally_counter */
+    TL_COUNTER_TRACE,       /* a Chrome trace's counter event ("ph": "C"), "name.key" */
+    TL_COUNTER_RATE,        /* libtally's tally_counter_rate: hits / (hits + misses), one value from 0 to 1 */
 };
 /* "derived", "user", "trace", "rate"; NULL out of range. */
 const char *tl_counter_source_name(int source);
 
 typedef struct tl_counter {
-    uint32_t name;         /* strtab id (for C events: "name.key") */
-    int source;            /* tl_counter_source */
+    uint32_t name; /* strtab id (for C events: "name.key") */
+    int source;    /* tl_counter_source */
     tl_value_stat v;
 } tl_counter;
 
@@ -324,8 +324,8 @@ typedef struct tl_gpu_sample {
     int64_t ts_ns;
     int64_t device;
     double mem_used, mem_total, util_pct, temperature_c, power_w; /* NaN when unknown */
-    double power_limit_w;  /* NVML's enforced power limit, W; 0 when unknown */
-    uint64_t throttle;     /* NVML's clocks event (throttle) reasons when has_throttle */
+    double power_limit_w;                                         /* NVML's enforced power limit, W; 0 when unknown */
+    uint64_t throttle; /* NVML's clocks event (throttle) reasons when has_throttle */
     int has_throttle;
     /* the program's own memory on the device (NVML's per-process accounting),
      * bytes; NaN unknown. mem_used is device-wide (every process's): the two
@@ -349,23 +349,23 @@ typedef struct tl_gpu_sample {
 /* Telemetry series that are not GPU samples (those are tl_gpu_sample): one
  * reading of a named host metric at a time (docs/analysis.md, Telemetry). */
 enum tl_series_kind {
-    TL_SERIES_GPU_UTIL = 0,     /* % (from tl_gpu_sample) */
-    TL_SERIES_GPU_MEM,          /* device memory used, bytes (NVML / monitor; not the allocator's) */
-    TL_SERIES_GPU_TEMP,         /* degrees C */
-    TL_SERIES_GPU_POWER,        /* W */
-    TL_SERIES_GPU_SM_CLOCK,     /* MHz */
-    TL_SERIES_CPU,              /* process CPU %, 100 = one core (libtally's sampler) */
-    TL_SERIES_SYS_CPU,          /* system CPU % (Inferix's psutil.cpu_percent) */
-    TL_SERIES_RSS,              /* process resident set, bytes */
-    TL_SERIES_SYS_USED,         /* system memory used, bytes */
-    TL_SERIES_SYS_AVAIL,        /* system memory available, bytes */
-    TL_SERIES_LOAD,             /* 1-minute load average */
+    TL_SERIES_GPU_UTIL = 0, /* % (from tl_gpu_sample) */
+    TL_SERIES_GPU_MEM,      /* device memory used, bytes (NVML / monitor; not the allocator's) */
+    TL_SERIES_GPU_TEMP,     /* degrees C */
+    TL_SERIES_GPU_POWER,    /* W */
+    TL_SERIES_GPU_SM_CLOCK, /* MHz */
+    TL_SERIES_CPU,          /* process CPU %, 100 = one core (libtally's sampler) */
+    TL_SERIES_SYS_CPU,      /* system CPU % (Inferix's psutil.cpu_percent) */
+    TL_SERIES_RSS,          /* process resident set, bytes */
+    TL_SERIES_SYS_USED,     /* system memory used, bytes */
+    TL_SERIES_SYS_AVAIL,    /* system memory available, bytes */
+    TL_SERIES_LOAD,         /* 1-minute load average */
     /* appended (partials name kinds; a kind's place only orders the output) */
-    TL_SERIES_GPU_MEM_CLOCK,    /* MHz (from tl_gpu_sample) */
-    TL_SERIES_DISK_READ,        /* process disk reads, bytes/s (/proc/self/io read_bytes; libtally's sampler) */
-    TL_SERIES_DISK_WRITE,       /* process disk writes, bytes/s (write_bytes) */
-    TL_SERIES_DEVICE_READ,      /* the block devices' reads, bytes/s (/proc/diskstats; libtally's sampler) */
-    TL_SERIES_DEVICE_WRITE,     /* the block devices' writes, bytes/s */
+    TL_SERIES_GPU_MEM_CLOCK, /* MHz (from tl_gpu_sample) */
+    TL_SERIES_DISK_READ,     /* process disk reads, bytes/s (/proc/self/io read_bytes; libtally's sampler) */
+    TL_SERIES_DISK_WRITE,    /* process disk writes, bytes/s (write_bytes) */
+    TL_SERIES_DEVICE_READ,   /* the block devices' reads, bytes/s (/proc/diskstats; libtally's sampler) */
+    TL_SERIES_DEVICE_WRITE,  /* the block devices' writes, bytes/s */
     TL_SERIES_COUNT
 };
 /* The series' name in JSON and docs ("gpu_util_pct"), or NULL out of range. */
@@ -380,24 +380,24 @@ static inline int tl_series_kind_gpu(int kind)
 
 typedef struct tl_series_point {
     int64_t ts_ns;
-    int32_t device;        /* GPU index; -1 host */
-    int32_t kind;          /* tl_series_kind */
+    int32_t device; /* GPU index; -1 host */
+    int32_t kind;   /* tl_series_kind */
     double v;
 } tl_series_point;
 
 typedef struct tl_device_info {
     int64_t id;
     char name[64];
-    double total_memory;   /* bytes; 0 when unknown */
-    double power_limit_w;  /* W; 0 when unknown */
+    double total_memory;  /* bytes; 0 when unknown */
+    double power_limit_w; /* W; 0 when unknown */
 } tl_device_info;
 
 /* An event a report recorded at one moment (libtally's tally_event, Inferix's
  * custom events): shown as a marker and in a table, never analyzed. */
 typedef struct tl_ievent {
-    int64_t ts_ns;         /* on the profile's clock (base_time_ns is its zero); INT64_MIN unknown */
-    uint32_t name;         /* strtab id */
-    uint32_t payload;      /* strtab id: its data as compact JSON, cut to TL_EVENT_PAYLOAD_MAX bytes */
+    int64_t ts_ns;    /* on the profile's clock (base_time_ns is its zero); INT64_MIN unknown */
+    uint32_t name;    /* strtab id */
+    uint32_t payload; /* strtab id: its data as compact JSON, cut to TL_EVENT_PAYLOAD_MAX bytes */
 } tl_ievent;
 /* Events kept per profile (the rest are counted in ievents_dropped) and the
  * bytes of a payload kept (longer ones end in "..."). */
@@ -406,25 +406,25 @@ typedef struct tl_ievent {
 
 /* A tag of the run (libtally's tally_tag, Inferix's session_info.tags). */
 typedef struct tl_tag {
-    uint32_t key, value;   /* strtab ids; the value as text (a number or JSON as written) */
+    uint32_t key, value; /* strtab ids; the value as text (a number or JSON as written) */
 } tl_tag;
 #define TL_PROFILE_MAX_TAGS 64 /* kept per profile; the rest are counted */
 #define TL_TAG_VALUE_MAX 120   /* bytes of a value kept */
 
 /* The host the collector ran on (libtally's "system"). */
 typedef struct tl_host_info {
-    char hostname[128];    /* "" unknown */
-    char os[128];          /* "Linux 6.1.0 x86_64"; "" unknown */
-    int cpus;              /* online CPUs; 0 unknown */
-    double memory_bytes;   /* NaN unknown */
+    char hostname[128];  /* "" unknown */
+    char os[128];        /* "Linux 6.1.0 x86_64"; "" unknown */
+    int cpus;            /* online CPUs; 0 unknown */
+    double memory_bytes; /* NaN unknown */
 } tl_host_info;
 
 /* A block of a block-wise video diffusion run (Inferix's block_analysis.blocks[]). */
 typedef struct tl_diff_block {
-    int64_t dur_ns;        /* its computation_time_ms */
-    double frames;         /* its block_size (frames); NaN unknown */
-    double memory;         /* its GPU memory, bytes (Inferix's memory_usage_mb; libtally's gpu_memory_bytes); NaN unknown */
-    double rss;            /* the process RSS at its end, bytes (libtally); NaN unknown */
+    int64_t dur_ns; /* its computation_time_ms */
+    double frames;  /* its block_size (frames); NaN unknown */
+    double memory;  /* its GPU memory, bytes (Inferix's memory_usage_mb; libtally's gpu_memory_bytes); NaN unknown */
+    double rss;     /* the process RSS at its end, bytes (libtally); NaN unknown */
 } tl_diff_block;
 #define TL_PROFILE_MAX_BLOCKS 100000 /* kept per profile; more are counted in the statistics only */
 /* One call of a CPU lane kept to be drawn by name: nesting.c keeps the
@@ -434,9 +434,9 @@ typedef struct tl_diff_block {
 #define TL_LANE_MAX_DEPTH 8
 typedef struct tl_lane_event {
     int64_t ts_ns, dur_ns;
-    uint32_t name;         /* strtab id */
-    uint8_t depth;         /* 0: outermost of its kind */
-    uint8_t kind;          /* tl_calltree_kind (calltree.h) */
+    uint32_t name; /* strtab id */
+    uint8_t depth; /* 0: outermost of its kind */
+    uint8_t kind;  /* tl_calltree_kind (calltree.h) */
 } tl_lane_event;
 
 /* A CPU thread's activity over time (for timelines of traces without GPU
@@ -445,18 +445,17 @@ typedef struct tl_lane_event {
 #define TL_PROFILE_MAX_LANES 64
 typedef struct tl_cpu_lane {
     int64_t pid, tid;
-    char name[64];         /* from thread_name metadata, "" if none */
+    char name[64]; /* from thread_name metadata, "" if none */
     uint64_t events;
     tl_binner bins;
-    tl_lane_event *top;    /* at most TL_LANE_TOP_EVENTS (allocated on first use) */
+    tl_lane_event *top; /* at most TL_LANE_TOP_EVENTS (allocated on first use) */
     uint32_t ntop;
-    uint64_t top_offered;  /* calls offered to top (the rest of the lane is in bins only) */
+    uint64_t top_offered; /* calls offered to top (the rest of the lane is in bins only) */
 } tl_cpu_lane;
 
 struct tl_calltree;
 
 /* ---- the profile -------------------------------------------------------- */
-
 
 typedef struct tl_profile {
     /* Who the input is (identity.h): the readers fill its path, format,
@@ -464,9 +463,9 @@ typedef struct tl_profile {
      * settles the rest over the whole run. Its problems are the profile's
      * warnings: the reason a skipped profile was skipped is the first. */
     tl_identity id;
-    char format_detail[64];/* e.g. "object form", "array form, unterminated" */
+    char format_detail[64]; /* e.g. "object form", "array form, unterminated" */
 
-    int64_t base_time_ns;  /* wall-clock time of ts 0; INT64_MIN when unknown */
+    int64_t base_time_ns; /* wall-clock time of ts 0; INT64_MIN when unknown */
     /* The process that recorded it, for run identity (two inputs of one rank
      * are sessions of one run only if one process could have written both,
      * on one host: host.hostname): a trace's pid is the pid of most of its
@@ -476,14 +475,14 @@ typedef struct tl_profile {
 
     tl_strtab strs;
 
-    tl_name_stat *stats;   /* per (category, name) */
+    tl_name_stat *stats; /* per (category, name) */
     uint32_t nstats, stats_cap;
-    uint32_t *stat_slots;  /* hash (cat, name) -> index + 1 */
+    uint32_t *stat_slots; /* hash (cat, name) -> index + 1 */
     uint32_t nstat_slots;
 
     tl_gpu_stream *streams;
     uint32_t nstreams, streams_cap;
-    uint32_t *stream_slots;   /* hash (device, stream) -> index + 1 */
+    uint32_t *stream_slots; /* hash (device, stream) -> index + 1 */
     uint32_t nstream_slots;
     uint64_t gpu_stream_dropped; /* GPU events on streams beyond TL_PROFILE_MAX_STREAMS */
     int streams_warned;
@@ -491,7 +490,7 @@ typedef struct tl_profile {
     size_t ngpu, gpu_cap;
 
     tl_step *steps;
-    int steps_from_loop;   /* the steps are a loop's iterations (read_trace.c), whole ones: none is cut short */
+    int steps_from_loop; /* the steps are a loop's iterations (read_trace.c), whole ones: none is cut short */
     size_t nsteps, steps_cap;
     tl_mem_point *mem;
     size_t nmem, mem_cap;
@@ -505,20 +504,20 @@ typedef struct tl_profile {
     size_t npoints, points_cap;
     tl_device_info *devices;
     uint32_t ndevices;
-    tl_ievent *ievents;       /* a report's events, in file order (at most TL_PROFILE_MAX_IEVENTS) */
+    tl_ievent *ievents; /* a report's events, in file order (at most TL_PROFILE_MAX_IEVENTS) */
     size_t nievents, ievents_cap;
     uint64_t ievents_dropped;
-    tl_tag *tags;             /* at most TL_PROFILE_MAX_TAGS */
+    tl_tag *tags; /* at most TL_PROFILE_MAX_TAGS */
     uint32_t ntags, tags_dropped;
-    tl_host_info host;        /* libtally's system info (hostname "" when unknown) */
-    tl_diff_block *blocks;    /* video diffusion blocks, in order */
+    tl_host_info host;     /* libtally's system info (hostname "" when unknown) */
+    tl_diff_block *blocks; /* video diffusion blocks, in order */
     size_t nblocks, blocks_cap;
     /* at most TL_PROFILE_MAX_LANES threads, each allocated when first seen
      * (found by pointer while reading): 8 KB of bins a lane, not 64 lanes'
      * 520 KB for each of 120,000 one-thread members of an archive */
     tl_cpu_lane *cpu_lanes[TL_PROFILE_MAX_LANES];
     uint32_t ncpu_lanes;
-    tl_prof_coll *colls;      /* collectives, in file order (at most TL_PROFILE_MAX_COLLS) */
+    tl_prof_coll *colls; /* collectives, in file order (at most TL_PROFILE_MAX_COLLS) */
     size_t ncolls, colls_cap;
     uint64_t colls_dropped;
     struct tl_shape_table *shapes; /* operators by input shape (shape_table.h); NULL without record_shapes */
@@ -526,12 +525,12 @@ typedef struct tl_profile {
     tl_memcat_point *memcats;      /* memory by category over time (export_memory_timeline), downsampled */
     size_t nmemcats;
     tl_ranges roles[TL_ROLE_COUNT]; /* the host's time by role (tl_host_role), for the per-step categories */
-    tl_kernel_launch *klaunch; /* per kernel name with launch details (kernel_ops.h) */
+    tl_kernel_launch *klaunch;      /* per kernel name with launch details (kernel_ops.h) */
     size_t nklaunch, klaunch_cap;
-    uint32_t *klaunch_of;      /* strtab id -> index + 1 into klaunch (0: none) */
+    uint32_t *klaunch_of; /* strtab id -> index + 1 into klaunch (0: none) */
     size_t nklaunch_of;
-    uint64_t kops_dropped;     /* operator ranges or launch calls past kernel_ops.h's caps */
-    tl_host_call *blocking;   /* blocking host calls, in file order */
+    uint64_t kops_dropped;  /* operator ranges or launch calls past kernel_ops.h's caps */
+    tl_host_call *blocking; /* blocking host calls, in file order */
     size_t nblocking, blocking_cap;
     uint64_t blocking_dropped;
     /* An accelerator's device events the GPU analysis does not read (MTIA's
@@ -539,28 +538,28 @@ typedef struct tl_profile {
      * says so in a note: the file is fine, the analysis does not cover it). */
     uint64_t unread_device_events;
     char unread_device_cat[48];
-    uint64_t graph_launches;  /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
-    uint64_t graph_captures;  /* graph captures and instantiations seen (their kernels did not run) */
-    int nesting;              /* tl_nesting */
-    char nest_lost[256];      /* when a kind of event lost its self time (nesting.h): what and why; "" none */
+    uint64_t graph_launches; /* cudaGraphLaunch / hipGraphLaunch / graph replays seen */
+    uint64_t graph_captures; /* graph captures and instantiations seen (their kernels did not run) */
+    int nesting;             /* tl_nesting */
+    char nest_lost[256];     /* when a kind of event lost its self time (nesting.h): what and why; "" none */
     /* The call tree of the nested CPU events (calltree.h; names are ids in
      * strs), built by nesting.c; NULL when nothing nests or the nesting broke. */
     struct tl_calltree *calltree;
 
     /* What was seen */
-    uint64_t events;       /* events read (every phase) */
-    uint64_t by_phase[128];/* by the first byte of "ph" */
-    uint64_t malformed;    /* events skipped as malformed */
+    uint64_t events;          /* events read (every phase) */
+    uint64_t by_phase[128];   /* by the first byte of "ph" */
+    uint64_t malformed;       /* events skipped as malformed */
     uint64_t malformed_times; /* of them, with a time beyond TL_TRACE_TS_MAX or TL_TRACE_DUR_MAX */
-    uint64_t unknown_phase;/* events with a phase the format does not define */
-    tl_strtab cats;        /* categories seen, with counts in cat_counts */
+    uint64_t unknown_phase;   /* events with a phase the format does not define */
+    tl_strtab cats;           /* categories seen, with counts in cat_counts */
     uint64_t *cat_counts;
     uint32_t cat_counts_cap;
-    int truncated;         /* cut in the middle: read up to the last complete event */
-    int unterminated;      /* array form without its closing ']' (valid per the format) */
-    uint64_t bytes;        /* decompressed bytes read */
+    int truncated;    /* cut in the middle: read up to the last complete event */
+    int unterminated; /* array form without its closing ']' (valid per the format) */
+    uint64_t bytes;   /* decompressed bytes read */
 
-    int skipped;           /* not a profile: its first problem says why (TL_PROBLEM_SKIPPED) */
+    int skipped; /* not a profile: its first problem says why (TL_PROBLEM_SKIPPED) */
     /* Set by ingest when the bytes themselves say "this was meant to be a
      * profile" though they are not readable (all NUL bytes, JSON after NULs):
      * a static text saying so, else NULL. Run uses it to tell a damaged rank
@@ -571,7 +570,7 @@ typedef struct tl_profile {
      * it, else NULL. Run names it in a note and reads nothing of it; it is
      * no problem for validate or --strict (tl_known_companion). */
     const char *known_kind;
-    int error;             /* a fatal read error: the profile holds what came before */
+    int error; /* a fatal read error: the profile holds what came before */
 
     /* Bounded memory in distinct names, a heavy-hitters fold: when nstats
      * reaches max_names (0: TL_PROFILE_DEFAULT_MAX_NAMES), the half with
@@ -584,7 +583,7 @@ typedef struct tl_profile {
      * (names_reentered counts them). tl_profile_finish() warns with the
      * numbers. */
     uint32_t max_names;
-    uint64_t max_events;    /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
+    uint64_t max_events; /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int names_closed;
     /* 1 when events without a category are the program's work (per-step
      * categories count them as CPU exec): a plain Chrome trace's, and the
@@ -592,13 +591,13 @@ typedef struct tl_profile {
      * array of uncategorized "CPU functions"); a Kineto trace's are its own
      * markers ("Trace": the whole profile). */
     int plain_is_work;
-    uint64_t names_folded;  /* distinct names folded, over all folds */
-    uint32_t names_folds;   /* folds made */
+    uint64_t names_folded;    /* distinct names folded, over all folds */
+    uint32_t names_folds;     /* folds made */
     uint64_t names_reentered; /* names folded once that came back with a row of their own */
-    uint64_t *folded_keys;  /* (category << 32 | name) of every folded name, sorted */
+    uint64_t *folded_keys;    /* (category << 32 | name) of every folded name, sorted */
     size_t nfolded_keys;
-    uint32_t other_pools;   /* "(other names)" statistics made */
-    uint32_t other_first;   /* index + 1 of the first one */
+    uint32_t other_pools; /* "(other names)" statistics made */
+    uint32_t other_first; /* index + 1 of the first one */
     int names_warned;
     /* Called once, when the fold renumbers the statistics: map[old index] is
      * the new index (a folded name's is its "(other names)" pool), for a
@@ -606,13 +605,13 @@ typedef struct tl_profile {
     void (*on_fold)(void *ctx, const uint32_t *map, uint32_t n);
     void *on_fold_ctx;
 
-    void *result;          /* what a consumer made of it (ingest.h's on_profile); not owned */
+    void *result; /* what a consumer made of it (ingest.h's on_profile); not owned */
 
     /* TL_FMT_AGGREGATE: the parsed document (a json_t *, owned; NULL once the
      * analysis took its sessions), and the ranks its sessions hold, which
      * ranks assigned by input order must not reuse. The profile itself has
      * no rank: its sessions have theirs. */
-    size_t item;           /* index of the item (file, archive) it came from in the run's list */
+    size_t item; /* index of the item (file, archive) it came from in the run's list */
     void *aggregate_doc;
     int *aggregate_ranks;
     size_t naggregate_ranks;
@@ -638,7 +637,10 @@ typedef struct tl_profile {
 
 /* Usable: read as a profile (not skipped as something else), and a session
  * of its own (not a companion, whose numbers are its report's). */
-static inline int tl_profile_usable(const tl_profile *p) { return !p->skipped && p->id.companion_of == NULL; }
+static inline int tl_profile_usable(const tl_profile *p)
+{
+    return !p->skipped && p->id.companion_of == NULL;
+}
 /* A trace that may be the one process of a FramePack profiling_results/
  * folder beside its profiling_report.json: a Chrome or PyTorch profiler
  * trace without a rank of its own in the content (no torch.distributed). */
@@ -648,7 +650,10 @@ static inline int tl_identity_framepack_trace(const tl_identity *id)
            id->companion_of == NULL;
 }
 /* A partial or merged aggregate: an input that holds sessions of its own. */
-static inline int tl_profile_is_aggregate(const tl_profile *p) { return p->id.format == TL_FMT_AGGREGATE; }
+static inline int tl_profile_is_aggregate(const tl_profile *p)
+{
+    return p->id.format == TL_FMT_AGGREGATE;
+}
 /* Let go of an aggregate's document (the consumer took its sessions). */
 void tl_profile_drop_aggregate_doc(tl_profile *p);
 
@@ -673,15 +678,14 @@ void tl_profile_skip(tl_profile *p, const char *fmt, ...) __attribute__((format(
 void tl_profile_skip_last(tl_profile *p);
 
 /* The stat of (category, name), created if new; NULL when out of memory. */
-tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name,
-                              size_t name_len);
+tl_name_stat *tl_profile_stat(tl_profile *p, const char *cat, size_t cat_len, const char *name, size_t name_len);
 /* The same with the category already interned (cat id in p->strs, its class). */
 tl_name_stat *tl_profile_stat_cat(tl_profile *p, uint32_t cat, int cat_class, const char *name, size_t name_len);
 /* Count an event of the category whose id in p->cats is id. */
 void tl_profile_count_category_id(tl_profile *p, uint32_t id);
 /* Record one duration for (cat, name). */
-int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name,
-                            size_t name_len, int64_t dur_ns);
+int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, const char *name, size_t name_len,
+                            int64_t dur_ns);
 /* Samples kept per name for comparisons. */
 #define TL_PROFILE_MAX_SAMPLES 1000
 

@@ -21,8 +21,7 @@
 #define MIB 1048576.0
 
 /* A wall-clock time in seconds since the epoch that fits int64 ns. */
-static int epoch_seconds(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                         int flags, double *t)
+static int epoch_seconds(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, double *t)
 {
     int rc = tl_readers_number(p, obj, path, key, flags, t);
     if (rc == 0 && !(*t * 1e9 < 9.2e18)) {
@@ -42,7 +41,8 @@ static void read_timing_stats(tl_profile *p, const json_t *root)
     const json_t *ts = tl_readers_object(p, root, "", "timing_stats", TL_RD_OPTIONAL);
     const char *name;
     const json_t *e;
-    json_object_foreach((json_t *)ts, name, e) {
+    json_object_foreach((json_t *)ts, name, e)
+    {
         char path[160];
         int64_t count, total, min, max;
         double mean;
@@ -54,11 +54,10 @@ static void read_timing_stats(tl_profile *p, const json_t *root)
         if (tl_readers_int(p, e, path, "count", 0, 1, INT64_MAX, &count) != 0 ||
             tl_readers_ns(p, e, path, "total", 0, 1e9, &total) != 0 ||
             tl_readers_number(p, e, path, "mean", 0, &mean) != 0 ||
-            tl_readers_ns(p, e, path, "min", 0, 1e9, &min) != 0 ||
-            tl_readers_ns(p, e, path, "max", 0, 1e9, &max) != 0)
+            tl_readers_ns(p, e, path, "min", 0, 1e9, &min) != 0 || tl_readers_ns(p, e, path, "max", 0, 1e9, &max) != 0)
             continue;
-        tl_readers_summary_stat(p, path, "section", name, strlen(name), (uint64_t)count, total,
-                                min, max, mean * 1e9, NAN, NAN, NAN);
+        tl_readers_summary_stat(p, path, "section", name, strlen(name), (uint64_t)count, total, min, max, mean * 1e9,
+                                NAN, NAN, NAN);
     }
 }
 
@@ -77,14 +76,12 @@ static void read_iteration_stats(tl_profile *p, const json_t *root)
         return;
     if (tl_readers_int(p, it, path, "count", 0, 1, INT64_MAX, &count) != 0 ||
         tl_readers_ns(p, it, path, "total", 0, 1e9, &total) != 0 ||
-        tl_readers_number(p, it, path, "mean", 0, &mean) != 0 ||
-        tl_readers_ns(p, it, path, "min", 0, 1e9, &min) != 0 ||
+        tl_readers_number(p, it, path, "mean", 0, &mean) != 0 || tl_readers_ns(p, it, path, "min", 0, 1e9, &min) != 0 ||
         tl_readers_ns(p, it, path, "max", 0, 1e9, &max) != 0 ||
         tl_readers_ns(p, it, path, "median", 0, 1e9, &median) != 0)
         return;
-    tl_readers_summary_stat(p, path, "iteration", "iteration", strlen("iteration"),
-                            (uint64_t)count, total, min, max, mean * 1e9, (double)median, NAN,
-                            NAN);
+    tl_readers_summary_stat(p, path, "iteration", "iteration", strlen("iteration"), (uint64_t)count, total, min, max,
+                            mean * 1e9, (double)median, NAN, NAN);
 }
 
 /* memory_snapshots: device memory (torch's allocator) per label. */
@@ -93,7 +90,8 @@ static void read_snapshots(tl_profile *p, const json_t *root, double t0)
     const json_t *arr = tl_readers_array(p, root, "", "memory_snapshots", TL_RD_OPTIONAL);
     size_t i;
     const json_t *e;
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         char path[160];
         const char *label;
         size_t label_len;
@@ -139,7 +137,8 @@ int tl_read_framepack_json(tl_profile *p, const json_t *root)
     const json_t *snaps = json_object_get(root, "memory_snapshots");
     size_t i;
     const json_t *e;
-    json_array_foreach(snaps, i, e) {
+    json_array_foreach(snaps, i, e)
+    {
         const json_t *v = json_object_get(e, "timestamp");
         double x = json_is_number(v) ? json_number_value(v) : NAN;
         if (x >= 0 && x * 1e9 < 9.2e18) {
@@ -207,7 +206,8 @@ int tl_read_framepack_memlog(tl_profile *p, const char *doc, size_t len)
     double t0 = INFINITY, t;
     size_t i;
     const json_t *e;
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         const json_t *v = json_object_get(e, "timestamp");
         if (json_is_number(v) && isfinite(t = json_number_value(v)) && t > 0 && t < 1e11 && t < t0)
             t0 = t;

@@ -36,8 +36,7 @@
 
 /* An integer tag (rank, world_size): tags are free-form, so a decimal string
  * such as "3" is accepted as well as a number. */
-static int tag_int(tl_profile *p, const json_t *tags, const char *key, int64_t min, int64_t max,
-                   int64_t *out)
+static int tag_int(tl_profile *p, const json_t *tags, const char *key, int64_t min, int64_t max, int64_t *out)
 {
     const json_t *v = json_object_get(tags, key);
     if (json_is_string(v)) {
@@ -55,12 +54,10 @@ static int tag_int(tl_profile *p, const json_t *tags, const char *key, int64_t m
         }
         char full[160];
         tl_profile_warn(p, "%s: expected an integer >= %lld",
-                        tl_readers_path(full, sizeof full, "session_info.tags", key),
-                        (long long)min);
+                        tl_readers_path(full, sizeof full, "session_info.tags", key), (long long)min);
         return -1;
     }
-    return tl_readers_int(p, tags, "session_info.tags", key, TL_RD_OPTIONAL | TL_RD_NULLABLE, min,
-                          max, out);
+    return tl_readers_int(p, tags, "session_info.tags", key, TL_RD_OPTIONAL | TL_RD_NULLABLE, min, max, out);
 }
 
 static void read_session(tl_profile *p, const json_t *root, double *base)
@@ -80,8 +77,10 @@ static void read_session(tl_profile *p, const json_t *root, double *base)
     const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
     if (tl_readers_number(p, si, path, "start_time", 0, &start) == 0) {
         if (!(start * 1e9 < 9.2e18)) {
-            tl_profile_warn(p, "session_info.start_time: %g is not a time in seconds since the "
-                            "epoch", start);
+            tl_profile_warn(p,
+                            "session_info.start_time: %g is not a time in seconds since the "
+                            "epoch",
+                            start);
         } else {
             *base = start;
             p->base_time_ns = llround(start * 1e9);
@@ -89,29 +88,25 @@ static void read_session(tl_profile *p, const json_t *root, double *base)
     }
     int has_end = !isnan(*base) && tl_readers_number(p, si, path, "end_time", f, &end) == 0;
     if (has_end && !(end >= start && (end - start) * 1e9 < 9.2e18)) {
-        tl_profile_warn(p, "session_info.end_time: %g is not a time after start_time %g", end,
-                        start);
+        tl_profile_warn(p, "session_info.end_time: %g is not a time after start_time %g", end, start);
         has_end = 0;
     }
     if (has_end)
         tl_profile_span(p, 0, llround((end - start) * 1e9));
-    else if (!isnan(*base) && tl_readers_number(p, si, path, "duration", f, &duration) == 0 &&
-             duration * 1e9 < 9.2e18)
+    else if (!isnan(*base) && tl_readers_number(p, si, path, "duration", f, &duration) == 0 && duration * 1e9 < 9.2e18)
         tl_profile_span(p, 0, llround(duration * 1e9));
 
     const json_t *tags = tl_readers_object(p, si, path, "tags", TL_RD_OPTIONAL | TL_RD_NULLABLE);
     tl_readers_tags(p, tags);
     int64_t rank, world;
-    if (tags != NULL && json_object_get(tags, "rank") != NULL &&
-        tag_int(p, tags, "rank", 0, INT_MAX - 1, &rank) == 0) {
+    if (tags != NULL && json_object_get(tags, "rank") != NULL && tag_int(p, tags, "rank", 0, INT_MAX - 1, &rank) == 0) {
         tl_identity_set_rank(&p->id, (int)rank, TL_RANK_CONTENT, "session_info.tags.rank");
     }
     if (tags != NULL && json_object_get(tags, "world_size") != NULL &&
         tag_int(p, tags, "world_size", 1, INT_MAX, &world) == 0) {
         p->id.world_size = (int)world;
         if (p->id.rank >= p->id.world_size)
-            tl_profile_warn(p, "session_info.tags: rank %d is not below world_size %d", p->id.rank,
-                            p->id.world_size);
+            tl_profile_warn(p, "session_info.tags: rank %d is not below world_size %d", p->id.rank, p->id.world_size);
     }
 }
 
@@ -124,7 +119,8 @@ static double earliest_timestamp(const json_t *root)
         const json_t *tl = json_object_get(json_object_get(root, sections[s]), "timeline");
         size_t i;
         const json_t *e;
-        json_array_foreach(tl, i, e) {
+        json_array_foreach(tl, i, e)
+        {
             const json_t *v = json_object_get(e, "timestamp");
             double x = json_is_number(v) ? json_number_value(v) : NAN;
             if (x >= 0 && x * 1e9 < 9.2e18)
@@ -139,7 +135,8 @@ static int any_positive(const json_t *timeline, const char *key)
 {
     size_t i;
     const json_t *e;
-    json_array_foreach(timeline, i, e) {
+    json_array_foreach(timeline, i, e)
+    {
         const json_t *v = json_object_get(e, key);
         if (json_is_number(v) && json_number_value(v) > 0)
             return 1;
@@ -148,8 +145,7 @@ static int any_positive(const json_t *timeline, const char *key)
 }
 
 /* A timeline point's time relative to the clock's zero; -1 (warned) if bad. */
-static int point_time(tl_profile *p, const json_t *e, const char *path, double base,
-                      int64_t *ts)
+static int point_time(tl_profile *p, const json_t *e, const char *path, double base, int64_t *ts)
 {
     double t;
     if (tl_readers_number(p, e, path, "timestamp", 0, &t) != 0)
@@ -173,7 +169,8 @@ static void read_gpu_timeline(tl_profile *p, const json_t *root, double base)
     double total_max = NAN;
     size_t i;
     const json_t *e;
-    json_array_foreach(tl, i, e) {
+    json_array_foreach(tl, i, e)
+    {
         char path[160];
         int64_t ts;
         double used, total, util, temp, power;
@@ -182,8 +179,7 @@ static void read_gpu_timeline(tl_profile *p, const json_t *root, double base)
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
             continue;
         }
-        if (point_time(p, e, path, base, &ts) != 0 ||
-            tl_readers_number(p, e, path, "memory_used_mb", 0, &used) != 0 ||
+        if (point_time(p, e, path, base, &ts) != 0 || tl_readers_number(p, e, path, "memory_used_mb", 0, &used) != 0 ||
             tl_readers_number(p, e, path, "memory_total_mb", 0, &total) != 0 ||
             tl_readers_number(p, e, path, "utilization", 0, &util) != 0 ||
             tl_readers_number(p, e, path, "temperature", TL_RD_SIGNED, &temp) != 0 ||
@@ -200,8 +196,7 @@ static void read_gpu_timeline(tl_profile *p, const json_t *root, double base)
             .proc_used = NAN, /* a monitor's memory is device-wide */
         };
         /* NVML's used memory: device used, not allocator-allocated */
-        tl_mem_point pt = { .ts_ns = ts, .device = 0, .allocated = NAN, .reserved = NAN,
-                            .used = s.mem_used };
+        tl_mem_point pt = { .ts_ns = ts, .device = 0, .allocated = NAN, .reserved = NAN, .used = s.mem_used };
         if (tl_profile_add_gpu_sample(p, &s) != 0 || tl_profile_add_mem(p, &pt) != 0)
             tl_profile_warn(p, "%s: out of memory", path);
         if (has_total && !(total * MIB <= total_max))
@@ -220,7 +215,8 @@ static void read_cpu_timeline(tl_profile *p, const json_t *root, double base)
     const json_t *tl = tl_readers_array(p, cm, "cpu_metrics", "timeline", TL_RD_OPTIONAL);
     size_t i;
     const json_t *e;
-    json_array_foreach(tl, i, e) {
+    json_array_foreach(tl, i, e)
+    {
         char path[160];
         int64_t ts;
         double cpu, mem;
@@ -229,8 +225,7 @@ static void read_cpu_timeline(tl_profile *p, const json_t *root, double base)
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
             continue;
         }
-        if (point_time(p, e, path, base, &ts) != 0 ||
-            tl_readers_number(p, e, path, "cpu_usage", 0, &cpu) != 0 ||
+        if (point_time(p, e, path, base, &ts) != 0 || tl_readers_number(p, e, path, "cpu_usage", 0, &cpu) != 0 ||
             tl_readers_number(p, e, path, "memory_used_mb", 0, &mem) != 0)
             continue;
         uint64_t ticks = ts > 0 ? (uint64_t)ts : 0;
@@ -250,12 +245,13 @@ static void read_cpu_timeline(tl_profile *p, const json_t *root, double base)
 
 /* {name: {<total>, <count>, <avg>, <min>, <max>}} with times in `scale` ns:
  * stage_analysis.stages (s) and computation_analysis.layer_performance (ms). */
-static void read_summaries(tl_profile *p, const json_t *parent, const char *path,
-                           const char *cat, const char *const keys[5], double scale)
+static void read_summaries(tl_profile *p, const json_t *parent, const char *path, const char *cat,
+                           const char *const keys[5], double scale)
 {
     const char *name;
     const json_t *e;
-    json_object_foreach((json_t *)parent, name, e) {
+    json_object_foreach((json_t *)parent, name, e)
+    {
         char ep[160];
         int64_t count, total, min, max;
         double avg;
@@ -271,8 +267,7 @@ static void read_summaries(tl_profile *p, const json_t *parent, const char *path
             tl_readers_ns(p, e, ep, keys[4], 0, scale, &max) != 0)
             continue;
         double mean = isnan(avg) ? (double)total / (double)count : avg * scale;
-        tl_readers_summary_stat(p, ep, cat, name, strlen(name), (uint64_t)count, total, min, max,
-                                mean, NAN, NAN, NAN);
+        tl_readers_summary_stat(p, ep, cat, name, strlen(name), (uint64_t)count, total, min, max, mean, NAN, NAN, NAN);
     }
 }
 
@@ -281,18 +276,18 @@ static void read_summaries(tl_profile *p, const json_t *parent, const char *path
  * the values themselves (median, p95 and samples for compare included), not
  * from the analysis' summary figures. The block's memory_usage_mb (its peak)
  * becomes the counter "block_memory_used" (bytes). */
-static void read_records(tl_profile *p, const json_t *root, const char *section,
-                         const char *list, const char *cat, const char *name)
+static void read_records(tl_profile *p, const json_t *root, const char *section, const char *list, const char *cat,
+                         const char *name)
 {
     const json_t *sec = tl_readers_object(p, root, "", section, TL_RD_OPTIONAL);
     char lp[96];
     tl_readers_path(lp, sizeof lp, section, list);
-    const json_t *arr = tl_readers_array(p, sec, section, list,
-                                         json_object_size(sec) ? 0 : TL_RD_OPTIONAL);
+    const json_t *arr = tl_readers_array(p, sec, section, list, json_object_size(sec) ? 0 : TL_RD_OPTIONAL);
     size_t i;
     const json_t *e;
     int blocks = strcmp(cat, "block") == 0;
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         char path[160];
         int64_t ns;
         double mem = NAN;
@@ -303,10 +298,8 @@ static void read_records(tl_profile *p, const json_t *root, const char *section,
         }
         double size = NAN;
         if (tl_readers_ns(p, e, path, "computation_time_ms", 0, 1e6, &ns) != 0 ||
-            (blocks && tl_readers_number(p, e, path, "memory_usage_mb",
-                                         TL_RD_OPTIONAL | TL_RD_NULLABLE, &mem) < 0) ||
-            (blocks && tl_readers_number(p, e, path, "block_size",
-                                         TL_RD_OPTIONAL | TL_RD_NULLABLE, &size) < 0))
+            (blocks && tl_readers_number(p, e, path, "memory_usage_mb", TL_RD_OPTIONAL | TL_RD_NULLABLE, &mem) < 0) ||
+            (blocks && tl_readers_number(p, e, path, "block_size", TL_RD_OPTIONAL | TL_RD_NULLABLE, &size) < 0))
             continue;
         /* the blocks in order: frames, time and memory of each (diffusion metrics) */
         if (blocks) {
@@ -314,8 +307,7 @@ static void read_records(tl_profile *p, const json_t *root, const char *section,
             if (tl_profile_add_block(p, &b) != 0)
                 tl_profile_warn(p, "%s: out of memory", path);
         }
-        if (!tl_readers_names_left(p) ||
-            tl_profile_add_duration(p, cat, strlen(cat), name, strlen(name), ns) != 0)
+        if (!tl_readers_names_left(p) || tl_profile_add_duration(p, cat, strlen(cat), name, strlen(name), ns) != 0)
             break;
         if (!isnan(mem)) {
             tl_counter *c = tl_profile_counter(p, "block_memory_used", strlen("block_memory_used"));
@@ -337,7 +329,8 @@ static void read_events(tl_profile *p, const json_t *root, double base)
     const json_t *e;
     p->events += json_array_size(events);
     p->by_phase['i'] += json_array_size(events);
-    json_array_foreach(events, i, e) {
+    json_array_foreach(events, i, e)
+    {
         char path[160];
         const char *name;
         size_t name_len;
@@ -369,7 +362,8 @@ static void read_models(tl_profile *p, const json_t *root)
     const json_t *models = tl_readers_object(p, ma, "model_analysis", "models", TL_RD_OPTIONAL | TL_RD_NULLABLE);
     const char *name;
     const json_t *m;
-    json_object_foreach((json_t *)models, name, m) {
+    json_object_foreach((json_t *)models, name, m)
+    {
         char path[200], key[300], text[32];
         snprintf(path, sizeof path, "model_analysis.models.%.100s", name);
         int64_t count;
@@ -395,10 +389,9 @@ static void read_models(tl_profile *p, const json_t *root)
 
 int tl_read_inferix_json(tl_profile *p, const json_t *root)
 {
-    static const char *const stage_keys[5] = { "total_time", "call_count", "avg_time", "min_time",
-                                               "max_time" };
-    static const char *const layer_keys[5] = { "total_time_ms", "call_count", "avg_time_ms",
-                                               "min_time_ms", "max_time_ms" };
+    static const char *const stage_keys[5] = { "total_time", "call_count", "avg_time", "min_time", "max_time" };
+    static const char *const layer_keys[5] = { "total_time_ms", "call_count", "avg_time_ms", "min_time_ms",
+                                               "max_time_ms" };
     double base = NAN;
 
     if (tl_readers_expect(p, root, TL_FMT_INFERIX, "an Inferix profiling report") != 0)
@@ -415,12 +408,11 @@ int tl_read_inferix_json(tl_profile *p, const json_t *root)
     read_cpu_timeline(p, root, base);
 
     const json_t *sa = tl_readers_object(p, root, "", "stage_analysis", TL_RD_OPTIONAL);
-    const json_t *stages = tl_readers_object(p, sa, "stage_analysis", "stages",
-                                             json_object_size(sa) ? 0 : TL_RD_OPTIONAL);
+    const json_t *stages =
+        tl_readers_object(p, sa, "stage_analysis", "stages", json_object_size(sa) ? 0 : TL_RD_OPTIONAL);
     read_summaries(p, stages, "stage_analysis.stages", "stage", stage_keys, 1e9);
     const json_t *ca = tl_readers_object(p, root, "", "computation_analysis", TL_RD_OPTIONAL);
-    const json_t *layers = tl_readers_object(p, ca, "computation_analysis", "layer_performance",
-                                             TL_RD_OPTIONAL);
+    const json_t *layers = tl_readers_object(p, ca, "computation_analysis", "layer_performance", TL_RD_OPTIONAL);
     read_summaries(p, layers, "computation_analysis.layer_performance", "layer", layer_keys, 1e6);
     read_records(p, root, "diffusion_analysis", "steps", "diffusion", "diffusion_step");
     read_records(p, root, "block_analysis", "blocks", "block", "block_computation");

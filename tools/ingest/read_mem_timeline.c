@@ -100,8 +100,10 @@ int tl_read_mem_timeline(tl_profile *p, const char *doc, size_t len)
         json_t *t = json_array_get(times, i), *row = json_array_get(sizes, i);
         if (!json_is_number(t) || !isfinite(json_number_value(t)) || fabs(json_number_value(t)) > 9.0e15 ||
             json_array_size(row) != TL_MEM_TIMELINE_COLUMNS) {
-            tl_profile_warn(p, "point %zu: expected a time and %d byte counts (the unused first, then PARAMETER ... "
-                               "UNKNOWN): not read", i, TL_MEM_TIMELINE_COLUMNS);
+            tl_profile_warn(p,
+                            "point %zu: expected a time and %d byte counts (the unused first, then PARAMETER ... "
+                            "UNKNOWN): not read",
+                            i, TL_MEM_TIMELINE_COLUMNS);
             goto out;
         }
         double total = 0;
@@ -166,18 +168,25 @@ int tl_read_mem_timeline(tl_profile *p, const char *doc, size_t len)
             for (size_t c = 1; c < TL_MEM_TIMELINE_COLUMNS; c++) {
                 char label[64];
                 int k = snprintf(label, sizeof label, "%s at the peak", tl_mem_category_name((int)c - 1));
-                tl_mem_snapshot s = { .label = tl_strtab_intern(&p->strs, label, (size_t)k), .ts_ns = ts,
+                tl_mem_snapshot s = { .label = tl_strtab_intern(&p->strs, label, (size_t)k),
+                                      .ts_ns = ts,
                                       .allocated = json_number_value(json_array_get(row, c)),
-                                      .reserved = NAN, .peak_allocated = NAN, .device_used = NAN, .rss = NAN,
-                                      .peak_rss = NAN, .process_used = NAN };
+                                      .reserved = NAN,
+                                      .peak_allocated = NAN,
+                                      .device_used = NAN,
+                                      .rss = NAN,
+                                      .peak_rss = NAN,
+                                      .process_used = NAN };
                 if (s.label == UINT32_MAX || tl_profile_add_snapshot(p, &s) != 0)
                     goto out;
             }
         }
     }
     if (negative)
-        tl_profile_warn(p, "%llu points whose categories add up to less than 0 bytes (the profiler saw memory freed "
-                           "that it had not seen allocated)", (unsigned long long)negative);
+        tl_profile_warn(p,
+                        "%llu points whose categories add up to less than 0 bytes (the profiler saw memory freed "
+                        "that it had not seen allocated)",
+                        (unsigned long long)negative);
     p->events = n;
     p->id.format = TL_FMT_MEM_TIMELINE;
     snprintf(p->format_detail, sizeof p->format_detail, "%zu points, 8 categories", n);

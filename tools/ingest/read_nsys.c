@@ -88,12 +88,12 @@ typedef struct gen {
     char *buf;
     size_t len, pos, cap;
     int oom;
-    uint64_t events;       /* events written */
-    uint64_t bad_rows;     /* rows with a negative start or an end before the start */
-    char err[256];         /* the database error that ended the rows; "" none */
+    uint64_t events;   /* events written */
+    uint64_t bad_rows; /* rows with a negative start or an end before the start */
+    char err[256];     /* the database error that ended the rows; "" none */
     int64_t pids[NSYS_MAX_PIDS];
     int npids, more_pids;
-    int64_t base_ns;       /* TARGET_INFO_SESSION_START_TIME.utcEpochNs; INT64_MIN unknown */
+    int64_t base_ns; /* TARGET_INFO_SESSION_START_TIME.utcEpochNs; INT64_MIN unknown */
 } gen;
 
 /* ---- the output buffer -------------------------------------------------- */
@@ -118,7 +118,10 @@ static void put(gen *g, const char *s, size_t n)
     g->len += n;
 }
 
-static void puts_(gen *g, const char *s) { put(g, s, strlen(s)); }
+static void puts_(gen *g, const char *s)
+{
+    put(g, s, strlen(s));
+}
 
 __attribute__((format(printf, 2, 3))) static void putf(gen *g, const char *fmt, ...)
 {
@@ -211,8 +214,7 @@ __attribute__((format(printf, 2, 3))) static void sqlf(sql *q, const char *fmt, 
 }
 
 /* "t.col" when the table has the column, else the fallback expression. */
-static const char *col(sqlite3 *db, const char *table, const char *name, const char *fallback, char *out,
-                       size_t len)
+static const char *col(sqlite3 *db, const char *table, const char *name, const char *fallback, char *out, size_t len)
 {
     if (!has_column(db, table, name))
         return fallback;
@@ -250,8 +252,7 @@ static int add_select(sqlite3 *db, sql *q, int kind, const char *table, const ch
     else
         snprintf(namex, sizeof namex, "%s", text != NULL ? text : "NULL");
     sqlf(q, "%sSELECT %d, t.start, t.\"end\", %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s FROM \"%s\" AS t",
-         q->n ? " UNION ALL " : "", kind, dev, stream, corr, g, namex, nx[0], nx[1], nx[2], nx[3], nx[4], nx[5],
-         table);
+         q->n ? " UNION ALL " : "", kind, dev, stream, corr, g, namex, nx[0], nx[1], nx[2], nx[3], nx[4], nx[5], table);
     if (id_col != NULL)
         sqlf(q, " LEFT JOIN StringIds AS s ON s.id = %s", id_col);
     sqlf(q, " WHERE t.start IS NOT NULL AND t.\"end\" IS NOT NULL%s%s", where ? " AND " : "", where ? where : "");
@@ -279,8 +280,8 @@ static int build_query(sqlite3 *db, sql *q)
      * domains and categories are not ranges */
     static const char *const vn[6] = { "eventType", NULL, NULL, NULL, NULL, NULL };
     if (has_column(db, "NVTX_EVENTS", "eventType"))
-        tables += add_select(db, q, K_NVTX, "NVTX_EVENTS", "textId", "text", "globalTid", vn,
-                             "t.eventType IN (59, 60)");
+        tables +=
+            add_select(db, q, K_NVTX, "NVTX_EVENTS", "textId", "text", "globalTid", vn, "t.eventType IN (59, 60)");
     /* start order, the longer of two ranges that start together first (the outer one) */
     sqlf(q, " ORDER BY 2, 3 DESC");
     return tables;
@@ -327,16 +328,15 @@ static const char *copy_kind(int64_t k)
 
 static const char *memory_kind(int64_t k)
 {
-    static const char *const names[] = { "Unknown", "Pageable", "Pinned", "Device", "Array", "Managed",
-                                         "Device Static", "Managed Static" };
+    static const char *const names[] = { "Unknown", "Pageable", "Pinned",        "Device",
+                                         "Array",   "Managed",  "Device Static", "Managed Static" };
     return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
 }
 
 /* CUpti_ActivitySynchronizationType, as Kineto names it. */
 static const char *sync_kind(int64_t k)
 {
-    static const char *const names[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync",
-                                         "Context Sync" };
+    static const char *const names[] = { "Unknown", "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync" };
     return k >= 0 && k < (int64_t)(sizeof names / sizeof names[0]) ? names[k] : "Unknown";
 }
 
@@ -390,8 +390,8 @@ static void row_event(gen *g, sqlite3_stmt *st)
         break;
     case K_MEMCPY:
         cat = "gpu_memcpy";
-        snprintf(made, sizeof made, "Memcpy %s (%s -> %s)", copy_kind(int_or(st, 9, 0)),
-                 memory_kind(int_or(st, 10, 0)), memory_kind(int_or(st, 11, 0)));
+        snprintf(made, sizeof made, "Memcpy %s (%s -> %s)", copy_kind(int_or(st, 9, 0)), memory_kind(int_or(st, 10, 0)),
+                 memory_kind(int_or(st, 11, 0)));
         name = made, name_len = strlen(made);
         break;
     case K_MEMSET:
@@ -414,7 +414,8 @@ static void row_event(gen *g, sqlite3_stmt *st)
             name = "(CUDA API call)", name_len = strlen(name);
         name_len = api_name_len(name, name_len);
         cat = name_len >= 2 && name[0] == 'c' && name[1] == 'u' && !(name_len >= 4 && !memcmp(name, "cuda", 4))
-                  ? "cuda_driver" : "cuda_runtime";
+                  ? "cuda_driver"
+                  : "cuda_runtime";
         note_pid(g, pid);
         break;
     default: /* K_NVTX */
@@ -461,11 +462,9 @@ static void name_events(gen *g)
     static const struct {
         const char *table, *need, *sql, *what;
     } q[] = {
-        { "PROCESSES", "globalPid",
-          "SELECT globalPid, name FROM PROCESSES WHERE name IS NOT NULL", "process_name" },
+        { "PROCESSES", "globalPid", "SELECT globalPid, name FROM PROCESSES WHERE name IS NOT NULL", "process_name" },
         { "ThreadNames", "globalTid",
-          "SELECT t.globalTid, s.value FROM ThreadNames AS t JOIN StringIds AS s ON s.id = t.nameId",
-          "thread_name" },
+          "SELECT t.globalTid, s.value FROM ThreadNames AS t JOIN StringIds AS s ON s.id = t.nameId", "thread_name" },
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
         sqlite3_stmt *st;
@@ -506,8 +505,9 @@ static void device_props(gen *g)
     sql q = { .n = 0 };
     if (has_table(db, "TARGET_INFO_CUDA_DEVICE") && has_column(db, "TARGET_INFO_CUDA_DEVICE", "cudaId") &&
         has_column(db, "TARGET_INFO_CUDA_DEVICE", "gpuId"))
-        sqlf(&q, "SELECT DISTINCT c.cudaId, t.name, %s, %s, %s, %s FROM TARGET_INFO_GPU AS t JOIN "
-                 "TARGET_INFO_CUDA_DEVICE AS c ON c.gpuId = t.id ORDER BY 1",
+        sqlf(&q,
+             "SELECT DISTINCT c.cudaId, t.name, %s, %s, %s, %s FROM TARGET_INFO_GPU AS t JOIN "
+             "TARGET_INFO_CUDA_DEVICE AS c ON c.gpuId = t.id ORDER BY 1",
              mem, sms, major, minor);
     else if (has_column(db, "TARGET_INFO_GPU", "id"))
         sqlf(&q, "SELECT t.id, t.name, %s, %s, %s, %s FROM TARGET_INFO_GPU AS t ORDER BY 1", mem, sms, major, minor);
@@ -617,8 +617,9 @@ static int open_memory(tl_profile *p, sqlite3 **db, tl_read_fn read, void *ctx, 
         if (len == cap) {
             if (cap >= TL_NSYS_MAX_MEMORY_BYTES) {
                 sqlite3_free(b);
-                tl_profile_skip(p, "an SQLite database larger than %zu MiB that is not a plain file (in an archive, "
-                                   "compressed or piped): not read; extract it and name the file",
+                tl_profile_skip(p,
+                                "an SQLite database larger than %zu MiB that is not a plain file (in an archive, "
+                                "compressed or piped): not read; extract it and name the file",
                                 TL_NSYS_MAX_MEMORY_BYTES >> 20);
                 return 1;
             }
@@ -726,8 +727,7 @@ int tl_read_nsys(tl_profile *p, const char *path, tl_read_fn read, void *ctx)
     if (has_table(db, "META_DATA_EXPORT"))
         query_text(db, "SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_SCHEMA_VERSION'", version,
                    sizeof version);
-    snprintf(p->format_detail, sizeof p->format_detail, "SQLite export%s%s", version[0] ? ", schema " : "",
-             version);
+    snprintf(p->format_detail, sizeof p->format_detail, "SQLite export%s%s", version[0] ? ", schema " : "", version);
     if (has_table(db, "TARGET_INFO_SYSTEM_ENV") && has_column(db, "TARGET_INFO_SYSTEM_ENV", "value"))
         query_text(db, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = 'Hostname'", p->host.hostname,
                    sizeof p->host.hostname);
@@ -742,7 +742,8 @@ int tl_read_nsys(tl_profile *p, const char *path, tl_read_fn read, void *ctx)
         size_t k = 0;
         for (int i = 0; i < g.npids && k < sizeof list; i++)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%" PRId64, i ? ", " : "", g.pids[i]);
-        tl_profile_warn(p, "%d%s processes with CUDA work in one export (pids %s%s): read as one rank; profile "
+        tl_profile_warn(p,
+                        "%d%s processes with CUDA work in one export (pids %s%s): read as one rank; profile "
                         "each rank into a report of its own (nsys profile -o report_%%q{RANK})",
                         g.npids, g.more_pids ? "+" : "", list, g.more_pids ? ", ..." : "");
     }

@@ -31,7 +31,7 @@ typedef struct reader {
     const char *key[READER_DEPTH];
     long index[READER_DEPTH];
     int depth;
-    char where[160];           /* ... when the first error was found */
+    char where[160]; /* ... when the first error was found */
 } reader;
 
 static void enter(reader *r, const char *key, long index)
@@ -43,7 +43,10 @@ static void enter(reader *r, const char *key, long index)
     r->depth++;
 }
 
-static void leave(reader *r) { r->depth--; }
+static void leave(reader *r)
+{
+    r->depth--;
+}
 
 static void bad(reader *r, const char *what)
 {
@@ -54,9 +57,9 @@ static void bad(reader *r, const char *what)
     size_t n = 0;
     r->where[0] = '\0';
     for (int d = 0; d < r->depth && d < READER_DEPTH && n < sizeof r->where; d++) {
-        int k = r->index[d] >= 0 ? snprintf(r->where + n, sizeof r->where - n, "%s%s[%ld]", d ? "." : "",
-                                            r->key[d], r->index[d])
-                                 : snprintf(r->where + n, sizeof r->where - n, "%s%s", d ? "." : "", r->key[d]);
+        int k = r->index[d] >= 0
+                    ? snprintf(r->where + n, sizeof r->where - n, "%s%s[%ld]", d ? "." : "", r->key[d], r->index[d])
+                    : snprintf(r->where + n, sizeof r->where - n, "%s%s", d ? "." : "", r->key[d]);
         n += k > 0 ? (size_t)k : 0;
     }
 }
@@ -83,23 +86,39 @@ static int ts_ok(int64_t v)
 
 /* ---- a C member ------------------------------------------------------------------ */
 
-
 /* v is within the field's range, so it fits the member. */
 static void set_int(void *base, const tl_field *f, int64_t v)
 {
     char *p = (char *)base + f->offset;
     switch (f->ctype) {
-    case TL_C_INT: *(int *)p = (int)v; break;
-    case TL_C_I64: *(int64_t *)p = v; break;
-    case TL_C_U64: *(uint64_t *)p = (uint64_t)v; break;
-    case TL_C_U32: *(uint32_t *)p = (uint32_t)v; break;
-    case TL_C_U8: *(uint8_t *)p = (uint8_t)v; break;
-    default: break;
+    case TL_C_INT:
+        *(int *)p = (int)v;
+        break;
+    case TL_C_I64:
+        *(int64_t *)p = v;
+        break;
+    case TL_C_U64:
+        *(uint64_t *)p = (uint64_t)v;
+        break;
+    case TL_C_U32:
+        *(uint32_t *)p = (uint32_t)v;
+        break;
+    case TL_C_U8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    default:
+        break;
     }
 }
 
-static void set_ptr(void *base, size_t offset, void *v) { memcpy((char *)base + offset, &v, sizeof v); }
-static size_t *count_of(void *base, const tl_field *f) { return (size_t *)((char *)base + f->count); }
+static void set_ptr(void *base, size_t offset, void *v)
+{
+    memcpy((char *)base + offset, &v, sizeof v);
+}
+static size_t *count_of(void *base, const tl_field *f)
+{
+    return (size_t *)((char *)base + f->count);
+}
 
 /* The value of an earlier field of the same struct (a bound of a range). */
 static int64_t earlier(const tl_fields *t, const void *base, const char *key)
@@ -130,7 +149,8 @@ static void read_hist(reader *r, const json_t *h, void *base)
         bad_key(r, "hist", "expected an array");
         return;
     }
-    json_array_foreach(h, i, x) {
+    json_array_foreach(h, i, x)
+    {
         json_t *jb = json_array_get(x, 0), *jc = json_array_get(x, 1);
         int64_t b = json_is_integer(jb) ? json_integer_value(jb) : -1;
         int64_t c = json_is_integer(jc) ? json_integer_value(jc) : -1;
@@ -247,7 +267,8 @@ static void read_calls(reader *r, const json_t *calls, const json_t *lane, void 
         bad(r, "out of memory");
         return;
     }
-    json_array_foreach(calls, i, c) {
+    json_array_foreach(calls, i, c)
+    {
         static const int64_t lo[4] = { -TL_PARTIAL_MAX_TS, 0, 0, 0 },
                              hi[4] = { TL_PARTIAL_MAX_TS, TL_PARTIAL_MAX_NS, TL_LANE_MAX_DEPTH - 1, UINT32_MAX - 1 };
         int64_t v[4];
@@ -277,7 +298,8 @@ static void read_strtab(reader *r, const json_t *arr, tl_strtab *names, size_t m
         bad_key(r, what, "expected an array of at most the limit of names");
         return;
     }
-    json_array_foreach(arr, i, x) {
+    json_array_foreach(arr, i, x)
+    {
         if (!json_is_string(x)) {
             bad_key(r, what, "expected strings");
             return;
@@ -304,7 +326,8 @@ static void read_series_bins(reader *r, const json_t *bins, void *base)
         bad_key(r, "bins", "expected at most TL_SERIES_BINS bins");
         return;
     }
-    json_array_foreach(bins, k, b) {
+    json_array_foreach(bins, k, b)
+    {
         double v[3];
         for (size_t i = 0; i < 3; i++) {
             json_t *x = json_array_get(b, i);
@@ -350,7 +373,8 @@ static void read_calltree(reader *r, const json_t *ct, void *base)
     read_strtab(r, json_object_get(ct, "names"), &t->names, TL_CALLTREE_MAX_NODES, "names");
     if (r->bad)
         goto out;
-    json_array_foreach(nodes, i, x) {
+    json_array_foreach(nodes, i, x)
+    {
         int64_t v[5];
         for (size_t k = 0; k < 5; k++) {
             json_t *y = json_array_get(x, k);
@@ -396,7 +420,8 @@ static void read_calltree(reader *r, const json_t *ct, void *base)
             bad_key(r, "kinds", "expected an array of one kind per node");
             goto out;
         }
-        json_array_foreach(kinds, i, x) {
+        json_array_foreach(kinds, i, x)
+        {
             if (!json_is_integer(x) || json_integer_value(x) < 0 || json_integer_value(x) >= TL_CTK_COUNT) {
                 bad_key(r, "kinds", "a kind out of range");
                 goto out;
@@ -422,7 +447,8 @@ static void read_problems(reader *r, const json_t *v, void *base)
         bad_key(r, "warnings", "expected an array");
         return;
     }
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
         if (!json_is_string(x)) {
             bad_key(r, "warnings", "expected strings");
             return;
@@ -446,7 +472,8 @@ static void read_problem_offsets(reader *r, const json_t *v, void *base)
         bad_key(r, "offsets", "expected an array");
         return;
     }
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
         json_t *ji = json_array_get(x, 0), *jo = json_array_get(x, 1);
         int64_t at = json_is_integer(ji) ? json_integer_value(ji) : -1;
         int64_t offset = json_is_integer(jo) ? json_integer_value(jo) : -1;
@@ -472,19 +499,39 @@ static void read_custom(reader *r, const tl_field *f, const json_t *v, const jso
         return;
     }
     switch (f->custom) {
-    case TL_FC_STAT_HIST: read_hist(r, v, base); break;
-    case TL_FC_STAT_SAMPLES: read_samples(r, v, base); break;
-    case TL_FC_GPU_BY_MASK: read_by_mask(r, v, base); break;
-    case TL_FC_LANE_BUSY: read_busy(r, v, base); break;
-    case TL_FC_LANE_CALLS: read_calls(r, v, o, base); break;
+    case TL_FC_STAT_HIST:
+        read_hist(r, v, base);
+        break;
+    case TL_FC_STAT_SAMPLES:
+        read_samples(r, v, base);
+        break;
+    case TL_FC_GPU_BY_MASK:
+        read_by_mask(r, v, base);
+        break;
+    case TL_FC_LANE_BUSY:
+        read_busy(r, v, base);
+        break;
+    case TL_FC_LANE_CALLS:
+        read_calls(r, v, o, base);
+        break;
     case TL_FC_TIMELINE_NAMES:
         read_strtab(r, v, &((tl_timeline *)base)->names, (size_t)TL_TIMELINE_MAX_LANES * TL_LANE_TOP_EVENTS, "names");
         break;
-    case TL_FC_SERIES_BINS: read_series_bins(r, v, base); break;
-    case TL_FC_CALLTREE: read_calltree(r, v, base); break;
-    case TL_FC_PROBLEMS: read_problems(r, v, base); break;
-    case TL_FC_PROBLEM_OFFSETS: read_problem_offsets(r, v, base); break;
-    default: bad_key(r, f->key, "not a field of this format"); break;
+    case TL_FC_SERIES_BINS:
+        read_series_bins(r, v, base);
+        break;
+    case TL_FC_CALLTREE:
+        read_calltree(r, v, base);
+        break;
+    case TL_FC_PROBLEMS:
+        read_problems(r, v, base);
+        break;
+    case TL_FC_PROBLEM_OFFSETS:
+        read_problem_offsets(r, v, base);
+        break;
+    default:
+        bad_key(r, f->key, "not a field of this format");
+        break;
     }
 }
 
@@ -557,10 +604,17 @@ static void set_default(const tl_field *f, void *base)
     switch (f->type) {
     case TL_F_INT:
     case TL_F_ENUM:
-    case TL_F_TS_NULL: set_int(base, f, f->def); break;
-    case TL_F_NUM: *(double *)((char *)base + f->offset) = NAN; break;
-    case TL_F_STR_BUF: ((char *)base + f->offset)[0] = '\0'; break;
-    default: break; /* pointers NULL, counts 0, objects as initialized */
+    case TL_F_TS_NULL:
+        set_int(base, f, f->def);
+        break;
+    case TL_F_NUM:
+        *(double *)((char *)base + f->offset) = NAN;
+        break;
+    case TL_F_STR_BUF:
+        ((char *)base + f->offset)[0] = '\0';
+        break;
+    default:
+        break; /* pointers NULL, counts 0, objects as initialized */
     }
 }
 
@@ -619,7 +673,8 @@ static void read_strings(reader *r, const tl_field *f, const json_t *v, void *ba
         bad(r, "out of memory");
         return;
     }
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
         if (!json_is_string(x)) {
             bad_key(r, f->key, "expected strings");
             return;
@@ -655,7 +710,8 @@ static void read_array(reader *r, const tl_fields *t, const tl_field *f, const j
         bad(r, "out of memory");
         return;
     }
-    json_array_foreach(v, i, x) {
+    json_array_foreach(v, i, x)
+    {
         /* counted before it is read: what it holds is freed with the session if it is bad */
         (*count_of(base, f))++;
         enter(r, f->key, (long)i);
@@ -697,7 +753,9 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
         else
             snprintf(p, f->size, "%s", json_string_value(v));
         break;
-    case TL_F_INT: read_int(r, t, f, v, base); break;
+    case TL_F_INT:
+        read_int(r, t, f, v, base);
+        break;
     case TL_F_TS:
     case TL_F_TS_NULL:
         if (f->type == TL_F_TS_NULL && json_is_null(v))
@@ -717,8 +775,12 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
         else
             bad_key(r, f->key, "expected a number or null");
         break;
-    case TL_F_ENUM: read_enum(r, f, v, base); break;
-    case TL_F_STRINGS: read_strings(r, f, v, base); break;
+    case TL_F_ENUM:
+        read_enum(r, f, v, base);
+        break;
+    case TL_F_STRINGS:
+        read_strings(r, f, v, base);
+        break;
     case TL_F_OBJECT:
         if (json_is_null(v) && (f->flags & TL_FF_NULLABLE))
             break;
@@ -730,8 +792,12 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
         read_fields(r, f->sub, v, p);
         leave(r);
         break;
-    case TL_F_ARRAY: read_array(r, t, f, v, base); break;
-    default: bad_key(r, f->key, "not a field of this format"); break;
+    case TL_F_ARRAY:
+        read_array(r, t, f, v, base);
+        break;
+    default:
+        bad_key(r, f->key, "not a field of this format");
+        break;
     }
 }
 
@@ -786,11 +852,13 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
     if (!tl_partial_is_document(root)) {
         const json_t *fmt = json_object_get(root, "format");
         if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-aggregate") == 0)
-            snprintf(err, errlen, "an aggregate without its sessions (written by an older tally); "
-                                  "make it again, or pass the partials");
+            snprintf(err, errlen,
+                     "an aggregate without its sessions (written by an older tally); "
+                     "make it again, or pass the partials");
         else
-            snprintf(err, errlen, "not a partial aggregate (no \"format\": \"tally-partial\"); "
-                                  "write one with tally aggregate --partial");
+            snprintf(err, errlen,
+                     "not a partial aggregate (no \"format\": \"tally-partial\"); "
+                     "write one with tally aggregate --partial");
         return -1;
     }
     json_t *ver = json_object_get(root, "version");
@@ -812,7 +880,8 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
                  "a bounded aggregate (%lld ranks in full, %lld sessions of the other ranks left out); it "
                  "cannot stand for the run. Make it with --json-all, or pass the partials "
                  "(tally aggregate --partial)",
-                 json_is_integer(full) ? (long long)json_integer_value(full) : -1LL, (long long)json_integer_value(left));
+                 json_is_integer(full) ? (long long)json_integer_value(full) : -1LL,
+                 (long long)json_integer_value(left));
         return -1;
     }
     json_t *opt = json_object_get(root, "options"), *sessions = json_object_get(root, "sessions"), *x;
@@ -834,7 +903,8 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
         return -1;
     }
     size_t i;
-    json_array_foreach(sessions, i, x) {
+    json_array_foreach(sessions, i, x)
+    {
         tl_session *s = &p->sessions[p->nsessions++];
         tl_session_init(s);
         read_fields(&r, &tl_partial_session_fields, x, s);

@@ -168,8 +168,10 @@ int tl_read_stacks(tl_profile *p, tl_read_fn read, void *ctx)
     if (st.too_long)
         tl_profile_warn(p, "%" PRIu64 " lines longer than %u bytes skipped", st.too_long, TL_STACKS_MAX_LINE);
     if (st.t->dropped)
-        tl_profile_warn(p, "%" PRIu64 " stacks went past the call tree's %u nodes: their time stays in the frames "
-                        "above", st.t->dropped, TL_CALLTREE_MAX_NODES);
+        tl_profile_warn(p,
+                        "%" PRIu64 " stacks went past the call tree's %u nodes: their time stays in the frames "
+                        "above",
+                        st.t->dropped, TL_CALLTREE_MAX_NODES);
     p->id.format = TL_FMT_STACKS;
     snprintf(p->format_detail, sizeof p->format_detail, "%" PRIu64 " stacks", st.lines);
     if (st.lines == 0) {

@@ -64,8 +64,8 @@ static void line_col(const char *buf, size_t len, size_t pos, long *line, long *
 
 static int is_word(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '.' || c == '+' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == '+' || c == '-';
 }
 
 /* Length of a Python non-finite literal (NaN, Infinity, -Infinity) at s, or 0. */
@@ -175,8 +175,8 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
 
     *root = NULL;
     if (len > TL_REPORT_MAX_BYTES) {
-        tl_profile_warn(p, "the document is %zu bytes; a report larger than %zu MiB is not read",
-                        len, TL_REPORT_MAX_BYTES >> 20);
+        tl_profile_warn(p, "the document is %zu bytes; a report larger than %zu MiB is not read", len,
+                        TL_REPORT_MAX_BYTES >> 20);
         goto out;
     }
     if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
@@ -187,8 +187,10 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
         long line, col;
         size_t at = sc.too_deep_at + skip;
         line_col(buf, len, at, &line, &col);
-        tl_profile_warn_at(p, (int64_t)at, "invalid report: nested deeper than %d levels at line %ld, column %ld "
-                           "(byte %zu)", TL_REPORT_MAX_DEPTH, line, col, at);
+        tl_profile_warn_at(p, (int64_t)at,
+                           "invalid report: nested deeper than %d levels at line %ld, column %ld "
+                           "(byte %zu)",
+                           TL_REPORT_MAX_DEPTH, line, col, at);
         goto out;
     }
     const char *doc = buf + skip;
@@ -203,15 +205,19 @@ int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root)
         }
         nins = sc.nan;
         doc = copy;
-        tl_profile_warn(p, "%zu NaN/Infinity literal%s (not JSON; Python's json writes them) "
-                        "read as null", sc.nonfinite, sc.nonfinite == 1 ? "" : "s");
+        tl_profile_warn(p,
+                        "%zu NaN/Infinity literal%s (not JSON; Python's json writes them) "
+                        "read as null",
+                        sc.nonfinite, sc.nonfinite == 1 ? "" : "s");
     }
     *root = json_loadb(doc, doclen, JSON_REJECT_DUPLICATES, &err);
     if (*root == NULL && json_error_code(&err) == json_error_duplicate_key) {
         char text[JSON_ERROR_TEXT_LENGTH];
         clean_copy(text, sizeof text, err.text, strlen(err.text), 120);
-        tl_profile_warn(p, "%s at line %d: a key appears twice in one object; the last value is "
-                        "used", text, err.line);
+        tl_profile_warn(p,
+                        "%s at line %d: a key appears twice in one object; the last value is "
+                        "used",
+                        text, err.line);
         *root = json_loadb(doc, doclen, 0, &err);
     }
     if (*root == NULL && (json_error_code(&err) == json_error_out_of_memory || (err.text[0] == '\0' && err.line < 0))) {
@@ -249,7 +255,10 @@ out:
 
 /* ---- what a document is ------------------------------------------------- */
 
-static int has(const json_t *o, const char *key) { return json_object_get(o, key) != NULL; }
+static int has(const json_t *o, const char *key)
+{
+    return json_object_get(o, key) != NULL;
+}
 
 static void set_why(char *why, size_t whylen, const char *text)
 {
@@ -260,14 +269,20 @@ static void set_why(char *why, size_t whylen, const char *text)
 const char *tl_readers_type(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
     case JSON_INTEGER:
-    case JSON_REAL: return "a number";
+    case JSON_REAL:
+        return "a number";
     case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
     }
 }
 
@@ -280,8 +295,7 @@ int tl_report_kind(const json_t *root, char *why, size_t whylen)
     }
     if (!json_is_object(root)) {
         char text[80];
-        snprintf(text, sizeof text, "JSON %s, not an object",
-                 json_is_array(root) ? "array" : tl_readers_type(root));
+        snprintf(text, sizeof text, "JSON %s, not an object", json_is_array(root) ? "array" : tl_readers_type(root));
         set_why(why, whylen, text);
         return TL_FMT_UNKNOWN;
     }
@@ -294,8 +308,9 @@ int tl_report_kind(const json_t *root, char *why, size_t whylen)
     if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-aggregate") == 0) {
         if (json_is_array(json_object_get(root, "sessions")))
             return TL_FMT_AGGREGATE;
-        set_why(why, whylen, "a tally aggregate without its sessions (written by an older tally); "
-                             "make it again, or pass its partials");
+        set_why(why, whylen,
+                "a tally aggregate without its sessions (written by an older tally); "
+                "make it again, or pass its partials");
         return TL_FMT_UNKNOWN;
     }
     if (json_is_string(fmt) && strcmp(json_string_value(fmt), "tally-compare") == 0) {
@@ -334,7 +349,8 @@ int tl_report_kind(const json_t *root, char *why, size_t whylen)
     const char *key;
     const json_t *v;
     size_t shown = 0, total = json_object_size(root);
-    json_object_foreach((json_t *)root, key, v) {
+    json_object_foreach((json_t *)root, key, v)
+    {
         char k[48];
         (void)v;
         if (shown == 8 || o + 40 >= sizeof text)
@@ -376,7 +392,8 @@ static int read_aggregate(tl_profile *p, json_t *root)
         tl_profile_warn(p, "out of memory");
         return -1;
     }
-    json_array_foreach(sessions, i, s) {
+    json_array_foreach(sessions, i, s)
+    {
         json_t *r = json_object_get(s, "rank");
         if (json_is_integer(r) && json_integer_value(r) >= 0 && json_integer_value(r) <= INT_MAX)
             p->aggregate_ranks[p->naggregate_ranks++] = (int)json_integer_value(r);
@@ -405,10 +422,18 @@ int tl_read_report(tl_profile *p, const char *buf, size_t len)
     if (tl_readers_load(p, buf, len, &root) != 0)
         return -1;
     switch (tl_report_kind(root, why, sizeof why)) {
-    case TL_FMT_TALLY_REPORT: ret = tl_read_tally_report_json(p, root); break;
-    case TL_FMT_FRAMEPACK: ret = tl_read_framepack_json(p, root); break;
-    case TL_FMT_INFERIX: ret = tl_read_inferix_json(p, root); break;
-    case TL_FMT_AGGREGATE: ret = read_aggregate(p, root); break;
+    case TL_FMT_TALLY_REPORT:
+        ret = tl_read_tally_report_json(p, root);
+        break;
+    case TL_FMT_FRAMEPACK:
+        ret = tl_read_framepack_json(p, root);
+        break;
+    case TL_FMT_INFERIX:
+        ret = tl_read_inferix_json(p, root);
+        break;
+    case TL_FMT_AGGREGATE:
+        ret = read_aggregate(p, root);
+        break;
     default:
         tl_profile_skip(p, "not a profile: %s", why);
         break;
@@ -437,8 +462,8 @@ const char *tl_readers_index(char *out, size_t size, const char *prefix, size_t 
 }
 
 /* obj[key] for the getters: NULL and return code 1 or -1 when absent/null. */
-static const json_t *lookup(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                            int flags, const char *expected, int *rc)
+static const json_t *lookup(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags,
+                            const char *expected, int *rc)
 {
     char full[256];
     if (obj == NULL) {
@@ -450,23 +475,20 @@ static const json_t *lookup(tl_profile *p, const json_t *obj, const char *path, 
     if (v == NULL) {
         *rc = (flags & TL_RD_OPTIONAL) ? 1 : -1;
         if (*rc < 0)
-            tl_profile_warn(p, "%s: missing (expected %s)",
-                            tl_readers_path(full, sizeof full, path, key), expected);
+            tl_profile_warn(p, "%s: missing (expected %s)", tl_readers_path(full, sizeof full, path, key), expected);
         return NULL;
     }
     if (json_is_null(v)) {
         *rc = (flags & TL_RD_NULLABLE) ? 1 : -1;
         if (*rc < 0)
-            tl_profile_warn(p, "%s: expected %s, got null",
-                            tl_readers_path(full, sizeof full, path, key), expected);
+            tl_profile_warn(p, "%s: expected %s, got null", tl_readers_path(full, sizeof full, path, key), expected);
         return NULL;
     }
     *rc = 0;
     return v;
 }
 
-int tl_readers_number(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                      int flags, double *out)
+int tl_readers_number(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, double *out)
 {
     char full[256];
     const char *expected = (flags & TL_RD_SIGNED) ? "a number" : "a number >= 0";
@@ -476,31 +498,28 @@ int tl_readers_number(tl_profile *p, const json_t *obj, const char *path, const 
     if (v == NULL)
         return rc;
     if (!json_is_number(v)) {
-        tl_profile_warn(p, "%s: expected %s, got %s",
-                        tl_readers_path(full, sizeof full, path, key), expected,
+        tl_profile_warn(p, "%s: expected %s, got %s", tl_readers_path(full, sizeof full, path, key), expected,
                         tl_readers_type(v));
         return -1;
     }
     double x = json_number_value(v);
     if (!isfinite(x) || (x < 0 && !(flags & TL_RD_SIGNED))) {
-        tl_profile_warn(p, "%s: expected %s, got %g",
-                        tl_readers_path(full, sizeof full, path, key), expected, x);
+        tl_profile_warn(p, "%s: expected %s, got %g", tl_readers_path(full, sizeof full, path, key), expected, x);
         return -1;
     }
     *out = x;
     return 0;
 }
 
-int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags,
-                   int64_t min, int64_t max, int64_t *out)
+int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, int64_t min,
+                   int64_t max, int64_t *out)
 {
     char full[256], expected[80];
     int rc;
     if (max == INT64_MAX)
         snprintf(expected, sizeof expected, "an integer >= %lld", (long long)min);
     else
-        snprintf(expected, sizeof expected, "an integer in [%lld, %lld]", (long long)min,
-                 (long long)max);
+        snprintf(expected, sizeof expected, "an integer in [%lld, %lld]", (long long)min, (long long)max);
     *out = 0;
     const json_t *v = lookup(p, obj, path, key, flags, expected, &rc);
     if (v == NULL)
@@ -511,8 +530,8 @@ int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const cha
             *out = (int64_t)x;
             return 0;
         }
-        tl_profile_warn(p, "%s: expected %s, got %lld",
-                        tl_readers_path(full, sizeof full, path, key), expected, (long long)x);
+        tl_profile_warn(p, "%s: expected %s, got %lld", tl_readers_path(full, sizeof full, path, key), expected,
+                        (long long)x);
         return -1;
     }
     if (json_is_real(v)) {
@@ -521,17 +540,16 @@ int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const cha
             *out = (int64_t)x;
             return 0;
         }
-        tl_profile_warn(p, "%s: expected %s, got %g",
-                        tl_readers_path(full, sizeof full, path, key), expected, x);
+        tl_profile_warn(p, "%s: expected %s, got %g", tl_readers_path(full, sizeof full, path, key), expected, x);
         return -1;
     }
-    tl_profile_warn(p, "%s: expected %s, got %s", tl_readers_path(full, sizeof full, path, key),
-                    expected, tl_readers_type(v));
+    tl_profile_warn(p, "%s: expected %s, got %s", tl_readers_path(full, sizeof full, path, key), expected,
+                    tl_readers_type(v));
     return -1;
 }
 
-int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags,
-                  double scale, int64_t *out)
+int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, double scale,
+                  int64_t *out)
 {
     char full[256];
     double x;
@@ -542,13 +560,13 @@ int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char
         json_int_t i = json_integer_value(v);
         if (i > TL_TRACE_TS_MAX || i < -TL_TRACE_TS_MAX) {
             /* beyond 95 years: not a time, and a sum with it would overflow */
-            tl_profile_warn(p, "%s: %lld is too large for a time in ns",
-                            tl_readers_path(full, sizeof full, path, key), (long long)i);
+            tl_profile_warn(p, "%s: %lld is too large for a time in ns", tl_readers_path(full, sizeof full, path, key),
+                            (long long)i);
             return -1;
         }
         if (i < 0 && !(flags & TL_RD_SIGNED)) {
-            tl_profile_warn(p, "%s: expected a number >= 0, got %lld",
-                            tl_readers_path(full, sizeof full, path, key), (long long)i);
+            tl_profile_warn(p, "%s: expected a number >= 0, got %lld", tl_readers_path(full, sizeof full, path, key),
+                            (long long)i);
             return -1;
         }
         *out = (int64_t)i;
@@ -559,16 +577,15 @@ int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char
         return rc;
     double ns = x * scale;
     if (!(fabs(ns) <= (double)TL_TRACE_TS_MAX)) {
-        tl_profile_warn(p, "%s: %g is too large for a time in ns",
-                        tl_readers_path(full, sizeof full, path, key), x);
+        tl_profile_warn(p, "%s: %g is too large for a time in ns", tl_readers_path(full, sizeof full, path, key), x);
         return -1;
     }
     *out = llround(ns);
     return 0;
 }
 
-int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                      int flags, const char **s, size_t *len)
+int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, const char **s,
+                      size_t *len)
 {
     char full[256];
     int rc;
@@ -578,8 +595,8 @@ int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const 
     if (v == NULL)
         return rc;
     if (!json_is_string(v)) {
-        tl_profile_warn(p, "%s: expected a string, got %s",
-                        tl_readers_path(full, sizeof full, path, key), tl_readers_type(v));
+        tl_profile_warn(p, "%s: expected a string, got %s", tl_readers_path(full, sizeof full, path, key),
+                        tl_readers_type(v));
         return -1;
     }
     *s = json_string_value(v);
@@ -587,8 +604,8 @@ int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const 
     return 0;
 }
 
-static const json_t *typed(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                           int flags, int type, const char *expected)
+static const json_t *typed(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, int type,
+                           const char *expected)
 {
     char full[256];
     int rc;
@@ -596,22 +613,19 @@ static const json_t *typed(tl_profile *p, const json_t *obj, const char *path, c
     if (v == NULL)
         return NULL;
     if ((int)json_typeof(v) != type) {
-        tl_profile_warn(p, "%s: expected %s, got %s",
-                        tl_readers_path(full, sizeof full, path, key), expected,
+        tl_profile_warn(p, "%s: expected %s, got %s", tl_readers_path(full, sizeof full, path, key), expected,
                         tl_readers_type(v));
         return NULL;
     }
     return v;
 }
 
-const json_t *tl_readers_object(tl_profile *p, const json_t *obj, const char *path,
-                                const char *key, int flags)
+const json_t *tl_readers_object(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags)
 {
     return typed(p, obj, path, key, flags, JSON_OBJECT, "an object");
 }
 
-const json_t *tl_readers_array(tl_profile *p, const json_t *obj, const char *path,
-                               const char *key, int flags)
+const json_t *tl_readers_array(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags)
 {
     return typed(p, obj, path, key, flags, JSON_ARRAY, "an array");
 }
@@ -622,33 +636,33 @@ int tl_readers_names_left(tl_profile *p)
 {
     if (p->nstats < TL_REPORT_MAX_NAMES)
         return 1;
-    tl_profile_warn(p, "more than %u names in one report: the rest are ignored",
-                    TL_REPORT_MAX_NAMES);
+    tl_profile_warn(p, "more than %u names in one report: the rest are ignored", TL_REPORT_MAX_NAMES);
     return 0;
 }
 
-tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const char *cat,
-                                      const char *name, size_t name_len, uint64_t count,
-                                      int64_t total, int64_t min, int64_t max, double mean,
-                                      double median, double p95, double std)
+tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const char *cat, const char *name,
+                                      size_t name_len, uint64_t count, int64_t total, int64_t min, int64_t max,
+                                      double mean, double median, double p95, double std)
 {
     if (min > max) {
-        tl_profile_warn(p, "%s: min %lld ns is above max %lld ns; entry skipped", path,
-                        (long long)min, (long long)max);
+        tl_profile_warn(p, "%s: min %lld ns is above max %lld ns; entry skipped", path, (long long)min, (long long)max);
         return NULL;
     }
     /* the mean of values in [min, max] lies in [min, max] (1 ns of rounding allowed) */
-    if (mean < (double)min - 1.0 - 1e-9 * (double)min ||
-        mean > (double)max + 1.0 + 1e-9 * (double)max) {
-        tl_profile_warn(p, "%s: mean %.0f ns is outside [min, max] = [%lld, %lld] ns; entry "
-                        "skipped", path, mean, (long long)min, (long long)max);
+    if (mean < (double)min - 1.0 - 1e-9 * (double)min || mean > (double)max + 1.0 + 1e-9 * (double)max) {
+        tl_profile_warn(p,
+                        "%s: mean %.0f ns is outside [min, max] = [%lld, %lld] ns; entry "
+                        "skipped",
+                        path, mean, (long long)min, (long long)max);
         return NULL;
     }
     /* read from a histogram clamped to [min, max] (stats.h), so inside it too */
     if ((isfinite(median) && (median < (double)min - 1.0 || median > (double)max + 1.0)) ||
         (isfinite(p95) && (p95 < (double)min - 1.0 || p95 > (double)max + 1.0))) {
-        tl_profile_warn(p, "%s: median or p95 is outside [min, max] = [%lld, %lld] ns; entry "
-                        "skipped", path, (long long)min, (long long)max);
+        tl_profile_warn(p,
+                        "%s: median or p95 is outside [min, max] = [%lld, %lld] ns; entry "
+                        "skipped",
+                        path, (long long)min, (long long)max);
         return NULL;
     }
     if (!tl_readers_names_left(p))
@@ -662,8 +676,12 @@ tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const cha
         /* Beyond the names budget: the name is one of "(other names)", which
          * takes its summary like a folded name's statistics (the budget's
          * warning says so). Its samples are not the pool's: NULL. */
-        tl_dur_stat d = { .count = count, .total = (uint64_t)total, .min = (uint64_t)min, .max = (uint64_t)max,
-                          .mean = mean, .m2 = isfinite(std) && count > 1 ? std * std * (double)(count - 1) : 0.0 };
+        tl_dur_stat d = { .count = count,
+                          .total = (uint64_t)total,
+                          .min = (uint64_t)min,
+                          .max = (uint64_t)max,
+                          .mean = mean,
+                          .m2 = isfinite(std) && count > 1 ? std * std * (double)(count - 1) : 0.0 };
         tl_dur_stat_merge(&s->d, &d, TL_PROFILE_MAX_SAMPLES);
         s->median_ns = s->p95_ns = s->std_ns = NAN;
         return NULL;
@@ -698,7 +716,8 @@ void tl_readers_tags(tl_profile *p, const json_t *tags)
 {
     const char *key;
     const json_t *v;
-    json_object_foreach((json_t *)tags, key, v) {
+    json_object_foreach((json_t *)tags, key, v)
+    {
         char *text = tl_readers_text(v);
         if (text == NULL || tl_profile_add_tag(p, key, strlen(key), text, strlen(text)) != 0)
             tl_profile_warn(p, "tags.%.80s: out of memory", key);
@@ -706,8 +725,7 @@ void tl_readers_tags(tl_profile *p, const json_t *tags)
     }
 }
 
-int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len,
-                          double total_memory)
+int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len, double total_memory)
 {
     tl_device_info *d = NULL;
     for (uint32_t i = 0; i < p->ndevices; i++)
@@ -741,11 +759,11 @@ static void exact_from_samples(tl_name_stat *s, const json_t *samples)
 {
     size_t k;
     const json_t *x;
-    json_array_foreach(samples, k, x) {
+    json_array_foreach(samples, k, x)
+    {
         json_int_t v = json_is_integer(x) ? json_integer_value(x) : -1;
         /* beyond the kept samples they were not checked yet; out of memory */
-        if (v < 0 || (uint64_t)v < s->d.min || (uint64_t)v > s->d.max ||
-            tl_hist_add(&s->d.hist, (uint64_t)v) != 0) {
+        if (v < 0 || (uint64_t)v < s->d.min || (uint64_t)v > s->d.max || tl_hist_add(&s->d.hist, (uint64_t)v) != 0) {
             tl_hist_release(&s->d.hist); /* stays a summary statistic */
             return;
         }
@@ -760,14 +778,14 @@ static void exact_from_samples(tl_name_stat *s, const json_t *samples)
  * ts is the sum of the durations before it: iterations are taken as
  * back to back from 0, which is only an approximation of their wall-clock
  * position but keeps step order and lengths exact. */
-static void read_durations(tl_profile *p, const json_t *root, const char *list, const char *cat,
-                           int steps)
+static void read_durations(tl_profile *p, const json_t *root, const char *list, const char *cat, int steps)
 {
     const json_t *arr = tl_readers_array(p, root, "", list, 0);
     size_t i;
     const json_t *e;
     char path[160];
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         tl_readers_index(path, sizeof path, list, i);
         if (!json_is_object(e)) {
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
@@ -791,8 +809,8 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
         const json_t *samples = tl_readers_array(p, e, path, "samples_ns", 0);
         if (samples == NULL)
             continue;
-        tl_name_stat *s = tl_readers_summary_stat(p, path, cat, name, name_len, (uint64_t)count,
-                                                  total, min, max, mean, median, p95, std);
+        tl_name_stat *s = tl_readers_summary_stat(p, path, cat, name, name_len, (uint64_t)count, total, min, max, mean,
+                                                  median, p95, std);
         if (s == NULL)
             continue;
         size_t n = json_array_size(samples);
@@ -819,9 +837,10 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
             json_int_t v = json_is_integer(x) ? json_integer_value(x) : -1;
             if (v < min || v > max) {
                 if (bad++ == 0)
-                    tl_profile_warn(p, "%s.samples_ns[%zu]: expected an integer in [min_ns, "
-                                    "max_ns] = [%lld, %lld]; such samples are skipped", path, k,
-                                    (long long)min, (long long)max);
+                    tl_profile_warn(p,
+                                    "%s.samples_ns[%zu]: expected an integer in [min_ns, "
+                                    "max_ns] = [%lld, %lld]; such samples are skipped",
+                                    path, k, (long long)min, (long long)max);
                 if (k < keep)
                     s->d.samples_dropped++;
                 continue;
@@ -836,13 +855,14 @@ static void read_durations(tl_profile *p, const json_t *root, const char *list, 
         /* The collector keeps at most TALLY_MAX_SAMPLES samples per name: then
          * the step table holds the first of them only. Say so, with the cap. */
         if (is_steps && dropped > 0)
-            tl_profile_warn(p, "%s (\"%.*s\"): the step table holds the first %zu of %lld iterations: the "
+            tl_profile_warn(p,
+                            "%s (\"%.*s\"): the step table holds the first %zu of %lld iterations: the "
                             "collector kept %zu samples (TALLY_MAX_SAMPLES); step statistics cover those, "
-                            "the section totals all %lld", path, (int)(name_len > 80 ? 80 : name_len), name,
-                            n, (long long)count, n, (long long)count);
+                            "the section totals all %lld",
+                            path, (int)(name_len > 80 ? 80 : name_len), name, n, (long long)count, n, (long long)count);
         if ((uint64_t)n + (uint64_t)dropped != (uint64_t)count)
-            tl_profile_warn(p, "%s: %zu samples + %lld dropped does not make count %lld", path, n,
-                            (long long)dropped, (long long)count);
+            tl_profile_warn(p, "%s: %zu samples + %lld dropped does not make count %lld", path, n, (long long)dropped,
+                            (long long)count);
         else if (dropped == 0 && bad == 0)
             exact_from_samples(s, samples);
     }
@@ -854,7 +874,8 @@ static void read_counters(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *e;
     char path[160];
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         tl_readers_index(path, sizeof path, "counters", i);
         const char *name;
         size_t name_len;
@@ -867,10 +888,8 @@ static void read_counters(tl_profile *p, const json_t *root)
         }
         if (tl_readers_string(p, e, path, "name", 0, &name, &name_len) != 0 ||
             tl_readers_int(p, e, path, "count", 0, 1, INT64_MAX, &count) != 0 ||
-            tl_readers_number(p, e, path, "sum", f, &sum) < 0 ||
-            tl_readers_number(p, e, path, "mean", f, &mean) < 0 ||
-            tl_readers_number(p, e, path, "min", f, &min) < 0 ||
-            tl_readers_number(p, e, path, "max", f, &max) < 0 ||
+            tl_readers_number(p, e, path, "sum", f, &sum) < 0 || tl_readers_number(p, e, path, "mean", f, &mean) < 0 ||
+            tl_readers_number(p, e, path, "min", f, &min) < 0 || tl_readers_number(p, e, path, "max", f, &max) < 0 ||
             tl_readers_number(p, e, path, "std", TL_RD_NULLABLE, &std) < 0 ||
             tl_readers_number(p, e, path, "last", f, &last) < 0)
             continue;
@@ -908,7 +927,8 @@ static void read_events(tl_profile *p, const json_t *root)
     char path[160];
     p->events += json_array_size(arr);
     p->by_phase['i'] += json_array_size(arr);
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         tl_readers_index(path, sizeof path, "events", i);
         const char *name;
         size_t name_len;
@@ -936,7 +956,8 @@ static void read_counter_rates(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *e;
     char path[160];
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         const char *name;
         size_t name_len;
         double rate;
@@ -976,7 +997,8 @@ static void read_section_args(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *e;
     char path[160];
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         tl_readers_index(path, sizeof path, "section_args", i);
         const char *name;
         size_t name_len;
@@ -1021,7 +1043,8 @@ static void read_snapshots(tl_profile *p, const json_t *root)
     const json_t *e;
     char path[160];
     const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
-    json_array_foreach(arr, i, e) {
+    json_array_foreach(arr, i, e)
+    {
         tl_readers_index(path, sizeof path, "memory_snapshots", i);
         if (!json_is_object(e)) {
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
@@ -1030,8 +1053,9 @@ static void read_snapshots(tl_profile *p, const json_t *root)
         const char *label;
         size_t label_len;
         int64_t t;
-        tl_mem_snapshot s = { .allocated = NAN, .reserved = NAN, .peak_allocated = NAN,
-                              .device_used = NAN, .process_used = NAN };
+        tl_mem_snapshot s = {
+            .allocated = NAN, .reserved = NAN, .peak_allocated = NAN, .device_used = NAN, .process_used = NAN
+        };
         if (tl_readers_string(p, e, path, "label", 0, &label, &label_len) != 0 ||
             tl_readers_ns(p, e, path, "time_ns", 0, 1.0, &t) != 0 ||
             tl_readers_number(p, e, path, "rss_bytes", f, &s.rss) < 0 ||
@@ -1044,7 +1068,8 @@ static void read_snapshots(tl_profile *p, const json_t *root)
         char pp[192];
         tl_readers_path(pp, sizeof pp, path, "providers");
         int ok = 1;
-        json_object_foreach((json_t *)prov, key, v) {
+        json_object_foreach((json_t *)prov, key, v)
+        {
             double *dst = NULL;
             if (ends_with(key, ".allocated"))
                 dst = &s.allocated;
@@ -1065,8 +1090,7 @@ static void read_snapshots(tl_profile *p, const json_t *root)
             char gp[192];
             double used, own;
             snprintf(gp, sizeof gp, "%s.gpus[%zu]", path, g);
-            if (tl_readers_number(p, json_array_get(gpus, g), gp, "used_bytes", TL_RD_NULLABLE,
-                                  &used) < 0 ||
+            if (tl_readers_number(p, json_array_get(gpus, g), gp, "used_bytes", TL_RD_NULLABLE, &used) < 0 ||
                 tl_readers_number(p, json_array_get(gpus, g), gp, "process_used_bytes", f, &own) < 0)
                 ok = 0;
             if (ok && isfinite(used) && !(used <= s.device_used))
@@ -1118,20 +1142,22 @@ static void drop_garbage(gpu_garbage *gb, tl_gpu_sample *s, const char *path)
         not_a_reading(gb, &s->mem_total, path, "total_bytes");
     if (!isnan(s->mem_used) && !(s->mem_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->mem_used > s->mem_total)))
         not_a_reading(gb, &s->mem_used, path, "used_bytes");
-    if (!isnan(s->proc_used) && !(s->proc_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->proc_used > s->mem_total)))
+    if (!isnan(s->proc_used) &&
+        !(s->proc_used < TL_GPU_MAX_BYTES && !(s->mem_total > 0 && s->proc_used > s->mem_total)))
         not_a_reading(gb, &s->proc_used, path, "process_used_bytes");
 }
 
 static void say_garbage(tl_profile *p, const gpu_garbage *gb)
 {
     if (gb->n)
-        tl_profile_warn(p, "%" PRIu64 " GPU reading%s that cannot be real left out (a utilization outside 0-100 %%, "
+        tl_profile_warn(p,
+                        "%" PRIu64 " GPU reading%s that cannot be real left out (a utilization outside 0-100 %%, "
                         "memory used above the total, 4294967295: NVML's \"not available\"); the first: %s",
                         gb->n, gb->n == 1 ? "" : "s", gb->first);
 }
 
-static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sample *s,
-                    const char **name, size_t *name_len, gpu_garbage *gb)
+static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sample *s, const char **name,
+                    size_t *name_len, gpu_garbage *gb)
 {
     const int f = TL_RD_OPTIONAL | TL_RD_NULLABLE;
     int64_t index;
@@ -1166,8 +1192,7 @@ static int read_gpu(tl_profile *p, const json_t *g, const char *path, tl_gpu_sam
     s->throttle = rc == 0 ? (uint64_t)reasons : 0;
     s->has_throttle = rc == 0;
     s->device = index;
-    if (name != NULL &&
-        tl_readers_string(p, g, path, "name", TL_RD_OPTIONAL, name, name_len) < 0)
+    if (name != NULL && tl_readers_string(p, g, path, "name", TL_RD_OPTIONAL, name, name_len) < 0)
         return -1;
     return 0;
 }
@@ -1180,20 +1205,25 @@ static void read_sampler(tl_profile *p, const json_t *root)
     if (sampler == NULL)
         return;
     int64_t dropped;
-    if (tl_readers_int(p, sampler, "sampler", "points_dropped", TL_RD_OPTIONAL, 0, INT64_MAX,
-                       &dropped) == 0 && dropped > 0)
-        tl_profile_warn(p, "sampler.points_dropped: the collector dropped %lld sampler points; "
-                        "the series has gaps", (long long)dropped);
+    if (tl_readers_int(p, sampler, "sampler", "points_dropped", TL_RD_OPTIONAL, 0, INT64_MAX, &dropped) == 0 &&
+        dropped > 0)
+        tl_profile_warn(p,
+                        "sampler.points_dropped: the collector dropped %lld sampler points; "
+                        "the series has gaps",
+                        (long long)dropped);
     /* the point budget reached: the series keeps every stride-th point */
     int64_t decimated, budget = 0, stride = 0;
     if (tl_readers_int(p, sampler, "sampler", "points_decimated", TL_RD_OPTIONAL, 0, INT64_MAX, &decimated) == 0 &&
         decimated > 0) {
         (void)tl_readers_int(p, sampler, "sampler", "points_budget", TL_RD_OPTIONAL, 0, INT64_MAX, &budget);
         (void)tl_readers_int(p, sampler, "sampler", "stride", TL_RD_OPTIONAL, 1, INT64_MAX, &stride);
-        tl_profile_warn(p, "sampler: the collector's point budget (%lld points, TALLY_SAMPLE_POINTS) was reached; "
+        tl_profile_warn(p,
+                        "sampler: the collector's point budget (%lld points, TALLY_SAMPLE_POINTS) was reached; "
                         "%lld points were decimated and the series keeps every %lld%s point taken",
                         (long long)budget, (long long)decimated, (long long)stride,
-                        stride == 2 ? "nd" : stride == 3 ? "rd" : "th");
+                        stride == 2   ? "nd"
+                        : stride == 3 ? "rd"
+                                      : "th");
     }
     /* why a part has no readings (NVML absent, /proc/self/io unreadable) */
     static const char *const status_keys[2] = { "gpu_status", "disk_status" };
@@ -1212,7 +1242,8 @@ static void read_sampler(tl_profile *p, const json_t *root)
     const json_t *e;
     char path[160];
     gpu_garbage gb = { 0, "" };
-    json_array_foreach(series, i, e) {
+    json_array_foreach(series, i, e)
+    {
         tl_readers_index(path, sizeof path, "sampler.series", i);
         if (!json_is_object(e)) {
             tl_profile_warn(p, "%s: expected an object, got %s", path, tl_readers_type(e));
@@ -1257,14 +1288,14 @@ static void read_sampler(tl_profile *p, const json_t *root)
         }
         if (!isnan(rss)) {
             /* the process RSS: host memory in use, not allocator-allocated */
-            tl_mem_point pt = { .ts_ns = t, .device = -1, .allocated = NAN, .reserved = NAN,
-                                .used = rss };
+            tl_mem_point pt = { .ts_ns = t, .device = -1, .allocated = NAN, .reserved = NAN, .used = rss };
             tl_profile_add_mem(p, &pt);
         }
         const json_t *gpus = tl_readers_array(p, e, path, "gpus", TL_RD_OPTIONAL);
         size_t g;
         const json_t *ge;
-        json_array_foreach(gpus, g, ge) {
+        json_array_foreach(gpus, g, ge)
+        {
             char gp[192];
             snprintf(gp, sizeof gp, "%s.gpus[%zu]", path, g);
             tl_gpu_sample s = { .ts_ns = t };
@@ -1286,7 +1317,8 @@ static void read_blocks(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *e;
     char path[160];
-    json_array_foreach(items, i, e) {
+    json_array_foreach(items, i, e)
+    {
         int64_t dur;
         double frames, rss, gpu;
         tl_readers_index(path, sizeof path, "blocks.items", i);
@@ -1325,7 +1357,8 @@ static void read_system(tl_profile *p, const json_t *root)
     size_t i;
     const json_t *g;
     gpu_garbage gb = { 0, "" };
-    json_array_foreach(gpus, i, g) {
+    json_array_foreach(gpus, i, g)
+    {
         char path[160];
         const char *name = NULL;
         size_t name_len = 0;
@@ -1354,8 +1387,7 @@ static void read_system(tl_profile *p, const json_t *root)
     /* no GPU in system (NVML opened late, or not at all): the sampler's readings */
     if (p->ndevices == 0)
         for (size_t k = 0; k < p->ngpu_samples; k++)
-            tl_readers_add_device(p, p->gpu_samples[k].device, NULL, 0,
-                                  p->gpu_samples[k].mem_total);
+            tl_readers_add_device(p, p->gpu_samples[k].device, NULL, 0, p->gpu_samples[k].mem_total);
 }
 
 /* problems and drop counters: what the numbers do not show by themselves */
@@ -1364,35 +1396,41 @@ static void read_problems(tl_profile *p, const json_t *root)
     const json_t *pr = tl_readers_object(p, root, "", "problems", 0);
     int64_t n;
     if (tl_readers_int(p, pr, "problems", "unclosed", 0, 0, INT64_MAX, &n) == 0 && n > 0)
-        tl_profile_warn(p, "problems.unclosed: %lld sections or iterations were still open at "
-                        "shutdown; they are not in the statistics", (long long)n);
-    if (tl_readers_int(p, pr, "problems", "unmatched_ends", 0, 0, INT64_MAX, &n) == 0 && n > 0)
-        tl_profile_warn(p, "problems.unmatched_ends: %lld end calls had no matching begin",
+        tl_profile_warn(p,
+                        "problems.unclosed: %lld sections or iterations were still open at "
+                        "shutdown; they are not in the statistics",
                         (long long)n);
+    if (tl_readers_int(p, pr, "problems", "unmatched_ends", 0, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p, "problems.unmatched_ends: %lld end calls had no matching begin", (long long)n);
     if (tl_readers_int(p, pr, "problems", "names_overflowed", 0, 0, INT64_MAX, &n) == 0 && n > 0)
-        tl_profile_warn(p, "problems.names_overflowed: %lld names did not fit the collector's "
-                        "name table; their timings are under \"(other names)\"", (long long)n);
-    if (tl_readers_int(p, pr, "problems", "depth_overflow", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
-        n > 0)
-        tl_profile_warn(p, "problems.depth_overflow: %lld sections were nested deeper than the "
-                        "collector's limit; they are not in the statistics", (long long)n);
-    if (tl_readers_int(p, pr, "problems", "rank_rejected", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
-        n > 0)
-        tl_profile_warn(p, "problems.rank_rejected: %lld tally_set_rank calls gave an impossible "
-                        "rank or world size", (long long)n);
-    if (tl_readers_int(p, pr, "problems", "threads_skipped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) ==
-            0 && n > 0)
-        tl_profile_warn(p, "problems.threads_skipped: %lld threads were left out of this report "
-                        "(written at a signal that interrupted them)", (long long)n);
+        tl_profile_warn(p,
+                        "problems.names_overflowed: %lld names did not fit the collector's "
+                        "name table; their timings are under \"(other names)\"",
+                        (long long)n);
+    if (tl_readers_int(p, pr, "problems", "depth_overflow", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p,
+                        "problems.depth_overflow: %lld sections were nested deeper than the "
+                        "collector's limit; they are not in the statistics",
+                        (long long)n);
+    if (tl_readers_int(p, pr, "problems", "rank_rejected", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p,
+                        "problems.rank_rejected: %lld tally_set_rank calls gave an impossible "
+                        "rank or world size",
+                        (long long)n);
+    if (tl_readers_int(p, pr, "problems", "threads_skipped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p,
+                        "problems.threads_skipped: %lld threads were left out of this report "
+                        "(written at a signal that interrupted them)",
+                        (long long)n);
     const json_t *tr = tl_readers_object(p, root, "", "trace", 0);
     if (tl_readers_int(p, tr, "trace", "events_dropped", 0, 0, INT64_MAX, &n) == 0 && n > 0)
-        tl_profile_warn(p, "trace.events_dropped: the collector dropped %lld trace events "
+        tl_profile_warn(p,
+                        "trace.events_dropped: the collector dropped %lld trace events "
                         "(max_events reached); the trace file is incomplete, the statistics "
-                        "are not", (long long)n);
-    if (tl_readers_int(p, root, "", "events_dropped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 &&
-        n > 0)
-        tl_profile_warn(p, "events_dropped: the collector dropped %lld events (tally_event)",
+                        "are not",
                         (long long)n);
+    if (tl_readers_int(p, root, "", "events_dropped", TL_RD_OPTIONAL, 0, INT64_MAX, &n) == 0 && n > 0)
+        tl_profile_warn(p, "events_dropped: the collector dropped %lld events (tally_event)", (long long)n);
 }
 
 int tl_read_tally_report_json(tl_profile *p, const json_t *root)
@@ -1406,8 +1444,10 @@ int tl_read_tally_report_json(tl_profile *p, const json_t *root)
     if (tl_readers_int(p, root, "", "version", 0, 0, INT64_MAX, &version) != 0)
         return -1;
     if (version != 1) {
-        tl_profile_warn(p, "tally report version %lld is not supported (this tally reads "
-                        "version 1)", (long long)version);
+        tl_profile_warn(p,
+                        "tally report version %lld is not supported (this tally reads "
+                        "version 1)",
+                        (long long)version);
         return -1;
     }
     snprintf(p->format_detail, sizeof p->format_detail, "version 1");

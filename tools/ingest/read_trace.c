@@ -41,7 +41,7 @@
 typedef struct launch_map {
     int64_t *keys, *ts; /* the hash: key INT64_MIN = empty */
     size_t n, cap;
-    int64_t base;       /* the dense array: dts[id - base], INT64_MIN = none */
+    int64_t base; /* the dense array: dts[id - base], INT64_MIN = none */
     int64_t *dts;
     size_t dn, dcap;
 } launch_map;
@@ -171,12 +171,12 @@ typedef struct be_stack {
  * on first use). */
 typedef struct cat_entry {
     char cat[64];
-    size_t len;             /* SIZE_MAX: never matches (a category too long to keep) */
+    size_t len; /* SIZE_MAX: never matches (a category too long to keep) */
     uint32_t id, count_id;
     int cls;
 } cat_entry;
 
-#define CAT_CACHE 8     /* categories kept: Kineto interleaves a handful */
+#define CAT_CACHE 8 /* categories kept: Kineto interleaves a handful */
 #define STAT_CACHE_BITS 12
 #define STAT_CACHE (1u << STAT_CACHE_BITS) /* (category, name) -> statistics, direct-mapped */
 
@@ -184,8 +184,8 @@ typedef struct cat_entry {
  * first and last bytes; checked against the interned name before use. */
 typedef struct stat_entry {
     uint64_t key;
-    uint32_t idx;           /* in p->stats, + 1; 0: empty */
-    uint32_t name;          /* the stat's name id when cached, and its length */
+    uint32_t idx;  /* in p->stats, + 1; 0: empty */
+    uint32_t name; /* the stat's name id when cached, and its length */
     size_t len;
 } stat_entry;
 
@@ -193,16 +193,16 @@ typedef struct reader {
     tl_profile *p;
     tl_nest nest;
     launch_map launches;
-    tl_kops kops;              /* operators and launches, for each kernel's launching operator */
+    tl_kops kops; /* operators and launches, for each kernel's launching operator */
     be_stack be;
-    char *scratch;          /* unescaped strings */
+    char *scratch; /* unescaped strings */
     size_t scratch_cap;
     int kineto_hint;
     /* The categories seen last: events come in runs of a few interleaved
      * categories, so their ids are looked up once, not once per event. */
     cat_entry cats[CAT_CACHE], spill;
-    cat_entry *cat;         /* the current event's */
-    const char *cat_text;   /* the text r->cat was last found for, within this event */
+    cat_entry *cat;       /* the current event's */
+    const char *cat_text; /* the text r->cat was last found for, within this event */
     size_t cat_text_len;
     int ncats, cat_next;
     stat_entry stat_cache[STAT_CACHE];
@@ -218,7 +218,10 @@ typedef struct reader {
     char no_ts_name[81];
     /* Iterations (category iteration: libtally's loops) with their times:
      * the steps of a trace without ProfilerStep#N (steps_from_iterations). */
-    struct iter_ev { uint32_t name; int64_t ts, dur; } *iters;
+    struct iter_ev {
+        uint32_t name;
+        int64_t ts, dur;
+    } * iters;
     size_t niters, iters_cap;
 } reader;
 
@@ -301,13 +304,39 @@ static const char *text_unescaped(reader *r, tl_view v, size_t *len)
 static int is_blocking_call(const char *name, size_t len)
 {
     static const char *const names[] = {
-        "cudaMemcpy", "cudaMemcpy2D", "cudaMemcpy3D", "cudaMemcpyFromSymbol", "cudaMemcpyToSymbol",
-        "cudaMemcpyAsync", "cudaMemcpy2DAsync", "cudaMemcpy3DAsync", "cuMemcpyAsync", "cuMemcpyDtoHAsync",
-        "cuMemcpyHtoDAsync", "hipMemcpyAsync", "hipMemcpyDtoHAsync", "hipMemcpyHtoDAsync",
-        "cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaThreadSynchronize",
-        "cuMemcpy", "cuMemcpyDtoH", "cuMemcpyHtoD", "cuMemcpyDtoD", "cuStreamSynchronize", "cuCtxSynchronize",
-        "cuEventSynchronize", "hipMemcpy", "hipMemcpyWithStream", "hipMemcpyDtoH", "hipMemcpyHtoD", "hipMemcpy2D",
-        "hipStreamSynchronize", "hipDeviceSynchronize", "hipEventSynchronize",
+        "cudaMemcpy",
+        "cudaMemcpy2D",
+        "cudaMemcpy3D",
+        "cudaMemcpyFromSymbol",
+        "cudaMemcpyToSymbol",
+        "cudaMemcpyAsync",
+        "cudaMemcpy2DAsync",
+        "cudaMemcpy3DAsync",
+        "cuMemcpyAsync",
+        "cuMemcpyDtoHAsync",
+        "cuMemcpyHtoDAsync",
+        "hipMemcpyAsync",
+        "hipMemcpyDtoHAsync",
+        "hipMemcpyHtoDAsync",
+        "cudaStreamSynchronize",
+        "cudaDeviceSynchronize",
+        "cudaEventSynchronize",
+        "cudaThreadSynchronize",
+        "cuMemcpy",
+        "cuMemcpyDtoH",
+        "cuMemcpyHtoD",
+        "cuMemcpyDtoD",
+        "cuStreamSynchronize",
+        "cuCtxSynchronize",
+        "cuEventSynchronize",
+        "hipMemcpy",
+        "hipMemcpyWithStream",
+        "hipMemcpyDtoH",
+        "hipMemcpyHtoD",
+        "hipMemcpy2D",
+        "hipStreamSynchronize",
+        "hipDeviceSynchronize",
+        "hipEventSynchronize",
     };
     if (len > 3 && memcmp(name + len - 3, "_v2", 3) == 0)
         len -= 3;
@@ -324,7 +353,7 @@ static int is_blocking_call(const char *name, size_t len)
 static int is_graph_capture(const char *name, size_t len)
 {
     static const char *const names[] = { "cudaStreamBeginCapture", "hipStreamBeginCapture", "cuStreamBeginCapture",
-                                         "cudaGraphInstantiate", "hipGraphInstantiate", "cuGraphInstantiate" };
+                                         "cudaGraphInstantiate",   "hipGraphInstantiate",   "cuGraphInstantiate" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         size_t n = strlen(names[i]);
         if (len >= n && memcmp(names[i], name, n) == 0)
@@ -349,12 +378,21 @@ static int is_graph_launch(const char *name, size_t len)
 static int nest_class(int cc)
 {
     switch (cc) {
-    case TL_CC_CPU_OP: return 1;
-    case TL_CC_USER_ANNOTATION: case TL_CC_SECTION: case TL_CC_ITERATION: return 2;
-    case TL_CC_RUNTIME: case TL_CC_DRIVER: return 3;
-    case TL_CC_PYTHON: return 4;
-    case TL_CC_GPU_ANNOTATION: return 5;
-    default: return 0;
+    case TL_CC_CPU_OP:
+        return 1;
+    case TL_CC_USER_ANNOTATION:
+    case TL_CC_SECTION:
+    case TL_CC_ITERATION:
+        return 2;
+    case TL_CC_RUNTIME:
+    case TL_CC_DRIVER:
+        return 3;
+    case TL_CC_PYTHON:
+        return 4;
+    case TL_CC_GPU_ANNOTATION:
+        return 5;
+    default:
+        return 0;
     }
 }
 
@@ -497,8 +535,7 @@ static tl_name_stat *stat_of(reader *r, const char *name, size_t len)
     stat_entry *e = &r->stat_cache[h >> (64 - STAT_CACHE_BITS)];
     if (e->key == h && e->len == len && e->idx != 0 && e->idx <= p->nstats) {
         tl_name_stat *s = &p->stats[e->idx - 1];
-        if (s->cat == cat && s->name == e->name &&
-            memcmp(tl_strtab_get(&p->strs, s->name), name, len) == 0)
+        if (s->cat == cat && s->name == e->name && memcmp(tl_strtab_get(&p->strs, s->name), name, len) == 0)
             return s;
     }
     tl_name_stat *s = tl_profile_stat_cat(p, cat, r->cat->cls, name, len);
@@ -614,8 +651,15 @@ static void coll_args(reader *r, const tl_trace_event *ev, tl_prof_coll *c)
 
 static void add_coll(reader *r, const tl_trace_event *ev, uint32_t name, int side, int64_t ts, int64_t dur)
 {
-    tl_prof_coll c = { .ts_ns = ts, .dur_ns = dur, .seq = -1, .nelems = -1, .name = name, .group = UINT32_MAX,
-                       .side = (uint8_t)side, .elem_bytes = -1, .group_size = -1 };
+    tl_prof_coll c = { .ts_ns = ts,
+                       .dur_ns = dur,
+                       .seq = -1,
+                       .nelems = -1,
+                       .name = name,
+                       .group = UINT32_MAX,
+                       .side = (uint8_t)side,
+                       .elem_bytes = -1,
+                       .group_size = -1 };
     coll_args(r, ev, &c);
     tl_profile_add_coll(r->p, &c);
 }
@@ -668,8 +712,8 @@ static void shape_args(reader *r, const tl_trace_event *ev, const char *name, si
             return;
         tl_shape_table_init(p->shapes);
     }
-    tl_shape_table_add(p->shapes, name, name_len, dims.ptr, dims.len, types.ptr ? types.ptr : "", types.len, dur,
-                       flops, ext);
+    tl_shape_table_add(p->shapes, name, name_len, dims.ptr, dims.len, types.ptr ? types.ptr : "", types.len, dur, flops,
+                       ext);
 }
 
 /* A kernel, copy or set of a trace with shapes: its time goes to the operator that
@@ -743,8 +787,7 @@ static void keep_iteration(reader *r, uint32_t name, int64_t ts, int64_t dur)
         r->niters++; /* one past: said once at the end */
         return;
     }
-    if (r->niters > READER_MAX_ITERS ||
-        tl_array_grow(&r->iters, r->niters, &r->iters_cap, sizeof *r->iters, 64) != 0)
+    if (r->niters > READER_MAX_ITERS || tl_array_grow(&r->iters, r->niters, &r->iters_cap, sizeof *r->iters, 64) != 0)
         return;
     r->iters[r->niters++] = (struct iter_ev){ name, ts, dur };
 }
@@ -767,7 +810,10 @@ static void steps_from_iterations(reader *r)
     if (p->nsteps > 0 || n == 0)
         return;
     /* the names' totals: a trace has a few loops (a report's iterations), 64 at most looked at */
-    struct { uint32_t name; int64_t total; } tot[64];
+    struct {
+        uint32_t name;
+        int64_t total;
+    } tot[64];
     size_t nt = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -800,8 +846,8 @@ static void steps_from_iterations(reader *r)
         tl_profile_warn(p, "more than %u iterations: the steps are the first ones", READER_MAX_ITERS);
 }
 
-static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name,
-                           size_t name_len, const tl_trace_event *ev, int64_t ts, int64_t dur)
+static void complete_event(reader *r, const char *cat, size_t cat_len, const char *name, size_t name_len,
+                           const tl_trace_event *ev, int64_t ts, int64_t dur)
 {
     tl_profile *p = r->p;
     if (use_category(r, cat, cat_len) != 0)
@@ -810,8 +856,9 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     if (s == NULL)
         return;
     if (dur < 0) {
-        tl_profile_warn_at(p, (int64_t)ev->offset, "offset %" PRIu64 ": event \"%.*s\" has a negative duration; counted as 0",
-                           ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+        tl_profile_warn_at(p, (int64_t)ev->offset,
+                           "offset %" PRIu64 ": event \"%.*s\" has a negative duration; counted as 0", ev->offset,
+                           (int)(name_len > 80 ? 80 : name_len), name);
         dur = 0;
     }
     tl_dur_stat_add(&s->d, (uint64_t)dur, TL_PROFILE_MAX_SAMPLES);
@@ -879,7 +926,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         if (cc == TL_CC_CPU_OP) {
             shape_args(r, ev, name, name_len, dur);
             tl_kops_add_op(&r->kops, ev->pid, ev->tid, ts, dur,
-                       p->names_closed ? tl_strtab_intern(&p->strs, name, name_len) : s->name);
+                           p->names_closed ? tl_strtab_intern(&p->strs, name, name_len) : s->name);
         }
         if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
             int side = coll_side(p, s, name, name_len);
@@ -902,7 +949,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     /* A name folded into "(other names)" (the names budget) keeps its own
      * kernel type: the GPU breakdown stays exact whatever the budget. */
     int kt = p->names_closed && s->name != tl_strtab_find(&p->strs, name, name_len)
-                 ? tl_kernel_type_of(name, name_len, cc) : s->kernel_type;
+                 ? tl_kernel_type_of(name, name_len, cc)
+                 : s->kernel_type;
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);
     uint32_t si = tl_profile_stream(p, device, stream);
@@ -929,8 +977,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         add_coll(r, ev, tl_strtab_intern(&p->strs, name, name_len), TL_COLL_GPU, ts, dur);
 }
 
-static void begin_event(reader *r, const char *cat, size_t cat_len, const char *name,
-                        size_t name_len, const tl_trace_event *ev)
+static void begin_event(reader *r, const char *cat, size_t cat_len, const char *name, size_t name_len,
+                        const tl_trace_event *ev)
 {
     be_stack *b = &r->be;
     if (tl_array_grow(&b->v, b->n, &b->cap, sizeof *b->v, 64) != 0)
@@ -1000,8 +1048,9 @@ static void memory_instant(reader *r, const tl_trace_event *ev)
      * 2^62 are no byte counts or addresses */
     if (!host && pt.device >= 0 && bytes == bytes && bytes != 0 && fabs(bytes) < 0x1p62 && addr >= 0 && addr < 0x1p62 &&
         pt.allocated == pt.allocated && fabs(pt.allocated) < 0x1p62)
-        tl_nest_probe(&r->nest, ev->pid, ev->tid, nest_class(TL_CC_CPU_OP), ev->ts_ns,
-                      tl_mem_ops_pend(r->p, ev->ts_ns, (int64_t)addr, (int64_t)bytes, pt.device, (int64_t)pt.allocated));
+        tl_nest_probe(
+            &r->nest, ev->pid, ev->tid, nest_class(TL_CC_CPU_OP), ev->ts_ns,
+            tl_mem_ops_pend(r->p, ev->ts_ns, (int64_t)addr, (int64_t)bytes, pt.device, (int64_t)pt.allocated));
 }
 
 static void counter_event(reader *r, const char *name, size_t name_len, const tl_trace_event *ev)
@@ -1043,10 +1092,9 @@ static void thread_name(reader *r, const tl_trace_event *ev)
 
 /* Phases the Trace Event Format defines. */
 static const unsigned char phases[256] = {
-    ['B'] = 1, ['E'] = 1, ['X'] = 1, ['i'] = 1, ['I'] = 1, ['b'] = 1, ['e'] = 1, ['n'] = 1,
-    ['s'] = 1, ['t'] = 1, ['f'] = 1, ['P'] = 1, ['C'] = 1, ['O'] = 1, ['M'] = 1, ['N'] = 1,
-    ['D'] = 1, ['R'] = 1, ['v'] = 1, ['V'] = 1, ['a'] = 1, ['c'] = 1, ['S'] = 1, ['T'] = 1,
-    ['p'] = 1, ['F'] = 1, ['('] = 1,
+    ['B'] = 1, ['E'] = 1, ['X'] = 1, ['i'] = 1, ['I'] = 1, ['b'] = 1, ['e'] = 1, ['n'] = 1, ['s'] = 1,
+    ['t'] = 1, ['f'] = 1, ['P'] = 1, ['C'] = 1, ['O'] = 1, ['M'] = 1, ['N'] = 1, ['D'] = 1, ['R'] = 1,
+    ['v'] = 1, ['V'] = 1, ['a'] = 1, ['c'] = 1, ['S'] = 1, ['T'] = 1, ['p'] = 1, ['F'] = 1, ['('] = 1,
 };
 
 static int known_phase(char ph)
@@ -1085,9 +1133,11 @@ static void one_event(reader *r, const tl_trace_event *ev)
     if ((ev->has_ts && (ev->ts_ns > TL_TRACE_TS_MAX || ev->ts_ns < -TL_TRACE_TS_MAX)) ||
         (ev->has_dur && (ev->dur_ns > TL_TRACE_DUR_MAX || ev->dur_ns < -TL_TRACE_DUR_MAX))) {
         if (p->malformed_times++ == 0)
-            tl_profile_warn(p, "offset %" PRIu64 ": event \"%.*s\" has a time or duration out of range (ts %" PRId64
-                            " ns, dur %" PRId64 " ns); such events are skipped", ev->offset,
-                            (int)(name_len > 80 ? 80 : name_len), name, ev->ts_ns, ev->has_dur ? ev->dur_ns : 0);
+            tl_profile_warn(p,
+                            "offset %" PRIu64 ": event \"%.*s\" has a time or duration out of range (ts %" PRId64
+                            " ns, dur %" PRId64 " ns); such events are skipped",
+                            ev->offset, (int)(name_len > 80 ? 80 : name_len), name, ev->ts_ns,
+                            ev->has_dur ? ev->dur_ns : 0);
         p->malformed++;
         return;
     }
@@ -1105,8 +1155,9 @@ static void one_event(reader *r, const tl_trace_event *ev)
     switch (ev->phase) {
     case 'X':
         if (!ev->has_dur) {
-            tl_profile_warn_at(p, (int64_t)ev->offset, "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0",
-                               ev->offset, (int)(name_len > 80 ? 80 : name_len), name);
+            tl_profile_warn_at(p, (int64_t)ev->offset,
+                               "offset %" PRIu64 ": complete event \"%.*s\" has no dur; counted as 0", ev->offset,
+                               (int)(name_len > 80 ? 80 : name_len), name);
         }
         complete_event(r, cat, cat_len, name, name_len, ev, ev->ts_ns, ev->has_dur ? ev->dur_ns : 0);
         break;
@@ -1166,8 +1217,7 @@ static void take_meta(tl_profile *p, const tl_trace_stream *s, int kineto_hint)
         p->id.format = TL_FMT_CHROME_TRACE;
     p->plain_is_work = p->id.format != TL_FMT_KINETO || m->form == TL_TRACE_FORM_ARRAY;
     snprintf(p->format_detail, sizeof p->format_detail, "%s form%s",
-             m->form == TL_TRACE_FORM_OBJECT ? "object" : "array",
-             s->stats.unterminated ? ", unterminated" : "");
+             m->form == TL_TRACE_FORM_OBJECT ? "object" : "array", s->stats.unterminated ? ", unterminated" : "");
     if (m->has_rank && m->rank >= 0 && m->rank <= INT32_MAX) {
         tl_identity_set_rank(&p->id, (int)m->rank, TL_RANK_CONTENT, "distributedInfo.rank");
     }
@@ -1236,8 +1286,10 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     tl_kops_init(&r.kops);
     while ((rc = tl_trace_stream_next(&s, &ev)) == 1) {
         if (seen++ == limit) {
-            tl_profile_warn(p, "more than %" PRIu64 " events (the events limit, --max-events): the rest of the "
-                            "input is not read; statistics cover the first %" PRIu64, limit, limit);
+            tl_profile_warn(p,
+                            "more than %" PRIu64 " events (the events limit, --max-events): the rest of the "
+                            "input is not read; statistics cover the first %" PRIu64,
+                            limit, limit);
             p->truncated = 1;
             break;
         }
@@ -1252,9 +1304,10 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     if (p->shapes != NULL)
         tl_shape_table_link(p->shapes);
     if (r.no_ts)
-        tl_profile_warn_at(p, (int64_t)r.no_ts_offset, "%" PRIu64 " event%s without \"ts\" skipped as malformed; the "
-                           "first at offset %" PRIu64 ": \"%s\" (phase %c)", r.no_ts, r.no_ts == 1 ? "" : "s",
-                           r.no_ts_offset, r.no_ts_name, r.no_ts_phase);
+        tl_profile_warn_at(p, (int64_t)r.no_ts_offset,
+                           "%" PRIu64 " event%s without \"ts\" skipped as malformed; the "
+                           "first at offset %" PRIu64 ": \"%s\" (phase %c)",
+                           r.no_ts, r.no_ts == 1 ? "" : "s", r.no_ts_offset, r.no_ts_name, r.no_ts_phase);
     take_meta(p, &s, r.kineto_hint);
     take_stats(p, &s, r.be.unmatched_ends, r.be.n);
     if (seen > limit)

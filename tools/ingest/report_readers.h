@@ -118,25 +118,22 @@ enum {
  * obj may be NULL (a parent that was missing, already reported): then 1 or
  * -1 as for an absent value, without a warning. The same holds for all the
  * getters. */
-int tl_readers_number(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                      int flags, double *out);
+int tl_readers_number(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, double *out);
 /* An integer in [min, max] (a real with an integral value is accepted). */
-int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags,
-                   int64_t min, int64_t max, int64_t *out);
+int tl_readers_int(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, int64_t min,
+                   int64_t max, int64_t *out);
 /* A duration or time >= 0 in units of `scale` ns (1e9 for seconds, 1e6 for
  * ms, 1 for ns) as int64 ns: llround(value * scale), refused when it would
  * not fit. On 1 (absent/null allowed), *out = INT64_MIN. */
-int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags,
-                  double scale, int64_t *out);
+int tl_readers_ns(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, double scale,
+                  int64_t *out);
 /* A string (borrowed from the DOM, with its length). */
-int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const char *key,
-                      int flags, const char **s, size_t *len);
+int tl_readers_string(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags, const char **s,
+                      size_t *len);
 /* obj[key] as an object / an array, or NULL (with a warning unless absent or
  * null is allowed by the flags). */
-const json_t *tl_readers_object(tl_profile *p, const json_t *obj, const char *path,
-                                const char *key, int flags);
-const json_t *tl_readers_array(tl_profile *p, const json_t *obj, const char *path,
-                               const char *key, int flags);
+const json_t *tl_readers_object(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags);
+const json_t *tl_readers_array(tl_profile *p, const json_t *obj, const char *path, const char *key, int flags);
 
 /* A statistic built from a report's summary numbers (from_summary = 1):
  * count/total/min/max (ns) and mean (ns, not rounded); median/p95/std NaN
@@ -145,10 +142,9 @@ const json_t *tl_readers_array(tl_profile *p, const json_t *obj, const char *pat
  * merging such statistics (Chan et al.) keeps the right variance. Returns the
  * stat, or NULL with a warning (path names the entry) when (cat, name)
  * already has data, the name table is full, or memory ran out. */
-tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const char *cat,
-                                      const char *name, size_t name_len, uint64_t count,
-                                      int64_t total, int64_t min, int64_t max, double mean,
-                                      double median, double p95, double std);
+tl_name_stat *tl_readers_summary_stat(tl_profile *p, const char *path, const char *cat, const char *name,
+                                      size_t name_len, uint64_t count, int64_t total, int64_t min, int64_t max,
+                                      double mean, double median, double p95, double std);
 /* Room for another stat? Warns once per profile when TL_REPORT_MAX_NAMES is reached. */
 int tl_readers_names_left(tl_profile *p);
 
@@ -159,7 +155,6 @@ char *tl_readers_text(const json_t *v);
 void tl_readers_tags(tl_profile *p, const json_t *tags);
 
 /* Add (or update, same id) a device; total_memory in bytes. 0 or -1. */
-int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len,
-                          double total_memory);
+int tl_readers_add_device(tl_profile *p, int64_t id, const char *name, size_t name_len, double total_memory);
 
 #endif

@@ -21,7 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-void tl_run_init(tl_run *run) { memset(run, 0, sizeof *run); }
+void tl_run_init(tl_run *run)
+{
+    memset(run, 0, sizeof *run);
+}
 
 void tl_run_release(tl_run *run)
 {
@@ -99,8 +102,8 @@ static int contains_ci(const char *s, const char *needle)
 /* Extensions of what sits beside traces and is never one: a name with a
  * rank or "trace" in it and one of these is still not a rank file. */
 static const char *const document_ext[] = {
-    ".html", ".htm", ".md", ".txt", ".log", ".out", ".err", ".csv", ".png", ".jpg", ".jpeg",
-    ".svg", ".pdf", ".yaml", ".yml", ".toml", ".ini", ".sh", ".py", ".xml", ".mp4", ".gif",
+    ".html", ".htm", ".md",   ".txt", ".log",  ".out", ".err", ".csv", ".png", ".jpg", ".jpeg",
+    ".svg",  ".pdf", ".yaml", ".yml", ".toml", ".ini", ".sh",  ".py",  ".xml", ".mp4", ".gif",
 };
 
 const char *tl_looks_like_rank_file(const char *name, const tl_profile *p)
@@ -209,9 +212,9 @@ int tl_rank_from_path(const char *path, int *rank, char *detail, size_t dlen)
 typedef struct item_result {
     tl_profile **profiles;
     size_t n, cap;
-    tl_item_error *problems;   /* inputs of the item that could not be read at all */
+    tl_item_error *problems; /* inputs of the item that could not be read at all */
     size_t nproblems, problems_cap;
-    char *ignored_example;  /* the first input of this item skipped as not a profile */
+    char *ignored_example; /* the first input of this item skipped as not a profile */
     size_t ignored;
 } item_result;
 
@@ -222,7 +225,7 @@ typedef struct shared {
     atomic_size_t next;
     atomic_size_t done;
     atomic_ullong bytes;
-    atomic_ullong reading;     /* bytes read so far of the inputs being read (progress) */
+    atomic_ullong reading; /* bytes read so far of the inputs being read (progress) */
     pthread_mutex_t progress_lock;
     struct timespec last_progress;
 } shared;
@@ -319,8 +322,8 @@ static void progress(shared *sh, int final)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     pthread_mutex_lock(&sh->progress_lock);
-    double since = (double)(now.tv_sec - sh->last_progress.tv_sec) +
-                   (double)(now.tv_nsec - sh->last_progress.tv_nsec) / 1e9;
+    double since =
+        (double)(now.tv_sec - sh->last_progress.tv_sec) + (double)(now.tv_nsec - sh->last_progress.tv_nsec) / 1e9;
     if (final || since >= 0.2) {
         sh->last_progress = now;
         /* the inputs read, and the bytes read: of those and of the ones being read */
@@ -510,7 +513,8 @@ static void assign_ranks(tl_run *run)
         tl_problems *pl = &usable[i]->id.problems;
         if (n == 1 && nagg == 0 && pl->n > 0 && pl->v[pl->n - 1].kind == TL_PROBLEM_RANK_ORDER) {
             free(pl->v[--pl->n].text);
-            tl_identity_set_rank(&usable[i]->id, next, TL_RANK_ORDER, "no rank in the content or the name; the only input");
+            tl_identity_set_rank(&usable[i]->id, next, TL_RANK_ORDER,
+                                 "no rank in the content or the name; the only input");
             free(pl->v[--pl->n].text);
         }
         next++;
@@ -530,7 +534,10 @@ static void assign_ranks(tl_run *run)
     free(agg);
 }
 
-void tl_run_assign_ranks(tl_run *run) { assign_ranks(run); }
+void tl_run_assign_ranks(tl_run *run)
+{
+    assign_ranks(run);
+}
 
 size_t tl_run_ingest(tl_run *run, const char *const *paths, size_t npaths, const tl_ingest_options *opt)
 {
@@ -597,7 +604,8 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
                 size_t len = strlen(p->id.path) + 256;
                 char *msg = malloc(len);
                 if (msg != NULL)
-                    snprintf(msg, len, "%s: %" PRIu64 " events of category %s (an MTIA accelerator's device events) "
+                    snprintf(msg, len,
+                             "%s: %" PRIu64 " events of category %s (an MTIA accelerator's device events) "
                              "are not analysed: the GPU breakdown and its rules read CUDA and ROCm device events only",
                              p->id.path, p->unread_device_events, p->unread_device_cat);
                 push_note(run, msg);
@@ -633,10 +641,12 @@ void tl_run_read_items(tl_run *run, const tl_item_list *list, const tl_ingest_op
         size_t len = (example ? strlen(example) : 0) + 200;
         char *msg = malloc(len);
         if (msg != NULL)
-            snprintf(msg, len, "%zu file%s found by walking or in archives %s (not JSON, not named like "
-                     "one) and %s skipped, e.g. %s", run->ignored, run->ignored == 1 ? "" : "s",
-                     run->ignored == 1 ? "is not a profile" : "are not profiles",
-                     run->ignored == 1 ? "was" : "were", example ? example : "?");
+            snprintf(msg, len,
+                     "%zu file%s found by walking or in archives %s (not JSON, not named like "
+                     "one) and %s skipped, e.g. %s",
+                     run->ignored, run->ignored == 1 ? "" : "s",
+                     run->ignored == 1 ? "is not a profile" : "are not profiles", run->ignored == 1 ? "was" : "were",
+                     example ? example : "?");
         push_note(run, msg);
     }
     free(example);

@@ -148,19 +148,32 @@ void tl_session_release(tl_session *s)
 }
 
 static const char *const stepcat_names[TL_SC_COUNT][2] = {
-    { "kernel", "Kernel" },         { "memcpy", "Memcpy" },   { "memset", "Memset" },
-    { "communication", "Communication" }, { "runtime", "Runtime" }, { "data_loading", "Data loading" },
-    { "cpu_exec", "CPU exec" },     { "other", "Other" },
+    { "kernel", "Kernel" },     { "memcpy", "Memcpy" },
+    { "memset", "Memset" },     { "communication", "Communication" },
+    { "runtime", "Runtime" },   { "data_loading", "Data loading" },
+    { "cpu_exec", "CPU exec" }, { "other", "Other" },
 };
 
-const char *tl_stepcat_name(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][0] : NULL; }
-const char *tl_stepcat_label(int c) { return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][1] : NULL; }
+const char *tl_stepcat_name(int c)
+{
+    return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][0] : NULL;
+}
+const char *tl_stepcat_label(int c)
+{
+    return c >= 0 && c < TL_SC_COUNT ? stepcat_names[c][1] : NULL;
+}
 
 const char *tl_stepcat_phrase(int c)
 {
     static const char *const phrase[TL_SC_COUNT] = {
-        "GPU kernels", "GPU copies", "GPU memsets", "other collectives", "CUDA runtime calls", "data loading",
-        "CPU work (operators, Python, sections)", "time the trace shows nothing in",
+        "GPU kernels",
+        "GPU copies",
+        "GPU memsets",
+        "other collectives",
+        "CUDA runtime calls",
+        "data loading",
+        "CPU work (operators, Python, sections)",
+        "time the trace shows nothing in",
     };
     return c >= 0 && c < TL_SC_COUNT ? phrase[c] : NULL;
 }

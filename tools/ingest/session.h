@@ -52,13 +52,13 @@ typedef struct tl_stream_idle {
     int64_t device, stream;
     int64_t host_wait, kernel_wait, other; /* ns */
     uint64_t gaps;
-    int64_t busy;              /* sum of the stream's event durations in the window (ns) */
-    uint64_t host_gaps;        /* the gaps counted in host_wait (their mean tells launch
+    int64_t busy;       /* sum of the stream's event durations in the window (ns) */
+    uint64_t host_gaps; /* the gaps counted in host_wait (their mean tells launch
                                 * overhead from host work between launches) */
-    int64_t host_part;         /* of host_wait: from the stream draining to each launch (the
+    int64_t host_part;  /* of host_wait: from the stream draining to each launch (the
                                 * rest, launch to start, the event waited on something else:
                                 * another stream, an event); -1 unknown (older partials) */
-    int64_t comm_busy;         /* of busy: communication kernels (a collectives' stream's gaps
+    int64_t comm_busy;  /* of busy: communication kernels (a collectives' stream's gaps
                                 * are the time between collectives, not waits for the host) */
 } tl_stream_idle;
 
@@ -67,14 +67,14 @@ enum { TL_MASK_COMPUTE = 1, TL_MASK_COMM = 2, TL_MASK_MEMORY = 4 };
 
 /* The GPU temporal breakdown of one session or rank (HTA's definitions). */
 typedef struct tl_gpu_breakdown {
-    int present;               /* there were GPU events in the window */
-    int whole_trace;           /* the window is the whole trace */
-    int steps_in_window;       /* ProfilerSteps inside the window */
+    int present;         /* there were GPU events in the window */
+    int whole_trace;     /* the window is the whole trace */
+    int steps_in_window; /* ProfilerSteps inside the window */
     int64_t window_start, window_end;
-    uint64_t events;           /* GPU events in the window */
+    uint64_t events; /* GPU events in the window */
     int64_t kernel_time, busy, idle, compute, non_compute;
     int64_t comm, comm_compute; /* |union of comm|, |comm ∩ compute| */
-    int64_t by_mask[8];        /* time with exactly this set of kernel types running */
+    int64_t by_mask[8];         /* time with exactly this set of kernel types running */
     tl_stream_idle *streams;
     size_t nstreams;
     /* Idle time of the GPU (gaps of the union of GPU events) during which the
@@ -82,18 +82,18 @@ typedef struct tl_gpu_breakdown {
      * the call named is the one covering most of it. */
     int64_t blocked_idle;
     char blocking_call[48];
-    int64_t blocking_call_ns;  /* idle covered by that call name */
+    int64_t blocking_call_ns; /* idle covered by that call name */
     /* What the host did in the host-wait gaps (docs/analysis.md, "Host
      * gaps"), weighted by length, over the streams that carry real work (at
      * least TL_REAL_WORK_PCT of the busy time, not mostly collectives); -1
      * unknown (older partials): */
-    int64_t host_gap_ns;       /* the host's part of every such gap */
-    int64_t host_short_ns;     /* of it, in gaps of at most TL_LAUNCH_GAP_NS (launch overhead's scale) */
-    int64_t host_coll_ns;      /* of it, while the host sat in a collective (gloo, MPI: waiting for other ranks) */
-    int64_t host_load_ns;      /* of it, while the host was in a data-loading range */
-    int devices;               /* GPUs the figures add up (kernel time, busy, idle, ... are sums of
+    int64_t host_gap_ns;   /* the host's part of every such gap */
+    int64_t host_short_ns; /* of it, in gaps of at most TL_LAUNCH_GAP_NS (launch overhead's scale) */
+    int64_t host_coll_ns;  /* of it, while the host sat in a collective (gloo, MPI: waiting for other ranks) */
+    int64_t host_load_ns;  /* of it, while the host was in a data-loading range */
+    int devices;           /* GPUs the figures add up (kernel time, busy, idle, ... are sums of
                                 * each device's); 0 or 1: one (session.c's per_device) */
-    int64_t queued_idle;       /* idle gaps during which a kernel launched before the gap waited to
+    int64_t queued_idle;   /* idle gaps during which a kernel launched before the gap waited to
                                 * start (the GPU was busy outside the trace): never blamed on a host
                                 * call; -1 unknown (older partials) */
 } tl_gpu_breakdown;
@@ -107,16 +107,16 @@ int tl_is_data_loading(const char *name);
 
 /* Statistics of one (group, name) in a session. */
 typedef struct tl_sname {
-    int group;                 /* tl_group */
+    int group; /* tl_group */
     char *name;
-    int exact;                 /* from events: std/median/p95 come from d */
+    int exact; /* from events: std/median/p95 come from d */
     /* Inclusive time (a name nested in itself on one thread counts once, at
      * its outermost occurrence) and self time (inclusive of every occurrence
      * minus the time of its children); -1 when the input has no nesting. */
     int64_t incl_ns, self_ns;
     double median_ns, p95_ns, std_ns; /* from a report's summary when !exact (NaN unknown) */
-    tl_dur_stat d;             /* ns */
-    int threads;               /* the threads it ran on (up to 64), when nested; 0 unknown: a share
+    tl_dur_stat d;                    /* ns */
+    int threads;                      /* the threads it ran on (up to 64), when nested; 0 unknown: a share
                                 * of a rank's time summed over 2 or more is said to be a sum */
 } tl_sname;
 
@@ -138,16 +138,16 @@ typedef struct tl_skinfo {
 /* A GPU kernel (by name) inside the window. */
 typedef struct tl_skernel {
     char *name;
-    int type;                  /* tl_kernel_type */
-    tl_dur_stat d;             /* ns */
+    int type;      /* tl_kernel_type */
+    tl_dur_stat d; /* ns */
 } tl_skernel;
 
 typedef struct tl_sstep {
     int64_t number;
     int64_t dur_ns;
-    int64_t compute_ns;        /* |union of compute kernels launched in the step|; -1 unknown */
-    int64_t ts_ns;             /* start on the session's timeline axis (see tl_timeline); INT64_MIN unknown */
-    int partial;               /* the last ProfilerStep of a trace (usually cut short): not compared */
+    int64_t compute_ns; /* |union of compute kernels launched in the step|; -1 unknown */
+    int64_t ts_ns;      /* start on the session's timeline axis (see tl_timeline); INT64_MIN unknown */
+    int partial;        /* the last ProfilerStep of a trace (usually cut short): not compared */
 } tl_sstep;
 
 /* A step's time by category, TensorBoard's overview (docs/analysis.md, "Step
@@ -155,14 +155,14 @@ typedef struct tl_sstep {
  * active at it, in this order (GPU work first, then the host's); what no
  * category covers is other. The categories add up to the step's time. */
 enum tl_stepcat {
-    TL_SC_KERNEL = 0,          /* GPU kernels other than communication */
-    TL_SC_MEMCPY,              /* GPU copies */
-    TL_SC_MEMSET,              /* GPU sets */
-    TL_SC_COMM,                /* communication kernels, CPU-side collectives that run in place (gloo) */
-    TL_SC_RUNTIME,             /* the host in runtime calls (cudaLaunchKernel, cudaMemcpyAsync, ...) */
-    TL_SC_DATA,                /* the host loading data (DataLoader, data_loading) */
-    TL_SC_CPU,                 /* the host executing operators, Python or sections */
-    TL_SC_OTHER,               /* none of them */
+    TL_SC_KERNEL = 0, /* GPU kernels other than communication */
+    TL_SC_MEMCPY,     /* GPU copies */
+    TL_SC_MEMSET,     /* GPU sets */
+    TL_SC_COMM,       /* communication kernels, CPU-side collectives that run in place (gloo) */
+    TL_SC_RUNTIME,    /* the host in runtime calls (cudaLaunchKernel, cudaMemcpyAsync, ...) */
+    TL_SC_DATA,       /* the host loading data (DataLoader, data_loading) */
+    TL_SC_CPU,        /* the host executing operators, Python or sections */
+    TL_SC_OTHER,      /* none of them */
     TL_SC_COUNT
 };
 /* "kernel", "memcpy", "memset", "communication", "runtime", "data_loading",
@@ -175,8 +175,8 @@ const char *tl_stepcat_label(int c);
 const char *tl_stepcat_phrase(int c);
 
 typedef struct tl_sstepcat {
-    int64_t number;            /* the step's number (tl_sstep.number) */
-    int64_t ns[TL_SC_COUNT];   /* by tl_stepcat; they add up to the step's dur_ns */
+    int64_t number;          /* the step's number (tl_sstep.number) */
+    int64_t ns[TL_SC_COUNT]; /* by tl_stepcat; they add up to the step's dur_ns */
 } tl_sstepcat;
 
 /* ---- timelines --------------------------------------------------------------
@@ -217,23 +217,23 @@ enum tl_lane_kind { TL_LANE_GPU = 0, TL_LANE_CPU = 1 };
  * overlap without one containing the other). Calls that would go below
  * TL_LANE_MAX_DEPTH rows are left out and counted. */
 typedef struct tl_lane_call {
-    int64_t ts_ns, dur_ns;     /* on the timeline's axis */
-    uint32_t name;             /* id in the timeline's names */
-    uint8_t row;               /* 0 .. TL_LANE_MAX_DEPTH - 1 */
+    int64_t ts_ns, dur_ns; /* on the timeline's axis */
+    uint32_t name;         /* id in the timeline's names */
+    uint8_t row;           /* 0 .. TL_LANE_MAX_DEPTH - 1 */
 } tl_lane_call;
 
 typedef struct tl_lane {
-    int kind;                  /* tl_lane_kind */
-    int64_t a, b;              /* GPU: device, stream; CPU: pid, tid */
-    char *label;               /* "GPU 0 stream 7", "thread 1234 main" */
+    int kind;     /* tl_lane_kind */
+    int64_t a, b; /* GPU: device, stream; CPU: pid, tid */
+    char *label;  /* "GPU 0 stream 7", "thread 1234 main" */
     /* Per tl_kernel_type, TL_TIMELINE_BINS fractions 0..1 (of each bin's time), or NULL: that
      * kind never ran on the lane (every bin 0). Allocated on first use (tl_lane_busy_row): a CPU
      * lane has compute only, most GPU lanes one or two kinds, so a rank keeps 4 KB a kind it
      * ran instead of 16 KB a lane; read through tl_lane_busy. */
     float *busy[TL_KT_COUNT];
-    tl_lane_call *calls;       /* CPU lanes: sorted by start; NULL when none */
+    tl_lane_call *calls; /* CPU lanes: sorted by start; NULL when none */
     uint32_t ncalls;
-    uint64_t calls_left;       /* nested calls of the thread not among calls (shorter, deeper) */
+    uint64_t calls_left; /* nested calls of the thread not among calls (shorter, deeper) */
 } tl_lane;
 
 /* Bin i's fraction of kind k on lane l (0 where the kind never ran). */
@@ -245,22 +245,22 @@ static inline float tl_lane_busy(const tl_lane *l, int k, size_t i)
 float *tl_lane_busy_row(tl_lane *l, int k);
 
 typedef struct tl_timeline {
-    int64_t start_ns, end_ns;  /* the bins' range; start >= end: no timeline */
+    int64_t start_ns, end_ns; /* the bins' range; start >= end: no timeline */
     tl_lane *lanes;
     size_t nlanes;
-    tl_strtab names;           /* the names of the lanes' calls */
+    tl_strtab names; /* the names of the lanes' calls */
 } tl_timeline;
 
 /* A point of the memory series (downsampled to at most TL_MEM_SERIES points). */
 #define TL_MEM_SERIES 512
 typedef struct tl_mem_sample {
-    int64_t ts_ns;             /* on the timeline axis */
+    int64_t ts_ns;              /* on the timeline axis */
     double allocated, reserved; /* bytes, NaN unknown */
 } tl_mem_sample;
 
 /* One collective: the i-th communication kernel of a name, in launch order. */
 typedef struct tl_collective {
-    uint32_t kernel;           /* index into the session's kernels */
+    uint32_t kernel; /* index into the session's kernels */
     int64_t dur_ns;
 } tl_collective;
 
@@ -271,29 +271,29 @@ typedef struct tl_collective {
  * axis (the wall clock when the trace says where its zero is), its name and
  * process group indices into the session's coll_names. */
 typedef struct tl_scoll {
-    int64_t name;              /* index into coll_names */
-    int side;                  /* tl_coll_side (profile.h) */
+    int64_t name; /* index into coll_names */
+    int side;     /* tl_coll_side (profile.h) */
     int64_t ts_ns, dur_ns;
-    int64_t seq;               /* sequence number in its process group; -1 unknown */
-    int64_t nelems;            /* elements sent; -1 unknown */
-    int64_t group;             /* index into coll_names of its process group; -1 unknown */
-    int64_t elem_bytes;        /* bytes of an element; -1 unknown (older partials) */
-    int64_t group_size;        /* ranks in its process group as the trace says; -1 unknown */
+    int64_t seq;        /* sequence number in its process group; -1 unknown */
+    int64_t nelems;     /* elements sent; -1 unknown */
+    int64_t group;      /* index into coll_names of its process group; -1 unknown */
+    int64_t elem_bytes; /* bytes of an element; -1 unknown (older partials) */
+    int64_t group_size; /* ranks in its process group as the trace says; -1 unknown */
 } tl_scoll;
 #define TL_SESSION_MAX_COLL_NAMES 1024 /* distinct collective and group names kept per session */
 
 /* An operator's calls with one set of input shapes and dtypes (record_shapes;
  * ingest/shape_table.h): the key as the trace wrote it, normalized. */
 typedef struct tl_sshape {
-    char *name;                /* the operator ("aten::addmm") */
-    char *dims;                /* "[[512,1024],[1024,1024],[]]" */
-    char *types;               /* "float,float,Scalar" */
+    char *name;  /* the operator ("aten::addmm") */
+    char *dims;  /* "[[512,1024],[1024,1024],[]]" */
+    char *types; /* "float,float,Scalar" */
     uint64_t count;
     int64_t total_ns, min_ns, max_ns;
-    double flops;              /* the trace's "flops" args added up (with_flops) */
-    uint64_t flops_n;          /* calls that had one (0: none) */
-    int64_t gpu_ns;            /* the kernels its calls launched themselves, added up */
-    uint64_t kernels;          /* ... how many (0: none linked) */
+    double flops;     /* the trace's "flops" args added up (with_flops) */
+    uint64_t flops_n; /* calls that had one (0: none) */
+    int64_t gpu_ns;   /* the kernels its calls launched themselves, added up */
+    uint64_t kernels; /* ... how many (0: none linked) */
 } tl_sshape;
 /* Kept per session: the keys with the most time; the rest are counted in
  * shapes_dropped_keys and shapes_dropped_calls. */
@@ -302,10 +302,10 @@ typedef struct tl_sshape {
 /* Device memory one operator allocated (profile_memory's [memory] instants;
  * ingest/mem_ops.h, docs/analysis.md "Memory by operator"). */
 typedef struct tl_smemop {
-    char *name;                /* the operator; "" for allocations outside any operator */
+    char *name; /* the operator; "" for allocations outside any operator */
     uint64_t allocs;
-    int64_t bytes;             /* allocated, summed */
-    int64_t peak_bytes;        /* still live at the device's peak Total Allocated; -1 unknown */
+    int64_t bytes;      /* allocated, summed */
+    int64_t peak_bytes; /* still live at the device's peak Total Allocated; -1 unknown */
 } tl_smemop;
 /* Kept per session: the operators that allocated the most bytes; the rest in memops_dropped. */
 #define TL_SESSION_MAX_MEMOPS 100
@@ -314,8 +314,8 @@ typedef struct tl_smemop {
 typedef struct tl_ssnap {
     char *label;
     double allocated, reserved, peak_allocated, rss;
-    double device_used;        /* NVML's used memory (all processes), not allocated */
-    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
+    double device_used; /* NVML's used memory (all processes), not allocated */
+    int64_t ts_ns;      /* on the timeline axis; INT64_MIN unknown */
 } tl_ssnap;
 
 /* ---- what a session carries besides its timings ---------------------------
@@ -326,19 +326,19 @@ typedef struct tl_ssnap {
 
 /* A report's event (libtally's tally_event, Inferix's custom events). */
 typedef struct tl_sevent {
-    int64_t ts_ns;             /* on the timeline axis; INT64_MIN unknown */
-    char *name, *payload;      /* payload: its data as text, at most TL_EVENT_PAYLOAD_MAX bytes */
+    int64_t ts_ns;        /* on the timeline axis; INT64_MIN unknown */
+    char *name, *payload; /* payload: its data as text, at most TL_EVENT_PAYLOAD_MAX bytes */
 } tl_sevent;
-#define TL_SESSION_MAX_EVENTS 200    /* kept per session (the first by time); events_total counts all */
+#define TL_SESSION_MAX_EVENTS 200 /* kept per session (the first by time); events_total counts all */
 
 /* A counter the program recorded (libtally's tally_counter, a trace's "C" events). */
 typedef struct tl_scounter {
     char *name;
-    int source;                /* tl_counter_source */
+    int source; /* tl_counter_source */
     uint64_t count;
     double min, mean, max;
 } tl_scounter;
-#define TL_SESSION_MAX_COUNTERS 64   /* kept per session (by name); counters_total counts all */
+#define TL_SESSION_MAX_COUNTERS 64 /* kept per session (by name); counters_total counts all */
 #define TL_SESSION_MAX_TAGS 64
 
 /* The host a collector ran on ("" / 0 / NaN unknown). */
@@ -371,13 +371,13 @@ typedef struct tl_sdiffusion {
 /* A GPU's temperature and power against their limits (thresholds: aggregate.h). */
 typedef struct tl_shealth {
     int64_t device;
-    uint64_t temp_n, hot_n;    /* temperature samples; those above TL_HOT_C */
-    int64_t hot_ns;            /* time above TL_HOT_C: each hot sample until the next sample */
-    double temp_max;           /* NaN without temperature samples */
-    uint64_t power_n, cap_n;   /* power samples with a known limit; those at TL_POWER_CAP_SHARE of it or above */
-    double power_limit_w;      /* the highest limit seen; NaN unknown */
-    double power_max;          /* the highest power sample; NaN none */
-    uint64_t reasons_n;        /* samples with NVML's clocks event reasons */
+    uint64_t temp_n, hot_n;  /* temperature samples; those above TL_HOT_C */
+    int64_t hot_ns;          /* time above TL_HOT_C: each hot sample until the next sample */
+    double temp_max;         /* NaN without temperature samples */
+    uint64_t power_n, cap_n; /* power samples with a known limit; those at TL_POWER_CAP_SHARE of it or above */
+    double power_limit_w;    /* the highest limit seen; NaN unknown */
+    double power_max;        /* the highest power sample; NaN none */
+    uint64_t reasons_n;      /* samples with NVML's clocks event reasons */
     uint64_t thermal_n, power_throttle_n; /* ... reporting a thermal slowdown / a power cap or brake */
 } tl_shealth;
 
@@ -386,30 +386,35 @@ typedef struct tl_shealth {
  * (gpu_health.c; docs/collector.md). Only GPUs with such samples. */
 typedef struct tl_sclock {
     int64_t device;
-    uint64_t n;                /* busy samples with the SM clock and the base clock */
-    uint64_t slow_n;           /* ... with the SM clock below the base */
-    uint64_t slow_reason_n;    /* ... of those, with NVML's power or thermal reasons */
-    double base_mhz;           /* the highest base clock seen, MHz */
-    double min_mhz;            /* the lowest SM clock of the busy samples, MHz */
+    uint64_t n;             /* busy samples with the SM clock and the base clock */
+    uint64_t slow_n;        /* ... with the SM clock below the base */
+    uint64_t slow_reason_n; /* ... of those, with NVML's power or thermal reasons */
+    double base_mhz;        /* the highest base clock seen, MHz */
+    double min_mhz;         /* the lowest SM clock of the busy samples, MHz */
 } tl_sclock;
 
 /* A memory reading taken again and again at one point of the work (a
  * snapshot label, each step, each block, windows of a monitor's samples). */
 typedef struct tl_sgrowth {
-    char *what;                /* "allocated at snapshot \"after_step_#\"", ... */
-    int metric;                /* tl_growth_metric */
-    uint32_t n, drops;         /* repetitions; those below the one before by over TL_GROWTH_NOISE (aggregate.h) */
-    double first, last, max;   /* bytes */
-    int64_t span_ns;           /* from the first to the last repetition; -1 unknown */
+    char *what;              /* "allocated at snapshot \"after_step_#\"", ... */
+    int metric;              /* tl_growth_metric */
+    uint32_t n, drops;       /* repetitions; those below the one before by over TL_GROWTH_NOISE (aggregate.h) */
+    double first, last, max; /* bytes */
+    int64_t span_ns;         /* from the first to the last repetition; -1 unknown */
 } tl_sgrowth;
 /* The program's own memory (allocated, its process's device memory by NVML's
  * per-process accounting, RSS), and device-wide used memory: every process's
  * on the GPU, which never supports a leak finding alone. Appended only: version
  * 1 partials wrote the positions. */
-enum tl_growth_metric { TL_GROWTH_ALLOCATED = 0, TL_GROWTH_DEVICE_USED, TL_GROWTH_RSS, TL_GROWTH_PROCESS_USED,
-                        TL_GROWTH_COUNT };
+enum tl_growth_metric {
+    TL_GROWTH_ALLOCATED = 0,
+    TL_GROWTH_DEVICE_USED,
+    TL_GROWTH_RSS,
+    TL_GROWTH_PROCESS_USED,
+    TL_GROWTH_COUNT
+};
 #define TL_SESSION_MAX_GROWTH 16
-#define TL_GROWTH_MIN_REPEATS 4    /* repetitions for a sequence */
+#define TL_GROWTH_MIN_REPEATS 4 /* repetitions for a sequence */
 
 /* One GPU's memory peaks (bytes; NaN unknown): allocator-allocated,
  * allocator-reserved and device-used, each its own series (docs/analysis.md). */
@@ -422,8 +427,8 @@ typedef struct tl_sdevmem {
 #define TL_SESSION_MAX_DEVICES 64
 typedef struct tl_sdevice {
     int64_t id;
-    char *name;                /* "" when not recorded */
-    double total_memory;       /* bytes; NaN unknown */
+    char *name;          /* "" when not recorded */
+    double total_memory; /* bytes; NaN unknown */
 } tl_sdevice;
 
 /* ---- sampled telemetry -------------------------------------------------------
@@ -437,13 +442,13 @@ typedef struct tl_sdevice {
 #define TL_SERIES_MAX 64
 
 typedef struct tl_tseries {
-    int kind;                  /* tl_series_kind */
-    int64_t device;            /* GPU index; -1 for the host */
-    uint64_t n;                /* samples */
-    int64_t start_ns, end_ns;  /* first and last sample, on the session's timeline axis */
-    double min, max, mean;     /* over every sample */
-    double energy_j;           /* power only: trapezoids of W x s between samples; NaN otherwise */
-    int nbins;                 /* <= TL_SERIES_BINS; bin i covers start + i*(end-start)/nbins */
+    int kind;                 /* tl_series_kind */
+    int64_t device;           /* GPU index; -1 for the host */
+    uint64_t n;               /* samples */
+    int64_t start_ns, end_ns; /* first and last sample, on the session's timeline axis */
+    double min, max, mean;    /* over every sample */
+    double energy_j;          /* power only: trapezoids of W x s between samples; NaN otherwise */
+    int nbins;                /* <= TL_SERIES_BINS; bin i covers start + i*(end-start)/nbins */
     double bmin[TL_SERIES_BINS], bmean[TL_SERIES_BINS], bmax[TL_SERIES_BINS]; /* NaN: no sample */
 } tl_tseries;
 
@@ -451,8 +456,8 @@ typedef struct tl_session {
     /* Who the input is (identity.h): settled by ingest, read by everyone
      * after. Whether it counts is tl_session_counts(s), nothing else. */
     tl_identity id;
-    int64_t start_ns;          /* absolute when base time known, else as in the file */
-    int64_t span_ns;           /* end - start of the events; -1 unknown */
+    int64_t start_ns; /* absolute when base time known, else as in the file */
+    int64_t span_ns;  /* end - start of the events; -1 unknown */
     int truncated;
 
     tl_sname *names;
@@ -467,23 +472,23 @@ typedef struct tl_session {
     tl_sstepcat *stepcats;
     size_t nstepcats;
     int stepcats_cut;
-    tl_skinfo *kinfo;          /* kernels' launching operators and launch configurations */
+    tl_skinfo *kinfo; /* kernels' launching operators and launch configurations */
     size_t nkinfo;
     tl_gpu_breakdown gpu;
     tl_collective *colls;
     size_t ncolls;
-    tl_scoll *insts;           /* every collective instance, by start (waits.c) */
+    tl_scoll *insts; /* every collective instance, by start (waits.c) */
     size_t ninsts;
-    uint64_t insts_dropped;    /* beyond TL_PROFILE_MAX_COLLS or TL_SESSION_MAX_COLL_NAMES */
-    char **coll_names;         /* their names and process groups */
+    uint64_t insts_dropped; /* beyond TL_PROFILE_MAX_COLLS or TL_SESSION_MAX_COLL_NAMES */
+    char **coll_names;      /* their names and process groups */
     size_t ncoll_names;
     tl_ssnap *snaps;
     size_t nsnaps;
     tl_timeline timeline;
     tl_mem_sample *mem;
     size_t nmem;
-    char *device_name;         /* the first device's name (deviceProperties, NVML), or NULL */
-    tl_sdevice *devices;       /* every GPU the input names (at most TL_SESSION_MAX_DEVICES) */
+    char *device_name;   /* the first device's name (deviceProperties, NVML), or NULL */
+    tl_sdevice *devices; /* every GPU the input names (at most TL_SESSION_MAX_DEVICES) */
     /* each collective instance's window by the same categories (stepcats.c):
      * from the previous release on its side to its start; number is the
      * instance's index in insts, in that order; an instance without a window
@@ -492,52 +497,52 @@ typedef struct tl_session {
     tl_sstepcat *coll_windows;
     size_t ncoll_windows;
     size_t ndevices;
-    tl_tseries *series;        /* telemetry (telemetry.h), sorted by kind and device */
+    tl_tseries *series; /* telemetry (telemetry.h), sorted by kind and device */
     size_t nseries;
-    int abs_time;              /* start_ns is on the wall clock (base time known, or the
+    int abs_time;            /* start_ns is on the wall clock (base time known, or the
                                 * trace's own clock is the wall clock: TL_WALL_CLOCK_MIN_NS) */
-    int64_t pid;               /* the process that recorded it; -1 unknown (run identity;
+    int64_t pid;             /* the process that recorded it; -1 unknown (run identity;
                                 * the host is sys.hostname) */
-    uint64_t graph_launches;   /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
-    uint64_t graph_captures;   /* graph captures and instantiations (partials: after the instances) */
+    uint64_t graph_launches; /* cudaGraphLaunch / hipGraphLaunch calls and graph replays */
+    uint64_t graph_captures; /* graph captures and instantiations (partials: after the instances) */
     /* The call tree of the nested CPU events (calltree.h, names its own);
      * empty (n == 0) when the input does not nest. */
     tl_calltree calltree;
 
     double peak_allocated, peak_reserved, device_total, peak_rss; /* bytes, NaN unknown */
-    double peak_device_used;   /* NVML's device memory used (all processes); never merged
+    double peak_device_used; /* NVML's device memory used (all processes); never merged
                                 * into peak_allocated (docs/analysis.md); NaN unknown */
-    double gpu_util_mean;      /* % from a monitor's samples (Inferix, sampler); NaN unknown */
+    double gpu_util_mean;    /* % from a monitor's samples (Inferix, sampler); NaN unknown */
 
     /* besides the timings (see above) */
-    tl_sevent *events;         /* the first TL_SESSION_MAX_EVENTS by time */
+    tl_sevent *events; /* the first TL_SESSION_MAX_EVENTS by time */
     size_t nevents;
-    uint64_t events_total;     /* every event the input recorded */
-    char **tags;               /* "key=value" */
+    uint64_t events_total; /* every event the input recorded */
+    char **tags;           /* "key=value" */
     size_t ntags;
     tl_scounter *counters;
     size_t ncounters;
     uint64_t counters_total;
     tl_ssystem sys;
     tl_sdiffusion diff;
-    tl_shealth *health;        /* per GPU with temperature or power samples */
+    tl_shealth *health; /* per GPU with temperature or power samples */
     size_t nhealth;
-    tl_sclock *clocks;         /* per GPU with busy samples of both clocks (clocks-below-base) */
+    tl_sclock *clocks; /* per GPU with busy samples of both clocks (clocks-below-base) */
     size_t nclocks;
-    tl_sdevmem *devmem;        /* per GPU memory peaks, when the input has readings of two
+    tl_sdevmem *devmem; /* per GPU memory peaks, when the input has readings of two
                                 * or more GPUs (one GPU: the session's peaks say it all) */
     size_t ndevmem;
     tl_sgrowth *growth;
     size_t ngrowth;
-    tl_sshape *shapes;         /* operators by input shape, by total time (record_shapes) */
+    tl_sshape *shapes; /* operators by input shape, by total time (record_shapes) */
     size_t nshapes;
     uint64_t shapes_dropped_keys;  /* keys not kept (TL_SESSION_MAX_SHAPES, TL_SHAPES_MAX) */
     uint64_t shapes_dropped_calls; /* ... and their calls */
-    tl_smemop *memops;         /* device memory by operator, by bytes allocated */
+    tl_smemop *memops;             /* device memory by operator, by bytes allocated */
     size_t nmemops;
-    uint64_t memops_dropped;   /* operators beyond TL_SESSION_MAX_MEMOPS */
-    int64_t memops_peak;       /* the device's peak Total Allocated the contributions are of; -1 unknown */
-    tl_memcat_point *memcats;  /* memory by category over time (export_memory_timeline), at most
+    uint64_t memops_dropped;  /* operators beyond TL_SESSION_MAX_MEMOPS */
+    int64_t memops_peak;      /* the device's peak Total Allocated the contributions are of; -1 unknown */
+    tl_memcat_point *memcats; /* memory by category over time (export_memory_timeline), at most
                                 * TL_MEMCAT_POINTS, times absolute like the snapshots' */
     size_t nmemcats;
 } tl_session;
@@ -559,7 +564,10 @@ int tl_session_from_identity(tl_session *s, const tl_identity *id);
 /* Counted in the numbers: a session of its own (a profile with a rank, not
  * a companion trace) of the run analyzed (identity.h). The one test every
  * analysis and every output asks; valid once tl_sessions_settle ran. */
-static inline int tl_session_counts(const tl_session *s) { return tl_identity_counts(&s->id); }
+static inline int tl_session_counts(const tl_session *s)
+{
+    return tl_identity_counts(&s->id);
+}
 
 /* ---- the last of identity: over every session at once ---------------------
  * Some of an input's identity depends on every other input: which run it

@@ -452,10 +452,10 @@ typedef struct run_key {
     int64_t last_end, last_pid;
     const char *last_host;
     const char *first_path;
-    int64_t t0, t1;            /* the wall-clock span of its sessions on the wall clock */
-    int timed;                 /* t0, t1 hold one at least */
-    int unranked;              /* a session's rank was given by input order (a guess) */
-    char why[160];             /* why the last session tried did not join it */
+    int64_t t0, t1; /* the wall-clock span of its sessions on the wall clock */
+    int timed;      /* t0, t1 hold one at least */
+    int unranked;   /* a session's rank was given by input order (a guess) */
+    char why[160];  /* why the last session tried did not join it */
 } run_key;
 
 /* Why session s (of a rank the run r already has) cannot be its next
@@ -534,7 +534,9 @@ static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, con
             snprintf(why, size, "its sessions overlap in time with the same ranks' sessions of the other run");
         return;
     }
-    int64_t apart = r->timed && m->timed ? (r->t0 > m->t1 ? ns_after(r->t0, m->t1) : m->t0 > r->t1 ? ns_after(m->t0, r->t1) : 0)
+    int64_t apart = r->timed && m->timed ? (r->t0 > m->t1   ? ns_after(r->t0, m->t1)
+                                            : m->t0 > r->t1 ? ns_after(m->t0, r->t1)
+                                                            : 0)
                                          : 0;
     double h = (double)apart / 3.6e12;
     if (h >= 48)
@@ -542,8 +544,10 @@ static void run_why(const tl_session *v, size_t n, const run_key *r, int rn, con
     else if (h >= 1)
         snprintf(why, size, "recorded %.1f hours %s it", h, r->t0 > m->t1 ? "after" : "before");
     else if (apart > TL_UNRANKED_APART_NS && (r->unranked || m->unranked))
-        snprintf(why, size, "recorded %.1f s %s it, and no rank declared: inputs that did not record at the same time "
-                 "are not ranks of one job", (double)apart / 1e9, r->t0 > m->t1 ? "after" : "before");
+        snprintf(why, size,
+                 "recorded %.1f s %s it, and no rank declared: inputs that did not record at the same time "
+                 "are not ranks of one job",
+                 (double)apart / 1e9, r->t0 > m->t1 ? "after" : "before");
     else
         snprintf(why, size, "its ranks' inputs could not be told apart from another run's");
 }
@@ -581,7 +585,7 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
     size_t runs_cap = 0, beyond = 0;
     /* per run: its inputs and the first three of their paths, for the notes (one pass, not one per run) */
     size_t *count = NULL;
-    char (*files)[400] = NULL;
+    char(*files)[400] = NULL;
     for (size_t i = 0; i < nsessions; i++) {
         tl_session *s = &v[i];
         s->id.run = 0;
@@ -602,8 +606,9 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
              * (within TL_UNRANKED_APART_NS); two inference runs 39 s apart
              * were ranks 0 and 1 of one job, one a "straggler" */
             int unranked = r->unranked || s->id.rank_source == TL_RANK_ORDER;
-            if (r->last_rank == s->id.rank ? not_next_session(r, s) != NULL
-                                           : time_apart(r, s, end) > (unranked ? TL_UNRANKED_APART_NS : TL_RUN_APART_NS))
+            if (r->last_rank == s->id.rank
+                    ? not_next_session(r, s) != NULL
+                    : time_apart(r, s, end) > (unranked ? TL_UNRANKED_APART_NS : TL_RUN_APART_NS))
                 continue;
             break;
         }
@@ -618,8 +623,11 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
                 nt->oom = 1;
                 goto out;
             }
-            runs[nruns++] = (run_key){ .world_size = s->id.world_size, .family = format_family(s->id.format),
-                                       .device = s->device_name, .last_rank = -1, .first_path = s->id.path };
+            runs[nruns++] = (run_key){ .world_size = s->id.world_size,
+                                       .family = format_family(s->id.format),
+                                       .device = s->device_name,
+                                       .last_rank = -1,
+                                       .first_path = s->id.path };
         }
         run_key *r = &runs[k];
         if (!r->world_size)
@@ -683,12 +691,14 @@ static void split_runs(tl_session *v, size_t nsessions, int pool, notes *nt)
         char why[200];
         run_why(v, nsessions, &runs[k], k + 1, &runs[main_run], why, sizeof why);
         if (pool)
-            add_note(nt, "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
-                         "--sessions asks: %s%s",
+            add_note(nt,
+                     "%zu input%s of a different run (%s) compared as later sessions of %s ranks, as "
+                     "--sessions asks: %s%s",
                      n, n == 1 ? "" : "s", why, n == 1 ? "its" : "their", files[k], n > 3 ? ", ..." : "");
         else
-            add_note(nt, "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
-                         "(the run analyzed includes %s)",
+            add_note(nt,
+                     "%zu input%s of a different run (%s) left out of the numbers: %s%s; analyze %s on %s own "
+                     "(the run analyzed includes %s)",
                      n, n == 1 ? "" : "s", why, files[k], n > 3 ? ", ..." : "", n == 1 ? "it" : "them",
                      n == 1 ? "its" : "their", runs[main_run].first_path);
     }
@@ -752,7 +762,8 @@ int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t si
             int cur = k < n && ranks[k] < world ? ranks[k] : world;
             if (cur > prev + 1 && llen < sizeof list) {
                 llen += (size_t)(cur - 1 > prev + 1
-                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1, cur - 1)
+                                     ? snprintf(list + llen, sizeof list - llen, "%s%d-%d", shown ? ", " : "", prev + 1,
+                                                cur - 1)
                                      : snprintf(list + llen, sizeof list - llen, "%s%d", shown ? ", " : "", prev + 1));
                 shown++;
             }
@@ -764,8 +775,8 @@ int tl_missing_ranks(const int *ranks, size_t n, int world, char *buf, size_t si
                                 world, world, world - (int)present == 1 ? "" : "s", list, shown == 8 ? ", ..." : "");
     }
     if (beyond && len < size)
-        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "",
-                 beyond, beyond == 1 ? "" : "s", world);
+        snprintf(buf + len, size - len, "%s%zu rank%s numbered at or beyond the world size %d", len ? "; " : "", beyond,
+                 beyond == 1 ? "" : "s", world);
     return buf[0] != '\0';
 }
 
@@ -819,9 +830,10 @@ static void order_ranks(const tl_session *v, size_t n, notes *nt)
             first = s->id.rank;
     }
     if (inputs)
-        add_note(nt, "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
-                     "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
-                     "files by rank (rank3, rank_3/) or aggregate them in one run",
+        add_note(nt,
+                 "%zu inputs share a rank only by input order (rank %d%s): partials aggregated apart each "
+                 "numbered their unranked inputs from 0, so these are pooled as sessions of one rank; name the "
+                 "files by rank (rank3, rank_3/) or aggregate them in one run",
                  inputs, first, ranks > 1 ? " and others" : "");
 }
 

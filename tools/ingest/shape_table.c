@@ -224,8 +224,8 @@ void tl_shape_table_link(tl_shape_table *t)
     t->nkern = 0;
 }
 
-static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
-                   const char *types, size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key);
+static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen, const char *types,
+                   size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key);
 
 /* Bytes of a joined raw text kept for the fast path. */
 #define RAW_TEXT_MAX 1024
@@ -286,8 +286,8 @@ found:;
 
 /* The slow path: normalize, find or add the key, count the call; *key its
  * index, or UINT32_MAX when it is beyond TL_SHAPES_MAX (counted in dropped). */
-static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
-                   const char *types, size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key)
+static int add_key(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen, const char *types,
+                   size_t tlen, int64_t dur, double flops, int64_t ext, uint32_t *key)
 {
     char d[TL_SHAPE_TEXT_MAX + 4], ty[TL_SHAPE_TEXT_MAX + 4];
     *key = UINT32_MAX;

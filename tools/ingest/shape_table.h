@@ -22,17 +22,17 @@
 
 #include "profile.h"
 
-#define TL_SHAPES_MAX 20000       /* distinct (name, dims, types) keys per profile */
-#define TL_SHAPE_TEXT_MAX 400     /* bytes of a key's dims or types text kept */
+#define TL_SHAPES_MAX 20000   /* distinct (name, dims, types) keys per profile */
+#define TL_SHAPE_TEXT_MAX 400 /* bytes of a key's dims or types text kept */
 
 typedef struct tl_shape_stat {
     uint32_t name, dims, types; /* ids in the table's strs */
     uint64_t count;
     int64_t total_ns, min_ns, max_ns;
-    double flops;              /* the trace's "flops" args added up */
-    uint64_t flops_n;          /* calls that had one */
-    int64_t gpu_ns;            /* the kernels its calls launched themselves ("External id"), added up */
-    uint64_t kernels;          /* ... how many */
+    double flops;     /* the trace's "flops" args added up */
+    uint64_t flops_n; /* calls that had one */
+    int64_t gpu_ns;   /* the kernels its calls launched themselves ("External id"), added up */
+    uint64_t kernels; /* ... how many */
 } tl_shape_stat;
 
 /* A kernel and the "External id" of the operator that launched it. */
@@ -45,13 +45,13 @@ typedef struct tl_shape_table {
     tl_strtab strs;
     tl_shape_stat *v;
     size_t n, cap;
-    uint32_t *slots;           /* open addressing: index + 1, or 0 */
+    uint32_t *slots; /* open addressing: index + 1, or 0 */
     size_t nslots;
-    uint64_t dropped;          /* calls of keys beyond TL_SHAPES_MAX */
+    uint64_t dropped; /* calls of keys beyond TL_SHAPES_MAX */
     /* operator "External id" -> key, and the kernels to link (tl_shape_table_link) */
     int64_t *op_ext;
-    uint32_t *op_key;          /* key index + 1, or 0: an empty slot */
-    size_t op_slots, op_n;     /* op_n: distinct ids, in the hash and the dense array */
+    uint32_t *op_key;      /* key index + 1, or 0: an empty slot */
+    size_t op_slots, op_n; /* op_n: distinct ids, in the hash and the dense array */
     /* Ids count up, so most live in a dense array, op_dense[ext - op_base] (key
      * index + 1, or 0), and only the ids it cannot take go to the hash above
      * (a hashed insert per operator was 9 % of a record_shapes trace's read). */
@@ -60,12 +60,12 @@ typedef struct tl_shape_table {
     size_t op_dcap, op_dn, op_hashed;
     tl_shape_link *kern;
     size_t nkern, kern_cap;
-    uint64_t links_dropped;    /* operators or kernels beyond TL_SHAPE_MAX_LINKS */
+    uint64_t links_dropped; /* operators or kernels beyond TL_SHAPE_MAX_LINKS */
     /* The fast path: the raw texts of a call as the trace wrote them
      * (name, dims, types joined) -> its key, so a repeated call costs one
      * lookup; at most TL_SHAPE_RAW_MAX raw texts, then the slow path only. */
     tl_strtab raw;
-    uint32_t *raw_key;         /* raw id -> key index */
+    uint32_t *raw_key; /* raw id -> key index */
     size_t raw_cap;
 } tl_shape_table;
 #define TL_SHAPE_RAW_MAX (4 * TL_SHAPES_MAX)

@@ -58,7 +58,10 @@ static int key_is(const unsigned char *b, size_t k, size_t len, const char *lit)
 /* Top-level keys that make the object a report (report_readers.h's
  * tl_report_kind decides which one; "format" only with "tally-report"). */
 static const char *const report_keys[] = {
-    "session_info", "timing_stats", "iteration_stats", "memory_snapshots",
+    "session_info",
+    "timing_stats",
+    "iteration_stats",
+    "memory_snapshots",
 };
 
 int tl_sniff_object(const unsigned char *b, size_t i, size_t n)

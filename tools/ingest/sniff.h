@@ -20,9 +20,9 @@
 #include <stddef.h>
 
 enum tl_sniff {
-    TL_SNIFF_MORE = 0,  /* the bytes end before a deciding key: read more */
-    TL_SNIFF_TRACE,     /* "traceEvents" at the top level */
-    TL_SNIFF_REPORT,    /* a report key, or the object ended without "traceEvents",
+    TL_SNIFF_MORE = 0, /* the bytes end before a deciding key: read more */
+    TL_SNIFF_TRACE,    /* "traceEvents" at the top level */
+    TL_SNIFF_REPORT,   /* a report key, or the object ended without "traceEvents",
                          * or it is not JSON this scan understands (the report
                          * reader's JSON parser then says where it breaks) */
 };

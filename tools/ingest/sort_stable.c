@@ -71,8 +71,8 @@ static inline __attribute__((always_inline)) int merge(char *base, size_t lo, si
  * base is a permutation of the input in which equal elements still keep their
  * input order (each merge is stable, the runs are slices of the input), so a
  * stable sort of it is the stable sort of the input. */
-static inline __attribute__((always_inline)) int merge_all(char *base, size_t *runs, size_t k, size_t size,
-                                                           scratch *t, cmp_fn cmp)
+static inline __attribute__((always_inline)) int merge_all(char *base, size_t *runs, size_t k, size_t size, scratch *t,
+                                                           cmp_fn cmp)
 {
     while (k > 1) {
         size_t j, w = 0;
@@ -113,12 +113,24 @@ void tl_sort_stable(void *base, size_t n, size_t size, cmp_fn cmp)
     runs[0] = 0;
     runs[++k] = n;
     switch (size) { /* the common sizes inlined: element copies of a known size */
-    case 8: rc = merge_all(v, runs, k, 8, &t, cmp); break;
-    case 16: rc = merge_all(v, runs, k, 16, &t, cmp); break;
-    case 24: rc = merge_all(v, runs, k, 24, &t, cmp); break;
-    case 32: rc = merge_all(v, runs, k, 32, &t, cmp); break;
-    case 40: rc = merge_all(v, runs, k, 40, &t, cmp); break;
-    default: rc = merge_all(v, runs, k, size, &t, cmp); break;
+    case 8:
+        rc = merge_all(v, runs, k, 8, &t, cmp);
+        break;
+    case 16:
+        rc = merge_all(v, runs, k, 16, &t, cmp);
+        break;
+    case 24:
+        rc = merge_all(v, runs, k, 24, &t, cmp);
+        break;
+    case 32:
+        rc = merge_all(v, runs, k, 32, &t, cmp);
+        break;
+    case 40:
+        rc = merge_all(v, runs, k, 40, &t, cmp);
+        break;
+    default:
+        rc = merge_all(v, runs, k, size, &t, cmp);
+        break;
     }
     free(t.p);
     free(runs);
@@ -130,4 +142,3 @@ fallback:
     free(runs);
     qsort(base, n, size, cmp);
 }
-

@@ -41,8 +41,8 @@
 /* A borrowed byte range. `ptr == NULL` means "absent"; an empty string is a non-NULL ptr with
  * len 0. Views handed out by the stream stay valid until the next call on that stream. */
 typedef struct tl_view {
-	const char *ptr;
-	size_t len;
+    const char *ptr;
+    size_t len;
 } tl_view;
 
 /* The byte source: fill `buf` with up to `cap` bytes; return how many, 0 at end of input, or a
@@ -56,15 +56,15 @@ ssize_t tl_fd_read(void *ctx, void *buf, size_t cap);
 /* The JSON type of a value, as seen by tl_args_next(). NONFINITE is NaN, Infinity or
  * -Infinity, which JSON does not allow but some producers write. */
 enum tl_json_kind {
-	TL_JSON_NONE = 0,
-	TL_JSON_STRING,
-	TL_JSON_NUMBER,
-	TL_JSON_OBJECT,
-	TL_JSON_ARRAY,
-	TL_JSON_TRUE,
-	TL_JSON_FALSE,
-	TL_JSON_NULL,
-	TL_JSON_NONFINITE,
+    TL_JSON_NONE = 0,
+    TL_JSON_STRING,
+    TL_JSON_NUMBER,
+    TL_JSON_OBJECT,
+    TL_JSON_ARRAY,
+    TL_JSON_TRUE,
+    TL_JSON_FALSE,
+    TL_JSON_NULL,
+    TL_JSON_NONFINITE,
 };
 
 /* Where the members of an event's "args" are, as the index walker found them (offsets from
@@ -73,132 +73,132 @@ enum tl_json_kind {
  * launch configuration, operators' shapes) and that have at most TL_ARGS_INDEX_MAX members. */
 #define TL_ARGS_INDEX_MAX 32
 typedef struct tl_args_index {
-	const char *text;
-	uint32_t n;     /* members */
-	uint32_t close; /* the '}' of args */
-	uint32_t key[TL_ARGS_INDEX_MAX], colon[TL_ARGS_INDEX_MAX], value[TL_ARGS_INDEX_MAX];
+    const char *text;
+    uint32_t n;     /* members */
+    uint32_t close; /* the '}' of args */
+    uint32_t key[TL_ARGS_INDEX_MAX], colon[TL_ARGS_INDEX_MAX], value[TL_ARGS_INDEX_MAX];
 } tl_args_index;
 
 /* One event of "traceEvents". All views borrow the stream's buffer. String views hold the raw
  * content between the quotes, still JSON-escaped: compare with tl_view_eq() when the literal
  * has no escapes, decode with tl_view_unescape(). */
 typedef struct tl_trace_event {
-	tl_view name, cat, ph, scope, bp, s;
-	char phase; /* ph[0] when ph is exactly one byte, else 0 */
+    tl_view name, cat, ph, scope, bp, s;
+    char phase; /* ph[0] when ph is exactly one byte, else 0 */
 
-	/* "id": the raw text of a string or of a number (never converted through a double, so ids
+    /* "id": the raw text of a string or of a number (never converted through a double, so ids
 	 * beyond 2^53 and hex strings survive). "id2": {"local": ...} / {"global": ...}. */
-	tl_view id, id2_local, id2_global;
-	unsigned char id_quoted; /* "id" was a JSON string */
+    tl_view id, id2_local, id2_global;
+    unsigned char id_quoted; /* "id" was a JSON string */
 
-	/* ts and dur are microseconds in the file (number, exponent or numeric string); kept
+    /* ts and dur are microseconds in the file (number, exponent or numeric string); kept
 	 * here as nanoseconds, rounded to the nearest ns (half away from zero). A value that is
 	 * missing, null, NaN, not a number or out of int64 range leaves has_ts/has_dur at 0. */
-	int64_t ts_ns, dur_ns;
-	unsigned char has_ts, has_dur;
+    int64_t ts_ns, dur_ns;
+    unsigned char has_ts, has_dur;
 
-	/* pid/tid may be integers or strings. *_str is the raw text either way (ptr NULL when
+    /* pid/tid may be integers or strings. *_str is the raw text either way (ptr NULL when
 	 * absent); pid/tid hold the value when the text is an integer (then *_int is 1), which
 	 * includes strings such as "7". *_quoted says the file had a string. */
-	int64_t pid, tid;
-	tl_view pid_str, tid_str;
-	unsigned char pid_int, tid_int, pid_quoted, tid_quoted;
+    int64_t pid, tid;
+    tl_view pid_str, tid_str;
+    unsigned char pid_int, tid_int, pid_quoted, tid_quoted;
 
-	/* The raw JSON text of "args", braces included, for lazy decoding with tl_args_next(). */
-	tl_view args;
-	const tl_args_index *args_index; /* its members when the index walker kept them, or NULL */
+    /* The raw JSON text of "args", braces included, for lazy decoding with tl_args_next(). */
+    tl_view args;
+    const tl_args_index *args_index; /* its members when the index walker kept them, or NULL */
 
-	/* Kineto args the analysis always needs, decoded on the way: "stream", "device",
+    /* Kineto args the analysis always needs, decoded on the way: "stream", "device",
 	 * "correlation", "External id" (integers only). */
-	int64_t stream, device, correlation, external_id;
-	unsigned char has_stream, has_device, has_correlation, has_external_id;
+    int64_t stream, device, correlation, external_id;
+    unsigned char has_stream, has_device, has_correlation, has_external_id;
 
-	/* 1: no string of the event has a backslash (its views need no unescaping); 0: not
+    /* 1: no string of the event has a backslash (its views need no unescaping); 0: not
 	 * known (the byte parser read the event). */
-	unsigned char plain;
+    unsigned char plain;
 
-	uint64_t offset; /* byte offset of the event's '{' in the (decompressed) input */
-	size_t size;     /* bytes from '{' to '}' inclusive */
+    uint64_t offset; /* byte offset of the event's '{' in the (decompressed) input */
+    size_t size;     /* bytes from '{' to '}' inclusive */
 } tl_trace_event;
 
 /* What the counters count. Everything but events, by_phase and bytes_read is also a warning
  * and adds to `warnings` (what --strict turns into errors). */
 typedef struct tl_trace_stats {
-	uint64_t events;          /* objects returned from traceEvents */
-	uint64_t by_phase[256];   /* events whose ph is one byte, indexed by that byte */
-	uint64_t phase_missing;   /* events without a "ph" string */
-	uint64_t phase_long;      /* events whose ph is longer than one byte, e.g. "XXX" */
-	uint64_t malformed;       /* events skipped because they are not valid JSON */
-	uint64_t oversized;       /* events skipped because they exceed max_event_size */
-	uint64_t non_objects;     /* elements of traceEvents that are not objects */
-	uint64_t trailing_commas; /* ",]" or ",}" */
-	uint64_t extra_commas;    /* "[," or ",," */
-	uint64_t missing_commas;  /* two values with no comma between them */
-	uint64_t nonfinite;       /* NaN, Infinity, -Infinity literals */
-	uint64_t bad_numbers;     /* ts/dur present but not a usable number */
-	uint64_t invalid_utf8;    /* bytes that are not part of a valid UTF-8 sequence */
-	uint64_t control_chars;   /* raw bytes < 0x20 inside strings */
-	uint64_t bad_escapes;     /* backslash escapes JSON does not define, e.g. "C:\Users" */
-	uint64_t duplicate_keys;  /* a decoded event key given twice (the last one wins) */
-	uint64_t other;           /* anything else: data after the end, a non-array traceEvents */
-	uint64_t warnings;        /* sum of the above warnings */
-	uint64_t bytes_read;      /* bytes taken from the read callback */
-	unsigned char bom;          /* the input started with a UTF-8 BOM (accepted, not a warning) */
-	unsigned char unterminated; /* array form ended after a complete event without ']' */
-	unsigned char truncated;    /* input ended inside an event or inside the object form */
+    uint64_t events;            /* objects returned from traceEvents */
+    uint64_t by_phase[256];     /* events whose ph is one byte, indexed by that byte */
+    uint64_t phase_missing;     /* events without a "ph" string */
+    uint64_t phase_long;        /* events whose ph is longer than one byte, e.g. "XXX" */
+    uint64_t malformed;         /* events skipped because they are not valid JSON */
+    uint64_t oversized;         /* events skipped because they exceed max_event_size */
+    uint64_t non_objects;       /* elements of traceEvents that are not objects */
+    uint64_t trailing_commas;   /* ",]" or ",}" */
+    uint64_t extra_commas;      /* "[," or ",," */
+    uint64_t missing_commas;    /* two values with no comma between them */
+    uint64_t nonfinite;         /* NaN, Infinity, -Infinity literals */
+    uint64_t bad_numbers;       /* ts/dur present but not a usable number */
+    uint64_t invalid_utf8;      /* bytes that are not part of a valid UTF-8 sequence */
+    uint64_t control_chars;     /* raw bytes < 0x20 inside strings */
+    uint64_t bad_escapes;       /* backslash escapes JSON does not define, e.g. "C:\Users" */
+    uint64_t duplicate_keys;    /* a decoded event key given twice (the last one wins) */
+    uint64_t other;             /* anything else: data after the end, a non-array traceEvents */
+    uint64_t warnings;          /* sum of the above warnings */
+    uint64_t bytes_read;        /* bytes taken from the read callback */
+    unsigned char bom;          /* the input started with a UTF-8 BOM (accepted, not a warning) */
+    unsigned char unterminated; /* array form ended after a complete event without ']' */
+    unsigned char truncated;    /* input ended inside an event or inside the object form */
 } tl_trace_stats;
 
 enum tl_trace_form {
-	TL_TRACE_FORM_UNKNOWN = 0,
-	TL_TRACE_FORM_ARRAY,  /* [ {event}, ... ] */
-	TL_TRACE_FORM_OBJECT, /* { "traceEvents": [...], other keys } */
+    TL_TRACE_FORM_UNKNOWN = 0,
+    TL_TRACE_FORM_ARRAY,  /* [ {event}, ... ] */
+    TL_TRACE_FORM_OBJECT, /* { "traceEvents": [...], other keys } */
 };
 
 #define TL_TRACE_MAX_DEVICES 16
 
 typedef struct tl_trace_device {
-	int64_t id;
-	char name[64];
-	int64_t total_global_mem; /* bytes */
-	int64_t compute_major, compute_minor, num_sms;
+    int64_t id;
+    char name[64];
+    int64_t total_global_mem; /* bytes */
+    int64_t compute_major, compute_minor, num_sms;
 } tl_trace_device;
 
 /* The object form's top-level keys other than traceEvents. Keys before "traceEvents" are known
  * when the first event is returned, keys after it only once tl_trace_stream_next() returned 0. */
 typedef struct tl_trace_meta {
-	enum tl_trace_form form;
-	unsigned char has_trace_events; /* the object form had a "traceEvents" array */
-	unsigned char has_rank, has_world_size, has_base_time, has_schema_version;
-	int64_t rank, world_size;       /* "distributedInfo" */
-	char backend[32];               /* "distributedInfo.backend", e.g. "nccl" */
-	int64_t base_time_ns;           /* "baseTimeNanoseconds" */
-	int64_t schema_version;         /* "schemaVersion" */
-	char display_time_unit[8];      /* "displayTimeUnit": "ms" or "ns"; "" when absent */
-	char trace_name[256];           /* "traceName" (escaped text, cut to fit) */
-	int device_count;               /* entries in "deviceProperties" (may exceed the array) */
-	tl_trace_device devices[TL_TRACE_MAX_DEVICES];
-	/* Raw JSON copies of "otherData" and "metadata" when at most 64 KiB; owned by the stream. */
-	char *other_data, *metadata;
-	size_t other_data_len, metadata_len;
+    enum tl_trace_form form;
+    unsigned char has_trace_events; /* the object form had a "traceEvents" array */
+    unsigned char has_rank, has_world_size, has_base_time, has_schema_version;
+    int64_t rank, world_size;  /* "distributedInfo" */
+    char backend[32];          /* "distributedInfo.backend", e.g. "nccl" */
+    int64_t base_time_ns;      /* "baseTimeNanoseconds" */
+    int64_t schema_version;    /* "schemaVersion" */
+    char display_time_unit[8]; /* "displayTimeUnit": "ms" or "ns"; "" when absent */
+    char trace_name[256];      /* "traceName" (escaped text, cut to fit) */
+    int device_count;          /* entries in "deviceProperties" (may exceed the array) */
+    tl_trace_device devices[TL_TRACE_MAX_DEVICES];
+    /* Raw JSON copies of "otherData" and "metadata" when at most 64 KiB; owned by the stream. */
+    char *other_data, *metadata;
+    size_t other_data_len, metadata_len;
 } tl_trace_meta;
 
 /* A problem report: which input, where, and what was expected. */
 typedef struct tl_parse_error {
-	char source[256];
-	uint64_t offset;
-	char text[200];
+    char source[256];
+    uint64_t offset;
+    char text[200];
 } tl_parse_error;
 
 #define TL_TRACE_MAX_PROBLEMS 20
 
 /* Limits, with the defaults set by tl_trace_options_init(). */
 typedef struct tl_trace_options {
-	size_t buffer_size;    /* first buffer size: 1 MiB */
-	size_t max_event_size; /* an event (or top-level value parsed whole) larger than this is
+    size_t buffer_size;    /* first buffer size: 1 MiB */
+    size_t max_event_size; /* an event (or top-level value parsed whole) larger than this is
 	                          skipped with a warning: 64 MiB */
-	int max_depth;         /* nesting limit inside an event, the event object being 1: 256
+    int max_depth;         /* nesting limit inside an event, the event object being 1: 256
 	                          (at most TL_TRACE_DEPTH_LIMIT) */
-	int no_index;          /* 1: read every event with the byte parser, never from the
+    int no_index;          /* 1: read every event with the byte parser, never from the
 	                          structural index (json_scan.h); for tests and benchmarks, the
 	                          results are the same either way */
 } tl_trace_options;
@@ -210,56 +210,56 @@ typedef struct tl_trace_options {
 #define TL_TRACE_DEPTH_LIMIT 1024
 
 /* Return codes. */
-#define TL_TRACE_ERR_NOMEM  (-1) /* out of memory */
-#define TL_TRACE_ERR_READ   (-2) /* the read callback failed */
+#define TL_TRACE_ERR_NOMEM (-1)  /* out of memory */
+#define TL_TRACE_ERR_READ (-2)   /* the read callback failed */
 #define TL_TRACE_ERR_FORMAT (-3) /* not a trace: neither '[' nor '{' first, or a broken top level */
 
 /* The stream. Callers read `stats`, `meta`, `problems`/`problem_count` and `error`; the rest
  * is private. */
 typedef struct tl_trace_stream {
-	tl_trace_stats stats;
-	tl_trace_meta meta;
-	/* The first problems, in input order: each malformed or skipped event, and the first
+    tl_trace_stats stats;
+    tl_trace_meta meta;
+    /* The first problems, in input order: each malformed or skipped event, and the first
 	 * occurrence of each kind of accepted quirk (the counters in stats have them all). */
-	tl_parse_error problems[TL_TRACE_MAX_PROBLEMS];
-	unsigned problem_count;                         /* how many are stored in problems[] */
-	tl_parse_error error; /* why the stream ended early: truncation, read or format error */
-	int has_error;
+    tl_parse_error problems[TL_TRACE_MAX_PROBLEMS];
+    unsigned problem_count; /* how many are stored in problems[] */
+    tl_parse_error error;   /* why the stream ended early: truncation, read or format error */
+    int has_error;
 
-	/* private */
-	char source[256];
-	unsigned reported; /* warning kinds already reported once */
-	tl_read_fn read;
-	void *ctx;
-	tl_trace_options opt;
-	char *buf;
-	size_t cap, pos, len; /* buf[pos..len) is unread */
-	uint64_t base;        /* input offset of buf[0] */
-	int eof, fatal;
-	int read_error, read_errno; /* the input ended with a read error ... */
-	int read_failed;            /* ... and parsing got that far: the stream reports it */
-	int state, after_state; /* where the top-level state machine is, and where skipping returns */
-	int key;                /* the top-level key whose value is being read */
-	int after_value, after_comma; /* the last thing read was a value, a comma */
-	int fast_next;          /* pos is at the '{' of an event, the separator before it taken */
-	uint32_t *idx;        /* the structural index of buf[idx_from..idx_to), allocated once */
-	size_t idx_n, idx_k;  /* its entries, the next one to look at */
-	size_t idx_from, idx_to;
-	int idx_valid;
-	uint64_t fast_events; /* events read from the index (the rest by the byte parser) */
-	tl_args_index args_ix; /* what args_index points to */
-	struct fast_ints {    /* the last pid and tid the index walker decoded */
-		uint64_t w[2];
-		int64_t v[2];
-		unsigned n[2];
-	} fast_ints;
-	unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
-	struct tl_trace_skip {
-		int64_t depth;
-		int started, in_string, escape, scalar;
-		int reason;
-		uint64_t start;
-	} skip;
+    /* private */
+    char source[256];
+    unsigned reported; /* warning kinds already reported once */
+    tl_read_fn read;
+    void *ctx;
+    tl_trace_options opt;
+    char *buf;
+    size_t cap, pos, len; /* buf[pos..len) is unread */
+    uint64_t base;        /* input offset of buf[0] */
+    int eof, fatal;
+    int read_error, read_errno;   /* the input ended with a read error ... */
+    int read_failed;              /* ... and parsing got that far: the stream reports it */
+    int state, after_state;       /* where the top-level state machine is, and where skipping returns */
+    int key;                      /* the top-level key whose value is being read */
+    int after_value, after_comma; /* the last thing read was a value, a comma */
+    int fast_next;                /* pos is at the '{' of an event, the separator before it taken */
+    uint32_t *idx;                /* the structural index of buf[idx_from..idx_to), allocated once */
+    size_t idx_n, idx_k;          /* its entries, the next one to look at */
+    size_t idx_from, idx_to;
+    int idx_valid;
+    uint64_t fast_events;  /* events read from the index (the rest by the byte parser) */
+    tl_args_index args_ix; /* what args_index points to */
+    struct fast_ints {     /* the last pid and tid the index walker decoded */
+        uint64_t w[2];
+        int64_t v[2];
+        unsigned n[2];
+    } fast_ints;
+    unsigned fast_tries, fast_fallbacks, fast_pause; /* see read_event() */
+    struct tl_trace_skip {
+        int64_t depth;
+        int started, in_string, escape, scalar;
+        int reason;
+        uint64_t start;
+    } skip;
 } tl_trace_stream;
 
 /* Set `opt` to the defaults. */
@@ -292,8 +292,8 @@ size_t tl_view_unescape(tl_view v, char *buf, size_t cap);
  * the length of a literal is known when compiling. */
 static inline int tl_view_eq(tl_view v, const char *lit)
 {
-	size_t n = __builtin_strlen(lit);
-	return v.ptr && v.len == n && __builtin_memcmp(v.ptr, lit, n) == 0;
+    size_t n = __builtin_strlen(lit);
+    return v.ptr && v.len == n && __builtin_memcmp(v.ptr, lit, n) == 0;
 }
 
 /* 1 if the n bytes of `lit` (n >= 2) occur anywhere in `v`, else 0: memmem()'s answer, found by
@@ -301,18 +301,18 @@ static inline int tl_view_eq(tl_view v, const char *lit)
  * in args text), without memmem()'s set-up, which cost more than the search on short args. */
 static inline int tl_view_contains(tl_view v, const char *lit, size_t n)
 {
-	if (v.ptr == NULL || n < 2 || v.len < n)
-		return 0;
-	const char *p = v.ptr + 1, *lim = v.ptr + v.len - n + 2; /* where lit[1] may be */
-	while (p < lim) {
-		const char *q = (const char *)__builtin_memchr(p, lit[1], (size_t)(lim - p));
-		if (q == NULL)
-			return 0;
-		if (q[-1] == lit[0] && __builtin_memcmp(q + 1, lit + 2, n - 2) == 0)
-			return 1;
-		p = q + 1;
-	}
-	return 0;
+    if (v.ptr == NULL || n < 2 || v.len < n)
+        return 0;
+    const char *p = v.ptr + 1, *lim = v.ptr + v.len - n + 2; /* where lit[1] may be */
+    while (p < lim) {
+        const char *q = (const char *)__builtin_memchr(p, lit[1], (size_t)(lim - p));
+        if (q == NULL)
+            return 0;
+        if (q[-1] == lit[0] && __builtin_memcmp(q + 1, lit + 2, n - 2) == 0)
+            return 1;
+        p = q + 1;
+    }
+    return 0;
 }
 
 /* Parse `v` as a whole decimal integer (optional sign). Returns 0 and sets *out, or -1. */
@@ -325,17 +325,17 @@ int tl_trace_us_to_ns(tl_view v, int64_t *out);
 
 /* One member of an args object, for tl_args_next(). */
 typedef struct tl_json_value {
-	enum tl_json_kind kind;
-	tl_view text;  /* string content (escaped) or the raw text of any other value */
-	double number; /* for TL_JSON_NUMBER, and for strings that are a whole number */
-	int is_number; /* number is valid */
+    enum tl_json_kind kind;
+    tl_view text;  /* string content (escaped) or the raw text of any other value */
+    double number; /* for TL_JSON_NUMBER, and for strings that are a whole number */
+    int is_number; /* number is valid */
 } tl_json_value;
 
 /* An iterator over the members of a raw JSON object such as tl_trace_event.args. */
 typedef struct tl_args_iter {
-	const char *p, *end;
-	const tl_args_index *ix; /* members found by the index walker, or NULL */
-	uint32_t i;
+    const char *p, *end;
+    const tl_args_index *ix; /* members found by the index walker, or NULL */
+    uint32_t i;
 } tl_args_iter;
 
 /* Start iterating the object `args` (may be absent: then there are no members). */
@@ -360,7 +360,6 @@ int tl_args_next(tl_args_iter *it, tl_view *key, tl_json_value *val);
  * their values when the index walker kept the members (tl_args_iter_init_event), so the cost is
  * a key compare per member rather than a value's decoding. The members found are those
  * tl_args_next() would give, in the same order. */
-int tl_args_next_picked(tl_args_iter *it, int (*pick)(tl_view key), int *picked, tl_view *key,
-                        tl_json_value *val);
+int tl_args_next_picked(tl_args_iter *it, int (*pick)(tl_view key), int *picked, tl_view *key, tl_json_value *val);
 
 #endif

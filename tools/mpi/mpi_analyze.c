@@ -86,8 +86,9 @@ void tl_mpi_wait(MPI_Request *req, int peer, const char *what)
     char who[32] = "a process";
     if (peer >= 0)
         snprintf(who, sizeof who, "process %d", peer);
-    fprintf(stderr, "tally-mpi: process %d: %s sent nothing for %.0f s while this one waited for %s "
-                    "(--timeout %.0f): it stopped answering; ending the job\n",
+    fprintf(stderr,
+            "tally-mpi: process %d: %s sent nothing for %.0f s while this one waited for %s "
+            "(--timeout %.0f): it stopped answering; ending the job\n",
             g_rank, who, limit, what, tl_mpi_timeout_s);
     fflush(stderr);
     MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
@@ -105,7 +106,8 @@ static void buf_put(buf *b, const void *d, size_t n)
 {
     if (b->oom)
         return;
-    if (b->len + n > b->cap && tl_array_grow(&b->p, b->len + n - 1, &b->cap, 1, 4096) != 0) { /* room for the last byte */
+    if (b->len + n > b->cap &&
+        tl_array_grow(&b->p, b->len + n - 1, &b->cap, 1, 4096) != 0) { /* room for the last byte */
         b->oom = 1;
         return;
     }
@@ -113,7 +115,10 @@ static void buf_put(buf *b, const void *d, size_t n)
     b->len += n;
 }
 
-static void put_i64(buf *b, int64_t v) { buf_put(b, &v, sizeof v); }
+static void put_i64(buf *b, int64_t v)
+{
+    buf_put(b, &v, sizeof v);
+}
 
 static void put_str(buf *b, const char *s)
 {
@@ -269,13 +274,16 @@ static int share_inputs(const tl_cli *cli, const tl_limits *limits, tl_item_list
  * unlisted type does not compile). The ranks an aggregate input holds follow
  * the table as a counted list. */
 enum { WIRE_INT, WIRE_I64, WIRE_STR };
-#define WIRE(m) { offsetof(tl_profile, m), _Generic(((tl_profile *)0)->m, int: WIRE_INT, int64_t: WIRE_I64, char *: WIRE_STR) }
+#define WIRE(m)                                                                                                        \
+    {                                                                                                                  \
+        offsetof(tl_profile, m), _Generic(((tl_profile *)0)->m, int : WIRE_INT, int64_t : WIRE_I64, char * : WIRE_STR) \
+    }
 static const struct wire_field {
     size_t offset;
     int kind;
 } identity_wire[] = {
-    WIRE(skipped),         WIRE(id.format), WIRE(id.rank),  WIRE(id.world_size), WIRE(id.rank_source),
-    WIRE(base_time_ns),    WIRE(start_ns),  WIRE(end_ns),   WIRE(id.path),       WIRE(id.rank_detail),
+    WIRE(skipped),      WIRE(id.format), WIRE(id.rank), WIRE(id.world_size), WIRE(id.rank_source),
+    WIRE(base_time_ns), WIRE(start_ns),  WIRE(end_ns),  WIRE(id.path),       WIRE(id.rank_detail),
 };
 #undef WIRE
 
@@ -482,7 +490,8 @@ static int assign_ranks_globally(tl_run *run, const size_t *global_item)
  * JSON, and a copy over shared memory or InfiniBand costs less than zlib. */
 static int pack_partial(const tl_aggregate *agg, int code, buf *out)
 {
-    tl_partial view = { .whole_trace = agg->opt.whole_trace, .kernel_wait_ns = agg->opt.kernel_wait_ns,
+    tl_partial view = { .whole_trace = agg->opt.whole_trace,
+                        .kernel_wait_ns = agg->opt.kernel_wait_ns,
                         .kernel_classes = (char *)agg->opt.kernel_classes };
     tl_wire w = { 0 };
     int64_t c = code;
@@ -800,7 +809,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
     if (g_rank != 0)
         return TL_EXIT_WORKER;
     if (cli->progress)
-        fprintf(stderr, "tally-mpi: ranks assigned and %zu sessions merged in %.3f s (%.3f s of CPU; %.1f MB received)\n",
+        fprintf(stderr,
+                "tally-mpi: ranks assigned and %zu sessions merged in %.3f s (%.3f s of CPU; %.1f MB received)\n",
                 agg->nsessions, MPI_Wtime() - t0, cpu_s() - c0, (double)g_wire_bytes / 1e6);
     for (size_t i = 0; i < agg->nsessions; i++)
         *warnings += tl_pipeline_problems(cli, &agg->sessions[i].id);

@@ -54,4 +54,3 @@ out:
     free(order);
     free(load);
 }
-

@@ -54,11 +54,12 @@ static int has_jobs(int argc, char **argv)
 
 static int usage(FILE *out, int code)
 {
-    fprintf(out, "usage: tally-mpi report|summary|aggregate [--timeout SEC] [options] INPUT...\n"
-                 "  run under mpirun or srun; options and outputs as in tally (see tally CMD --help).\n"
-                 "  Process 0 discovers the inputs and writes the outputs; the others read a share each.\n"
-                 "  --timeout SEC  end the job when a process sends nothing for SEC seconds while\n"
-                 "                 another waits for it (default %d; TALLY_MPI_TIMEOUT also sets it)\n",
+    fprintf(out,
+            "usage: tally-mpi report|summary|aggregate [--timeout SEC] [options] INPUT...\n"
+            "  run under mpirun or srun; options and outputs as in tally (see tally CMD --help).\n"
+            "  Process 0 discovers the inputs and writes the outputs; the others read a share each.\n"
+            "  --timeout SEC  end the job when a process sends nothing for SEC seconds while\n"
+            "                 another waits for it (default %d; TALLY_MPI_TIMEOUT also sets it)\n",
             TL_MPI_TIMEOUT_DEFAULT);
     return code;
 }
@@ -138,8 +139,10 @@ static int run(int rank, int argc, char **argv, int jobs_default, const tl_engin
         return rc;
     }
     if (rank == 0)
-        fprintf(stderr, "tally-mpi: '%s' is not a tally-mpi command (report, summary, aggregate); "
-                        "compare the aggregates with tally compare\n", argv[1]);
+        fprintf(stderr,
+                "tally-mpi: '%s' is not a tally-mpi command (report, summary, aggregate); "
+                "compare the aggregates with tally compare\n",
+                argv[1]);
     return TL_EXIT_USAGE;
 }
 

@@ -70,8 +70,10 @@ static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
     kv_pct(j, "comm_comp_overlap_pct", g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : 0.0);
     tl_json_key(j, "kernel_types_us");
     tl_json_object_begin(j);
-    static const char *mask_names[8] = { NULL, "compute", "communication", "compute+communication", "memory",
-                                         "compute+memory", "communication+memory", "compute+communication+memory" };
+    static const char *mask_names[8] = {
+        NULL,     "compute",        "communication",        "compute+communication",
+        "memory", "compute+memory", "communication+memory", "compute+communication+memory"
+    };
     for (int m = 1; m < 8; m++)
         kv_us(j, mask_names[m], g->by_mask[m]);
     tl_json_object_end(j);
@@ -388,9 +390,10 @@ static void write_ranks(tl_json *j, const tl_aggregate *a, const unsigned char *
         tl_json_kv_double(j, "peak_device_used_bytes", r->peak_device_used);
         tl_json_kv_double(j, "device_total_bytes", r->device_total);
         kv_pct(j, "peak_device_pct", tl_rank_peak_device_pct(r));
-        tl_json_kv_double(j, "fragmentation_ratio", isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
-                                             ? r->peak_reserved / r->peak_allocated
-                                             : NAN);
+        tl_json_kv_double(j, "fragmentation_ratio",
+                          isfinite(r->peak_reserved) && isfinite(r->peak_allocated) && r->peak_allocated > 0
+                              ? r->peak_reserved / r->peak_allocated
+                              : NAN);
         tl_json_kv_double(j, "peak_rss_bytes", r->peak_rss);
         tl_json_kv_double(j, "gpu_utilization_mean_pct", r->gpu_util_mean);
         tl_json_object_end(j);
@@ -827,9 +830,10 @@ static void write_shapes(tl_json *j, const tl_aggregate *a)
             isfinite(r->flops) ? tl_json_fixed(j, r->flops, 0) : tl_json_null(j);
             kv_us(j, "gpu_us", r->gpu_ns);
             tl_json_kv_uint(j, "kernels", r->kernels);
-            tl_json_kv_string(j, "tflops_over", r->time_source == TL_TFLOPS_GPU   ? "kernels"
-                                                 : r->time_source == TL_TFLOPS_CPU ? "cpu_time"
-                                                                                   : "none");
+            tl_json_kv_string(j, "tflops_over",
+                              r->time_source == TL_TFLOPS_GPU   ? "kernels"
+                              : r->time_source == TL_TFLOPS_CPU ? "cpu_time"
+                                                                : "none");
             kv_pct(j, "tflops", r->tflops);
             kv_pct(j, "peak_tflops", r->peak_tflops);
             kv_pct(j, "peak_pct", 100.0 * r->tflops / r->peak_tflops);
@@ -911,8 +915,8 @@ static void write_inputs(tl_json *j, const tl_aggregate *a)
  * every bounded output, their sessions, and the sessions of no rank (inputs
  * that were not read: small). why and keep NULL: everything. */
 typedef struct json_detail {
-    unsigned char *why;  /* per rank (a->ranks), 0: only its row in "rank_rows" */
-    unsigned char *keep; /* per session (a->sessions), 0: left out */
+    unsigned char *why;     /* per rank (a->ranks), 0: only its row in "rank_rows" */
+    unsigned char *keep;    /* per session (a->sessions), 0: left out */
     size_t ranks, sessions; /* how many are in full */
 } json_detail;
 

@@ -25,15 +25,15 @@
 #include "render.h"
 
 #define TL_TRACE_MAX_EVENTS 200000 /* complete events written at most (metadata aside) */
-#define FINDINGS_PID 1000000        /* the "tally findings" process */
-#define WAIT_ROWS 4                 /* threads of a rank's waits (gloo runs two all-reduces at once) */
+#define FINDINGS_PID 1000000       /* the "tally findings" process */
+#define WAIT_ROWS 4                /* threads of a rank's waits (gloo runs two all-reduces at once) */
 
 typedef struct tw {
     tl_json j;
-    int64_t t0;                /* the trace's zero, on the aligned clock */
+    int64_t t0; /* the trace's zero, on the aligned clock */
     uint64_t written, left;
-    int64_t *wait_tid;         /* per rank index: the tid of its first row of waits; 0 none */
-    uint8_t **wait_row;        /* per rank index and instance: the row of its wait */
+    int64_t *wait_tid;  /* per rank index: the tid of its first row of waits; 0 none */
+    uint8_t **wait_row; /* per rank index and instance: the row of its wait */
     uint64_t flow_id;
 } tw;
 
@@ -203,7 +203,8 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
         const tl_session *s = &a->sessions[r->sessions[k]];
         for (size_t i = 0; i < s->nsteps; i++) {
             snprintf(buf, sizeof buf, "step %" PRId64, s->steps[i].number);
-            if (s->steps[i].ts_ns != INT64_MIN && begin_x(w, "step", buf, pid, 0, s->steps[i].ts_ns - off, s->steps[i].dur_ns))
+            if (s->steps[i].ts_ns != INT64_MIN &&
+                begin_x(w, "step", buf, pid, 0, s->steps[i].ts_ns - off, s->steps[i].dur_ns))
                 tl_json_object_end(&w->j);
         }
         const tl_timeline *t = &s->timeline;
@@ -244,7 +245,8 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
         row_end[row] = c->ts_ns + wait > row_end[row] ? c->ts_ns + wait : row_end[row];
         w->wait_row[ri][i] = (uint8_t)row;
         for (; rows <= row; rows++) {
-            meta(w, "thread_name", pid, tid + rows, "name", rows ? "waiting in collectives (at once)" : "waiting in collectives", 0);
+            meta(w, "thread_name", pid, tid + rows, "name",
+                 rows ? "waiting in collectives (at once)" : "waiting in collectives", 0);
             meta(w, "thread_sort_index", pid, tid + rows, "sort_index", NULL, tid + rows);
         }
         const char *name = c->name >= 0 && (size_t)c->name < s->ncoll_names ? s->coll_names[c->name] : "collective";
@@ -435,12 +437,15 @@ static int write_trace(FILE *out, const tl_aggregate *a, const char *version)
     snprintf(buf, sizeof buf, "tally %s", version ? version : "");
     tl_json_kv_string(j, "producer", buf);
     tl_json_kv_int(j, "ranks", (int64_t)a->nranks);
-    tl_json_kv_string(j, "clock", a->waits.source != TL_WAITS_NONE
-                                      ? "each rank shifted by its clock offset from the collectives (Waits); 0 is the job's first event"
-                                      : "as recorded; 0 is the job's first event");
-    tl_json_kv_string(j, "contents", "per rank: steps, each timeline lane (a CPU thread's longest calls, a GPU "
-                                     "stream's busy time merged into ranges at 1/1024 of its session), waits in "
-                                     "collectives; a 'tally findings' process");
+    tl_json_kv_string(
+        j, "clock",
+        a->waits.source != TL_WAITS_NONE
+            ? "each rank shifted by its clock offset from the collectives (Waits); 0 is the job's first event"
+            : "as recorded; 0 is the job's first event");
+    tl_json_kv_string(j, "contents",
+                      "per rank: steps, each timeline lane (a CPU thread's longest calls, a GPU "
+                      "stream's busy time merged into ranges at 1/1024 of its session), waits in "
+                      "collectives; a 'tally findings' process");
     tl_json_kv_int(j, "max_events", TL_TRACE_MAX_EVENTS);
     tl_json_kv_uint(j, "events_written", w->written);
     tl_json_kv_uint(j, "events_left_out", w->left);

@@ -68,8 +68,8 @@ void tl_collbw_row_text(const tl_aggregate *a, const tl_collbw_row *r, tl_collbw
 void tl_collbw_sentence(FILE *out, const tl_aggregate *a)
 {
     const tl_collbw *c = &a->collbw;
-    fprintf(out, "%llu of %llu collectives (%s) have a size",
-            (unsigned long long)c->sized, (unsigned long long)c->instances,
+    fprintf(out, "%llu of %llu collectives (%s) have a size", (unsigned long long)c->sized,
+            (unsigned long long)c->instances,
             c->source == TL_WAITS_GPU ? "GPU communication kernels" : "CPU ranges that run a collective");
     if (c->paired > 0)
         fprintf(out, ", %llu from the CPU-side annotation that launched them", (unsigned long long)c->paired);

@@ -27,15 +27,15 @@
 #include "units.h"
 
 enum {
-    TOP_BARS = 30,        /* delta bars */
-    TOP_NAMES = 5,        /* names in the headline */
-    TABLE_ROWS = 100,     /* rows per table */
-    LIST_ROWS = 100,      /* added / removed names */
-    NAME_MAX = 2000,      /* bytes of a name in a table cell: whole, so no two rows read alike */
-    CHART_RANKS = 8,      /* ranks drawn per side in the step chart */
-    GPU_RANKS = 16,       /* ranks in the GPU chart */
-    TL_COLS = 960,        /* timeline columns over the longer run */
-    TL_LANES = 24,        /* timeline lanes per run */
+    TOP_BARS = 30,    /* delta bars */
+    TOP_NAMES = 5,    /* names in the headline */
+    TABLE_ROWS = 100, /* rows per table */
+    LIST_ROWS = 100,  /* added / removed names */
+    NAME_MAX = 2000,  /* bytes of a name in a table cell: whole, so no two rows read alike */
+    CHART_RANKS = 8,  /* ranks drawn per side in the step chart */
+    GPU_RANKS = 16,   /* ranks in the GPU chart */
+    TL_COLS = 960,    /* timeline columns over the longer run */
+    TL_LANES = 24,    /* timeline lanes per run */
 };
 
 /* ---- small pieces ------------------------------------------------------------------ */
@@ -85,7 +85,9 @@ static const char *p_text(char *buf, size_t len, double p)
 static void cell_verdict(FILE *f, const tl_cmp_row *r)
 {
     fprintf(f, "<td class=\"v-%s\">%s%s", tl_verdict_name(r->verdict), tl_cmp_verdict_text(r, 1),
-            r->gate ? " <b>(gate)</b>" : r->floored ? " (under the gate's floor)" : "");
+            r->gate      ? " <b>(gate)</b>"
+            : r->floored ? " (under the gate's floor)"
+                         : "");
     if (r->note) {
         fputs("<br><span class=\"note\">", f);
         tl_escape_html_n(f, r->note, NAME_MAX);
@@ -150,8 +152,8 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             for (char *u = kind; *u; u++)
                 if (*u == '_')
                     *u = ' ';
-            fprintf(f, "</code> (%s %s %s, %s", tl_cmp_group_name(r->group), kind,
-                    tl_cmp_delta_text(d, sizeof d, r), r->rank < 0 ? "all ranks" : rb);
+            fprintf(f, "</code> (%s %s %s, %s", tl_cmp_group_name(r->group), kind, tl_cmp_delta_text(d, sizeof d, r),
+                    r->rank < 0 ? "all ranks" : rb);
             if (r->floored) {
                 char share[32];
                 fprintf(f, "; %s of the run: under the gate's floor",
@@ -195,18 +197,20 @@ static int headline(FILE *f, const tl_compare *c)
         tl_escape_html(f, sentence);
         fputc(' ', f);
     }
-    fprintf(f, "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
-               "%.4g%%); %zu unchanged, %zu inconclusive (beyond the threshold, not significant), %zu with too few "
-               "samples, %zu added, %zu removed.</p>\n",
+    fprintf(f,
+            "<b>%zu regression%s</b> and <b>%zu improvement%s</b> (significant at \xce\xb1 = %.3g and beyond "
+            "%.4g%%); %zu unchanged, %zu inconclusive (beyond the threshold, not significant), %zu with too few "
+            "samples, %zu added, %zu removed.</p>\n",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", c->opt.alpha, c->opt.threshold_pct,
-            n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
-            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+            n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive, n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED]);
     char split[96];
     double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
-    fprintf(f, "<p class=\"note\">The gate: %zu failure%s (the step time first, then the stages, ops and kernels "
-               "whose change is %.4g%% of the step or more, and peak memory%s). %zu change%s beyond %.4g%% could "
-               "not be tested (too few samples).</p>\n",
+    fprintf(f,
+            "<p class=\"note\">The gate: %zu failure%s (the step time first, then the stages, ops and kernels "
+            "whose change is %.4g%% of the step or more, and peak memory%s). %zu change%s beyond %.4g%% could "
+            "not be tested (too few samples).</p>\n",
             c->gate_failures, c->gate_failures == 1 ? "" : "s", material, tl_cmp_gate_split(split, sizeof split, c),
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", c->opt.max_untested_pct);
@@ -272,7 +276,8 @@ static int by_delta(const void *x, const void *y, void *ctx)
     const tl_cmp_row *a = &c->rows[*(const size_t *)x], *b = &c->rows[*(const size_t *)y];
     if (leads(a) != leads(b))
         return leads(a) ? -1 : 1;
-    double da = isfinite(a->delta_pct) ? a->delta_pct : -INFINITY, db = isfinite(b->delta_pct) ? b->delta_pct : -INFINITY;
+    double da = isfinite(a->delta_pct) ? a->delta_pct : -INFINITY,
+           db = isfinite(b->delta_pct) ? b->delta_pct : -INFINITY;
     if (da != db)
         return da < db ? 1 : -1;
     return strcmp(a->name, b->name);
@@ -297,17 +302,20 @@ static int delta_bars(FILE *f, const tl_compare *c)
     for (size_t i = 0; i < shown; i++)
         if (isfinite(tl_cmp_top_row(&t, c, i)->delta_pct))
             scale = fmax(scale, fmin(100.0, fabs(tl_cmp_top_row(&t, c, i)->delta_pct)));
-    fprintf(f, "<p class=\"note\">The %zu names (all ranks) whose total time changed most: those with a verdict "
-               "first, then those without (grey, not significant: ~), each part ordered by the change each bar "
-               "shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster.</p>\n",
+    fprintf(f,
+            "<p class=\"note\">The %zu names (all ranks) whose total time changed most: those with a verdict "
+            "first, then those without (grey, not significant: ~), each part ordered by the change each bar "
+            "shows: the change of the %s (clipped at \xc2\xb1%.0f%%), red slower, green faster.</p>\n",
             shown, tl_cmp_metric_name(c->opt.metric), scale);
     double h = DB_TOP + (double)shown * DB_ROW + 8, zero = DB_X + DB_PLOT / 2.0;
-    fprintf(f, "<svg class=\"chart deltas\" role=\"img\" aria-labelledby=\"deltas-t\" viewBox=\"0 0 %d %.0f\" "
-               "width=\"%d\" height=\"%.0f\"><title id=\"deltas-t\">Change of the %s per name</title>\n",
+    fprintf(f,
+            "<svg class=\"chart deltas\" role=\"img\" aria-labelledby=\"deltas-t\" viewBox=\"0 0 %d %.0f\" "
+            "width=\"%d\" height=\"%.0f\"><title id=\"deltas-t\">Change of the %s per name</title>\n",
             DB_W, h, DB_W, h, tl_cmp_metric_name(c->opt.metric));
-    fprintf(f, "<text class=\"tick\" x=\"%d\" y=\"14\">%+.0f%% (faster)</text><text class=\"tick\" x=\"%.1f\" y=\"14\" "
-               "text-anchor=\"middle\">0</text><text class=\"tick\" x=\"%d\" y=\"14\" text-anchor=\"end\">%+.0f%% "
-               "(slower)</text>\n",
+    fprintf(f,
+            "<text class=\"tick\" x=\"%d\" y=\"14\">%+.0f%% (faster)</text><text class=\"tick\" x=\"%.1f\" y=\"14\" "
+            "text-anchor=\"middle\">0</text><text class=\"tick\" x=\"%d\" y=\"14\" text-anchor=\"end\">%+.0f%% "
+            "(slower)</text>\n",
             DB_X, -scale, zero, DB_X + DB_PLOT, scale);
     fprintf(f, "<line class=\"zero\" x1=\"%.1f\" y1=\"18\" x2=\"%.1f\" y2=\"%.0f\"/>\n", zero, zero, h);
     tl_cmp_top_label(&t, c, DB_LABEL_COLS);
@@ -377,7 +385,8 @@ static int add_series(step_series *ss, const tl_sstep *steps, size_t nsteps, int
     snprintf(ss->label[k], sizeof ss->label[k], "%s rank %d", side ? "candidate" : "baseline", rank);
     /* the rank's color on both sides (the same rank reads as one hue), the
      * baseline dotted */
-    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(rank >= 0 ? (size_t)rank : rank_slot), side ? "" : " base");
+    snprintf(ss->cls[k], sizeof ss->cls[k], "%s%s", tl_svg_rank_class(rank >= 0 ? (size_t)rank : rank_slot),
+             side ? "" : " base");
     ss->s[k] = (tl_svg_series){ ss->label[k], ss->cls[k], ss->x[k], ss->y[k], nsteps };
     ss->n++;
     return 0;
@@ -419,8 +428,10 @@ static int steps_chart(FILE *f, const tl_compare *c)
             }
         }
     if (rc == 0 && ss.n > 0) {
-        tl_svg_frame fr = { "steps", "Step time per step and rank, baseline and candidate",
-                            "One line per rank and run, in the rank's color: dotted the baseline, solid the candidate." };
+        tl_svg_frame fr = {
+            "steps", "Step time per step and rank, baseline and candidate",
+            "One line per rank and run, in the rank's color: dotted the baseline, solid the candidate."
+        };
         tl_svg_axes ax = { "step (in order)", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
         tl_svg_lines(f, &fr, &ax, ss.s, ss.n);
     }
@@ -530,17 +541,19 @@ static void metrics_section(FILE *f, const tl_compare *c)
         tl_cmp_metric_cells_of(&x, m);
         fputs("<tr><td>", f);
         tl_escape_html(f, m->info->label);
-        fprintf(f, "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                   "<td>%s</td><td class=\"c-%s\">%s</td></tr>\n",
+        fprintf(f,
+                "</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                "<td>%s</td><td class=\"c-%s\">%s</td></tr>\n",
                 x.figure, x.base, x.cand, x.delta, tl_better_name(m->info->better),
                 tl_cmp_change_key(m->change) ? tl_cmp_change_key(m->change) : "none", x.change);
     }
-    fprintf(f, "</table>\n<p class=\"note\">Each metric's across-rank figure (the mean of the ranks, or the "
-               "most: the rank that limits the job) in each run; \xce\x94 of %% metrics in percentage points. "
-               "Over the ranks both runs have the metric on; with none in common each run's own, not judged. "
-               "One value per rank is too few to test: these rows describe, they are not verdicts and not in "
-               "the gate. Better or worse: beyond the large-change threshold of untested rows (%.4g%%, %% "
-               "metrics by points). Definitions: docs/analysis.md, Per-rank metrics.</p>\n</section>\n",
+    fprintf(f,
+            "</table>\n<p class=\"note\">Each metric's across-rank figure (the mean of the ranks, or the "
+            "most: the rank that limits the job) in each run; \xce\x94 of %% metrics in percentage points. "
+            "Over the ranks both runs have the metric on; with none in common each run's own, not judged. "
+            "One value per rank is too few to test: these rows describe, they are not verdicts and not in "
+            "the gate. Better or worse: beyond the large-change threshold of untested rows (%.4g%%, %% "
+            "metrics by points). Definitions: docs/analysis.md, Per-rank metrics.</p>\n</section>\n",
             c->opt.max_untested_pct);
 }
 
@@ -557,16 +570,18 @@ static void counters_section(FILE *f, const tl_compare *c)
         tl_cmp_counter_cells_of(&x, &c->counters[i]);
         fputs("<tr>", f);
         cell_name(f, c->counters[i].name);
-        fprintf(f, "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
-                   "<td>%s</td></tr>\n",
+        fprintf(f,
+                "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+                "<td>%s</td></tr>\n",
                 x.base, x.cand, x.counts, x.delta, x.change);
     }
     fputs("</table>\n", f);
     if (c->ncounters > LIST_ROWS)
         fprintf(f, "<p class=\"note\">%zu more counters in the JSON output.</p>\n", c->ncounters - LIST_ROWS);
-    fprintf(f, "<p class=\"note\">Each counter's mean over the compared sessions' means (tally_counter, a trace's C "
-               "events). Its values are not kept, so it is not tested and never in the gate: changed beyond the "
-               "large-change threshold (%.4g%%).</p>\n</section>\n",
+    fprintf(f,
+            "<p class=\"note\">Each counter's mean over the compared sessions' means (tally_counter, a trace's C "
+            "events). Its values are not kept, so it is not tested and never in the gate: changed beyond the "
+            "large-change threshold (%.4g%%).</p>\n</section>\n",
             c->opt.max_untested_pct);
 }
 
@@ -583,8 +598,7 @@ typedef struct run_lanes {
  * tl_cmp_options.session). */
 static int drawn_session(const tl_aggregate *a, const tl_session *s, int which)
 {
-    return tl_session_counts(s) && s->timeline.start_ns < s->timeline.end_ns &&
-           tl_compare_session_wanted(a, s, which);
+    return tl_session_counts(s) && s->timeline.start_ns < s->timeline.end_ns && tl_compare_session_wanted(a, s, which);
 }
 
 /* The run's time range on its timeline axis; start >= end: no timeline. */
@@ -638,8 +652,7 @@ static void lane_columns(const tl_timeline *t, const tl_lane *l, int64_t t0, dou
     }
 }
 
-static void build_lanes(run_lanes *rl, const tl_aggregate *a, int which, int64_t t0, double col_ns,
-                        char (*labels)[64])
+static void build_lanes(run_lanes *rl, const tl_aggregate *a, int which, int64_t t0, double col_ns, char (*labels)[64])
 {
     int last_rank = -1;
     for (size_t i = 0; i < a->nsessions && rl->n < TL_LANES; i++) {
@@ -735,8 +748,9 @@ static void row_tr(FILE *f, const tl_cmp_row *r, int with_rank)
 
 static void table_head(FILE *f, int with_rank)
 {
-    fprintf(f, "<table><tr><th>name</th><th>metric</th>%s<th>baseline [95%% CI]</th><th>candidate [95%% CI]</th>"
-               "<th>\xce\x94</th><th>p (adj.)</th><th>total change</th><th>verdict</th></tr>\n",
+    fprintf(f,
+            "<table><tr><th>name</th><th>metric</th>%s<th>baseline [95%% CI]</th><th>candidate [95%% CI]</th>"
+            "<th>\xce\x94</th><th>p (adj.)</th><th>total change</th><th>verdict</th></tr>\n",
             with_rank ? "<th>rank</th>" : "");
 }
 
@@ -828,8 +842,9 @@ static int name_list(FILE *f, const tl_compare *c, int verdict, const char *titl
             char tb[48], m[48];
             fputs("<tr>", f);
             cell_name(f, r->name);
-            fprintf(f, "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td>"
-                       "<td class=\"n\">%s</td></tr>\n",
+            fprintf(f,
+                    "<td>%s</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%s</td>"
+                    "<td class=\"n\">%s</td></tr>\n",
                     tl_cmp_group_name(r->group), s->count, tl_units_dur(tb, sizeof tb, s->total),
                     tl_units_dur(m, sizeof m, s->median));
         }
@@ -853,12 +868,14 @@ static void method(FILE *f, const tl_compare *c)
             "Binomial(n, \xc2\xbd) (none below 6 samples).</li>\n"
             "<li>\xce\x94: the change of the %s. Tests: Mann\xe2\x80\x93Whitney U over the samples of "
             "hypotheses that carry the threshold (\xe2\x80\x9cslower by more than %.4g%%\xe2\x80\x9d: the "
-            "candidate's samples over 1 + threshold against the baseline's, one-sided; \xe2\x80\x9c" "faster by "
+            "candidate's samples over 1 + threshold against the baseline's, one-sided; \xe2\x80\x9c"
+            "faster by "
             "more\xe2\x80\x9d likewise), exact null distribution (dynamic programming) when both sides have at "
             "most 20 samples and no ties, else the normal approximation with tie and continuity corrections; too "
             "few samples below %d on a side. Within one rank, from 5 to 8 samples a side, the exact permutation "
             "test of the trimmed means of the log durations (20%% off each end; the same hypotheses) judges "
-            "the row instead: one spike cannot hide a change. The all-ranks rows take the median, interval and \xce\x94 of the "
+            "the row instead: one spike cannot hide a change. The all-ranks rows take the median, interval and "
+            "\xce\x94 of the "
             "pooled samples; their test is the stratified U test (the ranks' U statistics summed, each rank "
             "compared with itself) when every rank has 2 samples a side or more.</li>\n"
             "<li>Per name, four metrics: the time per call (above), the total per run and per step (the calls' "
@@ -869,7 +886,8 @@ static void method(FILE *f, const tl_compare *c)
             "when the ranks have one sample each, the all-ranks row is tested over the ranks' log ratios (at "
             "least %d ranks, each one sample of the change): Student's t, its variance pooled over the rows of "
             "like noise of the family, group and metric (from 4 ranks a row with a spike on one rank, or "
-            "noisier than them, judged without its farthest rank), the verdict on the change measured on the ranks, wanted on more than half of "
+            "noisier than them, judged without its farthest rank), the verdict on the change measured on the ranks, "
+            "wanted on more than half of "
             "them.</li>\n"
             "<li>The gate (--fail-on-regression) is the primary family: step time, the total per run of "
             "sections, iterations, GPU annotations and kernels, and peak memory. A row that cannot be tested "
@@ -886,12 +904,13 @@ static void method(FILE *f, const tl_compare *c)
                                "suffixes dropped)"
                              : "by exact name",
             100 * c->opt.confidence, (1 - c->opt.confidence) / 2, tl_cmp_metric_name(c->opt.metric),
-            c->opt.threshold_pct, TL_CMP_MIN_SAMPLES,
-            TL_CMP_MIN_RANKS, c->opt.max_untested_pct, c->opt.untested_floor_pct,
+            c->opt.threshold_pct, TL_CMP_MIN_SAMPLES, TL_CMP_MIN_RANKS, c->opt.max_untested_pct,
+            c->opt.untested_floor_pct,
             c->opt.correction == TL_CMP_HOLM
                 ? "p (adj.): Holm's step-down adjustment over the primary rows' one-sided \xe2\x80\x9cslower"
                   "\xe2\x80\x9d p-values, so \xce\xb1 bounds the chance of any false regression in the gate (and "
-                  "apart over their \xe2\x80\x9c" "faster\xe2\x80\x9d p-values); Benjamini\xe2\x80\x93Hochberg "
+                  "apart over their \xe2\x80\x9c"
+                  "faster\xe2\x80\x9d p-values); Benjamini\xe2\x80\x93Hochberg "
                   "over the explanatory rows' two-sided p-values, so \xce\xb1 bounds the expected share of false "
                   "verdicts among them"
                 : "p (adj.): not adjusted (--correction none), each row is tested on its own",

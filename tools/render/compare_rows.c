@@ -70,25 +70,24 @@ const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c)
                                             : "within the threshold";
         if (v.fails)
             snprintf(buf, len, "gate fails: step time %+.1f %% (%s \xe2\x86\x92 %s), adjusted p %s", r->delta_pct,
-                     tl_cmp_value_text(b, sizeof b, r, r->base.median), tl_cmp_value_text(k, sizeof k, r, r->cand.median),
+                     tl_cmp_value_text(b, sizeof b, r, r->base.median),
+                     tl_cmp_value_text(k, sizeof k, r, r->cand.median),
                      tl_cmp_p_text(p, sizeof p, r->p_adjusted, "< "));
         else
             snprintf(buf, len, "gate passes: step time %+.1f %% (%s \xe2\x86\x92 %s, %s)", r->delta_pct,
-                     tl_cmp_value_text(b, sizeof b, r, r->base.median), tl_cmp_value_text(k, sizeof k, r, r->cand.median),
-                     how);
+                     tl_cmp_value_text(b, sizeof b, r, r->base.median),
+                     tl_cmp_value_text(k, sizeof k, r, r->cand.median), how);
     } else if (r != NULL) {
         char name[88], share[64] = "";
         snprintf(name, sizeof name, "%.80s%s", r->name, strlen(r->name) > 80 ? "\xe2\x80\xa6" : "");
-        if (isfinite(r->step_share_pct) && r->base.steps > 0 && r->cand.steps > 0)
-        {
+        if (isfinite(r->step_share_pct) && r->base.steps > 0 && r->cand.steps > 0) {
             double per = r->cand.total / (double)r->cand.steps - r->base.total / (double)r->base.steps;
             snprintf(share, sizeof share, " (%s%s a step, %.1f %% of the step)", per >= 0 ? "+" : "",
                      tl_units_dur(d, sizeof d, per), r->step_share_pct);
-        }
-        else if (isfinite(r->run_share_pct))
+        } else if (isfinite(r->run_share_pct))
             snprintf(share, sizeof share, " (%.1f %% of the run)", r->run_share_pct);
         snprintf(buf, len, "gate fails: %s \"%s\" %s %+.1f %%%s%s", tl_cmp_group_name(r->group), name,
-                 r->group == TL_CMP_GROUP_MEMORY ? "peak" : tl_cmp_kind_name(r->kind) , r->delta_pct, share,
+                 r->group == TL_CMP_GROUP_MEMORY ? "peak" : tl_cmp_kind_name(r->kind), r->delta_pct, share,
                  r->verdict == TL_VERDICT_REGRESSION ? "" : ", not tested");
     } else {
         snprintf(buf, len, "gate passes: no step time to compare, no material regression");
@@ -98,8 +97,10 @@ const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c)
         used += (size_t)snprintf(extra + used, sizeof extra - used, "; %zu more gate failure%s", v.failures - 1,
                                  v.failures == 2 ? "" : "s");
     if (v.explained > 0 && used < sizeof extra)
-        snprintf(extra + used, sizeof extra - used, "; %zu regression verdict%s do%s not fail it (immaterial to the "
-                 "step, or explanatory)", v.explained, v.explained == 1 ? "" : "s", v.explained == 1 ? "es" : "");
+        snprintf(extra + used, sizeof extra - used,
+                 "; %zu regression verdict%s do%s not fail it (immaterial to the "
+                 "step, or explanatory)",
+                 v.explained, v.explained == 1 ? "" : "s", v.explained == 1 ? "es" : "");
     size_t n = strlen(buf);
     if (n + 1 < len)
         snprintf(buf + n, len - n, "%s", extra);
@@ -135,20 +136,27 @@ const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c)
     tl_compare_verdict(c, &v);
     double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
     if (v.fails && v.lead == v.step)
-        snprintf(buf, len, "The step got slower beyond the %.4g %% threshold: the cause is among the material "
+        snprintf(buf, len,
+                 "The step got slower beyond the %.4g %% threshold: the cause is among the material "
                  "regressions (each adds %.4g %% of the step or more) and the added names; a rank's rows name a "
                  "rank that alone got slower. Rerun both sides on the same machine if it was shared: run-to-run "
-                 "variation is not tested.", c->opt.threshold_pct, material);
+                 "variation is not tested.",
+                 c->opt.threshold_pct, material);
     else if (v.fails)
-        snprintf(buf, len, "A stage, op or kernel got slower by %.4g %% of the step or more%s: fix it, or raise "
-                 "--materiality if that share is acceptable.", material,
+        snprintf(buf, len,
+                 "A stage, op or kernel got slower by %.4g %% of the step or more%s: fix it, or raise "
+                 "--materiality if that share is acceptable.",
+                 material,
                  v.step ? " although the step itself did not fail the gate (an improvement elsewhere made up for it)"
                         : "");
     else if (v.explained > 0)
-        snprintf(buf, len, "Nothing to fix for the gate. The regressions listed are real changes of rows that add "
-                 "less than %.4g %% of the step each (or explain another row): watch them, they pass.", material);
+        snprintf(buf, len,
+                 "Nothing to fix for the gate. The regressions listed are real changes of rows that add "
+                 "less than %.4g %% of the step each (or explain another row): watch them, they pass.",
+                 material);
     else if (v.step == NULL)
-        snprintf(buf, len, "No step time on both sides: the gate weighs each stage against the run's time. Profile "
+        snprintf(buf, len,
+                 "No step time on both sides: the gate weighs each stage against the run's time. Profile "
                  "steps (ProfilerStep, tally iterations) to test the step itself.");
     else if (v.step->test == TL_TEST_NONE)
         snprintf(buf, len, "Too few steps to test the step time: profile 5 or more steps a side (or more ranks).");
@@ -177,9 +185,11 @@ const char *tl_cmp_geomean_sentence(char *buf, size_t len, const tl_compare *c)
         return buf;
     double pct = 100.0 * (c->geomean_ratio - 1.0);
     char g[48];
-    snprintf(buf, len, "Per name, the geometric mean of the %s ratios is %.4f over %zu names (%s%s; each name counts "
-             "once, whatever its share of the time).", tl_cmp_metric_name(c->opt.metric), c->geomean_ratio,
-             c->geomean_n, tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio),
+    snprintf(buf, len,
+             "Per name, the geometric mean of the %s ratios is %.4f over %zu names (%s%s; each name counts "
+             "once, whatever its share of the time).",
+             tl_cmp_metric_name(c->opt.metric), c->geomean_ratio, c->geomean_n,
+             tl_cmp_geomean_text(g, sizeof g, c->geomean_ratio),
              fabs(pct) < c->opt.threshold_pct && fabs(pct) >= 0.005 ? ", within the threshold" : "");
     return buf;
 }
@@ -201,10 +211,14 @@ const char *tl_cmp_verdict_text(const tl_cmp_row *r, int words)
     if (!words)
         return tl_verdict_name(r->verdict);
     switch (r->verdict) {
-    case TL_VERDICT_TOO_FEW: return "too few samples";
-    case TL_VERDICT_LARGE_INCREASE: return "large increase, not tested";
-    case TL_VERDICT_LARGE_DECREASE: return "large decrease, not tested";
-    default: return tl_verdict_name(r->verdict);
+    case TL_VERDICT_TOO_FEW:
+        return "too few samples";
+    case TL_VERDICT_LARGE_INCREASE:
+        return "large increase, not tested";
+    case TL_VERDICT_LARGE_DECREASE:
+        return "large decrease, not tested";
+    default:
+        return tl_verdict_name(r->verdict);
     }
 }
 

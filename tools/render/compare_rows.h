@@ -134,11 +134,11 @@ int tl_cmp_keep_rank(const tl_cmp_row *r, void *ctx);
 
 /* The top rows of a table: the rows a filter keeps, by impact. */
 typedef struct tl_cmp_top {
-    size_t *idx;               /* indexes into the comparison's rows */
-    size_t n;                  /* how many rows were kept */
-    size_t shown;              /* the first ones shown: at most the table's max */
+    size_t *idx;  /* indexes into the comparison's rows */
+    size_t n;     /* how many rows were kept */
+    size_t shown; /* the first ones shown: at most the table's max */
     size_t max;
-    tl_labels lab;             /* after tl_cmp_top_label: the shown rows' names as labels; n 0: none */
+    tl_labels lab; /* after tl_cmp_top_label: the shown rows' names as labels; n 0: none */
 } tl_cmp_top;
 
 /* Select the rows keep keeps (with ctx), by impact, at most max shown.

@@ -83,18 +83,20 @@ static void md_headline(FILE *f, const tl_compare *c)
     fprintf(f, "\n\n**What to do:** %s", tl_cmp_advice_text(advice, sizeof advice, c));
     char split[96];
     double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
-    fprintf(f, "\n\n**Gate: %s** (%zu failure%s: the step time first, then stages, ops and kernels whose change is "
-               "%.4g%% of the step or more, peak memory%s)",
+    fprintf(f,
+            "\n\n**Gate: %s** (%zu failure%s: the step time first, then stages, ops and kernels whose change is "
+            "%.4g%% of the step or more, peak memory%s)",
             c->gate_failures ? "fails" : "passes", c->gate_failures, c->gate_failures == 1 ? "" : "s", material,
             tl_cmp_gate_split(split, sizeof split, c));
-    fprintf(f, "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
-               "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu "
-               "inconclusive (beyond the threshold, not significant), %zu with too few samples, %zu large untested "
-               "changes, %zu added, %zu removed (rows per rank and metric included).\n\n",
+    fprintf(f,
+            "\n\nMetric per call: %s \xc2\xb7 threshold %.4g%% \xc2\xb7 \xce\xb1 = %.3g \xc2\xb7 untested rows judged "
+            "beyond %.4g%% (a stage's in the gate from %.4g%% of the run's time) \xc2\xb7 %zu unchanged, %zu "
+            "inconclusive (beyond the threshold, not significant), %zu with too few samples, %zu large untested "
+            "changes, %zu added, %zu removed (rows per rank and metric included).\n\n",
             tl_cmp_metric_name(c->opt.metric), c->opt.threshold_pct, c->opt.alpha, c->opt.max_untested_pct,
-            c->opt.untested_floor_pct,
-            n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive, n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE], n[TL_VERDICT_ADDED], n[TL_VERDICT_REMOVED]);
+            c->opt.untested_floor_pct, n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
+            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE], n[TL_VERDICT_ADDED],
+            n[TL_VERDICT_REMOVED]);
     if (c->nbase_only || c->ncand_only) {
         char ranks[512];
         fputs("**Ranks:** ", f);
@@ -118,7 +120,10 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
     tl_cmp_side_cell_of(&cell, r, 1);
     fputs(cell.value, f);
     fprintf(f, " | %s (%s) | %s%s", tl_cmp_delta_text(db, sizeof db, r), p_text(pb, sizeof pb, r->p_adjusted),
-            tl_cmp_verdict_text(r, 0), r->gate ? " (gate)" : r->floored ? " (under the gate's floor)" : "");
+            tl_cmp_verdict_text(r, 0),
+            r->gate      ? " (gate)"
+            : r->floored ? " (under the gate's floor)"
+                         : "");
     if (r->note) {
         fputs(": ", f);
         tl_escape_md_n(f, r->note, MD_NOTE);
@@ -248,9 +253,10 @@ static void md_gpu(FILE *f, const tl_compare *c)
         if (!g->present[0] && !g->present[1])
             continue;
         if (shown++ == 0)
-            fputs("<details><summary>GPU time breakdown (% of kernel time, baseline \xe2\x86\x92 candidate)</summary>\n\n"
-                  "| rank | idle | compute | non-compute | comm. overlapped by compute |\n|---|---|---|---|---|\n",
-                  f);
+            fputs(
+                "<details><summary>GPU time breakdown (% of kernel time, baseline \xe2\x86\x92 candidate)</summary>\n\n"
+                "| rank | idle | compute | non-compute | comm. overlapped by compute |\n|---|---|---|---|---|\n",
+                f);
         char rb[16];
         tl_cmp_pct_cell cells[TL_CMP_GPU_COLS];
         tl_cmp_gpu_cells(g, cells);
@@ -269,9 +275,10 @@ static void md_metrics(FILE *f, const tl_compare *c)
 {
     if (c->nmetrics == 0)
         return;
-    fprintf(f, "<details><summary>Per-rank metrics (one value per rank: not tested, not in the gate; better or worse "
-               "beyond %.4g%%)</summary>\n\n"
-               "| metric | figure | baseline | candidate | \xce\x94 | better | change |\n|---|---|---|---|---|---|---|\n",
+    fprintf(f,
+            "<details><summary>Per-rank metrics (one value per rank: not tested, not in the gate; better or worse "
+            "beyond %.4g%%)</summary>\n\n"
+            "| metric | figure | baseline | candidate | \xce\x94 | better | change |\n|---|---|---|---|---|---|---|\n",
             c->opt.max_untested_pct);
     for (size_t i = 0; i < c->nmetrics; i++) {
         const tl_cmp_metric_row *m = &c->metrics[i];
@@ -346,8 +353,10 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
     /* what fails or may fail first; added and removed names next (a new
      * kernel is often the cause); the rest folded */
     if (md_split_table(f, c, keep_gate, "Gate failures", 0) != 0 ||
-        md_split_table(f, c, keep_explained, "Regressions that do not fail the gate (immaterial to the step, or "
-                       "explanatory)", 1) != 0 ||
+        md_split_table(f, c, keep_explained,
+                       "Regressions that do not fail the gate (immaterial to the step, or "
+                       "explanatory)",
+                       1) != 0 ||
         md_verdict_table(f, c, TL_VERDICT_LARGE_INCREASE, "Large increases, not tested (too few samples)", 0) != 0 ||
         md_list(f, c, TL_VERDICT_ADDED, "Added (only in the candidate)") != 0 ||
         md_list(f, c, TL_VERDICT_REMOVED, "Removed (only in the baseline)") != 0 ||
@@ -362,19 +371,22 @@ int tl_render_compare_markdown(FILE *f, const tl_compare *c)
     md_counters(f, c);
     if (md_biggest(f, c) != 0)
         return -1;
-    fprintf(f, "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
-               "binomial), \xce\x94 of the %s; per run and per step: the calls' total; "
-               "Mann\xe2\x80\x93Whitney U of \xe2\x80\x9c" "beyond the threshold\xe2\x80\x9d (the candidate "
-               "over 1 \xc2\xb1 threshold; exact for n \xe2\x89\xa4 20 without ties, else normal with tie and "
-               "continuity corrections; within a rank from 5 to 8 samples a side the permutation test of "
-               "the trimmed means of the log durations), one-sided on gate rows; all ranks: the ranks' U statistics summed "
-               "(stratified), or, with one sample a rank, a t over the ranks' log ratios (variance "
-               "pooled over rows of like noise, the change on most ranks); p adjusted by %s; ~ not significant at "
-               "\xce\xb1 = %.3g. See docs/compare.md.</sub>\n",
-            tl_cmp_metric_name(c->opt.metric),
-            c->opt.correction == TL_CMP_HOLM ? "Holm (gate rows) and Benjamini\xe2\x80\x93Hochberg (the others)"
-                                             : "nothing",
-            c->opt.alpha);
+    fprintf(
+        f,
+        "<sub>Per call: medians with distribution-free 95%% confidence intervals (order statistics, "
+        "binomial), \xce\x94 of the %s; per run and per step: the calls' total; "
+        "Mann\xe2\x80\x93Whitney U of \xe2\x80\x9c"
+        "beyond the threshold\xe2\x80\x9d (the candidate "
+        "over 1 \xc2\xb1 threshold; exact for n \xe2\x89\xa4 20 without ties, else normal with tie and "
+        "continuity corrections; within a rank from 5 to 8 samples a side the permutation test of "
+        "the trimmed means of the log durations), one-sided on gate rows; all ranks: the ranks' U statistics summed "
+        "(stratified), or, with one sample a rank, a t over the ranks' log ratios (variance "
+        "pooled over rows of like noise, the change on most ranks); p adjusted by %s; ~ not significant at "
+        "\xce\xb1 = %.3g. See docs/compare.md.</sub>\n",
+        tl_cmp_metric_name(c->opt.metric),
+        c->opt.correction == TL_CMP_HOLM ? "Holm (gate rows) and Benjamini\xe2\x80\x93Hochberg (the others)"
+                                         : "nothing",
+        c->opt.alpha);
     return 0;
 }
 
@@ -386,12 +398,12 @@ void tl_render_compare_console(FILE *f, const tl_compare *c)
     static char status[512], shown[1024];
     tl_cmp_status_text(status, sizeof status, c);
     fprintf(f, "tally compare: %s\n", tl_term_escape(shown, sizeof shown, status)); /* a name from an input is in it */
-    fprintf(f, "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu inconclusive, %zu with too few "
-               "samples, %zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
+    fprintf(f,
+            "tally compare: %zu regression%s, %zu improvement%s, %zu unchanged, %zu inconclusive, %zu with too few "
+            "samples, %zu large untested change%s; %zu added, %zu removed; %zu gate failure%s",
             n[TL_VERDICT_REGRESSION], n[TL_VERDICT_REGRESSION] == 1 ? "" : "s", n[TL_VERDICT_IMPROVEMENT],
             n[TL_VERDICT_IMPROVEMENT] == 1 ? "" : "s", n[TL_VERDICT_UNCHANGED] - c->inconclusive, c->inconclusive,
-            n[TL_VERDICT_TOO_FEW],
-            n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
+            n[TL_VERDICT_TOO_FEW], n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE],
             n[TL_VERDICT_LARGE_INCREASE] + n[TL_VERDICT_LARGE_DECREASE] == 1 ? "" : "s", n[TL_VERDICT_ADDED],
             n[TL_VERDICT_REMOVED], c->gate_failures, c->gate_failures == 1 ? "" : "s");
     if (isfinite(c->geomean_ratio))
@@ -419,8 +431,8 @@ void tl_render_compare_regressions(FILE *f, const tl_compare *c)
             fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%s -> %s), p = %.3g (adjusted %.3g)\n",
                     tl_cmp_group_name(r->group), name, where, what, r->delta_pct, b, k, r->p_value, r->p_adjusted);
         else
-            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%s -> %s)\n",
-                    tl_cmp_group_name(r->group), name, where, what, r->note ? r->note : "", b, k);
+            fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%s -> %s)\n", tl_cmp_group_name(r->group),
+                    name, where, what, r->note ? r->note : "", b, k);
     }
 }
 
@@ -461,15 +473,33 @@ static void xml_escape(FILE *f, const char *s, size_t max)
             continue;
         }
         switch (u[i]) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        case '\n': fputs("&#10;", f); break;
-        case '\r': fputs("&#13;", f); break;
-        case '\t': fputs("&#9;", f); break;
-        default: fwrite(u + i, 1, len, f); break;
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&apos;", f);
+            break;
+        case '\n':
+            fputs("&#10;", f);
+            break;
+        case '\r':
+            fputs("&#13;", f);
+            break;
+        case '\t':
+            fputs("&#9;", f);
+            break;
+        default:
+            fwrite(u + i, 1, len, f);
+            break;
         }
         i += len;
     }
@@ -543,8 +573,9 @@ static void junit_case(FILE *f, const tl_compare *c, const tl_cmp_row *r)
             fputs("</system-out>\n    </testcase>\n", f);
         }
     } else if (r->verdict == TL_VERDICT_TOO_FEW) {
-        fprintf(f, ">\n      <skipped message=\"too few samples for a test that could be significant (%zu baseline, "
-                   "%zu candidate)\"/>\n    </testcase>\n",
+        fprintf(f,
+                ">\n      <skipped message=\"too few samples for a test that could be significant (%zu baseline, "
+                "%zu candidate)\"/>\n    </testcase>\n",
                 r->base.nsamples, r->cand.nsamples);
     } else {
         fputs("/>\n", f);

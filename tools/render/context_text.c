@@ -16,10 +16,9 @@
 
 /* ---- video diffusion ------------------------------------------------------ */
 
-const char *const tl_diffusion_heads[TL_DIFFUSION_COLS] = { "Rank",          "Blocks",   "Frames",
-                                                            "Block size",    "FPS",      "Blocks/s",
-                                                            "First block",   "Later blocks", "Steps",
-                                                            "Block memory",  "Block RSS" };
+const char *const tl_diffusion_heads[TL_DIFFUSION_COLS] = { "Rank",  "Blocks",       "Frames",      "Block size",
+                                                            "FPS",   "Blocks/s",     "First block", "Later blocks",
+                                                            "Steps", "Block memory", "Block RSS" };
 
 int tl_diffusion_any(const tl_aggregate *a)
 {
@@ -53,25 +52,30 @@ int tl_diffusion_row_of(const tl_rank_result *rank, tl_diffusion_row *r)
 
 void tl_diffusion_cells(const tl_diffusion_row *r, const char *cells[TL_DIFFUSION_COLS])
 {
-    const char *c[TL_DIFFUSION_COLS] = { r->rank, r->blocks, r->frames, r->size, r->fps, r->bps, r->first, r->later,
-                                         r->steps, r->mem, r->rss };
+    const char *c[TL_DIFFUSION_COLS] = { r->rank,  r->blocks, r->frames, r->size, r->fps, r->bps,
+                                         r->first, r->later,  r->steps,  r->mem,  r->rss };
     memcpy(cells, c, sizeof c);
 }
 
 void tl_diffusion_summary(FILE *out, const tl_aggregate *a, size_t width)
 {
-    static const tl_text_col cols[TL_DIFFUSION_COLS] = {
-        { "Rank", 1, 0, 0 }, { "Blocks", 1, 2, 0 },      { "Frames", 1, 3, 0 },
-        { "Block size", 1, 4, 0 }, { "FPS", 1, 0, 0 },   { "Blocks/s", 1, 1, 0 },
-        { "First block", 1, 0, 0 }, { "Later blocks", 1, 1, 0 }, { "Steps", 1, 5, 0 },
-        { "Block memory", 1, 6, 0 }, { "Block RSS", 1, 7, 0 }, /* left out first: the timings come first */
-    };
+    static const tl_text_col
+        cols
+            [TL_DIFFUSION_COLS] = {
+                { "Rank", 1, 0, 0 },         { "Blocks", 1, 2, 0 },       { "Frames", 1, 3, 0 },
+                { "Block size", 1, 4, 0 },   { "FPS", 1, 0, 0 },          { "Blocks/s", 1, 1, 0 },
+                { "First block", 1, 0, 0 },  { "Later blocks", 1, 1, 0 }, { "Steps", 1, 5, 0 },
+                { "Block memory", 1, 6, 0 }, { "Block RSS", 1, 7, 0 }, /* left out first: the timings come first */
+            };
     if (!tl_diffusion_any(a))
         return;
     fputs("\nVIDEO DIFFUSION\n", out);
-    tl_text_wrap(out, "", "Frames and blocks per second of block computation; first block: its time (the "
-                 "first-block delay); later blocks: their median; block memory and RSS: the most GPU memory and process RSS "
-                 "of a block.", width);
+    tl_text_wrap(
+        out, "",
+        "Frames and blocks per second of block computation; first block: its time (the "
+        "first-block delay); later blocks: their median; block memory and RSS: the most GPU memory and process RSS "
+        "of a block.",
+        width);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, TL_DIFFUSION_COLS);
     for (size_t i = 0; i < a->nranks; i++) {
@@ -92,7 +96,8 @@ void tl_diffusion_markdown(FILE *out, const tl_aggregate *a)
         return;
     fputs("\n## Video diffusion\n\nFrames and blocks per second of block computation; first block: its "
           "computation time (Inferix's first-block delay); later blocks: their median; block memory and RSS: the most "
-          "GPU memory and process RSS of a block.\n\n|", out);
+          "GPU memory and process RSS of a block.\n\n|",
+          out);
     for (int c = 0; c < TL_DIFFUSION_COLS; c++)
         fprintf(out, " %s |", tl_diffusion_heads[c]);
     fputs("\n|", out);
@@ -155,8 +160,8 @@ static void counter_cells(const tl_session *s, const tl_scounter *c, char (*buf)
 void tl_counters_summary(FILE *out, const tl_aggregate *a, size_t width, size_t max)
 {
     static const tl_text_col cols[] = {
-        { "Rank", 1, 0, 0 }, { "Counter", 0, 0, 1 }, { "Count", 1, 1, 0 },
-        { "Min", 1, 2, 0 },  { "Mean", 1, 0, 0 },    { "Max", 1, 0, 0 }, { "Rate", 1, 0, 0 },
+        { "Rank", 1, 0, 0 }, { "Counter", 0, 0, 1 }, { "Count", 1, 1, 0 }, { "Min", 1, 2, 0 },
+        { "Mean", 1, 0, 0 }, { "Max", 1, 0, 0 },     { "Rate", 1, 0, 0 },
     };
     size_t total = tl_counters_count(a), shown = 0;
     if (total == 0)
@@ -379,8 +384,8 @@ char *tl_hosts_sentence(const tl_aggregate *a)
             int m = 0;
             for (size_t k = i; k < a->nsessions; k++) {
                 const tl_session *t = &a->sessions[k];
-                if (!tl_session_counts(t) || t->sys.hostname == NULL ||
-                    strcmp(t->sys.hostname, s->sys.hostname) != 0 || t->id.rank == last)
+                if (!tl_session_counts(t) || t->sys.hostname == NULL || strcmp(t->sys.hostname, s->sys.hostname) != 0 ||
+                    t->id.rank == last)
                     continue;
                 if (pass == 1)
                     fprintf(f, "%s%d", m ? ", " : " ", t->id.rank);

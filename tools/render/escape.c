@@ -30,7 +30,11 @@ size_t tl_escape_cut(const char *s, size_t max)
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
-    size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    size_t len = c < 0x80                 ? 1
+                 : c >= 0xc2 && c <= 0xdf ? 2
+                 : c >= 0xe0 && c <= 0xef ? 3
+                 : c >= 0xf0 && c <= 0xf4 ? 4
+                                          : 0;
     if (len > n)
         return 0;
     if (len <= 1)
@@ -55,13 +59,27 @@ static int is_control(unsigned char c)
 static void put_html(FILE *f, unsigned char c, int attr)
 {
     switch (c) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': attr ? fputs("&quot;", f) : fputc(c, f); break;
-    case '\'': attr ? fputs("&#39;", f) : fputc(c, f); break;
-    case '\n': attr ? fputs("&#10;", f) : fputc(c, f); break;
-    default: is_control(c) ? fputs(replacement, f) : fputc(c, f); break;
+    case '&':
+        fputs("&amp;", f);
+        break;
+    case '<':
+        fputs("&lt;", f);
+        break;
+    case '>':
+        fputs("&gt;", f);
+        break;
+    case '"':
+        attr ? fputs("&quot;", f) : fputc(c, f);
+        break;
+    case '\'':
+        attr ? fputs("&#39;", f) : fputc(c, f);
+        break;
+    case '\n':
+        attr ? fputs("&#10;", f) : fputc(c, f);
+        break;
+    default:
+        is_control(c) ? fputs(replacement, f) : fputc(c, f);
+        break;
     }
 }
 
@@ -133,9 +151,27 @@ static void escape(FILE *f, const char *s, size_t max, int ctx)
         fputs("\xe2\x80\xa6", f); /* … */
 }
 
-void tl_escape_html(FILE *f, const char *s) { escape(f, s, 0, CTX_TEXT); }
-void tl_escape_html_n(FILE *f, const char *s, size_t max) { escape(f, s, max, CTX_TEXT); }
-void tl_escape_attr(FILE *f, const char *s) { escape(f, s, 0, CTX_ATTR); }
-void tl_escape_attr_n(FILE *f, const char *s, size_t max) { escape(f, s, max, CTX_ATTR); }
-void tl_escape_md(FILE *f, const char *s) { escape(f, s, 0, CTX_MD); }
-void tl_escape_md_n(FILE *f, const char *s, size_t max) { escape(f, s, max, CTX_MD); }
+void tl_escape_html(FILE *f, const char *s)
+{
+    escape(f, s, 0, CTX_TEXT);
+}
+void tl_escape_html_n(FILE *f, const char *s, size_t max)
+{
+    escape(f, s, max, CTX_TEXT);
+}
+void tl_escape_attr(FILE *f, const char *s)
+{
+    escape(f, s, 0, CTX_ATTR);
+}
+void tl_escape_attr_n(FILE *f, const char *s, size_t max)
+{
+    escape(f, s, max, CTX_ATTR);
+}
+void tl_escape_md(FILE *f, const char *s)
+{
+    escape(f, s, 0, CTX_MD);
+}
+void tl_escape_md_n(FILE *f, const char *s, size_t max)
+{
+    escape(f, s, max, CTX_MD);
+}

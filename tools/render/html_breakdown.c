@@ -48,8 +48,8 @@ static void bar_of(tl_svg_bar *b, const tl_name_row *r, int nranks, const char *
         b->self = r->self_total / r->nranks_with;
     }
     int n = snprintf(b->note, sizeof b->note, "total %s in %llu calls on %d rank%s",
-                     tl_units_dur(t, sizeof t, (double)r->all.total), (unsigned long long)r->all.count,
-                     r->nranks_with, r->nranks_with == 1 ? "" : "s");
+                     tl_units_dur(t, sizeof t, (double)r->all.total), (unsigned long long)r->all.count, r->nranks_with,
+                     r->nranks_with == 1 ? "" : "s");
     if (r->nranks_with > 1 && n > 0 && (size_t)n < sizeof b->note)
         snprintf(b->note + n, sizeof b->note - (size_t)n, "; least on rank %d, most on rank %d, imbalance %.2fx",
                  r->rank_of_min, r->rank_of_max, r->imbalance);
@@ -69,8 +69,7 @@ static int by_rank_mean(const void *x, const void *y, void *ctx)
 
 /* The bars of the rows with the most time per rank, in the order of what
  * they draw; kernel bars take their class from the kernel type. */
-static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const char *what,
-                  const tl_text_ktypes *kt)
+static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const char *what, const tl_text_ktypes *kt)
 {
     const tl_name_table *t = &h->a->names;
     size_t k = n < TL_HTML_TOP ? n : TL_HTML_TOP;
@@ -90,9 +89,11 @@ static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const c
     }
     char id[16], title[96], desc[320];
     snprintf(title, sizeof title, "Top %zu %s by time per rank", k, what);
-    snprintf(desc, sizeof desc, "%zu of %zu %s, sorted by the mean of the per-rank totals, which each bar draws; "
+    snprintf(desc, sizeof desc,
+             "%zu of %zu %s, sorted by the mean of the per-rank totals, which each bar draws; "
              "the whisker spans the least and the most of them; where the input nests, the solid part is self time "
-             "and the lighter rest the time of what runs inside.", k, total, what);
+             "and the lighter rest the time of what runs inside.",
+             k, total, what);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_hbars(h->f, &fr, bars, k, TL_UNIT_NS, "range over ranks: least to most per rank");
     free(bars);
@@ -101,12 +102,13 @@ static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const c
 
 static void table_head(FILE *f, const char *caption, int kernels)
 {
-    fprintf(f, "<div class=\"scroll\"><table class=\"names\">\n<caption>%s</caption>\n<thead><tr>"
-               "<th scope=\"col\">Name</th>%s<th scope=\"col\">Calls</th><th scope=\"col\">Total</th>"
-               "<th scope=\"col\">Self</th>"
-               "<th scope=\"col\">Mean</th><th scope=\"col\">Median</th><th scope=\"col\">p95</th>"
-               "<th scope=\"col\">Ranks</th><th scope=\"col\">Rank min</th><th scope=\"col\">Rank mean</th>"
-               "<th scope=\"col\">Rank max</th><th scope=\"col\">Imbalance</th></tr></thead>\n<tbody>\n",
+    fprintf(f,
+            "<div class=\"scroll\"><table class=\"names\">\n<caption>%s</caption>\n<thead><tr>"
+            "<th scope=\"col\">Name</th>%s<th scope=\"col\">Calls</th><th scope=\"col\">Total</th>"
+            "<th scope=\"col\">Self</th>"
+            "<th scope=\"col\">Mean</th><th scope=\"col\">Median</th><th scope=\"col\">p95</th>"
+            "<th scope=\"col\">Ranks</th><th scope=\"col\">Rank min</th><th scope=\"col\">Rank mean</th>"
+            "<th scope=\"col\">Rank max</th><th scope=\"col\">Imbalance</th></tr></thead>\n<tbody>\n",
             caption, kernels ? "<th scope=\"col\">Type</th>" : "");
 }
 
@@ -129,9 +131,11 @@ static void table_row(FILE *f, const tl_name_row *r, const char *label, const ch
     tl_html_td(f, row_median(r), TL_UNIT_NS);
     tl_html_td(f, row_p95(r), TL_UNIT_NS);
     fprintf(f, "<td class=\"num\">%d</td>", r->nranks_with);
-    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_min), r->rank_of_min);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_min),
+            r->rank_of_min);
     tl_html_td(f, r->rank_mean, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_max), r->rank_of_max);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_dur(b, sizeof b, r->rank_max),
+            r->rank_of_max);
     tl_html_td(f, r->imbalance, TL_UNIT_RATIO);
     fputs("</tr>\n", f);
 }
@@ -185,8 +189,10 @@ static int group_block(tl_html *h, size_t g)
         char caption[160];
         fprintf(h->f, "<h3>%s</h3>\n", groups[g].title);
         chart(h, idx, n, n, groups[g].what, NULL);
-        snprintf(caption, sizeof caption, "The %s of the chart and more: call statistics over all ranks, and "
-                 "the per-rank totals across ranks", groups[g].what);
+        snprintf(caption, sizeof caption,
+                 "The %s of the chart and more: call statistics over all ranks, and "
+                 "the per-rank totals across ranks",
+                 groups[g].what);
         tl_html_details(h->f, "Data table");
         table(h, idx, n, 0, TL_HTML_MAX_ROWS, caption, NULL);
         tl_html_details_end(h->f);
@@ -224,14 +230,17 @@ void tl_html_kernels(tl_html *h)
     } else {
         fputs("<p>Kernels, memory copies and sets inside the GPU window, colored by kernel type "
               "(<span class=\"key compute\">compute</span>, <span class=\"key comm\">communication</span>, "
-              "<span class=\"key memory\">memory</span>, <span class=\"key other\">other</span>).</p>\n", h->f);
+              "<span class=\"key memory\">memory</span>, <span class=\"key other\">other</span>).</p>\n",
+              h->f);
         chart(h, idx, n, n, "kernels", &kt);
-        table(h, idx, n, 0, TL_HTML_TOP, "The top kernels by total time: call statistics over all ranks, and the "
-              "per-rank totals across ranks (least, mean, most, imbalance = max / mean)", &kt);
+        table(h, idx, n, 0, TL_HTML_TOP,
+              "The top kernels by total time: call statistics over all ranks, and the "
+              "per-rank totals across ranks (least, mean, most, imbalance = max / mean)",
+              &kt);
         if (n > TL_HTML_TOP) {
             char summary[64];
-            snprintf(summary, sizeof summary, "%zu more kernels", (n < TL_HTML_MAX_ROWS ? n : TL_HTML_MAX_ROWS) -
-                     TL_HTML_TOP);
+            snprintf(summary, sizeof summary, "%zu more kernels",
+                     (n < TL_HTML_MAX_ROWS ? n : TL_HTML_MAX_ROWS) - TL_HTML_TOP);
             tl_html_details(h->f, summary);
             table(h, idx, n, TL_HTML_TOP, TL_HTML_MAX_ROWS, "The next kernels by total time", &kt);
             tl_html_details_end(h->f);

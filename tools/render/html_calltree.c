@@ -33,11 +33,15 @@ static void flame_notes(tl_html *h, const tl_svg_flame_stats *st)
         return;
     fputs("<p class=\"more\">", h->f);
     if (st->merged > 0)
-        fprintf(h->f, "%zu calls narrower than %s are drawn merged in \xe2\x80\x9c\xe2\x80\xa6\xe2\x80\x9d boxes "
-                      "(%s in all). ", st->merged, px, tl_units_dur(a, sizeof a, st->merged_ns));
+        fprintf(h->f,
+                "%zu calls narrower than %s are drawn merged in \xe2\x80\x9c\xe2\x80\xa6\xe2\x80\x9d boxes "
+                "(%s in all). ",
+                st->merged, px, tl_units_dur(a, sizeof a, st->merged_ns));
     if (st->omitted > 0)
-        fprintf(h->f, "%zu calls too narrow even merged are not drawn (%s in all; their callers' boxes include "
-                      "it). ", st->omitted, tl_units_dur(b, sizeof b, st->omitted_ns));
+        fprintf(h->f,
+                "%zu calls too narrow even merged are not drawn (%s in all; their callers' boxes include "
+                "it). ",
+                st->omitted, tl_units_dur(b, sizeof b, st->omitted_ns));
     if (st->deeper > 0)
         fprintf(h->f, "%zu calls deeper than %d levels are not drawn.", st->deeper, TL_FLAME_MAX_ROWS);
     fputs("</p>\n", h->f);
@@ -51,9 +55,11 @@ static void flame(tl_html *h, const tl_calltree *t, int nranks, size_t boxes, co
         return;
     }
     char id[16], desc[400];
-    snprintf(desc, sizeof desc, "An icicle graph of %s: the top row holds one box per kind of event, and each "
+    snprintf(desc, sizeof desc,
+             "An icicle graph of %s: the top row holds one box per kind of event, and each "
              "call sits under its caller, as wide as its inclusive time; the part of a box no call below covers is "
-             "its self time. Each box's tooltip gives its full name and numbers.", who);
+             "its self time. Each box's tooltip gives its full name and numbers.",
+             who);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_flame fl = { t, &kids, boxes, nranks };
     tl_svg_flame_stats st;
@@ -69,8 +75,8 @@ typedef struct tree_table {
     const tl_calltree *t;
     tl_calltree_kids kids;
     size_t rows;
-    size_t hidden;             /* nodes under rows that were cut (not counted in "more" rows) */
-    int across;                /* the min/max columns */
+    size_t hidden; /* nodes under rows that were cut (not counted in "more" rows) */
+    int across;    /* the min/max columns */
 } tree_table;
 
 static uint32_t root_of(const tl_calltree *t, uint32_t i)
@@ -104,8 +110,10 @@ static void node_row(tree_table *tt, uint32_t i, int depth)
 static void more_row(tree_table *tt, size_t n, double ns, int depth, const char *why)
 {
     char a[48];
-    fprintf(tt->h->f, "<tr class=\"more\"><th scope=\"row\" class=\"d%d\">%zu more %s (%s)</th><td colspan=\"%d\">"
-            "</td></tr>\n", depth, n, why, tl_units_dur(a, sizeof a, ns), tt->across ? 6 : 4);
+    fprintf(tt->h->f,
+            "<tr class=\"more\"><th scope=\"row\" class=\"d%d\">%zu more %s (%s)</th><td colspan=\"%d\">"
+            "</td></tr>\n",
+            depth, n, why, tl_units_dur(a, sizeof a, ns), tt->across ? 6 : 4);
 }
 
 /* The node's row, then its children's (largest first), depth first. */
@@ -122,8 +130,8 @@ static void walk_table(tree_table *tt, uint32_t i, int depth)
         double ns = 0;
         for (uint32_t j = from; j < to; j++)
             ns += (double)tt->t->nodes[tt->kids.list[j]].incl_ns;
-        more_row(tt, to - from, ns, depth + 1, to - from == 1 ? "call path deeper than the table lists"
-                                                              : "call paths deeper than the table lists");
+        more_row(tt, to - from, ns, depth + 1,
+                 to - from == 1 ? "call path deeper than the table lists" : "call paths deeper than the table lists");
         tt->rows++;
         return;
     }
@@ -152,11 +160,12 @@ static void table(tl_html *h, const tl_calltree *t, int nranks)
         return;
     }
     tl_html_details(f, "Call tree table");
-    fprintf(f, "<div class=\"scroll\"><table class=\"calltree\">\n<caption>The call tree%s, top down: each call "
-               "path with its inclusive and self time, calls, share of its kind's total%s; at most %d callees per "
-               "call, %d levels and %d rows</caption>\n<thead><tr><th scope=\"col\">Call path</th>"
-               "<th scope=\"col\">Inclusive</th><th scope=\"col\">Self</th><th scope=\"col\">Calls</th>"
-               "<th scope=\"col\">Share</th>%s</tr></thead>\n<tbody>\n",
+    fprintf(f,
+            "<div class=\"scroll\"><table class=\"calltree\">\n<caption>The call tree%s, top down: each call "
+            "path with its inclusive and self time, calls, share of its kind's total%s; at most %d callees per "
+            "call, %d levels and %d rows</caption>\n<thead><tr><th scope=\"col\">Call path</th>"
+            "<th scope=\"col\">Inclusive</th><th scope=\"col\">Self</th><th scope=\"col\">Calls</th>"
+            "<th scope=\"col\">Share</th>%s</tr></thead>\n<tbody>\n",
             nranks > 1 ? " of all ranks (sums)" : "",
             tt.across ? ", and the least and most inclusive time of one rank (a rank without the path counts 0)" : "",
             TL_TREE_CHILDREN, TL_TREE_DEPTH, TL_TREE_ROWS,
@@ -212,7 +221,8 @@ static void per_rank(tl_html *h)
         flame(h, t, 0, TL_FLAME_RANK_BOXES / shown, title, who);
         tl_html_details_end(h->f);
     }
-    tl_html_more(h, shown, n, "ranks not drawn (the page draws the call trees of at most 16 ranks, the straggler first)");
+    tl_html_more(h, shown, n,
+                 "ranks not drawn (the page draws the call trees of at most 16 ranks, the straggler first)");
     free(order);
 }
 
@@ -220,8 +230,8 @@ static void per_rank(tl_html *h)
  * kind: operators under annotations), each in its hue, in the order of the bands. */
 static void legend_kinds(tl_html *h, const tl_calltree *t)
 {
-    static const int order[] = { TL_CTK_ANNOTATIONS, TL_CTK_OPS, TL_CTK_PYTHON, TL_CTK_GPU_ANNOTATIONS,
-                                 TL_CTK_RUNTIME, TL_CTK_OTHER };
+    static const int order[] = { TL_CTK_ANNOTATIONS,     TL_CTK_OPS,     TL_CTK_PYTHON,
+                                 TL_CTK_GPU_ANNOTATIONS, TL_CTK_RUNTIME, TL_CTK_OTHER };
     for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
         const char *label = tl_calltree_kind_label(order[k]);
         int present = 0;
@@ -252,12 +262,16 @@ void tl_html_calltree(tl_html *h)
     fputs("<p>Where the CPU-side time went, by call path, one tree per thread: operators nest in the annotations "
           "and sections that contain them in time, Python frames and GPU annotations each in themselves; a call "
           "that nothing contains is under its kind's root. A box is as wide as its inclusive time; "
-          "the part of it no call below covers is its self time. Its hue is its kind:", h->f);
+          "the part of it no call below covers is its self time. Its hue is its kind:",
+          h->f);
     legend_kinds(h, t);
     fputs(" and its shade says how large its self time is: "
-          "<span class=\"key f0\">self &lt; 5%</span> <span class=\"key f1\">5\xe2\x80\x93" "25%</span> "
-          "<span class=\"key f2\">25\xe2\x80\x93" "60%</span> <span class=\"key f3\">\xe2\x89\xa5 60%</span>. "
-          "Hover a box for its full name and numbers.</p>\n", h->f);
+          "<span class=\"key f0\">self &lt; 5%</span> <span class=\"key f1\">5\xe2\x80\x93"
+          "25%</span> "
+          "<span class=\"key f2\">25\xe2\x80\x93"
+          "60%</span> <span class=\"key f3\">\xe2\x89\xa5 60%</span>. "
+          "Hover a box for its full name and numbers.</p>\n",
+          h->f);
     if (a->calltree_ranks > 1) {
         snprintf(title, sizeof title, "Call tree of %d ranks, merged", a->calltree_ranks);
         snprintf(who, sizeof who, "the CPU-side calls of %d ranks, summed path by path", a->calltree_ranks);
@@ -272,8 +286,9 @@ void tl_html_calltree(tl_html *h)
     }
     flame(h, t, a->calltree_ranks, TL_FLAME_MERGED_BOXES, title, who);
     if (t->dropped > 0)
-        fprintf(h->f, "<p class=\"more\">%llu calls are not in the tree: an input had more than %u call paths "
-                      "(TL_CALLTREE_MAX_NODES); their time is in their callers' inclusive time.</p>\n",
+        fprintf(h->f,
+                "<p class=\"more\">%llu calls are not in the tree: an input had more than %u call paths "
+                "(TL_CALLTREE_MAX_NODES); their time is in their callers' inclusive time.</p>\n",
                 (unsigned long long)t->dropped, TL_CALLTREE_MAX_NODES);
     table(h, t, a->calltree_ranks);
     if (a->calltree_ranks > 1)

@@ -63,9 +63,10 @@ void tl_html_collbw(tl_html *h)
         tl_escape_html(f, t.kind);
         fputs("</code></td><td>", f);
         tl_escape_html(f, t.size);
-        fprintf(f, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                   "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                   "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
+        fprintf(f,
+                "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
                 t.count, t.bytes, t.time, t.algbw, t.busbw, t.lo, t.med, t.hi);
     }
     fputs("</tbody>\n</table>\n", f);

@@ -29,8 +29,9 @@ static void fps_bars(tl_html *h)
         if (!isfinite(r->diff.fps))
             continue;
         snprintf(labels[n], sizeof labels[n], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-        bars[n] = (tl_svg_bar){ .label = labels[n], .value = r->diff.fps, .lo = NAN, .hi = NAN,
-                                .cls = r->straggler ? "strag" : "compute" };
+        bars[n] = (tl_svg_bar){
+            .label = labels[n], .value = r->diff.fps, .lo = NAN, .hi = NAN, .cls = r->straggler ? "strag" : "compute"
+        };
         snprintf(bars[n].note, sizeof bars[n].note, "%.0f frames in %llu blocks, %.2f blocks/s", r->diff.frames,
                  (unsigned long long)r->diff.blocks, r->diff.bps);
         n++;
@@ -55,12 +56,14 @@ void tl_html_diffusion(tl_html *h)
         return;
     fputs("<h3 id=\"diffusion\">Video diffusion</h3>\n<p>Block-wise video generation (Inferix's block and "
           "denoising-step records): frames and blocks per second of block computation, the first block's time "
-          "(the first-block delay) against the median of the later ones.</p>\n", f);
+          "(the first-block delay) against the median of the later ones.</p>\n",
+          f);
     fps_bars(h);
     fputs("<div class=\"scroll\"><table id=\"diffusion-table\">\n<caption>Per rank: blocks, frames (the blocks' "
           "sizes added up), frames per block, FPS and blocks per second of block computation, the first block's "
           "computation time, the later blocks' median, the denoising steps, and the most GPU memory and process RSS "
-          "of a block</caption>\n<thead><tr>", f);
+          "of a block</caption>\n<thead><tr>",
+          f);
     for (int c = 0; c < TL_DIFFUSION_COLS; c++)
         fprintf(f, "<th scope=\"col\">%s</th>", tl_diffusion_heads[c]);
     fputs("</tr></thead>\n<tbody>\n", f);

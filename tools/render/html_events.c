@@ -14,15 +14,15 @@
 #include "svg.h"
 #include "units.h"
 
-#define TL_HTML_EVENT_ROWS 100   /* table rows; the rest are counted */
-#define TL_HTML_EVENT_MARKS 400  /* markers of one strip chart; the rest are counted */
+#define TL_HTML_EVENT_ROWS 100  /* table rows; the rest are counted */
+#define TL_HTML_EVENT_MARKS 400 /* markers of one strip chart; the rest are counted */
 #define STRIP_COLS 480
 
 static void mark_title(char *buf, size_t len, const tl_session *s, const tl_sevent *e, int64_t t0)
 {
     char t[48];
-    snprintf(buf, len, "rank %d, %s at %s: %s", s->id.rank, e->name, tl_units_dur(t, sizeof t, ((double)e->ts_ns - (double)t0)),
-             e->payload);
+    snprintf(buf, len, "rank %d, %s at %s: %s", s->id.rank, e->name,
+             tl_units_dur(t, sizeof t, ((double)e->ts_ns - (double)t0)), e->payload);
 }
 
 /* One strip chart: a lane per rank with events in the period. */
@@ -54,7 +54,8 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
                 if (lane < 0) {
                     lane = (int)nl;
                     snprintf(labels[nl], sizeof labels[nl], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-                    lanes[nl] = (tl_svg_lane){ .label = labels[nl], .kind = zero, .level = zero, .group_start = nl > 0 };
+                    lanes[nl] =
+                        (tl_svg_lane){ .label = labels[nl], .kind = zero, .level = zero, .group_start = nl > 0 };
                     snprintf(lanes[nl].note, sizeof lanes[nl].note, "events of rank %d", r->rank);
                     nl++;
                 }
@@ -74,12 +75,14 @@ static void strip(tl_html *h, const tl_html_periods *p, int period, size_t *drop
             snprintf(title, sizeof title, "Events, period %d of %zu", period + 1, p->n);
         else
             snprintf(title, sizeof title, "Events");
-        snprintf(desc, sizeof desc, "The events each rank recorded, one row per rank on the timelines' time axis; "
+        snprintf(desc, sizeof desc,
+                 "The events each rank recorded, one row per rank on the timelines' time axis; "
                  "each triangle is an event, its name and data in its tooltip.");
         if (tl_units_is_wall(t0))
             snprintf(axl, sizeof axl, "time since %s", tl_units_time(tb, sizeof tb, t0));
         else
-            snprintf(axl, sizeof axl, "time since %s on the input's own clock", tl_units_dur(tb, sizeof tb, (double)t0));
+            snprintf(axl, sizeof axl, "time since %s on the input's own clock",
+                     tl_units_dur(tb, sizeof tb, (double)t0));
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
         tl_svg_timeline t = { lanes, nl, STRIP_COLS, ((double)t1 - (double)t0), axl, marks, nm };
         tl_svg_timeline_write(h->f, &fr, &t);
@@ -134,12 +137,14 @@ static void table(tl_html *h, size_t kept, uint64_t total)
     fputs("<div class=\"scroll\"><table id=\"events-table\">\n<caption>The events by time: when (UTC, or on the "
           "input's own clock), the rank, the name and its data (shortened)</caption>\n<thead><tr>"
           "<th scope=\"col\">Time</th><th scope=\"col\">Rank</th><th scope=\"col\">Event</th>"
-          "<th scope=\"col\">Data</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">Data</th></tr></thead>\n<tbody>\n",
+          f);
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < TL_HTML_EVENT_ROWS; i++, shown++) {
         char t[48];
         fprintf(f, "<tr><td class=\"num\">%s</td><td class=\"num\">%d</td><th scope=\"row\">",
-                v[i].e->ts_ns == INT64_MIN ? "\xe2\x80\x93" : tl_units_time(t, sizeof t, v[i].e->ts_ns), v[i].s->id.rank);
+                v[i].e->ts_ns == INT64_MIN ? "\xe2\x80\x93" : tl_units_time(t, sizeof t, v[i].e->ts_ns),
+                v[i].s->id.rank);
         tl_escape_html_n(f, v[i].e->name, 200);
         fputs("</th><td><code>", f);
         tl_html_breakable(f, v[i].e->payload, TL_EVENT_PAYLOAD_MAX + 4);
@@ -147,8 +152,9 @@ static void table(tl_html *h, size_t kept, uint64_t total)
     }
     fputs("</tbody>\n</table></div>\n", f);
     if (total > shown)
-        fprintf(f, "<p class=\"more\">and %llu more events (the table shows the first %d by time; each session "
-                   "keeps its first %d)</p>\n",
+        fprintf(f,
+                "<p class=\"more\">and %llu more events (the table shows the first %d by time; each session "
+                "keeps its first %d)</p>\n",
                 (unsigned long long)(total - shown), TL_HTML_EVENT_ROWS, TL_SESSION_MAX_EVENTS);
     tl_html_details_end(f);
     free(v);
@@ -175,8 +181,10 @@ void tl_html_events(tl_html *h)
     for (size_t k = 0; k < p.n; k++)
         strip(h, &p, (int)k, &dropped);
     if (dropped)
-        fprintf(h->f, "<p class=\"more\">%zu events are in the table but not drawn (at most %d markers a "
-                      "chart)</p>\n", dropped, TL_HTML_EVENT_MARKS);
+        fprintf(h->f,
+                "<p class=\"more\">%zu events are in the table but not drawn (at most %d markers a "
+                "chart)</p>\n",
+                dropped, TL_HTML_EVENT_MARKS);
     tl_html_periods_release(&p);
     table(h, kept, total);
 }

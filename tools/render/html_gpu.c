@@ -72,8 +72,8 @@ static void steps_chart(tl_html *h, size_t maxsteps)
     const tl_across *st = tl_aggregate_across(a, "step_time_ns");
     char lo[48], hi[48];
     snprintf(desc, sizeof desc, "Step duration by step index, one line per rank (%zu rank%s)%s%s%s%s.", n,
-             tl_plural_s(n), st ? "; mean step time from " : "", st ? tl_units_dur(lo, sizeof lo, st->min) : "", st ? " to " : "",
-             st ? tl_units_dur(hi, sizeof hi, st->max) : "");
+             tl_plural_s(n), st ? "; mean step time from " : "", st ? tl_units_dur(lo, sizeof lo, st->min) : "",
+             st ? " to " : "", st ? tl_units_dur(hi, sizeof hi, st->max) : "");
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Step time per rank", desc };
     tl_svg_axes ax = { "step", "step time", TL_UNIT_COUNT, TL_UNIT_NS };
     tl_svg_lines(h->f, &fr, &ax, s, n);
@@ -199,8 +199,11 @@ static void steps_bars(tl_html *h)
         if (!isfinite(r->step_mean) || !drawn[i])
             continue;
         snprintf(labels[n], sizeof labels[n], "rank %d%s", r->rank, r->straggler ? " (straggler)" : "");
-        bars[n] = (tl_svg_bar){ .label = labels[n], .value = r->step_mean, .lo = r->nsteps > 1 ? r->step_min : NAN,
-                                .hi = r->nsteps > 1 ? r->step_max : NAN, .cls = r->straggler ? "strag" : "compute" };
+        bars[n] = (tl_svg_bar){ .label = labels[n],
+                                .value = r->step_mean,
+                                .lo = r->nsteps > 1 ? r->step_min : NAN,
+                                .hi = r->nsteps > 1 ? r->step_max : NAN,
+                                .cls = r->straggler ? "strag" : "compute" };
         snprintf(bars[n].note, sizeof bars[n].note, "%zu step%s", r->nsteps, r->nsteps == 1 ? "" : "s");
         n++;
     }
@@ -323,7 +326,8 @@ static void gpu_chart(tl_html *h, size_t n)
     free(drawn);
     const tl_across *idle = tl_aggregate_across(a, "gpu.idle_pct");
     char id[16], desc[256];
-    int len = snprintf(desc, sizeof desc, "For %s%zu rank%s, the GPU kernel time split into compute only, "
+    int len = snprintf(desc, sizeof desc,
+                       "For %s%zu rank%s, the GPU kernel time split into compute only, "
                        "compute overlapping communication, communication only, memory, other and idle",
                        k == 1 ? "" : "each of ", k, tl_plural_s(k));
     if (idle != NULL && len > 0 && (size_t)len < sizeof desc)
@@ -338,8 +342,8 @@ out:
 static void gpu_row(FILE *f, const tl_rank_result *r)
 {
     const tl_gpu_breakdown *g = &r->gpu;
-    fprintf(f, "<tr><th scope=\"row\">%d%s</th><td class=\"num\">%llu</td>", r->rank, r->straggler ? " (straggler)" : "",
-            (unsigned long long)g->events);
+    fprintf(f, "<tr><th scope=\"row\">%d%s</th><td class=\"num\">%llu</td>", r->rank,
+            r->straggler ? " (straggler)" : "", (unsigned long long)g->events);
     tl_html_td(f, (double)g->kernel_time, TL_UNIT_NS);
     tl_html_td(f, tl_pct(g->idle, g->kernel_time), TL_UNIT_PCT);
     tl_html_td(f, tl_pct(g->compute, g->kernel_time), TL_UNIT_PCT);
@@ -362,7 +366,8 @@ static void gpu_table(tl_html *h)
           "<th scope=\"col\">Rank</th><th scope=\"col\">GPU events</th><th scope=\"col\">Kernel time</th>"
           "<th scope=\"col\">Idle</th><th scope=\"col\">Compute</th><th scope=\"col\">Non-compute</th>"
           "<th scope=\"col\">Communication</th><th scope=\"col\">Overlap</th><th scope=\"col\">Window</th>"
-          "</tr></thead>\n<tbody>\n", f);
+          "</tr></thead>\n<tbody>\n",
+          f);
     size_t nd;
     unsigned char *drawn = tl_html_ranks_drawn(h->a, TL_HTML_MAX_ROWS, &nd);
     for (size_t i = 0; i < h->a->nranks; i++) {
@@ -388,7 +393,8 @@ static void idle_table(tl_html *h)
           "CPU launched after the stream drained), kernel_wait (gaps under the kernel-wait threshold), other"
           "</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Device</th>"
           "<th scope=\"col\">Stream</th><th scope=\"col\">host_wait</th><th scope=\"col\">kernel_wait</th>"
-          "<th scope=\"col\">other</th><th scope=\"col\">Gaps</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">other</th><th scope=\"col\">Gaps</th></tr></thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < h->a->nranks; i++) {
         const tl_gpu_breakdown *g = &h->a->ranks[i].gpu;
         for (size_t s = 0; s < g->nstreams; s++, total++) {

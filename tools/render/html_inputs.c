@@ -34,8 +34,9 @@ static void session_row(FILE *f, const tl_session *s)
     path_cell(f, s->id.path);
     fprintf(f, "<td>%s</td><td>%s</td>", tl_format_name(s->id.format), tl_units_time(b, sizeof b, s->start_ns));
     tl_html_td(f, s->span_ns >= 0 ? (double)s->span_ns : NAN, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td class=\"wrap\">", s->nsteps,
-            (unsigned long long)s->gpu.events, s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
+    fprintf(f, "<td class=\"num\">%zu</td><td class=\"num\">%llu</td><td class=\"num\">%zu</td><td class=\"wrap\">",
+            s->nsteps, (unsigned long long)s->gpu.events,
+            s->timeline.start_ns < s->timeline.end_ns ? s->timeline.nlanes : 0);
     tl_escape_html_n(f, s->device_name ? s->device_name : "\xe2\x80\x93", 100);
     fputs("</td><td class=\"tags\">", f);
     /* the run's tags (tally_tag, Inferix's session tags) */
@@ -57,15 +58,18 @@ static void drift_table(tl_html *h)
     const tl_drift *d = &h->a->drift;
     if (d->nstages == 0)
         return;
-    fprintf(f, "<div class=\"scroll\"><table id=\"drift-table\">\n<caption>Each stage per session: the median over "
-               "the ranks of its time per call in that session (the step: its median whole step); the change from the first session to the last and the "
-               "least-squares trend per session; a stage drifts beyond %.0f%% (tally compare --sessions tests the "
-               "change)</caption>\n<thead><tr><th scope=\"col\">Stage</th>",
+    fprintf(f,
+            "<div class=\"scroll\"><table id=\"drift-table\">\n<caption>Each stage per session: the median over "
+            "the ranks of its time per call in that session (the step: its median whole step); the change from the "
+            "first session to the last and the "
+            "least-squares trend per session; a stage drifts beyond %.0f%% (tally compare --sessions tests the "
+            "change)</caption>\n<thead><tr><th scope=\"col\">Stage</th>",
             TL_DRIFT_PCT);
     for (int k = 0; k < d->nsessions; k++)
         fprintf(f, "<th scope=\"col\">Session %d</th>", k + 1);
     fputs("<th scope=\"col\">Change</th><th scope=\"col\">Trend per session</th><th scope=\"col\"></th></tr>"
-          "</thead>\n<tbody>\n", f);
+          "</thead>\n<tbody>\n",
+          f);
     size_t shown = 0;
     for (size_t i = 0; i < d->nstages && shown < TL_HTML_MAX_ROWS; i++, shown++) {
         const tl_drift_stage *s = &d->stages[i];
@@ -75,8 +79,7 @@ static void drift_table(tl_html *h)
         for (int k = 0; k < d->nsessions; k++)
             tl_html_td(f, s->value[k], TL_UNIT_NS);
         if (isfinite(s->change_pct))
-            fprintf(f, "<td class=\"num\">%+.1f%%</td><td class=\"num\">%+.1f%%</td>", s->change_pct,
-                    s->slope_pct);
+            fprintf(f, "<td class=\"num\">%+.1f%%</td><td class=\"num\">%+.1f%%</td>", s->change_pct, s->slope_pct);
         else
             fputs("<td class=\"num\">\xe2\x80\x93</td><td class=\"num\">\xe2\x80\x93</td>", f);
         fprintf(f, "<td>%s</td></tr>\n", s->drifts ? "<strong>drifts</strong>" : "");
@@ -100,12 +103,14 @@ void tl_html_sessions(tl_html *h)
         tl_html_close(h);
         return;
     }
-    fputs("<div class=\"scroll\"><table id=\"sessions-table\">\n<caption>Every profile that counts, per rank in "
-          "order of start time (two inputs of one rank are two sessions), with the tags of its run</caption>\n<thead><tr>"
-          "<th scope=\"col\">Rank</th><th scope=\"col\">Session</th><th scope=\"col\">Path</th>"
-          "<th scope=\"col\">Format</th><th scope=\"col\">Start (UTC)</th><th scope=\"col\">Span</th>"
-          "<th scope=\"col\">Steps</th><th scope=\"col\">GPU events</th><th scope=\"col\">Lanes</th>"
-          "<th scope=\"col\">Device</th><th scope=\"col\">Tags</th></tr></thead>\n<tbody>\n", f);
+    fputs(
+        "<div class=\"scroll\"><table id=\"sessions-table\">\n<caption>Every profile that counts, per rank in "
+        "order of start time (two inputs of one rank are two sessions), with the tags of its run</caption>\n<thead><tr>"
+        "<th scope=\"col\">Rank</th><th scope=\"col\">Session</th><th scope=\"col\">Path</th>"
+        "<th scope=\"col\">Format</th><th scope=\"col\">Start (UTC)</th><th scope=\"col\">Span</th>"
+        "<th scope=\"col\">Steps</th><th scope=\"col\">GPU events</th><th scope=\"col\">Lanes</th>"
+        "<th scope=\"col\">Device</th><th scope=\"col\">Tags</th></tr></thead>\n<tbody>\n",
+        f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++)
         if (tl_session_counts(&h->a->sessions[i])) {
             session_row(f, &h->a->sessions[i]);
@@ -183,9 +188,11 @@ static void inputs_summary(tl_html *h)
         warnings += s->id.problems.n;
         truncated += s->truncated != 0;
     }
-    fprintf(h->f, "<p>%zu input%s: %zu used, %zu companion%s (not counted), %zu skipped; %zu truncated; %zu "
-                  "warning%s.</p>\n", h->a->nsessions, h->a->nsessions == 1 ? "" : "s", used, companions,
-            companions == 1 ? "" : "s", skipped, truncated, warnings, warnings == 1 ? "" : "s");
+    fprintf(h->f,
+            "<p>%zu input%s: %zu used, %zu companion%s (not counted), %zu skipped; %zu truncated; %zu "
+            "warning%s.</p>\n",
+            h->a->nsessions, h->a->nsessions == 1 ? "" : "s", used, companions, companions == 1 ? "" : "s", skipped,
+            truncated, warnings, warnings == 1 ? "" : "s");
 }
 
 void tl_html_inputs(tl_html *h)
@@ -203,7 +210,8 @@ void tl_html_inputs(tl_html *h)
           "the rank was found (content, then name, then input order), and its warnings</caption>\n<thead><tr>"
           "<th scope=\"col\">Path</th><th scope=\"col\">Format</th><th scope=\"col\">Rank</th>"
           "<th scope=\"col\">Rank from</th><th scope=\"col\">Notes</th><th scope=\"col\">Warnings</th></tr>"
-          "</thead>\n<tbody>\n", f);
+          "</thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++, shown++)
         input_row(f, &h->a->sessions[i]);
     fputs("</tbody>\n</table></div>\n", f);

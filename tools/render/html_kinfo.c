@@ -77,9 +77,10 @@ void tl_html_kernel_launches(tl_html *h, const size_t *idx, size_t n)
         fputs("</td>", f);
         dims(f, k->grid, (int)k->varies);
         dims(f, k->block, (int)k->varies);
-        fprintf(f, "<td class=\"num\">%s</td>", k->regs >= 0 ? (snprintf(b, sizeof b, "%lld", (long long)k->regs), b)
-                                                                : "&ndash;");
-        fprintf(f, "<td class=\"num\">%s</td>", k->smem >= 0 ? tl_units_bytes(b, sizeof b, (double)k->smem) : "&ndash;");
+        fprintf(f, "<td class=\"num\">%s</td>",
+                k->regs >= 0 ? (snprintf(b, sizeof b, "%lld", (long long)k->regs), b) : "&ndash;");
+        fprintf(f, "<td class=\"num\">%s</td>",
+                k->smem >= 0 ? tl_units_bytes(b, sizeof b, (double)k->smem) : "&ndash;");
         fprintf(f, "<td class=\"num\">%s</td></tr>\n",
                 isfinite(k->occupancy) ? tl_units_pct(p, sizeof p, k->occupancy) : "&ndash;");
     }

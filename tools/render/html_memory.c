@@ -25,9 +25,9 @@ typedef struct mem_series {
 
 static const char *cls_of(const tl_rank_result *r, size_t i, size_t nranks, int reserved)
 {
-    static const char *resv[] = { "s0 resv", "s1 resv", "s2 resv", "s3 resv", "s4 resv", "s5 resv", "s6 resv",
-                                  "s7 resv", "s8 resv", "s9 resv", "s10 resv", "s11 resv", "s12 resv", "s13 resv",
-                                  "s14 resv", "s15 resv" };
+    static const char *resv[] = { "s0 resv",  "s1 resv",  "s2 resv",  "s3 resv", "s4 resv",  "s5 resv",
+                                  "s6 resv",  "s7 resv",  "s8 resv",  "s9 resv", "s10 resv", "s11 resv",
+                                  "s12 resv", "s13 resv", "s14 resv", "s15 resv" };
     if (r->straggler)
         return reserved ? "strag resv" : "strag";
     if (nranks > 16)
@@ -88,8 +88,7 @@ static void add_series(const tl_aggregate *a, size_t i, mem_series *m, tl_svg_se
 }
 
 /* One line per rank and period, up to MAX_SERIES; x from the period's start. */
-static size_t build_series(const tl_aggregate *a, const tl_html_periods *p, mem_series *m, tl_svg_series *s,
-                           int *oom)
+static size_t build_series(const tl_aggregate *a, const tl_html_periods *p, mem_series *m, tl_svg_series *s, int *oom)
 {
     size_t n = 0, units = 0;
     for (size_t k = 0; k < p->n; k++)
@@ -177,8 +176,8 @@ static void snapshots_chart(tl_html *h)
                 m[i].alloc[m[i].n] = snap_value(q);
                 m[i].resv[m[i].n] = q->reserved;
                 if (nnotes < MAX_NOTES && isfinite(snap_value(q)))
-                    notes[nnotes++] = (tl_svg_note){ (double)(m[i].n + 1), snap_value(q), q->label,
-                                                     cls_of(r, i, a->nranks, 0) };
+                    notes[nnotes++] =
+                        (tl_svg_note){ (double)(m[i].n + 1), snap_value(q), q->label, cls_of(r, i, a->nranks, 0) };
             }
         }
         total += m[i].n;
@@ -188,9 +187,11 @@ static void snapshots_chart(tl_html *h)
     }
     if (n > 0) {
         char id[16], desc[300];
-        snprintf(desc, sizeof desc, "The labelled memory snapshots of each rank in the order they were taken: "
+        snprintf(desc, sizeof desc,
+                 "The labelled memory snapshots of each rank in the order they were taken: "
                  "allocated (device used or RSS where the report has no allocator reading)%s; each diamond is a "
-                 "snapshot with its label.", a->nranks <= 8 ? ", dashed the memory reserved" : "");
+                 "snapshot with its label.",
+                 a->nranks <= 8 ? ", dashed the memory reserved" : "");
         tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Memory snapshots in order", desc };
         tl_svg_axes axes = { "snapshot", "memory", TL_UNIT_COUNT, TL_UNIT_BYTES };
         tl_svg_lines_notes(h->f, &fr, &axes, s, n, notes, nnotes);
@@ -223,7 +224,8 @@ static void over_time(tl_html *h)
         snprintf(desc, sizeof desc, "Device memory allocated over time, one line per rank%s%s.",
                  a->nranks <= 8 ? "; dashed lines are the memory reserved by the caching allocator" : "",
                  p.n > 1 ? "; the inputs cover periods of time that do not overlap, each line's time is from the "
-                           "start of its period" : "");
+                           "start of its period"
+                         : "");
         tl_svg_note *notes = NULL;
         size_t nnotes = time_notes(a, &p, &notes);
         if (nnotes > 0)
@@ -260,18 +262,22 @@ static void peaks(tl_html *h)
     for (size_t i = 0; i < h->a->nranks; i++)
         used |= isfinite(h->a->ranks[i].peak_device_used);
     fputs("<h3>Peaks</h3>\n<div class=\"scroll\"><table id=\"memory-peaks\">\n<caption>Peak device memory per rank, "
-          "against the device's capacity", f);
+          "against the device's capacity",
+          f);
     if (used)
         fputs(": allocated and reserved by the caching allocator, and used on the device as NVML sees it "
-              "(every process, the allocator's cache included)", f);
+              "(every process, the allocator's cache included)",
+              f);
     fputs("; reserved / allocated (fragmentation); peak host RSS; the mean GPU "
           "utilization a monitor sampled</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
-          "<th scope=\"col\">Peak allocated</th><th scope=\"col\">Peak reserved</th>", f);
+          "<th scope=\"col\">Peak allocated</th><th scope=\"col\">Peak reserved</th>",
+          f);
     if (used)
         fputs("<th scope=\"col\">Device used</th>", f);
     fputs("<th scope=\"col\">Device</th>"
           "<th scope=\"col\">Of device</th><th scope=\"col\">Reserved / allocated</th>"
-          "<th scope=\"col\">Peak RSS</th><th scope=\"col\">GPU utilization</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">Peak RSS</th><th scope=\"col\">GPU utilization</th></tr></thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < h->a->nranks; i++) {
         const tl_rank_result *r = &h->a->ranks[i];
         if (!has_peaks(r) || with++ >= TL_HTML_MAX_ROWS)
@@ -306,9 +312,11 @@ static void snapshots(tl_html *h, size_t total)
     fputs("<div class=\"scroll\"><table id=\"memory-snapshots\">\n<caption>Labelled memory "
           "snapshots of the reports, per rank in session order</caption>\n<thead><tr><th scope=\"col\">Rank</th>"
           "<th scope=\"col\">Label</th><th scope=\"col\">Allocated</th><th scope=\"col\">Reserved</th>"
-          "<th scope=\"col\">Max allocated</th>", f);
+          "<th scope=\"col\">Max allocated</th>",
+          f);
     fputs(used ? "<th scope=\"col\">Device used</th><th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n"
-               : "<th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n", f);
+               : "<th scope=\"col\">RSS</th></tr></thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < h->a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &h->a->sessions[i];
         if (!tl_session_counts(s))

@@ -149,9 +149,11 @@ unsigned char *tl_html_ranks_drawn(const tl_aggregate *a, size_t max, size_t *n)
 void tl_html_ranks_drawn_note(tl_html *h, size_t k, size_t n)
 {
     if (k < n)
-        fprintf(h->f, "<p class=\"more\">%zu of %zu ranks drawn: the stragglers, the ranks with the shortest and "
-                      "longest mean step, the ranks at its 10th, 25th, 50th, 75th and 90th percentile, and an even "
-                      "sample of the rest</p>\n", k, n);
+        fprintf(h->f,
+                "<p class=\"more\">%zu of %zu ranks drawn: the stragglers, the ranks with the shortest and "
+                "longest mean step, the ranks at its 10th, 25th, 50th, 75th and 90th percentile, and an even "
+                "sample of the rest</p>\n",
+                k, n);
 }
 
 void tl_html_details(FILE *f, const char *summary)
@@ -223,8 +225,8 @@ static void meta(FILE *f, const tl_aggregate *a, const tl_report_options *o)
         stepped += a->ranks[i].gpu.present && !a->ranks[i].gpu.whole_trace;
     }
     const char *window = a->opt.whole_trace || stepped == 0 ? "whole trace"
-                         : stepped == gpu                  ? "ProfilerSteps"
-                                                           : "ProfilerSteps (whole trace on ranks with fewer than 2 steps)";
+                         : stepped == gpu                   ? "ProfilerSteps"
+                                          : "ProfilerSteps (whole trace on ranks with fewer than 2 steps)";
     /* no GPU events at all: no window to speak of */
     if (gpu > 0)
         fprintf(f, " \xc2\xb7 GPU window: %s", window);

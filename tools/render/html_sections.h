@@ -28,8 +28,8 @@ typedef struct tl_html {
     FILE *f;
     const tl_aggregate *a;
     const tl_report_options *o;
-    int charts;                /* charts so far, for page-unique ids */
-    int oom;                   /* an allocation failed: the page is incomplete */
+    int charts; /* charts so far, for page-unique ids */
+    int oom;    /* an allocation failed: the page is incomplete */
 } tl_html;
 
 /* <section id><h2>title</h2> and </section>. */
@@ -102,8 +102,8 @@ void tl_html_system(tl_html *h);
  * ranks of one run); periods apart in time are drawn on their own axes. */
 typedef struct tl_html_periods {
     size_t n;
-    int64_t *start, *end;      /* [n], ascending */
-    int *of;                   /* [nsessions]: the period of each session, -1 none */
+    int64_t *start, *end; /* [n], ascending */
+    int *of;              /* [nsessions]: the period of each session, -1 none */
 } tl_html_periods;
 int tl_html_periods_find(tl_html_periods *p, const tl_aggregate *a);
 void tl_html_periods_release(tl_html_periods *p);

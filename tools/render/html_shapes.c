@@ -39,9 +39,10 @@ void tl_html_shapes(tl_html *h)
             tl_html_breakable(f, r->dims, TL_HTML_NAME_MAX);
             fputs("</code></td><td><code>", f);
             tl_html_breakable(f, r->types, TL_HTML_NAME_MAX);
-            fprintf(f, "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                       "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                       "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
+            fprintf(f,
+                    "</code></td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
                     t.calls, t.total, t.mean, t.ranks, t.gpu, t.flops, t.tflops, t.peak);
         }
     }

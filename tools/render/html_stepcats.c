@@ -47,8 +47,9 @@ static void fill(tl_svg_stack *col, const char *label, const int64_t *ns, const 
 
 static void table_head(FILE *f, const char *caption, const char *first, const int used[])
 {
-    fprintf(f, "<div class=\"scroll\"><table>\n<caption>%s</caption>\n<thead><tr><th scope=\"col\">%s</th>"
-               "<th scope=\"col\">Time</th>",
+    fprintf(f,
+            "<div class=\"scroll\"><table>\n<caption>%s</caption>\n<thead><tr><th scope=\"col\">%s</th>"
+            "<th scope=\"col\">Time</th>",
             caption, first);
     for (int c = 0; c < TL_SC_COUNT; c++)
         if (used[c])
@@ -87,7 +88,7 @@ static void per_step(tl_html *h, const tl_rank_result *r, const int used[])
     }
     size_t cap = total < TL_HTML_MAX_STEP_COLS ? total : TL_HTML_MAX_STEP_COLS;
     tl_svg_stack *cols = calloc(cap + 1, sizeof *cols);
-    char (*labels)[32] = calloc(cap + 1, sizeof *labels);
+    char(*labels)[32] = calloc(cap + 1, sizeof *labels);
     unsigned char *cut = calloc(cap + 1, 1);
     if (cols == NULL || labels == NULL || cut == NULL) {
         h->oom = 1;
@@ -112,8 +113,9 @@ static void per_step(tl_html *h, const tl_rank_result *r, const int used[])
             fill(&cols[n], labels[n], s->stepcats[i].ns, NULL, used);
         }
     }
-    fprintf(f, "<h3>Rank %d, step by step</h3>\n<p>Rank %d is shown as %s. Each column is one step (its "
-               "ProfilerStep range, or its loop iteration), split by what ran at each instant of it.</p>\n",
+    fprintf(f,
+            "<h3>Rank %d, step by step</h3>\n<p>Rank %d is shown as %s. Each column is one step (its "
+            "ProfilerStep range, or its loop iteration), split by what ran at each instant of it.</p>\n",
             r->rank, r->rank,
             a->stepcat_rank_straggler ? "the straggler" : "the rank whose mean step is the median of the ranks'");
     char id[16], desc[200];
@@ -126,8 +128,9 @@ static void per_step(tl_html *h, const tl_rank_result *r, const int used[])
               f);
     tl_html_more(h, n, total, "steps (the first are drawn)");
     tl_html_details(f, "Data table");
-    table_head(f, "Each step's time by category (a step marked * is the trace's last, usually cut short; it is "
-                  "not in the rank's mean)",
+    table_head(f,
+               "Each step's time by category (a step marked * is the trace's last, usually cut short; it is "
+               "not in the rank's mean)",
                "Step", used);
     for (size_t i = 0; i < n; i++)
         table_row(f, &cols[i], "");
@@ -147,7 +150,7 @@ static void per_rank(tl_html *h, const int used[])
     size_t nd = 0, n = 0, with = 0;
     unsigned char *drawn = tl_html_ranks_drawn(a, 64, &nd);
     tl_svg_stack *cols = calloc(a->nranks + 1, sizeof *cols);
-    char (*labels)[32] = calloc(a->nranks + 1, sizeof *labels);
+    char(*labels)[32] = calloc(a->nranks + 1, sizeof *labels);
     if (drawn == NULL || cols == NULL || labels == NULL) {
         h->oom = 1;
         goto out;
@@ -209,16 +212,17 @@ void tl_html_stepcats(tl_html *h)
           h->f);
     int libtally = 0;
     for (size_t k = 0; k < r->nsessions; k++)
-        libtally |= a->sessions[r->sessions[k]].id.format == TL_FMT_TALLY_REPORT &&
-                    a->sessions[r->sessions[k]].nstepcats > 0;
+        libtally |=
+            a->sessions[r->sessions[k]].id.format == TL_FMT_TALLY_REPORT && a->sessions[r->sessions[k]].nstepcats > 0;
     if (libtally)
         fputs("<p class=\"note\">These steps are a libtally report's loop, split by its trace's sections: the trace "
               "has the CPU side only, so a section that waits for the GPU is CPU execution here, and kernels, "
               "copies and the runtime are not seen.</p>\n",
               h->f);
     if (cut)
-        fprintf(h->f, "<p class=\"note\">A rank's host events went past the %u ranges kept per category: later "
-                      "host time is counted as other.</p>\n",
+        fprintf(h->f,
+                "<p class=\"note\">A rank's host events went past the %u ranges kept per category: later "
+                "host time is counted as other.</p>\n",
                 (unsigned)TL_PROFILE_MAX_RANGES);
     per_step(h, r, used);
     per_rank(h, used);

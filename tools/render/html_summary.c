@@ -28,8 +28,8 @@ void tl_html_headline(tl_html *h)
     tl_text_headline(h->f, h->a, name_code, tl_escape_html);
     fputs("</p>\n", h->f);
     if (h->a->nrecs > 0)
-        fprintf(h->f, "<p>%d rule%s of the recommendation table fired; see Recommendations.</p>\n",
-                h->a->nrecs, h->a->nrecs == 1 ? "" : "s");
+        fprintf(h->f, "<p>%d rule%s of the recommendation table fired; see Recommendations.</p>\n", h->a->nrecs,
+                h->a->nrecs == 1 ? "" : "s");
     tl_html_close(h);
 }
 
@@ -108,15 +108,16 @@ static void rank_row(FILE *f, const tl_rank_result *r)
             r->straggler ? " class=\"straggler\"" : "", r->rank,
             r->straggler ? " <span class=\"tag\">straggler</span>" : "", r->nsessions,
             r->steps_summarized ? " title=\"from the report's loop summary: its count, mean, min and max, not each "
-                                  "step\"" : "",
+                                  "step\""
+                                : "",
             (unsigned long long)r->step_count, r->steps_summarized ? " (summary)" : "");
     tl_html_td(f, r->step_mean, TL_UNIT_NS);
     tl_html_td(f, r->step_median, TL_UNIT_NS);
     tl_html_td(f, r->step_min, TL_UNIT_NS);
     tl_html_td(f, r->step_max, TL_UNIT_NS);
-    fprintf(f, "<td class=\"num\">%s</td>", isfinite(r->step_mean) && r->step_mean > 0
-                                               ? (snprintf(b, sizeof b, "%.3f", 1e9 / r->step_mean), b)
-                                               : "\xe2\x80\x93");
+    fprintf(f, "<td class=\"num\">%s</td>",
+            isfinite(r->step_mean) && r->step_mean > 0 ? (snprintf(b, sizeof b, "%.3f", 1e9 / r->step_mean), b)
+                                                       : "\xe2\x80\x93");
     tl_html_td(f, gpu_pct(r, r->gpu.idle), TL_UNIT_PCT);
     tl_html_td(f, gpu_pct(r, r->gpu.compute), TL_UNIT_PCT);
     tl_html_td(f, gpu_pct(r, r->gpu.non_compute), TL_UNIT_PCT);
@@ -154,7 +155,8 @@ static void ranks_table(tl_html *h)
           "<th scope=\"col\">Median</th><th scope=\"col\">Min</th><th scope=\"col\">Max</th>"
           "<th scope=\"col\">it/s</th><th scope=\"col\">GPU idle</th><th scope=\"col\">Compute</th>"
           "<th scope=\"col\">Non-compute</th><th scope=\"col\">Overlap</th><th scope=\"col\">Peak memory</th>"
-          "</tr></thead>\n<tbody>\n", f);
+          "</tr></thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < a->nranks; i++)
         if (shown < cap || a->ranks[i].straggler) {
             rank_row(f, &a->ranks[i]);
@@ -170,10 +172,12 @@ static void across_row(FILE *f, const tl_across *x)
     const char *label = x->info->label;
     char b[48];
     fprintf(f, "<tr><th scope=\"row\">%s</th><td class=\"num\">%d</td>", label, x->n);
-    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->min, unit), x->min_rank);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->min, unit),
+            x->min_rank);
     tl_html_td(f, x->median, unit);
     tl_html_td(f, x->mean, unit);
-    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->max, unit), x->max_rank);
+    fprintf(f, "<td class=\"num\">%s<small class=\"rk\">rank %d</small></td>", tl_units_fmt(b, sizeof b, x->max, unit),
+            x->max_rank);
     tl_html_td(f, x->std, unit);
     tl_html_td(f, x->imbalance, TL_UNIT_RATIO);
     fputs("</tr>\n", f);
@@ -188,7 +192,8 @@ static void across_table(tl_html *h)
           "imbalance = max / mean.</caption>\n<thead><tr><th scope=\"col\">Metric</th><th scope=\"col\">Ranks</th>"
           "<th scope=\"col\">Min</th><th scope=\"col\">Median</th><th scope=\"col\">Mean</th>"
           "<th scope=\"col\">Max</th><th scope=\"col\">Std</th><th scope=\"col\">Imbalance</th></tr></thead>\n"
-          "<tbody>\n", h->f);
+          "<tbody>\n",
+          h->f);
     for (int i = 0; i < h->a->nacross; i++)
         if (h->a->across[i].info->section != TL_SECTION_TELEMETRY) /* the Telemetry section's */
             across_row(h->f, &h->a->across[i]);
@@ -205,8 +210,10 @@ static void straggler(FILE *f, const tl_straggler *s)
     if (s->nitems > 0) {
         fputs("<table class=\"evidence\"><caption>Where the straggler spends more per step than the other "
               "ranks' median (names called at least once a step; a name's time includes the names that run inside "
-              "it, so the rows overlap)</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">More per step</th>"
-              "</tr></thead><tbody>\n", f);
+              "it, so the rows overlap)</caption><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">More per "
+              "step</th>"
+              "</tr></thead><tbody>\n",
+              f);
         for (int k = 0; k < s->nitems; k++) {
             fputs("<tr><th scope=\"row\">", f);
             tl_html_code(f, s->items[k].name, 100);

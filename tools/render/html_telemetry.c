@@ -30,13 +30,17 @@
  * system's) and disk reads. A column is drawn only when a rank has its series
  * (the SM clock and disk reads: libtally's sampler). */
 enum { COL_UTIL, COL_MEM, COL_TEMP, COL_POWER, COL_CLOCK, COL_CPU, COL_DISK, NCOLS };
-static const int col_kind[NCOLS] = { TL_SERIES_GPU_UTIL, TL_SERIES_GPU_MEM, TL_SERIES_GPU_TEMP, TL_SERIES_GPU_POWER,
-                                     TL_SERIES_GPU_SM_CLOCK, TL_SERIES_CPU, TL_SERIES_DISK_READ };
-static const char *const col_title[NCOLS] = { "GPU utilization", "GPU memory used", "GPU temperature", "GPU power",
-                                              "GPU SM clock", "CPU", "Disk read" };
+static const int col_kind[NCOLS] = { TL_SERIES_GPU_UTIL,     TL_SERIES_GPU_MEM, TL_SERIES_GPU_TEMP, TL_SERIES_GPU_POWER,
+                                     TL_SERIES_GPU_SM_CLOCK, TL_SERIES_CPU,     TL_SERIES_DISK_READ };
+static const char *const col_title[NCOLS] = { "GPU utilization", "GPU memory used", "GPU temperature",
+                                              "GPU power",       "GPU SM clock",    "CPU",
+                                              "Disk read" };
 
 /* A column of the host (one chart a rank), not of each GPU. */
-static int col_host(int c) { return c == COL_CPU || c == COL_DISK; }
+static int col_host(int c)
+{
+    return c == COL_CPU || c == COL_DISK;
+}
 
 static int kind_of_col(const tl_aggregate *a, int c)
 {
@@ -88,7 +92,7 @@ typedef struct chart_ctx {
     tl_html *h;
     const tl_html_periods *p;
     int period;
-    size_t ri;                 /* index of the rank */
+    size_t ri; /* index of the rank */
 } chart_ctx;
 
 /* The starts of the rank's steps in the period (every k-th when there are
@@ -142,13 +146,24 @@ static void cell(chart_ctx *c, int col, int kind, int64_t device, double ymax, c
     snprintf(title, sizeof title, "%s, %s", col_title[col], rowlabel);
     double marks[TL_HTML_TEL_MARKS];
     size_t nmarks = step_marks(c, marks);
-    snprintf(desc, sizeof desc, "%s over time: mean %s, highest %s, %llu samples; shaded: the lowest to highest "
-             "sample of each bin, line: the bin's mean%s.", tl_series_label(kind),
-             tl_telemetry_fmt(mean, sizeof mean, sum / (double)cnt, kind), tl_telemetry_fmt(pk, sizeof pk, peak, kind),
-             (unsigned long long)cnt, nmarks ? "; faint lines: step starts" : "");
+    snprintf(desc, sizeof desc,
+             "%s over time: mean %s, highest %s, %llu samples; shaded: the lowest to highest "
+             "sample of each bin, line: the bin's mean%s.",
+             tl_series_label(kind), tl_telemetry_fmt(mean, sizeof mean, sum / (double)cnt, kind),
+             tl_telemetry_fmt(pk, sizeof pk, peak, kind), (unsigned long long)cnt,
+             nmarks ? "; faint lines: step starts" : "");
     tl_svg_frame fr = { tl_html_chart_id(c->h, id, sizeof id), title, desc };
-    tl_svg_small sm = { (double)c->p->start[c->period], (double)c->p->end[c->period], 0, ymax,
-                        cls_of(r, c->ri, a->nranks), top, NULL, "0", right, nmarks ? marks : NULL, nmarks };
+    tl_svg_small sm = { (double)c->p->start[c->period],
+                        (double)c->p->end[c->period],
+                        0,
+                        ymax,
+                        cls_of(r, c->ri, a->nranks),
+                        top,
+                        NULL,
+                        "0",
+                        right,
+                        nmarks ? marks : NULL,
+                        nmarks };
     tl_svg_small_write(c->h->f, &fr, &sm, b, n);
     fputs("</td>", c->h->f);
 }
@@ -181,8 +196,7 @@ static size_t gpus_of(const tl_aggregate *a, const tl_rank_result *r, const tl_h
     return n;
 }
 
-static int rank_has_host(const tl_aggregate *a, const tl_rank_result *r, const tl_html_periods *p, int period,
-                         int kind)
+static int rank_has_host(const tl_aggregate *a, const tl_rank_result *r, const tl_html_periods *p, int period, int kind)
 {
     for (size_t k = 0; k < r->nsessions; k++)
         if (p->of[r->sessions[k]] == period && find(&a->sessions[r->sessions[k]], kind, -1) != NULL)
@@ -211,7 +225,8 @@ static void charts(tl_html *h)
     fputs("<h3>Over time</h3>\n<p>One row per rank and GPU, on the time axis of the timelines", h->f);
     if (p.n == 1)
         fprintf(h->f, " (from %s)", tl_units_time(t0, sizeof t0, p.start[0]));
-    fputs("; each column shares its scale, from 0 to the value at its top. Shaded: the lowest to highest sample of each bin; line: the mean.</p>\n"
+    fputs("; each column shares its scale, from 0 to the value at its top. Shaded: the lowest to highest sample of "
+          "each bin; line: the mean.</p>\n"
           "<div class=\"scroll\"><table class=\"telemetry\">\n<thead><tr><th scope=\"col\">Rank, GPU</th>",
           h->f);
     for (int c = 0; c < NCOLS; c++)
@@ -272,9 +287,10 @@ static void across_table(tl_html *h)
         tl_telemetry_row r;
         if (!tl_telemetry_row_of(h->a, k, &r))
             continue;
-        fprintf(h->f, "<tr><th scope=\"row\">%s</th><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                      "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                      "<td class=\"num\">%s</td></tr>\n",
+        fprintf(h->f,
+                "<tr><th scope=\"row\">%s</th><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                "<td class=\"num\">%s</td></tr>\n",
                 r.label, r.ranks, r.lo, r.med, r.hi, r.peak, r.imbal);
     }
     fputs("</tbody>\n</table></div>\n<p id=\"telemetry-energy\">", h->f);
@@ -306,11 +322,12 @@ static void data_table(tl_html *h)
                 fprintf(h->f, "GPU %lld", (long long)t->device);
             else
                 fputs("host", h->f);
-            fprintf(h->f, "</td><td>%s</td><td class=\"num\">%llu</td><td class=\"num\">%s</td>"
-                          "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
-                    tl_series_label(t->kind), (unsigned long long)t->n, tl_telemetry_fmt(mn, sizeof mn, t->min, t->kind),
-                    tl_telemetry_fmt(me, sizeof me, t->mean, t->kind), tl_telemetry_fmt(mx, sizeof mx, t->max, t->kind),
-                    tl_telemetry_energy(e, sizeof e, t->energy_j));
+            fprintf(h->f,
+                    "</td><td>%s</td><td class=\"num\">%llu</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
+                    tl_series_label(t->kind), (unsigned long long)t->n,
+                    tl_telemetry_fmt(mn, sizeof mn, t->min, t->kind), tl_telemetry_fmt(me, sizeof me, t->mean, t->kind),
+                    tl_telemetry_fmt(mx, sizeof mx, t->max, t->kind), tl_telemetry_energy(e, sizeof e, t->energy_j));
         }
     }
     fputs("</tbody>\n</table></div>\n", h->f);
@@ -329,21 +346,24 @@ static void counters(tl_html *h)
         return;
     /* the Rate column only where a counter is a rate (tally_counter_rate) */
     int rates = tl_counters_any_rate(a);
-    fprintf(h->f, "<h3 id=\"counters\">Counters</h3>\n<div class=\"scroll\"><table id=\"counters-table\">\n<caption>The "
-            "program's counters (tally_counter; a trace's counter events as name.key): per rank, how many values and "
-            "their least, mean and most%s</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Counter</th>"
-            "<th scope=\"col\">Count</th><th scope=\"col\">Min</th><th scope=\"col\">Mean</th><th scope=\"col\">Max</th>"
-            "%s</tr></thead>\n<tbody>\n",
-            rates ? "; a rate (tally_counter_rate) is hits / (hits + misses) of its counter pair" : "",
-            rates ? "<th scope=\"col\">Rate</th>" : "");
+    fprintf(
+        h->f,
+        "<h3 id=\"counters\">Counters</h3>\n<div class=\"scroll\"><table id=\"counters-table\">\n<caption>The "
+        "program's counters (tally_counter; a trace's counter events as name.key): per rank, how many values and "
+        "their least, mean and most%s</caption>\n<thead><tr><th scope=\"col\">Rank</th><th scope=\"col\">Counter</th>"
+        "<th scope=\"col\">Count</th><th scope=\"col\">Min</th><th scope=\"col\">Mean</th><th scope=\"col\">Max</th>"
+        "%s</tr></thead>\n<tbody>\n",
+        rates ? "; a rate (tally_counter_rate) is hits / (hits + misses) of its counter pair" : "",
+        rates ? "<th scope=\"col\">Rate</th>" : "");
     for (size_t i = 0; i < a->nsessions && shown < TL_HTML_MAX_ROWS; i++) {
         const tl_session *s = &a->sessions[i];
         for (size_t k = 0; tl_session_counts(s) && k < s->ncounters && shown < TL_HTML_MAX_ROWS; k++, shown++) {
             const tl_scounter *x = &s->counters[k];
             fprintf(h->f, "<tr><td class=\"num\">%d</td><th scope=\"row\"><code>", s->id.rank);
             tl_html_breakable(h->f, x->name, 300);
-            fprintf(h->f, "</code></th><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                          "<td class=\"num\">%s</td>",
+            fprintf(h->f,
+                    "</code></th><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td>",
                     tl_units_count(c, sizeof c, (double)x->count), tl_units_count(mn, sizeof mn, x->min),
                     tl_units_count(me, sizeof me, x->mean), tl_units_count(mx, sizeof mx, x->max));
             if (rates)

@@ -23,42 +23,42 @@
 #include "svg.h"
 #include "units.h"
 
-#define MAX_LANES 512          /* rows drawn over all charts */
-#define TIMELINE_RANKS 64      /* ranks drawn, past which a chosen set (tl_html_ranks_drawn) */
-#define MAX_CALLS 3000         /* CPU calls drawn by name over all charts (the widest) */
-#define MAX_CALL_ROWS 96       /* rows of calls under the lanes of one chart (the first lanes' first) */
-#define MAX_MARKS_PER_RANK 100 /* step marks per rank */
+#define MAX_LANES 512             /* rows drawn over all charts */
+#define TIMELINE_RANKS 64         /* ranks drawn, past which a chosen set (tl_html_ranks_drawn) */
+#define MAX_CALLS 3000            /* CPU calls drawn by name over all charts (the widest) */
+#define MAX_CALL_ROWS 96          /* rows of calls under the lanes of one chart (the first lanes' first) */
+#define MAX_MARKS_PER_RANK 100    /* step marks per rank */
 #define TIMELINE_BUDGET 1500000.0 /* bytes of lane paths, worst case about 10 per run */
-#define LANE_WAIT 2            /* a rank's row of its waits in collectives (not a tl_lane_kind) */
+#define LANE_WAIT 2               /* a rank's row of its waits in collectives (not a tl_lane_kind) */
 
 /* ---- one chart: lanes, cells and marks ---------------------------------------------------------- */
 
 typedef struct lane_key {
-    size_t rank;               /* index into a->ranks */
+    size_t rank; /* index into a->ranks */
     int kind;
     int64_t a, b;
     char label[128];
     double share[TL_KT_COUNT + 1]; /* busy, then by kind, as shares of the columns */
-    uint64_t calls_total;      /* CPU: the lane's events (named or in the shading) */
-    int rows_seen, rows_allot; /* CPU: rows of calls of a column or more, and rows drawn */
+    uint64_t calls_total;          /* CPU: the lane's events (named or in the shading) */
+    int rows_seen, rows_allot;     /* CPU: rows of calls of a column or more, and rows drawn */
 } lane_key;
 
 typedef struct grid {
     int64_t t0, t1;
     int ncols;
-    double colw;               /* ns per column */
+    double colw; /* ns per column */
     const tl_html_periods *periods;
-    int period;                /* the sessions drawn: those of this period */
+    int period; /* the sessions drawn: those of this period */
     lane_key *keys;
     tl_svg_lane *lanes;
     size_t n, cap;
-    uint8_t *cells;            /* per lane: kind[ncols], level[ncols] */
+    uint8_t *cells; /* per lane: kind[ncols], level[ncols] */
     tl_svg_mark *marks;
     size_t nmarks, mcap;
-    tl_svg_call *calls;        /* every lane's calls, lane by lane */
+    tl_svg_call *calls; /* every lane's calls, lane by lane */
     size_t ncalls;
-    size_t calls_budget;       /* calls that may still be drawn */
-    uint64_t calls_left;       /* calls of the drawn CPU lanes not drawn by name */
+    size_t calls_budget; /* calls that may still be drawn */
+    uint64_t calls_left; /* calls of the drawn CPU lanes not drawn by name */
 } grid;
 
 static void grid_release(grid *g)
@@ -204,9 +204,10 @@ static void cells_of(grid *g, size_t li, const float *acc)
         snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "busy %.1f%% of the time shown (outermost events)",
                  k->share[0]);
     else
-        snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "busy %.1f%% of the time shown (compute %.1f%%, "
-                 "communication %.1f%%, memory %.1f%%, other %.1f%%)", k->share[0], k->share[1], k->share[2],
-                 k->share[3], k->share[4]);
+        snprintf(g->lanes[li].note, sizeof g->lanes[li].note,
+                 "busy %.1f%% of the time shown (compute %.1f%%, "
+                 "communication %.1f%%, memory %.1f%%, other %.1f%%)",
+                 k->share[0], k->share[1], k->share[2], k->share[3], k->share[4]);
 }
 
 /* A rank's row of waits: each matched instance it waited in adds
@@ -243,9 +244,10 @@ static void wait_cells(grid *g, size_t li, const tl_aggregate *a, float *acc)
     g->lanes[li].label = k->label;
     g->lanes[li].kind = kind;
     g->lanes[li].level = level;
-    snprintf(g->lanes[li].note, sizeof g->lanes[li].note, "waited %s in %llu collective instance%s for the last "
-             "rank to arrive (from its own arrival to the last one's)", tl_units_dur(d, sizeof d, (double)total),
-             (unsigned long long)n, n == 1 ? "" : "s");
+    snprintf(g->lanes[li].note, sizeof g->lanes[li].note,
+             "waited %s in %llu collective instance%s for the last "
+             "rank to arrive (from its own arrival to the last one's)",
+             tl_units_dur(d, sizeof d, (double)total), (unsigned long long)n, n == 1 ? "" : "s");
 }
 
 static int fill_cells(grid *g, const tl_aggregate *a)
@@ -287,10 +289,10 @@ static int by_width_desc(const void *x, const void *y)
 }
 
 typedef struct calls_pass {
-    double min_w;              /* columns */
-    double *widths;            /* collecting: the width of every call of at least min_w */
+    double min_w;   /* columns */
+    double *widths; /* collecting: the width of every call of at least min_w */
     size_t nwidths, cap;
-    size_t take;               /* taking: room left in g->calls */
+    size_t take; /* taking: room left in g->calls */
     int taking, oom;
 } calls_pass;
 
@@ -408,11 +410,15 @@ static int fill_calls(grid *g, const tl_aggregate *a)
         tl_svg_lane *l = &g->lanes[li];
         size_t len = strlen(l->note);
         if (l->ncalls == 1 && len < sizeof l->note)
-            snprintf(l->note + len, sizeof l->note - len, "; its longest call drawn below it, %llu more in the "
-                     "shading", (unsigned long long)(g->keys[li].calls_total - l->ncalls));
+            snprintf(l->note + len, sizeof l->note - len,
+                     "; its longest call drawn below it, %llu more in the "
+                     "shading",
+                     (unsigned long long)(g->keys[li].calls_total - l->ncalls));
         else if (l->ncalls > 0 && len < sizeof l->note)
-            snprintf(l->note + len, sizeof l->note - len, "; its %zu longest calls drawn below it by nesting, %llu more "
-                     "in the shading", l->ncalls, (unsigned long long)(g->keys[li].calls_total - l->ncalls));
+            snprintf(l->note + len, sizeof l->note - len,
+                     "; its %zu longest calls drawn below it by nesting, %llu more "
+                     "in the shading",
+                     l->ncalls, (unsigned long long)(g->keys[li].calls_total - l->ncalls));
     }
     return 0;
 }
@@ -526,13 +532,15 @@ static void chart_desc(char *buf, size_t len, const grid *g)
         steps |= !g->marks[i].event;
     }
     size_t n = 0;
-#define ADD(...)                                                                                                \
-    do {                                                                                                        \
-        int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__);                                         \
-        n += w_ > 0 ? (size_t)w_ : 0;                                                                           \
+#define ADD(...)                                                                                                       \
+    do {                                                                                                               \
+        int w_ = snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__);                                                \
+        n += w_ > 0 ? (size_t)w_ : 0;                                                                                  \
     } while (0)
     ADD("%zu swimlanes (one per rank and %s) over %s, in %d columns", g->n,
-        gpu && cpu ? "GPU stream or CPU thread" : gpu ? "GPU stream" : "CPU thread",
+        gpu && cpu ? "GPU stream or CPU thread"
+        : gpu      ? "GPU stream"
+                   : "CPU thread",
         tl_units_dur(span, sizeof span, ((double)g->t1 - (double)g->t0)), g->ncols);
     if (gpu)
         ADD("; each column of a GPU stream is colored by its main kind of work (compute, communication, memory, "
@@ -567,11 +575,11 @@ static void chart(tl_html *h, grid *g, const char *who)
 
 typedef struct state {
     int ncols;
-    size_t calls;              /* calls that may still be drawn by name (MAX_CALLS over all charts) */
-    size_t left;               /* lanes that may still be drawn */
-    size_t dropped;            /* lanes not drawn */
-    size_t rows;               /* rows of the lane table */
-    FILE *table;               /* the lane table, written after the charts */
+    size_t calls;   /* calls that may still be drawn by name (MAX_CALLS over all charts) */
+    size_t left;    /* lanes that may still be drawn */
+    size_t dropped; /* lanes not drawn */
+    size_t rows;    /* rows of the lane table */
+    FILE *table;    /* the lane table, written after the charts */
 } state;
 
 /* The ranks with lanes in a chart: "rank 3" or "8 ranks". */
@@ -590,8 +598,13 @@ static void who(char *buf, size_t len, const grid *g, const tl_aggregate *a)
 static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period)
 {
     int64_t t0 = p->start[period], t1 = p->end[period];
-    grid g = { .t0 = t0, .t1 = t1, .ncols = st->ncols, .colw = ((double)t1 - (double)t0) / st->ncols, .periods = p,
-               .period = period, .cap = st->left };
+    grid g = { .t0 = t0,
+               .t1 = t1,
+               .ncols = st->ncols,
+               .colw = ((double)t1 - (double)t0) / st->ncols,
+               .periods = p,
+               .period = period,
+               .cap = st->left };
     g.keys = calloc(g.cap + 1, sizeof *g.keys);
     g.lanes = calloc(g.cap + 1, sizeof *g.lanes);
     int rc = -1;
@@ -640,7 +653,8 @@ static void table_out(tl_html *h, const state *st, const char *rows, size_t len)
     fputs("<div class=\"scroll\"><table>\n<caption>Each swimlane's busy time as a share of the time shown, and "
           "by kind of work</caption>\n<thead><tr><th scope=\"col\">Lane</th><th scope=\"col\">Busy</th>"
           "<th scope=\"col\">Compute</th><th scope=\"col\">Communication</th><th scope=\"col\">Memory</th>"
-          "<th scope=\"col\">Other</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">Other</th></tr></thead>\n<tbody>\n",
+          f);
     fwrite(rows, 1, len, f);
     fputs("</tbody>\n</table></div>\n", f);
     tl_html_more(h, st->rows, MAX_LANES - st->left, "lanes");
@@ -674,13 +688,16 @@ void tl_html_timelines(tl_html *h)
         return;
     }
     if (p.n > 1)
-        fprintf(h->f, "<p>The inputs cover %zu periods of time that do not overlap (runs, or sessions of a rank, "
-                      "at different times): each is drawn on its own time axis.</p>\n", p.n);
+        fprintf(h->f,
+                "<p>The inputs cover %zu periods of time that do not overlap (runs, or sessions of a rank, "
+                "at different times): each is drawn on its own time axis.</p>\n",
+                p.n);
     for (size_t k = 0; k < p.n; k++)
         if (one_chart(h, &st, &p, (int)k) != 0)
             h->oom = 1;
     fclose(st.table);
-    tl_html_more(h, MAX_LANES - st.left, MAX_LANES - st.left + st.dropped, "lanes not drawn (the page draws at "
+    tl_html_more(h, MAX_LANES - st.left, MAX_LANES - st.left + st.dropped,
+                 "lanes not drawn (the page draws at "
                  "most 512)");
     if (h->a->nranks > TIMELINE_RANKS)
         tl_html_ranks_drawn_note(h, TIMELINE_RANKS, h->a->nranks);

@@ -59,8 +59,9 @@ static void verdict(tl_html *h, const tl_waits *w)
         if (w->window_cause >= 0) {
             int c = w->window_cause;
             char o[48];
-            fprintf(f, " Before its late arrivals, from the previous release to its arrival, it spends %s in %s "
-                       "against %s on the other ranks (median; per arrival, over %llu).",
+            fprintf(f,
+                    " Before its late arrivals, from the previous release to its arrival, it spends %s in %s "
+                    "against %s on the other ranks (median; per arrival, over %llu).",
                     tl_units_dur(d, sizeof d, w->window_mine_ns[c]), tl_stepcat_phrase(c),
                     tl_units_dur(o, sizeof o, w->window_others_ns[c]), (unsigned long long)w->window_n);
         }
@@ -81,7 +82,7 @@ static void rank_bars(tl_html *h, const tl_waits *w, const size_t *order, size_t
 {
     size_t k = n < WAITS_BARS ? n : WAITS_BARS;
     tl_svg_bar *bars = calloc(2 * k + 1, sizeof *bars);
-    char (*labels)[48] = calloc(2 * k + 1, sizeof *labels);
+    char(*labels)[48] = calloc(2 * k + 1, sizeof *labels);
     if (bars == NULL || labels == NULL) {
         h->oom = 1;
         free(bars);
@@ -94,16 +95,20 @@ static void rank_bars(tl_html *h, const tl_waits *w, const size_t *order, size_t
         if (r->caused_ns <= 0)
             goto waited; /* a "caused 0" bar for every waiting rank reads as noise */
         snprintf(labels[nb], sizeof labels[nb], "rank %d caused", r->rank);
-        bars[nb] = (tl_svg_bar){ .label = labels[nb], .value = (double)r->caused_ns, .lo = NAN, .hi = NAN,
+        bars[nb] = (tl_svg_bar){ .label = labels[nb],
+                                 .value = (double)r->caused_ns,
+                                 .lo = NAN,
+                                 .hi = NAN,
                                  .cls = r->rank == w->straggler ? "strag" : "comm" };
-        snprintf(bars[nb].note, sizeof bars[nb].note, "the others' median wait over the %llu collectives it was last in",
-                 (unsigned long long)r->last);
+        snprintf(bars[nb].note, sizeof bars[nb].note,
+                 "the others' median wait over the %llu collectives it was last in", (unsigned long long)r->last);
         nb++;
     waited:
         snprintf(labels[nb], sizeof labels[nb], "rank %d waited", r->rank);
-        bars[nb] = (tl_svg_bar){ .label = labels[nb], .value = (double)r->waited_ns, .lo = NAN, .hi = NAN,
-                                 .cls = "other" };
-        snprintf(bars[nb].note, sizeof bars[nb].note, "its waits over %llu collectives", (unsigned long long)r->instances);
+        bars[nb] =
+            (tl_svg_bar){ .label = labels[nb], .value = (double)r->waited_ns, .lo = NAN, .hi = NAN, .cls = "other" };
+        snprintf(bars[nb].note, sizeof bars[nb].note, "its waits over %llu collectives",
+                 (unsigned long long)r->instances);
         nb++;
     }
     char id[16];
@@ -112,8 +117,10 @@ static void rank_bars(tl_html *h, const tl_waits *w, const size_t *order, size_t
                         "arrived last to, added up) and the time it waited for others." };
     tl_svg_hbars(h->f, &fr, bars, nb, TL_UNIT_NS, NULL);
     if (n > k)
-        fprintf(h->f, "<p class=\"more\">%zu of %zu ranks drawn: the rank waited for, then the ranks that caused and "
-                      "waited most</p>\n", k, n);
+        fprintf(h->f,
+                "<p class=\"more\">%zu of %zu ranks drawn: the rank waited for, then the ranks that caused and "
+                "waited most</p>\n",
+                k, n);
     free(bars);
     free(labels);
 }
@@ -126,7 +133,8 @@ static void rank_table(tl_html *h, const tl_waits *w, const size_t *order, size_
     fputs("<table>\n<caption>Waits per rank</caption>\n<thead><tr><th scope=\"col\">rank</th>"
           "<th scope=\"col\">collectives</th><th scope=\"col\">last</th><th scope=\"col\">waited</th>"
           "<th scope=\"col\">waited, % of step</th><th scope=\"col\">caused</th><th scope=\"col\">clock offset</th>"
-          "<th scope=\"col\">note</th></tr></thead>\n<tbody>\n", f);
+          "<th scope=\"col\">note</th></tr></thead>\n<tbody>\n",
+          f);
     for (size_t i = 0; i < shown; i++) {
         const tl_rank_waits *r = &w->ranks[order[i]];
         fprintf(f, "<tr%s><td>%d</td>", r->rank == w->straggler ? " class=\"straggler\"" : "", r->rank);
@@ -153,10 +161,12 @@ static void window_table(tl_html *h, const tl_waits *w)
         return;
     FILE *f = h->f;
     tl_html_details(f, "Before its late arrivals: the windows by category");
-    fprintf(f, "<table>\n<caption>From the previous release to the arrival, per late arrival of rank %d (%llu), "
-               "against the other ranks at the same collectives</caption>\n<thead><tr><th scope=\"col\">category</th>"
-               "<th scope=\"col\">rank %d</th><th scope=\"col\">others (median)</th><th scope=\"col\">more</th>"
-               "</tr></thead>\n<tbody>\n", w->straggler, (unsigned long long)w->window_n, w->straggler);
+    fprintf(f,
+            "<table>\n<caption>From the previous release to the arrival, per late arrival of rank %d (%llu), "
+            "against the other ranks at the same collectives</caption>\n<thead><tr><th scope=\"col\">category</th>"
+            "<th scope=\"col\">rank %d</th><th scope=\"col\">others (median)</th><th scope=\"col\">more</th>"
+            "</tr></thead>\n<tbody>\n",
+            w->straggler, (unsigned long long)w->window_n, w->straggler);
     for (int c = 0; c < TL_SC_COUNT; c++) {
         fprintf(f, "<tr%s><td>%s</td>", c == w->window_cause ? " class=\"straggler\"" : "", tl_stepcat_label(c));
         tl_html_td(f, w->window_mine_ns[c], TL_UNIT_NS);
@@ -174,7 +184,7 @@ static void arrival_chart(tl_html *h, const tl_waits *w)
     if (k == 0)
         return;
     tl_svg_bar *bars = calloc(k + 1, sizeof *bars);
-    char (*labels)[64] = calloc(k + 1, sizeof *labels);
+    char(*labels)[64] = calloc(k + 1, sizeof *labels);
     if (bars == NULL || labels == NULL) {
         h->oom = 1;
         free(bars);
@@ -188,7 +198,10 @@ static void arrival_chart(tl_html *h, const tl_waits *w)
         else
             snprintf(labels[i], sizeof labels[i], "#%zu no clear last", i + 1);
         const char *name = c->name >= 0 && c->name < w->nnames ? w->names[c->name] : "";
-        bars[i] = (tl_svg_bar){ .label = labels[i], .value = (double)c->caused_ns, .lo = NAN, .hi = NAN,
+        bars[i] = (tl_svg_bar){ .label = labels[i],
+                                .value = (double)c->caused_ns,
+                                .lo = NAN,
+                                .hi = NAN,
                                 .cls = c->last_rank >= 0 && c->last_rank == w->straggler ? "strag" : "comm" };
         char sp[48];
         snprintf(bars[i].note, sizeof bars[i].note, "%.100s; arrivals spread over %s", name,
@@ -224,8 +237,9 @@ void tl_html_waits(tl_html *h)
             w->matched_by == TL_WAITS_BY_SEQ ? "sequence number" : "order of same-name, same-size collectives");
     if (w->partial)
         fprintf(h->f, "; %llu not on every rank, not judged", (unsigned long long)w->partial);
-    fprintf(h->f, ". Clocks: residual %s after each rank's offset; an arrival counts as last when it is %s after the "
-                  "next.</p>\n",
+    fprintf(h->f,
+            ". Clocks: residual %s after each rank's offset; an arrival counts as last when it is %s after the "
+            "next.</p>\n",
             tl_units_dur(d1, sizeof d1, (double)w->residual_ns), tl_units_dur(d2, sizeof d2, (double)w->trust_ns));
     verdict(h, w);
     size_t *order = malloc((w->nranks + 1) * sizeof *order);

@@ -47,17 +47,18 @@ static void text_profile(FILE *out, const tl_profile *p)
     if (p->cats.n) {
         fprintf(out, "  categories  ");
         for (uint32_t c = 0; c < p->cats.n && c < 12; c++)
-            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c),
-                    c < p->cat_counts_cap ? p->cat_counts[c] : 0,
+            fprintf(out, " %s %" PRIu64 "%s", tl_strtab_get(&p->cats, c), c < p->cat_counts_cap ? p->cat_counts[c] : 0,
                     c + 1 < p->cats.n ? "," : "");
         if (p->cats.n > 12)
             fprintf(out, " ... (%u categories)", p->cats.n);
         fputc('\n', out);
     }
-    fprintf(out, "  contents     %u name%s, %zu GPU event%s on %u stream%s, %zu step%s, %zu memory point%s, "
-                 "%zu snapshot%s\n", p->nstats, tl_plural_s(p->nstats), p->ngpu, tl_plural_s(p->ngpu), p->nstreams,
-            tl_plural_s(p->nstreams), p->nsteps, tl_plural_s(p->nsteps), p->nmem, tl_plural_s(p->nmem),
-            p->nsnapshots, tl_plural_s(p->nsnapshots));
+    fprintf(out,
+            "  contents     %u name%s, %zu GPU event%s on %u stream%s, %zu step%s, %zu memory point%s, "
+            "%zu snapshot%s\n",
+            p->nstats, tl_plural_s(p->nstats), p->ngpu, tl_plural_s(p->ngpu), p->nstreams, tl_plural_s(p->nstreams),
+            p->nsteps, tl_plural_s(p->nsteps), p->nmem, tl_plural_s(p->nmem), p->nsnapshots,
+            tl_plural_s(p->nsnapshots));
     if (p->start_ns <= p->end_ns) {
         char span[48];
         /* the one duration format of every output (units.h) */

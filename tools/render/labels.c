@@ -622,8 +622,8 @@ static int suffixes(tl_labels *l, size_t *idx, size_t *starts, size_t *lens, siz
                 char suffix[32];
                 snprintf(suffix, sizeof suffix, " #%zu", k + 1);
                 size_t sl = strlen(suffix);
-                char *head = tl_labels_fit(l->text[i], width > sl + TL_LABELS_MIN_WIDTH ? width - sl
-                                                                                       : TL_LABELS_MIN_WIDTH, 0, 0);
+                char *head = tl_labels_fit(l->text[i],
+                                           width > sl + TL_LABELS_MIN_WIDTH ? width - sl : TL_LABELS_MIN_WIDTH, 0, 0);
                 sbuf b = { 0 };
                 if (head == NULL)
                     return -1;

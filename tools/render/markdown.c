@@ -130,7 +130,8 @@ static void ranks(FILE *f, const tl_aggregate *a)
     if (why == NULL)
         return;
     fputs("\n## Ranks\n\n| Rank | Steps | Step mean | Median | Min | Max | it/s | GPU idle | Compute | Overlap | "
-          "Peak memory |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n", f);
+          "Peak memory |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+          f);
     for (size_t i = 0; i < a->nranks; i++)
         if (why[i])
             rank_row(f, &a->ranks[i], why[i]);
@@ -158,7 +159,8 @@ static void stepcats(FILE *f, const tl_aggregate *a)
         return;
     fputs("\n## Step time by category\n\nEach rank's mean step, split as TensorBoard's overview splits it "
           "(GPU kernels first, then copies, sets, communication, runtime calls, data loading, CPU execution).\n\n"
-          "| Rank | Steps | Step |", f);
+          "| Rank | Steps | Step |",
+          f);
     for (int c = 0; c < TL_SC_COUNT; c++)
         if (used[c])
             fprintf(f, " %s |", tl_stepcat_label(c));
@@ -226,8 +228,8 @@ static void kernel_launches(FILE *f, const tl_aggregate *a)
         if (k->op != NULL) {
             md_name(f, k->op);
             if (k->ops > 1 && k->linked_ns > 0)
-                fprintf(f, " (%s; %lld ops)", tl_units_pct(p, sizeof p, 100.0 * (double)k->op_ns / (double)k->linked_ns),
-                        (long long)k->ops);
+                fprintf(f, " (%s; %lld ops)",
+                        tl_units_pct(p, sizeof p, 100.0 * (double)k->op_ns / (double)k->linked_ns), (long long)k->ops);
         } else {
             fputs("–", f);
         }
@@ -256,7 +258,8 @@ static void across(FILE *f, const tl_aggregate *a)
     if (a->nacross == 0)
         return;
     fputs("\n## Across ranks\n\n| Metric | Ranks | Min | Median | Mean | Max | Imbalance |\n"
-          "|---|---:|---:|---:|---:|---:|---:|\n", f);
+          "|---|---:|---:|---:|---:|---:|---:|\n",
+          f);
     for (int i = 0; i < a->nacross; i++) {
         const tl_across *x = &a->across[i];
         if (x->info->section == TL_SECTION_TELEMETRY)
@@ -280,8 +283,10 @@ static void names(FILE *f, const tl_aggregate *a, int group, const char *title)
         free(idx);
         return;
     }
-    fprintf(f, "\n## %s\n\n| Name | Calls | Total | Rank mean | Rank max | Imbalance |\n"
-               "|---|---:|---:|---:|---:|---:|\n", title);
+    fprintf(f,
+            "\n## %s\n\n| Name | Calls | Total | Rank mean | Rank max | Imbalance |\n"
+            "|---|---:|---:|---:|---:|---:|\n",
+            title);
     size_t m = n < MD_NAMES ? n : MD_NAMES;
     const char *nm[MD_NAMES];
     tl_labels lab;

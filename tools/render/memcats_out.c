@@ -150,7 +150,8 @@ void tl_memcats_markdown(FILE *out, const tl_aggregate *a)
         fprintf(out, "\n**%s**: ", session_name(s, who, sizeof who));
         summary_line(out, &m);
         fputs(".\n\n| Category | At the peak | Share of the peak | First | Last | Growth |\n"
-              "|---|--:|--:|--:|--:|--:|\n", out);
+              "|---|--:|--:|--:|--:|--:|\n",
+              out);
         for (int c = 0; c < TL_MEM_CATEGORIES; c++) {
             row_text t;
             row_text_of(s, &m, c, &t);
@@ -194,13 +195,15 @@ static void chart(tl_html *h, const tl_session *s, const char *who)
         for (size_t i = 0; i < n && !any; i++)
             any = s->memcats[i].bytes[c] > 0;
         if (any) /* a category never above 0 has no area and no legend entry */
-            ar[na++] = (tl_svg_area){ tl_mem_category_name(c), cls[c], x, &lvl[(size_t)c * n],
-                                      &lvl[(size_t)(c + 1) * n], n };
+            ar[na++] =
+                (tl_svg_area){ tl_mem_category_name(c), cls[c], x, &lvl[(size_t)c * n], &lvl[(size_t)(c + 1) * n], n };
     }
     char id[16], title[64], desc[200];
     snprintf(title, sizeof title, "%s: memory by category over time", who);
-    snprintf(desc, sizeof desc, "Device memory stacked by PyTorch's category, from the first point of the timeline; "
-                                "%zu points.", n);
+    snprintf(desc, sizeof desc,
+             "Device memory stacked by PyTorch's category, from the first point of the timeline; "
+             "%zu points.",
+             n);
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), title, desc };
     tl_svg_axes axes = { "time", "memory", TL_UNIT_NS, TL_UNIT_BYTES };
     tl_svg_lines_areas(h->f, &fr, &axes, ar, na, NULL, 0);
@@ -215,9 +218,10 @@ void tl_html_memcats(tl_html *h)
     if (!tl_memcats_out_any(a))
         return;
     FILE *f = h->f;
-    fprintf(f, "<h3 id=\"memory-by-category\">Memory by category</h3>\n<p class=\"note\">%s Each chart stacks the "
-               "categories over time (memory below 0, freed memory the profiler had not seen allocated, drawn as 0); "
-               "long timelines are drawn from at most %d points, each the highest of its stretch.</p>\n",
+    fprintf(f,
+            "<h3 id=\"memory-by-category\">Memory by category</h3>\n<p class=\"note\">%s Each chart stacks the "
+            "categories over time (memory below 0, freed memory the profiler had not seen allocated, drawn as 0); "
+            "long timelines are drawn from at most %d points, each the highest of its stretch.</p>\n",
             sentence, TL_MEMCAT_POINTS);
     size_t drawn = 0, all = 0;
     for (size_t i = 0; i < a->nsessions; i++) {
@@ -234,16 +238,19 @@ void tl_html_memcats(tl_html *h)
         summary_line(f, &m);
         fputs(".</p>\n", f);
         chart(h, s, who);
-        fprintf(f, "<table>\n<caption>%s: memory by category at the peak, and from the first point to the last"
-                   "</caption>\n<thead><tr><th scope=\"col\">category</th><th scope=\"col\">at the peak</th>"
-                   "<th scope=\"col\">share of the peak</th><th scope=\"col\">first</th><th scope=\"col\">last</th>"
-                   "<th scope=\"col\">growth</th></tr></thead>\n<tbody>\n", who);
+        fprintf(f,
+                "<table>\n<caption>%s: memory by category at the peak, and from the first point to the last"
+                "</caption>\n<thead><tr><th scope=\"col\">category</th><th scope=\"col\">at the peak</th>"
+                "<th scope=\"col\">share of the peak</th><th scope=\"col\">first</th><th scope=\"col\">last</th>"
+                "<th scope=\"col\">growth</th></tr></thead>\n<tbody>\n",
+                who);
         for (int c = 0; c < TL_MEM_CATEGORIES; c++) {
             row_text t;
             row_text_of(s, &m, c, &t);
-            fprintf(f, "<tr><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                       "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n", tl_mem_category_name(c),
-                    t.at_peak, t.share, t.first, t.last, t.growth);
+            fprintf(f,
+                    "<tr><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                    "<td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
+                    tl_mem_category_name(c), t.at_peak, t.share, t.first, t.last, t.growth);
         }
         fputs("</tbody>\n</table>\n", f);
     }

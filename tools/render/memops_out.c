@@ -79,8 +79,7 @@ static int64_t rank_peak(const tl_aggregate *a, int rank)
 {
     int64_t peak = -1;
     for (size_t i = 0; i < a->nsessions; i++)
-        if (tl_session_counts(&a->sessions[i]) && a->sessions[i].id.rank == rank &&
-            a->sessions[i].memops_peak > peak)
+        if (tl_session_counts(&a->sessions[i]) && a->sessions[i].id.rank == rank && a->sessions[i].memops_peak > peak)
             peak = a->sessions[i].memops_peak;
     return peak;
 }
@@ -105,9 +104,10 @@ static void sentence(FILE *out, const tl_aggregate *a, size_t n)
     size_t sessions;
     char b[32];
     int64_t peak = top_peak(a, &sessions);
-    fprintf(out, "Device memory allocated under each operator (the profiler's [memory] events, each under the "
-                 "operator open on its thread), %zu operator%s, every rank added up; the peak contribution is what "
-                 "an operator's allocations still held when its device's allocated memory was at its highest",
+    fprintf(out,
+            "Device memory allocated under each operator (the profiler's [memory] events, each under the "
+            "operator open on its thread), %zu operator%s, every rank added up; the peak contribution is what "
+            "an operator's allocations still held when its device's allocated memory was at its highest",
             n, n == 1 ? "" : "s");
     if (peak >= 0)
         fprintf(out, " (%s%s)", sessions > 1 ? "the highest peak: " : "", tl_units_bytes(b, sizeof b, (double)peak));
@@ -167,8 +167,8 @@ void tl_html_memops(tl_html *h)
             tl_html_code(f, v[i].name, TL_HTML_LABEL_COLS);
         else
             fputs(op_name(v[i].name), f);
-        fprintf(f, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
-                t.allocs, t.bytes, t.peak);
+        fprintf(f, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n", t.allocs,
+                t.bytes, t.peak);
     }
     fputs("</tbody>\n</table>\n", f);
     tl_html_more(h, n < TL_MEMOPS_TOP ? n : TL_MEMOPS_TOP, n, "operators");

@@ -198,30 +198,52 @@ static void write_problem_offsets(tl_json *j, const tl_problems *l)
 static void write_custom(tl_json *j, const tl_field *f, const void *base)
 {
     switch (f->custom) {
-    case TL_FC_LANE_CALLS: write_calls(j, base); return;
-    case TL_FC_CALLTREE: write_calltree(j, &((const tl_session *)base)->calltree); return;
-    case TL_FC_PROBLEM_OFFSETS: write_problem_offsets(j, &((const tl_session *)base)->id.problems); return;
+    case TL_FC_LANE_CALLS:
+        write_calls(j, base);
+        return;
+    case TL_FC_CALLTREE:
+        write_calltree(j, &((const tl_session *)base)->calltree);
+        return;
+    case TL_FC_PROBLEM_OFFSETS:
+        write_problem_offsets(j, &((const tl_session *)base)->id.problems);
+        return;
     case TL_FC_TIMELINE_NAMES:
         if (((const tl_timeline *)base)->names.n == 0)
             return;
         break;
-    default: break;
+    default:
+        break;
     }
     tl_json_key(j, f->key);
     switch (f->custom) {
-    case TL_FC_STAT_HIST: write_hist(j, base); break;
-    case TL_FC_STAT_SAMPLES: write_samples(j, base); break;
-    case TL_FC_GPU_BY_MASK: write_by_mask(j, base); break;
-    case TL_FC_LANE_BUSY: write_busy(j, base); break;
-    case TL_FC_TIMELINE_NAMES: write_strtab(j, &((const tl_timeline *)base)->names); break;
-    case TL_FC_SERIES_BINS: write_series_bins(j, base); break;
-    case TL_FC_PROBLEMS: write_problems(j, &((const tl_session *)base)->id.problems); break;
-    default: tl_json_null(j); break;
+    case TL_FC_STAT_HIST:
+        write_hist(j, base);
+        break;
+    case TL_FC_STAT_SAMPLES:
+        write_samples(j, base);
+        break;
+    case TL_FC_GPU_BY_MASK:
+        write_by_mask(j, base);
+        break;
+    case TL_FC_LANE_BUSY:
+        write_busy(j, base);
+        break;
+    case TL_FC_TIMELINE_NAMES:
+        write_strtab(j, &((const tl_timeline *)base)->names);
+        break;
+    case TL_FC_SERIES_BINS:
+        write_series_bins(j, base);
+        break;
+    case TL_FC_PROBLEMS:
+        write_problems(j, &((const tl_session *)base)->id.problems);
+        break;
+    default:
+        tl_json_null(j);
+        break;
     }
 }
 
 /* ---- by the table ------------------------------------------------------------------ */
-
 
 static const void *member_ptr(const void *base, size_t offset)
 {
@@ -255,8 +277,12 @@ static void write_value(tl_json *j, const tl_field *f, const void *base)
     const char *p = (const char *)base + f->offset;
     switch (f->type) {
     case TL_F_STR:
-    case TL_F_STR_NULL: tl_json_string(j, member_ptr(base, f->offset)); break;
-    case TL_F_STR_BUF: tl_json_string(j, p); break;
+    case TL_F_STR_NULL:
+        tl_json_string(j, member_ptr(base, f->offset));
+        break;
+    case TL_F_STR_BUF:
+        tl_json_string(j, p);
+        break;
     case TL_F_INT:
     case TL_F_TS:
         if (f->ctype == TL_C_U64)
@@ -296,7 +322,9 @@ static void write_value(tl_json *j, const tl_field *f, const void *base)
         tl_json_array_end(j);
         break;
     }
-    default: tl_json_null(j); break;
+    default:
+        tl_json_null(j);
+        break;
     }
 }
 
@@ -328,7 +356,8 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
 
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
 {
-    tl_partial view = { .whole_trace = o->whole_trace, .kernel_wait_ns = o->kernel_wait_ns,
+    tl_partial view = { .whole_trace = o->whole_trace,
+                        .kernel_wait_ns = o->kernel_wait_ns,
                         .kernel_classes = (char *)o->kernel_classes };
     write_fields(j, &tl_partial_options_fields, &view);
 }

@@ -27,9 +27,9 @@
 #include "json_writer.h"
 
 typedef struct tl_report_options {
-    const char *title;          /* --title; NULL: "tally report" */
-    int64_t generated_unix_s;   /* the date shown: SOURCE_DATE_EPOCH when set, else now */
-    const char *version;        /* tally's version */
+    const char *title;        /* --title; NULL: "tally report" */
+    int64_t generated_unix_s; /* the date shown: SOURCE_DATE_EPOCH when set, else now */
+    const char *version;      /* tally's version */
 } tl_report_options;
 
 /* The HTML report: one self-contained page (inline CSS and SVG, no script

@@ -117,8 +117,9 @@ char *tl_text_waits(const tl_aggregate *a)
     FILE *f = open_memstream(&out, &len);
     if (f == NULL)
         return NULL;
-    fprintf(f, "%llu collective%s matched on %zu ranks (%s)", (unsigned long long)w->matched, w->matched == 1 ? "" : "s",
-            w->used, w->source == TL_WAITS_GPU ? "GPU communication kernels" : "gloo/MPI ranges");
+    fprintf(f, "%llu collective%s matched on %zu ranks (%s)", (unsigned long long)w->matched,
+            w->matched == 1 ? "" : "s", w->used,
+            w->source == TL_WAITS_GPU ? "GPU communication kernels" : "gloo/MPI ranges");
     if (w->straggler >= 0) {
         fprintf(f, "; rank %d arrives last to %llu of them", w->straggler, (unsigned long long)w->straggler_last);
         if (w->by_cause)
@@ -133,8 +134,10 @@ char *tl_text_waits(const tl_aggregate *a)
         if (w->window_cause >= 0) {
             char o[48];
             int c = w->window_cause;
-            fprintf(f, "; before its late arrivals it spends %s in %s against %s on the others (median, per arrival "
-                       "over %llu)", tl_units_dur(d, sizeof d, w->window_mine_ns[c]), tl_stepcat_phrase(c),
+            fprintf(f,
+                    "; before its late arrivals it spends %s in %s against %s on the others (median, per arrival "
+                    "over %llu)",
+                    tl_units_dur(d, sizeof d, w->window_mine_ns[c]), tl_stepcat_phrase(c),
                     tl_units_dur(o, sizeof o, w->window_others_ns[c]), (unsigned long long)w->window_n);
         }
     } else {

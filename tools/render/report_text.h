@@ -46,7 +46,7 @@ double tl_text_share(const tl_aggregate *a, const tl_name_row *row);
 /* The kernel type of a kernel name (from the sessions' kernels), or -1. The
  * index is built once per call of tl_text_kernel_types. */
 typedef struct tl_text_ktypes {
-    void *pairs;               /* (name, type), sorted by name */
+    void *pairs; /* (name, type), sorted by name */
     size_t n;
 } tl_text_ktypes;
 int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a);

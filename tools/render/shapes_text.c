@@ -45,8 +45,9 @@ void tl_shapes_row_text(const tl_shape_row *r, tl_shapes_text *t)
 void tl_shapes_sentence(FILE *out, const tl_aggregate *a, void (*esc)(FILE *, const char *))
 {
     const tl_shapes *sh = &a->shapes;
-    fprintf(out, "Operators by the input shapes and dtypes they were called with (record_shapes), every rank "
-                 "added up: the %zu of %zu operators with the most time, the %d shapes of each with the most time",
+    fprintf(out,
+            "Operators by the input shapes and dtypes they were called with (record_shapes), every rank "
+            "added up: the %zu of %zu operators with the most time, the %d shapes of each with the most time",
             sh->nops, sh->ops_total, TL_SHAPES_PER_OP);
     if (sh->dropped_keys > 0)
         fprintf(out, "; %llu rarer shape keys (%llu calls) were not kept per input",

@@ -44,8 +44,11 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
     /* the headline (decided in analyze), calm when nothing is wrong */
     if (a->headline) {
         fputc('\n', out);
-        tl_text_wrap(out, strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
-                              ? "Summary: " : "HEADLINE: ", a->headline, width);
+        tl_text_wrap(out,
+                     strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
+                         ? "Summary: "
+                         : "HEADLINE: ",
+                     a->headline, width);
     }
     for (size_t i = 0; i < a->nnotes; i++)
         tl_text_wrap(out, "note: ", a->notes[i], width);
@@ -107,8 +110,8 @@ static const char *with_rank(char *buf, size_t len, double v, int unit, int rank
 static void group_table(FILE *out, const tl_name_table *t, int group, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Name", 0, 0, 1 },     { "Calls", 1, 4, 0 },     { "Total", 1, 0, 0 },     { "Self", 1, 2, 0 },
-        { "Mean", 1, 3, 0 },     { "Min", 1, 6, 0 },       { "Max", 1, 5, 0 },       { "Rank min", 1, 7, 0 },
+        { "Name", 0, 0, 1 },     { "Calls", 1, 4, 0 }, { "Total", 1, 0, 0 }, { "Self", 1, 2, 0 },
+        { "Mean", 1, 3, 0 },     { "Min", 1, 6, 0 },   { "Max", 1, 5, 0 },   { "Rank min", 1, 7, 0 },
         { "Rank max", 1, 2, 0 }, { "Imbal", 1, 1, 0 },
     };
     size_t n;
@@ -133,8 +136,12 @@ static void group_table(FILE *out, const tl_name_table *t, int group, size_t wid
         if (r->self_total >= 0)
             tl_units_dur(self, sizeof self, r->self_total);
         /* Total is inclusive: a name nested in itself counts once (docs/analysis.md) */
-        const char *cells[] = { r->name, c, tl_units_dur(tot, sizeof tot, r->incl_total), self,
-                                tl_units_dur(me, sizeof me, r->all.mean), tl_units_dur(mn, sizeof mn, (double)r->all.min),
+        const char *cells[] = { r->name,
+                                c,
+                                tl_units_dur(tot, sizeof tot, r->incl_total),
+                                self,
+                                tl_units_dur(me, sizeof me, r->all.mean),
+                                tl_units_dur(mn, sizeof mn, (double)r->all.min),
                                 tl_units_dur(mx, sizeof mx, (double)r->all.max),
                                 with_rank(lo, sizeof lo, r->rank_min, TL_UNIT_NS, r->rank_of_min),
                                 with_rank(hi, sizeof hi, r->rank_max, TL_UNIT_NS, r->rank_of_max),
@@ -166,8 +173,8 @@ static unsigned char *ranks_listed(const tl_aggregate *a, size_t *n)
 static void rank_steps(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Rank", 1, 0, 0 },      { "Sessions", 1, 5, 0 }, { "Steps", 1, 1, 0 }, { "Step mean", 1, 0, 0 },
-        { "Median", 1, 2, 0 },    { "Min", 1, 3, 0 },      { "Max", 1, 3, 0 },   { "it/s", 1, 4, 0 },
+        { "Rank", 1, 0, 0 },   { "Sessions", 1, 5, 0 }, { "Steps", 1, 1, 0 }, { "Step mean", 1, 0, 0 },
+        { "Median", 1, 2, 0 }, { "Min", 1, 3, 0 },      { "Max", 1, 3, 0 },   { "it/s", 1, 4, 0 },
     };
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
@@ -183,17 +190,24 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, const unsigned char *
         snprintf(st, sizeof st, "%llu%s", (unsigned long long)r->step_count, r->steps_summarized ? " (s)" : "");
         /* it/s only when there is a step time to take it from */
         tl_units_count(its, sizeof its, isfinite(r->step_mean) && r->step_mean > 0 ? 1e9 / r->step_mean : NAN);
-        const char *cells[] = { rank, ses, st, tl_units_dur(a, sizeof a, r->step_mean),
-                                tl_units_dur(b, sizeof b, r->step_median), tl_units_dur(c, sizeof c, r->step_min),
-                                tl_units_dur(d, sizeof d, r->step_max), its };
+        const char *cells[] = { rank,
+                                ses,
+                                st,
+                                tl_units_dur(a, sizeof a, r->step_mean),
+                                tl_units_dur(b, sizeof b, r->step_median),
+                                tl_units_dur(c, sizeof c, r->step_min),
+                                tl_units_dur(d, sizeof d, r->step_max),
+                                its };
         tl_text_table_row(&tt, cells);
     }
     tl_text_table_print(out, &tt, width);
     tl_text_table_release(&tt);
     for (size_t i = 0; i < agg->nranks; i++)
         if (why[i] && agg->ranks[i].steps_summarized) {
-            tl_text_wrap(out, "", "(s) from the report's loop summary: the count, mean, min and max it recorded, not "
-                         "each step", width);
+            tl_text_wrap(out, "",
+                         "(s) from the report's loop summary: the count, mean, min and max it recorded, not "
+                         "each step",
+                         width);
             break;
         }
 }
@@ -201,9 +215,8 @@ static void rank_steps(FILE *out, const tl_aggregate *agg, const unsigned char *
 static void rank_gpu(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Rank", 1, 0, 0 },        { "GPU idle", 1, 0, 0 },  { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
-        { "Overlap", 1, 2, 0 },     { "Peak alloc", 1, 0, 0 }, { "Peak resv", 1, 4, 0 },
-        { "Dev used", 1, 0, 0 },
+        { "Rank", 1, 0, 0 },    { "GPU idle", 1, 0, 0 },   { "Compute", 1, 1, 0 },   { "Non-compute", 1, 3, 0 },
+        { "Overlap", 1, 2, 0 }, { "Peak alloc", 1, 0, 0 }, { "Peak resv", 1, 4, 0 }, { "Dev used", 1, 0, 0 },
     };
     /* NVML's device memory used is a column of its own (never "allocated"),
      * only where some rank has it */
@@ -224,7 +237,12 @@ static void rank_gpu(FILE *out, const tl_aggregate *agg, const unsigned char *wh
         tl_units_pct(b, sizeof b, g->present ? tl_pct(g->compute, g->kernel_time) : NAN);
         tl_units_pct(c, sizeof c, g->present ? tl_pct(g->non_compute, g->kernel_time) : NAN);
         tl_units_pct(d, sizeof d, g->present && g->comm > 0 ? tl_pct(g->comm_compute, g->comm) : NAN);
-        const char *cells[] = { rank, a, b, c, d, tl_units_bytes(e, sizeof e, r->peak_allocated),
+        const char *cells[] = { rank,
+                                a,
+                                b,
+                                c,
+                                d,
+                                tl_units_bytes(e, sizeof e, r->peak_allocated),
                                 tl_units_bytes(f, sizeof f, r->peak_reserved),
                                 tl_units_bytes(u, sizeof u, r->peak_device_used) };
         tl_text_table_row(&tt, cells);
@@ -251,7 +269,7 @@ static void rank_tables(FILE *out, const tl_aggregate *agg, const unsigned char 
 static void across_table(FILE *out, const tl_aggregate *a, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Metric", 0, 0, 1 }, { "Ranks", 1, 4, 0 }, { "Least", 1, 0, 0 },  { "Median", 1, 3, 0 },
+        { "Metric", 0, 0, 1 }, { "Ranks", 1, 4, 0 }, { "Least", 1, 0, 0 }, { "Median", 1, 3, 0 },
         { "Mean", 1, 2, 0 },   { "Most", 1, 0, 0 },  { "Imbal", 1, 1, 0 },
     };
     if (a->nranks < 2 || a->nacross == 0)
@@ -267,8 +285,11 @@ static void across_table(FILE *out, const tl_aggregate *a, size_t width)
         const char *label = x->info->label;
         char n[16], mn[64], md[48], me[48], mx[64], im[32];
         snprintf(n, sizeof n, "%d", x->n);
-        const char *cells[] = { label, n, with_rank(mn, sizeof mn, x->min, unit, x->min_rank),
-                                tl_units_fmt(md, sizeof md, x->median, unit), tl_units_fmt(me, sizeof me, x->mean, unit),
+        const char *cells[] = { label,
+                                n,
+                                with_rank(mn, sizeof mn, x->min, unit, x->min_rank),
+                                tl_units_fmt(md, sizeof md, x->median, unit),
+                                tl_units_fmt(me, sizeof me, x->mean, unit),
                                 with_rank(mx, sizeof mx, x->max, unit, x->max_rank),
                                 tl_units_fmt(im, sizeof im, x->imbalance, TL_UNIT_RATIO) };
         tl_text_table_row(&tt, cells);
@@ -347,13 +368,11 @@ static int rank_listed(const tl_aggregate *agg, const unsigned char *why, int ra
     return 0;
 }
 
-static void snapshot_table(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t listed,
-                           size_t width)
+static void snapshot_table(FILE *out, const tl_aggregate *agg, const unsigned char *why, size_t listed, size_t width)
 {
     static const tl_text_col cols[] = {
-        { "Rank", 1, 0, 0 },     { "Label", 0, 0, 1 },     { "Allocated", 1, 0, 0 },
-        { "Reserved", 1, 1, 0 }, { "Max alloc", 1, 2, 0 }, { "RSS", 1, 3, 0 },
-        { "Device used", 1, 1, 0 },
+        { "Rank", 1, 0, 0 },      { "Label", 0, 0, 1 }, { "Allocated", 1, 0, 0 },   { "Reserved", 1, 1, 0 },
+        { "Max alloc", 1, 2, 0 }, { "RSS", 1, 3, 0 },   { "Device used", 1, 1, 0 },
     };
     int with_used = 0;
     for (size_t i = 0; i < agg->nsessions; i++)
@@ -369,9 +388,12 @@ static void snapshot_table(FILE *out, const tl_aggregate *agg, const unsigned ch
             const tl_ssnap *m = &s->snaps[k];
             char rank[16], a[48], b[48], c[48], d[48], u[48];
             snprintf(rank, sizeof rank, "%d", s->id.rank);
-            const char *cells[] = { rank, m->label, tl_units_bytes(a, sizeof a, m->allocated),
+            const char *cells[] = { rank,
+                                    m->label,
+                                    tl_units_bytes(a, sizeof a, m->allocated),
                                     tl_units_bytes(b, sizeof b, m->reserved),
-                                    tl_units_bytes(c, sizeof c, m->peak_allocated), tl_units_bytes(d, sizeof d, m->rss),
+                                    tl_units_bytes(c, sizeof c, m->peak_allocated),
+                                    tl_units_bytes(d, sizeof d, m->rss),
                                     tl_units_bytes(u, sizeof u, m->device_used) };
             tl_text_table_row(&tt, cells);
         }
@@ -413,14 +435,15 @@ void tl_render_summary(FILE *out, const tl_aggregate *a, size_t warnings, size_t
     int len = snprintf(head, sizeof head, "%zu session%s of %zu rank%s", sessions, tl_plural_s(sessions), a->nranks,
                        tl_plural_s(a->nranks));
     if (companions && len > 0 && (size_t)len < sizeof head)
-        len += snprintf(head + len, sizeof head - (size_t)len, " (%zu companion file%s counted with %s report%s)",
-                        companions, tl_plural_s(companions), companions == 1 ? "its" : "their", tl_plural_s(companions));
+        len +=
+            snprintf(head + len, sizeof head - (size_t)len, " (%zu companion file%s counted with %s report%s)",
+                     companions, tl_plural_s(companions), companions == 1 ? "its" : "their", tl_plural_s(companions));
     if (len > 0 && (size_t)len < sizeof head)
         snprintf(head + len, sizeof head - (size_t)len, ", %zu warning%s", warnings, tl_plural_s(warnings));
     tl_text_wrap(out, "tally summary: ", head, width);
     findings(out, a, width);
-    static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS, TL_GROUP_OPS, TL_GROUP_KERNELS,
-                                 TL_GROUP_RUNTIME, TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
+    static const int order[] = { TL_GROUP_SECTIONS, TL_GROUP_ITERATIONS,      TL_GROUP_OPS,    TL_GROUP_KERNELS,
+                                 TL_GROUP_RUNTIME,  TL_GROUP_GPU_ANNOTATIONS, TL_GROUP_PYTHON, TL_GROUP_OTHER };
     for (size_t g = 0; g < sizeof order / sizeof order[0]; g++)
         group_table(out, &a->names, order[g], width);
     size_t listed = 0;

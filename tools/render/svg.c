@@ -18,8 +18,9 @@
 
 void tl_svg_open(FILE *f, const tl_svg_frame *fr, const char *cls, double w, double h)
 {
-    fprintf(f, "<svg class=\"chart %s\" role=\"img\" aria-labelledby=\"%s-t %s-d\" viewBox=\"0 0 %.0f %.0f\" "
-               "width=\"%.0f\" height=\"%.0f\">\n",
+    fprintf(f,
+            "<svg class=\"chart %s\" role=\"img\" aria-labelledby=\"%s-t %s-d\" viewBox=\"0 0 %.0f %.0f\" "
+            "width=\"%.0f\" height=\"%.0f\">\n",
             cls, fr->id, fr->id, w, h, w, h);
     fprintf(f, "<title id=\"%s-t\">", fr->id);
     tl_escape_html(f, fr->title);
@@ -80,8 +81,17 @@ static void x_ticks(FILE *f, double x0, double w, double y0, double y1, double m
 
 /* HB_COLS: the label's columns at 12 px (about 6.6 px a character in a
  * proportional font, 7.2 in monospace: 46 fit in HB_LABEL with room). */
-enum { HB_W = 960, HB_LABEL = 340, HB_X = 350, HB_PLOT = 480, HB_ROW = 22, HB_TOP = 26, HB_COLS = 46, HB_TICKS = 5,
-       HB_KEY = 22 /* the legend's row */ };
+enum {
+    HB_W = 960,
+    HB_LABEL = 340,
+    HB_X = 350,
+    HB_PLOT = 480,
+    HB_ROW = 22,
+    HB_TOP = 26,
+    HB_COLS = 46,
+    HB_TICKS = 5,
+    HB_KEY = 22 /* the legend's row */
+};
 #define HB_LEGEND_CHAR 5.8 /* px a character of a legend at 11 px */
 
 static double bars_max(const tl_svg_bar *bars, size_t n)
@@ -125,8 +135,7 @@ static int whisker_drawn(const tl_svg_bar *b)
     return isfinite(b->lo) && isfinite(b->hi) && b->hi > b->lo;
 }
 
-static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *label, double y, double max,
-                    int unit)
+static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *label, double y, double max, int unit)
 {
     char v[48];
     double w = isfinite(b->value) && b->value > 0 ? HB_PLOT * b->value / max : 0;
@@ -136,7 +145,8 @@ static void bar_row(FILE *f, const tl_svg_bar *b, const char *full, const char *
     const char *cls = b->cls ? b->cls : "compute";
     if (self_drawn(b)) {
         /* inclusive lighter, self solid from the axis */
-        fprintf(f, "<rect class=\"bar incl %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1, w);
+        fprintf(f, "<rect class=\"bar incl %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1,
+                w);
         fprintf(f, "<rect class=\"bar %s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"14\"/>", cls, HB_X, y + 1,
                 HB_PLOT * b->self / max);
     } else {
@@ -323,8 +333,8 @@ void tl_svg_columns(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *cols, s
             tl_svg_text(f, "tick", "middle", SC_X + cw * ((double)i + 0.5), base + 15, c->label, 12);
         fputc('\n', f);
     }
-    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", SC_X, base,
-            SC_X + SC_PLOT_W, base);
+    fprintf(f, "<line class=\"axis\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", SC_X, base, SC_X + SC_PLOT_W,
+            base);
     tl_svg_text(f, "axlbl", "middle", SC_X + SC_PLOT_W / 2.0, base + 31, xlabel, 0);
     if (n > 0)
         legend(f, cols[0].segs, cols[0].nsegs, base + 42);
@@ -439,7 +449,8 @@ static void dots(FILE *f, const tl_svg_series *s, const range *r, const tl_svg_a
     for (size_t k = 0; k < s->n; k++) {
         if (!isfinite(s->x[k]) || !isfinite(s->y[k]))
             continue;
-        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>", LN_X + LN_PLOT_W * (s->x[k] - r->x0) / (r->x1 - r->x0),
+        fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>",
+                LN_X + LN_PLOT_W * (s->x[k] - r->x0) / (r->x1 - r->x0),
                 LN_TOP + LN_PLOT_H - LN_PLOT_H * s->y[k] / r->y1);
         tl_escape_html(f, s->label);
         fputs(", ", f);
@@ -462,8 +473,8 @@ static void lines_legend(FILE *f, const tl_svg_series *s, size_t n, double y)
             continue;
         }
         double x = LN_X + (double)(shown % LN_LEGEND_COLS) * 140, yy = y + (double)(shown / LN_LEGEND_COLS) * 18;
-        fprintf(f, "<line class=\"series %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", s[i].cls, x, yy, x + 18,
-                yy);
+        fprintf(f, "<line class=\"series %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", s[i].cls, x, yy,
+                x + 18, yy);
         fputs("<g><title>", f);
         tl_escape_html_n(f, s[i].label, 2000);
         fputs("</title>", f);
@@ -648,7 +659,8 @@ const char *tl_svg_kind_class(int kind)
 
 const char *tl_svg_rank_class(size_t i)
 {
-    static const char *cls[] = { "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7",
-                                 "s8 dash", "s9 dash", "s10 dash", "s11 dash", "s12 dash", "s13 dash", "s14 dash", "s15 dash" };
+    static const char *cls[] = { "s0",       "s1",       "s2",       "s3",      "s4",       "s5",
+                                 "s6",       "s7",       "s8 dash",  "s9 dash", "s10 dash", "s11 dash",
+                                 "s12 dash", "s13 dash", "s14 dash", "s15 dash" };
     return cls[i % 16];
 }

@@ -30,12 +30,12 @@ typedef struct tl_svg_frame {
 /* ---- horizontal bars --------------------------------------------------------- */
 
 typedef struct tl_svg_bar {
-    const char *label;         /* cut to fit; the full text is in the tooltip */
+    const char *label; /* cut to fit; the full text is in the tooltip */
     double value;
-    double lo, hi;             /* a range drawn as a whisker; NaN: none */
-    const char *cls;           /* class of the bar; NULL: "compute" */
-    char note[160];            /* more tooltip text, or "" */
-    int has_self;              /* self is known: drawn solid, the rest of value (the
+    double lo, hi;   /* a range drawn as a whisker; NaN: none */
+    const char *cls; /* class of the bar; NULL: "compute" */
+    char note[160];  /* more tooltip text, or "" */
+    int has_self;    /* self is known: drawn solid, the rest of value (the
                                 * time of what runs inside) lighter */
     double self;
 } tl_svg_bar;
@@ -50,14 +50,14 @@ void tl_svg_hbars(FILE *f, const tl_svg_frame *fr, const tl_svg_bar *bars, size_
 
 #define TL_SVG_MAX_SEGS 8
 typedef struct tl_svg_seg {
-    const char *name;          /* legend and tooltip name (static) */
+    const char *name; /* legend and tooltip name (static) */
     const char *cls;
     double value;
 } tl_svg_seg;
 
 typedef struct tl_svg_stack {
     const char *label;
-    double total;              /* 100% of the row */
+    double total; /* 100% of the row */
     tl_svg_seg segs[TL_SVG_MAX_SEGS];
     int nsegs;
 } tl_svg_stack;
@@ -75,14 +75,14 @@ void tl_svg_columns(FILE *f, const tl_svg_frame *fr, const tl_svg_stack *cols, s
 
 typedef struct tl_svg_series {
     const char *label;
-    const char *cls;           /* tl_svg_rank_class, strag, muted (+ base: dotted) */
-    const double *x, *y;       /* x ascending */
+    const char *cls;     /* tl_svg_rank_class, strag, muted (+ base: dotted) */
+    const double *x, *y; /* x ascending */
     size_t n;
 } tl_svg_series;
 
 typedef struct tl_svg_axes {
     const char *xlabel, *ylabel;
-    int xunit, yunit;          /* enum tl_unit */
+    int xunit, yunit; /* enum tl_unit */
 } tl_svg_axes;
 
 /* Long series are thinned to their min and max per pixel column (fewer
@@ -94,8 +94,8 @@ void tl_svg_lines(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, const 
  * TL_SVG_NOTE_LABELS of them (else in the marker's tooltip only). */
 typedef struct tl_svg_note {
     double x, y;
-    const char *label;         /* escaped here */
-    const char *cls;           /* the series class, for its color */
+    const char *label; /* escaped here */
+    const char *cls;   /* the series class, for its color */
 } tl_svg_note;
 #define TL_SVG_NOTE_LABELS 16
 /* tl_svg_lines with notes on top; the axes cover them too. */
@@ -124,7 +124,7 @@ void tl_svg_lines_areas(FILE *f, const tl_svg_frame *fr, const tl_svg_axes *ax, 
 typedef struct tl_svg_call {
     double c0, c1;
     int row;
-    const char *name;          /* fitted to the box (labels.h); whole in the tooltip */
+    const char *name; /* fitted to the box (labels.h); whole in the tooltip */
     double dur_ns;
 } tl_svg_call;
 
@@ -136,28 +136,28 @@ typedef struct tl_svg_call {
 typedef struct tl_svg_lane {
     const char *label;
     const uint8_t *kind, *level;
-    char note[200];            /* tooltip of the lane */
-    int group_start;           /* the first lane of a rank: a separator above it */
-    const tl_svg_call *calls;  /* NULL: none */
+    char note[200];           /* tooltip of the lane */
+    int group_start;          /* the first lane of a rank: a separator above it */
+    const tl_svg_call *calls; /* NULL: none */
     size_t ncalls;
-    int rows;                  /* rows of calls under the band */
-    int cpu;                   /* a CPU thread's lane: kind is always compute, level how busy */
+    int rows; /* rows of calls under the band */
+    int cpu;  /* a CPU thread's lane: kind is always compute, level how busy */
 } tl_svg_lane;
 
 /* A step mark: a thin vertical line at column col over lanes [lane0, lane0+nlanes). */
 typedef struct tl_svg_mark {
     double col;
     int lane0, nlanes;
-    char title[96];            /* "" : drawn without a tooltip (many steps) */
-    int event;                 /* an event (a report's tally_event, Inferix's events): a marker above the lanes */
+    char title[96]; /* "" : drawn without a tooltip (many steps) */
+    int event;      /* an event (a report's tally_event, Inferix's events): a marker above the lanes */
 } tl_svg_mark;
 
 typedef struct tl_svg_timeline {
     const tl_svg_lane *lanes;
     size_t nlanes;
     int ncols;
-    double span_ns;            /* the time the columns cover */
-    const char *axis_label;    /* "time since 2023-09-07T23:10:01.426Z" */
+    double span_ns;         /* the time the columns cover */
+    const char *axis_label; /* "time since 2023-09-07T23:10:01.426Z" */
     const tl_svg_mark *marks;
     size_t nmarks;
 } tl_svg_timeline;
@@ -185,10 +185,10 @@ typedef struct tl_svg_band {
 } tl_svg_band;
 
 typedef struct tl_svg_small {
-    double xmin, xmax, ymin, ymax; /* the axes every chart of a column shares */
-    const char *cls;           /* s0..s7, strag */
+    double xmin, xmax, ymin, ymax;               /* the axes every chart of a column shares */
+    const char *cls;                             /* s0..s7, strag */
     const char *ytop, *ybottom, *xleft, *xright; /* axis labels (escaped here); ybottom may be NULL */
-    const double *marks;       /* step starts on the x axis, drawn as faint ticks; NULL: none */
+    const double *marks;                         /* step starts on the x axis, drawn as faint ticks; NULL: none */
     size_t nmarks;
 } tl_svg_small;
 

@@ -31,7 +31,7 @@
 #include "units.h"
 
 #define TOP 2.0
-#define TL_FLAME_LABEL_SET 64    /* names of one colliding label relabelled together */
+#define TL_FLAME_LABEL_SET 64 /* names of one colliding label relabelled together */
 
 struct drawn {
     uint32_t node;
@@ -43,14 +43,14 @@ enum walk_mode { WALK_WIDTHS, WALK_FRAMES, WALK_WRITE };
 typedef struct walk {
     const tl_svg_flame *fl;
     int mode;
-    char **labels;               /* per node: the label of its frame (NULL: none) */
-    struct drawn *drawn;         /* WALK_FRAMES: the frames drawn, roots aside */
+    char **labels;       /* per node: the label of its frame (NULL: none) */
+    struct drawn *drawn; /* WALK_FRAMES: the frames drawn, roots aside */
     size_t ndrawn, drawn_cap;
     double min_w;
-    double y0;                   /* the top of the current root's band */
-    int band_rows;               /* levels drawn in it */
-    FILE *f;                     /* NULL: collect widths only */
-    double *widths;              /* collect: the widths of frames of at least a pixel */
+    double y0;      /* the top of the current root's band */
+    int band_rows;  /* levels drawn in it */
+    FILE *f;        /* NULL: collect widths only */
+    double *widths; /* collect: the widths of frames of at least a pixel */
     size_t nwidths, cap;
     tl_svg_flame_stats *st;
 } walk;
@@ -86,12 +86,18 @@ static char *box_label(const char *full, double w)
 static const char *kind_class(int kind)
 {
     switch (kind) {
-    case TL_CTK_OPS: return "ko";
-    case TL_CTK_ANNOTATIONS: return "ka";
-    case TL_CTK_PYTHON: return "kp";
-    case TL_CTK_GPU_ANNOTATIONS: return "kg";
-    case TL_CTK_RUNTIME: return "kr";
-    default: return "ke";
+    case TL_CTK_OPS:
+        return "ko";
+    case TL_CTK_ANNOTATIONS:
+        return "ka";
+    case TL_CTK_PYTHON:
+        return "kp";
+    case TL_CTK_GPU_ANNOTATIONS:
+        return "kg";
+    case TL_CTK_RUNTIME:
+        return "kr";
+    default:
+        return "ke";
     }
 }
 
@@ -104,9 +110,9 @@ const char *tl_svg_flame_kind_class(const char *root_name)
 
 typedef struct lab {
     uint32_t node;
-    size_t cols;                 /* the box's columns */
-    char *full;                  /* the name whole (demangled) */
-    char *text;                  /* its label, NULL: none */
+    size_t cols; /* the box's columns */
+    char *full;  /* the name whole (demangled) */
+    char *text;  /* its label, NULL: none */
 } lab;
 
 static int by_text(const void *x, const void *y)

@@ -25,30 +25,30 @@
 #include "calltree.h"
 #include "svg.h"
 
-#define TL_FLAME_W 1200          /* the chart's width in user units (px at 1280 px pages) */
-#define TL_FLAME_ROW 18          /* one level */
-#define TL_FLAME_MAX_ROWS 32     /* levels drawn per root; deeper frames are counted */
-#define TL_FLAME_GAP 8           /* between the roots' bands */
-#define TL_FLAME_CHAR_PX 7.0     /* a label character at 11 px monospace, with room */
+#define TL_FLAME_W 1200      /* the chart's width in user units (px at 1280 px pages) */
+#define TL_FLAME_ROW 18      /* one level */
+#define TL_FLAME_MAX_ROWS 32 /* levels drawn per root; deeper frames are counted */
+#define TL_FLAME_GAP 8       /* between the roots' bands */
+#define TL_FLAME_CHAR_PX 7.0 /* a label character at 11 px monospace, with room */
 
 typedef struct tl_svg_flame {
     const tl_calltree *tree;
     const tl_calltree_kids *kids;
-    size_t max_rects;            /* boxes drawn at most (about; merged boxes come on top) */
-    int nranks;                  /* a merge across this many ranks (tooltips give least and most), else 0 */
+    size_t max_rects; /* boxes drawn at most (about; merged boxes come on top) */
+    int nranks;       /* a merge across this many ranks (tooltips give least and most), else 0 */
 } tl_svg_flame;
 
 /* What the graph could not show, for the page to say. */
 typedef struct tl_svg_flame_stats {
-    size_t drawn;                /* frames drawn as boxes */
-    size_t merged;               /* frames drawn inside merged boxes */
-    double merged_ns;            /* their inclusive time */
-    size_t omitted;              /* frames too narrow even merged (their subtrees not counted) */
-    double omitted_ns;           /* their inclusive time */
-    size_t deeper;               /* frames below TL_FLAME_MAX_ROWS levels (top of each subtree) */
-    double min_px;               /* the least width drawn */
-    int rows;                    /* levels drawn in the deepest band */
-    double height;               /* of the bands */
+    size_t drawn;      /* frames drawn as boxes */
+    size_t merged;     /* frames drawn inside merged boxes */
+    double merged_ns;  /* their inclusive time */
+    size_t omitted;    /* frames too narrow even merged (their subtrees not counted) */
+    double omitted_ns; /* their inclusive time */
+    size_t deeper;     /* frames below TL_FLAME_MAX_ROWS levels (top of each subtree) */
+    double min_px;     /* the least width drawn */
+    int rows;          /* levels drawn in the deepest band */
+    double height;     /* of the bands */
 } tl_svg_flame_stats;
 
 /* The CSS class of a root's category, from its name (calltree.h's kind

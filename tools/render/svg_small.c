@@ -11,8 +11,8 @@
 
 #define PAD_L 4.0
 #define PAD_R 4.0
-#define PAD_T 14.0  /* the top of the y axis, above the plot */
-#define PAD_B 14.0  /* x labels */
+#define PAD_T 14.0 /* the top of the y axis, above the plot */
+#define PAD_B 14.0 /* x labels */
 
 typedef struct frame {
     double x0, y0, w, h;
@@ -85,12 +85,12 @@ void tl_svg_small_write(FILE *f, const tl_svg_frame *fr, const tl_svg_small *c, 
 {
     frame pl = { PAD_L, PAD_T, TL_SVG_SMALL_W - PAD_L - PAD_R, TL_SVG_SMALL_H - PAD_T - PAD_B, c };
     tl_svg_open(f, fr, "small", TL_SVG_SMALL_W, TL_SVG_SMALL_H);
-    fprintf(f, "<rect class=\"plotbg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", pl.x0, pl.y0,
-            pl.w, pl.h);
+    fprintf(f, "<rect class=\"plotbg\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n", pl.x0, pl.y0, pl.w,
+            pl.h);
     /* step marks first, under the series: faint ticks across the plot */
     for (size_t i = 0; c->marks && i < c->nmarks; i++) {
-        fprintf(f, i ? "M%.1f %.1fV%.1f" : "<path class=\"stepmark\" d=\"M%.1f %.1fV%.1f", px(&pl, c->marks[i]),
-                pl.y0, pl.y0 + pl.h);
+        fprintf(f, i ? "M%.1f %.1fV%.1f" : "<path class=\"stepmark\" d=\"M%.1f %.1fV%.1f", px(&pl, c->marks[i]), pl.y0,
+                pl.y0 + pl.h);
         if (i + 1 == c->nmarks)
             fputs("\"/>\n", f);
     }

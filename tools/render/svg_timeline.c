@@ -20,12 +20,21 @@
 #include "svg_internal.h"
 #include "units.h"
 
-enum { TL_W = 1200, TL_LABEL = 214, TL_X = 220, TL_PLOT = 960, TL_LANE = 12, TL_ROW = 14, TL_GAP = 6, TL_TOP = 6,
-       TL_CALL_ROW = 15 };
+enum {
+    TL_W = 1200,
+    TL_LABEL = 214,
+    TL_X = 220,
+    TL_PLOT = 960,
+    TL_LANE = 12,
+    TL_ROW = 14,
+    TL_GAP = 6,
+    TL_TOP = 6,
+    TL_CALL_ROW = 15
+};
 #define TL_LEVELS 5
-#define TL_CALL_CHAR_PX 6.6    /* a call label's character at 10 px monospace, with room */
-#define TL_KEY_CHAR_PX 5.8     /* a legend's character at 11 px */
-#define TL_KEY 22              /* the legend's row under the axis */
+#define TL_CALL_CHAR_PX 6.6 /* a call label's character at 10 px monospace, with room */
+#define TL_KEY_CHAR_PX 5.8  /* a legend's character at 11 px */
+#define TL_KEY 22           /* the legend's row under the axis */
 
 /* The height of a lane: its band and its rows of calls. */
 static double lane_height(const tl_svg_lane *l)
@@ -105,8 +114,9 @@ static void lane_paths(FILE *f, const tl_svg_lane *l, int ncols, double y)
 
 static void lanes(FILE *f, const tl_svg_timeline *t, double h)
 {
-    fprintf(f, "<svg class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
-               "preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n",
+    fprintf(f,
+            "<svg class=\"plot\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
+            "preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n",
             TL_X, TL_TOP, TL_PLOT, h, t->ncols, h);
     double acc = 0;
     for (size_t i = 0; i < t->nlanes; i++) {
@@ -116,7 +126,8 @@ static void lanes(FILE *f, const tl_svg_timeline *t, double h)
         tl_escape_html_n(f, l->label, 300);
         fputs(": ", f);
         tl_escape_html(f, l->note);
-        fprintf(f, "</title><rect class=\"lane\" x=\"0\" y=\"%.0f\" width=\"%d\" height=\"%d\"/>", y, t->ncols, TL_LANE);
+        fprintf(f, "</title><rect class=\"lane\" x=\"0\" y=\"%.0f\" width=\"%d\" height=\"%d\"/>", y, t->ncols,
+                TL_LANE);
         lane_paths(f, l, t->ncols, y);
         fputs("</g>\n", f);
     }
@@ -177,8 +188,8 @@ static void marks(FILE *f, const tl_svg_timeline *t)
             continue;
         mark_span(t, m, &y0, &y1);
         if (m->title[0]) {
-            fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"><title>", x, TL_TOP + y0 - 2,
-                    x, TL_TOP + y1 + 2);
+            fprintf(f, "<line class=\"step\" x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\"><title>", x,
+                    TL_TOP + y0 - 2, x, TL_TOP + y1 + 2);
             tl_escape_html(f, m->title);
             fputs("</title></line>\n", f);
         } else {

@@ -63,8 +63,7 @@ int tl_telemetry_row_of(const tl_aggregate *a, int kind, tl_telemetry_row *l)
     if (mean == NULL)
         return 0;
     char v[32];
-    snprintf(l->label, sizeof l->label, "%s%s", tl_series_label(kind),
-             tl_series_kind_gpu(kind) ? "" : " (host)");
+    snprintf(l->label, sizeof l->label, "%s%s", tl_series_label(kind), tl_series_kind_gpu(kind) ? "" : " (host)");
     snprintf(l->ranks, sizeof l->ranks, "%d", mean->n);
     snprintf(l->lo, sizeof l->lo, "%s (r%d)", tl_telemetry_fmt(v, sizeof v, mean->min, kind), mean->min_rank);
     tl_telemetry_fmt(l->med, sizeof l->med, mean->median, kind);
@@ -94,14 +93,15 @@ void tl_telemetry_energy_sentence(FILE *out, const tl_aggregate *a)
     if (e == NULL)
         return;
     int by_host, gpus = tl_telemetry_gpus_counted(a, &by_host);
-    fprintf(out, "GPU energy %s over %d rank%s", tl_telemetry_energy(t, sizeof t, tl_telemetry_energy_total(a)),
-            e->n, e->n == 1 ? "" : "s");
+    fprintf(out, "GPU energy %s over %d rank%s", tl_telemetry_energy(t, sizeof t, tl_telemetry_energy_total(a)), e->n,
+            e->n == 1 ? "" : "s");
     if (by_host)
         fprintf(out, " (%d GPU%s by host and device: a GPU several ranks sampled counts once)", gpus,
                 gpus == 1 ? "" : "s");
     else if (e->n > 1)
         fputs(" (the sum over the ranks' samples: hosts not recorded, so a GPU several ranks sampled counts once per "
-              "rank)", out);
+              "rank)",
+              out);
     if (e->n > 1)
         fprintf(out, ", least %s (r%d), most %s (r%d)", tl_telemetry_energy(lo, sizeof lo, e->min), e->min_rank,
                 tl_telemetry_energy(hi, sizeof hi, e->max), e->max_rank);
@@ -119,8 +119,10 @@ void tl_telemetry_summary(FILE *out, const tl_aggregate *a, size_t width)
     if (!any_telemetry(a))
         return;
     fputs("\nTELEMETRY\n", out);
-    tl_text_wrap(out, "", "Sampled by a monitor; GPU rows are per GPU. Mean: the ranks' means; peak: the highest "
-                 "sample.", width);
+    tl_text_wrap(out, "",
+                 "Sampled by a monitor; GPU rows are per GPU. Mean: the ranks' means; peak: the highest "
+                 "sample.",
+                 width);
     tl_text_table tt;
     tl_text_table_init(&tt, cols, sizeof cols / sizeof cols[0]);
     for (int k = 0; k < TL_SERIES_COUNT; k++) {

@@ -55,14 +55,29 @@ static size_t escape_one(unsigned char c, int c1, char out[8])
     }
     const char *named = NULL;
     switch (c) {
-    case 0x1b: named = "\\e"; break;
-    case '\a': named = "\\a"; break;
-    case '\b': named = "\\b"; break;
-    case '\t': named = "\\t"; break;
-    case '\v': named = "\\v"; break;
-    case '\f': named = "\\f"; break;
-    case '\r': named = "\\r"; break;
-    default: break;
+    case 0x1b:
+        named = "\\e";
+        break;
+    case '\a':
+        named = "\\a";
+        break;
+    case '\b':
+        named = "\\b";
+        break;
+    case '\t':
+        named = "\\t";
+        break;
+    case '\v':
+        named = "\\v";
+        break;
+    case '\f':
+        named = "\\f";
+        break;
+    case '\r':
+        named = "\\r";
+        break;
+    default:
+        break;
     }
     if (named) {
         memcpy(out, named, 2);
@@ -257,8 +272,8 @@ static ssize_t term_write(void *ctx, const char *buf, size_t size)
     size_t done = 0;
     while (done < size) {
         size_t chunk = size - done > 1024 ? 1024 : size - done;
-        size_t o = escape_block((const unsigned char *)buf + done, chunk, out, &t->pending_c2,
-                                t->progress_cr && done == 0);
+        size_t o =
+            escape_block((const unsigned char *)buf + done, chunk, out, &t->pending_c2, t->progress_cr && done == 0);
         /* A 0xC2 at the very end of the whole write stays pending only
          * until the next write; one that ends a chunk is resolved by the next chunk. */
         if (write_all(t->fd, out, o) != 0)

@@ -51,7 +51,10 @@ void tl_term_mark(FILE *f, enum tl_term_class cls);
 FILE *tl_term_wrap(int fd, int progress_cr);
 
 /* "s" after a count that is not 1: "1 session of 1 rank", "2 sessions". */
-static inline const char *tl_plural_s(size_t n) { return n == 1 ? "" : "s"; }
+static inline const char *tl_plural_s(size_t n)
+{
+    return n == 1 ? "" : "s";
+}
 
 /* Escape s into buf, newlines included (always terminated; cut with "..."
  * when it does not fit). Returns buf. For one field of a table or a line,

@@ -30,15 +30,15 @@
 
 typedef struct tl_text_col {
     const char *head;
-    int right;                 /* right-aligned (numbers) */
-    int priority;              /* 0: always shown; higher: left out first */
-    int flex;                  /* the names column (at most one) */
+    int right;    /* right-aligned (numbers) */
+    int priority; /* 0: always shown; higher: left out first */
+    int flex;     /* the names column (at most one) */
 } tl_text_col;
 
 typedef struct tl_text_table {
     const tl_text_col *cols;
     size_t ncols;
-    char **cells;              /* row-major, ncols per row, owned */
+    char **cells; /* row-major, ncols per row, owned */
     size_t nrows, cap;
     int oom;
 } tl_text_table;

@@ -25,13 +25,27 @@ static const char *mark_text(char *buf, size_t n, const tl_trend_run *r)
         snprintf(d, sizeof d, "%+.1f %%", r->delta_pct);
     const char *way = r->dir > 0 ? "slower" : "faster";
     switch (r->mark) {
-    case TL_TREND_SAME: snprintf(buf, n, "%s", d); break;
-    case TL_TREND_CHANGE: snprintf(buf, n, "change: %s %s", d, way); break;
-    case TL_TREND_UNCONFIRMED: snprintf(buf, n, "unconfirmed: %s %s (last run)", d, way); break;
-    case TL_TREND_OUTLIER: snprintf(buf, n, "out of line: %s, back after", d); break;
-    case TL_TREND_NO_VERDICT: snprintf(buf, n, "no samples, no verdict"); break;
-    case TL_TREND_INCONCLUSIVE: snprintf(buf, n, "%s, not significant", d); break;
-    default: buf[0] = '\0'; break;
+    case TL_TREND_SAME:
+        snprintf(buf, n, "%s", d);
+        break;
+    case TL_TREND_CHANGE:
+        snprintf(buf, n, "change: %s %s", d, way);
+        break;
+    case TL_TREND_UNCONFIRMED:
+        snprintf(buf, n, "unconfirmed: %s %s (last run)", d, way);
+        break;
+    case TL_TREND_OUTLIER:
+        snprintf(buf, n, "out of line: %s, back after", d);
+        break;
+    case TL_TREND_NO_VERDICT:
+        snprintf(buf, n, "no samples, no verdict");
+        break;
+    case TL_TREND_INCONCLUSIVE:
+        snprintf(buf, n, "%s, not significant", d);
+        break;
+    default:
+        buf[0] = '\0';
+        break;
     }
     return buf;
 }
@@ -42,23 +56,35 @@ static const char *mark_text(char *buf, size_t n, const tl_trend_run *r)
 
 /* The columns every output has, in order; the stages follow. */
 enum { C_NUM, C_RUN, C_STEPS, C_MED, C_P90, C_RATE, C_BUSY, C_UTIL, C_ALLOC, C_RSV, C_RSS, C_FIXED };
-static const char *const heads[C_FIXED] = { "#", "run", "steps", "step median", "p90", "it/s", "GPU busy",
-                                            "GPU util", "peak alloc", "peak reserved", "peak RSS" };
+static const char *const heads[C_FIXED] = { "#",        "run",      "steps",      "step median",   "p90",     "it/s",
+                                            "GPU busy", "GPU util", "peak alloc", "peak reserved", "peak RSS" };
 
 static const char *cell(char *buf, size_t n, const tl_trend_run *r, int col, size_t index)
 {
     switch (col) {
-    case C_NUM: snprintf(buf, n, "%zu", index + 1); return buf;
-    case C_RUN: return r->label;
-    case C_STEPS: return r->steps ? (snprintf(buf, n, "%llu", (unsigned long long)r->steps), buf) : "\xe2\x80\x93";
-    case C_MED: return tl_units_dur(buf, n, r->step_median);
-    case C_P90: return tl_units_dur(buf, n, r->step_p90);
-    case C_RATE: return isfinite(r->steps_per_s) ? (snprintf(buf, n, "%.3g", r->steps_per_s), buf) : "\xe2\x80\x93";
-    case C_BUSY: return tl_units_pct(buf, n, r->gpu_busy_pct);
-    case C_UTIL: return tl_units_pct(buf, n, r->gpu_util_pct);
-    case C_ALLOC: return tl_units_bytes(buf, n, r->peak_allocated);
-    case C_RSV: return tl_units_bytes(buf, n, r->peak_reserved);
-    default: return tl_units_bytes(buf, n, r->peak_rss);
+    case C_NUM:
+        snprintf(buf, n, "%zu", index + 1);
+        return buf;
+    case C_RUN:
+        return r->label;
+    case C_STEPS:
+        return r->steps ? (snprintf(buf, n, "%llu", (unsigned long long)r->steps), buf) : "\xe2\x80\x93";
+    case C_MED:
+        return tl_units_dur(buf, n, r->step_median);
+    case C_P90:
+        return tl_units_dur(buf, n, r->step_p90);
+    case C_RATE:
+        return isfinite(r->steps_per_s) ? (snprintf(buf, n, "%.3g", r->steps_per_s), buf) : "\xe2\x80\x93";
+    case C_BUSY:
+        return tl_units_pct(buf, n, r->gpu_busy_pct);
+    case C_UTIL:
+        return tl_units_pct(buf, n, r->gpu_util_pct);
+    case C_ALLOC:
+        return tl_units_bytes(buf, n, r->peak_allocated);
+    case C_RSV:
+        return tl_units_bytes(buf, n, r->peak_reserved);
+    default:
+        return tl_units_bytes(buf, n, r->peak_rss);
     }
 }
 
@@ -68,9 +94,15 @@ static int column_used(const tl_trend *t, int col)
 {
     for (size_t i = 0; i < t->nruns; i++) {
         const tl_trend_run *r = &t->runs[i];
-        double v = col == C_P90 ? r->step_p90 : col == C_RATE ? r->steps_per_s : col == C_BUSY ? r->gpu_busy_pct
-                 : col == C_UTIL ? r->gpu_util_pct : col == C_ALLOC ? r->peak_allocated
-                 : col == C_RSV ? r->peak_reserved : col == C_RSS ? r->peak_rss : col == C_MED ? r->step_median : 1;
+        double v = col == C_P90     ? r->step_p90
+                   : col == C_RATE  ? r->steps_per_s
+                   : col == C_BUSY  ? r->gpu_busy_pct
+                   : col == C_UTIL  ? r->gpu_util_pct
+                   : col == C_ALLOC ? r->peak_allocated
+                   : col == C_RSV   ? r->peak_reserved
+                   : col == C_RSS   ? r->peak_rss
+                   : col == C_MED   ? r->step_median
+                                    : 1;
         if (col == C_STEPS ? r->steps > 0 : isfinite(v))
             return 1;
     }
@@ -83,8 +115,9 @@ static void verdict_lines(FILE *f, const tl_trend *t, int md)
     static char label[1024];
     const size_t *c = t->counts;
     size_t boundaries = t->nruns > 0 ? t->nruns - 1 : 0;
-    fprintf(f, "%s%zu run%s: %zu change point%s, %zu unconfirmed at the last run, %zu out of line, %zu within "
-               "the threshold, %zu inconclusive, %zu without a verdict (no step samples)%s\n",
+    fprintf(f,
+            "%s%zu run%s: %zu change point%s, %zu unconfirmed at the last run, %zu out of line, %zu within "
+            "the threshold, %zu inconclusive, %zu without a verdict (no step samples)%s\n",
             md ? "**" : "tally trend: ", t->nruns, t->nruns == 1 ? "" : "s", c[TL_TREND_CHANGE],
             c[TL_TREND_CHANGE] == 1 ? "" : "s", c[TL_TREND_UNCONFIRMED], c[TL_TREND_OUTLIER], c[TL_TREND_SAME],
             c[TL_TREND_INCONCLUSIVE], c[TL_TREND_NO_VERDICT], md ? "**" : "");
@@ -96,8 +129,8 @@ static void verdict_lines(FILE *f, const tl_trend *t, int md)
             continue;
         char a[32], b[32];
         const tl_trend_run *ref = &t->runs[r->ref];
-        fprintf(f, "%s%s at run %zu (", md ? "- " : "tally trend: ",
-                r->mark == TL_TREND_CHANGE ? "change point" : "unconfirmed change", i + 1);
+        fprintf(f, "%s%s at run %zu (",
+                md ? "- " : "tally trend: ", r->mark == TL_TREND_CHANGE ? "change point" : "unconfirmed change", i + 1);
         if (md)
             tl_escape_md(f, r->label);
         else
@@ -108,8 +141,9 @@ static void verdict_lines(FILE *f, const tl_trend *t, int md)
     }
     if (md)
         fputc('\n', f);
-    fprintf(f, "%sa change point is a step-time shift beyond %.3g %% (compare's test, each boundary at alpha "
-               "%.3g / %zu) that the next run holds; docs/compare.md, \"Trend\"%s\n",
+    fprintf(f,
+            "%sa change point is a step-time shift beyond %.3g %% (compare's test, each boundary at alpha "
+            "%.3g / %zu) that the next run holds; docs/compare.md, \"Trend\"%s\n",
             md ? "_" : "tally trend: ", t->threshold_pct, t->alpha, boundaries ? boundaries : 1, md ? "_" : "");
 }
 

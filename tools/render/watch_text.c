@@ -20,22 +20,34 @@ static const char *series_value(char *buf, size_t n, int kind, double v)
     switch (kind) {
     case TL_SERIES_GPU_UTIL:
     case TL_SERIES_CPU:
-    case TL_SERIES_SYS_CPU: return tl_units_pct(buf, n, v);
+    case TL_SERIES_SYS_CPU:
+        return tl_units_pct(buf, n, v);
     case TL_SERIES_GPU_MEM:
     case TL_SERIES_RSS:
     case TL_SERIES_SYS_USED:
-    case TL_SERIES_SYS_AVAIL: return tl_units_bytes(buf, n, v);
+    case TL_SERIES_SYS_AVAIL:
+        return tl_units_bytes(buf, n, v);
     case TL_SERIES_DISK_READ:
     case TL_SERIES_DISK_WRITE: {
         char b[32];
         snprintf(buf, n, "%s/s", tl_units_bytes(b, sizeof b, v));
         return buf;
     }
-    case TL_SERIES_GPU_TEMP: snprintf(buf, n, "%.0f \xc2\xb0" "C", v); return buf;
-    case TL_SERIES_GPU_POWER: snprintf(buf, n, "%.0f W", v); return buf;
+    case TL_SERIES_GPU_TEMP:
+        snprintf(buf, n,
+                 "%.0f \xc2\xb0"
+                 "C",
+                 v);
+        return buf;
+    case TL_SERIES_GPU_POWER:
+        snprintf(buf, n, "%.0f W", v);
+        return buf;
     case TL_SERIES_GPU_SM_CLOCK:
-    case TL_SERIES_GPU_MEM_CLOCK: snprintf(buf, n, "%.0f MHz", v); return buf;
-    default: return tl_units_count(buf, n, v);
+    case TL_SERIES_GPU_MEM_CLOCK:
+        snprintf(buf, n, "%.0f MHz", v);
+        return buf;
+    default:
+        return tl_units_count(buf, n, v);
     }
 }
 
