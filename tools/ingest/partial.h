@@ -131,6 +131,10 @@ typedef struct tl_fields {
 /* The integer member f of the struct at base, whatever its C type (the writer and
  * the reader both read members this way). */
 int64_t tl_field_int(const void *base, const tl_field *f);
+/* Set it (v within the field's range, so it fits the member: the readers check
+ * first), and a pointer member at offset: the JSON reader and tally-mpi's wire. */
+void tl_field_set_int(void *base, const tl_field *f, int64_t v);
+void tl_field_set_ptr(void *base, size_t offset, void *v);
 
 /* The session result (tl_session) and the partial's "options" (tl_partial's
  * whole_trace, as "window", kernel_wait_ns and kernel_classes). */

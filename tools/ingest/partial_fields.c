@@ -14,6 +14,7 @@
 #include "partial.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* How a member is stored, from its type. */
 #define CT(m)                                                                                                          \
@@ -74,6 +75,35 @@ int64_t tl_field_int(const void *base, const tl_field *f)
     default:
         return 0;
     }
+}
+
+void tl_field_set_int(void *base, const tl_field *f, int64_t v)
+{
+    char *p = (char *)base + f->offset;
+    switch (f->ctype) {
+    case TL_C_INT:
+        *(int *)p = (int)v;
+        break;
+    case TL_C_I64:
+        *(int64_t *)p = v;
+        break;
+    case TL_C_U64:
+        *(uint64_t *)p = (uint64_t)v;
+        break;
+    case TL_C_U32:
+        *(uint32_t *)p = (uint32_t)v;
+        break;
+    case TL_C_U8:
+        *(uint8_t *)p = (uint8_t)v;
+        break;
+    default:
+        break;
+    }
+}
+
+void tl_field_set_ptr(void *base, size_t offset, void *v)
+{
+    memcpy((char *)base + offset, &v, sizeof v);
 }
 
 const char *tl_partial_window_name(int whole_trace)

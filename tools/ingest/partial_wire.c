@@ -311,35 +311,6 @@ static char *get_str(rd *r, size_t *len)
     return s;
 }
 
-static void set_int(void *base, const tl_field *f, int64_t v)
-{
-    char *p = (char *)base + f->offset;
-    switch (f->ctype) {
-    case TL_C_INT:
-        *(int *)p = (int)v;
-        break;
-    case TL_C_I64:
-        *(int64_t *)p = v;
-        break;
-    case TL_C_U64:
-        *(uint64_t *)p = (uint64_t)v;
-        break;
-    case TL_C_U32:
-        *(uint32_t *)p = (uint32_t)v;
-        break;
-    case TL_C_U8:
-        *(uint8_t *)p = (uint8_t)v;
-        break;
-    default:
-        break;
-    }
-}
-
-static void set_ptr(void *base, size_t offset, void *v)
-{
-    memcpy((char *)base + offset, &v, sizeof v);
-}
-
 static void get_strtab(rd *r, tl_strtab *t)
 {
     size_t n = get_count(r, sizeof(int64_t));
@@ -502,7 +473,7 @@ static void get_value(rd *r, const tl_field *f, void *base)
     switch (f->type) {
     case TL_F_STR:
     case TL_F_STR_NULL:
-        set_ptr(base, f->offset, get_str(r, &len));
+        tl_field_set_ptr(base, f->offset, get_str(r, &len));
         break;
     case TL_F_STR_BUF: {
         char *s = get_str(r, &len);
@@ -514,7 +485,7 @@ static void get_value(rd *r, const tl_field *f, void *base)
     case TL_F_TS:
     case TL_F_TS_NULL:
     case TL_F_ENUM:
-        set_int(base, f, get_i64(r));
+        tl_field_set_int(base, f, get_i64(r));
         break;
     case TL_F_NUM:
         *(double *)p = get_f64(r);
@@ -522,7 +493,7 @@ static void get_value(rd *r, const tl_field *f, void *base)
     case TL_F_STRINGS: {
         size_t n = get_count(r, sizeof(int64_t));
         char **s = calloc(n + 1, sizeof *s);
-        set_ptr(base, f->offset, s);
+        tl_field_set_ptr(base, f->offset, s);
         if (s == NULL) {
             r->bad = 2;
             break;
@@ -539,7 +510,7 @@ static void get_value(rd *r, const tl_field *f, void *base)
     case TL_F_ARRAY: {
         size_t n = get_count(r, sizeof(int64_t)); /* every element's first value takes 8 bytes or more */
         char *elems = calloc(n + 1, f->sub->size);
-        set_ptr(base, f->offset, elems);
+        tl_field_set_ptr(base, f->offset, elems);
         if (elems == NULL) {
             r->bad = 2;
             break;

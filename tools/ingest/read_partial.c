@@ -86,35 +86,6 @@ static int ts_ok(int64_t v)
 
 /* ---- a C member ------------------------------------------------------------------ */
 
-/* v is within the field's range, so it fits the member. */
-static void set_int(void *base, const tl_field *f, int64_t v)
-{
-    char *p = (char *)base + f->offset;
-    switch (f->ctype) {
-    case TL_C_INT:
-        *(int *)p = (int)v;
-        break;
-    case TL_C_I64:
-        *(int64_t *)p = v;
-        break;
-    case TL_C_U64:
-        *(uint64_t *)p = (uint64_t)v;
-        break;
-    case TL_C_U32:
-        *(uint32_t *)p = (uint32_t)v;
-        break;
-    case TL_C_U8:
-        *(uint8_t *)p = (uint8_t)v;
-        break;
-    default:
-        break;
-    }
-}
-
-static void set_ptr(void *base, size_t offset, void *v)
-{
-    memcpy((char *)base + offset, &v, sizeof v);
-}
 static size_t *count_of(void *base, const tl_field *f)
 {
     return (size_t *)((char *)base + f->count);
@@ -605,7 +576,7 @@ static void set_default(const tl_field *f, void *base)
     case TL_F_INT:
     case TL_F_ENUM:
     case TL_F_TS_NULL:
-        set_int(base, f, f->def);
+        tl_field_set_int(base, f, f->def);
         break;
     case TL_F_NUM:
         *(double *)((char *)base + f->offset) = NAN;
@@ -630,7 +601,7 @@ static void read_int(reader *r, const tl_fields *t, const tl_field *f, const jso
         bad_key(r, f->key, "out of range");
         return;
     }
-    set_int(base, f, x);
+    tl_field_set_int(base, f, x);
 }
 
 static void read_enum(reader *r, const tl_field *f, const json_t *v, void *base)
@@ -639,7 +610,7 @@ static void read_enum(reader *r, const tl_field *f, const json_t *v, void *base)
         for (int64_t x = f->lo; x <= f->hi; x++) {
             const char *name = f->name((int)x);
             if (name != NULL && strcmp(name, json_string_value(v)) == 0) {
-                set_int(base, f, x);
+                tl_field_set_int(base, f, x);
                 return;
             }
         }
@@ -650,7 +621,7 @@ static void read_enum(reader *r, const tl_field *f, const json_t *v, void *base)
         if (x < f->lo || x > f->hi)
             bad_key(r, f->key, "out of range");
         else
-            set_int(base, f, x);
+            tl_field_set_int(base, f, x);
     } else {
         bad_key(r, f->key, "expected one of its names");
     }
@@ -668,7 +639,7 @@ static void read_strings(reader *r, const tl_field *f, const json_t *v, void *ba
         return;
     }
     char **s = calloc(n + 1, sizeof *s);
-    set_ptr(base, f->offset, s);
+    tl_field_set_ptr(base, f->offset, s);
     if (s == NULL) {
         bad(r, "out of memory");
         return;
@@ -705,7 +676,7 @@ static void read_array(reader *r, const tl_fields *t, const tl_field *f, const j
         return;
     }
     char *elems = calloc(n + 1, f->sub->size);
-    set_ptr(base, f->offset, elems);
+    tl_field_set_ptr(base, f->offset, elems);
     if (elems == NULL) {
         bad(r, "out of memory");
         return;
@@ -739,11 +710,11 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
         if (!json_is_string(v))
             bad_key(r, f->key, "expected a string");
         else
-            set_ptr(base, f->offset, dup_or_bad(r, json_string_value(v)));
+            tl_field_set_ptr(base, f->offset, dup_or_bad(r, json_string_value(v)));
         break;
     case TL_F_STR_NULL:
         if (json_is_string(v))
-            set_ptr(base, f->offset, dup_or_bad(r, json_string_value(v)));
+            tl_field_set_ptr(base, f->offset, dup_or_bad(r, json_string_value(v)));
         else if (!json_is_null(v))
             bad_key(r, f->key, "expected a string or null");
         break;
@@ -759,13 +730,13 @@ static void read_field(reader *r, const tl_fields *t, const tl_field *f, const j
     case TL_F_TS:
     case TL_F_TS_NULL:
         if (f->type == TL_F_TS_NULL && json_is_null(v))
-            set_int(base, f, INT64_MIN);
+            tl_field_set_int(base, f, INT64_MIN);
         else if (!json_is_integer(v))
             bad_key(r, f->key, f->type == TL_F_TS ? "expected an integer" : "expected an integer or null");
         else if (!ts_ok(json_integer_value(v)))
             bad_key(r, f->key, "timestamp out of range");
         else
-            set_int(base, f, json_integer_value(v));
+            tl_field_set_int(base, f, json_integer_value(v));
         break;
     case TL_F_NUM:
         if (json_is_null(v))
