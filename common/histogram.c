@@ -83,6 +83,34 @@ int tl_hist_merge(tl_hist *dst, const tl_hist *src)
     return 0;
 }
 
+void tl_hist_trim(tl_hist *h)
+{
+    if (h->counts == NULL)
+        return;
+    unsigned lo = 0, hi = h->n;
+    while (lo < hi && h->counts[lo] == 0)
+        lo++;
+    while (hi > lo && h->counts[hi - 1] == 0)
+        hi--;
+    if (lo == 0 && hi == h->n)
+        return;
+    if (lo == hi) { /* nothing counted: hold nothing */
+        tl_hist_release(h);
+        return;
+    }
+    /* a new block, not realloc: the range moves down by lo, and a fresh small
+     * block fits the holes that freed ones leave (realloc in place keeps a
+     * block's slack in its chunk) */
+    uint32_t *c = malloc((hi - lo) * sizeof *c);
+    if (c == NULL)
+        return; /* keep the wider range: nothing is lost */
+    memcpy(c, h->counts + lo, (hi - lo) * sizeof *c);
+    free(h->counts);
+    h->counts = c;
+    h->first += lo;
+    h->n = hi - lo;
+}
+
 /* The lowest value of a bucket and its width. */
 static void bucket_range(unsigned page, unsigned slot, double *lo, double *width)
 {

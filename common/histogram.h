@@ -69,6 +69,13 @@ int tl_hist_merge(tl_hist *dst, const tl_hist *src);
 /* The value at quantile q (0..1) by nearest rank, as its bucket's midpoint;
  * count is the number of values added. 0 when empty. */
 double tl_hist_quantile(const tl_hist *h, uint64_t count, double q);
+/* Hold only the buckets from the first to the last that count a value (none
+ * when empty): what a finished histogram that is only read any more needs.
+ * A growing range keeps slack toward where values went (cover, above); a
+ * session keeps one histogram per name and kernel per rank, so the slack was
+ * about a third of each rank's histograms (issue 33). Counts, quantiles and
+ * merges are unchanged. Out of memory: left as it was. */
+void tl_hist_trim(tl_hist *h);
 void tl_hist_release(tl_hist *h);
 
 #endif

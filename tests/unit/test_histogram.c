@@ -243,18 +243,47 @@ static void test_grow_both_ways(void **state)
     tl_hist_release(&buckets);
 }
 
+/* A histogram that stopped growing holds only the buckets from its first to
+ * its last count (tl_hist_trim, issue 33: a session's histograms kept the
+ * slack of growing, about a third of them), and reads the same. */
+static void test_trim(void **state)
+{
+    (void)state;
+    tl_hist h = { 0 }, ref = { 0 };
+    static const uint64_t v[] = { 1000, 1010, 5000, 90000, 91000, 2000000 };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        assert_int_equal(tl_hist_add(&h, v[i]), 0);
+        assert_int_equal(tl_hist_add(&ref, v[i]), 0);
+    }
+    unsigned lo = tl_hist_bucket(1000), hi = tl_hist_bucket(2000000);
+    assert_true(h.first < lo || h.first + h.n > hi + 1); /* growing left room */
+    tl_hist_trim(&h);
+    assert_int_equal(h.first, lo);
+    assert_int_equal(h.n, hi - lo + 1);
+    for (unsigned b = 0; b < TL_HIST_BUCKETS; b++)
+        assert_int_equal(tl_hist_count(&h, b), tl_hist_count(&ref, b));
+    for (size_t q = 0; q < NQ; q++)
+        assert_true(tl_hist_quantile(&h, 6, quantiles[q]) == tl_hist_quantile(&ref, 6, quantiles[q]));
+    /* it still grows and merges */
+    assert_int_equal(tl_hist_add(&h, 3), 0);
+    assert_int_equal(tl_hist_merge(&h, &ref), 0);
+    assert_int_equal(tl_hist_count(&h, tl_hist_bucket(3)), 1);
+    assert_int_equal(tl_hist_count(&h, lo), 2 * tl_hist_count(&ref, lo));
+    tl_hist empty = { 0 };
+    tl_hist_trim(&empty);
+    assert_null(empty.counts);
+    tl_hist_release(&h);
+    tl_hist_release(&ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_uniform),
-        cmocka_unit_test(test_grow_both_ways),
-        cmocka_unit_test(test_lognormal),
-        cmocka_unit_test(test_constant),
-        cmocka_unit_test(test_small_values_exact),
-        cmocka_unit_test(test_wide_range),
-        cmocka_unit_test(test_every_single_value_within_bound),
-        cmocka_unit_test(test_edge_cases),
-        cmocka_unit_test(test_merge_equals_single),
+        cmocka_unit_test(test_uniform),        cmocka_unit_test(test_trim),
+        cmocka_unit_test(test_grow_both_ways), cmocka_unit_test(test_lognormal),
+        cmocka_unit_test(test_constant),       cmocka_unit_test(test_small_values_exact),
+        cmocka_unit_test(test_wide_range),     cmocka_unit_test(test_every_single_value_within_bound),
+        cmocka_unit_test(test_edge_cases),     cmocka_unit_test(test_merge_equals_single),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 
 #include "aggregate.h"
 #include "read_trace.h"
+#include "str_pool.h"
 #include "tt_support.h"
 
 #define US(x) ((int64_t)(x)*1000)
@@ -875,11 +876,53 @@ static void test_gpu_streams_merge(void **state)
     merged_streams(200000);
 }
 
+/* Sessions of the same program share their names (issue 33: each rank's own
+ * copies were ~33 KB of every extra rank): two ranks analyzed from the same
+ * profile hold the same pointer for each name and kernel, each stays readable
+ * when the other is released, the last release frees them, and a session
+ * holding a name of its own (a test's strdup, a companion's lent name) is
+ * released as before. Histograms hold only the buckets they count. */
+static void test_sessions_share_names(void **state)
+{
+    (void)state;
+    unsigned long before = tl_str_pool_count();
+    tl_profile p;
+    build_window_profile(&p);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    tl_session a, b;
+    assert_int_equal(tl_session_analyze(&a, &p, &opt), 0);
+    assert_int_equal(tl_session_analyze(&b, &p, &opt), 0);
+    assert_true(a.nnames > 0 && a.nkernels > 0);
+    assert_int_equal(a.nnames, b.nnames);
+    for (size_t i = 0; i < a.nnames; i++) {
+        assert_ptr_equal(a.names[i].name, b.names[i].name);
+        const tl_hist *h = &a.names[i].d.hist;
+        if (h->counts != NULL) { /* first and last bucket held both count */
+            assert_true(h->n > 0);
+            assert_true(h->counts[0] > 0 && h->counts[h->n - 1] > 0);
+        }
+    }
+    for (size_t i = 0; i < a.nkernels; i++)
+        assert_ptr_equal(a.kernels[i].name, b.kernels[i].name);
+    assert_true(tl_str_pool_count() > before);
+    char *kept = strdup(b.names[0].name);
+    tl_session_release(&a);
+    assert_string_equal(b.names[0].name, kept); /* still b's */
+    /* a name of its own beside pooled ones */
+    tl_str_pool_free(b.names[0].name);
+    b.names[0].name = kept;
+    tl_session_release(&b);
+    assert_int_equal(tl_str_pool_count(), before);
+    tl_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_blocking_calls_read),
         cmocka_unit_test(test_window_and_breakdown),
+        cmocka_unit_test(test_sessions_share_names),
         cmocka_unit_test(test_whole_trace_option),
         cmocka_unit_test(test_single_step_is_whole_trace),
         cmocka_unit_test(test_idle_categories),

@@ -1451,7 +1451,8 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
     if (tl_session_context(s, p) != 0 || tl_session_diffusion(s, p) != 0 || tl_session_health(s, p) != 0 ||
         tl_session_growth(s, p) != 0)
         return -1;
-    if (tl_session_kinfo(s, p) != 0)
+    if (tl_session_kinfo(s, p) != 0 || telemetry(s, p) != 0)
         return -1;
-    return telemetry(s, p);
+    tl_session_compact(s);
+    return 0;
 }

@@ -553,6 +553,7 @@ int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err
         tl_session *s = &p->sessions[p->nsessions++];
         tl_session_init(s);
         get_fields(&r, &tl_partial_session_fields, s);
+        tl_session_compact(s);
     }
     if (!r.bad && r.pos != r.len)
         r.bad = 1;

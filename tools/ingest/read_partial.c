@@ -888,6 +888,7 @@ int tl_partial_read_json(tl_partial *p, const json_t *root, char *err, size_t er
             tl_partial_release(p);
             return -1;
         }
+        tl_session_compact(s);
     }
     return 0;
 }

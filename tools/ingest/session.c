@@ -6,6 +6,7 @@
  * from a file is read_partial.c; settle.c settles the identity of all.
  */
 #include "session.h"
+#include "str_pool.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -95,16 +96,45 @@ void tl_timeline_release(tl_timeline *t)
     memset(t, 0, sizeof *t);
 }
 
+void tl_session_compact(tl_session *s)
+{
+    for (size_t i = 0; i < s->nnames; i++)
+        tl_str_pool_swap(&s->names[i].name);
+    for (size_t i = 0; i < s->nkernels; i++)
+        tl_str_pool_swap(&s->kernels[i].name);
+    for (size_t i = 0; i < s->nkinfo; i++) {
+        tl_str_pool_swap(&s->kinfo[i].name);
+        tl_str_pool_swap(&s->kinfo[i].op);
+    }
+    for (size_t i = 0; i < s->nshapes; i++) {
+        tl_str_pool_swap(&s->shapes[i].name);
+        tl_str_pool_swap(&s->shapes[i].dims);
+        tl_str_pool_swap(&s->shapes[i].types);
+    }
+    for (size_t i = 0; i < s->nnames; i++)
+        tl_hist_trim(&s->names[i].d.hist);
+    for (size_t i = 0; i < s->nkernels; i++)
+        tl_hist_trim(&s->kernels[i].d.hist);
+    for (size_t i = 0; i < s->timeline.nlanes; i++) {
+        tl_lane *l = &s->timeline.lanes[i];
+        if (l->ncalls > 0) { /* (none kept: left as it is, readers tell NULL from empty) */
+            tl_lane_call *c = realloc(l->calls, l->ncalls * sizeof *c);
+            if (c != NULL)
+                l->calls = c;
+        }
+    }
+}
+
 void tl_session_release(tl_session *s)
 {
     tl_identity_release(&s->id);
     for (size_t i = 0; i < s->nnames; i++) {
-        free(s->names[i].name);
+        tl_str_pool_free(s->names[i].name);
         tl_dur_stat_release(&s->names[i].d);
     }
     free(s->names);
     for (size_t i = 0; i < s->nkernels; i++) {
-        free(s->kernels[i].name);
+        tl_str_pool_free(s->kernels[i].name);
         tl_dur_stat_release(&s->kernels[i].d);
     }
     free(s->kernels);
@@ -112,8 +142,8 @@ void tl_session_release(tl_session *s)
     free(s->stepcats);
     free(s->coll_windows);
     for (size_t i = 0; i < s->nkinfo; i++) {
-        free(s->kinfo[i].name);
-        free(s->kinfo[i].op);
+        tl_str_pool_free(s->kinfo[i].name);
+        tl_str_pool_free(s->kinfo[i].op);
     }
     free(s->kinfo);
     free(s->gpu.streams);
@@ -138,9 +168,9 @@ void tl_session_release(tl_session *s)
     free(s->memops);
     free(s->memcats);
     for (size_t i = 0; i < s->nshapes; i++) {
-        free(s->shapes[i].name);
-        free(s->shapes[i].dims);
-        free(s->shapes[i].types);
+        tl_str_pool_free(s->shapes[i].name);
+        tl_str_pool_free(s->shapes[i].dims);
+        tl_str_pool_free(s->shapes[i].types);
     }
     free(s->shapes);
     release_extras(s);
