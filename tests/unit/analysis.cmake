@@ -1,7 +1,12 @@
 # Tests of the analysis stage (tools/analyze: tally_analyze). Included from
 # tests/unit/CMakeLists.txt; the command-level analysis tests are in tests/analysis.
-foreach(t intervals session rules stragglers waits collbw shapes telemetry docs gpu_order)
+foreach(t intervals session waits collbw shapes telemetry gpu_order)
   tally_add_unit_test(test_${t} SOURCES test_${t}.c LIBS tally_analyze LABELS analysis)
+endforeach()
+# the rules' and stragglers' sentences are read as render writes their numbers (text_numbers.h);
+# the docs' tables are written by render from analyze's tables
+foreach(t rules stragglers docs)
+  tally_add_unit_test(test_${t} SOURCES test_${t}.c LIBS tally_render LABELS analysis)
 endforeach()
 # the call tree: nesting into paths, the cap, partials, the merge across ranks (and the page's note)
 tally_add_unit_test(test_calltree SOURCES test_calltree.c LIBS tally_render LABELS analysis)

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
+#include "numbers.h"
 
 #include <inttypes.h>
 #include <ctype.h>
@@ -526,10 +527,10 @@ static void dominant_stage(tl_aggregate *a)
          * annotations nest, but 32,825 of its events arrive beyond the
          * reorder window, and self time is then not given */
         skip(a, "dominant-stage",
-             "the sections run inside one another (their totals add up to %.0f%% of the time) and "
+             "the sections run inside one another (their totals add up to %s of the time) and "
              "which runs inside which is not known (a report gives no nesting; a trace whose events arrive too far "
              "out of time order has it, but tally could not restore it)",
-             overlap_pct);
+             TL_PCT_WHOLE(overlap_pct));
         free(whole_of);
         free(of_sections);
         return;
@@ -549,11 +550,11 @@ static void dominant_stage(tl_aggregate *a)
             }
         double median = shares != NULL && with > 0 ? tl_median_sort(shares, with) : NAN;
         free(shares);
-        char ranks[160] = "";
+        char ranks[240] = "";
         if (with > 1)
-            snprintf(ranks, sizeof ranks, "; over %.0f%% on %zu of the %zu ranks it runs on, their median %.1f%%",
-                     STAGE_SHARE, over, with, median);
-        char msg[800];
+            snprintf(ranks, sizeof ranks, "; over %s on %zu of the %zu ranks it runs on, their median %s",
+                     TL_PCT_WHOLE(STAGE_SHARE), over, with, TL_PCT(median));
+        char msg[900];
         /* a report without a wall time (FramePack's): a share of what it timed */
         const char *of = of_sections[bri] ? "timed sections" : "time";
         /* a name on several threads adds them up: said, or 93 % of a rank's
@@ -571,17 +572,17 @@ static void dominant_stage(tl_aggregate *a)
         char summed[48] = "";
         if (threads > 1)
             snprintf(summed, sizeof summed, ", summed over its %d threads", threads);
-        int mlen = snprintf(msg, sizeof msg, "\"%.200s\" takes %.1f%% of rank %d's %s%s%s%s.", brow->name, best, brank,
-                            of, has_self ? " outside the sections inside it (self time)" : "", summed,
+        int mlen = snprintf(msg, sizeof msg, "\"%.200s\" takes %s of rank %d's %s%s%s%s.", brow->name, TL_PCT(best),
+                            brank, of, has_self ? " outside the sections inside it (self time)" : "", summed,
                             with > 1 && 2 * over <= with ? ranks : "");
         /* a stage that waits for a collective on another thread (DDP's
          * backward waits for gloo's all-reduce) holds that waiting too */
         double waited = tl_waits_waited_pct(a, bri);
         if (isfinite(waited) && waited >= 10 && mlen > 0 && (size_t)mlen < sizeof msg)
             snprintf(msg + mlen, sizeof msg - (size_t)mlen,
-                     " Rank %d also waits %.1f%% of its step in collectives for "
+                     " Rank %d also waits %s of its step in collectives for "
                      "other ranks, which may be inside this stage (Waits).",
-                     brank, waited);
+                     brank, TL_PCT(waited));
         /* the stage that dominates is data loading: the data-loading finding
          * says it (with steps, or over the profiled span without them) --
          * twice the same 8204.993 ms on PARAM's trace said nothing more;
@@ -589,18 +590,18 @@ static void dominant_stage(tl_aggregate *a)
         int loading = tl_is_data_loading(brow->name);
         if (loading && find_rec(a, "data-loading") != NULL) {
             skip(a, "dominant-stage",
-                 "its largest section, \"%.120s\" (%.1f%% of rank %d's time), is data loading, "
+                 "its largest section, \"%.120s\" (%s of rank %d's time), is data loading, "
                  "which the data-loading finding names",
-                 brow->name, best, brank);
+                 brow->name, TL_PCT(best), brank);
             free(whole_of);
             free(of_sections);
             return;
         }
         fire_full(a, "dominant-stage", NULL, loading ? rule("data-loading")->advice : NULL, brank, msg,
-                  "%s: %s %.3f ms (inclusive %.3f ms), %.1f%% of rank %d's %s%s; threshold %.0f%%%s%s", brow->name,
-                  has_self ? "self" : "total", self_or_total(brow, bri) / 1e6, brow->rank_total[bri] / 1e6, best, brank,
-                  of, of_sections[bri] ? " (the report has no wall time as long as them)" : "", STAGE_SHARE, ranks,
-                  loading ? "; it is data loading" : "");
+                  "%s: %s %s (inclusive %s), %s of rank %d's %s%s; threshold %s%s%s", brow->name,
+                  has_self ? "self" : "total", TL_DUR(self_or_total(brow, bri)), TL_DUR(brow->rank_total[bri]),
+                  TL_PCT(best), brank, of, of_sections[bri] ? " (the report has no wall time as long as them)" : "",
+                  TL_PCT_WHOLE(STAGE_SHARE), ranks, loading ? "; it is data loading" : "");
     }
     free(whole_of);
     free(of_sections);
@@ -743,9 +744,9 @@ static void gpu_evidence(char *buf, size_t n, const tl_rank_result *r)
 {
     const tl_gpu_breakdown *g = &r->gpu;
     if (g->present)
-        snprintf(buf, n, "; rank %d: kernel time %.3f ms, idle %.1f%%, compute %.1f%%, communication %.3f ms", r->rank,
-                 (double)g->kernel_time / 1e6, tl_pct(g->idle, g->kernel_time), tl_pct(g->compute, g->kernel_time),
-                 (double)g->comm / 1e6);
+        snprintf(buf, n, "; rank %d: kernel time %s, idle %s, compute %s, communication %s", r->rank,
+                 TL_DUR(g->kernel_time), TL_PCT(tl_pct(g->idle, g->kernel_time)),
+                 TL_PCT(tl_pct(g->compute, g->kernel_time)), TL_DUR(g->comm));
     else
         buf[0] = '\0';
 }
@@ -761,11 +762,11 @@ static void simple_rule(tl_aggregate *a, const char *id, double (*metric)(const 
     }
     if (w.r == NULL)
         return;
-    char msg[300], g[200];
-    snprintf(msg, sizeof msg, "On rank %d, %s%.1f%s.", w.r->rank, before, w.v, after);
+    char msg[400], g[320];
+    snprintf(msg, sizeof msg, "On rank %d, %s%s%s.", w.r->rank, before, TL_PCT(w.v), after);
     gpu_evidence(g, sizeof g, w.r);
-    fire(a, id, w.r->rank, msg, "rank %d: %s%.1f%s; %s the threshold of %.0f%% on %d of the %d ranks it applies to%s",
-         w.r->rank, before, w.v, after, below ? "below" : "above", threshold, w.hits, w.with, g);
+    fire(a, id, w.r->rank, msg, "rank %d: %s%s%s; %s the threshold of %s on %d of the %d ranks it applies to%s",
+         w.r->rank, before, TL_PCT(w.v), after, below ? "below" : "above", TL_PCT_WHOLE(threshold), w.hits, w.with, g);
 }
 
 static void memory_rule(tl_aggregate *a)
@@ -793,8 +794,8 @@ static void memory_rule(tl_aggregate *a)
                                  "tensor uses, and fragmented ones it cannot reuse for larger tensors (try "
                                  "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)."
                                : rule("memory-near-capacity")->advice;
-    char msg[300], peaks[200];
-    snprintf(msg, sizeof msg, "On rank %d, peak device memory at %.1f%% of the device.", r->rank, w.v);
+    char msg[300], peaks[300];
+    snprintf(msg, sizeof msg, "On rank %d, peak device memory at %s of the device.", r->rank, TL_PCT(w.v));
     /* the peaks the input gives, each named (an Inferix report has the
      * device's used memory only: no "nan" and no false 0) */
     const double peak[3] = { r->peak_allocated, r->peak_reserved, r->peak_device_used };
@@ -802,12 +803,12 @@ static void memory_rule(tl_aggregate *a)
     size_t len = 0;
     for (int k = 0; k < 3 && len < sizeof peaks; k++)
         if (isfinite(peak[k]))
-            len += (size_t)snprintf(peaks + len, sizeof peaks - len, "%speak %s %.2f GiB", len ? ", " : "",
-                                    peak_name[k], peak[k] / 1073741824.0);
+            len += (size_t)snprintf(peaks + len, sizeof peaks - len, "%speak %s %s", len ? ", " : "", peak_name[k],
+                                    TL_BYTES(peak[k]));
     fire_full(a, "memory-near-capacity", NULL, advice, r->rank, msg,
-              "rank %d: %s, of a device of %.2f GiB (%.1f%%); above the threshold of %.0f%% on %d of the %d ranks it "
+              "rank %d: %s, of a device of %s (%s); above the threshold of %s on %d of the %d ranks it "
               "applies to",
-              r->rank, peaks, r->device_total / 1073741824.0, w.v, MEMORY_PEAK_PCT, w.hits, w.with);
+              r->rank, peaks, TL_BYTES(r->device_total), TL_PCT(w.v), TL_PCT_WHOLE(MEMORY_PEAK_PCT), w.hits, w.with);
 }
 
 /* Launch-bound, host-bound (the same wait, in long gaps: host work between
@@ -873,8 +874,8 @@ static void host_rules(tl_aggregate *a)
     }
     if (bw != NULL) {
         char msg[300];
-        snprintf(msg, sizeof msg, "On rank %d, the host sits in %s during %.1f%% of the GPU idle time.", bw->rank,
-                 bw->gpu.blocking_call, tl_pct(bw->gpu.blocking_call_ns, bw->gpu.idle));
+        snprintf(msg, sizeof msg, "On rank %d, the host sits in %s during %s of the GPU idle time.", bw->rank,
+                 bw->gpu.blocking_call, TL_PCT(tl_pct(bw->gpu.blocking_call_ns, bw->gpu.idle)));
         /* An asynchronous copy that blocks copies to or from pageable memory:
          * "use the async variant" is what the program already does. */
         const char *advice =
@@ -885,21 +886,20 @@ static void host_rules(tl_aggregate *a)
                   "off "
                   "the step's critical path."
                 : NULL;
-        fire_full(
-            a, "blocking-host-call", NULL, advice, bw->rank, msg,
-            "rank %d: blocking host calls cover %.3f ms of %.3f ms GPU idle (%.1f%%), %s alone %.3f ms; idle %.1f%% of "
-            "the kernel time; on %d rank%s",
-            bw->rank, (double)bw->gpu.blocked_idle / 1e6, (double)bw->gpu.idle / 1e6, bv, bw->gpu.blocking_call,
-            (double)bw->gpu.blocking_call_ns / 1e6, idle_pct(bw), bhits, bhits == 1 ? "" : "s");
+        fire_full(a, "blocking-host-call", NULL, advice, bw->rank, msg,
+                  "rank %d: blocking host calls cover %s of %s GPU idle (%s), %s alone %s; idle %s of "
+                  "the kernel time; on %d rank%s",
+                  bw->rank, TL_DUR(bw->gpu.blocked_idle), TL_DUR(bw->gpu.idle), TL_PCT(bv), bw->gpu.blocking_call,
+                  TL_DUR(bw->gpu.blocking_call_ns), TL_PCT(idle_pct(bw)), bhits, bhits == 1 ? "" : "s");
     } else if (!any_blocking) {
         int64_t queued = 0;
         for (size_t i = 0; i < a->nranks; i++)
             queued += a->ranks[i].gpu.queued_idle > 0 ? a->ranks[i].gpu.queued_idle : 0;
         if (queued > 0)
             skip(a, "blocking-host-call",
-                 "no blocking host call covers GPU idle time without work queued: %.3f ms "
+                 "no blocking host call covers GPU idle time without work queued: %s "
                  "of idle time had a kernel launched before it waiting to start (the GPU was busy outside the trace)",
-                 (double)queued / 1e6);
+                 TL_DUR(queued));
         else
             skip(a, "blocking-host-call", "no blocking host call covers GPU idle time");
     }
@@ -907,24 +907,25 @@ static void host_rules(tl_aggregate *a)
         for (int k = 0; k < 2; k++) {
             const char *id = k ? "host-bound" : "launch-bound";
             if (!idle_ok && bw == NULL)
-                skip(a, id, "the GPU is not mostly idle (idle under %.0f%% of the kernel time on every rank)",
-                     LAUNCH_BOUND_IDLE);
+                skip(a, id, "the GPU is not mostly idle (idle under %s of the kernel time on every rank)",
+                     TL_PCT_WHOLE(LAUNCH_BOUND_IDLE));
             else if (!streams_ok && bw == NULL)
                 skip(a, id,
-                     "no idle gaps on the streams that carry at least %.0f%% of the GPU's busy time (other than "
+                     "no idle gaps on the streams that carry at least %s of the GPU's busy time (other than "
                      "collectives' streams)",
-                     REAL_WORK_PCT);
+                     TL_PCT_WHOLE(REAL_WORK_PCT));
             else if (in_colls)
                 skip(a, id,
                      "the GPU idles while the host waits in a collective for another rank (on %d rank%s, "
-                     "rank %d first: %.1f%% of its host-wait gap time): the time belongs to the rank waited for "
+                     "rank %d first: %s of its host-wait gap time): the time belongs to the rank waited for "
                      "(Waits)",
-                     in_colls, in_colls == 1 ? "" : "s", cw->rank, 100 * host_gap_share(cw, cw->gpu.host_coll_ns));
+                     in_colls, in_colls == 1 ? "" : "s", cw->rank,
+                     TL_PCT(100 * host_gap_share(cw, cw->gpu.host_coll_ns)));
             else if (few_gaps)
                 skip(a, id,
-                     "the host's part is over %.0f%% of the idle gaps only on ranks with fewer than %d "
+                     "the host's part is over %s of the idle gaps only on ranks with fewer than %d "
                      "host-wait gaps: a pause, not a pattern",
-                     LAUNCH_BOUND_SHARE, HOST_MIN_GAPS);
+                     TL_PCT_WHOLE(LAUNCH_BOUND_SHARE), HOST_MIN_GAPS);
         }
         return;
     }
@@ -942,21 +943,21 @@ static void host_rules(tl_aggregate *a)
         graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
     int loading = host_bound && !graphs && load_share >= 0.5;
     const char *id = host_bound ? "host-bound" : "launch-bound";
-    char gapinfo[200] = "", after[80] = "";
+    char gapinfo[320] = "", after[120] = "";
     if (lh.part_known)
-        snprintf(after, sizeof after, ", of it %.3f ms after the launches", (double)(lh.wait_ns - lh.host_ns) / 1e6);
+        snprintf(after, sizeof after, ", of it %s after the launches", TL_DUR((double)(lh.wait_ns - lh.host_ns)));
     if (isfinite(mean_gap))
         snprintf(gapinfo, sizeof gapinfo,
-                 " (%" PRIu64 " host-wait gap%s, the host's part averaging %.3f ms; HTA's "
-                 "host_wait %.3f ms%s)",
-                 lh.gaps, lh.gaps == 1 ? "" : "s", mean_gap / 1e6, (double)lh.wait_ns / 1e6, after);
-    char weights[200] = "";
+                 " (%" PRIu64 " host-wait gap%s, the host's part averaging %s; HTA's "
+                 "host_wait %s%s)",
+                 lh.gaps, lh.gaps == 1 ? "" : "s", TL_DUR(mean_gap), TL_DUR(lh.wait_ns), after);
+    char weights[320] = "";
     if (isfinite(short_share))
         snprintf(weights, sizeof weights,
-                 "; of the host's gap time %.1f%% in gaps up to %.0f ms (launch overhead), "
-                 "%.1f%% loading data, %.1f%% in collectives",
-                 100 * short_share, TL_LAUNCH_GAP_NS / 1e6, 100 * load_share,
-                 100 * host_gap_share(lw, lw->gpu.host_coll_ns));
+                 "; of the host's gap time %s in gaps up to %s (launch overhead), "
+                 "%s loading data, %s in collectives",
+                 TL_PCT(100 * short_share), TL_DUR_ROUND(TL_LAUNCH_GAP_NS), TL_PCT(100 * load_share),
+                 TL_PCT(100 * host_gap_share(lw, lw->gpu.host_coll_ns)));
     const char *advice =
         graphs
             ? "The trace replays CUDA/HIP graphs, so kernel launches are already batched: the gaps are host work "
@@ -964,39 +965,40 @@ static void host_rules(tl_aggregate *a)
               "replays. Look at what runs between graph launches (Python, graph breaks, input preparation, shapes not "
               "covered by a captured graph that fall back to eager launches)."
             : NULL;
-    char msg[400];
+    char msg[500];
     if (loading) {
         snprintf(msg, sizeof msg,
-                 "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, and the host "
-                 "is loading data during %.1f%% of that time.",
-                 lw->rank, lv, 100 * load_share);
+                 "On rank %d, the GPU waits for the host during %s of its idle gaps, and the host "
+                 "is loading data during %s of that time.",
+                 lw->rank, TL_PCT(lv), TL_PCT(100 * load_share));
         advice = rule("data-loading")->advice;
     } else if (host_bound && !graphs)
         snprintf(msg, sizeof msg,
-                 "On rank %d, the GPU waits for host work between launches during %.1f%% of its idle "
-                 "gaps, %.3f ms a gap on average%s.",
-                 lw->rank, lv, mean_gap / 1e6, isfinite(short_share) ? "" : "");
+                 "On rank %d, the GPU waits for host work between launches during %s of its idle "
+                 "gaps, %s a gap on average%s.",
+                 lw->rank, TL_PCT(lv), TL_DUR(mean_gap), isfinite(short_share) ? "" : "");
     else if (graphs)
         snprintf(msg, sizeof msg,
-                 "On rank %d, the GPU waits for the host during %.1f%% of its idle gaps, between graph "
+                 "On rank %d, the GPU waits for the host during %s of its idle gaps, between graph "
                  "replays.",
-                 lw->rank, lv);
+                 lw->rank, TL_PCT(lv));
     else
         snprintf(msg, sizeof msg,
-                 "On rank %d, the GPU waits for the host to launch work during %.1f%% of its idle "
+                 "On rank %d, the GPU waits for the host to launch work during %s of its idle "
                  "gaps.",
-                 lw->rank, lv);
-    char g[200];
+                 lw->rank, TL_PCT(lv));
+    char g[320];
     gpu_evidence(g, sizeof g, lw);
     skip(a, host_bound ? "launch-bound" : "host-bound",
          host_bound ? "the host-wait gaps are not launch overhead (host-bound says what they are)"
                     : "the host-wait gaps are launch overhead (launch-bound says so)");
     fire_full(a, id, NULL, advice, lw->rank, msg,
-              "rank %d: the host's part of host_wait %.1f%% of the idle gaps of the %d stream%s carrying at least "
-              "%.0f%% of the GPU's busy time%s%s%s; threshold %.0f%% in %d gaps or more on %d rank%s%s%s",
-              lw->rank, lv, lh.streams, lh.streams == 1 ? "" : "s", REAL_WORK_PCT,
-              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, weights, LAUNCH_BOUND_SHARE,
-              HOST_MIN_GAPS, lhits, lhits == 1 ? "" : "s", g, graphs ? "; graph launches in the trace" : "");
+              "rank %d: the host's part of host_wait %s of the idle gaps of the %d stream%s carrying at least "
+              "%s of the GPU's busy time%s%s%s; threshold %s in %d gaps or more on %d rank%s%s%s",
+              lw->rank, TL_PCT(lv), lh.streams, lh.streams == 1 ? "" : "s", TL_PCT_WHOLE(REAL_WORK_PCT),
+              lh.comm_known ? ", collectives' streams left out" : "", gapinfo, weights,
+              TL_PCT_WHOLE(LAUNCH_BOUND_SHARE), HOST_MIN_GAPS, lhits, lhits == 1 ? "" : "s", g,
+              graphs ? "; graph launches in the trace" : "");
 }
 
 /* The collectives a rank ran (its sessions'); *names: a hash of the
@@ -1078,7 +1080,7 @@ static void comm_rule(tl_aggregate *a)
     const tl_gpu_breakdown *gb = &w.r->gpu;
     size_t ncolls;
     const tl_rank_result *least = least_in_collectives(a, w.r, &ncolls);
-    char msg[500], g[200], waits[300] = "";
+    char msg[700], g[320], waits[400] = "";
     /* advice is kept by pointer: static text */
     static const char wait_advice[] =
         "A collective's kernel runs until every rank has arrived, so the ranks that arrive early wait for the late "
@@ -1087,24 +1089,25 @@ static void comm_rule(tl_aggregate *a)
     const tl_waits *wt = &a->waits;
     if (least != NULL && wt->most_last >= 0 && wt->most_last != w.r->rank && wt->source == TL_WAITS_GPU)
         snprintf(waits, sizeof waits,
-                 " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
+                 " The same %zu collectives take %s on rank %d against %s here: most of "
                  "it is likely waiting, for rank %d above all, which arrives last to %llu of %llu (Waits).",
-                 ncolls, (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6, wt->most_last,
+                 ncolls, TL_DUR(least->gpu.comm), least->rank, TL_DUR(gb->comm), wt->most_last,
                  (unsigned long long)wt->most_last_n, (unsigned long long)wt->matched);
     else if (least != NULL)
         snprintf(waits, sizeof waits,
-                 " The same %zu collectives take %.3f ms on rank %d against %.3f ms here: most of "
+                 " The same %zu collectives take %s on rank %d against %s here: most of "
                  "it is likely waiting for a rank that arrives later.",
-                 ncolls, (double)least->gpu.comm / 1e6, least->rank, (double)gb->comm / 1e6);
+                 ncolls, TL_DUR(least->gpu.comm), least->rank, TL_DUR(gb->comm));
     snprintf(msg, sizeof msg,
-             "On rank %d, communication takes %.1f%% of the kernel time, %.1f%% not hidden under "
+             "On rank %d, communication takes %s of the kernel time, %s not hidden under "
              "compute.%s",
-             w.r->rank, comm_pct(w.r), w.v, waits);
+             w.r->rank, TL_PCT(comm_pct(w.r)), TL_PCT(w.v), waits);
     gpu_evidence(g, sizeof g, w.r);
     fire_full(a, "communication-heavy", NULL, least != NULL ? wait_advice : NULL, w.r->rank, msg,
-              "rank %d: communication %.1f%% of the kernel time, %.1f%% of it overlapping compute, exposed %.1f%%; "
-              "above the threshold of %.0f%% on %d of the %d ranks it applies to%s",
-              w.r->rank, comm_pct(w.r), tl_pct(gb->comm_compute, gb->comm), w.v, COMM_HEAVY_PCT, w.hits, w.with, g);
+              "rank %d: communication %s of the kernel time, %s of it overlapping compute, exposed %s; "
+              "above the threshold of %s on %d of the %d ranks it applies to%s",
+              w.r->rank, TL_PCT(comm_pct(w.r)), TL_PCT(tl_pct(gb->comm_compute, gb->comm)), TL_PCT(w.v),
+              TL_PCT_WHOLE(COMM_HEAVY_PCT), w.hits, w.with, g);
 }
 
 static void rank_rules(tl_aggregate *a)
@@ -1115,14 +1118,16 @@ static void rank_rules(tl_aggregate *a)
              "were captured, not run, so their time says nothing of the GPU's use");
     else
         simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ",
-                    "% of the kernel time", gpu_unmet(a));
+                    " of the kernel time", gpu_unmet(a));
     if (!comm_is_waiting(a)) {
         comm_rule(a);
         /* the reason that holds: without GPU events, there is no communication
          * to speak of at all (it said "not over 5%" of FramePack reports) */
+        char unmet[120];
+        snprintf(unmet, sizeof unmet, "communication is not over %s of the kernel time on any rank",
+                 TL_PCT_WHOLE(OVERLAP_MIN_COMM));
         simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ",
-                    "% of the communication overlaps compute",
-                    any_gpu(a) ? "communication is not over 5% of the kernel time on any rank" : gpu_unmet(a));
+                    " of the communication overlaps compute", any_gpu(a) ? unmet : gpu_unmet(a));
     }
     memory_rule(a);
     host_rules(a);
@@ -1183,19 +1188,19 @@ static void data_loading(tl_aggregate *a)
     }
     if (worst != NULL && worst->nsteps == 0) {
         char msg[300];
-        snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's profiled time.", wpct, worst->rank);
+        snprintf(msg, sizeof msg, "Data loading takes %s of rank %d's profiled time.", TL_PCT(wpct), worst->rank);
         fire(a, "data-loading", worst->rank, msg,
-             "%s: %.3f ms of the %.3f ms profiled (%.1f%%; no steps in the trace); threshold %.0f%% on %d of the %d "
+             "%s: %s of the %s profiled (%s; no steps in the trace); threshold %s on %d of the %d "
              "ranks it applies to",
-             wname, wload / 1e6, wtotal / 1e6, wpct, DATA_LOADING_PCT, hits, with);
+             wname, TL_DUR(wload), TL_DUR(wtotal), TL_PCT(wpct), TL_PCT_WHOLE(DATA_LOADING_PCT), hits, with);
     } else if (worst != NULL) {
         char msg[300];
-        snprintf(msg, sizeof msg, "Data loading takes %.1f%% of rank %d's step time.", wpct, worst->rank);
+        snprintf(msg, sizeof msg, "Data loading takes %s of rank %d's step time.", TL_PCT(wpct), worst->rank);
         fire(a, "data-loading", worst->rank, msg,
-             "%s: %.3f ms over %zu step%s of %.3f ms total (%.1f%%); threshold "
-             "%.0f%% on %d of the %d ranks it applies to",
-             wname, wload / 1e6, worst->nsteps, worst->nsteps == 1 ? "" : "s", wtotal / 1e6, wpct, DATA_LOADING_PCT,
-             hits, with);
+             "%s: %s over %zu step%s of %s total (%s); threshold "
+             "%s on %d of the %d ranks it applies to",
+             wname, TL_DUR(wload), worst->nsteps, worst->nsteps == 1 ? "" : "s", TL_DUR(wtotal), TL_PCT(wpct),
+             TL_PCT_WHOLE(DATA_LOADING_PCT), hits, with);
     }
 }
 
@@ -1281,8 +1286,9 @@ static void step_rules(tl_aggregate *a)
                                    : "No backward pass in the trace (inference): reserved memory far above allocated "
                                      "is often a deliberate pool (a KV cache, CUDA graph memory pools); if it is not, "
                                      "try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
-                          r->rank, msg, "peak reserved %.2f GiB vs allocated %.2f GiB; thresholds %.1fx and 1 GiB",
-                          r->peak_reserved / 1073741824.0, r->peak_allocated / 1073741824.0, FRAGMENTATION_RATIO);
+                          r->rank, msg, "peak reserved %s vs allocated %s; thresholds %.1fx and %s",
+                          TL_BYTES(r->peak_reserved), TL_BYTES(r->peak_allocated), FRAGMENTATION_RATIO,
+                          TL_BYTES_ROUND(FRAGMENTATION_BYTES));
             }
         }
     }
@@ -1290,7 +1296,8 @@ static void step_rules(tl_aggregate *a)
         skip(a, "step-time-variance", "fewer than %d comparable steps on every rank", MIN_STEPS);
     else if (vw != NULL) {
         char msg[256];
-        snprintf(msg, sizeof msg, "Rank %d's step times vary by %.0f%% of the median.", vw->rank, 100 * vspread);
+        snprintf(msg, sizeof msg, "Rank %d's step times vary by %s of the median.", vw->rank,
+                 TL_PCT_WHOLE(100 * vspread));
         char ahead[160] = "";
         if (vahead > 0)
             snprintf(ahead, sizeof ahead,
@@ -1298,8 +1305,8 @@ static void step_rules(tl_aggregate *a)
                      "that compute)",
                      vahead, vahead == 1 ? "" : "s", vahead == 1 ? "it" : "they");
         fire(a, "step-time-variance", vw->rank, msg,
-             "min %.3f ms, median %.3f ms, max %.3f ms over %zu comparable steps%s; threshold %.0f%%", vmin / 1e6,
-             vmed / 1e6, vmax / 1e6, vn, ahead, 100 * STEP_SPREAD);
+             "min %s, median %s, max %s over %zu comparable steps%s; threshold %s", TL_DUR(vmin), TL_DUR(vmed),
+             TL_DUR(vmax), vn, ahead, TL_PCT_WHOLE(100 * STEP_SPREAD));
     }
     if (!any_mem)
         skip_absent(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
@@ -1336,8 +1343,8 @@ static void step_rules(tl_aggregate *a)
         snprintf(msg, sizeof msg, "Rank %d's steps take %.2fx the mean step time of all ranks.", st->max_rank,
                  st->imbalance);
         fire(a, "rank-imbalance", st->max_rank, msg,
-             "step time max %.3f ms (rank %d), mean %.3f ms, min %.3f ms (rank %d); threshold %.2fx", st->max / 1e6,
-             st->max_rank, st->mean / 1e6, st->min / 1e6, st->min_rank, IMBALANCE);
+             "step time max %s (rank %d), mean %s, min %s (rank %d); threshold %.2fx", TL_DUR(st->max), st->max_rank,
+             TL_DUR(st->mean), TL_DUR(st->min), st->min_rank, IMBALANCE);
     }
 }
 
@@ -1350,26 +1357,28 @@ static int waits_sentence(const tl_aggregate *a, char *buf, size_t size, const t
     int len = snprintf(buf, size, "Rank %d holds the others back: it arrives last to %d of %d collectives", s->rank,
                        s->slower, s->units);
     if (w->by_cause && len > 0 && (size_t)len < size)
-        len += snprintf(buf + len, size - (size_t)len, ", causing %.0f%% of the waiting", w->caused_share_pct);
+        len +=
+            snprintf(buf + len, size - (size_t)len, ", causing %s of the waiting", TL_PCT_WHOLE(w->caused_share_pct));
     if (len > 0 && (size_t)len < size) {
         if (w->steps > 0 && isfinite(w->step_share_pct))
             len += snprintf(buf + len, size - (size_t)len,
-                            ", and the other %d rank%s wait %.1f ms a step for it "
-                            "(%.0f%% of their step)",
-                            others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
+                            ", and the other %d rank%s wait %s a step for it "
+                            "(%s of their step)",
+                            others, others == 1 ? "" : "s", TL_DUR(w->caused_per_step_ns),
+                            TL_PCT_WHOLE(w->step_share_pct));
         else
-            len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %.1f ms each time", others,
-                            others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
+            len += snprintf(buf + len, size - (size_t)len, ", and the other %d rank%s wait %s each time", others,
+                            others == 1 ? "" : "s", TL_DUR(w->caused_per_step_ns));
     }
     if (w->ncause > 0 && len > 0 && (size_t)len < size)
-        len += snprintf(buf + len, size - (size_t)len, "; it spends %.1f ms %s more than the others in \"%.120s\"",
-                        w->cause[0].delta_ns / 1e6, w->steps > 0 ? "a step" : "each time", w->cause[0].name);
+        len += snprintf(buf + len, size - (size_t)len, "; it spends %s %s more than the others in \"%.120s\"",
+                        TL_DUR(w->cause[0].delta_ns), w->steps > 0 ? "a step" : "each time", w->cause[0].name);
     if (w->window_cause >= 0 && len > 0 && (size_t)len < size) {
         int c = w->window_cause;
         len += snprintf(buf + len, size - (size_t)len,
-                        "; before its late arrivals it spends %.1f ms in %s against "
-                        "%.1f ms on the others",
-                        w->window_mine_ns[c] / 1e6, tl_stepcat_phrase(c), w->window_others_ns[c] / 1e6);
+                        "; before its late arrivals it spends %s in %s against "
+                        "%s on the others",
+                        TL_DUR(w->window_mine_ns[c]), tl_stepcat_phrase(c), TL_DUR(w->window_others_ns[c]));
     }
     return len;
 }
@@ -1380,7 +1389,7 @@ static void straggler_rule(tl_aggregate *a)
         skip(a, "straggler", "%s", a->straggler_note);
     for (int i = 0; i < a->nstragglers; i++) {
         const tl_straggler *s = &a->stragglers[i];
-        char msg[600];
+        char msg[900];
         const char *advice = NULL;
         if (strcmp(s->kind, "compute") == 0)
             snprintf(msg, sizeof msg, "Rank %d is a straggler (slow compute).", s->rank);
@@ -1422,29 +1431,30 @@ static void drift_rule(tl_aggregate *a)
     if (worst == NULL && step == NULL)
         return;
     const tl_drift_stage *s = worst ? worst : step;
-    char msg[320];
+    char msg[400];
     if (s == step)
         snprintf(msg, sizeof msg,
-                 "The median step is %.0f%% %s in the last of %d sessions than in the first (%zu "
+                 "The median step is %s %s in the last of %d sessions than in the first (%zu "
                  "stage%s drift).",
-                 fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n, n == 1 ? "" : "s");
+                 TL_PCT_WHOLE(fabs(s->change_pct)), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
+                 n == 1 ? "" : "s");
     else
         snprintf(msg, sizeof msg,
-                 "\"%.120s\" is %.0f%% %s a call in the last of %d sessions than in the first (%zu "
+                 "\"%.120s\" is %s %s a call in the last of %d sessions than in the first (%zu "
                  "stage%s drift).",
-                 s->name, fabs(s->change_pct), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
+                 s->name, TL_PCT_WHOLE(fabs(s->change_pct)), s->change_pct > 0 ? "slower" : "faster", d->nsessions, n,
                  n == 1 ? "" : "s");
     int last = d->nsessions - 1;
     while (last > 0 && !isfinite(s->value[last]))
         last--;
     const char *per = s == step ? "median step" : "a call", *unit = s == step ? "step" : "call";
     fire(a, "session-drift", -1, msg,
-         "%s: %.3f ms %s in session 1 (%.4g %s%s), %.3f ms in session %d (%.4g %s%s) "
-         "(%+.1f%%, trend %+.1f%% per session)%s%s; median over the ranks; threshold %.0f%%",
-         s->name, s->value[0] / 1e6, per, s->calls[0], unit, s->calls[0] == 1 ? "" : "s", s->value[last] / 1e6,
-         last + 1, s->calls[last], unit, s->calls[last] == 1 ? "" : "s", s->change_pct, s->slope_pct,
-         step && step != s ? "; step time " : "",
-         step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_DRIFT_PCT);
+         "%s: %s %s in session 1 (%.4g %s%s), %s in session %d (%.4g %s%s) "
+         "(%s, trend %s per session)%s%s; median over the ranks; threshold %s",
+         s->name, TL_DUR(s->value[0]), per, s->calls[0], unit, s->calls[0] == 1 ? "" : "s", TL_DUR(s->value[last]),
+         last + 1, s->calls[last], unit, s->calls[last] == 1 ? "" : "s", TL_PCT_SIGNED(s->change_pct),
+         TL_PCT_SIGNED(s->slope_pct), step && step != s ? "; step time " : "",
+         step && step != s ? (step->change_pct > 0 ? "slower too" : "faster too") : "", TL_PCT_WHOLE(TL_DRIFT_PCT));
 }
 
 /* ---- the seeds' rules on sampled telemetry, memory growth and video diffusion ------- */
@@ -1487,15 +1497,15 @@ static void sampled_utilization(tl_aggregate *a)
     const char *note = w->nsessions ? monitor_note(session_of(a, w, 0)) : "";
     char msg[300];
     snprintf(msg, sizeof msg,
-             "On rank %d, the sampled GPU utilization averages %.1f%%: no kernel runs for over half "
+             "On rank %d, the sampled GPU utilization averages %s: no kernel runs for over half "
              "of the time.",
-             w->rank, w->tel.mean[TL_SERIES_GPU_UTIL]);
+             w->rank, TL_PCT(w->tel.mean[TL_SERIES_GPU_UTIL]));
     fire(a, "low-sampled-utilization", w->rank, msg,
-         "rank %d: sampled utilization mean %.1f%%, highest %.1f%%, %llu samples over %d GPU%s%s; below the threshold "
-         "of %.0f%% on %d of the %d ranks with samples",
-         w->rank, w->tel.mean[TL_SERIES_GPU_UTIL], w->tel.max[TL_SERIES_GPU_UTIL],
+         "rank %d: sampled utilization mean %s, highest %s, %llu samples over %d GPU%s%s; below the threshold "
+         "of %s on %d of the %d ranks with samples",
+         w->rank, TL_PCT(w->tel.mean[TL_SERIES_GPU_UTIL]), TL_PCT(w->tel.max[TL_SERIES_GPU_UTIL]),
          (unsigned long long)w->tel.n[TL_SERIES_GPU_UTIL], w->tel.gpus, w->tel.gpus == 1 ? "" : "s", note,
-         LOW_SAMPLED_UTIL_PCT, hits, with);
+         TL_PCT_WHOLE(LOW_SAMPLED_UTIL_PCT), hits, with);
 }
 
 /* The GPUs a rule counts: one per (host, device) when the collector recorded
@@ -1591,10 +1601,10 @@ static void thermal(tl_aggregate *a)
     fire_full(a, "thermal", level[wl], NULL, ws->id.rank, msg,
               "rank %d GPU %lld: peak %.0f \xc2\xb0"
               "C%s; above %.0f \xc2\xb0"
-              "C in %llu of %llu samples (%.1f s); %s; %d GPU%s over the "
+              "C in %llu of %llu samples (%s); %s; %d GPU%s over the "
               "threshold",
               ws->id.rank, (long long)w->device, w->temp_max, monitor_note(ws), TL_HOT_C, (unsigned long long)w->hot_n,
-              (unsigned long long)w->temp_n, (double)w->hot_ns / 1e9, reasons, hot_gpus, hot_gpus == 1 ? "" : "s");
+              (unsigned long long)w->temp_n, TL_DUR(w->hot_ns), reasons, hot_gpus, hot_gpus == 1 ? "" : "s");
 }
 
 static void power_at_cap(tl_aggregate *a)
@@ -1634,19 +1644,18 @@ static void power_at_cap(tl_aggregate *a)
     if (w == NULL)
         return;
     int hits = gpu_set_count(&capped);
-    char msg[300], lim[160] = "no limit recorded", rs[160] = "no NVML reasons recorded";
+    char msg[300], lim[220] = "no limit recorded", rs[160] = "no NVML reasons recorded";
     if (w->power_n)
-        snprintf(lim, sizeof lim, "at %.0f%% of the %.0f W limit or above in %llu of %llu samples (highest %.0f W)",
-                 100 * TL_POWER_CAP_SHARE, w->power_limit_w, (unsigned long long)w->cap_n,
+        snprintf(lim, sizeof lim, "at %s of the %.0f W limit or above in %llu of %llu samples (highest %.0f W)",
+                 TL_PCT_WHOLE(100 * TL_POWER_CAP_SHARE), w->power_limit_w, (unsigned long long)w->cap_n,
                  (unsigned long long)w->power_n, w->power_max);
     if (w->reasons_n)
         snprintf(rs, sizeof rs, "NVML power cap or brake in %llu of %llu samples",
                  (unsigned long long)w->power_throttle_n, (unsigned long long)w->reasons_n);
-    snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %.0f%% of the time.", ws->id.rank,
-             (long long)w->device, 100 * wv);
-    fire(a, "power-at-cap", ws->id.rank, msg,
-         "rank %d GPU %lld: %s; %s; threshold %.0f%% of the samples; %d GPU%s over it", ws->id.rank,
-         (long long)w->device, lim, rs, 100 * POWER_CAP_SHARE, hits, hits == 1 ? "" : "s");
+    snprintf(msg, sizeof msg, "On rank %d, GPU %lld runs at its power limit %s of the time.", ws->id.rank,
+             (long long)w->device, TL_PCT_WHOLE(100 * wv));
+    fire(a, "power-at-cap", ws->id.rank, msg, "rank %d GPU %lld: %s; %s; threshold %s of the samples; %d GPU%s over it",
+         ws->id.rank, (long long)w->device, lim, rs, TL_PCT_WHOLE(100 * POWER_CAP_SHARE), hits, hits == 1 ? "" : "s");
 }
 
 /* Only the program's own memory supports a leak: allocated, its own device
@@ -1679,11 +1688,11 @@ static void memory_growth(tl_aggregate *a)
         }
     if (!any && dw != NULL) {
         skip(a, "memory-growth",
-             "only device-wide used memory repeats, and it rises (rank %d: %.150s, +%.0f%%): that is "
+             "only device-wide used memory repeats, and it rises (rank %d: %.150s, +%s): that is "
              "every process's memory on the GPU, other programs' included, never a leak finding alone; the program's "
              "own memory (an allocator's allocated, NVML's per-process figure, the RSS) was not read at a repeated "
              "point",
-             dws->id.rank, dw->what, dwv);
+             dws->id.rank, dw->what, TL_PCT_WHOLE(dwv));
         return;
     }
     if (!any) {
@@ -1697,23 +1706,24 @@ static void memory_growth(tl_aggregate *a)
     }
     if (w == NULL)
         return;
-    char msg[400], span[64] = "", wide[240] = "";
+    char msg[400], span[64] = "", wide[300] = "";
     if (w->span_ns > 0)
-        snprintf(span, sizeof span, " over %.1f s", (double)w->span_ns / 1e9);
+        snprintf(span, sizeof span, " over %s", TL_DUR(w->span_ns));
     if (dw != NULL)
         snprintf(wide, sizeof wide,
                  "; device-wide used memory (every process's, other programs' included) rises "
-                 "too: %.120s +%.0f%%",
-                 dw->what, dwv);
+                 "too: %.120s +%s",
+                 dw->what, TL_PCT_WHOLE(dwv));
     snprintf(msg, sizeof msg,
-             "On rank %d, memory grows at a repeated point of the work: %.150s rises %.0f%% over %u "
+             "On rank %d, memory grows at a repeated point of the work: %.150s rises %s over %u "
              "repetitions.",
-             ws->id.rank, w->what, wv, w->n);
+             ws->id.rank, w->what, TL_PCT_WHOLE(wv), w->n);
     fire(a, "memory-growth", ws->id.rank, msg,
-         "rank %d: %s: %.2f GiB first, %.2f GiB last (+%.0f%%, +%.0f MiB)%s, highest %.2f GiB, %u repetitions, none "
-         "lower than the one before by over %.0f%%; thresholds %.0f%% and %.0f MiB%s",
-         ws->id.rank, w->what, w->first / 1073741824.0, w->last / 1073741824.0, wv, (w->last - w->first) / 1048576.0,
-         span, w->max / 1073741824.0, w->n, 100 * TL_GROWTH_NOISE, GROWTH_PCT, GROWTH_BYTES / 1048576.0, wide);
+         "rank %d: %s: %s first, %s last (+%s, +%s)%s, highest %s, %u repetitions, none "
+         "lower than the one before by over %s; thresholds %s and %s%s",
+         ws->id.rank, w->what, TL_BYTES(w->first), TL_BYTES(w->last), TL_PCT_WHOLE(wv), TL_BYTES(w->last - w->first),
+         span, TL_BYTES(w->max), w->n, TL_PCT_WHOLE(100 * TL_GROWTH_NOISE), TL_PCT_WHOLE(GROWTH_PCT),
+         TL_BYTES_ROUND(GROWTH_BYTES), wide);
 }
 
 static void diffusion_rules(tl_aggregate *a)
@@ -1761,35 +1771,35 @@ static void diffusion_rules(tl_aggregate *a)
         char msg[300];
         snprintf(msg, sizeof msg, "On rank %d, the blocks generate %.2f frames per second.", fw->rank, d->fps);
         fire(a, "low-fps", fw->rank, msg,
-             "rank %d: %.0f frames in %llu blocks over %.3f s of block computation: %.2f FPS, %.2f blocks/s; "
+             "rank %d: %.0f frames in %llu blocks over %s of block computation: %.2f FPS, %.2f blocks/s; "
              "threshold %.0f FPS on %d of the %d ranks with blocks",
-             fw->rank, d->frames, (unsigned long long)d->blocks, (double)d->sized_ns / 1e9, d->fps, d->bps, LOW_FPS,
-             fhits, sized);
+             fw->rank, d->frames, (unsigned long long)d->blocks, TL_DUR(d->sized_ns), d->fps, d->bps, LOW_FPS, fhits,
+             sized);
     }
     if (!blocks3)
         skip_absent(a, "first-block-delay", "fewer than 3 block records on every rank");
     else if (dw != NULL) {
         const tl_rank_diffusion *d = &dw->diff;
         char msg[300];
-        snprintf(msg, sizeof msg, "On rank %d, the first block takes %.2f s, %.1fx the later blocks.", dw->rank,
-                 (double)d->first_block_ns / 1e9, (double)d->first_block_ns / (double)d->later_median_ns);
+        snprintf(msg, sizeof msg, "On rank %d, the first block takes %s, %.1fx the later blocks.", dw->rank,
+                 TL_DUR(d->first_block_ns), (double)d->first_block_ns / (double)d->later_median_ns);
         fire(a, "first-block-delay", dw->rank, msg,
-             "rank %d: first block %.3f s, later blocks' median %.3f s (+%.3f s, %.2fx); thresholds %.1fx and %.1f s "
+             "rank %d: first block %s, later blocks' median %s (+%s, %.2fx); thresholds %.1fx and %s "
              "more, on %d of the %d ranks with 3 or more blocks",
-             dw->rank, (double)d->first_block_ns / 1e9, (double)d->later_median_ns / 1e9,
-             (double)(d->first_block_ns - d->later_median_ns) / 1e9,
-             (double)d->first_block_ns / (double)d->later_median_ns, FIRST_BLOCK_RATIO, FIRST_BLOCK_EXTRA_NS / 1e9,
-             dhits, blocks3);
+             dw->rank, TL_DUR(d->first_block_ns), TL_DUR(d->later_median_ns),
+             TL_DUR((double)(d->first_block_ns - d->later_median_ns)),
+             (double)d->first_block_ns / (double)d->later_median_ns, FIRST_BLOCK_RATIO,
+             TL_DUR_ROUND(FIRST_BLOCK_EXTRA_NS), dhits, blocks3);
     }
     if (!layered)
         skip_absent(a, "dominant-layer", "no layer timings (Inferix's computation_analysis) of 2 or more layers");
     else if (lw != NULL) {
         char msg[300];
-        snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %.1f%% of the layers' time.", lw->id.rank,
-                 lw->diff.top_layer, lshare);
-        fire(a, "dominant-layer", lw->id.rank, msg, "%s: %.3f ms of %.3f ms over %u layers (%.1f%%); threshold %.0f%%",
-             lw->diff.top_layer, (double)lw->diff.top_layer_ns / 1e6, (double)lw->diff.layers_ns / 1e6, lw->diff.layers,
-             lshare, LAYER_SHARE);
+        snprintf(msg, sizeof msg, "On rank %d, layer \"%.120s\" takes %s of the layers' time.", lw->id.rank,
+                 lw->diff.top_layer, TL_PCT(lshare));
+        fire(a, "dominant-layer", lw->id.rank, msg, "%s: %s of %s over %u layers (%s); threshold %s",
+             lw->diff.top_layer, TL_DUR(lw->diff.top_layer_ns), TL_DUR(lw->diff.layers_ns), lw->diff.layers,
+             TL_PCT(lshare), TL_PCT_WHOLE(LAYER_SHARE));
     }
 }
 
@@ -1838,13 +1848,13 @@ static void clocks_below_base(tl_aggregate *a)
                  (unsigned long long)w->slow_reason_n);
     else
         snprintf(reasons, sizeof reasons, "no power or thermal reason from NVML in them");
-    snprintf(msg, sizeof msg, "On rank %d, busy GPU %lld runs below its %.0f MHz base clock %.0f%% of the time.",
-             ws->id.rank, (long long)w->device, w->base_mhz, 100 * wv);
+    snprintf(msg, sizeof msg, "On rank %d, busy GPU %lld runs below its %.0f MHz base clock %s of the time.",
+             ws->id.rank, (long long)w->device, w->base_mhz, TL_PCT_WHOLE(100 * wv));
     fire(a, "clocks-below-base", ws->id.rank, msg,
          "rank %d GPU %lld: SM clock below the %.0f MHz base in %llu of %llu busy samples (lowest %.0f MHz); %s; "
-         "threshold %.0f%% of at least %d busy samples; %d GPU%s over it",
+         "threshold %s of at least %d busy samples; %d GPU%s over it",
          ws->id.rank, (long long)w->device, w->base_mhz, (unsigned long long)w->slow_n, (unsigned long long)w->n,
-         w->min_mhz, reasons, 100 * SLOW_CLOCK_SHARE, SLOW_CLOCK_MIN_SAMPLES, hits, hits == 1 ? "" : "s");
+         w->min_mhz, reasons, TL_PCT_WHOLE(100 * SLOW_CLOCK_SHARE), SLOW_CLOCK_MIN_SAMPLES, hits, hits == 1 ? "" : "s");
 }
 
 static void seed_rules(tl_aggregate *a)
@@ -1947,22 +1957,24 @@ static void reserved_jumps(tl_aggregate *a)
     }
     if (bs == NULL)
         return;
-    char where[200], msg[300];
+    char where[260], msg[300];
     if (from_snaps)
         snprintf(where, sizeof where, "at snapshot '%.80s'",
                  bs->snaps[best.big_at].label ? bs->snaps[best.big_at].label : "");
     else
-        snprintf(where, sizeof where, "%.3f s after the first reading",
-                 ((double)bs->mem[best.big_at].ts_ns - (double)bs->mem[0].ts_ns) / 1e9);
+        snprintf(where, sizeof where, "%s after the first reading",
+                 TL_DUR((double)bs->mem[best.big_at].ts_ns - (double)bs->mem[0].ts_ns));
     snprintf(msg, sizeof msg,
-             "On rank %d, reserved GPU memory grew in %d jumps (%.2f GiB) while allocated memory "
+             "On rank %d, reserved GPU memory grew in %d jumps (%s) while allocated memory "
              "stayed flat: the allocator fragments.",
-             bs->id.rank, best.n, best.total / 1073741824.0);
+             bs->id.rank, best.n, TL_BYTES(best.total));
     fire(a, "reserved-memory-jumps", bs->id.rank, msg,
-         "%d jumps of reserved memory adding up to %.2f GiB over %s; the largest +%.2f GiB %s with %.2f GiB "
-         "allocated; thresholds: a jump of 256 MiB and 10%%, allocated rising under 25%% of it, %d jumps and 1 GiB",
-         best.n, best.total / 1073741824.0, from_snaps ? "memory snapshots" : "the trace's [memory] events",
-         best.big / 1073741824.0, where, best.big_alloc / 1073741824.0, JUMP_MIN_COUNT);
+         "%d jumps of reserved memory adding up to %s over %s; the largest +%s %s with %s "
+         "allocated; thresholds: a jump of %s and %s, allocated rising under %s of it, %d jumps and %s",
+         best.n, TL_BYTES(best.total), from_snaps ? "memory snapshots" : "the trace's [memory] events",
+         TL_BYTES(best.big), where, TL_BYTES(best.big_alloc), TL_BYTES_ROUND(JUMP_MIN_BYTES),
+         TL_PCT_WHOLE(100 * JUMP_MIN_FRAC), TL_PCT_WHOLE(100 * JUMP_EXPLAINED), JUMP_MIN_COUNT,
+         TL_BYTES_ROUND(JUMP_TOTAL_BYTES));
 }
 
 #define EAGER_MIN_SHARE 1.0 /* eager attention: 1 % of a rank's time or more ... */
@@ -2113,19 +2125,19 @@ static void eager_attention(tl_aggregate *a)
         else if (other_dtype)
             skip(a, "eager-attention",
                  "the math path runs in another dtype than fp16 or bf16 (the fused kernels' "
-                 "own), or under 1%% of the time");
+                 "own), or under %s of the time",
+                 TL_PCT_WHOLE(EAGER_MIN_SHARE));
         return;
     }
     char msg[300];
     snprintf(msg, sizeof msg,
-             "On rank %d, attention runs unfused (%.60s) for %.1f%% of the time although %.60s has "
+             "On rank %d, attention runs unfused (%.60s) for %s of the time although %.60s has "
              "a fused kernel for its dtype.",
-             ws->id.rank, wshape->name, wshare, ws->device_name);
-    fire(
-        a, "eager-attention", ws->id.rank, msg,
-        "%s: %llu calls, inputs %.120s of %.60s, %.3f ms (%.1f%% of the rank's %.3f s); device %.60s; threshold %.0f%%",
-        wshape->name, (unsigned long long)wcalls, wshape->dims, wshape->types, (double)wtotal / 1e6, wshare,
-        (double)ws->span_ns / 1e9, ws->device_name, EAGER_MIN_SHARE);
+             ws->id.rank, wshape->name, TL_PCT(wshare), ws->device_name);
+    fire(a, "eager-attention", ws->id.rank, msg,
+         "%s: %llu calls, inputs %.120s of %.60s, %s (%s of the rank's %s); device %.60s; threshold %s", wshape->name,
+         (unsigned long long)wcalls, wshape->dims, wshape->types, TL_DUR(wtotal), TL_PCT(wshare), TL_DUR(ws->span_ns),
+         ws->device_name, TL_PCT_WHOLE(EAGER_MIN_SHARE));
 }
 
 void tl_apply_rules(tl_aggregate *a)
@@ -2218,7 +2230,7 @@ static size_t rules_skipped(const tl_aggregate *a)
 
 void tl_decide_headline(tl_aggregate *a)
 {
-    char buf[700];
+    char buf[1200];
     free(a->headline);
     a->headline = NULL;
     if (a->nranks == 0) {
@@ -2242,13 +2254,13 @@ void tl_decide_headline(tl_aggregate *a)
                         rr = &a->ranks[i];
                 int gpu = rr != NULL && rr->nsteps > 0 && rr->steps[0].compute_ns > 0;
                 len = snprintf(buf, sizeof buf,
-                               "Rank %d is a straggler: its %s is %.0f%% above the other ranks' median on average, "
-                               "slower in %d of %d comparable steps (%.3f ms vs %.3f ms)",
-                               s->rank, gpu ? "GPU compute per step" : "step time", s->delta_pct, s->slower, s->units,
-                               s->value / 1e6, s->others_median / 1e6);
+                               "Rank %d is a straggler: its %s is %s above the other ranks' median on average, "
+                               "slower in %d of %d comparable steps (%s vs %s)",
+                               s->rank, gpu ? "GPU compute per step" : "step time", TL_PCT_WHOLE(s->delta_pct),
+                               s->slower, s->units, TL_DUR(s->value), TL_DUR(s->others_median));
                 if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
-                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", %s %.120s (+%.3f ms per step)",
-                                    tl_straggler_lead(s), s->items[0].name, s->items[0].delta_ns / 1e6);
+                    len += snprintf(buf + len, sizeof buf - (size_t)len, ", %s %.120s (+%s per step)",
+                                    tl_straggler_lead(s), s->items[0].name, TL_DUR(s->items[0].delta_ns));
             } else if (s != NULL) {
                 len = waits_sentence(a, buf, sizeof buf, s);
             } else {
@@ -2274,20 +2286,17 @@ void tl_decide_headline(tl_aggregate *a)
     int len = snprintf(buf, sizeof buf, "%s in %zu %s", judged ? "No problem found" : "Too little to judge", a->nranks,
                        ranks_word(a));
     if (st != NULL && len > 0 && (size_t)len < sizeof buf) {
-        /* seconds from one: FramePack's steps read "2616.600 ms" */
-        double v = st->mean >= 1e9 ? st->mean / 1e9 : st->mean / 1e6;
-        len +=
-            snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %.3f %s", v, st->mean >= 1e9 ? "s" : "ms");
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ": mean step time %s", TL_DUR(st->mean));
         double gpu_mean = step_mean_with_compute(a);
         if (gpu_mean > 1.05 * st->mean && len > 0 && (size_t)len < sizeof buf)
             len += snprintf(buf + len, sizeof buf - (size_t)len,
-                            " on the host, %.3f %s counting the GPU compute each "
+                            " on the host, %s counting the GPU compute each "
                             "step launched",
-                            gpu_mean >= 1e9 ? gpu_mean / 1e9 : gpu_mean / 1e6, gpu_mean >= 1e9 ? "s" : "ms");
+                            TL_DUR(gpu_mean));
     }
     if (idle != NULL && any_gpu_enough(a) && len > 0 && (size_t)len < sizeof buf)
-        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %.1f%% of the kernel time", st ? "," : ":",
-                        100 - idle->mean);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s GPU busy %s of the kernel time", st ? "," : ":",
+                        TL_PCT(100 - idle->mean));
     if (a->nrecs > 0 && len > 0 && (size_t)len < sizeof buf) {
         /* one sentence: the finding goes on in lower case ("; on rank 0, the
          * blocks ..."), unless it opens with a name or an acronym */

@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -405,9 +406,9 @@ static void compute_stragglers(tl_aggregate *a)
     free(noise);
     if (ncand == 0) {
         set_note(a,
-                 "no rank is slower than the others in most of %zu comparable steps by more than %.1f%% (the "
-                 "larger of %.0f%% and two standard errors given the ranks' own noise of %.1f%% per step; %s)%s%s",
-                 K, 100 * bar, 100 * STRAGGLER_FLOOR, 100 * noise_all,
+                 "no rank is slower than the others in most of %zu comparable steps by more than %s (the "
+                 "larger of %s and two standard errors given the ranks' own noise of %s per step; %s)%s%s",
+                 K, TL_PCT(100 * bar), TL_PCT_WHOLE(100 * STRAGGLER_FLOOR), TL_PCT(100 * noise_all),
                  use_compute ? "GPU compute per step" : "step time", nout ? "; left out for too few steps: rank " : "",
                  nout ? left : "");
         goto out;
@@ -439,16 +440,16 @@ static void compute_stragglers(tl_aggregate *a)
         evidence(a, s, cd->ri, &ev);
         if (s->nitems == 0 && !use_compute)
             evidence(a, s, cd->ri, &ev_ops);
-        char buf[600];
+        char buf[700];
         int len = snprintf(buf, sizeof buf,
-                           "rank %d: %s %.0f%% above the median of the other ranks on average, slower in %d of %zu "
-                           "comparable steps (median %.3f ms vs %.3f ms; the ranks' own noise %.1f%% per step)",
-                           s->rank, use_compute ? "GPU compute per step" : "step time", s->delta_pct, s->slower, K,
-                           s->value / 1e6, s->others_median / 1e6, s->noise_pct);
+                           "rank %d: %s %s above the median of the other ranks on average, slower in %d of %zu "
+                           "comparable steps (median %s vs %s; the ranks' own noise %s per step)",
+                           s->rank, use_compute ? "GPU compute per step" : "step time", TL_PCT_WHOLE(s->delta_pct),
+                           s->slower, K, TL_DUR(s->value), TL_DUR(s->others_median), TL_PCT(s->noise_pct));
         if (s->nitems > 0 && len > 0 && (size_t)len < sizeof buf)
             len +=
-                snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%.3f ms per step)", tl_straggler_lead(s),
-                         s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", s->items[0].delta_ns / 1e6);
+                snprintf(buf + len, sizeof buf - (size_t)len, "; %s %.160s%s (+%s per step)", tl_straggler_lead(s),
+                         s->items[0].name, strlen(s->items[0].name) > 160 ? "..." : "", TL_DUR(s->items[0].delta_ns));
         if (nout > 0 && len > 0 && (size_t)len < sizeof buf)
             snprintf(buf + len, sizeof buf - (size_t)len, "; left out for too few steps: rank %s", left);
         s->summary = strdup(buf);
@@ -482,21 +483,21 @@ static int last_arrival(tl_aggregate *a)
     const tl_waits *w = &a->waits;
     if (w->straggler < 0 || a->nstragglers >= TL_MAX_STRAGGLERS)
         return 0;
-    char waits[400];
+    char waits[500];
     int others = (int)w->used - 1;
     int len = snprintf(waits, sizeof waits,
                        "rank %d arrives last to %llu of %llu matched collectives (p = %.2g) "
-                       "and causes %.0f%% of the waiting",
+                       "and causes %s of the waiting",
                        w->straggler, (unsigned long long)w->straggler_last, (unsigned long long)w->matched,
-                       w->straggler_p, w->caused_share_pct);
+                       w->straggler_p, TL_PCT_WHOLE(w->caused_share_pct));
     if (w->steps > 0 && isfinite(w->step_share_pct))
         snprintf(waits + len, sizeof waits - (size_t)len,
-                 "; the other %d rank%s wait %.3f ms a step for it, %.1f%% of "
+                 "; the other %d rank%s wait %s a step for it, %s of "
                  "their step",
-                 others, others == 1 ? "" : "s", w->caused_per_step_ns / 1e6, w->step_share_pct);
+                 others, others == 1 ? "" : "s", TL_DUR(w->caused_per_step_ns), TL_PCT(w->step_share_pct));
     else
-        snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %.3f ms each time", others,
-                 others == 1 ? "" : "s", w->caused_per_step_ns / 1e6);
+        snprintf(waits + len, sizeof waits - (size_t)len, "; the other %d rank%s wait %s each time", others,
+                 others == 1 ? "" : "s", TL_DUR(w->caused_per_step_ns));
     for (int i = 0; i < a->nstragglers; i++)
         if (a->stragglers[i].rank == w->straggler) {
             char *both = NULL;

@@ -12,6 +12,7 @@
 #include "memcats_out.h"
 #include "memops_out.h"
 #include "rank_pick.h"
+#include "text_numbers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -43,6 +44,14 @@ static void kv_pct(tl_json *j, const char *k, double v)
 }
 
 /* ---- the aggregate ------------------------------------------------------- */
+
+/* A sentence of the analysis with its numbers written (text_numbers.h). */
+static void kv_text(tl_json *j, const char *key, const char *s)
+{
+    char *t = tl_text_numbers(s);
+    tl_json_kv_string(j, key, t ? t : "");
+    free(t);
+}
 
 static void write_gpu(tl_json *j, const tl_gpu_breakdown *g)
 {
@@ -595,7 +604,7 @@ static void write_stragglers(tl_json *j, const tl_aggregate *a)
         tl_json_kv_int(j, "slower", s->slower);
         tl_json_key(j, "evidence");
         tl_json_object_begin(j);
-        tl_json_kv_string(j, "summary", s->summary);
+        kv_text(j, "summary", s->summary);
         tl_json_kv_double(j, "value", s->value);
         tl_json_kv_double(j, "others_median", s->others_median);
         tl_json_kv_double(j, "delta_pct", s->delta_pct);
@@ -873,9 +882,9 @@ static void write_recs(tl_json *j, const tl_aggregate *a)
         tl_json_object_begin(j);
         tl_json_kv_string(j, "id", r->id);
         tl_json_kv_string(j, "severity", r->severity);
-        tl_json_kv_string(j, "message", r->message);
-        tl_json_kv_string(j, "finding", r->finding ? r->finding : "");
-        tl_json_kv_string(j, "evidence", r->evidence);
+        kv_text(j, "message", r->message);
+        kv_text(j, "finding", r->finding);
+        kv_text(j, "evidence", r->evidence);
         tl_json_key(j, "rank");
         r->rank >= 0 ? tl_json_int(j, r->rank) : tl_json_null(j);
         tl_json_object_end(j);
@@ -1025,17 +1034,22 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer,
     write_recs(j, a);
     tl_json_key(j, "headline");
     tl_json_object_begin(j);
-    tl_json_kv_string(j, "text", a->headline ? a->headline : "");
+    kv_text(j, "text", a->headline);
     tl_json_kv_string(j, "severity", a->headline_severity ? a->headline_severity : "ok");
     tl_json_object_end(j);
     tl_json_key(j, "straggler_note");
-    a->straggler_note ? tl_json_string(j, a->straggler_note) : tl_json_null(j);
+    if (a->straggler_note) {
+        char *note = tl_text_numbers(a->straggler_note);
+        tl_json_string(j, note ? note : "");
+        free(note);
+    } else
+        tl_json_null(j);
     tl_json_key(j, "rules_not_applied");
     tl_json_array_begin(j);
     for (int i = 0; i < a->nskips; i++) {
         tl_json_object_begin(j);
         tl_json_kv_string(j, "id", a->skips[i].id);
-        tl_json_kv_string(j, "why", a->skips[i].why);
+        kv_text(j, "why", a->skips[i].why);
         tl_json_kv_bool(j, "no_data", a->skips[i].absent);
         tl_json_object_end(j);
     }

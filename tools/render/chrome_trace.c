@@ -23,6 +23,7 @@
 #include <zlib.h>
 
 #include "render.h"
+#include "text_numbers.h"
 
 #define TL_TRACE_MAX_EVENTS 200000 /* complete events written at most (metadata aside) */
 #define FINDINGS_PID 1000000       /* the "tally findings" process */
@@ -343,7 +344,9 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             tl_json_object_begin(j);
             tl_json_kv_int(j, "rank", s->rank);
             tl_json_kv_string(j, "severity", s->severity ? s->severity : "");
-            tl_json_kv_string(j, "summary", s->summary ? s->summary : "");
+            char *summary = tl_text_numbers(s->summary);
+            tl_json_kv_string(j, "summary", summary ? summary : "");
+            free(summary);
             tl_json_object_end(j);
             tl_json_object_end(j);
         }
@@ -385,9 +388,12 @@ static void findings(tw *w, const tl_aggregate *a, int64_t end)
             tl_json_key(j, "args");
             tl_json_object_begin(j);
             tl_json_kv_int(j, "rank", r->rank);
-            tl_json_kv_string(j, "finding", r->finding ? r->finding : "");
+            char *finding = tl_text_numbers(r->finding), *evidence = tl_text_numbers(r->evidence);
+            tl_json_kv_string(j, "finding", finding ? finding : "");
             tl_json_kv_string(j, "advice", r->advice ? r->advice : "");
-            tl_json_kv_string(j, "evidence", r->evidence ? r->evidence : "");
+            tl_json_kv_string(j, "evidence", evidence ? evidence : "");
+            free(finding);
+            free(evidence);
             tl_json_object_end(j);
             tl_json_object_end(j);
         }

@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "html_sections.h"
 #include "report_text.h"
+#include "text_numbers.h"
 #include "telemetry_text.h"
 #include "units.h"
 
@@ -51,7 +52,9 @@ static void recommendation(tl_html *h, const tl_recommendation *r)
     fputs("</p>\n<p class=\"advice\">", f);
     tl_escape_html(f, tl_text_advice(r));
     fputs("</p>\n<p class=\"evidence\"><span>Evidence:</span> ", f);
-    tl_escape_html_n(f, r->evidence, 2000);
+    char *evidence = tl_text_numbers(r->evidence);
+    tl_escape_html_n(f, evidence ? evidence : "", 2000);
+    free(evidence);
     fputs("</p></li>\n", f);
     free(finding);
 }
@@ -67,7 +70,9 @@ void tl_html_recommendations(tl_html *h)
     }
     if (a->nstragglers == 0 && a->straggler_note) {
         fputs("<p class=\"note\"><strong>Stragglers:</strong> ", h->f);
-        tl_escape_html_n(h->f, a->straggler_note, 1000);
+        char *note = tl_text_numbers(a->straggler_note);
+        tl_escape_html_n(h->f, note ? note : "", 1000);
+        free(note);
         fputs("</p>\n", h->f);
     }
     if (a->nrecs == 0) {
@@ -85,7 +90,9 @@ void tl_html_recommendations(tl_html *h)
         fputs("<ul class=\"skips\">\n", h->f);
         for (int i = 0; i < a->nskips; i++) {
             fprintf(h->f, "<li><code class=\"rule\">%s</code>: ", a->skips[i].id);
-            tl_escape_html_n(h->f, a->skips[i].why, 500);
+            char *why = tl_text_numbers(a->skips[i].why);
+            tl_escape_html_n(h->f, why ? why : "", 500);
+            free(why);
             fputs("</li>\n", h->f);
         }
         fputs("</ul>\n</details>\n", h->f);
@@ -205,7 +212,9 @@ static void straggler(FILE *f, const tl_straggler *s)
     char d[48];
     fprintf(f, "<li><p><strong>Rank %d</strong> (%s): ", s->rank,
             strcmp(s->kind, "compute") == 0 ? "slow compute" : "last to arrive at collectives");
-    tl_escape_html_n(f, s->summary, 1000);
+    char *summary = tl_text_numbers(s->summary);
+    tl_escape_html_n(f, summary ? summary : "", 1000);
+    free(summary);
     fputs("</p>\n", f);
     if (s->nitems > 0) {
         fputs("<table class=\"evidence\"><caption>Where the straggler spends more per step than the other "

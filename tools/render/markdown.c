@@ -14,6 +14,7 @@
 #include "labels.h"
 #include "render.h"
 #include "report_text.h"
+#include "text_numbers.h"
 #include "collbw_text.h"
 #include "shapes_text.h"
 #include "memcats_out.h"
@@ -77,7 +78,7 @@ static void recommendations(FILE *f, const tl_aggregate *a)
         fputs(" | ", f);
         md_text(f, finding);
         fputs(" | ", f);
-        md_text(f, r->evidence);
+        tl_text_numbers_put(f, r->evidence, md_text);
         fputs(" |\n", f);
         free(finding);
     }
@@ -89,7 +90,7 @@ static void recommendations(FILE *f, const tl_aggregate *a)
             if (a->skips[i].absent)
                 continue;
             fprintf(f, "- `%s`: ", a->skips[i].id);
-            md_text(f, a->skips[i].why);
+            tl_text_numbers_put(f, a->skips[i].why, md_text);
             fputc('\n', f);
         }
         if (absent) {
@@ -378,7 +379,7 @@ int tl_render_markdown(FILE *out, const tl_aggregate *a, const tl_report_options
     }
     if (a->nstragglers == 0 && a->straggler_note) {
         fputs("\nStragglers: ", out);
-        md_text(out, a->straggler_note);
+        tl_text_numbers_put(out, a->straggler_note, md_text);
         fputc('\n', out);
     }
     char *waits = tl_text_waits(a);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text_numbers.h"
 #include "units.h"
 
 const tl_rank_result *tl_text_rank(const tl_aggregate *a, int rank)
@@ -41,7 +42,7 @@ const char *tl_text_advice(const tl_recommendation *r)
 char *tl_text_finding(const tl_recommendation *r)
 {
     if (r->finding)
-        return strdup(r->finding);
+        return tl_text_numbers(r->finding);
     const char *m = r->message ? r->message : "", *adv = tl_text_advice(r);
     size_t n = strlen(m), k = strlen(adv);
     if (k > 0 && n > k && strcmp(m + n - k, adv) == 0) {
@@ -49,7 +50,9 @@ char *tl_text_finding(const tl_recommendation *r)
         while (n > 0 && m[n - 1] == ' ')
             n--;
     }
-    return strndup(m, n);
+    char *plain = strndup(m, n), *text = plain ? tl_text_numbers(plain) : NULL;
+    free(plain);
+    return text;
 }
 
 /* ---- shares of the time ---------------------------------------------------------- */
@@ -94,11 +97,11 @@ double tl_text_share(const tl_aggregate *a, const tl_name_row *row)
 /* ---- the headline ------------------------------------------------------------------ */
 
 /* The headline is decided in analyze (rules.c, tl_decide_headline); render
- * only escapes it. */
+ * writes its numbers and escapes it. */
 void tl_text_headline(FILE *f, const tl_aggregate *a, tl_text_name_fn name, tl_text_name_fn text)
 {
     (void)name;
-    text(f, a->headline ? a->headline : "");
+    tl_text_numbers_put(f, a->headline, text);
 }
 
 int tl_text_headline_calm(const tl_aggregate *a)

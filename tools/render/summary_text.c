@@ -29,6 +29,7 @@
 #include "term.h" /* tl_plural_s */
 #include "report_text.h"
 #include "telemetry_text.h"
+#include "text_numbers.h"
 #include "text_table.h"
 #include "units.h"
 
@@ -39,21 +40,31 @@ static void heading(FILE *out, const char *title)
     fprintf(out, "\n%s\n", title);
 }
 
+static void fputs_text(FILE *f, const char *s)
+{
+    fputs(s, f);
+}
+
 static void findings(FILE *out, const tl_aggregate *a, size_t width)
 {
     /* the headline (decided in analyze), calm when nothing is wrong */
     if (a->headline) {
+        char *headline = tl_text_numbers(a->headline);
         fputc('\n', out);
         tl_text_wrap(out,
                      strcmp(a->headline_severity, "ok") == 0 || strcmp(a->headline_severity, "info") == 0
                          ? "Summary: "
                          : "HEADLINE: ",
-                     a->headline, width);
+                     headline ? headline : "", width);
+        free(headline);
     }
     for (size_t i = 0; i < a->nnotes; i++)
         tl_text_wrap(out, "note: ", a->notes[i], width);
-    if (a->nstragglers == 0 && a->straggler_note)
-        tl_text_wrap(out, "stragglers: ", a->straggler_note, width);
+    if (a->nstragglers == 0 && a->straggler_note) {
+        char *note = tl_text_numbers(a->straggler_note);
+        tl_text_wrap(out, "stragglers: ", note ? note : "", width);
+        free(note);
+    }
     char *waits = tl_text_waits(a);
     if (waits != NULL) {
         tl_text_wrap(out, "waits: ", waits, width);
@@ -67,11 +78,14 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
         FILE *m = open_memstream(&msg, &len);
         if (m == NULL)
             continue;
-        fprintf(m, "[%s] %s", a->recs[i].id, a->recs[i].message ? a->recs[i].message : "");
+        fprintf(m, "[%s] ", a->recs[i].id);
+        tl_text_numbers_put(m, a->recs[i].message, fputs_text);
         fclose(m);
+        char *evidence = tl_text_numbers(a->recs[i].evidence);
         snprintf(first, sizeof first, "%-9s  ", a->recs[i].severity);
         tl_text_wrap(out, first, msg, width);
-        tl_text_wrap(out, "           evidence: ", a->recs[i].evidence, width);
+        tl_text_wrap(out, "           evidence: ", evidence ? evidence : "", width);
+        free(evidence);
         free(msg);
     }
     if (a->nskips > 0) {
@@ -89,7 +103,9 @@ static void findings(FILE *out, const tl_aggregate *a, size_t width)
                 continue;
             char first[48];
             snprintf(first, sizeof first, "%-*.40s", idw > 41 ? 41 : idw, a->skips[i].id);
-            tl_text_wrap(out, first, a->skips[i].why, width);
+            char *why = tl_text_numbers(a->skips[i].why);
+            tl_text_wrap(out, first, why ? why : "", width);
+            free(why);
         }
         if (absent) {
             char *ids = tl_rule_skip_absent_list(a);
