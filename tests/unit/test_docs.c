@@ -1,9 +1,10 @@
 /*
  * test_docs.c - docs/analysis.md says what the code does: its kernel-type
- * table and its rule table are generated from the tables in the code
- * (tools/ingest/kernel_class.c, tools/analyze/rules.c) and its table of
- * per-rank metrics from the registry (tools/analyze/metrics.c) between marker
- * comments, and this test fails when they differ. TALLY_REGEN=1 rewrites the
+ * table, its rule table and its table of per-rank metrics are written by
+ * render (render/docs_tables.c) from the tables in the code
+ * (tools/ingest/kernel_class.c, tools/analyze/rules.c, the registry of
+ * tools/analyze/metrics.c) between marker comments, and this test fails when
+ * they differ. TALLY_REGEN=1 rewrites the
  * sections from the code.
  */
 #define _GNU_SOURCE
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "aggregate.h"
+#include "docs_tables.h"
 #include "tt_support.h"
 
 #define DOC TALLY_SOURCE_DIR "/docs/analysis.md"
@@ -70,13 +72,13 @@ static void check_section(const char *name, void (*fn)(FILE *))
 static void test_kernel_types(void **state)
 {
     (void)state;
-    check_section("kernel-types", tl_kernel_class_markdown);
+    check_section("kernel-types", tl_docs_kernel_types);
 }
 
 static void test_metrics(void **state)
 {
     (void)state;
-    check_section("metrics", tl_metrics_markdown);
+    check_section("metrics", tl_docs_metrics);
 }
 
 /* The registry is what the aggregate computes: one across row per entry a
@@ -135,7 +137,7 @@ static void test_spread(void **state)
 static void test_rules(void **state)
 {
     (void)state;
-    check_section("rules", tl_rules_markdown);
+    check_section("rules", tl_docs_rules);
 }
 
 /* The table means what it says: a few names from it and from the issue. */

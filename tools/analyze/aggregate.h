@@ -275,8 +275,6 @@ typedef struct tl_rule_info {
     const char *id, *severity, *condition, *preconditions, *evidence, *advice;
     const char *scale; /* how the severity grows, when it is not always `severity` (or NULL) */
 } tl_rule_info;
-/* The rule table as Markdown (docs/analysis.md's rules section). */
-void tl_rules_markdown(FILE *f);
 /* The rules that did not apply for want of any data of their kind, as one
  * phrase: "thermal, power-at-cap (the inputs carry no such data; tally
  * aggregate says what each needs)". Malloc'd; NULL when out of memory. */

@@ -219,24 +219,5 @@ const char *tl_across_policy_name(int policy)
     return policy == TL_ACROSS_MAX ? "max" : "mean";
 }
 
-void tl_metrics_markdown(FILE *f)
-{
-    static const char *const units[] = { [TL_UNIT_COUNT] = "number",
-                                         [TL_UNIT_NS] = "ns",
-                                         [TL_UNIT_BYTES] = "bytes",
-                                         [TL_UNIT_PCT] = "%",
-                                         [TL_UNIT_RATIO] = "ratio" };
-    fputs("| metric | label | unit | better | for the job | shown in | definition (per rank) |\n"
-          "|---|---|---|---|---|---|---|\n",
-          f);
-    for (size_t i = 0; i < sizeof registry / sizeof registry[0]; i++) {
-        const tl_metric *m = &registry[i];
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s%s | %s |\n", m->name, m->label, units[m->unit],
-                tl_better_name(m->better), tl_across_policy_name(m->policy),
-                m->section == TL_SECTION_TELEMETRY ? "telemetry" : "across ranks",
-                m->compared_elsewhere ? "" : ", compare's metrics", m->definition);
-    }
-}
-
 /* The aggregate keeps a row per entry in a fixed array. */
 _Static_assert(sizeof registry / sizeof registry[0] <= TL_MAX_ACROSS, "TL_MAX_ACROSS below the registry's size");

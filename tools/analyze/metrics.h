@@ -65,7 +65,5 @@ const tl_metric *tl_metric_find(const char *name);
 /* "lower", "higher", "neither"; "mean", "max". */
 const char *tl_better_name(int better);
 const char *tl_across_policy_name(int policy);
-/* docs/analysis.md's table of the registry (tests/unit/test_docs.c). */
-void tl_metrics_markdown(FILE *f);
 
 #endif

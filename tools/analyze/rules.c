@@ -6,7 +6,7 @@
  * anything), the evidence it shows and its advice. A rule whose
  * preconditions fail is silent and is listed in the aggregate's skips with
  * the reason; docs/analysis.md's rules section is generated from this table
- * (tl_rules_markdown; tests/unit/test_docs.c checks they agree). The
+ * (render/docs_tables.c; tests/unit/test_docs.c checks they agree). The
  * thresholds are the seed profilers' (FramePack, Inferix) and HTA's, named
  * where they are set.
  */
@@ -291,16 +291,6 @@ static const tl_rule_info *rule(const char *id)
         if (strcmp(rules[i].id, id) == 0)
             return &rules[i];
     return &rules[0];
-}
-
-/* Markdown escaping is not needed: the table is ours. */
-void tl_rules_markdown(FILE *f)
-{
-    fputs("| rule | severity | condition | preconditions | evidence | advice |\n|---|---|---|---|---|---|\n", f);
-    for (size_t i = 0; i < NRULES; i++)
-        fprintf(f, "| `%s` | %s | %s | %s | %s | %s |\n", rules[i].id,
-                rules[i].scale ? rules[i].scale : rules[i].severity, rules[i].condition, rules[i].preconditions,
-                rules[i].evidence, rules[i].advice);
 }
 
 static void vskip(tl_aggregate *a, const char *id, int absent, const char *fmt, va_list ap)

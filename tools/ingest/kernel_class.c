@@ -3,7 +3,8 @@
  * communication, memory, compute, or other (sync). Every consumer (the GPU
  * breakdown, the overlap, the stragglers, the timelines) asks this table, and
  * docs/analysis.md's "Kernel type" section is generated from it
- * (tl_kernel_class_markdown; tests/unit/test_docs.c checks they agree).
+ * (render/docs_tables.c writes it from tl_kernel_class_table;
+ * tests/unit/test_docs.c checks they agree).
  *
  * Patterns are shell globs (`*` any run of characters, `?` one character)
  * over the whole kernel name, case-insensitive. Users put their own patterns
@@ -18,11 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct kclass {
-    const char *pattern;
-    int type;
-    const char *source; /* where the naming comes from, for the docs */
-} kclass;
+typedef tl_kernel_class_row kclass;
 
 /* Communication first: a collective that also moves memory is communication. */
 static const kclass table[] = {
@@ -192,14 +189,8 @@ int tl_kernel_type_of(const char *name, size_t len, int cat_class)
     return memory_cat ? TL_KT_MEMORY : TL_KT_COMPUTE;
 }
 
-void tl_kernel_class_markdown(FILE *f)
+const tl_kernel_class_row *tl_kernel_class_table(size_t *n)
 {
-    fputs("| pattern | type | where the name comes from |\n|---|---|---|\n", f);
-    fputs("| (category `cuda_sync`) | other | CUDA/HIP synchronization events that carry a stream |\n", f);
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        fprintf(f, "| `%s` | %s | %s |\n", table[i].pattern, tl_kernel_type_name(table[i].type), table[i].source);
-    fputs("| (category `gpu_memcpy`, `gpu_memset`, `Memcpy`, `Memset`) | memory | copies and fills, whatever their "
-          "name |\n",
-          f);
-    fputs("| anything else | compute | |\n", f);
+    *n = sizeof table / sizeof table[0];
+    return table;
 }

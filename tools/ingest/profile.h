@@ -59,8 +59,15 @@ void tl_kernel_class_reset(void);
 /* The user's patterns as one string, "GLOB=type; GLOB=type" in the order
  * added; NULL when none (what partials record as their "kernel_classes"). */
 const char *tl_kernel_class_spec(void);
-/* The table as Markdown (docs/analysis.md). */
-void tl_kernel_class_markdown(FILE *f);
+/* One row of the built-in table: a glob, its kernel type, where the naming
+ * comes from (docs/analysis.md's "Kernel type" table is written from it by
+ * render/docs_tables.c). */
+typedef struct tl_kernel_class_row {
+    const char *pattern;
+    int type;
+    const char *source;
+} tl_kernel_class_row;
+const tl_kernel_class_row *tl_kernel_class_table(size_t *n);
 
 /* Normalized categories: current and legacy Kineto names map to one class. */
 enum tl_cat_class {
