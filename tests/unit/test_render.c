@@ -24,7 +24,9 @@
 
 #include "aggregate.h"
 #include "escape.h"
+#include "numbers.h"
 #include "render.h"
+#include "text_numbers.h"
 #include "units.h"
 #include "tt_support.h"
 
@@ -648,6 +650,103 @@ static void test_markdown_escapes(void **state)
 }
 
 /* 100k names, each long and hostile: the summary stays under 1 MiB, the page under 3 MiB. */
+/* ---- one formatter for the analysis's numbers ------------------------------------------- */
+
+static int to_file(void *ctx, const void *buf, size_t len)
+{
+    return fwrite(buf, 1, len, ctx) == len ? 0 : -1;
+}
+
+/* Every output, as the user reads it. */
+static char *every_output(const tl_aggregate *a, int which)
+{
+    page p = { NULL, 0 };
+    FILE *f = open_memstream(&p.buf, &p.len);
+    assert_non_null(f);
+    tl_report_options o = { "numbers", 1700000000, "0.1.0-test" };
+    tl_json j;
+    switch (which) {
+    case 0:
+        assert_int_equal(tl_render_html(f, a, &o), 0);
+        break;
+    case 1:
+        assert_int_equal(tl_render_markdown(f, a, &o), 0);
+        break;
+    case 2:
+        tl_render_summary(f, a, 0, 200);
+        break;
+    case 3:
+        tl_json_init(&j, to_file, f);
+        tl_aggregate_write(&j, a, "test", 1);
+        assert_int_equal(tl_json_finish(&j), 0);
+        break;
+    default:
+        assert_int_equal(tl_render_trace(f, a, "0.1.0-test", 0), 0);
+        break;
+    }
+    assert_int_equal(fclose(f), 0);
+    return p.buf;
+}
+
+/* A duration, a size and a percentage analyze puts in a finding, its
+ * evidence, a skipped rule's reason and the headline read the same in the
+ * console, the Markdown, the HTML page, the aggregate JSON and the merged
+ * trace: the text common/units.h gives the same value in a table
+ * ("42.00 µs", never "0.042 ms"), and no token is left. */
+static void test_numbers_one_format(void **state)
+{
+    (void)state;
+    tl_aggregate *a = aggregate(2, 0, 0, 0);
+    char want_dur[32], want_bytes[32], want_pct[32];
+    tl_units_dur(want_dur, sizeof want_dur, 42000);
+    tl_units_bytes(want_bytes, sizeof want_bytes, 1.5 * 1073741824.0);
+    tl_units_pct(want_pct, sizeof want_pct, 45.25);
+    assert_string_equal(want_dur, "42.00 \xc2\xb5s");
+    assert_string_equal(want_bytes, "1.5 GiB");
+    assert_string_equal(want_pct, "45.2%");
+    char t[32];
+    assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_DUR, 42000), want_dur);
+    assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_DUR_ROUND, 1e6), "1 ms");
+    assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_BYTES_ROUND, 256.0 * 1048576), "256 MiB");
+    assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_PCT_WHOLE, 30), "30%");
+    assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_PCT_SIGNED, -12.25), "-12.2%");
+
+    /* the headline and a finding in analyze's words, with typed numbers */
+    free(a->headline);
+    a->headline = tl_format("On rank 0, each gap is %s on average", TL_DUR(42000));
+    a->headline_severity = "warning";
+    assert_true(a->nrecs < TL_MAX_RECOMMENDATIONS && a->nskips < TL_MAX_RECOMMENDATIONS);
+    tl_recommendation *r = &a->recs[a->nrecs++];
+    memset(r, 0, sizeof *r);
+    r->id = "launch-bound";
+    r->severity = "warning";
+    r->rank = 0;
+    r->advice = "Use CUDA graphs.";
+    r->finding = tl_format("On rank 0, the host's part averages %s a gap.", TL_DUR(42000));
+    r->message = tl_format("%s %s", r->finding, r->advice);
+    r->evidence =
+        tl_format("gaps of %s; %s of %s reserved", TL_DUR(42000), TL_PCT(45.25), TL_BYTES(1.5 * 1073741824.0));
+    a->skips[a->nskips].id = "eager-attention";
+    a->skips[a->nskips].absent = 0;
+    a->skips[a->nskips++].why = tl_format("under %s of the time", TL_PCT(45.25));
+
+    static const char *const outputs[] = { "HTML", "Markdown", "console", "aggregate JSON", "merged trace" };
+    for (int k = 0; k < 5; k++) {
+        char *out = every_output(a, k);
+        /* each output has the three numbers, never the old fixed-unit text nor a token */
+        if (strstr(out, want_dur) == NULL || strstr(out, want_bytes) == NULL || strstr(out, want_pct) == NULL)
+            fail_msg("the %s output lacks \"%s\", \"%s\" or \"%s\"", outputs[k], want_dur, want_bytes, want_pct);
+        if (strstr(out, "0.042 ms") != NULL || strchr(out, '\x1f') != NULL || strchr(out, '\x1e') != NULL)
+            fail_msg("the %s output writes a number another way", outputs[k]);
+        /* the headline (first in every output that has one) with its number */
+        if (k != 4) /* the merged trace has no headline */
+            if (strstr(out, "each gap is 42.00 \xc2\xb5s on average") == NULL)
+                fail_msg("the %s output's headline lacks its number", outputs[k]);
+        free(out);
+    }
+    done(a);
+}
+
 static void test_markdown_size_bounded(void **state)
 {
     (void)state;
@@ -704,6 +803,7 @@ int main(void)
         cmocka_unit_test(test_timeline_axes),
         cmocka_unit_test(test_markdown_escapes),
         cmocka_unit_test(test_markdown_size_bounded),
+        cmocka_unit_test(test_numbers_one_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
