@@ -10,6 +10,7 @@
 #     NUL-filled rank file, a README and a missing path added: the bad inputs land on
 #     some process and are reported like any bad input, with tally's warnings and exit
 #     code (0, and 1 with --strict);
+#   - 40 generated ranks under 2 and 4 processes (sessions sent in pieces, passed on);
 #   - no usable input: exit 3 from mpirun, as from tally.
 # OpenMPI is told to stay on this machine (shared memory, no network probing) and to
 # allow more processes than cores; --allow-run-as-root only when running as root.
@@ -40,7 +41,7 @@ run_mpi() { # n, args...
     timeout 120 mpirun $root --oversubscribe -n "$n" "$tmpi" "$@"
 }
 
-# check LABEL DIR INPUTS...: every output of tally-mpi -n 1, 2, 3 equals tally's.
+# check LABEL DIR INPUTS...: every output of tally-mpi -n 1, 2, 3 (or $NPROCS) equals tally's.
 check() {
     label=$1
     dir=$2
@@ -54,7 +55,7 @@ check() {
     "$tally" summary "$@" >"$out/t.summary" 2>/dev/null
     "$tally" aggregate -q --partial "$@" -o "$out/t.partial.json"
     set -e
-    for n in 1 2 3; do
+    for n in ${NPROCS:-1 2 3}; do
         set +e
         run_mpi "$n" report "$@" -o "$out/m$n.html" --json "$out/m$n.json" --markdown "$out/m$n.md" 2>"$out/m$n.err"
         mrc=$?
@@ -97,6 +98,14 @@ grep -q 'missing-rank.json' "$work/gen/m3.err" || fail "the missing input is not
 grep -q '"truncated":true' "$work/gen/m3.json" || fail "the truncated trace is not marked in the aggregate"
 grep -q 'aggregate.json: a tally aggregate found in a directory: not read' "$work/gen/m3.err" ||
     fail "an aggregate found by the walk is read, or not said"
+
+# 40 ranks under 2 and 4 processes: each process sends its sessions in pieces of 16
+# (mpi_analyze.c, TL_MPI_WIRE_SESSIONS), more than one piece a process, and under 4 process
+# 2 passes process 3's pieces on to process 0 (the tree's inner step).
+many=$work/manyset
+mkdir -p "$many"
+"$gen" --ranks 40 --dir "$many" --steps 2 --layers 1 --seed 3 --quiet
+NPROCS="2 4" check many "$many" .
 
 # --strict: warnings fail the run, with tally's code.
 cd "$gset"

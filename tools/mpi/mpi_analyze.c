@@ -488,7 +488,7 @@ static int assign_ranks_globally(tl_run *run, const size_t *global_item)
  * partial's field tables. No JSON text is made here nor parsed at process 0,
  * and nothing is compressed: the wire is about the size of the partial's
  * JSON, and a copy over shared memory or InfiniBand costs less than zlib. */
-static int pack_partial(const tl_aggregate *agg, int code, buf *out)
+static int pack_partial(const tl_aggregate *agg, size_t lo, size_t hi, int code, buf *out)
 {
     tl_partial view = { .whole_trace = agg->opt.whole_trace,
                         .kernel_wait_ns = agg->opt.kernel_wait_ns,
@@ -499,7 +499,7 @@ static int pack_partial(const tl_aggregate *agg, int code, buf *out)
         return -1;
     memcpy(w.p, &c, sizeof c);
     w.len = sizeof c;
-    if (tl_partial_wire_pack(&w, &view, agg->sessions, agg->nsessions) != 0) {
+    if (tl_partial_wire_pack(&w, &view, agg->sessions + lo, hi - lo) != 0) {
         free(w.p);
         return -1;
     }
@@ -530,12 +530,22 @@ static int unpack_partial(tl_partial *part, const char *p, size_t n, int *code, 
 
 /* The partials travel up a binomial tree: in round k (step 2^k) process r
  * with r % 2^(k+1) == 2^k sends what it holds to r - 2^k and is done; the
- * others receive from r + 2^k. What a process holds is a list of packed
- * partials, one per process below it: merging partials is concatenating
- * their sessions, so the inner processes pass the packed ones on instead of
- * unpacking and packing them again, and process 0 unpacks them all at the
- * end, --jobs threads wide (a copy of each session's values, in its order).
- * Message: [u64 count] then per partial [u64 length][bytes]. */
+ * others receive from r + 2^k. What a process holds is its own sessions and
+ * the packed partials of the processes below it: merging partials is
+ * concatenating their sessions, so the inner processes pass the packed ones
+ * on instead of unpacking and packing them again. A process packs its own
+ * sessions TL_MPI_WIRE_SESSIONS at a time, each piece a partial of its own,
+ * and every piece travels as a message of its own: [u64 count] first, then
+ * the pieces in list order. Process 0 unpacks the pieces as they come,
+ * --jobs pieces at a time (a copy of each session's values, in its order),
+ * and lets each go once unpacked, so it holds the sessions added so far and
+ * at most --jobs pieces: where it held every process's whole partial until
+ * the last had come, and each twice while it was split (issue 45: process
+ * 0's memory, bounded by the sessions it keeps, not by the partials it is
+ * sent). The messages come in list order (round k brings the processes
+ * 2^k .. 2^(k+1) - 1), so the sessions are added in it. */
+#define TL_MPI_WIRE_SESSIONS 16
+
 typedef struct blob {
     char *p;
     size_t n;
@@ -561,26 +571,6 @@ static void blobs_release(blobs *l)
         free(l->v[i].p);
     free(l->v);
     memset(l, 0, sizeof *l);
-}
-
-/* Split a received list into l (the pieces are copied out). */
-static int blobs_take(blobs *l, const char *p, size_t n, int from)
-{
-    buf b = { (char *)p, n, n, 0, 0 };
-    int64_t count = get_i64(&b);
-    for (int64_t i = 0; i < count && !b.oom; i++) {
-        int64_t len = get_i64(&b);
-        if (b.oom || len < 0 || (size_t)len > b.len - b.pos)
-            return -1;
-        char *x = malloc(len ? (size_t)len : 1);
-        if (x == NULL || blobs_push(l, x, (size_t)len, from) != 0) {
-            free(x);
-            return -1;
-        }
-        memcpy(x, b.p + b.pos, (size_t)len);
-        b.pos += (size_t)len;
-    }
-    return b.oom ? -1 : 0;
 }
 
 typedef struct parse_job {
@@ -654,53 +644,92 @@ static int parse_all(tl_aggregate *agg, blobs *l, int jobs, int *code)
     return j.rc;
 }
 
+/* Send this process's sessions, in pieces, then the pieces it holds from
+ * the processes below it (freed as they go). */
+static void send_partials(const tl_aggregate *agg, int code, blobs *held, int to)
+{
+    size_t own = agg->nsessions ? (agg->nsessions + TL_MPI_WIRE_SESSIONS - 1) / TL_MPI_WIRE_SESSIONS : 1;
+    uint64_t count = own + held->n;
+    send_bytes(&count, sizeof count, to);
+    for (size_t k = 0; k < own; k++) {
+        size_t lo = k * TL_MPI_WIRE_SESSIONS, hi = lo + TL_MPI_WIRE_SESSIONS;
+        if (hi > agg->nsessions)
+            hi = agg->nsessions;
+        buf b = { 0 };
+        if (pack_partial(agg, lo, hi, code, &b) != 0) {
+            fprintf(stderr, "tally-mpi: process %d: out of memory packing its partial\n", g_rank);
+            MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+        }
+        send_bytes(b.p, b.len, to);
+        free(b.p);
+    }
+    for (size_t i = 0; i < held->n; i++) {
+        send_bytes(held->v[i].p, held->v[i].n, to);
+        free(held->v[i].p);
+        held->v[i].p = NULL;
+    }
+}
+
+/* Receive the pieces of process `from` (and those below it): process 0
+ * unpacks them into agg, `threads` at a time; the others keep them, to pass
+ * them on. */
+static int recv_partials(tl_aggregate *agg, blobs *held, int from, int *code, int threads)
+{
+    size_t n;
+    char *c = recv_bytes(&n, from);
+    uint64_t count = 0;
+    int rc = 0;
+    if (n == sizeof count)
+        memcpy(&count, c, n);
+    else {
+        fprintf(stderr, "tally-mpi: process %d: the message of process %d is not a count of partials\n", g_rank, from);
+        rc = -1;
+    }
+    free(c);
+    blobs batch = { 0 };
+    for (uint64_t i = 0; i < count; i++) {
+        size_t len;
+        char *p = recv_bytes(&len, from);
+        if (blobs_push(g_rank == 0 ? &batch : held, p, len, from) != 0) {
+            fprintf(stderr, "tally-mpi: process %d: out of memory taking the partials of process %d\n", g_rank, from);
+            MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
+        }
+        if (g_rank != 0)
+            continue;
+        g_wire_bytes += len;
+        if (batch.n == (size_t)threads || i + 1 == count) {
+            if (parse_all(agg, &batch, threads, code) != 0)
+                rc = -1;
+            blobs_release(&batch);
+        }
+    }
+    blobs_release(&batch);
+    return rc;
+}
+
 static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
 {
     int rc = 0;
     blobs held = { 0 };
-    if (g_rank != 0) {
-        buf own;
-        if (pack_partial(agg, *code, &own) != 0 || blobs_push(&held, own.p, own.len, g_rank) != 0) {
-            fprintf(stderr, "tally-mpi: process %d: out of memory packing its partial\n", g_rank);
-            MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
-        }
-    }
     for (int step = 1; step < g_size; step *= 2) {
         if (g_rank % (2 * step) == step) {
-            buf out = { 0 };
-            put_i64(&out, (int64_t)held.n);
-            for (size_t i = 0; i < held.n; i++) {
-                put_i64(&out, (int64_t)held.v[i].n);
-                buf_put(&out, held.v[i].p, held.v[i].n);
-            }
+            send_partials(agg, *code, &held, g_rank - step);
             blobs_release(&held);
-            if (out.oom) {
-                fprintf(stderr, "tally-mpi: process %d: out of memory sending its partials\n", g_rank);
-                MPI_Abort(MPI_COMM_WORLD, TL_EXIT_NO_INPUT);
-            }
-            send_bytes(out.p, out.len, g_rank - step);
-            free(out.p);
             return 0;
         }
         if (g_rank % (2 * step) == 0 && g_rank + step < g_size) {
-            size_t n;
-            char *p = recv_bytes(&n, g_rank + step);
-            if (blobs_take(&held, p, n, g_rank + step) != 0) {
-                fprintf(stderr, "tally-mpi: the partials from process %d could not be taken\n", g_rank + step);
+            /* Process 0 unpacks as it receives. In the last round every
+             * other process is done and waits without spinning
+             * (tally_mpi.c), so that may use every core here; before, the
+             * others may still be reading, and it keeps to --jobs. */
+            int threads = jobs < 1 ? 1 : jobs;
+            long cores = tl_cli_cpus();
+            if (2 * step >= g_size && cores > threads)
+                threads = cores > 64 ? 64 : (int)cores;
+            if (recv_partials(agg, &held, g_rank + step, code, threads) != 0)
                 rc = -1;
-            }
-            free(p);
         }
     }
-    /* Process 0: the others on this node are done and wait without spinning
-     * (tally_mpi.c), so the parse may use every core here. */
-    for (size_t i = 0; i < held.n; i++)
-        g_wire_bytes += held.v[i].n;
-    long cores = tl_cli_cpus();
-    if (cores > jobs)
-        jobs = cores > 64 ? 64 : (int)cores;
-    if (parse_all(agg, &held, jobs, code) != 0)
-        rc = -1;
     blobs_release(&held);
     return rc;
 }
