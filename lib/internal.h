@@ -55,10 +55,23 @@ static inline uint64_t tl_now(void)
         return __rdtsc();
     return tl_clock_ns_monotonic();
 }
+/* The begin/end pair's fast path (collector.c) reads the TSC inline and
+ * leaves every other clock to its general path: TL_TSC_READY() says whether
+ * the TSC is the clock, tl_tsc() reads it. */
+#define TL_TSC_READY() TL_LIKELY(TL_LOAD(tl_clock_use_tsc))
+static inline uint64_t tl_tsc(void)
+{
+    return __rdtsc();
+}
 #else
 static inline uint64_t tl_now(void)
 {
     return tl_clock_ns_monotonic();
+}
+#define TL_TSC_READY() 0
+static inline uint64_t tl_tsc(void)
+{
+    return 0;
 }
 #endif
 /* Calibrate (waits until at least 20 ms have passed since setup) and return ns per tick. */
@@ -152,13 +165,16 @@ typedef struct tl_open {
     uint32_t recorded;
 } tl_open;
 
+/* 64 bytes: a slot's address is a shift of its index. */
 typedef struct tl_cache_slot {
-    const char *key;      /* the caller's pointer */
+    const char *key;      /* the caller's pointer; never NULL (tl_slot_empty) */
     const char *interned; /* its interned copy, for the text check */
+    /* len < 32: the bits of head's bytes 0..len (its NUL); else bits 0..32
+     * (bit 32: not a short name, see tl_name_is_short) */
+    uint64_t mask;
     uint32_t id;
     uint32_t len;           /* strlen(interned) */
-    uint32_t mask;          /* len < 16: the bits of head's bytes 0..len (its NUL) */
-    unsigned char head[16]; /* interned's first 16 bytes, NUL and zeros after its end */
+    unsigned char head[32]; /* interned's first 32 bytes, NUL and zeros after its end */
 } tl_cache_slot;
 
 enum tl_stat_kind { TL_SECTION = 0, TL_ITERATION = 1, TL_NKINDS = 2 };
@@ -223,15 +239,22 @@ static inline tl_thread *tl_thread_self(void)
     tl_thread *t = tl_self_ptr;
     return TL_LIKELY(t != NULL) ? t : tl_thread_self_slow();
 }
+/* The key of a cache slot that holds no name: never NULL, so that a NULL name
+ * (slot 0) misses the cache without a test of its own on the fast path. */
+extern const char tl_slot_empty[1];
 /* The name's id through the thread's cache of the caller's pointers (thread.c). */
 uint32_t tl_thread_lookup_slow(tl_thread *t, tl_cache_slot *slot, const char *name);
 
 /* Is the caller's name the slot's text? The pointer alone is not proof: a
  * caller may reuse a buffer for another name. strcmp through the PLT costs a
- * third of a pair; instead 16 bytes of name are compared at once with the
+ * third of a pair; instead 32 bytes of name are compared at once with the
  * slot's copy (bytes after the name's NUL are masked off; the load stays in
  * name's page, so it cannot fault), and strcmp checks only what is past them.
- * Under the sanitizers, which would report the masked bytes, strcmp. */
+ * tl_name_is_short is the check of the pair's fast path (collector.c), with
+ * no call: 0 also for a name of 32 bytes or more (its mask has bit 32, which
+ * no comparison sets) or one near the end of a page, which the general path
+ * then checks with tl_name_is. Under the sanitizers, which would report the
+ * masked bytes, strcmp. */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 #define TL_NAME_STRCMP_ONLY 1
@@ -242,15 +265,29 @@ uint32_t tl_thread_lookup_slow(tl_thread *t, tl_cache_slot *slot, const char *na
 #endif
 #if defined(__SSE2__) && !defined(TL_NAME_STRCMP_ONLY)
 #include <emmintrin.h>
+#define TL_NAME_PAGE_OK(name) TL_LIKELY(((uintptr_t)(name)&4095) <= 4096 - sizeof(((tl_cache_slot *)0)->head))
+/* The bit of each of name's first 32 bytes that equals the slot's copy. */
+static inline uint64_t tl_name_eq32(const tl_cache_slot *slot, const char *name)
+{
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)name);
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(name + 16));
+    __m128i h0 = _mm_loadu_si128((const __m128i *)(const void *)slot->head);
+    __m128i h1 = _mm_loadu_si128((const __m128i *)(const void *)(slot->head + 16));
+    uint64_t lo = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, h0));
+    uint64_t hi = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, h1));
+    return lo | hi << 16;
+}
+static inline int tl_name_is_short(const tl_cache_slot *slot, const char *name)
+{
+    return TL_NAME_PAGE_OK(name) && (tl_name_eq32(slot, name) & slot->mask) == slot->mask;
+}
 static inline int tl_name_is(const tl_cache_slot *slot, const char *name)
 {
-    if (TL_LIKELY(((uintptr_t)name & 4095) <= 4096 - 16)) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)name);
-        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)slot->head);
-        unsigned eq = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, h));
-        if (TL_LIKELY(slot->len < 16))
+    if (TL_NAME_PAGE_OK(name)) {
+        uint64_t eq = tl_name_eq32(slot, name);
+        if (TL_LIKELY(slot->len < 32))
             return (eq & slot->mask) == slot->mask;
-        return eq == 0xffffu && strcmp(name + 16, slot->interned + 16) == 0;
+        return eq == 0xffffffffu && strcmp(name + 32, slot->interned + 32) == 0;
     }
     return strcmp(slot->interned, name) == 0;
 }
@@ -258,6 +295,10 @@ static inline int tl_name_is(const tl_cache_slot *slot, const char *name)
 static inline int tl_name_is(const tl_cache_slot *slot, const char *name)
 {
     return strcmp(slot->interned, name) == 0;
+}
+static inline int tl_name_is_short(const tl_cache_slot *slot, const char *name)
+{
+    return tl_name_is(slot, name);
 }
 #endif
 
@@ -304,13 +345,16 @@ void tl_thread_pend_slow(tl_thread *t, uint32_t name, uint64_t dur);
 
 /* The hot path's append, by t's owner without the flag: the event is written
  * and then published with a release store of the chunk's count. 1 when the
- * trace keeps it, 0 when it was dropped (the budget is spent). */
-static inline int tl_thread_push(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
+ * trace keeps it, 0 when it was dropped (the budget is spent).
+ * tl_thread_push_fast is its part without a call: 0 (nothing written) when
+ * the thread has no chunk or its chunk is full. A chunk exists only with
+ * tracing on (with it off the budget is 0 and none is handed out). */
+static inline int tl_thread_push_fast(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
 {
     tl_event_chunk *c = t->chunks_tail;
     uint32_t used;
     if (TL_UNLIKELY(c == NULL || (used = c->used) == c->cap))
-        return tl_thread_push_slow(t, kind, name, t0, value);
+        return 0;
     tl_event *e = &c->ev[used];
     e->t0 = t0;
     e->value = value;
@@ -318,6 +362,10 @@ static inline int tl_thread_push(tl_thread *t, uint32_t kind, uint32_t name, uin
     e->kind = kind;
     __atomic_store_n(&c->used, used + 1, __ATOMIC_RELEASE);
     return 1;
+}
+static inline int tl_thread_push(tl_thread *t, uint32_t kind, uint32_t name, uint64_t t0, uint64_t value)
+{
+    return TL_LIKELY(tl_thread_push_fast(t, kind, name, t0, value)) ? 1 : tl_thread_push_slow(t, kind, name, t0, value);
 }
 
 /* A section's duration for the statistics, by t's owner without the flag
@@ -335,6 +383,11 @@ static inline void tl_thread_pend(tl_thread *t, uint32_t name, uint64_t dur)
     p->name = name;
     __atomic_store_n(&t->pend_head, head + 1, __ATOMIC_RELEASE);
 }
+
+/* A section that tl_thread_push_fast could not take (no chunk yet, a full
+ * one, tracing off): the trace's event through tl_thread_push_slow with
+ * tracing on, else (or when dropped) its duration through the ring. */
+void tl_thread_record_slow(tl_thread *t, uint32_t name, uint64_t t0, uint64_t dur);
 
 /* ---- memory.c / nvml.c -------------------------------------------------- */
 
@@ -543,8 +596,11 @@ typedef struct tl_block {
 } tl_block;
 
 typedef struct tl_global {
-    atomic_int state;           /* tl_state */
-    atomic_int recording;       /* schedule gate */
+    atomic_int state;     /* tl_state */
+    atomic_int recording; /* schedule gate */
+    /* 1 while running with the TSC as the clock: the begin/end pair's fast
+     * path (collector.c) checks this one word instead of both */
+    atomic_int fast_pair;
     pthread_mutex_t lock;       /* registry, snapshots, instants, tags, providers */
     pthread_mutex_t write_lock; /* one writer at a time (flush/shutdown) */
 

@@ -80,11 +80,15 @@ void tl_thread_unload(void)
         pthread_key_delete(retire_key);
 }
 
+const char tl_slot_empty[1];
+
 tl_thread *tl_thread_self_slow(void)
 {
     tl_thread *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
+    for (int i = 0; i < TL_NAME_CACHE; i++)
+        t->cache[i].key = tl_slot_empty;
     t->tid = (int)syscall(SYS_gettid);
     pthread_once(&key_once, make_key);
     pthread_setspecific(retire_key, t);
@@ -121,11 +125,11 @@ uint32_t tl_thread_lookup_slow(tl_thread *t, tl_cache_slot *slot, const char *na
     slot->interned = text;
     slot->id = id;
     slot->len = len < UINT32_MAX ? (uint32_t)len : UINT32_MAX;
-    slot->mask = len < 16 ? (uint32_t)((1u << (len + 1)) - 1) : 0xffffu;
+    slot->mask = len < 32 ? (UINT64_C(1) << (len + 1)) - 1 : (UINT64_C(1) << 33) - 1;
     memset(slot->head, 0, sizeof slot->head);
     memcpy(slot->head, text, len < sizeof slot->head ? len : sizeof slot->head);
     if (id == TL_NAME_OVERFLOW)
-        slot->key = NULL; /* do not cache: the text differs from "(other names)" */
+        slot->key = tl_slot_empty; /* do not cache: the text differs from "(other names)" */
     return id;
 }
 
@@ -321,4 +325,11 @@ uint64_t tl_thread_events(tl_thread *t)
     for (tl_event_chunk *c = t->chunks_head; c != NULL; c = c->next)
         n += __atomic_load_n(&c->used, __ATOMIC_ACQUIRE);
     return n;
+}
+
+void tl_thread_record_slow(tl_thread *t, uint32_t name, uint64_t t0, uint64_t dur)
+{
+    if (TL_LIKELY(tl_g.trace) && tl_thread_push_slow(t, TL_EV_SECTION, name, t0, dur))
+        return;
+    tl_thread_pend(t, name, dur);
 }

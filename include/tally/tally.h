@@ -258,10 +258,11 @@ TALLY_API int tally_enabled(void);
  * Open a timed section named name on the calling thread. Sections nest; each
  * tally_end() closes the innermost open one. name is interned on first use
  * (the string is copied), so it may be a temporary buffer, but a string
- * literal is fastest. Cost: a begin/end pair is ~70 ns enabled (two clock
- * reads of ~8-30 ns each, the rest bookkeeping) and under 1 ns when disabled
- * at run time (an inline check of tally__gate; see the end of this header).
- * Lock-free.
+ * literal is fastest. Cost: a traced begin/end pair is ~30 ns enabled with
+ * the TSC as the clock (two TSC reads of ~10 ns each; docs/collector.md, "What
+ * a begin/end pair costs"), more with CLOCK_MONOTONIC, and under 1 ns when
+ * disabled at run time (an inline check of tally__gate; see the end of this
+ * header). Lock-free.
  */
 TALLY_API void tally_begin(const char *name);
 

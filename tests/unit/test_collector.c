@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tally/tally.h"
@@ -656,6 +657,89 @@ static void test_after_shutdown(void **state)
 
 /* Ends before anything began (the first calls of the program, so they also
  * initialize the library), sections nested beyond 256, a negative rank. */
+/* ---- the begin/end pair's fast path and its general path --------------- */
+
+/* A buffer reused for names of each length around the 32 bytes the fast
+ * path compares at once (collector.c, internal.h tl_name_is_short): each
+ * text twice, then its last byte changed; NULL names once the name cache is
+ * warm; names that end at the end of a readable page. */
+static const size_t fast_lens[] = { 1, 15, 16, 20, 31, 32, 33, 40 };
+
+static int body_fast_path(void *arg)
+{
+    (void)arg;
+    char buf[64];
+    for (size_t i = 0; i < sizeof fast_lens / sizeof fast_lens[0]; i++) {
+        memset(buf, 0, sizeof buf);
+        memset(buf, 'a', fast_lens[i]);
+        for (int k = 0; k < 2; k++) {
+            tally_begin(buf);
+            tally_end();
+        }
+        buf[fast_lens[i] - 1] = 'b';
+        tally_begin(buf);
+        tally_end();
+    }
+    for (int k = 0; k < 3; k++) {
+        tally_begin(NULL);
+        tally_end();
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    char *map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED || mprotect(map + page, (size_t)page, PROT_NONE) != 0)
+        return 1;
+    for (int n = 1; n <= 40; n++) {
+        char *name = map + page - n; /* its NUL is the page's last byte */
+        memset(name, 'p', (size_t)n - 1);
+        name[n - 1] = '\0';
+        tally_begin(name);
+        tally_end();
+    }
+    return 0;
+}
+
+static void check_fast_path(const char *clock)
+{
+    tt_scenario s;
+    const char *env[] = { clock, NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_fast_path, NULL), 0);
+    assert_string_equal(s.err, "");
+    json_t *r = load_out(&s, "t-rank0.report.json");
+    assert_string_equal(tt_str(json_object_get(r, "clock"), "source"),
+                        strcmp(clock, "TALLY_CLOCK=tsc") == 0 ? "tsc" : "CLOCK_MONOTONIC");
+    char name[64];
+    for (size_t i = 0; i < sizeof fast_lens / sizeof fast_lens[0]; i++) {
+        memset(name, 0, sizeof name);
+        memset(name, 'a', fast_lens[i]);
+        assert_int_equal(tt_int(section(r, "sections", name), "count"), 2);
+        name[fast_lens[i] - 1] = 'b';
+        assert_int_equal(tt_int(section(r, "sections", name), "count"), 1);
+    }
+    assert_int_equal(tt_int(section(r, "sections", "(null)"), "count"), 3);
+    for (int n = 1; n <= 40; n++) {
+        memset(name, 0, sizeof name);
+        memset(name, 'p', (size_t)n - 1);
+        assert_int_equal(tt_int(section(r, "sections", name), "count"), 1); /* n == 1: "" */
+    }
+    assert_int_equal(tt_int(json_object_get(r, "problems"), "unmatched_ends"), 0);
+    json_decref(check_dir(&s));
+    json_decref(r);
+    tt_end(&s);
+}
+
+static void test_fast_path_tsc(void **state)
+{
+    (void)state;
+    check_fast_path("TALLY_CLOCK=tsc");
+}
+
+static void test_general_path_monotonic(void **state)
+{
+    (void)state;
+    check_fast_path("TALLY_CLOCK=monotonic");
+}
+
 static int body_limits(void *arg)
 {
     (void)arg;
@@ -858,6 +942,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_limits_counted, tt_teardown),
+        cmocka_unit_test_teardown(test_fast_path_tsc, tt_teardown),
+        cmocka_unit_test_teardown(test_general_path_monotonic, tt_teardown),
         cmocka_unit_test_teardown(test_negative_rank_not_zero, tt_teardown),
         cmocka_unit_test_teardown(test_rank_variable_refused, tt_teardown),
         cmocka_unit_test_teardown(test_name_is_a_file_name, tt_teardown),
