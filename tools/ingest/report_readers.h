@@ -79,7 +79,7 @@ int tl_read_framepack_memlog(tl_profile *p, const char *doc, size_t len);
 int tl_framepack_memlog_name(const char *path);
 int tl_read_inferix_json(tl_profile *p, const json_t *root);
 
-/* ---- helpers shared by the three readers (read_tally_report.c) ----------
+/* ---- helpers shared by the three readers (report_common.c) -------------
  * Not for other modules: they exist so that the three readers check numbers
  * and word their warnings the same way. */
 
@@ -93,9 +93,13 @@ int tl_read_inferix_json(tl_profile *p, const json_t *root);
 int tl_readers_load(tl_profile *p, const char *buf, size_t len, json_t **root);
 
 /* 0 when root is of `format` (sets p->format), else -1 with the warning
- * "not <what>: <why>". */
+ * "not <what>: <why>" (report_kind.c). */
 int tl_readers_expect(tl_profile *p, const json_t *root, int format, const char *what);
 
+/* Copy src[0..n) into out (size bytes) for a message: control bytes become
+ * '?', and a text longer than max is cut (at a UTF-8 character boundary) and
+ * marked "...". */
+void tl_readers_clean_copy(char *out, size_t size, const char *src, size_t n, size_t max);
 /* Write "prefix.key" (or just key when prefix is empty) into out, with control
  * bytes replaced by '?' and a long key shortened; returns out. */
 const char *tl_readers_path(char *out, size_t size, const char *prefix, const char *key);
