@@ -25,6 +25,7 @@
 #include "binner.h"
 #include "identity.h"
 #include "stats.h"
+#include "strtab.h"
 
 enum tl_format {
     TL_FMT_UNKNOWN = 0,
@@ -105,27 +106,6 @@ static inline int64_t tl_ns_add(int64_t a, int64_t b)
  * int64. 3e18 ns since the epoch is the year 2065; 1e18 ns is 31 years. */
 #define TL_TRACE_TS_MAX 3000000000000000000LL
 #define TL_TRACE_DUR_MAX 1000000000000000000LL
-
-/* ---- interned strings, per profile ------------------------------------- */
-
-typedef struct tl_strtab {
-    char **strs;      /* id -> NUL-terminated copy */
-    uint32_t *hashes; /* id -> hash of the string, checked before comparing bytes */
-    uint32_t n, cap;
-    uint32_t *slots; /* open addressing: id + 1, or 0 */
-    uint32_t nslots;
-} tl_strtab;
-
-void tl_strtab_init(tl_strtab *t);
-void tl_strtab_release(tl_strtab *t);
-/* Id of the string s[0..len), added if new. UINT32_MAX when out of memory. */
-uint32_t tl_strtab_intern(tl_strtab *t, const char *s, size_t len);
-/* Id of s if present, else UINT32_MAX. */
-uint32_t tl_strtab_find(const tl_strtab *t, const char *s, size_t len);
-static inline const char *tl_strtab_get(const tl_strtab *t, uint32_t id)
-{
-    return id < t->n ? t->strs[id] : "";
-}
 
 /* ---- statistics per (category, name) ------------------------------------ */
 
