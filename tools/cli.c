@@ -542,10 +542,13 @@ static int parse(tl_cli *cli, int argc, char **argv)
                 return TL_EXIT_USAGE;
             continue;
         case OPT_KERNEL_CLASS:
-            if (tl_kernel_class_add(optarg) != 0) {
+            if (cli->kernel_classes == NULL && (cli->kernel_classes = tl_kernel_classes_new()) == NULL)
+                return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
+            cli->analyze.kernel_classes = cli->kernel_classes;
+            if (tl_kernel_classes_add(cli->kernel_classes, optarg) != 0) {
                 fprintf(stderr,
                         "tally %s: --kernel-class needs GLOB=TYPE with TYPE compute, communication, memory "
-                        "or other (at most 64)\n",
+                        "or other (at most 64; GLOB without \"; \")\n",
                         cli->cmd);
                 return TL_EXIT_USAGE;
             }
@@ -554,15 +557,15 @@ static int parse(tl_cli *cli, int argc, char **argv)
             uint64_t x;
             if (parse_amount(cli, "max-names", optarg, UINT32_MAX, &x) != 0)
                 return TL_EXIT_USAGE;
-            cli->max_names = (uint32_t)x;
+            cli->analyze.max_names = (uint32_t)x;
             continue;
         }
         case OPT_MAX_EVENTS:
-            if (parse_amount(cli, "max-events", optarg, UINT64_MAX, &cli->max_events) != 0)
+            if (parse_amount(cli, "max-events", optarg, UINT64_MAX, &cli->analyze.max_events) != 0)
                 return TL_EXIT_USAGE;
             continue;
         case OPT_MAX_INPUT_SIZE:
-            if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->max_input_bytes) != 0)
+            if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->analyze.max_input_bytes) != 0)
                 return TL_EXIT_USAGE;
             continue;
         case OPT_COLOR: {
@@ -654,7 +657,6 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec, co
         return TL_EXIT_NOMEM;
     }
     int rc = parse(cli, argc, argv);
-    cli->analyze.kernel_classes = tl_kernel_class_spec(); /* recorded in partials, checked on joining */
     if (rc < 0 && cli->ninputs < spec->min_inputs) {
         if (cli->ninputs == 0)
             fprintf(stderr, "tally %s: no input given\n", cli->cmd);
@@ -695,6 +697,9 @@ void tl_cli_release(tl_cli *cli)
     if (cli->seen != NULL)
         free(cli->seen->ids);
     free(cli->seen);
+    tl_kernel_classes_free(cli->kernel_classes);
+    cli->kernel_classes = NULL;
+    cli->analyze.kernel_classes = NULL;
     cli->inputs = NULL;
     cli->arg_start = NULL;
     cli->lists = NULL;

@@ -104,10 +104,6 @@ struct tl_cli {
     struct tl_cli_lists *lists;        /* the input lists' text and the arrays' room */
     int jobs, strict, quiet, progress; /* progress: -1 auto (only on a terminal) */
     int json_all;                      /* --json-all: the aggregate JSON holds every rank in full, however many */
-    /* Memory bounds per input (0: the defaults of profile.h and discover.h). */
-    uint32_t max_names;       /* --max-names N */
-    uint64_t max_events;      /* --max-events N */
-    uint64_t max_input_bytes; /* --max-input-size BYTES (K, M, G suffixes) */
     /* every file read as an input, by device and inode: no output may be one
      * (behind a pointer: reading through a const tl_cli records them) */
     struct tl_cli_seen *seen;
@@ -117,6 +113,7 @@ struct tl_cli {
      * tl_cli_begin before it parses, so a command's option may point into
      * them (--whole-trace: &cli.analyze.whole_trace). */
     tl_analyze_options analyze;
+    tl_kernel_classes *kernel_classes; /* owned: analyze.kernel_classes (--kernel-class) */
 };
 
 /* The CPUs this process may use: the CPUs of its affinity mask

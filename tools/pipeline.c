@@ -16,18 +16,24 @@
 #include <string.h>
 
 /* ---- read ---------------------------------------------------------------- */
+void tl_pipeline_ingest_options(tl_ingest_options *io, const tl_cli *cli, const tl_analyze_options *opt)
+{
+    tl_ingest_options_init(io);
+    io->jobs = cli->jobs;
+    io->progress = cli->progress;
+    io->max_names = opt->max_names;
+    io->max_events = opt->max_events;
+    if (opt->max_input_bytes)
+        io->limits.max_input_bytes = opt->max_input_bytes;
+    io->kernel_classes = opt->kernel_classes;
+}
+
 size_t tl_pipeline_read(const tl_cli *cli, tl_run *run, void (*on_profile)(tl_profile *, void *), void *user)
 {
     tl_ingest_options opt;
-    tl_ingest_options_init(&opt);
+    tl_pipeline_ingest_options(&opt, cli, &cli->analyze);
     opt.on_profile = on_profile;
     opt.user = user;
-    opt.jobs = cli->jobs;
-    opt.progress = cli->progress;
-    opt.max_names = cli->max_names;
-    opt.max_events = cli->max_events;
-    if (cli->max_input_bytes)
-        opt.limits.max_input_bytes = cli->max_input_bytes;
     tl_run_init(run);
     if (cli->progress)
         fprintf(stderr, "tally: reading with %d job%s\n", cli->jobs, cli->jobs == 1 ? "" : "s");
@@ -90,9 +96,9 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
         tl_profile_skip(p, "%s", err);
         goto bad;
     }
-    char why[600];
-    if (tl_partial_options_check(part, opt, why, sizeof why) != 0) {
-        tl_profile_skip(p, "other options than this command's: %s; not read", why);
+    char why[700];
+    if (tl_partial_options_check(part, opt, "this command", why, sizeof why) != 0) {
+        tl_profile_skip(p, "%s; not read", why);
         goto bad;
     }
     tl_profile_drop_aggregate_doc(p);

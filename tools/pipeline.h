@@ -42,6 +42,10 @@ int tl_pipeline_run_arg(const tl_cli *cli, int k, tl_aggregate *agg, size_t *war
 /* ---- the stages, for commands that stop early (inspect, validate, merge) and
  * for engines that spread them over processes (tally-mpi) ------------------- */
 
+/* The options of reading (jobs, progress, read bounds, kernel classes) from
+ * the command line and the analysis options: every reader of inputs starts
+ * from them (tl_pipeline_read, tally-mpi's share). */
+void tl_pipeline_ingest_options(tl_ingest_options *io, const tl_cli *cli, const tl_analyze_options *opt);
 /* 1. Read the inputs into run with the parsed options (on_profile and user as
  * in tl_ingest_options; may be NULL). Prints discovery problems unless --quiet.
  * Records the identity of every input file in cli for the output check. */

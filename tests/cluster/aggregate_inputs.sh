@@ -13,7 +13,9 @@
 #   - a rank without a rank of its own (input order) does not take a rank a partial holds;
 #   - hostile partials (a span of 2^63-1, an idle time of -2^63, a negative count, a
 #     busy fraction of 7) are refused with a message naming the field, exit 3, no crash;
-#   - a partial analyzed with --whole-trace is refused by a command without it;
+#   - a partial made with other analysis options (--whole-trace, --kernel-class,
+#     --max-names, --max-events, --max-input-size) is refused by a command or a merge
+#     with others, the message naming the option and both values;
 #   - an old aggregate without sessions is named as such.
 # Runs inside the corpus set with relative names, so the paths in the outputs match.
 set -eu
@@ -150,7 +152,8 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 3 ] || fail "a --whole-trace partial was taken by a command without --whole-trace (exit $rc)"
-grep -q 'other options' "$work/w.err" || fail "no message on the options of a --whole-trace partial"
+grep -q "whole.json: made with --whole-trace, this command with no --whole-trace; not read" "$work/w.err" ||
+    fail "no message on the options of a --whole-trace partial: $(cat "$work/w.err")"
 "$tally" report -q --whole-trace "$work/whole.json" -o "$work/w.html" || fail "--whole-trace partial with --whole-trace"
 # ... the kernel-class table too: partials made with different --kernel-class
 # patterns are never merged (one rank's communication counted as compute).
@@ -160,20 +163,41 @@ grep -q '"kernel_classes":"\*ncclKernel\*=compute"' "$work/kc.json" || fail "the
 set +e
 "$tally" merge "$work/p1.json" "$work/kc.json" -o "$work/kcm.json" 2>"$work/kc.err"
 set -e
-grep -q "kc.json: other options than the inputs before it: analyzed with --kernel-class '\*ncclKernel\*=compute', here without; not read" \
+grep -q "kc.json: made with --kernel-class '\*ncclKernel\*=compute', the inputs before it with no --kernel-class; not read" \
     "$work/kc.err" || fail "a partial with another kernel-class table was merged: $(cat "$work/kc.err")"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["sessions"]) == 4, len(d["sessions"])' \
     "$work/kcm.json" || fail "the merge took the partial made with another kernel-class table"
 set +e
 "$tally" report --kernel-class "$kc" "$work/p1.json" -o "$work/kc.html" 2>"$work/kc.err"
 set -e
-grep -q "p1.json: other options than this command's: analyzed without --kernel-class, here with '\*ncclKernel\*=compute'" \
+grep -q "p1.json: made with no --kernel-class, this command with --kernel-class '\*ncclKernel\*=compute'; not read" \
     "$work/kc.err" || fail "a partial without --kernel-class taken by a command with it: $(cat "$work/kc.err")"
 # the same table joins, and a merge keeps it for the next stage of a tree merge
 "$tally" aggregate -q --partial --kernel-class "$kc" $first -o "$work/kc1.json"
 "$tally" merge -q "$work/kc1.json" "$work/kc.json" -o "$work/kcm.json" || fail "partials with the same table"
 grep -q '"kernel_classes":"\*ncclKernel\*=compute"' "$work/kcm.json" || fail "the merge dropped the kernel-class table"
 "$tally" report -q --kernel-class "$kc" "$work/kcm.json" -o "$work/kc.html" || fail "the merged partial with its table"
+# ... and the read bounds, which change the numbers when an input reaches them
+bound_refused() { # option, value, what the default is called
+    "$tally" aggregate -q --partial "$1" "$2" $second -o "$work/bound.json"
+    grep -q "\"$4\":$2" "$work/bound.json" || fail "the partial does not record $1"
+    set +e
+    "$tally" merge "$work/p1.json" "$work/bound.json" -o "$work/bm.json" 2>"$work/bound.err"
+    "$tally" report "$work/bound.json" -o "$work/bound.html" 2>>"$work/bound.err"
+    rc=$?
+    set -e
+    [ "$rc" -eq 3 ] || fail "a partial made with $1 $2 was taken by a command without it (exit $rc)"
+    grep -q "bound.json: made with $1 $2, the inputs before it with the default $1 ($3); not read" "$work/bound.err" ||
+        fail "a partial made with $1 $2 was merged: $(cat "$work/bound.err")"
+    grep -q "bound.json: made with $1 $2, this command with the default $1 ($3); not read" "$work/bound.err" ||
+        fail "a partial made with $1 $2 was read: $(cat "$work/bound.err")"
+    "$tally" report -q "$1" "$2" "$work/bound.json" -o "$work/bound.html" || fail "a $1 $2 partial with $1 $2"
+}
+bound_refused --max-names 50 100000 max_names
+bound_refused --max-events 5000000 100000000 max_events
+bound_refused --max-input-size 1000000000 64G max_input_bytes
+# the default spelled out is the default
+"$tally" report -q --max-names 100000 "$work/p1.json" -o "$work/bound.html" || fail "--max-names 100000 is the default"
 echo "ok: options"
 
 # An aggregate without its sessions (older tally) is named.

@@ -83,6 +83,10 @@ check dlrm "$corpus/param-dlrm_kineto-8rank" .
 check hta2 "$corpus/hta/trace_filter" .
 one=$(ls "$corpus/param-dlrm_kineto-8rank" | grep json | head -n 1)
 check one "$corpus/param-dlrm_kineto-8rank" "$one"
+# every analysis option reaches tally-mpi's readers too (it read without
+# --max-names and the other read bounds before they were analysis options)
+check opts "$corpus/param-dlrm_kineto-8rank" --max-names 20 --max-events 20000 --kernel-class '*ncclKernel*=compute' "$one"
+grep -q '"max_names":20,"max_events":20000' "$work/opts/m3.partial.json" || fail "tally-mpi's partial lost the read bounds"
 
 # A generated 6-rank set with bad inputs among the good ones.
 gset=$work/genset

@@ -168,30 +168,47 @@ static void test_kernel_class_examples(void **state)
     };
     static char longer[6000];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int t = tl_kernel_type_of(cases[i].name, strlen(cases[i].name), cases[i].cc);
+        int t = tl_kernel_type_of(NULL, cases[i].name, strlen(cases[i].name), cases[i].cc);
         if (t != cases[i].type)
             fail_msg("%s: %s, want %s", cases[i].name, tl_kernel_type_name(t), tl_kernel_type_name(cases[i].type));
         /* names beyond the lower-case buffer take the general glob: the same answers */
         size_t n = strlen(cases[i].name);
         memcpy(longer, cases[i].name, n);
         memset(longer + n, 'x', sizeof longer - n);
-        assert_int_equal(tl_kernel_type_of(longer, sizeof longer, cases[i].cc), cases[i].type);
+        assert_int_equal(tl_kernel_type_of(NULL, longer, sizeof longer, cases[i].cc), cases[i].type);
     }
     /* '?' and upper case in a user's pattern */
-    assert_int_equal(tl_kernel_class_add("*MY_?USTOM*=memory"), 0);
-    assert_int_equal(tl_kernel_type_of("x_my_custom_ar_kernel", 21, TL_CC_KERNEL), TL_KT_MEMORY);
-    assert_int_equal(tl_kernel_class_add("*FUSED_ALLREDUCE*=memory"), 0);
-    assert_int_equal(tl_kernel_type_of("void fused_AllReduce_k", 22, TL_CC_KERNEL), TL_KT_MEMORY);
-    tl_kernel_class_reset();
+    tl_kernel_classes *k = tl_kernel_classes_new();
+    assert_non_null(k);
+    assert_null(tl_kernel_classes_spec(k));
+    assert_int_equal(tl_kernel_classes_add(k, "*MY_?USTOM*=memory"), 0);
+    assert_int_equal(tl_kernel_type_of(k, "x_my_custom_ar_kernel", 21, TL_CC_KERNEL), TL_KT_MEMORY);
+    assert_int_equal(tl_kernel_classes_add(k, "*FUSED_ALLREDUCE*=memory"), 0);
+    assert_int_equal(tl_kernel_type_of(k, "void fused_AllReduce_k", 22, TL_CC_KERNEL), TL_KT_MEMORY);
+    tl_kernel_classes_free(k);
     /* a user's pattern comes first */
-    assert_int_equal(tl_kernel_class_add("my_custom_ar*=communication"), 0);
-    assert_int_equal(tl_kernel_type_of("my_custom_ar_kernel", 19, TL_CC_KERNEL), TL_KT_COMM);
-    assert_int_equal(tl_kernel_class_add("nccl*=compute"), 0);
-    assert_int_equal(tl_kernel_type_of("ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMPUTE);
-    assert_int_equal(tl_kernel_class_add("no-type"), -1);
-    assert_int_equal(tl_kernel_class_add("x=bogus"), -1);
-    tl_kernel_class_reset();
-    assert_int_equal(tl_kernel_type_of("ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMM);
+    k = tl_kernel_classes_new();
+    assert_non_null(k);
+    assert_int_equal(tl_kernel_classes_add(k, "my_custom_ar*=comm"), 0);
+    assert_int_equal(tl_kernel_type_of(k, "my_custom_ar_kernel", 19, TL_CC_KERNEL), TL_KT_COMM);
+    assert_int_equal(tl_kernel_classes_add(k, "nccl*=compute"), 0);
+    assert_int_equal(tl_kernel_type_of(k, "ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMPUTE);
+    assert_int_equal(tl_kernel_classes_add(k, "no-type"), -1);
+    assert_int_equal(tl_kernel_classes_add(k, "x=bogus"), -1);
+    assert_int_equal(tl_kernel_classes_add(k, "a; b=memory"), -1); /* the recorded form's separator */
+    /* the recorded form, types by their canonical names, reads back into the same table */
+    assert_string_equal(tl_kernel_classes_spec(k), "my_custom_ar*=communication; nccl*=compute");
+    tl_kernel_classes *back = tl_kernel_classes_new();
+    assert_non_null(back);
+    assert_int_equal(tl_kernel_classes_parse(back, tl_kernel_classes_spec(k)), 0);
+    assert_string_equal(tl_kernel_classes_spec(back), tl_kernel_classes_spec(k));
+    assert_int_equal(tl_kernel_type_of(back, "ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMPUTE);
+    assert_int_equal(tl_kernel_classes_parse(back, "x=bogus"), -1);
+    /* two tables at once in one process: each classifies by its own patterns */
+    assert_int_equal(tl_kernel_type_of(NULL, "ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMM);
+    assert_int_equal(tl_kernel_type_of(k, "ncclDevKernel_AllGather", 23, TL_CC_KERNEL), TL_KT_COMPUTE);
+    tl_kernel_classes_free(k);
+    tl_kernel_classes_free(back);
 }
 
 int main(void)

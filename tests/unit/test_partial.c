@@ -124,9 +124,7 @@ static char *round_trip(const char *text, const char *producer, const char *what
  * as process 0 takes another process's: packed, unpacked, added. */
 static void wire_into(tl_aggregate *dst, const tl_aggregate *src)
 {
-    tl_partial view = { .whole_trace = src->opt.whole_trace,
-                        .kernel_wait_ns = src->opt.kernel_wait_ns,
-                        .kernel_classes = (char *)src->opt.kernel_classes };
+    tl_partial view = tl_partial_options_of(&src->opt);
     tl_wire w = { 0 };
     assert_int_equal(tl_partial_wire_pack(&w, &view, src->sessions, src->nsessions), 0);
     char err[512] = "";
@@ -479,8 +477,21 @@ static void full_session(tl_session *s, const char *path, int rank)
 
 static char *full_partial(void)
 {
+    /* every recorded option away from its default, so that each travels too */
+    tl_kernel_classes *kc = tl_kernel_classes_new();
+    assert_non_null(kc);
+    assert_int_equal(tl_kernel_classes_add(kc, "*fused_ar*=communication"), 0);
+    assert_int_equal(tl_kernel_classes_add(kc, "my?copy*=memory"), 0);
+    tl_analyze_options opt;
+    tl_analyze_options_init(&opt);
+    opt.whole_trace = 1;
+    opt.kernel_wait_ns = 12345;
+    opt.kernel_classes = kc;
+    opt.max_names = 5000;
+    opt.max_events = 123456;
+    opt.max_input_bytes = 1u << 30;
     tl_aggregate a;
-    tl_aggregate_init(&a, NULL);
+    tl_aggregate_init(&a, &opt);
     tl_session s;
     full_session(&s, "rank-1.json", 1);
     assert_int_equal(tl_aggregate_add_session(&a, &s), 0);
@@ -488,6 +499,7 @@ static char *full_partial(void)
     assert_int_equal(tl_aggregate_add_session(&a, &s), 0);
     char *text = partial_of(&a, "test");
     tl_aggregate_release(&a);
+    tl_kernel_classes_free(kc);
     return text;
 }
 
@@ -500,6 +512,10 @@ static void test_round_trip_every_field(void **state)
     /* enums by name, the unknowns as the format says them */
     static const char *const said[] = {
         "\"version\":2,",
+        /* the options, the window by its name */
+        "\"options\":{\"window\":\"whole-trace\",\"kernel_wait_ns\":12345,"
+        "\"kernel_classes\":\"*fused_ar*=communication; my?copy*=memory\","
+        "\"max_names\":5000,\"max_events\":123456,\"max_input_bytes\":1073741824}",
         "\"format\":\"pytorch-profiler\"",
         "\"rank_source\":\"name\"",
         "\"group\":\"gpu annotations\"",
@@ -509,7 +525,6 @@ static void test_round_trip_every_field(void **state)
         "[\"queue.depth\",\"trace\",",
         "[\"rss at each step\",\"rss\",",
         "\"series\":\"gpu_power_w\"",
-        "\"window\":\"profiler-steps\"",
         "[13,1000000,-1,-9223372036854775808,1]",
         "\"ts_ns\":null",
         "[null,\"done\",\"\"]",

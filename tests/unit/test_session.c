@@ -43,7 +43,7 @@ static void gpu(tl_profile *p, uint16_t stream, const char *name, int cat_class,
     e.name = tl_strtab_intern(&p->strs, name, strlen(name));
     e.stream = stream;
     e.cat_class = (uint8_t)cat_class;
-    e.type = (uint8_t)tl_kernel_type_of(name, strlen(name), cat_class);
+    e.type = (uint8_t)tl_kernel_type_of(NULL, name, strlen(name), cat_class);
     assert_int_equal(tl_profile_add_gpu(p, &e), 0);
     tl_profile_span(p, e.ts_ns, e.ts_ns + e.dur_ns);
 }

@@ -74,7 +74,7 @@ static void make(tl_session *s, int rank, int world, double compute_ms, const ks
     for (size_t i = 0; i < nk; i++) {
         tl_skernel *x = &s->kernels[s->nkernels++];
         x->name = tt_xstrdup(k[i].name);
-        x->type = tl_kernel_type_of(k[i].name, strlen(k[i].name), TL_CC_KERNEL);
+        x->type = tl_kernel_type_of(NULL, k[i].name, strlen(k[i].name), TL_CC_KERNEL);
         for (int n = 0; n < NSTEPS; n++)
             tl_dur_stat_add(&x->d, (uint64_t)MS(k[i].per_step_ms), TL_PROFILE_MAX_SAMPLES);
     }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 #include "array.h"
+#include "discover.h"
 #include "metrics.h"
 
 #include <inttypes.h>
@@ -79,7 +80,7 @@ void tl_aggregate_release(tl_aggregate *a)
     for (size_t i = 0; i < a->nsessions; i++)
         tl_session_release(&a->sessions[i]);
     free(a->sessions);
-    free(a->kernel_classes);
+    tl_kernel_classes_free(a->own_kernel_classes);
     memset(a, 0, sizeof *a);
 }
 
@@ -92,30 +93,80 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s)
     return 0;
 }
 
-int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, char *why, size_t n)
+/* A read bound as partials record it: 0 for the default, whatever spelled it. */
+static uint64_t bound(uint64_t v, uint64_t def)
+{
+    return v == def ? 0 : v > INT64_MAX ? INT64_MAX : v;
+}
+
+tl_partial tl_partial_options_of(const tl_analyze_options *opt)
+{
+    tl_limits lim;
+    tl_limits_init(&lim);
+    return (tl_partial){ .has_options = 1,
+                         .whole_trace = opt->whole_trace,
+                         .kernel_wait_ns = opt->kernel_wait_ns,
+                         .kernel_classes = (char *)tl_kernel_classes_spec(opt->kernel_classes),
+                         .max_names = (uint32_t)bound(opt->max_names, TL_PROFILE_DEFAULT_MAX_NAMES),
+                         .max_events = bound(opt->max_events, TL_PROFILE_DEFAULT_MAX_EVENTS),
+                         .max_input_bytes = bound(opt->max_input_bytes, lim.max_input_bytes) };
+}
+
+/* Option k of a partial's recorded options, as the user would have spelled it
+ * (tl_partial_options_check's words); -1 past the last. */
+static int option_words(const tl_partial *o, int k, char *buf, size_t n)
+{
+    switch (k) {
+    case 0:
+        snprintf(buf, n, o->whole_trace ? "--whole-trace" : "no --whole-trace");
+        return 0;
+    case 1:
+        snprintf(buf, n, "a kernel-wait gap of %" PRId64 " ns", o->kernel_wait_ns);
+        return 0;
+    case 2:
+        if (o->kernel_classes != NULL)
+            snprintf(buf, n, "--kernel-class '%s'", o->kernel_classes);
+        else
+            snprintf(buf, n, "no --kernel-class");
+        return 0;
+    case 3:
+        if (o->max_names)
+            snprintf(buf, n, "--max-names %" PRIu32, o->max_names);
+        else
+            snprintf(buf, n, "the default --max-names (%u)", TL_PROFILE_DEFAULT_MAX_NAMES);
+        return 0;
+    case 4:
+        if (o->max_events)
+            snprintf(buf, n, "--max-events %" PRIu64, o->max_events);
+        else
+            snprintf(buf, n, "the default --max-events (%llu)", TL_PROFILE_DEFAULT_MAX_EVENTS);
+        return 0;
+    case 5:
+        if (o->max_input_bytes)
+            snprintf(buf, n, "--max-input-size %" PRIu64, o->max_input_bytes);
+        else
+            snprintf(buf, n, "the default --max-input-size (64G)");
+        return 0;
+    default:
+        return -1;
+    }
+}
+
+int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, const char *others, char *why,
+                             size_t n)
 {
     if (!p->has_options)
         return 0;
-    if (p->whole_trace != opt->whole_trace) {
-        snprintf(why, n, "analyzed over the %s, here the %s (--whole-trace)",
-                 p->whole_trace ? "whole trace" : "ProfilerStep window",
-                 opt->whole_trace ? "whole trace" : "ProfilerStep window");
-        return -1;
-    }
-    if (p->kernel_wait_ns != opt->kernel_wait_ns) {
-        snprintf(why, n, "analyzed with a kernel wait of %lld ns, here %lld ns", (long long)p->kernel_wait_ns,
-                 (long long)opt->kernel_wait_ns);
-        return -1;
-    }
-    const char *mine = p->kernel_classes, *here = opt->kernel_classes;
-    if ((mine == NULL) != (here == NULL) || (mine != NULL && strcmp(mine, here) != 0)) {
-        if (here == NULL)
-            snprintf(why, n, "analyzed with --kernel-class '%s', here without", mine);
-        else if (mine == NULL)
-            snprintf(why, n, "analyzed without --kernel-class, here with '%s'", here);
-        else
-            snprintf(why, n, "analyzed with --kernel-class '%s', here '%s'", mine, here);
-        return -1;
+    tl_partial here = tl_partial_options_of(opt);
+    /* every recorded option compared as the words that say it: two values
+     * differ exactly when their words do */
+    char mine[300], theirs[300];
+    for (int k = 0; option_words(p, k, mine, sizeof mine) == 0; k++) {
+        option_words(&here, k, theirs, sizeof theirs);
+        if (strcmp(mine, theirs) != 0) {
+            snprintf(why, n, "made with %s, %s with %s", mine, others, theirs);
+            return -1;
+        }
     }
     return 0;
 }
@@ -123,19 +174,32 @@ int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt,
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen)
 {
     if (p->has_options) {
-        char why[600];
-        if (a->nsessions > 0 && tl_partial_options_check(p, &a->opt, why, sizeof why) != 0) {
-            snprintf(err, errlen, "other options than the inputs before it: %s; not read", why);
+        char why[700];
+        if (a->nsessions > 0 && tl_partial_options_check(p, &a->opt, "the inputs before it", why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s; not read", why);
             return -1;
         }
-        a->opt.whole_trace = p->whole_trace;
-        a->opt.kernel_wait_ns = p->kernel_wait_ns;
-        /* the aggregate records the table it was made with (for the next merge) */
         if (a->nsessions == 0) {
-            free(a->kernel_classes);
-            a->kernel_classes = p->kernel_classes;
-            p->kernel_classes = NULL;
-            a->opt.kernel_classes = a->kernel_classes;
+            /* the aggregate takes the partial's options, and records them for the next merge */
+            tl_kernel_classes *kc = NULL;
+            if (p->kernel_classes != NULL &&
+                ((kc = tl_kernel_classes_new()) == NULL || tl_kernel_classes_parse(kc, p->kernel_classes) != 0)) {
+                if (kc == NULL)
+                    snprintf(err, errlen, "out of memory");
+                else
+                    snprintf(err, errlen, "options.kernel_classes: '%s' is not GLOB=type; GLOB=type",
+                             p->kernel_classes);
+                tl_kernel_classes_free(kc);
+                return -1;
+            }
+            tl_kernel_classes_free(a->own_kernel_classes);
+            a->own_kernel_classes = kc;
+            a->opt.kernel_classes = kc;
+            a->opt.whole_trace = p->whole_trace;
+            a->opt.kernel_wait_ns = p->kernel_wait_ns;
+            a->opt.max_names = p->max_names;
+            a->opt.max_events = p->max_events;
+            a->opt.max_input_bytes = p->max_input_bytes;
         }
     }
     for (size_t i = 0; i < p->nsessions; i++)

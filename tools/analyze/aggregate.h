@@ -68,11 +68,16 @@ typedef struct tl_analyze_options {
      * identity tells apart as another run (said in a note): what
      * `tally compare --sessions` asks for. */
     int sessions_across_runs;
-    /* The --kernel-class patterns in force (tl_kernel_class_spec's string;
-     * NULL: the built-in table only). The classifier itself is installed
-     * process-wide by tl_kernel_class_add; this is what partials record and
-     * what a partial must match to join. Not owned. */
-    const char *kernel_classes;
+    /* The --kernel-class patterns GPU events are classified with (ingest
+     * classifies each event by them; stragglers and waits classify names);
+     * partials record them (tl_kernel_classes_spec) and a partial must match
+     * them to join. Not owned; NULL: the built-in table only. */
+    const tl_kernel_classes *kernel_classes;
+    /* Read bounds per input (0: the defaults of profile.h and discover.h):
+     * reached, they change the numbers, so partials record them too. */
+    uint32_t max_names;       /* --max-names N */
+    uint64_t max_events;      /* --max-events N */
+    uint64_t max_input_bytes; /* --max-input-size BYTES (K, M, G suffixes) */
     /* The command has no use for each session's samples of every name (only
      * compare and partial aggregates do): they are freed as soon as a session
      * is analyzed (tl_session_drop_samples), so that memory per rank stays
@@ -231,7 +236,7 @@ typedef struct tl_aggregate {
     int stepcat_rank;
     int stepcat_rank_straggler; /* chosen as the straggler */
     tl_analyze_options opt;
-    char *kernel_classes; /* owned: opt.kernel_classes when taken from a partial */
+    tl_kernel_classes *own_kernel_classes; /* owned: opt.kernel_classes when taken from a partial */
 } tl_aggregate;
 
 void tl_aggregate_init(tl_aggregate *a, const tl_analyze_options *opt);
@@ -244,12 +249,20 @@ int tl_aggregate_add_session(tl_aggregate *a, tl_session *s);
  * with other options (returns -1, err says so, p untouched). 0, or -1 when
  * out of memory (the sessions not yet taken stay p's). */
 int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t errlen);
+/* The analysis options as a partial records them (its "options": the GPU
+ * window, the kernel-wait gap, the --kernel-class patterns, the read bounds
+ * --max-names, --max-events and --max-input-size, each 0 when it is the
+ * default): what the writer (render/partial_json.c), tally-mpi's wire and
+ * tl_partial_options_check all take. Points into opt's kernel classes. */
+tl_partial tl_partial_options_of(const tl_analyze_options *opt);
 /* The one check of a partial's recorded analysis options against opt (the
- * command's, or those of the partials already taken): 0 when they agree (or
- * the partial records none), else -1 with why naming the first option that
- * differs and both values ("other options than this command's: made with
- * --kernel-class 'x*=comm', here none"). */
-int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, char *why, size_t n);
+ * command's, or those of the partials already taken, as others says: "this
+ * command", "the inputs before it"): 0 when they agree (or the partial records
+ * none), else -1 with why naming the first option that differs and both
+ * values ("made with --kernel-class 'x*=comm', this command with no
+ * --kernel-class"). */
+int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt, const char *others, char *why,
+                             size_t n);
 /* Settle the sessions' identity (tl_sessions_settle: sorted, runs, session
  * numbers, notes), then build ranks from the sessions that count, across-rank
  * metrics, stragglers and recommendations. Deterministic in the set of

@@ -133,7 +133,8 @@ static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
         e->per_step_div[i] = steps_of(a, &a->ranks[i]);
     for (size_t t = 0; t < count && e->n < EVIDENCE_ROWS; t++) {
         const tl_name_row *row = &a->names.rows[top[t]];
-        if (group == TL_GROUP_KERNELS && tl_kernel_type_of(row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
+        if (group == TL_GROUP_KERNELS &&
+            tl_kernel_type_of(a->opt.kernel_classes, row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
             continue;
         e->rows[e->n++] = top[t];
     }

@@ -205,12 +205,12 @@ double tl_waits_waited_pct(const tl_aggregate *a, size_t ri)
 
 /* Whether a name is a collective or the time around one (its waiting is a
  * symptom on the ranks that wait, never a cause). */
-static int collective_name(const tl_name_row *row)
+static int collective_name(const tl_name_row *row, const tl_kernel_classes *kc)
 {
     if (tl_coll_side_of_name(row->name, strlen(row->name)) >= 0)
         return 1;
     if (row->group == TL_GROUP_KERNELS &&
-        tl_kernel_type_of(row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
+        tl_kernel_type_of(kc, row->name, strlen(row->name), TL_CC_KERNEL) != TL_KT_COMPUTE)
         return 1;
     return strncmp(row->name, "ProfilerStep", 12) == 0;
 }
@@ -230,7 +230,7 @@ static void find_cause(tl_aggregate *a, tl_waits *w, size_t si)
         int in = 0;
         for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++)
             in |= row->group == groups[g];
-        if (!in || collective_name(row))
+        if (!in || collective_name(row, a->opt.kernel_classes))
             continue;
         size_t n = 0;
         for (size_t i = 0; i < a->nranks; i++) {

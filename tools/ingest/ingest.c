@@ -298,6 +298,7 @@ tl_profile *tl_ingest_one(const tl_input *in, const tl_ingest_options *opt)
     tl_profile_init(p, in->name);
     p->max_names = opt->max_names;
     p->max_events = opt->max_events;
+    p->kernel_classes = opt->kernel_classes;
     if (tl_gzip_source_init(&g, in->read, in->ctx) != 0) {
         tl_profile_skip(p, "out of memory");
         p->error = 1;

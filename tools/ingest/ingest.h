@@ -41,6 +41,9 @@ typedef struct tl_ingest_options {
     uint32_t max_names;         /* distinct names kept per input (0: TL_PROFILE_DEFAULT_MAX_NAMES) */
     uint64_t max_events;        /* events read per trace (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
     int progress;               /* progress lines on stderr (callers check isatty) */
+    /* The --kernel-class patterns GPU events are classified with (not owned;
+     * NULL: the built-in table only). */
+    const tl_kernel_classes *kernel_classes;
     /* Called on the worker thread for every profile as soon as it is read
      * (before ranks are assigned, so p->rank may still be -1). A consumer
      * that analyzes it there can store its result in p->result and call

@@ -12,7 +12,8 @@
  * wins, theirs before ours.
  */
 #define _GNU_SOURCE
-#include "profile.h"
+#include "kernel_class.h"
+#include "profile.h" /* enum tl_cat_class */
 
 #include <ctype.h>
 #include <stdio.h>
@@ -50,14 +51,16 @@ static const kclass table[] = {
     { "dma*", TL_KT_MEMORY, "DMA engines (MTIA, HTA's pattern)" },
 };
 
-#define TL_KERNEL_CLASS_MAX_USER 64 /* --kernel-class options kept; more are refused */
-
-static kclass user[TL_KERNEL_CLASS_MAX_USER];
-static int nuser;
-/* The user's table as one string ("pattern=type; pattern=type", in the order
- * given, types by their canonical names): how partials record it, so that
- * partials made with different tables are never merged. */
-static char *user_spec;
+/* The user's patterns: a value the analysis options carry, never process
+ * state (kernel_class.h). */
+struct tl_kernel_classes {
+    kclass user[TL_KERNEL_CLASS_MAX_USER];
+    int n;
+    /* The patterns as one string ("pattern=type; pattern=type", in the order
+     * given, types by their canonical names): how partials record them, so
+     * that partials made with different tables are never merged. */
+    char *spec;
+};
 
 /* Glob match, case-insensitive, iterative with one backtrack point. */
 static int glob_ci(const char *p, const char *s, size_t len)
@@ -96,43 +99,82 @@ int tl_kernel_type_parse(const char *s)
     return -1;
 }
 
-int tl_kernel_class_add(const char *spec)
+tl_kernel_classes *tl_kernel_classes_new(void)
 {
-    const char *eq = spec ? strrchr(spec, '=') : NULL;
-    if (eq == NULL || eq == spec)
+    return calloc(1, sizeof(tl_kernel_classes));
+}
+
+void tl_kernel_classes_free(tl_kernel_classes *k)
+{
+    if (k == NULL)
+        return;
+    for (int i = 0; i < k->n; i++)
+        free((char *)k->user[i].pattern);
+    free(k->spec);
+    free(k);
+}
+
+/* The separator of the recorded form: a pattern holding it could not be read back. */
+#define SPEC_SEP "; "
+
+static int add_pattern(tl_kernel_classes *k, const char *spec, size_t len)
+{
+    const char *eq = NULL;
+    for (const char *c = spec; c < spec + len; c++)
+        if (*c == '=')
+            eq = c;
+    if (eq == NULL || eq == spec || k->n == TL_KERNEL_CLASS_MAX_USER)
         return -1;
-    int type = tl_kernel_type_parse(eq + 1);
-    if (type < 0 || nuser == TL_KERNEL_CLASS_MAX_USER)
+    char tname_in[32];
+    size_t tlen = (size_t)(spec + len - eq - 1);
+    if (tlen >= sizeof tname_in)
+        return -1;
+    memcpy(tname_in, eq + 1, tlen);
+    tname_in[tlen] = '\0';
+    int type = tl_kernel_type_parse(tname_in);
+    if (type < 0)
         return -1;
     char *pat = strndup(spec, (size_t)(eq - spec));
     if (pat == NULL)
         return -1;
+    if (strstr(pat, SPEC_SEP) != NULL) {
+        free(pat);
+        return -1;
+    }
     const char *tname = tl_kernel_type_name(type);
-    size_t old = user_spec ? strlen(user_spec) : 0;
-    size_t more = (old ? 2 : 0) + strlen(pat) + 1 + strlen(tname) + 1;
-    char *spec2 = realloc(user_spec, old + more);
+    size_t old = k->spec ? strlen(k->spec) : 0;
+    size_t more = (old ? strlen(SPEC_SEP) : 0) + strlen(pat) + 1 + strlen(tname) + 1;
+    char *spec2 = realloc(k->spec, old + more);
     if (spec2 == NULL) {
         free(pat);
         return -1;
     }
-    snprintf(spec2 + old, more, "%s%s=%s", old ? "; " : "", pat, tname);
-    user_spec = spec2;
-    user[nuser++] = (kclass){ pat, type, "--kernel-class" };
+    snprintf(spec2 + old, more, "%s%s=%s", old ? SPEC_SEP : "", pat, tname);
+    k->spec = spec2;
+    k->user[k->n++] = (kclass){ pat, type, "--kernel-class" };
     return 0;
 }
 
-const char *tl_kernel_class_spec(void)
+int tl_kernel_classes_add(tl_kernel_classes *k, const char *spec)
 {
-    return user_spec;
+    return k != NULL && spec != NULL ? add_pattern(k, spec, strlen(spec)) : -1;
 }
 
-void tl_kernel_class_reset(void)
+int tl_kernel_classes_parse(tl_kernel_classes *k, const char *recorded)
 {
-    for (int i = 0; i < nuser; i++)
-        free((char *)user[i].pattern);
-    nuser = 0;
-    free(user_spec);
-    user_spec = NULL;
+    for (const char *p = recorded; p != NULL && *p != '\0';) {
+        const char *end = strstr(p, SPEC_SEP);
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (add_pattern(k, p, len) != 0)
+            return -1;
+        p = end != NULL ? end + strlen(SPEC_SEP) : NULL;
+    }
+    return 0;
+}
+
+const char *tl_kernel_classes_spec(const tl_kernel_classes *k)
+{
+    return k != NULL ? k->spec : NULL;
 }
 
 /* ASCII lower case, as tolower() in the C locale (tally never calls setlocale). */
@@ -165,7 +207,7 @@ static int match(const char *pattern, const char *name, const char *lname, size_
 /* Names longer than this are matched with the general glob. */
 #define LOWER_MAX 4096
 
-int tl_kernel_type_of(const char *name, size_t len, int cat_class)
+int tl_kernel_type_of(const tl_kernel_classes *k, const char *name, size_t len, int cat_class)
 {
     char buf[LOWER_MAX];
     const char *lname = NULL;
@@ -174,9 +216,9 @@ int tl_kernel_type_of(const char *name, size_t len, int cat_class)
             buf[i] = (char)lower_ascii((unsigned char)name[i]);
         lname = buf;
     }
-    for (int i = 0; i < nuser; i++)
-        if (match(user[i].pattern, name, lname, len))
-            return user[i].type;
+    for (int i = 0; k != NULL && i < k->n; i++)
+        if (match(k->user[i].pattern, name, lname, len))
+            return k->user[i].type;
     if (cat_class == TL_CC_SYNC)
         return TL_KT_OTHER;
     int memory_cat = cat_class == TL_CC_MEMCPY || cat_class == TL_CC_MEMSET;

@@ -137,7 +137,8 @@ void tl_field_set_int(void *base, const tl_field *f, int64_t v);
 void tl_field_set_ptr(void *base, size_t offset, void *v);
 
 /* The session result (tl_session) and the partial's "options" (tl_partial's
- * whole_trace, as "window", kernel_wait_ns and kernel_classes). */
+ * whole_trace, as "window", kernel_wait_ns, kernel_classes and the read
+ * bounds). */
 extern const tl_fields tl_partial_session_fields;
 extern const tl_fields tl_partial_options_fields;
 /* "profiler-steps" (0) or "whole-trace" (1): the GPU window of tl_partial's whole_trace. */
@@ -150,8 +151,12 @@ typedef struct tl_partial {
     int has_options;        /* the document says how it was analyzed (else: unknown) */
     int whole_trace;        /* the GPU window: every GPU event, not the ProfilerSteps */
     int64_t kernel_wait_ns; /* the gap under which idle time is kernel_wait */
-    char *kernel_classes;   /* the --kernel-class patterns (tl_kernel_class_spec); NULL none */
-    tl_session *sessions;   /* owned; taken by tl_aggregate_add_partial */
+    char *kernel_classes;   /* the --kernel-class patterns (tl_kernel_classes_spec); NULL none */
+    /* The read bounds (--max-names, --max-events, --max-input-size); 0: the
+     * default (absent in partials of an older tally: they had no other). */
+    uint32_t max_names;
+    uint64_t max_events, max_input_bytes;
+    tl_session *sessions; /* owned; taken by tl_aggregate_add_partial */
     size_t nsessions;
 } tl_partial;
 
@@ -178,8 +183,8 @@ typedef struct tl_wire {
     size_t len, cap;
     int oom;
 } tl_wire;
-/* Append the options (whole_trace, kernel_wait_ns, kernel_classes of
- * options, a tl_partial used as their view) and n sessions to w (zeroed
+/* Append the options (tl_partial_options_fields of options, a tl_partial
+ * used as their view) and n sessions to w (zeroed
  * first, or holding earlier bytes). 0, or -1 when out of memory. */
 int tl_partial_wire_pack(tl_wire *w, const tl_partial *options, const tl_session *s, size_t n);
 /* What tl_partial_wire_pack wrote, into p (initialized, empty); -1 with err

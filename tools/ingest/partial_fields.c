@@ -118,6 +118,10 @@ static const tl_field options_f[] = {
     NS("kernel_wait_ns", kernel_wait_ns),
     FIELD("kernel_classes", TL_F_STR_NULL, kernel_classes, .ctype = TL_C_PTR,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    /* the read bounds, 0 when the default (tl_partial_options_of) */
+    INT("max_names", max_names, 0, UINT32_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    INT("max_events", max_events, 0, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
+    INT("max_input_bytes", max_input_bytes, 0, INT64_MAX, .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY, .def = 0),
 };
 #undef ST
 const tl_fields tl_partial_options_fields = { "options",          options_f, sizeof options_f / sizeof options_f[0],

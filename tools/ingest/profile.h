@@ -24,6 +24,7 @@
 
 #include "binner.h"
 #include "identity.h"
+#include "kernel_class.h"
 #include "stats.h"
 #include "strtab.h"
 
@@ -44,31 +45,7 @@ enum tl_format {
 };
 const char *tl_format_name(int format);
 
-/* Kinds of GPU events (HTA's kernel types, plus sync events as "other"). */
-enum tl_kernel_type { TL_KT_COMPUTE = 0, TL_KT_COMM, TL_KT_MEMORY, TL_KT_OTHER, TL_KT_COUNT };
-const char *tl_kernel_type_name(int type);
-/* Classify a GPU event by name and category: user patterns first, then the
- * table of kernel_class.c (documented in docs/analysis.md, "Kernel type"). */
-int tl_kernel_type_of(const char *name, size_t len, int cat_class);
-/* "compute", "communication"/"comm", "memory", "other"/"sync" -> type, or -1. */
-int tl_kernel_type_parse(const char *s);
-/* Add a user pattern "GLOB=TYPE" in front of the table (--kernel-class).
- * Not thread-safe: call before reading inputs. 0, or -1 on a bad spec or
- * beyond TL_KERNEL_CLASS_MAX_USER patterns. */
-int tl_kernel_class_add(const char *spec);
-void tl_kernel_class_reset(void);
-/* The user's patterns as one string, "GLOB=type; GLOB=type" in the order
- * added; NULL when none (what partials record as their "kernel_classes"). */
-const char *tl_kernel_class_spec(void);
-/* One row of the built-in table: a glob, its kernel type, where the naming
- * comes from (docs/analysis.md's "Kernel type" table is written from it by
- * render/docs_tables.c). */
-typedef struct tl_kernel_class_row {
-    const char *pattern;
-    int type;
-    const char *source;
-} tl_kernel_class_row;
-const tl_kernel_class_row *tl_kernel_class_table(size_t *n);
+/* Kinds of GPU events and how a kernel is classified: kernel_class.h. */
 
 /* Normalized categories: current and legacy Kineto names map to one class. */
 enum tl_cat_class {
@@ -571,6 +548,10 @@ typedef struct tl_profile {
      * numbers. */
     uint32_t max_names;
     uint64_t max_events; /* events read from a trace at most (0: TL_PROFILE_DEFAULT_MAX_EVENTS) */
+    /* The --kernel-class patterns the readers classify GPU events with (not
+     * owned: the command's analysis options hold them); NULL: the built-in
+     * table only. */
+    const tl_kernel_classes *kernel_classes;
     int names_closed;
     /* 1 when events without a category are the program's work (per-step
      * categories count them as CPU exec): a plain Chrome trace's, and the

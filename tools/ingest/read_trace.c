@@ -945,11 +945,11 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
         return;
     }
     if (s->kernel_type < 0)
-        s->kernel_type = (int8_t)tl_kernel_type_of(name, name_len, cc);
+        s->kernel_type = (int8_t)tl_kernel_type_of(p->kernel_classes, name, name_len, cc);
     /* A name folded into "(other names)" (the names budget) keeps its own
      * kernel type: the GPU breakdown stays exact whatever the budget. */
     int kt = p->names_closed && s->name != tl_strtab_find(&p->strs, name, name_len)
-                 ? tl_kernel_type_of(name, name_len, cc)
+                 ? tl_kernel_type_of(p->kernel_classes, name, name_len, cc)
                  : s->kernel_type;
     int64_t device = ev->has_device ? ev->device : (ev->pid_int ? ev->pid : -1);
     int64_t stream = ev->has_stream ? ev->stream : (ev->tid_int ? ev->tid : -1);

@@ -490,9 +490,7 @@ static int assign_ranks_globally(tl_run *run, const size_t *global_item)
  * JSON, and a copy over shared memory or InfiniBand costs less than zlib. */
 static int pack_partial(const tl_aggregate *agg, size_t lo, size_t hi, int code, buf *out)
 {
-    tl_partial view = { .whole_trace = agg->opt.whole_trace,
-                        .kernel_wait_ns = agg->opt.kernel_wait_ns,
-                        .kernel_classes = (char *)agg->opt.kernel_classes };
+    tl_partial view = tl_partial_options_of(&agg->opt);
     tl_wire w = { 0 };
     int64_t c = code;
     if (tl_array_grow(&w.p, sizeof c, &w.cap, 1, 1 << 16) != 0)
@@ -748,10 +746,9 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
             return g_rank == 0 ? TL_EXIT_USAGE : TL_EXIT_WORKER;
         }
     tl_ingest_options io;
-    tl_ingest_options_init(&io);
+    tl_pipeline_ingest_options(&io, cli, opt);
     io.on_profile = tl_pipeline_analyze_profile;
     io.user = (void *)opt;
-    io.jobs = cli->jobs;
     io.progress = g_rank == 0 && cli->progress;
 
     tl_item_list all;

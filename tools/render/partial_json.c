@@ -356,9 +356,7 @@ static void write_fields(tl_json *j, const tl_fields *t, const void *base)
 
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
 {
-    tl_partial view = { .whole_trace = o->whole_trace,
-                        .kernel_wait_ns = o->kernel_wait_ns,
-                        .kernel_classes = (char *)o->kernel_classes };
+    tl_partial view = tl_partial_options_of(o);
     write_fields(j, &tl_partial_options_fields, &view);
 }
 
