@@ -140,6 +140,51 @@ static void test_rules(void **state)
     check_section("rules", tl_docs_rules);
 }
 
+/* The rule table carries each rule's check and texts together, and its
+ * texts name thresholds by {NAME}: every name is a threshold of
+ * tl_rule_thresholds (so the docs show the value the check uses), every
+ * threshold is named by some text, the advice (shown with every finding)
+ * names none, and the rules one check decides sit next to each other. */
+static void test_rule_table(void **state)
+{
+    (void)state;
+    size_t n, nt;
+    const tl_rule_info *rules = tl_rules(&n);
+    const tl_rule_threshold *t = tl_rule_thresholds(&nt);
+    unsigned char *named = calloc(nt, 1);
+    assert_non_null(named);
+    for (size_t i = 0; i < n; i++) {
+        assert_non_null(rules[i].check);
+        for (size_t k = 0; k + 1 < i; k++) /* one check's rules are adjacent */
+            if (rules[k].check == rules[i].check && rules[k + 1].check != rules[i].check)
+                fail_msg("%s and %s share a check but are apart in the table", rules[k].id, rules[i].id);
+        if (strchr(rules[i].advice, '{') != NULL)
+            fail_msg("%s: its advice names a threshold", rules[i].id);
+        const char *texts[] = { rules[i].condition, rules[i].preconditions, rules[i].evidence, rules[i].scale };
+        for (size_t k = 0; k < 4; k++)
+            for (const char *p = texts[k] ? strchr(texts[k], '{') : NULL; p; p = strchr(p + 1, '{')) {
+                const char *close = strchr(p, '}');
+                const tl_rule_threshold *th = close ? tl_docs_threshold(p + 1, (size_t)(close - p - 1)) : NULL;
+                if (th == NULL)
+                    fail_msg("%s: \"%.40s\" names no threshold of tl_rule_thresholds", rules[i].id, p);
+                named[th - t] = 1;
+            }
+    }
+    for (size_t k = 0; k < nt; k++)
+        if (!named[k])
+            fail_msg("threshold %s is named by no rule's text", t[k].name);
+    free(named);
+    /* the docs write a threshold as the findings do */
+    char *doc = generate(tl_docs_rules);
+    tt_assert_contains(doc, "| `low-gpu-utilization` | warning | the GPU is busy less than 50% of the kernel time",
+                       NULL);
+    tt_assert_contains(doc, "at least 1 ms of kernel time and 5 GPU events", NULL);
+    tt_assert_contains(doc, "reserved memory is over 1.5x the allocated memory and over 1 GiB more", NULL);
+    tt_assert_contains(doc, "grows by 256 MiB and 10% or more", NULL);
+    assert_null(strchr(doc, '{'));
+    free(doc);
+}
+
 /* The table means what it says: a few names from it and from the issue. */
 static void test_kernel_class_examples(void **state)
 {
@@ -214,9 +259,13 @@ static void test_kernel_class_examples(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kernel_types), cmocka_unit_test(test_rules),
-        cmocka_unit_test(test_metrics),      cmocka_unit_test(test_metrics_registry),
-        cmocka_unit_test(test_spread),       cmocka_unit_test(test_kernel_class_examples),
+        cmocka_unit_test(test_kernel_types),
+        cmocka_unit_test(test_rules),
+        cmocka_unit_test(test_rule_table),
+        cmocka_unit_test(test_metrics),
+        cmocka_unit_test(test_metrics_registry),
+        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_kernel_class_examples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

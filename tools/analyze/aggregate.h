@@ -283,11 +283,23 @@ const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name);
 void tl_aggregate_stepcats(tl_aggregate *a);
 void tl_apply_rules(tl_aggregate *a);
 
-/* One rule of the recommendation table, for documentation and tests. */
+/* One rule of the recommendation table (rules.c): what it says and the check
+ * that decides it, together. Its texts name thresholds as {NAME}, one of
+ * tl_rule_thresholds (the docs table writes their values in). */
 typedef struct tl_rule_info {
-    const char *id, *severity, *condition, *preconditions, *evidence, *advice;
+    const char *id, *severity;
+    void (*check)(tl_aggregate *a); /* decides this rule (and the rules next to it with the same check) */
+    const char *condition, *preconditions, *evidence, *advice;
     const char *scale; /* how the severity grows, when it is not always `severity` (or NULL) */
 } tl_rule_info;
+/* A threshold the rules' texts name: NAME is its #define in rules.c (or the
+ * header it comes from), kind a tl_num_kind (numbers.h) saying how it reads. */
+typedef struct tl_rule_threshold {
+    const char *name;
+    int kind;
+    double value;
+} tl_rule_threshold;
+const tl_rule_threshold *tl_rule_thresholds(size_t *n);
 /* The rules that did not apply for want of any data of their kind, as one
  * phrase: "thermal, power-at-cap (the inputs carry no such data; tally
  * aggregate says what each needs)". Malloc'd; NULL when out of memory. */

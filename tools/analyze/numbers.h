@@ -28,6 +28,8 @@ typedef enum tl_num_kind {
     TL_NUM_PCT_SIGNED = 's',  /* a change in percent, with its sign ("+12.5%") */
     TL_NUM_DUR_ROUND = 'D',   /* a round duration, a threshold: no trailing zeros ("1 ms", "500 ms") */
     TL_NUM_BYTES_ROUND = 'B', /* a round size, a threshold: "256 MiB", "1 GiB" */
+    TL_NUM_COUNT = 'n',       /* a threshold count as written ("3", "85") */
+    TL_NUM_RATIO = 'x',       /* a threshold ratio ("1.5x") */
 } tl_num_kind;
 
 #define TL_NUM_TOKEN_LEN 19

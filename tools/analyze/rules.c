@@ -9,6 +9,14 @@
  * (render/docs_tables.c; tests/unit/test_docs.c checks they agree). The
  * thresholds are the seed profilers' (FramePack, Inferix) and HTA's, named
  * where they are set.
+ *
+ * One row of rules[] carries a rule whole: its id and severity, the check
+ * that decides it (a static function below; rules that share their
+ * evidence share a check and sit together), and its texts, which name
+ * thresholds as {NAME} so that each value is written once, in its #define
+ * (the thresholds[] table maps names to values for the docs). The rows are
+ * in the order tl_apply_rules runs their checks, which is the order findings
+ * of one severity are listed in.
  */
 #define _GNU_SOURCE
 #include "aggregate.h"
@@ -33,12 +41,12 @@
 #define LAUNCH_BOUND_IDLE 50.0  /* ... of a GPU idle at least half of the kernel time ... */
 #define REAL_WORK_PCT 10.0      /* ... over the streams that carry at least 10 % of the GPU's busy time */
 #define HOST_MIN_GAPS 3         /* ... in at least 3 gaps: one or two long gaps are a pause, not a pattern */
-/* Host-wait gaps are launch overhead when they average at most this: eager
- * PyTorch spends tens of µs per operator on dispatch and launch, so a host
- * that only launches leaves gaps of a few operators' worth, which CUDA
- * graphs remove; gaps of milliseconds are host work between launches (CPU
- * ops, Python, data preparation), which graphs do not remove. */
-#define LAUNCH_GAP_NS 1000000
+/* Host-wait gaps are launch overhead when they are at most TL_LAUNCH_GAP_NS
+ * (session.h, 1 ms): eager PyTorch spends tens of µs per operator on
+ * dispatch and launch, so a host that only launches leaves gaps of a few
+ * operators' worth, which CUDA graphs remove; gaps of milliseconds are host
+ * work between launches (CPU ops, Python, data preparation), which graphs do
+ * not remove. */
 #define BLOCKED_SHARE 50.0                         /* blocking host calls cover over half of the GPU idle time ... */
 #define BLOCKED_IDLE 10.0                          /* ... when idle is over 10 % */
 #define DATA_LOADING_PCT 5.0                       /* data loading over 5 % of the step */
@@ -65,216 +73,397 @@
 #define FIRST_BLOCK_RATIO 1.5             /* the first block over 1.5x the later blocks' median ... */
 #define FIRST_BLOCK_EXTRA_NS 500000000    /* ... and 0.5 s more */
 #define LAYER_SHARE 30.0                  /* a layer over 30 % of the layers' time (Inferix's computation bottleneck) */
+#define JUMP_MIN_BYTES (256.0 * 1024 * 1024)    /* a reserved jump: 256 MiB or more ... */
+#define JUMP_MIN_FRAC 0.10                      /* ... and 10 % of the reserved memory before it ... */
+#define JUMP_EXPLAINED 0.25                     /* ... with the highest allocated rising under a quarter of it */
+#define JUMP_MIN_COUNT 2                        /* twice or more ... */
+#define JUMP_TOTAL_BYTES (1024.0 * 1024 * 1024) /* ... adding up to 1 GiB */
+#define JUMP_MIN_READINGS 3
+#define EAGER_MIN_SHARE 1.0 /* eager attention: 1 % of a rank's time or more ... */
+#define EAGER_MIN_SEQ 128   /* ... with L x L scores of L 128 or more (softmax) */
+
+/* Each threshold a rule's text names as {NAME}, with how the docs write it:
+ * the value is the #define's, written once; render's docs table
+ * (render/docs_tables.c) puts it into the text, and test_docs checks that
+ * every {NAME} of the table is here. A fraction shows as a percentage. */
+#define PCT(name) #name, TL_NUM_PCT_WHOLE, (name)
+#define FRACTION(name) #name, TL_NUM_PCT_WHOLE, 100 * (name)
+#define DURATION(name) #name, TL_NUM_DUR_ROUND, (name)
+#define SIZE(name) #name, TL_NUM_BYTES_ROUND, (name)
+#define COUNT(name) #name, TL_NUM_COUNT, (name)
+#define RATIO(name) #name, TL_NUM_RATIO, (name)
+static const tl_rule_threshold thresholds[] = {
+    { PCT(STAGE_SHARE) },
+    { PCT(MEMORY_PEAK_PCT) },
+    { PCT(LOW_GPU_UTIL_PCT) },
+    { PCT(COMM_HEAVY_PCT) },
+    { PCT(LOW_OVERLAP_PCT) },
+    { PCT(OVERLAP_MIN_COMM) },
+    { PCT(LAUNCH_BOUND_SHARE) },
+    { PCT(LAUNCH_BOUND_IDLE) },
+    { PCT(REAL_WORK_PCT) },
+    { COUNT(HOST_MIN_GAPS) },
+    { DURATION(TL_LAUNCH_GAP_NS) },
+    { PCT(BLOCKED_SHARE) },
+    { PCT(BLOCKED_IDLE) },
+    { PCT(DATA_LOADING_PCT) },
+    { FRACTION(STEP_SPREAD) },
+    { COUNT(MIN_STEPS) },
+    { RATIO(FRAGMENTATION_RATIO) },
+    { SIZE(FRAGMENTATION_BYTES) },
+    { RATIO(IMBALANCE) },
+    { DURATION(MIN_KERNEL_NS) },
+    { COUNT(MIN_GPU_EVENTS) },
+    { PCT(LOW_SAMPLED_UTIL_PCT) },
+    { COUNT(MIN_UTIL_SAMPLES) },
+    { COUNT(TL_HOT_C) },
+    { COUNT(HOT_WARN_C) },
+    { COUNT(HOT_CRIT_C) },
+    { FRACTION(HOT_SHARE_WARN) },
+    { FRACTION(THERMAL_SLOWDOWN_CRIT) },
+    { FRACTION(TL_POWER_CAP_SHARE) },
+    { FRACTION(SLOW_CLOCK_SHARE) },
+    { COUNT(SLOW_CLOCK_MIN_SAMPLES) },
+    { PCT(GROWTH_PCT) },
+    { SIZE(GROWTH_BYTES) },
+    { FRACTION(TL_GROWTH_NOISE) },
+    { COUNT(TL_GROWTH_MIN_REPEATS) },
+    { COUNT(TL_GROWTH_MIN_SAMPLES) },
+    { COUNT(LOW_FPS) },
+    { RATIO(FIRST_BLOCK_RATIO) },
+    { DURATION(FIRST_BLOCK_EXTRA_NS) },
+    { PCT(LAYER_SHARE) },
+    { SIZE(JUMP_MIN_BYTES) },
+    { FRACTION(JUMP_MIN_FRAC) },
+    { SIZE(JUMP_TOTAL_BYTES) },
+    { COUNT(JUMP_MIN_READINGS) },
+    { COUNT(EAGER_MIN_SEQ) },
+    { PCT(EAGER_MIN_SHARE) },
+    { PCT(TL_DRIFT_PCT) },
+};
+
+const tl_rule_threshold *tl_rule_thresholds(size_t *n)
+{
+    *n = sizeof thresholds / sizeof thresholds[0];
+    return thresholds;
+}
+
+/* The check that decides each rule (below): one function may decide
+ * several rules that share their evidence, and they sit together in the
+ * table. tl_apply_rules runs them in the table's order, which is the order
+ * findings of one severity are listed in. */
+static void straggler_rule(tl_aggregate *a);
+static void low_gpu_rule(tl_aggregate *a);
+static void comm_rules(tl_aggregate *a);
+static void memory_rule(tl_aggregate *a);
+static void host_rules(tl_aggregate *a);
+static void step_rules(tl_aggregate *a);
+static void data_loading(tl_aggregate *a);
+static void dominant_stage(tl_aggregate *a);
+static void drift_rule(tl_aggregate *a);
+static void sampled_utilization(tl_aggregate *a);
+static void thermal(tl_aggregate *a);
+static void power_at_cap(tl_aggregate *a);
+static void clocks_below_base(tl_aggregate *a);
+static void memory_growth(tl_aggregate *a);
+static void diffusion_rules(tl_aggregate *a);
+static void reserved_jumps(tl_aggregate *a);
+static void eager_attention(tl_aggregate *a);
 
 static const tl_rule_info rules[] = {
-    { "straggler", "warning",
-      "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean excess is "
-      "beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to two thirds of "
-      "the matched collectives or causes two thirds of the waiting in them (p < 0.01)",
-      "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
-      "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
-      "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
-      "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
-      "critical: over 25% slower in 90% of at least 5 steps (or last to, or causing the waiting in, 90% of at least 5 "
-      "collectives); warning: over 10% slower in two thirds of the steps (or last to two thirds of the collectives, or "
-      "causing two thirds of the waiting); else info" },
-    { "blocking-host-call", "warning",
-      "blocking host calls cover over 50% of the GPU idle time that had no work queued (no kernel launched before it "
-      "waiting to start), with idle over 10% of the kernel time",
-      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; blocking host calls (cudaMemcpy, "
-      "cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...; asynchronous copies, which block with "
-      "pageable memory) in the trace; the trace does not only capture graphs",
-      "the idle time covered, the call covering most of it",
-      "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async variant "
-      "(cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of the loop (.item(), "
-      ".cpu(), printing tensors synchronize too).",
-      NULL },
-    { "launch-bound", "warning",
-      "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
-      "real work, in at least 3 gaps, and gaps of at most 1 ms (launch overhead) hold over half of the host's gap time "
-      "(weighted by length, never by count)",
-      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
-      "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives (side streams with a few "
-      "tiny kernels, and the gaps between collectives, are left out); blocking host calls do not explain the idle "
-      "time; "
-      "the host does not sit in a collective for half of the gap time (waiting for another rank: Waits); the trace "
-      "does not only capture graphs",
-      "the host's share, host_wait and its part after the launches, idle %, the streams counted",
-      "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile mode=\"reduce-overhead\"), fuse "
-      "small kernels, or move Python overhead off the critical path.",
-      NULL },
-    { "host-bound", "warning",
-      "the host's part of host_wait (each gap up to its launch) is over 50% of the idle gaps of the streams that carry "
-      "real work, in at least 3 gaps, and gaps over 1 ms hold half of the host's gap time or more (weighted by "
-      "length), "
-      "or between CUDA/HIP graph replays; when the host loads data for half of that time it says so, with the "
-      "data-loading advice",
-      "GPU events present, with at least 1 ms of kernel time and 5 GPU events; the GPU idle at least 50% of the kernel "
-      "time; streams carrying at least 10% of the GPU's busy time and not mostly collectives; blocking host calls do "
-      "not explain the idle time; the host does not sit in a collective for half of the gap time (Waits); the trace "
-      "does not only capture graphs",
-      "the host's share, the number of host-wait gaps and the mean of the host's part, host_wait and its part after "
-      "the launches, idle %, the streams counted",
-      "The GPU waits while the host does other work between launches, not while it launches: find the CPU work that "
-      "covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side optimizer steps, data "
-      "preparation, Python, logging) and overlap it with GPU work or move it off the critical path. CUDA graphs would "
-      "not help here.",
-      NULL },
-    { "low-gpu-utilization", "warning",
-      "the GPU is busy less than 50% of the kernel time (from the trace's GPU events)",
-      "GPU events present, with at least 1 ms of kernel time and 5 GPU events (a share of less says nothing); the "
-      "trace does not only capture graphs (captured kernels did not run); a monitor's sampled utilization is "
-      "low-sampled-utilization's",
-      "busy %, kernel time, idle, compute",
-      "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps between "
-      "kernels.",
-      NULL },
-    { "communication-heavy", "warning",
-      "communication kernels not overlapping compute (exposed communication) take over 10% of the kernel time",
-      "GPU events present; communication kernels present (the kernel-type table)",
-      "communication % and its exposed part, its time, the share overlapping compute",
-      "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume.", NULL },
-    { "low-overlap", "info", "less than 30% of the communication time overlaps compute",
-      "communication over 5% of the kernel time", "overlap %, communication time",
-      "Schedule collectives on a separate stream alongside independent compute.", NULL },
-    { "memory-near-capacity", "warning",
-      "peak device memory (allocated, reserved or used on the device) over 90% of the device's capacity",
-      "the device's capacity and a peak known",
-      "the peaks known (allocated, reserved, used on the device), the capacity",
-      "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.", NULL },
-    { "memory-fragmentation", "info", "reserved memory is over 1.5x the allocated memory and over 1 GiB more",
-      "peak allocated and peak reserved known", "peak reserved and allocated",
-      "The caching allocator keeps blocks reserved that no tensor uses; when they are fragmented it cannot reuse them "
-      "for larger tensors: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
-      NULL },
-    { "data-loading", "warning", "data loading takes over 5% of the step time (without steps: of the profiled time)",
-      "steps or a profiled span; a data-loading section or operator (DataLoader, data_load)",
-      "its time over the steps or the span",
-      "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready.", NULL },
-    { "step-time-variance", "info", "(max - min) / median of the comparable step times is over 20%",
-      "at least 3 comparable steps on the rank (the last ProfilerStep of a trace left out)", "min, median, max",
-      "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes.", NULL },
-    { "rank-imbalance", "warning", "a rank's mean step time is over 1.2x the mean of all ranks",
-      "two or more ranks with at least 3 steps each; the per-step straggler analysis could not compare steps "
-      "(reports with loop summaries only), since where it can it decides",
-      "max, mean and min step time with their ranks",
-      "Balance the work across ranks (data sharding, pipeline stage sizes).", NULL },
-    { "dominant-stage", "info", "a section's self time is over 30% of a rank's time",
-      "sections present (user annotations, a report's stages); self time where the input nests, so a parent is not "
-      "blamed for its children; without self time, sections that do not run inside one another (their totals fit in "
-      "the rank's time)",
-      "the section's self (and inclusive) time and share",
-      "Optimize this stage first: it bounds what any other optimization can gain.", NULL },
-    { "session-drift", "warning",
-      "a stage's time per call (or the median step) in the last session differs from the first by over 20% (median "
-      "over the ranks)",
-      "a rank with two or more sessions (drift.h)",
-      "the stage's time per call (the median step) and its calls in the first and last session, its trend",
-      "Sessions of one run should cost the same: look for what changed between them (data, caches, memory growth, "
-      "thermal state), and confirm with tally compare --sessions.",
-      NULL },
-    { "low-sampled-utilization", "warning",
-      "the GPU utilization a monitor sampled averages under 50% (NVML's utilization: the share of each sample period "
-      "in which any kernel ran; not the trace's kernel time)",
-      "at least 3 utilization samples on the rank (libtally's NVML sampler, Inferix's GPU monitor, which reports the "
-      "busiest of the GPUs it watches)",
-      "the mean and highest sampled utilization, the samples, the rank's GPUs",
-      "The GPU sits without a kernel for half of the time: find what it waits for (the host, data loading, "
-      "communication) by profiling a few steps with torch.profiler; sampled utilization counts any kernel as busy, so "
-      "a high figure does not prove the GPU is used well.",
-      NULL },
-    { "thermal", "warning", "a GPU's peak sampled temperature is over 85 C, or NVML reports a thermal slowdown",
-      "GPU temperature samples (libtally's NVML sampler; Inferix's monitor reports the hottest GPU it watches), or "
-      "NVML's clocks event reasons",
-      "the peak temperature, the samples and time above 85 C, NVML's thermal slowdowns, the GPU and rank",
-      "A GPU this hot lowers its clocks to cool down (thermal throttling): check its cooling (airflow, fans, a "
-      "blocked inlet, hot neighbours in the chassis) and compare its step time with the other GPUs'.",
-      "critical: NVML reports a thermal slowdown in over 10% of the samples, or above 85 C in over half of them with a "
-      "peak of 95 C or more; warning: a peak over 90 C, above 85 C in over 10% of the samples, or any thermal "
-      "slowdown; "
-      "else info" },
-    { "power-at-cap", "info",
-      "a GPU's sampled power is at 95% of its power limit or above in over half of its samples, or NVML reports the "
-      "power cap (or power brake) in over half of them",
-      "power samples with the device's power limit (libtally records NVML's enforced limit; Inferix reports and traces "
-      "do not record it), or NVML's clocks event reasons",
-      "the share of samples at the cap, the limit, the highest sample, NVML's power-cap reasons, the GPU and rank",
-      "The GPU runs at its power limit and lowers its clocks to stay under it: expected of a compute-bound job on a "
-      "busy GPU. If the limit is below the board's default (nvidia-smi -q -d POWER), raising it buys speed; otherwise "
-      "speed has to come from less work per step (lower precision, fused kernels).",
-      NULL },
-    { "clocks-below-base", "warning",
-      "a busy GPU's SM clock is below its base clock in over 10% of its busy samples (utilization 50% or more)",
-      "at least 5 busy samples with NVML's SM clock and base clock (libtally's sampler records both; Inferix reports "
-      "and traces do not)",
-      "the share of busy samples below the base clock, the lowest clock against the base, NVML's power or thermal "
-      "reasons in those samples, the GPU and rank",
-      "A busy GPU should run at its base clock or above: below it the GPU slows itself down (a power cap or brake, "
-      "heat, or a clock locked low by nvidia-smi -lgc or application clocks). Check nvidia-smi -q -d "
-      "PERFORMANCE,CLOCK,POWER on that node; a slow GPU makes its rank the straggler of every collective.",
-      NULL },
-    { "memory-growth", "warning",
-      "a memory reading taken again and again at one point of the work rises (no drop over 1%) and ends over 10% and "
-      "over 64 MiB above its first value",
-      "a repeated reading of the program's own memory: a snapshot label taken 4 or more times (digits in labels "
-      "ignored), the lowest allocator reading of each of 4 or more ProfilerSteps, or 24 or more "
-      "monitor samples (the process's own GPU memory by NVML's per-process accounting, process RSS: the eighths after "
-      "their first quarter, so model loading does not count); device-wide used memory is every process's on the GPU "
-      "and never supports the finding alone",
-      "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
-      "Memory that is higher every time the program comes back to the same point is leak-like: look for references "
-      "kept across steps (tensors appended to a list, a loss kept with its graph instead of loss.item(), caches "
-      "without "
-      "a bound); torch.cuda.memory_snapshot() or tracemalloc show what holds it.",
-      NULL },
-    { "low-fps", "info", "the blocks generate under 10 frames per second of block computation (frames / block time)",
-      "block records with their sizes (Inferix's block_analysis)", "FPS, frames, blocks, block time, blocks per second",
-      "Generation is slower than real-time playback: for streaming or interactive use, fewer denoising steps per "
-      "block, a smaller model or resolution, or blocks spread over more GPUs; for offline generation it only sets the "
-      "wait.",
-      NULL },
-    { "first-block-delay", "info",
-      "the first block takes over 1.5x the median of the later blocks, and over 0.5 s more",
-      "at least 3 block records (Inferix's block_analysis): the first and two later ones",
-      "the first block's time, the later blocks' median, the excess",
-      "The first block pays for warm-up (CUDA context, kernel compilation or autotuning, cache allocation): for "
-      "latency-sensitive generation, warm up before the first request (a dummy block, ahead-of-time compilation) or "
-      "keep the pipeline resident between requests.",
-      NULL },
-    { "dominant-layer", "info", "a layer takes over 30% of the time of all timed layers",
-      "timings of at least 2 layers (Inferix's computation_analysis.layer_performance)",
-      "the layer, its time, the layers' time and its share",
-      "This layer bounds what optimizing the others can gain: look at its kernels first (attention implementation, "
-      "precision, fusion).",
-      NULL },
-    { "reserved-memory-jumps", "info",
-      "between consecutive memory readings of one device, reserved memory grows by 256 MiB and 10% or more while the "
-      "highest allocated memory so far rises by under a quarter of that growth; twice or more, adding up to 1 GiB",
-      "3 or more readings of one device with both allocated and reserved memory: memory snapshots (FramePack, "
-      "libtally's cuda.allocated and cuda.reserved providers) or a trace's [memory] events (the series' maxima); a "
-      "snapshot's peak allocated counts where the report has it",
-      "the jumps, the largest with its readings (label or time), the allocated memory then, the reserved growth added "
-      "up, the rank",
-      "The caching allocator reserved new segments although the tensors did not grow: its free cached blocks did not "
-      "fit the requests (fragmentation; allocations of changing sizes). Try "
-      "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, allocate the largest buffers first, or keep shapes fixed "
-      "(padding, bucketing); torch.cuda.memory_snapshot() shows the segments.",
-      NULL },
-    { "eager-attention", "info",
-      "a trace runs attention on the math path: aten::_scaled_dot_product_attention_math, or softmax over square "
-      "L x L scores (L 128 or more) beside batched matrix products without any fused attention operator or kernel, "
-      "in fp16 or bf16, for 1% of a rank's time or more",
-      "the device known as an NVIDIA GPU with a fused attention kernel for the dtype (compute capability 8.0 or "
-      "more: A100, A10, L4, L40, H100, H200, B200, GeForce RTX 30-50 ...) and the operators' dtypes recorded "
-      "(record_shapes): on another or an unknown device, or without dtypes, nothing is said",
-      "the operator, its calls, shape and dtype, its time and share of the rank's time, the device",
-      "PyTorch computed attention unfused (Q K^T, softmax, then V: the L x L scores written to memory) although a "
-      "fused kernel (FlashAttention, memory-efficient attention) exists for this GPU and dtype. Call "
-      "torch.nn.functional.scaled_dot_product_attention instead of a hand-written softmax(Q K^T) V; if it is "
-      "already called, find what keeps it on the math path (an explicit attn_mask of another dtype, dropout with "
-      "the flash kernel unavailable, a head dimension over 256, a disabled backend: "
-      "torch.nn.attention.sdpa_kernel).",
-      NULL },
+    { .id = "straggler",
+      .severity = "warning",
+      .check = straggler_rule,
+      .condition =
+          "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean "
+          "excess is beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to "
+          "two thirds of the matched collectives or causes two thirds of the waiting in them (p < 0.01)",
+      .preconditions =
+          "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
+          "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
+      .evidence =
+          "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
+      .advice = "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
+      .scale = "critical: over 25% slower in 90% of at least 5 steps (or last to, or causing the waiting in, 90% of at "
+               "least 5 collectives); warning: over 10% slower in two thirds of the steps (or last to two thirds of "
+               "the collectives, or causing two thirds of the waiting); else info" },
+    { .id = "low-gpu-utilization",
+      .severity = "warning",
+      .check = low_gpu_rule,
+      .condition = "the GPU is busy less than {LOW_GPU_UTIL_PCT} of the kernel time (from the trace's GPU events)",
+      .preconditions = "GPU events present, with at least {MIN_KERNEL_NS} of kernel time and {MIN_GPU_EVENTS} GPU "
+                       "events (a share of less says nothing); the trace does not only capture graphs (captured "
+                       "kernels did not run); a monitor's sampled utilization is low-sampled-utilization's",
+      .evidence = "busy %, kernel time, idle, compute",
+      .advice = "Find what the GPU waits for: the idle breakdown says whether it is the host (launch-bound) or gaps "
+                "between kernels.",
+      .scale = NULL },
+    { .id = "communication-heavy",
+      .severity = "warning",
+      .check = comm_rules,
+      .condition = "communication kernels not overlapping compute (exposed communication) take over {COMM_HEAVY_PCT} "
+                   "of the kernel time",
+      .preconditions = "GPU events present; communication kernels present (the kernel-type table)",
+      .evidence = "communication % and its exposed part, its time, the share overlapping compute",
+      .advice = "Overlap communication with compute (bucketed all-reduce, prefetching) or reduce its volume.",
+      .scale = NULL },
+    { .id = "low-overlap",
+      .severity = "info",
+      .check = comm_rules,
+      .condition = "less than {LOW_OVERLAP_PCT} of the communication time overlaps compute",
+      .preconditions = "communication over {OVERLAP_MIN_COMM} of the kernel time",
+      .evidence = "overlap %, communication time",
+      .advice = "Schedule collectives on a separate stream alongside independent compute.",
+      .scale = NULL },
+    { .id = "memory-near-capacity",
+      .severity = "warning",
+      .check = memory_rule,
+      .condition = "peak device memory (allocated, reserved or used on the device) over {MEMORY_PEAK_PCT} of the "
+                   "device's capacity",
+      .preconditions = "the device's capacity and a peak known",
+      .evidence = "the peaks known (allocated, reserved, used on the device), the capacity",
+      .advice = "Reduce activation memory (activation checkpointing, smaller micro-batches) before it runs out.",
+      .scale = NULL },
+    { .id = "blocking-host-call",
+      .severity = "warning",
+      .check = host_rules,
+      .condition = "blocking host calls cover over {BLOCKED_SHARE} of the GPU idle time that had no work queued (no "
+                   "kernel launched before it waiting to start), with idle over {BLOCKED_IDLE} of the kernel time",
+      .preconditions =
+          "GPU events present, with at least {MIN_KERNEL_NS} of kernel time and {MIN_GPU_EVENTS} GPU events; blocking "
+          "host calls (cudaMemcpy, cudaStreamSynchronize, cudaDeviceSynchronize, hipMemcpyWithStream, ...; "
+          "asynchronous copies, which block with pageable memory) in the trace; the trace does not only capture graphs",
+      .evidence = "the idle time covered, the call covering most of it",
+      .advice = "The host waits for the GPU in a synchronous call, so it cannot queue the next work: use the async "
+                "variant (cudaMemcpyAsync with pinned memory, non_blocking=True), or move the synchronization out of "
+                "the loop (.item(), .cpu(), printing tensors synchronize too).",
+      .scale = NULL },
+    { .id = "launch-bound",
+      .severity = "warning",
+      .check = host_rules,
+      .condition =
+          "the host's part of host_wait (each gap up to its launch) is over {LAUNCH_BOUND_SHARE} of the idle gaps of "
+          "the streams that carry real work, in at least {HOST_MIN_GAPS} gaps, and gaps of at most {TL_LAUNCH_GAP_NS} "
+          "(launch overhead) hold over half of the host's gap time (weighted by length, never by count)",
+      .preconditions = "GPU events present, with at least {MIN_KERNEL_NS} of kernel time and {MIN_GPU_EVENTS} GPU "
+                       "events; the GPU idle at least {LAUNCH_BOUND_IDLE} of the kernel time; streams carrying at "
+                       "least {REAL_WORK_PCT} of the GPU's busy time and not mostly collectives (side streams with a "
+                       "few tiny kernels, and the gaps between collectives, are left out); blocking host calls do not "
+                       "explain the idle time; the host does not sit in a collective for half of the gap time (waiting "
+                       "for another rank: Waits); the trace does not only capture graphs",
+      .evidence = "the host's share, host_wait and its part after the launches, idle %, the streams counted",
+      .advice = "The CPU does not launch kernels fast enough: use CUDA graphs (torch.compile "
+                "mode=\"reduce-overhead\"), fuse small kernels, or move Python overhead off the critical path.",
+      .scale = NULL },
+    { .id = "host-bound",
+      .severity = "warning",
+      .check = host_rules,
+      .condition =
+          "the host's part of host_wait (each gap up to its launch) is over {LAUNCH_BOUND_SHARE} of the idle gaps of "
+          "the streams that carry real work, in at least {HOST_MIN_GAPS} gaps, and gaps over {TL_LAUNCH_GAP_NS} hold "
+          "half of the host's gap time or more (weighted by length), or between CUDA/HIP graph replays; when the host "
+          "loads data for half of that time it says so, with the data-loading advice",
+      .preconditions =
+          "GPU events present, with at least {MIN_KERNEL_NS} of kernel time and {MIN_GPU_EVENTS} GPU events; the GPU "
+          "idle at least {LAUNCH_BOUND_IDLE} of the kernel time; streams carrying at least {REAL_WORK_PCT} of the "
+          "GPU's busy time and not mostly collectives; blocking host calls do not explain the idle time; the host does "
+          "not sit in a collective for half of the gap time (Waits); the trace does not only capture graphs",
+      .evidence = "the host's share, the number of host-wait gaps and the mean of the host's part, host_wait and its "
+                  "part after the launches, idle %, the streams counted",
+      .advice = "The GPU waits while the host does other work between launches, not while it launches: find the CPU "
+                "work that covers the gaps (the CPU lanes of the timeline, the operators by self time: CPU-side "
+                "optimizer steps, data preparation, Python, logging) and overlap it with GPU work or move it off the "
+                "critical path. CUDA graphs would not help here.",
+      .scale = NULL },
+    { .id = "memory-fragmentation",
+      .severity = "info",
+      .check = step_rules,
+      .condition =
+          "reserved memory is over {FRAGMENTATION_RATIO} the allocated memory and over {FRAGMENTATION_BYTES} more",
+      .preconditions = "peak allocated and peak reserved known",
+      .evidence = "peak reserved and allocated",
+      .advice = "The caching allocator keeps blocks reserved that no tensor uses; when they are fragmented it cannot "
+                "reuse them for larger tensors: try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.",
+      .scale = NULL },
+    { .id = "step-time-variance",
+      .severity = "info",
+      .check = step_rules,
+      .condition = "(max - min) / median of the comparable step times is over {STEP_SPREAD}",
+      .preconditions = "at least {MIN_STEPS} comparable steps on the rank (the last ProfilerStep of a trace left out)",
+      .evidence = "min, median, max",
+      .advice = "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes.",
+      .scale = NULL },
+    { .id = "rank-imbalance",
+      .severity = "warning",
+      .check = step_rules,
+      .condition = "a rank's mean step time is over {IMBALANCE} the mean of all ranks",
+      .preconditions = "two or more ranks with at least {MIN_STEPS} steps each; the per-step straggler analysis could "
+                       "not compare steps (reports with loop summaries only), since where it can it decides",
+      .evidence = "max, mean and min step time with their ranks",
+      .advice = "Balance the work across ranks (data sharding, pipeline stage sizes).",
+      .scale = NULL },
+    { .id = "data-loading",
+      .severity = "warning",
+      .check = data_loading,
+      .condition = "data loading takes over {DATA_LOADING_PCT} of the step time (without steps: of the profiled time)",
+      .preconditions = "steps or a profiled span; a data-loading section or operator (DataLoader, data_load)",
+      .evidence = "its time over the steps or the span",
+      .advice = "Use more DataLoader workers, pinned memory and prefetching so the next batch is ready.",
+      .scale = NULL },
+    { .id = "dominant-stage",
+      .severity = "info",
+      .check = dominant_stage,
+      .condition = "a section's self time is over {STAGE_SHARE} of a rank's time",
+      .preconditions = "sections present (user annotations, a report's stages); self time where the input nests, so a "
+                       "parent is not blamed for its children; without self time, sections that do not run inside one "
+                       "another (their totals fit in the rank's time)",
+      .evidence = "the section's self (and inclusive) time and share",
+      .advice = "Optimize this stage first: it bounds what any other optimization can gain.",
+      .scale = NULL },
+    { .id = "session-drift",
+      .severity = "warning",
+      .check = drift_rule,
+      .condition = "a stage's time per call (or the median step) in the last session differs from the first by over "
+                   "{TL_DRIFT_PCT} (median over the ranks)",
+      .preconditions = "a rank with two or more sessions (drift.h)",
+      .evidence = "the stage's time per call (the median step) and its calls in the first and last session, its trend",
+      .advice = "Sessions of one run should cost the same: look for what changed between them (data, caches, memory "
+                "growth, thermal state), and confirm with tally compare --sessions.",
+      .scale = NULL },
+    { .id = "low-sampled-utilization",
+      .severity = "warning",
+      .check = sampled_utilization,
+      .condition = "the GPU utilization a monitor sampled averages under {LOW_SAMPLED_UTIL_PCT} (NVML's utilization: "
+                   "the share of each sample period in which any kernel ran; not the trace's kernel time)",
+      .preconditions = "at least {MIN_UTIL_SAMPLES} utilization samples on the rank (libtally's NVML sampler, "
+                       "Inferix's GPU monitor, which reports the busiest of the GPUs it watches)",
+      .evidence = "the mean and highest sampled utilization, the samples, the rank's GPUs",
+      .advice = "The GPU sits without a kernel for half of the time: find what it waits for (the host, data loading, "
+                "communication) by profiling a few steps with torch.profiler; sampled utilization counts any kernel as "
+                "busy, so a high figure does not prove the GPU is used well.",
+      .scale = NULL },
+    { .id = "thermal",
+      .severity = "warning",
+      .check = thermal,
+      .condition = "a GPU's peak sampled temperature is over {TL_HOT_C} C, or NVML reports a thermal slowdown",
+      .preconditions = "GPU temperature samples (libtally's NVML sampler; Inferix's monitor reports the hottest GPU it "
+                       "watches), or NVML's clocks event reasons",
+      .evidence =
+          "the peak temperature, the samples and time above {TL_HOT_C} C, NVML's thermal slowdowns, the GPU and rank",
+      .advice = "A GPU this hot lowers its clocks to cool down (thermal throttling): check its cooling (airflow, fans, "
+                "a blocked inlet, hot neighbours in the chassis) and compare its step time with the other GPUs'.",
+      .scale =
+          "critical: NVML reports a thermal slowdown in over {THERMAL_SLOWDOWN_CRIT} of the samples, or above "
+          "{TL_HOT_C} C in over half of them with a peak of {HOT_CRIT_C} C or more; warning: a peak over {HOT_WARN_C} "
+          "C, above {TL_HOT_C} C in over {HOT_SHARE_WARN} of the samples, or any thermal slowdown; else info" },
+    { .id = "power-at-cap",
+      .severity = "info",
+      .check = power_at_cap,
+      .condition = "a GPU's sampled power is at {TL_POWER_CAP_SHARE} of its power limit or above in over half of its "
+                   "samples, or NVML reports the power cap (or power brake) in over half of them",
+      .preconditions = "power samples with the device's power limit (libtally records NVML's enforced limit; Inferix "
+                       "reports and traces do not record it), or NVML's clocks event reasons",
+      .evidence =
+          "the share of samples at the cap, the limit, the highest sample, NVML's power-cap reasons, the GPU and rank",
+      .advice = "The GPU runs at its power limit and lowers its clocks to stay under it: expected of a compute-bound "
+                "job on a busy GPU. If the limit is below the board's default (nvidia-smi -q -d POWER), raising it "
+                "buys speed; otherwise speed has to come from less work per step (lower precision, fused kernels).",
+      .scale = NULL },
+    { .id = "clocks-below-base",
+      .severity = "warning",
+      .check = clocks_below_base,
+      .condition = "a busy GPU's SM clock is below its base clock in over {SLOW_CLOCK_SHARE} of its busy samples "
+                   "(utilization 50% or more)",
+      .preconditions = "at least {SLOW_CLOCK_MIN_SAMPLES} busy samples with NVML's SM clock and base clock (libtally's "
+                       "sampler records both; Inferix reports and traces do not)",
+      .evidence = "the share of busy samples below the base clock, the lowest clock against the base, NVML's power or "
+                  "thermal reasons in those samples, the GPU and rank",
+      .advice = "A busy GPU should run at its base clock or above: below it the GPU slows itself down (a power cap or "
+                "brake, heat, or a clock locked low by nvidia-smi -lgc or application clocks). Check nvidia-smi -q -d "
+                "PERFORMANCE,CLOCK,POWER on that node; a slow GPU makes its rank the straggler of every collective.",
+      .scale = NULL },
+    { .id = "memory-growth",
+      .severity = "warning",
+      .check = memory_growth,
+      .condition = "a memory reading taken again and again at one point of the work rises (no drop over "
+                   "{TL_GROWTH_NOISE}) and ends over {GROWTH_PCT} and over {GROWTH_BYTES} above its first value",
+      .preconditions =
+          "a repeated reading of the program's own memory: a snapshot label taken {TL_GROWTH_MIN_REPEATS} or more "
+          "times (digits in labels ignored), the lowest allocator reading of each of {TL_GROWTH_MIN_REPEATS} or more "
+          "ProfilerSteps, or {TL_GROWTH_MIN_SAMPLES} or more monitor samples (the process's own GPU memory by NVML's "
+          "per-process accounting, process RSS: the eighths after their first quarter, so model loading does not "
+          "count); device-wide used memory is every process's on the GPU and never supports the finding alone",
+      .evidence =
+          "the reading, the repetitions, its first, last and highest value, the growth and the time it took, the rank",
+      .advice = "Memory that is higher every time the program comes back to the same point is leak-like: look for "
+                "references kept across steps (tensors appended to a list, a loss kept with its graph instead of "
+                "loss.item(), caches without a bound); torch.cuda.memory_snapshot() or tracemalloc show what holds it.",
+      .scale = NULL },
+    { .id = "low-fps",
+      .severity = "info",
+      .check = diffusion_rules,
+      .condition = "the blocks generate under {LOW_FPS} frames per second of block computation (frames / block time)",
+      .preconditions = "block records with their sizes (Inferix's block_analysis)",
+      .evidence = "FPS, frames, blocks, block time, blocks per second",
+      .advice = "Generation is slower than real-time playback: for streaming or interactive use, fewer denoising steps "
+                "per block, a smaller model or resolution, or blocks spread over more GPUs; for offline generation it "
+                "only sets the wait.",
+      .scale = NULL },
+    { .id = "first-block-delay",
+      .severity = "info",
+      .check = diffusion_rules,
+      .condition = "the first block takes over {FIRST_BLOCK_RATIO} the median of the later blocks, and over "
+                   "{FIRST_BLOCK_EXTRA_NS} more",
+      .preconditions = "at least 3 block records (Inferix's block_analysis): the first and two later ones",
+      .evidence = "the first block's time, the later blocks' median, the excess",
+      .advice = "The first block pays for warm-up (CUDA context, kernel compilation or autotuning, cache allocation): "
+                "for latency-sensitive generation, warm up before the first request (a dummy block, ahead-of-time "
+                "compilation) or keep the pipeline resident between requests.",
+      .scale = NULL },
+    { .id = "dominant-layer",
+      .severity = "info",
+      .check = diffusion_rules,
+      .condition = "a layer takes over {LAYER_SHARE} of the time of all timed layers",
+      .preconditions = "timings of at least 2 layers (Inferix's computation_analysis.layer_performance)",
+      .evidence = "the layer, its time, the layers' time and its share",
+      .advice = "This layer bounds what optimizing the others can gain: look at its kernels first (attention "
+                "implementation, precision, fusion).",
+      .scale = NULL },
+    { .id = "reserved-memory-jumps",
+      .severity = "info",
+      .check = reserved_jumps,
+      .condition = "between consecutive memory readings of one device, reserved memory grows by {JUMP_MIN_BYTES} and "
+                   "{JUMP_MIN_FRAC} or more while the highest allocated memory so far rises by under a quarter of that "
+                   "growth; twice or more, adding up to {JUMP_TOTAL_BYTES}",
+      .preconditions =
+          "{JUMP_MIN_READINGS} or more readings of one device with both allocated and reserved memory: memory "
+          "snapshots (FramePack, libtally's cuda.allocated and cuda.reserved providers) or a trace's [memory] events "
+          "(the series' maxima); a snapshot's peak allocated counts where the report has it",
+      .evidence = "the jumps, the largest with its readings (label or time), the allocated memory then, the reserved "
+                  "growth added up, the rank",
+      .advice = "The caching allocator reserved new segments although the tensors did not grow: its free cached blocks "
+                "did not fit the requests (fragmentation; allocations of changing sizes). Try "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, allocate the largest buffers first, or keep shapes "
+                "fixed (padding, bucketing); torch.cuda.memory_snapshot() shows the segments.",
+      .scale = NULL },
+    { .id = "eager-attention",
+      .severity = "info",
+      .check = eager_attention,
+      .condition = "a trace runs attention on the math path: aten::_scaled_dot_product_attention_math, or softmax over "
+                   "square L x L scores (L {EAGER_MIN_SEQ} or more) beside batched matrix products without any fused "
+                   "attention operator or kernel, in fp16 or bf16, for {EAGER_MIN_SHARE} of a rank's time or more",
+      .preconditions =
+          "the device known as an NVIDIA GPU with a fused attention kernel for the dtype (compute capability 8.0 or "
+          "more: A100, A10, L4, L40, H100, H200, B200, GeForce RTX 30-50 ...) and the operators' dtypes recorded "
+          "(record_shapes): on another or an unknown device, or without dtypes, nothing is said",
+      .evidence = "the operator, its calls, shape and dtype, its time and share of the rank's time, the device",
+      .advice = "PyTorch computed attention unfused (Q K^T, softmax, then V: the L x L scores written to memory) "
+                "although a fused kernel (FlashAttention, memory-efficient attention) exists for this GPU and dtype. "
+                "Call torch.nn.functional.scaled_dot_product_attention instead of a hand-written softmax(Q K^T) V; if "
+                "it is already called, find what keeps it on the math path (an explicit attn_mask of another dtype, "
+                "dropout with the flash kernel unavailable, a head dimension over 256, a disabled backend: "
+                "torch.nn.attention.sdpa_kernel).",
+      .scale = NULL },
 };
 
 #define NRULES (sizeof rules / sizeof rules[0])
@@ -930,7 +1119,7 @@ static void host_rules(tl_aggregate *a)
     double short_share = host_gap_share(lw, lw->gpu.host_short_ns);
     double load_share = host_gap_share(lw, lw->gpu.host_load_ns);
     int host_bound =
-        graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > LAUNCH_GAP_NS);
+        graphs || (isfinite(short_share) ? short_share <= 0.5 : isfinite(mean_gap) && mean_gap > TL_LAUNCH_GAP_NS);
     int loading = host_bound && !graphs && load_share >= 0.5;
     const char *id = host_bound ? "host-bound" : "launch-bound";
     char gapinfo[320] = "", after[120] = "";
@@ -1100,7 +1289,7 @@ static void comm_rule(tl_aggregate *a)
               TL_PCT_WHOLE(COMM_HEAVY_PCT), w.hits, w.with, g);
 }
 
-static void rank_rules(tl_aggregate *a)
+static void low_gpu_rule(tl_aggregate *a)
 {
     if (capture_only(a))
         skip(a, "low-gpu-utilization",
@@ -1109,6 +1298,11 @@ static void rank_rules(tl_aggregate *a)
     else
         simple_rule(a, "low-gpu-utilization", busy_pct, LOW_GPU_UTIL_PCT, 1, "the GPU is busy only ",
                     " of the kernel time", gpu_unmet(a));
+}
+
+/* communication-heavy and low-overlap */
+static void comm_rules(tl_aggregate *a)
+{
     if (!comm_is_waiting(a)) {
         comm_rule(a);
         /* the reason that holds: without GPU events, there is no communication
@@ -1119,8 +1313,6 @@ static void rank_rules(tl_aggregate *a)
         simple_rule(a, "low-overlap", overlap_pct, LOW_OVERLAP_PCT, 1, "only ",
                     " of the communication overlaps compute", any_gpu(a) ? unmet : gpu_unmet(a));
     }
-    memory_rule(a);
-    host_rules(a);
 }
 
 /* Data loading over the steps, or, in a trace without steps, over the
@@ -1847,29 +2039,12 @@ static void clocks_below_base(tl_aggregate *a)
          w->min_mhz, reasons, TL_PCT_WHOLE(100 * SLOW_CLOCK_SHARE), SLOW_CLOCK_MIN_SAMPLES, hits, hits == 1 ? "" : "s");
 }
 
-static void seed_rules(tl_aggregate *a)
-{
-    sampled_utilization(a);
-    thermal(a);
-    power_at_cap(a);
-    clocks_below_base(a);
-    memory_growth(a);
-    diffusion_rules(a);
-}
-
 static int severity_rank(const char *s)
 {
     return strcmp(s, "critical") == 0 ? 0 : strcmp(s, "warning") == 0 ? 1 : 2;
 }
 
 /* ---- reserved-memory jumps and eager attention ---------------------------- */
-
-#define JUMP_MIN_BYTES (256.0 * 1024 * 1024)    /* a reserved jump: 256 MiB or more ... */
-#define JUMP_MIN_FRAC 0.10                      /* ... and 10 % of the reserved memory before it ... */
-#define JUMP_EXPLAINED 0.25                     /* ... with the highest allocated rising under a quarter of it */
-#define JUMP_MIN_COUNT 2                        /* twice or more ... */
-#define JUMP_TOTAL_BYTES (1024.0 * 1024 * 1024) /* ... adding up to 1 GiB */
-#define JUMP_MIN_READINGS 3
 
 typedef struct jump_scan {
     int n;                 /* jumps */
@@ -1966,9 +2141,6 @@ static void reserved_jumps(tl_aggregate *a)
          TL_PCT_WHOLE(100 * JUMP_MIN_FRAC), TL_PCT_WHOLE(100 * JUMP_EXPLAINED), JUMP_MIN_COUNT,
          TL_BYTES_ROUND(JUMP_TOTAL_BYTES));
 }
-
-#define EAGER_MIN_SHARE 1.0 /* eager attention: 1 % of a rank's time or more ... */
-#define EAGER_MIN_SEQ 128   /* ... with L x L scores of L 128 or more (softmax) */
 
 /* Whether PyTorch has a fused attention kernel (FlashAttention-2, memory-
  * efficient attention) for fp16/bf16 on the device: NVIDIA GPUs of compute
@@ -2132,15 +2304,10 @@ static void eager_attention(tl_aggregate *a)
 
 void tl_apply_rules(tl_aggregate *a)
 {
-    straggler_rule(a);
-    rank_rules(a);
-    step_rules(a);
-    data_loading(a);
-    dominant_stage(a);
-    drift_rule(a);
-    seed_rules(a);
-    reserved_jumps(a);
-    eager_attention(a);
+    /* each check once, in the table's order (rules a check decides together are adjacent) */
+    for (size_t i = 0; i < NRULES; i++)
+        if (i == 0 || rules[i].check != rules[i - 1].check)
+            rules[i].check(a);
     /* Most severe first; within a severity, the order they fired in
      * (insertion sort: stable, and there are few). */
     for (int i = 1; i < a->nrecs; i++) {

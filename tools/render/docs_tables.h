@@ -9,10 +9,16 @@
 #ifndef TALLY_RENDER_DOCS_TABLES_H
 #define TALLY_RENDER_DOCS_TABLES_H
 
+#include <stddef.h>
 #include <stdio.h>
+
+#include "aggregate.h"
 
 void tl_docs_kernel_types(FILE *f);
 void tl_docs_metrics(FILE *f);
+/* The rules, with the thresholds their texts name ({NAME}) written in. */
 void tl_docs_rules(FILE *f);
+/* The threshold named by name[0..len), or NULL (for tests). */
+const tl_rule_threshold *tl_docs_threshold(const char *name, size_t len);
 
 #endif

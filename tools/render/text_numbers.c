@@ -46,6 +46,13 @@ const char *tl_text_number(char *buf, size_t len, tl_num_kind kind, double v)
             return buf;
         }
         break;
+    case TL_NUM_COUNT:
+    case TL_NUM_RATIO:
+        if (isfinite(v)) {
+            snprintf(buf, len, kind == TL_NUM_COUNT ? "%g" : "%gx", v);
+            return buf;
+        }
+        break;
     case TL_NUM_PCT:
         break;
     }
