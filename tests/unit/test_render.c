@@ -710,6 +710,13 @@ static void test_numbers_one_format(void **state)
     assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_BYTES_ROUND, 256.0 * 1048576), "256 MiB");
     assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_PCT_WHOLE, 30), "30%");
     assert_string_equal(tl_text_number(t, sizeof t, TL_NUM_PCT_SIGNED, -12.25), "-12.2%");
+    /* a token cut short by a bounded buffer leaves nothing behind */
+    char cut[64];
+    snprintf(cut, sizeof cut, "took %s", TL_DUR(42000));
+    cut[strlen(cut) - 6] = '\0';
+    char *plain = tl_text_numbers(cut);
+    assert_string_equal(plain, "took ");
+    free(plain);
 
     /* the headline and a finding in analyze's words, with typed numbers */
     free(a->headline);

@@ -82,7 +82,13 @@ char *tl_text_numbers(const char *s)
             fputs(tl_text_number(buf, sizeof buf, kind, v), m);
             p += n;
         } else {
-            p++; /* a token cut short (a bounded buffer in analyze): its marker is dropped */
+            /* a token cut short (a bounded buffer in analyze): dropped whole,
+             * its marker, kind and hex digits, so no stray bytes reach a page */
+            p++;
+            if (*p && strchr("dDbBpwsnx", *p) && p[-1] == '\x1f')
+                p++;
+            for (int i = 0; i < 16 && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); i++)
+                p++;
         }
     }
     return fclose(m) == 0 ? out : (free(out), NULL);

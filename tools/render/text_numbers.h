@@ -17,8 +17,8 @@
  * "45.3%" (whole: "30%"); "–" when unknown (NaN). Returns buf. */
 const char *tl_text_number(char *buf, size_t len, tl_num_kind kind, double v);
 
-/* s with every number token replaced by tl_text_number's text (a byte of a
- * broken token is dropped). Malloc'd: "" for NULL, NULL when out of memory. */
+/* s with every number token replaced by tl_text_number's text (a token cut
+ * short is dropped). Malloc'd: "" for NULL, NULL when out of memory. */
 char *tl_text_numbers(const char *s);
 
 /* put(f, text) with the numbers of s written (tl_text_numbers): escaping
