@@ -1,7 +1,7 @@
 /*
  * collector_overhead.c - bench_collector_overhead: what one tally_begin/tally_end
  * pair costs the instrumented program, in each configuration the design names
- * (DESIGN.md, "Performance": <= 100 ns per pair enabled, <= 2 ns disabled at
+ * (docs/architecture.md, "Performance": <= 100 ns per pair enabled, <= 2 ns disabled at
  * run time, 0 compiled out).
  *
  * The one idea: tally_init() can run once per process, so every configuration

@@ -1,7 +1,7 @@
 /*
  * ingest_bench.c - bench_ingest: how fast tally reads a large PyTorch profiler trace, and
  * with how much memory, beside the usual ways of reading JSON, all measured in one run
- * (DESIGN.md, "Performance": >= 1 GB/s per core on uncompressed Kineto JSON end to end,
+ * (docs/architecture.md, "Performance": >= 1 GB/s per core on uncompressed Kineto JSON end to end,
  * .gz close to inflating alone, peak memory not growing with the raw event count, --jobs 2
  * about 2x on 8 rank files).
  *
@@ -1837,7 +1837,7 @@ int main(int argc, char **argv)
             printf(", read(2) %.0f%%", 100.0 * m_read.secs / m_ing.secs);
         putchar('\n');
     }
-    printf("design targets (DESIGN.md, Performance; per core = over CPU seconds):\n");
+    printf("design targets (docs/architecture.md, Performance; per core = over CPU seconds):\n");
     if (m_ing.ok && m_ing.cpu > 0)
         printf("  ingest >= 1000 MB/s per core, uncompressed: %.0f MB/s of CPU time, %.0f MB/s wall (%s)\n",
                mb(bytes) / m_ing.cpu, mb(bytes) / m_ing.secs, mb(bytes) / m_ing.cpu >= 1000 ? "met" : "NOT met");

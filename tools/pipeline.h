@@ -6,7 +6,7 @@
  *   tl_pipeline_local:
  *     1. read       tl_pipeline_read: discover the inputs, read each into a profile on a
  *                   worker thread (ingest.h) and there analyze it into its session
- *                   (tl_pipeline_analyze_profile: analyze/session.c); settle ranks and
+ *                   (tl_pipeline_analyze_profile: analyze/session_analysis.c); settle ranks and
  *                   companions over the whole run (ingest/settle.c)
  *     2. warn       tl_pipeline_warnings: every input's problems, printed and counted
  *     3. gather     tl_pipeline_sessions: the sessions take their settled identity and

@@ -509,7 +509,7 @@ TALLY_API void tally__scope_end(int *unused);
 /* The inline gate. tally__gate is 0 before initialization, 1 while recording,
  * 2 when disabled or shut down. The recording calls below are wrapped so that
  * when it is 2 they cost one load and a predictable branch, without a call
- * (the <= 2 ns per begin/end pair of DESIGN.md). The functions themselves
+ * (the <= 2 ns per begin/end pair of docs/architecture.md). The functions themselves
  * stay exported under their own names: &tally_begin and bindings from other
  * languages work as usual. Define TALLY_NO_INLINE_GATE to call them directly. */
 TALLY_API extern int tally__gate;

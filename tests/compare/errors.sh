@@ -1,7 +1,7 @@
 #!/bin/sh
 # errors.sh TALLY WORKDIR
 #
-# The exit codes of DESIGN.md: 2 for usage errors (one input, three inputs, a bad
+# The exit codes of docs/architecture.md: 2 for usage errors (one input, three inputs, a bad
 # --threshold, --metric or --correction), 3 when a side has no usable input, 4 when
 # an output cannot be written, 0 for --help.
 set -eu

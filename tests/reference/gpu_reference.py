@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent reference for tally's GPU analyses of PyTorch profiler (Kineto) traces.
 
-Written from the definitions in DESIGN.md ("Analyses") and docs/analysis.md, which follow
+Written from the definitions in docs/architecture.md ("The analyses") and docs/analysis.md, which follow
 Holistic Trace Analysis (HTA); it does not share code with tally's C implementation. Standard
 library only, so it runs with the system python3.
 

@@ -53,7 +53,7 @@ def check_page(checks, b, label, path, csp=False):
     checks.check(b.count("svg title") >= 1, f"{label}: charts carry <title> tooltips")
     severe = b.severe_console()
     if csp:
-        # The page may carry a small optional script (DESIGN.md); under a CSP
+        # The page may carry a small optional script (docs/architecture.md); under a CSP
         # without script-src it is refused, and the page must work without it.
         blocked = [e for e in severe if "Executing inline script violates" in e.get("message", "")]
         if blocked:

@@ -12,7 +12,7 @@ the diff before committing it.
 Beside the outline, every page must pass the static checks (one document that
 nests properly, nothing outside the file referenced, inline CSS, no template
 field left, unique ids, in-page links that land), put its sections in
-DESIGN.md's order, show the SOURCE_DATE_EPOCH date, and be deterministic: the
+docs/architecture.md's order, show the SOURCE_DATE_EPOCH date, and be deterministic: the
 same inputs give the same bytes with --jobs 1 and --jobs 2, to a file and to
 standard output (-o -), and the Markdown summary likewise.
 
@@ -33,7 +33,7 @@ CASES = {
     "framepack-report": (["framepack/generated/profiling_report.json", "--title", "FramePack <demo> & \"co\""], 1),
 }
 
-# DESIGN.md, "The HTML report": the sections in order, each recognized by its id.
+# docs/architecture.md, "The HTML report": the sections in order, each recognized by its id.
 # Ids are matched most specific first (a "gpu-breakdown" is the GPU section, not
 # the stage breakdown; "step-times" is not the per-rank table).
 DESIGN_ORDER = ["headline", "recommendations", "per-rank table", "stage/op breakdown", "call tree", "step times",
@@ -115,18 +115,18 @@ def run_case(checks, a, name, args, ranks):
         checks.check(t is not None and title in reportlib.norm(t.all_text()), f"{name}: --title in <title>")
         checks.check(h1 is not None and title in reportlib.norm(h1.all_text()), f"{name}: --title in <h1>")
 
-    # Sections in DESIGN.md's order.
+    # Sections in docs/architecture.md's order.
     secs = top_sections(page)
     ids = [s.get("id") for s in secs]
     checks.check(all(ids), f"{name}: every top-level section has an id", str(ids))
     checks.check(bool(ids) and design_place(ids[0])[1] == "headline", f"{name}: the headline comes first", str(ids))
     placed = [(i, design_place(i)) for i in ids if design_place(i)[0] is not None]
     order = [p[0] for _, p in placed]
-    checks.check(order == sorted(order), f"{name}: sections in DESIGN.md's order",
+    checks.check(order == sorted(order), f"{name}: sections in docs/architecture.md's order",
                  ", ".join(f"{i} ({w})" for i, (_, w) in placed))
     unknown = [i for i in ids if design_place(i)[0] is None]
     if unknown:
-        print(f"{name}: note: sections not recognized as one of DESIGN.md's: {unknown}")
+        print(f"{name}: note: sections not recognized as one of docs/architecture.md's: {unknown}")
 
     # The outline against the golden file.
     got = "\n".join(reportlib.outline(page)) + "\n"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every string from an input is escaped (DESIGN.md, "Reliability and security").
+"""Every string from an input is escaped (docs/architecture.md, "The HTML report": every input string escaped).
 
 Writes a 2-rank Chrome trace set (array form) whose event names, categories,
 process and thread names, args and file names are made to break out of HTML,

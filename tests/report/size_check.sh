@@ -1,5 +1,5 @@
 #!/bin/sh
-# size_check.sh - the HTML report stays small however big its input (DESIGN.md:
+# size_check.sh - the HTML report stays small however big its input (docs/architecture.md:
 # "HTML size bounded (a few MB) whatever the input size"; the Markdown summary
 # under 1 MiB so that it fits a CI job summary).
 #

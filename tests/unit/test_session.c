@@ -1,6 +1,6 @@
 /*
  * test_session.c - one profile into one session result
- * (tools/analyze/session.c: tl_session_analyze).
+ * (tools/analyze/session_analysis.c: tl_session_analyze).
  *
  * Small profiles are built by hand (tl_profile_add_gpu/add_step/stream) and
  * every number of the GPU temporal breakdown is compared with values worked

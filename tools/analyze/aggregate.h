@@ -14,6 +14,24 @@
  * takes a session into the numbers exactly when tl_session_counts says so.
  *
  * Times are int64 ns; sizes are bytes as doubles (NaN: unknown).
+ *
+ * Which file implements what is declared here (each section says it too):
+ *   aggregate.c     init, sessions and partials in (tl_aggregate_add_*, the
+ *                   options check), tl_aggregate_finish and its ranks, across
+ *                   rows, tl_pct, tl_rank_peak_device_pct, tl_format
+ *   diffusion.c     tl_rank_diffusion_* (per rank; per session in
+ *                   session_analysis.h)
+ *   calltrees.c     tl_aggregate_calltrees
+ *   stragglers.c    tl_find_stragglers, tl_straggler_lead
+ *   kinfo.c         tl_kernel_info
+ *   stepcats.c      tl_aggregate_stepcats
+ *   rules.c         tl_apply_rules, tl_decide_headline, tl_rules,
+ *                   tl_rule_skip_absent_list
+ * The analysis of one input into its session (session_analysis.c, context.c,
+ * diffusion.c, gpu_health.c, growth.c, stepcats.c, kinfo.c) and the analysis
+ * options are declared in session_analysis.h, which this header includes;
+ * the other steps of tl_aggregate_finish have their own headers (names.h,
+ * metrics.h, drift.h, waits.h, collbw.h, shapes.h, telemetry.h).
  */
 #ifndef TALLY_AGGREGATE_H
 #define TALLY_AGGREGATE_H
@@ -36,66 +54,7 @@
 #include "shapes.h"
 #include "waits.h"
 
-/* Thresholds of the per-session analysis (gpu_health.c, growth.c; docs/analysis.md). */
-#define TL_HOT_C 85.0            /* Inferix's thermal_throttling_risk threshold */
-#define TL_POWER_CAP_SHARE 0.95  /* a power sample within 5 % of the limit */
-#define TL_LOADED_UTIL_PCT 50.0  /* a GPU sample "under load": utilization at 50 % or more */
-#define TL_GROWTH_NOISE 0.01     /* a drop under 1 % of the value is noise, not a drop */
-#define TL_GROWTH_WINDOWS 8      /* a monitor's samples after the first quarter: 8 windows ... */
-#define TL_GROWTH_MIN_SAMPLES 24 /* ... of at least 24 samples */
-
-/* A trace time at or beyond this (2001-09-09 in ns since the epoch) is on
- * the wall clock: older Kineto traces write absolute µs without
- * baseTimeNanoseconds, and no monotonic or relative clock gets that far. */
-#define TL_WALL_CLOCK_MIN_NS 1000000000000000000LL
-
-/* What a session carries besides its timings (session.h), from its profile;
- * 0 or -1 (out of memory). */
-int tl_session_context(tl_session *s, const tl_profile *p);   /* context.c */
-int tl_session_diffusion(tl_session *s, const tl_profile *p); /* diffusion.c */
-int tl_session_health(tl_session *s, const tl_profile *p);    /* gpu_health.c */
-int tl_session_growth(tl_session *s, const tl_profile *p);    /* growth.c */
-/* stepcats.c: each step's time by category, and each collective instance's
- * window (s->insts taken first) */
-int tl_session_stepcats(tl_session *s, const tl_profile *p);
-int tl_session_kinfo(tl_session *s, const tl_profile *p); /* kinfo.c: kernels' launching operators */
-
-/* Analysis options. */
-typedef struct tl_analyze_options {
-    int whole_trace;        /* use every GPU event, not the ProfilerStep window */
-    int64_t kernel_wait_ns; /* gap under which idle time is kernel_wait (30 µs) */
-    /* Every input of a rank is one of its sessions, even one that run
-     * identity tells apart as another run (said in a note): what
-     * `tally compare --sessions` asks for. */
-    int sessions_across_runs;
-    /* The --kernel-class patterns GPU events are classified with (ingest
-     * classifies each event by them; stragglers and waits classify names);
-     * partials record them (tl_kernel_classes_spec) and a partial must match
-     * them to join. Not owned; NULL: the built-in table only. */
-    const tl_kernel_classes *kernel_classes;
-    /* Read bounds per input (0: the defaults of profile.h and discover.h):
-     * reached, they change the numbers, so partials record them too. */
-    uint32_t max_names;       /* --max-names N */
-    uint64_t max_events;      /* --max-events N */
-    uint64_t max_input_bytes; /* --max-input-size BYTES (K, M, G suffixes) */
-    /* The command has no use for each session's samples of every name (only
-     * compare and partial aggregates do): they are freed as soon as a session
-     * is analyzed (tl_session_drop_samples), so that memory per rank stays
-     * small. Not an analysis option: partials do not record it. */
-    int drop_samples;
-} tl_analyze_options;
-
-void tl_analyze_options_init(tl_analyze_options *o);
-
-/* Analyze one usable profile into a session result (allocated inside s),
- * with a copy of its identity as it stands: analysis runs on the reading
- * threads, before ingest settles ranks and companions over the whole run,
- * so the caller takes those in afterwards (tl_identity_take_settled). */
-int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
-/* Free the samples kept per name and kernel (up to TL_PROFILE_MAX_SAMPLES each,
- * the largest part of an analyzed session); counts, totals, histograms and
- * everything else stay. */
-void tl_session_drop_samples(tl_session *s);
+#include "session_analysis.h" /* the per-session stage and tl_analyze_options */
 
 /* ---- per rank ------------------------------------------------------------ */
 

@@ -10,7 +10,7 @@
  * them, and a partial aggregate carries them whole.
  */
 #define _GNU_SOURCE
-#include "aggregate.h"
+#include "session_analysis.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * sample and carried in the session as a few numbers per GPU.
  */
 #define _GNU_SOURCE
-#include "aggregate.h"
+#include "session_analysis.h"
 
 #include <math.h>
 #include <stdlib.h>

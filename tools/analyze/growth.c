@@ -23,7 +23,7 @@
  * bounded); the rule never reads device-wide growth as a leak.
  */
 #define _GNU_SOURCE
-#include "aggregate.h"
+#include "session_analysis.h"
 
 #include <ctype.h>
 #include <math.h>

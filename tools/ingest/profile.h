@@ -140,7 +140,7 @@ typedef struct tl_host_call {
 
 /* The host's share of the per-step categories (docs/analysis.md, "Step time
  * by category"): the union of the CPU-side events of each role, which
- * analyze/session.c splits by step beside the GPU events. TensorBoard's
+ * analyze/session_analysis.c splits by step beside the GPU events. TensorBoard's
  * roles: runtime calls (cuda_runtime, cuda_driver), data loading (a name of
  * tl_is_data_loading) and CPU execution (operators, Python frames, the
  * collector's sections; annotations only label others). Events without a

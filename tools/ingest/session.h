@@ -92,7 +92,7 @@ typedef struct tl_gpu_breakdown {
     int64_t host_coll_ns;  /* of it, while the host sat in a collective (gloo, MPI: waiting for other ranks) */
     int64_t host_load_ns;  /* of it, while the host was in a data-loading range */
     int devices;           /* GPUs the figures add up (kernel time, busy, idle, ... are sums of
-                                * each device's); 0 or 1: one (session.c's per_device) */
+                                * each device's); 0 or 1: one (analyze/session_analysis.c's per_device) */
     int64_t queued_idle;   /* idle gaps during which a kernel launched before the gap waited to
                                 * start (the GPU was busy outside the trace): never blamed on a host
                                 * call; -1 unknown (older partials) */

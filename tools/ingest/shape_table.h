@@ -2,7 +2,7 @@
  * shape_table.h - operators by input shape: per (operator name, "Input Dims",
  * "Input type") of a trace recorded with record_shapes, the calls, their
  * time and the profiler's "flops" (with_flops). read_trace.c fills one per
- * profile; analyze/session.c keeps the top of it in the session
+ * profile; analyze/session_analysis.c keeps the top of it in the session
  * (tl_sshape); analyze/shapes.c adds the ranks up. A kernel whose
  * "External id" is an operator's adds its time to that operator's key (the
  * operator that launched it itself: aten::addmm, not the aten::linear

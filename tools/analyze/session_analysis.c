@@ -1,5 +1,7 @@
 /*
- * session.c - one profile into one session result (see aggregate.h).
+ * session_analysis.c - the analysis of one input: its profile into its session
+ * result (tl_session_analyze; the type is ingest/session.h, the declarations
+ * aggregate.h).
  *
  * The GPU numbers follow Holistic Trace Analysis' temporal breakdown (see
  * docs/analysis.md): over the GPU events of the window, kernel_time is the
@@ -11,7 +13,10 @@
  */
 #define _GNU_SOURCE
 #include "memops.h"
-#include "aggregate.h"
+#include "session_analysis.h"
+#include "intervals.h"
+#include "names.h"
+#include "telemetry.h"
 #include "array.h"
 #include "shape_table.h"
 
