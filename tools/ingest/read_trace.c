@@ -176,7 +176,8 @@ typedef struct cat_entry {
     int cls;
 } cat_entry;
 
-#define CAT_CACHE 8 /* categories kept: Kineto interleaves a handful */
+#define CAT_CACHE 8  /* categories kept: Kineto interleaves a handful */
+#define CAT_SLOTS 64 /* a category's likely place in cats[], by cat_hash */
 #define STAT_CACHE_BITS 12
 #define STAT_CACHE (1u << STAT_CACHE_BITS) /* (category, name) -> statistics, direct-mapped */
 
@@ -205,6 +206,7 @@ typedef struct reader {
     const char *cat_text; /* the text r->cat was last found for, within this event */
     size_t cat_text_len;
     int ncats, cat_next;
+    unsigned char cat_slot[CAT_SLOTS]; /* cat_hash -> index + 1 into cats (0: none); checked on use */
     stat_entry stat_cache[STAT_CACHE];
     /* CPU-side events per pid (the first READER_PIDS pids seen): the trace's
      * process is the pid of most of them (run identity). */
@@ -428,6 +430,30 @@ static int profiler_step(const char *name, size_t len, int64_t *n)
 
 static int find_category(reader *r, const char *cat, size_t cat_len);
 
+/* a[0..n) == b[0..n), both readable for n bytes. Categories are short ("kernel",
+ * "cuda_runtime", "ac2g"): up to 16 bytes, two overlapping loads a side instead of a call to
+ * memcmp; every byte is compared, none read past n. */
+static inline int same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return a0 == b0 && a1 == b1;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return memcmp(a, b, n) == 0;
+}
+
 /* Make r->cat the category cat; 0 on success. */
 static inline int use_category(reader *r, const char *cat, size_t cat_len)
 {
@@ -436,15 +462,30 @@ static inline int use_category(reader *r, const char *cat, size_t cat_len)
     return find_category(r, cat, cat_len);
 }
 
+/* Where to look first for a category in cats[]: its length and first and last bytes. */
+static inline unsigned cat_hash(const char *cat, size_t len)
+{
+    return len ? (unsigned)(len * 7 + (unsigned char)cat[0] + 3u * (unsigned char)cat[len - 1]) % CAT_SLOTS : 0;
+}
+
 static int find_category(reader *r, const char *cat, size_t cat_len)
 {
+    unsigned h = cat_hash(cat, cat_len), k = r->cat_slot[h];
+
     r->cat_text = cat;
     r->cat_text_len = cat_len;
-    if (r->cat != NULL && cat_len == r->cat->len && memcmp(cat, r->cat->cat, cat_len) == 0)
+    if (r->cat != NULL && cat_len == r->cat->len && same_bytes(cat, r->cat->cat, cat_len))
         return 0;
+    /* Kineto interleaves kernels, launches and flows event by event: the slot finds the one
+     * kept without a scan (a slot whose entry was replaced since just fails the compare) */
+    if (k != 0 && cat_len == r->cats[k - 1].len && same_bytes(cat, r->cats[k - 1].cat, cat_len)) {
+        r->cat = &r->cats[k - 1];
+        return 0;
+    }
     for (int i = 0; i < r->ncats; i++)
-        if (cat_len == r->cats[i].len && memcmp(cat, r->cats[i].cat, cat_len) == 0) {
+        if (cat_len == r->cats[i].len && same_bytes(cat, r->cats[i].cat, cat_len)) {
             r->cat = &r->cats[i];
+            r->cat_slot[h] = (unsigned char)(i + 1);
             return 0;
         }
     uint32_t id = tl_strtab_intern(&r->p->strs, cat, cat_len);
@@ -455,6 +496,7 @@ static int find_category(reader *r, const char *cat, size_t cat_len)
     cat_entry *e = &r->spill; /* longer ones are looked up each time */
     if (cat_len <= sizeof e->cat) {
         e = &r->cats[r->cat_next];
+        r->cat_slot[h] = (unsigned char)(r->cat_next + 1);
         r->cat_next = (r->cat_next + 1) % CAT_CACHE;
         if (r->ncats < CAT_CACHE)
             r->ncats++;
