@@ -95,6 +95,9 @@ static void read_all(const uint8_t *data, size_t size, size_t chunk, size_t buff
         h = mix(h, &n, sizeof n);
         h = mix_view(h, ev.ph);
         h = mix_view(h, ev.id);
+        h = mix(h, &ev.id_quoted, sizeof ev.id_quoted);
+        h = mix_view(h, ev.bp);
+        h = mix_view(h, ev.cat);
         h = mix_view(h, ev.pid_str);
         h = mix_view(h, ev.args);
         h = mix(h, &ev.ts_ns, sizeof ev.ts_ns);

@@ -78,6 +78,7 @@ struct run {
     uint64_t *digest; /* one hash per event */
     size_t n;
     uint64_t total;
+    uint64_t fast_events; /* events the index walker read (the rest: the byte parser) */
     struct ev_copy ev[KEEP];
     int gz_is_gzip;
     unsigned gz_members;
@@ -206,6 +207,7 @@ static struct run *run_bytes(const char *data, size_t len, size_t chunk, const t
     /* after the end, the stream keeps saying so */
     assert_int_equal(tl_trace_stream_next(&s, &e), r->rc);
     r->stats = s.stats;
+    r->fast_events = s.fast_events;
     r->meta = s.meta;
     if (s.meta.other_data)
         copy_str(r->other_data, sizeof r->other_data, s.meta.other_data);
@@ -895,6 +897,58 @@ static void test_ids(void **state)
     assert_int_equal(r->stats.by_phase['s'], 1);
     assert_int_equal(r->stats.by_phase['f'], 1);
     run_free(r);
+}
+
+/* The index walker takes a flow's numeric "id" and its "bp", and a kernel's plain integer arrays
+ * ("grid": [8192, 1, 1]), itself; what it does not take (a leading zero, a quoted id, a trailing
+ * comma, a nested, negative or fractional element, an empty array) goes where it went before.
+ * Either way the events, their every field, the warnings and their offsets are the byte
+ * parser's (no_index). */
+static void test_fast_path_flows_and_arrays(void **state)
+{
+    static const char text[] =
+        "[\n"
+        "{\"ph\": \"s\", \"id\": 157892, \"pid\": 1, \"tid\": 1, \"ts\": 5.208,\"cat\": \"ac2g\", "
+        "\"name\": \"ac2g\"},\n"
+        "{\"ph\": \"f\", \"id\": 157892, \"pid\": 0, \"tid\": 7, \"ts\": 6.502,\"cat\": \"ac2g\", "
+        "\"name\": \"ac2g\", \"bp\": \"e\"},\n"
+        "{\"ph\": \"f\", \"id\" : 0123 , \"bp\" :\"e\" , \"ts\": 7},\n"
+        "{\"ph\": \"s\", \"id\": \"0x1f\", \"ts\": 8},\n"
+        "{\"ph\": \"f\", \"id\": 9, \"bp\": 1, \"ts\": 9},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 10, \"dur\": 1, \"args\": "
+        "{\"stream\": 7, \"grid\": [8192, 1, 1], \"block\": [256 , 1,1], \"e\": [], \"n\": [[1]], "
+        "\"m\": [-1, 2], \"f\": [1.5], \"correlation\": 3}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"t\", \"ts\": 11, \"dur\": 1, \"args\": "
+        "{\"grid\": [1,], \"stream\": 7}},\n"
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"u\", \"ts\": 12, \"dur\": 1, \"args\": "
+        "{\"grid\": [1 2], \"stream\": 7}}\n"
+        "]\n";
+    tl_trace_options o;
+    struct run *fast, *bytes;
+    (void)state;
+
+    fast = run_bytes(text, sizeof text - 1, 0, NULL, 0);
+    tl_trace_options_init(&o);
+    o.no_index = 1;
+    bytes = run_bytes(text, sizeof text - 1, 0, &o, 0);
+    assert_same_run(fast, bytes);
+    assert_int_equal(fast->n, 8);
+    for (size_t i = 0; i < fast->n; i++)
+        assert_int_equal(fast->digest[i], bytes->digest[i]);
+    assert_string_equal(fast->ev[0].id, "157892");
+    assert_false(fast->ev[0].id_quoted);
+    assert_string_equal(fast->ev[2].id, "0123");
+    assert_string_equal(fast->ev[3].id, "0x1f");
+    assert_true(fast->ev[3].id_quoted);
+    assert_int_equal(fast->ev[5].stream, 7);
+    assert_int_equal(fast->ev[5].correlation, 3);
+    assert_int_equal(fast->stats.trailing_commas, 1); /* [1,] */
+    assert_int_equal(fast->stats.missing_commas, 1);  /* [1 2] */
+    assert_int_equal(bytes->fast_events, 0);
+    /* all but the two events with a warning: the walker leaves those to the byte parser */
+    assert_int_equal(fast->fast_events, 6);
+    run_free(fast);
+    run_free(bytes);
 }
 
 static void test_pid_tid_kinds(void **state)
@@ -1783,6 +1837,7 @@ int main(void)
         cmocka_unit_test(test_unicode_unescape),
         cmocka_unit_test(test_commas),
         cmocka_unit_test(test_ids),
+        cmocka_unit_test(test_fast_path_flows_and_arrays),
         cmocka_unit_test(test_pid_tid_kinds),
         cmocka_unit_test(test_dur_variants),
         cmocka_unit_test(test_phases),

@@ -509,12 +509,19 @@ member:
     case K_NAME:
     case K_CAT:
     case K_PH:
+    case K_BP: /* a flow's end: "bp": "e" */
         if (ch != '"')
             goto other;
         NEXT();
         if (ch != ',' && ch != '}')
             goto out;
-        *(tl_view *)((char *)ev + string_member[k]) = string_at(text + vo, text + o);
+        *(k == K_BP ? &ev->bp : (tl_view *)((char *)ev + string_member[k])) = string_at(text + vo, text + o);
+        goto after;
+    case K_ID: /* a flow's id, a number in Kineto's traces: its digits, as the byte parser keeps them */
+        if (!is_digit((char)ch) || (text[*cur] != ',' && text[*cur] != '}'))
+            goto other;
+        ev->id = (tl_view){ text + vo, digit_run(text + vo) };
+        NEXT();
         goto after;
     case K_TS:
     case K_DUR:
@@ -609,6 +616,27 @@ arg_member: /* a member of "args": one of the four decoded, or passed over like 
         if (ch == '}')
             goto args_end;
         goto arg_token;
+    }
+    if (ch == '[' && c->max_depth >= 3) {
+        /* A kernel's "grid" and "block", [8192, 1, 1]: plain integers, taken here without a
+         * call (what skip_fast() would do with them); anything else goes to skip_fast() from
+         * the '[' again. */
+        const uint32_t *open = cur;
+        uint32_t at = o;
+        NEXT();
+        while (is_digit((char)ch)) { /* all digits: an entry ',' or ']' follows right away */
+            NEXT();
+            if (ch == ']') {
+                NEXT();
+                goto arg_after;
+            }
+            if (ch != ',')
+                break;
+            NEXT();
+        }
+        cur = open;
+        o = at;
+        ch = '[';
     }
     if (ch == '[' || ch == '{') {
         if (skip_fast(text, &cur, c, o, 3) == NOT_FOUND)
