@@ -315,6 +315,85 @@ static void test_random_against_grid(void **state)
     }
 }
 
+/* The streaming forms (issue 33: the analysis reads the sorted GPU events in
+ * place) give what the sets give, on intervals in start order with
+ * overlapping, touching, nested and zero-length ones: tl_ivrun's length and
+ * gaps are tl_ivset_union's (the gaps between its components), |A n B| is
+ * |A| + |B| - |A u B|, and tl_kindsweep is tl_sweep_kinds. */
+static void test_streaming_against_sets(void **state)
+{
+    (void)state;
+    rng_state = 20261128;
+    for (int round = 0; round < 2000; round++) {
+        size_t n = rng() % 24;
+        tl_kinded kv[24];
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = (int64_t)(rng() % GRID);
+            int64_t len = (int64_t)(rng() % 6 == 0 ? 0 : rng() % 40);
+            kv[i] = (tl_kinded){ s, s + len, (int)(rng() % 4) - (rng() % 9 == 0) }; /* kinds -1..3: some invalid */
+        }
+        for (size_t i = 1; i < n; i++) /* start order, ties in any order */
+            for (size_t j = i; j > 0 && kv[j].start < kv[j - 1].start; j--) {
+                tl_kinded t = kv[j];
+                kv[j] = kv[j - 1];
+                kv[j - 1] = t;
+            }
+        tl_ivset all, a, b, ab;
+        tl_ivset_init(&all);
+        tl_ivset_init(&a);
+        tl_ivset_init(&b);
+        tl_ivset_init(&ab);
+        tl_ivrun rall, ra, rb, rab;
+        tl_ivrun_init(&rall);
+        tl_ivrun_init(&ra);
+        tl_ivrun_init(&rb);
+        tl_ivrun_init(&rab);
+        tl_kindsweep ks;
+        tl_kindsweep_init(&ks);
+        int64_t gaps[24][2], from;
+        size_t ngaps = 0;
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = kv[i].start, e = kv[i].end;
+            assert_int_equal(tl_ivset_add(&all, s, e), 0);
+            if (tl_ivrun_add(&rall, s, e, &from)) {
+                gaps[ngaps][0] = from;
+                gaps[ngaps++][1] = s;
+            }
+            if (kv[i].kind == 0 || kv[i].kind == 1) {
+                tl_ivset *set = kv[i].kind == 0 ? &a : &b;
+                assert_int_equal(tl_ivset_add(set, s, e), 0);
+                assert_int_equal(tl_ivset_add(&ab, s, e), 0);
+                (void)tl_ivrun_add(kv[i].kind == 0 ? &ra : &rb, s, e, &from);
+                (void)tl_ivrun_add(&rab, s, e, &from);
+            }
+            tl_kindsweep_add(&ks, s, e, kv[i].kind);
+        }
+        tl_ivset_union(&all);
+        tl_ivset_union(&a);
+        tl_ivset_union(&b);
+        tl_ivset_union(&ab);
+        assert_int_equal(tl_ivrun_length(&rall), tl_ivset_length(&all));
+        assert_int_equal(tl_ivrun_length(&ra), tl_ivset_length(&a));
+        assert_int_equal(tl_ivrun_length(&rb), tl_ivset_length(&b));
+        assert_int_equal(tl_ivrun_length(&ra) + tl_ivrun_length(&rb) - tl_ivrun_length(&rab),
+                         tl_ivset_intersection(&a, &b));
+        assert_int_equal(ngaps + (all.n > 0), all.n); /* a gap between each two components */
+        for (size_t i = 0; i < ngaps; i++) {
+            assert_int_equal(gaps[i][0], all.v[i].end);
+            assert_int_equal(gaps[i][1], all.v[i + 1].start);
+        }
+        int64_t want[8], got[8];
+        assert_int_equal(tl_sweep_kinds(kv, n, want), 0);
+        tl_kindsweep_finish(&ks, got);
+        for (int m = 0; m < 8; m++)
+            assert_int_equal(got[m], want[m]);
+        tl_ivset_release(&all);
+        tl_ivset_release(&a);
+        tl_ivset_release(&b);
+        tl_ivset_release(&ab);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,7 +402,7 @@ int main(void)
         cmocka_unit_test(test_union_empty_and_single), cmocka_unit_test(test_union_zero_length),
         cmocka_unit_test(test_union_many_grows),       cmocka_unit_test(test_intersection),
         cmocka_unit_test(test_sweep_by_hand),          cmocka_unit_test(test_sweep_same_kind_overlap_and_gaps),
-        cmocka_unit_test(test_random_against_grid),
+        cmocka_unit_test(test_random_against_grid),    cmocka_unit_test(test_streaming_against_sets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

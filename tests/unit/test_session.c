@@ -39,7 +39,6 @@ static void gpu(tl_profile *p, uint16_t stream, const char *name, int cat_class,
     e.ts_ns = US(ts_us);
     e.dur_ns = US(dur_us);
     e.launch_ns = launch_us == NO_LAUNCH ? NO_LAUNCH : US(launch_us);
-    e.correlation = -1;
     e.name = tl_strtab_intern(&p->strs, name, strlen(name));
     e.stream = stream;
     e.cat_class = (uint8_t)cat_class;

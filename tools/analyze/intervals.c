@@ -98,52 +98,91 @@ static int by_time(const void *a, const void *b)
     return x->delta - y->delta; /* ends before starts at the same instant */
 }
 
+void tl_ivrun_init(tl_ivrun *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+int tl_ivrun_add(tl_ivrun *r, int64_t start, int64_t end, int64_t *gap_from)
+{
+    if (end < start)
+        end = start;
+    if (r->open && start <= r->end) { /* tl_ivset_union's merge (touching ones too) */
+        if (end > r->end)
+            r->end = end;
+        return 0;
+    }
+    int gap = r->open;
+    if (gap) {
+        *gap_from = r->end;
+        r->closed += r->end - r->start;
+    }
+    r->start = start;
+    r->end = end;
+    r->open = 1;
+    return gap;
+}
+
+int64_t tl_ivrun_length(const tl_ivrun *r)
+{
+    return r->open ? r->closed + (r->end - r->start) : 0;
+}
+
 /* The sweep over intervals in start order, without sorting or memory: every
  * interval seen so far started at or before the cursor, so from the cursor on
  * kind k is active exactly until the latest end of its intervals so far
  * (last[k]). Between two starts the time splits at those ends. */
-static void sweep_sorted(const tl_kinded *v, size_t n, int64_t out[8])
+void tl_kindsweep_init(tl_kindsweep *k)
 {
-    int64_t last[3] = { INT64_MIN, INT64_MIN, INT64_MIN }, cur = INT64_MIN;
-    int started = 0;
-    for (size_t i = 0; i <= n; i++) {
-        int64_t to = INT64_MAX; /* past the last interval: to the latest end */
-        if (i < n) {
-            if (v[i].end <= v[i].start || v[i].kind < 0 || v[i].kind > 2)
-                continue;
-            to = v[i].start;
+    memset(k, 0, sizeof *k);
+    k->last[0] = k->last[1] = k->last[2] = INT64_MIN;
+    k->cur = INT64_MIN;
+}
+
+/* Credit [cur, to): the kinds' ends inside it, in order (three at most). */
+static void sweep_to(tl_kindsweep *k, int64_t to)
+{
+    int64_t cut[3], cur = k->cur;
+    int nc = 0;
+    for (int i = 0; i < 3; i++)
+        if (k->last[i] > cur && k->last[i] < to)
+            cut[nc++] = k->last[i];
+    for (int a = 1; a < nc; a++)
+        for (int b = a; b > 0 && cut[b] < cut[b - 1]; b--) {
+            int64_t t = cut[b];
+            cut[b] = cut[b - 1];
+            cut[b - 1] = t;
         }
-        if (started) {
-            /* [cur, to): the kinds' ends inside it, in order (three at most) */
-            int64_t cut[3];
-            int nc = 0;
-            for (int k = 0; k < 3; k++)
-                if (last[k] > cur && last[k] < to)
-                    cut[nc++] = last[k];
-            for (int a = 1; a < nc; a++)
-                for (int b = a; b > 0 && cut[b] < cut[b - 1]; b--) {
-                    int64_t t = cut[b];
-                    cut[b] = cut[b - 1];
-                    cut[b - 1] = t;
-                }
-            int64_t from = cur;
-            for (int c = 0; c <= nc; c++) {
-                int64_t until = c < nc ? cut[c] : to;
-                int mask = (last[0] > from) | (last[1] > from) << 1 | (last[2] > from) << 2;
-                if (mask != 0 && until > from)
-                    out[mask] += until - from;
-                from = until;
-                if (mask == 0)
-                    break; /* nothing active any more before `to` */
-            }
-        }
-        if (i == n)
-            break;
-        cur = v[i].start;
-        started = 1;
-        if (v[i].end > last[v[i].kind])
-            last[v[i].kind] = v[i].end;
+    int64_t from = cur;
+    for (int c = 0; c <= nc; c++) {
+        int64_t until = c < nc ? cut[c] : to;
+        int mask = (k->last[0] > from) | (k->last[1] > from) << 1 | (k->last[2] > from) << 2;
+        if (mask != 0 && until > from)
+            k->out[mask] += until - from;
+        from = until;
+        if (mask == 0)
+            break; /* nothing active any more before `to` */
     }
+}
+
+void tl_kindsweep_add(tl_kindsweep *k, int64_t start, int64_t end, int kind)
+{
+    if (end <= start || kind < 0 || kind > 2)
+        return;
+    if (k->started)
+        sweep_to(k, start);
+    k->cur = start;
+    k->started = 1;
+    if (end > k->last[kind])
+        k->last[kind] = end;
+}
+
+void tl_kindsweep_finish(tl_kindsweep *k, int64_t out[8])
+{
+    if (k->started) /* past the last interval: to the latest end */
+        sweep_to(k, INT64_MAX);
+    memcpy(out, k->out, 8 * sizeof *out);
+    out[0] = 0;
 }
 
 int tl_sweep_kinds(const tl_kinded *v, size_t n, int64_t out[8])
@@ -162,8 +201,11 @@ int tl_sweep_kinds(const tl_kinded *v, size_t n, int64_t out[8])
         prev = v[i].start;
     }
     if (sorted) {
-        sweep_sorted(v, n, out);
-        out[0] = 0;
+        tl_kindsweep k;
+        tl_kindsweep_init(&k);
+        for (size_t i = 0; i < n; i++)
+            tl_kindsweep_add(&k, v[i].start, v[i].end, v[i].kind);
+        tl_kindsweep_finish(&k, out);
         return 0;
     }
     point *p = malloc(2 * n * sizeof *p);

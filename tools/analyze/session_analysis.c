@@ -112,6 +112,14 @@ static int in_window(const tl_gpu_event *e, int64_t ws, int64_t we)
     return t >= ws && t <= we;
 }
 
+/* Whether the breakdown counts GPU event e: every event, or those launched in
+ * the window. Asked again where needed rather than kept in a flag per event:
+ * the analysis reads the sorted GPU events in place (issue 33). */
+static int counted(const tl_gpu_breakdown *g, const tl_gpu_event *e)
+{
+    return g->whole_trace || in_window(e, g->window_start, g->window_end);
+}
+
 static void choose_window(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     tl_gpu_breakdown *g = &s->gpu;
@@ -166,7 +174,7 @@ static int64_t covered(const tl_ivset *u, int64_t a, int64_t b)
  * that runs on the CPU (waiting for the other ranks), in a data-loading
  * range (the CPU lanes' longest calls), and whether the gap is short enough
  * to be launch overhead. */
-static int host_gaps(tl_session *s, const tl_profile *p, const uint8_t *in)
+static int host_gaps(tl_session *s, const tl_profile *p)
 {
     tl_gpu_breakdown *g = &s->gpu;
     g->host_gap_ns = g->host_short_ns = g->host_coll_ns = g->host_load_ns = 0;
@@ -202,7 +210,7 @@ static int host_gaps(tl_session *s, const tl_profile *p, const uint8_t *in)
     tl_ivset_union(&load);
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *e = &p->gpu[i];
-        if (!in[i] || e->stream >= g->nstreams || !real[e->stream])
+        if (!counted(g, e) || e->stream >= g->nstreams || !real[e->stream])
             continue;
         int64_t prev = prev_end[e->stream];
         prev_end[e->stream] = e->ts_ns + e->dur_ns;
@@ -225,7 +233,7 @@ out:
 }
 
 /* Idle gaps per stream, in HTA's categories. Events are sorted by start. */
-static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in, const tl_analyze_options *opt)
+static int idle_by_stream(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     tl_gpu_breakdown *g = &s->gpu;
     g->streams = calloc(p->nstreams ? p->nstreams : 1, sizeof *g->streams);
@@ -241,7 +249,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
     }
     g->nstreams = p->nstreams;
     for (size_t i = 0; i < p->ngpu; i++) {
-        if (!in[i] || p->gpu[i].stream >= p->nstreams)
+        if (!counted(g, &p->gpu[i]) || p->gpu[i].stream >= p->nstreams)
             continue;
         const tl_gpu_event *e = &p->gpu[i];
         tl_stream_idle *st = &g->streams[e->stream];
@@ -272,7 +280,7 @@ static int idle_by_stream(tl_session *s, const tl_profile *p, const uint8_t *in,
         prev_end[e->stream] = end;
     }
     free(prev_end);
-    return host_gaps(s, p, in);
+    return host_gaps(s, p);
 }
 
 static int by_kernel_name(const void *a, const void *b, void *ctx)
@@ -311,12 +319,13 @@ static int sort_kernels(tl_session *s)
     return 0;
 }
 
-/* Per-step compute: the union of the compute kernels launched in each step. */
+/* Per-step compute: the union of the compute kernels launched in each step
+ * (a running union per step: the kernels come in start order). */
 static int step_compute(tl_session *s, const tl_profile *p)
 {
     if (s->nsteps == 0 || p->nsteps == 0)
         return 0;
-    tl_ivset *per = calloc(s->nsteps, sizeof *per);
+    tl_ivrun *per = calloc(s->nsteps, sizeof *per); /* zeroed: empty */
     if (per == NULL)
         return -1;
     /* A kernel belongs to the first step (in number order) whose [start, end]
@@ -361,39 +370,57 @@ static int step_compute(tl_session *s, const tl_profile *p)
                     break;
                 }
         }
+        int64_t gap_from;
         if (found < p->nsteps && found < s->nsteps)
-            tl_ivset_add(&per[found], e->ts_ns, e->ts_ns + e->dur_ns);
+            (void)tl_ivrun_add(&per[found], e->ts_ns, e->ts_ns + e->dur_ns, &gap_from);
     }
-    for (size_t k = 0; k < s->nsteps; k++) {
-        tl_ivset_union(&per[k]);
-        s->steps[k].compute_ns = p->ngpu ? tl_ivset_length(&per[k]) : -1;
-        tl_ivset_release(&per[k]);
-    }
+    for (size_t k = 0; k < s->nsteps; k++)
+        s->steps[k].compute_ns = p->ngpu ? tl_ivrun_length(&per[k]) : -1;
     free(per);
     return 0;
 }
 
 /* GPU idle time (the gaps of the union of GPU events) covered by blocking
- * host calls, in total and for the call name that covers most. */
-static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset *all)
+ * host calls, in total and for the call name that covers most: each gap is
+ * met once, as the union of the GPU events is made (gpu_analysis), so no
+ * list of the gaps is kept.
+ *
+ * The part of a gap during which the GPU had work queued (a kernel launched
+ * before it that starts only after the gap: the device was busy outside the
+ * trace's window or its streams) is not idle for want of the host: no host
+ * call blocked it (SGLang's decode: kernels launched at +0.04 ms start 463 ms
+ * later). suffix[k]: the earliest launch of the kernels k.. by start. Not
+ * with graph replays: a graph's nodes all carry the graph launch's time,
+ * however late each runs. */
+#define COVER_NAMES 16
+
+typedef struct idle_cover {
+    int on;          /* there are blocking calls */
+    int64_t *suffix; /* per GPU event (8 bytes each, the only per-event memory here) */
+    tl_ivset calls;  /* the blocking calls' union */
+    tl_ivset one[COVER_NAMES];
+    uint32_t names[COVER_NAMES]; /* the first distinct names of the calls, in order */
+    size_t nnames, gaps;
+    int64_t blocked, cov[COVER_NAMES];
+} idle_cover;
+
+static void idle_cover_release(idle_cover *c)
 {
-    if (p->nblocking == 0 || all->n < 2)
+    free(c->suffix);
+    tl_ivset_release(&c->calls);
+    for (size_t k = 0; k < COVER_NAMES; k++)
+        tl_ivset_release(&c->one[k]);
+}
+
+static int idle_cover_init(idle_cover *c, const tl_profile *p)
+{
+    memset(c, 0, sizeof *c);
+    if (p->nblocking == 0 || p->ngpu == 0)
         return 0;
-    tl_ivset gaps, calls;
-    tl_ivset_init(&gaps);
-    tl_ivset_init(&calls);
-    int rc = -1;
-    /* The part of a gap during which the GPU had work queued (a kernel
-     * launched before it that starts only after the gap: the device was busy
-     * outside the trace's window or its streams) is not idle for want of the
-     * host: no host call blocked it (SGLang's decode: kernels launched at
-     * +0.04 ms start 463 ms later). suffix[k]: the earliest launch of the
-     * kernels k.. by start. Not with graph replays: a graph's nodes all carry
-     * the graph launch's time, however late each runs. */
-    int64_t *suffix = malloc((p->ngpu + 1) * sizeof *suffix);
-    if (suffix == NULL)
-        goto out;
-    suffix[p->ngpu] = INT64_MAX;
+    c->on = 1;
+    if ((c->suffix = malloc((p->ngpu + 1) * sizeof *c->suffix)) == NULL)
+        return -1;
+    c->suffix[p->ngpu] = INT64_MAX;
     for (size_t k = p->ngpu; k-- > 0;) {
         /* kernels only: a copy that a synchronous call issued starts late
          * because the host stages it (pageable memory), not because the GPU
@@ -401,66 +428,109 @@ static int blocked_idle(tl_gpu_breakdown *g, const tl_profile *p, const tl_ivset
         int64_t l = p->gpu[k].launch_ns != INT64_MIN && p->gpu[k].cat_class == TL_CC_KERNEL && !p->graph_launches
                         ? p->gpu[k].launch_ns
                         : INT64_MAX;
-        suffix[k] = l < suffix[k + 1] ? l : suffix[k + 1];
+        c->suffix[k] = l < c->suffix[k + 1] ? l : c->suffix[k + 1];
     }
-    for (size_t i = 1; i < all->n; i++) {
-        int64_t a = all->v[i - 1].end, b = all->v[i].start;
-        size_t lo = 0, hi = p->ngpu; /* the first event that starts at b or later */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->gpu[mid].ts_ns < b)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        /* from the earliest launch of a kernel that starts after the gap, the
-         * GPU had that kernel queued */
-        int64_t q = suffix[lo] > a ? suffix[lo] : a;
-        if (q < b) {
-            g->queued_idle += b - q;
-            b = q;
-        }
-        if (b > a && tl_ivset_add(&gaps, a, b) != 0) {
-            free(suffix);
-            goto out;
-        }
-    }
-    free(suffix);
-    tl_ivset_union(&gaps);
     for (size_t i = 0; i < p->nblocking; i++)
-        if (tl_ivset_add(&calls, p->blocking[i].ts_ns, p->blocking[i].ts_ns + p->blocking[i].dur_ns) != 0)
-            goto out;
-    tl_ivset_union(&calls);
-    g->blocked_idle = tl_ivset_intersection(&gaps, &calls);
-    /* the name covering most: few distinct names, one pass each */
-    uint32_t done[16];
-    size_t ndone = 0;
-    for (size_t i = 0; i < p->nblocking && ndone < 16; i++) {
+        if (tl_ivset_add(&c->calls, p->blocking[i].ts_ns, p->blocking[i].ts_ns + p->blocking[i].dur_ns) != 0)
+            return -1;
+    tl_ivset_union(&c->calls);
+    /* the names: few distinct ones, a union each */
+    for (size_t i = 0; i < p->nblocking && c->nnames < COVER_NAMES; i++) {
         uint32_t name = p->blocking[i].name;
         size_t k = 0;
-        while (k < ndone && done[k] != name)
+        while (k < c->nnames && c->names[k] != name)
             k++;
-        if (k < ndone)
+        if (k < c->nnames)
             continue;
-        done[ndone++] = name;
-        tl_ivset one;
-        tl_ivset_init(&one);
+        c->names[c->nnames++] = name;
         for (size_t j = i; j < p->nblocking; j++)
-            if (p->blocking[j].name == name)
-                tl_ivset_add(&one, p->blocking[j].ts_ns, p->blocking[j].ts_ns + p->blocking[j].dur_ns);
-        tl_ivset_union(&one);
-        int64_t cov = tl_ivset_intersection(&gaps, &one);
-        tl_ivset_release(&one);
-        if (cov > g->blocking_call_ns) {
-            g->blocking_call_ns = cov;
-            snprintf(g->blocking_call, sizeof g->blocking_call, "%s", tl_strtab_get(&p->strs, name));
-        }
+            if (p->blocking[j].name == name &&
+                tl_ivset_add(&c->one[k], p->blocking[j].ts_ns, p->blocking[j].ts_ns + p->blocking[j].dur_ns) != 0)
+                return -1;
+        tl_ivset_union(&c->one[k]);
     }
-    rc = 0;
-out:
-    tl_ivset_release(&gaps);
-    tl_ivset_release(&calls);
-    return rc;
+    return 0;
+}
+
+/* The gap [a, b) between two components of the union of the GPU events. The
+ * gaps come in order and are disjoint, so the sum of their parts inside a
+ * union is the length of its intersection with the gaps' union. */
+static void idle_cover_gap(idle_cover *c, tl_gpu_breakdown *g, const tl_profile *p, int64_t a, int64_t b)
+{
+    size_t lo = 0, hi = p->ngpu; /* the first event that starts at b or later */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->gpu[mid].ts_ns < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* from the earliest launch of a kernel that starts after the gap, the
+     * GPU had that kernel queued */
+    int64_t q = c->suffix[lo] > a ? c->suffix[lo] : a;
+    if (q < b) {
+        g->queued_idle += b - q;
+        b = q;
+    }
+    c->gaps++;
+    if (b <= a)
+        return;
+    c->blocked += covered(&c->calls, a, b);
+    for (size_t k = 0; k < c->nnames; k++)
+        c->cov[k] += covered(&c->one[k], a, b);
+}
+
+static void idle_cover_finish(idle_cover *c, tl_gpu_breakdown *g, const tl_profile *p)
+{
+    if (!c->on || c->gaps == 0)
+        return;
+    g->blocked_idle = c->blocked;
+    for (size_t k = 0; k < c->nnames; k++)
+        if (c->cov[k] > g->blocking_call_ns) {
+            g->blocking_call_ns = c->cov[k];
+            snprintf(g->blocking_call, sizeof g->blocking_call, "%s", tl_strtab_get(&p->strs, c->names[k]));
+        }
+}
+
+/* The unions a breakdown measures, made as the events come in start order:
+ * all events, compute, communication, and compute or communication (for the
+ * overlap of the two: |comp n comm| = |comp| + |comm| - |comp u comm|), and
+ * the sweep over the kinds. */
+typedef struct gpu_unions {
+    tl_ivrun all, comp, comm, either;
+    tl_kindsweep kinds;
+    int64_t first, last;
+} gpu_unions;
+
+static void unions_init(gpu_unions *u)
+{
+    tl_ivrun_init(&u->all);
+    tl_ivrun_init(&u->comp);
+    tl_ivrun_init(&u->comm);
+    tl_ivrun_init(&u->either);
+    tl_kindsweep_init(&u->kinds);
+    u->first = INT64_MAX;
+    u->last = INT64_MIN;
+}
+
+/* Add e; 1 when it starts a component of all after a gap (from *gap_from to e's start). */
+static int unions_add(gpu_unions *u, const tl_gpu_event *e, int64_t *gap_from)
+{
+    int64_t end = e->ts_ns + (e->dur_ns > 0 ? e->dur_ns : 0), from;
+    if (e->ts_ns < u->first)
+        u->first = e->ts_ns;
+    if (end > u->last)
+        u->last = end;
+    int gap = tl_ivrun_add(&u->all, e->ts_ns, end, gap_from);
+    if (e->type == TL_KT_COMPUTE) {
+        (void)tl_ivrun_add(&u->comp, e->ts_ns, end, &from);
+        (void)tl_ivrun_add(&u->either, e->ts_ns, end, &from);
+    } else if (e->type == TL_KT_COMM) {
+        (void)tl_ivrun_add(&u->comm, e->ts_ns, end, &from);
+        (void)tl_ivrun_add(&u->either, e->ts_ns, end, &from);
+    }
+    tl_kindsweep_add(&u->kinds, e->ts_ns, end, kind_of(e->type));
+    return gap;
 }
 
 /* A process that drives several GPUs: the breakdown is each device's, added
@@ -468,7 +538,7 @@ out:
  * are sums over the devices), so two GPUs busy half the time each read 50 %
  * busy, not 100 % (a union across devices hid one device's idle time behind
  * the other's work). One device: the figures stand as computed. */
-static int per_device(tl_gpu_breakdown *g, const tl_profile *p, const uint8_t *in)
+static void per_device(tl_gpu_breakdown *g, const tl_profile *p)
 {
     int64_t devs[16];
     size_t nd = 0;
@@ -480,64 +550,36 @@ static int per_device(tl_gpu_breakdown *g, const tl_profile *p, const uint8_t *i
             devs[nd++] = p->streams[k].device;
     }
     if (nd < 2)
-        return 0;
-    int rc = -1;
-    tl_ivset all, comp, comm;
-    tl_kinded *kinded = malloc((p->ngpu + 1) * sizeof *kinded);
+        return;
     tl_gpu_breakdown sum = *g;
     sum.kernel_time = sum.busy = sum.idle = sum.compute = sum.non_compute = sum.comm = sum.comm_compute = 0;
     memset(sum.by_mask, 0, sizeof sum.by_mask);
-    tl_ivset_init(&all);
-    tl_ivset_init(&comp);
-    tl_ivset_init(&comm);
-    if (kinded == NULL)
-        goto out;
     for (size_t d = 0; d < nd; d++) {
-        int64_t first = INT64_MAX, last = INT64_MIN, by_mask[8] = { 0 };
-        size_t nk = 0;
-        all.n = comp.n = comm.n = 0;
+        gpu_unions u;
+        int64_t by_mask[8], gap_from;
+        unions_init(&u);
         for (size_t i = 0; i < p->ngpu; i++) {
             const tl_gpu_event *e = &p->gpu[i];
-            if (!in[i] || e->stream >= p->nstreams || p->streams[e->stream].device != devs[d])
+            if (!counted(g, e) || e->stream >= p->nstreams || p->streams[e->stream].device != devs[d])
                 continue;
-            int64_t end = e->ts_ns + (e->dur_ns > 0 ? e->dur_ns : 0);
-            first = e->ts_ns < first ? e->ts_ns : first;
-            last = end > last ? end : last;
-            if (tl_ivset_add(&all, e->ts_ns, end) != 0 ||
-                (e->type == TL_KT_COMPUTE && tl_ivset_add(&comp, e->ts_ns, end) != 0) ||
-                (e->type == TL_KT_COMM && tl_ivset_add(&comm, e->ts_ns, end) != 0))
-                goto out;
-            int kind = kind_of(e->type);
-            if (kind >= 0)
-                kinded[nk++] = (tl_kinded){ e->ts_ns, end, kind };
+            (void)unions_add(&u, e, &gap_from);
         }
-        if (first > last)
+        if (u.first > u.last)
             continue;
-        tl_ivset_union(&all);
-        tl_ivset_union(&comp);
-        tl_ivset_union(&comm);
-        int64_t busy = tl_ivset_length(&all), compute = tl_ivset_length(&comp);
-        sum.kernel_time += last - first;
+        int64_t busy = tl_ivrun_length(&u.all), compute = tl_ivrun_length(&u.comp), comm = tl_ivrun_length(&u.comm);
+        sum.kernel_time += u.last - u.first;
         sum.busy += busy;
-        sum.idle += (last - first) - busy;
+        sum.idle += (u.last - u.first) - busy;
         sum.compute += compute;
         sum.non_compute += busy - compute;
-        sum.comm += tl_ivset_length(&comm);
-        sum.comm_compute += tl_ivset_intersection(&comm, &comp);
-        if (tl_sweep_kinds(kinded, nk, by_mask) != 0)
-            goto out;
+        sum.comm += comm;
+        sum.comm_compute += compute + comm - tl_ivrun_length(&u.either);
+        tl_kindsweep_finish(&u.kinds, by_mask);
         for (int m = 0; m < 8; m++)
             sum.by_mask[m] += by_mask[m];
     }
     sum.devices = (int)nd;
     *g = sum;
-    rc = 0;
-out:
-    free(kinded);
-    tl_ivset_release(&all);
-    tl_ivset_release(&comp);
-    tl_ivset_release(&comm);
-    return rc;
 }
 
 static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
@@ -547,40 +589,25 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     choose_window(s, p, opt);
     if (p->ngpu == 0)
         return 0;
-    uint8_t *in = calloc(p->ngpu, 1);
-    tl_kinded *kinded = malloc(p->ngpu * sizeof *kinded);
     uint32_t *kid_of = malloc((p->strs.n ? p->strs.n : 1) * sizeof *kid_of);
-    tl_ivset all, comp, comm;
+    gpu_unions u;
+    idle_cover cover;
     tl_strtab knames;
-    tl_ivset_init(&all);
-    tl_ivset_init(&comp);
-    tl_ivset_init(&comm);
+    unions_init(&u);
     tl_strtab_init(&knames);
     size_t kernels_cap = 0, colls_cap = 0;
-    if (in == NULL || kinded == NULL || kid_of == NULL)
+    if (idle_cover_init(&cover, p) != 0 || kid_of == NULL)
         goto out;
     memset(kid_of, 0xff, (p->strs.n ? p->strs.n : 1) * sizeof *kid_of);
-    size_t nk = 0;
-    int64_t first = INT64_MAX, last = INT64_MIN;
+    g->queued_idle = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
         const tl_gpu_event *e = &p->gpu[i];
-        if (!g->whole_trace && !in_window(e, g->window_start, g->window_end))
+        if (!counted(g, e))
             continue;
-        in[i] = 1;
-        int64_t end = e->ts_ns + (e->dur_ns > 0 ? e->dur_ns : 0);
         g->events++;
-        if (e->ts_ns < first)
-            first = e->ts_ns;
-        if (end > last)
-            last = end;
-        tl_ivset_add(&all, e->ts_ns, end);
-        if (e->type == TL_KT_COMPUTE)
-            tl_ivset_add(&comp, e->ts_ns, end);
-        else if (e->type == TL_KT_COMM)
-            tl_ivset_add(&comm, e->ts_ns, end);
-        int kind = kind_of(e->type);
-        if (kind >= 0)
-            kinded[nk++] = (tl_kinded){ e->ts_ns, end, kind };
+        int64_t gap_from;
+        if (unions_add(&u, e, &gap_from) && cover.on)
+            idle_cover_gap(&cover, g, p, gap_from, e->ts_ns);
 
         /* the kernel's own statistics: its name interned once per name id of
          * the profile (kid_of), not once per event */
@@ -640,34 +667,25 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         goto out;
     }
     g->present = 1;
-    g->queued_idle = 0;
-    tl_ivset_union(&all);
-    tl_ivset_union(&comp);
-    tl_ivset_union(&comm);
-    g->kernel_time = last - first;
-    g->busy = tl_ivset_length(&all);
+    g->kernel_time = u.last - u.first;
+    g->busy = tl_ivrun_length(&u.all);
     g->idle = g->kernel_time - g->busy;
-    g->compute = tl_ivset_length(&comp);
+    g->compute = tl_ivrun_length(&u.comp);
     g->non_compute = g->busy - g->compute;
-    g->comm = tl_ivset_length(&comm);
-    g->comm_compute = tl_ivset_intersection(&comm, &comp);
-    if (blocked_idle(g, p, &all) != 0)
+    g->comm = tl_ivrun_length(&u.comm);
+    g->comm_compute = g->compute + g->comm - tl_ivrun_length(&u.either);
+    idle_cover_finish(&cover, g, p);
+    tl_kindsweep_finish(&u.kinds, g->by_mask);
+    if (idle_by_stream(s, p, opt) != 0)
         goto out;
-    if (tl_sweep_kinds(kinded, nk, g->by_mask) != 0 || idle_by_stream(s, p, in, opt) != 0)
-        goto out;
-    if (per_device(g, p, in) != 0)
-        goto out;
+    per_device(g, p);
     if (sort_kernels(s) != 0)
         goto out;
     if (step_compute(s, p) != 0)
         goto out;
     rc = 0;
 out:
-    free(in);
-    free(kinded);
-    tl_ivset_release(&all);
-    tl_ivset_release(&comp);
-    tl_ivset_release(&comm);
+    idle_cover_release(&cover);
     tl_strtab_release(&knames);
     free(kid_of);
     return rc;
@@ -1418,7 +1436,43 @@ void tl_session_drop_samples(tl_session *s)
         drop_samples(&s->kernels[i].d);
 }
 
+static int analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
+
+static int by_gpu_ts(const void *x, const void *y)
+{
+    const tl_gpu_event *a = x, *b = y;
+    return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+}
+
+/* The analysis reads the GPU events in start order, in place, one pass each
+ * with no copy (gpu_analysis, tl_session_stepcats; issue 33): every reader
+ * ends with tl_profile_finish, which sorts them. A profile that did not (one
+ * built by hand) is analysed over a sorted copy. */
 int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
+{
+    size_t i = 1;
+    while (i < p->ngpu && p->gpu[i - 1].ts_ns <= p->gpu[i].ts_ns)
+        i++;
+    if (i >= p->ngpu)
+        return analyze(s, p, opt);
+    tl_profile *view = malloc(sizeof *view);
+    tl_gpu_event *gpu = malloc(p->ngpu * sizeof *gpu);
+    int rc = -1;
+    if (view != NULL && gpu != NULL) {
+        *view = *p;
+        memcpy(gpu, p->gpu, p->ngpu * sizeof *gpu);
+        qsort(gpu, p->ngpu, sizeof *gpu, by_gpu_ts);
+        view->gpu = gpu;
+        rc = analyze(s, view, opt);
+    } else {
+        tl_session_init(s);
+    }
+    free(gpu);
+    free(view);
+    return rc;
+}
+
+static int analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt)
 {
     tl_session_init(s);
     if (tl_identity_copy(&s->id, &p->id) != 0)

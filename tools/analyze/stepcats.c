@@ -110,44 +110,16 @@ static int by_span_start(const void *x, const void *y)
 }
 
 /*
- * The edges in an order that is nearly sorted, so that tl_sort_stable() has
- * few runs to merge: the GPU events' starts as they are (the profile's GPU
- * events are in start order), then their ends stream by stream (on a stream
- * one kernel follows another, so each stream's ends are in order), then the
- * collectives' and each role's intervals (a role's are disjoint and sorted).
+ * The host's edges: the collectives' and each role's intervals (a role's are
+ * disjoint and sorted, so tl_sort_stable() has few runs to merge). The GPU
+ * events' edges are not listed (two an event, issue 33): gpu_edges reads
+ * their starts from the profile's GPU events, which are in start order, and
+ * their ends from a heap of the events still running.
  */
-static int collect(edges *e, const tl_profile *p)
+static int collect_host(edges *e, const tl_profile *p)
 {
     /* events without a category: profile.h's plain_is_work */
     int plain_is_cpu = p->plain_is_work;
-    size_t nst = (size_t)p->nstreams + 1; /* the last: an index out of range, should there be one */
-    size_t *at = calloc(nst + 1, sizeof *at), ngpu = 0;
-    if (at == NULL || reserve(e, p->ngpu) != 0)
-        goto fail;
-    for (size_t i = 0; i < p->ngpu; i++) {
-        const tl_gpu_event *g = &p->gpu[i];
-        int c = gpu_cat(g);
-        int64_t a = g->ts_ns, b = tl_ns_add(g->ts_ns, g->dur_ns);
-        if (c < 0 || !clip(e, &a, &b))
-            continue;
-        e->v[e->n++] = (edge){ a, c, 1 };
-        at[(g->stream < p->nstreams ? g->stream : p->nstreams) + 1]++;
-        ngpu++;
-    }
-    if (reserve(e, ngpu) != 0)
-        goto fail;
-    for (size_t k = 1; k <= nst; k++) /* where each stream's ends go */
-        at[k] += at[k - 1];
-    for (size_t i = 0; i < p->ngpu; i++) {
-        const tl_gpu_event *g = &p->gpu[i];
-        int c = gpu_cat(g);
-        int64_t a = g->ts_ns, b = tl_ns_add(g->ts_ns, g->dur_ns);
-        if (c < 0 || !clip(e, &a, &b))
-            continue;
-        e->v[e->n + at[g->stream < p->nstreams ? g->stream : p->nstreams]++] = (edge){ b, c, -1 };
-    }
-    e->n += ngpu;
-    free(at);
     for (size_t i = 0; i < p->ncolls; i++) {
         const tl_prof_coll *c = &p->colls[i];
         if (c->side == TL_COLL_RUN && push(e, c->ts_ns, tl_ns_add(c->ts_ns, c->dur_ns), TL_SC_COMM) != 0)
@@ -162,9 +134,93 @@ static int collect(edges *e, const tl_profile *p)
             if (push(e, p->roles[r].v[i][0], p->roles[r].v[i][1], role_cat[r]) != 0)
                 return -1;
     return 0;
-fail:
-    free(at);
-    return -1;
+}
+
+/* The GPU events' edges in time order: the next start is the next event of
+ * the profile (clipped like the host's), the next end the heap's least. */
+typedef struct gpu_edges {
+    const tl_profile *p;
+    size_t next;       /* the profile's next GPU event */
+    int64_t a, b;      /* its clipped interval, when has_next */
+    int cat, has_next; /* its category */
+    edge *heap;        /* the ends of the events started and not ended: a min-heap by time */
+    size_t nheap, heap_cap;
+} gpu_edges;
+
+/* The next GPU event with a category and something left after clipping. */
+static void gpu_advance(gpu_edges *g, const edges *e)
+{
+    g->has_next = 0;
+    for (; g->next < g->p->ngpu; g->next++) {
+        const tl_gpu_event *ev = &g->p->gpu[g->next];
+        int c = gpu_cat(ev);
+        int64_t a = ev->ts_ns, b = tl_ns_add(ev->ts_ns, ev->dur_ns);
+        if (c < 0 || !clip(e, &a, &b))
+            continue;
+        g->a = a;
+        g->b = b;
+        g->cat = c;
+        g->has_next = 1;
+        g->next++;
+        return;
+    }
+}
+
+static int heap_push(gpu_edges *g, int64_t t, int cat)
+{
+    if (g->nheap == g->heap_cap) {
+        size_t cap = g->heap_cap ? g->heap_cap * 2 : 64;
+        edge *v = realloc(g->heap, cap * sizeof *v);
+        if (v == NULL)
+            return -1;
+        g->heap = v;
+        g->heap_cap = cap;
+    }
+    size_t i = g->nheap++;
+    while (i > 0 && g->heap[(i - 1) / 2].t > t) {
+        g->heap[i] = g->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    g->heap[i] = (edge){ t, cat, -1 };
+    return 0;
+}
+
+static void heap_pop(gpu_edges *g)
+{
+    edge last = g->heap[--g->nheap];
+    size_t i = 0, n = g->nheap;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && g->heap[c + 1].t < g->heap[c].t)
+            c++;
+        if (g->heap[c].t >= last.t)
+            break;
+        g->heap[i] = g->heap[c];
+        i = c;
+    }
+    if (n > 0)
+        g->heap[i] = last;
+}
+
+/* The earliest edge left of the three sources: 0 when none is. */
+static int next_time(const gpu_edges *g, const edges *e, size_t hi, int64_t *t)
+{
+    int any = 0;
+    if (g->has_next) {
+        *t = g->a;
+        any = 1;
+    }
+    if (g->nheap > 0 && (!any || g->heap[0].t < *t)) {
+        *t = g->heap[0].t;
+        any = 1;
+    }
+    if (hi < e->n && (!any || e->v[hi].t < *t)) {
+        *t = e->v[hi].t;
+        any = 1;
+    }
+    return any;
 }
 
 /* Spans that receive the stretches: the steps, or one side's collective
@@ -238,6 +294,7 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
     int steps = p->nsteps > 0 && s->nsteps == p->nsteps;
     int rc = -1;
     edges e = { NULL, 0, 0, INT64_MAX, INT64_MIN };
+    gpu_edges gpu = { 0 };
     /* 0: the steps; 1, 2: the windows of GPU collectives and of CPU ones that run in place */
     spans l[3] = { { 0 } };
     size_t nw = 0;
@@ -274,24 +331,34 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
             if (l[i].v[k].b > e.hi)
                 e.hi = l[i].v[k].b;
         }
-    if (collect(&e, p) != 0)
+    if (collect_host(&e, p) != 0)
         goto out;
-    /* by time: collect() made a few runs in order, which the sort merges (what the sweep
-     * adds up at one time does not depend on the order there) */
+    /* by time: collect_host() made a few runs in order, which the sort merges (what the
+     * sweep adds up at one time does not depend on the order of the edges there) */
     tl_sort_stable(e.v, e.n, sizeof *e.v, by_time);
     int active[TL_SC_COUNT] = { 0 };
-    for (size_t i = 0; i < e.n;) {
-        int64_t t = e.v[i].t;
-        for (; i < e.n && e.v[i].t == t; i++)
-            active[e.v[i].cat] += e.v[i].delta;
-        if (i == e.n)
+    size_t hi = 0;
+    int64_t t, next;
+    gpu.p = p;
+    gpu_advance(&gpu, &e);
+    for (int more = next_time(&gpu, &e, hi, &t); more; t = next) {
+        for (; hi < e.n && e.v[hi].t == t; hi++)
+            active[e.v[hi].cat] += e.v[hi].delta;
+        for (; gpu.nheap > 0 && gpu.heap[0].t == t; heap_pop(&gpu))
+            active[gpu.heap[0].cat]--;
+        for (; gpu.has_next && gpu.a == t; gpu_advance(&gpu, &e)) {
+            active[gpu.cat]++;
+            if (heap_push(&gpu, gpu.b, gpu.cat) != 0) /* b > a = t: it ends later */
+                goto out;
+        }
+        if (!(more = next_time(&gpu, &e, hi, &next)))
             break;
         int c = 0;
         while (c < TL_SC_OTHER && active[c] <= 0)
             c++;
         if (c < TL_SC_OTHER)
             for (int k = 0; k < 3; k++)
-                credit(&l[k], t, e.v[i].t, c);
+                credit(&l[k], t, next, c);
     }
     for (int i = 0; i < 3; i++)
         finish_other(&l[i]);
@@ -311,6 +378,7 @@ int tl_session_stepcats(tl_session *s, const tl_profile *p)
     rc = 0;
 out:
     free(e.v);
+    free(gpu.heap);
     for (int i = 0; i < 3; i++)
         free(l[i].v);
     free(l[0].out);

@@ -17,8 +17,63 @@ void tl_kops_init(tl_kops *k)
 void tl_kops_release(tl_kops *k)
 {
     free(k->ops);
-    free(k->launches);
+    free(k->threads.id);
+    free(k->threads.slots);
+    free(k->launches.dts);
+    free(k->launches.dthread);
+    free(k->launches.dbits);
+    free(k->launches.keys);
+    free(k->launches.ts);
+    free(k->launches.thread);
     memset(k, 0, sizeof *k);
+}
+
+/* ---- threads ------------------------------------------------------------- */
+
+static size_t thread_slot(int64_t pid, int64_t tid, uint32_t nslots)
+{
+    uint64_t h = ((uint64_t)pid * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)tid * 0xC2B2AE3D27D4EB4Full);
+    return (size_t)(h >> 32) & (nslots - 1);
+}
+
+/* The index of thread (pid, tid), added if new; UINT32_MAX out of memory. */
+static uint32_t thread_of(tl_kop_threads *t, int64_t pid, int64_t tid)
+{
+    if (t->n > 0 && t->id[t->last][0] == pid && t->id[t->last][1] == tid)
+        return t->last;
+    if ((t->n + 1) * 2 > t->nslots) {
+        uint32_t ns = t->nslots ? t->nslots * 2 : 64;
+        uint32_t *slots = calloc(ns, sizeof *slots);
+        if (slots == NULL)
+            return UINT32_MAX;
+        for (uint32_t i = 0; i < t->n; i++) {
+            size_t j = thread_slot(t->id[i][0], t->id[i][1], ns);
+            while (slots[j])
+                j = (j + 1) & (ns - 1);
+            slots[j] = i + 1;
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->nslots = ns;
+    }
+    size_t j = thread_slot(pid, tid, t->nslots);
+    for (; t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+        uint32_t i = t->slots[j] - 1;
+        if (t->id[i][0] == pid && t->id[i][1] == tid)
+            return t->last = i;
+    }
+    if (t->n == t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 16;
+        void *v = realloc(t->id, cap * sizeof *t->id);
+        if (v == NULL)
+            return UINT32_MAX;
+        t->id = v;
+        t->cap = cap;
+    }
+    t->id[t->n][0] = pid;
+    t->id[t->n][1] = tid;
+    t->slots[j] = t->n + 1;
+    return t->last = t->n++;
 }
 
 void tl_kops_add_op(tl_kops *k, int64_t pid, int64_t tid, int64_t ts, int64_t dur, uint32_t name)
@@ -37,26 +92,151 @@ void tl_kops_add_op(tl_kops *k, int64_t pid, int64_t tid, int64_t ts, int64_t du
         k->ops = v;
         k->ops_cap = cap;
     }
-    k->ops[k->nops++] = (tl_kop_range){ pid, tid, ts, tl_ns_add(ts, dur), name };
-}
-
-void tl_kops_add_launch(tl_kops *k, int64_t pid, int64_t tid, int64_t ts, int64_t corr)
-{
-    if (k->nlaunches == TL_KOPS_MAX_LAUNCHES) {
-        k->launches_dropped++;
+    uint32_t th = thread_of(&k->threads, pid, tid);
+    if (th == UINT32_MAX) {
+        k->ops_dropped++;
         return;
     }
-    if (k->nlaunches == k->launches_cap) {
-        size_t cap = k->launches_cap ? k->launches_cap * 2 : 4096;
-        void *v = realloc(k->launches, cap * sizeof *k->launches);
-        if (v == NULL) {
-            k->launches_dropped++;
-            return;
+    k->ops[k->nops++] = (tl_kop_range){ ts, tl_ns_add(ts, dur), name, th };
+}
+
+/* ---- correlation id -> launch ---------------------------------------------- */
+
+static size_t corr_slot(int64_t key, size_t cap)
+{
+    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
+}
+
+static int launch_put_hash(tl_kop_launches *m, int64_t key, int64_t ts, uint32_t th)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 1024;
+        int64_t *k = malloc(cap * sizeof *k), *t = malloc(cap * sizeof *t);
+        uint32_t *h = malloc(cap * sizeof *h);
+        if (k == NULL || t == NULL || h == NULL) {
+            free(k);
+            free(t);
+            free(h);
+            return -1;
         }
-        k->launches = v;
-        k->launches_cap = cap;
+        for (size_t i = 0; i < cap; i++)
+            k[i] = INT64_MIN;
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->keys[i] == INT64_MIN)
+                continue;
+            size_t j = corr_slot(m->keys[i], cap);
+            while (k[j] != INT64_MIN)
+                j = (j + 1) & (cap - 1);
+            k[j] = m->keys[i];
+            t[j] = m->ts[i];
+            h[j] = m->thread[i];
+        }
+        free(m->keys);
+        free(m->ts);
+        free(m->thread);
+        m->keys = k;
+        m->ts = t;
+        m->thread = h;
+        m->cap = cap;
     }
-    k->launches[k->nlaunches++] = (tl_kop_launch){ pid, tid, ts, corr };
+    size_t j = corr_slot(key, m->cap);
+    while (m->keys[j] != INT64_MIN && m->keys[j] != key)
+        j = (j + 1) & (m->cap - 1);
+    if (m->keys[j] == INT64_MIN) {
+        m->n++;
+        m->keys[j] = key;
+        m->ts[j] = ts;
+        m->thread[j] = th;
+    } else if (ts < m->ts[j]) {
+        m->ts[j] = ts; /* several launches with one id: the earliest launched it */
+        m->thread[j] = th;
+    }
+    return 0;
+}
+
+#define LAUNCH_DENSE_SLACK 65536 /* ids the dense array may run ahead of 4x its entries */
+
+static int launch_put(tl_kop_launches *m, int64_t key, int64_t ts, uint32_t th)
+{
+    if (key == INT64_MIN) /* the hash's empty key: as before there was an array */
+        return launch_put_hash(m, key, ts, th);
+    if (m->dcap == 0 && m->dn == 0)
+        m->base = key;
+    if (key >= m->base) {
+        uint64_t i = (uint64_t)key - (uint64_t)m->base; /* exact: key >= base */
+        if (i >= m->dcap && i < 4 * (uint64_t)m->dn + LAUNCH_DENSE_SLACK) {
+            /* Grown by realloc without writing the new slots (the bits say
+             * which hold a launch): the slack's pages are never touched, so
+             * they cost no memory (issue 33). */
+            size_t cap = m->dcap ? m->dcap * 2 : 4096;
+            while (cap <= i)
+                cap *= 2;
+            int64_t *d = realloc(m->dts, cap * sizeof *d);
+            if (d == NULL)
+                return -1;
+            m->dts = d;
+            uint32_t *h = realloc(m->dthread, cap * sizeof *h);
+            if (h == NULL)
+                return -1;
+            m->dthread = h;
+            uint64_t *b = realloc(m->dbits, cap / 64 * sizeof *b);
+            if (b == NULL)
+                return -1;
+            memset(b + m->dcap / 64, 0, (cap - m->dcap) / 64 * sizeof *b);
+            m->dbits = b;
+            m->dcap = cap;
+        }
+        if (i < m->dcap) {
+            uint64_t bit = 1ull << (i & 63);
+            if (!(m->dbits[i / 64] & bit)) {
+                m->dbits[i / 64] |= bit;
+                m->dts[i] = ts;
+                m->dthread[i] = th;
+                m->dn++;
+            } else if (ts < m->dts[i]) {
+                m->dts[i] = ts;
+                m->dthread[i] = th;
+            }
+            return 0;
+        }
+    }
+    return launch_put_hash(m, key, ts, th);
+}
+
+/* The launch of correlation id key: 1 with its time and thread, or 0. */
+static int launch_get(const tl_kop_launches *m, int64_t key, int64_t *ts, uint32_t *th)
+{
+    int found = 0;
+    if (key >= m->base && (uint64_t)key - (uint64_t)m->base < m->dcap) {
+        uint64_t i = (uint64_t)key - (uint64_t)m->base;
+        if (m->dbits[i / 64] & (1ull << (i & 63))) {
+            *ts = m->dts[i];
+            *th = m->dthread[i];
+            found = 1;
+        }
+    }
+    if (m->cap == 0)
+        return found;
+    size_t j = corr_slot(key, m->cap);
+    while (m->keys[j] != INT64_MIN) {
+        if (m->keys[j] == key) {
+            if (!found || m->ts[j] < *ts) {
+                *ts = m->ts[j];
+                *th = m->thread[j];
+            }
+            return 1;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    return found;
+}
+
+int tl_kops_add_launch(tl_kops *k, int64_t pid, int64_t tid, int64_t ts, int64_t corr)
+{
+    uint32_t th = thread_of(&k->threads, pid, tid);
+    if (th == UINT32_MAX)
+        return -1;
+    return launch_put(&k->launches, corr, ts, th);
 }
 
 /* The profile's entry of a kernel name, created if new; NULL beyond the cap. */
@@ -245,34 +425,11 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
 static int by_thread_start(const void *x, const void *y)
 {
     const tl_kop_range *a = x, *b = y;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
+    if (a->thread != b->thread)
+        return a->thread < b->thread ? -1 : 1;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
     return (a->end < b->end) - (a->end > b->end); /* the outer first */
-}
-
-static int by_thread_ts(const void *x, const void *y)
-{
-    const tl_kop_launch *a = x, *b = y;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    return (a->ts > b->ts) - (a->ts < b->ts);
-}
-
-typedef struct corr_op {
-    int64_t corr;
-    uint32_t op;
-} corr_op;
-
-static int by_corr(const void *x, const void *y)
-{
-    const corr_op *a = x, *b = y;
-    return (a->corr > b->corr) - (a->corr < b->corr);
 }
 
 typedef struct kop {
@@ -289,91 +446,95 @@ static int by_kernel_op(const void *x, const void *y)
 }
 
 /*
- * The sorts by thread and time. A trace lists each thread's calls in time
- * order, the threads interleaved in blocks, so a stable pass first gathers
- * each thread's elements (threads ordered by pid, tid), then each thread is
- * sorted by tl_sort_stable(), which only checks a thread already in order.
- * Both element types start with their int64 pid and tid, which cmp compares
- * first: the result is that of a stable sort of the whole array by cmp.
- * Beyond KOPS_FEW_THREADS threads the array is sorted as one.
+ * The operators of each thread in start order (the outer first at one
+ * start), and each one's parent: the operator below it on the stack of open
+ * operators when it was pushed (an operator closes when one starts at or after
+ * its end; at most STACK_MAX are open, deeper ones are never pushed). A
+ * launch at t on a thread is then inside the stack that the last operator
+ * starting at or before t left: that operator and its parents, and the
+ * innermost of them still open at t (end > t) launched it.
  */
-#define KOPS_FEW_THREADS 64
-
-typedef struct kops_thread {
-    int64_t pid, tid;
-    size_t n, at;
-} kops_thread;
-
-static int by_pid_tid(const void *x, const void *y)
-{
-    const kops_thread *a = x, *b = y;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
-static inline __attribute__((always_inline)) void sort_by_thread(void *base, size_t n, size_t size,
-                                                                 int (*cmp)(const void *, const void *))
-{
-    char *v = base, *tmp = NULL;
-    unsigned char *which = NULL;
-    kops_thread th[KOPS_FEW_THREADS];
-    size_t nth = 0, cur = 0;
-    int64_t key[2];
-
-    if (n < 2)
-        return;
-    if ((which = malloc(n)) == NULL)
-        goto whole;
-    for (size_t i = 0; i < n; i++) {
-        memcpy(key, v + i * size, sizeof key);
-        if (nth == 0 || th[cur].pid != key[0] || th[cur].tid != key[1]) {
-            for (cur = 0; cur < nth && (th[cur].pid != key[0] || th[cur].tid != key[1]); cur++)
-                ;
-            if (cur == nth) {
-                if (nth == KOPS_FEW_THREADS)
-                    goto whole;
-                th[nth++] = (kops_thread){ key[0], key[1], 0, 0 };
-            }
-        }
-        th[cur].n++;
-        which[i] = (unsigned char)cur;
-    }
-    if (nth > 1) {
-        kops_thread order[KOPS_FEW_THREADS];
-        memcpy(order, th, nth * sizeof *th);
-        for (size_t t = 0; t < nth; t++)
-            order[t].at = t;                          /* its index in th */
-        qsort(order, nth, sizeof *order, by_pid_tid); /* distinct keys: no ties */
-        size_t at = 0;
-        for (size_t t = 0; t < nth; t++) {
-            th[order[t].at].at = at;
-            at += order[t].n;
-        }
-        if ((tmp = malloc(n * size)) == NULL)
-            goto whole;
-        for (size_t i = 0; i < n; i++) /* stable: each thread's elements keep their order */
-            memcpy(tmp + th[which[i]].at++ * size, v + i * size, size);
-        memcpy(v, tmp, n * size);
-        free(tmp);
-        tmp = NULL;
-        size_t lo = 0;
-        for (size_t t = 0; t < nth; t++) {
-            tl_sort_stable(v + lo * size, order[t].n, size, cmp);
-            lo += order[t].n;
-        }
-    } else {
-        tl_sort_stable(v, n, size, cmp);
-    }
-    goto out;
-whole: /* many threads, or no memory: the whole array as one */
-    tl_sort_stable(v, n, size, cmp);
-out:
-    free(which);
-    free(tmp);
-}
-
 #define STACK_MAX 256
+#define NOT_PUSHED 0x80000000u /* in parent[]: the operator was deeper than STACK_MAX */
+#define NO_PARENT 0x7fffffffu
+
+typedef struct op_index {
+    uint32_t *parent; /* per operator: index of its parent, or NO_PARENT; | NOT_PUSHED */
+    size_t *first;    /* per thread: its first operator (first[nthreads] = nops) */
+} op_index;
+
+/* Sort the operators by (thread, start, outer first), stably: a counting pass
+ * by thread (a trace lists each thread's operators in start order, the
+ * threads interleaved), then each thread's run by tl_sort_stable(), which
+ * only checks one already in order. 0, or -1 out of memory. */
+static int index_ops(tl_kops *k, op_index *x)
+{
+    uint32_t nth = k->threads.n;
+    x->first = calloc((size_t)nth + 1, sizeof *x->first);
+    x->parent = malloc((k->nops ? k->nops : 1) * sizeof *x->parent);
+    tl_kop_range *tmp = malloc((k->nops ? k->nops : 1) * sizeof *tmp);
+    if (x->first == NULL || x->parent == NULL || tmp == NULL) {
+        free(tmp);
+        return -1;
+    }
+    for (size_t i = 0; i < k->nops; i++)
+        x->first[k->ops[i].thread + 1]++;
+    for (uint32_t t = 0; t < nth; t++)
+        x->first[t + 1] += x->first[t];
+    /* scatter stably: each thread's operators keep their order */
+    size_t *pos = malloc(((size_t)nth + 1) * sizeof *pos);
+    if (pos == NULL) {
+        free(tmp);
+        return -1;
+    }
+    memcpy(pos, x->first, ((size_t)nth + 1) * sizeof *pos);
+    for (size_t i = 0; i < k->nops; i++)
+        tmp[pos[k->ops[i].thread]++] = k->ops[i];
+    free(pos);
+    free(k->ops);
+    k->ops = tmp;
+    k->ops_cap = k->nops;
+    for (uint32_t t = 0; t < nth; t++) {
+        size_t lo = x->first[t], hi = x->first[t + 1];
+        tl_sort_stable(k->ops + lo, hi - lo, sizeof *k->ops, by_thread_start);
+        uint32_t stack[STACK_MAX];
+        size_t depth = 0;
+        for (size_t i = lo; i < hi; i++) {
+            while (depth > 0 && k->ops[stack[depth - 1]].end <= k->ops[i].ts)
+                depth--;
+            x->parent[i] = depth > 0 ? stack[depth - 1] : NO_PARENT;
+            if (depth < STACK_MAX)
+                stack[depth++] = (uint32_t)i;
+            else
+                x->parent[i] |= NOT_PUSHED;
+        }
+    }
+    return 0;
+}
+
+/* The operator (strtab id) that launched a call at t on thread th, or
+ * UINT32_MAX: the innermost operator open at t (see index_ops). */
+static uint32_t op_at(const tl_kops *k, const op_index *x, uint32_t th, int64_t t)
+{
+    if (th >= k->threads.n)
+        return UINT32_MAX;
+    size_t lo = x->first[th], hi = x->first[th + 1];
+    while (lo < hi) { /* the first operator of the thread that starts after t */
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->ops[mid].ts <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == x->first[th])
+        return UINT32_MAX;
+    uint32_t cur = (uint32_t)(lo - 1);
+    if (x->parent[cur] & NOT_PUSHED)
+        cur = x->parent[cur] & ~NOT_PUSHED;
+    while (cur != NO_PARENT && k->ops[cur].end <= t)
+        cur = x->parent[cur] & ~NOT_PUSHED;
+    return cur != NO_PARENT ? k->ops[cur].name : UINT32_MAX;
+}
 
 /* The (kernel, launching operator) pairs and the time of their kernels, summed
  * in the order of the profile's GPU events: an open-addressing table of
@@ -430,89 +591,35 @@ static int kop_sums_add(kop_sums *s, uint32_t kernel, uint32_t op, int64_t ns)
     return 0;
 }
 
-/* The pair of correlation id `corr` in co (sorted by corr), as bsearch() over
- * by_corr finds it (the same element when several have that id): from the
- * element after the previous hit when it is the only one with that id. */
-static const corr_op *find_corr(const corr_op *co, size_t nco, int64_t corr, size_t *next)
-{
-    size_t i = *next;
-    if (i < nco && co[i].corr == corr && (i == 0 || co[i - 1].corr != corr) &&
-        (i + 1 == nco || co[i + 1].corr != corr)) {
-        *next = i + 1;
-        return &co[i];
-    }
-    /* glibc's bsearch, step for step */
-    size_t l = 0, u = nco;
-    while (l < u) {
-        size_t m = (l + u) / 2;
-        if (corr < co[m].corr) {
-            u = m;
-        } else if (corr > co[m].corr) {
-            l = m + 1;
-        } else {
-            *next = m + 1;
-            return &co[m];
-        }
-    }
-    return NULL;
-}
-
 int tl_kops_resolve(tl_kops *k, tl_profile *p)
 {
-    p->kops_dropped = k->ops_dropped + k->launches_dropped;
-    if (k->nops == 0 || k->nlaunches == 0 || p->ngpu == 0)
-        return 0;
-    int rc = -1;
+    p->kops_dropped = k->ops_dropped;
+    int rc = 0, link = k->nops > 0 && (k->launches.dn > 0 || k->launches.n > 0) && p->ngpu > 0;
     kop_sums ks = { 0 };
-    corr_op *co = malloc(k->nlaunches * sizeof *co);
-    if (co == NULL || kop_sums_grow(&ks) != 0)
-        goto out;
-    sort_by_thread(k->ops, k->nops, sizeof *k->ops, by_thread_start);
-    sort_by_thread(k->launches, k->nlaunches, sizeof *k->launches, by_thread_ts);
-    /* per thread, a sweep: the stack holds the operators open at the launch */
-    size_t nco = 0, oi = 0;
-    const tl_kop_range *stack[STACK_MAX];
-    size_t depth = 0;
-    int64_t cur_pid = INT64_MIN, cur_tid = INT64_MIN;
-    for (size_t li = 0; li < k->nlaunches; li++) {
-        const tl_kop_launch *l = &k->launches[li];
-        if (l->pid != cur_pid || l->tid != cur_tid) {
-            cur_pid = l->pid;
-            cur_tid = l->tid;
-            depth = 0;
-            /* skip the operators of threads before this one */
-            while (oi < k->nops && (k->ops[oi].pid < l->pid || (k->ops[oi].pid == l->pid && k->ops[oi].tid < l->tid)))
-                oi++;
-        }
-        while (oi < k->nops && k->ops[oi].pid == l->pid && k->ops[oi].tid == l->tid && k->ops[oi].ts <= l->ts) {
-            const tl_kop_range *o = &k->ops[oi++];
-            while (depth > 0 && stack[depth - 1]->end <= o->ts)
-                depth--;
-            if (depth < STACK_MAX)
-                stack[depth++] = o;
-        }
-        while (depth > 0 && stack[depth - 1]->end <= l->ts)
-            depth--;
-        /* the innermost open operator that contains the launch */
-        size_t d = depth;
-        while (d > 0 && !(stack[d - 1]->ts <= l->ts && l->ts < stack[d - 1]->end))
-            d--;
-        if (d > 0)
-            co[nco++] = (corr_op){ l->corr, stack[d - 1]->name };
+    op_index x = { NULL, NULL };
+    if (link && (index_ops(k, &x) != 0 || kop_sums_grow(&ks) != 0)) {
+        link = 0;
+        rc = -1;
     }
-    /* Correlation ids count up in launch order: per thread the pairs are in
-     * order already, so the sort merges one run a thread */
-    tl_sort_stable(co, nco, sizeof *co, by_corr);
-    size_t next = 0;
     for (size_t i = 0; i < p->ngpu; i++) {
-        const tl_gpu_event *g = &p->gpu[i];
-        if (g->correlation < 0 || g->cat_class != TL_CC_KERNEL)
+        tl_gpu_event *g = &p->gpu[i];
+        int64_t corr = g->correlation, ts;
+        uint32_t th;
+        g->launch_ns = INT64_MIN; /* in place of the correlation id */
+        if (corr < 0 || !launch_get(&k->launches, corr, &ts, &th))
             continue;
-        const corr_op *hit = find_corr(co, nco, g->correlation, &next);
-        if (hit != NULL && kop_sums_add(&ks, g->name, hit->op, g->dur_ns) != 0)
-            goto out;
+        g->launch_ns = ts;
+        if (!link || g->cat_class != TL_CC_KERNEL)
+            continue;
+        uint32_t op = op_at(k, &x, th, ts);
+        if (op != UINT32_MAX && kop_sums_add(&ks, g->name, op, g->dur_ns) != 0) {
+            link = 0;
+            rc = -1;
+        }
     }
-    /* each kernel's operators in id order, as the sorted pairs were before */
+    if (!link)
+        goto out;
+    /* each kernel's operators in id order */
     kop *ko = ks.v;
     size_t nko = ks.n;
     if (nko > 1)
@@ -537,9 +644,9 @@ int tl_kops_resolve(tl_kops *k, tl_profile *p)
         }
         i = j;
     }
-    rc = 0;
 out:
-    free(co);
+    free(x.parent);
+    free(x.first);
     free(ks.v);
     free(ks.slot);
     return rc;

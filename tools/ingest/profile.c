@@ -553,8 +553,8 @@ int tl_profile_add_duration(tl_profile *p, const char *cat, size_t cat_len, cons
     return 0;
 }
 
-/* The packing of tl_gpu_event (profile.h) is what keeps it at 40 bytes. */
-_Static_assert(sizeof(tl_gpu_event) == 40, "tl_gpu_event grew: GPU event memory grows with it");
+/* The packing of tl_gpu_event (profile.h) is what keeps it at 32 bytes (the correlation id and the launch time share a word). */
+_Static_assert(sizeof(tl_gpu_event) == 32, "tl_gpu_event grew: GPU event memory grows with it");
 
 static uint32_t stream_hash(int64_t device, int64_t stream)
 {

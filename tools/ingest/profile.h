@@ -119,10 +119,16 @@ typedef struct tl_gpu_stream {
 
 typedef struct tl_gpu_event {
     int64_t ts_ns, dur_ns;
-    int64_t launch_ns;   /* ts of the launching runtime call; INT64_MIN if unknown */
-    int64_t correlation; /* -1 if none */
-    uint32_t name;       /* strtab id */
-    /* Packed into one word so an event stays 40 bytes: up to
+    /* One word, two moments (32 bytes an event, issue 33): while a trace is
+     * read, the correlation id of the runtime call that launched the event (-1
+     * if none); tl_read_trace ends by replacing it with that call's ts
+     * (kernel_ops.h), which every later stage reads. */
+    union {
+        int64_t correlation; /* while reading: -1 if none */
+        int64_t launch_ns;   /* after: ts of the launching runtime call; INT64_MIN if unknown */
+    };
+    uint32_t name; /* strtab id */
+    /* Packed into one word so an event stays 32 bytes: up to
      * TL_PROFILE_MAX_STREAMS streams, then the events of further streams are
      * counted (gpu_stream_dropped) and warned about, never mixed in. */
     uint32_t stream : 20;   /* index into tl_profile.streams */

@@ -12,8 +12,9 @@
  *   C        every numeric arg becomes a counter "name.key".
  *   others   counted by phase; unknown phases are counted as such.
  * Runtime launches (cuda_runtime / cuda_driver / Runtime with a "correlation")
- * are kept in a map so each GPU event learns when it was launched (the idle
- * breakdown's host_wait needs it).
+ * are kept by correlation id (kernel_ops.h) so each GPU event learns when it
+ * was launched (the idle breakdown's host_wait needs it) and each kernel which
+ * operator launched it.
  */
 #include "read_trace.h"
 #include "nesting.h"
@@ -28,127 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- correlation id -> launch ts ---------------------------------------- */
-
-/* A process's correlation ids count up one by one, so most of them live in a
- * dense array indexed by id - base (8 bytes an id, written and read in order:
- * no cache or TLB miss per launch, as a hash of consecutive ids had, 17 % of
- * a GPU-heavy trace's ingest). An id the dense array cannot take without
- * going sparse (below its base, far beyond its end) goes to a hash. An id in
- * both (the array grew over it later) is the earlier of the two launches,
- * as for one id launched twice. */
-typedef struct launch_map {
-    int64_t *keys, *ts; /* the hash: key INT64_MIN = empty */
-    size_t n, cap;
-    int64_t base; /* the dense array: dts[id - base], INT64_MIN = none */
-    int64_t *dts;
-    size_t dn, dcap;
-} launch_map;
-
-#define LAUNCH_DENSE_SLACK 65536 /* ids the dense array may run ahead of 4x its entries */
-
-static size_t slot_of(int64_t key, size_t cap)
-{
-    return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ull) >> 17) & (cap - 1);
-}
-
-static int launch_put_hash(launch_map *m, int64_t key, int64_t ts)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 1024;
-        int64_t *k = malloc(cap * sizeof *k), *t = malloc(cap * sizeof *t);
-        if (k == NULL || t == NULL) {
-            free(k);
-            free(t);
-            return -1;
-        }
-        for (size_t i = 0; i < cap; i++)
-            k[i] = INT64_MIN;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->keys[i] == INT64_MIN)
-                continue;
-            size_t j = slot_of(m->keys[i], cap);
-            while (k[j] != INT64_MIN)
-                j = (j + 1) & (cap - 1);
-            k[j] = m->keys[i];
-            t[j] = m->ts[i];
-        }
-        free(m->keys);
-        free(m->ts);
-        m->keys = k;
-        m->ts = t;
-        m->cap = cap;
-    }
-    size_t j = slot_of(key, m->cap);
-    while (m->keys[j] != INT64_MIN && m->keys[j] != key)
-        j = (j + 1) & (m->cap - 1);
-    if (m->keys[j] == INT64_MIN) {
-        m->n++;
-        m->keys[j] = key;
-        m->ts[j] = ts;
-    } else if (ts < m->ts[j]) {
-        m->ts[j] = ts; /* several launches with one id: the earliest launched it */
-    }
-    return 0;
-}
-
-static int launch_put(launch_map *m, int64_t key, int64_t ts)
-{
-    /* INT64_MIN marks an empty dense slot (and an empty hash key): such a
-     * launch or id goes to the hash, as before there was an array */
-    if (ts == INT64_MIN || key == INT64_MIN)
-        return launch_put_hash(m, key, ts);
-    if (m->dcap == 0 && m->dn == 0)
-        m->base = key;
-    if (key >= m->base) {
-        uint64_t i = (uint64_t)key - (uint64_t)m->base; /* exact: key >= base */
-        if (i >= m->dcap && i < 4 * (uint64_t)m->dn + LAUNCH_DENSE_SLACK) {
-            size_t cap = m->dcap ? m->dcap * 2 : 4096;
-            while (cap <= i)
-                cap *= 2;
-            int64_t *d = realloc(m->dts, cap * sizeof *d);
-            if (d == NULL)
-                return -1;
-            for (size_t k = m->dcap; k < cap; k++)
-                d[k] = INT64_MIN;
-            m->dts = d;
-            m->dcap = cap;
-        }
-        if (i < m->dcap) {
-            if (m->dts[i] == INT64_MIN) {
-                m->dts[i] = ts;
-                m->dn++;
-            } else if (ts < m->dts[i]) {
-                m->dts[i] = ts;
-            }
-            return 0;
-        }
-    }
-    return launch_put_hash(m, key, ts);
-}
-
-static int launch_get(const launch_map *m, int64_t key, int64_t *ts)
-{
-    int found = 0;
-    if (m->dcap > 0 && key >= m->base && (uint64_t)key - (uint64_t)m->base < m->dcap &&
-        m->dts[(uint64_t)key - (uint64_t)m->base] != INT64_MIN) {
-        *ts = m->dts[(uint64_t)key - (uint64_t)m->base];
-        found = 1;
-    }
-    if (m->cap == 0)
-        return found;
-    size_t j = slot_of(key, m->cap);
-    while (m->keys[j] != INT64_MIN) {
-        if (m->keys[j] == key) {
-            if (!found || m->ts[j] < *ts)
-                *ts = m->ts[j];
-            return 1;
-        }
-        j = (j + 1) & (m->cap - 1);
-    }
-    return found;
-}
 
 /* ---- B/E matching -------------------------------------------------------- */
 
@@ -193,12 +73,12 @@ typedef struct stat_entry {
 typedef struct reader {
     tl_profile *p;
     tl_nest nest;
-    launch_map launches;
-    tl_kops kops; /* operators and launches, for each kernel's launching operator */
+    tl_kops kops; /* operators and launches: each GPU event's launch time and kernel's operator */
     be_stack be;
     char *scratch; /* unescaped strings */
     size_t scratch_cap;
     int kineto_hint;
+    uint64_t launches_lost; /* runtime calls not kept for want of memory */
     /* The categories seen last: events come in runs of a few interleaved
      * categories, so their ids are looked up once, not once per event. */
     cat_entry cats[CAT_CACHE], spill;
@@ -731,10 +611,21 @@ static void shape_args(reader *r, const tl_trace_event *ev, const char *name, si
     tl_view dims = { NULL, 0 }, types = { NULL, 0 };
     double flops = NAN;
     int64_t ext = -1;
-    /* most operators of most traces have no shapes: one scan says so */
-    if (!tl_view_contains(ev->args, "\"Input Dims\"", 12))
-        return;
     int key;
+    /* most operators of most traces have no shapes: one scan says so */
+    if (!tl_view_contains(ev->args, "\"Input Dims\"", 12)) {
+        /* In a trace with shapes, such an operator's kernels have nothing to
+         * link to: the table notes its id so that they are not kept. */
+        if (r->p->shapes == NULL)
+            return;
+        tl_args_iter_init_event(&it, ev);
+        while (tl_args_next_picked(&it, shape_key, &key, &k, &v))
+            if (key == SK_EXT && v.is_number && v.number >= 0 && v.number < 9e15) {
+                tl_shape_table_op_no_shapes(r->p->shapes, (int64_t)v.number);
+                break;
+            }
+        return;
+    }
     tl_args_iter_init_event(&it, ev);
     while (tl_args_next_picked(&it, shape_key, &key, &k, &v)) {
         if (key == SK_EXT && v.is_number && v.number >= 0 && v.number < 9e15)
@@ -920,10 +811,8 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     }
 
     if (cc == TL_CC_RUNTIME || cc == TL_CC_DRIVER) {
-        if (ev->has_correlation) {
-            launch_put(&r->launches, ev->correlation, ts);
-            tl_kops_add_launch(&r->kops, ev->pid, ev->tid, ts, ev->correlation);
-        }
+        if (ev->has_correlation && tl_kops_add_launch(&r->kops, ev->pid, ev->tid, ts, ev->correlation) != 0)
+            r->launches_lost++;
         add_role(r, s, name, name_len, ts, dur);
         unsigned hf = host_call_flags(p, s, name, name_len);
         if (hf & 4)
@@ -1003,8 +892,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     tl_gpu_event g = {
         .ts_ns = ts,
         .dur_ns = dur,
-        .launch_ns = INT64_MIN,
-        .correlation = ev->has_correlation ? ev->correlation : -1,
+        .correlation = ev->has_correlation ? ev->correlation : -1, /* launch_ns after tl_kops_resolve */
         .name = s->name,
         .stream = si,
         .type = (uint32_t)kt,
@@ -1233,16 +1121,6 @@ static void one_event(reader *r, const tl_trace_event *ev)
     }
 }
 
-static void resolve_launches(reader *r)
-{
-    tl_profile *p = r->p;
-    for (size_t i = 0; i < p->ngpu; i++) {
-        int64_t ts;
-        if (p->gpu[i].correlation >= 0 && launch_get(&r->launches, p->gpu[i].correlation, &ts))
-            p->gpu[i].launch_ns = ts;
-    }
-}
-
 static void take_meta(tl_profile *p, const tl_trace_stream *s, int kineto_hint)
 {
     const tl_trace_meta *m = &s->meta;
@@ -1362,7 +1240,10 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
         tl_profile_skip(p, "no events%s: a trace with nothing to measure is not a usable rank",
                         p->events ? " other than metadata (M)" : "");
     }
-    resolve_launches(&r);
+    if (r.launches_lost)
+        tl_profile_warn(
+            p, "out of memory: %" PRIu64 " runtime calls' launches not kept (their GPU events have no launch time)",
+            r.launches_lost);
     if (tl_kops_resolve(&r.kops, p) != 0)
         tl_profile_warn(p, "out of memory linking kernels to their operators: kernels have no launching operator");
     tl_kops_release(&r.kops);
@@ -1372,9 +1253,6 @@ int tl_read_trace(tl_profile *p, tl_read_fn read, void *ctx, const tl_trace_opti
     steps_from_iterations(&r);
     tl_profile_finish(p);
     tl_trace_stream_release(&s);
-    free(r.launches.keys);
-    free(r.launches.ts);
-    free(r.launches.dts);
     free(r.be.v);
     free(r.scratch);
     free(r.iters);

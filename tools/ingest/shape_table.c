@@ -192,8 +192,45 @@ static int hash_put(tl_shape_table *t, int64_t ext, uint32_t key)
     return 0;
 }
 
+/* map_put stores key + 1: this key is UINT32_MAX there, an operator without shapes. */
+#define KEY_NO_SHAPES (UINT32_MAX - 1)
+
+int tl_shape_table_op_no_shapes(tl_shape_table *t, int64_t ext)
+{
+    if (ext < 0 || t->op_n >= TL_SHAPE_MAX_LINKS)
+        return 0; /* not a link: nothing to count as dropped */
+    return map_put(t, ext, KEY_NO_SHAPES);
+}
+
+/* The key + 1 of the operator with External id `ext`, 0 when none is known,
+ * UINT32_MAX for an operator without shapes. */
+static uint32_t key_of_ext(tl_shape_table *t, int64_t ext)
+{
+    if (t->op_slots == 0 && t->op_dcap == 0)
+        return 0;
+    uint32_t *d = ext >= 0 ? dense_slot(t, ext, 0) : NULL;
+    return d && *d ? *d : hash_get(t, ext);
+}
+
+static void link_one(tl_shape_table *t, uint32_t key, int64_t dur)
+{
+    tl_shape_stat *e = &t->v[key - 1];
+    e->gpu_ns += dur;
+    e->kernels++;
+}
+
 int tl_shape_table_kernel(tl_shape_table *t, int64_t ext, int64_t dur)
 {
+    /* A kernel whose operator is known already is linked now: a Kineto trace
+     * lists the operators before the GPU activity, so a GPU-heavy trace keeps
+     * no link per kernel (16 bytes each, issue 33). The others wait for
+     * tl_shape_table_link. */
+    uint32_t key = key_of_ext(t, ext);
+    if (key) {
+        if (key != UINT32_MAX) /* else its operator has no shapes: nothing to add to */
+            link_one(t, key, dur);
+        return 0;
+    }
     if (t->nkern >= TL_SHAPE_MAX_LINKS) {
         t->links_dropped++;
         return 0;
@@ -212,14 +249,10 @@ int tl_shape_table_kernel(tl_shape_table *t, int64_t ext, int64_t dur)
 
 void tl_shape_table_link(tl_shape_table *t)
 {
-    for (size_t i = 0; i < t->nkern && (t->op_slots > 0 || t->op_dcap > 0); i++) {
-        uint32_t *d = t->kern[i].ext >= 0 ? dense_slot(t, t->kern[i].ext, 0) : NULL;
-        uint32_t key = d && *d ? *d : hash_get(t, t->kern[i].ext);
-        if (!key)
-            continue;
-        tl_shape_stat *e = &t->v[key - 1];
-        e->gpu_ns += t->kern[i].dur_ns;
-        e->kernels++;
+    for (size_t i = 0; i < t->nkern; i++) {
+        uint32_t key = key_of_ext(t, t->kern[i].ext);
+        if (key && key != UINT32_MAX)
+            link_one(t, key, t->kern[i].dur_ns);
     }
     t->nkern = 0;
 }

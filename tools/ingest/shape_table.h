@@ -76,7 +76,12 @@ void tl_shape_table_release(tl_shape_table *t);
  * (normalized here); flops NaN when the call has none. 0, or -1 out of memory. */
 int tl_shape_table_add(tl_shape_table *t, const char *name, size_t nlen, const char *dims, size_t dlen,
                        const char *types, size_t tlen, int64_t dur, double flops, int64_t ext);
-/* A kernel launched by the operator of "External id" ext. 0, or -1 out of memory. */
+/* An operator with "External id" ext but no shapes (once the table exists):
+ * its kernels are not kept for linking. 0, or -1 out of memory. */
+int tl_shape_table_op_no_shapes(tl_shape_table *t, int64_t ext);
+/* A kernel launched by the operator of "External id" ext: linked at once when
+ * that operator was added already (by the key its id maps to now), else kept
+ * for tl_shape_table_link. 0, or -1 out of memory. */
 int tl_shape_table_kernel(tl_shape_table *t, int64_t ext, int64_t dur);
 /* Add each kernel's time to the key of the operator that launched it (in
  * either order in the file); once, after reading. */
