@@ -280,6 +280,9 @@ void tl_json_raw(tl_json *j, const char *text)
     tl_json_write(j, text, strlen(text));
 }
 
+/* A key and its value, one function per type of value: C has no overloading,
+ * and a macro or _Generic over them would lose the call's type check, so the
+ * two-line bodies repeat on purpose. */
 void tl_json_kv_string(tl_json *j, const char *k, const char *s)
 {
     tl_json_key(j, k);

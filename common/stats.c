@@ -207,6 +207,10 @@ void tl_value_stat_add(tl_value_stat *s, double v, uint64_t ticks)
     }
 }
 
+/* The range and moments merge as in tl_dur_stat_merge (chan_merge is the one
+ * shared step), kept apart on purpose: there the values are integer ns with a
+ * histogram and samples, here doubles with a last value; a macro over both
+ * types would hide from the compiler which one it checks. */
 void tl_value_stat_merge(tl_value_stat *dst, const tl_value_stat *src)
 {
     if (src->count == 0)

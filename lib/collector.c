@@ -417,6 +417,15 @@ void tally__scope_end(int *unused)
     tally_end();
 }
 
+/* The slot of the thread's open iteration named id, or t->niters when none is open. */
+static int open_iteration(const tl_thread *t, uint32_t id)
+{
+    int i = 0;
+    while (i < t->niters && t->iters[i].name != id)
+        i++;
+    return i;
+}
+
 void tally_iteration_begin(const char *name)
 {
     TL_GATE();
@@ -424,9 +433,7 @@ void tally_iteration_begin(const char *name)
     if (TL_UNLIKELY(t == NULL))
         return;
     uint32_t id = tl_thread_lookup_name(t, name);
-    int i;
-    for (i = 0; i < t->niters && t->iters[i].name != id; i++)
-        ;
+    int i = open_iteration(t, id);
     if (i == t->niters) {
         if (t->niters == TL_MAX_OPEN_ITERATIONS)
             return;
@@ -449,9 +456,7 @@ void tally_iteration_end(const char *name)
     if (TL_UNLIKELY(t == NULL))
         return;
     uint32_t id = tl_thread_lookup_name(t, name);
-    int i;
-    for (i = 0; i < t->niters && t->iters[i].name != id; i++)
-        ;
+    int i = open_iteration(t, id);
     if (i == t->niters) {
         TL_STORE(t->unmatched_ends, t->unmatched_ends + 1);
         return;

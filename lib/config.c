@@ -147,6 +147,10 @@ void tl_sample_format(unsigned mask, char *buf, size_t len)
         }
 }
 
+/* A comma-separated list walked as in tl_sample_parse, kept apart on purpose:
+ * an item here is a number read by strtol (which says where it ends), there
+ * a word matched by its length; a shared walker would take a callback for
+ * each to save four lines. */
 int tl_gpus_parse(const char *text, uint64_t *mask, char *err, size_t errlen)
 {
     uint64_t m = 0;

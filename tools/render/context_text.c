@@ -226,6 +226,29 @@ static int by_count(const void *x, const void *y)
     return strcmp(a->name, b->name);
 }
 
+/* The sentences below are written into memory (open_memstream): the text,
+ * its length and the stream that writes it, opened and closed in one place. */
+typedef struct sentence {
+    char *out;
+    size_t len;
+    FILE *f;
+} sentence;
+
+static FILE *sentence_open(sentence *t)
+{
+    t->out = NULL;
+    t->len = 0;
+    t->f = open_memstream(&t->out, &t->len);
+    return t->f;
+}
+
+/* The sentence written (the caller frees it). */
+static char *sentence_close(sentence *t)
+{
+    fclose(t->f);
+    return t->out;
+}
+
 #define EVENT_NAMES 8
 
 char *tl_events_sentence(const tl_aggregate *a)
@@ -237,9 +260,8 @@ char *tl_events_sentence(const tl_aggregate *a)
             total += a->sessions[i].events_total;
             kept += a->sessions[i].nevents;
         }
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
+    sentence text;
+    FILE *f = sentence_open(&text);
     if (f == NULL)
         return NULL;
     name_count *c = calloc(kept + 1, sizeof *c);
@@ -269,8 +291,7 @@ char *tl_events_sentence(const tl_aggregate *a)
         }
     }
     free(c);
-    fclose(f);
-    return out;
+    return sentence_close(&text);
 }
 
 /* ---- models -------------------------------------------------------------------- */
@@ -305,9 +326,8 @@ static const char *model_tag(const tl_session *s, const char *prefix, const char
 
 char *tl_models_sentence(const tl_aggregate *a)
 {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
+    sentence text;
+    FILE *f = sentence_open(&text);
     if (f == NULL)
         return NULL;
     size_t shown = 0, more = 0;
@@ -351,17 +371,15 @@ char *tl_models_sentence(const tl_aggregate *a)
         params_text(num, sizeof num, total);
         fprintf(f, "; %s in all", num);
     }
-    fclose(f);
-    return out;
+    return sentence_close(&text);
 }
 
 /* ---- hosts --------------------------------------------------------------------- */
 
 char *tl_hosts_sentence(const tl_aggregate *a)
 {
-    char *out = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&out, &len);
+    sentence text;
+    FILE *f = sentence_open(&text);
     if (f == NULL)
         return NULL;
     int hosts = 0;
@@ -404,6 +422,5 @@ char *tl_hosts_sentence(const tl_aggregate *a)
         }
         fputc(')', f);
     }
-    fclose(f);
-    return out;
+    return sentence_close(&text);
 }
