@@ -1,6 +1,6 @@
 /*
  * pipeline.c - the spine of every command that analyzes (pipeline.h;
- * docs/architecture.md, "The stages of tally report"): read each input into a
+ * docs/architecture.md, "One run of tally report, stage by stage"): read each input into a
  * profile and analyze it into its session on the reading thread, settle ranks
  * and companions, gather the sessions into an aggregate, finish it across
  * ranks. Commands parse options (cli.c), call tl_pipeline_run, and render.

@@ -1,6 +1,6 @@
 /*
  * pipeline.h - the spine of every command that analyzes, stage by stage
- * (docs/architecture.md, "The stages of tally report"):
+ * (docs/architecture.md, "One run of tally report, stage by stage"):
  *
  *   tl_pipeline_run            the command's engine (cli.h's tl_engine: tally-mpi's), else
  *   tl_pipeline_local:
