@@ -44,6 +44,7 @@ int tl_cmd_summary(int argc, char **argv, const tl_engine *engine)
     }
     size_t width = tl_text_width((int)want, STDOUT_FILENO);
     cli.analyze.drop_samples = 1; /* no compare, no partial: the samples are not used */
+    cli.analyze.drop_bins = 1;    /* nor the timeline's bins: no chart is drawn */
     tl_aggregate agg;
     size_t warnings = 0;
     rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);

@@ -133,6 +133,8 @@ void tl_pipeline_analyze_profile(tl_profile *p, void *user)
     }
     if (opt->drop_samples)
         tl_session_drop_samples(s);
+    if (opt->drop_bins)
+        tl_session_drop_bins(s);
     p->result = s;
     tl_profile_shrink(p);
 }

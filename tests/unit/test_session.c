@@ -905,6 +905,19 @@ static void test_sessions_share_names(void **state)
     for (size_t i = 0; i < a.nkernels; i++)
         assert_ptr_equal(a.kernels[i].name, b.kernels[i].name);
     assert_true(tl_str_pool_count() > before);
+    /* summary's drop of the timeline's bins (tl_session_drop_bins): lanes,
+     * labels and calls stay, every bin reads 0 */
+    size_t lanes = b.timeline.nlanes;
+    assert_true(lanes > 0);
+    tl_session_drop_bins(&b);
+    assert_int_equal(b.timeline.nlanes, lanes);
+    for (size_t l = 0; l < lanes; l++) {
+        assert_non_null(b.timeline.lanes[l].label);
+        for (int k = 0; k < TL_KT_COUNT; k++) {
+            assert_null(b.timeline.lanes[l].busy[k]);
+            assert_true(tl_lane_busy(&b.timeline.lanes[l], k, 7) == 0.0f);
+        }
+    }
     char *kept = strdup(b.names[0].name);
     tl_session_release(&a);
     assert_string_equal(b.names[0].name, kept); /* still b's */

@@ -1436,6 +1436,15 @@ void tl_session_drop_samples(tl_session *s)
         drop_samples(&s->kernels[i].d);
 }
 
+void tl_session_drop_bins(tl_session *s)
+{
+    for (size_t i = 0; i < s->timeline.nlanes; i++)
+        for (int k = 0; k < TL_KT_COUNT; k++) {
+            free(s->timeline.lanes[i].busy[k]);
+            s->timeline.lanes[i].busy[k] = NULL;
+        }
+}
+
 static int analyze(tl_session *s, const tl_profile *p, const tl_analyze_options *opt);
 
 static int by_gpu_ts(const void *x, const void *y)

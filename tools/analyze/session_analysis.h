@@ -6,7 +6,8 @@
  * Which file implements what:
  *   session_analysis.c  tl_analyze_options_init, tl_session_analyze (names,
  *                       steps, the GPU breakdown, timeline, memory, call tree,
- *                       collectives, shapes), tl_session_drop_samples
+ *                       collectives, shapes), tl_session_drop_samples,
+ *                       tl_session_drop_bins
  *   context.c           tl_session_context
  *   diffusion.c         tl_session_diffusion
  *   gpu_health.c        tl_session_health
@@ -76,6 +77,11 @@ typedef struct tl_analyze_options {
      * is analyzed (tl_session_drop_samples), so that memory per rank stays
      * small. Not an analysis option: partials do not record it. */
     int drop_samples;
+    /* Nor for the timeline's bins (only the HTML, the merged trace and JSON
+     * draw or write them; no analysis reads them): each lane's busy rows are
+     * freed as soon as a session is analyzed (tl_session_drop_bins), ~32 KB
+     * of every rank of a real H200 trace. `summary` sets it. Not recorded. */
+    int drop_bins;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);
@@ -89,5 +95,8 @@ int tl_session_analyze(tl_session *s, const tl_profile *p, const tl_analyze_opti
  * the largest part of an analyzed session); counts, totals, histograms and
  * everything else stay. */
 void tl_session_drop_samples(tl_session *s);
+/* Free each timeline lane's busy rows (tl_lane_busy reads 0 after); the lanes,
+ * their labels and calls stay (settle places a report's steps by the calls). */
+void tl_session_drop_bins(tl_session *s);
 
 #endif
