@@ -32,7 +32,7 @@ int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
     tl_aggregate_init(&agg, NULL);
     int read = 0;
     for (int i = 0; i < cli.ninputs; i++) {
-        if (tl_pipeline_add_partial(&cli, &agg, cli.inputs[i]) == 0)
+        if (tl_pipeline_add_partial(&cli, &agg, cli.inputs[i], NULL) == 0)
             read++;
         else if (cli.strict) {
             rc = TL_EXIT_GATE;

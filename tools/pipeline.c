@@ -267,25 +267,31 @@ int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggre
     return rc;
 }
 
-int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path)
+int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path, const tl_analyze_options *opt)
 {
-    char err[512] = "";
+    char err[800] = "", why[700];
     tl_cli_seen_path(cli, path); /* the output may not replace it */
     tl_partial part;
     tl_partial_init(&part);
-    int bad = tl_partial_read(&part, path, err, sizeof err) != 0 ||
-              tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
+    int bad = tl_partial_read(&part, path, err, sizeof err) != 0;
+    if (!bad && opt != NULL && tl_partial_options_check(&part, opt, "this command", why, sizeof why) != 0) {
+        snprintf(err, sizeof err, "%s; not read", why);
+        bad = 1;
+    }
+    bad = bad || tl_aggregate_add_partial(agg, &part, err, sizeof err) != 0;
     tl_partial_release(&part);
     if (bad)
         fprintf(stderr, "tally: %s: %s\n", path, err);
     return bad ? -1 : 0;
 }
 
-/* A partial aggregate as one argument's finished aggregate. */
+/* A partial aggregate as one argument's finished aggregate: made with the
+ * command's analysis options, as any input of the command (the other side
+ * of a comparison is analyzed with them). */
 static int analyze_partial(const tl_cli *cli, const char *path, tl_aggregate *agg)
 {
-    tl_aggregate_init(agg, NULL);
-    if (tl_pipeline_add_partial(cli, agg, path) != 0)
+    tl_aggregate_init(agg, &cli->analyze); /* compare --sessions applies to it too */
+    if (tl_pipeline_add_partial(cli, agg, path, &cli->analyze) != 0)
         return TL_EXIT_NO_INPUT;
     if (tl_aggregate_finish(agg) != 0) {
         fprintf(stderr, "tally: out of memory\n");

@@ -72,8 +72,11 @@ int tl_pipeline_lost_to_memory(const tl_identity *id);
 int tl_pipeline_sessions(const tl_cli *cli, tl_run *run, tl_aggregate *agg, size_t *warnings);
 /* Read one partial aggregate (tally aggregate --partial) at path into agg
  * (initialized, not finished), recorded as an input so that no output
- * replaces it. 0, or -1 after printing "tally: PATH: what is wrong". */
-int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path);
+ * replaces it; made with other analysis options than opt (the command's;
+ * NULL: merge, which takes the partials' own) or than the partials before it
+ * in agg, it is refused (tl_partial_options_check). 0, or -1 after printing
+ * "tally: PATH: what is wrong". */
+int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *path, const tl_analyze_options *opt);
 
 /* 4. The check that something was usable, then tl_aggregate_finish. */
 int tl_pipeline_finish(tl_aggregate *agg, size_t usable);

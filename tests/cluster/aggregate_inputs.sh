@@ -155,6 +155,16 @@ set -e
 grep -q "whole.json: made with --whole-trace, this command with no --whole-trace; not read" "$work/w.err" ||
     fail "no message on the options of a --whole-trace partial: $(cat "$work/w.err")"
 "$tally" report -q --whole-trace "$work/whole.json" -o "$work/w.html" || fail "--whole-trace partial with --whole-trace"
+# ... a lone partial as one side of compare too (the other side is analyzed with the command's options)
+set +e
+one=$(echo "$first" | head -n 1)
+"$tally" compare "$work/whole.json" "$one" -o "$work/wc.html" 2>"$work/wc.err"
+rc=$?
+set -e
+[ "$rc" -eq 3 ] || fail "compare took a --whole-trace partial against traces read without it (exit $rc)"
+grep -q "whole.json: made with --whole-trace, this command with no --whole-trace; not read" "$work/wc.err" ||
+    fail "no message on the options of compare's partial side: $(cat "$work/wc.err")"
+"$tally" compare -q --whole-trace "$work/whole.json" "$one" -o "$work/wc.html" || fail "compare --whole-trace of a --whole-trace partial"
 # ... the kernel-class table too: partials made with different --kernel-class
 # patterns are never merged (one rank's communication counted as compute).
 kc='*ncclKernel*=compute'
