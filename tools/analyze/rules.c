@@ -21,6 +21,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 #include "numbers.h"
+#include "straggler_limits.h"
 
 #include <inttypes.h>
 #include <ctype.h>
@@ -140,6 +141,12 @@ static const tl_rule_threshold thresholds[] = {
     { COUNT(EAGER_MIN_SEQ) },
     { PCT(EAGER_MIN_SHARE) },
     { PCT(TL_DRIFT_PCT) },
+    { COUNT(STRAGGLER_MIN_STEPS) },
+    { FRACTION(STRAGGLER_FLOOR) },
+    { FRACTION(STRAGGLER_SEVERE_EFFECT) },
+    { FRACTION(STRAGGLER_SEVERE_SHARE) },
+    { COUNT(STRAGGLER_SEVERE_STEPS) },
+    { FRACTION(STRAGGLER_WARN_EFFECT) },
 };
 
 const tl_rule_threshold *tl_rule_thresholds(size_t *n)
@@ -175,17 +182,21 @@ static const tl_rule_info rules[] = {
       .severity = "warning",
       .check = straggler_rule,
       .condition =
-          "a rank is slower than the median of the other ranks by over 5% in most comparable steps, and its mean "
-          "excess is beyond 5% and two standard errors given the ranks' own step-to-step noise; or it arrives last to "
+          "a rank is slower than the median of the other ranks by over {STRAGGLER_FLOOR} in most comparable steps, "
+          "and its mean excess is beyond {STRAGGLER_FLOOR} and two standard errors given the ranks' own step-to-step "
+          "noise; or it arrives last to "
           "two thirds of the matched collectives or causes two thirds of the waiting in them (p < 0.01)",
       .preconditions =
-          "two or more ranks; at least 3 comparable steps on every rank (ProfilerStep or tally iterations, the last "
+          "two or more ranks; at least {STRAGGLER_MIN_STEPS} comparable steps on every rank (ProfilerStep or tally "
+          "iterations, the last "
           "ProfilerStep of a trace left out) or at least 3 matched collectives; slow compute and last arrival agree",
       .evidence =
           "the per-step excess, steps slower / compared, the ranks' noise, and the kernels or sections that grew",
       .advice = "Check that rank's host and GPU (clocks, thermal throttling, neighbours) and its share of the data.",
-      .scale = "critical: over 25% slower in 90% of at least 5 steps (or last to, or causing the waiting in, 90% of at "
-               "least 5 collectives); warning: over 10% slower in two thirds of the steps (or last to two thirds of "
+      .scale = "critical: over {STRAGGLER_SEVERE_EFFECT} slower in {STRAGGLER_SEVERE_SHARE} of at least "
+               "{STRAGGLER_SEVERE_STEPS} steps (or last to, or causing the waiting in, {STRAGGLER_SEVERE_SHARE} of at "
+               "least {STRAGGLER_SEVERE_STEPS} collectives); warning: over {STRAGGLER_WARN_EFFECT} slower in two "
+               "thirds of the steps (or last to two thirds of "
                "the collectives, or causing two thirds of the waiting); else info" },
     { .id = "low-gpu-utilization",
       .severity = "warning",

@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include "aggregate.h"
 #include "numbers.h"
+#include "straggler_limits.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,14 +36,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STRAGGLER_MIN_STEPS 3   /* comparable steps needed to compare ranks */
+/* STRAGGLER_MIN_STEPS, _FLOOR, _SEVERE_*, _WARN_EFFECT: straggler_limits.h */
 #define STRAGGLER_MAX_STEPS 512 /* the last this many comparable steps are compared (said when reached) */
-#define STRAGGLER_FLOOR 0.05    /* slower than the others' median by more than 5 % */
 #define NOISE_K 2.0             /* ... and by more than two standard errors of a median excess */
-#define SEVERE_EFFECT 0.25      /* critical: 25 % slower ... */
-#define SEVERE_SHARE 0.9        /* ... in 90 % of at least ... */
-#define SEVERE_STEPS 5          /* ... 5 steps */
-#define WARN_EFFECT 0.10        /* warning: 10 % slower in two thirds of the steps */
 #define EVIDENCE_ROWS 64        /* rows of a group searched for the evidence */
 
 /* The steps of a rank the analysis compares: not the partial last one. */
@@ -213,9 +209,10 @@ static int by_effect(const void *x, const void *y)
 
 static const char *severity_of(double effect, int slower, int units)
 {
-    if (effect >= SEVERE_EFFECT && slower >= SEVERE_SHARE * units && units >= SEVERE_STEPS)
+    if (effect >= STRAGGLER_SEVERE_EFFECT && slower >= STRAGGLER_SEVERE_SHARE * units &&
+        units >= STRAGGLER_SEVERE_STEPS)
         return "critical";
-    if (effect >= WARN_EFFECT && 3 * slower >= 2 * units)
+    if (effect >= STRAGGLER_WARN_EFFECT && 3 * slower >= 2 * units)
         return "warning";
     return "info";
 }
@@ -521,10 +518,10 @@ static int last_arrival(tl_aggregate *a)
     double share = (double)w->straggler_last / (double)w->matched;
     if (w->caused_share_pct / 100 > share)
         share = w->caused_share_pct / 100;
-    s->severity =
-        share >= SEVERE_SHARE && w->matched >= SEVERE_STEPS && (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
-            ? "critical"
-            : "warning";
+    s->severity = share >= STRAGGLER_SEVERE_SHARE && w->matched >= STRAGGLER_SEVERE_STEPS &&
+                          (!isfinite(w->step_share_pct) || w->step_share_pct >= 10)
+                      ? "critical"
+                      : "warning";
     a->ranks[w->straggler_ri].straggler = 1;
     s->summary = strdup(waits);
     for (int k = 0; k < w->ncause && k < 5; k++) {
