@@ -3,10 +3,10 @@
  *
  * One block loop (SCAN_LOOP) is stamped out per instruction set: the classification of 64
  * bytes into bitmasks is the only part that differs (SSE2: four 16-byte compares per class;
- * AVX2: a nibble-table lookup per 32 bytes; scalar: a byte loop, for other CPUs and as the
- * tests' reference), plus the prefix xor (PCLMUL's carry-less multiply by all ones, or six
- * shifts) and the trailing-zero count of the flatten (tzcnt with BMI1). Everything after the
- * masks is plain 64-bit arithmetic shared by all.
+ * AVX2: a nibble-table lookup per 32 bytes; AVX-512: the same on 64; scalar: a byte loop, for
+ * other CPUs and as the tests' reference), plus the prefix xor (PCLMUL's carry-less multiply by
+ * all ones, or six shifts) and the flatten (tzcnt with BMI1, or AVX-512's compress). The masks
+ * of entries (block_mask) are plain 64-bit arithmetic shared by all.
  */
 #include "ingest/json_scan.h"
 
@@ -93,34 +93,41 @@ static ALWAYS_INLINE uint64_t escaped_bytes(uint64_t bs, uint64_t *odd_carry)
     return (even_carry_ends & odd_bits) | (odd_carry_ends & even_bits);
 }
 
-/* Everything after the byte classes: entries of one block appended to out[n..]. CTZ is a
- * count of trailing zeros that gives 64 for 0 (tzcnt with BMI1). */
+/* Everything after the byte classes: the entries of one block as a bit mask (bit i: byte i),
+ * and the carries for the next block updated. */
+static ALWAYS_INLINE uint64_t block_mask(const struct masks *m, uint64_t in_str_raw, struct carry *c, uint64_t quote,
+                                         uint64_t valid)
+{
+    uint64_t in_str = in_str_raw ^ c->in_string;
+    uint64_t outside = ~in_str;
+    uint64_t ws = m->space | m->wsc;
+    uint64_t token = ~(m->structural | ws | quote) & outside;
+    uint64_t token_start = token & ~((token << 1) | c->token);
+    /* the first byte of a token that is not a digit but follows one: a token that starts with a
+     * digit and has no such entry is all digits */
+    uint64_t after_digits = token & ~m->digit & ((m->digit << 1) | c->digit);
+    uint64_t odd = m->bslash | (m->odd & ~(m->wsc & outside));
+
+    c->in_string = (uint64_t)((int64_t)in_str >> 63);
+    c->token = token >> 63;
+    c->digit = m->digit >> 63;
+    /* a string is one entry, its opening quote (in_str is 1 there, 0 at the closing one) */
+    return ((m->structural & outside) | (quote & in_str) | token_start | after_digits | odd) & valid;
+}
+
+/* The entries of one block appended to out[n..] (the flatten). CTZ is a count of trailing zeros
+ * that gives 64 for 0 (tzcnt with BMI1). */
 #define BLOCK_ENTRIES(CTZ)                                                                                             \
     static ALWAYS_INLINE size_t block_entries_##CTZ(const struct masks *m, uint64_t in_str_raw, struct carry *c,       \
                                                     uint64_t quote, uint64_t valid, uint32_t base, uint32_t *out,      \
                                                     size_t n)                                                          \
     {                                                                                                                  \
-        uint64_t in_str = in_str_raw ^ c->in_string;                                                                   \
-        uint64_t outside = ~in_str;                                                                                    \
-        uint64_t ws = m->space | m->wsc;                                                                               \
-        uint64_t token = ~(m->structural | ws | quote) & outside;                                                      \
-        uint64_t token_start = token & ~((token << 1) | c->token);                                                     \
-        /* the first byte of a token that is not a digit but follows one: a token that  \
-		 * starts with a digit and has no such entry is all digits */                              \
-        uint64_t after_digits = token & ~m->digit & ((m->digit << 1) | c->digit);                                      \
-        uint64_t odd = m->bslash | (m->odd & ~(m->wsc & outside));                                                     \
-        /* a string is one entry, its opening quote (in_str is 1 there, 0 at the        \
-		 * closing one) */                              \
-        uint64_t entries = ((m->structural & outside) | (quote & in_str) | token_start | after_digits | odd) & valid;  \
+        uint64_t entries = block_mask(m, in_str_raw, c, quote, valid);                                                 \
         uint32_t count = (uint32_t)__builtin_popcountll(entries);                                                      \
         uint32_t *o = out + n;                                                                                         \
                                                                                                                        \
-        c->in_string = (uint64_t)((int64_t)in_str >> 63);                                                              \
-        c->token = token >> 63;                                                                                        \
-        c->digit = m->digit >> 63;                                                                                     \
-        /* Eight at a time without a branch per entry (simdjson's flatten): the writes  \
-		 * past `count` are garbage the caller never sees, and stay within the 64 a     \
-		 * block may add. */                              \
+        /* Eight at a time without a branch per entry (simdjson's flatten): the writes past  \
+         * `count` are garbage the caller never sees, and stay within the 64 a block may add. */                         \
         for (uint32_t i = 0; i < count; i += 8, o += 8) {                                                              \
             o[0] = base + (uint32_t)CTZ(entries);                                                                      \
             entries &= entries - 1;                                                                                    \
@@ -297,6 +304,57 @@ scan_avx2_clmul(const char *text, size_t len, uint32_t *out, size_t max_out, siz
 {
     SCAN_LOOP(classify_avx2, prefix_xor_clmul, ctz_bmi);
 }
+
+/* AVX-512 (F and BW): the AVX2 classification on 64 bytes at once, the class bits read by
+ * mask tests instead of movemask; and the flatten by compress: each 16 bits of the entry mask
+ * pick their byte offsets out of a vector of 16 (vpcompressd), stored whole, so a block costs
+ * four stores and no loop or branch per entry. */
+__attribute__((target("avx512f,avx512bw"))) static ALWAYS_INLINE void classify_avx512(const unsigned char *p,
+                                                                                      struct masks *m)
+{
+    const __m512i lo_tab = _mm512_broadcast_i32x4(_mm_setr_epi8(NIBBLE_LO));
+    const __m512i hi_tab = _mm512_broadcast_i32x4(_mm_setr_epi8(NIBBLE_HI));
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    __m512i x = _mm512_loadu_si512((const void *)p);
+    __m512i lo = _mm512_and_si512(x, low4);
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi16(x, 4), low4);
+    __m512i cls = _mm512_and_si512(_mm512_shuffle_epi8(lo_tab, lo), _mm512_shuffle_epi8(hi_tab, hi));
+
+    m->bslash = _mm512_test_epi8_mask(cls, _mm512_set1_epi8((char)0x80));
+    m->quote = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(0x40));
+    m->digit = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(0x20));
+    m->space = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(0x10));
+    m->wsc = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(0x08));
+    m->structural = _mm512_test_epi8_mask(cls, _mm512_set1_epi8(0x07));
+    m->odd = _mm512_cmpgt_epi8_mask(_mm512_set1_epi8(0x20), x); /* signed: below 0x20 or above 0x7f */
+}
+
+__attribute__((target("avx512f,avx512bw,popcnt"))) static ALWAYS_INLINE size_t
+block_entries_avx512(const struct masks *m, uint64_t in_str_raw, struct carry *c, uint64_t quote, uint64_t valid,
+                     uint32_t base, uint32_t *out, size_t n)
+{
+    uint64_t entries = block_mask(m, in_str_raw, c, quote, valid);
+    __m512i at = _mm512_add_epi32(_mm512_set1_epi32((int)base),
+                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i sixteen = _mm512_set1_epi32(16);
+    uint32_t *o = out + n;
+
+    /* the stores past the entries are garbage the caller never sees, within the 64 a block may
+     * add */
+    for (int q = 0; q < 4; q++) {
+        __mmask16 k = (__mmask16)(entries >> (16 * q));
+        _mm512_storeu_si512((void *)o, _mm512_maskz_compress_epi32(k, at));
+        o += __builtin_popcount(k);
+        at = _mm512_add_epi32(at, sixteen);
+    }
+    return (size_t)(o - out);
+}
+
+__attribute__((target("avx512f,avx512bw,pclmul,popcnt"))) static size_t
+scan_avx512_clmul(const char *text, size_t len, uint32_t *out, size_t max_out, size_t *scanned)
+{
+    SCAN_LOOP(classify_avx512, prefix_xor_clmul, avx512);
+}
 #endif
 
 typedef size_t (*scan_fn)(const char *, size_t, uint32_t *, size_t, size_t *);
@@ -306,7 +364,8 @@ static const struct {
     scan_fn fn;
 } variants[] = {
 #ifdef SCAN_X86
-    { "avx2+pclmul", scan_avx2_clmul }, /* with BMI1/2 (tzcnt, blsr), which every AVX2 CPU has */
+    { "avx512+pclmul", scan_avx512_clmul }, /* F and BW */
+    { "avx2+pclmul", scan_avx2_clmul },     /* with BMI1/2 (tzcnt, blsr), which every AVX2 CPU has */
     { "sse2+pclmul", scan_sse2_clmul },
     { "sse2", scan_sse2 },
 #endif
@@ -319,6 +378,9 @@ static int variant_usable(size_t i)
 {
 #ifdef SCAN_X86
     __builtin_cpu_init();
+    if (variants[i].fn == scan_avx512_clmul)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt");
     if (variants[i].fn == scan_avx2_clmul)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("bmi") &&
                __builtin_cpu_supports("bmi2");

@@ -19,9 +19,11 @@
  * classes; quotes escaped by an odd run of backslashes are removed with carry arithmetic (only
  * in blocks with a backslash); the in-string mask is the prefix xor of the quote mask (a
  * carry-less multiply by all ones with PCLMUL, a shift cascade without); the entries are the
- * set bits of the union. SSE2 is the baseline; AVX2 and PCLMUL are used when the CPU has them
- * (chosen once, at run time). Cost, AVX2: about 1.3 instructions per input byte plus about 7
- * per entry (3.5 per byte on Kineto traces, one entry per 4.4 bytes).
+ * set bits of the union. SSE2 is the baseline; AVX-512 (F and BW), AVX2 and PCLMUL are used
+ * when the CPU has them (chosen once, at run time). Cost, AVX2: about 1.3 instructions per input
+ * byte plus about 7 per entry (3.5 per byte on Kineto traces, one entry per 4.4 bytes); AVX-512
+ * classifies 64 bytes in one register and writes the entries by compress (vpcompressd), four
+ * stores a block whatever their number.
  *
  * Thread-safety: pure functions; the one-time CPU choice is idempotent.
  */
@@ -43,8 +45,8 @@
  */
 size_t tl_json_scan_index(const char *text, size_t len, uint32_t *out, size_t max_out, size_t *scanned);
 
-/* The instruction set the indexer uses on this CPU: "avx2+pclmul", "sse2+pclmul", "sse2" or
- * "scalar". */
+/* The instruction set the indexer uses on this CPU: "avx512+pclmul", "avx2+pclmul",
+ * "sse2+pclmul", "sse2" or "scalar" (TALLY_JSON_SCAN=<name> asks for a lower one). */
 const char *tl_json_scan_isa(void);
 
 /* tl_json_scan_index() with a named instruction set (see tl_json_scan_isa()), for tests that
