@@ -202,12 +202,63 @@ static void test_steps_overlapping(void **state)
     step_case(STEP(1, 100, 250) "," STEP(2, 200, 100) "," STEP(3, 300, 160), want, 3);
 }
 
+/* The operator a kernel name's launches ran in (tl_kernel_launch.op), or "-". */
+static const char *launched_by(const tl_profile *p, const char *kernel)
+{
+    for (size_t i = 0; i < p->nklaunch; i++)
+        if (strcmp(tl_strtab_get(&p->strs, p->klaunch[i].name), kernel) == 0)
+            return p->klaunch[i].op == UINT32_MAX ? "-" : tl_strtab_get(&p->strs, p->klaunch[i].op);
+    return "-";
+}
+
+#define OP(name, ts, dur, tid)                                                                                         \
+    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"ts\":" #ts ",\"dur\":" #dur ",\"pid\":1,\"tid\":" #tid   \
+    "},"
+#define LAUNCH(corr, ts, tid)                                                                                          \
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"ts\":" #ts ",\"dur\":1,\"pid\":1,"         \
+    "\"tid\":" #tid ",\"args\":{\"correlation\":" #corr "}},"
+#define KERNEL(name, corr, ts)                                                                                         \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"ts\":" #ts ",\"dur\":5,\"pid\":0,\"tid\":7,"             \
+    "\"args\":{\"correlation\":" #corr ",\"stream\":7,\"device\":0}},"
+
+/* Each kernel's launching operator (kernel_ops.c, issue 33: a launch kept as
+ * its time and thread by correlation id, found in its thread's operators by a
+ * binary search and a walk up their nesting): the innermost operator open at
+ * the launch on the launch's thread, whatever the order of the file. Thread
+ * 10: outer [0,100) holds inner1 [10,30) and inner2 [40,60); straddle
+ * [50,120) starts inside inner2 and ends after outer. Thread 11's operator
+ * comes after its launch in the file. */
+static void test_launching_operator(void **state)
+{
+    (void)state;
+    tl_profile p;
+    read_text(&p, "[" OP("outer", 0, 100, 10) OP("inner1", 10, 20, 10) OP("inner2", 40, 20, 10)
+                      OP("straddle", 50, 70, 10) LAUNCH(1, 20, 10) LAUNCH(2, 35, 10) LAUNCH(3, 55, 10)
+                          LAUNCH(4, 110, 10) LAUNCH(5, 130, 10) LAUNCH(6, 20, 11) OP("other_thread", 0, 200, 11)
+                              LAUNCH(7, 45, 10) KERNEL("k1", 1, 300) KERNEL("k2", 2, 310) KERNEL("k3", 3, 320)
+                                  KERNEL("k4", 4, 330) KERNEL("k5", 5, 340) KERNEL("k6", 6, 350) KERNEL("k7", 7, 360)
+                                      KERNEL("k8", 99, 370) "{\"ph\":\"M\",\"name\":\"x\"}]");
+    assert_string_equal(launched_by(&p, "k1"), "inner1");       /* inside inner1, inside outer */
+    assert_string_equal(launched_by(&p, "k2"), "outer");        /* inner1 ended: its parent */
+    assert_string_equal(launched_by(&p, "k3"), "straddle");     /* the last started, still open */
+    assert_string_equal(launched_by(&p, "k4"), "straddle");     /* outer ended, straddle not */
+    assert_string_equal(launched_by(&p, "k5"), "-");            /* after every operator */
+    assert_string_equal(launched_by(&p, "k6"), "other_thread"); /* its own thread's */
+    assert_string_equal(launched_by(&p, "k7"), "inner2");       /* inner2 open, straddle not yet */
+    assert_string_equal(launched_by(&p, "k8"), "-");            /* no launch with its id */
+    /* and each event's launch time, in place of its correlation id */
+    assert_int_equal(kernel_at(&p, 300000)->launch_ns, 20000);
+    assert_int_equal(kernel_at(&p, 350000)->launch_ns, 20000);
+    assert_int_equal(kernel_at(&p, 370000)->launch_ns, INT64_MIN);
+    tl_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_launch_map),        cmocka_unit_test(test_sort_nearly_sorted),
         cmocka_unit_test(test_sort_reversed),     cmocka_unit_test(test_steps_ordered),
-        cmocka_unit_test(test_steps_overlapping),
+        cmocka_unit_test(test_steps_overlapping), cmocka_unit_test(test_launching_operator),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
