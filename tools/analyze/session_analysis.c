@@ -452,19 +452,19 @@ static int idle_cover_init(idle_cover *c, const tl_profile *p)
     return 0;
 }
 
-/* The gap [a, b) between two components of the union of the GPU events. The
- * gaps come in order and are disjoint, so the sum of their parts inside a
- * union is the length of its intersection with the gaps' union. */
-static void idle_cover_gap(idle_cover *c, tl_gpu_breakdown *g, const tl_profile *p, int64_t a, int64_t b)
+/* The gap [a, b) between two components of the union of the GPU events, b
+ * the start of event `at`. The gaps come in order and are disjoint, so the sum
+ * of their parts inside a union is the length of its intersection with the
+ * gaps' union. */
+static void idle_cover_gap(idle_cover *c, tl_gpu_breakdown *g, const tl_profile *p, int64_t a, size_t at)
 {
-    size_t lo = 0, hi = p->ngpu; /* the first event that starts at b or later */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->gpu[mid].ts_ns < b)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* b: the start of event `at`, which opened the component after the gap;
+     * lo: the first event that starts at b or later -- `at`, or one before it
+     * at the same time (the events are in start order) */
+    int64_t b = p->gpu[at].ts_ns;
+    size_t lo = at;
+    while (lo > 0 && p->gpu[lo - 1].ts_ns >= b)
+        lo--;
     /* from the earliest launch of a kernel that starts after the gap, the
      * GPU had that kernel queued */
     int64_t q = c->suffix[lo] > a ? c->suffix[lo] : a;
@@ -607,7 +607,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
         g->events++;
         int64_t gap_from;
         if (unions_add(&u, e, &gap_from) && cover.on)
-            idle_cover_gap(&cover, g, p, gap_from, e->ts_ns);
+            idle_cover_gap(&cover, g, p, gap_from, i);
 
         /* the kernel's own statistics: its name interned once per name id of
          * the profile (kid_of), not once per event */

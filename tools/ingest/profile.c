@@ -4,6 +4,7 @@
  * and the classification of categories and kernel names.
  */
 #include "profile.h"
+#include "sort_stable.h"
 #include "shape_table.h"
 #include "mem_ops.h"
 #include "array.h"
@@ -673,7 +674,9 @@ void tl_ranges_union(tl_ranges *r)
 {
     if (r->n < 2)
         return;
-    qsort(r->v, r->n, sizeof *r->v, by_range_start);
+    /* a merged prefix and what came after it, nearly in order: a few runs to
+     * merge (the union does not depend on the order of equal starts) */
+    tl_sort_stable(r->v, r->n, sizeof *r->v, by_range_start);
     size_t k = 0;
     for (size_t i = 1; i < r->n; i++) {
         if (r->v[i][0] <= r->v[k][1]) {
