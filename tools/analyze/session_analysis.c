@@ -573,7 +573,7 @@ static void per_device(tl_gpu_breakdown *g, const tl_profile *p)
         sum.compute += compute;
         sum.non_compute += busy - compute;
         sum.comm += comm;
-        sum.comm_compute += compute + comm - tl_ivrun_length(&u.either);
+        sum.comm_compute += compute - (tl_ivrun_length(&u.either) - comm);
         tl_kindsweep_finish(&u.kinds, by_mask);
         for (int m = 0; m < 8; m++)
             sum.by_mask[m] += by_mask[m];
@@ -673,7 +673,7 @@ static int gpu_analysis(tl_session *s, const tl_profile *p, const tl_analyze_opt
     g->compute = tl_ivrun_length(&u.comp);
     g->non_compute = g->busy - g->compute;
     g->comm = tl_ivrun_length(&u.comm);
-    g->comm_compute = g->compute + g->comm - tl_ivrun_length(&u.either);
+    g->comm_compute = g->compute - (tl_ivrun_length(&u.either) - g->comm); /* in this order: no sum past INT64_MAX */
     idle_cover_finish(&cover, g, p);
     tl_kindsweep_finish(&u.kinds, g->by_mask);
     if (idle_by_stream(s, p, opt) != 0)
