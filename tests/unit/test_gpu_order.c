@@ -253,12 +253,51 @@ static void test_launching_operator(void **state)
     tl_profile_release(&p);
 }
 
+/* A kernel's launch configuration (kernel_ops.c): a launch whose grid and
+ * block repeat the first launch's text takes its values without reading
+ * them; the same values in another text are the same configuration; other
+ * values make it vary. */
+static const tl_kernel_launch *launch_of(const tl_profile *p, const char *kernel)
+{
+    for (size_t i = 0; i < p->nklaunch; i++)
+        if (strcmp(tl_strtab_get(&p->strs, p->klaunch[i].name), kernel) == 0)
+            return &p->klaunch[i];
+    fail_msg("no launch entry for %s", kernel);
+    return NULL;
+}
+
+#define KARGS(name, ts, grid, block)                                                                                   \
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"ts\":" #ts ",\"dur\":5,\"pid\":0,\"tid\":7,"             \
+    "\"args\":{\"stream\":7,\"device\":0,\"grid\":" grid ",\"block\":" block "}},"
+
+static void test_launch_config_repeated(void **state)
+{
+    (void)state;
+    tl_profile p;
+    read_text(&p, "[" KARGS("same", 10, "[8, 2, 1]", "[128, 1, 1]") KARGS("same", 20, "[8, 2, 1]", "[128, 1, 1]")
+                      KARGS("same", 30, "[8,2,1]", "[128,1,1]") KARGS("other", 40, "[8, 2, 1]", "[128, 1, 1]")
+                          KARGS("other", 50, "[8, 2, 1]", "[128, 1, 1]") KARGS("other", 60, "[9, 2, 1]", "[128, 1, 1]")
+                              KARGS("other", 70, "[8, 2, 1]", "[128, 1, 1]") "{\"ph\":\"M\",\"name\":\"x\"}]");
+    const tl_kernel_launch *a = launch_of(&p, "same"), *b = launch_of(&p, "other");
+    assert_int_equal(a->grid[0], 8);
+    assert_int_equal(a->grid[1], 2);
+    assert_int_equal(a->block[0], 128);
+    assert_false(a->varies);
+    assert_int_equal(b->grid[0], 8);
+    assert_true(b->varies);
+    tl_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_launch_map),        cmocka_unit_test(test_sort_nearly_sorted),
-        cmocka_unit_test(test_sort_reversed),     cmocka_unit_test(test_steps_ordered),
-        cmocka_unit_test(test_steps_overlapping), cmocka_unit_test(test_launching_operator),
+        cmocka_unit_test(test_launch_map),
+        cmocka_unit_test(test_sort_nearly_sorted),
+        cmocka_unit_test(test_sort_reversed),
+        cmocka_unit_test(test_steps_ordered),
+        cmocka_unit_test(test_steps_overlapping),
+        cmocka_unit_test(test_launching_operator),
+        cmocka_unit_test(test_launch_config_repeated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

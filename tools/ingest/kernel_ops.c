@@ -16,6 +16,7 @@ void tl_kops_init(tl_kops *k)
 
 void tl_kops_release(tl_kops *k)
 {
+    free(k->dims);
     free(k->ops);
     free(k->threads.id);
     free(k->threads.slots);
@@ -370,7 +371,36 @@ static int has_grid(const tl_trace_event *ev)
     return tl_view_contains(ev->args, "\"grid\"", 6);
 }
 
-void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_trace_event *ev)
+/* The kept text of entry e's first grid and block (NULL beyond memory). */
+static tl_kop_dims_text *dims_text(tl_kops *k, const tl_profile *p, const tl_kernel_launch *e)
+{
+    size_t i = (size_t)(e - p->klaunch);
+    if (i >= k->dims_cap) {
+        size_t cap = k->dims_cap ? k->dims_cap * 2 : 256;
+        while (cap <= i)
+            cap *= 2;
+        tl_kop_dims_text *v = realloc(k->dims, cap * sizeof *v);
+        if (v == NULL)
+            return NULL;
+        memset(v + k->dims_cap, 0, (cap - k->dims_cap) * sizeof *v);
+        k->dims = v;
+        k->dims_cap = cap;
+    }
+    return &k->dims[i];
+}
+
+/* A grid or block: the values of the first launch when the text is that
+ * launch's (most launches of a kernel repeat it), else read. */
+static int dims_of(tl_view text, const char *kept, size_t kept_len, const int32_t first[3], int32_t out[3])
+{
+    if (kept_len > 0 && text.len == kept_len && memcmp(text.ptr, kept, kept_len) == 0) {
+        memcpy(out, first, 3 * sizeof *out);
+        return 1;
+    }
+    return dims3(text, out);
+}
+
+void tl_kops_kernel_args(tl_kops *kops, tl_profile *p, uint32_t name, int64_t dur, const tl_trace_event *ev)
 {
     if (ev->args.ptr == NULL)
         return;
@@ -378,9 +408,10 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
      * itself comes -- in Kineto's args before the other keys read here -- that
      * is known without searching the text. */
     tl_kernel_launch *e = NULL;
+    tl_kop_dims_text *kept = NULL;
     int decided = 0;
     tl_args_iter it;
-    tl_view k;
+    tl_view k, gtext = { NULL, 0 }, btext = { NULL, 0 };
     tl_json_value v;
     int32_t g[3], b[3];
     int has_g = 0, has_b = 0;
@@ -393,12 +424,15 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
                 return;
             if ((e = entry(p, name)) == NULL)
                 return;
+            kept = dims_text(kops, p, e);
         }
-        if (key == KA_GRID && v.kind == TL_JSON_ARRAY)
-            has_g = dims3(v.text, g);
-        else if (key == KA_BLOCK && v.kind == TL_JSON_ARRAY)
-            has_b = dims3(v.text, b);
-        else if (key == KA_REGS && v.is_number && v.number >= 0 && v.number < 1e6)
+        if (key == KA_GRID && v.kind == TL_JSON_ARRAY) {
+            gtext = v.text;
+            has_g = kept ? dims_of(v.text, kept->grid, kept->glen, e->grid, g) : dims3(v.text, g);
+        } else if (key == KA_BLOCK && v.kind == TL_JSON_ARRAY) {
+            btext = v.text;
+            has_b = kept ? dims_of(v.text, kept->block, kept->blen, e->block, b) : dims3(v.text, b);
+        } else if (key == KA_REGS && v.is_number && v.number >= 0 && v.number < 1e6)
             e->regs = (int32_t)v.number;
         else if (key == KA_SMEM && v.is_number && v.number >= 0 && v.number < 1e12)
             e->smem = (int64_t)v.number;
@@ -416,6 +450,13 @@ void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const tl_tra
         if (e->grid[0] < 0) {
             memcpy(e->grid, g, sizeof g);
             memcpy(e->block, b, sizeof b);
+            /* the texts that gave them, when short (Kineto's "[8192, 1, 1]") */
+            if (kept != NULL && gtext.len <= TL_KOPS_DIMS_TEXT && btext.len <= TL_KOPS_DIMS_TEXT) {
+                memcpy(kept->grid, gtext.ptr, gtext.len);
+                memcpy(kept->block, btext.ptr, btext.len);
+                kept->glen = (uint8_t)gtext.len;
+                kept->blen = (uint8_t)btext.len;
+            }
         } else if (memcmp(e->grid, g, sizeof g) != 0 || memcmp(e->block, b, sizeof b) != 0) {
             e->varies = 1;
         }

@@ -63,7 +63,18 @@ typedef struct tl_kop_launches {
     size_t n, cap;
 } tl_kop_launches;
 
+/* A kernel name's first launch configuration as its args wrote it (for
+ * tl_kops_kernel_args: a launch whose "grid" and "block" are the same text
+ * has the same values, without reading them again). Length 0: not kept. */
+#define TL_KOPS_DIMS_TEXT 30
+typedef struct tl_kop_dims_text {
+    uint8_t glen, blen;
+    char grid[TL_KOPS_DIMS_TEXT], block[TL_KOPS_DIMS_TEXT];
+} tl_kop_dims_text;
+
 typedef struct tl_kops {
+    tl_kop_dims_text *dims; /* by index into the profile's klaunch */
+    size_t dims_cap;
     tl_kop_range *ops;
     size_t nops, ops_cap;
     tl_kop_threads threads;
@@ -83,7 +94,7 @@ int tl_kops_add_launch(tl_kops *k, int64_t pid, int64_t tid, int64_t ts, int64_t
  * added to the profile's entry for the kernel's name (profile.h's
  * tl_kernel_launch). args: the event's raw args text. */
 struct tl_trace_event;
-void tl_kops_kernel_args(tl_profile *p, uint32_t name, int64_t dur, const struct tl_trace_event *ev);
+void tl_kops_kernel_args(tl_kops *k, tl_profile *p, uint32_t name, int64_t dur, const struct tl_trace_event *ev);
 /* Give every GPU event of p its launch time (tl_gpu_event.launch_ns, in place
  * of the correlation id it held while reading), link every kernel to the
  * operator that launched it and fill each kernel name's launching operator

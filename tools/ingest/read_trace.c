@@ -900,7 +900,7 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
     };
     tl_profile_add_gpu(p, &g);
     if (cc == TL_CC_KERNEL)
-        tl_kops_kernel_args(p, g.name, dur, ev);
+        tl_kops_kernel_args(&r->kops, p, g.name, dur, ev);
     if (p->shapes != NULL && (cc == TL_CC_KERNEL || cc == TL_CC_MEMCPY || cc == TL_CC_MEMSET))
         shape_kernel(r, ev, dur);
     if (kt == TL_KT_COMM)
