@@ -542,6 +542,7 @@ static int parse(tl_cli *cli, int argc, char **argv)
                 return TL_EXIT_USAGE;
             continue;
         case OPT_KERNEL_CLASS:
+            cli->analysis_given = 1;
             if (cli->kernel_classes == NULL && (cli->kernel_classes = tl_kernel_classes_new()) == NULL)
                 return fprintf(stderr, "tally: out of memory\n"), TL_EXIT_NOMEM;
             cli->analyze.kernel_classes = cli->kernel_classes;
@@ -558,15 +559,18 @@ static int parse(tl_cli *cli, int argc, char **argv)
             if (parse_amount(cli, "max-names", optarg, UINT32_MAX, &x) != 0)
                 return TL_EXIT_USAGE;
             cli->analyze.max_names = (uint32_t)x;
+            cli->analysis_given = 1;
             continue;
         }
         case OPT_MAX_EVENTS:
             if (parse_amount(cli, "max-events", optarg, UINT64_MAX, &cli->analyze.max_events) != 0)
                 return TL_EXIT_USAGE;
+            cli->analysis_given = 1;
             continue;
         case OPT_MAX_INPUT_SIZE:
             if (parse_amount(cli, "max-input-size", optarg, UINT64_MAX, &cli->analyze.max_input_bytes) != 0)
                 return TL_EXIT_USAGE;
+            cli->analysis_given = 1;
             continue;
         case OPT_COLOR: {
             enum tl_term_color_mode m;

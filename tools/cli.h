@@ -114,6 +114,10 @@ struct tl_cli {
      * them (--whole-trace: &cli.analyze.whole_trace). */
     tl_analyze_options analyze;
     tl_kernel_classes *kernel_classes; /* owned: analyze.kernel_classes (--kernel-class) */
+    /* An analysis option (--kernel-class, --max-names, --max-events,
+     * --max-input-size) was given: merge then checks each partial against
+     * the command's options, not against the first partial's. */
+    int analysis_given;
 };
 
 /* The CPUs this process may use: the CPUs of its affinity mask

@@ -2,7 +2,9 @@
  * cmd_merge.c - `tally merge PARTIAL... -o aggregate.json`: combine partial
  * aggregates (from `tally aggregate --partial` over parts of the inputs) into
  * the aggregate that one run over all the inputs would have written.
- * --partial writes the merged partial instead (for a tree of merges).
+ * --partial writes the merged partial instead (for a tree of merges). An
+ * analysis option given to merge (--kernel-class, --max-names, ...) is the
+ * one every partial must have been made with.
  */
 #include <stdio.h>
 
@@ -30,9 +32,13 @@ int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
         return rc;
     tl_aggregate agg;
     tl_aggregate_init(&agg, NULL);
+    /* The partials carry the options they were made with; an analysis
+     * option given here says which the merge expects, so each partial is
+     * checked against it (else against the partials taken before it). */
+    const tl_analyze_options *expect = cli.analysis_given ? &cli.analyze : NULL;
     int read = 0;
     for (int i = 0; i < cli.ninputs; i++) {
-        if (tl_pipeline_add_partial(&cli, &agg, cli.inputs[i], NULL) == 0)
+        if (tl_pipeline_add_partial(&cli, &agg, cli.inputs[i], expect) == 0)
             read++;
         else if (cli.strict) {
             rc = TL_EXIT_GATE;
