@@ -120,6 +120,14 @@ struct tl_cli {
     int analysis_given;
 };
 
+/* The files read as inputs (tl_cli.seen), by device and inode: cli.c makes
+ * it, cli_outputs.c records into it and checks each output against it. */
+struct tl_cli_seen {
+    tl_file_id *ids;
+    size_t n, cap;
+    int lost; /* out of memory while recording: every output is refused */
+};
+
 /* The CPUs this process may use: the CPUs of its affinity mask
  * (sched_getaffinity: taskset, a Slurm or cpuset allocation), bounded by the
  * cgroup v2 CPU quota (tl_cli_cgroup_cpu_limit); at least 1. --jobs defaults
