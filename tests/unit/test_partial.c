@@ -403,7 +403,7 @@ static void full_session(tl_session *s, const char *path, int rank)
     s->devmem[s->ndevmem++] = (tl_sdevmem){ 1, 7e9, 8.5e9, NAN };
     s->growth = calloc(1, sizeof *s->growth);
     s->growth[s->ngrowth++] =
-        (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000 };
+        (tl_sgrowth){ tt_xstrdup("rss at each step"), TL_GROWTH_RSS, 6, 1, 1e9, 2e9, 2.1e9, 5000, 4e8 };
     s->shapes = calloc(2, sizeof *s->shapes);
     s->shapes[s->nshapes++] = (tl_sshape){ tt_xstrdup("aten::addmm"),
                                            tt_xstrdup("[[1024],[512,1024],[1024,1024],[],[]]"),

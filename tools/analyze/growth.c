@@ -21,6 +21,12 @@
  * (another program allocating 973 MiB once reads as a step). Each is its own
  * sequence, never merged, the program's own first (the sequences are
  * bounded); the rule never reads device-wide growth as a leak.
+ *
+ * Each sequence also keeps its largest rise within three consecutive
+ * repetitions: a leak adds a little every time, while a one-time allocation
+ * (a warm-up that outlasts the first quarter of the samples: a real H200 job
+ * spent 5 of its 7 s starting up, then rose 544 MiB in its first two steps
+ * and stayed flat) makes one jump, which the rule does not call a leak.
  */
 #define _GNU_SOURCE
 #include "session_analysis.h"
@@ -65,10 +71,17 @@ static int add(tl_session *s, int metric, const double *v, const int64_t *ts, si
     g->first = v[0];
     g->last = v[n - 1];
     g->max = v[0];
+    g->max_rise = 0;
     for (size_t i = 1; i < n; i++) {
         g->drops += v[i] < v[i - 1] * (1 - TL_GROWTH_NOISE);
         if (v[i] > g->max)
             g->max = v[i];
+        /* over two steps: a one-time allocation between two repetitions
+         * can leave an intermediate value in the one it falls in (a window's
+         * lowest sample taken before it) */
+        double rise = v[i] - v[i >= 2 ? i - 2 : i - 1];
+        if (rise > g->max_rise)
+            g->max_rise = rise;
     }
     g->span_ns = ts && ts[0] != INT64_MIN && ts[n - 1] != INT64_MIN ? ts[n - 1] - ts[0] : -1;
     if ((g->what = strdup(what)) == NULL)

@@ -69,7 +69,8 @@
 #define SLOW_CLOCK_SHARE 0.10             /* the SM clock below the base in over 10 % of the busy samples ... */
 #define SLOW_CLOCK_MIN_SAMPLES 5          /* ... of at least 5 busy samples with both clocks */
 #define GROWTH_PCT 10.0                   /* memory growth: over 10 % ... */
-#define GROWTH_BYTES (64.0 * 1024 * 1024) /* ... and over 64 MiB from the first repetition to the last */
+#define GROWTH_BYTES (64.0 * 1024 * 1024) /* ... and over 64 MiB from the first repetition to the last, */
+#define GROWTH_BURST 0.75                 /* ... at most 75 % of it within 3 repetitions (else a one-time allocation) */
 #define LOW_FPS 10.0                      /* Inferix's FPS rule: under 10 frames per second */
 #define FIRST_BLOCK_RATIO 1.5             /* the first block over 1.5x the later blocks' median ... */
 #define FIRST_BLOCK_EXTRA_NS 500000000    /* ... and 0.5 s more */
@@ -127,6 +128,7 @@ static const tl_rule_threshold thresholds[] = {
     { COUNT(SLOW_CLOCK_MIN_SAMPLES) },
     { PCT(GROWTH_PCT) },
     { SIZE(GROWTH_BYTES) },
+    { FRACTION(GROWTH_BURST) },
     { FRACTION(TL_GROWTH_NOISE) },
     { COUNT(TL_GROWTH_MIN_REPEATS) },
     { COUNT(TL_GROWTH_MIN_SAMPLES) },
@@ -299,8 +301,11 @@ static const tl_rule_info rules[] = {
     { .id = "step-time-variance",
       .severity = "info",
       .check = step_rules,
-      .condition = "(max - min) / median of the comparable step times is over {STEP_SPREAD}",
-      .preconditions = "at least {MIN_STEPS} comparable steps on the rank (the last ProfilerStep of a trace left out)",
+      .condition = "(max - min) / median of the comparable step times is over {STEP_SPREAD}, and still is without "
+                   "the step farthest from the median (one slow step is not variance)",
+      .preconditions = "at least {MIN_STEPS} comparable steps on the rank (the last ProfilerStep of a trace left out; "
+                       "the first and the last comparable step too where {MIN_STEPS} remain without them: a "
+                       "program's first step starts up, a recorder starts and stops at the edges)",
       .evidence = "min, median, max",
       .advice = "Look for periodic work (checkpointing, logging, garbage collection) or input-dependent shapes.",
       .scale = NULL },
@@ -397,7 +402,10 @@ static const tl_rule_info rules[] = {
       .severity = "warning",
       .check = memory_growth,
       .condition = "a memory reading taken again and again at one point of the work rises (no drop over "
-                   "{TL_GROWTH_NOISE}) and ends over {GROWTH_PCT} and over {GROWTH_BYTES} above its first value",
+                   "{TL_GROWTH_NOISE}) and ends over {GROWTH_PCT} and over {GROWTH_BYTES} above its first value, "
+                   "no more than {GROWTH_BURST} of the rise made within three consecutive repetitions (a "
+                   "one-time allocation, such as a warm-up that outlasts the first quarter of the samples, is not a "
+                   "leak; a leak adds a little every time)",
       .preconditions =
           "a repeated reading of the program's own memory: a snapshot label taken {TL_GROWTH_MIN_REPEATS} or more "
           "times (digits in labels ignored), the lowest allocator reading of each of {TL_GROWTH_MIN_REPEATS} or more "
@@ -1440,7 +1448,7 @@ static void step_rules(tl_aggregate *a)
     const tl_rank_result *vw = NULL;
     double vspread = 0, vmin = 0, vmed = 0, vmax = 0;
     size_t vn = 0;
-    int vahead = 0;
+    int vahead = 0, vedges = 0;
     int any_steps = 0, any_mem = 0, training = has_backward(a);
     for (size_t i = 0; i < a->nranks; i++) {
         const tl_rank_result *r = &a->ranks[i];
@@ -1449,20 +1457,31 @@ static void step_rules(tl_aggregate *a)
             any_steps = 1;
             double *v = malloc(n * sizeof *v);
             if (v != NULL) {
-                size_t k = 0;
+                /* the steady state: the first and the last comparable step
+                 * left out where MIN_STEPS remain. A program's first step
+                 * starts up (CUDA context, cuBLAS, the allocator, compiling)
+                 * and a recorder starts and stops in the steps at its edges:
+                 * a real H200 job's 14 steps read 393, 116, 64 ... 66,
+                 * 149 ms, each slow step at an edge, the others within 8 %. */
+                size_t edge = n >= MIN_STEPS + 2 ? 1 : 0, k = 0, c = 0;
                 int ahead = 0;
                 for (size_t s = 0; s < r->nsteps; s++)
-                    if (!r->steps[s].partial)
+                    if (!r->steps[s].partial && c++ >= edge && c <= n - edge)
                         v[k++] = step_cost(&r->steps[s], &ahead);
-                double med = tl_median_sort(v, n), spread = med > 0 ? (v[n - 1] - v[0]) / med : 0;
-                if (spread > STEP_SPREAD && spread > vspread) {
+                double med = tl_median_sort(v, k), spread = med > 0 ? (v[k - 1] - v[0]) / med : 0;
+                /* ... and one slow (or fast) step is not variance: the
+                 * spread must hold without the step farthest from the
+                 * median (periodic work repeats) */
+                double rest = v[k - 1] - med >= med - v[0] ? v[k - 2] - v[0] : v[k - 1] - v[1];
+                if (spread > STEP_SPREAD && med > 0 && rest / med > STEP_SPREAD && spread > vspread) {
                     vw = r;
                     vspread = spread;
                     vmin = v[0];
                     vmed = med;
-                    vmax = v[n - 1];
-                    vn = n;
+                    vmax = v[k - 1];
+                    vn = k;
                     vahead = ahead;
+                    vedges = edge > 0;
                 }
                 free(v);
             }
@@ -1498,8 +1517,9 @@ static void step_rules(tl_aggregate *a)
                      "that compute)",
                      vahead, vahead == 1 ? "" : "s", vahead == 1 ? "it" : "they");
         fire(a, "step-time-variance", vw->rank, msg,
-             "min %s, median %s, max %s over %zu comparable steps%s; threshold %s", TL_DUR(vmin), TL_DUR(vmed),
-             TL_DUR(vmax), vn, ahead, TL_PCT_WHOLE(100 * STEP_SPREAD));
+             "min %s, median %s, max %s over %zu comparable steps%s%s; threshold %s", TL_DUR(vmin), TL_DUR(vmed),
+             TL_DUR(vmax), vn, vedges ? " (the first and the last left out: start-up and the recording's edges)" : "",
+             ahead, TL_PCT_WHOLE(100 * STEP_SPREAD));
     }
     if (!any_mem)
         skip_absent(a, "memory-fragmentation", "no allocated and reserved peaks in the inputs");
@@ -1857,9 +1877,9 @@ static void power_at_cap(tl_aggregate *a)
  * as "leak-like"): said only as device-wide, never a finding alone. */
 static void memory_growth(tl_aggregate *a)
 {
-    const tl_sgrowth *w = NULL, *dw = NULL;
-    const tl_session *ws = NULL, *dws = NULL;
-    double wv = 0, dwv = 0;
+    const tl_sgrowth *w = NULL, *dw = NULL, *jw = NULL;
+    const tl_session *ws = NULL, *dws = NULL, *jws = NULL;
+    double wv = 0, dwv = 0, jwv = 0;
     int any = 0, any_device = 0;
     for (size_t i = 0; i < a->nranks; i++)
         for (size_t k = 0; k < a->ranks[i].nsessions; k++) {
@@ -1871,8 +1891,19 @@ static void memory_growth(tl_aggregate *a)
                 int device = x->metric == TL_GROWTH_DEVICE_USED;
                 *(device ? &any_device : &any) = 1;
                 double pct = 100 * (x->last - x->first) / x->first;
-                if (x->drops == 0 && pct > GROWTH_PCT && x->last - x->first > GROWTH_BYTES &&
-                    pct > (device ? dwv : wv)) {
+                if (x->drops != 0 || !(pct > GROWTH_PCT) || !(x->last - x->first > GROWTH_BYTES))
+                    continue;
+                /* one jump: a one-time allocation, not a leak (NAN: an older
+                 * partial without the figure, read as before) */
+                if (!device && x->max_rise > GROWTH_BURST * (x->last - x->first)) {
+                    if (pct > jwv) {
+                        jw = x;
+                        jws = s;
+                        jwv = pct;
+                    }
+                    continue;
+                }
+                if (pct > (device ? dwv : wv)) {
                     *(device ? &dw : &w) = x;
                     *(device ? &dws : &ws) = s;
                     *(device ? &dwv : &wv) = pct;
@@ -1897,8 +1928,17 @@ static void memory_growth(tl_aggregate *a)
                                : "");
         return;
     }
-    if (w == NULL)
+    if (w == NULL) {
+        if (jw != NULL)
+            skip(a, "memory-growth",
+                 "rank %d: %.150s rises %s (+%s) over %u repetitions, but %s of it (+%s) within three "
+                 "consecutive ones: a one-time allocation (a warm-up, a late load), not a leak; over %s of the rise "
+                 "that close together is not read as growth",
+                 jws->id.rank, jw->what, TL_PCT_WHOLE(jwv), TL_BYTES(jw->last - jw->first), jw->n,
+                 TL_PCT_WHOLE(100 * jw->max_rise / (jw->last - jw->first)), TL_BYTES(jw->max_rise),
+                 TL_PCT_WHOLE(100 * GROWTH_BURST));
         return;
+    }
     char msg[400], span[64] = "", wide[300] = "";
     if (w->span_ns > 0)
         snprintf(span, sizeof span, " over %s", TL_DUR(w->span_ns));

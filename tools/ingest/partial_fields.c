@@ -477,7 +477,7 @@ static const tl_field clock_f_f[] = {
 #undef ST
 static TABLE(clock_f, "clock", tl_sclock, 1, TL_FK_NONE);
 
-/* [what, metric, n, drops, first, last, max, span_ns] */
+/* [what, metric, n, drops, first, last, max, span_ns, max_rise] */
 #define ST tl_sgrowth
 static const tl_field growth_f_f[] = {
     STR("what", what),
@@ -488,6 +488,7 @@ static const tl_field growth_f_f[] = {
     NUM("last", last),
     NUM("max", max),
     INT("span_ns", span_ns, -1, TL_PARTIAL_MAX_NS),
+    NUM("max_rise", max_rise, OPT),
 };
 #undef ST
 static TABLE(growth_f, "growth", tl_sgrowth, 1, TL_FK_NONE);

@@ -401,6 +401,7 @@ typedef struct tl_sgrowth {
     uint32_t n, drops;       /* repetitions; those below the one before by over TL_GROWTH_NOISE (aggregate.h) */
     double first, last, max; /* bytes */
     int64_t span_ns;         /* from the first to the last repetition; -1 unknown */
+    double max_rise; /* the largest rise within 3 consecutive repetitions, bytes; NAN unknown (older partials) */
 } tl_sgrowth;
 /* The program's own memory (allocated, its process's device memory by NVML's
  * per-process accounting, RSS), and device-wide used memory: every process's
