@@ -66,6 +66,17 @@ const char *tl_units_pct(char *buf, size_t len, double pct)
     return buf;
 }
 
+const char *tl_units_pct_down(char *buf, size_t len, double pct)
+{
+    if (!isfinite(pct))
+        snprintf(buf, len, DASH);
+    else if (pct < 0.01)
+        snprintf(buf, len, "under 0.01%%");
+    else
+        snprintf(buf, len, "%.2f%%", floor(100 * pct + 1e-9) / 100);
+    return buf;
+}
+
 const char *tl_units_fmt(char *buf, size_t len, double v, int unit)
 {
     switch (unit) {

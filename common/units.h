@@ -30,6 +30,9 @@ const char *tl_units_bytes(char *buf, size_t len, double bytes);
 
 /* A percentage: "45.3%". */
 const char *tl_units_pct(char *buf, size_t len, double pct);
+/* A small share in two decimals rounded down, so a share under a floor never
+ * reads as the floor ("0.99%" for 0.996 % under 1 %); "under 0.01%" below. */
+const char *tl_units_pct_down(char *buf, size_t len, double pct);
 /* A count or rate: whole numbers as they are ("1024"), others with the
  * decimals of a duration ("62.47", "1.246"). */
 const char *tl_units_count(char *buf, size_t len, double v);

@@ -123,7 +123,7 @@ int tl_cmd_trend(int argc, char **argv, const tl_engine *engine)
     if (!cli.quiet)
         tl_render_trend_console(stdout, &t, tl_text_width((int)want, STDOUT_FILENO));
     if (fail && t.fails) {
-        fprintf(stderr, "tally: regression: the series ends slower: run %zu's step time is %+.1f %% against run %zu\n",
+        fprintf(stderr, "tally: regression: the series ends slower: run %zu's step time is %+.1f%% against run %zu\n",
                 (size_t)(t.last_change - t.runs) + 1, t.last_change->delta_pct, t.last_change->ref + 1);
         rc = TL_EXIT_GATE;
     } else {

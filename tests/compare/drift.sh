@@ -4,7 +4,7 @@
 # Sessions kept apart, compared and shown (tools/analyze/drift.h): one rank, two
 # FramePack reports (rank_0/a and rank_0/b, the second 1000 s later), the second
 # with vae_decode 9.5x slower.
-#   - `tally summary` shows each stage per session, vae_decode_* at +850.0 % marked
+#   - `tally summary` shows each stage per session, vae_decode_* at +850.0% marked
 #     "drifts", the others not, and the finding [session-drift] names the largest;
 #   - `tally report` has the table and the finding; `tally aggregate` the finding;
 #   - `tally compare --sessions` fails the gate on the untested +850 %;
@@ -66,7 +66,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "compare --sessions exited $rc, not 1: $(cat "$work/s.err")"
-grep -F 'regression (untested): sections "vae_decode_full_chunk_0" (all ranks): per_run +850.0 %' "$work/s.err" >/dev/null ||
+grep -F 'regression (untested): sections "vae_decode_full_chunk_0" (all ranks): per_run +850.0%' "$work/s.err" >/dev/null ||
     fail "compare --sessions does not name vae_decode_full_chunk_0: $(cat "$work/s.err")"
 
 # The page of a comparison of sessions draws each side's session only: the

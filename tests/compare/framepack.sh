@@ -4,7 +4,7 @@
 # The seed story: two FramePack profiling_report.json runs, one report each (one
 # sample per stage), the candidate's vae_decode stages 9.5x slower and its peak
 # memory 8.2 -> 23.8 GB. Nothing can be tested with one run a side, so:
-#   - vae_decode_* totals per run are large_increase_untested (+850.0 %) with the
+#   - vae_decode_* totals per run are large_increase_untested (+850.0%) with the
 #     note saying so, and --fail-on-regression exits 1 naming them on stderr;
 #   - the unchanged stages are too_few_samples and do not gate; A/A exits 0;
 #   - peak allocated memory is a large increase of a gate row;
@@ -46,7 +46,7 @@ rc=$?
 set -e
 [ "$rc" -eq 1 ] || { echo "framepack.sh: the 9.5x slower vae_decode exited $rc, not 1" >&2; cat "$work/c.err" >&2; exit 1; }
 for name in vae_decode_full_chunk_0 vae_decode_section_chunk_1; do
-    grep -F "regression (untested): sections \"$name\" (all ranks): per_run +850.0 %, one run each: beyond the large-change threshold (25 %), not tested" \
+    grep -F "regression (untested): sections \"$name\" (all ranks): per_run +850.0%, one run each: beyond the large-change threshold (25%), not tested" \
         "$work/c.err" >/dev/null || { echo "framepack.sh: stderr does not name $name" >&2; cat "$work/c.err" >&2; exit 1; }
 done
 $check schema "$work/c.json" "$schema"
@@ -64,7 +64,7 @@ for name in ("vae_decode_full_chunk_0", "vae_decode_section_chunk_1"):
     r = rows[(name, "per_run")]
     want(r["verdict"] == "large_increase_untested" and r["gate"] and r["primary"], f"{name}: {r['verdict']}")
     want(abs(r["delta_pct"] - 850) < 1e-6 and r["test"] is None and r["p_value"] is None, f"{name}: {r}")
-    want(r["note"].startswith("+850.0 %, one run each"), f"{name}: note {r['note']!r}")
+    want(r["note"].startswith("+850.0%, one run each"), f"{name}: note {r['note']!r}")
 for name in ("sampling_chunk_0", "text_encoding_positive", "iteration"):
     r = rows[(name, "per_run")]
     want(r["verdict"] == "too_few_samples" and not r["gate"], f"{name}: {r['verdict']}")
@@ -75,7 +75,7 @@ gates = sorted(r["name"] for r in d["rows"] if r["gate"] and r["rank"] is None)
 want(gates == ["peak_allocated", "peak_reserved", "vae_decode_full_chunk_0", "vae_decode_section_chunk_1"],
      f"gate rows {gates}")
 PY
-grep -F "large_increase_untested (gate): +850.0 %, one run each" "$work/c.md" >/dev/null ||
+grep -F "large_increase_untested (gate): +850.0%, one run each" "$work/c.md" >/dev/null ||
     { echo "framepack.sh: the Markdown does not show the untested verdict" >&2; exit 1; }
 grep -F "large increase, not tested <b>(gate)</b>" "$work/c.html" >/dev/null ||
     { echo "framepack.sh: the HTML does not show the untested verdict" >&2; exit 1; }

@@ -32,6 +32,8 @@
 #include <string.h>
 
 #include "compare.h"
+#include "text_numbers.h"
+#include "units.h"
 #include "tt_support.h"
 
 /* The statistical tests below are about the tests, families and untested
@@ -39,6 +41,17 @@
  * run with materiality off (--materiality 0, every primary row may fail the
  * gate), as before it. Materiality has tests of its own (materiality_*),
  * which call tl_compare_run with the defaults. */
+
+/* A row's note as a user reads it: its numbers written by the one formatter
+ * (analyze hands them to render as typed values). Valid until the next call. */
+static const char *note_of(const tl_cmp_row *r)
+{
+    static char *text;
+    free(text);
+    text = r->note ? tl_text_numbers(r->note) : NULL;
+    return text;
+}
+
 static int run_stat(tl_compare *c, const tl_aggregate *b, const tl_aggregate *k, const tl_cmp_options *o)
 {
     tl_cmp_options x;
@@ -323,7 +336,7 @@ static void one_run_each(void **state)
     assert_int_equal(r->test, TL_TEST_NONE);
     assert_true(r->gate);
     assert_true(fabs(r->delta_pct - 850.0) < 1e-6);
-    assert_string_equal(r->note, "+850.0 %, one run each: beyond the large-change threshold (25 %), not tested");
+    assert_string_equal(note_of(r), "+850.0%, one run each: beyond the large-change threshold (25%), not tested");
     r = find_kind(&c, "sampling", -1, TL_CMP_PER_RUN);
     assert_int_equal(r->verdict, TL_VERDICT_TOO_FEW);
     assert_false(r->gate);
@@ -456,7 +469,7 @@ static void total_per_run(void **state)
     assert_true(fabs(r->delta_pct - 200.0 / 3) < 1e-6);
     assert_int_equal(r->verdict, TL_VERDICT_TOO_FEW);
     assert_false(r->gate);
-    tt_assert_contains(r->note, "+66.7 % in total but +0.0 % in calls x median", "note");
+    tt_assert_contains(note_of(r), "+66.7% in total but +0.0% in calls x median", "note");
     tl_compare_release(&c);
 
     r = compare_calls(&c, three, 3, slower, 3);
@@ -580,7 +593,7 @@ static void calls_per_step(void **state)
     assert_true(call->significant);
     assert_int_equal(call->verdict, TL_VERDICT_CHANGED);
     assert_true(call->call_mix);
-    assert_string_equal(call->note, "call mix: 6 calls per run instead of 4, each -13.3 %; the total per run +30.0 %");
+    assert_string_equal(note_of(call), "call mix: 6 calls per run instead of 4, each -13.3%; the total per run +30.0%");
     tl_compare_release(&c);
     tl_aggregate_release(&b);
     tl_aggregate_release(&c2);
@@ -848,7 +861,8 @@ static void spike_turns_the_total(void **state)
     assert_int_equal(r->verdict, TL_VERDICT_REGRESSION);
     assert_true(r->gate);
     assert_non_null(r->note);
-    assert_non_null(strstr(r->note, "on the ranks (3 of 4, the one far from the others left out); the total moved -"));
+    assert_non_null(
+        strstr(note_of(r), "on the ranks (3 of 4, the one far from the others left out); the total moved -"));
     assert_int_equal(c->gate_failures, 1);
     staged_release(&st);
 }
@@ -1252,7 +1266,7 @@ static void untested_floor(void **state)
     assert_true(large->run_share_pct > 6.5 && large->run_share_pct < 8.5);
     assert_false(small->gate);
     assert_true(small->floored); /* the outputs say "(under the gate's floor)" */
-    assert_non_null(strstr(small->note, "of the run's time, below the gate's floor (1 %)"));
+    assert_non_null(strstr(note_of(small), "of the run's time, below the gate's floor (1%)"));
     assert_true(large->gate);
     assert_false(large->floored);
     assert_null(strstr(large->note, "floor"));
@@ -1390,7 +1404,7 @@ static void untested_floor_group_of_one_rank(void **state)
     assert_int_equal(r->verdict, TL_VERDICT_LARGE_INCREASE);
     assert_true(r->run_share_pct > 0.2 && r->run_share_pct < 0.5);
     assert_false(r->gate);
-    assert_non_null(strstr(r->note, " % of the run's time, below the gate's floor (1 %)"));
+    assert_non_null(strstr(note_of(r), "% of the run's time, below the gate's floor (1%)"));
     tl_compare_release(&c);
     tl_aggregate_release(&side[0]);
     tl_aggregate_release(&side[1]);
@@ -1401,11 +1415,11 @@ static void share_text(void **state)
 {
     (void)state;
     char b[32];
-    assert_string_equal(tl_cmp_share_text(b, sizeof b, 0.99594), "0.99 %");
-    assert_string_equal(tl_cmp_share_text(b, sizeof b, 0.57), "0.57 %");
-    assert_string_equal(tl_cmp_share_text(b, sizeof b, 4.5e-5), "under 0.01 %");
-    assert_string_equal(tl_cmp_share_text(b, sizeof b, -3), "under 0.01 %");
-    assert_string_equal(tl_cmp_share_text(b, sizeof b, 37.52), "37.52 %");
+    assert_string_equal(tl_units_pct_down(b, sizeof b, 0.99594), "0.99%");
+    assert_string_equal(tl_units_pct_down(b, sizeof b, 0.57), "0.57%");
+    assert_string_equal(tl_units_pct_down(b, sizeof b, 4.5e-5), "under 0.01%");
+    assert_string_equal(tl_units_pct_down(b, sizeof b, -3), "under 0.01%");
+    assert_string_equal(tl_units_pct_down(b, sizeof b, 37.52), "37.52%");
 }
 
 /* s0 +30 % on every rank; s1 a noisy stage, its ranks -10 % to +60 %. */
@@ -1836,7 +1850,7 @@ static void call_mix_not_regression(void **state)
         assert_non_null(r);
         assert_int_equal(r->verdict, TL_VERDICT_CHANGED);
         assert_true(r->call_mix);
-        tt_assert_contains(r->note, "call mix: 20 calls per run instead of 740, each +3400.0 %", "note");
+        tt_assert_contains(note_of(r), "call mix: 20 calls per run instead of 740, each +3400.0%", "note");
     }
     assert_int_equal(c.counts[TL_VERDICT_REGRESSION], 0);
     tl_compare_release(&c);

@@ -802,7 +802,7 @@ class TestCounterRate(ModuleTest):
         line = [x for x in summary.stdout.splitlines() if "kv_cache.hit_rate" in x]
         self.assertEqual(len(line), 1, summary.stdout)
         self.assertIn("0.9", line[0])
-        self.assertTrue(line[0].rstrip().endswith("90.0 %"), line[0])   # the Rate column
+        self.assertTrue(line[0].rstrip().endswith("90.0%"), line[0])   # the Rate column
         head = [x for x in summary.stdout.splitlines() if x.lstrip().startswith("Rank") and "Counter" in x]
         self.assertTrue(head and head[0].rstrip().endswith("Rate"), summary.stdout)
         hits = [x for x in summary.stdout.splitlines() if "kv_cache.hits" in x]
@@ -815,11 +815,11 @@ class TestCounterRate(ModuleTest):
         with open(md) as f:
             md_text = f.read()
         self.assertIn("| Max | Rate |", md_text)
-        self.assertIn("hit\\_rate` | 1 | 0.900 | 0.900 | 0.900 | 90.0 % |", md_text)
+        self.assertIn("hit\\_rate` | 1 | 0.900 | 0.900 | 0.900 | 90.0% |", md_text)
         with open(html) as f:
             html_text = f.read()
         self.assertIn('<th scope="col">Rate</th>', html_text)
-        self.assertIn('<td class="num">90.0 %</td>', html_text)
+        self.assertIn('<td class="num">90.0%</td>', html_text)
         self.assertEqual(load(agg)["ranks"][0]["counter_rates"], [{"name": "kv_cache.hit_rate", "rate": 0.9}])
 
 

@@ -360,9 +360,7 @@ const char *tl_cmp_metric_name(int metric);
  * "better", "worse", "within_threshold", NULL: the JSON's and the page's key. */
 const char *tl_cmp_change_name(int change);
 const char *tl_cmp_change_key(int change);
-/* A share of the run's time (tl_cmp_row.run_share_pct) as the notes write
- * it: "0.99 %" (two decimals, rounded down), "under 0.01 %". Returns buf. */
-const char *tl_cmp_share_text(char *buf, size_t n, double pct);
+
 /* Parse a metric name; -1 when unknown. */
 int tl_cmp_metric_parse(const char *s);
 

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "compare_internal.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +32,8 @@ static char *untested_note(const tl_cmp_row *r, double limit)
                  !run           ? "samples"
                  : r->rank >= 0 ? "calls"
                                 : "ranks");
-    snprintf(buf, sizeof buf, "%+.1f %%, %s: beyond the large-change threshold (%g %%), not tested", r->delta_pct, runs,
-             limit);
+    snprintf(buf, sizeof buf, "%s, %s: beyond the large-change threshold (%s), not tested", TL_PCT_SIGNED(r->delta_pct),
+             runs, TL_PCT_AS_SET(limit));
     return strdup(buf);
 }
 
@@ -69,9 +70,9 @@ static int untested_verdict(tl_cmp_row *r, const tl_cmp_options *o)
         if (!(fabs(typical) > o->max_untested_pct && (typical > 0) == (r->delta_pct > 0))) {
             char buf[200];
             snprintf(buf, sizeof buf,
-                     "%+.1f %% in total but %+.1f %% in calls x median: one outlier call or a "
+                     "%s in total but %s in calls x median: one outlier call or a "
                      "change of the calls' spread, not judged untested",
-                     r->delta_pct, typical);
+                     TL_PCT_SIGNED(r->delta_pct), TL_PCT_SIGNED(typical));
             free(r->note);
             r->note = strdup(buf);
             return r->note ? 0 : -1;
@@ -92,19 +93,9 @@ static char *ranks_note(const tl_cmp_row *r, double change)
         snprintf(used, sizeof used, "%zu of %zu, the one far from the others left out", r->lr_used, r->lr_n);
     else
         snprintf(used, sizeof used, "the mean of %zu", r->lr_n);
-    snprintf(buf, sizeof buf, "%+.1f %% on the ranks (%s); the total moved %+.1f %%", change, used, r->delta_pct);
+    snprintf(buf, sizeof buf, "%s on the ranks (%s); the total moved %s", TL_PCT_SIGNED(change), used,
+             TL_PCT_SIGNED(r->delta_pct));
     return strdup(buf);
-}
-
-/* "0.99 %": a share of the run's time in two decimals rounded down (never
- * "1 %" for 0.996 % under a floor of 1 %), "under 0.01 %" below. */
-const char *tl_cmp_share_text(char *buf, size_t n, double pct)
-{
-    if (pct < 0.01)
-        snprintf(buf, n, "under 0.01 %%");
-    else
-        snprintf(buf, n, "%.2f %%", floor(100 * pct + 1e-9) / 100);
-    return buf;
 }
 
 /* What the run shares of one group are measured against (run_shares): on
@@ -179,9 +170,9 @@ static int run_shares(tl_compare *c, int floor_notes)
             !(r->run_share_pct < c->opt.untested_floor_pct) || !r->note)
             continue;
         r->floored = 1;
-        char buf[320], share[32];
-        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%g %%)", r->note,
-                 tl_cmp_share_text(share, sizeof share, r->run_share_pct), c->opt.untested_floor_pct);
+        char buf[320];
+        snprintf(buf, sizeof buf, "%s; %s of the run's time, below the gate's floor (%s)", r->note,
+                 TL_PCT_DOWN(r->run_share_pct), TL_PCT_AS_SET(c->opt.untested_floor_pct));
         char *note = strdup(buf);
         if (note == NULL)
             return -1;
@@ -280,8 +271,8 @@ static int call_mix(tl_compare *c, size_t i)
     if (up ? !(ratio < 1 / (1 + t) && run->delta_pct <= 100 * t) : !(ratio > 1 + t && run->delta_pct >= -100 * t))
         return 0;
     char buf[240];
-    snprintf(buf, sizeof buf, "call mix: %.4g calls per run instead of %.4g, each %+.1f %%; the total per run %+.1f %%",
-             calls_c, calls_b, r->delta_pct, run->delta_pct);
+    snprintf(buf, sizeof buf, "call mix: %.4g calls per run instead of %.4g, each %s; the total per run %s", calls_c,
+             calls_b, TL_PCT_SIGNED(r->delta_pct), TL_PCT_SIGNED(run->delta_pct));
     char *note = strdup(buf);
     if (note == NULL)
         return -1;

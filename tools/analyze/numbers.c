@@ -28,7 +28,8 @@ const char *tl_num_token(char *buf, tl_num_kind kind, double v)
 static int known_kind(int c)
 {
     return c == TL_NUM_DUR || c == TL_NUM_BYTES || c == TL_NUM_PCT || c == TL_NUM_PCT_WHOLE || c == TL_NUM_PCT_SIGNED ||
-           c == TL_NUM_DUR_ROUND || c == TL_NUM_BYTES_ROUND || c == TL_NUM_COUNT || c == TL_NUM_RATIO;
+           c == TL_NUM_DUR_ROUND || c == TL_NUM_BYTES_ROUND || c == TL_NUM_COUNT || c == TL_NUM_RATIO ||
+           c == TL_NUM_PCT_AS_SET || c == TL_NUM_PCT_DOWN;
 }
 
 size_t tl_num_parse(const char *s, tl_num_kind *kind, double *v)

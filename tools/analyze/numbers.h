@@ -30,6 +30,8 @@ typedef enum tl_num_kind {
     TL_NUM_BYTES_ROUND = 'B', /* a round size, a threshold: "256 MiB", "1 GiB" */
     TL_NUM_COUNT = 'n',       /* a threshold count as written ("3", "85") */
     TL_NUM_RATIO = 'x',       /* a threshold ratio ("1.5x") */
+    TL_NUM_PCT_AS_SET = 'g',  /* a percentage option as the user set it ("10%", "2.5%") */
+    TL_NUM_PCT_DOWN = 'f',    /* a small share rounded down ("0.99%", "under 0.01%": tl_units_pct_down) */
 } tl_num_kind;
 
 #define TL_NUM_TOKEN_LEN 19
@@ -47,6 +49,8 @@ const char *tl_num_token(char *buf, tl_num_kind kind, double v);
 #define TL_PCT_SIGNED(p) TL_NUM_(TL_NUM_PCT_SIGNED, (p))
 #define TL_DUR_ROUND(ns) TL_NUM_(TL_NUM_DUR_ROUND, (ns))
 #define TL_BYTES_ROUND(b) TL_NUM_(TL_NUM_BYTES_ROUND, (b))
+#define TL_PCT_AS_SET(p) TL_NUM_(TL_NUM_PCT_AS_SET, (p))
+#define TL_PCT_DOWN(p) TL_NUM_(TL_NUM_PCT_DOWN, (p))
 
 /* A token at s: its length (TL_NUM_TOKEN_LEN) with *kind and *v set, or 0
  * when s does not start with a whole token. */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "text_numbers.h"
 #include "compare_rows.h"
 #include "escape.h"
 #include "render.h"
@@ -90,7 +91,9 @@ static void cell_verdict(FILE *f, const tl_cmp_row *r)
                          : "");
     if (r->note) {
         fputs("<br><span class=\"note\">", f);
-        tl_escape_html_n(f, r->note, NAME_MAX);
+        char *note = tl_text_numbers(r->note);
+        tl_escape_html_n(f, note ? note : "", NAME_MAX);
+        free(note);
         fputs("</span>", f);
     }
     fputs("</td>", f);
@@ -157,7 +160,7 @@ static int headline_names(FILE *f, const tl_compare *c, int verdict, const char 
             if (r->floored) {
                 char share[32];
                 fprintf(f, "; %s of the run: under the gate's floor",
-                        tl_cmp_share_text(share, sizeof share, r->run_share_pct));
+                        tl_units_pct_down(share, sizeof share, r->run_share_pct));
             }
             fputc(')', f);
         }

@@ -4,8 +4,10 @@
  * then every row and the GPU breakdowns. Unknown numbers (NaN) are null.
  */
 #include <math.h>
+#include <stdlib.h>
 
 #include "compare.h"
+#include "text_numbers.h"
 #include "compare_rows.h"
 #include "render.h"
 
@@ -142,10 +144,12 @@ static void write_row(tl_json *j, const tl_cmp_row *r)
     tl_json_kv_bool(j, "inconclusive", r->inconclusive);
     tl_json_kv_string(j, "verdict", tl_verdict_name(r->verdict));
     tl_json_key(j, "note");
-    if (r->note)
-        tl_json_string(j, r->note);
+    char *note = r->note ? tl_text_numbers(r->note) : NULL;
+    if (note)
+        tl_json_string(j, note);
     else
         tl_json_null(j);
+    free(note);
     tl_json_kv_double(j, "baseline_value", r->value_base);
     tl_json_kv_double(j, "candidate_value", r->value_cand);
     kv_side_double(j, "baseline_mean", &r->base, r->base.mean);

@@ -69,12 +69,12 @@ const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c)
                           : r->inconclusive ? tl_cmp_verdict_text(r, 1)
                                             : "within the threshold";
         if (v.fails)
-            snprintf(buf, len, "gate fails: step time %+.1f %% (%s \xe2\x86\x92 %s), adjusted p %s", r->delta_pct,
+            snprintf(buf, len, "gate fails: step time %+.1f%% (%s \xe2\x86\x92 %s), adjusted p %s", r->delta_pct,
                      tl_cmp_value_text(b, sizeof b, r, r->base.median),
                      tl_cmp_value_text(k, sizeof k, r, r->cand.median),
                      tl_cmp_p_text(p, sizeof p, r->p_adjusted, "< "));
         else
-            snprintf(buf, len, "gate passes: step time %+.1f %% (%s \xe2\x86\x92 %s, %s)", r->delta_pct,
+            snprintf(buf, len, "gate passes: step time %+.1f%% (%s \xe2\x86\x92 %s, %s)", r->delta_pct,
                      tl_cmp_value_text(b, sizeof b, r, r->base.median),
                      tl_cmp_value_text(k, sizeof k, r, r->cand.median), how);
     } else if (r != NULL) {
@@ -82,11 +82,11 @@ const char *tl_cmp_status_text(char *buf, size_t len, const tl_compare *c)
         snprintf(name, sizeof name, "%.80s%s", r->name, strlen(r->name) > 80 ? "\xe2\x80\xa6" : "");
         if (isfinite(r->step_share_pct) && r->base.steps > 0 && r->cand.steps > 0) {
             double per = r->cand.total / (double)r->cand.steps - r->base.total / (double)r->base.steps;
-            snprintf(share, sizeof share, " (%s%s a step, %.1f %% of the step)", per >= 0 ? "+" : "",
+            snprintf(share, sizeof share, " (%s%s a step, %.1f%% of the step)", per >= 0 ? "+" : "",
                      tl_units_dur(d, sizeof d, per), r->step_share_pct);
         } else if (isfinite(r->run_share_pct))
-            snprintf(share, sizeof share, " (%.1f %% of the run)", r->run_share_pct);
-        snprintf(buf, len, "gate fails: %s \"%s\" %s %+.1f %%%s%s", tl_cmp_group_name(r->group), name,
+            snprintf(share, sizeof share, " (%.1f%% of the run)", r->run_share_pct);
+        snprintf(buf, len, "gate fails: %s \"%s\" %s %+.1f%%%s%s", tl_cmp_group_name(r->group), name,
                  r->group == TL_CMP_GROUP_MEMORY ? "peak" : tl_cmp_kind_name(r->kind), r->delta_pct, share,
                  r->verdict == TL_VERDICT_REGRESSION ? "" : ", not tested");
     } else {
@@ -137,14 +137,14 @@ const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c)
     double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
     if (v.fails && v.lead == v.step)
         snprintf(buf, len,
-                 "The step got slower beyond the %.4g %% threshold: the cause is among the material "
-                 "regressions (each adds %.4g %% of the step or more) and the added names; a rank's rows name a "
+                 "The step got slower beyond the %.4g%% threshold: the cause is among the material "
+                 "regressions (each adds %.4g%% of the step or more) and the added names; a rank's rows name a "
                  "rank that alone got slower. Rerun both sides on the same machine if it was shared: run-to-run "
                  "variation is not tested.",
                  c->opt.threshold_pct, material);
     else if (v.fails)
         snprintf(buf, len,
-                 "A stage, op or kernel got slower by %.4g %% of the step or more%s: fix it, or raise "
+                 "A stage, op or kernel got slower by %.4g%% of the step or more%s: fix it, or raise "
                  "--materiality if that share is acceptable.",
                  material,
                  v.step ? " although the step itself did not fail the gate (an improvement elsewhere made up for it)"
@@ -152,7 +152,7 @@ const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c)
     else if (v.explained > 0)
         snprintf(buf, len,
                  "Nothing to fix for the gate. The regressions listed are real changes of rows that add "
-                 "less than %.4g %% of the step each (or explain another row): watch them, they pass.",
+                 "less than %.4g%% of the step each (or explain another row): watch them, they pass.",
                  material);
     else if (v.step == NULL)
         snprintf(buf, len,
@@ -161,7 +161,7 @@ const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c)
     else if (v.step->test == TL_TEST_NONE)
         snprintf(buf, len, "Too few steps to test the step time: profile 5 or more steps a side (or more ranks).");
     else
-        snprintf(buf, len, "Nothing to do: no material change beyond the %.4g %% threshold.", c->opt.threshold_pct);
+        snprintf(buf, len, "Nothing to do: no material change beyond the %.4g%% threshold.", c->opt.threshold_pct);
     return buf;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "text_numbers.h"
 #include "compare_rows.h"
 #include "render.h"
 #include "escape.h"
@@ -126,7 +127,9 @@ static void md_rank_cells(FILE *f, const tl_cmp_row *r)
                          : "");
     if (r->note) {
         fputs(": ", f);
-        tl_escape_md_n(f, r->note, MD_NOTE);
+        char *note = tl_text_numbers(r->note);
+        tl_escape_md_n(f, note ? note : "", MD_NOTE);
+        free(note);
     }
     fputs(" |\n", f);
 }
@@ -430,9 +433,12 @@ void tl_render_compare_regressions(FILE *f, const tl_compare *c)
         if (r->verdict == TL_VERDICT_REGRESSION)
             fprintf(f, "tally: regression: %s \"%s\" (%s): %s %+.1f%% (%s -> %s), p = %.3g (adjusted %.3g)\n",
                     tl_cmp_group_name(r->group), name, where, what, r->delta_pct, b, k, r->p_value, r->p_adjusted);
-        else
+        else {
+            char *note = r->note ? tl_text_numbers(r->note) : NULL;
             fprintf(f, "tally: regression (untested): %s \"%s\" (%s): %s %s (%s -> %s)\n", tl_cmp_group_name(r->group),
-                    name, where, what, r->note ? r->note : "", b, k);
+                    name, where, what, note ? note : "", b, k);
+            free(note);
+        }
     }
 }
 
@@ -549,7 +555,9 @@ static void junit_case(FILE *f, const tl_compare *c, const tl_cmp_row *r)
      * explanatory row) passes, its verdict in its output. */
     if (r->gate && r->verdict != TL_VERDICT_REGRESSION) {
         fputs(">\n      <failure type=\"large_increase_untested\" message=\"", f);
-        xml_escape(f, r->note ? r->note : "", 0);
+        char *note = r->note ? tl_text_numbers(r->note) : NULL;
+        xml_escape(f, note ? note : "", 0);
+        free(note);
         fputs("\"/>\n    </testcase>\n", f);
     } else if (r->verdict == TL_VERDICT_REGRESSION) {
         char msg[160], text[400];

@@ -140,7 +140,7 @@ int tl_counters_any_rate(const tl_aggregate *a)
 const char *tl_counter_rate_text(const tl_scounter *c, char *buf, size_t len)
 {
     if (c->source == TL_COUNTER_RATE && isfinite(c->mean))
-        snprintf(buf, len, "%.1f %%", c->mean * 100.0);
+        snprintf(buf, len, "%.1f%%", c->mean * 100.0);
     else
         snprintf(buf, len, "%s", "");
     return buf;

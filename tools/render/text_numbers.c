@@ -48,11 +48,14 @@ const char *tl_text_number(char *buf, size_t len, tl_num_kind kind, double v)
         break;
     case TL_NUM_COUNT:
     case TL_NUM_RATIO:
+    case TL_NUM_PCT_AS_SET:
         if (isfinite(v)) {
-            snprintf(buf, len, kind == TL_NUM_COUNT ? "%g" : "%gx", v);
+            snprintf(buf, len, kind == TL_NUM_COUNT ? "%g" : kind == TL_NUM_RATIO ? "%gx" : "%g%%", v);
             return buf;
         }
         break;
+    case TL_NUM_PCT_DOWN:
+        return tl_units_pct_down(buf, len, v);
     case TL_NUM_PCT:
         break;
     }
@@ -85,7 +88,7 @@ char *tl_text_numbers(const char *s)
             /* a token cut short (a bounded buffer in analyze): dropped whole,
              * its marker, kind and hex digits, so no stray bytes reach a page */
             p++;
-            if (*p && strchr("dDbBpwsnx", *p) && p[-1] == '\x1f')
+            if (*p && strchr("dDbBpwsnxgf", *p) && p[-1] == '\x1f')
                 p++;
             for (int i = 0; i < 16 && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); i++)
                 p++;

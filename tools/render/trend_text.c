@@ -22,7 +22,7 @@ static const char *mark_text(char *buf, size_t n, const tl_trend_run *r)
 {
     char d[32] = "";
     if (isfinite(r->delta_pct))
-        snprintf(d, sizeof d, "%+.1f %%", r->delta_pct);
+        snprintf(d, sizeof d, "%+.1f%%", r->delta_pct);
     const char *way = r->dir > 0 ? "slower" : "faster";
     switch (r->mark) {
     case TL_TREND_SAME:
@@ -135,14 +135,14 @@ static void verdict_lines(FILE *f, const tl_trend *t, int md)
             tl_escape_md(f, r->label);
         else
             fputs(tl_term_escape(label, sizeof label, r->label), f);
-        fprintf(f, "): step time %s -> %s (%+.1f %%, %s, p = %.2g against run %zu)\n",
+        fprintf(f, "): step time %s -> %s (%+.1f%%, %s, p = %.2g against run %zu)\n",
                 tl_units_dur(a, sizeof a, ref->step_median), tl_units_dur(b, sizeof b, r->step_median), r->delta_pct,
                 r->dir > 0 ? "slower" : "faster", r->p, r->ref + 1);
     }
     if (md)
         fputc('\n', f);
     fprintf(f,
-            "%sa change point is a step-time shift beyond %.3g %% (compare's test, each boundary at alpha "
+            "%sa change point is a step-time shift beyond %.3g%% (compare's test, each boundary at alpha "
             "%.3g / %zu) that the next run holds; docs/compare.md, \"Trend\"%s\n",
             md ? "_" : "tally trend: ", t->threshold_pct, t->alpha, boundaries ? boundaries : 1, md ? "_" : "");
 }
