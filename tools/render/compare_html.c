@@ -178,7 +178,7 @@ static int headline(FILE *f, const tl_compare *c)
     /* Red (the report's .headline) only for what needs action: the counts when a
      * regression is listed, the gate when it fails; otherwise the calm box. */
     /* the verdict first, as every output writes it (tl_compare_verdict) */
-    char status[512], advice[512];
+    char status[512], advice[1024];
     /* no emoji here: a page must read without an emoji font (the box's
      * colour and the words say it) */
     fprintf(f, "<section id=\"headline\"><h2>Headline</h2>\n<p class=\"headline%s\" id=\"status\"><b>",

@@ -53,7 +53,7 @@ static void md_end(FILE *f, int fold)
 static void md_headline(FILE *f, const tl_compare *c)
 {
     const size_t *n = c->counts;
-    char status[512], advice[512];
+    char status[512], advice[1024];
     tl_cmp_status_text(status, sizeof status, c);
     /* the status line first: what a CI job page shows of the summary */
     fputs("## tally compare", f);
