@@ -1448,6 +1448,7 @@ int tl_compare_run(tl_compare *c, const tl_aggregate *base, const tl_aggregate *
         goto out;
     if (c->ncounters > 1)
         qsort(c->counters, c->ncounters, sizeof *c->counters, by_counter_name);
+    tl_cmp_lone_rank(c);
     rc = 0;
 out:
     side_release(&sb);

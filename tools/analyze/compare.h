@@ -314,7 +314,20 @@ typedef struct tl_compare {
     size_t nmetrics;
     tl_cmp_counter_row *counters; /* the counters either side has, by name */
     size_t ncounters;
+    /* One rank alone got slower in a stage while the step grew alike on
+     * every rank (tl_cmp_lone_rank, compare_verdicts.c): the ranks wait
+     * for it. found 0: not found. */
+    struct {
+        int found;
+        int rank;
+        size_t row;      /* the stage's per_run row on that rank */
+        double stage_ns; /* its growth per step on that rank */
+        double step_ns;  /* that rank's step growth (median) */
+    } lone;
 } tl_compare;
+
+/* Finds c->lone (compare_verdicts.c); tl_compare_run calls it. */
+void tl_cmp_lone_rank(tl_compare *c);
 
 /* Compare two finished aggregates. c is initialized here; release it either
  * way. The aggregates are borrowed (the HTML page draws their steps and

@@ -453,3 +453,107 @@ void tl_compare_verdict(const tl_compare *c, tl_cmp_verdict *v)
     if (v->step && v->step->gate)
         v->lead = v->step;
 }
+
+/* ---- one rank alone slower: who the others wait for, without collectives ---- */
+
+/* A data-parallel job whose ranks synchronize every step (DDP's all-reduce
+ * inside backward) shows one rank's slowdown on every rank's step time; what
+ * it has of its own is the stage that grew on that rank alone. Found when
+ * the step time regresses on every rank by about the same (each rank's growth
+ * within LONE_STEP_SPREAD of their median: the ranks wait for each other), and
+ * exactly one rank has stages whose per_run rows regress while the same
+ * stage regresses on no other rank; of those, the one that grew most per step
+ * must account for LONE_SHARE of that rank's step growth or more. A real H200
+ * DDP job recorded with tally's Python module (tests/fixtures/ddp-h200, no
+ * collective ranges in its reports): rank 3's data_loading +30.1 ms a step,
+ * every rank's step +27.2 to +27.7 ms, backward +95 % on ranks 0-2 and -11 %
+ * on rank 3. docs/compare.md, "Who the others wait for". */
+#define LONE_STEP_SPREAD 0.25
+#define LONE_SHARE 0.5
+
+static int stage_group(int g)
+{
+    return g == TL_GROUP_SECTIONS || g == TL_GROUP_OPS || g == TL_GROUP_KERNELS || g == TL_GROUP_RUNTIME ||
+           g == TL_GROUP_GPU_ANNOTATIONS;
+}
+
+void tl_cmp_lone_rank(tl_compare *c)
+{
+    c->lone.found = 0;
+    if (c->nranks < 2)
+        return;
+    /* each rank's step growth, every one a regression */
+    double *grow = calloc(c->nranks, sizeof *grow);
+    if (grow == NULL)
+        return;
+    size_t nstep = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->group != TL_CMP_GROUP_STEPS || r->rank < 0 || r->kind != TL_CMP_PER_CALL)
+            continue;
+        if (r->verdict != TL_VERDICT_REGRESSION || !isfinite(r->value_cand - r->value_base))
+            goto out;
+        for (size_t k = 0; k < c->nranks; k++)
+            if (c->ranks[k] == r->rank) {
+                grow[k] = r->value_cand - r->value_base;
+                nstep++;
+            }
+    }
+    if (nstep != c->nranks)
+        goto out;
+    double lo = grow[0], hi = grow[0], sum = 0;
+    for (size_t k = 0; k < c->nranks; k++) {
+        lo = grow[k] < lo ? grow[k] : lo;
+        hi = grow[k] > hi ? grow[k] : hi;
+        sum += grow[k];
+    }
+    double mean = sum / (double)c->nranks;
+    if (!(mean > 0) || hi - lo > 2 * LONE_STEP_SPREAD * mean)
+        goto out;
+    /* stages whose rank rows regress on exactly one rank */
+    int who = -1;
+    size_t best = SIZE_MAX;
+    double best_ns = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const tl_cmp_row *r = &c->rows[i];
+        if (r->rank >= 0 || r->kind != TL_CMP_PER_RUN || !stage_group(r->group))
+            continue;
+        int n = 0, rank = -1;
+        size_t at = SIZE_MAX;
+        for (size_t j = 0; j < c->nrows; j++) {
+            const tl_cmp_row *x = &c->rows[j];
+            if (x->all_row != i || x->kind != TL_CMP_PER_RUN || x->verdict != TL_VERDICT_REGRESSION)
+                continue;
+            n++;
+            rank = x->rank;
+            at = j;
+        }
+        if (n != 1)
+            continue;
+        if (who >= 0 && rank != who)
+            goto out; /* two ranks each alone in something: not one rank */
+        who = rank;
+        const tl_cmp_row *x = &c->rows[at];
+        double steps = (double)(x->cand.steps ? x->cand.steps : 0);
+        double per = steps > 0 ? (x->value_cand - x->value_base) / steps : NAN;
+        if (per > best_ns) {
+            best_ns = per;
+            best = at;
+        }
+    }
+    if (who < 0 || best == SIZE_MAX)
+        goto out;
+    double step = NAN;
+    for (size_t k = 0; k < c->nranks; k++)
+        if (c->ranks[k] == who)
+            step = grow[k];
+    if (!(best_ns >= LONE_SHARE * step))
+        goto out;
+    c->lone.found = 1;
+    c->lone.rank = who;
+    c->lone.row = best;
+    c->lone.stage_ns = best_ns;
+    c->lone.step_ns = step;
+out:
+    free(grow);
+}

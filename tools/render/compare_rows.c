@@ -155,11 +155,23 @@ static const tl_straggler *new_last_arrival(const tl_compare *c)
     return NULL;
 }
 
-/* " The candidate's collectives wait for rank 3: ..." or "". */
+/* " The candidate's collectives wait for rank 3: ...", " Rank 3 alone got
+ * slower in ..." (c->lone), or "". */
 static void waits_advice(char *buf, size_t len, const tl_compare *c)
 {
     const tl_straggler *s = new_last_arrival(c);
     buf[0] = '\0';
+    if (s == NULL && c->lone.found && c->lone.row < c->nrows) {
+        char a[32], b[32];
+        snprintf(buf, len,
+                 " Rank %d alone got slower in \"%.100s\" (+%s a step, on no other rank), about as much as the step "
+                 "grew on every rank (+%s on rank %d): the ranks wait for each other every step, so the others "
+                 "waited for rank %d. Look at rank %d's \"%.100s\" first.",
+                 c->lone.rank, c->rows[c->lone.row].name, tl_units_dur(a, sizeof a, c->lone.stage_ns),
+                 tl_units_dur(b, sizeof b, c->lone.step_ns), c->lone.rank, c->lone.rank, c->lone.rank,
+                 c->rows[c->lone.row].name);
+        return;
+    }
     if (s == NULL)
         return;
     char what[300] = "", d[32];
@@ -178,7 +190,7 @@ const char *tl_cmp_advice_text(char *buf, size_t len, const tl_compare *c)
     tl_cmp_verdict v;
     tl_compare_verdict(c, &v);
     double material = isnan(c->opt.material_pct) ? c->opt.threshold_pct : c->opt.material_pct;
-    char waits[512];
+    char waits[768];
     waits_advice(waits, sizeof waits, c);
     if (v.fails && v.lead == v.step)
         snprintf(buf, len,
