@@ -1410,6 +1410,79 @@ static void untested_floor_group_of_one_rank(void **state)
     tl_aggregate_release(&side[1]);
 }
 
+/* A data-parallel run of 4 ranks, 12 steps of 10 ms, each rank with
+ * "load" and "sync" 12 times a run (1 ms and 5 ms a call); on the candidate
+ * side each rank's load, sync and step take the given ms more. */
+static void make_lone(tl_aggregate *a, int cand, const double *load_ms, const double *sync_ms, const double *step_ms)
+{
+    tl_aggregate_init(a, NULL);
+    for (int rank = 0; rank < 4; rank++) {
+        nspec spec[2] = { { TL_GROUP_SECTIONS, "load", 1e6 + (cand ? load_ms[rank] * 1e6 : 0), 12 },
+                          { TL_GROUP_SECTIONS, "sync", 5e6 + (cand ? sync_ms[rank] * 1e6 : 0), 12 } };
+        tl_session s;
+        make_session(&s, rank, spec, 2);
+        s.id.world_size = 4;
+        s.steps = calloc(13, sizeof *s.steps);
+        assert_non_null(s.steps);
+        for (size_t k = 0; k < 12; k++)
+            s.steps[s.nsteps++] =
+                (tl_sstep){ (int64_t)k, (int64_t)((10e6 + (cand ? step_ms[rank] * 1e6 : 0)) * noise()), -1, INT64_MIN,
+                            0 };
+        assert_int_equal(tl_aggregate_add_session(a, &s), 0);
+    }
+    assert_int_equal(tl_aggregate_finish(a), 0);
+}
+
+static int lone_of(const double *load_ms, const double *sync_ms, const double *step_ms, tl_compare *c)
+{
+    tl_aggregate b, k;
+    make_lone(&b, 0, load_ms, sync_ms, step_ms);
+    make_lone(&k, 1, load_ms, sync_ms, step_ms);
+    assert_int_equal(run_stat(c, &b, &k, NULL), 0);
+    int found = c->lone.found;
+    tl_aggregate_release(&b);
+    tl_aggregate_release(&k);
+    return found;
+}
+
+/* Who the others waited for without collectives (tl_cmp_lone_rank): rank 3
+ * loads 5 ms more a step, every rank's step grows 5 ms, the others' sync
+ * (their wait) too: rank 3 and "load". Not said when two ranks are each
+ * alone in something, when the steps grew unevenly, or when the stage is
+ * under half the step's growth. */
+static void lone_rank(void **state)
+{
+    (void)state;
+    static const double none[4] = { 0 }, step[4] = { 5, 5, 5, 5 }, wait[4] = { 5, 5, 5, 0 };
+    static const double load3[4] = { 0, 0, 0, 5 };
+    tl_compare c;
+    assert_true(lone_of(load3, wait, step, &c));
+    assert_int_equal(c.lone.rank, 3);
+    assert_string_equal(c.rows[c.lone.row].name, "load");
+    assert_int_equal(c.rows[c.lone.row].rank, 3);
+    assert_true(c.lone.stage_ns > 4.5e6 && c.lone.stage_ns < 5.5e6);
+    assert_true(c.lone.step_ns > 4e6 && c.lone.step_ns < 6e6);
+    tl_compare_release(&c);
+
+    /* rank 3's load and rank 1's sync, each alone: not one rank */
+    static const double sync1[4] = { 0, 5, 0, 0 };
+    assert_false(lone_of(load3, sync1, step, &c));
+    tl_compare_release(&c);
+    /* ranks 2 and 3 both load slower: nobody alone */
+    static const double load23[4] = { 0, 0, 5, 5 };
+    assert_false(lone_of(load23, none, step, &c));
+    tl_compare_release(&c);
+    /* the steps grew unevenly (rank 3 alone slower: the ranks do not wait
+     * for each other) */
+    static const double uneven[4] = { 0.5, 0.5, 0.5, 5 };
+    assert_false(lone_of(load3, none, uneven, &c));
+    tl_compare_release(&c);
+    /* rank 3's load grew 1 ms a step of the step's 5 ms: under half */
+    static const double small3[4] = { 0, 0, 0, 1 };
+    assert_false(lone_of(small3, wait, step, &c));
+    tl_compare_release(&c);
+}
+
 /* The share as notes and the page write it. */
 static void share_text(void **state)
 {
@@ -1935,6 +2008,7 @@ int main(void)
         cmocka_unit_test(untested_floor_nested_faster_run),
         cmocka_unit_test(untested_floor_group_of_one_rank),
         cmocka_unit_test(share_text),
+        cmocka_unit_test(lone_rank),
         cmocka_unit_test_setup_teardown(verdicts, setup, teardown),
         cmocka_unit_test_setup_teardown(normalized, setup, teardown),
         cmocka_unit_test_setup_teardown(metric_total_and_no_correction, setup, teardown),
