@@ -328,6 +328,9 @@ typedef struct tl_compare {
 
 /* Finds c->lone (compare_verdicts.c); tl_compare_run calls it. */
 void tl_cmp_lone_rank(tl_compare *c);
+/* The candidate's last-arrival straggler that the baseline's waits analysis
+ * does not name (compare_verdicts.c), or NULL. */
+const tl_straggler *tl_cmp_new_last_arrival(const tl_compare *c);
 
 /* Compare two finished aggregates. c is initialized here; release it either
  * way. The aggregates are borrowed (the HTML page draws their steps and

@@ -25,7 +25,7 @@ const char *tl_num_token(char *buf, tl_num_kind kind, double v)
     return buf;
 }
 
-static int known_kind(int c)
+int tl_num_kind_known(int c)
 {
     return c == TL_NUM_DUR || c == TL_NUM_BYTES || c == TL_NUM_PCT || c == TL_NUM_PCT_WHOLE || c == TL_NUM_PCT_SIGNED ||
            c == TL_NUM_DUR_ROUND || c == TL_NUM_BYTES_ROUND || c == TL_NUM_COUNT || c == TL_NUM_RATIO ||
@@ -34,7 +34,7 @@ static int known_kind(int c)
 
 size_t tl_num_parse(const char *s, tl_num_kind *kind, double *v)
 {
-    if (s[0] != OPEN || !known_kind((unsigned char)s[1]))
+    if (s[0] != OPEN || !tl_num_kind_known((unsigned char)s[1]))
         return 0;
     uint64_t bits = 0;
     for (int i = 0; i < 16; i++) {

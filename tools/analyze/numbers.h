@@ -52,6 +52,8 @@ const char *tl_num_token(char *buf, tl_num_kind kind, double v);
 #define TL_PCT_AS_SET(p) TL_NUM_(TL_NUM_PCT_AS_SET, (p))
 #define TL_PCT_DOWN(p) TL_NUM_(TL_NUM_PCT_DOWN, (p))
 
+/* Whether c is a kind's letter. */
+int tl_num_kind_known(int c);
 /* A token at s: its length (TL_NUM_TOKEN_LEN) with *kind and *v set, or 0
  * when s does not start with a whole token. */
 size_t tl_num_parse(const char *s, tl_num_kind *kind, double *v);

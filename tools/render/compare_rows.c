@@ -130,36 +130,11 @@ int tl_cmp_single_rank(const tl_compare *c)
     return c->nranks == 1 && c->nbase_only == 0 && c->ncand_only == 0;
 }
 
-/* The candidate's own waits analysis names a rank the others wait for in
- * the collectives (a last-arrival straggler) that the baseline's does not:
- * then what grew in the collectives, and in the stages that hold them (DDP's
- * backward), is that waiting, not their own cost. A real H200 DDP job whose
- * rank 3 loads data 30 ms slower a step failed the gate on gloo:all_reduce
- * +135% and backward +70% on all ranks, with rank 3's data_loading (+792%)
- * among the explanatory rows. NULL when no such rank. */
-static const tl_straggler *new_last_arrival(const tl_compare *c)
-{
-    if (c->cand == NULL)
-        return NULL;
-    for (int i = 0; i < c->cand->nstragglers; i++) {
-        const tl_straggler *s = &c->cand->stragglers[i];
-        if (s->kind == NULL || strcmp(s->kind, "last_arrival") != 0)
-            continue;
-        int before = 0;
-        for (int k = 0; c->base && k < c->base->nstragglers; k++)
-            before |= c->base->stragglers[k].rank == s->rank && c->base->stragglers[k].kind &&
-                      strcmp(c->base->stragglers[k].kind, "last_arrival") == 0;
-        if (!before)
-            return s;
-    }
-    return NULL;
-}
-
 /* " The candidate's collectives wait for rank 3: ...", " Rank 3 alone got
  * slower in ..." (c->lone), or "". */
 static void waits_advice(char *buf, size_t len, const tl_compare *c)
 {
-    const tl_straggler *s = new_last_arrival(c);
+    const tl_straggler *s = tl_cmp_new_last_arrival(c);
     buf[0] = '\0';
     if (s == NULL && c->lone.found && c->lone.row < c->nrows) {
         char a[32], b[32];

@@ -88,7 +88,7 @@ char *tl_text_numbers(const char *s)
             /* a token cut short (a bounded buffer in analyze): dropped whole,
              * its marker, kind and hex digits, so no stray bytes reach a page */
             p++;
-            if (*p && strchr("dDbBpwsnxgf", *p) && p[-1] == '\x1f')
+            if (*p && tl_num_kind_known((unsigned char)*p) && p[-1] == '\x1f')
                 p++;
             for (int i = 0; i < 16 && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); i++)
                 p++;
