@@ -63,10 +63,12 @@ static void atfork_prepare(void)
      * taken after tl_g.lock everywhere and nothing is locked under one. */
     for (tl_thread *t = tl_g.threads; t != NULL; t = t->next)
         tl_thread_lock(t);
+    tl_thread_spares_atfork_prepare(); /* after the flags, as new_chunk takes it */
 }
 
 static void atfork_parent(void)
 {
+    tl_thread_spares_atfork_parent();
     for (tl_thread *t = tl_g.threads; t != NULL; t = t->next)
         tl_thread_unlock(t);
     tl_sampler_atfork_parent();
@@ -87,6 +89,7 @@ static tl_thread *forked_away_threads;
  * freed: they move to forked_away_threads, above. */
 static void atfork_child(void)
 {
+    tl_thread_spares_atfork_child();
     tl_intern_atfork_child();
     pthread_mutex_unlock(&tl_g.lock);
     pthread_mutex_unlock(&tl_g.write_lock);
@@ -874,7 +877,7 @@ int tally_flush(void)
  * after it (signals.c); a second caller waits for the first one's write, so
  * a host thread that exits while the signal writer writes does not end the
  * process under it. Then nothing of libtally is left running: the program's
- * signal dispositions are back, and the writer, sampler and NVML threads are
+ * signal dispositions are back, and the writer, sampler, NVML and spare-chunk threads are
  * stopped (what dlclose() of libtally needs; it runs this through atexit). */
 int tally_shutdown(void)
 {
@@ -891,6 +894,7 @@ int tally_shutdown(void)
     __atomic_store_n(&tally__gate, TL_OFF, __ATOMIC_RELAXED);
     atomic_store(&tl_g.fast_pair, 0);
     tl_sampler_stop();
+    tl_thread_spares_stop();
     int rc = write_outputs(1);
     tl_nvml_close();
     if (tl_g.signals)

@@ -28,12 +28,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 /* Chunks of at least this size are mapped and populated (alloc_chunk). */
 #define TL_CHUNK_MAP_BYTES (64 * 1024)
+/* The largest chunk: the doubling stops here (new_chunk). */
+#define TL_CHUNK_MAX_EVENTS 16384u
 
 __thread tl_thread *tl_self_ptr TL_TLS_MODEL;
 static pthread_key_t retire_key;
@@ -198,12 +201,127 @@ static void *alloc_chunk(size_t bytes)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* ---- spare chunks: mapped off the recording thread ------------------------
+ * Populating a full chunk (384 KiB) took ~120 us on the 2-core VM, all of
+ * it on the recording thread: a thread that traces steadily paid ~7 ns a
+ * pair for it (the median pair 36 ns against 28-29 ns with the pages
+ * ready; bench/README.md). So once a thread has asked for a full chunk, a
+ * helper thread keeps TL_SPARE_CHUNKS of them mapped and populated, and
+ * new_chunk takes one when it can (and maps its own when none is ready: the
+ * spares change when pages are populated, never what is recorded). The
+ * helper starts on the first full chunk (tracing on, the budget not spent),
+ * maps only while budget is left, blocks every signal, and is stopped and
+ * joined by tally_shutdown (tl_thread_spares_stop), after which no new one
+ * starts. A fork child starts none (a thread started in the child of a
+ * threaded program is what sanitizers and some libcs refuse): it takes the
+ * spares it inherited and then maps its own chunks, as before. Lock order: a
+ * thread's flag, then spare.lock; the helper takes no flag. */
+#define TL_SPARE_CHUNKS 2
+#define TL_CHUNK_FULL_BYTES (sizeof(tl_event_chunk) + TL_CHUNK_MAX_EVENTS * sizeof(tl_event))
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    void *chunk[TL_SPARE_CHUNKS];
+    int n;
+    int running; /* the helper exists (joined by stop) */
+    int stopped; /* tally_shutdown ran: no helper from now on */
+    pthread_t thread;
+} spare = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
+
+static void *spare_main(void *unused)
+{
+    (void)unused;
+    pthread_setname_np(pthread_self(), "tally-chunks"); /* what top and the tests see */
+    pthread_mutex_lock(&spare.lock);
+    while (!spare.stopped) {
+        if (spare.n == TL_SPARE_CHUNKS || atomic_load(&tl_g.events_budget) <= 0) {
+            pthread_cond_wait(&spare.wake, &spare.lock);
+            continue;
+        }
+        pthread_mutex_unlock(&spare.lock);
+        void *p = alloc_chunk(TL_CHUNK_FULL_BYTES);
+        pthread_mutex_lock(&spare.lock);
+        if (p == NULL)
+            break; /* out of memory: the recording threads map their own */
+        if (spare.stopped) {
+            munmap(p, TL_CHUNK_FULL_BYTES);
+            break;
+        }
+        spare.chunk[spare.n++] = p;
+    }
+    pthread_mutex_unlock(&spare.lock);
+    return NULL;
+}
+
+/* A populated full chunk, or NULL when none is ready; starts the helper on
+ * the first call and wakes it to map the next. Under t's flag. */
+static void *take_spare(void)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&spare.lock);
+    if (spare.n > 0)
+        p = spare.chunk[--spare.n];
+    if (spare.running) {
+        pthread_cond_signal(&spare.wake);
+    } else if (!spare.stopped && !tl_g.is_fork_child && atomic_load(&tl_g.state) == TL_RUNNING) {
+        /* Every signal blocked in the helper (it inherits the mask), as in
+         * the sampler: a program's handler never runs on it. */
+        sigset_t all, prev;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &prev);
+        spare.running = pthread_create(&spare.thread, NULL, spare_main, NULL) == 0;
+        pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    }
+    pthread_mutex_unlock(&spare.lock);
+    return p;
+}
+
+void tl_thread_spares_stop(void)
+{
+    pthread_mutex_lock(&spare.lock);
+    spare.stopped = 1;
+    int running = spare.running;
+    spare.running = 0;
+    pthread_cond_signal(&spare.wake);
+    pthread_mutex_unlock(&spare.lock);
+    if (running)
+        pthread_join(spare.thread, NULL);
+    pthread_mutex_lock(&spare.lock);
+    while (spare.n > 0)
+        munmap(spare.chunk[--spare.n], TL_CHUNK_FULL_BYTES);
+    pthread_mutex_unlock(&spare.lock);
+}
+
+/* A fork: the helper is not copied into the child. prepare waits for its
+ * lock (taken after every thread's flag, as new_chunk does); the child keeps
+ * the spares already mapped (its own copies) and gets a condition variable
+ * of its own. */
+void tl_thread_spares_atfork_prepare(void)
+{
+    pthread_mutex_lock(&spare.lock);
+}
+
+void tl_thread_spares_atfork_parent(void)
+{
+    pthread_mutex_unlock(&spare.lock);
+}
+
+void tl_thread_spares_atfork_child(void)
+{
+    spare.running = 0;
+    /* The condition variable still counts the parent's helper among its
+     * waiters (glibc): a signal in the child would wait for it for ever. */
+    pthread_cond_init(&spare.wake, NULL);
+    pthread_mutex_unlock(&spare.lock);
+}
+
 /* Under t's flag. */
 static tl_event_chunk *new_chunk(tl_thread *t)
 {
     uint32_t cap = t->chunks_tail ? t->chunks_tail->cap * 2 : 256;
-    if (cap > 16384)
-        cap = 16384;
+    if (cap > TL_CHUNK_MAX_EVENTS)
+        cap = TL_CHUNK_MAX_EVENTS;
     uint32_t budget = take_budget(cap);
     if (budget == 0)
         return NULL;
@@ -211,7 +329,9 @@ static tl_event_chunk *new_chunk(tl_thread *t)
      * count them now, so that the statistics see every section in order. */
     if (t->pend_head != t->pend_tail)
         tl_thread_fold(t);
-    tl_event_chunk *c = alloc_chunk(sizeof *c + budget * sizeof(tl_event));
+    tl_event_chunk *c = budget == TL_CHUNK_MAX_EVENTS ? take_spare() : NULL;
+    if (c == NULL)
+        c = alloc_chunk(sizeof *c + budget * sizeof(tl_event));
     if (c == NULL) {
         atomic_fetch_add(&tl_g.events_budget, (long)budget);
         return NULL;

@@ -8,12 +8,16 @@
  * names and leaves through exit(), then a child that records nothing; and a
  * parent whose second thread records without pause forks ten children in a
  * row (the library's locks must not be inherited held); and forks while the
- * sampler runs, with a grandchild. Every file written must pass
+ * sampler runs, with a grandchild; and forks while the helper that maps
+ * spare trace chunks is at work, whose children trace full chunks of their
+ * own (with the spares they inherited, then chunks they map: no helper of
+ * their own). Every file written must pass
  * check_outputs.py, and under LeakSanitizer no child may leak the parent's
  * data it dropped (a leaking child would exit 23).
  */
 #include "collector_test_util.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
 #include <fcntl.h>
@@ -359,12 +363,128 @@ static void test_fork_with_sampler_and_grandchild(void **state)
     tt_end(&s);
 }
 
+/* ---- fork while spare trace chunks are mapped ------------------------------ */
+
+#define SPARE_FORKS 4
+#define SPARE_SPINS 400000L  /* the spinner: two dozen full chunks (16384 events) */
+#define CHILD_SECTIONS 60000 /* a child: past the doubling, into full chunks */
+
+static atomic_long spare_spins;
+static atomic_int spare_forks_done;
+
+static void *spare_spinner(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&spare_spins) < SPARE_SPINS) {
+        tally_begin("spin");
+        tally_end();
+        atomic_fetch_add(&spare_spins, 1);
+    }
+    /* Alive until the last fork: a thread that ended unjoined before a fork
+     * is one the child can never join (ThreadSanitizer calls it a leak). */
+    while (!atomic_load(&spare_forks_done))
+        sched_yield();
+    return NULL;
+}
+
+/* Whether a thread of this process is named "tally-chunks" (the helper). */
+static int chunk_helper_running(void)
+{
+    char path[300], comm[32];
+    int found = 0;
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL)
+        return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f != NULL && fgets(comm, sizeof comm, f) != NULL && strncmp(comm, "tally-chunks", 12) == 0)
+            found = 1;
+        if (f != NULL)
+            fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+static int body_fork_spares(void *arg)
+{
+    tt_scenario *s = arg;
+    pthread_t t;
+    pid_t pids[SPARE_FORKS];
+    TT_REQUIRE(chunk_helper_running() == 0);
+    TT_REQUIRE(pthread_create(&t, NULL, spare_spinner, NULL) == 0);
+    for (int i = 0; i < SPARE_FORKS; i++) {
+        /* Forks spread over the spinner's run: some while the helper maps. */
+        while (atomic_load(&spare_spins) < (long)(i + 1) * SPARE_SPINS / (SPARE_FORKS + 1))
+            sched_yield();
+        pids[i] = fork();
+        TT_REQUIRE(pids[i] >= 0);
+        if (pids[i] == 0) {
+            for (int k = 0; k < CHILD_SECTIONS; k++) {
+                tally_begin("child");
+                tally_end();
+            }
+            exit(chunk_helper_running() == 0 ? 0 : 3);
+        }
+    }
+    atomic_store(&spare_forks_done, 1);
+    for (int i = 0; i < SPARE_FORKS; i++)
+        TT_REQUIRE(wait_ok(pids[i]));
+    pthread_join(t, NULL);
+    TT_REQUIRE(chunk_helper_running() == 1);
+    TT_REQUIRE(tally_shutdown() == 0);
+    TT_REQUIRE(chunk_helper_running() == 0); /* stopped and joined */
+    FILE *f = fopen(tt_out(s, "../spins"), "w");
+    TT_REQUIRE(f != NULL && fprintf(f, "%ld\n", atomic_load(&spare_spins)) > 0 && fclose(f) == 0);
+    TT_REQUIRE(write_pids(s, pids, SPARE_FORKS) == 0);
+    return 0;
+}
+
+static void test_fork_with_spare_chunks(void **state)
+{
+    (void)state;
+    tt_scenario s;
+    pid_t pids[SPARE_FORKS];
+    long spun = 0; /* SPARE_SPINS, as the scenario saw it */
+    const char *env[] = { "TALLY_MAX_EVENTS=1000000", NULL };
+    tt_begin(&s);
+    assert_int_equal(tt_run(&s, env, body_fork_spares, &s), 0);
+    assert_int_equal(tt_count_lines(s.err, "tally:"), 0);
+    read_pids(&s, pids, SPARE_FORKS);
+    FILE *f = fopen(tt_out(&s, "../spins"), "r");
+    assert_non_null(f);
+    assert_int_equal(fscanf(f, "%ld", &spun), 1);
+    fclose(f);
+    /* Every section traced, in the parent and in each child: the spares
+     * change where pages are populated, never what is kept. */
+    json_t *p = tt_load_json(tt_report(&s, "t-rank0"));
+    assert_int_equal(tt_int(entry(p, "sections", "spin"), "count"), spun);
+    assert_int_equal(tt_int(json_object_get(p, "trace"), "events_recorded"), spun);
+    assert_int_equal(tt_int(json_object_get(p, "trace"), "events_dropped"), 0);
+    json_decref(p);
+    for (int i = 0; i < SPARE_FORKS; i++) {
+        json_t *c = tt_load_json(tt_report_of(&s, "t-rank0", pids[i]));
+        assert_int_equal(tt_len(c, "sections"), 1);
+        assert_int_equal(tt_int(entry(c, "sections", "child"), "count"), CHILD_SECTIONS);
+        assert_int_equal(tt_int(json_object_get(c, "trace"), "events_recorded"), CHILD_SECTIONS);
+        assert_int_equal(tt_int(json_object_get(c, "trace"), "events_dropped"), 0);
+        json_decref(c);
+    }
+    const char *args[] = { s.dir, NULL };
+    json_decref(tt_check(args));
+    tt_end(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_fork_child_writes_its_own, tt_teardown),
         cmocka_unit_test_teardown(test_fork_while_threads_record, tt_teardown),
         cmocka_unit_test_teardown(test_fork_with_sampler_and_grandchild, tt_teardown),
+        cmocka_unit_test_teardown(test_fork_with_spare_chunks, tt_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
