@@ -436,7 +436,14 @@ static int body_fork_spares(void *arg)
     pthread_join(t, NULL);
     TT_REQUIRE(chunk_helper_running() == 1);
     TT_REQUIRE(tally_shutdown() == 0);
-    TT_REQUIRE(chunk_helper_running() == 0); /* stopped and joined */
+    /* Stopped and joined. A joined thread can still be listed for a moment
+     * (the kernel wakes the joiner before it unlists the thread): wait up
+     * to 2 s for it to go. */
+    for (int tries = 0; tries < 200 && chunk_helper_running() != 0; tries++) {
+        struct timespec ts = { 0, 10 * 1000 * 1000 };
+        nanosleep(&ts, NULL);
+    }
+    TT_REQUIRE(chunk_helper_running() == 0);
     FILE *f = fopen(tt_out(s, "../spins"), "w");
     TT_REQUIRE(f != NULL && fprintf(f, "%ld\n", atomic_load(&spare_spins)) > 0 && fclose(f) == 0);
     TT_REQUIRE(write_pids(s, pids, SPARE_FORKS) == 0);
