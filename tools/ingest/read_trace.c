@@ -859,7 +859,10 @@ static void complete_event(reader *r, const char *cat, size_t cat_len, const cha
             tl_kops_add_op(&r->kops, ev->pid, ev->tid, ts, dur,
                            p->names_closed ? tl_strtab_intern(&p->strs, name, name_len) : s->name);
         }
-        if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER) {
+        /* Sections too: a program timed with libtally names its own collectives
+         * ("MPI_Allreduce", "gloo:all_reduce" around the call), and its trace
+         * files them as sections. */
+        if (cc == TL_CC_CPU_OP || cc == TL_CC_USER_ANNOTATION || cc == TL_CC_OTHER || cc == TL_CC_SECTION) {
             int side = coll_side(p, s, name, name_len);
             if (side >= 0)
                 add_coll(r, ev, tl_strtab_intern(&p->strs, name, name_len), side, ts, dur);

@@ -355,6 +355,33 @@ static void lend_trace_analysis(tl_session *r, tl_session *c)
     r->graph_captures += c->graph_captures;
 }
 
+/* The collective instances of a report's companion trace, with their names
+ * and windows, for "who waits for whom": a program timed with libtally that
+ * names its collectives ("MPI_Allreduce", "gloo:all_reduce" sections) has
+ * their instances in its trace only (the report keeps statistics). */
+static void lend_collectives(tl_session *r, tl_session *c)
+{
+    if (r->ninsts > 0 || c->ninsts == 0)
+        return;
+    free(r->insts);
+    for (size_t i = 0; i < r->ncoll_names; i++)
+        free(r->coll_names[i]);
+    free(r->coll_names);
+    free(r->coll_windows);
+    r->insts = c->insts;
+    r->ninsts = c->ninsts;
+    r->insts_dropped = c->insts_dropped;
+    r->coll_names = c->coll_names;
+    r->ncoll_names = c->ncoll_names;
+    r->coll_windows = c->coll_windows;
+    r->ncoll_windows = c->ncoll_windows;
+    c->insts = NULL;
+    c->coll_names = NULL;
+    c->coll_windows = NULL;
+    c->ninsts = c->ncoll_names = c->ncoll_windows = 0;
+    c->insts_dropped = 0;
+}
+
 /* A libtally report has no events, so no timeline or memory series; its
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split (the two
@@ -412,6 +439,7 @@ static void lend_to_reports(tl_session *v, size_t n)
                 c->nmemcats = 0;
             }
             adopt_nesting(r, c);
+            lend_collectives(r, c);
             if (r->id.format == TL_FMT_FRAMEPACK)
                 lend_trace_analysis(r, c);
             break;
