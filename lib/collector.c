@@ -414,6 +414,30 @@ void tally_end(void)
     end_close(t, depth, now);
 }
 
+uint64_t tally_now(void)
+{
+    if (atomic_load_explicit(&tl_g.state, memory_order_acquire) != TL_RUNNING && !tl_ensure_running())
+        return 0;
+    return tl_now();
+}
+
+/* A section whose two ends were read elsewhere: the same event a pair's end
+ * writes (end_close), from start to end, on the calling thread. Its event
+ * comes after those that ended before the call, as a pair's would. */
+void tally_range(const char *name, uint64_t start, uint64_t end)
+{
+    TL_GATE();
+    if (start == 0 || name == NULL || !atomic_load_explicit(&tl_g.recording, memory_order_relaxed))
+        return;
+    tl_thread *t = tl_thread_self();
+    if (TL_UNLIKELY(t == NULL))
+        return;
+    uint32_t id = tl_thread_lookup_name(t, name);
+    uint64_t dur = end > start ? end - start : 0;
+    if (!tl_thread_push_fast(t, TL_EV_SECTION, id, start, dur))
+        tl_thread_record_slow(t, id, start, dur);
+}
+
 void tally__scope_end(int *unused)
 {
     (void)unused;

@@ -287,6 +287,20 @@ TALLY_API void tally_section_args(const char *args_json);
 TALLY_API void tally_end(void);
 
 /*
+ * Work that starts where one thread sees it and ends where another does (a
+ * collective's future: from the hook that started it to the callback that
+ * finds it done). tally_now() is a reading of the library's clock (its own
+ * ticks; 0 when the library is not running); tally_range(name, start, end)
+ * records, on the calling thread, a section of that name from one reading to
+ * another: counted and traced like a begin/end pair of the name, nested in
+ * nothing (the thread's open sections are not its parents). Ranges recorded
+ * on one thread may overlap. A start of 0 records nothing. Lock-free, like
+ * the pair.
+ */
+TALLY_API uint64_t tally_now(void);
+TALLY_API void tally_range(const char *name, uint64_t start, uint64_t end);
+
+/*
  * Time one iteration of the loop named name (e.g. "diffusion_step"). Iterations
  * get their own statistics (with it/s) and keep their duration samples for
  * tally compare. At most one iteration of a given name is open per thread;
@@ -532,6 +546,8 @@ TALLY_API extern int tally__gate;
 #define tally_enabled() (0)
 #define tally_begin(name) ((void)0)
 #define tally_end() ((void)0)
+#define tally_now() ((uint64_t)0)
+#define tally_range(name, start, end) ((void)0)
 #define tally_iteration_begin(name) ((void)0)
 #define tally_iteration_end(name) ((void)0)
 #define tally_counter(name, value) ((void)0)

@@ -2,6 +2,8 @@ from typing import Any, Optional
 
 from ._tally import counter as counter
 from ._tally import counter_rate as counter_rate
+from ._tally import now as now
+from ._tally import record_range as record_range
 from ._tally import current as current
 from ._tally import enabled as enabled
 from ._tally import flush as flush

@@ -556,6 +556,28 @@ static PyObject *py_counter_rate(PyObject *m, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* now(): tally_now, a reading of the library's clock (0 when it is not running). */
+static PyObject *py_now(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    return PyLong_FromUnsignedLongLong((unsigned long long)tally_now());
+}
+
+/* record_range(name, start, end): tally_range, a section between two now() readings,
+ * recorded on the calling thread (tally.torch's DDP hook: from the hook to the
+ * future's callback). */
+static PyObject *py_record_range(PyObject *m, PyObject *args)
+{
+    (void)m;
+    const char *name;
+    unsigned long long start, end;
+    if (!PyArg_ParseTuple(args, "sKK:record_range", &name, &start, &end))
+        return NULL;
+    tally_range(name, (uint64_t)start, (uint64_t)end);
+    Py_RETURN_NONE;
+}
+
 /* section_args(args_json): tally_section_args, the metadata of the thread's
  * innermost open section (tally.stage and tally.section_args of __init__.py). */
 static PyObject *py_section_args(PyObject *m, PyObject *args)
@@ -904,6 +926,11 @@ static PyMethodDef module_methods[] = {
     { "block_begin", py_block_begin, METH_VARARGS,
       "block_begin(frames=-1.0)\n--\n\nOpen a block of a block-wise generation that makes frames frames." },
     { "block_end", py_block_end, METH_NOARGS, "block_end()\n--\n\nClose the open block." },
+    { "now", py_now, METH_NOARGS,
+      "now()\n--\n\nA reading of the library's clock, for record_range() (0 when it is not running)." },
+    { "record_range", py_record_range, METH_VARARGS,
+      "record_range(name, start, end)\n--\n\nA section from one now() reading to another, recorded on this thread "
+      "(for work whose start and end are seen by different threads)." },
     { "counter_rate", py_counter_rate, METH_VARARGS,
       "counter_rate(name, hits, misses)\n--\n\nThe report gives name = hits / (hits + misses) of two counters." },
     { "section_args", py_section_args, METH_VARARGS,

@@ -76,6 +76,8 @@ static void test_every_macro(void **state)
     tally_begin_args(name_of("s"), name_of("{}"));
     tally_section_args(name_of("{}"));
     assert_int_equal(tally_counter_rate(name_of("r"), name_of("h"), name_of("m")), 0);
+    assert_true(tally_now() == 0);
+    tally_range(name_of("r"), (uint64_t)evaluated++, (uint64_t)evaluated++);
     tally_reading cur = { 0 };
     assert_int_equal(tally_current(&cur), TALLY_ESTATE);
     (void)cur;
