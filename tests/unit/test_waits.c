@@ -9,7 +9,10 @@
  *    order; a sequence number twice on one rank: not judged;
  *  - arrivals that differ by jitter only: none named, why_none says why;
  *  - a rank with 3 of 12 collectives (truncated): left out, the rest matched;
- *  - the rank last most often, but in half the collectives only: not named.
+ *  - the rank last most often, but in half the collectives only: not named;
+ *  - three all-reduces a step that overlap in time (DDP's buckets), the late
+ *    rank 30 ms behind in each: the others wait 34 ms a step (the union of
+ *    their waits), not 90 (their sum).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +224,41 @@ static void test_half_the_time_not_named(void **state)
     done(a);
 }
 
+/* Rank late is 30 ms behind in each of 3 overlapping all-reduces a step: the
+ * others arrive at 10, 12 and 14 ms into the step, it at 40, 42 and 44; each
+ * is released 1 ms after it arrives. */
+static void test_overlapping_buckets(void **state)
+{
+    (void)state;
+    tl_session s[NR];
+    const int late = 1;
+    for (int r = 0; r < NR; r++) {
+        make(&s[r], r);
+        s[r].coll_names = calloc(2, sizeof *s[r].coll_names);
+        s[r].insts = calloc(NSTEPS * 3 + 1, sizeof *s[r].insts);
+        assert_true(s[r].coll_names != NULL && s[r].insts != NULL);
+        s[r].coll_names[s[r].ncoll_names++] = tt_xstrdup("gloo:all_reduce");
+        for (int st = 0; st < NSTEPS; st++)
+            for (int b = 0; b < 3; b++) {
+                double base = STEP_MS * st, mine = base + 10 + 2 * b + (r == late ? 30 : 0);
+                double release = base + 40 + 2 * b + 1;
+                s[r].insts[s[r].ninsts++] =
+                    (tl_scoll){ 0, TL_COLL_RUN, MS(mine), MS(release - mine), -1, 1000 + b, -1, -1, -1 };
+            }
+    }
+    tl_aggregate *a = finish(s, NR);
+    const tl_waits *w = &a->waits;
+    assert_int_equal(w->matched, NSTEPS * 3);
+    assert_int_equal(w->straggler, late);
+    /* each other rank waits [10, 40), [12, 42), [14, 44) ms of every step: 34 ms, not 90 */
+    for (int r = 0; r < NR; r++)
+        assert_true(llabs(w->ranks[r].waited_ns - (r == late ? 0 : NSTEPS * MS(34))) < 10000);
+    assert_true(llabs(w->ranks[late].caused_ns - NSTEPS * MS(34)) < 10000);
+    assert_true(fabs(w->caused_per_step_ns - 34e6) < 1e4);
+    assert_true(fabs(w->step_share_pct - 34.0) < 0.01);
+    done(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_jitter_only),
         cmocka_unit_test(test_truncated_rank_left_out),
         cmocka_unit_test(test_half_the_time_not_named),
+        cmocka_unit_test(test_overlapping_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
