@@ -114,7 +114,8 @@ static void rank_bars(tl_html *h, const tl_waits *w, const size_t *order, size_t
     char id[16];
     tl_svg_frame fr = { tl_html_chart_id(h, id, sizeof id), "Time waited and caused per rank",
                         "For each rank: the time it made the others wait (their median wait in the collectives it "
-                        "arrived last to, added up) and the time it waited for others." };
+                        "arrived last to) and the time it waited for others, each over time: collectives that "
+                        "overlap (gradient buckets) count once." };
     tl_svg_hbars(h->f, &fr, bars, nb, TL_UNIT_NS, NULL);
     if (n > k)
         fprintf(h->f,
