@@ -7,7 +7,7 @@
     tally.torch.register_ddp(model)      # each bucket's all-reduce timed as a collective
 
 Importing tally never imports torch; this module imports it only inside
-register_memory(). The readings are the caching allocator's, for this process
+register_memory() and the DDP hook. The readings are the caching allocator's, for this process
 only (torch.cuda.memory_allocated, memory_reserved, max_memory_allocated), beside
 NVML's device-wide used memory, which other processes share.
 """

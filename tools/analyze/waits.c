@@ -37,7 +37,6 @@
 #include "aggregate.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -418,44 +417,6 @@ static void judge(tl_aggregate *a, tl_waits *w, const arrival *arrivals, const s
     window_cause(a, w, best, arrivals, full, lastri, nfull);
 }
 
-/* A rank's span of time: [a, b) on the offset-corrected clock. */
-typedef struct span {
-    size_t ri;
-    int64_t a, b;
-} span;
-
-static int by_rank_start(const void *x, const void *y)
-{
-    const span *p = x, *q = y;
-    if (p->ri != q->ri)
-        return p->ri < q->ri ? -1 : 1;
-    return (p->a > q->a) - (p->a < q->a);
-}
-
-/* Add the length of the union of each rank's spans to the int64_t at `field` of its
- * tl_rank_waits (waited_ns or caused_ns). Reorders v. */
-static void spans_union(span *v, size_t n, tl_rank_waits *ranks, size_t field)
-{
-    if (n > 1)
-        qsort(v, n, sizeof *v, by_rank_start);
-    for (size_t k = 0; k < n;) {
-        size_t ri = v[k].ri;
-        int64_t total = 0, a = v[k].a, b = v[k].b;
-        for (; k < n && v[k].ri == ri; k++) {
-            if (v[k].a > b) { /* a gap: the span so far is done */
-                total = tl_ns_add(total, b - a);
-                a = v[k].a;
-                b = v[k].b;
-            } else if (v[k].b > b) {
-                b = v[k].b;
-            }
-        }
-        total = tl_ns_add(total, b - a);
-        int64_t *at = (int64_t *)(void *)((char *)&ranks[ri] + field);
-        *at = tl_ns_add(*at, total);
-    }
-}
-
 /* Steps 4-5 over the matched instances; full[k] is the start of instance k in v. */
 static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfull, int32_t *lastri)
 {
@@ -465,14 +426,13 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
     int64_t *arr = malloc((nu + 1) * sizeof *arr), *waits = malloc((nu + 1) * sizeof *waits);
     int64_t *col = malloc((ns + 1) * sizeof *col);
     size_t *slot = malloc((w->nranks + 1) * sizeof *slot); /* rank index -> column among the used */
-    /* each rank's waits and each last rank's caused waiting as spans of time, whose union is
-     * what the rank waited (or made the others wait): overlapping collectives (DDP's buckets,
-     * asynchronous all-reduces) wait at the same time, and their sum counted it twice */
-    span *waited = malloc((nfull * nu + 1) * sizeof *waited),
-         *caused_spans = malloc((nfull + 1) * sizeof *caused_spans);
-    size_t nwaited = 0, ncaused = 0;
+    /* each rank's waits, and the waiting each last rank caused, as spans of time on the
+     * offset-corrected clock: their union is what the rank waited (or made the others wait).
+     * Overlapping collectives (DDP's buckets, asynchronous all-reduces) wait at the same time,
+     * and a sum counted it twice. */
+    tl_ivset *waited = calloc(w->nranks + 1, sizeof *waited), *caused_by = calloc(w->nranks + 1, sizeof *caused_by);
     if (d == NULL || ends == NULL || arr == NULL || waits == NULL || col == NULL || slot == NULL || waited == NULL ||
-        caused_spans == NULL)
+        caused_by == NULL)
         goto out;
     for (size_t i = 0, k = 0; i < w->nranks; i++)
         slot[i] = w->ranks[i].used ? k++ : SIZE_MAX;
@@ -536,8 +496,8 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
                 wt = g[j].dur;
             if (wt < 0)
                 wt = 0;
-            if (wt > 0)
-                waited[nwaited++] = (span){ g[j].ri, arr[j], tl_ns_add(arr[j], wt) };
+            if (wt > 0 && tl_ivset_add(&waited[g[j].ri], arr[j], tl_ns_add(arr[j], wt)) != 0)
+                goto out;
             w->ranks[g[j].ri].inst_wait[g[j].k] = wt;
             if (j != last)
                 waits[nw++] = wt;
@@ -548,18 +508,21 @@ static int measure(tl_waits *w, const arrival *v, const size_t *full, size_t nfu
         lastri[k] = beyond ? (int32_t)g[last].ri : -1;
         if (beyond) {
             w->ranks[g[last].ri].last++;
-            if (caused > 0)
-                caused_spans[ncaused++] = (span){ g[last].ri, arr[last] - caused, arr[last] };
+            if (caused > 0 && tl_ivset_add(&caused_by[g[last].ri], arr[last] - caused, arr[last]) != 0)
+                goto out;
         }
         if (w->nchart < TL_WAITS_MAX_CHART) {
             w->chart[w->nchart++] =
                 (tl_wait_inst){ first, arr[last] - first, caused, beyond ? w->ranks[g[last].ri].rank : -1, g[0].name };
         }
     }
-    spans_union(waited, nwaited, w->ranks, offsetof(tl_rank_waits, waited_ns));
-    spans_union(caused_spans, ncaused, w->ranks, offsetof(tl_rank_waits, caused_ns));
-    for (size_t i = 0; i < w->nranks; i++)
+    for (size_t i = 0; i < w->nranks; i++) {
+        tl_ivset_union(&waited[i]);
+        tl_ivset_union(&caused_by[i]);
+        w->ranks[i].waited_ns = tl_ivset_length(&waited[i]);
+        w->ranks[i].caused_ns = tl_ivset_length(&caused_by[i]);
         w->waited_ns += w->ranks[i].waited_ns;
+    }
     rc = 0;
 out:
     free(d);
@@ -568,8 +531,12 @@ out:
     free(waits);
     free(col);
     free(slot);
+    for (size_t i = 0; waited != NULL && caused_by != NULL && i < w->nranks; i++) {
+        tl_ivset_release(&waited[i]);
+        tl_ivset_release(&caused_by[i]);
+    }
     free(waited);
-    free(caused_spans);
+    free(caused_by);
     return rc;
 }
 
