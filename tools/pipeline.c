@@ -102,6 +102,8 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
         goto bad;
     }
     tl_profile_drop_aggregate_doc(p);
+    for (size_t i = 0; i < part->nsessions; i++)
+        tl_spill_session(&part->sessions[i], opt->spill_after);
     p->result = part;
     return;
 bad:
@@ -135,6 +137,7 @@ void tl_pipeline_analyze_profile(tl_profile *p, void *user)
         tl_session_drop_samples(s);
     if (opt->drop_bins)
         tl_session_drop_bins(s);
+    tl_spill_session(s, opt->spill_after); /* past the limit, its bulk waits on disk (spill.h) */
     p->result = s;
     tl_profile_shrink(p);
 }
@@ -240,6 +243,18 @@ int tl_pipeline_run(const tl_cli *cli, const tl_analyze_options *opt, tl_aggrega
     return tl_pipeline_local(cli, opt, agg, warnings);
 }
 
+void tl_pipeline_spill_note(const tl_cli *cli, const tl_analyze_options *opt)
+{
+    size_t n;
+    uint64_t bytes;
+    tl_spill_stats(&n, &bytes);
+    if (cli->progress && n > 0)
+        fprintf(stderr,
+                "tally: %zu sessions past the first %zu keep their details in a temporary file until read "
+                "(%.1f MB; TALLY_SPILL_AFTER sets how many stay in memory)\n",
+                n, opt->spill_after, (double)bytes / 1e6);
+}
+
 int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
 {
     tl_run run;
@@ -249,6 +264,7 @@ int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggre
     *warnings = tl_pipeline_warnings(cli, &run);
     int rc = tl_pipeline_sessions(cli, &run, agg, warnings);
     tl_run_release(&run);
+    tl_pipeline_spill_note(cli, opt);
     /* An input lost to memory is not "no usable input": say what happened. */
     size_t ranked = 0;
     for (size_t i = 0; i < agg->nsessions; i++)

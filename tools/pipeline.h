@@ -80,6 +80,8 @@ int tl_pipeline_add_partial(const tl_cli *cli, tl_aggregate *agg, const char *pa
 
 /* 4. The check that something was usable, then tl_aggregate_finish. */
 int tl_pipeline_finish(tl_aggregate *agg, size_t usable);
+/* With --progress, how many sessions keep their details on disk (spill.h). */
+void tl_pipeline_spill_note(const tl_cli *cli, const tl_analyze_options *opt);
 
 /* 5. Print the finished aggregate's run-identity notes (inputs of another run
  * left out, missing ranks) as warnings unless --quiet; returns how many

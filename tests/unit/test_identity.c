@@ -304,7 +304,7 @@ static void settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nno
 {
     *notes = NULL;
     *nnotes = 0;
-    assert_int_equal(tl_sessions_settle(v, n, pool, notes, nnotes), 0);
+    assert_int_equal(tl_sessions_settle(v, n, pool, notes, nnotes, NULL), 0);
 }
 
 static void free_all(tl_session *v, size_t n, char **notes, size_t nnotes)

@@ -72,6 +72,10 @@ static void release_derived(tl_aggregate *a)
     tl_waits_release(&a->waits);
     tl_collbw_release(&a->collbw);
     tl_shapes_release(&a->shapes);
+    tl_aggregate_kinfo_release(a);
+    free(a->facts);
+    a->facts = NULL;
+    tl_strtab_release(&a->kernel_types);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -202,11 +206,15 @@ int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t e
             a->opt.max_input_bytes = p->max_input_bytes;
         }
     }
-    for (size_t i = 0; i < p->nsessions; i++)
-        if (p->sessions[i].id.path != NULL && tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
+    for (size_t i = 0; i < p->nsessions; i++) {
+        if (p->sessions[i].id.path == NULL)
+            continue;
+        tl_spill_session(&p->sessions[i], a->opt.spill_after); /* merge, tally-mpi's process 0 (spill.h) */
+        if (tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
+    }
     tl_partial_release(p);
     return 0;
 }
@@ -375,20 +383,25 @@ static void rank_steps(tl_aggregate *a, tl_rank_result *r)
         /* A report with a loop summary but no samples (FramePack). */
         const tl_sname *loop = NULL;
         for (size_t k = 0; k < r->nsessions; k++) {
-            const tl_session *s = &a->sessions[r->sessions[k]];
+            tl_session *s = &a->sessions[r->sessions[k]];
+            tl_spill_hold(s); /* names: the bulk (spill.h), dropped below */
             for (size_t i = 0; i < s->nnames; i++)
                 if (s->names[i].group == TL_GROUP_ITERATIONS && (loop == NULL || s->names[i].d.total > loop->d.total))
                     loop = &s->names[i];
         }
-        if (loop == NULL || loop->d.count == 0)
+        if (loop != NULL && loop->d.count > 0) {
+            r->step_count = loop->d.count;
+            r->steps_summarized = 1;
+            r->step_mean = loop->d.mean;
+            r->step_min = (double)loop->d.min;
+            r->step_max = (double)loop->d.max;
+            r->step_median = loop->exact ? tl_dur_stat_quantile(&loop->d, 0.5) : loop->median_ns;
+            r->step_std = loop->exact ? tl_dur_stat_std(&loop->d) : loop->std_ns;
+        }
+        for (size_t k = 0; k < r->nsessions; k++)
+            tl_spill_drop(&a->sessions[r->sessions[k]]);
+        if (!r->steps_summarized)
             return;
-        r->step_count = loop->d.count;
-        r->steps_summarized = 1;
-        r->step_mean = loop->d.mean;
-        r->step_min = (double)loop->d.min;
-        r->step_max = (double)loop->d.max;
-        r->step_median = loop->exact ? tl_dur_stat_quantile(&loop->d, 0.5) : loop->median_ns;
-        r->step_std = loop->exact ? tl_dur_stat_std(&loop->d) : loop->std_ns;
     }
     if (isfinite(r->step_median) && r->step_median > 0)
         r->step_spread = (r->step_max - r->step_min) / r->step_median;
@@ -456,30 +469,91 @@ static int build_ranks(tl_aggregate *a)
     return 0;
 }
 
-static int build_names(tl_aggregate *a)
+void tl_aggregate_hold_rank(const tl_aggregate *a, const tl_rank_result *r)
+{
+    for (size_t k = 0; k < r->nsessions; k++)
+        tl_spill_hold(&a->sessions[r->sessions[k]]);
+}
+
+void tl_aggregate_drop_rank(const tl_aggregate *a, const tl_rank_result *r)
+{
+    for (size_t k = 0; k < r->nsessions; k++)
+        tl_spill_drop(&a->sessions[r->sessions[k]]);
+}
+
+/* A session's names and kernels into the per-name table, and its kernels'
+ * types into the aggregate's (what the kernel tables colour them by). */
+static int add_names(tl_aggregate *a, const tl_session *s)
+{
+    int rc = 0;
+    char small[512], *key = small;
+    size_t cap = sizeof small;
+    for (size_t k = 0; rc == 0 && k < s->nkernels; k++) {
+        size_t len = strlen(s->kernels[k].name) + 1;
+        if (len > cap) { /* templated kernel names run to thousands of bytes */
+            char *x = key == small ? malloc(len) : realloc(key, len);
+            if (x == NULL) {
+                rc = -1;
+                break;
+            }
+            key = x;
+            cap = len;
+        }
+        key[0] = (char)(s->kernels[k].type + 1);
+        memcpy(key + 1, s->kernels[k].name, len - 1);
+        if (tl_strtab_intern(&a->kernel_types, key, len) == UINT32_MAX)
+            rc = -1;
+    }
+    if (key != small)
+        free(key);
+    /* Kernels come from the GPU window, so they add up to the breakdown;
+     * the whole-trace kernel statistics are used only without GPU analysis. */
+    int windowed = s->gpu.present;
+    for (size_t k = 0; rc == 0 && k < s->nnames; k++)
+        if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
+            rc = tl_name_table_add_nested(&a->names, s->id.rank, s->names[k].group, s->names[k].name, &s->names[k].d,
+                                          s->names[k].exact, s->names[k].incl_ns, s->names[k].self_ns);
+    for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
+        rc = tl_name_table_add(&a->names, s->id.rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
+    return rc;
+}
+
+/* The one pass over the sessions' bulk (spill.h): rank by rank, each rank's
+ * sessions held while their names and kernels go into the per-name table,
+ * their kernels' launch details into the aggregate's, their call trees into
+ * the ranks' and the merged tree, and what the rules read of them into
+ * a->facts; then dropped. The ranks hold the counted sessions in order, so
+ * this is the sessions' order, as every table here wants. */
+static int bulk_pass(tl_aggregate *a)
 {
     int *ranks = malloc((a->nranks + 1) * sizeof *ranks);
-    if (ranks == NULL)
+    a->facts = calloc(a->nsessions + 1, sizeof *a->facts);
+    if (ranks == NULL || a->facts == NULL) {
+        free(ranks);
         return -1;
+    }
     for (size_t i = 0; i < a->nranks; i++)
         ranks[i] = a->ranks[i].rank;
     int rc = tl_name_table_begin(&a->names, ranks, (int)a->nranks);
     free(ranks);
-    for (size_t i = 0; rc == 0 && i < a->nsessions; i++) {
-        const tl_session *s = &a->sessions[i];
-        if (!tl_session_counts(s))
-            continue;
-        /* Kernels come from the GPU window, so they add up to the breakdown;
-         * the whole-trace kernel statistics are used only without GPU analysis. */
-        int windowed = s->gpu.present;
-        for (size_t k = 0; rc == 0 && k < s->nnames; k++)
-            if (!(windowed && s->names[k].group == TL_GROUP_KERNELS))
-                rc =
-                    tl_name_table_add_nested(&a->names, s->id.rank, s->names[k].group, s->names[k].name, &s->names[k].d,
-                                             s->names[k].exact, s->names[k].incl_ns, s->names[k].self_ns);
-        for (size_t k = 0; rc == 0 && windowed && k < s->nkernels; k++)
-            rc = tl_name_table_add(&a->names, s->id.rank, TL_GROUP_KERNELS, s->kernels[k].name, &s->kernels[k].d, 1);
+    tl_calltrees ct;
+    if (rc != 0 || tl_calltrees_begin(&ct) != 0)
+        return -1;
+    for (size_t i = 0; rc == 0 && i < a->nranks; i++) {
+        tl_rank_result *r = &a->ranks[i];
+        tl_aggregate_hold_rank(a, r);
+        for (size_t k = 0; rc == 0 && k < r->nsessions; k++) {
+            const tl_session *s = &a->sessions[r->sessions[k]];
+            tl_rules_session_facts(s, &a->facts[r->sessions[k]]);
+            rc = add_names(a, s);
+            if (rc == 0)
+                rc = tl_aggregate_kinfo_add(a, s);
+        }
+        if (rc == 0)
+            rc = tl_calltrees_add_rank(a, &ct, r);
+        tl_aggregate_drop_rank(a, r);
     }
+    tl_calltrees_end(a, &ct);
     return rc == 0 ? tl_name_table_end(&a->names) : rc;
 }
 
@@ -549,9 +623,10 @@ int tl_aggregate_finish(tl_aggregate *a)
 {
     release_derived(a);
     /* Identity first: which sessions count, in which order (session.h). */
-    if (tl_sessions_settle(a->sessions, a->nsessions, a->opt.sessions_across_runs, &a->notes, &a->nnotes) != 0)
+    tl_settle_hooks hooks = { tl_spill_keep_whole, NULL };
+    if (tl_sessions_settle(a->sessions, a->nsessions, a->opt.sessions_across_runs, &a->notes, &a->nnotes, &hooks) != 0)
         return -1;
-    if (build_ranks(a) != 0 || build_names(a) != 0 || tl_aggregate_calltrees(a) != 0)
+    if (build_ranks(a) != 0 || bulk_pass(a) != 0)
         return -1;
     across_all(a);
     if (tl_drift_compute(&a->drift, a) != 0)

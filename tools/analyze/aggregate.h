@@ -21,7 +21,7 @@
  *                   rows, tl_pct, tl_rank_peak_device_pct, tl_format
  *   diffusion.c     tl_rank_diffusion_* (per rank; per session in
  *                   session_analysis.h)
- *   calltrees.c     tl_aggregate_calltrees
+ *   calltrees.c     tl_calltrees_begin, _add_rank, _end
  *   stragglers.c    tl_find_stragglers, tl_straggler_lead
  *   kinfo.c         tl_kernel_info
  *   stepcats.c      tl_aggregate_stepcats
@@ -49,6 +49,7 @@
 #include "profile.h"
 #include "partial.h"
 #include "session.h"
+#include "spill.h"
 #include "telemetry.h"
 #include "collbw.h"
 #include "shapes.h"
@@ -156,6 +157,21 @@ typedef struct tl_recommendation {
     int rank;             /* -1 for the whole run */
 } tl_recommendation;
 
+/* What the rules read of a session's bulk (its names and kernels), taken in
+ * tl_aggregate_finish's one pass over it (spill.h: the bulk may be on disk
+ * when the rules run). rules.c fills it (tl_rules_session_facts). */
+typedef struct tl_session_facts {
+    uint64_t colls_hash; /* its collectives' kernel names, FNV-1a of each, summed */
+    unsigned attention;  /* TL_ATTENTION_*: the attention paths its names and kernels show */
+} tl_session_facts;
+enum {
+    TL_ATTENTION_MATH = 1, /* aten::_scaled_dot_product_attention_math */
+    TL_ATTENTION_SOFTMAX = 2,
+    TL_ATTENTION_MATMUL = 4, /* aten::bmm, matmul, baddbmm */
+    TL_ATTENTION_FUSED = 8,  /* a fused (flash, memory-efficient) attention operator or kernel */
+};
+void tl_rules_session_facts(const tl_session *s, tl_session_facts *f);
+
 #define TL_MAX_ACROSS 64
 #define TL_MAX_STRAGGLERS 16
 #define TL_MAX_RECOMMENDATIONS 32
@@ -194,6 +210,14 @@ typedef struct tl_aggregate {
      * mean step is the median of those that have them; -1 none. */
     int stepcat_rank;
     int stepcat_rank_straggler; /* chosen as the straggler */
+    tl_session_facts *facts;    /* per session (by index), from the pass over the bulk */
+    /* Each (kernel name, type) of the counted sessions once, from the pass over
+     * the bulk: a key is the type + 1 as one byte, then the name. */
+    tl_strtab kernel_types;
+    /* Each kernel name's launch details (tl_kernel_info), by id in kinfo_names. */
+    tl_skinfo *kinfo;
+    size_t nkinfo, kinfo_cap;
+    tl_strtab kinfo_names;
     tl_analyze_options opt;
     tl_kernel_classes *own_kernel_classes; /* owned: opt.kernel_classes when taken from a partial */
 } tl_aggregate;
@@ -228,16 +252,35 @@ int tl_partial_options_check(const tl_partial *p, const tl_analyze_options *opt,
  * sessions. */
 int tl_aggregate_finish(tl_aggregate *a);
 
-/* The ranks' and the merged call trees (calltrees.c), run by tl_aggregate_finish
- * after the ranks are built. 0, or -1 when out of memory. */
-int tl_aggregate_calltrees(tl_aggregate *a);
+/* The ranks' and the merged call trees (calltrees.c), built rank by rank in
+ * tl_aggregate_finish's pass over the sessions' bulk (each rank's sessions
+ * held, spill.h): begin, each rank in order, end. A rank of one session with a
+ * tree points at that session's (read while it is held); of several, at its
+ * own sum. 0, or -1 when out of memory. */
+typedef struct tl_calltrees {
+    uint32_t *map; /* a rank's node -> the merged node */
+    uint32_t have; /* merged nodes with their least and most set up */
+} tl_calltrees;
+int tl_calltrees_begin(tl_calltrees *c);
+int tl_calltrees_add_rank(tl_aggregate *a, tl_calltrees *c, tl_rank_result *r);
+void tl_calltrees_end(tl_aggregate *a, tl_calltrees *c);
 
 /* Stragglers (stragglers.c) and rules (rules.c), run by tl_aggregate_finish. */
 void tl_find_stragglers(tl_aggregate *a);
 /* The launch details of a kernel name over the counted sessions (kinfo.c):
  * the entry of the session where most of its time has a known operator, or
- * else the first with a launch configuration; NULL when none has it. */
+ * else the first with a launch configuration; NULL when none has it. Read
+ * from the table tl_aggregate_finish builds (a session's details may be on
+ * disk by then: spill.h). */
 const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name);
+/* A rank's sessions with their bulk in memory (spill.h) until the matching
+ * drop: what an output that shows a rank in full reads first. */
+void tl_aggregate_hold_rank(const tl_aggregate *a, const tl_rank_result *r);
+void tl_aggregate_drop_rank(const tl_aggregate *a, const tl_rank_result *r);
+/* Add a counted session's launch details to that table (sessions in order);
+ * 0, or -1 when out of memory. */
+int tl_aggregate_kinfo_add(tl_aggregate *a, const tl_session *s);
+void tl_aggregate_kinfo_release(tl_aggregate *a);
 /* Each rank's mean step by category and the rank the per-step view shows (stepcats.c). */
 void tl_aggregate_stepcats(tl_aggregate *a);
 void tl_apply_rules(tl_aggregate *a);

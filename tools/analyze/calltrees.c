@@ -70,43 +70,48 @@ static int grow_extra(tl_calltree *m, uint32_t *have)
     return 0;
 }
 
-int tl_aggregate_calltrees(tl_aggregate *a)
+int tl_calltrees_begin(tl_calltrees *c)
+{
+    memset(c, 0, sizeof *c);
+    c->map = malloc(TL_CALLTREE_MAX_NODES * sizeof *c->map);
+    return c->map != NULL ? 0 : -1;
+}
+
+int tl_calltrees_add_rank(tl_aggregate *a, tl_calltrees *c, tl_rank_result *r)
 {
     tl_calltree *m = &a->calltree;
-    uint32_t *map = malloc(TL_CALLTREE_MAX_NODES * sizeof *map), have = 0;
-    int rc = -1;
-    if (map == NULL)
+    uint32_t *map = c->map;
+    if (rank_tree(a, r) != 0)
         return -1;
-    for (size_t i = 0; i < a->nranks; i++) {
-        tl_rank_result *r = &a->ranks[i];
-        if (rank_tree(a, r) != 0)
-            goto out;
-        if (r->calltree == NULL)
+    if (r->calltree == NULL)
+        return 0;
+    a->calltree_ranks++;
+    if (tl_calltree_add(m, r->calltree, NULL, map) != 0 || grow_extra(m, &c->have) != 0)
+        return -1;
+    for (uint32_t k = 0; k < r->calltree->n; k++) {
+        uint32_t d = map[k];
+        if (d == TL_CALLTREE_NONE)
             continue;
-        a->calltree_ranks++;
-        if (tl_calltree_add(m, r->calltree, NULL, map) != 0 || grow_extra(m, &have) != 0)
-            goto out;
-        for (uint32_t k = 0; k < r->calltree->n; k++) {
-            uint32_t d = map[k];
-            if (d == TL_CALLTREE_NONE)
-                continue;
-            int64_t v = r->calltree->nodes[k].incl_ns;
-            /* one node of the rank per path: each merged node is met once per rank */
-            m->ranks[d]++;
-            if (v < m->min_ns[d])
-                m->min_ns[d] = v;
-            if (v > m->max_ns[d])
-                m->max_ns[d] = v;
-        }
+        int64_t v = r->calltree->nodes[k].incl_ns;
+        /* one node of the rank per path: each merged node is met once per rank */
+        m->ranks[d]++;
+        if (v < m->min_ns[d])
+            m->min_ns[d] = v;
+        if (v > m->max_ns[d])
+            m->max_ns[d] = v;
     }
-    for (uint32_t k = 0; k < m->n; k++)
+    return 0;
+}
+
+void tl_calltrees_end(tl_aggregate *a, tl_calltrees *c)
+{
+    tl_calltree *m = &a->calltree;
+    for (uint32_t k = 0; m->ranks != NULL && k < m->n; k++)
         if (m->ranks[k] < (uint32_t)a->calltree_ranks)
             m->min_ns[k] = 0; /* a rank with a tree but not this path */
     free(m->slots);           /* only read from here on */
     m->slots = NULL;
     m->nslots = 0;
-    rc = 0;
-out:
-    free(map);
-    return rc;
+    free(c->map);
+    c->map = NULL;
 }

@@ -18,7 +18,7 @@
 
 typedef struct entry {
     int group;        /* -1: step time */
-    const char *name; /* borrowed from the session */
+    const char *name; /* in entries' names: the session's bulk is dropped after it is read (spill.h) */
     int session;
     double value; /* per call (a step: the median step) */
     double calls; /* calls in the session (steps) */
@@ -27,13 +27,15 @@ typedef struct entry {
 typedef struct entries {
     entry *v;
     size_t n, cap;
+    tl_strtab names;
 } entries;
 
 static int push(entries *e, int group, const char *name, int session, double value, double calls)
 {
-    if (tl_array_grow(&e->v, e->n, &e->cap, sizeof *e->v, 256) != 0)
+    uint32_t id = tl_strtab_intern(&e->names, name, strlen(name));
+    if (id == UINT32_MAX || tl_array_grow(&e->v, e->n, &e->cap, sizeof *e->v, 256) != 0)
         return -1;
-    e->v[e->n++] = (entry){ group, name, session, value, calls };
+    e->v[e->n++] = (entry){ group, tl_strtab_get(&e->names, id), session, value, calls };
     return 0;
 }
 
@@ -147,7 +149,7 @@ static void trend(tl_drift_stage *s, int nsessions, double largest)
                 (s->group < 0 || first_value(s) >= largest * TL_DRIFT_MIN_SHARE_PCT / 100);
 }
 
-int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
+int tl_drift_compute(tl_drift *d, tl_aggregate *a)
 {
     memset(d, 0, sizeof *d);
     entries e = { 0 };
@@ -157,9 +159,14 @@ int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
         if (rr->nsessions < 2)
             continue;
         most = rr->nsessions > (size_t)most ? (int)rr->nsessions : most;
-        for (size_t k = 0; k < rr->nsessions && k < TL_DRIFT_MAX_SESSIONS; k++)
-            if (session_entries(&e, &a->sessions[rr->sessions[k]], (int)k) != 0)
+        for (size_t k = 0; k < rr->nsessions && k < TL_DRIFT_MAX_SESSIONS; k++) {
+            tl_session *s = &a->sessions[rr->sessions[k]];
+            tl_spill_hold(s); /* names: the bulk */
+            int bad = session_entries(&e, s, (int)k) != 0;
+            tl_spill_drop(s);
+            if (bad)
                 goto out;
+        }
     }
     rc = 0;
     if (most < 2)
@@ -214,6 +221,7 @@ int tl_drift_compute(tl_drift *d, const tl_aggregate *a)
     rc = 0;
 out:
     free(e.v);
+    tl_strtab_release(&e.names);
     if (rc != 0)
         tl_drift_release(d);
     return rc;

@@ -52,7 +52,7 @@ struct tl_aggregate;
 /* Build the table of a finished aggregate's sessions (nothing when no rank
  * has two sessions). d is initialized here; release it either way. Returns
  * 0, or -1 when out of memory. */
-int tl_drift_compute(tl_drift *d, const struct tl_aggregate *a);
+int tl_drift_compute(tl_drift *d, struct tl_aggregate *a); /* holds each session it reads (spill.h) */
 void tl_drift_release(tl_drift *d);
 
 #endif

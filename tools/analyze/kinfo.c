@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+
 static int64_t weight(const tl_kernel_launch *e)
 {
     return e->linked_ns > (int64_t)e->occ_w ? e->linked_ns : (int64_t)e->occ_w;
@@ -69,22 +71,52 @@ int tl_session_kinfo(tl_session *s, const tl_profile *p)
     return 0;
 }
 
+/* Is x better than best for the kernel table: more time with a known
+ * operator, or as much with a launch configuration where best has none. */
+static int better(const tl_skinfo *x, const tl_skinfo *best)
+{
+    return x->linked_ns > best->linked_ns || (x->linked_ns == best->linked_ns && best->grid[0] < 0 && x->grid[0] >= 0);
+}
+
+int tl_aggregate_kinfo_add(tl_aggregate *a, const tl_session *s)
+{
+    for (size_t k = 0; k < s->nkinfo; k++) {
+        const tl_skinfo *x = &s->kinfo[k];
+        uint32_t id = tl_strtab_intern(&a->kinfo_names, x->name, strlen(x->name));
+        if (id == UINT32_MAX)
+            return -1;
+        if (id == a->nkinfo) { /* a new name */
+            if (tl_array_grow(&a->kinfo, a->nkinfo, &a->kinfo_cap, sizeof *a->kinfo, 64) != 0)
+                return -1;
+            a->kinfo[a->nkinfo++] = (tl_skinfo){ .linked_ns = INT64_MIN };
+        }
+        tl_skinfo *best = &a->kinfo[id];
+        if (best->linked_ns != INT64_MIN && !better(x, best))
+            continue;
+        char *op = x->op ? strdup(x->op) : NULL;
+        if (x->op && op == NULL)
+            return -1;
+        free(best->op);
+        *best = *x;
+        best->name = a->kinfo_names.strs[id];
+        best->op = op;
+    }
+    return 0;
+}
+
+void tl_aggregate_kinfo_release(tl_aggregate *a)
+{
+    for (size_t i = 0; i < a->nkinfo; i++)
+        free(a->kinfo[i].op);
+    free(a->kinfo);
+    a->kinfo = NULL;
+    a->nkinfo = a->kinfo_cap = 0;
+    tl_strtab_release(&a->kinfo_names);
+    tl_strtab_init(&a->kinfo_names);
+}
+
 const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name)
 {
-    const tl_skinfo *best = NULL;
-    for (size_t i = 0; i < a->nsessions; i++) {
-        const tl_session *s = &a->sessions[i];
-        if (!tl_session_counts(s))
-            continue;
-        for (size_t k = 0; k < s->nkinfo; k++) {
-            const tl_skinfo *x = &s->kinfo[k];
-            if (strcmp(x->name, name) != 0)
-                continue;
-            if (best == NULL || x->linked_ns > best->linked_ns ||
-                (x->linked_ns == best->linked_ns && best->grid[0] < 0 && x->grid[0] >= 0))
-                best = x;
-            break;
-        }
-    }
-    return best;
+    uint32_t id = tl_strtab_find(&a->kinfo_names, name, strlen(name));
+    return id < a->nkinfo ? &a->kinfo[id] : NULL;
 }

@@ -761,11 +761,13 @@ static void dominant_stage(tl_aggregate *a)
         int threads = 0;
         const tl_rank_result *br = &a->ranks[bri];
         for (size_t k = 0; k < br->nsessions; k++) {
-            const tl_session *ss = &a->sessions[br->sessions[k]];
+            tl_session *ss = &a->sessions[br->sessions[k]];
+            tl_spill_hold(ss); /* names: the bulk (spill.h) */
             for (size_t j = 0; j < ss->nnames; j++)
                 if (ss->names[j].group == brow->group && ss->names[j].threads > threads &&
                     strcmp(ss->names[j].name, brow->name) == 0)
                     threads = ss->names[j].threads;
+            tl_spill_drop(ss);
         }
         char summed[48] = "";
         if (threads > 1)
@@ -1208,14 +1210,8 @@ static size_t rank_collectives(const tl_aggregate *a, const tl_rank_result *r, u
     size_t n = 0;
     uint64_t sum = 0;
     for (size_t k = 0; k < r->nsessions; k++) {
-        const tl_session *s = &a->sessions[r->sessions[k]];
-        n += s->ncolls;
-        for (size_t c = 0; c < s->ncolls; c++) {
-            uint64_t h = 1469598103934665603ull;
-            for (const unsigned char *p = (const unsigned char *)s->kernels[s->colls[c].kernel].name; *p; p++)
-                h = (h ^ *p) * 1099511628211ull;
-            sum += h;
-        }
+        n += a->sessions[r->sessions[k]].ncolls;
+        sum += a->facts[r->sessions[k]].colls_hash;
     }
     *names = sum;
     return n;
@@ -1549,10 +1545,12 @@ static void step_rules(tl_aggregate *a)
         size_t n = comparable_steps(r);
         if (n == 0) { /* a report's loop summary: its count */
             for (size_t k = 0; k < r->nsessions; k++) {
-                const tl_session *s = &a->sessions[r->sessions[k]];
+                tl_session *s = &a->sessions[r->sessions[k]];
+                tl_spill_hold(s); /* names: the bulk (spill.h) */
                 for (size_t j = 0; j < s->nnames; j++)
                     if (s->names[j].group == TL_GROUP_ITERATIONS && s->names[j].d.count > n)
                         n = s->names[j].d.count;
+                tl_spill_drop(s);
             }
         }
         if (n < MIN_STEPS) {
@@ -2277,6 +2275,36 @@ static int is_fused_attention(const char *name)
     return 0;
 }
 
+void tl_rules_session_facts(const tl_session *s, tl_session_facts *f)
+{
+    /* rank_collectives: a hash of the multiset of its collectives' kernel names */
+    uint64_t sum = 0;
+    for (size_t c = 0; c < s->ncolls; c++) {
+        uint64_t h = 1469598103934665603ull;
+        for (const unsigned char *p = (const unsigned char *)s->kernels[s->colls[c].kernel].name; *p; p++)
+            h = (h ^ *p) * 1099511628211ull;
+        sum += h;
+    }
+    f->colls_hash = sum;
+    /* eager_attention: which attention paths its names and kernels show */
+    unsigned at = 0;
+    for (size_t i = 0; i < s->nnames; i++) {
+        const char *n = s->names[i].name;
+        if (!strcmp(n, "aten::_scaled_dot_product_attention_math"))
+            at |= TL_ATTENTION_MATH;
+        if (!strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax"))
+            at |= TL_ATTENTION_SOFTMAX;
+        if (!strcmp(n, "aten::bmm") || !strcmp(n, "aten::matmul") || !strcmp(n, "aten::baddbmm"))
+            at |= TL_ATTENTION_MATMUL;
+        if (is_fused_attention(n))
+            at |= TL_ATTENTION_FUSED;
+    }
+    for (size_t i = 0; i < s->nkernels && !(at & TL_ATTENTION_FUSED); i++)
+        if (is_fused_attention(s->kernels[i].name))
+            at |= TL_ATTENTION_FUSED;
+    f->attention = at;
+}
+
 static void eager_attention(tl_aggregate *a)
 {
     int seen = 0, unknown_device = 0, no_dtype = 0, other_dtype = 0;
@@ -2288,16 +2316,9 @@ static void eager_attention(tl_aggregate *a)
     for (size_t r = 0; r < a->nranks; r++)
         for (size_t k = 0; k < a->ranks[r].nsessions; k++) {
             const tl_session *s = session_of(a, &a->ranks[r], k);
-            int math = 0, soft = 0, matmul = 0, fused = 0;
-            for (size_t i = 0; i < s->nnames; i++) {
-                const char *n = s->names[i].name;
-                math |= !strcmp(n, "aten::_scaled_dot_product_attention_math");
-                soft |= !strcmp(n, "aten::softmax") || !strcmp(n, "aten::_softmax");
-                matmul |= !strcmp(n, "aten::bmm") || !strcmp(n, "aten::matmul") || !strcmp(n, "aten::baddbmm");
-                fused |= is_fused_attention(n);
-            }
-            for (size_t i = 0; i < s->nkernels && !fused; i++)
-                fused |= is_fused_attention(s->kernels[i].name);
+            unsigned at = a->facts[a->ranks[r].sessions[k]].attention;
+            int math = (at & TL_ATTENTION_MATH) != 0, soft = (at & TL_ATTENTION_SOFTMAX) != 0;
+            int matmul = (at & TL_ATTENTION_MATMUL) != 0, fused = (at & TL_ATTENTION_FUSED) != 0;
             if (!math && !(soft && matmul && !fused))
                 continue;
             seen = 1;

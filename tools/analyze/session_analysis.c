@@ -22,6 +22,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@ void tl_analyze_options_init(tl_analyze_options *o)
 {
     memset(o, 0, sizeof *o);
     o->kernel_wait_ns = 30000; /* HTA's consecutive_kernel_delay default */
+    o->spill_after = SIZE_MAX;
 }
 
 static char *dupstr(const char *s)

@@ -82,6 +82,12 @@ typedef struct tl_analyze_options {
      * freed as soon as a session is analyzed (tl_session_drop_bins), ~32 KB
      * of every rank of a real H200 trace. `summary` sets it. Not recorded. */
     int drop_bins;
+    /* Sessions kept whole in memory before the bulk of the rest goes to a
+     * temporary file (spill.h; tl_spill_after): set by the commands that
+     * read many ranks into one aggregate (report, summary, aggregate,
+     * merge, tally-mpi's process 0); SIZE_MAX (the default): never. Not
+     * an analysis option: nothing it reads changes, partials do not record it. */
+    size_t spill_after;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);

@@ -91,18 +91,12 @@ static void set_note(tl_aggregate *a, const char *fmt, ...)
 /* ---- evidence ------------------------------------------------------------------ */
 
 /* Steps of a rank for per-step name totals: its steps, else its loop's count. */
-static double steps_of(const tl_aggregate *a, const tl_rank_result *r)
+static double steps_of(const tl_rank_result *r)
 {
     if (r->nsteps > 0)
         return (double)r->nsteps;
-    const tl_sname *loop = NULL;
-    for (size_t k = 0; k < r->nsessions; k++) {
-        const tl_session *s = &a->sessions[r->sessions[k]];
-        for (size_t i = 0; i < s->nnames; i++)
-            if (s->names[i].group == TL_GROUP_ITERATIONS && (loop == NULL || s->names[i].d.total > loop->d.total))
-                loop = &s->names[i];
-    }
-    return loop != NULL && loop->d.count > 0 ? (double)loop->d.count : 1;
+    /* the count of its main loop's summary, as rank_steps found it (aggregate.c) */
+    return r->steps_summarized ? (double)r->step_count : 1;
 }
 
 /* The top rows of a group, searched for a straggler's evidence (found once
@@ -126,7 +120,7 @@ static void evidence_rows_build(tl_aggregate *a, evidence_rows *e, int group)
     if (top == NULL || e->scratch == NULL || e->per_step_div == NULL || e->rows == NULL)
         goto out;
     for (size_t i = 0; i < a->nranks; i++)
-        e->per_step_div[i] = steps_of(a, &a->ranks[i]);
+        e->per_step_div[i] = steps_of(&a->ranks[i]);
     for (size_t t = 0; t < count && e->n < EVIDENCE_ROWS; t++) {
         const tl_name_row *row = &a->names.rows[top[t]];
         if (group == TL_GROUP_KERNELS &&

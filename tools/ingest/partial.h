@@ -185,7 +185,8 @@ typedef struct tl_wire {
 } tl_wire;
 /* Append the options (tl_partial_options_fields of options, a tl_partial
  * used as their view) and n sessions to w (zeroed
- * first, or holding earlier bytes). 0, or -1 when out of memory. */
+ * first, or holding earlier bytes). 0, or -1 when out of memory or when a
+ * session's bulk is on disk (analyze/spill.h: hold it first). */
 int tl_partial_wire_pack(tl_wire *w, const tl_partial *options, const tl_session *s, size_t n);
 /* What tl_partial_wire_pack wrote, into p (initialized, empty); -1 with err
  * when the bytes end early, do not read back or memory runs out. */

@@ -232,8 +232,11 @@ int tl_partial_wire_pack(tl_wire *w, const tl_partial *options, const tl_session
     put_u64(w, WIRE_MAGIC);
     put_fields(w, &tl_partial_options_fields, options);
     put_u64(w, n);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].spill.out) /* its bulk is on disk (analyze/spill.h): the caller holds it first */
+            return -1;
         put_fields(w, &tl_partial_session_fields, &s[i]);
+    }
     return w->oom ? -1 : 0;
 }
 

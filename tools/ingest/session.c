@@ -85,7 +85,7 @@ float *tl_lane_busy_row(tl_lane *l, int k)
 
 void tl_timeline_release(tl_timeline *t)
 {
-    for (size_t i = 0; i < t->nlanes; i++) {
+    for (size_t i = 0; t->lanes != NULL && i < t->nlanes; i++) { /* no lanes: out (spill) */
         free(t->lanes[i].label);
         free(t->lanes[i].calls);
         for (int k = 0; k < TL_KT_COUNT; k++)
@@ -125,27 +125,64 @@ void tl_session_compact(tl_session *s)
     }
 }
 
-void tl_session_release(tl_session *s)
+void tl_session_release_bulk(tl_session *s)
 {
-    tl_identity_release(&s->id);
     for (size_t i = 0; i < s->nnames; i++) {
         tl_str_pool_free(s->names[i].name);
         tl_dur_stat_release(&s->names[i].d);
     }
     free(s->names);
+    s->names = NULL;
+    s->nnames = 0;
     for (size_t i = 0; i < s->nkernels; i++) {
         tl_str_pool_free(s->kernels[i].name);
         tl_dur_stat_release(&s->kernels[i].d);
     }
     free(s->kernels);
-    free(s->steps);
-    free(s->stepcats);
-    free(s->coll_windows);
+    s->kernels = NULL;
+    s->nkernels = 0;
     for (size_t i = 0; i < s->nkinfo; i++) {
         tl_str_pool_free(s->kinfo[i].name);
         tl_str_pool_free(s->kinfo[i].op);
     }
     free(s->kinfo);
+    s->kinfo = NULL;
+    s->nkinfo = 0;
+    int64_t start = s->timeline.start_ns, end = s->timeline.end_ns;
+    size_t lanes = s->timeline.nlanes;
+    tl_timeline_release(&s->timeline);
+    s->timeline.start_ns = start;
+    s->timeline.end_ns = end;
+    s->timeline.nlanes = lanes;
+    tl_calltree_release(&s->calltree);
+    s->spill.out = 1;
+}
+
+void tl_session_take_bulk(tl_session *s, tl_session *from)
+{
+    s->names = from->names;
+    s->nnames = from->nnames;
+    s->kernels = from->kernels;
+    s->nkernels = from->nkernels;
+    s->kinfo = from->kinfo;
+    s->nkinfo = from->nkinfo;
+    s->timeline = from->timeline;
+    tl_calltree_move(&s->calltree, &from->calltree);
+    from->names = NULL;
+    from->kernels = NULL;
+    from->kinfo = NULL;
+    from->nnames = from->nkernels = from->nkinfo = 0;
+    memset(&from->timeline, 0, sizeof from->timeline);
+    s->spill.out = 0;
+}
+
+void tl_session_release(tl_session *s)
+{
+    tl_identity_release(&s->id);
+    tl_session_release_bulk(s);
+    free(s->steps);
+    free(s->stepcats);
+    free(s->coll_windows);
     free(s->gpu.streams);
     free(s->colls);
     free(s->insts);
@@ -155,8 +192,6 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
-    tl_timeline_release(&s->timeline);
-    tl_calltree_release(&s->calltree);
     free(s->mem);
     free(s->device_name);
     free(s->series);

@@ -546,6 +546,16 @@ typedef struct tl_session {
     tl_memcat_point *memcats; /* memory by category over time (export_memory_timeline), at most
                                 * TL_MEMCAT_POINTS, times absolute like the snapshots' */
     size_t nmemcats;
+
+    /* Where the aggregate keeps the session's bulk on disk (analyze/spill.h), when it holds
+     * more sessions than it keeps whole in memory: its names, kernels, kernel launch details,
+     * the timeline's lanes and the call tree are written there (len > 0) and freed (out),
+     * and read back while an analysis or an output needs them (held counts who does). The
+     * timeline keeps its range and its count of lanes while out. */
+    struct tl_session_spill {
+        uint64_t at, len;
+        int out, held;
+    } spill;
 } tl_session;
 
 /* A session with nothing known: every pointer NULL, every count 0, rank -1,
@@ -564,6 +574,12 @@ void tl_session_release(tl_session *s);
 void tl_session_compact(tl_session *s);
 /* Free what a timeline holds and leave it empty (start = end = 0: none). */
 void tl_timeline_release(tl_timeline *t);
+/* Free a session's bulk, the parts analyze/spill.h writes to disk (names, kernels, kinfo, the
+ * timeline's lanes and names, the call tree), and mark it out. What stays: the identity, the
+ * steps and everything else, the timeline's range and its count of lanes. */
+void tl_session_release_bulk(tl_session *s);
+/* Move the bulk of `from` (a session read back from disk) into s, whose bulk is out. */
+void tl_session_take_bulk(tl_session *s, tl_session *from);
 
 /* The session of an input that is no profile (skipped, or unreadable): its
  * identity, copied, and no data; it is listed among the inputs, never
@@ -618,7 +634,16 @@ static inline int tl_session_counts(const tl_session *s)
 /* The same for inputs whose rank is a guess (input order): they must have
  * recorded at the same time, give or take this. */
 #define TL_UNRANKED_APART_NS (1000LL * 1000000LL)
-int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nnotes);
+typedef struct tl_settle_hooks {
+    /* Called on a report and its companion before one lends the other its
+     * parts: the session must be whole in memory and stay so (the aggregate
+     * reads back a session whose bulk it keeps on disk, analyze/spill.h).
+     * 0, or -1 (out of memory, a read error: settling fails). */
+    int (*keep_whole)(void *ctx, tl_session *s);
+    void *ctx;
+} tl_settle_hooks;
+/* hooks may be NULL: every session is whole. */
+int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***notes, size_t *nnotes, const tl_settle_hooks *hooks);
 
 /* The ranks a declared world size promises and are not there, as one
  * sentence in buf ("1 of 8 ranks present (world size 8): missing ranks

@@ -386,7 +386,7 @@ static void lend_collectives(tl_session *r, tl_session *c)
  * companion trace (same process) has them. The report's session takes them
  * over, so the rank's timeline shows however the inputs were split (the two
  * may come from different partials: hence here, not when pairing). */
-static void lend_to_reports(tl_session *v, size_t n)
+static int lend_to_reports(tl_session *v, size_t n, const tl_settle_hooks *hooks)
 {
     for (size_t i = 0; i < n; i++) {
         tl_session *c = &v[i];
@@ -396,6 +396,10 @@ static void lend_to_reports(tl_session *v, size_t n)
             tl_session *r = &v[k];
             if (r->id.companion_of != NULL || strcmp(r->id.path, c->id.companion_of) != 0)
                 continue;
+            /* both whole in memory from here on: what one lends the other is not on disk */
+            if (hooks != NULL && hooks->keep_whole != NULL &&
+                (hooks->keep_whole(hooks->ctx, r) != 0 || hooks->keep_whole(hooks->ctx, c) != 0))
+                return -1;
             /* A report read from a partial holds empty arrays where a
              * report made from its profile holds none: freed, not dropped. */
             if (r->timeline.nlanes == 0 && c->timeline.nlanes > 0) {
@@ -445,6 +449,7 @@ static void lend_to_reports(tl_session *v, size_t n)
             break;
         }
     }
+    return 0;
 }
 
 /* ---- 2. order ------------------------------------------------------------------------------- */
@@ -865,12 +870,11 @@ static void order_ranks(const tl_session *v, size_t n, notes *nt)
                  inputs, first, ranks > 1 ? " and others" : "");
 }
 
-int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***out, size_t *nout)
+int tl_sessions_settle(tl_session *v, size_t n, int pool, char ***out, size_t *nout, const tl_settle_hooks *hooks)
 {
     notes nt = { out, nout, 0 };
-    if (pair_split_companions(v, n) != 0)
+    if (pair_split_companions(v, n) != 0 || lend_to_reports(v, n, hooks) != 0)
         return -1;
-    lend_to_reports(v, n);
     if (n > 1)
         qsort(v, n, sizeof *v, by_rank_start_path);
     split_runs(v, n, pool, &nt);

@@ -745,9 +745,16 @@ static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
 
 /* ---- the hook ---------------------------------------------------------- */
 
-static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
+static int analyze(const tl_cli *cli, const tl_analyze_options *opt_in, tl_aggregate *agg, size_t *warnings)
 {
     tl_mpi_restore_stderr();
+    /* A process other than 0 sends its sessions whole: its bulk stays in
+     * memory (it holds its share only); process 0 holds every rank and keeps
+     * the bulk of those past the limit on disk (spill.h). */
+    tl_analyze_options mine_opt = *opt_in;
+    if (g_rank != 0)
+        mine_opt.spill_after = SIZE_MAX;
+    const tl_analyze_options *opt = &mine_opt;
     tl_aggregate_init(agg, opt);
     *warnings = 0;
     for (int i = 0; i < cli->ninputs; i++)
@@ -845,6 +852,7 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregat
         code = TL_EXIT_NO_INPUT;
     if (g_rank != 0)
         return TL_EXIT_WORKER;
+    tl_pipeline_spill_note(cli, opt);
     if (cli->progress)
         fprintf(stderr,
                 "tally-mpi: ranks assigned and %zu sessions merged in %.3f s (%.3f s of CPU; %.1f MB received)\n",

@@ -202,6 +202,7 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
     meta(w, "thread_name", pid, 0, "name", "steps", 0);
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
+        tl_spill_hold(s); /* its lanes: the bulk (spill.h) */
         for (size_t i = 0; i < s->nsteps; i++) {
             snprintf(buf, sizeof buf, "step %" PRId64, s->steps[i].number);
             if (s->steps[i].ts_ns != INT64_MIN &&
@@ -219,6 +220,7 @@ static void rank_events(tw *w, const tl_aggregate *a, size_t ri)
             }
             cpu_calls(w, t, ln, pid, &tid, off);
         }
+        tl_spill_drop(s);
     }
     /* its waits in collectives (waits.h: per instance of its first session) */
     const tl_waits *wt = &a->waits;

@@ -208,6 +208,7 @@ static void per_rank(tl_html *h)
     for (size_t k = 0; k < shown; k++) {
         const tl_rank_result *r = &a->ranks[order[k]];
         char summary[160], title[96], who[48], d[48];
+        tl_aggregate_hold_rank(a, r); /* a rank of one session: its tree is that session's bulk (spill.h) */
         const tl_calltree *t = r->calltree;
         double top = 0;
         for (uint32_t i = 0; i < t->n; i++)
@@ -220,6 +221,7 @@ static void per_rank(tl_html *h)
         tl_html_details(h->f, summary);
         flame(h, t, 0, TL_FLAME_RANK_BOXES / shown, title, who);
         tl_html_details_end(h->f);
+        tl_aggregate_drop_rank(a, r);
     }
     tl_html_more(h, shown, n,
                  "ranks not drawn (the page draws the call trees of at most 16 ranks, the straggler first)");

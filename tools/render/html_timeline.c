@@ -607,17 +607,22 @@ static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period
                .cap = st->left };
     g.keys = calloc(g.cap + 1, sizeof *g.keys);
     g.lanes = calloc(g.cap + 1, sizeof *g.lanes);
+    unsigned char *drawn = NULL;
+    int held = 0;
     int rc = -1;
     if (g.keys == NULL || g.lanes == NULL)
         goto out;
     /* past TIMELINE_RANKS ranks: the stragglers, the extremes and a sample,
      * not the lowest-numbered (html_sections.h) */
     size_t nd;
-    unsigned char *drawn = tl_html_ranks_drawn(h->a, TIMELINE_RANKS, &nd);
+    drawn = tl_html_ranks_drawn(h->a, TIMELINE_RANKS, &nd);
+    for (size_t ri = 0; ri < h->a->nranks; ri++)
+        if (drawn == NULL || drawn[ri])
+            tl_aggregate_hold_rank(h->a, &h->a->ranks[ri]); /* their lanes: the bulk (spill.h) */
+    held = 1;
     for (size_t ri = 0; ri < h->a->nranks; ri++)
         if (drawn == NULL || drawn[ri])
             st->dropped += rank_lanes(&g, h->a, ri);
-    free(drawn);
     rc = 0;
     if (g.n == 0)
         goto out;
@@ -634,6 +639,10 @@ static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period
     rc = 0;
 out:
     grid_release(&g);
+    for (size_t ri = 0; held && ri < h->a->nranks; ri++)
+        if (drawn == NULL || drawn[ri])
+            tl_aggregate_drop_rank(h->a, &h->a->ranks[ri]);
+    free(drawn);
     return rc;
 }
 

@@ -364,8 +364,11 @@ void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const 
 {
     tl_json_array_begin(j);
     for (size_t i = 0; i < n; i++)
-        if (keep == NULL || keep[i])
+        if (keep == NULL || keep[i]) {
+            tl_spill_hold(&s[i]); /* its bulk, one session at a time (spill.h) */
             write_fields(j, &tl_partial_session_fields, &s[i]);
+            tl_spill_drop(&s[i]);
+        }
     tl_json_array_end(j);
 }
 

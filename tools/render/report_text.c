@@ -177,17 +177,15 @@ static int by_kname_type(const void *x, const void *y)
 
 int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a)
 {
-    size_t n = 0;
     memset(k, 0, sizeof *k);
-    for (size_t i = 0; i < a->nsessions; i++)
-        n += a->sessions[i].nkernels;
+    size_t n = a->kernel_types.n; /* each (name, type) once (aggregate.h) */
     ktype *v = malloc((n + 1) * sizeof *v);
     if (v == NULL)
         return -1;
-    n = 0;
-    for (size_t i = 0; i < a->nsessions; i++)
-        for (size_t j = 0; j < a->sessions[i].nkernels; j++)
-            v[n++] = (ktype){ a->sessions[i].kernels[j].name, a->sessions[i].kernels[j].type };
+    for (size_t i = 0; i < n; i++) {
+        const char *key = a->kernel_types.strs[i];
+        v[i] = (ktype){ key + 1, (unsigned char)key[0] - 1 };
+    }
     qsort(v, n, sizeof *v, by_kname_type);
     k->pairs = v;
     k->n = n;

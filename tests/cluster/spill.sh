@@ -1,0 +1,97 @@
+#!/bin/sh
+# spill.sh TALLY TALLY_MPI_OR_EMPTY GEN CORPUS FIXTURES WORKDIR
+#
+# Sessions whose details wait in a temporary file (tools/analyze/spill.h) give the bytes of a
+# run that holds every session whole: the limit (TALLY_SPILL_AFTER) changes where the details
+# are, never a number. Over 300 generated ranks (one of them a slow data loader: a straggler
+# to find, ranks to pick) and real folders (FramePack's report, trace and memory log, which
+# lend each other parts; libtally's reports and traces of an MPI job and of a DDP job, whose
+# traces lend their reports collectives and timelines; a real 4-rank DDP job and PARAM's 8
+# DLRM ranks), with
+# every session whole (a limit above the count), past the default limit (256) and with every
+# session spilled (0), byte for byte:
+#   - tally report: HTML, JSON (the picked ranks in full past 256 ranks), Markdown, the
+#     merged Chrome trace; and --json-all (every session in full);
+#   - tally summary: stdout;
+#   - tally aggregate --partial of two halves, then tally merge (spilled at the merge);
+#   - tally-mpi -n 2 (when built and mpirun is there): process 0 spills what it receives;
+#   - --progress says how many sessions wait on disk, and nothing when none does.
+set -eu
+tally=$1
+mpi=$2
+gen=$3
+corpus=$(cd "$4" && pwd)
+fixtures=$(cd "$5" && pwd)
+work=$6
+rm -rf "$work"
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+export SOURCE_DATE_EPOCH=1700000000
+export TMPDIR="$work/tmp" # the file is made here, unlinked at once: nothing stays
+mkdir -p "$TMPDIR"
+
+root=
+[ "$(id -u)" != 0 ] || root=--allow-run-as-root
+
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+"$gen" --ranks 300 --dir "$work/ranks" --layers 1 --steps 3 --gzip --quiet --data-rank 7 --data-ms 20
+
+# run LIMIT LABEL: every output of every command into $work/LABEL
+run() {
+    limit=$1
+    out="$work/$2"
+    mkdir -p "$out"
+    export TALLY_SPILL_AFTER=$limit
+    "$tally" report -q --jobs 2 "$work/ranks" -o "$out/r.html" --json "$out/r.json" --markdown "$out/r.md" \
+        --trace "$out/r.trace.json"
+    "$tally" report -q --jobs 2 "$work/ranks" --json "$out/all.json" --json-all
+    "$tally" summary --jobs 2 "$work/ranks" >"$out/summary.txt" 2>"$out/summary.err" || true
+    ls "$work/ranks"/*.gz | sort >"$out/list"
+    head -n 150 "$out/list" >"$out/first"
+    tail -n +151 "$out/list" >"$out/second"
+    "$tally" aggregate -q --partial @"$out/first" -o "$out/p1.json"
+    "$tally" aggregate -q --partial @"$out/second" -o "$out/p2.json"
+    "$tally" merge -q "$out/p1.json" "$out/p2.json" -o "$out/merged.json"
+    for d in "$fixtures/framepack-profiling_results" "$fixtures/mpi-libtally/slow-rank2" \
+        "$fixtures/ddp-cpu-tally/slow-rank3" "$corpus/h200-ddp-gloo" "$corpus/param-dlrm_kineto-8rank"; do
+        [ -d "$d" ] || fail "$d: not there"
+        name=$(basename "$d")
+        "$tally" report -q "$d" -o "$out/$name.html" --json "$out/$name.json"
+    done
+    if [ -n "$mpi" ] && command -v mpirun >/dev/null 2>&1; then
+        # OpenMPI's own allocations are not ours to leak-check under ASan
+        ASAN_OPTIONS=detect_leaks=0 timeout 300 mpirun $root --oversubscribe -n 2 -x TALLY_SPILL_AFTER -x TMPDIR "$mpi" report -q --jobs 1 \
+            "$work/ranks" -o "$out/mpi.html" --json "$out/mpi.json"
+    fi
+    unset TALLY_SPILL_AFTER
+}
+
+run 1000000 whole
+run 256 default
+run 0 all
+
+for label in default all; do
+    for f in $(cd "$work/whole" && ls); do
+        case $f in list | first | second | summary.err | p1.json | p2.json) continue ;; esac
+        cmp "$work/whole/$f" "$work/$label/$f" || fail "$f differs with TALLY_SPILL_AFTER of '$label'"
+    done
+    echo "ok: every output the same with the limit '$label'"
+done
+# the picked ranks in full past 256 ranks, every rank with --json-all: both paths exercised
+grep -q '"ranks_in_full":32' "$work/whole/r.json" || fail "the JSON does not pick ranks past 256"
+grep -q '"straggler":true' "$work/whole/r.json" || fail "no straggler named: the picks are not exercised"
+[ -s "$work/whole/mpi.json" ] && { cmp "$work/whole/r.json" "$work/whole/mpi.json" ||
+    fail "tally-mpi differs from tally"; }
+
+# --progress: how many wait on disk, and nothing when none does
+TALLY_SPILL_AFTER=256 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+grep -q "^tally: 44 sessions past the first 256 keep their details in a temporary file" "$work/progress.err" ||
+    fail "--progress does not say that 44 sessions wait on disk: $(cat "$work/progress.err")"
+TALLY_SPILL_AFTER=1000 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+! grep -q "temporary file" "$work/progress.err" || fail "--progress speaks of a temporary file none was made"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "a temporary file was left behind: $(ls -A "$TMPDIR")"
+echo "ok: spill"

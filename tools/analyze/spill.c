@@ -1,0 +1,197 @@
+/*
+ * spill.c - sessions whose bulk waits on disk (spill.h).
+ *
+ * One file per process, appended to under a lock (the reading threads spill at once) and read
+ * with pread (no shared position). A session's record is written whole -- the wire packs the
+ * session, not its bulk alone -- because the wire is the format that already reads back bit
+ * for bit; only the bulk is taken from what is read back, the rest of the session in memory
+ * (its identity settled since, its rank) stays as it is.
+ */
+#define _GNU_SOURCE
+#include "spill.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "partial.h"
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_fd = -1;        /* the file, once made; -1 before */
+static int g_failed;         /* it could not be made or written: sessions stay whole */
+static uint64_t g_end;       /* bytes written */
+static size_t g_written;     /* sessions written */
+static atomic_size_t g_seen; /* sessions offered */
+
+size_t tl_spill_after(void)
+{
+    const char *e = getenv("TALLY_SPILL_AFTER");
+    if (e != NULL && *e) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(e, &end, 10);
+        if (errno == 0 && *end == '\0')
+            return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+    }
+    return TL_SPILL_AFTER_DEFAULT;
+}
+
+/* The file in $TMPDIR (else /tmp), unlinked from the start. Called under the lock. */
+static int open_file(void)
+{
+    const char *dir = getenv("TMPDIR");
+    if (dir == NULL || *dir == '\0')
+        dir = "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) { /* a filesystem without O_TMPFILE: a named file, unlinked at once */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/tally-spill-XXXXXX", dir);
+        fd = mkostemp(path, O_CLOEXEC);
+        if (fd >= 0)
+            unlink(path);
+    }
+    if (fd < 0) {
+        fprintf(stderr, "tally: cannot make a temporary file in %s (%s): every session is kept in memory\n", dir,
+                strerror(errno));
+        g_failed = 1;
+    }
+    return fd;
+}
+
+static int has_bulk(const tl_session *s)
+{
+    return s->nnames > 0 || s->nkernels > 0 || s->nkinfo > 0 || s->timeline.nlanes > 0 || s->calltree.n > 0;
+}
+
+static int write_all(int fd, const char *p, size_t n, uint64_t at)
+{
+    while (n > 0) {
+        ssize_t k = pwrite(fd, p, n, (off_t)at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+        at += (uint64_t)k;
+    }
+    return 0;
+}
+
+void tl_spill_session(tl_session *s, size_t after)
+{
+    if (after == SIZE_MAX || s->spill.out || s->spill.len > 0 || !has_bulk(s))
+        return;
+    if (atomic_fetch_add(&g_seen, 1) < after)
+        return;
+    tl_partial view;
+    tl_partial_init(&view);
+    tl_wire w = { 0 };
+    int packed = tl_partial_wire_pack(&w, &view, s, 1) == 0;
+    tl_partial_release(&view);
+    if (!packed) {
+        free(w.p);
+        return; /* out of memory: kept whole */
+    }
+    pthread_mutex_lock(&g_lock);
+    if (g_fd < 0 && !g_failed)
+        g_fd = open_file();
+    int ok = 0;
+    uint64_t at = g_end;
+    if (g_fd >= 0 && !g_failed) {
+        if (write_all(g_fd, w.p, w.len, at) == 0) {
+            g_end += w.len;
+            g_written++;
+            ok = 1;
+        } else {
+            fprintf(stderr,
+                    "tally: cannot write its temporary file (%s): the sessions from here on are kept in memory\n",
+                    strerror(errno));
+            g_failed = 1;
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (ok) {
+        s->spill.at = at;
+        s->spill.len = w.len;
+        tl_session_release_bulk(s);
+    }
+    free(w.p);
+}
+
+/* Read s's record back and take its bulk. Stops the process when it cannot: every number
+ * after would be missing this session's part. */
+static void bring_back(tl_session *s)
+{
+    char *buf = malloc(s->spill.len ? s->spill.len : 1);
+    size_t got = 0;
+    while (buf != NULL && got < s->spill.len) {
+        ssize_t k = pread(g_fd, buf + got, s->spill.len - got, (off_t)(s->spill.at + got));
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    char err[256] = "";
+    tl_partial p;
+    tl_partial_init(&p);
+    if (buf == NULL || got < s->spill.len || tl_partial_wire_unpack(&p, buf, s->spill.len, err, sizeof err) != 0 ||
+        p.nsessions != 1) {
+        fprintf(stderr,
+                "tally: %s: reading its details back from the temporary file failed (%s); stopping: the "
+                "numbers would be incomplete\n",
+                s->id.path ? s->id.path : "a session",
+                buf == NULL          ? "out of memory"
+                : err[0]             ? err
+                : got < s->spill.len ? strerror(errno)
+                                     : "not one session");
+        exit(3);
+    }
+    free(buf);
+    tl_session_take_bulk(s, &p.sessions[0]);
+    tl_partial_release(&p);
+}
+
+void tl_spill_hold(const tl_session *cs)
+{
+    tl_session *s = (tl_session *)cs; /* the bulk's place only (spill.h) */
+    if (s->spill.len == 0)
+        return;
+    if (s->spill.held++ == 0 && s->spill.out)
+        bring_back(s);
+}
+
+void tl_spill_drop(const tl_session *cs)
+{
+    tl_session *s = (tl_session *)cs;
+    if (s->spill.len == 0 || s->spill.held == 0)
+        return;
+    if (--s->spill.held == 0)
+        tl_session_release_bulk(s);
+}
+
+int tl_spill_keep_whole(void *ctx, tl_session *s)
+{
+    (void)ctx;
+    if (s->spill.len == 0)
+        return 0;
+    if (s->spill.out)
+        bring_back(s);
+    s->spill.len = 0;
+    s->spill.held = 0;
+    return 0;
+}
+
+void tl_spill_stats(size_t *sessions, uint64_t *bytes)
+{
+    pthread_mutex_lock(&g_lock);
+    *sessions = g_written;
+    *bytes = g_end;
+    pthread_mutex_unlock(&g_lock);
+}
