@@ -2,10 +2,9 @@
  * spill.c - sessions whose bulk waits on disk (spill.h).
  *
  * One file per process, appended to under a lock (the reading threads spill at once) and read
- * with pread (no shared position). A session's record is written whole -- the wire packs the
- * session, not its bulk alone -- because the wire is the format that already reads back bit
- * for bit; only the bulk is taken from what is read back, the rest of the session in memory
- * (its identity settled since, its rank) stays as it is.
+ * with pread (no shared position). A record is the session's bulk in tally-mpi's wire format
+ * (partial.h: tl_partial_session_bulk_fields, the session's own field descriptions, raw values
+ * that read back bit for bit); the rest of the session stays in memory as it is.
  */
 #define _GNU_SOURCE
 #include "spill.h"
@@ -89,12 +88,8 @@ void tl_spill_session(tl_session *s, size_t after)
         return;
     if (atomic_fetch_add(&g_seen, 1) < after)
         return;
-    tl_partial view;
-    tl_partial_init(&view);
     tl_wire w = { 0 };
-    int packed = tl_partial_wire_pack(&w, &view, s, 1) == 0;
-    tl_partial_release(&view);
-    if (!packed) {
+    if (tl_partial_wire_pack_bulk(&w, s) != 0) {
         free(w.p);
         return; /* out of memory: kept whole */
     }
@@ -139,23 +134,22 @@ static void bring_back(tl_session *s)
         got += (size_t)k;
     }
     char err[256] = "";
-    tl_partial p;
-    tl_partial_init(&p);
-    if (buf == NULL || got < s->spill.len || tl_partial_wire_unpack(&p, buf, s->spill.len, err, sizeof err) != 0 ||
-        p.nsessions != 1) {
+    tl_session back;
+    tl_session_init(&back);
+    if (buf == NULL || got < s->spill.len ||
+        tl_partial_wire_unpack_bulk(&back, buf, s->spill.len, err, sizeof err) != 0) {
         fprintf(stderr,
                 "tally: %s: reading its details back from the temporary file failed (%s); stopping: the "
                 "numbers would be incomplete\n",
                 s->id.path ? s->id.path : "a session",
-                buf == NULL          ? "out of memory"
-                : err[0]             ? err
-                : got < s->spill.len ? strerror(errno)
-                                     : "not one session");
+                buf == NULL ? "out of memory"
+                : err[0]    ? err
+                            : strerror(errno));
         exit(3);
     }
     free(buf);
-    tl_session_take_bulk(s, &p.sessions[0]);
-    tl_partial_release(&p);
+    tl_session_take_bulk(s, &back);
+    tl_session_release(&back);
 }
 
 void tl_spill_hold(const tl_session *cs)

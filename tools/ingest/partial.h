@@ -140,6 +140,8 @@ void tl_field_set_ptr(void *base, size_t offset, void *v);
  * whole_trace, as "window", kernel_wait_ns, kernel_classes and the read
  * bounds). */
 extern const tl_fields tl_partial_session_fields;
+/* The part of them that is a session's bulk (analyze/spill.h). */
+extern const tl_fields tl_partial_session_bulk_fields;
 extern const tl_fields tl_partial_options_fields;
 /* "profiler-steps" (0) or "whole-trace" (1): the GPU window of tl_partial's whole_trace. */
 const char *tl_partial_window_name(int whole_trace);
@@ -191,6 +193,12 @@ int tl_partial_wire_pack(tl_wire *w, const tl_partial *options, const tl_session
 /* What tl_partial_wire_pack wrote, into p (initialized, empty); -1 with err
  * when the bytes end early, do not read back or memory runs out. */
 int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err, size_t errlen);
+/* A session's bulk alone (tl_partial_session_bulk_fields), appended to w; 0,
+ * or -1 when out of memory. */
+int tl_partial_wire_pack_bulk(tl_wire *w, const tl_session *s);
+/* ... read back into s (tl_session_init'ed, empty) and compacted as a read
+ * session is; 0, or -1 with err as above. */
+int tl_partial_wire_unpack_bulk(tl_session *s, const char *buf, size_t len, char *err, size_t errlen);
 
 /* Is root a document tl_partial_read_json takes (a partial, or an aggregate
  * with its sessions)? */

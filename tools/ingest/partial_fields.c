@@ -615,6 +615,20 @@ static const tl_field session_f[] = {
     ARRAY("mem_categories", memcats, nmemcats, memcat_f, .max = TL_MEMCAT_POINTS,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
 };
+/* A session's bulk (session.h, tl_session_release_bulk): the fields above that
+ * analyze/spill.h writes to disk and reads back, described once. */
+static const tl_field session_bulk_f[] = {
+    ARRAY("names", names, nnames, name_f),
+    ARRAY("kernels", kernels, nkernels, kernel_f),
+    OBJECT("timeline", timeline, timeline_f),
+    CUSTOM("calltree", TL_FC_CALLTREE, OPT),
+    ARRAY("kernel_launches", kinfo, nkinfo, kinfo_f, .max = TL_SESSION_MAX_KINFO,
+          .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+};
 #undef ST
 const tl_fields tl_partial_session_fields = { "session",          session_f, sizeof session_f / sizeof session_f[0],
                                               sizeof(tl_session), 0,         TL_FK_SESSION };
+const tl_fields tl_partial_session_bulk_fields = {
+    "session bulk", session_bulk_f, sizeof session_bulk_f / sizeof session_bulk_f[0], sizeof(tl_session), 0,
+    TL_FK_SESSION
+};

@@ -567,3 +567,23 @@ int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err
     }
     return 0;
 }
+
+int tl_partial_wire_pack_bulk(tl_wire *w, const tl_session *s)
+{
+    put_fields(w, &tl_partial_session_bulk_fields, s);
+    return w->oom ? -1 : 0;
+}
+
+int tl_partial_wire_unpack_bulk(tl_session *s, const char *buf, size_t len, char *err, size_t errlen)
+{
+    rd r = { buf, len, 0, 0 };
+    get_fields(&r, &tl_partial_session_bulk_fields, s);
+    if (!r.bad && r.pos != r.len)
+        r.bad = 1;
+    if (r.bad) {
+        snprintf(err, errlen, r.bad == 2 ? "out of memory" : "its bytes end early or do not read as a session's bulk");
+        return -1;
+    }
+    tl_session_compact(s);
+    return 0;
+}
