@@ -248,11 +248,15 @@ void tl_pipeline_spill_note(const tl_cli *cli, const tl_analyze_options *opt)
     size_t n;
     uint64_t bytes;
     tl_spill_stats(&n, &bytes);
-    if (cli->progress && n > 0)
-        fprintf(stderr,
-                "tally: %zu sessions past the first %zu keep their details in a temporary file until read "
-                "(%.1f MB; TALLY_SPILL_AFTER sets how many stay in memory)\n",
-                n, opt->spill_after, (double)bytes / 1e6);
+    if (!cli->progress || n == 0)
+        return;
+    char first[64] = "";
+    if (opt->spill_after > 0)
+        snprintf(first, sizeof first, " past the first %zu", opt->spill_after);
+    fprintf(stderr,
+            "tally: %zu session%s%s %s their details in a temporary file until read (%.1f MB; "
+            "TALLY_SPILL_AFTER sets how many stay in memory)\n",
+            n, n == 1 ? "" : "s", first, n == 1 ? "keeps" : "keep", (double)bytes / 1e6);
 }
 
 int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)
