@@ -15,7 +15,8 @@
 #   - tally summary: stdout;
 #   - tally aggregate --partial of two halves, then tally merge (spilled at the merge);
 #   - tally-mpi -n 2 (when built and mpirun is there): process 0 spills what it receives;
-#   - --progress says how many sessions wait on disk, and nothing when none does.
+#   - --progress says how many sessions wait on disk, and nothing when none does;
+#   - with no place for the file ($TMPDIR missing), one message, the same outputs.
 set -eu
 tally=$1
 mpi=$2
@@ -94,4 +95,12 @@ grep -q "^tally: 44 sessions past the first 256 keep their details in a temporar
 TALLY_SPILL_AFTER=1000 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
 ! grep -q "temporary file" "$work/progress.err" || fail "--progress speaks of a temporary file none was made"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "a temporary file was left behind: $(ls -A "$TMPDIR")"
+
+# no place for the file: said once, every session kept in memory, the same outputs
+TMPDIR="$work/missing" TALLY_SPILL_AFTER=0 "$tally" report -q --jobs 2 "$work/ranks" -o "$work/nodir.html" \
+    --json "$work/nodir.json" 2>"$work/nodir.err"
+grep -q "^tally: cannot make a temporary file in $work/missing (No such file or directory): every session is kept in memory" \
+    "$work/nodir.err" || fail "no temporary directory: not said: $(cat "$work/nodir.err")"
+[ "$(grep -c 'temporary file' "$work/nodir.err")" = 1 ] || fail "no temporary directory: said more than once"
+cmp "$work/whole/r.json" "$work/nodir.json" || fail "no temporary directory: the JSON differs"
 echo "ok: spill"
