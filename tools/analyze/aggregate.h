@@ -157,12 +157,20 @@ typedef struct tl_recommendation {
     int rank;             /* -1 for the whole run */
 } tl_recommendation;
 
-/* What the rules read of a session's bulk (its names and kernels), taken in
+/* What the rules read of a session's bulk (its names, kernels, memory series), taken in
  * tl_aggregate_finish's one pass over it (spill.h: the bulk may be on disk
  * when the rules run). rules.c fills it (tl_rules_session_facts). */
 typedef struct tl_session_facts {
     uint64_t colls_hash; /* its collectives' kernel names, FNV-1a of each, summed */
     unsigned attention;  /* TL_ATTENTION_*: the attention paths its names and kernels show */
+    /* the jumps of reserved memory in its readings (rules.c, reserved_jumps):
+     * enough readings to scan, of snapshots (else its memory series); the
+     * jumps, their total, the largest, the allocated memory at it, the
+     * reading after it and, in a series, its time after the first reading */
+    int jumps_read, jumps_snaps, jumps_n;
+    double jumps_total, jumps_big, jumps_big_alloc;
+    size_t jumps_big_at;
+    int64_t jumps_big_after_ns;
 } tl_session_facts;
 enum {
     TL_ATTENTION_MATH = 1, /* aten::_scaled_dot_product_attention_math */

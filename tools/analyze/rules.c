@@ -2136,42 +2136,58 @@ static void jump_step(jump_scan *j, size_t i, double al, double rs, double pk, d
     }
 }
 
+/* The jumps of reserved memory in one session's readings: its snapshots when
+ * it has enough of them, else its memory series (the bulk: read in the pass
+ * over it, tl_rules_session_facts). */
+static void scan_jumps(const tl_session *s, tl_session_facts *f)
+{
+    size_t ns = 0, nm = 0;
+    for (size_t i = 0; i < s->nsnaps; i++)
+        ns += isfinite(s->snaps[i].allocated) && isfinite(s->snaps[i].reserved);
+    for (size_t i = 0; i < s->nmem; i++)
+        nm += isfinite(s->mem[i].allocated) && isfinite(s->mem[i].reserved);
+    if (ns < JUMP_MIN_READINGS && nm < JUMP_MIN_READINGS)
+        return;
+    f->jumps_read = 1;
+    jump_scan j = { 0 };
+    double hi = -INFINITY, prev = NAN;
+    size_t idx = 0;
+    int snaps = ns >= JUMP_MIN_READINGS;
+    size_t n = snaps ? s->nsnaps : s->nmem;
+    for (size_t i = 0; i < n; i++) {
+        double al = snaps ? s->snaps[i].allocated : s->mem[i].allocated;
+        double rs = snaps ? s->snaps[i].reserved : s->mem[i].reserved;
+        double pk = snaps ? s->snaps[i].peak_allocated : NAN;
+        if (!isfinite(al) || !isfinite(rs))
+            continue;
+        jump_step(&j, idx == 0 ? 0 : i, al, rs, pk, prev, &hi);
+        prev = rs;
+        idx++;
+    }
+    f->jumps_snaps = snaps;
+    f->jumps_n = j.n;
+    f->jumps_total = j.total;
+    f->jumps_big = j.big;
+    f->jumps_big_alloc = j.big_alloc;
+    f->jumps_big_at = j.big_at;
+    f->jumps_big_after_ns = !snaps && j.n > 0 ? s->mem[j.big_at].ts_ns - s->mem[0].ts_ns : 0;
+}
+
 static void reserved_jumps(tl_aggregate *a)
 {
     int any = 0;
-    jump_scan best = { 0 };
+    const tl_session_facts *best = NULL;
     const tl_session *bs = NULL;
-    int from_snaps = 0;
     for (size_t r = 0; r < a->nranks; r++)
         for (size_t k = 0; k < a->ranks[r].nsessions; k++) {
-            const tl_session *s = session_of(a, &a->ranks[r], k);
-            size_t ns = 0, nm = 0;
-            for (size_t i = 0; i < s->nsnaps; i++)
-                ns += isfinite(s->snaps[i].allocated) && isfinite(s->snaps[i].reserved);
-            for (size_t i = 0; i < s->nmem; i++)
-                nm += isfinite(s->mem[i].allocated) && isfinite(s->mem[i].reserved);
-            if (ns < JUMP_MIN_READINGS && nm < JUMP_MIN_READINGS)
+            const tl_session_facts *f = &a->facts[a->ranks[r].sessions[k]];
+            if (!f->jumps_read)
                 continue;
             any = 1;
-            jump_scan j = { 0 };
-            double hi = -INFINITY, prev = NAN;
-            size_t idx = 0;
-            int snaps = ns >= JUMP_MIN_READINGS;
-            size_t n = snaps ? s->nsnaps : s->nmem;
-            for (size_t i = 0; i < n; i++) {
-                double al = snaps ? s->snaps[i].allocated : s->mem[i].allocated;
-                double rs = snaps ? s->snaps[i].reserved : s->mem[i].reserved;
-                double pk = snaps ? s->snaps[i].peak_allocated : NAN;
-                if (!isfinite(al) || !isfinite(rs))
-                    continue;
-                jump_step(&j, idx == 0 ? 0 : i, al, rs, pk, prev, &hi);
-                prev = rs;
-                idx++;
-            }
-            if (j.n >= JUMP_MIN_COUNT && j.total >= JUMP_TOTAL_BYTES && (bs == NULL || j.total > best.total)) {
-                best = j;
-                bs = s;
-                from_snaps = snaps;
+            if (f->jumps_n >= JUMP_MIN_COUNT && f->jumps_total >= JUMP_TOTAL_BYTES &&
+                (bs == NULL || f->jumps_total > best->jumps_total)) {
+                best = f;
+                bs = session_of(a, &a->ranks[r], k);
             }
         }
     if (!any) {
@@ -2182,23 +2198,22 @@ static void reserved_jumps(tl_aggregate *a)
     if (bs == NULL)
         return;
     char where[260], msg[300];
-    if (from_snaps)
+    if (best->jumps_snaps)
         snprintf(where, sizeof where, "at snapshot '%.80s'",
-                 bs->snaps[best.big_at].label ? bs->snaps[best.big_at].label : "");
+                 bs->snaps[best->jumps_big_at].label ? bs->snaps[best->jumps_big_at].label : "");
     else
-        snprintf(where, sizeof where, "%s after the first reading",
-                 TL_DUR((double)bs->mem[best.big_at].ts_ns - (double)bs->mem[0].ts_ns));
+        snprintf(where, sizeof where, "%s after the first reading", TL_DUR((double)best->jumps_big_after_ns));
     snprintf(msg, sizeof msg,
              "On rank %d, reserved GPU memory grew in %d jumps (%s) while allocated memory "
              "stayed flat: the allocator fragments.",
-             bs->id.rank, best.n, TL_BYTES(best.total));
+             bs->id.rank, best->jumps_n, TL_BYTES(best->jumps_total));
     fire(a, "reserved-memory-jumps", bs->id.rank, msg,
          "%d jumps of reserved memory adding up to %s over %s; the largest +%s %s with %s "
          "allocated; thresholds: a jump of %s and %s, allocated rising under %s of it, %d jumps and %s",
-         best.n, TL_BYTES(best.total), from_snaps ? "memory snapshots" : "the trace's [memory] events",
-         TL_BYTES(best.big), where, TL_BYTES(best.big_alloc), TL_BYTES_ROUND(JUMP_MIN_BYTES),
-         TL_PCT_WHOLE(100 * JUMP_MIN_FRAC), TL_PCT_WHOLE(100 * JUMP_EXPLAINED), JUMP_MIN_COUNT,
-         TL_BYTES_ROUND(JUMP_TOTAL_BYTES));
+         best->jumps_n, TL_BYTES(best->jumps_total),
+         best->jumps_snaps ? "memory snapshots" : "the trace's [memory] events", TL_BYTES(best->jumps_big), where,
+         TL_BYTES(best->jumps_big_alloc), TL_BYTES_ROUND(JUMP_MIN_BYTES), TL_PCT_WHOLE(100 * JUMP_MIN_FRAC),
+         TL_PCT_WHOLE(100 * JUMP_EXPLAINED), JUMP_MIN_COUNT, TL_BYTES_ROUND(JUMP_TOTAL_BYTES));
 }
 
 /* Whether PyTorch has a fused attention kernel (FlashAttention-2, memory-
@@ -2303,6 +2318,7 @@ void tl_rules_session_facts(const tl_session *s, tl_session_facts *f)
         if (is_fused_attention(s->kernels[i].name))
             at |= TL_ATTENTION_FUSED;
     f->attention = at;
+    scan_jumps(s, f); /* reserved_jumps */
 }
 
 static void eager_attention(tl_aggregate *a)

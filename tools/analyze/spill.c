@@ -64,7 +64,8 @@ static int open_file(void)
 
 static int has_bulk(const tl_session *s)
 {
-    return s->nnames > 0 || s->nkernels > 0 || s->nkinfo > 0 || s->timeline.nlanes > 0 || s->calltree.n > 0;
+    return s->nnames > 0 || s->nkernels > 0 || s->nkinfo > 0 || s->timeline.nlanes > 0 || s->calltree.n > 0 ||
+           s->nmem > 0;
 }
 
 static int write_all(int fd, const char *p, size_t n, uint64_t at)

@@ -624,6 +624,7 @@ static const tl_field session_bulk_f[] = {
     CUSTOM("calltree", TL_FC_CALLTREE, OPT),
     ARRAY("kernel_launches", kinfo, nkinfo, kinfo_f, .max = TL_SESSION_MAX_KINFO,
           .flags = TL_FF_OPTIONAL | TL_FF_OMIT_EMPTY),
+    ARRAY("mem", mem, nmem, mem_f, .max = TL_MEM_SERIES),
 };
 #undef ST
 const tl_fields tl_partial_session_fields = { "session",          session_f, sizeof session_f / sizeof session_f[0],

@@ -155,6 +155,12 @@ void tl_session_release_bulk(tl_session *s)
     s->timeline.end_ns = end;
     s->timeline.nlanes = lanes;
     tl_calltree_release(&s->calltree);
+    if (s->mem != NULL && s->nmem > 0) { /* the count and the range stay (tl_session_mem_range) */
+        s->spill.mem_first_ns = s->mem[0].ts_ns;
+        s->spill.mem_last_ns = s->mem[s->nmem - 1].ts_ns;
+    }
+    free(s->mem);
+    s->mem = NULL;
     s->spill.out = 1;
 }
 
@@ -168,6 +174,10 @@ void tl_session_take_bulk(tl_session *s, tl_session *from)
     s->nkinfo = from->nkinfo;
     s->timeline = from->timeline;
     tl_calltree_move(&s->calltree, &from->calltree);
+    s->mem = from->mem;
+    s->nmem = from->nmem;
+    from->mem = NULL;
+    from->nmem = 0;
     from->names = NULL;
     from->kernels = NULL;
     from->kinfo = NULL;
@@ -192,7 +202,6 @@ void tl_session_release(tl_session *s)
     for (size_t i = 0; i < s->nsnaps; i++)
         free(s->snaps[i].label);
     free(s->snaps);
-    free(s->mem);
     free(s->device_name);
     free(s->series);
     for (size_t i = 0; i < s->ndevices; i++)

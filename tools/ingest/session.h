@@ -549,12 +549,14 @@ typedef struct tl_session {
 
     /* Where the aggregate keeps the session's bulk on disk (analyze/spill.h), when it holds
      * more sessions than it keeps whole in memory: its names, kernels, kernel launch details,
-     * the timeline's lanes and the call tree are written there (len > 0) and freed (out),
-     * and read back while an analysis or an output needs them (held counts who does). The
-     * timeline keeps its range and its count of lanes while out. */
+     * the timeline's lanes, the call tree and the memory series are written there (len > 0)
+     * and freed (out), and read back while an analysis or an output needs them (held counts
+     * who does). While out, the timeline keeps its range and its count of lanes, the memory
+     * series its count (nmem) and its first and last time here (tl_session_mem_range). */
     struct tl_session_spill {
         uint64_t at, len;
         int out, held;
+        int64_t mem_first_ns, mem_last_ns;
     } spill;
 } tl_session;
 
@@ -575,9 +577,17 @@ void tl_session_compact(tl_session *s);
 /* Free what a timeline holds and leave it empty (start = end = 0: none). */
 void tl_timeline_release(tl_timeline *t);
 /* Free a session's bulk, the parts analyze/spill.h writes to disk (names, kernels, kinfo, the
- * timeline's lanes and names, the call tree), and mark it out. What stays: the identity, the
- * steps and everything else, the timeline's range and its count of lanes. */
+ * timeline's lanes and names, the call tree, the memory series), and mark it out. What stays:
+ * the identity, the steps and everything else, the timeline's range and its count of lanes,
+ * the memory series' count and range. */
 void tl_session_release_bulk(tl_session *s);
+/* The times of the first and last point of the memory series (nmem > 0), whether it is in
+ * memory or out. */
+static inline void tl_session_mem_range(const tl_session *s, int64_t *first, int64_t *last)
+{
+    *first = s->mem ? s->mem[0].ts_ns : s->spill.mem_first_ns;
+    *last = s->mem ? s->mem[s->nmem - 1].ts_ns : s->spill.mem_last_ns;
+}
 /* Move the bulk of `from` (a session read back from disk) into s, whose bulk is out. */
 void tl_session_take_bulk(tl_session *s, tl_session *from);
 

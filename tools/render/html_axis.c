@@ -34,7 +34,9 @@ void tl_html_session_range(const tl_session *s, int64_t *start, int64_t *end)
         }
     }
     if (s->nmem > 0) {
-        int64_t a = s->mem[0].ts_ns, b = tl_ns_add(s->mem[s->nmem - 1].ts_ns, 1); /* a partial's times: any int64 */
+        int64_t a, b;
+        tl_session_mem_range(s, &a, &b); /* the series may be on disk (analyze/spill.h) */
+        b = tl_ns_add(b, 1);             /* a partial's times: any int64 */
         if (*start >= *end) {
             *start = a;
             *end = b;

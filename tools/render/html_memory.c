@@ -51,6 +51,7 @@ static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_resul
     m->resv = malloc(n * sizeof *m->resv);
     if (m->x == NULL || m->alloc == NULL || m->resv == NULL)
         return -1;
+    tl_aggregate_hold_rank(a, r); /* the series: the bulk (spill.h) */
     for (size_t k = 0; k < r->nsessions; k++) {
         const tl_session *s = &a->sessions[r->sessions[k]];
         for (size_t i = 0; p->of[r->sessions[k]] == period && i < s->nmem; i++, m->n++) {
@@ -59,6 +60,7 @@ static int rank_series(mem_series *m, const tl_aggregate *a, const tl_rank_resul
             m->resv[m->n] = s->mem[i].reserved;
         }
     }
+    tl_aggregate_drop_rank(a, r);
     if (p->n > 1)
         snprintf(m->label, sizeof m->label, "rank %d, period %d", r->rank, period + 1);
     else
