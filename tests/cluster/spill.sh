@@ -96,6 +96,18 @@ TALLY_SPILL_AFTER=1000 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/
 ! grep -q "temporary file" "$work/progress.err" || fail "--progress speaks of a temporary file none was made"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "a temporary file was left behind: $(ls -A "$TMPDIR")"
 
+# a partial whose sessions say no GPU window but carry kernels, and whose matrix products
+# launched none (a hand-made or edited partial): whether operators ran beside kernels (which
+# time the shapes table's TFLOPS divide by) is read before the kernels go to disk
+sed -E -e 's/"gpu":\{"present":1/"gpu":{"present":0/g' \
+    -e 's/("aten::(mm|addmm)","[^"]*","[^"]*",[0-9]+,[0-9]+,[0-9]+,[0-9]+,[^,]*,[0-9]+,[0-9]+),[0-9]+\]/\1,0]/g' \
+    "$work/whole/p1.json" >"$work/nowindow.json"
+grep -q '"aten::mm","[^"]*","[^"]*",[0-9,.e+null-]*,0\]' "$work/nowindow.json" || fail "the edit of the partial did not apply"
+for limit in 1000000 0; do
+    TALLY_SPILL_AFTER=$limit "$tally" report -q "$work/nowindow.json" --json "$work/nowindow-$limit.json"
+done
+cmp "$work/nowindow-1000000.json" "$work/nowindow-0.json" || fail "a partial without GPU windows: the JSON differs"
+
 # no place for the file: said once, every session kept in memory, the same outputs
 TMPDIR="$work/missing" TALLY_SPILL_AFTER=0 "$tally" report -q --jobs 2 "$work/ranks" -o "$work/nodir.html" \
     --json "$work/nodir.json" 2>"$work/nodir.err"

@@ -157,10 +157,12 @@ typedef struct tl_recommendation {
     int rank;             /* -1 for the whole run */
 } tl_recommendation;
 
-/* What the rules read of a session's bulk (its names, kernels, memory series), taken in
- * tl_aggregate_finish's one pass over it (spill.h: the bulk may be on disk
- * when the rules run). rules.c fills it (tl_rules_session_facts). */
+/* What the rules and the shapes table read of a session's bulk (its names,
+ * kernels, memory series), taken in tl_aggregate_finish's one pass over it
+ * (spill.h: the bulk may be on disk when they run). rules.c fills it
+ * (tl_rules_session_facts). */
 typedef struct tl_session_facts {
+    int has_kernels;     /* kernels > 0 (shapes.c: the operators ran beside GPU work) */
     uint64_t colls_hash; /* its collectives' kernel names, FNV-1a of each, summed */
     unsigned attention;  /* TL_ATTENTION_*: the attention paths its names and kernels show */
     /* the jumps of reserved memory in its readings (rules.c, reserved_jumps):

@@ -2292,6 +2292,7 @@ static int is_fused_attention(const char *name)
 
 void tl_rules_session_facts(const tl_session *s, tl_session_facts *f)
 {
+    f->has_kernels = s->nkernels > 0;
     /* rank_collectives: a hash of the multiset of its collectives' kernel names */
     uint64_t sum = 0;
     for (size_t c = 0; c < s->ncolls; c++) {

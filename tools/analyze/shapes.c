@@ -320,9 +320,11 @@ int tl_shapes_compute(tl_aggregate *a)
     size_t m = 0;
     for (size_t ri = 0; ri < a->nranks; ri++)
         for (size_t j = 0; j < a->ranks[ri].nsessions; j++) {
-            const tl_session *s = &a->sessions[a->ranks[ri].sessions[j]];
+            size_t si = a->ranks[ri].sessions[j];
+            const tl_session *s = &a->sessions[si];
+            /* its kernels may be on disk by now (spill.h): the pass over the bulk said */
             for (size_t k = 0; k < s->nshapes; k++)
-                v[m++] = (ref){ &s->shapes[k], ri, s->gpu.present || s->nkernels > 0 };
+                v[m++] = (ref){ &s->shapes[k], ri, s->gpu.present || a->facts[si].has_kernels };
         }
     qsort(v, n, sizeof *v, by_key);
     size_t nk = 0;

@@ -33,9 +33,11 @@ size_t tl_spill_after(void)
     if (e != NULL && *e) {
         char *end;
         errno = 0;
-        unsigned long long v = strtoull(e, &end, 10);
-        if (errno == 0 && *end == '\0')
+        unsigned long long v = *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
+        if (*e >= '0' && *e <= '9' && errno == 0 && *end == '\0')
             return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+        fprintf(stderr, "tally: TALLY_SPILL_AFTER='%.40s' is not a count of sessions; %d is used\n", e,
+                TL_SPILL_AFTER_DEFAULT);
     }
     return TL_SPILL_AFTER_DEFAULT;
 }
