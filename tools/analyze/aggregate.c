@@ -75,7 +75,6 @@ static void release_derived(tl_aggregate *a)
     tl_aggregate_kinfo_release(a);
     free(a->facts);
     a->facts = NULL;
-    tl_strtab_release(&a->kernel_types);
 }
 
 void tl_aggregate_release(tl_aggregate *a)
@@ -481,31 +480,10 @@ void tl_aggregate_drop_rank(const tl_aggregate *a, const tl_rank_result *r)
         tl_spill_drop(&a->sessions[r->sessions[k]]);
 }
 
-/* A session's names and kernels into the per-name table, and its kernels'
- * types into the aggregate's (what the kernel tables colour them by). */
+/* A session's names and kernels into the per-name table. */
 static int add_names(tl_aggregate *a, const tl_session *s)
 {
     int rc = 0;
-    char small[512], *key = small;
-    size_t cap = sizeof small;
-    for (size_t k = 0; rc == 0 && k < s->nkernels; k++) {
-        size_t len = strlen(s->kernels[k].name) + 1;
-        if (len > cap) { /* templated kernel names run to thousands of bytes */
-            char *x = key == small ? malloc(len) : realloc(key, len);
-            if (x == NULL) {
-                rc = -1;
-                break;
-            }
-            key = x;
-            cap = len;
-        }
-        key[0] = (char)(s->kernels[k].type + 1);
-        memcpy(key + 1, s->kernels[k].name, len - 1);
-        if (tl_strtab_intern(&a->kernel_types, key, len) == UINT32_MAX)
-            rc = -1;
-    }
-    if (key != small)
-        free(key);
     /* Kernels come from the GPU window, so they add up to the breakdown;
      * the whole-trace kernel statistics are used only without GPU analysis. */
     int windowed = s->gpu.present;
@@ -520,7 +498,7 @@ static int add_names(tl_aggregate *a, const tl_session *s)
 
 /* The one pass over the sessions' bulk (spill.h): rank by rank, each rank's
  * sessions held while their names and kernels go into the per-name table,
- * their kernels' launch details into the aggregate's, their call trees into
+ * their kernels' launch details and types into the aggregate's, their call trees into
  * the ranks' and the merged tree, and what the rules read of them into
  * a->facts; then dropped. The ranks hold the counted sessions in order, so
  * this is the sessions' order, as every table here wants. */

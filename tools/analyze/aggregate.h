@@ -23,7 +23,7 @@
  *                   session_analysis.h)
  *   calltrees.c     tl_calltrees_begin, _add_rank, _end
  *   stragglers.c    tl_find_stragglers, tl_straggler_lead
- *   kinfo.c         tl_kernel_info
+ *   kinfo.c         tl_kernel_info, tl_kernel_type
  *   stepcats.c      tl_aggregate_stepcats
  *   rules.c         tl_apply_rules, tl_decide_headline, tl_rules,
  *                   tl_rule_skip_absent_list
@@ -221,9 +221,10 @@ typedef struct tl_aggregate {
     int stepcat_rank;
     int stepcat_rank_straggler; /* chosen as the straggler */
     tl_session_facts *facts;    /* per session (by index), from the pass over the bulk */
-    /* Each (kernel name, type) of the counted sessions once, from the pass over
-     * the bulk: a key is the type + 1 as one byte, then the name. */
-    tl_strtab kernel_types;
+    /* Each kernel name's type (tl_kernel_type), by id in kernel_type_names. */
+    int *kernel_types;
+    size_t kernel_types_cap;
+    tl_strtab kernel_type_names;
     /* Each kernel name's launch details (tl_kernel_info), by id in kinfo_names. */
     tl_skinfo *kinfo;
     size_t nkinfo, kinfo_cap;
@@ -287,8 +288,12 @@ const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name);
  * drop: what an output that shows a rank in full reads first. */
 void tl_aggregate_hold_rank(const tl_aggregate *a, const tl_rank_result *r);
 void tl_aggregate_drop_rank(const tl_aggregate *a, const tl_rank_result *r);
-/* Add a counted session's launch details to that table (sessions in order);
- * 0, or -1 when out of memory. */
+/* The type (tl_kernel_type) of a kernel name over the counted sessions, what
+ * the kernel tables colour it by; the lowest when sessions disagree; -1 when
+ * no session has the kernel. */
+int tl_kernel_type(const tl_aggregate *a, const char *name);
+/* Add a counted session's launch details and kernel types to those tables
+ * (sessions in order); 0, or -1 when out of memory. */
 int tl_aggregate_kinfo_add(tl_aggregate *a, const tl_session *s);
 void tl_aggregate_kinfo_release(tl_aggregate *a);
 /* Each rank's mean step by category and the rank the per-step view shows (stepcats.c). */

@@ -1,7 +1,8 @@
 /*
  * kinfo.c - each kernel's launching operator and launch configuration, from
- * the profile (ingest/kernel_ops.h) into the session, and looked up by name
- * over the sessions for the kernel table (docs/analysis.md, "Kernels").
+ * the profile (ingest/kernel_ops.h) into the session, and, with each kernel's
+ * type, into tables of the aggregate the kernel table looks names up in
+ * (docs/analysis.md, "Kernels").
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "aggregate.h"
@@ -78,8 +79,31 @@ static int better(const tl_skinfo *x, const tl_skinfo *best)
     return x->linked_ns > best->linked_ns || (x->linked_ns == best->linked_ns && best->grid[0] < 0 && x->grid[0] >= 0);
 }
 
+/* Each kernel name's type: the lowest the sessions give it (they agree, but
+ * for a partial edited by hand). */
+static int add_kernel_types(tl_aggregate *a, const tl_session *s)
+{
+    for (size_t k = 0; k < s->nkernels; k++) {
+        const tl_skernel *x = &s->kernels[k];
+        uint32_t known = a->kernel_type_names.n;
+        uint32_t id = tl_strtab_intern(&a->kernel_type_names, x->name, strlen(x->name));
+        if (id == UINT32_MAX)
+            return -1;
+        if (id == known) { /* a new name */
+            if (tl_array_grow(&a->kernel_types, id, &a->kernel_types_cap, sizeof *a->kernel_types, 64) != 0)
+                return -1;
+            a->kernel_types[id] = x->type;
+        } else if (x->type < a->kernel_types[id]) {
+            a->kernel_types[id] = x->type;
+        }
+    }
+    return 0;
+}
+
 int tl_aggregate_kinfo_add(tl_aggregate *a, const tl_session *s)
 {
+    if (add_kernel_types(a, s) != 0)
+        return -1;
     for (size_t k = 0; k < s->nkinfo; k++) {
         const tl_skinfo *x = &s->kinfo[k];
         uint32_t id = tl_strtab_intern(&a->kinfo_names, x->name, strlen(x->name));
@@ -112,7 +136,16 @@ void tl_aggregate_kinfo_release(tl_aggregate *a)
     a->kinfo = NULL;
     a->nkinfo = a->kinfo_cap = 0;
     tl_strtab_release(&a->kinfo_names);
-    tl_strtab_init(&a->kinfo_names);
+    free(a->kernel_types);
+    a->kernel_types = NULL;
+    a->kernel_types_cap = 0;
+    tl_strtab_release(&a->kernel_type_names);
+}
+
+int tl_kernel_type(const tl_aggregate *a, const char *name)
+{
+    uint32_t id = tl_strtab_find(&a->kernel_type_names, name, strlen(name));
+    return id < a->kernel_type_names.n ? a->kernel_types[id] : -1;
 }
 
 const tl_skinfo *tl_kernel_info(const tl_aggregate *a, const char *name)

@@ -69,7 +69,7 @@ static int by_rank_mean(const void *x, const void *y, void *ctx)
 
 /* The bars of the rows with the most time per rank, in the order of what
  * they draw; kernel bars take their class from the kernel type. */
-static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const char *what, const tl_text_ktypes *kt)
+static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const char *what, int kernels)
 {
     const tl_name_table *t = &h->a->names;
     size_t k = n < TL_HTML_TOP ? n : TL_HTML_TOP;
@@ -85,7 +85,7 @@ static void chart(tl_html *h, const size_t *idx, size_t n, size_t total, const c
     qsort_r(order, n, sizeof *order, by_rank_mean, (void *)t);
     for (size_t i = 0; i < k; i++) {
         const tl_name_row *r = &t->rows[order[i]];
-        bar_of(&bars[i], r, t->nranks, kt ? tl_svg_kind_class(tl_text_kernel_type(kt, r->name)) : "compute");
+        bar_of(&bars[i], r, t->nranks, kernels ? tl_svg_kind_class(tl_kernel_type(h->a, r->name)) : "compute");
     }
     char id[16], title[96], desc[320];
     snprintf(title, sizeof title, "Top %zu %s by time per rank", k, what);
@@ -112,14 +112,15 @@ static void table_head(FILE *f, const char *caption, int kernels)
             caption, kernels ? "<th scope=\"col\">Type</th>" : "");
 }
 
-static void table_row(FILE *f, const tl_name_row *r, const char *label, const char *full, const tl_text_ktypes *kt)
+static void table_row(FILE *f, const tl_aggregate *a, const tl_name_row *r, const char *label, const char *full,
+                      int kernels)
 {
     char b[48];
     fputs("<tr><th scope=\"row\">", f);
     tl_html_name_cell(f, label, full);
     fputs("</th>", f);
-    if (kt) {
-        int type = tl_text_kernel_type(kt, r->name);
+    if (kernels) {
+        int type = tl_kernel_type(a, r->name);
         fprintf(f, "<td>%s</td>", type >= 0 ? tl_kernel_type_name(type) : "\xe2\x80\x93");
     }
     fprintf(f, "<td class=\"num\">%llu</td>", (unsigned long long)r->all.count);
@@ -141,8 +142,7 @@ static void table_row(FILE *f, const tl_name_row *r, const char *label, const ch
 }
 
 /* Rows [from, cap) of idx. */
-static void table(tl_html *h, const size_t *idx, size_t n, size_t from, size_t cap, const char *caption,
-                  const tl_text_ktypes *kt)
+static void table(tl_html *h, const size_t *idx, size_t n, size_t from, size_t cap, const char *caption, int kernels)
 {
     size_t end = n < cap ? n : cap, m = end > from ? end - from : 0;
     const char **names = calloc(m + 1, sizeof *names);
@@ -154,9 +154,9 @@ static void table(tl_html *h, const size_t *idx, size_t n, size_t from, size_t c
         free(names);
         return;
     }
-    table_head(h->f, caption, kt != NULL);
+    table_head(h->f, caption, kernels);
     for (size_t i = 0; i < m; i++)
-        table_row(h->f, &h->a->names.rows[idx[from + i]], lab.text[i], lab.full[i], kt);
+        table_row(h->f, h->a, &h->a->names.rows[idx[from + i]], lab.text[i], lab.full[i], kernels);
     tl_labels_release(&lab);
     free(names);
     fputs("</tbody>\n</table></div>\n", h->f);
@@ -188,13 +188,13 @@ static int group_block(tl_html *h, size_t g)
     if (n > 0) {
         char caption[160];
         fprintf(h->f, "<h3>%s</h3>\n", groups[g].title);
-        chart(h, idx, n, n, groups[g].what, NULL);
+        chart(h, idx, n, n, groups[g].what, 0);
         snprintf(caption, sizeof caption,
                  "The %s of the chart and more: call statistics over all ranks, and "
                  "the per-rank totals across ranks",
                  groups[g].what);
         tl_html_details(h->f, "Data table");
-        table(h, idx, n, 0, TL_HTML_MAX_ROWS, caption, NULL);
+        table(h, idx, n, 0, TL_HTML_MAX_ROWS, caption, 0);
         tl_html_details_end(h->f);
     }
     free(idx);
@@ -217,9 +217,8 @@ void tl_html_kernels(tl_html *h)
 {
     size_t n;
     size_t *idx = tl_name_table_top(&h->a->names, TL_GROUP_KERNELS, &n);
-    tl_text_ktypes kt;
     tl_html_open(h, "kernels", "Kernels");
-    if (idx == NULL || tl_text_kernel_types(&kt, h->a) != 0) {
+    if (idx == NULL) {
         h->oom = 1;
         free(idx);
         tl_html_close(h);
@@ -232,22 +231,21 @@ void tl_html_kernels(tl_html *h)
               "(<span class=\"key compute\">compute</span>, <span class=\"key comm\">communication</span>, "
               "<span class=\"key memory\">memory</span>, <span class=\"key other\">other</span>).</p>\n",
               h->f);
-        chart(h, idx, n, n, "kernels", &kt);
+        chart(h, idx, n, n, "kernels", 1);
         table(h, idx, n, 0, TL_HTML_TOP,
               "The top kernels by total time: call statistics over all ranks, and the "
               "per-rank totals across ranks (least, mean, most, imbalance = max / mean)",
-              &kt);
+              1);
         if (n > TL_HTML_TOP) {
             char summary[64];
             snprintf(summary, sizeof summary, "%zu more kernels",
                      (n < TL_HTML_MAX_ROWS ? n : TL_HTML_MAX_ROWS) - TL_HTML_TOP);
             tl_html_details(h->f, summary);
-            table(h, idx, n, TL_HTML_TOP, TL_HTML_MAX_ROWS, "The next kernels by total time", &kt);
+            table(h, idx, n, TL_HTML_TOP, TL_HTML_MAX_ROWS, "The next kernels by total time", 1);
             tl_html_details_end(h->f);
         }
         tl_html_kernel_launches(h, idx, n);
     }
-    tl_text_kernel_types_release(&kt);
     free(idx);
     tl_html_close(h);
 }

@@ -616,13 +616,12 @@ static int one_chart(tl_html *h, state *st, const tl_html_periods *p, int period
      * not the lowest-numbered (html_sections.h) */
     size_t nd;
     drawn = tl_html_ranks_drawn(h->a, TIMELINE_RANKS, &nd);
-    for (size_t ri = 0; ri < h->a->nranks; ri++)
-        if (drawn == NULL || drawn[ri])
-            tl_aggregate_hold_rank(h->a, &h->a->ranks[ri]); /* their lanes: the bulk (spill.h) */
     held = 1;
     for (size_t ri = 0; ri < h->a->nranks; ri++)
-        if (drawn == NULL || drawn[ri])
+        if (drawn == NULL || drawn[ri]) {
+            tl_aggregate_hold_rank(h->a, &h->a->ranks[ri]); /* their lanes: the bulk (spill.h), until out */
             st->dropped += rank_lanes(&g, h->a, ri);
+        }
     rc = 0;
     if (g.n == 0)
         goto out;

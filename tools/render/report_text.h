@@ -43,14 +43,4 @@ const tl_rank_result *tl_text_rank(const tl_aggregate *a, int rank);
  * their sections), over the ranks that have it; NaN when unknown. */
 double tl_text_share(const tl_aggregate *a, const tl_name_row *row);
 
-/* The kernel type of a kernel name (from the sessions' kernels), or -1. The
- * index is built once per call of tl_text_kernel_types. */
-typedef struct tl_text_ktypes {
-    void *pairs; /* (name, type), sorted by name */
-    size_t n;
-} tl_text_ktypes;
-int tl_text_kernel_types(tl_text_ktypes *k, const tl_aggregate *a);
-int tl_text_kernel_type(const tl_text_ktypes *k, const char *name);
-void tl_text_kernel_types_release(tl_text_ktypes *k);
-
 #endif
