@@ -148,6 +148,39 @@ static void test_series_cap(void **state)
     tl_profile_release(&p);
 }
 
+/* A rate's mean is bytes over time. A sampler with a 10 ms period that woke
+ * 8 ms late once, then on time: points at 0, 10, 28, 30, 40 ms. 2 MiB read
+ * in each of the last four intervals: 200, 111.1, 1000, 200 MiB/s. The mean
+ * of the points (~302 MiB/s) overstates it; the bytes over the time,
+ * (0.01 * 0 + 8 MiB) / 50 ms (the first point weighted by the next
+ * interval), is 160 MiB/s. A utilization keeps the mean of its points. */
+static void test_rate_mean_is_bytes_over_time(void **state)
+{
+    (void)state;
+    tl_profile p;
+    tl_profile_init(&p, "x");
+    const int64_t ms = 1000000;
+    const int64_t t[] = { 0, 10 * ms, 28 * ms, 30 * ms, 40 * ms };
+    const double mib = 1 << 20;
+    const double rate[] = { 0, 2 * mib / 0.010, 2 * mib / 0.018, 2 * mib / 0.002, 2 * mib / 0.010 };
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(tl_profile_add_point(&p, TL_SERIES_DISK_READ, -1, t[i], rate[i]), 0);
+        assert_int_equal(tl_profile_add_point(&p, TL_SERIES_CPU, -1, t[i], rate[i] / mib), 0);
+    }
+    tl_tseries *s;
+    size_t n;
+    char *w;
+    assert_int_equal(tl_telemetry_series(&p, 0, &s, &n, &w), 0);
+    const tl_tseries *rd = find(s, n, TL_SERIES_DISK_READ, -1), *cpu = find(s, n, TL_SERIES_CPU, -1);
+    assert_non_null(rd);
+    assert_non_null(cpu);
+    assert_true(fabs(rd->mean - 8 * mib / 0.050) < 1e-3);
+    assert_true(fabs(cpu->mean - (200 + 2 / 0.018 + 1000 + 200) / 5) < 1e-9);
+    assert_true(rd->max == rate[3]);
+    free(s);
+    tl_profile_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -155,6 +188,7 @@ int main(void)
         cmocka_unit_test(test_energy_trapezoid),
         cmocka_unit_test(test_rank_two_gpus),
         cmocka_unit_test(test_series_cap),
+        cmocka_unit_test(test_rate_mean_is_bytes_over_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

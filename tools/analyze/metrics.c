@@ -104,23 +104,22 @@ static double diffusion(const tl_rank_result *r, int arg)
 #define RANKS TL_SECTION_RANKS
 #define TEL TL_SECTION_TELEMETRY
 /* A sampled series: its mean (the typical rank's) and its max (the rank that
- * limits: the hottest, the fullest), each a row. */
-#define SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                                \
-    { "telemetry." key ".mean",                                                                                        \
-      label " (mean" suffix ")",                                                                                       \
-      unit,                                                                                                            \
-      better_mean,                                                                                                     \
-      MEAN,                                                                                                            \
-      TEL,                                                                                                             \
-      0,                                                                                                               \
-      tel_series,                                                                                                      \
-      (kind)*2,                                                                                                        \
-      "sample-weighted mean of the series over the rank's devices and sessions",                                       \
-      0 },                                                                                                             \
+ * limits: the hottest, the fullest), each a row. A rate's mean
+ * (tl_series_kind_rate) is bytes over time (telemetry.c). */
+#define SERIES_ROWS(key, kind, label, suffix, unit, better_mean, better_max, mean_def)                                 \
+    { "telemetry." key ".mean", label " (mean" suffix ")", unit, better_mean, MEAN, TEL, 0, tel_series, (kind)*2,      \
+      mean_def, 0 },                                                                                                   \
     {                                                                                                                  \
         "telemetry." key ".max", label " (max" suffix ")", unit, better_max, MAX, TEL, 0, tel_series, (kind)*2 + 1,    \
             "highest sample of the series on the rank", 0                                                              \
     }
+#define SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                                \
+    SERIES_ROWS(key, kind, label, suffix, unit, better_mean, better_max,                                               \
+                "sample-weighted mean of the series over the rank's devices and sessions")
+#define RATE_SERIES(key, kind, label, suffix, unit, better_mean, better_max)                                           \
+    SERIES_ROWS(key, kind, label, suffix, unit, better_mean, better_max,                                               \
+                "bytes over time: each sample weighted by the time since the one before (the first by the next "       \
+                "interval), then sample-weighted over the rank's sessions")
 
 /* Quantities that grow with the length of the profile (wall time, kernel
  * time, energy) are NEITHER: two profiles of different lengths differ in
@@ -173,13 +172,13 @@ static const tl_metric registry[] = {
     SERIES("gpu_memory_clock_mhz", TL_SERIES_GPU_MEM_CLOCK, "GPU memory clock", ", MHz", TL_UNIT_COUNT, NEITHER,
            NEITHER),
     /* a read rate that collapses (weights from a slow disk, a cold cache) is worse */
-    SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
-    SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
+    RATE_SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
+    RATE_SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
            NEITHER),
     /* the devices under the program's directories: every process's I/O to them */
-    SERIES("device_read_bytes_per_s", TL_SERIES_DEVICE_READ, "Device read per second", "", TL_UNIT_BYTES, HIGHER,
+    RATE_SERIES("device_read_bytes_per_s", TL_SERIES_DEVICE_READ, "Device read per second", "", TL_UNIT_BYTES, HIGHER,
            HIGHER),
-    SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES, NEITHER,
+    RATE_SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES, NEITHER,
            NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
       "power samples integrated over time, every GPU of every session", 1 },

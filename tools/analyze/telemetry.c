@@ -49,6 +49,17 @@ static void build(tl_tseries *s, const tl_series_point *pt, size_t n, int64_t ba
             s->max = pt[i].v;
     }
     s->mean = sum / (double)n;
+    /* A rate's mean is the bytes over the time, each point weighted by the
+     * time since the one before: the mean of the points would weigh a point
+     * after a short interval (a sampler that woke late, then on time) as much
+     * as a full one, and overstate the rate. The first point's interval is
+     * not in the data: it is weighted by the next one (the sampling period). */
+    if (tl_series_kind_rate(s->kind) && n > 1 && pt[n - 1].ts_ns > pt[0].ts_ns) {
+        double bytes = pt[0].v * (double)(pt[1].ts_ns - pt[0].ts_ns);
+        for (size_t i = 1; i < n; i++)
+            bytes += pt[i].v * (double)(pt[i].ts_ns - pt[i - 1].ts_ns);
+        s->mean = bytes / (double)(pt[n - 1].ts_ns - pt[0].ts_ns + (pt[1].ts_ns - pt[0].ts_ns));
+    }
     if (s->kind == TL_SERIES_GPU_POWER) {
         double e = 0;
         for (size_t i = 1; i < n; i++)

@@ -347,6 +347,13 @@ static inline int tl_series_kind_gpu(int kind)
 {
     return (kind >= 0 && kind <= TL_SERIES_GPU_SM_CLOCK) || kind == TL_SERIES_GPU_MEM_CLOCK;
 }
+/* A rate: each point is bytes per second over the time since the point
+ * before (libtally's sampler), so its mean is bytes over time, not the mean
+ * of the points (telemetry.c). */
+static inline int tl_series_kind_rate(int kind)
+{
+    return kind >= TL_SERIES_DISK_READ && kind <= TL_SERIES_DEVICE_WRITE;
+}
 
 typedef struct tl_series_point {
     int64_t ts_ns;
