@@ -107,8 +107,17 @@ static double diffusion(const tl_rank_result *r, int arg)
  * limits: the hottest, the fullest), each a row. A rate's mean
  * (tl_series_kind_rate) is bytes over time (telemetry.c). */
 #define SERIES_ROWS(key, kind, label, suffix, unit, better_mean, better_max, mean_def)                                 \
-    { "telemetry." key ".mean", label " (mean" suffix ")", unit, better_mean, MEAN, TEL, 0, tel_series, (kind)*2,      \
-      mean_def, 0 },                                                                                                   \
+    { "telemetry." key ".mean",                                                                                        \
+      label " (mean" suffix ")",                                                                                       \
+      unit,                                                                                                            \
+      better_mean,                                                                                                     \
+      MEAN,                                                                                                            \
+      TEL,                                                                                                             \
+      0,                                                                                                               \
+      tel_series,                                                                                                      \
+      (kind)*2,                                                                                                        \
+      mean_def,                                                                                                        \
+      0 },                                                                                                             \
     {                                                                                                                  \
         "telemetry." key ".max", label " (max" suffix ")", unit, better_max, MAX, TEL, 0, tel_series, (kind)*2 + 1,    \
             "highest sample of the series on the rank", 0                                                              \
@@ -172,14 +181,15 @@ static const tl_metric registry[] = {
     SERIES("gpu_memory_clock_mhz", TL_SERIES_GPU_MEM_CLOCK, "GPU memory clock", ", MHz", TL_UNIT_COUNT, NEITHER,
            NEITHER),
     /* a read rate that collapses (weights from a slow disk, a cold cache) is worse */
-    RATE_SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER, HIGHER),
+    RATE_SERIES("disk_read_bytes_per_s", TL_SERIES_DISK_READ, "Disk read per second", "", TL_UNIT_BYTES, HIGHER,
+                HIGHER),
     RATE_SERIES("disk_write_bytes_per_s", TL_SERIES_DISK_WRITE, "Disk write per second", "", TL_UNIT_BYTES, NEITHER,
-           NEITHER),
+                NEITHER),
     /* the devices under the program's directories: every process's I/O to them */
     RATE_SERIES("device_read_bytes_per_s", TL_SERIES_DEVICE_READ, "Device read per second", "", TL_UNIT_BYTES, HIGHER,
-           HIGHER),
-    RATE_SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES, NEITHER,
-           NEITHER),
+                HIGHER),
+    RATE_SERIES("device_write_bytes_per_s", TL_SERIES_DEVICE_WRITE, "Device write per second", "", TL_UNIT_BYTES,
+                NEITHER, NEITHER),
     { "telemetry.energy_j", "GPU energy (J)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_energy, 0,
       "power samples integrated over time, every GPU of every session", 1 },
     { "telemetry.power_w", "GPU mean draw (W)", TL_UNIT_COUNT, NEITHER, MEAN, TEL, 0, tel_power, 0,
