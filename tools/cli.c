@@ -39,7 +39,8 @@ static const struct {
     int has_arg, val;
     const char *arg, *help;
 } common[] = {
-    { "jobs", required_argument, 'j', "N", "read N files at once (default: the CPUs this process may use)" },
+    { "jobs", required_argument, 'j', "N",
+      "read N files (and write N outputs) at once (default: the CPUs this process may use)" },
     { "strict", no_argument, OPT_STRICT, NULL, "treat every warning as an error (exit 1)" },
     { "quiet", no_argument, 'q', NULL, "print no warnings" },
     { "progress", no_argument, OPT_PROGRESS, NULL, "progress on stderr (default: only on a terminal)" },
@@ -672,6 +673,7 @@ int tl_cli_begin(tl_cli *cli, int argc, char **argv, const tl_cli_spec *spec, co
     }
     if (cli->progress < 0)
         cli->progress = isatty(STDERR_FILENO);
+    cli->analyze.output_jobs = cli->jobs;
     return -1;
 }
 

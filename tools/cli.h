@@ -200,9 +200,10 @@ int tl_cli_parse_percent(const char *s, double *pct);
 /* A command's outputs, written together: open each of paths[0..n) that is
  * not NULL first (so a bad one fails before a byte is written anywhere,
  * standard output included), then write(o, i, ctx) each (0, or -1 when out
- * of memory), then commit them all (tl_cli_commit_outputs). TL_EXIT_OK,
+ * of memory), up to `threads` of them at once (write must only read what it
+ * shares), then commit them all (tl_cli_commit_outputs). TL_EXIT_OK,
  * TL_EXIT_OUTPUT or TL_EXIT_NOMEM. */
-int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
+int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n, int threads,
                          int (*write)(tl_output *o, size_t i, void *ctx), void *ctx);
 
 /* The aggregate as the JSON document of this tally (render.h's

@@ -11,6 +11,7 @@
 #include "render.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,33 @@ void tl_cli_default_output(const tl_cli *cli, const char **paths, size_t n, cons
         fprintf(stderr, "tally: no output asked for; writing the HTML %s to %s (-o FILE names it)\n", what, name);
 }
 
-int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
+/* The outputs a command renders, shared by the threads that render them. */
+typedef struct render_job {
+    tl_output **o;
+    size_t n, next;
+    int (*write)(tl_output *o, size_t i, void *ctx);
+    void *ctx;
+    int failed[TL_CLI_MAX_OUTPUTS];
+    pthread_mutex_t lock;
+} render_job;
+
+static void *render_worker(void *arg)
+{
+    render_job *j = arg;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        size_t i = j->next;
+        while (i < j->n && j->o[i] == NULL)
+            i++;
+        j->next = i + 1;
+        pthread_mutex_unlock(&j->lock);
+        if (i >= j->n)
+            return NULL;
+        j->failed[i] = j->write(j->o[i], i, j->ctx) != 0;
+    }
+}
+
+int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n, int threads,
                          int (*write)(tl_output *o, size_t i, void *ctx), void *ctx)
 {
     tl_output *o[TL_CLI_MAX_OUTPUTS] = { NULL };
@@ -172,11 +199,31 @@ int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n,
         fprintf(stderr, "tally: more than %d outputs\n", TL_CLI_MAX_OUTPUTS);
         return TL_EXIT_OUTPUT;
     }
+    size_t opened = 0, to_stdout = 0;
     for (size_t i = 0; i < n; i++)
-        if (paths[i] && (o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
-            return TL_EXIT_OUTPUT;
+        if (paths[i]) {
+            if ((o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
+                return TL_EXIT_OUTPUT;
+            opened++;
+            to_stdout += o[i]->kind == TL_OUTPUT_STDOUT;
+        }
+    /* Each output on a thread of its own, up to `threads`: they read the aggregate only (a
+     * session's bulk on disk is held under a lock, spill.h) and write to files of their own.
+     * Two outputs both to standard output are written one after the other. */
+    render_job j = { .o = o, .n = n, .write = write, .ctx = ctx };
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_t t[TL_CLI_MAX_OUTPUTS];
+    size_t started = 0;
+    if (to_stdout < 2)
+        for (size_t k = 1; k < opened && k < (size_t)(threads > 0 ? threads : 1); k++)
+            if (pthread_create(&t[started], NULL, render_worker, &j) == 0)
+                started++;
+    render_worker(&j);
+    for (size_t k = 0; k < started; k++)
+        pthread_join(t[k], NULL);
+    pthread_mutex_destroy(&j.lock);
     for (size_t i = 0; i < n; i++)
-        if (o[i] && write(o[i], i, ctx) != 0) {
+        if (j.failed[i]) {
             fprintf(stderr, "tally: %s: out of memory while rendering\n", paths[i]);
             return TL_EXIT_NOMEM;
         }
@@ -210,5 +257,5 @@ static int write_aggregate(tl_output *o, size_t i, void *ctx)
 int tl_cli_write_aggregate(tl_cli *cli, const char *path, const tl_aggregate *agg, int partial)
 {
     aggregate_doc d = { agg, partial, cli->json_all };
-    return tl_cli_write_outputs(cli, &path, 1, write_aggregate, &d);
+    return tl_cli_write_outputs(cli, &path, 1, 1, write_aggregate, &d);
 }

@@ -220,7 +220,7 @@ int tl_cmd_compare(int argc, char **argv, const tl_engine *engine)
         rc = TL_EXIT_NOMEM;
         goto out;
     }
-    rc = tl_cli_write_outputs(&cli, paths, 4, write_output, &c);
+    rc = tl_cli_write_outputs(&cli, paths, 4, 1, write_output, &c);
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)

@@ -46,7 +46,7 @@ int tl_cmd_inspect(int argc, char **argv, const tl_engine *engine)
     const char *doc = "-";
     int out_rc = TL_EXIT_OK;
     if (json)
-        out_rc = tl_cli_write_outputs(&cli, &doc, 1, write_json, &run);
+        out_rc = tl_cli_write_outputs(&cli, &doc, 1, 1, write_json, &run);
     else
         tl_render_inspect(stdout, &run);
     /* Inputs lost to memory: the listing is not the inputs' (it exited 0 on

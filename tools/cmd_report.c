@@ -102,7 +102,7 @@ int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
         tl_report_options ro = { title, report_date(), TALLY_VERSION };
         size_t tlen = trace ? strlen(trace) : 0;
         report_doc doc = { &agg, &ro, tlen >= 3 && strcmp(trace + tlen - 3, ".gz") == 0, cli.json_all };
-        rc = tl_cli_write_outputs(&cli, paths, 4, write_output, &doc);
+        rc = tl_cli_write_outputs(&cli, paths, 4, agg.opt.output_jobs, write_output, &doc);
         if (rc == TL_EXIT_OK && !cli.quiet)
             for (size_t i = 0; i < 4; i++)
                 if (paths[i] && strcmp(paths[i], "-") != 0)

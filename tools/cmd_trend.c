@@ -117,7 +117,7 @@ int tl_cmd_trend(int argc, char **argv, const tl_engine *engine)
         rc = TL_EXIT_NOMEM;
         goto out;
     }
-    rc = tl_cli_write_outputs(&cli, paths, 2, write_output, &t);
+    rc = tl_cli_write_outputs(&cli, paths, 2, 1, write_output, &t);
     if (rc != TL_EXIT_OK)
         goto out;
     if (!cli.quiet)

@@ -58,7 +58,8 @@ add_dependencies(test_dlclose tally_shared tally_fake_nvml)
 # -DTALLY_SANITIZE_THREAD=ON and runs `ctest -L tsan`. A data race in a
 # scenario's child makes it exit 66, which fails the test.
 add_custom_target(tally_tsan_tests DEPENDS test_collector test_threads test_fork test_nvml
-  test_outputs test_signals test_dlclose test_sampler test_blocks tally_fake_nvml tally_fake_nvml_v1)
+  test_outputs test_signals test_dlclose test_sampler test_blocks tally_fake_nvml tally_fake_nvml_v1
+  tally_cli bench_gen_kineto_trace) # and tally report's threads (tests/cluster/threads.sh)
 foreach(name collector threads fork nvml outputs signals dlclose sampler blocks)
   set_tests_properties(test_${name} PROPERTIES LABELS "collector;tsan")
 endforeach()

@@ -88,6 +88,11 @@ typedef struct tl_analyze_options {
      * merge, tally-mpi's process 0); SIZE_MAX (the default): never. Not
      * an analysis option: nothing it reads changes, partials do not record it. */
     size_t spill_after;
+    /* Outputs written at once (report's HTML, JSON, Markdown and trace, each
+     * on a thread of its own): the command's --jobs; tally-mpi's process 0
+     * takes its node's cores once the other processes are done. Nothing it
+     * computes changes; partials do not record it. */
+    int output_jobs;
 } tl_analyze_options;
 
 void tl_analyze_options_init(tl_analyze_options *o);

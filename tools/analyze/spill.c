@@ -21,11 +21,12 @@
 #include "partial.h"
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static int g_fd = -1;        /* the file, once made; -1 before */
-static int g_failed;         /* it could not be made or written: sessions stay whole */
-static uint64_t g_end;       /* bytes written */
-static size_t g_written;     /* sessions written */
-static atomic_size_t g_seen; /* sessions offered */
+static pthread_cond_t g_back = PTHREAD_COND_INITIALIZER; /* a session's bulk came back */
+static int g_fd = -1;                                    /* the file, once made; -1 before */
+static int g_failed;                                     /* it could not be made or written: sessions stay whole */
+static uint64_t g_end;                                   /* bytes written */
+static size_t g_written;                                 /* sessions written */
+static atomic_size_t g_seen;                             /* sessions offered */
 
 size_t tl_spill_after(void)
 {
@@ -117,14 +118,19 @@ void tl_spill_session(tl_session *s, size_t after)
     if (ok) {
         s->spill.at = at;
         s->spill.len = w.len;
+        if (s->mem != NULL && s->nmem > 0) { /* the range stays while out (tl_session_mem_range) */
+            s->spill.mem_first_ns = s->mem[0].ts_ns;
+            s->spill.mem_last_ns = s->mem[s->nmem - 1].ts_ns;
+        }
         tl_session_release_bulk(s);
     }
     free(w.p);
 }
 
-/* Read s's record back and take its bulk. Stops the process when it cannot: every number
- * after would be missing this session's part. */
-static void bring_back(tl_session *s)
+/* Read s's record back into `back` (a session holding only the bulk). No lock: the record
+ * and the file's descriptor do not change once written. Stops the process when it cannot:
+ * every number after would be missing this session's part. */
+static void read_back(const tl_session *s, tl_session *back)
 {
     char *buf = malloc(s->spill.len ? s->spill.len : 1);
     size_t got = 0;
@@ -137,10 +143,9 @@ static void bring_back(tl_session *s)
         got += (size_t)k;
     }
     char err[256] = "";
-    tl_session back;
-    tl_session_init(&back);
+    tl_session_init(back);
     if (buf == NULL || got < s->spill.len ||
-        tl_partial_wire_unpack_bulk(&back, buf, s->spill.len, err, sizeof err) != 0) {
+        tl_partial_wire_unpack_bulk(back, buf, s->spill.len, err, sizeof err) != 0) {
         fprintf(stderr,
                 "tally: %s: reading its details back from the temporary file failed (%s); stopping: the "
                 "numbers would be incomplete\n",
@@ -151,26 +156,44 @@ static void bring_back(tl_session *s)
         exit(3);
     }
     free(buf);
-    tl_session_take_bulk(s, &back);
-    tl_session_release(&back);
 }
 
+/* Under the lock: the outputs are written by several threads at once (spill.h). The first
+ * holder of a session that is out reads it back outside the lock (`coming`: a second holder
+ * waits for it), so that one thread's read does not stall the others' holds and drops. */
 void tl_spill_hold(const tl_session *cs)
 {
     tl_session *s = (tl_session *)cs; /* the bulk's place only (spill.h) */
     if (s->spill.len == 0)
         return;
-    if (s->spill.held++ == 0 && s->spill.out)
-        bring_back(s);
+    pthread_mutex_lock(&g_lock);
+    if (s->spill.held++ == 0 && s->spill.out) {
+        s->spill.coming = 1;
+        pthread_mutex_unlock(&g_lock);
+        tl_session back;
+        read_back(s, &back);
+        pthread_mutex_lock(&g_lock);
+        tl_session_take_bulk(s, &back);
+        s->spill.coming = 0;
+        pthread_cond_broadcast(&g_back);
+        pthread_mutex_unlock(&g_lock);
+        tl_session_release(&back);
+        return;
+    }
+    while (s->spill.coming)
+        pthread_cond_wait(&g_back, &g_lock);
+    pthread_mutex_unlock(&g_lock);
 }
 
 void tl_spill_drop(const tl_session *cs)
 {
     tl_session *s = (tl_session *)cs;
-    if (s->spill.len == 0 || s->spill.held == 0)
+    if (s->spill.len == 0)
         return;
-    if (--s->spill.held == 0)
+    pthread_mutex_lock(&g_lock);
+    if (s->spill.held > 0 && --s->spill.held == 0)
         tl_session_release_bulk(s);
+    pthread_mutex_unlock(&g_lock);
 }
 
 int tl_spill_keep_whole(void *ctx, tl_session *s)
@@ -178,8 +201,12 @@ int tl_spill_keep_whole(void *ctx, tl_session *s)
     (void)ctx;
     if (s->spill.len == 0)
         return 0;
-    if (s->spill.out)
-        bring_back(s);
+    if (s->spill.out) {
+        tl_session back;
+        read_back(s, &back);
+        tl_session_take_bulk(s, &back);
+        tl_session_release(&back);
+    }
     s->spill.len = 0;
     s->spill.held = 0;
     return 0;

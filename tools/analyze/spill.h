@@ -22,7 +22,9 @@
  * process stops with a message: the numbers would be wrong.
  *
  * Thread-safety: tl_spill_session may be called from the reading threads at once; holding
- * and dropping happen on the aggregate's one thread.
+ * and dropping from the threads that write the outputs at once (under one lock). What a session keeps while out (its timeline's range and count of lanes, its
+ * memory series' count and range) is never written by a hold or a drop: any thread may read
+ * it. Its bulk only a thread that holds it may read.
  */
 #ifndef TALLY_ANALYZE_SPILL_H
 #define TALLY_ANALYZE_SPILL_H

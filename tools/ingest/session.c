@@ -83,7 +83,8 @@ float *tl_lane_busy_row(tl_lane *l, int k)
     return l->busy[k];
 }
 
-void tl_timeline_release(tl_timeline *t)
+/* Free the lanes and their names; the range and the count of lanes stay. */
+static void timeline_release_lanes(tl_timeline *t)
 {
     for (size_t i = 0; t->lanes != NULL && i < t->nlanes; i++) { /* no lanes: out (spill) */
         free(t->lanes[i].label);
@@ -92,7 +93,13 @@ void tl_timeline_release(tl_timeline *t)
             free(t->lanes[i].busy[k]);
     }
     free(t->lanes);
+    t->lanes = NULL;
     tl_strtab_release(&t->names);
+}
+
+void tl_timeline_release(tl_timeline *t)
+{
+    timeline_release_lanes(t);
     memset(t, 0, sizeof *t);
 }
 
@@ -148,17 +155,11 @@ void tl_session_release_bulk(tl_session *s)
     free(s->kinfo);
     s->kinfo = NULL;
     s->nkinfo = 0;
-    int64_t start = s->timeline.start_ns, end = s->timeline.end_ns;
-    size_t lanes = s->timeline.nlanes;
-    tl_timeline_release(&s->timeline);
-    s->timeline.start_ns = start;
-    s->timeline.end_ns = end;
-    s->timeline.nlanes = lanes;
+    /* The timeline's range and count of lanes stay, and the memory series' count: other
+     * threads read them while the bulk comes and goes (spill.h), so neither this nor
+     * tl_session_take_bulk writes them. */
+    timeline_release_lanes(&s->timeline);
     tl_calltree_release(&s->calltree);
-    if (s->mem != NULL && s->nmem > 0) { /* the count and the range stay (tl_session_mem_range) */
-        s->spill.mem_first_ns = s->mem[0].ts_ns;
-        s->spill.mem_last_ns = s->mem[s->nmem - 1].ts_ns;
-    }
     free(s->mem);
     s->mem = NULL;
     s->spill.out = 1;
@@ -172,10 +173,10 @@ void tl_session_take_bulk(tl_session *s, tl_session *from)
     s->nkernels = from->nkernels;
     s->kinfo = from->kinfo;
     s->nkinfo = from->nkinfo;
-    s->timeline = from->timeline;
+    s->timeline.lanes = from->timeline.lanes; /* the range and nlanes stayed (release_bulk) */
+    s->timeline.names = from->timeline.names;
     tl_calltree_move(&s->calltree, &from->calltree);
-    s->mem = from->mem;
-    s->nmem = from->nmem;
+    s->mem = from->mem; /* nmem stayed */
     from->mem = NULL;
     from->nmem = 0;
     from->names = NULL;

@@ -556,6 +556,7 @@ typedef struct tl_session {
     struct tl_session_spill {
         uint64_t at, len;
         int out, held;
+        int coming; /* being read back by its first holder (spill.c) */
         int64_t mem_first_ns, mem_last_ns;
     } spill;
 } tl_session;
@@ -585,8 +586,10 @@ void tl_session_release_bulk(tl_session *s);
  * memory or out. */
 static inline void tl_session_mem_range(const tl_session *s, int64_t *first, int64_t *last)
 {
-    *first = s->mem ? s->mem[0].ts_ns : s->spill.mem_first_ns;
-    *last = s->mem ? s->mem[s->nmem - 1].ts_ns : s->spill.mem_last_ns;
+    /* a session once written to disk: its recorded range (its series may be freed by another
+     * thread's tl_spill_drop while this reads) */
+    *first = s->spill.len ? s->spill.mem_first_ns : s->mem[0].ts_ns;
+    *last = s->spill.len ? s->spill.mem_last_ns : s->mem[s->nmem - 1].ts_ns;
 }
 /* Move the bulk of `from` (a session read back from disk) into s, whose bulk is out. */
 void tl_session_take_bulk(tl_session *s, tl_session *from);

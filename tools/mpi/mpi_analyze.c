@@ -852,6 +852,11 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt_in, tl_aggre
         code = TL_EXIT_NO_INPUT;
     if (g_rank != 0)
         return TL_EXIT_WORKER;
+    /* The other processes are done and wait without spinning (tally_mpi.c): the outputs may
+     * be written on every core of this node, as the last round's unpacking was. */
+    long cores = tl_cli_cpus();
+    if (g_size > 1 && cores > agg->opt.output_jobs)
+        agg->opt.output_jobs = cores > 64 ? 64 : (int)cores;
     tl_pipeline_spill_note(cli, opt);
     if (cli->progress)
         fprintf(stderr,
