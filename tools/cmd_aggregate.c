@@ -28,7 +28,8 @@ int tl_cmd_aggregate(int argc, char **argv, const tl_engine *engine)
         return rc;
     tl_aggregate agg;
     size_t warnings = 0;
-    cli.analyze.spill_after = tl_spill_after(); /* many ranks: bounded memory (spill.h) */
+    tl_spill_limits(&cli.analyze.spill_after,
+                    &cli.analyze.spill_after_bytes); /* many ranks: bounded memory (spill.h) */
     rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK)
         rc = tl_cli_strict(&cli, tl_cli_write_aggregate(&cli, out, &agg, partial), warnings);

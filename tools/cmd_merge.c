@@ -32,7 +32,7 @@ int tl_cmd_merge(int argc, char **argv, const tl_engine *engine)
         return rc;
     tl_aggregate agg;
     tl_aggregate_init(&agg, NULL);
-    agg.opt.spill_after = tl_spill_after(); /* many partials: bounded memory (spill.h) */
+    tl_spill_limits(&agg.opt.spill_after, &agg.opt.spill_after_bytes); /* many partials: bounded memory (spill.h) */
     /* The partials carry the options they were made with; an analysis
      * option given here says which the merge expects, so each partial is
      * checked against it (else against the partials taken before it). */

@@ -96,7 +96,8 @@ int tl_cmd_report(int argc, char **argv, const tl_engine *engine)
     cli.analyze.drop_samples = json == NULL; /* only the JSON aggregate carries them */
     tl_aggregate agg;
     size_t warnings = 0;
-    cli.analyze.spill_after = tl_spill_after(); /* many ranks: bounded memory (spill.h) */
+    tl_spill_limits(&cli.analyze.spill_after,
+                    &cli.analyze.spill_after_bytes); /* many ranks: bounded memory (spill.h) */
     rc = tl_pipeline_run(&cli, &cli.analyze, &agg, &warnings);
     if (rc == TL_EXIT_OK) {
         tl_report_options ro = { title, report_date(), TALLY_VERSION };

@@ -103,7 +103,7 @@ static void take_aggregate(tl_profile *p, const tl_analyze_options *opt)
     }
     tl_profile_drop_aggregate_doc(p);
     for (size_t i = 0; i < part->nsessions; i++)
-        tl_spill_session(&part->sessions[i], opt->spill_after);
+        tl_spill_session(&part->sessions[i], opt->spill_after, opt->spill_after_bytes);
     p->result = part;
     return;
 bad:
@@ -137,7 +137,8 @@ void tl_pipeline_analyze_profile(tl_profile *p, void *user)
         tl_session_drop_samples(s);
     if (opt->drop_bins)
         tl_session_drop_bins(s);
-    tl_spill_session(s, opt->spill_after); /* past the limit, its bulk waits on disk (spill.h) */
+    tl_spill_session(s, opt->spill_after,
+                     opt->spill_after_bytes); /* past the limit, its bulk waits on disk (spill.h) */
     p->result = s;
     tl_profile_shrink(p);
 }
@@ -250,13 +251,15 @@ void tl_pipeline_spill_note(const tl_cli *cli, const tl_analyze_options *opt)
     tl_spill_stats(&n, &bytes);
     if (!cli->progress || n == 0)
         return;
-    char first[64] = "";
-    if (opt->spill_after > 0)
-        snprintf(first, sizeof first, " past the first %zu", opt->spill_after);
+    char kept[96] = "none stays whole in memory";
+    if (opt->spill_after > 0 && opt->spill_after != SIZE_MAX)
+        snprintf(kept, sizeof kept, "the first %zu sessions stay whole in memory", opt->spill_after);
+    else if (opt->spill_after_bytes > 0 && opt->spill_after_bytes != UINT64_MAX)
+        snprintf(kept, sizeof kept, "the first %.0f MiB of details stay in memory",
+                 (double)opt->spill_after_bytes / 1048576.0);
     fprintf(stderr,
-            "tally: %zu session%s%s %s their details in a temporary file until read (%.1f MB; "
-            "TALLY_SPILL_AFTER sets how many stay in memory)\n",
-            n, n == 1 ? "" : "s", first, n == 1 ? "keeps" : "keep", (double)bytes / 1e6);
+            "tally: %zu session%s %s their details in a temporary file until read (%.1f MB; %s: TALLY_SPILL_AFTER)\n",
+            n, n == 1 ? "" : "s", n == 1 ? "keeps" : "keep", (double)bytes / 1e6, kept);
 }
 
 int tl_pipeline_local(const tl_cli *cli, const tl_analyze_options *opt, tl_aggregate *agg, size_t *warnings)

@@ -8,8 +8,8 @@
 # lend each other parts; libtally's reports and traces of an MPI job and of a DDP job, whose
 # traces lend their reports collectives and timelines; a real 4-rank DDP job and PARAM's 8
 # DLRM ranks), with
-# every session whole (a limit above the count), past the default limit (256) and with every
-# session spilled (0), byte for byte:
+# every session whole (a limit above the count), past a count (256), past a budget of 8 MiB of
+# details (the default is 512 MiB) and with every session spilled (0), byte for byte:
 #   - tally report: HTML, JSON (the picked ranks in full past 256 ranks), Markdown, the
 #     merged Chrome trace; and --json-all (every session in full);
 #   - tally summary: stdout;
@@ -72,10 +72,11 @@ run() {
 }
 
 run 1000000 whole
-run 256 default
+run 256 count
+run 8M bytes
 run 0 all
 
-for label in default all; do
+for label in count bytes all; do
     for f in $(cd "$work/whole" && ls); do
         case $f in list | first | second | summary.err | p1.json | p2.json) continue ;; esac
         cmp "$work/whole/$f" "$work/$label/$f" || fail "$f differs with TALLY_SPILL_AFTER of '$label'"
@@ -90,10 +91,20 @@ grep -q '"straggler":true' "$work/whole/r.json" || fail "no straggler named: the
 
 # --progress: how many wait on disk, and nothing when none does
 TALLY_SPILL_AFTER=256 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
-grep -q "^tally: 44 sessions past the first 256 keep their details in a temporary file" "$work/progress.err" ||
-    fail "--progress does not say that 44 sessions wait on disk: $(cat "$work/progress.err")"
+grep -q "^tally: 44 sessions keep their details in a temporary file until read (.*; the first 256 sessions stay whole in memory: TALLY_SPILL_AFTER)" \
+    "$work/progress.err" || fail "--progress does not say that 44 sessions wait on disk: $(cat "$work/progress.err")"
 TALLY_SPILL_AFTER=1000 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
 ! grep -q "temporary file" "$work/progress.err" || fail "--progress speaks of a temporary file none was made"
+# by default a budget of 512 MiB of details: these 300 ranks (tens of MB) all stay whole
+"$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+! grep -q "temporary file" "$work/progress.err" || fail "the default budget spilled 300 small ranks"
+# a budget of 4 MiB: the first ranks stay whole, the rest wait on disk (a count between 1 and 299)
+TALLY_SPILL_AFTER=4M "$tally" summary --progress --jobs 1 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+grep -Eq "^tally: ([2-9][0-9]|[12][0-9][0-9]) sessions keep their details in a temporary file until read \(.*; the first 4 MiB of details stay in memory: TALLY_SPILL_AFTER\)" \
+    "$work/progress.err" || fail "--progress with a 4 MiB budget: $(cat "$work/progress.err")"
+TALLY_SPILL_AFTER=4X "$tally" summary --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+grep -q "^tally: TALLY_SPILL_AFTER='4X' is neither a count of sessions nor a size (512M, 2G); 512 MiB is used" \
+    "$work/progress.err" || fail "a bad TALLY_SPILL_AFTER is not said: $(cat "$work/progress.err")"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "a temporary file was left behind: $(ls -A "$TMPDIR")"
 
 # a partial whose sessions say no GPU window but carry kernels, and whose matrix products

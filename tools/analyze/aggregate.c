@@ -208,7 +208,8 @@ int tl_aggregate_add_partial(tl_aggregate *a, tl_partial *p, char *err, size_t e
     for (size_t i = 0; i < p->nsessions; i++) {
         if (p->sessions[i].id.path == NULL)
             continue;
-        tl_spill_session(&p->sessions[i], a->opt.spill_after); /* merge, tally-mpi's process 0 (spill.h) */
+        tl_spill_session(&p->sessions[i], a->opt.spill_after,
+                         a->opt.spill_after_bytes); /* merge, tally-mpi's process 0 (spill.h) */
         if (tl_aggregate_add_session(a, &p->sessions[i]) != 0) {
             snprintf(err, errlen, "out of memory");
             return -1;

@@ -31,6 +31,7 @@ void tl_analyze_options_init(tl_analyze_options *o)
     memset(o, 0, sizeof *o);
     o->kernel_wait_ns = 30000; /* HTA's consecutive_kernel_delay default */
     o->spill_after = SIZE_MAX;
+    o->spill_after_bytes = UINT64_MAX;
     o->output_jobs = 1;
 }
 

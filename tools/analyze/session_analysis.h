@@ -82,12 +82,14 @@ typedef struct tl_analyze_options {
      * freed as soon as a session is analyzed (tl_session_drop_bins), ~32 KB
      * of every rank of a real H200 trace. `summary` sets it. Not recorded. */
     int drop_bins;
-    /* Sessions kept whole in memory before the bulk of the rest goes to a
-     * temporary file (spill.h; tl_spill_after): set by the commands that
-     * read many ranks into one aggregate (report, summary, aggregate,
-     * merge, tally-mpi's process 0); SIZE_MAX (the default): never. Not
-     * an analysis option: nothing it reads changes, partials do not record it. */
+    /* Sessions kept whole in memory, by count or by the bytes of their
+     * details, before the bulk of the rest goes to a temporary file
+     * (spill.h; tl_spill_limits): set by the commands that read many ranks
+     * into one aggregate (report, summary, aggregate, merge, tally-mpi's
+     * process 0); SIZE_MAX and UINT64_MAX (the default): never. Not an
+     * analysis option: nothing it reads changes, partials do not record it. */
     size_t spill_after;
+    uint64_t spill_after_bytes;
     /* Outputs written at once (report's HTML, JSON, Markdown and trace, each
      * on a thread of its own): the command's --jobs; tally-mpi's process 0
      * takes its node's cores once the other processes are done. Nothing it

@@ -27,20 +27,51 @@ static int g_failed;                                     /* it could not be made
 static uint64_t g_end;                                   /* bytes written */
 static size_t g_written;                                 /* sessions written */
 static atomic_size_t g_seen;                             /* sessions offered */
+static _Atomic uint64_t g_offered;                       /* their details' bytes (with a byte limit) */
 
-size_t tl_spill_after(void)
+/* "256": a count of sessions; "512M", "2G", "100K" (B or iB may follow; powers of 1024): bytes of
+ * details. 0 when it is one, -1 when not. */
+static int parse_limit(const char *e, size_t *sessions, uint64_t *bytes)
+{
+    if (*e < '0' || *e > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(e, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (*end == '\0') {
+        *sessions = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+        *bytes = UINT64_MAX;
+        return 0;
+    }
+    const char *units = "KMG", *u = strchr(units, end[0] & ~0x20);
+    if (end[0] == '\0' || u == NULL)
+        return -1;
+    const char *rest = end + 1;
+    if (strcmp(rest, "") != 0 && strcmp(rest, "B") != 0 && strcmp(rest, "iB") != 0)
+        return -1;
+    int shift = 10 * (int)(u - units + 1);
+    if (v > (UINT64_MAX >> shift))
+        return -1;
+    *sessions = SIZE_MAX;
+    *bytes = (uint64_t)v << shift;
+    return 0;
+}
+
+void tl_spill_limits(size_t *sessions, uint64_t *bytes)
 {
     const char *e = getenv("TALLY_SPILL_AFTER");
     if (e != NULL && *e) {
-        char *end;
-        errno = 0;
-        unsigned long long v = *e >= '0' && *e <= '9' ? strtoull(e, &end, 10) : 0;
-        if (*e >= '0' && *e <= '9' && errno == 0 && *end == '\0')
-            return v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-        fprintf(stderr, "tally: TALLY_SPILL_AFTER='%.40s' is not a count of sessions; %d is used\n", e,
-                TL_SPILL_AFTER_DEFAULT);
+        if (parse_limit(e, sessions, bytes) == 0)
+            return;
+        fprintf(stderr,
+                "tally: TALLY_SPILL_AFTER='%.40s' is neither a count of sessions nor a size (512M, 2G); %d MiB is "
+                "used\n",
+                e, TL_SPILL_AFTER_MIB_DEFAULT);
     }
-    return TL_SPILL_AFTER_DEFAULT;
+    *sessions = SIZE_MAX;
+    *bytes = (uint64_t)TL_SPILL_AFTER_MIB_DEFAULT << 20;
 }
 
 /* The file in $TMPDIR (else /tmp), unlinked from the start. Called under the lock. */
@@ -86,12 +117,17 @@ static int write_all(int fd, const char *p, size_t n, uint64_t at)
     return 0;
 }
 
-void tl_spill_session(tl_session *s, size_t after)
+void tl_spill_session(tl_session *s, size_t after, uint64_t after_bytes)
 {
-    if (after == SIZE_MAX || s->spill.out || s->spill.len > 0 || !has_bulk(s))
+    if ((after == SIZE_MAX && after_bytes == UINT64_MAX) || s->spill.out || s->spill.len > 0 || !has_bulk(s))
         return;
-    if (atomic_fetch_add(&g_seen, 1) < after)
+    if (after != SIZE_MAX && atomic_fetch_add(&g_seen, 1) < after)
         return;
+    if (after_bytes != UINT64_MAX) { /* kept while the details offered so far fit */
+        uint64_t b = tl_partial_wire_bulk_size(s);
+        if (atomic_fetch_add(&g_offered, b) + b <= after_bytes)
+            return;
+    }
     tl_wire w = { 0 };
     if (tl_partial_wire_pack_bulk(&w, s) != 0) {
         free(w.p);

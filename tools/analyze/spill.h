@@ -9,8 +9,8 @@
  * the call tree, the memory series (about 210 KB of a 235 KB session of a generated training
  * rank) -- and the finish reads each rank's bulk in one pass (the per-name table, the call
  * trees, what the rules read of it) and a few analyses one rank's, and the outputs read the
- * bulk of the ranks they show in full (rank_pick.h). So once
- * more than `after` sessions are whole in memory, each further one is written to a temporary
+ * bulk of the ranks they show in full (rank_pick.h). So once the sessions whole in memory
+ * hold 512 MiB of details (or a count of them), each further one is written to a temporary
  * file (tally-mpi's wire format, partial.h: raw values, read back bit for bit) and its bulk
  * freed; an analysis or output that reads a session's bulk holds it (read back when out) and
  * drops it after (freed again when nobody holds it). What is read back is what was written,
@@ -34,17 +34,21 @@
 
 #include "session.h"
 
-/* Sessions kept whole in memory before the rest go to disk (TALLY_SPILL_AFTER overrides; 0
- * spills every session, which the tests use to prove the outputs do not change). */
-#define TL_SPILL_AFTER_DEFAULT 256
+/* Sessions are kept whole in memory while their details add up to this many MiB; the details
+ * of the rest go to disk (TALLY_SPILL_AFTER overrides: a count of sessions, "256", or a size,
+ * "2G"; 0 spills every session, which the tests use to prove the outputs do not change). */
+#define TL_SPILL_AFTER_MIB_DEFAULT 512
 
-/* The limit a command uses: TALLY_SPILL_AFTER when set to a number, else the default. */
-size_t tl_spill_after(void);
+/* The limits a command uses: TALLY_SPILL_AFTER when set to a count (*sessions; *bytes
+ * UINT64_MAX) or a size (*bytes; *sessions SIZE_MAX), else the default size. */
+void tl_spill_limits(size_t *sessions, uint64_t *bytes);
 
-/* Offer a finished session: the first `after` offered in this process stay whole, the bulk of
- * every later one goes to disk (a session with no bulk, or one already out, is left as it
- * is). SIZE_MAX: never. */
-void tl_spill_session(tl_session *s, size_t after);
+/* Offer a finished session: while fewer than `after` sessions were offered in this process, or
+ * while the details of those offered add up to no more than `after_bytes` (what the wire
+ * would take, tl_partial_wire_bulk_size: about their memory), it stays whole; past either
+ * limit its bulk goes to disk (a session with no bulk, or one already out, is left as it is).
+ * SIZE_MAX and UINT64_MAX: no limit; both: never. */
+void tl_spill_session(tl_session *s, size_t after, uint64_t after_bytes);
 
 /* The session's bulk in memory until the matching tl_spill_drop (read back when out). They
  * take a const session: what the session says does not change, only where its bulk is (a

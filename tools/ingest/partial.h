@@ -184,6 +184,7 @@ typedef struct tl_wire {
     char *p;
     size_t len, cap;
     int oom;
+    int measure; /* count the bytes (len), write none */
 } tl_wire;
 /* Append the options (tl_partial_options_fields of options, a tl_partial
  * used as their view) and n sessions to w (zeroed
@@ -196,6 +197,9 @@ int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err
 /* A session's bulk alone (tl_partial_session_bulk_fields), appended to w; 0,
  * or -1 when out of memory. */
 int tl_partial_wire_pack_bulk(tl_wire *w, const tl_session *s);
+/* The bytes tl_partial_wire_pack_bulk would write for s (a walk, no copy): about what its
+ * bulk takes in memory. */
+size_t tl_partial_wire_bulk_size(const tl_session *s);
 /* ... read back into s (tl_session_init'ed, empty) and compacted as a read
  * session is; 0, or -1 with err as above. */
 int tl_partial_wire_unpack_bulk(tl_session *s, const char *buf, size_t len, char *err, size_t errlen);

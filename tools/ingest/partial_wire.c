@@ -30,6 +30,10 @@ static void put(tl_wire *w, const void *d, size_t n)
 {
     if (w->oom || n == 0)
         return;
+    if (w->measure) { /* the size only (tl_partial_wire_bulk_size) */
+        w->len += n;
+        return;
+    }
     if (w->len + n > w->cap && tl_array_grow(&w->p, w->len + n - 1, &w->cap, 1, 1 << 16) != 0) {
         w->oom = 1;
         return;
@@ -572,6 +576,13 @@ int tl_partial_wire_pack_bulk(tl_wire *w, const tl_session *s)
 {
     put_fields(w, &tl_partial_session_bulk_fields, s);
     return w->oom ? -1 : 0;
+}
+
+size_t tl_partial_wire_bulk_size(const tl_session *s)
+{
+    tl_wire w = { .measure = 1 };
+    put_fields(&w, &tl_partial_session_bulk_fields, s);
+    return w.len;
 }
 
 int tl_partial_wire_unpack_bulk(tl_session *s, const char *buf, size_t len, char *err, size_t errlen)

@@ -752,8 +752,10 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt_in, tl_aggre
      * memory (it holds its share only); process 0 holds every rank and keeps
      * the bulk of those past the limit on disk (spill.h). */
     tl_analyze_options mine_opt = *opt_in;
-    if (g_rank != 0)
+    if (g_rank != 0) {
         mine_opt.spill_after = SIZE_MAX;
+        mine_opt.spill_after_bytes = UINT64_MAX;
+    }
     const tl_analyze_options *opt = &mine_opt;
     tl_aggregate_init(agg, opt);
     *warnings = 0;
