@@ -255,8 +255,9 @@ void tl_pipeline_spill_note(const tl_cli *cli, const tl_analyze_options *opt)
     if (opt->spill_after > 0 && opt->spill_after != SIZE_MAX)
         snprintf(kept, sizeof kept, "the first %zu sessions stay whole in memory", opt->spill_after);
     else if (opt->spill_after_bytes > 0 && opt->spill_after_bytes != UINT64_MAX)
-        snprintf(kept, sizeof kept, "the first %.0f MiB of details stay in memory",
-                 (double)opt->spill_after_bytes / 1048576.0);
+        snprintf(kept, sizeof kept, "the first %.0f %s of details stay in memory",
+                 (double)opt->spill_after_bytes / (opt->spill_after_bytes < (1u << 20) ? 1024.0 : 1048576.0),
+                 opt->spill_after_bytes < (1u << 20) ? "KiB" : "MiB");
     fprintf(stderr,
             "tally: %zu session%s %s their details in a temporary file until read (%.1f MB; %s: TALLY_SPILL_AFTER)\n",
             n, n == 1 ? "" : "s", n == 1 ? "keeps" : "keep", (double)bytes / 1e6, kept);

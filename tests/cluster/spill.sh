@@ -102,9 +102,16 @@ TALLY_SPILL_AFTER=1000 "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/
 TALLY_SPILL_AFTER=4M "$tally" summary --progress --jobs 1 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
 grep -Eq "^tally: ([2-9][0-9]|[12][0-9][0-9]) sessions keep their details in a temporary file until read \(.*; the first 4 MiB of details stay in memory: TALLY_SPILL_AFTER\)" \
     "$work/progress.err" || fail "--progress with a 4 MiB budget: $(cat "$work/progress.err")"
-TALLY_SPILL_AFTER=4X "$tally" summary --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
-grep -q "^tally: TALLY_SPILL_AFTER='4X' is neither a count of sessions nor a size (512M, 2G); 512 MiB is used" \
-    "$work/progress.err" || fail "a bad TALLY_SPILL_AFTER is not said: $(cat "$work/progress.err")"
+# not a count nor a size: said, the default used (a trailing space once read as a TiB unit)
+for bad in 4X "512 " 1.5G; do
+    TALLY_SPILL_AFTER="$bad" "$tally" summary --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+    grep -q "^tally: TALLY_SPILL_AFTER='$bad' is neither a count of sessions nor a size (512M, 2G); 512 MiB is used" \
+        "$work/progress.err" || fail "a bad TALLY_SPILL_AFTER ('$bad') is not said: $(cat "$work/progress.err")"
+done
+# a budget under 1 MiB is said in KiB
+TALLY_SPILL_AFTER=100K "$tally" summary --progress --jobs 2 "$work/ranks" >/dev/null 2>"$work/progress.err" || true
+grep -q "the first 100 KiB of details stay in memory: TALLY_SPILL_AFTER)" "$work/progress.err" ||
+    fail "--progress with a 100 KiB budget: $(cat "$work/progress.err")"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "a temporary file was left behind: $(ls -A "$TMPDIR")"
 
 # a partial whose sessions say no GPU window but carry kernels, and whose matrix products

@@ -45,13 +45,26 @@ static int parse_limit(const char *e, size_t *sessions, uint64_t *bytes)
         *bytes = UINT64_MAX;
         return 0;
     }
-    const char *units = "KMG", *u = strchr(units, end[0] & ~0x20);
-    if (end[0] == '\0' || u == NULL)
+    int shift;
+    switch (end[0]) {
+    case 'K':
+    case 'k':
+        shift = 10;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        break;
+    default: /* a space, a fraction, a unit we do not take */
         return -1;
+    }
     const char *rest = end + 1;
     if (strcmp(rest, "") != 0 && strcmp(rest, "B") != 0 && strcmp(rest, "iB") != 0)
         return -1;
-    int shift = 10 * (int)(u - units + 1);
     if (v > (UINT64_MAX >> shift))
         return -1;
     *sessions = SIZE_MAX;

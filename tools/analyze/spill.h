@@ -43,11 +43,12 @@
  * UINT64_MAX) or a size (*bytes; *sessions SIZE_MAX), else the default size. */
 void tl_spill_limits(size_t *sessions, uint64_t *bytes);
 
-/* Offer a finished session: while fewer than `after` sessions were offered in this process, or
- * while the details of those offered add up to no more than `after_bytes` (what the wire
- * would take, tl_partial_wire_bulk_size: about their memory), it stays whole; past either
- * limit its bulk goes to disk (a session with no bulk, or one already out, is left as it is).
- * SIZE_MAX and UINT64_MAX: no limit; both: never. */
+/* Offer a finished session. One of the two limits is set (tl_spill_limits), the other is
+ * SIZE_MAX or UINT64_MAX: while fewer than `after` sessions were offered in this process, or
+ * while the details of those offered add up to no more than `after_bytes` (what the wire would
+ * take, tl_partial_wire_bulk_size: about their memory), it stays whole; past the limit its bulk
+ * goes to disk (a session with no bulk, or one already out, is left as it is). Both unset:
+ * never. */
 void tl_spill_session(tl_session *s, size_t after, uint64_t after_bytes);
 
 /* The session's bulk in memory until the matching tl_spill_drop (read back when out). They

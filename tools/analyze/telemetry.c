@@ -55,10 +55,11 @@ static void build(tl_tseries *s, const tl_series_point *pt, size_t n, int64_t ba
      * as a full one, and overstate the rate. The first point's interval is
      * not in the data: it is weighted by the next one (the sampling period). */
     if (tl_series_kind_rate(s->kind) && n > 1 && pt[n - 1].ts_ns > pt[0].ts_ns) {
-        double bytes = pt[0].v * (double)(pt[1].ts_ns - pt[0].ts_ns);
+        /* intervals as doubles: a report's times may be anything its range allows */
+        double first = (double)pt[1].ts_ns - (double)pt[0].ts_ns, bytes = pt[0].v * first;
         for (size_t i = 1; i < n; i++)
-            bytes += pt[i].v * (double)(pt[i].ts_ns - pt[i - 1].ts_ns);
-        s->mean = bytes / (double)(pt[n - 1].ts_ns - pt[0].ts_ns + (pt[1].ts_ns - pt[0].ts_ns));
+            bytes += pt[i].v * ((double)pt[i].ts_ns - (double)pt[i - 1].ts_ns);
+        s->mean = bytes / ((double)pt[n - 1].ts_ns - (double)pt[0].ts_ns + first);
     }
     if (s->kind == TL_SERIES_GPU_POWER) {
         double e = 0;
