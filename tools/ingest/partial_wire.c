@@ -58,9 +58,10 @@ static void put_f64(tl_wire *w, double v)
 /* A string, or NULL (length -1). */
 static void put_str(tl_wire *w, const char *s)
 {
-    put_i64(w, s ? (int64_t)strlen(s) : -1);
+    size_t n = s ? strlen(s) : 0;
+    put_i64(w, s ? (int64_t)n : -1);
     if (s)
-        put(w, s, strlen(s));
+        put(w, s, n);
 }
 
 static const void *ptr_at(const void *base, size_t offset)
