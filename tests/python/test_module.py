@@ -621,11 +621,11 @@ class TestCurrent(ModuleTest):
         row = [m for m in load(cmp_path)["metrics"] if m["metric"] == "telemetry.device_read_bytes_per_s.mean"][0]
         self.assertEqual((row["better"], row["change"]), ("higher", "worse"))
         self.assertAlmostEqual(row["delta_pct"], -90, delta=5)
-        # about 200 MiB per 50 ms: about 4 GiB/s (sleeps only lengthen a step). The mean is over
-        # the sampler's intervals; on a loaded machine a late sample leaves a short interval after
-        # it with a whole step's bytes, which lifts the mean above 4 GiB/s (4.6 GiB/s seen in a
-        # clean-clone CI run beside other tests): a factor of 1.5 either way still tells bytes
-        # from sectors (512x) and from bits (8x)
+        # about 200 MiB per 50 ms: at most 4 GiB/s, the mean being bytes over time (sleeps only
+        # lengthen a step; a late sample no longer lifts it, as the mean of the samples did: 4.6
+        # GiB/s in a clean-clone CI run beside other tests). The first sample is weighted by the
+        # next interval (its own is not in the data), which a late second sample lengthens: a
+        # factor of 1.5 either way still tells bytes from sectors (512x) and from bits (8x)
         self.assertGreater(row["baseline"], 2.4 * 2**30)
         self.assertLess(row["baseline"], 6.0 * 2**30)
         # the process's own rate is beside it: its fake self/io never moved
