@@ -199,25 +199,23 @@ int tl_cli_write_outputs(tl_cli *cli, const char *const *paths, size_t n, int th
         fprintf(stderr, "tally: more than %d outputs\n", TL_CLI_MAX_OUTPUTS);
         return TL_EXIT_OUTPUT;
     }
-    size_t opened = 0, to_stdout = 0;
+    size_t opened = 0;
     for (size_t i = 0; i < n; i++)
         if (paths[i]) {
             if ((o[i] = tl_cli_open_output(cli, paths[i], 0)) == NULL)
                 return TL_EXIT_OUTPUT;
             opened++;
-            to_stdout += o[i]->kind == TL_OUTPUT_STDOUT;
         }
     /* Each output on a thread of its own, up to `threads`: they read the aggregate only (a
-     * session's bulk on disk is held under a lock, spill.h) and write to files of their own.
-     * Two outputs both to standard output are written one after the other. */
+     * session's bulk on disk is held under a lock, spill.h) and write to files of their own
+     * (tl_cli_open_output refuses two outputs to one file, standard output included). */
     render_job j = { .o = o, .n = n, .write = write, .ctx = ctx };
     pthread_mutex_init(&j.lock, NULL);
     pthread_t t[TL_CLI_MAX_OUTPUTS];
     size_t started = 0;
-    if (to_stdout < 2)
-        for (size_t k = 1; k < opened && k < (size_t)(threads > 0 ? threads : 1); k++)
-            if (pthread_create(&t[started], NULL, render_worker, &j) == 0)
-                started++;
+    for (size_t k = 1; k < opened && k < (size_t)(threads > 0 ? threads : 1); k++)
+        if (pthread_create(&t[started], NULL, render_worker, &j) == 0)
+            started++;
     render_worker(&j);
     for (size_t k = 0; k < started; k++)
         pthread_join(t[k], NULL);

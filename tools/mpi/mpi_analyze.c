@@ -716,6 +716,14 @@ static int recv_partials(tl_aggregate *agg, blobs *held, int from, int *code, in
     return rc;
 }
 
+/* Process 0's threads once the others are done and wait without spinning (tally_mpi.c): the
+ * cores this process may use, at most 64. */
+static int node_cores(void)
+{
+    int cores = tl_cli_cpus();
+    return cores > 64 ? 64 : cores;
+}
+
 static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
 {
     int rc = 0;
@@ -732,9 +740,8 @@ static int reduce_tree(tl_aggregate *agg, int *code, int jobs)
              * (tally_mpi.c), so that may use every core here; before, the
              * others may still be reading, and it keeps to --jobs. */
             int threads = jobs < 1 ? 1 : jobs;
-            long cores = tl_cli_cpus();
-            if (2 * step >= g_size && cores > threads)
-                threads = cores > 64 ? 64 : (int)cores;
+            if (2 * step >= g_size && node_cores() > threads)
+                threads = node_cores();
             if (recv_partials(agg, &held, g_rank + step, code, threads) != 0)
                 rc = -1;
         }
@@ -856,9 +863,8 @@ static int analyze(const tl_cli *cli, const tl_analyze_options *opt_in, tl_aggre
         return TL_EXIT_WORKER;
     /* The other processes are done and wait without spinning (tally_mpi.c): the outputs may
      * be written on every core of this node, as the last round's unpacking was. */
-    long cores = tl_cli_cpus();
-    if (g_size > 1 && cores > agg->opt.output_jobs)
-        agg->opt.output_jobs = cores > 64 ? 64 : (int)cores;
+    if (g_size > 1 && node_cores() > agg->opt.output_jobs)
+        agg->opt.output_jobs = node_cores();
     tl_pipeline_spill_note(cli, opt);
     if (cli->progress)
         fprintf(stderr,
