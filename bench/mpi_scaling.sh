@@ -8,7 +8,8 @@
 # `tally-mpi report` (HTML and JSON written), with the peak RSS of the largest process.
 # Also printed: the per-core ingest rate (bytes read / time with 1 process) and the
 # partial's size per rank, plain and zlib-compressed as tally-mpi sends it: the inputs
-# of docs/cluster.md's model. Not a test: run it on an idle machine and note `uptime`.
+# of docs/cluster.md's model. Then 512 small ranks, -n 1 against -n 2 (see below). Not a
+# test: run it on an idle machine and note `uptime`.
 set -eu
 build=$(cd "$1" && pwd)
 data=${2:-$build/bench-data/mpi}
@@ -87,4 +88,37 @@ for dir in "$set8" "$set32"; do
         echo "partial per rank: $((pbytes / ranks / 1024)) KiB as JSON, $((zbytes / ranks / 1024)) KiB compressed (what is sent)"
     fi
 done
+
+# 512 small ranks (issue 33's figure: -n 2 >= 1.6x one process): 512 generated ranks of ~1.2 MB
+# (--layers 1 --steps 4, gzip), -n 1 and -n 2 alternating, REPS runs each (default 8), the
+# medians and their ratio. Two settings: OpenMPI's defaults (each process bound to a core),
+# and the same with the ob1 messaging layer, which on one node is OpenMPI's shared-memory
+# path: the UCX layer's device probe in MPI_Init costs ~0.2 s on a machine without a network
+# device, the same in both runs and none of tally's, and it flattens the ratio.
+set512=$data/ranks512-l1-s4
+if [ ! -f "$set512.done" ]; then
+    rm -rf "$set512"
+    "$gen" --ranks 512 --dir "$set512" --layers 1 --steps 4 --gzip --seed 1 --quiet
+    touch "$set512.done"
+fi
+alternate() { # label: medians of -n 1 and -n 2 wall seconds, alternating, and the ratio
+    for i in $(seq "${REPS:-8}"); do
+        for n in 1 2; do
+            start=$(date +%s.%N)
+            mpirun $root -n "$n" "$tmpi" report -q --jobs 1 "$set512" -o "$out/r.html" --json "$out/r.json"
+            end=$(date +%s.%N)
+            echo "$n $start $end" | awk '{ printf "%s %.3f\n", $1, $3 - $2 }'
+        done
+    done >"$out/alt"
+    m1=$(awk '$1 == 1 { print $2 }' "$out/alt" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    m2=$(awk '$1 == 2 { print $2 }' "$out/alt" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    echo "$1: -n 1 $m1 s, -n 2 $m2 s: $(echo "$m1 $m2" | awk '{ printf "%.2fx", $1 / $2 }') (goal >= 1.6x)"
+}
+echo "512 ranks of $(du -sm --apparent-size "$set512" | cut -f1) MB (gzip), medians of ${REPS:-8} alternating runs:"
+(
+    unset OMPI_MCA_hwloc_base_binding_policy OMPI_MCA_rmaps_base_oversubscribe
+    alternate "OpenMPI's defaults (bound to cores)"
+    export OMPI_MCA_pml=ob1
+    alternate "the same with OMPI_MCA_pml=ob1"
+)
 echo "after: $(uptime | sed 's/.*load/load/')"

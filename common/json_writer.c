@@ -463,15 +463,9 @@ int tl_json_is_object(const char *text)
     return p != NULL && *ws(p) == '\0';
 }
 
-/* A growing, NUL-terminated memory buffer as a writer sink. */
-typedef struct membuf {
-    char *data;
-    size_t len, cap;
-} membuf;
-
-static int mem_sink(void *ctx, const void *buf, size_t len)
+int tl_json_mem_sink(void *ctx, const void *buf, size_t len)
 {
-    membuf *m = ctx;
+    tl_json_membuf *m = ctx;
     if (m->len + len + 1 > m->cap) {
         size_t cap = (m->len + len + 1) * 2;
         char *p = realloc(m->data, cap);
@@ -492,11 +486,11 @@ char *tl_json_object_or_text(const char *text)
         return strdup("{}");
     if (tl_json_is_object(text))
         return strdup(text);
-    membuf m = { NULL, 0, 0 };
+    tl_json_membuf m = { NULL, 0, 0 };
     tl_json *j = malloc(sizeof *j);
     if (j == NULL)
         return NULL;
-    tl_json_init(j, mem_sink, &m);
+    tl_json_init(j, tl_json_mem_sink, &m);
     tl_json_object_begin(j);
     tl_json_kv_string(j, "text", text);
     tl_json_object_end(j);
@@ -511,11 +505,11 @@ char *tl_json_object_or_text(const char *text)
 
 char *tl_json_quote(const char *s)
 {
-    membuf m = { NULL, 0, 0 };
+    tl_json_membuf m = { NULL, 0, 0 };
     tl_json *j = malloc(sizeof *j);
     if (j == NULL)
         return NULL;
-    tl_json_init(j, mem_sink, &m);
+    tl_json_init(j, tl_json_mem_sink, &m);
     tl_json_string(j, s);
     int rc = tl_json_finish(j);
     free(j);

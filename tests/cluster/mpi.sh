@@ -111,6 +111,25 @@ mkdir -p "$many"
 "$gen" --ranks 40 --dir "$many" --steps 2 --layers 1 --seed 3 --quiet
 NPROCS="2 4" check many "$many" .
 
+# Bound to a core each (mpirun's default, unlike the rest of this test), process 0 takes
+# the cores of the job's processes on its node once they are done (mpi_analyze.c,
+# take_node_cores) and writes the outputs on them: the same bytes, and --progress says so.
+if [ "$(nproc)" -ge 2 ]; then
+    cd "$many"
+    OMPI_MCA_hwloc_base_binding_policy=core OMPI_MCA_rmaps_base_oversubscribe=0 \
+        timeout 120 mpirun $root -n 2 "$tmpi" report --progress . -o "$work/many/bound.html" \
+        --json "$work/many/bound.json" --markdown "$work/many/bound.md" 2>"$work/many/bound.err" ||
+        { cat "$work/many/bound.err" >&2; fail "bound to cores: tally-mpi failed"; }
+    for f in html json md; do
+        cmp "$work/many/t.$f" "$work/many/bound.$f" || fail "bound to cores: the $f output differs from tally's"
+    done
+    grep -q 'process 0 was bound to 1 of the 2 cores the job.s processes on its node were bound to, and takes them all' \
+        "$work/many/bound.err" || { cat "$work/many/bound.err" >&2; fail "bound to cores: process 0 did not take the other core"; }
+    echo "ok: bound to cores, process 0 takes the node's"
+else
+    echo "skip: bound to cores (one core here)"
+fi
+
 # --strict: warnings fail the run, with tally's code.
 cd "$gset"
 set +e

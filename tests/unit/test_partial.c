@@ -156,6 +156,12 @@ static void wire_into(tl_aggregate *dst, const tl_aggregate *src)
     tl_partial_init(&p);
     if (tl_partial_wire_unpack(&p, w.p, w.len, err, sizeof err) != 0)
         fail_msg("the wire: %s", err);
+    /* each session's bulk size, taken while unpacking, is what measuring it says (the
+     * spill's budget reads it instead: spill.h) */
+    for (size_t i = 0; i < p.nsessions; i++) {
+        assert_true(p.sessions[i].spill.wire_size > 0);
+        assert_int_equal(p.sessions[i].spill.wire_size, tl_partial_wire_bulk_size(&p.sessions[i]));
+    }
     free(w.p);
     tl_aggregate_init(dst, &src->opt);
     assert_int_equal(tl_aggregate_add_partial(dst, &p, err, sizeof err), 0);

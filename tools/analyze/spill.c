@@ -137,7 +137,8 @@ void tl_spill_session(tl_session *s, size_t after, uint64_t after_bytes)
     if (after != SIZE_MAX && atomic_fetch_add(&g_seen, 1) < after)
         return;
     if (after_bytes != UINT64_MAX) { /* kept while the details offered so far fit */
-        uint64_t b = tl_partial_wire_bulk_size(s);
+        /* unpacked from tally-mpi's wire: its size came with it */
+        uint64_t b = s->spill.wire_size ? s->spill.wire_size : tl_partial_wire_bulk_size(s);
         if (atomic_fetch_add(&g_offered, b) + b <= after_bytes)
             return;
     }

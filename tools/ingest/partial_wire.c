@@ -545,6 +545,32 @@ static void get_fields(rd *r, const tl_fields *t, void *base)
         get_value(r, &t->f[i], base);
 }
 
+/* A field of the session's bulk (tl_partial_session_bulk_fields): the same value at the same
+ * place, written the same way in a whole session and in its bulk alone. */
+static int in_bulk(const tl_field *f)
+{
+    const tl_fields *b = &tl_partial_session_bulk_fields;
+    for (size_t i = 0; i < b->n; i++)
+        if (b->f[i].offset == f->offset && b->f[i].type == f->type && b->f[i].custom == f->custom)
+            return 1;
+    return 0;
+}
+
+/* A whole session's fields into s; returns the bytes its bulk's fields took, what
+ * tl_partial_wire_bulk_size() would measure: the spill's budget reads it (spill.h). */
+static uint64_t get_session(rd *r, tl_session *s)
+{
+    const tl_fields *t = &tl_partial_session_fields;
+    uint64_t bulk = 0;
+    for (size_t i = 0; i < t->n && !r->bad; i++) {
+        size_t at = r->pos;
+        get_value(r, &t->f[i], s);
+        if (in_bulk(&t->f[i]))
+            bulk += r->pos - at;
+    }
+    return bulk;
+}
+
 int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err, size_t errlen)
 {
     rd r = { buf, len, 0, 0 };
@@ -560,7 +586,7 @@ int tl_partial_wire_unpack(tl_partial *p, const char *buf, size_t len, char *err
     for (size_t i = 0; i < n && !r.bad; i++) {
         tl_session *s = &p->sessions[p->nsessions++];
         tl_session_init(s);
-        get_fields(&r, &tl_partial_session_fields, s);
+        s->spill.wire_size = get_session(&r, s);
         tl_session_compact(s);
     }
     if (!r.bad && r.pos != r.len)

@@ -558,6 +558,9 @@ typedef struct tl_session {
         int out, held;
         int coming; /* being read back by its first holder (spill.c) */
         int64_t mem_first_ns, mem_last_ns;
+        /* the bulk's size on the wire, when the session was unpacked from tally-mpi's wire
+         * (0: not known): the spill's budget takes it instead of measuring the bulk again */
+        uint64_t wire_size;
     } spill;
 } tl_session;
 

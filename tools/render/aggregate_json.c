@@ -1064,7 +1064,7 @@ void tl_aggregate_write(tl_json *j, const tl_aggregate *a, const char *producer,
     /* The exact session results, as in a partial: an aggregate is also an
      * input (tally report, summary, compare, merge take it back). */
     tl_json_key(j, "sessions");
-    tl_partial_write_sessions(j, a->sessions, a->nsessions, d.keep);
+    tl_partial_write_sessions(j, a->sessions, a->nsessions, d.keep, a->opt.output_jobs);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
     free(d.why);

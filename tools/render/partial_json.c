@@ -14,6 +14,9 @@
 #include "render.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the dedicated writers (partial.h's tl_field_custom) --------------------------- */
@@ -360,15 +363,100 @@ void tl_partial_write_options(tl_json *j, const tl_analyze_options *o)
     write_fields(j, &tl_partial_options_fields, &view);
 }
 
-void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep)
+/* One session's object, its bulk held while it is written (spill.h). */
+static void write_session(tl_json *j, const tl_session *s)
+{
+    tl_spill_hold(s);
+    write_fields(j, &tl_partial_session_fields, s);
+    tl_spill_drop(s);
+}
+
+/* ---- several sessions at once ---------------------------------------------------
+ * Writing the sessions is most of an aggregate's JSON (at 512 ranks, ~90 % of it, and the
+ * last output to finish), and each session's text depends on that session alone: threads
+ * write whole sessions into buffers of their own, a round of them at a time, and the caller
+ * appends them in order. The bytes are those of one thread (the writer is compact: an
+ * element's text does not depend on its depth). */
+
+/* Sessions a round takes per thread: enough that the round's last session leaves the other
+ * threads little to wait for; few enough that the round's texts stay small. */
+#define SESSIONS_PER_THREAD 8
+
+/* A session's text, written by a thread of the round. */
+typedef struct text_buf {
+    tl_json_membuf m;
+    int failed;
+} text_buf;
+
+typedef struct write_round {
+    const tl_session *s;
+    const size_t *which; /* the round's sessions, by index into s */
+    text_buf *text;      /* their texts, in the round's order */
+    size_t n;
+    atomic_size_t next;
+} write_round;
+
+static void *round_worker(void *arg)
+{
+    write_round *r = arg;
+    tl_json *j = malloc(sizeof *j);
+    for (size_t i; (i = atomic_fetch_add(&r->next, 1)) < r->n;) {
+        text_buf *t = &r->text[i];
+        if (j == NULL) {
+            t->failed = 1;
+            continue;
+        }
+        tl_json_init(j, tl_json_mem_sink, &t->m);
+        write_session(j, &r->s[r->which[i]]);
+        t->failed = tl_json_finish(j) != 0;
+    }
+    free(j);
+    return NULL;
+}
+
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep, int threads)
 {
     tl_json_array_begin(j);
-    for (size_t i = 0; i < n; i++)
-        if (keep == NULL || keep[i]) {
-            tl_spill_hold(&s[i]); /* its bulk, one session at a time (spill.h) */
-            write_fields(j, &tl_partial_session_fields, &s[i]);
-            tl_spill_drop(&s[i]);
+    const size_t texts = threads > 1 ? (size_t)threads * SESSIONS_PER_THREAD : 0;
+    size_t per_round = texts;
+    size_t *which = per_round ? malloc(per_round * sizeof *which) : NULL;
+    text_buf *text = per_round ? calloc(per_round, sizeof *text) : NULL;
+    pthread_t *t = per_round ? malloc((size_t)threads * sizeof *t) : NULL;
+    if (which == NULL || text == NULL || t == NULL) /* one thread (or out of memory: the same bytes) */
+        per_round = 0;
+    for (size_t i = 0; i < n;) {
+        if (per_round == 0) {
+            if (keep == NULL || keep[i])
+                write_session(j, &s[i]);
+            i++;
+            continue;
         }
+        write_round r = { .s = s, .which = which, .text = text };
+        for (; i < n && r.n < per_round; i++)
+            if (keep == NULL || keep[i])
+                which[r.n++] = i;
+        atomic_init(&r.next, 0);
+        int started = 0;
+        for (int k = 1; k < threads && (size_t)k < r.n; k++)
+            if (pthread_create(&t[started], NULL, round_worker, &r) == 0)
+                started++;
+        round_worker(&r);
+        for (int k = 0; k < started; k++)
+            pthread_join(t[k], NULL);
+        for (size_t k = 0; k < r.n; k++) {
+            if (text[k].failed) /* out of memory in its buffer: written here instead */
+                write_session(j, &s[which[k]]);
+            else
+                tl_json_raw_element(j, text[k].m.data, text[k].m.len);
+            text[k].m.len = 0;
+            text[k].failed = 0;
+        }
+    }
+    for (size_t k = 0; text && k < texts; k++)
+        free(text[k].m.data);
+    free(text);
+    free(which);
+    free(t);
     tl_json_array_end(j);
 }
 
@@ -381,7 +469,7 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer)
     tl_json_key(j, "options");
     tl_partial_write_options(j, &a->opt);
     tl_json_key(j, "sessions");
-    tl_partial_write_sessions(j, a->sessions, a->nsessions, NULL);
+    tl_partial_write_sessions(j, a->sessions, a->nsessions, NULL, a->opt.output_jobs);
     tl_json_object_end(j);
     tl_json_write(j, "\n", 1);
 }

@@ -86,8 +86,9 @@ void tl_partial_write(tl_json *j, const tl_aggregate *a, const char *producer);
 /* Its parts, which the aggregate carries too: the "options" object and the
  * "sessions" array, by the field tables of ingest's partial.h. */
 void tl_partial_write_options(tl_json *j, const tl_analyze_options *o);
-/* keep: NULL, every session; else only those with keep[i] != 0. */
-void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep);
+/* keep: NULL, every session; else only those with keep[i] != 0. threads > 1 writes that many
+ * sessions at once (the same bytes). */
+void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep, int threads);
 
 /* ---- console ----------------------------------------------------------------
  * What the commands print on standard output (a stream of term.h's, which
