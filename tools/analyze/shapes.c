@@ -169,19 +169,6 @@ typedef struct ref {
     int gpu; /* its session has GPU events */
 } ref;
 
-static int by_key(const void *x, const void *y)
-{
-    const tl_sshape *a = ((const ref *)x)->s, *b = ((const ref *)y)->s;
-    int c = strcmp(a->name, b->name);
-    if (c == 0)
-        c = strcmp(a->dims, b->dims);
-    if (c == 0)
-        c = strcmp(a->types, b->types);
-    if (c == 0)
-        c = ((const ref *)x)->ri < ((const ref *)y)->ri ? -1 : ((const ref *)x)->ri > ((const ref *)y)->ri;
-    return c;
-}
-
 static int same_key(const tl_sshape *a, const tl_sshape *b)
 {
     return strcmp(a->name, b->name) == 0 && strcmp(a->dims, b->dims) == 0 && strcmp(a->types, b->types) == 0;
@@ -193,6 +180,76 @@ typedef struct key {
     int64_t total_ns;
     uint64_t count;
 } key;
+
+/* FNV-1a over a key's three strings, each with its terminating NUL (so "ab","c" and "a","bc"
+ * differ). */
+static uint64_t key_hash(const tl_sshape *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    const char *parts[3] = { s->name, s->dims, s->types };
+    for (int i = 0; i < 3; i++) {
+        const unsigned char *p = (const unsigned char *)parts[i];
+        do
+            h = (h ^ *p) * 1099511628211ull;
+        while (*p++);
+    }
+    return h;
+}
+
+/* The refs of v (n, in rank order) grouped by key into out, each group's refs in the order of
+ * v (by rank), the groups in the order their keys first came: what a stable sort by key would
+ * give but for the order of the groups, which the caller sorts by name and total. One hash
+ * lookup a ref where the sort compared ~log2(n) times (0.015 s of a 512-rank finish's
+ * 0.06 s). Fills keys (first, n) and returns their count; SIZE_MAX when out of memory. */
+static size_t group_keys(const ref *v, size_t n, ref *out, key *keys)
+{
+    size_t cap = 16, nk = 0;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *slot = calloc(cap, sizeof *slot); /* a key's index + 1, 0: empty */
+    uint32_t *of = malloc(n * sizeof *of);      /* each ref's key */
+    uint64_t *kh = malloc(n * sizeof *kh);      /* each key's hash */
+    if (slot == NULL || of == NULL || kh == NULL || n >= UINT32_MAX) {
+        nk = SIZE_MAX;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = key_hash(v[i].s);
+        size_t at = (size_t)h & (cap - 1);
+        for (;; at = (at + 1) & (cap - 1)) {
+            uint32_t k = slot[at];
+            if (k == 0) { /* a new key: its first ref is this one */
+                slot[at] = (uint32_t)(nk + 1);
+                kh[nk] = h;
+                keys[nk] = (key){ i, 0, 0, 0 };
+                of[i] = (uint32_t)nk++;
+                break;
+            }
+            if (kh[k - 1] == h && same_key(v[keys[k - 1].first].s, v[i].s)) {
+                of[i] = k - 1;
+                break;
+            }
+        }
+        keys[of[i]].n++;
+        keys[of[i]].total_ns += v[i].s->total_ns;
+        keys[of[i]].count += v[i].s->count;
+    }
+    /* each key's refs together, in v's order */
+    size_t at = 0;
+    for (size_t k = 0; k < nk; k++) {
+        keys[k].first = at;
+        at += keys[k].n;
+    }
+    for (size_t k = 0; k < nk; k++)
+        kh[k] = keys[k].first; /* the next place of key k's refs */
+    for (size_t i = 0; i < n; i++)
+        out[kh[of[i]]++] = v[i];
+out:
+    free(slot);
+    free(of);
+    free(kh);
+    return nk;
+}
 
 static int by_name_total(const void *x, const void *y, void *ctx)
 {
@@ -312,10 +369,10 @@ int tl_shapes_compute(tl_aggregate *a)
     sh->peak_known = peak_index(sh->device) >= 0;
     if (n == 0)
         return 0;
-    ref *v = malloc(n * sizeof *v);
+    ref *v = malloc(n * sizeof *v), *grouped = malloc(n * sizeof *grouped);
     key *keys = malloc(n * sizeof *keys);
     tl_shape_op *ops = NULL;
-    if (v == NULL || keys == NULL)
+    if (v == NULL || grouped == NULL || keys == NULL)
         goto out;
     size_t m = 0;
     for (size_t ri = 0; ri < a->nranks; ri++)
@@ -326,20 +383,12 @@ int tl_shapes_compute(tl_aggregate *a)
             for (size_t k = 0; k < s->nshapes; k++)
                 v[m++] = (ref){ &s->shapes[k], ri, s->gpu.present || a->facts[si].has_kernels };
         }
-    qsort(v, n, sizeof *v, by_key);
-    size_t nk = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = i + 1;
-        while (e < n && same_key(v[e].s, v[i].s))
-            e++;
-        keys[nk] = (key){ i, e - i, 0, 0 };
-        for (size_t j = i; j < e; j++) {
-            keys[nk].total_ns += v[j].s->total_ns;
-            keys[nk].count += v[j].s->count;
-        }
-        nk++;
-        i = e;
-    }
+    size_t nk = group_keys(v, n, grouped, keys);
+    if (nk == SIZE_MAX)
+        goto out;
+    ref *t = v;
+    v = grouped;
+    grouped = t;
     qsort_r(keys, nk, sizeof *keys, by_name_total, v);
     /* operators: runs of one name (each run by total, largest first) */
     if ((ops = calloc(nk + 1, sizeof *ops)) == NULL)
@@ -384,6 +433,7 @@ int tl_shapes_compute(tl_aggregate *a)
     rc = 0;
 out:
     free(v);
+    free(grouped);
     free(keys);
     free(ops);
     if (rc != 0)

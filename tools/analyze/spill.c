@@ -139,6 +139,7 @@ void tl_spill_session(tl_session *s, size_t after, uint64_t after_bytes)
     if (after_bytes != UINT64_MAX) { /* kept while the details offered so far fit */
         /* unpacked from tally-mpi's wire: its size came with it */
         uint64_t b = s->spill.wire_size ? s->spill.wire_size : tl_partial_wire_bulk_size(s);
+        s->spill.wire_size = 0; /* used once: a later offer measures what is there then */
         if (atomic_fetch_add(&g_offered, b) + b <= after_bytes)
             return;
     }

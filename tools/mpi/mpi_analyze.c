@@ -725,19 +725,21 @@ static int node_cores(void)
     return cores > 64 ? 64 : cores;
 }
 
-/* The cores this job's processes on process 0's node are bound to, together (process 0;
+/* The CPUs this job's processes on process 0's node are bound to, together (process 0;
  * node_cpus_known once gathered). mpirun binds each process to a core of its own by default
  * (srun's --cpu-bind may too), so process 0's threads would share one core in the last
- * round and the outputs while the others' cores, given to this job, sit idle: process 0 then
- * takes them (take_node_cores). Only those: never a core no process of the job was given. */
+ * round and the outputs while the others', given to this job, sit idle: process 0 then
+ * takes them (take_node_cores). Only those: never a CPU no process of the job was given. */
 static cpu_set_t g_node_cpus;
 static int g_node_cpus_known;
 
-static void gather_node_cpus(void)
+int tl_mpi_node_processes(void)
 {
     MPI_Comm node;
+    int local = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return;
+        return local;
+    MPI_Comm_size(node, &local);
     enum { WORDS = sizeof(cpu_set_t) / sizeof(unsigned long) };
     unsigned long mine[WORDS], all[WORDS];
     cpu_set_t set;
@@ -746,20 +748,22 @@ static void gather_node_cpus(void)
         CPU_ZERO(&set); /* adds nothing */
     memcpy(mine, &set, sizeof mine);
     memset(all, 0, sizeof all);
-    /* ranks of the node in world order (key 0 for all): world rank 0 is the node's rank 0 */
+    /* ranks of the node in world order (key 0 for all): world rank 0 is its node's rank 0
+     * (elsewhere a node's first process gathers them, and nobody reads them) */
     MPI_Request r;
     if (MPI_Ireduce(mine, all, WORDS, MPI_UNSIGNED_LONG, MPI_BOR, 0, node, &r) == MPI_SUCCESS) {
-        tl_mpi_wait(&r, g_rank == 0 ? -1 : 0, "the cores of the node");
+        tl_mpi_wait(&r, -1, "the CPUs of its node");
         if (g_rank == 0) {
             memcpy(&g_node_cpus, all, sizeof all);
             g_node_cpus_known = CPU_COUNT(&g_node_cpus) > 0;
         }
     }
     MPI_Comm_free(&node);
+    return local;
 }
 
 /* Process 0, once every other process on its node is done: its threads from here on may run
- * on every core the node's processes were bound to (gather_node_cpus). */
+ * on every CPU the node's processes were bound to (tl_mpi_node_processes). */
 static void take_node_cores(int progress)
 {
     cpu_set_t now;
@@ -767,11 +771,12 @@ static void take_node_cores(int progress)
         return;
     int before = CPU_COUNT(&now);
     CPU_OR(&now, &now, &g_node_cpus);
-    if (sched_setaffinity(0, sizeof now, &now) != 0)
-        return; /* refused: the same threads, on fewer cores */
-    if (progress)
+    /* refused: the same threads, on fewer CPUs; trimmed (a cpuset): what it got is said */
+    if (sched_setaffinity(0, sizeof now, &now) != 0 || sched_getaffinity(0, sizeof now, &now) != 0)
+        return;
+    if (progress && CPU_COUNT(&now) > before)
         fprintf(stderr,
-                "tally-mpi: process 0 was bound to %d of the %d cores the job's processes on its node "
+                "tally-mpi: process 0 was bound to %d of the %d CPUs the job's processes on its node "
                 "were bound to, and takes them all for the last round and the outputs\n",
                 before, CPU_COUNT(&now));
 }
@@ -946,8 +951,6 @@ const tl_engine *tl_mpi_setup(int rank, int size)
     engine.analyze = analyze;
     engine.shared_argv = 1;
     engine.writes_nothing = rank != 0;
-    if (size > 1)
-        gather_node_cpus(); /* collective: every process, before any can return early */
     /* Argument errors would be printed by every process: the workers' stderr
      * goes to a scratch file until the analysis starts (every process parses
      * the same argv, so process 0 says it once). */

@@ -33,6 +33,10 @@ void tl_mpi_wait(MPI_Request *req, int peer, const char *what);
  * outputs written by process 0 only. On processes other than 0, stderr is
  * held back until the analysis starts, so argument errors are printed once. */
 const tl_engine *tl_mpi_setup(int rank, int size);
+/* Collective, once, in every process (tally_mpi.c, before any may return early): the
+ * processes of this job on this node; process 0 also learns the CPUs they are bound to, to
+ * take once they are done (mpi_analyze.c, take_node_cores). */
+int tl_mpi_node_processes(void);
 /* Give a worker its stderr back (done by the analysis; also at exit). */
 void tl_mpi_restore_stderr(void);
 /* The shares: owner[i] is the process that reads item i of n, largest items

@@ -29,12 +29,7 @@
  * share them (mpirun -n 8 on 8 cores: one thread each). */
 static int default_jobs(void)
 {
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
+    int local = tl_mpi_node_processes();
     long cores = tl_cli_cpus();
     /* processes bound to a CPU each (srun --cpu-bind) see one CPU already */
     long j = cores >= local ? cores / (local > 0 ? local : 1) : cores;
@@ -173,9 +168,11 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const tl_engine *engine = tl_mpi_setup(rank, size);
     /* Collective: every process computes it before any can return early. */
+    /* --timeout first: the collective below waits as long as it says */
+    int bad_timeout = take_timeout(&argc, argv) != 0;
     int jobs_default = default_jobs();
     int rc;
-    if (take_timeout(&argc, argv) != 0) {
+    if (bad_timeout) {
         if (rank == 0)
             fprintf(stderr, "tally-mpi: --timeout (or TALLY_MPI_TIMEOUT) takes seconds, more than 0\n");
         rc = TL_EXIT_USAGE;

@@ -380,7 +380,11 @@ static void write_session(tl_json *j, const tl_session *s)
 
 /* Sessions a round takes per thread: enough that the round's last session leaves the other
  * threads little to wait for; few enough that the round's texts stay small. */
-#define SESSIONS_PER_THREAD 8
+#define SESSIONS_PER_THREAD 4
+/* Threads at most: past a few, the caller's appending (a copy of every text, and the write) is
+ * what bounds the output, and a round holds all its texts: at most 8 x 4 of them (~45 MB of
+ * text at ~1.4 MB a large rank's session), beside the spill budget (spill.h). */
+#define WRITE_THREADS_MAX 8
 
 /* A session's text, written by a thread of the round. */
 typedef struct text_buf {
@@ -417,6 +421,8 @@ static void *round_worker(void *arg)
 void tl_partial_write_sessions(tl_json *j, const tl_session *s, size_t n, const unsigned char *keep, int threads)
 {
     tl_json_array_begin(j);
+    if (threads > WRITE_THREADS_MAX)
+        threads = WRITE_THREADS_MAX;
     const size_t texts = threads > 1 ? (size_t)threads * SESSIONS_PER_THREAD : 0;
     size_t per_round = texts;
     size_t *which = per_round ? malloc(per_round * sizeof *which) : NULL;
