@@ -91,9 +91,10 @@ typedef struct tl_analyze_options {
     size_t spill_after;
     uint64_t spill_after_bytes;
     /* Outputs written at once (report's HTML, JSON, Markdown and trace, each
-     * on a thread of its own): the command's --jobs; tally-mpi's process 0
-     * takes its node's cores once the other processes are done. Nothing it
-     * computes changes; partials do not record it. */
+     * on a thread of its own; the JSON's sessions on up to 8): the command's
+     * --jobs; tally-mpi's process 0 takes the CPUs its job's processes on its
+     * node were bound to once they are done. Nothing it computes changes;
+     * partials do not record it. */
     int output_jobs;
 } tl_analyze_options;
 

@@ -144,7 +144,7 @@ static int run(int rank, int argc, char **argv, int jobs_default, const tl_engin
 /* Process 0's exit code to every process. The others wait for it while
  * process 0 merges and renders, which can take a while at thousands of
  * ranks: they poll every millisecond instead of spinning in MPI_Bcast, so
- * process 0 has its node's cores to itself. */
+ * the CPUs they were bound to are process 0's (mpi_analyze.c, take_node_cores). */
 static void final_code(int *rc)
 {
     MPI_Request req;
