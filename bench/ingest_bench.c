@@ -74,6 +74,7 @@ typedef struct bench_options {
     int generate_only;
     int e2e;                /* the CLI end to end on both shapes (needs BENCH_TALLY) */
     double scaling_max_mb;  /* the scaling series up to this size (0: skip) */
+    long names_max;         /* the names series up to this many names (0: skip) */
     int memory;             /* --memory: only the memory figures (memory_figures) */
     const char *real_ranks; /* the real rank files replicated for memory per extra rank */
 } bench_options;
@@ -961,6 +962,8 @@ static void usage(FILE *f)
           "  --no-e2e            skip tally summary / report end to end on both shapes\n"
           "  --scaling-max-mb M  the scaling series on the GPU-heavy shape from 50 MB up to M\n"
           "                      (default 1600; 0: skip)\n"
+          "  --names-max N       the names series: traces of 10^3 .. N distinct kernel names\n"
+          "                      (default 1000000; 0: skip)\n"
           "  --memory            only the memory figures: bytes of peak RSS per GPU event and per\n"
           "                      extra rank of real rank files, beside baselines from the same run\n"
           "  --real-ranks DIR    the rank files --memory replicates (default: the corpus'\n"
@@ -1475,6 +1478,78 @@ static int scaling(const bench_options *o)
         printf("fitted exponent of CPU time vs ranks: %.3f\n", fit_exponent(rx, ry, nr));
     return ok;
 }
+/* A trace of n distinct kernel names, name i (i % 7) + 1 times (~4 events a name, ~120 bytes
+ * an event: tests/reliability/gen_names.py's shape), written once to path. */
+static int write_names_trace(const char *path, long n)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL)
+        return -1;
+    fputs("{\"traceEvents\":[\n", f);
+    for (long i = 0; i < n; i++)
+        for (long k = 0; k <= i % 7; k++)
+            fprintf(f,
+                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kernel_%07ld\",\"ts\":%ld,\"dur\":%ld,\"pid\":0,"
+                    "\"tid\":7,\"args\":{\"stream\":7,\"device\":0}},\n",
+                    i, i * 100 + k * 10, 5 + i % 3);
+    fputs("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"end\",\"ts\":0,\"dur\":1,\"pid\":1,\"tid\":1}]}\n", f);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* `tally summary` over traces of 10^3 .. names_max distinct names (issue 33: names beyond
+ * 10^5 without a cliff): CPU time and peak RSS against the names, CPU per event, and the
+ * fitted exponent of CPU time against events (a cliff shows as a jump in ns an event). With
+ * tally's default name budget (--max-names 100,000) the names past it are folded. */
+static int names_series(const bench_options *o)
+{
+    char tally[] = BENCH_TALLY, sum[] = "summary", q[] = "-q", js[] = "--jobs", one[] = "1";
+    double xs[8], ys[8];
+    int n = 0, ok = 1;
+    printf("\nnames: tally summary --jobs 1 on traces of N distinct kernel names (~4 events a name), "
+           "median CPU s of %d runs\n",
+           o->repeat);
+    printf("%-34s %12s %8s %10s %12s %14s\n", "names", "events", "CPU s", "ns/event", "peak RSS", "RSS per name");
+    for (long names = 1000; names <= o->names_max && n < 8; names *= 10) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/names-%ld.json", o->data_dir, names);
+        int64_t sz;
+        if (file_size(path, &sz) != 0) {
+            fprintf(stderr, "generating %s ...\n", path);
+            if (write_names_trace(path, names) != 0) {
+                printf("%-34s cannot write %s\n", "", path);
+                return 0;
+            }
+        }
+        uint64_t events = 0;
+        for (long i = 0; i < names; i++)
+            events += (uint64_t)(i % 7 + 1);
+        events += 1;
+        char *argv[] = { tally, sum, q, js, one, path, NULL };
+        double cpu;
+        long rss;
+        char note[160] = "", label[64], ev[32];
+        if (exec_cpu(argv, o->repeat, &cpu, &rss, note, sizeof note) != 0) {
+            printf("%-34ld %s\n", names, note);
+            ok = 0;
+            break;
+        }
+        snprintf(label, sizeof label, "%ld", names);
+        printf("%-34s %12s %8.3f %10.1f %9.1f MB %11.0f B\n", label, count_str(events, ev, sizeof ev), cpu,
+               cpu * 1e9 / (double)events, (double)rss / 1024.0, (double)rss * 1024.0 / (double)names);
+        xs[n] = (double)events;
+        ys[n] = cpu;
+        n++;
+    }
+    if (n >= 2)
+        printf("fitted exponent of CPU time vs events (%d traces): %.3f (1: no cliff)\n", n, fit_exponent(xs, ys, n));
+    return ok;
+}
 #endif
 
 /* tokenize: 0 the whole ingest, 1 the tokenizer alone from the index, 2 with the byte parser */
@@ -1513,6 +1588,7 @@ int main(int argc, char **argv)
     o.gz_level = 6;
     o.e2e = 1;
     o.scaling_max_mb = 1600;
+    o.names_max = 1000000;
     const char *once_path = NULL;
     int once_jobs = 1, once_tokenize = 0;
     for (int i = 1; i < argc; i++) {
@@ -1542,6 +1618,8 @@ int main(int argc, char **argv)
             o.e2e = 0;
         } else if (!strcmp(a, "--scaling-max-mb") && more) {
             o.scaling_max_mb = atof(argv[++i]);
+        } else if (!strcmp(a, "--names-max") && more) {
+            o.names_max = atol(argv[++i]);
         } else if (!strcmp(a, "--memory")) {
             o.memory = 1;
         } else if (!strcmp(a, "--real-ranks") && more) {
@@ -1946,6 +2024,8 @@ int main(int argc, char **argv)
             failed = 1;
     }
     if (!o.quick && !o.trace && o.scaling_max_mb >= 50 && !scaling(&o))
+        failed = 1;
+    if (!o.quick && !o.trace && o.names_max >= 1000 && !names_series(&o))
         failed = 1;
 #endif
     double load_end = loadavg();
