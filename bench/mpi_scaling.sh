@@ -92,9 +92,10 @@ done
 # 512 small ranks (issue 33's figure: -n 2 >= 1.6x one process): 512 generated ranks of ~1.2 MB
 # (--layers 1 --steps 4, gzip), -n 1 and -n 2 alternating, REPS runs each (default 8), the
 # medians and their ratio. Two settings: OpenMPI's defaults (each process bound to a core),
-# and the same with the ob1 messaging layer, which on one node is OpenMPI's shared-memory
-# path: the UCX layer's device probe in MPI_Init costs ~0.2 s on a machine without a network
-# device, the same in both runs and none of tally's, and it flattens the ratio.
+# and the same with OMPI_MCA_pml=ob1, the messaging layer OpenMPI runs on one machine anyway:
+# it skips the probe of the Omni-Path libraries (PSM, PSM2) that Debian's OpenMPI makes in
+# MPI_Init, ~0.2 s without that fabric, the same in both runs and none of tally's, which
+# flattens the ratio.
 set512=$data/ranks512-l1-s4
 if [ ! -f "$set512.done" ]; then
     rm -rf "$set512"
