@@ -167,9 +167,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const tl_engine *engine = tl_mpi_setup(rank, size);
-    /* Collective: every process computes it before any can return early. */
     /* --timeout first: the collective below waits as long as it says */
     int bad_timeout = take_timeout(&argc, argv) != 0;
+    /* Collective: every process computes it before any can return early. */
     int jobs_default = default_jobs();
     int rc;
     if (bad_timeout) {
