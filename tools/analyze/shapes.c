@@ -305,14 +305,17 @@ static int fill_row(const tl_aggregate *a, tl_shape_row *row, const ref *v, cons
             flops += s->flops;
     }
     int64_t *t = malloc((a->nranks + 1) * sizeof *t);
-    if (t == NULL)
+    unsigned char *has = calloc(a->nranks + 1, 1); /* the ranks with the key: once each, in rank order */
+    if (t == NULL || has == NULL) {
+        free(t);
+        free(has);
         return -1;
+    }
+    for (size_t j = k->first; j < k->first + k->n; j++)
+        has[v[j].ri] = 1;
     size_t nt = 0;
     for (size_t ri = 0; ri < a->nranks; ri++) {
-        int has = 0;
-        for (size_t j = k->first; j < k->first + k->n; j++)
-            has |= v[j].ri == ri;
-        if (!has)
+        if (!has[ri])
             continue;
         int64_t x = row->rank_ns[ri];
         if (row->min_rank < 0 || x < row->rank_min_ns)
@@ -325,6 +328,7 @@ static int fill_row(const tl_aggregate *a, tl_shape_row *row, const ref *v, cons
     qsort(t, nt, sizeof *t, by_i64);
     row->rank_median_ns = nt == 0 ? NAN : nt % 2 ? (double)t[nt / 2] : ((double)t[nt / 2 - 1] + (double)t[nt / 2]) / 2;
     free(t);
+    free(has);
     double per_call = tl_shape_flops(row->name, row->dims);
     if (all_flops) {
         row->flops_source = TL_FLOPS_TRACE;
