@@ -29,6 +29,7 @@ typedef struct tl_json {
 } tl_json;
 
 void tl_json_init(tl_json *j, tl_json_sink sink, void *ctx);
+int tl_json_finish(tl_json *j); /* flush; 0 or -1 if any write failed */
 
 /* A sink into memory: a growing, NUL-terminated buffer (start with { NULL, 0, 0 }; free data). */
 typedef struct tl_json_membuf {
@@ -36,7 +37,6 @@ typedef struct tl_json_membuf {
     size_t len, cap;
 } tl_json_membuf;
 int tl_json_mem_sink(void *ctx, const void *buf, size_t len);
-int tl_json_finish(tl_json *j); /* flush; 0 or -1 if any write failed */
 
 void tl_json_object_begin(tl_json *j);
 void tl_json_object_end(tl_json *j);
